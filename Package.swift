@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+// Tresor — Apple's data-protection design on Linux. See README.md and docs/ARCHITECTURE.md.
+import PackageDescription
+
+let package = Package(
+    name: "Tresor",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TresorKit", targets: ["TresorKit"]),
+        .executable(name: "tresord", targets: ["tresord"]),
+        .executable(name: "tresor", targets: ["tresor"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
+        .target(name: "CTresorSystem"),
+        // Paths, file modes, atomic files, peer credentials, process hardening, environment checks.
+        .target(name: "TresorSystem", dependencies: ["CTresorSystem"]),
+        // Typed wrappers over swift-crypto. No I/O.
+        .target(name: "TresorCrypto", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
+        // Device key, passcode, class keys, lock state, failed-attempt policy.
+        .target(name: "TresorKeybag", dependencies: ["TresorCrypto", "TresorSystem"]),
+        // The versioned wire types of the daemon's local API, shared by server and clients.
+        .target(name: "TresorProtocol", dependencies: ["TresorSystem"]),
+        // The daemon: socket API, peer identity, auto-lock.
+        .target(name: "TresorServer", dependencies: [
+            "TresorKeybag", "TresorProtocol", "TresorSystem",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The client library used by applications and by the CLI.
+        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem"]),
+        .executableTarget(name: "tresord", dependencies: [
+            "TresorServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "tresor", dependencies: [
+            "TresorKit", "TresorSystem",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto"]),
+        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag"]),
+        .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TresorProtocol", "TresorSystem"]),
+    ]
+)

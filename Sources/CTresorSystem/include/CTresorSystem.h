@@ -1,0 +1,18 @@
+#ifndef CTRESOR_SYSTEM_H
+#define CTRESOR_SYSTEM_H
+#include <sys/types.h>
+/// Reads the credentials of the process at the other end of a connected Unix socket
+/// (SO_PEERCRED). Returns 0 on success, -1 with errno set otherwise.
+int tresor_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+/// Marks the process non-dumpable (PR_SET_DUMPABLE 0): no core file, and /proc/<pid>/mem
+/// and ptrace are closed to other processes of the same uid. Returns 0 or -1 with errno.
+int tresor_set_non_dumpable(void);
+/// Returns PR_GET_DUMPABLE (1 dumpable, 0 not) or -1 with errno.
+int tresor_is_dumpable(void);
+/// The size of `struct ucred`, so Swift can ask NIO for SO_PEERCRED as raw bytes.
+int tresor_ucred_size(void);
+/// Asks glibc to keep large buffers instead of mapping and unmapping them per use.
+void tresor_tune_allocator(int mmap_threshold, int trim_threshold);
+/// POSIX_SPAWN_SETSID, which Swift's Glibc does not export.
+short tresor_posix_spawn_setsid_flag(void);
+#endif

@@ -1,0 +1,73 @@
+import Crypto
+import Foundation
+
+/// AES-GCM with 128- or 256-bit keys, as separate fields (IV, ciphertext, tag): the shape in
+/// which Apple's NoteStore and Tresor's notes store a sealed object. For a self-describing
+/// byte string use ``Envelope``.
+public enum AESGCM {
+    /// The IV length Tresor writes. Any length ≥ 12 is read (Apple Notes writes 16).
+    public static let defaultIVByteCount = 12
+    public static let tagByteCount = 16
+
+    /// The three stored parts of a sealed message.
+    public struct Sealed: Equatable, Sendable {
+        public var iv: Data
+        public var ciphertext: Data
+        public var tag: Data
+
+        public init(iv: Data, ciphertext: Data, tag: Data) {
+            self.iv = iv
+            self.ciphertext = ciphertext
+            self.tag = tag
+        }
+    }
+
+    /// Seals `plaintext` under `key` with a fresh random 12-byte IV.
+    public static func seal<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, authenticating associatedData: AAD
+    ) throws -> Sealed {
+        try checkKey(key)
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: associatedData)
+        return Sealed(iv: Data(box.nonce), ciphertext: box.ciphertext, tag: box.tag)
+    }
+
+    /// Seals with a caller-chosen IV. Only for known-answer tests and interoperability:
+    /// reusing an IV under one key destroys GCM's security.
+    public static func seal<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, iv: Data, authenticating associatedData: AAD
+    ) throws -> Sealed {
+        try checkKey(key)
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: nonce(iv), authenticating: associatedData)
+        return Sealed(iv: iv, ciphertext: box.ciphertext, tag: box.tag)
+    }
+
+    /// Opens a sealed message. Throws ``CryptoError/authenticationFailed`` when the key is wrong
+    /// or any of IV, ciphertext, tag or associated data was changed.
+    public static func open<AAD: DataProtocol>(
+        _ sealed: Sealed, using key: SymmetricKey, authenticating associatedData: AAD
+    ) throws -> Data {
+        try checkKey(key)
+        guard sealed.tag.count == tagByteCount else {
+            throw CryptoError.invalidParameter("GCM tag must be \(tagByteCount) bytes")
+        }
+        let box = try AES.GCM.SealedBox(nonce: nonce(sealed.iv), ciphertext: sealed.ciphertext, tag: sealed.tag)
+        do {
+            return try AES.GCM.open(box, using: key, authenticating: associatedData)
+        } catch {
+            throw CryptoError.authenticationFailed
+        }
+    }
+
+    private static func nonce(_ iv: Data) throws -> AES.GCM.Nonce {
+        guard iv.count >= defaultIVByteCount else {
+            throw CryptoError.invalidParameter("GCM IV must be at least \(defaultIVByteCount) bytes")
+        }
+        return try AES.GCM.Nonce(data: iv)
+    }
+
+    static func checkKey(_ key: SymmetricKey) throws {
+        guard key.bitCount == 128 || key.bitCount == 256 else {
+            throw CryptoError.invalidKeySize(expected: [16, 32], actual: key.bitCount / 8)
+        }
+    }
+}

@@ -1,0 +1,305 @@
+import Crypto
+import Foundation
+import Synchronization
+import TresorCrypto
+import TresorSystem
+
+/// The set of class keys of one home and its lock state (SPEC §3.4).
+///
+/// Every class key is a random 256-bit key, RFC 3394-wrapped under a key-encryption key
+/// derived with HKDF from the device key and — for every class but the `always` ones, when a
+/// passcode is set — the PBKDF2 output of the passcode. So neither the files with the passcode
+/// nor the device key without it open a passcode-protected class key.
+///
+/// ```swift
+/// let keybag = try Keybag.open(paths: TresorPaths())        // locked since start
+/// try keybag.unlock(passcode: Passcode("correct horse"))
+/// let key = try keybag.classKey(for: .whenUnlocked)
+/// keybag.lock()                                             // whenUnlocked keys dropped
+/// ```
+public final class Keybag: Sendable {
+    public let paths: TresorPaths
+    private let settings: KeybagSettings
+    private let deviceKey: DeviceKey
+    private let state: Mutex<State>
+    /// Serialises the operations that run the KDF or write files, without holding `state`
+    /// (and so blocking key lookups) for the length of a PBKDF2 run.
+    private let slowOperations = Mutex(())
+
+    private struct State {
+        var record: KeybagRecord
+        var lockState: LockState
+        var classKeys: [ProtectionClass: SymmetricKey]
+        var attempts: FailedAttempts
+        var attemptsFileDamaged = false
+    }
+
+    private init(paths: TresorPaths, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
+        self.paths = paths
+        self.settings = settings
+        self.deviceKey = deviceKey
+        self.state = Mutex(state)
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates the keybag of a new home — the device key (unless a previous, interrupted
+    /// `create` left one) and a key for every class — and returns it unlocked.
+    /// `whenPasscodeSetThisDeviceOnly` gets a key only when a passcode is given.
+    public static func create(paths: TresorPaths, passcode: Passcode?, settings: KeybagSettings = .production) throws -> Keybag {
+        guard !SecureFiles.exists(paths.keybag) else { throw KeybagError.alreadyInitialized }
+        do {
+            try SecureFiles.createDirectory(paths.home)
+        } catch {
+            throw KeybagError.storage(String(describing: error))
+        }
+        let deviceKey = try DeviceKey.loadOrCreate(at: paths.deviceKey)
+        var keys: [ProtectionClass: SymmetricKey] = [:]
+        for protectionClass in ProtectionClass.allCases where passcode != nil || !protectionClass.requiresPasscode {
+            keys[protectionClass] = SecureRandom.key(bitCount: 256)
+        }
+        let passcodeKey = try passcode.map { try Self.newPasscodeKey($0, settings: settings) }
+        let record = try Self.wrap(keys, deviceKey: deviceKey, passcode: passcodeKey, generation: 1, now: settings.clock())
+        try KeybagRecord.file(deviceKey).write(record, to: paths.keybag)
+        return Keybag(
+            paths: paths, settings: settings, deviceKey: deviceKey,
+            state: State(record: record, lockState: .unlocked, classKeys: keys, attempts: FailedAttempts()))
+    }
+
+    /// Opens an existing keybag. It starts *locked since start*, holding only the `always`
+    /// keys — unless no passcode is set, in which case there is nothing to wait for and every
+    /// key is unwrapped at once (as on a phone without a passcode).
+    public static func open(paths: TresorPaths, settings: KeybagSettings = .production) throws -> Keybag {
+        guard SecureFiles.exists(paths.keybag) else { throw KeybagError.notInitialized }
+        let deviceKey = try DeviceKey.load(from: paths.deviceKey)
+        guard let record = try KeybagRecord.file(deviceKey).read(paths.keybag) else { throw KeybagError.notInitialized }
+        var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())
+        do {
+            state.attempts = try FailedAttempts.file(deviceKey).read(paths.unlockAttempts) ?? FailedAttempts()
+        } catch {
+            state.attempts = .assumedAfterDamage(now: settings.clock())
+            state.attemptsFileDamaged = true
+        }
+        do {
+            if record.passcode == nil {
+                state.classKeys = try unwrap(record, deviceKey: deviceKey, passcode: nil, classes: ProtectionClass.allCases)
+                state.lockState = .unlocked
+            } else {
+                let always = ProtectionClass.allCases.filter { $0.availability == .always }
+                state.classKeys = try unwrap(record, deviceKey: deviceKey, passcode: nil, classes: always)
+            }
+        } catch {
+            // The file's MAC was valid, so a failing unwrap means a damaged record, not a wrong secret.
+            throw KeybagError.fileCorrupted(file: "keybag", reason: "a class key does not unwrap")
+        }
+        return Keybag(paths: paths, settings: settings, deviceKey: deviceKey, state: state)
+    }
+
+    // MARK: State
+
+    public var status: KeybagStatus {
+        let now = settings.clock()
+        return state.withLock { state in
+            KeybagStatus(
+                lockState: state.lockState,
+                isPasscodeSet: state.record.passcode != nil,
+                failedAttempts: state.attempts.count,
+                retryAfterSeconds: state.attempts.retryAfter(now: now),
+                availableClasses: ProtectionClass.allCases.filter { state.classKeys[$0] != nil && state.lockState.allows($0) },
+                attemptsFileDamaged: state.attemptsFileDamaged)
+        }
+    }
+
+    public var lockState: LockState { state.withLock { $0.lockState } }
+
+    /// The key of `protectionClass`, if the current lock state allows it.
+    public func classKey(for protectionClass: ProtectionClass) throws -> SymmetricKey {
+        try state.withLock { state in
+            if protectionClass.requiresPasscode && state.record.passcode == nil {
+                throw KeybagError.classKeyAbsent(protectionClass)
+            }
+            guard state.lockState.allows(protectionClass), let key = state.classKeys[protectionClass] else {
+                throw KeybagError.classUnavailable(protectionClass, state.lockState)
+            }
+            return key
+        }
+    }
+
+    /// Unlocks with the passcode (nil when none is set). A wrong passcode is counted on disk
+    /// and, from the fifth, delays the next attempt.
+    public func unlock(passcode: Passcode?) throws {
+        try slowOperations.withLock { _ in
+            let record = try beginAttempt()
+            let passcodeKey = try derivePasscodeKey(passcode, record: record)
+            let keys = try unwrapCounting(record, passcodeKey: passcodeKey, classes: ProtectionClass.allCases)
+            try succeed { state in
+                state.classKeys = keys
+                state.lockState = .unlocked
+            }
+        }
+    }
+
+    /// Checks the passcode without changing the lock state — the "enter your passcode again"
+    /// of user presence and app registration. Counts failures like ``unlock(passcode:)``.
+    public func verify(passcode: Passcode) throws {
+        try slowOperations.withLock { _ in
+            let record = try beginAttempt()
+            guard record.passcode != nil else { throw KeybagError.noPasscodeSet }
+            let passcodeKey = try derivePasscodeKey(passcode, record: record)
+            _ = try unwrapCounting(record, passcodeKey: passcodeKey, classes: [.whenUnlocked])
+            try succeed { _ in }
+        }
+    }
+
+    /// Locks: drops the `whenUnlocked` and `whenPasscodeSet…` keys from memory.
+    /// `afterFirstUnlock` keys stay until the daemon stops.
+    public func lock() {
+        state.withLock { state in
+            if state.lockState == .unlocked { state.lockState = .locked }
+            state.classKeys = state.classKeys.filter { state.lockState.allows($0.key) }
+        }
+    }
+
+    // MARK: Passcode
+
+    /// Sets a new passcode, or changes it (`current` is then required). Only the class keys
+    /// are re-wrapped; nothing they protect is re-encrypted. The file is replaced atomically,
+    /// so a crash leaves the old or the new passcode working, never neither.
+    /// Setting a first passcode creates the `whenPasscodeSetThisDeviceOnly` key.
+    public func changePasscode(current: Passcode?, to new: Passcode) throws {
+        try slowOperations.withLock { _ in
+            let record = try beginAttempt()
+            let currentKey = try derivePasscodeKey(current, record: record)
+            var keys = try unwrapCounting(record, passcodeKey: currentKey, classes: ProtectionClass.allCases)
+            if record.passcode == nil { keys[.whenPasscodeSetThisDeviceOnly] = SecureRandom.key(bitCount: 256) }
+            let newKey = try Self.newPasscodeKey(new, settings: settings)
+            try replace(record, keys: keys, passcode: newKey)
+        }
+    }
+
+    /// Removes the passcode. The `whenPasscodeSetThisDeviceOnly` class key is destroyed, so
+    /// the items of that class can never be read again.
+    public func removePasscode(current: Passcode) throws {
+        try slowOperations.withLock { _ in
+            let record = try beginAttempt()
+            guard record.passcode != nil else { throw KeybagError.noPasscodeSet }
+            let currentKey = try derivePasscodeKey(current, record: record)
+            var keys = try unwrapCounting(record, passcodeKey: currentKey, classes: ProtectionClass.allCases)
+            keys[.whenPasscodeSetThisDeviceOnly] = nil
+            try replace(record, keys: keys, passcode: nil)
+        }
+    }
+
+    // MARK: Internals
+
+    private struct PasscodeKey {
+        let parameters: PBKDF2Parameters
+        let key: SymmetricKey
+    }
+
+    /// The record to work on, or the running delay.
+    private func beginAttempt() throws -> KeybagRecord {
+        let now = settings.clock()
+        return try state.withLock { state in
+            if let wait = state.attempts.retryAfter(now: now) {
+                throw KeybagError.throttled(failedAttempts: state.attempts.count, retryAfterSeconds: wait)
+            }
+            return state.record
+        }
+    }
+
+    private func derivePasscodeKey(_ passcode: Passcode?, record: KeybagRecord) throws -> PasscodeKey? {
+        guard let parameters = record.passcode else { return nil }
+        guard let passcode else { throw KeybagError.passcodeRequired }
+        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
+    }
+
+    private static func newPasscodeKey(_ passcode: Passcode, settings: KeybagSettings) throws -> PasscodeKey {
+        let parameters = PBKDF2Parameters.random(rounds: settings.kdfRounds, saltByteCount: 16, outputByteCount: 32)
+        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
+    }
+
+    /// Unwraps `classes`; a failed unwrap is a wrong passcode and is counted.
+    private func unwrapCounting(
+        _ record: KeybagRecord, passcodeKey: PasscodeKey?, classes: [ProtectionClass]
+    ) throws -> [ProtectionClass: SymmetricKey] {
+        do {
+            return try Self.unwrap(record, deviceKey: deviceKey, passcode: passcodeKey?.key, classes: classes)
+        } catch let error as TresorCrypto.CryptoError where error == .unwrapFailed && passcodeKey != nil {
+            throw recordFailure(passcodeKey!.key)
+        }
+    }
+
+    private func recordFailure(_ passcodeKey: SymmetricKey) -> KeybagError {
+        let now = settings.clock()
+        let tag = passcodeKey.withUnsafeBytes {
+            MessageAuthentication.hmacSHA256(Data($0), key: deviceKey.derive("failed-attempt-tag"))
+        }
+        let attempts = state.withLock { state -> FailedAttempts? in
+            guard state.attempts.record(tag: tag, at: now) else { return nil }
+            return state.attempts
+        }
+        if let attempts {
+            // Should the write fail, the count still holds in memory for this daemon's life.
+            try? FailedAttempts.file(deviceKey).write(attempts, to: paths.unlockAttempts)
+        }
+        return state.withLock { state in
+            .wrongPasscode(failedAttempts: state.attempts.count, retryAfterSeconds: state.attempts.retryAfter(now: now))
+        }
+    }
+
+    /// Applies a successful passcode operation and clears the failure count.
+    private func succeed(_ change: (inout State) -> Void) throws {
+        let hadFailures = state.withLock { state in
+            change(&state)
+            defer {
+                state.attempts = FailedAttempts()
+                state.attemptsFileDamaged = false
+            }
+            return state.attempts.count > 0 || state.attemptsFileDamaged
+        }
+        if hadFailures {
+            try FailedAttempts.file(deviceKey).write(FailedAttempts(), to: paths.unlockAttempts)
+        }
+    }
+
+    private func replace(_ record: KeybagRecord, keys: [ProtectionClass: SymmetricKey], passcode: PasscodeKey?) throws {
+        let newRecord = try Self.wrap(
+            keys, deviceKey: deviceKey, passcode: passcode, generation: record.generation + 1, now: settings.clock())
+        try KeybagRecord.file(deviceKey).write(newRecord, to: paths.keybag)
+        try succeed { state in
+            state.record = newRecord
+            state.classKeys = keys
+            state.lockState = .unlocked
+        }
+    }
+
+    private static func keyEncryptionKey(
+        for protectionClass: ProtectionClass, deviceKey: DeviceKey, passcode: SymmetricKey?
+    ) -> SymmetricKey {
+        deviceKey.derive("kek." + protectionClass.rawValue, passcodeKey: protectionClass.isWrappedWithPasscode ? passcode : nil)
+    }
+
+    private static func wrap(
+        _ keys: [ProtectionClass: SymmetricKey], deviceKey: DeviceKey, passcode: PasscodeKey?, generation: Int, now: Date
+    ) throws -> KeybagRecord {
+        var wrapped: [String: Data] = [:]
+        for (protectionClass, key) in keys {
+            let kek = keyEncryptionKey(for: protectionClass, deviceKey: deviceKey, passcode: passcode?.key)
+            wrapped[protectionClass.rawValue] = try KeyWrap.wrap(key, using: kek)
+        }
+        return KeybagRecord(passcode: passcode?.parameters, wrappedClassKeys: wrapped, generation: generation, changedAt: now)
+    }
+
+    private static func unwrap(
+        _ record: KeybagRecord, deviceKey: DeviceKey, passcode: SymmetricKey?, classes: [ProtectionClass]
+    ) throws -> [ProtectionClass: SymmetricKey] {
+        var keys: [ProtectionClass: SymmetricKey] = [:]
+        for protectionClass in classes {
+            guard let wrapped = record.wrappedClassKeys[protectionClass.rawValue] else { continue }
+            let kek = keyEncryptionKey(for: protectionClass, deviceKey: deviceKey, passcode: passcode)
+            keys[protectionClass] = try KeyWrap.unwrap(wrapped, using: kek)
+        }
+        return keys
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Why the keybag refused a request. No case carries a passcode or key material.
+public enum KeybagError: Error, Equatable, Sendable {
+    /// The home has no keybag yet: run `tresor init`.
+    case notInitialized
+    /// `init` was asked for a home that already has a keybag.
+    case alreadyInitialized
+    /// The keybag exists but `device.key` is gone: without it no class key can be unwrapped.
+    case deviceKeyMissing
+    /// `device.key` is not a 32-byte key.
+    case deviceKeyCorrupted
+    /// A keybag or attempts file failed its integrity check or could not be parsed.
+    case fileCorrupted(file: String, reason: String)
+    /// The keybag was written by a newer Tresor.
+    case unsupportedVersion(Int)
+    /// The passcode was wrong. `failedAttempts` counts consecutive distinct failures;
+    /// `retryAfter` is the wait before the next attempt, when one is imposed.
+    case wrongPasscode(failedAttempts: Int, retryAfterSeconds: Int?)
+    /// Too many wrong passcodes: the next attempt is allowed in `retryAfterSeconds`.
+    case throttled(failedAttempts: Int, retryAfterSeconds: Int)
+    /// A passcode is set and this operation needs it.
+    case passcodeRequired
+    /// The operation needs a passcode to be set, and none is.
+    case noPasscodeSet
+    /// The passcode is empty or too long.
+    case invalidPasscode(String)
+    /// The class key is not in memory in the current lock state.
+    case classUnavailable(ProtectionClass, LockState)
+    /// The class has no key: `whenPasscodeSetThisDeviceOnly` while no passcode is set.
+    case classKeyAbsent(ProtectionClass)
+    /// Reading or writing the home failed.
+    case storage(String)
+}
+
+extension KeybagError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .notInitialized:
+            return "this home has no keybag yet; run `tresor init`"
+        case .alreadyInitialized:
+            return "this home already has a keybag"
+        case .deviceKeyMissing:
+            return "the device key (device.key) is missing: the keybag cannot be opened without it; restore the file"
+        case .deviceKeyCorrupted:
+            return "the device key (device.key) is damaged: it must be exactly 32 bytes"
+        case .fileCorrupted(let file, let reason):
+            return "\(file) is damaged or was altered (\(reason)); it was left as it is"
+        case .unsupportedVersion(let version):
+            return "the keybag has format version \(version), which this Tresor does not read"
+        case .wrongPasscode(let failures, let retryAfter):
+            let wait = retryAfter.map { "; next attempt allowed in \(Self.format(seconds: $0))" } ?? ""
+            return "wrong passcode (\(failures) failed attempt\(failures == 1 ? "" : "s"))\(wait)"
+        case .throttled(let failures, let retryAfter):
+            return "too many wrong passcodes (\(failures)); try again in \(Self.format(seconds: retryAfter))"
+        case .passcodeRequired:
+            return "this operation needs the passcode"
+        case .noPasscodeSet:
+            return "no passcode is set"
+        case .invalidPasscode(let reason):
+            return "invalid passcode: \(reason)"
+        case .classUnavailable(let protectionClass, let state):
+            return "the \(protectionClass.rawValue) class key is not available while the keybag is \(state.humanName)"
+        case .classKeyAbsent(let protectionClass):
+            return "the \(protectionClass.rawValue) class has no key: it needs a passcode to be set"
+        case .storage(let reason):
+            return "keybag storage error: \(reason)"
+        }
+    }
+
+    static func format(seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = (seconds + 59) / 60
+        return minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+}
+
+extension LockState {
+    /// How the state reads in a sentence.
+    public var humanName: String {
+        switch self {
+        case .lockedSinceStart: return "locked since the daemon started"
+        case .unlocked: return "unlocked"
+        case .locked: return "locked"
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The user's secret that unlocks the keybag. It never prints: `description` is a placeholder,
+/// so a passcode interpolated into a log line or an error by mistake reveals nothing.
+public struct Passcode: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Longer passcodes are refused so that a hostile request cannot make the KDF hash megabytes.
+    public static let maximumByteCount = 1024
+
+    let bytes: [UInt8]
+
+    /// A passcode from what the user typed. Empty and over-long passcodes are refused.
+    public init(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw KeybagError.invalidPasscode("the passcode is empty") }
+        guard bytes.count <= Self.maximumByteCount else {
+            throw KeybagError.invalidPasscode("the passcode is longer than \(Self.maximumByteCount) bytes")
+        }
+        self.bytes = bytes
+    }
+
+    public var description: String { "<passcode>" }
+    public var debugDescription: String { "<passcode>" }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts `tresord` for a home when no daemon answers, detached in its own session, with its
+/// log in `<home>/logs/tresord.log`.
+enum DaemonLauncher {
+    static func start(paths: TresorPaths) throws {
+        guard let executable = DaemonLocation.executable else { throw TresorClientError.daemonExecutableNotFound }
+        try SecureFiles.createDirectory(paths.home)
+        try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
+        let log = open(paths.daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard log >= 0 else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }
+        defer { close(log) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, log, 1)
+        posix_spawn_file_actions_adddup2(&actions, log, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own session: a Ctrl-C meant for the CLI must not stop the daemon.
+        posix_spawnattr_setflags(&attributes, ProcessSpawn.newSessionFlag)
+
+        let arguments = [executable, "--home", paths.home.path]
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
+        guard result == 0 else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }
+    }
+
+}
+
+/// Where the `tresord` executable is.
+public enum DaemonLocation {
+    /// `tresord` beside the running executable (a build folder or an install prefix), else on PATH.
+    public static var executable: String? {
+        var candidates: [String] = []
+        if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("tresord").path)
+        }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append(String(directory) + "/tresord")
+        }
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+}

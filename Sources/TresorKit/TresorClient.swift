@@ -1,0 +1,124 @@
+import Foundation
+import TresorProtocol
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to the Tresor daemon of one home.
+///
+/// ```swift
+/// import TresorKit
+///
+/// let tresor = try TresorClient.connect()               // starts tresord if needed
+/// try tresor.unlock(passcode: "correct horse battery")
+/// print(try tresor.status().keybag)                    // unlocked
+/// ```
+///
+/// Calls block until the daemon answers. Errors the daemon reports are thrown as `APIError`
+/// (with Apple's `OSStatus` in `osStatus`); connection trouble as ``TresorClientError``.
+/// One client is one connection: auto-lock holds made through it end when it is released.
+public final class TresorClient {
+    public let paths: TresorPaths
+    private let http: UnixSocketHTTP
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    private init(paths: TresorPaths, http: UnixSocketHTTP) {
+        self.paths = paths
+        self.http = http
+    }
+
+    /// Connects to the daemon of `paths.home`, starting it first when none answers and
+    /// `startDaemon` is true.
+    public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true) throws -> TresorClient {
+        let socket = paths.socket.path
+        do {
+            return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket))
+        } catch TresorClientError.daemonNotRunning where startDaemon {
+            try DaemonLauncher.start(paths: paths)
+        }
+        // The daemon opens its socket within milliseconds; allow a slow machine 10 s.
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            do {
+                return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket))
+            } catch TresorClientError.daemonNotRunning where Date() < deadline {
+                usleep(20_000)
+            } catch TresorClientError.daemonNotRunning {
+                throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path)
+            }
+        }
+    }
+
+    // MARK: Keybag
+
+    /// The daemon's and the keybag's state.
+    public func status() throws -> DaemonStatus { try call("GET", Route.status) }
+
+    /// Creates the keybag of a new home, with a passcode or (nil) without one.
+    @discardableResult
+    public func initialize(passcode: String?) throws -> DaemonStatus {
+        try call("POST", Route.initialize, InitRequest(passcode: passcode))
+    }
+
+    @discardableResult
+    public func unlock(passcode: String?) throws -> DaemonStatus {
+        try call("POST", Route.unlock, UnlockRequest(passcode: passcode))
+    }
+
+    @discardableResult
+    public func lock() throws -> DaemonStatus { try call("POST", Route.lock, Optional<InitRequest>.none) }
+
+    /// Sets a first passcode (`current` nil) or changes it. Re-wraps class keys only.
+    @discardableResult
+    public func changePasscode(current: String?, new: String) throws -> DaemonStatus {
+        try call("POST", Route.changePasscode, ChangePasscodeRequest(current: current, new: new))
+    }
+
+    /// Removes the passcode; `whenPasscodeSetThisDeviceOnly` secrets are destroyed.
+    @discardableResult
+    public func removePasscode(current: String) throws -> DaemonStatus {
+        try call("POST", Route.removePasscode, RemovePasscodeRequest(current: current))
+    }
+
+    // MARK: Auto-lock holds
+
+    /// Keeps the keybag from auto-locking while this client stays connected, for `reason`
+    /// (shown in `tresor status`).
+    public func holdAutoLock(reason: String) throws -> Hold {
+        try call("POST", Route.holds, HoldRequest(reason: reason))
+    }
+
+    public func releaseHold(_ hold: Hold) throws {
+        let response = try http.send(method: "DELETE", path: Route.holds + "/" + hold.id, body: nil)
+        guard response.status == 204 else { throw apiError(response) }
+    }
+
+    /// The daemon's view of its own environment (tracer, core dumps, uid…).
+    public func doctor() throws -> DoctorReport { try call("GET", Route.doctor) }
+
+    // MARK: Transport
+
+    private func call<Response: Decodable>(_ method: String, _ path: String) throws -> Response {
+        try decode(http.send(method: method, path: path, body: nil))
+    }
+
+    private func call<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, _ body: Body?) throws -> Response {
+        try decode(http.send(method: method, path: path, body: try body.map { try encoder.encode($0) }))
+    }
+
+    private func decode<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response {
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        do {
+            return try decoder.decode(Response.self, from: response.body)
+        } catch {
+            throw TresorClientError.protocolError("response to a \(Response.self) request is not the documented JSON")
+        }
+    }
+
+    private func apiError(_ response: UnixSocketHTTP.Response) -> Error {
+        if let body = try? decoder.decode(ErrorResponse.self, from: response.body) { return body.error }
+        return TresorClientError.protocolError("HTTP status \(response.status) without an error body")
+    }
+}

@@ -1,0 +1,24 @@
+/// Why the client could not get an answer from the daemon. Errors the daemon itself
+/// reports arrive as `APIError`.
+public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No daemon answers on the socket (and none was started).
+    case daemonNotRunning(socket: String)
+    /// The daemon was started but did not open its socket in time; its log may say why.
+    case daemonDidNotStart(log: String)
+    /// No `tresord` executable was found next to this program or on `PATH`.
+    case daemonExecutableNotFound
+    /// The process at the socket runs as another user: it is not our daemon.
+    case untrustedDaemon(uid: UInt32)
+    /// The connection broke or the answer was not HTTP/JSON as documented.
+    case protocolError(String)
+
+    public var description: String {
+        switch self {
+        case .daemonNotRunning(let socket): return "no tresord is listening on \(socket)"
+        case .daemonDidNotStart(let log): return "tresord did not start; see \(log)"
+        case .daemonExecutableNotFound: return "cannot find the tresord executable next to this program or on PATH"
+        case .untrustedDaemon(let uid): return "the socket belongs to a process of uid \(uid), not to this user: refusing to talk to it"
+        case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
+        }
+    }
+}

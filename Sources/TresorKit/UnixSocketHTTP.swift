@@ -1,0 +1,144 @@
+import Foundation
+import TresorProtocol
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal blocking HTTP/1.1 client over one kept-alive Unix socket connection: all the
+/// daemon's local API needs, and cheap enough that a CLI process stays within milliseconds.
+final class UnixSocketHTTP {
+    private let fd: Int32
+    private var buffer = [UInt8]()
+
+    /// Connects to `path` and checks that the listening process runs as this user.
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TresorClientError.protocolError("socket() failed (errno \(errno))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw TresorClientError.protocolError("socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw TresorClientError.daemonNotRunning(socket: path)
+        }
+        let server = try PeerCredentials(socket: fd)
+        guard server.uid == getuid() else {
+            close(fd)
+            throw TresorClientError.untrustedDaemon(uid: server.uid)
+        }
+    }
+
+    deinit { close(fd) }
+
+    struct Response {
+        var status: Int
+        var body: Data
+    }
+
+    func send(method: String, path: String, body: Data?) throws -> Response {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: tresord\r\nAccept: application/json\r\n"
+        if let body {
+            request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        } else if method != "GET" && method != "DELETE" {
+            request += "Content-Length: 0\r\n"
+        }
+        request += "\r\n"
+        var message = Data(request.utf8)
+        if let body { message.append(body) }
+        try writeAll(message)
+        return try readResponse()
+    }
+
+    private func writeAll(_ data: Data) throws {
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    throw TresorClientError.protocolError("connection lost while sending (errno \(errno))")
+                }
+                offset += sent
+            }
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
+            buffer.append(contentsOf: chunk[0..<count])
+            return
+        }
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let end = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[..<end]
+                buffer.removeSubrange(...end)
+                return String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+            }
+            guard buffer.count < 64 * 1024 else { throw TresorClientError.protocolError("header line too long") }
+            try fill()
+        }
+    }
+
+    private func readBytes(_ count: Int) throws -> Data {
+        while buffer.count < count { try fill() }
+        let data = Data(buffer[..<count])
+        buffer.removeSubrange(..<count)
+        return data
+    }
+
+    private func readResponse() throws -> Response {
+        let statusLine = try readLine()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw TresorClientError.protocolError("bad status line")
+        }
+        var contentLength: Int?
+        var chunked = false
+        while true {
+            let line = try readLine()
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if name == "content-length" { contentLength = Int(value) }
+            if name == "transfer-encoding" && value.lowercased().contains("chunked") { chunked = true }
+        }
+        if chunked {
+            var body = Data()
+            while true {
+                guard let size = Int(try readLine().split(separator: ";")[0], radix: 16) else {
+                    throw TresorClientError.protocolError("bad chunk size")
+                }
+                if size == 0 {
+                    while try !readLine().isEmpty {}
+                    break
+                }
+                body.append(try readBytes(size))
+                _ = try readLine()
+            }
+            return Response(status: status, body: body)
+        }
+        return Response(status: status, body: try readBytes(contentLength ?? 0))
+    }
+}

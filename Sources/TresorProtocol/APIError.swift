@@ -1,0 +1,72 @@
+/// What the daemon answers instead of a result: a closed set of codes, each mapped to
+/// Apple's `OSStatus` where one exists, so code ported from Apple platforms keeps its checks.
+public struct APIError: Codable, Error, Equatable, Sendable {
+    public var code: Code
+    /// Human-readable and free of secrets.
+    public var message: String
+    /// Set when a passcode attempt must wait.
+    public var retryAfterSeconds: Int?
+
+    public init(_ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// The `OSStatus` Apple's Security framework returns for the same failure.
+    public var osStatus: Int32? { code.osStatus }
+
+    public enum Code: String, Codable, Sendable, CaseIterable {
+        /// Malformed request or invalid parameter (`errSecParam`).
+        case param
+        /// Wrong passcode (`errSecAuthFailed`).
+        case authFailed
+        /// Too many wrong passcodes: wait `retryAfterSeconds` (`errSecAuthFailed`).
+        case throttled
+        /// The keybag is locked or the class is unavailable now (`errSecInteractionNotAllowed`).
+        case interactionNotAllowed
+        /// The client is not allowed (`errSecMissingEntitlement`).
+        case missingEntitlement
+        /// The client runs as another user: refused.
+        case peerRejected
+        /// The home has no keybag yet.
+        case notInitialized
+        /// `init` on a home that already has one (`errSecDuplicateItem`).
+        case alreadyInitialized
+        /// A passcode is required and was not given.
+        case passcodeRequired
+        /// No passcode is set.
+        case noPasscodeSet
+        /// The keybag, its attempts file or the device key is missing or damaged.
+        case keybagDamaged
+        /// The request body exceeds the limit.
+        case requestTooLarge
+        /// No such route or object (`errSecItemNotFound`).
+        case notFound
+        /// The daemon failed; the message says how (`errSecInternalComponent`).
+        case `internal`
+
+        public var osStatus: Int32? {
+            switch self {
+            case .param, .requestTooLarge: return -50
+            case .authFailed, .throttled: return -25293
+            case .interactionNotAllowed: return -25308
+            case .missingEntitlement, .peerRejected: return -34018
+            case .alreadyInitialized: return -25299
+            case .notFound: return -25300
+            case .internal: return -2070
+            case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
+            }
+        }
+    }
+}
+
+extension APIError: CustomStringConvertible {
+    public var description: String { message }
+}
+
+/// The body of every error response: `{"error": {...}}`.
+public struct ErrorResponse: Codable, Sendable {
+    public var error: APIError
+    public init(error: APIError) { self.error = error }
+}

@@ -1,0 +1,27 @@
+/// `POST /v1/init`: create the home's keybag. No passcode means none is set.
+public struct InitRequest: Codable, Sendable {
+    public var passcode: String?
+    public init(passcode: String?) { self.passcode = passcode }
+}
+
+/// `POST /v1/unlock`.
+public struct UnlockRequest: Codable, Sendable {
+    public var passcode: String?
+    public init(passcode: String?) { self.passcode = passcode }
+}
+
+/// `POST /v1/passcode/change`: set a first passcode (`current` nil) or change it.
+public struct ChangePasscodeRequest: Codable, Sendable {
+    public var current: String?
+    public var new: String
+    public init(current: String?, new: String) {
+        self.current = current
+        self.new = new
+    }
+}
+
+/// `POST /v1/passcode/remove`.
+public struct RemovePasscodeRequest: Codable, Sendable {
+    public var current: String
+    public init(current: String) { self.current = current }
+}

@@ -1,0 +1,43 @@
+/// `GET /v1/status`: the daemon and its keybag. Holds no secret.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    public enum KeybagState: String, Codable, Sendable {
+        case notInitialized, damaged, lockedSinceStart, unlocked, locked
+    }
+
+    public var apiVersion: Int
+    public var daemonVersion: String
+    public var pid: Int32
+    public var home: String
+    public var keybag: KeybagState
+    /// Why the keybag is `damaged`, or a warning about the attempts file.
+    public var problem: String?
+    public var passcodeSet: Bool
+    public var failedAttempts: Int
+    public var retryAfterSeconds: Int?
+    /// Protection classes whose keys are in memory.
+    public var availableClasses: [String]
+    /// Idle time before the keybag locks itself; 0 means never.
+    public var autoLockSeconds: Int
+    public var idleSeconds: Int
+    public var holds: [Hold]
+
+    public init(
+        apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,
+        passcodeSet: Bool, failedAttempts: Int, retryAfterSeconds: Int?, availableClasses: [String],
+        autoLockSeconds: Int, idleSeconds: Int, holds: [Hold]
+    ) {
+        self.apiVersion = apiVersion
+        self.daemonVersion = daemonVersion
+        self.pid = pid
+        self.home = home
+        self.keybag = keybag
+        self.problem = problem
+        self.passcodeSet = passcodeSet
+        self.failedAttempts = failedAttempts
+        self.retryAfterSeconds = retryAfterSeconds
+        self.availableClasses = availableClasses
+        self.autoLockSeconds = autoLockSeconds
+        self.idleSeconds = idleSeconds
+        self.holds = holds
+    }
+}

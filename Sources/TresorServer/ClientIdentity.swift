@@ -1,0 +1,102 @@
+import Foundation
+import NIOCore
+import Synchronization
+import TresorCrypto
+import TresorProtocol
+import TresorSystem
+
+/// One connection to the daemon.
+typealias ConnectionID = ObjectIdentifier
+
+/// A connected client as the daemon knows it: the kernel's peer credentials and the hash of
+/// the executable the kernel mapped for that process.
+struct Client: Sendable {
+    var connection: ConnectionID
+    var credentials: PeerCredentials
+    var executable: String
+    var executableSHA256: Data
+
+    var description: ClientDescription {
+        ClientDescription(
+            pid: credentials.pid, uid: credentials.uid, executable: executable,
+            executableSHA256: executableSHA256.map { String(format: "%02x", $0) }.joined())
+    }
+}
+
+/// Establishes who is at the other end of each connection, once per connection.
+///
+/// The executable is hashed through `/proc/<pid>/exe` — the file the kernel actually mapped,
+/// even if the path has since been replaced — and the hash is cached by device, inode, size
+/// and modification time so a client pays for hashing once per binary, not per connection.
+final class ClientIdentifier: Sendable {
+    private struct FileIdentity: Hashable {
+        var device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int
+    }
+
+    private let procRoot: String
+    private let allowedUID: UInt32
+    private let clients = Mutex<[ConnectionID: Client]>([:])
+    private let hashes = Mutex<[FileIdentity: Data]>([:])
+
+    /// - Parameter allowedUID: the only uid served (the daemon's own).
+    init(allowedUID: UInt32, procRoot: String = "/proc") {
+        self.allowedUID = allowedUID
+        self.procRoot = procRoot
+    }
+
+    /// The client of `channel`, resolving it on the connection's first request. Clients of
+    /// another uid are refused.
+    /// `onClose` runs once when the connection closes.
+    func client(of channel: any Channel, onClose: @escaping @Sendable (ConnectionID) -> Void) async throws -> Client {
+        let id = ConnectionID(channel)
+        if let known = clients.withLock({ $0[id] }) { return known }
+        guard let provider = channel as? SocketOptionProvider else {
+            throw APIError(.peerRejected, "cannot read the peer credentials of this connection")
+        }
+        let raw: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+        ).get()
+        let credentials = PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
+        // Checked before anything else is read about the peer, and never cached.
+        guard credentials.uid == allowedUID else {
+            throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
+        }
+        let (executable, hash) = try executableIdentity(pid: credentials.pid)
+        let client = Client(connection: id, credentials: credentials, executable: executable, executableSHA256: hash)
+        clients.withLock { $0[id] = client }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.clients.withLock { $0[id] = nil }
+            onClose(id)
+        }
+        return client
+    }
+
+    var connectionCount: Int { clients.withLock { $0.count } }
+
+    private func executableIdentity(pid: Int32) throws -> (String, Data) {
+        let link = "\(procRoot)/\(pid)/exe"
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"
+        let fd = open(link, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw APIError(.missingEntitlement, "cannot open the executable of process \(pid) (errno \(errno))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw APIError(.missingEntitlement, "cannot stat the executable of process \(pid)") }
+        let identity = FileIdentity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec)
+        if let cached = hashes.withLock({ $0[identity] }) { return (path, cached) }
+        let hash = try Digest.sha256(readingFileDescriptor: fd)
+        hashes.withLock { $0[identity] = hash }
+        return (path, hash)
+    }
+}
+
+/// `struct ucred` as the kernel lays it out (pid, uid, gid: three 32-bit fields). Swift's Glibc
+/// hides `ucred`; the daemon checks this mirror against the C definition at start.
+struct PeerCredentialsLayout: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}

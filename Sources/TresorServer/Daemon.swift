@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import TresorKeybag
+import TresorProtocol
+import TresorSystem
+
+/// `tresord`: one daemon per user and home, serving the local API on a Unix socket
+/// (SPEC §8.2). It hardens itself, takes the home's lock, opens the keybag locked, and
+/// locks it again after the configured idle time.
+public struct Daemon: Sendable {
+    let configuration: DaemonConfiguration
+    let keybagSettings: KeybagSettings
+    let logger: Logger
+
+    public init(configuration: DaemonConfiguration, keybagSettings: KeybagSettings = .production, logger: Logger) {
+        self.configuration = configuration
+        self.keybagSettings = keybagSettings
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM or SIGINT.
+    public func run() async throws {
+        let paths = configuration.paths
+        precondition(MemoryLayout<PeerCredentialsLayout>.size == PeerCredentials.kernelLayoutSize, "ucred layout changed")
+        umask(0o077)  // every file and the socket are created private to the user
+        do {
+            try ProcessHardening.disableCoreDumps()
+        } catch {
+            logger.warning("could not turn core dumps off", metadata: ["error": "\(error)"])
+        }
+        ProcessHardening.tuneAllocator()
+
+        try SecureFiles.createDirectory(paths.home)
+        guard let homeLock = try DaemonLock(at: paths.daemonLock) else { throw DaemonError.alreadyRunning(home: paths.home.path) }
+        try SecureFiles.createDirectory(paths.runtimeDirectory)
+        let socketPath = paths.socket.path
+        guard socketPath.utf8.count < 108 else { throw DaemonError.socket("socket path longer than 107 bytes: \(socketPath)") }
+        // Holding the home's lock, any socket file left at our path is a dead daemon's.
+        unlink(socketPath)
+
+        let slot = KeybagSlot(paths: paths, settings: keybagSettings)
+        let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
+        let identifier = ClientIdentifier(allowedUID: getuid())
+        let status = StatusProvider(slot: slot, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
+        let executables = [URL(fileURLWithPath: CommandLine.arguments[0])]
+        let doctor: @Sendable () -> [EnvironmentFinding] = {
+            EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
+        }
+        logStartup(slot: slot, findings: doctor())
+
+        let router = Router(context: DaemonRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: PeerMiddleware(
+            identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections))
+        KeybagRoutes(slot: slot, status: status).register(on: router)
+        HoldRoutes(autoLock: autoLock).register(on: router)
+        StatusRoutes(status: status, doctor: doctor).register(on: router)
+
+        let logger = self.logger
+        let app = Application(
+            router: router,
+            configuration: .init(
+                address: .unixDomainSocket(path: socketPath),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            onServerRunning: { _ in
+                chmod(socketPath, 0o600)
+                logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"])
+            },
+            logger: logger)
+
+        let autoLockTask = Task {
+            await autoLock.run {
+                guard case .ready(let keybag) = slot.current, keybag.lockState == .unlocked else { return }
+                keybag.lock()
+                logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
+            }
+        }
+        defer {
+            autoLockTask.cancel()
+            unlink(socketPath)
+            withExtendedLifetime(homeLock) {}
+        }
+        try await app.runService()
+    }
+
+    private func logStartup(slot: KeybagSlot, findings: [EnvironmentFinding]) {
+        switch slot.current {
+        case .notInitialized: logger.notice("no keybag yet: waiting for `tresor init`")
+        case .damaged(let error): logger.error("keybag cannot be opened", metadata: ["problem": "\(error)"])
+        case .ready(let keybag): logger.notice("keybag opened", metadata: ["state": "\(keybag.lockState.rawValue)"])
+        }
+        for finding in findings where finding.severity != .ok {
+            logger.warning("environment: \(finding.summary)", metadata: ["check": "\(finding.check)", "reason": "\(finding.reason)"])
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import TresorSystem
+
+/// How a daemon runs: its home, socket and auto-lock period.
+///
+/// The auto-lock period comes from `config.json` in the home (`{"autoLockSeconds": 300}`),
+/// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off.
+public struct DaemonConfiguration: Sendable {
+    public static let defaultAutoLockSeconds = 300
+
+    public var paths: TresorPaths
+    public var autoLockSeconds: Int
+    public var maximumConnections = 256
+
+    public init(paths: TresorPaths, autoLockSeconds: Int? = nil) throws {
+        self.paths = paths
+        let file = try ConfigurationFile.load(paths.config)
+        self.autoLockSeconds = autoLockSeconds ?? file.autoLockSeconds ?? Self.defaultAutoLockSeconds
+        guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
+    }
+}
+
+/// The optional `config.json` of a home.
+struct ConfigurationFile: Codable {
+    var autoLockSeconds: Int?
+
+    static func load(_ url: URL) throws -> ConfigurationFile {
+        let data: Data
+        do {
+            data = try SecureFiles.read(url, limit: 64 * 1024)
+        } catch SecureFileError.notFound {
+            return ConfigurationFile()
+        }
+        do {
+            return try JSONDecoder().decode(ConfigurationFile.self, from: data)
+        } catch {
+            throw DaemonError.configuration("\(url.path) is not valid JSON of the documented shape")
+        }
+    }
+}
+
+/// Why the daemon could not start.
+public enum DaemonError: Error, CustomStringConvertible {
+    case configuration(String)
+    case alreadyRunning(home: String)
+    case socket(String)
+
+    public var description: String {
+        switch self {
+        case .configuration(let reason): return "configuration error: \(reason)"
+        case .alreadyRunning(let home): return "a tresord is already running for \(home)"
+        case .socket(let reason): return "socket error: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TresorKeybag
+import TresorSystem
+
+/// The daemon's keybag, which may not exist yet (before `tresor init`) or may be damaged.
+/// A damaged keybag is reported, never repaired or overwritten.
+final class KeybagSlot: Sendable {
+    enum Content: Sendable {
+        case notInitialized
+        case damaged(KeybagError)
+        case ready(Keybag)
+    }
+
+    let paths: TresorPaths
+    private let settings: KeybagSettings
+    private let content: Mutex<Content>
+
+    init(paths: TresorPaths, settings: KeybagSettings) {
+        self.paths = paths
+        self.settings = settings
+        do {
+            content = Mutex(.ready(try Keybag.open(paths: paths, settings: settings)))
+        } catch KeybagError.notInitialized {
+            content = Mutex(.notInitialized)
+        } catch let error as KeybagError {
+            content = Mutex(.damaged(error))
+        } catch {
+            content = Mutex(.damaged(.storage(String(describing: error))))
+        }
+    }
+
+    var current: Content { content.withLock { $0 } }
+
+    /// The keybag, or the reason there is none.
+    func keybag() throws -> Keybag {
+        switch current {
+        case .ready(let keybag): return keybag
+        case .notInitialized: throw KeybagError.notInitialized
+        case .damaged(let error): throw error
+        }
+    }
+
+    /// Creates the keybag (`tresor init`). Runs the KDF off the cooperative thread pool.
+    func initialize(passcode: Passcode?) async throws -> Keybag {
+        try await offloaded { [self] in
+            try content.withLock { content in
+                guard case .notInitialized = content else { throw KeybagError.alreadyInitialized }
+                let keybag = try Keybag.create(paths: paths, passcode: passcode, settings: settings)
+                content = .ready(keybag)
+                return keybag
+            }
+        }
+    }
+}
+
+/// Runs blocking work (a PBKDF2 run takes a large fraction of a second) on a Dispatch thread,
+/// so the two-thread cooperative pool keeps serving requests meanwhile.
+func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global(qos: .userInitiated).async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

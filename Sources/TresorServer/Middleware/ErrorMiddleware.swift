@@ -1,0 +1,81 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorProtocol
+
+/// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
+/// status. Messages come from typed errors that carry no secret; anything unexpected is
+/// reported by its type only.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = DaemonRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let apiError = Self.apiError(for: error)
+            if apiError.code == .internal {
+                context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(apiError.message)"])
+            }
+            return try Self.response(for: apiError)
+        }
+    }
+
+    static func response(for error: APIError) throws -> Response {
+        let body = try JSONEncoder().encode(ErrorResponse(error: error))
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
+        return Response(status: status(for: error.code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func status(for code: APIError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .param: return .badRequest
+        case .authFailed, .passcodeRequired: return .unauthorized
+        case .throttled: return .tooManyRequests
+        case .interactionNotAllowed, .missingEntitlement, .peerRejected: return .forbidden
+        case .notInitialized, .alreadyInitialized, .noPasscodeSet: return .conflict
+        case .keybagDamaged, .internal: return .internalServerError
+        case .requestTooLarge: return .contentTooLarge
+        case .notFound: return .notFound
+        }
+    }
+
+    static func apiError(for error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as KeybagError:
+            return apiError(for: error)
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
+        case let error as HTTPError where error.status == .notFound:
+            return APIError(.notFound, "no such route")
+        case let error as HTTPError where error.status == .methodNotAllowed:
+            return APIError(.notFound, "method not allowed on this route")
+        case is DecodingError:
+            // DecodingError's own text may quote the offending value: never pass it on.
+            return APIError(.param, "malformed request body: expected the JSON documented in docs/API.md")
+        case let error as HTTPError where error.status == .badRequest:
+            return APIError(.param, "malformed request")
+        default:
+            return APIError(.internal, "internal error (\(type(of: error)))")
+        }
+    }
+
+    static func apiError(for error: KeybagError) -> APIError {
+        let message = error.description
+        switch error {
+        case .notInitialized: return APIError(.notInitialized, message)
+        case .alreadyInitialized: return APIError(.alreadyInitialized, message)
+        case .deviceKeyMissing, .deviceKeyCorrupted, .fileCorrupted, .unsupportedVersion, .storage:
+            return APIError(.keybagDamaged, message)
+        case .wrongPasscode(_, let retry): return APIError(.authFailed, message, retryAfterSeconds: retry)
+        case .throttled(_, let retry): return APIError(.throttled, message, retryAfterSeconds: retry)
+        case .passcodeRequired: return APIError(.passcodeRequired, message)
+        case .noPasscodeSet: return APIError(.noPasscodeSet, message)
+        case .invalidPasscode: return APIError(.param, message)
+        case .classUnavailable, .classKeyAbsent: return APIError(.interactionNotAllowed, message)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import Logging
+import TresorKeybag
+import TresorProtocol
+
+/// `init`, `unlock`, `lock` and the passcode routes. Passcodes arrive in request bodies only
+/// and are never logged; every log line here names the operation and its outcome.
+struct KeybagRoutes {
+    let slot: KeybagSlot
+    let status: StatusProvider
+
+    func register(on router: Router<DaemonRequestContext>) {
+        router.post(RouterPath(Route.initialize)) { request, context in
+            let body = try await request.decode(as: InitRequest.self, context: context)
+            let passcode = try body.passcode.map(Passcode.init)
+            _ = try await slot.initialize(passcode: passcode)
+            context.logger.notice("keybag created", metadata: ["passcode": "\(passcode == nil ? "none" : "set")"])
+            return try status.current()
+        }
+        router.post(RouterPath(Route.unlock)) { request, context in
+            let body = try await request.decode(as: UnlockRequest.self, context: context)
+            let passcode = try body.passcode.map(Passcode.init)
+            let keybag = try slot.keybag()
+            try await logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
+            return try status.current()
+        }
+        router.post(RouterPath(Route.lock)) { _, context in
+            try slot.keybag().lock()
+            context.logger.notice("keybag locked by a client")
+            return try status.current()
+        }
+        router.post(RouterPath(Route.changePasscode)) { request, context in
+            let body = try await request.decode(as: ChangePasscodeRequest.self, context: context)
+            let current = try body.current.map(Passcode.init)
+            let new = try Passcode(body.new)
+            let keybag = try slot.keybag()
+            try await logged("passcode change", context) {
+                try await offloaded { try keybag.changePasscode(current: current, to: new) }
+            }
+            return try status.current()
+        }
+        router.post(RouterPath(Route.removePasscode)) { request, context in
+            let body = try await request.decode(as: RemovePasscodeRequest.self, context: context)
+            let current = try Passcode(body.current)
+            let keybag = try slot.keybag()
+            try await logged("passcode removal", context) { try await offloaded { try keybag.removePasscode(current: current) } }
+            return try status.current()
+        }
+    }
+
+    /// Logs the outcome of a passcode operation: success, or the kind of failure (never the input).
+    private func logged(_ operation: String, _ context: DaemonRequestContext, _ body: () async throws -> Void) async throws {
+        let pid = context.client.map { "\($0.credentials.pid)" } ?? "?"
+        do {
+            try await body()
+            context.logger.notice("\(operation) succeeded", metadata: ["pid": "\(pid)"])
+        } catch let error as KeybagError {
+            context.logger.warning("\(operation) failed", metadata: ["pid": "\(pid)", "reason": "\(error)"])
+            throw error
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorProtocol
+import TresorSystem
+
+/// Builds `DaemonStatus` from the keybag slot and auto-lock state.
+struct StatusProvider: Sendable {
+    static let daemonVersion = "0.1.0"
+
+    let slot: KeybagSlot
+    let autoLock: AutoLock
+    let autoLockSeconds: Int
+
+    func current() throws -> DaemonStatus {
+        var status = DaemonStatus(
+            apiVersion: APIVersion.current, daemonVersion: Self.daemonVersion, pid: getpid(), home: slot.paths.home.path,
+            keybag: .notInitialized, problem: nil, passcodeSet: false, failedAttempts: 0, retryAfterSeconds: nil,
+            availableClasses: [], autoLockSeconds: autoLockSeconds, idleSeconds: autoLock.idleSeconds, holds: autoLock.holds)
+        switch slot.current {
+        case .notInitialized:
+            break
+        case .damaged(let error):
+            status.keybag = .damaged
+            status.problem = error.description
+        case .ready(let keybag):
+            let keybagStatus = keybag.status
+            status.keybag = DaemonStatus.KeybagState(rawValue: keybagStatus.lockState.rawValue) ?? .locked
+            status.passcodeSet = keybagStatus.isPasscodeSet
+            status.failedAttempts = keybagStatus.failedAttempts
+            status.retryAfterSeconds = keybagStatus.retryAfterSeconds
+            status.availableClasses = keybagStatus.availableClasses.map(\.rawValue)
+            if keybagStatus.attemptsFileDamaged {
+                status.problem = "the unlock-attempts file was damaged; a lockout is assumed until the next correct passcode"
+            }
+        }
+        return status
+    }
+}
+
+/// `GET /v1/status` and `GET /v1/doctor`.
+struct StatusRoutes {
+    let status: StatusProvider
+    let doctor: @Sendable () -> [EnvironmentFinding]
+
+    func register(on router: Router<DaemonRequestContext>) {
+        router.get(RouterPath(Route.status)) { _, _ in try status.current() }
+        router.get(RouterPath(Route.doctor)) { _, _ in DoctorReport(findings: doctor()) }
+    }
+}
+
+extension DaemonStatus: ResponseEncodable {}
+extension Hold: ResponseEncodable {}
+extension DoctorReport: ResponseEncodable {}

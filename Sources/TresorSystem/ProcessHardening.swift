@@ -1,0 +1,33 @@
+import CTresorSystem
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a process holding keys does to itself at start (SPEC §7).
+public enum ProcessHardening {
+    /// Turns core dumps off: the soft and hard `RLIMIT_CORE` become 0 and the process becomes
+    /// non-dumpable, which also closes `/proc/<pid>/mem` and `ptrace` to other non-root
+    /// processes of the same user.
+    public static func disableCoreDumps() throws {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        guard setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 else {
+            throw SecureFileError.systemCall("setrlimit(RLIMIT_CORE)", path: "process", errno: errno)
+        }
+        guard tresor_set_non_dumpable() == 0 else {
+            throw SecureFileError.systemCall("prctl(PR_SET_DUMPABLE)", path: "process", errno: errno)
+        }
+    }
+
+    /// Keeps glibc from returning large buffers to the kernel after each use: sealing large
+    /// attachments otherwise pays an mmap/munmap and page faults per buffer (about 6× slower here).
+    public static func tuneAllocator() {
+        tresor_tune_allocator(256 * 1024 * 1024, 512 * 1024 * 1024)
+    }
+}
+
+/// Constants of process creation that Swift's Glibc module leaves out.
+public enum ProcessSpawn {
+    /// `POSIX_SPAWN_SETSID`: the child starts its own session, out of the terminal's reach.
+    public static var newSessionFlag: Int16 { tresor_posix_spawn_setsid_flag() }
+}

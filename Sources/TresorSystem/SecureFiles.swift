@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a file operation in the home failed.
+public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    case systemCall(String, path: String, errno: Int32)
+    case tooLarge(path: String, limit: Int)
+    case notFound(path: String)
+
+    public var description: String {
+        switch self {
+        case .systemCall(let call, let path, let code):
+            return "\(call) failed for \(path): \(String(cString: strerror(code)))"
+        case .tooLarge(let path, let limit):
+            return "\(path) is larger than the \(limit) bytes it may hold"
+        case .notFound(let path):
+            return "\(path) does not exist"
+        }
+    }
+}
+
+/// File operations with the modes SPEC §2 requires: folders 0700, files 0600, written
+/// atomically so a crash leaves either the old or the new content, never a mix.
+public enum SecureFiles {
+    /// Creates `directory` (and missing parents) with mode 0700 and tightens it if it exists.
+    public static func createDirectory(_ directory: URL) throws {
+        let path = directory.path
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            try createDirectory(directory.deletingLastPathComponent())
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw SecureFileError.systemCall("mkdir", path: path, errno: errno)
+            }
+        }
+        if chmod(path, 0o700) != 0 { throw SecureFileError.systemCall("chmod", path: path, errno: errno) }
+    }
+
+    /// Writes `data` to `url` with mode 0600: to a temporary file in the same folder, fsync,
+    /// rename over the target, fsync the folder.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("open", path: temporary, errno: errno) }
+        var failure: SecureFileError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = .systemCall("write", path: temporary, errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fchmod(fd, 0o600) != 0 { failure = .systemCall("fchmod", path: temporary, errno: errno) }
+        if failure == nil, fsync(fd) != 0 { failure = .systemCall("fsync", path: temporary, errno: errno) }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw SecureFileError.systemCall("rename", path: url.path, errno: code)
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Creates `url` with `data` and mode 0600, failing if it already exists.
+    public static func createExclusively(_ data: Data, at url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: url.path, errno: errno) }
+        defer { close(fd) }
+        let ok = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) == $0.count }
+        guard ok, fsync(fd) == 0 else { throw SecureFileError.systemCall("write", path: url.path, errno: errno) }
+    }
+
+    /// Reads `url` whole, refusing files larger than `limit` bytes (so a corrupted or hostile
+    /// file cannot exhaust memory).
+    public static func read(_ url: URL, limit: Int) throws -> Data {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
+            throw SecureFileError.systemCall("open", path: url.path, errno: errno)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SecureFileError.systemCall("read", path: url.path, errno: errno)
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > limit { throw SecureFileError.tooLarge(path: url.path, limit: limit) }
+        }
+        return data
+    }
+
+    public static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+}

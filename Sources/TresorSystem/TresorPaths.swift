@@ -1,0 +1,63 @@
+import Foundation
+
+/// Where a Tresor home keeps its files, and where its daemon listens.
+///
+/// The home is `--home`, else `$TRESOR_HOME`, else `$XDG_DATA_HOME/tresor`, else
+/// `~/.local/share/tresor` (SPEC §2). The socket is `$XDG_RUNTIME_DIR/tresor/tresord.sock`
+/// for the default home; any other home gets its own socket name in the same folder, so two
+/// homes never talk to each other's daemon. Without `XDG_RUNTIME_DIR` the socket lives in
+/// `<home>/run/`.
+public struct TresorPaths: Sendable, Equatable {
+    public let home: URL
+    public let isDefaultHome: Bool
+    public let runtimeDirectory: URL
+
+    public init(home explicitHome: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let defaultHome = Self.defaultHome(environment: environment)
+        let chosen: URL
+        if let explicitHome, !explicitHome.isEmpty {
+            chosen = URL(fileURLWithPath: explicitHome)
+        } else if let fromEnvironment = environment["TRESOR_HOME"], !fromEnvironment.isEmpty {
+            chosen = URL(fileURLWithPath: fromEnvironment)
+        } else {
+            chosen = defaultHome
+        }
+        home = chosen.standardizedFileURL
+        isDefaultHome = home.path == defaultHome.standardizedFileURL.path
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            runtimeDirectory = URL(fileURLWithPath: runtime).appendingPathComponent("tresor")
+        } else {
+            runtimeDirectory = home.appendingPathComponent("run")
+        }
+    }
+
+    static func defaultHome(environment: [String: String]) -> URL {
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("tresor")
+        }
+        let userHome = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: userHome).appendingPathComponent(".local/share/tresor")
+    }
+
+    /// The daemon's Unix socket for this home.
+    public var socket: URL {
+        guard !isDefaultHome else { return runtimeDirectory.appendingPathComponent("tresord.sock") }
+        // FNV-1a of the path: a stable short name, not a security measure (the folder is 0700).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in home.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return runtimeDirectory.appendingPathComponent("tresord-\(String(hash, radix: 16)).sock")
+    }
+
+    /// The 32-byte device key (SPEC §2). Never exported, never in a backup.
+    public var deviceKey: URL { home.appendingPathComponent("device.key") }
+    /// The keybag: wrapped class keys and passcode parameters.
+    public var keybag: URL { home.appendingPathComponent("keybag") }
+    /// The persistent failed-passcode counter.
+    public var unlockAttempts: URL { home.appendingPathComponent("unlock-attempts") }
+    /// Daemon settings (`config.json`), optional.
+    public var config: URL { home.appendingPathComponent("config.json") }
+    /// The lock that keeps a second daemon off this home.
+    public var daemonLock: URL { home.appendingPathComponent("tresord.lock") }
+    /// Where a daemon started by the CLI writes its log.
+    public var daemonLog: URL { home.appendingPathComponent("logs/tresord.log") }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+import TresorProtocol
+
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create the keybag of a new home, with a passcode or without one.",
+        discussion: """
+            Creates the home (mode 0700), its device key and one class key per protection class. \
+            With a passcode, the keybag starts locked whenever the daemon starts and opens with \
+            `tresor unlock`. Without one (--no-passcode), keys are protected by the device key \
+            alone and whenPasscodeSetThisDeviceOnly items cannot be stored.
+            """)
+
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "Set no passcode.") var noPasscode = false
+    @Flag(help: "Read the new passcode from standard input (a second line, if given, must repeat it).")
+    var passcodeStdin = false
+
+    func validate() throws {
+        if noPasscode && passcodeStdin { throw ValidationError("--no-passcode and --passcode-stdin exclude each other") }
+    }
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            var input = SecretInput(fromStandardInput: passcodeStdin)
+            let passcode = noPasscode ? nil : try input.new("New passcode:")
+            let status = try options.connect().initialize(passcode: passcode)
+            if options.json { return Output.json(status) }
+            print("Created the keybag in \(status.home) (\(status.passcodeSet ? "passcode set" : "no passcode")); it is \(status.keybag.text).")
+        }
+    }
+}
+
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock the keybag with the passcode.",
+        discussion: "Wrong passcodes are counted, across daemon restarts; from the fifth, each further attempt must wait (1 min, 5 min, 15 min, … 1 h).")
+
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "Read the passcode from the first line of standard input.") var passcodeStdin = false
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let client = try options.connect()
+            var passcode: String?
+            if try client.status().passcodeSet {
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                passcode = try input.next("Passcode:")
+            }
+            let status = try client.unlock(passcode: passcode)
+            if options.json { return Output.json(status) }
+            print("Keybag \(status.keybag.text).")
+        }
+    }
+}
+
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Lock the keybag now.",
+        discussion: "whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let status = try options.connect().lock()
+            if options.json { return Output.json(status) }
+            print("Keybag \(status.keybag.text).")
+        }
+    }
+}
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the keybag's state, auto-lock and who holds it off.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let status = try options.connect().status()
+            if options.json { return Output.json(status) }
+            print(StatusText(status).rendered)
+        }
+    }
+}
+
+struct PasscodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passcode",
+        abstract: "Set, change or remove the passcode.",
+        subcommands: [Change.self, Remove.self])
+
+    struct Change: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a first passcode or change it.",
+            discussion: """
+                Re-wraps the class keys under the new passcode; no item is re-encrypted. With \
+                --passcode-stdin give one per line: the current passcode (if one is set), the new \
+                one, and optionally the new one again.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Read the passcodes from standard input, one per line.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let client = try options.connect()
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let current = try client.status().passcodeSet ? try input.next("Current passcode:") : nil
+                let new = try input.new("New passcode:")
+                let status = try client.changePasscode(current: current, new: new)
+                if options.json { return Output.json(status) }
+                print(current == nil ? "Passcode set." : "Passcode changed.")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove the passcode.",
+            discussion: """
+                Class keys are then protected by the device key alone. The \
+                whenPasscodeSetThisDeviceOnly class key is destroyed: its items can never be read again.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Read the current passcode from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let current = try input.next("Current passcode:")
+                let status = try options.connect().removePasscode(current: current)
+                if options.json { return Output.json(status) }
+                print("Passcode removed; whenPasscodeSetThisDeviceOnly items are gone.")
+            }
+        }
+    }
+}

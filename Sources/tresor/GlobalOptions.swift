@@ -1,0 +1,18 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+import TresorSystem
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
+    var home: String?
+
+    @Flag(name: .long, help: "Print machine-readable JSON instead of text.")
+    var json = false
+
+    var paths: TresorPaths { TresorPaths(home: home) }
+
+    /// A connection to the home's daemon, started if needed.
+    func connect() throws -> TresorClient { try TresorClient.connect(paths: paths) }
+}

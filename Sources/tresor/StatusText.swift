@@ -1,0 +1,49 @@
+import Foundation
+import TresorProtocol
+
+/// `tresor status` as text.
+struct StatusText {
+    let status: DaemonStatus
+
+    init(_ status: DaemonStatus) { self.status = status }
+
+    var rendered: String {
+        var lines = [
+            "Keybag:     \(status.keybag.text)\(status.keybag == .notInitialized ? "" : status.passcodeSet ? " (passcode set)" : " (no passcode)")",
+            "Home:       \(status.home)",
+            "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
+            "Auto-lock:  \(status.autoLockSeconds == 0 ? "off" : "after \(duration(status.autoLockSeconds)) idle") (idle \(duration(status.idleSeconds)))",
+        ]
+        if let problem = status.problem { lines.append("Problem:    \(problem)") }
+        if status.failedAttempts > 0 {
+            var line = "Failed passcode attempts: \(status.failedAttempts)"
+            if let wait = status.retryAfterSeconds { line += "; next attempt in \(duration(wait))" }
+            lines.append(line)
+        }
+        if status.holds.isEmpty {
+            lines.append("Holds:      none")
+        } else {
+            lines.append("Holds:")
+            for hold in status.holds {
+                lines.append("  - \"\(hold.reason)\" by \(hold.client.executable) (pid \(hold.client.pid)), \(duration(Int(Date().timeIntervalSince1970 - hold.since))) ago")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func duration(_ seconds: Int) -> String {
+        seconds < 120 ? "\(seconds) s" : seconds < 7200 ? "\(seconds / 60) min" : "\(seconds / 3600) h"
+    }
+}
+
+extension DaemonStatus.KeybagState {
+    var text: String {
+        switch self {
+        case .notInitialized: return "not initialised (run `tresor init`)"
+        case .damaged: return "damaged"
+        case .lockedSinceStart: return "locked (since the daemon started)"
+        case .unlocked: return "unlocked"
+        case .locked: return "locked"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TresorServer
+import TresorSystem
+
+/// The Tresor daemon. Usually started by `tresor` on first use; run it by hand to watch its log.
+@main
+struct TresorDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tresord",
+        abstract: "The Tresor daemon: keeps the keybag and serves the local API on a Unix socket.",
+        discussion: """
+            The socket is $XDG_RUNTIME_DIR/tresor/tresord.sock for the default home (another home \
+            gets its own socket name there). Settings live in <home>/config.json, for example \
+            {"autoLockSeconds": 300}. Logs go to standard error and never contain a secret.
+            """)
+
+    @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
+    var home: String?
+
+    @Option(name: .long, help: "Seconds without client activity before the keybag locks itself; 0 turns auto-lock off. Overrides config.json.")
+    var autoLock: Int?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level \(logLevel)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "tresord")
+        do {
+            let configuration = try DaemonConfiguration(paths: TresorPaths(home: home), autoLockSeconds: autoLock)
+            try await Daemon(configuration: configuration, logger: logger).run()
+        } catch {
+            logger.critical("tresord stopped", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+    }
+}
