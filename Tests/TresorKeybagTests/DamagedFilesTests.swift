@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import TresorKeybag
+
+/// Bad input on disk: a truncated or tampered keybag, a missing or damaged device key. Each
+/// gets a clear error, and nothing on disk is rewritten.
+@Suite struct DamagedFilesTests {
+    let home = TemporaryHome()
+
+    init() throws {
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+    }
+
+    func expectUntouched(_ files: [URL: Data]) throws {
+        for (url, content) in files { #expect(try home.bytes(url) == content, "\(url.lastPathComponent) was rewritten") }
+    }
+
+    @Test func everyFlippedByteOfTheKeybagIsDetected() throws {
+        let original = try home.bytes(home.paths.keybag)
+        // Every byte of the header and MAC, and a spread of bytes of the JSON.
+        let positions = Array(0..<37) + stride(from: 37, to: original.count, by: 7)
+        for position in positions {
+            var tampered = original
+            tampered[position] ^= 0x01
+            try tampered.write(to: home.paths.keybag)
+            #expect(throws: KeybagError.self, "byte \(position)") { try Keybag.open(paths: home.paths, settings: testSettings()) }
+            try expectUntouched([home.paths.keybag: tampered])
+        }
+    }
+
+    @Test func aTruncatedKeybagIsReportedAsDamaged() throws {
+        let original = try home.bytes(home.paths.keybag)
+        for length in [0, 3, 5, 36, 37, original.count / 2, original.count - 1] {
+            let truncated = original.prefix(length)
+            try truncated.write(to: home.paths.keybag)
+            do {
+                _ = try Keybag.open(paths: home.paths, settings: testSettings())
+                Issue.record("a keybag truncated to \(length) bytes opened")
+            } catch let error as KeybagError {
+                guard case .fileCorrupted(let file, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    continue
+                }
+                #expect(file == "keybag")
+                #expect(error.description.contains("damaged"))
+            }
+            try expectUntouched([home.paths.keybag: Data(truncated)])
+        }
+    }
+
+    @Test func aMissingDeviceKeyIsNamedAndNotReplaced() throws {
+        let keybag = try home.bytes(home.paths.keybag)
+        try FileManager.default.removeItem(at: home.paths.deviceKey)
+        #expect(throws: KeybagError.deviceKeyMissing) { try Keybag.open(paths: home.paths, settings: testSettings()) }
+        #expect(throws: KeybagError.alreadyInitialized) {
+            try Keybag.create(paths: home.paths, passcode: passcode("new"), settings: testSettings())
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.paths.deviceKey.path), "no new device key may be invented")
+        try expectUntouched([home.paths.keybag: keybag])
+    }
+
+    @Test func aDamagedOrForeignDeviceKeyIsReported() throws {
+        try Data(repeating: 7, count: 31).write(to: home.paths.deviceKey)
+        #expect(throws: KeybagError.deviceKeyCorrupted) { try Keybag.open(paths: home.paths, settings: testSettings()) }
+        try Data(repeating: 7, count: 32).write(to: home.paths.deviceKey)
+        do {
+            _ = try Keybag.open(paths: home.paths, settings: testSettings())
+            Issue.record("a keybag opened with another device key")
+        } catch let error as KeybagError {
+            guard case .fileCorrupted(file: "keybag", _) = error else { throw error }
+        }
+    }
+
+    @Test func createRefusesAnExistingKeybag() throws {
+        let before = try home.bytes(home.paths.keybag)
+        #expect(throws: KeybagError.alreadyInitialized) {
+            try Keybag.create(paths: home.paths, passcode: passcode("other"), settings: testSettings())
+        }
+        try expectUntouched([home.paths.keybag: before])
+    }
+
+    @Test func anInterruptedCreateReusesTheDeviceKey() throws {
+        let deviceKey = try home.bytes(home.paths.deviceKey)
+        try FileManager.default.removeItem(at: home.paths.keybag)  // as if create died after the device key
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("again"), settings: testSettings())
+        #expect(try home.bytes(home.paths.deviceKey) == deviceKey)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import TresorKeybag
+
+/// SPEC §3.4: wrong passcodes are counted persistently; after the fifth, escalating delays;
+/// the same wrong passcode twice counts once.
+@Suite struct FailedAttemptTests {
+    @Test func theSixthAttemptWaitsAndTheWaitSurvivesARestart() throws {
+        let home = TemporaryHome()
+        let clock = TestClock()
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        for attempt in 1...4 {
+            #expect(throws: KeybagError.wrongPasscode(failedAttempts: attempt, retryAfterSeconds: nil)) {
+                try keybag.unlock(passcode: passcode("wrong-\(attempt)"))
+            }
+        }
+        #expect(throws: KeybagError.wrongPasscode(failedAttempts: 5, retryAfterSeconds: 60)) {
+            try keybag.unlock(passcode: passcode("wrong-5"))
+        }
+        // Even the right passcode is refused while the delay runs.
+        #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
+            try keybag.unlock(passcode: passcode("right"))
+        }
+        clock.advance(20)
+        let restarted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 40)) {
+            try restarted.unlock(passcode: passcode("right"))
+        }
+        #expect(restarted.status.failedAttempts == 5)
+        #expect(restarted.status.retryAfterSeconds == 40)
+
+        clock.advance(41)
+        #expect(throws: KeybagError.wrongPasscode(failedAttempts: 6, retryAfterSeconds: 300)) {
+            try restarted.unlock(passcode: passcode("wrong-6"))
+        }
+        clock.advance(301)
+        #expect(throws: KeybagError.wrongPasscode(failedAttempts: 7, retryAfterSeconds: 900)) {
+            try restarted.unlock(passcode: passcode("wrong-7"))
+        }
+        clock.advance(901)
+        try restarted.unlock(passcode: passcode("right"))
+        #expect(restarted.status.failedAttempts == 0)
+        #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
+    }
+
+    @Test func theDelayScheduleIsApples() {
+        let minutes = (1...11).map { FailedAttempts.delay(afterFailures: $0) / 60 }
+        #expect(minutes == [0, 0, 0, 0, 1, 5, 15, 15, 60, 60, 60])
+    }
+
+    @Test func theSameWrongPasscodeCountsOnce() throws {
+        let home = TemporaryHome()
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+        keybag.lock()
+        for _ in 1...6 {
+            #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
+                try keybag.unlock(passcode: passcode("same-typo"))
+            }
+        }
+        #expect(throws: KeybagError.wrongPasscode(failedAttempts: 2, retryAfterSeconds: nil)) {
+            try keybag.unlock(passcode: passcode("another-typo"))
+        }
+        try keybag.unlock(passcode: passcode("right"))
+    }
+
+    @Test func theAttemptsFileHoldsNoWrongPasscode() throws {
+        let home = TemporaryHome()
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+        #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("marker-wrong-passcode-0815")) }
+        let file = try home.bytes(home.paths.unlockAttempts)
+        #expect(file.range(of: Data("marker-wrong-passcode-0815".utf8)) == nil)
+        #expect(file.range(of: Data("0815".utf8)) == nil)
+    }
+
+    @Test func aDamagedAttemptsFileMeansALockoutNotAReset() throws {
+        let home = TemporaryHome()
+        let clock = TestClock()
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        try Data("garbage that is not an attempts file at all........................".utf8).write(to: home.paths.unlockAttempts)
+        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        #expect(keybag.status.attemptsFileDamaged)
+        #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
+            try keybag.unlock(passcode: passcode("right"))
+        }
+        clock.advance(61)
+        try keybag.unlock(passcode: passcode("right"))
+        #expect(!keybag.status.attemptsFileDamaged)
+    }
+}
