@@ -51,9 +51,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto"]),
-        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag"]),
+        .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TresorProtocol", "TresorSystem"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TresorKit", "TresorProtocol", "TresorSystem"]),
     ]
 )

@@ -23,3 +23,7 @@ void tresor_tune_allocator(int mmap_threshold, int trim_threshold) {
 
 #include <spawn.h>
 short tresor_posix_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
+
+int tresor_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}

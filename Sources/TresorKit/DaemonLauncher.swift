@@ -21,6 +21,8 @@ enum DaemonLauncher {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, log, 1)
         posix_spawn_file_actions_adddup2(&actions, log, 2)
+        // Whoever runs the CLI may read its output to the end: the daemon must hold no copy of it.
+        ProcessSpawn.closeDescriptors(from: 3, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

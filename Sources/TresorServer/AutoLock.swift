@@ -47,9 +47,11 @@ final class AutoLock: Sendable {
 
     func connectionClosed(_ connection: ConnectionID) {
         state.withLock { state in
+            let before = state.holds.count
             state.holds = state.holds.filter { $0.value.connection != connection }
-            // Ending a hold restarts the idle period rather than locking at once.
-            state.lastActivity = .now
+            // Ending a hold restarts the idle period rather than locking at once; any other
+            // closing connection (a status poll) is no activity.
+            if state.holds.count != before { state.lastActivity = .now }
         }
     }
 

@@ -31,3 +31,10 @@ public enum ProcessSpawn {
     /// `POSIX_SPAWN_SETSID`: the child starts its own session, out of the terminal's reach.
     public static var newSessionFlag: Int16 { tresor_posix_spawn_setsid_flag() }
 }
+
+extension ProcessSpawn {
+    /// Adds "close every descriptor from `lowest` up" to spawn file actions.
+    public static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        _ = tresor_spawn_close_from(&actions, lowest)
+    }
+}

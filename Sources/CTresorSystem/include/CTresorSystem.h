@@ -15,4 +15,8 @@ int tresor_ucred_size(void);
 void tresor_tune_allocator(int mmap_threshold, int trim_threshold);
 /// POSIX_SPAWN_SETSID, which Swift's Glibc does not export.
 short tresor_posix_spawn_setsid_flag(void);
+#include <spawn.h>
+/// Closes every descriptor from `lowest` up in the spawned child, so a daemon started by the
+/// CLI holds none of the CLI's pipes open (its parent would wait for EOF forever).
+int tresor_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import TresorKeybag
 import TresorProtocol
 
@@ -47,17 +48,18 @@ struct ErrorMiddleware: RouterMiddleware {
             return error
         case let error as KeybagError:
             return apiError(for: error)
+        case is NIOTooManyBytesError:
+            return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
         case let error as HTTPError where error.status == .contentTooLarge:
             return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
-        case let error as HTTPError where error.status == .notFound:
-            return APIError(.notFound, "no such route")
-        case let error as HTTPError where error.status == .methodNotAllowed:
-            return APIError(.notFound, "method not allowed on this route")
+        case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
+            return APIError(.notFound, "no such route or method (see docs/API.md)")
         case is DecodingError:
             // DecodingError's own text may quote the offending value: never pass it on.
             return APIError(.param, "malformed request body: expected the JSON documented in docs/API.md")
         case let error as HTTPError where error.status == .badRequest:
-            return APIError(.param, "malformed request")
+            // Hummingbird wraps JSON decoding failures this way; its text may quote the input.
+            return APIError(.param, "malformed request body: expected the JSON documented in docs/API.md")
         default:
             return APIError(.internal, "internal error (\(type(of: error)))")
         }

@@ -13,6 +13,10 @@ struct HoldRoutes {
             guard (1...200).contains(reason.count) else {
                 throw APIError(.param, "a hold needs a reason of 1 to 200 characters")
             }
+            // The reason is shown in logs and in `tresor status`: no forged lines or escapes.
+            guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw APIError(.param, "a hold reason may not contain control characters")
+            }
             let client = try context.requireClient()
             let hold = autoLock.addHold(reason: reason, client: client.description, connection: client.connection)
             context.logger.info("auto-lock hold added", metadata: ["pid": "\(client.credentials.pid)", "reason": "\(reason)"])

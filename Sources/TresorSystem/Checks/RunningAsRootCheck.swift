@@ -14,7 +14,8 @@ enum RunningAsRootCheck {
                 reason: "Tresor runs with the rights of the user whose secrets it keeps.")
         }
         let home = context.home.standardizedFileURL.path
-        if let owner = EnvironmentProbe.status(home)?.owner, owner != 0 {
+        let owner = EnvironmentProbe.status(home)?.owner
+        if let owner, owner != 0 {
             return EnvironmentFinding(
                 check: id, severity: .problem,
                 summary: "running as root for home \(home) owned by uid \(owner)",
@@ -23,7 +24,7 @@ enum RunningAsRootCheck {
         }
         return EnvironmentFinding(
             check: id, severity: .warning,
-            summary: "running as root (home \(home) belongs to root)",
+            summary: "running as root (home \(home) \(owner == nil ? "does not exist yet" : "belongs to root"))",
             reason: "Keeping secrets as root works but any bug then runs with full privileges; "
                 + "running as a normal user with its own home is recommended.")
     }

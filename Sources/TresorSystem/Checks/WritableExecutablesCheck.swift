@@ -36,7 +36,7 @@ enum WritableExecutablesCheck {
         }
         return EnvironmentFinding(
             check: id, severity: .ok,
-            summary: "\(names) and their folders are not writable by others" + missingNote,
+            summary: "\(names) and \(context.executables.count == 1 ? "its" : "their") folders are not writable by others" + missingNote,
             reason: "Only you or root can replace the Tresor binaries.")
     }
 

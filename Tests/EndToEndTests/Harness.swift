@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorSystem
+
+/// A temporary Tresor home with the real `tresor` and `tresord` binaries run against it.
+///
+/// Every command's output and the daemon's log (at trace level) are kept, so each test ends
+/// by checking that none of its secrets appeared anywhere (SPEC §7).
+final class Harness {
+    let root: URL
+    let paths: TresorPaths
+    let environment: [String: String]
+    /// Secrets the test used; none may appear in any output or log.
+    var secrets: [String] = []
+    private(set) var transcript = ""
+    private var daemon: Process?
+
+    static let binaries: URL = {
+        if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        // The test runner lives in TresorPackageTests.xctest/… or beside the binaries.
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("tresord").path), directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory
+    }()
+
+    /// - Parameter base: where to make the temporary root; `/tmp` is 0700 here, so tests that
+    ///   need another user to reach the socket pass `/var/tmp`.
+    init(base: String? = nil, configuration: String? = nil) throws {
+        let parent = URL(fileURLWithPath: base ?? FileManager.default.temporaryDirectory.path)
+        root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
+        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
+        self.environment = environment
+        paths = TresorPaths(environment: environment)
+        if let configuration {
+            try SecureFiles.createDirectory(paths.home)
+            try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
+        }
+    }
+
+    deinit {
+        stopDaemon()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var succeeded: Bool { status == 0 }
+    }
+
+    /// Runs `tresor` with `arguments`, feeding `input` on standard input.
+    @discardableResult
+    func tresor(_ arguments: [String], input: String? = nil) throws -> Result {
+        try run(Self.binaries.appendingPathComponent("tresor"), arguments, input: input)
+    }
+
+    /// `tresor … --json`, decoded.
+    func json<T: Decodable>(_ type: T.Type, _ arguments: [String], input: String? = nil) throws -> T {
+        let result = try tresor(arguments + ["--json"], input: input)
+        return try JSONDecoder().decode(T.self, from: Data(result.stdout.utf8))
+    }
+
+    func status() throws -> DaemonStatus { try json(DaemonStatus.self, ["status"]) }
+
+    func run(_ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment ?? self.environment
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        transcript += "$ \(executable.lastPathComponent) \(arguments.joined(separator: " "))\n\(out)\(err)"
+        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+    }
+
+    // MARK: The daemon
+
+    /// Starts `tresord` at trace level (so the log test sees everything it could ever log)
+    /// and waits until it answers.
+    func startDaemon(extraArguments: [String] = []) throws {
+        try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
+        if !FileManager.default.fileExists(atPath: paths.daemonLog.path) {
+            FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        let log = try FileHandle(forWritingTo: paths.daemonLog)
+        log.seekToEndOfFile()
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent("tresord")
+        process.arguments = ["--home", paths.home.path, "--log-level", "trace"] + extraArguments
+        process.environment = environment
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        daemon = process
+        let deadline = Date().addingTimeInterval(15)
+        while (try? TresorClient.connect(paths: paths, startDaemon: false)) == nil {
+            guard process.isRunning, Date() < deadline else { throw HarnessError.daemonDidNotStart(daemonLog) }
+            usleep(20_000)
+        }
+    }
+
+    /// SIGKILLs the daemon: no chance to clean up, as in a crash.
+    func killDaemon() {
+        guard let daemon, daemon.isRunning else { return }
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+        self.daemon = nil
+    }
+
+    func stopDaemon() {
+        if let daemon, daemon.isRunning {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        daemon = nil
+        // A daemon the CLI started on its own is not our child: stop it by its pid.
+        if let status = try? TresorClient.connect(paths: paths, startDaemon: false).status() {
+            kill(status.pid, SIGKILL)
+            usleep(100_000)
+        }
+    }
+
+    var daemonIsRunning: Bool { daemon?.isRunning ?? false }
+
+    var daemonLog: String { (try? String(contentsOf: paths.daemonLog, encoding: .utf8)) ?? "" }
+
+    /// Every byte of every file in the home, for plaintext searches.
+    func homeFiles() throws -> [(URL, Data)] {
+        let enumerator = FileManager.default.enumerator(at: paths.home, includingPropertiesForKeys: [.isRegularFileKey])
+        var files: [(URL, Data)] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                files.append((url, try Data(contentsOf: url)))
+            }
+        }
+        return files
+    }
+
+    /// No secret of this test in any command output, in the daemon's log, or in any home file.
+    func expectNoSecretLeaked(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let texts = [("command output", transcript), ("daemon log", daemonLog)]
+        let files = try homeFiles()
+        for secret in secrets {
+            for (name, text) in texts {
+                #expect(!text.contains(secret), "a secret appeared in the \(name)", sourceLocation: sourceLocation)
+            }
+            for (url, data) in files {
+                #expect(data.range(of: Data(secret.utf8)) == nil, "a secret appeared in \(url.lastPathComponent)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
+enum HarnessError: Error {
+    case daemonDidNotStart(String)
+}
+
+func mode(of path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1) & 0o777
+}
