@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
     ],
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
@@ -29,18 +31,24 @@ let package = Package(
         ]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
         .target(name: "TresorKeybag", dependencies: ["TresorCrypto", "TresorSystem"]),
+        // Items, queries, two-key encryption, blind index, access groups, applications (GRDB).
+        .target(name: "TresorKeychain", dependencies: [
+            "TresorKeybag", "TresorCrypto", "TresorSystem",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "X509", package: "swift-certificates"),
+        ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
-        .target(name: "TresorProtocol", dependencies: ["TresorSystem"]),
+        .target(name: "TresorProtocol", dependencies: ["TresorSystem", "TresorKeychain"]),
         // The daemon: socket API, peer identity, auto-lock.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorProtocol", "TresorSystem",
+            "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The client library used by applications and by the CLI.
-        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem"]),
+        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem", "TresorKeychain", "TresorKeybag"]),
         .executableTarget(name: "tresord", dependencies: [
             "TresorServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -50,9 +58,16 @@ let package = Package(
             "TresorKit", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Example: stores and reads an API token (README, "From Swift").
+        .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
+        // Two small keychain clients the end-to-end tests register as different applications.
+        .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
+        .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
+        .executableTarget(name: "ProbeBeta", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeBeta"),
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TresorKit", "TresorProtocol", "TresorSystem"]),
     ]

@@ -21,8 +21,8 @@ import Glibc
 public final class TresorClient {
     public let paths: TresorPaths
     private let http: UnixSocketHTTP
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
+    private let encoder = APICoding.encoder
+    private let decoder = APICoding.decoder
 
     private init(paths: TresorPaths, http: UnixSocketHTTP) {
         self.paths = paths
@@ -91,8 +91,7 @@ public final class TresorClient {
     }
 
     public func releaseHold(_ hold: Hold) throws {
-        let response = try http.send(method: "DELETE", path: Route.holds + "/" + hold.id, body: nil)
-        guard response.status == 204 else { throw apiError(response) }
+        try callExpectingNoContent("DELETE", Route.holds + "/" + hold.id)
     }
 
     /// The daemon's view of its own environment (tracer, core dumps, uid…).
@@ -100,11 +99,16 @@ public final class TresorClient {
 
     // MARK: Transport
 
-    private func call<Response: Decodable>(_ method: String, _ path: String) throws -> Response {
+    func callExpectingNoContent(_ method: String, _ path: String) throws {
+        let response = try http.send(method: method, path: path, body: nil)
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+    }
+
+    func call<Response: Decodable>(_ method: String, _ path: String) throws -> Response {
         try decode(http.send(method: method, path: path, body: nil))
     }
 
-    private func call<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, _ body: Body?) throws -> Response {
+    func call<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, _ body: Body?) throws -> Response {
         try decode(http.send(method: method, path: path, body: try body.map { try encoder.encode($0) }))
     }
 

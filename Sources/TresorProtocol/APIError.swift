@@ -43,6 +43,16 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         case requestTooLarge
         /// No such route or object (`errSecItemNotFound`).
         case notFound
+        /// An item with the same primary key exists (`errSecDuplicateItem`).
+        case duplicateItem
+        /// No item matches (`errSecItemNotFound`).
+        case itemNotFound
+        /// An item's stored data is damaged or was altered (`errSecDecode`).
+        case decode
+        /// The keychain cannot be changed (`errSecReadOnly`).
+        case readOnly
+        /// No keychain of that name (`errSecNoSuchKeychain`).
+        case noSuchKeychain
         /// The daemon failed; the message says how (`errSecInternalComponent`).
         case `internal`
 
@@ -52,8 +62,11 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .authFailed, .throttled: return -25293
             case .interactionNotAllowed: return -25308
             case .missingEntitlement, .peerRejected: return -34018
-            case .alreadyInitialized: return -25299
-            case .notFound: return -25300
+            case .alreadyInitialized, .duplicateItem: return -25299
+            case .notFound, .itemNotFound: return -25300
+            case .decode: return -26275
+            case .readOnly: return -25292
+            case .noSuchKeychain: return -25294
             case .internal: return -2070
             case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
             }

@@ -6,8 +6,9 @@
 public enum APIVersion {
     public static let current = 1
     public static let pathPrefix = "/v1"
-    /// Requests larger than this are refused with `requestTooLarge`.
-    public static let maximumRequestBytes = 64 * 1024
+    /// Requests larger than this are refused with `requestTooLarge` (room for a 256 KiB
+    /// secret in Base64 and its attributes).
+    public static let maximumRequestBytes = 1024 * 1024
 }
 
 /// The routes of version 1, so client and server spell them once.
@@ -20,4 +21,9 @@ public enum Route {
     public static let removePasscode = "/v1/passcode/remove"
     public static let holds = "/v1/holds"
     public static let doctor = "/v1/doctor"
+    public static let addItem = "/v1/items/add"
+    public static let searchItems = "/v1/items/search"
+    public static let updateItems = "/v1/items/update"
+    public static let deleteItems = "/v1/items/delete"
+    public static let applications = "/v1/apps"
 }

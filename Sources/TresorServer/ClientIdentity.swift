@@ -29,14 +29,9 @@ struct Client: Sendable {
 /// even if the path has since been replaced — and the hash is cached by device, inode, size
 /// and modification time so a client pays for hashing once per binary, not per connection.
 final class ClientIdentifier: Sendable {
-    private struct FileIdentity: Hashable {
-        var device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int
-    }
-
     private let procRoot: String
     private let allowedUID: UInt32
     private let clients = Mutex<[ConnectionID: Client]>([:])
-    private let hashes = Mutex<[FileIdentity: Data]>([:])
 
     /// - Parameter allowedUID: the only uid served (the daemon's own).
     init(allowedUID: UInt32, procRoot: String = "/proc") {
@@ -76,20 +71,14 @@ final class ClientIdentifier: Sendable {
     private func executableIdentity(pid: Int32) throws -> (String, Data) {
         let link = "\(procRoot)/\(pid)/exe"
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"
+        // Open the link itself: the kernel hands over the file it mapped, even if the path
+        // has since been replaced by another binary.
         let fd = open(link, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw APIError(.missingEntitlement, "cannot open the executable of process \(pid) (errno \(errno))")
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw APIError(.missingEntitlement, "cannot stat the executable of process \(pid)") }
-        let identity = FileIdentity(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec)
-        if let cached = hashes.withLock({ $0[identity] }) { return (path, cached) }
-        let hash = try Digest.sha256(readingFileDescriptor: fd)
-        hashes.withLock { $0[identity] = hash }
-        return (path, hash)
+        return (path, try FileHashes.shared.sha256(ofOpenFile: fd))
     }
 }
 

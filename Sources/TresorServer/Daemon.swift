@@ -44,7 +44,11 @@ public struct Daemon: Sendable {
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
         let identifier = ClientIdentifier(allowedUID: getuid())
         let status = StatusProvider(slot: slot, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
-        let executables = [URL(fileURLWithPath: CommandLine.arguments[0])]
+        let keychains = KeychainProvider(slot: slot)
+        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        // The keychain-access application is the `tresor` installed beside this daemon.
+        let callers = CallerResolver(keychains: keychains, cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
+        let executables = [me, callers.cliExecutable]
         let doctor: @Sendable () -> [EnvironmentFinding] = {
             EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
         }
@@ -54,7 +58,9 @@ public struct Daemon: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: PeerMiddleware(
             identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections))
-        KeybagRoutes(slot: slot, status: status).register(on: router)
+        KeybagRoutes(slot: slot, keychains: keychains, status: status).register(on: router)
+        ItemRoutes(keychains: keychains, callers: callers).register(on: router)
+        ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
 
@@ -74,6 +80,7 @@ public struct Daemon: Sendable {
             await autoLock.run {
                 guard case .ready(let keybag) = slot.current, keybag.lockState == .unlocked else { return }
                 keybag.lock()
+                keychains.keybagLocked()
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
             }
         }

@@ -16,6 +16,9 @@ struct DaemonRequestContext: RequestContext {
         channel = source.channel
     }
 
+    var requestDecoder: JSONDecoder { APICoding.decoder }
+    var responseEncoder: JSONEncoder { APICoding.encoder }
+
     /// Bounded so a hostile client cannot make the daemon buffer megabytes.
     var maxUploadSize: Int { APIVersion.maximumRequestBytes }
 

@@ -5,7 +5,7 @@ import TresorProtocol
 /// Printing results and failures, as text or as JSON (`--json`).
 enum Output {
     static func json<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
+        let encoder = APICoding.encoder
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         if let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) {
             print(text)

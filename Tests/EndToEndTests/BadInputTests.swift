@@ -35,7 +35,7 @@ import TresorProtocol
             ("POST", "/v1/unlock", Data(#"{"passcode": 42}"#.utf8), 400, .param),
             ("POST", "/v1/unlock", Data(#"{"passcode": ""}"#.utf8), 400, .param),
             ("POST", "/v1/unlock", Data(#"{}"#.utf8), 401, .passcodeRequired),
-            ("POST", "/v1/unlock", Data(repeating: 0x41, count: 100_000), 413, .requestTooLarge),
+            ("POST", "/v1/unlock", Data(repeating: 0x41, count: 1_100_000), 413, .requestTooLarge),
             ("POST", "/v1/unlock", Data(("{\"passcode\": \"" + String(repeating: "x", count: 2000) + "\"}").utf8), 400, .param),
             ("POST", "/v1/passcode/change", Data(#"{"current": null}"#.utf8), 400, .param),
             ("GET", "/v1/no-such-route", nil, 404, .notFound),
@@ -55,6 +55,38 @@ import TresorProtocol
         let after = try harness.homeFiles().filter { $0.0.lastPathComponent != "tresord.log" }
         #expect(after.map(\.1) == before.map(\.1))
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-badinput-passcode\n").succeeded)
+        try harness.expectNoSecretLeaked()
+    }
+
+    @Test func badKeychainRequestsGetClearErrorsAndTouchNothing() throws {
+        let harness = try Harness()
+        harness.secrets = ["e2e-badkeychain-passcode"]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-badkeychain-passcode\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--secret-stdin"], input: "kept\n").succeeded)
+
+        func add(_ json: String) throws -> (Int, String) {
+            try curl(harness, "POST", "/v1/items/add", body: Data(json.utf8))
+        }
+        // curl is not a registered application: the keychain refuses it outright.
+        let (status, text) = try add(#"{"itemClass": "genp", "attributes": {"service": "s"}, "secret": "eA=="}"#)
+        #expect(status == 403)
+        #expect(errorCode(text) == .missingEntitlement)
+
+        // Through the CLI (the keychain-access application):
+        let unknownClass = try harness.tresor(["item", "add", "--class", "nope", "--secret-stdin"], input: "x\n")
+        #expect(!unknownClass.succeeded)
+        let wrongClassAttribute = try harness.json(ErrorResponse.self, ["item", "add", "--server", "example.com", "--secret-stdin"], input: "x\n")
+        #expect(wrongClassAttribute.error.code == .param)
+        #expect(wrongClassAttribute.error.message.contains("server does not apply to generic password"))
+        let huge = String(repeating: "s", count: 256 * 1024 + 1)
+        let oversized = try harness.json(ErrorResponse.self, ["item", "add", "--service", "big", "--secret-stdin"], input: huge)
+        #expect(oversized.error.code == .param)
+        #expect(oversized.error.message.contains("limit is 262144"))
+        let nothing = try harness.json(ErrorResponse.self, ["item", "get", "--service", "no-such-service"])
+        #expect(nothing.error.code == .itemNotFound)
+        #expect(try harness.tresor(["item", "get", "--service", "keep", "--account", "me"]).stdout == "kept")
+        #expect(harness.daemonIsRunning)
         try harness.expectNoSecretLeaked()
     }
 

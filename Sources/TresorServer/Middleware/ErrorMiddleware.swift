@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import TresorKeybag
+import TresorKeychain
 import TresorProtocol
 
 /// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
@@ -23,7 +24,7 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     static func response(for error: APIError) throws -> Response {
-        let body = try JSONEncoder().encode(ErrorResponse(error: error))
+        let body = try APICoding.encoder.encode(ErrorResponse(error: error))
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
         return Response(status: status(for: error.code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
@@ -38,7 +39,10 @@ struct ErrorMiddleware: RouterMiddleware {
         case .notInitialized, .alreadyInitialized, .noPasscodeSet: return .conflict
         case .keybagDamaged, .internal: return .internalServerError
         case .requestTooLarge: return .contentTooLarge
-        case .notFound: return .notFound
+        case .notFound, .itemNotFound, .noSuchKeychain: return .notFound
+        case .duplicateItem: return .conflict
+        case .decode: return .unprocessableContent
+        case .readOnly: return .forbidden
         }
     }
 
@@ -47,6 +51,8 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as APIError:
             return error
         case let error as KeybagError:
+            return apiError(for: error)
+        case let error as KeychainError:
             return apiError(for: error)
         case is NIOTooManyBytesError:
             return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
@@ -58,10 +64,29 @@ struct ErrorMiddleware: RouterMiddleware {
             // DecodingError's own text may quote the offending value: never pass it on.
             return APIError(.param, "malformed request body: expected the JSON documented in docs/API.md")
         case let error as HTTPError where error.status == .badRequest:
-            // Hummingbird wraps JSON decoding failures this way; its text may quote the input.
-            return APIError(.param, "malformed request body: expected the JSON documented in docs/API.md")
+            // Hummingbird wraps JSON decoding failures this way. Its messages about a missing key
+            // or a wrong type name only the key and the type; any other text may quote the input.
+            let message = error.body ?? ""
+            let safe = ["Coding key", "Value not found", "Type mismatch"].contains { message.hasPrefix($0) }
+            return APIError(.param, safe ? "malformed request body: \(message)" : "malformed request body: expected the JSON documented in docs/API.md")
         default:
             return APIError(.internal, "internal error (\(type(of: error)))")
+        }
+    }
+
+    static func apiError(for error: KeychainError) -> APIError {
+        let message = error.description
+        switch error {
+        case .duplicateItem: return APIError(.duplicateItem, message)
+        case .itemNotFound: return APIError(.itemNotFound, message)
+        case .interactionNotAllowed: return APIError(.interactionNotAllowed, message)
+        case .authFailed: return APIError(.authFailed, message)
+        case .missingEntitlement: return APIError(.missingEntitlement, message)
+        case .param: return APIError(.param, message)
+        case .decode: return APIError(.decode, message)
+        case .readOnly: return APIError(.readOnly, message)
+        case .noSuchKeychain: return APIError(.noSuchKeychain, message)
+        case .storage: return APIError(.internal, message)
         }
     }
 

@@ -8,6 +8,7 @@ import TresorProtocol
 /// and are never logged; every log line here names the operation and its outcome.
 struct KeybagRoutes {
     let slot: KeybagSlot
+    let keychains: KeychainProvider
     let status: StatusProvider
 
     func register(on router: Router<DaemonRequestContext>) {
@@ -27,6 +28,7 @@ struct KeybagRoutes {
         }
         router.post(RouterPath(Route.lock)) { _, context in
             try slot.keybag().lock()
+            keychains.keybagLocked()
             context.logger.notice("keybag locked by a client")
             return try status.current()
         }
@@ -45,6 +47,9 @@ struct KeybagRoutes {
             let current = try Passcode(body.current)
             let keybag = try slot.keybag()
             try await logged("passcode removal", context) { try await offloaded { try keybag.removePasscode(current: current) } }
+            // The class key is gone: its items can never be read again, so they go too.
+            let purged = try keychains.loginKeychain().purge(.whenPasscodeSetThisDeviceOnly)
+            context.logger.notice("whenPasscodeSetThisDeviceOnly items purged", metadata: ["count": "\(purged)"])
             return try status.current()
         }
     }

@@ -1,0 +1,141 @@
+import Foundation
+
+/// What the keychain knows about each attribute: which item classes it applies to, which
+/// form a class's primary key, and which the keychain sets itself.
+enum AttributeSchema {
+    static let everyClass: Set<ItemClass> = Set(ItemClass.allCases)
+
+    /// Attribute name → the classes it applies to.
+    static let appliesTo: [String: Set<ItemClass>] = [
+        "accessGroup": everyClass, "accessible": everyClass, "accessControl": everyClass,
+        "synchronizable": everyClass, "label": everyClass, "description": everyClass,
+        "comment": everyClass, "creator": everyClass, "type": everyClass,
+        "creationDate": everyClass, "modificationDate": everyClass, "custom": everyClass,
+        "account": [.genericPassword, .internetPassword],
+        "service": [.genericPassword], "generic": [.genericPassword],
+        "server": [.internetPassword], "protocol": [.internetPassword], "port": [.internetPassword],
+        "path": [.internetPassword], "authenticationType": [.internetPassword],
+        "securityDomain": [.internetPassword],
+        "certificateType": [.certificate], "certificateEncoding": [.certificate],
+        "subject": [.certificate], "issuer": [.certificate], "serialNumber": [.certificate],
+        "subjectKeyID": [.certificate], "publicKeyHash": [.certificate], "subjectSummary": [.certificate],
+        "keyClass": [.key], "applicationLabel": [.key], "applicationTag": [.key], "keyType": [.key],
+        "keySizeInBits": [.key], "effectiveKeySize": [.key],
+    ]
+
+    /// Apple's primary key of each class: two items may not agree on all of these.
+    static let primaryKey: [ItemClass: [String]] = [
+        .genericPassword: ["accessGroup", "service", "account", "synchronizable"],
+        .internetPassword: [
+            "accessGroup", "server", "protocol", "port", "path", "account", "authenticationType",
+            "securityDomain", "synchronizable",
+        ],
+        .certificate: ["accessGroup", "certificateType", "issuer", "serialNumber", "synchronizable"],
+        .key: [
+            "accessGroup", "keyClass", "applicationLabel", "applicationTag", "keyType", "keySizeInBits",
+            "effectiveKeySize", "synchronizable",
+        ],
+    ]
+
+    /// Set by the keychain, never by a caller.
+    static let readOnly: Set<String> = ["creationDate", "modificationDate"]
+
+    /// Filled from the certificate's DER; a caller may not contradict them.
+    static let derivedFromCertificate: Set<String> = [
+        "subject", "issuer", "serialNumber", "subjectKeyID", "publicKeyHash", "subjectSummary",
+    ]
+}
+
+/// Attributes as a JSON object, for exact matching and canonical primary keys.
+struct AttributeValues {
+    let values: [String: Any]
+
+    init(_ attributes: ItemAttributes) {
+        let data = (try? ItemAttributes.encoder.encode(attributes)) ?? Data("{}".utf8)
+        values = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// Whether every attribute set in `query` has the same value here. Custom attributes
+    /// match when every queried key is present with the same value.
+    func matches(_ query: AttributeValues) -> Bool {
+        for (name, wanted) in query.values {
+            if name == "custom" {
+                let have = values["custom"] as? [String: String] ?? [:]
+                guard let wantedMap = wanted as? [String: String] else { return false }
+                for (key, value) in wantedMap where have[key] != value { return false }
+                continue
+            }
+            guard let have = values[name], Self.canonical(have) == Self.canonical(wanted) else { return false }
+        }
+        return true
+    }
+
+    /// A value as canonical JSON bytes, so values compare whatever Foundation type holds them.
+    static func canonical(_ value: Any) -> Data? {
+        try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys])
+    }
+
+    /// The primary-key tuple of `itemClass`, canonically serialised (absent values as null).
+    func primaryKeyTuple(for itemClass: ItemClass) -> Data {
+        var tuple: [Any] = [itemClass.rawValue]
+        for name in AttributeSchema.primaryKey[itemClass] ?? [] { tuple.append(values[name] ?? NSNull()) }
+        return (try? JSONSerialization.data(withJSONObject: tuple, options: [.sortedKeys])) ?? Data()
+    }
+}
+
+extension ItemAttributes {
+    /// Every attribute name the keychain knows, as spelled in JSON.
+    public static var knownNames: Set<String> { Set(AttributeSchema.appliesTo.keys) }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dataEncodingStrategy = .base64
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.dataDecodingStrategy = .base64
+        return decoder
+    }()
+
+    /// The names of the attributes that are set.
+    var setNames: [String] { Array(AttributeValues(self).values.keys).sorted() }
+
+    /// Why these attributes cannot be used for `itemClass` as `purpose`, if they cannot.
+    func validate(for itemClass: ItemClass, purpose: Purpose) throws {
+        for name in setNames {
+            guard let classes = AttributeSchema.appliesTo[name], classes.contains(itemClass) else {
+                throw KeychainError.param("attribute \(name) does not apply to \(itemClass.humanName) items")
+            }
+            if purpose != .query && AttributeSchema.readOnly.contains(name) {
+                throw KeychainError.param("attribute \(name) is set by the keychain and cannot be given")
+            }
+        }
+        for (name, value) in [("label", label), ("description", description), ("comment", comment), ("service", service),
+                              ("account", account), ("server", server), ("path", path), ("accessGroup", accessGroup)] {
+            if let value, value.utf8.count > Self.maximumStringBytes {
+                throw KeychainError.param("attribute \(name) is longer than \(Self.maximumStringBytes) bytes")
+            }
+        }
+        if let custom, custom.count > 64 || custom.contains(where: { $0.key.utf8.count > 256 || $0.value.utf8.count > Self.maximumStringBytes }) {
+            throw KeychainError.param("custom attributes: at most 64, keys up to 256 bytes, values up to \(Self.maximumStringBytes) bytes")
+        }
+        if let port, !(0...65535).contains(port) { throw KeychainError.param("port must be 0 to 65535") }
+    }
+
+    static let maximumStringBytes = 4096
+
+    enum Purpose { case add, query, update }
+
+    /// These attributes with every attribute set in `changes` replaced.
+    func applying(_ changes: ItemAttributes) throws -> ItemAttributes {
+        var merged = AttributeValues(self).values
+        for (name, value) in AttributeValues(changes).values { merged[name] = value }
+        let data = try JSONSerialization.data(withJSONObject: merged)
+        return try Self.decoder.decode(ItemAttributes.self, from: data)
+    }
+}

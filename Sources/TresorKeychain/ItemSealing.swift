@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+import TresorCrypto
+
+/// The two-key encryption of SPEC §3.3 for one keychain: each item's secret sealed under its
+/// own row key, the row key wrapped by the class key, the other attributes sealed under a
+/// metadata key per (item class, protection class), and HMAC blind indexes for lookups.
+struct ItemSealing {
+    static let formatVersion = "v1"
+
+    let keychainName: String
+    /// Derived from the `alwaysThisDeviceOnly` class key, so lookups work in every lock state
+    /// without revealing anything but equality.
+    let indexKey: SymmetricKey
+
+    /// Binds a ciphertext to its keychain, table, row and column, so it cannot be moved.
+    func associatedData(_ itemClass: ItemClass, id: Int64, column: String) -> Data {
+        Data("tresor.keychain.\(Self.formatVersion)/\(keychainName)/\(itemClass.table)/\(id)/\(column)".utf8)
+    }
+
+    func primaryKeyTag(_ attributes: AttributeValues, itemClass: ItemClass) -> Data {
+        MessageAuthentication.hmacSHA256(Data("pk\0".utf8) + attributes.primaryKeyTuple(for: itemClass), key: indexKey)
+    }
+
+    func groupTag(_ group: String) -> Data {
+        MessageAuthentication.hmacSHA256(Data("group\0".utf8) + Data(group.utf8), key: indexKey)
+    }
+
+    func sealMetadata(_ attributes: ItemAttributes, itemClass: ItemClass, id: Int64, key: SymmetricKey) throws -> Data {
+        let json = try ItemAttributes.encoder.encode(attributes)
+        return try Envelope.seal(json, using: key, authenticating: associatedData(itemClass, id: id, column: "metadata"))
+    }
+
+    func openMetadata(_ stored: StoredItem, itemClass: ItemClass, key: SymmetricKey) throws -> ItemAttributes {
+        do {
+            let json = try Envelope.open(stored.metadata, using: key, authenticating: associatedData(itemClass, id: stored.id, column: "metadata"))
+            return try ItemAttributes.decoder.decode(ItemAttributes.self, from: json)
+        } catch {
+            throw KeychainError.decode("the attributes of item \(stored.id) are damaged or were altered")
+        }
+    }
+
+    func sealSecret(_ secret: Data, itemClass: ItemClass, id: Int64, rowKey: SymmetricKey) throws -> Data {
+        try Envelope.seal(secret, using: rowKey, authenticating: associatedData(itemClass, id: id, column: "secret"))
+    }
+
+    func openSecret(_ stored: StoredItem, itemClass: ItemClass, classKey: SymmetricKey) throws -> Data {
+        do {
+            let rowKey = try KeyWrap.unwrap(stored.rowKey, using: classKey)
+            return try Envelope.open(stored.secret, using: rowKey, authenticating: associatedData(itemClass, id: stored.id, column: "secret"))
+        } catch {
+            throw KeychainError.decode("the secret of item \(stored.id) is damaged or was altered")
+        }
+    }
+}

@@ -1,0 +1,373 @@
+import Crypto
+import Foundation
+import GRDB
+import Synchronization
+import TresorCrypto
+import TresorKeybag
+
+/// One keychain: items of the four classes, sealed at rest with two keys per item and found
+/// through blind indexes (SPEC §3). Every operation checks the caller's access groups and the
+/// keybag's lock state for the item's protection class.
+///
+/// ```swift
+/// let keychain = try Keychain(file: home.appendingPathComponent("login.keychain"), keybag: keybag)
+/// var attributes = ItemAttributes()
+/// attributes.service = "github.com"
+/// attributes.account = "ada"
+/// try keychain.add(.genericPassword, attributes: attributes, secret: Data("token".utf8), caller: caller)
+/// ```
+public final class Keychain: Sendable {
+    /// The largest secret an item holds (256 KiB: certificates, keys and passwords fit).
+    public static let maximumSecretBytes = 256 * 1024
+
+    public let name: String
+    let database: DatabasePool
+    let keybag: Keybag
+    let sealing: ItemSealing
+    /// The applications registered with this keychain's home.
+    public let applications: ApplicationRegistry
+    private let metadataKeys = Mutex<[String: SymmetricKey]>([:])
+
+    public init(file: URL, keybag: Keybag, name: String = "login") throws {
+        self.name = name
+        self.keybag = keybag
+        do {
+            database = try KeychainDatabase.open(at: file)
+        } catch {
+            throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
+        }
+        applications = ApplicationRegistry(database: database)
+        let always = try Self.mapKeybag { try keybag.classKey(for: .alwaysThisDeviceOnly) }
+        sealing = ItemSealing(
+            keychainName: name, indexKey: KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name))
+    }
+
+    // MARK: Add
+
+    /// Adds an item (`SecItemAdd`). Fails with ``KeychainError/duplicateItem`` when an item of
+    /// the same class has the same primary key, whatever its protection class.
+    @discardableResult
+    public func add(_ itemClass: ItemClass, attributes given: ItemAttributes, secret: Data, caller: Caller) throws -> KeychainItem {
+        try given.validate(for: itemClass, purpose: .add)
+        guard secret.count <= Self.maximumSecretBytes else {
+            throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(Self.maximumSecretBytes)")
+        }
+        var attributes = given
+        if itemClass == .certificate { attributes = try CertificateAttributes.fill(attributes, der: secret) }
+        attributes.accessGroup = attributes.accessGroup ?? caller.defaultAccessGroup
+        attributes.accessible = attributes.accessible ?? .default
+        attributes.synchronizable = attributes.synchronizable ?? false
+        let group = attributes.accessGroup!
+        guard caller.mayUse(group: group) else { throw KeychainError.missingEntitlement("access group \(group) is not this application's") }
+        let protectionClass = attributes.accessible!
+        if protectionClass.requiresPasscode && !keybag.status.isPasscodeSet {
+            throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
+        }
+        let now = Date()
+        attributes.creationDate = now
+        attributes.modificationDate = now
+
+        let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
+        let rowKey = SecureRandom.key(bitCount: 256)
+        let id = Int64.random(in: 1...Int64.max)
+        let values = AttributeValues(attributes)
+        try write { db in
+            let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
+            try db.execute(
+                sql: """
+                    INSERT INTO \(itemClass.table) (id, pdmn, primary_key_tag, group_tag, metadata, row_key, secret)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, protectionClass.rawValue, sealing.primaryKeyTag(values, itemClass: itemClass), sealing.groupTag(group),
+                    try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
+                    try KeyWrap.wrap(rowKey, using: classKey),
+                    try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
+                ])
+        }
+        return KeychainItem(id: String(id), itemClass: itemClass, attributes: attributes, secret: nil)
+    }
+
+    // MARK: Copy matching
+
+    /// Finds items (`SecItemCopyMatching`). Throws ``KeychainError/itemNotFound`` when nothing
+    /// matches, ``KeychainError/interactionNotAllowed(_:)`` when only items of a class
+    /// unavailable in the current lock state could have matched.
+    public func copyMatching(_ query: ItemQuery, caller: Caller) throws -> [KeychainItem] {
+        let matches = try find(query, caller: caller)
+        var results: [KeychainItem] = []
+        var presenceVerified = false
+        for match in matches {
+            var item = KeychainItem(
+                id: String(match.stored.id), itemClass: query.itemClass,
+                attributes: query.returnAttributes ? match.attributes : nil, secret: nil)
+            if query.returnData {
+                try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified)
+                item.secret = try sealing.openSecret(match.stored, itemClass: query.itemClass, classKey: match.classKey)
+            }
+            results.append(item)
+        }
+        return results
+    }
+
+    // MARK: Update
+
+    /// Changes the attributes (and, if given, the secret) of every matching item (`SecItemUpdate`).
+    /// Returns how many changed. All or nothing: a duplicate primary key rolls every change back.
+    @discardableResult
+    public func update(_ query: ItemQuery, changes: ItemAttributes, secret: Data?, caller: Caller) throws -> Int {
+        try changes.validate(for: query.itemClass, purpose: .update)
+        if let secret, secret.count > Self.maximumSecretBytes {
+            throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(Self.maximumSecretBytes)")
+        }
+        if let group = changes.accessGroup, !caller.mayUse(group: group) {
+            throw KeychainError.missingEntitlement("access group \(group) is not this application's")
+        }
+        if query.itemClass == .certificate && (secret != nil || !Set(changes.setNames).isDisjoint(with: AttributeSchema.derivedFromCertificate)) {
+            throw KeychainError.param("a certificate's data and the attributes read from it cannot be changed; add a new item")
+        }
+        var everything = query
+        everything.limit = .all
+        let matches = try find(everything, caller: caller)
+        var presenceVerified = false
+        let itemClass = query.itemClass
+        try write { db in
+            for match in matches {
+                if secret != nil { try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified) }
+                var attributes = try match.attributes.applying(changes)
+                attributes.modificationDate = Date()
+                let protectionClass = attributes.accessible ?? .default
+                let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
+                if protectionClass.requiresPasscode && !keybag.status.isPasscodeSet {
+                    throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
+                }
+                let id = match.stored.id
+                // The row key stays; it is re-wrapped if the protection class changed.
+                let rowKey = try KeyWrap.unwrap(match.stored.rowKey, using: match.classKey)
+                let newSecret = try secret.map { try sealing.sealSecret($0, itemClass: itemClass, id: id, rowKey: rowKey) } ?? match.stored.secret
+                let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
+                try db.execute(
+                    sql: """
+                        UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, group_tag = ?, metadata = ?, row_key = ?, secret = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        protectionClass.rawValue, sealing.primaryKeyTag(AttributeValues(attributes), itemClass: itemClass),
+                        sealing.groupTag(attributes.accessGroup ?? ""),
+                        try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
+                        try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
+                    ])
+            }
+        }
+        if secret != nil || changes.accessible != nil { try? KeychainDatabase.checkpoint(database) }
+        return matches.count
+    }
+
+    // MARK: Delete
+
+    /// Deletes every matching item (`SecItemDelete`) and checkpoints the WAL so that no
+    /// ciphertext of them stays on disk. Returns how many were deleted.
+    @discardableResult
+    public func delete(_ query: ItemQuery, caller: Caller) throws -> Int {
+        var everything = query
+        everything.limit = .all
+        everything.returnData = false
+        let matches = try find(everything, caller: caller)
+        try write { db in
+            for match in matches {
+                try db.execute(sql: "DELETE FROM \(query.itemClass.table) WHERE id = ?", arguments: [match.stored.id])
+            }
+        }
+        try KeychainDatabase.checkpoint(database)
+        return matches.count
+    }
+
+    /// Deletes every item of `protectionClass` — after its class key was destroyed (passcode
+    /// removal destroys `whenPasscodeSetThisDeviceOnly`), they can never be read again.
+    @discardableResult
+    public func purge(_ protectionClass: ProtectionClass) throws -> Int {
+        var count = 0
+        try write { db in
+            for itemClass in ItemClass.allCases {
+                try db.execute(sql: "DELETE FROM \(itemClass.table) WHERE pdmn = ?", arguments: [protectionClass.rawValue])
+                count += db.changesCount
+            }
+            try db.execute(sql: "DELETE FROM metadata_keys WHERE pdmn = ?", arguments: [protectionClass.rawValue])
+        }
+        metadataKeys.withLock { keys in keys = keys.filter { !$0.key.hasSuffix("/" + protectionClass.rawValue) } }
+        try KeychainDatabase.checkpoint(database)
+        return count
+    }
+
+    /// Drops cached metadata keys of classes the keybag no longer makes available (after a lock).
+    public func dropUnavailableKeys() {
+        let available = Set(keybag.status.availableClasses.map(\.rawValue))
+        metadataKeys.withLock { keys in
+            keys = keys.filter { available.contains(String($0.key.split(separator: "/").last ?? "")) }
+        }
+    }
+
+    // MARK: Finding
+
+    struct Match {
+        var stored: StoredItem
+        var attributes: ItemAttributes
+        var classKey: SymmetricKey
+    }
+
+    /// The items matching `query` that the caller may see, decrypting only metadata.
+    func find(_ query: ItemQuery, caller: Caller) throws -> [Match] {
+        try query.attributes.validate(for: query.itemClass, purpose: .query)
+        var wanted = query.attributes
+        wanted.synchronizable = wanted.synchronizable ?? false
+        if let group = wanted.accessGroup, !caller.mayUse(group: group) {
+            throw KeychainError.missingEntitlement("access group \(group) is not this application's")
+        }
+        let itemClass = query.itemClass
+        let wantedValues = AttributeValues(wanted)
+        let rows: [StoredItem] = try database.read { db in
+            let table = itemClass.table
+            if let id = query.id {
+                guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
+                return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]).map(StoredItem.init)
+            }
+            if let tags = primaryKeyTags(wanted, itemClass: itemClass, caller: caller) {
+                // Every primary-key attribute is known: O(log n) lookups through the blind index.
+                return try tags.flatMap {
+                    try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE primary_key_tag = ?", arguments: [$0]).map(StoredItem.init)
+                }
+            }
+            if caller.seesEveryGroup && wanted.accessGroup == nil {
+                return try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map(StoredItem.init)
+            }
+            let groups = wanted.accessGroup.map { [$0] } ?? caller.accessGroups
+            let tags = groups.map { sealing.groupTag($0) }
+            guard !tags.isEmpty else { return [] }
+            let placeholders = Array(repeating: "?", count: tags.count).joined(separator: ",")
+            return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE group_tag IN (\(placeholders))", arguments: StatementArguments(tags))
+                .map(StoredItem.init)
+        }
+
+        var matches: [Match] = []
+        var unavailable = false
+        var damaged: KeychainError?
+        for stored in rows {
+            guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else { continue }
+            let classKey: SymmetricKey
+            do {
+                classKey = try keybag.classKey(for: protectionClass)
+            } catch {
+                unavailable = true
+                continue
+            }
+            let attributes: ItemAttributes
+            do {
+                let key = try database.read { db in
+                    try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
+                }
+                attributes = try sealing.openMetadata(stored, itemClass: itemClass, key: key)
+            } catch let error as KeychainError {
+                damaged = error
+                continue
+            }
+            guard let group = attributes.accessGroup, caller.mayUse(group: group) else { continue }
+            guard AttributeValues(attributes).matches(wantedValues) else { continue }
+            matches.append(Match(stored: stored, attributes: attributes, classKey: classKey))
+            if query.limit == .one { break }
+        }
+        if matches.isEmpty {
+            // A damaged row that the query pointed at directly is reported, not hidden.
+            if let damaged, query.id != nil || rows.count == 1 { throw damaged }
+            if unavailable { throw KeychainError.interactionNotAllowed("the matching items' protection class is locked") }
+            throw KeychainError.itemNotFound
+        }
+        return matches
+    }
+
+    /// The blind-index tags to look up when the query fixes the whole primary key
+    /// (for each group the caller may use, when it names none); nil when a scan is needed.
+    private func primaryKeyTags(_ wanted: ItemAttributes, itemClass: ItemClass, caller: Caller) -> [Data]? {
+        let names = AttributeSchema.primaryKey[itemClass] ?? []
+        let values = AttributeValues(wanted).values
+        guard names.allSatisfy({ $0 == "accessGroup" || values[$0] != nil }) else { return nil }
+        // Only a query that names exactly the primary key (or less) can be answered from it.
+        guard values.keys.allSatisfy({ names.contains($0) || $0 == "accessible" }) else { return nil }
+        if wanted.accessGroup != nil {
+            return [sealing.primaryKeyTag(AttributeValues(wanted), itemClass: itemClass)]
+        }
+        guard !caller.seesEveryGroup else { return nil }
+        return caller.accessGroups.map { group in
+            var withGroup = wanted
+            withGroup.accessGroup = group
+            return sealing.primaryKeyTag(AttributeValues(withGroup), itemClass: itemClass)
+        }
+    }
+
+    /// User presence (SPEC §3.5): `userPresence` items, and — for the keychain-access app —
+    /// items of other applications' groups, reveal their secret only with the passcode.
+    private func checkPresence(for attributes: ItemAttributes, caller: Caller, verified: inout Bool) throws {
+        let needsPasscode = attributes.accessControl == .userPresence
+            || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
+        guard needsPasscode, !verified else { return }
+        guard let passcode = caller.passcode else {
+            throw KeychainError.authFailed("revealing this item's secret needs the passcode in the request")
+        }
+        try Self.mapKeybag { try keybag.verify(passcode: passcode) }
+        verified = true
+    }
+
+    // MARK: Keys
+
+    private func metadataKey(
+        _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey, db: Database, create: Bool
+    ) throws -> SymmetricKey {
+        let cacheKey = "\(itemClass.rawValue)/\(protectionClass.rawValue)"
+        if let cached = metadataKeys.withLock({ $0[cacheKey] }) { return cached }
+        if let wrapped = try Data.fetchOne(
+            db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
+            arguments: [itemClass.rawValue, protectionClass.rawValue])
+        {
+            let key: SymmetricKey
+            do {
+                key = try KeyWrap.unwrap(wrapped, using: classKey)
+            } catch {
+                throw KeychainError.decode("the metadata key of \(itemClass.humanName) / \(protectionClass.rawValue) items is damaged")
+            }
+            metadataKeys.withLock { $0[cacheKey] = key }
+            return key
+        }
+        guard create else { throw KeychainError.decode("no metadata key for \(itemClass.humanName) / \(protectionClass.rawValue) items") }
+        let key = SecureRandom.key(bitCount: 256)
+        try db.execute(
+            sql: "INSERT INTO metadata_keys (item_class, pdmn, wrapped_key) VALUES (?, ?, ?)",
+            arguments: [itemClass.rawValue, protectionClass.rawValue, try KeyWrap.wrap(key, using: classKey)])
+        metadataKeys.withLock { $0[cacheKey] = key }
+        return key
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.write(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw KeychainError.duplicateItem
+        } catch let error as DatabaseError {
+            throw KeychainError.storage("SQLite error \(error.resultCode.rawValue)")
+        }
+    }
+
+    /// Keybag refusals in keychain terms.
+    static func mapKeybag<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as KeybagError {
+            switch error {
+            case .classUnavailable, .classKeyAbsent:
+                throw KeychainError.interactionNotAllowed(error.description)
+            case .wrongPasscode, .throttled, .passcodeRequired, .noPasscodeSet, .invalidPasscode:
+                throw KeychainError.authFailed(error.description)
+            default:
+                throw KeychainError.storage(error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import TresorSystem
+
+/// The SQLite file of one keychain, through GRDB, in WAL mode with `secure_delete` on.
+///
+/// Each item class has its own table (`genp`, `inet`, `cert`, `keys`, as in Apple's keychain
+/// database) with the same columns:
+///
+/// | column | content |
+/// |---|---|
+/// | `id` | random 63-bit row id, bound into every ciphertext's associated data |
+/// | `pdmn` | the protection class — the only attribute stored in the clear |
+/// | `primary_key_tag` | blind index: HMAC of the canonical primary-key tuple (unique) |
+/// | `group_tag` | blind index of the access group, so a client's items are found without decrypting others |
+/// | `metadata` | every other attribute, sealed under the (class, protection class) metadata key |
+/// | `row_key` | the item's own key, RFC 3394-wrapped by its class key |
+/// | `secret` | the secret, sealed under the row key |
+enum KeychainDatabase {
+    static func open(at url: URL) throws -> DatabasePool {
+        // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
+        if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Deleted rows are overwritten with zeros, not just unlinked from the b-tree.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            for itemClass in ItemClass.allCases {
+                try db.execute(sql: """
+                    CREATE TABLE \(itemClass.table) (
+                        id INTEGER PRIMARY KEY,
+                        pdmn TEXT NOT NULL,
+                        primary_key_tag BLOB NOT NULL UNIQUE,
+                        group_tag BLOB NOT NULL,
+                        metadata BLOB NOT NULL,
+                        row_key BLOB NOT NULL,
+                        secret BLOB NOT NULL
+                    );
+                    CREATE INDEX \(itemClass.table)_group ON \(itemClass.table)(group_tag);
+                    """)
+            }
+            try db.execute(sql: """
+                CREATE TABLE metadata_keys (
+                    item_class TEXT NOT NULL,
+                    pdmn TEXT NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    PRIMARY KEY (item_class, pdmn)
+                );
+                CREATE TABLE applications (
+                    executable_sha256 BLOB PRIMARY KEY,
+                    application_id TEXT NOT NULL UNIQUE,
+                    team_id TEXT NOT NULL,
+                    access_groups TEXT NOT NULL,
+                    executable_path TEXT NOT NULL,
+                    registered_at REAL NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+
+    /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page
+    /// images (ciphertext of deleted items) stay in `-wal` until it is reused.
+    static func checkpoint(_ pool: DatabasePool) throws {
+        _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    }
+}
+
+/// One stored row, as read from an item table.
+struct StoredItem {
+    var id: Int64
+    var protectionClass: String
+    var metadata: Data
+    var rowKey: Data
+    var secret: Data
+
+    init(row: Row) {
+        id = row["id"]
+        protectionClass = row["pdmn"]
+        metadata = row["metadata"]
+        rowKey = row["row_key"]
+        secret = row["secret"]
+    }
+}

@@ -1,0 +1,57 @@
+/// Why the keychain refused a request: a closed set mapped 1:1 to Apple's `OSStatus` values,
+/// so code ported from `SecItem…` keeps its checks. No case carries a secret.
+public enum KeychainError: Error, Equatable, Sendable {
+    /// `errSecDuplicateItem` (−25299): an item with the same primary key exists.
+    case duplicateItem
+    /// `errSecItemNotFound` (−25300): nothing matched.
+    case itemNotFound
+    /// `errSecInteractionNotAllowed` (−25308): the item's protection class is unavailable now.
+    case interactionNotAllowed(String)
+    /// `errSecAuthFailed` (−25293): the passcode this request needed was missing or wrong.
+    case authFailed(String)
+    /// `errSecMissingEntitlement` (−34018): the caller may not use this access group or keychain.
+    case missingEntitlement(String)
+    /// `errSecParam` (−50): an attribute, value or query is invalid.
+    case param(String)
+    /// `errSecDecode` (−26275): an item's stored data does not decrypt: damaged or altered.
+    case decode(String)
+    /// `errSecReadOnly` (−25292): the keychain cannot be changed (System Roots).
+    case readOnly
+    /// `errSecNoSuchKeychain` (−25294).
+    case noSuchKeychain(String)
+    /// `errSecInternalComponent` (−2070): storage failed; the message says how.
+    case storage(String)
+
+    /// Apple's `OSStatus` for this error.
+    public var osStatus: Int32 {
+        switch self {
+        case .duplicateItem: return -25299
+        case .itemNotFound: return -25300
+        case .interactionNotAllowed: return -25308
+        case .authFailed: return -25293
+        case .missingEntitlement: return -34018
+        case .param: return -50
+        case .decode: return -26275
+        case .readOnly: return -25292
+        case .noSuchKeychain: return -25294
+        case .storage: return -2070
+        }
+    }
+}
+
+extension KeychainError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .duplicateItem: return "an item with the same primary key already exists"
+        case .itemNotFound: return "no item matches"
+        case .interactionNotAllowed(let why): return "interaction not allowed: \(why)"
+        case .authFailed(let why): return "authentication failed: \(why)"
+        case .missingEntitlement(let why): return "missing entitlement: \(why)"
+        case .param(let why): return "invalid parameter: \(why)"
+        case .decode(let why): return "item data cannot be decoded: \(why)"
+        case .readOnly: return "this keychain is read-only"
+        case .noSuchKeychain(let name): return "no keychain named \(name)"
+        case .storage(let why): return "keychain storage error: \(why)"
+        }
+    }
+}

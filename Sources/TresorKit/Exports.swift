@@ -1,0 +1,12 @@
+// The keychain's value types, so `import TresorKit` is all an application needs.
+@_exported import enum TresorKeybag.ProtectionClass
+@_exported import enum TresorKeychain.AccessControl
+@_exported import struct TresorKeychain.Application
+@_exported import enum TresorKeychain.ItemClass
+@_exported import struct TresorKeychain.ItemAttributes
+@_exported import struct TresorKeychain.ItemQuery
+@_exported import struct TresorKeychain.KeychainItem
+@_exported import struct TresorProtocol.APIError
+@_exported import struct TresorProtocol.DaemonStatus
+@_exported import struct TresorProtocol.Hold
+@_exported import struct TresorSystem.TresorPaths

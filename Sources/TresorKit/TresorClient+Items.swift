@@ -1,0 +1,54 @@
+import Foundation
+import TresorKeychain
+import TresorProtocol
+
+extension TresorClient {
+    /// `SecItemAdd`: stores a new item in the login keychain.
+    public func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil) throws -> KeychainItem {
+        try call("POST", Route.addItem, AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret))
+    }
+
+    /// `SecItemCopyMatching`. `passcode` reveals secrets that need user presence.
+    public func items(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> [KeychainItem] {
+        let response: ItemsResponse = try call(
+            "POST", Route.searchItems, SearchItemsRequest(keychain: keychain, query: query, passcode: passcode))
+        return response.items
+    }
+
+    /// `SecItemUpdate`: returns how many items changed.
+    @discardableResult
+    public func updateItems(
+        matching query: ItemQuery, changes: ItemAttributes, secret: Data? = nil, keychain: String? = nil, passcode: String? = nil
+    ) throws -> Int {
+        let response: CountResponse = try call(
+            "POST", Route.updateItems,
+            UpdateItemsRequest(keychain: keychain, query: query, changes: changes, secret: secret, passcode: passcode))
+        return response.count
+    }
+
+    /// `SecItemDelete`: returns how many items were deleted.
+    @discardableResult
+    public func deleteItems(matching query: ItemQuery, keychain: String? = nil) throws -> Int {
+        let response: CountResponse = try call("POST", Route.deleteItems, DeleteItemsRequest(keychain: keychain, query: query))
+        return response.count
+    }
+
+    // MARK: Applications (the tresor CLI only)
+
+    public func registerApplication(
+        id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?
+    ) throws -> Application {
+        try call(
+            "POST", Route.applications,
+            RegisterApplicationRequest(applicationID: id, teamID: team, executablePath: executablePath, accessGroups: accessGroups, passcode: passcode))
+    }
+
+    public func applications() throws -> [Application] {
+        let response: ApplicationsResponse = try call("GET", Route.applications)
+        return response.applications
+    }
+
+    public func removeApplication(id: String) throws {
+        try callExpectingNoContent("DELETE", Route.applications + "/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import TresorKeychain
+
+/// Which keychain a request is for: the user's `login` keychain (the default) or the
+/// read-only `System Roots`.
+public enum KeychainName {
+    public static let login = "login"
+    public static let systemRoots = "System Roots"
+}
+
+/// `POST /v1/items/add` (`SecItemAdd`). `secret` travels Base64-encoded inside the JSON —
+/// a transport encoding, not protection: the socket is private to the user.
+public struct AddItemRequest: Codable, Sendable {
+    public var keychain: String?
+    public var itemClass: ItemClass
+    public var attributes: ItemAttributes
+    public var secret: Data
+
+    public init(keychain: String? = nil, itemClass: ItemClass, attributes: ItemAttributes, secret: Data) {
+        self.keychain = keychain
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.secret = secret
+    }
+}
+
+/// `POST /v1/items/search` (`SecItemCopyMatching`). `passcode` is needed to reveal the secret
+/// of a `userPresence` item, or — for the `tresor` CLI — of another application's item.
+public struct SearchItemsRequest: Codable, Sendable {
+    public var keychain: String?
+    public var query: ItemQuery
+    public var passcode: String?
+
+    public init(keychain: String? = nil, query: ItemQuery, passcode: String? = nil) {
+        self.keychain = keychain
+        self.query = query
+        self.passcode = passcode
+    }
+}
+
+/// The answer to a search.
+public struct ItemsResponse: Codable, Sendable {
+    public var items: [KeychainItem]
+    public init(items: [KeychainItem]) { self.items = items }
+}
+
+/// `POST /v1/items/update` (`SecItemUpdate`): set `changes` (and, if given, the secret) on
+/// every item matching `query`.
+public struct UpdateItemsRequest: Codable, Sendable {
+    public var keychain: String?
+    public var query: ItemQuery
+    public var changes: ItemAttributes
+    public var secret: Data?
+    public var passcode: String?
+
+    public init(keychain: String? = nil, query: ItemQuery, changes: ItemAttributes, secret: Data? = nil, passcode: String? = nil) {
+        self.keychain = keychain
+        self.query = query
+        self.changes = changes
+        self.secret = secret
+        self.passcode = passcode
+    }
+}
+
+/// `POST /v1/items/delete` (`SecItemDelete`).
+public struct DeleteItemsRequest: Codable, Sendable {
+    public var keychain: String?
+    public var query: ItemQuery
+
+    public init(keychain: String? = nil, query: ItemQuery) {
+        self.keychain = keychain
+        self.query = query
+    }
+}
+
+/// How many items an update or delete changed.
+public struct CountResponse: Codable, Sendable {
+    public var count: Int
+    public init(count: Int) { self.count = count }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+import TresorCrypto
+import TresorKeybag
+import TresorKeychain
+import TresorProtocol
+
+/// Turns an identified client into a keychain ``Caller``: the `tresor` CLI installed beside
+/// this daemon is the keychain-access application; a registered executable gets its
+/// application's groups; anything else is refused with `missingEntitlement`.
+struct CallerResolver: Sendable {
+    /// The keychain-access application's own access group (items the CLI adds by default).
+    static let cliGroup = "tresor"
+
+    let keychains: KeychainProvider
+    let cliExecutable: URL
+
+    func caller(for client: Client, passcode: String?) throws -> Caller {
+        let passcode = try passcode.map(Passcode.init)
+        if isCLI(client) {
+            return Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
+        }
+        guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256) else {
+            throw KeychainError.missingEntitlement(
+                "\(client.executable) is not a registered application (register it with `tresor app register`)")
+        }
+        return Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID, passcode: passcode)
+    }
+
+    /// Whether the client runs the `tresor` executable that sits beside this daemon — compared
+    /// by content, so a copy elsewhere is the CLI too and a replaced file is not.
+    func isCLI(_ client: Client) -> Bool {
+        guard let hash = try? FileHashes.shared.sha256(of: cliExecutable) else { return false }
+        return ConstantTime.equals(hash, client.executableSHA256)
+    }
+}
+
+/// SHA-256 of files by path, cached by device, inode, size and modification time.
+final class FileHashes: Sendable {
+    static let shared = FileHashes()
+
+    struct Identity: Hashable {
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+    }
+
+    private let cache = Mutex<[Identity: Data]>([:])
+
+    /// The hash of the file open at `fd`.
+    func sha256(ofOpenFile fd: Int32) throws -> Data {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
+        let identity = Identity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+        if let known = cache.withLock({ $0[identity] }) { return known }
+        let hash = try Digest.sha256(readingFileDescriptor: fd)
+        cache.withLock { $0[identity] = hash }
+        return hash
+    }
+
+    func sha256(of url: URL) throws -> Data {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
+        defer { close(fd) }
+        return try sha256(ofOpenFile: fd)
+    }
+}

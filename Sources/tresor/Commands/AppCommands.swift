@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+
+struct AppCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app",
+        abstract: "Register the executables that may use the keychain, and their access groups.",
+        discussion: """
+            An application is identified by the SHA-256 of its executable: rebuilding or replacing \
+            the file means registering it again. It may use its own application id as an access \
+            group and any group that starts with its team id (TEAM.something).
+            """,
+        subcommands: [Register.self, List.self, Remove.self])
+
+    struct Register: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register an executable (needs the keybag unlocked and the passcode again).")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Application id, e.g. TEAM1.com.example.backup.") var id: String
+        @Option(help: "Team id: letters and digits.") var team: String
+        @Option(help: "The executable file.") var exe: String
+        @Option(help: "A shared access group TEAM.name (repeatable).") var group: [String] = []
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let client = try options.connect()
+                var passcode: String?
+                if try client.status().passcodeSet {
+                    var input = SecretInput(fromStandardInput: passcodeStdin)
+                    passcode = try input.next("Passcode (to register \(id)):")
+                }
+                let path = URL(fileURLWithPath: exe).standardizedFileURL.path
+                let application = try client.registerApplication(id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode)
+                if options.json { return Output.json(application) }
+                print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the registered applications.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let applications = try options.connect().applications()
+                if options.json { return Output.json(applications) }
+                if applications.isEmpty { print("No applications registered.") }
+                for application in applications {
+                    let hash = application.executableSHA256.prefix(8).map { String(format: "%02x", $0) }.joined()
+                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (sha256 \(hash)…)")
+                }
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an application; its items stay.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The application id.") var id: String
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                try options.connect().removeApplication(id: id)
+                if options.json { return Output.json(["removed": id]) }
+                print("Removed \(id).")
+            }
+        }
+    }
+}

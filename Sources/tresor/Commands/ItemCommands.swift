@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+
+struct ItemCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "item",
+        abstract: "Add, read, find, change and delete keychain items.",
+        discussion: """
+            Items are generic passwords (genp), internet passwords (inet), certificates (cert) \
+            and keys (keys), with Apple's attributes. The tresor tool sees every application's \
+            items, but reveals another application's secret only with the passcode.
+            """,
+        subcommands: [Add.self, Get.self, Find.self, Update.self, Delete.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an item; the secret comes from standard input.",
+            discussion: """
+                Example: printf %s "$TOKEN" | tresor item add --service api.example.com --account ci --secret-stdin
+                For a certificate, pipe its DER: tresor item add --class cert --secret-stdin < cert.der
+                """)
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: ItemOptions
+        @Flag(help: "Read the secret (or the certificate or key data) from standard input.") var secretStdin = false
+        @Flag(help: "Reading the secret will need the passcode every time (access control userPresence).")
+        var userPresence = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                guard secretStdin else { throw ValidationError("give the secret on standard input with --secret-stdin") }
+                var attributes = try item.attributes
+                if userPresence { attributes.accessControl = .userPresence }
+                let added = try options.connect().addItem(
+                    item.itemClass, attributes: attributes, secret: try readSecretFromStandardInput(), keychain: item.keychain)
+                if options.json { return Output.json(added) }
+                print("Added \(item.itemClass.humanName) \(added.id) to group \(added.attributes?.accessGroup ?? "?").")
+            }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the secret of the matching item, alone (for scripts).",
+            discussion: "If the item needs the passcode, it is asked for (or read with --passcode-stdin).")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: ItemOptions
+        @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let client = try options.connect()
+                let query = try item.query(limit: .one, returnData: true)
+                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
+                    try client.items(matching: query, keychain: item.keychain, passcode: passcode)
+                }
+                guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
+                if options.json { return Output.json(items[0]) }
+                FileHandle.standardOutput.write(secret)
+                if isatty(1) == 1 { print() }
+            }
+        }
+    }
+
+    struct Find: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the matching items' attributes (never their secrets unless --show-secrets).")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: ItemOptions
+        @Flag(help: "Include the secrets (asks for the passcode where one is needed).") var showSecrets = false
+        @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let client = try options.connect()
+                let query = try item.query(limit: .all, returnData: showSecrets)
+                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
+                    try client.items(matching: query, keychain: item.keychain, passcode: passcode)
+                }
+                if options.json { return Output.json(items) }
+                for found in items { print(ItemText(found).rendered) }
+            }
+        }
+    }
+
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the matching items: attributes with --set, the secret with --secret-stdin.",
+            discussion: "Example: tresor item update --service api.example.com --set label='CI token' --set accessible=afterFirstUnlock")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: ItemOptions
+        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, or custom.KEY.")
+        var changes: [String] = []
+        @Flag(help: "Replace the secret with standard input.") var secretStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let secret = secretStdin ? try readSecretFromStandardInput() : nil
+                guard !changes.isEmpty || secret != nil else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
+                let count = try options.connect().updateItems(
+                    matching: try item.query(limit: .all, returnData: false), changes: try Self.parse(changes), secret: secret,
+                    keychain: item.keychain)
+                if options.json { return Output.json(["count": count]) }
+                print("Updated \(count) item\(count == 1 ? "" : "s").")
+            }
+        }
+
+        static func parse(_ pairs: [String]) throws -> ItemAttributes {
+            var attributes = ItemAttributes()
+            for pair in pairs {
+                guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--set takes name=value, got \(pair)") }
+                let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
+                switch name {
+                case "label": attributes.label = value
+                case "description": attributes.description = value
+                case "comment": attributes.comment = value
+                case "account": attributes.account = value
+                case "service": attributes.service = value
+                case "server": attributes.server = value
+                case "path": attributes.path = value
+                case "port":
+                    guard let port = Int(value) else { throw ValidationError("port must be a number") }
+                    attributes.port = port
+                case "accessible":
+                    guard let protectionClass = ProtectionClass(rawValue: value) else { throw ValidationError("unknown protection class \(value)") }
+                    attributes.accessible = protectionClass
+                case "accessGroup": attributes.accessGroup = value
+                case let custom where custom.hasPrefix("custom."):
+                    attributes.custom = (attributes.custom ?? [:]).merging([String(custom.dropFirst(7)): value]) { $1 }
+                default: throw ValidationError("attribute \(name) cannot be set from the command line")
+                }
+            }
+            return attributes
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete the matching items.")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: ItemOptions
+        @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let query = try item.query(limit: .all, returnData: false)
+                let filtered = query.id != nil || query.attributes != ItemAttributes()
+                if !filtered && !all {
+                    throw ValidationError("name what to delete (attributes or --id), or pass --all")
+                }
+                let count = try options.connect().deleteItems(matching: query, keychain: item.keychain)
+                if options.json { return Output.json(["count": count]) }
+                print("Deleted \(count) item\(count == 1 ? "" : "s").")
+            }
+        }
+    }
+}
+
+/// An item's attributes as text.
+struct ItemText {
+    let item: KeychainItem
+    init(_ item: KeychainItem) { self.item = item }
+
+    var rendered: String {
+        var lines = ["\(item.itemClass.humanName) \(item.id)"]
+        if let attributes = item.attributes {
+            let data = (try? JSONEncoder.sorted.encode(attributes)) ?? Data()
+            let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+            for key in object.keys.sorted() { lines.append("  \(key): \(object[key]!)") }
+        }
+        if let secret = item.secret { lines.append("  secret: \(String(data: secret, encoding: .utf8) ?? "<\(secret.count) bytes>")") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}

@@ -1,0 +1,2 @@
+import KeychainProbe
+KeychainProbe.main()
