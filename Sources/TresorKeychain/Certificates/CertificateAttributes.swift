@@ -85,7 +85,10 @@ enum CertificateAttributes {
     /// The most specific common name; failing that the most specific organizational unit or
     /// organization (what Apple shows for certificates without a CN).
     static func commonName(of name: DistinguishedName) -> String? {
-        for type in [ASN1ObjectIdentifier.RDNAttributeType.commonName, ASN1ObjectIdentifier.RDNAttributeType.organizationalUnitName, ASN1ObjectIdentifier.RDNAttributeType.organizationName] {
+        let types: [ASN1ObjectIdentifier] = [
+            .RDNAttributeType.commonName, .RDNAttributeType.organizationalUnitName, .RDNAttributeType.organizationName,
+        ]
+        for type in types {
             for rdn in name.reversed() {
                 if let attribute = rdn.first(where: { $0.type == type }), let text = Self.text(of: attribute.value), !text.isEmpty {
                     return text
