@@ -159,7 +159,8 @@ public final class Keychain: Sendable {
                     ])
             }
         }
-        if secret != nil || changes.accessible != nil { try? KeychainDatabase.checkpoint(database) }
+        // The old row's ciphertext (attributes too) must not linger in the WAL.
+        try KeychainDatabase.checkpoint(database)
         return matches.count
     }
 
@@ -219,7 +220,9 @@ public final class Keychain: Sendable {
     func find(_ query: ItemQuery, caller: Caller) throws -> [Match] {
         try query.attributes.validate(for: query.itemClass, purpose: .query)
         var wanted = query.attributes
-        wanted.synchronizable = wanted.synchronizable ?? false
+        // Apple's rule: a query that does not say matches non-synchronizable items only.
+        // An id names one item exactly, whatever it is.
+        if query.id == nil { wanted.synchronizable = wanted.synchronizable ?? false }
         if let group = wanted.accessGroup, !caller.mayUse(group: group) {
             throw KeychainError.missingEntitlement("access group \(group) is not this application's")
         }
@@ -341,7 +344,8 @@ public final class Keychain: Sendable {
         try db.execute(
             sql: "INSERT INTO metadata_keys (item_class, pdmn, wrapped_key) VALUES (?, ?, ?)",
             arguments: [itemClass.rawValue, protectionClass.rawValue, try KeyWrap.wrap(key, using: classKey)])
-        metadataKeys.withLock { $0[cacheKey] = key }
+        // Not cached yet: should this transaction roll back, the key must not outlive its row.
+        // The next read of the committed row caches it.
         return key
     }
 

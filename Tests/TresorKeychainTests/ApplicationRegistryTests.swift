@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TresorKeybag
+@testable import TresorKeychain
+
+/// The registry of applications: executable hash → application id, team id, access groups (SPEC §3.5).
+@Suite struct ApplicationRegistryTests {
+    static func hash(_ byte: UInt8) -> Data { Data(repeating: byte, count: 32) }
+
+    static func application(
+        _ id: String = "com.example.mail", team: String = "TEAM1", groups: [String] = ["TEAM1.shared"], hash: Data = hash(1)
+    ) -> Application {
+        Application(
+            applicationID: id, teamID: team, accessGroups: groups, executableSHA256: hash,
+            executablePath: "/usr/bin/\(id)", registeredAt: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test func registerListLookUpRemove() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        #expect(try registry.list().isEmpty)
+        #expect(try registry.application(executableSHA256: Self.hash(1)) == nil)
+
+        let mail = Self.application()
+        let notes = Self.application("com.example.notes", groups: ["TEAM1.shared", "TEAM1.notes"], hash: Self.hash(2))
+        let other = Self.application("org.other.tool", team: "TEAM2", groups: [], hash: Self.hash(3))
+        try registry.register(notes)
+        try registry.register(mail)
+        try registry.register(other)
+
+        #expect(try registry.list() == [mail, notes, other], "listed by application id, every field kept")
+        #expect(try registry.application(executableSHA256: Self.hash(1)) == mail)
+        #expect(try registry.application(executableSHA256: Self.hash(2)) == notes)
+        #expect(try registry.application(executableSHA256: Self.hash(3)) == other)
+        #expect(try registry.application(executableSHA256: Self.hash(9)) == nil)
+        #expect(notes.allowedGroups == ["com.example.notes", "TEAM1.shared", "TEAM1.notes"])
+
+        try registry.remove(applicationID: "com.example.notes")
+        #expect(try registry.application(executableSHA256: Self.hash(2)) == nil, "the lookup forgets a removed application")
+        #expect(try registry.list() == [mail, other])
+        expectKeychainError(.itemNotFound) { try registry.remove(applicationID: "com.example.notes") }
+        expectKeychainError(.itemNotFound) { try registry.remove(applicationID: "never.registered") }
+
+        // It can be registered again after removal.
+        try registry.register(notes)
+        #expect(try registry.application(executableSHA256: Self.hash(2)) == notes)
+    }
+
+    @Test func lookupSeesApplicationsRegisteredAfterAnEarlierLookup() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        try registry.register(Self.application())
+        #expect(try registry.application(executableSHA256: Self.hash(2)) == nil)
+        let later = Self.application("com.example.later", hash: Self.hash(2))
+        try registry.register(later)
+        #expect(try registry.application(executableSHA256: Self.hash(2)) == later)
+    }
+
+    @Test func registrySurvivesReopening() throws {
+        let home = try KeychainHome()
+        let mail = Self.application()
+        try home.keychain.applications.register(mail)
+        try home.restart()
+        #expect(try home.keychain.applications.list() == [mail])
+        #expect(try home.keychain.applications.application(executableSHA256: Self.hash(1)) == mail)
+    }
+
+    @Test func registrationTimeIsKept() throws {
+        let home = try KeychainHome()
+        let now = Date()
+        try home.keychain.applications.register(
+            Application(applicationID: "com.example.now", teamID: "TEAM1", accessGroups: [], executableSHA256: Self.hash(5), executablePath: "/bin/now", registeredAt: now))
+        let stored = try #require(try home.keychain.applications.list().first)
+        #expect(sameInstant(stored.registeredAt, now))
+    }
+
+    @Test func groupsMustCarryTheTeamPrefix() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        for groups in [["OTHER.x"], ["TEAM1.shared", "OTHER.x"], ["TEAM1"], ["TEAM1."], ["TEAM1x.shared"], ["team1.shared"], ["x.TEAM1.shared"], [""]] {
+            expectKeychainError(.param, "groups \(groups)") { try registry.register(Self.application(groups: groups)) }
+        }
+        #expect(try registry.list().isEmpty)
+        // Accepted: no group, and several prefixed groups.
+        try registry.register(Self.application(groups: []))
+        try registry.register(Self.application("com.example.two", groups: ["TEAM1.a", "TEAM1.b-c_d.e"], hash: Self.hash(2)))
+        #expect(try registry.list().count == 2)
+    }
+
+    @Test func duplicateHashOrApplicationIDIsADuplicateItem() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        let mail = Self.application()
+        try registry.register(mail)
+        expectKeychainError(.duplicateItem, "same hash, another id") {
+            try registry.register(Self.application("com.example.other", hash: Self.hash(1)))
+        }
+        expectKeychainError(.duplicateItem, "same id, another hash") {
+            try registry.register(Self.application("com.example.mail", hash: Self.hash(7)))
+        }
+        expectKeychainError(.duplicateItem, "identical") { try registry.register(mail) }
+        #expect(try registry.list() == [mail], "the original registration is unchanged")
+        #expect(try registry.application(executableSHA256: Self.hash(7)) == nil)
+    }
+
+    @Test func invalidApplicationsAreParamErrors() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        let badIDs = ["", "has space", "../../etc/passwd", "-leading-dash", ".hidden", "semi;colon", "slash/inside", String(repeating: "a", count: 129), "tab\tid", "ünïcode"]
+        for id in badIDs {
+            expectKeychainError(.param, "application id \(id.debugDescription)") { try registry.register(Self.application(id, groups: [])) }
+        }
+        for team in ["", "TEAM 1", "TEAM.1", "TEAM-1", String(repeating: "T", count: 33)] {
+            expectKeychainError(.param, "team id \(team.debugDescription)") { try registry.register(Self.application(team: team, groups: [])) }
+        }
+        for hash in [Data(), Data(repeating: 1, count: 31), Data(repeating: 1, count: 33), Data(repeating: 1, count: 64)] {
+            expectKeychainError(.param, "hash of \(hash.count) bytes") { try registry.register(Self.application(hash: hash)) }
+        }
+        #expect(try registry.list().isEmpty)
+        // The limits themselves are fine.
+        try registry.register(Self.application(String(repeating: "a", count: 128), team: String(repeating: "T", count: 32), groups: [], hash: Self.hash(4)))
+        #expect(try registry.list().count == 1)
+    }
+}
