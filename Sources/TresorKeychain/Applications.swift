@@ -37,6 +37,11 @@ public struct Application: Codable, Equatable, Sendable {
         guard teamID.wholeMatch(of: /^[A-Za-z0-9]{1,32}$/) != nil else {
             throw KeychainError.param("team id must be 1 to 32 letters or digits")
         }
+        // The application id is a group too: it must be the team's, or an application could
+        // name itself after another team's group (or the CLI's) and read its items.
+        guard applicationID.hasPrefix(teamID + "."), applicationID.count > teamID.count + 1 else {
+            throw KeychainError.param("application id \(applicationID) must start with the team id (\(teamID).…)")
+        }
         for group in accessGroups {
             guard group.hasPrefix(teamID + "."), group.count > teamID.count + 1, group.wholeMatch(of: name) != nil else {
                 throw KeychainError.param("access group \(group) must start with the team id (\(teamID).…)")

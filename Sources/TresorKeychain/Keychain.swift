@@ -63,6 +63,9 @@ public final class Keychain: Sendable {
         if protectionClass.requiresPasscode && !keybag.status.isPasscodeSet {
             throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
         }
+        if attributes.accessControl == .userPresence && !keybag.status.isPasscodeSet {
+            throw KeychainError.param("userPresence items need a passcode to be set: it is what proves presence")
+        }
         let now = Date()
         attributes.creationDate = now
         attributes.modificationDate = now
@@ -133,7 +136,18 @@ public final class Keychain: Sendable {
         let itemClass = query.itemClass
         try write { db in
             for match in matches {
-                if secret != nil { try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified) }
+                // Replacing a secret needs presence as reading it does; so does moving an item to
+                // another group, or the keychain-access app could move another application's item
+                // into its own group and read it freely.
+                let regrouped = changes.accessGroup != nil && changes.accessGroup != match.attributes.accessGroup
+                if secret != nil || regrouped {
+                    try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified)
+                }
+                if regrouped, let group = changes.accessGroup {
+                    var destination = match.attributes
+                    destination.accessGroup = group
+                    try checkPresence(for: destination, caller: caller, verified: &presenceVerified)
+                }
                 var attributes = try match.attributes.applying(changes)
                 attributes.modificationDate = Date()
                 let protectionClass = attributes.accessible ?? .default
@@ -313,7 +327,7 @@ public final class Keychain: Sendable {
             || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
         guard needsPasscode, !verified else { return }
         guard let passcode = caller.passcode else {
-            throw KeychainError.authFailed("revealing this item's secret needs the passcode in the request")
+            throw KeychainError.authFailed("this item needs the passcode in the request (user presence)")
         }
         try Self.mapKeybag { try keybag.verify(passcode: passcode) }
         verified = true
@@ -367,7 +381,9 @@ public final class Keychain: Sendable {
             switch error {
             case .classUnavailable, .classKeyAbsent:
                 throw KeychainError.interactionNotAllowed(error.description)
-            case .wrongPasscode, .throttled, .passcodeRequired, .noPasscodeSet, .invalidPasscode:
+            case .throttled(_, let wait):
+                throw KeychainError.throttled(error.description, retryAfterSeconds: wait)
+            case .wrongPasscode, .passcodeRequired, .noPasscodeSet, .invalidPasscode:
                 throw KeychainError.authFailed(error.description)
             default:
                 throw KeychainError.storage(error.description)

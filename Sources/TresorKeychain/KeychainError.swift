@@ -9,6 +9,9 @@ public enum KeychainError: Error, Equatable, Sendable {
     case interactionNotAllowed(String)
     /// `errSecAuthFailed` (−25293): the passcode this request needed was missing or wrong.
     case authFailed(String)
+    /// `errSecAuthFailed` (−25293) too, but no passcode was checked: too many wrong ones,
+    /// the next attempt is allowed in `retryAfterSeconds`.
+    case throttled(String, retryAfterSeconds: Int)
     /// `errSecMissingEntitlement` (−34018): the caller may not use this access group or keychain.
     case missingEntitlement(String)
     /// `errSecParam` (−50): an attribute, value or query is invalid.
@@ -28,7 +31,7 @@ public enum KeychainError: Error, Equatable, Sendable {
         case .duplicateItem: return -25299
         case .itemNotFound: return -25300
         case .interactionNotAllowed: return -25308
-        case .authFailed: return -25293
+        case .authFailed, .throttled: return -25293
         case .missingEntitlement: return -34018
         case .param: return -50
         case .decode: return -26275
@@ -46,6 +49,7 @@ extension KeychainError: CustomStringConvertible {
         case .itemNotFound: return "no item matches"
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why)"
         case .authFailed(let why): return "authentication failed: \(why)"
+        case .throttled(let why, _): return why
         case .missingEntitlement(let why): return "missing entitlement: \(why)"
         case .param(let why): return "invalid parameter: \(why)"
         case .decode(let why): return "item data cannot be decoded: \(why)"

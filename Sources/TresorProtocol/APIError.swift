@@ -56,6 +56,13 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         /// The daemon failed; the message says how (`errSecInternalComponent`).
         case `internal`
 
+        /// A code this client does not know reads as `internal`: error codes may grow within
+        /// an API version (docs/API.md, "Versioning").
+        public init(from decoder: Decoder) throws {
+            let raw = try decoder.singleValueContainer().decode(String.self)
+            self = Code(rawValue: raw) ?? .internal
+        }
+
         public var osStatus: Int32? {
             switch self {
             case .param, .requestTooLarge: return -50

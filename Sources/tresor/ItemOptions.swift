@@ -86,11 +86,11 @@ func readSecretFromStandardInput() throws -> Data {
 
 /// Runs `body`; if the daemon answers that this request needs the passcode (user presence,
 /// or another application's item), asks for it and tries once more.
-func withPasscodeIfAsked<T>(stdin: Bool, _ body: (String?) throws -> T) throws -> T {
+func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, _ body: (String?) throws -> T) throws -> T {
     do {
         return try body(nil)
     } catch let error as APIError where error.code == .authFailed && error.message.contains("needs the passcode") {
-        var input = SecretInput(fromStandardInput: stdin)
-        return try body(try input.next("Passcode (to reveal this secret):"))
+        var input = descriptor.map { SecretInput(fileDescriptor: $0) } ?? SecretInput(fromStandardInput: stdin)
+        return try body(try input.next("Passcode:"))
     }
 }

@@ -7,19 +7,28 @@ import Glibc
 /// Where secrets come from: one per line on standard input (`--passcode-stdin`), or a prompt
 /// on the terminal with echo off. Never from an argument, where `ps` would show it.
 struct SecretInput {
-    private let fromStandardInput: Bool
+    /// Lines come from this descriptor; nil means the terminal.
+    private let descriptor: Int32?
     private var lines: [String]?
 
+    private var fromStandardInput: Bool { descriptor != nil }
+
     init(fromStandardInput: Bool) {
-        self.fromStandardInput = fromStandardInput
+        descriptor = fromStandardInput ? 0 : nil
+    }
+
+    /// Secrets from another descriptor (`--passcode-fd 3`), when standard input carries data.
+    init(fileDescriptor: Int32) {
+        descriptor = fileDescriptor
     }
 
     /// The next secret: the next line of standard input, or what the user types after `prompt`.
     mutating func next(_ prompt: String) throws -> String {
         guard fromStandardInput else { return try Self.promptWithoutEcho(prompt) }
-        if lines == nil { lines = try Self.readStandardInput() }
+        if lines == nil { lines = try Self.readLines(descriptor ?? 0) }
         guard let line = lines?.first else {
-            throw ValidationError("standard input ended before the \(prompt.lowercased().trimmingCharacters(in: .punctuationCharacters)) line")
+            let what = prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))
+            throw ValidationError("standard input has no line for \"\(what)\"")
         }
         lines?.removeFirst()
         return line
@@ -30,7 +39,7 @@ struct SecretInput {
     mutating func new(_ prompt: String) throws -> String {
         let first = try next(prompt)
         if fromStandardInput {
-            if lines == nil { lines = try Self.readStandardInput() }
+            if lines == nil { lines = try Self.readLines(descriptor ?? 0) }
             guard let again = lines?.first else { return first }
             lines?.removeFirst()
             guard again == first else { throw ValidationError("the two new passcodes differ") }
@@ -42,10 +51,10 @@ struct SecretInput {
         return first
     }
 
-    private static func readStandardInput() throws -> [String] {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        guard data.count <= 64 * 1024 else { throw ValidationError("standard input is larger than 64 KiB") }
-        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("standard input is not UTF-8") }
+    private static func readLines(_ descriptor: Int32) throws -> [String] {
+        let data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
+        guard data.count <= 64 * 1024 else { throw ValidationError("the secret input is larger than 64 KiB") }
+        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the secret input is not UTF-8") }
         var lines = text.components(separatedBy: "\n").map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
         if lines.last == "" { lines.removeLast() }
         return lines

@@ -8,7 +8,7 @@ import TresorKeybag
     static func hash(_ byte: UInt8) -> Data { Data(repeating: byte, count: 32) }
 
     static func application(
-        _ id: String = "com.example.mail", team: String = "TEAM1", groups: [String] = ["TEAM1.shared"], hash: Data = hash(1)
+        _ id: String = "TEAM1.com.example.mail", team: String = "TEAM1", groups: [String] = ["TEAM1.shared"], hash: Data = hash(1)
     ) -> Application {
         Application(
             applicationID: id, teamID: team, accessGroups: groups, executableSHA256: hash,
@@ -22,8 +22,8 @@ import TresorKeybag
         #expect(try registry.application(executableSHA256: Self.hash(1)) == nil)
 
         let mail = Self.application()
-        let notes = Self.application("com.example.notes", groups: ["TEAM1.shared", "TEAM1.notes"], hash: Self.hash(2))
-        let other = Self.application("org.other.tool", team: "TEAM2", groups: [], hash: Self.hash(3))
+        let notes = Self.application("TEAM1.com.example.notes", groups: ["TEAM1.shared", "TEAM1.notes"], hash: Self.hash(2))
+        let other = Self.application("TEAM2.org.other.tool", team: "TEAM2", groups: [], hash: Self.hash(3))
         try registry.register(notes)
         try registry.register(mail)
         try registry.register(other)
@@ -33,12 +33,12 @@ import TresorKeybag
         #expect(try registry.application(executableSHA256: Self.hash(2)) == notes)
         #expect(try registry.application(executableSHA256: Self.hash(3)) == other)
         #expect(try registry.application(executableSHA256: Self.hash(9)) == nil)
-        #expect(notes.allowedGroups == ["com.example.notes", "TEAM1.shared", "TEAM1.notes"])
+        #expect(notes.allowedGroups == ["TEAM1.com.example.notes", "TEAM1.shared", "TEAM1.notes"])
 
-        try registry.remove(applicationID: "com.example.notes")
+        try registry.remove(applicationID: "TEAM1.com.example.notes")
         #expect(try registry.application(executableSHA256: Self.hash(2)) == nil, "the lookup forgets a removed application")
         #expect(try registry.list() == [mail, other])
-        expectKeychainError(.itemNotFound) { try registry.remove(applicationID: "com.example.notes") }
+        expectKeychainError(.itemNotFound) { try registry.remove(applicationID: "TEAM1.com.example.notes") }
         expectKeychainError(.itemNotFound) { try registry.remove(applicationID: "never.registered") }
 
         // It can be registered again after removal.
@@ -51,7 +51,7 @@ import TresorKeybag
         let registry = home.keychain.applications
         try registry.register(Self.application())
         #expect(try registry.application(executableSHA256: Self.hash(2)) == nil)
-        let later = Self.application("com.example.later", hash: Self.hash(2))
+        let later = Self.application("TEAM1.com.example.later", hash: Self.hash(2))
         try registry.register(later)
         #expect(try registry.application(executableSHA256: Self.hash(2)) == later)
     }
@@ -69,7 +69,7 @@ import TresorKeybag
         let home = try KeychainHome()
         let now = Date()
         try home.keychain.applications.register(
-            Application(applicationID: "com.example.now", teamID: "TEAM1", accessGroups: [], executableSHA256: Self.hash(5), executablePath: "/bin/now", registeredAt: now))
+            Application(applicationID: "TEAM1.com.example.now", teamID: "TEAM1", accessGroups: [], executableSHA256: Self.hash(5), executablePath: "/bin/now", registeredAt: now))
         let stored = try #require(try home.keychain.applications.list().first)
         #expect(sameInstant(stored.registeredAt, now))
     }
@@ -83,7 +83,7 @@ import TresorKeybag
         #expect(try registry.list().isEmpty)
         // Accepted: no group, and several prefixed groups.
         try registry.register(Self.application(groups: []))
-        try registry.register(Self.application("com.example.two", groups: ["TEAM1.a", "TEAM1.b-c_d.e"], hash: Self.hash(2)))
+        try registry.register(Self.application("TEAM1.com.example.two", groups: ["TEAM1.a", "TEAM1.b-c_d.e"], hash: Self.hash(2)))
         #expect(try registry.list().count == 2)
     }
 
@@ -93,10 +93,10 @@ import TresorKeybag
         let mail = Self.application()
         try registry.register(mail)
         expectKeychainError(.duplicateItem, "same hash, another id") {
-            try registry.register(Self.application("com.example.other", hash: Self.hash(1)))
+            try registry.register(Self.application("TEAM1.com.example.other", hash: Self.hash(1)))
         }
         expectKeychainError(.duplicateItem, "same id, another hash") {
-            try registry.register(Self.application("com.example.mail", hash: Self.hash(7)))
+            try registry.register(Self.application("TEAM1.com.example.mail", hash: Self.hash(7)))
         }
         expectKeychainError(.duplicateItem, "identical") { try registry.register(mail) }
         #expect(try registry.list() == [mail], "the original registration is unchanged")
@@ -118,7 +118,17 @@ import TresorKeybag
         }
         #expect(try registry.list().isEmpty)
         // The limits themselves are fine.
-        try registry.register(Self.application(String(repeating: "a", count: 128), team: String(repeating: "T", count: 32), groups: [], hash: Self.hash(4)))
+        try registry.register(Self.application(String(repeating: "T", count: 32) + "." + String(repeating: "a", count: 95), team: String(repeating: "T", count: 32), groups: [], hash: Self.hash(4)))
         #expect(try registry.list().count == 1)
+    }
+
+    /// An application id is an access group too: it must carry the team's prefix, or an app
+    /// could call itself `tresor` (the CLI's group) or another team's group.
+    @Test func theApplicationIDMustBeTheTeams() throws {
+        for (id, team) in [("tresor", "EVIL"), ("TEAM2.shared", "TEAM1"), ("TEAM1", "TEAM1"), ("TEAM1.", "TEAM1")] {
+            expectKeychainError(.param, "\(id) for team \(team)") {
+                try Self.application(id, team: team, groups: [], hash: Self.hash(9)).validate()
+            }
+        }
     }
 }

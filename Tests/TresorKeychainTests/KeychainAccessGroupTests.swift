@@ -206,4 +206,47 @@ import TresorKeybag
         try home.keychain.update(genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("new pin"), caller: Callers.with(Callers.appA, passcode: home.passcode))
         #expect(try home.keychain.copyMatching(genericQuery(service: "bank", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode)).first?.secret == secret("new pin"))
     }
+
+    /// The keychain-access app must not launder another application's item into its own group
+    /// (where it would read it without the passcode), nor push its items into an app's group.
+    @Test func movingAnItemBetweenGroupsNeedsThePasscode() throws {
+        let (home, bItem, _, _) = try homeWithItems()
+        var toCLI = ItemAttributes()
+        toCLI.accessGroup = "tresor"
+        expectKeychainError(.authFailed) {
+            try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: Callers.keychainAccess())
+        }
+        let stillB = try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.appB)
+        #expect(stillB.first?.attributes?.accessGroup == "B.app")
+        #expect(stillB.first?.secret == secret("b-secret"))
+
+        let cliItem = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("c"), caller: Callers.keychainAccess())
+        var toB = ItemAttributes()
+        toB.accessGroup = "B.app"
+        expectKeychainError(.authFailed) {
+            try home.keychain.update(ItemQuery(.genericPassword, id: cliItem.id), changes: toB, secret: nil, caller: Callers.keychainAccess())
+        }
+        // With the passcode, the user consents.
+        let consenting = Callers.keychainAccess(passcode: try #require(home.passcode))
+        #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: consenting) == 1)
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess()).first?.secret == secret("b-secret"))
+    }
+
+    @Test func tooManyWrongPasscodesAreReportedAsThrottled() throws {
+        let (home, bItem, _, _) = try homeWithItems()
+        for attempt in 1...5 {
+            expectKeychainError(.authFailed) {
+                try home.keychain.copyMatching(
+                    ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: passcode("wrong-\(attempt)")))
+            }
+        }
+        do {
+            _ = try home.keychain.copyMatching(
+                ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: try #require(home.passcode)))
+            Issue.record("a passcode was checked during the lockout")
+        } catch KeychainError.throttled(_, let wait) {
+            #expect((1...60).contains(wait))
+        }
+    }
 }

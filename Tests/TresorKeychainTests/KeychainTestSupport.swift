@@ -162,7 +162,7 @@ enum Callers {
 
 /// The case of a ``KeychainError`` without its message.
 enum KeychainErrorKind: String, Sendable {
-    case duplicateItem, itemNotFound, interactionNotAllowed, authFailed, missingEntitlement, param, decode, readOnly,
+    case duplicateItem, itemNotFound, interactionNotAllowed, authFailed, throttled, missingEntitlement, param, decode, readOnly,
         noSuchKeychain, storage
 }
 
@@ -173,6 +173,7 @@ extension KeychainError {
         case .itemNotFound: return .itemNotFound
         case .interactionNotAllowed: return .interactionNotAllowed
         case .authFailed: return .authFailed
+        case .throttled: return .throttled
         case .missingEntitlement: return .missingEntitlement
         case .param: return .param
         case .decode: return .decode

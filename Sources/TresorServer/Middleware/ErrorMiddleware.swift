@@ -81,6 +81,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .itemNotFound: return APIError(.itemNotFound, message)
         case .interactionNotAllowed: return APIError(.interactionNotAllowed, message)
         case .authFailed: return APIError(.authFailed, message)
+        case .throttled(_, let wait): return APIError(.throttled, message, retryAfterSeconds: wait)
         case .missingEntitlement: return APIError(.missingEntitlement, message)
         case .param: return APIError(.param, message)
         case .decode: return APIError(.decode, message)

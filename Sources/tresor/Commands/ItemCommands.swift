@@ -92,14 +92,19 @@ struct ItemCommand: ParsableCommand {
         @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, or custom.KEY.")
         var changes: [String] = []
         @Flag(help: "Replace the secret with standard input.") var secretStdin = false
+        @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor (standard input carries the secret).")
+        var passcodeDescriptor: Int32?
 
         func run() throws {
             try Output.run(json: options.json) {
                 let secret = secretStdin ? try readSecretFromStandardInput() : nil
                 guard !changes.isEmpty || secret != nil else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
-                let count = try options.connect().updateItems(
-                    matching: try item.query(limit: .all, returnData: false), changes: try Self.parse(changes), secret: secret,
-                    keychain: item.keychain)
+                let client = try options.connect()
+                let query = try item.query(limit: .all, returnData: false)
+                let parsed = try Self.parse(changes)
+                let count = try withPasscodeIfAsked(stdin: false, descriptor: passcodeDescriptor) { passcode in
+                    try client.updateItems(matching: query, changes: parsed, secret: secret, keychain: item.keychain, passcode: passcode)
+                }
                 if options.json { return Output.json(["count": count]) }
                 print("Updated \(count) item\(count == 1 ? "" : "s").")
             }
@@ -160,12 +165,26 @@ struct ItemText {
     let item: KeychainItem
     init(_ item: KeychainItem) { self.item = item }
 
+    /// JSON values as a person reads them: key=value lists for maps.
+    static func text(_ value: Any) -> String {
+        switch value {
+        case let map as [String: Any]:
+            return map.keys.sorted().map { "\($0)=\(map[$0]!)" }.joined(separator: ", ")
+        default:
+            return "\(value)"
+        }
+    }
+
     var rendered: String {
         var lines = ["\(item.itemClass.humanName) \(item.id)"]
         if let attributes = item.attributes {
             let data = (try? JSONEncoder.sorted.encode(attributes)) ?? Data()
             let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-            for key in object.keys.sorted() { lines.append("  \(key): \(object[key]!)") }
+            for key in object.keys.sorted() {
+                // JSON has no Bool type on every platform's Foundation: read it from the struct.
+                let value = key == "synchronizable" ? "\(attributes.synchronizable ?? false)" : Self.text(object[key]!)
+                lines.append("  \(key): \(value)")
+            }
         }
         if let secret = item.secret { lines.append("  secret: \(String(data: secret, encoding: .utf8) ?? "<\(secret.count) bytes>")") }
         return lines.joined(separator: "\n")
