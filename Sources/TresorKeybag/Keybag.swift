@@ -18,7 +18,7 @@ import TresorSystem
 /// keybag.lock()                                             // whenUnlocked keys dropped
 /// ```
 public final class Keybag: Sendable {
-    public let paths: TresorPaths
+    public let files: KeybagFiles
     private let settings: KeybagSettings
     private let deviceKey: DeviceKey
     private let state: Mutex<State>
@@ -34,8 +34,8 @@ public final class Keybag: Sendable {
         var attemptsFileDamaged = false
     }
 
-    private init(paths: TresorPaths, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
-        self.paths = paths
+    private init(files: KeybagFiles, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
+        self.files = files
         self.settings = settings
         self.deviceKey = deviceKey
         self.state = Mutex(state)
@@ -47,22 +47,27 @@ public final class Keybag: Sendable {
     /// `create` left one) and a key for every class — and returns it unlocked.
     /// `whenPasscodeSetThisDeviceOnly` gets a key only when a passcode is given.
     public static func create(paths: TresorPaths, passcode: Passcode?, settings: KeybagSettings = .production) throws -> Keybag {
-        guard !SecureFiles.exists(paths.keybag) else { throw KeybagError.alreadyInitialized }
+        try create(files: KeybagFiles(paths: paths), passcode: passcode, settings: settings)
+    }
+
+    /// Creates the keybag at `files` (a created keychain's); see ``create(paths:passcode:settings:)``.
+    public static func create(files: KeybagFiles, passcode: Passcode?, settings: KeybagSettings = .production) throws -> Keybag {
+        guard !SecureFiles.exists(files.keybag) else { throw KeybagError.alreadyInitialized }
         do {
-            try SecureFiles.createDirectory(paths.home)
+            try SecureFiles.createDirectory(files.folder)
         } catch {
             throw KeybagError.storage(String(describing: error))
         }
-        let deviceKey = try DeviceKey.loadOrCreate(at: paths.deviceKey)
+        let deviceKey = try DeviceKey.loadOrCreate(at: files.deviceKey)
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for protectionClass in ProtectionClass.allCases where passcode != nil || !protectionClass.requiresPasscode {
             keys[protectionClass] = SecureRandom.key(bitCount: 256)
         }
         let passcodeKey = try passcode.map { try Self.newPasscodeKey($0, settings: settings) }
         let record = try Self.wrap(keys, deviceKey: deviceKey, passcode: passcodeKey, generation: 1, now: settings.clock())
-        try KeybagRecord.file(deviceKey).write(record, to: paths.keybag)
+        try KeybagRecord.file(deviceKey).write(record, to: files.keybag)
         return Keybag(
-            paths: paths, settings: settings, deviceKey: deviceKey,
+            files: files, settings: settings, deviceKey: deviceKey,
             state: State(record: record, lockState: .unlocked, classKeys: keys, attempts: FailedAttempts()))
     }
 
@@ -70,12 +75,17 @@ public final class Keybag: Sendable {
     /// keys — unless no passcode is set, in which case there is nothing to wait for and every
     /// key is unwrapped at once (as on a phone without a passcode).
     public static func open(paths: TresorPaths, settings: KeybagSettings = .production) throws -> Keybag {
-        guard SecureFiles.exists(paths.keybag) else { throw KeybagError.notInitialized }
-        let deviceKey = try DeviceKey.load(from: paths.deviceKey)
-        guard let record = try KeybagRecord.file(deviceKey).read(paths.keybag) else { throw KeybagError.notInitialized }
+        try open(files: KeybagFiles(paths: paths), settings: settings)
+    }
+
+    /// Opens the keybag at `files` (a created keychain's); see ``open(paths:settings:)``.
+    public static func open(files: KeybagFiles, settings: KeybagSettings = .production) throws -> Keybag {
+        guard SecureFiles.exists(files.keybag) else { throw KeybagError.notInitialized }
+        let deviceKey = try DeviceKey.load(from: files.deviceKey)
+        guard let record = try KeybagRecord.file(deviceKey).read(files.keybag) else { throw KeybagError.notInitialized }
         var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())
         do {
-            state.attempts = try FailedAttempts.file(deviceKey).read(paths.unlockAttempts) ?? FailedAttempts()
+            state.attempts = try FailedAttempts.file(deviceKey).read(files.unlockAttempts) ?? FailedAttempts()
         } catch {
             state.attempts = .assumedAfterDamage(now: settings.clock())
             state.attemptsFileDamaged = true
@@ -92,7 +102,7 @@ public final class Keybag: Sendable {
             // The file's MAC was valid, so a failing unwrap means a damaged record, not a wrong secret.
             throw KeybagError.fileCorrupted(file: "keybag", reason: "a class key does not unwrap")
         }
-        return Keybag(paths: paths, settings: settings, deviceKey: deviceKey, state: state)
+        return Keybag(files: files, settings: settings, deviceKey: deviceKey, state: state)
     }
 
     // MARK: State
@@ -241,7 +251,7 @@ public final class Keybag: Sendable {
         }
         if let attempts {
             // Should the write fail, the count still holds in memory for this daemon's life.
-            try? FailedAttempts.file(deviceKey).write(attempts, to: paths.unlockAttempts)
+            try? FailedAttempts.file(deviceKey).write(attempts, to: files.unlockAttempts)
         }
         return state.withLock { state in
             .wrongPasscode(failedAttempts: state.attempts.count, retryAfterSeconds: state.attempts.retryAfter(now: now))
@@ -259,14 +269,14 @@ public final class Keybag: Sendable {
             return state.attempts.count > 0 || state.attemptsFileDamaged
         }
         if hadFailures {
-            try FailedAttempts.file(deviceKey).write(FailedAttempts(), to: paths.unlockAttempts)
+            try FailedAttempts.file(deviceKey).write(FailedAttempts(), to: files.unlockAttempts)
         }
     }
 
     private func replace(_ record: KeybagRecord, keys: [ProtectionClass: SymmetricKey], passcode: PasscodeKey?) throws {
         let newRecord = try Self.wrap(
             keys, deviceKey: deviceKey, passcode: passcode, generation: record.generation + 1, now: settings.clock())
-        try KeybagRecord.file(deviceKey).write(newRecord, to: paths.keybag)
+        try KeybagRecord.file(deviceKey).write(newRecord, to: files.keybag)
         try succeed { state in
             state.record = newRecord
             state.classKeys = keys

@@ -22,7 +22,8 @@ public final class Keychain: Sendable {
 
     public let name: String
     let database: DatabasePool
-    let keybag: Keybag
+    /// The keybag whose class keys protect this keychain's items.
+    public let keybag: Keybag
     let sealing: ItemSealing
     /// The applications registered with this keychain's home.
     public let applications: ApplicationRegistry
@@ -374,7 +375,7 @@ public final class Keychain: Sendable {
     }
 
     /// Keybag refusals in keychain terms.
-    static func mapKeybag<T>(_ body: () throws -> T) throws -> T {
+    public static func mapKeybag<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as KeybagError {

@@ -9,4 +9,5 @@
 @_exported import struct TresorProtocol.APIError
 @_exported import struct TresorProtocol.DaemonStatus
 @_exported import struct TresorProtocol.Hold
+@_exported import struct TresorProtocol.KeychainSummary
 @_exported import struct TresorSystem.TresorPaths

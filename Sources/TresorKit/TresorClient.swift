@@ -62,18 +62,44 @@ public final class TresorClient {
         try call("POST", Route.initialize, InitRequest(passcode: passcode))
     }
 
+    /// Unlocks the login keybag, or the keychain called `keychain`.
     @discardableResult
-    public func unlock(passcode: String?) throws -> DaemonStatus {
-        try call("POST", Route.unlock, UnlockRequest(passcode: passcode))
+    public func unlock(passcode: String?, keychain: String? = nil) throws -> DaemonStatus {
+        try call("POST", Route.unlock, UnlockRequest(passcode: passcode, keychain: keychain))
     }
 
+    /// Locks every keychain, or only the one called `keychain`.
     @discardableResult
-    public func lock() throws -> DaemonStatus { try call("POST", Route.lock, Optional<InitRequest>.none) }
+    public func lock(keychain: String? = nil) throws -> DaemonStatus {
+        try call("POST", Route.lock, LockRequest(keychain: keychain))
+    }
 
     /// Sets a first passcode (`current` nil) or changes it. Re-wraps class keys only.
     @discardableResult
-    public func changePasscode(current: String?, new: String) throws -> DaemonStatus {
-        try call("POST", Route.changePasscode, ChangePasscodeRequest(current: current, new: new))
+    public func changePasscode(current: String?, new: String, keychain: String? = nil) throws -> DaemonStatus {
+        try call("POST", Route.changePasscode, ChangePasscodeRequest(current: current, new: new, keychain: keychain))
+    }
+
+    // MARK: Keychains
+
+    /// Every keychain and its lock state: login, the ones created, System Roots.
+    public func keychains() throws -> [KeychainSummary] {
+        let response: KeychainsResponse = try call("GET", Route.keychains)
+        return response.keychains
+    }
+
+    /// Creates a keychain with its own passcode (the `tresor` CLI only).
+    @discardableResult
+    public func createKeychain(name: String, passcode: String) throws -> [KeychainSummary] {
+        let response: KeychainsResponse = try call("POST", Route.keychains, CreateKeychainRequest(name: name, passcode: passcode))
+        return response.keychains
+    }
+
+    /// Deletes a created keychain and its items (the `tresor` CLI only).
+    @discardableResult
+    public func deleteKeychain(name: String, passcode: String) throws -> [KeychainSummary] {
+        let response: KeychainsResponse = try call("POST", Route.deleteKeychain, DeleteKeychainRequest(name: name, passcode: passcode))
+        return response.keychains
     }
 
     /// Removes the passcode; `whenPasscodeSetThisDeviceOnly` secrets are destroyed.

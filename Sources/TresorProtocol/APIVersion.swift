@@ -26,4 +26,6 @@ public enum Route {
     public static let updateItems = "/v1/items/update"
     public static let deleteItems = "/v1/items/delete"
     public static let applications = "/v1/apps"
+    public static let keychains = "/v1/keychains"
+    public static let deleteKeychain = "/v1/keychains/delete"
 }

@@ -4,19 +4,25 @@ public struct InitRequest: Codable, Sendable {
     public init(passcode: String?) { self.passcode = passcode }
 }
 
-/// `POST /v1/unlock`.
+/// `POST /v1/unlock`. `keychain` names a created keychain; by default the login keybag.
 public struct UnlockRequest: Codable, Sendable {
     public var passcode: String?
-    public init(passcode: String?) { self.passcode = passcode }
+    public var keychain: String?
+    public init(passcode: String?, keychain: String? = nil) {
+        self.passcode = passcode
+        self.keychain = keychain
+    }
 }
 
 /// `POST /v1/passcode/change`: set a first passcode (`current` nil) or change it.
 public struct ChangePasscodeRequest: Codable, Sendable {
     public var current: String?
     public var new: String
-    public init(current: String?, new: String) {
+    public var keychain: String?
+    public init(current: String?, new: String, keychain: String? = nil) {
         self.current = current
         self.new = new
+        self.keychain = keychain
     }
 }
 

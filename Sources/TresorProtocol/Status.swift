@@ -20,6 +20,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var autoLockSeconds: Int
     public var idleSeconds: Int
     public var holds: [Hold]
+    /// Keychains the user created, with their own lock state (the login keychain follows `keybag`).
+    public var keychains: [KeychainSummary]?
 
     public init(
         apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,

@@ -43,8 +43,8 @@ public struct Daemon: Sendable {
         let slot = KeybagSlot(paths: paths, settings: keybagSettings)
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
         let identifier = ClientIdentifier(allowedUID: getuid())
-        let status = StatusProvider(slot: slot, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
-        let keychains = KeychainProvider(slot: slot)
+        let keychains = KeychainProvider(slot: slot, settings: keybagSettings)
+        let status = StatusProvider(slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
         let callers = CallerResolver(keychains: keychains, cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
@@ -61,6 +61,7 @@ public struct Daemon: Sendable {
         KeybagRoutes(slot: slot, keychains: keychains, status: status).register(on: router)
         ItemRoutes(keychains: keychains, callers: callers).register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
+        KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
 
@@ -78,9 +79,10 @@ public struct Daemon: Sendable {
 
         let autoLockTask = Task {
             await autoLock.run {
-                guard case .ready(let keybag) = slot.current, keybag.lockState == .unlocked else { return }
-                keybag.lock()
-                keychains.keybagLocked()
+                guard case .ready(let keybag) = slot.current else { return }
+                let created = keychains.createdNames().compactMap { try? keychains.keybag(named: $0) }
+                guard ([keybag] + created).contains(where: { $0.lockState == .unlocked }) else { return }
+                keychains.lockAll()
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
             }
         }

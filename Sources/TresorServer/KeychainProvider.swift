@@ -3,34 +3,133 @@ import Synchronization
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
-/// The daemon's keychains: the login keychain, opened once the keybag exists, and the
-/// read-only System Roots.
+/// The daemon's keychains: the login keychain (opened once the keybag exists), the keychains
+/// the user created — each with a keybag of its own, so its own passcode and lock state —
+/// and the read-only System Roots.
 final class KeychainProvider: Sendable {
     private let slot: KeybagSlot
+    private let settings: KeybagSettings
     private let login = Mutex<Keychain?>(nil)
+    private let created = Mutex<[String: Keychain]>([:])
     let systemRoots: SystemRoots
 
-    init(slot: KeybagSlot, systemRoots: SystemRoots = SystemRoots()) {
+    init(slot: KeybagSlot, settings: KeybagSettings, systemRoots: SystemRoots = SystemRoots()) {
         self.slot = slot
+        self.settings = settings
         self.systemRoots = systemRoots
     }
 
-    var file: URL { slot.paths.home.appendingPathComponent("login.keychain.db") }
+    var paths: TresorPaths { slot.paths }
 
     /// The login keychain (`notInitialized` before `tresor init`).
     func loginKeychain() throws -> Keychain {
         try login.withLock { login in
             if let login { return login }
-            let keychain = try Keychain(file: file, keybag: try slot.keybag(), name: KeychainName.login)
+            let keychain = try Keychain(file: paths.loginKeychain, keybag: try slot.keybag(), name: KeychainName.login)
             login = keychain
             return keychain
         }
     }
 
-    /// After a lock: keys of unavailable classes leave the caches too.
+    /// The keychain called `name` (nil: login). System Roots is not one of these: it has no keybag.
+    func keychain(named name: String?) throws -> Keychain {
+        guard let name, name != KeychainName.login else { return try loginKeychain() }
+        if let known = created.withLock({ $0[name] }) { return known }
+        guard Self.isValid(name), SecureFiles.exists(KeybagFiles.keychain(name, in: paths).keybag) else {
+            throw KeychainError.noSuchKeychain(String(name.prefix(64)))
+        }
+        // Created by an earlier daemon: open it, locked since start.
+        let keybag = try Keybag.open(files: KeybagFiles.keychain(name, in: paths), settings: settings)
+        let keychain = try Keychain(file: Self.database(name, paths), keybag: keybag, name: name)
+        return created.withLock { created in
+            if let raced = created[name] { return raced }
+            created[name] = keychain
+            return keychain
+        }
+    }
+
+    /// The keybag guarding `name` (nil: login).
+    func keybag(named name: String?) throws -> Keybag {
+        guard let name, name != KeychainName.login else { return try slot.keybag() }
+        return try keychain(named: name).keybag
+    }
+
+    /// Creates a keychain with its own passcode; it starts unlocked.
+    func create(name: String, passcode: Passcode) throws -> Keychain {
+        guard Self.isValid(name), name != KeychainName.login else {
+            throw KeychainError.param("a keychain name is 1 to 64 letters, digits, '.', '_' or '-', and not \(KeychainName.login)")
+        }
+        _ = try slot.keybag()  // the home must be initialised first
+        let files = KeybagFiles.keychain(name, in: paths)
+        let keybag: Keybag
+        do {
+            keybag = try Keybag.create(files: files, passcode: passcode, settings: settings)
+        } catch KeybagError.alreadyInitialized {
+            throw KeychainError.duplicateItem
+        }
+        let keychain = try Keychain(file: Self.database(name, paths), keybag: keybag, name: name)
+        created.withLock { $0[name] = keychain }
+        return keychain
+    }
+
+    /// Deletes a created keychain: its database (with WAL and shared memory) and its keybag.
+    func delete(name: String, passcode: Passcode) throws {
+        let keychain = try self.keychain(named: name)
+        guard name != KeychainName.login else { throw KeychainError.param("the login keychain cannot be deleted") }
+        try Keychain.mapKeybag { try keychain.keybag.verify(passcode: passcode) }
+        created.withLock { _ = $0.removeValue(forKey: name) }
+        let database = Self.database(name, paths).path
+        let files = KeybagFiles.keychain(name, in: paths)
+        for path in [database, database + "-wal", database + "-shm", files.keybag.path, files.unlockAttempts.path] {
+            unlink(path)
+        }
+    }
+
+    /// Every keychain with its state: login, the created ones, System Roots.
+    func summaries() -> [KeychainSummary] {
+        var list: [KeychainSummary] = []
+        if let login = try? slot.keybag().status {
+            list.append(KeychainSummary(name: KeychainName.login, state: login.lockState.rawValue, passcodeSet: login.isPasscodeSet))
+        }
+        for name in createdNames() {
+            if let status = try? keychain(named: name).keybag.status {
+                list.append(KeychainSummary(name: name, state: status.lockState.rawValue, passcodeSet: status.isPasscodeSet))
+            }
+        }
+        list.append(KeychainSummary(name: KeychainName.systemRoots, state: "readOnly", passcodeSet: false))
+        return list
+    }
+
+    /// Names of the keychains on disk, sorted.
+    func createdNames() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: paths.keychainsFolder.path)) ?? []
+        return files.filter { $0.hasSuffix(".keybag") }.map { String($0.dropLast(".keybag".count)) }.filter(Self.isValid).sorted()
+    }
+
+    /// Locks every keychain (auto-lock, `tresor lock`), dropping their cached keys.
+    func lockAll() {
+        (try? slot.keybag())?.lock()
+        login.withLock { $0?.dropUnavailableKeys() }
+        for keychain in created.withLock({ Array($0.values) }) {
+            keychain.keybag.lock()
+            keychain.dropUnavailableKeys()
+        }
+    }
+
+    /// After one keybag locked: keys of unavailable classes leave the caches too.
     func keybagLocked() {
         login.withLock { $0?.dropUnavailableKeys() }
+        for keychain in created.withLock({ Array($0.values) }) { keychain.dropUnavailableKeys() }
+    }
+
+    static func isValid(_ name: String) -> Bool {
+        name.wholeMatch(of: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/) != nil
+    }
+
+    static func database(_ name: String, _ paths: TresorPaths) -> URL {
+        paths.keychainsFolder.appendingPathComponent("\(name).keychain.db")
     }
 }
 

@@ -54,6 +54,10 @@ public struct TresorPaths: Sendable, Equatable {
     public var keybag: URL { home.appendingPathComponent("keybag") }
     /// The persistent failed-passcode counter.
     public var unlockAttempts: URL { home.appendingPathComponent("unlock-attempts") }
+    /// The login keychain's database.
+    public var loginKeychain: URL { home.appendingPathComponent("login.keychain.db") }
+    /// Keychains the user created, each a database and a keybag of its own.
+    public var keychainsFolder: URL { home.appendingPathComponent("keychains") }
     /// Daemon settings (`config.json`), optional.
     public var config: URL { home.appendingPathComponent("config.json") }
     /// The lock that keeps a second daemon off this home.

@@ -14,7 +14,7 @@ struct ItemRoutes {
             let body = try await decodeStrictly(AddItemRequest.self, request, context, attributePaths: [["attributes"]])
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let item = try keychains.loginKeychain().add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
+            let item = try keychains.keychain(named: body.keychain).add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
             context.logger.info("item added", metadata: ["class": "\(body.itemClass.rawValue)", "id": "\(item.id)"])
             return item
         }
@@ -22,7 +22,7 @@ struct ItemRoutes {
             let body = try await decodeStrictly(SearchItemsRequest.self, request, context, attributePaths: [["query", "attributes"]])
             if try isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
-            let keychain = try keychains.loginKeychain()
+            let keychain = try keychains.keychain(named: body.keychain)
             return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
@@ -30,7 +30,7 @@ struct ItemRoutes {
                 UpdateItemsRequest.self, request, context, attributePaths: [["query", "attributes"], ["changes"]])
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
-            let keychain = try keychains.loginKeychain()
+            let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
             context.logger.info("items updated", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
@@ -39,7 +39,7 @@ struct ItemRoutes {
             let body = try await decodeStrictly(DeleteItemsRequest.self, request, context, attributePaths: [["query", "attributes"]])
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
-            let keychain = try keychains.loginKeychain()
+            let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.delete(body.query, caller: caller) }
             context.logger.info("items deleted", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
@@ -47,11 +47,7 @@ struct ItemRoutes {
     }
 
     private func isSystemRoots(_ name: String?) throws -> Bool {
-        switch name ?? KeychainName.login {
-        case KeychainName.login: return false
-        case KeychainName.systemRoots: return true
-        case let other: throw KeychainError.noSuchKeychain(String(other.prefix(64)))
-        }
+        name == KeychainName.systemRoots
     }
 }
 

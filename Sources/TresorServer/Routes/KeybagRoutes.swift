@@ -22,21 +22,28 @@ struct KeybagRoutes {
         router.post(RouterPath(Route.unlock)) { request, context in
             let body = try await request.decode(as: UnlockRequest.self, context: context)
             let passcode = try body.passcode.map(Passcode.init)
-            let keybag = try slot.keybag()
+            let keybag = try keychains.keybag(named: body.keychain)
             try await logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
             return try status.current()
         }
-        router.post(RouterPath(Route.lock)) { _, context in
-            try slot.keybag().lock()
-            keychains.keybagLocked()
-            context.logger.notice("keybag locked by a client")
+        router.post(RouterPath(Route.lock)) { request, context in
+            // The body is optional: without a keychain named, every keychain locks.
+            let body = try? await request.decode(as: LockRequest.self, context: context)
+            if let name = body?.keychain {
+                try keychains.keybag(named: name).lock()
+                keychains.keybagLocked()
+            } else {
+                _ = try slot.keybag()
+                keychains.lockAll()
+            }
+            context.logger.notice("locked by a client", metadata: ["keychain": "\(body?.keychain ?? "all")"])
             return try status.current()
         }
         router.post(RouterPath(Route.changePasscode)) { request, context in
             let body = try await request.decode(as: ChangePasscodeRequest.self, context: context)
             let current = try body.current.map(Passcode.init)
             let new = try Passcode(body.new)
-            let keybag = try slot.keybag()
+            let keybag = try keychains.keybag(named: body.keychain)
             try await logged("passcode change", context) {
                 try await offloaded { try keybag.changePasscode(current: current, to: new) }
             }

@@ -9,6 +9,7 @@ struct StatusProvider: Sendable {
     static let daemonVersion = "0.1.0"
 
     let slot: KeybagSlot
+    let keychains: KeychainProvider
     let autoLock: AutoLock
     let autoLockSeconds: Int
 
@@ -17,6 +18,8 @@ struct StatusProvider: Sendable {
             apiVersion: APIVersion.current, daemonVersion: Self.daemonVersion, pid: getpid(), home: slot.paths.home.path,
             keybag: .notInitialized, problem: nil, passcodeSet: false, failedAttempts: 0, retryAfterSeconds: nil,
             availableClasses: [], autoLockSeconds: autoLockSeconds, idleSeconds: autoLock.idleSeconds, holds: autoLock.holds)
+        let created = keychains.summaries().filter { $0.name != KeychainName.login && $0.name != KeychainName.systemRoots }
+        status.keychains = created.isEmpty ? nil : created
         switch slot.current {
         case .notInitialized:
             break

@@ -42,18 +42,19 @@ struct UnlockCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Read the passcode from the first line of standard input.") var passcodeStdin = false
+    @Option(help: "Unlock this created keychain instead of the login keybag.") var keychain: String?
 
     func run() throws {
         try Output.run(json: options.json) {
             let client = try options.connect()
             var passcode: String?
-            if try client.status().passcodeSet {
+            if try keychain != nil || client.status().passcodeSet {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
-                passcode = try input.next("Passcode:")
+                passcode = try input.next(keychain.map { "Passcode of \($0):" } ?? "Passcode:")
             }
-            let status = try client.unlock(passcode: passcode)
+            let status = try client.unlock(passcode: passcode, keychain: keychain)
             if options.json { return Output.json(status) }
-            print("Keybag \(status.keybag.text).")
+            print(keychain.map { "Keychain \($0) unlocked." } ?? "Keybag \(status.keybag.text).")
         }
     }
 }
@@ -62,15 +63,16 @@ struct LockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
         abstract: "Lock the keybag now.",
-        discussion: "whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
+        discussion: "Locks every keychain, or only --keychain NAME. whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
 
     @OptionGroup var options: GlobalOptions
+    @Option(help: "Lock only this keychain (login or a created one).") var keychain: String?
 
     func run() throws {
         try Output.run(json: options.json) {
-            let status = try options.connect().lock()
+            let status = try options.connect().lock(keychain: keychain)
             if options.json { return Output.json(status) }
-            print("Keybag \(status.keybag.text).")
+            print(keychain.map { "Keychain \($0) locked." } ?? "Keybag \(status.keybag.text).")
         }
     }
 }
@@ -108,14 +110,15 @@ struct PasscodeCommand: ParsableCommand {
 
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Read the passcodes from standard input, one per line.") var passcodeStdin = false
+        @Option(help: "Change the passcode of this created keychain instead of the login keybag's.") var keychain: String?
 
         func run() throws {
             try Output.run(json: options.json) {
                 let client = try options.connect()
                 var input = SecretInput(fromStandardInput: passcodeStdin)
-                let current = try client.status().passcodeSet ? try input.next("Current passcode:") : nil
+                let current = try keychain != nil || client.status().passcodeSet ? try input.next("Current passcode:") : nil
                 let new = try input.new("New passcode:")
-                let status = try client.changePasscode(current: current, new: new)
+                let status = try client.changePasscode(current: current, new: new, keychain: keychain)
                 if options.json { return Output.json(status) }
                 print(current == nil ? "Passcode set." : "Passcode changed.")
             }

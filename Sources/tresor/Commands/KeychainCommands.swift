@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+
+struct KeychainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychain",
+        abstract: "Create, list and delete keychains, each with its own passcode and lock state.",
+        discussion: """
+            Every home has the login keychain (unlocked with `tresor unlock`) and the read-only \
+            "System Roots". A created keychain has its own passcode: `tresor unlock --keychain NAME`. \
+            Use it with `tresor item … --keychain NAME`.
+            """,
+        subcommands: [Create.self, List.self, Delete.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a keychain (asks for its new passcode twice).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Its name: letters, digits, '.', '_' or '-'.") var name: String
+        @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let passcode = try input.new("New passcode for \(name):")
+                let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
+                if options.json { return Output.json(keychains) }
+                print("Created keychain \(name); it is unlocked.")
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the keychains and their lock states.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let keychains = try options.connect().keychains()
+                if options.json { return Output.json(keychains) }
+                for keychain in keychains { print("\(keychain.name)  \(keychain.state)") }
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a created keychain and every item in it (asks for its passcode).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The keychain's name.") var name: String
+        @Flag(help: "Read its passcode from standard input.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let passcode = try input.next("Passcode of \(name):")
+                let keychains = try options.connect().deleteKeychain(name: name, passcode: passcode)
+                if options.json { return Output.json(keychains) }
+                print("Deleted keychain \(name).")
+            }
+        }
+    }
+}
