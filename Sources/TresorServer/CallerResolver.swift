@@ -27,6 +27,14 @@ struct CallerResolver: Sendable {
         return Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID, passcode: passcode)
     }
 
+    /// Refuses anything but the CLI: managing applications and keychains is the user's
+    /// business, done through the keychain-access tool.
+    func requireCLI(_ client: Client, toManage what: String) throws {
+        guard isCLI(client) else {
+            throw KeychainError.missingEntitlement("only the tresor command-line tool manages \(what)")
+        }
+    }
+
     /// Whether the client runs the `tresor` executable that sits beside this daemon — compared
     /// by content, so a copy elsewhere is the CLI too and a replaced file is not.
     func isCLI(_ client: Client) -> Bool {

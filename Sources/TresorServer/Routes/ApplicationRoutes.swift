@@ -13,8 +13,8 @@ struct ApplicationRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.applications)) { request, context -> TresorKeychain.Application in
+            try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let body = try await request.decode(as: RegisterApplicationRequest.self, context: context)
-            try requireCLI(context)
             let keybag = try slot.keybag()
             guard keybag.lockState == .unlocked else {
                 throw KeychainError.interactionNotAllowed("registering an application needs the keybag unlocked")
@@ -35,21 +35,15 @@ struct ApplicationRoutes {
             return application
         }
         router.get(RouterPath(Route.applications)) { _, context -> ApplicationsResponse in
-            try requireCLI(context)
+            try callers.requireCLI(try context.requireClient(), toManage: "applications")
             return ApplicationsResponse(applications: try keychains.loginKeychain().applications.list())
         }
         router.delete(RouterPath(Route.applications + "/:id")) { _, context -> Response in
-            try requireCLI(context)
+            try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let id = try context.parameters.require("id")
             try keychains.loginKeychain().applications.remove(applicationID: id)
             context.logger.notice("application removed", metadata: ["id": "\(id)"])
             return Response(status: .noContent)
-        }
-    }
-
-    private func requireCLI(_ context: DaemonRequestContext) throws {
-        guard callers.isCLI(try context.requireClient()) else {
-            throw KeychainError.missingEntitlement("only the tresor command-line tool manages applications")
         }
     }
 }

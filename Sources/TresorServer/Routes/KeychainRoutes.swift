@@ -15,7 +15,7 @@ struct KeychainRoutes {
             KeychainsResponse(keychains: keychains.summaries())
         }
         router.post(RouterPath(Route.keychains)) { request, context -> KeychainsResponse in
-            try requireCLI(context)
+            try callers.requireCLI(try context.requireClient(), toManage: "keychains")
             let body = try await request.decode(as: CreateKeychainRequest.self, context: context)
             let passcode = try Passcode(body.passcode)
             _ = try await offloaded { try keychains.create(name: body.name, passcode: passcode) }
@@ -23,18 +23,12 @@ struct KeychainRoutes {
             return KeychainsResponse(keychains: keychains.summaries())
         }
         router.post(RouterPath(Route.deleteKeychain)) { request, context -> KeychainsResponse in
-            try requireCLI(context)
+            try callers.requireCLI(try context.requireClient(), toManage: "keychains")
             let body = try await request.decode(as: DeleteKeychainRequest.self, context: context)
             let passcode = try Passcode(body.passcode)
             try await offloaded { try keychains.delete(name: body.name, passcode: passcode) }
             context.logger.notice("keychain deleted", metadata: ["name": "\(body.name)"])
             return KeychainsResponse(keychains: keychains.summaries())
-        }
-    }
-
-    private func requireCLI(_ context: DaemonRequestContext) throws {
-        guard callers.isCLI(try context.requireClient()) else {
-            throw KeychainError.missingEntitlement("only the tresor command-line tool creates and deletes keychains")
         }
     }
 }
