@@ -72,6 +72,6 @@ let package = Package(
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TresorKit", "TresorProtocol", "TresorSystem"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem"]),
     ]
 )
