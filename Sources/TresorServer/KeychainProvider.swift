@@ -63,6 +63,11 @@ final class KeychainProvider: Sendable {
         }
         _ = try slot.keybag()  // the home must be initialised first
         let files = KeybagFiles.keychain(name, in: paths)
+        if !SecureFiles.exists(files.keybag) {
+            // A database left without its keybag can never be read: it must not be adopted.
+            let database = Self.database(name, paths).path
+            for path in [database, database + "-wal", database + "-shm", files.unlockAttempts.path] { unlink(path) }
+        }
         let keybag: Keybag
         do {
             keybag = try Keybag.create(files: files, passcode: passcode, settings: settings)
@@ -96,6 +101,9 @@ final class KeychainProvider: Sendable {
         for name in createdNames() {
             if let status = try? keychain(named: name).keybag.status {
                 list.append(KeychainSummary(name: name, state: status.lockState.rawValue, passcodeSet: status.isPasscodeSet))
+            } else {
+                // Listed, not hidden: its name stays taken until the damage is dealt with.
+                list.append(KeychainSummary(name: name, state: "damaged", passcodeSet: true))
             }
         }
         list.append(KeychainSummary(name: KeychainName.systemRoots, state: "readOnly", passcodeSet: false))

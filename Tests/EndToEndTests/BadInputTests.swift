@@ -38,6 +38,8 @@ import TresorProtocol
             ("POST", "/v1/unlock", Data(repeating: 0x41, count: 1_100_000), 413, .requestTooLarge),
             ("POST", "/v1/unlock", Data(("{\"passcode\": \"" + String(repeating: "x", count: 2000) + "\"}").utf8), 400, .param),
             ("POST", "/v1/passcode/change", Data(#"{"current": null}"#.utf8), 400, .param),
+            ("POST", "/v1/lock", Data(#"{"keychain": 42}"#.utf8), 400, .param),
+            ("POST", "/v1/unlock", Data(#"{"passcode": "x", "keychain": "no-such"}"#.utf8), 404, .noSuchKeychain),
             ("GET", "/v1/no-such-route", nil, 404, .notFound),
             ("GET", "/v2/status", nil, 404, .notFound),
             ("DELETE", "/v1/holds/unknown", nil, 404, .notFound),

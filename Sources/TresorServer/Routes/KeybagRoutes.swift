@@ -27,8 +27,11 @@ struct KeybagRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.lock)) { request, context in
-            // The body is optional: without a keychain named, every keychain locks.
-            let body = try? await request.decode(as: LockRequest.self, context: context)
+            // The body is optional: without a keychain named, every keychain locks. A body that
+            // is there but malformed is an error, not a reason to lock everything.
+            var request = request
+            let bytes = try await request.collectBody(upTo: context.maxUploadSize)
+            let body = bytes.readableBytes == 0 ? nil : try await request.decode(as: LockRequest.self, context: context)
             if let name = body?.keychain {
                 try keychains.keybag(named: name).lock()
                 keychains.keybagLocked()
