@@ -38,6 +38,12 @@ struct FailedAttempts: Codable, Equatable {
         return remaining > 0 ? Int(remaining.rounded(.up)) : nil
     }
 
+    /// A clock set back before the last failure would otherwise hold the wait until it caught
+    /// up: count the wait from now instead.
+    mutating func clamp(to now: Date) {
+        if let last = lastFailureAt, last > now { lastFailureAt = now }
+    }
+
     /// Records a failure; returns false when this wrong passcode was already counted.
     mutating func record(tag: Data, at now: Date) -> Bool {
         guard !tags.contains(tag) else { return false }

@@ -211,6 +211,7 @@ public final class Keybag: Sendable {
     private func beginAttempt() throws -> KeybagRecord {
         let now = settings.clock()
         return try state.withLock { state in
+            state.attempts.clamp(to: now)
             if let wait = state.attempts.retryAfter(now: now) {
                 throw KeybagError.throttled(failedAttempts: state.attempts.count, retryAfterSeconds: wait)
             }

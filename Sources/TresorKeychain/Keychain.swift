@@ -141,7 +141,10 @@ public final class Keychain: Sendable {
                 // another group, or the keychain-access app could move another application's item
                 // into its own group and read it freely.
                 let regrouped = changes.accessGroup != nil && changes.accessGroup != match.attributes.accessGroup
-                if secret != nil || regrouped {
+                // A weaker protection class is a way round presence too (an `always` item opens
+                // with the device key alone), so changing it counts as reading.
+                let reclassified = changes.accessible != nil && changes.accessible != match.attributes.accessible
+                if secret != nil || regrouped || reclassified {
                     try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified)
                 }
                 if regrouped, let group = changes.accessGroup {

@@ -43,12 +43,14 @@ struct CallerResolver: Sendable {
     }
 }
 
-/// SHA-256 of files by path, cached by device, inode, size and modification time.
+/// SHA-256 of files by path, cached by device, inode, size, modification and change time.
 final class FileHashes: Sendable {
     static let shared = FileHashes()
 
+    /// ctime is in the key too: unlike mtime, no unprivileged process can set it back, so a
+    /// binary edited in place is always hashed again.
     struct Identity: Hashable {
-        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
     }
 
     private let cache = Mutex<[Identity: Data]>([:])
@@ -59,7 +61,8 @@ final class FileHashes: Sendable {
         guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
         let identity = Identity(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec,
+            changeSeconds: info.st_ctim.tv_sec, changeNanoseconds: info.st_ctim.tv_nsec)
         if let known = cache.withLock({ $0[identity] }) { return known }
         let hash = try Digest.sha256(readingFileDescriptor: fd)
         cache.withLock { $0[identity] = hash }

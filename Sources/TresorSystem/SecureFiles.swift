@@ -24,17 +24,21 @@ public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible
 /// File operations with the modes SPEC §2 requires: folders 0700, files 0600, written
 /// atomically so a crash leaves either the old or the new content, never a mix.
 public enum SecureFiles {
-    /// Creates `directory` (and missing parents) with mode 0700 and tightens it if it exists.
+    /// Creates `directory` with mode 0700 (missing parents too, also 0700) and tightens
+    /// `directory` itself if it exists. Parents that exist are left exactly as they are.
     public static func createDirectory(_ directory: URL) throws {
+        try makeMissing(directory)
         let path = directory.path
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            try createDirectory(directory.deletingLastPathComponent())
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw SecureFileError.systemCall("mkdir", path: path, errno: errno)
-            }
-        }
         if chmod(path, 0o700) != 0 { throw SecureFileError.systemCall("chmod", path: path, errno: errno) }
+    }
+
+    private static func makeMissing(_ directory: URL) throws {
+        let path = directory.path
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        try makeMissing(directory.deletingLastPathComponent())
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw SecureFileError.systemCall("mkdir", path: path, errno: errno)
+        }
     }
 
     /// Writes `data` to `url` with mode 0600: to a temporary file in the same folder, fsync,

@@ -44,6 +44,17 @@ import Testing
         #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
     }
 
+    @Test func aClockSetBackDoesNotStretchTheWait() throws {
+        let home = TemporaryHome()
+        let clock = TestClock()
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        for attempt in 1...5 { #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("wrong-\(attempt)")) } }
+        clock.advance(-86_400)  // the clock jumps a day back
+        #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) { try keybag.unlock(passcode: passcode("right")) }
+        clock.advance(61)
+        try keybag.unlock(passcode: passcode("right"))
+    }
+
     @Test func theDelayScheduleIsApples() {
         let minutes = (1...11).map { FailedAttempts.delay(afterFailures: $0) / 60 }
         #expect(minutes == [0, 0, 0, 0, 1, 5, 15, 15, 60, 60, 60])

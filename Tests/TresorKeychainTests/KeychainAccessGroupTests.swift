@@ -233,6 +233,20 @@ import TresorKeybag
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess()).first?.secret == secret("b-secret"))
     }
 
+    /// Downgrading another application's item to `always` would let the device key alone open
+    /// it: the keychain-access app needs the passcode for that too.
+    @Test func changingAnotherApplicationsProtectionClassNeedsThePasscode() throws {
+        let (home, bItem, _, _) = try homeWithItems()
+        var downgrade = ItemAttributes()
+        downgrade.accessible = .always
+        expectKeychainError(.authFailed) {
+            try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: downgrade, secret: nil, caller: Callers.keychainAccess())
+        }
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id), caller: Callers.appB).first?.attributes?.accessible == .whenUnlocked)
+        // The application itself may change its own item's class.
+        #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: downgrade, secret: nil, caller: Callers.appB) == 1)
+    }
+
     @Test func tooManyWrongPasscodesAreReportedAsThrottled() throws {
         let (home, bItem, _, _) = try homeWithItems()
         for attempt in 1...5 {
