@@ -1,6 +1,9 @@
+import Crypto
 import Foundation
 import GRDB
 import Synchronization
+import TresorCrypto
+import TresorKeybag
 
 /// A registered executable (SPEC §3.5): its identity is the SHA-256 of its file, its rights an
 /// application id, a team id and the access groups it may use.
@@ -52,30 +55,48 @@ public struct Application: Codable, Equatable, Sendable {
 }
 
 /// The registry of applications of a home, kept in the login keychain's database.
+///
+/// Each row is sealed (AES-256-GCM) under a registry key derived from the
+/// `afterFirstUnlockThisDeviceOnly` class key, and found through HMAC blind indexes of the
+/// application id and the executable hash. So a process of the same user that writes the
+/// database cannot register itself without the passcode, and a copy of the home does not
+/// say which applications exist. The price: applications are recognised only after the first
+/// unlock following a daemon start.
 public final class ApplicationRegistry: Sendable {
     private let database: DatabasePool
+    private let keybag: Keybag
     private let cache = Mutex<[Data: Application]?>(nil)
 
-    init(database: DatabasePool) {
+    init(database: DatabasePool, keybag: Keybag) {
         self.database = database
+        self.keybag = keybag
+    }
+
+    private func registryKey() throws -> SymmetricKey {
+        let classKey = try Keychain.mapKeybag { try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly) }
+        return KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.applications.v1")
+    }
+
+    private func tag(_ label: String, _ value: Data, key: SymmetricKey) -> Data {
+        MessageAuthentication.hmacSHA256(Data((label + "\0").utf8) + value, key: key)
+    }
+
+    private func associatedData(idTag: Data) -> Data {
+        Data("tresor.applications.v1/".utf8) + idTag
     }
 
     /// Registers an application. An executable or application id registered already is a
     /// ``KeychainError/duplicateItem``.
     public func register(_ application: Application) throws {
         try application.validate()
+        let key = try registryKey()
+        let idTag = tag("id", Data(application.applicationID.utf8), key: key)
+        let sealed = try Envelope.seal(try ItemAttributes.encoder.encode(application), using: key, authenticating: associatedData(idTag: idTag))
         do {
             try database.write { db in
                 try db.execute(
-                    sql: """
-                        INSERT INTO applications (executable_sha256, application_id, team_id, access_groups, executable_path, registered_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        application.executableSHA256, application.applicationID, application.teamID,
-                        String(decoding: try JSONEncoder().encode(application.accessGroups), as: UTF8.self),
-                        application.executablePath, application.registeredAt.timeIntervalSince1970,
-                    ])
+                    sql: "INSERT INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
+                    arguments: [idTag, tag("executable", application.executableSHA256, key: key), sealed])
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw KeychainError.duplicateItem
@@ -92,23 +113,28 @@ public final class ApplicationRegistry: Sendable {
         return byHash[hash]
     }
 
+    /// Every registered application, by id. Rows that do not open under the registry key
+    /// (forged or damaged) are left out.
     public func list() throws -> [Application] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM applications ORDER BY application_id").map { row in
-                Application(
-                    applicationID: row["application_id"], teamID: row["team_id"],
-                    accessGroups: (try? JSONDecoder().decode([String].self, from: Data((row["access_groups"] as String).utf8))) ?? [],
-                    executableSHA256: row["executable_sha256"], executablePath: row["executable_path"],
-                    registeredAt: Date(timeIntervalSince1970: row["registered_at"]))
-            }
-        }
+        let key = try registryKey()
+        let rows = try database.read { db in try Row.fetchAll(db, sql: "SELECT id_tag, executable_tag, sealed FROM applications") }
+        return rows.compactMap { row -> Application? in
+            let idTag: Data = row["id_tag"]
+            guard let json = try? Envelope.open(row["sealed"], using: key, authenticating: associatedData(idTag: idTag)),
+                let application = try? ItemAttributes.decoder.decode(Application.self, from: json),
+                tag("id", Data(application.applicationID.utf8), key: key) == idTag,
+                tag("executable", application.executableSHA256, key: key) == row["executable_tag"] as Data
+            else { return nil }
+            return application
+        }.sorted { $0.applicationID < $1.applicationID }
     }
 
     /// Removes an application. Its items stay; no executable can reach them until an
     /// application with their groups is registered again.
     public func remove(applicationID: String) throws {
+        let idTag = tag("id", Data(applicationID.utf8), key: try registryKey())
         let removed = try database.write { db in
-            try db.execute(sql: "DELETE FROM applications WHERE application_id = ?", arguments: [applicationID])
+            try db.execute(sql: "DELETE FROM applications WHERE id_tag = ?", arguments: [idTag])
             return db.changesCount
         }
         cache.withLock { $0 = nil }

@@ -37,7 +37,7 @@ public final class Keychain: Sendable {
         } catch {
             throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
         }
-        applications = ApplicationRegistry(database: database)
+        applications = ApplicationRegistry(database: database, keybag: keybag)
         let always = try Self.mapKeybag { try keybag.classKey(for: .alwaysThisDeviceOnly) }
         sealing = ItemSealing(
             keychainName: name, indexKey: KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name))

@@ -64,6 +64,17 @@ enum KeychainDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v2: sealed applications") { db in
+            // Application rows are sealed and found through blind indexes (see ApplicationRegistry).
+            try db.execute(sql: """
+                DROP TABLE applications;
+                CREATE TABLE applications (
+                    id_tag BLOB PRIMARY KEY,
+                    executable_tag BLOB NOT NULL UNIQUE,
+                    sealed BLOB NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TresorKeybag
 @testable import TresorKeychain
@@ -61,6 +62,7 @@ import TresorKeybag
         let mail = Self.application()
         try home.keychain.applications.register(mail)
         try home.restart()
+        try home.unlock()  // the registry opens after the first unlock
         #expect(try home.keychain.applications.list() == [mail])
         #expect(try home.keychain.applications.application(executableSHA256: Self.hash(1)) == mail)
     }
@@ -130,5 +132,35 @@ import TresorKeybag
                 try Self.application(id, team: team, groups: [], hash: Self.hash(9)).validate()
             }
         }
+    }
+
+    /// A process of the same user that writes the database directly cannot register itself:
+    /// rows are sealed under a key that needs the passcode (after a restart, the first unlock).
+    @Test func forgedRowsAreIgnoredAndNothingIsInTheClear() throws {
+        let home = try KeychainHome()
+        try home.keychain.applications.register(Self.application("TEAM1.marker-application-id", groups: ["TEAM1.marker-group"]))
+        // Forge a row for another executable, as a same-uid attacker with SQLite could.
+        try home.keychain.database.write { db in
+            try db.execute(
+                sql: "INSERT INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
+                arguments: [Data(repeating: 1, count: 32), Data(repeating: 2, count: 32), Data(repeating: 3, count: 60)])
+            // And copy the genuine sealed row under another executable's tag.
+            try db.execute(sql: "INSERT INTO applications (id_tag, executable_tag, sealed) SELECT ?, ?, sealed FROM applications LIMIT 1",
+                           arguments: [Data(repeating: 4, count: 32), Data(repeating: 5, count: 32)])
+        }
+        try home.reopenKeychain()
+        #expect(try home.keychain.applications.list().map(\.applicationID) == ["TEAM1.marker-application-id"])
+        #expect(try home.keychain.applications.application(executableSHA256: Self.hash(1))?.applicationID == "TEAM1.marker-application-id")
+        try KeychainDatabase.checkpoint(home.keychain.database)
+        #expect(home.files(containing: "marker-application-id").isEmpty)
+        #expect(home.files(containing: "marker-group").isEmpty)
+        #expect(home.files(containing: "/usr/bin/TEAM1").isEmpty)
+
+        // Locked since start: applications are not recognised until the first unlock.
+        try home.restart()
+        expectKeychainError(.interactionNotAllowed) { try home.keychain.applications.application(executableSHA256: Self.hash(1)) }
+        try home.unlock()
+        home.lock()
+        #expect(try home.keychain.applications.application(executableSHA256: Self.hash(1)) != nil, "after the first unlock, also while locked")
     }
 }
