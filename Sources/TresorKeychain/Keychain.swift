@@ -28,6 +28,9 @@ public final class Keychain: Sendable {
     /// The applications registered with this keychain's home.
     public let applications: ApplicationRegistry
     private let metadataKeys = Mutex<[String: SymmetricKey]>([:])
+    /// Set when a checkpoint after a delete or update could not complete; retried after the
+    /// next write until one does, so old ciphertext does not linger in the WAL.
+    private let checkpointPending = Mutex(false)
 
     public init(file: URL, keybag: Keybag, name: String = "login") throws {
         self.name = name
@@ -178,7 +181,7 @@ public final class Keychain: Sendable {
             }
         }
         // The old row's ciphertext (attributes too) must not linger in the WAL.
-        try KeychainDatabase.checkpoint(database)
+        checkpointWAL()
         return matches.count
     }
 
@@ -197,8 +200,15 @@ public final class Keychain: Sendable {
                 try db.execute(sql: "DELETE FROM \(query.itemClass.table) WHERE id = ?", arguments: [match.stored.id])
             }
         }
-        try KeychainDatabase.checkpoint(database)
+        checkpointWAL()
         return matches.count
+    }
+
+    /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
+    /// try again after the next write.
+    private func checkpointWAL() {
+        let done = KeychainDatabase.checkpoint(database)
+        checkpointPending.withLock { $0 = !done }
     }
 
     /// Deletes every item of `protectionClass` — after its class key was destroyed (passcode
@@ -214,7 +224,7 @@ public final class Keychain: Sendable {
             try db.execute(sql: "DELETE FROM metadata_keys WHERE pdmn = ?", arguments: [protectionClass.rawValue])
         }
         metadataKeys.withLock { keys in keys = keys.filter { !$0.key.hasSuffix("/" + protectionClass.rawValue) } }
-        try KeychainDatabase.checkpoint(database)
+        checkpointWAL()
         return count
     }
 
@@ -368,6 +378,7 @@ public final class Keychain: Sendable {
     }
 
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        defer { if checkpointPending.withLock({ $0 }) { checkpointWAL() } }
         do {
             return try database.write(body)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {

@@ -21,6 +21,8 @@ enum KeychainDatabase {
         // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
         if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
         var configuration = Configuration()
+        // Readers are brief; a TRUNCATE checkpoint waits for them rather than failing.
+        configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             // Deleted rows are overwritten with zeros, not just unlinked from the b-tree.
             try db.execute(sql: "PRAGMA secure_delete = ON")
@@ -80,8 +82,17 @@ enum KeychainDatabase {
 
     /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page
     /// images (ciphertext of deleted items) stay in `-wal` until it is reused.
-    static func checkpoint(_ pool: DatabasePool) throws {
-        _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    ///
+    /// Returns false when readers kept it from completing within the busy timeout; the change
+    /// itself is committed either way, so callers retry later rather than report a failure.
+    @discardableResult
+    static func checkpoint(_ pool: DatabasePool) -> Bool {
+        do {
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            return true
+        } catch {
+            return false
+        }
     }
 }
 

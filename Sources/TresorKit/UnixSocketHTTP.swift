@@ -18,8 +18,9 @@ final class UnixSocketHTTP {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
+        // On every failure below, deinit closes the descriptor: closing it here as well would
+        // close it twice, and in a threaded process the second close can hit someone else's file.
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
             throw TresorClientError.protocolError("socket path too long: \(path)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -31,18 +32,12 @@ final class UnixSocketHTTP {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard result == 0 else {
-            close(fd)
-            throw TresorClientError.daemonNotRunning(socket: path)
-        }
+        guard result == 0 else { throw TresorClientError.daemonNotRunning(socket: path) }
         let server = try PeerCredentials(socket: fd)
-        guard server.uid == getuid() else {
-            close(fd)
-            throw TresorClientError.untrustedDaemon(uid: server.uid)
-        }
+        guard server.uid == getuid() else { throw TresorClientError.untrustedDaemon(uid: server.uid) }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     struct Response {
         var status: Int

@@ -34,6 +34,12 @@ public struct Daemon: Sendable {
 
         try SecureFiles.createDirectory(paths.home)
         guard let homeLock = try DaemonLock(at: paths.daemonLock) else { throw DaemonError.alreadyRunning(home: paths.home.path) }
+        // Holding the lock, no write is in flight: temporaries are from a daemon that died mid-write.
+        for folder in [paths.home, paths.keychainsFolder] {
+            for name in SecureFiles.removeInterruptedWrites(in: folder) {
+                logger.notice("removed an interrupted write", metadata: ["file": "\(name)"])
+            }
+        }
         try SecureFiles.createDirectory(paths.runtimeDirectory)
         let socketPath = paths.socket.path
         guard socketPath.utf8.count < 108 else { throw DaemonError.socket("socket path longer than 107 bytes: \(socketPath)") }

@@ -80,6 +80,17 @@ public enum SecureFiles {
         }
     }
 
+    /// Removes the temporary files an interrupted ``writeAtomically(_:to:)`` left in `directory`
+    /// (`.<name>.tmp-<pid>`): they may hold a state that was never acknowledged, such as a
+    /// keybag wrapped under a passcode change that did not complete. Returns their names.
+    @discardableResult
+    public static func removeInterruptedWrites(in directory: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let stale = names.filter { $0.hasPrefix(".") && $0.contains(".tmp-") }
+        for name in stale { unlink(directory.appendingPathComponent(name).path) }
+        return stale
+    }
+
     /// Creates `url` with `data` and mode 0600, failing if it already exists.
     public static func createExclusively(_ data: Data, at url: URL) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
