@@ -7,6 +7,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TresorKit", targets: ["TresorKit"]),
+        // For the fuzz package (Fuzz/), which drives these modules' parsers directly.
+        .library(name: "TresorCrypto", targets: ["TresorCrypto"]),
+        .library(name: "TresorKeybag", targets: ["TresorKeybag"]),
+        .library(name: "TresorKeychain", targets: ["TresorKeychain"]),
+        .library(name: "TresorProtocol", targets: ["TresorProtocol"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
     ],

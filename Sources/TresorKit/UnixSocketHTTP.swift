@@ -116,13 +116,17 @@ final class UnixSocketHTTP {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name == "content-length" { contentLength = Int(value) }
+            if name == "content-length" {
+                guard let length = Int(value), length >= 0 else { throw TresorClientError.protocolError("bad Content-Length") }
+                contentLength = length
+            }
             if name == "transfer-encoding" && value.lowercased().contains("chunked") { chunked = true }
         }
         if chunked {
             var body = Data()
             while true {
-                guard let size = Int(try readLine().split(separator: ";")[0], radix: 16) else {
+                let line = try readLine()
+                guard let field = line.split(separator: ";").first, let size = Int(field, radix: 16), size >= 0 else {
                     throw TresorClientError.protocolError("bad chunk size")
                 }
                 if size == 0 {

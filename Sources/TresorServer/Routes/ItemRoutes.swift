@@ -11,7 +11,7 @@ struct ItemRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
-            let body = try await decodeStrictly(AddItemRequest.self, request, context, attributePaths: [["attributes"]])
+            let body = try await decodeStrictly(AddItemRequest.self, request, context, names: AddShape.self)
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let item = try keychains.keychain(named: body.keychain).add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
@@ -19,15 +19,14 @@ struct ItemRoutes {
             return item
         }
         router.post(RouterPath(Route.searchItems)) { request, context -> ItemsResponse in
-            let body = try await decodeStrictly(SearchItemsRequest.self, request, context, attributePaths: [["query", "attributes"]])
+            let body = try await decodeStrictly(SearchItemsRequest.self, request, context, names: QueryShape.self)
             if try isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
             let keychain = try keychains.keychain(named: body.keychain)
             return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
-            let body = try await decodeStrictly(
-                UpdateItemsRequest.self, request, context, attributePaths: [["query", "attributes"], ["changes"]])
+            let body = try await decodeStrictly(UpdateItemsRequest.self, request, context, names: UpdateShape.self)
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
             let keychain = try keychains.keychain(named: body.keychain)
@@ -36,7 +35,7 @@ struct ItemRoutes {
             return CountResponse(count: count)
         }
         router.post(RouterPath(Route.deleteItems)) { request, context -> CountResponse in
-            let body = try await decodeStrictly(DeleteItemsRequest.self, request, context, attributePaths: [["query", "attributes"]])
+            let body = try await decodeStrictly(DeleteItemsRequest.self, request, context, names: QueryShape.self)
             if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
             let keychain = try keychains.keychain(named: body.keychain)
@@ -52,24 +51,58 @@ struct ItemRoutes {
 }
 
 /// Decodes a request and refuses attribute names the keychain does not know — Codable alone
-/// would silently ignore a misspelt `acount`.
-func decodeStrictly<T: Decodable>(
-    _ type: T.Type, _ request: Request, _ context: DaemonRequestContext, attributePaths: [[String]]
+/// would silently ignore a misspelt `acount`. The names are read with the same decoder as
+/// the request itself (`Shape`), so no JSON quirk (duplicate keys, odd escapes) can show the
+/// check one object and the decoder another.
+func decodeStrictly<T: Decodable, Shape: AttributeNamesShape>(
+    _ type: T.Type, _ request: Request, _ context: DaemonRequestContext, names shape: Shape.Type
 ) async throws -> T {
     var request = request
-    let buffer = try await request.collectBody(upTo: context.maxUploadSize)
-    let data = Data(buffer.readableBytesView)
-    if let object = try? JSONSerialization.jsonObject(with: data) {
-        for path in attributePaths {
-            var node: Any? = object
-            for key in path { node = (node as? [String: Any])?[key] }
-            guard let attributes = node as? [String: Any] else { continue }
-            if let unknown = attributes.keys.sorted().first(where: { !ItemAttributes.knownNames.contains($0) }) {
-                throw KeychainError.param("unknown attribute \(String(unknown.prefix(64)).debugDescription)")
-            }
-        }
+    _ = try await request.collectBody(upTo: context.maxUploadSize)
+    let decoded = try await request.decode(as: type, context: context)
+    let shape = try await request.decode(as: Shape.self, context: context)
+    if let unknown = shape.attributeNames.sorted().first(where: { !ItemAttributes.knownNames.contains($0) }) {
+        throw KeychainError.param("unknown attribute \(String(unknown.prefix(64)).debugDescription)")
     }
-    return try await request.decode(as: type, context: context)
+    return decoded
+}
+
+/// The attribute names a request carries, wherever its shape keeps attributes.
+protocol AttributeNamesShape: Decodable {
+    var attributeNames: [String] { get }
+}
+
+/// The keys of one JSON object, as the decoder sees them.
+struct ObjectKeys: Decodable {
+    let names: [String]
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: Decoder) throws {
+        names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+    }
+}
+
+struct AddShape: AttributeNamesShape {
+    let attributes: ObjectKeys
+    var attributeNames: [String] { attributes.names }
+}
+
+struct QueryShape: AttributeNamesShape {
+    struct Query: Decodable { let attributes: ObjectKeys }
+    let query: Query
+    var attributeNames: [String] { query.attributes.names }
+}
+
+struct UpdateShape: AttributeNamesShape {
+    let query: QueryShape.Query
+    let changes: ObjectKeys
+    var attributeNames: [String] { query.attributes.names + changes.names }
 }
 
 extension KeychainItem: ResponseEncodable {}

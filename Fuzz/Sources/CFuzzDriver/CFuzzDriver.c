@@ -1,0 +1,2 @@
+// Intentionally empty: the module only declares LLVMFuzzerRunDriver (CFuzzDriver.h).
+#include "CFuzzDriver.h"
