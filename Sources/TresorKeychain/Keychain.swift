@@ -256,7 +256,7 @@ public final class Keychain: Sendable {
         }
         let itemClass = query.itemClass
         let wantedValues = AttributeValues(wanted)
-        let rows: [StoredItem] = try database.read { db in
+        let rows: [StoredItem] = try read { db in
             let table = itemClass.table
             if let id = query.id {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
@@ -293,7 +293,7 @@ public final class Keychain: Sendable {
             }
             let attributes: ItemAttributes
             do {
-                let key = try database.read { db in
+                let key = try read { db in
                     try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
                 }
                 attributes = try sealing.openMetadata(stored, itemClass: itemClass, key: key)
@@ -377,6 +377,27 @@ public final class Keychain: Sendable {
         return key
     }
 
+    /// Reads, with SQLite's failures (a damaged page, a full disk) as a clear storage error.
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(body)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw KeychainError.decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
+        } catch let error as DatabaseError {
+            throw KeychainError.storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
+        }
+    }
+
+    static func meaning(of error: DatabaseError) -> String {
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the file is damaged"
+        case .SQLITE_FULL: return "the disk is full"
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy"
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return "the file cannot be written or opened"
+        default: return "see SQLite's result codes"
+        }
+    }
+
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
         defer { if checkpointPending.withLock({ $0 }) { checkpointWAL() } }
         do {
@@ -384,7 +405,7 @@ public final class Keychain: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw KeychainError.duplicateItem
         } catch let error as DatabaseError {
-            throw KeychainError.storage("SQLite error \(error.resultCode.rawValue)")
+            throw KeychainError.storage("the keychain database cannot be written (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
         }
     }
 
