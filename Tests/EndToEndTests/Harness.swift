@@ -46,7 +46,12 @@ final class Harness {
         }
     }
 
+    /// Set once a test has run the scan itself.
+    private var scanned = false
+
     deinit {
+        // Every test that uses the harness gets the secret scan, whether or not it asked.
+        if !scanned && !secrets.isEmpty { try? expectNoSecretLeaked() }
         stopDaemon()
         try? FileManager.default.removeItem(at: root)
     }
@@ -156,6 +161,7 @@ final class Harness {
 
     /// No secret of this test in any command output, in the daemon's log, or in any home file.
     func expectNoSecretLeaked(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        scanned = true
         let texts = [("command output", transcript), ("daemon log", daemonLog)]
         let files = try homeFiles()
         for secret in secrets {
