@@ -419,7 +419,9 @@ public final class Keychain: Sendable {
                 throw KeychainError.interactionNotAllowed(error.description)
             case .throttled(_, let wait):
                 throw KeychainError.throttled(error.description, retryAfterSeconds: wait)
-            case .wrongPasscode, .passcodeRequired, .noPasscodeSet, .invalidPasscode:
+            case .wrongPasscode(_, let wait):
+                throw KeychainError.authFailed(error.description, retryAfterSeconds: wait)
+            case .passcodeRequired, .noPasscodeSet, .invalidPasscode:
                 throw KeychainError.authFailed(error.description)
             default:
                 throw KeychainError.storage(error.description)

@@ -8,7 +8,8 @@ public enum KeychainError: Error, Equatable, Sendable {
     /// `errSecInteractionNotAllowed` (−25308): the item's protection class is unavailable now.
     case interactionNotAllowed(String)
     /// `errSecAuthFailed` (−25293): the passcode this request needed was missing or wrong.
-    case authFailed(String)
+    /// `retryAfterSeconds` is set when this failure started a wait before the next attempt.
+    case authFailed(String, retryAfterSeconds: Int? = nil)
     /// `errSecAuthFailed` (−25293) too, but no passcode was checked: too many wrong ones,
     /// the next attempt is allowed in `retryAfterSeconds`.
     case throttled(String, retryAfterSeconds: Int)
@@ -48,7 +49,7 @@ extension KeychainError: CustomStringConvertible {
         case .duplicateItem: return "an item with the same primary key already exists"
         case .itemNotFound: return "no item matches"
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why)"
-        case .authFailed(let why): return "authentication failed: \(why)"
+        case .authFailed(let why, _): return "authentication failed: \(why)"
         case .throttled(let why, _): return why
         case .missingEntitlement(let why): return "missing entitlement: \(why)"
         case .param(let why): return "invalid parameter: \(why)"

@@ -250,9 +250,13 @@ import TresorKeybag
     @Test func tooManyWrongPasscodesAreReportedAsThrottled() throws {
         let (home, bItem, _, _) = try homeWithItems()
         for attempt in 1...5 {
-            expectKeychainError(.authFailed) {
-                try home.keychain.copyMatching(
+            do {
+                _ = try home.keychain.copyMatching(
                     ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: passcode("wrong-\(attempt)")))
+                Issue.record("a wrong passcode revealed a secret")
+            } catch KeychainError.authFailed(_, let wait) {
+                // The failure that starts the wait says how long it is, as unlock does.
+                #expect(wait == (attempt == 5 ? 60 : nil), "attempt \(attempt)")
             }
         }
         do {

@@ -80,7 +80,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .duplicateItem: return APIError(.duplicateItem, message)
         case .itemNotFound: return APIError(.itemNotFound, message)
         case .interactionNotAllowed: return APIError(.interactionNotAllowed, message)
-        case .authFailed: return APIError(.authFailed, message)
+        case .authFailed(_, let wait): return APIError(.authFailed, message, retryAfterSeconds: wait)
         case .throttled(_, let wait): return APIError(.throttled, message, retryAfterSeconds: wait)
         case .missingEntitlement: return APIError(.missingEntitlement, message)
         case .param: return APIError(.param, message)
