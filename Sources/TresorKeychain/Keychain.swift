@@ -53,23 +53,16 @@ public final class Keychain: Sendable {
     @discardableResult
     public func add(_ itemClass: ItemClass, attributes given: ItemAttributes, secret: Data, caller: Caller) throws -> KeychainItem {
         try given.validate(for: itemClass, purpose: .add)
-        guard secret.count <= Self.maximumSecretBytes else {
-            throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(Self.maximumSecretBytes)")
-        }
+        try Self.checkSize(of: secret)
         var attributes = given
         if itemClass == .certificate { attributes = try CertificateAttributes.fill(attributes, der: secret) }
         attributes.accessGroup = attributes.accessGroup ?? caller.defaultAccessGroup
         attributes.accessible = attributes.accessible ?? .default
         attributes.synchronizable = attributes.synchronizable ?? false
         let group = attributes.accessGroup!
-        guard caller.mayUse(group: group) else { throw KeychainError.missingEntitlement("access group \(group) is not this application's") }
+        try Self.requireGroup(group, caller: caller)
         let protectionClass = attributes.accessible!
-        if protectionClass.requiresPasscode && !keybag.status.isPasscodeSet {
-            throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
-        }
-        if attributes.accessControl == .userPresence && !keybag.status.isPasscodeSet {
-            throw KeychainError.param("userPresence items need a passcode to be set: it is what proves presence")
-        }
+        try checkPasscodeNeeds(of: attributes)
         let now = Date()
         attributes.creationDate = now
         attributes.modificationDate = now
@@ -124,12 +117,8 @@ public final class Keychain: Sendable {
     @discardableResult
     public func update(_ query: ItemQuery, changes: ItemAttributes, secret: Data?, caller: Caller) throws -> Int {
         try changes.validate(for: query.itemClass, purpose: .update)
-        if let secret, secret.count > Self.maximumSecretBytes {
-            throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(Self.maximumSecretBytes)")
-        }
-        if let group = changes.accessGroup, !caller.mayUse(group: group) {
-            throw KeychainError.missingEntitlement("access group \(group) is not this application's")
-        }
+        if let secret { try Self.checkSize(of: secret) }
+        if let group = changes.accessGroup { try Self.requireGroup(group, caller: caller) }
         if query.itemClass == .certificate && (secret != nil || !Set(changes.setNames).isDisjoint(with: AttributeSchema.derivedFromCertificate)) {
             throw KeychainError.param("a certificate's data and the attributes read from it cannot be changed; add a new item")
         }
@@ -158,10 +147,8 @@ public final class Keychain: Sendable {
                 var attributes = try match.attributes.applying(changes)
                 attributes.modificationDate = Date()
                 let protectionClass = attributes.accessible ?? .default
+                try checkPasscodeNeeds(of: attributes)
                 let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
-                if protectionClass.requiresPasscode && !keybag.status.isPasscodeSet {
-                    throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
-                }
                 let id = match.stored.id
                 // The row key stays; it is re-wrapped if the protection class changed.
                 let rowKey = try KeyWrap.unwrap(match.stored.rowKey, using: match.classKey)
@@ -251,9 +238,7 @@ public final class Keychain: Sendable {
         // Apple's rule: a query that does not say matches non-synchronizable items only.
         // An id names one item exactly, whatever it is.
         if query.id == nil { wanted.synchronizable = wanted.synchronizable ?? false }
-        if let group = wanted.accessGroup, !caller.mayUse(group: group) {
-            throw KeychainError.missingEntitlement("access group \(group) is not this application's")
-        }
+        if let group = wanted.accessGroup { try Self.requireGroup(group, caller: caller) }
         let itemClass = query.itemClass
         let wantedValues = AttributeValues(wanted)
         let rows: [StoredItem] = try read { db in
@@ -332,6 +317,31 @@ public final class Keychain: Sendable {
             withGroup.accessGroup = group
             return sealing.primaryKeyTag(AttributeValues(withGroup), itemClass: itemClass)
         }
+    }
+
+    // MARK: Checks shared by add, update and find
+
+    private static func checkSize(of secret: Data) throws {
+        guard secret.count <= maximumSecretBytes else {
+            throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(maximumSecretBytes)")
+        }
+    }
+
+    private static func requireGroup(_ group: String, caller: Caller) throws {
+        guard caller.mayUse(group: group) else {
+            throw KeychainError.missingEntitlement("access group \(group) is not this application's")
+        }
+    }
+
+    /// `whenPasscodeSetThisDeviceOnly` and `userPresence` items exist only while a passcode is
+    /// set: it is what their protection rests on.
+    private func checkPasscodeNeeds(of attributes: ItemAttributes) throws {
+        let needsPasscode = attributes.accessible?.requiresPasscode == true || attributes.accessControl == .userPresence
+        guard needsPasscode, !keybag.status.isPasscodeSet else { return }
+        if attributes.accessible?.requiresPasscode == true {
+            throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
+        }
+        throw KeychainError.param("userPresence items need a passcode to be set: it is what proves presence")
     }
 
     /// User presence (SPEC §3.5): `userPresence` items, and — for the keychain-access app —

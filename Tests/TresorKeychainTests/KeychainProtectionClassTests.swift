@@ -274,4 +274,18 @@ import TresorKeybag
         #expect(Set(listed.compactMap { $0.attributes?.accessible }) == Self.alwaysReadable)
         #expect(!listed.contains { $0.secret == secret("secret-whenUnlocked") })
     }
+
+    /// Without a passcode nothing can prove presence: an item can neither be added with
+    /// `userPresence` nor given it later (it would never open again).
+    @Test func userPresenceNeedsAPasscodeOnAddAndOnUpdate() throws {
+        let home = try KeychainHome(passcode: nil)
+        var attributes = genericPassword(service: "s", account: "a")
+        attributes.accessControl = .userPresence
+        expectKeychainError(.param) { try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("x"), caller: Callers.appA) }
+        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("x"), caller: Callers.appA)
+        var changes = ItemAttributes()
+        changes.accessControl = .userPresence
+        expectKeychainError(.param) { try home.keychain.update(genericQuery(service: "s"), changes: changes, secret: nil, caller: Callers.appA) }
+        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "a", returnData: true), caller: Callers.appA).first?.secret == secret("x"))
+    }
 }
