@@ -85,10 +85,7 @@ public struct Daemon: Sendable {
 
         let autoLockTask = Task {
             await autoLock.run {
-                guard case .ready(let keybag) = slot.current else { return }
-                let created = keychains.createdNames().compactMap { try? keychains.keybag(named: $0) }
-                guard ([keybag] + created).contains(where: { $0.lockState == .unlocked }) else { return }
-                keychains.lockAll()
+                guard keychains.lockAll() else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
             }
         }

@@ -65,8 +65,7 @@ final class KeychainProvider: Sendable {
         let files = KeybagFiles.keychain(name, in: paths)
         if !SecureFiles.exists(files.keybag) {
             // A database left without its keybag can never be read: it must not be adopted.
-            let database = Self.database(name, paths).path
-            for path in [database, database + "-wal", database + "-shm", files.unlockAttempts.path] { unlink(path) }
+            removeFiles(of: name)
         }
         let keybag: Keybag
         do {
@@ -85,6 +84,11 @@ final class KeychainProvider: Sendable {
         guard name != KeychainName.login else { throw KeychainError.param("the login keychain cannot be deleted") }
         try Keychain.mapKeybag { try keychain.keybag.verify(passcode: passcode) }
         created.withLock { _ = $0.removeValue(forKey: name) }
+        removeFiles(of: name)
+    }
+
+    /// Unlinks a created keychain's database (with WAL and shared memory), keybag and attempts file.
+    private func removeFiles(of name: String) {
         let database = Self.database(name, paths).path
         let files = KeybagFiles.keychain(name, in: paths)
         for path in [database, database + "-wal", database + "-shm", files.keybag.path, files.unlockAttempts.path] {
@@ -116,14 +120,16 @@ final class KeychainProvider: Sendable {
         return files.filter { $0.hasSuffix(".keybag") }.map { String($0.dropLast(".keybag".count)) }.filter(Self.isValid).sorted()
     }
 
-    /// Locks every keychain (auto-lock, `tresor lock`), dropping their cached keys.
-    func lockAll() {
-        (try? slot.keybag())?.lock()
-        login.withLock { $0?.dropUnavailableKeys() }
-        for keychain in created.withLock({ Array($0.values) }) {
-            keychain.keybag.lock()
-            keychain.dropUnavailableKeys()
-        }
+    /// Locks every keychain (auto-lock, `tresor lock`), dropping their cached keys. Returns
+    /// whether any was unlocked. Keychains not opened since the daemon started are locked
+    /// since start already, so only the open ones are visited.
+    @discardableResult
+    func lockAll() -> Bool {
+        let keybags = [try? slot.keybag()].compactMap { $0 } + created.withLock { $0.values.map(\.keybag) }
+        let wasUnlocked = keybags.contains { $0.lockState == .unlocked }
+        keybags.forEach { $0.lock() }
+        keybagLocked()
+        return wasUnlocked
     }
 
     /// After one keybag locked: keys of unavailable classes leave the caches too.

@@ -13,21 +13,21 @@ struct ItemRoutes {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
             let body = try await decodeStrictly(AddItemRequest.self, request, context, names: AddShape.self)
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
-            if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
+            if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let item = try keychains.keychain(named: body.keychain).add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
             context.logger.info("item added", metadata: ["class": "\(body.itemClass.rawValue)", "id": "\(item.id)"])
             return item
         }
         router.post(RouterPath(Route.searchItems)) { request, context -> ItemsResponse in
             let body = try await decodeStrictly(SearchItemsRequest.self, request, context, names: QueryShape.self)
-            if try isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
+            if isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
             let keychain = try keychains.keychain(named: body.keychain)
             return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
             let body = try await decodeStrictly(UpdateItemsRequest.self, request, context, names: UpdateShape.self)
-            if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
+            if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
@@ -36,7 +36,7 @@ struct ItemRoutes {
         }
         router.post(RouterPath(Route.deleteItems)) { request, context -> CountResponse in
             let body = try await decodeStrictly(DeleteItemsRequest.self, request, context, names: QueryShape.self)
-            if try isSystemRoots(body.keychain) { throw KeychainError.readOnly }
+            if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.delete(body.query, caller: caller) }
@@ -45,7 +45,7 @@ struct ItemRoutes {
         }
     }
 
-    private func isSystemRoots(_ name: String?) throws -> Bool {
+    private func isSystemRoots(_ name: String?) -> Bool {
         name == KeychainName.systemRoots
     }
 }
