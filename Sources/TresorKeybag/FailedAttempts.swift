@@ -15,27 +15,9 @@ struct FailedAttempts: Codable, Equatable {
     /// Keeps the file bounded; past this many distinct failures the delay is at its maximum anyway.
     static let maximumRemembered = 64
 
-    /// The wait imposed after `failures` consecutive failures: none for the first four, then
-    /// 1 min, 5 min, 15 min, 15 min and 1 h for every further one (Apple's schedule).
-    static func delay(afterFailures failures: Int) -> TimeInterval {
-        switch failures {
-        case ..<5: return 0
-        case 5: return 60
-        case 6: return 5 * 60
-        case 7, 8: return 15 * 60
-        default: return 60 * 60
-        }
-    }
-
     /// Seconds until the next attempt is allowed, or nil when it is allowed now.
     func retryAfter(now: Date) -> Int? {
-        guard let last = lastFailureAt else { return nil }
-        let wait = Self.delay(afterFailures: count)
-        guard wait > 0 else { return nil }
-        // A clock set back must not stretch the wait beyond its length.
-        let elapsed = max(0, now.timeIntervalSince(last))
-        let remaining = wait - elapsed
-        return remaining > 0 ? Int(remaining.rounded(.up)) : nil
+        GuessingDelay.remaining(afterFailures: count, lastFailure: lastFailureAt, now: now)
     }
 
     /// A clock set back before the last failure would otherwise hold the wait until it caught

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func theDelayScheduleIsApples() {
-        let minutes = (1...11).map { FailedAttempts.delay(afterFailures: $0) / 60 }
+        let minutes = (1...11).map { GuessingDelay.delay(afterFailures: $0) / 60 }
         #expect(minutes == [0, 0, 0, 0, 1, 5, 15, 15, 60, 60, 60])
     }
 
