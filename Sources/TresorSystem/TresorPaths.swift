@@ -58,6 +58,10 @@ public struct TresorPaths: Sendable, Equatable {
     public var loginKeychain: URL { home.appendingPathComponent("login.keychain.db") }
     /// Keychains the user created, each a database and a keybag of its own.
     public var keychainsFolder: URL { home.appendingPathComponent("keychains") }
+    /// The notes database (accounts, folders, notes, attachment records).
+    public var notesDatabase: URL { home.appendingPathComponent("notes.db") }
+    /// Sealed attachment files, one per attachment, named by a random id.
+    public var attachmentsFolder: URL { home.appendingPathComponent("attachments") }
     /// Daemon settings (`config.json`), optional.
     public var config: URL { home.appendingPathComponent("config.json") }
     /// The lock that keeps a second daemon off this home.

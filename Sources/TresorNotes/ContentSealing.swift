@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+import TresorCrypto
+
+/// The keybag layer over all note content (SPEC §4.2, last point): titles, bodies, folder
+/// names, hints, a locked note's ciphertext and every attachment chunk are sealed under a
+/// key derived from the account's protection class key (`afterFirstUnlock`), so a copied
+/// home reveals no note text without the device key (and passcode).
+struct ContentSealing: Sendable {
+    static let formatVersion = "v1"
+
+    let contentKey: SymmetricKey
+    /// For import tags (blind index of imported notes, so a second import skips them).
+    let indexKey: SymmetricKey
+
+    init(classKey: SymmetricKey) {
+        contentKey = KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.notes.v1.content")
+        indexKey = KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.notes.v1.index")
+    }
+
+    /// Binds a sealed value to its table, row and column, so it cannot be moved or swapped.
+    static func associatedData(_ table: String, id: String, column: String) -> Data {
+        Data("tresor.notes.\(formatVersion)/\(table)/\(id)/\(column)".utf8)
+    }
+
+    func seal(_ plaintext: some DataProtocol, table: String, id: String, column: String) throws -> Data {
+        try Envelope.seal(plaintext, using: contentKey, authenticating: Self.associatedData(table, id: id, column: column))
+    }
+
+    func open(_ sealed: Data, table: String, id: String, column: String) throws -> Data {
+        do {
+            return try Envelope.open(sealed, using: contentKey, authenticating: Self.associatedData(table, id: id, column: column))
+        } catch {
+            throw NotesError.damaged("the \(column) of \(table.dropLast()) \(id)")
+        }
+    }
+
+    func sealText(_ text: String, table: String, id: String, column: String) throws -> Data {
+        try seal(Data(text.utf8), table: table, id: id, column: column)
+    }
+
+    func openText(_ sealed: Data, table: String, id: String, column: String) throws -> String {
+        guard let text = String(data: try open(sealed, table: table, id: id, column: column), encoding: .utf8) else {
+            throw NotesError.damaged("the \(column) of \(table.dropLast()) \(id)")
+        }
+        return text
+    }
+
+    func importTag(_ material: Data) -> Data {
+        MessageAuthentication.hmacSHA256(Data("import\0".utf8) + material, key: indexKey)
+    }
+}

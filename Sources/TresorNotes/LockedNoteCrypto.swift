@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import TresorCrypto
+
+/// The cryptography of locked notes, exactly as Apple Notes does it (SPEC §4.2), so notes
+/// imported from Apple open with their passphrase and the web client can do the same with
+/// WebCrypto:
+///
+/// 1. passphrase key = PBKDF2-HMAC-SHA256(UTF-8 passphrase, 16-byte salt, rounds) → 16 bytes;
+/// 2. note key = 16 random bytes, stored RFC 3394-wrapped (24 bytes) under the passphrase key —
+///    a failed unwrap means a wrong passphrase;
+/// 3. body = AES-128-GCM under the note key, no associated data (as Apple);
+/// 4. attachment chunk = AES-128-GCM under the note key, with the attachment id, the chunk
+///    index and a final-chunk flag as associated data, so truncation and reordering are detected.
+public enum LockedNoteCrypto {
+    public static let saltByteCount = 16
+    public static let keyByteCount = 16
+    public static let wrappedKeyByteCount = 24
+    /// Imported data may carry any count ≥ 1; above this, a record is refused as hostile
+    /// (it would pin a CPU for minutes).
+    public static let maximumIterations = 50_000_000
+
+    /// The passphrase key for `salt` and `iterations`.
+    public static func passphraseKey(_ passphrase: Passphrase, salt: Data, iterations: Int) throws -> SymmetricKey {
+        guard (1...maximumIterations).contains(iterations) else {
+            throw NotesError.invalid("a passphrase iteration count must be 1 to \(maximumIterations)")
+        }
+        guard !salt.isEmpty, salt.count <= 64 else { throw NotesError.invalid("a passphrase salt must be 1 to 64 bytes") }
+        return try PBKDF2.deriveKey(
+            from: passphrase.bytes,
+            parameters: PBKDF2Parameters(salt: salt, rounds: iterations, outputByteCount: keyByteCount))
+    }
+
+    /// A fresh note key.
+    public static func newNoteKey() -> SymmetricKey { SecureRandom.key(bitCount: keyByteCount * 8) }
+
+    public static func wrap(_ noteKey: SymmetricKey, with passphraseKey: SymmetricKey) throws -> Data {
+        try KeyWrap.wrap(noteKey, using: passphraseKey)
+    }
+
+    /// Nil when the key does not unwrap: the passphrase is wrong (or the record was altered).
+    public static func unwrap(_ wrapped: Data, with passphraseKey: SymmetricKey) -> SymmetricKey? {
+        guard wrapped.count == wrappedKeyByteCount else { return nil }
+        return try? KeyWrap.unwrap(wrapped, using: passphraseKey)
+    }
+
+    public static func sealBody(_ body: some DataProtocol, with noteKey: SymmetricKey) throws -> AESGCM.Sealed {
+        try AESGCM.seal(body, using: noteKey, authenticating: Data())
+    }
+
+    public static func openBody(_ sealed: AESGCM.Sealed, with noteKey: SymmetricKey) throws -> Data {
+        try AESGCM.open(sealed, using: noteKey, authenticating: Data())
+    }
+
+    /// The associated data of one attachment chunk: a label, the attachment id, the chunk
+    /// index (big-endian UInt64) and 1 for the final chunk, 0 otherwise.
+    public static func chunkAssociatedData(attachmentID: String, index: UInt64, isFinal: Bool) -> Data {
+        var data = Data("tresor.notes.attachment.v1\0".utf8)
+        data.append(Data(attachmentID.utf8))
+        data.append(0)
+        withUnsafeBytes(of: index.bigEndian) { data.append(contentsOf: $0) }
+        data.append(isFinal ? 1 : 0)
+        return data
+    }
+
+    /// Seals one attachment chunk: IV (12) ‖ ciphertext ‖ tag (16).
+    public static func sealChunk(
+        _ chunk: some DataProtocol, with noteKey: SymmetricKey, attachmentID: String, index: UInt64, isFinal: Bool
+    ) throws -> Data {
+        let sealed = try AESGCM.seal(
+            chunk, using: noteKey,
+            authenticating: chunkAssociatedData(attachmentID: attachmentID, index: index, isFinal: isFinal))
+        return sealed.iv + sealed.ciphertext + sealed.tag
+    }
+
+    public static func openChunk(
+        _ data: Data, with noteKey: SymmetricKey, attachmentID: String, index: UInt64, isFinal: Bool
+    ) throws -> Data {
+        let ivCount = AESGCM.defaultIVByteCount, tagCount = AESGCM.tagByteCount
+        guard data.count >= ivCount + tagCount else { throw CryptoError.authenticationFailed }
+        let start = data.startIndex
+        let sealed = AESGCM.Sealed(
+            iv: data[start..<start + ivCount],
+            ciphertext: data[(start + ivCount)..<(data.endIndex - tagCount)],
+            tag: data[(data.endIndex - tagCount)...])
+        return try AESGCM.open(
+            sealed, using: noteKey,
+            authenticating: chunkAssociatedData(attachmentID: attachmentID, index: index, isFinal: isFinal))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Names a notes account: the local "On My Computer" account, or (later) a web account.
+public struct AccountID: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The local account, reached with the keybag passcode as its account password.
+    public static let local = AccountID(rawValue: "local")
+    public var description: String { rawValue }
+}
+
+/// A notes account and the state of its locked-notes passphrase.
+public struct NotesAccount: Codable, Equatable, Sendable {
+    public var id: AccountID
+    public var name: String
+    public var passphrase: PassphraseStatus
+}
+
+/// Where an account's passphrase stands. The hint itself is not here: it is shown after
+/// three wrong entries, and for notes of an earlier generation.
+public struct PassphraseStatus: Codable, Equatable, Sendable {
+    /// Whether a passphrase for locked notes has been set.
+    public var isSet: Bool
+    /// The current generation (1 for the first passphrase, +1 on each reset).
+    public var generation: Int?
+    /// When the current passphrase was set or last changed.
+    public var setOn: Date?
+    public var hasHint: Bool
+    /// Consecutive wrong entries, and the wait before the next one is accepted.
+    public var failedAttempts: Int
+    public var retryAfterSeconds: Int?
+    /// Whether the passphrase-derived key is kept in the keychain (SPEC §4.5).
+    public var keychainUnlock: Bool
+    /// Whether a secure session for the current passphrase is open.
+    public var sessionOpen: Bool
+}
+
+/// A folder of an account.
+public struct Folder: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var noteCount: Int
+}
+
+/// A note as listed: everything but its body and attachments' bytes.
+public struct NoteSummary: Codable, Equatable, Sendable {
+    public var id: String
+    public var title: String
+    public var folder: String?
+    public var created: Date
+    public var modified: Date
+    public var isPinned: Bool
+    public var attachmentCount: Int
+    /// Present for a locked note.
+    public var lock: LockInfo?
+
+    public var isLocked: Bool { lock != nil }
+}
+
+/// How a locked note is locked, so the user can be told which passphrase opens it.
+public struct LockInfo: Codable, Equatable, Sendable {
+    /// Where the passphrase came from.
+    public enum Source: String, Codable, Sendable {
+        /// Set in Tresor (`tresor note passphrase set`), in generation `generation`.
+        case tresor
+        /// Imported still locked from Apple Notes: it opens with the Apple passphrase.
+        case appleNotes = "apple-notes"
+    }
+
+    public var source: Source
+    /// The passphrase generation, for passphrases set in Tresor.
+    public var generation: Int?
+    /// Whether this is the account's current passphrase. When false the note was locked
+    /// with an earlier (or an imported) passphrase and, once opened, can be re-wrapped.
+    public var isCurrent: Bool
+    /// The hint of an earlier passphrase (the current one's hint appears after 3 wrong entries).
+    public var hint: String?
+    /// When that passphrase was set.
+    public var setOn: Date
+    /// Whether a secure session holds this passphrase now.
+    public var isOpen: Bool
+
+    /// The sentence shown when the passphrase is asked for.
+    public var explanation: String {
+        if isCurrent { return "enter the notes passphrase" }
+        let date = setOn.formatted(.iso8601.year().month().day())
+        let origin = source == .appleNotes ? "a passphrase imported from Apple Notes" : "an earlier passphrase"
+        return "this note was locked with \(origin) (hint: \(hint ?? "none"), set on \(date))"
+    }
+}
+
+/// An attachment as listed.
+public struct AttachmentInfo: Codable, Equatable, Sendable {
+    public var id: String
+    public var kind: AttachmentKind
+    public var name: String
+    public var byteCount: Int
+    public var created: Date
+}
+
+/// A note with its content: for a locked note, only while a secure session is open.
+public struct OpenedNote: Codable, Equatable, Sendable {
+    public var summary: NoteSummary
+    public var body: String
+    public var attachments: [AttachmentInfo]
+}
+
+/// What a new note holds.
+public struct NoteDraft: Sendable {
+    public var title: String
+    public var body: String
+    /// The folder's name; created when missing. Nil: no folder ("Notes").
+    public var folder: String?
+    public var isPinned: Bool
+
+    public init(title: String, body: String, folder: String? = nil, isPinned: Bool = false) {
+        self.title = title
+        self.body = body
+        self.folder = folder
+        self.isPinned = isPinned
+    }
+}
+
+/// Changes to a note; nil fields stay as they are.
+public struct NoteChanges: Sendable {
+    public var title: String?
+    public var body: String?
+    public var isPinned: Bool?
+    /// `.some(nil)` moves the note out of any folder.
+    public var folder: String??
+
+    public init(title: String? = nil, body: String? = nil, isPinned: Bool? = nil, folder: String?? = nil) {
+        self.title = title
+        self.body = body
+        self.isPinned = isPinned
+        self.folder = folder
+    }
+}
+
+/// The limits on what a note holds. Larger input is refused with a clear error.
+public enum NoteLimits {
+    public static let titleBytes = 4 * 1024
+    public static let bodyBytes = 1024 * 1024
+    public static let folderNameBytes = 256
+    public static let attachmentNameBytes = 255
+    public static let attachmentBytes = 256 * 1024 * 1024
+    public static let hintBytes = 256
+}

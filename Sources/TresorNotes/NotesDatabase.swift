@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import TresorSystem
+
+/// The notes database (`notes.db` in the home), through GRDB, in WAL mode with
+/// `secure_delete` on and a truncating checkpoint after every change that removes content.
+///
+/// | table | holds |
+/// |---|---|
+/// | `accounts` | the local account (and later web accounts), the current passphrase, failed entries |
+/// | `passphrases` | one row per passphrase generation (salt, rounds, verifier, sealed hint) and per imported Apple passphrase |
+/// | `folders` | folder names, sealed |
+/// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields |
+/// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/` |
+///
+/// Nothing in it is note text in the clear: see `ContentSealing` and docs/FORMAT.md.
+enum NotesDatabase {
+    static func open(at url: URL) throws -> DatabasePool {
+        // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
+        if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE accounts (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    current_passphrase_id INTEGER,
+                    keychain_unlock INTEGER NOT NULL DEFAULT 0,
+                    failed_passphrase_entries INTEGER NOT NULL DEFAULT 0,
+                    last_passphrase_failure REAL,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE passphrases (
+                    id INTEGER PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id),
+                    source TEXT NOT NULL,
+                    generation INTEGER,
+                    salt BLOB NOT NULL,
+                    iterations INTEGER NOT NULL,
+                    verifier BLOB,
+                    sealed_hint BLOB,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE folders (
+                    id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id),
+                    sealed_name BLOB NOT NULL,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE notes (
+                    id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id),
+                    folder_id TEXT REFERENCES folders(id),
+                    created REAL NOT NULL,
+                    modified REAL NOT NULL,
+                    pinned INTEGER NOT NULL DEFAULT 0,
+                    sealed_title BLOB NOT NULL,
+                    sealed_body BLOB,
+                    passphrase_id INTEGER REFERENCES passphrases(id),
+                    crypto_salt BLOB,
+                    crypto_iterations INTEGER,
+                    crypto_wrapped_key BLOB,
+                    crypto_iv BLOB,
+                    crypto_tag BLOB,
+                    sealed_ciphertext BLOB,
+                    body_format TEXT NOT NULL DEFAULT 'text',
+                    import_tag BLOB UNIQUE
+                );
+                CREATE INDEX notes_account ON notes(account_id);
+                CREATE INDEX notes_passphrase ON notes(passphrase_id);
+                CREATE TABLE attachments (
+                    id TEXT PRIMARY KEY,
+                    note_id TEXT NOT NULL REFERENCES notes(id),
+                    kind TEXT NOT NULL,
+                    sealed_name BLOB NOT NULL,
+                    byte_count INTEGER NOT NULL,
+                    created REAL NOT NULL,
+                    file TEXT NOT NULL UNIQUE,
+                    is_locked INTEGER NOT NULL
+                );
+                CREATE INDEX attachments_note ON attachments(note_id);
+                """)
+        }
+        return migrator
+    }
+
+    /// Forces deleted pages out of the WAL file (see `KeychainDatabase.checkpoint`). Returns
+    /// false when readers kept it from completing; the change is committed either way.
+    @discardableResult
+    static func checkpoint(_ pool: DatabasePool) -> Bool {
+        do {
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            return true
+        } catch {
+            return false
+        }
+    }
+}

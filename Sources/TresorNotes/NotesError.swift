@@ -1,0 +1,53 @@
+import Foundation
+
+/// What can go wrong with notes. Messages name the note, attachment or passphrase
+/// generation concerned — never their content, a passphrase or a key.
+public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No note, folder or attachment with this id.
+    case notFound(String)
+    /// Bad input from the caller: an empty title, an oversized body, an unknown kind…
+    case invalid(String)
+    /// The keybag class protecting note content is not available (the keybag has not been
+    /// unlocked since the daemon started).
+    case contentUnavailable
+    /// The note is locked and no secure session holds its passphrase: ask for it.
+    case passphraseRequired(LockInfo)
+    /// The passphrase entered is wrong. After three consecutive wrong entries the account's
+    /// hint comes with it; from the fifth, the next attempt must wait.
+    case wrongPassphrase(failedAttempts: Int, hint: String?, retryAfterSeconds: Int?)
+    /// Too many wrong passphrases: wait this long before the next attempt.
+    case throttled(retryAfterSeconds: Int, hint: String?)
+    /// The account has no passphrase for locked notes yet (`tresor note passphrase set`).
+    case noPassphrase
+    /// `set` on an account that already has one: use change or reset.
+    case passphraseAlreadySet
+    /// Locking refused: this attachment's kind cannot be locked (SPEC §4.2).
+    case attachmentNotLockable(name: String, kind: AttachmentKind)
+    /// Stored data failed authentication or does not parse: tampering or damage. Other
+    /// notes are unaffected.
+    case damaged(String)
+    /// An operation that needs an unlocked note was asked of a locked one, or the reverse.
+    case wrongLockState(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): return "\(what) not found"
+        case .invalid(let reason): return reason
+        case .contentUnavailable: return "notes are unavailable until the keybag is unlocked (tresor unlock)"
+        case .passphraseRequired(let info): return "the note is locked: \(info.explanation)"
+        case .wrongPassphrase(let failures, let hint, let wait):
+            var text = "wrong passphrase (\(failures) consecutive failure\(failures == 1 ? "" : "s"))"
+            if let hint { text += "; hint: \(hint)" }
+            if let wait { text += "; try again in \(wait) s" }
+            return text
+        case .throttled(let wait, let hint):
+            return "too many wrong passphrases; try again in \(wait) s" + (hint.map { "; hint: \($0)" } ?? "")
+        case .noPassphrase: return "no passphrase is set for locked notes (tresor note passphrase set)"
+        case .passphraseAlreadySet: return "a passphrase is already set: use passphrase change, or reset if it is forgotten"
+        case .attachmentNotLockable(let name, let kind):
+            return "attachment \"\(name)\" is a \(kind.rawValue), which cannot be locked (only \(AttachmentKind.lockable.map(\.rawValue).joined(separator: ", ")))"
+        case .damaged(let what): return "\(what) is damaged or was altered"
+        case .wrongLockState(let reason): return reason
+        }
+    }
+}

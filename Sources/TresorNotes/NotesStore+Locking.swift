@@ -1,0 +1,218 @@
+import Crypto
+import Foundation
+import GRDB
+//APPLEIMPORT
+import TresorCrypto
+import TresorKeybag
+
+// Locked notes: the passphrase key (from a session or the passphrase), locking, removing a
+// lock, re-wrapping under the current passphrase.
+extension NotesStore {
+    /// Locks an unlocked note with the account's current passphrase (or its open session).
+    ///
+    /// In one transaction the body is sealed under a new note key and the plaintext rows are
+    /// replaced; attachments are re-sealed into new files and the old files removed once the
+    /// transaction commits. A truncating checkpoint then clears the old pages from `-wal`.
+    public func lockNote(_ id: String, passphrase: Passphrase? = nil) throws {
+        let sealing = try sealing()
+        let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
+        guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+        for attachment in attachments where !attachment.kind.isLockable {
+            let name = try attachmentName(attachment, sealing)
+            throw NotesError.attachmentNotLockable(name: name, kind: attachment.kind)
+        }
+        let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
+        guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
+        let current = try pool.read { db in try PassphraseRow.fetch(currentID, db) }
+        let passphraseKey = try passphraseKey(for: current, passphrase: passphrase, sealing)
+        let noteKey = LockedNoteCrypto.newNoteKey()
+
+        let oldFiles = try pool.write { db -> [String] in
+            let fresh = try NoteRow.fetch(id, db)
+            guard !fresh.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+            let body = try sealing.open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
+            let sealed = try LockedNoteCrypto.sealBody(body, with: noteKey)
+            try db.execute(sql: """
+                UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
+                    crypto_wrapped_key = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?
+                WHERE id = ?
+                """, arguments: [
+                    current.id, current.salt, current.iterations, try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
+                    sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"),
+                    BodyFormat.text.rawValue, id,
+                ])
+            return try resealAttachments(of: id, from: nil, to: noteKey, db, sealing)
+        }
+        for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
+        index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: nil))
+        purgeRemovedPages()
+    }
+
+    /// Removes the lock from a note (its passphrase or an open session needed): its body and
+    /// attachments go back under the keybag layer alone.
+    public func removeLock(_ id: String, passphrase: Passphrase? = nil) throws {
+        let sealing = try sealing()
+        let row = try pool.read { db in try NoteRow.fetch(id, db) }
+        guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        let noteKey = try noteKey(of: row, passphrase: passphrase, sealing)
+        let body = try lockedBody(of: row, noteKey: noteKey, sealing)
+        let oldFiles = try pool.write { db -> [String] in
+            guard try NoteRow.fetch(id, db).wrappedKey == row.wrappedKey else {
+                throw NotesError.wrongLockState("note \(id) changed meanwhile; try again")
+            }
+            try db.execute(sql: """
+                UPDATE notes SET sealed_body = ?, passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL,
+                    crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?
+                WHERE id = ?
+                """, arguments: [try sealing.sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
+            try removeUnusedImportedPassphrase(row.passphraseID!, db)
+            return try resealAttachments(of: id, from: noteKey, to: nil, db, sealing)
+        }
+        for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
+        index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: body))
+        purgeRemovedPages()
+    }
+
+    /// Re-wraps a note locked with an earlier (or imported) passphrase under the current one
+    /// (SPEC §4.4, after a reset). Needs both: `passphrase` (or a session) for the note's own,
+    /// `currentPassphrase` (or a session) for the current one. Only the note key is re-wrapped.
+    public func rewrap(_ id: String, passphrase: Passphrase? = nil, currentPassphrase: Passphrase? = nil) throws {
+        let sealing = try sealing()
+        let row = try pool.read { db in try NoteRow.fetch(id, db) }
+        guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
+        guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
+        guard row.passphraseID != currentID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }
+        let noteKey = try noteKey(of: row, passphrase: passphrase, sealing)
+        let current = try pool.read { db in try PassphraseRow.fetch(currentID, db) }
+        let currentKey = try passphraseKey(for: current, passphrase: currentPassphrase, sealing)
+        try pool.write { db in
+            guard try NoteRow.fetch(id, db).wrappedKey == row.wrappedKey else {
+                throw NotesError.wrongLockState("note \(id) changed meanwhile; try again")
+            }
+            try db.execute(sql: """
+                UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
+                """, arguments: [current.id, current.salt, current.iterations, try LockedNoteCrypto.wrap(noteKey, with: currentKey), id])
+            try removeUnusedImportedPassphrase(row.passphraseID!, db)
+        }
+    }
+
+    // MARK: Keys
+
+    /// The note key of a locked note, through its passphrase's session or `passphrase`.
+    func noteKey(of row: NoteRow, passphrase: Passphrase?, _ sealing: ContentSealing) throws -> SymmetricKey {
+        guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey else {
+            throw NotesError.wrongLockState("note \(row.id) is not locked")
+        }
+        let record = try pool.read { db in try PassphraseRow.fetch(passphraseID, db) }
+        // Imported passphrases have no verifier: the note's own wrapped key checks the passphrase.
+        let key = try passphraseKey(for: record, passphrase: passphrase, sealing, note: row)
+        guard let noteKey = LockedNoteCrypto.unwrap(wrapped, with: key) else {
+            throw NotesError.damaged("the wrapped key of note \(row.id)")
+        }
+        return noteKey
+    }
+
+    /// The key of passphrase record `record`: from its open session (which counts as
+    /// activity), else derived from `passphrase` and checked — a wrong one is counted, shows
+    /// the hint from the third and is delayed from the fifth. Success opens the session.
+    func passphraseKey(
+        for record: PassphraseRow, passphrase: Passphrase?, _ sealing: ContentSealing, note: NoteRow? = nil
+    ) throws -> SymmetricKey {
+        let timeout = settings.sessionIdleTimeout, now = now
+        // A keybag lock ends every session (SPEC §4.3), whether or not the daemon said so yet.
+        if keybag.lockState != .unlocked { lockNow() }
+        if let key = sessions.withLock({ $0.key(for: record.id, now: now, timeout: timeout) }) { return key }
+        guard let passphrase else {
+            throw NotesError.passphraseRequired(try pool.read { db in try lockInfo(record, db, sealing) })
+        }
+        return try checkedKey(for: record, passphrase: passphrase, sealing, note: note, opensSession: true)
+    }
+
+    /// Derives and checks `passphrase` against `record`, counting failures; never uses a
+    /// session (passphrase change must be typed, SPEC §4.4).
+    func checkedKey(
+        for record: PassphraseRow, passphrase: Passphrase, _ sealing: ContentSealing, note: NoteRow? = nil, opensSession: Bool
+    ) throws -> SymmetricKey {
+        let accountID = AccountID(rawValue: record.accountID)
+        let account = try pool.read { db in try AccountRow.fetch(accountID, db) }
+        let hint = try hint(of: record, sealing)
+        if let wait = GuessingDelay.remaining(afterFailures: account.failedEntries, lastFailure: account.lastFailure, now: now) {
+            throw NotesError.throttled(retryAfterSeconds: wait, hint: account.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
+        }
+        let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: note?.salt ?? record.salt, iterations: note?.iterations ?? record.iterations)
+        let check = record.verifier ?? note?.wrappedKey ?? Data()
+        guard LockedNoteCrypto.unwrap(check, with: key) != nil else {
+            let failures = try pool.write { db -> Int in
+                try db.execute(sql: """
+                    UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
+                    """, arguments: [now.timeIntervalSince1970, accountID.rawValue])
+                return try AccountRow.fetch(accountID, db).failedEntries
+            }
+            throw NotesError.wrongPassphrase(
+                failedAttempts: failures, hint: failures >= NotesSettings.hintAfterFailures ? hint : nil,
+                retryAfterSeconds: GuessingDelay.remaining(afterFailures: failures, lastFailure: now, now: now))
+        }
+        if account.failedEntries > 0 {
+            try pool.write { db in
+                try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
+                               arguments: [accountID.rawValue])
+            }
+        }
+        if opensSession && keybag.lockState == .unlocked { sessions.withLock { $0.open(record.id, key: key, now: now) } }
+        return key
+    }
+
+    /// The body of a locked note, opened with its note key.
+    func lockedBody(of row: NoteRow, noteKey: SymmetricKey, _ sealing: ContentSealing) throws -> String {
+        guard let iv = row.iv, let tag = row.tag, let sealedCiphertext = row.sealedCiphertext else {
+            throw NotesError.damaged("the body of note \(row.id)")
+        }
+        let ciphertext = try sealing.open(sealedCiphertext, table: "notes", id: row.id, column: "ciphertext")
+        guard let plaintext = try? LockedNoteCrypto.openBody(AESGCM.Sealed(iv: iv, ciphertext: ciphertext, tag: tag), with: noteKey) else {
+            throw NotesError.damaged("the body of note \(row.id)")
+        }
+        switch row.bodyFormat {
+        case .text:
+            guard let text = String(data: plaintext, encoding: .utf8) else { throw NotesError.damaged("the body of note \(row.id)") }
+            return text
+        case .appleNotes:
+            do {
+                //APPLEBODY
+                throw NotesError.invalid("x")
+            } catch {
+                throw NotesError.damaged("the Apple Notes body of note \(row.id)")
+            }
+        }
+    }
+
+    /// Re-seals every attachment of a note under `newKey` (nil: the keybag layer alone) into
+    /// new files and points the rows at them. Returns the old files, to remove after commit.
+    func resealAttachments(
+        of noteID: String, from oldKey: SymmetricKey?, to newKey: SymmetricKey?, _ db: Database, _ sealing: ContentSealing
+    ) throws -> [String] {
+        var oldFiles: [String] = []
+        for attachment in try AttachmentRow.fetchAll(note: noteID, db) {
+            let data = try AttachmentFile.read(
+                attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
+                sealing: sealing, noteKey: oldKey)
+            let file = try AttachmentFile.write(data, attachmentID: attachment.id, in: attachmentsFolder, sealing: sealing, noteKey: newKey)
+            do {
+                try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
+                               arguments: [file, newKey != nil, attachment.id])
+            } catch {
+                AttachmentFile.remove(file, in: attachmentsFolder)
+                throw error
+            }
+            oldFiles.append(attachment.file)
+        }
+        return oldFiles
+    }
+
+    /// An imported passphrase no note uses any more is forgotten.
+    func removeUnusedImportedPassphrase(_ id: Int64, _ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM passphrases WHERE id = ? AND source = ? AND NOT EXISTS (SELECT 1 FROM notes WHERE passphrase_id = ?)
+            """, arguments: [id, LockInfo.Source.appleNotes.rawValue, id])
+    }
+}

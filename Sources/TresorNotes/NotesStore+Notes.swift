@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+import TresorCrypto
+
+// Accounts, folders and notes: create, list, open, edit, delete, search.
+extension NotesStore {
+    /// Every account with its passphrase state.
+    public func accounts() throws -> [NotesAccount] {
+        let ids = try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM accounts ORDER BY created, id") }
+        return try ids.map { id in
+            let account = AccountID(rawValue: id)
+            let row = try pool.read { db in try AccountRow.fetch(account, db) }
+            return NotesAccount(id: account, name: row.name, passphrase: try passphraseStatus(account: account))
+        }
+    }
+
+    // MARK: Folders
+
+    /// The account's folders, by name.
+    public func folders(account: AccountID = .local) throws -> [Folder] {
+        let sealing = try sealing()
+        return try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT f.id, f.sealed_name, (SELECT COUNT(*) FROM notes n WHERE n.folder_id = f.id) AS count
+                FROM folders f WHERE f.account_id = ?
+                """, arguments: [account.rawValue]
+            ).map { row in
+                let id: String = row["id"]
+                return Folder(id: id, name: try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name"),
+                              noteCount: row["count"])
+            }
+        }.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    }
+
+    /// Creates a folder, or returns the one of that name.
+    @discardableResult
+    public func createFolder(named name: String, account: AccountID = .local) throws -> Folder {
+        let sealing = try sealing()
+        let id = try pool.write { db in try folderID(named: name, account: account, creating: true, db, sealing)! }
+        return try folders(account: account).first { $0.id == id }!
+    }
+
+    /// Deletes an empty folder.
+    public func deleteFolder(named name: String, account: AccountID = .local) throws {
+        let sealing = try sealing()
+        try pool.write { db in
+            guard let id = try folderID(named: name, account: account, creating: false, db, sealing) else {
+                throw NotesError.notFound("folder \"\(name.prefix(64))\"")
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes WHERE folder_id = ?", arguments: [id]) ?? 0
+            guard count == 0 else { throw NotesError.invalid("folder \"\(name.prefix(64))\" holds \(count) notes: move or delete them first") }
+            try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
+        }
+        purgeRemovedPages()
+    }
+
+    /// The id of the folder called `name` (names are sealed, so they are compared after opening).
+    func folderID(named name: String, account: AccountID, creating: Bool, _ db: Database, _ sealing: ContentSealing) throws -> String? {
+        try Self.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        for row in try Row.fetchAll(db, sql: "SELECT id, sealed_name FROM folders WHERE account_id = ?", arguments: [account.rawValue]) {
+            let id: String = row["id"]
+            if try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name") == name { return id }
+        }
+        guard creating else { return nil }
+        let id = UUID().uuidString.lowercased()
+        try db.execute(
+            sql: "INSERT INTO folders (id, account_id, sealed_name, created) VALUES (?, ?, ?, ?)",
+            arguments: [id, account.rawValue, try sealing.sealText(name, table: "folders", id: id, column: "name"), now.timeIntervalSince1970])
+        return id
+    }
+
+    // MARK: Notes
+
+    /// Creates an unlocked note.
+    @discardableResult
+    public func createNote(_ draft: NoteDraft, account: AccountID = .local) throws -> NoteSummary {
+        try Self.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
+        let title = try Self.title(draft.title, body: draft.body)
+        let sealing = try sealing()
+        let id = UUID().uuidString.lowercased()
+        let timestamp = now.timeIntervalSince1970
+        let created = try pool.write { db in
+            _ = try AccountRow.fetch(account, db)
+            let folder = try draft.folder.map { try folderID(named: $0, account: account, creating: true, db, sealing)! }
+            try db.execute(sql: """
+                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [
+                    id, account.rawValue, folder, timestamp, timestamp, draft.isPinned,
+                    try sealing.sealText(title, table: "notes", id: id, column: "title"),
+                    try sealing.sealText(draft.body, table: "notes", id: id, column: "body"),
+                ])
+            return try summary(of: NoteRow.fetch(id, db), db, sealing)
+        }
+        index.upsert(.init(noteID: id, accountID: account.rawValue, title: title, body: draft.body))
+        return created
+    }
+
+    /// The account's notes (optionally one folder's), pinned first, then most recently modified.
+    public func notes(account: AccountID = .local, folder: String? = nil) throws -> [NoteSummary] {
+        let sealing = try sealing()
+        return try pool.read { db in
+            var sql = "SELECT * FROM notes WHERE account_id = ?"
+            var arguments: StatementArguments = [account.rawValue]
+            if let folder {
+                guard let id = try folderID(named: folder, account: account, creating: false, db, sealing) else {
+                    throw NotesError.notFound("folder \"\(folder.prefix(64))\"")
+                }
+                sql += " AND folder_id = ?"
+                arguments += [id]
+            }
+            sql += " ORDER BY pinned DESC, modified DESC, id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try summary(of: NoteRow(row: $0), db, sealing) }
+        }
+    }
+
+    /// One note's summary, without opening it.
+    public func summary(ofNote id: String) throws -> NoteSummary {
+        let sealing = try sealing()
+        return try pool.read { db in try summary(of: NoteRow.fetch(id, db), db, sealing) }
+    }
+
+    /// A note with its body and attachments. A locked note needs its passphrase, unless a
+    /// secure session for it is open; it throws ``NotesError/passphraseRequired(_:)`` when neither.
+    public func openNote(_ id: String, passphrase: Passphrase? = nil) throws -> OpenedNote {
+        let sealing = try sealing()
+        let row = try pool.read { db in try NoteRow.fetch(id, db) }
+        let body: String
+        if row.isLocked {
+            let noteKey = try noteKey(of: row, passphrase: passphrase, sealing)
+            body = try lockedBody(of: row, noteKey: noteKey, sealing)
+        } else {
+            body = try sealing.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
+        }
+        return try pool.read { db in
+            OpenedNote(summary: try summary(of: row, db, sealing), body: body, attachments: try attachmentInfos(of: row.id, db, sealing))
+        }
+    }
+
+    /// Changes a note's title, body, pin or folder. Changing a locked note's body needs its
+    /// passphrase or an open session; the new body is sealed under the same note key.
+    @discardableResult
+    public func editNote(_ id: String, _ changes: NoteChanges, passphrase: Passphrase? = nil) throws -> NoteSummary {
+        if let title = changes.title { try Self.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
+        if let body = changes.body { try Self.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
+        let sealing = try sealing()
+        let before = try pool.read { db in try NoteRow.fetch(id, db) }
+        // Derive before the write transaction: PBKDF2 must not hold the database.
+        let noteKey = try (before.isLocked && changes.body != nil) ? noteKey(of: before, passphrase: passphrase, sealing) : nil
+        let (edited, indexBody) = try pool.write { db -> (NoteSummary, String?) in
+            let row = try NoteRow.fetch(id, db)
+            guard row.isLocked == before.isLocked else { throw NotesError.wrongLockState("note \(id) was locked or unlocked meanwhile; try again") }
+            var assignments = ["modified = ?"]
+            var arguments: StatementArguments = [now.timeIntervalSince1970]
+            if let title = changes.title {
+                assignments.append("sealed_title = ?")
+                arguments += [try sealing.sealText(title, table: "notes", id: id, column: "title")]
+            }
+            if let pinned = changes.isPinned {
+                assignments.append("pinned = ?")
+                arguments += [pinned]
+            }
+            if let folder = changes.folder {
+                assignments.append("folder_id = ?")
+                arguments += [try folder.map { try folderID(named: $0, account: AccountID(rawValue: row.accountID), creating: true, db, sealing)! }]
+            }
+            if let body = changes.body {
+                if let noteKey {
+                    let sealed = try LockedNoteCrypto.sealBody(Data(body.utf8), with: noteKey)
+                    assignments += ["crypto_iv = ?", "crypto_tag = ?", "sealed_ciphertext = ?", "body_format = ?"]
+                    arguments += [sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"), BodyFormat.text.rawValue]
+                } else {
+                    assignments.append("sealed_body = ?")
+                    arguments += [try sealing.sealText(body, table: "notes", id: id, column: "body")]
+                }
+            }
+            arguments += [id]
+            try db.execute(sql: "UPDATE notes SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+            let updated = try NoteRow.fetch(id, db)
+            let indexBody = updated.isLocked ? nil : try sealing.openText(updated.sealedBody ?? Data(), table: "notes", id: id, column: "body")
+            return (try summary(of: updated, db, sealing), indexBody)
+        }
+        index.upsert(.init(noteID: id, accountID: before.accountID, title: edited.title, body: indexBody))
+        purgeRemovedPages()
+        return edited
+    }
+
+    /// Deletes a note and its attachments; afterwards nothing of it remains in the home.
+    public func deleteNote(_ id: String) throws {
+        let files = try pool.write { db -> [String] in
+            let row = try NoteRow.fetch(id, db)
+            let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM attachments WHERE note_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [id])
+            if let passphraseID = row.passphraseID { try removeUnusedImportedPassphrase(passphraseID, db) }
+            return files
+        }
+        index.remove(noteID: id)
+        for file in files { AttachmentFile.remove(file, in: attachmentsFolder) }
+        purgeRemovedPages()
+    }
+
+    /// Notes whose title — or, for unlocked notes, body — contains every word of `text`
+    /// (word prefixes, case and diacritics ignored), best match first. Locked notes are found
+    /// by their title only.
+    public func search(_ text: String, account: AccountID = .local) throws -> [NoteSummary] {
+        try Self.validate(text, limit: 1024, what: "search text", allowEmpty: false)
+        let sealing = try sealing()
+        try index.buildIfNeeded {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM notes").map { row in
+                    let note = NoteRow(row: row)
+                    return .init(
+                        noteID: note.id, accountID: note.accountID, title: try title(of: note, sealing),
+                        body: note.isLocked ? nil : try sealing.openText(note.sealedBody ?? Data(), table: "notes", id: note.id, column: "body"))
+                }
+            }
+        }
+        let ids = try index.search(text, accountID: account.rawValue)
+        return try pool.read { db in
+            try ids.compactMap { id in
+                try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [id]).map { try summary(of: NoteRow(row: $0), db, sealing) }
+            }
+        }
+    }
+
+    /// A note's title: the one given, else the first line of the body, else "New Note".
+    static func title(_ given: String, body: String) throws -> String {
+        let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = !trimmed.isEmpty ? given
+            : String(body.split(separator: "\n", omittingEmptySubsequences: true).first?.prefix(120) ?? "New Note")
+        try validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
+        return title
+    }
+}

@@ -1,0 +1,110 @@
+import Crypto
+import Foundation
+import GRDB
+import Synchronization
+import TresorCrypto
+import TresorKeybag
+import TresorSystem
+
+/// The notes of one home: accounts, folders, notes, attachments, locked notes and their
+/// secure sessions (SPEC §4). The daemon holds one; tests make their own over a temporary home.
+///
+/// Every piece of content is sealed under the keybag's `afterFirstUnlock` class (through
+/// `ContentSealing`), so nothing is readable before the first unlock after a start. Locked
+/// notes are sealed, in addition, under their own note key (``LockedNoteCrypto``), which only
+/// the passphrase unwraps; the passphrase key stays in memory while its secure session is open.
+///
+/// ```swift
+/// let notes = try NotesStore(paths: paths, keybag: keybag)
+/// let note = try notes.createNote(NoteDraft(title: "Bank", body: "PIN 1234"))
+/// try notes.setPassphrase(try Passphrase("correct horse"), hint: "horse")
+/// try notes.lockNote(note.id)                   // the session opened by `setPassphrase`
+/// notes.lockNow()                               // every session ends
+/// try notes.openNote(note.id, passphrase: try Passphrase("correct horse")).body  // "PIN 1234"
+/// ```
+public final class NotesStore: Sendable {
+    let pool: DatabasePool
+    let keybag: Keybag
+    let settings: NotesSettings
+    let attachmentsFolder: URL
+    let sessions = Mutex(SecureSessions())
+    let index: SearchIndex
+    /// Progress of a passphrase change in flight: (done, total).
+    let changeProgress = Mutex<(done: Int, total: Int)?>(nil)
+
+    /// The protection class whose key seals note content (SPEC §4.2: `afterFirstUnlock`).
+    public static let protectionClass = ProtectionClass.afterFirstUnlock
+    /// The local account's display name.
+    public static let localAccountName = "On My Computer"
+
+    /// Opens (creating when missing) the notes database and attachments folder of `paths`.
+    public init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production) throws {
+        try SecureFiles.createDirectory(paths.attachmentsFolder)
+        self.pool = try NotesDatabase.open(at: paths.notesDatabase)
+        self.keybag = keybag
+        self.settings = settings
+        self.attachmentsFolder = paths.attachmentsFolder
+        self.index = try SearchIndex()
+        let now = settings.clock()
+        let referenced = try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO accounts (id, name, created) VALUES (?, ?, ?)",
+                arguments: [AccountID.local.rawValue, Self.localAccountName, now.timeIntervalSince1970])
+            return Set(try String.fetchAll(db, sql: "SELECT file FROM attachments"))
+        }
+        // A crash between writing an attachment file and committing its row leaves a file no
+        // row names; and after a lock or unlock, the file the row no longer names.
+        AttachmentFile.removeUnreferenced(in: attachmentsFolder, keeping: referenced)
+    }
+
+    // MARK: Shared helpers
+
+    var now: Date { settings.clock() }
+
+    /// The content layer, or `contentUnavailable` before the first unlock.
+    func sealing() throws -> ContentSealing {
+        guard let key = try? keybag.classKey(for: Self.protectionClass) else { throw NotesError.contentUnavailable }
+        return ContentSealing(classKey: key)
+    }
+
+    func title(of row: NoteRow, _ sealing: ContentSealing) throws -> String {
+        try sealing.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
+    }
+
+    func hint(of passphrase: PassphraseRow, _ sealing: ContentSealing) throws -> String? {
+        try passphrase.sealedHint.map { try sealing.openText($0, table: "passphrases", id: "\(passphrase.id)", column: "hint") }
+    }
+
+    func summary(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> NoteSummary {
+        let folder = try row.folderID.flatMap { folderID in
+            try Data.fetchOne(db, sql: "SELECT sealed_name FROM folders WHERE id = ?", arguments: [folderID]).map {
+                try sealing.openText($0, table: "folders", id: folderID, column: "name")
+            }
+        }
+        let attachments = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE note_id = ?", arguments: [row.id]) ?? 0
+        return NoteSummary(
+            id: row.id, title: try title(of: row, sealing), folder: folder, created: row.created, modified: row.modified,
+            isPinned: row.isPinned, attachmentCount: attachments,
+            lock: try row.passphraseID.map { try lockInfo(PassphraseRow.fetch($0, db), db, sealing) })
+    }
+
+    func lockInfo(_ passphrase: PassphraseRow, _ db: Database, _ sealing: ContentSealing) throws -> LockInfo {
+        let account = try AccountRow.fetch(AccountID(rawValue: passphrase.accountID), db)
+        let isCurrent = account.currentPassphraseID == passphrase.id
+        let timeout = settings.sessionIdleTimeout, now = now
+        return LockInfo(
+            source: passphrase.source, generation: passphrase.generation, isCurrent: isCurrent,
+            hint: isCurrent ? nil : try hint(of: passphrase, sealing), setOn: passphrase.created,
+            isOpen: sessions.withLock { $0.isOpen(passphrase.id, now: now, timeout: timeout) })
+    }
+
+    /// Truncating checkpoint after a change that removed content; retried by the next one if
+    /// a reader kept it from completing.
+    func purgeRemovedPages() { NotesDatabase.checkpoint(pool) }
+
+    static func validate(_ text: String, limit: Int, what: String, allowEmpty: Bool = true) throws {
+        if !allowEmpty && text.isEmpty { throw NotesError.invalid("the \(what) is empty") }
+        guard text.utf8.count <= limit else { throw NotesError.invalid("the \(what) is longer than \(limit) bytes") }
+        guard !text.unicodeScalars.contains("\0") else { throw NotesError.invalid("the \(what) contains a NUL character") }
+    }
+}

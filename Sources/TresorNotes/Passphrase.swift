@@ -1,0 +1,26 @@
+import Foundation
+
+/// A notes account's secret for locked notes (SPEC §2: different from the passcode).
+/// It never prints: `description` is a placeholder, so a passphrase interpolated into a log
+/// line or an error by mistake reveals nothing.
+public struct Passphrase: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Longer passphrases are refused so that a hostile request cannot make PBKDF2 hash megabytes.
+    public static let maximumByteCount = 1024
+
+    let bytes: [UInt8]
+
+    /// A passphrase from what the user typed (UTF-8, as Apple Notes derives it). Empty and
+    /// over-long passphrases are refused.
+    public init(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw NotesError.invalid("the passphrase is empty") }
+        guard bytes.count <= Self.maximumByteCount else {
+            throw NotesError.invalid("the passphrase is longer than \(Self.maximumByteCount) bytes")
+        }
+        self.bytes = bytes
+    }
+
+    public var description: String { "<passphrase>" }
+    public var debugDescription: String { "<passphrase>" }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import Synchronization
+import TresorKeybag
+import TresorSystem
+@testable import TresorNotes
+
+// Shared helpers of the notes tests. Every test builds its own `NotesHome`, so tests never
+// share a file and may run in parallel.
+
+let testPasscodeText = "correct horse battery staple"
+let keybagTestSettings = KeybagSettings.insecureForTesting(kdfRounds: 1_000)
+
+func passphrase(_ text: String) -> Passphrase { try! Passphrase(text) }
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+/// A fresh home with an unlocked keybag and a notes store, removed on deinit.
+final class NotesHome {
+    let root: URL
+    let paths: TresorPaths
+    let clock = TestClock()
+    private(set) var keybag: Keybag
+    private(set) var notes: NotesStore
+    let settings: NotesSettings
+
+    var home: URL { paths.home }
+
+    init(passcode: String? = testPasscodeText, sessionIdleTimeout: TimeInterval = 180, kdfRounds: Int = 1_000) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-notes-\(UUID().uuidString)")
+        paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
+        keybag = try Keybag.create(paths: paths, passcode: passcode.map { try! Passcode($0) }, settings: keybagTestSettings)
+        let clock = clock
+        settings = .insecureForTesting(kdfRounds: kdfRounds, sessionIdleTimeout: sessionIdleTimeout, clock: { clock.now })
+        notes = try NotesStore(paths: paths, keybag: keybag, settings: settings)
+    }
+
+    /// A daemon restart: keybag reopened (locked since start), store reopened, sessions gone.
+    func restart() throws {
+        keybag = try Keybag.open(paths: paths, settings: keybagTestSettings)
+        notes = try NotesStore(paths: paths, keybag: keybag, settings: settings)
+    }
+
+    func unlock() throws { try keybag.unlock(passcode: try Passcode(testPasscodeText)) }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// Every regular file under the home, recursively: databases, `-wal`, `-shm`, attachment
+    /// files, temporary files.
+    func allFiles() -> [URL] {
+        var files: [URL] = []
+        let enumerator = FileManager.default.enumerator(at: home, includingPropertiesForKeys: [.isRegularFileKey])
+        while let url = enumerator?.nextObject() as? URL {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { files.append(url) }
+        }
+        return files
+    }
+
+    /// The files holding `marker` in UTF-8 or UTF-16 (either byte order).
+    func files(containing marker: String) -> [String] {
+        files(containing: [Data(marker.utf8), marker.data(using: .utf16LittleEndian)!, marker.data(using: .utf16BigEndian)!])
+    }
+
+    /// The files holding `bytes`.
+    func files(containing bytes: Data) -> [String] { files(containing: [bytes]) }
+
+    private func files(containing needles: [Data]) -> [String] {
+        allFiles().filter { url in
+            guard let data = try? Data(contentsOf: url) else { return false }
+            return needles.contains { data.range(of: $0) != nil }
+        }.map(\.lastPathComponent)
+    }
+
+    /// Runs raw SQL on the notes database, the way an attacker with the file would.
+    func tamper(_ change: (Database) throws -> Void) throws {
+        try notes.pool.writeWithoutTransaction { db in try change(db) }
+    }
+}
+
+func unique(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefix(12))" }
