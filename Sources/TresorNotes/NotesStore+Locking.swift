@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
-//APPLEIMPORT
+import TresorAppleNotes
 import TresorCrypto
 import TresorKeybag
 
@@ -178,8 +178,7 @@ extension NotesStore {
             return text
         case .appleNotes:
             do {
-                //APPLEBODY
-                throw NotesError.invalid("x")
+                return try AppleNoteBody.text(fromGzippedProtobuf: plaintext)
             } catch {
                 throw NotesError.damaged("the Apple Notes body of note \(row.id)")
             }
