@@ -130,6 +130,25 @@ public final class TresorClient {
         guard (200..<300).contains(response.status) else { throw apiError(response) }
     }
 
+    /// A request with a JSON body and no answer body (`204`).
+    func callExpectingNoContent<Body: Encodable>(_ method: String, _ path: String, _ body: Body) throws {
+        let response = try http.send(method: method, path: path, body: try encoder.encode(body))
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+    }
+
+    /// A request with raw bytes in either direction (attachments): the answer as it came,
+    /// once its status says success.
+    func callRaw(
+        _ method: String, _ path: String, body: Data, contentType: String, headers: [(String, String)] = []
+    ) throws -> UnixSocketHTTP.Response {
+        let response = try http.send(method: method, path: path, body: body, contentType: contentType, headers: headers)
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        return response
+    }
+
+    /// Decodes a JSON answer already received.
+    func decoded<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response { try decode(response) }
+
     func call<Response: Decodable>(_ method: String, _ path: String) throws -> Response {
         try decode(http.send(method: method, path: path, body: nil))
     }

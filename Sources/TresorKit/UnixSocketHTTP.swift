@@ -41,13 +41,25 @@ final class UnixSocketHTTP {
 
     struct Response {
         var status: Int
+        /// Header names in lower case.
+        var headers: [String: String] = [:]
         var body: Data
     }
 
-    func send(method: String, path: String, body: Data?) throws -> Response {
+    /// Sends one request. `body` is JSON unless `contentType` says otherwise; `headers` are
+    /// extra request headers (names and values must be header-safe ASCII).
+    func send(
+        method: String, path: String, body: Data?, contentType: String = "application/json", headers: [(String, String)] = []
+    ) throws -> Response {
         var request = "\(method) \(path) HTTP/1.1\r\nHost: tresord\r\nAccept: application/json\r\n"
+        for (name, value) in headers {
+            guard !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw TresorClientError.protocolError("a request header holds a line break")
+            }
+            request += "\(name): \(value)\r\n"
+        }
         if let body {
-            request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            request += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         } else if method != "GET" && method != "DELETE" {
             request += "Content-Length: 0\r\n"
         }
@@ -110,12 +122,14 @@ final class UnixSocketHTTP {
         }
         var contentLength: Int?
         var chunked = false
+        var headers: [String: String] = [:]
         while true {
             let line = try readLine()
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
             if name == "content-length" {
                 guard let length = Int(value), length >= 0 else { throw TresorClientError.protocolError("bad Content-Length") }
                 contentLength = length
@@ -136,8 +150,8 @@ final class UnixSocketHTTP {
                 body.append(try readBytes(size))
                 _ = try readLine()
             }
-            return Response(status: status, body: body)
+            return Response(status: status, headers: headers, body: body)
         }
-        return Response(status: status, body: try readBytes(contentLength ?? 0))
+        return Response(status: status, headers: headers, body: try readBytes(contentLength ?? 0))
     }
 }

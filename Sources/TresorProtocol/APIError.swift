@@ -1,16 +1,32 @@
+import TresorNotes
+
 /// What the daemon answers instead of a result: a closed set of codes, each mapped to
 /// Apple's `OSStatus` where one exists, so code ported from Apple platforms keeps its checks.
 public struct APIError: Codable, Error, Equatable, Sendable {
     public var code: Code
     /// Human-readable and free of secrets.
     public var message: String
-    /// Set when a passcode attempt must wait.
+    /// Set when a passcode or passphrase attempt must wait.
     public var retryAfterSeconds: Int?
+    /// `passphraseRequired`: how the note is locked, so the client can say which passphrase
+    /// opens it. Absent otherwise (added in v1; older clients ignore it).
+    public var lock: LockInfo?
+    /// `wrongPassphrase`, `throttled`: the account's passphrase hint, from the third
+    /// consecutive wrong entry on.
+    public var hint: String?
+    /// `wrongPassphrase`: consecutive wrong passphrase entries.
+    public var failedAttempts: Int?
 
-    public init(_ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
+    public init(
+        _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, lock: LockInfo? = nil, hint: String? = nil,
+        failedAttempts: Int? = nil
+    ) {
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.lock = lock
+        self.hint = hint
+        self.failedAttempts = failedAttempts
     }
 
     /// The `OSStatus` Apple's Security framework returns for the same failure.
@@ -55,6 +71,19 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         case noSuchKeychain
         /// The daemon failed; the message says how (`errSecInternalComponent`).
         case `internal`
+        /// A locked note needs its passphrase: no secure session holds it (`lock` says which).
+        case passphraseRequired
+        /// The notes passphrase is wrong (`errSecAuthFailed`); counted, `hint` after three.
+        case wrongPassphrase
+        /// The notes account has no passphrase for locked notes yet.
+        case noPassphrase
+        /// A passphrase is set already: change it, or reset it if it is forgotten.
+        case passphraseAlreadySet
+        /// The note is locked and the operation needs it unlocked, or the reverse.
+        case wrongLockState
+        /// An attachment's kind cannot be locked (only image, drawing, table, map location,
+        /// website link).
+        case attachmentNotLockable
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
@@ -66,7 +95,7 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         public var osStatus: Int32? {
             switch self {
             case .param, .requestTooLarge: return -50
-            case .authFailed, .throttled: return -25293
+            case .authFailed, .throttled, .wrongPassphrase: return -25293
             case .interactionNotAllowed: return -25308
             case .missingEntitlement, .peerRejected: return -34018
             case .alreadyInitialized, .duplicateItem: return -25299
@@ -76,6 +105,7 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .noSuchKeychain: return -25294
             case .internal: return -2070
             case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
+            case .passphraseRequired, .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return nil
             }
         }
     }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import TresorKeybag
+import TresorNotes
 import TresorProtocol
 import TresorSystem
 
@@ -12,11 +13,16 @@ import TresorSystem
 public struct Daemon: Sendable {
     let configuration: DaemonConfiguration
     let keybagSettings: KeybagSettings
+    let notesSettings: NotesSettings
     let logger: Logger
 
-    public init(configuration: DaemonConfiguration, keybagSettings: KeybagSettings = .production, logger: Logger) {
+    public init(
+        configuration: DaemonConfiguration, keybagSettings: KeybagSettings = .production,
+        notesSettings: NotesSettings = .production, logger: Logger
+    ) {
         self.configuration = configuration
         self.keybagSettings = keybagSettings
+        self.notesSettings = notesSettings.withSessionIdleTimeout(TimeInterval(configuration.notesSessionIdleSeconds))
         self.logger = logger
     }
 
@@ -50,6 +56,7 @@ public struct Daemon: Sendable {
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
         let identifier = ClientIdentifier(allowedUID: getuid())
         let keychains = KeychainProvider(slot: slot, settings: keybagSettings)
+        let notes = NotesProvider(slot: slot, settings: notesSettings)
         let status = StatusProvider(slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
@@ -64,12 +71,16 @@ public struct Daemon: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: PeerMiddleware(
             identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections))
-        KeybagRoutes(slot: slot, keychains: keychains, status: status).register(on: router)
+        KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
         ItemRoutes(keychains: keychains, callers: callers).register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
+        let notesRouting = NotesRouting(notes: notes, slot: slot, keychainKey: NotesKeychainKey(keychains: keychains), callers: callers)
+        NoteRoutes(routing: notesRouting).register(on: router)
+        NoteAttachmentRoutes(routing: notesRouting).register(on: router)
+        NotePassphraseRoutes(routing: notesRouting).register(on: router)
 
         let logger = self.logger
         let app = Application(
@@ -85,12 +96,21 @@ public struct Daemon: Sendable {
 
         let autoLockTask = Task {
             await autoLock.run {
+                // A keybag lock ends every notes secure session (SPEC §4.3).
+                let endedSessions = notes.lockNow()
+                if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
                 guard keychains.lockAll() else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
             }
         }
+        let sessionExpiryTask = Task {
+            await notes.runExpiry { ended in
+                logger.info("notes sessions ended after idle period", metadata: ["count": "\(ended)"])
+            }
+        }
         defer {
             autoLockTask.cancel()
+            sessionExpiryTask.cancel()
             unlink(socketPath)
             withExtendedLifetime(homeLock) {}
         }

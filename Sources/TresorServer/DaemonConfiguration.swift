@@ -1,28 +1,35 @@
 import Foundation
 import TresorSystem
 
-/// How a daemon runs: its home, socket and auto-lock period.
+/// How a daemon runs: its home, socket, auto-lock period and notes session timeout.
 ///
 /// The auto-lock period comes from `config.json` in the home (`{"autoLockSeconds": 300}`),
-/// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off.
+/// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off. Likewise the
+/// idle time after which a notes secure session ends (`"notesSessionIdleSeconds": 180`,
+/// `tresord --notes-session-idle SECONDS`; SPEC §4.3).
 public struct DaemonConfiguration: Sendable {
     public static let defaultAutoLockSeconds = 300
+    public static let defaultNotesSessionIdleSeconds = 180
 
     public var paths: TresorPaths
     public var autoLockSeconds: Int
+    public var notesSessionIdleSeconds: Int
     public var maximumConnections = 256
 
-    public init(paths: TresorPaths, autoLockSeconds: Int? = nil) throws {
+    public init(paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil) throws {
         self.paths = paths
         let file = try ConfigurationFile.load(paths.config)
         self.autoLockSeconds = autoLockSeconds ?? file.autoLockSeconds ?? Self.defaultAutoLockSeconds
         guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
+        self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
+        guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
     }
 }
 
 /// The optional `config.json` of a home.
 struct ConfigurationFile: Codable {
     var autoLockSeconds: Int?
+    var notesSessionIdleSeconds: Int?
 
     static func load(_ url: URL) throws -> ConfigurationFile {
         let data: Data

@@ -15,4 +15,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// A connection to the home's daemon, started if needed.
     func connect() throws -> TresorClient { try TresorClient.connect(paths: paths) }
+
+    /// The notes of the home's daemon, started if needed.
+    func notes() throws -> Notes { Notes(client: try connect()) }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TresorKit
 import TresorProtocol
 
 /// Printing results and failures, as text or as JSON (`--json`).
@@ -23,6 +24,7 @@ enum Output {
             let apiError: APIError
             switch error {
             case let error as APIError: apiError = error
+            case let error as NotesClientError: apiError = error.apiError
             case let error as ValidationError: apiError = APIError(.param, error.message)
             default: apiError = APIError(.internal, String(describing: error))
             }

@@ -10,11 +10,20 @@ struct SecretInput {
     /// Lines come from this descriptor; nil means the terminal.
     private let descriptor: Int32?
     private var lines: [String]?
+    /// The option that feeds standard input, named when there is no terminal to ask on.
+    private var flag = "--passcode-stdin"
 
-    private var fromStandardInput: Bool { descriptor != nil }
+    var fromStandardInput: Bool { descriptor != nil }
 
     init(fromStandardInput: Bool) {
         descriptor = fromStandardInput ? 0 : nil
+    }
+
+    /// Secrets from standard input when `fromStandardInput`, else from the terminal; `flag`
+    /// is the option to name when there is no terminal.
+    init(fromStandardInput: Bool, flag: String) {
+        descriptor = fromStandardInput ? 0 : nil
+        self.flag = flag
     }
 
     /// Secrets from another descriptor (`--passcode-fd 3`), when standard input carries data.
@@ -24,7 +33,7 @@ struct SecretInput {
 
     /// The next secret: the next line of standard input, or what the user types after `prompt`.
     mutating func next(_ prompt: String) throws -> String {
-        guard fromStandardInput else { return try Self.promptWithoutEcho(prompt) }
+        guard fromStandardInput else { return try Self.promptWithoutEcho(prompt, flag: flag) }
         if lines == nil { lines = try Self.readLines(descriptor ?? 0) }
         guard let line = lines?.first else {
             let what = prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))
@@ -42,14 +51,38 @@ struct SecretInput {
             if lines == nil { lines = try Self.readLines(descriptor ?? 0) }
             guard let again = lines?.first else { return first }
             lines?.removeFirst()
-            guard again == first else { throw ValidationError("the two new passcodes differ") }
+            guard again == first else { throw ValidationError("the two new \(what(prompt))s differ") }
             return first
         }
         guard try next(prompt.replacingOccurrences(of: ":", with: " again:")) == first else {
-            throw ValidationError("the two new passcodes differ")
+            throw ValidationError("the two new \(what(prompt))s differ")
         }
         return first
     }
+
+    /// Whether a terminal is there to ask on (`/dev/tty` opens).
+    static var terminalAvailable: Bool {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return false }
+        close(tty)
+        return true
+    }
+
+    /// Asks a yes/no question on the terminal (echo on); false without a terminal.
+    static func confirm(_ question: String) -> Bool {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return false }
+        defer { close(tty) }
+        _ = question.withCString { write(tty, $0, strlen($0)) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(tty, &byte, 1) == 1, byte != 0x0A, bytes.count < 64 { bytes.append(byte) }
+        let answer = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
+    /// "passcode" or "passphrase", from the prompt.
+    private func what(_ prompt: String) -> String { prompt.lowercased().contains("passphrase") ? "passphrase" : "passcode" }
 
     private static func readLines(_ descriptor: Int32) throws -> [String] {
         let data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
@@ -60,10 +93,10 @@ struct SecretInput {
         return lines
     }
 
-    private static func promptWithoutEcho(_ prompt: String) throws -> String {
+    private static func promptWithoutEcho(_ prompt: String, flag: String) throws -> String {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
-            throw ValidationError("no terminal to ask on; pass the secret on standard input with --passcode-stdin")
+            throw ValidationError("no terminal to ask on; pass the secret on standard input with \(flag)")
         }
         defer { close(tty) }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import TresorKeybag
 import TresorKeychain
+import TresorNotes
 import TresorProtocol
 
 /// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
@@ -43,6 +44,8 @@ struct ErrorMiddleware: RouterMiddleware {
         case .duplicateItem: return .conflict
         case .decode: return .unprocessableContent
         case .readOnly: return .forbidden
+        case .passphraseRequired, .wrongPassphrase: return .unauthorized
+        case .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return .conflict
         }
     }
 
@@ -53,6 +56,8 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as KeybagError:
             return apiError(for: error)
         case let error as KeychainError:
+            return apiError(for: error)
+        case let error as NotesError:
             return apiError(for: error)
         case is NIOTooManyBytesError:
             return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
@@ -88,6 +93,26 @@ struct ErrorMiddleware: RouterMiddleware {
         case .readOnly: return APIError(.readOnly, message)
         case .noSuchKeychain: return APIError(.noSuchKeychain, message)
         case .storage: return APIError(.internal, message)
+        }
+    }
+
+    /// Notes failures. Messages come from `NotesError.description`, which names notes,
+    /// attachments and passphrase generations but never their content or a passphrase.
+    static func apiError(for error: NotesError) -> APIError {
+        let message = error.description
+        switch error {
+        case .notFound: return APIError(.notFound, message)
+        case .invalid: return APIError(.param, message)
+        case .contentUnavailable: return APIError(.interactionNotAllowed, message)
+        case .passphraseRequired(let lock): return APIError(.passphraseRequired, message, lock: lock)
+        case .wrongPassphrase(let failures, let hint, let wait):
+            return APIError(.wrongPassphrase, message, retryAfterSeconds: wait, hint: hint, failedAttempts: failures)
+        case .throttled(let wait, let hint): return APIError(.throttled, message, retryAfterSeconds: wait, hint: hint)
+        case .noPassphrase: return APIError(.noPassphrase, message)
+        case .passphraseAlreadySet: return APIError(.passphraseAlreadySet, message)
+        case .wrongLockState: return APIError(.wrongLockState, message)
+        case .attachmentNotLockable: return APIError(.attachmentNotLockable, message)
+        case .damaged: return APIError(.decode, message)
         }
     }
 

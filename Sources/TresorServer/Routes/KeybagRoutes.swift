@@ -9,6 +9,7 @@ import TresorProtocol
 struct KeybagRoutes {
     let slot: KeybagSlot
     let keychains: KeychainProvider
+    let notes: NotesProvider
     let status: StatusProvider
 
     func register(on router: Router<DaemonRequestContext>) {
@@ -32,14 +33,20 @@ struct KeybagRoutes {
             var request = request
             let bytes = try await request.collectBody(upTo: context.maxUploadSize)
             let body = bytes.readableBytes == 0 ? nil : try await request.decode(as: LockRequest.self, context: context)
+            var endedSessions = 0
             if let name = body?.keychain {
                 try keychains.keybag(named: name).lock()
                 keychains.keybagLocked()
+                // Notes content is under the login keybag: locking it ends the secure sessions.
+                if name == KeychainName.login { endedSessions = notes.lockNow() }
             } else {
                 _ = try slot.keybag()
                 keychains.lockAll()
+                endedSessions = notes.lockNow()
             }
-            context.logger.notice("locked by a client", metadata: ["keychain": "\(body?.keychain ?? "all")"])
+            context.logger.notice("locked by a client", metadata: [
+                "keychain": "\(body?.keychain ?? "all")", "notesSessionsEnded": "\(endedSessions)",
+            ])
             return try status.current()
         }
         router.post(RouterPath(Route.changePasscode)) { request, context in

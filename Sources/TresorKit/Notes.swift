@@ -1,0 +1,220 @@
+import Foundation
+import TresorNotes
+import TresorProtocol
+
+/// Notes, from a client's side (SPEC §4): notes and folders, locked notes and their secure
+/// sessions, attachments, the passphrase. Only the `tresor` CLI may use the notes routes.
+///
+/// ```swift
+/// let notes = try Notes()
+/// let note = try notes.create(title: "Bank", body: "PIN 1234")
+/// try notes.lock(note.id)                              // the passphrase's session is open
+/// try notes.lockNow()                                  // every session ends
+/// do {
+///     _ = try notes.show(note.id)
+/// } catch NotesClientError.passphraseRequired(let lock) {
+///     print(lock.explanation)                          // ask, then:
+///     print(try notes.show(note.id, passphrase: typed).body)
+/// }
+/// ```
+///
+/// A locked note asks for its passphrase (``NotesClientError/passphraseRequired(_:)``) until
+/// a secure session holds it; a wrong one is ``NotesClientError/wrongPassphrase(failedAttempts:hint:retryAfterSeconds:)``.
+/// Every other failure is the daemon's `APIError`.
+public final class Notes {
+    public let client: TresorClient
+
+    /// Connects to the daemon of `paths` (the default home), starting it when needed.
+    public init(paths: TresorPaths = TresorPaths()) throws {
+        client = try TresorClient.connect(paths: paths)
+    }
+
+    public init(client: TresorClient) {
+        self.client = client
+    }
+
+    // MARK: Notes and folders
+
+    /// Every note (or one folder's), pinned first, then most recently modified.
+    public func list(folder: String? = nil) throws -> [NoteSummary] { try mapped { try client.notesList(folder: folder) } }
+
+    /// A new, unlocked note. An empty title takes the body's first line.
+    @discardableResult
+    public func create(title: String, body: String, folder: String? = nil, pinned: Bool = false) throws -> NoteSummary {
+        try mapped { try client.notesCreate(CreateNoteRequest(title: title, body: body, folder: folder, pinned: pinned)) }
+    }
+
+    /// A note with its body and attachments; a locked one needs `passphrase` or an open session.
+    public func show(_ id: String, passphrase: String? = nil) throws -> OpenedNote {
+        try mapped { try client.notesShow(id, passphrase: passphrase) }
+    }
+
+    /// Changes what is given. `folder: .some(nil)` moves the note out of any folder.
+    @discardableResult
+    public func edit(
+        _ id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String?? = nil, passphrase: String? = nil
+    ) throws -> NoteSummary {
+        let request = EditNoteRequest(
+            id: id, title: title, body: body, pinned: pinned, folder: folder ?? nil,
+            removeFromFolder: folder.map { $0 == nil }, passphrase: passphrase)
+        return try mapped { try client.notesEdit(request) }
+    }
+
+    /// Deletes a note and its attachments.
+    public func delete(_ id: String) throws { try mapped { try client.notesDelete(id) } }
+
+    /// Notes whose title (or unlocked body) holds every word of `text`.
+    public func search(_ text: String) throws -> [NoteSummary] { try mapped { try client.notesSearch(text) } }
+
+    public func folders() throws -> [Folder] { try mapped { try client.notesFolders() } }
+
+    /// Creates a folder, or returns the one of that name.
+    @discardableResult
+    public func createFolder(_ name: String) throws -> Folder { try mapped { try client.notesCreateFolder(name) } }
+
+    /// Deletes an empty folder; returns the folders left.
+    @discardableResult
+    public func deleteFolder(_ name: String) throws -> [Folder] { try mapped { try client.notesDeleteFolder(name) } }
+
+    // MARK: Locked notes and sessions
+
+    /// Locks a note with the current passphrase (or its open session).
+    @discardableResult
+    public func lock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
+        try mapped { try client.notesLock(id, passphrase: passphrase) }
+    }
+
+    /// Removes a note's lock (`tresor note unlock`).
+    @discardableResult
+    public func removeLock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
+        try mapped { try client.notesRemoveLock(id, passphrase: passphrase) }
+    }
+
+    /// Re-wraps a note locked with an earlier passphrase under the current one.
+    @discardableResult
+    public func rewrap(_ id: String, passphrase: String? = nil, currentPassphrase: String? = nil) throws -> NoteSummary {
+        try mapped { try client.notesRewrap(id, passphrase: passphrase, currentPassphrase: currentPassphrase) }
+    }
+
+    /// Lock Now: ends every secure session; returns how many were open.
+    @discardableResult
+    public func lockNow() throws -> Int { try mapped { try client.notesLockNow().endedSessions } }
+
+    /// Opens the secure session of note `note`'s passphrase (or the current one), with
+    /// `passphrase`, or with `passcode` through the key kept in the keychain (user presence).
+    /// With neither, checks that a session (or keychain unlock) already opens `note`.
+    public func openSession(note: String? = nil, passphrase: String? = nil, passcode: String? = nil) throws {
+        try mapped { try client.notesOpenSession(OpenSessionRequest(passphrase: passphrase, passcode: passcode, note: note)) }
+    }
+
+    // MARK: Attachments
+
+    /// Adds an attachment; to a locked note only while its session is open (``openSession(note:passphrase:passcode:)``).
+    @discardableResult
+    public func addAttachment(to note: String, kind: AttachmentKind, name: String, data: Data) throws -> AttachmentInfo {
+        try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, data: data) }
+    }
+
+    public func attachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
+        try mapped { try client.notesAttachment(id, of: note, passphrase: passphrase) }
+    }
+
+    @discardableResult
+    public func removeAttachment(_ id: String, of note: String) throws -> NoteSummary {
+        try mapped { try client.notesRemoveAttachment(id, of: note) }
+    }
+
+    // MARK: Passphrase
+
+    public func passphraseStatus() throws -> NotesPassphraseStatus { try mapped { try client.notesPassphraseStatus() } }
+
+    @discardableResult
+    public func setPassphrase(_ passphrase: String, hint: String? = nil) throws -> NotesPassphraseStatus {
+        try mapped { try client.notesSetPassphrase(SetPassphraseRequest(passphrase: passphrase, hint: hint)) }
+    }
+
+    /// Changes the passphrase; `current` must be typed. `hint: .some(nil)` removes the hint.
+    @discardableResult
+    public func changePassphrase(current: String, new: String, hint: String?? = nil) throws -> NotesPassphraseStatus {
+        let request = ChangePassphraseRequest(current: current, new: new, hint: hint ?? nil, removeHint: hint.map { $0 == nil })
+        return try mapped { try client.notesChangePassphrase(request) }
+    }
+
+    /// Where a passphrase change in flight stands (ask on another connection).
+    public func passphraseChangeProgress() throws -> PassphraseChangeProgress { try mapped { try client.notesPassphraseProgress() } }
+
+    /// A new passphrase for notes locked from now on, after the keybag passcode.
+    @discardableResult
+    public func resetPassphrase(passcode: String?, new: String, hint: String? = nil) throws -> NotesPassphraseStatus {
+        try mapped { try client.notesResetPassphrase(ResetPassphraseRequest(passcode: passcode, new: new, hint: hint)) }
+    }
+
+    public func hint() throws -> String? { try mapped { try client.notesHint() } }
+
+    /// Replaces (nil: removes) the hint; needs the current passphrase or its session.
+    @discardableResult
+    public func setHint(_ hint: String?, passphrase: String? = nil) throws -> NotesPassphraseStatus {
+        try mapped { try client.notesSetHint(SetHintRequest(hint: hint, passphrase: passphrase)) }
+    }
+
+    /// Keeps (or stops keeping) the passphrase's key in the keychain (SPEC §4.5).
+    @discardableResult
+    public func setKeychainUnlock(_ enabled: Bool, passphrase: String? = nil, userPresence: Bool = false) throws -> NotesPassphraseStatus {
+        try mapped {
+            try client.notesKeychainUnlock(KeychainUnlockRequest(enabled: enabled, passphrase: passphrase, userPresence: enabled ? userPresence : nil))
+        }
+    }
+
+    /// Imports notes read from another store.
+    public func importNotes(_ notes: [NoteImport]) throws -> ImportReport { try mapped { try client.notesImport(notes) } }
+
+    private func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as APIError {
+            throw NotesClientError(error) ?? error
+        }
+    }
+}
+
+/// The notes failures a client reacts to by asking the user. Everything else arrives as the
+/// daemon's `APIError`.
+public enum NotesClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The note is locked and no secure session holds its passphrase: ask for it, saying
+    /// ``LockInfo/explanation``, and try again with it.
+    case passphraseRequired(LockInfo)
+    /// The passphrase was wrong. `hint` comes from the third consecutive failure; from the
+    /// fifth, the next attempt must wait `retryAfterSeconds`.
+    case wrongPassphrase(failedAttempts: Int, hint: String?, retryAfterSeconds: Int?)
+
+    /// The daemon's error for these cases (with `lock`, `hint`, `failedAttempts`).
+    public init?(_ error: APIError) {
+        switch error.code {
+        case .passphraseRequired:
+            guard let lock = error.lock else { return nil }
+            self = .passphraseRequired(lock)
+        case .wrongPassphrase:
+            self = .wrongPassphrase(failedAttempts: error.failedAttempts ?? 0, hint: error.hint, retryAfterSeconds: error.retryAfterSeconds)
+        default:
+            return nil
+        }
+    }
+
+    /// The same text the daemon sends.
+    public var description: String {
+        switch self {
+        case .passphraseRequired(let lock): return NotesError.passphraseRequired(lock).description
+        case .wrongPassphrase(let failures, let hint, let wait):
+            return NotesError.wrongPassphrase(failedAttempts: failures, hint: hint, retryAfterSeconds: wait).description
+        }
+    }
+
+    /// As an `APIError`, for `--json` output.
+    public var apiError: APIError {
+        switch self {
+        case .passphraseRequired(let lock): return APIError(.passphraseRequired, description, lock: lock)
+        case .wrongPassphrase(let failures, let hint, let wait):
+            return APIError(.wrongPassphrase, description, retryAfterSeconds: wait, hint: hint, failedAttempts: failures)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import TresorNotes
+
+// The notes routes' wire types (`/v1/notes/…`, SPEC §4). Only the `tresor` CLI may call them.
+// Notes, folders, summaries and attachments travel as TresorNotes' own Codable value types
+// (`NoteSummary`, `OpenedNote`, `Folder`, `AttachmentInfo`, `LockInfo`, `PassphraseStatus`).
+// Passphrases travel in request bodies only, never in paths, headers or query strings.
+
+/// `POST /v1/notes/list`: every note of the local account, or of one folder.
+public struct ListNotesRequest: Codable, Sendable {
+    /// A folder's name; absent: every note.
+    public var folder: String?
+    public init(folder: String? = nil) { self.folder = folder }
+}
+
+/// A list of notes: `list` and `search`. Pinned first, then most recently modified (`list`),
+/// or best match first (`search`).
+public struct NotesResponse: Codable, Sendable {
+    public var notes: [NoteSummary]
+    public init(notes: [NoteSummary]) { self.notes = notes }
+}
+
+/// `POST /v1/notes/create`: a new, unlocked note.
+public struct CreateNoteRequest: Codable, Sendable {
+    /// Empty: the body's first line, else "New Note".
+    public var title: String
+    public var body: String
+    /// A folder's name, created when missing; absent: no folder.
+    public var folder: String?
+    public var pinned: Bool?
+
+    public init(title: String, body: String, folder: String? = nil, pinned: Bool? = nil) {
+        self.title = title
+        self.body = body
+        self.folder = folder
+        self.pinned = pinned
+    }
+}
+
+/// One note, and the passphrase that opens it when it is locked and no secure session holds
+/// its passphrase: `show`, `lock`, `remove-lock`, `delete` (which ignores `passphrase`).
+public struct NoteRequest: Codable, Sendable {
+    public var id: String
+    public var passphrase: String?
+
+    public init(id: String, passphrase: String? = nil) {
+        self.id = id
+        self.passphrase = passphrase
+    }
+}
+
+/// `POST /v1/notes/edit`: absent fields stay as they are.
+public struct EditNoteRequest: Codable, Sendable {
+    public var id: String
+    public var title: String?
+    /// A locked note's body is re-sealed under its note key: needs `passphrase` or a session.
+    public var body: String?
+    public var pinned: Bool?
+    /// Moves the note to this folder (created when missing).
+    public var folder: String?
+    /// Moves the note out of any folder; excludes `folder`.
+    public var removeFromFolder: Bool?
+    public var passphrase: String?
+
+    public init(
+        id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String? = nil,
+        removeFromFolder: Bool? = nil, passphrase: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.pinned = pinned
+        self.folder = folder
+        self.removeFromFolder = removeFromFolder
+        self.passphrase = passphrase
+    }
+}
+
+/// `POST /v1/notes/search`: every word must match a word of the title or (unlocked notes
+/// only) of the body, as a prefix; case and diacritics are ignored.
+public struct SearchNotesRequest: Codable, Sendable {
+    public var text: String
+    public init(text: String) { self.text = text }
+}
+
+/// `POST /v1/notes/folders`.
+public struct FoldersResponse: Codable, Sendable {
+    public var folders: [Folder]
+    public init(folders: [Folder]) { self.folders = folders }
+}
+
+/// `POST /v1/notes/folders/create` and `…/delete` (only an empty folder may be deleted).
+public struct FolderRequest: Codable, Sendable {
+    public var name: String
+    public init(name: String) { self.name = name }
+}
+
+/// `POST /v1/notes/rewrap`: re-wraps a note locked with an earlier (or imported) passphrase
+/// under the current one. `passphrase` is the note's own, `currentPassphrase` the current
+/// one; either may be absent when its secure session is open.
+public struct RewrapNoteRequest: Codable, Sendable {
+    public var id: String
+    public var passphrase: String?
+    public var currentPassphrase: String?
+
+    public init(id: String, passphrase: String? = nil, currentPassphrase: String? = nil) {
+        self.id = id
+        self.passphrase = passphrase
+        self.currentPassphrase = currentPassphrase
+    }
+}
+
+/// `POST /v1/notes/lock-now`: how many secure sessions ended.
+public struct LockNowResponse: Codable, Sendable {
+    public var endedSessions: Int
+    public init(endedSessions: Int) { self.endedSessions = endedSessions }
+}
+
+/// `POST /v1/notes/session`: opens a secure session without reading anything — for the
+/// passphrase of note `note`, or the current passphrase when `note` is absent. Give either
+/// `passphrase`, or `passcode` to use the key kept in the keychain with user presence (§4.5).
+public struct OpenSessionRequest: Codable, Sendable {
+    public var passphrase: String?
+    public var passcode: String?
+    public var note: String?
+
+    public init(passphrase: String? = nil, passcode: String? = nil, note: String? = nil) {
+        self.passphrase = passphrase
+        self.passcode = passcode
+        self.note = note
+    }
+}
+
+/// `POST /v1/notes/attachments/get`: an attachment's bytes (the response body is raw).
+public struct AttachmentRequest: Codable, Sendable {
+    public var note: String
+    public var attachment: String
+    public var passphrase: String?
+
+    public init(note: String, attachment: String, passphrase: String? = nil) {
+        self.note = note
+        self.attachment = attachment
+        self.passphrase = passphrase
+    }
+}
+
+/// `POST /v1/notes/attachments/remove`.
+public struct RemoveAttachmentRequest: Codable, Sendable {
+    public var note: String
+    public var attachment: String
+
+    public init(note: String, attachment: String) {
+        self.note = note
+        self.attachment = attachment
+    }
+}
+
+/// The notes routes' limits and the headers of the raw attachment routes.
+public enum NotesWire {
+    /// `POST /v1/notes/attachments/add` takes the attachment's bytes as its body, up to this.
+    public static let maximumAttachmentRequestBytes = NoteLimits.attachmentBytes
+    /// `POST /v1/notes/import` takes up to this much JSON.
+    public static let maximumImportRequestBytes = 64 * 1024 * 1024
+    /// The note an attachment is added to (request header).
+    public static let noteHeader = "Tresor-Note"
+    /// The attachment's kind (`AttachmentKind`), request and response header.
+    public static let kindHeader = "Tresor-Kind"
+    /// The attachment's name, percent-encoded UTF-8, request and response header.
+    public static let nameHeader = "Tresor-Name"
+
+    /// A header-safe form of `name`: percent-encoded UTF-8, only unreserved characters left.
+    public static func encodeHeader(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// The name a percent-encoded header carries; nil when it is not valid percent-encoded UTF-8.
+    public static func decodeHeader(_ value: String) -> String? { value.removingPercentEncoding }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+import TresorKeybag
+import TresorNotes
+
+/// The daemon's notes store, opened on first use once the home has a keybag (before
+/// `tresor init` every notes request answers `notInitialized`). Secure sessions live in the
+/// store's memory: the keybag lock path and the idle-expiry task end them here.
+final class NotesProvider: Sendable {
+    private let slot: KeybagSlot
+    private let settings: NotesSettings
+    private let opened = Mutex<NotesStore?>(nil)
+
+    init(slot: KeybagSlot, settings: NotesSettings) {
+        self.slot = slot
+        self.settings = settings
+    }
+
+    /// The store (`notInitialized` before `tresor init`, `keybagDamaged` if the keybag is).
+    func store() throws -> NotesStore {
+        try opened.withLock { opened in
+            if let opened { return opened }
+            let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings)
+            opened = store
+            return store
+        }
+    }
+
+    /// Lock Now, as the keybag locks (auto-lock, `tresor lock`): every session ends. Returns
+    /// how many were open; a store never opened has none.
+    @discardableResult
+    func lockNow() -> Int { opened.withLock { $0 }?.lockNow() ?? 0 }
+
+    /// Ends the sessions idle past the timeout, so their keys leave memory on time.
+    @discardableResult
+    func expireIdleSessions() -> Int { opened.withLock { $0 }?.expireIdleSessions() ?? 0 }
+
+    /// Runs until cancelled, expiring idle sessions every second.
+    func runExpiry(onExpired: @Sendable (Int) -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let ended = expireIdleSessions()
+            if ended > 0 { onExpired(ended) }
+        }
+    }
+}

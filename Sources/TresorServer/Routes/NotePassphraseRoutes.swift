@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorNotes
+import TresorProtocol
+
+/// The notes passphrase (SPEC §4.4), unlock through the keychain (§4.5) and import (§4.7).
+/// Passphrases and the passcode arrive in request bodies only; hints are never logged.
+struct NotePassphraseRoutes {
+    let routing: NotesRouting
+
+    func register(on router: Router<DaemonRequestContext>) {
+        let routing = self.routing
+        router.post(RouterPath(Route.notesPassphraseStatus)) { _, context -> NotesPassphraseStatus in
+            let store = try routing.store(context)
+            return try await offloaded { try routing.passphraseStatus(store) }
+        }
+        router.post(RouterPath(Route.notesSetPassphrase)) { request, context -> NotesPassphraseStatus in
+            let body = try await request.decode(as: SetPassphraseRequest.self, context: context)
+            let new = try Passphrase(body.passphrase)
+            return try await routing.perform("passphrase set", context, keychainUnlock: false) { store in
+                try store.setPassphrase(new, hint: body.hint)
+                try routing.refreshKeychainKey(store)
+                return try routing.passphraseStatus(store)
+            }
+        }
+        router.post(RouterPath(Route.notesChangePassphrase)) { request, context -> NotesPassphraseStatus in
+            let body = try await request.decode(as: ChangePassphraseRequest.self, context: context)
+            let current = try Passphrase(body.current), new = try Passphrase(body.new)
+            if body.hint != nil && body.removeHint == true { throw APIError(.param, "give hint or removeHint, not both") }
+            let hint: String?? = body.removeHint == true ? .some(nil) : body.hint.map { .some($0) }
+            // Never through the keychain: the current passphrase must be typed (SPEC §4.4).
+            return try await routing.perform("passphrase change", context, keychainUnlock: false) { store in
+                try store.changePassphrase(from: current, to: new, hint: hint)
+                try routing.refreshKeychainKey(store)
+                return try routing.passphraseStatus(store)
+            }
+        }
+        router.post(RouterPath(Route.notesPassphraseProgress)) { _, context -> PassphraseChangeProgress in
+            let progress = try routing.store(context).passphraseChangeProgress
+            return PassphraseChangeProgress(running: progress != nil, done: progress?.done ?? 0, total: progress?.total ?? 0)
+        }
+        router.post(RouterPath(Route.notesResetPassphrase)) { request, context -> NotesPassphraseStatus in
+            let body = try await request.decode(as: ResetPassphraseRequest.self, context: context)
+            let passcode = try body.passcode.map(Passcode.init), new = try Passphrase(body.new)
+            let keybag = try routing.slot.keybag()
+            return try await routing.perform("passphrase reset", context, keychainUnlock: false) { store in
+                // The local account's password is the keybag passcode; a wrong one counts there.
+                if keybag.status.isPasscodeSet {
+                    guard let passcode else { throw KeybagError.passcodeRequired }
+                    try keybag.verify(passcode: passcode)
+                }
+                try store.resetPassphrase(to: new, hint: body.hint)
+                try routing.refreshKeychainKey(store)
+                return try routing.passphraseStatus(store)
+            }
+        }
+        router.post(RouterPath(Route.notesHint)) { _, context -> HintResponse in
+            try await routing.perform("hint", context, keychainUnlock: false) { HintResponse(hint: try $0.passphraseHint()) }
+        }
+        router.post(RouterPath(Route.notesSetHint)) { request, context -> NotesPassphraseStatus in
+            let body = try await request.decode(as: SetHintRequest.self, context: context)
+            let passphrase = try notesPassphrase(body.passphrase)
+            return try await routing.perform("hint set", context) { store in
+                try store.setPassphraseHint(body.hint, passphrase: passphrase)
+                return try routing.passphraseStatus(store)
+            }
+        }
+        router.post(RouterPath(Route.notesKeychainUnlock)) { request, context -> NotesPassphraseStatus in
+            let body = try await request.decode(as: KeychainUnlockRequest.self, context: context)
+            let passphrase = try notesPassphrase(body.passphrase)
+            return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false) { store in
+                if body.enabled {
+                    guard let passphrase else {
+                        throw APIError(.param, "keeping the notes key in the keychain needs the current passphrase")
+                    }
+                    try store.openCurrentSession(with: passphrase)
+                    guard let key = try store.currentSessionKey() else {
+                        throw APIError(.interactionNotAllowed, "the keybag must be unlocked to keep the notes key in the keychain")
+                    }
+                    try routing.keychainKey.store(key, account: .local, userPresence: body.userPresence ?? false)
+                    try store.setKeychainUnlock(true)
+                } else {
+                    routing.keychainKey.remove(account: .local)
+                    try store.setKeychainUnlock(false)
+                }
+                return try routing.passphraseStatus(store)
+            }
+        }
+        router.post(RouterPath(Route.notesImport)) { request, context -> ImportReport in
+            _ = try routing.store(context)
+            let data = try await routing.collect(request, upTo: NotesWire.maximumImportRequestBytes, what: "the import")
+            let body = try APICoding.decoder.decode(ImportNotesRequest.self, from: data)
+            let report = try await routing.perform("import", context, keychainUnlock: false) { try $0.importNotes(body.notes) }
+            context.logger.notice("notes: imported", metadata: [
+                "imported": "\(report.imported)", "locked": "\(report.locked)", "skipped": "\(report.alreadyImported)",
+                "refused": "\(report.refused.count)",
+            ])
+            return report
+        }
+    }
+}

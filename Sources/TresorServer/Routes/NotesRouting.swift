@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import TresorKeybag
+import TresorKeychain
+import TresorNotes
+import TresorProtocol
+
+/// What every notes route shares: only the `tresor` CLI may call them, the work runs off the
+/// event loop (a passphrase costs a PBKDF2 run), a locked note of the current passphrase opens
+/// through the keychain when the user allowed it (SPEC §4.5), and each outcome is logged —
+/// by operation, note id and error code, never a title, body, name, hint or passphrase.
+struct NotesRouting: Sendable {
+    let notes: NotesProvider
+    let slot: KeybagSlot
+    let keychainKey: NotesKeychainKey
+    let callers: CallerResolver
+
+    /// The store, for the CLI only.
+    func store(_ context: DaemonRequestContext) throws -> NotesStore {
+        try callers.requireCLI(try context.requireClient(), toManage: "notes")
+        return try notes.store()
+    }
+
+    /// Runs `body` on a Dispatch thread with the store, retrying once through the keychain
+    /// when a locked note needs the current passphrase, and logs the outcome.
+    func perform<T: Sendable>(
+        _ operation: String, _ context: DaemonRequestContext, id: String? = nil, keychainUnlock: Bool = true,
+        _ body: @escaping @Sendable (NotesStore) throws -> T
+    ) async throws -> T {
+        let store = try store(context)
+        return try await logged(operation, context, id: id) {
+            try await offloaded { keychainUnlock ? try withKeychainUnlock(store, body) : try body(store) }
+        }
+    }
+
+    /// Logs an operation's outcome: info on success, notice with the error code on failure.
+    func logged<T>(_ operation: String, _ context: DaemonRequestContext, id: String? = nil, _ body: () async throws -> T) async throws -> T {
+        var metadata: Logger.Metadata = ["pid": "\(context.client.map { "\($0.credentials.pid)" } ?? "?")"]
+        if let id { metadata["id"] = "\(id.prefix(64))" }
+        do {
+            let result = try await body()
+            context.logger.info("notes: \(operation) succeeded", metadata: metadata)
+            return result
+        } catch {
+            metadata["code"] = "\(ErrorMiddleware.apiError(for: error).code.rawValue)"
+            context.logger.notice("notes: \(operation) failed", metadata: metadata)
+            throw error
+        }
+    }
+
+    /// `body`, and once more after opening the current passphrase's session with the key kept
+    /// in the keychain — if `body` needed that passphrase, the user keeps its key there and
+    /// the keybag is unlocked.
+    func withKeychainUnlock<T>(_ store: NotesStore, _ body: (NotesStore) throws -> T) throws -> T {
+        do {
+            return try body(store)
+        } catch NotesError.passphraseRequired(let lock) where lock.isCurrent {
+            guard openWithKeychain(store) else { throw NotesError.passphraseRequired(lock) }
+            return try body(store)
+        }
+    }
+
+    /// Opens the current passphrase's session with the key kept in the keychain; false when
+    /// keychain unlock is off, the keybag is not unlocked, the key needs the passcode (user
+    /// presence) or is not the current passphrase's.
+    func openWithKeychain(_ store: NotesStore, passcode: Passcode? = nil) -> Bool {
+        guard (try? store.passphraseStatus().keychainUnlock) == true,
+              (try? slot.keybag().lockState) == .unlocked,
+              let key = try? keychainKey.read(account: .local, passcode: passcode)
+        else { return false }
+        return (try? store.openSession(with: key)) == true
+    }
+
+    /// After the current passphrase changed (set, change, reset): the keychain keeps the new key.
+    func refreshKeychainKey(_ store: NotesStore) throws {
+        guard try store.passphraseStatus().keychainUnlock, let key = try store.currentSessionKey() else { return }
+        let userPresence = keychainKey.userPresence(account: .local) ?? false
+        try keychainKey.store(key, account: .local, userPresence: userPresence)
+    }
+
+    /// The passphrase status with the keychain item's user presence.
+    func passphraseStatus(_ store: NotesStore) throws -> NotesPassphraseStatus {
+        let status = try store.passphraseStatus()
+        return NotesPassphraseStatus(status: status, keychainUserPresence: status.keychainUnlock ? keychainKey.userPresence(account: .local) : nil)
+    }
+
+    /// A request body that may be empty (routes without required fields).
+    func decodeOptional<T: Decodable>(_ type: T.Type, _ request: Request, _ context: DaemonRequestContext, default value: T) async throws -> T {
+        var request = request
+        let bytes = try await request.collectBody(upTo: context.maxUploadSize)
+        return bytes.readableBytes == 0 ? value : try await request.decode(as: type, context: context)
+    }
+
+    /// A request body larger than the 1 MiB default, collected up to `limit`.
+    func collect(_ request: Request, upTo limit: Int, what: String) async throws -> Data {
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.requestTooLarge, "\(what) is larger than \(limit) bytes")
+        }
+    }
+}
+
+/// A passphrase from a request: nil stays nil; empty or over-long is `400 param`.
+func notesPassphrase(_ text: String?) throws -> Passphrase? {
+    try text.map(Passphrase.init)
+}
+
+extension NoteSummary: ResponseEncodable {}
+extension OpenedNote: ResponseEncodable {}
+extension Folder: ResponseEncodable {}
+extension AttachmentInfo: ResponseEncodable {}
+extension ImportReport: ResponseEncodable {}
+extension NotesResponse: ResponseEncodable {}
+extension FoldersResponse: ResponseEncodable {}
+extension LockNowResponse: ResponseEncodable {}
+extension NotesPassphraseStatus: ResponseEncodable {}
+extension PassphraseChangeProgress: ResponseEncodable {}
+extension HintResponse: ResponseEncodable {}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+import TresorProtocol
+import TresorSystem
+
+extension AttachmentKind: ExpressibleByArgument {}
+
+extension NoteCommand {
+    struct Attach: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Attach a file to a note.",
+            discussion: """
+                A locked note takes only image, drawing, table, map-location and website-link \
+                attachments, and needs its passphrase's session (asked for when closed).
+                """)
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var secrets: NoteSecretOptions
+        @Argument(help: "The note's id.") var id: String
+        @Option(help: "The kind: image, drawing, table, map-location, website-link, audio, pdf or file.") var kind: AttachmentKind
+        @Option(help: "The file to attach.") var file: String
+        @Option(help: "The attachment's name (default: the file's name).") var name: String?
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let url = URL(fileURLWithPath: file)
+                let data = try readAttachmentFile(url)
+                let notes = try options.notes()
+                var unlocker = NoteUnlocker(notes: notes, options: secrets)
+                // A locked note's session must be open before the upload, which carries no passphrase.
+                try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }
+                let attachment = try notes.addAttachment(to: id, kind: kind, name: name ?? url.lastPathComponent, data: data)
+                if options.json { return Output.json(attachment) }
+                print("Attached \(attachment.id) (\(attachment.kind.rawValue), \(attachment.byteCount) bytes) to note \(id).")
+            }
+        }
+    }
+
+    struct ExportAttachment: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export-attachment",
+            abstract: "Write an attachment's bytes to a file (mode 0600) or to standard output (--out -).")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var secrets: NoteSecretOptions
+        @Argument(help: "The note's id.") var id: String
+        @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
+        @Option(help: "Where to write it; - for standard output.") var out: String
+        @Flag(help: "Overwrite the file if it exists.") var force = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let target = out == "-" ? nil : URL(fileURLWithPath: out)
+                if let target, !force, SecureFiles.exists(target) {
+                    throw ValidationError("\(target.path) exists; pass --force to overwrite it")
+                }
+                let notes = try options.notes()
+                var unlocker = NoteUnlocker(notes: notes, options: secrets)
+                let exported = try unlocker.withPassphrase { try notes.attachment(attachment, of: id, passphrase: $0) }
+                guard let target else { return FileHandle.standardOutput.write(exported.data) }
+                if force {
+                    try SecureFiles.writeAtomically(exported.data, to: target)
+                } else {
+                    try SecureFiles.createExclusively(exported.data, at: target)
+                }
+                if options.json { return Output.json(["id": exported.id, "name": exported.name, "path": target.path]) }
+                print("Wrote \(exported.data.count) bytes to \(target.path).")
+            }
+        }
+    }
+}
+
+/// A file to attach, read whole after checking its size against the daemon's limit.
+func readAttachmentFile(_ url: URL) throws -> Data {
+    let handle: FileHandle
+    do {
+        handle = try FileHandle(forReadingFrom: url)
+    } catch {
+        throw ValidationError("cannot read \(url.path)")
+    }
+    defer { try? handle.close() }
+    let size = try handle.seekToEnd()
+    guard size <= UInt64(NotesWire.maximumAttachmentRequestBytes) else {
+        throw ValidationError("\(url.path) is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
+    }
+    try handle.seek(toOffset: 0)
+    return try handle.readToEnd() ?? Data()
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import TresorKit
+
+/// Notes as text: the list table, one note, attachments, the passphrase status.
+enum NoteText {
+    static func date(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// One line per note: id, `*` when pinned, `[locked]` when locked, title, modified.
+    static func table(_ notes: [NoteSummary]) -> String {
+        guard !notes.isEmpty else { return "No notes." }
+        let titles = notes.map { shortened($0.title, to: 40) }
+        let width = titles.map(\.count).max() ?? 0
+        return zip(notes, titles).map { note, title in
+            let pin = note.isPinned ? "*" : " "
+            let lock = note.isLocked ? "[locked]" : "        "
+            return "\(note.id)  \(pin)  \(lock)  \(title.padding(toLength: width, withPad: " ", startingAt: 0))  \(date(note.modified))"
+        }.joined(separator: "\n")
+    }
+
+    static func note(_ note: OpenedNote) -> String {
+        let summary = note.summary
+        var lines = [summary.title, "  id: \(summary.id)"]
+        if let folder = summary.folder { lines.append("  folder: \(folder)") }
+        lines.append("  created: \(date(summary.created))")
+        lines.append("  modified: \(date(summary.modified))")
+        if summary.isPinned { lines.append("  pinned") }
+        if let lock = summary.lock { lines.append("  locked: \(lockText(lock))") }
+        for attachment in note.attachments { lines.append("  attachment: \(attachmentText(attachment))") }
+        lines.append("")
+        lines.append(note.body)
+        return lines.joined(separator: "\n")
+    }
+
+    static func lockText(_ lock: LockInfo) -> String {
+        switch (lock.source, lock.isCurrent) {
+        case (_, true): return "with the current passphrase"
+        case (.appleNotes, false): return "with a passphrase imported from Apple Notes (set on \(date(lock.setOn)))"
+        case (.tresor, false): return "with an earlier passphrase (generation \(lock.generation ?? 0), set on \(date(lock.setOn)))"
+        }
+    }
+
+    static func attachmentText(_ attachment: AttachmentInfo) -> String {
+        "\(attachment.id)  \(attachment.kind.rawValue)  \(attachment.name)  \(attachment.byteCount) bytes"
+    }
+
+    static func passphraseStatus(_ state: NotesPassphraseStatus) -> String {
+        let status = state.status
+        guard status.isSet else { return "Passphrase:  not set (tresor note passphrase set)" }
+        var lines = ["Passphrase:  set (generation \(status.generation ?? 1), on \(status.setOn.map(date) ?? "?"))"]
+        lines.append("Hint:        \(status.hasHint ? "set" : "none")")
+        lines.append("Session:     \(status.sessionOpen ? "open" : "closed")")
+        var keychain = status.keychainUnlock ? "on" : "off"
+        if status.keychainUnlock && state.keychainUserPresence == true { keychain += " (needs the passcode)" }
+        lines.append("Keychain:    \(keychain)")
+        if status.failedAttempts > 0 {
+            var line = "Failed:      \(status.failedAttempts) wrong passphrase\(status.failedAttempts == 1 ? "" : "s")"
+            if let wait = status.retryAfterSeconds { line += "; next attempt in \(wait) s" }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func shortened(_ text: String, to length: Int) -> String {
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
+    }
+}
+
+/// Reads a note body from standard input: all of it, as UTF-8.
+func readBodyFromStandardInput() throws -> String {
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the body on standard input is not UTF-8") }
+    return text
+}
+
+/// The body of a new or edited note: standard input with `--body-stdin`; else, on a terminal,
+/// what the user types until Ctrl-D; else an error.
+func noteBody(fromStandardInput: Bool) throws -> String {
+    if fromStandardInput { return try readBodyFromStandardInput() }
+    guard isatty(0) == 1 else { throw ValidationError("give the body on standard input with --body-stdin") }
+    FileHandle.standardError.write(Data("Type the note; end with Ctrl-D on a line of its own.\n".utf8))
+    return try readBodyFromStandardInput()
+}
