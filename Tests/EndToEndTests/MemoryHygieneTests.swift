@@ -3,6 +3,9 @@ import Testing
 import TresorKeybag
 import TresorProtocol
 import TresorSystem
+import TresorNotes
+import GRDB
+import TresorKit
 
 /// SPEC §3.4 / issue 7: after a lock, the daemon's memory no longer holds the whenUnlocked
 /// class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
@@ -62,5 +65,36 @@ import TresorSystem
         #expect(!(try Self.memory(of: pid, contains: classKey)), "the whenUnlocked class key stayed in the daemon's memory after lock")
         // afterFirstUnlock keys stay by design.
         #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
+    }
+}
+
+/// Issue 7: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
+/// key, nor the note key it unwrapped.
+@Suite(.serialized) struct NoteKeyMemoryHygieneTests {
+    @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))
+    func lockNowDropsTheSessionsKeysFromTheDaemonsMemory() throws {
+        let harness = try Harness()
+        let passcode = "e2e-memory-notes-passcode", passphrase = "e2e-memory-notes-passphrase"
+        harness.secrets = [passcode, passphrase]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "memory", "--body-stdin"], input: "kept in memory?")
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try harness.tresor(["note", "show", note.id, "--json"]).succeeded)
+
+        // The keys, as this test derives them from the stored fields and the passphrase.
+        let row = try DatabaseQueue(path: harness.paths.notesDatabase.path).read { db in
+            try Row.fetchOne(db, sql: "SELECT crypto_salt, crypto_iterations, crypto_wrapped_key FROM notes WHERE id = ?", arguments: [note.id])!
+        }
+        let passphraseKey = try LockedNoteCrypto.passphraseKey(try Passphrase(passphrase), salt: row["crypto_salt"], iterations: row["crypto_iterations"])
+        let noteKey = try #require(LockedNoteCrypto.unwrap(row["crypto_wrapped_key"], with: passphraseKey))
+        let sessionBytes = passphraseKey.withUnsafeBytes { Data($0) }, noteBytes = noteKey.withUnsafeBytes { Data($0) }
+
+        let pid = try harness.status().pid
+        #expect(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes), "positive control: the open session's key is found")
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        #expect(!(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes)), "the session's passphrase key stayed in memory after Lock Now")
+        #expect(!(try MemoryHygieneTests.memory(of: pid, contains: noteBytes)), "the note key stayed in memory after Lock Now")
     }
 }
