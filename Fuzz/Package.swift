@@ -45,5 +45,11 @@ let package = Package(
             .product(name: "TresorKit", package: "Tresor"),
             .product(name: "TresorProtocol", package: "Tresor"),
         ]),
+        fuzzTarget("apple-notes-body", [
+            .product(name: "TresorAppleNotes", package: "Tresor"),
+        ]),
+        fuzzTarget("apple-notestore", [
+            .product(name: "TresorAppleNotes", package: "Tresor"),
+        ]),
     ]
 )

@@ -1,0 +1,79 @@
+import Foundation
+
+/// An Apple Notes note: a ZICCLOUDSYNCINGOBJECT row that has a ZICNOTEDATA row or a `ZTITLE1`.
+public struct AppleNote: Sendable, Equatable {
+    /// The note's `Z_PK`.
+    public var id: Int64
+    /// `ZTITLE1`; when it is null or blank, the first non-blank line of the text (an unlocked note,
+    /// "Untitled note" if it has none) or "Locked note".
+    public var title: String
+    /// The ``AppleFolder/id`` of its folder (`ZFOLDER`), or nil when that names no folder of the library.
+    public var folderID: Int64?
+    /// The ``AppleAccount/id`` of its account (a `ZACCOUNT…` column, else its folder's
+    /// account), or nil when none names an account of the library.
+    public var accountID: Int64?
+    /// When it was created (`ZCREATIONDATE3`, `ZCREATIONDATE1` or `ZCREATIONDATE`: the first
+    /// present and non-null; stored as seconds since 2001-01-01 UTC).
+    public var created: Date?
+    /// When it was last modified (`ZMODIFICATIONDATE1`, else `ZMODIFICATIONDATE`).
+    public var modified: Date?
+    /// Its text, or its crypto fields when it is locked.
+    public var content: AppleNoteContent
+
+    /// A note from its parts.
+    public init(
+        id: Int64, title: String, folderID: Int64?, accountID: Int64?, created: Date?, modified: Date?,
+        content: AppleNoteContent
+    ) {
+        self.id = id
+        self.title = title
+        self.folderID = folderID
+        self.accountID = accountID
+        self.created = created
+        self.modified = modified
+        self.content = content
+    }
+}
+
+/// What a note holds: its text, or — for a locked note — what is needed to open it later.
+public enum AppleNoteContent: Sendable, Equatable {
+    /// An unlocked note's text (field path 2 → 3 → 2 of its body).
+    case text(String)
+    /// A password-protected note, still encrypted.
+    case locked(AppleLockedNote)
+}
+
+/// A locked note as Apple stores it (SPEC §4.2), not decrypted: PBKDF2-HMAC-SHA256 of the
+/// passphrase over `salt` with `iterations` gives a 16-byte key, which unwraps `wrappedKey`
+/// (RFC 3394) into the note key, which opens `ciphertext` with AES-128-GCM under `iv` and
+/// `tag` (no associated data) into a gzipped protobuf (``AppleNoteBody/text(fromGzippedProtobuf:limits:)``).
+///
+/// The reader checks the shapes: a non-empty salt, 1 ≤ iterations ≤ the limit, a 24-byte
+/// wrapped key, an IV of at least 12 bytes, a 16-byte tag, a non-empty ciphertext.
+public struct AppleLockedNote: Codable, Sendable, Equatable {
+    /// `ZCRYPTOSALT` (16 bytes in Apple's data).
+    public var salt: Data
+    /// `ZCRYPTOITERATIONCOUNT` (20,000 in Apple's data).
+    public var iterations: Int
+    /// `ZCRYPTOWRAPPEDKEY`: the 16-byte note key wrapped with RFC 3394 (24 bytes).
+    public var wrappedKey: Data
+    /// `ZCRYPTOINITIALIZATIONVECTOR` of the note data (else of the note row); 16 bytes in Apple's data.
+    public var iv: Data
+    /// `ZCRYPTOTAG` of the note data (else of the note row): the 16-byte GCM tag.
+    public var tag: Data
+    /// `ZDATA`: the AES-128-GCM ciphertext of the gzipped body.
+    public var ciphertext: Data
+    /// `ZPASSWORDHINT`, if the user set one.
+    public var hint: String?
+
+    /// A locked note from its crypto fields.
+    public init(salt: Data, iterations: Int, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, hint: String?) {
+        self.salt = salt
+        self.iterations = iterations
+        self.wrappedKey = wrappedKey
+        self.iv = iv
+        self.tag = tag
+        self.ciphertext = ciphertext
+        self.hint = hint
+    }
+}
