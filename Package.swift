@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "TresorKeybag", targets: ["TresorKeybag"]),
         .library(name: "TresorKeychain", targets: ["TresorKeychain"]),
         .library(name: "TresorProtocol", targets: ["TresorProtocol"]),
+        .library(name: "TresorNotes", targets: ["TresorNotes"]),
+        .library(name: "TresorAppleNotes", targets: ["TresorAppleNotes"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
     ],
@@ -24,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
     ],
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
@@ -45,25 +49,40 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
+        // Apple Notes' formats: NoteStore.sqlite rows, gzipped protobuf note bodies. Parses
+        // hostile input, so it is bounded everywhere and fuzzed (Fuzz/).
+        .target(name: "TresorAppleNotes", dependencies: [
+            "TresorCrypto",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ], exclude: ["Proto/notestore.proto"]),
+        // Accounts, folders, notes, attachments, locked notes, secure sessions, passphrases (GRDB).
+        .target(name: "TresorNotes", dependencies: [
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
-        .target(name: "TresorProtocol", dependencies: ["TresorSystem", "TresorKeychain"]),
+        .target(name: "TresorProtocol", dependencies: ["TresorSystem", "TresorKeychain", "TresorNotes"]),
         // The daemon: socket API, peer identity, auto-lock.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The client library used by applications and by the CLI.
-        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem", "TresorKeychain", "TresorKeybag"]),
+        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem", "TresorKeychain", "TresorKeybag", "TresorNotes", "TresorAppleNotes"]),
         .executableTarget(name: "tresord", dependencies: [
             "TresorServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tresor", dependencies: [
-            "TresorKit", "TresorSystem",
+            "TresorKit", "TresorSystem", "TresorAppleNotes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Example: stores and reads an API token (README, "From Swift").
@@ -72,11 +91,25 @@ let package = Package(
         .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
         .executableTarget(name: "ProbeBeta", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeBeta"),
+        // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
+        .target(name: "NoteStoreFixture", dependencies: [
+            "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Tests/Fixtures/NoteStoreFixture"),
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem"]),
+        .testTarget(name: "TresorNotesTests", dependencies: [
+            "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "TresorAppleNotesTests", dependencies: [
+            "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )

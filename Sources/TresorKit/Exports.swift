@@ -18,6 +18,7 @@
 @_exported import struct TresorNotes.ImportReport
 @_exported import struct TresorNotes.LockInfo
 @_exported import struct TresorNotes.NoteImport
+@_exported import struct TresorAppleNotes.AppleLockedNote
 @_exported import struct TresorNotes.NoteSummary
 @_exported import struct TresorNotes.OpenedNote
 @_exported import struct TresorNotes.PassphraseStatus

@@ -1,4 +1,5 @@
 import Foundation
+import TresorAppleNotes
 
 /// One note to import, as read from another app's store (Apple Notes: see TresorAppleNotes).
 /// A locked note keeps its crypto fields as they are, so it opens with its old passphrase.
@@ -12,29 +13,9 @@ public struct NoteImport: Codable, Equatable, Sendable {
     public enum Content: Codable, Equatable, Sendable {
         /// An unlocked note's text.
         case text(String)
-        /// A note locked in Apple Notes: AES-128-GCM ciphertext of the gzipped protobuf body.
-        case appleLocked(LockedFields)
-    }
-
-    /// Apple's per-note crypto fields (`ZCRYPTO*`, `ZPASSWORDHINT`).
-    public struct LockedFields: Codable, Equatable, Sendable {
-        public var salt: Data
-        public var iterations: Int
-        public var wrappedKey: Data
-        public var iv: Data
-        public var tag: Data
-        public var ciphertext: Data
-        public var hint: String?
-
-        public init(salt: Data, iterations: Int, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, hint: String?) {
-            self.salt = salt
-            self.iterations = iterations
-            self.wrappedKey = wrappedKey
-            self.iv = iv
-            self.tag = tag
-            self.ciphertext = ciphertext
-            self.hint = hint
-        }
+        /// A note locked in Apple Notes, its crypto fields as Apple stored them: AES-128-GCM
+        /// ciphertext of the gzipped protobuf body, salt, rounds, wrapped key, IV, tag, hint.
+        case appleLocked(AppleLockedNote)
     }
 
     public init(title: String, folder: String?, created: Date?, modified: Date?, content: Content) {

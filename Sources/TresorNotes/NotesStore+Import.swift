@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorAppleNotes
 import TresorCrypto
 
 // Importing notes from another store (SPEC §4.7).
@@ -77,7 +78,7 @@ extension NotesStore {
 
     /// Imported notes that share a salt, count and hint share one passphrase record, so one
     /// passphrase entry opens them all in a session.
-    private func importedPassphrase(_ fields: NoteImport.LockedFields, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> Int64 {
+    private func importedPassphrase(_ fields: AppleLockedNote, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> Int64 {
         let candidates = try Row.fetchAll(db, sql: """
             SELECT * FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ?
             """, arguments: [account.rawValue, LockInfo.Source.appleNotes.rawValue, fields.salt, fields.iterations])
@@ -95,7 +96,7 @@ extension NotesStore {
         return id
     }
 
-    private static func validate(_ fields: NoteImport.LockedFields) throws {
+    private static func validate(_ fields: AppleLockedNote) throws {
         guard (1...LockedNoteCrypto.maximumIterations).contains(fields.iterations) else {
             throw NotesError.invalid("its iteration count \(fields.iterations) is outside 1…\(LockedNoteCrypto.maximumIterations)")
         }

@@ -5,7 +5,7 @@ import ArgumentParser
 struct Tresor: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tresor",
-        abstract: "A keychain with protection classes and per-application access, for Linux.",
+        abstract: "A keychain with protection classes and per-application access, and notes with locked notes, for Linux.",
         discussion: """
             tresor talks to tresord, the daemon that holds the keybag, and starts it when it is not \
             running. Secrets are never taken from the command line: they are asked for on the \
@@ -13,6 +13,6 @@ struct Tresor: ParsableCommand {
             """,
         subcommands: [
             InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self,
-            PasscodeCommand.self, ItemCommand.self, KeychainCommand.self, AppCommand.self, DoctorCommand.self,
+            PasscodeCommand.self, ItemCommand.self, KeychainCommand.self, AppCommand.self, NoteCommand.self, ImportCommand.self, DoctorCommand.self,
         ])
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TresorAppleNotes
 @testable import TresorNotes
 
 /// The full locked note from the issue (Apple Notes, passphrase "password", 20,000 rounds).
-let appleVector = NoteImport.LockedFields(
+let appleVector = AppleLockedNote(
     salt: hex("1165106b6b288bda1e6ecb18e65c7876"), iterations: 20_000,
     wrappedKey: hex("98c0e56b43b507e60c5465ec5e1bb0c74b756f7d4f4a9bff"),
     iv: hex("151f64de7be34d15dacdaea9b33471f9"), tag: hex("806bf2bbd3bf83cf1240b03e7c4d6ab1"),

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import TresorAppleNotes
+import TresorKit
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import notes from another app.",
+        subcommands: [AppleNotesImport.self])
+}
+
+struct AppleNotesImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple-notes",
+        abstract: "Import the notes of an Apple Notes database (NoteStore.sqlite).",
+        discussion: """
+            On a Mac the database is in ~/Library/Group Containers/group.com.apple.notes/ \
+            (quit Notes first, and copy NoteStore.sqlite with its -wal file). Unlocked notes are \
+            imported as text into folders of the same names. Locked notes are imported still \
+            locked, as Apple encrypted them, and open in Tresor with their Apple passphrase; \
+            `tresor note rewrap ID` then moves one to your current passphrase. Importing the \
+            same database again adds only what is new. The file is read here, in this process, \
+            and never written to; the daemon receives the notes, not the file.
+            """)
+
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The NoteStore.sqlite file.") var path: String
+
+    /// Notes per request: well under the daemon's 64 MiB import limit even for large notes.
+    static let batchBytes = 8 * 1024 * 1024
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let library = try AppleNoteStore.read(at: URL(fileURLWithPath: path))
+            let records = Self.records(from: library)
+            let notes = try options.notes()
+            var report = ImportReport()
+            var progress = ProgressBar.enabled ? ProgressBar(label: "Importing") : nil
+            for batch in Self.batches(records) {
+                let part = try notes.importNotes(batch)
+                report.imported += part.imported
+                report.locked += part.locked
+                report.alreadyImported += part.alreadyImported
+                report.refused += part.refused
+                progress?.update(done: report.imported + report.alreadyImported + report.refused.count, total: records.count)
+            }
+            progress?.finish()
+            let skipped = library.skipped.map { "note \($0.id) in the Apple database: \($0.reason)" }
+            if options.json {
+                return Output.json(AppleImportOutput(report: report, unreadable: skipped, unreadWriteAheadLog: library.unreadWriteAheadLog))
+            }
+            print("Imported \(Self.count(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
+            if report.alreadyImported > 0 { print("\(Self.count(report.alreadyImported, "note")) had been imported before.") }
+            for line in report.refused { print("Refused \(line)") }
+            for line in skipped { print("Could not read \(line)") }
+            if library.unreadWriteAheadLog {
+                print("Note: NoteStore.sqlite-wal holds changes not yet in the database; quit Notes and import again to include them.")
+            }
+        }
+    }
+
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
+    /// The library's notes as import records, in folders named as in Apple Notes.
+    static func records(from library: AppleNotesLibrary) -> [NoteImport] {
+        let folders = Dictionary(library.folders.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        return library.notes.map { note in
+            let content: NoteImport.Content
+            switch note.content {
+            case .text(let text):
+                content = .text(text)
+            case .locked(let locked):
+                content = .appleLocked(locked)
+            }
+            let folder = note.folderID.flatMap { folders[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+            return NoteImport(title: note.title, folder: folder, created: note.created, modified: note.modified, content: content)
+        }
+    }
+
+    /// Splits records into requests of about `batchBytes` each.
+    static func batches(_ records: [NoteImport]) -> [[NoteImport]] {
+        var batches: [[NoteImport]] = []
+        var current: [NoteImport] = []
+        var size = 0
+        for record in records {
+            let recordSize: Int
+            switch record.content {
+            case .text(let text): recordSize = text.utf8.count * 2 + 512
+            case .appleLocked(let fields): recordSize = fields.ciphertext.count * 4 / 3 + 1024
+            }
+            if !current.isEmpty && size + recordSize > batchBytes {
+                batches.append(current)
+                current = []
+                size = 0
+            }
+            current.append(record)
+            size += recordSize
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+}
+
+/// `--json` output of an import.
+struct AppleImportOutput: Encodable {
+    var report: ImportReport
+    var unreadable: [String]
+    var unreadWriteAheadLog: Bool
+}
