@@ -1,0 +1,327 @@
+import Foundation
+import Synchronization
+import TresorKeybag
+import TresorKeychain
+import TresorKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keychain scenarios through the daemon, at growing item counts in one home.
+///
+/// Set-up: a temporary home with a passcode, this executable registered as application
+/// `BENCH.bench` (`tresor app register`). The store is grown between measurements *in-process*
+/// with TresorKeychain's `Keychain` on the same home while the daemon is stopped (the bulk-fill
+/// path); everything measured goes through a freshly started `tresord`.
+struct KeychainBench {
+    static let passcode = "bench passcode 1"
+    static let appID = "BENCH.bench"
+    static let service = "bench"
+    static let cliService = "bench.cli"
+    static let cliItems = 20
+
+    let binDirectory: URL
+    let counts: [Int]
+    let smoke: Bool
+    let work: URL
+    let home: URL
+    let runtime: URL
+    let paths: TresorPaths
+    var environment: [String: String]
+
+    init(binDirectory: URL, counts: [Int], smoke: Bool) throws {
+        self.binDirectory = binDirectory
+        self.counts = counts
+        self.smoke = smoke
+        work = try makeTemporaryFolder("tresor-bench")
+        home = work.appendingPathComponent("home")
+        runtime = work.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        paths = TresorPaths(home: home.path, environment: ["XDG_RUNTIME_DIR": runtime.path])
+        environment = ["XDG_RUNTIME_DIR": runtime.path, "HOME": work.path, "PATH": "/usr/bin:/bin"]
+    }
+
+    var tresor: String { binDirectory.appendingPathComponent("tresor").path }
+    var tresord: String { binDirectory.appendingPathComponent("tresord").path }
+    var daemonLog: String { work.appendingPathComponent("tresord.log").path }
+
+    // MARK: Daemon
+
+    func startDaemon() throws -> Child {
+        let child = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"],
+                              environment: environment, output: daemonLog)
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            if let client = try? TresorClient.connect(paths: paths, startDaemon: false), (try? client.status()) != nil { break }
+            guard Date() < deadline else { throw BenchError("tresord did not answer; see \(daemonLog)") }
+            usleep(20_000)
+        }
+        return child
+    }
+
+    func stopDaemon(_ child: Child) {
+        kill(child.pid, SIGTERM)
+        child.wait()
+    }
+
+    func connect() throws -> TresorKit.Keychain {
+        TresorKit.Keychain(client: try TresorClient.connect(paths: paths, startDaemon: false))
+    }
+
+    // MARK: Fill (in-process, daemon stopped)
+
+    /// Adds items `range` with TresorKeychain directly on the home's store.
+    func fill(_ range: Range<Int>, cliItems: Bool) throws -> Double {
+        guard !range.isEmpty || cliItems else { return 0 }
+        let keybag = try Keybag.open(paths: paths)
+        try keybag.unlock(passcode: try Passcode(Self.passcode))
+        let keychain = try TresorKeychain.Keychain(file: paths.loginKeychain, keybag: keybag)
+        let app = Caller(accessGroups: [Self.appID], defaultAccessGroup: Self.appID)
+        let secret = Data(repeating: 0x5A, count: 32)
+        let start = nowNanos()
+        for i in range {
+            try keychain.add(.genericPassword, attributes: Self.attributes(i), secret: secret, caller: app)
+            if i % 20_000 == 19_999 { log("  filled \(i + 1)") }
+        }
+        let seconds = Double(nowNanos() - start) / 1e9
+        if cliItems {
+            let cli = Caller(accessGroups: ["tresor"], defaultAccessGroup: "tresor", seesEveryGroup: true)
+            for k in 0..<Self.cliItems {
+                var attributes = ItemAttributes()
+                attributes.service = Self.cliService
+                attributes.account = "cli-\(k)"
+                try keychain.add(.genericPassword, attributes: attributes, secret: Data("cli secret \(k)".utf8), caller: cli)
+            }
+        }
+        return seconds
+    }
+
+    static func attributes(_ i: Int) -> ItemAttributes {
+        var attributes = ItemAttributes()
+        attributes.service = service
+        attributes.account = "acct-\(i)"
+        attributes.label = "label-\(i)"
+        return attributes
+    }
+
+    static func query(_ account: String) -> ItemQuery { .genericPassword(service: service, account: account) }
+
+    // MARK: Run
+
+    func run(checkpoint: ([String: Any]) -> Void = { _ in }) throws -> [String: Any] {
+        // A new home: keybag with a passcode, this executable registered.
+        var daemon = try startDaemon()
+        let setupClient = try TresorClient.connect(paths: paths, startDaemon: false)
+        try setupClient.initialize(passcode: Self.passcode)
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        try Child.run([tresor, "app", "register", "--home", home.path, "--id", Self.appID, "--team", "BENCH", "--exe", me, "--passcode-stdin"],
+                      environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
+        stopDaemon(daemon)
+
+        var perCount: [[String: Any]] = []
+        var filled = 0
+        for count in counts {
+          do {
+            log("keychain: filling to \(count) items (in-process, daemon stopped)")
+            let fillSeconds = try fill(filled..<count, cliItems: filled == 0)
+            filled = count
+            daemon = try startDaemon()
+            var result: [String: Any] = ["items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0)]
+            let idle = memory(of: daemon.pid)
+            // Unlock through the daemon: one PBKDF2 run (600,000 rounds) + HKDF + unwraps.
+            let unlockClient = try TresorClient.connect(paths: paths, startDaemon: false)
+            result["keybag_unlock_ms"] = try timeMs { try unlockClient.unlock(passcode: Self.passcode) }
+            result["daemon_rss_kb_started"] = idle.rssKB
+            log("keychain @\(count): measuring through the daemon (pid \(daemon.pid))")
+            try measure(count: count, daemonPID: daemon.pid, into: &result)
+            let mem = memory(of: daemon.pid)
+            result["daemon_rss_kb"] = mem.rssKB
+            result["daemon_hwm_kb"] = mem.hwmKB
+            result["database_bytes"] = filesSize(in: home, prefix: "login.keychain.db")
+            stopDaemon(daemon)
+            result["database_bytes_after_stop"] = filesSize(in: home, prefix: "login.keychain.db")
+            perCount.append(result)
+            log("keychain @\(count): lookup p50 \(((result["lookup"] as? [String: Any])?["p50_ms"] as? Double) ?? -1) ms, RSS \(mem.rssKB) kB")
+            checkpoint(["counts": perCount])
+          } catch {
+            // Keep what the smaller counts measured; say where it stopped.
+            log("keychain @\(count) failed: \(error)")
+            try? FileManager.default.removeItem(at: work)
+            return ["counts": perCount, "error": "at \(count) items: \(error)"]
+          }
+        }
+        try? FileManager.default.removeItem(at: work)
+        return ["counts": perCount]
+    }
+
+    func measure(count: Int, daemonPID: pid_t, into result: inout [String: Any]) throws {
+        let keychain = try connect()
+        var rng = SplitMix(state: UInt64(count))
+        let lookups = smoke ? 50 : 2000
+        let adds = smoke ? 30 : 500
+        let finds = smoke ? 5 : (count <= 10_000 ? 30 : (count <= 100_000 ? 5 : 2))
+        let clis = smoke ? 5 : 30
+
+        for _ in 0..<50 { _ = try keychain.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))")) }
+        // Profiling hook: TRESOR_BENCH_PROFILE=N runs N extra lookups after a 3 s pause, so a
+        // profiler can attach to the daemon (its pid is logged).
+        if let n = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"].flatMap(Int.init) {
+            log("profile: daemon pid \(daemonPID), \(n) lookups in 3 s")
+            sleep(3)
+            for _ in 0..<n { _ = try keychain.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))")) }
+            log("profile: lookups done")
+        }
+
+        var samples: [Double] = []
+        let daemonCPU0 = cpuMs(of: daemonPID), clientCPU0 = selfCPUMs(), wall0 = nowNanos()
+        for _ in 0..<lookups {
+            let account = "acct-\(Int.random(in: 0..<count, using: &rng))"
+            samples.append(try timeMs { _ = try keychain.secret(Self.query(account)) })
+        }
+        var lookup = summary(samples)
+        // Where a lookup's time goes: CPU of the daemon and of this client per lookup.
+        lookup["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - daemonCPU0) / Double(lookups)
+        lookup["client_cpu_ms_per_op"] = (selfCPUMs() - clientCPU0) / Double(lookups)
+        lookup["wall_ms_per_op"] = Double(nowNanos() - wall0) / 1e6 / Double(lookups)
+        result["lookup"] = lookup
+        result["daemon_rss_kb_after_lookups"] = memory(of: daemonPID).rssKB
+
+        samples = []
+        for _ in 0..<finds {
+            var query = ItemQuery(.genericPassword, attributes: ItemAttributes())
+            query.attributes.label = "label-\(Int.random(in: 0..<count, using: &rng))"
+            samples.append(try timeMs {
+                guard try keychain.attributes(query).count == 1 else { throw BenchError("find by label did not find one item") }
+            })
+        }
+        result["find_by_label"] = summary(samples)
+        result["daemon_rss_kb_after_find"] = memory(of: daemonPID).rssKB
+
+        samples = []
+        let secret = Data(repeating: 0x33, count: 32)
+        let addCPU0 = cpuMs(of: daemonPID)
+        for i in 0..<adds {
+            samples.append(try timeMs { try keychain.add(Self.query("new-\(count)-\(i)"), secret: secret) })
+        }
+        var add = summary(samples)
+        add["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - addCPU0) / Double(adds)
+        result["add"] = add
+
+        samples = []
+        for _ in 0..<adds {
+            let account = "acct-\(Int.random(in: 0..<count, using: &rng))"
+            let newSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            samples.append(try timeMs { try keychain.update(Self.query(account), secret: newSecret) })
+        }
+        result["update"] = summary(samples)
+
+        samples = []
+        for i in 0..<adds {
+            samples.append(try timeMs { try keychain.delete(Self.query("new-\(count)-\(i)")) })
+        }
+        result["delete"] = summary(samples)
+
+        // One CLI process per operation (the keychain-access application reading its own group).
+        // As README writes it (no --group): the CLI sees every group, so the daemon cannot use
+        // the blind index and scans every item (Keychain.primaryKeyTags returns nil for
+        // seesEveryGroup callers) — O(n), hence fewer runs at large counts.
+        samples = []
+        let plainRuns = smoke ? 3 : (count <= 1_000 ? 30 : (count <= 10_000 ? 10 : (count <= 100_000 ? 3 : 2)))
+        for k in 0..<plainRuns {
+            let arguments = [tresor, "item", "get", "--home", home.path, "--service", Self.cliService, "--account", "cli-\(k % Self.cliItems)"]
+            samples.append(try timeMs { try Child.run(arguments, environment: environment) })
+        }
+        result["cli_get"] = summary(samples)
+        // With --group: the whole primary key is known, the blind index answers (O(log n)).
+        samples = []
+        for k in 0..<clis {
+            let arguments = [tresor, "item", "get", "--home", home.path, "--service", Self.cliService, "--account", "cli-\(k % Self.cliItems)", "--group", "tresor"]
+            samples.append(try timeMs { try Child.run(arguments, environment: environment) })
+        }
+        result["cli_get_group"] = summary(samples)
+        // The floor: the same binary starting, parsing and exiting without touching the daemon.
+        samples = []
+        for _ in 0..<clis {
+            samples.append(try timeMs { try Child.run([tresor, "--help"], environment: environment) })
+        }
+        result["cli_help"] = summary(samples)
+
+        result["concurrent"] = try concurrent(count: count)
+    }
+
+    /// Mixed operations from 1, 4, 16 clients (each its own connection, on its own thread):
+    /// 70 % lookup, 10 % add, 10 % update, 10 % delete (of the client's own added items).
+    func concurrent(count: Int) throws -> [[String: Any]] {
+        let duration = smoke ? 0.5 : 3.0
+        var results: [[String: Any]] = []
+        for clients in [1, 4, 16] {
+            let latencies = Mutex<[Double]>([])
+            let errors = Mutex<[String]>([])
+            let ops = Atomic<Int>(0)
+            let keychains = try (0..<clients).map { _ in try connect() }
+            let start = nowNanos()
+            let end = start + UInt64(duration * 1e9)
+            var threads: [Thread] = []
+            let group = DispatchGroup()
+            for c in 0..<clients {
+                group.enter()
+                let keychain = Unchecked(keychains[c])   // each thread owns its own connection
+                let seed = UInt64(count * 100 + clients * 17 + c)
+                let thread = Thread {
+                    defer { group.leave() }
+                    var rng = SplitMix(state: seed)
+                    var mine: [String] = []
+                    var local: [Double] = []
+                    local.reserveCapacity(20_000)
+                    var serial = 0
+                    let secret = Data(repeating: 0x44, count: 32)
+                    do {
+                        while nowNanos() < end {
+                            let dice = Int.random(in: 0..<10, using: &rng)
+                            let t = nowNanos()
+                            switch dice {
+                            case 0:
+                                let account = "conc-\(count)-\(clients)-\(c)-\(serial)"
+                                serial += 1
+                                try keychain.value.add(Self.query(account), secret: secret)
+                                mine.append(account)
+                            case 1:
+                                try keychain.value.update(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"), secret: secret)
+                            case 2:
+                                if let account = mine.popLast() { try keychain.value.delete(Self.query(account)) }
+                                else { _ = try keychain.value.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))")) }
+                            default:
+                                _ = try keychain.value.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"))
+                            }
+                            local.append(Double(nowNanos() - t) / 1e6)
+                        }
+                        for account in mine { try keychain.value.delete(Self.query(account)) }
+                    } catch {
+                        errors.withLock { $0.append("\(error)") }
+                    }
+                    ops.add(local.count, ordering: .relaxed)
+                    latencies.withLock { $0 += local }
+                }
+                thread.stackSize = 1 << 20
+                threads.append(thread)
+                thread.start()
+            }
+            group.wait()
+            let elapsed = Double(nowNanos() - start) / 1e9
+            let firstError = errors.withLock { $0.first }
+            if let firstError { throw BenchError("concurrent clients failed: \(firstError)") }
+            var entry = summary(latencies.withLock { $0 })
+            entry["clients"] = clients
+            entry["seconds"] = elapsed
+            entry["ops_per_second"] = Double(ops.load(ordering: .relaxed)) / duration
+            results.append(entry)
+        }
+        return results
+    }
+}
+
+/// Hands a non-Sendable value to the one thread that uses it.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

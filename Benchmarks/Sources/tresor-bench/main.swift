@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// tresor-bench: Tresor's side of the performance harness (SPEC §10, issue 6).
+//
+//   tresor-bench --bin DIR --out FILE [--smoke] [--counts 1000,10000,100000]
+//                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes]
+//
+// DIR holds the release `tresor` and `tresord`. Writes one JSON object to FILE. Run through
+// `scripts/bench`, which also runs the peers and writes the table.
+
+setvbuf(stdout, nil, _IOLBF, 0)
+var arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let smoke = arguments.contains("--smoke")
+guard let bin = option("--bin"), let out = option("--out") else {
+    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes]")
+    exit(2)
+}
+let counts = (option("--counts") ?? (smoke ? "200,1000" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
+let noteCount = Int(option("--notes") ?? (smoke ? "100" : "10000"))!
+let noteBytes = Int(option("--notes-bytes") ?? (smoke ? "1000000" : "1000000000"))!
+let only = option("--only")
+
+var result: [String: Any] = [
+    "smoke": smoke,
+    "started": ISO8601DateFormatter().string(from: Date()),
+]
+do {
+    if only == nil || only == "notes" {
+        let start = nowNanos()
+        result["notes"] = try NotesBench(smoke: smoke, noteCount: noteCount, totalBytes: noteBytes).run()
+        log("notes scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+    if only == nil || only == "keychain" {
+        let start = nowNanos()
+        let bench = try KeychainBench(binDirectory: URL(fileURLWithPath: bin), counts: counts, smoke: smoke)
+        result["keychain"] = try bench.run { partial in
+            // written after every item count, so a long run that dies keeps what it measured
+            var snapshot = result
+            snapshot["keychain"] = partial
+            snapshot["partial"] = true
+            if let json = try? JSONSerialization.data(withJSONObject: snapshot, options: [.prettyPrinted, .sortedKeys]) {
+                try? json.write(to: URL(fileURLWithPath: out))
+            }
+        }
+        log("keychain scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+} catch {
+    log("failed: \(error)")
+    result["error"] = "\(error)"
+}
+result["finished"] = ISO8601DateFormatter().string(from: Date())
+let json = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
+try json.write(to: URL(fileURLWithPath: out))
+exit(result["error"] == nil ? 0 : 1)

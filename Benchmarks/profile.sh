@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Reproduces the profiles quoted in BENCHMARKS.md (needs perf: apt-get install linux-perf).
+#
+#   Benchmarks/profile.sh lookup [ITEMS]   perf record -g of tresord serving 20,000 lookups
+#   Benchmarks/profile.sh cli              perf record -g of 30 × `tresor --help`
+#   Benchmarks/profile.sh notes            perf record -g of the notes scenarios (--smoke sizes)
+#
+# Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
+set -euo pipefail
+cd "$(dirname "$0")"
+bin=$(swift build -c release --show-bin-path)
+out=/tmp/tresor-profile; mkdir -p "$out"
+case "${1:-lookup}" in
+  lookup)
+    items=${2:-10000}
+    TRESOR_BENCH_PROFILE=20000 "$bin/tresor-bench" --bin "$bin" --out "$out/lookup.json" --smoke --only keychain \
+      --counts "$items" > "$out/lookup.log" 2>&1 &
+    bench=$!
+    for _ in $(seq 1 600); do grep -q "profile: daemon pid" "$out/lookup.log" 2>/dev/null && break; sleep 0.2; done
+    pid=$(grep -o "daemon pid [0-9]*" "$out/lookup.log" | awk '{print $3}')
+    perf record -F 2000 -g -p "$pid" -o "$out/lookup.data" -- sleep 8 2>/dev/null
+    wait "$bench" || true
+    perf report -i "$out/lookup.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
+    ;;
+  cli)
+    perf record -F 5000 -g -o "$out/cli.data" -- bash -c "for i in \$(seq 1 30); do '$bin/tresor' --help >/dev/null; done" 2>/dev/null
+    perf report -i "$out/cli.data" --comm tresor --children --sort symbol -g none 2>/dev/null | grep % | head -60
+    ;;
+  notes)
+    perf record -F 1000 -g -o "$out/notes.data" -- "$bin/tresor-bench" --bin "$bin" --out "$out/notes.json" --smoke --only notes 2>/dev/null
+    perf report -i "$out/notes.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
+    ;;
+  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes" >&2; exit 2 ;;
+esac

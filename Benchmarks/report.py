@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Combines tresor.json and the peers' JSON files of one run into results.json, results.md
+(the table, with every Tresor figure as a ratio to a peer's and each SPEC §10 target met or
+not) and latency-vs-items.png.
+
+  report.py OUT_DIR
+"""
+import json
+import os
+import sys
+
+out = sys.argv[1]
+
+
+def load(name):
+    path = os.path.join(out, name)
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    return None
+
+
+tresor = load("tresor.json") or {}
+gk = load("peer-gnome-keyring.json")
+kp = load("peer-keepassxc.json")
+pw = load("peer-pass.json")
+ossl = load("peer-openssl.json")
+machine = load("machine.json") or {}
+
+kc = (tresor.get("keychain") or {}).get("counts", [])
+notes = tresor.get("notes") or {}
+
+
+def g(d, *keys, default=None):
+    for k in keys:
+        if d is None:
+            return default
+        if isinstance(k, int):
+            d = d[k] if isinstance(d, list) and len(d) > k else None
+        else:
+            d = d.get(k) if isinstance(d, dict) else None
+    return d if d is not None else default
+
+
+def fmt(x, unit="", digits=3):
+    if x is None:
+        return "—"
+    if isinstance(x, (int, float)):
+        if abs(x) >= 100:
+            s = f"{x:,.0f}"
+        elif abs(x) >= 10:
+            s = f"{x:.1f}"
+        else:
+            s = f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.2f}"
+        return s + unit
+    return str(x)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def rfmt(r):
+    return "—" if r is None else (f"{r:.3f}×" if r < 0.1 else f"{r:.2f}×")
+
+
+def largest_at_most(entries, n):
+    c = [e for e in entries if e.get("items", 0) <= n]
+    return c[-1] if c else (entries[0] if entries else None)
+
+
+def size_entry(peer, items):
+    if not peer:
+        return None
+    sizes = peer.get("sizes", [])
+    return largest_at_most(sizes, items)
+
+
+lines = []
+P = lines.append
+P("# Benchmark results")
+P("")
+P(f"Run {tresor.get('started', '?')} → {tresor.get('finished', '?')}{' (SMOKE: tiny counts, not a measurement)' if tresor.get('smoke') else ''}.")
+if machine:
+    P(f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, {machine.get('memory', '?')}; "
+      f"{machine.get('os', '')}; {machine.get('swift', '')}. Load average at start: {machine.get('load_start', '?')}, "
+      f"at end: {machine.get('load_end', '?')}. Commit {machine.get('commit', '?')}"
+      + (f" plus uncommitted edits (others' work in progress) to {machine['uncommitted_sources'].strip()}" if machine.get('uncommitted_sources', '').strip() else "") + ".")
+if tresor.get("error"):
+    P(f"\n**Tresor harness error:** `{tresor['error']}`")
+if (tresor.get("keychain") or {}).get("error"):
+    P(f"\n**Keychain scenarios stopped:** `{tresor['keychain']['error']}` (the counts below were measured)")
+P("")
+
+# --- keychain table ---------------------------------------------------------------------------
+P("## Keychain through the daemon (one connected client, TresorKit `Keychain`)")
+P("")
+P("| items | add p50 / p99 | lookup p50 / p99 | find by label p50 / p99 | update p50 / p99 | delete p50 / p99 | `tresor item get` p50 (one process) | … `--group tresor` p50 | `tresor --help` p50 | daemon RSS at end | database |")
+P("|---:|---|---|---|---|---|---|---|---|---:|---:|")
+for e in kc:
+    def pp(k):
+        return f"{fmt(g(e, k, 'p50_ms'))} / {fmt(g(e, k, 'p99_ms'))} ms"
+    P(f"| {e['items']:,} | {pp('add')} | {pp('lookup')} | {pp('find_by_label')} | {pp('update')} | {pp('delete')} | "
+      f"{fmt(g(e, 'cli_get', 'p50_ms'))} ms | {fmt(g(e, 'cli_get_group', 'p50_ms'))} ms | {fmt(g(e, 'cli_help', 'p50_ms'))} ms | {fmt(g(e, 'daemon_rss_kb', default=0) / 1024, ' MB')} | "
+      f"{fmt(g(e, 'database_bytes', default=0) / 1e6, ' MB')} |")
+P("")
+if kc:
+    P("Bulk fill (in-process TresorKeychain `Keychain` on the same home, daemon stopped): " + ", ".join(
+        f"{e['fill_items']:,} items in {e['fill_seconds']:.1f} s" for e in kc) + ".")
+    P("Keybag unlock through the daemon (one PBKDF2 run, 600,000 rounds): " + ", ".join(
+        f"{fmt(e.get('keybag_unlock_ms'))} ms" for e in kc) + ".")
+    P("")
+    P("Where a lookup's time goes, and the daemon's memory:")
+    P("")
+    P("| items | lookup wall/op | daemon CPU/lookup | client CPU/lookup | daemon CPU/add | RSS at start | RSS after lookups | RSS after find scans | RSS end (HWM) |")
+    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for e in kc:
+        mb = lambda k: fmt((e.get(k) or 0) / 1024, " MB")
+        P(f"| {e['items']:,} | {fmt(g(e, 'lookup', 'wall_ms_per_op'))} ms | {fmt(g(e, 'lookup', 'daemon_cpu_ms_per_op'))} ms | "
+          f"{fmt(g(e, 'lookup', 'client_cpu_ms_per_op'))} ms | {fmt(g(e, 'add', 'daemon_cpu_ms_per_op'))} ms | {mb('daemon_rss_kb_started')} | "
+          f"{mb('daemon_rss_kb_after_lookups')} | {mb('daemon_rss_kb_after_find')} | {mb('daemon_rss_kb')} ({mb('daemon_hwm_kb')}) |")
+    P("")
+    P("### Concurrent clients (mixed: 70 % lookup, 10 % add, 10 % update, 10 % delete; each client its own connection)")
+    P("")
+    P("| items | clients | ops/s | p50 | p99 |")
+    P("|---:|---:|---:|---:|---:|")
+    for e in kc:
+        for c in e.get("concurrent", []):
+            P(f"| {e['items']:,} | {c['clients']} | {fmt(c.get('ops_per_second'))} | {fmt(c.get('p50_ms'))} ms | {fmt(c.get('p99_ms'))} ms |")
+    P("")
+
+# --- peers table ------------------------------------------------------------------------------
+P("## Side by side (Tresor ÷ peer; below 1× means Tresor is faster)")
+P("")
+P("| operation | items (Tresor / peer) | Tresor | peer | peer figure | ratio |")
+P("|---|---|---:|---:|---|---:|")
+rows = []
+# the peers' own count (1,000) and the targets' (100,000); every count is in the tables above
+shown = [e for e in kc if e["items"] in (1000, 100_000)] or kc
+for e in shown:
+    n = e["items"]
+    for name, peer in (("gnome-keyring", gk), ("KeePassXC", kp)):
+        pe = size_entry(peer, n)
+        if not pe:
+            continue
+        t = g(e, "lookup", "p50_ms")
+        rows.append(("lookup by primary key p50", f"{n:,} / {pe['items']:,}", t, pe.get("lookup_p50_ms"), f"{name} SearchItems + GetSecret (D-Bus, in-process)"))
+        rows.append(("add p50", f"{n:,} / {pe['items']:,}", g(e, "add", "p50_ms"), g(pe, "add", "p50_ms"), f"{name} CreateItem"))
+        rows.append(("find by non-key attribute p50", f"{n:,} / {pe['items']:,}", g(e, "find_by_label", "p50_ms"), g(pe, "find_by_tag", "p50_ms"), f"{name} SearchItems(tag)"))
+        rows.append(("update p50", f"{n:,} / {pe['items']:,}", g(e, "update", "p50_ms"), g(pe, "update", "p50_ms"), f"{name} Item.SetSecret"))
+        rows.append(("delete p50", f"{n:,} / {pe['items']:,}", g(e, "delete", "p50_ms"), g(pe, "delete", "p50_ms"), f"{name} Item.Delete"))
+        rows.append(("one CLI process: get p50", f"{n:,} / {pe['items']:,}", g(e, "cli_get", "p50_ms"), g(pe, "secret_tool_lookup", "p50_ms"), f"`secret-tool lookup` ({name})"))
+        rows.append(("one CLI process: get --group p50", f"{n:,} / {pe['items']:,}", g(e, "cli_get_group", "p50_ms"), g(pe, "secret_tool_lookup", "p50_ms"), f"`secret-tool lookup` ({name})"))
+    if pw:
+        rows.append(("one CLI process: get p50", f"{n:,} / {pw['items']:,}", g(e, "cli_get", "p50_ms"), g(pw, "show", "p50_ms"), "`pass show`"))
+        rows.append(("one CLI process: get --group p50", f"{n:,} / {pw['items']:,}", g(e, "cli_get_group", "p50_ms"), g(pw, "show", "p50_ms"), "`pass show`"))
+        rows.append(("add p50 (vs one `pass insert` process)", f"{n:,} / {pw['items']:,}", g(e, "add", "p50_ms"), g(pw, "insert", "p50_ms"), "`pass insert`"))
+for (op, items, t, p, what) in rows:
+    P(f"| {op} | {items} | {fmt(t)} ms | {fmt(p)} ms | {what} | {rfmt(ratio(t, p))} |")
+# crypto vs openssl
+chunk = {c["bytes"]: c for c in notes.get("chunk_crypto", [])}
+store = {c["bytes"]: c for c in notes.get("attachments", [])}
+o128 = g(ossl, "aes-128-gcm_1048576", "MBps")
+o128s = g(ossl, "aes-128-gcm_16384", "MBps")
+for size, label in ((1024, "1 KB"), (1 << 20, "1 MB"), (64 << 20, "64 MB")):
+    c = chunk.get(size)
+    s = store.get(size)
+    if c:
+        P(f"| attachment sealing, LockedNoteCrypto chunks, {label} | — | {fmt(c['seal_MBps'])} MB/s | {fmt(o128)} MB/s | `openssl speed -evp aes-128-gcm -bytes 1048576` | {rfmt(ratio(c['seal_MBps'], o128))} (higher is better) |")
+        P(f"| attachment opening, LockedNoteCrypto chunks, {label} | — | {fmt(c['open_MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(c['open_MBps'], o128))} |")
+    if s:
+        P(f"| NotesStore.addAttachment (locked note), {label} | — | {fmt(s['add_MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(s['add_MBps'], o128))} |")
+        P(f"| NotesStore.attachment (read, locked note), {label} | — | {fmt(s['read_MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(s['read_MBps'], o128))} |")
+dm = {c["bytes"]: c for c in notes.get("chunk_crypto_default_malloc", [])}
+if dm.get(64 << 20):
+    c = dm[64 << 20]
+    P(f"| sealing 64 MB with glibc's **default** malloc thresholds | — | {fmt(c['seal_MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(c['seal_MBps'], o128))} |")
+P("")
+if ossl:
+    P("OpenSSL (" + ossl.get("version", "") + ", one core): " + ", ".join(
+        f"{k} {v['MBps']:,.0f} MB/s" for k, v in ossl.items() if isinstance(v, dict)) + ".")
+    P("")
+
+# --- notes ------------------------------------------------------------------------------------
+P("## Notes (in-process NotesStore, NotesSettings.production)")
+P("")
+pc = notes.get("passphrase_change") or {}
+P("| scenario | result |")
+P("|---|---|")
+P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', '?'):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
+P(f"| open a secure session (typed passphrase) | {fmt(notes.get('open_session_ms'))} ms |")
+P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes, 'open_locked_note_1MB', 'p50_ms'))} ms, p99 {fmt(g(notes, 'open_locked_note_1MB', 'p99_ms'))} ms |")
+if pc:
+    P(f"| passphrase change over {pc['notes']:,} locked notes holding {pc['attachment_bytes_total'] / 1e9:.2f} GB (home {pc['home_bytes'] / 1e9:.2f} GB) | "
+      f"{fmt(pc['change_ms'])} ms (KDF {fmt(pc['kdf_ms'])} ms; target ≤ {fmt(pc['target_ms'])} ms) |")
+P("")
+
+# --- targets ----------------------------------------------------------------------------------
+P("## SPEC §10 targets (from this run)")
+P("")
+P("| target | measured | ratio to target | met | ratio to peer |")
+P("|---|---|---:|:-:|---|")
+targets = []
+big = largest_at_most(kc, 100_000) if kc else None
+if big:
+    n = big["items"]
+    gke = size_entry(gk, n)
+    t = g(big, "lookup", "p50_ms")
+    targets.append((f"lookup by primary key through the daemon at 100,000 items: p50 ≤ 0.1 ms", f"{fmt(t)} ms at {n:,}", ratio(t, 0.1),
+                    f"{rfmt(ratio(t, g(gke, 'lookup_p50_ms')))} of gnome-keyring's search+get at {g(gke, 'items', default=0):,}" if gke else "—"))
+    a = g(big, "add", "p50_ms")
+    first = g(kc[0], "add", "p50_ms")
+    flat = ratio(a, first)
+    targets.append((f"add at 100,000 items: p50 ≤ 1 ms, flat as the store grows", f"{fmt(a)} ms at {n:,} ({rfmt(flat)} of the {kc[0]['items']:,}-item figure)", ratio(a, 1.0),
+                    f"{rfmt(ratio(a, g(gke, 'add', 'p50_ms')))} of gnome-keyring's CreateItem at {g(gke, 'items', default=0):,}" if gke else "—"))
+    c = g(big, "cli_get", "p50_ms")
+    peer = []
+    if gke:
+        peer.append(f"{rfmt(ratio(c, g(gke, 'secret_tool_lookup', 'p50_ms')))} of secret-tool")
+    if pw:
+        peer.append(f"{rfmt(ratio(c, g(pw, 'show', 'p50_ms')))} of `pass show`")
+    targets.append((f"one CLI process `tresor item get` ≤ 10 ms (as README writes it, at {n:,} items)", f"{fmt(c)} ms", ratio(c, 10.0), ", ".join(peer) or "—"))
+    cg = g(big, "cli_get_group", "p50_ms")
+    if cg is not None:
+        peer = []
+        if gke:
+            peer.append(f"{rfmt(ratio(cg, g(gke, 'secret_tool_lookup', 'p50_ms')))} of secret-tool")
+        if pw:
+            peer.append(f"{rfmt(ratio(cg, g(pw, 'show', 'p50_ms')))} of `pass show`")
+        targets.append((f"… `tresor item get --group tresor` (blind index) ≤ 10 ms, at {n:,} items", f"{fmt(cg)} ms (`tresor --help` alone: {fmt(g(big, 'cli_help', 'p50_ms'))} ms)", ratio(cg, 10.0), ", ".join(peer) or "—"))
+c64 = chunk.get(64 << 20) or chunk.get(1 << 20)
+if c64 and o128:
+    targets.append(("attachment sealing ≥ `openssl speed -evp aes-128-gcm`", f"{fmt(c64['seal_MBps'])} MB/s (chunks, {c64['bytes'] >> 20} MB); store path {fmt(g(store.get(c64['bytes']), 'add_MBps'))} MB/s",
+                    ratio(o128, c64["seal_MBps"]), f"{rfmt(ratio(c64['seal_MBps'], o128))} of OpenSSL's {fmt(o128)} MB/s"))
+    sp = store.get(c64["bytes"])
+    if sp:
+        targets.append((f"… the whole store path (NotesStore.addAttachment to a locked note, {c64['bytes'] >> 20} MB: two GCM layers, copies, file write + fsync)",
+                        f"{fmt(sp['add_MBps'])} MB/s", ratio(o128, sp["add_MBps"]), f"{rfmt(ratio(sp['add_MBps'], o128))} of OpenSSL's {fmt(o128)} MB/s"))
+if pc:
+    targets.append((f"passphrase change over {pc['notes']:,} locked notes / {pc['attachment_bytes_total'] / 1e9:.2f} GB ≤ one KDF run + 1 s", f"{fmt(pc['change_ms'])} ms",
+                    pc["ratio_to_target"], "—"))
+o1 = g(notes, "open_locked_note_1MB", "p50_ms")
+if o1 is not None:
+    targets.append(("open a 1 MB locked note inside a session ≤ 2 ms", f"{fmt(o1)} ms p50", ratio(o1, 2.0), "—"))
+mx = kc[-1] if kc else None
+if mx:
+    rss = (mx.get("daemon_rss_kb_after_lookups") or mx.get("daemon_rss_kb", 0)) / 1024
+    hwm = mx.get("daemon_hwm_kb", 0) / 1024
+    targets.append((f"daemon memory with 1,000,000 items ≤ 150 MB resident", f"{fmt(rss)} MB at {mx['items']:,} items after 2,000 lookups and 500 adds/updates/deletes" + ("" if mx["items"] >= 1_000_000 else " (1,000,000 not run)"),
+                    ratio(rss, 150.0), "—"))
+    if hwm:
+        targets.append((f"… the same after non-key searches (each decrypts every row; rows are fetched all at once)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
+                        ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
+for (name, measured, r, peer) in targets:
+    met = "—" if r is None else ("yes" if r <= 1.0 else "**no**")
+    P(f"| {name} | {measured} | {rfmt(r)} | {met} | {peer} |")
+P("")
+P("Ratio to target: measured ÷ target for time/memory (≤ 1× meets it); for sealing throughput OpenSSL ÷ Tresor (≤ 1× meets it).")
+
+md = "\n".join(lines) + "\n"
+with open(os.path.join(out, "results.md"), "w") as f:
+    f.write(md)
+with open(os.path.join(out, "results.json"), "w") as f:
+    json.dump({"machine": machine, "tresor": tresor, "peers": {"gnome-keyring": gk, "keepassxc": kp, "pass": pw, "openssl": ossl},
+               "targets": [{"target": t[0], "measured": t[1], "ratio_to_target": t[2], "peer": t[3]} for t in targets]}, f, indent=1)
+
+# --- plot ---------------------------------------------------------------------------------------
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    for axis, key, title in ((ax[0], "lookup", "lookup by primary key (p50)"), (ax[1], "add", "add (p50)")):
+        xs = [e["items"] for e in kc if g(e, key, "p50_ms") is not None]
+        ys = [g(e, key, "p50_ms") for e in kc if g(e, key, "p50_ms") is not None]
+        axis.plot(xs, ys, "o-", label="Tresor (daemon, TresorKit client)")
+        for name, peer, style in (("gnome-keyring", gk, "s-"), ("KeePassXC", kp, "^-")):
+            if not peer:
+                continue
+            sz = peer.get("sizes", [])
+            if key == "lookup":
+                px = [s["items"] for s in sz]
+                py = [s["lookup_p50_ms"] for s in sz]
+            else:
+                px = [p["items"] for p in peer.get("add_curve", [])]
+                py = [p["ms"] for p in peer.get("add_curve", [])]
+                style = style[0]
+            axis.plot(px, py, style, label=f"{name} (D-Bus{' search+get, p50' if key == 'lookup' else ' CreateItem, every call'})", alpha=0.8,
+                      markersize=3 if key == "add" else 6)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("items in the store")
+        axis.set_ylabel("latency (ms)")
+        axis.set_title(title)
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "latency-vs-items.png"), dpi=110)
+    print(f"[report] wrote {out}/latency-vs-items.png", file=sys.stderr)
+except ImportError:
+    print("[report] matplotlib missing: no plot", file=sys.stderr)
+print(f"[report] wrote {out}/results.md and results.json", file=sys.stderr)
