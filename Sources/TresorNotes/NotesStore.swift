@@ -29,6 +29,8 @@ public final class NotesStore: Sendable {
     let attachmentsFolder: URL
     let sessions = Mutex(SecureSessions())
     let index: SearchIndex
+    /// Set when a truncating checkpoint could not complete (a reader held it off).
+    let checkpointPending = Mutex(false)
     /// Progress of a passphrase change in flight: (done, total).
     let changeProgress = Mutex<(done: Int, total: Int)?>(nil)
 
@@ -98,9 +100,21 @@ public final class NotesStore: Sendable {
             isOpen: sessions.withLock { $0.isOpen(passphrase.id, now: now, timeout: timeout) })
     }
 
-    /// Truncating checkpoint after a change that removed content; retried by the next one if
-    /// a reader kept it from completing.
-    func purgeRemovedPages() { NotesDatabase.checkpoint(pool) }
+    /// Truncating checkpoint after a change that removed content. If a reader kept it from
+    /// completing, ``completePendingCheckpoint()`` retries it (the daemon calls it every second).
+    func purgeRemovedPages() {
+        let done = NotesDatabase.checkpoint(pool)
+        checkpointPending.withLock { $0 = !done }
+    }
+
+    /// Retries a truncating checkpoint that a reader held off, so removed content does not
+    /// linger in `-wal` until the next change. Returns whether one is still pending.
+    @discardableResult
+    public func completePendingCheckpoint() -> Bool {
+        guard checkpointPending.withLock({ $0 }) else { return false }
+        purgeRemovedPages()
+        return checkpointPending.withLock { $0 }
+    }
 
     static func validate(_ text: String, limit: Int, what: String, allowEmpty: Bool = true) throws {
         if !allowEmpty && text.isEmpty { throw NotesError.invalid("the \(what) is empty") }

@@ -57,6 +57,10 @@ public struct Daemon: Sendable {
         let identifier = ClientIdentifier(allowedUID: getuid())
         let keychains = KeychainProvider(slot: slot, settings: keybagSettings)
         let notes = NotesProvider(slot: slot, settings: notesSettings)
+        // Opening a database folds a crash's -wal into it (deleted rows, a locked note's old
+        // body): do it now, not at the first request that happens to need it.
+        _ = try? keychains.loginKeychain()
+        notes.openIfInitialised()
         let status = StatusProvider(slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.

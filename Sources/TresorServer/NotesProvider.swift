@@ -35,12 +35,21 @@ final class NotesProvider: Sendable {
     @discardableResult
     func expireIdleSessions() -> Int { opened.withLock { $0 }?.expireIdleSessions() ?? 0 }
 
-    /// Runs until cancelled, expiring idle sessions every second.
+    /// Opens the store at daemon start when the home is initialised, so that opening folds
+    /// what a crash left in `-wal` (a locked note's old sealed body, say) into the main file
+    /// right away rather than at the first notes request.
+    func openIfInitialised() {
+        _ = try? store()
+    }
+
+    /// Runs until cancelled, expiring idle sessions every second (and retrying a checkpoint a
+    /// reader held off).
     func runExpiry(onExpired: @Sendable (Int) -> Void) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             let ended = expireIdleSessions()
             if ended > 0 { onExpired(ended) }
+            opened.withLock { $0 }?.completePendingCheckpoint()
         }
     }
 }
