@@ -39,11 +39,13 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
+        .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
         .target(name: "TresorKeybag", dependencies: ["TresorCrypto", "TresorSystem"]),
         // Items, queries, two-key encryption, blind index, access groups, applications (GRDB).
         .target(name: "TresorKeychain", dependencies: [
-            "TresorKeybag", "TresorCrypto", "TresorSystem",
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -60,7 +62,7 @@ let package = Package(
         ], exclude: ["Proto/notestore.proto"]),
         // Accounts, folders, notes, attachments, locked notes, secure sessions, passphrases (GRDB).
         .target(name: "TresorNotes", dependencies: [
-            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

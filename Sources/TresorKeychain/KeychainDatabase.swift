@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import TresorSystem
+import TresorStorage
 
-/// The SQLite file of one keychain, through GRDB, in WAL mode with `secure_delete` on.
+/// The SQLite file of one keychain (opened as every Tresor database is: ``SealedDatabase``).
 ///
 /// Each item class has its own table (`genp`, `inet`, `cert`, `keys`, as in Apple's keychain
 /// database) with the same columns:
@@ -18,21 +18,7 @@ import TresorSystem
 /// | `secret` | the secret, sealed under the row key |
 enum KeychainDatabase {
     static func open(at url: URL) throws -> DatabasePool {
-        // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
-        if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
-        var configuration = Configuration()
-        // Readers are brief; a TRUNCATE checkpoint waits for them rather than failing.
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // Deleted rows are overwritten with zeros, not just unlinked from the b-tree.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        // Fold what a crash left in -wal into the main file now: a -wal damaged later then
-        // costs at most what was written since this start (DamagedSideFilesTests).
-        checkpoint(pool)
-        return pool
+        try SealedDatabase.open(at: url, migrator: migrator)
     }
 
     static var migrator: DatabaseMigrator {
@@ -83,20 +69,9 @@ enum KeychainDatabase {
         return migrator
     }
 
-    /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page
-    /// images (ciphertext of deleted items) stay in `-wal` until it is reused.
-    ///
-    /// Returns false when readers kept it from completing within the busy timeout; the change
-    /// itself is committed either way, so callers retry later rather than report a failure.
+    /// See ``SealedDatabase/checkpoint(_:)``.
     @discardableResult
-    static func checkpoint(_ pool: DatabasePool) -> Bool {
-        do {
-            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
-            return true
-        } catch {
-            return false
-        }
-    }
+    static func checkpoint(_ pool: DatabasePool) -> Bool { SealedDatabase.checkpoint(pool) }
 }
 
 /// One stored row, as read from an item table.

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-import TresorSystem
+import TresorStorage
 
-/// The notes database (`notes.db` in the home), through GRDB, in WAL mode with
-/// `secure_delete` on and a truncating checkpoint after every change that removes content.
+/// The notes database (`notes.db` in the home), opened as every Tresor database is
+/// (``SealedDatabase``: WAL, `secure_delete`, a truncating checkpoint after every change that
+/// removes content).
 ///
 /// | table | holds |
 /// |---|---|
@@ -16,19 +17,7 @@ import TresorSystem
 /// Nothing in it is note text in the clear: see `ContentSealing` and docs/FORMAT.md.
 enum NotesDatabase {
     static func open(at url: URL) throws -> DatabasePool {
-        // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
-        if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        // Fold what a crash left in -wal into the main file now: a -wal damaged later then
-        // costs at most what was written since this start (DamagedSideFilesTests).
-        checkpoint(pool)
-        return pool
+        try SealedDatabase.open(at: url, migrator: migrator)
     }
 
     static var migrator: DatabaseMigrator {
@@ -98,15 +87,7 @@ enum NotesDatabase {
         return migrator
     }
 
-    /// Forces deleted pages out of the WAL file (see `KeychainDatabase.checkpoint`). Returns
-    /// false when readers kept it from completing; the change is committed either way.
+    /// See ``SealedDatabase/checkpoint(_:)``.
     @discardableResult
-    static func checkpoint(_ pool: DatabasePool) -> Bool {
-        do {
-            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
-            return true
-        } catch {
-            return false
-        }
-    }
+    static func checkpoint(_ pool: DatabasePool) -> Bool { SealedDatabase.checkpoint(pool) }
 }

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+import TresorSystem
+
+/// How Tresor keeps an SQLite database (the keychains, the notes): through GRDB, in WAL mode,
+/// the file created 0600 first, deleted rows overwritten (`secure_delete`), and a truncating
+/// checkpoint whenever content is removed — and once at open, so what a crash left in `-wal`
+/// joins the main file before anything else happens.
+///
+/// What is *in* the rows is each store's business: every value that matters is sealed before
+/// it gets here.
+public enum SealedDatabase {
+    /// Opens (creating when missing) the database at `url` and brings its schema up to date.
+    public static func open(at url: URL, migrator: DatabaseMigrator) throws -> DatabasePool {
+        // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
+        if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
+        var configuration = Configuration()
+        // Readers are brief; a TRUNCATE checkpoint waits for them rather than failing.
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            // Deleted rows are overwritten with zeros, not just unlinked from the b-tree.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try migrator.migrate(pool)
+        // Fold what a crash left in -wal into the main file now: a -wal damaged later then
+        // costs at most what was written since this start, and no removed row outlives a
+        // crash between its commit and its checkpoint (DamagedSideFilesTests, CrashConsistencyTests).
+        checkpoint(pool)
+        return pool
+    }
+
+    /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page
+    /// images (ciphertext of deleted rows) stay in `-wal` until it is reused.
+    ///
+    /// Returns false when readers kept it from completing within the busy timeout; the change
+    /// itself is committed either way, so callers retry later rather than report a failure.
+    @discardableResult
+    public static func checkpoint(_ pool: DatabasePool) -> Bool {
+        do {
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            return true
+        } catch {
+            return false
+        }
+    }
+}
