@@ -95,6 +95,18 @@ let routes: [Route] = [
     route("apps", RegisterApplicationRequest.self),
     route("keychains", CreateKeychainRequest.self),
     route("keychains/delete", DeleteKeychainRequest.self),
+    // Notes (CLI only, but still bytes from a socket).
+    route("notes/create", CreateNoteRequest.self),
+    route("notes/show", NoteRequest.self),
+    route("notes/edit", EditNoteRequest.self),
+    route("notes/search", SearchNotesRequest.self),
+    route("notes/rewrap", RewrapNoteRequest.self),
+    route("notes/session", OpenSessionRequest.self),
+    route("notes/attachments/get", AttachmentRequest.self),
+    route("notes/passphrase/change", ChangePassphraseRequest.self),
+    route("notes/passphrase/reset", ResetPassphraseRequest.self),
+    route("notes/passphrase/keychain", KeychainUnlockRequest.self),
+    route("notes/import", ImportNotesRequest.self),
 ]
 
 /// An empty System Roots: its copyMatching validates a certificate query's attributes
@@ -123,6 +135,12 @@ func seeds() -> [String: Data] {
         (10, "apps", #"{"applicationID":"TEAM1.backup","teamID":"TEAM1","executablePath":"/usr/bin/backup","accessGroups":["TEAM1.shared"],"passcode":"p"}"#),
         (11, "keychains", #"{"name":"work","passcode":"p"}"#),
         (12, "keychains-delete", #"{"name":"work","passcode":"p"}"#),
+        (13, "notes-create", #"{"title":"Groceries","body":"milk\neggs","folder":"Home","pinned":true}"#),
+        (14, "notes-show", #"{"id":"0b6d3c1e-8f2a-4c43-9b51-2f6c1f0e3a77","passphrase":"pp"}"#),
+        (15, "notes-edit", #"{"id":"x","title":"T","body":"b","pinned":false,"folder":"F","removeFromFolder":false,"passphrase":null}"#),
+        (18, "notes-session", #"{"passphrase":"pp","note":"x"}"#),
+        (20, "notes-change", #"{"current":"a","new":"b","hint":"h","removeHint":false}"#),
+        (23, "notes-import", #"{"notes":[{"title":"Plain","folder":"F","created":700000000.5,"content":{"text":{"_0":"hello"}}},{"title":"Locked","content":{"appleLocked":{"_0":{"salt":"EWUQa2soi9oebssY5lx4dg==","iterations":20000,"wrappedKey":"mMDla0O1B+YMZWXsXhuwx0t1b31PSpv/","iv":"FR9k3nvjTRXazdqpszRx+Q==","tag":"gGvyu9O/g88SQLA+fE1qsQ==","ciphertext":"AAAA","hint":"h"}}}}]}"#),
     ]
     var seeds: [String: Data] = [:]
     for (index, name, body) in bodies { seeds[name] = Data([UInt8(index)]) + Data(body.utf8) }
