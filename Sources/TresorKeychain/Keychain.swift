@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import TresorCrypto
 import TresorKeybag
+import TresorStorage
 
 /// One keychain: items of the four classes, sealed at rest with two keys per item and found
 /// through blind indexes (SPEC §3). Every operation checks the caller's access groups and the
@@ -194,7 +195,7 @@ public final class Keychain: Sendable {
     /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
     /// try again after the next write.
     private func checkpointWAL() {
-        let done = KeychainDatabase.checkpoint(database)
+        let done = SealedDatabase.checkpoint(database)
         checkpointPending.withLock { $0 = !done }
     }
 

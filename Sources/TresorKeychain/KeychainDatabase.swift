@@ -68,10 +68,6 @@ enum KeychainDatabase {
         }
         return migrator
     }
-
-    /// See ``SealedDatabase/checkpoint(_:)``.
-    @discardableResult
-    static func checkpoint(_ pool: DatabasePool) -> Bool { SealedDatabase.checkpoint(pool) }
 }
 
 /// One stored row, as read from an item table.

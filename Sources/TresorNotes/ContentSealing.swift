@@ -10,12 +10,17 @@ struct ContentSealing: Sendable {
     static let formatVersion = "v1"
 
     let contentKey: SymmetricKey
-    /// For import tags (blind index of imported notes, so a second import skips them).
-    let indexKey: SymmetricKey
+    private let classKey: SymmetricKey
 
     init(classKey: SymmetricKey) {
+        self.classKey = classKey
         contentKey = KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.notes.v1.content")
-        indexKey = KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.notes.v1.index")
+    }
+
+    /// For import tags (blind index of imported notes, so a second import skips them). Derived
+    /// when an import asks, not on every note operation.
+    var indexKey: SymmetricKey {
+        KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.notes.v1.index")
     }
 
     /// Binds a sealed value to its table, row and column, so it cannot be moved or swapped.

@@ -86,8 +86,4 @@ enum NotesDatabase {
         }
         return migrator
     }
-
-    /// See ``SealedDatabase/checkpoint(_:)``.
-    @discardableResult
-    static func checkpoint(_ pool: DatabasePool) -> Bool { SealedDatabase.checkpoint(pool) }
 }

@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import TresorCrypto
 import TresorKeybag
+import TresorStorage
 import TresorSystem
 
 /// The notes of one home: accounts, folders, notes, attachments, locked notes and their
@@ -103,7 +104,7 @@ public final class NotesStore: Sendable {
     /// Truncating checkpoint after a change that removed content. If a reader kept it from
     /// completing, ``completePendingCheckpoint()`` retries it (the daemon calls it every second).
     func purgeRemovedPages() {
-        let done = NotesDatabase.checkpoint(pool)
+        let done = SealedDatabase.checkpoint(pool)
         checkpointPending.withLock { $0 = !done }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TresorKeybag
+import TresorStorage
 @testable import TresorKeychain
 
 /// The registry of applications: executable hash → application id, team id, access groups (SPEC §3.5).
@@ -151,7 +152,7 @@ import TresorKeybag
         try home.reopenKeychain()
         #expect(try home.keychain.applications.list().map(\.applicationID) == ["TEAM1.marker-application-id"])
         #expect(try home.keychain.applications.application(executableSHA256: Self.hash(1))?.applicationID == "TEAM1.marker-application-id")
-        #expect(KeychainDatabase.checkpoint(home.keychain.database))
+        #expect(SealedDatabase.checkpoint(home.keychain.database))
         #expect(home.files(containing: "marker-application-id").isEmpty)
         #expect(home.files(containing: "marker-group").isEmpty)
         #expect(home.files(containing: "/usr/bin/TEAM1").isEmpty)
