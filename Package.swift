@@ -68,9 +68,12 @@ let package = Package(
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorSystem", "TresorKeychain", "TresorNotes"]),
-        // The daemon: socket API, peer identity, auto-lock.
+        // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
+        // by the daemon's web server. No build step.
+        .target(name: "TresorWebClient", path: "Web", exclude: [], sources: ["WebClient.swift"], resources: [.copy("static")]),
+        // The daemon: socket API, peer identity, auto-lock, web server.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem", "TresorWebClient",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
