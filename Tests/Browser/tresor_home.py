@@ -1,0 +1,128 @@
+"""A temporary Tresor home with the real `tresord --web PORT` and `tresor` binaries run on it.
+
+Mirrors Tests/EndToEndTests/Harness.swift: its own XDG_RUNTIME_DIR (so the socket is private),
+the daemon at trace level with its log kept beside the home (so a test can check the log holds
+no secret), `tresor init --passcode-stdin` with the passcode on standard input, never in argv.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BINARIES = Path(os.environ.get("TRESOR_BIN_DIR", REPO / ".build" / "debug"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TresorHome:
+    """One home, one daemon serving the web client on a free loopback port."""
+
+    def __init__(self, passcode: str, config: dict | None = None):
+        self.passcode = passcode
+        self.root = Path(tempfile.mkdtemp(prefix="tresor-browser-"))
+        self.home = self.root / "home"
+        self.log_path = self.root / "tresord.log"
+        (self.root / "run").mkdir(mode=0o700)
+        self.home.mkdir(mode=0o700)
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), TRESOR_HOME=str(self.home))
+        self.config = {"autoLockSeconds": 0, **(config or {})}
+        self.write_config(self.config)
+        self.port = free_port()
+        self.daemon: subprocess.Popen | None = None
+        self.transcript = ""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def write_config(self, config: dict):
+        path = self.home / "config.json"
+        path.write_text(json.dumps(config))
+        path.chmod(0o600)
+
+    # The daemon
+
+    def start(self):
+        """Starts tresord with the web server on and waits until `GET /api/status` answers."""
+        log = open(self.log_path, "ab")
+        self.daemon = subprocess.Popen(
+            [str(BINARIES / "tresord"), "--home", str(self.home), "--log-level", "trace", "--web", str(self.port)],
+            env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        log.close()
+        deadline = time.monotonic() + 30
+        while True:
+            if self.daemon.poll() is not None:
+                raise RuntimeError(f"tresord exited with {self.daemon.returncode}:\n{self.log}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/status", timeout=2) as answer:
+                    if answer.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"tresord did not serve {self.url} within 30 s:\n{self.log}")
+            time.sleep(0.1)
+
+    def initialize(self):
+        """`tresor init` with the passcode on standard input: the keybag exists and is unlocked."""
+        result = self.tresor(["init", "--passcode-stdin"], input=self.passcode + "\n")
+        if result.returncode != 0:
+            raise RuntimeError(f"tresor init failed: {result.stderr}")
+
+    def stop(self):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.terminate()
+            try:
+                self.daemon.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait()
+        self.daemon = None
+
+    def remove(self):
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    @property
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    # The CLI
+
+    def tresor(self, arguments: list[str], input: str | None = None) -> subprocess.CompletedProcess:
+        """Runs `tresor --home HOME …` (secrets only ever on standard input)."""
+        result = subprocess.run([str(BINARIES / "tresor"), *arguments, "--home", str(self.home)],
+                                env=self.env, input=input if input is not None else "", capture_output=True, text=True,
+                                timeout=60)
+        self.transcript += f"$ tresor {' '.join(arguments)}\n{result.stdout}{result.stderr}"
+        return result
+
+    # The store, as an attacker who copied the home would see it
+
+    def files(self) -> list[tuple[Path, bytes]]:
+        """Every regular file of the home (notes.db, -wal, -shm, attachments/…), with its bytes."""
+        found = []
+        for directory, _, names in os.walk(self.home):
+            for name in names:
+                path = Path(directory) / name
+                if path.is_file() and not path.is_symlink():
+                    found.append((path, path.read_bytes()))
+        return found
+
+    def files_containing(self, needle: bytes) -> list[str]:
+        return [str(p.relative_to(self.home)) for p, data in self.files() if needle in data]
