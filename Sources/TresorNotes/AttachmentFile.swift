@@ -35,11 +35,7 @@ enum AttachmentFile {
             let inner = try noteKey.map {
                 try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: index, isFinal: isFinal)
             }
-            let sealed = try sealing.seal(
-                inner ?? chunk, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
-            var length = UInt32(sealed.count).bigEndian
-            withUnsafeBytes(of: &length) { file.append(contentsOf: $0) }
-            file.append(sealed)
+            try appendRecord(inner ?? chunk, to: &file, attachmentID: attachmentID, index: index, isFinal: isFinal, sealing: sealing)
             index += 1
             offset = end
         } while offset < data.endIndex
@@ -47,11 +43,66 @@ enum AttachmentFile {
         return name
     }
 
+    /// Writes a locked attachment whose chunks were sealed under the note key elsewhere (by the
+    /// web client), adding the keybag layer. Returns the new file's name.
+    static func write(sealedChunks: [Data], attachmentID: String, in folder: URL, sealing: ContentSealing) throws -> String {
+        let name = UUID().uuidString.lowercased()
+        var file = magic
+        file.append(version)
+        for (index, chunk) in sealedChunks.enumerated() {
+            try appendRecord(chunk, to: &file, attachmentID: attachmentID, index: UInt64(index),
+                             isFinal: index == sealedChunks.count - 1, sealing: sealing)
+        }
+        try SecureFiles.createExclusively(file, at: folder.appendingPathComponent(name))
+        return name
+    }
+
+    private static func appendRecord(
+        _ inner: some DataProtocol, to file: inout Data, attachmentID: String, index: UInt64, isFinal: Bool, sealing: ContentSealing
+    ) throws {
+        let sealed = try sealing.seal(inner, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
+        var length = UInt32(sealed.count).bigEndian
+        withUnsafeBytes(of: &length) { file.append(contentsOf: $0) }
+        file.append(sealed)
+    }
+
     /// Opens file `name`, checking every chunk, their order and that the last one is final.
     static func read(
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         noteKey: SymmetricKey?
     ) throws -> Data {
+        var data = Data()
+        data.reserveCapacity(byteCount)
+        try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, index, isFinal in
+            if let noteKey {
+                guard let chunk = try? LockedNoteCrypto.openChunk(
+                    opened, with: noteKey, attachmentID: attachmentID, index: index, isFinal: isFinal)
+                else { throw NotesError.damaged("attachment \(attachmentID)") }
+                data.append(chunk)
+            } else {
+                data.append(opened)
+            }
+        }
+        guard data.count == byteCount else { throw NotesError.damaged("attachment \(attachmentID)") }
+        return data
+    }
+
+    /// A locked attachment's chunks as sealed under the note key (the keybag layer opened and
+    /// checked), for the web client to open.
+    static func readChunks(_ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing) throws -> [Data] {
+        var chunks: [Data] = []
+        try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, _, _ in
+            chunks.append(opened)
+        }
+        return chunks
+    }
+
+    /// Reads file `name` and hands each record, opened from the keybag layer, to `body` with
+    /// its index and final flag. A cut, reordered or spliced file fails.
+    private static func forEachRecord(
+        _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
+        _ body: (Data, UInt64, Bool) throws -> Void
+    ) throws {
         let damaged = NotesError.damaged("attachment \(attachmentID)")
         let limit = byteCount + (byteCount / chunkByteCount + 1) * 128 + 16
         let file: Data
@@ -63,8 +114,6 @@ enum AttachmentFile {
         guard file.count > magic.count, file.prefix(magic.count) == magic, file[file.startIndex + magic.count] == version else {
             throw damaged
         }
-        var data = Data()
-        data.reserveCapacity(byteCount)
         var offset = file.startIndex + magic.count + 1
         var index: UInt64 = 0
         while offset < file.endIndex {
@@ -77,19 +126,10 @@ enum AttachmentFile {
             let isFinal = offset == file.endIndex
             // The final flag is bound into both layers: a file cut after any chunk but the
             // last, or with chunks swapped, fails here.
-            let opened = try sealing.open(Data(record), table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
-            if let noteKey {
-                guard let chunk = try? LockedNoteCrypto.openChunk(
-                    opened, with: noteKey, attachmentID: attachmentID, index: index, isFinal: isFinal)
-                else { throw damaged }
-                data.append(chunk)
-            } else {
-                data.append(opened)
-            }
+            try body(try sealing.open(Data(record), table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal)), index, isFinal)
             index += 1
         }
-        guard index > 0, data.count == byteCount else { throw damaged }
-        return data
+        guard index > 0 else { throw damaged }
     }
 
     /// Overwrites the file with zeros, then unlinks it. The bytes were sealed, so this is

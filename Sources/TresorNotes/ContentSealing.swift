@@ -51,6 +51,13 @@ struct ContentSealing: Sendable {
         return text
     }
 
+    /// The layer of one note's title and body: a shared note's own record key (SPEC §4.6:
+    /// "a per-record key held by the server"), else the content key itself.
+    func noteLayer(_ row: NoteRow) throws -> ContentSealing {
+        guard let sealedKey = row.sealedRecordKey else { return self }
+        return ContentSealing(classKey: SymmetricKey(data: try open(sealedKey, table: "notes", id: row.id, column: "record_key")))
+    }
+
     func importTag(_ material: Data) -> Data {
         MessageAuthentication.hmacSHA256(Data("import\0".utf8) + material, key: indexKey)
     }

@@ -54,6 +54,8 @@ public struct NoteSummary: Codable, Equatable, Sendable {
     public var attachmentCount: Int
     /// Present for a locked note.
     public var lock: LockInfo?
+    /// Present for a shared note (SPEC §4.6): its owner and participants.
+    public var sharing: ShareInfo?
 
     public var isLocked: Bool { lock != nil }
 }
@@ -69,6 +71,8 @@ public struct LockInfo: Codable, Equatable, Sendable {
     }
 
     public var source: Source
+    /// The passphrase record the note key is wrapped under (what the web client asks for).
+    public var passphraseID: Int64?
     /// The passphrase generation, for passphrases set in Tresor.
     public var generation: Int?
     /// Whether this is the account's current passphrase. When false the note was locked

@@ -8,11 +8,12 @@ import TresorStorage
 ///
 /// | table | holds |
 /// |---|---|
-/// | `accounts` | the local account (and later web accounts), the current passphrase, failed entries |
+/// | `accounts` | the local account and web accounts (login name, salted PBKDF2 password hash), the current passphrase, failed entries |
 /// | `passphrases` | one row per passphrase generation (salt, rounds, verifier, sealed hint) and per imported Apple passphrase |
 /// | `folders` | folder names, sealed |
 /// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields |
 /// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/` |
+/// | `participants` | who a shared note is shared with (in the clear, SPEC §4.6), and since when |
 ///
 /// Nothing in it is note text in the clear: see `ContentSealing` and docs/FORMAT.md.
 enum NotesDatabase {
@@ -82,6 +83,25 @@ enum NotesDatabase {
                     is_locked INTEGER NOT NULL
                 );
                 CREATE INDEX attachments_note ON attachments(note_id);
+                """)
+        }
+        // Web accounts and shared notes (SPEC §4.6, §5). A shared note's title and body are
+        // sealed under its own record key (`sealed_record_key`, itself sealed under the content key).
+        migrator.registerMigration("v2-web") { db in
+            try db.execute(sql: """
+                ALTER TABLE accounts ADD COLUMN login_name TEXT;
+                ALTER TABLE accounts ADD COLUMN password_salt BLOB;
+                ALTER TABLE accounts ADD COLUMN password_iterations INTEGER;
+                ALTER TABLE accounts ADD COLUMN password_hash BLOB;
+                CREATE UNIQUE INDEX accounts_login_name ON accounts(login_name);
+                ALTER TABLE notes ADD COLUMN sealed_record_key BLOB;
+                CREATE TABLE participants (
+                    note_id TEXT NOT NULL REFERENCES notes(id),
+                    account_id TEXT NOT NULL REFERENCES accounts(id),
+                    added REAL NOT NULL,
+                    PRIMARY KEY (note_id, account_id)
+                );
+                CREATE INDEX participants_account ON participants(account_id);
                 """)
         }
         return migrator

@@ -28,6 +28,13 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     case damaged(String)
     /// An operation that needs an unlocked note was asked of a locked one, or the reverse.
     case wrongLockState(String)
+    /// Registration with a login name another account has.
+    case nameTaken(String)
+    /// The account may see the note but not do this (a participant deleting a shared note).
+    case forbidden(String)
+    /// The request no longer matches the store (a note was locked while a passphrase change
+    /// was being prepared): fetch again and retry.
+    case conflict(String)
 
     public var description: String {
         switch self {
@@ -48,6 +55,9 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
             return "attachment \"\(name)\" is a \(kind.rawValue), which cannot be locked (only \(AttachmentKind.lockable.map(\.rawValue).joined(separator: ", ")))"
         case .damaged(let what): return "\(what) is damaged or was altered"
         case .wrongLockState(let reason): return reason
+        case .nameTaken(let name): return "the name \"\(name.prefix(64))\" is taken"
+        case .forbidden(let reason): return reason
+        case .conflict(let reason): return reason
         }
     }
 }

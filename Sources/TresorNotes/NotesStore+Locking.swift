@@ -30,7 +30,8 @@ extension NotesStore {
         let oldFiles = try pool.write { db -> [String] in
             let fresh = try NoteRow.fetch(id, db)
             guard !fresh.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
-            let body = try sealing.open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
+            guard try !isShared(id, db) else { throw NotesError.wrongLockState("note \(id) is shared: stop sharing it before locking it") }
+            let body = try sealing.noteLayer(fresh).open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
             let sealed = try LockedNoteCrypto.sealBody(body, with: noteKey)
             try db.execute(sql: """
                 UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
@@ -64,7 +65,7 @@ extension NotesStore {
                 UPDATE notes SET sealed_body = ?, passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL,
                     crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?
                 WHERE id = ?
-                """, arguments: [try sealing.sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
+                """, arguments: [try sealing.noteLayer(row).sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
             try removeUnusedImportedPassphrase(row.passphraseID!, db)
             return try resealAttachments(of: id, from: noteKey, to: nil, db, sealing)
         }

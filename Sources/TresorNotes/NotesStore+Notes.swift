@@ -130,7 +130,7 @@ extension NotesStore {
             let noteKey = try noteKey(of: row, passphrase: passphrase, sealing)
             body = try lockedBody(of: row, noteKey: noteKey, sealing)
         } else {
-            body = try sealing.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
+            body = try sealing.noteLayer(row).openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
         }
         return try pool.read { db in
             OpenedNote(summary: try summary(of: row, db, sealing), body: body, attachments: try attachmentInfos(of: row.id, db, sealing))
@@ -150,11 +150,12 @@ extension NotesStore {
         let (edited, indexBody) = try pool.write { db -> (NoteSummary, String?) in
             let row = try NoteRow.fetch(id, db)
             guard row.isLocked == before.isLocked else { throw NotesError.wrongLockState("note \(id) was locked or unlocked meanwhile; try again") }
+            let layer = try sealing.noteLayer(row)
             var assignments = ["modified = ?"]
             var arguments: StatementArguments = [now.timeIntervalSince1970]
             if let title = changes.title {
                 assignments.append("sealed_title = ?")
-                arguments += [try sealing.sealText(title, table: "notes", id: id, column: "title")]
+                arguments += [try layer.sealText(title, table: "notes", id: id, column: "title")]
             }
             if let pinned = changes.isPinned {
                 assignments.append("pinned = ?")
@@ -171,13 +172,13 @@ extension NotesStore {
                     arguments += [sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"), BodyFormat.text.rawValue]
                 } else {
                     assignments.append("sealed_body = ?")
-                    arguments += [try sealing.sealText(body, table: "notes", id: id, column: "body")]
+                    arguments += [try layer.sealText(body, table: "notes", id: id, column: "body")]
                 }
             }
             arguments += [id]
             try db.execute(sql: "UPDATE notes SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
             let updated = try NoteRow.fetch(id, db)
-            let indexBody = updated.isLocked ? nil : try sealing.openText(updated.sealedBody ?? Data(), table: "notes", id: id, column: "body")
+            let indexBody = updated.isLocked ? nil : try layer.openText(updated.sealedBody ?? Data(), table: "notes", id: id, column: "body")
             return (try summary(of: updated, db, sealing), indexBody)
         }
         index.upsert(.init(noteID: id, accountID: before.accountID, title: edited.title, body: indexBody))
@@ -191,6 +192,7 @@ extension NotesStore {
             let row = try NoteRow.fetch(id, db)
             let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM attachments WHERE note_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM participants WHERE note_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [id])
             if let passphraseID = row.passphraseID { try removeUnusedImportedPassphrase(passphraseID, db) }
             return files
@@ -212,7 +214,7 @@ extension NotesStore {
                     let note = NoteRow(row: row)
                     return .init(
                         noteID: note.id, accountID: note.accountID, title: try title(of: note, sealing),
-                        body: note.isLocked ? nil : try sealing.openText(note.sealedBody ?? Data(), table: "notes", id: note.id, column: "body"))
+                        body: note.isLocked ? nil : try sealing.noteLayer(note).openText(note.sealedBody ?? Data(), table: "notes", id: note.id, column: "body"))
                 }
             }
         }

@@ -192,7 +192,7 @@ extension NotesStore {
         sessions.withLock { $0.open(id, key: key, now: opened) }
     }
 
-    private func validateHint(_ hint: String?, for passphrase: Passphrase? = nil) throws {
+    func validateHint(_ hint: String?, for passphrase: Passphrase? = nil) throws {
         guard let hint else { return }
         try Self.validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
         // The hint is shown to whoever types wrong passphrases: it must not give the passphrase away.

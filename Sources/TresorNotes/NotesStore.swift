@@ -71,7 +71,7 @@ public final class NotesStore: Sendable {
     }
 
     func title(of row: NoteRow, _ sealing: ContentSealing) throws -> String {
-        try sealing.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
+        try sealing.noteLayer(row).openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
     }
 
     func hint(of passphrase: PassphraseRow, _ sealing: ContentSealing) throws -> String? {
@@ -88,7 +88,8 @@ public final class NotesStore: Sendable {
         return NoteSummary(
             id: row.id, title: try title(of: row, sealing), folder: folder, created: row.created, modified: row.modified,
             isPinned: row.isPinned, attachmentCount: attachments,
-            lock: try row.passphraseID.map { try lockInfo(PassphraseRow.fetch($0, db), db, sealing) })
+            lock: try row.passphraseID.map { try lockInfo(PassphraseRow.fetch($0, db), db, sealing) },
+            sharing: try shareInfo(of: row, db))
     }
 
     func lockInfo(_ passphrase: PassphraseRow, _ db: Database, _ sealing: ContentSealing) throws -> LockInfo {
@@ -96,7 +97,7 @@ public final class NotesStore: Sendable {
         let isCurrent = account.currentPassphraseID == passphrase.id
         let timeout = settings.sessionIdleTimeout, now = now
         return LockInfo(
-            source: passphrase.source, generation: passphrase.generation, isCurrent: isCurrent,
+            source: passphrase.source, passphraseID: passphrase.id, generation: passphrase.generation, isCurrent: isCurrent,
             hint: isCurrent ? nil : try hint(of: passphrase, sealing), setOn: passphrase.created,
             isOpen: sessions.withLock { $0.isOpen(passphrase.id, now: now, timeout: timeout) })
     }

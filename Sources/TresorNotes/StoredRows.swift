@@ -87,6 +87,8 @@ struct NoteRow {
     var tag: Data?
     var sealedCiphertext: Data?
     var bodyFormat: BodyFormat
+    /// A shared note's record key, sealed under the content key (see `ContentSealing.noteLayer`).
+    var sealedRecordKey: Data?
 
     var isLocked: Bool { passphraseID != nil }
 
@@ -107,6 +109,7 @@ struct NoteRow {
         tag = row["crypto_tag"]
         sealedCiphertext = row["sealed_ciphertext"]
         bodyFormat = BodyFormat(rawValue: row["body_format"]) ?? .text
+        sealedRecordKey = row["sealed_record_key"]
     }
 
     static func fetch(_ id: String, _ db: Database) throws -> NoteRow {

@@ -84,6 +84,16 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         /// An attachment's kind cannot be locked (only image, drawing, table, map location,
         /// website link).
         case attachmentNotLockable
+        /// Web API: no session, or an expired or forged one — sign in.
+        case unauthorized
+        /// Web API: a state-changing request without the session's CSRF token, or from
+        /// another origin.
+        case csrf
+        /// Web API: the account may see this but not do it (a participant deleting a shared note).
+        case forbidden
+        /// The request no longer matches what is stored (a name taken, a note locked
+        /// meanwhile): fetch again and retry.
+        case conflict
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
@@ -106,6 +116,9 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .internal: return -2070
             case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
             case .passphraseRequired, .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return nil
+            case .unauthorized: return -25293
+            case .csrf, .forbidden: return -34018
+            case .conflict: return nil
             }
         }
     }

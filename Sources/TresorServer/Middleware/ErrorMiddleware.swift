@@ -46,6 +46,9 @@ struct ErrorMiddleware: RouterMiddleware {
         case .readOnly: return .forbidden
         case .passphraseRequired, .wrongPassphrase: return .unauthorized
         case .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return .conflict
+        case .unauthorized: return .unauthorized
+        case .csrf, .forbidden: return .forbidden
+        case .conflict: return .conflict
         }
     }
 
@@ -113,6 +116,8 @@ struct ErrorMiddleware: RouterMiddleware {
         case .wrongLockState: return APIError(.wrongLockState, message)
         case .attachmentNotLockable: return APIError(.attachmentNotLockable, message)
         case .damaged: return APIError(.decode, message)
+        case .nameTaken, .conflict: return APIError(.conflict, message)
+        case .forbidden: return APIError(.forbidden, message)
         }
     }
 

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A web account's password (SPEC §5). Like ``Passphrase`` it never prints, so a password
+/// interpolated into a log line or an error by mistake reveals nothing.
+public struct AccountPassword: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public static let minimumByteCount = 8
+    /// Longer passwords are refused so that a hostile request cannot make PBKDF2 hash megabytes.
+    public static let maximumByteCount = 1024
+
+    let bytes: [UInt8]
+
+    /// A password as typed (UTF-8). Shorter than 8 or longer than 1024 bytes is refused.
+    public init(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= Self.minimumByteCount else {
+            throw NotesError.invalid("the password must be at least \(Self.minimumByteCount) characters")
+        }
+        guard bytes.count <= Self.maximumByteCount else {
+            throw NotesError.invalid("the password is longer than \(Self.maximumByteCount) bytes")
+        }
+        self.bytes = bytes
+    }
+
+    public var description: String { "<password>" }
+    public var debugDescription: String { "<password>" }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

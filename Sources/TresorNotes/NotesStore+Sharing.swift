@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import GRDB
+import TresorCrypto
+
+// Shared notes (SPEC §4.6): an unlocked note shared with other accounts of this server. The
+// server decides who reads and writes; dates and participants are stored in the clear; the
+// title and body are sealed under a per-record key the server holds (itself sealed under the
+// content key). A locked note cannot be shared, and a shared note cannot be locked.
+extension NotesStore {
+    /// The most participants a note may have.
+    public static let maximumParticipants = 64
+
+    /// What `account` may do with note `id`. A note it may not see is `notFound`, exactly as
+    /// a note that does not exist, so ids of other accounts' notes cannot be probed.
+    public func access(toNote id: String, for account: AccountID) throws -> NoteAccess {
+        try pool.read { db in try access(toNote: id, for: account, db) }
+    }
+
+    func access(toNote id: String, for account: AccountID, _ db: Database) throws -> NoteAccess {
+        guard let owner = try String.fetchOne(db, sql: "SELECT account_id FROM notes WHERE id = ?", arguments: [id]) else {
+            throw NotesError.notFound("note \(id.prefix(64))")
+        }
+        if owner == account.rawValue { return .owner }
+        let participates = try Int.fetchOne(
+            db, sql: "SELECT 1 FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, account.rawValue]) != nil
+        guard participates else { throw NotesError.notFound("note \(id.prefix(64))") }
+        return .participant
+    }
+
+    /// The notes shared with `account` by others, most recently modified first.
+    public func notesShared(with account: AccountID) throws -> [NoteSummary] {
+        let sealing = try sealing()
+        return try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT n.* FROM notes n JOIN participants p ON p.note_id = n.id
+                WHERE p.account_id = ? ORDER BY n.modified DESC, n.id
+                """, arguments: [account.rawValue]
+            ).map { try summary(of: NoteRow(row: $0), db, sealing) }
+        }
+    }
+
+    /// Shares note `id` with the account that signs in as `name`. Only the owner shares; the
+    /// note must not be locked. The first share moves the title and body under a record key.
+    public func share(note id: String, with name: String, by owner: AccountID) throws {
+        let sealing = try sealing()
+        guard let participant = try webAccount(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
+        try pool.write { db in
+            guard try access(toNote: id, for: owner, db) == .owner else { throw NotesError.forbidden("only the owner shares a note") }
+            guard participant.id != owner else { throw NotesError.invalid("a note is not shared with its owner") }
+            var row = try NoteRow.fetch(id, db)
+            guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is locked: a locked note cannot be shared") }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM participants WHERE note_id = ?", arguments: [id]) ?? 0
+            guard count < Self.maximumParticipants else { throw NotesError.invalid("a note has at most \(Self.maximumParticipants) participants") }
+            if row.sealedRecordKey == nil {
+                let title = try title(of: row, sealing)
+                let body = try sealing.openText(row.sealedBody ?? Data(), table: "notes", id: id, column: "body")
+                let recordKey = SecureRandom.bytes(count: 32)
+                try db.execute(sql: "UPDATE notes SET sealed_record_key = ? WHERE id = ?", arguments: [
+                    try sealing.seal(recordKey, table: "notes", id: id, column: "record_key"), id,
+                ])
+                row = try NoteRow.fetch(id, db)
+                let layer = try sealing.noteLayer(row)
+                try db.execute(sql: "UPDATE notes SET sealed_title = ?, sealed_body = ? WHERE id = ?", arguments: [
+                    try layer.sealText(title, table: "notes", id: id, column: "title"),
+                    try layer.sealText(body, table: "notes", id: id, column: "body"), id,
+                ])
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)",
+                           arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
+        }
+        purgeRemovedPages()
+    }
+
+    /// Removes `name` from note `id`'s participants: the owner removes anyone, a participant
+    /// only themself (leaving the note).
+    public func unshare(note id: String, participant name: String, by account: AccountID) throws {
+        guard let participant = try webAccount(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
+        try pool.write { db in
+            let access = try access(toNote: id, for: account, db)
+            guard access == .owner || participant.id == account else {
+                throw NotesError.forbidden("only the owner removes other participants")
+            }
+            try db.execute(sql: "DELETE FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, participant.id.rawValue])
+            guard db.changesCount > 0 else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
+        }
+    }
+
+    /// Owner and participants of a shared note; nil when it is not shared.
+    func shareInfo(of row: NoteRow, _ db: Database) throws -> ShareInfo? {
+        let names = try String.fetchAll(db, sql: """
+            SELECT COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
+            WHERE p.note_id = ? ORDER BY p.added, a.login_name
+            """, arguments: [Self.localLoginName, row.id])
+        guard !names.isEmpty else { return nil }
+        let owner = try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [row.accountID])
+        return ShareInfo(owner: owner ?? Self.localLoginName, participants: names)
+    }
+
+    func isShared(_ id: String, _ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT 1 FROM participants WHERE note_id = ? LIMIT 1", arguments: [id]) != nil
+    }
+}

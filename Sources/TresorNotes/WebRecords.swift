@@ -1,0 +1,119 @@
+import Foundation
+
+// The values the web server exchanges with the store: accounts, sharing, and locked-note
+// crypto made in the browser (SPEC §4.6, §5). Binary fields are the Apple-shaped ones of
+// docs/FORMAT.md with the keybag layer removed.
+
+/// An account as the web sees it. The local account ("On My Computer") signs in as `local`.
+public struct WebAccount: Codable, Equatable, Sendable {
+    public var id: AccountID
+    /// The login name (`local` for the local account).
+    public var name: String
+    public var isLocal: Bool
+}
+
+/// What an account may do with a note it can see.
+public enum NoteAccess: Sendable, Equatable {
+    /// Everything: edit, delete, lock, share.
+    case owner
+    /// A shared note's participant: read and edit title and body, add attachments, leave.
+    case participant
+}
+
+/// Who a shared note belongs to and who it is shared with (stored in the clear, SPEC §4.6).
+public struct ShareInfo: Codable, Equatable, Sendable {
+    public var owner: String
+    public var participants: [String]
+}
+
+/// A passphrase generation made in the browser: the server never sees the passphrase, only
+/// the salt, the iteration count and a verifier (a random key wrapped under the passphrase key).
+public struct PassphraseMaterial: Sendable {
+    public var salt: Data
+    public var iterations: Int
+    public var verifier: Data
+
+    /// Checks the shapes: a 16-byte salt, a 24-byte verifier, iterations within bounds (the
+    /// store also checks its own minimum).
+    public init(salt: Data, iterations: Int, verifier: Data) throws {
+        guard salt.count == LockedNoteCrypto.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
+        guard verifier.count == LockedNoteCrypto.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
+        guard (1...LockedNoteCrypto.maximumIterations).contains(iterations) else {
+            throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteCrypto.maximumIterations)")
+        }
+        self.salt = salt
+        self.iterations = iterations
+        self.verifier = verifier
+    }
+}
+
+/// The current passphrase generation of an account, as the browser needs it to derive the key.
+public struct PassphraseRecord: Codable, Equatable, Sendable {
+    public var id: Int64
+    public var generation: Int?
+    public var salt: Data
+    public var iterations: Int
+    public var verifier: Data?
+    public var setOn: Date
+    public var hasHint: Bool
+}
+
+/// What the store says after the browser reports a passphrase entry.
+public struct PassphraseEntryOutcome: Codable, Equatable, Sendable {
+    public var failedAttempts: Int
+    /// From the third consecutive wrong entry on.
+    public var hint: String?
+    /// From the fifth: how long the next attempt must wait.
+    public var retryAfterSeconds: Int?
+}
+
+/// A locked note's crypto fields without the keybag layer: what the browser opens.
+public struct LockedNoteRecord: Codable, Equatable, Sendable {
+    public var passphraseID: Int64
+    public var salt: Data
+    public var iterations: Int
+    public var wrappedKey: Data
+    public var iv: Data
+    public var tag: Data
+    public var ciphertext: Data
+    /// `text` (UTF-8) or `apple-notes` (gzipped protobuf, text at field 2 → 3 → 2).
+    public var bodyFormat: String
+}
+
+/// A note locked in the browser: the note key wrapped under the current passphrase's key, the
+/// body sealed under the note key, and every attachment's chunks sealed under it
+/// (``LockedNoteCrypto/sealChunk(_:with:attachmentID:index:isFinal:)``).
+public struct ClientLockedNote: Sendable {
+    public var passphraseID: Int64
+    public var wrappedKey: Data
+    public var iv: Data
+    public var tag: Data
+    public var ciphertext: Data
+    /// Attachment id → its sealed chunks in order. Must name every attachment of the note.
+    public var attachmentChunks: [String: [Data]]
+
+    public init(passphraseID: Int64, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, attachmentChunks: [String: [Data]]) {
+        self.passphraseID = passphraseID
+        self.wrappedKey = wrappedKey
+        self.iv = iv
+        self.tag = tag
+        self.ciphertext = ciphertext
+        self.attachmentChunks = attachmentChunks
+    }
+}
+
+/// The glanceable summary of an account's notes (SPEC §5, widget). Titles are private: the
+/// server replaces them by placeholders while the keybag or the secure session is locked.
+public struct WidgetSummary: Codable, Equatable, Sendable {
+    public struct Note: Codable, Equatable, Sendable {
+        public var title: String
+        public var modified: Date
+        public var isLocked: Bool
+    }
+    public var noteCount: Int
+    public var lockedNoteCount: Int
+    /// The most recently modified notes, newest first (at most 5).
+    public var recent: [Note]
+    /// Pinned notes, most recently modified first (at most 5).
+    public var pinned: [Note]
+}
