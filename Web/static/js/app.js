@@ -1,0 +1,80 @@
+// Tresor Notes — the web client (SPEC §5, docs/WEB.md). Plain ES modules, no build step.
+//
+// Stable hooks for the browser tests (ids unless marked [data-testid=…]):
+//   banner ........ #error (#error-message, #error-dismiss), #loading, #keybag-banner
+//   sign in ....... #auth-screen, #login-form, #login-name, #login-password, #login-submit, #show-register
+//   register ...... #register-form, #register-name, #register-password, #register-password-again,
+//                   #register-submit, #show-login
+//   toolbar ....... #app-screen, #search, #lock-now, #passphrase-settings, #account-name, #sign-out
+//   folders ....... #folder-list, #folder-all, #folder-shared, [data-testid=folder][data-folder=ID],
+//                   [data-testid=delete-folder], #new-folder, #new-folder-form, #new-folder-name
+//   notes list .... #note-list, #list-title, #new-note, [data-testid=note-item][data-note-id=ID]
+//                   (data-pinned, data-locked, data-shared), [data-testid=note-title],
+//                   [data-testid=note-list-empty]
+//   editor ........ #editor, [data-testid=editor-empty], #note-title, #note-body,
+//                   #save-status (data-state = dirty|saving|saved|error), #note-meta, #pin-note,
+//                   #note-folder, #attach-file (input type=file), #lock-note, #delete-note,
+//                   [data-testid=note-sheet] / [data-testid=open-locked-note],
+//                   [data-testid=locked-open], [data-testid=shared-with-me]
+//   attachments ... #attachment-list, [data-testid=attachment], [data-testid=attachment-image] (img, blob: URL),
+//                   [data-testid=attachment-name], [data-testid=attachment-download], [data-testid=remove-attachment]
+//   sharing ....... #share-panel, #share-name, #share-button, #participant-list,
+//                   [data-testid=participant][data-name=NAME], [data-testid=remove-participant]
+//   locked notes .. [data-testid=locked-placeholder] (data-note-id), [data-testid=placeholder-title],
+//                   #passphrase-input, #passphrase-submit, #passphrase-message, #passphrase-hint,
+//                   [data-testid=earlier-passphrase], [data-testid=rewrap-offer], #rewrap-note,
+//                   #passphrase-dialog (#passphrase-cancel) when a passphrase is needed to lock/re-wrap
+//   passphrase .... #passphrase-settings-dialog, #passphrase-set-form, #passphrase-change-form,
+//   settings        #passphrase-reset-form, #passphrase-mode-change, #passphrase-mode-reset,
+//                   #current-passphrase, #account-password, #new-passphrase, #new-passphrase-again,
+//                   #new-passphrase-hint, #passphrase-save, #passphrase-settings-message
+//   widget page ... see js/widget.js
+
+import { api, ApiError, onUnauthorized, setCsrfToken } from './api.js';
+import { byId } from './dom.js';
+import { installBanner, showError, showMessage } from './banner.js';
+import { installAuth, showForm } from './auth.js';
+import { NotesApp } from './notes-app.js';
+
+let notesApp = null;
+
+function showScreen(which) {
+  byId('boot').hidden = true;
+  byId('auth-screen').hidden = which !== 'auth';
+  byId('app-screen').hidden = which !== 'app';
+  document.body.dataset.screen = which;
+}
+
+function showSignIn() {
+  setCsrfToken(null);
+  showScreen('auth');
+  showForm('login');
+}
+
+/** Loads the session (account, CSRF token, auto-lock settings) and shows the app. */
+async function enterApp() {
+  const session = await api.get('/session', { quietUnauthorized: true });
+  setCsrfToken(session.csrfToken);
+  showScreen('app');
+  await notesApp.start(session);
+}
+
+async function boot() {
+  installBanner();
+  notesApp = new NotesApp({ onSignedOut: showSignIn });
+  installAuth({ onSignedIn: enterApp });
+  onUnauthorized(() => {
+    if (document.body.dataset.screen !== 'app') return;
+    notesApp.stop();
+    showSignIn();
+    showMessage('Your session ended. Please sign in again.');
+  });
+  try {
+    await enterApp();
+  } catch (error) {
+    showSignIn();
+    if (!(error instanceof ApiError && error.status === 401)) showError(error);
+  }
+}
+
+boot();

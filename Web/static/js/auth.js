@@ -1,0 +1,85 @@
+// Sign in and registration (the password typed twice). The session is an HttpOnly cookie set
+// by the server; only the CSRF token is kept, in memory.
+
+import { api, ApiError, setCsrfToken } from './api.js';
+import { byId } from './dom.js';
+import { showMessage, hideMessage } from './banner.js';
+
+const namePattern = /^[a-z0-9._-]{1,32}$/;
+
+/** Wires the two forms; `onSignedIn()` runs after a successful login or registration. */
+export function installAuth({ onSignedIn }) {
+  byId('show-register').addEventListener('click', () => showForm('register'));
+  byId('show-login').addEventListener('click', () => showForm('login'));
+
+  byId('login-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = byId('login-name').value.trim().toLowerCase();
+    const password = byId('login-password').value;
+    if (!name || !password) {
+      showMessage('Enter your account name and password.');
+      return;
+    }
+    await submit('login-submit', async () => {
+      const answer = await api.post('/session', { name, password });
+      byId('login-password').value = '';
+      setCsrfToken(answer.csrfToken);
+      await onSignedIn();
+    });
+  });
+
+  byId('register-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = byId('register-name').value.trim().toLowerCase();
+    const password = byId('register-password').value;
+    const passwordAgain = byId('register-password-again').value;
+    if (!namePattern.test(name)) {
+      showMessage('Account names are 1–32 letters, digits, dots, dashes or underscores.');
+      return;
+    }
+    if (new TextEncoder().encode(password).length < 8) {
+      showMessage('Choose a password of at least 8 characters.');
+      return;
+    }
+    if (password !== passwordAgain) {
+      showMessage('The two passwords are not the same.');
+      return;
+    }
+    await submit('register-submit', async () => {
+      const answer = await api.post('/accounts', { name, password, passwordAgain });
+      byId('register-password').value = '';
+      byId('register-password-again').value = '';
+      setCsrfToken(answer.csrfToken);
+      await onSignedIn();
+    });
+  });
+}
+
+async function submit(buttonID, work) {
+  const button = byId(buttonID);
+  button.disabled = true;
+  hideMessage();
+  try {
+    await work();
+  } catch (error) {
+    showMessage(describe(error));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function describe(error) {
+  if (!(error instanceof ApiError)) return error.message;
+  switch (error.code) {
+    case 'authFailed': return 'The account name or password is wrong.';
+    case 'throttled': return `Too many attempts. Try again in ${error.retryAfterSeconds ?? 'a few'} seconds.`;
+    case 'nameTaken': case 'conflict': return error.message || 'That account name is taken.';
+    default: return error.message;
+  }
+}
+
+export function showForm(which) {
+  byId('login-form').hidden = which !== 'login';
+  byId('register-form').hidden = which !== 'register';
+  byId(which === 'login' ? 'login-name' : 'register-name').focus();
+}

@@ -1,0 +1,286 @@
+// The editor pane (#editor): one note at a time — an unlocked note, an open locked note (its
+// body re-sealed in this browser on every save), or the placeholder of a locked note
+// ([data-testid=locked-placeholder]) asking for the passphrase. Edits save themselves after a
+// short pause. The whole pane is rebuilt on every change of note or lock state, so nothing of a
+// locked note's text stays in the page once it is locked again.
+
+import { api, segment } from './api.js';
+import { h, icon, longDate, replaceChildren } from './dom.js';
+import { sealNoteText } from './locked-crypto.js';
+import { openNote } from './secure-session.js';
+import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
+import { sharePanel } from './sharing.js';
+import { busy } from './banner.js';
+import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
+
+const saveDelayMs = 600;
+
+export class NoteEditor {
+  /**
+   * `app` gives: account, folders, passphraseState, and the actions listChanged(),
+   * noteDeleted(id), lockNote(summary), openedLocked(detail, key), rewrap(detail), reload().
+   */
+  constructor(container, app) {
+    this.container = container;
+    this.app = app;
+    this.noteID = null;
+    this.pending = null; // the save waiting for its pause: { timer, run }
+    this.saving = Promise.resolve();
+    this.objectURLs = new Set(); // blob: URLs of an unlocked note's attachments
+  }
+
+  /** Nothing selected: an empty state. */
+  showEmpty(message = 'Select a note, or create one.') {
+    this.flush();
+    this.reset(null);
+    replaceChildren(this.container, h('div', { class: 'empty-state', 'data-testid': 'editor-empty' },
+      icon('notes'), h('p', {}, message)));
+  }
+
+  /** Drops everything of the note shown before (its object URLs, its pending save). */
+  reset(noteID) {
+    for (const url of this.objectURLs) URL.revokeObjectURL(url);
+    this.objectURLs.clear();
+    this.noteID = noteID;
+  }
+
+  /** Saves now whatever is waiting for its pause (before switching notes, locking, signing out). */
+  flush() {
+    if (!this.pending) return;
+    const { timer, run } = this.pending;
+    clearTimeout(timer);
+    this.pending = null;
+    run();
+  }
+
+  /** Drops a waiting save without running it (after the note was deleted). */
+  discard() {
+    if (this.pending) clearTimeout(this.pending.timer);
+    this.pending = null;
+  }
+
+  /** A locked note that is not open: its title, why it is locked, and the passphrase form. */
+  showPlaceholder(detail) {
+    this.flush();
+    this.reset(detail.summary.id);
+    const { summary, locked } = detail;
+    const lock = summary.lock || {};
+    const earlier = earlierPassphraseText(lock);
+    const form = passphraseForm({
+      title: 'This note is locked.',
+      message: earlier || 'Enter the passphrase to view this note.',
+      passphrase: {
+        passphraseID: locked.passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey,
+      },
+      onOpened: (key) => this.app.openedLocked(detail, key),
+    });
+    replaceChildren(this.container,
+      h('div', { class: 'editor-toolbar' }, this.metaLine(summary), h('div', { class: 'toolbar-spacer' }), this.deleteButton(summary)),
+      h('div', { class: 'locked-placeholder', 'data-testid': 'locked-placeholder', 'data-note-id': summary.id },
+        h('h1', { class: 'placeholder-note-title', 'data-testid': 'placeholder-title' }, summary.title),
+        form));
+  }
+
+  /**
+   * A note with its text: `detail` from `GET /notes/{id}`; for an open locked note `text` is
+   * its opened body and `bodyFormat` its format (the key stays in secure-session).
+   */
+  show(detail, { text = null, bodyFormat = 'text' } = {}) {
+    this.flush();
+    this.reset(detail.summary.id);
+    const { summary } = detail;
+    const isLocked = Boolean(summary.lock);
+    const isOwner = !summary.owner;
+    const noteID = summary.id;
+
+    const status = h('span', { id: 'save-status', class: 'save-status', 'data-testid': 'save-status', 'data-state': 'saved', role: 'status' }, '');
+    const title = h('input', {
+      id: 'note-title', class: 'note-title', value: summary.title, maxlength: '4096', autocomplete: 'off', 'aria-label': 'Title',
+      placeholder: 'Title',
+    });
+    const body = h('textarea', {
+      id: 'note-body', class: 'note-body', 'aria-label': 'Note', placeholder: 'Start writing…', spellcheck: 'true',
+    });
+    body.value = isLocked ? text ?? '' : detail.body ?? '';
+    let saved = { title: title.value, body: body.value };
+
+    const setStatus = (state, label) => {
+      status.dataset.state = state;
+      status.textContent = label;
+    };
+    const save = () => {
+      // Read the values and the note key now: a Lock Now right after must not lose the edit,
+      // and must not leave a key behind for a later save.
+      const changes = {};
+      const newTitle = title.value.trim();
+      if (newTitle && newTitle !== saved.title) changes.title = newTitle;
+      const newBody = body.value;
+      const bodyChanged = newBody !== saved.body;
+      const noteKey = isLocked ? openNote(noteID)?.noteKey : null;
+      if (!changes.title && !bodyChanged) {
+        setStatus('saved', 'Saved');
+        return;
+      }
+      if (isLocked && bodyChanged && !noteKey) {
+        setStatus('error', 'Not saved: the note was locked');
+        return;
+      }
+      setStatus('saving', 'Saving…');
+      this.saving = this.saving.then(async () => {
+        try {
+          if (isLocked) {
+            if (changes.title) await api.patch(`/notes/${segment(noteID)}`, { title: changes.title });
+            if (bodyChanged) {
+              const sealed = await sealNoteText(noteKey, newBody, bodyFormat);
+              await api.put(`/notes/${segment(noteID)}/locked-body`, sealed);
+            }
+          } else {
+            if (bodyChanged) changes.body = newBody;
+            await api.patch(`/notes/${segment(noteID)}`, changes);
+          }
+          saved = { title: changes.title ?? saved.title, body: newBody };
+          if (status.isConnected) setStatus('saved', 'Saved');
+          this.app.listChanged();
+        } catch (error) {
+          if (status.isConnected) setStatus('error', `Not saved: ${error.message}`);
+        }
+      });
+    };
+    const edited = () => {
+      setStatus('dirty', 'Editing…');
+      if (this.pending) clearTimeout(this.pending.timer);
+      this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, saveDelayMs), run: save };
+    };
+    title.addEventListener('input', edited);
+    body.addEventListener('input', edited);
+    title.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') { event.preventDefault(); body.focus(); }
+    });
+
+    const entry = isLocked ? openNote(noteID) : null;
+    const attachments = attachmentSection(detail, {
+      noteKey: entry?.noteKey || null,
+      objectURLs: entry ? entry.objectURLs : this.objectURLs,
+      canEdit: true,
+      onChanged: () => this.app.reload(),
+    });
+
+    const toolbar = h('div', { class: 'editor-toolbar' },
+      this.metaLine(summary),
+      h('div', { class: 'toolbar-spacer' }),
+      status,
+      isOwner ? this.pinButton(summary) : null,
+      isOwner ? this.folderSelect(summary) : null,
+      this.attachControl(summary),
+      isOwner ? this.lockControl(summary, detail) : null,
+      isOwner ? this.deleteButton(summary) : null);
+
+    const banners = [];
+    if (isLocked) {
+      banners.push(h('div', { class: 'note-banner locked', 'data-testid': 'locked-open' }, icon('unlock'),
+        h('span', {}, 'Locked note — open in this browser. Use Lock Now to hide it.')));
+      if (summary.lock && !summary.lock.isCurrent && this.app.passphraseState?.current) {
+        banners.push(h('div', { class: 'note-banner', 'data-testid': 'rewrap-offer' },
+          h('span', {}, `${earlierPassphraseText(summary.lock)} Lock it with your current passphrase instead?`),
+          h('button', { id: 'rewrap-note', class: 'button small', type: 'button', on: { click: () => this.app.rewrap(detail) } }, 'Use Current Passphrase')));
+      }
+    }
+    if (summary.owner) {
+      banners.push(h('div', { class: 'note-banner shared', 'data-testid': 'shared-with-me' }, icon('shared'),
+        h('span', {}, `Shared with you by ${summary.owner}. You can read and edit it.`)));
+    }
+
+    const sharing = isLocked && !isOwner ? null : sharePanel(detail, {
+      account: this.app.account,
+      onChanged: () => this.app.reload(),
+      onLeft: () => this.app.noteDeleted(noteID),
+    });
+
+    replaceChildren(this.container,
+      toolbar,
+      ...banners,
+      h('article', { class: 'note-sheet', 'data-note-id': noteID, 'data-testid': isLocked ? 'open-locked-note' : 'note-sheet' },
+        h('p', { class: 'note-date' }, longDate(summary.modified)),
+        title,
+        body,
+        attachments),
+      sharing);
+    if (!summary.title || summary.title === 'New Note') title.select();
+  }
+
+  metaLine(summary) {
+    const bits = [];
+    if (summary.lock) bits.push(h('span', { class: 'chip locked' }, icon('lock'), 'Locked'));
+    if (summary.isPinned) bits.push(h('span', { class: 'chip' }, icon('pin'), 'Pinned'));
+    if (summary.isShared) bits.push(h('span', { class: 'chip shared' }, icon('shared'), summary.owner ? `From ${summary.owner}` : 'Shared'));
+    return h('div', { id: 'note-meta', class: 'note-meta' }, bits);
+  }
+
+  pinButton(summary) {
+    return h('button', {
+      id: 'pin-note', class: ['icon-button', summary.isPinned && 'active'], type: 'button',
+      'aria-pressed': String(Boolean(summary.isPinned)), 'aria-label': summary.isPinned ? 'Unpin' : 'Pin', title: summary.isPinned ? 'Unpin' : 'Pin',
+      on: { click: () => busy(async () => {
+        this.flush();
+        await api.patch(`/notes/${segment(summary.id)}`, { isPinned: !summary.isPinned });
+        await this.app.reload();
+      }) },
+    }, icon('pin'));
+  }
+
+  folderSelect(summary) {
+    const select = h('select', {
+      id: 'note-folder', class: 'folder-select', 'aria-label': 'Folder',
+      on: { change: () => busy(async () => {
+        this.flush();
+        await api.patch(`/notes/${segment(summary.id)}`, { folder: select.value });
+        await this.app.reload();
+      }) },
+    }, h('option', { value: '' }, 'Notes'), ...(this.app.folders || []).map((folder) => h('option', { value: folder.id }, folder.name)));
+    select.value = summary.folderID || '';
+    return select;
+  }
+
+  attachControl(summary) {
+    const lockedReason = summary.lock ? 'Attachments cannot be added to a locked note.' : null;
+    const input = h('input', {
+      id: 'attach-file', type: 'file', multiple: true, class: 'visually-hidden', disabled: Boolean(lockedReason),
+      on: { change: () => {
+        const files = [...input.files];
+        input.value = '';
+        this.flush();
+        uploadFiles(summary.id, files, () => this.app.reload());
+      } },
+    });
+    return h('label', {
+      class: ['icon-button', lockedReason && 'disabled'], for: 'attach-file', title: lockedReason || 'Attach a file',
+      'aria-label': 'Attach a file',
+    }, icon('paperclip'), input);
+  }
+
+  lockControl(summary, detail) {
+    if (summary.lock) {
+      return h('span', { class: 'icon-button active', title: 'Locked', 'aria-label': 'Locked' }, icon('lock'));
+    }
+    const blocked = summary.isShared
+      ? 'Stop sharing this note before locking it.'
+      : (detail.attachments || []).filter((a) => !lockableKinds.has(a.kind)).map((a) => `“${a.name}” (${a.kind}) cannot be locked`).join('; ');
+    return h('button', {
+      id: 'lock-note', class: 'icon-button', type: 'button', 'aria-label': 'Lock note',
+      title: blocked || 'Lock this note with your passphrase',
+      on: { click: () => { this.flush(); this.app.lockNote(summary, blocked); } },
+    }, icon('lock'));
+  }
+
+  deleteButton(summary) {
+    if (summary.owner) return null;
+    return h('button', {
+      id: 'delete-note', class: 'icon-button danger', type: 'button', 'aria-label': 'Delete note', title: 'Delete',
+      on: { click: () => busy(async () => {
+        this.discard();
+        await api.delete(`/notes/${segment(summary.id)}`);
+        await this.app.noteDeleted(summary.id);
+      }) },
+    }, icon('trash'));
+  }
+}

@@ -1,0 +1,431 @@
+// The signed-in app: folders | notes (pinned first) | editor, like iCloud Notes, plus the
+// locked-note flows (lock, open, re-wrap) and the toolbar (search, Lock Now, passphrase
+// settings, sign out).
+
+import { api, ApiError, segment } from './api.js';
+import { byId, h, icon, replaceChildren, shortDate } from './dom.js';
+import { busy, showError, showMessage } from './banner.js';
+import { NoteEditor } from './editor.js';
+import { lockableKinds, attachmentBytes } from './attachments.js';
+import { asBytes, closeNote, forgetPassphraseKey, lockNow, onLock, openNote, passphraseKey, rememberOpenNote } from './secure-session.js';
+import { newNoteKey, openNoteText, rewrapNoteKey, sealAttachment, sealNoteText, unwrapNoteKey, WrongPassphraseError } from './locked-crypto.js';
+import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } from './passphrase-ui.js';
+import { startAutoLock, stopAutoLock } from './autolock.js';
+
+const allNotes = 'all';
+const sharedWithMe = 'shared';
+
+export class NotesApp {
+  constructor({ onSignedOut }) {
+    this.onSignedOut = onSignedOut;
+    this.account = null;
+    this.folders = [];
+    this.notes = [];
+    this.folder = allNotes;
+    this.search = '';
+    this.selectedID = null;
+    this.passphraseState = null;
+    this.editor = new NoteEditor(byId('editor'), this);
+    this.listTimer = null;
+    this.wire();
+    onLock(() => this.afterLock());
+  }
+
+  wire() {
+    byId('new-note').append(icon('plus'));
+    byId('new-note').addEventListener('click', () => this.createNote());
+    byId('lock-now').prepend(icon('lock'));
+    byId('lock-now').addEventListener('click', () => {
+      this.editor.flush();
+      lockNow('lockNow');
+      showMessage('Locked notes are locked.', 'info');
+    });
+    byId('sign-out').addEventListener('click', () => this.signOut());
+    byId('passphrase-settings').addEventListener('click', () => this.passphraseSettings());
+    let searchTimer = null;
+    byId('search').addEventListener('input', () => {
+      clearTimeout(searchTimer);
+      searchTimer = setTimeout(() => {
+        this.search = byId('search').value.trim();
+        this.loadNotes();
+      }, 250);
+    });
+    byId('new-folder').addEventListener('click', () => {
+      byId('new-folder-form').hidden = false;
+      byId('new-folder-name').focus();
+    });
+    byId('new-folder-name').addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') byId('new-folder-form').hidden = true;
+    });
+    byId('new-folder-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const name = byId('new-folder-name').value.trim();
+      if (!name) return;
+      busy(async () => {
+        const folder = await api.post('/folders', { name });
+        byId('new-folder-name').value = '';
+        byId('new-folder-form').hidden = true;
+        await this.loadFolders();
+        if (folder?.id) this.selectFolder(folder.id);
+      });
+    });
+  }
+
+  /** Shows the app for `session` (`GET /api/session`). */
+  async start(session) {
+    this.account = session.account;
+    byId('account-name').textContent = session.account.isLocal ? 'On My Computer' : session.account.name;
+    byId('account-name').title = `Signed in as ${session.account.name}`;
+    this.folder = allNotes;
+    this.search = '';
+    byId('search').value = '';
+    this.selectedID = null;
+    this.editor.showEmpty();
+    startAutoLock(session.autoLock, { onStatus: (status) => this.showStatus(status) });
+    await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);
+  }
+
+  async signOut() {
+    this.editor.flush();
+    await this.editor.saving;
+    lockNow('signOut');
+    stopAutoLock();
+    try { await api.delete('/session'); } catch { /* signed out either way */ }
+    this.stop();
+    this.onSignedOut();
+  }
+
+  /** Forgets everything of the account (the session ended or was signed out). */
+  stop() {
+    stopAutoLock();
+    lockNow('signOut');
+    this.editor.showEmpty();
+    this.account = null;
+    this.notes = [];
+    this.folders = [];
+    replaceChildren(byId('note-list'));
+    replaceChildren(byId('folder-list'));
+  }
+
+  showStatus(status) {
+    const banner = byId('keybag-banner');
+    if (status.keybag === 'unlocked' || status.contentAvailable) {
+      banner.hidden = true;
+      return;
+    }
+    banner.textContent = status.keybag === 'notInitialized'
+      ? 'Tresor is not set up on this computer yet (run “tresor init”).'
+      : 'Tresor is locked on this computer, so note contents are not available. Unlock it with “tresor unlock”.';
+    banner.hidden = false;
+  }
+
+  async loadPassphrase() {
+    try {
+      this.passphraseState = await loadPassphraseState();
+    } catch (error) {
+      this.passphraseState = null;
+      if (!(error instanceof ApiError) || error.status !== 423) showError(error);
+    }
+    return this.passphraseState;
+  }
+
+  async loadFolders() {
+    try {
+      const folders = await api.get('/folders');
+      this.folders = Array.isArray(folders) ? folders : folders?.folders || [];
+    } catch (error) {
+      showError(error);
+    }
+    this.renderFolders();
+  }
+
+  async loadNotes() {
+    const query = { search: this.search || undefined };
+    if (this.folder !== allNotes && this.folder !== sharedWithMe) query.folder = this.folder;
+    try {
+      const { notes } = await api.get('/notes', { query });
+      this.notes = this.folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
+    } catch (error) {
+      showError(error);
+      this.notes = [];
+    }
+    this.renderList();
+  }
+
+  /** Reloads the list soon (after an autosave: several saves in a row make one reload). */
+  listChanged() {
+    clearTimeout(this.listTimer);
+    this.listTimer = setTimeout(() => this.loadNotes(), 300);
+  }
+
+  /** Reloads folders, list and the open note. */
+  async reload() {
+    await Promise.all([this.loadFolders(), this.loadNotes()]);
+    if (this.selectedID) await this.showNote(this.selectedID);
+  }
+
+  renderFolders() {
+    const list = byId('folder-list');
+    const item = (key, label, iconName, count, extra = {}) => h('li', { class: 'folder-item' },
+      h('button', {
+        class: ['folder-button', this.folder === key && 'selected'], type: 'button', 'data-folder': key,
+        'aria-current': this.folder === key ? 'true' : null, ...extra,
+        on: { click: () => this.selectFolder(key) },
+      }, icon(iconName), h('span', { class: 'folder-name' }, label), count === null ? null : h('span', { class: 'folder-count' }, String(count))));
+    const rows = [
+      h('li', { class: 'folder-section' }, this.account?.isLocal ? 'On My Computer' : 'Tresor'),
+      item(allNotes, 'All Notes', 'notes', null, { id: 'folder-all' }),
+      item(sharedWithMe, 'Shared with Me', 'shared', null, { id: 'folder-shared', 'data-testid': 'shared-with-me-folder' }),
+    ];
+    if (this.folders.length) rows.push(h('li', { class: 'folder-section' }, 'Folders'));
+    for (const folder of this.folders) {
+      const row = item(folder.id, folder.name, 'folder', folder.noteCount, { 'data-testid': 'folder' });
+      row.append(h('button', {
+        class: 'icon-button folder-delete', type: 'button', 'data-testid': 'delete-folder', 'data-folder': folder.id,
+        'aria-label': `Delete folder ${folder.name}`, title: 'Delete folder (its notes stay in Notes)',
+        on: { click: () => busy(async () => {
+          await api.delete(`/folders/${segment(folder.id)}`);
+          if (this.folder === folder.id) this.folder = allNotes;
+          await this.reload();
+        }) },
+      }, icon('trash')));
+      rows.push(row);
+    }
+    replaceChildren(list, rows);
+  }
+
+  selectFolder(key) {
+    this.folder = key;
+    this.renderFolders();
+    this.loadNotes();
+  }
+
+  listTitle() {
+    if (this.search) return `Results for “${this.search}”`;
+    if (this.folder === allNotes) return 'All Notes';
+    if (this.folder === sharedWithMe) return 'Shared with Me';
+    return this.folders.find((folder) => folder.id === this.folder)?.name || 'Notes';
+  }
+
+  renderList() {
+    byId('list-title').textContent = this.listTitle();
+    const list = byId('note-list');
+    const sorted = [...this.notes].sort((a, b) => (b.isPinned - a.isPinned) || (new Date(b.modified) - new Date(a.modified)));
+    if (!sorted.length) {
+      const message = this.search ? 'No notes match your search.'
+        : this.folder === sharedWithMe ? 'Notes other people share with you appear here.'
+          : 'No notes yet. Click + to write one.';
+      replaceChildren(list, h('li', { class: 'list-empty', 'data-testid': 'note-list-empty' }, message));
+      return;
+    }
+    const rows = [];
+    const pinned = sorted.filter((note) => note.isPinned);
+    if (pinned.length) rows.push(h('li', { class: 'list-section' }, 'Pinned'));
+    pinned.forEach((note) => rows.push(this.noteRow(note)));
+    const others = sorted.filter((note) => !note.isPinned);
+    if (pinned.length && others.length) rows.push(h('li', { class: 'list-section' }, 'Notes'));
+    others.forEach((note) => rows.push(this.noteRow(note)));
+    replaceChildren(list, rows);
+  }
+
+  noteRow(note) {
+    const detailText = note.lock ? 'Locked' : note.owner ? `Shared by ${note.owner}` : note.folder || 'Notes';
+    return h('li', {
+      class: ['note-item', note.id === this.selectedID && 'selected'], 'data-testid': 'note-item', 'data-note-id': note.id,
+      'data-pinned': String(Boolean(note.isPinned)), 'data-locked': String(Boolean(note.lock)), 'data-shared': String(Boolean(note.isShared)),
+    },
+    h('button', { class: 'note-button', type: 'button', 'aria-current': note.id === this.selectedID ? 'true' : null, on: { click: () => this.select(note.id) } },
+      h('span', { class: 'note-item-title', 'data-testid': 'note-title' },
+        note.isPinned ? icon('pin') : null, note.lock ? icon('lock') : null, note.isShared ? icon('shared') : null,
+        h('span', { class: 'note-item-text' }, note.title)),
+      h('span', { class: 'note-item-detail' },
+        h('span', { class: 'note-item-date' }, shortDate(note.modified)),
+        h('span', { class: 'note-item-sub' }, detailText),
+        note.attachmentCount ? h('span', { class: 'note-item-attachments' }, icon('paperclip'), String(note.attachmentCount)) : null)));
+  }
+
+  async select(id) {
+    this.editor.flush();
+    this.selectedID = id;
+    this.renderList();
+    await this.showNote(id);
+  }
+
+  /** Shows note `id` in the editor: opened with the session's key when it is locked and the key is here. */
+  async showNote(id) {
+    let detail;
+    try {
+      detail = await api.get(`/notes/${segment(id)}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        this.selectedID = null;
+        this.editor.showEmpty('This note is no longer here.');
+        this.loadNotes();
+      } else {
+        showError(error);
+      }
+      return;
+    }
+    if (this.selectedID !== id) return; // another note was chosen meanwhile
+    if (!detail.summary.lock) {
+      closeNote(id);
+      this.editor.show(detail);
+      return;
+    }
+    const locked = detail.locked;
+    const key = passphraseKey(locked.passphraseID);
+    if (!key) {
+      closeNote(id);
+      this.editor.showPlaceholder(detail);
+      return;
+    }
+    await this.openedLocked(detail, key);
+  }
+
+  /** Opens locked note `detail` with passphrase key `key` (just typed or from the session). */
+  async openedLocked(detail, key) {
+    const { summary, locked } = detail;
+    try {
+      const noteKey = openNote(summary.id)?.noteKey || await unwrapNoteKey(asBytes(locked.wrappedKey), key);
+      const text = await openNoteText(noteKey, {
+        iv: asBytes(locked.iv), tag: asBytes(locked.tag), ciphertext: asBytes(locked.ciphertext),
+      }, locked.bodyFormat);
+      if (this.selectedID !== summary.id || !passphraseKey(locked.passphraseID)) return; // moved on, or locked meanwhile
+      rememberOpenNote(summary.id, { noteKey });
+      this.editor.show(detail, { text, bodyFormat: locked.bodyFormat });
+    } catch (error) {
+      if (error instanceof WrongPassphraseError) {
+        // The passphrase changed elsewhere since it was entered here: ask again.
+        forgetPassphraseKey(locked.passphraseID);
+        this.editor.showPlaceholder(detail);
+      } else {
+        showError(error);
+        this.editor.showPlaceholder(detail);
+      }
+    }
+  }
+
+  /** After Lock Now / auto-lock: the open locked note becomes a placeholder again. */
+  afterLock() {
+    if (!this.selectedID) return;
+    const note = this.notes.find((candidate) => candidate.id === this.selectedID);
+    if (note?.lock || byId('note-body')?.closest('[data-testid=open-locked-note]')) {
+      // Remove the text from the page at once, then show the placeholder.
+      this.editor.showEmpty('Locked.');
+      this.showNote(this.selectedID);
+    }
+  }
+
+  async createNote() {
+    this.editor.flush();
+    await busy(async () => {
+      const body = { title: '', body: '' };
+      if (this.folder !== allNotes && this.folder !== sharedWithMe) body.folder = this.folder;
+      const summary = await api.post('/notes', body);
+      if (this.search) {
+        this.search = '';
+        byId('search').value = '';
+      }
+      if (this.folder === sharedWithMe) this.folder = allNotes;
+      this.selectedID = summary.id;
+      await Promise.all([this.loadNotes(), this.loadFolders()]);
+      await this.showNote(summary.id);
+      byId('note-title')?.focus();
+    });
+  }
+
+  async noteDeleted(id) {
+    closeNote(id);
+    if (this.selectedID === id) {
+      this.selectedID = null;
+      this.editor.showEmpty();
+    }
+    await Promise.all([this.loadNotes(), this.loadFolders()]);
+  }
+
+  async passphraseSettings() {
+    const state = await busy(() => loadPassphraseState());
+    if (!state) return;
+    this.passphraseState = state;
+    openPassphraseSettings(state, { onChanged: () => this.afterPassphraseChange() });
+  }
+
+  async afterPassphraseChange() {
+    await this.loadPassphrase();
+    await this.reload();
+  }
+
+  /**
+   * Locks `summary` in this browser: a new note key wrapped under the current passphrase, the
+   * body and the attachments sealed and checked to open, then `POST /lock` with ciphertext only.
+   */
+  async lockNote(summary, blockedReason) {
+    if (blockedReason) {
+      showMessage(blockedReason);
+      return;
+    }
+    const state = await busy(() => loadPassphraseState());
+    if (!state) return;
+    this.passphraseState = state;
+    if (!state.isSet) {
+      openPassphraseSettings(state, {
+        onChanged: async () => {
+          await this.afterPassphraseChange();
+          await this.lockNote(summary);
+        },
+      });
+      return;
+    }
+    const key = await currentPassphraseKey(state, 'Enter your passphrase to lock this note.');
+    if (!key) return;
+    await busy(async () => {
+      await this.editor.saving;
+      const detail = await api.get(`/notes/${segment(summary.id)}`);
+      const notLockable = (detail.attachments || []).filter((attachment) => !lockableKinds.has(attachment.kind));
+      if (notLockable.length) {
+        throw new Error(`This note cannot be locked: ${notLockable.map((a) => `“${a.name}” is a ${a.kind} attachment`).join(', ')}. Remove it first.`);
+      }
+      const { noteKey, wrappedKey } = await newNoteKey(key);
+      const sealed = await sealNoteText(noteKey, detail.body ?? '');
+      const attachments = [];
+      for (const attachment of detail.attachments || []) {
+        const bytes = await attachmentBytes(summary.id, attachment, null);
+        attachments.push({ id: attachment.id, chunks: await sealAttachment(noteKey, attachment.id, bytes) });
+        bytes.fill(0);
+      }
+      await api.post(`/notes/${segment(summary.id)}/lock`, {
+        passphraseID: state.current.id, wrappedKey, iv: sealed.iv, tag: sealed.tag, ciphertext: sealed.ciphertext, attachments,
+      });
+      rememberOpenNote(summary.id, { noteKey });
+      showMessage('Note locked. It stays open here until you use Lock Now.', 'info');
+      await this.reload();
+    });
+  }
+
+  /** Re-wraps an open note of an earlier passphrase under the current one. */
+  async rewrap(detail) {
+    const state = await busy(() => loadPassphraseState());
+    if (!state?.current) return;
+    this.passphraseState = state;
+    const { summary, locked } = detail;
+    const fromKey = passphraseKey(locked.passphraseID);
+    if (!fromKey) {
+      showMessage('Open the note again first.');
+      return;
+    }
+    const toKey = await currentPassphraseKey(state, 'Enter your current passphrase to re-lock this note with it.');
+    if (!toKey) return;
+    await busy(async () => {
+      const fresh = await api.get(`/notes/${segment(summary.id)}`);
+      const wrappedKey = await rewrapNoteKey(asBytes(fresh.locked.wrappedKey), fromKey, toKey);
+      // Check the new wrapping opens the same note before sending it.
+      const noteKey = await unwrapNoteKey(wrappedKey, toKey);
+      await openNoteText(noteKey, {
+        iv: asBytes(fresh.locked.iv), tag: asBytes(fresh.locked.tag), ciphertext: asBytes(fresh.locked.ciphertext),
+      }, fresh.locked.bodyFormat);
+      await api.post(`/notes/${segment(summary.id)}/rewrap`, { passphraseID: state.current.id, wrappedKey });
+      showMessage('The note now opens with your current passphrase.', 'info');
+      await this.reload();
+    });
+  }
+}
