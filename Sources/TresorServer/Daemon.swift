@@ -85,6 +85,13 @@ public struct Daemon: Sendable {
         NoteRoutes(routing: notesRouting).register(on: router)
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
+        let web = configuration.web
+        // A browser's secure session counts for the widget as long as it stays idle-locked.
+        let webSessions = WebSessions(
+            sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
+            secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
+        let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
+        WidgetRoutes(widget: widget, callers: callers).register(on: router)
 
         let logger = self.logger
         let app = Application(
@@ -118,7 +125,21 @@ public struct Daemon: Sendable {
             unlink(socketPath)
             withExtendedLifetime(homeLock) {}
         }
-        try await app.runService()
+        guard let port = web.port else { return try await app.runService() }
+
+        // The web server (docs/WEB.md) runs beside the socket and stops with it: SIGTERM ends
+        // the socket's service group, and leaving the task group cancels the web server.
+        let webServer = WebServer(services: WebServices(
+            configuration: web, slot: slot, notes: notes, sessions: webSessions, throttle: LoginThrottle(), autoLock: autoLock,
+            widget: widget))
+        let webApp = webServer.application(port: port, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            group.addTask { try await webApp.run() }
+            group.addTask { await webServer.runMaintenance() }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     private func logStartup(slot: KeybagSlot, findings: [EnvironmentFinding]) {

@@ -1,4 +1,5 @@
 import Foundation
+import TresorProtocol
 import TresorSystem
 
 /// How a daemon runs: its home, socket, auto-lock period and notes session timeout.
@@ -6,7 +7,9 @@ import TresorSystem
 /// The auto-lock period comes from `config.json` in the home (`{"autoLockSeconds": 300}`),
 /// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off. Likewise the
 /// idle time after which a notes secure session ends (`"notesSessionIdleSeconds": 180`,
-/// `tresord --notes-session-idle SECONDS`; SPEC §4.3).
+/// `tresord --notes-session-idle SECONDS`; SPEC §4.3). The web server is off unless
+/// `"webPort"` or `tresord --web PORT` names a port (docs/WEB.md); its auto-lock timeouts,
+/// session lifetimes and the widget's data-protection level come from `config.json` too.
 public struct DaemonConfiguration: Sendable {
     public static let defaultAutoLockSeconds = 300
     public static let defaultNotesSessionIdleSeconds = 180
@@ -15,14 +18,17 @@ public struct DaemonConfiguration: Sendable {
     public var autoLockSeconds: Int
     public var notesSessionIdleSeconds: Int
     public var maximumConnections = 256
+    /// The web server's settings; its `port` is nil when the web server is off.
+    public var web: WebConfiguration
 
-    public init(paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil) throws {
+    public init(paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil) throws {
         self.paths = paths
         let file = try ConfigurationFile.load(paths.config)
         self.autoLockSeconds = autoLockSeconds ?? file.autoLockSeconds ?? Self.defaultAutoLockSeconds
         guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
         self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
+        self.web = try WebConfiguration(file: file, port: webPort)
     }
 }
 
@@ -30,6 +36,13 @@ public struct DaemonConfiguration: Sendable {
 struct ConfigurationFile: Codable {
     var autoLockSeconds: Int?
     var notesSessionIdleSeconds: Int?
+    var webPort: Int?
+    var webHiddenLockSeconds: Int?
+    var webDesktopHiddenLockSeconds: Int?
+    var webIdleLockSeconds: Int?
+    var webSessionSeconds: Int?
+    var webSessionIdleSeconds: Int?
+    var widgetProtection: WidgetProtection?
 
     static func load(_ url: URL) throws -> ConfigurationFile {
         let data: Data

@@ -13,7 +13,8 @@ struct TresorDaemon: AsyncParsableCommand {
         discussion: """
             The socket is $XDG_RUNTIME_DIR/tresor/tresord.sock for the default home (another home \
             gets its own socket name there). Settings live in <home>/config.json, for example \
-            {"autoLockSeconds": 300, "notesSessionIdleSeconds": 180}. Logs go to standard error and never contain a secret.
+            {"autoLockSeconds": 300, "notesSessionIdleSeconds": 180, "webPort": 8421}; docs/WEB.md lists the web \
+            server's settings. Logs go to standard error and never contain a secret.
             """)
 
     @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
@@ -24,6 +25,11 @@ struct TresorDaemon: AsyncParsableCommand {
 
     @Option(name: .long, help: "Seconds a notes secure session may stay unused before its keys leave memory (default 180). Overrides config.json.")
     var notesSessionIdle: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the web client on http://127.0.0.1:PORT (loopback only; off by default). Overrides config.json's webPort.",
+        valueName: "port"))
+    var web: Int?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -40,7 +46,8 @@ struct TresorDaemon: AsyncParsableCommand {
         let logger = Logger(label: "tresord")
         do {
             let configuration = try DaemonConfiguration(
-                paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle)
+                paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle,
+                webPort: web)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
             logger.critical("tresord stopped", metadata: ["error": "\(error)"])

@@ -1,0 +1,100 @@
+import Foundation
+
+// The widget (SPEC §5): a glanceable summary of an account's notes — how many, which changed
+// lately, which are pinned — served to the browser (`GET /api/widget`) and to the CLI
+// (`GET /v1/widget`, the local account; `tresor widget`). Titles are private: they are
+// replaced by placeholders whenever the keybag is not unlocked or no secure session is open.
+
+extension Route {
+    /// `GET /v1/widget`: the local account's widget. The `tresor` CLI only.
+    public static let widget = "/v1/widget"
+}
+
+/// The widget's data-protection level (`"widgetProtection"` in `config.json`), named after
+/// Apple's file protection classes.
+public enum WidgetProtection: String, Codable, Sendable, CaseIterable {
+    /// Only a placeholder unless the keybag is unlocked right now.
+    case complete
+    /// Only a placeholder until the first unlock after the daemon started; then the
+    /// summary, titles redacted as usual.
+    case completeUnlessOpen
+    /// The summary whenever notes are readable, titles redacted as usual (the default).
+    case completeUntilFirstUserAuthentication
+}
+
+/// What the widget shows.
+public struct Widget: Codable, Equatable, Sendable {
+    /// Why a whole-widget placeholder is shown.
+    public enum PlaceholderReason: String, Codable, Sendable {
+        /// The data-protection level hides everything while the keybag is in this state.
+        case protectionLevel
+        /// Nothing is readable: the keybag has not been unlocked since the daemon started.
+        case contentUnavailable
+        /// The home has no keybag yet (`tresor init`).
+        case notInitialized
+    }
+
+    /// The keybag as the widget saw it.
+    public enum KeybagState: String, Codable, Sendable {
+        case notInitialized, lockedSinceStart, locked, unlocked, damaged
+    }
+
+    /// A recently changed note. `title` is absent when `redacted`.
+    public struct RecentNote: Codable, Equatable, Sendable {
+        public var title: String?
+        public var modified: Date
+        public var isLocked: Bool
+        public var redacted: Bool
+
+        public init(title: String?, modified: Date, isLocked: Bool, redacted: Bool) {
+            self.title = title
+            self.modified = modified
+            self.isLocked = isLocked
+            self.redacted = redacted
+        }
+    }
+
+    /// A pinned note. `title` is absent when `redacted`.
+    public struct PinnedNote: Codable, Equatable, Sendable {
+        public var title: String?
+        public var isLocked: Bool
+        public var redacted: Bool
+
+        public init(title: String?, isLocked: Bool, redacted: Bool) {
+            self.title = title
+            self.isLocked = isLocked
+            self.redacted = redacted
+        }
+    }
+
+    /// True: nothing but this flag, `reason`, `keybag` and `protection` is filled in.
+    public var placeholder: Bool
+    public var reason: PlaceholderReason?
+    public var noteCount: Int?
+    public var recent: [RecentNote]
+    public var pinned: [PinnedNote]
+    /// True when the private fields (titles) are replaced by placeholders.
+    public var redacted: Bool
+    public var keybag: KeybagState
+    /// Whether a secure session is open for the account (the store's, or a browser's).
+    public var secureSession: Bool
+    public var protection: WidgetProtection
+
+    public init(
+        placeholder: Bool, reason: PlaceholderReason? = nil, noteCount: Int? = nil, recent: [RecentNote] = [],
+        pinned: [PinnedNote] = [], redacted: Bool, keybag: KeybagState, secureSession: Bool, protection: WidgetProtection
+    ) {
+        self.placeholder = placeholder
+        self.reason = reason
+        self.noteCount = noteCount
+        self.recent = recent
+        self.pinned = pinned
+        self.redacted = redacted
+        self.keybag = keybag
+        self.secureSession = secureSession
+        self.protection = protection
+    }
+
+    /// The placeholder shown instead of a private field, in text views.
+    public static let redactedText = "••••"
+}

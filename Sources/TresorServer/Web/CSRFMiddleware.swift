@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import TresorCrypto
+import TresorProtocol
+
+/// Who may ask (docs/WEB.md, "CSRF"):
+/// - every request must name this server in `Host` (127.0.0.1, localhost or [::1] with our
+///   port): a DNS-rebinding page on another name gets `403 csrf`;
+/// - every request but GET and HEAD must come from our own origin when the browser says
+///   (`Origin`, `Sec-Fetch-Site`), and carry `X-Tresor-CSRF` equal to its session's token;
+/// - signing in and registering have no session yet: they need our origin and a JSON
+///   content type, which a cross-site form cannot send and a cross-site script cannot send
+///   without a CORS preflight this server never grants.
+struct CSRFMiddleware: RouterMiddleware {
+    typealias Context = WebRequestContext
+
+    let port: Int
+    /// Routes reachable without a session (and so without a CSRF token).
+    static let signInRoutes: Set<String> = ["/api/session", "/api/accounts"]
+
+    var origins: Set<String> {
+        ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let host = request.head.authority?.lowercased(), origins.contains("http://\(host)") else {
+            throw APIError(.csrf, "this server answers only as 127.0.0.1:\(port) or localhost:\(port)")
+        }
+        guard request.method != .get && request.method != .head else { return try await next(request, context) }
+
+        if let origin = request.headers[.origin], !origins.contains(origin.lowercased()) {
+            throw APIError(.csrf, "cross-origin request refused")
+        }
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+            throw APIError(.csrf, "cross-site request refused")
+        }
+        if request.method == .post && Self.signInRoutes.contains(request.uri.path) {
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+                throw APIError(.csrf, "signing in needs Content-Type: application/json")
+            }
+            return try await next(request, context)
+        }
+        // Without a session the route answers 401; with one, its token must come along.
+        if let session = context.session {
+            guard let token = request.headers[.xTresorCSRF], ConstantTime.equals(Data(token.utf8), Data(session.csrfToken.utf8)) else {
+                throw APIError(.csrf, "missing or wrong X-Tresor-CSRF header")
+            }
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Finds the session of the request's `tresor_session` cookie, if it is live. Requests of a
+/// session count as activity for the keybag's auto-lock, except the polls of the status and
+/// the widget (a forgotten tab must not keep the keybag open).
+struct WebSessionMiddleware: RouterMiddleware {
+    typealias Context = WebRequestContext
+
+    let sessions: WebSessions
+    let autoLock: AutoLock
+
+    static let polls: Set<String> = ["/api/status", "/api/widget"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let token = request.cookies[WebSessions.cookieName]?.value, let session = sessions.session(forToken: token) {
+            context.session = session
+            if !Self.polls.contains(request.uri.path) { autoLock.touch() }
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorNotes
+import TresorProtocol
+
+/// Registration, sign-in and sign-out, the session and the daemon's status (docs/WEB.md,
+/// "Accounts and sessions"). Passwords arrive in request bodies only; nothing here logs a
+/// name, a password or a token.
+struct WebAccountRoutes {
+    let services: WebServices
+
+    struct RegisterRequest: Decodable {
+        var name: String
+        var password: String
+        var passwordAgain: String
+    }
+
+    struct SignInRequest: Decodable {
+        var name: String
+        var password: String
+    }
+
+    struct AutoLockSettings: Encodable {
+        var hiddenSeconds: Int
+        var desktopHiddenSeconds: Int
+        var idleSeconds: Int
+    }
+
+    /// The answer to registration, sign-in and `GET /api/session`.
+    struct SessionResponse: Encodable {
+        var account: WebAccount
+        var csrfToken: String
+        var autoLock: AutoLockSettings
+        var expires: Date
+    }
+
+    struct StatusResponse: Encodable {
+        /// `notInitialized`, `locked`, `unlocked` or `damaged` (`lockedSinceStart` reads as `locked`).
+        var keybag: String
+        /// Whether note content is readable (the keybag has been unlocked since the daemon started).
+        var contentAvailable: Bool
+        var lockedSinceStart: Bool
+    }
+
+    func register(on router: Router<WebRequestContext>) {
+        let services = self.services
+        router.post("/api/accounts") { request, context -> Response in
+            let body = try await WebCoding.decode(RegisterRequest.self, request)
+            guard body.password == body.passwordAgain else { throw APIError(.param, "the two passwords do not match") }
+            let password = try AccountPassword(body.password)
+            let account = try await services.perform("register", context) { try $0.registerAccount(name: body.name, password: password) }
+            return try signedIn(account, status: .created, context)
+        }
+        router.post("/api/session") { request, context -> Response in
+            let body = try await WebCoding.decode(SignInRequest.self, request)
+            let account = try await signIn(body, context)
+            return try signedIn(account, status: .ok, context)
+        }
+        router.get("/api/session") { _, context -> Response in
+            let session = try context.requireSession()
+            return try WebCoding.response(sessionResponse(session))
+        }
+        router.delete("/api/session") { _, context -> Response in
+            let session = try context.requireSession()
+            services.sessions.end(session)
+            context.logger.info("web: signed out", metadata: ["account": "\(session.account.id.rawValue.prefix(36))"])
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0)
+            return response
+        }
+        router.get("/api/status") { _, context -> Response in
+            _ = try context.requireSession()
+            return try WebCoding.response(status())
+        }
+    }
+
+    /// Checks the rate limits, then the password: the keybag passcode for `local`, the
+    /// stored hash otherwise. Every failure is the same `401 authFailed`.
+    private func signIn(_ body: SignInRequest, _ context: WebRequestContext) async throws -> WebAccount {
+        let services = self.services
+        // The counters' key: the name as the store compares it, bounded.
+        let name = String(body.name.lowercased().prefix(64))
+        if let wait = services.throttle.retryAfter(name: name, address: context.clientAddress) {
+            context.logger.notice("web: sign-in throttled", metadata: ["retryAfter": "\(wait)"])
+            throw APIError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let failed = APIError(.authFailed, "wrong name or password")
+        do {
+            let account = try await services.logged("sign-in", context) { () async throws -> WebAccount in
+                let account: WebAccount?
+                if name == NotesStore.localLoginName {
+                    account = try await signInLocal(body.password)
+                } else if let password = try? AccountPassword(body.password) {
+                    let store = try services.notes.store()
+                    account = try await offloaded { try store.authenticate(name: name, password: password) }
+                } else {
+                    account = nil
+                }
+                guard let account else { throw failed }
+                return account
+            }
+            services.throttle.recordSuccess(name: name)
+            return account
+        } catch let error as APIError where error.code == .authFailed {
+            services.throttle.recordFailure(name: name, address: context.clientAddress)
+            throw failed
+        } catch let error as KeybagError {
+            if case .wrongPasscode = error { services.throttle.recordFailure(name: name, address: context.clientAddress) }
+            let apiError = ErrorMiddleware.apiError(for: error)
+            // The keybag's own delay is a throttle like ours; a wrong passcode is a wrong password.
+            if apiError.code == .authFailed { throw failed }
+            throw apiError
+        }
+    }
+
+    /// The local account: its password is the keybag passcode, checked by unlocking the
+    /// keybag (the same attempt counting and delays as `tresor unlock`).
+    private func signInLocal(_ password: String) async throws -> WebAccount? {
+        let keybag = try services.slot.keybag()
+        guard keybag.status.isPasscodeSet else {
+            throw APIError(.authFailed, "the local account signs in with the keybag passcode, and none is set (tresor passcode change)")
+        }
+        guard let passcode = try? Passcode(password) else { return nil }
+        try await offloaded { try keybag.unlock(passcode: passcode) }
+        services.autoLock.touch()
+        return try services.notes.store().webAccount(named: NotesStore.localLoginName)
+    }
+
+    private func signedIn(_ account: WebAccount, status: HTTPResponse.Status, _ context: WebRequestContext) throws -> Response {
+        let (token, session) = services.sessions.start(for: account)
+        context.logger.notice("web: signed in", metadata: ["account": "\(account.id.rawValue.prefix(36))"])
+        var response = try WebCoding.response(sessionResponse(session), status: status)
+        response.headers[.setCookie] = Self.cookie(value: token, maxAge: services.sessions.sessionSeconds)
+        return response
+    }
+
+    private func sessionResponse(_ session: WebSession) -> SessionResponse {
+        let web = services.configuration
+        return SessionResponse(
+            account: session.account, csrfToken: session.csrfToken,
+            autoLock: AutoLockSettings(
+                hiddenSeconds: web.hiddenLockSeconds, desktopHiddenSeconds: web.desktopHiddenLockSeconds, idleSeconds: web.idleLockSeconds),
+            expires: session.created.addingTimeInterval(TimeInterval(services.sessions.sessionSeconds)))
+    }
+
+    private func status() -> StatusResponse {
+        switch services.slot.current {
+        case .notInitialized: return StatusResponse(keybag: "notInitialized", contentAvailable: false, lockedSinceStart: true)
+        case .damaged: return StatusResponse(keybag: "damaged", contentAvailable: false, lockedSinceStart: true)
+        case .ready(let keybag):
+            let state = keybag.lockState
+            return StatusResponse(
+                keybag: state == .unlocked ? "unlocked" : "locked", contentAvailable: state != .lockedSinceStart,
+                lockedSinceStart: state == .lockedSinceStart)
+        }
+    }
+
+    /// The session cookie: script cannot read it, other sites never send it.
+    static func cookie(value: String, maxAge: Int) -> String {
+        "\(WebSessions.cookieName)=\(value); HttpOnly; SameSite=Strict; Path=/; Max-Age=\(maxAge)"
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TresorNotes
+import TresorProtocol
+
+/// The web API's JSON conventions: dates as ISO 8601, binary values as base64.
+enum WebCoding {
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.dataEncodingStrategy = .base64
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.dataDecodingStrategy = .base64
+        return decoder
+    }
+
+    /// `value` as a JSON response.
+    static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try encoder.encode(value)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A request's JSON body, collected up to `limit` bytes: `413 requestTooLarge` above it,
+    /// `400 param` when it is not the documented JSON (without quoting the input).
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = WebLimits.jsonBytes) async throws -> T {
+        try decode(type, try await body(request, limit: limit))
+    }
+
+    /// `data` as the documented JSON, or `400 param` without quoting the input.
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        guard !data.isEmpty else { throw APIError(.param, "the request needs a JSON body") }
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw APIError(.param, "malformed request body: \"\(key.stringValue.prefix(64))\" is missing")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw APIError(.param, "malformed request body: \"\(context.codingPath.last?.stringValue.prefix(64) ?? "")\" has the wrong type")
+        } catch {
+            // Other decoding errors may quote the offending value: never pass it on.
+            throw APIError(.param, "malformed request body: expected the JSON documented in docs/WEB.md")
+        }
+    }
+
+    /// A request's raw body, up to `limit` bytes (`413 requestTooLarge` above it).
+    static func body(_ request: Request, limit: Int) async throws -> Data {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw tooLarge(limit)
+        }
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge(limit)
+        }
+    }
+
+    static func tooLarge(_ limit: Int) -> APIError {
+        APIError(.requestTooLarge, "the request is larger than \(limit / (1024 * 1024)) MiB")
+    }
+}
+
+/// Turns every failure into `{"code": "...", "message": "..."}` (the socket API's `APIError`,
+/// not wrapped) with a fitting status. Unknown routes are `404 notFound` in JSON too.
+/// Unexpected failures are logged by type and path only.
+struct WebErrorMiddleware: RouterMiddleware {
+    typealias Context = WebRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let apiError = Self.apiError(for: error)
+            if apiError.code == .internal {
+                context.logger.error("web: request failed", metadata: ["path": "\(request.uri.path.prefix(128))", "error": "\(apiError.message)"])
+            }
+            return Self.response(for: apiError)
+        }
+    }
+
+    static func apiError(for error: any Error) -> APIError {
+        switch error {
+        case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
+            return APIError(.notFound, "no such page or API route (see docs/WEB.md)")
+        case is NIOTooManyBytesError:
+            return WebCoding.tooLarge(WebLimits.jsonBytes)
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return WebCoding.tooLarge(WebLimits.jsonBytes)
+        default:
+            return ErrorMiddleware.apiError(for: error)
+        }
+    }
+
+    static func response(for error: APIError) -> Response {
+        let data = (try? WebCoding.encoder.encode(error)) ?? Data(#"{"code":"internal","message":"internal error"}"#.utf8)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
+        return Response(status: status(for: error.code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The socket API's statuses, except where a browser needs another: 423 Locked when no
+    /// note content is readable yet (the socket's 403 would read as "not allowed").
+    static func status(for code: APIError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .interactionNotAllowed: return .init(code: 423, reasonPhrase: "Locked")
+        case .missingEntitlement, .peerRejected: return .forbidden
+        default: return ErrorMiddleware.status(for: code)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Hummingbird
+import TresorNotes
+import TresorProtocol
+
+/// Folders and notes (docs/WEB.md): list, search, create, open, edit, delete. Every route
+/// about one note first asks the store whether the session's account may see it, so another
+/// account's note answers 404 exactly as a missing one. A locked note's body never passes
+/// through here in the clear: the browser reads its `locked` record and saves it with
+/// `PUT …/locked-body`.
+struct WebNoteRoutes {
+    let services: WebServices
+
+    struct FolderRequest: Decodable {
+        var name: String
+    }
+
+    struct CreateNoteRequest: Decodable {
+        var title: String
+        var body: String
+        /// A folder's name (created when missing)…
+        var folder: String?
+        /// …or an existing folder's id.
+        var folderID: String?
+        var isPinned: Bool?
+    }
+
+    /// Absent fields stay as they are; `"folder": null` (or `"folderID": null`) moves the note
+    /// out of its folder.
+    struct EditNoteRequest: Decodable {
+        var title: String?
+        var body: String?
+        var isPinned: Bool?
+        var folder: String??
+        var folderID: String??
+
+        enum CodingKeys: String, CodingKey { case title, body, isPinned, folder, folderID }
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decodeIfPresent(String.self, forKey: .title)
+            body = try container.decodeIfPresent(String.self, forKey: .body)
+            isPinned = try container.decodeIfPresent(Bool.self, forKey: .isPinned)
+            folder = container.contains(.folder) ? .some(try container.decodeIfPresent(String.self, forKey: .folder)) : nil
+            folderID = container.contains(.folderID) ? .some(try container.decodeIfPresent(String.self, forKey: .folderID)) : nil
+        }
+    }
+
+    func register(on router: Router<WebRequestContext>) {
+        registerFolders(on: router)
+        registerNotes(on: router)
+    }
+
+    private func registerFolders(on router: Router<WebRequestContext>) {
+        let services = self.services
+        router.get("/api/folders") { _, context -> Response in
+            let account = try context.requireSession().account
+            return try WebCoding.response(try await services.perform("folders", context) { try $0.folders(account: account.id) })
+        }
+        router.post("/api/folders") { request, context -> Response in
+            let account = try context.requireSession().account
+            let body = try await WebCoding.decode(FolderRequest.self, request)
+            let folder = try await services.perform("folder create", context) { try $0.createFolder(named: body.name, account: account.id) }
+            return try WebCoding.response(folder, status: .created)
+        }
+        router.delete("/api/folders/:id") { _, context -> Response in
+            let account = try context.requireSession().account
+            let id = try context.parameters.require("id")
+            try await services.perform("folder delete", context, id: id) { store in
+                guard let folder = try store.folders(account: account.id).first(where: { $0.id == id }) else {
+                    throw NotesError.notFound("folder \(id.prefix(64))")
+                }
+                // Deleting a folder keeps its notes: they move out of it first.
+                for note in try store.notes(account: account.id, folder: folder.name) {
+                    try store.editNote(note.id, NoteChanges(folder: .some(nil)))
+                }
+                try store.deleteFolder(named: folder.name, account: account.id)
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    private func registerNotes(on router: Router<WebRequestContext>) {
+        let services = self.services
+        router.get("/api/notes") { request, context -> Response in
+            let account = try context.requireSession().account
+            let folderID = request.uri.queryParameters.get("folder").flatMap { $0.isEmpty ? nil : $0 }
+            let search = request.uri.queryParameters.get("search").flatMap { $0.isEmpty ? nil : $0 }
+            let list = try await services.perform("list", context) { store in
+                try Self.list(store, account: account, folderID: folderID, search: search)
+            }
+            return try WebCoding.response(list)
+        }
+        router.post("/api/notes") { request, context -> Response in
+            let account = try context.requireSession().account
+            let body = try await WebCoding.decode(CreateNoteRequest.self, request)
+            let note = try await services.perform("create", context) { store in
+                let folders = try store.folders(account: account.id)
+                let folder = try Self.folderName(name: body.folder, id: body.folderID, in: folders)
+                let draft = NoteDraft(title: body.title, body: body.body, folder: folder, isPinned: body.isPinned ?? false)
+                let created = try store.createNote(draft, account: account.id)
+                return WebNoteSummary(created, for: account, folders: try store.folders(account: account.id))
+            }
+            context.logger.info("web: note created", metadata: ["id": "\(note.id)"])
+            return try WebCoding.response(note, status: .created)
+        }
+        router.get("/api/notes/:id") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            let detail = try await services.performOnNote("show", context, id: id) { store, account, _ in
+                try Self.detail(store, id: id, account: account)
+            }
+            return try WebCoding.response(detail)
+        }
+        router.patch("/api/notes/:id") { request, context -> Response in
+            let id = try context.parameters.require("id")
+            let body = try await WebCoding.decode(EditNoteRequest.self, request)
+            let note = try await services.performOnNote("edit", context, id: id) { store, account, access in
+                let movesFolder = body.folder != nil || body.folderID != nil
+                if access != .owner && (movesFolder || body.isPinned != nil) {
+                    throw APIError(.forbidden, "only the owner pins a shared note or moves it between folders")
+                }
+                if body.body != nil, try store.summary(ofNote: id).isLocked {
+                    throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
+                }
+                var folder: String?? = nil
+                if movesFolder {
+                    let folders = try store.folders(account: account.id)
+                    folder = .some(try Self.folderName(name: body.folder ?? nil, id: body.folderID ?? nil, in: folders))
+                }
+                let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.isPinned, folder: folder)
+                let edited = try store.editNote(id, changes)
+                return WebNoteSummary(edited, for: account, folders: try store.folders(account: account.id))
+            }
+            return try WebCoding.response(note)
+        }
+        router.delete("/api/notes/:id") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            try await services.performOnNote("delete", context, id: id, ownerOnly: true) { store, _, _ in try store.deleteNote(id) }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// The account's notes and the notes shared with it (or one folder's, or those matching
+    /// `search`), pinned first, then most recently modified (search: best match first).
+    static func list(_ store: NotesStore, account: WebAccount, folderID: String?, search: String?) throws -> WebNotesList {
+        let folders = try store.folders(account: account.id)
+        var notes: [NoteSummary]
+        if let search {
+            notes = try store.search(search, account: account.id)
+            // Shared notes are in their owner's index: match them by title here.
+            notes += try store.notesShared(with: account.id).filter { $0.title.localizedStandardContains(search) }
+        } else if let folderID {
+            guard let folder = folders.first(where: { $0.id == folderID }) else { throw NotesError.notFound("folder \(folderID.prefix(64))") }
+            notes = try store.notes(account: account.id, folder: folder.name)
+        } else {
+            notes = try store.notes(account: account.id) + store.notesShared(with: account.id)
+            notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
+        }
+        return WebNotesList(notes: notes.map { WebNoteSummary($0, for: account, folders: folders) })
+    }
+
+    /// One note for the browser: an unlocked note's body, or a locked note's record.
+    static func detail(_ store: NotesStore, id: String, account: WebAccount) throws -> WebNoteDetail {
+        let summary = try store.summary(ofNote: id)
+        let folders = try store.folders(account: account.id)
+        if summary.isLocked {
+            return WebNoteDetail(
+                summary: WebNoteSummary(summary, for: account, folders: folders), body: nil,
+                attachments: try store.listedAttachments(ofNote: id).map(WebAttachment.init),
+                locked: WebLockedRecord(try store.lockedRecord(ofNote: id)), share: nil)
+        }
+        let opened = try store.openNote(id)
+        return WebNoteDetail(
+            summary: WebNoteSummary(opened.summary, for: account, folders: folders), body: opened.body,
+            attachments: opened.attachments.map(WebAttachment.init), locked: nil, share: opened.summary.sharing)
+    }
+
+    /// The folder a request names by name or by id (nil: none); an unknown id is 404.
+    static func folderName(name: String?, id: String?, in folders: [Folder]) throws -> String? {
+        if let name, id != nil, folders.first(where: { $0.id == id })?.name != name {
+            throw APIError(.param, "give folder or folderID, not both")
+        }
+        if let name { return name }
+        guard let id else { return nil }
+        guard let folder = folders.first(where: { $0.id == id }) else { throw NotesError.notFound("folder \(id.prefix(64))") }
+        return folder.name
+    }
+}

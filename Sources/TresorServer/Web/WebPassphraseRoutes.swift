@@ -1,0 +1,194 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorNotes
+import TresorProtocol
+
+/// The account's passphrase for locked notes, made and checked in the browser (docs/WEB.md):
+/// the server stores salts, iteration counts, verifiers and re-wrapped keys, counts the wrong
+/// entries the browser reports, and never receives a passphrase — a request body that carries
+/// a `passphrase` field is refused.
+struct WebPassphraseRoutes {
+    let services: WebServices
+
+    /// `GET /api/passphrase`.
+    struct PassphraseState: Encodable {
+        var isSet: Bool
+        var current: PassphraseRecord?
+        var failedAttempts: Int
+        /// From the third consecutive wrong entry on.
+        var hint: String?
+        var retryAfterSeconds: Int?
+        var minimumIterations: Int
+    }
+
+    struct SetRequest: Decodable {
+        var salt: Data
+        var iterations: Int
+        var verifier: Data
+        var hint: String?
+    }
+
+    struct ChangeRequest: Decodable {
+        struct RewrappedNote: Decodable {
+            var id: String
+            var wrappedKey: Data
+        }
+        var fromPassphraseID: Int64
+        var salt: Data
+        var iterations: Int
+        var verifier: Data
+        /// Absent: keep the hint; null: remove it.
+        var hint: String??
+        var notes: [RewrappedNote]
+
+        enum CodingKeys: String, CodingKey { case fromPassphraseID, salt, iterations, verifier, hint, notes }
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            fromPassphraseID = try container.decode(Int64.self, forKey: .fromPassphraseID)
+            salt = try container.decode(Data.self, forKey: .salt)
+            iterations = try container.decode(Int.self, forKey: .iterations)
+            verifier = try container.decode(Data.self, forKey: .verifier)
+            hint = container.contains(.hint) ? .some(try container.decodeIfPresent(String.self, forKey: .hint)) : nil
+            notes = try container.decode([RewrappedNote].self, forKey: .notes)
+        }
+    }
+
+    struct ResetRequest: Decodable {
+        var accountPassword: String
+        var salt: Data
+        var iterations: Int
+        var verifier: Data
+        var hint: String?
+    }
+
+    struct AttemptRequest: Decodable {
+        var passphraseID: Int64
+        var succeeded: Bool
+    }
+
+    func register(on router: Router<WebRequestContext>) {
+        let services = self.services
+        router.get("/api/passphrase") { _, context -> Response in
+            let account = try context.requireSession().account
+            return try WebCoding.response(try await services.perform("passphrase status", context) { try Self.state($0, account.id) })
+        }
+        router.post("/api/passphrase") { request, context -> Response in
+            let account = try context.requireSession().account
+            let body = try await WebCoding.decodeWithoutSecret(SetRequest.self, request)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            let state = try await services.perform("passphrase set", context) { store in
+                try store.setPassphrase(material, hint: body.hint, account: account.id)
+                return try Self.state(store, account.id)
+            }
+            return try WebCoding.response(state)
+        }
+        router.post("/api/passphrase/change") { request, context -> Response in
+            let account = try context.requireSession().account
+            let body = try await WebCoding.decodeWithoutSecret(ChangeRequest.self, request, limit: WebLimits.jsonBytes)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            var keys: [String: Data] = [:]
+            for note in body.notes {
+                guard keys.updateValue(note.wrappedKey, forKey: note.id) == nil else { throw APIError(.param, "a note appears twice") }
+            }
+            let state = try await services.perform("passphrase change", context) { [keys] store in
+                // Every note named must be the account's own (locked notes are never shared).
+                for id in keys.keys where try store.access(toNote: id, for: account.id) != .owner {
+                    throw NotesError.notFound("note \(id.prefix(64))")
+                }
+                try store.changePassphrase(from: body.fromPassphraseID, to: material, hint: body.hint, rewrappedKeys: keys, account: account.id)
+                return try Self.state(store, account.id)
+            }
+            return try WebCoding.response(state)
+        }
+        router.post("/api/passphrase/reset") { request, context -> Response in
+            let session = try context.requireSession()
+            let body = try await WebCoding.decodeWithoutSecret(ResetRequest.self, request)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            try await checkAccountPassword(body.accountPassword, session.account, context)
+            let state = try await services.perform("passphrase reset", context) { store in
+                try store.resetPassphrase(to: material, hint: body.hint, account: session.account.id)
+                return try Self.state(store, session.account.id)
+            }
+            return try WebCoding.response(state)
+        }
+        router.post("/api/passphrase/attempts") { request, context -> Response in
+            let account = try context.requireSession().account
+            let body = try await WebCoding.decodeWithoutSecret(AttemptRequest.self, request)
+            let outcome = try await services.perform("passphrase entry", context) { store in
+                try store.recordPassphraseEntry(passphraseID: body.passphraseID, succeeded: body.succeeded, account: account.id)
+            }
+            return try WebCoding.response(outcome)
+        }
+    }
+
+    /// A reset needs the account password (SPEC §4.4): the keybag passcode for the local
+    /// account, the stored hash otherwise. Wrong ones count towards the sign-in limits.
+    private func checkAccountPassword(_ text: String, _ account: WebAccount, _ context: WebRequestContext) async throws {
+        let services = self.services
+        if let wait = services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
+            throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let correct: Bool
+        if account.isLocal {
+            let keybag = try services.slot.keybag()
+            guard let passcode = try? Passcode(text) else { throw APIError(.authFailed, "wrong account password") }
+            do {
+                try await offloaded { try keybag.verify(passcode: passcode) }
+                correct = true
+            } catch KeybagError.wrongPasscode {
+                correct = false
+            }
+        } else {
+            guard let password = try? AccountPassword(text) else { throw APIError(.authFailed, "wrong account password") }
+            let store = try services.notes.store()
+            correct = try await offloaded { try store.checkPassword(password, account: account.id) }
+        }
+        guard correct else {
+            services.throttle.recordFailure(name: account.name, address: context.clientAddress)
+            context.logger.notice("web: passphrase reset refused", metadata: ["code": "authFailed"])
+            throw APIError(.authFailed, "wrong account password")
+        }
+    }
+
+    static func state(_ store: NotesStore, _ account: AccountID) throws -> PassphraseState {
+        let status = try store.passphraseStatus(account: account)
+        let hint = status.failedAttempts >= NotesSettings.hintAfterFailures ? try store.passphraseHint(account: account) : nil
+        return PassphraseState(
+            isSet: status.isSet, current: try store.passphraseRecord(account: account), failedAttempts: status.failedAttempts,
+            hint: hint, retryAfterSeconds: status.retryAfterSeconds, minimumIterations: store.minimumIterations)
+    }
+}
+
+extension WebCoding {
+    /// Like ``decode(_:_:limit:)`` for the locked-note routes, which must never be given a
+    /// passphrase or a key: a body with a `passphrase`, `passcode` or `key` field is refused
+    /// (a client bug that would otherwise send a secret quietly).
+    static func decodeWithoutSecret<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = WebLimits.jsonBytes) async throws -> T {
+        let data = try await body(request, limit: limit)
+        if let fields = try? decoder.decode(SecretFields.self, from: data), fields.present {
+            throw APIError(.param, "the server never takes a passphrase or a key: send only what docs/WEB.md lists")
+        }
+        return try decode(type, data)
+    }
+
+    /// Whether a JSON object has a field that would carry a secret, whatever its value.
+    private struct SecretFields: Decodable {
+        var present: Bool
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        static let names = ["passphrase", "passcode", "key", "noteKey", "passphraseKey", "password"]
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            present = Self.names.contains { container.contains(Key(stringValue: $0)) }
+        }
+    }
+}

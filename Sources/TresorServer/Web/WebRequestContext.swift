@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TresorProtocol
+
+/// The per-request context of the web server: Hummingbird's core storage, the client's
+/// address (for login rate limits) and, once ``WebSessionMiddleware`` found a valid cookie,
+/// the signed-in session.
+struct WebRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The client's IP address, for the per-address login limit. The server listens on
+    /// loopback only, so this limit bounds a guesser who rotates account names.
+    let clientAddress: String
+    var session: WebSession?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    var requestDecoder: JSONDecoder { APICoding.decoder }
+    var responseEncoder: JSONEncoder { APICoding.encoder }
+
+    /// The default body limit (ordinary JSON requests); routes that take more collect their
+    /// body themselves with a larger bound (``WebLimits``).
+    var maxUploadSize: Int { WebLimits.jsonBytes }
+
+    /// The session, or `401 unauthorized`.
+    func requireSession() throws -> WebSession {
+        guard let session else { throw APIError(.unauthorized, "sign in first") }
+        return session
+    }
+}
+
+/// Request size limits of the web API (docs/WEB.md, "Limits").
+enum WebLimits {
+    /// An ordinary JSON body: a note's 1 MiB body, JSON-escaped, fits.
+    static let jsonBytes = 8 * 1024 * 1024
+    /// A lock request carries the note's sealed attachments in base64.
+    static let lockBytes = 64 * 1024 * 1024
+    /// One attachment uploaded through the web.
+    static let attachmentBytes = 32 * 1024 * 1024
+    /// A static file served (they are all small).
+    static let staticFileBytes = 8 * 1024 * 1024
+}

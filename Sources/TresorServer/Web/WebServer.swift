@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import TresorKeybag
+import TresorNotes
+import TresorProtocol
+
+/// What the web routes share: the daemon's keybag and notes, the browser sessions, the login
+/// rate limits and the settings. The notes work runs off the event loop (a password check is
+/// a 600,000-round PBKDF2), and every outcome is logged by operation, note id and error code
+/// only — never a title, body, name, password, passphrase, cookie or token.
+struct WebServices: Sendable {
+    let configuration: WebConfiguration
+    let slot: KeybagSlot
+    let notes: NotesProvider
+    let sessions: WebSessions
+    let throttle: LoginThrottle
+    let autoLock: AutoLock
+    let widget: WidgetBuilder
+
+    /// Runs `body` with the store on a Dispatch thread and logs its outcome.
+    func perform<T: Sendable>(
+        _ operation: String, _ context: WebRequestContext, id: String? = nil, _ body: @escaping @Sendable (NotesStore) throws -> T
+    ) async throws -> T {
+        let store = try notes.store()
+        return try await logged(operation, context, id: id) { try await offloaded { try body(store) } }
+    }
+
+    /// Runs `body` for note `id` after checking that the session's account may see it
+    /// (`404` exactly as a missing note otherwise) and, for `ownerOnly`, owns it (`403`).
+    func performOnNote<T: Sendable>(
+        _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false,
+        _ body: @escaping @Sendable (NotesStore, WebAccount, NoteAccess) throws -> T
+    ) async throws -> T {
+        let account = try context.requireSession().account
+        return try await perform(operation, context, id: id) { store in
+            let access = try store.access(toNote: id, for: account.id)
+            if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
+            return try body(store, account, access)
+        }
+    }
+
+    /// Logs an operation's outcome: info on success, notice with the error code on failure.
+    func logged<T>(_ operation: String, _ context: WebRequestContext, id: String? = nil, _ body: () async throws -> T) async throws -> T {
+        var metadata: Logger.Metadata = [:]
+        if let account = context.session?.account.id { metadata["account"] = "\(account.rawValue.prefix(36))" }
+        if let id { metadata["id"] = "\(id.prefix(64))" }
+        do {
+            let result = try await body()
+            context.logger.info("web: \(operation) succeeded", metadata: metadata)
+            return result
+        } catch {
+            metadata["code"] = "\(WebErrorMiddleware.apiError(for: error).code.rawValue)"
+            context.logger.notice("web: \(operation) failed", metadata: metadata)
+            throw error
+        }
+    }
+}
+
+/// The daemon's web server (docs/WEB.md): the web client's files and its JSON API on
+/// `127.0.0.1:PORT`, over TCP on loopback only.
+struct WebServer {
+    let services: WebServices
+
+    /// The application, ready to run; `port` is the configured one.
+    func application(port: Int, logger: Logger) -> some ApplicationProtocol {
+        let router = Router(context: WebRequestContext.self)
+        // Order matters: headers wrap everything (errors included); then errors become JSON;
+        // then the session is found; then origin and CSRF are checked, before any route.
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: WebErrorMiddleware())
+        router.add(middleware: WebSessionMiddleware(sessions: services.sessions, autoLock: services.autoLock))
+        router.add(middleware: CSRFMiddleware(port: port))
+        StaticFileRoutes().register(on: router)
+        WebAccountRoutes(services: services).register(on: router)
+        WebNoteRoutes(services: services).register(on: router)
+        WebAttachmentRoutes(services: services).register(on: router)
+        WebPassphraseRoutes(services: services).register(on: router)
+        WebLockedNoteRoutes(services: services).register(on: router)
+        WebShareRoutes(services: services).register(on: router)
+        WebWidgetRoutes(services: services).register(on: router)
+
+        return Application(
+            router: router,
+            configuration: .init(
+                address: .hostname("127.0.0.1", port: port),
+                serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(services.configuration.maximumConnections)),
+            onServerRunning: { _ in
+                logger.notice("web client listening", metadata: ["url": "http://127.0.0.1:\(port)/"])
+            },
+            logger: logger)
+    }
+
+    /// Ends expired sessions and, while the keybag is not unlocked, forgets what browsers
+    /// said about their secure sessions (a keybag lock ends every secure session). Runs
+    /// until cancelled.
+    func runMaintenance() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            services.sessions.removeExpired()
+            if (try? services.slot.keybag().lockState) != .unlocked { services.sessions.forgetSecureSessions() }
+        }
+    }
+}
