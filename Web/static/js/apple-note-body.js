@@ -2,7 +2,7 @@
 // (NoteStoreProto.document.note.note_text). Only the wire format is read — varints and
 // length-delimited fields — so no protobuf library is needed. No DOM here.
 
-import { concatBytes as concat } from './bytes.js';
+import { concatBytes } from './bytes.js';
 
 /** Limits that keep a hostile body from using all memory (the server's body limit is 1 MiB of text). */
 const maximumInflatedBytes = 16 * 1024 * 1024;
@@ -14,13 +14,6 @@ export async function appleNoteText(gzipped) {
   const noteBytes = field(documentBytes, 3);
   const textBytes = field(noteBytes, 2);
   return new TextDecoder('utf-8', { fatal: true }).decode(textBytes);
-}
-
-/** A gzipped Apple Notes body holding `text` — how an edited imported note is saved again. */
-export async function appleNoteBody(text) {
-  const note = lengthDelimited(2, new TextEncoder().encode(text));
-  const documentBytes = concat(varintField(2, 0), lengthDelimited(3, note));
-  return gzip(lengthDelimited(2, documentBytes));
 }
 
 async function gunzip(bytes) {
@@ -38,12 +31,7 @@ async function gunzip(bytes) {
     }
     parts.push(value);
   }
-  return concat(...parts);
-}
-
-async function gzip(bytes) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return concatBytes(...parts);
 }
 
 /** The bytes of the first length-delimited field `number` of a message. */
@@ -82,23 +70,4 @@ function readVarint(bytes, start) {
     if ((byte & 0x80) === 0) return [value, start + i + 1];
   }
   throw new Error('damaged note body');
-}
-
-function varint(value) {
-  const bytes = [];
-  let rest = value;
-  do {
-    const low = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-    bytes.push(rest === 0 ? low : low | 0x80);
-  } while (rest !== 0);
-  return Uint8Array.from(bytes);
-}
-
-function varintField(number, value) {
-  return concat(varint(number * 8), varint(value));
-}
-
-function lengthDelimited(number, bytes) {
-  return concat(varint(number * 8 + 2), varint(bytes.length), bytes);
 }

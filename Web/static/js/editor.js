@@ -83,9 +83,9 @@ export class NoteEditor {
 
   /**
    * A note with its text: `detail` from `GET /notes/{id}`; for an open locked note `text` is
-   * its opened body and `bodyFormat` its format (the key stays in secure-session).
+   * its opened body (the key stays in secure-session).
    */
-  show(detail, { text = null, bodyFormat = 'text' } = {}) {
+  show(detail, { text = null } = {}) {
     this.flush();
     this.reset(detail.summary.id);
     const { summary } = detail;
@@ -131,7 +131,7 @@ export class NoteEditor {
           if (isLocked) {
             if (changes.title) await api.patch(`/notes/${segment(noteID)}`, { title: changes.title });
             if (bodyChanged) {
-              const sealed = await sealNoteText(noteKey, newBody, bodyFormat);
+              const sealed = await sealNoteText(noteKey, newBody);
               await api.put(`/notes/${segment(noteID)}/locked-body`, sealed);
             }
           } else {
@@ -233,7 +233,7 @@ export class NoteEditor {
       id: 'note-folder', class: 'folder-select', 'aria-label': 'Folder',
       on: { change: () => busy(async () => {
         this.flush();
-        await api.patch(`/notes/${segment(summary.id)}`, { folder: select.value });
+        await api.patch(`/notes/${segment(summary.id)}`, { folderID: select.value || null });
         await this.app.reload();
       }) },
     }, h('option', { value: '' }, 'Notes'), ...(this.app.folders || []).map((folder) => h('option', { value: folder.id }, folder.name)));

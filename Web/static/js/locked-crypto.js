@@ -13,7 +13,7 @@
 // for the moment it is wrapped (when it is made, or re-wrapped under another passphrase).
 
 import { concatBytes } from './bytes.js';
-import { appleNoteBody, appleNoteText } from './apple-note-body.js';
+import { appleNoteText } from './apple-note-body.js';
 
 const subtle = globalThis.crypto.subtle;
 
@@ -153,14 +153,15 @@ export async function openNoteText(noteKey, sealed, bodyFormat) {
 }
 
 /**
- * Seals note text in `bodyFormat` and opens the result again before handing it back, so a
- * sealing that would not open is never sent to the server.
+ * Seals note text as UTF-8 (the `text` body format: an edited Apple note is saved as text, as
+ * the server records it) and opens the result again before handing it back, so a sealing that
+ * would not open is never sent to the server.
  */
-export async function sealNoteText(noteKey, text, bodyFormat = 'text') {
-  const plaintext = isAppleFormat(bodyFormat) ? await appleNoteBody(text) : new TextEncoder().encode(text);
+export async function sealNoteText(noteKey, text) {
+  const plaintext = new TextEncoder().encode(text);
   const sealed = await sealBytes(noteKey, plaintext);
   plaintext.fill(0);
-  if ((await openNoteText(noteKey, sealed, bodyFormat)) !== text) throw new Error('the sealed note did not open to its text');
+  if ((await openNoteText(noteKey, sealed, 'text')) !== text) throw new Error('the sealed note did not open to its text');
   return sealed;
 }
 

@@ -292,7 +292,7 @@ export class NotesApp {
       }, locked.bodyFormat);
       if (this.selectedID !== summary.id || !passphraseKey(locked.passphraseID)) return; // moved on, or locked meanwhile
       rememberOpenNote(summary.id, { noteKey });
-      this.editor.show(detail, { text, bodyFormat: locked.bodyFormat });
+      this.editor.show(detail, { text });
     } catch (error) {
       if (error instanceof WrongPassphraseError) {
         // The passphrase changed elsewhere since it was entered here: ask again.
@@ -320,7 +320,7 @@ export class NotesApp {
     this.editor.flush();
     await busy(async () => {
       const body = { title: '', body: '' };
-      if (this.folder !== allNotes && this.folder !== sharedWithMe) body.folder = this.folder;
+      if (this.folder !== allNotes && this.folder !== sharedWithMe) body.folderID = this.folder;
       const summary = await api.post('/notes', body);
       if (this.search) {
         this.search = '';

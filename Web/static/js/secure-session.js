@@ -9,10 +9,13 @@ import { fromBase64 } from './bytes.js';
 
 /** passphrase id → its passphrase key (AES-KW, non-extractable). */
 const passphraseKeys = new Map();
-/** note id → { noteKey, text, bodyFormat, objectURLs: Set<string> } for each open locked note. */
+/** note id → { noteKey, objectURLs: Set<string> } for each open locked note (its text lives only in the editor). */
 const openNotes = new Map();
 const lockListeners = new Set();
 let reportedOpen = false;
+let reportedAt = 0;
+/** The server forgets a browser's "open" after a while (its longest auto-lock time): say it again this often. */
+const reportAgainMs = 60_000;
 /** passphrase id → time (ms) before which the server asked us not to try again. */
 const waitUntil = new Map();
 
@@ -55,7 +58,6 @@ export function closeNote(id) {
   if (!entry) return;
   for (const url of entry.objectURLs) URL.revokeObjectURL(url);
   entry.objectURLs.clear();
-  entry.text = null;
   entry.noteKey = null;
   openNotes.delete(id);
 }
@@ -69,9 +71,15 @@ export function lockNow(reason = 'lockNow') {
   if (hadSomething) reportSession(false);
 }
 
-function reportSession(open) {
-  if (open === reportedOpen) return;
+/** Repeats an open session's report now and then (called by the status poll). */
+export function keepSessionReported() {
+  if (reportedOpen && isOpen() && Date.now() - reportedAt >= reportAgainMs) reportSession(true, { again: true });
+}
+
+function reportSession(open, { again = false } = {}) {
+  if (open === reportedOpen && !again) return;
   reportedOpen = open;
+  reportedAt = Date.now();
   // The widget redacts private fields unless a session is open; a failed report is not fatal.
   api.post('/secure-session', { open }).catch(() => {});
 }
