@@ -38,7 +38,7 @@ export class NotesApp {
     byId('lock-now').addEventListener('click', () => {
       this.editor.flush();
       lockNow('lockNow');
-      showMessage('Locked notes are locked.', 'info');
+      showMessage('Locked notes are hidden again and their keys forgotten.', 'info');
     });
     byId('sign-out').addEventListener('click', () => this.signOut());
     byId('passphrase-settings').addEventListener('click', () => this.passphraseSettings());
