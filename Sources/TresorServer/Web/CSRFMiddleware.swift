@@ -50,9 +50,11 @@ struct CSRFMiddleware: RouterMiddleware {
     }
 }
 
-/// Finds the session of the request's `tresor_session` cookie, if it is live. Requests of a
-/// session count as activity for the keybag's auto-lock, except the polls of the status and
-/// the widget (a forgotten tab must not keep the keybag open).
+/// Finds the session of the request's `tresor_session` cookie, if it is live; every `/api`
+/// route but signing in and registering needs one (`401 unauthorized`, before anything of
+/// the request is read). Requests of a session count as activity for the keybag's
+/// auto-lock, except the polls of the status and the widget (a forgotten tab must not keep
+/// the keybag open).
 struct WebSessionMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
@@ -66,6 +68,9 @@ struct WebSessionMiddleware: RouterMiddleware {
         if let token = request.cookies[WebSessions.cookieName]?.value, let session = sessions.session(forToken: token) {
             context.session = session
             if !Self.polls.contains(request.uri.path) { autoLock.touch() }
+        } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
+            let signingIn = request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path)
+            guard signingIn else { throw APIError(.unauthorized, "sign in first") }
         }
         return try await next(request, context)
     }

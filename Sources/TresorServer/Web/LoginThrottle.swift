@@ -46,11 +46,12 @@ final class LoginThrottle: Sendable {
         names.withLock { _ = $0.removeValue(forKey: name) }
     }
 
-    /// The delay due after `count` failures: none while free, then doubling from 1 s.
+    /// The wait after `count` failures: none before the free ones are used up; 1 s once they
+    /// are, then doubling with each further failure.
     static func delaySeconds(afterFailures count: Int, limit: Limit) -> Int {
         let excess = count - limit.freeFailures
-        guard excess > 0 else { return 0 }
-        return excess > 10 ? maximumDelaySeconds : min(1 << (excess - 1), maximumDelaySeconds)
+        guard excess >= 0 else { return 0 }
+        return excess >= 10 ? maximumDelaySeconds : min(1 << excess, maximumDelaySeconds)
     }
 
     private static func wait(_ failures: Failures?, limit: Limit, now: Date) -> Int? {

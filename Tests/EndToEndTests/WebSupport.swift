@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+import TresorSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The web API tests' tools: a daemon started with `--web` on a free loopback port, and an
+// HTTP/1.1 client on a plain socket — so a test sends exactly the bytes it means (`..` in a
+// path, a foreign Host, a forged cookie) with no client library rewriting them, and no
+// secret ever goes on a command line.
+
+extension Harness {
+    /// A free TCP port on 127.0.0.1 (bound once by the kernel's choice, then released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw WebTestError.socket("bind") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `tresord --web PORT`, initialises the keybag with `passcode`, and waits until
+    /// the web server answers. Returns the web server's address.
+    func startWebDaemon(passcode: String, extraArguments: [String] = []) throws -> WebServerAddress {
+        let port = try Self.freePort()
+        secrets.append(passcode)
+        try startDaemon(extraArguments: ["--web", "\(port)"] + extraArguments)
+        let server = WebServerAddress(port: port)
+        let deadline = Date().addingTimeInterval(15)
+        while (try? server.send("GET", "/")) == nil {
+            guard Date() < deadline else { throw HarnessError.daemonDidNotStart(daemonLog) }
+            usleep(20_000)
+        }
+        if try status().keybag == .notInitialized {
+            #expect(try tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        }
+        return server
+    }
+}
+
+enum WebTestError: Error {
+    case socket(String)
+    case malformedResponse
+}
+
+/// An answer of the web server.
+struct WebResponse {
+    var status: Int
+    /// Header names lowercased; a repeated header keeps its last value.
+    var headers: [String: String]
+    var setCookies: [String]
+    var body: Data
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The body as a JSON object (nil when it is not one).
+    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    /// The body as a JSON array.
+    var jsonArray: [[String: Any]]? { (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] }
+    /// An error answer's code.
+    var code: String? { json?["code"] as? String }
+
+    /// The session token a `Set-Cookie` carried.
+    var sessionToken: String? {
+        for cookie in setCookies where cookie.hasPrefix("tresor_session=") {
+            return String(cookie.dropFirst("tresor_session=".count).prefix { $0 != ";" })
+        }
+        return nil
+    }
+}
+
+/// The web server of a test daemon.
+struct WebServerAddress {
+    let port: Int
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    /// One request on a fresh connection (`Connection: close`), exactly as given.
+    func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil, host: String? = nil
+    ) throws -> WebResponse {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw WebTestError.socket("socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { throw WebTestError.socket("connect") }
+
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        var request = Data(head.utf8)
+        if let body { request.append(body) }
+        // The server may answer (413) and close before reading everything: stop writing then.
+        var offset = 0
+        while offset < request.count {
+            let written = request[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { break }
+            offset += written
+        }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return try Self.parse(received)
+    }
+
+    static func parse(_ data: Data) throws -> WebResponse {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw WebTestError.malformedResponse }
+        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw WebTestError.malformedResponse }
+        var headers: [String: String] = [:]
+        var cookies: [String] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
+            if name == "set-cookie" { cookies.append(value) }
+        }
+        var body = Data(data[end.upperBound...])
+        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = try dechunk(body) }
+        return WebResponse(status: status, headers: headers, setCookies: cookies, body: body)
+    }
+
+    static func dechunk(_ data: Data) throws -> Data {
+        var result = Data(), rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            guard let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16) else {
+                throw WebTestError.malformedResponse
+            }
+            if size == 0 { break }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { throw WebTestError.malformedResponse }
+            result.append(rest[start..<rest.index(start, offsetBy: size)])
+            rest = rest[rest.index(start, offsetBy: size + 2)...]
+        }
+        return result
+    }
+}
+
+/// A signed-in (or not yet signed-in) browser: its session cookie and CSRF token, sent with
+/// every request as a browser would (same-origin `Origin` on every non-GET).
+struct WebBrowser {
+    let server: WebServerAddress
+    var token: String?
+    var csrf: String?
+    var account: [String: Any]?
+
+    init(_ server: WebServerAddress) { self.server = server }
+
+    var accountID: String? { account?["id"] as? String }
+
+    func request(
+        _ method: String, _ path: String, json: Any? = nil, raw: Data? = nil, headers extra: [(String, String)] = [],
+        csrf useCSRF: Bool = true, origin: String? = nil
+    ) throws -> WebResponse {
+        var headers: [(String, String)] = [("Accept", "application/json")]
+        if let token { headers.append(("Cookie", "tresor_session=\(token)")) }
+        if method != "GET" && method != "HEAD" {
+            headers.append(("Origin", origin ?? server.origin))
+            if useCSRF, let csrf { headers.append(("X-Tresor-CSRF", csrf)) }
+        }
+        var body = raw
+        if let json {
+            body = try JSONSerialization.data(withJSONObject: json)
+            headers.append(("Content-Type", "application/json"))
+        } else if raw != nil {
+            headers.append(("Content-Type", "application/octet-stream"))
+        }
+        return try server.send(method, path, headers: headers + extra, body: body)
+    }
+
+    func get(_ path: String) throws -> WebResponse { try request("GET", path) }
+    func post(_ path: String, _ json: Any) throws -> WebResponse { try request("POST", path, json: json) }
+    func patch(_ path: String, _ json: Any) throws -> WebResponse { try request("PATCH", path, json: json) }
+    func put(_ path: String, _ json: Any) throws -> WebResponse { try request("PUT", path, json: json) }
+    func delete(_ path: String) throws -> WebResponse { try request("DELETE", path) }
+
+    /// Registers (password typed twice) and keeps the session.
+    @discardableResult
+    mutating func register(_ name: String, _ password: String) throws -> WebResponse {
+        let response = try post("/api/accounts", ["name": name, "password": password, "passwordAgain": password])
+        adopt(response)
+        return response
+    }
+
+    @discardableResult
+    mutating func signIn(_ name: String, _ password: String) throws -> WebResponse {
+        let response = try post("/api/session", ["name": name, "password": password])
+        adopt(response)
+        return response
+    }
+
+    private mutating func adopt(_ response: WebResponse) {
+        guard (200..<300).contains(response.status) else { return }
+        token = response.sessionToken
+        csrf = response.json?["csrfToken"] as? String
+        account = response.json?["account"] as? [String: Any]
+    }
+
+    /// Creates a note; returns its id.
+    func createNote(title: String, body: String, extra: [String: Any] = [:]) throws -> String {
+        let response = try post("/api/notes", ["title": title, "body": body].merging(extra) { $1 })
+        #expect(response.status == 201, "create: \(response.text)")
+        return try #require(response.json?["id"] as? String)
+    }
+}
+
+/// The security headers docs/WEB.md puts on every response.
+func expectSecurityHeaders(_ response: WebResponse, api: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    let csp = response.headers["content-security-policy"] ?? ""
+    #expect(csp.contains("default-src 'self'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'")
+            && csp.contains("object-src 'none'") && !csp.contains("unsafe-inline"), "CSP: \(csp)", sourceLocation: sourceLocation)
+    #expect(response.headers["x-content-type-options"] == "nosniff", sourceLocation: sourceLocation)
+    #expect(response.headers["referrer-policy"] == "no-referrer", sourceLocation: sourceLocation)
+    #expect(response.headers["x-frame-options"] == "DENY", sourceLocation: sourceLocation)
+    if api { #expect(response.headers["cache-control"] == "no-store", sourceLocation: sourceLocation) }
+}
