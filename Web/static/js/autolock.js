@@ -4,7 +4,7 @@
 // every 5 s) says the keybag is not unlocked.
 
 import { api } from './api.js';
-import { isOpen, keepSessionReported, lockNow } from './secure-session.js';
+import { isOpen, keepSessionReported, lockNow, setKeybagState } from './secure-session.js';
 
 const statusPollMs = 5000;
 const defaults = { hiddenSeconds: 180, desktopHiddenSeconds: 480, idleSeconds: 480 };
@@ -54,6 +54,7 @@ export function startAutoLock(autoLock, { onStatus } = {}) {
     if (!polling) return;
     try {
       const status = await api.get('/status');
+      if (status) setKeybagState(status.keybag);
       if (status && status.keybag !== 'unlocked') lockIfOpen('keybag');
       else keepSessionReported();
       onStatus?.(status);

@@ -16,6 +16,8 @@ let reportedOpen = false;
 let reportedAt = 0;
 /** The server forgets a browser's "open" after a while (its longest auto-lock time): say it again this often. */
 const reportAgainMs = 60_000;
+/** The keybag's state from the last `GET /api/status`: no locked note opens while it is locked. */
+let keybagState = 'unlocked';
 /** passphrase id → time (ms) before which the server asked us not to try again. */
 const waitUntil = new Map();
 
@@ -84,6 +86,11 @@ function reportSession(open, { again = false } = {}) {
   api.post('/secure-session', { open }).catch(() => {});
 }
 
+/** Called by the status poll. */
+export function setKeybagState(state) {
+  keybagState = state;
+}
+
 /** Seconds to wait before the passphrase `passphraseID` may be tried again (0 if none). */
 export function secondsToWait(passphraseID) {
   const until = waitUntil.get(passphraseID) || 0;
@@ -99,6 +106,9 @@ export function secondsToWait(passphraseID) {
  * Returns `{ ok: true, key }` or `{ ok: false, failedAttempts, hint, retryAfterSeconds }`.
  */
 export async function enterPassphrase(passphrase, { passphraseID, salt, iterations, verifier, wrappedKey }) {
+  if (keybagState !== 'unlocked') {
+    throw new Error('Tresor is locked on this computer. Unlock it (tresor unlock) to open locked notes.');
+  }
   const wait = secondsToWait(passphraseID);
   if (wait > 0) return { ok: false, retryAfterSeconds: wait, hint: null, failedAttempts: null };
   const key = await derivePassphraseKey(passphrase, asBytes(salt), iterations);
