@@ -17,7 +17,9 @@ export function showMessage(message, kind = 'error') {
 }
 
 export function showError(error) {
-  showMessage(error?.message || String(error), 'error');
+  const text = error?.message || String(error);
+  // Server messages start in lower case ("account \"x\" not found"): make them sentences.
+  showMessage(text.charAt(0).toUpperCase() + text.slice(1), 'error');
 }
 
 export function hideMessage() {

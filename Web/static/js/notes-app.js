@@ -43,13 +43,15 @@ export class NotesApp {
     byId('sign-out').addEventListener('click', () => this.signOut());
     byId('passphrase-settings').addEventListener('click', () => this.passphraseSettings());
     let searchTimer = null;
-    byId('search').addEventListener('input', () => {
+    const searchChanged = () => {
       clearTimeout(searchTimer);
       searchTimer = setTimeout(() => {
         this.search = byId('search').value.trim();
         this.loadNotes();
       }, 250);
-    });
+    };
+    byId('search').addEventListener('input', searchChanged);
+    byId('search').addEventListener('search', searchChanged); // the field's own clear button
     byId('new-folder').addEventListener('click', () => {
       byId('new-folder-form').hidden = false;
       byId('new-folder-name').focus();
@@ -246,6 +248,9 @@ export class NotesApp {
 
   async select(id) {
     this.editor.flush();
+    // The note shown before lets go of its key and blob: URLs (the passphrase key stays, so it
+    // opens again without asking while the session lasts).
+    if (this.selectedID && this.selectedID !== id) closeNote(this.selectedID);
     this.selectedID = id;
     this.renderList();
     await this.showNote(id);

@@ -5,7 +5,7 @@
 
 import { api, ApiError, segment } from './api.js';
 import { byId, h, icon, longDate } from './dom.js';
-import { newPassphrase, rewrapNoteKey } from './locked-crypto.js';
+import { newPassphrase, rewrapNoteKey, unwrapNoteKey } from './locked-crypto.js';
 import { asBytes, enterPassphrase, passphraseKey, rememberPassphraseKey, secondsToWait } from './secure-session.js';
 import { showMessage } from './banner.js';
 
@@ -293,7 +293,9 @@ async function changePassphrase(fromID, fromKey, made, hint) {
     const rewrapped = [];
     for (const note of locked) {
       const detail = await api.get(`/notes/${segment(note.id)}`);
-      rewrapped.push({ id: note.id, wrappedKey: await rewrapNoteKey(asBytes(detail.locked.wrappedKey), fromKey, made.key) });
+      const wrappedKey = await rewrapNoteKey(asBytes(detail.locked.wrappedKey), fromKey, made.key);
+      await unwrapNoteKey(wrappedKey, made.key); // it opens with the new passphrase before it is sent
+      rewrapped.push({ id: note.id, wrappedKey });
     }
     try {
       await api.post('/passphrase/change', {
