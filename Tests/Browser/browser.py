@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -57,7 +57,8 @@ class Browser:
     def wait(self, condition, message: str, seconds: float = WAIT_SECONDS):
         """Waits until `condition(driver)` is truthy; on timeout fails with `message` and saves a screenshot."""
         try:
-            return WebDriverWait(self.driver, seconds, poll_frequency=0.1).until(condition)
+            return WebDriverWait(self.driver, seconds, poll_frequency=0.1,
+                                 ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
         except TimeoutException:
             self.screenshot(f"FAILED-{self.name}-{message[:40]}")
             raise AssertionError(f"{self.name}: timed out waiting for {message}") from None
@@ -78,13 +79,26 @@ class Browser:
         self.wait(lambda d: not self.visible(css), f"{css} to hide", seconds)
 
     def click(self, css: str):
-        self.wait_visible(css).click()
+        for attempt in range(3):
+            try:
+                self.wait_visible(css).click()
+                return
+            except StaleElementReferenceException:
+                if attempt == 2:
+                    raise
 
     def type(self, css: str, text: str, clear: bool = True):
-        field = self.wait_visible(css)
-        if clear:
-            field.clear()
-        field.send_keys(text)
+        for attempt in range(3):
+            field = self.wait_visible(css)
+            try:
+                if clear:
+                    field.clear()
+                field.send_keys(text)
+                return
+            except StaleElementReferenceException:
+                # The page rebuilt the form between finding the field and typing (a reload after a save).
+                if attempt == 2:
+                    raise
 
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)

@@ -55,9 +55,13 @@ class RecordingProxy:
                 pass
 
             def do_CONNECT(self):
+                # Chromium's own background traffic: nothing leaves the machine.
                 with proxy._lock:
                     proxy.refused.append("CONNECT " + self.path)
-                self.send_error(405)
+                try:
+                    self.send_error(405)
+                except OSError:
+                    pass
 
             def _relay(self):
                 url = self.path
@@ -70,7 +74,7 @@ class RecordingProxy:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP and k.lower() != "content-length"}
                 record = RecordedRequest(self.command, url, headers, body)
                 with proxy._lock:
                     proxy.requests.append(record)
@@ -121,8 +125,16 @@ class RecordingProxy:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):
+                # A browser closing a kept-alive connection is normal; anything else is shown.
+                import sys
+                if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()

@@ -55,7 +55,7 @@ class TresorHome:
     # The daemon
 
     def start(self):
-        """Starts tresord with the web server on and waits until `GET /api/status` answers."""
+        """Starts tresord with the web server on and waits until it serves the page."""
         log = open(self.log_path, "ab")
         self.daemon = subprocess.Popen(
             [str(BINARIES / "tresord"), "--home", str(self.home), "--log-level", "trace", "--web", str(self.port)],
@@ -66,7 +66,7 @@ class TresorHome:
             if self.daemon.poll() is not None:
                 raise RuntimeError(f"tresord exited with {self.daemon.returncode}:\n{self.log}")
             try:
-                with urllib.request.urlopen(self.url + "/api/status", timeout=2) as answer:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as answer:
                     if answer.status == 200:
                         return
             except (urllib.error.URLError, ConnectionError, OSError):

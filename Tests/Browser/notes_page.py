@@ -1,0 +1,181 @@
+"""The web client's pages as a person uses them, through the stable hooks listed at the top of
+Web/static/js/app.js (ids, and data-testid attributes). Each action waits for its visible effect,
+so tests read as steps and fail with a message saying which step did not happen."""
+
+import json
+
+from selenium.webdriver.common.by import By
+
+from browser import Browser
+
+NOTE_ITEM = "[data-testid=note-item][data-note-id='{}']"
+
+
+class NotesPage:
+    def __init__(self, browser: Browser):
+        self.b = browser
+
+    # Signing in and out
+
+    def load(self):
+        self.b.open("/")
+        self.b.wait(lambda d: self.b.visible("#auth-screen") or self.b.visible("#app-screen"), "the sign-in or the app screen")
+
+    def register(self, name: str, password: str, again: str | None = None):
+        self.load()
+        self.b.click("#show-register")
+        self.b.type("#register-name", name)
+        self.b.type("#register-password", password)
+        self.b.type("#register-password-again", password if again is None else again)
+        self.b.click("#register-submit")
+
+    def sign_in(self, name: str, password: str):
+        self.load()
+        if self.b.visible("#app-screen"):
+            self.sign_out()
+        self.b.type("#login-name", name)
+        self.b.type("#login-password", password)
+        self.b.click("#login-submit")
+        self.wait_signed_in()
+
+    def wait_signed_in(self):
+        self.b.wait_visible("#app-screen")
+        self.b.wait(lambda d: self.b.find("#account-name").text.strip(), "the account name in the toolbar")
+
+    def sign_out(self):
+        self.b.click("#sign-out")
+        self.b.wait_visible("#login-form")
+
+    def banner(self) -> str:
+        return self.b.find("#error-message").text if self.b.visible("#error") else ""
+
+    # The notes list and the editor
+
+    def item(self, note_id: str):
+        return self.b.find(NOTE_ITEM.format(note_id))
+
+    def wait_item(self, note_id: str, **attributes):
+        """Waits for the list row of `note_id` (with data-locked="true" etc. when given)."""
+        def ready(_):
+            rows = self.b.all(NOTE_ITEM.format(note_id))
+            return rows and all(rows[0].get_attribute(f"data-{k}") == v for k, v in attributes.items())
+        self.b.wait(ready, f"the list row of the note with {attributes or 'any state'}")
+        return self.item(note_id)
+
+    def new_note(self, title: str, body: str) -> str:
+        """Writes a note with + and waits until it is saved; returns its id."""
+        before = {e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")}
+        self.b.click("#new-note")
+        # The new note is the list row that was not there before, shown in the editor.
+        note_id = self.b.wait(lambda d: next((e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")
+                                              if e.get_attribute("data-note-id") not in before), None), "the new note in the list")
+        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all("[data-testid=note-sheet]")),
+                    "the new note in the editor")
+        self.b.type("#note-title", title)
+        self.b.type("#note-body", body)
+        self.wait_saved_on_server(note_id, body)
+        self.b.wait(lambda d: title in self.item_title(note_id), "the new title in the list")
+        return note_id
+
+    def wait_saved_on_server(self, note_id: str, text: str):
+        """Waits until a PATCH of the note carrying `text` was accepted (the autosave is debounced,
+        and an earlier save finishing may say "Saved" while a later edit still waits)."""
+        needle = json.dumps(text)[1:-1].encode()
+        self.b.wait(lambda d: any(r.method == "PATCH" and r.path.endswith(f"/notes/{note_id}") and r.status == 200
+                                  and needle in r.body for r in self.b.proxy.snapshot()), "the edit to reach the server")
+        self.wait_saved()
+
+    def wait_saved(self):
+        # The status starts empty; "Saved" appears only once the edit reached the server.
+        self.b.wait(lambda d: self.b.find("#save-status").get_attribute("data-state") == "saved"
+                    and self.b.find("#save-status").text == "Saved", "the edit to be saved")
+
+    def item_title(self, note_id: str) -> str:
+        rows = self.b.all(NOTE_ITEM.format(note_id) + " [data-testid=note-title]")
+        return rows[0].text if rows else ""
+
+    def select(self, note_id: str):
+        self.wait_item(note_id)
+        self.b.click(NOTE_ITEM.format(note_id) + " button")
+        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all(
+            "[data-testid=note-sheet],[data-testid=open-locked-note],[data-testid=locked-placeholder]")), "the note in the editor")
+
+    def body_text(self) -> str:
+        return self.b.find("#note-body").get_attribute("value")
+
+    def edit_body(self, note_id: str, text: str):
+        self.b.type("#note-body", text)
+        self.wait_saved_on_server(note_id, text)
+
+    # Attachments
+
+    def attach(self, path: str):
+        self.b.find("#attach-file").send_keys(path)
+
+    def image_width(self) -> int:
+        """The decoded width of the first attachment image (0 while missing or undecodable)."""
+        return self.b.js("const i = document.querySelector('[data-testid=attachment-image]');"
+                         "return i && i.complete && i.src ? i.naturalWidth : 0;") or 0
+
+    def wait_image(self, width: int):
+        self.b.wait(lambda d: self.image_width() == width, f"the attached image ({width} px wide) to show")
+
+    # Locked notes
+
+    def lock_with_new_passphrase(self, passphrase: str, hint: str):
+        """🔒 on a note of an account without a passphrase: the set dialog, then the lock."""
+        self.b.click("#lock-note")
+        self.b.wait_visible("#passphrase-set-form")
+        self.b.type("#new-passphrase", passphrase)
+        self.b.type("#new-passphrase-again", passphrase)
+        self.b.type("#new-passphrase-hint", hint)
+        self.b.click("#passphrase-save")
+
+    def lock(self, note_id: str, passphrase: str | None = None):
+        """🔒 on the open note; types the passphrase if the page asks for it."""
+        self.b.click("#lock-note")
+        if passphrase is not None:
+            self.b.wait(lambda d: self.b.visible("#passphrase-dialog") or self.item(note_id).get_attribute("data-locked") == "true",
+                        "the passphrase dialog or the lock")
+            if self.b.visible("#passphrase-dialog"):
+                self.enter_passphrase(passphrase)
+        self.wait_item(note_id, locked="true")
+
+    def wait_placeholder(self, note_id: str):
+        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id and e.is_displayed()
+                                  for e in self.b.all("[data-testid=locked-placeholder]")), "the locked note's placeholder")
+
+    def enter_passphrase(self, passphrase: str):
+        self.b.type("#passphrase-input", passphrase)
+        self.b.click("#passphrase-submit")
+
+    def open_locked(self, note_id: str, passphrase: str):
+        self.wait_placeholder(note_id)
+        self.enter_passphrase(passphrase)
+        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all("[data-testid=open-locked-note]")),
+                    "the locked note to open")
+
+    def wrong_passphrase(self, passphrase: str) -> str:
+        """Types a wrong passphrase; returns the feedback once the page has judged it."""
+        self.enter_passphrase(passphrase)
+        self.b.wait(lambda d: self.b.find("#passphrase-message").text not in ("", "Checking…")
+                    and self.b.find("#passphrase-input").is_enabled(), "the wrong passphrase to be judged")
+        return self.b.find("#passphrase-message").text
+
+    def hint(self) -> str:
+        return self.b.find("#passphrase-hint").text if self.b.visible("#passphrase-hint") else ""
+
+    def lock_now(self):
+        self.b.click("#lock-now")
+
+    # Sharing
+
+    def share(self, name: str):
+        self.b.type("#share-name", name)
+        self.b.click("#share-button")
+        self.b.wait_visible(f"[data-testid=participant][data-name='{name}']")
+
+    # The widget
+
+    def widget_text(self) -> str:
+        return self.b.driver.find_element(By.TAG_NAME, "body").text

@@ -1,0 +1,136 @@
+"""What every browser test class shares: one home and daemon per class, a recording proxy in
+front of it, browsers opened on demand, and the checks that end each class — the daemon log
+holds no secret, no request URL carried one, no page raised an error or broke its CSP."""
+
+import base64
+import hashlib
+import json
+import unittest
+import urllib.error
+import urllib.request
+import uuid
+
+from browser import Browser
+from recorder import RecordingProxy
+from tresor_home import TresorHome
+
+
+def marker(what: str) -> str:
+    """Unique text that must never reach a log, a home file or (when secret) a request."""
+    return f"br-{what}-{uuid.uuid4().hex[:10]}"
+
+
+def encodings(secret: bytes) -> list[bytes]:
+    """The ways a careless client could send `secret`: raw, base64 (both alphabets), hex."""
+    forms = [secret, base64.b64encode(secret), base64.urlsafe_b64encode(secret).rstrip(b"="),
+             secret.hex().encode(), secret.hex().upper().encode()]
+    if all(32 <= b < 127 for b in secret):
+        forms.append(json.dumps(secret.decode())[1:-1].encode())
+    return forms
+
+
+class BrowserCase(unittest.TestCase):
+    """One Tresor home per class: `cls.home` (daemon running, keybag initialised and unlocked),
+    `cls.proxy`; `self.browser(name)` opens (once) a Chromium session for a person."""
+
+    passcode = "browser-passcode-" + uuid.uuid4().hex[:8]
+    config: dict = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.secrets = [cls.passcode]          # may appear in no log and no request URL
+        cls.markers = []                     # note text: in no log and no home file
+        cls.browsers: dict[str, Browser] = {}
+        cls.home = TresorHome(cls.passcode, cls.config)
+        try:
+            cls.home.start()
+            cls.home.initialize()
+            cls.proxy = RecordingProxy(cls.home.port)
+        except Exception:
+            cls.home.remove()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        errors = []
+        for browser in cls.browsers.values():
+            errors += [f"{browser.name}: {message}" for message in browser.page_errors()]
+            browser.quit()
+        cls.proxy.close()
+        cls.home.stop()
+        log = cls.home.log
+        leaked_log = [s for s in cls.secrets + cls.markers if s in log]
+        leaked_url = [r.url for s in cls.secrets for r in cls.proxy.snapshot() if s.encode() in r.url.encode()]
+        at_rest = {m: cls.home.files_containing(m.encode()) for m in cls.markers}
+        cls.home.remove()
+        problems = []
+        if leaked_log:
+            problems.append(f"the daemon log holds {len(leaked_log)} secret(s) or note text(s)")
+        if leaked_url:
+            problems.append(f"request URLs carried a secret: {leaked_url}")
+        if any(at_rest.values()):
+            problems.append(f"note text in the clear in home files: {[f for fs in at_rest.values() for f in fs]}")
+        if errors:
+            problems.append("page errors (uncaught exceptions or CSP violations):\n  " + "\n  ".join(errors))
+        if problems:
+            raise AssertionError(f"{cls.__name__}: " + "; ".join(problems))
+
+    def browser(self, name: str) -> Browser:
+        """The Chromium session of `name` (its own profile and cookies), opened on first use."""
+        if name not in self.browsers:
+            self.browsers[name] = Browser(self.home.url, self.proxy, name)
+        return self.browsers[name]
+
+    def secret(self, what: str) -> str:
+        value = marker(what)
+        self.secrets.append(value)
+        return value
+
+    def note_text(self, what: str) -> str:
+        value = marker(what)
+        self.markers.append(value)
+        return value
+
+    # Assertions about what left the browser and what the server keeps
+
+    def assert_never_sent(self, secret: bytes, what: str):
+        """No recorded request — URL, header or body, in any encoding — carried `secret`."""
+        requests = self.proxy.snapshot()
+        self.assertTrue(requests, "the proxy recorded no request: the browser bypassed it")
+        for form in encodings(secret):
+            carriers = [f"{r.method} {r.path}" for r in requests if r.carries(form)]
+            self.assertEqual(carriers, [], f"{what} left the browser")
+
+    def assert_not_at_rest(self, needle: bytes, what: str):
+        """`needle` is in no file of the home (notes.db, -wal, -shm, attachments/…)."""
+        self.assertTrue(self.home.files(), "the home is empty")
+        self.assertEqual(self.home.files_containing(needle), [], f"{what} is stored in the clear")
+
+    @staticmethod
+    def passphrase_key(passphrase: str, salt_b64: str, iterations: int) -> bytes:
+        """The key the browser derives (docs/WEB.md step 1), to check it never left the browser."""
+        return hashlib.pbkdf2_hmac("sha256", passphrase.encode(), base64.b64decode(salt_b64), iterations, 16)
+
+    def requests_to(self, method: str, path_suffix: str):
+        return [r for r in self.proxy.snapshot() if r.method == method and r.path.endswith(path_suffix)]
+
+    # The API directly (not through the browser), to check what the server decided
+
+    def api(self, method: str, path: str, body=None, cookie: str | None = None):
+        """(status, decoded JSON or None) of one request straight to the daemon."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.home.url + "/api" + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if cookie:
+            request.add_header("Cookie", cookie)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                raw = answer.read()
+                return answer.status, (json.loads(raw) if raw else None)
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            try:
+                return error.code, json.loads(raw)
+            except ValueError:
+                return error.code, None

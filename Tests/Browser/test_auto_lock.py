@@ -1,0 +1,51 @@
+"""The browser's secure session ends on its own: after the configured idle time
+(`webIdleLockSeconds` in config.json) and when the daemon's keybag locks (`tresor lock`).
+Either way the open locked note's text leaves the page."""
+
+from notes_page import NotesPage
+from suite import BrowserCase, marker
+
+
+class LockedNoteCase(BrowserCase):
+    """An account with a passphrase and one locked note, opened in the browser."""
+
+    def open_locked_note(self, name: str) -> tuple[NotesPage, str, str]:
+        password, passphrase = self.secret(f"{name}-password"), self.secret("passphrase")
+        page = NotesPage(self.browser(name))
+        page.register(name, password)
+        page.wait_signed_in()
+        body = self.note_text("auto-lock")
+        note_id = page.new_note("Bank " + marker("t"), body)
+        page.lock_with_new_passphrase(passphrase, "")
+        page.wait_item(note_id, locked="true")
+        page.lock_now()
+        page.wait_placeholder(note_id)
+        page.open_locked(note_id, passphrase)
+        self.assertIn(body, page.b.dom)
+        return page, note_id, body
+
+    def wait_text_gone(self, page: NotesPage, body: str, why: str):
+        page.b.wait(lambda d: body not in page.b.dom, f"the note's text to leave the page ({why})", seconds=40)
+        self.assertEqual(page.b.all("[data-testid=open-locked-note]"), [], f"the open note stayed after {why}")
+
+
+class IdleAutoLockTests(LockedNoteCase):
+    config = {"webIdleLockSeconds": 6}
+
+    def test_an_idle_page_hides_the_open_locked_note(self):
+        page, note_id, body = self.open_locked_note("erin")
+        self.assertEqual(page.b.js("return document.hidden"), False)
+        # No input from here on: the page must lock itself.
+        self.wait_text_gone(page, body, "idle auto-lock")
+        page.wait_placeholder(note_id)
+        page.b.screenshot("07-auto-locked-placeholder")
+
+
+class KeybagLockTests(LockedNoteCase):
+    def test_locking_the_keybag_hides_the_open_locked_note(self):
+        page, note_id, body = self.open_locked_note("frank")
+        result = self.home.tresor(["lock"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.wait_text_gone(page, body, "tresor lock")
+        unlocked = self.home.tresor(["unlock", "--passcode-stdin"], input=self.passcode + "\n")
+        self.assertEqual(unlocked.returncode, 0, unlocked.stderr)

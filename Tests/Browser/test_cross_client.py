@@ -1,0 +1,91 @@
+"""The same locked notes from the browser and from the CLI: the local account ("On My
+Computer") signs in on the web with the keybag passcode; `tresor note …` gets the passphrase on
+standard input (--passphrase-stdin), never on its command line. One format, both directions."""
+
+import json
+
+from notes_page import NotesPage
+from png import unique_png
+from suite import BrowserCase, marker
+
+
+class CrossClientTests(BrowserCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.passphrase = marker("local-passphrase")
+        cls.secrets.append(cls.passphrase)
+        cls.page = None
+        cls.passphrase_set = False
+
+    def local(self) -> NotesPage:
+        if self.page is None:
+            page = NotesPage(self.browser("local"))
+            page.sign_in("local", self.passcode)
+            type(self).page = page
+        return self.page
+
+    def cli(self, arguments: list[str], input: str = "") -> str:
+        result = self.home.tresor(arguments, input=input)
+        self.assertEqual(result.returncode, 0, f"tresor {' '.join(arguments)}: {result.stderr}")
+        self.assertNotIn(self.passphrase, result.stderr)
+        return result.stdout
+
+    def image(self, what: str) -> tuple[str, bytes]:
+        data = unique_png()
+        path = self.home.root / f"{marker(what)}.png"
+        path.write_bytes(data)
+        return str(path), data
+
+    def test_a_note_locked_in_the_browser_opens_with_tresor_note_show(self):
+        page = self.local()
+        self.assertIn("On My Computer", page.b.find("#account-name").text)
+        body = self.note_text("web-locked")
+        note_id = page.new_note("Locked on the web", body)
+        path, image = self.image("web-image")
+        page.attach(path)
+        page.wait_image(96)
+        if self.passphrase_set:
+            page.lock(note_id, self.passphrase)
+        else:
+            page.lock_with_new_passphrase(self.passphrase, "cross-client hint")
+            page.wait_item(note_id, locked="true")
+            type(self).passphrase_set = True
+        self.assertTrue(self.requests_to("POST", f"/notes/{note_id}/lock"), "the browser sent no lock request")
+        self.assert_never_sent(self.passphrase.encode(), "the passphrase")
+        self.assert_not_at_rest(body.encode(), "the locked note's text")
+
+        listed = json.loads(self.cli(["note", "list", "--json"]))
+        self.assertIsNotNone(next(n for n in listed if n["id"] == note_id).get("lock"), "the CLI must see the note as locked")
+        self.cli(["note", "lock-now"])
+        opened = json.loads(self.cli(["note", "show", note_id, "--json", "--passphrase-stdin"], input=self.passphrase + "\n"))
+        self.assertEqual(opened["body"], body)
+        [attachment] = opened["attachments"]
+        out = self.home.root / "exported.png"
+        self.cli(["note", "export-attachment", note_id, attachment["id"], "--out", str(out), "--passphrase-stdin"],
+                 input=self.passphrase + "\n")
+        self.assertEqual(out.read_bytes(), image, "the image sealed in the browser must open byte for byte in the CLI")
+
+    def test_a_note_locked_with_tresor_note_lock_opens_in_the_browser(self):
+        page = self.local()
+        if not self.passphrase_set:
+            self.cli(["note", "passphrase", "set", "--passphrase-stdin"], input=f"{self.passphrase}\n{self.passphrase}\n")
+            type(self).passphrase_set = True
+        body = self.note_text("cli-locked")
+        created = json.loads(self.cli(["note", "new", "--title", "Locked in the terminal", "--body-stdin", "--json"], input=body))
+        note_id = created["id"]
+        path, image = self.image("cli-image")
+        self.cli(["note", "attach", note_id, "--kind", "image", "--file", path])
+        self.cli(["note", "lock", note_id, "--passphrase-stdin"], input=self.passphrase + "\n")
+
+        page.lock_now()
+        page.b.driver.refresh()
+        page.wait_signed_in()
+        page.wait_item(note_id, locked="true")
+        page.select(note_id)
+        page.wait_placeholder(note_id)
+        self.assertNotIn(body, page.b.dom)
+        page.open_locked(note_id, self.passphrase)
+        self.assertEqual(page.body_text(), body)
+        page.wait_image(96)  # the CLI's sealed chunks, opened by WebCrypto
+        self.assert_never_sent(self.passphrase.encode(), "the passphrase")

@@ -1,0 +1,234 @@
+"""Two web accounts in two browsers: registration, a note with an image, locking it in the
+browser (nothing in the clear on the server, the passphrase never sent), opening it after a
+reload, Lock Now, the hint after three wrong passphrases, sharing, and HTML in titles."""
+
+import base64
+import json
+import tempfile
+from pathlib import Path
+
+from notes_page import NotesPage
+from png import distinctive_slices, unique_png
+from suite import BrowserCase, marker
+
+LOCK_FIELDS = {"passphraseID", "wrappedKey", "iv", "tag", "ciphertext", "attachments"}
+
+
+class WebNotesTests(BrowserCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.passwords = {name: marker(f"{name}-password") for name in ("alice", "bob", "carol")}
+        cls.passphrase = marker("passphrase")
+        cls.hint_text = "the usual one"
+        cls.secrets += [*cls.passwords.values(), cls.passphrase]
+        cls.pages: dict[str, NotesPage] = {}
+        cls.passphrase_set = False
+        cls.folder = Path(tempfile.mkdtemp(prefix="browser-files-", dir=cls.home.root))
+
+    def signed_in(self, name: str) -> NotesPage:
+        """`name`'s page, registered in the browser on first use (each person their own Chromium)."""
+        if name not in self.pages:
+            page = NotesPage(self.browser(name))
+            page.register(name, self.passwords[name])
+            page.wait_signed_in()
+            self.pages[name] = page
+        return self.pages[name]
+
+    def image_file(self) -> tuple[Path, bytes]:
+        data = unique_png()
+        path = self.folder / f"photo-{marker('img')}.png"
+        path.write_bytes(data)
+        return path, data
+
+    def locked_note(self, page: NotesPage, body: str, with_image: bool = False) -> tuple[str, bytes | None]:
+        """A new note of `page`'s account, locked in the browser (setting the passphrase the first time)."""
+        note_id = page.new_note("Locked " + marker("t"), body)
+        image = None
+        if with_image:
+            path, image = self.image_file()
+            page.attach(str(path))
+            page.wait_image(96)
+        if not self.passphrase_set:
+            page.lock_with_new_passphrase(self.passphrase, self.hint_text)
+            page.wait_item(note_id, locked="true")
+            type(self).passphrase_set = True
+        else:
+            page.lock(note_id, self.passphrase)
+        return note_id, image
+
+    # Registration
+
+    def test_registration_asks_the_password_twice_and_refuses_a_taken_name(self):
+        browser = self.browser("carol")
+        page = NotesPage(browser)
+        page.load()
+        browser.screenshot("01-sign-in")
+        page.register("carol", self.passwords["carol"], again=self.passwords["carol"] + "x")
+        browser.wait(lambda d: "not the same" in page.banner(), "the mismatch message")
+        self.assertTrue(browser.visible("#register-form"), "a mismatch must keep the form, not sign in")
+        status, _ = self.api("POST", "/session", {"name": "carol", "password": self.passwords["carol"]})
+        self.assertEqual(status, 401, "an account was created although the passwords differed")
+
+        page.register("carol", self.passwords["carol"])
+        page.wait_signed_in()
+        self.assertIn("carol", browser.find("#account-name").text)
+        page.sign_out()
+        self.assertFalse(browser.visible("#app-screen"))
+
+        page.register("carol", marker("other-password"))
+        browser.wait(lambda d: page.banner(), "the name-taken message")
+        self.assertFalse(browser.visible("#app-screen"), "registering a taken name must not sign in")
+        page.b.click("#show-login")
+        page.b.type("#login-name", "carol")
+        page.b.type("#login-password", "wrong-" + self.passwords["carol"])
+        page.b.click("#login-submit")
+        browser.wait(lambda d: "wrong" in page.banner(), "the wrong-password message")
+        self.assertFalse(browser.visible("#app-screen"))
+
+    # A note with an image, locked in the browser
+
+    def test_locking_in_the_browser_leaves_no_plaintext_and_never_sends_the_passphrase(self):
+        alice = self.signed_in("alice")
+        body = self.note_text("body")
+        note_id = alice.new_note("Trip plans", f"{body}\nflight at nine")
+        path, image = self.image_file()
+        alice.attach(str(path))
+        alice.wait_image(96)
+        self.assertEqual(alice.item(note_id).get_attribute("data-locked"), "false")
+        alice.b.screenshot("02-notes-list-and-editor-with-image")
+        # The image reached the server unchanged, and is sealed at rest (keybag layer).
+        uploads = [r for r in self.proxy.snapshot() if r.method == "POST" and "/attachments" in r.path]
+        self.assertEqual([r.body for r in uploads], [image])
+        for piece in distinctive_slices(image):
+            self.assert_not_at_rest(piece, "the unlocked note's image")
+
+        if self.passphrase_set:
+            alice.lock(note_id, self.passphrase)
+        else:
+            alice.lock_with_new_passphrase(self.passphrase, self.hint_text)
+            alice.wait_item(note_id, locked="true")
+            type(self).passphrase_set = True
+
+        # What the browser sent to lock it: ciphertext and a wrapped key, nothing else.
+        locks = self.requests_to("POST", f"/notes/{note_id}/lock")
+        self.assertEqual(len(locks), 1, "one lock request")
+        self.assertEqual(locks[0].status, 200, locks[0].response[:300])
+        sent = json.loads(locks[0].body)
+        self.assertEqual(set(sent), LOCK_FIELDS)
+        self.assertEqual([len(base64.b64decode(sent[k])) for k in ("wrappedKey", "iv", "tag")], [24, 12, 16])
+        self.assertNotIn(body.encode(), locks[0].body)
+        chunks = b"".join(base64.b64decode(c) for a in sent["attachments"] for c in a["chunks"])
+        self.assertEqual(len(chunks), len(image) + 28, "one sealed chunk: IV, ciphertext, tag")
+        for piece in distinctive_slices(image):
+            self.assertNotIn(piece, chunks)
+
+        # The passphrase and the key made from it never left the browser.
+        setting = json.loads(self.requests_to("POST", "/api/passphrase")[0].body)
+        self.assertGreaterEqual(setting["iterations"], 600_000)
+        self.assert_never_sent(self.passphrase.encode(), "the passphrase")
+        self.assert_never_sent(self.passphrase_key(self.passphrase, setting["salt"], setting["iterations"]), "the passphrase key")
+
+        # Nothing of the note's text or image in any file of the home.
+        self.assert_not_at_rest(body.encode(), "the locked note's text")
+        for piece in distinctive_slices(image):
+            self.assert_not_at_rest(piece, "the locked note's image")
+
+        # After a reload the keys are gone: a placeholder, no text, no image.
+        alice.b.driver.refresh()
+        alice.wait_signed_in()
+        alice.select(note_id)
+        alice.wait_placeholder(note_id)
+        self.assertNotIn(body, alice.b.dom)
+        self.assertEqual(alice.image_width(), 0)
+        alice.b.screenshot("03-locked-note-placeholder")
+
+        alice.open_locked(note_id, self.passphrase)
+        self.assertIn(body, alice.body_text())
+        alice.wait_image(96)  # decrypted in the browser from the sealed chunks
+        alice.b.screenshot("04-locked-note-open-with-image")
+
+        alice.lock_now()
+        alice.wait_placeholder(note_id)
+        self.assertNotIn(body, alice.b.dom, "Lock Now left the note's text in the page")
+        self.assertEqual(alice.b.all("[data-testid=attachment-image]"), [], "Lock Now left the image in the page")
+
+    def test_three_wrong_passphrases_show_the_hint(self):
+        alice = self.signed_in("alice")
+        body = self.note_text("hint-body")
+        note_id, _ = self.locked_note(alice, body)
+        alice.lock_now()
+        alice.select(note_id)
+        alice.wait_placeholder(note_id)
+        wrong = [self.secret("wrong") for _ in range(3)]
+        for attempt, guess in enumerate(wrong, start=1):
+            feedback = alice.wrong_passphrase(guess)
+            self.assertIn("Wrong passphrase", feedback)
+            self.assertNotIn(body, alice.b.dom)
+            if attempt < 3:
+                self.assertEqual(alice.hint(), "", f"the hint showed after {attempt} wrong entries")
+        alice.b.wait(lambda d: self.hint_text in alice.hint(), "the hint after the third wrong entry")
+        alice.b.screenshot("05-passphrase-prompt-with-hint")
+        for guess in wrong:
+            self.assert_never_sent(guess.encode(), "a typed passphrase")
+        alice.open_locked(note_id, self.passphrase)
+        self.assertIn(body, alice.body_text())
+
+    # Sharing
+
+    def test_a_shared_note_is_read_and_edited_by_the_participant(self):
+        bob = self.signed_in("bob")
+        alice = self.signed_in("alice")
+        body = self.note_text("shared")
+        note_id = alice.new_note("Groceries for the weekend", body)
+        private_id = alice.new_note("Private " + marker("t"), self.note_text("private"))
+        alice.select(note_id)
+        alice.share("bob")
+        alice.wait_item(note_id, shared="true")
+
+        # A shared note cannot be locked: the page says why and the note stays unlocked.
+        alice.b.click("#lock-note")
+        alice.b.wait(lambda d: "sharing" in alice.banner().lower(), "the reason a shared note cannot be locked")
+        self.assertEqual(alice.item(note_id).get_attribute("data-locked"), "false")
+
+        bob.b.driver.refresh()
+        bob.wait_signed_in()
+        bob.wait_item(note_id, shared="true")
+        self.assertEqual(bob.b.all(f"[data-testid=note-item][data-note-id='{private_id}']"), [],
+                         "bob sees a note alice did not share")
+        bob.select(note_id)
+        bob.b.wait_visible("[data-testid=shared-with-me]")
+        self.assertIn("alice", bob.b.find("[data-testid=shared-with-me]").text)
+        self.assertEqual(bob.body_text(), body)
+        self.assertEqual(bob.b.all("#lock-note") + bob.b.all("#delete-note"), [], "a participant may not lock or delete")
+        addition = self.note_text("bobs-line")
+        bob.edit_body(note_id, f"{body}\n{addition}")
+        bob.b.screenshot("06-shared-note-as-participant")
+
+        alice.b.driver.refresh()
+        alice.wait_signed_in()
+        alice.select(note_id)
+        alice.b.wait(lambda d: addition in alice.body_text(), "bob's edit in alice's browser")
+
+    # Hostile text
+
+    def test_html_in_titles_and_bodies_shows_as_text_and_runs_nothing(self):
+        alice = self.signed_in("alice")
+        title = '<img src=x onerror="window.__xss=1">'
+        body = '<script>window.__xss=2</script><b>bold?</b>'
+        note_id = alice.new_note(title, body)
+        alice.b.driver.refresh()
+        alice.wait_signed_in()
+        alice.select(note_id)
+        self.assertEqual(alice.item_title(note_id), title, "the title must show as typed, as text")
+        self.assertEqual(alice.b.find("#note-title").get_attribute("value"), title)
+        self.assertEqual(alice.body_text(), body)
+        injected = alice.b.js("return document.querySelectorAll('#app-screen img[src=\"x\"], #app-screen script, #app-screen b').length")
+        self.assertEqual(injected, 0, "the note's HTML became elements of the page")
+        self.assertIsNone(alice.b.js("return window.__xss"))
+        alice.b.open("/widget")
+        alice.b.wait(lambda d: alice.b.js("return document.readyState") == "complete", "the widget page")
+        self.assertEqual(alice.b.js("return document.querySelectorAll('img[src=\"x\"], body script:not([src])').length"), 0)
+        self.assertIsNone(alice.b.js("return window.__xss"))
+        alice.b.open("/")
+        alice.wait_signed_in()
