@@ -122,13 +122,15 @@ class NotesPage:
 
     # Locked notes
 
-    def lock_with_new_passphrase(self, passphrase: str, hint: str):
+    def lock_with_new_passphrase(self, passphrase: str, hint: str, screenshot: str | None = None):
         """🔒 on a note of an account without a passphrase: the set dialog, then the lock."""
         self.b.click("#lock-note")
         self.b.wait_visible("#passphrase-set-form")
         self.b.type("#new-passphrase", passphrase)
         self.b.type("#new-passphrase-again", passphrase)
         self.b.type("#new-passphrase-hint", hint)
+        if screenshot:
+            self.b.screenshot(screenshot)
         self.b.click("#passphrase-save")
 
     def lock(self, note_id: str, passphrase: str | None = None):

@@ -49,3 +49,21 @@ class KeybagLockTests(LockedNoteCase):
         self.wait_text_gone(page, body, "tresor lock")
         unlocked = self.home.tresor(["unlock", "--passcode-stdin"], input=self.passcode + "\n")
         self.assertEqual(unlocked.returncode, 0, unlocked.stderr)
+
+
+class HiddenPageAutoLockTests(LockedNoteCase):
+    config = {"webHiddenLockSeconds": 2, "webDesktopHiddenLockSeconds": 2}
+
+    def test_a_page_hidden_longer_than_allowed_hides_the_open_locked_note(self):
+        page, note_id, body = self.open_locked_note("iris")
+        driver = page.b.driver
+        app_tab = driver.current_window_handle
+        reports = len(self.proxy.snapshot())
+        driver.switch_to.new_window("tab")  # another tab in front: the app's page is hidden
+        # Seen from outside: the hidden page ends its secure session and tells the server.
+        page.b.wait(lambda d: any(r.path == "/api/secure-session" and b'"open":false' in r.body
+                                  for r in self.proxy.snapshot()[reports:]), "the hidden page to lock itself", seconds=40)
+        driver.close()
+        driver.switch_to.window(app_tab)
+        self.assertNotIn(body, page.b.dom, "the hidden page kept the note's text")
+        page.wait_placeholder(note_id)

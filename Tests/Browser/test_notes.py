@@ -106,7 +106,7 @@ class WebNotesTests(BrowserCase):
         if self.passphrase_set:
             alice.lock(note_id, self.passphrase)
         else:
-            alice.lock_with_new_passphrase(self.passphrase, self.hint_text)
+            alice.lock_with_new_passphrase(self.passphrase, self.hint_text, screenshot="02b-set-passphrase-dialog")
             alice.wait_item(note_id, locked="true")
             type(self).passphrase_set = True
 
