@@ -4,7 +4,8 @@
     python3 Tests/Browser/run.py              # every test (after `swift build`)
     python3 Tests/Browser/run.py -k share     # only tests whose name contains "share"
 
-Screenshots of each main screen go to .build/browser-artifacts/ (printed at the end).
+Screenshots of each main screen go to .build/browser-artifacts/ (printed at the end), with
+each test class's daemon log in logs/.
 """
 
 import os
@@ -27,7 +28,7 @@ def main() -> int:
             print(f"browser tests: {path} is missing (run: {how})", file=sys.stderr)
             return 2
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in ARTIFACTS.glob("*.png"):
+    for old in [*ARTIFACTS.glob("*.png"), *ARTIFACTS.glob("logs/*.log")]:
         old.unlink()
     started = time.monotonic()
     program = unittest.main(module=None, exit=False, verbosity=2,

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 import uuid
 
-from browser import Browser
+from browser import ARTIFACTS, Browser
 from recorder import RecordingProxy
 from tresor_home import TresorHome
 
@@ -59,11 +59,16 @@ class BrowserCase(unittest.TestCase):
         cls.proxy.close()
         cls.home.stop()
         log = cls.home.log
+        # Kept for whoever reads a failure (it holds no secret: checked just below).
+        (ARTIFACTS / "logs").mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "logs" / f"{cls.__name__}-tresord.log").write_text(log)
         leaked_log = [s for s in cls.secrets + cls.markers if s in log]
         leaked_url = [r.url for s in cls.secrets for r in cls.proxy.snapshot() if s.encode() in r.url.encode()]
         at_rest = {m: cls.home.files_containing(m.encode()) for m in cls.markers}
         cls.home.remove()
         problems = []
+        if "web client listening" not in log:
+            problems.append("the daemon log is missing or incomplete, so the secret search proves nothing")
         if leaked_log:
             problems.append(f"the daemon log holds {len(leaked_log)} secret(s) or note text(s)")
         if leaked_url:
