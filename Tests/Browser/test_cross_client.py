@@ -89,3 +89,37 @@ class CrossClientTests(BrowserCase):
         self.assertEqual(page.body_text(), body)
         page.wait_image(96)  # the CLI's sealed chunks, opened by WebCrypto
         self.assert_never_sent(self.passphrase.encode(), "the passphrase")
+
+    def test_a_passphrase_changed_in_the_browser_opens_the_notes_in_the_cli(self):
+        page = self.local()
+        if not self.passphrase_set:
+            self.cli(["note", "passphrase", "set", "--passphrase-stdin"], input=f"{self.passphrase}\n{self.passphrase}\n")
+            type(self).passphrase_set = True
+        body = self.note_text("rewrapped")
+        note_id = json.loads(self.cli(["note", "new", "--title", "Safe", "--body-stdin", "--json"], input=body))["id"]
+        self.cli(["note", "lock", note_id, "--passphrase-stdin"], input=self.passphrase + "\n")
+        self.cli(["note", "lock-now"])
+
+        old, new = self.passphrase, marker("new-passphrase")
+        self.secrets.append(new)
+        page.b.driver.refresh()
+        page.wait_signed_in()
+        page.b.click("#passphrase-settings")
+        page.b.wait_visible("#passphrase-change-form")
+        page.b.type("#current-passphrase", old)
+        page.b.type("#new-passphrase", new)
+        page.b.type("#new-passphrase-again", new)
+        page.b.click("#passphrase-save")
+        page.b.wait_hidden("#passphrase-settings-dialog", seconds=40)
+        type(self).passphrase = new
+        change = self.requests_to("POST", "/api/passphrase/change")
+        self.assertEqual([r.status for r in change], [200])
+        self.assertIn(note_id.encode(), change[0].body, "the CLI's locked note must be re-wrapped with the change")
+        self.assert_never_sent(old.encode(), "the old passphrase")
+        self.assert_never_sent(new.encode(), "the new passphrase")
+
+        refused = self.home.tresor(["note", "show", note_id, "--json", "--passphrase-stdin"], input=old + "\n")
+        self.assertNotEqual(refused.returncode, 0, "the old passphrase still opens the note")
+        self.assertNotIn(body, refused.stdout)
+        opened = json.loads(self.cli(["note", "show", note_id, "--json", "--passphrase-stdin"], input=new + "\n"))
+        self.assertEqual(opened["body"], body)
