@@ -91,6 +91,9 @@ struct WebServerAddress {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // A server that answered early (413) may stop reading: give up writing after a while.
+        var sendTimeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -106,10 +109,13 @@ struct WebServerAddress {
         head += "\r\n"
         var request = Data(head.utf8)
         if let body { request.append(body) }
-        // The server may answer (413) and close before reading everything: stop writing then.
+        // The server may answer (413) before reading everything: stop writing once it has.
         var offset = 0
         while offset < request.count {
-            let written = request[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 { break }
+            let chunk = request[offset..<min(request.count, offset + 65536)]
+            let written = chunk.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written <= 0 { break }
             offset += written
         }
