@@ -75,10 +75,13 @@ struct AttributeValues {
         try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys])
     }
 
-    /// The primary-key tuple of `itemClass`, canonically serialised (absent values as null).
-    func primaryKeyTuple(for itemClass: ItemClass) -> Data {
+    /// The primary-key tuple of `itemClass`, canonically serialised (absent values as null);
+    /// without the access group when `includingGroup` is false (the lookup index's tuple).
+    func primaryKeyTuple(for itemClass: ItemClass, includingGroup: Bool = true) -> Data {
         var tuple: [Any] = [itemClass.rawValue]
-        for name in AttributeSchema.primaryKey[itemClass] ?? [] { tuple.append(values[name] ?? NSNull()) }
+        for name in AttributeSchema.primaryKey[itemClass] ?? [] where includingGroup || name != "accessGroup" {
+            tuple.append(values[name] ?? NSNull())
+        }
         return (try? JSONSerialization.data(withJSONObject: tuple, options: [.sortedKeys])) ?? Data()
     }
 }

@@ -22,6 +22,13 @@ struct ItemSealing {
         MessageAuthentication.hmacSHA256(Data("pk\0".utf8) + attributes.primaryKeyTuple(for: itemClass), key: indexKey)
     }
 
+    /// The primary key without the access group: one tag finds an item in whichever group it
+    /// is, for a caller that sees every group (the `tresor` CLI) and names none.
+    func lookupTag(_ attributes: AttributeValues, itemClass: ItemClass) -> Data {
+        MessageAuthentication.hmacSHA256(
+            Data("lookup\0".utf8) + attributes.primaryKeyTuple(for: itemClass, includingGroup: false), key: indexKey)
+    }
+
     func groupTag(_ group: String) -> Data {
         MessageAuthentication.hmacSHA256(Data("group\0".utf8) + Data(group.utf8), key: indexKey)
     }

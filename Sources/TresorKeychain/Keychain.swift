@@ -76,11 +76,12 @@ public final class Keychain: Sendable {
             let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
             try db.execute(
                 sql: """
-                    INSERT INTO \(itemClass.table) (id, pdmn, primary_key_tag, group_tag, metadata, row_key, secret)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO \(itemClass.table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    id, protectionClass.rawValue, sealing.primaryKeyTag(values, itemClass: itemClass), sealing.groupTag(group),
+                    id, protectionClass.rawValue, sealing.primaryKeyTag(values, itemClass: itemClass),
+                    sealing.lookupTag(values, itemClass: itemClass), sealing.groupTag(group),
                     try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
                     try KeyWrap.wrap(rowKey, using: classKey),
                     try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
@@ -157,11 +158,13 @@ public final class Keychain: Sendable {
                 let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
                 try db.execute(
                     sql: """
-                        UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, group_tag = ?, metadata = ?, row_key = ?, secret = ?
+                        UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, lookup_tag = ?, group_tag = ?, metadata = ?,
+                            row_key = ?, secret = ?
                         WHERE id = ?
                         """,
                     arguments: [
                         protectionClass.rawValue, sealing.primaryKeyTag(AttributeValues(attributes), itemClass: itemClass),
+                        sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass),
                         sealing.groupTag(attributes.accessGroup ?? ""),
                         try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
                         try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
@@ -248,11 +251,19 @@ public final class Keychain: Sendable {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
                 return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]).map(StoredItem.init)
             }
-            if let tags = primaryKeyTags(wanted, itemClass: itemClass, caller: caller) {
+            switch indexLookup(wanted, itemClass: itemClass, caller: caller) {
+            case .primaryKey(let tags):
                 // Every primary-key attribute is known: O(log n) lookups through the blind index.
                 return try tags.flatMap {
                     try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE primary_key_tag = ?", arguments: [$0]).map(StoredItem.init)
                 }
+            case .anyGroup(let tag):
+                // All but the group is known, and the caller sees every group: the lookup index,
+                // plus the rows written before it existed (tagged below once opened).
+                return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE lookup_tag = ?", arguments: [tag]).map(StoredItem.init)
+                    + Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE lookup_tag IS NULL").map(StoredItem.init)
+            case nil:
+                break
             }
             if caller.seesEveryGroup && wanted.accessGroup == nil {
                 return try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map(StoredItem.init)
@@ -268,6 +279,8 @@ public final class Keychain: Sendable {
         var matches: [Match] = []
         var unavailable = false
         var damaged: KeychainError?
+        var untagged: [(id: Int64, tag: Data)] = []
+        defer { tagLookups(untagged, itemClass: itemClass) }
         for stored in rows {
             guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else { continue }
             let classKey: SymmetricKey
@@ -287,6 +300,9 @@ public final class Keychain: Sendable {
                 damaged = error
                 continue
             }
+            if stored.lookupTag == nil {
+                untagged.append((stored.id, sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass)))
+            }
             guard let group = attributes.accessGroup, caller.mayUse(group: group) else { continue }
             guard AttributeValues(attributes).matches(wantedValues) else { continue }
             matches.append(Match(stored: stored, attributes: attributes, classKey: classKey))
@@ -301,22 +317,40 @@ public final class Keychain: Sendable {
         return matches
     }
 
-    /// The blind-index tags to look up when the query fixes the whole primary key
-    /// (for each group the caller may use, when it names none); nil when a scan is needed.
-    private func primaryKeyTags(_ wanted: ItemAttributes, itemClass: ItemClass, caller: Caller) -> [Data]? {
+    /// How a query is answered from a blind index instead of a scan.
+    private enum IndexLookup {
+        /// The whole primary key: one tag per group the caller may use (or the one it named).
+        case primaryKey([Data])
+        /// The primary key but the group, for a caller that sees every group.
+        case anyGroup(Data)
+    }
+
+    /// The blind-index lookup for a query that fixes the whole primary key (but perhaps the
+    /// group); nil when a scan is needed.
+    private func indexLookup(_ wanted: ItemAttributes, itemClass: ItemClass, caller: Caller) -> IndexLookup? {
         let names = AttributeSchema.primaryKey[itemClass] ?? []
         let values = AttributeValues(wanted).values
         guard names.allSatisfy({ $0 == "accessGroup" || values[$0] != nil }) else { return nil }
         // Only a query that names exactly the primary key (or less) can be answered from it.
         guard values.keys.allSatisfy({ names.contains($0) || $0 == "accessible" }) else { return nil }
         if wanted.accessGroup != nil {
-            return [sealing.primaryKeyTag(AttributeValues(wanted), itemClass: itemClass)]
+            return .primaryKey([sealing.primaryKeyTag(AttributeValues(wanted), itemClass: itemClass)])
         }
-        guard !caller.seesEveryGroup else { return nil }
-        return caller.accessGroups.map { group in
+        if caller.seesEveryGroup { return .anyGroup(sealing.lookupTag(AttributeValues(wanted), itemClass: itemClass)) }
+        return .primaryKey(caller.accessGroups.map { group in
             var withGroup = wanted
             withGroup.accessGroup = group
             return sealing.primaryKeyTag(AttributeValues(withGroup), itemClass: itemClass)
+        })
+    }
+
+    /// Gives rows written before the lookup index their tag, once a read has opened them.
+    /// Best effort: a row left untagged is still found (lookups also read untagged rows).
+    private func tagLookups(_ untagged: [(id: Int64, tag: Data)], itemClass: ItemClass) {
+        guard !untagged.isEmpty else { return }
+        try? write { db in
+            let statement = try db.makeStatement(sql: "UPDATE \(itemClass.table) SET lookup_tag = ? WHERE id = ? AND lookup_tag IS NULL")
+            for (id, tag) in untagged { try statement.execute(arguments: [tag, id]) }
         }
     }
 

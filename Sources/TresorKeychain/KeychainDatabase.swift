@@ -13,6 +13,7 @@ import TresorStorage
 /// | `pdmn` | the protection class — the only attribute stored in the clear |
 /// | `primary_key_tag` | blind index: HMAC of the canonical primary-key tuple (unique) |
 /// | `group_tag` | blind index of the access group, so a client's items are found without decrypting others |
+/// | `lookup_tag` | blind index: HMAC of the primary key without the group (v3; NULL until a row is next read or written) |
 /// | `metadata` | every other attribute, sealed under the (class, protection class) metadata key |
 /// | `row_key` | the item's own key, RFC 3394-wrapped by its class key |
 /// | `secret` | the secret, sealed under the row key |
@@ -66,6 +67,17 @@ enum KeychainDatabase {
                 );
                 """)
         }
+        // A caller that sees every group and names none (the CLI's `item get`) found items by
+        // decrypting every row; this index finds them by primary key alone. Rows written
+        // before it get their tag the first time a read opens them.
+        migrator.registerMigration("v3: lookup index") { db in
+            for itemClass in ItemClass.allCases {
+                try db.execute(sql: """
+                    ALTER TABLE \(itemClass.table) ADD COLUMN lookup_tag BLOB;
+                    CREATE INDEX \(itemClass.table)_lookup ON \(itemClass.table)(lookup_tag);
+                    """)
+            }
+        }
         return migrator
     }
 }
@@ -77,6 +89,8 @@ struct StoredItem {
     var metadata: Data
     var rowKey: Data
     var secret: Data
+    /// Nil for a row written before the lookup index (schema v3).
+    var lookupTag: Data?
 
     init(row: Row) {
         id = row["id"]
@@ -84,5 +98,6 @@ struct StoredItem {
         metadata = row["metadata"]
         rowKey = row["row_key"]
         secret = row["secret"]
+        lookupTag = row["lookup_tag"]
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import Testing
+import TresorCrypto
+import TresorKeybag
+@testable import TresorKeychain
+
+/// The lookup index (schema v3): a caller that sees every group (the `tresor` CLI) and names
+/// none finds an item by its primary key through a blind index instead of opening every row
+/// (BENCHMARKS.md: `tresor item get` without `--group` at 1,000,000 items).
+@Suite struct KeychainLookupIndexTests {
+    func lookupTag(_ home: KeychainHome, _ id: String) throws -> Data? {
+        try home.keychain.database.read { db in
+            try Data.fetchOne(db, sql: "SELECT lookup_tag FROM genp WHERE id = ?", arguments: [Int64(id)!])
+        }
+    }
+
+    func setLookupTag(_ home: KeychainHome, _ id: String, to tag: Data?) throws {
+        try home.keychain.database.write { db in
+            try db.execute(sql: "UPDATE genp SET lookup_tag = ? WHERE id = ?", arguments: [tag, Int64(id)!])
+        }
+    }
+
+    @Test func theCLIFindsAnItemInAnyGroupThroughTheIndexNotAScan() throws {
+        let home = try KeychainHome()
+        let cli = Callers.keychainAccess(passcode: home.passcode)
+        let inA = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("a"), caller: Callers.appA)
+        let inB = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("b"), caller: Callers.appB)
+        _ = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "other", account: "ada"), secret: secret("c"), caller: Callers.appA)
+        #expect(try lookupTag(home, inA.id) != nil && lookupTag(home, inA.id) == lookupTag(home, inB.id))
+
+        // The same primary key in two groups: both found, by the index, with no group named.
+        let found = try home.keychain.copyMatching(genericQuery(service: "db", account: "ada", limit: .all), caller: cli)
+        #expect(Set(found.map(\.id)) == [inA.id, inB.id])
+
+        // Proof that no scan happened: an item whose tag is wrong is not found by the CLI's
+        // lookup (a scan would open it and find it), while its own application still finds it.
+        try setLookupTag(home, inB.id, to: Data(repeating: 7, count: 32))
+        let onlyA = try home.keychain.copyMatching(genericQuery(service: "db", account: "ada", limit: .all), caller: cli)
+        #expect(onlyA.map(\.id) == [inA.id])
+        #expect(try home.keychain.copyMatching(genericQuery(service: "db", account: "ada"), caller: Callers.appB).map(\.id) == [inB.id])
+    }
+
+    @Test func rowsWrittenBeforeTheIndexAreFoundAndTaggedOnFirstRead() throws {
+        let home = try KeychainHome()
+        let cli = Callers.keychainAccess(passcode: home.passcode)
+        let item = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "old", account: "ada"), secret: secret("s"), caller: Callers.appA)
+        let expected = try lookupTag(home, item.id)
+        try setLookupTag(home, item.id, to: nil)     // as a v2 database's rows after the migration
+        #expect(try home.keychain.copyMatching(genericQuery(service: "old", account: "ada"), caller: cli).map(\.id) == [item.id])
+        #expect(try lookupTag(home, item.id) == expected)
+        // An update keeps the tag in step with a changed primary key.
+        var changes = ItemAttributes()
+        changes.service = "renamed"
+        _ = try home.keychain.update(genericQuery(service: "old", account: "ada"), changes: changes, secret: nil, caller: cli)
+        #expect(throws: KeychainError.self) { try home.keychain.copyMatching(genericQuery(service: "old", account: "ada"), caller: cli) }
+        #expect(try home.keychain.copyMatching(genericQuery(service: "renamed", account: "ada"), caller: cli).map(\.id) == [item.id])
+    }
+}
