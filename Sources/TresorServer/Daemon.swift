@@ -71,10 +71,17 @@ public struct Daemon: Sendable {
         }
         logStartup(slot: slot, findings: doctor())
 
+        let web = configuration.web
+        // A browser's secure session counts for the widget as long as it stays idle-locked.
+        let webSessions = WebSessions(
+            sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
+            secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
+
         let router = Router(context: DaemonRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: PeerMiddleware(
             identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections))
+        router.add(middleware: KeybagLockObserver(sessions: webSessions))
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
         ItemRoutes(keychains: keychains, callers: callers).register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
@@ -85,11 +92,6 @@ public struct Daemon: Sendable {
         NoteRoutes(routing: notesRouting).register(on: router)
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
-        let web = configuration.web
-        // A browser's secure session counts for the widget as long as it stays idle-locked.
-        let webSessions = WebSessions(
-            sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
-            secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
 
@@ -109,6 +111,7 @@ public struct Daemon: Sendable {
             await autoLock.run {
                 // A keybag lock ends every notes secure session (SPEC §4.3).
                 let endedSessions = notes.lockNow()
+                webSessions.forgetSecureSessions()
                 if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
                 guard keychains.lockAll() else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
