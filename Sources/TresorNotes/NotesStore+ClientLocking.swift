@@ -258,26 +258,6 @@ extension NotesStore {
     private func insertGeneration(_ material: PassphraseMaterial, hint: String?, account: AccountID, requireNone: Bool) throws {
         try checkIterations(material)
         if let hint { try validateHint(hint) }
-        let sealing = try sealing()
-        try pool.write { db in
-            let row = try AccountRow.fetch(account, db)
-            if requireNone && row.currentPassphraseID != nil { throw NotesError.passphraseAlreadySet }
-            let generation = (try Int.fetchOne(db, sql: """
-                SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?
-                """, arguments: [account.rawValue, LockInfo.Source.tresor.rawValue]) ?? 0) + 1
-            try db.execute(sql: """
-                INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [account.rawValue, LockInfo.Source.tresor.rawValue, generation, material.salt, material.iterations,
-                                 material.verifier, now.timeIntervalSince1970])
-            let id = db.lastInsertedRowID
-            if let hint {
-                try db.execute(sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
-                               arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
-            }
-            try db.execute(sql: """
-                UPDATE accounts SET current_passphrase_id = ?, failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?
-                """, arguments: [id, account.rawValue])
-        }
+        _ = try insertGeneration(material, hint: hint, account: account, try sealing(), requireNone: requireNone)
     }
 }

@@ -36,7 +36,7 @@ extension NotesStore {
         let record = try currentPassphrase(account)
         let oldKey = try checkedKey(for: record, passphrase: current, sealing, opensSession: false)
         let salt = SecureRandom.bytes(count: LockedNoteCrypto.saltByteCount)
-        let iterations = max(settings.kdfRounds, 1)
+        let iterations = minimumIterations
         let newKey = try LockedNoteCrypto.passphraseKey(new, salt: salt, iterations: iterations)
         defer { changeProgress.withLock { $0 = nil } }
         try pool.write { db in
@@ -163,9 +163,20 @@ extension NotesStore {
 
     private func newGeneration(_ passphrase: Passphrase, hint: String?, account: AccountID, _ sealing: ContentSealing, requireNone: Bool) throws {
         let salt = SecureRandom.bytes(count: LockedNoteCrypto.saltByteCount)
-        let iterations = max(settings.kdfRounds, 1)
-        let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: salt, iterations: iterations)
-        let id = try pool.write { db -> Int64 in
+        let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: salt, iterations: minimumIterations)
+        let material = try PassphraseMaterial(
+            salt: salt, iterations: minimumIterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key))
+        let id = try insertGeneration(material, hint: hint, account: account, sealing, requireNone: requireNone)
+        let opened = self.now
+        sessions.withLock { $0.open(id, key: key, now: opened) }
+    }
+
+    /// Writes a new passphrase generation (the next number of the account's) and makes it the
+    /// current one, clearing the wrong-entry count. Returns its id.
+    func insertGeneration(
+        _ material: PassphraseMaterial, hint: String?, account: AccountID, _ sealing: ContentSealing, requireNone: Bool
+    ) throws -> Int64 {
+        try pool.write { db -> Int64 in
             let row = try AccountRow.fetch(account, db)
             if requireNone && row.currentPassphraseID != nil { throw NotesError.passphraseAlreadySet }
             let generation = (try Int.fetchOne(db, sql: """
@@ -175,8 +186,8 @@ extension NotesStore {
                 INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, created)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
-                    account.rawValue, LockInfo.Source.tresor.rawValue, generation, salt, iterations,
-                    try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key), now.timeIntervalSince1970,
+                    account.rawValue, LockInfo.Source.tresor.rawValue, generation, material.salt, material.iterations,
+                    material.verifier, now.timeIntervalSince1970,
                 ])
             let id = db.lastInsertedRowID
             if let hint {
@@ -188,8 +199,6 @@ extension NotesStore {
                 """, arguments: [id, account.rawValue])
             return id
         }
-        let opened = self.now
-        sessions.withLock { $0.open(id, key: key, now: opened) }
     }
 
     func validateHint(_ hint: String?, for passphrase: Passphrase? = nil) throws {
