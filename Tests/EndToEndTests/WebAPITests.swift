@@ -230,6 +230,25 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
+    /// Each registration costs a 600,000-round PBKDF2 run: past 20 from one address, they wait.
+    @Test func registrationsAreRateLimitedPerAddress() throws {
+        let harness = try Harness()
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let shared = password("many")
+        harness.secrets.append(shared)
+        for index in 1...20 {
+            var browser = WebBrowser(server)
+            #expect(try browser.register("user\(index)", shared).status == 201, "registration \(index)")
+        }
+        var next = WebBrowser(server)
+        let refused = try next.register("user21", shared)
+        #expect(refused.status == 429 && refused.code == "throttled" && refused.headers["retry-after"] != nil)
+        // Refused before anything was stored: the name is still free once the wait is over.
+        var check = WebBrowser(server)
+        #expect(try check.signIn("user21", shared).status == 401)
+        try harness.expectNoSecretLeaked()
+    }
+
     @Test func localAccountSignsInWithThePasscodeAndUnlocksTheKeybag() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)

@@ -13,6 +13,9 @@ final class LoginThrottle: Sendable {
         static let perName = Limit(freeFailures: 5)
         /// Looser: every client shares loopback, and one user may mistype several names.
         static let perAddress = Limit(freeFailures: 20)
+        /// Registrations per address: each costs a 600,000-round PBKDF2 run, so a flood of
+        /// them would keep the daemon's CPU busy. Every registration counts, not only failures.
+        static let registrationsPerAddress = Limit(freeFailures: 20)
     }
 
     static let maximumDelaySeconds = 15 * 60
@@ -27,6 +30,17 @@ final class LoginThrottle: Sendable {
 
     private let names = Mutex<[String: Failures]>([:])
     private let addresses = Mutex<[String: Failures]>([:])
+    private let registrations = Mutex<[String: Failures]>([:])
+
+    /// Seconds until `address` may register again, or nil when it may now.
+    func registrationRetryAfter(address: String, now: Date = Date()) -> Int? {
+        Self.wait(registrations.withLock { $0[address] }, limit: .registrationsPerAddress, now: now)
+    }
+
+    /// Counts a registration attempt that reached the password hash.
+    func recordRegistration(address: String, now: Date = Date()) {
+        Self.count(address, in: registrations, now: now)
+    }
 
     /// Seconds until `name` from `address` may try again, or nil when it may now.
     func retryAfter(name: String, address: String, now: Date = Date()) -> Int? {

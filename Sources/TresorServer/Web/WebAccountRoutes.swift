@@ -49,6 +49,11 @@ struct WebAccountRoutes {
             let body = try await WebCoding.decode(RegisterRequest.self, request)
             guard body.password == body.passwordAgain else { throw APIError(.param, "the two passwords do not match") }
             let password = try AccountPassword(body.password)
+            if let wait = services.throttle.registrationRetryAfter(address: context.clientAddress) {
+                context.logger.notice("web: registration throttled", metadata: ["retryAfter": "\(wait)"])
+                throw APIError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
+            }
+            services.throttle.recordRegistration(address: context.clientAddress)
             let account = try await services.perform("register", context) { try $0.registerAccount(name: body.name, password: password) }
             return try signedIn(account, status: .created, context)
         }
