@@ -15,6 +15,7 @@ struct AppCommand: ParsableCommand {
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Register an executable (needs the keybag unlocked and the passcode again).")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Application id, e.g. TEAM1.com.example.backup.") var id: String
@@ -40,7 +41,7 @@ struct AppCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the registered applications.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registered applications.")
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -57,7 +58,7 @@ struct AppCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an application; its items stay.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an application; its items stay.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The application id.") var id: String
 

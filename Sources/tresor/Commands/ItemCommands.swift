@@ -15,6 +15,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an item; the secret comes from standard input.",
             discussion: """
                 Example: printf %s "$TOKEN" | tresor item add --service api.example.com --account ci --secret-stdin
@@ -41,6 +42,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "Print the secret of the matching item, alone (for scripts).",
             discussion: "If the item needs the passcode, it is asked for (or read with --passcode-stdin).")
         @OptionGroup var options: GlobalOptions
@@ -64,6 +66,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Find: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "find",
             abstract: "List the matching items' attributes (never their secrets unless --show-secrets).")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
@@ -85,6 +88,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change the matching items: attributes with --set, the secret with --secret-stdin.",
             discussion: "Example: tresor item update --service api.example.com --set label='CI token' --set accessible=afterFirstUnlock")
         @OptionGroup var options: GlobalOptions
@@ -140,7 +144,7 @@ struct ItemCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete the matching items.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete the matching items.")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
         @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false

@@ -101,6 +101,7 @@ struct PasscodeCommand: ParsableCommand {
 
     struct Change: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "change",
             abstract: "Set a first passcode or change it.",
             discussion: """
                 Re-wraps the class keys under the new passcode; no item is re-encrypted. With \
@@ -127,6 +128,7 @@ struct PasscodeCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove the passcode.",
             discussion: """
                 Class keys are then protected by the device key alone. The \

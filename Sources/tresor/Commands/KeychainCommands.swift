@@ -14,7 +14,7 @@ struct KeychainCommand: ParsableCommand {
         subcommands: [Create.self, List.self, Delete.self])
 
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a keychain (asks for its new passcode twice).")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain (asks for its new passcode twice).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Its name: letters, digits, '.', '_' or '-'.") var name: String
         @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
@@ -31,7 +31,7 @@ struct KeychainCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the keychains and their lock states.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keychains and their lock states.")
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -44,7 +44,7 @@ struct KeychainCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a created keychain and every item in it (asks for its passcode).")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a created keychain and every item in it (asks for its passcode).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The keychain's name.") var name: String
         @Flag(help: "Read its passcode from standard input.") var passcodeStdin = false

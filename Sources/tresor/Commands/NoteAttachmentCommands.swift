@@ -9,6 +9,7 @@ extension AttachmentKind: ExpressibleByArgument {}
 extension NoteCommand {
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attach",
             abstract: "Attach a file to a note.",
             discussion: """
                 A locked note takes only image, drawing, table, map-location and website-link \

@@ -21,6 +21,7 @@ struct NoteCommand: ParsableCommand {
 
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Write a new note; its body comes from standard input.",
             discussion: "Example: tresor note new --title 'Wi-Fi' --body-stdin < wifi.txt. Without --body-stdin on a terminal, type the body and end with Ctrl-D.")
         @OptionGroup var options: GlobalOptions
@@ -41,6 +42,7 @@ struct NoteCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the notes: id, * if pinned, [locked], title, last change.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Only the notes of this folder.") var folder: String?
@@ -56,6 +58,7 @@ struct NoteCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a note with its body and attachments.",
             discussion: """
                 A locked note opens within its passphrase's secure session; otherwise the \
@@ -86,6 +89,7 @@ struct NoteCommand: ParsableCommand {
 
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change a note's title, body, pin or folder.",
             discussion: "A locked note's new body is encrypted under its note key: its passphrase or session is needed.")
         @OptionGroup var options: GlobalOptions
@@ -124,7 +128,7 @@ struct NoteCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a note and its attachments.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a note and its attachments.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The note's id.") var id: String
 
@@ -139,6 +143,7 @@ struct NoteCommand: ParsableCommand {
 
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Find notes by words of their title or body (locked notes: title only).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The words to look for; each must start a word of the note.") var text: String

@@ -10,7 +10,7 @@ extension NoteCommand {
             subcommands: [List.self, Create.self, Delete.self])
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the folders and how many notes each holds.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the folders and how many notes each holds.")
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
@@ -24,7 +24,7 @@ extension NoteCommand {
         }
 
         struct Create: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create a folder.")
+            static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a folder.")
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The folder's name.") var name: String
 
@@ -38,7 +38,7 @@ extension NoteCommand {
         }
 
         struct Delete: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Delete an empty folder.")
+            static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an empty folder.")
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The folder's name.") var name: String
 

@@ -5,6 +5,7 @@ import TresorKit
 extension NoteCommand {
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lock",
             abstract: "Lock a note with the notes passphrase.",
             discussion: """
                 The body and attachments are encrypted under a new note key wrapped by the \
@@ -28,6 +29,7 @@ extension NoteCommand {
 
     struct Unlock: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unlock",
             abstract: "Remove a note's lock (its passphrase or session is needed).")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
@@ -46,6 +48,7 @@ extension NoteCommand {
 
     struct Rewrap: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rewrap",
             abstract: "Re-wrap a note locked with an earlier passphrase under the current one.",
             discussion: "Asks for the note's passphrase, then the current one, unless their sessions are open. Only the note key is re-wrapped.")
         @OptionGroup var options: GlobalOptions

@@ -16,7 +16,7 @@ extension NoteCommand {
             subcommands: [Status.self, SetPassphrase.self, Change.self, Reset.self, Hint.self, KeychainUnlock.self])
 
         struct Status: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show whether a passphrase is set, its session, hint and keychain unlock.")
+            static let configuration = CommandConfiguration(commandName: "status", abstract: "Show whether a passphrase is set, its session, hint and keychain unlock.")
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
@@ -47,6 +47,7 @@ extension NoteCommand {
 
         struct Change: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "change",
                 abstract: "Change the notes passphrase (current, new, new again).",
                 discussion: """
                     Re-wraps the key of every note locked with it — no content is re-encrypted — \
@@ -98,6 +99,7 @@ extension NoteCommand {
 
         struct Reset: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "reset",
                 abstract: "Reset a forgotten notes passphrase with the passcode (passcode, new, new again).",
                 discussion: """
                     The new passphrase locks notes from now on. Notes locked before keep their \
@@ -122,7 +124,7 @@ extension NoteCommand {
         }
 
         struct Hint: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the passphrase's hint, or replace or remove it.")
+            static let configuration = CommandConfiguration(commandName: "hint", abstract: "Show the passphrase's hint, or replace or remove it.")
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
             @Option(name: .customLong("set"), help: "A new hint (needs the passphrase or its session).") var newHint: String?
