@@ -245,8 +245,11 @@ public final class Keychain: Sendable {
         if let group = wanted.accessGroup { try Self.requireGroup(group, caller: caller) }
         let itemClass = query.itemClass
         let wantedValues = AttributeValues(wanted)
-        let rows: [StoredItem] = try read { db in
-            let table = itemClass.table
+        let table = itemClass.table
+        // A scan (no index answers the query) reads its rows page by page, so a search over a
+        // million items never holds them all in memory at once.
+        var scan: (filter: String, arguments: StatementArguments)?
+        let indexed: [StoredItem] = try read { db in
             if let id = query.id {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
                 return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]).map(StoredItem.init)
@@ -266,14 +269,34 @@ public final class Keychain: Sendable {
                 break
             }
             if caller.seesEveryGroup && wanted.accessGroup == nil {
-                return try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map(StoredItem.init)
+                scan = ("1", [])
+                return []
             }
             let groups = wanted.accessGroup.map { [$0] } ?? caller.accessGroups
             let tags = groups.map { sealing.groupTag($0) }
             guard !tags.isEmpty else { return [] }
             let placeholders = Array(repeating: "?", count: tags.count).joined(separator: ",")
-            return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE group_tag IN (\(placeholders))", arguments: StatementArguments(tags))
-                .map(StoredItem.init)
+            scan = ("group_tag IN (\(placeholders))", StatementArguments(tags))
+            return []
+        }
+        var rowsRead = indexed.count
+        var exhausted = false
+        var lastID = Int64.min
+        /// The next rows to look at: the indexed ones, or the scan's next page (by id).
+        func nextRows() throws -> [StoredItem] {
+            guard !exhausted else { return [] }
+            guard let scan else {
+                exhausted = true
+                return indexed
+            }
+            let page = try read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
+                                 arguments: scan.arguments + [lastID]).map(StoredItem.init)
+            }
+            exhausted = page.count < Self.scanPageSize
+            lastID = page.last?.id ?? lastID
+            rowsRead += page.count
+            return page
         }
 
         var matches: [Match] = []
@@ -281,41 +304,46 @@ public final class Keychain: Sendable {
         var damaged: KeychainError?
         var untagged: [(id: Int64, tag: Data)] = []
         defer { tagLookups(untagged, itemClass: itemClass) }
-        for stored in rows {
-            guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else { continue }
-            let classKey: SymmetricKey
-            do {
-                classKey = try keybag.classKey(for: protectionClass)
-            } catch {
-                unavailable = true
-                continue
-            }
-            let attributes: ItemAttributes
-            do {
-                let key = try read { db in
-                    try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
+        pages: while case let rows = try nextRows(), !rows.isEmpty {
+            for stored in rows {
+                guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else { continue }
+                let classKey: SymmetricKey
+                do {
+                    classKey = try keybag.classKey(for: protectionClass)
+                } catch {
+                    unavailable = true
+                    continue
                 }
-                attributes = try sealing.openMetadata(stored, itemClass: itemClass, key: key)
-            } catch let error as KeychainError {
-                damaged = error
-                continue
+                let attributes: ItemAttributes
+                do {
+                    let key = try read { db in
+                        try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
+                    }
+                    attributes = try sealing.openMetadata(stored, itemClass: itemClass, key: key)
+                } catch let error as KeychainError {
+                    damaged = error
+                    continue
+                }
+                if stored.lookupTag == nil {
+                    untagged.append((stored.id, sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass)))
+                }
+                guard let group = attributes.accessGroup, caller.mayUse(group: group) else { continue }
+                guard AttributeValues(attributes).matches(wantedValues) else { continue }
+                matches.append(Match(stored: stored, attributes: attributes, classKey: classKey))
+                if query.limit == .one { break pages }
             }
-            if stored.lookupTag == nil {
-                untagged.append((stored.id, sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass)))
-            }
-            guard let group = attributes.accessGroup, caller.mayUse(group: group) else { continue }
-            guard AttributeValues(attributes).matches(wantedValues) else { continue }
-            matches.append(Match(stored: stored, attributes: attributes, classKey: classKey))
-            if query.limit == .one { break }
         }
         if matches.isEmpty {
             // A damaged row that the query pointed at directly is reported, not hidden.
-            if let damaged, query.id != nil || rows.count == 1 { throw damaged }
+            if let damaged, query.id != nil || rowsRead == 1 { throw damaged }
             if unavailable { throw KeychainError.interactionNotAllowed("the matching items' protection class is locked") }
             throw KeychainError.itemNotFound
         }
         return matches
     }
+
+    /// Rows a scan reads at a time.
+    static let scanPageSize = 512
 
     /// How a query is answered from a blind index instead of a scan.
     private enum IndexLookup {

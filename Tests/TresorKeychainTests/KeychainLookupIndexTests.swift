@@ -56,4 +56,23 @@ import TresorKeybag
         #expect(throws: KeychainError.self) { try home.keychain.copyMatching(genericQuery(service: "old", account: "ada"), caller: cli) }
         #expect(try home.keychain.copyMatching(genericQuery(service: "renamed", account: "ada"), caller: cli).map(\.id) == [item.id])
     }
+
+    /// A search no index answers reads its rows page by page (`Keychain.scanPageSize`): every
+    /// page is seen, and the pages hold the rows in order without repeats.
+    @Test func aScanOverManyPagesFindsEveryMatchOnce() throws {
+        let home = try KeychainHome()
+        let count = Keychain.scanPageSize * 2 + 7
+        for index in 0..<count {
+            var attributes = genericPassword(service: "svc-\(index)", account: "ada")
+            attributes.label = index % 2 == 0 ? "even" : "odd"
+            _ = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("s"), caller: Callers.appA)
+        }
+        var byLabel = ItemAttributes()
+        byLabel.label = "even"
+        let evens = try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel, limit: .all), caller: Callers.appA)
+        #expect(evens.count == (count + 1) / 2 && Set(evens.map(\.id)).count == evens.count)
+        let all = try home.keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: Callers.keychainAccess(passcode: home.passcode))
+        #expect(all.count == count && Set(all.map(\.id)).count == count)
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).count == 1)
+    }
 }
