@@ -74,6 +74,7 @@ const icons = {
   download: ['M12 4v11', 'M7 10l5 5 5-5', 'M5 20h14'],
   close: ['M6 6l12 12', 'M18 6L6 18'],
   person: ['M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z', 'M4 21c0-4 4-6 8-6s8 2 8 6'],
+  hidden: ['M3 3l18 18', 'M10.6 6.1A9.7 9.7 0 0 1 12 6c5 0 9 6 9 6a16 16 0 0 1-2.6 3.2', 'M6.6 6.6C4.2 8.2 3 12 3 12s4 6 9 6a9 9 0 0 0 4.4-1.1', 'M9.9 9.9a3 3 0 0 0 4.2 4.2'],
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });

@@ -212,7 +212,8 @@ export class NoteEditor {
     const bits = [];
     if (summary.lock) bits.push(h('span', { class: 'chip locked' }, icon('lock'), 'Locked'));
     if (summary.isPinned) bits.push(h('span', { class: 'chip' }, icon('pin'), 'Pinned'));
-    if (summary.isShared) bits.push(h('span', { class: 'chip shared' }, icon('shared'), summary.owner ? `From ${summary.owner}` : 'Shared'));
+    // The owner of a note shared with me is named in its banner; the chip only says it is shared.
+    if (summary.isShared) bits.push(h('span', { class: 'chip shared' }, icon('shared'), 'Shared'));
     return h('div', { id: 'note-meta', class: 'note-meta' }, bits);
   }
 

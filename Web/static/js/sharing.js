@@ -1,6 +1,6 @@
 // Sharing an unlocked note with other accounts on this server (SPEC §4.6): the owner adds
 // people by account name (#share-name, #share-button) and removes them; a participant sees
-// who shared it and may leave.
+// who else has it and may leave. The panel is one compact row at the foot of the editor.
 
 import { api, segment } from './api.js';
 import { h, icon } from './dom.js';
@@ -23,7 +23,7 @@ export function sharePanel(detail, { account, onChanged, onLeft }) {
     const mayRemove = isOwner || name === account.name;
     participants.append(h('li', { class: 'participant', 'data-testid': 'participant', 'data-name': name },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, name.slice(0, 1).toUpperCase()),
-      h('span', { class: 'participant-name' }, name),
+      h('span', { class: 'participant-name' }, name === account.name ? `${name} (you)` : name),
       mayRemove ? h('button', {
         class: 'icon-button', type: 'button', 'data-testid': 'remove-participant', 'data-name': name,
         'aria-label': name === account.name ? 'Leave this shared note' : `Stop sharing with ${name}`,
@@ -36,13 +36,10 @@ export function sharePanel(detail, { account, onChanged, onLeft }) {
       }, icon('close')) : null));
   }
 
-  const heading = isOwner
-    ? (share.participants?.length ? 'Shared with' : 'Share this note')
-    : `Shared with you by ${share.owner}`;
+  // One compact row under the note. A participant is already told who shared the note (the
+  // editor's banner), so the row does not name the owner again.
+  const heading = isOwner && !share.participants?.length ? 'Share' : 'Shared with';
   panel.append(h('h3', { class: 'share-title' }, icon('shared'), heading));
-  if (!isOwner) {
-    panel.append(h('p', { class: 'share-note' }, `Owner: ${share.owner}`));
-  }
   panel.append(participants);
 
   if (isOwner) {

@@ -1,7 +1,8 @@
 // The widget page (/widget): a glanceable card of the signed-in account's notes — how many,
 // the recently changed ones, the pinned ones. Titles are private: when the server redacts them
-// they show as grey bars marked "Locked"; with `placeholder: true` the whole card is a
-// placeholder. Refreshes every 10 s.
+// they show as grey bars; with `placeholder: true` the whole card is a
+// placeholder. A redacted row says "Locked" only for a locked note; any other redacted title is
+// just "Hidden" (the note itself is not locked). Refreshes every 10 s.
 //
 // Hooks for the browser tests: #widget (data-state = loading|ready|placeholder|signedOut|error,
 // data-redacted = true|false), #widget-count, #widget-recent, #widget-pinned,
@@ -19,16 +20,17 @@ const placeholderText = {
   notInitialized: 'Tresor is not set up yet.',
 };
 
-function redactedBar() {
-  return h('span', { class: 'redacted', 'data-testid': 'widget-redacted', 'aria-label': 'Locked' },
+function redactedBar(isLocked) {
+  const label = isLocked ? 'Locked' : 'Hidden';
+  return h('span', { class: 'redacted', 'data-testid': 'widget-redacted', 'aria-label': isLocked ? 'Locked note' : 'Title hidden' },
     h('span', { class: 'redacted-bar', 'aria-hidden': 'true' }),
-    h('span', { class: 'redacted-label' }, icon('lock'), 'Locked'));
+    h('span', { class: ['redacted-label', isLocked && 'locked'] }, isLocked ? icon('lock') : icon('hidden'), label));
 }
 
 function noteRow(note, { showDate }) {
   return h('li', { class: 'widget-note', 'data-testid': 'widget-note', 'data-redacted': String(Boolean(note.redacted)) },
     note.redacted || note.title == null
-      ? redactedBar()
+      ? redactedBar(Boolean(note.isLocked))
       : h('span', { class: 'widget-note-title' }, note.isLocked ? icon('lock') : null, h('span', {}, note.title)),
     showDate && note.modified ? h('time', { class: 'widget-note-date', datetime: note.modified }, shortDate(note.modified)) : null);
 }
