@@ -60,15 +60,8 @@ extension NotesStore {
             for (id, wrapped) in rewrappedKeys {
                 try update.execute(arguments: [material.salt, material.iterations, wrapped, id])
             }
-            var assignments = "salt = ?, iterations = ?, verifier = ?, created = ?"
-            var arguments: StatementArguments = [material.salt, material.iterations, material.verifier, now.timeIntervalSince1970]
-            if let hint {
-                assignments += ", sealed_hint = ?"
-                arguments += [try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(passphraseID)", column: "hint") }]
-            }
-            try db.execute(sql: "UPDATE passphrases SET \(assignments) WHERE id = ?", arguments: arguments + [passphraseID])
-            try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
-                           arguments: [account.rawValue])
+            try updateGeneration(passphraseID, to: material, hint: hint, db, sealing)
+            try AccountRow.clearWrongEntries(account, db)
         }
         // A session of the old key would open nothing now.
         sessions.withLock { $0.end(passphraseID) }
@@ -89,14 +82,11 @@ extension NotesStore {
                 throw NotesError.throttled(retryAfterSeconds: wait, hint: row.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
             }
             if succeeded {
-                try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
-                               arguments: [account.rawValue])
+                try AccountRow.clearWrongEntries(account, db)
+                row = try AccountRow.fetch(account, db)
             } else {
-                try db.execute(sql: """
-                    UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
-                    """, arguments: [now.timeIntervalSince1970, account.rawValue])
+                row = try AccountRow.countWrongEntry(account, at: now, db)
             }
-            row = try AccountRow.fetch(account, db)
             return PassphraseEntryOutcome(
                 failedAttempts: row.failedEntries, hint: row.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil,
                 retryAfterSeconds: GuessingDelay.remaining(afterFailures: row.failedEntries, lastFailure: row.lastFailure, now: now))
@@ -127,9 +117,7 @@ extension NotesStore {
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
-        for attachment in attachments where !attachment.kind.isLockable {
-            throw NotesError.attachmentNotLockable(name: try attachmentName(attachment, sealing), kind: attachment.kind)
-        }
+        try requireLockableKinds(attachments, sealing)
         guard Set(attachments.map(\.id)) == Set(client.attachmentChunks.keys) else {
             throw NotesError.conflict("the note's attachments changed meanwhile: lock it again")
         }
@@ -144,8 +132,7 @@ extension NotesStore {
             }
             let oldFiles = try pool.write { db -> [String] in
                 let fresh = try NoteRow.fetch(id, db)
-                guard !fresh.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
-                guard try !isShared(id, db) else { throw NotesError.wrongLockState("note \(id) is shared: stop sharing it before locking it") }
+                try requireLockable(fresh, db)
                 let account = try AccountRow.fetch(AccountID(rawValue: fresh.accountID), db)
                 guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
                 guard currentID == client.passphraseID else {
@@ -155,15 +142,9 @@ extension NotesStore {
                 guard Set(try AttachmentRow.fetchAll(note: id, db).map(\.id)) == Set(newFiles.keys) else {
                     throw NotesError.conflict("the note's attachments changed meanwhile: lock it again")
                 }
-                try db.execute(sql: """
-                    UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
-                        crypto_wrapped_key = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, modified = ?
-                    WHERE id = ?
-                    """, arguments: [
-                        current.id, current.salt, current.iterations, client.wrappedKey, client.iv, client.tag,
-                        try sealing.seal(client.ciphertext, table: "notes", id: id, column: "ciphertext"),
-                        BodyFormat.text.rawValue, now.timeIntervalSince1970, id,
-                    ])
+                try writeLockedRecord(
+                    id, passphrase: current, wrappedKey: client.wrappedKey,
+                    body: AESGCM.Sealed(iv: client.iv, ciphertext: client.ciphertext, tag: client.tag), modified: now, db, sealing)
                 var old: [String] = []
                 for attachment in try AttachmentRow.fetchAll(note: id, db) {
                     try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = 1 WHERE id = ?", arguments: [newFiles[attachment.id]!, attachment.id])
@@ -208,11 +189,7 @@ extension NotesStore {
                 throw NotesError.conflict("passphrase \(passphraseID) is not the current one: fetch the passphrase again")
             }
             guard old != passphraseID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }
-            let current = try PassphraseRow.fetch(passphraseID, db)
-            try db.execute(sql: """
-                UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
-                """, arguments: [current.id, current.salt, current.iterations, wrappedKey, id])
-            try removeUnusedImportedPassphrase(old, db)
+            try moveNote(id, from: old, to: try PassphraseRow.fetch(passphraseID, db), wrappedKey: wrappedKey, db)
         }
     }
 

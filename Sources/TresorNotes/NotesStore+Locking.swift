@@ -17,10 +17,7 @@ extension NotesStore {
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
-        for attachment in attachments where !attachment.kind.isLockable {
-            let name = try attachmentName(attachment, sealing)
-            throw NotesError.attachmentNotLockable(name: name, kind: attachment.kind)
-        }
+        try requireLockableKinds(attachments, sealing)
         let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
         guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
         let current = try pool.read { db in try PassphraseRow.fetch(currentID, db) }
@@ -29,19 +26,11 @@ extension NotesStore {
 
         let oldFiles = try pool.write { db -> [String] in
             let fresh = try NoteRow.fetch(id, db)
-            guard !fresh.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
-            guard try !isShared(id, db) else { throw NotesError.wrongLockState("note \(id) is shared: stop sharing it before locking it") }
+            try requireLockable(fresh, db)
             let body = try sealing.noteLayer(fresh).open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
-            let sealed = try LockedNoteCrypto.sealBody(body, with: noteKey)
-            try db.execute(sql: """
-                UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
-                    crypto_wrapped_key = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?
-                WHERE id = ?
-                """, arguments: [
-                    current.id, current.salt, current.iterations, try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
-                    sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"),
-                    BodyFormat.text.rawValue, id,
-                ])
+            try writeLockedRecord(
+                id, passphrase: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
+                body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
             return try resealAttachments(of: id, from: nil, to: noteKey, db, sealing)
         }
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -91,11 +80,51 @@ extension NotesStore {
             guard try NoteRow.fetch(id, db).wrappedKey == row.wrappedKey else {
                 throw NotesError.wrongLockState("note \(id) changed meanwhile; try again")
             }
-            try db.execute(sql: """
-                UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
-                """, arguments: [current.id, current.salt, current.iterations, try LockedNoteCrypto.wrap(noteKey, with: currentKey), id])
-            try removeUnusedImportedPassphrase(row.passphraseID!, db)
+            try moveNote(id, from: row.passphraseID!, to: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: currentKey), db)
         }
+    }
+
+    // MARK: Locked records (the CLI's path and the browser's)
+
+    /// Refuses, inside the locking transaction, a note locked already or shared (SPEC §4.6).
+    func requireLockable(_ row: NoteRow, _ db: Database) throws {
+        guard !row.isLocked else { throw NotesError.wrongLockState("note \(row.id) is already locked") }
+        guard try !isShared(row.id, db) else { throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it") }
+    }
+
+    /// Refuses attachments of a kind Apple Notes cannot lock, naming the first (SPEC §4.2).
+    func requireLockableKinds(_ attachments: [AttachmentRow], _ sealing: ContentSealing) throws {
+        for attachment in attachments where !attachment.kind.isLockable {
+            throw NotesError.attachmentNotLockable(name: try attachmentName(attachment, sealing), kind: attachment.kind)
+        }
+    }
+
+    /// Replaces an unlocked note's body by its locked record under `passphrase`: Apple's
+    /// fields, and the ciphertext under the keybag layer; `modified` when the lock counts as
+    /// a change. The caller's transaction moves the attachments.
+    func writeLockedRecord(
+        _ id: String, passphrase: PassphraseRow, wrappedKey: Data, body: AESGCM.Sealed, modified: Date?, _ db: Database,
+        _ sealing: ContentSealing
+    ) throws {
+        try db.execute(sql: """
+            UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
+                crypto_wrapped_key = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
+                modified = COALESCE(?, modified)
+            WHERE id = ?
+            """, arguments: [
+                passphrase.id, passphrase.salt, passphrase.iterations, wrappedKey, body.iv, body.tag,
+                try sealing.seal(body.ciphertext, table: "notes", id: id, column: "ciphertext"),
+                BodyFormat.text.rawValue, modified?.timeIntervalSince1970, id,
+            ])
+    }
+
+    /// Moves a locked note from passphrase `old` to `current`, its note key wrapped under it
+    /// (a re-wrap); an imported passphrase no note uses any more is forgotten.
+    func moveNote(_ id: String, from old: Int64, to current: PassphraseRow, wrappedKey: Data, _ db: Database) throws {
+        try db.execute(sql: """
+            UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
+            """, arguments: [current.id, current.salt, current.iterations, wrappedKey, id])
+        try removeUnusedImportedPassphrase(old, db)
     }
 
     // MARK: Keys
@@ -144,22 +173,12 @@ extension NotesStore {
         let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: note?.salt ?? record.salt, iterations: note?.iterations ?? record.iterations)
         let check = record.verifier ?? note?.wrappedKey ?? Data()
         guard LockedNoteCrypto.unwrap(check, with: key) != nil else {
-            let failures = try pool.write { db -> Int in
-                try db.execute(sql: """
-                    UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
-                    """, arguments: [now.timeIntervalSince1970, accountID.rawValue])
-                return try AccountRow.fetch(accountID, db).failedEntries
-            }
+            let failures = try pool.write { db in try AccountRow.countWrongEntry(accountID, at: now, db).failedEntries }
             throw NotesError.wrongPassphrase(
                 failedAttempts: failures, hint: failures >= NotesSettings.hintAfterFailures ? hint : nil,
                 retryAfterSeconds: GuessingDelay.remaining(afterFailures: failures, lastFailure: now, now: now))
         }
-        if account.failedEntries > 0 {
-            try pool.write { db in
-                try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
-                               arguments: [accountID.rawValue])
-            }
-        }
+        if account.failedEntries > 0 { try pool.write { db in try AccountRow.clearWrongEntries(accountID, db) } }
         if opensSession && keybag.lockState == .unlocked { sessions.withLock { $0.open(record.id, key: key, now: now) } }
         return key
     }

@@ -56,15 +56,9 @@ extension NotesStore {
                     progress?(done + 1, notes.count)
                 }
             }
-            var assignments = "salt = ?, iterations = ?, verifier = ?, created = ?"
-            var arguments: StatementArguments = [
-                salt, iterations, try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: newKey), now.timeIntervalSince1970,
-            ]
-            if let hint {
-                assignments += ", sealed_hint = ?"
-                arguments += [try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(record.id)", column: "hint") }]
-            }
-            try db.execute(sql: "UPDATE passphrases SET \(assignments) WHERE id = ?", arguments: arguments + [record.id])
+            let material = try PassphraseMaterial(
+                salt: salt, iterations: iterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: newKey))
+            try updateGeneration(record.id, to: material, hint: hint, db, sealing)
         }
         sessions.withLock { $0.open(record.id, key: newKey, now: now) }
     }
@@ -171,6 +165,18 @@ extension NotesStore {
         sessions.withLock { $0.open(id, key: key, now: opened) }
     }
 
+    /// Gives generation `id` its new salt, rounds and verifier once its notes' keys are
+    /// re-wrapped (a change), and its new hint when one is given (`.some(nil)` removes it).
+    func updateGeneration(_ id: Int64, to material: PassphraseMaterial, hint: String??, _ db: Database, _ sealing: ContentSealing) throws {
+        var assignments = "salt = ?, iterations = ?, verifier = ?, created = ?"
+        var arguments: StatementArguments = [material.salt, material.iterations, material.verifier, now.timeIntervalSince1970]
+        if let hint {
+            assignments += ", sealed_hint = ?"
+            arguments += [try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(id)", column: "hint") }]
+        }
+        try db.execute(sql: "UPDATE passphrases SET \(assignments) WHERE id = ?", arguments: arguments + [id])
+    }
+
     /// Writes a new passphrase generation (the next number of the account's) and makes it the
     /// current one, clearing the wrong-entry count. Returns its id.
     func insertGeneration(
@@ -194,9 +200,8 @@ extension NotesStore {
                 try db.execute(sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
                                arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
             }
-            try db.execute(sql: """
-                UPDATE accounts SET current_passphrase_id = ?, failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?
-                """, arguments: [id, account.rawValue])
+            try db.execute(sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = ?", arguments: [id, account.rawValue])
+            try AccountRow.clearWrongEntries(account, db)
             return id
         }
     }

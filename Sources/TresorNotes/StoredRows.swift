@@ -26,6 +26,21 @@ struct AccountRow {
         }
         return AccountRow(row: row)
     }
+
+    /// Counts a wrong passphrase entry (typed in the CLI or reported by the browser) and
+    /// returns the account as it now is.
+    static func countWrongEntry(_ id: AccountID, at date: Date, _ db: Database) throws -> AccountRow {
+        try db.execute(sql: """
+            UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
+            """, arguments: [date.timeIntervalSince1970, id.rawValue])
+        return try fetch(id, db)
+    }
+
+    /// Clears the wrong-entry count: after a right entry, or a passphrase changed.
+    static func clearWrongEntries(_ id: AccountID, _ db: Database) throws {
+        try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
+                       arguments: [id.rawValue])
+    }
 }
 
 /// A row of `passphrases`: one passphrase generation, or one imported Apple passphrase.
