@@ -39,15 +39,8 @@ struct NotesRouting: Sendable {
     func logged<T>(_ operation: String, _ context: DaemonRequestContext, id: String? = nil, _ body: () async throws -> T) async throws -> T {
         var metadata: Logger.Metadata = ["pid": "\(context.client.map { "\($0.credentials.pid)" } ?? "?")"]
         if let id { metadata["id"] = "\(id.prefix(64))" }
-        do {
-            let result = try await body()
-            context.logger.info("notes: \(operation) succeeded", metadata: metadata)
-            return result
-        } catch {
-            metadata["code"] = "\(ErrorMiddleware.apiError(for: error).code.rawValue)"
-            context.logger.notice("notes: \(operation) failed", metadata: metadata)
-            throw error
-        }
+        return try await loggedOutcome(
+            "notes: \(operation)", logger: context.logger, metadata: metadata, errorCode: { ErrorMiddleware.apiError(for: $0).code }, body)
     }
 
     /// `body`, and once more after opening the current passphrase's session with the key kept

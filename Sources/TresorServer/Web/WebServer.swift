@@ -46,15 +46,8 @@ struct WebServices: Sendable {
         var metadata: Logger.Metadata = [:]
         if let account = context.session?.account.id { metadata["account"] = "\(account.rawValue.prefix(36))" }
         if let id { metadata["id"] = "\(id.prefix(64))" }
-        do {
-            let result = try await body()
-            context.logger.info("web: \(operation) succeeded", metadata: metadata)
-            return result
-        } catch {
-            metadata["code"] = "\(WebErrorMiddleware.apiError(for: error).code.rawValue)"
-            context.logger.notice("web: \(operation) failed", metadata: metadata)
-            throw error
-        }
+        return try await loggedOutcome(
+            "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { WebErrorMiddleware.apiError(for: $0).code }, body)
     }
 }
 
