@@ -48,11 +48,19 @@ enum AttributeSchema {
 
 /// Attributes as a JSON object, for exact matching and canonical primary keys.
 struct AttributeValues {
-    let values: [String: Any]
+    private(set) var values: [String: Any]
 
     init(_ attributes: ItemAttributes) {
         let data = (try? ItemAttributes.encoder.encode(attributes)) ?? Data("{}".utf8)
         values = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// The same values with another access group — what encoding the attributes with that
+    /// group would give, without encoding them again.
+    func with(accessGroup: String) -> AttributeValues {
+        var copy = self
+        copy.values["accessGroup"] = accessGroup
+        return copy
     }
 
     /// Whether every attribute set in `query` has the same value here. Custom attributes
@@ -65,9 +73,17 @@ struct AttributeValues {
                 for (key, value) in wantedMap where have[key] != value { return false }
                 continue
             }
-            guard let have = values[name], Self.canonical(have) == Self.canonical(wanted) else { return false }
+            guard let have = values[name], Self.same(have, wanted) else { return false }
         }
         return true
+    }
+
+    /// Whether two values are the same JSON value. Strings (most attributes) compare by their
+    /// UTF-8 bytes — as the blind index does, so no Unicode normalisation — without the cost
+    /// of serialising them; anything else compares as canonical JSON.
+    static func same(_ a: Any, _ b: Any) -> Bool {
+        if let a = a as? String, let b = b as? String { return a.utf8.elementsEqual(b.utf8) }
+        return canonical(a) == canonical(b)
     }
 
     /// A value as canonical JSON bytes, so values compare whatever Foundation type holds them.
@@ -88,7 +104,7 @@ struct AttributeValues {
 
 extension ItemAttributes {
     /// Every attribute name the keychain knows, as spelled in JSON.
-    public static var knownNames: Set<String> { Set(AttributeSchema.appliesTo.keys) }
+    public static let knownNames: Set<String> = Set(AttributeSchema.appliesTo.keys)
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

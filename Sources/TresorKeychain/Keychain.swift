@@ -96,7 +96,18 @@ public final class Keychain: Sendable {
     /// matches, ``KeychainError/interactionNotAllowed(_:)`` when only items of a class
     /// unavailable in the current lock state could have matched.
     public func copyMatching(_ query: ItemQuery, caller: Caller) throws -> [KeychainItem] {
-        let matches = try find(query, caller: caller)
+        try copyMatching(query, caller: caller, indexOnly: false)!
+    }
+
+    /// ``copyMatching(_:caller:)`` when a blind index answers the query — a few B-tree look-ups,
+    /// well under a millisecond, which a server may run on its request's own thread. Nil, with
+    /// nothing read, when answering would mean decrypting rows one by one.
+    public func copyMatchingFromIndex(_ query: ItemQuery, caller: Caller) throws -> [KeychainItem]? {
+        try copyMatching(query, caller: caller, indexOnly: true)
+    }
+
+    private func copyMatching(_ query: ItemQuery, caller: Caller, indexOnly: Bool) throws -> [KeychainItem]? {
+        guard let matches = try find(query, caller: caller, indexOnly: indexOnly) else { return nil }
         var results: [KeychainItem] = []
         var presenceVerified = false
         for match in matches {
@@ -237,6 +248,11 @@ public final class Keychain: Sendable {
 
     /// The items matching `query` that the caller may see, decrypting only metadata.
     func find(_ query: ItemQuery, caller: Caller) throws -> [Match] {
+        try find(query, caller: caller, indexOnly: false)!
+    }
+
+    /// `find`, or nil before reading anything when `indexOnly` and no blind index answers.
+    private func find(_ query: ItemQuery, caller: Caller, indexOnly: Bool) throws -> [Match]? {
         try query.attributes.validate(for: query.itemClass, purpose: .query)
         var wanted = query.attributes
         // Apple's rule: a query that does not say matches non-synchronizable items only.
@@ -249,22 +265,25 @@ public final class Keychain: Sendable {
         // A scan (no index answers the query) reads its rows page by page, so a search over a
         // million items never holds them all in memory at once.
         var scan: (filter: String, arguments: StatementArguments)?
+        let index = query.id == nil ? indexLookup(wantedValues, itemClass: itemClass, caller: caller) : nil
+        if indexOnly && query.id == nil && index == nil { return nil }
         let indexed: [StoredItem] = try read { db in
             if let id = query.id {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
-                return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]).map(StoredItem.init)
+                return try Self.fetch(db, "SELECT * FROM \(table) WHERE id = ?", [id])
             }
-            switch indexLookup(wanted, itemClass: itemClass, caller: caller) {
+            switch index {
             case .primaryKey(let tags):
-                // Every primary-key attribute is known: O(log n) lookups through the blind index.
-                return try tags.flatMap {
-                    try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE primary_key_tag = ?", arguments: [$0]).map(StoredItem.init)
-                }
+                // Every primary-key attribute is known: O(log n) lookups through the blind index,
+                // one statement (one snapshot) for every group the caller may use.
+                let placeholders = Array(repeating: "?", count: tags.count).joined(separator: ",")
+                return try Self.fetch(db, "SELECT * FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
             case .anyGroup(let tag):
                 // All but the group is known, and the caller sees every group: the lookup index,
-                // plus the rows written before it existed (tagged below once opened).
-                return try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE lookup_tag = ?", arguments: [tag]).map(StoredItem.init)
-                    + Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE lookup_tag IS NULL").map(StoredItem.init)
+                // plus the rows written before it existed (tagged below once opened) — in one
+                // statement, so a row tagged meanwhile is seen in exactly one of the two.
+                return try Self.fetch(
+                    db, "SELECT * FROM \(table) WHERE lookup_tag = ? UNION ALL SELECT * FROM \(table) WHERE lookup_tag IS NULL", [tag])
             case nil:
                 break
             }
@@ -290,8 +309,8 @@ public final class Keychain: Sendable {
                 return indexed
             }
             let page = try read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
-                                 arguments: scan.arguments + [lastID]).map(StoredItem.init)
+                try Self.fetch(db, "SELECT * FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
+                               scan.arguments + [lastID])
             }
             exhausted = page.count < Self.scanPageSize
             lastID = page.last?.id ?? lastID
@@ -316,7 +335,7 @@ public final class Keychain: Sendable {
                 }
                 let attributes: ItemAttributes
                 do {
-                    let key = try read { db in
+                    let key = try cachedMetadataKey(itemClass, protectionClass) ?? read { db in
                         try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
                     }
                     attributes = try sealing.openMetadata(stored, itemClass: itemClass, key: key)
@@ -324,11 +343,12 @@ public final class Keychain: Sendable {
                     damaged = error
                     continue
                 }
+                let values = AttributeValues(attributes)
                 if stored.lookupTag == nil {
-                    untagged.append((stored.id, sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass)))
+                    untagged.append((stored.id, sealing.lookupTag(values, itemClass: itemClass)))
                 }
                 guard let group = attributes.accessGroup, caller.mayUse(group: group) else { continue }
-                guard AttributeValues(attributes).matches(wantedValues) else { continue }
+                guard values.matches(wantedValues) else { continue }
                 matches.append(Match(stored: stored, attributes: attributes, classKey: classKey))
                 if query.limit == .one { break pages }
             }
@@ -355,21 +375,30 @@ public final class Keychain: Sendable {
 
     /// The blind-index lookup for a query that fixes the whole primary key (but perhaps the
     /// group); nil when a scan is needed.
-    private func indexLookup(_ wanted: ItemAttributes, itemClass: ItemClass, caller: Caller) -> IndexLookup? {
-        let names = AttributeSchema.primaryKey[itemClass] ?? []
-        let values = AttributeValues(wanted).values
-        guard names.allSatisfy({ $0 == "accessGroup" || values[$0] != nil }) else { return nil }
-        // Only a query that names exactly the primary key (or less) can be answered from it.
-        guard values.keys.allSatisfy({ names.contains($0) || $0 == "accessible" }) else { return nil }
-        if wanted.accessGroup != nil {
-            return .primaryKey([sealing.primaryKeyTag(AttributeValues(wanted), itemClass: itemClass)])
+    private func indexLookup(_ wanted: AttributeValues, itemClass: ItemClass, caller: Caller) -> IndexLookup? {
+        guard Self.fixesPrimaryKey(wanted, itemClass: itemClass) else { return nil }
+        if wanted.values["accessGroup"] != nil {
+            return .primaryKey([sealing.primaryKeyTag(wanted, itemClass: itemClass)])
         }
-        if caller.seesEveryGroup { return .anyGroup(sealing.lookupTag(AttributeValues(wanted), itemClass: itemClass)) }
+        if caller.seesEveryGroup { return .anyGroup(sealing.lookupTag(wanted, itemClass: itemClass)) }
         return .primaryKey(caller.accessGroups.map { group in
-            var withGroup = wanted
-            withGroup.accessGroup = group
-            return sealing.primaryKeyTag(AttributeValues(withGroup), itemClass: itemClass)
+            sealing.primaryKeyTag(wanted.with(accessGroup: group), itemClass: itemClass)
         })
+    }
+
+    /// Whether `wanted` names every attribute of the primary key (but perhaps the group) and
+    /// nothing else, so a blind index answers it.
+    private static func fixesPrimaryKey(_ wanted: AttributeValues, itemClass: ItemClass) -> Bool {
+        let names = AttributeSchema.primaryKey[itemClass] ?? []
+        let values = wanted.values
+        guard names.allSatisfy({ $0 == "accessGroup" || values[$0] != nil }) else { return false }
+        // Only a query that names exactly the primary key (or less) can be answered from it.
+        return values.keys.allSatisfy { names.contains($0) || $0 == "accessible" }
+    }
+
+    /// Rows of an item table, through a statement prepared once per connection.
+    private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [StoredItem] {
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(StoredItem.init)
     }
 
     /// Gives rows written before the lookup index their tag, once a read has opened them.
@@ -422,6 +451,12 @@ public final class Keychain: Sendable {
 
     // MARK: Keys
 
+    /// The metadata key of (`itemClass`, `protectionClass`) if it is in memory: a search over
+    /// many rows then needs no database read per row.
+    private func cachedMetadataKey(_ itemClass: ItemClass, _ protectionClass: ProtectionClass) -> SymmetricKey? {
+        metadataKeys.withLock { $0["\(itemClass.rawValue)/\(protectionClass.rawValue)"] }
+    }
+
     private func metadataKey(
         _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey, db: Database, create: Bool
     ) throws -> SymmetricKey {
@@ -451,9 +486,11 @@ public final class Keychain: Sendable {
     }
 
     /// Reads, with SQLite's failures (a damaged page, a full disk) as a clear storage error.
+    /// Every read here is one statement, atomic by itself: no transaction is opened around it
+    /// (a BEGIN and a COMMIT would double a lookup's SQLite work).
     private func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try database.read(body)
+            return try database.unsafeRead(body)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             throw KeychainError.decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
         } catch let error as DatabaseError {

@@ -51,6 +51,12 @@ final class FileHashes: Sendable {
     /// binary edited in place is always hashed again.
     struct Identity: Hashable {
         var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
+
+        init(_ info: stat) {
+            (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+            (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+            (changeSeconds, changeNanoseconds) = (info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
+        }
     }
 
     private let cache = Mutex<[Identity: Data]>([:])
@@ -59,17 +65,18 @@ final class FileHashes: Sendable {
     func sha256(ofOpenFile fd: Int32) throws -> Data {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
-        let identity = Identity(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec,
-            changeSeconds: info.st_ctim.tv_sec, changeNanoseconds: info.st_ctim.tv_nsec)
+        let identity = Identity(info)
         if let known = cache.withLock({ $0[identity] }) { return known }
         let hash = try Digest.sha256(readingFileDescriptor: fd)
         cache.withLock { $0[identity] = hash }
         return hash
     }
 
+    /// The hash of the file at `url`. A file hashed before costs one `stat` (every request
+    /// asks whether its client is the CLI).
     func sha256(of url: URL) throws -> Data {
+        var info = stat()
+        if stat(url.path, &info) == 0, let known = cache.withLock({ $0[Identity(info)] }) { return known }
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
         defer { close(fd) }

@@ -16,8 +16,12 @@ struct DaemonRequestContext: RequestContext {
         channel = source.channel
     }
 
-    var requestDecoder: JSONDecoder { APICoding.decoder }
-    var responseEncoder: JSONEncoder { APICoding.encoder }
+    // One coder for every request: they are thread-safe, and a new one per request was a
+    // measurable part of a lookup (BENCHMARKS.md §1).
+    private static let decoder = APICoding.decoder
+    private static let encoder = APICoding.encoder
+    var requestDecoder: JSONDecoder { Self.decoder }
+    var responseEncoder: JSONEncoder { Self.encoder }
 
     /// Bounded so a hostile client cannot make the daemon buffer megabytes.
     var maxUploadSize: Int { APIVersion.maximumRequestBytes }

@@ -75,4 +75,71 @@ import TresorKeybag
         #expect(all.count == count && Set(all.map(\.id)).count == count)
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).count == 1)
     }
+
+    /// `copyMatchingFromIndex` — what the daemon answers on the request's own thread — answers
+    /// exactly the queries a blind index answers, with what `copyMatching` answers, and reads
+    /// nothing for the others (a scan must go to another thread).
+    @Test func onlyIndexAnsweredQueriesAreAnsweredFromTheIndex() throws {
+        let home = try KeychainHome()
+        let cli = Callers.keychainAccess(passcode: home.passcode)
+        var attributes = genericPassword(service: "db", account: "ada")
+        attributes.label = "Database"
+        let item = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("pw"), caller: Callers.appA)
+        _ = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "bob"), secret: secret("x"), caller: Callers.appA)
+
+        for caller in [Callers.appA, cli] {
+            let query = genericQuery(service: "db", account: "ada")
+            let fromIndex = try #require(try home.keychain.copyMatchingFromIndex(query, caller: caller))
+            #expect(fromIndex == (try home.keychain.copyMatching(query, caller: caller)))
+            #expect(fromIndex.map(\.id) == [item.id])
+        }
+        var byID = ItemQuery(.genericPassword)
+        byID.id = item.id
+        #expect(try home.keychain.copyMatchingFromIndex(byID, caller: Callers.appA)?.map(\.id) == [item.id])
+        // Another application's item is not found through the index either.
+        #expect(throws: KeychainError.itemNotFound) {
+            try home.keychain.copyMatchingFromIndex(genericQuery(service: "db", account: "ada"), caller: Callers.appB)
+        }
+        // A label, or a primary key left incomplete, needs a scan: nil, not an answer.
+        var byLabel = ItemAttributes()
+        byLabel.label = "Database"
+        #expect(try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA) == nil)
+        var serviceOnly = ItemAttributes()
+        serviceOnly.service = "db"
+        #expect(try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: serviceOnly, limit: .all), caller: cli) == nil)
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).map(\.id) == [item.id])
+    }
+
+    /// Attribute values match byte for byte, as the blind index compares them: a service
+    /// written with a precomposed "é" is not found by its decomposed spelling (which Swift's
+    /// `==` would call equal), by a scan or through the index; numbers still match as numbers.
+    @Test func valuesMatchByTheirBytesLikeTheIndex() throws {
+        let home = try KeychainHome()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)   // Swift's String equality, which matching must not use
+        var attributes = genericPassword(service: composed, account: "ada")
+        attributes.label = composed
+        let item = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("s"), caller: Callers.appA)
+
+        #expect(try home.keychain.copyMatching(genericQuery(service: composed, account: "ada"), caller: Callers.appA).map(\.id) == [item.id])
+        #expect(throws: KeychainError.itemNotFound) {
+            try home.keychain.copyMatching(genericQuery(service: decomposed, account: "ada"), caller: Callers.appA)
+        }
+        var byLabel = ItemAttributes()
+        byLabel.label = decomposed
+        #expect(throws: KeychainError.itemNotFound) {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA)
+        }
+        byLabel.label = composed
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).map(\.id) == [item.id])
+
+        let inet = try home.keychain.add(.internetPassword, attributes: KeychainItemTests.internetPassword(), secret: secret("i"), caller: Callers.appA)
+        var byPort = ItemAttributes()
+        byPort.port = 443
+        #expect(try home.keychain.copyMatching(ItemQuery(.internetPassword, attributes: byPort), caller: Callers.appA).map(\.id) == [inet.id])
+        byPort.port = 8443
+        #expect(throws: KeychainError.itemNotFound) {
+            try home.keychain.copyMatching(ItemQuery(.internetPassword, attributes: byPort), caller: Callers.appA)
+        }
+    }
 }

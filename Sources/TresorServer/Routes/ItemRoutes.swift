@@ -23,6 +23,12 @@ struct ItemRoutes {
             if isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
             let keychain = try keychains.keychain(named: body.keychain)
+            // A lookup by primary key takes microseconds: answered here, without the two thread
+            // hand-offs of `offloaded`. A scan, or a passcode to check (one slow KDF run), must
+            // not hold up this executor's thread.
+            if body.passcode == nil, let items = try keychain.copyMatchingFromIndex(body.query, caller: caller) {
+                return ItemsResponse(items: items)
+            }
             return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
@@ -51,20 +57,29 @@ struct ItemRoutes {
 }
 
 /// Decodes a request and refuses attribute names the keychain does not know — Codable alone
-/// would silently ignore a misspelt `acount`. The names are read with the same decoder as
-/// the request itself (`Shape`), so no JSON quirk (duplicate keys, odd escapes) can show the
-/// check one object and the decoder another.
+/// would silently ignore a misspelt `acount`. The names are read from the same decoder, over
+/// the same parsed JSON, as the request itself (`Shape`), so no JSON quirk (duplicate keys,
+/// odd escapes) can show the check one object and the decoder another — and the body is
+/// parsed once.
 func decodeStrictly<T: Decodable, Shape: AttributeNamesShape>(
     _ type: T.Type, _ request: Request, _ context: DaemonRequestContext, names shape: Shape.Type
 ) async throws -> T {
-    var request = request
-    _ = try await request.collectBody(upTo: context.maxUploadSize)
-    let decoded = try await request.decode(as: type, context: context)
-    let shape = try await request.decode(as: Shape.self, context: context)
-    if let unknown = shape.attributeNames.sorted().first(where: { !ItemAttributes.knownNames.contains($0) }) {
+    let decoded = try await request.decode(as: StrictlyNamed<T, Shape>.self, context: context)
+    if let unknown = decoded.shape.attributeNames.sorted().first(where: { !ItemAttributes.knownNames.contains($0) }) {
         throw KeychainError.param("unknown attribute \(String(unknown.prefix(64)).debugDescription)")
     }
-    return decoded
+    return decoded.value
+}
+
+/// A request body read twice from one decoder: as the request, and as the names it carries.
+private struct StrictlyNamed<T: Decodable, Shape: AttributeNamesShape>: Decodable {
+    let value: T
+    let shape: Shape
+
+    init(from decoder: Decoder) throws {
+        value = try T(from: decoder)
+        shape = try Shape(from: decoder)
+    }
 }
 
 /// The attribute names a request carries, wherever its shape keeps attributes.
