@@ -55,6 +55,15 @@ struct AttributeValues {
         values = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
+    /// The values of attributes sealed as `json` (what ``ItemAttributes/encoder`` wrote), read
+    /// without decoding them into ``ItemAttributes`` first.
+    init(json: Data, ofItem id: Int64) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+            throw ItemSealing.damagedAttributes(of: id)
+        }
+        values = object
+    }
+
     /// The same values with another access group — what encoding the attributes with that
     /// group would give, without encoding them again.
     func with(accessGroup: String) -> AttributeValues {

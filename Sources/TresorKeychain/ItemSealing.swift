@@ -39,12 +39,28 @@ struct ItemSealing {
     }
 
     func openMetadata(_ stored: StoredItem, itemClass: ItemClass, key: SymmetricKey) throws -> ItemAttributes {
+        try decodeMetadata(try openMetadataJSON(stored, itemClass: itemClass, key: key), of: stored)
+    }
+
+    /// The item's attributes as the JSON they were sealed as.
+    func openMetadataJSON(_ stored: StoredItem, itemClass: ItemClass, key: SymmetricKey) throws -> Data {
         do {
-            let json = try Envelope.open(stored.metadata, using: key, authenticating: associatedData(itemClass, id: stored.id, column: "metadata"))
+            return try Envelope.open(stored.metadata, using: key, authenticating: associatedData(itemClass, id: stored.id, column: "metadata"))
+        } catch {
+            throw Self.damagedAttributes(of: stored.id)
+        }
+    }
+
+    func decodeMetadata(_ json: Data, of stored: StoredItem) throws -> ItemAttributes {
+        do {
             return try ItemAttributes.decoder.decode(ItemAttributes.self, from: json)
         } catch {
-            throw KeychainError.decode("the attributes of item \(stored.id) are damaged or were altered")
+            throw Self.damagedAttributes(of: stored.id)
         }
+    }
+
+    static func damagedAttributes(of id: Int64) -> KeychainError {
+        KeychainError.decode("the attributes of item \(id) are damaged or were altered")
     }
 
     func sealSecret(_ secret: Data, itemClass: ItemClass, id: Int64, rowKey: SymmetricKey) throws -> Data {
