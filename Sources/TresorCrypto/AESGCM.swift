@@ -41,6 +41,38 @@ public enum AESGCM {
         return Sealed(iv: iv, ciphertext: box.ciphertext, tag: box.tag)
     }
 
+    /// Seals `plaintext` under `key` with a fresh random 12-byte IV and returns IV ‖ ciphertext ‖
+    /// tag as one buffer. That is swift-crypto's own combined representation, handed over as it is:
+    /// splitting it into ``Sealed`` and joining the parts again would copy every byte once more,
+    /// which is what large sealed chunks (attachments) cannot afford.
+    public static func sealCombined<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, authenticating associatedData: AAD
+    ) throws -> Data {
+        try sealCombined(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: associatedData)
+    }
+
+    /// ``sealCombined(_:using:authenticating:)`` with a caller-chosen 12-byte IV (the combined
+    /// form exists only for 12-byte IVs). Only for known-answer tests: reusing an IV under one key
+    /// destroys GCM's security.
+    public static func sealCombined<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, iv: Data, authenticating associatedData: AAD
+    ) throws -> Data {
+        guard iv.count == defaultIVByteCount else {
+            throw CryptoError.invalidParameter("a combined GCM message has a \(defaultIVByteCount)-byte IV")
+        }
+        return try sealCombined(plaintext, using: key, nonce: nonce(iv), authenticating: associatedData)
+    }
+
+    private static func sealCombined<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, nonce: AES.GCM.Nonce, authenticating associatedData: AAD
+    ) throws -> Data {
+        try checkKey(key)
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: nonce, authenticating: associatedData)
+        // Always present for a 12-byte nonce.
+        guard let combined = box.combined else { throw CryptoError.invalidParameter("GCM IV must be 12 bytes") }
+        return combined
+    }
+
     /// Opens a sealed message. Throws ``CryptoError/authenticationFailed`` when the key is wrong
     /// or any of IV, ciphertext, tag or associated data was changed.
     public static func open<AAD: DataProtocol>(

@@ -35,15 +35,25 @@ public enum Envelope {
     public static func seal<Plaintext: DataProtocol, AAD: DataProtocol>(
         _ plaintext: Plaintext, using key: SymmetricKey, authenticating associatedData: AAD = Data()
     ) throws -> Data {
+        let (header, body) = try sealParts(plaintext, using: key, authenticating: associatedData)
+        var envelope = Data(capacity: header.count + body.count)
+        envelope.append(header)
+        envelope.append(body)
+        return envelope
+    }
+
+    /// Seals like ``seal(_:using:authenticating:)`` but returns the envelope unjoined: its
+    /// 3-byte header and the rest (IV ‖ ciphertext ‖ tag, the buffer swift-crypto sealed into).
+    /// `header + body` is exactly the envelope ``seal(_:using:authenticating:)`` makes. For writers
+    /// that put both pieces into a file one after the other, so a large plaintext is not copied
+    /// again just to prepend three bytes.
+    public static func sealParts<Plaintext: DataProtocol, AAD: DataProtocol>(
+        _ plaintext: Plaintext, using key: SymmetricKey, authenticating associatedData: AAD = Data()
+    ) throws -> (header: Data, body: Data) {
         let algorithm = try Algorithm(key: key)
         let header = Data([currentVersion, algorithm.rawValue, UInt8(AESGCM.defaultIVByteCount)])
-        let sealed = try AESGCM.seal(plaintext, using: key, authenticating: header + associatedData)
-        var envelope = Data(capacity: header.count + sealed.iv.count + sealed.ciphertext.count + AESGCM.tagByteCount)
-        envelope.append(header)
-        envelope.append(sealed.iv)
-        envelope.append(sealed.ciphertext)
-        envelope.append(sealed.tag)
-        return envelope
+        let body = try AESGCM.sealCombined(plaintext, using: key, authenticating: header + associatedData)
+        return (header, body)
     }
 
     /// Opens an envelope made by ``seal(_:using:authenticating:)`` with the same key and
@@ -59,23 +69,27 @@ public enum Envelope {
     }
 
     static func parse(_ envelope: Data) throws -> (header: Data, algorithm: Algorithm, sealed: AESGCM.Sealed) {
-        let bytes = Data(envelope)  // rebase indices at 0 whatever slice we were given
-        guard bytes.count >= headerByteCount else { throw CryptoError.malformedEnvelope("shorter than its header") }
-        guard bytes[0] == currentVersion else { throw CryptoError.unsupportedVersion(bytes[0]) }
-        guard let algorithm = Algorithm(rawValue: bytes[1]) else {
-            throw CryptoError.malformedEnvelope("unknown algorithm \(bytes[1])")
+        // Offsets from `start`, so a slice (a record inside a page or a file) is parsed in place
+        // instead of being copied first.
+        let start = envelope.startIndex, count = envelope.count
+        guard count >= headerByteCount else { throw CryptoError.malformedEnvelope("shorter than its header") }
+        let version = envelope[start]
+        guard version == currentVersion else { throw CryptoError.unsupportedVersion(version) }
+        guard let algorithm = Algorithm(rawValue: envelope[start + 1]) else {
+            throw CryptoError.malformedEnvelope("unknown algorithm \(envelope[start + 1])")
         }
-        let ivCount = Int(bytes[2])
+        let ivCount = Int(envelope[start + 2])
         guard ivCount >= AESGCM.defaultIVByteCount else {
             throw CryptoError.malformedEnvelope("IV of \(ivCount) bytes is shorter than 12")
         }
-        let ivEnd = headerByteCount + ivCount
-        guard bytes.count >= ivEnd + AESGCM.tagByteCount else {
-            throw CryptoError.malformedEnvelope("truncated: \(bytes.count) bytes cannot hold IV and tag")
+        let ivEnd = start + headerByteCount + ivCount
+        guard count >= headerByteCount + ivCount + AESGCM.tagByteCount else {
+            throw CryptoError.malformedEnvelope("truncated: \(count) bytes cannot hold IV and tag")
         }
-        let tagStart = bytes.count - AESGCM.tagByteCount
+        let tagStart = envelope.endIndex - AESGCM.tagByteCount
         let sealed = AESGCM.Sealed(
-            iv: bytes[headerByteCount..<ivEnd], ciphertext: bytes[ivEnd..<tagStart], tag: bytes[tagStart...])
-        return (bytes[0..<headerByteCount], algorithm, sealed)
+            iv: envelope[(start + headerByteCount)..<ivEnd], ciphertext: envelope[ivEnd..<tagStart],
+            tag: envelope[tagStart...])
+        return (envelope[start..<(start + headerByteCount)], algorithm, sealed)
     }
 }

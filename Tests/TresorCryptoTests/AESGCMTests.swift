@@ -123,6 +123,43 @@ struct AESGCMTests {
         #expect(sealed.tag.hex == Data(hex: v.tag).hex)
     }
 
+    @Test("Published GCM vectors with 12-byte IVs: sealCombined gives exactly IV ‖ ciphertext ‖ tag",
+          arguments: gcmVectors.filter { $0.iv.count == 24 })
+    func sealCombinedMatchesPublishedVector(_ v: GCMVector) throws {
+        let combined = try AESGCM.sealCombined(
+            Data(hex: v.plaintext), using: SymmetricKey(hex: v.key), iv: Data(hex: v.iv),
+            authenticating: Data(hex: v.aad))
+        #expect(combined.hex == (Data(hex: v.iv) + Data(hex: v.ciphertext) + Data(hex: v.tag)).hex)
+    }
+
+    @Test("sealCombined: a random IV each time, the parts open as a Sealed, other IV lengths refused")
+    func sealCombinedRoundTrip() throws {
+        for bits in [128, 256] {
+            let key = SecureRandom.key(bitCount: bits)
+            let aad = Data("chunk 7".utf8)
+            for count in [0, 1, 16, 1 << 20] {
+                let plaintext = SecureRandom.bytes(count: count)
+                let a = try AESGCM.sealCombined(plaintext, using: key, authenticating: aad)
+                let b = try AESGCM.sealCombined(plaintext, using: key, authenticating: aad)
+                #expect(a.count == 12 + count + 16)
+                #expect(a.prefix(12) != b.prefix(12), "a fresh IV for every seal")
+                let sealed = AESGCM.Sealed(iv: a.prefix(12), ciphertext: a.dropFirst(12).dropLast(16), tag: a.suffix(16))
+                #expect(try AESGCM.open(sealed, using: key, authenticating: aad) == plaintext)
+                #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(sealed, using: key, authenticating: Data()) }
+            }
+        }
+        let key = SecureRandom.key(bitCount: 128)
+        for count in [8, 11, 13, 16] {
+            let error = #expect(throws: CryptoError.self, "IV of \(count) bytes") {
+                try AESGCM.sealCombined(Data("x".utf8), using: key, iv: Data(count: count), authenticating: Data())
+            }
+            #expect(error?.kind == "invalidParameter")
+        }
+        #expect(throws: CryptoError.self) {
+            try AESGCM.sealCombined(Data("x".utf8), using: SecureRandom.key(bitCount: 192), authenticating: Data())
+        }
+    }
+
     @Test("Published GCM vectors: open gives back the plaintext", arguments: gcmVectors)
     func openMatchesPublishedVector(_ v: GCMVector) throws {
         let sealed = AESGCM.Sealed(iv: Data(hex: v.iv), ciphertext: Data(hex: v.ciphertext), tag: Data(hex: v.tag))

@@ -257,6 +257,27 @@ struct EnvelopeTests {
         }
     }
 
+    @Test("sealParts: header ‖ body is an envelope that opens, also from a slice of a file")
+    func sealPartsJoinToAnEnvelope() throws {
+        for bits in [128, 256] {
+            let key = SecureRandom.key(bitCount: bits)
+            let aad = Data("attachments/a/chunk/0/final".utf8)
+            for count in [0, 1, 1 << 20] {
+                let plaintext = SecureRandom.bytes(count: count)
+                let (header, body) = try Envelope.sealParts(plaintext, using: key, authenticating: aad)
+                #expect(header == Data([1, bits == 128 ? 1 : 2, 12]))
+                #expect(body.count == 12 + count + 16)
+                let file = Data("prefix".utf8) + header + body
+                let envelope = file[6...]
+                #expect(try Envelope.open(envelope, using: key, authenticating: aad) == plaintext)
+                #expect(try Envelope.open(header + body, using: key, authenticating: aad) == plaintext)
+                #expect(throws: CryptoError.authenticationFailed) { try Envelope.open(header + body, using: key, authenticating: Data()) }
+                // The header is authenticated: the body under another IV length does not open.
+                #expect(throws: CryptoError.self) { try Envelope.open(Data([1, header[1], 13]) + body, using: key, authenticating: aad) }
+            }
+        }
+    }
+
     @Test("Sealing the same plaintext twice gives different envelopes (fresh IV)")
     func freshIVs() throws {
         let key = SecureRandom.key(bitCount: 128)
