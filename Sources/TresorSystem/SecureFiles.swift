@@ -100,6 +100,63 @@ public enum SecureFiles {
         guard ok, fsync(fd) == 0 else { throw SecureFileError.systemCall("write", path: url.path, errno: errno) }
     }
 
+    /// Creates `url` with mode 0600, failing if it already exists, lets `body` append to it piece
+    /// by piece, then fsyncs it once. Each piece is handed to the disk's writeback as soon as it is
+    /// written, so the disk works while `body` prepares the next piece (a large sealed attachment
+    /// is not held whole in memory, and the final fsync waits only for the tail). If `body`, a
+    /// write or the fsync fails, the partial file is removed and the error rethrown.
+    public static func createExclusively(at url: URL, _ body: (inout AppendOnlyFile) throws -> Void) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: url.path, errno: errno) }
+        var file = AppendOnlyFile(fd: fd, path: url.path)
+        do {
+            try body(&file)
+            guard fsync(fd) == 0 else { throw SecureFileError.systemCall("fsync", path: url.path, errno: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(url.path)
+            throw error
+        }
+    }
+
+    /// A file being written by ``createExclusively(at:_:)``: bytes go to its end, in order.
+    public struct AppendOnlyFile {
+        let fd: Int32
+        let path: String
+        /// Bytes written so far.
+        public private(set) var size = 0
+
+        /// Writes `bytes` at the end of the file and starts their writeback.
+        public mutating func append(_ bytes: Data) throws {
+            let start = size
+            try bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw SecureFileError.systemCall("write", path: path, errno: errno)
+                    }
+                    offset += written
+                }
+            }
+            size += bytes.count
+            // Only a hint: durability comes from the fsync at the end.
+            if bytes.count >= 1 << 16, let startWriteback = Self.syncFileRange {
+                _ = startWriteback(fd, Int64(start), Int64(bytes.count), Self.syncFileRangeWrite)
+            }
+        }
+
+        private static let syncFileRangeWrite: UInt32 = 2  // SYNC_FILE_RANGE_WRITE
+        /// glibc's `sync_file_range`, which Swift's Glibc module does not declare (it is a GNU
+        /// extension); looked up once. Nil where it does not exist, then only the fsync writes.
+        private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+            guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+        }()
+    }
+
     /// Reads `url` whole, refusing files larger than `limit` bytes (so a corrupted or hostile
     /// file cannot exhaust memory).
     public static func read(_ url: URL, limit: Int) throws -> Data {
@@ -122,6 +179,56 @@ public enum SecureFiles {
             if data.count > limit { throw SecureFileError.tooLarge(path: url.path, limit: limit) }
         }
         return data
+    }
+
+    /// Opens `url` for reading piece by piece with `body`, refusing files larger than `limit` bytes
+    /// before reading anything. For files read in records (attachments): each record lands in its
+    /// own buffer straight from the kernel, with no whole-file copy and no growing buffer.
+    public static func withReader<T>(_ url: URL, limit: Int, _ body: (inout SequentialReader) throws -> T) throws -> T {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
+            throw SecureFileError.systemCall("open", path: url.path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SecureFileError.systemCall("fstat", path: url.path, errno: errno) }
+        guard Int(info.st_size) <= limit else { throw SecureFileError.tooLarge(path: url.path, limit: limit) }
+        var reader = SequentialReader(fd: fd, path: url.path, size: Int(info.st_size))
+        return try body(&reader)
+    }
+
+    /// A file opened by ``withReader(_:limit:_:)``, read from the start in order.
+    public struct SequentialReader {
+        let fd: Int32
+        let path: String
+        /// The file's size when it was opened.
+        public let size: Int
+        /// Bytes read so far.
+        public private(set) var offset = 0
+
+        /// The next `count` bytes. Throws ``SecureFileError/tooLarge(path:limit:)`` when fewer
+        /// remain (of the size the file had when opened), so a bogus length cannot make it allocate
+        /// more than the file holds.
+        public mutating func read(count: Int) throws -> Data {
+            guard count >= 0, count <= size - offset else { throw SecureFileError.tooLarge(path: path, limit: size) }
+            guard count > 0 else { return Data() }
+            // Not Data(count:): that zero-fills memory the read overwrites at once.
+            let buffer = malloc(count)!
+            var done = 0
+            while done < count {
+                let got = Glibc.read(fd, buffer + done, count - done)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else {
+                    let code = got < 0 ? errno : EIO
+                    free(buffer)
+                    throw SecureFileError.systemCall("read", path: path, errno: code)
+                }
+                done += got
+            }
+            offset += count
+            return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
+        }
     }
 
     public static func exists(_ url: URL) -> Bool {

@@ -23,6 +23,43 @@ import TresorSystem
         #expect(try mode(home.path) == 0o700, "the home itself is tightened")
     }
 
+    /// The piece-by-piece writer of attachments: private, exclusive, complete; and a write that
+    /// fails half-way leaves no file behind.
+    @Test func piecewiseCreationIsExclusiveAndLeavesNothingWhenItFails() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-files-\(UUID().uuidString)")
+        try SecureFiles.createDirectory(root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("f")
+        let big = Data((0..<(1 << 20) + 3).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try SecureFiles.createExclusively(at: file) { writer in
+            try writer.append(Data("head".utf8))
+            try writer.append(big)
+            try writer.append(Data())
+            #expect(writer.size == 4 + big.count)
+        }
+        #expect(try SecureFiles.read(file, limit: 1 << 21) == Data("head".utf8) + big)
+        #expect(try mode(file.path) == 0o600)
+        #expect(throws: SecureFileError.self) { try SecureFiles.createExclusively(at: file) { _ in } }
+        #expect(try SecureFiles.read(file, limit: 1 << 21) == Data("head".utf8) + big, "an existing file is never touched")
+        try SecureFiles.withReader(file, limit: 1 << 21) { (reader: inout SecureFiles.SequentialReader) throws in
+            #expect(reader.size == 4 + big.count)
+            #expect(try reader.read(count: 4) == Data("head".utf8))
+            #expect(try reader.read(count: big.count) == big)
+            #expect(throws: SecureFileError.self) { try reader.read(count: 1) }
+        }
+        #expect(throws: SecureFileError.tooLarge(path: file.path, limit: 10)) { try SecureFiles.withReader(file, limit: 10) { _ in } }
+
+        struct Interrupted: Error {}
+        let failed = root.appendingPathComponent("g")
+        #expect(throws: Interrupted.self) {
+            try SecureFiles.createExclusively(at: failed) { writer in
+                try writer.append(big)
+                throw Interrupted()
+            }
+        }
+        #expect(!SecureFiles.exists(failed), "a failed write leaves no partial file")
+    }
+
     @Test func atomicWritesArePrivateAndReplaceWholly() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-files-\(UUID().uuidString)")
         try SecureFiles.createDirectory(root)
