@@ -19,51 +19,63 @@ enum AttachmentFile {
     static let chunkByteCount = 1 << 20
 
     /// Seals `data` into a new file in `folder` and returns its name.
+    ///
+    /// Each chunk is sealed and written before the next one is read: both layers seal into
+    /// swift-crypto's own output buffers and those go to the file as they are (no joined record,
+    /// no whole-file buffer), while the disk already writes the previous chunks. One fsync at the
+    /// end; a failed write leaves no file.
     static func write(
         _ data: Data, attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?
     ) throws -> String {
-        let name = UUID().uuidString.lowercased()
-        var file = magic
-        file.append(version)
-        file.reserveCapacity(data.count + data.count / chunkByteCount * 96 + 128)
-        var index: UInt64 = 0
-        var offset = data.startIndex
-        repeat {
-            let end = min(offset + chunkByteCount, data.endIndex)
-            let isFinal = end == data.endIndex
-            let chunk = data[offset..<end]
-            let inner = try noteKey.map {
-                try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: index, isFinal: isFinal)
+        // An empty attachment is one empty final chunk.
+        let chunkCount = max(1, (data.count + chunkByteCount - 1) / chunkByteCount)
+        return try create(in: folder) { file in
+            for index in 0..<chunkCount {
+                let start = data.startIndex + index * chunkByteCount
+                let chunk = data[start..<min(start + chunkByteCount, data.endIndex)]
+                let isFinal = index == chunkCount - 1
+                let inner = try noteKey.map {
+                    try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: UInt64(index), isFinal: isFinal)
+                }
+                try appendRecord(inner ?? chunk, to: &file, attachmentID: attachmentID, index: UInt64(index), isFinal: isFinal, sealing: sealing)
             }
-            try appendRecord(inner ?? chunk, to: &file, attachmentID: attachmentID, index: index, isFinal: isFinal, sealing: sealing)
-            index += 1
-            offset = end
-        } while offset < data.endIndex
-        try SecureFiles.createExclusively(file, at: folder.appendingPathComponent(name))
-        return name
+        }
     }
 
     /// Writes a locked attachment whose chunks were sealed under the note key elsewhere (by the
     /// web client), adding the keybag layer. Returns the new file's name.
     static func write(sealedChunks: [Data], attachmentID: String, in folder: URL, sealing: ContentSealing) throws -> String {
-        let name = UUID().uuidString.lowercased()
-        var file = magic
-        file.append(version)
-        for (index, chunk) in sealedChunks.enumerated() {
-            try appendRecord(chunk, to: &file, attachmentID: attachmentID, index: UInt64(index),
-                             isFinal: index == sealedChunks.count - 1, sealing: sealing)
+        try create(in: folder) { file in
+            for (index, chunk) in sealedChunks.enumerated() {
+                try appendRecord(chunk, to: &file, attachmentID: attachmentID, index: UInt64(index),
+                                 isFinal: index == sealedChunks.count - 1, sealing: sealing)
+            }
         }
-        try SecureFiles.createExclusively(file, at: folder.appendingPathComponent(name))
+    }
+
+    /// Creates a new file named by a random id, writes the magic and version, lets `body` append the
+    /// records, and fsyncs it (``SecureFiles/createExclusively(at:_:)``).
+    private static func create(in folder: URL, _ body: (inout SecureFiles.AppendOnlyFile) throws -> Void) throws -> String {
+        let name = UUID().uuidString.lowercased()
+        try SecureFiles.createExclusively(at: folder.appendingPathComponent(name)) { file in
+            try file.append(magic + [version])
+            try body(&file)
+        }
         return name
     }
 
+    /// One record: the big-endian length, then the envelope as its header and body, each written
+    /// as it came out of the seal.
     private static func appendRecord(
-        _ inner: some DataProtocol, to file: inout Data, attachmentID: String, index: UInt64, isFinal: Bool, sealing: ContentSealing
+        _ inner: some DataProtocol, to file: inout SecureFiles.AppendOnlyFile, attachmentID: String, index: UInt64, isFinal: Bool,
+        sealing: ContentSealing
     ) throws {
-        let sealed = try sealing.seal(inner, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
-        var length = UInt32(sealed.count).bigEndian
-        withUnsafeBytes(of: &length) { file.append(contentsOf: $0) }
-        file.append(sealed)
+        let (header, body) = try sealing.sealParts(inner, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
+        var prefix = Data(capacity: 4 + header.count)
+        withUnsafeBytes(of: UInt32(header.count + body.count).bigEndian) { prefix.append(contentsOf: $0) }
+        prefix.append(header)
+        try file.append(prefix)
+        try file.append(body)
     }
 
     /// Opens file `name`, checking every chunk, their order and that the last one is final.
@@ -71,19 +83,26 @@ enum AttachmentFile {
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         noteKey: SymmetricKey?
     ) throws -> Data {
+        let damaged = NotesError.damaged("attachment \(attachmentID)")
         var data = Data()
-        data.reserveCapacity(byteCount)
         try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, index, isFinal in
+            var chunk = opened
             if let noteKey {
-                guard let chunk = try? LockedNoteCrypto.openChunk(
+                guard let plain = try? LockedNoteCrypto.openChunk(
                     opened, with: noteKey, attachmentID: attachmentID, index: index, isFinal: isFinal)
-                else { throw NotesError.damaged("attachment \(attachmentID)") }
-                data.append(chunk)
-            } else {
-                data.append(opened)
+                else { throw damaged }
+                chunk = plain
             }
+            // A one-chunk attachment is returned as opened; larger ones are gathered into one
+            // buffer sized once.
+            if index == 0 && isFinal {
+                data = chunk
+                return
+            }
+            if index == 0 { data.reserveCapacity(min(byteCount, NoteLimits.attachmentBytes)) }
+            data.append(chunk)
         }
-        guard data.count == byteCount else { throw NotesError.damaged("attachment \(attachmentID)") }
+        guard data.count == byteCount else { throw damaged }
         return data
     }
 
@@ -97,39 +116,34 @@ enum AttachmentFile {
         return chunks
     }
 
-    /// Reads file `name` and hands each record, opened from the keybag layer, to `body` with
-    /// its index and final flag. A cut, reordered or spliced file fails.
+    /// Reads file `name` record by record and hands each, opened from the keybag layer, to `body`
+    /// with its index and final flag. A cut, reordered or spliced file fails.
     private static func forEachRecord(
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         _ body: (Data, UInt64, Bool) throws -> Void
     ) throws {
         let damaged = NotesError.damaged("attachment \(attachmentID)")
         let limit = byteCount + (byteCount / chunkByteCount + 1) * 128 + 16
-        let file: Data
         do {
-            file = try SecureFiles.read(folder.appendingPathComponent(name), limit: limit)
-        } catch {
+            try SecureFiles.withReader(folder.appendingPathComponent(name), limit: limit) { file in
+                guard try file.read(count: magic.count + 1) == magic + [version] else { throw damaged }
+                var index: UInt64 = 0
+                while file.offset < file.size {
+                    let length = try file.read(count: 4).reduce(0) { $0 << 8 | Int($1) }
+                    guard length > 0 else { throw damaged }
+                    // Each record is read into its own buffer, opened while it is still in cache.
+                    let record = try file.read(count: length)
+                    let isFinal = file.offset == file.size
+                    // The final flag is bound into both layers: a file cut after any chunk but the
+                    // last, or with chunks swapped, fails here.
+                    try body(try sealing.open(record, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal)), index, isFinal)
+                    index += 1
+                }
+                guard index > 0 else { throw damaged }
+            }
+        } catch is SecureFileError {
             throw damaged
         }
-        guard file.count > magic.count, file.prefix(magic.count) == magic, file[file.startIndex + magic.count] == version else {
-            throw damaged
-        }
-        var offset = file.startIndex + magic.count + 1
-        var index: UInt64 = 0
-        while offset < file.endIndex {
-            guard file.endIndex - offset >= 4 else { throw damaged }
-            let length = file[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            offset += 4
-            guard length > 0, file.endIndex - offset >= length else { throw damaged }
-            let record = file[offset..<offset + length]
-            offset += length
-            let isFinal = offset == file.endIndex
-            // The final flag is bound into both layers: a file cut after any chunk but the
-            // last, or with chunks swapped, fails here.
-            try body(try sealing.open(Data(record), table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal)), index, isFinal)
-            index += 1
-        }
-        guard index > 0 else { throw damaged }
     }
 
     /// Overwrites the file with zeros, then unlinks it. The bytes were sealed, so this is

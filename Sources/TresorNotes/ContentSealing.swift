@@ -32,6 +32,13 @@ struct ContentSealing: Sendable {
         try Envelope.seal(plaintext, using: contentKey, authenticating: Self.associatedData(table, id: id, column: column))
     }
 
+    /// ``seal(_:table:id:column:)`` as the envelope's header and body, unjoined (see
+    /// ``Envelope/sealParts(_:using:authenticating:)``): for attachment chunks written to a file
+    /// piece by piece.
+    func sealParts(_ plaintext: some DataProtocol, table: String, id: String, column: String) throws -> (header: Data, body: Data) {
+        try Envelope.sealParts(plaintext, using: contentKey, authenticating: Self.associatedData(table, id: id, column: column))
+    }
+
     func open(_ sealed: Data, table: String, id: String, column: String) throws -> Data {
         do {
             return try Envelope.open(sealed, using: contentKey, authenticating: Self.associatedData(table, id: id, column: column))

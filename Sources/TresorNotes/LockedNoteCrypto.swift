@@ -63,14 +63,14 @@ public enum LockedNoteCrypto {
         return data
     }
 
-    /// Seals one attachment chunk: IV (12) ‖ ciphertext ‖ tag (16).
+    /// Seals one attachment chunk: IV (12) ‖ ciphertext ‖ tag (16) — GCM's combined form, so the
+    /// buffer swift-crypto sealed into is returned without another copy.
     public static func sealChunk(
         _ chunk: some DataProtocol, with noteKey: SymmetricKey, attachmentID: String, index: UInt64, isFinal: Bool
     ) throws -> Data {
-        let sealed = try AESGCM.seal(
+        try AESGCM.sealCombined(
             chunk, using: noteKey,
             authenticating: chunkAssociatedData(attachmentID: attachmentID, index: index, isFinal: isFinal))
-        return sealed.iv + sealed.ciphertext + sealed.tag
     }
 
     public static func openChunk(

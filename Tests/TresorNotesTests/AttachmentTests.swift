@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorCrypto
 @testable import TresorNotes
 
 @Suite("Attachments: kinds, chunks, tampering, truncation")
@@ -48,6 +49,85 @@ struct AttachmentTests {
         #expect(try home.notes.attachment(empty.id, of: note.id).1 == Data())
     }
 
+    /// Sizes at and around the 1 MiB chunk boundary, locked and not: every byte back, the file as
+    /// long as the format says (5 + per chunk 4 + 31 + the locked layer's 28 + the chunk), and
+    /// each record's length prefix where the format puts it.
+    @Test(arguments: [0, 1, AttachmentFile.chunkByteCount - 1, AttachmentFile.chunkByteCount,
+                      AttachmentFile.chunkByteCount + 1, 3 * AttachmentFile.chunkByteCount + 5])
+    func roundTripsAcrossChunkBoundaries(size: Int) throws {
+        let home = try NotesHome()
+        try home.notes.setPassphrase(passphrase("pp"))
+        let plain = try home.notes.createNote(NoteDraft(title: "Plain", body: ""))
+        let locked = try home.notes.createNote(NoteDraft(title: "Locked", body: ""))
+        try home.notes.lockNote(locked.id)
+        var bytes = Data(count: size)
+        for index in stride(from: 0, to: size, by: 997) { bytes[index] = UInt8(truncatingIfNeeded: index / 997 + 1) }
+        if size > 0 { bytes[size - 1] = 0x5A }
+        let chunks = max(1, (size + AttachmentFile.chunkByteCount - 1) / AttachmentFile.chunkByteCount)
+        for (note, innerOverhead) in [(plain, 0), (locked, 28)] {
+            let info = try home.notes.addAttachment(to: note.id, kind: .image, name: "b.png", data: bytes)
+            #expect(try home.notes.attachment(info.id, of: note.id).1 == bytes)
+            let file = try Data(contentsOf: try attachmentFile(home, info.id))
+            #expect(file.count == 5 + chunks * (4 + 31 + innerOverhead) + size)
+            #expect(file.prefix(5) == Data("TRNA".utf8) + [1])
+            var offset = 5
+            for chunk in 0..<chunks {
+                let length = file[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+                let plainCount = min(AttachmentFile.chunkByteCount, size - chunk * AttachmentFile.chunkByteCount)
+                #expect(length == 31 + innerOverhead + plainCount)
+                #expect(file[offset + 4..<offset + 7] == Data([1, 2, 12]), "envelope header: AES-256-GCM under the content key")
+                offset += 4 + length
+            }
+            #expect(offset == file.count)
+        }
+        let folder = home.paths.attachmentsFolder.path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 2, "one file per attachment, nothing else")
+    }
+
+    /// The format does not depend on how the writer assembles it: a file built record by record
+    /// from the documented layout (as the first writer did, joining IV ‖ ciphertext ‖ tag and the
+    /// envelope in memory) opens, and a file written now takes apart by that same layout.
+    @Test func theFileLayoutIsTheDocumentedOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-attach-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sealing = ContentSealing(classKey: SecureRandom.key(bitCount: 256))
+        let noteKey = LockedNoteCrypto.newNoteKey()
+        let id = UUID().uuidString.lowercased()
+        let data = Data((0..<(2 * AttachmentFile.chunkByteCount + 77)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let chunks = stride(from: 0, to: data.count, by: AttachmentFile.chunkByteCount).map {
+            data[$0..<min($0 + AttachmentFile.chunkByteCount, data.count)]
+        }
+        func column(_ index: Int) -> String { "chunk/\(index)/\(index == chunks.count - 1 ? "final" : "more")" }
+
+        var handMade = Data("TRNA".utf8) + [1]
+        for (index, chunk) in chunks.enumerated() {
+            let aad = LockedNoteCrypto.chunkAssociatedData(attachmentID: id, index: UInt64(index), isFinal: index == chunks.count - 1)
+            let parts = try AESGCM.seal(chunk, using: noteKey, authenticating: aad)
+            let record = try sealing.seal(parts.iv + parts.ciphertext + parts.tag, table: "attachments", id: id, column: column(index))
+            withUnsafeBytes(of: UInt32(record.count).bigEndian) { handMade.append(contentsOf: $0) }
+            handMade.append(record)
+        }
+        try handMade.write(to: folder.appendingPathComponent("old"))
+        #expect(try AttachmentFile.read("old", attachmentID: id, byteCount: data.count, in: folder, sealing: sealing, noteKey: noteKey) == data)
+
+        let name = try AttachmentFile.write(data, attachmentID: id, in: folder, sealing: sealing, noteKey: noteKey)
+        let written = try Data(contentsOf: folder.appendingPathComponent(name))
+        #expect(written.count == handMade.count)
+        #expect(written.prefix(5) == Data("TRNA".utf8) + [1])
+        var offset = 5, opened = Data()
+        for index in chunks.indices {
+            let length = written[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let inner = try sealing.open(Data(written[offset + 4..<offset + 4 + length]), table: "attachments", id: id, column: column(index))
+            let aad = LockedNoteCrypto.chunkAssociatedData(attachmentID: id, index: UInt64(index), isFinal: index == chunks.count - 1)
+            let parts = AESGCM.Sealed(iv: inner.prefix(12), ciphertext: inner.dropFirst(12).dropLast(16), tag: inner.suffix(16))
+            opened.append(try AESGCM.open(parts, using: noteKey, authenticating: aad))
+            offset += 4 + length
+        }
+        #expect(offset == written.count)
+        #expect(opened == data)
+    }
+
     @Test func aTamperedOrTruncatedAttachmentIsAClearErrorAndNothingElseIsLost() throws {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "T", body: "kept body"))
@@ -77,7 +157,16 @@ struct AttachmentTests {
         }
         try whole.prefix(offset).write(to: droppedURL)
 
-        for attachment in [flipped, cut, dropped] {
+        // Two whole records swapped: each is intact, but sealed for another position.
+        let swapped = try home.notes.addAttachment(to: note.id, kind: .image, name: "swapped", data: data)
+        let swappedURL = try attachmentFile(home, swapped.id)
+        let original = try Data(contentsOf: swappedURL)
+        func recordEnd(_ start: Int) -> Int { start + 4 + original[start..<start + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let first = 5..<recordEnd(5), second = first.upperBound..<recordEnd(first.upperBound)
+        #expect(first.count == second.count)
+        try (original.prefix(5) + original[second] + original[first] + original[second.upperBound...]).write(to: swappedURL)
+
+        for attachment in [flipped, cut, dropped, swapped] {
             #expect(throws: NotesError.self) { try home.notes.attachment(attachment.id, of: note.id) }
         }
         #expect(try home.notes.openNote(note.id).body == "kept body")
