@@ -45,6 +45,8 @@ struct NotesBench {
         _ = store.lockNow()
         result["open_session_ms"] = try timeMs { try store.openCurrentSession(with: passphrase) }
 
+        result["two_layer_crypto"] = try twoLayerCrypto()
+        result["durable_write"] = try durableWrite(in: work)
         result["attachments"] = try attachments(store)
         result["open_locked_note_1MB"] = try openLockedNote(store)
         result["passphrase_change"] = try passphraseChange(store, passphrase: passphrase, home: paths.home, kdfMs: kdf.min()!)
@@ -89,6 +91,52 @@ struct NotesBench {
             log("chunk crypto (\(label)) \(size) B: seal \(Int(Double(size) / 1e3 / best)) MB/s")
         }
         return results
+    }
+
+    /// Both layers of a locked attachment in memory, no file: sealChunk under the note key, then
+    /// the keybag layer's envelope (Envelope.sealParts, as AttachmentFile writes it), per 1 MiB.
+    func twoLayerCrypto() throws -> [String: Any] {
+        let size = 64 * Self.mebi
+        let noteKey = LockedNoteCrypto.newNoteKey(), contentKey = SecureRandom.key(bitCount: 128)
+        let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        var best = Double.infinity
+        for _ in 0..<repetitions(size) {
+            best = min(best, try timeMs {
+                var offset = 0, index: UInt64 = 0
+                repeat {
+                    let end = min(offset + Self.mebi, size)
+                    let inner = try LockedNoteCrypto.sealChunk(data[offset..<end], with: noteKey, attachmentID: "a", index: index, isFinal: end == size)
+                    _ = try Envelope.sealParts(inner, using: contentKey, authenticating: Data("a/\(index)".utf8))
+                    offset = end; index += 1
+                } while offset < size
+            })
+        }
+        log("two-layer crypto 64 MiB in memory: \(Int(Double(size) / 1e3 / best)) MB/s")
+        return ["bytes": size, "seal_MBps": Double(size) / 1e6 / (best / 1e3)]
+    }
+
+    /// 64 MiB written to a new file in the bench's folder (same disk as the home) in 1 MiB
+    /// writes, then one fsync, no crypto: what the disk itself allows a store path that must be
+    /// durable before it returns.
+    func durableWrite(in folder: URL) throws -> [String: Any] {
+        let size = 64 * Self.mebi
+        let block = Data((0..<Self.mebi).map { UInt8(truncatingIfNeeded: $0 &* 5) })
+        var best = Double.infinity
+        for repetition in 0..<repetitions(size) {
+            let path = folder.appendingPathComponent("durable-\(repetition)").path
+            best = min(best, try timeMs {
+                let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { throw BenchError("open \(path)") }
+                defer { close(fd) }
+                for _ in 0..<(size / Self.mebi) {
+                    guard block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == block.count else { throw BenchError("write") }
+                }
+                guard fsync(fd) == 0 else { throw BenchError("fsync") }
+            })
+            unlink(path)
+        }
+        log("durable write 64 MiB (write + fsync, no crypto): \(Int(Double(size) / 1e3 / best)) MB/s")
+        return ["bytes": size, "MBps": Double(size) / 1e6 / (best / 1e3)]
     }
 
     func repetitions(_ size: Int) -> Int {
