@@ -20,6 +20,10 @@ public enum SealedDatabase {
         configuration.prepareDatabase { db in
             // Deleted rows are overwritten with zeros, not just unlinked from the b-tree.
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // The one writer keeps the upper levels of every b-tree in memory: at a million
+            // items SQLite's default 2 MiB cache read them again for each insert (BENCHMARKS.md
+            // §2). Readers keep the default, so the daemon's memory stays bounded.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
         }
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try migrator.migrate(pool)

@@ -153,6 +153,23 @@ import TresorKeybag
         expectNothingReadable("after restart")
     }
 
+    /// How the store is opened (TresorStorage.SealedDatabase): every connection overwrites
+    /// deleted rows; only the one writer gets the larger page cache, so readers cannot grow
+    /// the daemon's memory with it.
+    @Test func everyConnectionOverwritesDeletedRowsAndOnlyTheWriterHasALargeCache() throws {
+        let home = try KeychainHome()
+        let pool = home.keychain.database
+        let (writerSecureDelete, writerCache) = try pool.write { db in
+            (try Int.fetchOne(db, sql: "PRAGMA secure_delete"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+        }
+        let (readerSecureDelete, readerCache) = try pool.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA secure_delete"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+        }
+        #expect(writerSecureDelete == 1 && readerSecureDelete == 1)
+        #expect(writerCache == -16384)
+        #expect(readerCache == -2000)   // SQLite's default
+    }
+
     @Test func deletedItemsLeaveNoCiphertextBehind() throws {
         let home = try KeychainHome()
         let caller = Callers.appA
