@@ -157,14 +157,20 @@ public enum SecureFiles {
         }()
     }
 
-    /// Reads `url` whole, refusing files larger than `limit` bytes (so a corrupted or hostile
-    /// file cannot exhaust memory).
-    public static func read(_ url: URL, limit: Int) throws -> Data {
+    /// Opens `url` read-only, never through a symbolic link; a missing file is `notFound`.
+    private static func openForReading(_ url: URL) throws -> Int32 {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
             throw SecureFileError.systemCall("open", path: url.path, errno: errno)
         }
+        return fd
+    }
+
+    /// Reads `url` whole, refusing files larger than `limit` bytes (so a corrupted or hostile
+    /// file cannot exhaust memory).
+    public static func read(_ url: URL, limit: Int) throws -> Data {
+        let fd = try openForReading(url)
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16_384)
@@ -185,11 +191,7 @@ public enum SecureFiles {
     /// before reading anything. For files read in records (attachments): each record lands in its
     /// own buffer straight from the kernel, with no whole-file copy and no growing buffer.
     public static func withReader<T>(_ url: URL, limit: Int, _ body: (inout SequentialReader) throws -> T) throws -> T {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
-            throw SecureFileError.systemCall("open", path: url.path, errno: errno)
-        }
+        let fd = try openForReading(url)
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SecureFileError.systemCall("fstat", path: url.path, errno: errno) }
