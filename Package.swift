@@ -112,6 +112,9 @@ let package = Package(
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .testTarget(name: "TresorServerTests", dependencies: [
+            "TresorServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -98,6 +98,7 @@ public struct Daemon: Sendable {
         let logger = self.logger
         let app = Application(
             router: router,
+            server: .http1OnConnectionLoops,
             configuration: .init(
                 address: .unixDomainSocket(path: socketPath),
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
