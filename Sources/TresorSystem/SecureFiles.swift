@@ -48,25 +48,15 @@ public enum SecureFiles {
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("open", path: temporary, errno: errno) }
-        var failure: SecureFileError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = .systemCall("write", path: temporary, errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fchmod(fd, 0o600) != 0 { failure = .systemCall("fchmod", path: temporary, errno: errno) }
-        if failure == nil, fsync(fd) != 0 { failure = .systemCall("fsync", path: temporary, errno: errno) }
-        close(fd)
-        if let failure {
+        do {
+            try writeAll(data, to: fd, path: temporary)
+            guard fchmod(fd, 0o600) == 0 else { throw SecureFileError.systemCall("fchmod", path: temporary, errno: errno) }
+            guard fsync(fd) == 0 else { throw SecureFileError.systemCall("fsync", path: temporary, errno: errno) }
+            close(fd)
+        } catch {
+            close(fd)
             unlink(temporary)
-            throw failure
+            throw error
         }
         guard rename(temporary, url.path) == 0 else {
             let code = errno
@@ -91,13 +81,10 @@ public enum SecureFiles {
         return stale
     }
 
-    /// Creates `url` with `data` and mode 0600, failing if it already exists.
+    /// Creates `url` with `data` and mode 0600, failing if it already exists; a failed write
+    /// leaves no file.
     public static func createExclusively(_ data: Data, at url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: url.path, errno: errno) }
-        defer { close(fd) }
-        let ok = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) == $0.count }
-        guard ok, fsync(fd) == 0 else { throw SecureFileError.systemCall("write", path: url.path, errno: errno) }
+        try createExclusively(at: url) { try $0.append(data) }
     }
 
     /// Creates `url` with mode 0600, failing if it already exists, lets `body` append to it piece
@@ -120,6 +107,21 @@ public enum SecureFiles {
         }
     }
 
+    /// Writes all of `data` at `fd`'s current offset, through short and interrupted writes.
+    static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw SecureFileError.systemCall("write", path: path, errno: errno)
+                }
+                offset += written
+            }
+        }
+    }
+
     /// A file being written by ``createExclusively(at:_:)``: bytes go to its end, in order.
     public struct AppendOnlyFile {
         let fd: Int32
@@ -130,17 +132,7 @@ public enum SecureFiles {
         /// Writes `bytes` at the end of the file and starts their writeback.
         public mutating func append(_ bytes: Data) throws {
             let start = size
-            try bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw SecureFileError.systemCall("write", path: path, errno: errno)
-                    }
-                    offset += written
-                }
-            }
+            try SecureFiles.writeAll(bytes, to: fd, path: path)
             size += bytes.count
             // Only a hint: durability comes from the fsync at the end.
             if bytes.count >= 1 << 16, let startWriteback = Self.syncFileRange {
