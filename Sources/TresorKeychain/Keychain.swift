@@ -463,14 +463,19 @@ public final class Keychain: Sendable {
     /// The metadata key of (`itemClass`, `protectionClass`) if it is in memory: a search over
     /// many rows then needs no database read per row.
     private func cachedMetadataKey(_ itemClass: ItemClass, _ protectionClass: ProtectionClass) -> SymmetricKey? {
-        metadataKeys.withLock { $0["\(itemClass.rawValue)/\(protectionClass.rawValue)"] }
+        metadataKeys.withLock { $0[Self.metadataCacheKey(itemClass, protectionClass)] }
+    }
+
+    /// The in-memory cache's key: `class/protection class` (``purge(_:)`` and
+    /// ``dropUnavailableKeys()`` read the protection class back from after the slash).
+    private static func metadataCacheKey(_ itemClass: ItemClass, _ protectionClass: ProtectionClass) -> String {
+        "\(itemClass.rawValue)/\(protectionClass.rawValue)"
     }
 
     private func metadataKey(
         _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey, db: Database, create: Bool
     ) throws -> SymmetricKey {
-        let cacheKey = "\(itemClass.rawValue)/\(protectionClass.rawValue)"
-        if let cached = metadataKeys.withLock({ $0[cacheKey] }) { return cached }
+        if let cached = cachedMetadataKey(itemClass, protectionClass) { return cached }
         if let wrapped = try Data.fetchOne(
             db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
             arguments: [itemClass.rawValue, protectionClass.rawValue])
@@ -481,7 +486,7 @@ public final class Keychain: Sendable {
             } catch {
                 throw KeychainError.decode("the metadata key of \(itemClass.humanName) / \(protectionClass.rawValue) items is damaged")
             }
-            metadataKeys.withLock { $0[cacheKey] = key }
+            metadataKeys.withLock { $0[Self.metadataCacheKey(itemClass, protectionClass)] = key }
             return key
         }
         guard create else { throw KeychainError.decode("no metadata key for \(itemClass.humanName) / \(protectionClass.rawValue) items") }
