@@ -16,12 +16,8 @@ struct DaemonRequestContext: RequestContext {
         channel = source.channel
     }
 
-    // One coder for every request: they are thread-safe, and a new one per request was a
-    // measurable part of a lookup (BENCHMARKS.md §1).
-    private static let decoder = APICoding.decoder
-    private static let encoder = APICoding.encoder
-    var requestDecoder: JSONDecoder { Self.decoder }
-    var responseEncoder: JSONEncoder { Self.encoder }
+    var requestDecoder: JSONDecoder { DaemonJSON.decoder }
+    var responseEncoder: JSONEncoder { DaemonJSON.encoder }
 
     /// Bounded so a hostile client cannot make the daemon buffer megabytes.
     var maxUploadSize: Int { APIVersion.maximumRequestBytes }
@@ -31,4 +27,12 @@ struct DaemonRequestContext: RequestContext {
         guard let client else { throw APIError(.peerRejected, "the client was not identified") }
         return client
     }
+}
+
+/// The API's JSON coders (``APICoding``'s conventions), made once for the whole daemon — the
+/// socket and the web server alike: they are thread-safe, and making them anew per request was
+/// a measurable part of a keychain lookup (BENCHMARKS.md §1).
+enum DaemonJSON {
+    static let decoder = APICoding.decoder
+    static let encoder = APICoding.encoder
 }

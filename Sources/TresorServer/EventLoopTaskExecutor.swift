@@ -8,9 +8,9 @@ import NIOCore
 /// (``ConnectionLoopHTTP1Channel``), so a request is read, answered and written by one thread.
 /// Without it every request crossed threads twice — the event loop handed the parsed request to
 /// a task on Swift's global executor, which handed the response back — and each crossing woke a
-/// sleeping thread: 3.4 context switches per keychain lookup instead of 1.6, and a quarter more
-/// CPU (BENCHMARKS.md §1). The price is that a handler must not block: anything slow (a scan, a
-/// key derivation, a write that checkpoints) goes through ``offloaded``.
+/// sleeping thread: 3.1 context switches per keychain lookup instead of 1.0 (BENCHMARKS.md,
+/// "What changed"). The price is that a handler must not block: anything slow (a scan, a key
+/// derivation, a write that checkpoints) goes through ``offloaded``.
 final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: an EventLoop is thread-safe by contract, and the reference never changes.
     private let loop: any EventLoop

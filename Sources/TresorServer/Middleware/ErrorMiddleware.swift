@@ -25,7 +25,7 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     static func response(for error: APIError) throws -> Response {
-        let body = try APICoding.encoder.encode(ErrorResponse(error: error))
+        let body = try DaemonJSON.encoder.encode(ErrorResponse(error: error))
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
         return Response(status: status(for: error.code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

@@ -90,7 +90,7 @@ struct NotePassphraseRoutes {
         router.post(RouterPath(Route.notesImport)) { request, context -> ImportReport in
             _ = try routing.store(context)
             let data = try await routing.collect(request, upTo: NotesWire.maximumImportRequestBytes, what: "the import")
-            let body = try APICoding.decoder.decode(ImportNotesRequest.self, from: data)
+            let body = try DaemonJSON.decoder.decode(ImportNotesRequest.self, from: data)
             let report = try await routing.perform("import", context, keychainUnlock: false) { try $0.importNotes(body.notes) }
             context.logger.notice("notes: imported", metadata: [
                 "imported": "\(report.imported)", "locked": "\(report.locked)", "skipped": "\(report.alreadyImported)",

@@ -18,12 +18,8 @@ struct WebRequestContext: RequestContext {
         clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    // One coder for every request: they are thread-safe, and a new one per request was a
-    // measurable part of a lookup (BENCHMARKS.md §1).
-    private static let decoder = APICoding.decoder
-    private static let encoder = APICoding.encoder
-    var requestDecoder: JSONDecoder { Self.decoder }
-    var responseEncoder: JSONEncoder { Self.encoder }
+    var requestDecoder: JSONDecoder { DaemonJSON.decoder }
+    var responseEncoder: JSONEncoder { DaemonJSON.encoder }
 
     /// The default body limit (ordinary JSON requests); routes that take more collect their
     /// body themselves with a larger bound (``WebLimits``).
