@@ -14,8 +14,10 @@ let package = Package(
         .library(name: "TresorProtocol", targets: ["TresorProtocol"]),
         .library(name: "TresorNotes", targets: ["TresorNotes"]),
         .library(name: "TresorAppleNotes", targets: ["TresorAppleNotes"]),
+        .library(name: "TresorModel", targets: ["TresorModel"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
+        .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -34,6 +36,9 @@ let package = Package(
         .target(name: "CTresorSystem"),
         // Paths, file modes, atomic files, peer credentials, process hardening, environment checks.
         .target(name: "TresorSystem", dependencies: ["CTresorSystem"]),
+        // The values every part speaks of: items, queries, protection classes, applications,
+        // notes as listed. Foundation only, so applications and the CLI link no storage.
+        .target(name: "TresorModel"),
         // Typed wrappers over swift-crypto. No I/O.
         .target(name: "TresorCrypto", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
@@ -42,10 +47,10 @@ let package = Package(
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
         .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
-        .target(name: "TresorKeybag", dependencies: ["TresorCrypto", "TresorSystem"]),
+        .target(name: "TresorKeybag", dependencies: ["TresorModel", "TresorCrypto", "TresorSystem"]),
         // Items, queries, two-key encryption, blind index, access groups, applications (GRDB).
         .target(name: "TresorKeychain", dependencies: [
-            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage",
+            "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -54,7 +59,7 @@ let package = Package(
         // Apple Notes' formats: NoteStore.sqlite rows, gzipped protobuf note bodies. Parses
         // hostile input, so it is bounded everywhere and fuzzed (Fuzz/).
         .target(name: "TresorAppleNotes", dependencies: [
-            "TresorCrypto",
+            "TresorModel", "TresorCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "CompressNIO", package: "compress-nio"),
@@ -62,12 +67,12 @@ let package = Package(
         ], exclude: ["Proto/notestore.proto"]),
         // Accounts, folders, notes, attachments, locked notes, secure sessions, passphrases (GRDB).
         .target(name: "TresorNotes", dependencies: [
-            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
+            "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
-        .target(name: "TresorProtocol", dependencies: ["TresorSystem", "TresorKeychain", "TresorNotes"]),
+        .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
         // by the daemon's web server. No build step.
         .target(name: "TresorWebClient", path: "Web", exclude: [], sources: ["WebClient.swift"], resources: [.copy("static")]),
@@ -79,17 +84,22 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The client library used by applications and by the CLI.
-        .target(name: "TresorKit", dependencies: ["TresorProtocol", "TresorSystem", "TresorKeychain", "TresorKeybag", "TresorNotes", "TresorAppleNotes"]),
+        // The client library used by applications and by the CLI: the wire types and the model,
+        // no storage, no crypto — an application that links it starts as fast as a small tool.
+        .target(name: "TresorKit", dependencies: ["TresorModel", "TresorProtocol", "TresorSystem"]),
         .executableTarget(name: "tresord", dependencies: [
             "TresorServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tresor", dependencies: [
-            "TresorKit", "TresorSystem", "TresorAppleNotes",
+            "TresorKit", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Reads an Apple Notes database for `tresor import apple-notes`, in a process of its own
+        // that has no connection to the daemon: the hostile file is parsed there, and `tresor`
+        // (which links no SQLite, protobuf or gzip) receives the notes as JSON.
+        .executableTarget(name: "tresor-read-apple-notes", dependencies: ["TresorAppleNotes", "TresorProtocol"]),
         // Example: stores and reads an API token (README, "From Swift").
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
         // Two small keychain clients the end-to-end tests register as different applications.
@@ -105,6 +115,7 @@ let package = Package(
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
+        .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -8,7 +8,7 @@ import Glibc
 /// log in `<home>/logs/tresord.log`.
 enum DaemonLauncher {
     static func start(paths: TresorPaths) throws {
-        guard let executable = DaemonLocation.executable else { throw TresorClientError.daemonExecutableNotFound }
+        guard let executable = CompanionExecutable.path(CompanionExecutable.daemon) else { throw TresorClientError.daemonExecutableNotFound }
         try SecureFiles.createDirectory(paths.home)
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
         let log = open(paths.daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -39,16 +39,22 @@ enum DaemonLauncher {
 
 }
 
-/// Where the `tresord` executable is.
-public enum DaemonLocation {
-    /// `tresord` beside the running executable (a build folder or an install prefix), else on PATH.
-    public static var executable: String? {
+/// Tresor's executables, installed together: found beside the running executable (a build
+/// folder or an install prefix), else on PATH.
+public enum CompanionExecutable {
+    /// The daemon.
+    public static let daemon = "tresord"
+    /// Reads an Apple Notes database for `tresor import apple-notes`.
+    public static let appleNotesReader = "tresor-read-apple-notes"
+
+    /// The path of the executable `name`, if one is found.
+    public static func path(_ name: String) -> String? {
         var candidates: [String] = []
         if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("tresord").path)
+            candidates.append(URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path)
         }
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append(String(directory) + "/tresord")
+            candidates.append(String(directory) + "/" + name)
         }
         return candidates.first { access($0, X_OK) == 0 }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import TresorKeychain
+import TresorModel
 
 /// The keychain, from an application's side: what `SecItemAdd`, `SecItemCopyMatching`,
 /// `SecItemUpdate` and `SecItemDelete` do on Apple systems.

@@ -1,5 +1,5 @@
 import Foundation
-import TresorNotes
+import TresorModel
 import TresorProtocol
 
 /// Notes, from a client's side (SPEC §4): notes and folders, locked notes and their secure
@@ -203,9 +203,9 @@ public enum NotesClientError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The same text the daemon sends.
     public var description: String {
         switch self {
-        case .passphraseRequired(let lock): return NotesError.passphraseRequired(lock).description
+        case .passphraseRequired(let lock): return LockedNoteMessage.passphraseRequired(lock)
         case .wrongPassphrase(let failures, let hint, let wait):
-            return NotesError.wrongPassphrase(failedAttempts: failures, hint: hint, retryAfterSeconds: wait).description
+            return LockedNoteMessage.wrongPassphrase(failedAttempts: failures, hint: hint, retryAfterSeconds: wait)
         }
     }
 

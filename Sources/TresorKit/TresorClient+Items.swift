@@ -1,5 +1,5 @@
 import Foundation
-import TresorKeychain
+import TresorModel
 import TresorProtocol
 
 extension TresorClient {

@@ -1,5 +1,5 @@
 import Foundation
-import TresorNotes
+import TresorModel
 import TresorProtocol
 
 // The notes routes (`/v1/notes/…`), one method each. Errors are `APIError`s as the daemon

@@ -1,5 +1,4 @@
 import Foundation
-import TresorKeybag
 
 /// An item's attributes, named as Apple names them (`kSecAttrService` is `service`).
 ///

@@ -10,9 +10,6 @@ public enum ItemClass: String, Codable, CaseIterable, Sendable {
     /// `kSecClassKey`: a cryptographic key (the item's data).
     case key = "keys"
 
-    /// The table holding items of this class.
-    var table: String { rawValue }
-
     /// How the class reads in a sentence.
     public var humanName: String {
         switch self {

@@ -1,5 +1,4 @@
 import Foundation
-import TresorAppleNotes
 
 /// One note to import, as read from another app's store (Apple Notes: see TresorAppleNotes).
 /// A locked note keeps its crypto fields as they are, so it opens with its old passphrase.
@@ -43,5 +42,22 @@ public struct ImportReport: Codable, Equatable, Sendable {
         self.locked = locked
         self.alreadyImported = alreadyImported
         self.refused = refused
+    }
+}
+
+/// What `tresor-read-apple-notes` writes on its standard output for `tresor import apple-notes`:
+/// the notes of an Apple Notes database as import records, and what it could not read.
+public struct AppleNotesReading: Codable, Sendable {
+    /// The notes, in folders named as in Apple Notes.
+    public var notes: [NoteImport]
+    /// One line per note that could not be read, saying why.
+    public var unreadable: [String]
+    /// Whether `NoteStore.sqlite-wal` holds changes that were not read.
+    public var unreadWriteAheadLog: Bool
+
+    public init(notes: [NoteImport], unreadable: [String], unreadWriteAheadLog: Bool) {
+        self.notes = notes
+        self.unreadable = unreadable
+        self.unreadWriteAheadLog = unreadWriteAheadLog
     }
 }

@@ -15,6 +15,12 @@ public struct NotesAccount: Codable, Equatable, Sendable {
     public var id: AccountID
     public var name: String
     public var passphrase: PassphraseStatus
+
+    public init(id: AccountID, name: String, passphrase: PassphraseStatus) {
+        self.id = id
+        self.name = name
+        self.passphrase = passphrase
+    }
 }
 
 /// Where an account's passphrase stands. The hint itself is not here: it is shown after
@@ -34,6 +40,20 @@ public struct PassphraseStatus: Codable, Equatable, Sendable {
     public var keychainUnlock: Bool
     /// Whether a secure session for the current passphrase is open.
     public var sessionOpen: Bool
+
+    public init(
+        isSet: Bool, generation: Int? = nil, setOn: Date? = nil, hasHint: Bool, failedAttempts: Int,
+        retryAfterSeconds: Int? = nil, keychainUnlock: Bool, sessionOpen: Bool
+    ) {
+        self.isSet = isSet
+        self.generation = generation
+        self.setOn = setOn
+        self.hasHint = hasHint
+        self.failedAttempts = failedAttempts
+        self.retryAfterSeconds = retryAfterSeconds
+        self.keychainUnlock = keychainUnlock
+        self.sessionOpen = sessionOpen
+    }
 }
 
 /// A folder of an account.
@@ -41,6 +61,12 @@ public struct Folder: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
     public var noteCount: Int
+
+    public init(id: String, name: String, noteCount: Int) {
+        self.id = id
+        self.name = name
+        self.noteCount = noteCount
+    }
 }
 
 /// A note as listed: everything but its body and attachments' bytes.
@@ -56,6 +82,21 @@ public struct NoteSummary: Codable, Equatable, Sendable {
     public var lock: LockInfo?
     /// Present for a shared note (SPEC §4.6): its owner and participants.
     public var sharing: ShareInfo?
+
+    public init(
+        id: String, title: String, folder: String? = nil, created: Date, modified: Date, isPinned: Bool,
+        attachmentCount: Int, lock: LockInfo? = nil, sharing: ShareInfo? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.folder = folder
+        self.created = created
+        self.modified = modified
+        self.isPinned = isPinned
+        self.attachmentCount = attachmentCount
+        self.lock = lock
+        self.sharing = sharing
+    }
 
     public var isLocked: Bool { lock != nil }
 }
@@ -85,6 +126,19 @@ public struct LockInfo: Codable, Equatable, Sendable {
     /// Whether a secure session holds this passphrase now.
     public var isOpen: Bool
 
+    public init(
+        source: Source, passphraseID: Int64? = nil, generation: Int? = nil, isCurrent: Bool, hint: String? = nil,
+        setOn: Date, isOpen: Bool
+    ) {
+        self.source = source
+        self.passphraseID = passphraseID
+        self.generation = generation
+        self.isCurrent = isCurrent
+        self.hint = hint
+        self.setOn = setOn
+        self.isOpen = isOpen
+    }
+
     /// The sentence shown when the passphrase is asked for.
     public var explanation: String {
         if isCurrent { return "enter the notes passphrase" }
@@ -101,6 +155,14 @@ public struct AttachmentInfo: Codable, Equatable, Sendable {
     public var name: String
     public var byteCount: Int
     public var created: Date
+
+    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.byteCount = byteCount
+        self.created = created
+    }
 }
 
 /// A note with its content: for a locked note, only while a secure session is open.
@@ -108,6 +170,12 @@ public struct OpenedNote: Codable, Equatable, Sendable {
     public var summary: NoteSummary
     public var body: String
     public var attachments: [AttachmentInfo]
+
+    public init(summary: NoteSummary, body: String, attachments: [AttachmentInfo]) {
+        self.summary = summary
+        self.body = body
+        self.attachments = attachments
+    }
 }
 
 /// What a new note holds.
@@ -150,4 +218,28 @@ public enum NoteLimits {
     public static let attachmentNameBytes = 255
     public static let attachmentBytes = 256 * 1024 * 1024
     public static let hintBytes = 256
+}
+
+/// Who a shared note belongs to and who it is shared with (stored in the clear, SPEC §4.6).
+public struct ShareInfo: Codable, Equatable, Sendable {
+    public var owner: String
+    public var participants: [String]
+
+    public init(owner: String, participants: [String]) {
+        self.owner = owner
+        self.participants = participants
+    }
+}
+
+/// The texts of the two locked-note failures a client answers by asking the user, spelled once
+/// for the daemon (`NotesError`) and its clients (`NotesClientError`).
+public enum LockedNoteMessage {
+    public static func passphraseRequired(_ lock: LockInfo) -> String { "the note is locked: \(lock.explanation)" }
+
+    public static func wrongPassphrase(failedAttempts: Int, hint: String?, retryAfterSeconds: Int?) -> String {
+        var text = "wrong passphrase (\(failedAttempts) consecutive failure\(failedAttempts == 1 ? "" : "s"))"
+        if let hint { text += "; hint: \(hint)" }
+        if let retryAfterSeconds { text += "; try again in \(retryAfterSeconds) s" }
+        return text
+    }
 }

@@ -40,8 +40,4 @@ public enum ProtectionClass: String, CaseIterable, Codable, Sendable {
 
     /// The class exists only while a passcode is set; removing the passcode destroys its key.
     public var requiresPasscode: Bool { self == .whenPasscodeSetThisDeviceOnly }
-
-    /// Whether the class key is wrapped with the passcode as well as the device key.
-    /// `always` keys never are: they must open without the user (SPEC §3.4).
-    var isWrappedWithPasscode: Bool { availability != .always }
 }

@@ -41,12 +41,9 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound(let what): return "\(what) not found"
         case .invalid(let reason): return reason
         case .contentUnavailable: return "notes are unavailable until the keybag is unlocked (tresor unlock)"
-        case .passphraseRequired(let info): return "the note is locked: \(info.explanation)"
+        case .passphraseRequired(let info): return LockedNoteMessage.passphraseRequired(info)
         case .wrongPassphrase(let failures, let hint, let wait):
-            var text = "wrong passphrase (\(failures) consecutive failure\(failures == 1 ? "" : "s"))"
-            if let hint { text += "; hint: \(hint)" }
-            if let wait { text += "; try again in \(wait) s" }
-            return text
+            return LockedNoteMessage.wrongPassphrase(failedAttempts: failures, hint: hint, retryAfterSeconds: wait)
         case .throttled(let wait, let hint):
             return "too many wrong passphrases; try again in \(wait) s" + (hint.map { "; hint: \($0)" } ?? "")
         case .noPassphrase: return "no passphrase is set for locked notes (tresor note passphrase set)"

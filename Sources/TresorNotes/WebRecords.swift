@@ -20,12 +20,6 @@ public enum NoteAccess: Sendable, Equatable {
     case participant
 }
 
-/// Who a shared note belongs to and who it is shared with (stored in the clear, SPEC §4.6).
-public struct ShareInfo: Codable, Equatable, Sendable {
-    public var owner: String
-    public var participants: [String]
-}
-
 /// A passphrase generation made in the browser: the server never sees the passphrase, only
 /// the salt, the iteration count and a verifier (a random key wrapped under the passphrase key).
 public struct PassphraseMaterial: Sendable {

@@ -1,4 +1,4 @@
-import TresorNotes
+import TresorModel
 
 /// What the daemon answers instead of a result: a closed set of codes, each mapped to
 /// Apple's `OSStatus` where one exists, so code ported from Apple platforms keeps its checks.

@@ -1,5 +1,5 @@
 import Foundation
-import TresorKeychain
+import TresorModel
 
 /// `POST /v1/apps`: register an executable (only the `tresor` CLI may, with the keybag
 /// unlocked and the passcode entered again — SPEC §3.5).

@@ -1,5 +1,5 @@
 import Foundation
-import TresorKeychain
+import TresorModel
 
 /// Which keychain a request is for: the user's `login` keychain (the default) or the
 /// read-only `System Roots`.

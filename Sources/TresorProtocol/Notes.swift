@@ -1,5 +1,5 @@
 import Foundation
-import TresorNotes
+import TresorModel
 
 // The notes routes' wire types (`/v1/notes/…`, SPEC §4). Only the `tresor` CLI may call them.
 // Notes, folders, summaries and attachments travel as TresorNotes' own Codable value types

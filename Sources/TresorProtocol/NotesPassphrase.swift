@@ -1,5 +1,5 @@
 import Foundation
-import TresorNotes
+import TresorModel
 
 /// `POST /v1/notes/passphrase/status` and the answer of every passphrase route: TresorNotes'
 /// `PassphraseStatus` (flat, as its own fields) plus whether the key kept in the keychain

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TresorAppleNotes
 import TresorKit
 import TresorProtocol
 
@@ -27,8 +26,6 @@ enum Output {
             case let error as APIError: apiError = error
             case let error as NotesClientError: apiError = error.apiError
             case let error as ValidationError: apiError = APIError(.param, error.message)
-            // A file this process read itself (an Apple Notes database) is bad input, not a fault.
-            case let error as AppleNotesError: apiError = APIError(.param, error.description)
             default: apiError = APIError(.internal, String(describing: error))
             }
             if json {

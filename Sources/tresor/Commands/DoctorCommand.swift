@@ -26,7 +26,7 @@ struct DoctorCommand: ParsableCommand {
         try Output.run(json: options.json) {
             let paths = options.paths
             var executables = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])]
-            if let daemon = DaemonLocation.executable { executables.append(URL(fileURLWithPath: daemon)) }
+            if let daemon = CompanionExecutable.path(CompanionExecutable.daemon) { executables.append(URL(fileURLWithPath: daemon)) }
             let local = EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
             let daemon = try? TresorClient.connect(paths: paths, startDaemon: false).doctor().findings
             let report = Report(client: local, daemon: daemon, disclaimer: EnvironmentChecks.disclaimer)

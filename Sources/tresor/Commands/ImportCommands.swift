@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TresorAppleNotes
 import TresorKit
+import TresorProtocol
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,8 +20,9 @@ struct AppleNotesImport: ParsableCommand {
             imported as text into folders of the same names. Locked notes are imported still \
             locked, as Apple encrypted them, and open in Tresor with their Apple passphrase; \
             `tresor note rewrap ID` then moves one to your current passphrase. Importing the \
-            same database again adds only what is new. The file is read here, in this process, \
-            and never written to; the daemon receives the notes, not the file.
+            same database again adds only what is new. The file is read by tresor-read-apple-notes, \
+            a process of its own with no key and no connection to the daemon, and is never \
+            written to; the daemon receives the notes, not the file.
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -32,8 +33,8 @@ struct AppleNotesImport: ParsableCommand {
 
     func run() throws {
         try Output.run(json: options.json) {
-            let library = try AppleNoteStore.read(at: URL(fileURLWithPath: path))
-            let records = Self.records(from: library)
+            let reading = try Self.read(path)
+            let records = reading.notes
             let notes = try options.notes()
             var report = ImportReport()
             var progress = ProgressBar.enabled ? ProgressBar(label: "Importing") : nil
@@ -46,15 +47,14 @@ struct AppleNotesImport: ParsableCommand {
                 progress?.update(done: report.imported + report.alreadyImported + report.refused.count, total: records.count)
             }
             progress?.finish()
-            let skipped = library.skipped.map { "note \($0.id) in the Apple database: \($0.reason)" }
             if options.json {
-                return Output.json(AppleImportOutput(report: report, unreadable: skipped, unreadWriteAheadLog: library.unreadWriteAheadLog))
+                return Output.json(AppleImportOutput(report: report, unreadable: reading.unreadable, unreadWriteAheadLog: reading.unreadWriteAheadLog))
             }
             print("Imported \(Self.count(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
             if report.alreadyImported > 0 { print("\(Self.count(report.alreadyImported, "note")) had been imported before.") }
             for line in report.refused { print("Refused \(line)") }
-            for line in skipped { print("Could not read \(line)") }
-            if library.unreadWriteAheadLog {
+            for line in reading.unreadable { print("Could not read \(line)") }
+            if reading.unreadWriteAheadLog {
                 print("Note: NoteStore.sqlite-wal holds changes not yet in the database; quit Notes and import again to include them.")
             }
         }
@@ -62,19 +62,31 @@ struct AppleNotesImport: ParsableCommand {
 
     static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
-    /// The library's notes as import records, in folders named as in Apple Notes.
-    static func records(from library: AppleNotesLibrary) -> [NoteImport] {
-        let folders = Dictionary(library.folders.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
-        return library.notes.map { note in
-            let content: NoteImport.Content
-            switch note.content {
-            case .text(let text):
-                content = .text(text)
-            case .locked(let locked):
-                content = .appleLocked(locked)
-            }
-            let folder = note.folderID.flatMap { folders[$0] }.flatMap { $0.isEmpty ? nil : $0 }
-            return NoteImport(title: note.title, folder: folder, created: note.created, modified: note.modified, content: content)
+    /// The notes of the database at `path`, as `tresor-read-apple-notes` reads them. Its
+    /// complaint about a bad file becomes this command's error.
+    static func read(_ path: String) throws -> AppleNotesReading {
+        guard let reader = CompanionExecutable.path(CompanionExecutable.appleNotesReader) else {
+            throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) is not installed beside tresor")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: reader)
+        process.arguments = [path]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Standard output to its end first: the reader writes its complaint (one short line)
+        // only when it writes no notes, so neither pipe can fill while the other is read.
+        let notes = output.fileHandleForReading.readDataToEndOfFile()
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile().prefix(4096), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw APIError(.param, complaint.isEmpty ? "\(CompanionExecutable.appleNotesReader) stopped (status \(process.terminationStatus))" : complaint)
+        }
+        do {
+            return try APICoding.decoder.decode(AppleNotesReading.self, from: notes)
+        } catch {
+            throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) wrote output that does not decode: \(error)")
         }
     }
 

@@ -1,0 +1,3 @@
+// The shared value types (items, protection classes, notes as listed) are part of this
+// module's API: `import TresorKeychain` brings them.
+@_exported import TresorModel

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+
+/// The `tresor` CLI is a client: it links the model, the wire types and the socket client,
+/// not the storage, crypto or parsers of the daemon's side (every process start pays for what
+/// a binary links — BENCHMARKS.md §3). The Apple Notes parser lives in
+/// `tresor-read-apple-notes`, a process of its own.
+@Suite struct ClientFootprintTests {
+    /// Mangled-name prefixes of the modules a client must not link, and the library SQLite is.
+    static let serverSide = ["4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes"]
+
+    func contains(_ binary: Data, _ text: String) -> Bool {
+        binary.range(of: Data(text.utf8)) != nil
+    }
+
+    @Test func theCLILinksNoStorageCryptoOrParsers() throws {
+        let cli = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor"), options: .alwaysMapped)
+        for module in Self.serverSide { #expect(!contains(cli, "$s" + module), "tresor links \(module)") }
+        #expect(!contains(cli, "libsqlite3.so"))
+        // The same search finds them where they are: the reader links the parser and SQLite.
+        let reader = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor-read-apple-notes"), options: .alwaysMapped)
+        #expect(contains(reader, "$s4GRDB") && contains(reader, "$s16TresorAppleNotes") && contains(reader, "libsqlite3.so"))
+    }
+}
