@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Tresor", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(name: "tresor-bench", dependencies: [
@@ -19,5 +21,12 @@ let package = Package(
             .product(name: "TresorNotes", package: "Tresor"),
             .product(name: "TresorProtocol", package: "Tresor"),
         ], path: "Sources/tresor-bench", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The smallest HTTP servers on a Unix socket: the transport's floor beside tresord's.
+        .executableTarget(name: "transport-floor", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ], path: "Sources/transport-floor"),
     ]
 )

@@ -114,14 +114,32 @@ if kc:
     P("")
     P("Where a lookup's time goes, and the daemon's memory:")
     P("")
-    P("| items | lookup wall/op | daemon CPU/lookup | client CPU/lookup | daemon CPU/add | RSS at start | RSS after lookups | RSS after find scans | RSS end (HWM) |")
-    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    P("| items | lookup wall/op | `GET /v1/status` p50 (TresorKit client) | daemon CPU/lookup | … per status | client CPU/lookup | daemon CPU/add | RSS at start | RSS after lookups | RSS after find scans | RSS end (HWM) |")
+    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for e in kc:
         mb = lambda k: fmt((e.get(k) or 0) / 1024, " MB")
-        P(f"| {e['items']:,} | {fmt(g(e, 'lookup', 'wall_ms_per_op'))} ms | {fmt(g(e, 'lookup', 'daemon_cpu_ms_per_op'))} ms | "
+        P(f"| {e['items']:,} | {fmt(g(e, 'lookup', 'wall_ms_per_op'))} ms | {fmt(g(e, 'status', 'p50_ms'))} ms | "
+          f"{fmt(g(e, 'lookup', 'daemon_cpu_ms_per_op'))} ms | {fmt(g(e, 'status', 'daemon_cpu_ms_per_op'))} ms | "
           f"{fmt(g(e, 'lookup', 'client_cpu_ms_per_op'))} ms | {fmt(g(e, 'add', 'daemon_cpu_ms_per_op'))} ms | {mb('daemon_rss_kb_started')} | "
           f"{mb('daemon_rss_kb_after_lookups')} | {mb('daemon_rss_kb_after_find')} | {mb('daemon_rss_kb')} ({mb('daemon_hwm_kb')}) |")
     P("")
+    transport = tresor.get("transport") or {}
+    near = largest_at_most(kc, 100_000)
+    if transport and near:
+        P("### Where a request's time goes (one kept-alive connection, the same raw client for every row)")
+        P("")
+        P("| request | p50 | p99 |")
+        P("|---|---:|---:|")
+        for label, value in (
+            ("a bare Unix socket: a thread answering every read (the kernel's round trip)", transport.get("bare_socket")),
+            ("SwiftNIO HTTP/1.1 pipeline, one synchronous handler (`transport-floor nio`)", transport.get("nio")),
+            ("Hummingbird, one route (`transport-floor hummingbird`)", transport.get("hummingbird")),
+            (f"tresord `GET /v1/status` ({near['items']:,} items)", near.get("raw_status")),
+            (f"tresord lookup, `POST /v1/items/search` ({near['items']:,} items)", near.get("raw_lookup")),
+            (f"… the keychain's part alone: `copyMatchingFromIndex` in-process, no transport ({near['items']:,} items)", near.get("in_process_lookup")),
+        ):
+            P(f"| {label} | {fmt(g(value, 'p50_ms'), ' ms')} | {fmt(g(value, 'p99_ms'), ' ms')} |")
+        P("")
     P("### Concurrent clients (mixed: 70 % lookup, 10 % add, 10 % update, 10 % delete; each client its own connection)")
     P("")
     P("| items | clients | ops/s | p50 | p99 |")
@@ -197,7 +215,7 @@ P("")
 pc = notes.get("passphrase_change") or {}
 P("| scenario | result |")
 P("|---|---|")
-P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', '?'):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
+P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', 0):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
 P(f"| open a secure session (typed passphrase) | {fmt(notes.get('open_session_ms'))} ms |")
 P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes, 'open_locked_note_1MB', 'p50_ms'))} ms, p99 {fmt(g(notes, 'open_locked_note_1MB', 'p99_ms'))} ms |")
 if pc:

@@ -71,8 +71,8 @@ struct KeychainBench {
     // MARK: Fill (in-process, daemon stopped)
 
     /// Adds items `range` with TresorKeychain directly on the home's store.
-    func fill(_ range: Range<Int>, cliItems: Bool) throws -> Double {
-        guard !range.isEmpty || cliItems else { return 0 }
+    func fill(_ range: Range<Int>, cliItems: Bool) throws -> (seconds: Double, inProcessLookup: [String: Any]) {
+        guard !range.isEmpty || cliItems else { return (0, [:]) }
         let keybag = try Keybag.open(paths: paths)
         try keybag.unlock(passcode: try Passcode(Self.passcode))
         let keychain = try TresorKeychain.Keychain(file: paths.loginKeychain, keybag: keybag)
@@ -93,7 +93,20 @@ struct KeychainBench {
                 try keychain.add(.genericPassword, attributes: attributes, secret: Data("cli secret \(k)".utf8), caller: cli)
             }
         }
-        return seconds
+        // The keychain alone: the lookups the daemon serves, made here without socket, HTTP or
+        // JSON — what a lookup costs before the transport (BENCHMARKS.md §1).
+        var rng = SplitMix(state: UInt64(range.upperBound) &+ 7)
+        let lookups = smoke ? 50 : 2000
+        var samples: [Double] = []
+        for n in 0..<(lookups + 100) {
+            var query = Self.query("acct-\(Int.random(in: 0..<range.upperBound, using: &rng))")
+            (query.limit, query.returnData, query.returnAttributes) = (.one, true, false)
+            let time = try timeMs {
+                guard try keychain.copyMatchingFromIndex(query, caller: app)?.first?.secret != nil else { throw BenchError("in-process lookup found nothing") }
+            }
+            if n >= 100 { samples.append(time) }
+        }
+        return (seconds, summary(samples))
     }
 
     static func attributes(_ i: Int) -> ItemAttributes {
@@ -123,10 +136,11 @@ struct KeychainBench {
         for count in counts {
           do {
             log("keychain: filling to \(count) items (in-process, daemon stopped)")
-            let fillSeconds = try fill(filled..<count, cliItems: filled == 0)
+            let (fillSeconds, inProcessLookup) = try fill(filled..<count, cliItems: filled == 0)
             filled = count
             daemon = try startDaemon()
-            var result: [String: Any] = ["items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0)]
+            var result: [String: Any] = ["items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0),
+                                         "in_process_lookup": inProcessLookup]
             let idle = memory(of: daemon.pid)
             // Unlock through the daemon: one PBKDF2 run (600,000 rounds) + HKDF + unwraps.
             let unlockClient = try TresorClient.connect(paths: paths, startDaemon: false)
@@ -141,7 +155,8 @@ struct KeychainBench {
             stopDaemon(daemon)
             result["database_bytes_after_stop"] = filesSize(in: home, prefix: "login.keychain.db")
             perCount.append(result)
-            log("keychain @\(count): lookup p50 \(((result["lookup"] as? [String: Any])?["p50_ms"] as? Double) ?? -1) ms, RSS \(mem.rssKB) kB")
+            let p50 = { (key: String) in ((result[key] as? [String: Any])?["p50_ms"] as? Double) ?? -1 }
+            log("keychain @\(count): lookup p50 \(p50("lookup")) ms, status p50 \(p50("status")) ms, RSS \(mem.rssKB) kB")
             checkpoint(["counts": perCount])
           } catch {
             // Keep what the smaller counts measured; say where it stopped.
@@ -185,6 +200,25 @@ struct KeychainBench {
         lookup["wall_ms_per_op"] = Double(nowNanos() - wall0) / 1e6 / Double(lookups)
         result["lookup"] = lookup
         result["daemon_rss_kb_after_lookups"] = memory(of: daemonPID).rssKB
+
+        // The transport's floor on the same connection: `GET /v1/status` does no keychain work,
+        // so lookup minus this is what the lookup itself costs (BENCHMARKS.md §1).
+        samples = []
+        let statusCPU0 = cpuMs(of: daemonPID)
+        for _ in 0..<lookups { samples.append(try timeMs { _ = try keychain.client.status() }) }
+        var status = summary(samples)
+        status["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - statusCPU0) / Double(lookups)
+        result["status"] = status
+        // The same two requests from the raw client of the transport table (no TresorKit, no
+        // JSON coding on the client's side), beside the floors `TransportBench` measured.
+        let raw = TransportBench(binDirectory: binDirectory, work: work, requests: lookups)
+        result["raw_status"] = try raw.measure(socket: paths.socket.path, TransportBench.status)
+        let searches = (0..<500).map { _ in
+            let account = "acct-\(Int.random(in: 0..<count, using: &rng))"
+            let body = #"{"query":{"itemClass":"genp","attributes":{"service":"\#(Self.service)","account":"\#(account)"},"limit":"one","returnData":true,"returnAttributes":false}}"#
+            return TransportBench.request("POST", "/v1/items/search", body: Data(body.utf8))
+        }
+        result["raw_lookup"] = try raw.measure(socket: paths.socket.path, searches)
 
         samples = []
         for _ in 0..<finds {
