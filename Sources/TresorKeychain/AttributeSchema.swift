@@ -140,6 +140,11 @@ struct AttributeValues {
     /// of serialising them; anything else compares as canonical JSON.
     static func same(_ a: Any, _ b: Any) -> Bool {
         if let a = a as? String, let b = b as? String { return a.utf8.elementsEqual(b.utf8) }
+        // Both read off ItemAttributes (an index lookup's row and its query): Swift values of
+        // one type compare as themselves. Exact types only — a parsed JSON number would cast
+        // to Bool too, and `1` is not `true`.
+        if type(of: a) == Bool.self, type(of: b) == Bool.self { return a as! Bool == b as! Bool }
+        if type(of: a) == Int.self, type(of: b) == Int.self { return a as! Int == b as! Int }
         return canonical(a) == canonical(b)
     }
 
@@ -155,7 +160,51 @@ struct AttributeValues {
         for name in AttributeSchema.primaryKey[itemClass] ?? [] where includingGroup || name != "accessGroup" {
             tuple.append(values[name] ?? NSNull())
         }
-        return (try? JSONSerialization.data(withJSONObject: tuple, options: [.sortedKeys])) ?? Data()
+        return Self.jsonArray(tuple) ?? (try? JSONSerialization.data(withJSONObject: tuple, options: [.sortedKeys])) ?? Data()
+    }
+
+    /// `elements` as JSONSerialization writes them, when each is a Swift `String`, `Int`,
+    /// `Bool` or `NSNull` — what a query's or a new item's values are — without its cost (a
+    /// tenth of a lookup). Nil for anything else, such as the Foundation numbers of a parsed
+    /// row. `PrimaryKeyTupleTests` holds the bytes equal to JSONSerialization's.
+    static func jsonArray(_ elements: [Any]) -> Data? {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(128)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            switch ObjectIdentifier(type(of: element)) {
+            case ObjectIdentifier(String.self): appendJSONString(element as! String, to: &out)
+            case ObjectIdentifier(Int.self): out += String(element as! Int).utf8
+            case ObjectIdentifier(Bool.self): out += (element as! Bool ? "true" : "false").utf8
+            case ObjectIdentifier(NSNull.self): out += "null".utf8
+            default: return nil
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+        return Data(out)
+    }
+
+    /// JSONSerialization's escaping: quote, backslash and slash escaped, control characters
+    /// as `\b \t \n \f \r` or `\u00xx` (lowercase), everything else as its UTF-8 bytes.
+    private static func appendJSONString(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "/"): out += [UInt8(ascii: "\\"), UInt8(ascii: "/")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }
 

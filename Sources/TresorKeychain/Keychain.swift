@@ -333,15 +333,22 @@ public final class Keychain: Sendable {
                     unavailable = true
                     continue
                 }
-                // Matching reads the opened JSON as it is; only a match is decoded into
-                // ItemAttributes (half of a scan's time per row was that decoding).
+                // A scan matches each row on its opened JSON as it is and decodes only a match
+                // into ItemAttributes (half of a scan's time per row was that decoding). A row
+                // an index pointed at is expected to match: decoded once, its values read off it.
                 let json: Data, values: AttributeValues
+                var decoded: ItemAttributes?
                 do {
                     let key = try cachedMetadataKey(itemClass, protectionClass) ?? read { db in
                         try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
                     }
                     json = try sealing.openMetadataJSON(stored, itemClass: itemClass, key: key)
-                    values = try AttributeValues(json: json, ofItem: stored.id)
+                    if scan == nil {
+                        decoded = try sealing.decodeMetadata(json, of: stored)
+                        values = AttributeValues(decoded!)
+                    } else {
+                        values = try AttributeValues(json: json, ofItem: stored.id)
+                    }
                 } catch let error as KeychainError {
                     damaged = error
                     continue
@@ -353,7 +360,7 @@ public final class Keychain: Sendable {
                 guard values.matches(wantedValues) else { continue }
                 let attributes: ItemAttributes
                 do {
-                    attributes = try sealing.decodeMetadata(json, of: stored)
+                    attributes = try decoded ?? sealing.decodeMetadata(json, of: stored)
                 } catch let error as KeychainError {
                     damaged = error
                     continue

@@ -91,6 +91,31 @@ import Testing
         #expect(Set(AttributeValues(Self.everything).values.keys) == ItemAttributes.knownNames)
     }
 
+    /// The tuple is written by hand for speed; JSONSerialization is the definition. Every ASCII
+    /// character, the escapes, and non-ASCII text (combining marks, line separators, emoji, a
+    /// byte-order mark) in random strings and positions must come out byte for byte the same.
+    @Test func theHandWrittenTupleIsJSONSerializationsBytes() throws {
+        let ascii: [String] = (0..<0x80).map { String(Unicode.Scalar(UInt8($0))) }
+        let alphabet: [String] = ascii + ["é", "e\u{301}", "\u{2028}", "\u{2029}", "😀", "\u{FEFF}", "\u{80}", "\u{9F}", "ß", "日本"]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<400 {
+            var elements: [Any] = [ItemClass.allCases[round % 4].rawValue]
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                switch Int.random(in: 0..<5, using: &generator) {
+                case 0: elements.append(Int.random(in: Int.min...Int.max, using: &generator))
+                case 1: elements.append(Bool.random(using: &generator))
+                case 2: elements.append(NSNull())
+                default: elements.append((0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
+                }
+            }
+            let expected = try JSONSerialization.data(withJSONObject: elements, options: [.sortedKeys])
+            #expect(AttributeValues.jsonArray(elements) == expected, "\(String(decoding: expected, as: UTF8.self))")
+        }
+        // Values parsed from a row's JSON are Foundation numbers: left to JSONSerialization.
+        let parsed = try JSONSerialization.jsonObject(with: Data("[443, true]".utf8)) as! [Any]
+        #expect(AttributeValues.jsonArray(["inet"] + parsed) == nil)
+    }
+
     @Test func aDifferentValueOfAnyKindDoesNotMatch() {
         let stored = AttributeValues(Self.everything)
         var changes: [ItemAttributes] = []
@@ -104,5 +129,16 @@ import Testing
         for query in changes { #expect(!stored.matches(AttributeValues(query))) }
         var same = ItemAttributes(); same.port = 21; same.custom = ["a": "1"]; same.generic = Data([1, 2])
         #expect(stored.matches(AttributeValues(same)))
+    }
+
+    /// A row's values parsed from its JSON are Foundation numbers, a query's are Swift values:
+    /// `true` matches `true` and `1` matches `1`, but a number never matches a boolean.
+    @Test func parsedNumbersAndBooleansMatchTypedOnesOfTheirKindOnly() throws {
+        let row = try AttributeValues(json: Data(#"{"port":1,"synchronizable":true}"#.utf8), ofItem: 1)
+        var query = ItemAttributes()
+        (query.port, query.synchronizable) = (1, true)
+        #expect(row.matches(AttributeValues(query)) && AttributeValues(query).matches(row))
+        let confused = try AttributeValues(json: Data(#"{"port":true,"synchronizable":1}"#.utf8), ofItem: 1)
+        #expect(!confused.matches(AttributeValues(query)))
     }
 }
