@@ -70,7 +70,8 @@ struct AppleNotesImport: ParsableCommand {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: reader)
-        process.arguments = [path]
+        // Absolute, so a file named like an option (`-x`) is still read as a file.
+        process.arguments = [URL(fileURLWithPath: path).path]
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
