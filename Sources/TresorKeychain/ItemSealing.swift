@@ -38,10 +38,6 @@ struct ItemSealing {
         return try Envelope.seal(json, using: key, authenticating: associatedData(itemClass, id: id, column: "metadata"))
     }
 
-    func openMetadata(_ stored: StoredItem, itemClass: ItemClass, key: SymmetricKey) throws -> ItemAttributes {
-        try decodeMetadata(try openMetadataJSON(stored, itemClass: itemClass, key: key), of: stored)
-    }
-
     /// The item's attributes as the JSON they were sealed as.
     func openMetadataJSON(_ stored: StoredItem, itemClass: ItemClass, key: SymmetricKey) throws -> Data {
         do {
