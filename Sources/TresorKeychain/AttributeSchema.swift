@@ -184,6 +184,8 @@ struct AttributeValues {
         return Data(out)
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// JSONSerialization's escaping: quote, backslash and slash escaped, control characters
     /// as `\b \t \n \f \r` or `\u00xx` (lowercase), everything else as its UTF-8 bytes.
     private static func appendJSONString(_ string: String, to out: inout [UInt8]) {
@@ -199,8 +201,7 @@ struct AttributeValues {
             case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
             case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
             default: out.append(byte)
             }
         }
