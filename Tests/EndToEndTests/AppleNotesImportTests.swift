@@ -90,6 +90,22 @@ import TresorProtocol
         #expect(!harness.daemonLog.contains(markers[0]))
     }
 
+    /// A reader that fills its standard error (as a crash report on a hostile file would) is
+    /// still waited for and reported, not left blocked on a full pipe with `tresor` hanging.
+    @Test func aReaderThatWritesMoreThanAPipeHoldsOnStandardErrorIsReportedNotHung() throws {
+        let harness = try Harness()
+        let folder = harness.root.appendingPathComponent("cli-with-fake-reader")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cli = folder.appendingPathComponent("tresor")
+        try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("tresor"), to: cli)
+        let reader = folder.appendingPathComponent("tresor-read-apple-notes")
+        try Data("#!/bin/sh\nhead -c 300000 /dev/zero | tr '\\0' x >&2\nexit 1\n".utf8).write(to: reader)
+        chmod(reader.path, 0o755)
+        let result = try harness.run(cli, ["import", "apple-notes", "/nonexistent/NoteStore.sqlite"])
+        #expect(!result.succeeded)
+        #expect(result.stderr.contains(String(repeating: "x", count: 1000)) && result.stderr.count < 5000)
+    }
+
     @Test func aFileThatIsNotANoteStoreIsAClearErrorAndImportsNothing() throws {
         let harness = try initialized()
         let folder = try TemporaryFolder()

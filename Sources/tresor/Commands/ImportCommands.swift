@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TresorKit
 import TresorProtocol
 
@@ -76,10 +77,11 @@ struct AppleNotesImport: ParsableCommand {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // Standard output to its end first: the reader writes its complaint (one short line)
-        // only when it writes no notes, so neither pipe can fill while the other is read.
+        // Both pipes are read to their ends at once: a reader that fills standard error (a
+        // crash report on a hostile file) must not block there while this waits for its notes.
+        let complaintPipe = PipeDrain(errors.fileHandleForReading)
         let notes = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile().prefix(4096), as: UTF8.self)
+        let complaint = String(decoding: complaintPipe.data().prefix(4096), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw APIError(.param, complaint.isEmpty ? "\(CompanionExecutable.appleNotesReader) stopped (status \(process.terminationStatus))" : complaint)
@@ -112,6 +114,26 @@ struct AppleNotesImport: ParsableCommand {
         }
         if !current.isEmpty { batches.append(current) }
         return batches
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeDrain: Sendable {
+    private let collected = Mutex(Data())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        DispatchQueue.global().async {
+            let data = handle.readDataToEndOfFile()
+            self.collected.withLock { $0 = data }
+            self.done.signal()
+        }
+    }
+
+    /// Everything the pipe carried, once its writer has closed it.
+    func data() -> Data {
+        done.wait()
+        return collected.withLock { $0 }
     }
 }
 
