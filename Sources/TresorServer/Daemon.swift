@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOPosix
+import ServiceLifecycle
 import TresorKeybag
 import TresorNotes
 import TresorProtocol
@@ -96,17 +98,19 @@ public struct Daemon: Sendable {
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
 
         let logger = self.logger
-        let app = Application(
-            router: router,
-            server: .http1OnConnectionLoops,
-            configuration: .init(
+        let socketServer = Server(
+            childChannelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: .socketAPI),
+            configuration: ServerConfiguration(
                 address: .unixDomainSocket(path: socketPath),
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
             onServerRunning: { _ in
                 chmod(socketPath, 0o600)
                 logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"])
             },
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger)
+        let socketService = ServiceGroup(configuration: .init(
+            services: [socketServer], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 
         let autoLockTask = Task {
             await autoLock.run {
@@ -129,7 +133,7 @@ public struct Daemon: Sendable {
             unlink(socketPath)
             withExtendedLifetime(homeLock) {}
         }
-        guard let port = web.port else { return try await app.runService() }
+        guard let port = web.port else { return try await socketService.run() }
 
         // The web server (docs/WEB.md) runs beside the socket and stops with it: SIGTERM ends
         // the socket's service group, and leaving the task group cancels the web server.
@@ -138,7 +142,7 @@ public struct Daemon: Sendable {
             widget: widget))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask { try await socketService.run() }
             group.addTask { try await webApp.run() }
             group.addTask { await webServer.runMaintenance() }
             try await group.next()

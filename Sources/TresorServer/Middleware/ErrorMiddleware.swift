@@ -20,15 +20,24 @@ struct ErrorMiddleware: RouterMiddleware {
             if apiError.code == .internal {
                 context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(apiError.message)"])
             }
-            return try Self.response(for: apiError)
+            return Self.response(for: apiError)
         }
     }
 
-    static func response(for error: APIError) throws -> Response {
-        let body = try DaemonJSON.encoder.encode(ErrorResponse(error: error))
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
-        return Response(status: status(for: error.code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    static func response(for error: APIError) -> Response {
+        let complete = completeResponse(for: error)
+        return Response(status: complete.head.status, headers: complete.head.headerFields, body: .init(byteBuffer: complete.body))
+    }
+
+    /// The error's status, headers and JSON body — also for requests the socket's transport
+    /// refuses before the router runs (``SocketRequestHandler``).
+    static func completeResponse(for error: APIError) -> CompleteResponse {
+        // Encoding these few strings cannot fail; if it ever did, the status still says enough.
+        let body = (try? DaemonJSON.encoder.encode(ErrorResponse(error: error))) ?? Data()
+        var head = HTTPResponse(status: status(for: error.code))
+        head.headerFields[.contentType] = "application/json"
+        if let retry = error.retryAfterSeconds { head.headerFields[.retryAfter] = String(retry) }
+        return CompleteResponse(head: head, body: ByteBuffer(bytes: body))
     }
 
     static func status(for code: APIError.Code) -> HTTPResponse.Status {

@@ -1,0 +1,61 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import TresorProtocol
+
+/// One connection to the socket API: SwiftNIO's HTTP/1.1 pipeline and a
+/// ``SocketRequestHandler`` that hands each whole request to the daemon's router.
+///
+/// Hummingbird still provides the server (binding, connection limit, graceful shutdown) and the
+/// router with its middleware; this replaces only its connection handling, whose async
+/// channel — an async sequence of request parts in, an async writer of response parts out —
+/// cost a keychain lookup as much CPU as the keychain itself (BENCHMARKS.md §1).
+struct SocketAPIChannel: ServerChildChannel {
+    struct Value: ServerChildChannelValue {
+        let channel: any Channel
+    }
+
+    let responder: RouterResponder<DaemonRequestContext>
+    let bodyLimits: RequestBodyLimits
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            // Pipelining assistance holds a client's next request back until this one is
+            // answered; error handling answers a malformed request with 400 and closes.
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withPipeliningAssistance: true, withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandler(
+                SocketRequestHandler(responder: responder, bodyLimits: bodyLimits, logger: logger))
+            return Value(channel: channel)
+        }
+    }
+
+    /// The server counts a connection as open until this returns.
+    func handle(value: Value, logger: Logger) async {
+        try? await value.channel.closeFuture.get()
+    }
+}
+
+/// The largest request body each route takes. Most take the API's 1 MiB and get their body
+/// whole before they run; a route with a larger limit (an attachment, an import) runs as soon
+/// as its head arrives and reads the body as it comes, so it can refuse a client before the
+/// daemon reads hundreds of megabytes from it.
+struct RequestBodyLimits: Sendable {
+    var standard: Int
+    var largerByPath: [String: Int]
+
+    func limit(forPath path: String) -> (bytes: Int, streamed: Bool) {
+        if let larger = largerByPath[path] { return (larger, true) }
+        return (standard, false)
+    }
+}
+
+extension RequestBodyLimits {
+    /// The socket API's: 1 MiB, more for an attachment and for an import of notes.
+    static let socketAPI = RequestBodyLimits(standard: APIVersion.maximumRequestBytes, largerByPath: [
+        Route.notesAddAttachment: NotesWire.maximumAttachmentRequestBytes,
+        Route.notesImport: NotesWire.maximumImportRequestBytes,
+    ])
+}
