@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 import TresorCrypto
@@ -29,5 +30,19 @@ struct ConstantTimeTests {
         #expect(!ConstantTime.equals(Data([1, 2]), Data([1, 2, 3])))
         #expect(!ConstantTime.equals(Data(), Data([0])))
         #expect(!ConstantTime.equals(Data([0]), Data()))
+    }
+
+    @Test("Non-contiguous data (two regions) compares byte by byte like contiguous data")
+    func nonContiguous() {
+        let base = Data((0..<32).map { UInt8($0) })
+        var split = DispatchData.empty
+        base.prefix(13).withUnsafeBytes { split.append($0) }
+        base.dropFirst(13).withUnsafeBytes { split.append($0) }
+        #expect(split.regions.count == 2)
+        #expect(ConstantTime.equals(split, base))
+        #expect(ConstantTime.equals(base, split))
+        for bit in stride(from: 0, to: base.count * 8, by: 7) {
+            #expect(!ConstantTime.equals(split, base.flippingBit(bit)), "bit \(bit)")
+        }
     }
 }
