@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TresorKeychain
 import TresorProtocol
 
 /// The per-request context of the daemon's socket API: Hummingbird's core storage, the
@@ -31,8 +32,13 @@ struct DaemonRequestContext: RequestContext {
 
 /// The API's JSON coders (``APICoding``'s conventions), made once for the whole daemon — the
 /// socket and the web server alike: they are thread-safe, and making them anew per request was
-/// a measurable part of a keychain lookup (BENCHMARKS.md §1).
+/// a measurable part of a keychain lookup (BENCHMARKS.md §1). The decoder refuses attribute
+/// names the keychain does not know (``ItemAttributes/refusesUnknownNames``).
 enum DaemonJSON {
-    static let decoder = APICoding.decoder
+    static let decoder: JSONDecoder = {
+        let decoder = APICoding.decoder
+        decoder.userInfo[ItemAttributes.refusesUnknownNames] = true
+        return decoder
+    }()
     static let encoder = APICoding.encoder
 }

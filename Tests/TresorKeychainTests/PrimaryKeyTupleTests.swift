@@ -89,6 +89,15 @@ import Testing
         }
         // Every attribute is covered: `everything` sets each name the keychain knows.
         #expect(Set(AttributeValues(Self.everything).values.keys) == ItemAttributes.knownNames)
+        // … and the names the keychain knows are the ones a request may use (a decoder that
+        // refuses unknown names, as the daemon's, takes each of them).
+        let strict = JSONDecoder()
+        strict.userInfo[ItemAttributes.refusesUnknownNames] = true
+        let written = try JSONSerialization.jsonObject(with: ItemAttributes.encoder.encode(Self.everything)) as? [String: Any]
+        #expect(Set(written?.keys ?? [:].keys) == ItemAttributes.knownNames)
+        for name in ItemAttributes.knownNames {
+            #expect(throws: Never.self, "\(name)") { try strict.decode(ItemAttributes.self, from: Data("{\"\(name)\": null}".utf8)) }
+        }
     }
 
     /// The tuple is written by hand for speed; JSONSerialization is the definition. Every ASCII

@@ -71,6 +71,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return apiError(for: error)
         case let error as NotesError:
             return apiError(for: error)
+        case let error as UnknownAttributeError:
+            return apiError(for: KeychainError.param(error.description))
         case is NIOTooManyBytesError:
             return APIError(.requestTooLarge, "the request is larger than \(APIVersion.maximumRequestBytes) bytes")
         case let error as HTTPError where error.status == .contentTooLarge:
