@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 /// The JSON conventions of the API, used by the daemon and every client: dates as seconds
 /// since 1970, binary values as Base64 strings (a transport encoding, not protection).
@@ -15,6 +16,15 @@ public enum APICoding {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         decoder.dataDecodingStrategy = .base64
+        return decoder
+    }
+
+    /// The daemon's decoder for requests: ``decoder``, refusing attribute names the keychain
+    /// does not know (``ItemAttributes/refusesUnknownNames``) — a misspelt `acount` would
+    /// otherwise be dropped and widen a query or a delete.
+    public static var requestDecoder: JSONDecoder {
+        let decoder = self.decoder
+        decoder.userInfo[ItemAttributes.refusesUnknownNames] = true
         return decoder
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TresorKeychain
 import TresorProtocol
 
 /// The per-request context of the daemon's socket API: Hummingbird's core storage, the
@@ -32,13 +31,9 @@ struct DaemonRequestContext: RequestContext {
 
 /// The API's JSON coders (``APICoding``'s conventions), made once for the whole daemon — the
 /// socket and the web server alike: they are thread-safe, and making them anew per request was
-/// a measurable part of a keychain lookup (BENCHMARKS.md §1). The decoder refuses attribute
-/// names the keychain does not know (``ItemAttributes/refusesUnknownNames``).
+/// a measurable part of a keychain lookup (BENCHMARKS.md §1). Requests are read with
+/// ``APICoding/requestDecoder``, which refuses attribute names the keychain does not know.
 enum DaemonJSON {
-    static let decoder: JSONDecoder = {
-        let decoder = APICoding.decoder
-        decoder.userInfo[ItemAttributes.refusesUnknownNames] = true
-        return decoder
-    }()
+    static let decoder = APICoding.requestDecoder
     static let encoder = APICoding.encoder
 }

@@ -1,13 +1,13 @@
 // Fuzzes the daemon's request decoding: a JSON body decoded into a TresorProtocol request type
-// with APICoding.decoder (what Hummingbird's `request.decode(as:context:)` does with the
-// daemon's `requestDecoder`), preceded for the item routes by the strict attribute check of
-// TresorServer's `decodeStrictly` (Sources/TresorServer/Routes/ItemRoutes.swift, mirrored
-// below because TresorServer is not a library).
+// with `APICoding.requestDecoder` — the decoder the daemon reads every request with, which
+// refuses attribute names the keychain does not know while it decodes (`ItemAttributes`'s
+// `init(from:)`, switched on by `ItemAttributes.refusesUnknownNames`).
 //
 // Properties besides "never crash":
 //  - the daemon's promise: a request it accepts names no unknown attribute. Checked against
-//    the keys JSONDecoder itself saw, so a body that JSONSerialization (the strict check)
-//    and JSONDecoder (the real decode) read differently shows up;
+//    the keys JSONDecoder itself saw, level by level (`KeyTree`), so a body whose attributes
+//    object the check and the decode could read differently (duplicate keys, odd escapes:
+//    Fuzz/Regressions/request-decoding) shows up;
 //  - decode ∘ encode is stable: what a client encodes from a decoded request decodes to the same.
 //
 // Input: selector byte (which route) | JSON body
@@ -16,19 +16,7 @@ import FuzzSupport
 import TresorKeychain
 import TresorProtocol
 
-/// TresorServer's check, as in `decodeStrictly`: the attribute names are read with the same
-/// decoder as the request (an earlier version read them with JSONSerialization, which a body
-/// with duplicate keys or odd escapes fooled — see Fuzz/Regressions/request-decoding).
-/// Throws on an unknown attribute name.
-func strictAttributeCheck(_ data: Data, attributePaths: [[String]]) throws {
-    guard !attributePaths.isEmpty else { return }
-    let tree = try APICoding.decoder.decode(KeyTree.self, from: data)
-    for path in attributePaths {
-        if let unknown = (tree.keys(at: path) ?? []).sorted().first(where: { !ItemAttributes.knownNames.contains($0) }) {
-            throw KeychainError.param("unknown attribute \(String(unknown.prefix(64)).debugDescription)")
-        }
-    }
-}
+let requestDecoder = APICoding.requestDecoder
 
 /// The object keys JSONDecoder sees, level by level (non-objects have none).
 struct KeyTree: Decodable {
@@ -65,12 +53,12 @@ struct Route {
 
 func route<T: Codable>(_ name: String, _ type: T.Type, _ attributePaths: [[String]] = [], attributes: @escaping (T) -> [ItemAttributes] = { _ in [] }) -> Route {
     Route(name: name, attributePaths: attributePaths) { data in
-        let value = try APICoding.decoder.decode(T.self, from: data)
+        let value = try requestDecoder.decode(T.self, from: data)
         let encoded: Data
         let again: T
         do {
             encoded = try APICoding.encoder.encode(value)
-            again = try APICoding.decoder.decode(T.self, from: encoded)
+            again = try requestDecoder.decode(T.self, from: encoded)
         } catch {
             fuzzFailure("a decoded \(T.self) does not survive encode + decode: \(error)")
         }
@@ -152,11 +140,7 @@ fuzz(seeds: seeds) { data in
     let route = routes[Int(input.byte()) % routes.count]
     let body = Data(input.rest)
 
-    do {
-        try strictAttributeCheck(body, attributePaths: route.attributePaths)
-    } catch {
-        return  // refused with errSecParam, as the daemon does
-    }
+    // Refused (an unknown attribute is `UnknownAttributeError`, answered errSecParam), as the daemon does.
     guard let attributes = try? route.decode(body) else { return }
 
     // Accepted: every attribute name JSONDecoder saw must be one the keychain knows.
