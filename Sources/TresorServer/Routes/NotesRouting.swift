@@ -91,7 +91,7 @@ struct NotesRouting: Sendable {
         var request = request
         do {
             let buffer = try await request.collectBody(upTo: limit)
-            return Data(buffer.readableBytesView)
+            return buffer.wholeData
         } catch is NIOTooManyBytesError {
             throw APIError(.requestTooLarge, "\(what) is larger than \(limit) bytes")
         }

@@ -58,7 +58,7 @@ enum WebCoding {
         var request = request
         do {
             let buffer = try await request.collectBody(upTo: limit)
-            return Data(buffer.readableBytesView)
+            return buffer.wholeData
         } catch is NIOTooManyBytesError {
             throw tooLarge(limit)
         }
