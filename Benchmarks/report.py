@@ -221,6 +221,12 @@ P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes,
 if pc:
     P(f"| passphrase change over {pc['notes']:,} locked notes holding {pc['attachment_bytes_total'] / 1e9:.2f} GB (home {pc['home_bytes'] / 1e9:.2f} GB) | "
       f"{fmt(pc['change_ms'])} ms (KDF {fmt(pc['kdf_ms'])} ms; target ≤ {fmt(pc['target_ms'])} ms) |")
+up = (tresor.get("keychain") or {}).get("attachment_upload") or {}
+if up:
+    grown = (up["daemon_hwm_kb_after"] - up["daemon_hwm_kb_before"]) * 1024
+    P(f"| through the daemon: `tresor note attach` of a {up['bytes'] >> 20} MB file, one process per upload ({up['n']} runs) | "
+      f"best {fmt(up['best_MBps'])} MB/s, p50 {fmt(up['p50_ms'])} ms; the daemon's peak RSS {fmt(up['daemon_hwm_kb_before'] / 1024)} → "
+      f"{fmt(up['daemon_hwm_kb_after'] / 1024)} MB (+{fmt(grown / up['bytes'], '×')} the file) |")
 P("")
 
 # --- targets ----------------------------------------------------------------------------------

@@ -129,6 +129,7 @@ struct KeychainBench {
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         try Child.run([tresor, "app", "register", "--home", home.path, "--id", Self.appID, "--team", "BENCH", "--exe", me, "--passcode-stdin"],
                       environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
+        let upload = try attachmentUpload(daemonPID: daemon.pid)
         stopDaemon(daemon)
 
         var perCount: [[String: Any]] = []
@@ -162,11 +163,11 @@ struct KeychainBench {
             // Keep what the smaller counts measured; say where it stopped.
             log("keychain @\(count) failed: \(error)")
             try? FileManager.default.removeItem(at: work)
-            return ["counts": perCount, "error": "at \(count) items: \(error)"]
+            return ["counts": perCount, "attachment_upload": upload, "error": "at \(count) items: \(error)"]
           }
         }
         try? FileManager.default.removeItem(at: work)
-        return ["counts": perCount]
+        return ["counts": perCount, "attachment_upload": upload]
     }
 
     func measure(count: Int, daemonPID: pid_t, into result: inout [String: Any]) throws {
