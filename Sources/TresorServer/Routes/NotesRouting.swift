@@ -88,10 +88,8 @@ struct NotesRouting: Sendable {
 
     /// A request body larger than the 1 MiB default, collected up to `limit`.
     func collect(_ request: Request, upTo limit: Int, what: String) async throws -> Data {
-        var request = request
         do {
-            let buffer = try await request.collectBody(upTo: limit)
-            return buffer.wholeData
+            return try await request.collectData(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw APIError(.requestTooLarge, "\(what) is larger than \(limit) bytes")
         }

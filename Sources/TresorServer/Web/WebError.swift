@@ -52,13 +52,8 @@ enum WebCoding {
 
     /// A request's raw body, up to `limit` bytes (`413 requestTooLarge` above it).
     static func body(_ request: Request, limit: Int) async throws -> Data {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw tooLarge(limit)
-        }
-        var request = request
         do {
-            let buffer = try await request.collectBody(upTo: limit)
-            return buffer.wholeData
+            return try await request.collectData(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw tooLarge(limit)
         }
