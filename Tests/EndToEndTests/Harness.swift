@@ -89,11 +89,11 @@ final class Harness {
         try process.run()
         // Both outputs are read while the input is written: a child that fills one pipe while
         // this process waits on another (or on writing its input) would otherwise wait forever.
-        let outReader = PipeReader(stdout.fileHandleForReading), errReader = PipeReader(stderr.fileHandleForReading)
+        let outReader = PipeDrain(stdout.fileHandleForReading), errReader = PipeDrain(stderr.fileHandleForReading)
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
-        let out = String(decoding: outReader.wait(), as: UTF8.self)
-        let err = String(decoding: errReader.wait(), as: UTF8.self)
+        let out = String(decoding: outReader.data(), as: UTF8.self)
+        let err = String(decoding: errReader.data(), as: UTF8.self)
         process.waitUntilExit()
         transcript += "$ \(executable.lastPathComponent) \(arguments.joined(separator: " "))\n\(out)\(err)"
         return Result(status: process.terminationStatus, stdout: out, stderr: err)
@@ -186,22 +186,3 @@ func mode(of path: String) throws -> Int {
     (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1) & 0o777
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class PipeReader: @unchecked Sendable {
-    // @unchecked: `data` is written once by the reading thread before `done` is signalled, and
-    // read only after waiting for it.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
-}

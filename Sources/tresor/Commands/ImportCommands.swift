@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import TresorKit
 import TresorProtocol
+import TresorSystem
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -114,26 +114,6 @@ struct AppleNotesImport: ParsableCommand {
         }
         if !current.isEmpty { batches.append(current) }
         return batches
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-final class PipeDrain: Sendable {
-    private let collected = Mutex(Data())
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        DispatchQueue.global().async {
-            let data = handle.readDataToEndOfFile()
-            self.collected.withLock { $0 = data }
-            self.done.signal()
-        }
-    }
-
-    /// Everything the pipe carried, once its writer has closed it.
-    func data() -> Data {
-        done.wait()
-        return collected.withLock { $0 }
     }
 }
 
