@@ -118,7 +118,8 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Runs the router for one request in a task on this connection's event loop.
     private func answer(_ head: HTTPRequestHead, body: RequestBody, context: ChannelHandlerContext) {
         guard let method = HTTPRequest.Method(head.method.rawValue) else {
-            return write(ErrorMiddleware.completeResponse(for: APIError(.param, "unknown HTTP method")), context: context)
+            // Answered like any other request, so the connection's state moves on with it.
+            return finish(ErrorMiddleware.completeResponse(for: APIError(.param, "unknown HTTP method")), context: context)
         }
         var fields = HTTPFields()
         for (name, value) in head.headers {
