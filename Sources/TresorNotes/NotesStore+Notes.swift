@@ -100,7 +100,7 @@ extension NotesStore {
     public func notes(account: AccountID = .local, folder: String? = nil) throws -> [NoteSummary] {
         let sealing = try sealing()
         return try pool.read { db in
-            var sql = "SELECT * FROM notes WHERE account_id = ?"
+            var sql = "SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ?"
             var arguments: StatementArguments = [account.rawValue]
             if let folder {
                 guard let id = try folderID(named: folder, account: account, creating: false, db, sealing) else {
@@ -110,7 +110,8 @@ extension NotesStore {
                 arguments += [id]
             }
             sql += " ORDER BY pinned DESC, modified DESC, id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try summary(of: NoteRow(row: $0), db, sealing) }
+            var reader = NoteSummaryReader(self, db, sealing)
+            return try reader.summaries(of: Row.fetchAll(db, sql: sql, arguments: arguments).map(NoteRow.init(summaryRow:)))
         }
     }
 
@@ -220,9 +221,9 @@ extension NotesStore {
         }
         let ids = try index.search(text, accountID: account.rawValue)
         return try pool.read { db in
-            try ids.compactMap { id in
-                try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [id]).map { try summary(of: NoteRow(row: $0), db, sealing) }
-            }
+            let statement = try db.makeStatement(sql: "SELECT \(NoteRow.summaryColumns) FROM notes WHERE id = ?")
+            var reader = NoteSummaryReader(self, db, sealing)
+            return try reader.summaries(of: ids.compactMap { id in try Row.fetchOne(statement, arguments: [id]).map(NoteRow.init(summaryRow:)) })
         }
     }
 

@@ -32,11 +32,12 @@ extension NotesStore {
     public func notesShared(with account: AccountID) throws -> [NoteSummary] {
         let sealing = try sealing()
         return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT n.* FROM notes n JOIN participants p ON p.note_id = n.id
-                WHERE p.account_id = ? ORDER BY n.modified DESC, n.id
+            var reader = NoteSummaryReader(self, db, sealing)
+            return try reader.summaries(of: Row.fetchAll(db, sql: """
+                SELECT \(NoteRow.summaryColumns) FROM notes WHERE id IN (SELECT note_id FROM participants WHERE account_id = ?)
+                ORDER BY modified DESC, id
                 """, arguments: [account.rawValue]
-            ).map { try summary(of: NoteRow(row: $0), db, sealing) }
+            ).map(NoteRow.init(summaryRow:)))
         }
     }
 
@@ -86,17 +87,7 @@ extension NotesStore {
         }
     }
 
-    /// Owner and participants of a shared note; nil when it is not shared.
-    func shareInfo(of row: NoteRow, _ db: Database) throws -> ShareInfo? {
-        let names = try String.fetchAll(db, sql: """
-            SELECT COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
-            WHERE p.note_id = ? ORDER BY p.added, a.login_name
-            """, arguments: [Self.localLoginName, row.id])
-        guard !names.isEmpty else { return nil }
-        let owner = try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [row.accountID])
-        return ShareInfo(owner: owner ?? Self.localLoginName, participants: names)
-    }
-
+    /// Whether note `id` has participants.
     func isShared(_ id: String, _ db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: "SELECT 1 FROM participants WHERE note_id = ? LIMIT 1", arguments: [id]) != nil
     }

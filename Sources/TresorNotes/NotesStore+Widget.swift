@@ -16,10 +16,10 @@ extension NotesStore {
         return try pool.read { db in
             func notes(_ filter: String) throws -> [WidgetSummary.Note] {
                 try Row.fetchAll(db, sql: """
-                    SELECT * FROM notes WHERE account_id = ? \(filter) ORDER BY modified DESC, id LIMIT \(Self.widgetListLength)
+                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? \(filter) ORDER BY modified DESC, id LIMIT \(Self.widgetListLength)
                     """, arguments: [account.rawValue]
                 ).map { row in
-                    let note = NoteRow(row: row)
+                    let note = NoteRow(summaryRow: row)
                     return .init(title: try title(of: note, sealing), modified: note.modified, isLocked: note.isLocked)
                 }
             }

@@ -78,18 +78,10 @@ public final class NotesStore: Sendable {
         try passphrase.sealedHint.map { try sealing.openText($0, table: "passphrases", id: "\(passphrase.id)", column: "hint") }
     }
 
+    /// One note's summary; many notes' through ``NoteSummaryReader``.
     func summary(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> NoteSummary {
-        let folder = try row.folderID.flatMap { folderID in
-            try Data.fetchOne(db, sql: "SELECT sealed_name FROM folders WHERE id = ?", arguments: [folderID]).map {
-                try sealing.openText($0, table: "folders", id: folderID, column: "name")
-            }
-        }
-        let attachments = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE note_id = ?", arguments: [row.id]) ?? 0
-        return NoteSummary(
-            id: row.id, title: try title(of: row, sealing), folder: folder, created: row.created, modified: row.modified,
-            isPinned: row.isPinned, attachmentCount: attachments,
-            lock: try row.passphraseID.map { try lockInfo(PassphraseRow.fetch($0, db), db, sealing) },
-            sharing: try shareInfo(of: row, db))
+        var reader = NoteSummaryReader(self, db, sealing)
+        return try reader.summary(of: row)
     }
 
     func lockInfo(_ passphrase: PassphraseRow, _ db: Database, _ sealing: ContentSealing) throws -> LockInfo {
