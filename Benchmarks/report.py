@@ -218,9 +218,16 @@ P("|---|---|")
 P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', 0):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
 P(f"| open a secure session (typed passphrase) | {fmt(notes.get('open_session_ms'))} ms |")
 P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes, 'open_locked_note_1MB', 'p50_ms'))} ms, p99 {fmt(g(notes, 'open_locked_note_1MB', 'p99_ms'))} ms |")
+ln = notes.get("list_notes") or {}
+if ln:
+    P(f"| list every note (`NotesStore.notes`): {ln['notes']:,} notes — the passphrase change's locked notes and a tenth as many plain ones in folders | p50 {fmt(ln['p50_ms'])} ms |")
 if pc:
     P(f"| passphrase change over {pc['notes']:,} locked notes holding {pc['attachment_bytes_total'] / 1e9:.2f} GB (home {pc['home_bytes'] / 1e9:.2f} GB) | "
       f"{fmt(pc['change_ms'])} ms (KDF {fmt(pc['kdf_ms'])} ms; target ≤ {fmt(pc['target_ms'])} ms) |")
+nl = (tresor.get("keychain") or {}).get("note_list") or {}
+if nl:
+    P(f"| through the daemon: `tresor note list` of {nl['notes']:,} notes, one process per listing ({nl['n']} runs) | "
+      f"p50 {fmt(nl['p50_ms'])} ms; the daemon's CPU {fmt(nl['daemon_cpu_ms'])} ms per listing |")
 up = (tresor.get("keychain") or {}).get("attachment_upload") or {}
 if up:
     grown = (up["daemon_hwm_kb_after"] - up["daemon_hwm_kb_before"]) * 1024

@@ -131,6 +131,7 @@ struct KeychainBench {
                       environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
         let upload = try attachmentUpload(daemonPID: daemon.pid)
         stopDaemon(daemon)
+        let noteList = try noteListThroughDaemon()
 
         var perCount: [[String: Any]] = []
         var filled = 0
@@ -163,11 +164,11 @@ struct KeychainBench {
             // Keep what the smaller counts measured; say where it stopped.
             log("keychain @\(count) failed: \(error)")
             try? FileManager.default.removeItem(at: work)
-            return ["counts": perCount, "attachment_upload": upload, "error": "at \(count) items: \(error)"]
+            return ["counts": perCount, "attachment_upload": upload, "note_list": noteList, "error": "at \(count) items: \(error)"]
           }
         }
         try? FileManager.default.removeItem(at: work)
-        return ["counts": perCount, "attachment_upload": upload]
+        return ["counts": perCount, "attachment_upload": upload, "note_list": noteList]
     }
 
     func measure(count: Int, daemonPID: pid_t, into result: inout [String: Any]) throws {

@@ -50,6 +50,7 @@ struct NotesBench {
         result["attachments"] = try attachments(store)
         result["open_locked_note_1MB"] = try openLockedNote(store)
         result["passphrase_change"] = try passphraseChange(store, passphrase: passphrase, home: paths.home, kdfMs: kdf.min()!)
+        result["list_notes"] = try listNotes(store)
         return result
     }
 
@@ -218,5 +219,24 @@ struct NotesBench {
             "fill_seconds": fillSeconds, "change_ms": ms, "kdf_ms": kdfMs,
             "target_ms": kdfMs + 1000, "ratio_to_target": ms / (kdfMs + 1000),
         ]
+    }
+
+    /// Listing every note (`tresor note list`, the web client's sidebar) over the store the
+    /// passphrase change left: `noteCount` locked notes with an attachment each, plus a tenth as
+    /// many plain notes with 4 KB bodies in ten folders.
+    func listNotes(_ store: NotesStore) throws -> [String: Any] {
+        let body = String(repeating: "a plain note body ", count: 4096 / 18)
+        for i in 0..<(noteCount / 10) {
+            _ = try store.createNote(NoteDraft(title: "plain \(i)", body: body, folder: "folder \(i % 10)"))
+        }
+        var count = 0
+        var samples: [Double] = []
+        for _ in 0..<(smoke ? 2 : 5) {
+            samples.append(try timeMs { count = try store.notes().count })
+        }
+        log("notes: listing \(count) notes: \(Int(samples.min()!)) ms")
+        var result = summary(samples)
+        result["notes"] = count
+        return result
     }
 }
