@@ -121,6 +121,7 @@ let package = Package(
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
+        .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
