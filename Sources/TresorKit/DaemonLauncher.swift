@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorSystem
 #if canImport(Glibc)
 import Glibc

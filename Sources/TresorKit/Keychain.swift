@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 /// The keychain, from an application's side: what `SecItemAdd`, `SecItemCopyMatching`,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 import TresorProtocol
 
@@ -49,6 +49,6 @@ extension TresorClient {
     }
 
     public func removeApplication(id: String) throws {
-        try callExpectingNoContent("DELETE", Route.applications + "/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id))
+        try callExpectingNoContent("DELETE", Route.applications + "/" + PercentEncoding.encode(id))
     }
 }

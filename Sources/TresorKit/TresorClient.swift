@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorProtocol
 import TresorSystem
 #if canImport(Glibc)

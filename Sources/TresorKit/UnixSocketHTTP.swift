@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorProtocol
 import TresorSystem
 #if canImport(Glibc)
@@ -130,7 +130,7 @@ final class UnixSocketHTTP {
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
-            let value = Self.trimmingBlanks(line[line.index(after: colon)...])
+            let value = line[line.index(after: colon)...].trimming { $0 == " " || $0 == "\t" }  // optional whitespace (RFC 9110)
             headers[name] = value
             if name == "content-length" {
                 guard let length = Int(value), length >= 0 else { throw TresorClientError.protocolError("bad Content-Length") }
@@ -155,12 +155,5 @@ final class UnixSocketHTTP {
             return Response(status: status, headers: headers, body: body)
         }
         return Response(status: status, headers: headers, body: try readBytes(contentLength ?? 0))
-    }
-
-    /// A header value without the spaces and tabs around it (RFC 9110 §5.5).
-    private static func trimmingBlanks(_ text: Substring) -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) }) else { return "" }
-        return String(text[first...last])
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A locked note as Apple stores it (SPEC §4.2), not decrypted: PBKDF2-HMAC-SHA256 of the
 /// passphrase over `salt` with `iterations` gives a 16-byte key, which unwraps `wrappedKey`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A registered executable (SPEC §3.5): its identity is the SHA-256 of its file, its rights an
 /// application id, a team id and the access groups it may use.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An item's attributes, named as Apple names them (`kSecAttrService` is `service`).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `copyMatching`, `update` and `delete` look for: items of one class whose attributes
 /// match every attribute set here (`SecItemCopyMatching`'s query dictionary, typed).

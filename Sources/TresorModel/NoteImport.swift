@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One note to import, as read from another app's store (Apple Notes: see TresorAppleNotes).
 /// A locked note keeps its crypto fields as they are, so it opens with its old passphrase.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Names a notes account: the local "On My Computer" account, or (later) a web account.
 public struct AccountID: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {

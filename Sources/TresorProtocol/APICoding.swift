@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 /// The JSON conventions of the API, used by the daemon and every client: dates as seconds

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 /// `POST /v1/apps`: register an executable (only the `tresor` CLI may, with the keybag

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 /// Which keychain a request is for: the user's `login` keychain (the default) or the

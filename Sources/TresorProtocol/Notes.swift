@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 // The notes routes' wire types (`/v1/notes/…`, SPEC §4). Only the `tresor` CLI may call them.
@@ -168,13 +168,9 @@ public enum NotesWire {
     /// The attachment's name, percent-encoded UTF-8, request and response header.
     public static let nameHeader = "Tresor-Name"
 
-    /// A header-safe form of `name`: percent-encoded UTF-8, only unreserved characters left.
-    public static func encodeHeader(_ name: String) -> String {
-        name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-    }
+    /// A header-safe form of `name` (``PercentEncoding``).
+    public static func encodeHeader(_ name: String) -> String { PercentEncoding.encode(name) }
 
     /// The name a percent-encoded header carries; nil when it is not valid percent-encoded UTF-8.
-    public static func decodeHeader(_ value: String) -> String? { value.removingPercentEncoding }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    public static func decodeHeader(_ value: String) -> String? { PercentEncoding.decode(value) }
 }

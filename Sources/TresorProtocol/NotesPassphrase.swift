@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TresorModel
 
 /// `POST /v1/notes/passphrase/status` and the answer of every passphrase route: TresorNotes'

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The widget (SPEC §5): a glanceable summary of an account's notes — how many, which changed
 // lately, which are pinned — served to the browser (`GET /api/widget`) and to the CLI

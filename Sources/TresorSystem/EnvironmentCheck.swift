@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One result of an environment check, as `tresor doctor` prints it and the daemon logs it at start.
@@ -79,7 +79,7 @@ public struct EnvironmentCheckContext: Sendable {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return [URL(fileURLWithPath: path)]
         }
-        return Bundle.main.executableURL.map { [$0] } ?? []
+        return []
     }
 }
 

@@ -1,5 +1,5 @@
 import CTresorSystem
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

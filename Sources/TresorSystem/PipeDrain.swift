@@ -1,5 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a pipe to its end on a thread of its own.
 ///
@@ -10,10 +14,22 @@ public final class PipeDrain: Sendable {
     private let collected = Mutex(Data())
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts reading `handle` at once.
-    public init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            let data = handle.readDataToEndOfFile()
+    /// Starts reading file descriptor `fd` at once. The caller keeps it open until ``data()``
+    /// has returned.
+    public init(_ fd: Int32) {
+        DetachedThread.start { [self] in
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    data.append(contentsOf: buffer[0..<count])
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
             collected.withLock { $0 = data }
             done.signal()
         }

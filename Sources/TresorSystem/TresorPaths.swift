@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a Tresor home keeps its files, and where its daemon listens.
 ///
@@ -35,7 +35,7 @@ public struct TresorPaths: Sendable, Equatable {
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data).appendingPathComponent("tresor")
         }
-        let userHome = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let userHome = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: userHome).appendingPathComponent(".local/share/tresor")
     }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 
 extension ItemClass: ExpressibleByArgument {}
@@ -77,7 +77,7 @@ struct ItemOptions: ParsableArguments {
 
 /// Reads a secret from standard input: exactly the bytes given, less one trailing newline.
 func readSecretFromStandardInput() throws -> Data {
-    var data = FileHandle.standardInput.readDataToEndOfFile()
+    var data = StandardStream.input.readToEnd()
     if data.last == 0x0A { data.removeLast() }
     if data.last == 0x0D { data.removeLast() }
     guard !data.isEmpty else { throw ValidationError("standard input held no secret") }

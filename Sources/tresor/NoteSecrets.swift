@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
 import TresorKit
+import TresorSystem
 
 /// Where a notes command's secrets come from: the terminal (echo off), or standard input one
 /// per line in the order they are asked — `--passphrase-stdin`, or `--passcode-stdin` when the
@@ -68,7 +70,7 @@ struct NoteUnlocker {
                 return try body(passphrase)
             } catch let error as NotesClientError {
                 guard interactive, attempts < 3, case .wrongPassphrase(_, _, nil) = error else { throw error }
-                FileHandle.standardError.write(Data("tresor: \(error)\n".utf8))
+                StandardStream.error.write("tresor: \(error)\n")
                 attempts += 1
             }
         }
@@ -89,7 +91,7 @@ struct NoteUnlocker {
 func whilePolling<T>(_ body: @escaping () throws -> T, poll: () -> Void) throws -> T {
     let box = ResultBox<T>()
     let work = UncheckedSendable(body)
-    Thread.detachNewThread {
+    DetachedThread.start {
         box.result = Result { try work.value() }
         box.done.signal()
     }
@@ -116,17 +118,17 @@ struct ProgressBar {
 
     init(label: String) { self.label = label }
 
-    static var enabled: Bool { isatty(2) == 1 }
+    static var enabled: Bool { StandardStream.error.isTerminal }
 
     mutating func update(done: Int, total: Int) {
         guard total > 0 else { return }
         let width = 30, filled = min(width, done * width / total)
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+        StandardStream.error.write("\r\(label) [\(bar)] \(done)/\(total)")
         shown = true
     }
 
     func finish() {
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown { StandardStream.error.write("\n") }
     }
 }

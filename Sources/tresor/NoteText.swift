@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 
 /// Notes as text: the list table, one note, attachments, the passphrase status.
@@ -14,7 +14,7 @@ enum NoteText {
         return zip(notes, titles).map { note, title in
             let pin = note.isPinned ? "*" : " "
             let lock = note.isLocked ? "[locked]" : "        "
-            return "\(note.id)  \(pin)  \(lock)  \(title.padding(toLength: width, withPad: " ", startingAt: 0))  \(date(note.modified))"
+            return "\(note.id)  \(pin)  \(lock)  \(title + String(repeating: " ", count: width - title.count))  \(date(note.modified))"
         }.joined(separator: "\n")
     }
 
@@ -69,7 +69,7 @@ enum NoteText {
 
 /// Reads a note body from standard input: all of it, as UTF-8.
 func readBodyFromStandardInput() throws -> String {
-    let data = FileHandle.standardInput.readDataToEndOfFile()
+    let data = StandardStream.input.readToEnd()
     guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the body on standard input is not UTF-8") }
     return text
 }
@@ -78,7 +78,7 @@ func readBodyFromStandardInput() throws -> String {
 /// what the user types until Ctrl-D; else an error.
 func noteBody(fromStandardInput: Bool) throws -> String {
     if fromStandardInput { return try readBodyFromStandardInput() }
-    guard isatty(0) == 1 else { throw ValidationError("give the body on standard input with --body-stdin") }
-    FileHandle.standardError.write(Data("Type the note; end with Ctrl-D on a line of its own.\n".utf8))
+    guard StandardStream.input.isTerminal else { throw ValidationError("give the body on standard input with --body-stdin") }
+    StandardStream.error.write("Type the note; end with Ctrl-D on a line of its own.\n")
     return try readBodyFromStandardInput()
 }

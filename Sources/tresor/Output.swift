@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 import TresorProtocol
 
@@ -33,7 +33,7 @@ enum Output {
             } else {
                 var message = "tresor: \(apiError.message)"
                 if let status = apiError.osStatus { message += " (OSStatus \(status))" }
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                StandardStream.error.write(message + "\n")
             }
             throw ExitCode(1)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import TresorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,7 @@ struct SecretInput {
         guard fromStandardInput else { return try Self.promptWithoutEcho(prompt, flag: flag) }
         if lines == nil { lines = try Self.readLines(descriptor ?? 0) }
         guard let line = lines?.first else {
-            let what = prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))
+            let what = prompt.trimming { $0 == ":" || $0 == " " }
             throw ValidationError("standard input has no line for \"\(what)\"")
         }
         lines?.removeFirst()
@@ -54,7 +55,7 @@ struct SecretInput {
             guard again == first else { throw ValidationError("the two new \(what(prompt))s differ") }
             return first
         }
-        guard try next(prompt.replacingOccurrences(of: ":", with: " again:")) == first else {
+        guard try next(prompt.replacing(":", with: " again:")) == first else {
             throw ValidationError("the two new \(what(prompt))s differ")
         }
         return first
@@ -77,7 +78,7 @@ struct SecretInput {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while read(tty, &byte, 1) == 1, byte != 0x0A, bytes.count < 64 { bytes.append(byte) }
-        let answer = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        let answer = String(decoding: bytes, as: UTF8.self).trimmingWhitespace().lowercased()
         return answer == "y" || answer == "yes"
     }
 
@@ -85,10 +86,10 @@ struct SecretInput {
     private func what(_ prompt: String) -> String { prompt.lowercased().contains("passphrase") ? "passphrase" : "passcode" }
 
     private static func readLines(_ descriptor: Int32) throws -> [String] {
-        let data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
+        let data = StandardStream.readToEnd(descriptor)
         guard data.count <= 64 * 1024 else { throw ValidationError("the secret input is larger than 64 KiB") }
         guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the secret input is not UTF-8") }
-        var lines = text.components(separatedBy: "\n").map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
         if lines.last == "" { lines.removeLast() }
         return lines
     }

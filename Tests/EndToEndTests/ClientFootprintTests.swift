@@ -21,4 +21,16 @@ import Testing
         let reader = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor-read-apple-notes"), options: .alwaysMapped)
         #expect(contains(reader, "$s4GRDB") && contains(reader, "$s16TresorAppleNotes") && contains(reader, "libsqlite3.so"))
     }
+
+    /// Nor the part of Foundation beyond FoundationEssentials (`FileHandle`, `Process`,
+    /// `Thread`, ICU): loading it cost every `tresor` process ~0.7 ms (BENCHMARKS.md §3). The
+    /// modules the CLI links import `FoundationEssentials` only.
+    @Test func theCLILinksFoundationEssentialsOnly() throws {
+        let cli = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor"), options: .alwaysMapped)
+        #expect(!contains(cli, "$s10Foundation"), "tresor links Foundation")
+        #expect(!contains(cli, "libFoundation.so\0") && !contains(cli, "libFoundationInternationalization.so"))
+        // The same search finds it where it is: the daemon uses the whole of Foundation.
+        let daemon = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresord"), options: .alwaysMapped)
+        #expect(contains(daemon, "$s10Foundation"))
+    }
 }

@@ -89,7 +89,7 @@ final class Harness {
         try process.run()
         // Both outputs are read while the input is written: a child that fills one pipe while
         // this process waits on another (or on writing its input) would otherwise wait forever.
-        let outReader = PipeDrain(stdout.fileHandleForReading), errReader = PipeDrain(stderr.fileHandleForReading)
+        let outReader = PipeDrain(stdout.fileHandleForReading.fileDescriptor), errReader = PipeDrain(stderr.fileHandleForReading.fileDescriptor)
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let out = String(decoding: outReader.data(), as: UTF8.self)

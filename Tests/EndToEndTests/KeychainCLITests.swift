@@ -33,7 +33,11 @@ import TresorKit
         #expect(found.first?.secret == nil, "find never prints secrets unless asked")
         #expect(found.first?.attributes?.label == "CI token")
         #expect(found.first?.attributes?.accessGroup == "tresor")
-        #expect(try harness.tresor(["item", "find", "--service", "api.example.com"]).stdout.contains("label: CI token"))
+        // Without --json, each attribute on a line of its own: strings, booleans, maps, dates.
+        let shown = try harness.tresor(["item", "find", "--service", "api.example.com"]).stdout
+        for line in ["  label: CI token", "  custom: env=prod", "  synchronizable: false", "  accessGroup: tresor", "  creationDate: 20"] {
+            #expect(shown.contains(line), "\(line) in \(shown)")
+        }
 
         let duplicate = try harness.json(ErrorResponse.self, ["item", "add", "--service", "api.example.com", "--account", "ci", "--secret-stdin"], input: "x\n")
         #expect(duplicate.error.code == .duplicateItem)

@@ -1,5 +1,5 @@
 import CTresorSystem
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A core dump is a copy of process memory on disk: unlocked class keys and decrypted

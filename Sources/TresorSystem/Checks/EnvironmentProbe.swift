@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Small read-only helpers shared by the environment checks. They use `lstat` so that a
@@ -55,7 +55,7 @@ enum EnvironmentProbe {
     /// The first line of a small text file, trimmed.
     static func readLine(_ url: URL) -> String? {
         readText(url)?.split(separator: "\n", omittingEmptySubsequences: false).first
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
     }
 
     /// `0644`-style octal text for messages.

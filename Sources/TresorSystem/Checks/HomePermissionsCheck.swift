@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The home must be a private folder: owned by the user, 0700, with every file 0600 and every

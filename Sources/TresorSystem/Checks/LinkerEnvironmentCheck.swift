@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Dynamic-linker variables make the process load code chosen by whoever set the environment;
 /// that code runs inside Tresor and sees every secret.

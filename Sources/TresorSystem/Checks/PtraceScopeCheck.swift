@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// With Yama's ptrace_scope at 0, any process of the same user (a compromised browser, a
 /// malicious script) can attach to tresord and read unlocked keys from its memory.

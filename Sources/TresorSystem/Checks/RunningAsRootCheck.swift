@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Tresor is a per-user keychain. Running it as root for a user's home creates root-owned files

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Memory paged out to an unencrypted swap device stays on disk after the keychain locks,
@@ -61,11 +61,11 @@ enum SwapCheck {
 
     /// The kernel name (`zram0`, `dm-0`, `sda2`) of a swap device path.
     private static func blockDevice(for name: String, sysRoot: URL) -> String? {
-        let base = (name as NSString).lastPathComponent
+        let base = URL(fileURLWithPath: name).lastPathComponent
         if name.hasPrefix("/dev/mapper/") {
             // Mapper names are links to /dev/dm-N; sysfs knows each dm device's name too.
             if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: name) {
-                return (target as NSString).lastPathComponent
+                return URL(fileURLWithPath: target).lastPathComponent
             }
             let block = sysRoot.appendingPathComponent("block")
             let devices = (try? FileManager.default.contentsOfDirectory(atPath: block.path)) ?? []
@@ -97,7 +97,7 @@ enum SwapCheck {
         let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0xff)
         let link = sysRoot.appendingPathComponent("dev/block/\(major):\(minor)")
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) else { return nil }
-        return (target as NSString).lastPathComponent
+        return URL(fileURLWithPath: target).lastPathComponent
     }
 
     /// /proc/swaps writes spaces and other special characters in names as octal escapes (`\040`).

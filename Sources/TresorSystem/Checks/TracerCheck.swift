@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A process attached with ptrace (a debugger, strace) reads and changes all of our memory,
 /// including unlocked keys and secrets as they pass through.
@@ -9,7 +9,7 @@ enum TracerCheck {
         let statusFile = context.procRoot.appendingPathComponent("self/status")
         guard let text = EnvironmentProbe.readText(statusFile),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
-              let pid = Int(line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces))
+              let pid = Int(line.dropFirst("TracerPid:".count).trimmingWhitespace())
         else {
             return EnvironmentFinding(
                 check: id, severity: .warning,

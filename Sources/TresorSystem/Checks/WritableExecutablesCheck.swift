@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whoever can replace the tresor or tresord binary, or rename a folder on its path, can run
 /// their own code with the user's secrets the next time it starts.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 
 struct AppCommand: ParsableCommand {
@@ -50,7 +50,7 @@ struct AppCommand: ParsableCommand {
                 if options.json { return Output.json(applications) }
                 if applications.isEmpty { print("No applications registered.") }
                 for application in applications {
-                    let hash = application.executableSHA256.prefix(8).map { String(format: "%02x", $0) }.joined()
+                    let hash = application.executableSHA256.prefix(8).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
                     print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (sha256 \(hash)…)")
                 }
             }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 import TresorProtocol
 import TresorSystem
@@ -69,25 +69,15 @@ struct AppleNotesImport: ParsableCommand {
         guard let reader = CompanionExecutable.path(CompanionExecutable.appleNotesReader) else {
             throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) is not installed beside tresor")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: reader)
         // Absolute, so a file named like an option (`-x`) is still read as a file.
-        process.arguments = [URL(fileURLWithPath: path).path]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Both pipes are read to their ends at once: a reader that fills standard error (a
-        // crash report on a hostile file) must not block there while this waits for its notes.
-        let complaintPipe = PipeDrain(errors.fileHandleForReading)
-        let notes = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = String(decoding: complaintPipe.data().prefix(4096), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw APIError(.param, complaint.isEmpty ? "\(CompanionExecutable.appleNotesReader) stopped (status \(process.terminationStatus))" : complaint)
+        let run = try CompanionProcess.run(reader, arguments: [URL(fileURLWithPath: path).path])
+        let complaint = String(decoding: run.errors.prefix(4096), as: UTF8.self)
+        guard run.exitStatus == 0 else {
+            let status = run.exitStatus.map { "status \($0)" } ?? "ended by a signal"
+            throw APIError(.param, complaint.isEmpty ? "\(CompanionExecutable.appleNotesReader) stopped (\(status))" : complaint)
         }
         do {
-            return try APICoding.decoder.decode(AppleNotesReading.self, from: notes)
+            return try APICoding.decoder.decode(AppleNotesReading.self, from: run.output)
         } catch {
             throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) wrote output that does not decode: \(error)")
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 
 struct ItemCommand: ParsableCommand {
@@ -58,8 +58,8 @@ struct ItemCommand: ParsableCommand {
                 }
                 guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
                 if options.json { return Output.json(items[0]) }
-                FileHandle.standardOutput.write(secret)
-                if isatty(1) == 1 { print() }
+                StandardStream.output.write(secret)
+                if StandardStream.output.isTerminal { print() }
             }
         }
     }
@@ -169,29 +169,35 @@ struct ItemText {
     let item: KeychainItem
     init(_ item: KeychainItem) { self.item = item }
 
-    /// JSON values as a person reads them: key=value lists for maps.
-    static func text(_ value: Any) -> String {
-        switch value {
-        case let map as [String: Any]:
-            return map.keys.sorted().map { "\($0)=\(map[$0]!)" }.joined(separator: ", ")
-        default:
-            return "\(value)"
-        }
-    }
-
     var rendered: String {
         var lines = ["\(item.itemClass.humanName) \(item.id)"]
         if let attributes = item.attributes {
             let data = (try? JSONEncoder.sorted.encode(attributes)) ?? Data()
-            let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-            for key in object.keys.sorted() {
-                // JSON has no Bool type on every platform's Foundation: read it from the struct.
-                let value = key == "synchronizable" ? "\(attributes.synchronizable ?? false)" : Self.text(object[key]!)
-                lines.append("  \(key): \(value)")
-            }
+            let values = (try? JSONDecoder().decode([String: AttributeText].self, from: data)) ?? [:]
+            for key in values.keys.sorted() { lines.append("  \(key): \(values[key]!.text)") }
         }
         if let secret = item.secret { lines.append("  secret: \(String(data: secret, encoding: .utf8) ?? "<\(secret.count) bytes>")") }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// An attribute's JSON value as a person reads it: strings, numbers and booleans as they are,
+/// maps (`custom`) as sorted key=value lists.
+struct AttributeText: Decodable {
+    let text: String
+
+    init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        if let bool = try? value.decode(Bool.self) {
+            text = "\(bool)"
+        } else if let integer = try? value.decode(Int64.self) {
+            text = "\(integer)"
+        } else if let string = try? value.decode(String.self) {
+            text = string
+        } else {
+            let map = try value.decode([String: String].self)
+            text = map.keys.sorted().map { "\($0)=\(map[$0]!)" }.joined(separator: ", ")
+        }
     }
 }
 

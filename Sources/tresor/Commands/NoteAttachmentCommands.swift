@@ -1,8 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 import TresorProtocol
 import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension AttachmentKind: ExpressibleByArgument {}
 
@@ -57,7 +60,7 @@ extension NoteCommand {
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let exported = try unlocker.withPassphrase { try notes.attachment(attachment, of: id, passphrase: $0) }
-                guard let target else { return FileHandle.standardOutput.write(exported.data) }
+                guard let target else { return StandardStream.output.write(exported.data) }
                 if force {
                     try SecureFiles.writeAtomically(exported.data, to: target)
                 } else {
@@ -72,17 +75,14 @@ extension NoteCommand {
 
 /// A file to attach, read whole after checking its size against the daemon's limit.
 func readAttachmentFile(_ url: URL) throws -> Data {
-    let handle: FileHandle
+    var info = stat()
+    guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ValidationError("cannot read \(url.path)") }
+    guard info.st_size <= NotesWire.maximumAttachmentRequestBytes else {
+        throw ValidationError("\(url.path) is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
+    }
     do {
-        handle = try FileHandle(forReadingFrom: url)
+        return try Data(contentsOf: url)
     } catch {
         throw ValidationError("cannot read \(url.path)")
     }
-    defer { try? handle.close() }
-    let size = try handle.seekToEnd()
-    guard size <= UInt64(NotesWire.maximumAttachmentRequestBytes) else {
-        throw ValidationError("\(url.path) is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
-    }
-    try handle.seek(toOffset: 0)
-    return try handle.readToEnd() ?? Data()
 }

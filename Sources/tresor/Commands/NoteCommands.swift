@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 
 struct NoteCommand: ParsableCommand {
@@ -79,7 +79,7 @@ struct NoteCommand: ParsableCommand {
                 if let lock = note.summary.lock, !lock.isCurrent,
                    rewrap || (unlocker.interactive && SecretInput.confirm("Re-wrap it under your current passphrase? [y/N] ")) {
                     note.summary = try unlocker.withPassphrase { try notes.rewrap(id, currentPassphrase: $0) }
-                    if !options.json { FileHandle.standardError.write(Data("Re-wrapped under the current passphrase.\n".utf8)) }
+                    if !options.json { StandardStream.error.write("Re-wrapped under the current passphrase.\n") }
                 }
                 if options.json { return Output.json(note) }
                 print(NoteText.note(note))

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TresorKit
 import TresorProtocol
 
@@ -70,7 +70,12 @@ enum WidgetText {
     static func title(_ title: String?) -> String {
         guard let title else { return Widget.redactedText }
         // One line, no control characters (a title is user input shown in a terminal).
-        let clean = String(title.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
+        let clean = String(title.unicodeScalars.map { scalar -> Character in
+            switch scalar.properties.generalCategory {
+            case .control, .format: " "
+            default: Character(scalar)
+            }
+        })
         return clean.count > width - 16 ? String(clean.prefix(width - 17)) + "…" : clean
     }
 

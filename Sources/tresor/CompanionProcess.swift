@@ -1,0 +1,57 @@
+import FoundationEssentials
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A companion executable run to its end, its standard output and error collected (input is
+/// `/dev/null`). `posix_spawn` directly: Foundation's `Process` lives in the part of Foundation
+/// the CLI does not link (loading it cost every `tresor` process ~0.7 ms).
+struct CompanionProcess {
+    /// How it ended: its exit status, or nil when a signal ended it.
+    var exitStatus: Int32?
+    var output: Data
+    var errors: Data
+
+    /// Runs `executable` with `arguments` and this process's environment.
+    static func run(_ executable: String, arguments: [String]) throws -> CompanionProcess {
+        var outputPipe: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
+        guard pipe(&outputPipe) == 0 else { throw SpawnError(executable: executable, code: errno) }
+        guard pipe(&errorPipe) == 0 else {
+            outputPipe.forEach { close($0) }
+            throw SpawnError(executable: executable, code: errno)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        for fd in outputPipe + errorPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        defer { close(outputPipe[0]); close(errorPipe[0]) }
+        guard spawned == 0 else { throw SpawnError(executable: executable, code: spawned) }
+
+        // Both pipes are read to their ends at once: a child that fills standard error must
+        // not block there while this waits for its output.
+        let errors = PipeDrain(errorPipe[0])
+        let output = StandardStream.readToEnd(outputPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        let exited = status & 0x7F == 0
+        return CompanionProcess(exitStatus: exited ? (status >> 8) & 0xFF : nil, output: output, errors: errors.data())
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let executable: String
+        let code: Int32
+        var description: String { "cannot run \(executable): \(String(cString: strerror(code)))" }
+    }
+}
