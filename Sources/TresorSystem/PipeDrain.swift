@@ -18,18 +18,7 @@ public final class PipeDrain: Sendable {
     /// has returned.
     public init(_ fd: Int32) {
         DetachedThread.start { [self] in
-            var data = Data()
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    data.append(contentsOf: buffer[0..<count])
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
+            let data = Data(readingToEndOf: fd)
             collected.withLock { $0 = data }
             done.signal()
         }

@@ -41,7 +41,7 @@ struct CompanionProcess {
         // Both pipes are read to their ends at once: a child that fills standard error must
         // not block there while this waits for its output.
         let errors = PipeDrain(errorPipe[0])
-        let output = StandardStream.readToEnd(outputPipe[0])
+        let output = Data(readingToEndOf: outputPipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS, which Swift does not import.

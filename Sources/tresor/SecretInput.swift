@@ -86,7 +86,7 @@ struct SecretInput {
     private func what(_ prompt: String) -> String { prompt.lowercased().contains("passphrase") ? "passphrase" : "passcode" }
 
     private static func readLines(_ descriptor: Int32) throws -> [String] {
-        let data = StandardStream.readToEnd(descriptor)
+        let data = Data(readingToEndOf: descriptor)
         guard data.count <= 64 * 1024 else { throw ValidationError("the secret input is larger than 64 KiB") }
         guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the secret input is not UTF-8") }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }

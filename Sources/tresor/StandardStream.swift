@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TresorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,21 +33,5 @@ enum StandardStream: Int32 {
     func write(_ text: String) { write(Data(text.utf8)) }
 
     /// Everything left to read, up to end of file.
-    func readToEnd() -> Data { Self.readToEnd(rawValue) }
-
-    /// Everything left to read from file descriptor `fd`, up to end of file.
-    static func readToEnd(_ fd: Int32) -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[0..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return data
-            }
-        }
-    }
+    func readToEnd() -> Data { Data(readingToEndOf: rawValue) }
 }

@@ -1,0 +1,23 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Data {
+    /// Everything left to read from file descriptor `fd`, up to end of file (or the first
+    /// error other than an interrupted read). The descriptor stays open.
+    public init(readingToEndOf fd: Int32) {
+        self.init()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                append(contentsOf: buffer[0..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
