@@ -128,17 +128,25 @@ if kc:
     if transport and near:
         P("### Where a request's time goes (one kept-alive connection, the same raw client for every row)")
         P("")
-        P("| request | p50 | p99 |")
-        P("|---|---:|---:|")
+        P("| request | p50 | p99 | tresord's CPU per request |")
+        P("|---|---:|---:|---:|")
         for label, value in (
             ("a bare Unix socket: a thread answering every read (the kernel's round trip)", transport.get("bare_socket")),
             ("SwiftNIO HTTP/1.1 pipeline, one synchronous handler (`transport-floor nio`)", transport.get("nio")),
             ("Hummingbird, one route (`transport-floor hummingbird`)", transport.get("hummingbird")),
             (f"tresord `GET /v1/status` ({near['items']:,} items)", near.get("raw_status")),
             (f"tresord lookup, `POST /v1/items/search` ({near['items']:,} items)", near.get("raw_lookup")),
+            (f"… the same lookup on a new connection each time: connect, request, close ({near['items']:,} items)", near.get("raw_lookup_new_connection")),
             (f"… the keychain's part alone: `copyMatchingFromIndex` in-process, no transport ({near['items']:,} items)", near.get("in_process_lookup")),
         ):
-            P(f"| {label} | {fmt(g(value, 'p50_ms'), ' ms')} | {fmt(g(value, 'p99_ms'), ' ms')} |")
+            cpu = g(value, 'daemon_cpu_ms_per_op')
+            P(f"| {label} | {fmt(g(value, 'p50_ms'), ' ms')} | {fmt(g(value, 'p99_ms'), ' ms')} | {fmt(cpu, ' ms') if cpu is not None else '—'} |")
+        P("")
+    wire = tresor.get("wire_coding") or {}
+    if wire:
+        P(f"The JSON of one lookup alone (`APICoding`'s coders in a hot loop, best of five; request {wire['request_bytes']} bytes, answer {wire['response_bytes']} bytes): "
+          f"the client encodes the request in {fmt(wire['client_encode_request_us'])} µs, the daemon decodes it in {fmt(wire['daemon_decode_request_us'])} µs "
+          f"and encodes the answer in {fmt(wire['daemon_encode_response_us'])} µs, the client decodes that in {fmt(wire['client_decode_response_us'])} µs.")
         P("")
     P("### Concurrent clients (mixed: 70 % lookup, 10 % add, 10 % update, 10 % delete; each client its own connection)")
     P("")

@@ -220,7 +220,14 @@ struct KeychainBench {
             let body = #"{"query":{"itemClass":"genp","attributes":{"service":"\#(Self.service)","account":"\#(account)"},"limit":"one","returnData":true,"returnAttributes":false}}"#
             return TransportBench.request("POST", "/v1/items/search", body: Data(body.utf8))
         }
+        var rawCPU0 = cpuMs(of: daemonPID)
         result["raw_lookup"] = try raw.measure(socket: paths.socket.path, searches)
+        (result["raw_lookup"] as? [String: Any]).map { var row = $0; row["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200); result["raw_lookup"] = row }
+        // The same lookups, each on a new connection: a one-shot client's cost (§3).
+        rawCPU0 = cpuMs(of: daemonPID)
+        var fresh = try raw.measureNewConnections(socket: paths.socket.path, searches)
+        fresh["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 100)
+        result["raw_lookup_new_connection"] = fresh
 
         samples = []
         for _ in 0..<finds {

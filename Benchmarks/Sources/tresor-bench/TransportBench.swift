@@ -36,6 +36,16 @@ struct TransportBench {
         return summary(samples)
     }
 
+    /// p50/p99 of `requests` requests to `socket`, each on a connection of its own (connect, send,
+    /// read the answer, close) — what a one-shot client such as a `tresor` process pays.
+    func measureNewConnections(socket: String, _ sent: [[UInt8]]) throws -> [String: Any] {
+        for i in 0..<100 { try RawHTTPClient(path: socket).roundTrip(sent[i % sent.count]) }
+        var samples: [Double] = []
+        samples.reserveCapacity(requests)
+        for i in 0..<requests { samples.append(try timeMs { try RawHTTPClient(path: socket).roundTrip(sent[i % sent.count]) }) }
+        return summary(samples)
+    }
+
     /// The three floors. tresord's rows are added by the keychain scenario, on its own daemon.
     func floors() throws -> [String: Any] {
         var result: [String: Any] = [:]

@@ -42,6 +42,7 @@ do {
         let bench = try KeychainBench(binDirectory: URL(fileURLWithPath: bin), counts: counts, smoke: smoke)
         log("transport floors: bare socket, SwiftNIO HTTP/1, Hummingbird")
         result["transport"] = try TransportBench(binDirectory: URL(fileURLWithPath: bin), work: bench.work, requests: smoke ? 200 : 5000).floors()
+        result["wire_coding"] = try WireCodingBench(repetitions: smoke ? 2000 : 20000).run()
         result["keychain"] = try bench.run { partial in
             // written after every item count, so a long run that dies keeps what it measured
             var snapshot = result
