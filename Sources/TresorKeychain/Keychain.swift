@@ -276,7 +276,7 @@ public final class Keychain: Sendable {
             case .primaryKey(let tags):
                 // Every primary-key attribute is known: O(log n) lookups through the blind index,
                 // one statement (one snapshot) for every group the caller may use.
-                let placeholders = Array(repeating: "?", count: tags.count).joined(separator: ",")
+                let placeholders = databaseQuestionMarks(count: tags.count)
                 return try Self.fetch(db, "SELECT * FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
             case .anyGroup(let tag):
                 // All but the group is known, and the caller sees every group: the lookup index,
@@ -294,7 +294,7 @@ public final class Keychain: Sendable {
             let groups = wanted.accessGroup.map { [$0] } ?? caller.accessGroups
             let tags = groups.map { sealing.groupTag($0) }
             guard !tags.isEmpty else { return [] }
-            let placeholders = Array(repeating: "?", count: tags.count).joined(separator: ",")
+            let placeholders = databaseQuestionMarks(count: tags.count)
             scan = ("group_tag IN (\(placeholders))", StatementArguments(tags))
             return []
         }

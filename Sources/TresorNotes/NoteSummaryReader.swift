@@ -80,7 +80,7 @@ struct NoteSummaryReader {
     private func attachmentCounts(of ids: [String]) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT note_id, COUNT(*) FROM attachments WHERE note_id IN (\(Self.placeholders(ids.count))) GROUP BY note_id
+            SELECT note_id, COUNT(*) FROM attachments WHERE note_id IN (\(databaseQuestionMarks(count: ids.count))) GROUP BY note_id
             """, arguments: StatementArguments(ids))
         while let row = try rows.next() { counts[row[0]] = row[1] }
         return counts
@@ -91,14 +91,10 @@ struct NoteSummaryReader {
         var names: [String: [String]] = [:]
         let rows = try Row.fetchCursor(db, sql: """
             SELECT p.note_id, COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
-            WHERE p.note_id IN (\(Self.placeholders(ids.count))) ORDER BY p.note_id, p.added, a.login_name
+            WHERE p.note_id IN (\(databaseQuestionMarks(count: ids.count))) ORDER BY p.note_id, p.added, a.login_name
             """, arguments: StatementArguments([NotesStore.localLoginName] + ids))
         while let row = try rows.next() { names[row[0], default: []].append(row[1]) }
         return names
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ",")
     }
 }
 

@@ -109,17 +109,7 @@ public enum SecureFiles {
 
     /// Writes all of `data` at `fd`'s current offset, through short and interrupted writes.
     static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SecureFileError.systemCall("write", path: path, errno: errno)
-                }
-                offset += written
-            }
-        }
+        if let code = data.write(toDescriptor: fd) { throw SecureFileError.systemCall("write", path: path, errno: code) }
     }
 
     /// A file being written by ``createExclusively(at:_:)``: bytes go to its end, in order.

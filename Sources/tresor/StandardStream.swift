@@ -13,22 +13,9 @@ enum StandardStream: Int32 {
     /// Whether the stream is a terminal.
     var isTerminal: Bool { isatty(rawValue) == 1 }
 
-    /// Writes all of `data` (unbuffered, like `FileHandle.write`); a closed reader ends it quietly.
-    func write(_ data: Data) {
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(rawValue, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
-    }
+    /// Writes all of `data` (unbuffered, like `FileHandle.write`); a failed write (a reader
+    /// gone) ends it quietly.
+    func write(_ data: Data) { data.write(toDescriptor: rawValue) }
 
     func write(_ text: String) { write(Data(text.utf8)) }
 

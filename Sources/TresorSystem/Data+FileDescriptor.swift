@@ -1,0 +1,44 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Data {
+    /// Everything left to read from file descriptor `fd`, up to end of file (or the first
+    /// error other than an interrupted read). The descriptor stays open.
+    public init(readingToEndOf fd: Int32) {
+        self.init()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                append(contentsOf: buffer[0..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
+
+extension Data {
+    /// Writes all of the bytes at file descriptor `fd`'s current offset, through short and
+    /// interrupted writes. Returns nil once everything is written, else the `errno` of the write
+    /// that failed.
+    @discardableResult
+    public func write(toDescriptor fd: Int32) -> Int32? {
+        withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+}
