@@ -84,59 +84,14 @@ public enum SecureFiles {
     /// Creates `url` with `data` and mode 0600, failing if it already exists; a failed write
     /// leaves no file.
     public static func createExclusively(_ data: Data, at url: URL) throws {
-        try createExclusively(at: url) { try $0.append(data) }
-    }
-
-    /// Creates `url` with mode 0600, failing if it already exists, lets `body` append to it piece
-    /// by piece, then fsyncs it once. Each piece is handed to the disk's writeback as soon as it is
-    /// written, so the disk works while `body` prepares the next piece (a large sealed attachment
-    /// is not held whole in memory, and the final fsync waits only for the tail). If `body`, a
-    /// write or the fsync fails, the partial file is removed and the error rethrown.
-    public static func createExclusively(at url: URL, _ body: (inout AppendOnlyFile) throws -> Void) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: url.path, errno: errno) }
-        var file = AppendOnlyFile(fd: fd, path: url.path)
-        do {
-            try body(&file)
-            guard fsync(fd) == 0 else { throw SecureFileError.systemCall("fsync", path: url.path, errno: errno) }
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(url.path)
-            throw error
-        }
+        let file = try ExclusiveFile(creating: url)
+        try file.append(data)
+        try file.commit()
     }
 
     /// Writes all of `data` at `fd`'s current offset, through short and interrupted writes.
     static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
         if let code = data.write(toDescriptor: fd) { throw SecureFileError.systemCall("write", path: path, errno: code) }
-    }
-
-    /// A file being written by ``createExclusively(at:_:)``: bytes go to its end, in order.
-    public struct AppendOnlyFile {
-        let fd: Int32
-        let path: String
-        /// Bytes written so far.
-        public private(set) var size = 0
-
-        /// Writes `bytes` at the end of the file and starts their writeback.
-        public mutating func append(_ bytes: Data) throws {
-            let start = size
-            try SecureFiles.writeAll(bytes, to: fd, path: path)
-            size += bytes.count
-            // Only a hint: durability comes from the fsync at the end.
-            if bytes.count >= 1 << 16, let startWriteback = Self.syncFileRange {
-                _ = startWriteback(fd, Int64(start), Int64(bytes.count), Self.syncFileRangeWrite)
-            }
-        }
-
-        private static let syncFileRangeWrite: UInt32 = 2  // SYNC_FILE_RANGE_WRITE
-        /// glibc's `sync_file_range`, which Swift's Glibc module does not declare (it is a GNU
-        /// extension); looked up once. Nil where it does not exist, then only the fsync writes.
-        private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-            guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-        }()
     }
 
     /// Opens `url` read-only, never through a symbolic link; a missing file is `notFound`.

@@ -31,15 +31,17 @@ import TresorSystem
         defer { try? FileManager.default.removeItem(at: root) }
         let file = root.appendingPathComponent("f")
         let big = Data((0..<(1 << 20) + 3).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        try SecureFiles.createExclusively(at: file) { writer in
-            try writer.append(Data("head".utf8))
-            try writer.append(big)
-            try writer.append(Data())
-            #expect(writer.size == 4 + big.count)
-        }
+        let writer = try ExclusiveFile(creating: file)
+        try writer.append(Data("head".utf8))
+        try writer.append(big)
+        try writer.append(Data())
+        #expect(writer.size == 4 + big.count)
+        try writer.commit()
+        #expect(throws: SecureFileError.self, "a committed file takes no more bytes") { try writer.append(big) }
         #expect(try SecureFiles.read(file, limit: 1 << 21) == Data("head".utf8) + big)
         #expect(try mode(file.path) == 0o600)
-        #expect(throws: SecureFileError.self) { try SecureFiles.createExclusively(at: file) { _ in } }
+        #expect(throws: SecureFileError.self) { try ExclusiveFile(creating: file) }
+        #expect(throws: SecureFileError.self) { try SecureFiles.createExclusively(Data("x".utf8), at: file) }
         #expect(try SecureFiles.read(file, limit: 1 << 21) == Data("head".utf8) + big, "an existing file is never touched")
         try SecureFiles.withReader(file, limit: 1 << 21) { (reader: inout SecureFiles.SequentialReader) throws in
             #expect(reader.size == 4 + big.count)
@@ -49,15 +51,19 @@ import TresorSystem
         }
         #expect(throws: SecureFileError.tooLarge(path: file.path, limit: 10)) { try SecureFiles.withReader(file, limit: 10) { _ in } }
 
-        struct Interrupted: Error {}
-        let failed = root.appendingPathComponent("g")
-        #expect(throws: Interrupted.self) {
-            try SecureFiles.createExclusively(at: failed) { writer in
-                try writer.append(big)
-                throw Interrupted()
-            }
+        let abandoned = root.appendingPathComponent("g")
+        let partial = try ExclusiveFile(creating: abandoned)
+        try partial.append(big)
+        partial.abandon()
+        #expect(!SecureFiles.exists(abandoned), "an abandoned write leaves no partial file")
+        #expect(throws: SecureFileError.self) { try partial.commit() }
+
+        let dropped = root.appendingPathComponent("h")
+        do {
+            let writer = try ExclusiveFile(creating: dropped)
+            try writer.append(big)
         }
-        #expect(!SecureFiles.exists(failed), "a failed write leaves no partial file")
+        #expect(!SecureFiles.exists(dropped), "a writer dropped without a commit leaves no file")
     }
 
     @Test func atomicWritesArePrivateAndReplaceWholly() throws {

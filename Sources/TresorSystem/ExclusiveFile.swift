@@ -1,0 +1,74 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A new file written piece by piece: created with mode 0600 only if nothing is at its path,
+/// appended to in order, then either committed (fsynced once) or abandoned (removed).
+///
+/// Each piece goes to the disk's writeback as soon as it is appended, so the disk works while
+/// the writer prepares the next piece — a large sealed attachment is never held whole in memory,
+/// and the commit's fsync waits only for the tail. A file dropped without a commit is abandoned,
+/// so an interrupted write (an error, a client that went away) leaves nothing behind.
+public final class ExclusiveFile {
+    public let path: String
+    /// The open descriptor; -1 once committed or abandoned.
+    private var fd: Int32
+    /// Bytes written so far.
+    public private(set) var size = 0
+
+    /// Creates the file at `url`; fails if anything (a file, a link) is already there.
+    public init(creating url: URL) throws {
+        path = url.path
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
+    }
+
+    deinit { abandon() }
+
+    /// Writes `bytes` at the end of the file and starts their writeback. On failure the file is
+    /// abandoned: a file with a hole in it is worth nothing.
+    public func append(_ bytes: Data) throws {
+        guard fd >= 0 else { throw SecureFileError.systemCall("write", path: path, errno: EBADF) }
+        let start = size
+        do {
+            try SecureFiles.writeAll(bytes, to: fd, path: path)
+        } catch {
+            abandon()
+            throw error
+        }
+        size += bytes.count
+        // Only a hint: durability comes from the fsync of `commit()`.
+        if bytes.count >= 1 << 16, let startWriteback = Self.syncFileRange {
+            _ = startWriteback(fd, Int64(start), Int64(bytes.count), Self.syncFileRangeWrite)
+        }
+    }
+
+    /// Makes the file durable (fsync) and closes it. If the fsync fails the file is removed.
+    public func commit() throws {
+        guard fd >= 0 else { throw SecureFileError.systemCall("fsync", path: path, errno: EBADF) }
+        guard fsync(fd) == 0 else {
+            let code = errno
+            abandon()
+            throw SecureFileError.systemCall("fsync", path: path, errno: code)
+        }
+        close(fd)
+        fd = -1
+    }
+
+    /// Closes and removes the file, unless it was committed. Safe to call more than once.
+    public func abandon() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+        unlink(path)
+    }
+
+    private static let syncFileRangeWrite: UInt32 = 2  // SYNC_FILE_RANGE_WRITE
+    /// glibc's `sync_file_range`, which Swift's Glibc module does not declare (it is a GNU
+    /// extension); looked up once. Nil where it does not exist, then only the fsync writes.
+    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+    }()
+}
