@@ -18,56 +18,102 @@ enum AttachmentFile {
     static let version: UInt8 = 1
     static let chunkByteCount = 1 << 20
 
-    /// Seals `data` into a new file in `folder` and returns its name.
+    /// Seals an attachment into a new file in `folder` chunk by chunk as its bytes arrive, so
+    /// memory holds at most about one chunk whatever the attachment's size.
     ///
-    /// Each chunk is sealed and written before the next one is read: both layers seal into
-    /// swift-crypto's own output buffers and those go to the file as they are (no joined record,
-    /// no whole-file buffer), while the disk already writes the previous chunks. One fsync at the
-    /// end; a failed write leaves no file.
-    static func write(
-        _ data: Data, attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?
-    ) throws -> String {
-        // An empty attachment is one empty final chunk.
-        let chunkCount = max(1, (data.count + chunkByteCount - 1) / chunkByteCount)
-        return try create(in: folder) { file in
-            for index in 0..<chunkCount {
-                let start = data.startIndex + index * chunkByteCount
-                let chunk = data[start..<min(start + chunkByteCount, data.endIndex)]
-                let isFinal = index == chunkCount - 1
-                let inner = try noteKey.map {
-                    try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: UInt64(index), isFinal: isFinal)
-                }
-                try appendRecord(inner ?? chunk, to: &file, attachmentID: attachmentID, index: UInt64(index), isFinal: isFinal, sealing: sealing)
+    /// A chunk is sealed once the next byte shows it is not the last (the final flag is bound into
+    /// it), so up to one whole chunk waits for `finish()`. Whole chunks of a large `append` are
+    /// sealed straight from the caller's buffer; both layers seal into swift-crypto's own output
+    /// buffers and those go to the file as they are (no joined record, no whole-file buffer),
+    /// while the disk already writes the previous chunks. One fsync at the end. A writer dropped
+    /// or failed before `finish()` leaves no file (``ExclusiveFile``).
+    final class Writer {
+        /// The file's name in the folder.
+        let name: String
+        private let file: ExclusiveFile
+        private let attachmentID: String
+        private let sealing: ContentSealing
+        private let noteKey: SymmetricKey?
+        /// Plaintext not sealed yet: less than a chunk, or one whole chunk that may be the last.
+        private var pending = Data()
+        private var index: UInt64 = 0
+        /// Plaintext bytes appended so far.
+        private(set) var byteCount = 0
+
+        init(attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?) throws {
+            (name, file) = try AttachmentFile.create(in: folder)
+            self.attachmentID = attachmentID
+            self.sealing = sealing
+            self.noteKey = noteKey
+        }
+
+        func append(_ bytes: Data) throws {
+            byteCount += bytes.count
+            var rest = bytes
+            if !pending.isEmpty {
+                let taken = min(chunkByteCount - pending.count, rest.count)
+                pending.append(rest.prefix(taken))
+                rest = rest.dropFirst(taken)
+                guard !rest.isEmpty else { return }
+                // More follows a whole pending chunk: it is not the last.
+                try seal(pending, isFinal: false)
+                pending = Data()
             }
+            while rest.count > chunkByteCount {
+                try seal(rest.prefix(chunkByteCount), isFinal: false)
+                rest = rest.dropFirst(chunkByteCount)
+            }
+            if pending.isEmpty { pending.reserveCapacity(chunkByteCount) }
+            pending.append(rest)
+        }
+
+        /// Seals what is left as the final chunk (an empty attachment is one empty final chunk),
+        /// fsyncs the file and returns its name.
+        func finish() throws -> String {
+            try seal(pending, isFinal: true)
+            pending = Data()
+            try file.commit()
+            return name
+        }
+
+        /// Removes the file; nothing of the attachment stays.
+        func abandon() {
+            file.abandon()
+        }
+
+        private func seal(_ chunk: Data, isFinal: Bool) throws {
+            let inner = try noteKey.map {
+                try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: index, isFinal: isFinal)
+            }
+            try appendRecord(inner ?? chunk, to: file, attachmentID: attachmentID, index: index, isFinal: isFinal, sealing: sealing)
+            index += 1
         }
     }
 
     /// Writes a locked attachment whose chunks were sealed under the note key elsewhere (by the
     /// web client), adding the keybag layer. Returns the new file's name.
     static func write(sealedChunks: [Data], attachmentID: String, in folder: URL, sealing: ContentSealing) throws -> String {
-        try create(in: folder) { file in
-            for (index, chunk) in sealedChunks.enumerated() {
-                try appendRecord(chunk, to: &file, attachmentID: attachmentID, index: UInt64(index),
-                                 isFinal: index == sealedChunks.count - 1, sealing: sealing)
-            }
+        let (name, file) = try create(in: folder)
+        for (index, chunk) in sealedChunks.enumerated() {
+            try appendRecord(chunk, to: file, attachmentID: attachmentID, index: UInt64(index),
+                             isFinal: index == sealedChunks.count - 1, sealing: sealing)
         }
+        try file.commit()
+        return name
     }
 
-    /// Creates a new file named by a random id, writes the magic and version, lets `body` append the
-    /// records, and fsyncs it (``SecureFiles/createExclusively(at:_:)``).
-    private static func create(in folder: URL, _ body: (inout SecureFiles.AppendOnlyFile) throws -> Void) throws -> String {
+    /// Creates a new file named by a random id and writes the magic and version.
+    private static func create(in folder: URL) throws -> (name: String, file: ExclusiveFile) {
         let name = UUID().uuidString.lowercased()
-        try SecureFiles.createExclusively(at: folder.appendingPathComponent(name)) { file in
-            try file.append(magic + [version])
-            try body(&file)
-        }
-        return name
+        let file = try ExclusiveFile(creating: folder.appendingPathComponent(name))
+        try file.append(magic + [version])
+        return (name, file)
     }
 
     /// One record: the big-endian length, then the envelope as its header and body, each written
     /// as it came out of the seal.
     private static func appendRecord(
-        _ inner: some DataProtocol, to file: inout SecureFiles.AppendOnlyFile, attachmentID: String, index: UInt64, isFinal: Bool,
+        _ inner: some DataProtocol, to file: ExclusiveFile, attachmentID: String, index: UInt64, isFinal: Bool,
         sealing: ContentSealing
     ) throws {
         let (header, body) = try sealing.sealParts(inner, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
@@ -78,13 +124,35 @@ enum AttachmentFile {
         try file.append(body)
     }
 
-    /// Opens file `name`, checking every chunk, their order and that the last one is final.
+    /// Opens file `name` whole, checking every chunk, their order and that the last one is final.
     static func read(
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         noteKey: SymmetricKey?
     ) throws -> Data {
-        let damaged = NotesError.damaged("attachment \(attachmentID)")
         var data = Data()
+        try forEachChunk(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing, noteKey: noteKey) { chunk in
+            // A one-chunk attachment is returned as opened; larger ones are gathered into one
+            // buffer sized once.
+            if data.isEmpty && chunk.count == byteCount {
+                data = chunk
+                return
+            }
+            if data.isEmpty { data.reserveCapacity(byteCount) }
+            data.append(chunk)
+        }
+        return data
+    }
+
+    /// Opens file `name` chunk by chunk — both layers — and hands each chunk's plaintext to
+    /// `body`, so a large attachment can be re-sealed without being held whole. A cut, reordered
+    /// or spliced file, or one whose chunks do not add up to `byteCount`, fails (possibly after
+    /// some chunks were handed over).
+    static func forEachChunk(
+        _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
+        noteKey: SymmetricKey?, _ body: (Data) throws -> Void
+    ) throws {
+        let damaged = NotesError.damaged("attachment \(attachmentID)")
+        var total = 0
         try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, index, isFinal in
             var chunk = opened
             if let noteKey {
@@ -93,17 +161,11 @@ enum AttachmentFile {
                 else { throw damaged }
                 chunk = plain
             }
-            // A one-chunk attachment is returned as opened; larger ones are gathered into one
-            // buffer sized once.
-            if index == 0 && isFinal {
-                data = chunk
-                return
-            }
-            if index == 0 { data.reserveCapacity(min(byteCount, NoteLimits.attachmentBytes)) }
-            data.append(chunk)
+            total += chunk.count
+            guard total <= byteCount else { throw damaged }
+            try body(chunk)
         }
-        guard data.count == byteCount else { throw damaged }
-        return data
+        guard total == byteCount else { throw damaged }
     }
 
     /// A locked attachment's chunks as sealed under the note key (the keybag layer opened and

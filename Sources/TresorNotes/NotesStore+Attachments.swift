@@ -10,40 +10,83 @@ extension NotesStore {
     public func addAttachment(
         to noteID: String, kind: AttachmentKind, name: String, data: Data, passphrase: Passphrase? = nil
     ) throws -> AttachmentInfo {
+        let upload = try beginAttachment(to: noteID, kind: kind, name: name, passphrase: passphrase)
+        try upload.append(data)
+        return try upload.finish()
+    }
+
+    /// Starts adding an attachment whose bytes arrive piece by piece (an upload): everything
+    /// ``addAttachment(to:kind:name:data:passphrase:)`` checks is checked here, before any byte is
+    /// read; ``AttachmentUpload/append(_:)`` seals and writes the bytes as they come and
+    /// ``AttachmentUpload/finish()`` adds the attachment to the note.
+    public func beginAttachment(
+        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil
+    ) throws -> AttachmentUpload {
         try Self.validateAttachmentName(name)
-        guard data.count <= NoteLimits.attachmentBytes else {
-            throw NotesError.invalid("attachment \"\(name)\" is larger than \(NoteLimits.attachmentBytes) bytes")
-        }
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         let noteKey = row.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
         let id = UUID().uuidString.lowercased()
-        let file = try AttachmentFile.write(data, attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey)
+        let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey)
+        return AttachmentUpload(
+            store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name, writer: writer)
+    }
+
+    /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.
+    func insertAttachment(_ upload: AttachmentUpload, file: String, byteCount: Int) throws -> AttachmentInfo {
         let created = now
         do {
+            let sealing = try sealing()
             try pool.write { db in
-                guard try NoteRow.fetch(noteID, db).wrappedKey == row.wrappedKey else {
-                    throw NotesError.wrongLockState("note \(noteID) was locked or unlocked meanwhile; try again")
+                guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
+                    throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")
                 }
                 try db.execute(sql: """
                     INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [
-                        id, noteID, kind.rawValue, try sealing.sealText(name, table: "attachments", id: id, column: "name"),
-                        data.count, created.timeIntervalSince1970, file, noteKey != nil,
+                        upload.id, upload.noteID, upload.kind.rawValue,
+                        try sealing.sealText(upload.name, table: "attachments", id: upload.id, column: "name"),
+                        byteCount, created.timeIntervalSince1970, file, upload.isLocked,
                     ])
-                try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, noteID])
+                try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
             }
         } catch {
             AttachmentFile.remove(file, in: attachmentsFolder)
             throw error
         }
-        return AttachmentInfo(id: id, kind: kind, name: name, byteCount: data.count, created: created)
+        return AttachmentInfo(id: upload.id, kind: upload.kind, name: upload.name, byteCount: byteCount, created: created)
     }
 
     /// An attachment's bytes (a locked note's: with its passphrase or open session).
     public func attachment(_ attachmentID: String, of noteID: String, passphrase: Passphrase? = nil) throws -> (AttachmentInfo, Data) {
+        let (attachment, noteKey, sealing) = try openableAttachment(attachmentID, of: noteID, passphrase: passphrase)
+        let data = try AttachmentFile.read(
+            attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
+            sealing: sealing, noteKey: noteKey)
+        return (try info(attachment, sealing), data)
+    }
+
+    /// An attachment's bytes chunk by chunk, each handed to `body` as it is opened — for a caller
+    /// that copies them somewhere anyway (the daemon, into its answer), so the attachment is not
+    /// held twice. A damaged file fails, possibly after some chunks were handed over.
+    public func readAttachment(
+        _ attachmentID: String, of noteID: String, passphrase: Passphrase? = nil, _ body: (AttachmentInfo, Data) throws -> Void
+    ) throws -> AttachmentInfo {
+        let (attachment, noteKey, sealing) = try openableAttachment(attachmentID, of: noteID, passphrase: passphrase)
+        let info = try info(attachment, sealing)
+        try AttachmentFile.forEachChunk(
+            attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
+            sealing: sealing, noteKey: noteKey) { try body(info, $0) }
+        return info
+    }
+
+    /// An attachment's row and what opens it: the note key of a locked note (from `passphrase` or
+    /// its open session).
+    private func openableAttachment(
+        _ attachmentID: String, of noteID: String, passphrase: Passphrase?
+    ) throws -> (AttachmentRow, SymmetricKey?, ContentSealing) {
         let sealing = try sealing()
         let (row, attachment) = try pool.read { db -> (NoteRow, AttachmentRow) in
             let note = try NoteRow.fetch(noteID, db)
@@ -53,10 +96,7 @@ extension NotesStore {
             return (note, attachment)
         }
         let noteKey = attachment.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
-        let data = try AttachmentFile.read(
-            attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
-            sealing: sealing, noteKey: noteKey)
-        return (try info(attachment, sealing), data)
+        return (attachment, noteKey, sealing)
     }
 
     /// Removes an attachment; its file is overwritten and unlinked.

@@ -212,10 +212,13 @@ extension NotesStore {
     ) throws -> [String] {
         var oldFiles: [String] = []
         for attachment in try AttachmentRow.fetchAll(note: noteID, db) {
-            let data = try AttachmentFile.read(
+            // Chunk by chunk: a large attachment is never held whole. A failure drops the writer,
+            // which removes its file.
+            let writer = try AttachmentFile.Writer(attachmentID: attachment.id, in: attachmentsFolder, sealing: sealing, noteKey: newKey)
+            try AttachmentFile.forEachChunk(
                 attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
-                sealing: sealing, noteKey: oldKey)
-            let file = try AttachmentFile.write(data, attachmentID: attachment.id, in: attachmentsFolder, sealing: sealing, noteKey: newKey)
+                sealing: sealing, noteKey: oldKey, writer.append)
+            let file = try writer.finish()
             do {
                 try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
                                arguments: [file, newKey != nil, attachment.id])

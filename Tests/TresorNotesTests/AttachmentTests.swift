@@ -111,7 +111,9 @@ struct AttachmentTests {
         try handMade.write(to: folder.appendingPathComponent("old"))
         #expect(try AttachmentFile.read("old", attachmentID: id, byteCount: data.count, in: folder, sealing: sealing, noteKey: noteKey) == data)
 
-        let name = try AttachmentFile.write(data, attachmentID: id, in: folder, sealing: sealing, noteKey: noteKey)
+        let writer = try AttachmentFile.Writer(attachmentID: id, in: folder, sealing: sealing, noteKey: noteKey)
+        try writer.append(data)
+        let name = try writer.finish()
         let written = try Data(contentsOf: folder.appendingPathComponent(name))
         #expect(written.count == handMade.count)
         #expect(written.prefix(5) == Data("TRNA".utf8) + [1])

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// An attachment being added while its bytes arrive — the daemon's upload route, or
+/// ``NotesStore/addAttachment(to:kind:name:data:passphrase:)`` with all of them at once.
+///
+/// Made by ``NotesStore/beginAttachment(to:kind:name:passphrase:)``. Its chunks are sealed and
+/// written as the bytes come, so the store holds about one chunk (1 MiB) of it in memory however
+/// large it is. ``finish()`` adds it to the note; ``abandon()`` — or dropping it unfinished,
+/// or any error — removes what was written, and the note is as it was.
+///
+/// Calls may come from different threads one after another (an upload is appended to from
+/// whichever thread reads its next piece); a lock keeps them in order.
+public final class AttachmentUpload: Sendable {
+    let store: NotesStore
+    let noteID: String
+    /// The note's wrapped key when the upload began: if the note was locked or unlocked since,
+    /// the chunks are sealed for the wrong state and `finish()` refuses them.
+    let wrappedKey: Data?
+    let isLocked: Bool
+    /// The attachment's id.
+    public let id: String
+    let kind: AttachmentKind
+    let name: String
+    /// Nil once finished, abandoned or failed.
+    private let writer: Mutex<AttachmentFile.Writer?>
+
+    init(
+        store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
+        writer: sending AttachmentFile.Writer
+    ) {
+        self.store = store
+        self.noteID = noteID
+        self.wrappedKey = wrappedKey
+        self.isLocked = isLocked
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.writer = Mutex(writer)
+    }
+
+    /// How many bytes to hand to ``append(_:)`` at a time when they arrive in small pieces: one
+    /// chunk, so each call seals and writes about one.
+    public static let preferredAppendBytes = AttachmentFile.chunkByteCount
+
+    /// Plaintext bytes appended so far.
+    public var byteCount: Int {
+        writer.withLock { $0?.byteCount ?? 0 }
+    }
+
+    /// Seals and writes the whole chunks `bytes` completes. An attachment that grows past
+    /// ``NoteLimits/attachmentBytes`` is refused and abandoned, as is one whose write fails.
+    public func append(_ bytes: Data) throws {
+        try writer.withLock { writer in
+            guard let current = writer else { throw Self.ended }
+            guard current.byteCount + bytes.count <= NoteLimits.attachmentBytes else {
+                current.abandon()
+                writer = nil
+                throw NotesError.invalid("attachment \"\(name)\" is larger than \(NoteLimits.attachmentBytes) bytes")
+            }
+            do {
+                try current.append(bytes)
+            } catch {
+                current.abandon()
+                writer = nil
+                throw error
+            }
+        }
+    }
+
+    /// Seals the last chunk, makes the file durable and adds the attachment to the note. Fails —
+    /// leaving nothing — if the note was locked or unlocked since the upload began.
+    public func finish() throws -> AttachmentInfo {
+        let (file, byteCount) = try writer.withLock { writer -> (String, Int) in
+            guard let current = writer else { throw Self.ended }
+            writer = nil
+            do {
+                return (try current.finish(), current.byteCount)
+            } catch {
+                current.abandon()
+                throw error
+            }
+        }
+        return try store.insertAttachment(self, file: file, byteCount: byteCount)
+    }
+
+    /// Removes what was written. Nothing happens if the upload was already finished.
+    public func abandon() {
+        writer.withLock { writer in
+            writer?.abandon()
+            writer = nil
+        }
+    }
+
+    private static var ended: NotesError {
+        NotesError.invalid("this attachment upload was already finished or abandoned")
+    }
+}
