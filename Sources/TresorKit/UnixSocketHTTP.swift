@@ -68,8 +68,15 @@ final class UnixSocketHTTP {
         }
         request += "\r\n"
         var message = Data(request.utf8)
-        if let body { message.append(body) }
-        try writeAll(message)
+        // A small body goes out with the head in one write; a large one (an attachment) is sent
+        // from where it is, not copied behind the head.
+        if let body, body.count <= 1 << 16 {
+            message.append(body)
+            try writeAll(message)
+        } else {
+            try writeAll(message)
+            if let body { try writeAll(body) }
+        }
         return try readResponse()
     }
 
@@ -110,9 +117,25 @@ final class UnixSocketHTTP {
     }
 
     private func readBytes(_ count: Int) throws -> Data {
-        while buffer.count < count { try fill() }
-        let data = Data(buffer[..<count])
-        buffer.removeSubrange(..<count)
+        guard count > 1 << 16 else {
+            while buffer.count < count { try fill() }
+            let data = Data(buffer[..<count])
+            buffer.removeSubrange(..<count)
+            return data
+        }
+        // A large body (an attachment) is received into a buffer of its own size, not grown in
+        // `buffer` and copied out; nothing past it is read (the connection is kept alive).
+        var data = Data(capacity: count)
+        let buffered = min(buffer.count, count)
+        data.append(contentsOf: buffer[..<buffered])
+        buffer.removeSubrange(..<buffered)
+        while data.count < count {
+            let wanted = count - data.count
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, wanted), 0) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
+            data.append(contentsOf: chunk[0..<got])
+        }
         return data
     }
 

@@ -240,6 +240,46 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
+    /// A large attachment goes through the daemon a chunk at a time: attaching 64 MiB raises
+    /// tresord's peak resident memory by a few MiB, not by the file (it used to hold the whole
+    /// upload, and a copy); exporting it holds it once, not twice; and every byte comes back.
+    @Test func aLargeAttachmentIsNotHeldWholeByTheDaemon() throws {
+        let harness = try initialized()
+        let size = 64 << 20
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for index in block.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            block[index] = UInt8(truncatingIfNeeded: state >> 33)
+        }
+        var bytes = Data(capacity: size)
+        for index in 0..<(size >> 20) {
+            block[0] = UInt8(index)  // no two megabytes alike: a chunk out of place would show
+            bytes.append(contentsOf: block)
+        }
+        let file = harness.root.appendingPathComponent("video.bin")
+        try bytes.write(to: file)
+        let note = try create(harness, title: "Holiday", body: "film")
+        let pid = try harness.status().pid
+        let before = try peakResidentKB(of: pid)
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        let growth = try peakResidentKB(of: pid) - before
+        #expect(attached.byteCount == size)
+        #expect(growth < 24 << 10, "tresord's peak grew by \(growth) kB for a 64 MiB upload")
+        let out = harness.root.appendingPathComponent("back.bin")
+        #expect(try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", out.path]).succeeded)
+        let exportGrowth = try peakResidentKB(of: pid) - before
+        #expect(exportGrowth < (size >> 10) + (24 << 10), "tresord's peak grew by \(exportGrowth) kB to answer with a 64 MiB attachment")
+        #expect(try Data(contentsOf: out) == bytes)
+    }
+
+    /// `VmHWM` of a process: its peak resident memory so far.
+    func peakResidentKB(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+    }
+
     @Test func attachmentsRoundTripAndOnlyLockableKindsLock() throws {
         let harness = try initialized()
         let passphrase = marker("passphrase")

@@ -14,7 +14,8 @@ import TresorProtocol
 /// order, bodies bounded per route, refusals before a large body is read, `Connection: close`.
 @Suite(.serialized) struct SocketTransportTests {
     /// Runs `body` against a server with the test routes; stops the server afterwards.
-    func withServer(_ body: (String) async throws -> Void) async throws {
+    /// With `gate`, `/held` is a large-body route that reads nothing of its body until `gate` yields.
+    func withServer(holding gate: AsyncStream<Void>? = nil, _ body: (String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-transport-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -39,7 +40,15 @@ import TresorProtocol
                 throw APIError(.requestTooLarge, "the upload is larger than 100000 bytes")
             }
         }
-        let limits = RequestBodyLimits(standard: 1024, largerByPath: ["/large": 100_000, "/refuse": 100_000])
+        if let gate {
+            router.post("/held") { request, _ -> String in
+                for await _ in gate { break }
+                var count = 0
+                for try await part in request.body { count += part.readableBytes }
+                return "\(count)"
+            }
+        }
+        let limits = RequestBodyLimits(standard: 1024, largerByPath: ["/large": 100_000, "/refuse": 100_000, "/held": 64 << 20])
         let server = Server(
             childChannelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: limits),
             configuration: ServerConfiguration(address: .unixDomainSocket(path: path)),
@@ -121,6 +130,32 @@ import TresorProtocol
         }
     }
 
+    /// A streamed body is read no faster than its route takes it: while the route has taken
+    /// nothing, only a bounded part of a 32 MiB upload gets into the connection (the daemon's
+    /// few buffered parts and the kernel's socket buffers), not the upload; once the route reads,
+    /// every byte arrives.
+    @Test func aStreamedBodyIsReadNoFasterThanItsRouteTakesIt() async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        try await withServer(holding: gate.stream) { path in
+            let client = try RawConnection(path: path)
+            let size = 32 << 20
+            try client.send("POST /held HTTP/1.1\r\nHost: t\r\nContent-Length: \(size)\r\n\r\n")
+            let body = [UInt8](repeating: 0x61, count: size)
+            var sent = 0
+            // Without back-pressure the server reads all it gets: 16 MiB goes in well within the second.
+            for _ in 0..<200 where sent < 16 << 20 {
+                sent += try client.sendWithoutWaiting(body[sent...])
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(sent > 0)
+            #expect(sent < 4 << 20, "the server read \(sent) bytes of a body its route had not started reading")
+            gate.continuation.yield()
+            try client.send(body[sent...])
+            #expect(try client.readResponse().body == "\(size)")
+            #expect(try client.readResponse(after: Self.request("POST", "/echo", body: "next")).body == "next")
+        }
+    }
+
     @Test func connectionCloseIsHonoured() async throws {
         try await withServer { path in
             let client = try RawConnection(path: path)
@@ -173,12 +208,30 @@ final class RawConnection {
     deinit { close(fd) }
 
     func send(_ text: String) throws {
-        var bytes = Array(text.utf8)[...]
+        try send(Array(text.utf8)[...])
+    }
+
+    func send(_ bytes: ArraySlice<UInt8>) throws {
+        var bytes = bytes
         while !bytes.isEmpty {
             let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard sent > 0 else { throw TransportTestError("send failed: errno \(errno)") }
             bytes = bytes.dropFirst(sent)
         }
+    }
+
+    /// Sends what the connection takes now, without waiting; returns how many bytes.
+    func sendWithoutWaiting(_ bytes: ArraySlice<UInt8>) throws -> Int {
+        var bytes = bytes
+        var total = 0
+        while !bytes.isEmpty {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            guard sent > 0 else { throw TransportTestError("send failed: errno \(errno)") }
+            total += sent
+            bytes = bytes.dropFirst(sent)
+        }
+        return total
     }
 
     func readResponse(after request: String) throws -> Answer {

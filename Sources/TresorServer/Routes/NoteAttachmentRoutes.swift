@@ -13,7 +13,7 @@ struct NoteAttachmentRoutes {
     func register(on router: Router<DaemonRequestContext>) {
         let routing = self.routing
         router.post(RouterPath(Route.notesAddAttachment)) { request, context -> AttachmentInfo in
-            _ = try routing.store(context)  // refuse other clients before reading a large body
+            let store = try routing.store(context)  // refuse other clients before reading a large body
             let note = try Self.header(NotesWire.noteHeader, request)
             guard let kind = AttachmentKind(rawValue: try Self.header(NotesWire.kindHeader, request)) else {
                 throw APIError(.param, "unknown attachment kind (one of \(AttachmentKind.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -21,10 +21,13 @@ struct NoteAttachmentRoutes {
             guard let name = NotesWire.decodeHeader(try Self.header(NotesWire.nameHeader, request)) else {
                 throw APIError(.param, "the \(NotesWire.nameHeader) header is not percent-encoded UTF-8")
             }
-            let data = try await routing.collect(request, upTo: NotesWire.maximumAttachmentRequestBytes, what: "the attachment")
-            // No passphrase here: a locked note needs its secure session open (`notes/session`).
-            let info = try await routing.perform("attachment add", context, id: note) {
-                try $0.addAttachment(to: note, kind: kind, name: name, data: data)
+            let info = try await routing.logged("attachment add", context, id: note) {
+                // No passphrase here: a locked note needs its secure session open (`notes/session`).
+                // Checked before the body is read, so a refusal costs the client no upload.
+                let upload = try await offloaded {
+                    try routing.withKeychainUnlock(store) { try $0.beginAttachment(to: note, kind: kind, name: name) }
+                }
+                return try await Self.receive(request.body, into: upload)
             }
             context.logger.info("notes: attachment added", metadata: ["id": "\(note)", "attachment": "\(info.id)", "bytes": "\(info.byteCount)"])
             return info
@@ -32,13 +35,19 @@ struct NoteAttachmentRoutes {
         router.post(RouterPath(Route.notesGetAttachment)) { request, context -> Response in
             let body = try await request.decode(as: AttachmentRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            let (info, data) = try await routing.perform("attachment get", context, id: body.note) {
-                try $0.attachment(body.attachment, of: body.note, passphrase: passphrase)
+            // Opened chunk by chunk straight into the answer: the daemon holds the attachment once.
+            let (info, data) = try await routing.perform("attachment get", context, id: body.note) { store in
+                var buffer = ByteBuffer()
+                let info = try store.readAttachment(body.attachment, of: body.note, passphrase: passphrase) { info, chunk in
+                    if buffer.capacity == 0 { buffer.reserveCapacity(info.byteCount) }
+                    buffer.writeBytes(chunk)
+                }
+                return (info, buffer)
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream"]
             headers[HTTPFields.Element.Name(NotesWire.nameHeader)!] = NotesWire.encodeHeader(info.name)
             headers[HTTPFields.Element.Name(NotesWire.kindHeader)!] = info.kind.rawValue
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: data))
         }
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
@@ -46,6 +55,34 @@ struct NoteAttachmentRoutes {
                 try store.removeAttachment(body.attachment, of: body.note)
                 return try store.summary(ofNote: body.note)
             }
+        }
+    }
+
+    /// Hands the body to `upload` as it arrives, a chunk's worth at a time, sealed and written off
+    /// the event loop; the socket reads no faster than that (``SocketRequestHandler``), so the
+    /// daemon holds a few MiB of an upload of any size.
+    private static func receive(_ body: RequestBody, into upload: AttachmentUpload) async throws -> AttachmentInfo {
+        let batchBytes = AttachmentUpload.preferredAppendBytes
+        var batch = Data(capacity: batchBytes)
+        do {
+            for try await part in body {
+                batch.append(contentsOf: part.readableBytesView)
+                guard batch.count >= batchBytes else { continue }
+                let full = batch
+                batch = Data(capacity: batchBytes)
+                try await offloaded { try upload.append(full) }
+            }
+            let last = batch
+            return try await offloaded {
+                try upload.append(last)
+                return try upload.finish()
+            }
+        } catch is NIOTooManyBytesError {
+            upload.abandon()
+            throw APIError(.requestTooLarge, "the attachment is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
+        } catch {
+            upload.abandon()
+            throw error
         }
     }
 

@@ -11,10 +11,15 @@ import TresorProtocol
 /// A request's body is read whole before the router sees it, up to the route's limit
 /// (``RequestBodyLimits``); a larger one is answered `413 requestTooLarge` without buffering
 /// it, and the rest of it is read and dropped so the connection stays usable. Routes with a
-/// larger limit get their body as a stream instead, while it arrives.
-final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// larger limit get their body as a stream instead, while it arrives — and the socket is read
+/// no faster than the route consumes it: while more than a few parts wait, reading pauses.
+final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = Never
     typealias OutboundOut = HTTPServerResponsePart
+    typealias BodyStream = NIOThrowingAsyncSequenceProducer<
+        ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, BodyReadDelegate
+    >
 
     private enum State {
         /// Between requests.
@@ -22,7 +27,7 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
         /// The body of a route with the standard limit is arriving; the router has not run.
         case collecting(HTTPRequestHead, body: ByteBuffer, limit: Int)
         /// The router runs a streamed route while its body arrives.
-        case streaming(AsyncThrowingStream<ByteBuffer, any Error>.Continuation, received: Int, limit: Int)
+        case streaming(BodyStream.Source, received: Int, limit: Int)
         /// The router is answering. Until `bodyEnded`, what is left of the body (of a streamed
         /// route that went over its limit) is dropped.
         case answering(bodyEnded: Bool)
@@ -36,6 +41,9 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
     private var state = State.idle
     private var keepAlive = true
     private var executor: EventLoopTaskExecutor?
+    /// A streamed body's reader has enough buffered: reads wait (``read(context:)``).
+    private var readsPaused = false
+    private var readPending = false
 
     init(responder: RouterResponder<DaemonRequestContext>, bodyLimits: RequestBodyLimits, logger: Logger) {
         self.responder = responder
@@ -57,9 +65,13 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
                 return refuseTooLarge(context: context, limit: limit.bytes)
             }
             if limit.streamed {
-                let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
-                state = .streaming(continuation, received: 0, limit: limit.bytes)
-                answer(head, body: RequestBody(asyncSequence: stream), context: context)
+                // At most 8 parts (a read is at most 64 KiB) wait for the route; it asks for more at 2.
+                let body = BodyStream.makeSequence(
+                    backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false,
+                    delegate: BodyReadDelegate(
+                        handler: NIOLoopBound(self, eventLoop: context.eventLoop), context: NIOLoopBound(context, eventLoop: context.eventLoop)))
+                state = .streaming(body.source, received: 0, limit: limit.bytes)
+                answer(head, body: RequestBody(asyncSequence: body.sequence), context: context)
             } else {
                 state = .collecting(head, body: context.channel.allocator.buffer(capacity: 0), limit: limit.bytes)
             }
@@ -68,21 +80,21 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
             state = .idle  // lets `body` be appended to without a copy
             body.writeBuffer(&part)
             state = .collecting(head, body: body, limit: limit)
-        case (.body(let part), .streaming(let continuation, let received, let limit)):
+        case (.body(let part), .streaming(let source, let received, let limit)):
             let received = received + part.readableBytes
             guard received <= limit else {
                 // The route's own reading reports it, with its own words (`NotesRouting.collect`).
-                continuation.finish(throwing: NIOTooManyBytesError(maxBytes: limit))
+                source.finish(NIOTooManyBytesError(maxBytes: limit))
                 state = .answering(bodyEnded: false)
-                return
+                return resumeReading(context: context)  // the rest is read and dropped
             }
-            continuation.yield(part)
-            state = .streaming(continuation, received: received, limit: limit)
+            if case .stopProducing = source.yield(part) { readsPaused = true }
+            state = .streaming(source, received: received, limit: limit)
         case (.end, .collecting(let head, let body, _)):
             state = .answering(bodyEnded: true)
             answer(head, body: RequestBody(buffer: body), context: context)
-        case (.end, .streaming(let continuation, _, _)):
-            continuation.finish()
+        case (.end, .streaming(let source, _, _)):
+            source.finish()
             state = .answering(bodyEnded: true)
         case (.end, .answering):
             state = .answering(bodyEnded: true)
@@ -108,8 +120,8 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case .streaming(let continuation, _, _) = state {
-            continuation.finish(throwing: ChannelError.ioOnClosedChannel)
+        if case .streaming(let source, _, _) = state {
+            source.finish(ChannelError.ioOnClosedChannel)
         }
         state = .idle
         context.fireChannelInactive()
@@ -169,14 +181,31 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
         switch state {
         case .answering(let bodyEnded):
             state = bodyEnded ? .idle : .discarding
-        case .streaming(let continuation, _, _):
+        case .streaming(let source, _, _):
             // Answered before its body ended (a refusal): drop the rest of the body.
-            continuation.finish()
+            source.finish()
             state = .discarding
         case .idle, .collecting, .discarding:
             return  // the connection closed, or the request was refused, meanwhile
         }
+        // Whatever comes next — the rest of a refused body, the next request — is read.
+        resumeReading(context: context)
         write(response, context: context)
+    }
+
+    /// Holds a read back while a streamed body's reader has enough waiting.
+    func read(context: ChannelHandlerContext) {
+        if readsPaused { readPending = true } else { context.read() }
+    }
+
+    /// The reader wants more (or is gone): let the held-back read happen.
+    fileprivate func resumeReading(context: ChannelHandlerContext) {
+        guard readsPaused else { return }
+        readsPaused = false
+        if readPending {
+            readPending = false
+            context.read()
+        }
     }
 
     private func refuseTooLarge(context: ChannelHandlerContext, limit: Int) {
@@ -200,6 +229,22 @@ final class SocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }
+    }
+}
+
+/// Tells the handler, on its event loop, that a streamed body's reader wants more parts, or has
+/// stopped reading (then the rest of the body is read and dropped).
+struct BodyReadDelegate: NIOAsyncSequenceProducerDelegate {
+    let handler: NIOLoopBound<SocketRequestHandler>
+    let context: NIOLoopBound<ChannelHandlerContext>
+
+    func produceMore() {
+        let (handler, context) = (handler, context)
+        handler.eventLoop.execute { handler.value.resumeReading(context: context.value) }
+    }
+
+    func didTerminate() {
+        produceMore()
     }
 }
 
