@@ -242,6 +242,11 @@ if up:
     P(f"| through the daemon: `tresor note attach` of a {up['bytes'] >> 20} MB file, one process per upload ({up['n']} runs) | "
       f"best {fmt(up['best_MBps'])} MB/s, p50 {fmt(up['p50_ms'])} ms; the daemon's peak RSS {fmt(up['daemon_hwm_kb_before'] / 1024)} → "
       f"{fmt(up['daemon_hwm_kb_after'] / 1024)} MB (+{fmt(grown / up['bytes'], '×')} the file) |")
+    if "daemon_hwm_kb_after_export" in up:
+        exported = (up["daemon_hwm_kb_after_export"] - up["daemon_hwm_kb_before"]) * 1024
+        P(f"| … and `tresor note export-attachment` of it back to a file ({up['n']} runs) | "
+          f"best {fmt(up['export_best_MBps'])} MB/s, p50 {fmt(up['export_p50_ms'])} ms; the daemon's peak RSS → "
+          f"{fmt(up['daemon_hwm_kb_after_export'] / 1024)} MB (+{fmt(exported / up['bytes'], '×')} the file) |")
 P("")
 
 # --- targets ----------------------------------------------------------------------------------
