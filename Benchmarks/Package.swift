@@ -27,6 +27,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "TresorKeybag", package: "Tresor"),
+            .product(name: "TresorKeychain", package: "Tresor"),
+            .product(name: "TresorKit", package: "Tresor"),
         ], path: "Sources/transport-floor"),
     ]
 )

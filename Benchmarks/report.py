@@ -138,6 +138,7 @@ if kc:
             (f"tresord lookup, `POST /v1/items/search` ({near['items']:,} items)", near.get("raw_lookup")),
             (f"… the same lookup on a new connection each time: connect, request, close ({near['items']:,} items)", near.get("raw_lookup_new_connection")),
             (f"… the keychain's part alone: `copyMatchingFromIndex` in-process, no transport ({near['items']:,} items)", near.get("in_process_lookup")),
+            (f"a lookup's floor with any protocol: the keychain in `transport-floor nio`'s synchronous handler, `GET /<account>` answered with the secret ({near['items']:,} items)", near.get("keychain_floor_lookup")),
         ):
             cpu = g(value, 'daemon_cpu_ms_per_op')
             P(f"| {label} | {fmt(g(value, 'p50_ms'), ' ms')} | {fmt(g(value, 'p99_ms'), ' ms')} | {fmt(cpu, ' ms') if cpu is not None else '—'} |")

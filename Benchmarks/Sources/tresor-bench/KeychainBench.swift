@@ -223,6 +223,18 @@ struct KeychainBench {
         var rawCPU0 = cpuMs(of: daemonPID)
         result["raw_lookup"] = try raw.measure(socket: paths.socket.path, searches)
         (result["raw_lookup"] as? [String: Any]).map { var row = $0; row["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200); result["raw_lookup"] = row }
+        // A lookup's floor with any protocol on this socket: SwiftNIO's HTTP/1 pipeline and the
+        // keychain in a synchronous handler, nothing else (`transport-floor keychain`, §1).
+        let floorSocket = work.appendingPathComponent("keychain-floor.sock").path
+        let floor = try Child([binDirectory.appendingPathComponent("transport-floor").path, "keychain", floorSocket, home.path],
+                              environment: environment, stdinData: Data((Self.passcode + "\n").utf8))
+        defer { kill(floor.pid, SIGKILL); floor.wait() }
+        try raw.waitForSocket(floorSocket)
+        let floorLookups = (0..<500).map { _ in TransportBench.request("GET", "/acct-\(Int.random(in: 0..<count, using: &rng))") }
+        guard try RawHTTPClient(path: floorSocket).roundTrip(floorLookups[0]) == 200 else {
+            throw BenchError("transport-floor keychain did not find an item")
+        }
+        result["keychain_floor_lookup"] = try raw.measure(socket: floorSocket, floorLookups)
         // The same lookups, each on a new connection: a one-shot client's cost (§3).
         rawCPU0 = cpuMs(of: daemonPID)
         var fresh = try raw.measureNewConnections(socket: paths.socket.path, searches)

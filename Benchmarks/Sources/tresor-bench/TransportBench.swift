@@ -62,7 +62,7 @@ struct TransportBench {
         return result
     }
 
-    private func waitForSocket(_ path: String) throws {
+    func waitForSocket(_ path: String) throws {
         for _ in 0..<200 {
             if (try? RawHTTPClient(path: path)) != nil { return }
             usleep(20_000)
@@ -89,7 +89,9 @@ final class RawHTTPClient {
 
     deinit { close(fd) }
 
-    func roundTrip(_ request: [UInt8]) throws {
+    /// Sends `request` and reads its answer whole; returns the answer's status code.
+    @discardableResult
+    func roundTrip(_ request: [UInt8]) throws -> Int {
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
             throw BenchError("short send")
         }
@@ -103,6 +105,7 @@ final class RawHTTPClient {
                 expected = end + Self.contentLength(buffer[..<end])
             }
         }
+        return Int(String(decoding: buffer[9..<min(12, received)], as: UTF8.self)) ?? 0
     }
 
     static func headerEnd(_ bytes: [UInt8], _ count: Int) -> Int? {
