@@ -41,14 +41,7 @@ public final class Keychain {
 
     /// The secret of the first matching item. `passcode` is needed for `userPresence` items.
     public func secret(_ query: ItemQuery, passcode: String? = nil) throws -> Data {
-        var query = query
-        query.limit = .one
-        query.returnData = true
-        query.returnAttributes = false
-        guard let secret = try client.items(matching: query, passcode: passcode).first?.secret else {
-            throw APIError(.itemNotFound, "no item matches")
-        }
-        return secret
+        try client.secret(matching: query, passcode: passcode)
     }
 
     /// The attributes of every matching item.

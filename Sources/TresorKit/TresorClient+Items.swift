@@ -15,6 +15,22 @@ extension TresorClient {
         return response.items
     }
 
+    /// `SecItemCopyMatching` for one item's data: the secret of the first item matching `query`
+    /// (its `limit`, `returnData` and `returnAttributes` are ignored). Asked as
+    /// `GET /v1/items/secret`, without JSON, when the query's attributes are all text or integers
+    /// (``ItemSecretQuery``); otherwise, or with a `passcode`, through `POST /v1/items/search`.
+    public func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Data {
+        if passcode == nil, let path = ItemSecretQuery.path(for: query, keychain: keychain) {
+            return try callRaw("GET", path).body
+        }
+        var query = query
+        (query.limit, query.returnData, query.returnAttributes) = (.one, true, false)
+        guard let secret = try items(matching: query, keychain: keychain, passcode: passcode).first?.secret else {
+            throw APIError(.itemNotFound, "no item matches")
+        }
+        return secret
+    }
+
     /// `SecItemUpdate`: returns how many items changed.
     @discardableResult
     public func updateItems(

@@ -146,6 +146,13 @@ public final class TresorClient {
         return response
     }
 
+    /// A request without a body whose answer is raw bytes, once its status says success.
+    func callRaw(_ method: String, _ path: String) throws -> UnixSocketHTTP.Response {
+        let response = try http.send(method: method, path: path, body: nil)
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        return response
+    }
+
     /// Decodes a JSON answer already received.
     func decoded<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response { try decode(response) }
 

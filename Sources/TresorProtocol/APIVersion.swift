@@ -23,6 +23,7 @@ public enum Route {
     public static let doctor = "/v1/doctor"
     public static let addItem = "/v1/items/add"
     public static let searchItems = "/v1/items/search"
+    public static let itemSecret = "/v1/items/secret"
     public static let updateItems = "/v1/items/update"
     public static let deleteItems = "/v1/items/delete"
     public static let applications = "/v1/apps"

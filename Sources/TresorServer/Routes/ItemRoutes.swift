@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import TresorKeychain
 import TresorProtocol
 
@@ -31,6 +32,25 @@ struct ItemRoutes {
                 return ItemsResponse(items: items)
             }
             return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
+        }
+        // The secret of one item, without JSON either way (`ItemSecretQuery`): the lookup above,
+        // answered with the raw bytes.
+        router.get(RouterPath(Route.itemSecret)) { request, context -> Response in
+            let (query, keychainName) = try ItemSecretQuery.parse(request.uri.query ?? "")
+            let items: [KeychainItem]
+            if isSystemRoots(keychainName) {
+                items = try keychains.systemRoots.copyMatching(query)
+            } else {
+                let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
+                let keychain = try keychains.keychain(named: keychainName)
+                if let found = try keychain.copyMatchingFromIndex(query, caller: caller) {
+                    items = found
+                } else {
+                    items = try await offloaded { try keychain.copyMatching(query, caller: caller) }
+                }
+            }
+            guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: secret)))
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
             let body = try await request.decode(as: UpdateItemsRequest.self, context: context)
