@@ -10,7 +10,7 @@
 //    Fuzz/Regressions/request-decoding) shows up;
 //  - decode ∘ encode is stable: what a client encodes from a decoded request decodes to the same.
 //
-// Input: selector byte (which route) | JSON body
+// Input: selector byte (which route) | JSON body (for `items/secret`, a query string)
 import Foundation
 import FuzzSupport
 import TresorKeychain
@@ -95,6 +95,16 @@ let routes: [Route] = [
     route("notes/passphrase/reset", ResetPassphraseRequest.self),
     route("notes/passphrase/keychain", KeychainUnlockRequest.self),
     route("notes/import", ImportNotesRequest.self),
+    // The secret route's query string (`GET /v1/items/secret?…`): no JSON, but the same promise —
+    // what is accepted names only attributes the route takes, and writing it back reads the same.
+    Route(name: "items/secret", attributePaths: []) { data in
+        let (query, keychain) = try ItemSecretQuery.parse(String(decoding: data, as: UTF8.self))
+        guard let path = ItemSecretQuery.path(for: query, keychain: keychain),
+              let again = try? ItemSecretQuery.parse(String(path.dropFirst(TresorProtocol.Route.itemSecret.count + 1))),
+              again.query == query, again.keychain == keychain
+        else { fuzzFailure("a parsed secret query does not survive being written and parsed again") }
+        return [query.attributes]
+    },
 ]
 
 /// An empty System Roots: its copyMatching validates a certificate query's attributes
@@ -128,6 +138,8 @@ func seeds() -> [String: Data] {
         (15, "notes-edit", #"{"id":"x","title":"T","body":"b","pinned":false,"folder":"F","removeFromFolder":false,"passphrase":null}"#),
         (18, "notes-session", #"{"passphrase":"pp","note":"x"}"#),
         (20, "notes-change", #"{"current":"a","new":"b","hint":"h","removeHint":false}"#),
+        (24, "secret", "class=inet&server=db.example.com&port=5432&account=app%20user&keychain=login"),
+        (24, "secret-bad", "class=genp&service=a&service=b&acount=%zz"),
         (23, "notes-import", #"{"notes":[{"title":"Plain","folder":"F","created":700000000.5,"content":{"text":{"_0":"hello"}}},{"title":"Locked","content":{"appleLocked":{"_0":{"salt":"EWUQa2soi9oebssY5lx4dg==","iterations":20000,"wrappedKey":"mMDla0O1B+YMZWXsXhuwx0t1b31PSpv/","iv":"FR9k3nvjTRXazdqpszRx+Q==","tag":"gGvyu9O/g88SQLA+fE1qsQ==","ciphertext":"AAAA","hint":"h"}}}}]}"#),
     ]
     var seeds: [String: Data] = [:]
