@@ -137,6 +137,7 @@ if kc:
             (f"tresord `GET /v1/status` ({near['items']:,} items)", near.get("raw_status")),
             (f"tresord lookup, `POST /v1/items/search` ({near['items']:,} items)", near.get("raw_lookup")),
             (f"… the same lookup on a new connection each time: connect, request, close ({near['items']:,} items)", near.get("raw_lookup_new_connection")),
+            (f"tresord lookup, `GET /v1/items/secret` — no JSON either way ({near['items']:,} items)", near.get("raw_secret_lookup")),
             (f"… the keychain's part alone: `copyMatchingFromIndex` in-process, no transport ({near['items']:,} items)", near.get("in_process_lookup")),
             (f"a lookup's floor with any protocol: the keychain in `transport-floor nio`'s synchronous handler, `GET /<account>` answered with the secret ({near['items']:,} items)", near.get("keychain_floor_lookup")),
         ):

@@ -3,6 +3,7 @@ import Synchronization
 import TresorKeybag
 import TresorKeychain
 import TresorKit
+import TresorProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -223,6 +224,14 @@ struct KeychainBench {
         var rawCPU0 = cpuMs(of: daemonPID)
         result["raw_lookup"] = try raw.measure(socket: paths.socket.path, searches)
         (result["raw_lookup"] as? [String: Any]).map { var row = $0; row["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200); result["raw_lookup"] = row }
+        // The same lookups as `GET /v1/items/secret` (no JSON either way), as TresorKit now asks them.
+        let secretLookups = (0..<500).map { _ in
+            TransportBench.request("GET", ItemSecretQuery.path(for: Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"))!)
+        }
+        rawCPU0 = cpuMs(of: daemonPID)
+        var secretRow = try raw.measure(socket: paths.socket.path, secretLookups)
+        secretRow["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200)
+        result["raw_secret_lookup"] = secretRow
         // A lookup's floor with any protocol on this socket: SwiftNIO's HTTP/1 pipeline and the
         // keychain in a synchronous handler, nothing else (`transport-floor keychain`, §1).
         let floorSocket = work.appendingPathComponent("keychain-floor.sock").path
