@@ -234,7 +234,8 @@ struct KeychainBench {
         result["raw_secret_lookup"] = secretRow
         // A lookup's floor with any protocol on this socket: SwiftNIO's HTTP/1 pipeline and the
         // keychain in a synchronous handler, nothing else (`transport-floor keychain`, §1).
-        let floorSocket = work.appendingPathComponent("keychain-floor.sock").path
+        let floorSocket = work.appendingPathComponent("keychain-floor-\(count).sock").path
+        unlink(floorSocket)
         let floor = try Child([binDirectory.appendingPathComponent("transport-floor").path, "keychain", floorSocket, home.path],
                               environment: environment, stdinData: Data((Self.passcode + "\n").utf8))
         defer { kill(floor.pid, SIGKILL); floor.wait() }
