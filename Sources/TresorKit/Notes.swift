@@ -109,10 +109,11 @@ public final class Notes {
 
     // MARK: Attachments
 
-    /// Adds an attachment; to a locked note only while its session is open (``openSession(note:passphrase:passcode:)``).
+    /// Attaches the file at `file`, sent a piece at a time (never held whole); to a locked note
+    /// only while its session is open (``openSession(note:passphrase:passcode:)``).
     @discardableResult
-    public func addAttachment(to note: String, kind: AttachmentKind, name: String, data: Data) throws -> AttachmentInfo {
-        try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, data: data) }
+    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
+        try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file) }
     }
 
     public func attachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {

@@ -1,6 +1,9 @@
 import FoundationEssentials
 import TresorModel
 import TresorProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The notes routes (`/v1/notes/…`), one method each. Errors are `APIError`s as the daemon
 // sent them; the ``Notes`` facade turns the passphrase ones into ``NotesClientError``.
@@ -64,10 +67,20 @@ extension TresorClient {
         try callExpectingNoContent("POST", Route.notesSession, request)
     }
 
-    /// Uploads an attachment's bytes as the raw request body.
-    public func notesAddAttachment(note: String, kind: AttachmentKind, name: String, data: Data) throws -> AttachmentInfo {
+    /// Uploads the file at `file` as an attachment, the raw request body read and sent a piece at
+    /// a time: a large file is never held whole in this process (nor in the daemon).
+    public func notesAddAttachment(note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
+        let fd = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TresorClientError.fileChanged(path: file.path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw TresorClientError.fileChanged(path: file.path) }
+        guard Int(info.st_size) <= NotesWire.maximumAttachmentRequestBytes else {
+            throw APIError(.requestTooLarge, "the attachment is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
+        }
         let response = try callRaw(
-            "POST", Route.notesAddAttachment, body: data, contentType: "application/octet-stream",
+            "POST", Route.notesAddAttachment, file: fd, length: Int(info.st_size), fileName: file.path,
+            contentType: "application/octet-stream",
             headers: [(NotesWire.noteHeader, note), (NotesWire.kindHeader, kind.rawValue), (NotesWire.nameHeader, NotesWire.encodeHeader(name))])
         return try decoded(response)
     }

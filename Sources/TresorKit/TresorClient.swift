@@ -146,6 +146,17 @@ public final class TresorClient {
         return response
     }
 
+    /// A request whose body is `length` bytes of the open file `file`, sent a piece at a time;
+    /// the answer as it came, once its status says success.
+    func callRaw(
+        _ method: String, _ path: String, file: Int32, length: Int, fileName: String, contentType: String, headers: [(String, String)]
+    ) throws -> UnixSocketHTTP.Response {
+        let response = try http.send(
+            method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers)
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        return response
+    }
+
     /// A request without a body whose answer is raw bytes, once its status says success.
     func callRaw(_ method: String, _ path: String) throws -> UnixSocketHTTP.Response {
         let response = try http.send(method: method, path: path, body: nil)

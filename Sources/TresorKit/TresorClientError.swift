@@ -11,6 +11,9 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
     case untrustedDaemon(uid: UInt32)
     /// The connection broke or the answer was not HTTP/JSON as documented.
     case protocolError(String)
+    /// A file to upload could not be opened, is not a regular file, or ended before its size
+    /// said (it changed while it was sent).
+    case fileChanged(path: String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,7 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .daemonExecutableNotFound: return "cannot find the tresord executable next to this program or on PATH"
         case .untrustedDaemon(let uid): return "the socket belongs to a process of uid \(uid), not to this user: refusing to talk to it"
         case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
+        case .fileChanged(let path): return "cannot read \(path) whole (is it a regular file, and did it change while it was sent?)"
         }
     }
 }

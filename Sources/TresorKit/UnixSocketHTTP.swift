@@ -54,20 +54,7 @@ final class UnixSocketHTTP {
     func send(
         method: String, path: String, body: Data?, contentType: String = "application/json", headers: [(String, String)] = []
     ) throws -> Response {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: tresord\r\nAccept: application/json\r\n"
-        for (name, value) in headers {
-            guard !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                throw TresorClientError.protocolError("a request header holds a line break")
-            }
-            request += "\(name): \(value)\r\n"
-        }
-        if let body {
-            request += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
-        } else if method != "GET" && method != "DELETE" {
-            request += "Content-Length: 0\r\n"
-        }
-        request += "\r\n"
-        var message = Data(request.utf8)
+        var message = try head(method: method, path: path, headers: headers, contentType: contentType, contentLength: body?.count)
         // A small body goes out with the head in one write; a large one (an attachment) is sent
         // from where it is, not copied behind the head.
         if let body, body.count <= 1 << 16 {
@@ -80,17 +67,60 @@ final class UnixSocketHTTP {
         return try readResponse()
     }
 
-    private func writeAll(_ data: Data) throws {
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    throw TresorClientError.protocolError("connection lost while sending (errno \(errno))")
-                }
-                offset += sent
+    /// Sends one request whose body is the next `length` bytes of the open file `file`, read and
+    /// sent a piece at a time (an attachment is never held whole). A file that ends early leaves
+    /// the request unfinished: the connection is shut down and ``TresorClientError/fileChanged(path:)``
+    /// thrown with `fileName`.
+    func send(
+        method: String, path: String, file: Int32, length: Int, fileName: String, contentType: String, headers: [(String, String)] = []
+    ) throws -> Response {
+        try writeAll(try head(method: method, path: path, headers: headers, contentType: contentType, contentLength: length))
+        var piece = [UInt8](repeating: 0, count: max(1, min(length, 1 << 20)))
+        var remaining = length
+        while remaining > 0 {
+            let count = piece.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, min($0.count, remaining)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                shutdown(fd, Int32(SHUT_RDWR))
+                throw TresorClientError.fileChanged(path: fileName)
             }
+            try piece.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            remaining -= count
+        }
+        return try readResponse()
+    }
+
+    /// A request's head; `contentLength` nil means no body.
+    private func head(method: String, path: String, headers: [(String, String)], contentType: String, contentLength: Int?) throws -> Data {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: tresord\r\nAccept: application/json\r\n"
+        for (name, value) in headers {
+            guard !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw TresorClientError.protocolError("a request header holds a line break")
+            }
+            request += "\(name): \(value)\r\n"
+        }
+        if let contentLength {
+            request += "Content-Type: \(contentType)\r\nContent-Length: \(contentLength)\r\n"
+        } else if method != "GET" && method != "DELETE" {
+            request += "Content-Length: 0\r\n"
+        }
+        request += "\r\n"
+        return Data(request.utf8)
+    }
+
+    private func writeAll(_ data: Data) throws {
+        try data.withUnsafeBytes { try writeAll($0) }
+    }
+
+    private func writeAll(_ raw: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < raw.count {
+            let sent = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw TresorClientError.protocolError("connection lost while sending (errno \(errno))")
+            }
+            offset += sent
         }
     }
 

@@ -28,12 +28,12 @@ extension NoteCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 let url = URL(fileURLWithPath: file)
-                let data = try readAttachmentFile(url)
+                try checkAttachmentFile(url)
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 // A locked note's session must be open before the upload, which carries no passphrase.
                 try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }
-                let attachment = try notes.addAttachment(to: id, kind: kind, name: name ?? url.lastPathComponent, data: data)
+                let attachment = try notes.addAttachment(to: id, kind: kind, name: name ?? url.lastPathComponent, file: url)
                 if options.json { return Output.json(attachment) }
                 print("Attached \(attachment.id) (\(attachment.kind.rawValue), \(attachment.byteCount) bytes) to note \(id).")
             }
@@ -73,16 +73,13 @@ extension NoteCommand {
     }
 }
 
-/// A file to attach, read whole after checking its size against the daemon's limit.
-func readAttachmentFile(_ url: URL) throws -> Data {
+/// A file to attach: a regular file within the daemon's limit (it is sent a piece at a time).
+func checkAttachmentFile(_ url: URL) throws {
     var info = stat()
-    guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ValidationError("cannot read \(url.path)") }
+    guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(url.path, R_OK) == 0 else {
+        throw ValidationError("cannot read \(url.path)")
+    }
     guard info.st_size <= NotesWire.maximumAttachmentRequestBytes else {
         throw ValidationError("\(url.path) is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
-    }
-    do {
-        return try Data(contentsOf: url)
-    } catch {
-        throw ValidationError("cannot read \(url.path)")
     }
 }
