@@ -154,8 +154,9 @@ final class UnixSocketHTTP {
             return data
         }
         // A large body (an attachment) is received into a buffer of its own size, not grown in
-        // `buffer` and copied out; nothing past it is read (the connection is kept alive).
-        var data = Data(capacity: count)
+        // `buffer` and copied out; nothing past it is read (the connection is kept alive). No
+        // answer is larger than an attachment: a bogus length reserves no more than that.
+        var data = Data(capacity: min(count, NotesWire.maximumAttachmentRequestBytes))
         let buffered = min(buffer.count, count)
         data.append(contentsOf: buffer[..<buffered])
         buffer.removeSubrange(..<buffered)
