@@ -22,34 +22,15 @@ struct ItemRoutes {
         }
         router.post(RouterPath(Route.searchItems)) { request, context -> ItemsResponse in
             let body = try await request.decode(as: SearchItemsRequest.self, context: context)
-            if isSystemRoots(body.keychain) { return ItemsResponse(items: try keychains.systemRoots.copyMatching(body.query)) }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
-            let keychain = try keychains.keychain(named: body.keychain)
-            // A lookup by primary key takes microseconds: answered here, without the two thread
-            // hand-offs of `offloaded`. A scan, or a passcode to check (one slow KDF run), must
-            // not hold up this executor's thread.
-            if body.passcode == nil, let items = try keychain.copyMatchingFromIndex(body.query, caller: caller) {
-                return ItemsResponse(items: items)
-            }
-            return ItemsResponse(items: try await offloaded { try keychain.copyMatching(body.query, caller: caller) })
+            return ItemsResponse(items: try await search(body.query, keychain: body.keychain, passcode: body.passcode, context))
         }
-        // The secret of one item, without JSON either way (`ItemSecretQuery`): the lookup above,
+        // The secret of one item, without JSON either way (`ItemSecretQuery`): the search above,
         // answered with the raw bytes.
         router.get(RouterPath(Route.itemSecret)) { request, context -> Response in
-            let (query, keychainName) = try ItemSecretQuery.parse(request.uri.query ?? "")
-            let items: [KeychainItem]
-            if isSystemRoots(keychainName) {
-                items = try keychains.systemRoots.copyMatching(query)
-            } else {
-                let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
-                let keychain = try keychains.keychain(named: keychainName)
-                if let found = try keychain.copyMatchingFromIndex(query, caller: caller) {
-                    items = found
-                } else {
-                    items = try await offloaded { try keychain.copyMatching(query, caller: caller) }
-                }
+            let (query, keychain) = try ItemSecretQuery.parse(request.uri.query ?? "")
+            guard let secret = try await search(query, keychain: keychain, passcode: nil, context).first?.secret else {
+                throw APIError(.itemNotFound, "no item matches")
             }
-            guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: secret)))
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
@@ -70,6 +51,20 @@ struct ItemRoutes {
             context.logger.info("items deleted", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
         }
+    }
+
+    /// `SecItemCopyMatching` for the identified caller, in `keychain` (nil: the login keychain).
+    private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem] {
+        if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
+        let caller = try callers.caller(for: try context.requireClient(), passcode: passcode)
+        let keychain = try keychains.keychain(named: name)
+        // A lookup by primary key takes microseconds: answered here, without the two thread
+        // hand-offs of `offloaded`. A scan, or a passcode to check (one slow KDF run), must
+        // not hold up this executor's thread.
+        if passcode == nil, let items = try keychain.copyMatchingFromIndex(query, caller: caller) {
+            return items
+        }
+        return try await offloaded { try keychain.copyMatching(query, caller: caller) }
     }
 
     private func isSystemRoots(_ name: String?) -> Bool {
