@@ -126,14 +126,12 @@ public final class TresorClient {
     // MARK: Transport
 
     func callExpectingNoContent(_ method: String, _ path: String) throws {
-        let response = try http.send(method: method, path: path, body: nil)
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        _ = try callRaw(method, path)
     }
 
     /// A request with a JSON body and no answer body (`204`).
     func callExpectingNoContent<Body: Encodable>(_ method: String, _ path: String, _ body: Body) throws {
-        let response = try http.send(method: method, path: path, body: try encoder.encode(body))
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        _ = try succeeded(http.send(method: method, path: path, body: try encoder.encode(body)))
     }
 
     /// A request with raw bytes in either direction (attachments): the answer as it came,
@@ -141,9 +139,7 @@ public final class TresorClient {
     func callRaw(
         _ method: String, _ path: String, body: Data, contentType: String, headers: [(String, String)] = []
     ) throws -> UnixSocketHTTP.Response {
-        let response = try http.send(method: method, path: path, body: body, contentType: contentType, headers: headers)
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
-        return response
+        try succeeded(http.send(method: method, path: path, body: body, contentType: contentType, headers: headers))
     }
 
     /// A request whose body is `length` bytes of the open file `file`, sent a piece at a time;
@@ -151,17 +147,13 @@ public final class TresorClient {
     func callRaw(
         _ method: String, _ path: String, file: Int32, length: Int, fileName: String, contentType: String, headers: [(String, String)]
     ) throws -> UnixSocketHTTP.Response {
-        let response = try http.send(
-            method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers)
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
-        return response
+        try succeeded(http.send(
+            method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers))
     }
 
     /// A request without a body whose answer is raw bytes, once its status says success.
     func callRaw(_ method: String, _ path: String) throws -> UnixSocketHTTP.Response {
-        let response = try http.send(method: method, path: path, body: nil)
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
-        return response
+        try succeeded(http.send(method: method, path: path, body: nil))
     }
 
     /// Decodes a JSON answer already received.
@@ -176,12 +168,18 @@ public final class TresorClient {
     }
 
     private func decode<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response {
-        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        let response = try succeeded(response)
         do {
             return try decoder.decode(Response.self, from: response.body)
         } catch {
             throw TresorClientError.protocolError("response to a \(Response.self) request is not the documented JSON")
         }
+    }
+
+    /// `response` if its status says success; else the daemon's error.
+    private func succeeded(_ response: UnixSocketHTTP.Response) throws -> UnixSocketHTTP.Response {
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        return response
     }
 
     private func apiError(_ response: UnixSocketHTTP.Response) -> Error {
