@@ -63,8 +63,9 @@ enum AttachmentFile {
                 try seal(rest.prefix(chunkByteCount), isFinal: false)
                 rest = rest.dropFirst(chunkByteCount)
             }
-            if pending.isEmpty { pending.reserveCapacity(chunkByteCount) }
-            pending.append(rest)
+            // Nothing is pending here (it was filled and sealed, or never started): the tail waits
+            // as the caller's bytes, copied only if a later append has to add to it.
+            pending = rest
         }
 
         /// Seals what is left as the final chunk (an empty attachment is one empty final chunk),
