@@ -66,6 +66,11 @@ final class ClientIdentifier: Sendable {
         return client
     }
 
+    /// The client of `channel` if one of its requests identified it already.
+    func knownClient(of channel: any Channel) -> Client? {
+        clients.withLock { $0[ConnectionID(channel)] }
+    }
+
     var connectionCount: Int { clients.withLock { $0.count } }
 
     private func executableIdentity(pid: Int32) throws -> (String, Data) {

@@ -81,11 +81,12 @@ public struct Daemon: Sendable {
 
         let router = Router(context: DaemonRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: PeerMiddleware(
-            identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections))
+        let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections)
+        router.add(middleware: peers)
         router.add(middleware: KeybagLockObserver(sessions: webSessions))
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
-        ItemRoutes(keychains: keychains, callers: callers).register(on: router)
+        let items = ItemRoutes(keychains: keychains, callers: callers)
+        items.register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
@@ -99,7 +100,8 @@ public struct Daemon: Sendable {
 
         let logger = self.logger
         let socketServer = Server(
-            childChannelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: .socketAPI),
+            childChannelSetup: SocketAPIChannel(
+                responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger), bodyLimits: .socketAPI),
             configuration: ServerConfiguration(
                 address: .unixDomainSocket(path: socketPath),
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),

@@ -74,6 +74,66 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
+    /// A connection's first request goes through the router, which identifies the peer; its
+    /// later lookups are answered on the event loop (`InlineRoutes`). Both answer alike: every
+    /// answer on one kept-alive connection equals that of a new connection — the secret, and each
+    /// refusal (no such item, a malformed query, another application's item, user presence,
+    /// a locked keybag).
+    @Test func laterRequestsOnAConnectionAnswerAsItsFirst() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode, "kept-alive-secret", "presence-secret", "cli-kept-secret"]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let registered = try harness.tresor(
+            ["app", "register", "--id", Self.appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: Self.passcode + "\n")
+        try #require(registered.succeeded, "\(registered.stderr)")
+        let keychain = Keychain(client: try TresorKitClient.connect(harness))
+        let item = ItemQuery.genericPassword(service: "kept", account: "alive")
+        try keychain.add(item, secret: Data("kept-alive-secret".utf8))
+        let presence = ItemQuery.genericPassword(service: "kept", account: "presence")
+        try keychain.add(presence, secret: Data("presence-secret".utf8)) { $0.accessControl = .userPresence }
+        #expect(try harness.tresor(["item", "add", "--service", "kept-cli", "--account", "me", "--secret-stdin"], input: "cli-kept-secret\n").succeeded)
+        let socket = harness.paths.socket.path
+        let paths = [
+            try #require(ItemSecretQuery.path(for: item)),
+            Route.itemSecret + "?class=genp&service=kept&account=nobody",
+            Route.itemSecret + "?class=genp&service=kept&acount=alive",
+            Route.itemSecret + "?class=genp&service=kept-cli&account=me&accessGroup=tresor",
+            Route.itemSecret + "?class=genp&service=kept-cli&account=me",
+            try #require(ItemSecretQuery.path(for: presence)),
+            Route.itemSecret,
+        ]
+
+        func compare(expecting firstStatus: Int) throws {
+            // The first request of the kept connection repeats: the router answers it, the event loop the second.
+            let kept = try Self.get([paths[0]] + paths, socket: socket)
+            #expect(kept[0].status == firstStatus && kept[1].status == firstStatus)
+            #expect(kept[0].body == kept[1].body)
+            for (path, answer) in zip(paths, kept.dropFirst()) {
+                let fresh = try Self.get(path, socket: socket)
+                #expect(answer.status == fresh.status, "\(path)")
+                #expect(answer.contentType == fresh.contentType, "\(path)")
+                #expect(answer.error?.code == fresh.error?.code, "\(path)")
+                #expect(answer.body == fresh.body || answer.error?.message == fresh.error?.message, "\(path)")
+            }
+            for answer in kept.dropFirst(2) {
+                #expect(answer.status != 200)
+                #expect(!answer.body.contains(Data("presence-secret".utf8)) && !answer.body.contains(Data("cli-kept-secret".utf8)))
+            }
+        }
+        try compare(expecting: 200)
+        let unlocked = try Self.get(paths, socket: socket)
+        #expect(unlocked[0].body == Data("kept-alive-secret".utf8))
+        #expect(unlocked[1].error?.code == .itemNotFound && unlocked[2].error?.code == .param)
+        #expect(unlocked[5].status == 401 && unlocked[6].error?.code == .param)
+
+        #expect(try harness.tresor(["lock"]).succeeded)
+        try compare(expecting: 403)
+        #expect(try Self.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
+        try harness.expectNoSecretLeaked()
+    }
+
     struct Answer {
         var status: Int
         var contentType: String?
@@ -81,8 +141,14 @@ import TresorProtocol
         var error: APIError? { try? APICoding.decoder.decode(ErrorResponse.self, from: body).error }
     }
 
-    /// One `GET` on a connection of its own, read to the end.
-    static func get(_ path: String, socket path_: String) throws -> Answer {
+    /// One `GET` on a connection of its own.
+    static func get(_ path: String, socket: String) throws -> Answer {
+        try #require(try get([path], socket: socket).first)
+    }
+
+    /// `GET`s one after another on one kept-alive connection, each answer read by its
+    /// `Content-Length` before the next request goes out.
+    static func get(_ paths: [String], socket path_: String) throws -> [Answer] {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_un()
@@ -92,22 +158,34 @@ import TresorProtocol
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else { throw HarnessError.daemonDidNotStart("connect failed: errno \(errno)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-            throw HarnessError.daemonDidNotStart("short send")
-        }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[..<count])
+        var answers: [Answer] = []
+        for path in paths {
+            let request = Array("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+            guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+                throw HarnessError.daemonDidNotStart("short send")
+            }
+            while true {
+                if let end = received.range(of: Data("\r\n\r\n".utf8)) {
+                    let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+                    func field(_ name: String) -> String? {
+                        head.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }
+                            .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+                    }
+                    let length = try #require(field("content-length").flatMap { Int($0) })
+                    if received.count - end.upperBound >= length {
+                        let body = Data(received[end.upperBound..<(end.upperBound + length)])
+                        answers.append(Answer(status: Int(head[0].split(separator: " ")[1]) ?? -1, contentType: field("content-type"), body: body))
+                        received = Data(received[(end.upperBound + length)...])
+                        break
+                    }
+                }
+                let count = recv(fd, &buffer, buffer.count, 0)
+                guard count > 0 else { throw HarnessError.daemonDidNotStart("connection closed before the answer") }
+                received.append(contentsOf: buffer[..<count])
+            }
         }
-        let end = try #require(received.range(of: Data("\r\n\r\n".utf8)))
-        let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let status = Int(head[0].split(separator: " ")[1]) ?? -1
-        let contentType = head.dropFirst().first { $0.lowercased().hasPrefix("content-type:") }
-            .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
-        return Answer(status: status, contentType: contentType, body: Data(received[end.upperBound...]))
+        return answers
     }
 }

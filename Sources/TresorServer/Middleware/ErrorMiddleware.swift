@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import TresorKeybag
 import TresorKeychain
@@ -16,12 +17,18 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let apiError = Self.apiError(for: error)
-            if apiError.code == .internal {
-                context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(apiError.message)"])
-            }
-            return Self.response(for: apiError)
+            return Self.response(for: Self.apiError(for: error, path: request.uri.path, logger: context.logger))
         }
+    }
+
+    /// The API error a request's failure is answered with; an internal one is logged (by its
+    /// message, which names types, never values).
+    static func apiError(for error: any Error, path: String, logger: Logger) -> APIError {
+        let apiError = apiError(for: error)
+        if apiError.code == .internal {
+            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(apiError.message)"])
+        }
+        return apiError
     }
 
     static func response(for error: APIError) -> Response {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import TresorProtocol
 
 /// Identifies the client of every request from the socket's peer credentials and refuses
@@ -20,13 +21,28 @@ struct PeerMiddleware: RouterMiddleware {
             context.logger.warning("refused a client", metadata: ["reason": "\(error.message)"])
             throw error
         }
+        try admit(method: request.method, path: request.uri.path)
+        var context = context
+        context.client = client
+        return try await next(request, context)
+    }
+
+    /// The client of `channel` if an earlier request identified it, admitted as ``handle(_:context:next:)``
+    /// admits it; nil before the connection's first request went through the router. For
+    /// requests answered without the router (``InlineRoutes``).
+    func knownClient(of channel: any Channel, method: HTTPRequest.Method, path: String) throws -> Client? {
+        guard let client = identifier.knownClient(of: channel) else { return nil }
+        try admit(method: method, path: path)
+        return client
+    }
+
+    /// What every request of an identified client passes: the connection limit, and auto-lock's
+    /// activity.
+    private func admit(method: HTTPRequest.Method, path: String) throws {
         guard identifier.connectionCount <= maximumConnections else {
             throw APIError(.param, "too many connections (limit \(maximumConnections))")
         }
         // Polling the status is not activity: a status bar must not keep the keybag open.
-        if !(request.method == .get && request.uri.path == Route.status) { autoLock.touch() }
-        var context = context
-        context.client = client
-        return try await next(request, context)
+        if !(method == .get && path == Route.status) { autoLock.touch() }
     }
 }

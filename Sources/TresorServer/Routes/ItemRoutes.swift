@@ -67,6 +67,18 @@ struct ItemRoutes {
         return try await offloaded { try keychain.copyMatching(query, caller: caller) }
     }
 
+    /// The secret of the first item `query` matches in `keychain` (nil: the login keychain), for
+    /// `client`, when a blind index answers it: the whole of `GET /v1/items/secret` when it is
+    /// answered on the connection's event loop (``InlineRoutes``). Nil, with nothing read, when
+    /// answering needs more — a scan, or the System Roots keychain: the routed handler answers then.
+    func secretFromIndex(_ query: ItemQuery, keychain name: String?, client: Client) throws -> Data? {
+        if isSystemRoots(name) { return nil }
+        let caller = try callers.caller(for: client, passcode: nil)
+        guard let items = try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller) else { return nil }
+        guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
+        return secret
+    }
+
     private func isSystemRoots(_ name: String?) -> Bool {
         name == KeychainName.systemRoots
     }

@@ -6,7 +6,8 @@ import NIOHTTP1
 import TresorProtocol
 
 /// One connection to the socket API: SwiftNIO's HTTP/1.1 pipeline and a
-/// ``SocketRequestHandler`` that hands each whole request to the daemon's router.
+/// ``SocketRequestHandler`` that hands each whole request to the daemon's router (or answers
+/// it itself, for the ``InlineRoutes``).
 ///
 /// Hummingbird still provides the server (binding, connection limit, graceful shutdown) and the
 /// router with its middleware; this replaces only its connection handling, whose async
@@ -18,6 +19,7 @@ struct SocketAPIChannel: ServerChildChannel {
     }
 
     let responder: RouterResponder<DaemonRequestContext>
+    var inline: InlineRoutes? = nil
     let bodyLimits: RequestBodyLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -27,7 +29,7 @@ struct SocketAPIChannel: ServerChildChannel {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withPipeliningAssistance: true, withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(
-                SocketRequestHandler(responder: responder, bodyLimits: bodyLimits, logger: logger))
+                SocketRequestHandler(responder: responder, inline: inline, bodyLimits: bodyLimits, logger: logger))
             return Value(channel: channel)
         }
     }

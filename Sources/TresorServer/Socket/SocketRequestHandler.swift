@@ -6,7 +6,8 @@ import NIOHTTP1
 import TresorProtocol
 
 /// Reads one HTTP request at a time from a socket connection, has the router answer it in a
-/// task on the connection's event loop, and writes the answer back with a `Content-Length`.
+/// task on the connection's event loop — or answers it at once when it is one of the
+/// ``InlineRoutes`` — and writes the answer back with a `Content-Length`.
 ///
 /// A request's body is read whole before the router sees it, up to the route's limit
 /// (``RequestBodyLimits``); a larger one is answered `413 requestTooLarge` without buffering
@@ -36,6 +37,7 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private let responder: RouterResponder<DaemonRequestContext>
+    private let inline: InlineRoutes?
     private let bodyLimits: RequestBodyLimits
     private let logger: Logger
     private var state = State.idle
@@ -45,8 +47,9 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var readsPaused = false
     private var readPending = false
 
-    init(responder: RouterResponder<DaemonRequestContext>, bodyLimits: RequestBodyLimits, logger: Logger) {
+    init(responder: RouterResponder<DaemonRequestContext>, inline: InlineRoutes?, bodyLimits: RequestBodyLimits, logger: Logger) {
         self.responder = responder
+        self.inline = inline
         self.bodyLimits = bodyLimits
         self.logger = logger
     }
@@ -92,6 +95,9 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
             state = .streaming(source, received: received, limit: limit)
         case (.end, .collecting(let head, let body, _)):
             state = .answering(bodyEnded: true)
+            if body.readableBytes == 0, let response = inline?.answer(head, channel: context.channel) {
+                return finish(response, context: context)
+            }
             answer(head, body: RequestBody(buffer: body), context: context)
         case (.end, .streaming(let source, _, _)):
             source.finish()
