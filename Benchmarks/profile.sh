@@ -8,7 +8,7 @@
 # Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
 set -euo pipefail
 cd "$(dirname "$0")"
-bin=$(swift build -c release --show-bin-path)
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 out=/tmp/tresor-profile; mkdir -p "$out"
 case "${1:-lookup}" in
   lookup)
