@@ -14,13 +14,7 @@ import TresorProtocol
     @Test func lookupsWithoutJSONAnswerAsTheSearchDoes() throws {
         let harness = try Harness()
         harness.secrets = [Self.passcode, "s3cr3t-value", "bank-pin-5678", "cli-only-secret"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
-        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let registered = try harness.tresor(
-            ["app", "register", "--id", Self.appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: Self.passcode + "\n")
-        try #require(registered.succeeded, "\(registered.stderr)")
-        let keychain = Keychain(client: try TresorKitClient.connect(harness))
+        let keychain = try Self.startAsRegisteredApplication(harness)
 
         // Values that need percent-encoding, a second item that differs in the account alone.
         let service = "api.example.com/v2 & more = 100% +ünïcode"
@@ -82,13 +76,7 @@ import TresorProtocol
     @Test func laterRequestsOnAConnectionAnswerAsItsFirst() throws {
         let harness = try Harness()
         harness.secrets = [Self.passcode, "kept-alive-secret", "presence-secret", "cli-kept-secret"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
-        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let registered = try harness.tresor(
-            ["app", "register", "--id", Self.appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: Self.passcode + "\n")
-        try #require(registered.succeeded, "\(registered.stderr)")
-        let keychain = Keychain(client: try TresorKitClient.connect(harness))
+        let keychain = try Self.startAsRegisteredApplication(harness)
         let item = ItemQuery.genericPassword(service: "kept", account: "alive")
         try keychain.add(item, secret: Data("kept-alive-secret".utf8))
         let presence = ItemQuery.genericPassword(service: "kept", account: "presence")
@@ -132,6 +120,18 @@ import TresorProtocol
         try compare(expecting: 403)
         #expect(try Self.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
         try harness.expectNoSecretLeaked()
+    }
+
+    /// Starts the daemon, initialises the keybag and registers this test runner as `appID`: a
+    /// TresorKit keychain of that application.
+    static func startAsRegisteredApplication(_ harness: Harness) throws -> Keychain {
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let registered = try harness.tresor(
+            ["app", "register", "--id", appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: passcode + "\n")
+        try #require(registered.succeeded, "\(registered.stderr)")
+        return Keychain(client: try TresorKitClient.connect(harness))
     }
 
     struct Answer {
