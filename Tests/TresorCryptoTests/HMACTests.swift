@@ -53,6 +53,26 @@ struct HMACTests {
         let mac = MessageAuthentication.hmacSHA256(Data(hex: v.data), key: key)
         #expect(mac.hex == Data(hex: v.mac).hex)
         #expect(MessageAuthentication.isValidHMACSHA256(Data(hex: v.mac), for: Data(hex: v.data), key: key))
+        // A prepared key gives the same code, and the same again: each message starts from
+        // the keyed state, not from where the last one left it.
+        let prepared = PreparedHMACKey(key)
+        #expect(prepared.authenticationCode(for: Data(hex: v.data)).hex == Data(hex: v.mac).hex)
+        #expect(prepared.authenticationCode(for: Data(hex: v.data)).hex == Data(hex: v.mac).hex)
+    }
+
+    @Test("A prepared key used from many threads at once gives each message its own code")
+    func preparedKeyConcurrently() async {
+        let key = SymmetricKey(hex: rfc4231Vectors[1].key)
+        let prepared = PreparedHMACKey(key)
+        await withTaskGroup(of: Bool.self) { group in
+            for n in 0..<64 {
+                group.addTask {
+                    let message = Data("message \(n)".utf8)
+                    return (0..<50).allSatisfy { _ in prepared.authenticationCode(for: message) == MessageAuthentication.hmacSHA256(message, key: key) }
+                }
+            }
+            for await same in group { #expect(same) }
+        }
     }
 
     @Test("Validation rejects any flipped bit, a truncated or extended code, other data and other keys")
