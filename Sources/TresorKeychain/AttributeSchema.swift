@@ -232,8 +232,9 @@ extension ItemAttributes {
     var setNames: [String] { Array(AttributeValues(self).values.keys).sorted() }
 
     /// Why these attributes cannot be used for `itemClass` as `purpose`, if they cannot.
-    func validate(for itemClass: ItemClass, purpose: Purpose) throws {
-        for name in setNames {
+    /// `values`, when the caller has them already, are these attributes' values.
+    func validate(for itemClass: ItemClass, purpose: Purpose, values: AttributeValues? = nil) throws {
+        for name in (values ?? AttributeValues(self)).values.keys.sorted() {
             guard let classes = AttributeSchema.appliesTo[name], classes.contains(itemClass) else {
                 throw KeychainError.param("attribute \(name) does not apply to \(itemClass.humanName) items")
             }

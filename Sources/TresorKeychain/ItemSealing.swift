@@ -11,7 +11,7 @@ struct ItemSealing {
     let keychainName: String
     /// Derived from the `alwaysThisDeviceOnly` class key, so lookups work in every lock state
     /// without revealing anything but equality.
-    let indexKey: SymmetricKey
+    let indexKey: PreparedHMACKey
 
     /// Binds a ciphertext to its keychain, table, row and column, so it cannot be moved.
     func associatedData(_ itemClass: ItemClass, id: Int64, column: String) -> Data {
@@ -19,18 +19,17 @@ struct ItemSealing {
     }
 
     func primaryKeyTag(_ attributes: AttributeValues, itemClass: ItemClass) -> Data {
-        MessageAuthentication.hmacSHA256(Data("pk\0".utf8) + attributes.primaryKeyTuple(for: itemClass), key: indexKey)
+        indexKey.authenticationCode(for: Data("pk\0".utf8) + attributes.primaryKeyTuple(for: itemClass))
     }
 
     /// The primary key without the access group: one tag finds an item in whichever group it
     /// is, for a caller that sees every group (the `tresor` CLI) and names none.
     func lookupTag(_ attributes: AttributeValues, itemClass: ItemClass) -> Data {
-        MessageAuthentication.hmacSHA256(
-            Data("lookup\0".utf8) + attributes.primaryKeyTuple(for: itemClass, includingGroup: false), key: indexKey)
+        indexKey.authenticationCode(for: Data("lookup\0".utf8) + attributes.primaryKeyTuple(for: itemClass, includingGroup: false))
     }
 
     func groupTag(_ group: String) -> Data {
-        MessageAuthentication.hmacSHA256(Data("group\0".utf8) + Data(group.utf8), key: indexKey)
+        indexKey.authenticationCode(for: Data("group\0".utf8) + Data(group.utf8))
     }
 
     func sealMetadata(_ attributes: ItemAttributes, itemClass: ItemClass, id: Int64, key: SymmetricKey) throws -> Data {
@@ -49,7 +48,7 @@ struct ItemSealing {
 
     func decodeMetadata(_ json: Data, of stored: StoredItem) throws -> ItemAttributes {
         do {
-            return try ItemAttributes.decoder.decode(ItemAttributes.self, from: json)
+            return try StoredAttributesReader.attributes(from: json)
         } catch {
             throw Self.damagedAttributes(of: stored.id)
         }

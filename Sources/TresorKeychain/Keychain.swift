@@ -23,6 +23,7 @@ public final class Keychain: Sendable {
 
     public let name: String
     let database: DatabasePool
+    let lookupReader: DatabaseQueue
     /// The keybag whose class keys protect this keychain's items.
     public let keybag: Keybag
     let sealing: ItemSealing
@@ -38,13 +39,15 @@ public final class Keychain: Sendable {
         self.keybag = keybag
         do {
             database = try KeychainDatabase.open(at: file)
+            lookupReader = try SealedDatabase.openReader(at: file)
         } catch {
             throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
         }
         applications = ApplicationRegistry(database: database, keybag: keybag)
         let always = try Self.mapKeybag { try keybag.classKey(for: .alwaysThisDeviceOnly) }
         sealing = ItemSealing(
-            keychainName: name, indexKey: KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name))
+            keychainName: name,
+            indexKey: PreparedHMACKey(KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name)))
     }
 
     // MARK: Add
@@ -253,37 +256,42 @@ public final class Keychain: Sendable {
 
     /// `find`, or nil before reading anything when `indexOnly` and no blind index answers.
     private func find(_ query: ItemQuery, caller: Caller, indexOnly: Bool) throws -> [Match]? {
-        try query.attributes.validate(for: query.itemClass, purpose: .query)
         var wanted = query.attributes
         // Apple's rule: a query that does not say matches non-synchronizable items only.
         // An id names one item exactly, whatever it is.
         if query.id == nil { wanted.synchronizable = wanted.synchronizable ?? false }
-        if let group = wanted.accessGroup { try Self.requireGroup(group, caller: caller) }
         let itemClass = query.itemClass
         let wantedValues = AttributeValues(wanted)
+        // `synchronizable` applies to every class: validating `wanted` is validating the query.
+        try wanted.validate(for: itemClass, purpose: .query, values: wantedValues)
+        if let group = wanted.accessGroup { try Self.requireGroup(group, caller: caller) }
         let table = itemClass.table
         // A scan (no index answers the query) reads its rows page by page, so a search over a
         // million items never holds them all in memory at once.
         var scan: (filter: String, arguments: StatementArguments)?
         let index = query.id == nil ? indexLookup(wantedValues, itemClass: itemClass, caller: caller) : nil
         if indexOnly && query.id == nil && index == nil { return nil }
-        let indexed: [StoredItem] = try read { db in
+        let indexed: [StoredItem] = try read(quick: query.id != nil || index != nil) { db in
             if let id = query.id {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
-                return try Self.fetch(db, "SELECT * FROM \(table) WHERE id = ?", [id])
+                return try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE id = ?", [id])
             }
             switch index {
             case .primaryKey(let tags):
                 // Every primary-key attribute is known: O(log n) lookups through the blind index,
                 // one statement (one snapshot) for every group the caller may use.
+                if tags.count == 1 { return try Self.fetch(db, itemClass.primaryKeyLookup, [tags[0]]) }
                 let placeholders = databaseQuestionMarks(count: tags.count)
-                return try Self.fetch(db, "SELECT * FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
+                return try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
             case .anyGroup(let tag):
                 // All but the group is known, and the caller sees every group: the lookup index,
                 // plus the rows written before it existed (tagged below once opened) — in one
                 // statement, so a row tagged meanwhile is seen in exactly one of the two.
                 return try Self.fetch(
-                    db, "SELECT * FROM \(table) WHERE lookup_tag = ? UNION ALL SELECT * FROM \(table) WHERE lookup_tag IS NULL", [tag])
+                    db, """
+                    SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag = ?
+                    UNION ALL SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag IS NULL
+                    """, [tag])
             case nil:
                 break
             }
@@ -309,7 +317,7 @@ public final class Keychain: Sendable {
                 return indexed
             }
             let page = try read { db in
-                try Self.fetch(db, "SELECT * FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
+                try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
                                scan.arguments + [lastID])
             }
             exhausted = page.count < Self.scanPageSize
@@ -414,7 +422,7 @@ public final class Keychain: Sendable {
 
     /// Rows of an item table, through a statement prepared once per connection.
     private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [StoredItem] {
-        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(StoredItem.init)
+        try StoredItem.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// Gives rows written before the lookup index their tag, once a read has opened them.
@@ -509,9 +517,9 @@ public final class Keychain: Sendable {
     /// Reads, with SQLite's failures (a damaged page, a full disk) as a clear storage error.
     /// Every read here is one statement, atomic by itself: no transaction is opened around it
     /// (a BEGIN and a COMMIT would double a lookup's SQLite work).
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    private func read<T>(quick: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try database.unsafeRead(body)
+            return try quick ? lookupReader.inDatabase(body) : database.unsafeRead(body)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             throw KeychainError.decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
         } catch let error as DatabaseError {

@@ -82,8 +82,12 @@ enum KeychainDatabase {
     }
 }
 
-/// One stored row, as read from an item table.
-struct StoredItem {
+/// One stored row, as read from an item table by ``selection``.
+struct StoredItem: FetchableRecord {
+    /// The columns a read selects, in the order `init(row:)` reads them (by position: a name
+    /// lookup per column was a tenth of a lookup's read).
+    static let selection = "id, pdmn, metadata, row_key, secret, lookup_tag"
+
     var id: Int64
     var protectionClass: String
     var metadata: Data
@@ -93,11 +97,11 @@ struct StoredItem {
     var lookupTag: Data?
 
     init(row: Row) {
-        id = row["id"]
-        protectionClass = row["pdmn"]
-        metadata = row["metadata"]
-        rowKey = row["row_key"]
-        secret = row["secret"]
-        lookupTag = row["lookup_tag"]
+        id = row[0]
+        protectionClass = row[1]
+        metadata = row[2]
+        rowKey = row[3]
+        secret = row[4]
+        lookupTag = row[5]
     }
 }

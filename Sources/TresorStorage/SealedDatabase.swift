@@ -14,7 +14,26 @@ public enum SealedDatabase {
     public static func open(at url: URL, migrator: DatabaseMigrator) throws -> DatabasePool {
         // SQLite gives -wal and -shm the mode of the database file: create it 0600 first.
         if !SecureFiles.exists(url) { try SecureFiles.writeAtomically(Data(), to: url) }
+        let pool = try DatabasePool(path: url.path, configuration: configuration(readonly: false))
+        try migrator.migrate(pool)
+        // Fold what a crash left in -wal into the main file now: a -wal damaged later then
+        // costs at most what was written since this start, and no removed row outlives a
+        // crash between its commit and its checkpoint (DamagedSideFilesTests, CrashConsistencyTests).
+        checkpoint(pool)
+        return pool
+    }
+
+    /// A read-only connection of its own to a database ``open(at:migrator:)`` opened, for reads
+    /// of one statement that must be quick: a pool's reader costs a semaphore, a barrier queue
+    /// and two dispatch hops per read.
+    public static func openReader(at url: URL) throws -> DatabaseQueue {
+        try DatabaseQueue(path: url.path, configuration: configuration(readonly: true))
+    }
+
+    /// Every connection's settings (a pool's readers are made read-only by the pool).
+    private static func configuration(readonly: Bool) -> Configuration {
         var configuration = Configuration()
+        configuration.readonly = readonly
         // Readers are brief; a TRUNCATE checkpoint waits for them rather than failing.
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -25,13 +44,7 @@ public enum SealedDatabase {
             // §2). Readers keep the default, so the daemon's memory stays bounded.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
         }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        // Fold what a crash left in -wal into the main file now: a -wal damaged later then
-        // costs at most what was written since this start, and no removed row outlives a
-        // crash between its commit and its checkpoint (DamagedSideFilesTests, CrashConsistencyTests).
-        checkpoint(pool)
-        return pool
+        return configuration
     }
 
     /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page

@@ -165,9 +165,13 @@ import TresorKeybag
         let (readerSecureDelete, readerCache) = try pool.read { db in
             (try Int.fetchOne(db, sql: "PRAGMA secure_delete"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
         }
-        #expect(writerSecureDelete == 1 && readerSecureDelete == 1)
+        // The keychain's own connection for blind-index lookups is set up as the pool's readers.
+        let (lookupSecureDelete, lookupCache) = try home.keychain.lookupReader.inDatabase { db in
+            (try Int.fetchOne(db, sql: "PRAGMA secure_delete"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+        }
+        #expect(writerSecureDelete == 1 && readerSecureDelete == 1 && lookupSecureDelete == 1)
         #expect(writerCache == -16384)
-        #expect(readerCache == -2000)   // SQLite's default
+        #expect(readerCache == -2000 && lookupCache == -2000)   // SQLite's default
     }
 
     @Test func deletedItemsLeaveNoCiphertextBehind() throws {

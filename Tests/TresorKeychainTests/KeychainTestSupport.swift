@@ -132,7 +132,7 @@ final class KeychainHome {
 
 extension StoredItem {
     static func fetch(_ db: Database, table: String, id: Int64) throws -> StoredItem? {
-        try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]).map(StoredItem.init)
+        try StoredItem.fetchOne(db, sql: "SELECT \(StoredItem.selection) FROM \(table) WHERE id = ?", arguments: [id])
     }
 }
 
