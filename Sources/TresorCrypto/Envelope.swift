@@ -65,7 +65,13 @@ public enum Envelope {
         guard parsed.algorithm.keyBitCount == key.bitCount else {
             throw CryptoError.invalidKeySize(expected: [parsed.algorithm.keyBitCount / 8], actual: key.bitCount / 8)
         }
-        return try AESGCM.open(parsed.sealed, using: key, authenticating: parsed.header + associatedData)
+        let authenticated = parsed.header + associatedData
+        if parsed.sealed.iv.count == AESGCM.defaultIVByteCount {
+            // What Tresor writes: the rest of the envelope is swift-crypto's combined form.
+            return try AESGCM.openCombined(
+                envelope[(envelope.startIndex + headerByteCount)...], using: key, authenticating: authenticated)
+        }
+        return try AESGCM.open(parsed.sealed, using: key, authenticating: authenticated)
     }
 
     static func parse(_ envelope: Data) throws -> (header: Data, algorithm: Algorithm, sealed: AESGCM.Sealed) {

@@ -167,6 +167,30 @@ struct AESGCMTests {
         #expect(plaintext == Data(hex: v.plaintext))
     }
 
+    @Test("Published GCM vectors with 12-byte IVs: openCombined gives back the plaintext; any flipped bit, a wrong key or AAD, or too few bytes fail",
+          arguments: gcmVectors.filter { $0.iv.count == 24 })
+    func openCombinedMatchesPublishedVector(_ v: GCMVector) throws {
+        let key = SymmetricKey(hex: v.key), aad = Data(hex: v.aad)
+        let combined = Data(hex: v.iv) + Data(hex: v.ciphertext) + Data(hex: v.tag)
+        #expect(try AESGCM.openCombined(combined, using: key, authenticating: aad) == Data(hex: v.plaintext))
+        // A slice of a larger buffer (an envelope after its header) opens the same.
+        let padded = Data([1, 2, 3]) + combined + Data([4])
+        #expect(try AESGCM.openCombined(padded.dropFirst(3).dropLast(), using: key, authenticating: aad) == Data(hex: v.plaintext))
+        for bit in 0..<(combined.count * 8) {
+            var altered = combined
+            altered[bit / 8] ^= 1 << UInt8(bit % 8)
+            #expect(throws: CryptoError.authenticationFailed, "bit \(bit)") { try AESGCM.openCombined(altered, using: key, authenticating: aad) }
+        }
+        #expect(throws: CryptoError.authenticationFailed) { try AESGCM.openCombined(combined, using: key, authenticating: aad + Data([0])) }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AESGCM.openCombined(combined, using: SecureRandom.key(bitCount: key.bitCount), authenticating: aad)
+        }
+        for count in [0, 12, 27] {
+            let error = #expect(throws: CryptoError.self, "\(count) bytes") { try AESGCM.openCombined(combined.prefix(count), using: key, authenticating: aad) }
+            #expect(error?.kind == "invalidParameter")
+        }
+    }
+
     @Test("Published GCM vectors: one flipped bit anywhere in IV, ciphertext, tag or AAD fails", arguments: gcmVectors)
     func publishedVectorTampering(_ v: GCMVector) throws {
         let key = SymmetricKey(hex: v.key)
