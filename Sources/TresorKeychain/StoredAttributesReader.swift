@@ -22,6 +22,7 @@ enum StoredAttributesReader {
             var attributes = ItemAttributes()
             try reader.enterObject()
             var count = 0, names: [String] = []
+            names.reserveCapacity(16)
             while let name = try reader.nextName(count: &count) {
                 try refuseDuplicate(name, in: &names)
                 try reader.readValue(of: name, into: &attributes)
@@ -324,10 +325,9 @@ private struct JSONReader {
         if readNull() { return nil }
         try enterObject()
         var map: [String: String] = [:]
-        var count = 0, keys: [String] = []
+        var count = 0
         while let key = try nextName(count: &count) {
-            try StoredAttributesReader.refuseDuplicate(key, in: &keys)
-            map[key] = try readString()
+            guard map.updateValue(try readString(), forKey: key) == nil else { throw StoredAttributesReader.Malformed() }
         }
         return map
     }
