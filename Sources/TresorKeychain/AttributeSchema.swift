@@ -55,7 +55,9 @@ struct AttributeValues {
     /// since 1970 — what parsing that JSON gives, without writing and parsing it (two JSON
     /// passes were a tenth of a lookup's time). `PrimaryKeyTupleTests` holds the two equal.
     init(_ attributes: ItemAttributes) {
-        var values: [String: Any] = [:]
+        // Room for a typical item's attributes at once, rather than growing (and rehashing) as
+        // they are set one by one.
+        var values = [String: Any](minimumCapacity: 12)
         func set(_ name: String, _ value: Any?) {
             if let value { values[name] = value }
         }
