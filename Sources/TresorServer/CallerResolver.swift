@@ -13,11 +13,10 @@ struct CallerResolver: Sendable {
     static let cliGroup = "tresor"
 
     let keychains: KeychainProvider
-    let cliExecutable: URL
 
     func caller(for client: Client, passcode: String?) throws -> Caller {
         let passcode = try passcode.map(Passcode.init)
-        if isCLI(client) {
+        if client.isCLI {
             return Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
         }
         guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256) else {
@@ -30,16 +29,9 @@ struct CallerResolver: Sendable {
     /// Refuses anything but the CLI: managing applications and keychains is the user's
     /// business, done through the keychain-access tool.
     func requireCLI(_ client: Client, toManage what: String) throws {
-        guard isCLI(client) else {
+        guard client.isCLI else {
             throw KeychainError.missingEntitlement("only the tresor command-line tool manages \(what)")
         }
-    }
-
-    /// Whether the client runs the `tresor` executable that sits beside this daemon — compared
-    /// by content, so a copy elsewhere is the CLI too and a replaced file is not.
-    func isCLI(_ client: Client) -> Bool {
-        guard let hash = try? FileHashes.shared.sha256(of: cliExecutable) else { return false }
-        return ConstantTime.equals(hash, client.executableSHA256)
     }
 }
 
@@ -72,7 +64,7 @@ final class FileHashes: Sendable {
         return hash
     }
 
-    /// The hash of the file at `url`. A file hashed before costs one `stat` (every request
+    /// The hash of the file at `url`. A file hashed before costs one `stat` (every connection
     /// asks whether its client is the CLI).
     func sha256(of url: URL) throws -> Data {
         var info = stat()

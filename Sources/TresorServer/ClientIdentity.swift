@@ -15,6 +15,9 @@ struct Client: Sendable {
     var credentials: PeerCredentials
     var executable: String
     var executableSHA256: Data
+    /// Whether the executable is the keychain-access application: the `tresor` installed beside
+    /// the daemon, compared by content when the connection was identified.
+    var isCLI: Bool
 
     var description: ClientDescription {
         ClientDescription(
@@ -31,11 +34,16 @@ struct Client: Sendable {
 final class ClientIdentifier: Sendable {
     private let procRoot: String
     private let allowedUID: UInt32
+    /// The `tresor` installed beside the daemon: the keychain-access application.
+    let cliExecutable: URL
     private let clients = Mutex<[ConnectionID: Client]>([:])
 
-    /// - Parameter allowedUID: the only uid served (the daemon's own).
-    init(allowedUID: UInt32, procRoot: String = "/proc") {
+    /// - Parameters:
+    ///   - allowedUID: the only uid served (the daemon's own).
+    ///   - cliExecutable: the keychain-access application's executable.
+    init(allowedUID: UInt32, cliExecutable: URL, procRoot: String = "/proc") {
         self.allowedUID = allowedUID
+        self.cliExecutable = cliExecutable
         self.procRoot = procRoot
     }
 
@@ -57,7 +65,12 @@ final class ClientIdentifier: Sendable {
             throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
         }
         let (executable, hash) = try executableIdentity(pid: credentials.pid)
-        let client = Client(connection: id, credentials: credentials, executable: executable, executableSHA256: hash)
+        // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
+        // per connection, as the peer's executable is (a stat of the CLI's path for every request
+        // was 4 % of a keychain lookup).
+        let cliHash = try? FileHashes.shared.sha256(of: cliExecutable)
+        let isCLI = cliHash.map { ConstantTime.equals($0, hash) } ?? false
+        let client = Client(connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI)
         clients.withLock { $0[id] = client }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.clients.withLock { $0[id] = nil }

@@ -56,7 +56,6 @@ public struct Daemon: Sendable {
 
         let slot = KeybagSlot(paths: paths, settings: keybagSettings)
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
-        let identifier = ClientIdentifier(allowedUID: getuid())
         let keychains = KeychainProvider(slot: slot, settings: keybagSettings)
         let notes = NotesProvider(slot: slot, settings: notesSettings)
         // Opening a database folds a crash's -wal into it (deleted rows, a locked note's old
@@ -66,8 +65,9 @@ public struct Daemon: Sendable {
         let status = StatusProvider(slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
-        let callers = CallerResolver(keychains: keychains, cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
-        let executables = [me, callers.cliExecutable]
+        let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
+        let callers = CallerResolver(keychains: keychains)
+        let executables = [me, identifier.cliExecutable]
         let doctor: @Sendable () -> [EnvironmentFinding] = {
             EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
         }
