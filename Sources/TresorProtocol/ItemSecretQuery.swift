@@ -12,18 +12,39 @@ import TresorModel
 /// passcode or more than one result goes through `POST /v1/items/search`, which takes them all.
 /// Both sides spell the query here, once.
 public enum ItemSecretQuery {
-    /// The text attributes the query string takes, by wire name.
-    static let textAttributes: [(name: String, keyPath: WritableKeyPath<ItemAttributes, String?> & Sendable)] = [
-        ("accessGroup", \.accessGroup), ("label", \.label), ("description", \.description), ("comment", \.comment),
-        ("account", \.account), ("service", \.service), ("server", \.server), ("protocol", \.protocol), ("path", \.path),
-        ("authenticationType", \.authenticationType), ("securityDomain", \.securityDomain),
-        ("subjectSummary", \.subjectSummary), ("keyType", \.keyType),
+    /// An attribute the query string takes: its wire name, and how to read and set it.
+    /// Closures rather than key paths: reading eighteen attributes through key paths was most
+    /// of what spelling a query cost.
+    struct Attribute<Value>: Sendable {
+        let name: String
+        let get: @Sendable (ItemAttributes) -> Value?
+        let set: @Sendable (inout ItemAttributes, Value) -> Void
+    }
+
+    /// The text attributes the query string takes.
+    static let textAttributes: [Attribute<String>] = [
+        Attribute(name: "accessGroup", get: { $0.accessGroup }, set: { $0.accessGroup = $1 }),
+        Attribute(name: "label", get: { $0.label }, set: { $0.label = $1 }),
+        Attribute(name: "description", get: { $0.description }, set: { $0.description = $1 }),
+        Attribute(name: "comment", get: { $0.comment }, set: { $0.comment = $1 }),
+        Attribute(name: "account", get: { $0.account }, set: { $0.account = $1 }),
+        Attribute(name: "service", get: { $0.service }, set: { $0.service = $1 }),
+        Attribute(name: "server", get: { $0.server }, set: { $0.server = $1 }),
+        Attribute(name: "protocol", get: { $0.protocol }, set: { $0.protocol = $1 }),
+        Attribute(name: "path", get: { $0.path }, set: { $0.path = $1 }),
+        Attribute(name: "authenticationType", get: { $0.authenticationType }, set: { $0.authenticationType = $1 }),
+        Attribute(name: "securityDomain", get: { $0.securityDomain }, set: { $0.securityDomain = $1 }),
+        Attribute(name: "subjectSummary", get: { $0.subjectSummary }, set: { $0.subjectSummary = $1 }),
+        Attribute(name: "keyType", get: { $0.keyType }, set: { $0.keyType = $1 }),
     ]
 
-    /// The integer attributes the query string takes, by wire name.
-    static let integerAttributes: [(name: String, keyPath: WritableKeyPath<ItemAttributes, Int?> & Sendable)] = [
-        ("port", \.port), ("certificateType", \.certificateType), ("certificateEncoding", \.certificateEncoding),
-        ("keySizeInBits", \.keySizeInBits), ("effectiveKeySize", \.effectiveKeySize),
+    /// The integer attributes the query string takes.
+    static let integerAttributes: [Attribute<Int>] = [
+        Attribute(name: "port", get: { $0.port }, set: { $0.port = $1 }),
+        Attribute(name: "certificateType", get: { $0.certificateType }, set: { $0.certificateType = $1 }),
+        Attribute(name: "certificateEncoding", get: { $0.certificateEncoding }, set: { $0.certificateEncoding = $1 }),
+        Attribute(name: "keySizeInBits", get: { $0.keySizeInBits }, set: { $0.keySizeInBits = $1 }),
+        Attribute(name: "effectiveKeySize", get: { $0.effectiveKeySize }, set: { $0.effectiveKeySize = $1 }),
     ]
 
     /// The route's path and query string for the secret of the first item matching `query`, or
@@ -34,16 +55,16 @@ public enum ItemSecretQuery {
         var taken = ItemAttributes()
         var parameters = [("class", query.itemClass.rawValue)]
         if let keychain { parameters.append(("keychain", keychain)) }
-        for (name, keyPath) in textAttributes {
-            if let value = query.attributes[keyPath: keyPath] {
-                taken[keyPath: keyPath] = value
-                parameters.append((name, value))
+        for attribute in textAttributes {
+            if let value = attribute.get(query.attributes) {
+                attribute.set(&taken, value)
+                parameters.append((attribute.name, value))
             }
         }
-        for (name, keyPath) in integerAttributes {
-            if let value = query.attributes[keyPath: keyPath] {
-                taken[keyPath: keyPath] = value
-                parameters.append((name, String(value)))
+        for attribute in integerAttributes {
+            if let value = attribute.get(query.attributes) {
+                attribute.set(&taken, value)
+                parameters.append((attribute.name, String(value)))
             }
         }
         // Anything the lists above do not take is still set in the query: it needs the JSON route.
@@ -73,10 +94,10 @@ public enum ItemSecretQuery {
             } else if name == "keychain" {
                 keychain = value
             } else if let text = textAttributes.first(where: { $0.name == name }) {
-                attributes[keyPath: text.keyPath] = value
+                text.set(&attributes, value)
             } else if let integer = integerAttributes.first(where: { $0.name == name }) {
                 guard let number = Int(value) else { throw APIError(.param, "\(name) must be an integer") }
-                attributes[keyPath: integer.keyPath] = number
+                integer.set(&attributes, number)
             } else {
                 throw APIError(.param, "\(quoted(name)) is not an attribute this route takes (text and integer attributes only; use POST \(Route.searchItems))")
             }
