@@ -6,20 +6,27 @@ public enum PercentEncoding {
     /// `text` as percent-encoded UTF-8, every byte but the unreserved characters
     /// (`A–Z a–z 0–9 - . _ ~`) written `%XX`: safe in a header value and as one path segment.
     public static func encode(_ text: String) -> String {
-        var encoded = ""
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
             if isUnreserved(byte) {
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+                encoded.append(byte)
             } else {
-                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
             }
         }
-        return encoded
+        // Only ASCII was written: valid UTF-8 as it is.
+        return String(decoding: encoded, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The text `value` percent-encodes; nil when it is not valid percent-encoded UTF-8.
     public static func decode(_ value: String) -> String? {
+        // Most values (a service, an account) have nothing encoded: a String is valid UTF-8 already.
+        guard value.utf8.contains(UInt8(ascii: "%")) else { return value }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count)
         var rest = value.utf8[...]
         while let byte = rest.popFirst() {
             guard byte == UInt8(ascii: "%") else {
