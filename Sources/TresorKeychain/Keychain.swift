@@ -23,6 +23,9 @@ public final class Keychain: Sendable {
 
     public let name: String
     let database: DatabasePool
+    /// A read-only connection of the keychain's own for the reads an index or an id answers —
+    /// one short statement each, without the pool's semaphore and dispatch hops. Scans keep the
+    /// pool, so a long one never holds a lookup up.
     let lookupReader: DatabaseQueue
     /// The keybag whose class keys protect this keychain's items.
     public let keybag: Keybag
@@ -271,7 +274,7 @@ public final class Keychain: Sendable {
         var scan: (filter: String, arguments: StatementArguments)?
         let index = query.id == nil ? indexLookup(wantedValues, itemClass: itemClass, caller: caller) : nil
         if indexOnly && query.id == nil && index == nil { return nil }
-        let indexed: [StoredItem] = try read(quick: query.id != nil || index != nil) { db in
+        let indexed: [StoredItem] = try read(onLookupConnection: query.id != nil || index != nil) { db in
             if let id = query.id {
                 guard let id = Int64(id) else { throw KeychainError.param("item id must be a number") }
                 return try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE id = ?", [id])
@@ -517,9 +520,10 @@ public final class Keychain: Sendable {
     /// Reads, with SQLite's failures (a damaged page, a full disk) as a clear storage error.
     /// Every read here is one statement, atomic by itself: no transaction is opened around it
     /// (a BEGIN and a COMMIT would double a lookup's SQLite work).
-    private func read<T>(quick: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    /// `onLookupConnection`: on ``lookupReader`` rather than one of the pool's readers.
+    private func read<T>(onLookupConnection: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try quick ? lookupReader.inDatabase(body) : database.unsafeRead(body)
+            return try onLookupConnection ? lookupReader.inDatabase(body) : database.unsafeRead(body)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             throw KeychainError.decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
         } catch let error as DatabaseError {
