@@ -82,12 +82,8 @@ public enum AESGCM {
         guard sealed.tag.count == tagByteCount else {
             throw CryptoError.invalidParameter("GCM tag must be \(tagByteCount) bytes")
         }
-        let box = try AES.GCM.SealedBox(nonce: nonce(sealed.iv), ciphertext: sealed.ciphertext, tag: sealed.tag)
-        do {
-            return try AES.GCM.open(box, using: key, authenticating: associatedData)
-        } catch {
-            throw CryptoError.authenticationFailed
-        }
+        return try open(AES.GCM.SealedBox(nonce: nonce(sealed.iv), ciphertext: sealed.ciphertext, tag: sealed.tag),
+                        using: key, authenticating: associatedData)
     }
 
     /// Opens IV ‖ ciphertext ‖ tag with a 12-byte IV — swift-crypto's combined form, what
@@ -101,7 +97,13 @@ public enum AESGCM {
         guard combined.count >= defaultIVByteCount + tagByteCount else {
             throw CryptoError.invalidParameter("a combined GCM message holds at least a 12-byte IV and a 16-byte tag")
         }
-        let box = try AES.GCM.SealedBox(combined: combined)
+        return try open(AES.GCM.SealedBox(combined: combined), using: key, authenticating: associatedData)
+    }
+
+    /// Any failure to open — wrong key, altered bytes or associated data — as one error.
+    private static func open<AAD: DataProtocol>(
+        _ box: AES.GCM.SealedBox, using key: SymmetricKey, authenticating associatedData: AAD
+    ) throws -> Data {
         do {
             return try AES.GCM.open(box, using: key, authenticating: associatedData)
         } catch {
