@@ -114,6 +114,9 @@ struct AttributeValues {
         values = object
     }
 
+    /// The names of the attributes that are set, sorted.
+    var names: [String] { values.keys.sorted() }
+
     /// The same values with another access group — what encoding the attributes with that
     /// group would give, without encoding them again.
     func with(accessGroup: String) -> AttributeValues {
@@ -231,12 +234,12 @@ extension ItemAttributes {
     }()
 
     /// The names of the attributes that are set.
-    var setNames: [String] { Array(AttributeValues(self).values.keys).sorted() }
+    var setNames: [String] { AttributeValues(self).names }
 
     /// Why these attributes cannot be used for `itemClass` as `purpose`, if they cannot.
     /// `values`, when the caller has them already, are these attributes' values.
     func validate(for itemClass: ItemClass, purpose: Purpose, values: AttributeValues? = nil) throws {
-        for name in (values ?? AttributeValues(self)).values.keys.sorted() {
+        for name in values?.names ?? setNames {
             guard let classes = AttributeSchema.appliesTo[name], classes.contains(itemClass) else {
                 throw KeychainError.param("attribute \(name) does not apply to \(itemClass.humanName) items")
             }
