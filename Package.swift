@@ -7,7 +7,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TresorKit", targets: ["TresorKit"]),
-        // For the fuzz package (Fuzz/), which drives these modules' parsers directly.
+        // For the fuzz package (Fuzz/), which drives these modules' parsers directly, and the
+        // benchmark package (Benchmarks/), whose raw client waits for answers as TresorKit does.
         .library(name: "TresorCrypto", targets: ["TresorCrypto"]),
         .library(name: "TresorKeybag", targets: ["TresorKeybag"]),
         .library(name: "TresorKeychain", targets: ["TresorKeychain"]),
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "TresorNotes", targets: ["TresorNotes"]),
         .library(name: "TresorAppleNotes", targets: ["TresorAppleNotes"]),
         .library(name: "TresorModel", targets: ["TresorModel"]),
+        .library(name: "TresorSystem", targets: ["TresorSystem"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),

@@ -13,6 +13,7 @@ final class UnixSocketHTTP {
     /// What one recv() fills, allocated once: a lookup's answer is a few hundred bytes, and
     /// zeroing 16 KiB per read cost more than the read.
     private var chunk = [UInt8](repeating: 0, count: 16_384)
+    private var answerWait = AnswerWait()
 
     /// Connects to `path` and checks that the listening process runs as this user.
     init(path: String) throws {
@@ -124,9 +125,13 @@ final class UnixSocketHTTP {
         }
     }
 
-    private func fill() throws {
+    /// Reads what has arrived; the first read of an answer polls for a moment before it sleeps
+    /// (``AnswerWait``: a sleeping client's wake-up cost a lookup as much as the daemon's work).
+    private func fill(answer: Bool = false) throws {
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes {
+                answer ? answerWait.receive(from: fd, into: $0) : recv(fd, $0.baseAddress, $0.count, 0)
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
             buffer.append(contentsOf: chunk[0..<count])
@@ -171,6 +176,7 @@ final class UnixSocketHTTP {
     }
 
     private func readResponse() throws -> Response {
+        if buffer.isEmpty { try fill(answer: true) }
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
