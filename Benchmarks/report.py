@@ -126,12 +126,13 @@ if kc:
     transport = tresor.get("transport") or {}
     near = largest_at_most(kc, 100_000)
     if transport and near:
-        P("### Where a request's time goes (one kept-alive connection, the same raw client for every row)")
+        P("### Where a request's time goes (one kept-alive connection, the same raw client for every row, waiting as TresorKit does)")
         P("")
         P("| request | p50 | p99 | tresord's CPU per request |")
         P("|---|---:|---:|---:|")
         for label, value in (
             ("a bare Unix socket: a thread answering every read (the kernel's round trip)", transport.get("bare_socket")),
+            ("… the same with the client asleep in `recv` while it waits (no `AnswerWait`)", transport.get("bare_socket_sleeping")),
             ("SwiftNIO HTTP/1.1 pipeline, one synchronous handler (`transport-floor nio`)", transport.get("nio")),
             ("Hummingbird, one route (`transport-floor hummingbird`)", transport.get("hummingbird")),
             (f"tresord `GET /v1/status` ({near['items']:,} items)", near.get("raw_status")),

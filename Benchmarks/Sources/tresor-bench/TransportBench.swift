@@ -1,13 +1,16 @@
 import Foundation
+import TresorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Where the time of one request over the Unix socket goes, every row measured by the same
-/// raw client (one kept-alive connection, one request at a time): a bare socket answered by a
-/// thread of this process, SwiftNIO's HTTP/1 pipeline with one synchronous handler, a one-route
-/// Hummingbird app (`transport-floor`), then tresord's `GET /v1/status` and a keychain lookup.
-/// The first three are floors no handler can go under (BENCHMARKS.md §1).
+/// raw client (one kept-alive connection, one request at a time, waiting for each answer as
+/// TresorKit does: ``AnswerWait``): a bare socket answered by a thread of this process — also
+/// with the client asleep in `recv`, what the wait saves —, SwiftNIO's HTTP/1 pipeline with one
+/// synchronous handler, a one-route Hummingbird app (`transport-floor`), then tresord's
+/// `GET /v1/status` and a keychain lookup. The bare socket and the two servers are floors no
+/// handler can go under (BENCHMARKS.md §1).
 struct TransportBench {
     let binDirectory: URL
     let work: URL
@@ -27,8 +30,8 @@ struct TransportBench {
         try measure(socket: socket, sent)
     }
 
-    func measure(socket: String, _ sent: [[UInt8]]) throws -> [String: Any] {
-        let client = try RawHTTPClient(path: socket)
+    func measure(socket: String, _ sent: [[UInt8]], polling: Bool = true) throws -> [String: Any] {
+        let client = try RawHTTPClient(path: socket, polling: polling)
         for i in 0..<200 { try client.roundTrip(sent[i % sent.count]) }
         var samples: [Double] = []
         samples.reserveCapacity(requests)
@@ -52,6 +55,7 @@ struct TransportBench {
         let echo = work.appendingPathComponent("echo.sock").path
         try EchoServer.start(at: echo)
         result["bare_socket"] = try measure(socket: echo, Self.status)
+        result["bare_socket_sleeping"] = try measure(socket: echo, [Self.status], polling: false)
         for server in ["nio", "hummingbird"] {
             let socket = work.appendingPathComponent("\(server).sock").path
             let child = try Child([binDirectory.appendingPathComponent("transport-floor").path, server, socket], environment: [:])
@@ -72,12 +76,15 @@ struct TransportBench {
 }
 
 /// One blocking HTTP/1.1 connection over a Unix socket: sends a request, reads the headers
-/// and `Content-Length` bytes of body. Nothing else — no JSON, no TresorKit.
+/// and `Content-Length` bytes of body. Nothing else — no JSON, no TresorKit. It waits for an
+/// answer's first bytes as TresorKit does (``AnswerWait``), or, not `polling`, asleep in `recv`.
 final class RawHTTPClient {
     private let fd: Int32
     private var buffer = [UInt8](repeating: 0, count: 65536)
+    private var answerWait: AnswerWait?
 
-    init(path: String) throws {
+    init(path: String, polling: Bool = true) throws {
+        answerWait = polling ? AnswerWait() : nil
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket failed") }
         let connected = withUnixAddress(path) { connect(fd, $0, $1) }
@@ -98,7 +105,11 @@ final class RawHTTPClient {
         var received = 0
         var expected: Int?
         while expected.map({ received < $0 }) ?? true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + received, $0.count - received, 0) }
+            let n = buffer.withUnsafeMutableBytes { buffer in
+                let free = UnsafeMutableRawBufferPointer(rebasing: buffer[received...])
+                return received == 0 && answerWait != nil
+                    ? answerWait!.receive(from: fd, into: free) : recv(fd, free.baseAddress, free.count, 0)
+            }
             guard n > 0 else { throw BenchError("connection closed") }
             received += n
             if expected == nil, let end = Self.headerEnd(buffer, received) {
