@@ -1,6 +1,4 @@
 import Foundation
-import Synchronization
-import TresorCrypto
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
