@@ -37,6 +37,11 @@ let package = Package(
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
         .target(name: "CTresorSystem"),
+        // libdbus-1 from Debian (libdbus-1-dev), the reference D-Bus library.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // D-Bus through libdbus: values, messages, a connection driven by one thread. Knows
+        // nothing of Tresor.
+        .target(name: "TresorDBus", dependencies: ["CDBus"]),
         // Paths, file modes, atomic files, peer credentials, process hardening, environment checks.
         .target(name: "TresorSystem", dependencies: ["CTresorSystem"]),
         // The values every part speaks of: items, queries, protection classes, applications,
@@ -79,9 +84,17 @@ let package = Package(
         // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
         // by the daemon's web server. No build step.
         .target(name: "TresorWebClient", path: "Web", exclude: [], sources: ["WebClient.swift"], resources: [.copy("static")]),
-        // The daemon: socket API, peer identity, auto-lock, web server.
+        // The freedesktop Secret Service (org.freedesktop.secrets) answered from the keychain,
+        // each executable seeing only its own items (docs/SECRET-SERVICE.md).
+        .target(name: "TresorSecretService", dependencies: [
+            "TresorDBus", "TresorKeychain", "TresorCrypto", "TresorSystem", "CTresorSystem",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
             "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem", "TresorWebClient",
+            "TresorDBus", "TresorSecretService",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -123,6 +136,8 @@ let package = Package(
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
+        .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem"]),
+        .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus"]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",

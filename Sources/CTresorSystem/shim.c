@@ -27,3 +27,20 @@ short tresor_posix_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
 int tresor_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
+
+#include <sys/syscall.h>
+#include <poll.h>
+#include <unistd.h>
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int tresor_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int tresor_pidfd_has_exited(int pidfd) {
+    // A pidfd polls readable once its process has exited.
+    struct pollfd entry = { .fd = pidfd, .events = POLLIN, .revents = 0 };
+    int ready = poll(&entry, 1, 0);
+    if (ready < 0) return -1;
+    return (ready > 0 && (entry.revents & (POLLIN | POLLHUP | POLLERR))) ? 1 : 0;
+}

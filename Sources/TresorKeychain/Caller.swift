@@ -20,6 +20,7 @@ public struct Caller: Sendable {
         self.passcode = passcode
     }
 
-    func mayUse(group: String) -> Bool { seesEveryGroup || accessGroups.contains(group) }
+    /// Whether the caller may read and write items of `group`.
+    public func mayUse(group: String) -> Bool { seesEveryGroup || accessGroups.contains(group) }
     func mayRevealWithoutPasscode(group: String) -> Bool { accessGroups.contains(group) }
 }

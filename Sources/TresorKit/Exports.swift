@@ -25,3 +25,7 @@
 @_exported import struct TresorModel.PassphraseStatus
 @_exported import struct TresorProtocol.NotesPassphraseStatus
 @_exported import struct TresorProtocol.PassphraseChangeProgress
+// The Secret Service's owners and grants (`tresor secret-service`).
+@_exported import struct TresorModel.ExecutableGrant
+@_exported import struct TresorProtocol.SecretServiceOwner
+@_exported import struct TresorProtocol.SecretServiceOwnersResponse

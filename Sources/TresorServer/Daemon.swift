@@ -6,7 +6,9 @@ import NIOPosix
 import ServiceLifecycle
 import TresorKeybag
 import TresorNotes
+import TresorDBus
 import TresorProtocol
+import TresorSecretService
 import TresorSystem
 
 /// `tresord`: one daemon per user and home, serving the local API on a Unix socket
@@ -68,16 +70,26 @@ public struct Daemon: Sendable {
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
         let callers = CallerResolver(keychains: keychains)
         let executables = [me, identifier.cliExecutable]
-        let doctor: @Sendable () -> [EnvironmentFinding] = {
-            EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
-        }
-        logStartup(slot: slot, findings: doctor())
+        logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables)))
 
         let web = configuration.web
         // A browser's secure session counts for the widget as long as it stays idle-locked.
         let webSessions = WebSessions(
             sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
             secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
+
+        let logger = self.logger
+        let secretService = configuration.secretService ? startSecretService(keychains: keychains) {
+            keychains.lockAll()
+            let endedSessions = notes.lockNow()
+            webSessions.forgetSecureSessions()
+            logger.notice("locked by a Secret Service client", metadata: ["notesSessionsEnded": "\(endedSessions)"])
+        } : nil
+        let secretServiceAnswering = secretService != nil
+        let doctor: @Sendable () -> [EnvironmentFinding] = {
+            EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
+                + [SecretServiceCheck.run(answering: secretServiceAnswering, environment: ProcessInfo.processInfo.environment)]
+        }
 
         let router = Router(context: DaemonRequestContext.self)
         router.add(middleware: ErrorMiddleware())
@@ -89,6 +101,7 @@ public struct Daemon: Sendable {
         items.register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
+        SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
         let notesRouting = NotesRouting(notes: notes, slot: slot, keychainKey: NotesKeychainKey(keychains: keychains), callers: callers)
@@ -98,7 +111,6 @@ public struct Daemon: Sendable {
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
 
-        let logger = self.logger
         let socketServer = Server(
             childChannelSetup: SocketAPIChannel(
                 responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger), bodyLimits: .socketAPI),
@@ -130,6 +142,7 @@ public struct Daemon: Sendable {
             }
         }
         defer {
+            secretService?.stop()
             autoLockTask.cancel()
             sessionExpiryTask.cancel()
             unlink(socketPath)
@@ -149,6 +162,27 @@ public struct Daemon: Sendable {
             group.addTask { await webServer.runMaintenance() }
             try await group.next()
             group.cancelAll()
+        }
+    }
+
+    /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
+    /// socket API runs either way.
+    private func startSecretService(keychains: KeychainProvider, lock: @escaping @Sendable () -> Void) -> SecretServiceProvider? {
+        guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
+            logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
+            return nil
+        }
+        let identities = SecretServiceIdentities(keychains: keychains)
+        do {
+            let provider = try SecretServiceProvider(
+                address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
+                lockKeybag: lock, logger: logger)
+            try provider.start()
+            logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
+            return provider
+        } catch {
+            logger.error("Secret Service not started", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

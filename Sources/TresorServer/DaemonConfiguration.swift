@@ -20,8 +20,14 @@ public struct DaemonConfiguration: Sendable {
     public var maximumConnections = 256
     /// The web server's settings; its `port` is nil when the web server is off.
     public var web: WebConfiguration
+    /// Whether to answer the freedesktop Secret Service on the session bus
+    /// (`"secretService": true`, `tresord --secret-service`; docs/SECRET-SERVICE.md).
+    public var secretService: Bool
 
-    public init(paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil) throws {
+    public init(
+        paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil,
+        secretService: Bool? = nil
+    ) throws {
         self.paths = paths
         let file = try ConfigurationFile.load(paths.config)
         self.autoLockSeconds = autoLockSeconds ?? file.autoLockSeconds ?? Self.defaultAutoLockSeconds
@@ -29,6 +35,7 @@ public struct DaemonConfiguration: Sendable {
         self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
         self.web = try WebConfiguration(file: file, port: webPort)
+        self.secretService = secretService ?? file.secretService ?? false
     }
 }
 
@@ -43,6 +50,7 @@ struct ConfigurationFile: Codable {
     var webSessionSeconds: Int?
     var webSessionIdleSeconds: Int?
     var widgetProtection: WidgetProtection?
+    var secretService: Bool?
 
     static func load(_ url: URL) throws -> ConfigurationFile {
         let data: Data

@@ -13,6 +13,7 @@ final class KeychainProvider: Sendable {
     private let settings: KeybagSettings
     private let login = Mutex<Keychain?>(nil)
     private let created = Mutex<[String: Keychain]>([:])
+    private let grants = Mutex<ExecutableGrants?>(nil)
     let systemRoots: SystemRoots
 
     init(slot: KeybagSlot, settings: KeybagSettings, systemRoots: SystemRoots = SystemRoots()) {
@@ -30,6 +31,17 @@ final class KeychainProvider: Sendable {
             let keychain = try Keychain(file: paths.loginKeychain, keybag: try slot.keybag(), name: KeychainName.login)
             login = keychain
             return keychain
+        }
+    }
+
+    /// The user's grants between executables of the Secret Service (`notInitialized` before
+    /// `tresor init`).
+    func executableGrants() throws -> ExecutableGrants {
+        try grants.withLock { grants in
+            if let grants { return grants }
+            let made = ExecutableGrants(file: paths.executableGrants, keybag: try slot.keybag())
+            grants = made
+            return made
         }
     }
 

@@ -56,6 +56,8 @@ public struct TresorPaths: Sendable, Equatable {
     public var unlockAttempts: URL { home.appendingPathComponent("unlock-attempts") }
     /// The login keychain's database.
     public var loginKeychain: URL { home.appendingPathComponent("login.keychain.db") }
+    /// Which executables the user let use other executables' Secret Service items (sealed).
+    public var executableGrants: URL { home.appendingPathComponent("executable-grants") }
     /// Keychains the user created, each a database and a keybag of its own.
     public var keychainsFolder: URL { home.appendingPathComponent("keychains") }
     /// The notes database (accounts, folders, notes, attachment records).

@@ -31,6 +31,10 @@ struct TresorDaemon: AsyncParsableCommand {
         valueName: "port"))
     var web: Int?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Answer the freedesktop Secret Service (org.freedesktop.secrets) on the session bus named by DBUS_SESSION_BUS_ADDRESS, so secret-tool, git, Python keyring and browsers use Tresor. Also \"secretService\": true in config.json."))
+    var secretService = false
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -47,7 +51,7 @@ struct TresorDaemon: AsyncParsableCommand {
         do {
             let configuration = try DaemonConfiguration(
                 paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle,
-                webPort: web)
+                webPort: web, secretService: secretService ? true : nil)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
             logger.critical("tresord stopped", metadata: ["error": "\(error)"])

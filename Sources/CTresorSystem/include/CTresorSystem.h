@@ -19,4 +19,9 @@ short tresor_posix_spawn_setsid_flag(void);
 /// Closes every descriptor from `lowest` up in the spawned child, so a daemon started by the
 /// CLI holds none of the CLI's pipes open (its parent would wait for EOF forever).
 int tresor_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+/// A file descriptor that refers to process `pid` itself (pidfd_open(2)): unlike the pid, it
+/// can never come to name another process. -1 with errno when the process is gone.
+int tresor_pidfd_open(pid_t pid);
+/// 1 when the process behind `pidfd` has exited, 0 while it runs, -1 with errno on error.
+int tresor_pidfd_has_exited(int pidfd);
 #endif

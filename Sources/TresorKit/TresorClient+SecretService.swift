@@ -1,0 +1,30 @@
+import FoundationEssentials
+import TresorModel
+import TresorProtocol
+
+extension TresorClient {
+    /// Which executables own which Secret Service items, and the grants between them.
+    /// - Returns: the owners and grants; only the `tresor` CLI may ask.
+    /// - Throws: ``APIError`` from the daemon.
+    public func secretServiceOwners() throws -> SecretServiceOwnersResponse {
+        try call("GET", Route.secretServiceOwners)
+    }
+
+    /// Lets one executable use another's Secret Service items, or takes that back.
+    /// - Parameters:
+    ///   - executablePath: the executable allowed in.
+    ///   - ownerPath: the executable whose items it may use, or nil with `group`.
+    ///   - group: an access group named directly (an `exe-sha256:…` group, or a registered
+    ///     application's), or nil with `ownerPath`.
+    ///   - revoke: take the grant back instead.
+    ///   - passcode: the passcode, when one is set.
+    /// - Returns: every grant after the change.
+    /// - Throws: ``APIError`` from the daemon.
+    @discardableResult
+    public func grantSecretService(executablePath: String, ownerPath: String?, group: String?, revoke: Bool, passcode: String?) throws -> [ExecutableGrant] {
+        let response: SecretServiceOwnersResponse = try call(
+            "POST", Route.secretServiceGrants,
+            ExecutableGrantRequest(executablePath: executablePath, ownerPath: ownerPath, group: group, revoke: revoke, passcode: passcode))
+        return response.grants
+    }
+}

@@ -1,0 +1,56 @@
+import FoundationEssentials
+import TresorDBus
+import TresorKeychain
+
+/// `org.freedesktop.Secret.Collection` and `org.freedesktop.Secret.Item`.
+extension SecretServiceProvider {
+    func collectionMethod(_ member: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws -> [DBusValue] {
+        switch member {
+        case "SearchItems":
+            let attributes = try Self.attributeMap(request.arguments("a{ss}", member)[0])
+            let found = try collection.search(attributes, caller: request.caller)
+            return [.objectPaths(found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) })]
+
+        case "CreateItem":
+            let arguments = try request.arguments("a{sv}(oayays)b", member)
+            guard let properties = arguments[0].propertyDictionary else { throw DBusError.invalidArguments("properties are an a{sv} map") }
+            let label = properties["\(SecretInterface.item).Label"]?.stringValue ?? ""
+            let attributes = try properties["\(SecretInterface.item).Attributes"].map(Self.attributeMap) ?? [:]
+            let secret = try sessions.decode(arguments[1], for: request.sender)
+            let created = try collection.create(
+                label: label, attributes: attributes, secret: secret, replace: arguments[2].boolValue ?? false, caller: request.caller)
+            signals += itemSignal(created.isNew ? "ItemCreated" : "ItemChanged", collection: collection, id: created.id, group: request.caller.defaultAccessGroup)
+            return [.objectPath(itemPath(collection, created.id)), .objectPath(SecretObjectPath.none)]
+
+        case "Delete":
+            throw DBusError.accessDenied("Tresor's collections are not deleted through the Secret Service (created keychains: `tresor keychain delete`)")
+
+        default:
+            throw DBusError.unknownMethod("Collection has no method \(member.prefix(64))")
+        }
+    }
+
+    func itemMethod(_ member: String, id: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws -> [DBusValue] {
+        switch member {
+        case "GetSecret":
+            let session = try request.arguments("o", member)[0].stringValue ?? ""
+            _ = try sessions.session(session, for: request.sender)
+            return [try sessions.encode(try collection.secret(id, caller: request.caller), sessionPath: session, for: request.sender)]
+
+        case "SetSecret":
+            let secret = try sessions.decode(try request.arguments("(oayays)", member)[0], for: request.sender)
+            try collection.setSecret(id, secret, caller: request.caller)
+            signals += itemSignal("ItemChanged", collection: collection, id: id, group: request.caller.defaultAccessGroup)
+            return []
+
+        case "Delete":
+            _ = try request.arguments("", member)
+            try collection.delete(id, caller: request.caller)
+            signals += itemSignal("ItemDeleted", collection: collection, id: id, group: request.caller.defaultAccessGroup)
+            return [.objectPath(SecretObjectPath.none)]
+
+        default:
+            throw DBusError.unknownMethod("Item has no method \(member.prefix(64))")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import FoundationEssentials
+import Synchronization
+import TresorKeychain
+
+/// The `session` collection: items kept in the daemon's memory only, gone when it stops.
+/// Access groups apply as in the keychain: each item belongs to its creator's group.
+final class MemoryCollection: SecretCollection {
+    let name = CollectionName.session
+    let label = "Session"
+    let created = Date()
+    let isLocked = false
+
+    private struct Stored {
+        var item: SecretItem
+        var group: String
+        var secret: SecretValue
+    }
+
+    private let items = Mutex<[String: Stored]>([:])
+    /// The most items the collection holds, so a client cannot fill the daemon's memory.
+    static let capacity = 10_000
+
+    func search(_ attributes: [String: String], caller: Caller) throws -> (unlocked: [SecretItem], locked: [String]) {
+        let found = items.withLock { items in
+            items.values.filter { stored in
+                caller.mayUse(group: stored.group) && attributes.allSatisfy { stored.item.attributes[$0.key] == $0.value }
+            }.map(\.item)
+        }
+        return (found.sorted { $0.created < $1.created }, [])
+    }
+
+    func item(_ id: String, caller: Caller) throws -> SecretItem { try stored(id, caller: caller).item }
+
+    func secret(_ id: String, caller: Caller) throws -> SecretValue { try stored(id, caller: caller).secret }
+
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, caller: Caller) throws -> (id: String, isNew: Bool) {
+        try SecretLimits.check(label: label, attributes: attributes)
+        guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
+        let group = caller.defaultAccessGroup
+        return try items.withLock { items in
+            let now = Date()
+            if replace, let existing = items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
+                items[existing.key]!.item.label = label
+                items[existing.key]!.item.modified = now
+                items[existing.key]!.secret = secret
+                return (existing.key, false)
+            }
+            guard items.count < Self.capacity else { throw KeychainError.param("the session collection is full (\(Self.capacity) items)") }
+            let id = String(Int64.random(in: 1...Int64.max))
+            items[id] = Stored(item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret)
+            return (id, true)
+        }
+    }
+
+    func update(_ id: String, label: String?, attributes: [String: String]?, caller: Caller) throws {
+        try SecretLimits.check(label: label, attributes: attributes)
+        try change(id, caller: caller) { stored in
+            if let label { stored.item.label = label }
+            if let attributes { stored.item.attributes = attributes }
+        }
+    }
+
+    func setSecret(_ id: String, _ secret: SecretValue, caller: Caller) throws {
+        guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
+        try change(id, caller: caller) { $0.secret = secret }
+    }
+
+    func delete(_ id: String, caller: Caller) throws {
+        _ = try stored(id, caller: caller)
+        items.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    private func stored(_ id: String, caller: Caller) throws -> Stored {
+        guard let stored = items.withLock({ $0[id] }), caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+        return stored
+    }
+
+    private func change(_ id: String, caller: Caller, _ body: (inout Stored) -> Void) throws {
+        try items.withLock { items in
+            guard var stored = items[id], caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+            body(&stored)
+            stored.item.modified = Date()
+            items[id] = stored
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import FoundationEssentials
+import TresorDBus
+import TresorKeychain
+
+/// `org.freedesktop.DBus.Properties` on every object.
+extension SecretServiceProvider {
+    func properties(_ member: String, of object: SecretObjectPath, _ request: SecretRequest, signals: inout [DBusMessage]) throws -> [DBusValue] {
+        switch member {
+        case "Get":
+            let arguments = try request.arguments("ss", member)
+            let all = try properties(of: object, interface: arguments[0].stringValue ?? "", request)
+            guard let value = all[arguments[1].stringValue ?? ""] else {
+                throw DBusError.unknownProperty("no property \(arguments[1].stringValue?.prefix(64) ?? "") here")
+            }
+            return [.variant(value)]
+        case "GetAll":
+            return [.properties(try properties(of: object, interface: try request.arguments("s", member)[0].stringValue ?? "", request))]
+        case "Set":
+            let arguments = try request.arguments("ssv", member)
+            try set(arguments[1].stringValue ?? "", to: arguments[2].unwrapped, on: object, request, signals: &signals)
+            return []
+        default:
+            throw DBusError.unknownMethod("Properties has no method \(member.prefix(64))")
+        }
+    }
+
+    /// Every property of `object` on `interface` ("" means its own interface).
+    private func properties(of object: SecretObjectPath, interface: String, _ request: SecretRequest) throws -> [String: DBusValue] {
+        switch object {
+        case .service where interface.isEmpty || interface == SecretInterface.service:
+            return ["Collections": .objectPaths(collectionPaths)]
+        case .collection(let name) where interface.isEmpty || interface == SecretInterface.collection:
+            let collection = try collection(name)
+            let found = try collection.search([:], caller: request.caller)
+            let paths = found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) }
+            let modified = found.unlocked.map(\.modified).max() ?? collection.created
+            return [
+                "Items": .objectPaths(paths), "Label": .string(collection.label), "Locked": .boolean(collection.isLocked),
+                "Created": .uint64(Self.seconds(collection.created)), "Modified": .uint64(Self.seconds(modified)),
+            ]
+        case .item(let name, let id) where interface.isEmpty || interface == SecretInterface.item:
+            let collection = try collection(name)
+            let item: SecretItem
+            do {
+                item = try collection.item(id, caller: request.caller)
+            } catch KeychainError.interactionNotAllowed {
+                // Locked: its attributes are sealed under a key the keybag holds back.
+                return ["Locked": .boolean(true)]
+            }
+            return [
+                "Locked": .boolean(false), "Attributes": .stringDictionary(item.attributes), "Label": .string(item.label),
+                "Created": .uint64(Self.seconds(item.created)), "Modified": .uint64(Self.seconds(item.modified)),
+            ]
+        case .session, .prompt:
+            return [:]
+        default:
+            throw DBusError.unknownProperty("no properties of \(interface.prefix(128)) here")
+        }
+    }
+
+    private func set(_ name: String, to value: DBusValue, on object: SecretObjectPath, _ request: SecretRequest, signals: inout [DBusMessage]) throws {
+        guard case .item(let collectionName, let id) = object else {
+            throw DBusError.accessDenied("only an item's Label and Attributes can be changed")
+        }
+        let collection = try collection(collectionName)
+        switch name {
+        case "Label":
+            guard let label = value.stringValue else { throw DBusError.invalidArguments("Label is a string") }
+            try collection.update(id, label: label, attributes: nil, caller: request.caller)
+        case "Attributes":
+            try collection.update(id, label: nil, attributes: try Self.attributeMap(value), caller: request.caller)
+        default:
+            throw DBusError.accessDenied("only an item's Label and Attributes can be changed")
+        }
+        signals += itemSignal("ItemChanged", collection: collection, id: id, group: request.caller.defaultAccessGroup)
+    }
+
+    private static func seconds(_ date: Date) -> UInt64 { UInt64(max(0, date.timeIntervalSince1970)) }
+}

@@ -1,0 +1,27 @@
+import TresorKeychain
+
+/// Who is calling, as the daemon established it for one bus connection: the keychain caller
+/// (its access groups) and the executable behind it, in words for the log and `tresor`.
+public struct SecretServiceClient: Sendable {
+    /// The access groups the client reads and writes; new items go to its default group.
+    public var caller: Caller
+    /// The executable, as `tresor secret-service owners` names it.
+    public var executable: String
+    /// Set when the identity could not be settled yet (the application registry opens only
+    /// after the first unlock): it is used for this call and asked again for the next.
+    public var isProvisional: Bool
+
+    /// - Parameters:
+    ///   - caller: the client's access groups.
+    ///   - executable: the executable's path, for people.
+    ///   - isProvisional: whether to ask again on the next call.
+    public init(caller: Caller, executable: String, isProvisional: Bool = false) {
+        self.caller = caller
+        self.executable = executable
+        self.isProvisional = isProvisional
+    }
+}
+
+/// Identifies the process behind a bus connection: the daemon's rules for executables
+/// (registered applications, executables identified by path or by hash, the user's grants).
+public typealias SecretServiceIdentifier = @Sendable (_ pid: Int32) throws -> SecretServiceClient

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import TresorDBus
+import TresorKeychain
+
+/// One method call being answered: who sent it and what it carries.
+struct SecretRequest {
+    /// The sender's unique bus name (sessions and prompts belong to it).
+    var sender: String
+    var client: SecretServiceClient
+    var arguments: [DBusValue]
+    var caller: Caller { client.caller }
+
+    /// The arguments, after checking the call has `signature` (libdbus checked that they are
+    /// well-formed; this checks they are what the method takes).
+    func arguments(_ signature: String, _ member: String) throws -> [DBusValue] {
+        let actual = arguments.map(\.signature).joined()
+        guard actual == signature else {
+            throw DBusError.invalidArguments("\(member) takes (\(signature)), not (\(actual))")
+        }
+        return arguments
+    }
+}
+
+extension SecretServiceProvider {
+    /// The reply's arguments for one method call; signals to send after the reply go to `signals`.
+    func answer(_ message: DBusMessage, signals: inout [DBusMessage]) throws -> [DBusValue] {
+        guard let path = message.path, let member = message.member, let sender = message.sender else {
+            throw DBusError.invalidArguments("a method call needs a path, a member and a sender")
+        }
+        // Introspection and Ping say nothing about anyone's items: no identity needed.
+        switch (message.interface, member) {
+        case (SecretInterface.introspectable, "Introspect"), (nil, "Introspect"):
+            return [.string(try Introspection.xml(for: path))]
+        case (SecretInterface.peer, "Ping"), (nil, "Ping"):
+            return []
+        default:
+            break
+        }
+        guard let object = SecretObjectPath(path) else { throw DBusError.unknownObject(path) }
+        let request = SecretRequest(sender: sender, client: try clients.client(sender, on: connection), arguments: message.arguments)
+        let interface = message.interface ?? Self.interface(of: object, member: member)
+        if interface == SecretInterface.properties {
+            return try properties(member, of: object, request, signals: &signals)
+        }
+        switch (object, interface) {
+        case (.service, SecretInterface.service):
+            return try service(member, request)
+        case (.collection(let name), SecretInterface.collection):
+            return try collectionMethod(member, of: try collection(name), request, signals: &signals)
+        case (.item(let collectionName, let id), SecretInterface.item):
+            return try itemMethod(member, id: id, of: try collection(collectionName), request, signals: &signals)
+        case (.session, SecretInterface.session):
+            guard member == "Close" else { throw DBusError.unknownMethod("Session has no method \(member.prefix(64))") }
+            try sessions.close(path, for: sender)
+            return []
+        case (.prompt, SecretInterface.prompt):
+            switch member {
+            case "Prompt":
+                try prompts.start(path, caller: sender)
+                connection.wake()  // a prompt whose answer is known already completes now
+                return []
+            case "Dismiss":
+                signals.append(try prompts.dismiss(path, caller: sender))
+                return []
+            default:
+                throw DBusError.unknownMethod("Prompt has no method \(member.prefix(64))")
+            }
+        default:
+            throw DBusError.unknownMethod("no method \(member.prefix(64)) of \(interface.prefix(128)) at this path")
+        }
+    }
+
+    /// The collection called `name`.
+    func collection(_ name: String) throws -> any SecretCollection {
+        switch name {
+        case CollectionName.login: return login
+        case CollectionName.session: return memory
+        default: throw DBusError(SecretError.noSuchObject, "no such collection")
+        }
+    }
+
+    /// The interface a call without one means: the object's own (every member name is unique
+    /// to one interface of each object).
+    private static func interface(of object: SecretObjectPath, member: String) -> String {
+        if ["Get", "GetAll", "Set"].contains(member) { return SecretInterface.properties }
+        switch object {
+        case .service: return SecretInterface.service
+        case .collection: return SecretInterface.collection
+        case .item: return SecretInterface.item
+        case .session: return SecretInterface.session
+        case .prompt: return SecretInterface.prompt
+        }
+    }
+
+    /// The object an item path names, if it is one of this provider's collections'.
+    func itemReference(_ path: String) -> (collection: any SecretCollection, id: String)? {
+        guard case .item(let name, let id)? = SecretObjectPath(path), let collection = try? collection(name) else { return nil }
+        return (collection, id)
+    }
+
+    func itemPath(_ collection: any SecretCollection, _ id: String) -> String {
+        SecretObjectPath.item(collection: collection.name, id: id).path
+    }
+
+    /// The known clients that see `group`, by unique name: `ItemCreated`, `ItemChanged` and
+    /// `ItemDeleted` go to them only, so no other application learns an item exists.
+    func audience(for group: String) -> [String] {
+        clients.all.filter { $0.client.caller.mayUse(group: group) }.map(\.name)
+    }
+
+    func itemSignal(_ member: String, collection: any SecretCollection, id: String, group: String) -> [DBusMessage] {
+        let path = SecretObjectPath.collection(collection.name).path
+        return audience(for: group).map { name in
+            .signal(path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))], destination: name)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import FoundationEssentials
+import Logging
+import TresorDBus
+import TresorKeychain
+import TresorSystem
+
+/// The freedesktop Secret Service (`org.freedesktop.secrets`, "Secret Service API Draft 0.2")
+/// answered from Tresor's keychain, so `secret-tool`, git's libsecret helper, Python `keyring`
+/// and browsers use Tresor unchanged — each executable seeing only its own items
+/// (docs/SECRET-SERVICE.md).
+///
+/// Everything D-Bus happens on one thread of the provider's own: messages are read, answered
+/// and signals sent there, so libdbus never sees two threads. Keychain work is done in place;
+/// the lookups clients make are answered from blind indexes in well under a millisecond.
+public final class SecretServiceProvider: @unchecked Sendable {
+    public static let busName = "org.freedesktop.secrets"
+
+    let connection: DBusConnection
+    let login: KeychainCollection
+    let memory = MemoryCollection()
+    let sessions = TransferSessions()
+    let lockKeybag: @Sendable () -> Void
+    let logger: Logger
+    // Touched on the D-Bus thread only.
+    let clients: BusClients
+    let prompts = Prompts()
+    private var loginWasLocked: Bool?
+
+    /// - Parameters:
+    ///   - address: the bus to serve (the session bus's `DBUS_SESSION_BUS_ADDRESS`).
+    ///   - loginKeychain: the login keychain (throws before `tresor init`).
+    ///   - identify: who a process is, by the daemon's rules for executables.
+    ///   - lockKeybag: what a client's `Lock` does: locks the keybag, as `tresor lock` does.
+    /// - Throws: ``DBusError`` when the bus cannot be reached.
+    public init(
+        address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
+        lockKeybag: @escaping @Sendable () -> Void, logger: Logger
+    ) throws {
+        connection = try DBusConnection(address: address)
+        login = KeychainCollection(keychain: loginKeychain)
+        clients = BusClients(identify: identify)
+        self.lockKeybag = lockKeybag
+        self.logger = logger
+    }
+
+    /// Takes `org.freedesktop.secrets` and starts answering on a thread of its own.
+    /// - Throws: ``DBusError`` when another provider (gnome-keyring, KeePassXC) owns the name.
+    public func start() throws {
+        guard try connection.requestName(Self.busName) else {
+            throw DBusError.failed("another Secret Service provider owns \(Self.busName) on this bus; stop it (or import its items first with `tresor import secret-service`)")
+        }
+        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+        DetachedThread.start { [self] in
+            connection.run(tickMilliseconds: 500, tick: tick, handle)
+            logger.notice("the Secret Service stopped: the bus connection ended")
+        }
+    }
+
+    /// Stops answering (the name is released with the connection).
+    public func stop() { connection.stop() }
+
+    /// Has the provider look at the keybag now (after an unlock or a lock), so waiting prompts
+    /// complete and `Locked` changes are signalled at once.
+    public func keybagChanged() { connection.wake() }
+
+    // MARK: The loop
+
+    private func handle(_ message: DBusMessage) {
+        switch message.kind {
+        case .signal:
+            if message.member == "NameOwnerChanged", message.sender == "org.freedesktop.DBus",
+                case .string(let name)? = message.arguments.first, case .string("")? = message.arguments.last {
+                clients.forget(name)
+                sessions.closeAll(of: name)
+                prompts.forget(owner: name)
+            }
+        case .methodCall:
+            var signals: [DBusMessage] = []
+            let reply: DBusMessage
+            do {
+                reply = .reply(to: message, try answer(message, signals: &signals))
+            } catch {
+                let wire = Self.wireError(error)
+                logger.debug("secret service call refused", metadata: ["member": "\(message.member ?? "")", "error": "\(wire.name)"])
+                reply = .error(to: message, wire)
+                signals = []
+            }
+            if message.expectsReply { connection.send(reply) }
+            signals.forEach(connection.send)
+        default:
+            break
+        }
+    }
+
+    private func tick() {
+        let locked = login.isLocked
+        if let before = loginWasLocked, before != locked {
+            let changed: DBusValue = .properties(["Locked": .boolean(locked)])
+            for path in [SecretObjectPath.collection(CollectionName.login).path] {
+                connection.send(.signal(
+                    path: path, interface: SecretInterface.properties, member: "PropertiesChanged",
+                    arguments: [.string(SecretInterface.collection), changed, .array(elementSignature: "s", [])]))
+            }
+        }
+        loginWasLocked = locked
+        if !prompts.isEmpty { prompts.due(unlocked: !locked).forEach(connection.send) }
+    }
+
+    // MARK: Errors
+
+    /// A refusal in the words clients know: the Secret Service's own errors where it has
+    /// them, D-Bus's otherwise. Keychain errors never carry a secret.
+    static func wireError(_ error: any Error) -> DBusError {
+        switch error {
+        case let error as DBusError: return error
+        case let error as KeychainError:
+            switch error {
+            case .itemNotFound, .noSuchKeychain: return DBusError(SecretError.noSuchObject, "no such item")
+            case .interactionNotAllowed: return DBusError(SecretError.isLocked, "the keybag is locked: unlock it with `tresor unlock`")
+            case .param(let why): return .invalidArguments(why)
+            case .missingEntitlement(let why): return .accessDenied(why)
+            case .readOnly: return .accessDenied("this collection cannot be changed")
+            default: return .failed(error.description)
+            }
+        default: return .failed("the request could not be served")
+        }
+    }
+}
+
+/// The Secret Service's interface names.
+enum SecretInterface {
+    static let service = "org.freedesktop.Secret.Service"
+    static let collection = "org.freedesktop.Secret.Collection"
+    static let item = "org.freedesktop.Secret.Item"
+    static let session = "org.freedesktop.Secret.Session"
+    static let prompt = "org.freedesktop.Secret.Prompt"
+    static let properties = "org.freedesktop.DBus.Properties"
+    static let introspectable = "org.freedesktop.DBus.Introspectable"
+    static let peer = "org.freedesktop.DBus.Peer"
+}
+
+/// The Secret Service's error names.
+enum SecretError {
+    static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
+    static let noSession = "org.freedesktop.Secret.Error.NoSession"
+    static let noSuchObject = "org.freedesktop.Secret.Error.NoSuchObject"
+}

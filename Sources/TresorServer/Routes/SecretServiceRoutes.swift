@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorKeychain
+import TresorProtocol
+
+/// `tresor secret-service owners | allow | revoke`: the user, through the CLI, sees which
+/// executable owns which Secret Service item and lets one executable use another's items —
+/// with the keybag unlocked and the passcode again, as registering an application needs.
+struct SecretServiceRoutes {
+    let slot: KeybagSlot
+    let keychains: KeychainProvider
+    let callers: CallerResolver
+
+    func register(on router: Router<DaemonRequestContext>) {
+        router.get(RouterPath(Route.secretServiceOwners)) { _, context -> SecretServiceOwnersResponse in
+            try callers.requireCLI(try context.requireClient(), toManage: "Secret Service grants")
+            return try await offloaded { try owners() }
+        }
+        router.post(RouterPath(Route.secretServiceGrants)) { request, context -> SecretServiceOwnersResponse in
+            try callers.requireCLI(try context.requireClient(), toManage: "Secret Service grants")
+            let body = try await request.decode(as: ExecutableGrantRequest.self, context: context)
+            let keybag = try slot.keybag()
+            guard keybag.lockState == .unlocked else {
+                throw KeychainError.interactionNotAllowed("changing a grant needs the keybag unlocked")
+            }
+            if keybag.status.isPasscodeSet {
+                guard let passcode = body.passcode else { throw KeychainError.authFailed("changing a grant needs the passcode again") }
+                let code = try Passcode(passcode)
+                try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
+            }
+            let grant = ExecutableGrant(grantee: try group(ofExecutable: body.executablePath), group: try grantedGroup(body))
+            let grants = try keychains.executableGrants()
+            if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
+            context.logger.notice(body.revoke ? "Secret Service grant revoked" : "Secret Service grant added", metadata: [
+                "grantee": "\(grant.grantee)", "group": "\(grant.group)",
+            ])
+            return try owners()
+        }
+    }
+
+    /// The group named by the request: another executable's, or one named directly.
+    private func grantedGroup(_ body: ExecutableGrantRequest) throws -> String {
+        switch (body.ownerPath, body.group) {
+        case (let path?, nil): return try group(ofExecutable: path)
+        case (nil, let group?) where !group.isEmpty: return group
+        default: throw KeychainError.param("name either the owner's executable or a group")
+        }
+    }
+
+    /// The group the Secret Service gives the executable at `path` (by the daemon's rules:
+    /// a registered application's own group, else by path or by hash).
+    private func group(ofExecutable path: String) throws -> String {
+        let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let hash = try FileHashes.shared.sha256(of: url)
+        if let application = try keychains.loginKeychain().applications.application(executableSHA256: hash) {
+            return application.applicationID
+        }
+        return SecretServiceIdentities.group(path: url.path, sha256: hash, uid: getuid())
+    }
+
+    /// Every executable group that owns generic passwords, with their items (ids and labels).
+    private func owners() throws -> SecretServiceOwnersResponse {
+        let everything = Caller(accessGroups: [CallerResolver.cliGroup], defaultAccessGroup: CallerResolver.cliGroup, seesEveryGroup: true)
+        let items: [KeychainItem]
+        do {
+            items = try keychains.loginKeychain().copyMatching(ItemQuery(.genericPassword, limit: .all), caller: everything)
+        } catch KeychainError.itemNotFound {
+            items = []
+        }
+        var byOwner: [String: [SecretServiceOwner.OwnedItem]] = [:]
+        for item in items {
+            guard let group = item.attributes?.accessGroup, ExecutableGroup.isExecutableGroup(group) else { continue }
+            byOwner[group, default: []].append(.init(id: item.id, label: item.attributes?.label ?? ""))
+        }
+        return SecretServiceOwnersResponse(
+            owners: byOwner.keys.sorted().map { SecretServiceOwner(owner: $0, items: byOwner[$0]!) },
+            grants: try keychains.executableGrants().list())
+    }
+}
+
+extension SecretServiceOwnersResponse: ResponseEncodable {}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+import TresorDBus
+import TresorKeychain
+@testable import TresorSecretService
+
+/// The provider's parts that need no bus: paths, sessions, the in-memory collection, errors.
+@Suite struct SecretServiceUnitTests {
+    @Test func pathsNameTheirObjects() {
+        #expect(SecretObjectPath("/org/freedesktop/secrets") == .service)
+        #expect(SecretObjectPath("/org/freedesktop/secrets/collection/login") == .collection("login"))
+        #expect(SecretObjectPath("/org/freedesktop/secrets/aliases/default") == .collection("login"))
+        #expect(SecretObjectPath("/org/freedesktop/secrets/aliases/default/42") == .item(collection: "login", id: "42"))
+        #expect(SecretObjectPath("/org/freedesktop/secrets/collection/session/7") == .item(collection: "session", id: "7"))
+        #expect(SecretObjectPath("/org/freedesktop/secrets/session/3") == .session("3"))
+        #expect(SecretObjectPath("/org/freedesktop/secrets/prompt/1") == .prompt("1"))
+        for unknown in ["/", "/org/freedesktop/secretsX", "/org/freedesktop/secrets/aliases/work", "/org/freedesktop/secrets/collection/a/b/c", "/org/freedesktop/secrets/nothing/1"] {
+            #expect(SecretObjectPath(unknown) == nil, "\(unknown)")
+        }
+        #expect(SecretObjectPath.item(collection: "login", id: "42").path == "/org/freedesktop/secrets/collection/login/42")
+    }
+
+    @Test func aSessionBelongsToTheConnectionThatOpenedIt() throws {
+        let sessions = TransferSessions()
+        let opened = try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.5")
+        #expect(opened.output == .variant(.string("")))
+        #expect(throws: DBusError.self) { try sessions.session(opened.path, for: ":1.6") }
+        let secret = SecretValue(bytes: Array("hunter2".utf8), contentType: "text/plain")
+        #expect(throws: DBusError.self) { try sessions.encode(secret, sessionPath: opened.path, for: ":1.6") }
+        let sent = try sessions.encode(secret, sessionPath: opened.path, for: ":1.5")
+        #expect(try sessions.decode(sent, for: ":1.5").bytes == secret.bytes)
+        #expect(throws: DBusError.self) { try sessions.decode(sent, for: ":1.6") }
+        sessions.closeAll(of: ":1.5")
+        #expect(throws: DBusError.self) { try sessions.session(opened.path, for: ":1.5") }
+    }
+
+    @Test func aFloodOfSessionsIsRefusedPastTheLimit() throws {
+        let sessions = TransferSessions()
+        for _ in 0..<TransferSessions.perConnection {
+            _ = try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.9")
+        }
+        #expect(throws: DBusError.limitsExceeded("at most \(TransferSessions.perConnection) open sessions per connection")) {
+            try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.9")
+        }
+        // Another connection is not held back by the first one's flood.
+        _ = try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.10")
+    }
+
+    @Test func unknownAlgorithmsAreNotSupported() {
+        let sessions = TransferSessions()
+        #expect {
+            try sessions.open(algorithm: "dh-ietf2048-made-up", input: .variant(.string("")), owner: ":1.1")
+        } throws: { ($0 as? DBusError)?.name == "org.freedesktop.DBus.Error.NotSupported" }
+    }
+
+    @Test func theSessionCollectionKeepsEachExecutablesItemsToItself() throws {
+        let collection = MemoryCollection()
+        let alpha = Caller(accessGroups: ["exe:/usr/bin/alpha"], defaultAccessGroup: "exe:/usr/bin/alpha")
+        let beta = Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta")
+        let secret = SecretValue(bytes: Array("s3cret".utf8), contentType: "text/plain")
+        let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, replace: false, caller: alpha)
+        #expect(try collection.search(["service": "x"], caller: alpha).unlocked.map(\.id) == [created.id])
+        #expect(try collection.search(["service": "x"], caller: beta).unlocked.isEmpty)
+        #expect(try collection.search([:], caller: beta).unlocked.isEmpty)
+        #expect(throws: KeychainError.itemNotFound) { try collection.secret(created.id, caller: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.delete(created.id, caller: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.update(created.id, label: "mine now", attributes: nil, caller: beta) }
+        // Replacing matches the caller's own items only: beta gets an item of its own.
+        let betas = try collection.create(label: "b", attributes: ["service": "x"], secret: secret, replace: true, caller: beta)
+        #expect(betas.isNew && betas.id != created.id)
+        let replaced = try collection.create(label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, caller: alpha)
+        #expect(replaced == (created.id, false))
+        #expect(try collection.secret(created.id, caller: alpha).bytes == [1])
+    }
+
+    @Test func oversizedLabelsAndAttributeMapsAreRefused() throws {
+        let collection = MemoryCollection()
+        let caller = Caller(accessGroups: ["g"], defaultAccessGroup: "g")
+        let secret = SecretValue(bytes: [1], contentType: "text/plain")
+        #expect(throws: KeychainError.self) {
+            try collection.create(label: String(repeating: "l", count: 1 << 20), attributes: [:], secret: secret, replace: false, caller: caller)
+        }
+        let huge = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("k\($0)", "v") })
+        #expect(throws: KeychainError.self) { try collection.create(label: "", attributes: huge, secret: secret, replace: false, caller: caller) }
+        #expect(try collection.search([:], caller: caller).unlocked.isEmpty)
+    }
+
+    @Test func keychainErrorsBecomeTheSecretServicesOwn() {
+        #expect(SecretServiceProvider.wireError(KeychainError.itemNotFound).name == "org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(SecretServiceProvider.wireError(KeychainError.interactionNotAllowed("x")).name == "org.freedesktop.Secret.Error.IsLocked")
+        #expect(SecretServiceProvider.wireError(KeychainError.param("x")).name == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(SecretServiceProvider.wireError(KeychainError.missingEntitlement("x")).name == "org.freedesktop.DBus.Error.AccessDenied")
+    }
+
+    @Test func introspectionIsWellFormedXMLForEveryObject() throws {
+        for path in ["/", "/org", "/org/freedesktop", "/org/freedesktop/secrets", "/org/freedesktop/secrets/collection/login",
+                     "/org/freedesktop/secrets/collection/login/5", "/org/freedesktop/secrets/session/1", "/org/freedesktop/secrets/prompt/1"] {
+            let xml = try Introspection.xml(for: path)
+            let parser = XMLParser(data: Data(xml.utf8))
+            parser.shouldResolveExternalEntities = false
+            #expect(parser.parse(), "\(path): \(parser.parserError.map { "\($0)" } ?? "")")
+        }
+        #expect(throws: DBusError.self) { try Introspection.xml(for: "/elsewhere") }
+    }
+}
