@@ -155,6 +155,23 @@ import TresorKeybag
         }
     }
 
+    /// What the index shows to whoever reads the file (docs/SECURITY.md): items sharing a
+    /// name=value pair share a tag, whatever their group, and each item's number of pairs is
+    /// its number of tag rows. What it does not show: the names and values themselves.
+    @Test func theFileShowsWhichItemsSharePairsAndHowManyButNotThePairs() throws {
+        let home = try KeychainHome()
+        let name = "tresor-custom-name-\(UUID().uuidString)", value = "tresor-custom-value-\(UUID().uuidString)"
+        let first = try home.keychain.add(.genericPassword, attributes: item("1", custom: [name: value, "user": "ada"]), secret: secret("1"), caller: Callers.appA).id
+        let second = try home.keychain.add(.genericPassword, attributes: item("2", custom: [name: value]), secret: secret("2"), caller: Callers.appB).id
+        let third = try home.keychain.add(.genericPassword, attributes: item("3", custom: [name: "other", "a": "1", "b": "2"]), secret: secret("3"), caller: Callers.appA).id
+        let (firstTags, secondTags, thirdTags) = try (tags(home, first), tags(home, second), tags(home, third))
+        #expect(firstTags.count == 2 && secondTags.count == 1 && thirdTags.count == 3)
+        #expect(firstTags.intersection(secondTags).count == 1)     // the shared pair, across applications
+        #expect(firstTags.isDisjoint(with: thirdTags) && secondTags.isDisjoint(with: thirdTags))     // same name, another value
+        try home.reopenKeychain()     // checkpointed: everything is in the main file too
+        #expect(home.files(containing: name).isEmpty && home.files(containing: value).isEmpty)
+    }
+
     /// Tags are only a way to the candidates: should another row carry a pair's tag (a
     /// collision, or an edited file), opening it shows it does not match, and it is not returned.
     @Test func aRowCarryingAnotherPairsTagIsNotReturned() throws {
