@@ -126,13 +126,17 @@ struct AttributeValues {
     }
 
     /// Whether every attribute set in `query` has the same value here. Custom attributes
-    /// match when every queried key is present with the same value.
+    /// match when every queried key is present with the same value — byte for byte, as their
+    /// blind index compares them (a dictionary's lookup and `==` would take a decomposed "é"
+    /// for a precomposed one, and a scan would find what the index does not).
     func matches(_ query: AttributeValues) -> Bool {
         for (name, wanted) in query.values {
             if name == "custom" {
                 let have = values["custom"] as? [String: String] ?? [:]
                 guard let wantedMap = wanted as? [String: String] else { return false }
-                for (key, value) in wantedMap where have[key] != value { return false }
+                for (key, value) in wantedMap {
+                    guard have.contains(where: { $0.key.utf8.elementsEqual(key.utf8) && $0.value.utf8.elementsEqual(value.utf8) }) else { return false }
+                }
                 continue
             }
             guard let have = values[name], Self.same(have, wanted) else { return false }

@@ -32,6 +32,24 @@ struct ItemSealing {
         indexKey.authenticationCode(for: Data("group\0".utf8) + Data(group.utf8))
     }
 
+    /// One tag per name=value pair of a custom attribute map (`custom_attribute_tags`), so a
+    /// search by some of its pairs finds its items without opening the others.
+    func customAttributeTags(_ custom: [String: String]?, itemClass: ItemClass) -> [Data] {
+        (custom ?? [:]).map { customAttributeTag(name: $0.key, value: $0.value, itemClass: itemClass) }
+    }
+
+    /// The class is part of the input, so equal pairs in two classes do not show as equal.
+    /// Name and value are each preceded by their UTF-8 length: no other split of the same bytes
+    /// (`"a=b" → "c"` and `"a" → "b=c"`, or any separator inside a name) gives the same input.
+    func customAttributeTag(name: String, value: String, itemClass: ItemClass) -> Data {
+        var input = Data("custom\0\(itemClass.table)\0".utf8)
+        for part in [name, value] {
+            withUnsafeBytes(of: UInt64(part.utf8.count).bigEndian) { input.append(contentsOf: $0) }
+            input.append(contentsOf: part.utf8)
+        }
+        return indexKey.authenticationCode(for: input)
+    }
+
     func sealMetadata(_ attributes: ItemAttributes, itemClass: ItemClass, id: Int64, key: SymmetricKey) throws -> Data {
         let json = try ItemAttributes.encoder.encode(attributes)
         return try Envelope.seal(json, using: key, authenticating: associatedData(itemClass, id: id, column: "metadata"))

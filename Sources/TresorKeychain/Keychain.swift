@@ -36,6 +36,9 @@ public final class Keychain: Sendable {
     /// Set when a checkpoint after a delete or update could not complete; retried after the
     /// next write until one does, so old ciphertext does not linger in the WAL.
     private let checkpointPending = Mutex(false)
+    /// How many rows' attributes searches have opened: what the tests read to prove that a
+    /// search through an index opens its matches, not every row.
+    let metadataOpenCount = Atomic<Int>(0)
 
     public init(file: URL, keybag: Keybag, name: String = "login") throws {
         self.name = name
@@ -82,8 +85,8 @@ public final class Keychain: Sendable {
             let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
             try db.execute(
                 sql: """
-                    INSERT INTO \(itemClass.table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO \(itemClass.table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret, custom_indexed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
                     """,
                 arguments: [
                     id, protectionClass.rawValue, sealing.primaryKeyTag(values, itemClass: itemClass),
@@ -92,6 +95,7 @@ public final class Keychain: Sendable {
                     try KeyWrap.wrap(rowKey, using: classKey),
                     try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
                 ])
+            try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
         }
         return KeychainItem(id: String(id), itemClass: itemClass, attributes: attributes, secret: nil)
     }
@@ -105,9 +109,10 @@ public final class Keychain: Sendable {
         try copyMatching(query, caller: caller, indexOnly: false)!
     }
 
-    /// ``copyMatching(_:caller:)`` when a blind index answers the query — a few B-tree look-ups,
-    /// well under a millisecond, which a server may run on its request's own thread. Nil, with
-    /// nothing read, when answering would mean decrypting rows one by one.
+    /// ``copyMatching(_:caller:)`` when a blind index answers the query — an id, the primary key,
+    /// or pairs of the custom attribute map: a few B-tree look-ups and one decryption per
+    /// candidate, which a server may run on its request's own thread. Nil, with nothing read,
+    /// when answering would mean decrypting every row of the caller's groups one by one.
     public func copyMatchingFromIndex(_ query: ItemQuery, caller: Caller) throws -> [KeychainItem]? {
         try copyMatching(query, caller: caller, indexOnly: true)
     }
@@ -176,7 +181,7 @@ public final class Keychain: Sendable {
                 try db.execute(
                     sql: """
                         UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, lookup_tag = ?, group_tag = ?, metadata = ?,
-                            row_key = ?, secret = ?
+                            row_key = ?, secret = ?, custom_indexed = 1
                         WHERE id = ?
                         """,
                     arguments: [
@@ -186,6 +191,7 @@ public final class Keychain: Sendable {
                         try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
                         try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
                     ])
+                try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
             }
         }
         // The old row's ciphertext (attributes too) must not linger in the WAL.
@@ -272,6 +278,8 @@ public final class Keychain: Sendable {
         // A scan (no index answers the query) reads its rows page by page, so a search over a
         // million items never holds them all in memory at once.
         var scan: (filter: String, arguments: StatementArguments)?
+        // The rows the custom attribute index points at, by id: read a page at a time too.
+        var candidates: ArraySlice<Int64>?
         let index = query.id == nil ? indexLookup(wantedValues, itemClass: itemClass, caller: caller) : nil
         if indexOnly && query.id == nil && index == nil { return nil }
         let indexed: [StoredItem] = try read(onLookupConnection: query.id != nil || index != nil) { db in
@@ -295,27 +303,36 @@ public final class Keychain: Sendable {
                     SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag = ?
                     UNION ALL SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag IS NULL
                     """, [tag])
+            case .customAttributes(let tags):
+                let groupTags = searchedGroupTags(named: wanted.accessGroup, caller: caller)
+                candidates = try Self.customAttributeCandidates(db, tags: tags, itemClass: itemClass, groupTags: groupTags)[...]
+                return []
             case nil:
                 break
             }
-            if caller.seesEveryGroup && wanted.accessGroup == nil {
+            guard let groupTags = searchedGroupTags(named: wanted.accessGroup, caller: caller) else {
                 scan = ("1", [])
                 return []
             }
-            let groups = wanted.accessGroup.map { [$0] } ?? caller.accessGroups
-            let tags = groups.map { sealing.groupTag($0) }
-            guard !tags.isEmpty else { return [] }
-            let placeholders = databaseQuestionMarks(count: tags.count)
-            scan = ("group_tag IN (\(placeholders))", StatementArguments(tags))
+            guard !groupTags.isEmpty else { return [] }
+            let placeholders = databaseQuestionMarks(count: groupTags.count)
+            scan = ("group_tag IN (\(placeholders))", StatementArguments(groupTags))
             return []
         }
         var rowsRead = indexed.count
         var exhausted = false
         var lastID = Int64.min
-        /// The next rows to look at: the indexed ones, or the scan's next page (by id).
+        /// The next rows to look at: the indexed ones, or the next page of the scan or of the
+        /// candidates (empty only at the end).
         func nextRows() throws -> [StoredItem] {
             guard !exhausted else { return [] }
             guard let scan else {
+                while let ids = candidates?.prefix(Self.scanPageSize), !ids.isEmpty {
+                    candidates = candidates?.dropFirst(Self.scanPageSize)
+                    let page = try read(onLookupConnection: true) { db in try Self.rows(db, ids: ids, itemClass: itemClass) }
+                    rowsRead += page.count
+                    if !page.isEmpty { return page }     // all of a page's rows may have been deleted since
+                }
                 exhausted = true
                 return indexed
             }
@@ -332,8 +349,8 @@ public final class Keychain: Sendable {
         var matches: [Match] = []
         var unavailable = false
         var damaged: KeychainError?
-        var untagged: [(id: Int64, tag: Data)] = []
-        defer { tagLookups(untagged, itemClass: itemClass) }
+        var unindexed: [UnindexedRow] = []
+        defer { indexOpenedRows(unindexed, itemClass: itemClass) }
         pages: while case let rows = try nextRows(), !rows.isEmpty {
             for stored in rows {
                 guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else { continue }
@@ -353,6 +370,7 @@ public final class Keychain: Sendable {
                     let key = try cachedMetadataKey(itemClass, protectionClass) ?? read { db in
                         try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
                     }
+                    metadataOpenCount.add(1, ordering: .relaxed)
                     json = try sealing.openMetadataJSON(stored, itemClass: itemClass, key: key)
                     if scan == nil {
                         decoded = try sealing.decodeMetadata(json, of: stored)
@@ -364,9 +382,7 @@ public final class Keychain: Sendable {
                     damaged = error
                     continue
                 }
-                if stored.lookupTag == nil {
-                    untagged.append((stored.id, sealing.lookupTag(values, itemClass: itemClass)))
-                }
+                if let missing = missingTags(of: stored, values: values, itemClass: itemClass) { unindexed.append(missing) }
                 guard let group = values.values["accessGroup"] as? String, caller.mayUse(group: group) else { continue }
                 guard values.matches(wantedValues) else { continue }
                 let attributes: ItemAttributes
@@ -398,12 +414,18 @@ public final class Keychain: Sendable {
         case primaryKey([Data])
         /// The primary key but the group, for a caller that sees every group.
         case anyGroup(Data)
+        /// Pairs of the custom attribute map: one tag per pair (`custom_attribute_tags`).
+        case customAttributes([Data])
     }
 
     /// The blind-index lookup for a query that fixes the whole primary key (but perhaps the
-    /// group); nil when a scan is needed.
+    /// group), or names custom attribute pairs; nil when a scan is needed.
     private func indexLookup(_ wanted: AttributeValues, itemClass: ItemClass, caller: Caller) -> IndexLookup? {
-        guard Self.fixesPrimaryKey(wanted, itemClass: itemClass) else { return nil }
+        guard Self.fixesPrimaryKey(wanted, itemClass: itemClass) else {
+            // Other attributes of the query are matched once the candidates are opened.
+            guard let custom = wanted.values["custom"] as? [String: String], !custom.isEmpty else { return nil }
+            return .customAttributes(sealing.customAttributeTags(custom, itemClass: itemClass))
+        }
         if wanted.values["accessGroup"] != nil {
             return .primaryKey([sealing.primaryKeyTag(wanted, itemClass: itemClass)])
         }
@@ -423,19 +445,16 @@ public final class Keychain: Sendable {
         return values.keys.allSatisfy { names.contains($0) || $0 == "accessible" }
     }
 
+    /// The group tags a search reads the rows of: the group it names, else the caller's groups;
+    /// nil for every group (a caller that sees them all and names none).
+    private func searchedGroupTags(named group: String?, caller: Caller) -> [Data]? {
+        if caller.seesEveryGroup && group == nil { return nil }
+        return (group.map { [$0] } ?? caller.accessGroups).map { sealing.groupTag($0) }
+    }
+
     /// Rows of an item table, through a statement prepared once per connection.
     private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [StoredItem] {
         try StoredItem.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-    }
-
-    /// Gives rows written before the lookup index their tag, once a read has opened them.
-    /// Best effort: a row left untagged is still found (lookups also read untagged rows).
-    private func tagLookups(_ untagged: [(id: Int64, tag: Data)], itemClass: ItemClass) {
-        guard !untagged.isEmpty else { return }
-        try? write { db in
-            let statement = try db.makeStatement(sql: "UPDATE \(itemClass.table) SET lookup_tag = ? WHERE id = ? AND lookup_tag IS NULL")
-            for (id, tag) in untagged { try statement.execute(arguments: [tag, id]) }
-        }
     }
 
     // MARK: Checks shared by add, update and find
@@ -521,7 +540,7 @@ public final class Keychain: Sendable {
     /// Every read here is one statement, atomic by itself: no transaction is opened around it
     /// (a BEGIN and a COMMIT would double a lookup's SQLite work).
     /// `onLookupConnection`: on ``lookupReader`` rather than one of the pool's readers.
-    private func read<T>(onLookupConnection: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    func read<T>(onLookupConnection: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
             return try onLookupConnection ? lookupReader.inDatabase(body) : database.unsafeRead(body)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -541,7 +560,7 @@ public final class Keychain: Sendable {
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
         defer { if checkpointPending.withLock({ $0 }) { checkpointWAL() } }
         do {
             return try database.write(body)

@@ -14,9 +14,13 @@ import TresorStorage
 /// | `primary_key_tag` | blind index: HMAC of the canonical primary-key tuple (unique) |
 /// | `group_tag` | blind index of the access group, so a client's items are found without decrypting others |
 /// | `lookup_tag` | blind index: HMAC of the primary key without the group (v3; NULL until a row is next read or written) |
+/// | `custom_indexed` | 1 once the row's custom attribute pairs are in `custom_attribute_tags` (v4; NULL until a row is next read or written) |
 /// | `metadata` | every other attribute, sealed under the (class, protection class) metadata key |
 /// | `row_key` | the item's own key, RFC 3394-wrapped by its class key |
 /// | `secret` | the secret, sealed under the row key |
+///
+/// `custom_attribute_tags` holds one blind index per custom attribute name=value pair of each
+/// indexed row (`tag`, `item_class`, `item_id`; see ``ItemSealing/customAttributeTag(name:value:itemClass:)``).
 enum KeychainDatabase {
     static func open(at url: URL) throws -> DatabasePool {
         try SealedDatabase.open(at: url, migrator: migrator)
@@ -78,6 +82,32 @@ enum KeychainDatabase {
                     """)
             }
         }
+        // A search by custom attributes (the Secret Service's attribute map) decrypted every
+        // row of the caller's groups; these tags find the rows holding each name=value pair.
+        // Rows written before get theirs the first time a read opens them (`custom_indexed`
+        // NULL until then, and searches read such rows too). A trigger per table removes a
+        // row's tags with it, whatever deletes it (delete, purge).
+        migrator.registerMigration("v4: custom attribute index") { db in
+            try db.execute(sql: """
+                CREATE TABLE custom_attribute_tags (
+                    tag BLOB NOT NULL,
+                    item_class TEXT NOT NULL,
+                    item_id INTEGER NOT NULL,
+                    PRIMARY KEY (tag, item_class, item_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX custom_attribute_tags_item ON custom_attribute_tags(item_class, item_id);
+                """)
+            for itemClass in ItemClass.allCases {
+                let table = itemClass.table
+                try db.execute(sql: """
+                    ALTER TABLE \(table) ADD COLUMN custom_indexed INTEGER;
+                    CREATE INDEX \(table)_custom_unindexed ON \(table)(custom_indexed, group_tag) WHERE custom_indexed IS NULL;
+                    CREATE TRIGGER \(table)_custom_tags_cleanup AFTER DELETE ON \(table) BEGIN
+                        DELETE FROM custom_attribute_tags WHERE item_class = '\(table)' AND item_id = OLD.id;
+                    END;
+                    """)
+            }
+        }
         return migrator
     }
 }
@@ -86,7 +116,7 @@ enum KeychainDatabase {
 struct StoredItem: FetchableRecord {
     /// The columns a read selects, in the order `init(row:)` reads them (by position: a name
     /// lookup per column was a tenth of a lookup's read).
-    static let selection = "id, pdmn, metadata, row_key, secret, lookup_tag"
+    static let selection = "id, pdmn, metadata, row_key, secret, lookup_tag, custom_indexed"
 
     var id: Int64
     var protectionClass: String
@@ -95,6 +125,8 @@ struct StoredItem: FetchableRecord {
     var secret: Data
     /// Nil for a row written before the lookup index (schema v3).
     var lookupTag: Data?
+    /// False for a row written before the custom attribute index (schema v4) and not opened since.
+    var customIndexed: Bool
 
     init(row: Row) {
         id = row[0]
@@ -103,5 +135,6 @@ struct StoredItem: FetchableRecord {
         rowKey = row[3]
         secret = row[4]
         lookupTag = row[5]
+        customIndexed = !row.hasNull(atIndex: 6)
     }
 }

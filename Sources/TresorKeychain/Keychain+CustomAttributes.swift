@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// The custom attribute index (schema v4): a search that names pairs of the free-form
+/// attribute map opens the rows holding all of them — and the rows not indexed yet — instead of
+/// every row of the caller's groups (1.2 s at 100,000 items). The index only narrows the rows:
+/// each is still matched in full once opened, so a tag collision cannot return a wrong item.
+extension Keychain {
+    /// The ids of the rows a search for every one of `tags` may match: those holding them all,
+    /// plus those written before the index, in the groups of `groupTags` (nil: every group).
+    /// One statement, so a row indexed meanwhile is in exactly one of the two.
+    static func customAttributeCandidates(_ db: Database, tags: [Data], itemClass: ItemClass, groupTags: [Data]?) throws -> [Int64] {
+        if groupTags?.isEmpty == true { return [] }
+        let tags = Array(Set(tags))     // HAVING counts distinct tags
+        let groupArguments = StatementArguments(groupTags ?? [])
+        let arguments = StatementArguments(tags) + [itemClass.table, tags.count] + groupArguments + groupArguments
+        let sql = customAttributeCandidatesSQL(itemClass, tagCount: tags.count, groupCount: groupTags?.count)
+        return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The statement of ``customAttributeCandidates(_:tags:itemClass:groupTags:)``; its
+    /// arguments: the tags, the table, their count, then the group tags twice.
+    static func customAttributeCandidatesSQL(_ itemClass: ItemClass, tagCount: Int, groupCount: Int?) -> String {
+        let table = itemClass.table
+        // The `+` keep SQLite from the indexes it would otherwise choose (no statistics): the
+        // group's, which walks every row of the groups, and (item_class, item_id), which walks
+        // every tag of the class in the order GROUP BY wants. Each tag is looked up instead.
+        let groups = groupCount.map { "group_tag IN (\(databaseQuestionMarks(count: $0)))" }
+        return """
+            SELECT id FROM \(table) WHERE id IN (
+                SELECT item_id FROM custom_attribute_tags
+                WHERE tag IN (\(databaseQuestionMarks(count: tagCount))) AND +item_class = ?
+                GROUP BY item_id HAVING COUNT(*) = ?
+            ) AND \(groups.map { "+" + $0 } ?? "1")
+            UNION ALL
+            SELECT id FROM \(table) WHERE custom_indexed IS NULL AND \(groups ?? "1")
+            ORDER BY id
+            """
+    }
+
+    /// The rows of `ids` (those still there).
+    static func rows(_ db: Database, ids: ArraySlice<Int64>, itemClass: ItemClass) throws -> [StoredItem] {
+        // Not a cached statement: pages differ in length, and each length would stay cached.
+        try StoredItem.fetchAll(
+            db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
+            arguments: StatementArguments(Array(ids)))
+    }
+
+    /// Writes the custom attribute tags of row `id` in place of any it had. The caller marks
+    /// the row indexed (`custom_indexed`) in the same transaction.
+    func replaceCustomAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, custom: [String: String]?) throws {
+        try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, tags: sealing.customAttributeTags(custom, itemClass: itemClass))
+    }
+
+    private func replaceCustomAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, tags: [Data]) throws {
+        let table = itemClass.table
+        try db.cachedStatement(sql: "DELETE FROM custom_attribute_tags WHERE item_class = ? AND item_id = ?").execute(arguments: [table, id])
+        // OR IGNORE: two pairs whose tags collide are one row; a collision is no duplicate item.
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO custom_attribute_tags (tag, item_class, item_id) VALUES (?, ?, ?)")
+        for tag in tags { try insert.execute(arguments: [tag, table, id]) }
+    }
+
+    /// What a read learned about a row written before the lookup index (v3) or the custom
+    /// attribute index (v4): the tags it lacks, nil for those it has.
+    struct UnindexedRow {
+        var id: Int64
+        var lookupTag: Data?
+        var customTags: [Data]?
+    }
+
+    /// The tags `stored` lacks, from its opened `values`; nil when it lacks none. Custom tags
+    /// are left out when the map cannot be read as strings: the row then stays unindexed, and
+    /// found, rather than indexed as having no pairs.
+    func missingTags(of stored: StoredItem, values: AttributeValues, itemClass: ItemClass) -> UnindexedRow? {
+        guard stored.lookupTag == nil || !stored.customIndexed else { return nil }
+        var row = UnindexedRow(id: stored.id)
+        if stored.lookupTag == nil { row.lookupTag = sealing.lookupTag(values, itemClass: itemClass) }
+        if !stored.customIndexed {
+            switch values.values["custom"] {
+            case nil: row.customTags = []
+            case let custom as [String: String]: row.customTags = sealing.customAttributeTags(custom, itemClass: itemClass)
+            default: break
+            }
+        }
+        return row
+    }
+
+    /// Gives rows written before an index what they lack, once a read has opened them. Best
+    /// effort: a row left as it was is still found (searches also read such rows). A row
+    /// written since it was read has its tags already, and is left alone.
+    func indexOpenedRows(_ rows: [UnindexedRow], itemClass: ItemClass) {
+        guard !rows.isEmpty else { return }
+        let table = itemClass.table
+        try? write { db in
+            let tagLookup = try db.makeStatement(sql: "UPDATE \(table) SET lookup_tag = ? WHERE id = ? AND lookup_tag IS NULL")
+            let markIndexed = try db.makeStatement(sql: "UPDATE \(table) SET custom_indexed = 1 WHERE id = ? AND custom_indexed IS NULL")
+            for row in rows {
+                if let tag = row.lookupTag { try tagLookup.execute(arguments: [tag, row.id]) }
+                guard let tags = row.customTags else { continue }
+                try markIndexed.execute(arguments: [row.id])
+                if db.changesCount == 1 { try replaceCustomAttributeTags(db, itemClass: itemClass, id: row.id, tags: tags) }
+            }
+        }
+    }
+}
