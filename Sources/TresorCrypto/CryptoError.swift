@@ -17,6 +17,10 @@ public enum CryptoError: Error, Equatable, Sendable {
     case unsupportedVersion(UInt8)
     /// A parameter is outside the range the operation accepts.
     case invalidParameter(String)
+    /// AES-CBC decryption found no valid PKCS#7 padding: wrong key or IV, or the ciphertext
+    /// was altered. (CBC authenticates nothing: a wrong key shows as bad padding
+    /// most of the time, not always.)
+    case badPadding
 }
 
 extension CryptoError: CustomStringConvertible {
@@ -35,6 +39,8 @@ extension CryptoError: CustomStringConvertible {
             return "unsupported envelope format version \(version)"
         case .invalidParameter(let reason):
             return "invalid parameter: \(reason)"
+        case .badPadding:
+            return "decryption failed: invalid padding (wrong key or IV, or the data was altered)"
         }
     }
 }
