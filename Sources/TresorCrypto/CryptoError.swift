@@ -17,6 +17,13 @@ public enum CryptoError: Error, Equatable, Sendable {
     case unsupportedVersion(UInt8)
     /// A parameter is outside the range the operation accepts.
     case invalidParameter(String)
+    /// A peer's Diffie–Hellman public key was refused (empty, too long, or not strictly
+    /// between 1 and p − 1). The reason names the rule, never the key's bytes.
+    case invalidPublicKey(String)
+    /// AES-CBC decryption found no valid PKCS#7 padding: wrong key or IV, or the ciphertext
+    /// was altered. (CBC authenticates nothing: a wrong key shows as bad padding
+    /// most of the time, not always.)
+    case badPadding
 }
 
 extension CryptoError: CustomStringConvertible {
@@ -35,6 +42,10 @@ extension CryptoError: CustomStringConvertible {
             return "unsupported envelope format version \(version)"
         case .invalidParameter(let reason):
             return "invalid parameter: \(reason)"
+        case .invalidPublicKey(let reason):
+            return "invalid Diffie-Hellman public key: \(reason)"
+        case .badPadding:
+            return "decryption failed: invalid padding (wrong key or IV, or the data was altered)"
         }
     }
 }

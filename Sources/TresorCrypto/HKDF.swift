@@ -17,4 +17,17 @@ public enum KeyDerivation {
     ) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, outputByteCount: outputByteCount)
     }
+
+    /// The AES-128 key of a Secret Service `dh-ietf1024-sha256-aes128-cbc-pkcs7` session:
+    /// HKDF-SHA256 of the Diffie–Hellman shared secret with no salt (RFC 5869 then uses a
+    /// block of zeros) and empty info, 16 bytes. `sharedSecret` must be the 128-byte padded
+    /// value ``DiffieHellman/KeyPair/sharedSecret(peerPublicKey:)`` returns; anything else
+    /// throws ``CryptoError/invalidParameter(_:)``, since the same number without its leading
+    /// zeros would silently give another key.
+    public static func secretServiceSessionKey(sharedSecret: Data) throws -> SymmetricKey {
+        guard sharedSecret.count == DiffieHellman.byteCount else {
+            throw CryptoError.invalidParameter("a Secret Service shared secret is \(DiffieHellman.byteCount) bytes")
+        }
+        return hkdfSHA256(inputKeyMaterial: SymmetricKey(data: sharedSecret), salt: Data(), info: Data(), outputByteCount: 16)
+    }
 }

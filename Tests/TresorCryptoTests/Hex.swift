@@ -52,6 +52,8 @@ extension CryptoError {
         case .malformedEnvelope: return "malformedEnvelope"
         case .unsupportedVersion: return "unsupportedVersion"
         case .invalidParameter: return "invalidParameter"
+        case .invalidPublicKey: return "invalidPublicKey"
+        case .badPadding: return "badPadding"
         }
     }
 }
