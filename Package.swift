@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TresorAppleNotes", targets: ["TresorAppleNotes"]),
         .library(name: "TresorModel", targets: ["TresorModel"]),
         .library(name: "TresorSystem", targets: ["TresorSystem"]),
+        .library(name: "TresorDBus", targets: ["TresorDBus"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),

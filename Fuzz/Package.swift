@@ -51,5 +51,8 @@ let package = Package(
         fuzzTarget("apple-notestore", [
             .product(name: "TresorAppleNotes", package: "Tresor"),
         ]),
+        fuzzTarget("dbus-message", [
+            .product(name: "TresorDBus", package: "Tresor"),
+        ]),
     ]
 )

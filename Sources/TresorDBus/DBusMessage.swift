@@ -49,6 +49,33 @@ public final class DBusMessage: @unchecked Sendable {
         return values
     }
 
+    // MARK: Wire form
+
+    /// A message read from its wire form, validated by libdbus (header, signature, body).
+    /// - Parameter bytes: one whole marshalled message.
+    /// - Throws: ``DBusError`` (`InvalidArgs`) when libdbus refuses the bytes.
+    public convenience init(marshalled bytes: [UInt8]) throws {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let message = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.flatMap { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { dbus_message_demarshal($0, Int32(buffer.count), &error) }
+            }
+        }
+        guard let message else { throw DBusError.invalidArguments("not a D-Bus message") }
+        self.init(adopting: message)
+    }
+
+    /// This message's wire form.
+    public func marshalled() -> [UInt8] {
+        var pointer: UnsafeMutablePointer<CChar>?
+        var count: Int32 = 0
+        guard dbus_message_marshal(raw, &pointer, &count) != 0, let pointer else { return [] }
+        defer { dbus_free(pointer) }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(count)) { Array(UnsafeBufferPointer(start: $0, count: Int(count))) }
+    }
+
     // MARK: Making messages
 
     /// A method call to `destination`.
@@ -98,7 +125,6 @@ public final class DBusMessage: @unchecked Sendable {
         case ascii("x"): return .int64(basic(&iterator, Int64(0)))
         case ascii("t"): return .uint64(basic(&iterator, UInt64(0)))
         case ascii("d"): return .double(basic(&iterator, Double(0)))
-        case ascii("h"): return .uint32(basic(&iterator, UInt32(0)))  // a file descriptor: never used here
         case ascii("s"): return .string(string(&iterator))
         case ascii("o"): return .objectPath(string(&iterator))
         case ascii("g"): return .signature(string(&iterator))
