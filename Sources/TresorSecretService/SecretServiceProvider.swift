@@ -51,7 +51,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         DetachedThread.start { [self] in
-            connection.run(tickMilliseconds: 500, tick: tick, handle)
+            connection.run(tickMilliseconds: 2_000, tick: tick, handle)
             logger.notice("the Secret Service stopped: the bus connection ended")
         }
     }

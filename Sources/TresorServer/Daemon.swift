@@ -96,6 +96,7 @@ public struct Daemon: Sendable {
         let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections)
         router.add(middleware: peers)
         router.add(middleware: KeybagLockObserver(sessions: webSessions))
+        if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
         let items = ItemRoutes(keychains: keychains, callers: callers)
         items.register(on: router)
