@@ -49,7 +49,12 @@ public final class ExecutableGrants: Sendable {
 
     /// The groups granted to the executable whose own group is `grantee`.
     public func groups(grantedTo grantee: String) throws -> [String] {
-        try list().filter { $0.grantee == grantee }.map(\.group)
+        try list().filter { $0.grantee == grantee }.compactMap(\.group)
+    }
+
+    /// The items granted one by one to the executable whose own group is `grantee`.
+    public func items(grantedTo grantee: String) throws -> [String] {
+        try list().filter { $0.grantee == grantee }.compactMap(\.item)
     }
 
     /// Adds a grant (adding one that exists changes nothing).
@@ -70,7 +75,7 @@ public final class ExecutableGrants: Sendable {
     }
 
     private func save(_ grants: [ExecutableGrant]) throws {
-        let sorted = grants.sorted { ($0.grantee, $0.group) < ($1.grantee, $1.group) }
+        let sorted = grants.sorted { ($0.grantee, $0.group ?? "", $0.item ?? "") < ($1.grantee, $1.group ?? "", $1.item ?? "") }
         let sealed = try Envelope.seal(try JSONEncoder().encode(sorted), using: try sealingKey(), authenticating: Self.associatedData)
         do {
             try SecureFiles.writeAtomically(sealed, to: file)

@@ -15,16 +15,19 @@ extension TresorClient {
     ///   - executablePath: the executable allowed in.
     ///   - ownerPath: the executable whose items it may use, or nil with `group`.
     ///   - group: an access group named directly (an `exe-sha256:…` group, or a registered
-    ///     application's), or nil with `ownerPath`.
+    ///     application's), or nil.
+    ///   - itemID: one item (its keychain id), or nil. Name exactly one of the three.
     ///   - revoke: take the grant back instead.
     ///   - passcode: the passcode, when one is set.
     /// - Returns: every grant after the change.
     /// - Throws: ``APIError`` from the daemon.
     @discardableResult
-    public func grantSecretService(executablePath: String, ownerPath: String?, group: String?, revoke: Bool, passcode: String?) throws -> [ExecutableGrant] {
+    public func grantSecretService(
+        executablePath: String, ownerPath: String?, group: String?, itemID: String? = nil, revoke: Bool, passcode: String?
+    ) throws -> [ExecutableGrant] {
         let response: SecretServiceOwnersResponse = try call(
             "POST", Route.secretServiceGrants,
-            ExecutableGrantRequest(executablePath: executablePath, ownerPath: ownerPath, group: group, revoke: revoke, passcode: passcode))
+            ExecutableGrantRequest(executablePath: executablePath, ownerPath: ownerPath, group: group, itemID: itemID, revoke: revoke, passcode: passcode))
         return response.grants
     }
 }

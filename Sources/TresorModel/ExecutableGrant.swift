@@ -6,12 +6,19 @@ import FoundationEssentials
 public struct ExecutableGrant: Codable, Equatable, Hashable, Sendable {
     /// The executable that is allowed in.
     public var grantee: String
-    /// The access group it may now use (the items of another executable).
-    public var group: String
+    /// The access group it may now use (the items of another executable), or nil for one item.
+    public var group: String?
+    /// The one item (its keychain id) it may now use, or nil for a whole group.
+    public var item: String?
 
-    public init(grantee: String, group: String) {
+    /// - Parameters:
+    ///   - grantee: the group of the executable let in.
+    ///   - group: the group it may use; or
+    ///   - item: the one item it may use.
+    public init(grantee: String, group: String? = nil, item: String? = nil) {
         self.grantee = grantee
         self.group = group
+        self.item = item
     }
 }
 

@@ -42,19 +42,21 @@ public struct SecretServiceOwner: Codable, Sendable {
 }
 
 /// `POST /v1/secret-service/grants`: let the executable at `executablePath` use another
-/// executable's items (the group of the executable at `ownerPath`, or `group` as named), or take
-/// that back. Needs the keybag unlocked and, when one is set, the passcode.
+/// executable's items (the group of the executable at `ownerPath`, or `group` as named) or one
+/// item (`itemID`), or take that back. Needs the keybag unlocked and, when one is set, the passcode.
 public struct ExecutableGrantRequest: Codable, Sendable {
     public var executablePath: String
     public var ownerPath: String?
     public var group: String?
+    public var itemID: String?
     public var revoke: Bool
     public var passcode: String?
 
-    public init(executablePath: String, ownerPath: String?, group: String?, revoke: Bool, passcode: String?) {
+    public init(executablePath: String, ownerPath: String?, group: String?, itemID: String? = nil, revoke: Bool, passcode: String?) {
         self.executablePath = executablePath
         self.ownerPath = ownerPath
         self.group = group
+        self.itemID = itemID
         self.revoke = revoke
         self.passcode = passcode
     }

@@ -8,7 +8,7 @@ extension SecretServiceProvider {
         switch member {
         case "SearchItems":
             let attributes = try Self.attributeMap(request.arguments("a{ss}", member)[0])
-            let found = try collection.search(attributes, caller: request.caller)
+            let found = try collection.search(attributes, client: request.client)
             return [.objectPaths(found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) })]
 
         case "CreateItem":
@@ -18,7 +18,7 @@ extension SecretServiceProvider {
             let attributes = try properties["\(SecretInterface.item).Attributes"].map(Self.attributeMap) ?? [:]
             let secret = try sessions.decode(arguments[1], for: request.sender)
             let created = try collection.create(
-                label: label, attributes: attributes, secret: secret, replace: arguments[2].boolValue ?? false, caller: request.caller)
+                label: label, attributes: attributes, secret: secret, replace: arguments[2].boolValue ?? false, client: request.client)
             signals += itemSignal(created.isNew ? "ItemCreated" : "ItemChanged", collection: collection, id: created.id, group: request.caller.defaultAccessGroup)
             return [.objectPath(itemPath(collection, created.id)), .objectPath(SecretObjectPath.none)]
 
@@ -35,17 +35,17 @@ extension SecretServiceProvider {
         case "GetSecret":
             let session = try request.arguments("o", member)[0].stringValue ?? ""
             _ = try sessions.session(session, for: request.sender)
-            return [try sessions.encode(try collection.secret(id, caller: request.caller), sessionPath: session, for: request.sender)]
+            return [try sessions.encode(try collection.secret(id, client: request.client), sessionPath: session, for: request.sender)]
 
         case "SetSecret":
             let secret = try sessions.decode(try request.arguments("(oayays)", member)[0], for: request.sender)
-            try collection.setSecret(id, secret, caller: request.caller)
+            try collection.setSecret(id, secret, client: request.client)
             signals += itemSignal("ItemChanged", collection: collection, id: id, group: request.caller.defaultAccessGroup)
             return []
 
         case "Delete":
             _ = try request.arguments("", member)
-            try collection.delete(id, caller: request.caller)
+            try collection.delete(id, client: request.client)
             signals += itemSignal("ItemDeleted", collection: collection, id: id, group: request.caller.defaultAccessGroup)
             return [.objectPath(SecretObjectPath.none)]
 

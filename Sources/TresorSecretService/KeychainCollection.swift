@@ -19,74 +19,104 @@ struct KeychainCollection: SecretCollection {
 
     static let service = "org.freedesktop.secrets"
 
-    func search(_ attributes: [String: String], caller: Caller) throws -> (unlocked: [SecretItem], locked: [String]) {
+    func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String]) {
         var query = ItemQuery(.genericPassword, limit: .all)
         if !attributes.isEmpty { query.attributes.custom = attributes }
+        let keychain = try keychain()
+        var unlocked: [SecretItem] = [], locked: [String] = []
         do {
-            return (try keychain().copyMatching(query, caller: caller).map(Self.item), [])
+            unlocked = try keychain.copyMatching(query, caller: client.caller).map(Self.item)
         } catch KeychainError.itemNotFound {
-            return ([], [])
         } catch KeychainError.interactionNotAllowed {
-            return ([], try keychain().lockedMatches(custom: attributes, caller: caller))
+            locked = try keychain.lockedMatches(custom: attributes, caller: client.caller)
         }
+        // Items granted one by one are few: each is read by its id and matched here.
+        for id in client.grantedItems where !unlocked.contains(where: { $0.id == id }) {
+            do {
+                let item = Self.item(try one(id, client: client, data: false))
+                if attributes.allSatisfy({ item.attributes[$0.key] == $0.value }) { unlocked.append(item) }
+            } catch KeychainError.interactionNotAllowed {
+                locked.append(id)
+            } catch KeychainError.itemNotFound {}
+        }
+        return (unlocked, locked)
     }
 
-    func item(_ id: String, caller: Caller) throws -> SecretItem {
-        Self.item(try one(id, caller: caller, data: false))
+    func item(_ id: String, client: SecretServiceClient) throws -> SecretItem {
+        Self.item(try one(id, client: client, data: false))
     }
 
-    func secret(_ id: String, caller: Caller) throws -> SecretValue {
-        let found = try one(id, caller: caller, data: true)
+    func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
+        let found = try one(id, client: client, data: true)
         let contentType = found.attributes?.generic.flatMap { String(data: $0, encoding: .utf8) } ?? "text/plain"
         return SecretValue(bytes: Array(found.secret ?? Data()), contentType: contentType)
     }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, caller: Caller) throws -> (id: String, isNew: Bool) {
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
         try SecretLimits.check(label: label, attributes: attributes)
-        if replace, let existing = try search(attributes, caller: caller).unlocked.first(where: {
-            $0.attributes == attributes && (try? group(of: $0.id, caller: caller)) == caller.defaultAccessGroup
-        }) {
-            try update(existing.id, label: label, attributes: nil, caller: caller)
-            try setSecret(existing.id, secret, caller: caller)
+        let own = Caller(accessGroups: [client.caller.defaultAccessGroup], defaultAccessGroup: client.caller.defaultAccessGroup)
+        var query = ItemQuery(.genericPassword, limit: .all)
+        query.attributes.custom = attributes.isEmpty ? nil : attributes
+        if replace, let existing = (try? keychain().copyMatching(query, caller: own))?.first(where: { $0.attributes?.custom ?? [:] == attributes }) {
+            try update(existing.id, label: label, attributes: nil, client: client)
+            try setSecret(existing.id, secret, client: client)
             return (existing.id, false)
         }
-        var values = ItemAttributes()
-        values.service = Self.service
-        values.account = UUID().uuidString.lowercased()
-        values.label = label
-        values.custom = attributes
-        values.generic = Data(secret.contentType.utf8)
-        let item = try keychain().add(.genericPassword, attributes: values, secret: Data(secret.bytes), caller: caller)
+        let item = try keychain().add(
+            .genericPassword, attributes: Self.attributes(label: label, attributes: attributes, contentType: secret.contentType),
+            secret: Data(secret.bytes), caller: client.caller)
         return (item.id, true)
     }
 
-    func update(_ id: String, label: String?, attributes: [String: String]?, caller: Caller) throws {
+    /// How a Secret Service item is kept as a generic password.
+    static func attributes(label: String, attributes: [String: String], contentType: String) -> ItemAttributes {
+        var values = ItemAttributes()
+        values.service = service
+        values.account = UUID().uuidString.lowercased()
+        values.label = label
+        values.custom = attributes
+        values.generic = Data(contentType.utf8)
+        return values
+    }
+
+    func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws {
         try SecretLimits.check(label: label, attributes: attributes)
         var changes = ItemAttributes()
         changes.label = label
         changes.custom = attributes
-        try keychain().update(ItemQuery(.genericPassword, id: id), changes: changes, secret: nil, caller: caller)
+        try keychain().update(ItemQuery(.genericPassword, id: id), changes: changes, secret: nil, caller: try caller(for: id, client))
     }
 
-    func setSecret(_ id: String, _ secret: SecretValue, caller: Caller) throws {
+    func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws {
         var changes = ItemAttributes()
         changes.generic = Data(secret.contentType.utf8)
-        try keychain().update(ItemQuery(.genericPassword, id: id), changes: changes, secret: Data(secret.bytes), caller: caller)
+        try keychain().update(ItemQuery(.genericPassword, id: id), changes: changes, secret: Data(secret.bytes), caller: try caller(for: id, client))
     }
 
-    func delete(_ id: String, caller: Caller) throws {
-        guard try keychain().delete(ItemQuery(.genericPassword, id: id), caller: caller) > 0 else { throw KeychainError.itemNotFound }
+    func delete(_ id: String, client: SecretServiceClient) throws {
+        guard try keychain().delete(ItemQuery(.genericPassword, id: id), caller: try caller(for: id, client)) > 0 else {
+            throw KeychainError.itemNotFound
+        }
     }
 
-    private func one(_ id: String, caller: Caller, data: Bool) throws -> KeychainItem {
+    private func one(_ id: String, client: SecretServiceClient, data: Bool) throws -> KeychainItem {
         guard Int64(id) != nil else { throw KeychainError.itemNotFound }
         let query = ItemQuery(.genericPassword, id: id, limit: .one, returnData: data, returnAttributes: true)
-        guard let found = try keychain().copyMatching(query, caller: caller).first else { throw KeychainError.itemNotFound }
+        guard let found = try keychain().copyMatching(query, caller: try caller(for: id, client)).first else { throw KeychainError.itemNotFound }
         return found
     }
 
-    private func group(of id: String, caller: Caller) throws -> String? {
-        try one(id, caller: caller, data: false).attributes?.accessGroup
+    /// Who reads item `id` for `client`: the client itself, or — for an item the user granted it
+    /// alone — a caller of that item's group and nothing else (its group is read from the item
+    /// by id, attributes only, which reveals nothing the grant does not).
+    private func caller(for id: String, _ client: SecretServiceClient) throws -> Caller {
+        guard client.grantedItems.contains(id) else { return client.caller }
+        let lookup = Caller(accessGroups: [], defaultAccessGroup: "", seesEveryGroup: true)
+        let query = ItemQuery(.genericPassword, id: id, limit: .one, returnData: false, returnAttributes: true)
+        guard let group = try keychain().copyMatching(query, caller: lookup).first?.attributes?.accessGroup else {
+            throw KeychainError.itemNotFound
+        }
+        return Caller(accessGroups: [group], defaultAccessGroup: client.caller.defaultAccessGroup)
     }
 
     private static func item(_ found: KeychainItem) -> SecretItem {

@@ -20,23 +20,23 @@ final class MemoryCollection: SecretCollection {
     /// The most items the collection holds, so a client cannot fill the daemon's memory.
     static let capacity = 10_000
 
-    func search(_ attributes: [String: String], caller: Caller) throws -> (unlocked: [SecretItem], locked: [String]) {
+    func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String]) {
         let found = items.withLock { items in
             items.values.filter { stored in
-                caller.mayUse(group: stored.group) && attributes.allSatisfy { stored.item.attributes[$0.key] == $0.value }
+                client.caller.mayUse(group: stored.group) && attributes.allSatisfy { stored.item.attributes[$0.key] == $0.value }
             }.map(\.item)
         }
         return (found.sorted { $0.created < $1.created }, [])
     }
 
-    func item(_ id: String, caller: Caller) throws -> SecretItem { try stored(id, caller: caller).item }
+    func item(_ id: String, client: SecretServiceClient) throws -> SecretItem { try stored(id, client: client).item }
 
-    func secret(_ id: String, caller: Caller) throws -> SecretValue { try stored(id, caller: caller).secret }
+    func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue { try stored(id, client: client).secret }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, caller: Caller) throws -> (id: String, isNew: Bool) {
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
         try SecretLimits.check(label: label, attributes: attributes)
         guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
-        let group = caller.defaultAccessGroup
+        let group = client.caller.defaultAccessGroup
         return try items.withLock { items in
             let now = Date()
             if replace, let existing = items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
@@ -52,32 +52,32 @@ final class MemoryCollection: SecretCollection {
         }
     }
 
-    func update(_ id: String, label: String?, attributes: [String: String]?, caller: Caller) throws {
+    func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws {
         try SecretLimits.check(label: label, attributes: attributes)
-        try change(id, caller: caller) { stored in
+        try change(id, client: client) { stored in
             if let label { stored.item.label = label }
             if let attributes { stored.item.attributes = attributes }
         }
     }
 
-    func setSecret(_ id: String, _ secret: SecretValue, caller: Caller) throws {
+    func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws {
         guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
-        try change(id, caller: caller) { $0.secret = secret }
+        try change(id, client: client) { $0.secret = secret }
     }
 
-    func delete(_ id: String, caller: Caller) throws {
-        _ = try stored(id, caller: caller)
+    func delete(_ id: String, client: SecretServiceClient) throws {
+        _ = try stored(id, client: client)
         items.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    private func stored(_ id: String, caller: Caller) throws -> Stored {
-        guard let stored = items.withLock({ $0[id] }), caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+    private func stored(_ id: String, client: SecretServiceClient) throws -> Stored {
+        guard let stored = items.withLock({ $0[id] }), client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
         return stored
     }
 
-    private func change(_ id: String, caller: Caller, _ body: (inout Stored) -> Void) throws {
+    private func change(_ id: String, client: SecretServiceClient, _ body: (inout Stored) -> Void) throws {
         try items.withLock { items in
-            guard var stored = items[id], caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+            guard var stored = items[id], client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
             body(&stored)
             stored.item.modified = Date()
             items[id] = stored

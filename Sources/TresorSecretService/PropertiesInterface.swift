@@ -31,7 +31,7 @@ extension SecretServiceProvider {
             return ["Collections": .objectPaths(collectionPaths)]
         case .collection(let name) where interface.isEmpty || interface == SecretInterface.collection:
             let collection = try collection(name)
-            let found = try collection.search([:], caller: request.caller)
+            let found = try collection.search([:], client: request.client)
             let paths = found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) }
             let modified = found.unlocked.map(\.modified).max() ?? collection.created
             return [
@@ -42,7 +42,7 @@ extension SecretServiceProvider {
             let collection = try collection(name)
             let item: SecretItem
             do {
-                item = try collection.item(id, caller: request.caller)
+                item = try collection.item(id, client: request.client)
             } catch KeychainError.interactionNotAllowed {
                 // Locked: its attributes are sealed under a key the keybag holds back.
                 return ["Locked": .boolean(true)]
@@ -66,9 +66,9 @@ extension SecretServiceProvider {
         switch name {
         case "Label":
             guard let label = value.stringValue else { throw DBusError.invalidArguments("Label is a string") }
-            try collection.update(id, label: label, attributes: nil, caller: request.caller)
+            try collection.update(id, label: label, attributes: nil, client: request.client)
         case "Attributes":
-            try collection.update(id, label: nil, attributes: try Self.attributeMap(value), caller: request.caller)
+            try collection.update(id, label: nil, attributes: try Self.attributeMap(value), client: request.client)
         default:
             throw DBusError.accessDenied("only an item's Label and Attributes can be changed")
         }

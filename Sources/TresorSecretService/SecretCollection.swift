@@ -26,16 +26,16 @@ protocol SecretCollection: Sendable {
     var isLocked: Bool { get }
     /// Items whose attributes contain every pair of `attributes`: readable ones, and the ids of
     /// those that match but are locked.
-    func search(_ attributes: [String: String], caller: Caller) throws -> (unlocked: [SecretItem], locked: [String])
+    func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String])
     /// - Throws: `KeychainError.itemNotFound` for an item that is not there *for this caller*.
-    func item(_ id: String, caller: Caller) throws -> SecretItem
-    func secret(_ id: String, caller: Caller) throws -> SecretValue
+    func item(_ id: String, client: SecretServiceClient) throws -> SecretItem
+    func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue
     /// Adds an item to the caller's own group; with `replace`, an item of that group with exactly
     /// these attributes is changed instead. Returns its id and whether it was new.
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, caller: Caller) throws -> (id: String, isNew: Bool)
-    func update(_ id: String, label: String?, attributes: [String: String]?, caller: Caller) throws
-    func setSecret(_ id: String, _ secret: SecretValue, caller: Caller) throws
-    func delete(_ id: String, caller: Caller) throws
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool)
+    func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws
+    func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws
+    func delete(_ id: String, client: SecretServiceClient) throws
 }
 
 /// Limits on what a client may store through the Secret Service (the keychain has its own too).

@@ -7,6 +7,8 @@ public struct SecretServiceClient: Sendable {
     public var caller: Caller
     /// The executable, as `tresor secret-service owners` names it.
     public var executable: String
+    /// Items of other groups the user granted this client one by one (keychain ids).
+    public var grantedItems: [String]
     /// Set when the identity could not be settled yet (the application registry opens only
     /// after the first unlock): it is used for this call and asked again for the next.
     public var isProvisional: Bool
@@ -14,10 +16,12 @@ public struct SecretServiceClient: Sendable {
     /// - Parameters:
     ///   - caller: the client's access groups.
     ///   - executable: the executable's path, for people.
+    ///   - grantedItems: items of other groups granted one by one.
     ///   - isProvisional: whether to ask again on the next call.
-    public init(caller: Caller, executable: String, isProvisional: Bool = false) {
+    public init(caller: Caller, executable: String, grantedItems: [String] = [], isProvisional: Bool = false) {
         self.caller = caller
         self.executable = executable
+        self.grantedItems = grantedItems
         self.isProvisional = isProvisional
     }
 }

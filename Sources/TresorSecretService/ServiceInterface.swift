@@ -20,7 +20,7 @@ extension SecretServiceProvider {
             var unlocked: [String] = []
             var locked: [String] = []
             for collection in [login, memory] as [any SecretCollection] {
-                let found = try collection.search(attributes, caller: request.caller)
+                let found = try collection.search(attributes, client: request.client)
                 unlocked += found.unlocked.map { itemPath(collection, $0.id) }
                 locked += found.locked.map { itemPath(collection, $0) }
             }
@@ -34,7 +34,7 @@ extension SecretServiceProvider {
             for path in arguments[0].objectPathList ?? [] {
                 // Items the caller cannot see, or that are locked, are left out, as the
                 // specification allows; a client asks about them one by one to learn why.
-                guard let (collection, id) = itemReference(path), let secret = try? collection.secret(id, caller: request.caller) else { continue }
+                guard let (collection, id) = itemReference(path), let secret = try? collection.secret(id, client: request.client) else { continue }
                 entries.append(.dictEntry(.objectPath(path), try sessions.encode(secret, sessionPath: session, for: request.sender)))
             }
             return [.array(elementSignature: "{o(oayays)}", entries)]

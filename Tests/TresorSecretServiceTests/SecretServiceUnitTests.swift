@@ -58,34 +58,34 @@ import TresorKeychain
 
     @Test func theSessionCollectionKeepsEachExecutablesItemsToItself() throws {
         let collection = MemoryCollection()
-        let alpha = Caller(accessGroups: ["exe:/usr/bin/alpha"], defaultAccessGroup: "exe:/usr/bin/alpha")
-        let beta = Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta")
+        let alpha = SecretServiceClient(caller: Caller(accessGroups: ["exe:/usr/bin/alpha"], defaultAccessGroup: "exe:/usr/bin/alpha"), executable: "/usr/bin/alpha")
+        let beta = SecretServiceClient(caller: Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta"), executable: "/usr/bin/beta")
         let secret = SecretValue(bytes: Array("s3cret".utf8), contentType: "text/plain")
-        let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, replace: false, caller: alpha)
-        #expect(try collection.search(["service": "x"], caller: alpha).unlocked.map(\.id) == [created.id])
-        #expect(try collection.search(["service": "x"], caller: beta).unlocked.isEmpty)
-        #expect(try collection.search([:], caller: beta).unlocked.isEmpty)
-        #expect(throws: KeychainError.itemNotFound) { try collection.secret(created.id, caller: beta) }
-        #expect(throws: KeychainError.itemNotFound) { try collection.delete(created.id, caller: beta) }
-        #expect(throws: KeychainError.itemNotFound) { try collection.update(created.id, label: "mine now", attributes: nil, caller: beta) }
+        let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, replace: false, client: alpha)
+        #expect(try collection.search(["service": "x"], client: alpha).unlocked.map(\.id) == [created.id])
+        #expect(try collection.search(["service": "x"], client: beta).unlocked.isEmpty)
+        #expect(try collection.search([:], client: beta).unlocked.isEmpty)
+        #expect(throws: KeychainError.itemNotFound) { try collection.secret(created.id, client: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.delete(created.id, client: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.update(created.id, label: "mine now", attributes: nil, client: beta) }
         // Replacing matches the caller's own items only: beta gets an item of its own.
-        let betas = try collection.create(label: "b", attributes: ["service": "x"], secret: secret, replace: true, caller: beta)
+        let betas = try collection.create(label: "b", attributes: ["service": "x"], secret: secret, replace: true, client: beta)
         #expect(betas.isNew && betas.id != created.id)
-        let replaced = try collection.create(label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, caller: alpha)
+        let replaced = try collection.create(label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, client: alpha)
         #expect(replaced == (created.id, false))
-        #expect(try collection.secret(created.id, caller: alpha).bytes == [1])
+        #expect(try collection.secret(created.id, client: alpha).bytes == [1])
     }
 
     @Test func oversizedLabelsAndAttributeMapsAreRefused() throws {
         let collection = MemoryCollection()
-        let caller = Caller(accessGroups: ["g"], defaultAccessGroup: "g")
+        let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
         let secret = SecretValue(bytes: [1], contentType: "text/plain")
         #expect(throws: KeychainError.self) {
-            try collection.create(label: String(repeating: "l", count: 1 << 20), attributes: [:], secret: secret, replace: false, caller: caller)
+            try collection.create(label: String(repeating: "l", count: 1 << 20), attributes: [:], secret: secret, replace: false, client: caller)
         }
         let huge = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("k\($0)", "v") })
-        #expect(throws: KeychainError.self) { try collection.create(label: "", attributes: huge, secret: secret, replace: false, caller: caller) }
-        #expect(try collection.search([:], caller: caller).unlocked.isEmpty)
+        #expect(throws: KeychainError.self) { try collection.create(label: "", attributes: huge, secret: secret, replace: false, client: caller) }
+        #expect(try collection.search([:], client: caller).unlocked.isEmpty)
     }
 
     @Test func keychainErrorsBecomeTheSecretServicesOwn() {

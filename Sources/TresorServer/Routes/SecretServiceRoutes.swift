@@ -29,7 +29,7 @@ struct SecretServiceRoutes {
                 let code = try Passcode(passcode)
                 try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
             }
-            let grant = ExecutableGrant(grantee: try group(ofExecutable: body.executablePath), group: try grantedGroup(body))
+            let grant = try grant(body)
             let grants = try keychains.executableGrants()
             if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
             context.logger.notice(body.revoke ? "Secret Service grant revoked" : "Secret Service grant added", metadata: [
@@ -39,12 +39,20 @@ struct SecretServiceRoutes {
         }
     }
 
-    /// The group named by the request: another executable's, or one named directly.
-    private func grantedGroup(_ body: ExecutableGrantRequest) throws -> String {
-        switch (body.ownerPath, body.group) {
-        case (let path?, nil): return try group(ofExecutable: path)
-        case (nil, let group?) where !group.isEmpty: return group
-        default: throw KeychainError.param("name either the owner's executable or a group")
+    /// The grant the request names: another executable's group, a group named directly, or
+    /// one item — which must exist.
+    private func grant(_ body: ExecutableGrantRequest) throws -> ExecutableGrant {
+        let grantee = try group(ofExecutable: body.executablePath)
+        switch (body.ownerPath, body.group, body.itemID) {
+        case (let path?, nil, nil): return ExecutableGrant(grantee: grantee, group: try group(ofExecutable: path))
+        case (nil, let group?, nil) where !group.isEmpty: return ExecutableGrant(grantee: grantee, group: group)
+        case (nil, nil, let id?):
+            let everything = Caller(accessGroups: [], defaultAccessGroup: CallerResolver.cliGroup, seesEveryGroup: true)
+            guard Int64(id) != nil, try keychains.loginKeychain().copyMatching(ItemQuery(.genericPassword, id: id), caller: everything).isEmpty == false else {
+                throw KeychainError.itemNotFound
+            }
+            return ExecutableGrant(grantee: grantee, item: id)
+        default: throw KeychainError.param("name one of: the owner's executable, a group, an item")
         }
     }
 

@@ -44,8 +44,10 @@ struct SecretServiceIdentities: Sendable {
                 executable: "\(path) (\(application.applicationID))")
         }
         let own = Self.group(path: path, sha256: hash, uid: uid)
-        let granted = try keychains.executableGrants().groups(grantedTo: own)
-        return SecretServiceClient(caller: Caller(accessGroups: [own] + granted, defaultAccessGroup: own), executable: path)
+        let grants = try keychains.executableGrants()
+        return SecretServiceClient(
+            caller: Caller(accessGroups: [own] + (try grants.groups(grantedTo: own)), defaultAccessGroup: own), executable: path,
+            grantedItems: try grants.items(grantedTo: own))
     }
 
     /// The loader variables that put another program's code into a process: a process started

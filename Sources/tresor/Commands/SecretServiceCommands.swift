@@ -29,7 +29,9 @@ struct SecretServiceCommand: ParsableCommand {
                     print(owner.owner)
                     for item in owner.items { print("  \(item.id)  \(item.label)") }
                 }
-                for grant in response.grants { print("granted: \(grant.grantee) may use \(grant.group)") }
+                for grant in response.grants {
+                    print("granted: \(grant.grantee) may use \(grant.group.map { "group \($0)" } ?? "item \(grant.item ?? "")")")
+                }
             }
         }
     }
@@ -38,10 +40,11 @@ struct SecretServiceCommand: ParsableCommand {
         @Option(help: "The executable to let in (or shut out).") var exe: String
         @Option(help: "The executable whose items it may use.") var owner: String?
         @Option(help: "An access group named directly (an exe-sha256:… group from `owners`, or an application id).") var group: String?
+        @Option(help: "One item, by the id `owners` shows.") var item: String?
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func validate() throws {
-            guard (owner == nil) != (group == nil) else { throw ValidationError("name either --owner or --group") }
+            guard [owner, group, item].compactMap({ $0 }).count == 1 else { throw ValidationError("name one of --owner, --group or --item") }
         }
     }
 
@@ -70,7 +73,8 @@ struct SecretServiceCommand: ParsableCommand {
             }
             let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
             let grants = try client.grantSecretService(
-                executablePath: absolute(change.exe), ownerPath: change.owner.map(absolute), group: change.group, revoke: revoke, passcode: passcode)
+                executablePath: absolute(change.exe), ownerPath: change.owner.map(absolute), group: change.group, itemID: change.item,
+                revoke: revoke, passcode: passcode)
             if options.json { return Output.json(grants) }
             print(revoke ? "Revoked." : "Allowed.")
         }
