@@ -50,7 +50,7 @@ final class PrivateBus {
         // It prints its address, then keeps stdout open for as long as it runs.
         let line = try Self.readLine(stdout.fileHandleForReading.fileDescriptor, timeout: 15)
         guard let line, line.hasPrefix("unix:") else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw SecretServiceTestError.fixture("dbus-daemon printed no address within 15 s (got \(line.debugDescription))")
         }
@@ -60,10 +60,10 @@ final class PrivateBus {
     deinit {
         // Nothing can be activated on this bus, but anything that was is the daemon's child.
         for child in Self.children(of: daemon.processIdentifier) { kill(child, SIGKILL) }
-        if daemon.isRunning {
-            daemon.terminate()
-            daemon.waitUntilExit()
-        }
+        // SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM, and
+        // dbus-daemon has nothing to save.
+        if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        daemon.waitUntilExit()
         try? FileManager.default.removeItem(at: folder)
     }
 
