@@ -258,8 +258,8 @@ final class BackgroundProcess {
         return line
     }
 
-    /// Waits for it to exit (at most `timeout` seconds, then kills it and throws) and returns
-    /// what it printed from here on.
+    /// Waits for it to exit (throws when it has not, `timeout` seconds after its last line: deinit
+    /// then kills it) and returns what it printed from here on.
     func finish(timeout: TimeInterval = clientTimeout) throws -> Harness.Result {
         var rest: [String] = []
         while let line = try PrivateBus.readLine(stdout.fileHandleForReading.fileDescriptor, timeout: timeout) {
@@ -276,7 +276,8 @@ final class BackgroundProcess {
         return Harness.Result(status: process.terminationStatus, stdout: rest.joined(separator: "\n"), stderr: errors)
     }
 
-    private var errors: String { String(decoding: stderr.data(), as: UTF8.self) }
+    /// Its standard error, read once it has exited (a PipeDrain gives its data once).
+    private lazy var errors = String(decoding: stderr.data(), as: UTF8.self)
 
     private func record() {
         guard !recorded, !process.isRunning else { return }

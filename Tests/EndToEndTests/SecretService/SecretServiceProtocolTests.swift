@@ -33,7 +33,7 @@ struct SecretServiceProtocolTests {
         let provider = try TresorProvider()
         #expect(try provider.python.secretstorage(.plain, "store", ["E2E properties", "tresor-e2e=properties"], secret: provider.marker("properties")).succeeded)
         // secret-tool's item is not Python's: it must not show in Python's view of the collection.
-        try provider.secretTool.store(label: "E2E not Python's", ["tresor-e2e": "properties"], secret: provider.marker("properties-other"))
+        try provider.secretTool.store(label: "E2E not Python's", ["tresor-e2e": "properties-other"], secret: provider.marker("properties-other"))
 
         let answer = try provider.python.raw(PropertiesAnswer.self, "properties")
         #expect(Set(answer.collections).isSuperset(of: [SecretService.login, SecretService.session]), "\(answer.collections)")
