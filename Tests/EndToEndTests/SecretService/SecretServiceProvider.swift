@@ -83,11 +83,18 @@ final class TresorProvider {
         return secret
     }
 
-    /// `tresor secret-service owners --json`.
+    /// `tresor secret-service owners --json`: an array of owners, or an object whose `owners`
+    /// is that array (beside the grants).
     func owners() throws -> [SecretServiceOwner] {
         let listed = try harness.tresor(["secret-service", "owners", "--json"])
         guard listed.succeeded else { throw SecretServiceTestError.fixture("tresor secret-service owners failed: \(listed.stderr)") }
-        return try JSONDecoder().decode([SecretServiceOwner].self, from: Data(listed.stdout.utf8))
+        let json = Data(listed.stdout.utf8)
+        if let owners = try? JSONDecoder().decode([SecretServiceOwner].self, from: json) { return owners }
+        return try JSONDecoder().decode(OwnersAndGrants.self, from: json).owners
+    }
+
+    private struct OwnersAndGrants: Decodable {
+        var owners: [SecretServiceOwner]
     }
 
     /// The id of the one Secret Service item labelled `label`, and its owner's description.
@@ -97,6 +104,15 @@ final class TresorProvider {
             throw SecretServiceTestError.fixture("`tresor secret-service owners` lists \(found.count) items labelled \(label.debugDescription)")
         }
         return item
+    }
+
+    /// Whether an owner's description names `executable`: by its path (symlinks resolved) or by
+    /// the SHA-256 of its file.
+    func description(_ owner: String, names executable: URL) throws -> Bool {
+        let file = executable.resolvingSymlinksInPath()
+        let hashed = try harness.run(URL(fileURLWithPath: "/usr/bin/sha256sum"), [file.path], timeout: clientTimeout)
+        let hash = hashed.stdout.split(separator: " ").first.map(String.init) ?? "not hashed"
+        return owner.contains(file.path) || owner.contains(hash)
     }
 
     /// `tresor secret-service allow|revoke --exe EXECUTABLE (--item ID | --owner PATH) --passcode-stdin`.
