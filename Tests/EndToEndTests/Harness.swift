@@ -225,9 +225,10 @@ final class Watchdog: Sendable {
         nonisolated(unsafe) let process = process
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
             state.withLock {
-                guard !$0.done, process.isRunning else { return }
-                $0.fired = true
-                kill(process.processIdentifier, SIGKILL)
+                if !$0.done && process.isRunning {
+                    $0.fired = true
+                    kill(process.processIdentifier, SIGKILL)
+                }
             }
         }
     }

@@ -153,10 +153,16 @@ struct PythonClients {
 
     let harness: Harness
 
+    /// python3's arguments to run a fixture script: -B, so that importing key_values.py leaves
+    /// no __pycache__ in the source tree.
+    private static func command(_ script: String) -> [String] {
+        ["-B", fixtures.appendingPathComponent(script).path]
+    }
+
     private func script(
         _ name: String, _ arguments: [String], input: String? = nil, revealing: [String] = [], timeout: TimeInterval = clientTimeout
     ) throws -> Harness.Result {
-        try harness.run(Self.python, [Self.fixtures.appendingPathComponent(name).path] + arguments, input: input, timeout: timeout, revealing: revealing)
+        try harness.run(Self.python, Self.command(name) + arguments, input: input, timeout: timeout, revealing: revealing)
     }
 
     /// keyring_client.py: `set` (the password on stdin), `get` (exit 1: none), `delete` (exit 1: none).
@@ -209,7 +215,7 @@ struct PythonClients {
     func startRaw(_ command: String, _ arguments: [String] = [], timeout: TimeInterval = 20) throws -> BackgroundProcess {
         try BackgroundProcess(
             harness: harness, executable: Self.python,
-            arguments: [Self.fixtures.appendingPathComponent("raw_dbus.py").path, "--timeout", "\(Int(timeout))", command] + arguments)
+            arguments: Self.command("raw_dbus.py") + ["--timeout", "\(Int(timeout))", command] + arguments)
     }
 }
 
@@ -279,9 +285,11 @@ final class BackgroundProcess {
     /// Its standard error, read once it has exited (a PipeDrain gives its data once).
     private lazy var errors = String(decoding: stderr.data(), as: UTF8.self)
 
+    /// Once, after it has exited.
     private func record() {
-        guard !recorded, !process.isRunning else { return }
-        recorded = true
-        harness.record(executable, arguments + ["[in the background]"], output: lines.joined(separator: "\n") + "\n" + errors)
+        if !recorded && !process.isRunning {
+            recorded = true
+            harness.record(executable, arguments + ["[in the background]"], output: lines.joined(separator: "\n") + "\n" + errors)
+        }
     }
 }

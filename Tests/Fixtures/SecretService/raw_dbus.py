@@ -27,6 +27,8 @@ import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
+from key_values import key_values
+
 BUS_NAME = "org.freedesktop.secrets"
 SERVICE_PATH = "/org/freedesktop/secrets"
 LOGIN = "/org/freedesktop/secrets/collection/login"
@@ -88,13 +90,7 @@ def plain_session(bus):
 
 
 def pairs(arguments):
-    result = {}
-    for pair in arguments:
-        key, separator, value = pair.partition("=")
-        if not separator:
-            raise SystemExit(f"not KEY=VALUE: {pair!r}")
-        result[key] = value
-    return dbus.Dictionary(result, signature="ss")
+    return dbus.Dictionary(key_values(arguments), signature="ss")
 
 
 def secret_struct(session, value):

@@ -23,6 +23,8 @@ from secretstorage.defines import ALGORITHM_DH, ALGORITHM_PLAIN, SS_PATH, SS_PRE
 from secretstorage.dhcrypto import Session, int_to_bytes
 from secretstorage.util import DBusAddressWrapper
 
+from key_values import key_values
+
 
 def open_session(connection, kind):
     service = DBusAddressWrapper(SS_PATH, SS_PREFIX + "Service", connection)
@@ -41,16 +43,6 @@ def open_session(connection, kind):
     session.object_path = path
     print(f"session: {algorithm} {'encrypted' if session.encrypted else 'plain'}", file=sys.stderr)
     return session
-
-
-def attributes(pairs):
-    result = {}
-    for pair in pairs:
-        key, separator, value = pair.partition("=")
-        if not separator:
-            raise SystemExit(f"not KEY=VALUE: {pair!r}")
-        result[key] = value
-    return result
 
 
 def unlocked_matches(connection, session, query):
@@ -78,9 +70,9 @@ def main():
             collection = secretstorage.Collection(connection, options.collection, session)
         else:
             collection = secretstorage.get_default_collection(connection, session)
-        collection.create_item(label, attributes(pairs), sys.stdin.buffer.read(), replace=True)
+        collection.create_item(label, key_values(pairs), sys.stdin.buffer.read(), replace=True)
         return 0
-    query = attributes(options.arguments)
+    query = key_values(options.arguments)
     if options.command == "search":
         found = [
             {"path": item.item_path, "label": item.get_label(), "attributes": item.get_attributes(), "locked": item.is_locked()}
