@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TresorKit
 import TresorProtocol
@@ -28,13 +29,16 @@ final class Harness {
         return directory
     }()
 
-    /// - Parameter base: where to make the temporary root; `/tmp` is 0700 here, so tests that
-    ///   need another user to reach the socket pass `/var/tmp`.
-    init(base: String? = nil, configuration: String? = nil) throws {
+    /// - Parameters:
+    ///   - base: where to make the temporary root; `/tmp` is 0700 here, so tests that
+    ///     need another user to reach the socket pass `/var/tmp`.
+    ///   - environment: added to every process's environment, the daemon's too (a private
+    ///     D-Bus's `DBUS_SESSION_BUS_ADDRESS`).
+    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:]) throws {
         let parent = URL(fileURLWithPath: base ?? FileManager.default.temporaryDirectory.path)
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
@@ -77,16 +81,39 @@ final class Harness {
 
     func status() throws -> DaemonStatus { try json(DaemonStatus.self, ["status"]) }
 
-    func run(_ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Result {
+    /// - Parameters:
+    ///   - timeout: when given, a process still running after that many seconds is killed and
+    ///     `run` throws `HarnessError.timedOut`.
+    ///   - revealing: what this command is meant to print (a secret a client looked up), kept out
+    ///     of the transcript so that the secret scan still checks every other output.
+    func run(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
+        timeout: TimeInterval? = nil, revealing: [String] = []
+    ) throws -> Result {
+        let (result, timedOut) = try Self.execute(executable, arguments, input: input, environment: environment ?? self.environment, timeout: timeout)
+        record(executable, arguments, output: result.stdout + result.stderr, revealing: revealing)
+        if timedOut, let timeout {
+            throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: timeout)
+        }
+        return result
+    }
+
+    /// Runs a process to its end and records nothing (``run(_:_:input:environment:timeout:revealing:)``
+    /// records); a fixture without a harness (a private bus) uses it directly. With a `timeout`,
+    /// a process still running then is killed, and `timedOut` says so.
+    static func execute(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String], timeout: TimeInterval? = nil
+    ) throws -> (result: Result, timedOut: Bool) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment ?? self.environment
+        process.environment = environment
         let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin
         try process.run()
+        let watchdog = timeout.map { Watchdog(process, after: $0) }
         // Both outputs are read while the input is written: a child that fills one pipe while
         // this process waits on another (or on writing its input) would otherwise wait forever.
         let outReader = PipeDrain(stdout.fileHandleForReading.fileDescriptor), errReader = PipeDrain(stderr.fileHandleForReading.fileDescriptor)
@@ -95,8 +122,14 @@ final class Harness {
         let out = String(decoding: outReader.data(), as: UTF8.self)
         let err = String(decoding: errReader.data(), as: UTF8.self)
         process.waitUntilExit()
-        transcript += "$ \(executable.lastPathComponent) \(arguments.joined(separator: " "))\n\(out)\(err)"
-        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        return (Result(status: process.terminationStatus, stdout: out, stderr: err), watchdog?.fired ?? false)
+    }
+
+    /// Adds a command and its output to the transcript the secret scan reads, with each of
+    /// `revealing` (what the command was meant to print) replaced by a placeholder.
+    func record(_ executable: URL, _ arguments: [String], output: String, revealing: [String] = []) {
+        let shown = revealing.filter { !$0.isEmpty }.reduce(output) { $0.replacingOccurrences(of: $1, with: "<revealed>") }
+        transcript += "$ \(executable.lastPathComponent) \(arguments.joined(separator: " "))\n\(shown)"
     }
 
     // MARK: The daemon
@@ -180,6 +213,28 @@ final class Harness {
 
 enum HarnessError: Error {
     case daemonDidNotStart(String)
+    case timedOut(String, after: TimeInterval)
+}
+
+/// Kills a process still running after a number of seconds, so that no wait of a test is unbounded.
+final class Watchdog: Sendable {
+    private let state = Mutex((done: false, fired: false))
+
+    init(_ process: Process, after seconds: TimeInterval) {
+        // Process is not Sendable; it is only asked whether it still runs.
+        nonisolated(unsafe) let process = process
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+            state.withLock {
+                if !$0.done && process.isRunning {
+                    $0.fired = true
+                    kill(process.processIdentifier, SIGKILL)
+                }
+            }
+        }
+    }
+
+    /// Whether it killed the process. Once asked, it never will.
+    var fired: Bool { state.withLock { $0.done = true; return $0.fired } }
 }
 
 func mode(of path: String) throws -> Int {

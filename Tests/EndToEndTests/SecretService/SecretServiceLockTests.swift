@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// The Secret Service while the keybag is locked: items say so and give no secret, an `Unlock`
+/// prompt completes (for its caller alone) once the user unlocks with `tresor unlock`, and a
+/// dismissed prompt says it was dismissed.
+@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+struct SecretServiceLockTests {
+    /// Python's item (raw_dbus.py, Python too, sees it) and secret-tool's.
+    static let pythonItem = ["tresor-e2e=locking"]
+    static let toolItem: KeyValuePairs = ["tresor-e2e": "locking-tool"]
+
+    struct Locked {
+        var provider: TresorProvider
+        var pythons: String
+        var tools: String
+    }
+
+    /// A provider with an item of Python's and one of secret-tool's.
+    func providerWithItems() throws -> Locked {
+        let provider = try TresorProvider()
+        let locked = Locked(provider: provider, pythons: provider.marker("locking-python"), tools: provider.marker("locking-tool"))
+        #expect(try provider.python.secretstorage(.dh, "store", ["E2E locking"] + Self.pythonItem, secret: locked.pythons).succeeded)
+        try provider.secretTool.store(label: "E2E locking", Self.toolItem, secret: locked.tools)
+        return locked
+    }
+
+    /// Both clients read their secrets again.
+    func expectReadable(_ locked: Locked, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try locked.provider.python.secretstorage(.plain, "lookup", Self.pythonItem, expecting: locked.pythons).stdout == locked.pythons, sourceLocation: sourceLocation)
+        #expect(try locked.provider.secretTool.lookup(Self.toolItem, expecting: locked.tools) == locked.tools, sourceLocation: sourceLocation)
+    }
+
+    func expectLocked(_ provider: TresorProvider, _ locked: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let state = try provider.python.raw(ItemStateAnswer.self, "item-state", Self.pythonItem)
+        #expect(state.items.count == 1, "one item matches: \(state.items.keys)", sourceLocation: sourceLocation)
+        #expect((locked ? state.locked : state.unlocked).count == 1, "SearchItems puts it among the \(locked ? "locked" : "unlocked")", sourceLocation: sourceLocation)
+        for item in state.items.values {
+            #expect(item.locked.ok == locked, "Item.Locked: \(item.locked)", sourceLocation: sourceLocation)
+            #expect(item.collectionLocked.ok == locked, "Collection.Locked: \(item.collectionLocked)", sourceLocation: sourceLocation)
+            // A locked item gives no secret, not even its length.
+            #expect(item.getSecret.failed == locked, "GetSecret: \(item.getSecret)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Unlock(login) from raw_dbus.py, left waiting on its prompt, which the user answers with
+    /// `tresor unlock`.
+    func unlockThroughThePrompt(_ provider: TresorProvider, sourceLocation: SourceLocation = #_sourceLocation) throws -> PromptAnswer {
+        let prompting = try provider.python.startRaw("unlock-prompt", [SecretService.login], timeout: clientTimeout)
+        let first = try #require(try prompting.nextLine(), "raw_dbus.py unlock-prompt printed nothing", sourceLocation: sourceLocation)
+        let line = try JSONDecoder().decode(PromptLine.self, from: Data(first.utf8))
+        #expect(line.unlocked == nil && line.prompt != "/", "Unlock of a locked collection answered without a prompt: \(first)", sourceLocation: sourceLocation)
+        try provider.unlock()
+        let finished = try prompting.finish()
+        #expect(finished.succeeded, "\(finished.stderr)", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(PromptAnswer.self, from: Data(finished.stdout.utf8))
+    }
+
+    /// One Completed signal, `dismissed` as given, sent to the caller alone: another connection
+    /// listening on the prompt's path saw nothing.
+    func expectCompleted(_ answer: PromptAnswer, dismissed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(answer.timedOut == nil, "no Completed signal reached the caller", sourceLocation: sourceLocation)
+        #expect(answer.completed?.count == 1, sourceLocation: sourceLocation)
+        let completion = try #require(answer.completed?.first, sourceLocation: sourceLocation)
+        #expect(completion.dismissed == dismissed, sourceLocation: sourceLocation)
+        if !dismissed {
+            #expect(completion.paths?.contains(SecretService.login) == true, "Completed lists the unlocked collection: \(completion.paths ?? [])", sourceLocation: sourceLocation)
+        }
+        #expect(completion.destination == answer.caller, "Completed was sent to \(completion.destination ?? "everyone")", sourceLocation: sourceLocation)
+        #expect(answer.overheard == 0, sourceLocation: sourceLocation)
+    }
+
+    @Test func lockedItemsAreLockedAndAnUnlockPromptCompletesAfterTresorUnlock() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        try provider.lock()
+        try expectLocked(provider, true)
+
+        try expectCompleted(try unlockThroughThePrompt(provider), dismissed: false)
+        try expectLocked(provider, false)
+        try expectReadable(locked)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    @Test func aDismissedPromptCompletesWithDismissedTrue() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        try provider.lock()
+        let answer = try provider.python.raw(PromptAnswer.self, "dismiss", [SecretService.login])
+        #expect(answer.prompt != "/", "Unlock of a locked collection answered without a prompt")
+        #expect(answer.dismiss?.failed == false, "Dismiss: \(String(describing: answer.dismiss?.error))")
+        try expectCompleted(answer, dismissed: true)
+        // Dismissing unlocked nothing.
+        try expectLocked(provider, true)
+
+        try provider.unlock()
+        try expectLocked(provider, false)
+        try expectReadable(locked)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// `Lock` over D-Bus locks the collection as `tresor lock` does; its `Unlock` prompt then
+    /// completes after `tresor unlock` too.
+    @Test func lockOverDBusThenUnlockThroughThePrompt() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        try expectLocked(provider, false)
+
+        let lock = try provider.python.raw(LockAnswer.self, "lock", [SecretService.login])
+        #expect(lock.locked.contains(SecretService.login) && lock.prompt == "/", "Lock: \(lock)")
+        try expectLocked(provider, true)
+
+        try expectCompleted(try unlockThroughThePrompt(provider), dismissed: false)
+        try expectLocked(provider, false)
+        try expectReadable(locked)
+        try provider.harness.expectNoSecretLeaked()
+    }
+}
