@@ -75,7 +75,8 @@ public final class ExecutableGrants: Sendable {
     }
 
     private func save(_ grants: [ExecutableGrant]) throws {
-        let sorted = grants.sorted { ($0.grantee, $0.group ?? "", $0.item ?? "") < ($1.grantee, $1.group ?? "", $1.item ?? "") }
+        let key = { (grant: ExecutableGrant) -> [String] in [grant.grantee, grant.group ?? "", grant.item ?? ""] }
+        let sorted = grants.sorted { key($0).lexicographicallyPrecedes(key($1)) }
         let sealed = try Envelope.seal(try JSONEncoder().encode(sorted), using: try sealingKey(), authenticating: Self.associatedData)
         do {
             try SecureFiles.writeAtomically(sealed, to: file)
