@@ -32,8 +32,12 @@ enum DaemonLauncher {
         let arguments = [executable, "--home", paths.home.path]
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // Only what the daemon needs: a loader variable of whoever ran this CLI must not reach it.
+        let environment = DaemonEnvironment.forDaemon(from: ProcessInfo.processInfo.environment)
+        var envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, &argv, &envp)
         guard result == 0 else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }
     }
 

@@ -29,12 +29,26 @@ public final class TresorClient {
         self.http = http
     }
 
+    /// How long a client waits for the daemon before it gives up: `TRESOR_TIMEOUT` seconds
+    /// when set, else 60 (a PBKDF2 run or a large upload is seconds; a stuck daemon is forever).
+    public static var defaultTimeout: Duration {
+        let seconds = ProcessInfo.processInfo.environment["TRESOR_TIMEOUT"].flatMap(Int.init) ?? 60
+        return .seconds(max(1, seconds))
+    }
+
     /// Connects to the daemon of `paths.home`, starting it first when none answers and
     /// `startDaemon` is true.
-    public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true) throws -> TresorClient {
+    /// - Parameters:
+    ///   - paths: the home and its socket.
+    ///   - startDaemon: whether to start `tresord` when none answers.
+    ///   - timeout: how long any one read or write may wait for the daemon.
+    /// - Returns: a client on its own connection.
+    /// - Throws: ``TresorClientError`` when no daemon answers, it runs as another user, or it
+    ///   does not start.
+    public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true, timeout: Duration = defaultTimeout) throws -> TresorClient {
         let socket = paths.socket.path
         do {
-            return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket))
+            return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket, timeout: timeout))
         } catch TresorClientError.daemonNotRunning where startDaemon {
             try DaemonLauncher.start(paths: paths)
         }
@@ -42,7 +56,7 @@ public final class TresorClient {
         let deadline = Date().addingTimeInterval(10)
         while true {
             do {
-                return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket))
+                return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket, timeout: timeout))
             } catch TresorClientError.daemonNotRunning where Date() < deadline {
                 usleep(20_000)
             } catch TresorClientError.daemonNotRunning {

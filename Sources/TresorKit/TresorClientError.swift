@@ -9,6 +9,9 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
     case daemonExecutableNotFound
     /// The process at the socket runs as another user: it is not our daemon.
     case untrustedDaemon(uid: UInt32)
+    /// The daemon accepted the connection but sent nothing (or took nothing) for `seconds`:
+    /// it is stopped (SIGSTOP), stuck, or not tresord.
+    case daemonNotAnswering(seconds: Int)
     /// The connection broke or the answer was not HTTP/JSON as documented.
     case protocolError(String)
     /// A file to upload could not be opened, is not a regular file, or ended before its size
@@ -21,6 +24,8 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .daemonDidNotStart(let log): return "tresord did not start; see \(log)"
         case .daemonExecutableNotFound: return "cannot find the tresord executable next to this program or on PATH"
         case .untrustedDaemon(let uid): return "the socket belongs to a process of uid \(uid), not to this user: refusing to talk to it"
+        case .daemonNotAnswering(let seconds):
+            return "tresord did not answer for \(seconds) s; it may be stopped or stuck (restart it, or set TRESOR_TIMEOUT for a longer wait)"
         case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
         case .fileChanged(let path): return "cannot read \(path) whole (is it a regular file, and did it change while it was sent?)"
         }

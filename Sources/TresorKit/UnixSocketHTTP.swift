@@ -14,9 +14,14 @@ final class UnixSocketHTTP {
     /// zeroing 16 KiB per read cost more than the read.
     private var chunk = [UInt8](repeating: 0, count: 16_384)
     private var answerWait = AnswerWait()
+    /// How long a read or a write may wait for the daemon, in whole seconds (for the error).
+    private let timeoutSeconds: Int
 
-    /// Connects to `path` and checks that the listening process runs as this user.
-    init(path: String) throws {
+    /// Connects to `path` and checks that the listening process runs as this user. A read or
+    /// write that waits longer than `timeout` for the daemon fails with
+    /// ``TresorClientError/daemonNotAnswering(seconds:)`` instead of hanging.
+    init(path: String, timeout: Duration) throws {
+        timeoutSeconds = Int(timeout.components.seconds)
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TresorClientError.protocolError("socket() failed (errno \(errno))") }
         var address = sockaddr_un()
@@ -39,6 +44,12 @@ final class UnixSocketHTTP {
         guard result == 0 else { throw TresorClientError.daemonNotRunning(socket: path) }
         let server = try PeerCredentials(socket: fd)
         guard server.uid == getuid() else { throw TresorClientError.untrustedDaemon(uid: server.uid) }
+        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            guard setsockopt(fd, SOL_SOCKET, option, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+                throw TresorClientError.protocolError("cannot set the socket's timeout (errno \(errno))")
+            }
+        }
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -119,6 +130,7 @@ final class UnixSocketHTTP {
             let sent = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
             if sent < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
                 throw TresorClientError.protocolError("connection lost while sending (errno \(errno))")
             }
             offset += sent
@@ -133,6 +145,7 @@ final class UnixSocketHTTP {
                 answer ? answerWait.receive(from: fd, into: $0) : recv(fd, $0.baseAddress, $0.count, 0)
             }
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
             guard count > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
             buffer.append(contentsOf: chunk[0..<count])
             return

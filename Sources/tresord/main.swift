@@ -39,6 +39,14 @@ struct TresorDaemon: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let refusal = DaemonEnvironment.refusal(environment) {
+            FileHandle.standardError.write(Data("tresord: refusing to start: \(refusal)\n".utf8))
+            throw ExitCode(2)
+        }
+        // Swift's crash handler would write registers and memory into the log: started again
+        // without it (the CLI starts tresord so already).
+        DaemonEnvironment.reexecutingWithoutBacktracer(arguments: CommandLine.arguments, environment: environment)
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

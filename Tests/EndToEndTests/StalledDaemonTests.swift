@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TresorKit
+
+/// A daemon that accepts a connection and never answers — stopped with SIGSTOP, stuck, or not
+/// tresord at all — makes TresorKit and the CLI fail with a clear error, not wait forever.
+@Suite struct StalledDaemonTests {
+    @Test func aStoppedDaemonMakesTheCLIGiveUpWithAClearError() throws {
+        let harness = try Harness()
+        try harness.startDaemon()
+        let pid = try harness.status().pid
+        kill(pid_t(pid), SIGSTOP)
+        defer { kill(pid_t(pid), SIGCONT) }
+        let environment = harness.environment.merging(["TRESOR_TIMEOUT": "1"]) { $1 }
+        // Bounded by the harness too: without the client's own timeout this would hang.
+        let result = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["status"], environment: environment, timeout: 30)
+        #expect(!result.succeeded)
+        #expect(result.stderr.contains("tresord did not answer for 1 s"), "\(result.stderr)")
+        kill(pid_t(pid), SIGCONT)
+        #expect(try harness.tresor(["status"]).succeeded, "the daemon answers again once it runs")
+    }
+
+    @Test func aListenerThatNeverAnswersTimesOutTresorKit() throws {
+        let harness = try Harness()
+        // Listening but never accepting: connect() succeeds from the backlog, nothing answers.
+        try FileManager.default.createDirectory(at: harness.paths.socket.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(harness.paths.socket.path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 8) == 0)
+        let client = try TresorClient.connect(paths: harness.paths, startDaemon: false, timeout: .seconds(1))
+        #expect(throws: TresorClientError.daemonNotAnswering(seconds: 1)) { try client.status() }
+    }
+}
