@@ -1,10 +1,8 @@
 import FoundationEssentials
 import TresorKeychain
 
-/// The login keychain as a Secret Service collection: each item a generic password whose
-/// free-form attribute map (`custom`) is the Secret Service attribute map. The content type
-/// travels in the item's `generic` attribute; `account` is a random name, only there to make
-/// the keychain's primary key unique (the Secret Service allows items with equal attributes).
+/// The login keychain as a Secret Service collection: each item a generic password kept as
+/// ``SecretServiceItems`` says (the attribute map in `custom`, the content type in `generic`).
 struct KeychainCollection: SecretCollection {
     let name = CollectionName.login
     let label = "Login"
@@ -16,8 +14,6 @@ struct KeychainCollection: SecretCollection {
         guard let keychain = try? keychain() else { return true }
         return !keychain.keybag.status.availableClasses.contains(.whenUnlocked)
     }
-
-    static let service = "org.freedesktop.secrets"
 
     func search(_ attributes: [String: String], caller: Caller) throws -> (unlocked: [SecretItem], locked: [String]) {
         var query = ItemQuery(.genericPassword, limit: .all)
@@ -37,8 +33,7 @@ struct KeychainCollection: SecretCollection {
 
     func secret(_ id: String, caller: Caller) throws -> SecretValue {
         let found = try one(id, caller: caller, data: true)
-        let contentType = found.attributes?.generic.flatMap { String(data: $0, encoding: .utf8) } ?? "text/plain"
-        return SecretValue(bytes: Array(found.secret ?? Data()), contentType: contentType)
+        return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }
 
     func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, caller: Caller) throws -> (id: String, isNew: Bool) {
@@ -50,13 +45,8 @@ struct KeychainCollection: SecretCollection {
             try setSecret(existing.id, secret, caller: caller)
             return (existing.id, false)
         }
-        var values = ItemAttributes()
-        values.service = Self.service
-        values.account = UUID().uuidString.lowercased()
-        values.label = label
-        values.custom = attributes
-        values.generic = Data(secret.contentType.utf8)
-        let item = try keychain().add(.genericPassword, attributes: values, secret: Data(secret.bytes), caller: caller)
+        let item = try SecretServiceItems.add(
+            label: label, attributes: attributes, secret: Data(secret.bytes), contentType: secret.contentType, to: keychain(), caller: caller)
         return (item.id, true)
     }
 
