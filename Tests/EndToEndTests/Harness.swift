@@ -28,13 +28,16 @@ final class Harness {
         return directory
     }()
 
-    /// - Parameter base: where to make the temporary root; `/tmp` is 0700 here, so tests that
-    ///   need another user to reach the socket pass `/var/tmp`.
-    init(base: String? = nil, configuration: String? = nil) throws {
+    /// - Parameters:
+    ///   - base: where to make the temporary root; `/tmp` is 0700 here, so tests that
+    ///     need another user to reach the socket pass `/var/tmp`.
+    ///   - environment: added to every process's environment, the daemon's too (a private
+    ///     D-Bus's `DBUS_SESSION_BUS_ADDRESS`).
+    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:]) throws {
         let parent = URL(fileURLWithPath: base ?? FileManager.default.temporaryDirectory.path)
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
