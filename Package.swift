@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
+        .executable(name: "tresor-read-secret-service", targets: ["tresor-read-secret-service"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -124,6 +125,10 @@ let package = Package(
         // that has no connection to the daemon: the hostile file is parsed there, and `tresor`
         // (which links no SQLite, protobuf or gzip) receives the notes as JSON.
         .executableTarget(name: "tresor-read-apple-notes", dependencies: ["TresorAppleNotes", "TresorProtocol"]),
+        // Reads another Secret Service provider's items (gnome-keyring, KeePassXC) over D-Bus for
+        // `tresor import secret-service`, in a process of its own: `tresor` links no libdbus, and
+        // receives the items as JSON.
+        .executableTarget(name: "tresor-read-secret-service", dependencies: ["TresorDBus", "TresorModel", "TresorProtocol", "TresorSystem"]),
         // Example: stores and reads an API token (README, "From Swift").
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
         // Two small keychain clients the end-to-end tests register as different applications.

@@ -60,8 +60,15 @@ public final class Keychain: Sendable {
 
     /// Adds an item (`SecItemAdd`). Fails with ``KeychainError/duplicateItem`` when an item of
     /// the same class has the same primary key, whatever its protection class.
+    /// - Parameters:
+    ///   - dates: the creation and modification dates to keep instead of now — an item copied
+    ///     from another keychain keeps its own (a modification before the creation becomes it).
+    /// - Returns: the new item, its attributes as stored, without its secret.
+    /// - Throws: ``KeychainError``.
     @discardableResult
-    public func add(_ itemClass: ItemClass, attributes given: ItemAttributes, secret: Data, caller: Caller) throws -> KeychainItem {
+    public func add(
+        _ itemClass: ItemClass, attributes given: ItemAttributes, secret: Data, caller: Caller, dates: (created: Date, modified: Date)? = nil
+    ) throws -> KeychainItem {
         try given.validate(for: itemClass, purpose: .add)
         try Self.checkSize(of: secret)
         var attributes = given
@@ -74,8 +81,8 @@ public final class Keychain: Sendable {
         let protectionClass = attributes.accessible!
         try checkPasscodeNeeds(of: attributes)
         let now = Date()
-        attributes.creationDate = now
-        attributes.modificationDate = now
+        attributes.creationDate = dates?.created ?? now
+        attributes.modificationDate = dates.map { max($0.created, $0.modified) } ?? now
 
         let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
         let rowKey = SecureRandom.key(bitCount: 256)

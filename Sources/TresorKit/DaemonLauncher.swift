@@ -50,6 +50,8 @@ public enum CompanionExecutable {
     public static let daemon = "tresord"
     /// Reads an Apple Notes database for `tresor import apple-notes`.
     public static let appleNotesReader = "tresor-read-apple-notes"
+    /// Reads another Secret Service provider's items for `tresor import secret-service`.
+    public static let secretServiceReader = "tresor-read-secret-service"
 
     /// The path of the executable `name`, if one is found.
     public static func path(_ name: String) -> String? {

@@ -30,4 +30,16 @@ extension TresorClient {
             ExecutableGrantRequest(executablePath: executablePath, ownerPath: ownerPath, group: group, itemID: itemID, revoke: revoke, passcode: passcode))
         return response.grants
     }
+
+    /// Copies items read from another Secret Service provider into the login keychain.
+    /// - Parameters:
+    ///   - items: at most ``SecretServiceImportRequest/maximumItems``, within the request size limit.
+    ///   - ownerPath: the executable whose own group receives them; nil for
+    ///     ``ExecutableGroup/imported``, which no executable sees until the user allows one.
+    ///   - passcode: the passcode, when one is set.
+    /// - Returns: the group, and what was copied and skipped.
+    /// - Throws: ``APIError`` from the daemon.
+    public func importSecretServiceItems(_ items: [SecretServiceExport.Item], ownerPath: String?, passcode: String?) throws -> SecretServiceImportResponse {
+        try call("POST", Route.secretServiceImport, SecretServiceImportRequest(ownerPath: ownerPath, passcode: passcode, items: items))
+    }
 }

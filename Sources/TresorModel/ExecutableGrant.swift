@@ -44,8 +44,19 @@ public enum ExecutableGroup {
         }.joined()
     }
 
+    /// Where `tresor import secret-service` puts another provider's items when no executable
+    /// is named to own them: no executable's own group, so no program sees them until the user
+    /// allows one (`tresor secret-service allow --exe PATH --group secret-service:imported`).
+    public static let imported = "secret-service:imported"
+
     /// Whether `group` is an executable's own group (not a registered application's).
     public static func isExecutableGroup(_ group: String) -> Bool {
         group.hasPrefix(pathPrefix) || group.hasPrefix(hashPrefix)
+    }
+
+    /// Whether `group` holds Secret Service items of executables: an executable's own group,
+    /// or the group imported items wait in.
+    public static func isSecretServiceGroup(_ group: String) -> Bool {
+        isExecutableGroup(group) || group == imported
     }
 }

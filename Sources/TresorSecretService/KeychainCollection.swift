@@ -1,10 +1,8 @@
 import FoundationEssentials
 import TresorKeychain
 
-/// The login keychain as a Secret Service collection: each item a generic password whose
-/// free-form attribute map (`custom`) is the Secret Service attribute map. The content type
-/// travels in the item's `generic` attribute; `account` is a random name, only there to make
-/// the keychain's primary key unique (the Secret Service allows items with equal attributes).
+/// The login keychain as a Secret Service collection: each item a generic password kept as
+/// ``SecretServiceItems`` says (the attribute map in `custom`, the content type in `generic`).
 struct KeychainCollection: SecretCollection {
     let name = CollectionName.login
     let label = "Login"
@@ -16,8 +14,6 @@ struct KeychainCollection: SecretCollection {
         guard let keychain = try? keychain() else { return true }
         return !keychain.keybag.status.availableClasses.contains(.whenUnlocked)
     }
-
-    static let service = "org.freedesktop.secrets"
 
     func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String]) {
         var query = ItemQuery(.genericPassword, limit: .all)
@@ -48,8 +44,7 @@ struct KeychainCollection: SecretCollection {
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
         let found = try one(id, client: client, data: true)
-        let contentType = found.attributes?.generic.flatMap { String(data: $0, encoding: .utf8) } ?? "text/plain"
-        return SecretValue(bytes: Array(found.secret ?? Data()), contentType: contentType)
+        return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }
 
     func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
@@ -62,21 +57,9 @@ struct KeychainCollection: SecretCollection {
             try setSecret(existing.id, secret, client: client)
             return (existing.id, false)
         }
-        let item = try keychain().add(
-            .genericPassword, attributes: Self.attributes(label: label, attributes: attributes, contentType: secret.contentType),
-            secret: Data(secret.bytes), caller: client.caller)
+        let item = try SecretServiceItems.add(
+            label: label, attributes: attributes, secret: Data(secret.bytes), contentType: secret.contentType, to: keychain(), caller: client.caller)
         return (item.id, true)
-    }
-
-    /// How a Secret Service item is kept as a generic password.
-    static func attributes(label: String, attributes: [String: String], contentType: String) -> ItemAttributes {
-        var values = ItemAttributes()
-        values.service = service
-        values.account = UUID().uuidString.lowercased()
-        values.label = label
-        values.custom = attributes
-        values.generic = Data(contentType.utf8)
-        return values
     }
 
     func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws {

@@ -1,4 +1,6 @@
 import FoundationEssentials
+import TresorKit
+import TresorProtocol
 import TresorSystem
 #if canImport(Glibc)
 import Glibc
@@ -53,5 +55,34 @@ struct CompanionProcess {
         let executable: String
         let code: Int32
         var description: String { "cannot run \(executable): \(String(cString: strerror(code)))" }
+    }
+}
+
+extension CompanionProcess {
+    /// Runs the companion executable `name` (a reader installed beside `tresor`) and decodes the
+    /// JSON it wrote on standard output. Its complaint on standard error becomes this command's
+    /// error (readers write no secret there).
+    /// - Parameters:
+    ///   - type: what it writes.
+    ///   - name: its file name (``CompanionExecutable``).
+    ///   - arguments: its arguments.
+    /// - Returns: what it wrote, decoded with ``APICoding/decoder``.
+    /// - Throws: ``APIError``: `param` with its complaint when it fails, `internal` when it is
+    ///   missing or writes what does not decode.
+    static func readJSON<T: Decodable>(_ type: T.Type, from name: String, arguments: [String] = []) throws -> T {
+        guard let reader = CompanionExecutable.path(name) else {
+            throw APIError(.internal, "\(name) is not installed beside tresor")
+        }
+        let run = try CompanionProcess.run(reader, arguments: arguments)
+        let complaint = String(decoding: run.errors.prefix(4096), as: UTF8.self).trimmingWhitespace()
+        guard run.exitStatus == 0 else {
+            let status = run.exitStatus.map { "status \($0)" } ?? "ended by a signal"
+            throw APIError(.param, complaint.isEmpty ? "\(name) stopped (\(status))" : complaint)
+        }
+        do {
+            return try APICoding.decoder.decode(T.self, from: run.output)
+        } catch {
+            throw APIError(.internal, "\(name) wrote output that does not decode: \(error)")
+        }
     }
 }

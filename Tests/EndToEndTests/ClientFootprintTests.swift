@@ -4,10 +4,10 @@ import Testing
 /// The `tresor` CLI is a client: it links the model, the wire types and the socket client,
 /// not the storage, crypto or parsers of the daemon's side (every process start pays for what
 /// a binary links — BENCHMARKS.md §3). The Apple Notes parser lives in
-/// `tresor-read-apple-notes`, a process of its own.
+/// `tresor-read-apple-notes`, a process of its own, and libdbus in `tresor-read-secret-service`.
 @Suite struct ClientFootprintTests {
     /// Mangled-name prefixes of the modules a client must not link, and the library SQLite is.
-    static let serverSide = ["4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes"]
+    static let serverSide = ["4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes", "10TresorDBus"]
 
     func contains(_ binary: Data, _ text: String) -> Bool {
         binary.range(of: Data(text.utf8)) != nil
@@ -20,6 +20,9 @@ import Testing
         // The same search finds them where they are: the reader links the parser and SQLite.
         let reader = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor-read-apple-notes"), options: .alwaysMapped)
         #expect(contains(reader, "$s4GRDB") && contains(reader, "$s16TresorAppleNotes") && contains(reader, "libsqlite3.so"))
+        #expect(!contains(cli, "libdbus-1.so"))
+        let busReader = try Data(contentsOf: Harness.binaries.appendingPathComponent("tresor-read-secret-service"), options: .alwaysMapped)
+        #expect(contains(busReader, "$s10TresorDBus") && contains(busReader, "libdbus-1.so"))
     }
 
     /// Nor the part of Foundation beyond FoundationEssentials (`FileHandle`, `Process`,

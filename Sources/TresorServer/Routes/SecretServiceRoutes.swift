@@ -4,9 +4,10 @@ import TresorKeybag
 import TresorKeychain
 import TresorProtocol
 
-/// `tresor secret-service owners | allow | revoke`: the user, through the CLI, sees which
-/// executable owns which Secret Service item and lets one executable use another's items —
-/// with the keybag unlocked and the passcode again, as registering an application needs.
+/// `tresor secret-service owners | allow | revoke` and `tresor import secret-service`: the
+/// user, through the CLI, sees which executable owns which Secret Service item, lets one
+/// executable use another's items and copies another provider's items in — with the keybag
+/// unlocked and the passcode again, as registering an application needs.
 struct SecretServiceRoutes {
     let slot: KeybagSlot
     let keychains: KeychainProvider
@@ -20,15 +21,7 @@ struct SecretServiceRoutes {
         router.post(RouterPath(Route.secretServiceGrants)) { request, context -> SecretServiceOwnersResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service grants")
             let body = try await request.decode(as: ExecutableGrantRequest.self, context: context)
-            let keybag = try slot.keybag()
-            guard keybag.lockState == .unlocked else {
-                throw KeychainError.interactionNotAllowed("changing a grant needs the keybag unlocked")
-            }
-            if keybag.status.isPasscodeSet {
-                guard let passcode = body.passcode else { throw KeychainError.authFailed("changing a grant needs the passcode again") }
-                let code = try Passcode(passcode)
-                try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
-            }
+            try await requireConsent(passcode: body.passcode, toDo: "changing a grant")
             let grant = try grant(body)
             let grants = try keychains.executableGrants()
             if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
@@ -37,6 +30,33 @@ struct SecretServiceRoutes {
             ])
             return try owners()
         }
+        router.post(RouterPath(Route.secretServiceImport)) { request, context -> SecretServiceImportResponse in
+            try callers.requireCLI(try context.requireClient(), toManage: "Secret Service imports")
+            let body = try await request.decode(as: SecretServiceImportRequest.self, context: context)
+            try await requireConsent(passcode: body.passcode, toDo: "importing Secret Service items")
+            let response = try await offloaded { try importItems(body) }
+            context.logger.notice("Secret Service items imported", metadata: [
+                "group": "\(response.group)", "copied": "\(response.copied.count)", "skipped": "\(response.skipped.count)",
+            ])
+            return response
+        }
+    }
+
+    /// The user's consent, as registering an application asks it: the keybag unlocked and,
+    /// when a passcode is set, the passcode again (a wrong one counts as a failed attempt).
+    /// - Parameters:
+    ///   - passcode: the passcode the request carried.
+    ///   - action: what needs it, for the error ("changing a grant").
+    /// - Throws: `interactionNotAllowed` while locked, `authFailed` without the passcode or with a wrong one.
+    private func requireConsent(passcode: String?, toDo action: String) async throws {
+        let keybag = try slot.keybag()
+        guard keybag.lockState == .unlocked else {
+            throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
+        }
+        guard keybag.status.isPasscodeSet else { return }
+        guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
+        let code = try Passcode(passcode)
+        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
     }
 
     /// The grant the request names: another executable's group, a group named directly, or
@@ -58,7 +78,10 @@ struct SecretServiceRoutes {
 
     /// The group the Secret Service gives the executable at `path` (by the daemon's rules:
     /// a registered application's own group, else by path or by hash).
-    private func group(ofExecutable path: String) throws -> String {
+    /// - Parameter path: the executable's path; links are followed.
+    /// - Returns: its access group, as the provider gives it when the executable calls.
+    /// - Throws: when the file cannot be read, or the registry cannot be opened.
+    func group(ofExecutable path: String) throws -> String {
         let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         let hash = try FileHashes.shared.sha256(of: url)
         if let application = try keychains.loginKeychain().applications.application(executableSHA256: hash) {
@@ -78,7 +101,7 @@ struct SecretServiceRoutes {
         }
         var byOwner: [String: [SecretServiceOwner.OwnedItem]] = [:]
         for item in items {
-            guard let group = item.attributes?.accessGroup, ExecutableGroup.isExecutableGroup(group) else { continue }
+            guard let group = item.attributes?.accessGroup, ExecutableGroup.isSecretServiceGroup(group) else { continue }
             byOwner[group, default: []].append(.init(id: item.id, label: item.attributes?.label ?? ""))
         }
         return SecretServiceOwnersResponse(

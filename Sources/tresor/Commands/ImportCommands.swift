@@ -7,8 +7,8 @@ import TresorSystem
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import notes from another app.",
-        subcommands: [AppleNotesImport.self])
+        abstract: "Import notes or secrets from another app.",
+        subcommands: [AppleNotesImport.self, SecretServiceImport.self])
 }
 
 struct AppleNotesImport: ParsableCommand {
@@ -66,44 +66,19 @@ struct AppleNotesImport: ParsableCommand {
     /// The notes of the database at `path`, as `tresor-read-apple-notes` reads them. Its
     /// complaint about a bad file becomes this command's error.
     static func read(_ path: String) throws -> AppleNotesReading {
-        guard let reader = CompanionExecutable.path(CompanionExecutable.appleNotesReader) else {
-            throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) is not installed beside tresor")
-        }
         // Absolute, so a file named like an option (`-x`) is still read as a file.
-        let run = try CompanionProcess.run(reader, arguments: [URL(fileURLWithPath: path).path])
-        let complaint = String(decoding: run.errors.prefix(4096), as: UTF8.self)
-        guard run.exitStatus == 0 else {
-            let status = run.exitStatus.map { "status \($0)" } ?? "ended by a signal"
-            throw APIError(.param, complaint.isEmpty ? "\(CompanionExecutable.appleNotesReader) stopped (\(status))" : complaint)
-        }
-        do {
-            return try APICoding.decoder.decode(AppleNotesReading.self, from: run.output)
-        } catch {
-            throw APIError(.internal, "\(CompanionExecutable.appleNotesReader) wrote output that does not decode: \(error)")
-        }
+        try CompanionProcess.readJSON(
+            AppleNotesReading.self, from: CompanionExecutable.appleNotesReader, arguments: [URL(fileURLWithPath: path).path])
     }
 
     /// Splits records into requests of about `batchBytes` each.
     static func batches(_ records: [NoteImport]) -> [[NoteImport]] {
-        var batches: [[NoteImport]] = []
-        var current: [NoteImport] = []
-        var size = 0
-        for record in records {
-            let recordSize: Int
+        requestBatches(records, maxBytes: batchBytes) { record in
             switch record.content {
-            case .text(let text): recordSize = text.utf8.count * 2 + 512
-            case .appleLocked(let fields): recordSize = fields.ciphertext.count * 4 / 3 + 1024
+            case .text(let text): text.utf8.count * 2 + 512
+            case .appleLocked(let fields): fields.ciphertext.count * 4 / 3 + 1024
             }
-            if !current.isEmpty && size + recordSize > batchBytes {
-                batches.append(current)
-                current = []
-                size = 0
-            }
-            current.append(record)
-            size += recordSize
         }
-        if !current.isEmpty { batches.append(current) }
-        return batches
     }
 }
 
