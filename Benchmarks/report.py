@@ -277,8 +277,8 @@ elif ss_counts or gk_ss or kp_ss:
       "`SearchItems({service, account})` on the service, then `GetSecrets` of the item found, on one open session. "
       "OpenSession is the call alone (the client's own DH work apart; each session closed after).")
     P("")
-    P("| provider | items | floors: the bus's own `GetId` / the provider's `Peer.Ping` p50 | OpenSession `plain` p50 | OpenSession `dh-ietf1024` p50 | provider CPU per DH open (+ Close) | SearchItems + GetSecrets p50 / p99 (DH session) | … SearchItems p50 | … GetSecrets p50 | SearchItems + GetSecrets p50 (plain session) | provider CPU per search + get | `secret-tool lookup` p50 (one process) | `secret-tool store` p50 | provider RSS |")
-    P("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    P("| provider | items | floors: the bus's own `GetId` / the provider's `Peer.Ping` p50 | OpenSession `plain` p50 | OpenSession `dh-ietf1024` p50 | provider CPU per DH open (+ Close) | SearchItems + GetSecrets p50 / p99 (DH session) | … SearchItems p50 | … GetSecrets p50 | SearchItems + GetSecrets p50 (plain session) | SearchItems({account}) alone p50 | provider CPU per search + get | `secret-tool lookup` p50 (one process) | `secret-tool store` p50 | provider RSS |")
+    P("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     ss_rows = [("Tresor", e) for e in ss_counts] + [(n, p) for (n, p) in (("gnome-keyring", gk_ss), ("KeePassXC", kp_ss)) if p]
     for name, e in ss_rows:
         rss = e.get("daemon_rss_kb")
@@ -286,9 +286,18 @@ elif ss_counts or gk_ss or kp_ss:
         P(f"| {name}{err} | {e.get('items', 0):,} | {fmt(g(e, 'bus_round_trip', 'p50_ms'))} / {fmt(g(e, 'provider_ping', 'p50_ms'), ' ms')} | {fmt(g(e, 'open_session_plain', 'p50_ms'), ' ms')} | {fmt(g(e, 'open_session_dh', 'p50_ms'), ' ms')} | "
           f"{fmt(g(e, 'open_session_dh', 'provider_cpu_ms_per_op_with_close'), ' ms')} | "
           f"{fmt(g(e, 'lookup_dh', 'p50_ms'))} / {fmt(g(e, 'lookup_dh', 'p99_ms'))} ms | {fmt(g(e, 'search_dh', 'p50_ms'), ' ms')} | {fmt(g(e, 'get_secrets_dh', 'p50_ms'), ' ms')} | "
-          f"{fmt(g(e, 'lookup_plain', 'p50_ms'), ' ms')} | {fmt(g(e, 'lookup_dh', 'provider_cpu_ms_per_op'), ' ms')} | "
+          f"{fmt(g(e, 'lookup_plain', 'p50_ms'), ' ms')} | {fmt(g(e, 'search_unique_attribute', 'p50_ms'), ' ms')} | {fmt(g(e, 'lookup_dh', 'provider_cpu_ms_per_op'), ' ms')} | "
           f"{fmt(g(e, 'secret_tool_lookup', 'p50_ms'), ' ms')} | {fmt(g(e, 'secret_tool_store', 'p50_ms'), ' ms')} | {fmt(rss / 1024, ' MB') if rss else '—'} |")
     P("")
+    if any(e.get("in_process") for e in ss_counts):
+        P("Tresor's keychain part of each call, in-process on the same store (no bus, no daemon; TresorKeychain `copyMatching` as `KeychainCollection` asks it):")
+        P("")
+        P("| items | search {service, account} p50 (SearchItems) | search {account} alone p50 | secret by id p50 (GetSecrets) |")
+        P("|---:|---:|---:|---:|")
+        for e in ss_counts:
+            ip = e.get("in_process") or {}
+            P(f"| {e['items']:,} | {fmt(g(ip, 'search', 'p50_ms'), ' ms')} | {fmt(g(ip, 'search_unique_attribute', 'p50_ms'), ' ms')} | {fmt(g(ip, 'secret_by_id', 'p50_ms'), ' ms')} |")
+        P("")
     first = ss_rows[0][1] if ss_rows else {}
     extra = []
     if g(first, "client_dh_keygen", "p50_ms") is not None:

@@ -216,6 +216,17 @@ struct SecretServiceClientBench {
             result["get_secrets_\(kind)"] = summary(gets)
             try close(session)
         }
+        // SearchItems by the one attribute no other item shares (`account`) — beside the
+        // lookup's {service, account}, whose `service=bench` every item of the store shares.
+        samples = []
+        for n in 0..<(smoke ? 30 : 300) {
+            let i = Int.random(in: 0..<items, using: &rng)
+            var found: [String] = []
+            let ms = try timeMs { found = try search(["account": "acct-\(i)"]) }
+            guard found.count == 1 else { throw BenchError("\(name): account=acct-\(i) found \(found.count) items") }
+            if n >= 10 { samples.append(ms) }
+        }
+        result["search_unique_attribute"] = summary(samples)
         // The floors under every call: a round trip to the bus itself (`GetId`, answered by
         // dbus-daemon), and one through the bus to the provider that does no work (`Peer.Ping`).
         for (key, message) in [
@@ -320,7 +331,8 @@ struct SecretServiceBench {
             "client_group": group, "bus": "a private dbus-daemon (\(Self.busVersion())) with no service folders",
             "secret_tool": Self.secretToolVersion(),
         ]
-        let environment = bench.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        var environment = bench.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        environment["TRESOR_BENCH_PROFILE"] = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"]  // profile.sh
         // secret-tool's own floor: the process on this bus with nobody owning the name.
         if let secretTool = SecretServiceClientBench.secretTool {
             var samples: [Double] = []
@@ -337,7 +349,7 @@ struct SecretServiceBench {
         for count in counts {
             do {
                 log("secret service: filling to \(count) items (in-process, daemon stopped, group \(group.prefix(24))…)")
-                let fillSeconds = try fill(bench, filled..<count, group: group)
+                let (fillSeconds, inProcess) = try fill(bench, filled..<count, group: group)
                 filled = count
                 daemon = try bench.startDaemon(arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
                 defer { bench.stopDaemon(daemon) }
@@ -352,6 +364,7 @@ struct SecretServiceBench {
                 if let error = entry["error"] { throw BenchError("ss-client: \(error)") }
                 let daemonMemory = memory(of: daemon.pid)
                 entry["fill_seconds"] = fillSeconds
+                entry["in_process"] = inProcess
                 entry["fill_items"] = count - (perCount.last?["items"] as? Int ?? 0)
                 entry["keybag_unlock_ms"] = unlockMs
                 entry["daemon_rss_kb"] = daemonMemory.rssKB
@@ -372,8 +385,11 @@ struct SecretServiceBench {
     /// Adds the items `range` as the Secret Service stores them (`KeychainCollection.create`):
     /// generic passwords of service `org.freedesktop.secrets`, a random account, the attribute
     /// map as `custom`, the content type in `generic`, in `group`.
-    func fill(_ bench: KeychainBench, _ range: Range<Int>, group: String) throws -> Double {
-        guard !range.isEmpty else { return 0 }
+    ///
+    /// Then, on the same store and still without the daemon, what the provider asks the keychain
+    /// for each lookup, timed in-process (`inProcess`): `KeychainCollection.search`'s query for
+    /// {service, account} and for {account} alone, and `KeychainCollection.secret`'s by id.
+    func fill(_ bench: KeychainBench, _ range: Range<Int>, group: String) throws -> (seconds: Double, inProcess: [String: Any]) {
         let keybag = try Keybag.open(paths: bench.paths)
         try keybag.unlock(passcode: try Passcode(KeychainBench.passcode))
         let keychain = try TresorKeychain.Keychain(file: bench.paths.loginKeychain, keybag: keybag)
@@ -390,7 +406,25 @@ struct SecretServiceBench {
             try keychain.add(.genericPassword, attributes: attributes, secret: secret, caller: caller)
             if i % 20_000 == 19_999 { log("  filled \(i + 1)") }
         }
-        return Double(nowNanos() - start) / 1e9
+        let seconds = Double(nowNanos() - start) / 1e9
+
+        var rng = SplitMix(state: UInt64(range.upperBound) &+ 5)
+        var search: [Double] = [], unique: [Double] = [], byID: [Double] = []
+        for n in 0..<(smoke ? 20 : 200) + 10 {
+            let i = Int.random(in: 0..<range.upperBound, using: &rng)
+            let attributes = SecretServiceWire.attributes(i)
+            var query = ItemQuery(.genericPassword, limit: .all)   // as KeychainCollection.search asks
+            query.attributes.custom = ["service": attributes["service"]!, "account": attributes["account"]!]
+            var found: [KeychainItem] = []
+            let both = try timeMs { found = try keychain.copyMatching(query, caller: caller) }
+            query.attributes.custom = ["account": attributes["account"]!]
+            let one = try timeMs { found = try keychain.copyMatching(query, caller: caller) }
+            guard found.count == 1 else { throw BenchError("in-process search found \(found.count) items for acct-\(i)") }
+            let idQuery = ItemQuery(.genericPassword, id: found[0].id, limit: .one, returnData: true, returnAttributes: true)   // KeychainCollection.secret
+            let get = try timeMs { _ = try keychain.copyMatching(idQuery, caller: caller) }
+            if n >= 10 { search.append(both); unique.append(one); byID.append(get) }
+        }
+        return (seconds, ["search": summary(search), "search_unique_attribute": summary(unique), "secret_by_id": summary(byID)])
     }
 
     /// The group tresord gives an unregistered executable when it runs as root (as the harness
