@@ -10,7 +10,8 @@
 #   Benchmarks/peers.sh OUT_DIR [--smoke] [--no-install] [--only "openssl gnome-keyring pass keepassxc"] [--bench-bin DIR]
 #
 # Writes OUT_DIR/peer-gnome-keyring.json, peer-keepassxc.json, peer-pass.json, peer-openssl.json,
-# and with --bench-bin peer-gnome-keyring-ss.json, peer-keepassxc-ss.json.
+# and with --bench-bin peer-gnome-keyring-ss.json, peer-keepassxc-ss.json, peer-secret-tool-ab.json
+# (Benchmarks/secret-tool-ab.py: secret-tool lookup against tresord and gnome-keyring interleaved).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"; shift
@@ -109,6 +110,13 @@ read -r gk_bus gk_bus_pid < <(private_bus "$gk")
   exit $status
 ) || say "gnome-keyring run failed (see above); continuing"
 kill "$gk_bus_pid" 2>/dev/null || true; gk_bus_pid=""
+# One secret-tool lookup process, tresord --secret-service and gnome-keyring interleaved round by
+# round (each on its own private bus): the process-level ratio without the minutes between them.
+if [ -n "$bench_bin" ] && [ -x "$bench_bin/tresord" ]; then
+  say "secret-tool lookup: tresord and gnome-keyring interleaved"
+  "$py" "$here/secret-tool-ab.py" "$bench_bin" "$out/peer-secret-tool-ab.json" --rounds "$([ -n "$smoke" ] && echo 6 || echo 60)" \
+    || say "secret-tool-ab.py failed; continuing"
+fi
 fi
 
 # --- pass ------------------------------------------------------------------------------------

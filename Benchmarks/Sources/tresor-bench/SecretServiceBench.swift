@@ -30,6 +30,7 @@ struct SecretServiceClientBench {
     let name: String
     let items: Int
     let smoke: Bool
+    let address: String
     let connection: DBusConnection
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -47,7 +48,8 @@ struct SecretServiceClientBench {
             guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
                 throw BenchError("DBUS_SESSION_BUS_ADDRESS is not set")
             }
-            let bench = SecretServiceClientBench(name: name, items: items, smoke: arguments.contains("--smoke"), connection: try DBusConnection(address: address))
+            let bench = SecretServiceClientBench(name: name, items: items, smoke: arguments.contains("--smoke"), address: address,
+                                                 connection: try DBusConnection(address: address))
             result.merge(try bench.run()) { $1 }
         } catch {
             log("ss-client \(name): \(error)")
@@ -216,6 +218,24 @@ struct SecretServiceClientBench {
             result["get_secrets_\(kind)"] = summary(gets)
             try close(session)
         }
+        // A client's first call on a new connection, which is when Tresor identifies it (the
+        // bus's pid and uid, /proc, the executable's hash): the service's properties (`GetAll`,
+        // libsecret's first call), beside the same call on this known connection.
+        let getAll = { (connection: DBusConnection) throws -> Void in
+            _ = try connection.call(.methodCall(destination: SecretServiceWire.bus, path: SecretServiceWire.servicePath,
+                                                interface: "org.freedesktop.DBus.Properties", member: "GetAll", arguments: [.string(SecretServiceWire.service)]))
+        }
+        var hello: [Double] = [], first: [Double] = []
+        samples = []
+        for _ in 0..<(smoke ? 3 : 30) {
+            var fresh: DBusConnection?
+            hello.append(try timeMs { fresh = try DBusConnection(address: address) })
+            first.append(try timeMs { try getAll(fresh!) })
+            samples.append(try timeMs { try getAll(connection) })
+        }
+        result["new_connection"] = summary(hello)
+        result["first_call_new_connection"] = summary(first)
+        result["get_all_known_connection"] = summary(samples)
         // SearchItems by the one attribute no other item shares (`account`) — beside the
         // lookup's {service, account}, whose `service=bench` every item of the store shares.
         samples = []
@@ -252,6 +272,8 @@ struct SecretServiceClientBench {
             log("ss-client: secret-tool is not installed (apt-get install libsecret-tools): its processes are not measured")
             result["secret_tool_lookup"] = ["n": 0, "skipped": "secret-tool is not installed"]
         }
+        let providerMemory = memory(of: pid)
+        (result["provider_rss_kb"], result["provider_hwm_kb"]) = (providerMemory.rssKB, providerMemory.hwmKB)
         return result
     }
 
@@ -362,13 +384,10 @@ struct SecretServiceBench {
                     throw BenchError("ss-client wrote nothing (exit \(status)): \(Self.tail(clientLog))")
                 }
                 if let error = entry["error"] { throw BenchError("ss-client: \(error)") }
-                let daemonMemory = memory(of: daemon.pid)
                 entry["fill_seconds"] = fillSeconds
                 entry["in_process"] = inProcess
                 entry["fill_items"] = count - (perCount.last?["items"] as? Int ?? 0)
                 entry["keybag_unlock_ms"] = unlockMs
-                entry["daemon_rss_kb"] = daemonMemory.rssKB
-                entry["daemon_hwm_kb"] = daemonMemory.hwmKB
                 entry["database_bytes"] = filesSize(in: bench.home, prefix: "login.keychain.db")
                 perCount.append(entry)
             } catch {
