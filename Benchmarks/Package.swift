@@ -16,8 +16,10 @@ let package = Package(
         .executableTarget(name: "tresor-bench", dependencies: [
             .product(name: "TresorKit", package: "Tresor"),
             .product(name: "TresorCrypto", package: "Tresor"),
+            .product(name: "TresorDBus", package: "Tresor"),
             .product(name: "TresorKeybag", package: "Tresor"),
             .product(name: "TresorKeychain", package: "Tresor"),
+            .product(name: "TresorModel", package: "Tresor"),
             .product(name: "TresorNotes", package: "Tresor"),
             .product(name: "TresorProtocol", package: "Tresor"),
             .product(name: "TresorSystem", package: "Tresor"),

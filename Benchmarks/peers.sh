@@ -3,19 +3,25 @@
 # temporary HOME and D-Bus session (see ../../shared/peers.md for the facts this relies on):
 #   gnome-keyring 42 (Secret Service: in-process D-Bus via python3-secretstorage, and secret-tool),
 #   KeePassXC 2.7 (its Secret Service, same client code), pass 1.7 with GnuPG, openssl speed.
+#   With --bench-bin DIR, gnome-keyring and KeePassXC are also measured by DIR/tresor-bench
+#   ss-client: the very client that measures `tresord --secret-service` (BENCHMARKS.md,
+#   "Secret Service (D-Bus)"), on a private bus set up as that scenario's.
 #
-#   Benchmarks/peers.sh OUT_DIR [--smoke] [--no-install]
+#   Benchmarks/peers.sh OUT_DIR [--smoke] [--no-install] [--only "openssl gnome-keyring pass keepassxc"] [--bench-bin DIR]
 #
-# Writes OUT_DIR/peer-gnome-keyring.json, peer-keepassxc.json, peer-pass.json, peer-openssl.json.
+# Writes OUT_DIR/peer-gnome-keyring.json, peer-keepassxc.json, peer-pass.json, peer-openssl.json,
+# and with --bench-bin peer-gnome-keyring-ss.json, peer-keepassxc-ss.json, peer-secret-tool-ab.json
+# (Benchmarks/secret-tool-ab.py: secret-tool lookup against tresord and gnome-keyring interleaved).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"; shift
-smoke=""; install=1; only="openssl gnome-keyring pass keepassxc"
+smoke=""; install=1; only="openssl gnome-keyring pass keepassxc"; bench_bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke="--smoke" ;;
     --no-install) install=0 ;;
     --only) only="$2"; shift ;;
+    --bench-bin) bench_bin="$2"; shift ;;
   esac
   shift
 done
@@ -35,12 +41,34 @@ if [ "$install" = 1 ]; then
   apt-get install -y -qq --no-install-recommends dbus gnome-keyring libsecret-tools python3-secretstorage \
     python3-keyring keepassxc pass gnupg openssl >&2
 fi
-{ dpkg-query -W -f='${Package} ${Version}\n' gnome-keyring libsecret-tools keepassxc pass gnupg openssl python3-secretstorage; } \
+{ dpkg-query -W -f='${Package} ${Version}\n' gnome-keyring libsecret-tools keepassxc pass gnupg openssl python3-secretstorage dbus 2>/dev/null || true; } \
   > "$out/peer-versions.txt"
 
 scratch="$(mktemp -d /tmp/tresor-peers.XXXXXX)"
-cleanup() { [ -n "${kp_pid:-}" ] && kill "$kp_pid" 2>/dev/null || true; rm -rf "$scratch"; }
+cleanup() {
+  [ -n "${kp_pid:-}" ] && kill "$kp_pid" 2>/dev/null || true
+  [ -n "${gk_bus_pid:-}" ] && kill "$gk_bus_pid" 2>/dev/null || true
+  rm -rf "$scratch"
+}
 trap cleanup EXIT
+
+# A private session bus with no service folders (../../shared/peers.md), the set-up tresor-bench's
+# Secret Service scenario gives tresord: nothing is started on demand, the provider under test
+# alone owns org.freedesktop.secrets. Prints "ADDRESS PID".
+private_bus() {
+  cat > "$1/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><keep_umask/><listen>unix:dir=$1</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+XML
+  dbus-daemon --config-file="$1/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' '
+}
+# The pid of the process owning org.freedesktop.secrets on the bus of DBUS_SESSION_BUS_ADDRESS.
+secrets_owner_pid() {
+  dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/{print $2}'
+}
 
 # --- OpenSSL ---------------------------------------------------------------------------------
 if want openssl; then
@@ -67,10 +95,28 @@ fi
 if want gnome-keyring; then
 say "gnome-keyring: sizes $gk_sizes"
 gk="$scratch/gk"; mkdir -p "$gk/home" "$gk/run"; chmod 700 "$gk/run"
-HOME="$gk/home" XDG_RUNTIME_DIR="$gk/run" dbus-run-session -- bash -c '
+read -r gk_bus gk_bus_pid < <(private_bus "$gk")
+(
+  export HOME="$gk/home" XDG_RUNTIME_DIR="$gk/run" DBUS_SESSION_BUS_ADDRESS="$gk_bus"
   echo -n testpass | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-  exec "$0" "$1" secret-service gnome-keyring --sizes "$2" --out "$3" $4' \
-  "$py" "$here/peers.py" "$gk_sizes" "$out/peer-gnome-keyring.json" "$smoke"
+  status=0
+  "$py" "$here/peers.py" secret-service gnome-keyring --sizes "$gk_sizes" --out "$out/peer-gnome-keyring.json" $smoke || status=$?
+  gk_pid=$(secrets_owner_pid)   # gnome-keyring-daemon forks itself away: stopped by its pid below
+  if [ "$status" = 0 ] && [ -n "$bench_bin" ]; then
+    say "gnome-keyring: tresor-bench ss-client at ${gk_sizes##*,} items"
+    "$bench_bin/tresor-bench" ss-client --name gnome-keyring --items "${gk_sizes##*,}" --out "$out/peer-gnome-keyring-ss.json" $smoke || status=$?
+  fi
+  [ -n "$gk_pid" ] && kill "$gk_pid" 2>/dev/null
+  exit $status
+) || say "gnome-keyring run failed (see above); continuing"
+kill "$gk_bus_pid" 2>/dev/null || true; gk_bus_pid=""
+# One secret-tool lookup process, tresord --secret-service and gnome-keyring interleaved round by
+# round (each on its own private bus): the process-level ratio without the minutes between them.
+if [ -n "$bench_bin" ] && [ -x "$bench_bin/tresord" ]; then
+  say "secret-tool lookup: tresord and gnome-keyring interleaved"
+  "$py" "$here/secret-tool-ab.py" "$bench_bin" "$out/peer-secret-tool-ab.json" --rounds "$([ -n "$smoke" ] && echo 6 || echo 60)" \
+    || say "secret-tool-ab.py failed; continuing"
+fi
 fi
 
 # --- pass ------------------------------------------------------------------------------------
@@ -137,8 +183,12 @@ EOF
     done
     "$0" "$1" secret-service keepassxc --sizes "$2" --out "$3" $4
     status=$?
+    if [ "$status" = 0 ] && [ -n "$6" ]; then
+      echo "[peers] KeePassXC: tresor-bench ss-client at ${2##*,} items" >&2
+      "$6/tresor-bench" ss-client --name keepassxc --items "${2##*,}" --out "$7" $4 || status=$?
+    fi
     kill $kp 2>/dev/null; sleep 1; kill -9 $kp 2>/dev/null   # it ignores SIGTERM while offscreen
-    exit $status' "$py" "$here/peers.py" "$kp_sizes" "$out/peer-keepassxc.json" "$smoke" "$kp"
+    exit $status' "$py" "$here/peers.py" "$kp_sizes" "$out/peer-keepassxc.json" "$smoke" "$kp" "$bench_bin" "$out/peer-keepassxc-ss.json"
 ) || say "KeePassXC run failed (see above); continuing without it"
 fi
 say "peers done"

@@ -4,6 +4,8 @@
 #   Benchmarks/profile.sh lookup [ITEMS]   perf record -g of tresord serving 20,000 lookups
 #   Benchmarks/profile.sh cli              perf record -g of 30 × `tresor --help`
 #   Benchmarks/profile.sh notes            perf record -g of the notes scenarios (--smoke sizes)
+#   Benchmarks/profile.sh secret-service [ITEMS]   perf record -g of tresord --secret-service serving
+#                                          20,000 SearchItems + GetSecrets, then 1,000 DH OpenSessions
 #
 # Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
 set -euo pipefail
@@ -21,6 +23,17 @@ case "${1:-lookup}" in
     perf record -F 2000 -g -p "$pid" -o "$out/lookup.data" -- sleep 8 2>/dev/null
     wait "$bench" || true
     perf report -i "$out/lookup.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
+    ;;
+  secret-service)
+    items=${2:-10000}
+    TRESOR_BENCH_PROFILE=20000 "$bin/tresor-bench" --bin "$bin" --out "$out/secret-service.json" --smoke --only secret-service \
+      --ss-counts "$items" > "$out/secret-service.log" 2>&1 &
+    bench=$!
+    for _ in $(seq 1 1200); do grep -q "profile: daemon pid" "$out/secret-service.log" 2>/dev/null && break; sleep 0.2; done
+    pid=$(grep -o "daemon pid [0-9]*" "$out/secret-service.log" | awk '{print $3}')
+    perf record -F 2000 -g -p "$pid" -o "$out/secret-service.data" 2>/dev/null   # until tresord stops
+    wait "$bench" || true
+    perf report -i "$out/secret-service.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
     ;;
   cli)
     perf record -F 5000 -g -o "$out/cli.data" -- bash -c "for i in \$(seq 1 30); do '$bin/tresor' --help >/dev/null; done" 2>/dev/null

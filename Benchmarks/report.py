@@ -25,6 +25,10 @@ gk = load("peer-gnome-keyring.json")
 kp = load("peer-keepassxc.json")
 pw = load("peer-pass.json")
 ossl = load("peer-openssl.json")
+# the Secret Service measured by tresor-bench's own client (`ss-client`) on the peers
+gk_ss = load("peer-gnome-keyring-ss.json")
+kp_ss = load("peer-keepassxc-ss.json")
+ab = load("peer-secret-tool-ab.json")  # secret-tool lookup, Tresor and gnome-keyring interleaved
 machine = load("machine.json") or {}
 
 kc = (tresor.get("keychain") or {}).get("counts", [])
@@ -95,18 +99,19 @@ if (tresor.get("keychain") or {}).get("error"):
 P("")
 
 # --- keychain table ---------------------------------------------------------------------------
-P("## Keychain through the daemon (one connected client, TresorKit `Keychain`)")
-P("")
-P("| items | add p50 / p99 | lookup p50 / p99 | find by label p50 / p99 | update p50 / p99 | delete p50 / p99 | `tresor item get` p50 (one process) | … `--group tresor` p50 | `tresor --help` p50 | daemon RSS at end | database |")
-P("|---:|---|---|---|---|---|---|---|---|---:|---:|")
+if kc:
+    P("## Keychain through the daemon (one connected client, TresorKit `Keychain`)")
+    P("")
+    P("| items | add p50 / p99 | lookup p50 / p99 | find by label p50 / p99 | update p50 / p99 | delete p50 / p99 | `tresor item get` p50 (one process) | … `--group tresor` p50 | `tresor --help` p50 | daemon RSS at end | database |")
+    P("|---:|---|---|---|---|---|---|---|---|---:|---:|")
 for e in kc:
     def pp(k):
         return f"{fmt(g(e, k, 'p50_ms'))} / {fmt(g(e, k, 'p99_ms'))} ms"
     P(f"| {e['items']:,} | {pp('add')} | {pp('lookup')} | {pp('find_by_label')} | {pp('update')} | {pp('delete')} | "
       f"{fmt(g(e, 'cli_get', 'p50_ms'))} ms | {fmt(g(e, 'cli_get_group', 'p50_ms'))} ms | {fmt(g(e, 'cli_help', 'p50_ms'))} ms | {fmt(g(e, 'daemon_rss_kb', default=0) / 1024, ' MB')} | "
       f"{fmt(g(e, 'database_bytes', default=0) / 1e6, ' MB')} |")
-P("")
 if kc:
+    P("")
     P("Bulk fill (in-process TresorKeychain `Keychain` on the same home, daemon stopped): " + ", ".join(
         f"{e['fill_items']:,} items in {e['fill_seconds']:.1f} s" for e in kc) + ".")
     P("Keybag unlock through the daemon (one PBKDF2 run, 600,000 rounds): " + ", ".join(
@@ -161,10 +166,11 @@ if kc:
     P("")
 
 # --- peers table ------------------------------------------------------------------------------
-P("## Side by side (Tresor ÷ peer; below 1× means Tresor is faster)")
-P("")
-P("| operation | items (Tresor / peer) | Tresor | peer | peer figure | ratio |")
-P("|---|---|---:|---:|---|---:|")
+if kc or notes:
+    P("## Side by side (Tresor ÷ peer; below 1× means Tresor is faster)")
+    P("")
+    P("| operation | items (Tresor / peer) | Tresor | peer | peer figure | ratio |")
+    P("|---|---|---:|---:|---|---:|")
 rows = []
 # the peers' own count (1,000) and the targets' (100,000); every count is in the tables above
 shown = [e for e in kc if e["items"] in (1000, 100_000)] or kc
@@ -214,21 +220,24 @@ if dw:
     P(f"| the disk alone: {dw['bytes'] >> 20} MB written and fsynced, no crypto | — | {fmt(dw['MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(dw['MBps'], o128))} |")
     if dw.get("writeback_per_MiB_MBps"):
         P(f"| … with writeback started after each MiB (as the store path writes) | — | {fmt(dw['writeback_per_MiB_MBps'])} MB/s | {fmt(o128)} MB/s | same | {rfmt(ratio(dw['writeback_per_MiB_MBps'], o128))} |")
-P("")
+if kc or notes:
+    P("")
 if ossl:
     P("OpenSSL (" + ossl.get("version", "") + ", one core): " + ", ".join(
         f"{k} {v['MBps']:,.0f} MB/s" for k, v in ossl.items() if isinstance(v, dict)) + ".")
     P("")
 
 # --- notes ------------------------------------------------------------------------------------
-P("## Notes (in-process NotesStore, NotesSettings.production)")
-P("")
 pc = notes.get("passphrase_change") or {}
-P("| scenario | result |")
-P("|---|---|")
-P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', 0):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
-P(f"| open a secure session (typed passphrase) | {fmt(notes.get('open_session_ms'))} ms |")
-P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes, 'open_locked_note_1MB', 'p50_ms'))} ms, p99 {fmt(g(notes, 'open_locked_note_1MB', 'p99_ms'))} ms |")
+notes_shown = bool(notes or tresor.get("keychain"))  # not in a --only secret-service run
+if notes_shown:
+    P("## Notes (in-process NotesStore, NotesSettings.production)")
+    P("")
+    P("| scenario | result |")
+    P("|---|---|")
+    P(f"| one KDF run (PBKDF2-HMAC-SHA256, {notes.get('kdf_rounds', 0):,} rounds) = notes unlock cost | {fmt(g(notes, 'kdf', 'p50_ms'))} ms (p50 of {g(notes, 'kdf', 'n')}) |")
+    P(f"| open a secure session (typed passphrase) | {fmt(notes.get('open_session_ms'))} ms |")
+    P(f"| open a locked note with a 1 MB body inside the session | p50 {fmt(g(notes, 'open_locked_note_1MB', 'p50_ms'))} ms, p99 {fmt(g(notes, 'open_locked_note_1MB', 'p99_ms'))} ms |")
 ln = notes.get("list_notes") or {}
 if ln:
     P(f"| list every note (`NotesStore.notes`): {ln['notes']:,} notes — the passphrase change's locked notes and a tenth as many plain ones in folders | p50 {fmt(ln['p50_ms'])} ms |")
@@ -250,13 +259,114 @@ if up:
         P(f"| … and `tresor note export-attachment` of it back to a file ({up['n']} runs) | "
           f"best {fmt(up['export_best_MBps'])} MB/s, p50 {fmt(up['export_p50_ms'])} ms; the daemon's peak RSS → "
           f"{fmt(up['daemon_hwm_kb_after_export'] / 1024)} MB (+{fmt(exported / up['bytes'], '×')} the file) |")
-P("")
+if notes_shown:
+    P("")
+
+# --- Secret Service -------------------------------------------------------------------------------
+# One client for every provider (tresor-bench ss-client: TresorDBus over libdbus, one connection):
+# tresord --secret-service at each count, gnome-keyring and KeePassXC at theirs (peers.sh).
+ss = tresor.get("secret_service") or {}
+ss_counts = ss.get("counts") or []
+ss_targets = []
+FLAT = 1.25  # "flat": the largest count's p50 within 1.25× of the 1,000-item (smallest) one
+if ss.get("skipped"):
+    P(f"## Secret Service (D-Bus)\n\nSkipped: {ss['skipped']}.\n")
+elif ss_counts or gk_ss or kp_ss or ab:
+    P("## Secret Service (D-Bus): the same client for every provider")
+    P("")
+    P("`tresor-bench ss-client` (TresorDBus over libdbus, one connection, blocking calls) on a private session bus with no service folders; "
+      "`SearchItems({service, account})` on the service, then `GetSecrets` of the item found, on one open session. "
+      "OpenSession is the call alone (the client's own DH work apart; each session closed after).")
+    P("")
+    ss_rows = [("Tresor", e) for e in ss_counts] + [(n, p) for (n, p) in (("gnome-keyring", gk_ss), ("KeePassXC", kp_ss)) if p]
+    P("On one open connection:")
+    P("")
+    P("| provider | items | floors: the bus's own `GetId` / the provider's `Peer.Ping` p50 | OpenSession `plain` p50 | OpenSession `dh-ietf1024` p50 | provider CPU per DH open (+ Close) | SearchItems + GetSecrets p50 / p99 (DH session) | … SearchItems p50 | … GetSecrets p50 | SearchItems + GetSecrets p50 (plain session) | SearchItems({account}) alone p50 | provider CPU per search + get |")
+    P("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    for name, e in ss_rows:
+        err = f" (**error:** `{e['error']}`)" if e.get("error") else ""
+        P(f"| {name}{err} | {e.get('items', 0):,} | {fmt(g(e, 'bus_round_trip', 'p50_ms'))} / {fmt(g(e, 'provider_ping', 'p50_ms'), ' ms')} | {fmt(g(e, 'open_session_plain', 'p50_ms'), ' ms')} | {fmt(g(e, 'open_session_dh', 'p50_ms'), ' ms')} | "
+          f"{fmt(g(e, 'open_session_dh', 'provider_cpu_ms_per_op_with_close'), ' ms')} | "
+          f"{fmt(g(e, 'lookup_dh', 'p50_ms'))} / {fmt(g(e, 'lookup_dh', 'p99_ms'))} ms | {fmt(g(e, 'search_dh', 'p50_ms'), ' ms')} | {fmt(g(e, 'get_secrets_dh', 'p50_ms'), ' ms')} | "
+          f"{fmt(g(e, 'lookup_plain', 'p50_ms'), ' ms')} | {fmt(g(e, 'search_unique_attribute', 'p50_ms'), ' ms')} | {fmt(g(e, 'lookup_dh', 'provider_cpu_ms_per_op'), ' ms')} |")
+    P("")
+    P("A new client (what every `secret-tool` process is):")
+    P("")
+    P("| provider | items | connect (`Hello`) p50 | first call on it (`GetAll` of the service; Tresor identifies the client) p50 | … the same call on a known connection | `secret-tool lookup` p50 (one process) | provider CPU per `secret-tool lookup` | `secret-tool store` p50 | provider RSS at the end |")
+    P("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, e in ss_rows:
+        rss = e.get("provider_rss_kb")
+        P(f"| {name} | {e.get('items', 0):,} | {fmt(g(e, 'new_connection', 'p50_ms'), ' ms')} | {fmt(g(e, 'first_call_new_connection', 'p50_ms'), ' ms')} | {fmt(g(e, 'get_all_known_connection', 'p50_ms'), ' ms')} | "
+          f"{fmt(g(e, 'secret_tool_lookup', 'p50_ms'), ' ms')} | {fmt(g(e, 'secret_tool_lookup', 'provider_cpu_ms_per_op'), ' ms')} | {fmt(g(e, 'secret_tool_store', 'p50_ms'), ' ms')} | {fmt(rss / 1024, ' MB') if rss else '—'} |")
+    P("")
+    if ab:
+        P(f"Interleaved (`Benchmarks/secret-tool-ab.py`, {ab['rounds']} rounds, each one `secret-tool lookup` per provider in a rotating order, each provider on its own private bus with {ab['items_per_provider']} items; load {' '.join(ab.get('load', []))}): "
+          f"Tresor {fmt(g(ab, 'tresor', 'p50_ms'), ' ms')} p50 (provider CPU {fmt(g(ab, 'tresor', 'provider_cpu_ms_per_lookup'), ' ms')} per lookup), "
+          f"gnome-keyring {fmt(g(ab, 'gnome-keyring', 'p50_ms'), ' ms')} ({fmt(g(ab, 'gnome-keyring', 'provider_cpu_ms_per_lookup'), ' ms')}), "
+          f"no provider at all {fmt(g(ab, 'no provider', 'p50_ms'), ' ms')} (secret-tool's own floor): Tresor ÷ gnome-keyring {rfmt(ab.get('ratio_of_p50s'))} "
+          f"(median of the rounds' ratios {rfmt(ab.get('median_paired_ratio'))}; above the floor {rfmt(ab.get('above_floor_ratio'))}).")
+        P("")
+    if any(e.get("in_process") for e in ss_counts):
+        P("Tresor's keychain part of each call, in-process on the same store (no bus, no daemon; TresorKeychain `copyMatching` as `KeychainCollection` asks it):")
+        P("")
+        P("| items | search {service, account} p50 (SearchItems) | search {account} alone p50 | secret by id p50 (GetSecrets) |")
+        P("|---:|---:|---:|---:|")
+        for e in ss_counts:
+            ip = e.get("in_process") or {}
+            P(f"| {e['items']:,} | {fmt(g(ip, 'search', 'p50_ms'), ' ms')} | {fmt(g(ip, 'search_unique_attribute', 'p50_ms'), ' ms')} | {fmt(g(ip, 'secret_by_id', 'p50_ms'), ' ms')} |")
+        P("")
+    first = ss_rows[0][1] if ss_rows else {}
+    extra = []
+    if g(first, "client_dh_keygen", "p50_ms") is not None:
+        extra.append(f"the client's own DH (TresorCrypto, the same in every row): key pair {fmt(g(first, 'client_dh_keygen', 'p50_ms'))} ms, "
+                     f"agreement + HKDF {fmt(g(first, 'client_dh_agree', 'p50_ms'))} ms")
+    if g(ss, "secret_tool_no_provider", "p50_ms") is not None:
+        extra.append(f"`secret-tool lookup` on the bus with no provider at all (its own floor): {fmt(g(ss, 'secret_tool_no_provider', 'p50_ms'))} ms")
+    if ss_counts:
+        extra.append("Tresor's fill (in-process, daemon stopped, the client's `exe-sha256:` group): " + ", ".join(
+            f"{e.get('fill_items', 0):,} items in {e.get('fill_seconds', 0):.1f} s" for e in ss_counts))
+    if extra:
+        P("; ".join(extra) + ".")
+        P("")
+    # targets: against gnome-keyring, same run, same client
+    if ss_counts:
+        base = ss_counts[0]
+        if ab:
+            t, p = g(ab, "tresor", "p50_ms"), g(ab, "gnome-keyring", "p50_ms")
+            ss_targets.append((f"one `secret-tool lookup` process ≤ 0.7× gnome-keyring's — interleaved, both at {ab['items_per_provider']} items",
+                               t, p, ratio(ratio(t, p), 0.7), "ratio"))
+        for key, bound, what in (("secret_tool_lookup", 0.7, "one `secret-tool lookup` process"),
+                                 ("lookup_dh", 0.3, "SearchItems + GetSecrets p50 on an open connection")):
+            for e in ss_counts:
+                t, p = g(e, key, "p50_ms"), g(gk_ss, key, "p50_ms")
+                ss_targets.append((f"{what} ≤ {bound}× gnome-keyring's ({e['items']:,} / {fmt(g(gk_ss, 'items'))} items)",
+                                   t, p, ratio(ratio(t, p), bound), "ratio"))
+        if len(ss_counts) > 1:
+            last = ss_counts[-1]
+            t, b0 = g(last, "lookup_dh", "p50_ms"), g(base, "lookup_dh", "p50_ms")
+            ss_targets.append((f"… flat from {base['items']:,} to {last['items']:,} items (p50 within {FLAT}× of the {base['items']:,}-item figure)",
+                               t, b0, ratio(ratio(t, b0), FLAT), "flat"))
+        P("| target (Secret Service, Tresor ÷ gnome-keyring, same client, same run) | Tresor | gnome-keyring | ratio | met |")
+        P("|---|---:|---:|---:|:-:|")
+        for (name, t, p, r, kind) in ss_targets:
+            shown = rfmt(ratio(t, p))
+            met = "—" if r is None else ("yes" if r <= 1.0 else "**no**")
+            P(f"| {name} | {fmt(t, ' ms')} | {fmt(p, ' ms')}{' (Tresor at ' + format(base['items'], ',') + ')' if kind == 'flat' else ''} | {shown} | {met} |")
+        P("")
+        # OpenSession beside the peers (no target: recorded)
+        last = ss_counts[-1]
+        for kind in ("plain", "dh"):
+            cells = []
+            for name, peer in (("gnome-keyring", gk_ss), ("KeePassXC", kp_ss)):
+                if peer:
+                    cells.append(f"{rfmt(ratio(g(last, 'open_session_' + kind, 'p50_ms'), g(peer, 'open_session_' + kind, 'p50_ms')))} of {name}'s {fmt(g(peer, 'open_session_' + kind, 'p50_ms'), ' ms')}")
+            P(f"OpenSession `{kind}` (no target): Tresor {fmt(g(last, 'open_session_' + kind, 'p50_ms'), ' ms')} at {last['items']:,} items" + (" — " + ", ".join(cells) if cells else "") + ".")
+        P("")
+    if gk_ss or kp_ss:
+        P("Peers are filled to their largest size only (gnome-keyring rewrites its whole file on every `CreateItem`); Tresor's larger counts are compared with them there, which favours the peers.")
+        P("")
 
 # --- targets ----------------------------------------------------------------------------------
-P("## SPEC §10 targets (from this run)")
-P("")
-P("| target | measured | ratio to target | met | ratio to peer |")
-P("|---|---|---:|:-:|---|")
 targets = []
 big = largest_at_most(kc, 100_000) if kc else None
 if big:
@@ -311,18 +421,26 @@ if mx:
     if hwm:
         targets.append((f"… the same after non-key searches (each decrypts every row, 512 rows at a time)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
                         ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
+if targets:
+    P("## SPEC §10 targets (from this run)")
+    P("")
+    P("| target | measured | ratio to target | met | ratio to peer |")
+    P("|---|---|---:|:-:|---|")
 for (name, measured, r, peer) in targets:
     met = "—" if r is None else ("yes" if r <= 1.0 else "**no**")
     P(f"| {name} | {measured} | {rfmt(r)} | {met} | {peer} |")
-P("")
-P("Ratio to target: measured ÷ target for time/memory (≤ 1× meets it); for sealing throughput OpenSSL ÷ Tresor (≤ 1× meets it).")
+if targets:
+    P("")
+    P("Ratio to target: measured ÷ target for time/memory (≤ 1× meets it); for sealing throughput OpenSSL ÷ Tresor (≤ 1× meets it).")
 
 md = "\n".join(lines) + "\n"
 with open(os.path.join(out, "results.md"), "w") as f:
     f.write(md)
 with open(os.path.join(out, "results.json"), "w") as f:
-    json.dump({"machine": machine, "tresor": tresor, "peers": {"gnome-keyring": gk, "keepassxc": kp, "pass": pw, "openssl": ossl},
-               "targets": [{"target": t[0], "measured": t[1], "ratio_to_target": t[2], "peer": t[3]} for t in targets]}, f, indent=1)
+    json.dump({"machine": machine, "tresor": tresor, "peers": {"gnome-keyring": gk, "keepassxc": kp, "pass": pw, "openssl": ossl,
+                                                          "gnome-keyring-ss": gk_ss, "keepassxc-ss": kp_ss, "secret-tool-ab": ab},
+               "targets": [{"target": t[0], "measured": t[1], "ratio_to_target": t[2], "peer": t[3]} for t in targets],
+               "secret_service_targets": [{"target": t[0], "tresor_ms": t[1], "peer_ms": t[2], "ratio_to_target": t[3]} for t in ss_targets]}, f, indent=1)
 
 # --- plot ---------------------------------------------------------------------------------------
 try:

@@ -48,9 +48,11 @@ struct KeychainBench {
 
     // MARK: Daemon
 
-    func startDaemon() throws -> Child {
-        let child = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"],
-                              environment: environment, output: daemonLog)
+    /// Starts `tresord` on the home and waits until its socket answers; `arguments` and
+    /// `environment` are added to the usual ones (the Secret Service scenario's bus).
+    func startDaemon(arguments extra: [String] = [], environment added: [String: String] = [:]) throws -> Child {
+        let child = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extra,
+                              environment: environment.merging(added) { $1 }, output: daemonLog)
         let deadline = Date().addingTimeInterval(20)
         while true {
             if let client = try? TresorClient.connect(paths: paths, startDaemon: false), (try? client.status()) != nil { break }

@@ -6,25 +6,31 @@ import Glibc
 // tresor-bench: Tresor's side of the performance harness (SPEC §10, issue 6).
 //
 //   tresor-bench --bin DIR --out FILE [--smoke] [--counts 1000,10000,100000]
-//                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes]
+//                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service]
+//                [--ss-counts 1000,10000,100000]
+//   tresor-bench ss-client --name NAME --items N --out FILE [--smoke]   (SecretServiceBench.swift)
 //
 // DIR holds the release `tresor` and `tresord`. Writes one JSON object to FILE. Run through
 // `scripts/bench`, which also runs the peers and writes the table.
 
 setvbuf(stdout, nil, _IOLBF, 0)
 var arguments = Array(CommandLine.arguments.dropFirst())
+// The Secret Service client, the same for every provider (SecretServiceBench.swift; run by
+// this harness against tresord and by Benchmarks/peers.sh against gnome-keyring and KeePassXC).
+if arguments.first == "ss-client" { exit(SecretServiceClientBench.main(Array(arguments.dropFirst()))) }
 func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
 let smoke = arguments.contains("--smoke")
 guard let bin = option("--bin"), let out = option("--out") else {
-    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes]")
+    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service] [--ss-counts N,N,…]")
     exit(2)
 }
 let counts = (option("--counts") ?? (smoke ? "200,1000" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
 let noteCount = Int(option("--notes") ?? (smoke ? "100" : "10000"))!
 let noteBytes = Int(option("--notes-bytes") ?? (smoke ? "1000000" : "1000000000"))!
+let secretServiceCounts = (option("--ss-counts") ?? (smoke ? "50,200" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
 let only = option("--only")
 
 var result: [String: Any] = [
@@ -53,6 +59,13 @@ do {
             }
         }
         log("keychain scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+    if only == nil || only == "secret-service" {
+        let start = nowNanos()
+        let secretService = try SecretServiceBench(binDirectory: URL(fileURLWithPath: bin), counts: secretServiceCounts, smoke: smoke).run()
+        result["secret_service"] = secretService
+        if let error = secretService["error"] { throw BenchError("secret service: \(error)") }
+        log("secret service scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
     }
 } catch {
     log("failed: \(error)")

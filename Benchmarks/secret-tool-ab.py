@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""One `secret-tool lookup` process against tresord --secret-service and against gnome-keyring,
+interleaved round by round (BENCHMARKS.md, "Secret Service (D-Bus)").
+
+The harness measures the two providers minutes apart (Tresor in tresor-bench, gnome-keyring in
+peers.sh); on this shared machine a process's time moves by a third from one minute to the next,
+so this runs both at once, each on a private session bus of its own with no service folders
+(../shared/peers.md), and alternates: every round times one lookup from each provider, and one on
+a third bus where nobody owns org.freedesktop.secrets (secret-tool's own floor: process start,
+libsecret, the bus), in a rotating order. Both providers hold the same ten items, stored with
+`secret-tool store` — for Tresor they live in secret-tool's own group, as any program's do.
+
+  Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60]
+
+BIN_DIR holds the release tresord and tresor (scripts/bench builds them). Run as root, like the
+harness. Needs dbus-daemon, gnome-keyring and secret-tool (libsecret-tools).
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN, OUT = sys.argv[1], sys.argv[2]
+ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 60
+ITEMS = 10
+PASSCODE = "bench passcode 1"
+LOOKUP = ["secret-tool", "lookup", "service", "bench-cli", "account"]
+scratch = tempfile.mkdtemp(prefix="tresor-st-ab.")
+started = []  # processes this script started, stopped at the end by their pid
+
+
+def say(text):
+    print(f"[secret-tool-ab] {text}", file=sys.stderr)
+
+
+def private_bus(name):
+    folder = os.path.join(scratch, name)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "bus.conf"), "w") as f:
+        f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><keep_umask/><listen>unix:dir={folder}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+""")
+    bus = subprocess.Popen(["dbus-daemon", f"--config-file={folder}/bus.conf", "--nofork", "--print-address=1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    started.append(bus)
+    address = bus.stdout.readline().strip()
+    home, run = os.path.join(folder, "home"), os.path.join(folder, "run")
+    os.makedirs(home)
+    os.makedirs(run, mode=0o700)
+    env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": run, "DBUS_SESSION_BUS_ADDRESS": address}
+    return env, folder
+
+
+def owner_pid(env, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        out = subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                              "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.freedesktop.secrets"],
+                             env=env, capture_output=True, text=True)
+        if out.returncode == 0 and "uint32" in out.stdout:
+            return int(out.stdout.split("uint32")[1].split()[0])
+        time.sleep(0.1)
+    raise SystemExit("nobody took org.freedesktop.secrets")
+
+
+def cpu_ms(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def store_items(env):
+    for k in range(ITEMS):
+        subprocess.run(["secret-tool", "store", "--label=bench-cli", "service", "bench-cli", "account", f"cli-{k}"],
+                       input=f"cli-secret-{k}".encode(), env=env, check=True)
+    answer = subprocess.run(LOOKUP + ["cli-3"], env=env, capture_output=True, check=True).stdout
+    if not answer.startswith(b"cli-secret-3"):
+        raise SystemExit(f"secret-tool lookup answered {answer!r}")
+
+
+def summary(samples):
+    s = sorted(samples)
+    return {"n": len(s), "p50_ms": statistics.median(s), "p10_ms": s[len(s) // 10], "p90_ms": s[(9 * len(s)) // 10],
+            "min_ms": s[0], "mean_ms": statistics.fmean(s)}
+
+
+try:
+    # gnome-keyring
+    gk_env, _ = private_bus("gnome-keyring")
+    subprocess.run(["gnome-keyring-daemon", "--unlock", "--components=secrets"], input=b"testpass", env=gk_env,
+                   check=True, stdout=subprocess.DEVNULL)
+    gk_pid = owner_pid(gk_env)
+    store_items(gk_env)
+    # tresord --secret-service, on a new home with a passcode
+    tr_env, tr_folder = private_bus("tresor")
+    home = os.path.join(tr_folder, "tresor-home")
+    log = open(os.path.join(tr_folder, "tresord.log"), "w")
+    tresord = subprocess.Popen([f"{BIN}/tresord", "--home", home, "--auto-lock", "0", "--log-level", "warning", "--secret-service"],
+                               env=tr_env, stdout=log, stderr=subprocess.STDOUT)
+    started.append(tresord)
+    time.sleep(0.5)
+    subprocess.run([f"{BIN}/tresor", "init", "--home", home, "--passcode-stdin"], input=f"{PASSCODE}\n".encode(), env=tr_env,
+                   check=True, stdout=subprocess.DEVNULL)
+    if owner_pid(tr_env) != tresord.pid:
+        raise SystemExit("org.freedesktop.secrets on Tresor's bus is not tresord")
+    store_items(tr_env)
+    # nobody: secret-tool's own floor (it exits 1: no such secret / no provider)
+    none_env, _ = private_bus("none")
+
+    providers = [("tresor", tr_env, tresord.pid), ("gnome-keyring", gk_env, gk_pid), ("no provider", none_env, None)]
+    times = {name: [] for name, _, _ in providers}
+    cpu = {name: 0.0 for name, _, _ in providers}
+    for name, env, _ in providers:  # warm the page cache
+        subprocess.run(LOOKUP + ["cli-0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    say(f"{ROUNDS} rounds, each one lookup per provider in a rotating order")
+    for r in range(ROUNDS):
+        order = providers[r % 3:] + providers[:r % 3]
+        for name, env, pid in order:
+            before = cpu_ms(pid) if pid else 0
+            t = time.perf_counter()
+            done = subprocess.run(LOOKUP + [f"cli-{r % ITEMS}"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[name].append((time.perf_counter() - t) * 1e3)
+            if pid:
+                cpu[name] += cpu_ms(pid) - before
+                if done.returncode != 0:
+                    raise SystemExit(f"secret-tool lookup against {name} failed")
+    result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3]}
+    for name, _, pid in providers:
+        result[name] = summary(times[name])
+        if pid:
+            result[name]["provider_cpu_ms_per_lookup"] = cpu[name] / ROUNDS
+    paired = [t / g for t, g in zip(times["tresor"], times["gnome-keyring"])]
+    result["ratio_of_p50s"] = result["tresor"]["p50_ms"] / result["gnome-keyring"]["p50_ms"]
+    result["median_paired_ratio"] = statistics.median(paired)
+    floor = result["no provider"]["p50_ms"]
+    result["above_floor_ratio"] = (result["tresor"]["p50_ms"] - floor) / (result["gnome-keyring"]["p50_ms"] - floor)
+    with open(OUT, "w") as f:
+        json.dump(result, f, indent=1)
+    say(f"p50: Tresor {result['tresor']['p50_ms']:.1f} ms, gnome-keyring {result['gnome-keyring']['p50_ms']:.1f} ms, "
+        f"no provider {floor:.1f} ms; Tresor ÷ gnome-keyring {result['ratio_of_p50s']:.2f}× (paired median "
+        f"{result['median_paired_ratio']:.2f}×); provider CPU per lookup: Tresor {result['tresor']['provider_cpu_ms_per_lookup']:.1f} ms, "
+        f"gnome-keyring {result['gnome-keyring']['provider_cpu_ms_per_lookup']:.1f} ms")
+finally:
+    try:
+        gk = owner_pid(gk_env, timeout=1)  # gnome-keyring forked itself away from us
+        os.kill(gk, signal.SIGTERM)
+    except BaseException:
+        pass
+    for process in reversed(started):
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    shutil.rmtree(scratch, ignore_errors=True)
