@@ -64,5 +64,16 @@ final class GnomeKeyring {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Locks its login collection (`org.freedesktop.Secret.Service.Lock`; `secret-tool lock`
+    /// hangs here). Unlocking it again would take a prompt.
+    func lockLogin() throws {
+        let (locked, timedOut) = try Harness.execute(
+            PrivateBus.dbusSend,
+            ["--session", "--print-reply", "--dest=\(SecretService.busName)", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
+             "array:objpath:/org/freedesktop/secrets/collection/login"],
+            environment: environment, timeout: 30)
+        guard !timedOut, locked.succeeded else { throw SecretServiceTestError.fixture("Lock failed: \(locked.stderr)") }
+    }
+
     private static func read(_ log: URL) -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 }

@@ -25,7 +25,7 @@ struct SecretServiceImportCommandTests {
     }
 
     /// A harness on `bus` with an initialised keybag (its passcode among the secrets).
-    func tresor(on bus: ImportTestBus, _ secrets: [String] = []) throws -> (Harness, String) {
+    func tresor(on bus: PrivateBus, _ secrets: [String] = []) throws -> (Harness, String) {
         let harness = try Harness(environment: bus.environment)
         let passcode = "e2e-ssimport-passcode-\(UUID().uuidString.prefix(8))"
         harness.secrets = [passcode] + secrets
@@ -42,7 +42,7 @@ struct SecretServiceImportCommandTests {
     }
 
     /// Starts tresord with the Secret Service in place of the running daemon, and unlocks it.
-    func takeOver(_ harness: Harness, bus: ImportTestBus, passcode: String) throws {
+    func takeOver(_ harness: Harness, bus: PrivateBus, passcode: String) throws {
         harness.stopDaemon()
         try harness.startDaemon(extraArguments: ["--secret-service"])
         try bus.waitFor(ImportTools.busName, by: "tresord", running: { harness.daemonIsRunning })
@@ -50,7 +50,7 @@ struct SecretServiceImportCommandTests {
     }
 
     @Test func copiesEveryItemLeavesGnomeKeyringAloneAndSecretToolFindsThemInTresor() throws {
-        let bus = try ImportTestBus()
+        let bus = try PrivateBus()
         let keyringPassword = "e2e-ssimport-keyring-\(UUID().uuidString.prefix(8))"
         let items = [
             Item(label: "E2E import mail", attributes: [("tresor-e2e", "import"), ("service", "mail"), ("account", "ada")],
@@ -62,7 +62,7 @@ struct SecretServiceImportCommandTests {
         ]
         let (harness, passcode) = try tresor(on: bus, [keyringPassword] + items.map(\.secret))
         defer { harness.stopDaemon() }
-        let gnome = try ImportSourceKeyring(bus: bus, password: keyringPassword)
+        let gnome = try GnomeKeyring(bus: bus, password: keyringPassword)
         let fromGnome = SecretToolClient(environment: gnome.environment)
         for item in items { try fromGnome.store(label: item.label, item.attributes, secret: item.secret) }
         let beforeImport = Date()
@@ -120,13 +120,13 @@ struct SecretServiceImportCommandTests {
     }
 
     @Test func withoutAnOwnerItemsWaitInTheImportedGroupUntilAnExecutableIsAllowed() throws {
-        let bus = try ImportTestBus()
+        let bus = try PrivateBus()
         let keyringPassword = "e2e-ssimport-keyring-\(UUID().uuidString.prefix(8))"
         let item = Item(label: "E2E imported token", attributes: [("tresor-e2e", "imported"), ("service", "api")],
                         secret: "e2e-ssimport-token-\(UUID().uuidString.prefix(8))")
         let (harness, passcode) = try tresor(on: bus, [keyringPassword, item.secret])
         defer { harness.stopDaemon() }
-        let gnome = try ImportSourceKeyring(bus: bus, password: keyringPassword)
+        let gnome = try GnomeKeyring(bus: bus, password: keyringPassword)
         try SecretToolClient(environment: gnome.environment).store(label: item.label, item.attributes, secret: item.secret)
 
         let report = try importing(harness, passcode: passcode)
@@ -148,12 +148,12 @@ struct SecretServiceImportCommandTests {
     }
 
     @Test func aWrongOrMissingPasscodeImportsNothing() throws {
-        let bus = try ImportTestBus()
+        let bus = try PrivateBus()
         let keyringPassword = "e2e-ssimport-keyring-\(UUID().uuidString.prefix(8))"
         let item = Item(label: "E2E guarded", attributes: [("tresor-e2e", "guarded")], secret: "e2e-ssimport-guarded-\(UUID().uuidString.prefix(8))")
         let (harness, _) = try tresor(on: bus, [keyringPassword, item.secret])
         defer { harness.stopDaemon() }
-        let gnome = try ImportSourceKeyring(bus: bus, password: keyringPassword)
+        let gnome = try GnomeKeyring(bus: bus, password: keyringPassword)
         try SecretToolClient(environment: gnome.environment).store(label: item.label, item.attributes, secret: item.secret)
 
         let wrong = try harness.tresor(["import", "secret-service", "--passcode-stdin"], input: "not-the-passcode\n")
@@ -166,7 +166,7 @@ struct SecretServiceImportCommandTests {
     }
 
     @Test func saysSoWhenNobodyOrTresorItselfAnswers() throws {
-        let bus = try ImportTestBus()
+        let bus = try PrivateBus()
         let (harness, passcode) = try tresor(on: bus)
         defer { harness.stopDaemon() }
 
