@@ -95,12 +95,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func tick() {
         let locked = login.isLocked
         if let before = loginWasLocked, before != locked {
-            let changed: DBusValue = .properties(["Locked": .boolean(locked)])
-            for path in [SecretObjectPath.collection(CollectionName.login).path] {
-                connection.send(.signal(
-                    path: path, interface: SecretInterface.properties, member: "PropertiesChanged",
-                    arguments: [.string(SecretInterface.collection), changed, .array(elementSignature: "s", [])]))
-            }
+            connection.send(.signal(
+                path: SecretObjectPath.collection(CollectionName.login).path, interface: SecretInterface.properties,
+                member: "PropertiesChanged",
+                arguments: [.string(SecretInterface.collection), .properties(["Locked": .boolean(locked)]), .array(elementSignature: "s", [])]))
         }
         loginWasLocked = locked
         if !prompts.isEmpty { prompts.due(unlocked: !locked).forEach(connection.send) }
