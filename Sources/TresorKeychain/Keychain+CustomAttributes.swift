@@ -9,28 +9,62 @@ extension Keychain {
     /// The ids of the rows a search for every one of `tags` may match: those holding them all,
     /// plus those written before the index, in the groups of `groupTags` (nil: every group).
     /// One statement, so a row indexed meanwhile is in exactly one of the two.
+    ///
+    /// The walk starts from the rarest tag and probes the others row by row: a pair most items
+    /// share (libsecret's `xdg:schema`) then costs one lookup per candidate of the rare pair,
+    /// not one row read per item holding the common one.
     static func customAttributeCandidates(_ db: Database, tags: [Data], itemClass: ItemClass, groupTags: [Data]?) throws -> [Int64] {
         if groupTags?.isEmpty == true { return [] }
-        let tags = Array(Set(tags))     // HAVING counts distinct tags
+        let tags = try rarestFirst(db, tags: Array(Set(tags)), itemClass: itemClass)
         let groupArguments = StatementArguments(groupTags ?? [])
-        let arguments = StatementArguments(tags) + [itemClass.table, tags.count] + groupArguments + groupArguments
+        var arguments = StatementArguments()
+        for tag in tags { arguments += [tag, itemClass.table] }
+        arguments += groupArguments + groupArguments
         let sql = customAttributeCandidatesSQL(itemClass, tagCount: tags.count, groupCount: groupTags?.count)
         return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
+    /// `tags` with the one fewest rows hold first. Each count stops one row past the smallest
+    /// so far, so ordering costs at most the rarest tag's rows per tag.
+    static func rarestFirst(_ db: Database, tags: [Data], itemClass: ItemClass) throws -> [Data] {
+        guard tags.count > 1 else { return tags }
+        let count = try db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM custom_attribute_tags WHERE tag = ? AND item_class = ? LIMIT ?)
+            """)
+        var rarest = 0
+        var fewest = Int.max
+        for (index, tag) in tags.enumerated() {
+            let limit = fewest == Int.max ? -1 : fewest     // -1: no limit in SQLite
+            let rows = try Int.fetchOne(count, arguments: [tag, itemClass.table, limit]) ?? 0
+            if rows < fewest {
+                (rarest, fewest) = (index, rows)
+                if rows == 0 { break }
+            }
+        }
+        var ordered = tags
+        ordered.swapAt(0, rarest)
+        return ordered
+    }
+
     /// The statement of ``customAttributeCandidates(_:tags:itemClass:groupTags:)``; its
-    /// arguments: the tags, the table, their count, then the group tags twice.
+    /// arguments: each tag followed by the table (the rarest tag first), then the group tags
+    /// twice.
     static func customAttributeCandidatesSQL(_ itemClass: ItemClass, tagCount: Int, groupCount: Int?) -> String {
         let table = itemClass.table
-        // The `+` keep SQLite from the indexes it would otherwise choose (no statistics): the
-        // group's, which walks every row of the groups, and (item_class, item_id), which walks
-        // every tag of the class in the order GROUP BY wants. Each tag is looked up instead.
+        // The first tag drives; every other one is a lookup on the primary key of its own.
+        // The `+` keeps SQLite from the group's index (no statistics), which would walk every
+        // row of the groups instead of the few candidates.
+        let others = (1..<max(tagCount, 1)).map { index in
+            """
+             AND EXISTS (SELECT 1 FROM custom_attribute_tags t\(index) \
+            WHERE t\(index).tag = ? AND t\(index).item_class = ? AND t\(index).item_id = t0.item_id)
+            """
+        }.joined()
         let groups = groupCount.map { "group_tag IN (\(databaseQuestionMarks(count: $0)))" }
         return """
             SELECT id FROM \(table) WHERE id IN (
-                SELECT item_id FROM custom_attribute_tags
-                WHERE tag IN (\(databaseQuestionMarks(count: tagCount))) AND +item_class = ?
-                GROUP BY item_id HAVING COUNT(*) = ?
+                SELECT t0.item_id FROM custom_attribute_tags t0
+                WHERE t0.tag = ? AND t0.item_class = ?\(others)
             ) AND \(groups.map { "+" + $0 } ?? "1")
             UNION ALL
             SELECT id FROM \(table) WHERE custom_indexed IS NULL AND \(groups ?? "1")

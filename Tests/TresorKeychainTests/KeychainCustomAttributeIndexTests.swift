@@ -386,6 +386,29 @@ import TresorKeybag
         #expect(try opened(home) { expectKeychainError(.itemNotFound) { try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA) } } == 2_003)
     }
 
+    /// A search for a pair every item shares (libsecret's `xdg:schema`) and one only a few hold
+    /// starts from the rare one, whichever order it names them in: the common pair is then
+    /// probed per candidate, not read once per item holding it.
+    @Test func theRarestPairDrivesTheSearch() throws {
+        let home = try KeychainHome()
+        let schema = ["xdg:schema": "org.example.Password"]
+        for index in 0..<40 {
+            let custom = schema.merging(["user": index < 2 ? "ada" : "user\(index)"]) { $1 }
+            _ = try home.keychain.add(.genericPassword, attributes: item("s\(index)", custom: custom), secret: secret("s"), caller: Callers.appA)
+        }
+        let sealing = home.keychain.sealing
+        let common = sealing.customAttributeTags(schema, itemClass: .genericPassword)
+        let rare = sealing.customAttributeTags(["user": "ada"], itemClass: .genericPassword)
+        let absent = sealing.customAttributeTags(["user": "nobody"], itemClass: .genericPassword)
+        try home.keychain.database.read { (db: Database) throws in
+            #expect(try Keychain.rarestFirst(db, tags: common + rare, itemClass: .genericPassword).first == rare[0])
+            #expect(try Keychain.rarestFirst(db, tags: rare + common, itemClass: .genericPassword).first == rare[0])
+            #expect(try Keychain.rarestFirst(db, tags: common + rare + absent, itemClass: .genericPassword).first == absent[0])
+            #expect(try Keychain.customAttributeCandidates(db, tags: common + rare, itemClass: .genericPassword, groupTags: nil).count == 2)
+            #expect(try Keychain.customAttributeCandidates(db, tags: common + absent, itemClass: .genericPassword, groupTags: nil).isEmpty)
+        }
+    }
+
     /// The candidates' statement reads the tags it names, and the rows they point at, through
     /// indexes — SQLite, without statistics, would otherwise walk every tag of the class or
     /// every row of the groups (which `aSearchOpensItsMatchesNotEveryRow` would not see: it
@@ -395,17 +418,22 @@ import TresorKeybag
         for groupCount in [nil, 1, 2] as [Int?] {
             for tagCount in [1, 3] {
                 let sql = Keychain.customAttributeCandidatesSQL(.genericPassword, tagCount: tagCount, groupCount: groupCount)
-                let tags = StatementArguments(Array(repeating: Data(repeating: 1, count: 32), count: tagCount))
-                let groups = StatementArguments(Array(repeating: Data(repeating: 2, count: 32), count: groupCount ?? 0))
-                let arguments = tags + ["genp", tagCount] + groups + groups
+                var arguments = StatementArguments()
+                for index in 0..<tagCount { arguments += [Data(repeating: UInt8(index), count: 32), "genp"] }
+                let groups = StatementArguments(Array(repeating: Data(repeating: 0xFF, count: 32), count: groupCount ?? 0))
+                arguments += groups + groups
                 let plan = try home.keychain.database.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { row -> String in row["detail"] }
                 }
                 let context = "groups: \(String(describing: groupCount)), tags: \(tagCount), plan: \(plan)"
                 #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(context)")
-                #expect(plan.contains { $0.contains("custom_attribute_tags USING PRIMARY KEY (tag=?") }, "\(context)")
+                #expect(plan.contains { $0.contains("t0 USING PRIMARY KEY (tag=? AND item_class=?)") }, "\(context)")
                 #expect(plan.contains { $0.contains("genp USING INTEGER PRIMARY KEY") }, "\(context)")
                 #expect(plan.contains { $0.contains("genp_custom_unindexed") }, "\(context)")
+                if tagCount > 1 {
+                    #expect(plan.contains { $0.contains("CORRELATED") }, "\(context)")
+                    #expect(plan.contains { $0.contains("PRIMARY KEY (tag=? AND item_class=? AND item_id=?)") }, "\(context)")
+                }
             }
         }
     }
