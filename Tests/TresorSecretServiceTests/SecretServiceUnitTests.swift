@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
+import TresorCrypto
 import TresorDBus
 import TresorKeychain
 @testable import TresorSecretService
@@ -47,6 +48,25 @@ import TresorKeychain
         }
         // Another connection is not held back by the first one's flood.
         _ = try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.10")
+    }
+
+    /// Pairs made ahead are each handed out once: six DH sessions opened back to back (some
+    /// from the ready pair, some made on the spot) answer with six different public keys, and
+    /// each session's key opens what the client sealed with the key it agreed.
+    @Test func everyDHSessionGetsAKeyPairOfItsOwn() throws {
+        let sessions = TransferSessions()
+        var publicKeys: Set<[UInt8]> = []
+        for _ in 0..<6 {
+            let client = DiffieHellman.KeyPair()
+            let opened = try sessions.open(algorithm: SessionEncryption.algorithm, input: .variant(.bytes(Array(client.publicKey))), owner: ":1.3")
+            guard case .variant(.bytes(let serverKey)) = opened.output else { Issue.record("no public key in \(opened.output)"); return }
+            publicKeys.insert(serverKey)
+            let key = try KeyDerivation.secretServiceSessionKey(sharedSecret: client.sharedSecret(peerPublicKey: Data(serverKey)))
+            let sealed = try AESCBC.encrypt(Array("hunter2".utf8), using: key)
+            let sent = DBusValue.structure([.objectPath(opened.path), .bytes(Array(sealed.iv)), .bytes(Array(sealed.ciphertext)), .string("text/plain")])
+            #expect(try sessions.decode(sent, for: ":1.3").bytes == Array("hunter2".utf8))
+        }
+        #expect(publicKeys.count == 6)
     }
 
     @Test func unknownAlgorithmsAreNotSupported() {
