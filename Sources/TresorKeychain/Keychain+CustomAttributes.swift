@@ -24,26 +24,24 @@ extension Keychain {
         return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
-    /// `tags` with the one fewest rows hold first. Each count stops one row past the smallest
-    /// so far, so ordering costs at most the rarest tag's rows per tag.
+    /// `tags` with the one fewest rows hold first. Every tag is counted up to a bound that grows
+    /// eightfold until one tag stays under it, so ordering reads about as many rows per tag as
+    /// the rarest has — never every row of a pair all items share.
     static func rarestFirst(_ db: Database, tags: [Data], itemClass: ItemClass) throws -> [Data] {
         guard tags.count > 1 else { return tags }
         let count = try db.cachedStatement(sql: """
             SELECT COUNT(*) FROM (SELECT 1 FROM custom_attribute_tags WHERE tag = ? AND item_class = ? LIMIT ?)
             """)
-        var rarest = 0
-        var fewest = Int.max
-        for (index, tag) in tags.enumerated() {
-            let limit = fewest == Int.max ? -1 : fewest     // -1: no limit in SQLite
-            let rows = try Int.fetchOne(count, arguments: [tag, itemClass.table, limit]) ?? 0
-            if rows < fewest {
-                (rarest, fewest) = (index, rows)
-                if rows == 0 { break }
+        var bound = 32
+        while true {
+            let counts = try tags.map { try Int.fetchOne(count, arguments: [$0, itemClass.table, bound]) ?? 0 }
+            if let fewest = counts.min(), fewest < bound, let rarest = counts.firstIndex(of: fewest) {
+                var ordered = tags
+                ordered.swapAt(0, rarest)
+                return ordered
             }
+            bound *= 8
         }
-        var ordered = tags
-        ordered.swapAt(0, rarest)
-        return ordered
     }
 
     /// The statement of ``customAttributeCandidates(_:tags:itemClass:groupTags:)``; its

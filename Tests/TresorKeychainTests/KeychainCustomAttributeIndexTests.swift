@@ -392,8 +392,9 @@ import TresorKeybag
     @Test func theRarestPairDrivesTheSearch() throws {
         let home = try KeychainHome()
         let schema = ["xdg:schema": "org.example.Password"]
-        for index in 0..<40 {
-            let custom = schema.merging(["user": index < 2 ? "ada" : "user\(index)"]) { $1 }
+        // 36 and 80 rows: both past the first bound of 32, so ordering has to count further.
+        for index in 0..<80 {
+            let custom = schema.merging(["user": index < 36 ? "ada" : "user\(index)"]) { $1 }
             _ = try home.keychain.add(.genericPassword, attributes: item("s\(index)", custom: custom), secret: secret("s"), caller: Callers.appA)
         }
         let sealing = home.keychain.sealing
@@ -404,7 +405,7 @@ import TresorKeybag
             #expect(try Keychain.rarestFirst(db, tags: common + rare, itemClass: .genericPassword).first == rare[0])
             #expect(try Keychain.rarestFirst(db, tags: rare + common, itemClass: .genericPassword).first == rare[0])
             #expect(try Keychain.rarestFirst(db, tags: common + rare + absent, itemClass: .genericPassword).first == absent[0])
-            #expect(try Keychain.customAttributeCandidates(db, tags: common + rare, itemClass: .genericPassword, groupTags: nil).count == 2)
+            #expect(try Keychain.customAttributeCandidates(db, tags: common + rare, itemClass: .genericPassword, groupTags: nil).count == 36)
             #expect(try Keychain.customAttributeCandidates(db, tags: common + absent, itemClass: .genericPassword, groupTags: nil).isEmpty)
         }
     }
