@@ -34,17 +34,15 @@ final class BusClients {
             if tresor_pidfd_has_exited(entry.pidfd) == 0 { return entry.client }
             forget(name)
         }
-        let pid = try processID(of: name, on: connection)
-        guard case .uint32(let clientUID)? = try connection.callBus("GetConnectionUnixUser", [.string(name)]).first, clientUID == uid else {
-            throw DBusError.accessDenied("this service serves uid \(uid) only")
-        }
+        let (pid, clientUID) = try credentials(of: name, on: connection)
+        guard clientUID == uid else { throw DBusError.accessDenied("this service serves uid \(uid) only") }
         let pidfd = tresor_pidfd_open(pid)
         guard pidfd >= 0 else { throw DBusError.accessDenied("cannot pin the calling process (errno \(errno))") }
         do {
             let client = try identify(pid)
             // The process pinned is the one the bus named, and it still runs: a pid reused
             // between the bus's answer and the pidfd would fail one of these.
-            guard try processID(of: name, on: connection) == pid, tresor_pidfd_has_exited(pidfd) == 0 else {
+            guard try credentials(of: name, on: connection).pid == pid, tresor_pidfd_has_exited(pidfd) == 0 else {
                 throw DBusError.accessDenied("the calling process went away while it was identified")
             }
             if client.isProvisional {
@@ -66,10 +64,22 @@ final class BusClients {
         if let entry = known.removeValue(forKey: name) { close(entry.pidfd) }
     }
 
-    private func processID(of name: String, on connection: DBusConnection) throws -> Int32 {
-        guard case .uint32(let pid)? = try connection.callBus("GetConnectionUnixProcessID", [.string(name)]).first, pid > 0 else {
+    /// The process and user behind `name`, as the bus saw them when it connected — one round
+    /// trip (`GetConnectionCredentials`, D-Bus 1.7+) for what took two.
+    private func credentials(of name: String, on connection: DBusConnection) throws -> (pid: Int32, uid: UInt32) {
+        guard case .array(_, let entries)? = try connection.callBus("GetConnectionCredentials", [.string(name)]).first else {
             throw DBusError.accessDenied("the bus does not say which process is calling")
         }
-        return Int32(bitPattern: pid)
+        var pid: UInt32?, uid: UInt32?
+        for case .dictEntry(.string(let key), let value) in entries {
+            guard case .uint32(let number) = value.unwrapped else { continue }
+            switch key {
+            case "ProcessID": pid = number
+            case "UnixUserID": uid = number
+            default: break
+            }
+        }
+        guard let pid, pid > 0, let uid else { throw DBusError.accessDenied("the bus does not say which process and user are calling") }
+        return (Int32(bitPattern: pid), uid)
     }
 }
