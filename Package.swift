@@ -35,7 +35,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
-        .package(url: "https://github.com/attaswift/BigInt.git", exact: "6.0.1"),
     ],
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
@@ -50,12 +49,14 @@ let package = Package(
         // The values every part speaks of: items, queries, protection classes, applications,
         // notes as listed. Foundation only, so applications and the CLI link no storage.
         .target(name: "TresorModel"),
-        // Typed wrappers over swift-crypto, and BigInt's modular exponentiation for the Secret
-        // Service's Diffie-Hellman (swift-crypto has no finite-field DH). No I/O.
+        // The Secret Service's Diffie-Hellman exponentiation, by the BoringSSL swift-crypto
+        // vendors (swift-crypto has no finite-field DH API; modexp.c says how it is reached).
+        .target(name: "CTresorCrypto", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Typed wrappers over swift-crypto. No I/O.
         .target(name: "TresorCrypto", dependencies: [
+            "CTresorCrypto",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "BigInt", package: "BigInt"),
         ]),
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
         .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),

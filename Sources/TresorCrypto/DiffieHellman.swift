@@ -1,4 +1,4 @@
-internal import BigInt
+internal import CTresorCrypto
 import Foundation
 
 /// Finite-field Diffie–Hellman in the Second Oakley Group (RFC 2409 §6.2: the 1024-bit MODP
@@ -11,15 +11,13 @@ import Foundation
 /// transfers them. Our public key is always written as 128 bytes; a peer's is read at any
 /// length (leading zero bytes mean nothing) but must lie strictly between 1 and p − 1.
 ///
-/// The arithmetic is attaswift/BigInt's `BigUInt.power(_:modulus:)` (swift-crypto has no
-/// finite-field DH). It is **not constant-time**: its square-and-multiply branches on every
-/// exponent bit and its multi-word arithmetic takes time that depends on the values. That is
-/// acceptable here because every key pair is ephemeral — made for one session, used for one
-/// agreement, never stored — and the peer is another process of the same user on the local
-/// D-Bus, not a remote party who can time many runs against one exponent. The Secret Service
-/// specification itself says this transport encryption is not meant to withstand active
-/// attacks: it is there so that secrets do not lie in plain text in memory, swap or caches
-/// along the way.
+/// The arithmetic is BoringSSL's constant-time Montgomery exponentiation
+/// (`BN_mod_exp_mont_consttime`), from the copy swift-crypto vendors and links (swift-crypto
+/// has no finite-field DH API; `Sources/CTresorCrypto/modexp.c` says how it is reached). Every
+/// key pair is ephemeral — made for one session, used for one agreement, never stored. The
+/// Secret Service specification itself says this transport encryption is not meant to withstand
+/// active attacks: it is there so that secrets do not lie in plain text in memory, swap or
+/// caches along the way.
 public enum DiffieHellman {
     /// The size of the prime, and so of our public key and of every shared secret: 128 bytes.
     public static let byteCount = 128
@@ -49,22 +47,26 @@ public enum DiffieHellman {
     /// single byte of it is examined, so a huge key costs nothing.
     public static let maximumPeerPublicKeyByteCount = 512
 
-    static let p = BigUInt(prime)
-    static let pMinusOne = p - 1
+    /// p − 1, big-endian: a peer's key equal to it is refused.
+    static let primeMinusOne: Data = {
+        var bytes = prime
+        bytes[bytes.index(before: bytes.endIndex)] -= 1     // p is odd: no borrow
+        return bytes
+    }()
 
     /// One side of an agreement: a private exponent and its public key g^x mod p.
     public struct KeyPair: Sendable {
-        private let exponent: BigUInt
+        private let exponent: Data
 
         /// g^x mod p, 128 bytes big-endian (left-padded with zeros).
         public let publicKey: Data
 
         /// A fresh key pair: a 256-bit private exponent from ``SecureRandom``.
         public init() {
-            var exponent = BigUInt(0)
+            var exponent = Data()
             // 0 and 1 come with probability 2^-255; drawn again rather than trusted never to.
-            while exponent < 2 {
-                exponent = BigUInt(SecureRandom.bytes(count: DiffieHellman.privateExponentByteCount))
+            while DiffieHellman.isBelowTwo(exponent) {
+                exponent = SecureRandom.bytes(count: DiffieHellman.privateExponentByteCount)
             }
             self.init(checkedExponent: exponent)
         }
@@ -76,16 +78,17 @@ public enum DiffieHellman {
             guard privateExponent.count <= DiffieHellman.byteCount else {
                 throw CryptoError.invalidParameter("a Diffie-Hellman private exponent is at most 128 bytes")
             }
-            let exponent = BigUInt(privateExponent)
-            guard exponent >= 2, exponent < DiffieHellman.pMinusOne else {
+            guard !DiffieHellman.isBelowTwo(privateExponent),
+                DiffieHellman.compare(privateExponent, DiffieHellman.primeMinusOne) == .orderedAscending
+            else {
                 throw CryptoError.invalidParameter("a Diffie-Hellman private exponent lies between 2 and p - 2")
             }
-            self.init(checkedExponent: exponent)
+            self.init(checkedExponent: privateExponent)
         }
 
-        private init(checkedExponent exponent: BigUInt) {
+        private init(checkedExponent exponent: Data) {
             self.exponent = exponent
-            publicKey = DiffieHellman.bytes(BigUInt(DiffieHellman.generator).power(exponent, modulus: DiffieHellman.p))
+            publicKey = DiffieHellman.power(Data([DiffieHellman.generator]), exponent)
         }
 
         /// The shared secret with a peer: peer^x mod p, left-padded with zeros to 128 bytes —
@@ -97,26 +100,61 @@ public enum DiffieHellman {
         /// than ``maximumPeerPublicKeyByteCount``, or its value is 0, 1, p − 1 or at least p
         /// (the check of RFC 7919 §5.1: 1 and p − 1 would force the secret into {1, p − 1}).
         public func sharedSecret(peerPublicKey: Data) throws -> Data {
-            let peer = try DiffieHellman.peerValue(peerPublicKey)
-            return DiffieHellman.bytes(peer.power(exponent, modulus: DiffieHellman.p))
+            DiffieHellman.power(try DiffieHellman.peerValue(peerPublicKey), exponent)
         }
     }
 
-    /// A peer's public key as a number, refused unless 1 < y < p − 1. Every check on the byte
-    /// count comes before any big-number work.
-    static func peerValue(_ key: Data) throws -> BigUInt {
+    /// A peer's public key without its leading zeros, refused unless 1 < y < p − 1. Every check
+    /// on the byte count comes before any comparison of values.
+    static func peerValue(_ key: Data) throws -> Data {
         guard !key.isEmpty else { throw CryptoError.invalidPublicKey("it is empty") }
         guard key.count <= maximumPeerPublicKeyByteCount else {
             throw CryptoError.invalidPublicKey("it is longer than \(maximumPeerPublicKeyByteCount) bytes")
         }
-        let significant = key.drop(while: { $0 == 0 })
+        let significant = Data(key.drop(while: { $0 == 0 }))
         guard !significant.isEmpty else { throw CryptoError.invalidPublicKey("it is zero") }
         guard significant.count <= byteCount else { throw CryptoError.invalidPublicKey("it is not less than p") }
-        let value = BigUInt(Data(significant))
-        guard value != 1 else { throw CryptoError.invalidPublicKey("it is one") }
-        guard value < p else { throw CryptoError.invalidPublicKey("it is not less than p") }
-        guard value != pMinusOne else { throw CryptoError.invalidPublicKey("it is p - 1") }
-        return value
+        guard significant != Data([1]) else { throw CryptoError.invalidPublicKey("it is one") }
+        switch compare(significant, primeMinusOne) {
+        case .orderedSame: throw CryptoError.invalidPublicKey("it is p - 1")
+        case .orderedDescending: throw CryptoError.invalidPublicKey("it is not less than p")
+        case .orderedAscending: return significant
+        }
+    }
+
+    /// base^exponent mod p as 128 bytes, base < p.
+    static func power(_ base: Data, _ exponent: Data) -> Data {
+        var out = Data(count: byteCount)
+        let ok = out.withUnsafeMutableBytes { out in
+            base.withUnsafeBytes { base in
+                exponent.withUnsafeBytes { exponent in
+                    prime.withUnsafeBytes { prime in
+                        tresor_mod_exp(
+                            base.bindMemory(to: UInt8.self).baseAddress, base.count,
+                            exponent.bindMemory(to: UInt8.self).baseAddress, exponent.count,
+                            prime.bindMemory(to: UInt8.self).baseAddress, prime.count,
+                            out.bindMemory(to: UInt8.self).baseAddress, out.count)
+                    }
+                }
+            }
+        }
+        // Only allocation can fail here: p is odd and every base was checked to be below it.
+        precondition(ok == 1, "BoringSSL's modular exponentiation failed")
+        return out
+    }
+
+    /// Two unsigned big-endian numbers compared by value (leading zeros mean nothing).
+    static func compare(_ a: Data, _ b: Data) -> ComparisonResult {
+        let a = a.drop(while: { $0 == 0 }), b = b.drop(while: { $0 == 0 })
+        if a.count != b.count { return a.count < b.count ? .orderedAscending : .orderedDescending }
+        for (x, y) in zip(a, b) where x != y { return x < y ? .orderedAscending : .orderedDescending }
+        return .orderedSame
+    }
+
+    /// Whether an unsigned big-endian number is 0 or 1.
+    static func isBelowTwo(_ value: Data) -> Bool {
+        let significant = value.drop(while: { $0 == 0 })
+        return significant.isEmpty || significant.elementsEqual([1])
     }
 
     /// Bytes from 32-bit words in hex separated by whitespace, the way RFC 2409 prints its primes.
@@ -125,11 +163,5 @@ public enum DiffieHellman {
             guard word.count == 8, let value = UInt32(word, radix: 16) else { preconditionFailure("not a 32-bit hex word") }
             return withUnsafeBytes(of: value.bigEndian) { Array($0) }
         })
-    }
-
-    /// `value` (< p) as exactly 128 big-endian bytes.
-    static func bytes(_ value: BigUInt) -> Data {
-        let minimal = value.serialize()
-        return Data(count: byteCount - minimal.count) + minimal
     }
 }
