@@ -13,9 +13,10 @@ struct SessionEncryption: Sendable {
     let publicKey: [UInt8]
     private let key: SymmetricKey
 
-    /// Agrees a key with a client, using `pair` (fresh, used for this session only). - Throws:
-    /// `InvalidArgs` for a public key the group refuses (0, 1, p−1, ≥ p, over 512 bytes).
-    init(peerPublicKey: [UInt8], pair: DiffieHellman.KeyPair) throws {
+    /// Agrees a key with a client. - Throws: `InvalidArgs` for a public key the group refuses
+    /// (0, 1, p−1, ≥ p, over 512 bytes).
+    init(peerPublicKey: [UInt8]) throws {
+        let pair = DiffieHellman.KeyPair()
         do {
             let shared = try pair.sharedSecret(peerPublicKey: Data(peerPublicKey))
             key = try KeyDerivation.secretServiceSessionKey(sharedSecret: shared)

@@ -20,7 +20,6 @@ final class TransferSessions: Sendable {
 
     private let sessions = Mutex<[String: Session]>([:])
     private let counter = Atomic<UInt64>(0)
-    private let keyPairs = SessionKeyPairs()
 
     /// Opens a session for `owner`. Returns the output to send back and the session's path.
     func open(algorithm: String, input: DBusValue, owner: String) throws -> (output: DBusValue, path: String) {
@@ -34,7 +33,7 @@ final class TransferSessions: Sendable {
             guard let peerKey = input.unwrapped.byteArray else {
                 throw DBusError.invalidArguments("\(SessionEncryption.algorithm) needs the client's public key as a byte array")
             }
-            let agreed = try SessionEncryption(peerPublicKey: peerKey, pair: keyPairs.take())
+            let agreed = try SessionEncryption(peerPublicKey: peerKey)
             encryption = agreed
             output = .bytes(agreed.publicKey)
         default:

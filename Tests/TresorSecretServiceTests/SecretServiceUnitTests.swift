@@ -50,9 +50,9 @@ import TresorKeychain
         _ = try sessions.open(algorithm: "plain", input: .variant(.string("")), owner: ":1.10")
     }
 
-    /// Pairs made ahead are each handed out once: six DH sessions opened back to back (some
-    /// from the ready pair, some made on the spot) answer with six different public keys, and
-    /// each session's key opens what the client sealed with the key it agreed.
+    /// Every DH session agrees a key of its own: six sessions opened back to back answer with six
+    /// different public keys, and each session's key opens what the client sealed with the key
+    /// it agreed.
     @Test func everyDHSessionGetsAKeyPairOfItsOwn() throws {
         let sessions = TransferSessions()
         var publicKeys: Set<[UInt8]> = []
