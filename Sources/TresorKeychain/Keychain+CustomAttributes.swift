@@ -72,11 +72,15 @@ extension Keychain {
 
     /// The rows of `ids` (those still there).
     static func rows(_ db: Database, ids: ArraySlice<Int64>, itemClass: ItemClass) throws -> [StoredItem] {
-        // Not a cached statement: pages differ in length, and each length would stay cached.
-        try StoredItem.fetchAll(
-            db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
-            arguments: StatementArguments(Array(ids)))
+        let sql = "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id IN (\(databaseQuestionMarks(count: ids.count)))"
+        // The few candidates of a typical search (one to `cachedRowCounts` ids) reuse a compiled
+        // statement; longer pages differ in length, and each length would stay cached.
+        let statement = ids.count <= cachedRowCounts ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        return try StoredItem.fetchAll(statement, arguments: StatementArguments(Array(ids)))
     }
+
+    /// Up to how many ids ``rows(_:ids:itemClass:)`` keeps a compiled statement per count.
+    static let cachedRowCounts = 8
 
     /// Writes the custom attribute tags of row `id` in place of any it had. The caller marks
     /// the row indexed (`custom_indexed`) in the same transaction.
