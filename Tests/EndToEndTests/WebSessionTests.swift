@@ -76,6 +76,12 @@ import Testing
 
         var local = try signedInLocal(server, harness)
         #expect(try local.get("/api/session").status == 200)
+        // Another keychain's lock is not the login keybag's: the local account stays signed in.
+        let work = "e2e-web-session-work-passcode"
+        harness.secrets.append(work)
+        #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n\(work)\n").succeeded)
+        #expect(try harness.tresor(["lock", "--keychain", "work"]).succeeded)
+        #expect(try local.get("/api/session").status == 200, "locking another keychain ended the local account's session")
         #expect(try harness.tresor(["lock"]).succeeded)
         #expect(try local.get("/api/session").status == 401, "tresor lock ends the local account's web sessions")
         #expect(try alice.get("/api/session").status == 200, "another account's session stays")
