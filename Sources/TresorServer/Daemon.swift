@@ -83,6 +83,7 @@ public struct Daemon: Sendable {
             keychains.lockAll()
             let endedSessions = notes.lockNow()
             webSessions.forgetSecureSessions()
+            webSessions.endLocalSessions()
             logger.notice("locked by a Secret Service client", metadata: ["notesSessionsEnded": "\(endedSessions)"])
         } : nil
         let secretServiceAnswering = secretService != nil
@@ -111,6 +112,7 @@ public struct Daemon: Sendable {
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
+        WebSessionRoutes(sessions: webSessions, callers: callers).register(on: router)
 
         let socketServer = Server(
             childChannelSetup: SocketAPIChannel(
@@ -132,6 +134,7 @@ public struct Daemon: Sendable {
                 // A keybag lock ends every notes secure session (SPEC §4.3).
                 let endedSessions = notes.lockNow()
                 webSessions.forgetSecureSessions()
+                webSessions.endLocalSessions()
                 if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
                 guard keychains.lockAll() else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])

@@ -39,10 +39,12 @@ class RecordedRequest:
 
 
 class RecordingProxy:
-    """Forwards to one upstream (`127.0.0.1:upstream_port`) and refuses everything else."""
+    """Forwards to one upstream (`127.0.0.1:upstream_port`) — and to the loopback ports a test
+    adds with `allow` (another local user's server) — and refuses everything else."""
 
     def __init__(self, upstream_port: int):
         self.upstream_port = upstream_port
+        self.upstream_ports = {upstream_port}
         self.requests: list[RecordedRequest] = []
         self.refused: list[str] = []
         self._lock = threading.Lock()
@@ -67,7 +69,7 @@ class RecordingProxy:
                 url = self.path
                 parts = urllib.parse.urlsplit(url)
                 body = self._read_body()
-                if parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.port != proxy.upstream_port:
+                if parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.port not in proxy.upstream_ports:
                     with proxy._lock:
                         proxy.refused.append(f"{self.command} {url}")
                     self.send_response(502)
@@ -79,7 +81,7 @@ class RecordingProxy:
                 with proxy._lock:
                     proxy.requests.append(record)
                 target = parts.path + (("?" + parts.query) if parts.query else "")
-                upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
+                upstream = http.client.HTTPConnection("127.0.0.1", parts.port, timeout=60)
                 try:
                     upstream.putrequest(self.command, target, skip_host=True, skip_accept_encoding=True)
                     for k, v in headers.items():
@@ -138,6 +140,10 @@ class RecordingProxy:
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
+
+    def allow(self, port: int):
+        """Lets the browser reach another loopback port too (a test's second server)."""
+        self.upstream_ports.add(port)
 
     def snapshot(self) -> list[RecordedRequest]:
         with self._lock:

@@ -19,10 +19,12 @@ class CrossClientTests(BrowserCase):
         cls.passphrase_set = False
 
     def local(self) -> NotesPage:
+        """The local account's page, signed in (again: `tresor note lock-now` signs it out)."""
         if self.page is None:
-            page = NotesPage(self.browser("local"))
-            page.sign_in("local", self.passcode)
-            type(self).page = page
+            type(self).page = NotesPage(self.browser("local"))
+        self.page.load()
+        if not self.page.b.visible("#app-screen"):
+            self.page.sign_in("local", self.passcode)
         return self.page
 
     def cli(self, arguments: list[str], input: str = "") -> str:
@@ -102,8 +104,10 @@ class CrossClientTests(BrowserCase):
 
         old, new = self.passphrase, marker("new-passphrase")
         self.secrets.append(new)
-        page.b.driver.refresh()
-        page.wait_signed_in()
+        # lock-now ended the local account's web session too (docs/WEB.md, "Sessions end").
+        page.load()
+        self.assertTrue(page.b.visible("#login-form"), "tresor note lock-now left the local account's web session open")
+        page = self.local()
         page.b.click("#passphrase-settings")
         page.b.wait_visible("#passphrase-change-form")
         page.b.type("#current-passphrase", old)

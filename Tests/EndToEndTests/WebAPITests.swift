@@ -129,6 +129,7 @@ import TresorProtocol
         var forged = WebBrowser(server)
         for token in [nil, String(repeating: "A", count: 43), "x", token] {
             forged.token = token
+            forged.originToken = other.originToken
             forged.csrf = other.csrf
             for (method, path) in Self.apiRoutes {
                 let response = try forged.request(method, path, json: method == "GET" || method == "DELETE" ? nil : ["x": 1])
@@ -141,6 +142,7 @@ import TresorProtocol
         let restarted = try harness.startWebDaemon(passcode: Self.passcode)
         var again = WebBrowser(restarted)
         again.token = other.token
+        again.originToken = other.originToken
         #expect(try again.get("/api/session").status == 401)
         try harness.expectNoSecretLeaked()
     }

@@ -163,11 +163,14 @@ struct WebServerAddress {
     }
 }
 
-/// A signed-in (or not yet signed-in) browser: its session cookie and CSRF token, sent with
-/// every request as a browser would (same-origin `Origin` on every non-GET).
+/// A signed-in (or not yet signed-in) browser: its session cookie, origin token and CSRF
+/// token, sent with every request as Tresor's page would (the origin token on every request,
+/// same-origin `Origin` and the CSRF token on every non-GET).
 struct WebBrowser {
     let server: WebServerAddress
     var token: String?
+    /// What the page keeps in its origin's storage (docs/WEB.md, "The origin token").
+    var originToken: String?
     var csrf: String?
     var account: [String: Any]?
 
@@ -181,6 +184,7 @@ struct WebBrowser {
     ) throws -> WebResponse {
         var headers: [(String, String)] = [("Accept", "application/json")]
         if let token { headers.append(("Cookie", "tresor_session=\(token)")) }
+        if let originToken { headers.append(("X-Tresor-Origin-Token", originToken)) }
         if method != "GET" && method != "HEAD" {
             headers.append(("Origin", origin ?? server.origin))
             if useCSRF, let csrf { headers.append(("X-Tresor-CSRF", csrf)) }
@@ -219,6 +223,7 @@ struct WebBrowser {
     private mutating func adopt(_ response: WebResponse) {
         guard (200..<300).contains(response.status) else { return }
         token = response.sessionToken
+        originToken = response.json?["originToken"] as? String
         csrf = response.json?["csrfToken"] as? String
         account = response.json?["account"] as? [String: Any]
     }

@@ -50,11 +50,18 @@ struct CSRFMiddleware: RouterMiddleware {
     }
 }
 
-/// Finds the session of the request's `tresor_session` cookie, if it is live; every `/api`
-/// route but signing in and registering needs one (`401 unauthorized`, before anything of
-/// the request is read). Requests of a session count as activity for the keybag's
-/// auto-lock, except the polls of the status and the widget (a forgotten tab must not keep
-/// the keybag open).
+/// Finds the session of the request: a live `tresor_session` cookie **and** the same
+/// session's origin token in `X-Tresor-Origin-Token` (docs/WEB.md, "The origin token"). Every
+/// `/api` route but signing in and registering needs one (`401 unauthorized`, before anything
+/// of the request is read). Browsers send the cookie to every port of 127.0.0.1, so a server
+/// on another port receives it; the origin token lives in our page's origin-scoped storage,
+/// which no other origin can read, so the cookie alone is worth nothing.
+///
+/// A request may carry several `tresor_session` cookies (one planted by another port with a
+/// narrower `Path` is sent first): the one whose session the origin token names is used, so a
+/// planted cookie neither signs the page into another account nor locks it out.
+/// Requests of a session count as activity for the keybag's auto-lock, except the polls of
+/// the status and the widget (a forgotten tab must not keep the keybag open).
 struct WebSessionMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
@@ -62,10 +69,12 @@ struct WebSessionMiddleware: RouterMiddleware {
     let autoLock: AutoLock
 
     static let polls: Set<String> = ["/api/status", "/api/widget"]
+    /// Session cookies looked at, at most, in one request.
+    static let maximumCookies = 8
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if let token = request.cookies[WebSessions.cookieName]?.value, let session = sessions.session(forToken: token) {
+        if let session = session(of: request) {
             context.session = session
             if !Self.polls.contains(request.uri.path) { autoLock.touch() }
         } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
@@ -73,5 +82,22 @@ struct WebSessionMiddleware: RouterMiddleware {
             guard signingIn else { throw APIError(.unauthorized, "sign in first") }
         }
         return try await next(request, context)
+    }
+
+    private func session(of request: Request) -> WebSession? {
+        guard let originToken = request.headers[.xTresorOriginToken] else { return nil }
+        for token in Self.sessionCookies(request.headers[values: .cookie]).prefix(Self.maximumCookies) {
+            if let session = sessions.session(forToken: token, originToken: originToken) { return session }
+        }
+        return nil
+    }
+
+    /// Every `tresor_session` value in the request's `Cookie` headers, in order.
+    static func sessionCookies(_ headers: [String]) -> [String] {
+        headers.flatMap { $0.split(separator: ";") }.compactMap { pair in
+            let pair = pair.trimmingCharacters(in: .whitespaces)
+            guard pair.hasPrefix(WebSessions.cookieName + "=") else { return nil }
+            return String(pair.dropFirst(WebSessions.cookieName.count + 1))
+        }
     }
 }

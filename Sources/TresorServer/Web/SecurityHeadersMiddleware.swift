@@ -43,4 +43,5 @@ extension HTTPField.Name {
     static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let xTresorCSRF = HTTPField.Name("X-Tresor-CSRF")!
+    static let xTresorOriginToken = HTTPField.Name("X-Tresor-Origin-Token")!
 }

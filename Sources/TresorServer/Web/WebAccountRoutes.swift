@@ -27,9 +27,24 @@ struct WebAccountRoutes {
         var idleSeconds: Int
     }
 
+    struct PasswordChangeRequest: Decodable {
+        var currentPassword: String
+        var newPassword: String
+        var newPasswordAgain: String
+    }
+
+    struct PasswordChangeResponse: Encodable {
+        /// The account's other sessions, signed out by the change.
+        var endedSessions: Int
+    }
+
     /// The answer to registration, sign-in and `GET /api/session`.
     struct SessionResponse: Encodable {
         var account: WebAccount
+        /// Only in the sign-in and registration answers: the page keeps it in its origin's
+        /// storage and sends it as `X-Tresor-Origin-Token` with every request; nothing hands
+        /// it out again.
+        var originToken: String?
         var csrfToken: String
         var autoLock: AutoLockSettings
         var expires: Date
@@ -74,10 +89,45 @@ struct WebAccountRoutes {
             response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0)
             return response
         }
+        router.post("/api/account/password") { request, context -> Response in
+            let session = try context.requireSession()
+            let body = try await WebCoding.decode(PasswordChangeRequest.self, request)
+            let ended = try await changePassword(body, session, context)
+            return try WebCoding.response(PasswordChangeResponse(endedSessions: ended))
+        }
         router.get("/api/status") { _, context -> Response in
             _ = try context.requireSession()
             return try WebCoding.response(status())
         }
+    }
+
+    /// A web account's password change: the current password (counted like a sign-in, so a
+    /// stolen session cannot guess it faster), then the new one; the account's other
+    /// sessions end (docs/WEB.md, "Sessions end").
+    private func changePassword(_ body: PasswordChangeRequest, _ session: WebSession, _ context: WebRequestContext) async throws -> Int {
+        let services = self.services
+        let account = session.account
+        guard !account.isLocal else {
+            throw APIError(.forbidden, "the local account signs in with the keybag passcode: change it with tresor passcode change")
+        }
+        guard body.newPassword == body.newPasswordAgain else { throw APIError(.param, "the two new passwords do not match") }
+        let new = try AccountPassword(body.newPassword)
+        if let wait = services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
+            throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let current = try? AccountPassword(body.currentPassword)
+        let changed = try await services.perform("password change", context) { store -> Bool in
+            guard let current else { return false }
+            return try store.changePassword(account: account.id, current: current, to: new)
+        }
+        guard changed else {
+            services.throttle.recordFailure(name: account.name, address: context.clientAddress)
+            throw APIError(.authFailed, "wrong current password")
+        }
+        services.throttle.recordSuccess(name: account.name)
+        let ended = services.sessions.end { $0.account.id == account.id && $0.id != session.id }
+        context.logger.notice("web: password changed", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
+        return ended
     }
 
     /// Checks the rate limits, then the password: the keybag passcode for `local`, the
@@ -133,9 +183,11 @@ struct WebAccountRoutes {
     }
 
     private func signedIn(_ account: WebAccount, status: HTTPResponse.Status, _ context: WebRequestContext) throws -> Response {
-        let (token, session) = services.sessions.start(for: account)
+        let (token, originToken, session) = services.sessions.start(for: account)
         context.logger.notice("web: signed in", metadata: ["account": "\(account.id.rawValue.prefix(36))"])
-        var response = try WebCoding.response(sessionResponse(session), status: status)
+        var answer = sessionResponse(session)
+        answer.originToken = originToken
+        var response = try WebCoding.response(answer, status: status)
         response.headers[.setCookie] = Self.cookie(value: token, maxAge: services.sessions.sessionSeconds)
         return response
     }
@@ -143,7 +195,7 @@ struct WebAccountRoutes {
     private func sessionResponse(_ session: WebSession) -> SessionResponse {
         let web = services.configuration
         return SessionResponse(
-            account: session.account, csrfToken: session.csrfToken,
+            account: session.account, originToken: nil, csrfToken: session.csrfToken,
             autoLock: AutoLockSettings(
                 hiddenSeconds: web.hiddenLockSeconds, desktopHiddenSeconds: web.desktopHiddenLockSeconds, idleSeconds: web.idleLockSeconds),
             expires: session.created.addingTimeInterval(TimeInterval(services.sessions.sessionSeconds)))

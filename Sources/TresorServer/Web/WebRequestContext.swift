@@ -4,8 +4,8 @@ import NIOCore
 import TresorProtocol
 
 /// The per-request context of the web server: Hummingbird's core storage, the client's
-/// address (for login rate limits) and, once ``WebSessionMiddleware`` found a valid cookie,
-/// the signed-in session.
+/// address (for login rate limits) and, once ``WebSessionMiddleware`` found a live session
+/// (its cookie and its origin token), the signed-in session.
 struct WebRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The client's IP address, for the per-address login limit. The server listens on

@@ -7,8 +7,15 @@ import TresorNotes
 /// browser says its secure session (its locked-note keys) is open.
 struct WebSession: Sendable {
     let account: WebAccount
+    /// A public name for the session (`tresor web sessions`): random, and no use for signing in.
+    let id: String
     /// The SHA-256 of the cookie's token: the token itself is never kept.
     let tokenDigest: Data
+    /// The SHA-256 of the origin token: the second half of the session, which the page keeps
+    /// in its origin's storage and sends as `X-Tresor-Origin-Token` (docs/WEB.md, "The origin
+    /// token"). Browsers send the cookie to every port of 127.0.0.1; this they send only from
+    /// our page.
+    let originTokenDigest: Data
     let csrfToken: String
     let created: Date
     var lastUsed: Date
@@ -40,29 +47,37 @@ final class WebSessions: Sendable {
         self.secureSessionSeconds = secureSessionSeconds
     }
 
-    /// Starts a session for `account`: its cookie token (to send once) and the session.
-    func start(for account: WebAccount, now: Date = Date()) -> (token: String, session: WebSession) {
+    /// Starts a session for `account`: its cookie token and origin token (each sent once, in
+    /// the sign-in answer) and the session.
+    func start(for account: WebAccount, now: Date = Date()) -> (token: String, originToken: String, session: WebSession) {
         let token = Self.randomToken()
+        let originToken = Self.randomToken()
         let digest = Self.digest(token)
         let session = WebSession(
-            account: account, tokenDigest: digest, csrfToken: Self.randomToken(), created: now, lastUsed: now, secureSessionReported: nil)
+            account: account, id: SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined(), tokenDigest: digest,
+            originTokenDigest: Self.digest(originToken), csrfToken: Self.randomToken(), created: now, lastUsed: now,
+            secureSessionReported: nil)
         sessions.withLock { sessions in
             if sessions.count >= Self.capacity, let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 sessions[oldest.key] = nil
             }
             sessions[digest] = session
         }
-        return (token, session)
+        return (token, originToken, session)
     }
 
-    /// The live session of a cookie token, marked as used now; nil for a forged, ended or
-    /// expired token (an expired one is removed).
-    func session(forToken token: String, now: Date = Date()) -> WebSession? {
+    /// The live session of a cookie token and its origin token, marked as used now; nil for a
+    /// forged, ended or expired token, or an origin token that is not this session's (a cookie
+    /// alone is worth nothing). An expired session is removed.
+    func session(forToken token: String, originToken: String, now: Date = Date()) -> WebSession? {
         // Anything but our own format is forged: no need to hash arbitrary input.
-        guard token.utf8.count == 43 else { return nil }
+        guard token.utf8.count == 43, originToken.utf8.count == 43 else { return nil }
         let digest = Self.digest(token)
+        let originDigest = Self.digest(originToken)
         return sessions.withLock { sessions in
-            guard var session = sessions[digest], ConstantTime.equals(session.tokenDigest, digest) else { return nil }
+            guard var session = sessions[digest], ConstantTime.equals(session.tokenDigest, digest),
+                  ConstantTime.equals(session.originTokenDigest, originDigest)
+            else { return nil }
             guard isLive(session, now: now) else {
                 sessions[digest] = nil
                 return nil
@@ -76,6 +91,22 @@ final class WebSessions: Sendable {
     /// Signs a session out.
     func end(_ session: WebSession) {
         sessions.withLock { _ = $0.removeValue(forKey: session.tokenDigest) }
+    }
+
+    /// The live sessions, oldest sign-in first (`tresor web sessions`).
+    func list(now: Date = Date()) -> [WebSession] {
+        sessions.withLock { sessions in sessions.values.filter { isLive($0, now: now) } }
+            .sorted { ($0.created, $0.id) < ($1.created, $1.id) }
+    }
+
+    /// Signs out the sessions `which` selects; returns how many ended.
+    @discardableResult
+    func end(where which: (WebSession) -> Bool) -> Int {
+        sessions.withLock { sessions in
+            let ended = sessions.filter { which($0.value) }.map(\.key)
+            for key in ended { sessions[key] = nil }
+            return ended.count
+        }
     }
 
     /// Records what the browser says about its secure session.
@@ -116,6 +147,11 @@ final class WebSessions: Sendable {
     }
 
     var count: Int { sessions.withLock { $0.count } }
+
+    /// When `session` ends unless used again: its absolute expiry or its idle one, the earlier.
+    func expiry(of session: WebSession) -> Date {
+        min(session.created.addingTimeInterval(TimeInterval(sessionSeconds)), session.lastUsed.addingTimeInterval(TimeInterval(idleSeconds)))
+    }
 
     private func isLive(_ session: WebSession, now: Date) -> Bool {
         now.timeIntervalSince(session.created) < TimeInterval(sessionSeconds)

@@ -1,8 +1,15 @@
-// The JSON API of docs/WEB.md. Every request other than GET carries the CSRF token; the
-// session itself is an HttpOnly cookie the browser sends on its own.
+// The JSON API of docs/WEB.md. A session is two halves: an HttpOnly cookie the browser sends
+// on its own — to every port of 127.0.0.1, so to other local users' servers too — and the
+// origin token, which only this page holds (localStorage is per origin: scheme, host and
+// port) and sends with every request. Every request other than GET carries the CSRF token too.
 
 import { toBase64 } from './bytes.js';
 
+// localStorage, not sessionStorage: every tab of this origin (the widget page too) shares the
+// session, as they share the cookie (docs/WEB.md, "The origin token").
+const originTokenKey = 'tresor.originToken';
+// Where the origin token lives when storage is refused.
+let memoryOriginToken = null;
 let csrfToken = null;
 const unauthorizedListeners = new Set();
 
@@ -24,6 +31,33 @@ export function setCsrfToken(token) {
   csrfToken = token || null;
 }
 
+/**
+ * Keeps (or, with null, forgets) the origin token of a sign-in or registration answer. The page
+ * trusts only a session it started itself: a cookie planted by another port comes without it.
+ */
+export function setOriginToken(token) {
+  try {
+    if (token) window.localStorage.setItem(originTokenKey, token);
+    else window.localStorage.removeItem(originTokenKey);
+  } catch {
+    // Storage refused (a private window's quota): the session lasts as long as this page.
+    memoryOriginToken = token || null;
+  }
+}
+
+function originToken() {
+  try {
+    return window.localStorage.getItem(originTokenKey) ?? memoryOriginToken;
+  } catch {
+    return memoryOriginToken;
+  }
+}
+
+/** Whether this page holds a session of its own (else it is signed out, whatever cookie it has). */
+export function hasOriginToken() {
+  return Boolean(originToken());
+}
+
 /** Called when the server says the session is gone (401 `unauthorized`). */
 export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
@@ -39,6 +73,8 @@ export async function request(method, path, { body, query, raw = false, quietUna
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, value);
   }
   const headers = { Accept: 'application/json' };
+  const sentOriginToken = originToken();
+  if (sentOriginToken) headers['X-Tresor-Origin-Token'] = sentOriginToken;
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-Tresor-CSRF'] = csrfToken;
   let payload;
   if (body instanceof Blob || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
@@ -60,6 +96,10 @@ export async function request(method, path, { body, query, raw = false, quietUna
     const error = new ApiError(response.status, details);
     if (error.retryAfterSeconds === null && response.headers.get('Retry-After')) {
       error.retryAfterSeconds = Number(response.headers.get('Retry-After')) || null;
+    }
+    if (response.status === 401 && error.code === 'unauthorized' && sentOriginToken && originToken() === sentOriginToken) {
+      // The session is over: its token is worthless (unless another tab signed in meanwhile).
+      setOriginToken(null);
     }
     if (response.status === 401 && error.code !== 'authFailed' && !quietUnauthorized) {
       for (const listener of unauthorizedListeners) listener(error);

@@ -30,7 +30,7 @@
 //                   #new-passphrase-hint, #passphrase-save, #passphrase-settings-message
 //   widget page ... see js/widget.js
 
-import { api, ApiError, onUnauthorized, setCsrfToken } from './api.js';
+import { api, ApiError, hasOriginToken, onUnauthorized, setCsrfToken, setOriginToken } from './api.js';
 import { byId } from './dom.js';
 import { installBanner, showError, showMessage } from './banner.js';
 import { installAuth, showForm } from './auth.js';
@@ -47,12 +47,18 @@ function showScreen(which) {
 
 function showSignIn() {
   setCsrfToken(null);
+  setOriginToken(null);
   showScreen('auth');
   showForm('login');
 }
 
-/** Loads the session (account, CSRF token, auto-lock settings) and shows the app. */
+/**
+ * Loads the session (account, CSRF token, auto-lock settings) and shows the app. Without an
+ * origin token of its own the page is signed out, whatever cookie the browser holds: a cookie
+ * another port of 127.0.0.1 planted must not sign this page into the planter's account.
+ */
 async function enterApp() {
+  if (!hasOriginToken()) throw new ApiError(401, { code: 'unauthorized', message: 'Sign in first.' });
   const session = await api.get('/session', { quietUnauthorized: true });
   setCsrfToken(session.csrfToken);
   showScreen('app');

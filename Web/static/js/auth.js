@@ -1,7 +1,8 @@
 // Sign in and registration (the password typed twice). The session is an HttpOnly cookie set
-// by the server; only the CSRF token is kept, in memory.
+// by the server plus the origin token of the answer, kept in this origin's storage (api.js);
+// the CSRF token is kept in memory.
 
-import { api, ApiError, setCsrfToken } from './api.js';
+import { api, ApiError, setCsrfToken, setOriginToken } from './api.js';
 import { byId } from './dom.js';
 import { showMessage, hideMessage } from './banner.js';
 
@@ -23,6 +24,7 @@ export function installAuth({ onSignedIn }) {
     await submit('login-submit', async () => {
       const answer = await api.post('/session', { name, password });
       byId('login-password').value = '';
+      setOriginToken(answer.originToken);
       setCsrfToken(answer.csrfToken);
       await onSignedIn();
     });
@@ -49,6 +51,7 @@ export function installAuth({ onSignedIn }) {
       const answer = await api.post('/accounts', { name, password, passwordAgain });
       byId('register-password').value = '';
       byId('register-password-again').value = '';
+      setOriginToken(answer.originToken);
       setCsrfToken(answer.csrfToken);
       await onSignedIn();
     });

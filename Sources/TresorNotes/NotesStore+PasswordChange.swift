@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import TresorCrypto
+
+// Changing a web account's password (docs/WEB.md, "Accounts and sessions"). The local account
+// has no password here: it signs in with the keybag passcode (`tresor passcode change`).
+extension NotesStore {
+    /// Replaces web account `account`'s password when `current` is its password: a new
+    /// random salt and hash, as at registration.
+    /// - Parameters:
+    ///   - account: a web account (not the local one).
+    ///   - current: what the user typed as the current password.
+    ///   - new: the new password.
+    /// - Returns: false, changing nothing, when `current` is wrong.
+    /// - Throws: `NotesError.invalid` for the local account, `notFound` for an unknown account,
+    ///   or a database error.
+    public func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) throws -> Bool {
+        guard account != .local else {
+            throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
+        }
+        guard try checkPassword(current, account: account) else { return false }
+        let parameters = PBKDF2Parameters.random(rounds: minimumIterations, saltByteCount: 16, outputByteCount: 32)
+        let hash = try PBKDF2.deriveKey(from: new.bytes, parameters: parameters).withUnsafeBytes { Data($0) }
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?",
+                arguments: [parameters.salt, parameters.rounds, hash, account.rawValue])
+            guard db.changesCount == 1 else { throw NotesError.notFound("account \(account)") }
+        }
+        return true
+    }
+}
