@@ -76,6 +76,18 @@ import Testing
         #expect(fresh.reserveSignIn(name: "dave", address: "a", now: now) == nil, "the address has room: 5 of 20")
     }
 
+    /// Registrations: 20 free per address; while hashing is still running the wait does not
+    /// run out, and once they finish it runs from their end.
+    @Test func registrationsInFlightHoldTheWait() {
+        let throttle = LoginThrottle()
+        let start = Date()
+        for _ in 0..<20 { #expect(throttle.reserveRegistration(address: "a", now: start) == nil) }
+        #expect(throttle.reserveRegistration(address: "a", now: start + 5) != nil, "a slow KDF used up the delay")
+        for _ in 0..<20 { throttle.registrationFinished(address: "a", now: start + 10) }
+        #expect(throttle.reserveRegistration(address: "a", now: start + 10.5) != nil)
+        #expect(throttle.reserveRegistration(address: "a", now: start + 11.5) == nil)
+    }
+
     @Test func repeatedFailuresAreLoggedOncePerInterval() {
         let limiter = RepeatedLogLimiter(interval: 10)
         let start = Date()

@@ -50,7 +50,19 @@ final class LoginThrottle: Sendable {
         tables.withLock { tables in
             if let wait = Self.wait(tables.registrations[address], limit: .registrationsPerAddress, now: now) { return wait }
             Self.count(address, in: &tables.registrations, now: now)
+            tables.registrations[address]?.inFlight += 1
             return nil
+        }
+    }
+
+    /// A reserved registration finished (either way): the wait runs from now, the end of its
+    /// hashing, not from its start — a slow KDF must not use up the delay.
+    func registrationFinished(address: String, now: Date = Date()) {
+        tables.withLock { tables in
+            guard var failures = tables.registrations[address] else { return }
+            failures.last = max(failures.last, now)
+            failures.inFlight = max(failures.inFlight - 1, 0)
+            tables.registrations[address] = failures
         }
     }
 

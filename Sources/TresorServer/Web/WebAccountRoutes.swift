@@ -56,6 +56,7 @@ struct WebAccountRoutes {
                 services.logLimiter.notice("web: registration throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
                 throw APIError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
             }
+            defer { services.throttle.registrationFinished(address: context.clientAddress) }
             if services.configuration.registration == .invite {
                 // The same answer for every name, taken or not: only an invite's holder learns more.
                 let login = try? NotesStore.loginName(body.name)
