@@ -149,6 +149,32 @@ public final class Keybag: Sendable {
         }
     }
 
+    /// Unlocks with the passcode like ``unlock(passcode:)``, except that a wrong passcode is
+    /// neither counted nor delayed here, and this keybag's running delay does not apply: the
+    /// caller keeps its own count. The web sign-in of the local account uses it, so a guesser
+    /// there cannot lock the owner out of `tresor unlock` (docs/SECURITY.md).
+    /// - Parameter passcode: the passcode to try.
+    /// - Returns: whether it was right (the keybag is then unlocked and its failure count cleared).
+    /// - Throws: `noPasscodeSet` when there is no passcode to check; a file error on write.
+    public func unlockCountingElsewhere(passcode: Passcode) throws -> Bool {
+        try slowOperations.withLock { _ in
+            let record = state.withLock { $0.record }
+            guard record.passcode != nil else { throw KeybagError.noPasscodeSet }
+            let passcodeKey = try derivePasscodeKey(passcode, record: record)
+            let keys: [ProtectionClass: SymmetricKey]
+            do {
+                keys = try Self.unwrap(record, deviceKey: deviceKey, passcode: passcodeKey?.key, classes: ProtectionClass.allCases)
+            } catch let error as TresorCrypto.CryptoError where error == .unwrapFailed {
+                return false
+            }
+            try succeed { state in
+                state.classKeys = keys
+                state.lockState = .unlocked
+            }
+            return true
+        }
+    }
+
     /// Checks the passcode without changing the lock state — the "enter your passcode again"
     /// of user presence and app registration. Counts failures like ``unlock(passcode:)``.
     public func verify(passcode: Passcode) throws {

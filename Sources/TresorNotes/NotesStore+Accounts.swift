@@ -89,7 +89,10 @@ extension NotesStore {
     }
 
     /// A valid login name, case-folded, or `invalid` saying what is wrong.
-    static func loginName(_ name: String) throws -> String {
+    /// - Parameter name: the name as typed.
+    /// - Returns: the name as stored and compared.
+    /// - Throws: ``NotesError/invalid(_:)`` for a name of the wrong length or characters.
+    public static func loginName(_ name: String) throws -> String {
         let login = name.lowercased()
         guard (1...32).contains(login.count), login.allSatisfy({ loginNameCharacters.contains($0) }) else {
             throw NotesError.invalid("an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")

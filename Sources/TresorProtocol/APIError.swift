@@ -94,6 +94,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         /// The request no longer matches what is stored (a name taken, a note locked
         /// meanwhile): fetch again and retry.
         case conflict
+        /// Web API: the account's storage quota (`webAccountQuotaBytes`) has no room for this.
+        case quotaExceeded
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
@@ -118,7 +120,7 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .passphraseRequired, .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return nil
             case .unauthorized: return -25293
             case .csrf, .forbidden: return -34018
-            case .conflict: return nil
+            case .conflict, .quotaExceeded: return nil
             }
         }
     }

@@ -113,6 +113,8 @@ public struct Daemon: Sendable {
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
         WebSessionRoutes(sessions: webSessions, callers: callers).register(on: router)
+        let webInvites = WebInvites()
+        WebInviteRoutes(invites: webInvites, notes: notes, callers: callers, registration: web.registration).register(on: router)
 
         let socketServer = Server(
             childChannelSetup: SocketAPIChannel(
@@ -158,7 +160,7 @@ public struct Daemon: Sendable {
         // the socket's service group, and leaving the task group cancels the web server.
         let webServer = WebServer(services: WebServices(
             configuration: web, slot: slot, notes: notes, sessions: webSessions, throttle: LoginThrottle(), autoLock: autoLock,
-            widget: widget))
+            widget: widget, logLimiter: RepeatedLogLimiter(), invites: webInvites))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

@@ -50,6 +50,12 @@ struct ConfigurationFile: Codable {
     var webSessionSeconds: Int?
     var webSessionIdleSeconds: Int?
     var widgetProtection: WidgetProtection?
+    var webAllowedUIDs: [Int]?
+    var webAllowAnyLocalUser: Bool?
+    var webConnectionIdleSeconds: Int?
+    var webRequestSeconds: Int?
+    var webAccountQuotaBytes: Int64?
+    var webRegistration: WebRegistration?
     var secretService: Bool?
 
     static func load(_ url: URL) throws -> ConfigurationFile {

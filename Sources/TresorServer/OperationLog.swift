@@ -3,10 +3,11 @@ import TresorProtocol
 
 /// Logs an operation's outcome — info on success, notice with its API error code on failure —
 /// under `metadata`, which names what was acted on (a note id, a pid, an account id), never
-/// its content. One way for the socket's notes routes and the web routes alike.
+/// its content. One way for the socket's notes routes and the web routes alike. With a
+/// `limiter`, failures are logged once per interval and kind (label and code), not once each.
 func loggedOutcome<T>(
     _ label: String, logger: Logger, metadata: Logger.Metadata, errorCode: (any Error) -> APIError.Code,
-    _ body: () async throws -> T
+    limiter: RepeatedLogLimiter? = nil, _ body: () async throws -> T
 ) async throws -> T {
     do {
         let result = try await body()
@@ -14,8 +15,13 @@ func loggedOutcome<T>(
         return result
     } catch {
         var metadata = metadata
-        metadata["code"] = "\(errorCode(error).rawValue)"
-        logger.notice("\(label) failed", metadata: metadata)
+        let code = errorCode(error).rawValue
+        metadata["code"] = "\(code)"
+        if let limiter {
+            limiter.notice("\(label) failed", logger, metadata: metadata, kind: "\(label) \(code)")
+        } else {
+            logger.notice("\(label) failed", metadata: metadata)
+        }
         throw error
     }
 }

@@ -21,12 +21,14 @@ class NotesPage:
         self.b.open("/")
         self.b.wait(lambda d: self.b.visible("#auth-screen") or self.b.visible("#app-screen"), "the sign-in or the app screen")
 
-    def register(self, name: str, password: str, again: str | None = None):
+    def register(self, name: str, password: str, again: str | None = None, invite: str | None = None):
         self.load()
         self.b.click("#show-register")
         self.b.type("#register-name", name)
         self.b.type("#register-password", password)
         self.b.type("#register-password-again", password if again is None else again)
+        if invite is not None:
+            self.b.type("#register-invite", invite)
         self.b.click("#register-submit")
 
     def sign_in(self, name: str, password: str):

@@ -37,7 +37,8 @@ class TresorHome:
         (self.root / "run").mkdir(mode=0o700)
         self.home.mkdir(mode=0o700)
         self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), TRESOR_HOME=str(self.home))
-        self.config = {"autoLockSeconds": 0, **(config or {})}
+        # Registration is open here: the browser tests register whom they need (docs/WEB.md).
+        self.config = {"autoLockSeconds": 0, "webRegistration": "open", **(config or {})}
         self.write_config(self.config)
         self.port = free_port()
         self.daemon: subprocess.Popen | None = None

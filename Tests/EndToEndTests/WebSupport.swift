@@ -29,8 +29,11 @@ extension Harness {
     }
 
     /// Starts `tresord --web PORT`, initialises the keybag with `passcode`, and waits until
-    /// the web server answers. Returns the web server's address.
-    func startWebDaemon(passcode: String, extraArguments: [String] = []) throws -> WebServerAddress {
+    /// the web server answers. Returns the web server's address. Registration is open
+    /// (`"webRegistration": "open"` added to the home's config.json) unless `openRegistration`
+    /// is false: most tests register whom they need; the invite tests do not.
+    func startWebDaemon(passcode: String, extraArguments: [String] = [], openRegistration: Bool = true) throws -> WebServerAddress {
+        if openRegistration { try mergeConfiguration(["webRegistration": "open"]) }
         let port = try Self.freePort()
         secrets.append(passcode)
         try startDaemon(extraArguments: ["--web", "\(port)"] + extraArguments)
@@ -44,6 +47,19 @@ extension Harness {
             #expect(try tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         }
         return server
+    }
+}
+
+extension Harness {
+    /// Adds `values` to the home's config.json (created when missing), keeping keys already set.
+    func mergeConfiguration(_ values: [String: Any]) throws {
+        var configuration: [String: Any] = [:]
+        if let data = try? Data(contentsOf: paths.config), let existing = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            configuration = existing
+        }
+        for (key, value) in values where configuration[key] == nil { configuration[key] = value }
+        try SecureFiles.createDirectory(paths.home)
+        try SecureFiles.writeAtomically(try JSONSerialization.data(withJSONObject: configuration), to: paths.config)
     }
 }
 
@@ -86,9 +102,27 @@ struct WebServerAddress {
     func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil, host: String? = nil
     ) throws -> WebResponse {
+        let fd = try connect()
+        defer { close(fd) }
+        write(requestBytes(method, target, headers: headers, body: body, host: host), to: fd)
+        return try Self.parse(Self.readAll(fd))
+    }
+
+    /// Requests sent together, each on its own connection: every connection is opened and
+    /// every request written before any answer is read, so the server has them all at once.
+    func sendTogether(_ requests: [(method: String, target: String, headers: [(String, String)], body: Data?)]) throws -> [WebResponse] {
+        let fds = try requests.map { _ in try connect() }
+        defer { fds.forEach { close($0) } }
+        for (fd, request) in zip(fds, requests) {
+            write(requestBytes(request.method, request.target, headers: request.headers, body: request.body, host: nil), to: fd)
+        }
+        return try fds.map { try Self.parse(Self.readAll($0)) }
+    }
+
+    /// A TCP connection to the server (answers awaited up to 60 s, writes up to 5 s).
+    func connect() throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw WebTestError.socket("socket") }
-        defer { close(fd) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // A server that answered early (413) may stop reading: give up writing after a while.
@@ -99,17 +133,27 @@ struct WebServerAddress {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard connected else { throw WebTestError.socket("connect") }
+        guard connected else {
+            close(fd)
+            throw WebTestError.socket("connect")
+        }
+        return fd
+    }
 
+    func requestBytes(_ method: String, _ target: String, headers: [(String, String)], body: Data?, host: String?) -> Data {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         var request = Data(head.utf8)
         if let body { request.append(body) }
-        // The server may answer (413) before reading everything: stop writing once it has.
+        return request
+    }
+
+    /// Writes `request`, stopping early once the server has answered (413 before the body).
+    func write(_ request: Data, to fd: Int32) {
         var offset = 0
         while offset < request.count {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -119,6 +163,10 @@ struct WebServerAddress {
             if written <= 0 { break }
             offset += written
         }
+    }
+
+    /// Everything the server sends until it closes (or 60 s pass without a byte).
+    static func readAll(_ fd: Int32) -> Data {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -126,7 +174,7 @@ struct WebServerAddress {
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
         }
-        return try Self.parse(received)
+        return received
     }
 
     static func parse(_ data: Data) throws -> WebResponse {

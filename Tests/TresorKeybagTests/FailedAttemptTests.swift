@@ -5,6 +5,23 @@ import Testing
 /// SPEC §3.4: wrong passcodes are counted persistently; after the fifth, escalating delays;
 /// the same wrong passcode twice counts once.
 @Suite struct FailedAttemptTests {
+    /// The web sign-in of the local account counts its own failures: here a wrong passcode
+    /// is only `false` — no count on disk, no delay for `tresor unlock` — and the right one
+    /// unlocks even while the keybag's own delay runs.
+    @Test func aCheckCountedElsewhereLeavesTheCounterAlone() throws {
+        let home = TemporaryHome()
+        let clock = TestClock()
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        for attempt in 1...10 { #expect(try !keybag.unlockCountingElsewhere(passcode: passcode("wrong-\(attempt)"))) }
+        #expect(keybag.status.failedAttempts == 0 && keybag.status.retryAfterSeconds == nil && keybag.lockState == .lockedSinceStart)
+        #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
+        for attempt in 1...5 { _ = try? keybag.unlock(passcode: passcode("cli-wrong-\(attempt)")) }
+        #expect(keybag.status.retryAfterSeconds != nil)
+        #expect(try keybag.unlockCountingElsewhere(passcode: passcode("right")))
+        #expect(keybag.lockState == .unlocked && keybag.status.failedAttempts == 0)
+    }
+
     @Test func theSixthAttemptWaitsAndTheWaitSurvivesARestart() throws {
         let home = TemporaryHome()
         let clock = TestClock()

@@ -65,6 +65,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .unauthorized: return .unauthorized
         case .csrf, .forbidden: return .forbidden
         case .conflict: return .conflict
+        case .quotaExceeded: return .init(code: 507, reasonPhrase: "Insufficient Storage")
         }
     }
 

@@ -25,7 +25,10 @@ struct NoteAttachmentRoutes {
                 // No passphrase here: a locked note needs its secure session open (`notes/session`).
                 // Checked before the body is read, so a refusal costs the client no upload.
                 let upload = try await offloaded {
-                    try routing.withKeychainUnlock(store) { try $0.beginAttachment(to: note, kind: kind, name: name) }
+                    try routing.withKeychainUnlock(store) { store in
+                        try NotesRouting.checkAccess(store, note: note, ownerOnly: true)
+                        return try store.beginAttachment(to: note, kind: kind, name: name)
+                    }
                 }
                 return try await Self.receive(request.body, into: upload)
             }
@@ -37,6 +40,7 @@ struct NoteAttachmentRoutes {
             let passphrase = try notesPassphrase(body.passphrase)
             // Opened chunk by chunk straight into the answer: the daemon holds the attachment once.
             let (info, data) = try await routing.perform("attachment get", context, id: body.note) { store in
+                try NotesRouting.checkAccess(store, note: body.note)
                 var buffer = ByteBuffer()
                 let info = try store.readAttachment(body.attachment, of: body.note, passphrase: passphrase) { info, chunk in
                     if buffer.capacity == 0 { buffer.reserveCapacity(info.byteCount) }
@@ -52,6 +56,7 @@ struct NoteAttachmentRoutes {
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
             return try await routing.perform("attachment remove", context, id: body.note, keychainUnlock: false) { store in
+                try NotesRouting.checkAccess(store, note: body.note, ownerOnly: true)
                 try store.removeAttachment(body.attachment, of: body.note)
                 return try store.summary(ofNote: body.note)
             }

@@ -24,7 +24,10 @@ struct NoteRoutes {
         router.post(RouterPath(Route.notesShow)) { request, context -> OpenedNote in
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("show", context, id: body.id) { try $0.openNote(body.id, passphrase: passphrase) }
+            return try await routing.perform("show", context, id: body.id) { store in
+                try NotesRouting.checkAccess(store, note: body.id)
+                return try store.openNote(body.id, passphrase: passphrase)
+            }
         }
         router.post(RouterPath(Route.notesEdit)) { request, context -> NoteSummary in
             let body = try await request.decode(as: EditNoteRequest.self, context: context)
@@ -34,11 +37,18 @@ struct NoteRoutes {
             }
             let folder: String?? = body.removeFromFolder == true ? .some(nil) : body.folder.map { .some($0) }
             let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.pinned, folder: folder)
-            return try await routing.perform("edit", context, id: body.id) { try $0.editNote(body.id, changes, passphrase: passphrase) }
+            return try await routing.perform("edit", context, id: body.id) { store in
+                // A participant edits the title and body; the pin and folder are the owner's.
+                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: changes.isPinned != nil || changes.folder != nil)
+                return try store.editNote(body.id, changes, passphrase: passphrase)
+            }
         }
         router.post(RouterPath(Route.notesDelete)) { request, context -> Response in
             let body = try await request.decode(as: NoteRequest.self, context: context)
-            try await routing.perform("delete", context, id: body.id, keychainUnlock: false) { try $0.deleteNote(body.id) }
+            try await routing.perform("delete", context, id: body.id, keychainUnlock: false) { store in
+                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
+                try store.deleteNote(body.id)
+            }
             return Response(status: .noContent)
         }
         router.post(RouterPath(Route.notesSearch)) { request, context -> NotesResponse in
@@ -75,6 +85,7 @@ struct NoteRoutes {
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
             return try await routing.perform("lock", context, id: body.id) { store in
+                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
                 try store.lockNote(body.id, passphrase: passphrase)
                 return try store.summary(ofNote: body.id)
             }
@@ -83,6 +94,7 @@ struct NoteRoutes {
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
             return try await routing.perform("remove lock", context, id: body.id) { store in
+                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
                 try store.removeLock(body.id, passphrase: passphrase)
                 return try store.summary(ofNote: body.id)
             }
@@ -91,6 +103,7 @@ struct NoteRoutes {
             let body = try await request.decode(as: RewrapNoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase), current = try notesPassphrase(body.currentPassphrase)
             return try await routing.perform("rewrap", context, id: body.id) { store in
+                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
                 try store.rewrap(body.id, passphrase: passphrase, currentPassphrase: current)
                 return try store.summary(ofNote: body.id)
             }
@@ -123,10 +136,16 @@ struct NoteRoutes {
                 guard try store.openSession(with: key) else {
                     throw APIError(.notFound, "the key kept in the keychain is not the current passphrase's; turn keychain unlock off and on again")
                 }
-                if let note = body.note { _ = try store.openNote(note) }
+                if let note = body.note {
+                    try NotesRouting.checkAccess(store, note: note)
+                    _ = try store.openNote(note)
+                }
             }
         } else if let note = body.note {
-            try await routing.perform("session", context, id: note) { _ = try $0.openNote(note, passphrase: passphrase) }
+            try await routing.perform("session", context, id: note) { store in
+                try NotesRouting.checkAccess(store, note: note)
+                _ = try store.openNote(note, passphrase: passphrase)
+            }
         } else {
             guard let passphrase else { throw APIError(.param, "give passphrase, passcode or note") }
             try await routing.perform("session", context, keychainUnlock: false) { try $0.openCurrentSession(with: passphrase) }

@@ -23,6 +23,23 @@ struct NotesRouting: Sendable {
         return try notes.store()
     }
 
+    /// What the CLI — the local account — may do with note `id` (docs/API.md, "Notes"): its
+    /// own notes and those shared with it. Another web account's note is `404 notFound`
+    /// exactly as a missing one; an `ownerOnly` operation on a note shared with it is
+    /// `403 forbidden`.
+    /// - Parameters:
+    ///   - store: the notes store.
+    ///   - id: the note.
+    ///   - ownerOnly: whether only the owner may do what is asked (delete, lock, attachments…).
+    /// - Returns: the local account's access.
+    /// - Throws: `notFound` or `forbidden` as above.
+    @discardableResult
+    static func checkAccess(_ store: NotesStore, note id: String, ownerOnly: Bool = false) throws -> NoteAccess {
+        let access = try store.access(toNote: id, for: .local)
+        if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
+        return access
+    }
+
     /// Runs `body` on a Dispatch thread with the store, retrying once through the keychain
     /// when a locked note needs the current passphrase, and logs the outcome.
     func perform<T: Sendable>(

@@ -76,7 +76,8 @@ struct WebSessionMiddleware: RouterMiddleware {
         var context = context
         if let session = session(of: request) {
             context.session = session
-            if !Self.polls.contains(request.uri.path) { autoLock.touch() }
+            // Only the local account's requests are the keybag owner's activity (docs/WEB.md).
+            if session.account.isLocal && !Self.polls.contains(request.uri.path) { autoLock.touch() }
         } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             let signingIn = request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path)
             guard signingIn else { throw APIError(.unauthorized, "sign in first") }

@@ -7,6 +7,11 @@ import Synchronization
 /// refused before any password is checked. A success clears the name's count (not the
 /// address's: one's own account must not reset a guesser's budget); a count is forgotten
 /// after 30 quiet minutes.
+///
+/// An attempt is *reserved* before its password is checked: the check and the count happen
+/// under one lock, and the attempt counts as a failure until it is known to have succeeded.
+/// So a burst of concurrent sign-ins checks at most the free number of passwords — checking
+/// first and counting after the slow KDF let all of a burst through (docs/SECURITY.md).
 final class LoginThrottle: Sendable {
     struct Limit: Sendable {
         var freeFailures: Int
@@ -26,38 +31,102 @@ final class LoginThrottle: Sendable {
     private struct Failures {
         var count: Int
         var last: Date
+        /// Reserved attempts whose check has not finished: while one runs, the wait runs from
+        /// now, so a burst arriving during a slow check cannot outlast the delay.
+        var inFlight = 0
     }
 
-    private let names = Mutex<[String: Failures]>([:])
-    private let addresses = Mutex<[String: Failures]>([:])
-    private let registrations = Mutex<[String: Failures]>([:])
-
-    /// Seconds until `address` may register again, or nil when it may now.
-    func registrationRetryAfter(address: String, now: Date = Date()) -> Int? {
-        Self.wait(registrations.withLock { $0[address] }, limit: .registrationsPerAddress, now: now)
+    private struct Tables {
+        var names: [String: Failures] = [:]
+        var addresses: [String: Failures] = [:]
+        var registrations: [String: Failures] = [:]
     }
 
-    /// Counts a registration attempt that reached the password hash.
-    func recordRegistration(address: String, now: Date = Date()) {
-        Self.count(address, in: registrations, now: now)
+    private let tables = Mutex(Tables())
+
+    /// Reserves a registration for `address`: nil when it may go ahead (it is counted now),
+    /// otherwise the seconds to wait (nothing counted).
+    func reserveRegistration(address: String, now: Date = Date()) -> Int? {
+        tables.withLock { tables in
+            if let wait = Self.wait(tables.registrations[address], limit: .registrationsPerAddress, now: now) { return wait }
+            Self.count(address, in: &tables.registrations, now: now)
+            tables.registrations[address]?.inFlight += 1
+            return nil
+        }
+    }
+
+    /// A reserved registration finished (either way): the wait runs from now, the end of its
+    /// hashing, not from its start — a slow KDF must not use up the delay.
+    func registrationFinished(address: String, now: Date = Date()) {
+        tables.withLock { tables in
+            guard var failures = tables.registrations[address] else { return }
+            failures.last = max(failures.last, now)
+            failures.inFlight = max(failures.inFlight - 1, 0)
+            tables.registrations[address] = failures
+        }
+    }
+
+    /// Reserves a password check for `name` from `address`: nil when it may go ahead — it is
+    /// then counted as a failure of both until ``signInSucceeded(name:address:)`` says
+    /// otherwise —, or the seconds to wait (nothing counted, no password to check).
+    func reserveSignIn(name: String, address: String, now: Date = Date()) -> Int? {
+        tables.withLock { tables in
+            let waits = [
+                Self.wait(tables.names[name], limit: .perName, now: now),
+                Self.wait(tables.addresses[address], limit: .perAddress, now: now),
+            ].compactMap { $0 }
+            if let wait = waits.max() { return wait }
+            Self.count(name, in: &tables.names, now: now)
+            Self.count(address, in: &tables.addresses, now: now)
+            tables.names[name]?.inFlight += 1
+            tables.addresses[address]?.inFlight += 1
+            return nil
+        }
+    }
+
+    /// A reserved attempt succeeded: the name's count is cleared and the address gets back
+    /// the failure its reservation counted.
+    func signInSucceeded(name: String, address: String) {
+        tables.withLock { tables in
+            tables.names[name] = nil
+            if var failures = tables.addresses[address] {
+                failures.count -= 1
+                failures.inFlight = max(failures.inFlight - 1, 0)
+                tables.addresses[address] = failures.count > 0 || failures.inFlight > 0 ? failures : nil
+            }
+        }
+    }
+
+    /// A reserved attempt failed (it was counted at reservation): the waits run from now, the
+    /// end of the check, as they would for a failure counted after it.
+    func signInFailed(name: String, address: String, now: Date = Date()) {
+        tables.withLock { tables in
+            for (key, isName) in [(name, true), (address, false)] {
+                guard var failures = isName ? tables.names[key] : tables.addresses[key] else { continue }
+                failures.last = max(failures.last, now)
+                failures.inFlight = max(failures.inFlight - 1, 0)
+                if isName { tables.names[key] = failures } else { tables.addresses[key] = failures }
+            }
+        }
     }
 
     /// Seconds until `name` from `address` may try again, or nil when it may now.
     func retryAfter(name: String, address: String, now: Date = Date()) -> Int? {
-        let waits = [
-            Self.wait(names.withLock { $0[name] }, limit: .perName, now: now),
-            Self.wait(addresses.withLock { $0[address] }, limit: .perAddress, now: now),
-        ].compactMap { $0 }
-        return waits.max()
+        tables.withLock { tables in
+            [
+                Self.wait(tables.names[name], limit: .perName, now: now),
+                Self.wait(tables.addresses[address], limit: .perAddress, now: now),
+            ].compactMap { $0 }.max()
+        }
     }
 
+    /// Counts a failure that was checked without a reservation (a passphrase reset's account
+    /// password).
     func recordFailure(name: String, address: String, now: Date = Date()) {
-        Self.count(name, in: names, now: now)
-        Self.count(address, in: addresses, now: now)
-    }
-
-    func recordSuccess(name: String) {
-        names.withLock { _ = $0.removeValue(forKey: name) }
+        tables.withLock { tables in
+            Self.count(name, in: &tables.names, now: now)
+            Self.count(address, in: &tables.addresses, now: now)
+        }
     }
 
     /// The wait after `count` failures: none before the free ones are used up; 1 s once they
@@ -70,22 +139,23 @@ final class LoginThrottle: Sendable {
 
     private static func wait(_ failures: Failures?, limit: Limit, now: Date) -> Int? {
         guard let failures else { return nil }
+        // Quiet for long enough: the count is forgotten (see `count`).
+        if now.timeIntervalSince(failures.last) > TimeInterval(2 * maximumDelaySeconds) { return nil }
         let delay = delaySeconds(afterFailures: failures.count, limit: limit)
-        let remaining = failures.last.addingTimeInterval(TimeInterval(delay)).timeIntervalSince(now)
+        let last = failures.inFlight > 0 ? max(failures.last, now) : failures.last
+        let remaining = last.addingTimeInterval(TimeInterval(delay)).timeIntervalSince(now)
         return remaining > 0 ? Int(remaining.rounded(.up)) : nil
     }
 
-    private static func count(_ key: String, in table: borrowing Mutex<[String: Failures]>, now: Date) {
-        table.withLock { table in
-            var failures = table[key] ?? Failures(count: 0, last: now)
-            // Quiet for long enough (twice the longest delay): start again from free.
-            if now.timeIntervalSince(failures.last) > TimeInterval(2 * maximumDelaySeconds) { failures.count = 0 }
-            failures.count += 1
-            failures.last = now
-            if table[key] == nil, table.count >= capacity, let stalest = table.min(by: { $0.value.last < $1.value.last }) {
-                table[stalest.key] = nil
-            }
-            table[key] = failures
+    private static func count(_ key: String, in table: inout [String: Failures], now: Date) {
+        var failures = table[key] ?? Failures(count: 0, last: now, inFlight: 0)
+        // Quiet for long enough (twice the longest delay): start again from free.
+        if now.timeIntervalSince(failures.last) > TimeInterval(2 * maximumDelaySeconds) { failures.count = 0 }
+        failures.count += 1
+        failures.last = now
+        if table[key] == nil, table.count >= capacity, let stalest = table.min(by: { $0.value.last < $1.value.last }) {
+            table[stalest.key] = nil
         }
+        table[key] = failures
     }
 }

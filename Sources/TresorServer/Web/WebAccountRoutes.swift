@@ -14,6 +14,8 @@ struct WebAccountRoutes {
         var name: String
         var password: String
         var passwordAgain: String
+        /// The owner's invite for `name` (`tresor invite NAME`); needed unless registration is open.
+        var invite: String?
     }
 
     struct SignInRequest: Decodable {
@@ -61,19 +63,28 @@ struct WebAccountRoutes {
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
         router.post("/api/accounts") { request, context -> Response in
-            let body = try await WebCoding.decode(RegisterRequest.self, request)
+            // Bounded before anyone is known: a name, two passwords and an invite fit in 16 KiB.
+            let body = try await WebCoding.decode(RegisterRequest.self, request, limit: WebLimits.signInBytes)
             guard body.password == body.passwordAgain else { throw APIError(.param, "the two passwords do not match") }
             let password = try AccountPassword(body.password)
-            if let wait = services.throttle.registrationRetryAfter(address: context.clientAddress) {
-                context.logger.notice("web: registration throttled", metadata: ["retryAfter": "\(wait)"])
+            if let wait = services.throttle.reserveRegistration(address: context.clientAddress) {
+                services.logLimiter.notice("web: registration throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
                 throw APIError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
             }
-            services.throttle.recordRegistration(address: context.clientAddress)
+            defer { services.throttle.registrationFinished(address: context.clientAddress) }
+            if services.configuration.registration == .invite {
+                // The same answer for every name, taken or not: only an invite's holder learns more.
+                let login = try? NotesStore.loginName(body.name)
+                guard let login, let invite = body.invite, services.invites.redeem(name: login, code: invite) else {
+                    services.logLimiter.notice("web: registration without a valid invite refused", context.logger)
+                    throw APIError(.forbidden, "registering needs an invite for this name from the owner (tresor invite NAME)")
+                }
+            }
             let account = try await services.perform("register", context) { try $0.registerAccount(name: body.name, password: password) }
             return try signedIn(account, status: .created, context)
         }
         router.post("/api/session") { request, context -> Response in
-            let body = try await WebCoding.decode(SignInRequest.self, request)
+            let body = try await WebCoding.decode(SignInRequest.self, request, limit: WebLimits.signInBytes)
             let account = try await signIn(body, context)
             return try signedIn(account, status: .ok, context)
         }
@@ -112,37 +123,48 @@ struct WebAccountRoutes {
         }
         guard body.newPassword == body.newPasswordAgain else { throw APIError(.param, "the two new passwords do not match") }
         let new = try AccountPassword(body.newPassword)
-        if let wait = services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
+        // Reserved before the KDF runs, as a sign-in is: concurrent guesses cannot race the limit.
+        if let wait = services.throttle.reserveSignIn(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
         }
         let current = try? AccountPassword(body.currentPassword)
-        let changed = try await services.perform("password change", context) { store -> Bool in
-            guard let current else { return false }
-            return try store.changePassword(account: account.id, current: current, to: new)
+        let changed: Bool
+        do {
+            changed = try await services.perform("password change", context) { store -> Bool in
+                guard let current else { return false }
+                return try store.changePassword(account: account.id, current: current, to: new)
+            }
+        } catch {
+            services.throttle.signInFailed(name: account.name, address: context.clientAddress)
+            throw error
         }
         guard changed else {
-            services.throttle.recordFailure(name: account.name, address: context.clientAddress)
+            services.throttle.signInFailed(name: account.name, address: context.clientAddress)
             throw APIError(.authFailed, "wrong current password")
         }
-        services.throttle.recordSuccess(name: account.name)
+        services.throttle.signInSucceeded(name: account.name, address: context.clientAddress)
         let ended = services.sessions.end { $0.account.id == account.id && $0.id != session.id }
         context.logger.notice("web: password changed", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
         return ended
     }
 
-    /// Checks the rate limits, then the password: the keybag passcode for `local`, the
-    /// stored hash otherwise. Every failure is the same `401 authFailed`.
+    /// Reserves an attempt under the rate limits, then checks the password: the keybag
+    /// passcode for `local`, the stored hash otherwise. Every failure is the same
+    /// `401 authFailed`. The reservation is made before the KDF runs, so concurrent attempts
+    /// cannot all slip through the check (docs/SECURITY.md, "Throttles that cannot be raced").
     private func signIn(_ body: SignInRequest, _ context: WebRequestContext) async throws -> WebAccount {
         let services = self.services
         // The counters' key: the name as the store compares it, bounded.
         let name = String(body.name.lowercased().prefix(64))
-        if let wait = services.throttle.retryAfter(name: name, address: context.clientAddress) {
-            context.logger.notice("web: sign-in throttled", metadata: ["retryAfter": "\(wait)"])
+        if let wait = services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
+            services.logLimiter.notice("web: sign-in throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
             throw APIError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
         }
         let failed = APIError(.authFailed, "wrong name or password")
         do {
             let account = try await services.logged("sign-in", context) { () async throws -> WebAccount in
+                // One line per password actually checked: the KDF bounds how often it can appear.
+                context.logger.debug("web: password checked")
                 let account: WebAccount?
                 if name == NotesStore.localLoginName {
                     account = try await signInLocal(body.password)
@@ -155,29 +177,30 @@ struct WebAccountRoutes {
                 guard let account else { throw failed }
                 return account
             }
-            services.throttle.recordSuccess(name: name)
+            services.throttle.signInSucceeded(name: name, address: context.clientAddress)
             return account
-        } catch let error as APIError where error.code == .authFailed {
-            services.throttle.recordFailure(name: name, address: context.clientAddress)
-            throw failed
-        } catch let error as KeybagError {
-            if case .wrongPasscode = error { services.throttle.recordFailure(name: name, address: context.clientAddress) }
-            let apiError = ErrorMiddleware.apiError(for: error)
-            // The keybag's own delay is a throttle like ours; a wrong passcode is a wrong password.
-            if apiError.code == .authFailed { throw failed }
-            throw apiError
+        } catch {
+            services.throttle.signInFailed(name: name, address: context.clientAddress)
+            if let error = error as? APIError, error.code == .authFailed { throw failed }
+            if let error = error as? KeybagError {
+                let apiError = ErrorMiddleware.apiError(for: error)
+                throw apiError.code == .authFailed ? failed : apiError
+            }
+            throw error
         }
     }
 
     /// The local account: its password is the keybag passcode, checked by unlocking the
-    /// keybag (the same attempt counting and delays as `tresor unlock`).
+    /// keybag — but a wrong one counts only in this server's own sign-in limits, never in the
+    /// keybag's attempts and delays: a guesser on the web must not lock the owner out of
+    /// `tresor unlock` (docs/SECURITY.md, "Local users are not the user").
     private func signInLocal(_ password: String) async throws -> WebAccount? {
         let keybag = try services.slot.keybag()
         guard keybag.status.isPasscodeSet else {
             throw APIError(.authFailed, "the local account signs in with the keybag passcode, and none is set (tresor passcode change)")
         }
         guard let passcode = try? Passcode(password) else { return nil }
-        try await offloaded { try keybag.unlock(passcode: passcode) }
+        guard try await offloaded({ try keybag.unlockCountingElsewhere(passcode: passcode) }) else { return nil }
         services.autoLock.touch()
         return try services.notes.store().webAccount(named: NotesStore.localLoginName)
     }

@@ -21,10 +21,12 @@ struct WebAttachmentRoutes {
             }
             guard let name = request.uri.queryParameters.get("name") else { throw APIError(.param, "name is missing") }
             let data = try await WebCoding.body(request, limit: WebLimits.attachmentBytes)
-            let info = try await services.performOnNote("attach", context, id: id) { store, _, _ in
+            // Attachments are the owner's: a participant edits the title and body only.
+            let info = try await services.performOnNote("attach", context, id: id, ownerOnly: true) { store, account, _ in
                 guard try !store.summary(ofNote: id).isLocked else {
                     throw APIError(.wrongLockState, "attachments are added to unlocked notes in the web client")
                 }
+                try services.checkQuota(store, account: account, adding: data.count)
                 return try store.addAttachment(to: id, kind: kind, name: name, data: data)
             }
             return try WebCoding.response(WebAttachment(info), status: .created)
@@ -45,7 +47,9 @@ struct WebAttachmentRoutes {
         }
         router.delete("/api/notes/:id/attachments/:aid") { _, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
-            try await services.performOnNote("detach", context, id: id) { store, _, _ in try store.removeAttachment(attachmentID, of: id) }
+            try await services.performOnNote("detach", context, id: id, ownerOnly: true) { store, _, _ in
+                try store.removeAttachment(attachmentID, of: id)
+            }
             return Response(status: .noContent)
         }
     }

@@ -98,6 +98,7 @@ struct WebNoteRoutes {
                 let folders = try store.folders(account: account.id)
                 let folder = try Self.folderName(name: body.folder, id: body.folderID, in: folders)
                 let draft = NoteDraft(title: body.title, body: body.body, folder: folder, isPinned: body.isPinned ?? false)
+                try services.checkQuota(store, account: account, adding: body.title.utf8.count + body.body.utf8.count)
                 let created = try store.createNote(draft, account: account.id)
                 return WebNoteSummary(created, for: account, folders: try store.folders(account: account.id))
             }
@@ -121,6 +122,10 @@ struct WebNoteRoutes {
                 }
                 if body.body != nil, try store.summary(ofNote: id).isLocked {
                     throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
+                }
+                // An edit needs room for its new title and body (the old ones are not subtracted).
+                if access == .owner, body.title != nil || body.body != nil {
+                    try services.checkQuota(store, account: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0))
                 }
                 var folder: String?? = nil
                 if movesFolder {

@@ -40,6 +40,8 @@ enum WebLimits {
     static let lockBytes = 64 * 1024 * 1024
     /// One attachment uploaded through the web.
     static let attachmentBytes = 32 * 1024 * 1024
+    /// Registration and sign-in, read before anyone is known: a name, passwords, an invite.
+    static let signInBytes = 16 * 1024
     /// A static file served (they are all small).
     static let staticFileBytes = 8 * 1024 * 1024
 }

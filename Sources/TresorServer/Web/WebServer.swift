@@ -18,6 +18,22 @@ struct WebServices: Sendable {
     let throttle: LoginThrottle
     let autoLock: AutoLock
     let widget: WidgetBuilder
+    /// Repeated failures are logged once per interval (docs/WEB.md, "Availability").
+    let logLimiter: RepeatedLogLimiter
+    /// Invites to register (docs/WEB.md, "Registration").
+    let invites: WebInvites
+
+    /// Refuses, with `quotaExceeded`, to store `bytes` more for `account` when its storage
+    /// would then exceed `webAccountQuotaBytes` (the local account has no quota: it is the
+    /// owner's). Checked before the change, outside its transaction: concurrent uploads of
+    /// one account may overshoot by what they carry.
+    func checkQuota(_ store: NotesStore, account: WebAccount, adding bytes: Int) throws {
+        guard !account.isLocal else { return }
+        let used = try store.storedBytes(account: account.id)
+        guard used + Int64(bytes) <= configuration.accountQuotaBytes else {
+            throw APIError(.quotaExceeded, "this account stores \(used) bytes of its \(configuration.accountQuotaBytes): no room for \(bytes) more")
+        }
+    }
 
     /// Runs `body` with the store on a Dispatch thread and logs its outcome.
     func perform<T: Sendable>(
@@ -47,7 +63,8 @@ struct WebServices: Sendable {
         if let account = context.session?.account.id { metadata["account"] = "\(account.rawValue.prefix(36))" }
         if let id { metadata["id"] = "\(id.prefix(64))" }
         return try await loggedOutcome(
-            "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { WebErrorMiddleware.apiError(for: $0).code }, body)
+            "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { WebErrorMiddleware.apiError(for: $0).code },
+            limiter: logLimiter, body)
     }
 }
 
@@ -74,8 +91,15 @@ struct WebServer {
         WebShareRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
 
+        let web = services.configuration, limiter = services.logLimiter
         return Application(
             router: router,
+            // Before any route: other local users' connections are refused (docs/WEB.md,
+            // "Local users"), and idle or slow connections closed ("Availability").
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                ConnectionDeadlines(idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
+                LocalUserFilter(policy: web.localUsers, logger: logger, limiter: limiter),
+            ])),
             configuration: .init(
                 address: .hostname("127.0.0.1", port: port),
                 serverName: nil,

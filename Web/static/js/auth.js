@@ -35,6 +35,7 @@ export function installAuth({ onSignedIn }) {
     const name = byId('register-name').value.trim().toLowerCase();
     const password = byId('register-password').value;
     const passwordAgain = byId('register-password-again').value;
+    const invite = byId('register-invite').value.trim();
     if (!namePattern.test(name)) {
       showMessage('Account names are 1–32 letters, digits, dots, dashes or underscores.');
       return;
@@ -48,9 +49,10 @@ export function installAuth({ onSignedIn }) {
       return;
     }
     await submit('register-submit', async () => {
-      const answer = await api.post('/accounts', { name, password, passwordAgain });
+      const answer = await api.post('/accounts', invite ? { name, password, passwordAgain, invite } : { name, password, passwordAgain });
       byId('register-password').value = '';
       byId('register-password-again').value = '';
+      byId('register-invite').value = '';
       setOriginToken(answer.originToken);
       setCsrfToken(answer.csrfToken);
       await onSignedIn();

@@ -161,7 +161,8 @@ export class NoteEditor {
     const attachments = attachmentSection(detail, {
       noteKey: entry?.noteKey || null,
       objectURLs: entry ? entry.objectURLs : this.objectURLs,
-      canEdit: true,
+      // Attachments are the owner's: a participant edits the title and body only (docs/WEB.md).
+      canEdit: summary.canManage !== false,
       onChanged: () => this.app.reload(),
     });
 
@@ -243,7 +244,8 @@ export class NoteEditor {
   }
 
   attachControl(summary) {
-    const lockedReason = summary.lock ? 'Attachments cannot be added to a locked note.' : null;
+    const lockedReason = summary.lock ? 'Attachments cannot be added to a locked note.'
+      : summary.canManage === false ? 'Only the note’s owner adds attachments.' : null;
     const input = h('input', {
       id: 'attach-file', type: 'file', multiple: true, class: 'visually-hidden', disabled: Boolean(lockedReason),
       on: { change: () => {
