@@ -49,23 +49,30 @@ final class ClientIdentifier: Sendable {
     }
 
     /// The client of `channel`, resolving it on the connection's first request. Clients of
-    /// another uid are refused.
+    /// another uid are refused, and so are traced processes and processes started with a loader
+    /// variable (``BorrowedProcess``).
     /// `onClose` runs once when the connection closes.
+    ///
+    /// The process is the one that connected, pinned by the connection (``PinnedPeer``): every
+    /// byte of every request on it comes from that process while it runs
+    /// (``CredentialedSocketChannel``), so this identity holds for each request, not only the first.
     func client(of channel: any Channel, onClose: @escaping @Sendable (ConnectionID) -> Void) async throws -> Client {
         let id = ConnectionID(channel)
         if let known = clients.withLock({ $0[id] }) { return known }
-        guard let provider = channel as? SocketOptionProvider else {
+        guard let connection = channel as? CredentialedSocketChannel else {
             throw APIError(.peerRejected, "cannot read the peer credentials of this connection")
         }
-        let raw: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
-        ).get()
-        let credentials = PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
+        let credentials = connection.peer.credentials
         // Checked before anything else is read about the peer, and never cached.
         guard credentials.uid == allowedUID else {
             throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
         }
+        try BorrowedProcess(procRoot: procRoot).refuse(credentials.pid)
         let (executable, hash) = try executableIdentity(pid: credentials.pid)
+        // What was read under /proc/<pid> is the pinned process's only if it still runs now.
+        guard connection.peer.isAlive else {
+            throw APIError(.peerRejected, "the connected process \(credentials.pid) has exited")
+        }
         // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
         // per connection, as the peer's executable is (a stat of the CLI's path for every request
         // was 4 % of a keychain lookup).
@@ -99,14 +106,6 @@ final class ClientIdentifier: Sendable {
         defer { close(fd) }
         return (path, try FileHashes.shared.sha256(ofOpenFile: fd))
     }
-}
-
-/// `struct ucred` as the kernel lays it out (pid, uid, gid: three 32-bit fields). Swift's Glibc
-/// hides `ucred`; the daemon checks this mirror against the C definition at start.
-struct PeerCredentialsLayout: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 /// SHA-256 of files by path, cached by device, inode, size, modification and change time.
