@@ -15,17 +15,21 @@ struct BorrowedProcess: Sendable {
 
     /// - Throws: `KeychainError.missingEntitlement` naming the reason.
     func refuse(_ pid: Int32) throws {
+        if let reason = reason(pid) { throw KeychainError.missingEntitlement(reason) }
+    }
+
+    /// Why process `pid` is not itself, or nil when neither check finds anything.
+    func reason(_ pid: Int32) -> String? {
         let status = (try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8)) ?? ""
         if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
             line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces) != "0" {
-            throw KeychainError.missingEntitlement("the calling process is being traced")
+            return "the calling process is being traced"
         }
         let environment = (try? Data(contentsOf: URL(fileURLWithPath: "\(procRoot)/\(pid)/environ"))) ?? Data()
         for entry in environment.split(separator: 0) {
             let name = String(decoding: entry.prefix(while: { $0 != UInt8(ascii: "=") }), as: UTF8.self)
-            if Self.loaderVariables.contains(name) {
-                throw KeychainError.missingEntitlement("the calling process was started with \(name)")
-            }
+            if Self.loaderVariables.contains(name) { return "the calling process was started with \(name)" }
         }
+        return nil
     }
 }

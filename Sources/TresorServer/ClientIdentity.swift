@@ -19,6 +19,10 @@ struct Client: Sendable {
     /// Whether the executable is the keychain-access application: the `tresor` installed beside
     /// the daemon, compared by content when the connection was identified.
     var isCLI: Bool
+    /// Why the process may not be what its executable says (traced, started with a loader
+    /// variable: ``BorrowedProcess``), found when the connection was identified. Such a client
+    /// gets neither the CLI's nor a registered application's rights (``CallerResolver``).
+    var borrowed: String? = nil
 
     var description: ClientDescription {
         ClientDescription(
@@ -49,8 +53,8 @@ final class ClientIdentifier: Sendable {
     }
 
     /// The client of `channel`, resolving it on the connection's first request. Clients of
-    /// another uid are refused, and so are traced processes and processes started with a loader
-    /// variable (``BorrowedProcess``).
+    /// another uid are refused; a traced process or one started with a loader variable is
+    /// marked (``Client/borrowed``).
     /// `onClose` runs once when the connection closes.
     ///
     /// The process is the one that connected, pinned by the connection (``PinnedPeer``): every
@@ -67,7 +71,7 @@ final class ClientIdentifier: Sendable {
         guard credentials.uid == allowedUID else {
             throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
         }
-        try BorrowedProcess(procRoot: procRoot).refuse(credentials.pid)
+        let borrowed = BorrowedProcess(procRoot: procRoot).reason(credentials.pid)
         let (executable, hash) = try executableIdentity(pid: credentials.pid)
         // What was read under /proc/<pid> is the pinned process's only if it still runs now.
         guard connection.peer.isAlive else {
@@ -78,7 +82,8 @@ final class ClientIdentifier: Sendable {
         // was 4 % of a keychain lookup).
         let cliHash = try? FileHashes.shared.sha256(of: cliExecutable)
         let isCLI = cliHash.map { ConstantTime.equals($0, hash) } ?? false
-        let client = Client(connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI)
+        let client = Client(
+            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI, borrowed: borrowed)
         clients.withLock { $0[id] = client }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.clients.withLock { $0[id] = nil }
