@@ -53,7 +53,7 @@ final class CredentialedSocketChannel: Channel, ChannelCore, @unchecked Sendable
     private var readRequested = false
     /// Edge-triggered epoll said the socket has bytes, and no read has found it empty since.
     private var readable = false
-    private var pendingWrites: [(buffer: ByteBuffer, promise: EventLoopPromise<Void>?)] = []
+    private var pendingWrites: [(buffer: ByteBuffer, promises: [EventLoopPromise<Void>])] = []
     private var nextReadSize = 2048
 
     init(descriptor: Int32, peer: PinnedPeer, loop: CredentialedEventLoop, logger: Logger) {
@@ -172,47 +172,47 @@ final class CredentialedSocketChannel: Channel, ChannelCore, @unchecked Sendable
             promise?.fail(ChannelError.operationUnsupported)
             return
         }
-        pendingWrites.append((buffer, promise))
+        pendingWrites.append((buffer, promise.map { [$0] } ?? []))
     }
+
+    /// A response's head, body and end are joined into one `send` when they are small (one
+    /// system call, as NIO's `writev` made); a large body goes as it is, never copied.
+    private static let joinedWriteLimit = 65_536
 
     func flush0() {
         guard open, !pendingWrites.isEmpty else { return }
-        // One send per flush: a response's head, body and end go out together.
-        var whole: ByteBuffer
-        if pendingWrites.count == 1 {
-            whole = pendingWrites[0].buffer
-        } else {
-            whole = allocator.buffer(capacity: pendingWrites.reduce(0) { $0 + $1.buffer.readableBytes })
-            for var entry in pendingWrites { whole.writeBuffer(&entry.buffer) }
-        }
-        let promises = pendingWrites.compactMap(\.promise)
-        pendingWrites = []
-        while whole.readableBytes > 0 {
-            var failure: Int32 = 0
-            let sent = whole.withUnsafeReadableBytes { bytes -> Int in
-                let result = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                if result < 0 { failure = errno }
-                return result
+        if pendingWrites.count > 1 {
+            let total = pendingWrites.reduce(0) { $0 + $1.buffer.readableBytes }
+            if total <= Self.joinedWriteLimit {
+                var whole = allocator.buffer(capacity: total)
+                for var entry in pendingWrites { whole.writeBuffer(&entry.buffer) }
+                pendingWrites = [(whole, pendingWrites.flatMap(\.promises))]
             }
-            if sent >= 0 {
-                whole.moveReaderIndex(forwardBy: sent)
-            } else if failure == EINTR {
-                continue
-            } else if failure == EAGAIN || failure == EWOULDBLOCK {
-                // Sent when epoll says the socket takes more (``ready``); promised then.
-                pendingWrites = [(whole, nil)]
-                if let last = promises.last {
-                    for promise in promises.dropLast() { promise.succeed() }
-                    pendingWrites = [(whole, last)]
+        }
+        while !pendingWrites.isEmpty {
+            var buffer = pendingWrites[0].buffer
+            while buffer.readableBytes > 0 {
+                var failure: Int32 = 0
+                let sent = buffer.withUnsafeReadableBytes { bytes -> Int in
+                    let result = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    if result < 0 { failure = errno }
+                    return result
                 }
-                return
-            } else {
-                let error = IOError(errnoCode: failure, reason: "send")
-                for promise in promises { promise.fail(error) }
-                return close0(error: error, mode: .all, promise: nil)
+                if sent >= 0 {
+                    buffer.moveReaderIndex(forwardBy: sent)
+                } else if failure == EINTR {
+                    continue
+                } else if failure == EAGAIN || failure == EWOULDBLOCK {
+                    // The rest goes when epoll says the socket takes more (``ready``).
+                    pendingWrites[0].buffer = buffer
+                    return
+                } else {
+                    return close0(error: IOError(errnoCode: failure, reason: "send"), mode: .all, promise: nil)
+                }
             }
+            let done = pendingWrites.removeFirst()
+            for promise in done.promises { promise.succeed() }
         }
-        for promise in promises { promise.succeed() }
     }
 
     func read0() {
@@ -230,7 +230,7 @@ final class CredentialedSocketChannel: Channel, ChannelCore, @unchecked Sendable
         loop.unregister(self, token: token)
         let writes = pendingWrites
         pendingWrites = []
-        for entry in writes { entry.promise?.fail(ChannelError.ioOnClosedChannel) }
+        for entry in writes { for promise in entry.promises { promise.fail(ChannelError.ioOnClosedChannel) } }
         Glibc.close(descriptor)
         Glibc.close(peer.pidfd)
         promise?.succeed()
