@@ -44,3 +44,78 @@ int tresor_pidfd_has_exited(int pidfd) {
     if (ready < 0) return -1;
     return (ready > 0 && (entry.revents & (POLLIN | POLLHUP | POLLERR))) ? 1 : 0;
 }
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#include <string.h>
+#include <errno.h>
+
+int tresor_set_passcred(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+}
+
+long tresor_recv_with_credentials(int fd, void *buffer, unsigned long length, pid_t *pid, uid_t *uid) {
+    struct iovec part = { .iov_base = buffer, .iov_len = length };
+    // Room for the credentials only: descriptors a client sends are discarded (MSG_CTRUNC) and
+    // closed by the kernel, never installed here.
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct ucred))]; } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof(control.bytes);
+    *pid = 0;
+    *uid = (uid_t)-1;
+    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (count <= 0) return (long)count;
+    for (struct cmsghdr *entry = CMSG_FIRSTHDR(&message); entry != NULL; entry = CMSG_NXTHDR(&message, entry)) {
+        if (entry->cmsg_level == SOL_SOCKET && entry->cmsg_type == SCM_CREDENTIALS
+            && entry->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(entry), sizeof(credentials));
+            *pid = credentials.pid;
+            *uid = credentials.uid;
+        }
+    }
+    return (long)count;
+}
+
+int tresor_peer_pidfd(int fd) {
+    int pidfd = -1;
+    socklen_t size = sizeof(pidfd);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &size) != 0) return -1;
+    return pidfd;
+}
+
+#include <sys/epoll.h>
+
+int tresor_epoll_add(int epoll, int fd, unsigned long long token, int edge_triggered) {
+    struct epoll_event event = { .events = EPOLLIN | EPOLLRDHUP | (edge_triggered ? (EPOLLOUT | EPOLLET) : 0), .data.u64 = token };
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+int tresor_epoll_remove(int epoll, int fd) { return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL); }
+
+int tresor_epoll_wait(int epoll, unsigned long long *tokens, int *flags, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout_ms);
+    if (count < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < count; i++) {
+        tokens[i] = events[i].data.u64;
+        int f = 0;
+        if (events[i].events & (EPOLLIN | EPOLLRDHUP)) f |= 1;
+        if (events[i].events & EPOLLOUT) f |= 2;
+        if (events[i].events & (EPOLLHUP | EPOLLERR)) f |= 4;
+        flags[i] = f;
+    }
+    return count;
+}
+
+#include <sys/eventfd.h>
+int tresor_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+int tresor_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+int tresor_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }

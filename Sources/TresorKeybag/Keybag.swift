@@ -32,6 +32,9 @@ public final class Keybag: Sendable {
         var classKeys: [ProtectionClass: SymmetricKey]
         var attempts: FailedAttempts
         var attemptsFileDamaged = false
+        /// A failure the file does not hold yet (its write failed): no attempt is taken until
+        /// it is written (``beginAttempt()``).
+        var attemptsUnsaved = false
     }
 
     private init(files: KeybagFiles, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
@@ -65,6 +68,8 @@ public final class Keybag: Sendable {
         }
         let passcodeKey = try passcode.map { try Self.newPasscodeKey($0, settings: settings) }
         let record = try Self.wrap(keys, deviceKey: deviceKey, passcode: passcodeKey, generation: 1, now: settings.clock())
+        // The attempts file first: a keybag that requires it never exists without it.
+        try FailedAttempts.file(deviceKey).write(FailedAttempts(generation: record.generation), to: files.unlockAttempts)
         try KeybagRecord.file(deviceKey).write(record, to: files.keybag)
         return Keybag(
             files: files, settings: settings, deviceKey: deviceKey,
@@ -84,12 +89,7 @@ public final class Keybag: Sendable {
         let deviceKey = try DeviceKey.load(from: files.deviceKey)
         guard let record = try KeybagRecord.file(deviceKey).read(files.keybag) else { throw KeybagError.notInitialized }
         var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())
-        do {
-            state.attempts = try FailedAttempts.file(deviceKey).read(files.unlockAttempts) ?? FailedAttempts()
-        } catch {
-            state.attempts = .assumedAfterDamage(now: settings.clock())
-            state.attemptsFileDamaged = true
-        }
+        (state.attempts, state.attemptsFileDamaged) = try readAttempts(files: files, deviceKey: deviceKey, record: record, now: settings.clock())
         do {
             if record.passcode == nil {
                 state.classKeys = try unwrap(record, deviceKey: deviceKey, passcode: nil, classes: ProtectionClass.allCases)
@@ -103,6 +103,38 @@ public final class Keybag: Sendable {
             throw KeybagError.fileCorrupted(file: "keybag", reason: "a class key does not unwrap")
         }
         return Keybag(files: files, settings: settings, deviceKey: deviceKey, state: state)
+    }
+
+    /// The failed attempts of `record`'s keybag, failing closed: a file that is damaged, missing
+    /// (where the keybag requires it) or older than the keybag's generation is a lockout as
+    /// after five failures (``FailedAttempts/assumedAfterDamage(now:)``), never a reset. A
+    /// keybag from before the file was required gets it now, then the requirement.
+    private static func readAttempts(
+        files: KeybagFiles, deviceKey: DeviceKey, record: KeybagRecord, now: Date
+    ) throws -> (FailedAttempts, damaged: Bool) {
+        let read: FailedAttempts?
+        do {
+            read = try FailedAttempts.file(deviceKey).read(files.unlockAttempts)
+        } catch {
+            return (.assumedAfterDamage(now: now), true)
+        }
+        guard var attempts = read else {
+            guard record.attemptsFileRequired == true else {
+                // A home from before: it had no file while nothing failed. Written in this
+                // order, an interruption leaves a file and an old keybag, which comes here again.
+                try FailedAttempts.file(deviceKey).write(FailedAttempts(generation: record.generation), to: files.unlockAttempts)
+                var required = record
+                required.attemptsFileRequired = true
+                try KeybagRecord.file(deviceKey).write(required, to: files.keybag)
+                return (FailedAttempts(generation: record.generation), false)
+            }
+            return (.assumedAfterDamage(now: now), true)
+        }
+        if let generation = attempts.generation, generation < record.generation {
+            return (.assumedAfterDamage(now: now), true)
+        }
+        attempts.generation = attempts.generation ?? record.generation
+        return (attempts, false)
     }
 
     // MARK: State
@@ -236,6 +268,15 @@ public final class Keybag: Sendable {
     /// The record to work on, or the running delay.
     private func beginAttempt() throws -> KeybagRecord {
         let now = settings.clock()
+        let unsaved = state.withLock { $0.attemptsUnsaved ? $0.attempts : nil }
+        if let unsaved {
+            do {
+                try FailedAttempts.file(deviceKey).write(unsaved, to: files.unlockAttempts)
+            } catch {
+                throw KeybagError.storage("the failed-passcode count cannot be saved, so no passcode is tried (\(error))")
+            }
+            state.withLock { $0.attemptsUnsaved = false }
+        }
         return try state.withLock { state in
             state.attempts.clamp(to: now)
             if let wait = state.attempts.retryAfter(now: now) {
@@ -274,11 +315,16 @@ public final class Keybag: Sendable {
         }
         let attempts = state.withLock { state -> FailedAttempts? in
             guard state.attempts.record(tag: tag, at: now) else { return nil }
+            state.attempts.generation = state.record.generation
             return state.attempts
         }
         if let attempts {
-            // Should the write fail, the count still holds in memory for this daemon's life.
-            try? FailedAttempts.file(deviceKey).write(attempts, to: files.unlockAttempts)
+            do {
+                try FailedAttempts.file(deviceKey).write(attempts, to: files.unlockAttempts)
+            } catch {
+                // Fail closed: until the count is on disk, no further passcode is tried.
+                state.withLock { $0.attemptsUnsaved = true }
+            }
         }
         return state.withLock { state in
             .wrongPasscode(failedAttempts: state.attempts.count, retryAfterSeconds: state.attempts.retryAfter(now: now))
@@ -287,22 +333,25 @@ public final class Keybag: Sendable {
 
     /// Applies a successful passcode operation and clears the failure count.
     private func succeed(_ change: (inout State) -> Void) throws {
-        let hadFailures = state.withLock { state in
+        let (hadFailures, generation) = state.withLock { state in
             change(&state)
             defer {
-                state.attempts = FailedAttempts()
+                state.attempts = FailedAttempts(generation: state.record.generation)
                 state.attemptsFileDamaged = false
             }
-            return state.attempts.count > 0 || state.attemptsFileDamaged
+            return (state.attempts.count > 0 || state.attemptsFileDamaged, state.record.generation)
         }
         if hadFailures {
-            try FailedAttempts.file(deviceKey).write(FailedAttempts(), to: files.unlockAttempts)
+            try FailedAttempts.file(deviceKey).write(FailedAttempts(generation: generation), to: files.unlockAttempts)
         }
     }
 
     private func replace(_ record: KeybagRecord, keys: [ProtectionClass: SymmetricKey], passcode: PasscodeKey?) throws {
         let newRecord = try Self.wrap(
             keys, deviceKey: deviceKey, passcode: passcode, generation: record.generation + 1, now: settings.clock())
+        // The count of the new generation first (a keybag never finds its count older than
+        // itself unless the file was put back), then the keybag.
+        try FailedAttempts.file(deviceKey).write(FailedAttempts(generation: newRecord.generation), to: files.unlockAttempts)
         try KeybagRecord.file(deviceKey).write(newRecord, to: files.keybag)
         try succeed { state in
             state.record = newRecord
@@ -325,7 +374,8 @@ public final class Keybag: Sendable {
             let kek = keyEncryptionKey(for: protectionClass, deviceKey: deviceKey, passcode: passcode?.key)
             wrapped[protectionClass.rawValue] = try KeyWrap.wrap(key, using: kek)
         }
-        return KeybagRecord(passcode: passcode?.parameters, wrappedClassKeys: wrapped, generation: generation, changedAt: now)
+        return KeybagRecord(
+            passcode: passcode?.parameters, wrappedClassKeys: wrapped, generation: generation, changedAt: now, attemptsFileRequired: true)
     }
 
     private static func unwrap(

@@ -11,6 +11,10 @@ struct KeybagRecord: Codable, Equatable {
     /// Incremented by every passcode change.
     var generation: Int
     var changedAt: Date
+    /// Whether the failed-attempt file must exist (every keybag written since issue 27): then
+    /// a missing `unlock-attempts` means a lockout, not zero failures. Nil in older keybags,
+    /// whose homes may never have had the file; opening one writes both.
+    var attemptsFileRequired: Bool? = nil
 
     static func file(_ deviceKey: DeviceKey) -> AuthenticatedFile<KeybagRecord> {
         AuthenticatedFile(magic: Data("TRKB".utf8), version: 1, name: "keybag", macKey: deviceKey.derive("file-mac.keybag"))

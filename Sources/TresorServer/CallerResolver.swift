@@ -13,6 +13,7 @@ struct CallerResolver: Sendable {
     let keychains: KeychainProvider
 
     func caller(for client: Client, passcode: String?) throws -> Caller {
+        try refuseBorrowed(client)
         let passcode = try passcode.map(Passcode.init)
         if client.isCLI {
             return Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
@@ -27,8 +28,15 @@ struct CallerResolver: Sendable {
     /// Refuses anything but the CLI: managing applications and keychains is the user's
     /// business, done through the keychain-access tool.
     func requireCLI(_ client: Client, toManage what: String) throws {
+        try refuseBorrowed(client)
         guard client.isCLI else {
             throw KeychainError.missingEntitlement("only the tresor command-line tool manages \(what)")
         }
+    }
+
+    /// A traced process, or one started with a loader variable, runs code its executable's
+    /// hash does not vouch for: it gets no identity's rights (docs/SECURITY.md §3.4).
+    private func refuseBorrowed(_ client: Client) throws {
+        if let reason = client.borrowed { throw KeychainError.missingEntitlement(reason) }
     }
 }

@@ -19,6 +19,10 @@ struct Client: Sendable {
     /// Whether the executable is the keychain-access application: the `tresor` installed beside
     /// the daemon, compared by content when the connection was identified.
     var isCLI: Bool
+    /// Why the process may not be what its executable says (traced, started with a loader
+    /// variable: ``BorrowedProcess``), found when the connection was identified. Such a client
+    /// gets neither the CLI's nor a registered application's rights (``CallerResolver``).
+    var borrowed: String? = nil
 
     var description: ClientDescription {
         ClientDescription(
@@ -49,29 +53,37 @@ final class ClientIdentifier: Sendable {
     }
 
     /// The client of `channel`, resolving it on the connection's first request. Clients of
-    /// another uid are refused.
+    /// another uid are refused; a traced process or one started with a loader variable is
+    /// marked (``Client/borrowed``).
     /// `onClose` runs once when the connection closes.
+    ///
+    /// The process is the one that connected, pinned by the connection (``PinnedPeer``): every
+    /// byte of every request on it comes from that process while it runs
+    /// (``CredentialedSocketChannel``), so this identity holds for each request, not only the first.
     func client(of channel: any Channel, onClose: @escaping @Sendable (ConnectionID) -> Void) async throws -> Client {
         let id = ConnectionID(channel)
         if let known = clients.withLock({ $0[id] }) { return known }
-        guard let provider = channel as? SocketOptionProvider else {
+        guard let connection = channel as? CredentialedSocketChannel else {
             throw APIError(.peerRejected, "cannot read the peer credentials of this connection")
         }
-        let raw: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
-        ).get()
-        let credentials = PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
+        let credentials = connection.peer.credentials
         // Checked before anything else is read about the peer, and never cached.
         guard credentials.uid == allowedUID else {
             throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
         }
+        let borrowed = BorrowedProcess(procRoot: procRoot).reason(credentials.pid)
         let (executable, hash) = try executableIdentity(pid: credentials.pid)
+        // What was read under /proc/<pid> is the pinned process's only if it still runs now.
+        guard connection.peer.isAlive else {
+            throw APIError(.peerRejected, "the connected process \(credentials.pid) has exited")
+        }
         // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
         // per connection, as the peer's executable is (a stat of the CLI's path for every request
         // was 4 % of a keychain lookup).
         let cliHash = try? FileHashes.shared.sha256(of: cliExecutable)
         let isCLI = cliHash.map { ConstantTime.equals($0, hash) } ?? false
-        let client = Client(connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI)
+        let client = Client(
+            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI, borrowed: borrowed)
         clients.withLock { $0[id] = client }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.clients.withLock { $0[id] = nil }
@@ -99,14 +111,6 @@ final class ClientIdentifier: Sendable {
         defer { close(fd) }
         return (path, try FileHashes.shared.sha256(ofOpenFile: fd))
     }
-}
-
-/// `struct ucred` as the kernel lays it out (pid, uid, gid: three 32-bit fields). Swift's Glibc
-/// hides `ucred`; the daemon checks this mirror against the C definition at start.
-struct PeerCredentialsLayout: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 /// SHA-256 of files by path, cached by device, inode, size, modification and change time.

@@ -33,7 +33,6 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT.
     public func run() async throws {
         let paths = configuration.paths
-        precondition(MemoryLayout<PeerCredentialsLayout>.size == PeerCredentials.kernelLayoutSize, "ucred layout changed")
         umask(0o077)  // every file and the socket are created private to the user
         do {
             try ProcessHardening.disableCoreDumps()
@@ -116,18 +115,12 @@ public struct Daemon: Sendable {
         let webInvites = WebInvites()
         WebInviteRoutes(invites: webInvites, notes: notes, callers: callers, registration: web.registration).register(on: router)
 
-        let socketServer = Server(
-            childChannelSetup: SocketAPIChannel(
+        let socketServer = SocketAPIServer(
+            path: socketPath, maximumConnections: configuration.maximumConnections,
+            channelSetup: SocketAPIChannel(
                 responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger), bodyLimits: .socketAPI),
-            configuration: ServerConfiguration(
-                address: .unixDomainSocket(path: socketPath),
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
-            onServerRunning: { _ in
-                chmod(socketPath, 0o600)
-                logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"])
-            },
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: logger)
+            logger: logger,
+            onRunning: { logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"]) })
         let socketService = ServiceGroup(configuration: .init(
             services: [socketServer], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 

@@ -9,7 +9,7 @@ import Testing
 import TresorProtocol
 @testable import TresorServer
 
-/// The socket API's HTTP/1.1 connections (`SocketAPIChannel`, `SocketRequestHandler`) on a real
+/// The socket API's HTTP/1.1 connections (`SocketAPIServer`, `SocketAPIChannel`, `SocketRequestHandler`) on a real
 /// Unix socket, with a small router behind the daemon's `ErrorMiddleware`: requests answered in
 /// order, bodies bounded per route, refusals before a large body is read, `Connection: close`.
 @Suite(.serialized) struct SocketTransportTests {
@@ -49,10 +49,9 @@ import TresorProtocol
             }
         }
         let limits = RequestBodyLimits(standard: 1024, largerByPath: ["/large": 100_000, "/refuse": 100_000, "/held": 64 << 20])
-        let server = Server(
-            childChannelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: limits),
-            configuration: ServerConfiguration(address: .unixDomainSocket(path: path)),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
+        let server = SocketAPIServer(
+            path: path, maximumConnections: 16, channelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: limits),
+            logger: Logger(label: "test"))
         let services = ServiceGroup(services: [server], logger: Logger(label: "test"))
         let running = Task { try await services.run() }
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(10)) }

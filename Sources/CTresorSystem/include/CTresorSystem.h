@@ -24,4 +24,28 @@ int tresor_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 int tresor_pidfd_open(pid_t pid);
 /// 1 when the process behind `pidfd` has exited, 0 while it runs, -1 with errno on error.
 int tresor_pidfd_has_exited(int pidfd);
+/// Turns SO_PASSCRED on: the kernel then attaches the sending process's credentials to every
+/// message written to the socket (and to connections accepted from it), and no single read
+/// returns bytes of two senders. Returns 0 or -1 with errno.
+int tresor_set_passcred(int fd);
+/// One non-blocking recvmsg(2) of up to `length` bytes with the sender's SCM_CREDENTIALS.
+/// Returns the byte count (0 at end of stream), or -1 with errno (EAGAIN when nothing waits).
+/// `*pid` is the sending process as the kernel recorded it, 0 when no credentials came with
+/// the bytes; `*uid` likewise. Descriptors a sender attaches are never accepted.
+long tresor_recv_with_credentials(int fd, void *buffer, unsigned long length, pid_t *pid, uid_t *uid);
+/// A pidfd for the process that connected the socket (SO_PEERPIDFD, Linux 6.5): taken by the
+/// kernel at connect(2), so it names that process even if its pid is reused. -1 with errno.
+int tresor_peer_pidfd(int fd);
+/// epoll(7) for the socket API's own event loop: `token` comes back with each event.
+/// Edge-triggered interest in reading, writing and hang-ups. Returns 0 or -1 with errno.
+int tresor_epoll_add(int epoll, int fd, unsigned long long token, int edge_triggered);
+int tresor_epoll_remove(int epoll, int fd);
+/// Waits up to `timeout_ms` (-1: forever) for at most `capacity` events. Returns their count
+/// (0 on timeout or EINTR) or -1 with errno. Flags: 1 readable, 2 writable, 4 hang-up or error.
+int tresor_epoll_wait(int epoll, unsigned long long *tokens, int *flags, int capacity, int timeout_ms);
+/// A new epoll instance and a non-blocking eventfd (both close-on-exec), -1 with errno.
+int tresor_epoll_create(void);
+int tresor_eventfd(void);
+/// accept4(2) of a connection, non-blocking and close-on-exec. -1 with errno.
+int tresor_accept(int listener);
 #endif

@@ -50,27 +50,9 @@ struct SecretServiceIdentities: Sendable {
             grantedItems: try grants.items(grantedTo: own))
     }
 
-    /// The loader variables that put another program's code into a process: a process started
-    /// with one of them is not the executable it names (docs/SECRET-SERVICE.md).
-    static let loaderVariables = ["LD_PRELOAD", "LD_AUDIT"]
-
-    /// Refuses a process that another program controls: one being traced (`TracerPid`, kept by
-    /// the kernel), or one started with a loader variable (its initial environment). Neither
-    /// proves the process is clean — code can be injected in other ways by a process of the same
-    /// user — but both are the ordinary ways of borrowing a program's identity.
+    /// Refuses a traced process, or one started with a loader variable (``BorrowedProcess``).
     func refuseBorrowedProcess(_ pid: Int32) throws {
-        let status = (try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8)) ?? ""
-        if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
-            line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces) != "0" {
-            throw KeychainError.missingEntitlement("the calling process is being traced")
-        }
-        let environment = (try? Data(contentsOf: URL(fileURLWithPath: "\(procRoot)/\(pid)/environ"))) ?? Data()
-        for entry in environment.split(separator: 0) {
-            let name = String(decoding: entry.prefix(while: { $0 != UInt8(ascii: "=") }), as: UTF8.self)
-            if Self.loaderVariables.contains(name) {
-                throw KeychainError.missingEntitlement("the calling process was started with \(name)")
-            }
-        }
+        try BorrowedProcess(procRoot: procRoot).refuse(pid)
     }
 
     /// The own group of an unregistered executable: by path when the user cannot write it,

@@ -9,34 +9,23 @@ import TresorProtocol
 /// ``SocketRequestHandler`` that hands each whole request to the daemon's router (or answers
 /// it itself, for the ``InlineRoutes``).
 ///
-/// Hummingbird still provides the server (binding, connection limit, graceful shutdown) and the
-/// router with its middleware; this replaces only its connection handling, whose async
-/// channel — an async sequence of request parts in, an async writer of response parts out —
-/// cost a keychain lookup as much CPU as the keychain itself (BENCHMARKS.md §1).
-struct SocketAPIChannel: ServerChildChannel {
-    struct Value: ServerChildChannelValue {
-        let channel: any Channel
-    }
-
+/// ``SocketAPIServer`` accepts the connections and reads them (with each message's sender);
+/// Hummingbird provides the router with its middleware. Its own connection handling — an async
+/// sequence of request parts in, an async writer of response parts out — cost a keychain
+/// lookup as much CPU as the keychain itself (BENCHMARKS.md §1).
+struct SocketAPIChannel: Sendable {
     let responder: RouterResponder<DaemonRequestContext>
     var inline: InlineRoutes? = nil
     let bodyLimits: RequestBodyLimits
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            // Pipelining assistance holds a client's next request back until this one is
-            // answered; error handling answers a malformed request with 400 and closes.
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                withPipeliningAssistance: true, withErrorHandling: true)
-            try channel.pipeline.syncOperations.addHandler(
-                SocketRequestHandler(responder: responder, inline: inline, bodyLimits: bodyLimits, logger: logger))
-            return Value(channel: channel)
-        }
-    }
-
-    /// The server counts a connection as open until this returns.
-    func handle(value: Value, logger: Logger) async {
-        try? await value.channel.closeFuture.get()
+    /// Sets up `channel`'s pipeline. On the channel's event loop.
+    func configure(_ channel: any Channel, logger: Logger) throws {
+        // Pipelining assistance holds a client's next request back until this one is
+        // answered; error handling answers a malformed request with 400 and closes.
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(
+            SocketRequestHandler(responder: responder, inline: inline, bodyLimits: bodyLimits, logger: logger))
     }
 }
 
