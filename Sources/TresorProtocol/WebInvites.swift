@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 // Invites to register a web account (docs/WEB.md, "Registration"; docs/API.md): the owner
-// makes one for a name with `tresor invite NAME` and hands the code over; the web server's
+// makes one for a name with `tresor web invite NAME` and hands the code over; the web server's
 // registration takes it. The name is the owner's choice, so registering reveals nothing
 // about which other names exist.
 

@@ -1,5 +1,5 @@
 """Registration by the owner's invite (docs/WEB.md, "Registration"), the default: the person
-types the name, the code `tresor invite NAME` printed and a password; without the code, the
+types the name, the code `tresor web invite NAME` printed and a password; without the code, the
 form says an invite is needed and no account is made."""
 
 import json
@@ -18,7 +18,7 @@ class InviteRegistrationTests(BrowserCase):
         page.b.wait(lambda d: "invite" in page.banner(), "the invite-needed message")
         self.assertTrue(page.b.visible("#register-form"), "registered without an invite")
 
-        result = self.home.tresor(["invite", "dora", "--json"])
+        result = self.home.tresor(["web", "invite", "dora", "--json"])
         self.assertEqual(result.returncode, 0, result.stderr)
         code = json.loads(result.stdout)["code"]
         page.register("dora", password, invite=code)

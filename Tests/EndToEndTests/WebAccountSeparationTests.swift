@@ -98,7 +98,7 @@ import TresorProtocol
         let alicePassword = password("alice"), strangerPassword = password("stranger")
         harness.secrets += [alicePassword, strangerPassword]
 
-        let invite = try harness.json(WebInvite.self, ["invite", "Alice"])
+        let invite = try harness.json(WebInvite.self, ["web", "invite", "Alice"])
         // The code is printed for the owner by design; it must appear nowhere else.
         defer { #expect(!harness.daemonLog.contains(invite.code), "the invite code is in the daemon log") }
         #expect(invite.name == "alice" && invite.code.count == 43 && invite.registration == "invite")
@@ -114,7 +114,7 @@ import TresorProtocol
         let again = try stranger.post("/api/accounts", ["name": "alice", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
         #expect(again.status == 403)
         // The owner is told a name is taken; nobody else is.
-        let taken = try harness.tresor(["invite", "alice", "--json"])
+        let taken = try harness.tresor(["web", "invite", "alice", "--json"])
         #expect(!taken.succeeded && taken.stdout.contains("conflict"))
 
         // Taken ("alice", "local") or free ("zed"), with no invite or a made-up one: one answer.

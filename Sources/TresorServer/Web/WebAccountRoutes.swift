@@ -14,7 +14,7 @@ struct WebAccountRoutes {
         var name: String
         var password: String
         var passwordAgain: String
-        /// The owner's invite for `name` (`tresor invite NAME`); needed unless registration is open.
+        /// The owner's invite for `name` (`tresor web invite NAME`); needed unless registration is open.
         var invite: String?
     }
 
@@ -77,7 +77,7 @@ struct WebAccountRoutes {
                 let login = try? NotesStore.loginName(body.name)
                 guard let login, let invite = body.invite, services.invites.redeem(name: login, code: invite) else {
                     services.logLimiter.notice("web: registration without a valid invite refused", context.logger)
-                    throw APIError(.forbidden, "registering needs an invite for this name from the owner (tresor invite NAME)")
+                    throw APIError(.forbidden, "registering needs an invite for this name from the owner (tresor web invite NAME)")
                 }
             }
             let account = try await services.perform("register", context) { try $0.registerAccount(name: body.name, password: password) }

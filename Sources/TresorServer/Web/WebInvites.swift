@@ -4,7 +4,7 @@ import TresorCrypto
 
 /// Invites to register a web account (docs/WEB.md, "Registration"): with the default
 /// `"webRegistration": "invite"`, only the holder of an invite the owner made for a name
-/// (`tresor invite NAME`) registers that name. Nobody else learns anything from the server
+/// (`tresor web invite NAME`) registers that name. Nobody else learns anything from the server
 /// about which names exist: every registration without the right invite gets the same
 /// `403 forbidden`. Invites live in daemon memory, hashed, and last `lifetime` seconds or
 /// until used or the daemon stops.

@@ -3,7 +3,7 @@ import FoundationEssentials
 import TresorKit
 import TresorProtocol
 
-/// `tresor invite NAME`: an invite to register a web account (docs/WEB.md, "Registration").
+/// `tresor web invite NAME`: an invite to register a web account (docs/WEB.md, "Registration").
 struct InviteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invite",

@@ -7,8 +7,8 @@ import TresorProtocol
 struct WebCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
-        abstract: "See and end the web client's sessions (tresord --web PORT).",
-        subcommands: [Sessions.self])
+        abstract: "The web client's sessions and invites (tresord --web PORT).",
+        subcommands: [Sessions.self, InviteCommand.self])
 
     struct Sessions: ParsableCommand {
         static let configuration = CommandConfiguration(
