@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TresorCrypto
 
@@ -39,6 +40,22 @@ import TresorCrypto
         let current = try #require(try state(session)["current"] as? [String: Any])
         let passphraseID = try #require(current["id"] as? Int)
 
+        // Three wrong entries typed in the CLI are counted; the session cannot clear them by
+        // claiming a right entry, nor by "establishing" a proof of its own.
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        for _ in 0..<3 {
+            let wrong = try harness.tresor(["note", "show", id, "--passphrase-stdin"], input: "not-it-\(UUID().uuidString.prefix(6))\n")
+            #expect(!wrong.succeeded)
+        }
+        #expect(try state(session)["failedAttempts"] as? Int == 3)
+        _ = try session.post("/api/passphrase/attempts", ["passphraseID": passphraseID, "succeeded": true])
+        _ = try session.post("/api/passphrase/proof", ["passphraseID": passphraseID, "proof": random(32), "establish": true])
+        let failures = try #require(try state(session)["failedAttempts"] as? Int)
+        #expect(failures >= 3, "the wrong-entry count was cleared without the passphrase (now \(failures))")
+        // The owner's right entry (typed in the CLI) clears the count again.
+        #expect(try cliBody(harness, id, passphrase).succeeded)
+        #expect(try state(session)["failedAttempts"] as? Int == 0)
+
         // Key material: the salt and rounds (needed to derive the key) but no verifier and no
         // wrapped key — either would let the session guess the passphrase offline.
         #expect(current["salt"] != nil && current["iterations"] != nil)
@@ -73,19 +90,6 @@ import TresorCrypto
         #expect(lock.status >= 400, "a lock without the passphrase: \(lock.status)")
         #expect(try session.get("/api/notes/\(other)").json?["body"] as? String == "still readable")
 
-        // Three wrong entries typed in the CLI are counted; the session cannot clear them by
-        // claiming a right entry, nor by "establishing" a proof of its own.
-        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
-        for _ in 0..<3 {
-            let wrong = try harness.tresor(["note", "show", id, "--passphrase-stdin"], input: "not-it-\(UUID().uuidString.prefix(6))\n")
-            #expect(!wrong.succeeded)
-        }
-        #expect(try state(session)["failedAttempts"] as? Int == 3)
-        _ = try session.post("/api/passphrase/attempts", ["passphraseID": passphraseID, "succeeded": true])
-        _ = try session.post("/api/passphrase/proof", ["passphraseID": passphraseID, "proof": random(32), "establish": true])
-        let failures = try #require(try state(session)["failedAttempts"] as? Int)
-        #expect(failures >= 3, "the wrong-entry count was cleared without the passphrase (now \(failures))")
-
         // After a reset (the account password is enough for that, by design) the note is of an
         // earlier passphrase: re-wrapping it under the new one needs the note's key.
         let reset = try session.post("/api/passphrase/reset", [
@@ -100,6 +104,39 @@ import TresorCrypto
         let shown = try cliBody(harness, id, passphrase)
         #expect(shown.succeeded, "\(shown.stderr)")
         #expect((try? JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["body"] as? String == body)
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// Issue 26, point 4 (notes): many concurrent wrong proofs over HTTP. The server checks a
+    /// proof inside the transaction that counts it, so no more are checked than the free
+    /// allowance (5); the rest are refused unchecked with `throttled`.
+    @Test func concurrentWrongProofsAreCheckedAtMostFiveTimes() throws {
+        let harness = try Harness()
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let passphrase = "e2e-race-passphrase-\(UUID().uuidString.prefix(8))"
+        harness.secrets.append(passphrase)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        var session = WebBrowser(server)
+        #expect(try session.signIn("local", Self.passcode).status == 200)
+        harness.secrets.append(session.token ?? "")
+        let passphraseID = try #require((try state(session)["current"] as? [String: Any])?["id"] as? Int)
+
+        nonisolated(unsafe) let browser = session
+        let codes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 40) { _ in
+            let code: String
+            do {
+                let answer = try browser.post("/api/passphrase/proof", ["passphraseID": passphraseID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
+                code = answer.code ?? "\(answer.status)"
+            } catch {
+                code = "\(error)"
+            }
+            codes.withLock { $0.append(code) }
+        }
+        let answers = codes.withLock { $0 }
+        #expect(answers.filter { $0 == "wrongPassphrase" }.count == 5, "\(answers)")
+        #expect(answers.filter { $0 == "throttled" }.count == 35, "\(answers)")
+        #expect(try state(session)["failedAttempts"] as? Int == 5)
         try harness.expectNoSecretLeaked()
     }
 }
