@@ -12,6 +12,10 @@ import TresorCrypto
 /// 3. body = AES-128-GCM under the note key, no associated data (as Apple);
 /// 4. attachment chunk = AES-128-GCM under the note key, with the attachment id, the chunk
 ///    index and a final-chunk flag as associated data, so truncation and reordering are detected.
+///
+/// Tresor adds proofs (not in Apple's format, docs/SECURITY.md "Locked-note integrity on the
+/// web"): HKDF-SHA256 subkeys of the passphrase key and of each note key, which a web client
+/// presents to show it holds them. The server keeps only their SHA-256.
 public enum LockedNoteCrypto {
     public static let saltByteCount = 16
     public static let keyByteCount = 16
@@ -42,6 +46,37 @@ public enum LockedNoteCrypto {
     public static func unwrap(_ wrapped: Data, with passphraseKey: SymmetricKey) -> SymmetricKey? {
         guard wrapped.count == wrappedKeyByteCount else { return nil }
         return try? KeyWrap.unwrap(wrapped, using: passphraseKey)
+    }
+
+    /// HKDF `info` of the passphrase proof: a label of its own, so the proof serves no other use.
+    public static let passphraseProofLabel = "tresor.notes.passphrase-proof.v1"
+    /// HKDF `info` of a note proof.
+    public static let noteProofLabel = "tresor.notes.note-proof.v1"
+    public static let proofByteCount = 32
+
+    /// What a client presents to show it holds the passphrase: HKDF-SHA256(passphrase key, no
+    /// salt, ``passphraseProofLabel``), 32 bytes. It opens nothing and does not give the key back.
+    public static func passphraseProof(_ passphraseKey: SymmetricKey) -> Data {
+        proof(of: passphraseKey, label: passphraseProofLabel)
+    }
+
+    /// What a client presents to show it holds a note key: HKDF-SHA256(note key, no salt,
+    /// ``noteProofLabel``), 32 bytes.
+    public static func noteProof(_ noteKey: SymmetricKey) -> Data {
+        proof(of: noteKey, label: noteProofLabel)
+    }
+
+    /// What the server stores of a proof: its SHA-256 (a stolen database gives no proof).
+    public static func proofHash(_ proof: some DataProtocol) -> Data { Digest.sha256(proof) }
+
+    /// Whether `proof` is the one `hash` was made of, compared in constant time.
+    public static func matches(_ proof: Data, hash: Data) -> Bool {
+        proof.count == proofByteCount && ConstantTime.equals(proofHash(proof), hash)
+    }
+
+    private static func proof(of key: SymmetricKey, label: String) -> Data {
+        KeyDerivation.hkdfSHA256(inputKeyMaterial: key, salt: Data(), info: label, outputByteCount: proofByteCount)
+            .withUnsafeBytes { Data($0) }
     }
 
     public static func sealBody(_ body: some DataProtocol, with noteKey: SymmetricKey) throws -> AESGCM.Sealed {

@@ -9,9 +9,9 @@ import TresorStorage
 /// | table | holds |
 /// |---|---|
 /// | `accounts` | the local account and web accounts (login name, salted PBKDF2 password hash), the current passphrase, failed entries |
-/// | `passphrases` | one row per passphrase generation (salt, rounds, verifier, sealed hint) and per imported Apple passphrase |
+/// | `passphrases` | one row per passphrase generation (salt, rounds, verifier, proof hash, sealed hint) and per imported Apple passphrase |
 /// | `folders` | folder names, sealed |
-/// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields |
+/// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields and note proof hash |
 /// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/` |
 /// | `participants` | who a shared note is shared with (in the clear, SPEC §4.6), and since when |
 ///
@@ -102,6 +102,15 @@ enum NotesDatabase {
                     PRIMARY KEY (note_id, account_id)
                 );
                 CREATE INDEX participants_account ON participants(account_id);
+                """)
+        }
+        // Proofs of the passphrase and of note keys (docs/SECURITY.md, "Locked-note integrity on
+        // the web"): the SHA-256 of each, NULL until recorded — rows from before this version
+        // get theirs at the first entry the daemon can check (or the browser's first right one).
+        migrator.registerMigration("v3-proofs") { db in
+            try db.execute(sql: """
+                ALTER TABLE passphrases ADD COLUMN proof_hash BLOB;
+                ALTER TABLE notes ADD COLUMN note_proof_hash BLOB;
                 """)
         }
         return migrator

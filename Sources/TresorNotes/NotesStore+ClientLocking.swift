@@ -9,13 +9,15 @@ import TresorKeybag
 // `LockedNoteCrypto`. The store receives only salts, verifiers, wrapped keys and ciphertext —
 // never a passphrase or a key — and keeps them under the keybag layer like its own.
 extension NotesStore {
-    /// The account's current passphrase generation, for the browser to derive its key.
+    /// The account's current passphrase generation, for the browser to derive its key. The
+    /// verifier only while no proof hash is recorded (it would allow offline guessing).
     public func passphraseRecord(account: AccountID) throws -> PassphraseRecord? {
         try pool.read { db in
             guard let id = try AccountRow.fetch(account, db).currentPassphraseID else { return nil }
             let row = try PassphraseRow.fetch(id, db)
             return PassphraseRecord(
-                id: row.id, generation: row.generation, salt: row.salt, iterations: row.iterations, verifier: row.verifier,
+                id: row.id, generation: row.generation, salt: row.salt, iterations: row.iterations,
+                verifier: row.proofHash == nil ? row.verifier : nil, hasProof: row.proofHash != nil,
                 setOn: row.created, hasHint: row.sealedHint != nil)
         }
     }
@@ -32,12 +34,15 @@ extension NotesStore {
     }
 
     /// Changes the passphrase with keys re-wrapped in the browser: `rewrappedKeys` maps every
-    /// note locked with passphrase `passphraseID` (which must be current) to its note key
+    /// note locked with passphrase `proof.passphraseID` (which must be current) to its note key
     /// wrapped under the new passphrase. All are written in one transaction, with the new salt,
-    /// rounds and verifier, so a crash leaves every note with the old or the new passphrase.
-    /// Unwrapping the old keys needed the old passphrase: the change cannot be made without it.
+    /// rounds, verifier and proof hash, so a crash leaves every note with the old or the new
+    /// passphrase. `proof` must prove the current passphrase: without it a session could
+    /// re-wrap every note with random keys (docs/SECURITY.md).
+    /// - Throws: `conflict` (not current, or not exactly its notes), the proof errors of
+    ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and changes nothing.
     public func changePassphrase(
-        from passphraseID: Int64, to material: PassphraseMaterial, hint: String??, rewrappedKeys: [String: Data],
+        proof: PassphraseProof, to material: PassphraseMaterial, hint: String??, rewrappedKeys: [String: Data],
         account: AccountID
     ) throws {
         try checkIterations(material)
@@ -46,12 +51,14 @@ extension NotesStore {
         for (id, wrapped) in rewrappedKeys where wrapped.count != LockedNoteCrypto.wrappedKeyByteCount {
             throw NotesError.invalid("the wrapped key of note \(id.prefix(64)) must be 24 bytes")
         }
-        try pool.write { db in
+        let passphraseID = proof.passphraseID
+        try pool.write { db -> Result<Void, NotesError> in
             let current = try AccountRow.fetch(account, db).currentPassphraseID
             guard let current else { throw NotesError.noPassphrase }
             guard current == passphraseID else {
                 throw NotesError.conflict("passphrase \(passphraseID) is not the current one: fetch the passphrase again")
             }
+            if let wrong = try checkPassphraseProof(proof, account: account, db, sealing) { return .failure(wrong) }
             let locked = Set(try String.fetchAll(db, sql: "SELECT id FROM notes WHERE passphrase_id = ?", arguments: [passphraseID]))
             guard locked == Set(rewrappedKeys.keys) else {
                 throw NotesError.conflict("the notes locked with this passphrase changed meanwhile: fetch them again")
@@ -62,46 +69,28 @@ extension NotesStore {
             }
             try updateGeneration(passphraseID, to: material, hint: hint, db, sealing)
             try AccountRow.clearWrongEntries(account, db)
-        }
+            return .success(())
+        }.get()
         // A session of the old key would open nothing now.
         sessions.withLock { $0.end(passphraseID) }
     }
 
-    /// Records a passphrase entry the browser checked itself: a wrong one counts like a wrong
-    /// one typed into the CLI (hint from the third, delays from the fifth), a right one resets
-    /// the count. A check while a delay runs is refused with `throttled`.
-    public func recordPassphraseEntry(passphraseID: Int64, succeeded: Bool, account: AccountID) throws -> PassphraseEntryOutcome {
-        let sealing = try sealing()
-        let now = now
-        return try pool.write { db in
-            let record = try PassphraseRow.fetch(passphraseID, db)
-            guard record.accountID == account.rawValue else { throw NotesError.notFound("passphrase \(passphraseID)") }
-            var row = try AccountRow.fetch(account, db)
-            let hint = try hint(of: try PassphraseRow.fetch(row.currentPassphraseID ?? passphraseID, db), sealing)
-            if !succeeded, let wait = GuessingDelay.remaining(afterFailures: row.failedEntries, lastFailure: row.lastFailure, now: now) {
-                throw NotesError.throttled(retryAfterSeconds: wait, hint: row.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
-            }
-            if succeeded {
-                try AccountRow.clearWrongEntries(account, db)
-                row = try AccountRow.fetch(account, db)
-            } else {
-                row = try AccountRow.countWrongEntry(account, at: now, db)
-            }
-            return PassphraseEntryOutcome(
-                failedAttempts: row.failedEntries, hint: row.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil,
-                retryAfterSeconds: GuessingDelay.remaining(afterFailures: row.failedEntries, lastFailure: row.lastFailure, now: now))
-        }
-    }
-
     /// A locked note's Apple-shaped fields with the keybag layer removed: what the browser opens.
+    /// The wrapped key only while its passphrase has no proof hash (then the browser needs it to
+    /// check the passphrase); afterwards ``wrappedKey(ofNote:proof:account:)`` hands it out.
     public func lockedRecord(ofNote id: String) throws -> LockedNoteRecord {
         let sealing = try sealing()
-        let row = try pool.read { db in try NoteRow.fetch(id, db) }
-        guard let passphraseID = row.passphraseID, let salt = row.salt, let iterations = row.iterations,
+        let (row, passphrase) = try pool.read { db -> (NoteRow, PassphraseRow?) in
+            let row = try NoteRow.fetch(id, db)
+            return (row, try row.passphraseID.map { try PassphraseRow.fetch($0, db) })
+        }
+        guard let passphraseID = row.passphraseID, let passphrase, let salt = row.salt, let iterations = row.iterations,
               let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag, let sealed = row.sealedCiphertext
         else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        let hasProof = passphrase.proofHash != nil
         return LockedNoteRecord(
-            passphraseID: passphraseID, salt: salt, iterations: iterations, wrappedKey: wrapped, iv: iv, tag: tag,
+            passphraseID: passphraseID, salt: salt, iterations: iterations, wrappedKey: hasProof ? nil : wrapped, hasProof: hasProof,
+            iv: iv, tag: tag,
             ciphertext: try sealing.open(sealed, table: "notes", id: id, column: "ciphertext"), bodyFormat: row.bodyFormat.rawValue)
     }
 
@@ -109,8 +98,13 @@ extension NotesStore {
     /// As ``lockNote(_:passphrase:)``: in one transaction the sealed records replace the
     /// plaintext; attachments move to new files holding the browser's chunks; the old files
     /// are zeroed and removed after the commit, and a truncating checkpoint clears `-wal`.
-    public func lockNote(_ id: String, sealedBy client: ClientLockedNote) throws {
+    /// `proof` proves the current passphrase (checked and counted in the transaction): a note
+    /// locked under a key nobody holds would be lost.
+    /// - Throws: `invalid` for bad shapes, `conflict` when the passphrase or the attachments
+    ///   changed meanwhile, the proof errors of ``enterPassphrase(_:establish:account:)``.
+    public func lockNote(_ id: String, sealedBy client: ClientLockedNote, proof: Data) throws {
         guard client.wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount else { throw NotesError.invalid("the wrapped key must be 24 bytes") }
+        guard client.noteProofHash.count == LockedNoteCrypto.proofByteCount else { throw NotesError.invalid("the note proof hash must be 32 bytes") }
         guard client.iv.count >= 12, client.iv.count <= 64 else { throw NotesError.invalid("the IV must be 12 to 64 bytes") }
         guard client.tag.count == 16 else { throw NotesError.invalid("the tag must be 16 bytes") }
         guard client.ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
@@ -130,28 +124,31 @@ extension NotesStore {
                 newFiles[attachment.id] = try AttachmentFile.write(
                     sealedChunks: chunks, attachmentID: attachment.id, in: attachmentsFolder, sealing: sealing)
             }
-            let oldFiles = try pool.write { db -> [String] in
+            let oldFiles = try pool.write { db -> Result<[String], NotesError> in
                 let fresh = try NoteRow.fetch(id, db)
                 try requireLockable(fresh, db)
-                let account = try AccountRow.fetch(AccountID(rawValue: fresh.accountID), db)
+                let accountID = AccountID(rawValue: fresh.accountID)
+                let account = try AccountRow.fetch(accountID, db)
                 guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
                 guard currentID == client.passphraseID else {
                     throw NotesError.conflict("passphrase \(client.passphraseID) is not the current one: fetch the passphrase again")
                 }
+                let passphraseProof = PassphraseProof(passphraseID: currentID, proof: proof)
+                if let wrong = try checkPassphraseProof(passphraseProof, account: accountID, db, sealing) { return .failure(wrong) }
                 let current = try PassphraseRow.fetch(currentID, db)
                 guard Set(try AttachmentRow.fetchAll(note: id, db).map(\.id)) == Set(newFiles.keys) else {
                     throw NotesError.conflict("the note's attachments changed meanwhile: lock it again")
                 }
                 try writeLockedRecord(
-                    id, passphrase: current, wrappedKey: client.wrappedKey,
+                    id, passphrase: current, wrappedKey: client.wrappedKey, noteProofHash: client.noteProofHash,
                     body: AESGCM.Sealed(iv: client.iv, ciphertext: client.ciphertext, tag: client.tag), modified: now, db, sealing)
                 var old: [String] = []
                 for attachment in try AttachmentRow.fetchAll(note: id, db) {
                     try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = 1 WHERE id = ?", arguments: [newFiles[attachment.id]!, attachment.id])
                     old.append(attachment.file)
                 }
-                return old
-            }
+                return .success(old)
+            }.get()
             for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
         } catch {
             for file in newFiles.values { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -162,35 +159,54 @@ extension NotesStore {
     }
 
     /// Saves an open locked note edited in the browser: the body sealed again under the same
-    /// note key, with a new IV.
-    public func replaceLockedBody(ofNote id: String, iv: Data, tag: Data, ciphertext: Data) throws {
+    /// note key, with a new IV. `noteProof` proves the note key; a note with no note proof hash
+    /// yet (locked before proofs, or imported) records it when `passphraseProof` proves the
+    /// note's passphrase. Without either a session could overwrite the body with random bytes.
+    /// - Throws: `passphraseRequired` (no proof to check against), the proof errors of
+    ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and saves nothing.
+    public func replaceLockedBody(
+        ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?
+    ) throws {
         guard iv.count >= 12, iv.count <= 64, tag.count == 16 else { throw NotesError.invalid("the IV must be 12 to 64 bytes and the tag 16") }
         guard ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
         let sealing = try sealing()
-        try pool.write { db in
-            guard try NoteRow.fetch(id, db).isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        try pool.write { db -> Result<Void, NotesError> in
+            let row = try NoteRow.fetch(id, db)
+            guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
             try db.execute(sql: """
                 UPDATE notes SET crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, modified = ? WHERE id = ?
                 """, arguments: [iv, tag, try sealing.seal(ciphertext, table: "notes", id: id, column: "ciphertext"),
                                  BodyFormat.text.rawValue, now.timeIntervalSince1970, id])
-        }
+            return .success(())
+        }.get()
         purgeRemovedPages()
     }
 
     /// Re-wraps a note of an earlier (or imported) passphrase under the current one, with the
-    /// note key wrapped in the browser. Only the wrapped key and its passphrase change.
-    public func rewrap(_ id: String, to passphraseID: Int64, wrappedKey: Data) throws {
+    /// note key wrapped in the browser. Only the wrapped key and its passphrase change. The
+    /// client proves the current passphrase (`proof`: the new wrapping is under it) and the
+    /// note key (`noteProof`, or — for a note with no note proof hash yet — `earlierProof` of
+    /// the note's own passphrase); a session without them could replace the key with random bytes.
+    /// - Throws: `conflict`, `wrongLockState`, `passphraseRequired`, and the proof errors of
+    ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and changes nothing.
+    public func rewrap(_ id: String, proof: PassphraseProof, wrappedKey: Data, noteProof: Data, earlierProof: PassphraseProof?) throws {
         guard wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount else { throw NotesError.invalid("the wrapped key must be 24 bytes") }
-        try pool.write { db in
+        let sealing = try sealing()
+        try pool.write { db -> Result<Void, NotesError> in
             let row = try NoteRow.fetch(id, db)
             guard let old = row.passphraseID else { throw NotesError.wrongLockState("note \(id) is not locked") }
-            let account = try AccountRow.fetch(AccountID(rawValue: row.accountID), db)
-            guard account.currentPassphraseID == passphraseID else {
-                throw NotesError.conflict("passphrase \(passphraseID) is not the current one: fetch the passphrase again")
+            let accountID = AccountID(rawValue: row.accountID)
+            let account = try AccountRow.fetch(accountID, db)
+            guard account.currentPassphraseID == proof.passphraseID else {
+                throw NotesError.conflict("passphrase \(proof.passphraseID) is not the current one: fetch the passphrase again")
             }
-            guard old != passphraseID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }
-            try moveNote(id, from: old, to: try PassphraseRow.fetch(passphraseID, db), wrappedKey: wrappedKey, db)
-        }
+            guard old != proof.passphraseID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }
+            if let wrong = try checkPassphraseProof(proof, account: accountID, db, sealing) { return .failure(wrong) }
+            if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: earlierProof, db, sealing) { return .failure(wrong) }
+            try moveNote(id, from: old, to: try PassphraseRow.fetch(proof.passphraseID, db), wrappedKey: wrappedKey, db)
+            return .success(())
+        }.get()
     }
 
     /// A locked note's attachment as its chunks sealed under the note key (keybag layer

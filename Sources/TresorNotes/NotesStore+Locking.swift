@@ -30,7 +30,7 @@ extension NotesStore {
             let body = try sealing.noteLayer(fresh).open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
             try writeLockedRecord(
                 id, passphrase: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
-                body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
+                noteProofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)), body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
             return try resealAttachments(of: id, from: nil, to: noteKey, db, sealing)
         }
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -52,7 +52,8 @@ extension NotesStore {
             }
             try db.execute(sql: """
                 UPDATE notes SET sealed_body = ?, passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL,
-                    crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?
+                    crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?,
+                    note_proof_hash = NULL
                 WHERE id = ?
                 """, arguments: [try sealing.noteLayer(row).sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
             try removeUnusedImportedPassphrase(row.passphraseID!, db)
@@ -100,19 +101,19 @@ extension NotesStore {
     }
 
     /// Replaces an unlocked note's body by its locked record under `passphrase`: Apple's
-    /// fields, and the ciphertext under the keybag layer; `modified` when the lock counts as
-    /// a change. The caller's transaction moves the attachments.
+    /// fields, the ciphertext under the keybag layer, and the note proof's hash; `modified`
+    /// when the lock counts as a change. The caller's transaction moves the attachments.
     func writeLockedRecord(
-        _ id: String, passphrase: PassphraseRow, wrappedKey: Data, body: AESGCM.Sealed, modified: Date?, _ db: Database,
-        _ sealing: ContentSealing
+        _ id: String, passphrase: PassphraseRow, wrappedKey: Data, noteProofHash: Data, body: AESGCM.Sealed, modified: Date?,
+        _ db: Database, _ sealing: ContentSealing
     ) throws {
         try db.execute(sql: """
             UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
-                crypto_wrapped_key = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
+                crypto_wrapped_key = ?, note_proof_hash = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
                 modified = COALESCE(?, modified)
             WHERE id = ?
             """, arguments: [
-                passphrase.id, passphrase.salt, passphrase.iterations, wrappedKey, body.iv, body.tag,
+                passphrase.id, passphrase.salt, passphrase.iterations, wrappedKey, noteProofHash, body.iv, body.tag,
                 try sealing.seal(body.ciphertext, table: "notes", id: id, column: "ciphertext"),
                 BodyFormat.text.rawValue, modified?.timeIntervalSince1970, id,
             ])
@@ -140,6 +141,14 @@ extension NotesStore {
         guard let noteKey = LockedNoteCrypto.unwrap(wrapped, with: key) else {
             throw NotesError.damaged("the wrapped key of note \(row.id)")
         }
+        if row.noteProofHash == nil {
+            // Locked before proofs (or imported): the daemon holds the note key now, so it
+            // records the note proof a web client will have to present to change the note.
+            try pool.write { db in
+                try db.execute(sql: "UPDATE notes SET note_proof_hash = ? WHERE id = ? AND crypto_wrapped_key = ? AND note_proof_hash IS NULL",
+                               arguments: [LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)), row.id, wrapped])
+            }
+        }
         return noteKey
     }
 
@@ -161,26 +170,54 @@ extension NotesStore {
 
     /// Derives and checks `passphrase` against `record`, counting failures; never uses a
     /// session (passphrase change must be typed, SPEC §4.4).
+    ///
+    /// The attempt is counted as a failure in the database *before* the key derivation runs,
+    /// and the count cleared again when it was right: concurrent wrong entries each find the
+    /// others' reservations, so no more are checked than the delays allow (issue 26, point 4).
+    /// A right entry also records the passphrase's proof hash if it has none, or a different
+    /// one (the daemon checked the passphrase itself, so its proof is authoritative).
     func checkedKey(
         for record: PassphraseRow, passphrase: Passphrase, _ sealing: ContentSealing, note: NoteRow? = nil, opensSession: Bool
     ) throws -> SymmetricKey {
         let accountID = AccountID(rawValue: record.accountID)
-        let account = try pool.read { db in try AccountRow.fetch(accountID, db) }
         let hint = try hint(of: record, sealing)
-        if let wait = GuessingDelay.remaining(afterFailures: account.failedEntries, lastFailure: account.lastFailure, now: now) {
-            throw NotesError.throttled(retryAfterSeconds: wait, hint: account.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
+        let now = now
+        let reserved = try pool.write { db -> AccountRow in
+            let account = try AccountRow.fetch(accountID, db)
+            if let wait = GuessingDelay.remaining(afterFailures: account.failedEntries, lastFailure: account.lastFailure, now: now) {
+                throw NotesError.throttled(retryAfterSeconds: wait, hint: account.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
+            }
+            return try AccountRow.countWrongEntry(accountID, at: now, db)
         }
-        let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: note?.salt ?? record.salt, iterations: note?.iterations ?? record.iterations)
+        let salt = note?.salt ?? record.salt, iterations = note?.iterations ?? record.iterations
+        let key: SymmetricKey
+        do {
+            key = try LockedNoteCrypto.passphraseKey(passphrase, salt: salt, iterations: iterations)
+        } catch {
+            // Not a wrong passphrase (a damaged record): give the reservation back.
+            try? pool.write { db in try AccountRow.releaseReservedEntry(accountID, db) }
+            throw error
+        }
         let check = record.verifier ?? note?.wrappedKey ?? Data()
         guard LockedNoteCrypto.unwrap(check, with: key) != nil else {
-            let failures = try pool.write { db in try AccountRow.countWrongEntry(accountID, at: now, db).failedEntries }
+            let failures = reserved.failedEntries
             throw NotesError.wrongPassphrase(
                 failedAttempts: failures, hint: failures >= NotesSettings.hintAfterFailures ? hint : nil,
                 retryAfterSeconds: GuessingDelay.remaining(afterFailures: failures, lastFailure: now, now: now))
         }
-        if account.failedEntries > 0 { try pool.write { db in try AccountRow.clearWrongEntries(accountID, db) } }
+        try pool.write { db in try AccountRow.clearWrongEntries(accountID, db) }
+        if salt == record.salt && iterations == record.iterations { try recordProofIfNeeded(of: record, key: key) }
         if opensSession && keybag.lockState == .unlocked { sessions.withLock { $0.open(record.id, key: key, now: now) } }
         return key
+    }
+
+    /// Records the proof hash of passphrase `record` from its key, checked by the daemon, when
+    /// the stored one is missing or differs (one written in the upgrade window by a client
+    /// that did not hold the passphrase is replaced).
+    func recordProofIfNeeded(of record: PassphraseRow, key: SymmetricKey) throws {
+        let hash = LockedNoteCrypto.proofHash(LockedNoteCrypto.passphraseProof(key))
+        guard record.proofHash != hash else { return }
+        try pool.write { db in try recordProofHash(hash, of: record.id, db) }
     }
 
     /// The body of a locked note, opened with its note key.

@@ -56,8 +56,7 @@ extension NotesStore {
                     progress?(done + 1, notes.count)
                 }
             }
-            let material = try PassphraseMaterial(
-                salt: salt, iterations: iterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: newKey))
+            let material = try PassphraseMaterial(salt: salt, iterations: iterations, key: newKey)
             try updateGeneration(record.id, to: material, hint: hint, db, sealing)
         }
         sessions.withLock { $0.open(record.id, key: newKey, now: now) }
@@ -141,6 +140,7 @@ extension NotesStore {
     public func openSession(with key: SymmetricKey, account: AccountID = .local) throws -> Bool {
         let record = try currentPassphrase(account)
         guard let verifier = record.verifier, LockedNoteCrypto.unwrap(verifier, with: key) != nil else { return false }
+        try recordProofIfNeeded(of: record, key: key)
         let now = now
         sessions.withLock { $0.open(record.id, key: key, now: now) }
         return true
@@ -158,18 +158,19 @@ extension NotesStore {
     private func newGeneration(_ passphrase: Passphrase, hint: String?, account: AccountID, _ sealing: ContentSealing, requireNone: Bool) throws {
         let salt = SecureRandom.bytes(count: LockedNoteCrypto.saltByteCount)
         let key = try LockedNoteCrypto.passphraseKey(passphrase, salt: salt, iterations: minimumIterations)
-        let material = try PassphraseMaterial(
-            salt: salt, iterations: minimumIterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key))
+        let material = try PassphraseMaterial(salt: salt, iterations: minimumIterations, key: key)
         let id = try insertGeneration(material, hint: hint, account: account, sealing, requireNone: requireNone)
         let opened = self.now
         sessions.withLock { $0.open(id, key: key, now: opened) }
     }
 
-    /// Gives generation `id` its new salt, rounds and verifier once its notes' keys are
-    /// re-wrapped (a change), and its new hint when one is given (`.some(nil)` removes it).
+    /// Gives generation `id` its new salt, rounds, verifier and proof hash once its notes' keys
+    /// are re-wrapped (a change), and its new hint when one is given (`.some(nil)` removes it).
     func updateGeneration(_ id: Int64, to material: PassphraseMaterial, hint: String??, _ db: Database, _ sealing: ContentSealing) throws {
-        var assignments = "salt = ?, iterations = ?, verifier = ?, created = ?"
-        var arguments: StatementArguments = [material.salt, material.iterations, material.verifier, now.timeIntervalSince1970]
+        var assignments = "salt = ?, iterations = ?, verifier = ?, proof_hash = ?, created = ?"
+        var arguments: StatementArguments = [
+            material.salt, material.iterations, material.verifier, material.proofHash, now.timeIntervalSince1970,
+        ]
         if let hint {
             assignments += ", sealed_hint = ?"
             arguments += [try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(id)", column: "hint") }]
@@ -189,11 +190,11 @@ extension NotesStore {
                 SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?
                 """, arguments: [account.rawValue, LockInfo.Source.tresor.rawValue]) ?? 0) + 1
             try db.execute(sql: """
-                INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
                     account.rawValue, LockInfo.Source.tresor.rawValue, generation, material.salt, material.iterations,
-                    material.verifier, now.timeIntervalSince1970,
+                    material.verifier, material.proofHash, now.timeIntervalSince1970,
                 ])
             let id = db.lastInsertedRowID
             if let hint {

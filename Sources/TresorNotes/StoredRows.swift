@@ -27,13 +27,20 @@ struct AccountRow {
         return AccountRow(row: row)
     }
 
-    /// Counts a wrong passphrase entry (typed in the CLI or reported by the browser) and
+    /// Counts a wrong passphrase entry (typed in the CLI, or a wrong proof from a web client) and
     /// returns the account as it now is.
     static func countWrongEntry(_ id: AccountID, at date: Date, _ db: Database) throws -> AccountRow {
         try db.execute(sql: """
             UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
             """, arguments: [date.timeIntervalSince1970, id.rawValue])
         return try fetch(id, db)
+    }
+
+    /// Gives back one entry counted in advance (``NotesStore`` reserves an attempt before the
+    /// key derivation) when the attempt never got to check the passphrase.
+    static func releaseReservedEntry(_ id: AccountID, _ db: Database) throws {
+        try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = MAX(0, failed_passphrase_entries - 1) WHERE id = ?",
+                       arguments: [id.rawValue])
     }
 
     /// Clears the wrong-entry count: after a right entry, or a passphrase changed.
@@ -53,6 +60,8 @@ struct PassphraseRow {
     var iterations: Int
     /// A random key wrapped under the passphrase key, to check a passphrase without a note.
     var verifier: Data?
+    /// SHA-256 of the passphrase proof; nil until recorded (rows from before proofs, imports).
+    var proofHash: Data?
     var sealedHint: Data?
     var created: Date
 
@@ -64,6 +73,7 @@ struct PassphraseRow {
         salt = row["salt"]
         iterations = row["iterations"]
         verifier = row["verifier"]
+        proofHash = row["proof_hash"]
         sealedHint = row["sealed_hint"]
         created = Date(timeIntervalSince1970: row["created"])
     }
@@ -104,6 +114,8 @@ struct NoteRow {
     var bodyFormat: BodyFormat
     /// A shared note's record key, sealed under the content key (see `ContentSealing.noteLayer`).
     var sealedRecordKey: Data?
+    /// SHA-256 of the note proof; nil until recorded (notes locked before proofs, imports).
+    var noteProofHash: Data?
 
     var isLocked: Bool { passphraseID != nil }
 
@@ -125,6 +137,7 @@ struct NoteRow {
         sealedCiphertext = row["sealed_ciphertext"]
         bodyFormat = BodyFormat(rawValue: row["body_format"]) ?? .text
         sealedRecordKey = row["sealed_record_key"]
+        noteProofHash = row["note_proof_hash"]
     }
 
     static func fetch(_ id: String, _ db: Database) throws -> NoteRow {

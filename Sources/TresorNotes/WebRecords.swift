@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 // The values the web server exchanges with the store: accounts, sharing, and locked-note
@@ -21,23 +22,48 @@ public enum NoteAccess: Sendable, Equatable {
 }
 
 /// A passphrase generation made in the browser: the server never sees the passphrase, only
-/// the salt, the iteration count and a verifier (a random key wrapped under the passphrase key).
+/// the salt, the iteration count, a verifier (a random key wrapped under the passphrase key)
+/// and the SHA-256 of the passphrase proof (``LockedNoteCrypto/passphraseProof(_:)``).
 public struct PassphraseMaterial: Sendable {
     public var salt: Data
     public var iterations: Int
     public var verifier: Data
+    public var proofHash: Data
 
-    /// Checks the shapes: a 16-byte salt, a 24-byte verifier, iterations within bounds (the
-    /// store also checks its own minimum).
-    public init(salt: Data, iterations: Int, verifier: Data) throws {
+    /// Checks the shapes: a 16-byte salt, a 24-byte verifier, a 32-byte proof hash, iterations
+    /// within bounds (the store also checks its own minimum).
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field.
+    public init(salt: Data, iterations: Int, verifier: Data, proofHash: Data) throws {
         guard salt.count == LockedNoteCrypto.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
         guard verifier.count == LockedNoteCrypto.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
+        guard proofHash.count == LockedNoteCrypto.proofByteCount else { throw NotesError.invalid("the proof hash must be 32 bytes") }
         guard (1...LockedNoteCrypto.maximumIterations).contains(iterations) else {
             throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteCrypto.maximumIterations)")
         }
         self.salt = salt
         self.iterations = iterations
         self.verifier = verifier
+        self.proofHash = proofHash
+    }
+
+    /// The material of a passphrase key the daemon derived itself (the CLI's path).
+    init(salt: Data, iterations: Int, key: SymmetricKey) throws {
+        try self.init(
+            salt: salt, iterations: iterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key),
+            proofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.passphraseProof(key)))
+    }
+}
+
+/// A client's proof that it holds the key of passphrase `passphraseID`
+/// (``LockedNoteCrypto/passphraseProof(_:)``). The store checks it against the hash it keeps,
+/// counting a wrong one as a wrong passphrase entry.
+public struct PassphraseProof: Sendable, Equatable {
+    public var passphraseID: Int64
+    public var proof: Data
+
+    public init(passphraseID: Int64, proof: Data) {
+        self.passphraseID = passphraseID
+        self.proof = proof
     }
 }
 
@@ -47,13 +73,20 @@ public struct PassphraseRecord: Codable, Equatable, Sendable {
     public var generation: Int?
     public var salt: Data
     public var iterations: Int
+    /// Only while no proof is recorded for this passphrase (data from before proofs): the
+    /// client checks the passphrase with it, then records its proof. Afterwards the server
+    /// checks proofs itself and keeps the verifier, which would allow offline guessing.
     public var verifier: Data?
+    /// Whether the server holds this passphrase's proof hash (it checks entries itself).
+    public var hasProof: Bool
     public var setOn: Date
     public var hasHint: Bool
 }
 
 /// What the store says after the browser reports a passphrase entry.
 public struct PassphraseEntryOutcome: Codable, Equatable, Sendable {
+    /// Whether this entry recorded the passphrase's proof (the first entry after an upgrade).
+    public var established: Bool = false
     public var failedAttempts: Int
     /// From the third consecutive wrong entry on.
     public var hint: String?
@@ -66,7 +99,11 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
     public var passphraseID: Int64
     public var salt: Data
     public var iterations: Int
-    public var wrappedKey: Data
+    /// Nil once the note's passphrase has a recorded proof: then only
+    /// ``NotesStore/wrappedKey(ofNote:proof:account:)`` hands it out, to a client proving the passphrase.
+    public var wrappedKey: Data?
+    /// Whether the passphrase of the note has a recorded proof.
+    public var hasProof: Bool
     public var iv: Data
     public var tag: Data
     public var ciphertext: Data
@@ -80,15 +117,22 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
 public struct ClientLockedNote: Sendable {
     public var passphraseID: Int64
     public var wrappedKey: Data
+    /// SHA-256 of the note proof (``LockedNoteCrypto/noteProof(_:)``): later saves of the body
+    /// must present the proof.
+    public var noteProofHash: Data
     public var iv: Data
     public var tag: Data
     public var ciphertext: Data
     /// Attachment id → its sealed chunks in order. Must name every attachment of the note.
     public var attachmentChunks: [String: [Data]]
 
-    public init(passphraseID: Int64, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, attachmentChunks: [String: [Data]]) {
+    public init(
+        passphraseID: Int64, wrappedKey: Data, noteProofHash: Data, iv: Data, tag: Data, ciphertext: Data,
+        attachmentChunks: [String: [Data]]
+    ) {
         self.passphraseID = passphraseID
         self.wrappedKey = wrappedKey
+        self.noteProofHash = noteProofHash
         self.iv = iv
         self.tag = tag
         self.ciphertext = ciphertext

@@ -3,6 +3,7 @@ Computer") signs in on the web with the keybag passcode; `tresor note …` gets 
 standard input (--passphrase-stdin), never on its command line. One format, both directions."""
 
 import json
+import subprocess
 
 from notes_page import NotesPage
 from png import unique_png
@@ -91,6 +92,17 @@ class CrossClientTests(BrowserCase):
         self.assertEqual(page.body_text(), body)
         page.wait_image(96)  # the CLI's sealed chunks, opened by WebCrypto
         self.assert_never_sent(self.passphrase.encode(), "the passphrase")
+        # The wrapped key came only for the passphrase's proof, and an edit is saved with the
+        # note's proof (the CLI recorded both when it locked the note).
+        self.assertTrue(any(r.status == 200 for r in self.requests_to("POST", f"/notes/{note_id}/wrapped-key")))
+        edited = self.note_text("cli-locked-edited")
+        page.b.type("#note-body", edited)
+        page.b.wait(lambda d: any(r.status == 200 for r in self.requests_to("PUT", f"/notes/{note_id}/locked-body")),
+                    "the locked body to be saved")
+        page.wait_saved()
+        self.cli(["note", "lock-now"])
+        opened = json.loads(self.cli(["note", "show", note_id, "--json", "--passphrase-stdin"], input=self.passphrase + "\n"))
+        self.assertEqual(opened["body"], edited)
 
     def test_a_passphrase_changed_in_the_browser_opens_the_notes_in_the_cli(self):
         page = self.local()
@@ -127,3 +139,45 @@ class CrossClientTests(BrowserCase):
         self.assertNotIn(body, refused.stdout)
         opened = json.loads(self.cli(["note", "show", note_id, "--json", "--passphrase-stdin"], input=new + "\n"))
         self.assertEqual(opened["body"], body)
+
+    def test_notes_locked_before_proofs_open_and_save_in_the_browser_which_records_the_proofs(self):
+        """The upgrade window (docs/SECURITY.md, "Locked-note integrity on the web"): a home from
+        before proofs has no proof hashes. The first right entry in the browser records the
+        passphrase's proof, the first save of a note its note proof; afterwards the server checks
+        both, and the note still opens in the CLI with what was typed in the browser."""
+        page = self.local()
+        if not self.passphrase_set:
+            self.cli(["note", "passphrase", "set", "--passphrase-stdin"], input=f"{self.passphrase}\n{self.passphrase}\n")
+            type(self).passphrase_set = True
+        body = self.note_text("pre-proof")
+        note_id = json.loads(self.cli(["note", "new", "--title", "Older", "--body-stdin", "--json"], input=body))["id"]
+        self.cli(["note", "lock", note_id, "--passphrase-stdin"], input=self.passphrase + "\n")
+        self.cli(["note", "lock-now"])
+        database = self.home.home / "notes.db"
+
+        def sql(statement: str) -> str:
+            return subprocess.run(["sqlite3", str(database), statement], check=True, capture_output=True, text=True).stdout.strip()
+
+        sql("UPDATE passphrases SET proof_hash = NULL; UPDATE notes SET note_proof_hash = NULL;")
+        page.lock_now()
+        page.b.driver.refresh()
+        page.wait_signed_in()
+        page.select(note_id)
+        page.open_locked(note_id, self.passphrase)
+        self.assertEqual(page.body_text(), body)
+        entry = self.requests_to("POST", "/passphrase/proof")[-1]
+        self.assertEqual((entry.status, json.loads(entry.body)["establish"]), (200, True))
+        self.assertNotEqual(sql("SELECT count(*) FROM passphrases WHERE proof_hash IS NOT NULL"), "0")
+
+        edited = self.note_text("pre-proof-edited")
+        page.b.type("#note-body", edited)
+        page.b.wait(lambda d: any(r.status == 200 for r in self.requests_to("PUT", f"/notes/{note_id}/locked-body")),
+                    "the locked body to be saved")
+        page.wait_saved()
+        save = json.loads([r for r in self.requests_to("PUT", f"/notes/{note_id}/locked-body") if r.status == 200][-1].body)
+        self.assertIn("noteProof", save)
+        self.assertEqual(sql(f"SELECT note_proof_hash IS NOT NULL FROM notes WHERE id = '{note_id}'"), "1")
+        self.assert_never_sent(self.passphrase.encode(), "the passphrase")
+        self.cli(["note", "lock-now"])
+        opened = json.loads(self.cli(["note", "show", note_id, "--json", "--passphrase-stdin"], input=self.passphrase + "\n"))
+        self.assertEqual(opened["body"], edited)

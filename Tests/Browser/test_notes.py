@@ -11,7 +11,17 @@ from notes_page import NotesPage
 from png import distinctive_slices, unique_png
 from suite import BrowserCase, marker
 
-LOCK_FIELDS = {"passphraseID", "wrappedKey", "iv", "tag", "ciphertext", "attachments"}
+LOCK_FIELDS = {"passphraseProof", "wrappedKey", "noteProofHash", "iv", "tag", "ciphertext", "attachments"}
+
+# The known answer of Tests/TresorNotesTests/ProofVectorTests.swift: the page's WebCrypto must give
+# the same proofs as the daemon's Swift code (docs/SECURITY.md, "Locked-note integrity on the web").
+PROOF_VECTOR = {
+    "passphrase": "Tresor KAT passphrase \u2713", "iterations": 1000,
+    "proof": "13cc7c53d544fafeb677e79013a2687139483bdefabd164d0f9defde92e1f680",
+    "proofHash": "510b1173d49408fa80e57af64a6f8fe95bcbb3d7fa8fc1dd91049d52fd37fcf7",
+    "wrappedNoteKey": "5dc53f1ef8ac932186a03144ca6d52be848476b885e06f81",
+    "noteProof": "73261ba7a115d787a6b90ce23e45646c94e0ebce0a0522d2ad1fcc41cf9775a9",
+}
 
 
 class WebNotesTests(BrowserCase):
@@ -56,6 +66,24 @@ class WebNotesTests(BrowserCase):
         else:
             page.lock(note_id, self.passphrase)
         return note_id, image
+
+    # Proofs: the browser's derivation is the daemon's
+
+    def test_proof_derivation_matches_the_swift_known_answer(self):
+        alice = self.signed_in("alice")
+        got = alice.b.driver.execute_async_script("""
+            const [vector, done] = arguments;
+            (async () => {
+              const crypto = await import('/static/js/locked-crypto.js');
+              const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+              const fromHex = (text) => Uint8Array.from(text.match(/../g), (pair) => parseInt(pair, 16));
+              const salt = Uint8Array.from({ length: 16 }, (_, i) => i);
+              const { key, proof } = await crypto.derivePassphrase(vector.passphrase, salt, vector.iterations);
+              const noteProof = await crypto.noteProof(fromHex(vector.wrappedNoteKey), key);
+              return { proof: hex(proof), proofHash: hex(await crypto.proofHash(proof)), noteProof: hex(noteProof) };
+            })().then(done, (error) => done({ error: String(error) }));
+        """, PROOF_VECTOR)
+        self.assertEqual(got, {k: PROOF_VECTOR[k] for k in ("proof", "proofHash", "noteProof")})
 
     # Registration
 
@@ -116,7 +144,9 @@ class WebNotesTests(BrowserCase):
         self.assertEqual(locks[0].status, 200, locks[0].response[:300])
         sent = json.loads(locks[0].body)
         self.assertEqual(set(sent), LOCK_FIELDS)
-        self.assertEqual([len(base64.b64decode(sent[k])) for k in ("wrappedKey", "iv", "tag")], [24, 12, 16])
+        self.assertEqual([len(base64.b64decode(sent[k])) for k in ("wrappedKey", "iv", "tag", "noteProofHash")], [24, 12, 16, 32])
+        self.assertEqual(set(sent["passphraseProof"]), {"passphraseID", "proof"})
+        self.assertEqual(len(base64.b64decode(sent["passphraseProof"]["proof"])), 32)
         self.assertNotIn(body.encode(), locks[0].body)
         chunks = b"".join(base64.b64decode(c) for a in sent["attachments"] for c in a["chunks"])
         self.assertEqual(len(chunks), len(image) + 28, "one sealed chunk: IV, ciphertext, tag")

@@ -20,8 +20,9 @@ import TresorProtocol
         ("GET", "/api/notes/x"), ("PATCH", "/api/notes/x"), ("DELETE", "/api/notes/x"),
         ("POST", "/api/notes/x/attachments?kind=image&name=a.png"), ("GET", "/api/notes/x/attachments/y"),
         ("DELETE", "/api/notes/x/attachments/y"), ("GET", "/api/passphrase"), ("POST", "/api/passphrase"),
-        ("POST", "/api/passphrase/change"), ("POST", "/api/passphrase/reset"), ("POST", "/api/passphrase/attempts"),
+        ("POST", "/api/passphrase/change"), ("POST", "/api/passphrase/reset"), ("POST", "/api/passphrase/proof"),
         ("POST", "/api/notes/x/lock"), ("PUT", "/api/notes/x/locked-body"), ("POST", "/api/notes/x/rewrap"),
+        ("POST", "/api/notes/x/wrapped-key"),
         ("POST", "/api/notes/x/participants"), ("DELETE", "/api/notes/x/participants/bob"), ("POST", "/api/secure-session"),
         ("GET", "/api/widget"),
     ]

@@ -6,8 +6,8 @@ import TresorNotes
 
 /// Locked notes through the web API, with the test playing the browser's part using the
 /// server-side Swift crypto (`LockedNoteCrypto`, the same format the web client's WebCrypto
-/// code writes): the server receives salts, verifiers, wrapped keys and ciphertext only, never
-/// a passphrase. And across clients: a note locked through the web opens with
+/// code writes): the server receives salts, verifiers, wrapped keys, ciphertext and proofs
+/// (HKDF subkeys that show the browser holds a key) only, never a passphrase or a key. And across clients: a note locked through the web opens with
 /// `tresor note show`, and one locked by the CLI opens in the "browser".
 @Suite(.serialized) struct WebLockedNotesTests {
     static let passcode = "e2e-web-locked-passcode"
@@ -21,8 +21,16 @@ import TresorNotes
             let salt = SecureRandom.bytes(count: 16)
             key = try LockedNoteCrypto.passphraseKey(try Passphrase(passphrase), salt: salt, iterations: iterations)
             let verifier = try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key)
-            json = ["salt": salt.base64EncodedString(), "iterations": iterations, "verifier": verifier.base64EncodedString()]
+            json = [
+                "salt": salt.base64EncodedString(), "iterations": iterations, "verifier": verifier.base64EncodedString(),
+                "proofHash": LockedNoteCrypto.proofHash(LockedNoteCrypto.passphraseProof(key)).base64EncodedString(),
+            ]
             if let hint { json["hint"] = hint }
+        }
+
+        /// `{passphraseID, proof}` for passphrase `id`.
+        func proof(_ id: Int) -> [String: Any] {
+            ["passphraseID": id, "proof": LockedNoteCrypto.passphraseProof(key).base64EncodedString()]
         }
     }
 
@@ -41,20 +49,30 @@ import TresorNotes
             return ["id": id, "chunks": chunks]
         }
         return [
-            "passphraseID": passphraseID, "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: passphraseKey).base64EncodedString(),
+            "passphraseProof": ["passphraseID": passphraseID, "proof": LockedNoteCrypto.passphraseProof(passphraseKey).base64EncodedString()],
+            "noteProofHash": LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)).base64EncodedString(),
+            "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: passphraseKey).base64EncodedString(),
             "iv": sealed.iv.base64EncodedString(), "tag": sealed.tag.base64EncodedString(),
             "ciphertext": sealed.ciphertext.base64EncodedString(), "attachments": sealedAttachments,
         ]
     }
 
-    /// Opens a note's `locked` record as the browser does.
-    func open(_ locked: [String: Any]?, with passphraseKey: SymmetricKey) throws -> (noteKey: SymmetricKey, body: String) {
-        let record = try #require(locked)
-        func bytes(_ name: String) throws -> Data {
+    /// Opens note `id` as the browser does: its `locked` record, and its wrapped key for a proof.
+    func open(_ browser: WebBrowser, _ id: String, with passphraseKey: SymmetricKey) throws -> (noteKey: SymmetricKey, body: String) {
+        let record = try #require(try browser.get("/api/notes/\(id)").json?["locked"] as? [String: Any])
+        #expect(record["wrappedKey"] == nil, "served without a proof")
+        func bytes(_ name: String, in record: [String: Any]) throws -> Data {
             let text = try #require(record[name] as? String)
             return try #require(Data(base64Encoded: text))
         }
-        let noteKey = try #require(LockedNoteCrypto.unwrap(try bytes("wrappedKey"), with: passphraseKey), "the passphrase key unwraps the note key")
+        func bytes(_ name: String) throws -> Data { try bytes(name, in: record) }
+        let passphraseID = try #require(record["passphraseID"] as? Int)
+        let answer = try browser.post("/api/notes/\(id)/wrapped-key", [
+            "passphraseID": passphraseID, "proof": LockedNoteCrypto.passphraseProof(passphraseKey).base64EncodedString(),
+        ])
+        #expect(answer.status == 200, "wrapped-key: \(answer.text)")
+        let wrapped = try bytes("wrappedKey", in: try #require(answer.json))
+        let noteKey = try #require(LockedNoteCrypto.unwrap(wrapped, with: passphraseKey), "the passphrase key unwraps the note key")
         let body = try LockedNoteCrypto.openBody(AESGCM.Sealed(iv: try bytes("iv"), ciphertext: try bytes("ciphertext"), tag: try bytes("tag")), with: noteKey)
         return (noteKey, String(decoding: body, as: UTF8.self))
     }
@@ -106,7 +124,7 @@ import TresorNotes
         let noteKey = LockedNoteCrypto.newNoteKey()
         let good = try lockRequest(passphraseID: firstID, noteKey: noteKey, passphraseKey: firstMaterial.key, body: marker, attachments: [attachmentID: image])
         var stale = good
-        stale["passphraseID"] = firstID + 100
+        stale["passphraseProof"] = firstMaterial.proof(firstID + 100)
         #expect(try alice.post("/api/notes/\(id)/lock", stale).code == "conflict")
         var incomplete = good
         incomplete["attachments"] = [] as [Any]
@@ -122,7 +140,7 @@ import TresorNotes
         // The browser opens it: body and attachment chunks.
         let shown = try #require(try alice.get("/api/notes/\(id)").json)
         #expect(shown["body"] == nil)
-        #expect(try open(shown["locked"] as? [String: Any], with: firstMaterial.key).body == marker)
+        #expect(try open(alice, id, with: firstMaterial.key).body == marker)
         #expect((shown["attachments"] as? [[String: Any]])?.first?["id"] as? String == attachmentID)
         let sealedImage = try alice.get("/api/notes/\(id)/attachments/\(attachmentID)").body
         let firstChunk = sealedImage.prefix(1024 * 1024 + 28), secondChunk = sealedImage.dropFirst(1024 * 1024 + 28)
@@ -137,35 +155,43 @@ import TresorNotes
 
         // Edited in the browser: sealed again under the same note key.
         let edited = try LockedNoteCrypto.sealBody(Data("edited \(marker)".utf8), with: noteKey)
-        let saved = try alice.put("/api/notes/\(id)/locked-body", [
+        var save: [String: Any] = [
             "iv": edited.iv.base64EncodedString(), "tag": edited.tag.base64EncodedString(), "ciphertext": edited.ciphertext.base64EncodedString(),
-        ])
+            "noteProof": SecureRandom.bytes(count: 32).base64EncodedString(),
+        ]
+        #expect(try alice.put("/api/notes/\(id)/locked-body", save).code == "wrongPassphrase", "a made-up note proof")
+        save["noteProof"] = LockedNoteCrypto.noteProof(noteKey).base64EncodedString()
+        let saved = try alice.put("/api/notes/\(id)/locked-body", save)
         #expect(saved.status == 200)
-        #expect(try open(try alice.get("/api/notes/\(id)").json?["locked"] as? [String: Any], with: firstMaterial.key).body == "edited \(marker)")
+        #expect(try open(alice, id, with: firstMaterial.key).body == "edited \(marker)")
 
-        // Wrong entries the browser reports: hint from the third, reset by a right one.
+        // Wrong proofs are counted by the server: hint from the third, cleared by a right one.
+        #expect(try state(alice)["failedAttempts"] as? Int == 0, "the right proof of the open cleared the made-up one")
         for attempt in 1...3 {
-            let outcome = try alice.post("/api/passphrase/attempts", ["passphraseID": firstID, "succeeded": false])
+            let outcome = try alice.post("/api/passphrase/proof", ["passphraseID": firstID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
+            #expect(outcome.status == 401 && outcome.code == "wrongPassphrase")
             #expect(outcome.json?["failedAttempts"] as? Int == attempt)
             #expect((outcome.json?["hint"] as? String == "the first one") == (attempt >= 3), "hint after \(attempt)")
         }
         #expect(try state(alice)["hint"] as? String == "the first one")
-        #expect(try alice.post("/api/passphrase/attempts", ["passphraseID": firstID, "succeeded": true]).json?["failedAttempts"] as? Int == 0)
+        #expect(try alice.post("/api/passphrase/attempts", ["passphraseID": firstID, "succeeded": true]).status == 404, "no more reports")
+        #expect(try alice.post("/api/passphrase/proof", firstMaterial.proof(firstID)).json?["failedAttempts"] as? Int == 0)
 
         // Change: every note of the passphrase re-wrapped, in one request.
         let secondMaterial = try Material(second, iterations: iterations)
         var change = secondMaterial.json
-        change["fromPassphraseID"] = firstID
+        change["passphraseProof"] = firstMaterial.proof(firstID)
         change["notes"] = [] as [Any]
         #expect(try alice.post("/api/passphrase/change", change).code == "conflict", "a note left out")
         change["notes"] = [["id": id, "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: secondMaterial.key).base64EncodedString()]]
-        change["fromPassphraseID"] = firstID + 1
+        change["passphraseProof"] = firstMaterial.proof(firstID + 1)
         #expect(try alice.post("/api/passphrase/change", change).code == "conflict", "not the current passphrase")
-        change["fromPassphraseID"] = firstID
+        change["passphraseProof"] = secondMaterial.proof(firstID)
+        #expect(try alice.post("/api/passphrase/change", change).code == "wrongPassphrase", "a proof of another key")
+        change["passphraseProof"] = firstMaterial.proof(firstID)
         #expect(try alice.post("/api/passphrase/change", change).status == 200)
-        let afterChange = try #require(try alice.get("/api/notes/\(id)").json?["locked"] as? [String: Any])
-        #expect(try open(afterChange, with: secondMaterial.key).body == "edited \(marker)")
-        #expect(LockedNoteCrypto.unwrap(try #require(Data(base64Encoded: afterChange["wrappedKey"] as? String ?? "")), with: firstMaterial.key) == nil)
+        #expect(try open(alice, id, with: secondMaterial.key).body == "edited \(marker)")
+        #expect(try alice.post("/api/notes/\(id)/wrapped-key", firstMaterial.proof(firstID)).code == "wrongPassphrase", "the old proof is gone")
 
         // Reset after forgetting it: needs the account password; the note stays on the old one
         // until the browser re-wraps it.
@@ -181,10 +207,12 @@ import TresorNotes
         let earlier = try #require((try alice.get("/api/notes/\(id)").json?["summary"] as? [String: Any])?["lock"] as? [String: Any])
         #expect(earlier["isCurrent"] as? Bool == false)
         let rewrapped = try alice.post("/api/notes/\(id)/rewrap", [
-            "passphraseID": thirdID, "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: thirdMaterial.key).base64EncodedString(),
+            "passphraseProof": thirdMaterial.proof(thirdID),
+            "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: thirdMaterial.key).base64EncodedString(),
+            "noteProof": LockedNoteCrypto.noteProof(noteKey).base64EncodedString(),
         ])
         #expect(rewrapped.status == 200 && (rewrapped.json?["lock"] as? [String: Any])?["isCurrent"] as? Bool == true)
-        #expect(try open(try alice.get("/api/notes/\(id)").json?["locked"] as? [String: Any], with: thirdMaterial.key).body == "edited \(marker)")
+        #expect(try open(alice, id, with: thirdMaterial.key).body == "edited \(marker)")
 
         // A locked note cannot be shared.
         var bob = WebBrowser(server)
@@ -222,8 +250,7 @@ import TresorNotes
         let cliID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let locked = try harness.tresor(["note", "lock", cliID, "--passphrase-stdin"], input: passphrase + "\n")
         #expect(locked.succeeded, "\(locked.stderr)")
-        let record = try local.get("/api/notes/\(cliID)").json?["locked"] as? [String: Any]
-        #expect(try open(record, with: material.key).body == cliBody)
+        #expect(try open(local, cliID, with: material.key).body == cliBody)
         #expect(!harness.daemonLog.contains(webBody) && !harness.daemonLog.contains(cliBody))
         try harness.expectNoSecretLeaked()
     }

@@ -133,7 +133,10 @@ import Testing
         let attachment = try #require(try alice.request("POST", "/api/notes/\(id)/attachments?kind=image&name=a.png", raw: png).json?["id"] as? String)
         let missing = "00000000-0000-0000-0000-000000000000"
 
-        // Every note route: bob gets exactly what a missing note gives.
+        // Every note route: bob gets exactly what a missing note gives (well-formed bodies, so
+        // what answers is the access check, not the decoder).
+        let zeros32 = Data(count: 32).base64EncodedString()
+        let proof: [String: Any] = ["passphraseID": 1, "proof": zeros32]
         func attempts(_ note: String) throws -> [(String, WebResponse)] {
             [
                 ("show", try bob.get("/api/notes/\(note)")),
@@ -143,13 +146,18 @@ import Testing
                 ("attachment", try bob.get("/api/notes/\(note)/attachments/\(attachment)")),
                 ("detach", try bob.delete("/api/notes/\(note)/attachments/\(attachment)")),
                 ("lock", try bob.post("/api/notes/\(note)/lock", [
-                    "passphraseID": 1, "wrappedKey": Data(count: 24).base64EncodedString(), "iv": Data(count: 12).base64EncodedString(),
-                    "tag": Data(count: 16).base64EncodedString(), "ciphertext": "", "attachments": [] as [Any],
+                    "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
+                    "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                    "attachments": [] as [Any],
                 ])),
                 ("locked body", try bob.put("/api/notes/\(note)/locked-body", [
                     "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                    "noteProof": zeros32,
                 ])),
-                ("rewrap", try bob.post("/api/notes/\(note)/rewrap", ["passphraseID": 1, "wrappedKey": Data(count: 24).base64EncodedString()])),
+                ("rewrap", try bob.post("/api/notes/\(note)/rewrap", [
+                    "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProof": zeros32,
+                ])),
+                ("wrapped key", try bob.post("/api/notes/\(note)/wrapped-key", proof)),
                 ("share", try bob.post("/api/notes/\(note)/participants", ["name": "bob"])),
                 ("unshare", try bob.delete("/api/notes/\(note)/participants/alice")),
             ]
@@ -180,8 +188,9 @@ import Testing
             ("pin", try bob.patch("/api/notes/\(id)", ["isPinned": true])),
             ("move", try bob.patch("/api/notes/\(id)", ["folder": "Bob's"])),
             ("lock", try bob.post("/api/notes/\(id)/lock", [
-                "passphraseID": 1, "wrappedKey": Data(count: 24).base64EncodedString(), "iv": Data(count: 12).base64EncodedString(),
-                "tag": Data(count: 16).base64EncodedString(), "ciphertext": "", "attachments": [] as [Any],
+                "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
+                "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                "attachments": [] as [Any],
             ])),
         ] {
             #expect(response.status == 403 && response.code == "forbidden", "participant \(what) → \(response.status)")

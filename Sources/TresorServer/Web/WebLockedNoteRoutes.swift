@@ -7,16 +7,22 @@ import TresorProtocol
 /// the note key wrapped under its passphrase key and the body and attachment chunks sealed
 /// under the note key; the server stores them under the keybag layer and, in the same
 /// transaction, drops the plaintext. Only the note's owner locks (a shared note cannot be).
+/// Every change to a locked note, and reading its wrapped key, carries a proof of the key it
+/// needs (docs/SECURITY.md, "Locked-note integrity on the web"); the store checks it.
 struct WebLockedNoteRoutes {
     let services: WebServices
+    typealias ProofBody = WebPassphraseRoutes.ProofBody
 
     struct LockRequest: Decodable {
         struct SealedAttachment: Decodable {
             var id: String
             var chunks: [Data]
         }
-        var passphraseID: Int64
+        /// Proves the current passphrase, under which `wrappedKey` is wrapped.
+        var passphraseProof: ProofBody
         var wrappedKey: Data
+        /// SHA-256 of the new note key's proof.
+        var noteProofHash: Data
         var iv: Data
         var tag: Data
         var ciphertext: Data
@@ -27,9 +33,22 @@ struct WebLockedNoteRoutes {
         var iv: Data
         var tag: Data
         var ciphertext: Data
+        var noteProof: Data
+        /// Needed only for a note with no note proof recorded yet: proves its passphrase.
+        var passphraseProof: ProofBody?
     }
 
     struct RewrapRequest: Decodable {
+        /// Proves the current passphrase, under which `wrappedKey` is wrapped.
+        var passphraseProof: ProofBody
+        var wrappedKey: Data
+        var noteProof: Data
+        /// Needed only for a note with no note proof recorded yet: proves the note's passphrase.
+        var earlierPassphraseProof: ProofBody?
+    }
+
+    /// `POST /api/notes/{id}/wrapped-key`.
+    struct WrappedKeyAnswer: Encodable {
         var passphraseID: Int64
         var wrappedKey: Data
     }
@@ -47,10 +66,10 @@ struct WebLockedNoteRoutes {
                 }
             }
             let sealed = ClientLockedNote(
-                passphraseID: body.passphraseID, wrappedKey: body.wrappedKey, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext,
-                attachmentChunks: chunks)
+                passphraseID: body.passphraseProof.passphraseID, wrappedKey: body.wrappedKey, noteProofHash: body.noteProofHash,
+                iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, attachmentChunks: chunks)
             let note = try await services.performOnNote("lock", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.lockNote(id, sealedBy: sealed)
+                try store.lockNote(id, sealedBy: sealed, proof: body.passphraseProof.proof)
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
@@ -60,7 +79,9 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(LockedBodyRequest.self, request)
             let note = try await services.performOnNote("save locked", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.replaceLockedBody(ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext)
+                try store.replaceLockedBody(
+                    ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
+                    passphraseProof: body.passphraseProof?.proofOfKey)
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
@@ -70,10 +91,24 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(RewrapRequest.self, request)
             let note = try await services.performOnNote("rewrap", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.rewrap(id, to: body.passphraseID, wrappedKey: body.wrappedKey)
+                try store.rewrap(
+                    id, proof: body.passphraseProof.proofOfKey, wrappedKey: body.wrappedKey, noteProof: body.noteProof,
+                    earlierProof: body.earlierPassphraseProof?.proofOfKey)
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
+        }
+        // The wrapped note key allows guessing the passphrase offline: only for a proof of it.
+        router.post("/api/notes/:id/wrapped-key") { request, context -> Response in
+            let id = try context.parameters.require("id")
+            _ = try context.requireSession()
+            let body = try await WebCoding.decodeWithoutSecret(ProofBody.self, request)
+            let answer = try await services.performOnNote("wrapped key", context, id: id, ownerOnly: true) { store, account, _ in
+                WrappedKeyAnswer(
+                    passphraseID: body.passphraseID,
+                    wrappedKey: try store.wrappedKey(ofNote: id, proof: body.proofOfKey, account: account.id))
+            }
+            return try WebCoding.response(answer)
         }
     }
 }

@@ -4,10 +4,11 @@ import TresorKeybag
 import TresorNotes
 import TresorProtocol
 
-/// The account's passphrase for locked notes, made and checked in the browser (docs/WEB.md):
-/// the server stores salts, iteration counts, verifiers and re-wrapped keys, counts the wrong
-/// entries the browser reports, and never receives a passphrase — a request body that carries
-/// a `passphrase` field is refused.
+/// The account's passphrase for locked notes, made in the browser (docs/WEB.md): the server
+/// stores salts, iteration counts, verifiers, proof hashes and re-wrapped keys, and never
+/// receives a passphrase — a request body that carries a `passphrase` field is refused. An
+/// entry is a proof of the derived key, which the server checks and counts itself
+/// (docs/SECURITY.md, "Locked-note integrity on the web").
 struct WebPassphraseRoutes {
     let services: WebServices
 
@@ -26,7 +27,24 @@ struct WebPassphraseRoutes {
         var salt: Data
         var iterations: Int
         var verifier: Data
+        var proofHash: Data
         var hint: String?
+    }
+
+    /// `{passphraseID, proof}`: a proof of the key of one passphrase (docs/WEB.md).
+    struct ProofBody: Decodable {
+        var passphraseID: Int64
+        var proof: Data
+
+        var proofOfKey: PassphraseProof { PassphraseProof(passphraseID: passphraseID, proof: proof) }
+    }
+
+    /// `POST /api/passphrase/proof`: an entry of the passphrase.
+    struct EntryRequest: Decodable {
+        var passphraseID: Int64
+        var proof: Data
+        /// The browser checked the passphrase itself (only used while no proof is recorded).
+        var establish: Bool?
     }
 
     struct ChangeRequest: Decodable {
@@ -34,22 +52,25 @@ struct WebPassphraseRoutes {
             var id: String
             var wrappedKey: Data
         }
-        var fromPassphraseID: Int64
+        /// Proves the current passphrase.
+        var passphraseProof: ProofBody
         var salt: Data
         var iterations: Int
         var verifier: Data
+        var proofHash: Data
         /// Absent: keep the hint; null: remove it.
         var hint: String??
         var notes: [RewrappedNote]
 
-        enum CodingKeys: String, CodingKey { case fromPassphraseID, salt, iterations, verifier, hint, notes }
+        enum CodingKeys: String, CodingKey { case passphraseProof, salt, iterations, verifier, proofHash, hint, notes }
 
         init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            fromPassphraseID = try container.decode(Int64.self, forKey: .fromPassphraseID)
+            passphraseProof = try container.decode(ProofBody.self, forKey: .passphraseProof)
             salt = try container.decode(Data.self, forKey: .salt)
             iterations = try container.decode(Int.self, forKey: .iterations)
             verifier = try container.decode(Data.self, forKey: .verifier)
+            proofHash = try container.decode(Data.self, forKey: .proofHash)
             hint = container.contains(.hint) ? .some(try container.decodeIfPresent(String.self, forKey: .hint)) : nil
             notes = try container.decode([RewrappedNote].self, forKey: .notes)
         }
@@ -60,12 +81,8 @@ struct WebPassphraseRoutes {
         var salt: Data
         var iterations: Int
         var verifier: Data
+        var proofHash: Data
         var hint: String?
-    }
-
-    struct AttemptRequest: Decodable {
-        var passphraseID: Int64
-        var succeeded: Bool
     }
 
     func register(on router: Router<WebRequestContext>) {
@@ -77,7 +94,7 @@ struct WebPassphraseRoutes {
         router.post("/api/passphrase") { request, context -> Response in
             let account = try context.requireSession().account
             let body = try await WebCoding.decodeWithoutSecret(SetRequest.self, request)
-            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
             let state = try await services.perform("passphrase set", context) { store in
                 try store.setPassphrase(material, hint: body.hint, account: account.id)
                 return try Self.state(store, account.id)
@@ -87,7 +104,7 @@ struct WebPassphraseRoutes {
         router.post("/api/passphrase/change") { request, context -> Response in
             let account = try context.requireSession().account
             let body = try await WebCoding.decodeWithoutSecret(ChangeRequest.self, request, limit: WebLimits.jsonBytes)
-            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
             var keys: [String: Data] = [:]
             for note in body.notes {
                 guard keys.updateValue(note.wrappedKey, forKey: note.id) == nil else { throw APIError(.param, "a note appears twice") }
@@ -97,7 +114,8 @@ struct WebPassphraseRoutes {
                 for id in keys.keys where try store.access(toNote: id, for: account.id) != .owner {
                     throw NotesError.notFound("note \(id.prefix(64))")
                 }
-                try store.changePassphrase(from: body.fromPassphraseID, to: material, hint: body.hint, rewrappedKeys: keys, account: account.id)
+                try store.changePassphrase(
+                    proof: body.passphraseProof.proofOfKey, to: material, hint: body.hint, rewrappedKeys: keys, account: account.id)
                 return try Self.state(store, account.id)
             }
             return try WebCoding.response(state)
@@ -105,7 +123,7 @@ struct WebPassphraseRoutes {
         router.post("/api/passphrase/reset") { request, context -> Response in
             let session = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(ResetRequest.self, request)
-            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier)
+            let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
             try await checkAccountPassword(body.accountPassword, session.account, context)
             let state = try await services.perform("passphrase reset", context) { store in
                 try store.resetPassphrase(to: material, hint: body.hint, account: session.account.id)
@@ -113,11 +131,14 @@ struct WebPassphraseRoutes {
             }
             return try WebCoding.response(state)
         }
-        router.post("/api/passphrase/attempts") { request, context -> Response in
+        // The browser no longer reports "right" or "wrong": it proves the key and the server
+        // decides (a wrong proof is counted; a right one clears the count).
+        router.post("/api/passphrase/proof") { request, context -> Response in
             let account = try context.requireSession().account
-            let body = try await WebCoding.decodeWithoutSecret(AttemptRequest.self, request)
+            let body = try await WebCoding.decodeWithoutSecret(EntryRequest.self, request)
             let outcome = try await services.perform("passphrase entry", context) { store in
-                try store.recordPassphraseEntry(passphraseID: body.passphraseID, succeeded: body.succeeded, account: account.id)
+                try store.enterPassphrase(
+                    PassphraseProof(passphraseID: body.passphraseID, proof: body.proof), establish: body.establish ?? false, account: account.id)
             }
             return try WebCoding.response(outcome)
         }

@@ -66,7 +66,11 @@ struct WebLockedRecord: Encodable, Sendable {
     var passphraseID: Int64
     var salt: Data
     var iterations: Int
-    var wrappedKey: Data
+    /// Only while the note's passphrase has no recorded proof (see `POST …/wrapped-key`).
+    var wrappedKey: Data?
+    /// Whether the server checks proofs of this note's passphrase (else the browser checks
+    /// the passphrase against `wrappedKey` and records its proof).
+    var hasProof: Bool
     var iv: Data
     var tag: Data
     var ciphertext: Data
@@ -77,6 +81,7 @@ struct WebLockedRecord: Encodable, Sendable {
         salt = record.salt
         iterations = record.iterations
         wrappedKey = record.wrappedKey
+        hasProof = record.hasProof
         iv = record.iv
         tag = record.tag
         ciphertext = record.ciphertext

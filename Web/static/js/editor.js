@@ -7,7 +7,7 @@
 import { api, segment } from './api.js';
 import { h, icon, longDate, replaceChildren } from './dom.js';
 import { sealNoteText } from './locked-crypto.js';
-import { openNote } from './secure-session.js';
+import { openNote, passphraseProof, provedRequest } from './secure-session.js';
 import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
 import { sharePanel } from './sharing.js';
 import { busy } from './banner.js';
@@ -71,6 +71,7 @@ export class NoteEditor {
       message: earlier || 'Enter the passphrase to view this note.',
       passphrase: {
         passphraseID: locked.passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey,
+        hasProof: locked.hasProof,
       },
       onOpened: (key) => this.app.openedLocked(detail, key),
     });
@@ -117,6 +118,10 @@ export class NoteEditor {
       const newBody = body.value;
       const bodyChanged = newBody !== saved.body;
       const noteKey = isLocked ? openNote(noteID)?.noteKey : null;
+      // The proofs the server asks for, copied now: Lock Now clears the session's own.
+      const noteProof = isLocked ? openNote(noteID)?.noteProof?.slice() : null;
+      const notePassphraseProof = isLocked ? passphraseProof(detail.locked.passphraseID) : null;
+      if (notePassphraseProof) notePassphraseProof.proof = notePassphraseProof.proof.slice();
       if (!changes.title && !bodyChanged) {
         setStatus('saved', 'Saved');
         return;
@@ -132,7 +137,9 @@ export class NoteEditor {
             if (changes.title) await api.patch(`/notes/${segment(noteID)}`, { title: changes.title });
             if (bodyChanged) {
               const sealed = await sealNoteText(noteKey, newBody);
-              await api.put(`/notes/${segment(noteID)}/locked-body`, sealed);
+              await provedRequest('PUT', `/notes/${segment(noteID)}/locked-body`, {
+                ...sealed, noteProof, passphraseProof: notePassphraseProof || undefined,
+              });
             }
           } else {
             if (bodyChanged) changes.body = newBody;

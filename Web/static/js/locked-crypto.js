@@ -8,9 +8,15 @@
 //   body           = AES-128-GCM(note key, 12-byte IV, no additional data); tag kept apart
 //   attachment     = 1 MiB chunks, each IV ‖ ciphertext ‖ tag with additional data
 //                    "tresor.notes.attachment.v1\0" ‖ id ‖ 0 ‖ index (UInt64 BE) ‖ final (1/0)
+//   proofs         = HKDF-SHA256(key, no salt, label) → 32 bytes, label
+//                    "tresor.notes.passphrase-proof.v1" (of the passphrase key) or
+//                    "tresor.notes.note-proof.v1" (of a note key); the server keeps their
+//                    SHA-256 and asks for them before any change to locked notes
+//                    (docs/SECURITY.md, "Locked-note integrity on the web")
 //
 // Keys leave this module only as non-extractable CryptoKeys. A note key is extractable only
-// for the moment it is wrapped (when it is made, or re-wrapped under another passphrase).
+// for the moment it is wrapped (when it is made, or re-wrapped under another passphrase); the
+// 16 bytes of a passphrase key exist only while its AES-KW and HKDF keys are imported from them.
 
 import { concatBytes } from './bytes.js';
 import { appleNoteText } from './apple-note-body.js';
@@ -37,33 +43,75 @@ function randomBytes(count) {
   return globalThis.crypto.getRandomValues(new Uint8Array(count));
 }
 
-/** The passphrase key: a non-extractable AES-KW CryptoKey that can only wrap and unwrap. */
-export async function derivePassphraseKey(passphrase, salt, iterations) {
+export const proofByteCount = 32;
+export const passphraseProofLabel = 'tresor.notes.passphrase-proof.v1';
+export const noteProofLabel = 'tresor.notes.note-proof.v1';
+
+/**
+ * The passphrase key (a non-extractable AES-KW CryptoKey that can only wrap and unwrap) and its
+ * proof (32 bytes the server checks): `{key, proof}`. One PBKDF2 run.
+ */
+export async function derivePassphrase(passphrase, salt, iterations) {
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > maximumIterations) {
     throw new Error(`an iteration count must be 1 to ${maximumIterations}`);
   }
   if (!(salt instanceof Uint8Array) || salt.length < 1 || salt.length > 64) {
     throw new Error('a passphrase salt must be 1 to 64 bytes');
   }
-  const material = await subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveKey']);
-  return subtle.deriveKey(
-    { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
-    material,
-    { name: 'AES-KW', length: 128 },
-    false,
-    ['wrapKey', 'unwrapKey'],
-  );
+  const material = await subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveBits']);
+  // WebCrypto cannot derive an HKDF key from an AES-KW one: the 16 bytes are derived once and
+  // imported as both, then overwritten.
+  const bits = new Uint8Array(await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 128));
+  try {
+    const key = await subtle.importKey('raw', bits, { name: 'AES-KW' }, false, ['wrapKey', 'unwrapKey']);
+    const hkdf = await subtle.importKey('raw', bits, 'HKDF', false, ['deriveBits']);
+    return { key, proof: await proofOf(hkdf, passphraseProofLabel) };
+  } finally {
+    bits.fill(0);
+  }
+}
+
+/** The passphrase key alone (see `derivePassphrase`). */
+export async function derivePassphraseKey(passphrase, salt, iterations) {
+  return (await derivePassphrase(passphrase, salt, iterations)).key;
+}
+
+/** HKDF-SHA256(`hkdfKey`, no salt, `label`), 32 bytes. */
+async function proofOf(hkdfKey, label) {
+  const info = new TextEncoder().encode(label);
+  return new Uint8Array(await subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info }, hkdfKey, proofByteCount * 8));
+}
+
+/** What the server stores of a proof: its SHA-256. */
+export async function proofHash(proof) {
+  return new Uint8Array(await subtle.digest('SHA-256', proof));
 }
 
 /**
- * A new passphrase: fresh salt, the key and its verifier. `salt`, `iterations` and `verifier`
- * go to the server; `key` stays here.
+ * The proof of the note key inside `wrappedKey`: the key is unwrapped once more, as a
+ * non-extractable HKDF key. Throws WrongPassphraseError when it does not unwrap.
+ */
+export async function noteProof(wrappedKey, passphraseKey) {
+  if (wrappedKey.length !== wrappedKeyByteCount) throw new WrongPassphraseError();
+  let hkdf;
+  try {
+    hkdf = await subtle.unwrapKey('raw', wrappedKey, passphraseKey, 'AES-KW', 'HKDF', false, ['deriveBits']);
+  } catch {
+    throw new WrongPassphraseError();
+  }
+  return proofOf(hkdf, noteProofLabel);
+}
+
+/**
+ * A new passphrase: fresh salt, the key, its verifier and proof. `salt`, `iterations`,
+ * `verifier` and `proofHash` go to the server; `key` and `proof` stay here (the proof is
+ * presented later, for changes).
  */
 export async function newPassphrase(passphrase, iterations) {
   const salt = randomBytes(saltByteCount);
-  const key = await derivePassphraseKey(passphrase, salt, iterations);
+  const { key, proof } = await derivePassphrase(passphrase, salt, iterations);
   const verifier = await makeVerifier(key);
-  return { salt, iterations, verifier, key };
+  return { salt, iterations, verifier, proofHash: await proofHash(proof), key, proof };
 }
 
 /** A random AES key wrapped under `passphraseKey`: unwrapping it later proves the passphrase. */
@@ -96,16 +144,17 @@ export async function unwrapNoteKey(wrappedKey, passphraseKey) {
 }
 
 /**
- * A new note key: `{noteKey, wrappedKey}`. The key is generated extractable only so it can be
- * wrapped; the key handed back is unwrapped again, non-extractable, and the extractable one is
- * dropped here.
+ * A new note key: `{noteKey, wrappedKey, noteProof, noteProofHash}`. The key is generated
+ * extractable only so it can be wrapped; the key handed back is unwrapped again,
+ * non-extractable, and the extractable one is dropped here.
  */
 export async function newNoteKey(passphraseKey) {
   let extractable = await subtle.generateKey({ name: 'AES-GCM', length: 128 }, true, ['encrypt', 'decrypt']);
   const wrappedKey = new Uint8Array(await subtle.wrapKey('raw', extractable, passphraseKey, 'AES-KW'));
   extractable = null;
   const noteKey = await unwrapNoteKey(wrappedKey, passphraseKey);
-  return { noteKey, wrappedKey };
+  const proof = await noteProof(wrappedKey, passphraseKey);
+  return { noteKey, wrappedKey, noteProof: proof, noteProofHash: await proofHash(proof) };
 }
 
 /** `wrappedKey` (under `fromKey`) wrapped instead under `toKey` — for a change or a re-wrap. */

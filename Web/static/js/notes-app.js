@@ -7,8 +7,13 @@ import { byId, h, icon, replaceChildren, shortDate } from './dom.js';
 import { busy, showError, showMessage } from './banner.js';
 import { NoteEditor } from './editor.js';
 import { lockableKinds, attachmentBytes } from './attachments.js';
-import { asBytes, closeNote, forgetPassphraseKey, lockNow, onLock, openNote, passphraseKey, rememberOpenNote } from './secure-session.js';
-import { newNoteKey, openNoteText, rewrapNoteKey, sealAttachment, sealNoteText, unwrapNoteKey, WrongPassphraseError } from './locked-crypto.js';
+import {
+  asBytes, closeNote, forgetPassphraseKey, lockNow, onLock, openNote, passphraseKey, passphraseProof, provedRequest, rememberOpenNote,
+  wrappedKeyOf,
+} from './secure-session.js';
+import {
+  newNoteKey, noteProof, openNoteText, rewrapNoteKey, sealAttachment, sealNoteText, unwrapNoteKey, WrongPassphraseError,
+} from './locked-crypto.js';
 import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } from './passphrase-ui.js';
 import { startAutoLock, stopAutoLock } from './autolock.js';
 
@@ -291,12 +296,18 @@ export class NotesApp {
   async openedLocked(detail, key) {
     const { summary, locked } = detail;
     try {
-      const noteKey = openNote(summary.id)?.noteKey || await unwrapNoteKey(asBytes(locked.wrappedKey), key);
-      const text = await openNoteText(noteKey, {
+      let opened = openNote(summary.id);
+      if (!opened?.noteKey) {
+        // The wrapped key comes only for the passphrase's proof (docs/SECURITY.md); the note
+        // proof made from it is what a save presents.
+        const wrappedKey = await wrappedKeyOf(summary.id, locked);
+        opened = { noteKey: await unwrapNoteKey(wrappedKey, key), noteProof: await noteProof(wrappedKey, key) };
+      }
+      const text = await openNoteText(opened.noteKey, {
         iv: asBytes(locked.iv), tag: asBytes(locked.tag), ciphertext: asBytes(locked.ciphertext),
       }, locked.bodyFormat);
       if (this.selectedID !== summary.id || !passphraseKey(locked.passphraseID)) return; // moved on, or locked meanwhile
-      rememberOpenNote(summary.id, { noteKey });
+      rememberOpenNote(summary.id, { noteKey: opened.noteKey, noteProof: opened.noteProof });
       this.editor.show(detail, { text });
     } catch (error) {
       if (error instanceof WrongPassphraseError) {
@@ -390,7 +401,7 @@ export class NotesApp {
       if (notLockable.length) {
         throw new Error(`This note cannot be locked: ${notLockable.map((a) => `“${a.name}” is a ${a.kind} attachment`).join(', ')}. Remove it first.`);
       }
-      const { noteKey, wrappedKey } = await newNoteKey(key);
+      const { noteKey, wrappedKey, noteProof: proofOfNote, noteProofHash } = await newNoteKey(key);
       const sealed = await sealNoteText(noteKey, detail.body ?? '');
       const attachments = [];
       for (const attachment of detail.attachments || []) {
@@ -398,10 +409,11 @@ export class NotesApp {
         attachments.push({ id: attachment.id, chunks: await sealAttachment(noteKey, attachment.id, bytes) });
         bytes.fill(0);
       }
-      await api.post(`/notes/${segment(summary.id)}/lock`, {
-        passphraseID: state.current.id, wrappedKey, iv: sealed.iv, tag: sealed.tag, ciphertext: sealed.ciphertext, attachments,
+      await provedRequest('POST', `/notes/${segment(summary.id)}/lock`, {
+        passphraseProof: passphraseProof(state.current.id), wrappedKey, noteProofHash,
+        iv: sealed.iv, tag: sealed.tag, ciphertext: sealed.ciphertext, attachments,
       });
-      rememberOpenNote(summary.id, { noteKey });
+      rememberOpenNote(summary.id, { noteKey, noteProof: proofOfNote });
       showMessage('Note locked. It stays open here until you use Lock Now.', 'info');
       await this.reload();
     });
@@ -422,13 +434,17 @@ export class NotesApp {
     if (!toKey) return;
     await busy(async () => {
       const fresh = await api.get(`/notes/${segment(summary.id)}`);
-      const wrappedKey = await rewrapNoteKey(asBytes(fresh.locked.wrappedKey), fromKey, toKey);
+      const oldWrapped = await wrappedKeyOf(summary.id, fresh.locked);
+      const wrappedKey = await rewrapNoteKey(oldWrapped, fromKey, toKey);
       // Check the new wrapping opens the same note before sending it.
       const noteKey = await unwrapNoteKey(wrappedKey, toKey);
       await openNoteText(noteKey, {
         iv: asBytes(fresh.locked.iv), tag: asBytes(fresh.locked.tag), ciphertext: asBytes(fresh.locked.ciphertext),
       }, fresh.locked.bodyFormat);
-      await api.post(`/notes/${segment(summary.id)}/rewrap`, { passphraseID: state.current.id, wrappedKey });
+      await provedRequest('POST', `/notes/${segment(summary.id)}/rewrap`, {
+        passphraseProof: passphraseProof(state.current.id), wrappedKey, noteProof: await noteProof(oldWrapped, fromKey),
+        earlierPassphraseProof: passphraseProof(locked.passphraseID) || undefined,
+      });
       showMessage('The note now opens with your current passphrase.', 'info');
       await this.reload();
     });

@@ -1,12 +1,15 @@
 // Asking for a passphrase (to open a locked note, to lock one, to re-wrap one) and the
 // passphrase settings: set the first one, change it (needs the current one) and reset it
 // (needs the account password). The passphrase itself never leaves this page: the server gets
-// salts, iteration counts, verifiers and wrapped keys.
+// salts, iteration counts, verifiers, proof hashes and wrapped keys, and a proof of the
+// current passphrase for a change.
 
 import { api, ApiError, segment } from './api.js';
 import { byId, h, icon, longDate } from './dom.js';
 import { newPassphrase, rewrapNoteKey, unwrapNoteKey } from './locked-crypto.js';
-import { asBytes, enterPassphrase, passphraseKey, rememberPassphraseKey, secondsToWait } from './secure-session.js';
+import {
+  enterPassphrase, passphraseKey, passphraseProof, provedRequest, rememberPassphraseKey, secondsToWait, wrappedKeyOf,
+} from './secure-session.js';
 import { showMessage } from './banner.js';
 
 export const fallbackIterations = 600_000;
@@ -154,7 +157,7 @@ export function currentPassphraseKey(state, reason) {
     const dialog = modal('passphrase-dialog', 'Enter Your Passphrase',
       passphraseForm({
         message: reason,
-        passphrase: { passphraseID: current.id, salt: current.salt, iterations: current.iterations, verifier: current.verifier },
+        passphrase: passphraseToEnter(current),
         submitLabel: 'OK',
         onOpened: async (key) => { settled = true; resolve(key); dialog.close(); },
         onCancel: () => dialog.close(),
@@ -207,9 +210,9 @@ export function openPassphraseSettings(state, { onChanged }) {
     body = h('form', { id: 'passphrase-set-form', class: 'dialog-form', novalidate: true, on: { submit: run(async () => {
       const { passphrase, hint } = readNew();
       const made = await newPassphrase(passphrase, iterations);
-      await api.post('/passphrase', { salt: made.salt, iterations, verifier: made.verifier, hint });
+      await api.post('/passphrase', { salt: made.salt, iterations, verifier: made.verifier, proofHash: made.proofHash, hint });
       const fresh = await loadPassphraseState();
-      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key);
+      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key, made.proof);
       return 'Passphrase set. You can lock notes now.';
     }) } },
     h('p', { class: 'dialog-text' }, 'Locked notes are encrypted in this browser with your passphrase. If you forget it, notes locked with it cannot be read — not even by Tresor.'),
@@ -220,9 +223,7 @@ export function openPassphraseSettings(state, { onChanged }) {
       const typedCurrent = byId('current-passphrase').value;
       const { passphrase, hint } = readNew();
       const current = state.current;
-      const check = await enterPassphrase(typedCurrent, {
-        passphraseID: current.id, salt: current.salt, iterations: current.iterations, verifier: current.verifier,
-      });
+      const check = await enterPassphrase(typedCurrent, passphraseToEnter(current));
       if (!check.ok) {
         const parts = ['The current passphrase is wrong.'];
         if (check.hint) parts.push(`Hint: ${check.hint}`);
@@ -232,7 +233,7 @@ export function openPassphraseSettings(state, { onChanged }) {
       const made = await newPassphrase(passphrase, iterations);
       await changePassphrase(current.id, check.key, made, hint);
       const fresh = await loadPassphraseState();
-      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key);
+      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key, made.proof);
       return 'Passphrase changed. Your locked notes open with the new one.';
     }) } },
     field('current-passphrase', 'Current passphrase', { type: 'password', autocomplete: 'current-password' }),
@@ -244,9 +245,11 @@ export function openPassphraseSettings(state, { onChanged }) {
       if (!accountPassword) throw new Error('Enter your account password.');
       const { passphrase, hint } = readNew();
       const made = await newPassphrase(passphrase, iterations);
-      await api.post('/passphrase/reset', { accountPassword, salt: made.salt, iterations, verifier: made.verifier, hint });
+      await api.post('/passphrase/reset', {
+        accountPassword, salt: made.salt, iterations, verifier: made.verifier, proofHash: made.proofHash, hint,
+      });
       const fresh = await loadPassphraseState();
-      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key);
+      if (fresh.current) rememberPassphraseKey(fresh.current.id, made.key, made.proof);
       return 'Passphrase reset. New notes lock with it; notes locked before still open with the old one.';
     }) } },
     h('p', { class: 'dialog-text' }, 'Forgot your passphrase? Set a new one for notes you lock from now on. Notes locked before keep their old passphrase and still open with it.'),
@@ -277,14 +280,22 @@ export function openPassphraseSettings(state, { onChanged }) {
   return dialog;
 }
 
+/** What `enterPassphrase` needs of a PassphraseRecord (`verifier` only before proofs). */
+function passphraseToEnter(current) {
+  return {
+    passphraseID: current.id, salt: current.salt, iterations: current.iterations, verifier: current.verifier, hasProof: current.hasProof,
+  };
+}
+
 function field(id, label, attributes) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), h('input', { id, ...attributes }));
 }
 
 /**
  * Re-wraps every own note locked with passphrase `fromID` under the new passphrase and sends the
- * change in one request (the server refuses it with `conflict` unless it names exactly those
- * notes, e.g. when one was locked meanwhile: then it is tried once more).
+ * change in one request with the proof of the current passphrase (the server refuses it with
+ * `conflict` unless it names exactly those notes, e.g. when one was locked meanwhile: then it
+ * is tried once more). The wrapped keys themselves are handed out only for that proof.
  */
 async function changePassphrase(fromID, fromKey, made, hint) {
   for (let attempt = 0; ; attempt += 1) {
@@ -293,13 +304,14 @@ async function changePassphrase(fromID, fromKey, made, hint) {
     const rewrapped = [];
     for (const note of locked) {
       const detail = await api.get(`/notes/${segment(note.id)}`);
-      const wrappedKey = await rewrapNoteKey(asBytes(detail.locked.wrappedKey), fromKey, made.key);
+      const wrappedKey = await rewrapNoteKey(await wrappedKeyOf(note.id, detail.locked), fromKey, made.key);
       await unwrapNoteKey(wrappedKey, made.key); // it opens with the new passphrase before it is sent
       rewrapped.push({ id: note.id, wrappedKey });
     }
     try {
-      await api.post('/passphrase/change', {
-        fromPassphraseID: fromID, salt: made.salt, iterations: made.iterations, verifier: made.verifier, hint, notes: rewrapped,
+      await provedRequest('POST', '/passphrase/change', {
+        passphraseProof: passphraseProof(fromID), salt: made.salt, iterations: made.iterations, verifier: made.verifier,
+        proofHash: made.proofHash, hint, notes: rewrapped,
       });
       return;
     } catch (error) {

@@ -1,15 +1,16 @@
 // The browser's secure session (SPEC §4.3): the passphrase keys entered on this page and the
 // locked notes open right now. Everything lives in this module's memory as non-extractable
-// CryptoKeys; `lockNow` drops all of it, revokes the notes' object URLs and tells the views
-// to put placeholders back. Nothing here touches the DOM or storage.
+// CryptoKeys, with the proofs the server asks for before a change (docs/SECURITY.md,
+// "Locked-note integrity on the web"); `lockNow` drops all of it, revokes the notes' object
+// URLs and tells the views to put placeholders back. Nothing here touches the DOM or storage.
 
-import { api, ApiError } from './api.js';
-import { derivePassphraseKey, unwrapNoteKey, verifies, WrongPassphraseError } from './locked-crypto.js';
+import { api, ApiError, request, segment } from './api.js';
+import { derivePassphrase, unwrapNoteKey, verifies, WrongPassphraseError } from './locked-crypto.js';
 import { fromBase64 } from './bytes.js';
 
-/** passphrase id → its passphrase key (AES-KW, non-extractable). */
+/** passphrase id → { key (AES-KW, non-extractable), proof (the bytes the server checks) }. */
 const passphraseKeys = new Map();
-/** note id → { noteKey, objectURLs: Set<string> } for each open locked note (its text lives only in the editor). */
+/** note id → { noteKey, noteProof, objectURLs: Set<string> } for each open locked note (its text lives only in the editor). */
 const openNotes = new Map();
 const lockListeners = new Set();
 let reportedOpen = false;
@@ -27,7 +28,13 @@ export function onLock(listener) {
 }
 
 export function passphraseKey(passphraseID) {
-  return passphraseKeys.get(passphraseID) || null;
+  return passphraseKeys.get(passphraseID)?.key || null;
+}
+
+/** `{passphraseID, proof}` for a passphrase entered here, or null: what proof-guarded requests carry. */
+export function passphraseProof(passphraseID) {
+  const entry = passphraseKeys.get(passphraseID);
+  return entry ? { passphraseID, proof: entry.proof } : null;
 }
 
 export function isOpen() {
@@ -35,13 +42,40 @@ export function isOpen() {
 }
 
 export function forgetPassphraseKey(passphraseID) {
+  const entry = passphraseKeys.get(passphraseID);
+  if (entry) entry.proof.fill(0);
   passphraseKeys.delete(passphraseID);
   if (!isOpen()) reportSession(false);
 }
 
-export function rememberPassphraseKey(passphraseID, key) {
-  passphraseKeys.set(passphraseID, key);
+export function rememberPassphraseKey(passphraseID, key, proof) {
+  passphraseKeys.set(passphraseID, { key, proof });
   reportSession(true);
+}
+
+/**
+ * A proof-guarded request: answers 401 `wrongPassphrase` / `passphraseRequired` are about the
+ * passphrase, not the web session, so they must not sign the page out.
+ */
+export function provedRequest(method, path, body) {
+  return request(method, path, { body, quietUnauthorized: true });
+}
+
+/**
+ * The wrapped key of locked note `noteID`: from `locked` while the server hands it out without
+ * a proof (a passphrase from before proofs), else fetched with the proof of its passphrase.
+ */
+export async function wrappedKeyOf(noteID, locked) {
+  if (locked.wrappedKey) return asBytes(locked.wrappedKey);
+  const proof = passphraseProof(locked.passphraseID);
+  if (!proof) throw new WrongPassphraseError();
+  try {
+    const answer = await provedRequest('POST', `/notes/${segment(noteID)}/wrapped-key`, proof);
+    return asBytes(answer.wrappedKey);
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'wrongPassphrase' || error.code === 'passphraseRequired')) throw new WrongPassphraseError();
+    throw error;
+  }
 }
 
 /** The open locked note `id`, or null. */
@@ -61,6 +95,8 @@ export function closeNote(id) {
   for (const url of entry.objectURLs) URL.revokeObjectURL(url);
   entry.objectURLs.clear();
   entry.noteKey = null;
+  entry.noteProof?.fill(0);
+  entry.noteProof = null;
   openNotes.delete(id);
 }
 
@@ -68,6 +104,7 @@ export function closeNote(id) {
 export function lockNow(reason = 'lockNow') {
   const hadSomething = isOpen() || reportedOpen;
   for (const id of [...openNotes.keys()]) closeNote(id);
+  for (const entry of passphraseKeys.values()) entry.proof.fill(0);
   passphraseKeys.clear();
   for (const listener of lockListeners) listener(reason);
   if (hadSomething) reportSession(false);
@@ -98,51 +135,46 @@ export function secondsToWait(passphraseID) {
 }
 
 /**
- * Checks a typed passphrase for the passphrase `passphraseID` (with its `salt` and
- * `iterations`) against a `verifier` or, for imported Apple passphrases, a note's
- * `wrappedKey`, and reports the entry to the server (which counts wrong entries, gives the hint
- * from the third on and says how long to wait). Only whether it was right is reported.
+ * Enters a typed passphrase for the passphrase `passphraseID` (with its `salt` and
+ * `iterations`): derives the key and its proof and sends the proof (`POST /passphrase/proof`).
+ * The server decides whether it was right and counts wrong ones (hint from the third, waits
+ * from the fifth) — the page never reports "right" or "wrong" itself. A passphrase from
+ * before proofs (`hasProof` false) is first checked here against its `verifier` or, for
+ * imported Apple passphrases, a note's `wrappedKey`; a right one records its proof
+ * (`establish`), a wrong one is sent so that it counts.
  *
  * Returns `{ ok: true, key }` or `{ ok: false, failedAttempts, hint, retryAfterSeconds }`.
  */
-export async function enterPassphrase(passphrase, { passphraseID, salt, iterations, verifier, wrappedKey }) {
+export async function enterPassphrase(passphrase, { passphraseID, salt, iterations, verifier, wrappedKey, hasProof }) {
   if (keybagState !== 'unlocked') {
     throw new Error('Tresor is locked on this computer. Unlock it (tresor unlock) to open locked notes.');
   }
   const wait = secondsToWait(passphraseID);
   if (wait > 0) return { ok: false, retryAfterSeconds: wait, hint: null, failedAttempts: null };
-  const key = await derivePassphraseKey(passphrase, asBytes(salt), iterations);
-  let ok;
-  if (verifier) {
-    ok = await verifies(key, asBytes(verifier));
-  } else {
-    try {
-      await unwrapNoteKey(asBytes(wrappedKey), key);
-      ok = true;
-    } catch (error) {
-      if (!(error instanceof WrongPassphraseError)) throw error;
-      ok = false;
+  const { key, proof } = await derivePassphrase(passphrase, asBytes(salt), iterations);
+  let establish = false;
+  if (!hasProof) {
+    if (verifier) {
+      establish = await verifies(key, asBytes(verifier));
+    } else if (wrappedKey) {
+      try {
+        await unwrapNoteKey(asBytes(wrappedKey), key);
+        establish = true;
+      } catch (error) {
+        if (!(error instanceof WrongPassphraseError)) throw error;
+      }
     }
   }
-  let outcome = {};
   try {
-    outcome = (await api.post('/passphrase/attempts', { passphraseID, succeeded: ok })) || {};
+    await provedRequest('POST', '/passphrase/proof', { passphraseID, proof, establish });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'throttled') throw error;
-    outcome = { retryAfterSeconds: error.retryAfterSeconds, hint: error.hint, failedAttempts: error.failedAttempts };
-    ok = false; // the server refused the entry: do not open anything with it
-  }
-  if (outcome.retryAfterSeconds) waitUntil.set(passphraseID, Date.now() + outcome.retryAfterSeconds * 1000);
-  if (!ok) {
-    return {
-      ok: false,
-      failedAttempts: outcome.failedAttempts ?? null,
-      hint: outcome.hint ?? null,
-      retryAfterSeconds: outcome.retryAfterSeconds ?? null,
-    };
+    proof.fill(0);
+    if (!(error instanceof ApiError) || !['wrongPassphrase', 'throttled', 'passphraseRequired'].includes(error.code)) throw error;
+    if (error.retryAfterSeconds) waitUntil.set(passphraseID, Date.now() + error.retryAfterSeconds * 1000);
+    return { ok: false, failedAttempts: error.failedAttempts, hint: error.hint, retryAfterSeconds: error.retryAfterSeconds };
   }
   waitUntil.delete(passphraseID);
-  rememberPassphraseKey(passphraseID, key);
+  rememberPassphraseKey(passphraseID, key, proof);
   return { ok: true, key };
 }
 
