@@ -30,7 +30,8 @@ extension NotesStore {
             let body = try sealing.noteLayer(fresh).open(fresh.sealedBody ?? Data(), table: "notes", id: id, column: "body")
             try writeLockedRecord(
                 id, passphrase: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
-                noteProofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)), body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
+                noteProofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)),
+                body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
             return try resealAttachments(of: id, from: nil, to: noteKey, db, sealing)
         }
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -173,7 +174,7 @@ extension NotesStore {
     ///
     /// The attempt is counted as a failure in the database *before* the key derivation runs,
     /// and the count cleared again when it was right: concurrent wrong entries each find the
-    /// others' reservations, so no more are checked than the delays allow (issue 26, point 4).
+    /// others' reservations, so no more are checked than the delays allow (docs/SECURITY.md §3.12.1).
     /// A right entry also records the passphrase's proof hash if it has none, or a different
     /// one (the daemon checked the passphrase itself, so its proof is authoritative).
     func checkedKey(

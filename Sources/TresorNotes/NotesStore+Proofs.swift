@@ -9,7 +9,7 @@ import TresorKeybag
 // key it holds (`LockedNoteCrypto.passphraseProof` / `noteProof`) — which the store compares
 // with the SHA-256 it keeps. Every check runs inside the write transaction of the change it
 // guards: the delay is checked, the proof compared and a wrong one counted in one serialized
-// step, so concurrent wrong proofs cannot outrun the count (issue 26, point 4).
+// step, so concurrent wrong proofs cannot outrun the count.
 extension NotesStore {
     /// An entry of the passphrase in the browser: the proof of the key it derived.
     ///

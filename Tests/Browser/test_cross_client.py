@@ -159,9 +159,8 @@ class CrossClientTests(BrowserCase):
             return subprocess.run(["sqlite3", str(database), statement], check=True, capture_output=True, text=True).stdout.strip()
 
         sql("UPDATE passphrases SET proof_hash = NULL; UPDATE notes SET note_proof_hash = NULL;")
-        page.lock_now()
-        page.b.driver.refresh()
-        page.wait_signed_in()
+        # lock-now signed the page out and dropped its keys: it signs in afresh.
+        page = self.local()
         page.select(note_id)
         page.open_locked(note_id, self.passphrase)
         self.assertEqual(page.body_text(), body)

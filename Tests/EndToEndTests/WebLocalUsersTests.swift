@@ -148,9 +148,13 @@ import TresorProtocol
         usleep(200_000)
         let checked = harness.daemonLog.components(separatedBy: "web: password checked").count - 1 - checkedBefore
         #expect(checked == failed && checked <= allowed, "the daemon ran the KDF \(checked) times for 60 concurrent sign-ins")
-        // Bob himself still waits: the burst used up the name's free failures.
+        // Bob himself still waits: the burst used up the name's free failures. The shortest
+        // wait is 1 s from the last check, so on a machine too loaded to ask within it, a
+        // success is what the limit allows.
         var late = WebBrowser(server)
-        #expect(try late.signIn("bob", password).status == 429)
+        let lateStatus = try late.signIn("bob", password).status
+        let sinceBurst = Date().timeIntervalSince(started) - elapsed
+        #expect(lateStatus == 429 || (lateStatus == 200 && sinceBurst >= 1), "bob answered \(lateStatus) \(sinceBurst) s after the burst")
         try harness.expectNoSecretLeaked()
     }
 }

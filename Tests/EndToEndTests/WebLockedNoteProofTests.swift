@@ -34,6 +34,8 @@ import TresorCrypto
         let id = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
         #expect(try harness.tresor(["note", "lock", id, "--passphrase-stdin"], input: passphrase + "\n").succeeded)
 
+        // `note lock-now` ends the local account's web sessions: the session signs in after it.
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         var session = WebBrowser(server)
         #expect(try session.signIn("local", Self.passcode).status == 200)
         harness.secrets.append(session.token ?? "")
@@ -42,7 +44,6 @@ import TresorCrypto
 
         // Three wrong entries typed in the CLI are counted; the session cannot clear them by
         // claiming a right entry, nor by "establishing" a proof of its own.
-        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         for _ in 0..<3 {
             let wrong = try harness.tresor(["note", "show", id, "--passphrase-stdin"], input: "not-it-\(UUID().uuidString.prefix(6))\n")
             #expect(!wrong.succeeded)
@@ -54,6 +55,10 @@ import TresorCrypto
         #expect(failures >= 3, "the wrong-entry count was cleared without the passphrase (now \(failures))")
         // The owner's right entry (typed in the CLI) clears the count again.
         #expect(try cliBody(harness, id, passphrase).succeeded)
+        // (its lock-now ended the web session: a new one reads on)
+        session = WebBrowser(server)
+        #expect(try session.signIn("local", Self.passcode).status == 200)
+        harness.secrets.append(session.token ?? "")
         #expect(try state(session)["failedAttempts"] as? Int == 0)
 
         // Key material: the salt and rounds (needed to derive the key) but no verifier and no

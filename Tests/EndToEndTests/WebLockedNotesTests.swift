@@ -106,6 +106,8 @@ import TresorNotes
         harness.secrets.append(first)
 
         let firstMaterial = try Material(first, iterations: iterations, hint: "the first one")
+        // A proof is a bearer secret while it stays the same: never in the log or a file.
+        harness.secrets.append(LockedNoteCrypto.passphraseProof(firstMaterial.key).base64EncodedString())
         let set = try alice.post("/api/passphrase", firstMaterial.json)
         #expect(set.status == 200 && set.json?["isSet"] as? Bool == true)
         #expect(try alice.post("/api/passphrase", firstMaterial.json).code == "passphraseAlreadySet")
