@@ -12,6 +12,10 @@ public struct Caller: Sendable {
     public var seesEveryGroup: Bool
     /// The passcode given with this request, if any (user presence).
     public var passcode: Passcode?
+    /// The daemon has already established that the user is present for this request — an
+    /// approval answered through Tresor, or a CLI session opened with the passcode in the
+    /// requesting terminal (docs/SECURITY.md, "user presence") — so no passcode is needed.
+    public var presenceConfirmed = false
 
     public init(accessGroups: [String], defaultAccessGroup: String, seesEveryGroup: Bool = false, passcode: Passcode? = nil) {
         self.accessGroups = accessGroups

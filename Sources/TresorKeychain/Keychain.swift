@@ -494,7 +494,7 @@ public final class Keychain: Sendable {
     private func checkPresence(for attributes: ItemAttributes, caller: Caller, verified: inout Bool) throws {
         let needsPasscode = attributes.accessControl == .userPresence
             || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
-        guard needsPasscode, !verified else { return }
+        guard needsPasscode, !verified, !caller.presenceConfirmed else { return }
         guard let passcode = caller.passcode else {
             throw KeychainError.authFailed("this item needs the passcode in the request (user presence)")
         }
