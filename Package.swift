@@ -58,6 +58,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // The age v1 file format with a passphrase (scrypt) recipient, streamed: what a backup
+        // file is, so that the standard `age -d` opens it (docs/FORMAT.md).
+        .target(name: "TresorAge", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
         .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
@@ -142,6 +145,7 @@ let package = Package(
         ], path: "Tests/Fixtures/NoteStoreFixture"),
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import TresorCrypto
+
+/// Writes an age v1 file encrypted to a passphrase, as a stream: the header as soon as it
+/// is made, then one sealed 64 KiB chunk at a time, so memory stays at one chunk whatever
+/// the size. `age -d` opens the result.
+///
+/// ```swift
+/// var encryptor = try AgeEncryptor(passphrase: Data("correct horse".utf8)) { try handle.write(contentsOf: $0) }
+/// try encryptor.write(records)
+/// try encryptor.finish()
+/// ```
+public struct AgeEncryptor {
+    private let output: (Data) throws -> Void
+    private let payloadKey: SymmetricKey
+    private var pending = Data()
+    private var counter: UInt64 = 0
+    private var finished = false
+
+    /// Starts a file and writes its header and payload nonce.
+    /// - Parameters:
+    ///   - passphrase: The passphrase, UTF-8 encoded; it must not be empty.
+    ///   - workFactor: scrypt's `log2(N)`, 1 through ``ScryptStanza/maximumWorkFactor``.
+    ///   - output: Receives the file's bytes in order.
+    /// - Throws: ``AgeError`` or a crypto error for bad parameters; whatever `output` throws.
+    public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor, output: @escaping (Data) throws -> Void) throws {
+        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
+        guard (1...ScryptStanza.maximumWorkFactor).contains(workFactor) else {
+            throw AgeError.workFactorTooHigh(workFactor, maximum: ScryptStanza.maximumWorkFactor)
+        }
+        let fileKey = SymmetricKey(data: SecureRandom.bytes(count: 16))
+        let stanza = try ScryptStanza.seal(
+            fileKey: fileKey, passphrase: passphrase, workFactor: workFactor,
+            salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
+        let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
+        self.output = output
+        payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
+        try output(AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce)
+    }
+
+    /// Adds `bytes` to the payload. Full chunks are sealed and written; the rest waits.
+    /// - Parameter bytes: Plaintext, in any sizes.
+    /// - Throws: Whatever `output` throws; a programming error after ``finish()``.
+    public mutating func write<Bytes: DataProtocol>(_ bytes: Bytes) throws {
+        precondition(!finished, "AgeEncryptor.write after finish")
+        pending.append(contentsOf: bytes)
+        // A chunk is written only once more follows it: the final one must carry the final flag.
+        while pending.count > PayloadStream.chunkByteCount {
+            let chunk = pending.prefix(PayloadStream.chunkByteCount)
+            try output(try ChaChaPoly1305.seal(chunk, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: false)))
+            counter += 1
+            pending = Data(pending.dropFirst(PayloadStream.chunkByteCount))
+        }
+    }
+
+    /// Seals and writes the final chunk. The file is complete only after this.
+    /// - Throws: Whatever `output` throws.
+    public mutating func finish() throws {
+        precondition(!finished, "AgeEncryptor.finish twice")
+        finished = true
+        try output(try ChaChaPoly1305.seal(pending, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: true)))
+        pending = Data()
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TresorAge
+
+/// Files Tresor writes read back byte for byte, at every size around the 64 KiB chunk edges.
+@Suite struct AgeRoundTripTests {
+    static let passphrase = Data("correct horse battery staple".utf8)
+
+    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 3 * 65_536, 3 * 65_536 + 5])
+    func roundTrip(size: Int) throws {
+        let plaintext = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+        let file = try AgeFile.encrypt(plaintext, passphrase: Self.passphrase, workFactor: 4)
+        #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == plaintext)
+        // 16-byte tag per chunk; an empty file still has one (empty) final chunk.
+        let chunks = max(1, (size + 65_535) / 65_536)
+        #expect(file.count == Self.headerByteCount(of: file) + 16 + size + 16 * chunks)
+    }
+
+    @Test func writesInAnySizeGiveTheSameStream() throws {
+        let plaintext = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+        var file = Data()
+        var encryptor = try AgeEncryptor(passphrase: Self.passphrase, workFactor: 4) { file += $0 }
+        var offset = 0
+        for size in [1, 7, 65_536, 3, 100_000, 34_453] {
+            try encryptor.write(plaintext[offset..<offset + size])
+            offset += size
+        }
+        try encryptor.finish()
+        #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == plaintext)
+    }
+
+    @Test func chunksComeBackAtMost64KiBAtATime() throws {
+        let file = try AgeFile.encrypt(Data(count: 300_000), passphrase: Self.passphrase, workFactor: 4)
+        var remaining = file[...]
+        var decryptor = try AgeDecryptor(passphrase: Self.passphrase) { count in
+            let next = remaining.prefix(count)
+            remaining = remaining.dropFirst(next.count)
+            return Data(next)
+        }
+        var sizes: [Int] = []
+        while let chunk = try decryptor.read() { sizes.append(chunk.count) }
+        #expect(sizes == [65_536, 65_536, 65_536, 65_536, 37_856])
+    }
+
+    @Test func theHeaderStatesTheWorkFactorAndEachFileHasItsOwnSaltAndKey() throws {
+        let first = try AgeFile.encrypt(Data("same".utf8), passphrase: Self.passphrase, workFactor: 5)
+        let second = try AgeFile.encrypt(Data("same".utf8), passphrase: Self.passphrase, workFactor: 5)
+        let lines = String(decoding: first.prefix(Self.headerByteCount(of: first)), as: UTF8.self).split(separator: "\n")
+        #expect(lines[0] == "age-encryption.org/v1")
+        let stanza = lines[1].split(separator: " ")
+        #expect(stanza.count == 4 && stanza[0] == "->" && stanza[1] == "scrypt" && stanza[3] == "5")
+        #expect(stanza[2].count == 22, "16 salt bytes, unpadded Base64")
+        #expect(lines[3].hasPrefix("--- "))
+        #expect(first != second)
+        #expect(first.count == second.count)
+    }
+
+    @Test func theDefaultWorkFactorIsAges() {
+        #expect(ScryptStanza.defaultWorkFactor == 18)
+        #expect(ScryptStanza.maximumWorkFactor == 20)
+    }
+
+    @Test func anEmptyPassphraseIsRefused() {
+        #expect(throws: (any Error).self) { try AgeFile.encrypt(Data("x".utf8), passphrase: Data(), workFactor: 4) }
+    }
+
+    /// The header's length: through the newline ending the `--- MAC` line.
+    static func headerByteCount(of file: Data) -> Int {
+        let marker = Data("\n--- ".utf8)
+        let start = file.range(of: marker)!.upperBound
+        return file[start...].firstIndex(of: UInt8(ascii: "\n"))! + 1 - file.startIndex
+    }
+}
