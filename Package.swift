@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TresorModel", targets: ["TresorModel"]),
         .library(name: "TresorSystem", targets: ["TresorSystem"]),
         .library(name: "TresorDBus", targets: ["TresorDBus"]),
+        .library(name: "TresorAge", targets: ["TresorAge"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),

@@ -54,5 +54,8 @@ let package = Package(
         fuzzTarget("dbus-message", [
             .product(name: "TresorDBus", package: "Tresor"),
         ]),
+        fuzzTarget("age-file", [
+            .product(name: "TresorAge", package: "Tresor"),
+        ]),
     ]
 )
