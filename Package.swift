@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TresorKit", targets: ["TresorKit"]),
+        // Apple's SecItem API on Linux, over TresorKit: Apple-platform keychain code compiles
+        // with one conditional import.
+        .library(name: "TresorSecurity", targets: ["TresorSecurity"]),
         // For the fuzz package (Fuzz/), which drives these modules' parsers directly, and the
         // benchmark package (Benchmarks/), whose raw client waits for answers as TresorKit does.
         .library(name: "TresorCrypto", targets: ["TresorCrypto"]),
@@ -117,6 +120,9 @@ let package = Package(
         // The client library used by applications and by the CLI: the wire types and the model,
         // no storage, no crypto — an application that links it starts as fast as a small tool.
         .target(name: "TresorKit", dependencies: ["TresorModel", "TresorProtocol", "TresorSystem"]),
+        // The Security framework's keychain surface (SecItem…, kSec…, errSec…, CF spellings).
+        // Full Foundation, unlike TresorKit: the code it serves already imports it.
+        .target(name: "TresorSecurity", dependencies: ["TresorKit", "TresorModel"]),
         .executableTarget(name: "tresord", dependencies: [
             "TresorServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -136,6 +142,7 @@ let package = Package(
         .executableTarget(name: "tresor-read-secret-service", dependencies: ["TresorDBus", "TresorModel", "TresorProtocol", "TresorSystem"]),
         // Example: stores and reads an API token (README, "From Swift").
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
+        .executableTarget(name: "apple-keychain-samples", dependencies: ["TresorSecurity"], path: "Examples/AppleKeychainSamples"),
         // Two small keychain clients the end-to-end tests register as different applications.
         .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
@@ -167,7 +174,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture",
+            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorSecurity",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

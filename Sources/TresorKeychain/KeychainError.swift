@@ -27,18 +27,21 @@ public enum KeychainError: Error, Equatable, Sendable {
     case storage(String)
 
     /// Apple's `OSStatus` for this error.
-    public var osStatus: Int32 {
+    public var osStatus: Int32 { securityStatus.rawValue }
+
+    /// The Security framework status for this error.
+    public var securityStatus: SecurityStatus {
         switch self {
-        case .duplicateItem: return -25299
-        case .itemNotFound: return -25300
-        case .interactionNotAllowed: return -25308
-        case .authFailed, .throttled: return -25293
-        case .missingEntitlement: return -34018
-        case .param: return -50
-        case .decode: return -26275
-        case .readOnly: return -25292
-        case .noSuchKeychain: return -25294
-        case .storage: return -2070
+        case .duplicateItem: return .duplicateItem
+        case .itemNotFound: return .itemNotFound
+        case .interactionNotAllowed: return .interactionNotAllowed
+        case .authFailed, .throttled: return .authFailed
+        case .missingEntitlement: return .missingEntitlement
+        case .param: return .param
+        case .decode: return .decode
+        case .readOnly: return .readOnly
+        case .noSuchKeychain: return .noSuchKeychain
+        case .storage: return .internalComponent
         }
     }
 }

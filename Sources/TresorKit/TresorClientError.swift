@@ -12,6 +12,10 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// The daemon accepted the connection but sent nothing (or took nothing) for `seconds`:
     /// it is stopped (SIGSTOP), stuck, or not tresord.
     case daemonNotAnswering(seconds: Int)
+    /// The daemon closed the connection before it took the whole request (it restarted, or
+    /// refused this connection): nothing of the request was acted on, so sending it again on a
+    /// new connection is safe.
+    case connectionClosedBeforeRequest(errno: Int32)
     /// The connection broke or the answer was not HTTP/JSON as documented.
     case protocolError(String)
     /// A file to upload could not be opened, is not a regular file, or ended before its size
@@ -26,6 +30,7 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .untrustedDaemon(let uid): return "the socket belongs to a process of uid \(uid), not to this user: refusing to talk to it"
         case .daemonNotAnswering(let seconds):
             return "tresord did not answer for \(seconds) s; it may be stopped or stuck (restart it, or set TRESOR_TIMEOUT for a longer wait)"
+        case .connectionClosedBeforeRequest(let errno): return "tresord closed the connection before taking the request (errno \(errno))"
         case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
         case .fileChanged(let path): return "cannot read \(path) whole (is it a regular file, and did it change while it was sent?)"
         }

@@ -131,7 +131,7 @@ final class UnixSocketHTTP {
             if sent < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
-                throw TresorClientError.protocolError("connection lost while sending (errno \(errno))")
+                throw TresorClientError.connectionClosedBeforeRequest(errno: errno)
             }
             offset += sent
         }

@@ -104,22 +104,26 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             self = Code(rawValue: raw) ?? .internal
         }
 
-        public var osStatus: Int32? {
+        public var osStatus: Int32? { securityStatus?.rawValue }
+
+        /// The Security framework status for this failure; nil for failures that have no
+        /// keychain counterpart (notes, the keybag's own life, the web API's limits).
+        public var securityStatus: SecurityStatus? {
             switch self {
-            case .param, .requestTooLarge: return -50
-            case .authFailed, .throttled, .wrongPassphrase: return -25293
-            case .interactionNotAllowed: return -25308
-            case .missingEntitlement, .peerRejected: return -34018
-            case .alreadyInitialized, .duplicateItem: return -25299
-            case .notFound, .itemNotFound: return -25300
-            case .decode: return -26275
-            case .readOnly: return -25292
-            case .noSuchKeychain: return -25294
-            case .internal: return -2070
+            case .param, .requestTooLarge: return .param
+            case .authFailed, .throttled, .wrongPassphrase: return .authFailed
+            case .interactionNotAllowed: return .interactionNotAllowed
+            case .missingEntitlement, .peerRejected: return .missingEntitlement
+            case .alreadyInitialized, .duplicateItem: return .duplicateItem
+            case .notFound, .itemNotFound: return .itemNotFound
+            case .decode: return .decode
+            case .readOnly: return .readOnly
+            case .noSuchKeychain: return .noSuchKeychain
+            case .internal: return .internalComponent
             case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
             case .passphraseRequired, .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return nil
-            case .unauthorized: return -25293
-            case .csrf, .forbidden: return -34018
+            case .unauthorized: return .authFailed
+            case .csrf, .forbidden: return .missingEntitlement
             case .conflict, .quotaExceeded: return nil
             }
         }

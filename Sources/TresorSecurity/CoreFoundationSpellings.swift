@@ -1,0 +1,25 @@
+import Foundation
+
+// The CoreFoundation names keychain code on Apple platforms is written with. Linux's Foundation
+// has the Foundation classes they are toll-free bridged to on Apple platforms, but not the CF
+// names: these aliases let `query as CFDictionary`, `kSecClass as String`, `item as? Data`
+// and `var result: CFTypeRef?` compile and mean what they mean there.
+
+/// Apple's `OSStatus`: `0` for success, a negative `errSec…` code otherwise.
+public typealias OSStatus = Int32
+public typealias CFTypeRef = AnyObject
+public typealias CFString = NSString
+public typealias CFDictionary = NSDictionary
+public typealias CFMutableDictionary = NSMutableDictionary
+public typealias CFArray = NSArray
+public typealias CFData = NSData
+public typealias CFNumber = NSNumber
+public typealias CFBoolean = NSNumber
+public typealias CFDate = NSDate
+public typealias CFError = NSError
+/// Allocators do not exist here; every `allocator` parameter takes `nil` or ``kCFAllocatorDefault``.
+public typealias CFAllocator = NSObject
+
+nonisolated(unsafe) public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+nonisolated(unsafe) public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+nonisolated(unsafe) public let kCFAllocatorDefault: CFAllocator? = nil

@@ -1,0 +1,136 @@
+import Foundation
+import TresorModel
+
+// Apple's `kSec…` dictionary keys and values, with Apple's own string values, so a dictionary
+// printed or stored by Apple-platform code reads the same here. `nonisolated(unsafe)`: they are
+// immutable NSStrings, which Linux's Foundation does not mark Sendable.
+
+// MARK: Classes
+nonisolated(unsafe) public let kSecClass: CFString = "class"
+nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
+nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
+nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
+nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
+/// Identities (a certificate with its private key) are not stored by Tresor: searches find
+/// none, adds are refused with `errSecParam`.
+nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
+
+// MARK: Attributes of every class
+nonisolated(unsafe) public let kSecAttrAccessible: CFString = "pdmn"
+nonisolated(unsafe) public let kSecAttrAccessControl: CFString = "accc"
+nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
+nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = "sync"
+/// In a search, update or delete: synchronizable and non-synchronizable items alike.
+nonisolated(unsafe) public let kSecAttrSynchronizableAny: CFString = "syna"
+nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"
+nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
+nonisolated(unsafe) public let kSecAttrDescription: CFString = "desc"
+nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
+nonisolated(unsafe) public let kSecAttrCreator: CFString = "crtr"
+nonisolated(unsafe) public let kSecAttrType: CFString = "type"
+nonisolated(unsafe) public let kSecAttrLabel: CFString = "labl"
+
+// MARK: Passwords
+nonisolated(unsafe) public let kSecAttrAccount: CFString = "acct"
+nonisolated(unsafe) public let kSecAttrService: CFString = "svce"
+nonisolated(unsafe) public let kSecAttrGeneric: CFString = "gena"
+nonisolated(unsafe) public let kSecAttrSecurityDomain: CFString = "sdmn"
+nonisolated(unsafe) public let kSecAttrServer: CFString = "srvr"
+nonisolated(unsafe) public let kSecAttrProtocol: CFString = "ptcl"
+nonisolated(unsafe) public let kSecAttrAuthenticationType: CFString = "atyp"
+nonisolated(unsafe) public let kSecAttrPort: CFString = "port"
+nonisolated(unsafe) public let kSecAttrPath: CFString = "path"
+
+// MARK: Certificates
+nonisolated(unsafe) public let kSecAttrSubject: CFString = "subj"
+nonisolated(unsafe) public let kSecAttrIssuer: CFString = "issr"
+nonisolated(unsafe) public let kSecAttrSerialNumber: CFString = "slnr"
+nonisolated(unsafe) public let kSecAttrSubjectKeyID: CFString = "skid"
+nonisolated(unsafe) public let kSecAttrPublicKeyHash: CFString = "pkhh"
+nonisolated(unsafe) public let kSecAttrCertificateType: CFString = "ctyp"
+nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = "cenc"
+
+// MARK: Keys
+nonisolated(unsafe) public let kSecAttrKeyClass: CFString = "kcls"
+nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = "0"
+nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = "1"
+nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = "2"
+nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = "klbl"
+nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = "atag"
+/// The same string as ``kSecAttrType``, as on Apple platforms: for keys it names the algorithm.
+nonisolated(unsafe) public let kSecAttrKeyType: CFString = "type"
+nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = "42"
+nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = "73"
+nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = "73"
+nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = "bsiz"
+nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = "esiz"
+
+// MARK: Protocol and authentication type values (stored as given)
+nonisolated(unsafe) public let kSecAttrProtocolHTTP: CFString = "http"
+nonisolated(unsafe) public let kSecAttrProtocolHTTPS: CFString = "htps"
+nonisolated(unsafe) public let kSecAttrProtocolFTP: CFString = "ftp "
+nonisolated(unsafe) public let kSecAttrProtocolSSH: CFString = "ssh "
+nonisolated(unsafe) public let kSecAttrProtocolIMAP: CFString = "imap"
+nonisolated(unsafe) public let kSecAttrProtocolSMTP: CFString = "smtp"
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeDefault: CFString = "dflt"
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTMLForm: CFString = "form"
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPBasic: CFString = "http"
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPDigest: CFString = "httd"
+
+// MARK: Protection classes (`kSecAttrAccessible` values)
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
+nonisolated(unsafe) public let kSecAttrAccessibleAlways: CFString = "dk"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
+nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
+
+// MARK: Search, return and value keys
+nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"
+nonisolated(unsafe) public let kSecMatchLimitOne: CFString = "m_LimitOne"
+nonisolated(unsafe) public let kSecMatchLimitAll: CFString = "m_LimitAll"
+nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
+nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
+/// `SecKeychainItem`, `SecKey` and `SecCertificate` objects do not exist here: asking for
+/// one answers `errSecUnimplemented`.
+nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
+nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
+nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
+nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
+nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
+
+// MARK: Use keys (accepted; Tresor is always the data protection keychain)
+nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"
+nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
+nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
+nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
+nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
+nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
+nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
+
+// MARK: Status codes (`OSStatus`)
+public let errSecSuccess: OSStatus = SecurityStatus.success.rawValue
+public let errSecUnimplemented: OSStatus = SecurityStatus.unimplemented.rawValue
+public let errSecParam: OSStatus = SecurityStatus.param.rawValue
+public let errSecUserCanceled: OSStatus = SecurityStatus.userCanceled.rawValue
+public let errSecNotAvailable: OSStatus = SecurityStatus.notAvailable.rawValue
+public let errSecReadOnly: OSStatus = SecurityStatus.readOnly.rawValue
+public let errSecAuthFailed: OSStatus = SecurityStatus.authFailed.rawValue
+public let errSecNoSuchKeychain: OSStatus = SecurityStatus.noSuchKeychain.rawValue
+public let errSecDuplicateItem: OSStatus = SecurityStatus.duplicateItem.rawValue
+public let errSecItemNotFound: OSStatus = SecurityStatus.itemNotFound.rawValue
+public let errSecNoSuchAttr: OSStatus = SecurityStatus.noSuchAttribute.rawValue
+public let errSecInteractionNotAllowed: OSStatus = SecurityStatus.interactionNotAllowed.rawValue
+public let errSecDecode: OSStatus = SecurityStatus.decode.rawValue
+public let errSecInternalComponent: OSStatus = SecurityStatus.internalComponent.rawValue
+public let errSecMissingEntitlement: OSStatus = SecurityStatus.missingEntitlement.rawValue
+
+/// Apple's message for `status`, or nil for a status Tresor never returns.
+/// - Parameters:
+///   - status: An `OSStatus` from a `SecItem…` function.
+///   - reserved: Unused, as on Apple platforms; pass `nil`.
+/// - Returns: The message, as Apple's Security framework words it.
+public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
+    SecurityStatus(rawValue: status).map { NSString(string: $0.message) }
+}
