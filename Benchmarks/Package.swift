@@ -22,6 +22,7 @@ let package = Package(
             .product(name: "TresorModel", package: "Tresor"),
             .product(name: "TresorNotes", package: "Tresor"),
             .product(name: "TresorProtocol", package: "Tresor"),
+            .product(name: "TresorSecurity", package: "Tresor"),
             .product(name: "TresorSystem", package: "Tresor"),
         ], path: "Sources/tresor-bench", swiftSettings: [.swiftLanguageMode(.v5)]),
         // The smallest HTTP servers on a Unix socket: the transport's floor beside tresord's.

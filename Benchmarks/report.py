@@ -150,6 +150,13 @@ if kc:
             cpu = g(value, 'daemon_cpu_ms_per_op')
             P(f"| {label} | {fmt(g(value, 'p50_ms'), ' ms')} | {fmt(g(value, 'p99_ms'), ' ms')} | {fmt(cpu, ' ms') if cpu is not None else '—'} |")
         P("")
+    secitem = near.get("secitem_lookup") if near else None
+    if secitem and secitem.get("tresorkit"):
+        ratio = secitem.get("ratio_p50")
+        P(f"Apple's `SecItemCopyMatching` (TresorSecurity) against TresorKit's `Keychain.secret`, alternating on one connection "
+          f"({near['items']:,} items): p50 {fmt(g(secitem, 'p50_ms'), ' ms')} against {fmt(g(secitem['tresorkit'], 'p50_ms'), ' ms')}, "
+          f"ratio {fmt(ratio)} (target ≤ 1.05: {'met' if ratio is not None and ratio <= 1.05 else 'not met'}).")
+        P("")
     wire = tresor.get("wire_coding") or {}
     if wire:
         P(f"The JSON of one lookup alone (`APICoding`'s coders in a hot loop, best of five; request {wire['request_bytes']} bytes, answer {wire['response_bytes']} bytes): "

@@ -1,7 +1,7 @@
 // Apple's keychain sample code — "Adding a password to the keychain", "Searching for keychain
 // items" and "Updating and deleting keychain items" — as Apple publishes it, compiled for
 // Linux against Tresor with one added conditional import. Nothing else is changed: this is the
-// promise TresorSecurity makes to Swift developers (docs/API.md, "From Swift").
+// promise TresorSecurity makes to Swift developers (docs/SECITEM.md).
 //
 //   swift build --product apple-keychain-samples
 //   tresor app register --id EXAMPLE.samples --team EXAMPLE --exe .build/debug/apple-keychain-samples

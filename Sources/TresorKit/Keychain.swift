@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import TresorModel
 
 /// The keychain, from an application's side: what `SecItemAdd`, `SecItemCopyMatching`,
@@ -18,51 +19,155 @@ import TresorModel
 /// Failures are `APIError`s whose `osStatus` is Apple's: `-25299` duplicate item, `-25300`
 /// item not found, `-25308` interaction not allowed (locked), `-34018` missing entitlement.
 /// Only executables registered with `tresor app register` may use the keychain.
-public final class Keychain {
+///
+/// A keychain may be shared by every thread and task of a program. Each method comes twice:
+/// blocking, and `async` — the `async` one never blocks a Swift concurrency thread, so a
+/// server calls it from its request handlers. Calls that overlap get connections of their own.
+public final class Keychain: Sendable {
+    /// The first connection, also for the keybag's calls (`unlock`, `status`…).
     public let client: TresorClient
+    private let connections: ConnectionPool
 
     /// Connects to the daemon of `paths` (the default home), starting it when needed.
+    /// - Parameter paths: The home whose daemon to use.
+    /// - Throws: ``TresorClientError`` when no daemon answers or starts.
     public init(paths: TresorPaths = TresorPaths()) throws {
         client = try TresorClient.connect(paths: paths)
+        connections = ConnectionPool(client)
     }
 
+    /// Uses a connection made already (another home, a test's daemon).
+    /// - Parameter client: The connection to use first.
     public init(client: TresorClient) {
         self.client = client
+        connections = ConnectionPool(client)
     }
 
     /// Adds an item whose class and attributes are those of `item` (as `SecItemAdd` takes
-    /// a query-shaped dictionary). `configure` sets more attributes, such as `accessible`.
+    /// a query-shaped dictionary).
+    /// - Parameters:
+    ///   - item: The new item's class and primary-key attributes.
+    ///   - secret: The secret to store (`kSecValueData`).
+    ///   - configure: Sets more attributes, such as `accessible`.
+    /// - Returns: The item as stored, with its id.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
     @discardableResult
     public func add(_ item: ItemQuery, secret: Data, configure: (inout ItemAttributes) -> Void = { _ in }) throws -> KeychainItem {
         var attributes = item.attributes
         configure(&attributes)
-        return try client.addItem(item.itemClass, attributes: attributes, secret: secret)
+        return try add(item.itemClass, attributes: attributes, secret: secret)
     }
 
-    /// The secret of the first matching item. `passcode` is needed for `userPresence` items.
+    /// Adds an item of `itemClass` with exactly `attributes`.
+    /// - Parameters:
+    ///   - itemClass: The item's class.
+    ///   - attributes: Every attribute of the new item.
+    ///   - secret: The secret to store.
+    /// - Returns: The item as stored, with its id.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
+    @discardableResult
+    public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) throws -> KeychainItem {
+        try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret) }
+    }
+
+    /// The secret of the first matching item.
+    /// - Parameters:
+    ///   - query: Which item.
+    ///   - passcode: Needed for `userPresence` items.
+    /// - Returns: The secret.
+    /// - Throws: `APIError` (`itemNotFound`, `interactionNotAllowed`, `authFailed`…).
     public func secret(_ query: ItemQuery, passcode: String? = nil) throws -> Data {
-        try client.secret(matching: query, passcode: passcode)
+        try connections.use { try $0.secret(matching: query, passcode: passcode) }
     }
 
     /// The attributes of every matching item.
+    /// - Parameter query: Which items.
+    /// - Returns: Their attributes; empty when none matches.
+    /// - Throws: `APIError` (`interactionNotAllowed`…).
     public func attributes(_ query: ItemQuery) throws -> [ItemAttributes] {
         var query = query
         query.limit = .all
         query.returnData = false
         query.returnAttributes = true
-        return try client.items(matching: query).compactMap(\.attributes)
+        return try items(query).compactMap(\.attributes)
+    }
+
+    /// The matching items, with what `query` asks for (`returnData`, `returnAttributes`,
+    /// `limit`), as `SecItemCopyMatching` answers.
+    /// - Parameters:
+    ///   - query: Which items, and what of them.
+    ///   - passcode: Needed for the secrets of `userPresence` items.
+    /// - Returns: The items; empty when none matches.
+    /// - Throws: `APIError` (`interactionNotAllowed`, `authFailed`…).
+    public func items(_ query: ItemQuery, passcode: String? = nil) throws -> [KeychainItem] {
+        try connections.use { try $0.items(matching: query, passcode: passcode) }
     }
 
     /// Changes the matching items' attributes and, if given, their secret.
+    /// - Parameters:
+    ///   - query: Which items.
+    ///   - secret: The new secret, or nil to keep each item's.
+    ///   - changes: The attributes to change (those set).
+    ///   - passcode: Needed for `userPresence` items.
+    /// - Returns: How many items changed.
+    /// - Throws: `APIError` (`duplicateItem` when two items would become alike…).
     @discardableResult
     public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) throws -> Int {
-        try client.updateItems(matching: query, changes: changes, secret: secret, passcode: passcode)
+        try connections.use { try $0.updateItems(matching: query, changes: changes, secret: secret, passcode: passcode) }
     }
 
     /// Deletes the matching items.
+    /// - Parameter query: Which items.
+    /// - Returns: How many were deleted.
+    /// - Throws: `APIError` (`interactionNotAllowed`…).
     @discardableResult
     public func delete(_ query: ItemQuery) throws -> Int {
-        try client.deleteItems(matching: query)
+        try connections.use { try $0.deleteItems(matching: query) }
+    }
+}
+
+// MARK: - async
+
+extension Keychain {
+    /// ``add(_:secret:configure:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func add(_ item: ItemQuery, secret: Data, configure: @Sendable (inout ItemAttributes) -> Void = { _ in }) async throws -> KeychainItem {
+        var attributes = item.attributes
+        configure(&attributes)
+        return try await add(item.itemClass, attributes: attributes, secret: secret)
+    }
+
+    /// ``add(_:attributes:secret:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) async throws -> KeychainItem {
+        try await BlockingCall.run { try self.add(itemClass, attributes: attributes, secret: secret) }
+    }
+
+    /// ``secret(_:passcode:)`` without blocking a Swift concurrency thread.
+    public func secret(_ query: ItemQuery, passcode: String? = nil) async throws -> Data {
+        try await BlockingCall.run { try self.secret(query, passcode: passcode) }
+    }
+
+    /// ``attributes(_:)`` without blocking a Swift concurrency thread.
+    public func attributes(_ query: ItemQuery) async throws -> [ItemAttributes] {
+        try await BlockingCall.run { try self.attributes(query) }
+    }
+
+    /// ``items(_:passcode:)`` without blocking a Swift concurrency thread.
+    public func items(_ query: ItemQuery, passcode: String? = nil) async throws -> [KeychainItem] {
+        try await BlockingCall.run { try self.items(query, passcode: passcode) }
+    }
+
+    /// ``update(_:secret:changes:passcode:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) async throws -> Int {
+        try await BlockingCall.run { try self.update(query, secret: secret, changes: changes, passcode: passcode) }
+    }
+
+    /// ``delete(_:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func delete(_ query: ItemQuery) async throws -> Int {
+        try await BlockingCall.run { try self.delete(query) }
     }
 }
 

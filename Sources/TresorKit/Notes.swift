@@ -21,7 +21,10 @@ import TresorProtocol
 /// A locked note asks for its passphrase (``NotesClientError/passphraseRequired(_:)``) until
 /// a secure session holds it; a wrong one is ``NotesClientError/wrongPassphrase(failedAttempts:hint:retryAfterSeconds:)``.
 /// Every other failure is the daemon's `APIError`.
-public final class Notes {
+///
+/// Notes may be shared between threads and tasks (its calls take turns on its connection);
+/// the `async` methods never block a Swift concurrency thread.
+public final class Notes: Sendable {
     public let client: TresorClient
 
     /// Connects to the daemon of `paths` (the default home), starting it when needed.

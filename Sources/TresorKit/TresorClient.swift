@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import TresorProtocol
 import TresorSystem
 #if canImport(Glibc)
@@ -18,15 +19,21 @@ import Glibc
 /// Calls block until the daemon answers. Errors the daemon reports are thrown as `APIError`
 /// (with Apple's `OSStatus` in `osStatus`); connection trouble as ``TresorClientError``.
 /// One client is one connection: auto-lock holds made through it end when it is released.
-public final class TresorClient {
+/// A client may be shared between threads; its calls then take turns on the connection
+/// (``Keychain`` and ``Notes`` open more connections when calls overlap).
+public final class TresorClient: Sendable {
     public let paths: TresorPaths
-    private let http: UnixSocketHTTP
+    /// How long any one read or write waits for the daemon.
+    public let timeout: Duration
+    /// One request at a time on the socket.
+    private let http: Mutex<UnixSocketHTTP>
     private let encoder = APICoding.encoder
     private let decoder = APICoding.decoder
 
-    private init(paths: TresorPaths, http: UnixSocketHTTP) {
+    private init(paths: TresorPaths, timeout: Duration, http: consuming sending UnixSocketHTTP) {
         self.paths = paths
-        self.http = http
+        self.timeout = timeout
+        self.http = Mutex(http)
     }
 
     /// How long a client waits for the daemon before it gives up: `TRESOR_TIMEOUT` seconds
@@ -48,7 +55,7 @@ public final class TresorClient {
     public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true, timeout: Duration = defaultTimeout) throws -> TresorClient {
         let socket = paths.socket.path
         do {
-            return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket, timeout: timeout))
+            return TresorClient(paths: paths, timeout: timeout, http: try UnixSocketHTTP(path: socket, timeout: timeout))
         } catch TresorClientError.daemonNotRunning where startDaemon {
             try DaemonLauncher.start(paths: paths)
         }
@@ -56,7 +63,7 @@ public final class TresorClient {
         let deadline = Date().addingTimeInterval(10)
         while true {
             do {
-                return TresorClient(paths: paths, http: try UnixSocketHTTP(path: socket, timeout: timeout))
+                return TresorClient(paths: paths, timeout: timeout, http: try UnixSocketHTTP(path: socket, timeout: timeout))
             } catch TresorClientError.daemonNotRunning where Date() < deadline {
                 usleep(20_000)
             } catch TresorClientError.daemonNotRunning {
@@ -145,7 +152,8 @@ public final class TresorClient {
 
     /// A request with a JSON body and no answer body (`204`).
     func callExpectingNoContent<Body: Encodable>(_ method: String, _ path: String, _ body: Body) throws {
-        _ = try succeeded(http.send(method: method, path: path, body: try encoder.encode(body)))
+        let body = try encoder.encode(body)
+        _ = try succeeded(send { try $0.send(method: method, path: path, body: body) })
     }
 
     /// A request with raw bytes in either direction (attachments): the answer as it came,
@@ -153,7 +161,7 @@ public final class TresorClient {
     func callRaw(
         _ method: String, _ path: String, body: Data, contentType: String, headers: [(String, String)] = []
     ) throws -> UnixSocketHTTP.Response {
-        try succeeded(http.send(method: method, path: path, body: body, contentType: contentType, headers: headers))
+        try succeeded(send { try $0.send(method: method, path: path, body: body, contentType: contentType, headers: headers) })
     }
 
     /// A request whose body is `length` bytes of the open file `file`, sent a piece at a time;
@@ -161,24 +169,31 @@ public final class TresorClient {
     func callRaw(
         _ method: String, _ path: String, file: Int32, length: Int, fileName: String, contentType: String, headers: [(String, String)]
     ) throws -> UnixSocketHTTP.Response {
-        try succeeded(http.send(
-            method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers))
+        try succeeded(send {
+            try $0.send(method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers)
+        })
     }
 
     /// A request without a body whose answer is raw bytes, once its status says success.
     func callRaw(_ method: String, _ path: String) throws -> UnixSocketHTTP.Response {
-        try succeeded(http.send(method: method, path: path, body: nil))
+        try succeeded(send { try $0.send(method: method, path: path, body: nil) })
+    }
+
+    /// Runs one exchange on the connection, with no other in between.
+    private func send(_ exchange: (UnixSocketHTTP) throws -> UnixSocketHTTP.Response) throws -> UnixSocketHTTP.Response {
+        try http.withLock { connection in try exchange(connection) }
     }
 
     /// Decodes a JSON answer already received.
     func decoded<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response { try decode(response) }
 
     func call<Response: Decodable>(_ method: String, _ path: String) throws -> Response {
-        try decode(http.send(method: method, path: path, body: nil))
+        try decode(send { try $0.send(method: method, path: path, body: nil) })
     }
 
     func call<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, _ body: Body?) throws -> Response {
-        try decode(http.send(method: method, path: path, body: try body.map { try encoder.encode($0) }))
+        let body = try body.map { try encoder.encode($0) }
+        return try decode(send { try $0.send(method: method, path: path, body: body) })
     }
 
     private func decode<Response: Decodable>(_ response: UnixSocketHTTP.Response) throws -> Response {

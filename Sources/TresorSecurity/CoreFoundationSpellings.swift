@@ -20,6 +20,6 @@ public typealias CFError = NSError
 /// Allocators do not exist here; every `allocator` parameter takes `nil` or ``kCFAllocatorDefault``.
 public typealias CFAllocator = NSObject
 
-nonisolated(unsafe) public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
-nonisolated(unsafe) public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 nonisolated(unsafe) public let kCFAllocatorDefault: CFAllocator? = nil

@@ -15,7 +15,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let request = try SecItemRequest(attributes, purpose: .add)
         guard let itemClass = request.itemClass else { throw SecItemFailure(errSecParam) }
         let added = try SecItemKeychain.withKeychain { keychain in
-            try keychain.client.addItem(itemClass, attributes: request.attributes, secret: request.secret ?? Data())
+            try keychain.add(itemClass, attributes: request.attributes, secret: request.secret ?? Data())
         }
         guard request.returnData || request.returnAttributes || request.returnPersistentReference else { return }
         var lookup = request
@@ -58,7 +58,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
                 var query = query
                 query.limit = .all
                 return try count + SecItemCall.countingNotFoundAsZero {
-                    try keychain.client.updateItems(matching: query, changes: changes.attributes, secret: changes.secret)
+                    try keychain.update(query, secret: changes.secret, changes: changes.attributes)
                 }
             }
         }
@@ -77,7 +77,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
             try request.queries(returnData: false, returnAttributes: false).reduce(0) { count, query in
                 var query = query
                 query.limit = .all
-                return try count + SecItemCall.countingNotFoundAsZero { try keychain.client.deleteItems(matching: query) }
+                return try count + SecItemCall.countingNotFoundAsZero { try keychain.delete(query) }
             }
         }
         guard deleted > 0 else { throw SecItemFailure(errSecItemNotFound) }
@@ -111,7 +111,7 @@ enum SecItemCall {
         let wantsAttributes = request.returnAttributes
         let items = try SecItemKeychain.withKeychain { keychain in
             try request.queries(returnData: request.returnData, returnAttributes: wantsAttributes).flatMap { query in
-                try countingNotFoundAsEmpty { try keychain.client.items(matching: query) }
+                try countingNotFoundAsEmpty { try keychain.items(query) }
             }
         }
         let limited: ArraySlice<KeychainItem>

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TresorKit
 
 /// Which Tresor daemon the `SecItem…` functions talk to: the default home's (`$TRESOR_HOME`,
@@ -6,42 +7,32 @@ import TresorKit
 /// ``use(_:)``. Apple-platform code never needs this; tests and programs that keep a home of
 /// their own do.
 public enum SecItemKeychain {
-    /// The connection, behind a lock: TresorKit's `Keychain` is one socket, not Sendable.
-    private final class Connection: @unchecked Sendable {
-        let lock = NSLock()
-        var keychain: Keychain?
-        /// The home a new connection goes to: the one of the keychain last given to `use`.
-        var paths = TresorPaths()
-    }
-
-    private static let current = Connection()
+    /// The keychain in use, and the home a new one goes to (that of the keychain last given
+    /// to ``use(_:)``).
+    private static let current = Mutex<(keychain: Keychain?, paths: TresorPaths)>((nil, TresorPaths()))
 
     /// Sends every later `SecItem…` call to `keychain`.
     /// - Parameter keychain: A connected TresorKit keychain.
     public static func use(_ keychain: Keychain) {
-        current.lock.withLock {
-            current.keychain = keychain
-            current.paths = keychain.client.paths
-        }
+        current.withLock { $0 = (keychain, keychain.client.paths) }
     }
 
-    /// Runs `body` with the keychain, connecting first when needed. Calls are serialised: one
-    /// connection answers one request at a time.
+    /// Runs `body` with the keychain, connecting first when needed. Calls may overlap: the
+    /// keychain gives each its own connection.
     /// - Throws: ``SecItemFailure`` for every failure, with the status Apple would return.
     static func withKeychain<Result>(_ body: (Keychain) throws -> Result) throws(SecItemFailure) -> Result {
         do {
-            return try current.lock.withLock {
-                do {
-                    return try body(try connected())
-                } catch TresorClientError.connectionClosedBeforeRequest {
-                    // A daemon that restarted since the last call: nothing was acted on, so
-                    // the request goes once more, on a new connection.
-                    current.keychain = nil
-                    return try body(try connected())
-                } catch let error as TresorClientError {
-                    current.keychain = nil
-                    throw error
-                }
+            let keychain = try connected()
+            do {
+                return try body(keychain)
+            } catch TresorClientError.connectionClosedBeforeRequest {
+                // A daemon that restarted since the last call: nothing was acted on, so the
+                // request goes once more, on a new connection.
+                forget(keychain)
+                return try body(try connected())
+            } catch let error as TresorClientError {
+                forget(keychain)
+                throw error
             }
         } catch let failure as SecItemFailure {
             throw failure
@@ -52,12 +43,21 @@ public enum SecItemKeychain {
         }
     }
 
-    /// The open connection, or a new one to the home last used. Called with the lock held.
+    /// The keychain in use, or a new one on the home last used.
     private static func connected() throws -> Keychain {
-        if let keychain = current.keychain { return keychain }
-        let keychain = try Keychain(paths: current.paths)
-        current.keychain = keychain
-        return keychain
+        let (keychain, paths) = current.withLock { ($0.keychain, $0.paths) }
+        if let keychain { return keychain }
+        let connected = try Keychain(paths: paths)
+        return current.withLock { state in
+            if let other = state.keychain { return other }  // another thread connected first
+            state.keychain = connected
+            return connected
+        }
+    }
+
+    /// Drops `keychain` after a connection failure, unless another call replaced it already.
+    private static func forget(_ keychain: Keychain) {
+        current.withLock { if $0.keychain === keychain { $0.keychain = nil } }
     }
 
     /// Apple's status for a daemon error; the daemon's own codes that have no Security

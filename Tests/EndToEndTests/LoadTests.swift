@@ -27,12 +27,7 @@ import TresorProtocol
         try daemon.start()
         try #require(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         // The clients are threads of this test runner: register it as an application.
-        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let registered = try harness.tresor(
-            ["app", "register", "--id", "TEAML.load", "--team", "TEAML", "--exe", runner, "--passcode-stdin"], input: passcode + "\n")
-        try #require(registered.succeeded, "\(registered.stderr)")
-        // One request first, so the daemon hashes the (large) runner once rather than 16 times at once.
-        _ = try TresorKitClient.connect(harness).status()
+        try harness.registerTestRunner(id: "TEAML.load", team: "TEAML", passcode: passcode)
 
         let recorder = LoadRecorder()
         let paths = harness.paths

@@ -23,10 +23,7 @@ import TresorSecurity
         harness.secrets = [Self.passcode, "hunter2", "n3w-secret"]
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let registered = try harness.tresor(
-            ["app", "register", "--id", "TESTS.secitem", "--team", "TESTS", "--exe", me, "--passcode-stdin"], input: Self.passcode + "\n")
-        #expect(registered.succeeded, "\(registered.stderr)")
+        try harness.registerTestRunner(id: "TESTS.secitem", team: "TESTS", passcode: Self.passcode)
         SecItemKeychain.use(Keychain(client: try TresorKitClient.connect(harness)))
         return harness
     }

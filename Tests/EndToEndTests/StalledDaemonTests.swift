@@ -23,17 +23,8 @@ import TresorKit
     @Test func aListenerThatNeverAnswersTimesOutTresorKit() throws {
         let harness = try Harness()
         // Listening but never accepting: connect() succeeds from the backlog, nothing answers.
-        try FileManager.default.createDirectory(at: harness.paths.socket.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(harness.paths.socket.path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(listener, 8) == 0)
+        let listener = try NeverAnsweringListener(at: harness.paths.socket)
+        defer { listener.close() }
         let client = try TresorClient.connect(paths: harness.paths, startDaemon: false, timeout: .seconds(1))
         #expect(throws: TresorClientError.daemonNotAnswering(seconds: 1)) { try client.status() }
     }

@@ -206,6 +206,11 @@ struct KeychainBench {
         result["lookup"] = lookup
         result["daemon_rss_kb_after_lookups"] = memory(of: daemonPID).rssKB
 
+        // Apple's SecItemCopyMatching (TresorSecurity) against TresorKit's lookup on the same
+        // connection, alternating one of each, so both see the same machine at the same moment.
+        result["secitem_lookup"] = try SecItemBench(keychain: keychain, service: Self.service).measure(
+            lookups: lookups, accounts: { "acct-\(Int.random(in: 0..<count, using: &rng))" })
+
         // The transport's floor on the same connection: `GET /v1/status` does no keychain work,
         // so lookup minus this is what the lookup itself costs (BENCHMARKS.md §1).
         samples = []

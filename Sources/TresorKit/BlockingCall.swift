@@ -1,0 +1,76 @@
+import Dispatch
+import Synchronization
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs TresorKit's blocking calls for `async` callers on threads of their own.
+///
+/// A call blocks its thread until the daemon answers (a passcode's key derivation takes a
+/// fraction of a second). Swift concurrency's threads are as many as the cores, and on Linux
+/// they are Dispatch's workers, as are those of any queue a program makes: a server that
+/// blocked either in its request handlers would stop serving. So each call gets a thread of
+/// its own — one left idle by an earlier call, or a new one.
+enum BlockingCall {
+    /// The result of `body`, run on a thread of its own while the calling task is suspended.
+    static func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            BlockingThreads.shared.run { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+}
+
+/// Threads that wait for work after their call, for a while, so a busy program does not
+/// create a thread per call.
+final class BlockingThreads: Sendable {
+    static let shared = BlockingThreads()
+    /// How long a thread without work waits before it ends.
+    private static let idleSeconds = 10
+
+    private final class Worker: Sendable {
+        let wake = DispatchSemaphore(value: 0)
+        /// Set under the pool's lock before `wake` is signalled.
+        let job = Mutex<(@Sendable () -> Void)?>(nil)
+    }
+
+    private let idle = Mutex<[Worker]>([])
+
+    /// Runs `job` on an idle thread, or a new one.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        let waiting = idle.withLock { workers -> Worker? in
+            guard let worker = workers.popLast() else { return nil }
+            worker.job.withLock { $0 = job }
+            return worker
+        }
+        if let waiting {
+            waiting.wake.signal()
+        } else {
+            let worker = Worker()
+            DetachedThread.start { [self] in self.serve(worker, first: job) }
+        }
+    }
+
+    private func serve(_ worker: Worker, first: @escaping @Sendable () -> Void) {
+        var next: (@Sendable () -> Void)? = first
+        while let job = next {
+            job()
+            idle.withLock { $0.append(worker) }
+            next = nil
+            while next == nil {
+                if worker.wake.wait(timeout: .now() + .seconds(Self.idleSeconds)) == .timedOut {
+                    // Still idle: leave. Else `run` took this worker meanwhile: its job is set
+                    // and `wake` is signalled, so the next wait returns at once.
+                    let leaves = idle.withLock { workers in
+                        guard let index = workers.firstIndex(where: { $0 === worker }) else { return false }
+                        workers.remove(at: index)
+                        return true
+                    }
+                    if leaves { return }
+                    continue
+                }
+                next = worker.job.withLock { job in defer { job = nil }; return job }
+            }
+        }
+    }
+}
