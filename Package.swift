@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
+        // `swift package generate-documentation`: the DocC catalogues of TresorKit and TresorSecurity.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
     ],
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).

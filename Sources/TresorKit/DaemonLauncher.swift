@@ -45,16 +45,16 @@ enum DaemonLauncher {
 
 /// Tresor's executables, installed together: found beside the running executable (a build
 /// folder or an install prefix), else on PATH.
-public enum CompanionExecutable {
+package enum CompanionExecutable {
     /// The daemon.
-    public static let daemon = "tresord"
+    package static let daemon = "tresord"
     /// Reads an Apple Notes database for `tresor import apple-notes`.
-    public static let appleNotesReader = "tresor-read-apple-notes"
+    package static let appleNotesReader = "tresor-read-apple-notes"
     /// Reads another Secret Service provider's items for `tresor import secret-service`.
-    public static let secretServiceReader = "tresor-read-secret-service"
+    package static let secretServiceReader = "tresor-read-secret-service"
 
     /// The path of the executable `name`, if one is found.
-    public static func path(_ name: String) -> String? {
+    package static func path(_ name: String) -> String? {
         var candidates: [String] = []
         if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path)

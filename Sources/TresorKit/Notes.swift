@@ -25,6 +25,7 @@ import TresorProtocol
 /// Notes may be shared between threads and tasks (its calls take turns on its connection);
 /// the `async` methods never block a Swift concurrency thread.
 public final class Notes: Sendable {
+    /// The connection the calls go through.
     public let client: TresorClient
 
     /// Connects to the daemon of `paths` (the default home), starting it when needed.
@@ -32,6 +33,8 @@ public final class Notes: Sendable {
         client = try TresorClient.connect(paths: paths)
     }
 
+    /// Uses a connection made already (another home, a test's daemon).
+    /// - Parameter client: The connection to use.
     public init(client: TresorClient) {
         self.client = client
     }
@@ -69,6 +72,7 @@ public final class Notes: Sendable {
     /// Notes whose title (or unlocked body) holds every word of `text`.
     public func search(_ text: String) throws -> [NoteSummary] { try mapped { try client.notesSearch(text) } }
 
+    /// Every folder, by name.
     public func folders() throws -> [Folder] { try mapped { try client.notesFolders() } }
 
     /// Creates a folder, or returns the one of that name.
@@ -119,10 +123,12 @@ public final class Notes: Sendable {
         try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file) }
     }
 
+    /// An attachment's bytes; one of a locked note needs `passphrase` or an open session.
     public func attachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
         try mapped { try client.notesAttachment(id, of: note, passphrase: passphrase) }
     }
 
+    /// Removes an attachment from its note.
     @discardableResult
     public func removeAttachment(_ id: String, of note: String) throws -> NoteSummary {
         try mapped { try client.notesRemoveAttachment(id, of: note) }
@@ -130,8 +136,10 @@ public final class Notes: Sendable {
 
     // MARK: Passphrase
 
+    /// Whether a notes passphrase is set, its hint's presence, and the wrong-entry counter.
     public func passphraseStatus() throws -> NotesPassphraseStatus { try mapped { try client.notesPassphraseStatus() } }
 
+    /// Sets the first notes passphrase (and its hint).
     @discardableResult
     public func setPassphrase(_ passphrase: String, hint: String? = nil) throws -> NotesPassphraseStatus {
         try mapped { try client.notesSetPassphrase(SetPassphraseRequest(passphrase: passphrase, hint: hint)) }
@@ -153,6 +161,7 @@ public final class Notes: Sendable {
         try mapped { try client.notesResetPassphrase(ResetPassphraseRequest(passcode: passcode, new: new, hint: hint)) }
     }
 
+    /// The passphrase's hint, if one is set.
     public func hint() throws -> String? { try mapped { try client.notesHint() } }
 
     /// Replaces (nil: removes) the hint; needs the current passphrase or its session.
@@ -185,7 +194,7 @@ public final class Notes: Sendable {
 /// daemon's `APIError`.
 public enum NotesClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The note is locked and no secure session holds its passphrase: ask for it, saying
-    /// ``LockInfo/explanation``, and try again with it.
+    /// `LockInfo/explanation`, and try again with it.
     case passphraseRequired(LockInfo)
     /// The passphrase was wrong. `hint` comes from the third consecutive failure; from the
     /// fifth, the next attempt must wait `retryAfterSeconds`.

@@ -4,12 +4,12 @@ import TresorProtocol
 
 extension TresorClient {
     /// `SecItemAdd`: stores a new item in the login keychain.
-    public func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil) throws -> KeychainItem {
+    package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil) throws -> KeychainItem {
         try call("POST", Route.addItem, AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret))
     }
 
     /// `SecItemCopyMatching`. `passcode` reveals secrets that need user presence.
-    public func items(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> [KeychainItem] {
+    package func items(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> [KeychainItem] {
         let response: ItemsResponse = try call(
             "POST", Route.searchItems, SearchItemsRequest(keychain: keychain, query: query, passcode: passcode))
         return response.items
@@ -18,8 +18,8 @@ extension TresorClient {
     /// `SecItemCopyMatching` for one item's data: the secret of the first item matching `query`
     /// (its `limit`, `returnData` and `returnAttributes` are ignored). Asked as
     /// `GET /v1/items/secret`, without JSON, when the query's attributes are all text or integers
-    /// (``ItemSecretQuery``); otherwise, or with a `passcode`, through `POST /v1/items/search`.
-    public func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Data {
+    /// (`ItemSecretQuery`); otherwise, or with a `passcode`, through `POST /v1/items/search`.
+    package func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Data {
         if passcode == nil, let path = ItemSecretQuery.path(for: query, keychain: keychain) {
             return try callRaw("GET", path).body
         }
@@ -33,7 +33,7 @@ extension TresorClient {
 
     /// `SecItemUpdate`: returns how many items changed.
     @discardableResult
-    public func updateItems(
+    package func updateItems(
         matching query: ItemQuery, changes: ItemAttributes, secret: Data? = nil, keychain: String? = nil, passcode: String? = nil
     ) throws -> Int {
         let response: CountResponse = try call(
@@ -44,13 +44,23 @@ extension TresorClient {
 
     /// `SecItemDelete`: returns how many items were deleted.
     @discardableResult
-    public func deleteItems(matching query: ItemQuery, keychain: String? = nil) throws -> Int {
+    package func deleteItems(matching query: ItemQuery, keychain: String? = nil) throws -> Int {
         let response: CountResponse = try call("POST", Route.deleteItems, DeleteItemsRequest(keychain: keychain, query: query))
         return response.count
     }
 
     // MARK: Applications (the tresor CLI only)
 
+    /// Registers an executable as an application (the `tresor` CLI only; needs the passcode
+    /// when one is set).
+    /// - Parameters:
+    ///   - id: The application id, `TEAM.name`.
+    ///   - team: The team id.
+    ///   - executablePath: The executable the daemon will recognise (by its hash).
+    ///   - accessGroups: Shared access groups of the team, beyond the application's own.
+    ///   - passcode: The keybag's passcode.
+    /// - Returns: The application as registered.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, `param` for a bad id…).
     public func registerApplication(
         id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?
     ) throws -> Application {
@@ -59,11 +69,17 @@ extension TresorClient {
             RegisterApplicationRequest(applicationID: id, teamID: team, executablePath: executablePath, accessGroups: accessGroups, passcode: passcode))
     }
 
+    /// The registered applications (the `tresor` CLI only).
+    /// - Returns: Every application, with its groups and executable hash.
+    /// - Throws: `APIError` (`missingEntitlement` for any other caller).
     public func applications() throws -> [Application] {
         let response: ApplicationsResponse = try call("GET", Route.applications)
         return response.applications
     }
 
+    /// Unregisters an application (the `tresor` CLI only); its items stay.
+    /// - Parameter id: The application id.
+    /// - Throws: `APIError` (`notFound` for an unknown id).
     public func removeApplication(id: String) throws {
         try callExpectingNoContent("DELETE", Route.applications + "/" + PercentEncoding.encode(id))
     }

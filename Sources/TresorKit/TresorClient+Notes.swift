@@ -9,67 +9,67 @@ import Glibc
 // sent them; the ``Notes`` facade turns the passphrase ones into ``NotesClientError``.
 // Only the `tresor` CLI may call these routes.
 extension TresorClient {
-    public func notesList(folder: String? = nil) throws -> [NoteSummary] {
+    package func notesList(folder: String? = nil) throws -> [NoteSummary] {
         let response: NotesResponse = try call("POST", Route.notesList, ListNotesRequest(folder: folder))
         return response.notes
     }
 
-    public func notesCreate(_ request: CreateNoteRequest) throws -> NoteSummary {
+    package func notesCreate(_ request: CreateNoteRequest) throws -> NoteSummary {
         try call("POST", Route.notesCreate, request)
     }
 
-    public func notesShow(_ id: String, passphrase: String? = nil) throws -> OpenedNote {
+    package func notesShow(_ id: String, passphrase: String? = nil) throws -> OpenedNote {
         try call("POST", Route.notesShow, NoteRequest(id: id, passphrase: passphrase))
     }
 
-    public func notesEdit(_ request: EditNoteRequest) throws -> NoteSummary {
+    package func notesEdit(_ request: EditNoteRequest) throws -> NoteSummary {
         try call("POST", Route.notesEdit, request)
     }
 
-    public func notesDelete(_ id: String) throws {
+    package func notesDelete(_ id: String) throws {
         try callExpectingNoContent("POST", Route.notesDelete, NoteRequest(id: id))
     }
 
-    public func notesSearch(_ text: String) throws -> [NoteSummary] {
+    package func notesSearch(_ text: String) throws -> [NoteSummary] {
         let response: NotesResponse = try call("POST", Route.notesSearch, SearchNotesRequest(text: text))
         return response.notes
     }
 
-    public func notesFolders() throws -> [Folder] {
+    package func notesFolders() throws -> [Folder] {
         let response: FoldersResponse = try call("POST", Route.notesFolders)
         return response.folders
     }
 
-    public func notesCreateFolder(_ name: String) throws -> Folder {
+    package func notesCreateFolder(_ name: String) throws -> Folder {
         try call("POST", Route.notesCreateFolder, FolderRequest(name: name))
     }
 
-    public func notesDeleteFolder(_ name: String) throws -> [Folder] {
+    package func notesDeleteFolder(_ name: String) throws -> [Folder] {
         let response: FoldersResponse = try call("POST", Route.notesDeleteFolder, FolderRequest(name: name))
         return response.folders
     }
 
-    public func notesLock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
+    package func notesLock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
         try call("POST", Route.notesLock, NoteRequest(id: id, passphrase: passphrase))
     }
 
-    public func notesRemoveLock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
+    package func notesRemoveLock(_ id: String, passphrase: String? = nil) throws -> NoteSummary {
         try call("POST", Route.notesRemoveLock, NoteRequest(id: id, passphrase: passphrase))
     }
 
-    public func notesRewrap(_ id: String, passphrase: String? = nil, currentPassphrase: String? = nil) throws -> NoteSummary {
+    package func notesRewrap(_ id: String, passphrase: String? = nil, currentPassphrase: String? = nil) throws -> NoteSummary {
         try call("POST", Route.notesRewrap, RewrapNoteRequest(id: id, passphrase: passphrase, currentPassphrase: currentPassphrase))
     }
 
-    public func notesLockNow() throws -> LockNowResponse { try call("POST", Route.notesLockNow) }
+    package func notesLockNow() throws -> LockNowResponse { try call("POST", Route.notesLockNow) }
 
-    public func notesOpenSession(_ request: OpenSessionRequest) throws {
+    package func notesOpenSession(_ request: OpenSessionRequest) throws {
         try callExpectingNoContent("POST", Route.notesSession, request)
     }
 
     /// Uploads the file at `file` as an attachment, the raw request body read and sent a piece at
     /// a time: a large file is never held whole in this process (nor in the daemon).
-    public func notesAddAttachment(note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
+    package func notesAddAttachment(note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
         let fd = open(file.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TresorClientError.fileChanged(path: file.path) }
         defer { close(fd) }
@@ -86,7 +86,7 @@ extension TresorClient {
     }
 
     /// An attachment's bytes, with its name and kind from the answer's headers.
-    public func notesAttachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
+    package func notesAttachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
         let body = try APICoding.encoder.encode(AttachmentRequest(note: note, attachment: id, passphrase: passphrase))
         let response = try callRaw("POST", Route.notesGetAttachment, body: body, contentType: "application/json")
         guard let name = response.headers[NotesWire.nameHeader.lowercased()].flatMap(NotesWire.decodeHeader),
@@ -95,48 +95,52 @@ extension TresorClient {
         return AttachmentData(id: id, name: name, kind: kind, data: response.body)
     }
 
-    public func notesRemoveAttachment(_ id: String, of note: String) throws -> NoteSummary {
+    package func notesRemoveAttachment(_ id: String, of note: String) throws -> NoteSummary {
         try call("POST", Route.notesRemoveAttachment, RemoveAttachmentRequest(note: note, attachment: id))
     }
 
-    public func notesPassphraseStatus() throws -> NotesPassphraseStatus { try call("POST", Route.notesPassphraseStatus) }
+    package func notesPassphraseStatus() throws -> NotesPassphraseStatus { try call("POST", Route.notesPassphraseStatus) }
 
-    public func notesSetPassphrase(_ request: SetPassphraseRequest) throws -> NotesPassphraseStatus {
+    package func notesSetPassphrase(_ request: SetPassphraseRequest) throws -> NotesPassphraseStatus {
         try call("POST", Route.notesSetPassphrase, request)
     }
 
-    public func notesChangePassphrase(_ request: ChangePassphraseRequest) throws -> NotesPassphraseStatus {
+    package func notesChangePassphrase(_ request: ChangePassphraseRequest) throws -> NotesPassphraseStatus {
         try call("POST", Route.notesChangePassphrase, request)
     }
 
-    public func notesPassphraseProgress() throws -> PassphraseChangeProgress { try call("POST", Route.notesPassphraseProgress) }
+    package func notesPassphraseProgress() throws -> PassphraseChangeProgress { try call("POST", Route.notesPassphraseProgress) }
 
-    public func notesResetPassphrase(_ request: ResetPassphraseRequest) throws -> NotesPassphraseStatus {
+    package func notesResetPassphrase(_ request: ResetPassphraseRequest) throws -> NotesPassphraseStatus {
         try call("POST", Route.notesResetPassphrase, request)
     }
 
-    public func notesHint() throws -> String? {
+    package func notesHint() throws -> String? {
         let response: HintResponse = try call("POST", Route.notesHint)
         return response.hint
     }
 
-    public func notesSetHint(_ request: SetHintRequest) throws -> NotesPassphraseStatus {
+    package func notesSetHint(_ request: SetHintRequest) throws -> NotesPassphraseStatus {
         try call("POST", Route.notesSetHint, request)
     }
 
-    public func notesKeychainUnlock(_ request: KeychainUnlockRequest) throws -> NotesPassphraseStatus {
+    package func notesKeychainUnlock(_ request: KeychainUnlockRequest) throws -> NotesPassphraseStatus {
         try call("POST", Route.notesKeychainUnlock, request)
     }
 
-    public func notesImport(_ notes: [NoteImport]) throws -> ImportReport {
+    package func notesImport(_ notes: [NoteImport]) throws -> ImportReport {
         try call("POST", Route.notesImport, ImportNotesRequest(notes: notes))
     }
 }
 
 /// An attachment read back: its bytes, with the name and kind it was added with.
 public struct AttachmentData: Sendable, Equatable {
+    /// The attachment's id within its note.
     public var id: String
+    /// The file name it was added with.
     public var name: String
+    /// What it is (image, document…).
     public var kind: AttachmentKind
+    /// Its bytes.
     public var data: Data
 }

@@ -22,6 +22,7 @@ import Glibc
 /// A client may be shared between threads; its calls then take turns on the connection
 /// (``Keychain`` and ``Notes`` open more connections when calls overlap).
 public final class TresorClient: Sendable {
+    /// The home whose daemon this client talks to, and its socket.
     public let paths: TresorPaths
     /// How long any one read or write waits for the daemon.
     public let timeout: Duration
@@ -137,6 +138,9 @@ public final class TresorClient: Sendable {
         try call("POST", Route.holds, HoldRequest(reason: reason))
     }
 
+    /// Ends an auto-lock hold made with ``holdAutoLock(reason:)``.
+    /// - Parameter hold: The hold to end.
+    /// - Throws: `APIError` (`notFound` when it ended already).
     public func releaseHold(_ hold: Hold) throws {
         try callExpectingNoContent("DELETE", Route.holds + "/" + hold.id)
     }

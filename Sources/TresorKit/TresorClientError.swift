@@ -22,6 +22,7 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// said (it changed while it was sent).
     case fileChanged(path: String)
 
+    /// What went wrong and what to do, in words.
     public var description: String {
         switch self {
         case .daemonNotRunning(let socket): return "no tresord is listening on \(socket)"

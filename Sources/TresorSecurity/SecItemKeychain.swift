@@ -3,7 +3,7 @@ import Synchronization
 import TresorKit
 
 /// Which Tresor daemon the `SecItem…` functions talk to: the default home's (`$TRESOR_HOME`,
-/// else `~/.local/share/tresor`), started when needed — or the ``Keychain`` given to
+/// else `~/.local/share/tresor`), started when needed — or the `Keychain` given to
 /// ``use(_:)``. Apple-platform code never needs this; tests and programs that keep a home of
 /// their own do.
 public enum SecItemKeychain {

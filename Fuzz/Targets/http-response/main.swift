@@ -50,9 +50,9 @@ let calls: [(TresorClient) throws -> Void] = [
     { _ = try $0.holdAutoLock(reason: "fuzz") },
     { try $0.releaseHold(hold) },
     { _ = try $0.doctor() },
-    { _ = try $0.items(matching: query) },
+    { _ = try Keychain(client: $0).items(query) },
     { _ = try $0.applications() },
-    { _ = try $0.deleteItems(matching: query) },
+    { _ = try Keychain(client: $0).delete(query) },
 ]
 
 /// The socket buffer must hold a whole input (the harness writes it before the client reads).
