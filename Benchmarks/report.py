@@ -152,10 +152,10 @@ if kc:
         P("")
     secitem = near.get("secitem_lookup") if near else None
     if secitem and secitem.get("tresorkit"):
-        ratio = secitem.get("ratio_p50")
+        secitem_ratio = secitem.get("ratio_p50")
         P(f"Apple's `SecItemCopyMatching` (TresorSecurity) against TresorKit's `Keychain.secret`, alternating on one connection "
           f"({near['items']:,} items): p50 {fmt(g(secitem, 'p50_ms'), ' ms')} against {fmt(g(secitem['tresorkit'], 'p50_ms'), ' ms')}, "
-          f"ratio {fmt(ratio)} (target ≤ 1.05: {'met' if ratio is not None and ratio <= 1.05 else 'not met'}).")
+          f"ratio {fmt(secitem_ratio)} (target ≤ 1.05: {'met' if secitem_ratio is not None and secitem_ratio <= 1.05 else 'not met'}).")
         P("")
     wire = tresor.get("wire_coding") or {}
     if wire:

@@ -109,6 +109,20 @@ enum SecItemCall {
     /// - Throws: `errSecItemNotFound` when nothing matches.
     static func copy(_ request: SecItemRequest) throws -> CFTypeRef? {
         let wantsAttributes = request.returnAttributes
+        // The most common call — one item's data — takes TresorKit's lookup route, which
+        // answers the secret alone, without JSON either way.
+        if request.returnData, !wantsAttributes, !request.returnPersistentReference, request.limit == .one {
+            let queries = request.queries(returnData: true, returnAttributes: false)
+            if queries.count == 1 {
+                return try SecItemKeychain.withKeychain { keychain in
+                    do {
+                        return try keychain.secret(queries[0]) as NSData
+                    } catch let error as APIError where error.code == .itemNotFound {
+                        throw SecItemFailure(errSecItemNotFound)
+                    }
+                }
+            }
+        }
         let items = try SecItemKeychain.withKeychain { keychain in
             try request.queries(returnData: request.returnData, returnAttributes: wantsAttributes).flatMap { query in
                 try countingNotFoundAsEmpty { try keychain.items(query) }
