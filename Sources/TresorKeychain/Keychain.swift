@@ -496,7 +496,7 @@ public final class Keychain: Sendable {
             || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
         guard needsPasscode, !verified, !caller.presenceConfirmed else { return }
         guard let passcode = caller.passcode else {
-            throw KeychainError.authFailed("this item needs the passcode in the request (user presence)")
+            throw KeychainError.presenceRequired("this item needs the passcode in the request")
         }
         try Self.mapKeybag { try keybag.verify(passcode: passcode) }
         verified = true

@@ -10,6 +10,10 @@ public enum KeychainError: Error, Equatable, Sendable {
     /// `errSecAuthFailed` (−25293): the passcode this request needed was missing or wrong.
     /// `retryAfterSeconds` is set when this failure started a wait before the next attempt.
     case authFailed(String, retryAfterSeconds: Int? = nil)
+    /// `errSecAuthFailed` (−25293) too: the item's secret needs the user's presence (user
+    /// presence, or another application's item) and the request proved none. Apart from
+    /// `authFailed` so a client can ask for the passcode without reading the message.
+    case presenceRequired(String)
     /// `errSecAuthFailed` (−25293) too, but no passcode was checked: too many wrong ones,
     /// the next attempt is allowed in `retryAfterSeconds`.
     case throttled(String, retryAfterSeconds: Int)
@@ -35,7 +39,7 @@ public enum KeychainError: Error, Equatable, Sendable {
         case .duplicateItem: return .duplicateItem
         case .itemNotFound: return .itemNotFound
         case .interactionNotAllowed: return .interactionNotAllowed
-        case .authFailed, .throttled: return .authFailed
+        case .authFailed, .throttled, .presenceRequired: return .authFailed
         case .missingEntitlement: return .missingEntitlement
         case .param: return .param
         case .decode: return .decode
@@ -54,6 +58,7 @@ extension KeychainError: CustomStringConvertible {
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why)"
         case .authFailed(let why, _): return "authentication failed: \(why)"
         case .throttled(let why, _): return why
+        case .presenceRequired(let why): return "user presence required: \(why)"
         case .missingEntitlement(let why): return "missing entitlement: \(why)"
         case .param(let why): return "invalid parameter: \(why)"
         case .decode(let why): return "item data cannot be decoded: \(why)"

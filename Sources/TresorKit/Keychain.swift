@@ -26,20 +26,29 @@ import TresorModel
 public final class Keychain: Sendable {
     /// The first connection, also for the keybag's calls (`unlock`, `status`…).
     public let client: TresorClient
+    /// The keychain the calls go to: nil for the login keychain, else one the user created
+    /// (`tresor keychain create`).
+    public let name: String?
     private let connections: ConnectionPool
 
     /// Connects to the daemon of `paths` (the default home), starting it when needed.
-    /// - Parameter paths: The home whose daemon to use.
+    /// - Parameters:
+    ///   - paths: The home whose daemon to use.
+    ///   - name: A keychain the user created, or nil for the login keychain.
     /// - Throws: ``TresorClientError`` when no daemon answers or starts.
-    public init(paths: TresorPaths = TresorPaths()) throws {
+    public init(paths: TresorPaths = TresorPaths(), named name: String? = nil) throws {
         client = try TresorClient.connect(paths: paths)
+        self.name = name
         connections = ConnectionPool(client)
     }
 
     /// Uses a connection made already (another home, a test's daemon).
-    /// - Parameter client: The connection to use first.
-    public init(client: TresorClient) {
+    /// - Parameters:
+    ///   - client: The connection to use first.
+    ///   - name: A keychain the user created, or nil for the login keychain.
+    public init(client: TresorClient, named name: String? = nil) {
         self.client = client
+        self.name = name
         connections = ConnectionPool(client)
     }
 
@@ -67,7 +76,7 @@ public final class Keychain: Sendable {
     /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
     @discardableResult
     public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) throws -> KeychainItem {
-        try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret) }
+        try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret, keychain: name) }
     }
 
     /// The secret of the first matching item.
@@ -77,7 +86,7 @@ public final class Keychain: Sendable {
     /// - Returns: The secret.
     /// - Throws: `APIError` (`itemNotFound`, `interactionNotAllowed`, `authFailed`…).
     public func secret(_ query: ItemQuery, passcode: String? = nil) throws -> Data {
-        try connections.use { try $0.secret(matching: query, passcode: passcode) }
+        try connections.use { try $0.secret(matching: query, keychain: name, passcode: passcode) }
     }
 
     /// The attributes of every matching item.
@@ -100,7 +109,7 @@ public final class Keychain: Sendable {
     /// - Returns: The items; empty when none matches.
     /// - Throws: `APIError` (`interactionNotAllowed`, `authFailed`…).
     public func items(_ query: ItemQuery, passcode: String? = nil) throws -> [KeychainItem] {
-        try connections.use { try $0.items(matching: query, passcode: passcode) }
+        try connections.use { try $0.items(matching: query, keychain: name, passcode: passcode) }
     }
 
     /// Changes the matching items' attributes and, if given, their secret.
@@ -113,7 +122,7 @@ public final class Keychain: Sendable {
     /// - Throws: `APIError` (`duplicateItem` when two items would become alike…).
     @discardableResult
     public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) throws -> Int {
-        try connections.use { try $0.updateItems(matching: query, changes: changes, secret: secret, passcode: passcode) }
+        try connections.use { try $0.updateItems(matching: query, changes: changes, secret: secret, keychain: name, passcode: passcode) }
     }
 
     /// Deletes the matching items.
@@ -122,7 +131,7 @@ public final class Keychain: Sendable {
     /// - Throws: `APIError` (`interactionNotAllowed`…).
     @discardableResult
     public func delete(_ query: ItemQuery) throws -> Int {
-        try connections.use { try $0.deleteItems(matching: query) }
+        try connections.use { try $0.deleteItems(matching: query, keychain: name) }
     }
 }
 

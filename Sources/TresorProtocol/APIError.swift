@@ -49,7 +49,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         case notInitialized
         /// `init` on a home that already has one (`errSecDuplicateItem`).
         case alreadyInitialized
-        /// A passcode is required and was not given.
+        /// A passcode is required and was not given: for an item, its secret needs the
+        /// user's presence (`errSecAuthFailed`).
         case passcodeRequired
         /// No passcode is set.
         case noPasscodeSet
@@ -120,7 +121,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .readOnly: return .readOnly
             case .noSuchKeychain: return .noSuchKeychain
             case .internal: return .internalComponent
-            case .notInitialized, .passcodeRequired, .noPasscodeSet, .keybagDamaged: return nil
+            case .passcodeRequired: return .authFailed
+            case .notInitialized, .noPasscodeSet, .keybagDamaged: return nil
             case .passphraseRequired, .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return nil
             case .unauthorized: return .authFailed
             case .csrf, .forbidden: return .missingEntitlement

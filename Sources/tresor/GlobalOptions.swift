@@ -16,6 +16,9 @@ struct GlobalOptions: ParsableArguments {
     /// A connection to the home's daemon, started if needed.
     func connect() throws -> TresorClient { try TresorClient.connect(paths: paths) }
 
+    /// The keychain `name` (nil: the login keychain) of the home's daemon, started if needed.
+    func keychain(named name: String?) throws -> Keychain { Keychain(client: try connect(), named: name) }
+
     /// The notes of the home's daemon, started if needed.
     func notes() throws -> Notes { Notes(client: try connect()) }
 }

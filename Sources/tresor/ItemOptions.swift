@@ -89,7 +89,7 @@ func readSecretFromStandardInput() throws -> Data {
 func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, _ body: (String?) throws -> T) throws -> T {
     do {
         return try body(nil)
-    } catch let error as APIError where error.code == .authFailed && error.message.contains("needs the passcode") {
+    } catch let error as APIError where error.code == .passcodeRequired {
         var input = descriptor.map { SecretInput(fileDescriptor: $0) } ?? SecretInput(fromStandardInput: stdin)
         return try body(try input.next("Passcode:"))
     }

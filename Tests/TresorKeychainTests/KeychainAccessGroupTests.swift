@@ -142,10 +142,10 @@ import TresorKeybag
 
         // Another application's secret: refused without the passcode, and with a wrong one.
         for query in [ItemQuery(.genericPassword, id: bItem.id, returnData: true), genericQuery(service: "b-service", account: "b", returnData: true)] {
-            expectKeychainError(.authFailed, "no passcode") { try keychain.copyMatching(query, caller: Callers.keychainAccess()) }
+            expectKeychainError(.presenceRequired, "no passcode") { try keychain.copyMatching(query, caller: Callers.keychainAccess()) }
             expectKeychainError(.authFailed, "wrong passcode") { try keychain.copyMatching(query, caller: Callers.keychainAccess(passcode: passcode("wrong passcode"))) }
         }
-        expectKeychainError(.authFailed, "a listing with data") {
+        expectKeychainError(.presenceRequired, "a listing with data") {
             try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.keychainAccess())
         }
         // With the right passcode, the secret.
@@ -158,7 +158,7 @@ import TresorKeybag
         #expect(try keychain.copyMatching(ItemQuery(.genericPassword, id: own.id, returnData: true), caller: Callers.keychainAccess()).first?.secret == secret("cli-secret"))
 
         // Replacing another application's secret needs the passcode too.
-        expectKeychainError(.authFailed) {
+        expectKeychainError(.presenceRequired) {
             try keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: ItemAttributes(), secret: secret("overwritten"), caller: Callers.keychainAccess())
         }
         #expect(try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.appB).first?.secret == secret("b-secret"))
@@ -176,7 +176,7 @@ import TresorKeybag
         let attributesOnly = try keychain.copyMatching(genericQuery(service: "bank", account: "ada"), caller: Callers.appA)
         #expect(attributesOnly.first?.attributes?.accessControl == .userPresence)
         // The secret: refused without it and with a wrong one, given with it.
-        expectKeychainError(.authFailed) { try keychain.copyMatching(genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.appA) }
+        expectKeychainError(.presenceRequired) { try keychain.copyMatching(genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.appA) }
         expectKeychainError(.authFailed) {
             try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.with(Callers.appA, passcode: passcode("wrong")))
         }
@@ -185,14 +185,14 @@ import TresorKeybag
         // Other items of the same app still need nothing.
         #expect(try keychain.copyMatching(genericQuery(service: "plain", returnData: true), caller: Callers.appA).first?.secret == secret("plain"))
         // The keychain-access app needs it as well.
-        expectKeychainError(.authFailed) { try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.keychainAccess()) }
+        expectKeychainError(.presenceRequired) { try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.keychainAccess()) }
 
         // Even while locked (afterFirstUnlock / always classes), the passcode is still required.
         var alwaysAttributes = genericPassword(service: "always-bank", account: "ada", accessible: .always)
         alwaysAttributes.accessControl = .userPresence
         try keychain.add(.genericPassword, attributes: alwaysAttributes, secret: secret("always pin"), caller: Callers.appA)
         try home.restart()
-        expectKeychainError(.authFailed) { try home.keychain.copyMatching(genericQuery(service: "always-bank", returnData: true), caller: Callers.appA) }
+        expectKeychainError(.presenceRequired) { try home.keychain.copyMatching(genericQuery(service: "always-bank", returnData: true), caller: Callers.appA) }
         let lockedButPresent = try home.keychain.copyMatching(
             genericQuery(service: "always-bank", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode))
         #expect(lockedButPresent.first?.secret == secret("always pin"))
@@ -200,7 +200,7 @@ import TresorKeybag
 
         // Replacing the secret also needs it.
         try home.unlock()
-        expectKeychainError(.authFailed) {
+        expectKeychainError(.presenceRequired) {
             try home.keychain.update(genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("stolen"), caller: Callers.appA)
         }
         try home.keychain.update(genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("new pin"), caller: Callers.with(Callers.appA, passcode: home.passcode))
@@ -213,7 +213,7 @@ import TresorKeybag
         let (home, bItem, _, _) = try homeWithItems()
         var toCLI = ItemAttributes()
         toCLI.accessGroup = "tresor"
-        expectKeychainError(.authFailed) {
+        expectKeychainError(.presenceRequired) {
             try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: Callers.keychainAccess())
         }
         let stillB = try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.appB)
@@ -224,7 +224,7 @@ import TresorKeybag
             .genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("c"), caller: Callers.keychainAccess())
         var toB = ItemAttributes()
         toB.accessGroup = "B.app"
-        expectKeychainError(.authFailed) {
+        expectKeychainError(.presenceRequired) {
             try home.keychain.update(ItemQuery(.genericPassword, id: cliItem.id), changes: toB, secret: nil, caller: Callers.keychainAccess())
         }
         // With the passcode, the user consents.
@@ -239,7 +239,7 @@ import TresorKeybag
         let (home, bItem, _, _) = try homeWithItems()
         var downgrade = ItemAttributes()
         downgrade.accessible = .always
-        expectKeychainError(.authFailed) {
+        expectKeychainError(.presenceRequired) {
             try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: downgrade, secret: nil, caller: Callers.keychainAccess())
         }
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id), caller: Callers.appB).first?.attributes?.accessible == .whenUnlocked)

@@ -162,7 +162,7 @@ enum Callers {
 
 /// The case of a ``KeychainError`` without its message.
 enum KeychainErrorKind: String, Sendable {
-    case duplicateItem, itemNotFound, interactionNotAllowed, authFailed, throttled, missingEntitlement, param, decode, readOnly,
+    case duplicateItem, itemNotFound, interactionNotAllowed, authFailed, throttled, presenceRequired, missingEntitlement, param, decode, readOnly,
         noSuchKeychain, storage
 }
 
@@ -174,6 +174,7 @@ extension KeychainError {
         case .interactionNotAllowed: return .interactionNotAllowed
         case .authFailed: return .authFailed
         case .throttled: return .throttled
+        case .presenceRequired: return .presenceRequired
         case .missingEntitlement: return .missingEntitlement
         case .param: return .param
         case .decode: return .decode

@@ -109,6 +109,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .interactionNotAllowed: return APIError(.interactionNotAllowed, message)
         case .authFailed(_, let wait): return APIError(.authFailed, message, retryAfterSeconds: wait)
         case .throttled(_, let wait): return APIError(.throttled, message, retryAfterSeconds: wait)
+        case .presenceRequired: return APIError(.passcodeRequired, message)
         case .missingEntitlement: return APIError(.missingEntitlement, message)
         case .param: return APIError(.param, message)
         case .decode: return APIError(.decode, message)

@@ -32,8 +32,8 @@ struct ItemCommand: ParsableCommand {
                 guard secretStdin else { throw ValidationError("give the secret on standard input with --secret-stdin") }
                 var attributes = try item.attributes
                 if userPresence { attributes.accessControl = .userPresence }
-                let added = try options.connect().addItem(
-                    item.itemClass, attributes: attributes, secret: try readSecretFromStandardInput(), keychain: item.keychain)
+                let added = try options.keychain(named: item.keychain).add(
+                    item.itemClass, attributes: attributes, secret: try readSecretFromStandardInput())
                 if options.json { return Output.json(added) }
                 print("Added \(item.itemClass.humanName) \(added.id) to group \(added.attributes?.accessGroup ?? "?").")
             }
@@ -51,13 +51,15 @@ struct ItemCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(json: options.json) {
-                let client = try options.connect()
+                let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .one, returnData: true)
-                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
-                    try client.items(matching: query, keychain: item.keychain, passcode: passcode)
+                if options.json {
+                    let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
+                    guard let found = items.first, found.secret != nil else { throw APIError(.itemNotFound, "no item matches") }
+                    return Output.json(found)
                 }
-                guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
-                if options.json { return Output.json(items[0]) }
+                // The secret alone takes the lookup route (no JSON either way), as applications' do.
+                let secret = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.secret(query, passcode: passcode) }
                 StandardStream.output.write(secret)
                 if StandardStream.output.isTerminal { print() }
             }
@@ -75,11 +77,9 @@ struct ItemCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(json: options.json) {
-                let client = try options.connect()
+                let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .all, returnData: showSecrets)
-                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
-                    try client.items(matching: query, keychain: item.keychain, passcode: passcode)
-                }
+                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
                 if options.json { return Output.json(items) }
                 for found in items { print(ItemText(found).rendered) }
             }
@@ -103,11 +103,11 @@ struct ItemCommand: ParsableCommand {
             try Output.run(json: options.json) {
                 let secret = secretStdin ? try readSecretFromStandardInput() : nil
                 guard !changes.isEmpty || secret != nil else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
-                let client = try options.connect()
+                let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .all, returnData: false)
                 let parsed = try Self.parse(changes)
                 let count = try withPasscodeIfAsked(stdin: false, descriptor: passcodeDescriptor) { passcode in
-                    try client.updateItems(matching: query, changes: parsed, secret: secret, keychain: item.keychain, passcode: passcode)
+                    try keychain.update(query, secret: secret, changes: parsed, passcode: passcode)
                 }
                 if options.json { return Output.json(["count": count]) }
                 print("Updated \(count) item\(count == 1 ? "" : "s").")
@@ -156,7 +156,7 @@ struct ItemCommand: ParsableCommand {
                 if !filtered && !all {
                     throw ValidationError("name what to delete (attributes or --id), or pass --all")
                 }
-                let count = try options.connect().deleteItems(matching: query, keychain: item.keychain)
+                let count = try options.keychain(named: item.keychain).delete(query)
                 if options.json { return Output.json(["count": count]) }
                 print("Deleted \(count) item\(count == 1 ? "" : "s").")
             }
