@@ -2,8 +2,9 @@ import FoundationEssentials
 import TresorModel
 import TresorProtocol
 
-/// Notes, from a client's side (SPEC §4): notes and folders, locked notes and their secure
-/// sessions, attachments, the passphrase. Only the `tresor` CLI may use the notes routes.
+/// Notes, from a client's side: notes and folders, locked notes and their secure sessions,
+/// attachments, the passphrase. The `tresor` CLI works on the user's notes; an application
+/// registered with its team's notes group (`TEAM.notes`) on its team's own.
 ///
 /// ```swift
 /// let notes = try Notes()

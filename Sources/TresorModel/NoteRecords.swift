@@ -7,6 +7,17 @@ public struct AccountID: RawRepresentable, Hashable, Codable, Sendable, CustomSt
 
     /// The local account, reached with the keybag passcode as its account password.
     public static let local = AccountID(rawValue: "local")
+
+    /// The notes account of team `team`'s applications: reached only by applications registered
+    /// with the group ``notesGroup(ofTeam:)``; no web sign-in, no sharing by name.
+    /// - Parameter team: The team id.
+    /// - Returns: The account's id, `team:TEAM`.
+    public static func applications(ofTeam team: String) -> AccountID { AccountID(rawValue: "team:" + team) }
+
+    /// The access group that entitles team `team`'s applications to their notes account.
+    /// - Parameter team: The team id.
+    /// - Returns: `TEAM.notes`.
+    public static func notesGroup(ofTeam team: String) -> String { team + ".notes" }
     public var description: String { rawValue }
 }
 

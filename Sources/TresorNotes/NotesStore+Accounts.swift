@@ -106,3 +106,22 @@ extension NotesStore {
         return derived.withUnsafeBytes { ConstantTime.equals(Data($0), expected) }
     }
 }
+
+// The notes accounts of applications (docs/API.md, "Notes for applications"): one per team,
+// made on the team's first request, with no password — nobody signs in to it on the web.
+extension NotesStore {
+    /// Makes `account` (an ``AccountID/applications(ofTeam:)`` account) if it does not exist.
+    /// - Parameter account: The team's account.
+    /// - Throws: `NotesError` when the database cannot be written.
+    public func ensureApplicationsAccount(_ account: AccountID) throws {
+        let exists = try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE id = ?", arguments: [account.rawValue]) != nil
+        }
+        guard !exists else { return }
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO accounts (id, name, created) VALUES (?, ?, ?)",
+                arguments: [account.rawValue, account.rawValue, now.timeIntervalSince1970])
+        }
+    }
+}

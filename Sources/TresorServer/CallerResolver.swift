@@ -25,6 +25,23 @@ struct CallerResolver: Sendable {
         return Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID, passcode: passcode)
     }
 
+    /// The notes account `client` acts for: the local account for the CLI; for an application
+    /// registered with its team's notes group (`TEAM.notes`, granted with the passcode at
+    /// `tresor app register`), the team's own account, which no other team, the CLI or the web
+    /// reaches (docs/API.md, "Notes for applications").
+    /// - Throws: `missingEntitlement` for any other client.
+    func notesAccount(for client: Client) throws -> AccountID {
+        try refuseBorrowed(client)
+        if client.isCLI { return .local }
+        guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256),
+              application.accessGroups.contains(AccountID.notesGroup(ofTeam: application.teamID))
+        else {
+            throw KeychainError.missingEntitlement(
+                "notes are for the tresor command-line tool and applications registered with their team's notes group (TEAM.notes)")
+        }
+        return .applications(ofTeam: application.teamID)
+    }
+
     /// Refuses anything but the CLI: managing applications and keychains is the user's
     /// business, done through the keychain-access tool.
     func requireCLI(_ client: Client, toManage what: String) throws {

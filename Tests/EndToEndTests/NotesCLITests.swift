@@ -367,7 +367,7 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
-    @Test func onlyTheCLIReachesNotes() throws {
+    @Test func aClientWithoutTheNotesEntitlementReachesNoNotes() throws {
         let harness = try initialized()
         let client = try TresorKitClient.connect(harness)
         #expect {

@@ -13,7 +13,7 @@ struct NoteAttachmentRoutes {
     func register(on router: Router<DaemonRequestContext>) {
         let routing = self.routing
         router.post(RouterPath(Route.notesAddAttachment)) { request, context -> AttachmentInfo in
-            let store = try routing.store(context)  // refuse other clients before reading a large body
+            let (store, account) = try routing.scope(context)  // refuse other clients before reading a large body
             let note = try Self.header(NotesWire.noteHeader, request)
             guard let kind = AttachmentKind(rawValue: try Self.header(NotesWire.kindHeader, request)) else {
                 throw APIError(.param, "unknown attachment kind (one of \(AttachmentKind.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -25,10 +25,11 @@ struct NoteAttachmentRoutes {
                 // No passphrase here: a locked note needs its secure session open (`notes/session`).
                 // Checked before the body is read, so a refusal costs the client no upload.
                 let upload = try await offloaded {
-                    try routing.withKeychainUnlock(store) { store in
-                        try NotesRouting.checkAccess(store, note: note, ownerOnly: true)
+                    let begin = { @Sendable (store: NotesStore) throws -> AttachmentUpload in
+                        try NotesRouting.checkAccess(store, note: note, for: account, ownerOnly: true)
                         return try store.beginAttachment(to: note, kind: kind, name: name)
                     }
+                    return try account == .local ? routing.withKeychainUnlock(store, begin) : begin(store)
                 }
                 return try await Self.receive(request.body, into: upload)
             }
@@ -39,8 +40,8 @@ struct NoteAttachmentRoutes {
             let body = try await request.decode(as: AttachmentRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
             // Opened chunk by chunk straight into the answer: the daemon holds the attachment once.
-            let (info, data) = try await routing.perform("attachment get", context, id: body.note) { store in
-                try NotesRouting.checkAccess(store, note: body.note)
+            let (info, data) = try await routing.perform("attachment get", context, id: body.note) { store, account in
+                try NotesRouting.checkAccess(store, note: body.note, for: account)
                 var buffer = ByteBuffer()
                 let info = try store.readAttachment(body.attachment, of: body.note, passphrase: passphrase) { info, chunk in
                     if buffer.capacity == 0 { buffer.reserveCapacity(info.byteCount) }
@@ -55,8 +56,8 @@ struct NoteAttachmentRoutes {
         }
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
-            return try await routing.perform("attachment remove", context, id: body.note, keychainUnlock: false) { store in
-                try NotesRouting.checkAccess(store, note: body.note, ownerOnly: true)
+            return try await routing.perform("attachment remove", context, id: body.note, keychainUnlock: false) { store, account in
+                try NotesRouting.checkAccess(store, note: body.note, for: account, ownerOnly: true)
                 try store.removeAttachment(body.attachment, of: body.note)
                 return try store.summary(ofNote: body.note)
             }

@@ -12,16 +12,16 @@ struct NotePassphraseRoutes {
     func register(on router: Router<DaemonRequestContext>) {
         let routing = self.routing
         router.post(RouterPath(Route.notesPassphraseStatus)) { _, context -> NotesPassphraseStatus in
-            let store = try routing.store(context)
-            return try await offloaded { try routing.passphraseStatus(store) }
+            let (store, account) = try routing.scope(context)
+            return try await offloaded { try routing.passphraseStatus(store, account: account) }
         }
         router.post(RouterPath(Route.notesSetPassphrase)) { request, context -> NotesPassphraseStatus in
             let body = try await request.decode(as: SetPassphraseRequest.self, context: context)
             let new = try Passphrase(body.passphrase)
-            return try await routing.perform("passphrase set", context, keychainUnlock: false) { store in
-                try store.setPassphrase(new, hint: body.hint)
-                try routing.refreshKeychainKey(store)
-                return try routing.passphraseStatus(store)
+            return try await routing.perform("passphrase set", context, keychainUnlock: false) { store, account in
+                try store.setPassphrase(new, hint: body.hint, account: account)
+                try routing.refreshKeychainKey(store, account: account)
+                return try routing.passphraseStatus(store, account: account)
             }
         }
         router.post(RouterPath(Route.notesChangePassphrase)) { request, context -> NotesPassphraseStatus in
@@ -30,10 +30,10 @@ struct NotePassphraseRoutes {
             if body.hint != nil && body.removeHint == true { throw APIError(.param, "give hint or removeHint, not both") }
             let hint: String?? = body.removeHint == true ? .some(nil) : body.hint.map { .some($0) }
             // Never through the keychain: the current passphrase must be typed (SPEC §4.4).
-            return try await routing.perform("passphrase change", context, keychainUnlock: false) { store in
-                try store.changePassphrase(from: current, to: new, hint: hint)
-                try routing.refreshKeychainKey(store)
-                return try routing.passphraseStatus(store)
+            return try await routing.perform("passphrase change", context, keychainUnlock: false) { store, account in
+                try store.changePassphrase(from: current, to: new, hint: hint, account: account)
+                try routing.refreshKeychainKey(store, account: account)
+                return try routing.passphraseStatus(store, account: account)
             }
         }
         router.post(RouterPath(Route.notesPassphraseProgress)) { _, context -> PassphraseChangeProgress in
@@ -44,7 +44,7 @@ struct NotePassphraseRoutes {
             let body = try await request.decode(as: ResetPassphraseRequest.self, context: context)
             let passcode = try body.passcode.map(Passcode.init), new = try Passphrase(body.new)
             let keybag = try routing.slot.keybag()
-            return try await routing.perform("passphrase reset", context, keychainUnlock: false) { store in
+            return try await routing.perform("passphrase reset", context, keychainUnlock: false, cliOnly: true) { store, _ in
                 // The local account's password is the keybag passcode; a wrong one counts there.
                 if keybag.status.isPasscodeSet {
                     guard let passcode else { throw KeybagError.passcodeRequired }
@@ -56,20 +56,20 @@ struct NotePassphraseRoutes {
             }
         }
         router.post(RouterPath(Route.notesHint)) { _, context -> HintResponse in
-            try await routing.perform("hint", context, keychainUnlock: false) { HintResponse(hint: try $0.passphraseHint()) }
+            try await routing.perform("hint", context, keychainUnlock: false) { HintResponse(hint: try $0.passphraseHint(account: $1)) }
         }
         router.post(RouterPath(Route.notesSetHint)) { request, context -> NotesPassphraseStatus in
             let body = try await request.decode(as: SetHintRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("hint set", context) { store in
-                try store.setPassphraseHint(body.hint, passphrase: passphrase)
-                return try routing.passphraseStatus(store)
+            return try await routing.perform("hint set", context) { store, account in
+                try store.setPassphraseHint(body.hint, passphrase: passphrase, account: account)
+                return try routing.passphraseStatus(store, account: account)
             }
         }
         router.post(RouterPath(Route.notesKeychainUnlock)) { request, context -> NotesPassphraseStatus in
             let body = try await request.decode(as: KeychainUnlockRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false) { store in
+            return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false, cliOnly: true) { store, _ in
                 if body.enabled {
                     guard let passphrase else {
                         throw APIError(.param, "keeping the notes key in the keychain needs the current passphrase")
@@ -91,7 +91,7 @@ struct NotePassphraseRoutes {
             _ = try routing.store(context)
             let data = try await routing.collect(request, upTo: NotesWire.maximumImportRequestBytes, what: "the import")
             let body = try DaemonJSON.decoder.decode(ImportNotesRequest.self, from: data)
-            let report = try await routing.perform("import", context, keychainUnlock: false) { try $0.importNotes(body.notes) }
+            let report = try await routing.perform("import", context, keychainUnlock: false, cliOnly: true) { store, _ in try store.importNotes(body.notes) }
             context.logger.notice("notes: imported", metadata: [
                 "imported": "\(report.imported)", "locked": "\(report.locked)", "skipped": "\(report.alreadyImported)",
                 "refused": "\(report.refused.count)",

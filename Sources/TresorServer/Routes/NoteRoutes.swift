@@ -12,20 +12,20 @@ struct NoteRoutes {
         let routing = self.routing
         router.post(RouterPath(Route.notesList)) { request, context -> NotesResponse in
             let body = try await routing.decodeOptional(ListNotesRequest.self, request, context, default: ListNotesRequest())
-            return try await routing.perform("list", context) { NotesResponse(notes: try $0.notes(folder: body.folder)) }
+            return try await routing.perform("list", context) { NotesResponse(notes: try $0.notes(account: $1, folder: body.folder)) }
         }
         router.post(RouterPath(Route.notesCreate)) { request, context -> NoteSummary in
             let body = try await request.decode(as: CreateNoteRequest.self, context: context)
             let draft = NoteDraft(title: body.title, body: body.body, folder: body.folder, isPinned: body.pinned ?? false)
-            let note = try await routing.perform("create", context) { try $0.createNote(draft) }
+            let note = try await routing.perform("create", context) { try $0.createNote(draft, account: $1) }
             context.logger.info("notes: created", metadata: ["id": "\(note.id)"])
             return note
         }
         router.post(RouterPath(Route.notesShow)) { request, context -> OpenedNote in
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("show", context, id: body.id) { store in
-                try NotesRouting.checkAccess(store, note: body.id)
+            return try await routing.perform("show", context, id: body.id) { store, account in
+                try NotesRouting.checkAccess(store, note: body.id, for: account)
                 return try store.openNote(body.id, passphrase: passphrase)
             }
         }
@@ -37,23 +37,23 @@ struct NoteRoutes {
             }
             let folder: String?? = body.removeFromFolder == true ? .some(nil) : body.folder.map { .some($0) }
             let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.pinned, folder: folder)
-            return try await routing.perform("edit", context, id: body.id) { store in
+            return try await routing.perform("edit", context, id: body.id) { store, account in
                 // A participant edits the title and body; the pin and folder are the owner's.
-                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: changes.isPinned != nil || changes.folder != nil)
+                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: changes.isPinned != nil || changes.folder != nil)
                 return try store.editNote(body.id, changes, passphrase: passphrase)
             }
         }
         router.post(RouterPath(Route.notesDelete)) { request, context -> Response in
             let body = try await request.decode(as: NoteRequest.self, context: context)
-            try await routing.perform("delete", context, id: body.id, keychainUnlock: false) { store in
-                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
+            try await routing.perform("delete", context, id: body.id, keychainUnlock: false) { store, account in
+                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.deleteNote(body.id)
             }
             return Response(status: .noContent)
         }
         router.post(RouterPath(Route.notesSearch)) { request, context -> NotesResponse in
             let body = try await request.decode(as: SearchNotesRequest.self, context: context)
-            return try await routing.perform("search", context) { NotesResponse(notes: try $0.search(body.text)) }
+            return try await routing.perform("search", context) { NotesResponse(notes: try $0.search(body.text, account: $1)) }
         }
         registerFolders(on: router)
         registerLocking(on: router)
@@ -62,19 +62,19 @@ struct NoteRoutes {
     private func registerFolders(on router: Router<DaemonRequestContext>) {
         let routing = self.routing
         router.post(RouterPath(Route.notesFolders)) { _, context -> FoldersResponse in
-            try await routing.perform("folders", context) { FoldersResponse(folders: try $0.folders()) }
+            try await routing.perform("folders", context) { FoldersResponse(folders: try $0.folders(account: $1)) }
         }
         router.post(RouterPath(Route.notesCreateFolder)) { request, context -> Folder in
             let body = try await request.decode(as: FolderRequest.self, context: context)
-            let folder = try await routing.perform("folder create", context) { try $0.createFolder(named: body.name) }
+            let folder = try await routing.perform("folder create", context) { try $0.createFolder(named: body.name, account: $1) }
             context.logger.info("notes: folder created", metadata: ["id": "\(folder.id)"])
             return folder
         }
         router.post(RouterPath(Route.notesDeleteFolder)) { request, context -> FoldersResponse in
             let body = try await request.decode(as: FolderRequest.self, context: context)
-            return try await routing.perform("folder delete", context) { store in
-                try store.deleteFolder(named: body.name)
-                return FoldersResponse(folders: try store.folders())
+            return try await routing.perform("folder delete", context) { store, account in
+                try store.deleteFolder(named: body.name, account: account)
+                return FoldersResponse(folders: try store.folders(account: account))
             }
         }
     }
@@ -84,8 +84,8 @@ struct NoteRoutes {
         router.post(RouterPath(Route.notesLock)) { request, context -> NoteSummary in
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("lock", context, id: body.id) { store in
-                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
+            return try await routing.perform("lock", context, id: body.id) { store, account in
+                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.lockNote(body.id, passphrase: passphrase)
                 return try store.summary(ofNote: body.id)
             }
@@ -93,8 +93,8 @@ struct NoteRoutes {
         router.post(RouterPath(Route.notesRemoveLock)) { request, context -> NoteSummary in
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("remove lock", context, id: body.id) { store in
-                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
+            return try await routing.perform("remove lock", context, id: body.id) { store, account in
+                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.removeLock(body.id, passphrase: passphrase)
                 return try store.summary(ofNote: body.id)
             }
@@ -102,8 +102,8 @@ struct NoteRoutes {
         router.post(RouterPath(Route.notesRewrap)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RewrapNoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase), current = try notesPassphrase(body.currentPassphrase)
-            return try await routing.perform("rewrap", context, id: body.id) { store in
-                try NotesRouting.checkAccess(store, note: body.id, ownerOnly: true)
+            return try await routing.perform("rewrap", context, id: body.id) { store, account in
+                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.rewrap(body.id, passphrase: passphrase, currentPassphrase: current)
                 return try store.summary(ofNote: body.id)
             }
@@ -129,7 +129,7 @@ struct NoteRoutes {
         if let text = body.passcode {
             guard passphrase == nil else { throw APIError(.param, "give passphrase or passcode, not both") }
             let passcode = try Passcode(text)
-            try await routing.perform("session (keychain)", context, id: body.note, keychainUnlock: false) { store in
+            try await routing.perform("session (keychain)", context, id: body.note, keychainUnlock: false, cliOnly: true) { store, account in
                 guard try store.passphraseStatus().keychainUnlock,
                       let key = try routing.keychainKey.read(account: .local, passcode: passcode)
                 else { throw APIError(.notFound, "no notes passphrase key is kept in the keychain (tresor note passphrase keychain on)") }
@@ -137,18 +137,18 @@ struct NoteRoutes {
                     throw APIError(.notFound, "the key kept in the keychain is not the current passphrase's; turn keychain unlock off and on again")
                 }
                 if let note = body.note {
-                    try NotesRouting.checkAccess(store, note: note)
+                    try NotesRouting.checkAccess(store, note: note, for: account)
                     _ = try store.openNote(note)
                 }
             }
         } else if let note = body.note {
-            try await routing.perform("session", context, id: note) { store in
-                try NotesRouting.checkAccess(store, note: note)
+            try await routing.perform("session", context, id: note) { store, account in
+                try NotesRouting.checkAccess(store, note: note, for: account)
                 _ = try store.openNote(note, passphrase: passphrase)
             }
         } else {
             guard let passphrase else { throw APIError(.param, "give passphrase, passcode or note") }
-            try await routing.perform("session", context, keychainUnlock: false) { try $0.openCurrentSession(with: passphrase) }
+            try await routing.perform("session", context, keychainUnlock: false) { try $0.openCurrentSession(with: passphrase, account: $1) }
         }
     }
 }

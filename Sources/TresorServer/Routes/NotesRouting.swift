@@ -7,48 +7,63 @@ import TresorKeychain
 import TresorNotes
 import TresorProtocol
 
-/// What every notes route shares: only the `tresor` CLI may call them, the work runs off the
-/// event loop (a passphrase costs a PBKDF2 run), a locked note of the current passphrase opens
-/// through the keychain when the user allowed it (SPEC §4.5), and each outcome is logged —
-/// by operation, note id and error code, never a title, body, name, hint or passphrase.
+/// What every notes route shares: who may call them — the `tresor` CLI, for the local account,
+/// and applications with their team's notes group, for their team's account (docs/API.md,
+/// "Notes for applications") —, the work runs off the event loop (a passphrase costs a PBKDF2
+/// run), a locked note of the current passphrase opens through the keychain when the user
+/// allowed it (the local account's), and each outcome is logged — by operation, note id and
+/// error code, never a title, body, name, hint or passphrase.
 struct NotesRouting: Sendable {
     let notes: NotesProvider
     let slot: KeybagSlot
     let keychainKey: NotesKeychainKey
     let callers: CallerResolver
 
-    /// The store, for the CLI only.
+    /// The store, for the CLI only (the routes that act on the local account or the user's
+    /// keybag: lock-now, import, the passphrase reset and keychain unlock).
     func store(_ context: DaemonRequestContext) throws -> NotesStore {
         try callers.requireCLI(try context.requireClient(), toManage: "notes")
         return try notes.store()
     }
 
-    /// What the CLI — the local account — may do with note `id` (docs/API.md, "Notes"): its
-    /// own notes and those shared with it. Another web account's note is `404 notFound`
-    /// exactly as a missing one; an `ownerOnly` operation on a note shared with it is
-    /// `403 forbidden`.
+    /// The store and the account the caller acts for: the local account for the CLI, its
+    /// team's account for an application with the notes group.
+    /// - Throws: `missingEntitlement` for any other client.
+    func scope(_ context: DaemonRequestContext) throws -> (NotesStore, AccountID) {
+        let account = try callers.notesAccount(for: try context.requireClient())
+        let store = try notes.store()
+        if account != .local { try store.ensureApplicationsAccount(account) }
+        return (store, account)
+    }
+
+    /// What `account` may do with note `id` (docs/API.md, "Notes"): its own notes and those
+    /// shared with it. Another account's note is `404 notFound` exactly as a missing one; an
+    /// `ownerOnly` operation on a note shared with it is `403 forbidden`.
     /// - Parameters:
     ///   - store: the notes store.
     ///   - id: the note.
+    ///   - account: the account the request acts for.
     ///   - ownerOnly: whether only the owner may do what is asked (delete, lock, attachments…).
-    /// - Returns: the local account's access.
+    /// - Returns: the account's access.
     /// - Throws: `notFound` or `forbidden` as above.
     @discardableResult
-    static func checkAccess(_ store: NotesStore, note id: String, ownerOnly: Bool = false) throws -> NoteAccess {
-        let access = try store.access(toNote: id, for: .local)
+    static func checkAccess(_ store: NotesStore, note id: String, for account: AccountID, ownerOnly: Bool = false) throws -> NoteAccess {
+        let access = try store.access(toNote: id, for: account)
         if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
         return access
     }
 
-    /// Runs `body` on a Dispatch thread with the store, retrying once through the keychain
-    /// when a locked note needs the current passphrase, and logs the outcome.
+    /// Runs `body` on a Dispatch thread with the store and the caller's account (the CLI's
+    /// only, with `cliOnly`), retrying once through the keychain when a locked note of the
+    /// local account needs the current passphrase, and logs the outcome.
     func perform<T: Sendable>(
-        _ operation: String, _ context: DaemonRequestContext, id: String? = nil, keychainUnlock: Bool = true,
-        _ body: @escaping @Sendable (NotesStore) throws -> T
+        _ operation: String, _ context: DaemonRequestContext, id: String? = nil, keychainUnlock: Bool = true, cliOnly: Bool = false,
+        _ body: @escaping @Sendable (NotesStore, AccountID) throws -> T
     ) async throws -> T {
-        let store = try store(context)
+        let (store, account) = cliOnly ? (try store(context), AccountID.local) : try scope(context)
+        let throughKeychain = keychainUnlock && account == .local
         return try await logged(operation, context, id: id) {
-            try await offloaded { keychainUnlock ? try withKeychainUnlock(store, body) : try body(store) }
+            try await offloaded { throughKeychain ? try withKeychainUnlock(store) { try body($0, account) } : try body(store, account) }
         }
     }
 
@@ -84,16 +99,16 @@ struct NotesRouting: Sendable {
     }
 
     /// After the current passphrase changed (set, change, reset): the keychain keeps the new key.
-    func refreshKeychainKey(_ store: NotesStore) throws {
-        guard try store.passphraseStatus().keychainUnlock, let key = try store.currentSessionKey() else { return }
+    func refreshKeychainKey(_ store: NotesStore, account: AccountID = .local) throws {
+        guard account == .local, try store.passphraseStatus().keychainUnlock, let key = try store.currentSessionKey() else { return }
         let userPresence = keychainKey.userPresence(account: .local) ?? false
         try keychainKey.store(key, account: .local, userPresence: userPresence)
     }
 
-    /// The passphrase status with the keychain item's user presence.
-    func passphraseStatus(_ store: NotesStore) throws -> NotesPassphraseStatus {
-        let status = try store.passphraseStatus()
-        return NotesPassphraseStatus(status: status, keychainUserPresence: status.keychainUnlock ? keychainKey.userPresence(account: .local) : nil)
+    /// The passphrase status of `account`, with the keychain item's user presence.
+    func passphraseStatus(_ store: NotesStore, account: AccountID = .local) throws -> NotesPassphraseStatus {
+        let status = try store.passphraseStatus(account: account)
+        return NotesPassphraseStatus(status: status, keychainUserPresence: status.keychainUnlock ? keychainKey.userPresence(account: account) : nil)
     }
 
     /// A request body that may be empty (routes without required fields).
