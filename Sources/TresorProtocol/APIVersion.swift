@@ -29,6 +29,10 @@ public enum Route {
     public static let applications = "/v1/apps"
     public static let keychains = "/v1/keychains"
     public static let deleteKeychain = "/v1/keychains/delete"
+    /// `tresor approve`: the next application waiting for the user's presence (long poll).
+    public static let approvalsNext = "/v1/approvals/next"
+    /// `tresor approve`: the user's answer, with the passcode when it allows.
+    public static let approvalsAnswer = "/v1/approvals/answer"
 
     // Notes (SPEC §4): the `tresor` CLI only. Every route is a POST.
     public static let notesList = "/v1/notes/list"

@@ -98,8 +98,10 @@ public struct Daemon: Sendable {
         router.add(middleware: KeybagLockObserver(sessions: webSessions))
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
-        let items = ItemRoutes(keychains: keychains, callers: callers)
+        let approvals = ApprovalBroker()
+        let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
         items.register(on: router)
+        ApprovalRoutes(approvals: approvals, slot: slot, callers: callers).register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)

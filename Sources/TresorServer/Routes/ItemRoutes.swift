@@ -10,6 +10,8 @@ import TresorProtocol
 struct ItemRoutes {
     let keychains: KeychainProvider
     let callers: CallerResolver
+    /// Asks the user, through `tresor approve`, for a secret that needs their presence.
+    let approvals: ApprovalBroker
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
@@ -54,17 +56,38 @@ struct ItemRoutes {
     }
 
     /// `SecItemCopyMatching` for the identified caller, in `keychain` (nil: the login keychain).
+    /// A secret that needs the user's presence, asked for without the passcode, is put to the
+    /// user through `tresor approve` when one is waiting; the application learns only the answer.
     private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem] {
         if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
-        let caller = try callers.caller(for: try context.requireClient(), passcode: passcode)
+        let client = try context.requireClient()
+        var caller = try callers.caller(for: client, passcode: passcode)
         let keychain = try keychains.keychain(named: name)
-        // A lookup by primary key takes microseconds: answered here, without the two thread
-        // hand-offs of `offloaded`. A scan, or a passcode to check (one slow KDF run), must
-        // not hold up this executor's thread.
-        if passcode == nil, let items = try keychain.copyMatchingFromIndex(query, caller: caller) {
-            return items
+        do {
+            // A lookup by primary key takes microseconds: answered here, without the two thread
+            // hand-offs of `offloaded`. A scan, or a passcode to check (one slow KDF run), must
+            // not hold up this executor's thread.
+            if passcode == nil, let items = try keychain.copyMatchingFromIndex(query, caller: caller) {
+                return items
+            }
+            return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
+        } catch KeychainError.presenceRequired(let why) where passcode == nil && approvals.hasApprover {
+            let request = ApprovalRequest(
+                id: UUID().uuidString.lowercased(), application: caller.defaultAccessGroup, executable: client.executable,
+                item: Self.describe(query), created: Date().timeIntervalSince1970)
+            context.logger.notice("approvals: asking the user", metadata: ["id": "\(request.id)", "application": "\(request.application)"])
+            guard await approvals.ask(request) else { throw KeychainError.presenceRequired(why + "; the user did not allow it") }
+            caller.presenceConfirmed = true
+            return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
         }
-        return try await offloaded { try keychain.copyMatching(query, caller: caller) }
+    }
+
+    /// An item as the user reads it in `tresor approve`: its class and what it was asked by.
+    static func describe(_ query: ItemQuery) -> String {
+        let attributes = query.attributes
+        let named = [("service", attributes.service), ("server", attributes.server), ("account", attributes.account), ("label", attributes.label)]
+            .compactMap { name, value in value.map { "\(name) \($0.prefix(200))" } }
+        return ([query.itemClass.rawValue] + named + (query.id.map { ["id \($0)"] } ?? [])).joined(separator: ", ")
     }
 
     /// The secret of the first item `query` matches in `keychain` (nil: the login keychain), for
@@ -74,7 +97,13 @@ struct ItemRoutes {
     func secretFromIndex(_ query: ItemQuery, keychain name: String?, client: Client) throws -> Data? {
         if isSystemRoots(name) { return nil }
         let caller = try callers.caller(for: client, passcode: nil)
-        guard let items = try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller) else { return nil }
+        let found: [KeychainItem]?
+        do {
+            found = try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller)
+        } catch KeychainError.presenceRequired where approvals.hasApprover {
+            return nil  // the routed handler asks the user
+        }
+        guard let items = found else { return nil }
         guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
         return secret
     }

@@ -24,7 +24,7 @@ struct ItemCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
         @Flag(help: "Read the secret (or the certificate or key data) from standard input.") var secretStdin = false
-        @Flag(help: "Reading the secret will need the passcode every time (access control userPresence).")
+        @Flag(help: "Reading the secret will need you every time: the passcode, or your answer in `tresor approve` (access control userPresence).")
         var userPresence = false
 
         func run() throws {

@@ -1,0 +1,100 @@
+import Foundation
+import Synchronization
+import TresorProtocol
+
+/// Asks the user — through `tresor approve`, waiting in their terminal — whether an application
+/// may have a secret that needs the user's presence, so the application never collects the
+/// passcode itself (docs/API.md, "Approvals"). The application learns yes or no.
+///
+/// An approver is a `tresor approve` process asking for the next request
+/// (``nextRequest(within:)``); it is *present* while it waits, and while a request it took is
+/// unanswered (it is asking the user). Without a present approver, nobody is asked and the
+/// application gets `passcodeRequired` at once, as before.
+final class ApprovalBroker: Sendable {
+    /// How long an application's request waits for the user's answer.
+    static let answerTimeout: Duration = .seconds(45)
+
+    private struct State {
+        var queued: [ApprovalRequest] = []
+        var asked: [String: CheckedContinuation<Bool, Never>] = [:]
+        /// `tresor approve` processes waiting for a request, by the id of their wait.
+        var approvers: [(wait: UUID, continuation: CheckedContinuation<ApprovalRequest?, Never>)] = []
+        /// Requests an approver took and has not answered yet: it is asking the user.
+        var handedOut: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether a `tresor approve` is there to ask.
+    var hasApprover: Bool {
+        state.withLock { !$0.approvers.isEmpty || !$0.handedOut.isEmpty }
+    }
+
+    /// Asks the user about `request`; true only when they allowed it (with the passcode) in time.
+    func ask(_ request: ApprovalRequest) async -> Bool {
+        let id = request.id
+        let timeout = Task { [weak self] in
+            try await Task.sleep(for: Self.answerTimeout)
+            self?.settle(id, allowed: false)
+        }
+        defer { timeout.cancel() }
+        return await withCheckedContinuation { continuation in
+            let approver = state.withLock { state -> CheckedContinuation<ApprovalRequest?, Never>? in
+                state.asked[id] = continuation
+                if state.approvers.isEmpty {
+                    state.queued.append(request)
+                    return nil
+                }
+                state.handedOut.insert(id)
+                return state.approvers.removeFirst().continuation
+            }
+            approver?.resume(returning: request)
+        }
+    }
+
+    /// The next request for the user, waiting up to `limit` for one; nil when none came.
+    func nextRequest(within limit: Duration) async -> ApprovalRequest? {
+        let wait = UUID()
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> ApprovalRequest? in
+                while !state.queued.isEmpty {
+                    let request = state.queued.removeFirst()
+                    guard state.asked[request.id] != nil else { continue }  // timed out meanwhile
+                    state.handedOut.insert(request.id)
+                    return request
+                }
+                state.approvers.append((wait, continuation))
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+                return
+            }
+            Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                self?.releaseApprover(wait)
+            }
+        }
+    }
+
+    /// Settles request `id`. - Returns: false when no such request waits (answered, timed out).
+    @discardableResult
+    func settle(_ id: String, allowed: Bool) -> Bool {
+        let waiting = state.withLock { state in
+            state.queued.removeAll { $0.id == id }
+            state.handedOut.remove(id)
+            return state.asked.removeValue(forKey: id)
+        }
+        waiting?.resume(returning: allowed)
+        return waiting != nil
+    }
+
+    /// Ends an approver's wait with nothing, unless a request was handed to it meanwhile.
+    private func releaseApprover(_ wait: UUID) {
+        let waiting = state.withLock { state -> CheckedContinuation<ApprovalRequest?, Never>? in
+            guard let index = state.approvers.firstIndex(where: { $0.wait == wait }) else { return nil }
+            return state.approvers.remove(at: index).continuation
+        }
+        waiting?.resume(returning: nil)
+    }
+}

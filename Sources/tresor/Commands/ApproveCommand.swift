@@ -1,0 +1,46 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+
+/// `tresor approve`: the user's side of user presence for applications.
+struct ApproveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "approve",
+        abstract: "Answer applications that need you to be present for a secret.",
+        discussion: """
+            Leave `tresor approve` running in a terminal. When an application asks for a secret \
+            that needs your presence (an item added with user presence, for example), it shows \
+            which application asks for which item and asks for your passcode: typing it allows \
+            that one request, an empty answer refuses it. The application never sees the \
+            passcode — it only learns yes or no. Without a `tresor approve` running, such \
+            requests fail at once, as before. With --passcode-stdin, each answer is a line of \
+            standard input (an empty line refuses).
+            """)
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "Read each answer (the passcode, or an empty line to refuse) from standard input.") var passcodeStdin = false
+    @Flag(help: "Answer one request, then exit.") var once = false
+
+    func run() throws {
+        try Output.run(json: false) {
+            let client = try options.connect()
+            var input = SecretInput(fromStandardInput: passcodeStdin)
+            StandardStream.error.write("Waiting for applications that need you (Ctrl-C to stop)…\n")
+            while true {
+                guard let request = try client.nextApproval(waitSeconds: 25) else { continue }
+                print("\(request.application) (\(request.executable)) asks for the secret of: \(request.item)")
+                let answer = try input.next("Passcode to allow (empty to refuse): ")
+                do {
+                    try client.answerApproval(request.id, passcode: answer.isEmpty ? nil : answer)
+                    print(answer.isEmpty ? "Refused." : "Allowed.")
+                } catch let error as APIError where error.code == .authFailed || error.code == .throttled {
+                    // Counted as a wrong passcode at unlock is; the application is refused.
+                    try? client.answerApproval(request.id, passcode: nil)
+                    print("Wrong passcode: refused.")
+                } catch let error as APIError where error.code == .notFound {
+                    print("The application stopped waiting.")
+                }
+                if once { return }
+            }
+        }
+    }
+}
