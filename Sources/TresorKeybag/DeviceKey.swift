@@ -3,8 +3,9 @@ import Foundation
 import TresorCrypto
 import TresorSystem
 
-/// The 32 random bytes created once per home (SPEC §2): Tresor's stand-in for a device's
-/// hardware UID. Every class key and file MAC depends on it; it never leaves the home.
+/// The 32 random bytes created once per home: Tresor's stand-in for a device's hardware UID.
+/// Every class key and file MAC depends on it. It is kept outside the home
+/// (``TresorPaths/deviceKey``), so a copy or sync of the home does not carry it.
 struct DeviceKey: Sendable {
     static let byteCount = 32
     let key: SymmetricKey
@@ -23,11 +24,36 @@ struct DeviceKey: Sendable {
         return DeviceKey(key: SymmetricKey(data: bytes))
     }
 
+    /// Moves the device key of a home made before it moved out of the home (`legacy`) to `url`:
+    /// written there first (0600, in 0700 folders), removed from the home after. A key at both
+    /// places is kept at `url` when they are the same; two different keys are an error, with
+    /// neither touched.
+    static func moveOutOfHome(from legacy: URL, to url: URL) throws {
+        guard SecureFiles.exists(legacy) else { return }
+        do {
+            let bytes = try SecureFiles.read(legacy, limit: 4096)
+            if SecureFiles.exists(url) {
+                guard try SecureFiles.read(url, limit: 4096) == bytes else {
+                    throw KeybagError.storage("two different device keys, \(legacy.path) and \(url.path): keep the one this home was made with")
+                }
+            } else {
+                try SecureFiles.createDirectory(url.deletingLastPathComponent())
+                try SecureFiles.createExclusively(bytes, at: url)
+            }
+            try FileManager.default.removeItem(at: legacy)
+        } catch let error as KeybagError {
+            throw error
+        } catch {
+            throw KeybagError.storage(String(describing: error))
+        }
+    }
+
     /// Loads the device key if there is one, else creates it (0600, never overwriting).
     static func loadOrCreate(at url: URL) throws -> DeviceKey {
         if SecureFiles.exists(url) { return try load(from: url) }
         let key = SecureRandom.key(bitCount: byteCount * 8)
         do {
+            try SecureFiles.createDirectory(url.deletingLastPathComponent())
             try key.withUnsafeBytes { try SecureFiles.createExclusively(Data($0), at: url) }
         } catch {
             throw KeybagError.storage(String(describing: error))

@@ -61,6 +61,7 @@ public final class Keybag: Sendable {
         } catch {
             throw KeybagError.storage(String(describing: error))
         }
+        try DeviceKey.moveOutOfHome(from: files.legacyDeviceKey, to: files.deviceKey)
         let deviceKey = try DeviceKey.loadOrCreate(at: files.deviceKey)
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for protectionClass in ProtectionClass.allCases where passcode != nil || !protectionClass.requiresPasscode {
@@ -86,6 +87,7 @@ public final class Keybag: Sendable {
     /// Opens the keybag at `files` (a created keychain's); see ``open(paths:settings:)``.
     public static func open(files: KeybagFiles, settings: KeybagSettings = .production) throws -> Keybag {
         guard SecureFiles.exists(files.keybag) else { throw KeybagError.notInitialized }
+        try DeviceKey.moveOutOfHome(from: files.legacyDeviceKey, to: files.deviceKey)
         let deviceKey = try DeviceKey.load(from: files.deviceKey)
         guard let record = try KeybagRecord.file(deviceKey).read(files.keybag) else { throw KeybagError.notInitialized }
         var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())

@@ -8,6 +8,8 @@ public struct KeybagFiles: Sendable, Equatable {
     /// The folder the keybag's files live in (created 0700).
     public var folder: URL
     public var deviceKey: URL
+    /// The device key's place inside the home, in homes made before it moved out.
+    public var legacyDeviceKey: URL
     public var keybag: URL
     public var unlockAttempts: URL
 
@@ -15,6 +17,7 @@ public struct KeybagFiles: Sendable, Equatable {
     public init(paths: TresorPaths) {
         folder = paths.home
         deviceKey = paths.deviceKey
+        legacyDeviceKey = paths.legacyDeviceKey
         keybag = paths.keybag
         unlockAttempts = paths.unlockAttempts
     }

@@ -6,11 +6,14 @@ import FoundationEssentials
 /// `~/.local/share/tresor` (SPEC §2). The socket is `$XDG_RUNTIME_DIR/tresor/tresord.sock`
 /// for the default home; any other home gets its own socket name in the same folder, so two
 /// homes never talk to each other's daemon. Without `XDG_RUNTIME_DIR` the socket lives in
-/// `<home>/run/`.
+/// `<home>/run/`. The device key lives outside the home, in `$XDG_STATE_HOME/tresor` (else
+/// `~/.local/state/tresor`), so a copy or sync of the home does not carry it.
 public struct TresorPaths: Sendable, Equatable {
     public let home: URL
     public let isDefaultHome: Bool
     public let runtimeDirectory: URL
+    /// Machine-bound state kept apart from the home: the device key.
+    public let stateDirectory: URL
 
     public init(home explicitHome: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let defaultHome = Self.defaultHome(environment: environment)
@@ -29,27 +32,47 @@ public struct TresorPaths: Sendable, Equatable {
         } else {
             runtimeDirectory = home.appendingPathComponent("run")
         }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty {
+            stateDirectory = URL(fileURLWithPath: state).appendingPathComponent("tresor")
+        } else {
+            stateDirectory = Self.userHome(environment: environment).appendingPathComponent(".local/state/tresor")
+        }
+    }
+
+    private static func userHome(environment: [String: String]) -> URL {
+        URL(fileURLWithPath: environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path)
     }
 
     static func defaultHome(environment: [String: String]) -> URL {
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data).appendingPathComponent("tresor")
         }
-        let userHome = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return URL(fileURLWithPath: userHome).appendingPathComponent(".local/share/tresor")
+        return userHome(environment: environment).appendingPathComponent(".local/share/tresor")
     }
 
     /// The daemon's Unix socket for this home.
     public var socket: URL {
         guard !isDefaultHome else { return runtimeDirectory.appendingPathComponent("tresord.sock") }
-        // FNV-1a of the path: a stable short name, not a security measure (the folder is 0700).
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in home.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return runtimeDirectory.appendingPathComponent("tresord-\(String(hash, radix: 16)).sock")
+        return runtimeDirectory.appendingPathComponent("tresord-\(homeName).sock")
     }
 
-    /// The 32-byte device key (SPEC §2). Never exported, never in a backup.
-    public var deviceKey: URL { home.appendingPathComponent("device.key") }
+    /// A stable short name for a home that is not the default one: FNV-1a of its path (not a
+    /// security measure: the folders holding what it names are 0700).
+    private var homeName: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in home.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    /// The 32-byte device key: Tresor's stand-in for a device's hardware key. Outside the home
+    /// (`<state>/device.key`, or `device-<name>.key` for another home), so a copy of the home
+    /// is not enough to open it; never exported, never in a backup. Moving a home to another
+    /// path means moving its device key along (docs/SECURITY.md §4.5).
+    public var deviceKey: URL {
+        stateDirectory.appendingPathComponent(isDefaultHome ? "device.key" : "device-\(homeName).key")
+    }
+    /// Where homes made before the device key moved out kept it; moved out at the next open.
+    public var legacyDeviceKey: URL { home.appendingPathComponent("device.key") }
     /// The keybag: wrapped class keys and passcode parameters.
     public var keybag: URL { home.appendingPathComponent("keybag") }
     /// The persistent failed-passcode counter.

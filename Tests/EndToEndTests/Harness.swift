@@ -41,6 +41,7 @@ final class Harness {
         var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
         self.environment = environment
         paths = TresorPaths(environment: environment)

@@ -44,7 +44,9 @@ let attemptsFormat = FileFormat(magic: "TRUA", macLabel: "file-mac.unlock-attemp
 /// A home with the fixed device key; `Keybag.create` there makes a genuine keybag file.
 func makeHome(_ name: String) -> KeybagFiles {
     let home = makeScratchFolder(name)
-    let files = KeybagFiles(paths: TresorPaths(home: home.path, environment: [:]))
+    // The device key's state folder inside the scratch folder too, not in the user's home.
+    let files = KeybagFiles(paths: TresorPaths(home: home.path, environment: ["XDG_STATE_HOME": home.path + "/state"]))
+    try? FileManager.default.createDirectory(at: files.deviceKey.deletingLastPathComponent(), withIntermediateDirectories: true)
     writeFile(deviceKeyBytes, to: files.deviceKey)
     return files
 }
