@@ -36,7 +36,7 @@ class TresorHome:
         self.log_path = self.root / "tresord.log"
         (self.root / "run").mkdir(mode=0o700)
         self.home.mkdir(mode=0o700)
-        self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), TRESOR_HOME=str(self.home))
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), XDG_STATE_HOME=str(self.root / "state"), TRESOR_HOME=str(self.home))
         # Registration is open here: the browser tests register whom they need (docs/WEB.md).
         self.config = {"autoLockSeconds": 0, "webRegistration": "open", **(config or {})}
         self.write_config(self.config)

@@ -38,7 +38,7 @@ struct KeychainBench {
         home = work.appendingPathComponent("home")
         runtime = work.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        paths = TresorPaths(home: home.path, environment: ["XDG_RUNTIME_DIR": runtime.path])
+        paths = TresorPaths(home: home.path, environment: ["XDG_RUNTIME_DIR": runtime.path, "HOME": work.path])
         environment = ["XDG_RUNTIME_DIR": runtime.path, "HOME": work.path, "PATH": "/usr/bin:/bin"]
     }
 

@@ -28,7 +28,7 @@ struct NotesBench {
 
         let work = try makeTemporaryFolder("tresor-bench-notes")
         defer { try? FileManager.default.removeItem(at: work) }
-        let paths = TresorPaths(home: work.appendingPathComponent("home").path, environment: ["XDG_RUNTIME_DIR": work.path])
+        let paths = TresorPaths(home: work.appendingPathComponent("home").path, environment: ["XDG_RUNTIME_DIR": work.path, "HOME": work.path])
         let keybag = try Keybag.create(paths: paths, passcode: nil)
         let store = try NotesStore(paths: paths, keybag: keybag, settings: .production)
         let passphrase = try Passphrase("correct horse notes")
