@@ -97,6 +97,99 @@ import Glibc
         try harness.expectNoSecretLeaked()
     }
 
+    /// Locking and saving a locked body store new ciphertext: both count against the quota,
+    /// before anything about the request is checked further.
+    @Test func lockedNoteWritesCountAgainstTheQuota() throws {
+        let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 20000}"#)
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let password = "e2e-quota-password-\(UUID().uuidString.prefix(8))"
+        harness.secrets.append(password)
+        var alice = WebBrowser(server)
+        #expect(try alice.register("alice", password).status == 201)
+        let id = try alice.createNote(title: "to lock", body: "plain body")
+        let big = Data(repeating: 7, count: 30_000).base64EncodedString()
+        let proof = Data(repeating: 1, count: 32).base64EncodedString()
+        let lock = try alice.post("/api/notes/\(id)/lock", [
+            "passphraseProof": ["passphraseID": 1, "proof": proof], "wrappedKey": proof, "noteProofHash": proof,
+            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big,
+        ])
+        #expect(lock.status == 507 && lock.code == "quotaExceeded", "\(lock.status) \(lock.text)")
+        let save = try alice.put("/api/notes/\(id)/locked-body", [
+            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big, "noteProof": proof,
+        ])
+        #expect(save.status == 507 && save.code == "quotaExceeded", "\(save.status) \(save.text)")
+        #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == "plain body", "nothing changed")
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// Uploads of one account at once cannot all take the last room: the check and the write
+    /// are one step per account.
+    @Test func concurrentUploadsCannotOvershootTheQuota() throws {
+        let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 100000}"#)
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let password = "e2e-quota-password-\(UUID().uuidString.prefix(8))"
+        harness.secrets.append(password)
+        var alice = WebBrowser(server)
+        #expect(try alice.register("alice", password).status == 201)
+        let id = try alice.createNote(title: "race", body: "b")
+        nonisolated(unsafe) let browser = alice  // only read: each request is made on its own connection
+        let statuses = EventLog()
+        DispatchQueue.concurrentPerform(iterations: 10) { n in
+            let status = (try? browser.request("POST", "/api/notes/\(id)/attachments?kind=file&name=\(n).bin", raw: Data(repeating: UInt8(n), count: 30_000)).status) ?? -1
+            statuses.append("\(status)")
+        }
+        let all = statuses.entries.compactMap { Int($0) }
+        #expect(all.filter { $0 == 201 }.count == 3, "\(all.sorted())")
+        #expect(all.filter { $0 == 507 }.count == 7, "\(all.sorted())")
+        let attachments = try alice.get("/api/notes/\(id)").json?["attachments"] as? [[String: Any]]
+        #expect(attachments?.count == 3)
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// A client that asks for a large attachment and never reads the answer holds its slot no
+    /// longer than an idle one: the whole answer is handed to the connection at once, and the
+    /// idle deadline runs from there (docs/WEB.md, "Availability").
+    @Test func aClientThatStopsReadingIsClosed() throws {
+        let harness = try Harness(configuration: #"{"webConnectionIdleSeconds": 2, "webRequestSeconds": 2}"#)
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let password = "e2e-stall-password-\(UUID().uuidString.prefix(8))"
+        harness.secrets.append(password)
+        var alice = WebBrowser(server)
+        #expect(try alice.register("alice", password).status == 201)
+        let id = try alice.createNote(title: "download", body: "b")
+        // More than the kernel's buffers on both sides hold, so the server is left with bytes
+        // nobody takes.
+        let size = 24 * 1024 * 1024
+        let upload = try alice.request("POST", "/api/notes/\(id)/attachments?kind=file&name=big.bin", raw: Data(repeating: 3, count: size))
+        let attachment = try #require(upload.json?["id"] as? String, "\(upload.status)")
+
+        // The request, written by hand on a socket, then not read.
+        let fd = try server.connect()
+        defer { close(fd) }
+        let request = server.requestBytes(
+            "GET", "/api/notes/\(id)/attachments/\(attachment)",
+            headers: [("Cookie", "tresor_session=\(alice.token ?? "")"), ("X-Tresor-Origin-Token", alice.originToken ?? "")], body: nil, host: nil)
+        server.write(request, to: fd)
+        sleep(6)
+        // A real client meanwhile, and after: served.
+        #expect(try alice.get("/api/notes/\(id)").status == 200)
+        // The stalled connection was closed: reading it now ends before the whole answer.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received = 0
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var ended = false
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { ended = true; break }
+            if count < 0 { break }
+            received += count
+        }
+        #expect(ended, "the server closed the connection")
+        #expect(received < size, "it did not send the whole answer to a client that stopped reading (\(received) bytes)")
+        try harness.expectNoSecretLeaked()
+    }
+
     /// Over the account's quota: `507 quotaExceeded`, and what was stored stays.
     @Test func uploadOverQuotaIsRefusedAndNothingElseIsLost() throws {
         let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 100000}"#)

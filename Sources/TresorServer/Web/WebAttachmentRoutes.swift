@@ -26,8 +26,9 @@ struct WebAttachmentRoutes {
                 guard try !store.summary(ofNote: id).isLocked else {
                     throw APIError(.wrongLockState, "attachments are added to unlocked notes in the web client")
                 }
-                try services.checkQuota(store, account: account, adding: data.count)
-                return try store.addAttachment(to: id, kind: kind, name: name, data: data)
+                return try services.withinQuota(store, account: account, adding: data.count) {
+                    try store.addAttachment(to: id, kind: kind, name: name, data: data)
+                }
             }
             return try WebCoding.response(WebAttachment(info), status: .created)
         }

@@ -68,8 +68,13 @@ struct WebLockedNoteRoutes {
             let sealed = ClientLockedNote(
                 passphraseID: body.passphraseProof.passphraseID, wrappedKey: body.wrappedKey, noteProofHash: body.noteProofHash,
                 iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, attachmentChunks: chunks)
+            // The sealed note replaces the plain one, and its attachments are sealed again: room
+            // for all of it, as for any other write.
+            let bytes = body.ciphertext.count + body.wrappedKey.count + chunks.values.joined().reduce(0) { $0 + $1.count }
             let note = try await services.performOnNote("lock", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.lockNote(id, sealedBy: sealed, proof: body.passphraseProof.proof)
+                try services.withinQuota(store, account: account, adding: bytes) {
+                    try store.lockNote(id, sealedBy: sealed, proof: body.passphraseProof.proof)
+                }
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
@@ -79,9 +84,11 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(LockedBodyRequest.self, request)
             let note = try await services.performOnNote("save locked", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.replaceLockedBody(
-                    ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
-                    passphraseProof: body.passphraseProof?.proofOfKey)
+                try services.withinQuota(store, account: account, adding: body.ciphertext.count) {
+                    try store.replaceLockedBody(
+                        ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
+                        passphraseProof: body.passphraseProof?.proofOfKey)
+                }
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
@@ -91,9 +98,11 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(RewrapRequest.self, request)
             let note = try await services.performOnNote("rewrap", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.rewrap(
-                    id, proof: body.passphraseProof.proofOfKey, wrappedKey: body.wrappedKey, noteProof: body.noteProof,
-                    earlierProof: body.earlierPassphraseProof?.proofOfKey)
+                try services.withinQuota(store, account: account, adding: body.wrappedKey.count) {
+                    try store.rewrap(
+                        id, proof: body.passphraseProof.proofOfKey, wrappedKey: body.wrappedKey, noteProof: body.noteProof,
+                        earlierProof: body.earlierPassphraseProof?.proofOfKey)
+                }
                 return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)

@@ -98,8 +98,9 @@ struct WebNoteRoutes {
                 let folders = try store.folders(account: account.id)
                 let folder = try Self.folderName(name: body.folder, id: body.folderID, in: folders)
                 let draft = NoteDraft(title: body.title, body: body.body, folder: folder, isPinned: body.isPinned ?? false)
-                try services.checkQuota(store, account: account, adding: body.title.utf8.count + body.body.utf8.count)
-                let created = try store.createNote(draft, account: account.id)
+                let created = try services.withinQuota(store, account: account, adding: body.title.utf8.count + body.body.utf8.count) {
+                    try store.createNote(draft, account: account.id)
+                }
                 return WebNoteSummary(created, for: account, folders: try store.folders(account: account.id))
             }
             context.logger.info("web: note created", metadata: ["id": "\(note.id)"])
@@ -123,17 +124,19 @@ struct WebNoteRoutes {
                 if body.body != nil, try store.summary(ofNote: id).isLocked {
                     throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
                 }
-                // An edit needs room for its new title and body (the old ones are not subtracted).
-                if access == .owner, body.title != nil || body.body != nil {
-                    try services.checkQuota(store, account: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0))
-                }
                 var folder: String?? = nil
                 if movesFolder {
                     let folders = try store.folders(account: account.id)
                     folder = .some(try Self.folderName(name: body.folder ?? nil, id: body.folderID ?? nil, in: folders))
                 }
                 let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.isPinned, folder: folder)
-                let edited = try store.editNote(id, changes)
+                // An edit needs room for its new title and body (the old ones are not subtracted).
+                let grows = access == .owner && (body.title != nil || body.body != nil)
+                let edited = try grows
+                    ? services.withinQuota(store, account: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0)) {
+                        try store.editNote(id, changes)
+                    }
+                    : store.editNote(id, changes)
                 return WebNoteSummary(edited, for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)

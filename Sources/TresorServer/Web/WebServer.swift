@@ -22,16 +22,22 @@ struct WebServices: Sendable {
     let logLimiter: RepeatedLogLimiter
     /// Invites to register (docs/WEB.md, "Registration").
     let invites: WebInvites
+    /// One lock per web account for ``withinQuota(_:account:adding:_:)``.
+    let quotaLocks = AccountLocks()
 
-    /// Refuses, with `quotaExceeded`, to store `bytes` more for `account` when its storage
-    /// would then exceed `webAccountQuotaBytes` (the local account has no quota: it is the
-    /// owner's). Checked before the change, outside its transaction: concurrent uploads of
-    /// one account may overshoot by what they carry.
-    func checkQuota(_ store: NotesStore, account: WebAccount, adding bytes: Int) throws {
-        guard !account.isLocal else { return }
-        let used = try store.storedBytes(account: account.id)
-        guard used + Int64(bytes) <= configuration.accountQuotaBytes else {
-            throw APIError(.quotaExceeded, "this account stores \(used) bytes of its \(configuration.accountQuotaBytes): no room for \(bytes) more")
+    /// Runs `write`, which stores up to `bytes` more for `account`, unless the account's storage
+    /// would then exceed `webAccountQuotaBytes` (`quotaExceeded`; the local account has no
+    /// quota: it is the owner's). The check and the write hold the account's quota lock, so two
+    /// concurrent writes of one account cannot both take the last room (one daemon per home:
+    /// every write of a web account goes through here).
+    func withinQuota<T>(_ store: NotesStore, account: WebAccount, adding bytes: Int, _ write: () throws -> T) throws -> T {
+        guard !account.isLocal else { return try write() }
+        return try quotaLocks.withLock(account.id) {
+            let used = try store.storedBytes(account: account.id)
+            guard used + Int64(bytes) <= configuration.accountQuotaBytes else {
+                throw APIError(.quotaExceeded, "this account stores \(used) bytes of its \(configuration.accountQuotaBytes): no room for \(bytes) more")
+            }
+            return try write()
         }
     }
 
