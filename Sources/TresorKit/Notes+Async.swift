@@ -1,8 +1,9 @@
 import FoundationEssentials
 import TresorModel
 
-/// The notes calls an application or a server makes most, without blocking a Swift concurrency
-/// thread (each runs its blocking twin on a thread of its own).
+/// The notes calls an application or a server makes, without blocking a Swift concurrency
+/// thread (each runs its blocking twin on a thread of its own). The user's own calls — lock
+/// now, import, the passphrase reset, keychain unlock — are the CLI's and stay blocking.
 extension Notes {
     /// ``list(folder:)`` without blocking a Swift concurrency thread.
     public func list(folder: String? = nil) async throws -> [NoteSummary] {
@@ -28,5 +29,50 @@ extension Notes {
     /// ``search(_:)`` without blocking a Swift concurrency thread.
     public func search(_ text: String) async throws -> [NoteSummary] {
         try await BlockingCall.run { try self.search(text) }
+    }
+
+    /// ``edit(_:title:body:pinned:folder:passphrase:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func edit(
+        _ id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String?? = nil, passphrase: String? = nil
+    ) async throws -> NoteSummary {
+        try await BlockingCall.run { try self.edit(id, title: title, body: body, pinned: pinned, folder: folder, passphrase: passphrase) }
+    }
+
+    /// ``folders()`` without blocking a Swift concurrency thread.
+    public func folders() async throws -> [Folder] {
+        try await BlockingCall.run { try self.folders() }
+    }
+
+    /// ``lock(_:passphrase:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func lock(_ id: String, passphrase: String? = nil) async throws -> NoteSummary {
+        try await BlockingCall.run { try self.lock(id, passphrase: passphrase) }
+    }
+
+    /// ``removeLock(_:passphrase:)`` without blocking a Swift concurrency thread.
+    @discardableResult
+    public func removeLock(_ id: String, passphrase: String? = nil) async throws -> NoteSummary {
+        try await BlockingCall.run { try self.removeLock(id, passphrase: passphrase) }
+    }
+
+    /// ``openSession(note:passphrase:passcode:)`` without blocking a Swift concurrency thread.
+    public func openSession(note: String? = nil, passphrase: String? = nil, passcode: String? = nil) async throws {
+        try await BlockingCall.run { try self.openSession(note: note, passphrase: passphrase, passcode: passcode) }
+    }
+
+    /// ``addAttachment(to:kind:name:file:)`` without blocking a Swift concurrency thread.
+    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL) async throws -> AttachmentInfo {
+        try await BlockingCall.run { try self.addAttachment(to: note, kind: kind, name: name, file: file) }
+    }
+
+    /// ``attachment(_:of:passphrase:)`` without blocking a Swift concurrency thread.
+    public func attachment(_ id: String, of note: String, passphrase: String? = nil) async throws -> AttachmentData {
+        try await BlockingCall.run { try self.attachment(id, of: note, passphrase: passphrase) }
+    }
+
+    /// ``passphraseStatus()`` without blocking a Swift concurrency thread.
+    public func passphraseStatus() async throws -> NotesPassphraseStatus {
+        try await BlockingCall.run { try self.passphraseStatus() }
     }
 }

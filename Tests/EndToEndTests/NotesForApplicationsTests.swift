@@ -85,4 +85,27 @@ import TresorProtocol
         #expect(try notes.show(note.id, passphrase: "team passphrase 9").body == "locked-body-gamma")
         withExtendedLifetime(harness) {}
     }
+
+    /// The async notes calls from many tasks at once: each task's note arrives, whole.
+    @Test func manyTasksWriteNotesAtOnce() async throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        try harness.registerTestRunner(id: "TESTN.app", team: "TESTN", groups: ["TESTN.notes"], passcode: Self.passcode)
+        let notes = Notes(client: try TresorKitClient.connect(harness))
+        let ids = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for n in 0..<24 {
+                group.addTask {
+                    let note = try await notes.create(title: "Task \(n)", body: "body of task \(n)")
+                    try await notes.edit(note.id, body: "edited by task \(n)")
+                    return (n, note.id)
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(Set(try await notes.list().map(\.id)) == Set(ids.values))
+        for (n, id) in ids { #expect(try await notes.show(id).body == "edited by task \(n)") }
+        withExtendedLifetime(harness) {}
+    }
 }
