@@ -56,7 +56,7 @@ extension Notes {
         try await BlockingCall.run { try self.removeLock(id, passphrase: passphrase) }
     }
 
-    /// ``openSession(note:passphrase:passcode:)`` without blocking a Swift concurrency thread.
+    /// `openSession(note:passphrase:passcode:)` without blocking a Swift concurrency thread.
     public func openSession(note: String? = nil, passphrase: String? = nil, passcode: String? = nil) async throws {
         try await BlockingCall.run { try self.openSession(note: note, passphrase: passphrase, passcode: passcode) }
     }

@@ -118,7 +118,7 @@ public final class Notes: Sendable {
     // MARK: Attachments
 
     /// Attaches the file at `file`, sent a piece at a time (never held whole); to a locked note
-    /// only while its session is open (``openSession(note:passphrase:passcode:)``).
+    /// only while its session is open (`openSession(note:passphrase:passcode:)`).
     @discardableResult
     public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
         try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file) }

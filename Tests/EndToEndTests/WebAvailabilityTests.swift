@@ -97,16 +97,22 @@ import Glibc
         try harness.expectNoSecretLeaked()
     }
 
-    /// Locking and saving a locked body store new ciphertext: both count against the quota,
-    /// before anything about the request is checked further.
-    @Test func lockedNoteWritesCountAgainstTheQuota() throws {
-        let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 20000}"#)
+    /// A web daemon with `configuration`, and Alice signed in with one note of hers.
+    func aliceWithANote(_ configuration: String, title: String, body: String) throws -> (Harness, WebBrowser, String) {
+        let harness = try Harness(configuration: configuration)
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let password = "e2e-quota-password-\(UUID().uuidString.prefix(8))"
+        let password = "e2e-availability-password-\(UUID().uuidString.prefix(8))"
         harness.secrets.append(password)
         var alice = WebBrowser(server)
         #expect(try alice.register("alice", password).status == 201)
-        let id = try alice.createNote(title: "to lock", body: "plain body")
+        let id = try alice.createNote(title: title, body: body)
+        return (harness, alice, id)
+    }
+
+    /// Locking and saving a locked body store new ciphertext: both count against the quota,
+    /// before anything about the request is checked further.
+    @Test func lockedNoteWritesCountAgainstTheQuota() throws {
+        let (harness, alice, id) = try aliceWithANote(#"{"webAccountQuotaBytes": 20000}"#, title: "to lock", body: "plain body")
         let big = Data(repeating: 7, count: 30_000).base64EncodedString()
         let proof = Data(repeating: 1, count: 32).base64EncodedString()
         let lock = try alice.post("/api/notes/\(id)/lock", [
@@ -125,13 +131,7 @@ import Glibc
     /// Uploads of one account at once cannot all take the last room: the check and the write
     /// are one step per account.
     @Test func concurrentUploadsCannotOvershootTheQuota() throws {
-        let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 100000}"#)
-        let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let password = "e2e-quota-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var alice = WebBrowser(server)
-        #expect(try alice.register("alice", password).status == 201)
-        let id = try alice.createNote(title: "race", body: "b")
+        let (harness, alice, id) = try aliceWithANote(#"{"webAccountQuotaBytes": 100000}"#, title: "race", body: "b")
         nonisolated(unsafe) let browser = alice  // only read: each request is made on its own connection
         let statuses = EventLog()
         DispatchQueue.concurrentPerform(iterations: 10) { n in
@@ -150,13 +150,7 @@ import Glibc
     /// longer than an idle one: the whole answer is handed to the connection at once, and the
     /// idle deadline runs from there (docs/WEB.md, "Availability").
     @Test func aClientThatStopsReadingIsClosed() throws {
-        let harness = try Harness(configuration: #"{"webConnectionIdleSeconds": 2, "webRequestSeconds": 2}"#)
-        let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let password = "e2e-stall-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var alice = WebBrowser(server)
-        #expect(try alice.register("alice", password).status == 201)
-        let id = try alice.createNote(title: "download", body: "b")
+        let (harness, alice, id) = try aliceWithANote(#"{"webConnectionIdleSeconds": 2, "webRequestSeconds": 2}"#, title: "download", body: "b")
         // More than the kernel's buffers on both sides hold, so the server is left with bytes
         // nobody takes.
         let size = 24 * 1024 * 1024
@@ -164,12 +158,12 @@ import Glibc
         let attachment = try #require(upload.json?["id"] as? String, "\(upload.status)")
 
         // The request, written by hand on a socket, then not read.
-        let fd = try server.connect()
+        let fd = try alice.server.connect()
         defer { close(fd) }
-        let request = server.requestBytes(
+        let request = alice.server.requestBytes(
             "GET", "/api/notes/\(id)/attachments/\(attachment)",
             headers: [("Cookie", "tresor_session=\(alice.token ?? "")"), ("X-Tresor-Origin-Token", alice.originToken ?? "")], body: nil, host: nil)
-        server.write(request, to: fd)
+        alice.server.write(request, to: fd)
         sleep(6)
         // A real client meanwhile, and after: served.
         #expect(try alice.get("/api/notes/\(id)").status == 200)
@@ -192,13 +186,7 @@ import Glibc
 
     /// Over the account's quota: `507 quotaExceeded`, and what was stored stays.
     @Test func uploadOverQuotaIsRefusedAndNothingElseIsLost() throws {
-        let harness = try Harness(configuration: #"{"webAccountQuotaBytes": 100000}"#)
-        let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let password = "e2e-quota-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var alice = WebBrowser(server)
-        #expect(try alice.register("alice", password).status == 201)
-        let id = try alice.createNote(title: "quota", body: "kept body")
+        let (harness, alice, id) = try aliceWithANote(#"{"webAccountQuotaBytes": 100000}"#, title: "quota", body: "kept body")
         let first = Data(repeating: 1, count: 60_000)
         let stored = try alice.request("POST", "/api/notes/\(id)/attachments?kind=file&name=first.bin", raw: first)
         #expect(stored.status == 201)
