@@ -43,6 +43,9 @@ struct NoteUnlocker {
     /// A new passphrase, twice on a terminal.
     mutating func new(_ prompt: String) throws -> String { try input.new(prompt) }
 
+    /// A passphrase hint, from the same input as the secrets (``SecretInput/hint()``).
+    mutating func hint() throws -> String? { try input.hint() }
+
     /// Runs `body` without a passphrase; if a locked note needs one, asks for it — saying
     /// which passphrase (an earlier one: with its hint and date) — and runs `body` with it.
     /// On a terminal a wrong passphrase may be typed again, up to three times in all.

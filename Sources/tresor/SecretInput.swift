@@ -44,6 +44,13 @@ struct SecretInput {
         return line
     }
 
+    /// A passphrase hint: the next line of standard input, or asked on the terminal (echo off
+    /// too — it is confidential, if not secret); never an argument. Empty means none.
+    mutating func hint() throws -> String? {
+        let text = try next("Hint (shown after three wrong entries; empty for none):")
+        return text.isEmpty ? nil : text
+    }
+
     /// A new secret, typed twice on a terminal. On standard input the second line is
     /// optional but, when present, must match.
     mutating func new(_ prompt: String) throws -> String {

@@ -27,8 +27,9 @@ import TresorProtocol
     }
 
     func setPassphrase(_ harness: Harness, _ passphrase: String, hint: String? = nil) throws {
-        let result = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"] + (hint.map { ["--hint", $0] } ?? []),
-                                        input: "\(passphrase)\n\(passphrase)\n")
+        // The hint on standard input, after the passphrase twice: never an argument.
+        let result = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"] + (hint == nil ? [] : ["--hint"]),
+                                        input: "\(passphrase)\n\(passphrase)\n" + (hint.map { "\($0)\n" } ?? ""))
         #expect(result.succeeded, "\(result.stderr)")
     }
 
@@ -218,7 +219,7 @@ import TresorProtocol
         let wrongPasscode = try harness.json(ErrorResponse.self, ["note", "passphrase", "reset", "--passcode-stdin"], input: "not-the-passcode\n\(second)\n\(second)\n")
         #expect(wrongPasscode.error.code == .authFailed)
         #expect(try harness.status().failedAttempts == 1, "a wrong passcode counts on the keybag")
-        let reset = try harness.tresor(["note", "passphrase", "reset", "--passcode-stdin", "--hint", "e2e-new-hint"], input: "\(Self.passcode)\n\(second)\n\(second)\n")
+        let reset = try harness.tresor(["note", "passphrase", "reset", "--passcode-stdin", "--hint"], input: "\(Self.passcode)\n\(second)\n\(second)\ne2e-new-hint\n")
         #expect(reset.succeeded, "\(reset.stderr)")
         let fresh = try create(harness, title: "New", body: "new body")
         #expect(try harness.tresor(["note", "lock", fresh.id]).succeeded, "the reset opened the new passphrase's session")

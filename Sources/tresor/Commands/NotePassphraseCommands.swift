@@ -32,13 +32,17 @@ extension NoteCommand {
             static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the first notes passphrase (asked twice).")
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Option(help: "A hint, shown after three wrong entries; it must not contain the passphrase.") var hint: String?
+            @Flag(help: ArgumentHelp(
+                "Give a hint too, shown after three wrong entries (it must not contain the passphrase): asked after the passphrase, or the line after it on standard input.",
+                discussion: "Never on the command line, where every local user could read it."))
+            var hint = false
 
             func run() throws {
                 try Output.run(json: options.json) {
                     var input = secrets.input()
                     let passphrase = try input.new("New notes passphrase:")
-                    let status = try options.notes().setPassphrase(passphrase, hint: hint)
+                    let text = hint ? try input.hint() : nil
+                    let status = try options.notes().setPassphrase(passphrase, hint: text)
                     if options.json { return Output.json(status) }
                     print("Notes passphrase set.")
                 }
@@ -56,11 +60,11 @@ extension NoteCommand {
                     """)
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Option(help: "A new hint.") var hint: String?
+            @Flag(help: "Give a new hint: asked after the new passphrase, or the line after it on standard input.") var hint = false
             @Flag(help: "Remove the hint.") var noHint = false
 
             func validate() throws {
-                if hint != nil && noHint { throw ValidationError("--hint and --no-hint exclude each other") }
+                if hint && noHint { throw ValidationError("--hint and --no-hint exclude each other") }
             }
 
             func run() throws {
@@ -68,7 +72,7 @@ extension NoteCommand {
                     var input = secrets.input()
                     let current = try input.next("Current notes passphrase:")
                     let new = try input.new("New notes passphrase:")
-                    let change: String?? = noHint ? .some(nil) : hint.map { .some($0) }
+                    let change: String?? = noHint ? .some(nil) : hint ? .some(try input.hint()) : nil
                     let notes = try options.notes()
                     let status: NotesPassphraseStatus
                     if ProgressBar.enabled && !options.json {
@@ -108,7 +112,7 @@ extension NoteCommand {
                     """)
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Option(help: "A hint for the new passphrase.") var hint: String?
+            @Flag(help: "Give a hint for the new passphrase: asked after it, or the line after it on standard input.") var hint = false
 
             func run() throws {
                 try Output.run(json: options.json) {
@@ -116,7 +120,8 @@ extension NoteCommand {
                     var input = secrets.input()
                     let passcode = try client.status().passcodeSet ? try input.next("Passcode:") : nil
                     let new = try input.new("New notes passphrase:")
-                    let status = try Notes(client: client).resetPassphrase(passcode: passcode, new: new, hint: hint)
+                    let text = hint ? try input.hint() : nil
+                    let status = try Notes(client: client).resetPassphrase(passcode: passcode, new: new, hint: text)
                     if options.json { return Output.json(status) }
                     print("Notes passphrase reset: notes locked from now on use the new one (generation \(status.status.generation ?? 0)).")
                 }
@@ -127,22 +132,24 @@ extension NoteCommand {
             static let configuration = CommandConfiguration(commandName: "hint", abstract: "Show the passphrase's hint, or replace or remove it.")
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Option(name: .customLong("set"), help: "A new hint (needs the passphrase or its session).") var newHint: String?
+            @Flag(name: .customLong("set"), help: "Replace the hint (needs the passphrase or its session): asked first, or the first line of standard input.")
+            var set = false
             @Flag(help: "Remove the hint.") var clear = false
 
             func validate() throws {
-                if newHint != nil && clear { throw ValidationError("--set and --clear exclude each other") }
+                if set && clear { throw ValidationError("--set and --clear exclude each other") }
             }
 
             func run() throws {
                 try Output.run(json: options.json) {
                     let notes = try options.notes()
-                    guard newHint != nil || clear else {
+                    guard set || clear else {
                         let hint = try notes.hint()
                         if options.json { return Output.json(HintOutput(hint: hint)) }
                         return print(hint.map { "Hint: \($0)" } ?? "No hint is set.")
                     }
                     var unlocker = NoteUnlocker(notes: notes, options: secrets)
+                    let newHint = set ? try unlocker.hint() : nil
                     let status = try unlocker.withPassphrase { try notes.setHint(newHint, passphrase: $0) }
                     if options.json { return Output.json(status) }
                     print(clear ? "Hint removed." : "Hint set.")
