@@ -57,6 +57,32 @@ import TresorKit
         try harness.expectNoSecretLeaked()
     }
 
+    /// A get that does not name exactly one item fails and lists the candidates — never their
+    /// secrets — instead of printing one of them (a script could get the wrong secret).
+    @Test func getNeedsExactlyOneItem() throws {
+        let harness = try initialized()
+        // `item get` prints these on purpose (as in addGetFindUpdateDelete).
+        for (account, secret) in [("ada", "ada-secret-7"), ("bob", "bob-secret-8")] {
+            let added = try harness.tresor(["item", "add", "--service", "github.com", "--account", account, "--secret-stdin"], input: secret + "\n")
+            #expect(added.succeeded, "\(added.stderr)")
+        }
+        for filter in [["--service", "github.com"], []] {
+            let ambiguous = try harness.tresor(["item", "get"] + filter)
+            #expect(!ambiguous.succeeded)
+            #expect(ambiguous.stdout.isEmpty, "no secret printed")
+            #expect(ambiguous.stderr.contains("2 items match") && ambiguous.stderr.contains("account=ada") && ambiguous.stderr.contains("account=bob"),
+                    "\(ambiguous.stderr)")
+            #expect(!ambiguous.stderr.contains("secret-"), "the candidates' secrets are not shown")
+        }
+        let json = try harness.json(ErrorResponse.self, ["item", "get", "--service", "github.com"])
+        #expect(json.error.code == .param)
+        #expect(try harness.tresor(["item", "get", "--service", "github.com", "--account", "bob"]).stdout == "bob-secret-8")
+        let first = try harness.tresor(["item", "get", "--service", "github.com", "--first"])
+        #expect(first.succeeded && ["ada-secret-7", "bob-secret-8"].contains(first.stdout))
+        let none = try harness.tresor(["item", "get", "--service", "gitlab.com"])
+        #expect(!none.succeeded && none.stderr.contains("no item matches"))
+    }
+
     @Test func protectionClassesFollowTheLockState() throws {
         let harness = try initialized()
         for protectionClass in ProtectionClass.allCases {

@@ -44,15 +44,22 @@ struct ItemCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "get",
             abstract: "Print the secret of the matching item, alone (for scripts).",
-            discussion: "If the item needs the passcode, it is asked for (or read with --passcode-stdin).")
+            discussion: """
+                The attributes given must name exactly one item: when several match, get fails and \
+                lists them (never their secrets), so a script cannot get the wrong secret; add an \
+                attribute, name the item with --id, or pass --first. If the item needs the \
+                passcode, it is asked for (or read with --passcode-stdin).
+                """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
         @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
+        @Flag(help: "When several items match, print the first one's secret instead of failing.") var first = false
 
         func run() throws {
             try Output.run(json: options.json) {
                 let keychain = try options.keychain(named: item.keychain)
-                let query = try item.query(limit: .one, returnData: true)
+                var query = try item.query(limit: .one, returnData: true)
+                if !first, query.id == nil { query.id = try Self.onlyMatch(of: query, in: keychain) }
                 if options.json {
                     let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
                     guard let found = items.first, found.secret != nil else { throw APIError(.itemNotFound, "no item matches") }
@@ -63,6 +70,20 @@ struct ItemCommand: ParsableCommand {
                 StandardStream.output.write(secret)
                 if StandardStream.output.isTerminal { print() }
             }
+        }
+
+        /// The id of the one item `query` names; a clear error listing the candidates (their
+        /// identifying attributes, never a secret) when several match.
+        static func onlyMatch(of query: ItemQuery, in keychain: Keychain) throws -> String {
+            let matches = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: true))
+            guard matches.count > 1 else {
+                guard let only = matches.first else { throw APIError(.itemNotFound, "no item matches") }
+                return only.id
+            }
+            let candidates = matches.prefix(20).map { "  " + ItemText($0).identifying }.joined(separator: "\n")
+            throw ValidationError(
+                "\(matches.count) items match; name one (another attribute, or --id ID), or pass --first:\n\(candidates)"
+                    + (matches.count > 20 ? "\n  …" : ""))
         }
     }
 
@@ -168,6 +189,15 @@ struct ItemCommand: ParsableCommand {
 struct ItemText {
     let item: KeychainItem
     init(_ item: KeychainItem) { self.item = item }
+
+    /// One line: the class, the id and the attributes that tell items apart.
+    var identifying: String {
+        let attributes = item.attributes
+        let named = [("group", attributes?.accessGroup), ("service", attributes?.service), ("server", attributes?.server),
+                     ("account", attributes?.account), ("label", attributes?.label)]
+            .compactMap { name, value in value.map { "\(name)=\($0)" } }
+        return (["\(item.itemClass.humanName) \(item.id)"] + named).joined(separator: "  ")
+    }
 
     var rendered: String {
         var lines = ["\(item.itemClass.humanName) \(item.id)"]
