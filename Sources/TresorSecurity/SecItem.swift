@@ -37,7 +37,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     result?.pointee = nil
     return SecItemCall.run {
         let request = try SecItemRequest(query, purpose: .search)
-        guard request.itemClass != nil else { throw SecItemFailure(request.isIdentity ? errSecItemNotFound : errSecParam) }
+        try request.requireSearchableClass()
         result?.pointee = try SecItemCall.copy(request)
     }
 }
@@ -52,17 +52,10 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     SecItemCall.run {
         let request = try SecItemRequest(query, purpose: .search)
         let changes = try SecItemRequest(attributesToUpdate, purpose: .changes)
-        guard request.itemClass != nil else { throw SecItemFailure(request.isIdentity ? errSecItemNotFound : errSecParam) }
-        let changed = try SecItemKeychain.withKeychain { keychain in
-            try request.queries(returnData: false, returnAttributes: false).reduce(0) { count, query in
-                var query = query
-                query.limit = .all
-                return try count + SecItemCall.countingNotFoundAsZero {
-                    try keychain.update(query, secret: changes.secret, changes: changes.attributes)
-                }
-            }
+        try request.requireSearchableClass()
+        try SecItemCall.everyMatch(of: request) { keychain, query in
+            try keychain.update(query, secret: changes.secret, changes: changes.attributes)
         }
-        guard changed > 0 else { throw SecItemFailure(errSecItemNotFound) }
     }
 }
 
@@ -72,15 +65,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run {
         let request = try SecItemRequest(query, purpose: .search)
-        guard request.itemClass != nil else { throw SecItemFailure(request.isIdentity ? errSecItemNotFound : errSecParam) }
-        let deleted = try SecItemKeychain.withKeychain { keychain in
-            try request.queries(returnData: false, returnAttributes: false).reduce(0) { count, query in
-                var query = query
-                query.limit = .all
-                return try count + SecItemCall.countingNotFoundAsZero { try keychain.delete(query) }
-            }
-        }
-        guard deleted > 0 else { throw SecItemFailure(errSecItemNotFound) }
+        try request.requireSearchableClass()
+        try SecItemCall.everyMatch(of: request) { keychain, query in try keychain.delete(query) }
     }
 }
 
@@ -97,12 +83,18 @@ enum SecItemCall {
         }
     }
 
-    static func countingNotFoundAsZero(_ body: () throws -> Int) throws -> Int {
-        do {
-            return try body()
-        } catch let error as APIError where error.code == .itemNotFound {
-            return 0
+    /// Runs `change` (an update or a delete) on every item `request` matches, one query per
+    /// synchronizable variant it stands for.
+    /// - Throws: `errSecItemNotFound` when it changed nothing, as Apple's functions do.
+    static func everyMatch(of request: SecItemRequest, _ change: (Keychain, ItemQuery) throws -> Int) throws {
+        let changed = try SecItemKeychain.withKeychain { keychain in
+            try request.queries(returnData: false, returnAttributes: false).reduce(0) { count, query in
+                var query = query
+                query.limit = .all
+                return try count + treatingNotFound(as: 0) { try change(keychain, query) }
+            }
         }
+        guard changed > 0 else { throw SecItemFailure(errSecItemNotFound) }
     }
 
     /// The matches of `request`, shaped as Apple returns them; nil when nothing was asked for.
@@ -114,18 +106,12 @@ enum SecItemCall {
         if request.returnData, !wantsAttributes, !request.returnPersistentReference, request.limit == .one {
             let queries = request.queries(returnData: true, returnAttributes: false)
             if queries.count == 1 {
-                return try SecItemKeychain.withKeychain { keychain in
-                    do {
-                        return try keychain.secret(queries[0]) as NSData
-                    } catch let error as APIError where error.code == .itemNotFound {
-                        throw SecItemFailure(errSecItemNotFound)
-                    }
-                }
+                return try SecItemKeychain.withKeychain { keychain in try keychain.secret(queries[0]) as NSData }
             }
         }
         let items = try SecItemKeychain.withKeychain { keychain in
             try request.queries(returnData: request.returnData, returnAttributes: wantsAttributes).flatMap { query in
-                try countingNotFoundAsEmpty { try keychain.items(query) }
+                try treatingNotFound(as: []) { try keychain.items(query) }
             }
         }
         let limited: ArraySlice<KeychainItem>
@@ -140,11 +126,13 @@ enum SecItemCall {
         return request.limit == .one ? values[0] : NSArray(array: values)
     }
 
-    private static func countingNotFoundAsEmpty(_ body: () throws -> [KeychainItem]) throws -> [KeychainItem] {
+    /// `body`'s answer, or `none` when the daemon found nothing: one query of several may match
+    /// nothing while another does.
+    private static func treatingNotFound<T>(as none: T, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as APIError where error.code == .itemNotFound {
-            return []
+            return none
         }
     }
 }

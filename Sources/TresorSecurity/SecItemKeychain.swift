@@ -66,7 +66,6 @@ public enum SecItemKeychain {
         if let status = error.osStatus { return status }
         switch error.code {
         case .notInitialized, .keybagDamaged: return errSecNotAvailable
-        case .passcodeRequired: return errSecAuthFailed
         case .noPasscodeSet: return errSecParam
         default: return errSecInternalComponent
         }

@@ -110,6 +110,13 @@ struct SecItemRequest {
         }
     }
 
+    /// Refuses a search without a class Tresor stores, with Apple's status: identities are
+    /// never found (`errSecItemNotFound`), no class at all is `errSecParam`.
+    func requireSearchableClass() throws {
+        guard itemClass == nil else { return }
+        throw SecItemFailure(isIdentity ? errSecItemNotFound : errSecParam)
+    }
+
     /// The searches this request stands for: two when it matches synchronizable and
     /// non-synchronizable items alike.
     func queries(returnData: Bool, returnAttributes: Bool) -> [ItemQuery] {
