@@ -15,19 +15,20 @@ final class ApprovalBroker: Sendable {
     static let answerTimeout: Duration = .seconds(45)
 
     private struct State {
+        /// Requests no approver has taken yet (every one of them is in `asked`).
         var queued: [ApprovalRequest] = []
+        /// Every unanswered request's waiting application, by request id.
         var asked: [String: CheckedContinuation<Bool, Never>] = [:]
         /// `tresor approve` processes waiting for a request, by the id of their wait.
         var approvers: [(wait: UUID, continuation: CheckedContinuation<ApprovalRequest?, Never>)] = []
-        /// Requests an approver took and has not answered yet: it is asking the user.
-        var handedOut: Set<String> = []
     }
 
     private let state = Mutex(State())
 
     /// Whether a `tresor approve` is there to ask.
     var hasApprover: Bool {
-        state.withLock { !$0.approvers.isEmpty || !$0.handedOut.isEmpty }
+        // Waiting for a request, or asking the user about one it took (asked but not queued).
+        state.withLock { !$0.approvers.isEmpty || $0.asked.count > $0.queued.count }
     }
 
     /// Asks the user about `request`; true only when they allowed it (with the passcode) in time.
@@ -45,7 +46,6 @@ final class ApprovalBroker: Sendable {
                     state.queued.append(request)
                     return nil
                 }
-                state.handedOut.insert(id)
                 return state.approvers.removeFirst().continuation
             }
             approver?.resume(returning: request)
@@ -57,12 +57,8 @@ final class ApprovalBroker: Sendable {
         let wait = UUID()
         return await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> ApprovalRequest? in
-                while !state.queued.isEmpty {
-                    let request = state.queued.removeFirst()
-                    guard state.asked[request.id] != nil else { continue }  // timed out meanwhile
-                    state.handedOut.insert(request.id)
-                    return request
-                }
+                // A request that timed out was taken off the queue when it was settled.
+                if !state.queued.isEmpty { return state.queued.removeFirst() }
                 state.approvers.append((wait, continuation))
                 return nil
             }
@@ -82,7 +78,6 @@ final class ApprovalBroker: Sendable {
     func settle(_ id: String, allowed: Bool) -> Bool {
         let waiting = state.withLock { state in
             state.queued.removeAll { $0.id == id }
-            state.handedOut.remove(id)
             return state.asked.removeValue(forKey: id)
         }
         waiting?.resume(returning: allowed)
