@@ -139,3 +139,13 @@ public struct UnknownAttributeError: Error, Equatable, CustomStringConvertible {
 
     public var description: String { "unknown attribute \(String(name.prefix(64)).debugDescription)" }
 }
+
+extension ItemAttributes {
+    /// The attributes that tell one item from another, as people read them (`service=…`): the
+    /// access group, service, server, account and label that are set — never a secret. What
+    /// `tresor approve` shows of an item and `tresor item get` of its candidates.
+    public var identifying: [String] {
+        [("group", accessGroup), ("service", service), ("server", server), ("account", account), ("label", label)]
+            .compactMap { name, value in value.map { "\(name)=\($0)" } }
+    }
+}

@@ -84,10 +84,8 @@ struct ItemRoutes {
 
     /// An item as the user reads it in `tresor approve`: its class and what it was asked by.
     static func describe(_ query: ItemQuery) -> String {
-        let attributes = query.attributes
-        let named = [("service", attributes.service), ("server", attributes.server), ("account", attributes.account), ("label", attributes.label)]
-            .compactMap { name, value in value.map { "\(name) \($0.prefix(200))" } }
-        return ([query.itemClass.rawValue] + named + (query.id.map { ["id \($0)"] } ?? [])).joined(separator: ", ")
+        let named = query.attributes.identifying.map { String($0.prefix(200)) }
+        return ([query.itemClass.rawValue] + named + (query.id.map { ["id=\($0)"] } ?? [])).joined(separator: ", ")
     }
 
     /// The secret of the first item `query` matches in `keychain` (nil: the login keychain), for

@@ -192,11 +192,7 @@ struct ItemText {
 
     /// One line: the class, the id and the attributes that tell items apart.
     var identifying: String {
-        let attributes = item.attributes
-        let named = [("group", attributes?.accessGroup), ("service", attributes?.service), ("server", attributes?.server),
-                     ("account", attributes?.account), ("label", attributes?.label)]
-            .compactMap { name, value in value.map { "\(name)=\($0)" } }
-        return (["\(item.itemClass.humanName) \(item.id)"] + named).joined(separator: "  ")
+        (["\(item.itemClass.humanName) \(item.id)"] + (item.attributes?.identifying ?? [])).joined(separator: "  ")
     }
 
     var rendered: String {
