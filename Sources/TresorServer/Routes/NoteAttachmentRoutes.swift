@@ -25,6 +25,7 @@ struct NoteAttachmentRoutes {
                 // No passphrase here: a locked note needs its secure session open (`notes/session`).
                 // Checked before the body is read, so a refusal costs the client no upload.
                 let upload = try await offloaded {
+                    try routing.prepare(store, for: account)
                     let begin = { @Sendable (store: NotesStore) throws -> AttachmentUpload in
                         try NotesRouting.checkAccess(store, note: note, for: account, ownerOnly: true)
                         return try store.beginAttachment(to: note, kind: kind, name: name)

@@ -13,7 +13,10 @@ struct NotePassphraseRoutes {
         let routing = self.routing
         router.post(RouterPath(Route.notesPassphraseStatus)) { _, context -> NotesPassphraseStatus in
             let (store, account) = try routing.scope(context)
-            return try await offloaded { try routing.passphraseStatus(store, account: account) }
+            return try await offloaded {
+                try routing.prepare(store, for: account)
+                return try routing.passphraseStatus(store, account: account)
+            }
         }
         router.post(RouterPath(Route.notesSetPassphrase)) { request, context -> NotesPassphraseStatus in
             let body = try await request.decode(as: SetPassphraseRequest.self, context: context)

@@ -27,13 +27,16 @@ struct NotesRouting: Sendable {
     }
 
     /// The store and the account the caller acts for: the local account for the CLI, its
-    /// team's account for an application with the notes group.
+    /// team's account for an application with the notes group. Before the account is used,
+    /// ``prepare(_:for:)`` (off the event loop: it may write).
     /// - Throws: `missingEntitlement` for any other client.
     func scope(_ context: DaemonRequestContext) throws -> (NotesStore, AccountID) {
-        let account = try callers.notesAccount(for: try context.requireClient())
-        let store = try notes.store()
+        (try notes.store(), try callers.notesAccount(for: try context.requireClient()))
+    }
+
+    /// Makes an application team's account at its first use (the local account always exists).
+    func prepare(_ store: NotesStore, for account: AccountID) throws {
         if account != .local { try store.ensureApplicationsAccount(account) }
-        return (store, account)
     }
 
     /// What `account` may do with note `id` (docs/API.md, "Notes"): its own notes and those
@@ -63,7 +66,10 @@ struct NotesRouting: Sendable {
         let (store, account) = cliOnly ? (try store(context), AccountID.local) : try scope(context)
         let throughKeychain = keychainUnlock && account == .local
         return try await logged(operation, context, id: id) {
-            try await offloaded { throughKeychain ? try withKeychainUnlock(store) { try body($0, account) } : try body(store, account) }
+            try await offloaded {
+                try prepare(store, for: account)
+                return throughKeychain ? try withKeychainUnlock(store) { try body($0, account) } : try body(store, account)
+            }
         }
     }
 
