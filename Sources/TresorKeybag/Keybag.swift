@@ -35,6 +35,8 @@ public final class Keybag: Sendable {
         /// A failure the file does not hold yet (its write failed): no attempt is taken until
         /// it is written (``beginAttempt()``).
         var attemptsUnsaved = false
+        /// How many times the keybag went from unlocked to locked since it was opened.
+        var locks = 0
     }
 
     private init(files: KeybagFiles, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
@@ -156,6 +158,15 @@ public final class Keybag: Sendable {
 
     public var lockState: LockState { state.withLock { $0.lockState } }
 
+    /// The keybag's current unlocked period, nil while it is locked. Every lock and every
+    /// passcode change starts a new one, so something granted for one period — a terminal
+    /// session opened with the passcode — can be checked to have ended with it.
+    public var unlockPeriod: UnlockPeriod? {
+        state.withLock { state in
+            state.lockState == .unlocked ? UnlockPeriod(locks: state.locks, generation: state.record.generation) : nil
+        }
+    }
+
     /// The key of `protectionClass`, if the current lock state allows it.
     public func classKey(for protectionClass: ProtectionClass) throws -> SymmetricKey {
         try state.withLock { state in
@@ -225,7 +236,10 @@ public final class Keybag: Sendable {
     /// `afterFirstUnlock` keys stay until the daemon stops.
     public func lock() {
         state.withLock { state in
-            if state.lockState == .unlocked { state.lockState = .locked }
+            if state.lockState == .unlocked {
+                state.lockState = .locked
+                state.locks += 1
+            }
             state.classKeys = state.classKeys.filter { state.lockState.allows($0.key) }
         }
     }
@@ -391,4 +405,11 @@ public final class Keybag: Sendable {
         }
         return keys
     }
+}
+
+/// One stretch of time during which a keybag stayed unlocked with the same passcode
+/// (``Keybag/unlockPeriod``).
+public struct UnlockPeriod: Sendable, Hashable {
+    let locks: Int
+    let generation: Int
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import TresorSystem
+
+/// What a terminal session is bound to: a process's session, its controlling terminal and its
+/// session leader's start, read from `/proc/<pid>/stat`.
+@Suite struct ControllingTerminalTests {
+    /// A command name may hold spaces and parentheses; the fields are counted after the last `)`.
+    @Test func fieldsAreCountedAfterTheCommandName() throws {
+        let line = "4242 (evil) 7 0 0 (x) S 1 4242 4200 34819 4242 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0\n"
+        let stat = try #require(ProcessStat(parsing: line))
+        #expect(stat.session == 4200)
+        #expect(stat.terminal == 34819)
+        #expect(stat.startTime == 987654)
+        #expect(ProcessStat(parsing: "4242 (name) S 1 2") == nil, "too few fields")
+        #expect(ProcessStat(parsing: "no parenthesis at all") == nil)
+    }
+
+    @Test func terminalsAreNamedAsTtyNamesThem() {
+        func named(major: UInt64, minor: UInt64) -> String {
+            ControllingTerminal(session: 1, device: (minor & 0xff) | (major << 8) | ((minor & ~0xff) << 12), leaderStart: 0).name
+        }
+        #expect(named(major: 136, minor: 3) == "pts/3")
+        #expect(named(major: 136, minor: 300) == "pts/300")
+        #expect(named(major: 137, minor: 4) == "pts/260")
+        #expect(named(major: 4, minor: 2) == "tty2")
+        #expect(named(major: 188, minor: 0) == "terminal 188:0")
+    }
+
+    /// `setsid` leaves a process without a controlling terminal: no terminal session can be its.
+    @Test func aProcessInANewSessionHasNoTerminal() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["sleep", "5"]
+        try process.run()
+        defer { process.terminate() }
+        usleep(200_000)
+        // setsid forks when it is a group leader; the sleeping process is the pid or its child.
+        let candidates = [process.processIdentifier] + ((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? "")
+            .split(separator: " ").compactMap { Int32($0) }
+        #expect(candidates.allSatisfy { ControllingTerminal.of(pid: $0) == nil })
+        #expect(ControllingTerminal.of(pid: Int32.max) == nil, "no such process")
+    }
+
+    /// Inside `script(1)` a process has a terminal, and two commands of one terminal share it.
+    @Test func commandsOfOneTerminalShareIt() throws {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        // `$$` is the shell's pid; each `cut` prints session, tty and (via the leader) nothing else.
+        process.arguments = ["-qec", "cat /proc/$$/stat; echo; sh -c 'cat /proc/$$/stat'", "/dev/null"]
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = text.split(whereSeparator: \.isNewline).compactMap { ProcessStat(parsing: String($0)) }
+        try #require(lines.count == 2, "\(text)")
+        #expect(lines[0].terminal != 0 && lines[0].terminal == lines[1].terminal)
+        #expect(lines[0].session == lines[1].session)
+    }
+}
