@@ -11,6 +11,7 @@ enum AttributeSchema {
         "synchronizable": everyClass, "label": everyClass, "description": everyClass,
         "comment": everyClass, "creator": everyClass, "type": everyClass,
         "creationDate": everyClass, "modificationDate": everyClass, "custom": everyClass,
+        "readableByScripts": everyClass,
         "account": [.genericPassword, .internetPassword],
         "service": [.genericPassword], "generic": [.genericPassword],
         "server": [.internetPassword], "protocol": [.internetPassword], "port": [.internetPassword],
@@ -79,6 +80,7 @@ struct AttributeValues {
         set("creationDate", attributes.creationDate)
         set("modificationDate", attributes.modificationDate)
         set("custom", attributes.custom)
+        set("readableByScripts", attributes.readableByScripts)
         set("account", attributes.account)
         set("service", attributes.service)
         set("generic", attributes.generic)

@@ -8,14 +8,19 @@ public struct Caller: Sendable {
     /// Where new items go when the caller names no group.
     public var defaultAccessGroup: String
     /// The keychain-access application (the `tresor` CLI): lists every group's items, but
-    /// reveals a secret of a group not in ``accessGroups`` only with the passcode.
+    /// reveals a secret, or changes another application's item, only with the user present
+    /// (``Keychain`` says exactly when).
     public var seesEveryGroup: Bool
     /// The passcode given with this request, if any (user presence).
     public var passcode: Passcode?
     /// The daemon has already established that the user is present for this request — an
-    /// approval answered through Tresor, or a CLI session opened with the passcode in the
-    /// requesting terminal (docs/SECURITY.md, "user presence") — so no passcode is needed.
+    /// approval answered through Tresor (docs/SECURITY.md, "user presence") — so no passcode
+    /// is needed, for `userPresence` items either.
     public var presenceConfirmed = false
+    /// The request comes from a terminal where the user opened a terminal session with the
+    /// passcode (`tresor unlock --for`): it stands for the passcode wherever the keychain-access
+    /// application needs the user present — but not for `userPresence` items, which ask every time.
+    public var atOpenTerminalSession = false
 
     public init(accessGroups: [String], defaultAccessGroup: String, seesEveryGroup: Bool = false, passcode: Passcode? = nil) {
         self.accessGroups = accessGroups
@@ -26,5 +31,6 @@ public struct Caller: Sendable {
 
     /// Whether the caller may read and write items of `group`.
     public func mayUse(group: String) -> Bool { seesEveryGroup || accessGroups.contains(group) }
-    func mayRevealWithoutPasscode(group: String) -> Bool { accessGroups.contains(group) }
+    /// Whether `group` is the caller's own (for the keychain-access app: its `tresor` group).
+    func owns(group: String) -> Bool { accessGroups.contains(group) }
 }

@@ -80,6 +80,10 @@ public final class Keychain: Sendable {
         try Self.requireGroup(group, caller: caller)
         let protectionClass = attributes.accessible!
         try checkPasscodeNeeds(of: attributes)
+        try Self.checkReadableByScripts(attributes)
+        // Planting an item in another application's group is changing what it reads.
+        var verified = false
+        try requirePresence(presenceToChange(group: group, caller: caller), caller: caller, verified: &verified)
         let now = Date()
         attributes.creationDate = dates?.created ?? now
         attributes.modificationDate = dates.map { max($0.created, $0.modified) } ?? now
@@ -133,7 +137,7 @@ public final class Keychain: Sendable {
                 id: String(match.stored.id), itemClass: query.itemClass,
                 attributes: query.returnAttributes ? match.attributes : nil, secret: nil)
             if query.returnData {
-                try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified)
+                try requirePresence(presenceToRead(match.attributes, caller: caller), caller: caller, verified: &presenceVerified)
                 item.secret = try sealing.openSecret(match.stored, itemClass: query.itemClass, classKey: match.classKey)
             }
             results.append(item)
@@ -168,17 +172,25 @@ public final class Keychain: Sendable {
                 // with the device key alone), so changing it counts as reading.
                 let reclassified = changes.accessible != nil && changes.accessible != match.attributes.accessible
                 if secret != nil || regrouped || reclassified {
-                    try checkPresence(for: match.attributes, caller: caller, verified: &presenceVerified)
+                    try requirePresence(presenceToRead(match.attributes, caller: caller), caller: caller, verified: &presenceVerified)
                 }
+                // Renaming or otherwise changing another application's item, or moving one into
+                // another application's group, needs the user at the keyboard.
+                var presence = max(presenceToChange(group: match.attributes.accessGroup, caller: caller),
+                                   presenceToChange(group: changes.accessGroup, caller: caller))
                 if regrouped, let group = changes.accessGroup {
                     var destination = match.attributes
                     destination.accessGroup = group
-                    try checkPresence(for: destination, caller: caller, verified: &presenceVerified)
+                    presence = max(presence, presenceToRead(destination, caller: caller))
                 }
+                // Marking an item readable by scripts hands its secret to any process of the user.
+                if changes.readableByScripts == true && match.attributes.readableByScripts != true { presence = max(presence, .atKeyboard) }
+                try requirePresence(presence, caller: caller, verified: &presenceVerified)
                 var attributes = try match.attributes.applying(changes)
                 attributes.modificationDate = Date()
                 let protectionClass = attributes.accessible ?? .default
                 try checkPasscodeNeeds(of: attributes)
+                try Self.checkReadableByScripts(attributes)
                 let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
                 let id = match.stored.id
                 // The row key stays; it is re-wrapped if the protection class changed.
@@ -216,6 +228,10 @@ public final class Keychain: Sendable {
         everything.limit = .all
         everything.returnData = false
         let matches = try find(everything, caller: caller)
+        var verified = false
+        for match in matches {
+            try requirePresence(presenceToChange(group: match.attributes.accessGroup, caller: caller), caller: caller, verified: &verified)
+        }
         try write { db in
             for match in matches {
                 try db.execute(sql: "DELETE FROM \(query.itemClass.table) WHERE id = ?", arguments: [match.stored.id])
@@ -487,19 +503,6 @@ public final class Keychain: Sendable {
             throw KeychainError.param("whenPasscodeSetThisDeviceOnly items need a passcode to be set")
         }
         throw KeychainError.param("userPresence items need a passcode to be set: it is what proves presence")
-    }
-
-    /// User presence (SPEC §3.5): `userPresence` items, and — for the keychain-access app —
-    /// items of other applications' groups, reveal their secret only with the passcode.
-    private func checkPresence(for attributes: ItemAttributes, caller: Caller, verified: inout Bool) throws {
-        let needsPasscode = attributes.accessControl == .userPresence
-            || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
-        guard needsPasscode, !verified, !caller.presenceConfirmed else { return }
-        guard let passcode = caller.passcode else {
-            throw KeychainError.presenceRequired("this item needs the passcode in the request")
-        }
-        try Self.mapKeybag { try keybag.verify(passcode: passcode) }
-        verified = true
     }
 
     // MARK: Keys

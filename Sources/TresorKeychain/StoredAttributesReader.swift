@@ -348,6 +348,7 @@ private struct JSONReader {
         case "creationDate": attributes.creationDate = try date()
         case "modificationDate": attributes.modificationDate = try date()
         case "custom": attributes.custom = try stringMap()
+        case "readableByScripts": attributes.readableByScripts = try bool()
         case "account": attributes.account = try string()
         case "service": attributes.service = try string()
         case "generic": attributes.generic = try data()

@@ -20,6 +20,10 @@ public struct ItemAttributes: Codable, Equatable, Sendable {
     public var modificationDate: Date?
     /// Free-form string attributes, matched exactly (the Secret Service API's attribute map).
     public var custom: [String: String]?
+    /// Tresor's own, not Apple's: the `tresor` command-line tool may print this item's secret
+    /// without the user present (no passcode, no terminal session) — for scripts. Marking an
+    /// existing item needs the user's presence; `userPresence` items cannot be marked.
+    public var readableByScripts: Bool?
 
     // Generic and internet passwords
     public var account: String?
@@ -93,6 +97,7 @@ extension ItemAttributes {
             case .creationDate: creationDate = try container.decodeIfPresent(Date.self, forKey: name)
             case .modificationDate: modificationDate = try container.decodeIfPresent(Date.self, forKey: name)
             case .custom: custom = try container.decodeIfPresent([String: String].self, forKey: name)
+            case .readableByScripts: readableByScripts = try container.decodeIfPresent(Bool.self, forKey: name)
             case .account: account = try container.decodeIfPresent(String.self, forKey: name)
             case .service: service = try container.decodeIfPresent(String.self, forKey: name)
             case .generic: generic = try container.decodeIfPresent(Data.self, forKey: name)

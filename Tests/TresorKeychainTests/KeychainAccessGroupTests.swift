@@ -154,8 +154,8 @@ import TresorKeybag
         let all = try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
         #expect(Set(all.compactMap(\.secret)) == [secret("b-secret"), secret("a-secret"), secret("shared-secret"), secret("cli-secret")])
 
-        // Its own group's secrets need no passcode.
-        #expect(try keychain.copyMatching(ItemQuery(.genericPassword, id: own.id, returnData: true), caller: Callers.keychainAccess()).first?.secret == secret("cli-secret"))
+        // Its own group's secrets need the user present too (KeychainAccessPresenceTests).
+        expectKeychainError(.presenceRequired) { try keychain.copyMatching(ItemQuery(.genericPassword, id: own.id, returnData: true), caller: Callers.keychainAccess()) }
 
         // Replacing another application's secret needs the passcode too.
         expectKeychainError(.presenceRequired) {
@@ -230,7 +230,7 @@ import TresorKeybag
         // With the passcode, the user consents.
         let consenting = Callers.keychainAccess(passcode: try #require(home.passcode))
         #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: consenting) == 1)
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess()).first?.secret == secret("b-secret"))
+        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: consenting).first?.secret == secret("b-secret"))
     }
 
     /// Downgrading another application's item to `always` would let the device key alone open

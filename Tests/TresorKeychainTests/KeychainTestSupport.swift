@@ -151,6 +151,13 @@ enum Callers {
         Caller(accessGroups: ["tresor"], defaultAccessGroup: "tresor", seesEveryGroup: true, passcode: passcode)
     }
 
+    /// The keychain-access application run from a terminal with an open terminal session.
+    static var keychainAccessAtOpenTerminal: Caller {
+        var caller = keychainAccess()
+        caller.atOpenTerminalSession = true
+        return caller
+    }
+
     static func with(_ caller: Caller, passcode: Passcode?) -> Caller {
         var copy = caller
         copy.passcode = passcode

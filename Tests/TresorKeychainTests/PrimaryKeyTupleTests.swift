@@ -47,7 +47,7 @@ import Testing
     static var everything: ItemAttributes {
         var attributes = genericPassword
         (attributes.label, attributes.description, attributes.comment) = ("l", "d", "c")
-        (attributes.creator, attributes.type) = (4_000_000_000, 7)
+        (attributes.creator, attributes.type, attributes.readableByScripts) = (4_000_000_000, 7, true)
         (attributes.creationDate, attributes.modificationDate) = (Date(timeIntervalSince1970: 1_800_000_000.5), Date(timeIntervalSince1970: 0))
         (attributes.accessible, attributes.accessControl) = (.whenUnlocked, .userPresence)
         (attributes.custom, attributes.generic) = (["b": "2", "a": "1"], Data([1, 2]))

@@ -51,6 +51,7 @@ import Testing
             a.type = Bool.random(using: &generator) ? UInt32.random(in: 0...UInt32.max, using: &generator) : nil
             (a.creationDate, a.modificationDate) = (date(), date())
             a.synchronizable = Bool.random(using: &generator) ? Bool.random(using: &generator) : nil
+            a.readableByScripts = Bool.random(using: &generator) ? Bool.random(using: &generator) : nil
             a.accessible = Bool.random(using: &generator) ? ProtectionClass.allCases.randomElement(using: &generator) : nil
             a.accessControl = Bool.random(using: &generator) ? .userPresence : nil
             a.keyClass = [nil, .public, .private, .symmetric].randomElement(using: &generator)!

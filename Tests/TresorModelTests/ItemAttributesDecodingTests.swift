@@ -11,7 +11,7 @@ import TresorModel
         var attributes = ItemAttributes()
         (attributes.accessGroup, attributes.accessible, attributes.accessControl) = ("TEAM.app", .afterFirstUnlock, .userPresence)
         (attributes.synchronizable, attributes.label, attributes.description, attributes.comment) = (true, "l", "d", "c")
-        (attributes.creator, attributes.type) = (4_000_000_000, 7)
+        (attributes.creator, attributes.type, attributes.readableByScripts) = (4_000_000_000, 7, false)
         (attributes.creationDate, attributes.modificationDate) = (Date(timeIntervalSince1970: 1_800_000_000.5), Date(timeIntervalSince1970: 0))
         (attributes.custom, attributes.account, attributes.service, attributes.generic) = (["b": "2", "a": "1"], "ada", "svc", Data([1, 2]))
         (attributes.server, attributes.protocol, attributes.port, attributes.path) = ("s", "ftp", 21, "/")
@@ -40,7 +40,7 @@ import TresorModel
     @Test func everyAttributeSurvivesARoundTrip() throws {
         let json = try Self.encoder.encode(Self.everything)
         let names = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
-        #expect(names.count == 35, "every property is set, so every name is written")
+        #expect(names.count == 36, "every property is set, so every name is written")
         for strict in [false, true] {
             #expect(try Self.decoder(strict: strict).decode(ItemAttributes.self, from: json) == Self.everything)
         }
