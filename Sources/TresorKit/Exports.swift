@@ -10,6 +10,7 @@
 @_exported import struct TresorProtocol.DaemonStatus
 @_exported import struct TresorProtocol.Hold
 @_exported import struct TresorProtocol.KeychainSummary
+@_exported import struct TresorProtocol.TerminalSessionInfo
 @_exported import struct TresorSystem.TresorPaths
 // The notes' value types (SPEC §4).
 @_exported import enum TresorModel.AttachmentKind

@@ -76,7 +76,13 @@ public final class Keychain: Sendable {
     /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
     @discardableResult
     public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) throws -> KeychainItem {
-        try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret, keychain: name) }
+        try add(itemClass, attributes: attributes, secret: secret, passcode: nil)
+    }
+
+    /// ``add(_:attributes:secret:)`` with the passcode the `tresor` tool gives to add to another
+    /// application's group.
+    package func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, passcode: String?) throws -> KeychainItem {
+        try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret, keychain: name, passcode: passcode) }
     }
 
     /// The secret of the first matching item.
@@ -131,7 +137,13 @@ public final class Keychain: Sendable {
     /// - Throws: `APIError` (`interactionNotAllowed`…).
     @discardableResult
     public func delete(_ query: ItemQuery) throws -> Int {
-        try connections.use { try $0.deleteItems(matching: query, keychain: name) }
+        try delete(query, passcode: nil)
+    }
+
+    /// ``delete(_:)`` with the passcode the `tresor` tool gives to delete another application's items.
+    @discardableResult
+    package func delete(_ query: ItemQuery, passcode: String?) throws -> Int {
+        try connections.use { try $0.deleteItems(matching: query, keychain: name, passcode: passcode) }
     }
 }
 

@@ -4,8 +4,8 @@ import TresorProtocol
 
 extension TresorClient {
     /// `SecItemAdd`: stores a new item in the login keychain.
-    package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil) throws -> KeychainItem {
-        try call("POST", Route.addItem, AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret))
+    package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil, passcode: String? = nil) throws -> KeychainItem {
+        try call("POST", Route.addItem, AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret, passcode: passcode))
     }
 
     /// `SecItemCopyMatching`. `passcode` reveals secrets that need user presence.
@@ -44,8 +44,8 @@ extension TresorClient {
 
     /// `SecItemDelete`: returns how many items were deleted.
     @discardableResult
-    package func deleteItems(matching query: ItemQuery, keychain: String? = nil) throws -> Int {
-        let response: CountResponse = try call("POST", Route.deleteItems, DeleteItemsRequest(keychain: keychain, query: query))
+    package func deleteItems(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Int {
+        let response: CountResponse = try call("POST", Route.deleteItems, DeleteItemsRequest(keychain: keychain, query: query, passcode: passcode))
         return response.count
     }
 

@@ -90,6 +90,15 @@ public final class TresorClient: Sendable {
         try call("POST", Route.unlock, UnlockRequest(passcode: passcode, keychain: keychain))
     }
 
+    /// Unlocks like ``unlock(passcode:keychain:)`` and opens a terminal session: for `seconds`
+    /// (at most an hour), the `tresor` tool run from this process's terminal reveals secrets of
+    /// that keychain without asking for the passcode again. For the `tresor` tool only.
+    /// - Throws: `APIError` (`param` without a terminal, `noPasscodeSet`, `authFailed`…).
+    @discardableResult
+    package func unlock(passcode: String?, keychain: String? = nil, terminalSessionSeconds: Int) throws -> DaemonStatus {
+        try call("POST", Route.unlock, UnlockRequest(passcode: passcode, keychain: keychain, terminalSessionSeconds: terminalSessionSeconds))
+    }
+
     /// Locks every keychain, or only the one called `keychain`.
     @discardableResult
     public func lock(keychain: String? = nil) throws -> DaemonStatus {

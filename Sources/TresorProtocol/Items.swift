@@ -15,12 +15,15 @@ public struct AddItemRequest: Codable, Sendable {
     public var itemClass: ItemClass
     public var attributes: ItemAttributes
     public var secret: Data
+    /// For the `tresor` tool adding to another application's group: the user's presence.
+    public var passcode: String?
 
-    public init(keychain: String? = nil, itemClass: ItemClass, attributes: ItemAttributes, secret: Data) {
+    public init(keychain: String? = nil, itemClass: ItemClass, attributes: ItemAttributes, secret: Data, passcode: String? = nil) {
         self.keychain = keychain
         self.itemClass = itemClass
         self.attributes = attributes
         self.secret = secret
+        self.passcode = passcode
     }
 }
 
@@ -66,10 +69,13 @@ public struct UpdateItemsRequest: Codable, Sendable {
 public struct DeleteItemsRequest: Codable, Sendable {
     public var keychain: String?
     public var query: ItemQuery
+    /// For the `tresor` tool deleting another application's items: the user's presence.
+    public var passcode: String?
 
-    public init(keychain: String? = nil, query: ItemQuery) {
+    public init(keychain: String? = nil, query: ItemQuery, passcode: String? = nil) {
         self.keychain = keychain
         self.query = query
+        self.passcode = passcode
     }
 }
 

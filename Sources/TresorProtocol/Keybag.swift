@@ -8,9 +8,14 @@ public struct InitRequest: Codable, Sendable {
 public struct UnlockRequest: Codable, Sendable {
     public var passcode: String?
     public var keychain: String?
-    public init(passcode: String?, keychain: String? = nil) {
+    /// Also open a terminal session for this long (`tresor unlock --for`): the `tresor` tool
+    /// run from the same terminal then needs no passcode to reveal secrets (docs/API.md,
+    /// "Terminal sessions"). At most ``TerminalSessionInfo/longestSeconds``.
+    public var terminalSessionSeconds: Int?
+    public init(passcode: String?, keychain: String? = nil, terminalSessionSeconds: Int? = nil) {
         self.passcode = passcode
         self.keychain = keychain
+        self.terminalSessionSeconds = terminalSessionSeconds
     }
 }
 

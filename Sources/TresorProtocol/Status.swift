@@ -22,6 +22,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var holds: [Hold]
     /// Keychains the user created, with their own lock state (the login keychain follows `keybag`).
     public var keychains: [KeychainSummary]?
+    /// Terminals where the `tresor` tool reveals secrets without asking (`tresor unlock --for`).
+    public var terminalSessions: [TerminalSessionInfo]?
 
     public init(
         apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,
@@ -41,5 +43,23 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.autoLockSeconds = autoLockSeconds
         self.idleSeconds = idleSeconds
         self.holds = holds
+    }
+}
+
+/// A terminal session as `tresor status` shows it: which keychain, which terminal, until when.
+public struct TerminalSessionInfo: Codable, Sendable, Equatable {
+    /// The longest terminal session `tresor unlock --for` opens: one hour.
+    public static let longestSeconds = 3600
+
+    public var keychain: String
+    /// The terminal as `tty` names it without `/dev/` (`pts/3`).
+    public var terminal: String
+    /// When it ends, in seconds since the Unix epoch (sooner if the keybag locks).
+    public var expires: Double
+
+    public init(keychain: String, terminal: String, expires: Double) {
+        self.keychain = keychain
+        self.terminal = terminal
+        self.expires = expires
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
 /// Turns an identified client into a keychain ``Caller``: the `tresor` CLI installed beside
 /// this daemon is the keychain-access application; a registered executable gets its
@@ -11,12 +12,18 @@ struct CallerResolver: Sendable {
     static let cliGroup = "tresor"
 
     let keychains: KeychainProvider
+    /// Terminals where the user opened a terminal session (`tresor unlock --for`).
+    let terminalSessions: TerminalSessions
 
-    func caller(for client: Client, passcode: String?) throws -> Caller {
+    /// The caller `client` is in `keychain` (nil: the login keychain), with the `passcode` its
+    /// request carried, if any.
+    func caller(for client: Client, passcode: String?, keychain: String?) throws -> Caller {
         try refuseBorrowed(client)
         let passcode = try passcode.map(Passcode.init)
         if client.isCLI {
-            return Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
+            var caller = Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
+            caller.atOpenTerminalSession = isAtOpenTerminalSession(client, keychain: keychain ?? KeychainName.login)
+            return caller
         }
         guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256) else {
             throw KeychainError.missingEntitlement(
@@ -40,6 +47,12 @@ struct CallerResolver: Sendable {
                 "notes are for the tresor command-line tool and applications registered with their team's notes group (TEAM.notes)")
         }
         return .applications(ofTeam: application.teamID)
+    }
+
+    /// Whether `client` — the CLI — runs in a terminal with an open session for `keychain`.
+    func isAtOpenTerminalSession(_ client: Client, keychain: String) -> Bool {
+        guard client.isCLI, let terminal = client.terminal else { return false }
+        return terminalSessions.isOpen(keychain: keychain, terminal: terminal, period: try? keychains.keybag(named: keychain).unlockPeriod)
     }
 
     /// Refuses anything but the CLI: managing applications and keychains is the user's

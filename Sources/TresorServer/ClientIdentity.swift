@@ -23,6 +23,9 @@ struct Client: Sendable {
     /// variable: ``BorrowedProcess``), found when the connection was identified. Such a client
     /// gets neither the CLI's nor a registered application's rights (``CallerResolver``).
     var borrowed: String? = nil
+    /// The CLI's terminal, read when the connection was identified (nil for an application, or
+    /// a CLI run without a controlling terminal): what a terminal session is bound to.
+    var terminal: ControllingTerminal? = nil
 
     var description: ClientDescription {
         ClientDescription(
@@ -73,17 +76,21 @@ final class ClientIdentifier: Sendable {
         }
         let borrowed = BorrowedProcess(procRoot: procRoot).reason(credentials.pid)
         let (executable, hash) = try executableIdentity(pid: credentials.pid)
-        // What was read under /proc/<pid> is the pinned process's only if it still runs now.
-        guard connection.peer.isAlive else {
-            throw APIError(.peerRejected, "the connected process \(credentials.pid) has exited")
-        }
         // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
         // per connection, as the peer's executable is (a stat of the CLI's path for every request
         // was 4 % of a keychain lookup).
         let cliHash = try? FileHashes.shared.sha256(of: cliExecutable)
         let isCLI = cliHash.map { ConstantTime.equals($0, hash) } ?? false
+        // The CLI does not change its session, and nothing traced is served as the CLI: its
+        // terminal, read once, holds for the connection.
+        let terminal = isCLI ? ControllingTerminal.of(pid: credentials.pid, procRoot: procRoot) : nil
+        // What was read under /proc/<pid> is the pinned process's only if it still runs now.
+        guard connection.peer.isAlive else {
+            throw APIError(.peerRejected, "the connected process \(credentials.pid) has exited")
+        }
         let client = Client(
-            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI, borrowed: borrowed)
+            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI, borrowed: borrowed,
+            terminal: terminal)
         clients.withLock { $0[id] = client }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.clients.withLock { $0[id] = nil }

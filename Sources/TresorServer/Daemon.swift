@@ -63,11 +63,13 @@ public struct Daemon: Sendable {
         // body): do it now, not at the first request that happens to need it.
         _ = try? keychains.loginKeychain()
         notes.openIfInitialised()
-        let status = StatusProvider(slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds)
+        let terminalSessions = TerminalSessions()
+        let status = StatusProvider(
+            slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds, terminalSessions: terminalSessions)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
-        let callers = CallerResolver(keychains: keychains)
+        let callers = CallerResolver(keychains: keychains, terminalSessions: terminalSessions)
         let executables = [me, identifier.cliExecutable]
         logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables)))
 
@@ -97,7 +99,7 @@ public struct Daemon: Sendable {
         router.add(middleware: peers)
         router.add(middleware: KeybagLockObserver(sessions: webSessions))
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
-        KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status).register(on: router)
+        KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
         let approvals = ApprovalBroker()
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
         items.register(on: router)

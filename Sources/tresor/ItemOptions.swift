@@ -90,6 +90,8 @@ func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, _ body: (Stri
     do {
         return try body(nil)
     } catch let error as APIError where error.code == .passcodeRequired {
+        // Nowhere to ask (a script without --passcode-stdin): the daemon's answer says what to do.
+        guard stdin || descriptor != nil || SecretInput.terminalAvailable else { throw error }
         var input = descriptor.map { SecretInput(fileDescriptor: $0) } ?? SecretInput(fromStandardInput: stdin)
         return try body(try input.next("Passcode:"))
     }

@@ -21,6 +21,10 @@ struct StatusText {
             if let wait = status.retryAfterSeconds { line += "; next attempt in \(duration(wait))" }
             lines.append(line)
         }
+        for session in status.terminalSessions ?? [] {
+            let left = max(0, Int(session.expires - Date().timeIntervalSince1970))
+            lines.append("Terminal:   \(session.terminal) reads \(session.keychain) secrets without the passcode for \(duration(left)) more")
+        }
         if status.holds.isEmpty {
             lines.append("Holds:      none")
         } else {

@@ -65,7 +65,7 @@ import TresorProtocol
         harness.secrets = ["e2e-badkeychain-passcode"]
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-badkeychain-passcode\n").succeeded)
-        #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--secret-stdin"], input: "kept\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kept\n").succeeded)
 
         func add(_ json: String) throws -> (Int, String) {
             try curl(harness, "POST", "/v1/items/add", body: Data(json.utf8))

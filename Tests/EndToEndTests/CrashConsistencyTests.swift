@@ -489,7 +489,7 @@ final class CrashDriver {
             let name = "item-\(nextItem)"
             let version = newVersion(item: nextItem, from: nil, secret: true, label: true)
             account = name
-            arguments = ["item", "add", "--service", Self.service, "--account", name, "--label", version.label, "--secret-stdin"]
+            arguments = ["item", "add", "--service", Self.service, "--account", name, "--label", version.label, "--readable-by-scripts", "--secret-stdin"]
             input = version.secret + "\n"
             applied = [version]
             notApplied = [nil]

@@ -47,7 +47,7 @@ import TresorProtocol
         var notes: [String: String] = [:]  // id → body
         func addItems(_ range: Range<Int>) throws {
             for index in range {
-                #expect(try harness.tresor(["item", "add", "--service", "side", "--account", "a\(index)", "--secret-stdin"], input: "secret-\(index)\n").succeeded)
+                #expect(try harness.tresor(["item", "add", "--service", "side", "--account", "a\(index)", "--readable-by-scripts", "--secret-stdin"], input: "secret-\(index)\n").succeeded)
             }
         }
         func addNotes(_ count: Int) throws {

@@ -21,7 +21,7 @@ import TresorKit
         // `item get` prints this secret on purpose; it must still reach no log and no file in the clear.
         let secret = "e2e-secret-\(UUID().uuidString.prefix(6))"
         let added = try harness.tresor(
-            ["item", "add", "--service", "api.example.com", "--account", "ci", "--label", "CI token", "--attribute", "env=prod", "--secret-stdin"],
+            ["item", "add", "--service", "api.example.com", "--account", "ci", "--label", "CI token", "--attribute", "env=prod", "--readable-by-scripts", "--secret-stdin"],
             input: secret + "\n")
         #expect(added.succeeded, "\(added.stderr)")
 
@@ -63,7 +63,7 @@ import TresorKit
         let harness = try initialized()
         // `item get` prints these on purpose (as in addGetFindUpdateDelete).
         for (account, secret) in [("ada", "ada-secret-7"), ("bob", "bob-secret-8")] {
-            let added = try harness.tresor(["item", "add", "--service", "github.com", "--account", account, "--secret-stdin"], input: secret + "\n")
+            let added = try harness.tresor(["item", "add", "--service", "github.com", "--account", account, "--readable-by-scripts", "--secret-stdin"], input: secret + "\n")
             #expect(added.succeeded, "\(added.stderr)")
         }
         for filter in [["--service", "github.com"], []] {
@@ -87,7 +87,7 @@ import TresorKit
         let harness = try initialized()
         for protectionClass in ProtectionClass.allCases {
             let result = try harness.tresor(
-                ["item", "add", "--service", "matrix", "--account", protectionClass.rawValue, "--accessible", protectionClass.rawValue, "--secret-stdin"],
+                ["item", "add", "--service", "matrix", "--account", protectionClass.rawValue, "--accessible", protectionClass.rawValue, "--readable-by-scripts", "--secret-stdin"],
                 input: "secret-of-\(protectionClass.rawValue)\n")
             #expect(result.succeeded, "\(protectionClass): \(result.stderr)")
         }

@@ -17,8 +17,8 @@ import TresorProtocol
         #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n").stderr.contains("-25299"))
         #expect(!(try harness.tresor(["keychain", "create", "../evil", "--passcode-stdin"], input: "\(work)\n").succeeded))
 
-        #expect(try harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--secret-stdin"], input: "work-secret\n").succeeded)
-        #expect(try harness.tresor(["item", "add", "--service", "mail", "--secret-stdin"], input: "login-secret\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "mail", "--readable-by-scripts", "--secret-stdin"], input: "login-secret\n").succeeded)
         // Items live in their own keychain only.
         #expect(try harness.json(ErrorResponse.self, ["item", "get", "--service", "vpn"]).error.code == .itemNotFound)
         #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")

@@ -47,7 +47,7 @@ import TresorKit
         harness.secrets = [passcode]
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
-        #expect(try harness.tresor(["item", "add", "--service", "mem", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
         #expect(try harness.tresor(["item", "get", "--service", "mem"]).stdout == "in-memory-secret")
 
         // The key, as this test process derives it from the same files and passcode.

@@ -93,6 +93,8 @@ struct KeychainBench {
                 var attributes = ItemAttributes()
                 attributes.service = Self.cliService
                 attributes.account = "cli-\(k)"
+                // What a script reads with `tresor item get` (docs/API.md, "The tresor tool needs you present").
+                attributes.readableByScripts = true
                 try keychain.add(.genericPassword, attributes: attributes, secret: Data("cli secret \(k)".utf8), caller: cli)
             }
         }

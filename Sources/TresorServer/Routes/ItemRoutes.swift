@@ -16,9 +16,12 @@ struct ItemRoutes {
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
             let body = try await request.decode(as: AddItemRequest.self, context: context)
-            let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let item = try keychains.keychain(named: body.keychain).add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
+            let keychain = try keychains.keychain(named: body.keychain)
+            // A passcode to check is one slow KDF run: not on this executor's thread.
+            let add: @Sendable () throws -> KeychainItem = { try keychain.add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller) }
+            let item = body.passcode == nil ? try add() : try await offloaded(add)
             context.logger.info("item added", metadata: ["class": "\(body.itemClass.rawValue)", "id": "\(item.id)"])
             return item
         }
@@ -38,7 +41,7 @@ struct ItemRoutes {
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
             let body = try await request.decode(as: UpdateItemsRequest.self, context: context)
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
             context.logger.info("items updated", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
@@ -47,7 +50,7 @@ struct ItemRoutes {
         router.post(RouterPath(Route.deleteItems)) { request, context -> CountResponse in
             let body = try await request.decode(as: DeleteItemsRequest.self, context: context)
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: nil)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.delete(body.query, caller: caller) }
             context.logger.info("items deleted", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
@@ -61,7 +64,7 @@ struct ItemRoutes {
     private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem] {
         if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
         let client = try context.requireClient()
-        var caller = try callers.caller(for: client, passcode: passcode)
+        var caller = try callers.caller(for: client, passcode: passcode, keychain: name)
         let keychain = try keychains.keychain(named: name)
         do {
             // A lookup by primary key takes microseconds: answered here, without the two thread
@@ -94,7 +97,7 @@ struct ItemRoutes {
     /// answering needs more — a scan, or the System Roots keychain: the routed handler answers then.
     func secretFromIndex(_ query: ItemQuery, keychain name: String?, client: Client) throws -> Data? {
         if isSystemRoots(name) { return nil }
-        let caller = try callers.caller(for: client, passcode: nil)
+        let caller = try callers.caller(for: client, passcode: nil, keychain: name)
         let found: [KeychainItem]?
         do {
             found = try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller)

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import TresorKeybag
 import TresorProtocol
+import TresorSystem
 
 /// `init`, `unlock`, `lock` and the passcode routes. Passcodes arrive in request bodies only
 /// and are never logged; every log line here names the operation and its outcome.
@@ -11,6 +12,7 @@ struct KeybagRoutes {
     let keychains: KeychainProvider
     let notes: NotesProvider
     let status: StatusProvider
+    let terminalSessions: TerminalSessions
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.initialize)) { request, context in
@@ -24,7 +26,13 @@ struct KeybagRoutes {
             let body = try await request.decode(as: UnlockRequest.self, context: context)
             let passcode = try body.passcode.map(Passcode.init)
             let keybag = try keychains.keybag(named: body.keychain)
+            // Checked before the passcode is: a session that cannot be opened is no reason to try it.
+            let terminal = try body.terminalSessionSeconds.map { try terminalForSession(seconds: $0, context, passcodeSet: keybag.status.isPasscodeSet) }
             try await logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
+            if let terminal, let seconds = body.terminalSessionSeconds, let period = keybag.unlockPeriod {
+                terminalSessions.open(keychain: body.keychain ?? KeychainName.login, terminal: terminal, seconds: seconds, period: period)
+                context.logger.notice("terminal session opened", metadata: ["terminal": "\(terminal.name)", "seconds": "\(seconds)"])
+            }
             return try status.current()
         }
         router.post(RouterPath(Route.lock)) { request, context in
@@ -69,6 +77,26 @@ struct KeybagRoutes {
             context.logger.notice("whenPasscodeSetThisDeviceOnly items purged", metadata: ["count": "\(purged)"])
             return try status.current()
         }
+    }
+
+    /// The terminal a session of `seconds` opens for: the requesting CLI's own.
+    /// - Throws: `param` for a length out of range, a client without a terminal or a keybag
+    ///   without a passcode; `missingEntitlement` for anything but the CLI.
+    private func terminalForSession(seconds: Int, _ context: DaemonRequestContext, passcodeSet: Bool) throws -> ControllingTerminal {
+        guard (1...TerminalSessionInfo.longestSeconds).contains(seconds) else {
+            throw APIError(.param, "a terminal session lasts 1 second to \(TerminalSessionInfo.longestSeconds / 60) minutes")
+        }
+        let client = try context.requireClient()
+        guard client.isCLI, client.borrowed == nil else {
+            throw APIError(.missingEntitlement, "only the tresor command-line tool opens terminal sessions")
+        }
+        guard passcodeSet else {
+            throw APIError(.noPasscodeSet, "a terminal session stands for the passcode, and none is set")
+        }
+        guard let terminal = client.terminal else {
+            throw APIError(.param, "tresor was not run from a terminal: a terminal session is opened in the terminal that will use it")
+        }
+        return terminal
     }
 
     /// Logs the outcome of a passcode operation: success, or the kind of failure (never the input).

@@ -12,6 +12,7 @@ struct StatusProvider: Sendable {
     let keychains: KeychainProvider
     let autoLock: AutoLock
     let autoLockSeconds: Int
+    let terminalSessions: TerminalSessions
 
     func current() throws -> DaemonStatus {
         var status = DaemonStatus(
@@ -20,6 +21,8 @@ struct StatusProvider: Sendable {
             availableClasses: [], autoLockSeconds: autoLockSeconds, idleSeconds: autoLock.idleSeconds, holds: autoLock.holds)
         let created = keychains.summaries().filter { $0.name != KeychainName.login && $0.name != KeychainName.systemRoots }
         status.keychains = created.isEmpty ? nil : created
+        let sessions = terminalSessions.list { try? keychains.keybag(named: $0).unlockPeriod }
+        status.terminalSessions = sessions.isEmpty ? nil : sessions
         switch slot.current {
         case .notInitialized:
             break

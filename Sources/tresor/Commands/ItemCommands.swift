@@ -9,7 +9,9 @@ struct ItemCommand: ParsableCommand {
         discussion: """
             Items are generic passwords (genp), internet passwords (inet), certificates (cert) \
             and keys (keys), with Apple's attributes. The tresor tool sees every application's \
-            items, but reveals another application's secret only with the passcode.
+            items, but reveals a secret only with you present — the passcode, or a terminal session \
+            (`tresor unlock --for 10m`) — unless the item is readable by scripts. Changing or \
+            deleting another application's items needs the same.
             """,
         subcommands: [Add.self, Get.self, Find.self, Update.self, Delete.self])
 
@@ -26,14 +28,22 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "Read the secret (or the certificate or key data) from standard input.") var secretStdin = false
         @Flag(help: "Reading the secret will need you every time: the passcode, or your answer in `tresor approve` (access control userPresence).")
         var userPresence = false
+        @Flag(help: "tresor may print the secret without you present (no passcode, no terminal session): for scripts.")
+        var readableByScripts = false
+        @Option(name: .customLong("passcode-fd"), help: "Where adding to another application's group needs the passcode, read it from this file descriptor (standard input carries the secret).")
+        var passcodeDescriptor: Int32?
 
         func run() throws {
             try Output.run(json: options.json) {
                 guard secretStdin else { throw ValidationError("give the secret on standard input with --secret-stdin") }
                 var attributes = try item.attributes
                 if userPresence { attributes.accessControl = .userPresence }
-                let added = try options.keychain(named: item.keychain).add(
-                    item.itemClass, attributes: attributes, secret: try readSecretFromStandardInput())
+                if readableByScripts { attributes.readableByScripts = true }
+                let keychain = try options.keychain(named: item.keychain)
+                let secret = try readSecretFromStandardInput()
+                let added = try withPasscodeIfAsked(stdin: false, descriptor: passcodeDescriptor) { passcode in
+                    try keychain.add(item.itemClass, attributes: attributes, secret: secret, passcode: passcode)
+                }
                 if options.json { return Output.json(added) }
                 print("Added \(item.itemClass.humanName) \(added.id) to group \(added.attributes?.accessGroup ?? "?").")
             }
@@ -47,8 +57,10 @@ struct ItemCommand: ParsableCommand {
             discussion: """
                 The attributes given must name exactly one item: when several match, get fails and \
                 lists them (never their secrets), so a script cannot get the wrong secret; add an \
-                attribute, name the item with --id, or pass --first. If the item needs the \
-                passcode, it is asked for (or read with --passcode-stdin).
+                attribute, name the item with --id, or pass --first. Revealing a secret needs you \
+                present: the passcode is asked for (or read with --passcode-stdin), unless this \
+                terminal has a session (`tresor unlock --for 10m`) or the item is readable by \
+                scripts (`item add --readable-by-scripts`, `item update … --set readableByScripts=true`).
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
@@ -114,7 +126,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example: tresor item update --service api.example.com --set label='CI token' --set accessible=afterFirstUnlock")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, or custom.KEY.")
+        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, readableByScripts, or custom.KEY.")
         var changes: [String] = []
         @Flag(help: "Replace the secret with standard input.") var secretStdin = false
         @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor (standard input carries the secret).")
@@ -155,6 +167,9 @@ struct ItemCommand: ParsableCommand {
                     guard let protectionClass = ProtectionClass(rawValue: value) else { throw ValidationError("unknown protection class \(value)") }
                     attributes.accessible = protectionClass
                 case "accessGroup": attributes.accessGroup = value
+                case "readableByScripts":
+                    guard let readable = Bool(value) else { throw ValidationError("readableByScripts is true or false") }
+                    attributes.readableByScripts = readable
                 case let custom where custom.hasPrefix("custom."):
                     attributes.custom = (attributes.custom ?? [:]).merging([String(custom.dropFirst(7)): value]) { $1 }
                 default: throw ValidationError("attribute \(name) cannot be set from the command line")
@@ -165,10 +180,13 @@ struct ItemCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete the matching items.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete the matching items.",
+            discussion: "Deleting another application's items needs you present: the passcode, or a terminal session (`tresor unlock --for`).")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
         @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false
+        @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
 
         func run() throws {
             try Output.run(json: options.json) {
@@ -177,7 +195,8 @@ struct ItemCommand: ParsableCommand {
                 if !filtered && !all {
                     throw ValidationError("name what to delete (attributes or --id), or pass --all")
                 }
-                let count = try options.keychain(named: item.keychain).delete(query)
+                let keychain = try options.keychain(named: item.keychain)
+                let count = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.delete(query, passcode: passcode) }
                 if options.json { return Output.json(["count": count]) }
                 print("Deleted \(count) item\(count == 1 ? "" : "s").")
             }

@@ -38,11 +38,21 @@ struct UnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
         abstract: "Unlock the keybag with the passcode.",
-        discussion: "Wrong passcodes are counted, across daemon restarts; from the fifth, each further attempt must wait (1 min, 5 min, 15 min, … 1 h).")
+        discussion: """
+            Wrong passcodes are counted, across daemon restarts; from the fifth, each further attempt \
+            must wait (1 min, 5 min, 15 min, … 1 h).
+
+            Reading a secret with tresor needs you present: the passcode each time, or a terminal \
+            session. `tresor unlock --for 10m` opens one, like sudo's: for ten minutes, tresor run \
+            from this terminal (and only this one) reveals secrets without asking. It ends earlier \
+            when the keybag locks (`tresor lock`, auto-lock) or the passcode changes.
+            """)
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Read the passcode from the first line of standard input.") var passcodeStdin = false
     @Option(help: "Unlock this created keychain instead of the login keybag.") var keychain: String?
+    @Option(name: .customLong("for"), help: "Also open a terminal session this long: 90s, 10m, 1h (at most 1h).")
+    var terminalSession: SessionLength?
 
     func run() throws {
         try Output.run(json: options.json) {
@@ -52,11 +62,35 @@ struct UnlockCommand: ParsableCommand {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 passcode = try input.next(keychain.map { "Passcode of \($0):" } ?? "Passcode:")
             }
-            let status = try client.unlock(passcode: passcode, keychain: keychain)
+            let status = try terminalSession.map { try client.unlock(passcode: passcode, keychain: keychain, terminalSessionSeconds: $0.seconds) }
+                ?? client.unlock(passcode: passcode, keychain: keychain)
             if options.json { return Output.json(status) }
             print(keychain.map { "Keychain \($0) unlocked." } ?? "Keybag \(status.keybag.text).")
+            if let terminalSession {
+                print("Secrets are readable from this terminal without the passcode for \(terminalSession) (until a lock).")
+            }
         }
     }
+}
+
+/// How long a terminal session lasts: `90s`, `10m`, `1h`, or plain seconds.
+struct SessionLength: ExpressibleByArgument, CustomStringConvertible {
+    let seconds: Int
+
+    init?(argument: String) {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        let unit = argument.last.flatMap { units[$0] }
+        guard let number = Int(unit == nil ? argument : String(argument.dropLast())), number > 0 else { return nil }
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+        guard !overflow, seconds <= TerminalSessionInfo.longestSeconds else { return nil }
+        self.seconds = seconds
+    }
+
+    var description: String {
+        seconds % 3600 == 0 ? "\(seconds / 3600) h" : seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
+    }
+
+    static var defaultCompletionKind: CompletionKind { .list(["5m", "10m", "30m", "1h"]) }
 }
 
 struct LockCommand: ParsableCommand {
