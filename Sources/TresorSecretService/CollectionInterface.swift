@@ -35,7 +35,9 @@ extension SecretServiceProvider {
         case "GetSecret":
             let session = try request.arguments("o", member)[0].stringValue ?? ""
             _ = try sessions.session(session, for: request.sender)
-            return [try sessions.encode(try collection.secret(id, client: request.client), sessionPath: session, for: request.sender)]
+            let secret = try sessions.encode(try collection.secret(id, client: request.client), sessionPath: session, for: request.sender)
+            consumeApproval(of: id, by: request.sender)
+            return [secret]
 
         case "SetSecret":
             let secret = try sessions.decode(try request.arguments("(oayays)", member)[0], for: request.sender)

@@ -21,7 +21,7 @@ struct KeychainCollection: SecretCollection {
         let keychain = try keychain()
         var unlocked: [SecretItem] = [], locked: [String] = []
         do {
-            unlocked = try keychain.copyMatching(query, caller: client.caller).map(Self.item)
+            unlocked = try keychain.copyMatching(query, caller: client.caller).map { Self.item($0, client) }
         } catch KeychainError.itemNotFound {
         } catch KeychainError.interactionNotAllowed {
             locked = try keychain.lockedMatches(custom: attributes, caller: client.caller)
@@ -29,17 +29,19 @@ struct KeychainCollection: SecretCollection {
         // Items granted one by one are few: each is read by its id and matched here.
         for id in client.grantedItems where !unlocked.contains(where: { $0.id == id }) {
             do {
-                let item = Self.item(try one(id, client: client, data: false))
+                let item = Self.item(try one(id, client: client, data: false), client)
                 if attributes.allSatisfy({ item.attributes[$0.key] == $0.value }) { unlocked.append(item) }
             } catch KeychainError.interactionNotAllowed {
                 locked.append(id)
             } catch KeychainError.itemNotFound {}
         }
-        return (unlocked, locked)
+        // A secret that needs the user present is locked for this client until they approve.
+        let (waiting, open) = unlocked.partitioned(by: \.needsPresence)
+        return (open, locked + waiting.map(\.id))
     }
 
     func item(_ id: String, client: SecretServiceClient) throws -> SecretItem {
-        Self.item(try one(id, client: client, data: false))
+        Self.item(try one(id, client: client, data: false), client)
     }
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
@@ -93,6 +95,13 @@ struct KeychainCollection: SecretCollection {
     /// alone — a caller of that item's group and nothing else (its group is read from the item
     /// by id, attributes only, which reveals nothing the grant does not).
     private func caller(for id: String, _ client: SecretServiceClient) throws -> Caller {
+        var caller = try group(for: id, client)
+        // The user said yes to this item in an `Unlock` prompt (a `userPresence` item).
+        caller.presenceConfirmed = client.approvedItems.contains(id)
+        return caller
+    }
+
+    private func group(for id: String, _ client: SecretServiceClient) throws -> Caller {
         guard client.grantedItems.contains(id) else { return client.caller }
         let lookup = Caller(accessGroups: [], defaultAccessGroup: "", seesEveryGroup: true)
         let query = ItemQuery(.genericPassword, id: id, limit: .one, returnData: false, returnAttributes: true)
@@ -102,11 +111,12 @@ struct KeychainCollection: SecretCollection {
         return Caller(accessGroups: [group], defaultAccessGroup: client.caller.defaultAccessGroup)
     }
 
-    private static func item(_ found: KeychainItem) -> SecretItem {
+    private static func item(_ found: KeychainItem, _ client: SecretServiceClient) -> SecretItem {
         let attributes = found.attributes ?? ItemAttributes()
         return SecretItem(
             id: found.id, label: attributes.label ?? "", attributes: attributes.custom ?? [:],
             created: attributes.creationDate ?? Date(timeIntervalSince1970: 0),
-            modified: attributes.modificationDate ?? attributes.creationDate ?? Date(timeIntervalSince1970: 0))
+            modified: attributes.modificationDate ?? attributes.creationDate ?? Date(timeIntervalSince1970: 0),
+            needsPresence: attributes.accessControl == .userPresence && !client.approvedItems.contains(found.id))
     }
 }

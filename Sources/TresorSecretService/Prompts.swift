@@ -3,8 +3,9 @@ import TresorDBus
 
 /// Prompts waiting for the user (Secret Service `Prompt` objects). Tresor never draws a
 /// dialog: a prompt to unlock completes when the user unlocks the keybag with `tresor unlock`
-/// in a terminal, and is dismissed by the client (`Dismiss`), when its client leaves the bus,
-/// or after ``lifetime``.
+/// in a terminal; a prompt for `userPresence` items completes when the user answers it in
+/// `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
+/// client leaves the bus, or after ``lifetime``.
 ///
 /// Used on the D-Bus thread only.
 final class Prompts {
@@ -15,6 +16,18 @@ final class Prompts {
         var created: Date
         /// Set once the client called `Prompt` (a prompt completes only after that).
         var started = false
+        /// For `userPresence` items: what the user is asked, and their answer once given.
+        var presence: Presence?
+    }
+
+    /// A question for the user about `userPresence` items, asked once the client calls `Prompt`.
+    struct Presence {
+        /// The items' keychain ids, approved together.
+        var ids: [String]
+        /// The items as the user reads them in `tresor approve`.
+        var description: String
+        var asked = false
+        var answer: Bool?
     }
 
     /// How long a prompt waits for the user before it is dismissed.
@@ -36,10 +49,27 @@ final class Prompts {
         return path
     }
 
-    /// `Prompt.Prompt`: the client is ready for the result.
-    func start(_ path: String, caller: String) throws {
+    /// A prompt for `owner` that asks the user about the `userPresence` items `objects` (ids
+    /// `ids`), described as `description`. Returns its path.
+    func presence(_ objects: [String], ids: [String], description: String, for owner: String) throws -> String {
+        let path = try unlock(objects, for: owner)
+        prompts[path]!.presence = Presence(ids: ids, description: description)
+        return path
+    }
+
+    /// `Prompt.Prompt`: the client is ready for the result. Returns the question to put to the
+    /// user now, for a presence prompt not asked yet.
+    func start(_ path: String, caller: String) throws -> Presence? {
         guard prompts[path]?.owner == caller else { throw DBusError.unknownObject(path) }
         prompts[path]!.started = true
+        guard let presence = prompts[path]!.presence, !presence.asked else { return nil }
+        prompts[path]!.presence!.asked = true
+        return presence
+    }
+
+    /// Records the user's answer to the presence prompt at `path` (it completes at the next ``due``).
+    func answer(_ path: String, allowed: Bool) {
+        prompts[path]?.presence?.answer = allowed
     }
 
     /// `Prompt.Dismiss`: the `Completed` signal saying so.
@@ -52,12 +82,17 @@ final class Prompts {
     /// Whether `path` is a prompt of `caller`'s.
     func exists(_ path: String, for caller: String) -> Bool { prompts[path]?.owner == caller }
 
-    /// The prompts that are done: completed because the keybag is unlocked now, or dismissed
-    /// because they waited too long. Each signal goes to its prompt's client only.
-    func due(unlocked: Bool, now: Date = Date()) -> [DBusMessage] {
+    /// The prompts that are done: completed because the keybag is unlocked now or the user
+    /// answered, or dismissed because the user said no or they waited too long. Each signal goes
+    /// to its prompt's client only; `approved` gets each presence prompt the user allowed.
+    func due(unlocked: Bool, now: Date = Date(), approved: (_ owner: String, _ ids: [String]) -> Void = { _, _ in }) -> [DBusMessage] {
         var signals: [DBusMessage] = []
         for (path, prompt) in prompts {
-            if unlocked && prompt.started {
+            if let answer = prompt.presence?.answer {
+                if answer { approved(prompt.owner, prompt.presence!.ids) }
+                signals.append(Self.completed(path, prompt, dismissed: !answer))
+                prompts[path] = nil
+            } else if unlocked && prompt.started && prompt.presence == nil {
                 signals.append(Self.completed(path, prompt, dismissed: false))
                 prompts[path] = nil
             } else if now.timeIntervalSince(prompt.created) > Self.lifetime {

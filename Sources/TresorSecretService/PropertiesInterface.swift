@@ -48,7 +48,7 @@ extension SecretServiceProvider {
                 return ["Locked": .boolean(true)]
             }
             return [
-                "Locked": .boolean(false), "Attributes": .stringDictionary(item.attributes), "Label": .string(item.label),
+                "Locked": .boolean(item.needsPresence), "Attributes": .stringDictionary(item.attributes), "Label": .string(item.label),
                 "Created": .uint64(Self.seconds(item.created)), "Modified": .uint64(Self.seconds(item.modified)),
             ]
         case .session, .prompt:

@@ -8,6 +8,9 @@ struct SecretItem: Sendable {
     var attributes: [String: String]
     var created: Date
     var modified: Date
+    /// The item's secret needs the user present (`userPresence`) and this client holds no
+    /// approval for it: the item is *locked* for it until an `Unlock` prompt is approved.
+    var needsPresence = false
 }
 
 /// A secret with its content type (`text/plain` when a client gave none).

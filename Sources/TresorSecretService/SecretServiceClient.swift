@@ -12,6 +12,9 @@ public struct SecretServiceClient: Sendable {
     /// Set when the identity could not be settled yet (the application registry opens only
     /// after the first unlock): it is used for this call and asked again for the next.
     public var isProvisional: Bool
+    /// `userPresence` items the user approved for this client in an `Unlock` prompt, each good
+    /// for one read of its secret (set by the provider for the call at hand).
+    var approvedItems: Set<String> = []
 
     /// - Parameters:
     ///   - caller: the client's access groups.

@@ -37,7 +37,8 @@ extension SecretServiceProvider {
             break
         }
         guard let object = SecretObjectPath(path) else { throw DBusError.unknownObject(path) }
-        let request = SecretRequest(sender: sender, client: try clients.client(sender, on: connection), arguments: message.arguments)
+        var request = SecretRequest(sender: sender, client: try clients.client(sender, on: connection), arguments: message.arguments)
+        request.client.approvedItems = approvedItems(of: sender)
         let interface = message.interface ?? Self.interface(of: object, member: member)
         if interface == SecretInterface.properties {
             return try properties(member, of: object, request, signals: &signals)
@@ -56,7 +57,7 @@ extension SecretServiceProvider {
         case (.prompt, SecretInterface.prompt):
             switch member {
             case "Prompt":
-                try prompts.start(path, caller: sender)
+                if let question = try prompts.start(path, caller: sender) { ask(question, prompt: path, request) }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
             case "Dismiss":
@@ -113,5 +114,52 @@ extension SecretServiceProvider {
         return audience(for: group).map { name in
             .signal(path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))], destination: name)
         }
+    }
+}
+
+// MARK: User presence
+
+extension SecretServiceProvider {
+    /// The `userPresence` items the user approved for `sender` that it has not read yet.
+    func approvedItems(of sender: String) -> Set<String> {
+        guard let approved = approvals[sender] else { return [] }
+        let now = Date()
+        let current = approved.filter { $0.value > now }
+        approvals[sender] = current.isEmpty ? nil : current
+        return Set(current.keys)
+    }
+
+    /// An approval serves one read: `id`'s secret was read by `sender`.
+    func consumeApproval(of id: String, by sender: String) {
+        approvals[sender]?[id] = nil
+    }
+
+    /// Puts a presence prompt's question to the user on a task of its own — the answer can take
+    /// the user a while, and the D-Bus thread keeps serving — and hands the answer back to the
+    /// D-Bus thread (``answers``, then a wake-up).
+    func ask(_ question: Prompts.Presence, prompt path: String, _ request: SecretRequest) {
+        let executable = request.client.executable, application = request.caller.defaultAccessGroup
+        logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
+        let askUser = self.askUser
+        Task.detached { [self] in
+            let allowed = await askUser?(executable, application, question.description) ?? false
+            answers.withLock { $0.append((path, allowed)) }
+            connection.wake()
+        }
+    }
+
+    /// The items among `paths` whose secret needs `request`'s client to be approved by the user
+    /// first (`userPresence`), with their keychain ids and how the user reads them.
+    func needingPresence(_ paths: [String], _ request: SecretRequest) -> (paths: [String], ids: [String], description: String) {
+        var needing: [(path: String, item: SecretItem)] = []
+        for path in paths {
+            guard let (collection, id) = itemReference(path), let item = try? collection.item(id, client: request.client), item.needsPresence else { continue }
+            needing.append((path, item))
+        }
+        let description: String = needing.map { entry -> String in
+            let attributes = entry.item.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            return "Secret Service item \"\(entry.item.label.prefix(120))\" (\(attributes.prefix(300)))"
+        }.joined(separator: "; ")
+        return (needing.map(\.path), needing.map(\.item.id), description)
     }
 }

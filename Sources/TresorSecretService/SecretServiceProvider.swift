@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import Synchronization
 import TresorDBus
 import TresorKeychain
 import TresorSystem
@@ -20,26 +21,37 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let memory = MemoryCollection()
     let sessions = TransferSessions()
     let lockKeybag: @Sendable () -> Void
+    let askUser: PresenceAsker?
     let logger: Logger
     // Touched on the D-Bus thread only.
     let clients: BusClients
     let prompts = Prompts()
+    /// `userPresence` items the user approved, by client (unique bus name) and item id, until when.
+    var approvals: [String: [String: Date]] = [:]
     private var loginWasLocked: Bool?
+    /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread.
+    let answers = Mutex<[(path: String, allowed: Bool)]>([])
+
+    /// How long an approval waits for the client's read; it serves one read.
+    static let approvalLifetime: TimeInterval = 60
 
     /// - Parameters:
     ///   - address: the bus to serve (the session bus's `DBUS_SESSION_BUS_ADDRESS`).
     ///   - loginKeychain: the login keychain (throws before `tresor init`).
     ///   - identify: who a process is, by the daemon's rules for executables.
     ///   - lockKeybag: what a client's `Lock` does: locks the keybag, as `tresor lock` does.
+    ///   - askUser: puts a `userPresence` read to the user (`tresor approve`); nil, nobody is
+    ///     asked and such items stay locked.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
-        lockKeybag: @escaping @Sendable () -> Void, logger: Logger
+        lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
         clients = BusClients(identify: identify)
         self.lockKeybag = lockKeybag
+        self.askUser = askUser
         self.logger = logger
     }
 
@@ -73,6 +85,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 clients.forget(name)
                 sessions.closeAll(of: name)
                 prompts.forget(owner: name)
+                approvals[name] = nil
             }
         case .methodCall:
             var signals: [DBusMessage] = []
@@ -101,7 +114,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 arguments: [.string(SecretInterface.collection), .properties(["Locked": .boolean(locked)]), .array(elementSignature: "s", [])]))
         }
         loginWasLocked = locked
-        if !prompts.isEmpty { prompts.due(unlocked: !locked).forEach(connection.send) }
+        for answer in answers.withLock({ answers in defer { answers = [] }; return answers }) {
+            prompts.answer(answer.path, allowed: answer.allowed)
+        }
+        guard !prompts.isEmpty else { return }
+        let until = Date().addingTimeInterval(Self.approvalLifetime)
+        prompts.due(unlocked: !locked) { owner, ids in
+            for id in ids { approvals[owner, default: [:]][id] = until }
+        }.forEach(connection.send)
     }
 
     // MARK: Errors
@@ -115,6 +135,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             switch error {
             case .itemNotFound, .noSuchKeychain: return DBusError(SecretError.noSuchObject, "no such item")
             case .interactionNotAllowed: return DBusError(SecretError.isLocked, "the keybag is locked: unlock it with `tresor unlock`")
+            case .presenceRequired: return DBusError(SecretError.isLocked, "this item needs you: Unlock it, and allow it in `tresor approve`")
             case .param(let why): return .invalidArguments(why)
             case .missingEntitlement(let why): return .accessDenied(why)
             case .readOnly: return .accessDenied("this collection cannot be changed")
@@ -124,6 +145,11 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
     }
 }
+
+/// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
+/// `userPresence` item, in words — and says whether they allowed it. Returns false at once when
+/// nobody can be asked.
+public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String) async -> Bool
 
 /// The Secret Service's interface names.
 enum SecretInterface {

@@ -36,13 +36,20 @@ extension SecretServiceProvider {
                 // specification allows; a client asks about them one by one to learn why.
                 guard let (collection, id) = itemReference(path), let secret = try? collection.secret(id, client: request.client) else { continue }
                 entries.append(.dictEntry(.objectPath(path), try sessions.encode(secret, sessionPath: session, for: request.sender)))
+                consumeApproval(of: id, by: request.sender)
             }
             return [.array(elementSignature: "{o(oayays)}", entries)]
 
         case "Unlock":
             let objects = try request.arguments("ao", member)[0].objectPathList ?? []
             let known = objects.filter { SecretObjectPath($0) != nil }
-            guard login.isLocked else { return [.objectPaths(known), .objectPath(SecretObjectPath.none)] }
+            guard login.isLocked else {
+                // Unlocked: only items that need the user present wait, for their answer in `tresor approve`.
+                let presence = needingPresence(known, request)
+                guard !presence.paths.isEmpty else { return [.objectPaths(known), .objectPath(SecretObjectPath.none)] }
+                let prompt = try prompts.presence(presence.paths, ids: presence.ids, description: presence.description, for: request.sender)
+                return [.objectPaths(known.filter { !presence.paths.contains($0) }), .objectPath(prompt)]
+            }
             // The session collection never locks; the rest waits for `tresor unlock`.
             let (open, waiting) = known.partitioned { Self.belongs($0, to: CollectionName.session) }
             guard !waiting.isEmpty else { return [.objectPaths(open), .objectPath(SecretObjectPath.none)] }

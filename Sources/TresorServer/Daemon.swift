@@ -80,7 +80,8 @@ public struct Daemon: Sendable {
             secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
 
         let logger = self.logger
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains) {
+        let approvals = ApprovalBroker()
+        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals) {
             keychains.lockAll()
             let endedSessions = notes.lockNow()
             webSessions.forgetSecureSessions()
@@ -100,7 +101,6 @@ public struct Daemon: Sendable {
         router.add(middleware: KeybagLockObserver(sessions: webSessions))
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
-        let approvals = ApprovalBroker()
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
         items.register(on: router)
         ApprovalRoutes(approvals: approvals, slot: slot, callers: callers).register(on: router)
@@ -170,7 +170,9 @@ public struct Daemon: Sendable {
 
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
-    private func startSecretService(keychains: KeychainProvider, lock: @escaping @Sendable () -> Void) -> SecretServiceProvider? {
+    private func startSecretService(
+        keychains: KeychainProvider, approvals: ApprovalBroker, lock: @escaping @Sendable () -> Void
+    ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
             return nil
@@ -179,7 +181,7 @@ public struct Daemon: Sendable {
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
-                lockKeybag: lock, logger: logger)
+                lockKeybag: lock, askUser: approvals.askUser, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

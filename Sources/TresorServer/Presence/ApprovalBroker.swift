@@ -93,3 +93,19 @@ final class ApprovalBroker: Sendable {
         waiting?.resume(returning: nil)
     }
 }
+
+extension ApprovalBroker {
+    /// The Secret Service's way in: a desktop client's read of a `userPresence` item, put to the
+    /// user when a `tresor approve` is there to ask (no at once otherwise).
+    /// - Parameters:
+    ///   - executable: the client's executable.
+    ///   - application: who Tresor knows it as (its group).
+    ///   - item: the item, in words.
+    /// - Returns: whether the user allowed it.
+    @Sendable func askUser(executable: String, application: String, item: String) async -> Bool {
+        guard hasApprover else { return false }
+        return await ask(ApprovalRequest(
+            id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
+            created: Date().timeIntervalSince1970))
+    }
+}

@@ -126,11 +126,16 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example: tresor item update --service api.example.com --set label='CI token' --set accessible=afterFirstUnlock")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, readableByScripts, or custom.KEY.")
+        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), readableByScripts, or custom.KEY.")
         var changes: [String] = []
         @Flag(help: "Replace the secret with standard input.") var secretStdin = false
         @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor (standard input carries the secret).")
         var passcodeDescriptor: Int32?
+        @Flag(help: "Where the change needs the passcode, read it from standard input (without --secret-stdin).") var passcodeStdin = false
+
+        func validate() throws {
+            if passcodeStdin && secretStdin { throw ValidationError("standard input carries the secret: give the passcode with --passcode-fd") }
+        }
 
         func run() throws {
             try Output.run(json: options.json) {
@@ -139,7 +144,7 @@ struct ItemCommand: ParsableCommand {
                 let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .all, returnData: false)
                 let parsed = try Self.parse(changes)
-                let count = try withPasscodeIfAsked(stdin: false, descriptor: passcodeDescriptor) { passcode in
+                let count = try withPasscodeIfAsked(stdin: passcodeStdin, descriptor: passcodeDescriptor) { passcode in
                     try keychain.update(query, secret: secret, changes: parsed, passcode: passcode)
                 }
                 if options.json { return Output.json(["count": count]) }
@@ -167,6 +172,9 @@ struct ItemCommand: ParsableCommand {
                     guard let protectionClass = ProtectionClass(rawValue: value) else { throw ValidationError("unknown protection class \(value)") }
                     attributes.accessible = protectionClass
                 case "accessGroup": attributes.accessGroup = value
+                case "accessControl":
+                    guard let control = AccessControl(rawValue: value) else { throw ValidationError("accessControl is userPresence") }
+                    attributes.accessControl = control
                 case "readableByScripts":
                     guard let readable = Bool(value) else { throw ValidationError("readableByScripts is true or false") }
                     attributes.readableByScripts = readable
