@@ -71,7 +71,7 @@ public struct Daemon: Sendable {
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
         let callers = CallerResolver(keychains: keychains, terminalSessions: terminalSessions)
         let executables = [me, identifier.cliExecutable]
-        logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables)))
+        logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables)))
 
         let web = configuration.web
         // A browser's secure session counts for the widget as long as it stays idle-locked.
@@ -90,7 +90,7 @@ public struct Daemon: Sendable {
         } : nil
         let secretServiceAnswering = secretService != nil
         let doctor: @Sendable () -> [EnvironmentFinding] = {
-            EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
+            EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))
                 + [SecretServiceCheck.run(answering: secretServiceAnswering, environment: ProcessInfo.processInfo.environment)]
         }
 

@@ -39,6 +39,8 @@ public struct EnvironmentFinding: Codable, Equatable, Sendable {
 public struct EnvironmentCheckContext: Sendable {
     /// Tresor's data folder (the home).
     public var home: URL
+    /// The home's device key, kept outside it (`TresorPaths.deviceKey`); nil, not checked.
+    public var deviceKey: URL?
     /// The `tresor`/`tresord` binaries whose writability by others is checked.
     public var executables: [URL]
     /// The environment of the process, for the dynamic-linker variables.
@@ -53,6 +55,7 @@ public struct EnvironmentCheckContext: Sendable {
     /// Creates a context; everything but the home defaults to the running process and the real system.
     /// - Parameters:
     ///   - home: Tresor's data folder.
+    ///   - deviceKey: the home's device key file; nil leaves it unchecked.
     ///   - executables: binaries to check; by default the executable of the running process.
     ///   - environment: by default `ProcessInfo.processInfo.environment`.
     ///   - procRoot: by default `/proc`.
@@ -60,6 +63,7 @@ public struct EnvironmentCheckContext: Sendable {
     ///   - userID: by default `geteuid()`.
     public init(
         home: URL,
+        deviceKey: URL? = nil,
         executables: [URL] = EnvironmentCheckContext.currentExecutable(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         procRoot: URL = URL(fileURLWithPath: "/proc"),
@@ -67,6 +71,7 @@ public struct EnvironmentCheckContext: Sendable {
         userID: UInt32 = geteuid()
     ) {
         self.home = home
+        self.deviceKey = deviceKey
         self.executables = executables
         self.environment = environment
         self.procRoot = procRoot
@@ -88,6 +93,7 @@ public enum EnvironmentChecks {
     /// The id of every check, in the order ``run(_:)`` reports them.
     public static let checkIDs: [String] = [
         HomePermissionsCheck.id,
+        DeviceKeyPermissionsCheck.id,
         RunningAsRootCheck.id,
         CoreDumpsCheck.id,
         TracerCheck.id,
@@ -102,6 +108,7 @@ public enum EnvironmentChecks {
     public static func run(_ context: EnvironmentCheckContext) -> [EnvironmentFinding] {
         [
             HomePermissionsCheck.run(context),
+            DeviceKeyPermissionsCheck.run(context),
             RunningAsRootCheck.run(context),
             CoreDumpsCheck.run(context),
             TracerCheck.run(context),

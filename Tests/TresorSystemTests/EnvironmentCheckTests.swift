@@ -219,7 +219,7 @@ struct EnvironmentCheckTests {
         let findings = EnvironmentChecks.run(EnvironmentCheckContext(home: try privateHome(in: scratch)))
         let ids = findings.map(\.check)
         let expected = [
-            "home-permissions", "running-as-root", "core-dumps", "tracer",
+            "home-permissions", "device-key-permissions", "running-as-root", "core-dumps", "tracer",
             "ld-preload", "ptrace-scope", "writable-executables", "swap",
         ]
         #expect(Set(ids) == Set(expected))
@@ -227,6 +227,30 @@ struct EnvironmentCheckTests {
         #expect(EnvironmentChecks.checkIDs == ids)
         #expect(findings.allSatisfy { !$0.summary.isEmpty && !$0.reason.isEmpty && !$0.summary.contains("\n") })
         #expect(findings.first { $0.check == "home-permissions" }?.severity == .ok)
+    }
+
+    /// The device key lives outside the home: its folder and file are checked on their own.
+    @Test func theDeviceKeyMustBePrivate() throws {
+        let scratch = try Scratch()
+        let home = try privateHome(in: scratch)
+        func check(_ key: URL?) -> EnvironmentFinding {
+            EnvironmentChecks.run(EnvironmentCheckContext(home: home, deviceKey: key, executables: [])).first { $0.check == "device-key-permissions" }!
+        }
+        let key = try scratch.file("state/tresor/device.key", "k", mode: 0o600)
+        try scratch.dir("state/tresor")
+        #expect(check(key).severity == .ok)
+        #expect(check(nil).severity == .ok, "no location, nothing to check")
+        #expect(check(scratch.url.appendingPathComponent("state/tresor/missing.key")).severity == .warning)
+        chmod(key.path, 0o644)
+        #expect(check(key).severity == .problem)
+        #expect(check(key).summary.contains("0644"))
+        chmod(key.path, 0o600)
+        chmod(key.deletingLastPathComponent().path, 0o755)
+        #expect(check(key).severity == .problem, "a folder others can list")
+        chmod(key.deletingLastPathComponent().path, 0o700)
+        let link = scratch.url.appendingPathComponent("state/tresor/link.key")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: key)
+        #expect(check(link).severity == .problem, "a link could point the key anywhere")
     }
 
     @Test func findingsRoundTripThroughJSON() throws {

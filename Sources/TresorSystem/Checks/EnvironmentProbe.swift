@@ -52,6 +52,16 @@ enum EnvironmentProbe {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// What is wrong with an entry's mode and owner, or nil when they are as wanted.
+    static func issue(of status: Status, want: UInt32, uid: UInt32) -> String? {
+        var parts: [String] = []
+        if status.mode != want {
+            parts.append("\(octal(status.mode)), want \(octal(want))")
+        }
+        if status.owner != uid { parts.append("owner uid \(status.owner), want \(uid)") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     /// The first line of a small text file, trimmed.
     static func readLine(_ url: URL) -> String? {
         readText(url)?.split(separator: "\n", omittingEmptySubsequences: false).first

@@ -29,7 +29,7 @@ enum HomePermissionsCheck {
         }
 
         var offenders: [String] = []
-        if let issue = issue(of: status, want: 0o700, uid: context.userID) {
+        if let issue = EnvironmentProbe.issue(of: status, want: 0o700, uid: context.userID) {
             offenders.append("\(home) (\(issue))")
         }
         walk(home, relative: "", uid: context.userID, into: &offenders)
@@ -60,11 +60,11 @@ enum HomePermissionsCheck {
             guard let status = EnvironmentProbe.status(full) else { continue }  // vanished meanwhile
             switch status.kind {
             case .directory:
-                if let issue = issue(of: status, want: 0o700, uid: uid) { offenders.append("\(rel)/ (\(issue))") }
+                if let issue = EnvironmentProbe.issue(of: status, want: 0o700, uid: uid) { offenders.append("\(rel)/ (\(issue))") }
                 // lstat never reports a link as a directory, so this cannot loop.
                 walk(full, relative: rel, uid: uid, into: &offenders)
             case .regular:
-                if let issue = issue(of: status, want: 0o600, uid: uid) { offenders.append("\(rel) (\(issue))") }
+                if let issue = EnvironmentProbe.issue(of: status, want: 0o600, uid: uid) { offenders.append("\(rel) (\(issue))") }
             case .symlink:
                 // Tresor never creates links; one could redirect a write outside the home.
                 offenders.append("\(rel) (unexpected symbolic link)")
@@ -75,15 +75,5 @@ enum HomePermissionsCheck {
                 }
             }
         }
-    }
-
-    /// Describes what is wrong with an entry's mode and owner, or `nil` if they are as wanted.
-    private static func issue(of status: EnvironmentProbe.Status, want: UInt32, uid: UInt32) -> String? {
-        var parts: [String] = []
-        if status.mode != want {
-            parts.append("\(EnvironmentProbe.octal(status.mode)), want \(EnvironmentProbe.octal(want))")
-        }
-        if status.owner != uid { parts.append("owner uid \(status.owner), want \(uid)") }
-        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }

@@ -27,7 +27,7 @@ struct DoctorCommand: ParsableCommand {
             let paths = options.paths
             var executables = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])]
             if let daemon = CompanionExecutable.path(CompanionExecutable.daemon) { executables.append(URL(fileURLWithPath: daemon)) }
-            let local = EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, executables: executables))
+            let local = EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))
             let daemon = try? TresorClient.connect(paths: paths, startDaemon: false).doctor().findings
             let report = Report(client: local, daemon: daemon, disclaimer: EnvironmentChecks.disclaimer)
             problem = (local + (daemon ?? [])).contains { $0.severity == .problem }
