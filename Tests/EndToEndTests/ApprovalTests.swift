@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TresorKit
 
@@ -25,26 +24,14 @@ import TresorKit
     /// Runs `tresor approve --once` answering `answer`, and meanwhile asks for the secret (again
     /// while no approver listens yet). - Returns: what the application got, and what `tresor approve` printed.
     func askWhileApproving(_ harness: Harness, _ keychain: Keychain, answer: String) throws -> (Result<Data, any Error>, Harness.Result) {
-        let approver = Mutex<Harness.Result?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let environment = harness.environment
-        DispatchQueue.global().async {
-            let result = try? Harness.execute(
-                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: answer + "\n",
-                environment: environment, timeout: 60)
-            approver.withLock { $0 = result?.result }
-            done.signal()
-        }
         var outcome: Result<Data, any Error> = .failure(CancellationError())
-        for _ in 0..<400 {
+        let approver = try harness.approving(answer: answer) {
             outcome = Result { try keychain.secret(Self.item) }
             // Before the approver waits, the daemon answers at once that the passcode is needed.
-            guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired,
-                  !error.message.contains("did not allow") else { break }
-            usleep(25_000)
+            guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired else { return true }
+            return error.message.contains("did not allow")
         }
-        done.wait()
-        return (outcome, try #require(approver.withLock { $0 }))
+        return (outcome, approver)
     }
 
     @Test func withoutAnApproverTheApplicationIsToldAtOnce() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TresorKit
 import TresorProtocol
@@ -119,25 +118,12 @@ import TresorProtocol
     /// the user answering in `tresor approve`.
     @Test func aScriptCanBeAllowedInTresorApprove() throws {
         let harness = try initialized()
-        let approver = Mutex<Harness.Result?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let environment = harness.environment
-        DispatchQueue.global().async {
-            let result = try? Harness.execute(
-                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: Self.passcode + "\n",
-                environment: environment, timeout: 60)
-            approver.withLock { $0 = result?.result }
-            done.signal()
-        }
         var get = Harness.Result(status: -1, stdout: "", stderr: "")
-        for _ in 0..<100 {
+        let approved = try harness.approving(answer: Self.passcode) {
             get = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "mail", "--account", "ada"], revealing: [Self.secret])
-            if get.succeeded || approver.withLock({ $0 != nil }) { break }
-            usleep(100_000)
+            return get.succeeded
         }
-        done.wait()
         #expect(get.stdout == Self.secret)
-        let approved = try #require(approver.withLock { $0 })
         #expect(approved.stdout.contains("mail") && approved.stdout.contains("Allowed."), "\(approved.stdout)")
         try harness.expectNoSecretLeaked()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TresorKit
 
@@ -13,6 +14,29 @@ extension Harness {
             input: passcode + "\n")
         try #require(registered.succeeded, "\(registered.stderr)")
         _ = try TresorKitClient.connect(self).status()
+    }
+
+    /// Runs `tresor approve --once --passcode-stdin`, answering `answer`, and meanwhile calls
+    /// `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
+    /// before the approver waits is not put to it — or the approver has finished.
+    /// - Returns: what `tresor approve` printed.
+    func approving(answer: String, _ attempt: () throws -> Bool) throws -> Result {
+        let approver = Mutex<Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let environment = self.environment
+        DispatchQueue.global().async {
+            let result = try? Harness.execute(
+                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: answer + "\n",
+                environment: environment, timeout: 60)
+            approver.withLock { $0 = result?.result }
+            done.signal()
+        }
+        for _ in 0..<400 {
+            if try attempt() || approver.withLock({ $0 != nil }) { break }
+            usleep(25_000)
+        }
+        done.wait()
+        return try #require(approver.withLock { $0 })
     }
 }
 

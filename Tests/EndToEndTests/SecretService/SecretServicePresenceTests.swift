@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// User presence for desktop clients (docs/SECRET-SERVICE.md, "Items that need you"): an item
@@ -30,24 +29,12 @@ struct SecretServicePresenceTests {
     /// `secret-tool lookup` while `tresor approve --once` answers `answer`: the lookup is retried
     /// until the approver is there to ask. - Returns: what secret-tool printed, and the approver.
     func lookupWhileApproving(_ provider: TresorProvider, answer: String, expecting: String) throws -> (String?, Harness.Result) {
-        let approver = Mutex<Harness.Result?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let environment = provider.harness.environment
-        DispatchQueue.global().async {
-            let result = try? Harness.execute(
-                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: answer + "\n",
-                environment: environment, timeout: 60)
-            approver.withLock { $0 = result?.result }
-            done.signal()
-        }
         var found: String?
-        for _ in 0..<100 {
+        let approver = try provider.harness.approving(answer: answer) {
             found = try provider.secretTool.lookup(Self.toolItem, expecting: expecting)
-            if found != nil || approver.withLock({ $0 != nil }) { break }
-            usleep(100_000)
+            return found != nil
         }
-        done.wait()
-        return (found, try #require(approver.withLock { $0 }))
+        return (found, approver)
     }
 
     @Test func aUserPresenceItemIsLockedForEveryClient() throws {
