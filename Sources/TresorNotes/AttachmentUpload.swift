@@ -22,12 +22,13 @@ public final class AttachmentUpload: Sendable {
     public let id: String
     let kind: AttachmentKind
     let name: String
+    let excludedFromBackup: Bool
     /// Nil once finished, abandoned or failed.
     private let writer: Mutex<AttachmentFile.Writer?>
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, writer: sending AttachmentFile.Writer
     ) {
         self.store = store
         self.noteID = noteID
@@ -36,6 +37,7 @@ public final class AttachmentUpload: Sendable {
         self.id = id
         self.kind = kind
         self.name = name
+        self.excludedFromBackup = excludedFromBackup
         self.writer = Mutex(writer)
     }
 
