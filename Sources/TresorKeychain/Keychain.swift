@@ -494,11 +494,8 @@ public final class Keychain: Sendable {
     private func checkPresence(for attributes: ItemAttributes, caller: Caller, verified: inout Bool) throws {
         let needsPasscode = attributes.accessControl == .userPresence
             || !caller.mayRevealWithoutPasscode(group: attributes.accessGroup ?? "")
-        guard needsPasscode, !verified, !caller.presenceConfirmed else { return }
-        guard let passcode = caller.passcode else {
-            throw KeychainError.presenceRequired("this item needs the passcode in the request")
-        }
-        try Self.mapKeybag { try keybag.verify(passcode: passcode) }
+        guard needsPasscode, !verified else { return }
+        try caller.confirmPresence(with: keybag)
         verified = true
     }
 
