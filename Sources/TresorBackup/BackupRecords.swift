@@ -17,12 +17,26 @@ public struct BackupManifest: Codable, Equatable, Sendable {
     public var importTagKeyID: Data?
     /// The keychains the backup holds items of.
     public var keychains: [String]
+
+    public init(format: String, version: Int, created: Date, deviceID: Data, importTagKeyID: Data?, keychains: [String]) {
+        self.format = format
+        self.version = version
+        self.created = created
+        self.deviceID = deviceID
+        self.importTagKeyID = importTagKeyID
+        self.keychains = keychains
+    }
 }
 
 /// A keychain item, opened: attributes and secret.
 public struct ItemRecord: Codable, Equatable, Sendable {
     public var keychain: String
     public var item: BackedUpItem
+
+    public init(keychain: String, item: BackedUpItem) {
+        self.keychain = keychain
+        self.item = item
+    }
 }
 
 /// A `…ThisDeviceOnly` item: only its keychain, class, id and protection class are in the

@@ -99,6 +99,19 @@ public struct BackedUpAttachment: Codable, Equatable, Sendable {
     public var created: Date
     public var isLocked: Bool
     public var excludedFromBackup: Bool
+
+    public init(
+        id: String, note: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date, isLocked: Bool, excludedFromBackup: Bool
+    ) {
+        self.id = id
+        self.note = note
+        self.kind = kind
+        self.name = name
+        self.byteCount = byteCount
+        self.created = created
+        self.isLocked = isLocked
+        self.excludedFromBackup = excludedFromBackup
+    }
 }
 
 /// What reading the notes for a backup hands over, in the order a backup writes it.
