@@ -6,18 +6,16 @@ import TresorNotes
 import TresorProtocol
 
 /// What a backup reads: one home's keybag (for its device id and device-items key), its
-/// keychains, its application registry and its notes.
+/// keychains — the login keychain, which holds the application registry, first — and its notes.
 public struct BackupSource {
     public var keybag: Keybag
     /// Every keychain of the home, by name, the login keychain first.
     public var keychains: [(name: String, keychain: Keychain)]
-    public var applications: ApplicationRegistry
     public var notes: NotesStore
 
-    public init(keybag: Keybag, keychains: [(name: String, keychain: Keychain)], applications: ApplicationRegistry, notes: NotesStore) {
+    public init(keybag: Keybag, keychains: [(name: String, keychain: Keychain)], notes: NotesStore) {
         self.keybag = keybag
         self.keychains = keychains
-        self.applications = applications
         self.notes = notes
     }
 }
@@ -57,9 +55,10 @@ public enum BackupCreation {
                 format: "tresor-backup", version: Int(BackupFormat.version), created: Date(), deviceID: source.keybag.backupDeviceID,
                 importTagKeyID: try? source.notes.importTagKeyID, keychains: source.keychains.map(\.name))))
             var session = CreationSession(writer: writer, builder: builder, keybag: source.keybag, progress: progress)
-            try session.writeApplications(source.applications)
-            for (name, keychain) in source.keychains {
-                try keychain.readAllItems { try session.write($0, keychain: name) }
+            for (index, (name, keychain)) in source.keychains.enumerated() {
+                // The registry is in the login keychain's database: read in the same transaction.
+                let applications: (([Application]) throws -> Void)? = index == 0 ? { try session.write($0) } : nil
+                try keychain.readAllItems(applications: applications) { try session.write($0, keychain: name) }
             }
             try source.notes.readAllForBackup { try session.write($0) }
             try session.writer.finish()
@@ -89,8 +88,8 @@ private struct CreationSession {
         self.progress = progress
     }
 
-    mutating func writeApplications(_ registry: ApplicationRegistry) throws {
-        for application in try registry.list() {
+    mutating func write(_ applications: [Application]) throws {
+        for application in applications {
             try writer.write(.application(application))
             add(BackupReportEntry(kind: .application, id: application.applicationID, description: application.applicationID, outcome: .backedUp))
         }

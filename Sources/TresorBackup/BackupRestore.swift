@@ -86,6 +86,7 @@ public enum BackupRestore {
             } catch {
                 session.abandon()
                 staging.discard()
+                if let error = error as? SecureFileError { throw BackupError.io("the restore could not be staged in the home: \(error)") }
                 throw error
             }
             var report = session.builder.report
@@ -176,7 +177,7 @@ private struct RestoreSession {
             self.manifest = manifest
             sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
         case .application(let application):
-            let outcome = try decide(.application, application.applicationID, database: BackupRestore.login) {
+            let outcome = try decide(.application, application.applicationID, database: target.databasePath(BackupRestore.login)) {
                 try target.applications.stageRestore(application, onConflict: onConflict)
             }
             add(.application, application.applicationID, description: application.applicationID, outcome)

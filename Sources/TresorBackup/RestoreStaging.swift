@@ -26,6 +26,8 @@ public final class RestoreStaging {
     public let attachments: URL
     private var journals: [String: (number: Int, writer: StatementJournal.Writer)] = [:]
     private var plan = CommitPlan()
+    /// Set once the commit marker is written: from then on the restore is completed, never discarded.
+    private var committed = false
 
     /// What the commit does, written as the marker.
     struct CommitPlan: Codable {
@@ -83,11 +85,18 @@ public final class RestoreStaging {
             try StatementJournal.check(folder.appendingPathComponent(journal), against: queue)
         }
         try SecureFiles.writeAtomically(try JSONEncoder().encode(plan), to: folder.appendingPathComponent(Self.commitName))
-        try Self.complete(plan, folder: folder, home: home)
+        committed = true
+        do {
+            try Self.complete(plan, folder: folder, home: home)
+        } catch {
+            throw BackupError.io("the restore is committed but could not be completed now (\(error)); it completes when the daemon next starts")
+        }
     }
 
-    /// Removes the staging area and everything in it: the home is as it was.
+    /// Removes the staging area and everything in it: the home is as it was. Once the commit
+    /// marker is written, nothing is removed: the next start completes the restore.
     public func discard() {
+        guard !committed else { return }
         for (_, journal) in journals { journal.writer.abandon() }
         Self.remove(folder)
     }

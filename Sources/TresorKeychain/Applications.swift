@@ -93,8 +93,13 @@ public final class ApplicationRegistry: Sendable {
     /// Every registered application, by id. Rows that do not open under the registry key
     /// (forged or damaged) are left out.
     public func list() throws -> [Application] {
+        try database.read { db in try list(db) }
+    }
+
+    /// ``list()`` in a read the caller holds (a backup reads the registry and the items in one).
+    func list(_ db: Database) throws -> [Application] {
         let key = try registryKey()
-        let rows = try database.read { db in try Row.fetchAll(db, sql: "SELECT id_tag, executable_tag, sealed FROM applications") }
+        let rows = try Row.fetchAll(db, sql: "SELECT id_tag, executable_tag, sealed FROM applications")
         return rows.compactMap { row -> Application? in
             let idTag: Data = row["id_tag"]
             guard let json = try? Envelope.open(row["sealed"], using: key, authenticating: associatedData(idTag: idTag)),

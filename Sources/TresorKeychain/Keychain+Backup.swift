@@ -38,10 +38,14 @@ extension Keychain {
     /// Reads every item of every class, opened, in one read transaction (a consistent snapshot
     /// while writes go on), and hands each to `body` in order. An item whose class is locked or
     /// whose row does not open is handed over as ``ItemReading/unreadable(itemClass:id:protectionClass:reason:)``.
-    /// - Parameter body: called once per row, inside the read transaction.
+    /// - Parameters:
+    ///   - applications: given first, in the same transaction, the applications registered in this
+    ///     keychain's database (the login keychain holds the home's registry).
+    ///   - body: called once per row, inside the read transaction.
     /// - Throws: ``KeychainError/storage(_:)`` when the database cannot be read; what `body` throws.
-    public func readAllItems(_ body: (ItemReading) throws -> Void) throws {
+    public func readAllItems(applications: (([Application]) throws -> Void)? = nil, _ body: (ItemReading) throws -> Void) throws {
         try read { db in
+            if let applications { try applications(try self.applications.list(db)) }
             for itemClass in ItemClass.allCases {
                 let rows = try StoredItem.fetchCursor(db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) ORDER BY id")
                 while let stored = try rows.next() {

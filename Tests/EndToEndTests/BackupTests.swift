@@ -13,6 +13,10 @@ import TresorProtocol
     @Test func everyItemClassAndProtectionClassRoundTripsIntoTheSameHomeAndOnlyTheOthersIntoAnotherHome() throws {
         let home = try BackupHome()
         try home.addEveryItem()
+        try expectSucceeded(home.harness.tresor(
+            ["app", "register", "--id", "BKTEAM.tool", "--team", "BKTEAM", "--exe", "/bin/true", "--group", "BKTEAM.shared", "--passcode-stdin"],
+            input: home.passcode + "\n"))
+        let applications = try home.harness.json([Application].self, ["app", "list"])
         let before = try home.items()
         #expect(before.count == 4 * 7 + 1)
         let file = home.harness.root.appendingPathComponent("home.tresor-backup")
@@ -63,6 +67,9 @@ import TresorProtocol
                 #expect(back.attributes == item.attributes && BackupHome.secretText(back) == home.secrets[key], "\(key)")
             }
         }
+        // The application registry came along.
+        #expect(otherReport.count(.application, .restored) == 1)
+        #expect(try other.harness.json([Application].self, ["app", "list"]) == applications)
         // The user-presence item still needs the passcode there.
         let presence = try other.harness.tresor(["item", "get", "--service", "bk.presence", "--account", "ada"], input: "")
         #expect(!presence.succeeded)

@@ -115,7 +115,7 @@ struct BackupRoutes {
         let login = try keychains.loginKeychain()
         var all: [(name: String, keychain: Keychain)] = [(KeychainName.login, login)]
         for name in keychains.createdNames() { all.append((name, try keychains.keychain(named: name))) }
-        return BackupSource(keybag: keybag, keychains: all, applications: login.applications, notes: try notes.store())
+        return BackupSource(keybag: keybag, keychains: all, notes: try notes.store())
     }
 
     /// The home, as a restore writes into it.
