@@ -211,10 +211,22 @@ enum BackupText {
         return ["Left out:"] + entries.map { "  \(line($0))" }
     }
 
+    /// `skipped: item genp service=… (keychain login): why`; what was left out of a backup
+    /// without the outcome (the list says it).
     static func line(_ entry: BackupReportEntry) -> String {
         let place = entry.keychain.map { " (keychain \($0))" } ?? ""
         let why = entry.reason.map { ": \(reason($0))" } ?? (entry.outcome == .conflict ? ": the home holds another version" : "")
-        return "\(entry.outcome.rawValue) \(entry.kind.rawValue) \(entry.description)\(place)\(why)\(entry.detail.map { " (\($0))" } ?? "")"
+        let outcome = entry.outcome == .leftOut ? "" : "\(outcome(entry.outcome)): "
+        return "\(outcome)\(entry.kind.rawValue) \(entry.description)\(place)\(why)\(entry.detail.map { " (\($0))" } ?? "")"
+    }
+
+    static func outcome(_ outcome: BackupOutcome) -> String {
+        switch outcome {
+        case .alreadyPresent: "already present"
+        case .backedUp: "backed up"
+        case .leftOut: "left out"
+        default: outcome.rawValue
+        }
     }
 
     static func reason(_ reason: BackupReason) -> String {
