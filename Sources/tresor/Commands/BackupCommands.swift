@@ -186,7 +186,9 @@ enum BackupText {
             let text = counts(report, outcome)
             if text != "nothing" { lines.append("\(words): \(text).") }
         }
-        if report.sameHome == false { lines.append("The backup was made in another home: its …ThisDeviceOnly items stay out.") }
+        if report.entries.contains(where: { $0.reason == .deviceBoundToAnotherHome }) {
+            lines.append("The backup was made in another home: its …ThisDeviceOnly items stay out.")
+        }
         let listed = report.entries.filter { $0.outcome != .restored && $0.outcome != .alreadyPresent }
         for entry in listed { lines.append("  \(line(entry))") }
         if report.count(.item, .conflict) + report.count(.note, .conflict) > 0 {
