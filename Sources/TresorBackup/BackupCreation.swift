@@ -13,6 +13,10 @@ public struct BackupSource {
     public var keychains: [(name: String, keychain: Keychain)]
     public var notes: NotesStore
 
+    /// - Parameters:
+    ///   - keybag: the home's login keybag (unlocked).
+    ///   - keychains: every keychain of the home by name, the login keychain first.
+    ///   - notes: the home's notes.
     public init(keybag: Keybag, keychains: [(name: String, keychain: Keychain)], notes: NotesStore) {
         self.keybag = keybag
         self.keychains = keychains

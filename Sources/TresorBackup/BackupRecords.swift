@@ -18,6 +18,13 @@ public struct BackupManifest: Codable, Equatable, Sendable {
     /// The keychains the backup holds items of.
     public var keychains: [String]
 
+    /// - Parameters:
+    ///   - format: `tresor-backup`.
+    ///   - version: the record stream's version.
+    ///   - created: when the backup was made.
+    ///   - deviceID: the home's device id.
+    ///   - importTagKeyID: the notes' import-tag key id, if known.
+    ///   - keychains: the keychains the backup holds items of.
     public init(format: String, version: Int, created: Date, deviceID: Data, importTagKeyID: Data?, keychains: [String]) {
         self.format = format
         self.version = version
@@ -33,6 +40,9 @@ public struct ItemRecord: Codable, Equatable, Sendable {
     public var keychain: String
     public var item: BackedUpItem
 
+    /// - Parameters:
+    ///   - keychain: the item's keychain.
+    ///   - item: the item.
     public init(keychain: String, item: BackedUpItem) {
         self.keychain = keychain
         self.item = item

@@ -18,6 +18,13 @@ public struct RestoreTarget {
     public var applications: ApplicationRegistry
     public var notes: NotesStore
 
+    /// - Parameters:
+    ///   - home: the home's folder (the staging area is made in it).
+    ///   - keybag: its login keybag (unlocked).
+    ///   - keychain: the keychain of a name, nil when there is none.
+    ///   - databasePath: a keychain's database, relative to the home.
+    ///   - applications: the home's application registry.
+    ///   - notes: the home's notes.
     public init(
         home: URL, keybag: Keybag, keychain: @escaping (String) throws -> Keychain?, databasePath: @escaping (String) -> String,
         applications: ApplicationRegistry, notes: NotesStore

@@ -54,7 +54,11 @@ public final class RestoreStaging {
         }
     }
 
-    /// Adds `statements` to the journal of `database` (a path relative to the home).
+    /// Adds `statements` to the journal of `database`.
+    /// - Parameters:
+    ///   - statements: what a store staged.
+    ///   - database: the database they are for, relative to the home (`notes.db`).
+    /// - Throws: ``TresorSystem/SecureFileError`` when the journal cannot be written.
     public func stage(_ statements: [StagedStatement], for database: String) throws {
         guard !statements.isEmpty else { return }
         if journals[database] == nil {
@@ -67,9 +71,11 @@ public final class RestoreStaging {
     }
 
     /// Records a staged attachment file, to move into the home at the commit.
+    /// - Parameter name: the file's name in ``attachments``.
     public func stageFile(_ name: String) { plan.files.append(name) }
 
     /// Records attachment files of replaced notes, to remove once committed.
+    /// - Parameter names: their names in the home's `attachments/`.
     public func removeAfterCommit(_ names: [String]) { plan.removedFiles += names }
 
     /// Makes everything durable, checks every journal's expectations against its database, writes

@@ -14,6 +14,11 @@ public struct BackedUpItem: Codable, Equatable, Sendable {
     public var attributes: ItemAttributes
     public var secret: Data
 
+    /// - Parameters:
+    ///   - itemClass: the item's class.
+    ///   - id: its row id, in decimal.
+    ///   - attributes: its attributes as stored.
+    ///   - secret: its secret.
     public init(itemClass: ItemClass, id: String, attributes: ItemAttributes, secret: Data) {
         self.itemClass = itemClass
         self.id = id
@@ -44,14 +49,20 @@ extension Keychain {
     ///   - body: called once per row, inside the read transaction.
     /// - Throws: ``KeychainError/storage(_:)`` when the database cannot be read; what `body` throws.
     public func readAllItems(applications: (([Application]) throws -> Void)? = nil, _ body: (ItemReading) throws -> Void) throws {
-        try read { db in
-            if let applications { try applications(try self.applications.list(db)) }
-            for itemClass in ItemClass.allCases {
-                let rows = try StoredItem.fetchCursor(db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) ORDER BY id")
-                while let stored = try rows.next() {
-                    try body(reading(stored, itemClass: itemClass, db))
+        do {
+            // `read`, not the lookups' `unsafeRead`: one transaction, so every table is read
+            // as of one moment.
+            try database.read { db in
+                if let applications { try applications(try self.applications.list(db)) }
+                for itemClass in ItemClass.allCases {
+                    let rows = try StoredItem.fetchCursor(db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) ORDER BY id")
+                    while let stored = try rows.next() {
+                        try body(reading(stored, itemClass: itemClass, db))
+                    }
                 }
             }
+        } catch let error as DatabaseError {
+            throw KeychainError.storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
         }
     }
 

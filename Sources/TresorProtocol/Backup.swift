@@ -141,6 +141,10 @@ public struct BackupReport: Codable, Equatable, Sendable {
     }
 
     /// How many `kind` ended as `outcome`.
+    /// - Parameters:
+    ///   - kind: items, notes, attachments…
+    ///   - outcome: backed up, restored, skipped…
+    /// - Returns: the count (0 when none).
     public func count(_ kind: BackupEntryKind, _ outcome: BackupOutcome) -> Int {
         counts[kind.rawValue]?[outcome.rawValue] ?? 0
     }

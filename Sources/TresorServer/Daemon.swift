@@ -119,7 +119,7 @@ public struct Daemon: Sendable {
         NoteRoutes(routing: notesRouting).register(on: router)
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
-        BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers).register(on: router)
+        BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock).register(on: router)
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
         WebSessionRoutes(sessions: webSessions, callers: callers).register(on: router)

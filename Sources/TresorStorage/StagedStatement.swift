@@ -22,10 +22,18 @@ public struct StagedStatement: Equatable, Sendable {
     public var arguments: [DatabaseValue]
 
     /// A statement to run.
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `?` placeholders.
+    ///   - arguments: its values, in order.
     public init(_ sql: String, _ arguments: [DatabaseValue] = []) {
         self.init(.execute, sql, arguments)
     }
 
+    /// A statement to run, or (`.expect`) a query that must answer 1.
+    /// - Parameters:
+    ///   - kind: run it, or expect 1 of it.
+    ///   - sql: one SQL statement, with `?` placeholders.
+    ///   - arguments: its values, in order.
     public init(_ kind: Kind, _ sql: String, _ arguments: [DatabaseValue]) {
         self.kind = kind
         self.sql = sql
@@ -33,6 +41,7 @@ public struct StagedStatement: Equatable, Sendable {
     }
 
     /// Runs the statement in `db` (in the caller's transaction).
+    /// - Parameter db: the database, in a transaction.
     /// - Throws: ``StagedStatementError/expectationFailed(_:)`` for an `expect` that does not
     ///   hold; SQLite's errors.
     public func run(in db: Database) throws {
@@ -55,6 +64,7 @@ public struct StagedStatement: Equatable, Sendable {
     /// The statement as journal bytes: kind (1) ‖ SQL length (u32) ‖ SQL ‖ argument count (u16) ‖
     /// arguments, each a type byte (0 null, 1 integer, 2 real, 3 text, 4 blob) and its value
     /// (u64 two's complement, IEEE 754 bits, or u32 length ‖ bytes), all big-endian.
+    /// - Returns: the bytes ``init(decoding:)`` reads back.
     public func encoded() -> Data {
         var data = Data([kind.rawValue])
         Self.appendBytes(Data(sql.utf8), to: &data)
@@ -80,6 +90,7 @@ public struct StagedStatement: Equatable, Sendable {
     }
 
     /// Reads a statement written by ``encoded()``.
+    /// - Parameter data: the bytes of one statement.
     /// - Throws: ``StagedStatementError/malformed`` for anything else.
     public init(decoding data: Data) throws {
         var reader = ByteCursor(data)

@@ -170,6 +170,33 @@ import TresorProtocol
         #expect(try other.harness.json([KeychainItem].self, ["item", "find", "--service", "bk.twice"]).count == 1)
     }
 
+    /// Items of a created keychain go into a backup with the login keychain's; they restore into
+    /// a keychain of that name — skipped, and said so, until the home has one and it is unlocked.
+    @Test func itemsOfACreatedKeychainRestoreIntoAKeychainOfThatNameOnceItExistsAndIsUnlocked() throws {
+        let home = try BackupHome()
+        let workPasscode = home.marked("work-passcode")
+        home.harness.secrets.append(workPasscode)
+        try expectSucceeded(home.harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: workPasscode + "\n"))
+        let secret = home.marked("work-secret")
+        try expectSucceeded(home.harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--account", "ada", "--secret-stdin"], input: secret))
+        let file = home.harness.root.appendingPathComponent("work.tresor-backup")
+        let created = try home.backup(to: file)
+        #expect(created.count(.item, .backedUp) == 1)
+
+        let other = try BackupHome(name: "b")
+        other.harness.secrets += home.harness.secrets
+        let missing = try #require(try other.restore(file, passphrase: home.backupPassphrase).1)
+        #expect(missing.entries.contains { $0.keychain == "work" && $0.reason == .keychainMissing })
+        try expectSucceeded(other.harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: workPasscode + "\n"))
+        try expectSucceeded(other.harness.tresor(["lock", "--keychain", "work"]))
+        let locked = try #require(try other.restore(file, passphrase: home.backupPassphrase).1)
+        #expect(locked.entries.contains { $0.keychain == "work" && $0.reason == .keychainLocked })
+        try expectSucceeded(other.harness.tresor(["unlock", "--keychain", "work", "--passcode-stdin"], input: workPasscode + "\n"))
+        let restored = try #require(try other.restore(file, passphrase: home.backupPassphrase).1)
+        #expect(restored.count(.item, .restored) == 1)
+        #expect(try other.harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn", "--account", "ada"]).stdout == secret)
+    }
+
     /// A wrong backup passphrase is a clear error; the target home is left byte for byte.
     @Test func aWrongBackupPassphraseIsAClearErrorAndWritesNothing() throws {
         let home = try BackupHome()

@@ -21,14 +21,16 @@ struct BackupRoutes {
     let keychains: KeychainProvider
     let notes: NotesProvider
     let callers: CallerResolver
+    let autoLock: AutoLock
     let progress = BackupProgressTracker()
     private let gate = BackupGate()
 
-    init(slot: KeybagSlot, keychains: KeychainProvider, notes: NotesProvider, callers: CallerResolver) {
+    init(slot: KeybagSlot, keychains: KeychainProvider, notes: NotesProvider, callers: CallerResolver, autoLock: AutoLock) {
         self.slot = slot
         self.keychains = keychains
         self.notes = notes
         self.callers = callers
+        self.autoLock = autoLock
     }
 
     func register(on router: Router<DaemonRequestContext>) {
@@ -88,12 +90,20 @@ struct BackupRoutes {
     }
 
     /// Runs `body` off the event loop, unless another backup operation runs; logs a failure's code.
+    /// Auto-lock is held meanwhile (`tresor status` shows why): a restore that outlasts the idle
+    /// time must not lose its class keys halfway.
     private func exclusively(
         _ context: DaemonRequestContext, _ operation: String, _ body: @escaping @Sendable () throws -> BackupReport
     ) async throws -> BackupReport {
         guard gate.enter() else { throw BackupError.busy }
         defer { gate.leave() }
-        let pid = context.client.map { "\($0.credentials.pid)" } ?? "?"
+        let client = try context.requireClient()
+        let hold = autoLock.addHold(reason: "tresor backup: \(operation) running", client: client.description, connection: client.connection)
+        defer {
+            _ = autoLock.removeHold(id: hold.id, connection: client.connection)
+            autoLock.touch()  // the idle period starts when the operation ends
+        }
+        let pid = "\(client.credentials.pid)"
         return try await loggedOutcome(
             "backup: \(operation)", logger: context.logger, metadata: ["pid": "\(pid)"], errorCode: { ErrorMiddleware.apiError(for: $0).code }
         ) {
