@@ -42,11 +42,7 @@ enum BackupFile {
             unlink(partial.path)
             throw BackupError.io("cannot rename \(partial.path) to \(url.lastPathComponent): \(String(cString: strerror(code)))")
         }
-        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        SecureFiles.syncDirectory(url.deletingLastPathComponent())
         return result
     }
 
@@ -54,26 +50,23 @@ enum BackupFile {
     /// bytes (returning up to the requested count, empty at the end).
     /// - Throws: ``BackupError/io(_:)`` when it cannot be opened or read; what `body` throws.
     static func read<T>(_ url: URL, _ body: (Int, @escaping (Int) throws -> Data) throws -> T) throws -> T {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BackupError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw BackupError.io("\(url.path) is not a regular file") }
-        return try body(Int(info.st_size)) { count in
-            var buffer = Data(count: count)
-            let got = buffer.withUnsafeMutableBytes { raw -> Int in
-                var done = 0
-                while done < count {
-                    let read = Glibc.read(fd, raw.baseAddress! + done, count - done)
-                    if read < 0 && errno == EINTR { continue }
-                    if read <= 0 { return read < 0 && done == 0 ? -1 : done }
-                    done += read
+        do {
+            return try SecureFiles.withReader(url, limit: Int.max) { file in
+                let size = file.size
+                // The reader is handed to a closure the age layer keeps; it lives as long as `body`.
+                return try withUnsafeMutablePointer(to: &file) { reader in
+                    try body(size) { count in
+                        do {
+                            return try reader.pointee.read(count: min(count, reader.pointee.size - reader.pointee.offset))
+                        } catch {
+                            throw BackupError.io("cannot read \(url.path): \(Self.reason(error))")
+                        }
+                    }
                 }
-                return done
             }
-            guard got >= 0 else { throw BackupError.io("cannot read \(url.path): \(String(cString: strerror(errno)))") }
-            buffer.count = got
-            return buffer
+        } catch let error as SecureFileError {
+            if case .notFound = error { throw BackupError.io("\(url.path) does not exist") }
+            throw BackupError.io("cannot read \(url.path): \(Self.reason(error))")
         }
     }
 

@@ -84,8 +84,8 @@ public final class RestoreStaging {
     ///   staging (nothing is changed then); I/O and SQLite errors.
     public func commit() throws {
         for (_, journal) in journals { try journal.writer.commit() }
-        syncFolder(attachments)
-        syncFolder(folder)
+        SecureFiles.syncDirectory(attachments)
+        SecureFiles.syncDirectory(folder)
         for (journal, database) in plan.journals {
             let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
             try StatementJournal.check(folder.appendingPathComponent(journal), against: queue)
@@ -144,14 +144,14 @@ public final class RestoreStaging {
                 throw BackupError.io("cannot move a restored attachment into the home: \(String(cString: strerror(errno)))")
             }
         }
-        syncFolder(destination)
+        SecureFiles.syncDirectory(destination)
         // The notes database last: until it commits, a moved file is named by no row, and a
         // crash then is completed by the next start before the notes store removes such files.
         for (journal, database) in plan.journals.sorted(by: { ($0.value == "notes.db" ? 1 : 0, $0.key) < ($1.value == "notes.db" ? 1 : 0, $1.key) }) {
             let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
             try StatementJournal.apply(folder.appendingPathComponent(journal), to: queue)
         }
-        for name in plan.removedFiles { overwriteAndRemove(destination.appendingPathComponent(name)) }
+        for name in plan.removedFiles { SecureFiles.overwriteAndRemove(destination.appendingPathComponent(name)) }
         remove(folder)
     }
 
@@ -166,35 +166,6 @@ public final class RestoreStaging {
             unlink(folder.appendingPathComponent(name).path)
         }
         rmdir(folder.path)
-        syncFolder(folder.deletingLastPathComponent())
-    }
-
-    /// A replaced attachment's file: overwritten with zeros, then unlinked (as the notes store
-    /// removes an attachment).
-    private static func overwriteAndRemove(_ url: URL) {
-        let fd = open(url.path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd >= 0 {
-            var info = stat()
-            if fstat(fd, &info) == 0, info.st_size > 0 {
-                let zeros = [UInt8](repeating: 0, count: 1 << 16)
-                var remaining = Int(info.st_size)
-                while remaining > 0 {
-                    let written = zeros.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, min(remaining, $0.count)) }
-                    if written <= 0 { break }
-                    remaining -= written
-                }
-                fsync(fd)
-            }
-            close(fd)
-        }
-        unlink(url.path)
-    }
-}
-
-private func syncFolder(_ url: URL) {
-    let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 {
-        fsync(fd)
-        close(fd)
+        SecureFiles.syncDirectory(folder.deletingLastPathComponent())
     }
 }

@@ -241,23 +241,7 @@ enum AttachmentFile {
     /// hygiene (nothing of a removed attachment stays readable even with the keys), not the
     /// only protection.
     static func remove(_ name: String, in folder: URL) {
-        let path = folder.appendingPathComponent(name).path
-        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd >= 0 {
-            var info = stat()
-            if fstat(fd, &info) == 0, info.st_size > 0 {
-                let zeros = [UInt8](repeating: 0, count: 1 << 16)
-                var remaining = Int(info.st_size)
-                while remaining > 0 {
-                    let written = zeros.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, min(remaining, $0.count)) }
-                    if written <= 0 { break }
-                    remaining -= written
-                }
-                fsync(fd)
-            }
-            close(fd)
-        }
-        unlink(path)
+        SecureFiles.overwriteAndRemove(folder.appendingPathComponent(name))
     }
 
     /// Removes every file in `folder` that no attachment row names (interrupted writes).
