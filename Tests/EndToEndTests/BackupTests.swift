@@ -91,6 +91,12 @@ import TresorProtocol
         let webBody = home.marked("web-body")
         #expect(try browser.register("bea", webPassword).status == 201)
         _ = try browser.createNote(title: home.marked("web-title"), body: webBody)
+        // The flag set and cleared later: the plain attachment is in the backup again.
+        let plainID = try #require(home.noteIDs["plain"]), plainAttachment = try #require(home.attachmentIDs["plain-attachment"])
+        let excluded = try home.harness.json(AttachmentInfo.self, ["note", "attachment-backup", plainID, plainAttachment, "--exclude"])
+        #expect(excluded.excludedFromBackup == true)
+        let included = try home.harness.json(AttachmentInfo.self, ["note", "attachment-backup", plainID, plainAttachment, "--include"])
+        #expect(included.excludedFromBackup == nil)
         let notesBefore = try home.notes()
         let file = home.harness.root.appendingPathComponent("notes.tresor-backup")
         let created = try home.backup(to: file)
