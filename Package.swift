@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TresorSystem", targets: ["TresorSystem"]),
         .library(name: "TresorDBus", targets: ["TresorDBus"]),
         .library(name: "TresorAge", targets: ["TresorAge"]),
+        .library(name: "TresorBackup", targets: ["TresorBackup"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -94,6 +95,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Backups: the record stream inside an age file, written from a home's stores and
+        // restored into one through a staging area and its journals (docs/FORMAT.md, "Backups").
+        .target(name: "TresorBackup", dependencies: [
+            "TresorAge", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
+            "TresorStorage", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
@@ -108,7 +115,7 @@ let package = Package(
         ]),
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem", "TresorWebClient",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
             "TresorDBus", "TresorSecretService",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -155,6 +162,10 @@ let package = Package(
         ], path: "Tests/Fixtures/NoteStoreFixture"),
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorBackupTests", dependencies: [
+            "TresorBackup", "TresorAge", "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorStorage", "TresorSystem",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),

@@ -57,5 +57,11 @@ let package = Package(
         fuzzTarget("age-file", [
             .product(name: "TresorAge", package: "Tresor"),
         ]),
+        fuzzTarget("backup-records", [
+            .product(name: "TresorAge", package: "Tresor"),
+            .product(name: "TresorBackup", package: "Tresor"),
+            .product(name: "TresorKeychain", package: "Tresor"),
+            .product(name: "TresorNotes", package: "Tresor"),
+        ]),
     ]
 )

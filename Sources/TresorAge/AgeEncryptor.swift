@@ -46,12 +46,15 @@ public struct AgeEncryptor {
         precondition(!finished, "AgeEncryptor.write after finish")
         pending.append(contentsOf: bytes)
         // A chunk is written only once more follows it: the final one must carry the final flag.
-        while pending.count > PayloadStream.chunkByteCount {
-            let chunk = pending.prefix(PayloadStream.chunkByteCount)
+        var start = pending.startIndex
+        while pending.endIndex - start > PayloadStream.chunkByteCount {
+            let chunk = pending[start..<(start + PayloadStream.chunkByteCount)]
             try output(try ChaChaPoly1305.seal(chunk, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: false)))
             counter += 1
-            pending = Data(pending.dropFirst(PayloadStream.chunkByteCount))
+            start += PayloadStream.chunkByteCount
         }
+        // What is left is copied once, however many chunks a large write held.
+        if start != pending.startIndex { pending = Data(pending[start...]) }
     }
 
     /// Seals and writes the final chunk. The file is complete only after this.

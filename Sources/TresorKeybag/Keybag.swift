@@ -20,7 +20,7 @@ import TresorSystem
 public final class Keybag: Sendable {
     public let files: KeybagFiles
     private let settings: KeybagSettings
-    private let deviceKey: DeviceKey
+    let deviceKey: DeviceKey
     private let state: Mutex<State>
     /// Serialises the operations that run the KDF or write files, without holding `state`
     /// (and so blocking key lookups) for the length of a PBKDF2 run.

@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import TresorCrypto
 import TresorKeybag
+import TresorStorage
 
 extension Application {
     /// Checks names and the team-prefix rule: a group must start with `teamID.`, so items
@@ -92,8 +93,13 @@ public final class ApplicationRegistry: Sendable {
     /// Every registered application, by id. Rows that do not open under the registry key
     /// (forged or damaged) are left out.
     public func list() throws -> [Application] {
+        try database.read { db in try list(db) }
+    }
+
+    /// ``list()`` in a read the caller holds (a backup reads the registry and the items in one).
+    func list(_ db: Database) throws -> [Application] {
         let key = try registryKey()
-        let rows = try database.read { db in try Row.fetchAll(db, sql: "SELECT id_tag, executable_tag, sealed FROM applications") }
+        let rows = try Row.fetchAll(db, sql: "SELECT id_tag, executable_tag, sealed FROM applications")
         return rows.compactMap { row -> Application? in
             let idTag: Data = row["id_tag"]
             guard let json = try? Envelope.open(row["sealed"], using: key, authenticating: associatedData(idTag: idTag)),
@@ -115,5 +121,42 @@ public final class ApplicationRegistry: Sendable {
         }
         cache.withLock { $0 = nil }
         guard removed > 0 else { throw KeychainError.itemNotFound }
+    }
+}
+
+// Backups: the registry is restored as rows sealed under this home's registry key, staged and
+// committed like items (docs/FORMAT.md, "Restore staging").
+extension ApplicationRegistry {
+    /// Decides what restoring `application` means here and prepares its row.
+    /// - Parameters:
+    ///   - application: an application read from a backup.
+    ///   - onConflict: what to do when its id or executable is registered as another application.
+    /// - Returns: the outcome, and the statements to commit.
+    /// - Throws: ``KeychainError/param(_:)`` for an invalid application; keybag and storage errors.
+    public func stageRestore(_ application: Application, onConflict: ConflictPolicy) throws -> (BackupOutcome, [StagedStatement]) {
+        try application.validate()
+        let registered = try list()
+        let sameID = registered.first { $0.applicationID == application.applicationID }
+        let sameExecutable = registered.first { $0.executableSHA256 == application.executableSHA256 }
+        if sameID == application { return (.alreadyPresent, []) }
+        var statements: [StagedStatement] = []
+        let key = try registryKey()
+        let idTag = tag("id", Data(application.applicationID.utf8), key: key)
+        let executableTag = tag("executable", application.executableSHA256, key: key)
+        if sameID != nil || sameExecutable != nil {
+            guard onConflict == .replace else { return (.conflict, []) }
+            statements.append(StagedStatement("DELETE FROM applications WHERE id_tag = ? OR executable_tag = ?",
+                                              [idTag.databaseValue, executableTag.databaseValue]))
+        }
+        let sealed = try Envelope.seal(try ItemAttributes.encoder.encode(application), using: key, authenticating: associatedData(idTag: idTag))
+        statements.append(StagedStatement("INSERT OR IGNORE INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
+                                          [idTag.databaseValue, executableTag.databaseValue, sealed.databaseValue]))
+        return (sameID == nil && sameExecutable == nil ? .restored : .replaced, statements)
+    }
+
+    /// Forgets the registry read into memory: after rows were written beside this object (a
+    /// restore's commit), the next lookup reads them.
+    public func forgetCache() {
+        cache.withLock { $0 = nil }
     }
 }

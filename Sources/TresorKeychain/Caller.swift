@@ -29,6 +29,20 @@ public struct Caller: Sendable {
         self.passcode = passcode
     }
 
+    /// Checks that the user is present for this request: the daemon established it already
+    /// (``presenceConfirmed``), or the passcode came with the request and is right. The one check
+    /// behind a secret that needs presence and behind what exports or changes every secret at
+    /// once (a backup, a restore).
+    /// - Parameter keybag: the keybag whose passcode is checked (wrong ones count as at `unlock`).
+    /// - Throws: ``KeychainError/presenceRequired(_:)`` without a passcode;
+    ///   ``KeychainError/authFailed(_:retryAfterSeconds:)`` for a wrong one (or none set);
+    ///   ``KeychainError/throttled(_:retryAfterSeconds:)`` while a delay runs.
+    public func confirmPresence(with keybag: Keybag) throws {
+        guard !presenceConfirmed else { return }
+        guard let passcode else { throw KeychainError.presenceRequired("this needs the passcode in the request") }
+        try Keychain.mapKeybag { try keybag.verify(passcode: passcode) }
+    }
+
     /// Whether the caller may read and write items of `group`.
     public func mayUse(group: String) -> Bool { seesEveryGroup || accessGroups.contains(group) }
     /// Whether `group` is the caller's own (for the keychain-access app: its `tresor` group).

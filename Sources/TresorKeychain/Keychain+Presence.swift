@@ -37,14 +37,13 @@ extension Keychain {
         switch presence {
         case .notNeeded: return
         case .atKeyboard where caller.atOpenTerminalSession: return
-        case .atKeyboard, .everyTime: if verified || caller.presenceConfirmed { return }
+        case .atKeyboard, .everyTime: if verified { return }
         }
-        guard let passcode = caller.passcode else {
-            throw KeychainError.presenceRequired(presence == .everyTime
-                ? "this item needs the passcode in the request"
-                : "the tresor tool needs you present for this: the passcode, or a terminal session (tresor unlock --for)")
+        do {
+            try caller.confirmPresence(with: keybag)
+        } catch KeychainError.presenceRequired where presence == .atKeyboard {
+            throw KeychainError.presenceRequired("the tresor tool needs you present for this: the passcode, or a terminal session (tresor unlock --for)")
         }
-        try Self.mapKeybag { try keybag.verify(passcode: passcode) }
         verified = true
     }
 

@@ -519,7 +519,7 @@ public final class Keychain: Sendable {
         "\(itemClass.rawValue)/\(protectionClass.rawValue)"
     }
 
-    private func metadataKey(
+    func metadataKey(
         _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey, db: Database, create: Bool
     ) throws -> SymmetricKey {
         if let cached = cachedMetadataKey(itemClass, protectionClass) { return cached }

@@ -30,3 +30,6 @@
 @_exported import struct TresorModel.ExecutableGrant
 @_exported import struct TresorProtocol.SecretServiceOwner
 @_exported import struct TresorProtocol.SecretServiceOwnersResponse
+// Backups (`tresor backup`): what a restore does with a conflict, and what became of each thing.
+@_exported import enum TresorModel.ConflictPolicy
+@_exported import enum TresorModel.BackupOutcome

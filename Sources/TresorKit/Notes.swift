@@ -119,9 +119,29 @@ public final class Notes: Sendable {
 
     /// Attaches the file at `file`, sent a piece at a time (never held whole); to a locked note
     /// only while its session is open (`openSession(note:passphrase:passcode:)`).
+    /// - Parameters:
+    ///   - note: the note's id.
+    ///   - kind: the attachment's kind.
+    ///   - name: its name.
+    ///   - file: the file to send.
+    ///   - excludedFromBackup: leave it out of backups (``setExcludedFromBackup(_:of:excluded:)`` changes it later).
+    /// - Returns: the attachment.
+    /// - Throws: `APIError` or ``NotesClientError`` as the daemon answers.
     @discardableResult
-    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
-        try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file) }
+    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL, excludedFromBackup: Bool = false) throws -> AttachmentInfo {
+        try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file, excludedFromBackup: excludedFromBackup) }
+    }
+
+    /// Leaves an attachment out of backups, or puts it back in.
+    /// - Parameters:
+    ///   - id: the attachment's id.
+    ///   - note: its note's id.
+    ///   - excluded: whether backups leave it out.
+    /// - Returns: the attachment as it now is.
+    /// - Throws: `APIError` (`notFound` for no such attachment).
+    @discardableResult
+    public func setExcludedFromBackup(_ id: String, of note: String, excluded: Bool) throws -> AttachmentInfo {
+        try mapped { try client.notesSetExcludedFromBackup(id, of: note, excluded: excluded) }
     }
 
     /// An attachment's bytes; one of a locked note needs `passphrase` or an open session.

@@ -69,7 +69,9 @@ extension TresorClient {
 
     /// Uploads the file at `file` as an attachment, the raw request body read and sent a piece at
     /// a time: a large file is never held whole in this process (nor in the daemon).
-    package func notesAddAttachment(note: String, kind: AttachmentKind, name: String, file: URL) throws -> AttachmentInfo {
+    package func notesAddAttachment(
+        note: String, kind: AttachmentKind, name: String, file: URL, excludedFromBackup: Bool = false
+    ) throws -> AttachmentInfo {
         let fd = open(file.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TresorClientError.fileChanged(path: file.path) }
         defer { close(fd) }
@@ -81,8 +83,13 @@ extension TresorClient {
         let response = try callRaw(
             "POST", Route.notesAddAttachment, file: fd, length: Int(info.st_size), fileName: file.path,
             contentType: "application/octet-stream",
-            headers: [(NotesWire.noteHeader, note), (NotesWire.kindHeader, kind.rawValue), (NotesWire.nameHeader, NotesWire.encodeHeader(name))])
+            headers: [(NotesWire.noteHeader, note), (NotesWire.kindHeader, kind.rawValue), (NotesWire.nameHeader, NotesWire.encodeHeader(name))]
+                + (excludedFromBackup ? [(NotesWire.excludeFromBackupHeader, "1")] : []))
         return try decoded(response)
+    }
+
+    package func notesSetExcludedFromBackup(_ id: String, of note: String, excluded: Bool) throws -> AttachmentInfo {
+        try call("POST", Route.notesAttachmentBackup, AttachmentBackupRequest(note: note, attachment: id, excluded: excluded))
     }
 
     /// An attachment's bytes, with its name and kind from the answer's headers.

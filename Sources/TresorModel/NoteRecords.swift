@@ -166,13 +166,16 @@ public struct AttachmentInfo: Codable, Equatable, Sendable {
     public var name: String
     public var byteCount: Int
     public var created: Date
+    /// Left out of backups (`tresor note attach --exclude-from-backup`); absent when not.
+    public var excludedFromBackup: Bool?
 
-    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date) {
+    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date, excludedFromBackup: Bool = false) {
         self.id = id
         self.kind = kind
         self.name = name
         self.byteCount = byteCount
         self.created = created
+        self.excludedFromBackup = excludedFromBackup ? true : nil
     }
 }
 

@@ -94,13 +94,41 @@ enum AttachmentFile {
     /// Writes a locked attachment whose chunks were sealed under the note key elsewhere (by the
     /// web client), adding the keybag layer. Returns the new file's name.
     static func write(sealedChunks: [Data], attachmentID: String, in folder: URL, sealing: ContentSealing) throws -> String {
-        let (name, file) = try create(in: folder)
-        for (index, chunk) in sealedChunks.enumerated() {
-            try appendRecord(chunk, to: file, attachmentID: attachmentID, index: UInt64(index),
-                             isFinal: index == sealedChunks.count - 1, sealing: sealing)
+        let writer = try SealedChunkWriter(attachmentID: attachmentID, in: folder, sealing: sealing)
+        for (index, chunk) in sealedChunks.enumerated() { try writer.append(chunk, isFinal: index == sealedChunks.count - 1) }
+        return try writer.commit()
+    }
+
+    /// Writes a locked attachment's chunks — sealed under the note key elsewhere: by the web
+    /// client, or in the home a backup came from — one at a time, adding the keybag layer. A
+    /// writer dropped before ``commit()`` leaves no file.
+    final class SealedChunkWriter {
+        /// The file's name in the folder.
+        let name: String
+        private let file: ExclusiveFile
+        private let attachmentID: String
+        private let sealing: ContentSealing
+        private var index: UInt64 = 0
+
+        init(attachmentID: String, in folder: URL, sealing: ContentSealing) throws {
+            (name, file) = try AttachmentFile.create(in: folder)
+            self.attachmentID = attachmentID
+            self.sealing = sealing
         }
-        try file.commit()
-        return name
+
+        /// Adds the next chunk (IV ‖ ciphertext ‖ tag under the note key).
+        func append(_ chunk: Data, isFinal: Bool) throws {
+            try appendRecord(chunk, to: file, attachmentID: attachmentID, index: index, isFinal: isFinal, sealing: sealing)
+            index += 1
+        }
+
+        /// Makes the file durable and returns its name.
+        func commit() throws -> String {
+            try file.commit()
+            return name
+        }
+
+        func abandon() { file.abandon() }
     }
 
     /// Creates a new file named by a random id and writes the magic and version.
@@ -181,7 +209,7 @@ enum AttachmentFile {
 
     /// Reads file `name` record by record and hands each, opened from the keybag layer, to `body`
     /// with its index and final flag. A cut, reordered or spliced file fails.
-    private static func forEachRecord(
+    static func forEachRecord(
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         _ body: (Data, UInt64, Bool) throws -> Void
     ) throws {
@@ -213,23 +241,7 @@ enum AttachmentFile {
     /// hygiene (nothing of a removed attachment stays readable even with the keys), not the
     /// only protection.
     static func remove(_ name: String, in folder: URL) {
-        let path = folder.appendingPathComponent(name).path
-        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd >= 0 {
-            var info = stat()
-            if fstat(fd, &info) == 0, info.st_size > 0 {
-                let zeros = [UInt8](repeating: 0, count: 1 << 16)
-                var remaining = Int(info.st_size)
-                while remaining > 0 {
-                    let written = zeros.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, min(remaining, $0.count)) }
-                    if written <= 0 { break }
-                    remaining -= written
-                }
-                fsync(fd)
-            }
-            close(fd)
-        }
-        unlink(path)
+        SecureFiles.overwriteAndRemove(folder.appendingPathComponent(name))
     }
 
     /// Removes every file in `folder` that no attachment row names (interrupted writes).

@@ -22,12 +22,13 @@ public final class AttachmentUpload: Sendable {
     public let id: String
     let kind: AttachmentKind
     let name: String
+    let excludedFromBackup: Bool
     /// Nil once finished, abandoned or failed.
     private let writer: Mutex<AttachmentFile.Writer?>
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, writer: sending AttachmentFile.Writer
     ) {
         self.store = store
         self.noteID = noteID
@@ -36,6 +37,7 @@ public final class AttachmentUpload: Sendable {
         self.id = id
         self.kind = kind
         self.name = name
+        self.excludedFromBackup = excludedFromBackup
         self.writer = Mutex(writer)
     }
 
@@ -49,14 +51,16 @@ public final class AttachmentUpload: Sendable {
     }
 
     /// Seals and writes the whole chunks `bytes` completes. An attachment that grows past
-    /// ``NoteLimits/attachmentBytes`` is refused and abandoned, as is one whose write fails.
+    /// ``NoteLimits/attachmentBytes`` (the store's ``NotesSettings/attachmentByteLimit``) is
+    /// refused and abandoned, as is one whose write fails.
     public func append(_ bytes: Data) throws {
         try writer.withLock { writer in
             guard let current = writer else { throw Self.ended }
-            guard current.byteCount + bytes.count <= NoteLimits.attachmentBytes else {
+            let limit = store.settings.attachmentByteLimit
+            guard current.byteCount + bytes.count <= limit else {
                 current.abandon()
                 writer = nil
-                throw NotesError.invalid("attachment \"\(name)\" is larger than \(NoteLimits.attachmentBytes) bytes")
+                throw NotesError.invalid("attachment \"\(name)\" is larger than \(limit) bytes")
             }
             do {
                 try current.append(bytes)

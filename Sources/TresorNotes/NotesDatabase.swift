@@ -12,7 +12,7 @@ import TresorStorage
 /// | `passphrases` | one row per passphrase generation (salt, rounds, verifier, proof hash, sealed hint) and per imported Apple passphrase |
 /// | `folders` | folder names, sealed |
 /// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields and note proof hash |
-/// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/` |
+/// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/`, whether it is left out of backups |
 /// | `participants` | who a shared note is shared with (in the clear, SPEC §4.6), and since when |
 ///
 /// Nothing in it is note text in the clear: see `ContentSealing` and docs/FORMAT.md.
@@ -112,6 +112,10 @@ enum NotesDatabase {
                 ALTER TABLE passphrases ADD COLUMN proof_hash BLOB;
                 ALTER TABLE notes ADD COLUMN note_proof_hash BLOB;
                 """)
+        }
+        // Attachments the user left out of backups (`tresor note attach --exclude-from-backup`).
+        migrator.registerMigration("v4-backup-exclusion") { db in
+            try db.execute(sql: "ALTER TABLE attachments ADD COLUMN exclude_from_backup INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

@@ -13,6 +13,8 @@ public struct NotesSettings: Sendable {
     public var sessionIdleTimeout: TimeInterval
     /// The wall clock, for sessions, generations' dates and the failed-attempt delays.
     public let clock: @Sendable () -> Date
+    /// The largest attachment an upload may add (``NoteLimits/attachmentBytes`` for the daemon).
+    public private(set) var attachmentByteLimit = NoteLimits.attachmentBytes
 
     /// Consecutive wrong passphrases after which the hint is shown (SPEC §4.4).
     public static let hintAfterFailures = 3
@@ -35,6 +37,17 @@ public struct NotesSettings: Sendable {
     public func withSessionIdleTimeout(_ seconds: TimeInterval) -> NotesSettings {
         var copy = self
         copy.sessionIdleTimeout = seconds
+        return copy
+    }
+
+    /// These settings with another limit on an attachment's size: for tools and tests that make
+    /// homes holding larger attachments than the daemon accepts in one upload (a backup carries
+    /// any size through). The daemon keeps ``NoteLimits/attachmentBytes``.
+    /// - Parameter bytes: the largest attachment an upload may add.
+    /// - Returns: these settings with that limit.
+    public func withAttachmentByteLimit(_ bytes: Int) -> NotesSettings {
+        var copy = self
+        copy.attachmentByteLimit = bytes
         return copy
     }
 

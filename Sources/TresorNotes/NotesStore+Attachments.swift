@@ -19,8 +19,18 @@ extension NotesStore {
     /// ``addAttachment(to:kind:name:data:passphrase:)`` checks is checked here, before any byte is
     /// read; ``AttachmentUpload/append(_:)`` seals and writes the bytes as they come and
     /// ``AttachmentUpload/finish()`` adds the attachment to the note.
+    /// - Parameters:
+    ///   - noteID: the note the attachment is added to.
+    ///   - kind: the attachment's kind.
+    ///   - name: its name.
+    ///   - passphrase: a locked note's passphrase, when its session is not open.
+    ///   - excludedFromBackup: leave it out of backups (it can be changed later with
+    ///     ``setExcludedFromBackup(_:of:excluded:)``).
+    /// - Returns: the upload to hand the bytes to.
+    /// - Throws: ``NotesError`` for an invalid name, a kind a locked note does not take, a
+    ///   missing passphrase or note.
     public func beginAttachment(
-        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil
+        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false
     ) throws -> AttachmentUpload {
         try Self.validateAttachmentName(name)
         let sealing = try sealing()
@@ -30,7 +40,8 @@ extension NotesStore {
         let id = UUID().uuidString.lowercased()
         let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey)
         return AttachmentUpload(
-            store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name, writer: writer)
+            store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name,
+            excludedFromBackup: excludedFromBackup, writer: writer)
     }
 
     /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.
@@ -43,12 +54,12 @@ extension NotesStore {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")
                 }
                 try db.execute(sql: """
-                    INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [
                         upload.id, upload.noteID, upload.kind.rawValue,
                         try sealing.sealText(upload.name, table: "attachments", id: upload.id, column: "name"),
-                        byteCount, created.timeIntervalSince1970, file, upload.isLocked,
+                        byteCount, created.timeIntervalSince1970, file, upload.isLocked, upload.excludedFromBackup,
                     ])
                 try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
             }
@@ -56,7 +67,9 @@ extension NotesStore {
             AttachmentFile.remove(file, in: attachmentsFolder)
             throw error
         }
-        return AttachmentInfo(id: upload.id, kind: upload.kind, name: upload.name, byteCount: byteCount, created: created)
+        return AttachmentInfo(
+            id: upload.id, kind: upload.kind, name: upload.name, byteCount: byteCount, created: created,
+            excludedFromBackup: upload.excludedFromBackup)
     }
 
     /// An attachment's bytes (a locked note's: with its passphrase or open session).
@@ -113,12 +126,34 @@ extension NotesStore {
         purgeRemovedPages()
     }
 
+    /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups").
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its note.
+    ///   - excluded: whether backups leave it out.
+    /// - Returns: the attachment as it now is.
+    /// - Throws: ``NotesError/notFound(_:)`` when the note has no such attachment.
+    @discardableResult
+    public func setExcludedFromBackup(_ attachmentID: String, of noteID: String, excluded: Bool) throws -> AttachmentInfo {
+        let sealing = try sealing()
+        return try pool.write { db in
+            try db.execute(sql: "UPDATE attachments SET exclude_from_backup = ? WHERE id = ? AND note_id = ?",
+                           arguments: [excluded, attachmentID, noteID])
+            guard let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
+                throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
+            }
+            return try info(row, sealing)
+        }
+    }
+
     func attachmentInfos(of noteID: String, _ db: Database, _ sealing: ContentSealing) throws -> [AttachmentInfo] {
         try AttachmentRow.fetchAll(note: noteID, db).map { try info($0, sealing) }
     }
 
     func info(_ row: AttachmentRow, _ sealing: ContentSealing) throws -> AttachmentInfo {
-        AttachmentInfo(id: row.id, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, created: row.created)
+        AttachmentInfo(
+            id: row.id, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, created: row.created,
+            excludedFromBackup: row.isExcludedFromBackup)
     }
 
     func attachmentName(_ row: AttachmentRow, _ sealing: ContentSealing) throws -> String {

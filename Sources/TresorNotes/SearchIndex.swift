@@ -31,6 +31,12 @@ final class SearchIndex: Sendable {
         var body: String?
     }
 
+    /// Forgets what was built: the next search builds the index again (after a restore wrote
+    /// notes beside the store).
+    func invalidate() {
+        isBuilt.withLock { $0 = false }
+    }
+
     /// Builds the index once, from `entries()`, if it has not been built yet.
     func buildIfNeeded(_ entries: () throws -> [Entry]) throws {
         try isBuilt.withLock { isBuilt in

@@ -158,6 +158,8 @@ struct AttachmentRow {
     var created: Date
     var file: String
     var isLocked: Bool
+    /// Left out of backups (docs/FORMAT.md, "Backups").
+    var isExcludedFromBackup: Bool
 
     init(row: Row) throws {
         id = row["id"]
@@ -169,6 +171,7 @@ struct AttachmentRow {
         created = Date(timeIntervalSince1970: row["created"])
         file = row["file"]
         isLocked = row["is_locked"]
+        isExcludedFromBackup = row["exclude_from_backup"] ?? false
     }
 
     static func fetchAll(note noteID: String, _ db: Database) throws -> [AttachmentRow] {

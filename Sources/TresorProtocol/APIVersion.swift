@@ -61,4 +61,12 @@ public enum Route {
     public static let notesSetHint = "/v1/notes/passphrase/hint/set"
     public static let notesKeychainUnlock = "/v1/notes/passphrase/keychain"
     public static let notesImport = "/v1/notes/import"
+    /// Marks an attachment left out of backups, or back in.
+    public static let notesAttachmentBackup = "/v1/notes/attachments/backup"
+
+    // Backups (docs/API.md, "Backups"): the `tresor` CLI only.
+    public static let backupCreate = "/v1/backup/create"
+    public static let backupVerify = "/v1/backup/verify"
+    public static let backupRestore = "/v1/backup/restore"
+    public static let backupProgress = "/v1/backup/progress"
 }

@@ -155,6 +155,19 @@ public struct RemoveAttachmentRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/notes/attachments/backup`: leaves an attachment out of backups, or puts it back.
+public struct AttachmentBackupRequest: Codable, Sendable {
+    public var note: String
+    public var attachment: String
+    public var excluded: Bool
+
+    public init(note: String, attachment: String, excluded: Bool) {
+        self.note = note
+        self.attachment = attachment
+        self.excluded = excluded
+    }
+}
+
 /// The notes routes' limits and the headers of the raw attachment routes.
 public enum NotesWire {
     /// `POST /v1/notes/attachments/add` takes the attachment's bytes as its body, up to this.
@@ -167,6 +180,8 @@ public enum NotesWire {
     public static let kindHeader = "Tresor-Kind"
     /// The attachment's name, percent-encoded UTF-8, request and response header.
     public static let nameHeader = "Tresor-Name"
+    /// `1` to leave the attachment out of backups (request header, optional).
+    public static let excludeFromBackupHeader = "Tresor-Exclude-From-Backup"
 
     /// A header-safe form of `name` (``PercentEncoding``).
     public static func encodeHeader(_ name: String) -> String { PercentEncoding.encode(name) }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import TresorBackup
 import TresorKeybag
 import TresorNotes
 import TresorDBus
@@ -55,6 +56,13 @@ public struct Daemon: Sendable {
         // Holding the home's lock, any socket file left at our path is a dead daemon's.
         unlink(socketPath)
 
+        // A restore that had begun its commit when the last daemon died is completed now, before
+        // any store opens (one that had not is removed): the home is restored whole or not at all.
+        do {
+            if try RestoreStaging.recover(home: paths.home) { logger.notice("completed a restore interrupted by a crash") }
+        } catch {
+            logger.error("an interrupted restore could not be completed; it is tried again at the next start", metadata: ["error": "\(type(of: error))"])
+        }
         let slot = KeybagSlot(paths: paths, settings: keybagSettings)
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
         let keychains = KeychainProvider(slot: slot, settings: keybagSettings)
@@ -113,6 +121,7 @@ public struct Daemon: Sendable {
         NoteRoutes(routing: notesRouting).register(on: router)
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
+        BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock).register(on: router)
         let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
         WidgetRoutes(widget: widget, callers: callers).register(on: router)
         WebSessionRoutes(sessions: webSessions, callers: callers).register(on: router)

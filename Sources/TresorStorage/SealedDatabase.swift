@@ -30,6 +30,17 @@ public enum SealedDatabase {
         try DatabaseQueue(path: url.path, configuration: configuration(readonly: true))
     }
 
+    /// A writing connection of its own to an existing database, without migrations: for a
+    /// restore's staged statements, applied beside the store's own pool (or, after a crash,
+    /// before any store opens). Fails when the file does not exist.
+    /// - Parameter url: the database file.
+    /// - Returns: a queue on the file, set up as every other connection.
+    /// - Throws: ``SecureFileError/notFound(path:)``; SQLite's errors.
+    public static func openWriter(at url: URL) throws -> DatabaseQueue {
+        guard SecureFiles.exists(url) else { throw SecureFileError.notFound(path: url.path) }
+        return try DatabaseQueue(path: url.path, configuration: configuration(readonly: false))
+    }
+
     /// Every connection's settings (a pool's readers are made read-only by the pool).
     private static func configuration(readonly: Bool) -> Configuration {
         var configuration = Configuration()

@@ -63,11 +63,41 @@ public enum SecureFiles {
             unlink(temporary)
             throw SecureFileError.systemCall("rename", path: url.path, errno: code)
         }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+        syncDirectory(url.deletingLastPathComponent())
+    }
+
+    /// Makes the folder's entries durable (fsync of the folder): after a rename, an unlink or a
+    /// new file, so a crash does not undo them. Best effort: a folder that cannot be opened is left.
+    /// - Parameter directory: the folder.
+    public static func syncDirectory(_ directory: URL) {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Overwrites the file at `url` with zeros (fsynced), then unlinks it, never through a link:
+    /// what the home removes of content that was sealed — hygiene, so nothing of it stays
+    /// readable even with the keys, not the only protection.
+    /// - Parameter url: the file.
+    public static func overwriteAndRemove(_ url: URL) {
+        let path = url.path
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd >= 0 {
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_size > 0 {
+                let zeros = [UInt8](repeating: 0, count: 1 << 16)
+                var remaining = Int(info.st_size)
+                while remaining > 0 {
+                    let written = zeros.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, min(remaining, $0.count)) }
+                    if written <= 0 { break }
+                    remaining -= written
+                }
+                fsync(fd)
+            }
+            close(fd)
         }
+        unlink(path)
     }
 
     /// Removes the temporary files an interrupted ``writeAtomically(_:to:)`` left in `directory`

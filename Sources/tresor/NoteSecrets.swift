@@ -131,6 +131,15 @@ struct ProgressBar {
         shown = true
     }
 
+    /// The bar for bytes of a known total (MiB), with how many items went by.
+    mutating func updateBytes(done: Int, total: Int, items: Int) {
+        guard total > 0 else { return }
+        let width = 30, filled = min(width, Int(Double(done) * Double(width) / Double(total)))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        StandardStream.error.write("\r\(label) [\(bar)] \(done >> 20)/\(total >> 20) MiB, \(items) items")
+        shown = true
+    }
+
     func finish() {
         if shown { StandardStream.error.write("\n") }
     }

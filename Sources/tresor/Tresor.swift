@@ -13,6 +13,6 @@ struct Tresor: ParsableCommand {
             """,
         subcommands: [
             InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self,
-            PasscodeCommand.self, ItemCommand.self, ApproveCommand.self, KeychainCommand.self, AppCommand.self, SecretServiceCommand.self, NoteCommand.self, ImportCommand.self, WidgetCommand.self, WebCommand.self, DoctorCommand.self,
+            PasscodeCommand.self, ItemCommand.self, ApproveCommand.self, KeychainCommand.self, AppCommand.self, SecretServiceCommand.self, NoteCommand.self, BackupCommand.self, ImportCommand.self, WidgetCommand.self, WebCommand.self, DoctorCommand.self,
         ])
 }

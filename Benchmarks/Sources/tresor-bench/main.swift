@@ -6,7 +6,7 @@ import Glibc
 // tresor-bench: Tresor's side of the performance harness (SPEC §10, issue 6).
 //
 //   tresor-bench --bin DIR --out FILE [--smoke] [--counts 1000,10000,100000]
-//                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service]
+//                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service|backup]
 //                [--ss-counts 1000,10000,100000]
 //   tresor-bench ss-client --name NAME --items N --out FILE [--smoke]   (SecretServiceBench.swift)
 //
@@ -24,7 +24,7 @@ func option(_ name: String) -> String? {
 }
 let smoke = arguments.contains("--smoke")
 guard let bin = option("--bin"), let out = option("--out") else {
-    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service] [--ss-counts N,N,…]")
+    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup] [--ss-counts N,N,…]")
     exit(2)
 }
 let counts = (option("--counts") ?? (smoke ? "200,1000" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
@@ -59,6 +59,11 @@ do {
             }
         }
         log("keychain scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+    if only == nil || only == "backup" {
+        let start = nowNanos()
+        result["backup"] = try BackupBench(binDirectory: URL(fileURLWithPath: bin), smoke: smoke).run()
+        log("backup scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
     }
     if only == nil || only == "secret-service" {
         let start = nowNanos()

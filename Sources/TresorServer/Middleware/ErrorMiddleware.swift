@@ -2,10 +2,12 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import TresorBackup
 import TresorKeybag
 import TresorKeychain
 import TresorNotes
 import TresorProtocol
+import TresorStorage
 
 /// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
 /// status. Messages come from typed errors that carry no secret; anything unexpected is
@@ -79,6 +81,10 @@ struct ErrorMiddleware: RouterMiddleware {
             return apiError(for: error)
         case let error as NotesError:
             return apiError(for: error)
+        case let error as BackupError:
+            return apiError(for: error)
+        case let error as StagedStatementError:
+            return APIError(.conflict, error.description)
         case let error as UnknownAttributeError:
             return apiError(for: KeychainError.param(error.description))
         case is NIOTooManyBytesError:
@@ -138,6 +144,19 @@ struct ErrorMiddleware: RouterMiddleware {
         case .damaged: return APIError(.decode, message)
         case .nameTaken, .conflict: return APIError(.conflict, message)
         case .forbidden: return APIError(.forbidden, message)
+        }
+    }
+
+    /// Backup failures: a wrong passphrase is `authFailed`; a damaged, cut, foreign or unknown
+    /// file `decode`; the file's path `param`; a locked home `interactionNotAllowed`.
+    static func apiError(for error: BackupError) -> APIError {
+        let message = error.description
+        switch error {
+        case .file(.wrongPassphrase): return APIError(.authFailed, message)
+        case .file, .notABackup, .unsupportedVersion, .damaged: return APIError(.decode, message)
+        case .io: return APIError(.param, message)
+        case .busy: return APIError(.conflict, message)
+        case .homeUnavailable: return APIError(.interactionNotAllowed, message)
         }
     }
 

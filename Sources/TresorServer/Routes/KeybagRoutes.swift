@@ -19,6 +19,12 @@ struct KeybagRoutes {
             let body = try await request.decode(as: InitRequest.self, context: context)
             let passcode = try body.passcode.map(Passcode.init)
             _ = try await slot.initialize(passcode: passcode)
+            // The databases are made now, as a daemon started on the home would: an initialised
+            // home always has them, so nothing later (a restore that fails) makes them as a side effect.
+            try await offloaded {
+                _ = try keychains.loginKeychain()
+                notes.openIfInitialised()
+            }
             context.logger.notice("keybag created", metadata: ["passcode": "\(passcode == nil ? "none" : "set")"])
             return try status.current()
         }

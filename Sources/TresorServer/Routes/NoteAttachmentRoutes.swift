@@ -21,6 +21,7 @@ struct NoteAttachmentRoutes {
             guard let name = NotesWire.decodeHeader(try Self.header(NotesWire.nameHeader, request)) else {
                 throw APIError(.param, "the \(NotesWire.nameHeader) header is not percent-encoded UTF-8")
             }
+            let excluded = request.headers[HTTPFields.Element.Name(NotesWire.excludeFromBackupHeader)!] == "1"
             let info = try await routing.logged("attachment add", context, id: note) {
                 // No passphrase here: a locked note needs its secure session open (`notes/session`).
                 // Checked before the body is read, so a refusal costs the client no upload.
@@ -28,7 +29,7 @@ struct NoteAttachmentRoutes {
                     try routing.prepare(store, for: account)
                     let begin = { @Sendable (store: NotesStore) throws -> AttachmentUpload in
                         try NotesRouting.checkAccess(store, note: note, for: account, ownerOnly: true)
-                        return try store.beginAttachment(to: note, kind: kind, name: name)
+                        return try store.beginAttachment(to: note, kind: kind, name: name, excludedFromBackup: excluded)
                     }
                     return try account == .local ? routing.withKeychainUnlock(store, begin) : begin(store)
                 }
@@ -54,6 +55,13 @@ struct NoteAttachmentRoutes {
             headers[HTTPFields.Element.Name(NotesWire.nameHeader)!] = NotesWire.encodeHeader(info.name)
             headers[HTTPFields.Element.Name(NotesWire.kindHeader)!] = info.kind.rawValue
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: data))
+        }
+        router.post(RouterPath(Route.notesAttachmentBackup)) { request, context -> AttachmentInfo in
+            let body = try await request.decode(as: AttachmentBackupRequest.self, context: context)
+            return try await routing.perform("attachment backup flag", context, id: body.note, keychainUnlock: false) { store, account in
+                try NotesRouting.checkAccess(store, note: body.note, for: account, ownerOnly: true)
+                return try store.setExcludedFromBackup(body.attachment, of: body.note, excluded: body.excluded)
+            }
         }
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)

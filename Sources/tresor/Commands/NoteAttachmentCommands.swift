@@ -24,6 +24,7 @@ extension NoteCommand {
         @Option(help: "The kind: image, drawing, table, map-location, website-link, audio, pdf or file.") var kind: AttachmentKind
         @Option(help: "The file to attach.") var file: String
         @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @Flag(help: "Leave it out of backups (tresor note attachment-backup changes it later).") var excludeFromBackup = false
 
         func run() throws {
             try Output.run(json: options.json) {
@@ -33,7 +34,8 @@ extension NoteCommand {
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 // A locked note's session must be open before the upload, which carries no passphrase.
                 try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }
-                let attachment = try notes.addAttachment(to: id, kind: kind, name: name ?? url.lastPathComponent, file: url)
+                let attachment = try notes.addAttachment(
+                    to: id, kind: kind, name: name ?? url.lastPathComponent, file: url, excludedFromBackup: excludeFromBackup)
                 if options.json { return Output.json(attachment) }
                 print("Attached \(attachment.id) (\(attachment.kind.rawValue), \(attachment.byteCount) bytes) to note \(id).")
             }
@@ -68,6 +70,32 @@ extension NoteCommand {
                 }
                 if options.json { return Output.json(["id": exported.id, "name": exported.name, "path": target.path]) }
                 print("Wrote \(exported.data.count) bytes to \(target.path).")
+            }
+        }
+    }
+}
+
+extension NoteCommand {
+    struct AttachmentBackup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "attachment-backup",
+            abstract: "Leave an attachment out of backups (--exclude), or put it back in (--include).",
+            discussion: "Backups count what they leave out and say so; a restore reports it as excluded.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The note's id.") var id: String
+        @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
+        @Flag(help: "Leave it out of backups.") var exclude = false
+        @Flag(help: "Put it back into backups.") var include = false
+
+        func validate() throws {
+            guard exclude != include else { throw ValidationError("give one of --exclude and --include") }
+        }
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let info = try options.notes().setExcludedFromBackup(attachment, of: id, excluded: exclude)
+                if options.json { return Output.json(info) }
+                print("Attachment \(info.id) is \(exclude ? "left out of" : "part of") backups.")
             }
         }
     }

@@ -1,0 +1,35 @@
+import TresorAge
+
+/// Why a backup could not be written, read or restored, in words a user can act on. No case
+/// carries a passphrase, a secret, a title or any other content of the home or the file.
+public enum BackupError: Error, Equatable, Sendable {
+    /// The age layer refused the file (wrong passphrase, damaged, cut short, not age at all).
+    case file(AgeError)
+    /// An age file whose payload is not a Tresor backup.
+    case notABackup
+    /// A Tresor backup of a record stream version this build does not read.
+    case unsupportedVersion(Int)
+    /// The record stream breaks the format (which rule is said).
+    case damaged(String)
+    /// The backup file cannot be read or written (the system's reason is said).
+    case io(String)
+    /// Another backup or restore is running in this daemon.
+    case busy
+    /// The home cannot be restored into now (locked, not initialised).
+    case homeUnavailable(String)
+}
+
+extension BackupError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .file(.wrongPassphrase): return "the backup passphrase does not open this file (or its header was changed)"
+        case .file(let error): return "not a readable backup: \(error)"
+        case .notABackup: return "this age file is not a Tresor backup"
+        case .unsupportedVersion(let version): return "backup format version \(version) is not supported (only 1)"
+        case .damaged(let rule): return "the backup is damaged: \(rule)"
+        case .io(let reason): return reason
+        case .busy: return "another backup or restore is running; try again when it has finished"
+        case .homeUnavailable(let reason): return reason
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import TresorModel
+import TresorProtocol
+
+/// Collects a report's entries and counts as an operation goes.
+struct BackupReportBuilder {
+    var report: BackupReport
+    /// Whether every entry is listed (a restore) or only those not backed up (a create).
+    let listsEverything: Bool
+
+    init(operation: String, path: String, listsEverything: Bool) {
+        report = BackupReport(operation: operation, path: path)
+        self.listsEverything = listsEverything
+    }
+
+    mutating func add(_ entry: BackupReportEntry) {
+        report.counts[entry.kind.rawValue, default: [:]][entry.outcome.rawValue, default: 0] += 1
+        if listsEverything || entry.outcome != .backedUp { report.entries.append(entry) }
+    }
+
+    /// Counts one more `kind` as `outcome`, without an entry (passphrases, folders).
+    mutating func count(_ kind: BackupEntryKind, _ outcome: BackupOutcome) {
+        report.counts[kind.rawValue, default: [:]][outcome.rawValue, default: 0] += 1
+    }
+
+    var handled: Int { report.counts.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+}

@@ -1,0 +1,347 @@
+import Foundation
+import TresorCrypto
+import TresorKeybag
+import TresorKeychain
+import TresorNotes
+import TresorProtocol
+import TresorStorage
+import TresorSystem
+
+/// The home a restore writes into: its keybag (unlocked), its keychains, its registry, its notes.
+public struct RestoreTarget {
+    public var home: URL
+    public var keybag: Keybag
+    /// The keychain of a name, nil when the home has none of that name.
+    public var keychain: (String) throws -> Keychain?
+    /// Where each keychain's database is, relative to the home.
+    public var databasePath: (String) -> String
+    public var applications: ApplicationRegistry
+    public var notes: NotesStore
+
+    /// - Parameters:
+    ///   - home: the home's folder (the staging area is made in it).
+    ///   - keybag: its login keybag (unlocked).
+    ///   - keychain: the keychain of a name, nil when there is none.
+    ///   - databasePath: a keychain's database, relative to the home.
+    ///   - applications: the home's application registry.
+    ///   - notes: the home's notes.
+    public init(
+        home: URL, keybag: Keybag, keychain: @escaping (String) throws -> Keychain?, databasePath: @escaping (String) -> String,
+        applications: ApplicationRegistry, notes: NotesStore
+    ) {
+        self.home = home
+        self.keybag = keybag
+        self.keychain = keychain
+        self.databasePath = databasePath
+        self.applications = applications
+        self.notes = notes
+    }
+}
+
+/// Restores a backup into a home in two passes (docs/FORMAT.md, "Restoring"): the whole file is
+/// read, checked and staged first — a wrong passphrase, a cut, reordered, changed or foreign
+/// file is refused before the home changes at all — then committed, one transaction per
+/// database, with the staged attachment files moved in. A crash after the commit began is
+/// completed at the next start (``RestoreStaging``). Items are sealed anew under the home's
+/// keys; what the home holds already is not added twice.
+public enum BackupRestore {
+    /// The login keychain's name.
+    static let login = "login"
+
+    /// Restores (or, with `dryRun`, says what restoring would do) the backup at `url`.
+    /// - Parameters:
+    ///   - url: the backup file.
+    ///   - passphrase: its passphrase.
+    ///   - target: the home.
+    ///   - onConflict: what to do with things the home holds in another version.
+    ///   - dryRun: stage and report, but change nothing.
+    ///   - progress: told how far the restore got.
+    /// - Returns: every item, application, account, note and attachment of the backup, and
+    ///   what became of it.
+    /// - Throws: ``BackupError`` for a file that cannot be restored (the home is then unchanged);
+    ///   ``StagedStatementError/expectationFailed(_:)`` when the home changed during the staging.
+    public static func restore(
+        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, dryRun: Bool, progress: BackupProgressTracker
+    ) throws -> BackupReport {
+        try BackupFile.read(url) { size, input in
+            progress.start("restore", bytesTotal: size)
+            defer { progress.finish() }
+            var read = 0
+            var reader = try RecordStreamReader(passphrase: passphrase) { count in
+                let bytes = try input(count)
+                read += bytes.count
+                progress.update(bytesDone: read)
+                return bytes
+            }
+            let staging = try RestoreStaging(home: target.home)
+            var session = RestoreSession(
+                target: target, staging: staging, onConflict: onConflict,
+                builder: BackupReportBuilder(operation: dryRun ? "dry-run" : "restore", path: url.path, listsEverything: true))
+            do {
+                while let record = try reader.next() {
+                    try session.stage(record)
+                    progress.update(itemsDone: session.builder.handled)
+                }
+                try session.finish()
+                if dryRun {
+                    staging.discard()
+                } else {
+                    try staging.commit()
+                    target.applications.forgetCache()
+                    target.notes.notesRestored()
+                }
+            } catch {
+                session.abandon()
+                staging.discard()
+                if let error = error as? SecureFileError { throw BackupError.io("the restore could not be staged in the home: \(error)") }
+                throw error
+            }
+            var report = session.builder.report
+            report.bytes = size
+            report.created = session.manifest?.created
+            report.sameHome = session.sameHome
+            return report
+        }
+    }
+
+    /// Reads the backup at `url` to its end and checks it, changing nothing.
+    /// - Parameters:
+    ///   - url: the backup file.
+    ///   - passphrase: its passphrase.
+    ///   - progress: told how far the check got.
+    /// - Returns: the backup's counts, and what it left out.
+    /// - Throws: ``BackupError`` for a file that is not a whole, unchanged backup.
+    public static func verify(from url: URL, passphrase: Data, progress: BackupProgressTracker) throws -> BackupReport {
+        try BackupFile.read(url) { size, input in
+            progress.start("verify", bytesTotal: size)
+            defer { progress.finish() }
+            var read = 0
+            var reader = try RecordStreamReader(passphrase: passphrase) { count in
+                let bytes = try input(count)
+                read += bytes.count
+                progress.update(bytesDone: read)
+                return bytes
+            }
+            var builder = BackupReportBuilder(operation: "verify", path: url.path, listsEverything: false)
+            var created: Date?
+            while let record = try reader.next() {
+                switch record {
+                case .manifest(let manifest): created = manifest.created
+                case .item: builder.count(.item, .backedUp)
+                case .deviceBoundItem: builder.count(.item, .backedUp)
+                case .application: builder.count(.application, .backedUp)
+                case .account: builder.count(.account, .backedUp)
+                case .passphrase: builder.count(.passphrase, .backedUp)
+                case .folder: builder.count(.folder, .backedUp)
+                case .note: builder.count(.note, .backedUp)
+                case .attachment: builder.count(.attachment, .backedUp)
+                case .leftOut(let leftOut): builder.add(leftOut.entry)
+                case .piece, .attachmentEnd, .trailer: break
+                }
+                progress.update(itemsDone: builder.handled)
+            }
+            builder.report.bytes = size
+            builder.report.created = created
+            return builder.report
+        }
+    }
+}
+
+/// One restore being staged: the record in hand, the stores' stagers, the report.
+private struct RestoreSession {
+    let target: RestoreTarget
+    let staging: RestoreStaging
+    let onConflict: ConflictPolicy
+    var builder: BackupReportBuilder
+    private(set) var manifest: BackupManifest?
+    private(set) var sameHome = false
+    private var keychains: [String: KeychainRestore?] = [:]
+    private var notes: NotesRestore?
+    /// Each backup account's current passphrase (a backup id).
+    private var currentPassphrases: [String: Int64] = [:]
+    /// The attachment whose pieces are arriving: staged, or dropped (its outcome is known).
+    private var attachment: (record: BackedUpAttachment, dropped: BackupOutcome?)?
+    /// The attachment staged last, held back one record: a left-out record for it may follow.
+    private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String)?
+
+    init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, builder: BackupReportBuilder) {
+        self.target = target
+        self.staging = staging
+        self.onConflict = onConflict
+        self.builder = builder
+    }
+
+    mutating func stage(_ record: BackupRecord) throws {
+        if case .leftOut(let leftOut) = record, leftOut.kind == .attachment, let finished = finishedAttachment, finished.record.id == leftOut.id {
+            // The backup could not read all of it: what it wrote of it is dropped.
+            unlink(staging.attachments.appendingPathComponent(finished.file).path)
+            finishedAttachment = nil
+        } else {
+            try flushFinishedAttachment()
+        }
+        switch record {
+        case .manifest(let manifest):
+            self.manifest = manifest
+            sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
+        case .application(let application):
+            let outcome = try decide(.application, application.applicationID, database: target.databasePath(BackupRestore.login)) {
+                try target.applications.stageRestore(application, onConflict: onConflict)
+            }
+            add(.application, application.applicationID, description: application.applicationID, outcome)
+        case .item(let record):
+            try stage(record.item, keychain: record.keychain)
+        case .deviceBoundItem(let record):
+            try stage(record)
+        case .account(let account):
+            if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
+            let outcome = try decide(.account, account.id, database: "notes.db") { try notesRestore().stage(account) }
+            add(.account, account.id, description: account.loginName ?? account.name, outcome)
+        case .passphrase(let passphrase):
+            let outcome = try decide(.passphrase, "\(passphrase.id)", database: "notes.db") {
+                try notesRestore().stage(passphrase, isCurrent: currentPassphrases[passphrase.account] == passphrase.id)
+            }
+            builder.count(.passphrase, outcome.0)
+        case .folder(let folder):
+            let outcome = try decide(.folder, folder.id, database: "notes.db") { try notesRestore().stage(folder) }
+            builder.count(.folder, outcome.0)
+        case .note(let note):
+            let outcome = try decide(.note, note.id, database: "notes.db") {
+                let (outcome, statements, removed) = try notesRestore().stage(note)
+                staging.removeAfterCommit(removed)
+                return (outcome, statements)
+            }
+            add(.note, note.id, description: note.title, outcome)
+        case .attachment(let record):
+            let dropped: BackupOutcome?
+            do {
+                dropped = try notesRestore().beginAttachment(record)
+            } catch let error as NotesError {
+                add(.attachment, record.id, description: record.name, (.skipped, .invalid, error.description))
+                attachment = (record, .skipped)
+                return
+            }
+            attachment = (record, dropped)
+            if let dropped {
+                let reason: BackupReason? = dropped == .skipped ? .dependsOnSkipped : nil
+                add(.attachment, record.id, description: record.name, (dropped, reason, nil))
+            }
+        case .piece(let bytes):
+            guard let current = attachment else { throw BackupError.damaged("attachment bytes outside an attachment") }
+            guard current.dropped == nil else { return }
+            do {
+                try notesRestore().appendPiece(bytes)
+            } catch let error as NotesError {
+                notes?.abandonAttachment()
+                attachment = (current.record, .skipped)
+                add(.attachment, current.record.id, description: current.record.name, (.skipped, .invalid, error.description))
+            }
+        case .attachmentEnd:
+            guard let current = attachment else { throw BackupError.damaged("an attachment end outside an attachment") }
+            attachment = nil
+            guard current.dropped == nil else { return }
+            do {
+                let (_, statements, file) = try notesRestore().finishAttachment()
+                finishedAttachment = (current.record, statements, file)
+            } catch let error as NotesError {
+                add(.attachment, current.record.id, description: current.record.name, (.skipped, .invalid, error.description))
+            }
+        case .leftOut(let leftOut):
+            var entry = leftOut.entry
+            entry.outcome = .skipped
+            builder.add(entry)
+        case .trailer:
+            break
+        }
+    }
+
+    /// After the trailer: the attachment held back is staged.
+    mutating func finish() throws {
+        try flushFinishedAttachment()
+    }
+
+    /// Drops the attachment being staged, if any (a failed restore).
+    mutating func abandon() {
+        notes?.abandonAttachment()
+    }
+
+    private mutating func flushFinishedAttachment() throws {
+        guard let finished = finishedAttachment else { return }
+        finishedAttachment = nil
+        try staging.stage(finished.statements, for: "notes.db")
+        staging.stageFile(finished.file)
+        add(.attachment, finished.record.id, description: finished.record.name, (.restored, nil, nil))
+    }
+
+    private mutating func stage(_ item: BackedUpItem, keychain name: String) throws {
+        let description = ItemDescription.of(item)
+        guard let restore = try keychainRestore(name) else {
+            return add(.item, item.id, keychain: name, description: description, (.skipped, .keychainMissing, nil))
+        }
+        let outcome = try decide(.item, item.id, database: target.databasePath(name)) { try restore.stage(item) }
+        add(.item, item.id, keychain: name, description: description, outcome)
+    }
+
+    private mutating func stage(_ record: DeviceBoundItemRecord) throws {
+        let description = "\(record.itemClass.rawValue) item \(record.id) (\(record.protectionClass.rawValue))"
+        guard sameHome else {
+            return add(.item, record.id, keychain: record.keychain, description: description, (.skipped, .deviceBoundToAnotherHome, nil))
+        }
+        let associatedData = DeviceBoundItemRecord.associatedData(
+            keychain: record.keychain, itemClass: record.itemClass, id: record.id, protectionClass: record.protectionClass)
+        guard let json = try? Envelope.open(record.sealed, using: target.keybag.backupDeviceItemsKey, authenticating: associatedData),
+              let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
+              item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
+        else {
+            return add(.item, record.id, keychain: record.keychain, description: description,
+                       (.skipped, .invalid, "the device-bound item does not open with this home's device key"))
+        }
+        try stage(item, keychain: record.keychain)
+    }
+
+    /// Runs a stager, stages its statements for `database`, and turns what a store refuses into
+    /// an outcome: an invalid record or a locked class skips it, the restore goes on.
+    private func decide(
+        _ kind: BackupEntryKind, _ id: String, database: String, _ body: () throws -> (BackupOutcome, [StagedStatement])
+    ) throws -> (BackupOutcome, BackupReason?, String?) {
+        let outcome: BackupOutcome, statements: [StagedStatement]
+        do {
+            (outcome, statements) = try body()
+        } catch let error as KeychainError {
+            switch error {
+            case .interactionNotAllowed: return (.skipped, .keychainLocked, nil)
+            case .param, .decode, .duplicateItem: return (.skipped, .invalid, error.description)
+            default: throw error
+            }
+        } catch let error as NotesError {
+            switch error {
+            case .invalid, .damaged: return (.skipped, .invalid, error.description)
+            default: throw error
+            }
+        }
+        try staging.stage(statements, for: database)
+        return (outcome, outcome == .skipped ? .dependsOnSkipped : nil, nil)
+    }
+
+    private mutating func add(
+        _ kind: BackupEntryKind, _ id: String, keychain: String? = nil, description: String,
+        _ outcome: (BackupOutcome, BackupReason?, String?)
+    ) {
+        builder.add(BackupReportEntry(
+            kind: kind, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
+    }
+
+    private mutating func keychainRestore(_ name: String) throws -> KeychainRestore? {
+        if let known = keychains[name] { return known }
+        let restore = try target.keychain(name).map { KeychainRestore(keychain: $0, onConflict: onConflict) }
+        keychains[name] = restore
+        return restore
+    }
+
+    private mutating func notesRestore() throws -> NotesRestore {
+        if let notes { return notes }
+        let made = try NotesRestore(
+            store: target.notes, onConflict: onConflict, stagingFolder: staging.attachments, importTagKeyID: manifest?.importTagKeyID)
+        notes = made
+        return made
+    }
+}

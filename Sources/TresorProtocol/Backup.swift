@@ -1,0 +1,171 @@
+import FoundationEssentials
+import TresorModel
+
+// Backups (docs/API.md, "Backups"): the daemon writes and reads the backup file itself, at a
+// path the `tresor` CLI names, so no secret crosses the socket but the passphrase and passcode.
+
+/// `POST /v1/backup/create`: writes a backup of the whole home to `path`.
+public struct BackupCreateRequest: Codable, Sendable {
+    /// An absolute path; the file is written as `path.partial`, then renamed.
+    public var path: String
+    /// The backup passphrase.
+    public var passphrase: String
+    /// The keybag passcode: exporting every secret needs the user (not needed when the CLI's
+    /// session already proved the user present).
+    public var passcode: String?
+    /// scrypt's work factor, log2(N) (default 18, the one `age -p` uses).
+    public var workFactor: Int?
+
+    public init(path: String, passphrase: String, passcode: String? = nil, workFactor: Int? = nil) {
+        self.path = path
+        self.passphrase = passphrase
+        self.passcode = passcode
+        self.workFactor = workFactor
+    }
+}
+
+/// `POST /v1/backup/verify`: reads a backup file to its end with its passphrase; changes nothing.
+public struct BackupVerifyRequest: Codable, Sendable {
+    public var path: String
+    public var passphrase: String
+
+    public init(path: String, passphrase: String) {
+        self.path = path
+        self.passphrase = passphrase
+    }
+}
+
+/// `POST /v1/backup/restore`: restores a backup file into the home (unlocked), or says what it
+/// would do (`dryRun`).
+public struct BackupRestoreRequest: Codable, Sendable {
+    public var path: String
+    public var passphrase: String
+    /// The keybag passcode (a restore changes every item).
+    public var passcode: String?
+    public var dryRun: Bool?
+    /// What to do with what the home holds in another version (default `skip`).
+    public var onConflict: ConflictPolicy?
+
+    public init(path: String, passphrase: String, passcode: String? = nil, dryRun: Bool = false, onConflict: ConflictPolicy = .skip) {
+        self.path = path
+        self.passphrase = passphrase
+        self.passcode = passcode
+        self.dryRun = dryRun
+        self.onConflict = onConflict
+    }
+}
+
+/// Why something was left out of a backup, or not restored.
+public enum BackupReason: String, Codable, CaseIterable, Sendable {
+    /// `whenPasscodeSetThisDeviceOnly` items are never written into a backup.
+    case passcodeSetOnly
+    /// A `…ThisDeviceOnly` item from another home: it opens only where it was made.
+    case deviceBoundToAnotherHome
+    /// An attachment the user left out of backups.
+    case excludedFromBackup
+    /// It could not be read (a locked class, a damaged row or file).
+    case unreadable
+    /// Its keychain does not exist in this home (create it, then restore again).
+    case keychainMissing
+    /// Its class is locked in this home (unlock its keychain, then restore again).
+    case keychainLocked
+    /// Its account, note or passphrase was not restored, so it cannot be.
+    case dependsOnSkipped
+    /// The home would not accept it as it is (the detail says why).
+    case invalid
+}
+
+/// What one report line is about.
+public enum BackupEntryKind: String, Codable, CaseIterable, Sendable {
+    case item, application, account, passphrase, folder, note, attachment
+}
+
+/// One thing of the home or the backup, and what became of it.
+public struct BackupReportEntry: Codable, Equatable, Sendable {
+    public var kind: BackupEntryKind
+    public var id: String
+    /// An item's keychain.
+    public var keychain: String?
+    /// What people recognise it by: an item's class and identifying attributes, a note's
+    /// title, an attachment's name. Never a secret.
+    public var description: String
+    public var outcome: BackupOutcome
+    public var reason: BackupReason?
+    /// More words on the reason (which rule an invalid record broke).
+    public var detail: String?
+
+    public init(
+        kind: BackupEntryKind, id: String, keychain: String? = nil, description: String, outcome: BackupOutcome,
+        reason: BackupReason? = nil, detail: String? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.keychain = keychain
+        self.description = description
+        self.outcome = outcome
+        self.reason = reason
+        self.detail = detail
+    }
+}
+
+/// The answer of the backup routes: what was written, checked or restored.
+public struct BackupReport: Codable, Equatable, Sendable {
+    /// `create`, `verify`, `restore` or `dry-run`.
+    public var operation: String
+    public var path: String
+    /// The backup file's size.
+    public var bytes: Int
+    /// When the backup was made.
+    public var created: Date?
+    public var workFactor: Int?
+    /// Whether the backup was made in this home (its `…ThisDeviceOnly` items restore here).
+    public var sameHome: Bool?
+    /// How many of each kind ended each way: `counts["item"]["restored"]`.
+    public var counts: [String: [String: Int]]
+    /// Restore and dry run: every item, application, account, note and attachment of the backup
+    /// with its outcome. Create: what was left out. Verify: what the backup left out.
+    public var entries: [BackupReportEntry]
+
+    public init(
+        operation: String, path: String, bytes: Int = 0, created: Date? = nil, workFactor: Int? = nil, sameHome: Bool? = nil,
+        counts: [String: [String: Int]] = [:], entries: [BackupReportEntry] = []
+    ) {
+        self.operation = operation
+        self.path = path
+        self.bytes = bytes
+        self.created = created
+        self.workFactor = workFactor
+        self.sameHome = sameHome
+        self.counts = counts
+        self.entries = entries
+    }
+
+    /// How many `kind` ended as `outcome`.
+    /// - Parameters:
+    ///   - kind: items, notes, attachments…
+    ///   - outcome: backed up, restored, skipped…
+    /// - Returns: the count (0 when none).
+    public func count(_ kind: BackupEntryKind, _ outcome: BackupOutcome) -> Int {
+        counts[kind.rawValue]?[outcome.rawValue] ?? 0
+    }
+}
+
+/// `POST /v1/backup/progress`: where the backup, verification or restore in flight stands.
+public struct BackupProgress: Codable, Equatable, Sendable {
+    public var running: Bool
+    /// `create`, `verify` or `restore`.
+    public var operation: String?
+    /// Bytes of the backup file written or read so far, and in all (0 when not known yet).
+    public var bytesDone: Int
+    public var bytesTotal: Int
+    /// Items, notes and attachments handled so far.
+    public var itemsDone: Int
+
+    public init(running: Bool, operation: String? = nil, bytesDone: Int = 0, bytesTotal: Int = 0, itemsDone: Int = 0) {
+        self.running = running
+        self.operation = operation
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.itemsDone = itemsDone
+    }
+}

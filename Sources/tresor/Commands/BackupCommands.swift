@@ -1,0 +1,250 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+import TresorProtocol
+
+extension ConflictPolicy: ExpressibleByArgument {}
+
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back the whole home up into one file, check a backup, restore one.",
+        discussion: """
+            A backup is an age file protected by a backup passphrase (`age -d` opens it): every \
+            keychain item of every keychain, the application registry, the notes of every account \
+            with their attachments. whenPasscodeSetThisDeviceOnly items are never written; the \
+            other …ThisDeviceOnly items are sealed with this home's device key and restore only \
+            into this home; locked notes stay sealed with their own passphrase. The daemon writes \
+            and reads the file itself.
+            """,
+        subcommands: [Create.self, Verify.self, Restore.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create",
+            abstract: "Write a backup of the home to a file (asks for a backup passphrase twice).",
+            discussion: """
+                It needs you there: the passcode is asked for (a backup exports every secret). \
+                The file is written as FILE.partial and renamed once complete, so an existing FILE \
+                is replaced whole or not at all. With --passphrase-stdin give the backup passphrase \
+                twice, one per line; with --passcode-stdin the passcode first, then the passphrase twice.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var secrets: BackupSecretOptions
+        @Option(help: "The backup file to write.") var out: String
+        @Option(help: "scrypt's work factor, log2(N), 14 to 20 (default 18: 256 MiB, about a second).") var workFactor: Int?
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = secrets.input()
+                let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
+                let passphrase = try input.new("Backup passphrase:")
+                let path = URL(fileURLWithPath: out).path
+                let report = try BackupCalls(options: options).run("Backing up") { client in
+                    try withPresence(passcode, secrets) { passcode in
+                        try client.backupCreate(BackupCreateRequest(path: path, passphrase: passphrase, passcode: passcode, workFactor: workFactor))
+                    }
+                }
+                if options.json { return Output.json(report) }
+                print(BackupText.created(report))
+            }
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Read a backup to its end with its passphrase and check it; changes nothing.")
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Read the backup passphrase from the first line of standard input.") var passphraseStdin = false
+        @Argument(help: "The backup file.") var file: String
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = SecretInput(fromStandardInput: passphraseStdin, flag: "--passphrase-stdin")
+                let passphrase = try input.next("Backup passphrase:")
+                let path = URL(fileURLWithPath: file).path
+                let report = try BackupCalls(options: options).run("Verifying") { client in
+                    try client.backupVerify(BackupVerifyRequest(path: path, passphrase: passphrase))
+                }
+                if options.json { return Output.json(report) }
+                print(BackupText.verified(report))
+            }
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "restore",
+            abstract: "Restore a backup into this home (it must exist and be unlocked: `tresor init` first on a new machine).",
+            discussion: """
+                The whole file is read and checked before the home changes; then everything is \
+                committed at once, or nothing is. Items are sealed anew under this home's keys. What \
+                the home holds already is not added again; a different version of it is left as it \
+                is and reported (--on-conflict replace overwrites it). The report says what became of \
+                every item, note and attachment (all of them with --json). Needs the passcode; with \
+                --passcode-stdin give it first, then the backup passphrase.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var secrets: BackupSecretOptions
+        @Argument(help: "The backup file.") var file: String
+        @Flag(help: "Check the file and report what would be restored; change nothing.") var dryRun = false
+        @Option(help: "What to do with an item or note the home holds in another version: skip (default) or replace.")
+        var onConflict: ConflictPolicy = .skip
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                var input = secrets.input()
+                let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
+                let passphrase = try input.next("Backup passphrase:")
+                let path = URL(fileURLWithPath: file).path
+                let report = try BackupCalls(options: options).run(dryRun ? "Checking" : "Restoring") { client in
+                    try withPresence(passcode, secrets) { passcode in
+                        try client.backupRestore(BackupRestoreRequest(
+                            path: path, passphrase: passphrase, passcode: passcode, dryRun: dryRun, onConflict: onConflict))
+                    }
+                }
+                if options.json { return Output.json(report) }
+                print(BackupText.restored(report))
+            }
+        }
+    }
+}
+
+/// Where `tresor backup`'s secrets come from: the terminal (echo off), or standard input one per
+/// line — `--passphrase-stdin` (the backup passphrase), or `--passcode-stdin` (the passcode
+/// first, then the backup passphrase).
+struct BackupSecretOptions: ParsableArguments {
+    @Flag(help: "Read the backup passphrase from standard input (create: twice, one per line).")
+    var passphraseStdin = false
+
+    @Flag(help: "Read the passcode from the first line of standard input, then the backup passphrase.")
+    var passcodeStdin = false
+
+    func input() -> SecretInput {
+        SecretInput(fromStandardInput: passphraseStdin || passcodeStdin, flag: passcodeStdin ? "--passcode-stdin" : "--passphrase-stdin")
+    }
+}
+
+/// Sends a backup request with the passcode given; without one, first as it is (a CLI session may
+/// have proved the user present), then — when the daemon asks — with the passcode typed on the
+/// terminal.
+private func withPresence<T>(_ passcode: String?, _ secrets: BackupSecretOptions, _ body: (String?) throws -> T) throws -> T {
+    if let passcode { return try body(passcode) }
+    do {
+        return try body(nil)
+    } catch let error as APIError where error.code == .passcodeRequired {
+        guard SecretInput.terminalAvailable else {
+            throw ValidationError("this needs the passcode: give it on the first line of standard input with --passcode-stdin")
+        }
+        var terminal = SecretInput(fromStandardInput: false)
+        return try body(try terminal.next("Passcode:"))
+    }
+}
+
+/// A backup call, on a connection that waits as long as the home takes, with a progress bar fed
+/// from a second connection on a terminal.
+private struct BackupCalls {
+    let options: GlobalOptions
+
+    /// A day: a backup of a large home takes minutes; the progress connection shows it alive.
+    static let timeout = Duration.seconds(24 * 3600)
+
+    func run(_ label: String, _ call: @escaping (TresorClient) throws -> BackupReport) throws -> BackupReport {
+        let client = try TresorClient.connect(paths: options.paths, timeout: Self.timeout)
+        guard ProgressBar.enabled && !options.json else { return try call(client) }
+        let observer = try? options.connect()
+        var bar = ProgressBar(label: label)
+        defer { bar.finish() }
+        let work = UncheckedSendable(client)
+        return try whilePolling({ try call(work.value) }) {
+            guard let progress = try? observer?.backupProgress(), progress.running else { return }
+            bar.updateBytes(done: progress.bytesDone, total: progress.bytesTotal, items: progress.itemsDone)
+        }
+    }
+}
+
+/// The words of `tresor backup`'s reports.
+enum BackupText {
+    static func created(_ report: BackupReport) -> String {
+        var lines = ["Backed up \(counts(report, .backedUp)) to \(report.path) (\(size(report.bytes)), work factor \(report.workFactor ?? 0))."]
+        lines += leftOut(report)
+        return lines.joined(separator: "\n")
+    }
+
+    static func verified(_ report: BackupReport) -> String {
+        var lines = ["\(report.path) is a whole, unchanged backup\(report.created.map { " made \(NoteText.date($0))" } ?? ""): \(counts(report, .backedUp))."]
+        lines += leftOut(report)
+        return lines.joined(separator: "\n")
+    }
+
+    static func restored(_ report: BackupReport) -> String {
+        let verb = report.operation == "dry-run" ? "Would restore" : "Restored"
+        var lines = ["\(verb) \(counts(report, .restored, .replaced)) from \(report.path)."]
+        for (outcome, words) in [(BackupOutcome.replaced, "Replaced"), (.alreadyPresent, "Already present"), (.conflict, "In conflict, kept as they are"),
+                                 (.skipped, "Skipped")] {
+            let text = counts(report, outcome)
+            if text != "nothing" { lines.append("\(words): \(text).") }
+        }
+        if report.entries.contains(where: { $0.reason == .deviceBoundToAnotherHome }) {
+            lines.append("The backup was made in another home: its …ThisDeviceOnly items stay out.")
+        }
+        let listed = report.entries.filter { $0.outcome != .restored && $0.outcome != .alreadyPresent }
+        for entry in listed { lines.append("  \(line(entry))") }
+        if report.count(.item, .conflict) + report.count(.note, .conflict) > 0 {
+            lines.append("Restore again with --on-conflict replace to overwrite what is in conflict.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `12 items, 3 notes` of the kinds that ended as one of `outcomes`.
+    static func counts(_ report: BackupReport, _ outcomes: BackupOutcome...) -> String {
+        let parts = BackupEntryKind.allCases.compactMap { kind -> String? in
+            let count = outcomes.reduce(0) { $0 + report.count(kind, $1) }
+            guard count > 0 else { return nil }
+            return "\(count) \(kind.rawValue)\(count == 1 ? "" : "s")"
+        }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
+
+    private static func leftOut(_ report: BackupReport) -> [String] {
+        let entries = report.entries.filter { $0.outcome == .leftOut }
+        guard !entries.isEmpty else { return [] }
+        return ["Left out:"] + entries.map { "  \(line($0))" }
+    }
+
+    /// `skipped: item genp service=… (keychain login): why`; what was left out of a backup
+    /// without the outcome (the list says it).
+    static func line(_ entry: BackupReportEntry) -> String {
+        let place = entry.keychain.map { " (keychain \($0))" } ?? ""
+        let why = entry.reason.map { ": \(reason($0))" } ?? (entry.outcome == .conflict ? ": the home holds another version" : "")
+        let outcome = entry.outcome == .leftOut ? "" : "\(outcome(entry.outcome)): "
+        return "\(outcome)\(entry.kind.rawValue) \(entry.description)\(place)\(why)\(entry.detail.map { " (\($0))" } ?? "")"
+    }
+
+    static func outcome(_ outcome: BackupOutcome) -> String {
+        switch outcome {
+        case .alreadyPresent: "already present"
+        case .backedUp: "backed up"
+        case .leftOut: "left out"
+        default: outcome.rawValue
+        }
+    }
+
+    static func reason(_ reason: BackupReason) -> String {
+        switch reason {
+        case .passcodeSetOnly: "whenPasscodeSetThisDeviceOnly items are never backed up"
+        case .deviceBoundToAnotherHome: "a …ThisDeviceOnly item of another home"
+        case .excludedFromBackup: "excluded from backups"
+        case .unreadable: "could not be read"
+        case .keychainMissing: "this home has no keychain of that name (create it, then restore again)"
+        case .keychainLocked: "its keychain is locked (unlock it, then restore again)"
+        case .dependsOnSkipped: "what it belongs to was not restored"
+        case .invalid: "the home does not accept it as it is"
+        }
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes / (1 << 20)) MiB" : bytes >= 1 << 10 ? "\(bytes / (1 << 10)) KiB" : "\(bytes) bytes"
+    }
+}
