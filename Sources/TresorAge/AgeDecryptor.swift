@@ -8,10 +8,9 @@ import TresorCrypto
 /// file was not cut short: a caller that must not act on a truncated file reads to the end
 /// first (Tresor's restore stages everything, then commits).
 public struct AgeDecryptor {
-    private var reader: AgeByteReader
-    private let payloadKey: SymmetricKey
-    private var counter: UInt64 = 0
-    private var ended = false
+    /// The payload, read and opened on a thread of its own a few chunks ahead of the caller
+    /// (``ReadAhead``): `input` is called from that thread once the header is read.
+    private let chunks: ReadAhead<Data>.Owner
 
     /// Reads and checks the header: the passphrase must open the file key, and the header
     /// MAC must match.
@@ -22,7 +21,7 @@ public struct AgeDecryptor {
     /// - Throws: ``AgeError`` saying what is wrong with the file or the passphrase; whatever
     ///   `input` throws.
     public init(passphrase: Data, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor, input: @escaping (Int) throws -> Data) throws {
-        reader = AgeByteReader(source: input)
+        var reader = AgeByteReader(source: input)
         let (header, authenticated, mac) = try AgeHeader.read(from: &reader)
         let scrypt = header.stanzas.filter { $0.arguments.first == ScryptStanza.type }
         guard !scrypt.isEmpty else { throw AgeError.notPassphraseEncrypted }
@@ -33,7 +32,8 @@ public struct AgeDecryptor {
         guard ConstantTime.equals(AgeHeader.mac(of: authenticated, fileKey: fileKey), mac) else { throw AgeError.headerAltered }
         let nonce = try reader.read(upTo: PayloadStream.nonceByteCount)
         guard nonce.count == PayloadStream.nonceByteCount else { throw AgeError.truncated }
-        payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
+        var payload = PayloadReader(reader: reader, payloadKey: PayloadStream.key(fileKey: fileKey, nonce: nonce))
+        chunks = ReadAhead<Data>.Owner(ReadAhead { try payload.read() })
     }
 
     /// The next chunk of plaintext (at most 64 KiB), or nil once the final chunk was read and
@@ -41,6 +41,18 @@ public struct AgeDecryptor {
     /// - Throws: ``AgeError/payloadAltered(chunk:)``, ``AgeError/truncated``,
     ///   ``AgeError/trailingData``; whatever `input` throws.
     public mutating func read() throws -> Data? {
+        try chunks.reader.next()
+    }
+}
+
+/// The payload after the header: sealed chunks read and opened in order, the final one checked.
+private struct PayloadReader {
+    var reader: AgeByteReader
+    let payloadKey: SymmetricKey
+    var counter: UInt64 = 0
+    var ended = false
+
+    mutating func read() throws -> Data? {
         guard !ended else { return nil }
         let sealed = try reader.read(upTo: PayloadStream.sealedChunkByteCount)
         guard !sealed.isEmpty else { throw AgeError.truncated }

@@ -3,8 +3,11 @@ import Foundation
 import TresorCrypto
 
 /// Writes an age v1 file encrypted to a passphrase, as a stream: the header as soon as it
-/// is made, then one sealed 64 KiB chunk at a time, so memory stays at one chunk whatever
-/// the size. `age -d` opens the result.
+/// is made, then one sealed 64 KiB chunk at a time, so memory stays at a few chunks whatever
+/// the size. Chunks are sealed and handed to `output` on a thread of the encryptor's own
+/// (``OrderedWorker``), in order, while the caller prepares the next: `output` must not expect
+/// the caller's thread, and its errors surface at the next ``write(_:)`` or at ``finish()``.
+/// `age -d` opens the result.
 ///
 /// ```swift
 /// var encryptor = try AgeEncryptor(passphrase: Data("correct horse".utf8)) { try handle.write(contentsOf: $0) }
@@ -12,8 +15,7 @@ import TresorCrypto
 /// try encryptor.finish()
 /// ```
 public struct AgeEncryptor {
-    private let output: (Data) throws -> Void
-    private let payloadKey: SymmetricKey
+    private let sealer: OrderedWorker<Chunk>.Owner
     private var pending = Data()
     private var counter: UInt64 = 0
     private var finished = false
@@ -34,9 +36,18 @@ public struct AgeEncryptor {
             fileKey: fileKey, passphrase: passphrase, workFactor: workFactor,
             salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
         let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
-        self.output = output
-        payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
+        let payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
         try output(AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce)
+        sealer = OrderedWorker<Chunk>.Owner(OrderedWorker { chunk in
+            try output(try ChaChaPoly1305.seal(chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
+        })
+    }
+
+    /// A chunk of plaintext and its place in the payload.
+    struct Chunk {
+        var plaintext: Data
+        var counter: UInt64
+        var isFinal: Bool
     }
 
     /// Adds `bytes` to the payload. Full chunks are sealed and written; the rest waits.
@@ -48,8 +59,7 @@ public struct AgeEncryptor {
         // A chunk is written only once more follows it: the final one must carry the final flag.
         var start = pending.startIndex
         while pending.endIndex - start > PayloadStream.chunkByteCount {
-            let chunk = pending[start..<(start + PayloadStream.chunkByteCount)]
-            try output(try ChaChaPoly1305.seal(chunk, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: false)))
+            try sealer.worker.submit(Chunk(plaintext: Data(pending[start..<(start + PayloadStream.chunkByteCount)]), counter: counter, isFinal: false))
             counter += 1
             start += PayloadStream.chunkByteCount
         }
@@ -62,7 +72,8 @@ public struct AgeEncryptor {
     public mutating func finish() throws {
         precondition(!finished, "AgeEncryptor.finish twice")
         finished = true
-        try output(try ChaChaPoly1305.seal(pending, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: true)))
+        try sealer.worker.submit(Chunk(plaintext: pending, counter: counter, isFinal: true))
         pending = Data()
+        try sealer.worker.finish()
     }
 }

@@ -1,0 +1,189 @@
+import Foundation
+
+/// One thread that does a stream's other half — sealing and writing chunks while the caller
+/// prepares the next, or reading and opening them ahead of the caller — so a stream uses two
+/// cores. Work is taken in the order it was given, at most ``depth`` items ahead, so memory stays
+/// at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
+///
+/// The thread ends when ``close()`` is called or the last ``OrderedWorker/Owner`` goes; a stream
+/// abandoned halfway leaves no thread behind.
+final class OrderedWorker<Item>: @unchecked Sendable {
+    // @unchecked: every mutable property is read and written with `condition` held.
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var head = 0
+    private var failure: (any Error)?
+    private var closed = false
+    private var stopped = false
+    private let depth: Int
+    private let work: (Item) throws -> Void
+
+    /// How many items may wait for the thread.
+    static var defaultDepth: Int { 8 }
+
+    /// Starts the thread, which runs `work` on each item given to ``submit(_:)``, in order.
+    init(depth: Int = defaultDepth, _ work: @escaping (Item) throws -> Void) {
+        self.depth = depth
+        self.work = work
+        Thread.detachNewThread { [self] in
+            nameThisThread("tresor-age-seal")
+            run()
+        }
+    }
+
+    /// Hands `item` to the thread, waiting while ``depth`` items are waiting already.
+    /// - Throws: the error the thread stopped on.
+    func submit(_ item: Item) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count - head >= depth && failure == nil && !stopped { condition.wait() }
+        if let failure { throw failure }
+        precondition(!closed, "OrderedWorker.submit after close")
+        items.append(item)
+        condition.broadcast()
+    }
+
+    /// Lets the thread finish what it was given, and waits for it.
+    /// - Throws: the error the thread stopped on.
+    func finish() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        if let failure { throw failure }
+    }
+
+    /// Stops the thread after its current item, dropping what waits; does not wait for it.
+    func close() {
+        condition.lock()
+        closed = true
+        items.removeAll()
+        head = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while let item = next() {
+            do {
+                try work(item)
+            } catch {
+                condition.lock()
+                failure = error
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    /// The next item, or nil (the thread then stops) once closed with nothing left.
+    private func next() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count && !closed { condition.wait() }
+        guard head < items.count else {
+            stopped = true
+            condition.broadcast()
+            return nil
+        }
+        let item = items[head]
+        head += 1
+        if head >= 64 {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return item
+    }
+
+    /// Held by the stream that uses the worker: when the last holder goes, the thread is told to
+    /// stop, so an abandoned stream leaves no thread waiting forever.
+    final class Owner: @unchecked Sendable {
+        let worker: OrderedWorker
+        init(_ worker: OrderedWorker) { self.worker = worker }
+        deinit { worker.close() }
+    }
+}
+
+/// The reading half of a stream on a thread of its own: `produce` runs ahead of the caller, at
+/// most ``OrderedWorker/defaultDepth`` results ahead, and ``next()`` hands them over in order —
+/// each value, then the end (nil) or the error the thread stopped on, again at every later call.
+final class ReadAhead<Element>: @unchecked Sendable {
+    // @unchecked: every mutable property is read and written with `condition` held.
+    private let condition = NSCondition()
+    private var ready: [Result<Element?, any Error>] = []
+    private var head = 0
+    private var abandoned = false
+
+    private let depth: Int
+    private let produce: () throws -> Element?
+
+    init(depth: Int = OrderedWorker<Element>.defaultDepth, _ produce: @escaping () throws -> Element?) {
+        self.depth = depth
+        self.produce = produce
+        Thread.detachNewThread { [self] in
+            nameThisThread("tresor-age-read")
+            run()
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while ready.count - head >= depth && !abandoned { condition.wait() }
+            let stop = abandoned
+            condition.unlock()
+            if stop { return }
+            let result = Result { try produce() }
+            condition.lock()
+            ready.append(result)
+            condition.broadcast()
+            condition.unlock()
+            guard case .success(let value) = result, value != nil else { return }
+        }
+    }
+
+    /// The next value, or nil at the end.
+    /// - Throws: the error reading stopped on.
+    func next() throws -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == ready.count { condition.wait() }
+        let result = ready[head]
+        // The end and an error stay where they are: every later call gives them again.
+        if case .success(let value) = result, value != nil {
+            head += 1
+            if head >= 64 {
+                ready.removeFirst(head)
+                head = 0
+            }
+            condition.broadcast()
+        }
+        return try result.get()
+    }
+
+    /// Stops the thread before its next read; what it read ahead is dropped.
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Held by the stream that reads: when the last holder goes, the thread stops reading.
+    final class Owner: @unchecked Sendable {
+        let reader: ReadAhead
+        init(_ reader: ReadAhead) { self.reader = reader }
+        deinit { reader.abandon() }
+    }
+}
+
+/// Names the calling thread as `top` and `/proc/<pid>/task/<tid>/comm` show it (15 bytes at
+/// most): through `/proc/thread-self/comm`, the same as `pthread_setname_np`, which Swift's
+/// Glibc module does not offer.
+private func nameThisThread(_ name: String) {
+    try? Data(name.utf8.prefix(15)).write(to: URL(fileURLWithPath: "/proc/thread-self/comm"))
+}
