@@ -25,7 +25,7 @@ struct AppCommand: ParsableCommand {
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let client = try options.connect()
                 var passcode: String?
                 if try client.status().passcodeSet {
@@ -45,7 +45,7 @@ struct AppCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let applications = try options.connect().applications()
                 if options.json { return Output.json(applications) }
                 if applications.isEmpty { print("No applications registered.") }
@@ -63,7 +63,7 @@ struct AppCommand: ParsableCommand {
         @Argument(help: "The application id.") var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 try options.connect().removeApplication(id: id)
                 if options.json { return Output.json(["removed": id]) }
                 print("Removed \(id).")

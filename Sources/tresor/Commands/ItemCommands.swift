@@ -28,7 +28,7 @@ struct ItemCommand: ParsableCommand {
         var userPresence = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 guard secretStdin else { throw ValidationError("give the secret on standard input with --secret-stdin") }
                 var attributes = try item.attributes
                 if userPresence { attributes.accessControl = .userPresence }
@@ -56,7 +56,7 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "When several items match, print the first one's secret instead of failing.") var first = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let keychain = try options.keychain(named: item.keychain)
                 var query = try item.query(limit: .one, returnData: true)
                 if !first, query.id == nil { query.id = try Self.onlyMatch(of: query, in: keychain) }
@@ -97,7 +97,7 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .all, returnData: showSecrets)
                 let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
@@ -121,7 +121,7 @@ struct ItemCommand: ParsableCommand {
         var passcodeDescriptor: Int32?
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let secret = secretStdin ? try readSecretFromStandardInput() : nil
                 guard !changes.isEmpty || secret != nil else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
                 let keychain = try options.keychain(named: item.keychain)
@@ -171,7 +171,7 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let query = try item.query(limit: .all, returnData: false)
                 let filtered = query.id != nil || query.attributes != ItemAttributes()
                 if !filtered && !all {

@@ -20,7 +20,7 @@ struct KeychainCommand: ParsableCommand {
         @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.new("New passcode for \(name):")
                 let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
@@ -35,7 +35,7 @@ struct KeychainCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let keychains = try options.connect().keychains()
                 if options.json { return Output.json(keychains) }
                 for keychain in keychains { print("\(keychain.name)  \(keychain.state)") }
@@ -50,7 +50,7 @@ struct KeychainCommand: ParsableCommand {
         @Flag(help: "Read its passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.next("Passcode of \(name):")
                 let keychains = try options.connect().deleteKeychain(name: name, passcode: passcode)

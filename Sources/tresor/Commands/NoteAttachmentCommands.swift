@@ -26,7 +26,7 @@ extension NoteCommand {
         @Option(help: "The attachment's name (default: the file's name).") var name: String?
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let url = URL(fileURLWithPath: file)
                 try checkAttachmentFile(url)
                 let notes = try options.notes()
@@ -52,7 +52,7 @@ extension NoteCommand {
         @Flag(help: "Overwrite the file if it exists.") var force = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let target = out == "-" ? nil : URL(fileURLWithPath: out)
                 if let target, !force, SecureFiles.exists(target) {
                     throw ValidationError("\(target.path) exists; pass --force to overwrite it")

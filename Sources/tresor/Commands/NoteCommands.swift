@@ -31,7 +31,7 @@ struct NoteCommand: ParsableCommand {
         @Flag(help: "Read the body from standard input.") var bodyStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let body = try noteBody(fromStandardInput: bodyStdin)
                 let note = try options.notes().create(title: title, body: body, folder: folder, pinned: pin)
                 if options.json { return Output.json(note) }
@@ -48,7 +48,7 @@ struct NoteCommand: ParsableCommand {
         @Option(help: "Only the notes of this folder.") var folder: String?
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes().list(folder: folder)
                 if options.json { return Output.json(notes) }
                 print(NoteText.table(notes))
@@ -72,7 +72,7 @@ struct NoteCommand: ParsableCommand {
         var rewrap = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 var note = try unlocker.withPassphrase { try notes.show(id, passphrase: $0) }
@@ -109,7 +109,7 @@ struct NoteCommand: ParsableCommand {
         }
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let body = bodyStdin ? try readBodyFromStandardInput() : nil
                 let pinned: Bool? = pin ? true : unpin ? false : nil
                 let move: String?? = noFolder ? .some(nil) : folder.map { .some($0) }
@@ -133,7 +133,7 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: "The note's id.") var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 try options.notes().delete(id)
                 if options.json { return Output.json(["deleted": id]) }
                 print("Deleted note \(id).")
@@ -149,7 +149,7 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: "The words to look for; each must start a word of the note.") var text: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes().search(text)
                 if options.json { return Output.json(notes) }
                 print(NoteText.table(notes))
@@ -164,7 +164,7 @@ struct NoteCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let ended = try options.notes().lockNow()
                 if options.json { return Output.json(["endedSessions": ended]) }
                 print("Locked notes are locked again (\(ended) secure session\(ended == 1 ? "" : "s") ended).")

@@ -14,7 +14,7 @@ extension NoteCommand {
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let folders = try options.notes().folders()
                     if options.json { return Output.json(folders) }
                     if folders.isEmpty { print("No folders.") }
@@ -29,7 +29,7 @@ extension NoteCommand {
             @Argument(help: "The folder's name.") var name: String
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let folder = try options.notes().createFolder(name)
                     if options.json { return Output.json(folder) }
                     print("Created folder \(folder.name).")
@@ -43,7 +43,7 @@ extension NoteCommand {
             @Argument(help: "The folder's name.") var name: String
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let folders = try options.notes().deleteFolder(name)
                     if options.json { return Output.json(folders) }
                     print("Deleted folder \(name).")

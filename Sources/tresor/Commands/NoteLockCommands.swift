@@ -17,7 +17,7 @@ extension NoteCommand {
         @Argument(help: "The note's id.") var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let note = try unlocker.withPassphrase { try notes.lock(id, passphrase: $0) }
@@ -36,7 +36,7 @@ extension NoteCommand {
         @Argument(help: "The note's id.") var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let note = try unlocker.withPassphrase { try notes.removeLock(id, passphrase: $0) }
@@ -56,7 +56,7 @@ extension NoteCommand {
         @Argument(help: "The note's id.") var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }

@@ -21,7 +21,7 @@ struct SecretServiceCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let response = try options.connect().secretServiceOwners()
                 if options.json { return Output.json(response) }
                 if response.owners.isEmpty { print("No Secret Service items.") }
@@ -64,7 +64,7 @@ struct SecretServiceCommand: ParsableCommand {
     }
 
     static func apply(_ change: Change, revoke: Bool, options: GlobalOptions) throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let client = try options.connect()
             var passcode: String?
             if try client.status().passcodeSet {
