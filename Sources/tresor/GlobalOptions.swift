@@ -4,7 +4,7 @@ import TresorKit
 import TresorSystem
 
 /// Options every command takes, before or after the command's name (`tresor --json status`
-/// is `tresor status --json`: ``CommandLine/arranged(_:)``).
+/// is `tresor status --json`: ``CommandLineWords/arranged(_:)``).
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
     var home: String?

@@ -3,7 +3,6 @@ import FoundationEssentials
 import TresorKit
 
 extension ItemClass: ExpressibleByArgument {}
-extension ProtectionClass: ExpressibleByArgument {}
 extension ItemAttributes.KeyClass: ExpressibleByArgument {}
 
 /// The attribute options shared by `tresor item` commands: in `add` they describe the new item,
@@ -31,7 +30,7 @@ struct ItemOptions: ParsableArguments {
     @Option(help: "Application tag, as text (keys).") var applicationTag: String?
     @Option(help: "Key type, e.g. ec, rsa, aes (keys).") var keyType: String?
     @Option(help: "Key size in bits (keys).") var keySize: Int?
-    @Option(help: "Protection class, e.g. whenUnlocked, afterFirstUnlock, whenPasscodeSetThisDeviceOnly.")
+    @Option(help: "Protection class, e.g. whenUnlocked, afterFirstUnlock (or after-first-unlock), whenPasscodeSetThisDeviceOnly.")
     var accessible: ProtectionClass?
     @Option(help: "Access group.") var group: String?
     @Option(name: .customLong("attribute"), help: "A free-form attribute key=value (repeatable).")
