@@ -12,9 +12,9 @@ struct ItemOptions: ParsableArguments {
     var itemClass: ItemClass = .genericPassword
 
     @Option(help: "Match one item by its id.") var id: String?
-    @Option(help: "Keychain: login (default) or \"System Roots\" (read-only).") var keychain: String?
+    @Option(help: "Keychain: login (default), one you created, or \"System Roots\" (read-only).", completion: Completion.keychains) var keychain: String?
 
-    @Option(help: "Service (generic passwords).") var service: String?
+    @Option(help: "Service (generic passwords).", completion: Completion.services) var service: String?
     @Option(help: "Account.") var account: String?
     @Option(help: "Label: the name people see; - to type it or read it from standard input, off the command line.")
     var label: String?

@@ -60,7 +60,7 @@ struct AppCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an application; its items stay.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The application id.") var id: String
+        @Argument(help: "The application id.", completion: Completion.applications) var id: String
 
         func run() throws {
             try Output.run(options) {

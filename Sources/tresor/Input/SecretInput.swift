@@ -70,12 +70,6 @@ struct SecretInput {
         return first
     }
 
-    /// Whether a terminal is there to ask on (`/dev/tty` opens).
-    static var terminalAvailable: Bool { Terminal.available }
-
-    /// Asks a yes/no question on the terminal (echo on); false without a terminal.
-    static func confirm(_ question: String) -> Bool { Terminal.confirm(question) }
-
     private mutating func nextLine(_ prompt: String) throws -> String? {
         switch source {
         case .terminal:
