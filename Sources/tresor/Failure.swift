@@ -2,6 +2,10 @@ import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorProtocol
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failure as the CLI reports it: in the user's words with what to do (``text``), and with
 /// its codes for `--verbose` (``verboseText``) and `--json` (``apiError``).
@@ -76,6 +80,14 @@ struct Failure {
         switch error {
         case .connectionClosedBeforeRequest: return "tresord closed the connection before taking the request (it may be restarting) — try again"
         case .daemonNotRunning: return "tresord is not running — any tresor command starts it (`tresor daemon status`)"
+        case .daemonDidNotStart(let log):
+            // Its last words say why ("port 8080 is already in use — …").
+            let fd = open(log, O_RDONLY | O_CLOEXEC)
+            defer { if fd >= 0 { close(fd) } }
+            let tail = fd >= 0 ? String(decoding: Data(readingToEndOf: fd).suffix(4096), as: UTF8.self) : ""
+            guard let last = tail.split(separator: "\n").last(where: { $0.contains("tresord stopped: ") }),
+                  let reason = last.range(of: "tresord stopped: ").map({ last[$0.upperBound...] }) else { return error.description }
+            return "tresord did not start: \(reason) (log: \(log))"
         default: return error.description
         }
     }

@@ -64,7 +64,7 @@ struct TresorDaemon: AsyncParsableCommand {
                 webPort: web, secretService: secretService ? true : nil)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
-            logger.critical("tresord stopped", metadata: ["error": "\(error)"])
+            logger.critical("tresord stopped: \(DaemonError.words(for: error))")
             throw ExitCode(1)
         }
     }
