@@ -86,7 +86,7 @@ struct Failure {
             defer { if fd >= 0 { close(fd) } }
             let tail = fd >= 0 ? String(decoding: Data(readingToEndOf: fd).suffix(4096), as: UTF8.self) : ""
             guard let last = tail.split(separator: "\n").last(where: { $0.contains("tresord stopped: ") }),
-                  let reason = last.range(of: "tresord stopped: ").map({ last[$0.upperBound...] }) else { return error.description }
+                  let reason = last.split(separator: "tresord stopped: ", maxSplits: 1).last else { return error.description }
             return "tresord did not start: \(reason) (log: \(log))"
         default: return error.description
         }
