@@ -1,3 +1,4 @@
+import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorProtocol
@@ -117,4 +118,18 @@ extension CompanionProcess {
             throw APIError(.internal, "\(name) wrote output that does not decode: \(error)")
         }
     }
+}
+
+/// An executable named on the command line (`--exe PATH`), checked before anything is asked
+/// for: a mistyped path fails at once, not after the passcode.
+/// - Parameter path: as given.
+/// - Returns: its absolute, standardised path.
+/// - Throws: `ValidationError` when no executable regular file is there.
+func existingExecutable(_ path: String) throws -> String {
+    let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+    var info = stat()
+    guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(absolute, X_OK) == 0 else {
+        throw ValidationError("no executable file at \(absolute)")
+    }
+    return absolute
 }

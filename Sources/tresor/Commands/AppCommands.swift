@@ -26,13 +26,13 @@ struct AppCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(options) {
+                let path = try existingExecutable(exe)
                 let client = try options.connect()
                 var passcode: String?
                 if try client.status().passcodeSet {
                     var input = SecretInput(fromStandardInput: passcodeStdin)
                     passcode = try input.next("Passcode (to register \(id)):")
                 }
-                let path = URL(fileURLWithPath: exe).standardizedFileURL.path
                 let application = try client.registerApplication(id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode)
                 if options.json { return Output.json(application) }
                 print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")

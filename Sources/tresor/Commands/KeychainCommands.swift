@@ -21,6 +21,10 @@ struct KeychainCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(options) {
+                // Checked before the passcode is asked for (the daemon checks it again).
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                    throw ValidationError("a keychain's name is letters, digits, '.', '_' or '-'")
+                }
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.new("New passcode for \(name):")
                 let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
