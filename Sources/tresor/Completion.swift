@@ -43,6 +43,36 @@ enum Completion {
         return (try? body(client)) ?? []
     }
 
+    /// swift-argument-parser's fish script, made to work with fish 3 too (Debian 12 ships
+    /// 3.6): there `commandline -o -tC` fails instead of giving the cursor's place in the
+    /// word, and the empty word it inserts must be empty, not two quotes (fish 4 passes raw,
+    /// quoted words, which swift-argument-parser unquotes).
+    static var fishScript: String {
+        let shims = """
+            function __tresor_cursor_in_token
+                if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+                    commandline --tokens-raw -tC
+                else
+                    set -l token (commandline -ct)
+                    string length -- "$token"
+                end
+            end
+
+            function __tresor_empty_token
+                if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+                    echo \\'\\'
+                else
+                    echo ''
+                end
+            end
+
+
+            """
+        return shims + Tresor.completionScript(for: .fish)
+            .replacing("(__tresor_tokens -tC)", with: "(__tresor_cursor_in_token)")
+            .replacing("$tokens[..$index] \\'\\' $tokens", with: "$tokens[..$index] (__tresor_empty_token) $tokens")
+    }
+
     /// The value of `--home` among the words of the command line, if given.
     static func home(in words: [String]) -> String? {
         for (index, word) in words.enumerated() {

@@ -14,8 +14,12 @@ enum Output {
         return encoder
     }
 
-    /// Prints `value` as the CLI's JSON on standard output.
+    /// Prints `value` as the CLI's JSON on standard output (a daemon status with its holds'
+    /// dates in ISO 8601 too: ``DaemonStatus/cliJSON``).
     static func json<T: Encodable>(_ value: T) {
+        if let status = value as? DaemonStatus, let reshaped = try? status.cliJSON {
+            return json(reshaped)
+        }
         if let data = try? encoder.encode(value) {
             StandardStream.output.write(data + Data("\n".utf8))
         }

@@ -28,6 +28,9 @@ struct Tresor: ParsableCommand {
     /// command names exist — a mistyped one gets "did you mean …".
     static func main() {
         let arguments = CommandLineWords.arranged(Array(CommandLine.arguments.dropFirst()))
+        if arguments == ["--generate-completion-script", "fish"] || arguments == ["--generate-completion-script=fish"] {
+            return print(Completion.fishScript, terminator: "")
+        }
         if let unknown = CommandLineWords.unknownCommand(in: arguments) {
             StandardStream.error.write("tresor: \(unknown)\n")
             Self.exit(withError: ExitCode.validationFailure)

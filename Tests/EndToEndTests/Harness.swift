@@ -77,7 +77,7 @@ final class Harness {
     /// `tresor … --json`, decoded.
     func json<T: Decodable>(_ type: T.Type, _ arguments: [String], input: String? = nil) throws -> T {
         let result = try tresor(arguments + ["--json"], input: input)
-        return try APICoding.decoder.decode(T.self, from: Data(result.stdout.utf8))
+        return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
     }
 
     func status() throws -> DaemonStatus { try json(DaemonStatus.self, ["status"]) }

@@ -42,7 +42,7 @@ struct KeychainCommand: ParsableCommand {
             try Output.run(options) {
                 let keychains = try options.connect().keychains()
                 if options.json { return Output.json(keychains) }
-                for keychain in keychains { print("\(keychain.name)  \(keychain.state)") }
+                for keychain in keychains { print("\(keychain.name)  \(Words.of(keychain.state))") }
             }
         }
     }

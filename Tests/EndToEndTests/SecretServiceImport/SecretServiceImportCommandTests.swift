@@ -38,7 +38,7 @@ struct SecretServiceImportCommandTests {
         let owned = owner.map { ["--owner", $0] } ?? []
         let run = try harness.tresor(["import", "secret-service"] + owned + ["--passcode-stdin", "--json"], input: passcode + "\n")
         #expect(run.succeeded, "\(run.stdout) \(run.stderr)")
-        return try APICoding.decoder.decode(Report.self, from: Data(run.stdout.utf8))
+        return try CLIJSON.decode(Report.self, from: Data(run.stdout.utf8))
     }
 
     /// Starts tresord with the Secret Service in place of the running daemon, and unlocks it.

@@ -125,7 +125,6 @@ struct ItemCommand: ParsableCommand {
                 let query = try item.query(limit: .all, returnData: showSecrets)
                 let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
                 if options.json { return Output.json(items.map(ItemJSON.init)) }
-                if items.isEmpty { StandardStream.error.write("No item matches.\n") }
                 for found in items { print(ItemText(found).rendered) }
             }
         }

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The JSON `tresor --json` prints (docs/CLI-JSON.md), decoded into the API's types: dates in
+/// ISO 8601, and an item's `secretBase64` read as its `secret` (`secret` itself is text).
+enum CLIJSON {
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.dataDecodingStrategy = .base64
+        let tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        return try decoder.decode(T.self, from: try JSONSerialization.data(withJSONObject: secretsAsBase64(tree), options: [.fragmentsAllowed]))
+    }
+
+    private static func secretsAsBase64(_ value: Any) -> Any {
+        if let array = value as? [Any] { return array.map(secretsAsBase64) }
+        guard var object = value as? [String: Any] else { return value }
+        for (key, inner) in object { object[key] = secretsAsBase64(inner) }
+        if let base64 = object.removeValue(forKey: "secretBase64") { object["secret"] = base64 }
+        return object
+    }
+}
