@@ -1,7 +1,8 @@
 import Foundation
 
 /// The JSON `tresor --json` prints (docs/CLI-JSON.md), decoded into the API's types: dates in
-/// ISO 8601, and an item's `secretBase64` read as its `secret` (`secret` itself is text).
+/// ISO 8601, an item's `secretBase64` read as its `secret` (`secret` itself is text), and a
+/// status's holds' `since` (an ISO 8601 date in the CLI's JSON) as the API's seconds.
 enum CLIJSON {
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let decoder = JSONDecoder()
@@ -16,6 +17,13 @@ enum CLIJSON {
         guard var object = value as? [String: Any] else { return value }
         for (key, inner) in object { object[key] = secretsAsBase64(inner) }
         if let base64 = object.removeValue(forKey: "secretBase64") { object["secret"] = base64 }
+        if let holds = object["holds"] as? [[String: Any]] {
+            object["holds"] = holds.map { hold in
+                var hold = hold
+                if let since = hold["since"] as? String, let date = ISO8601DateFormatter().date(from: since) { hold["since"] = date.timeIntervalSince1970 }
+                return hold
+            }
+        }
         return object
     }
 }

@@ -832,7 +832,7 @@ final class CrashDriver {
         }
         // Items that were uncertain and turned out absent really are absent.
         for (account, possible) in items where observed[account] == nil && possible.count > 1 {
-            let get = try tresor(["item", "get", "--service", Self.service, "--account", account])
+            let get = try tresor(["item", "get", "--service", Self.service, "--account", account, "--verbose"])
             guard !get.succeeded, get.stderr.contains("-25300") else {
                 throw violation("\(account) is not listed but item get says: \(get.status) \(get.stdout)\(get.stderr)")
             }
