@@ -26,7 +26,7 @@ enum CommandLineWords {
                     moved.append(arguments[index + 1])
                     index += 1
                 }
-            } else if let subcommand = Self.subcommand(named: word, of: command) {
+            } else if !word.hasPrefix("-"), let subcommand = Self.subcommand(named: word, of: command) {
                 names.append(word)
                 command = subcommand
             } else {

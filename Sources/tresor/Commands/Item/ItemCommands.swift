@@ -96,11 +96,13 @@ struct ItemCommand: ParsableCommand {
         /// The id of the one item `query` names; a clear error listing the candidates (their
         /// identifying attributes, never a secret) when several match.
         static func onlyMatch(of query: ItemQuery, in keychain: Keychain) throws -> String {
-            let matches = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: true))
-            guard matches.count > 1 else {
-                guard let only = matches.first else { throw APIError(.itemNotFound, "no item matches") }
+            // Ids alone first: the attributes are decoded only to list several candidates.
+            let ids = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: false))
+            guard ids.count > 1 else {
+                guard let only = ids.first else { throw APIError(.itemNotFound, "no item matches") }
                 return only.id
             }
+            let matches = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: true))
             let candidates = matches.prefix(20).map { "  " + ItemText($0).identifying }.joined(separator: "\n")
             throw ValidationError(
                 "\(matches.count) items match; name one (another attribute, or --id ID), or pass --first:\n\(candidates)"
