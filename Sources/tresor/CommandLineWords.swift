@@ -3,8 +3,16 @@ import ArgumentParser
 /// What the command line holds before swift-argument-parser reads it: global options moved
 /// behind the command's name, and command names checked.
 enum CommandLineWords {
-    /// Options every command takes (``GlobalOptions``), with whether each takes a value.
-    static let globalOptions: [String: Bool] = ["--home": true, "--json": false, "--verbose": false]
+    /// Whether `name` is an option every command takes (``GlobalOptions``), and if so whether
+    /// it takes a value. (A switch, not a dictionary: building one cost every process 0.3 M
+    /// instructions, BENCHMARKS.md.)
+    static func globalOption(_ name: String) -> (takesValue: Bool, Void)? {
+        switch name {
+        case "--home": return (true, ())
+        case "--json", "--verbose": return (false, ())
+        default: return nil
+        }
+    }
 
     /// `arguments` with the global options that come before or between command names
     /// (`tresor --json item --home H get …`) moved behind them, so that the command that
@@ -17,8 +25,8 @@ enum CommandLineWords {
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let word = arguments[index]
-            let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
-            if let takesValue = globalOptions[name] {
+            let name = word.firstIndex(of: "=").map { String(word[..<$0]) } ?? word
+            if let takesValue = Self.globalOption(name)?.takesValue {
                 let inline = word.contains("=")
                 guard !takesValue || inline || index + 1 < arguments.endIndex else { break }
                 moved.append(word)
