@@ -97,6 +97,21 @@ import TresorProtocol
         #expect(!status.contains("lockedSinceStart"))
     }
 
+    /// Issue 25, point 7: arguments are checked before any secret is asked for — a mistyped
+    /// path or name fails at once, on a terminal too, and asks nothing.
+    @Test func argumentsAreCheckedBeforeAnySecretIsAskedFor() throws {
+        let harness = try initialized()
+        for (arguments, complaint) in [
+            (["app", "register", "--id", "TEAMX.app", "--team", "TEAMX", "--exe", "/usr/local/bin/no-such-backup"], "no executable file at /usr/local/bin/no-such-backup"),
+            (["secret-service", "allow", "--exe", "/no/such/program", "--owner", "/usr/bin/secret-tool"], "no executable file at /no/such/program"),
+            (["keychain", "create", "not/a/name"], "a keychain's name is letters, digits"),
+        ] {
+            let screen = try harness.onTerminal(arguments)
+            #expect(screen.status == 1 && screen.text.contains(complaint), "\(arguments): \(screen.text)")
+            #expect(!screen.text.localizedCaseInsensitiveContains("passcode"), "asked for a secret first: \(screen.text)")
+        }
+    }
+
     /// A daemon that cannot start says why in words, and tresor passes that on: a taken web
     /// port, not a bind error.
     @Test func aDaemonThatCannotStartIsExplained() throws {
