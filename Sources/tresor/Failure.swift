@@ -19,8 +19,14 @@ struct Failure {
     /// ``text`` followed by the code, the `OSStatus` and the underlying message.
     let verboseText: String
 
-    init(_ error: any Error) {
+    /// - Parameters:
+    ///   - error: what the command threw.
+    ///   - keychain: the keychain it worked on, if one was named (`--keychain`).
+    init(_ error: any Error, keychain: String? = nil) {
         switch error {
+        case let error as APIError where error.code == .interactionNotAllowed && ![nil, "login"].contains(keychain):
+            apiError = error
+            text = "keychain \(keychain!) is locked — run `tresor unlock --keychain \(keychain!)`"
         case let error as APIError:
             apiError = error
             text = Self.plainWords(error)
@@ -51,10 +57,7 @@ struct Failure {
     static func plainWords(_ error: APIError) -> String {
         let said = error.message
         switch error.code {
-        case .interactionNotAllowed:
-            return said.contains("keychain ")
-                ? "that keychain is locked — run `tresor unlock --keychain NAME`"
-                : "the keybag is locked — run `tresor unlock`"
+        case .interactionNotAllowed: return "the keybag is locked — run `tresor unlock`"
         case .notInitialized: return "this home has no keybag yet — run `tresor init`"
         case .passcodeRequired: return "this needs your passcode — run it on a terminal, or give the passcode with --passcode-stdin"
         case .noPasscodeSet: return "no passcode is set — set one with `tresor passcode change`"

@@ -28,18 +28,24 @@ enum Output {
     /// Runs a command body; a failure is printed — in words on standard error, with its codes
     /// under `--verbose`, or as JSON on standard output with `--json` — and turns into exit
     /// status 1. Error texts never hold secrets.
-    static func run(_ options: GlobalOptions, _ body: () throws -> Void) throws {
-        try run(json: options.json, verbose: options.verbose, body)
+    /// - Parameters:
+    ///   - options: the command's global options (`--json`, `--verbose`).
+    ///   - keychain: the keychain the command works on (`--keychain NAME`), so that a locked
+    ///     one is named in the message.
+    ///   - body: the command.
+    /// - Throws: `ExitCode(1)` after printing a failure; an `ExitCode` the body throws.
+    static func run(_ options: GlobalOptions, keychain: String? = nil, _ body: () throws -> Void) throws {
+        try run(json: options.json, verbose: options.verbose, keychain: keychain, body)
     }
 
-    /// ``run(_:_:)`` for a command without the global options' `--json`.
-    static func run(json: Bool, verbose: Bool = false, _ body: () throws -> Void) throws {
+    /// ``run(_:keychain:_:)`` for a command without the global options' `--json`.
+    static func run(json: Bool, verbose: Bool = false, keychain: String? = nil, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as ExitCode {
             throw error
         } catch {
-            let failure = Failure(error)
+            let failure = Failure(error, keychain: keychain)
             if json {
                 Self.json(FailureJSON(failure.apiError))
             } else {

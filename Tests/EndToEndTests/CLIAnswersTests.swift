@@ -79,6 +79,12 @@ import TresorProtocol
         #expect(duplicate.stderr.contains("exists already — change it with `tresor item update`") && !duplicate.stderr.contains("-25299"))
         let readOnly = try harness.tresor(["item", "delete", "--keychain", "System Roots", "--class", "cert", "--all"])
         #expect(readOnly.stderr.contains("cannot be changed (System Roots is read-only)") && !readOnly.stderr.contains("-25292"), "\(readOnly.stderr)")
+        #expect(try harness.tresor(["keychain", "create", "plainvault", "--passcode-stdin"], input: "vault-\(Self.passcode)\n").succeeded)
+        harness.secrets.append("vault-\(Self.passcode)")
+        #expect(try harness.tresor(["item", "add", "--keychain", "plainvault", "--service", "v", "--secret-stdin"], input: "v").succeeded)
+        #expect(try harness.tresor(["lock", "--keychain", "plainvault"]).succeeded)
+        #expect(try harness.tresor(["item", "get", "--keychain", "plainvault", "--service", "v"]).stderr
+            == "tresor: keychain plainvault is locked — run `tresor unlock --keychain plainvault`\n")
         let wrong = try harness.tresor(["unlock", "--passcode-stdin"], input: "not-the-passcode\n")
         #expect(wrong.stderr.contains("wrong passcode") && !wrong.stderr.contains("OSStatus"))
         #expect(try harness.tresor(["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "h\n").stderr

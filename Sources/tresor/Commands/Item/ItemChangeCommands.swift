@@ -23,7 +23,7 @@ extension ItemCommand {
         var passcodeDescriptor: Int32?
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 guard !changes.isEmpty || secretStdin else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
                 try item.readAskedValues()
                 let query = try item.query(limit: .all, returnData: false)
@@ -76,7 +76,7 @@ extension ItemCommand {
         @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 let query = try item.query(limit: .all, returnData: false)
                 let filtered = query.id != nil || query.attributes != ItemAttributes()

@@ -35,7 +35,7 @@ struct ItemCommand: ParsableCommand {
         var userPresence = false
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 var attributes = try item.attributes
                 if userPresence { attributes.accessControl = .userPresence }
@@ -71,7 +71,7 @@ struct ItemCommand: ParsableCommand {
         }
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 if clip { _ = try Clipboard.current() }
                 let keychain = try options.keychain(named: item.keychain)
@@ -121,7 +121,7 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "Read the passcode, if one is needed, from standard input.") var passcodeStdin = false
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 let keychain = try options.keychain(named: item.keychain)
                 let query = try item.query(limit: .all, returnData: showSecrets)

@@ -28,7 +28,7 @@ extension ItemCommand {
         @Flag(help: "Reading the secret will need you every time (access control userPresence).") var userPresence = false
 
         mutating func run() throws {
-            try Output.run(options) {
+            try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 var attributes = try item.attributes
                 if userPresence { attributes.accessControl = .userPresence }
