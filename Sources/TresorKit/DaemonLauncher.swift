@@ -6,8 +6,15 @@ import Glibc
 
 /// Starts `tresord` for a home when no daemon answers, detached in its own session, with its
 /// log in `<home>/logs/tresord.log`.
-enum DaemonLauncher {
-    static func start(paths: TresorPaths) throws {
+package enum DaemonLauncher {
+    /// Starts `tresord --home HOME` and returns at once (the socket opens a moment later).
+    /// - Parameters:
+    ///   - paths: the home.
+    ///   - arguments: more of the daemon's options (`tresor daemon restart` keeps those a
+    ///     daemon ran with, such as `--web PORT`).
+    /// - Throws: ``TresorClientError/daemonExecutableNotFound`` or
+    ///   ``TresorClientError/daemonDidNotStart(log:)``.
+    package static func start(paths: TresorPaths, arguments extra: [String] = []) throws {
         guard let executable = CompanionExecutable.path(CompanionExecutable.daemon) else { throw TresorClientError.daemonExecutableNotFound }
         try SecureFiles.createDirectory(paths.home)
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
@@ -29,7 +36,7 @@ enum DaemonLauncher {
         // Its own session: a Ctrl-C meant for the CLI must not stop the daemon.
         posix_spawnattr_setflags(&attributes, ProcessSpawn.newSessionFlag)
 
-        let arguments = [executable, "--home", paths.home.path]
+        let arguments = [executable, "--home", paths.home.path] + extra
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // Only what the daemon needs: a loader variable of whoever ran this CLI must not reach it.

@@ -11,6 +11,12 @@ public enum APIVersion {
     public static let maximumRequestBytes = 1024 * 1024
 }
 
+/// Tresor's release, which `tresor --version`, `tresord --version` and `GET /v1/status`
+/// (`daemonVersion`) report.
+public enum TresorVersion {
+    public static let current = "0.1.0"
+}
+
 /// The routes of version 1, so client and server spell them once.
 public enum Route {
     public static let status = "/v1/status"

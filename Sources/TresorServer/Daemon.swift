@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TresorBackup
@@ -82,6 +83,8 @@ public struct Daemon: Sendable {
         logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables)))
 
         let web = configuration.web
+        // A taken web port stops the daemon now, in words, before the socket answers anyone.
+        if let port = web.port { try WebPortCheck.requireAvailable(port) }
         // A browser's secure session counts for the widget as long as it stays idle-locked.
         let webSessions = WebSessions(
             sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
@@ -170,7 +173,14 @@ public struct Daemon: Sendable {
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }
-            group.addTask { try await webApp.run() }
+            group.addTask {
+                do {
+                    try await webApp.run()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    // Taken between the check above and now.
+                    throw DaemonError.webPortInUse(port)
+                }
+            }
             group.addTask { await webServer.runMaintenance() }
             try await group.next()
             group.cancelAll()

@@ -78,12 +78,54 @@ public enum DaemonError: Error, CustomStringConvertible {
     case configuration(String)
     case alreadyRunning(home: String)
     case socket(String)
+    /// Another program listens on the web client's port.
+    case webPortInUse(Int)
+    /// The web client's port cannot be bound for another reason (`strerror`'s words).
+    case webPort(Int, reason: String)
 
     public var description: String {
         switch self {
         case .configuration(let reason): return "configuration error: \(reason)"
         case .alreadyRunning(let home): return "a tresord is already running for \(home)"
         case .socket(let reason): return "socket error: \(reason)"
+        case .webPortInUse(let port):
+            return "port \(port) is already in use — choose another with --web PORT (or \"webPort\" in config.json)"
+        case .webPort(let port, let reason):
+            return "cannot serve the web client on port \(port): \(reason) — choose another with --web PORT"
         }
+    }
+
+    /// Why the daemon stopped, in words, for its last log line: ``DaemonError``'s own text,
+    /// a bind failure of the web port as ``webPortInUse(_:)``, anything else as it describes
+    /// itself.
+    /// - Parameter error: what `Daemon.run()` threw.
+    /// - Returns: one sentence.
+    public static func words(for error: any Error) -> String {
+        if let error = error as? DaemonError { return error.description }
+        return String(describing: error)
+    }
+}
+
+/// Whether the web client's port can be listened on, tried before anything starts, so that a
+/// taken port stops the daemon at once with a plain reason (``DaemonError/webPortInUse(_:)``).
+enum WebPortCheck {
+    /// - Throws: ``DaemonError/webPortInUse(_:)`` or ``DaemonError/webPort(_:reason:)``.
+    static func requireAvailable(_ port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound != 0 else { return }
+        let failure = errno
+        if failure == EADDRINUSE { throw DaemonError.webPortInUse(port) }
+        throw DaemonError.webPort(port, reason: String(cString: strerror(failure)))
     }
 }

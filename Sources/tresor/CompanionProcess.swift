@@ -1,3 +1,4 @@
+import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorProtocol
@@ -16,20 +17,42 @@ struct CompanionProcess {
     var errors: Data
 
     /// Runs `executable` with `arguments` and this process's environment.
-    static func run(_ executable: String, arguments: [String]) throws -> CompanionProcess {
-        var outputPipe: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
+    /// - Parameters:
+    ///   - executable: its path.
+    ///   - arguments: its arguments (never a secret: `ps` shows them).
+    ///   - input: written to its standard input (then closed); nil: `/dev/null`.
+    ///   - collectsOutput: false for a program that leaves a child running with its outputs
+    ///     (a clipboard tool serving the selection): its outputs go to `/dev/null`, and only
+    ///     its own exit is waited for.
+    /// - Returns: how it ended and what it wrote.
+    /// - Throws: ``SpawnError`` when it cannot be started.
+    static func run(_ executable: String, arguments: [String], input: Data? = nil, collectsOutput: Bool = true) throws -> CompanionProcess {
+        var outputPipe: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1], inputPipe: [Int32] = [-1, -1]
         guard pipe(&outputPipe) == 0 else { throw SpawnError(executable: executable, code: errno) }
         guard pipe(&errorPipe) == 0 else {
             outputPipe.forEach { close($0) }
             throw SpawnError(executable: executable, code: errno)
         }
+        if input != nil, pipe(&inputPipe) != 0 {
+            (outputPipe + errorPipe).forEach { close($0) }
+            throw SpawnError(executable: executable, code: errno)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        for fd in outputPipe + errorPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        if input != nil {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        if collectsOutput {
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        for fd in outputPipe + errorPipe + inputPipe where fd >= 0 { posix_spawn_file_actions_addclose(&actions, fd) }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -37,8 +60,18 @@ struct CompanionProcess {
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         close(outputPipe[1])
         close(errorPipe[1])
+        if input != nil { close(inputPipe[0]) }
         defer { close(outputPipe[0]); close(errorPipe[0]) }
-        guard spawned == 0 else { throw SpawnError(executable: executable, code: spawned) }
+        guard spawned == 0 else {
+            if input != nil { close(inputPipe[1]) }
+            throw SpawnError(executable: executable, code: spawned)
+        }
+        if let input {
+            // A child that exits without reading must not kill this process with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
+            _ = input.write(toDescriptor: inputPipe[1])
+            close(inputPipe[1])
+        }
 
         // Both pipes are read to their ends at once: a child that fills standard error must
         // not block there while this waits for its output.
@@ -85,4 +118,18 @@ extension CompanionProcess {
             throw APIError(.internal, "\(name) wrote output that does not decode: \(error)")
         }
     }
+}
+
+/// An executable named on the command line (`--exe PATH`), checked before anything is asked
+/// for: a mistyped path fails at once, not after the passcode.
+/// - Parameter path: as given.
+/// - Returns: its absolute, standardised path.
+/// - Throws: `ValidationError` when no executable regular file is there.
+func existingExecutable(_ path: String) throws -> String {
+    let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+    var info = stat()
+    guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(absolute, X_OK) == 0 else {
+        throw ValidationError("no executable file at \(absolute)")
+    }
+    return absolute
 }

@@ -3,13 +3,17 @@ import FoundationEssentials
 import TresorKit
 import TresorSystem
 
-/// Options every command takes.
+/// Options every command takes, before or after the command's name (`tresor --json status`
+/// is `tresor status --json`: ``CommandLineWords/arranged(_:)``).
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
     var home: String?
 
-    @Flag(name: .long, help: "Print machine-readable JSON instead of text.")
+    @Flag(name: .long, help: "Print machine-readable JSON instead of text (docs/CLI-JSON.md).")
     var json = false
+
+    @Flag(name: .long, help: "Say more when something fails: the error's code, its OSStatus and the daemon's own words.")
+    var verbose = false
 
     var paths: TresorPaths { TresorPaths(home: home) }
 

@@ -3,7 +3,6 @@ import FoundationEssentials
 import TresorKit
 
 extension ItemClass: ExpressibleByArgument {}
-extension ProtectionClass: ExpressibleByArgument {}
 extension ItemAttributes.KeyClass: ExpressibleByArgument {}
 
 /// The attribute options shared by `tresor item` commands: in `add` they describe the new item,
@@ -13,13 +12,14 @@ struct ItemOptions: ParsableArguments {
     var itemClass: ItemClass = .genericPassword
 
     @Option(help: "Match one item by its id.") var id: String?
-    @Option(help: "Keychain: login (default) or \"System Roots\" (read-only).") var keychain: String?
+    @Option(help: "Keychain: login (default), one you created, or \"System Roots\" (read-only).", completion: Completion.keychains) var keychain: String?
 
-    @Option(help: "Service (generic passwords).") var service: String?
+    @Option(help: "Service (generic passwords).", completion: Completion.services) var service: String?
     @Option(help: "Account.") var account: String?
-    @Option(help: "Label: the name people see.") var label: String?
-    @Option(help: "Description (kSecAttrDescription).") var description: String?
-    @Option(help: "Comment.") var comment: String?
+    @Option(help: "Label: the name people see; - to type it or read it from standard input, off the command line.")
+    var label: String?
+    @Option(help: "Description (kSecAttrDescription); - to type it or read it from standard input.") var description: String?
+    @Option(help: "Comment; - to type it or read it from standard input.") var comment: String?
     @Option(help: "Server (internet passwords).") var server: String?
     @Option(name: .customLong("protocol"), help: "Protocol, e.g. https (internet passwords).") var itemProtocol: String?
     @Option(help: "Port (internet passwords).") var port: Int?
@@ -30,11 +30,21 @@ struct ItemOptions: ParsableArguments {
     @Option(help: "Application tag, as text (keys).") var applicationTag: String?
     @Option(help: "Key type, e.g. ec, rsa, aes (keys).") var keyType: String?
     @Option(help: "Key size in bits (keys).") var keySize: Int?
-    @Option(help: "Protection class, e.g. whenUnlocked, afterFirstUnlock, whenPasscodeSetThisDeviceOnly.")
+    @Option(help: "Protection class, e.g. whenUnlocked, afterFirstUnlock (or after-first-unlock), whenPasscodeSetThisDeviceOnly.")
     var accessible: ProtectionClass?
     @Option(help: "Access group.") var group: String?
     @Option(name: .customLong("attribute"), help: "A free-form attribute key=value (repeatable).")
     var custom: [String] = []
+
+    /// Replaces the options given as `-` (label, description, comment, in that order) with
+    /// what the user types or standard input's next lines (``AskedText``). Every command
+    /// that takes these options calls it first.
+    /// - Throws: `ValidationError` when standard input has no line for one of them.
+    mutating func readAskedValues() throws {
+        label = try AskedText.resolve(label, prompt: "Label:")
+        description = try AskedText.resolve(description, prompt: "Description:")
+        comment = try AskedText.resolve(comment, prompt: "Comment:")
+    }
 
     var attributes: ItemAttributes {
         get throws {
@@ -75,13 +85,30 @@ struct ItemOptions: ParsableArguments {
     }
 }
 
-/// Reads a secret from standard input: exactly the bytes given, less one trailing newline.
+/// Reads a secret from standard input: exactly the bytes left after any lines taken before
+/// it (``StandardInput``), less one trailing newline.
+/// - Returns: the secret.
+/// - Throws: `ValidationError` when nothing is left.
 func readSecretFromStandardInput() throws -> Data {
-    var data = StandardStream.input.readToEnd()
+    var data = StandardInput.shared.rest()
     if data.last == 0x0A { data.removeLast() }
     if data.last == 0x0D { data.removeLast() }
     guard !data.isEmpty else { throw ValidationError("standard input held no secret") }
     return data
+}
+
+/// A new item's secret: typed twice on the terminal with echo off — without `--secret-stdin`,
+/// or with it when standard input is the terminal itself — else the rest of standard input.
+/// - Parameter secretStdin: whether `--secret-stdin` was given.
+/// - Returns: the secret.
+/// - Throws: `ValidationError` when there is neither a terminal nor `--secret-stdin`, when
+///   the two typed secrets differ, or when the secret is empty.
+func newSecret(secretStdin: Bool) throws -> Data {
+    if secretStdin && !StandardInput.shared.isTerminal { return try readSecretFromStandardInput() }
+    var input = SecretInput(fromStandardInput: false, flag: "--secret-stdin")
+    let secret = try input.new("Secret:")
+    guard !secret.isEmpty else { throw ValidationError("the secret is empty") }
+    return Data(secret.utf8)
 }
 
 /// Runs `body`; if the daemon answers that this request needs the passcode (user presence,
@@ -91,7 +118,7 @@ func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, _ body: (Stri
         return try body(nil)
     } catch let error as APIError where error.code == .passcodeRequired {
         // Nowhere to ask (a script without --passcode-stdin): the daemon's answer says what to do.
-        guard stdin || descriptor != nil || SecretInput.terminalAvailable else { throw error }
+        guard stdin || descriptor != nil || Terminal.available else { throw error }
         var input = descriptor.map { SecretInput(fileDescriptor: $0) } ?? SecretInput(fromStandardInput: stdin)
         return try body(try input.next("Passcode:"))
     }

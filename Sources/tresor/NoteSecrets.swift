@@ -35,7 +35,7 @@ struct NoteUnlocker {
     }
 
     /// Whether secrets are typed on a terminal (not read from standard input).
-    var interactive: Bool { !options.fromStandardInput && SecretInput.terminalAvailable }
+    var interactive: Bool { !options.fromStandardInput && Terminal.available }
 
     /// The next secret, as the prompt says.
     mutating func next(_ prompt: String) throws -> String { try input.next(prompt) }
@@ -59,7 +59,7 @@ struct NoteUnlocker {
 
     private mutating func retry<T>(_ lock: LockInfo, _ body: (String?) throws -> T) throws -> T {
         // Without a terminal and without standard input, the daemon's explanation is the answer.
-        guard options.fromStandardInput || SecretInput.terminalAvailable else { throw NotesClientError.passphraseRequired(lock) }
+        guard options.fromStandardInput || Terminal.available else { throw NotesClientError.passphraseRequired(lock) }
         if lock.isCurrent, !passcodeUsed, try wantsPasscode() {
             passcodeUsed = true
             try notes.openSession(passcode: try input.next("Passcode (to use the notes key kept in the keychain):"))

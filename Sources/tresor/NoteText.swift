@@ -66,19 +66,3 @@ enum NoteText {
         return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
     }
 }
-
-/// Reads a note body from standard input: all of it, as UTF-8.
-func readBodyFromStandardInput() throws -> String {
-    let data = StandardStream.input.readToEnd()
-    guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the body on standard input is not UTF-8") }
-    return text
-}
-
-/// The body of a new or edited note: standard input with `--body-stdin`; else, on a terminal,
-/// what the user types until Ctrl-D; else an error.
-func noteBody(fromStandardInput: Bool) throws -> String {
-    if fromStandardInput { return try readBodyFromStandardInput() }
-    guard StandardStream.input.isTerminal else { throw ValidationError("give the body on standard input with --body-stdin") }
-    StandardStream.error.write("Type the note; end with Ctrl-D on a line of its own.\n")
-    return try readBodyFromStandardInput()
-}

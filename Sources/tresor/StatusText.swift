@@ -14,7 +14,11 @@ struct StatusText {
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
             "Auto-lock:  \(status.autoLockSeconds == 0 ? "off" : "after \(duration(status.autoLockSeconds)) idle") (idle \(duration(status.idleSeconds)))",
         ]
-        for keychain in status.keychains ?? [] { lines.append("Keychain:   \(keychain.name) \(keychain.state)") }
+        for keychain in status.keychains ?? [] {
+            // "since the daemon started" is said once, on the keybag's line, when both are.
+            let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
+            lines.append("Keychain:   \(keychain.name) \(alike ? "locked" : Words.of(keychain.state))")
+        }
         if let problem = status.problem { lines.append("Problem:    \(problem)") }
         if status.failedAttempts > 0 {
             var line = "Failed passcode attempts: \(status.failedAttempts)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TresorProtocol
 
 /// `tresor`: the command-line client of the Tresor daemon.
 @main
@@ -9,10 +10,31 @@ struct Tresor: ParsableCommand {
         discussion: """
             tresor talks to tresord, the daemon that holds the keybag, and starts it when it is not \
             running. Secrets are never taken from the command line: they are asked for on the \
-            terminal with echo off, or read one per line from standard input with --passcode-stdin.
+            terminal with echo off, or read one per line from standard input with --passcode-stdin. \
+            Confidential names — a note's title, an item's label — are asked for too when an \
+            option is given as -. --home, --json and --verbose go before or after the command.
+            Completion for bash, zsh and fish: tresor --generate-completion-script bash (docs/CLI.md).
             """,
+        version: TresorVersion.current,
         subcommands: [
             InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self,
-            PasscodeCommand.self, ItemCommand.self, ApproveCommand.self, KeychainCommand.self, AppCommand.self, SecretServiceCommand.self, NoteCommand.self, BackupCommand.self, ImportCommand.self, WidgetCommand.self, WebCommand.self, DoctorCommand.self,
+            PasscodeCommand.self, ItemCommand.self, ApproveCommand.self, KeychainCommand.self, AppCommand.self,
+            SecretServiceCommand.self, NoteCommand.self, BackupCommand.self, ImportCommand.self, WidgetCommand.self, WebCommand.self,
+            DaemonCommand.self, DoctorCommand.self, ClearClipboardCommand.self,
         ])
+
+    /// Parses and runs the command line after moving global options that come before the
+    /// command's name behind it (``CommandLineWords/arranged(_:)``), and after checking that the
+    /// command names exist — a mistyped one gets "did you mean …".
+    static func main() {
+        let arguments = CommandLineWords.arranged(Array(CommandLine.arguments.dropFirst()))
+        if arguments == ["--generate-completion-script", "fish"] || arguments == ["--generate-completion-script=fish"] {
+            return print(Completion.fishScript, terminator: "")
+        }
+        if let unknown = CommandLineWords.unknownCommand(in: arguments) {
+            StandardStream.error.write("tresor: \(unknown)\n")
+            Self.exit(withError: ExitCode.validationFailure)
+        }
+        main(arguments)
+    }
 }

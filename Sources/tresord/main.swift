@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TresorProtocol
 import TresorServer
 import TresorSystem
 
@@ -15,7 +16,8 @@ struct TresorDaemon: AsyncParsableCommand {
             gets its own socket name there). Settings live in <home>/config.json, for example \
             {"autoLockSeconds": 300, "notesSessionIdleSeconds": 180, "webPort": 8421}; docs/WEB.md lists the web \
             server's settings. Logs go to standard error and never contain a secret.
-            """)
+            """,
+        version: TresorVersion.current)
 
     @Option(name: .long, help: "The data folder (default: $TRESOR_HOME, else $XDG_DATA_HOME/tresor, else ~/.local/share/tresor).")
     var home: String?
@@ -62,7 +64,7 @@ struct TresorDaemon: AsyncParsableCommand {
                 webPort: web, secretService: secretService ? true : nil)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
-            logger.critical("tresord stopped", metadata: ["error": "\(error)"])
+            logger.critical("tresord stopped: \(DaemonError.words(for: error))")
             throw ExitCode(1)
         }
     }

@@ -68,7 +68,7 @@ import Glibc
                 #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"])
                 // And a second restore adds nothing.
                 let again = try target.tresor(["backup", "restore", file.path, "--passcode-stdin", "--json"], input: target.secretsInput)
-                let report = try APICoding.decoder.decode(BackupReport.self, from: Data(again.stdout.utf8))
+                let report = try CLIJSON.decode(BackupReport.self, from: Data(again.stdout.utf8))
                 #expect(report.count(.note, .restored) == 0 && report.count(.item, .restored) == 0)
             } else {
                 // Untouched: restoring now restores everything.
@@ -143,8 +143,8 @@ final class CrashTarget {
 
     /// The ids of the generic passwords and of the notes.
     func state() throws -> (items: Set<String>, notes: Set<String>) {
-        let items = try APICoding.decoder.decode([KeychainItem].self, from: Data(try tresor(["item", "find", "--json"]).stdout.utf8))
-        let notes = try APICoding.decoder.decode([NoteSummary].self, from: Data(try tresor(["note", "list", "--json"]).stdout.utf8))
+        let items = try CLIJSON.decode([KeychainItem].self, from: Data(try tresor(["item", "find", "--json"]).stdout.utf8))
+        let notes = try CLIJSON.decode([NoteSummary].self, from: Data(try tresor(["note", "list", "--json"]).stdout.utf8))
         return (Set(items.map(\.id)), Set(notes.map(\.id)))
     }
 

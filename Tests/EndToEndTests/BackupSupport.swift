@@ -100,7 +100,7 @@ final class BackupHome {
         for itemClass in Self.itemClasses {
             let result = try harness.tresor(["item", "find", "--class", itemClass.rawValue, "--show-secrets", "--passcode-stdin", "--json"], input: passcode + "\n")
             guard result.succeeded else { continue }  // none of that class
-            for item in try APICoding.decoder.decode([KeychainItem].self, from: Data(result.stdout.utf8)) {
+            for item in try CLIJSON.decode([KeychainItem].self, from: Data(result.stdout.utf8)) {
                 let attributes = try #require(item.attributes)
                 let key = attributes.service == "bk.presence" ? "presence" : "\(itemClass.rawValue)/\(attributes.accessible!.rawValue)"
                 all[key] = item
@@ -196,13 +196,13 @@ final class BackupHome {
             ["backup", "create", "--out", url.path, "--work-factor", "\(workFactor)", "--passcode-stdin", "--json"],
             input: "\(passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
         try expectSucceeded(result)
-        return try APICoding.decoder.decode(BackupReport.self, from: Data(result.stdout.utf8))
+        return try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8))
     }
 
     /// `tresor backup restore` of `url` (made with `passphrase`) into this home.
     func restore(_ url: URL, passphrase: String, arguments: [String] = []) throws -> (Harness.Result, BackupReport?) {
         let result = try harness.tresor(["backup", "restore", url.path, "--passcode-stdin", "--json"] + arguments, input: "\(passcode)\n\(passphrase)\n")
-        return (result, result.succeeded ? try APICoding.decoder.decode(BackupReport.self, from: Data(result.stdout.utf8)) : nil)
+        return (result, result.succeeded ? try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8)) : nil)
     }
 
     /// The files of `snapshot` and `other` that differ (for a failure's message).

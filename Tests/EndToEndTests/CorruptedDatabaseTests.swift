@@ -41,7 +41,7 @@ import TresorProtocol
             let result = try harness.tresor(arguments + ["--json"])
             if result.succeeded { continue }  // the pages that survived may hold it
             refused += 1
-            let error = try APICoding.decoder.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error
+            let error = try CLIJSON.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error
             #expect([.decode, .internal, .itemNotFound].contains(error.code), "\(error)")
             #expect(!error.message.isEmpty)
             #expect(!error.message.contains("DatabaseError"), "a clear message, not a type name: \(error.message)")

@@ -89,7 +89,7 @@ import Glibc
         #expect(try tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
         let body = "crash-note-checkpoint-\(UUID().uuidString.prefix(8))"
-        let note = try APICoding.decoder.decode(
+        let note = try CLIJSON.decode(
             NoteSummary.self, from: Data(try tresor(["note", "new", "--title", "Checkpoint", "--body-stdin", "--json"], input: body).stdout.utf8))
         let copy = Data(sqliteHex: try sqlite("SELECT hex(substr(sealed_body, -48)) FROM notes WHERE id = '\(note.id)';"))
         try #require(copy.count == 48)
@@ -130,7 +130,7 @@ import Glibc
         // The daemon opens the notes store at start, which folds the -wal: no notes request yet.
         #expect(!(try harness.homeFiles().contains { $0.1.range(of: copy) != nil }), "the copy outlived a daemon start")
         let shown = try tresor(["note", "show", note.id, "--passphrase-stdin", "--json"], input: passphrase + "\n")
-        let opened = try APICoding.decoder.decode(OpenedNote.self, from: Data(shown.stdout.utf8))
+        let opened = try CLIJSON.decode(OpenedNote.self, from: Data(shown.stdout.utf8))
         #expect(opened.summary.isLocked && opened.body == body, "the lock had committed: the note is locked")
         let holding = try harness.homeFiles().filter { $0.1.range(of: copy) != nil }.map(\.0.lastPathComponent)
         #expect(holding.isEmpty, "the keybag-layer ciphertext of the unlocked body is still in \(holding)")
@@ -467,7 +467,7 @@ final class CrashDriver {
         }
         killedFailed[operation, default: 0] += 1
         // The daemon died: the CLI must report a lost connection, never a keychain or notes answer.
-        let error = try? APICoding.decoder.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error
+        let error = try? CLIJSON.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error
         guard let error, error.code == .internal, error.message.contains("tresord") else {
             throw violation("\(operation) killed: expected a connection failure, got \(result.stdout)\(result.stderr)")
         }
@@ -832,7 +832,7 @@ final class CrashDriver {
         }
         // Items that were uncertain and turned out absent really are absent.
         for (account, possible) in items where observed[account] == nil && possible.count > 1 {
-            let get = try tresor(["item", "get", "--service", Self.service, "--account", account])
+            let get = try tresor(["item", "get", "--service", Self.service, "--account", account, "--verbose"])
             guard !get.succeeded, get.stderr.contains("-25300") else {
                 throw violation("\(account) is not listed but item get says: \(get.status) \(get.stdout)\(get.stderr)")
             }
@@ -1143,7 +1143,7 @@ final class CrashDriver {
 
     private func decode<T: Decodable>(_ type: T.Type, _ result: Harness.Result) throws -> T {
         do {
-            return try APICoding.decoder.decode(T.self, from: Data(result.stdout.utf8))
+            return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
         } catch {
             throw violation("cannot decode \(T.self) from: \(result.stdout)\(result.stderr)")
         }

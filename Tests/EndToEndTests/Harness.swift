@@ -77,7 +77,7 @@ final class Harness {
     /// `tresor … --json`, decoded.
     func json<T: Decodable>(_ type: T.Type, _ arguments: [String], input: String? = nil) throws -> T {
         let result = try tresor(arguments + ["--json"], input: input)
-        return try APICoding.decoder.decode(T.self, from: Data(result.stdout.utf8))
+        return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
     }
 
     func status() throws -> DaemonStatus { try json(DaemonStatus.self, ["status"]) }
@@ -118,7 +118,12 @@ final class Harness {
         // Both outputs are read while the input is written: a child that fills one pipe while
         // this process waits on another (or on writing its input) would otherwise wait forever.
         let outReader = PipeDrain(stdout.fileHandleForReading.fileDescriptor), errReader = PipeDrain(stderr.fileHandleForReading.fileDescriptor)
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        // A child that exits without reading its input (a command refused before it reads)
+        // must not end the test runner with SIGPIPE: the write fails instead, quietly.
+        if let input {
+            signal(SIGPIPE, SIG_IGN)
+            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        }
         try stdin.fileHandleForWriting.close()
         let out = String(decoding: outReader.data(), as: UTF8.self)
         let err = String(decoding: errReader.data(), as: UTF8.self)

@@ -64,7 +64,7 @@ import TresorProtocol
         #expect(change.succeeded, "\(change.stderr)")
         harness.killDaemon()
         try harness.startDaemon()
-        let wrong = try harness.tresor(["unlock", "--passcode-stdin"], input: old + "\n")
+        let wrong = try harness.tresor(["unlock", "--passcode-stdin", "--verbose"], input: old + "\n")
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("wrong passcode"))
         #expect(wrong.stderr.contains("-25293"))

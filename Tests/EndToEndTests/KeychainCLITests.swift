@@ -49,7 +49,7 @@ import TresorKit
         #expect(try harness.json([KeychainItem].self, ["item", "find", "--service", "api.example.com"]).first?.attributes?.label == "Renamed")
 
         #expect(try harness.tresor(["item", "delete", "--service", "api.example.com", "--account", "ci"]).stdout.contains("Deleted 1 item"))
-        let gone = try harness.tresor(["item", "get", "--service", "api.example.com", "--account", "ci"])
+        let gone = try harness.tresor(["item", "get", "--service", "api.example.com", "--account", "ci", "--verbose"])
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("-25300"))
         #expect(!harness.daemonLog.contains(secret))
@@ -93,7 +93,7 @@ import TresorKit
         }
         func readable() throws -> Set<String> {
             Set(try ProtectionClass.allCases.filter { protectionClass in
-                let result = try harness.tresor(["item", "get", "--service", "matrix", "--account", protectionClass.rawValue])
+                let result = try harness.tresor(["item", "get", "--service", "matrix", "--account", protectionClass.rawValue, "--verbose"])
                 if !result.succeeded {
                     #expect(result.stderr.contains("-25308") || result.stderr.contains("-25300"), "\(result.stderr)")
                 }
@@ -133,7 +133,7 @@ import TresorKit
             ["--wait", Harness.binaries.appendingPathComponent("tresor").path, "item", "get", "--service", "bank", "--account", "me"], input: "")
         #expect(without.status == 1, "no terminal and no --passcode-stdin: refused")
         #expect(without.stdout.isEmpty)
-        let wrong = try harness.tresor(["item", "get", "--service", "bank", "--account", "me", "--passcode-stdin"], input: "not-the-passcode\n")
+        let wrong = try harness.tresor(["item", "get", "--service", "bank", "--account", "me", "--passcode-stdin", "--verbose"], input: "not-the-passcode\n")
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("-25293"))
         #expect(!wrong.stdout.contains("pin-1234"))

@@ -14,7 +14,7 @@ import TresorProtocol
         let created = try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n\(work)\n")
         #expect(created.succeeded, "\(created.stderr)")
         #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).map(\.name) == ["login", "work", "System Roots"])
-        #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n").stderr.contains("-25299"))
+        #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin", "--verbose"], input: "\(work)\n").stderr.contains("-25299"))
         #expect(!(try harness.tresor(["keychain", "create", "../evil", "--passcode-stdin"], input: "\(work)\n").succeeded))
 
         #expect(try harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n").succeeded)

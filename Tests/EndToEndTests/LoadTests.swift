@@ -72,11 +72,11 @@ import TresorProtocol
         // the CLI (keychain access, revealing another application's secrets with the passcode) sees it.
         let wanted = expected.values.reduce(into: [String: LoadClient.Expected]()) { $0.merge($1) { first, _ in first } }
         let listed = try harness.tresor(["item", "find", "--service", Self.service, "--json"])
-        let attributes = listed.succeeded ? try APICoding.decoder.decode([KeychainItem].self, from: Data(listed.stdout.utf8)) : []
+        let attributes = listed.succeeded ? try CLIJSON.decode([KeychainItem].self, from: Data(listed.stdout.utf8)) : []
         let revealed = try harness.tresor(
             ["item", "find", "--service", Self.service, "--show-secrets", "--passcode-stdin", "--json"], input: passcode + "\n")
         #expect(revealed.succeeded || wanted.isEmpty, "\(revealed.stdout)")
-        let items = revealed.succeeded ? try APICoding.decoder.decode([KeychainItem].self, from: Data(revealed.stdout.utf8)) : []
+        let items = revealed.succeeded ? try CLIJSON.decode([KeychainItem].self, from: Data(revealed.stdout.utf8)) : []
         #expect(attributes.count == items.count, "find lists \(attributes.count) items, find --show-secrets \(items.count)")
         var seen: [String: LoadClient.Expected] = [:]
         for item in items {

@@ -39,8 +39,8 @@ import TresorProtocol
         let result = try harness.run(
             URL(fileURLWithPath: "/usr/bin/setsid"),
             ["--wait", Harness.binaries.appendingPathComponent("tresor").path, "note", "show", id, "--json"], input: "")
-        if result.succeeded { return (try APICoding.decoder.decode(OpenedNote.self, from: Data(result.stdout.utf8)), nil) }
-        return (nil, try? APICoding.decoder.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error)
+        if result.succeeded { return (try CLIJSON.decode(OpenedNote.self, from: Data(result.stdout.utf8)), nil) }
+        return (nil, try? CLIJSON.decode(ErrorResponse.self, from: Data(result.stdout.utf8)).error)
     }
 
     func show(_ harness: Harness, _ id: String, passphrase: String) throws -> Harness.Result {
@@ -273,7 +273,7 @@ import TresorProtocol
             """, Harness.binaries.appendingPathComponent("tresor").path, "note", "attach", note.id, "--kind", "file", "--file", file.path, "--json"])
         #expect(measured.succeeded, "\(measured.stderr)")
         let lines = measured.stdout.split(separator: "\n")
-        let attached = try APICoding.decoder.decode(AttachmentInfo.self, from: Data(lines.dropLast().joined(separator: "\n").utf8))
+        let attached = try CLIJSON.decode(AttachmentInfo.self, from: Data(lines.dropLast().joined(separator: "\n").utf8))
         let cliPeakKB = Int(lines.last ?? "") ?? .max
         let growth = try peakResidentKB(of: pid) - before
         #expect(attached.byteCount == size)

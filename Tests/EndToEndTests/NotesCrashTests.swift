@@ -67,7 +67,7 @@ import TresorProtocol
             let shown = try harness.tresor(["note", "show", id, "--json"], input: "")
             #expect(shown.succeeded, "note \(index) did not open in the session: \(shown.stdout)\(shown.stderr)", sourceLocation: sourceLocation)
             if shown.succeeded {
-                #expect(try APICoding.decoder.decode(OpenedNote.self, from: Data(shown.stdout.utf8)).body == "body \(index)", sourceLocation: sourceLocation)
+                #expect(try CLIJSON.decode(OpenedNote.self, from: Data(shown.stdout.utf8)).body == "body \(index)", sourceLocation: sourceLocation)
             }
         }
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)

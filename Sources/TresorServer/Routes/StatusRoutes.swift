@@ -6,7 +6,7 @@ import TresorSystem
 
 /// Builds `DaemonStatus` from the keybag slot and auto-lock state.
 struct StatusProvider: Sendable {
-    static let daemonVersion = "0.1.0"
+    static let daemonVersion = TresorVersion.current
 
     let slot: KeybagSlot
     let keychains: KeychainProvider

@@ -30,14 +30,20 @@ struct SocketAPIServer: Service {
         onRunning()
         let acceptor = Acceptor(
             listener: listener, maximumConnections: maximumConnections, channelSetup: channelSetup, logger: logger)
-        await withGracefulShutdownHandler {
-            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                DetachedThread.start {
-                    acceptor.acceptUntilStopped()
-                    finished.resume()
+        // A graceful shutdown (SIGTERM) stops accepting, and so does cancellation: the web
+        // server failing beside it cancels this task, which must then end, not wait forever.
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                    DetachedThread.start {
+                        acceptor.acceptUntilStopped()
+                        finished.resume()
+                    }
                 }
+            } onGracefulShutdown: {
+                acceptor.stop()
             }
-        } onGracefulShutdown: {
+        } onCancel: {
             acceptor.stop()
         }
         acceptor.closeListener()

@@ -25,14 +25,14 @@ struct AppCommand: ParsableCommand {
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
+                let path = try existingExecutable(exe)
                 let client = try options.connect()
                 var passcode: String?
                 if try client.status().passcodeSet {
                     var input = SecretInput(fromStandardInput: passcodeStdin)
                     passcode = try input.next("Passcode (to register \(id)):")
                 }
-                let path = URL(fileURLWithPath: exe).standardizedFileURL.path
                 let application = try client.registerApplication(id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode)
                 if options.json { return Output.json(application) }
                 print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")
@@ -45,7 +45,7 @@ struct AppCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let applications = try options.connect().applications()
                 if options.json { return Output.json(applications) }
                 if applications.isEmpty { print("No applications registered.") }
@@ -60,10 +60,10 @@ struct AppCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an application; its items stay.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The application id.") var id: String
+        @Argument(help: "The application id.", completion: Completion.applications) var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 try options.connect().removeApplication(id: id)
                 if options.json { return Output.json(["removed": id]) }
                 print("Removed \(id).")

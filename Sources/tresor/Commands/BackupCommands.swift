@@ -35,7 +35,7 @@ struct BackupCommand: ParsableCommand {
         @Option(help: "scrypt's work factor, log2(N), 14 to 20 (default 18: 256 MiB, about a second).") var workFactor: Int?
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = secrets.input()
                 let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
                 let passphrase = try input.new("Backup passphrase:")
@@ -60,7 +60,7 @@ struct BackupCommand: ParsableCommand {
         @Argument(help: "The backup file.") var file: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = SecretInput(fromStandardInput: passphraseStdin, flag: "--passphrase-stdin")
                 let passphrase = try input.next("Backup passphrase:")
                 let path = URL(fileURLWithPath: file).path
@@ -93,7 +93,7 @@ struct BackupCommand: ParsableCommand {
         var onConflict: ConflictPolicy = .skip
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = secrets.input()
                 let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
                 let passphrase = try input.next("Backup passphrase:")
@@ -134,7 +134,7 @@ private func withPresence<T>(_ passcode: String?, _ secrets: BackupSecretOptions
     do {
         return try body(nil)
     } catch let error as APIError where error.code == .passcodeRequired {
-        guard SecretInput.terminalAvailable else {
+        guard Terminal.available else {
             throw ValidationError("this needs the passcode: give it on the first line of standard input with --passcode-stdin")
         }
         var terminal = SecretInput(fromStandardInput: false)

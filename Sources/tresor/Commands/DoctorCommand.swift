@@ -23,7 +23,7 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         var problem = false
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let paths = options.paths
             var executables = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])]
             if let daemon = CompanionExecutable.path(CompanionExecutable.daemon) { executables.append(URL(fileURLWithPath: daemon)) }

@@ -33,7 +33,7 @@ struct AppleNotesImport: ParsableCommand {
     static let batchBytes = 8 * 1024 * 1024
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let reading = try Self.read(path)
             let records = reading.notes
             let notes = try options.notes()

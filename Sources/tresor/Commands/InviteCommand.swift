@@ -21,7 +21,7 @@ struct InviteCommand: ParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let invite = try options.notes().inviteWebAccount(name: name)
             if options.json { return Output.json(invite) }
             print("Invite for \(invite.name): \(invite.code)")

@@ -24,7 +24,7 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             var input = SecretInput(fromStandardInput: passcodeStdin)
             let passcode = noPasscode ? nil : try input.new("New passcode:")
             let status = try options.connect().initialize(passcode: passcode)
@@ -55,7 +55,7 @@ struct UnlockCommand: ParsableCommand {
     var terminalSession: SessionLength?
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let client = try options.connect()
             var passcode: String?
             if try keychain != nil || client.status().passcodeSet {
@@ -103,7 +103,7 @@ struct LockCommand: ParsableCommand {
     @Option(help: "Lock only this keychain (login or a created one).") var keychain: String?
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let status = try options.connect().lock(keychain: keychain)
             if options.json { return Output.json(status) }
             print(keychain.map { "Keychain \($0) locked." } ?? "Keybag \(status.keybag.text).")
@@ -119,7 +119,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let status = try options.connect().status()
             if options.json { return Output.json(status) }
             print(StatusText(status).rendered)
@@ -148,7 +148,7 @@ struct PasscodeCommand: ParsableCommand {
         @Option(help: "Change the passcode of this created keychain instead of the login keybag's.") var keychain: String?
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let client = try options.connect()
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let current = try keychain != nil || client.status().passcodeSet ? try input.next("Current passcode:") : nil
@@ -173,7 +173,7 @@ struct PasscodeCommand: ParsableCommand {
         @Flag(help: "Read the current passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let current = try input.next("Current passcode:")
                 let status = try options.connect().removePasscode(current: current)

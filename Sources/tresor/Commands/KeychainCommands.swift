@@ -20,7 +20,11 @@ struct KeychainCommand: ParsableCommand {
         @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
+                // Checked before the passcode is asked for (the daemon checks it again).
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                    throw ValidationError("a keychain's name is letters, digits, '.', '_' or '-'")
+                }
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.new("New passcode for \(name):")
                 let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
@@ -35,10 +39,10 @@ struct KeychainCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let keychains = try options.connect().keychains()
                 if options.json { return Output.json(keychains) }
-                for keychain in keychains { print("\(keychain.name)  \(keychain.state)") }
+                for keychain in keychains { print("\(keychain.name)  \(Words.of(keychain.state))") }
             }
         }
     }
@@ -46,11 +50,11 @@ struct KeychainCommand: ParsableCommand {
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a created keychain and every item in it (asks for its passcode).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The keychain's name.") var name: String
+        @Argument(help: "The keychain's name.", completion: Completion.keychains) var name: String
         @Flag(help: "Read its passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.next("Passcode of \(name):")
                 let keychains = try options.connect().deleteKeychain(name: name, passcode: passcode)

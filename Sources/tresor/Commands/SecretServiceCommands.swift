@@ -21,7 +21,7 @@ struct SecretServiceCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let response = try options.connect().secretServiceOwners()
                 if options.json { return Output.json(response) }
                 if response.owners.isEmpty { print("No Secret Service items.") }
@@ -64,7 +64,8 @@ struct SecretServiceCommand: ParsableCommand {
     }
 
     static func apply(_ change: Change, revoke: Bool, options: GlobalOptions) throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
+            let executable = try existingExecutable(change.exe)
             let client = try options.connect()
             var passcode: String?
             if try client.status().passcodeSet {
@@ -73,7 +74,7 @@ struct SecretServiceCommand: ParsableCommand {
             }
             let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
             let grants = try client.grantSecretService(
-                executablePath: absolute(change.exe), ownerPath: change.owner.map(absolute), group: change.group, itemID: change.item,
+                executablePath: executable, ownerPath: change.owner.map(absolute), group: change.group, itemID: change.item,
                 revoke: revoke, passcode: passcode)
             if options.json { return Output.json(grants) }
             print(revoke ? "Revoked." : "Allowed.")

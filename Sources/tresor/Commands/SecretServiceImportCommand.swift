@@ -31,7 +31,7 @@ struct SecretServiceImport: ParsableCommand {
     static let batchBytes = 768 * 1024
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let export = try CompanionProcess.readJSON(SecretServiceExport.self, from: CompanionExecutable.secretServiceReader)
             var output = SecretServiceImportOutput(provider: export.provider, group: nil, copied: [], skipped: export.skipped)
             let (batches, tooLarge) = try Self.batches(export.items)

@@ -29,7 +29,7 @@ struct WebCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let sessions = try options.connect().webSessions()
                 if options.json { return Output.json(sessions) }
                 if sessions.isEmpty { print("No web sessions.") }
@@ -52,7 +52,7 @@ struct WebCommand: ParsableCommand {
         }
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let ended = try options.connect().endWebSessions(id: id, all: all)
                 if options.json { return Output.json(EndWebSessionsResponse(ended: ended)) }
                 print("Ended \(ended) web session\(ended == 1 ? "" : "s").")

@@ -18,7 +18,7 @@ struct WidgetCommand: ParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try Output.run(options) {
             let widget = try options.notes().widget()
             if options.json { return Output.json(widget) }
             print(WidgetText.render(widget), terminator: "")

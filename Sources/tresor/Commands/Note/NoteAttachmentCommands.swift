@@ -20,17 +20,19 @@ extension NoteCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
         @Option(help: "The kind: image, drawing, table, map-location, website-link, audio, pdf or file.") var kind: AttachmentKind
         @Option(help: "The file to attach.") var file: String
-        @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @Option(help: "The attachment's name (default: the file's name); - to type it or read it from standard input.") var name: String?
         @Flag(help: "Leave it out of backups (tresor note attachment-backup changes it later).") var excludeFromBackup = false
 
-        func run() throws {
-            try Output.run(json: options.json) {
+        mutating func run() throws {
+            try Output.run(options) {
                 let url = URL(fileURLWithPath: file)
                 try checkAttachmentFile(url)
+                name = try AskedText.resolve(name, prompt: "Attachment name:")
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 // A locked note's session must be open before the upload, which carries no passphrase.
                 try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }
@@ -48,18 +50,19 @@ extension NoteCommand {
             abstract: "Write an attachment's bytes to a file (mode 0600) or to standard output (--out -).")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
         @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
         @Option(help: "Where to write it; - for standard output.") var out: String
         @Flag(help: "Overwrite the file if it exists.") var force = false
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let target = out == "-" ? nil : URL(fileURLWithPath: out)
                 if let target, !force, SecureFiles.exists(target) {
                     throw ValidationError("\(target.path) exists; pass --force to overwrite it")
                 }
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let exported = try unlocker.withPassphrase { try notes.attachment(attachment, of: id, passphrase: $0) }
                 guard let target else { return StandardStream.output.write(exported.data) }

@@ -14,11 +14,12 @@ extension NoteCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let note = try unlocker.withPassphrase { try notes.lock(id, passphrase: $0) }
                 if options.json { return Output.json(note) }
@@ -33,11 +34,12 @@ extension NoteCommand {
             abstract: "Remove a note's lock (its passphrase or session is needed).")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let note = try unlocker.withPassphrase { try notes.removeLock(id, passphrase: $0) }
                 if options.json { return Output.json(note) }
@@ -53,11 +55,12 @@ extension NoteCommand {
             discussion: "Asks for the note's passphrase, then the current one, unless their sessions are open. Only the note key is re-wrapped.")
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 try unlocker.withPassphrase { try notes.openSession(note: id, passphrase: $0) }
                 let note = try unlocker.withPassphrase { try notes.rewrap(id, currentPassphrase: $0) }

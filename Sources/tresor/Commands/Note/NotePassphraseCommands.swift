@@ -20,7 +20,7 @@ extension NoteCommand {
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let status = try options.notes().passphraseStatus()
                     if options.json { return Output.json(status) }
                     print(NoteText.passphraseStatus(status))
@@ -38,7 +38,7 @@ extension NoteCommand {
             var hint = false
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     var input = secrets.input()
                     let passphrase = try input.new("New notes passphrase:")
                     let text = hint ? try input.hint() : nil
@@ -68,7 +68,7 @@ extension NoteCommand {
             }
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     var input = secrets.input()
                     let current = try input.next("Current notes passphrase:")
                     let new = try input.new("New notes passphrase:")
@@ -115,7 +115,7 @@ extension NoteCommand {
             @Flag(help: "Give a hint for the new passphrase: asked after it, or the line after it on standard input.") var hint = false
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let client = try options.connect()
                     var input = secrets.input()
                     let passcode = try client.status().passcodeSet ? try input.next("Passcode:") : nil
@@ -141,7 +141,7 @@ extension NoteCommand {
             }
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let notes = try options.notes()
                     guard set || clear else {
                         let hint = try notes.hint()
@@ -177,7 +177,7 @@ extension NoteCommand {
             @Flag(help: "Opening notes through the keychain needs the passcode each time.") var userPresence = false
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let notes = try options.notes()
                     let status: NotesPassphraseStatus
                     switch setting {

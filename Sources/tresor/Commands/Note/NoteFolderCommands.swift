@@ -7,14 +7,15 @@ extension NoteCommand {
         static let configuration = CommandConfiguration(
             commandName: "folder",
             abstract: "List, create and delete folders of notes.",
+            discussion: "A folder's name is confidential: give it as - (or leave it out) to type it or read it from standard input, off the command line.",
             subcommands: [List.self, Create.self, Delete.self])
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the folders and how many notes each holds.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the folders and how many notes each holds.", aliases: ["ls"])
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
                     let folders = try options.notes().folders()
                     if options.json { return Output.json(folders) }
                     if folders.isEmpty { print("No folders.") }
@@ -26,11 +27,11 @@ extension NoteCommand {
         struct Create: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a folder.")
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The folder's name.") var name: String
+            @Argument(help: "The folder's name; omitted or -: typed, or read from standard input.") var name: String?
 
             func run() throws {
-                try Output.run(json: options.json) {
-                    let folder = try options.notes().createFolder(name)
+                try Output.run(options) {
+                    let folder = try options.notes().createFolder(try FolderName.resolve(name))
                     if options.json { return Output.json(folder) }
                     print("Created folder \(folder.name).")
                 }
@@ -38,17 +39,25 @@ extension NoteCommand {
         }
 
         struct Delete: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an empty folder.")
+            static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an empty folder.", aliases: ["rm"])
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The folder's name.") var name: String
+            @Argument(help: "The folder's name; omitted or -: typed, or read from standard input.") var name: String?
 
             func run() throws {
-                try Output.run(json: options.json) {
+                try Output.run(options) {
+                    let name = try FolderName.resolve(name)
                     let folders = try options.notes().deleteFolder(name)
                     if options.json { return Output.json(folders) }
                     print("Deleted folder \(name).")
                 }
             }
         }
+    }
+}
+
+/// A folder's name from the command line, or — omitted or `-` — typed or read from standard input.
+enum FolderName {
+    static func resolve(_ given: String?) throws -> String {
+        try AskedText.resolve(given ?? AskedText.marker, prompt: "Folder name:") ?? ""
     }
 }

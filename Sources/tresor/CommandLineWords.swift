@@ -1,0 +1,107 @@
+import ArgumentParser
+
+/// What the command line holds before swift-argument-parser reads it: global options moved
+/// behind the command's name, and command names checked.
+enum CommandLineWords {
+    /// Whether `name` is an option every command takes (``GlobalOptions``), and if so whether
+    /// it takes a value. (A switch, not a dictionary: building one cost every process 0.3 M
+    /// instructions, BENCHMARKS.md.)
+    static func globalOption(_ name: String) -> (takesValue: Bool, Void)? {
+        switch name {
+        case "--home": return (true, ())
+        case "--json", "--verbose": return (false, ())
+        default: return nil
+        }
+    }
+
+    /// `arguments` with the global options that come before or between command names
+    /// (`tresor --json item --home H get …`) moved behind them, so that the command that
+    /// takes them receives them: `tresor item get … --json --home H`.
+    /// - Parameter arguments: the command line without the program's name.
+    /// - Returns: the same words, rearranged; unchanged when nothing is to move.
+    static func arranged(_ arguments: [String]) -> [String] {
+        var command: any ParsableCommand.Type = Tresor.self
+        var names: [String] = [], moved: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let word = arguments[index]
+            let name = word.firstIndex(of: "=").map { String(word[..<$0]) } ?? word
+            if let takesValue = Self.globalOption(name)?.takesValue {
+                let inline = word.contains("=")
+                guard !takesValue || inline || index + 1 < arguments.endIndex else { break }
+                moved.append(word)
+                if takesValue && !inline {
+                    moved.append(arguments[index + 1])
+                    index += 1
+                }
+            } else if !word.hasPrefix("-"), let subcommand = Self.subcommand(named: word, of: command) {
+                names.append(word)
+                command = subcommand
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard !moved.isEmpty else { return arguments }
+        var rest = Array(arguments[index...])
+        let terminator = rest.firstIndex(of: "--") ?? rest.endIndex
+        rest.insert(contentsOf: moved, at: terminator)
+        return names + rest
+    }
+
+    /// "unknown command 'staus' — did you mean `tresor status`?" when a word where a command's
+    /// name belongs names none; nil when every such word is a command (or an option, or
+    /// arguments begin).
+    /// - Parameter arguments: the arranged command line (``arranged(_:)``).
+    /// - Returns: the complaint, or nil.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = Tresor.self
+        var path = ["tresor"]
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, command.configuration.defaultSubcommand == nil, !word.hasPrefix("-"), word != "help" else { return nil }
+            guard let subcommand = Self.subcommand(named: word, of: command) else {
+                let names = subcommands.filter { $0.configuration.shouldDisplay }.flatMap { [$0._commandName] + $0.configuration.aliases }
+                let spelled = path.joined(separator: " ")
+                guard let closest = closest(to: word, among: names) else {
+                    return "unknown command '\(word)' — `\(spelled) --help` lists the commands"
+                }
+                return "unknown command '\(word)' — did you mean `\(spelled) \(closest)`?"
+            }
+            path.append(word)
+            command = subcommand
+        }
+        return nil
+    }
+
+    /// The subcommand of `command` called `name` (or one of its aliases).
+    static func subcommand(named name: String, of command: any ParsableCommand.Type) -> (any ParsableCommand.Type)? {
+        command.configuration.subcommands.first { $0._commandName == name || $0.configuration.aliases.contains(name) }
+    }
+
+    /// The name nearest `word`: at most two edits away (a third for long words), or one it
+    /// starts.
+    static func closest(to word: String, among names: [String]) -> String? {
+        let scored = names.map { ($0, editDistance(word.lowercased(), $0)) }
+        if let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= (word.count > 6 ? 3 : 2) { return best.0 }
+        return names.first { $0.hasPrefix(word.lowercased()) }
+    }
+
+    /// Levenshtein distance, with a transposition counting as one edit.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}

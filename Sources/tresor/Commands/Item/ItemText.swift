@@ -1,0 +1,71 @@
+import FoundationEssentials
+import TresorKit
+
+/// An item's attributes as text.
+struct ItemText {
+    let item: KeychainItem
+    init(_ item: KeychainItem) { self.item = item }
+
+    /// One line: the class, the id and the attributes that tell items apart.
+    var identifying: String {
+        (["\(item.itemClass.humanName) \(item.id)"] + (item.attributes?.identifying ?? [])).joined(separator: "  ")
+    }
+
+    /// The class and id, then one attribute a line; names of values (protection classes,
+    /// access control) in words.
+    var rendered: String {
+        var lines = ["\(item.itemClass.humanName) \(item.id)"]
+        if let attributes = item.attributes {
+            let data = (try? Output.encoder.encode(attributes)) ?? Data()
+            let values = (try? JSONDecoder().decode([String: AttributeText].self, from: data)) ?? [:]
+            for key in values.keys.sorted() {
+                let text = values[key]!.text
+                lines.append("  \(key): \(["accessible", "accessControl"].contains(key) ? Words.of(text) : text)")
+            }
+        }
+        if let secret = item.secret { lines.append("  secret: \(String(data: secret, encoding: .utf8) ?? "<\(secret.count) bytes>")") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// An attribute's JSON value as a person reads it: strings, numbers and booleans as they are,
+/// maps (`custom`) as sorted key=value lists.
+struct AttributeText: Decodable {
+    let text: String
+
+    init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        if let bool = try? value.decode(Bool.self) {
+            text = "\(bool)"
+        } else if let integer = try? value.decode(Int64.self) {
+            text = "\(integer)"
+        } else if let string = try? value.decode(String.self) {
+            text = string
+        } else {
+            let map = try value.decode([String: String].self)
+            text = map.keys.sorted().map { "\($0)=\(map[$0]!)" }.joined(separator: ", ")
+        }
+    }
+}
+
+/// An item as `--json` prints it (docs/CLI-JSON.md): its id, class and attributes, and — when
+/// it was asked for — the secret as text when it is valid UTF-8 (`secret`), and always in
+/// base64 (`secretBase64`).
+struct ItemJSON: Encodable {
+    let item: KeychainItem
+
+    init(_ item: KeychainItem) { self.item = item }
+
+    private enum Keys: String, CodingKey { case id, itemClass, attributes, secret, secretBase64 }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(item.id, forKey: .id)
+        try container.encode(item.itemClass, forKey: .itemClass)
+        try container.encodeIfPresent(item.attributes, forKey: .attributes)
+        if let secret = item.secret {
+            try container.encodeIfPresent(String(data: secret, encoding: .utf8), forKey: .secret)
+            try container.encode(secret.base64EncodedString(), forKey: .secretBase64)
+        }
+    }
+}

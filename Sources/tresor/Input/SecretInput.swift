@@ -1,0 +1,103 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorSystem
+
+/// Where secrets come from: one per line on standard input (`--passcode-stdin`), or a prompt
+/// on the terminal with echo off. Never from an argument, where `ps` would show it.
+struct SecretInput {
+    /// Lines come from standard input (``StandardInput``), from another descriptor, or — when
+    /// neither — the terminal.
+    private enum Source {
+        case terminal
+        case standardInput
+        case descriptor(Int32)
+    }
+
+    private let source: Source
+    /// A descriptor's lines, read at the first secret.
+    private var descriptorLines: [String]?
+    /// The option that feeds standard input, named when there is no terminal to ask on.
+    private var flag = "--passcode-stdin"
+
+    var fromStandardInput: Bool {
+        if case .terminal = source { return false }
+        return true
+    }
+
+    init(fromStandardInput: Bool) {
+        source = fromStandardInput ? .standardInput : .terminal
+    }
+
+    /// Secrets from standard input when `fromStandardInput`, else from the terminal; `flag`
+    /// is the option to name when there is no terminal.
+    init(fromStandardInput: Bool, flag: String) {
+        source = fromStandardInput ? .standardInput : .terminal
+        self.flag = flag
+    }
+
+    /// Secrets from another descriptor (`--passcode-fd 3`), when standard input carries data.
+    init(fileDescriptor: Int32) {
+        source = fileDescriptor == 0 ? .standardInput : .descriptor(fileDescriptor)
+    }
+
+    /// The next secret: the next line of standard input, or what the user types after `prompt`.
+    mutating func next(_ prompt: String) throws -> String {
+        guard let line = try nextLine(prompt) else {
+            throw ValidationError("standard input has no line for \"\(what(prompt))\"")
+        }
+        return line
+    }
+
+    /// A passphrase hint: the next line of standard input, or asked on the terminal (echo off
+    /// too — it is confidential, if not secret); never an argument. Empty means none.
+    mutating func hint() throws -> String? {
+        let text = try next("Hint (shown after three wrong entries; empty for none):")
+        return text.isEmpty ? nil : text
+    }
+
+    /// A new secret, typed twice on a terminal. On standard input the second line is
+    /// optional but, when present, must match.
+    mutating func new(_ prompt: String) throws -> String {
+        let first = try next(prompt)
+        if fromStandardInput {
+            guard let again = try nextLine(prompt) else { return first }
+            guard again == first else { throw ValidationError("the two new \(kind(prompt))s differ") }
+            return first
+        }
+        guard try next(prompt.replacing(":", with: " again:")) == first else {
+            throw ValidationError("the two new \(kind(prompt))s differ")
+        }
+        return first
+    }
+
+    private mutating func nextLine(_ prompt: String) throws -> String? {
+        switch source {
+        case .terminal:
+            return try Terminal.ask(prompt.hasSuffix(" ") ? prompt : prompt + " ", echo: false,
+                                    otherwise: "no terminal to ask on; pass the secret on standard input with \(flag)")
+        case .standardInput:
+            return try StandardInput.shared.nextLine(for: "\"\(what(prompt))\"")
+        case .descriptor(let descriptor):
+            if descriptorLines == nil { descriptorLines = try Self.readLines(descriptor) }
+            return descriptorLines?.isEmpty == false ? descriptorLines?.removeFirst() : nil
+        }
+    }
+
+    /// The prompt without its colon: what the line holds.
+    private func what(_ prompt: String) -> String { prompt.trimming { $0 == ":" || $0 == " " } }
+
+    /// "passcode", "passphrase" or "secret", from the prompt.
+    private func kind(_ prompt: String) -> String {
+        let lowered = prompt.lowercased()
+        return lowered.contains("passphrase") ? "passphrase" : lowered.contains("passcode") ? "passcode" : "secret"
+    }
+
+    private static func readLines(_ descriptor: Int32) throws -> [String] {
+        let data = Data(readingToEndOf: descriptor)
+        guard data.count <= 64 * 1024 else { throw ValidationError("the secret input is larger than 64 KiB") }
+        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the secret input is not UTF-8") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+
+/// How commands name a note: its id, a start of its id that no other note's id shares, or its
+/// exact title — or `-`, to type the id or title (or read it from standard input) rather than
+/// put a title on the command line, where `ps` shows it.
+enum NoteReference {
+    /// The help text of a note argument.
+    static let help = ArgumentHelp(
+        "The note: its id, a unique start of it (as git takes commits), or its exact title; - to type it or read it from standard input.",
+        valueName: "note")
+
+    /// The id of the one note `reference` names.
+    /// - Parameters:
+    ///   - reference: an id, an id prefix, a title, or `-`.
+    ///   - notes: where to look.
+    /// - Returns: the note's id.
+    /// - Throws: `APIError.notFound` when none matches, `ValidationError` listing the
+    ///   candidates (ids and titles) when several do.
+    static func resolve(_ reference: String, in notes: Notes) throws -> String {
+        let reference = try AskedText.resolve(reference, prompt: "Note (id or title):") ?? reference
+        guard !reference.isEmpty else { throw ValidationError("name a note: its id, the start of it, or its title") }
+        if isWholeID(reference) { return reference.lowercased() }
+        let all = try notes.list()
+        let lowered = reference.lowercased()
+        let matches = all.filter { $0.id.lowercased().hasPrefix(lowered) || $0.title == reference }
+        guard matches.count <= 1 else {
+            let shown = matches.prefix(20).map { "  \($0.id)  \($0.title)" }.joined(separator: "\n")
+            throw ValidationError(
+                "\(matches.count) notes match '\(reference)'; give more of the id:\n\(shown)" + (matches.count > 20 ? "\n  …" : ""))
+        }
+        guard let only = matches.first else { throw APIError(.notFound, "no note's id starts with '\(reference)', and none has it as its title") }
+        return only.id
+    }
+
+    /// Whether `text` is a whole note id (a UUID), which needs no lookup.
+    static func isWholeID(_ text: String) -> Bool {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+    }
+}
