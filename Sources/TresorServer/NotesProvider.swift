@@ -43,13 +43,18 @@ final class NotesProvider: Sendable {
     }
 
     /// Runs until cancelled, expiring idle sessions every second (and retrying a checkpoint a
-    /// reader held off).
+    /// reader held off), and once a minute deleting for good the notes 30 days in Recently
+    /// Deleted.
     func runExpiry(onExpired: @Sendable (Int) -> Void) async {
+        var seconds = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             let ended = expireIdleSessions()
             if ended > 0 { onExpired(ended) }
-            opened.withLock { $0 }?.completePendingCheckpoint()
+            let store = opened.withLock { $0 }
+            store?.completePendingCheckpoint()
+            if seconds % 60 == 0 { _ = try? store?.deleteExpiredNotes() }
+            seconds += 1
         }
     }
 }

@@ -50,14 +50,15 @@ struct WebServices: Sendable {
     }
 
     /// Runs `body` for note `id` after checking that the session's account may see it
-    /// (`404` exactly as a missing note otherwise) and, for `ownerOnly`, owns it (`403`).
+    /// (`404` exactly as a missing note otherwise) and, for `ownerOnly`, owns it (`403`). A
+    /// note in Recently Deleted is answered only with `includingDeleted` (to its owner).
     func performOnNote<T: Sendable>(
-        _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false,
+        _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false, includingDeleted: Bool = false,
         _ body: @escaping @Sendable (NotesStore, WebAccount, NoteAccess) throws -> T
     ) async throws -> T {
         let account = try context.requireSession().account
         return try await perform(operation, context, id: id) { store in
-            let access = try store.access(toNote: id, for: account.id)
+            let access = try store.access(toNote: id, for: account.id, includingDeleted: includingDeleted)
             if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
             return try body(store, account, access)
         }
@@ -95,6 +96,7 @@ struct WebServer {
         WebPassphraseRoutes(services: services).register(on: router)
         WebLockedNoteRoutes(services: services).register(on: router)
         WebShareRoutes(services: services).register(on: router)
+        WebRecentlyDeletedRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
 
         let web = services.configuration, limiter = services.logLimiter

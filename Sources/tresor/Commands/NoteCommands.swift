@@ -16,7 +16,7 @@ struct NoteCommand: ParsableCommand {
         subcommands: [
             New.self, List.self, Show.self, Edit.self, Delete.self, Search.self,
             Lock.self, Unlock.self, Rewrap.self, LockNow.self,
-            Attach.self, ExportAttachment.self, FolderCommand.self, PassphraseCommand.self,
+            Attach.self, ExportAttachment.self, FolderCommand.self, PassphraseCommand.self, TrashCommand.self,
         ])
 
     struct New: ParsableCommand {
@@ -128,7 +128,8 @@ struct NoteCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a note and its attachments.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Move a note and its attachments to Recently Deleted (tresor note trash).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The note's id.") var id: String
 
@@ -136,7 +137,7 @@ struct NoteCommand: ParsableCommand {
             try Output.run(json: options.json) {
                 try options.notes().delete(id)
                 if options.json { return Output.json(["deleted": id]) }
-                print("Deleted note \(id).")
+                print("Moved note \(id) to Recently Deleted (tresor note trash restore \(id) brings it back).")
             }
         }
     }

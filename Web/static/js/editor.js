@@ -6,11 +6,12 @@
 
 import { api, segment } from './api.js';
 import { h, icon, longDate, replaceChildren } from './dom.js';
-import { sealNoteText } from './locked-crypto.js';
-import { openNote, passphraseProof, provedRequest } from './secure-session.js';
+import { openNote, passphraseProof } from './secure-session.js';
 import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
 import { sharePanel } from './sharing.js';
-import { busy } from './banner.js';
+import { busy, showMessage } from './banner.js';
+import { merge, mergeValue } from './merge.js';
+import { saveLockedBody, saveUnlocked } from './note-sync.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
 
 const saveDelayMs = 600;
@@ -42,6 +43,7 @@ export class NoteEditor {
     for (const url of this.objectURLs) URL.revokeObjectURL(url);
     this.objectURLs.clear();
     this.noteID = noteID;
+    this.shown = null;
   }
 
   /** Saves now whatever is waiting for its pause (before switching notes, locking, signing out). */
@@ -103,26 +105,58 @@ export class NoteEditor {
       id: 'note-body', class: 'note-body', 'aria-label': 'Note', placeholder: 'Start writing…', spellcheck: 'true',
     });
     body.value = isLocked ? text ?? '' : detail.body ?? '';
-    let saved = { title: title.value, body: body.value };
+    // What the server had when this text was loaded: every save names it (docs/WEB.md, "Revisions").
+    let base = { revision: summary.revision, title: summary.title, body: body.value };
 
     const setStatus = (state, label) => {
       status.dataset.state = state;
       status.textContent = label;
     };
+    /**
+     * The server now has `server` ({revision, title, body}); the page's text was made from
+     * `base`. Text nobody typed into since is replaced; typed text is merged with it (and saved);
+     * when both changed the same lines the text stays and `base` too, so the next save makes a
+     * conflict copy rather than overwrite.
+     */
+    const rebase = (server) => {
+      if (server.revision === base.revision && server.body === base.body && server.title === base.title) return;
+      const typedBody = body.value !== base.body;
+      const typedTitle = title.value.trim() !== base.title && title.value.trim() !== '';
+      let clash = false;
+      if (!typedBody) {
+        replaceText(body, server.body);
+      } else {
+        const result = merge(base.body, server.body, body.value);
+        if (result.conflict) clash = true;
+        else replaceText(body, result.merged);
+      }
+      if (!typedTitle) {
+        title.value = server.title;
+      } else {
+        const merged = mergeValue(base.title, server.title, title.value.trim());
+        if (merged === null) clash = true;
+        else title.value = merged;
+      }
+      if (clash) {
+        base = { ...base, revision: 0 }; // no stored revision: the next save is merged by the server, or copied
+      } else {
+        base = { ...server };
+      }
+      if (body.value !== base.body || (title.value.trim() && title.value.trim() !== base.title)) edited();
+    };
     const save = () => {
       // Read the values and the note key now: a Lock Now right after must not lose the edit,
       // and must not leave a key behind for a later save.
-      const changes = {};
       const newTitle = title.value.trim();
-      if (newTitle && newTitle !== saved.title) changes.title = newTitle;
+      const titleChanged = Boolean(newTitle) && newTitle !== base.title;
       const newBody = body.value;
-      const bodyChanged = newBody !== saved.body;
+      const bodyChanged = newBody !== base.body;
       const noteKey = isLocked ? openNote(noteID)?.noteKey : null;
       // The proofs the server asks for, copied now: Lock Now clears the session's own.
       const noteProof = isLocked ? openNote(noteID)?.noteProof?.slice() : null;
       const notePassphraseProof = isLocked ? passphraseProof(detail.locked.passphraseID) : null;
       if (notePassphraseProof) notePassphraseProof.proof = notePassphraseProof.proof.slice();
-      if (!changes.title && !bodyChanged) {
+      if (!titleChanged && !bodyChanged) {
         setStatus('saved', 'Saved');
         return;
       }
@@ -132,21 +166,37 @@ export class NoteEditor {
       }
       setStatus('saving', 'Saving…');
       this.saving = this.saving.then(async () => {
+        const from = { ...base };
         try {
+          let result;
           if (isLocked) {
-            if (changes.title) await api.patch(`/notes/${segment(noteID)}`, { title: changes.title });
-            if (bodyChanged) {
-              const sealed = await sealNoteText(noteKey, newBody);
-              await provedRequest('PUT', `/notes/${segment(noteID)}/locked-body`, {
-                ...sealed, noteProof, passphraseProof: notePassphraseProof || undefined,
-              });
+            let server = from;
+            if (titleChanged) {
+              server = (await saveUnlocked(noteID, { revision: from.revision, title: from.title }, { title: newTitle })).server;
+              server = { ...server, body: from.body };
             }
+            result = bodyChanged
+              ? await saveLockedBody(noteID, { ...from, revision: server.revision }, newBody, { noteKey, noteProof, passphraseProof: notePassphraseProof })
+              : { server, conflictCopy: null };
           } else {
-            if (bodyChanged) changes.body = newBody;
-            await api.patch(`/notes/${segment(noteID)}`, changes);
+            const edit = {};
+            if (titleChanged) edit.title = newTitle;
+            if (bodyChanged) edit.body = newBody;
+            result = await saveUnlocked(noteID, from, edit);
           }
-          saved = { title: changes.title ?? saved.title, body: newBody };
-          if (status.isConnected) setStatus('saved', 'Saved');
+          if (!status.isConnected) return;
+          if (result.conflictCopy) {
+            // This edit is whole in the copy; the note shows what the other person saved.
+            base = { ...result.server };
+            replaceText(body, result.server.body);
+            title.value = result.server.title;
+            showMessage(`Someone changed the same lines meanwhile. Your version is kept as “${result.conflictCopy.title}”.`, 'info');
+          } else {
+            // As if the server had what was sent; then what it has more (a merge) comes in.
+            base = { revision: result.server.revision, title: titleChanged ? newTitle : from.title, body: newBody };
+            rebase(result.server);
+          }
+          setStatus(this.pending ? 'dirty' : 'saved', this.pending ? 'Editing…' : 'Saved');
           this.app.listChanged();
         } catch (error) {
           if (status.isConnected) setStatus('error', `Not saved: ${error.message}`);
@@ -158,6 +208,8 @@ export class NoteEditor {
       if (this.pending) clearTimeout(this.pending.timer);
       this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, saveDelayMs), run: save };
     };
+    // What live updates use (js/live-updates.js): the open note, and how to take a newer version in.
+    this.shown = { noteID, isLocked, rebase, revision: () => base.revision };
     title.addEventListener('input', edited);
     body.addEventListener('input', edited);
     title.addEventListener('keydown', (event) => {
@@ -293,4 +345,13 @@ export class NoteEditor {
       }) },
     }, icon('trash'));
   }
+}
+
+/** Puts `text` into a text field, keeping the caret about where it was. */
+function replaceText(field, text) {
+  if (field.value === text) return;
+  const focused = document.activeElement === field;
+  const { selectionStart, selectionEnd } = field;
+  field.value = text;
+  if (focused) field.setSelectionRange(Math.min(selectionStart, text.length), Math.min(selectionEnd, text.length));
 }
