@@ -105,6 +105,25 @@ class NotesPage:
     def body_text(self) -> str:
         return self.b.find("#note-body").get_attribute("value")
 
+    def set_body(self, text: str):
+        """Puts `text` in the open note's body as typing does (the field changes and says so),
+        at once — so two people's edits can overlap in time."""
+        self.b.js("const f = document.getElementById('note-body'); f.value = arguments[0];"
+                  "f.dispatchEvent(new Event('input', {bubbles: true}));", text)
+
+    def titles(self) -> list[str]:
+        return [e.text for e in self.b.all("[data-testid=note-item] [data-testid=note-title]")]
+
+    def note_id_titled(self, fragment: str) -> str | None:
+        for row in self.b.all("[data-testid=note-item]"):
+            if fragment in row.find_element(By.CSS_SELECTOR, "[data-testid=note-title]").text:
+                return row.get_attribute("data-note-id")
+        return None
+
+    def reload(self):
+        self.b.driver.refresh()
+        self.wait_signed_in()
+
     def edit_body(self, note_id: str, text: str):
         self.b.type("#note-body", text)
         self.wait_saved_on_server(note_id, text)
