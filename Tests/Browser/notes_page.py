@@ -100,7 +100,8 @@ class NotesPage:
         self.wait_item(note_id)
         self.b.click(NOTE_ITEM.format(note_id) + " button")
         self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all(
-            "[data-testid=note-sheet],[data-testid=open-locked-note],[data-testid=locked-placeholder]")), "the note in the editor")
+            "[data-testid=note-sheet],[data-testid=open-locked-note],[data-testid=locked-placeholder],[data-testid=deleted-note-sheet]")),
+            "the note in the editor")
 
     def body_text(self) -> str:
         return self.b.find("#note-body").get_attribute("value")

@@ -9,7 +9,7 @@ import { h, icon, longDate, replaceChildren } from './dom.js';
 import { openNote, passphraseProof } from './secure-session.js';
 import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
 import { sharePanel } from './sharing.js';
-import { busy, showMessage } from './banner.js';
+import { busy, offerUndo, showMessage } from './banner.js';
 import { merge, mergeValue } from './merge.js';
 import { saveLockedBody, saveUnlocked } from './note-sync.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
@@ -59,6 +59,36 @@ export class NoteEditor {
   discard() {
     if (this.pending) clearTimeout(this.pending.timer);
     this.pending = null;
+  }
+
+  /**
+   * A note in Recently Deleted: read only, with Restore and Delete for Good. A locked one
+   * shows its title only (it opens once restored).
+   */
+  showDeleted(detail, remaining) {
+    this.flush();
+    this.reset(detail.summary.id);
+    const { summary } = detail;
+    replaceChildren(this.container,
+      h('div', { class: 'editor-toolbar' },
+        this.metaLine(summary),
+        h('div', { class: 'toolbar-spacer' }),
+        h('button', {
+          id: 'restore-note', class: 'button', type: 'button', 'data-testid': 'restore-note',
+          on: { click: () => this.app.restoreNote(summary.id) },
+        }, 'Restore'),
+        h('button', {
+          id: 'delete-for-good', class: 'button danger', type: 'button', 'data-testid': 'delete-for-good',
+          on: { click: () => this.app.deleteForGood(summary.id) },
+        }, 'Delete for Good')),
+      h('div', { class: 'note-banner', 'data-testid': 'deleted-note' }, icon('trash'),
+        h('span', {}, `In Recently Deleted: ${remaining}, then it is deleted for good. Restore it to edit it.`)),
+      h('article', { class: 'note-sheet deleted', 'data-note-id': summary.id, 'data-testid': 'deleted-note-sheet' },
+        h('p', { class: 'note-date' }, longDate(summary.modified)),
+        h('h1', { class: 'placeholder-note-title' }, summary.title),
+        summary.lock
+          ? h('p', { class: 'locked-deleted' }, icon('lock'), ' Locked. Restore it to open it with its passphrase.')
+          : h('div', { id: 'deleted-body', class: 'note-body readonly', 'data-testid': 'deleted-body' }, detail.body ?? '')));
   }
 
   /** A locked note that is not open: its title, why it is locked, and the passphrase form. */
@@ -294,8 +324,14 @@ export class NoteEditor {
       id: 'note-folder', class: 'folder-select', 'aria-label': 'Folder',
       on: { change: () => busy(async () => {
         this.flush();
+        const from = summary.folderID || null;
         await api.patch(`/notes/${segment(summary.id)}`, { folderID: select.value || null });
         await this.app.reload();
+        const where = select.value ? select.options[select.selectedIndex].text : 'Notes';
+        offerUndo(`Moved to ${where}.`, async () => {
+          await api.patch(`/notes/${segment(summary.id)}`, { folderID: from });
+          await this.app.reload();
+        });
       }) },
     }, h('option', { value: '' }, 'Notes'), ...(this.app.folders || []).map((folder) => h('option', { value: folder.id }, folder.name)));
     select.value = summary.folderID || '';
@@ -337,11 +373,17 @@ export class NoteEditor {
   deleteButton(summary) {
     if (summary.owner) return null;
     return h('button', {
-      id: 'delete-note', class: 'icon-button danger', type: 'button', 'aria-label': 'Delete note', title: 'Delete',
+      id: 'delete-note', class: 'icon-button danger', type: 'button', 'aria-label': 'Delete note',
+      title: 'Delete (kept in Recently Deleted for 30 days)',
       on: { click: () => busy(async () => {
-        this.discard();
+        this.flush();
+        await this.saving;
         await api.delete(`/notes/${segment(summary.id)}`);
         await this.app.noteDeleted(summary.id);
+        offerUndo('Moved to Recently Deleted.', async () => {
+          await api.post(`/notes/${segment(summary.id)}/restore`);
+          await this.app.reload();
+        });
       }) },
     }, icon('trash'));
   }

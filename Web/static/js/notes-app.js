@@ -19,6 +19,8 @@ import { startAutoLock, stopAutoLock } from './autolock.js';
 
 const allNotes = 'all';
 const sharedWithMe = 'shared';
+const recentlyDeleted = 'deleted';
+const dayMs = 86_400_000;
 
 export class NotesApp {
   constructor({ onSignedOut }) {
@@ -39,6 +41,7 @@ export class NotesApp {
   wire() {
     byId('new-note').append(icon('plus'));
     byId('new-note').addEventListener('click', () => this.createNote());
+    byId('empty-recently-deleted').addEventListener('click', () => this.emptyRecentlyDeleted());
     byId('lock-now').prepend(icon('lock'));
     byId('lock-now').addEventListener('click', () => {
       this.editor.flush();
@@ -150,6 +153,11 @@ export class NotesApp {
     const query = { search: this.search || undefined };
     if (this.folder !== allNotes && this.folder !== sharedWithMe) query.folder = this.folder;
     try {
+      if (this.folder === recentlyDeleted) {
+        this.notes = (await api.get('/recently-deleted')).notes;
+        this.renderList();
+        return;
+      }
       const { notes } = await api.get('/notes', { query });
       this.notes = this.folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
     } catch (error) {
@@ -183,6 +191,7 @@ export class NotesApp {
       h('li', { class: 'folder-section' }, this.account?.isLocal ? 'On My Computer' : 'Tresor'),
       item(allNotes, 'All Notes', 'notes', null, { id: 'folder-all' }),
       item(sharedWithMe, 'Shared with Me', 'shared', null, { id: 'folder-shared', 'data-testid': 'shared-with-me-folder' }),
+      item(recentlyDeleted, 'Recently Deleted', 'trash', null, { id: 'folder-recently-deleted', 'data-testid': 'recently-deleted-folder' }),
     ];
     if (this.folders.length) rows.push(h('li', { class: 'folder-section' }, 'Folders'));
     for (const folder of this.folders) {
@@ -203,6 +212,10 @@ export class NotesApp {
 
   selectFolder(key) {
     this.folder = key;
+    if (key === recentlyDeleted && this.search) {
+      this.search = '';
+      byId('search').value = '';
+    }
     this.renderFolders();
     this.loadNotes();
   }
@@ -211,17 +224,21 @@ export class NotesApp {
     if (this.search) return `Results for “${this.search}”`;
     if (this.folder === allNotes) return 'All Notes';
     if (this.folder === sharedWithMe) return 'Shared with Me';
+    if (this.folder === recentlyDeleted) return 'Recently Deleted';
     return this.folders.find((folder) => folder.id === this.folder)?.name || 'Notes';
   }
 
   renderList() {
     byId('list-title').textContent = this.listTitle();
+    byId('empty-recently-deleted').hidden = this.folder !== recentlyDeleted || !this.notes.length;
+    byId('new-note').hidden = this.folder === recentlyDeleted;
     const list = byId('note-list');
     const sorted = [...this.notes].sort((a, b) => (b.isPinned - a.isPinned) || (new Date(b.modified) - new Date(a.modified)));
     if (!sorted.length) {
       const message = this.search ? 'No notes match your search.'
         : this.folder === sharedWithMe ? 'Notes other people share with you appear here.'
-          : 'No notes yet. Click + to write one.';
+          : this.folder === recentlyDeleted ? 'Deleted notes stay here for 30 days.'
+            : 'No notes yet. Click + to write one.';
       replaceChildren(list, h('li', { class: 'list-empty', 'data-testid': 'note-list-empty' }, message));
       return;
     }
@@ -236,7 +253,8 @@ export class NotesApp {
   }
 
   noteRow(note) {
-    const detailText = note.lock ? 'Locked' : note.owner ? `Shared by ${note.owner}` : note.folder || 'Notes';
+    const detailText = note.deleted ? daysLeft(note.deleted)
+      : note.lock ? 'Locked' : note.owner ? `Shared by ${note.owner}` : note.folder || 'Notes';
     return h('li', {
       class: ['note-item', note.id === this.selectedID && 'selected'], 'data-testid': 'note-item', 'data-note-id': note.id,
       'data-pinned': String(Boolean(note.isPinned)), 'data-locked': String(Boolean(note.lock)), 'data-shared': String(Boolean(note.isShared)),
@@ -277,6 +295,11 @@ export class NotesApp {
       return;
     }
     if (this.selectedID !== id) return; // another note was chosen meanwhile
+    if (detail.summary.deleted) {
+      closeNote(id);
+      this.editor.showDeleted(detail, daysLeft(detail.summary.deleted));
+      return;
+    }
     if (!detail.summary.lock) {
       closeNote(id);
       this.editor.show(detail);
@@ -357,6 +380,37 @@ export class NotesApp {
       this.editor.showEmpty();
     }
     await Promise.all([this.loadNotes(), this.loadFolders()]);
+  }
+
+  /** Restores a note from Recently Deleted and shows it where it lives again. */
+  async restoreNote(id) {
+    await busy(async () => {
+      await api.post(`/notes/${segment(id)}/restore`);
+      showMessage('Restored.', 'info');
+      this.folder = allNotes;
+      this.renderFolders();
+      await Promise.all([this.loadNotes(), this.loadFolders()]);
+      await this.select(id);
+    });
+  }
+
+  /** Deletes a note in Recently Deleted for good (after asking). */
+  async deleteForGood(id) {
+    if (!window.confirm('Delete this note for good? This cannot be undone.')) return;
+    await busy(async () => {
+      await api.delete(`/recently-deleted/${segment(id)}`);
+      await this.noteDeleted(id);
+    });
+  }
+
+  async emptyRecentlyDeleted() {
+    if (!window.confirm('Delete every note in Recently Deleted for good? This cannot be undone.')) return;
+    await busy(async () => {
+      await api.delete('/recently-deleted');
+      this.selectedID = null;
+      this.editor.showEmpty();
+      await this.loadNotes();
+    });
   }
 
   async passphraseSettings() {
@@ -449,4 +503,10 @@ export class NotesApp {
       await this.reload();
     });
   }
+}
+
+/** "29 days left" for a note deleted at `deleted` (ISO 8601). */
+function daysLeft(deleted) {
+  const left = Math.max(0, Math.ceil((new Date(deleted).getTime() + 30 * dayMs - Date.now()) / dayMs));
+  return left === 1 ? '1 day left' : `${left} days left`;
 }
