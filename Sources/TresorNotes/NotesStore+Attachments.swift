@@ -56,6 +56,7 @@ extension NotesStore {
             AttachmentFile.remove(file, in: attachmentsFolder)
             throw error
         }
+        announce(.changed, note: upload.noteID)
         return AttachmentInfo(id: upload.id, kind: upload.kind, name: upload.name, byteCount: byteCount, created: created)
     }
 
@@ -111,6 +112,7 @@ extension NotesStore {
         }
         AttachmentFile.remove(file, in: attachmentsFolder)
         purgeRemovedPages()
+        announce(.changed, note: noteID)
     }
 
     func attachmentInfos(of noteID: String, _ db: Database, _ sealing: ContentSealing) throws -> [AttachmentInfo] {

@@ -156,6 +156,7 @@ extension NotesStore {
         }
         index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: nil))
         purgeRemovedPages()
+        announce(.locked, note: id)
     }
 
     /// Saves an open locked note edited in the browser: the body sealed again under the same
@@ -188,6 +189,7 @@ extension NotesStore {
             return .success(try summary(of: NoteRow.fetch(id, db), db, sealing))
         }.get()
         purgeRemovedPages()
+        announce(.changed, note: id)
         return saved
     }
 

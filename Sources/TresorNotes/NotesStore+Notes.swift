@@ -37,6 +37,7 @@ extension NotesStore {
     public func createFolder(named name: String, account: AccountID = .local) throws -> Folder {
         let sealing = try sealing()
         let id = try pool.write { db in try folderID(named: name, account: account, creating: true, db, sealing)! }
+        changes.publish(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account]))
         return try folders(account: account).first { $0.id == id }!
     }
 
@@ -95,6 +96,7 @@ extension NotesStore {
             return try summary(of: NoteRow.fetch(id, db), db, sealing)
         }
         index.upsert(.init(noteID: id, accountID: account.rawValue, title: title, body: draft.body))
+        announce(.created, note: id)
         return created
     }
 
@@ -233,6 +235,8 @@ extension NotesStore {
         index.upsert(.init(noteID: id, accountID: before.accountID, title: outcome.note.title, body: indexBody))
         if let copyEntry { index.upsert(copyEntry) }
         purgeRemovedPages()
+        announce(.changed, note: id)
+        if let copy = outcome.conflictCopy { announce(.created, note: copy.id) }
         return outcome
     }
 
@@ -240,6 +244,7 @@ extension NotesStore {
     /// afterwards nothing of it remains in the home. Deleting as people do is
     /// ``moveToRecentlyDeleted(_:)``.
     public func deleteNote(_ id: String) throws {
+        let audience = try? audience(of: id)
         let files = try pool.write { db -> [String] in
             let row = try NoteRow.fetch(id, db)
             let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])
@@ -252,6 +257,7 @@ extension NotesStore {
         index.remove(noteID: id)
         for file in files { AttachmentFile.remove(file, in: attachmentsFolder) }
         purgeRemovedPages()
+        if let (accounts, _) = audience { changes.publish(NoteChange(kind: .deletedForGood, noteID: id, revision: nil, accounts: accounts)) }
     }
 
     /// Notes whose title — or, for unlocked notes, body — contains every word of `text`

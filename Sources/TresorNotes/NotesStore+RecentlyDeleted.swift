@@ -23,6 +23,7 @@ extension NotesStore {
             return try summary(of: NoteRow.fetch(id, db), db, sealing)
         }
         index.remove(noteID: id)
+        announce(.deleted, note: id)
         return moved
     }
 
@@ -41,6 +42,7 @@ extension NotesStore {
             return (try summary(of: row, db, sealing), .init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: body))
         }
         index.upsert(entry)
+        announce(.restored, note: id)
         return restored
     }
 

@@ -111,6 +111,7 @@ extension NotesStore {
             return .success((try summary(of: NoteRow.fetch(copyID, db), db, sealing), fresh.accountID))
         }.get()
         index.upsert(.init(noteID: copy.id, accountID: accountID, title: copy.title, body: nil))
+        announce(.created, note: copy.id)
         return copy
     }
 

@@ -85,6 +85,7 @@ extension NotesStore {
                            arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
         }
         purgeRemovedPages()
+        announce(.shared, note: id)
     }
 
     /// Removes `name` from note `id`'s participants: the owner removes anyone, a participant
@@ -99,6 +100,7 @@ extension NotesStore {
             try db.execute(sql: "DELETE FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, participant.id.rawValue])
             guard db.changesCount > 0 else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
         }
+        announce(.unshared, note: id, alsoTo: [participant.id])
     }
 
     /// Whether note `id` has participants.

@@ -10,6 +10,8 @@ final class NotesProvider: Sendable {
     private let slot: KeybagSlot
     private let settings: NotesSettings
     private let opened = Mutex<NotesStore?>(nil)
+    /// Where the store announces committed changes (the web server's live updates listen).
+    let changes = NoteChangeFeed()
 
     init(slot: KeybagSlot, settings: NotesSettings) {
         self.slot = slot
@@ -20,7 +22,7 @@ final class NotesProvider: Sendable {
     func store() throws -> NotesStore {
         try opened.withLock { opened in
             if let opened { return opened }
-            let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings)
+            let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings, changes: changes)
             opened = store
             return store
         }

@@ -148,6 +148,11 @@ final class WebSessions: Sendable {
 
     var count: Int { sessions.withLock { $0.count } }
 
+    /// Whether the session of this cookie-token digest is live (live updates end with it).
+    func isLive(tokenDigest: Data, now: Date = Date()) -> Bool {
+        sessions.withLock { sessions in sessions[tokenDigest].map { isLive($0, now: now) } ?? false }
+    }
+
     /// When `session` ends unless used again: its absolute expiry or its idle one, the earlier.
     func expiry(of session: WebSession) -> Date {
         min(session.created.addingTimeInterval(TimeInterval(sessionSeconds)), session.lastUsed.addingTimeInterval(TimeInterval(idleSeconds)))

@@ -63,7 +63,13 @@ struct WebWidgetRoutes {
 
     struct SecureSessionRequest: Decodable {
         var open: Bool
+        /// Why it closed: `lockNow`, `idle` or `hidden` (auto-lock) close the account's other
+        /// pages' locked notes too (docs/WEB.md, "Live updates").
+        var reason: String?
     }
+
+    /// The reasons a closed secure session is told to the account's other pages.
+    static let sharedLockReasons: Set<String> = ["lockNow", "idle", "hidden"]
 
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
@@ -75,6 +81,9 @@ struct WebWidgetRoutes {
             let session = try context.requireSession()
             let body = try await WebCoding.decode(SecureSessionRequest.self, request)
             services.sessions.reportSecureSession(session, open: body.open)
+            if !body.open, let reason = body.reason, Self.sharedLockReasons.contains(reason) {
+                services.events.secureSessionEnded(for: session.account.id, reason: reason)
+            }
             context.logger.info("web: secure session reported", metadata: ["open": "\(body.open)"])
             return Response(status: .noContent)
         }

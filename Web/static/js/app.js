@@ -69,12 +69,14 @@ async function boot() {
   installBanner();
   notesApp = new NotesApp({ onSignedOut: showSignIn });
   installAuth({ onSignedIn: enterApp });
-  onUnauthorized(() => {
+  const sessionEnded = () => {
     if (document.body.dataset.screen !== 'app') return;
     notesApp.stop();
     showSignIn();
     showMessage('Your session ended. Please sign in again.');
-  });
+  };
+  onUnauthorized(sessionEnded);
+  notesApp.onSessionEnded = sessionEnded;
   try {
     await enterApp();
   } catch (error) {

@@ -8,14 +8,15 @@ import { busy, showError, showMessage } from './banner.js';
 import { NoteEditor } from './editor.js';
 import { lockableKinds, attachmentBytes } from './attachments.js';
 import {
-  asBytes, closeNote, forgetPassphraseKey, lockNow, onLock, openNote, passphraseKey, passphraseProof, provedRequest, rememberOpenNote,
-  wrappedKeyOf,
+  asBytes, closeNote, forgetPassphraseKey, isOpen, lockNow, onLock, openNote, passphraseKey, passphraseProof, provedRequest,
+  rememberOpenNote, wrappedKeyOf,
 } from './secure-session.js';
 import {
   newNoteKey, noteProof, openNoteText, rewrapNoteKey, sealAttachment, sealNoteText, unwrapNoteKey, WrongPassphraseError,
 } from './locked-crypto.js';
 import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } from './passphrase-ui.js';
-import { startAutoLock, stopAutoLock } from './autolock.js';
+import { checkStatusNow, startAutoLock, stopAutoLock } from './autolock.js';
+import { startLiveUpdates } from './live-updates.js';
 
 const allNotes = 'all';
 const sharedWithMe = 'shared';
@@ -92,7 +93,76 @@ export class NotesApp {
     this.selectedID = null;
     this.editor.showEmpty();
     startAutoLock(session.autoLock, { onStatus: (status) => this.showStatus(status) });
+    this.stopLiveUpdates?.();
+    let connectedBefore = false;
+    this.stopLiveUpdates = startLiveUpdates({
+      // After a reconnect, whatever was missed meanwhile.
+      connected: () => {
+        if (connectedBefore) this.reload();
+        connectedBefore = true;
+      },
+      note: (event) => this.noteChangedElsewhere(event),
+      folders: () => this.loadFolders(),
+      lock: () => {
+        if (!isOpen()) return;
+        lockNow('elsewhere');
+        showMessage('Locked notes were locked in another window.', 'info');
+      },
+      keybag: () => checkStatusNow(),
+      signedOut: () => this.onSessionEnded?.(),
+    });
     await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);
+  }
+
+  /**
+   * A live update about note `id` (docs/WEB.md, "Live updates"): the list is read again, and
+   * the open note takes the change in — merged with what is being typed, never replacing it.
+   */
+  async noteChangedElsewhere({ id, kind, revision }) {
+    this.listChanged();
+    if (['created', 'deleted', 'restored', 'deletedForGood'].includes(kind)) this.loadFolders();
+    if (!id || id !== this.selectedID) return;
+    const shown = this.editor.shown;
+    if (kind === 'changed' && shown?.noteID === id) {
+      if (revision && Number(revision) <= shown.revision()) return; // our own save
+      try {
+        const detail = await api.get(`/notes/${segment(id)}`);
+        if (this.editor.shown !== shown || detail.summary.deleted) return this.showNote(id);
+        let body = detail.body ?? '';
+        if (shown.isLocked) {
+          const opened = openNote(id);
+          if (!opened?.noteKey || !detail.locked) return this.showNote(id);
+          body = await openNoteText(opened.noteKey, {
+            iv: asBytes(detail.locked.iv), tag: asBytes(detail.locked.tag), ciphertext: asBytes(detail.locked.ciphertext),
+          }, detail.locked.bodyFormat);
+        } else if (detail.summary.lock) {
+          return this.showNote(id);
+        }
+        if (this.editor.shown === shown) shown.rebase({ revision: detail.summary.revision, title: detail.summary.title, body });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) this.showNote(id);
+      }
+      return;
+    }
+    if (kind === 'changed' && !shown) {
+      this.showNote(id); // a placeholder: its title may have changed
+      return;
+    }
+    // Locked, unlocked, shared, unshared, deleted…: the note is shown afresh (a save waiting
+    // for its pause goes first).
+    this.editor.flush();
+    await this.editor.saving;
+    if (kind === 'deletedForGood' || kind === 'unshared') {
+      try {
+        await api.get(`/notes/${segment(id)}`);
+      } catch {
+        closeNote(id);
+        this.selectedID = null;
+        this.editor.showEmpty(kind === 'unshared' ? 'This note is no longer shared with you.' : 'This note was deleted.');
+        return;
+      }
+    }
+    await this.showNote(id);
   }
 
   async signOut() {
@@ -107,6 +177,8 @@ export class NotesApp {
 
   /** Forgets everything of the account (the session ended or was signed out). */
   stop() {
+    this.stopLiveUpdates?.();
+    this.stopLiveUpdates = null;
     stopAutoLock();
     lockNow('signOut');
     this.editor.showEmpty();
