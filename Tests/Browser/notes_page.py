@@ -64,8 +64,9 @@ class NotesPage:
         self.b.wait(ready, f"the list row of the note with {attributes or 'any state'}")
         return self.item(note_id)
 
-    def new_note(self, title: str, body: str) -> str:
-        """Writes a note with + and waits until it is saved; returns its id."""
+    def new_note(self, title: str, body: str, stored: str | None = None) -> str:
+        """Writes a note with + and waits until it is saved (as `stored`, its Markdown, when
+        typing `body` gives other text: docs/FORMAT.md); returns its id."""
         before = {e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")}
         self.b.click("#new-note")
         # The new note is the list row that was not there before, shown in the editor.
@@ -75,7 +76,7 @@ class NotesPage:
                     "the new note in the editor")
         self.b.type("#note-title", title)
         self.b.type("#note-body", body)
-        self.wait_saved_on_server(note_id, body)
+        self.wait_saved_on_server(note_id, body if stored is None else stored)
         self.b.wait(lambda d: title in self.item_title(note_id), "the new title in the list")
         return note_id
 
@@ -104,7 +105,12 @@ class NotesPage:
             "the note in the editor")
 
     def body_text(self) -> str:
+        """The open note's body as stored: its Markdown (the editor's `value`)."""
         return self.b.find("#note-body").get_attribute("value")
+
+    def shown_text(self) -> str:
+        """The open note's body as the page shows it."""
+        return self.b.find("#note-body").text
 
     def set_body(self, text: str):
         """Puts `text` in the open note's body as typing does (the field changes and says so),

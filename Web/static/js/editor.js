@@ -12,6 +12,7 @@ import { sharePanel } from './sharing.js';
 import { busy, offerUndo, showMessage } from './banner.js';
 import { merge, mergeValue } from './merge.js';
 import { saveLockedBody, saveUnlocked } from './note-sync.js';
+import { createRichEditor, formatBar } from './rich-editor.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
 
 const saveDelayMs = 600;
@@ -88,7 +89,7 @@ export class NoteEditor {
         h('h1', { class: 'placeholder-note-title' }, summary.title),
         summary.lock
           ? h('p', { class: 'locked-deleted' }, icon('lock'), ' Locked. Restore it to open it with its passphrase.')
-          : h('div', { id: 'deleted-body', class: 'note-body readonly', 'data-testid': 'deleted-body' }, detail.body ?? '')));
+          : readOnlyBody(detail.body ?? '')));
   }
 
   /** A locked note that is not open: its title, why it is locked, and the passphrase form. */
@@ -131,9 +132,8 @@ export class NoteEditor {
       id: 'note-title', class: 'note-title', value: summary.title, maxlength: '4096', autocomplete: 'off', 'aria-label': 'Title',
       placeholder: 'Title',
     });
-    const body = h('textarea', {
-      id: 'note-body', class: 'note-body', 'aria-label': 'Note', placeholder: 'Start writing…', spellcheck: 'true',
-    });
+    // The body shows its Markdown formatted (js/rich-editor.js); its `value` is the Markdown.
+    const body = createRichEditor({ id: 'note-body', label: 'Note', placeholder: 'Start writing…', onInput: () => edited() });
     body.value = isLocked ? text ?? '' : detail.body ?? '';
     // What the server had when this text was loaded: every save names it (docs/WEB.md, "Revisions").
     let base = { revision: summary.revision, title: summary.title, body: body.value };
@@ -241,7 +241,6 @@ export class NoteEditor {
     // What live updates use (js/live-updates.js): the open note, and how to take a newer version in.
     this.shown = { noteID, isLocked, rebase, revision: () => base.revision };
     title.addEventListener('input', edited);
-    body.addEventListener('input', edited);
     title.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') { event.preventDefault(); body.focus(); }
     });
@@ -289,6 +288,7 @@ export class NoteEditor {
     replaceChildren(this.container,
       toolbar,
       ...banners,
+      formatBar(body),
       h('article', { class: 'note-sheet', 'data-note-id': noteID, 'data-testid': isLocked ? 'open-locked-note' : 'note-sheet' },
         h('p', { class: 'note-date' }, longDate(summary.modified)),
         title,
@@ -392,8 +392,22 @@ export class NoteEditor {
 /** Puts `text` into a text field, keeping the caret about where it was. */
 function replaceText(field, text) {
   if (field.value === text) return;
+  if (field.replaceValue) {
+    field.replaceValue(text);
+    return;
+  }
   const focused = document.activeElement === field;
   const { selectionStart, selectionEnd } = field;
   field.value = text;
   if (focused) field.setSelectionRange(Math.min(selectionStart, text.length), Math.min(selectionEnd, text.length));
+}
+
+/** A body shown formatted, not editable (a note in Recently Deleted). */
+function readOnlyBody(text) {
+  const view = createRichEditor({ id: 'deleted-body', label: 'Note (read only)', placeholder: '' });
+  view.value = text;
+  view.contentEditable = 'false';
+  view.classList.add('readonly');
+  view.dataset.testid = 'deleted-body';
+  return view;
 }
