@@ -70,6 +70,8 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: "The note's id.") var id: String
         @Flag(help: "If the note is locked with an earlier passphrase, re-wrap it under the current one without asking.")
         var rewrap = false
+        @Flag(help: "Print the body as its Markdown (on a terminal it is shown formatted, elsewhere as plain text).")
+        var markdown = false
 
         func run() throws {
             try Output.run(json: options.json) {
@@ -82,7 +84,7 @@ struct NoteCommand: ParsableCommand {
                     if !options.json { StandardStream.error.write("Re-wrapped under the current passphrase.\n") }
                 }
                 if options.json { return Output.json(note) }
-                print(NoteText.note(note))
+                print(NoteText.note(note, style: .forOutput(markdown: markdown)))
             }
         }
     }
