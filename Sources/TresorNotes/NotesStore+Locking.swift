@@ -239,7 +239,7 @@ extension NotesStore {
             return text
         case .appleNotes:
             do {
-                return try AppleNoteBody.text(fromGzippedProtobuf: plaintext)
+                return try AppleNoteBody.markdown(fromGzippedProtobuf: plaintext)
             } catch {
                 throw NotesError.damaged("the Apple Notes body of note \(row.id)")
             }
