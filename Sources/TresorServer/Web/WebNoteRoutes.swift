@@ -170,7 +170,12 @@ struct WebNoteRoutes {
             notes = try store.notes(account: account.id) + store.notesShared(with: account.id)
             notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
-        return WebNotesList(notes: notes.map { WebNoteSummary($0, for: account, folders: folders) })
+        let previews = try store.previews(ofNotes: notes.map(\.id))
+        return WebNotesList(notes: notes.map { note in
+            var summary = WebNoteSummary(note, for: account, folders: folders)
+            summary.preview = previews[note.id]
+            return summary
+        })
     }
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.

@@ -26,6 +26,8 @@ struct WebNoteSummary: Encodable, Sendable {
     var revision: Int64
     /// When it was moved to Recently Deleted (nil: it is not there).
     var deleted: Date?
+    /// In lists: the first line of text after the title, without markup (none for a locked note).
+    var preview: String?
 
     init(_ summary: NoteSummary, for account: WebAccount, folders: [Folder]) {
         let mine = summary.sharing.map { $0.owner == account.name } ?? true

@@ -43,6 +43,11 @@ export class NotesApp {
     byId('new-note').append(icon('plus'));
     byId('new-note').addEventListener('click', () => this.createNote());
     byId('empty-recently-deleted').addEventListener('click', () => this.emptyRecentlyDeleted());
+    byId('back-to-folders').addEventListener('click', () => showPane('folders'));
+    byId('back-to-list').addEventListener('click', () => {
+      this.editor.flush();
+      showPane('list');
+    });
     byId('lock-now').prepend(icon('lock'));
     byId('lock-now').addEventListener('click', () => {
       this.editor.flush();
@@ -92,6 +97,7 @@ export class NotesApp {
     byId('search').value = '';
     this.selectedID = null;
     this.editor.showEmpty();
+    showPane('list');
     startAutoLock(session.autoLock, { onStatus: (status) => this.showStatus(status) });
     this.stopLiveUpdates?.();
     let connectedBefore = false;
@@ -284,6 +290,7 @@ export class NotesApp {
 
   selectFolder(key) {
     this.folder = key;
+    showPane('list');
     if (key === recentlyDeleted && this.search) {
       this.search = '';
       byId('search').value = '';
@@ -325,8 +332,9 @@ export class NotesApp {
   }
 
   noteRow(note) {
+    // Like Notes: the first line after the title (a locked note shows none).
     const detailText = note.deleted ? daysLeft(note.deleted)
-      : note.lock ? 'Locked' : note.owner ? `Shared by ${note.owner}` : note.folder || 'Notes';
+      : note.lock ? 'Locked' : note.preview || (note.owner ? `Shared by ${note.owner}` : 'No additional text');
     return h('li', {
       class: ['note-item', note.id === this.selectedID && 'selected'], 'data-testid': 'note-item', 'data-note-id': note.id,
       'data-pinned': String(Boolean(note.isPinned)), 'data-locked': String(Boolean(note.lock)), 'data-shared': String(Boolean(note.isShared)),
@@ -347,6 +355,7 @@ export class NotesApp {
     // opens again without asking while the session lasts).
     if (this.selectedID && this.selectedID !== id) closeNote(this.selectedID);
     this.selectedID = id;
+    showPane('note');
     this.renderList();
     await this.showNote(id);
   }
@@ -439,6 +448,7 @@ export class NotesApp {
       }
       if (this.folder === sharedWithMe) this.folder = allNotes;
       this.selectedID = summary.id;
+      showPane('note');
       await Promise.all([this.loadNotes(), this.loadFolders()]);
       await this.showNote(summary.id);
       byId('note-title')?.focus();
@@ -450,6 +460,7 @@ export class NotesApp {
     if (this.selectedID === id) {
       this.selectedID = null;
       this.editor.showEmpty();
+      showPane('list');
     }
     await Promise.all([this.loadNotes(), this.loadFolders()]);
   }
@@ -581,4 +592,9 @@ export class NotesApp {
 function daysLeft(deleted) {
   const left = Math.max(0, Math.ceil((new Date(deleted).getTime() + 30 * dayMs - Date.now()) / dayMs));
   return left === 1 ? '1 day left' : `${left} days left`;
+}
+
+/** On a phone, which pane shows (folders, list or note); wider screens show all three. */
+function showPane(pane) {
+  document.body.dataset.pane = pane;
 }

@@ -148,7 +148,7 @@ export function formatBar(editor) {
     button('dash', '–', 'Dashed list (Ctrl-Shift-8)', () => editor.setBlockType('dash')),
     button('number', '1.', 'Numbered list (Ctrl-Shift-9)', () => editor.setBlockType('number')),
     button('code', '{ }', 'Monospace (Ctrl-Shift-M)', () => editor.setBlockType('code')),
-    button('link', '🔗', 'Link (Ctrl-K)', () => editor.addLink()));
+    button('link', 'Link', 'Link (Ctrl-K)', () => editor.addLink()));
 }
 
 /** Shows `blocks`: one element per line. */
