@@ -71,9 +71,13 @@ async function boot() {
   installAuth({ onSignedIn: enterApp });
   const sessionEnded = () => {
     if (document.body.dataset.screen !== 'app') return;
+    const wasLocal = notesApp.account?.isLocal;
     notesApp.stop();
     showSignIn();
-    showMessage('Your session ended. Please sign in again.');
+    // The local account's sessions end when Tresor locks (docs/WEB.md, "Sessions end").
+    showMessage(wasLocal
+      ? 'Tresor was locked or your session ended. Sign in as “local” with your passcode to unlock it.'
+      : 'Your session ended. Please sign in again.');
   };
   onUnauthorized(sessionEnded);
   notesApp.onSessionEnded = sessionEnded;

@@ -2,7 +2,7 @@
 // locked-note flows (lock, open, re-wrap) and the toolbar (search, Lock Now, passphrase
 // settings, sign out).
 
-import { api, ApiError, segment } from './api.js';
+import { api, ApiError, segment, setCsrfToken, setOriginToken } from './api.js';
 import { byId, h, icon, replaceChildren, shortDate } from './dom.js';
 import { busy, showError, showMessage } from './banner.js';
 import { NoteEditor } from './editor.js';
@@ -195,15 +195,46 @@ export class NotesApp {
     replaceChildren(byId('folder-list'));
   }
 
+  /**
+   * The keybag banner (docs/WEB.md, "While Tresor is locked"): what each account can do. The
+   * local account — the owner, whose password is the passcode — unlocks here; every other
+   * account is told that the owner must unlock Tresor, and stays signed in meanwhile.
+   */
   showStatus(status) {
     const banner = byId('keybag-banner');
-    if (status.keybag === 'unlocked' || status.contentAvailable) {
+    if (status.keybag === 'unlocked' || (status.contentAvailable && status.keybag !== 'locked')) {
       banner.hidden = true;
+      banner.dataset.state = 'unlocked';
       return;
     }
-    banner.textContent = status.keybag === 'notInitialized'
-      ? 'Tresor is not set up on this computer yet (run “tresor init”).'
-      : 'Tresor is locked on this computer, so note contents are not available. Unlock it with “tresor unlock”.';
+    if (banner.dataset.state === status.keybag && !banner.hidden) return; // keep a passcode being typed
+    banner.dataset.state = status.keybag;
+    if (status.keybag === 'notInitialized') {
+      replaceChildren(banner, 'Tresor is not set up on this computer yet (run “tresor init”).');
+    } else if (this.account?.isLocal) {
+      const passcode = h('input', {
+        id: 'keybag-passcode', type: 'password', autocomplete: 'current-password', 'aria-label': 'Passcode', placeholder: 'Passcode',
+      });
+      replaceChildren(banner,
+        h('form', { class: 'keybag-unlock', 'data-testid': 'keybag-unlock', on: { submit: (event) => {
+          event.preventDefault();
+          busy(async () => {
+            // Signing in as local with the passcode unlocks the keybag; the new session replaces this one.
+            const answer = await api.post('/session', { name: 'local', password: passcode.value });
+            passcode.value = '';
+            setOriginToken(answer.originToken);
+            setCsrfToken(answer.csrfToken);
+            checkStatusNow();
+            await this.reload();
+          });
+        } } },
+        h('span', {}, 'Tresor is locked on this computer. Enter your passcode to unlock it.'),
+        passcode,
+        h('button', { id: 'keybag-unlock', class: 'button small primary', type: 'submit' }, 'Unlock')));
+    } else {
+      replaceChildren(banner, h('span', { 'data-testid': 'keybag-owner-must-unlock' },
+        'Tresor is locked on this computer, so your notes cannot be read right now. Its owner must unlock it; you stay signed in and can go on once they have.'));
+    }
     banner.hidden = false;
   }
 
