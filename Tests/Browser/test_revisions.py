@@ -70,3 +70,44 @@ class ConcurrentEditTests(BrowserCase):
             self.assertEqual({kept, copied}, {"\n".join([lines[0], alices_version, lines[2]]), "\n".join([lines[0], bobs_version, lines[2]])},
                              "each version whole, one in the note and one in the copy")
         alice.b.screenshot("21-conflict-copy")
+
+
+class LockedConcurrentEditTests(BrowserCase):
+    def test_a_locked_note_edited_in_two_tabs_at_once_is_merged_in_the_browser(self):
+        password, passphrase = self.secret("ivan-password"), self.secret("ivan-passphrase")
+        page = NotesPage(self.browser("ivan"))
+        page.register("ivan", password)
+        page.wait_signed_in()
+        lines = [self.note_text(f"locked{i}") for i in range(4)]
+        note_id = page.new_note("Locked trip " + marker("t"), "\n".join(lines))
+        page.lock_with_new_passphrase(passphrase, "ivan's hint")
+        page.wait_item(note_id, locked="true")
+        driver = page.b.driver
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        second = driver.current_window_handle
+        page.load()
+        page.wait_signed_in()
+        page.select(note_id)
+        page.open_locked(note_id, passphrase)
+
+        # Both tabs edit at once — different lines — each from the version it opened.
+        firsts, seconds = self.note_text("tab-one"), self.note_text("tab-two")
+        driver.switch_to.window(first)
+        page.set_body("\n".join([firsts, *lines[1:]]))
+        driver.switch_to.window(second)
+        page.set_body("\n".join([*lines[:3], seconds]))
+        merged = "\n".join([firsts, lines[1], lines[2], seconds])
+        for handle in (first, second):
+            driver.switch_to.window(handle)
+            page.b.wait(lambda d: page.body_text() == merged and page.b.find("#save-status").get_attribute("data-state") == "saved",
+                        "both edits in the locked note")
+        # The server only ever saw ciphertext: no request carried either edit in the clear.
+        for text in (firsts, seconds):
+            self.assert_never_sent(text.encode(), "a locked note's edit")
+        page.lock_now()
+        page.reload()
+        page.select(note_id)
+        page.open_locked(note_id, passphrase)
+        page.b.wait(lambda d: page.body_text() == merged, "the merged locked note after a reload")
+        self.assertIsNone(page.note_id_titled("conflict copy"))
