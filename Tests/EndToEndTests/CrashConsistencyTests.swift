@@ -623,7 +623,11 @@ final class CrashDriver {
                 input = passphrases[0] + "\n"
             case .noteDelete:
                 if !state.isLocked { removedCopies[name] = try sealedCopies(ofNote: id) }
-                arguments = ["note", "delete", id]
+                // `note delete` moves a note to Recently Deleted (not killed here; a note there
+                // already answers an error, which is fine); deleting it for good is what may be
+                // killed, and must leave nothing of it behind.
+                _ = try tresor(["note", "delete", id])
+                arguments = ["note", "trash", "delete", id]
             default:
                 preconditionFailure("\(operation) is not a note operation")
             }
