@@ -67,13 +67,15 @@ class NotesPage:
     def new_note(self, title: str, body: str, stored: str | None = None) -> str:
         """Writes a note with + and waits until it is saved (as `stored`, its Markdown, when
         typing `body` gives other text: docs/FORMAT.md); returns its id."""
-        before = {e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")}
+        shown = [e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-sheet]")]
         self.b.click("#new-note")
-        # The new note is the list row that was not there before, shown in the editor.
-        note_id = self.b.wait(lambda d: next((e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")
-                                              if e.get_attribute("data-note-id") not in before), None), "the new note in the list")
-        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all("[data-testid=note-sheet]")),
-                    "the new note in the editor")
+        # The new note is the one the editor opens: a sheet of another note, titled "New Note"
+        # (the list may still be loading, so "the row that was not there before" can mislead).
+        note_id = self.b.wait(lambda d: next((e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-sheet]")
+                                              if e.get_attribute("data-note-id") not in shown
+                                              and self.b.find("#note-title").get_attribute("value") == "New Note"), None),
+                              "the new note in the editor")
+        self.wait_item(note_id)
         self.b.type("#note-title", title)
         self.b.type("#note-body", body)
         self.wait_saved_on_server(note_id, body if stored is None else stored)

@@ -154,6 +154,8 @@ export class NotesApp {
       this.showNote(id); // a placeholder: its title may have changed
       return;
     }
+    // Created or restored: this page did it, and shows it already.
+    if (kind === 'created' || kind === 'restored') return;
     // Locked, unlocked, shared, unshared, deleted…: the note is shown afresh (a save waiting
     // for its pause goes first).
     this.editor.flush();
