@@ -75,3 +75,51 @@ class FormattingTests(BrowserCase):
         page.reload()
         page.select(note_id)
         page.b.wait(lambda d: page.body_text() == expected, "the formatting after the lock was removed")
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def field(number: int, payload: bytes | int) -> bytes:
+    if isinstance(payload, int):
+        return varint(number << 3) + varint(payload)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def run(length: int, style: int | None = None, done: int | None = None, weight: int | None = None, link: str | None = None) -> bytes:
+    body = field(1, length)
+    if style is not None:
+        paragraph = field(1, style) + (field(5, field(1, b"uuid") + field(2, done)) if done is not None else b"")
+        body += field(2, paragraph)
+    if weight is not None:
+        body += field(5, weight)
+    if link:
+        body += field(9, link.encode())
+    return field(5, body)
+
+
+class AppleFormattingInTheBrowserTests(BrowserCase):
+    def test_an_apple_note_body_reads_as_the_same_markdown_in_the_browser_as_in_swift(self):
+        """js/apple-note-body.js against the expectation of AppleNoteFormattingTests (Swift)."""
+        import base64
+        import gzip
+        text = "Trip\ntickets\npack\nbold and link"
+        note = field(2, text.encode()) + run(5, style=0) + run(8, style=103, done=1) + run(5, style=103, done=0) \
+            + run(4, weight=1) + run(5) + run(4, link="https://example.org")
+        body = gzip.compress(field(2, field(2, 0) + field(3, note)))
+        page = NotesPage(self.browser("kim"))
+        page.load()
+        got = page.b.driver.execute_async_script("""
+            const [data, done] = arguments;
+            import('/static/js/apple-note-body.js')
+              .then((m) => m.appleNoteMarkdown(Uint8Array.from(atob(data), (c) => c.charCodeAt(0))))
+              .then(done, (error) => done('error: ' + error));
+        """, base64.b64encode(body).decode())
+        self.assertEqual(got, "# Trip\n- [x] tickets\n- [ ] pack\n**bold** and [link](https://example.org)")
