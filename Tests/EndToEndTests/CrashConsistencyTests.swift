@@ -858,6 +858,12 @@ final class CrashDriver {
     /// of another, an attachment without its note); the raw rows agree.
     /// - Parameter typed: a locked note already opened by typing the passphrase, and the result.
     private func verifyNotes(typed: (name: String, result: Harness.Result)?) throws {
+        // A note in Recently Deleted can only be one whose deletion for good was interrupted (the
+        // driver moves a note there just before deleting it for good): back to the list it goes,
+        // as it was before the delete.
+        for note in try decode([NoteSummary].self, try tresor(["note", "trash", "list", "--json"])) {
+            guard try tresor(["note", "trash", "restore", note.id]).succeeded else { throw violation("\(note.id) cannot be restored") }
+        }
         let listed = try decode([NoteSummary].self, try tresor(["note", "list", "--json"]))
         let names = Dictionary(noteTitles.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         var found: [String: NoteSummary] = [:]
