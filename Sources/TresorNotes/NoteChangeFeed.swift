@@ -61,6 +61,9 @@ public final class NoteChangeFeed: Sendable {
         listeners.withLock { _ = $0.removeValue(forKey: token) }
     }
 
+    /// Whether anyone listens (the store skips working out a change's audience otherwise).
+    var hasListeners: Bool { listeners.withLock { !$0.isEmpty } }
+
     func publish(_ change: NoteChange) {
         for listener in listeners.withLock({ Array($0.values) }) { listener(change) }
     }

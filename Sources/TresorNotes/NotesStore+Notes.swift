@@ -244,7 +244,7 @@ extension NotesStore {
     /// afterwards nothing of it remains in the home. Deleting as people do is
     /// ``moveToRecentlyDeleted(_:)``.
     public func deleteNote(_ id: String) throws {
-        let audience = try? audience(of: id)
+        let audience = changes.hasListeners ? try? audience(of: id) : nil
         let files = try pool.write { db -> [String] in
             let row = try NoteRow.fetch(id, db)
             let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])

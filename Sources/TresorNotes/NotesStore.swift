@@ -121,7 +121,7 @@ public final class NotesStore: Sendable {
 
     /// Announces a committed change of note `id` to its owner and participants (and `extra`).
     func announce(_ kind: NoteChange.Kind, note id: String, alsoTo extra: [AccountID] = []) {
-        guard let (accounts, revision) = try? audience(of: id) else { return }
+        guard changes.hasListeners, let (accounts, revision) = try? audience(of: id) else { return }
         changes.publish(NoteChange(kind: kind, noteID: id, revision: revision, accounts: accounts.union(extra)))
     }
 

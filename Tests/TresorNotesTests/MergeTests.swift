@@ -117,8 +117,12 @@ struct MergeTests {
                 base: base.joined(separator: "\n"), saved: saved.joined(separator: "\n"), incoming: incoming.joined(separator: "\n"))
             guard case .merged(let text) = outcome else { return }
             let merged = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            let mergedCounts = Self.counts(merged), baseCounts = Self.counts(base)
-            for side in [saved, incoming] {
+            // Lines as the texts have them ([] and [""] are both the empty text).
+            let asText = { (lines: [String]) in
+                lines.joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            }
+            let mergedCounts = Self.counts(merged), baseCounts = Self.counts(asText(base))
+            for side in [asText(saved), asText(incoming)] {
                 // A side's lines beyond the base's (by count) all survive.
                 for (value, number) in Self.counts(side) where number > baseCounts[value, default: 0] {
                     #expect(mergedCounts[value, default: 0] >= number - baseCounts[value, default: 0], "lost \"\(value)\"")
