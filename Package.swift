@@ -42,6 +42,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
         // `swift package generate-documentation`: the DocC catalogues of TresorKit and TresorSecurity.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
+        // Property-based tests with Swift Testing (the notes' merge rules), tests only.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
     ],
     targets: [
         // Linux plumbing Swift's Glibc does not expose (ucred, variadic prctl).
@@ -177,6 +179,7 @@ let package = Package(
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),

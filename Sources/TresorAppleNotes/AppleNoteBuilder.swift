@@ -36,9 +36,11 @@ struct AppleNoteBuilder {
             title = storedTitle ?? "Locked note"
         } else {
             guard let noteData else { throw .invalidValue("the note has no \(NoteStoreSchema.noteDataTable) row") }
-            let text = try AppleNoteBody.decodeText(try fetchNoteData(noteData).data, limits: limits)
-            content = .text(text)
-            title = storedTitle ?? Self.title(fromText: text)
+            let data = try fetchNoteData(noteData).data
+            // Formatting kept as Tresor Markdown; the title from the plain text.
+            content = .text(try AppleNoteBody.decodeMarkdown(data, limits: limits))
+            let plain = try AppleNoteBody.decodeText(data, limits: limits)
+            title = storedTitle ?? Self.title(fromText: plain)
         }
         return AppleNote(
             id: id, title: title, folderID: folderID, accountID: accountID, created: created, modified: modified,

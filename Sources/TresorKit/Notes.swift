@@ -61,14 +61,59 @@ public final class Notes: Sendable {
     public func edit(
         _ id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String?? = nil, passphrase: String? = nil
     ) throws -> NoteSummary {
+        try save(id, title: title, body: body, pinned: pinned, folder: folder, passphrase: passphrase).note
+    }
+
+    /// Saves an edit made from `base` (the revision, title and body the editor started from):
+    /// when the note changed meanwhile the edit is merged into it, or kept as a conflict copy.
+    /// - Parameters:
+    ///   - id: the note.
+    ///   - title: a new title, or nil.
+    ///   - body: a new body, or nil.
+    ///   - pinned: pin or unpin, or nil.
+    ///   - folder: a folder to move to; `.some(nil)` moves it out of any folder.
+    ///   - passphrase: a locked note's passphrase when no secure session holds it.
+    ///   - base: the version the edit was made from (nil: replace whatever is stored).
+    /// - Returns: saved, merged or kept as a conflict copy.
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
+    @discardableResult
+    public func save(
+        _ id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String?? = nil, passphrase: String? = nil,
+        base: NoteBase? = nil
+    ) throws -> NoteSaveOutcome {
         let request = EditNoteRequest(
             id: id, title: title, body: body, pinned: pinned, folder: folder ?? nil,
-            removeFromFolder: folder.map { $0 == nil }, passphrase: passphrase)
+            removeFromFolder: folder.map { $0 == nil }, passphrase: passphrase, base: base)
         return try mapped { try client.notesEdit(request) }
     }
 
-    /// Deletes a note and its attachments.
+    /// Moves a note (with its attachments) to Recently Deleted, where it stays 30 days.
+    /// - Parameter id: the note.
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
     public func delete(_ id: String) throws { try mapped { try client.notesDelete(id) } }
+
+    /// The notes in Recently Deleted, most recently deleted first.
+    /// - Returns: their summaries (`deleted` set).
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
+    public func recentlyDeleted() throws -> [NoteSummary] { try mapped { try client.notesRecentlyDeleted() } }
+
+    /// Brings a note back from Recently Deleted.
+    /// - Parameter id: the note.
+    /// - Returns: the note as it now is.
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
+    @discardableResult
+    public func restore(_ id: String) throws -> NoteSummary { try mapped { try client.notesRestore(id) } }
+
+    /// Deletes a note in Recently Deleted for good: nothing of it stays in the home.
+    /// - Parameter id: the note.
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
+    public func deleteForGood(_ id: String) throws { try mapped { try client.notesDeleteForGood(id) } }
+
+    /// Deletes every note in Recently Deleted for good.
+    /// - Returns: how many were deleted.
+    /// - Throws: ``NotesClientError`` or ``TresorClientError``.
+    @discardableResult
+    public func emptyRecentlyDeleted() throws -> Int { try mapped { try client.notesEmptyRecentlyDeleted() } }
 
     /// Notes whose title (or unlocked body) holds every word of `text`.
     public func search(_ text: String) throws -> [NoteSummary] { try mapped { try client.notesSearch(text) } }

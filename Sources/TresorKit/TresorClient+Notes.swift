@@ -22,8 +22,26 @@ extension TresorClient {
         try call("POST", Route.notesShow, NoteRequest(id: id, passphrase: passphrase))
     }
 
-    package func notesEdit(_ request: EditNoteRequest) throws -> NoteSummary {
+    package func notesEdit(_ request: EditNoteRequest) throws -> NoteSaveOutcome {
         try call("POST", Route.notesEdit, request)
+    }
+
+    package func notesRecentlyDeleted() throws -> [NoteSummary] {
+        let response: NotesResponse = try call("POST", Route.notesRecentlyDeleted)
+        return response.notes
+    }
+
+    package func notesRestore(_ id: String) throws -> NoteSummary {
+        try call("POST", Route.notesRestore, NoteRequest(id: id))
+    }
+
+    package func notesDeleteForGood(_ id: String) throws {
+        try callExpectingNoContent("POST", Route.notesDeleteForGood, NoteRequest(id: id))
+    }
+
+    package func notesEmptyRecentlyDeleted() throws -> Int {
+        let response: EmptiedResponse = try call("POST", Route.notesEmptyRecentlyDeleted)
+        return response.deleted
     }
 
     package func notesDelete(_ id: String) throws {

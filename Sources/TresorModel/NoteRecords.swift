@@ -93,10 +93,14 @@ public struct NoteSummary: Codable, Equatable, Sendable {
     public var lock: LockInfo?
     /// Present for a shared note (SPEC §4.6): its owner and participants.
     public var sharing: ShareInfo?
+    /// Counted up on every change: a save names the revision it was made from (``NoteBase``).
+    public var revision: Int64
+    /// When the note was moved to Recently Deleted; nil for a note that is not there.
+    public var deleted: Date?
 
     public init(
         id: String, title: String, folder: String? = nil, created: Date, modified: Date, isPinned: Bool,
-        attachmentCount: Int, lock: LockInfo? = nil, sharing: ShareInfo? = nil
+        attachmentCount: Int, lock: LockInfo? = nil, sharing: ShareInfo? = nil, revision: Int64 = 1, deleted: Date? = nil
     ) {
         self.id = id
         self.title = title
@@ -107,6 +111,8 @@ public struct NoteSummary: Codable, Equatable, Sendable {
         self.attachmentCount = attachmentCount
         self.lock = lock
         self.sharing = sharing
+        self.revision = revision
+        self.deleted = deleted
     }
 
     public var isLocked: Bool { lock != nil }
@@ -215,12 +221,17 @@ public struct NoteChanges: Sendable {
     public var isPinned: Bool?
     /// `.some(nil)` moves the note out of any folder.
     public var folder: String??
+    /// The version the new title and body were made from. When the note has changed since,
+    /// the edit is merged into it, or kept as a conflict copy (docs/FORMAT.md, "Revisions and
+    /// merges"). Nil: the title and body replace what is stored whatever it is.
+    public var base: NoteBase?
 
-    public init(title: String? = nil, body: String? = nil, isPinned: Bool? = nil, folder: String?? = nil) {
+    public init(title: String? = nil, body: String? = nil, isPinned: Bool? = nil, folder: String?? = nil, base: NoteBase? = nil) {
         self.title = title
         self.body = body
         self.isPinned = isPinned
         self.folder = folder
+        self.base = base
     }
 }
 

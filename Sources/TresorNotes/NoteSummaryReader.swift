@@ -41,7 +41,8 @@ struct NoteSummaryReader {
                     created: row.created, modified: row.modified, isPinned: row.isPinned,
                     attachmentCount: attachmentCounts[row.id] ?? 0,
                     lock: try row.passphraseID.map { try lock($0) },
-                    sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) }))
+                    sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) },
+                    revision: row.revision, deleted: row.deleted))
             }
             start = batch.endIndex
         }
@@ -102,7 +103,8 @@ extension NoteRow {
     /// The columns a summary reads: all but the body and a locked note's ciphertext, which a
     /// list of thousands of notes must not load. Read them with ``init(summaryRow:)``.
     static let summaryColumns = """
-        id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, body_format, sealed_record_key
+        id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, body_format, sealed_record_key,
+        revision, deleted
         """
 
     /// A row selected with ``summaryColumns``, read by position (looking ten columns up by name
@@ -118,5 +120,7 @@ extension NoteRow {
         passphraseID = row[7]
         bodyFormat = BodyFormat(rawValue: row[8]) ?? .text
         sealedRecordKey = row[9]
+        revision = row[10]
+        deleted = (row[11] as Double?).map(Date.init(timeIntervalSince1970:))
     }
 }

@@ -68,6 +68,12 @@ public struct BackedUpNote: Codable, Equatable, Sendable {
     /// into the home it was made in (the tag is keyed by that home's keys).
     public var importTag: Data?
     public var noteProofHash: Data?
+    /// The note's revision (docs/FORMAT.md, "Revisions and merges"), so a page that edited it
+    /// before the restore still sees its base; absent in backups made before revisions.
+    public var revision: Int64?
+    /// When it went to Recently Deleted, if it is there: it is restored there, with the days it
+    /// had left.
+    public var deleted: Date?
 
     /// A locked note's fields (docs/FORMAT.md, "Notes"): all under the note key.
     public struct LockedFields: Codable, Equatable, Sendable {

@@ -13,7 +13,10 @@ import TresorStorage
 /// | `folders` | folder names, sealed |
 /// | `notes` | dates and pin in the clear; title and body sealed under the content key; a locked note's Apple-shaped crypto fields and note proof hash |
 /// | `attachments` | kind, sealed name, size, the name of the sealed file in `attachments/`, whether it is left out of backups |
-/// | `participants` | who a shared note is shared with (in the clear, SPEC §4.6), and since when |
+/// | `participants` | who a shared note is shared with (in the clear, docs/FORMAT.md), and since when |
+///
+/// Each note also has a `revision` (counted up by trigger on every change) and, while it is in
+/// Recently Deleted, the time it was `deleted`.
 ///
 /// Nothing in it is note text in the clear: see `ContentSealing` and docs/FORMAT.md.
 enum NotesDatabase {
@@ -116,6 +119,32 @@ enum NotesDatabase {
         // Attachments the user left out of backups (`tresor note attach --exclude-from-backup`).
         migrator.registerMigration("v4-backup-exclusion") { db in
             try db.execute(sql: "ALTER TABLE attachments ADD COLUMN exclude_from_backup INTEGER NOT NULL DEFAULT 0")
+        }
+        // Revisions (docs/FORMAT.md, "Revisions and merges"): every change of a note's content,
+        // lock, pin, folder or place in Recently Deleted counts one up, by trigger, so no code
+        // path can change a note without a save made from the old revision noticing.
+        migrator.registerMigration("v5-revisions") { db in
+            try db.execute(sql: """
+                ALTER TABLE notes ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+                CREATE TRIGGER notes_revision AFTER UPDATE OF
+                    account_id, folder_id, modified, pinned, sealed_title, sealed_body, passphrase_id,
+                    crypto_iv, crypto_tag, sealed_ciphertext, sealed_record_key
+                ON notes BEGIN
+                    UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
+                END;
+                """)
+        }
+        // Recently Deleted (docs/FORMAT.md): a deleted note keeps its row, attachments and
+        // participants, with the time it was deleted; after 30 days, or when deleted for good,
+        // it goes as `deleteNote` always went.
+        migrator.registerMigration("v6-recently-deleted") { db in
+            try db.execute(sql: """
+                ALTER TABLE notes ADD COLUMN deleted REAL;
+                CREATE INDEX notes_deleted ON notes(deleted) WHERE deleted IS NOT NULL;
+                CREATE TRIGGER notes_revision_deleted AFTER UPDATE OF deleted ON notes BEGIN
+                    UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
+                END;
+                """)
         }
         return migrator
     }

@@ -35,6 +35,10 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The request no longer matches the store (a note was locked while a passphrase change
     /// was being prepared): fetch again and retry.
     case conflict(String)
+    /// A save of a locked note names a revision older than the stored one (`current`): the
+    /// client merges the plaintext it holds (the server cannot) and saves again, or keeps its
+    /// version as a conflict copy (docs/FORMAT.md, "Revisions and merges").
+    case staleRevision(current: Int64)
 
     public var description: String {
         switch self {
@@ -55,6 +59,7 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case .nameTaken(let name): return "the name \"\(name.prefix(64))\" is taken"
         case .forbidden(let reason): return reason
         case .conflict(let reason): return reason
+        case .staleRevision(let current): return "the note changed meanwhile (now revision \(current)): merge and save again"
         }
     }
 }

@@ -245,11 +245,13 @@ public final class NotesRestore {
         row += lockedColumns.map { $0 ?? .null }
         row.append(try locked.map { try sealing.seal($0.ciphertext, table: "notes", id: note.id, column: "ciphertext") }.databaseValue)
         row += [note.bodyFormat.databaseValue, importTag.databaseValue, recordKeySealed.databaseValue, note.noteProofHash.databaseValue]
+        // As stored: an insert fires no revision trigger.
+        row += [(note.revision ?? 1).databaseValue, note.deleted.map(\.timeIntervalSince1970).databaseValue]
         statements.append(StagedStatement("""
             INSERT OR IGNORE INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, passphrase_id,
                 crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format, import_tag,
-                sealed_record_key, note_proof_hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                sealed_record_key, note_proof_hash, revision, deleted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, row))
         for participant in note.participants where accounts.contains(participant.account) {
             statements.append(StagedStatement("INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)", [
@@ -281,6 +283,8 @@ public final class NotesRestore {
         var comparable = note
         comparable.importTag = current.importTag
         comparable.participants = current.participants
+        // A backup from before revisions says nothing of them.
+        if note.revision == nil { comparable.revision = current.revision }
         return current == comparable
     }
 

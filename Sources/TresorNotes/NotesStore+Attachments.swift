@@ -67,6 +67,7 @@ extension NotesStore {
             AttachmentFile.remove(file, in: attachmentsFolder)
             throw error
         }
+        announce(.changed, note: upload.noteID)
         return AttachmentInfo(
             id: upload.id, kind: upload.kind, name: upload.name, byteCount: byteCount, created: created,
             excludedFromBackup: upload.excludedFromBackup)
@@ -124,6 +125,7 @@ extension NotesStore {
         }
         AttachmentFile.remove(file, in: attachmentsFolder)
         purgeRemovedPages()
+        announce(.changed, note: noteID)
     }
 
     /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups").

@@ -80,7 +80,7 @@ extension NotesStore {
             body: try row.isLocked ? nil : layer.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body"),
             recordKey: try row.sealedRecordKey.map { try sealing.open($0, table: "notes", id: row.id, column: "record_key") },
             participants: participants, locked: locked, bodyFormat: row.bodyFormat.rawValue, importTag: importTag,
-            noteProofHash: row.noteProofHash)
+            noteProofHash: row.noteProofHash, revision: row.revision, deleted: row.deleted)
     }
 
     func backedUp(_ row: PassphraseRow, _ sealing: ContentSealing) throws -> BackedUpPassphrase {

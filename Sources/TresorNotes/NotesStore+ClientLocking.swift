@@ -156,31 +156,41 @@ extension NotesStore {
         }
         index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: nil))
         purgeRemovedPages()
+        announce(.locked, note: id)
     }
 
     /// Saves an open locked note edited in the browser: the body sealed again under the same
     /// note key, with a new IV. `noteProof` proves the note key; a note with no note proof hash
     /// yet (locked before proofs, or imported) records it when `passphraseProof` proves the
     /// note's passphrase. Without either a session could overwrite the body with random bytes.
-    /// - Throws: `passphraseRequired` (no proof to check against), the proof errors of
-    ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and saves nothing.
+    /// `baseRevision`, when given, must be the stored revision: the server cannot merge
+    /// ciphertext, so a save made from an older one is refused and the browser merges.
+    /// - Returns: the note as it is now.
+    /// - Throws: `staleRevision` (the note changed since `baseRevision`), `passphraseRequired`
+    ///   (no proof to check against), the proof errors of ``enterPassphrase(_:establish:account:)``
+    ///   — a wrong proof is counted and saves nothing.
+    @discardableResult
     public func replaceLockedBody(
-        ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?
-    ) throws {
-        guard iv.count >= 12, iv.count <= 64, tag.count == 16 else { throw NotesError.invalid("the IV must be 12 to 64 bytes and the tag 16") }
-        guard ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
+        ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?,
+        baseRevision: Int64? = nil
+    ) throws -> NoteSummary {
+        try Self.checkLockedBodyShape(iv: iv, tag: tag, ciphertext: ciphertext)
         let sealing = try sealing()
-        try pool.write { db -> Result<Void, NotesError> in
+        let saved = try pool.write { db -> Result<NoteSummary, NotesError> in
             let row = try NoteRow.fetch(id, db)
             guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            try requireNotDeleted(row)
+            if let baseRevision, baseRevision != row.revision { throw NotesError.staleRevision(current: row.revision) }
             if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
             try db.execute(sql: """
                 UPDATE notes SET crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, modified = ? WHERE id = ?
                 """, arguments: [iv, tag, try sealing.seal(ciphertext, table: "notes", id: id, column: "ciphertext"),
                                  BodyFormat.text.rawValue, now.timeIntervalSince1970, id])
-            return .success(())
+            return .success(try summary(of: NoteRow.fetch(id, db), db, sealing))
         }.get()
         purgeRemovedPages()
+        announce(.changed, note: id)
+        return saved
     }
 
     /// Re-wraps a note of an earlier (or imported) passphrase under the current one, with the

@@ -37,6 +37,7 @@ extension NotesStore {
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
         index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: nil))
         purgeRemovedPages()
+        announce(.locked, note: id)
     }
 
     /// Removes the lock from a note (its passphrase or an open session needed): its body and
@@ -63,6 +64,7 @@ extension NotesStore {
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
         index.upsert(.init(noteID: id, accountID: row.accountID, title: try title(of: row, sealing), body: body))
         purgeRemovedPages()
+        announce(.unlocked, note: id)
     }
 
     /// Re-wraps a note locked with an earlier (or imported) passphrase under the current one
@@ -84,6 +86,7 @@ extension NotesStore {
             }
             try moveNote(id, from: row.passphraseID!, to: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: currentKey), db)
         }
+        announce(.changed, note: id)
     }
 
     // MARK: Locked records (the CLI's path and the browser's)
@@ -236,7 +239,7 @@ extension NotesStore {
             return text
         case .appleNotes:
             do {
-                return try AppleNoteBody.text(fromGzippedProtobuf: plaintext)
+                return try AppleNoteBody.markdown(fromGzippedProtobuf: plaintext)
             } catch {
                 throw NotesError.damaged("the Apple Notes body of note \(row.id)")
             }

@@ -21,7 +21,7 @@ extension NotesStore {
         let sealing = try sealing()
         return try pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT f.id, f.sealed_name, (SELECT COUNT(*) FROM notes n WHERE n.folder_id = f.id) AS count
+                SELECT f.id, f.sealed_name, (SELECT COUNT(*) FROM notes n WHERE n.folder_id = f.id AND n.deleted IS NULL) AS count
                 FROM folders f WHERE f.account_id = ?
                 """, arguments: [account.rawValue]
             ).map { row in
@@ -37,6 +37,7 @@ extension NotesStore {
     public func createFolder(named name: String, account: AccountID = .local) throws -> Folder {
         let sealing = try sealing()
         let id = try pool.write { db in try folderID(named: name, account: account, creating: true, db, sealing)! }
+        changes.publish(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account]))
         return try folders(account: account).first { $0.id == id }!
     }
 
@@ -47,8 +48,10 @@ extension NotesStore {
             guard let id = try folderID(named: name, account: account, creating: false, db, sealing) else {
                 throw NotesError.notFound("folder \"\(name.prefix(64))\"")
             }
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes WHERE folder_id = ?", arguments: [id]) ?? 0
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes WHERE folder_id = ? AND deleted IS NULL", arguments: [id]) ?? 0
             guard count == 0 else { throw NotesError.invalid("folder \"\(name.prefix(64))\" holds \(count) notes: move or delete them first") }
+            // Notes of it in Recently Deleted come back to no folder.
+            try db.execute(sql: "UPDATE notes SET folder_id = NULL WHERE folder_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
         }
         purgeRemovedPages()
@@ -93,6 +96,7 @@ extension NotesStore {
             return try summary(of: NoteRow.fetch(id, db), db, sealing)
         }
         index.upsert(.init(noteID: id, accountID: account.rawValue, title: title, body: draft.body))
+        announce(.created, note: id)
         return created
     }
 
@@ -100,7 +104,7 @@ extension NotesStore {
     public func notes(account: AccountID = .local, folder: String? = nil) throws -> [NoteSummary] {
         let sealing = try sealing()
         return try pool.read { db in
-            var sql = "SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ?"
+            var sql = "SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL"
             var arguments: StatementArguments = [account.rawValue]
             if let folder {
                 guard let id = try folderID(named: folder, account: account, creating: false, db, sealing) else {
@@ -140,21 +144,62 @@ extension NotesStore {
 
     /// Changes a note's title, body, pin or folder. Changing a locked note's body needs its
     /// passphrase or an open session; the new body is sealed under the same note key.
+    /// - Returns: the note as it is now (see ``saveNote(_:_:passphrase:by:)`` for what became of
+    ///   an edit made from an older revision).
     @discardableResult
     public func editNote(_ id: String, _ changes: NoteChanges, passphrase: Passphrase? = nil) throws -> NoteSummary {
+        try saveNote(id, changes, passphrase: passphrase).note
+    }
+
+    /// Saves an edit of note `id` — its title, body, pin or folder — and says what became of it.
+    /// When `changes.base` names an older revision than the stored one, the new title and body
+    /// are merged with what changed meanwhile (``ThreeWayMerge``); when both changed the same
+    /// lines, the note keeps the stored version and the edit becomes a conflict copy. Nothing
+    /// is ever overwritten silently. A locked note's body needs its passphrase or an open
+    /// session, and is sealed under the same note key.
+    /// - Parameters:
+    ///   - id: the note.
+    ///   - changes: what to change, and the revision it was made from.
+    ///   - passphrase: a locked note's passphrase, when no secure session holds it.
+    ///   - editor: who saves, to name the conflict copy.
+    /// - Returns: saved, merged (with the merged body) or kept as a conflict copy.
+    /// - Throws: `notFound`, `invalid` (bad input, or a note in Recently Deleted),
+    ///   `wrongLockState` (locked or unlocked meanwhile), `passphraseRequired`.
+    @discardableResult
+    public func saveNote(_ id: String, _ changes: NoteChanges, passphrase: Passphrase? = nil, by editor: AccountID? = nil) throws -> NoteSaveOutcome {
         if let title = changes.title { try Self.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
         if let body = changes.body { try Self.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
         let sealing = try sealing()
         let before = try pool.read { db in try NoteRow.fetch(id, db) }
         // Derive before the write transaction: PBKDF2 must not hold the database.
         let noteKey = try (before.isLocked && changes.body != nil) ? noteKey(of: before, passphrase: passphrase, sealing) : nil
-        let (edited, indexBody) = try pool.write { db -> (NoteSummary, String?) in
+        let (outcome, indexBody, copyEntry) = try pool.write { db -> (NoteSaveOutcome, String?, SearchIndex.Entry?) in
             let row = try NoteRow.fetch(id, db)
             guard row.isLocked == before.isLocked else { throw NotesError.wrongLockState("note \(id) was locked or unlocked meanwhile; try again") }
+            try requireNotDeleted(row)
             let layer = try sealing.noteLayer(row)
+            var content = NoteContent(title: changes.title, body: changes.body)
+            var kind = NoteSaveOutcome.Kind.saved
+            var copy: (NoteSummary, SearchIndex.Entry)?
+            if let base = changes.base, base.revision != row.revision, content.title != nil || content.body != nil {
+                let stored = NoteContent(
+                    title: try layer.openText(row.sealedTitle, table: "notes", id: id, column: "title"),
+                    body: content.body == nil ? nil : try storedBody(of: row, noteKey: noteKey, sealing))
+                if let merged = content.merged(into: stored, base: base) {
+                    content = merged
+                    kind = .merged
+                } else {
+                    // The copy holds the whole edit: what it left unchanged comes from the note.
+                    if row.isLocked && noteKey == nil { throw NotesError.staleRevision(current: row.revision) }
+                    let whole = NoteContent(title: stored.title, body: try stored.body ?? storedBody(of: row, noteKey: noteKey, sealing))
+                    copy = try conflictCopy(of: row, content: content.filled(from: whole), noteKey: noteKey, editor: editor, db, sealing)
+                    content = NoteContent()
+                    kind = .conflictCopy
+                }
+            }
             var assignments = ["modified = ?"]
             var arguments: StatementArguments = [now.timeIntervalSince1970]
-            if let title = changes.title {
+            if let title = content.title {
                 assignments.append("sealed_title = ?")
                 arguments += [try layer.sealText(title, table: "notes", id: id, column: "title")]
             }
@@ -166,7 +211,7 @@ extension NotesStore {
                 assignments.append("folder_id = ?")
                 arguments += [try folder.map { try folderID(named: $0, account: AccountID(rawValue: row.accountID), creating: true, db, sealing)! }]
             }
-            if let body = changes.body {
+            if let body = content.body {
                 if let noteKey {
                     let sealed = try LockedNoteCrypto.sealBody(Data(body.utf8), with: noteKey)
                     assignments += ["crypto_iv = ?", "crypto_tag = ?", "sealed_ciphertext = ?", "body_format = ?"]
@@ -176,19 +221,30 @@ extension NotesStore {
                     arguments += [try layer.sealText(body, table: "notes", id: id, column: "body")]
                 }
             }
-            arguments += [id]
-            try db.execute(sql: "UPDATE notes SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+            if assignments.count > 1 {
+                arguments += [id]
+                try db.execute(sql: "UPDATE notes SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+            }
             let updated = try NoteRow.fetch(id, db)
             let indexBody = updated.isLocked ? nil : try layer.openText(updated.sealedBody ?? Data(), table: "notes", id: id, column: "body")
-            return (try summary(of: updated, db, sealing), indexBody)
+            let outcome = NoteSaveOutcome(
+                kind: kind, note: try summary(of: updated, db, sealing), mergedBody: kind == .merged ? content.body : nil,
+                conflictCopy: copy?.0)
+            return (outcome, indexBody, copy?.1)
         }
-        index.upsert(.init(noteID: id, accountID: before.accountID, title: edited.title, body: indexBody))
+        index.upsert(.init(noteID: id, accountID: before.accountID, title: outcome.note.title, body: indexBody))
+        if let copyEntry { index.upsert(copyEntry) }
         purgeRemovedPages()
-        return edited
+        announce(.changed, note: id)
+        if let copy = outcome.conflictCopy { announce(.created, note: copy.id) }
+        return outcome
     }
 
-    /// Deletes a note and its attachments; afterwards nothing of it remains in the home.
+    /// Deletes a note and its attachments for good (from Recently Deleted, or at once);
+    /// afterwards nothing of it remains in the home. Deleting as people do is
+    /// ``moveToRecentlyDeleted(_:)``.
     public func deleteNote(_ id: String) throws {
+        let audience = changes.hasListeners ? try? audience(of: id) : nil
         let files = try pool.write { db -> [String] in
             let row = try NoteRow.fetch(id, db)
             let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])
@@ -201,6 +257,7 @@ extension NotesStore {
         index.remove(noteID: id)
         for file in files { AttachmentFile.remove(file, in: attachmentsFolder) }
         purgeRemovedPages()
+        if let (accounts, _) = audience { changes.publish(NoteChange(kind: .deletedForGood, noteID: id, revision: nil, accounts: accounts)) }
     }
 
     /// Notes whose title — or, for unlocked notes, body — contains every word of `text`
@@ -211,7 +268,7 @@ extension NotesStore {
         let sealing = try sealing()
         try index.buildIfNeeded {
             try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM notes").map { row in
+                try Row.fetchAll(db, sql: "SELECT * FROM notes WHERE deleted IS NULL").map { row in
                     let note = NoteRow(row: row)
                     return .init(
                         noteID: note.id, accountID: note.accountID, title: try title(of: note, sealing),

@@ -12,14 +12,27 @@ extension NotesStore {
     public static let maximumParticipants = 64
 
     /// What `account` may do with note `id`. A note it may not see is `notFound`, exactly as
-    /// a note that does not exist, so ids of other accounts' notes cannot be probed.
-    public func access(toNote id: String, for account: AccountID) throws -> NoteAccess {
-        try pool.read { db in try access(toNote: id, for: account, db) }
+    /// a note that does not exist, so ids of other accounts' notes cannot be probed. A note in
+    /// Recently Deleted is its owner's alone, and only to look at, restore or delete for good
+    /// (`includingDeleted`); anything else is `invalid` ("restore it first").
+    /// - Parameters:
+    ///   - id: the note.
+    ///   - account: who asks.
+    ///   - includingDeleted: whether a note in Recently Deleted is answered (to its owner).
+    /// - Returns: `.owner` or `.participant`.
+    /// - Throws: `notFound`, `invalid`.
+    public func access(toNote id: String, for account: AccountID, includingDeleted: Bool = false) throws -> NoteAccess {
+        try pool.read { db in try access(toNote: id, for: account, includingDeleted: includingDeleted, db) }
     }
 
-    func access(toNote id: String, for account: AccountID, _ db: Database) throws -> NoteAccess {
-        guard let owner = try String.fetchOne(db, sql: "SELECT account_id FROM notes WHERE id = ?", arguments: [id]) else {
+    func access(toNote id: String, for account: AccountID, includingDeleted: Bool = false, _ db: Database) throws -> NoteAccess {
+        guard let row = try Row.fetchOne(db, sql: "SELECT account_id, deleted FROM notes WHERE id = ?", arguments: [id]) else {
             throw NotesError.notFound("note \(id.prefix(64))")
+        }
+        let owner: String = row["account_id"]
+        if (row["deleted"] as Double?) != nil {
+            guard owner == account.rawValue else { throw NotesError.notFound("note \(id.prefix(64))") }
+            guard includingDeleted else { throw NotesError.invalid("note \(id.prefix(64)) is in Recently Deleted: restore it first") }
         }
         if owner == account.rawValue { return .owner }
         let participates = try Int.fetchOne(
@@ -34,7 +47,8 @@ extension NotesStore {
         return try pool.read { db in
             var reader = NoteSummaryReader(self, db, sealing)
             return try reader.summaries(of: Row.fetchAll(db, sql: """
-                SELECT \(NoteRow.summaryColumns) FROM notes WHERE id IN (SELECT note_id FROM participants WHERE account_id = ?)
+                SELECT \(NoteRow.summaryColumns) FROM notes
+                WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = ?)
                 ORDER BY modified DESC, id
                 """, arguments: [account.rawValue]
             ).map(NoteRow.init(summaryRow:)))
@@ -71,6 +85,7 @@ extension NotesStore {
                            arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
         }
         purgeRemovedPages()
+        announce(.shared, note: id)
     }
 
     /// Removes `name` from note `id`'s participants: the owner removes anyone, a participant
@@ -85,6 +100,7 @@ extension NotesStore {
             try db.execute(sql: "DELETE FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, participant.id.rawValue])
             guard db.changesCount > 0 else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
         }
+        announce(.unshared, note: id, alsoTo: [participant.id])
     }
 
     /// Whether note `id` has participants.

@@ -16,7 +16,7 @@ extension NotesStore {
         return try pool.read { db in
             func notes(_ filter: String) throws -> [WidgetSummary.Note] {
                 try Row.fetchAll(db, sql: """
-                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? \(filter) ORDER BY modified DESC, id LIMIT \(Self.widgetListLength)
+                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL \(filter) ORDER BY modified DESC, id LIMIT \(Self.widgetListLength)
                     """, arguments: [account.rawValue]
                 ).map { row in
                     let note = NoteRow(summaryRow: row)
@@ -31,7 +31,7 @@ extension NotesStore {
     public func widgetCounts(account: AccountID) throws -> (notes: Int, locked: Int) {
         try pool.read { db in
             let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS total, COUNT(passphrase_id) AS locked FROM notes WHERE account_id = ?
+                SELECT COUNT(*) AS total, COUNT(passphrase_id) AS locked FROM notes WHERE account_id = ? AND deleted IS NULL
                 """, arguments: [account.rawValue])!
             return (row["total"], row["locked"])
         }

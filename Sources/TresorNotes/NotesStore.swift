@@ -34,6 +34,8 @@ public final class NotesStore: Sendable {
     let checkpointPending = Mutex(false)
     /// Progress of a passphrase change in flight: (done, total).
     let changeProgress = Mutex<(done: Int, total: Int)?>(nil)
+    /// Where committed changes are announced (live updates).
+    public let changes: NoteChangeFeed
 
     /// The protection class whose key seals note content (SPEC §4.2: `afterFirstUnlock`).
     public static let protectionClass = ProtectionClass.afterFirstUnlock
@@ -41,7 +43,14 @@ public final class NotesStore: Sendable {
     public static let localAccountName = "On My Computer"
 
     /// Opens (creating when missing) the notes database and attachments folder of `paths`.
-    public init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production) throws {
+    /// - Parameters:
+    ///   - paths: the home.
+    ///   - keybag: its keybag (note content is sealed under its `afterFirstUnlock` class).
+    ///   - settings: KDF rounds, session timeout, clock.
+    ///   - changes: where committed changes are announced.
+    /// - Throws: a database or file error.
+    public init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production, changes: NoteChangeFeed = NoteChangeFeed()) throws {
+        self.changes = changes
         try SecureFiles.createDirectory(paths.attachmentsFolder)
         self.pool = try NotesDatabase.open(at: paths.notesDatabase)
         self.keybag = keybag
@@ -108,6 +117,21 @@ public final class NotesStore: Sendable {
         guard checkpointPending.withLock({ $0 }) else { return false }
         purgeRemovedPages()
         return checkpointPending.withLock { $0 }
+    }
+
+    /// Announces a committed change of note `id` to its owner and participants (and `extra`).
+    func announce(_ kind: NoteChange.Kind, note id: String, alsoTo extra: [AccountID] = []) {
+        guard changes.hasListeners, let (accounts, revision) = try? audience(of: id) else { return }
+        changes.publish(NoteChange(kind: kind, noteID: id, revision: revision, accounts: accounts.union(extra)))
+    }
+
+    /// Who may see note `id` (owner and participants), and its revision.
+    func audience(of id: String) throws -> (Set<AccountID>, Int64) {
+        try pool.read { db in
+            let row = try NoteRow.fetch(id, db)
+            let participants = try String.fetchAll(db, sql: "SELECT account_id FROM participants WHERE note_id = ?", arguments: [id])
+            return (Set(([row.accountID] + participants).map(AccountID.init(rawValue:))), row.revision)
+        }
     }
 
     static func validate(_ text: String, limit: Int, what: String, allowEmpty: Bool = true) throws {

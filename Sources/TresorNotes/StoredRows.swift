@@ -116,8 +116,13 @@ struct NoteRow {
     var sealedRecordKey: Data?
     /// SHA-256 of the note proof; nil until recorded (notes locked before proofs, imports).
     var noteProofHash: Data?
+    /// Counted up on every change (trigger `notes_revision`): what a save names as its base.
+    var revision: Int64 = 1
+    /// When the note was moved to Recently Deleted; nil for a note that is not there.
+    var deleted: Date?
 
     var isLocked: Bool { passphraseID != nil }
+    var isDeleted: Bool { deleted != nil }
 
     init(row: Row) {
         id = row["id"]
@@ -138,6 +143,8 @@ struct NoteRow {
         bodyFormat = BodyFormat(rawValue: row["body_format"]) ?? .text
         sealedRecordKey = row["sealed_record_key"]
         noteProofHash = row["note_proof_hash"]
+        revision = row["revision"]
+        deleted = (row["deleted"] as Double?).map(Date.init(timeIntervalSince1970:))
     }
 
     static func fetch(_ id: String, _ db: Database) throws -> NoteRow {

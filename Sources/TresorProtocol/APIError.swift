@@ -16,10 +16,12 @@ public struct APIError: Codable, Error, Equatable, Sendable {
     public var hint: String?
     /// `wrongPassphrase`: consecutive wrong passphrase entries.
     public var failedAttempts: Int?
+    /// `conflict` for a save made from an older revision of a locked note: the stored one.
+    public var revision: Int64?
 
     public init(
         _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, lock: LockInfo? = nil, hint: String? = nil,
-        failedAttempts: Int? = nil
+        failedAttempts: Int? = nil, revision: Int64? = nil
     ) {
         self.code = code
         self.message = message
@@ -27,6 +29,7 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         self.lock = lock
         self.hint = hint
         self.failedAttempts = failedAttempts
+        self.revision = revision
     }
 
     /// The `OSStatus` Apple's Security framework returns for the same failure.

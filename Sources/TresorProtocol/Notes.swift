@@ -61,10 +61,13 @@ public struct EditNoteRequest: Codable, Sendable {
     /// Moves the note out of any folder; excludes `folder`.
     public var removeFromFolder: Bool?
     public var passphrase: String?
+    /// The revision the new title and body were made from, with their text then: a later
+    /// revision is merged with, or the edit kept as a conflict copy (docs/API.md, "Revisions").
+    public var base: NoteBase?
 
     public init(
         id: String, title: String? = nil, body: String? = nil, pinned: Bool? = nil, folder: String? = nil,
-        removeFromFolder: Bool? = nil, passphrase: String? = nil
+        removeFromFolder: Bool? = nil, passphrase: String? = nil, base: NoteBase? = nil
     ) {
         self.id = id
         self.title = title
@@ -73,7 +76,14 @@ public struct EditNoteRequest: Codable, Sendable {
         self.folder = folder
         self.removeFromFolder = removeFromFolder
         self.passphrase = passphrase
+        self.base = base
     }
+}
+
+/// `POST /v1/notes/recently-deleted/empty`: how many notes were deleted for good.
+public struct EmptiedResponse: Codable, Sendable {
+    public var deleted: Int
+    public init(deleted: Int) { self.deleted = deleted }
 }
 
 /// `POST /v1/notes/search`: every word must match a word of the title or (unlocked notes

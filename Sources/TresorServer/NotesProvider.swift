@@ -10,6 +10,8 @@ final class NotesProvider: Sendable {
     private let slot: KeybagSlot
     private let settings: NotesSettings
     private let opened = Mutex<NotesStore?>(nil)
+    /// Where the store announces committed changes (the web server's live updates listen).
+    let changes = NoteChangeFeed()
 
     init(slot: KeybagSlot, settings: NotesSettings) {
         self.slot = slot
@@ -20,7 +22,7 @@ final class NotesProvider: Sendable {
     func store() throws -> NotesStore {
         try opened.withLock { opened in
             if let opened { return opened }
-            let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings)
+            let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings, changes: changes)
             opened = store
             return store
         }
@@ -43,13 +45,18 @@ final class NotesProvider: Sendable {
     }
 
     /// Runs until cancelled, expiring idle sessions every second (and retrying a checkpoint a
-    /// reader held off).
+    /// reader held off), and once a minute deleting for good the notes 30 days in Recently
+    /// Deleted.
     func runExpiry(onExpired: @Sendable (Int) -> Void) async {
+        var seconds = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             let ended = expireIdleSessions()
             if ended > 0 { onExpired(ended) }
-            opened.withLock { $0 }?.completePendingCheckpoint()
+            let store = opened.withLock { $0 }
+            store?.completePendingCheckpoint()
+            if seconds % 60 == 0 { _ = try? store?.deleteExpiredNotes() }
+            seconds += 1
         }
     }
 }

@@ -18,7 +18,30 @@ enum NoteText {
         }.joined(separator: "\n")
     }
 
-    static func note(_ note: OpenedNote) -> String {
+    /// How a note's body is printed (docs/FORMAT.md, "Note bodies").
+    enum BodyStyle {
+        /// Formatted with terminal escapes (standard output is a terminal).
+        case terminal
+        /// Formatted as plain text: list marks and ticks, no markup (a pipe or a file).
+        case plain
+        /// The stored Markdown as it is (`--markdown`).
+        case markdown
+
+        /// `--markdown`, else what standard output is.
+        static func forOutput(markdown: Bool) -> BodyStyle {
+            markdown ? .markdown : StandardStream.output.isTerminal ? .terminal : .plain
+        }
+    }
+
+    static func body(_ text: String, _ style: BodyStyle) -> String {
+        switch style {
+        case .terminal: return NoteMarkdown.rendered(text, ansi: true)
+        case .plain: return NoteMarkdown.rendered(text, ansi: false)
+        case .markdown: return text
+        }
+    }
+
+    static func note(_ note: OpenedNote, style: BodyStyle = .markdown) -> String {
         let summary = note.summary
         var lines = [summary.title, "  id: \(summary.id)"]
         if let folder = summary.folder { lines.append("  folder: \(folder)") }
@@ -28,7 +51,7 @@ enum NoteText {
         if let lock = summary.lock { lines.append("  locked: \(lockText(lock))") }
         for attachment in note.attachments { lines.append("  attachment: \(attachmentText(attachment))") }
         lines.append("")
-        lines.append(note.body)
+        lines.append(body(note.body, style))
         return lines.joined(separator: "\n")
     }
 

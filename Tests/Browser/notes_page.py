@@ -64,18 +64,21 @@ class NotesPage:
         self.b.wait(ready, f"the list row of the note with {attributes or 'any state'}")
         return self.item(note_id)
 
-    def new_note(self, title: str, body: str) -> str:
-        """Writes a note with + and waits until it is saved; returns its id."""
-        before = {e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")}
+    def new_note(self, title: str, body: str, stored: str | None = None) -> str:
+        """Writes a note with + and waits until it is saved (as `stored`, its Markdown, when
+        typing `body` gives other text: docs/FORMAT.md); returns its id."""
+        shown = [e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-sheet]")]
         self.b.click("#new-note")
-        # The new note is the list row that was not there before, shown in the editor.
-        note_id = self.b.wait(lambda d: next((e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-item]")
-                                              if e.get_attribute("data-note-id") not in before), None), "the new note in the list")
-        self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all("[data-testid=note-sheet]")),
-                    "the new note in the editor")
+        # The new note is the one the editor opens: a sheet of another note, titled "New Note"
+        # (the list may still be loading, so "the row that was not there before" can mislead).
+        note_id = self.b.wait(lambda d: next((e.get_attribute("data-note-id") for e in self.b.all("[data-testid=note-sheet]")
+                                              if e.get_attribute("data-note-id") not in shown
+                                              and self.b.find("#note-title").get_attribute("value") == "New Note"), None),
+                              "the new note in the editor")
+        self.wait_item(note_id)
         self.b.type("#note-title", title)
         self.b.type("#note-body", body)
-        self.wait_saved_on_server(note_id, body)
+        self.wait_saved_on_server(note_id, body if stored is None else stored)
         self.b.wait(lambda d: title in self.item_title(note_id), "the new title in the list")
         return note_id
 
@@ -100,10 +103,35 @@ class NotesPage:
         self.wait_item(note_id)
         self.b.click(NOTE_ITEM.format(note_id) + " button")
         self.b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in self.b.all(
-            "[data-testid=note-sheet],[data-testid=open-locked-note],[data-testid=locked-placeholder]")), "the note in the editor")
+            "[data-testid=note-sheet],[data-testid=open-locked-note],[data-testid=locked-placeholder],[data-testid=deleted-note-sheet]")),
+            "the note in the editor")
 
     def body_text(self) -> str:
+        """The open note's body as stored: its Markdown (the editor's `value`)."""
         return self.b.find("#note-body").get_attribute("value")
+
+    def shown_text(self) -> str:
+        """The open note's body as the page shows it."""
+        return self.b.find("#note-body").text
+
+    def set_body(self, text: str):
+        """Puts `text` in the open note's body as typing does (the field changes and says so),
+        at once — so two people's edits can overlap in time."""
+        self.b.js("const f = document.getElementById('note-body'); f.value = arguments[0];"
+                  "f.dispatchEvent(new Event('input', {bubbles: true}));", text)
+
+    def titles(self) -> list[str]:
+        return [e.text for e in self.b.all("[data-testid=note-item] [data-testid=note-title]")]
+
+    def note_id_titled(self, fragment: str) -> str | None:
+        for row in self.b.all("[data-testid=note-item]"):
+            if fragment in row.find_element(By.CSS_SELECTOR, "[data-testid=note-title]").text:
+                return row.get_attribute("data-note-id")
+        return None
+
+    def reload(self):
+        self.b.driver.refresh()
+        self.wait_signed_in()
 
     def edit_body(self, note_id: str, text: str):
         self.b.type("#note-body", text)

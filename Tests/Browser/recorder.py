@@ -90,6 +90,9 @@ class RecordingProxy:
                         upstream.putheader("Content-Length", str(len(body)))
                     upstream.endheaders(body if body else None)
                     answer = upstream.getresponse()
+                    if answer.getheader("Content-Type", "").startswith("text/event-stream"):
+                        self._relay_stream(answer, record)
+                        return
                     payload = answer.read()
                 except OSError as error:
                     record.status = 502
@@ -111,11 +114,37 @@ class RecordingProxy:
                 if self.command != "HEAD":
                     self.wfile.write(payload)
 
+            def _relay_stream(self, answer, record):
+                """Live updates (text/event-stream): passed on piece by piece as they come,
+                recorded as they pass, until either side closes."""
+                record.status, record.response = answer.status, b""
+                self.send_response_only(answer.status, answer.reason)
+                for k, v in answer.getheaders():
+                    if k.lower() not in HOP_BY_HOP and k.lower() != "content-length":
+                        self.send_header(k, v)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    while True:
+                        piece = answer.read1(65536)
+                        if not piece:
+                            break
+                        record.response += piece
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                        self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                except (OSError, ValueError, http.client.HTTPException):
+                    pass  # the page or the daemon went away: the stream ends
+                self.close_connection = True
+
             def _read_body(self) -> bytes:
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
                     chunks = []
                     while True:
-                        size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                        line = self.rfile.readline()
+                        if not line.strip():
+                            return b"".join(chunks)  # the client went away mid-body
+                        size = int(line.split(b";")[0].strip(), 16)
                         if size == 0:
                             while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                                 pass

@@ -69,7 +69,8 @@ import TresorProtocol
         let wrong = try harness.tresor(["note", "show", locked.id, "--passphrase-stdin"], input: "hashcat\n")
         #expect(!wrong.succeeded && wrong.stderr.contains("wrong passphrase"))
         let opened = try harness.json(OpenedNote.self, ["note", "show", locked.id, "--passphrase-stdin"], input: "password\n")
-        #expect(opened.body == "Encrypted title\n\nEncrypted body")
+        // Apple's "Title" paragraph style is kept (docs/FORMAT.md, "Note bodies").
+        #expect(opened.body == "# Encrypted title\n\nEncrypted body")
 
         // hashcat's example has the right wrapped key but no real body: the passphrase is
         // accepted and the body reported damaged — a clear error, nothing else affected.

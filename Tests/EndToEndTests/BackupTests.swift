@@ -99,9 +99,13 @@ import TresorProtocol
         let included = try home.harness.json(AttachmentInfo.self, ["note", "attachment-backup", plainID, plainAttachment, "--include"])
         #expect(included.excludedFromBackup == nil)
         let notesBefore = try home.notes()
+        // A note in Recently Deleted goes along, and comes back there, its revision as it was.
+        let trashed = try home.harness.json(NoteSummary.self, ["note", "new", "--json"], input: "\(home.marked("trashed-title"))\nGone for now\n")
+        try expectSucceeded(home.harness.tresor(["note", "delete", trashed.id]))
+        let trashedBefore = try #require(try home.harness.json([NoteSummary].self, ["note", "trash", "list"]).first { $0.id == trashed.id })
         let file = home.harness.root.appendingPathComponent("notes.tresor-backup")
         let created = try home.backup(to: file)
-        #expect(created.count(.note, .backedUp) == 4)
+        #expect(created.count(.note, .backedUp) == 5)
         #expect(created.count(.account, .backedUp) == 2)
         #expect(created.entries.contains { $0.kind == .attachment && $0.reason == .excludedFromBackup && $0.description == "excluded-attachment" })
 
@@ -110,7 +114,10 @@ import TresorProtocol
         let (result, restored) = try other.restore(file, passphrase: home.backupPassphrase)
         try expectSucceeded(result)
         let report = try #require(restored)
-        #expect(report.count(.note, .restored) == 4)
+        #expect(report.count(.note, .restored) == 5)
+        let trashedAfter = try #require(try other.harness.json([NoteSummary].self, ["note", "trash", "list"]).first { $0.id == trashed.id })
+        #expect(trashedAfter.deleted == trashedBefore.deleted && trashedAfter.revision == trashedBefore.revision)
+        #expect(try other.notes()[trashed.title] == nil, "still in Recently Deleted, not among the notes")
         #expect(report.count(.attachment, .restored) == 2)
         #expect(report.entries.contains { $0.kind == .attachment && $0.outcome == .skipped && $0.reason == .excludedFromBackup })
 
@@ -138,7 +145,7 @@ import TresorProtocol
         let apple = try #require(notesAfter["Encrypted title"])
         #expect(apple.isLocked && apple.lock?.source == .appleNotes)
         let appleOpened = try other.harness.json(OpenedNote.self, ["note", "show", apple.id, "--passphrase-stdin"], input: "password\n")
-        #expect(appleOpened.body == "Encrypted title\n\nEncrypted body")
+        #expect(appleOpened.body == "# Encrypted title\n\nEncrypted body", "Apple's title paragraph as a title, as the import makes it")
         // The web account, with its password hash, and its note.
         var otherBrowser = WebBrowser(try #require(other.web))
         #expect(try otherBrowser.signIn("bea", webPassword).status == 200)

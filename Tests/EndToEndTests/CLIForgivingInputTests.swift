@@ -58,7 +58,7 @@ import TresorProtocol
         #expect(try harness.tresor(["item", "rm", "--service", "alias.example"]).stdout.contains("Deleted 1 item"))
         let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Alias\nbody\n")
         #expect(try harness.tresor(["note", "ls"]).stdout.contains(note.id))
-        #expect(try harness.tresor(["note", "rm", "Alias"]).stdout.contains("Deleted note \(note.id)"))
+        #expect(try harness.tresor(["note", "rm", "Alias"]).stdout.contains("Moved note \(note.id) to Recently Deleted"))
         #expect(try harness.tresor(["note", "folder", "create"], input: "Shelf\n").succeeded)
         #expect(try harness.tresor(["note", "folder", "ls"]).stdout.contains("Shelf"))
         #expect(try harness.tresor(["note", "folder", "rm"], input: "Shelf\n").succeeded)

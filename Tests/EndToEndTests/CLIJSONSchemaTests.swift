@@ -100,7 +100,20 @@ import TresorProtocol
         try run("note folder create", ["note", "folder", "create"], input: "Archive\n")
         try run("note folder list", ["note", "folder", "list"])
         try run("note folder delete", ["note", "folder", "delete"], input: "Archive\n")
+        try run("note attachment-backup", ["note", "attachment-backup", id, try #require(attachment["id"]?.string), "--exclude"])
         try run("note delete", ["note", "delete", id])
+        try run("note trash list", ["note", "trash", "list"])
+        try run("note trash restore", ["note", "trash", "restore", id])
+        try run("note delete", ["note", "delete", id])
+        try run("note trash delete", ["note", "trash", "delete", id])
+        try run("note trash empty", ["note", "trash", "empty"])
+        let backup = harness.root.appendingPathComponent("json.tresor-backup").path
+        let backupPassphrase = "e2e-json-backup-passphrase"
+        harness.secrets.append(backupPassphrase)
+        try run("backup create", ["backup", "create", "--out", backup, "--work-factor", "14", "--passcode-stdin"],
+                input: "\(Self.passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
+        try run("backup verify", ["backup", "verify", backup, "--passphrase-stdin"], input: "\(backupPassphrase)\n")
+        try run("backup restore", ["backup", "restore", backup, "--dry-run", "--passcode-stdin"], input: "\(Self.passcode)\n\(backupPassphrase)\n")
         try run("widget", ["widget"])
         try run("web sessions", ["web", "sessions"])
         try run("web sessions list", ["web", "sessions", "list"])

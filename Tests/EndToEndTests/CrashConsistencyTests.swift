@@ -623,7 +623,11 @@ final class CrashDriver {
                 input = passphrases[0] + "\n"
             case .noteDelete:
                 if !state.isLocked { removedCopies[name] = try sealedCopies(ofNote: id) }
-                arguments = ["note", "delete", id]
+                // `note delete` moves a note to Recently Deleted (not killed here; a note there
+                // already answers an error, which is fine); deleting it for good is what may be
+                // killed, and must leave nothing of it behind.
+                _ = try tresor(["note", "delete", id])
+                arguments = ["note", "trash", "delete", id]
             default:
                 preconditionFailure("\(operation) is not a note operation")
             }
@@ -854,6 +858,12 @@ final class CrashDriver {
     /// of another, an attachment without its note); the raw rows agree.
     /// - Parameter typed: a locked note already opened by typing the passphrase, and the result.
     private func verifyNotes(typed: (name: String, result: Harness.Result)?) throws {
+        // A note in Recently Deleted can only be one whose deletion for good was interrupted (the
+        // driver moves a note there just before deleting it for good): back to the list it goes,
+        // as it was before the delete.
+        for note in try decode([NoteSummary].self, try tresor(["note", "trash", "list", "--json"])) {
+            guard try tresor(["note", "trash", "restore", note.id]).succeeded else { throw violation("\(note.id) cannot be restored") }
+        }
         let listed = try decode([NoteSummary].self, try tresor(["note", "list", "--json"]))
         let names = Dictionary(noteTitles.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         var found: [String: NoteSummary] = [:]

@@ -92,6 +92,14 @@ import TresorProtocol
         #expect(try harness.tresor(["note", "folder", "delete", "Work"]).succeeded)
         #expect(try harness.json([Folder].self, ["note", "folder", "list"]).map(\.name).contains("Work") == false)
 
+        // `note delete` moved it to Recently Deleted, where it is shown, restored or deleted for good.
+        #expect(try harness.json(OpenedNote.self, ["note", "show", other.id]).summary.deleted != nil)
+        #expect(try harness.json([NoteSummary].self, ["note", "trash", "list"]).map(\.id) == [other.id])
+        #expect(try harness.json(ErrorResponse.self, ["note", "delete", other.id]).error.code == .param, "deleted already")
+        #expect(try harness.json(NoteSummary.self, ["note", "trash", "restore", other.id]).deleted == nil)
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).map(\.id).contains(other.id))
+        #expect(try harness.tresor(["note", "delete", other.id]).succeeded)
+        #expect(try harness.tresor(["note", "trash", "empty"]).stdout.contains("Deleted 1 note for good"))
         let gone = try harness.json(ErrorResponse.self, ["note", "show", other.id])
         #expect(gone.error.code == .notFound)
         #expect(try harness.tresor(["note", "delete", other.id]).status == 1)

@@ -65,7 +65,16 @@ import Testing
         let folder = try alice.post("/api/folders", ["name": "Ideas"])
         #expect(folder.status == 201 && folder.json?["name"] as? String == "Ideas")
 
+        // Deleting moves it to Recently Deleted: still shown to its owner, restored, deleted for good.
         #expect(try alice.delete("/api/notes/\(id)").status == 204)
+        let deleted = try alice.get("/api/notes/\(id)")
+        #expect(deleted.status == 200 && (deleted.json?["summary"] as? [String: Any])?["deleted"] != nil)
+        #expect(try alice.get("/api/recently-deleted").json.flatMap { ($0["notes"] as? [[String: Any]])?.compactMap { $0["id"] as? String } } == [id])
+        #expect(try alice.patch("/api/notes/\(id)", ["title": "x"]).code == "param", "nothing changes it there")
+        #expect(try alice.delete("/api/notes/\(id)").code == "param")
+        #expect(try alice.post("/api/notes/\(id)/restore", [:]).status == 200)
+        #expect(try alice.delete("/api/notes/\(id)").status == 204)
+        #expect(try alice.delete("/api/recently-deleted/\(id)").status == 204)
         let gone = try alice.get("/api/notes/\(id)")
         #expect(gone.status == 404 && gone.code == "notFound")
         #expect(try alice.delete("/api/notes/\(id)").status == 404)

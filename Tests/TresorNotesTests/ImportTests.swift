@@ -37,14 +37,14 @@ struct ImportTests {
         #expect(info.hint == "the obvious one")
         #expect(info.explanation.contains("imported from Apple Notes"))
         #expect(throws: NotesError.self) { try home.notes.openNote(locked.id, passphrase: passphrase("hashcat")) }
-        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("password")).body == "Encrypted title\n\nEncrypted body")
+        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("password")).body == "# Encrypted title\n\nEncrypted body", "Apple's Title style kept")
         #expect(try home.notes.search("imported").map(\.title) == ["Plain"])
 
         // Re-wrapped under the current passphrase it opens with that one, still Apple-bodied.
         try home.notes.setPassphrase(passphrase("mine now"))
         try home.notes.rewrap(locked.id)
         home.notes.lockNow()
-        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("mine now")).body == "Encrypted title\n\nEncrypted body")
+        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("mine now")).body == "# Encrypted title\n\nEncrypted body", "Apple's Title style kept")
     }
 
     @Test func importingTwiceAddsNothingAndBadRecordsAreRefusedAlone() throws {
@@ -74,6 +74,6 @@ struct ImportTests {
         ])
         let ids = try home.notes.notes().map(\.id)
         _ = try home.notes.openNote(ids[0], passphrase: passphrase("password"))
-        #expect(try home.notes.openNote(ids[1]).body.hasPrefix("Encrypted title"))
+        #expect(try home.notes.openNote(ids[1]).body.hasPrefix("# Encrypted title"))
     }
 }

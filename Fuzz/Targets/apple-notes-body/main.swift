@@ -1,6 +1,7 @@
-// Fuzzes AppleNoteBody.text (TresorAppleNotes): the bounded gunzip of an Apple Notes note body
-// (CompressNIO's zlib, one window at a time) and the SwiftProtobuf decoding of field path
-// 2 → 3 → 2 with a depth limit. Bodies come from hostile NoteStore files and, for locked
+// Fuzzes AppleNoteBody.text and .markdown (TresorAppleNotes): the bounded gunzip of an Apple
+// Notes note body (CompressNIO's zlib, one window at a time), the SwiftProtobuf decoding of
+// field path 2 → 3 → 2 with a depth limit, and the attribute runs read into Tresor Markdown
+// (AppleNoteFormatting's wire reader). Bodies come from hostile NoteStore files and, for locked
 // notes, from whatever a passphrase decrypts.
 //
 // Input: mode byte | payload
@@ -10,7 +11,8 @@
 //
 // Properties besides "never crash": every error is damagedBody or tooLarge; a text is never
 // larger than the inflate bound; a valid gzip wrapper never yields a gzip error; a slice and a
-// copy of the same bytes give the same outcome.
+// copy of the same bytes give the same outcome; the Markdown reading fails exactly when the text
+// reading does.
 import Foundation
 import FuzzSupport
 import TresorAppleNotes
@@ -66,11 +68,15 @@ func noteStore(_ note: Data) -> Data { field(2, varint(2 << 3) + varint(0) + fie
 
 func seeds() throws -> [String: Data] {
     let run = field(5, varint(1 << 3) + varint(5) + field(2, varint(1 << 3) + varint(3)))
+    // A checklist item, done, in bold with a link: the runs the Markdown reading follows.
+    let styled = field(5, varint(1 << 3) + varint(4) + field(2, varint(1 << 3) + varint(103) + field(5, varint(2 << 3) + varint(1)))
+        + varint(5 << 3) + varint(1) + field(9, Data("https://example.org".utf8)))
     let plain = noteStore(field(2, Data("Groceries\nmilk\neggs".utf8)) + run)
     let unicode = noteStore(field(2, Data("Ünïcødé ✓ 📝 \u{FFFC}".utf8)) + run + run)
     let group = noteStore(field(2, Data("g".utf8)) + Data([0x7B, 0x08, 0x01, 0x7C]))
     let noText = noteStore(field(3, Data("x".utf8)))
     let badUTF8 = noteStore(field(2, Data([0x61, 0xFF, 0x62])))
+    let formatted = noteStore(field(2, Data("Todo\n*x* [y]".utf8)) + styled + run)
     return [
         "stored-plain": Data([0]) + gzipStored(plain),
         "stored-unicode": Data([0]) + gzipStored(unicode),
@@ -80,6 +86,7 @@ func seeds() throws -> [String: Data] {
         "wrapped-no-text": Data([1]) + noText,
         "wrapped-bad-utf8": Data([1]) + badUTF8,
         "wrapped-empty": Data([1]),
+        "wrapped-formatted": Data([1]) + formatted,
     ]
 }
 
@@ -121,4 +128,9 @@ fuzz(seeds: seeds) { data in
         fuzzFailure("AppleNoteBody failed with an unexpected kind of error: \(error)")
     }
     guard decode(Data(body)) == outcome else { fuzzFailure("a slice and a copy of the same body decode differently") }
+    let markdown = Result { try AppleNoteBody.markdown(fromGzippedProtobuf: body, limits: limits) }
+    switch (outcome, markdown) {
+    case (.text, .success), (.failed, .failure): break
+    default: fuzzFailure("the Markdown reading and the text reading disagree on whether the body is readable")
+    }
 }

@@ -143,6 +143,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .attachmentNotLockable: return APIError(.attachmentNotLockable, message)
         case .damaged: return APIError(.decode, message)
         case .nameTaken, .conflict: return APIError(.conflict, message)
+        case .staleRevision(let current): return APIError(.conflict, message, revision: current)
         case .forbidden: return APIError(.forbidden, message)
         }
     }

@@ -25,32 +25,33 @@ struct NoteRoutes {
             let body = try await request.decode(as: NoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
             return try await routing.perform("show", context, id: body.id) { store, account in
-                try NotesRouting.checkAccess(store, note: body.id, for: account)
+                try NotesRouting.checkAccess(store, note: body.id, for: account, includingDeleted: true)
                 return try store.openNote(body.id, passphrase: passphrase)
             }
         }
-        router.post(RouterPath(Route.notesEdit)) { request, context -> NoteSummary in
+        router.post(RouterPath(Route.notesEdit)) { request, context -> NoteSaveOutcome in
             let body = try await request.decode(as: EditNoteRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
             if body.folder != nil && body.removeFromFolder == true {
                 throw APIError(.param, "give folder or removeFromFolder, not both")
             }
             let folder: String?? = body.removeFromFolder == true ? .some(nil) : body.folder.map { .some($0) }
-            let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.pinned, folder: folder)
+            let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.pinned, folder: folder, base: body.base)
             return try await routing.perform("edit", context, id: body.id) { store, account in
                 // A participant edits the title and body; the pin and folder are the owner's.
                 try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: changes.isPinned != nil || changes.folder != nil)
-                return try store.editNote(body.id, changes, passphrase: passphrase)
+                return try store.saveNote(body.id, changes, passphrase: passphrase, by: account)
             }
         }
         router.post(RouterPath(Route.notesDelete)) { request, context -> Response in
             let body = try await request.decode(as: NoteRequest.self, context: context)
             try await routing.perform("delete", context, id: body.id, keychainUnlock: false) { store, account in
                 try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
-                try store.deleteNote(body.id)
+                try store.moveToRecentlyDeleted(body.id)
             }
             return Response(status: .noContent)
         }
+        RecentlyDeletedRoutes(routing: routing).register(on: router)
         router.post(RouterPath(Route.notesSearch)) { request, context -> NotesResponse in
             let body = try await request.decode(as: SearchNotesRequest.self, context: context)
             return try await routing.perform("search", context) { NotesResponse(notes: try $0.search(body.text, account: $1)) }

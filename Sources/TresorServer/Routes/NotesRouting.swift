@@ -47,11 +47,15 @@ struct NotesRouting: Sendable {
     ///   - id: the note.
     ///   - account: the account the request acts for.
     ///   - ownerOnly: whether only the owner may do what is asked (delete, lock, attachments…).
+    ///   - includingDeleted: whether a note in Recently Deleted is answered (to its owner: to
+    ///     show, restore or delete it for good); otherwise it is `param` ("restore it first").
     /// - Returns: the account's access.
     /// - Throws: `notFound` or `forbidden` as above.
     @discardableResult
-    static func checkAccess(_ store: NotesStore, note id: String, for account: AccountID, ownerOnly: Bool = false) throws -> NoteAccess {
-        let access = try store.access(toNote: id, for: account)
+    static func checkAccess(
+        _ store: NotesStore, note id: String, for account: AccountID, ownerOnly: Bool = false, includingDeleted: Bool = false
+    ) throws -> NoteAccess {
+        let access = try store.access(toNote: id, for: account, includingDeleted: includingDeleted)
         if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
         return access
     }
@@ -140,6 +144,7 @@ func notesPassphrase(_ text: String?) throws -> Passphrase? {
 }
 
 extension NoteSummary: ResponseEncodable {}
+extension NoteSaveOutcome: ResponseEncodable {}
 extension OpenedNote: ResponseEncodable {}
 extension Folder: ResponseEncodable {}
 extension AttachmentInfo: ResponseEncodable {}

@@ -36,6 +36,12 @@ struct WebLockedNoteRoutes {
         var noteProof: Data
         /// Needed only for a note with no note proof recorded yet: proves its passphrase.
         var passphraseProof: ProofBody?
+        /// The revision the edit was made from: an older one than the stored is `409 conflict`
+        /// with the stored `revision` (the browser merges and saves again).
+        var baseRevision: Int64?
+        /// Keep this body as a conflict copy of the note instead (the browser's merge found
+        /// both versions changing the same lines).
+        var asConflictCopy: Bool?
     }
 
     struct RewrapRequest: Decodable {
@@ -83,15 +89,22 @@ struct WebLockedNoteRoutes {
             let id = try context.parameters.require("id")
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(LockedBodyRequest.self, request)
-            let note = try await services.performOnNote("save locked", context, id: id, ownerOnly: true) { store, account, _ in
-                try services.withinQuota(store, account: account, adding: body.ciphertext.count) {
-                    try store.replaceLockedBody(
+            let answer = try await services.performOnNote("save locked", context, id: id, ownerOnly: true) { store, account, _ in
+                let outcome = try services.withinQuota(store, account: account, adding: body.ciphertext.count) {
+                    if body.asConflictCopy == true {
+                        let copy = try store.saveLockedConflictCopy(
+                            ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
+                            passphraseProof: body.passphraseProof?.proofOfKey, by: account.id)
+                        return NoteSaveOutcome(kind: .conflictCopy, note: try store.summary(ofNote: id), conflictCopy: copy)
+                    }
+                    let note = try store.replaceLockedBody(
                         ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
-                        passphraseProof: body.passphraseProof?.proofOfKey)
+                        passphraseProof: body.passphraseProof?.proofOfKey, baseRevision: body.baseRevision)
+                    return NoteSaveOutcome(kind: .saved, note: note)
                 }
-                return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
+                return WebSaveAnswer(outcome, for: account, folders: try store.folders(account: account.id))
             }
-            return try WebCoding.response(note)
+            return try WebCoding.response(answer)
         }
         router.post("/api/notes/:id/rewrap") { request, context -> Response in
             let id = try context.parameters.require("id")

@@ -27,19 +27,23 @@ struct WebNoteRoutes {
 
     /// Absent fields stay as they are; `"folder": null` (or `"folderID": null`) moves the note
     /// out of its folder.
+    /// `base` names the revision the new title and body were made from (with their text
+    /// then, so a late edit can be merged: docs/WEB.md, "Revisions").
     struct EditNoteRequest: Decodable {
         var title: String?
         var body: String?
         var isPinned: Bool?
         var folder: String??
         var folderID: String??
+        var base: NoteBase?
 
-        enum CodingKeys: String, CodingKey { case title, body, isPinned, folder, folderID }
+        enum CodingKeys: String, CodingKey { case title, body, isPinned, folder, folderID, base }
 
         init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             title = try container.decodeIfPresent(String.self, forKey: .title)
             body = try container.decodeIfPresent(String.self, forKey: .body)
+            base = try container.decodeIfPresent(NoteBase.self, forKey: .base)
             isPinned = try container.decodeIfPresent(Bool.self, forKey: .isPinned)
             folder = container.contains(.folder) ? .some(try container.decodeIfPresent(String.self, forKey: .folder)) : nil
             folderID = container.contains(.folderID) ? .some(try container.decodeIfPresent(String.self, forKey: .folderID)) : nil
@@ -108,7 +112,7 @@ struct WebNoteRoutes {
         }
         router.get("/api/notes/:id") { _, context -> Response in
             let id = try context.parameters.require("id")
-            let detail = try await services.performOnNote("show", context, id: id) { store, account, _ in
+            let detail = try await services.performOnNote("show", context, id: id, includingDeleted: true) { store, account, _ in
                 try Self.detail(store, id: id, account: account)
             }
             return try WebCoding.response(detail)
@@ -129,21 +133,23 @@ struct WebNoteRoutes {
                     let folders = try store.folders(account: account.id)
                     folder = .some(try Self.folderName(name: body.folder ?? nil, id: body.folderID ?? nil, in: folders))
                 }
-                let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.isPinned, folder: folder)
+                let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.isPinned, folder: folder, base: body.base)
                 // An edit needs room for its new title and body (the old ones are not subtracted).
                 let grows = access == .owner && (body.title != nil || body.body != nil)
-                let edited = try grows
+                let outcome = try grows
                     ? services.withinQuota(store, account: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0)) {
-                        try store.editNote(id, changes)
+                        try store.saveNote(id, changes, by: account.id)
                     }
-                    : store.editNote(id, changes)
-                return WebNoteSummary(edited, for: account, folders: try store.folders(account: account.id))
+                    : store.saveNote(id, changes, by: account.id)
+                return WebSaveAnswer(outcome, for: account, folders: try store.folders(account: account.id))
             }
             return try WebCoding.response(note)
         }
         router.delete("/api/notes/:id") { _, context -> Response in
             let id = try context.parameters.require("id")
-            try await services.performOnNote("delete", context, id: id, ownerOnly: true) { store, _, _ in try store.deleteNote(id) }
+            // To Recently Deleted (docs/WEB.md): restored with POST …/restore, gone for good
+            // with DELETE /api/recently-deleted/{id} or after 30 days.
+            try await services.performOnNote("delete", context, id: id, ownerOnly: true) { store, _, _ in try store.moveToRecentlyDeleted(id) }
             return Response(status: .noContent)
         }
     }
@@ -164,7 +170,12 @@ struct WebNoteRoutes {
             notes = try store.notes(account: account.id) + store.notesShared(with: account.id)
             notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
-        return WebNotesList(notes: notes.map { WebNoteSummary($0, for: account, folders: folders) })
+        let previews = try store.previews(ofNotes: notes.map(\.id))
+        return WebNotesList(notes: notes.map { note in
+            var summary = WebNoteSummary(note, for: account, folders: folders)
+            summary.preview = previews[note.id]
+            return summary
+        })
     }
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.

@@ -24,6 +24,8 @@ struct WebServices: Sendable {
     let invites: WebInvites
     /// One lock per web account for ``withinQuota(_:account:adding:_:)``.
     let quotaLocks = AccountLocks()
+    /// The pages' live-update streams (docs/WEB.md, "Live updates").
+    let events = WebEvents()
 
     /// Runs `write`, which stores up to `bytes` more for `account`, unless the account's storage
     /// would then exceed `webAccountQuotaBytes` (`quotaExceeded`; the local account has no
@@ -50,14 +52,15 @@ struct WebServices: Sendable {
     }
 
     /// Runs `body` for note `id` after checking that the session's account may see it
-    /// (`404` exactly as a missing note otherwise) and, for `ownerOnly`, owns it (`403`).
+    /// (`404` exactly as a missing note otherwise) and, for `ownerOnly`, owns it (`403`). A
+    /// note in Recently Deleted is answered only with `includingDeleted` (to its owner).
     func performOnNote<T: Sendable>(
-        _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false,
+        _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false, includingDeleted: Bool = false,
         _ body: @escaping @Sendable (NotesStore, WebAccount, NoteAccess) throws -> T
     ) async throws -> T {
         let account = try context.requireSession().account
         return try await perform(operation, context, id: id) { store in
-            let access = try store.access(toNote: id, for: account.id)
+            let access = try store.access(toNote: id, for: account.id, includingDeleted: includingDeleted)
             if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
             return try body(store, account, access)
         }
@@ -95,6 +98,8 @@ struct WebServer {
         WebPassphraseRoutes(services: services).register(on: router)
         WebLockedNoteRoutes(services: services).register(on: router)
         WebShareRoutes(services: services).register(on: router)
+        WebRecentlyDeletedRoutes(services: services).register(on: router)
+        WebEventRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
 
         let web = services.configuration, limiter = services.logLimiter
@@ -119,11 +124,38 @@ struct WebServer {
     /// Ends expired sessions and, while the keybag is not unlocked, forgets what browsers
     /// said about their secure sessions (a keybag lock ends every secure session). Runs
     /// until cancelled.
+    ///
+    /// It also drives the live updates: note changes reach the pages as the store announces
+    /// them; each second a change of the keybag's state is told, streams whose session ended
+    /// are closed, and every 15 s each stream gets a keep-alive line.
     func runMaintenance() async {
+        let events = services.events
+        let listener = services.notes.changes.listen { events.noteChanged($0) }
+        defer { services.notes.changes.stopListening(listener) }
+        var keybagState = Self.keybagState(services)
+        var seconds = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
+            seconds += 1
             services.sessions.removeExpired()
-            if (try? services.slot.keybag().lockState) != .unlocked { services.sessions.forgetSecureSessions() }
+            let state = Self.keybagState(services)
+            if state != "unlocked" { services.sessions.forgetSecureSessions() }
+            if state != keybagState {
+                events.keybagChanged(to: state)
+                keybagState = state
+            }
+            let sessions = services.sessions
+            events.endStreams { sessions.isLive(tokenDigest: $0) }
+            if seconds % 15 == 0 { events.keepAlive() }
+        }
+    }
+
+    /// The keybag's state as `GET /api/status` says it.
+    static func keybagState(_ services: WebServices) -> String {
+        switch try? services.slot.keybag().lockState {
+        case .unlocked: return "unlocked"
+        case nil: return "notInitialized"
+        default: return "locked"
         }
     }
 }

@@ -116,14 +116,12 @@ final class WebSessions: Sendable {
         }
     }
 
-    /// Whether a live browser session of `account` said its secure session is open, recently
-    /// enough to still count.
-    func secureSessionOpen(for account: AccountID, now: Date = Date()) -> Bool {
+    /// Whether the browser of `session` said its secure session is open, recently enough to
+    /// still count (the widget follows each browser's own).
+    func secureSessionOpen(of session: WebSession, now: Date = Date()) -> Bool {
         sessions.withLock { sessions in
-            sessions.values.contains { session in
-                guard session.account.id == account, isLive(session, now: now), let reported = session.secureSessionReported else { return false }
-                return now.timeIntervalSince(reported) < TimeInterval(secureSessionSeconds)
-            }
+            guard let current = sessions[session.tokenDigest], isLive(current, now: now), let reported = current.secureSessionReported else { return false }
+            return now.timeIntervalSince(reported) < TimeInterval(secureSessionSeconds)
         }
     }
 
@@ -147,6 +145,11 @@ final class WebSessions: Sendable {
     }
 
     var count: Int { sessions.withLock { $0.count } }
+
+    /// Whether the session of this cookie-token digest is live (live updates end with it).
+    func isLive(tokenDigest: Data, now: Date = Date()) -> Bool {
+        sessions.withLock { sessions in sessions[tokenDigest].map { isLive($0, now: now) } ?? false }
+    }
 
     /// When `session` ends unless used again: its absolute expiry or its idle one, the earlier.
     func expiry(of session: WebSession) -> Date {

@@ -22,6 +22,12 @@ struct WebNoteSummary: Encodable, Sendable {
     var owner: String?
     /// Whether I own it: delete, lock, share and manage participants.
     var canManage: Bool
+    /// Counted up on every change: what a save names as `base.revision`.
+    var revision: Int64
+    /// When it was moved to Recently Deleted (nil: it is not there).
+    var deleted: Date?
+    /// In lists: the first line of text after the title, without markup (none for a locked note).
+    var preview: String?
 
     init(_ summary: NoteSummary, for account: WebAccount, folders: [Folder]) {
         let mine = summary.sharing.map { $0.owner == account.name } ?? true
@@ -37,6 +43,35 @@ struct WebNoteSummary: Encodable, Sendable {
         isShared = summary.sharing != nil
         owner = mine ? nil : summary.sharing?.owner
         canManage = mine
+        revision = summary.revision
+        deleted = summary.deleted
+    }
+}
+
+/// `PATCH /api/notes/{id}` and `PUT …/locked-body`: the note as it is now (a NoteSummary),
+/// plus what became of the save — `saved`, `merged` (with `mergedBody`, for an unlocked
+/// note) or `conflictCopy` (with the new note that holds the edit).
+struct WebSaveAnswer: Encodable, Sendable {
+    var summary: WebNoteSummary
+    var outcome: NoteSaveOutcome.Kind
+    var mergedBody: String?
+    var conflictCopy: WebNoteSummary?
+
+    init(_ outcome: NoteSaveOutcome, for account: WebAccount, folders: [Folder]) {
+        summary = WebNoteSummary(outcome.note, for: account, folders: folders)
+        self.outcome = outcome.kind
+        mergedBody = outcome.mergedBody
+        conflictCopy = outcome.conflictCopy.map { WebNoteSummary($0, for: account, folders: folders) }
+    }
+
+    enum CodingKeys: String, CodingKey { case outcome, mergedBody, conflictCopy }
+
+    func encode(to encoder: Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encodeIfPresent(mergedBody, forKey: .mergedBody)
+        try container.encodeIfPresent(conflictCopy, forKey: .conflictCopy)
     }
 }
 

@@ -6,7 +6,9 @@ import TresorProtocol
 
 /// Builds the widget (SPEC §5) for the browser and the CLI alike. Counts and dates are not
 /// private; titles are, and appear only while the keybag is unlocked **and** a secure session
-/// is open for the account — the store's (the CLI's) or a browser's that said so recently.
+/// is open — for the CLI (`browser` nil) the store's; for a browser its own, as it said so
+/// recently: the CLI's open session, or another browser's, shows nothing in this one
+/// (docs/WEB.md, "Widget").
 /// The data-protection level may hide the whole widget (``WidgetProtection``).
 struct WidgetBuilder: Sendable {
     let slot: KeybagSlot
@@ -14,7 +16,7 @@ struct WidgetBuilder: Sendable {
     let sessions: WebSessions
     let protection: WidgetProtection
 
-    func widget(for account: AccountID) throws -> Widget {
+    func widget(for account: AccountID, browser: WebSession? = nil) throws -> Widget {
         let lockState: LockState
         switch slot.current {
         case .notInitialized: return placeholder(.notInitialized, keybag: .notInitialized)
@@ -28,7 +30,7 @@ struct WidgetBuilder: Sendable {
         default: break
         }
         let store = try notes.store()
-        let secureSession = (try store.passphraseStatus(account: account).sessionOpen) || sessions.secureSessionOpen(for: account)
+        let secureSession = try browser.map { sessions.secureSessionOpen(of: $0) } ?? store.passphraseStatus(account: account).sessionOpen
         let redacted = lockState != .unlocked || !secureSession
         guard lockState != .lockedSinceStart else {
             // Titles cannot even be read yet; counts can.
@@ -63,18 +65,27 @@ struct WebWidgetRoutes {
 
     struct SecureSessionRequest: Decodable {
         var open: Bool
+        /// Why it closed: `lockNow`, `idle` or `hidden` (auto-lock) close the account's other
+        /// pages' locked notes too (docs/WEB.md, "Live updates").
+        var reason: String?
     }
+
+    /// The reasons a closed secure session is told to the account's other pages.
+    static let sharedLockReasons: Set<String> = ["lockNow", "idle", "hidden"]
 
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
         router.get("/api/widget") { _, context -> Response in
-            let account = try context.requireSession().account
-            return try WebCoding.response(try await offloaded { try services.widget.widget(for: account.id) })
+            let session = try context.requireSession()
+            return try WebCoding.response(try await offloaded { try services.widget.widget(for: session.account.id, browser: session) })
         }
         router.post("/api/secure-session") { request, context -> Response in
             let session = try context.requireSession()
             let body = try await WebCoding.decode(SecureSessionRequest.self, request)
             services.sessions.reportSecureSession(session, open: body.open)
+            if !body.open, let reason = body.reason, Self.sharedLockReasons.contains(reason) {
+                services.events.secureSessionEnded(for: session.account.id, reason: reason)
+            }
             context.logger.info("web: secure session reported", metadata: ["open": "\(body.open)"])
             return Response(status: .noContent)
         }

@@ -112,6 +112,24 @@ export async function request(method, path, { body, query, raw = false, quietUna
   return text ? JSON.parse(text) : null;
 }
 
+/**
+ * Opens a streamed GET (the live updates of `GET /api/events`) with the session's headers —
+ * `fetch`, since `EventSource` cannot send the origin token. Answers the Response; `signal`
+ * aborts it.
+ */
+export async function openStream(path, { signal } = {}) {
+  const headers = { Accept: 'text/event-stream' };
+  const token = originToken();
+  if (token) headers['X-Tresor-Origin-Token'] = token;
+  const response = await fetch(new URL(`/api${path}`, window.location.origin), {
+    headers, signal, credentials: 'same-origin', cache: 'no-store',
+  });
+  if (response.status === 401) {
+    for (const listener of unauthorizedListeners) listener(new ApiError(401, { code: 'unauthorized' }));
+  }
+  return response;
+}
+
 export const api = {
   get: (path, options) => request('GET', path, options),
   post: (path, body, options) => request('POST', path, { ...options, body }),

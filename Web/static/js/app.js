@@ -28,6 +28,15 @@
 //   settings        #passphrase-reset-form, #passphrase-mode-change, #passphrase-mode-reset,
 //                   #current-passphrase, #account-password, #new-passphrase, #new-passphrase-again,
 //                   #new-passphrase-hint, #passphrase-save, #passphrase-settings-message
+//   revisions ..... a save's outcome shows in #save-status; a conflict copy is named in the banner
+//   recently del. . #folder-recently-deleted, #empty-recently-deleted, [data-testid=deleted-note],
+//                   [data-testid=deleted-note-sheet], #deleted-body, #restore-note, #delete-for-good,
+//                   [data-testid=undo] (the banner's Undo after a delete, move or unshare)
+//   formatting .... #note-body (contenteditable; its `value` is the Markdown), [data-block=…]
+//                   lines, [data-testid=format-bar], #format-bold, #format-check, … (js/rich-editor.js)
+//   phones ........ body[data-pane=folders|list|note], #back-to-folders, #back-to-list
+//   keybag locked . #keybag-banner: [data-testid=keybag-unlock] (#keybag-passcode, #keybag-unlock)
+//                   for the local account, [data-testid=keybag-owner-must-unlock] for others
 //   widget page ... see js/widget.js
 
 import { api, ApiError, hasOriginToken, onUnauthorized, setCsrfToken, setOriginToken } from './api.js';
@@ -69,12 +78,18 @@ async function boot() {
   installBanner();
   notesApp = new NotesApp({ onSignedOut: showSignIn });
   installAuth({ onSignedIn: enterApp });
-  onUnauthorized(() => {
+  const sessionEnded = () => {
     if (document.body.dataset.screen !== 'app') return;
+    const wasLocal = notesApp.account?.isLocal;
     notesApp.stop();
     showSignIn();
-    showMessage('Your session ended. Please sign in again.');
-  });
+    // The local account's sessions end when Tresor locks (docs/WEB.md, "Sessions end").
+    showMessage(wasLocal
+      ? 'Tresor was locked or your session ended. Sign in as “local” with your passcode to unlock it.'
+      : 'Your session ended. Please sign in again.');
+  };
+  onUnauthorized(sessionEnded);
+  notesApp.onSessionEnded = sessionEnded;
   try {
     await enterApp();
   } catch (error) {

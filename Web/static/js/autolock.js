@@ -10,6 +10,12 @@ const statusPollMs = 5000;
 const defaults = { hiddenSeconds: 180, desktopHiddenSeconds: 480, idleSeconds: 480 };
 
 let stopCurrent = null;
+let pollNow = null;
+
+/** Asks `GET /api/status` now (a live update said the keybag changed). */
+export function checkStatusNow() {
+  pollNow?.();
+}
 
 /** Starts watching; `onStatus(status)` gets every status answer. Returns a stop function. */
 export function startAutoLock(autoLock, { onStatus } = {}) {
@@ -63,10 +69,12 @@ export function startAutoLock(autoLock, { onStatus } = {}) {
     }
   };
   poll();
+  pollNow = poll;
   const statusTimer = setInterval(poll, statusPollMs);
 
   stopCurrent = () => {
     polling = false;
+    pollNow = null;
     clearInterval(statusTimer);
     clearInterval(idleCheck);
     clearTimeout(hiddenTimer);

@@ -4,16 +4,32 @@ import { byId } from './dom.js';
 
 let hideTimer = null;
 let loadingCount = 0;
+let currentAction = null;
 
-/** Shows a message in #error; `kind` "error" (default) or "info". Hides itself after a while. */
-export function showMessage(message, kind = 'error') {
+/**
+ * Shows a message in #error; `kind` "error" (default) or "info". Hides itself after a while.
+ * `action` ({label, run}) adds a button — Undo after a delete, a move or an unshare — that runs
+ * once and hides the message.
+ */
+export function showMessage(message, kind = 'error', { action = null } = {}) {
   const banner = byId('error');
   if (!banner) return;
   byId('error-message').textContent = message;
   banner.dataset.kind = kind;
   banner.hidden = false;
+  currentAction = action;
+  const button = byId('banner-action');
+  if (button) {
+    button.hidden = !action;
+    button.textContent = action?.label || '';
+  }
   clearTimeout(hideTimer);
-  hideTimer = setTimeout(hideMessage, kind === 'error' ? 10000 : 4000);
+  hideTimer = setTimeout(hideMessage, action ? 10000 : kind === 'error' ? 10000 : 4000);
+}
+
+/** A message with an Undo button: `undo` puts back what was just done. */
+export function offerUndo(message, undo) {
+  showMessage(message, 'info', { action: { label: 'Undo', run: undo } });
 }
 
 export function showError(error) {
@@ -25,6 +41,7 @@ export function showError(error) {
 export function hideMessage() {
   const banner = byId('error');
   if (banner) banner.hidden = true;
+  currentAction = null;
 }
 
 /** Runs `work` with the spinner shown; errors go to the banner (and are rethrown only if asked). */
@@ -49,4 +66,10 @@ function setLoading(delta) {
 
 export function installBanner() {
   byId('error-dismiss')?.addEventListener('click', hideMessage);
+  byId('banner-action')?.addEventListener('click', () => {
+    const action = currentAction;
+    currentAction = null;
+    hideMessage();
+    if (action) busy(action.run);
+  });
 }

@@ -6,11 +6,13 @@
 
 import { api, segment } from './api.js';
 import { h, icon, longDate, replaceChildren } from './dom.js';
-import { sealNoteText } from './locked-crypto.js';
-import { openNote, passphraseProof, provedRequest } from './secure-session.js';
+import { openNote, passphraseProof } from './secure-session.js';
 import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
 import { sharePanel } from './sharing.js';
-import { busy } from './banner.js';
+import { busy, offerUndo, showMessage } from './banner.js';
+import { merge, mergeValue } from './merge.js';
+import { saveLockedBody, saveUnlocked } from './note-sync.js';
+import { createRichEditor, formatBar } from './rich-editor.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
 
 const saveDelayMs = 600;
@@ -42,6 +44,7 @@ export class NoteEditor {
     for (const url of this.objectURLs) URL.revokeObjectURL(url);
     this.objectURLs.clear();
     this.noteID = noteID;
+    this.shown = null;
   }
 
   /** Saves now whatever is waiting for its pause (before switching notes, locking, signing out). */
@@ -57,6 +60,36 @@ export class NoteEditor {
   discard() {
     if (this.pending) clearTimeout(this.pending.timer);
     this.pending = null;
+  }
+
+  /**
+   * A note in Recently Deleted: read only, with Restore and Delete for Good. A locked one
+   * shows its title only (it opens once restored).
+   */
+  showDeleted(detail, remaining) {
+    this.flush();
+    this.reset(detail.summary.id);
+    const { summary } = detail;
+    replaceChildren(this.container,
+      h('div', { class: 'editor-toolbar' },
+        this.metaLine(summary),
+        h('div', { class: 'toolbar-spacer' }),
+        h('button', {
+          id: 'restore-note', class: 'button', type: 'button', 'data-testid': 'restore-note',
+          on: { click: () => this.app.restoreNote(summary.id) },
+        }, 'Restore'),
+        h('button', {
+          id: 'delete-for-good', class: 'button danger', type: 'button', 'data-testid': 'delete-for-good',
+          on: { click: () => this.app.deleteForGood(summary.id) },
+        }, 'Delete for Good')),
+      h('div', { class: 'note-banner', 'data-testid': 'deleted-note' }, icon('trash'),
+        h('span', {}, `In Recently Deleted: ${remaining}, then it is deleted for good. Restore it to edit it.`)),
+      h('article', { class: 'note-sheet deleted', 'data-note-id': summary.id, 'data-testid': 'deleted-note-sheet' },
+        h('p', { class: 'note-date' }, longDate(summary.modified)),
+        h('h1', { class: 'placeholder-note-title' }, summary.title),
+        summary.lock
+          ? h('p', { class: 'locked-deleted' }, icon('lock'), ' Locked. Restore it to open it with its passphrase.')
+          : readOnlyBody(detail.body ?? '')));
   }
 
   /** A locked note that is not open: its title, why it is locked, and the passphrase form. */
@@ -99,30 +132,61 @@ export class NoteEditor {
       id: 'note-title', class: 'note-title', value: summary.title, maxlength: '4096', autocomplete: 'off', 'aria-label': 'Title',
       placeholder: 'Title',
     });
-    const body = h('textarea', {
-      id: 'note-body', class: 'note-body', 'aria-label': 'Note', placeholder: 'Start writing…', spellcheck: 'true',
-    });
+    // The body shows its Markdown formatted (js/rich-editor.js); its `value` is the Markdown.
+    const body = createRichEditor({ id: 'note-body', label: 'Note', placeholder: 'Start writing…', onInput: () => edited() });
     body.value = isLocked ? text ?? '' : detail.body ?? '';
-    let saved = { title: title.value, body: body.value };
+    // What the server had when this text was loaded: every save names it (docs/WEB.md, "Revisions").
+    let base = { revision: summary.revision, title: summary.title, body: body.value };
 
     const setStatus = (state, label) => {
       status.dataset.state = state;
       status.textContent = label;
     };
+    /**
+     * The server now has `server` ({revision, title, body}); the page's text was made from
+     * `base`. Text nobody typed into since is replaced; typed text is merged with it (and saved);
+     * when both changed the same lines the text stays and `base` too, so the next save makes a
+     * conflict copy rather than overwrite.
+     */
+    const rebase = (server) => {
+      if (server.revision === base.revision && server.body === base.body && server.title === base.title) return;
+      const typedBody = body.value !== base.body;
+      const typedTitle = title.value.trim() !== base.title && title.value.trim() !== '';
+      let clash = false;
+      if (!typedBody) {
+        replaceText(body, server.body);
+      } else {
+        const result = merge(base.body, server.body, body.value);
+        if (result.conflict) clash = true;
+        else replaceText(body, result.merged);
+      }
+      if (!typedTitle) {
+        title.value = server.title;
+      } else {
+        const merged = mergeValue(base.title, server.title, title.value.trim());
+        if (merged === null) clash = true;
+        else title.value = merged;
+      }
+      if (clash) {
+        base = { ...base, revision: 0 }; // no stored revision: the next save is merged by the server, or copied
+      } else {
+        base = { ...server };
+      }
+      if (body.value !== base.body || (title.value.trim() && title.value.trim() !== base.title)) edited();
+    };
     const save = () => {
       // Read the values and the note key now: a Lock Now right after must not lose the edit,
       // and must not leave a key behind for a later save.
-      const changes = {};
       const newTitle = title.value.trim();
-      if (newTitle && newTitle !== saved.title) changes.title = newTitle;
+      const titleChanged = Boolean(newTitle) && newTitle !== base.title;
       const newBody = body.value;
-      const bodyChanged = newBody !== saved.body;
+      const bodyChanged = newBody !== base.body;
       const noteKey = isLocked ? openNote(noteID)?.noteKey : null;
       // The proofs the server asks for, copied now: Lock Now clears the session's own.
       const noteProof = isLocked ? openNote(noteID)?.noteProof?.slice() : null;
       const notePassphraseProof = isLocked ? passphraseProof(detail.locked.passphraseID) : null;
       if (notePassphraseProof) notePassphraseProof.proof = notePassphraseProof.proof.slice();
-      if (!changes.title && !bodyChanged) {
+      if (!titleChanged && !bodyChanged) {
         setStatus('saved', 'Saved');
         return;
       }
@@ -132,21 +196,37 @@ export class NoteEditor {
       }
       setStatus('saving', 'Saving…');
       this.saving = this.saving.then(async () => {
+        const from = { ...base };
         try {
+          let result;
           if (isLocked) {
-            if (changes.title) await api.patch(`/notes/${segment(noteID)}`, { title: changes.title });
-            if (bodyChanged) {
-              const sealed = await sealNoteText(noteKey, newBody);
-              await provedRequest('PUT', `/notes/${segment(noteID)}/locked-body`, {
-                ...sealed, noteProof, passphraseProof: notePassphraseProof || undefined,
-              });
+            let server = from;
+            if (titleChanged) {
+              server = (await saveUnlocked(noteID, { revision: from.revision, title: from.title }, { title: newTitle })).server;
+              server = { ...server, body: from.body };
             }
+            result = bodyChanged
+              ? await saveLockedBody(noteID, { ...from, revision: server.revision }, newBody, { noteKey, noteProof, passphraseProof: notePassphraseProof })
+              : { server, conflictCopy: null };
           } else {
-            if (bodyChanged) changes.body = newBody;
-            await api.patch(`/notes/${segment(noteID)}`, changes);
+            const edit = {};
+            if (titleChanged) edit.title = newTitle;
+            if (bodyChanged) edit.body = newBody;
+            result = await saveUnlocked(noteID, from, edit);
           }
-          saved = { title: changes.title ?? saved.title, body: newBody };
-          if (status.isConnected) setStatus('saved', 'Saved');
+          if (!status.isConnected) return;
+          if (result.conflictCopy) {
+            // This edit is whole in the copy; the note shows what the other person saved.
+            base = { ...result.server };
+            replaceText(body, result.server.body);
+            title.value = result.server.title;
+            showMessage(`Someone changed the same lines meanwhile. Your version is kept as “${result.conflictCopy.title}”.`, 'info');
+          } else {
+            // As if the server had what was sent; then what it has more (a merge) comes in.
+            base = { revision: result.server.revision, title: titleChanged ? newTitle : from.title, body: newBody };
+            rebase(result.server);
+          }
+          setStatus(this.pending ? 'dirty' : 'saved', this.pending ? 'Editing…' : 'Saved');
           this.app.listChanged();
         } catch (error) {
           if (status.isConnected) setStatus('error', `Not saved: ${error.message}`);
@@ -158,8 +238,9 @@ export class NoteEditor {
       if (this.pending) clearTimeout(this.pending.timer);
       this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, saveDelayMs), run: save };
     };
+    // What live updates use (js/live-updates.js): the open note, and how to take a newer version in.
+    this.shown = { noteID, isLocked, rebase, revision: () => base.revision };
     title.addEventListener('input', edited);
-    body.addEventListener('input', edited);
     title.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') { event.preventDefault(); body.focus(); }
     });
@@ -207,6 +288,7 @@ export class NoteEditor {
     replaceChildren(this.container,
       toolbar,
       ...banners,
+      formatBar(body),
       h('article', { class: 'note-sheet', 'data-note-id': noteID, 'data-testid': isLocked ? 'open-locked-note' : 'note-sheet' },
         h('p', { class: 'note-date' }, longDate(summary.modified)),
         title,
@@ -242,8 +324,14 @@ export class NoteEditor {
       id: 'note-folder', class: 'folder-select', 'aria-label': 'Folder',
       on: { change: () => busy(async () => {
         this.flush();
+        const from = summary.folderID || null;
         await api.patch(`/notes/${segment(summary.id)}`, { folderID: select.value || null });
         await this.app.reload();
+        const where = select.value ? select.options[select.selectedIndex].text : 'Notes';
+        offerUndo(`Moved to ${where}.`, async () => {
+          await api.patch(`/notes/${segment(summary.id)}`, { folderID: from });
+          await this.app.reload();
+        });
       }) },
     }, h('option', { value: '' }, 'Notes'), ...(this.app.folders || []).map((folder) => h('option', { value: folder.id }, folder.name)));
     select.value = summary.folderID || '';
@@ -285,12 +373,41 @@ export class NoteEditor {
   deleteButton(summary) {
     if (summary.owner) return null;
     return h('button', {
-      id: 'delete-note', class: 'icon-button danger', type: 'button', 'aria-label': 'Delete note', title: 'Delete',
+      id: 'delete-note', class: 'icon-button danger', type: 'button', 'aria-label': 'Delete note',
+      title: 'Delete (kept in Recently Deleted for 30 days)',
       on: { click: () => busy(async () => {
-        this.discard();
+        this.flush();
+        await this.saving;
         await api.delete(`/notes/${segment(summary.id)}`);
         await this.app.noteDeleted(summary.id);
+        offerUndo('Moved to Recently Deleted.', async () => {
+          await api.post(`/notes/${segment(summary.id)}/restore`);
+          await this.app.reload();
+        });
       }) },
     }, icon('trash'));
   }
+}
+
+/** Puts `text` into a text field, keeping the caret about where it was. */
+function replaceText(field, text) {
+  if (field.value === text) return;
+  if (field.replaceValue) {
+    field.replaceValue(text);
+    return;
+  }
+  const focused = document.activeElement === field;
+  const { selectionStart, selectionEnd } = field;
+  field.value = text;
+  if (focused) field.setSelectionRange(Math.min(selectionStart, text.length), Math.min(selectionEnd, text.length));
+}
+
+/** A body shown formatted, not editable (a note in Recently Deleted). */
+function readOnlyBody(text) {
+  const view = createRichEditor({ id: 'deleted-body', label: 'Note (read only)', placeholder: '' });
+  view.value = text;
+  view.contentEditable = 'false';
+  view.classList.add('readonly');
+  view.dataset.testid = 'deleted-body';
+  return view;
 }

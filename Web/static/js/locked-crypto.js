@@ -19,7 +19,7 @@
 // 16 bytes of a passphrase key exist only while its AES-KW and HKDF keys are imported from them.
 
 import { concatBytes } from './bytes.js';
-import { appleNoteText } from './apple-note-body.js';
+import { appleNoteMarkdown } from './apple-note-body.js';
 
 const subtle = globalThis.crypto.subtle;
 
@@ -194,7 +194,7 @@ export async function openBytes(noteKey, { iv, ciphertext, tag }, additionalData
 export async function openNoteText(noteKey, sealed, bodyFormat) {
   const plaintext = await openBytes(noteKey, sealed);
   try {
-    if (isAppleFormat(bodyFormat)) return await appleNoteText(plaintext);
+    if (isAppleFormat(bodyFormat)) return await appleNoteMarkdown(plaintext);
     return new TextDecoder('utf-8', { fatal: true }).decode(plaintext);
   } finally {
     plaintext.fill(0);

@@ -2,23 +2,26 @@
 // locked-note flows (lock, open, re-wrap) and the toolbar (search, Lock Now, passphrase
 // settings, sign out).
 
-import { api, ApiError, segment } from './api.js';
+import { api, ApiError, segment, setCsrfToken, setOriginToken } from './api.js';
 import { byId, h, icon, replaceChildren, shortDate } from './dom.js';
 import { busy, showError, showMessage } from './banner.js';
 import { NoteEditor } from './editor.js';
 import { lockableKinds, attachmentBytes } from './attachments.js';
 import {
-  asBytes, closeNote, forgetPassphraseKey, lockNow, onLock, openNote, passphraseKey, passphraseProof, provedRequest, rememberOpenNote,
-  wrappedKeyOf,
+  asBytes, closeNote, forgetPassphraseKey, isOpen, lockNow, onLock, openNote, passphraseKey, passphraseProof, provedRequest,
+  rememberOpenNote, wrappedKeyOf,
 } from './secure-session.js';
 import {
   newNoteKey, noteProof, openNoteText, rewrapNoteKey, sealAttachment, sealNoteText, unwrapNoteKey, WrongPassphraseError,
 } from './locked-crypto.js';
 import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } from './passphrase-ui.js';
-import { startAutoLock, stopAutoLock } from './autolock.js';
+import { checkStatusNow, startAutoLock, stopAutoLock } from './autolock.js';
+import { startLiveUpdates } from './live-updates.js';
 
 const allNotes = 'all';
 const sharedWithMe = 'shared';
+const recentlyDeleted = 'deleted';
+const dayMs = 86_400_000;
 
 export class NotesApp {
   constructor({ onSignedOut }) {
@@ -39,6 +42,12 @@ export class NotesApp {
   wire() {
     byId('new-note').append(icon('plus'));
     byId('new-note').addEventListener('click', () => this.createNote());
+    byId('empty-recently-deleted').addEventListener('click', () => this.emptyRecentlyDeleted());
+    byId('back-to-folders').addEventListener('click', () => showPane('folders'));
+    byId('back-to-list').addEventListener('click', () => {
+      this.editor.flush();
+      showPane('list');
+    });
     byId('lock-now').prepend(icon('lock'));
     byId('lock-now').addEventListener('click', () => {
       this.editor.flush();
@@ -88,8 +97,80 @@ export class NotesApp {
     byId('search').value = '';
     this.selectedID = null;
     this.editor.showEmpty();
+    showPane('list');
     startAutoLock(session.autoLock, { onStatus: (status) => this.showStatus(status) });
+    this.stopLiveUpdates?.();
+    let connectedBefore = false;
+    this.stopLiveUpdates = startLiveUpdates({
+      // After a reconnect, whatever was missed meanwhile.
+      connected: () => {
+        if (connectedBefore) this.reload();
+        connectedBefore = true;
+      },
+      note: (event) => this.noteChangedElsewhere(event),
+      folders: () => this.loadFolders(),
+      lock: () => {
+        if (!isOpen()) return;
+        lockNow('elsewhere');
+        showMessage('Locked notes were locked in another window.', 'info');
+      },
+      keybag: () => checkStatusNow(),
+      signedOut: () => this.onSessionEnded?.(),
+    });
     await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);
+  }
+
+  /**
+   * A live update about note `id` (docs/WEB.md, "Live updates"): the list is read again, and
+   * the open note takes the change in — merged with what is being typed, never replacing it.
+   */
+  async noteChangedElsewhere({ id, kind, revision }) {
+    this.listChanged();
+    if (['created', 'deleted', 'restored', 'deletedForGood'].includes(kind)) this.loadFolders();
+    if (!id || id !== this.selectedID) return;
+    const shown = this.editor.shown;
+    if (kind === 'changed' && shown?.noteID === id) {
+      if (revision && Number(revision) <= shown.revision()) return; // our own save
+      try {
+        const detail = await api.get(`/notes/${segment(id)}`);
+        if (this.editor.shown !== shown || detail.summary.deleted) return this.showNote(id);
+        let body = detail.body ?? '';
+        if (shown.isLocked) {
+          const opened = openNote(id);
+          if (!opened?.noteKey || !detail.locked) return this.showNote(id);
+          body = await openNoteText(opened.noteKey, {
+            iv: asBytes(detail.locked.iv), tag: asBytes(detail.locked.tag), ciphertext: asBytes(detail.locked.ciphertext),
+          }, detail.locked.bodyFormat);
+        } else if (detail.summary.lock) {
+          return this.showNote(id);
+        }
+        if (this.editor.shown === shown) shown.rebase({ revision: detail.summary.revision, title: detail.summary.title, body });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) this.showNote(id);
+      }
+      return;
+    }
+    if (kind === 'changed' && !shown) {
+      this.showNote(id); // a placeholder: its title may have changed
+      return;
+    }
+    // Created or restored: this page did it, and shows it already.
+    if (kind === 'created' || kind === 'restored') return;
+    // Locked, unlocked, shared, unshared, deleted…: the note is shown afresh (a save waiting
+    // for its pause goes first).
+    this.editor.flush();
+    await this.editor.saving;
+    if (kind === 'deletedForGood' || kind === 'unshared') {
+      try {
+        await api.get(`/notes/${segment(id)}`);
+      } catch {
+        closeNote(id);
+        this.selectedID = null;
+        this.editor.showEmpty(kind === 'unshared' ? 'This note is no longer shared with you.' : 'This note was deleted.');
+        return;
+      }
+    }
+    await this.showNote(id);
   }
 
   async signOut() {
@@ -104,6 +185,8 @@ export class NotesApp {
 
   /** Forgets everything of the account (the session ended or was signed out). */
   stop() {
+    this.stopLiveUpdates?.();
+    this.stopLiveUpdates = null;
     stopAutoLock();
     lockNow('signOut');
     this.editor.showEmpty();
@@ -114,15 +197,46 @@ export class NotesApp {
     replaceChildren(byId('folder-list'));
   }
 
+  /**
+   * The keybag banner (docs/WEB.md, "While Tresor is locked"): what each account can do. The
+   * local account — the owner, whose password is the passcode — unlocks here; every other
+   * account is told that the owner must unlock Tresor, and stays signed in meanwhile.
+   */
   showStatus(status) {
     const banner = byId('keybag-banner');
-    if (status.keybag === 'unlocked' || status.contentAvailable) {
+    if (status.keybag === 'unlocked' || (status.contentAvailable && status.keybag !== 'locked')) {
       banner.hidden = true;
+      banner.dataset.state = 'unlocked';
       return;
     }
-    banner.textContent = status.keybag === 'notInitialized'
-      ? 'Tresor is not set up on this computer yet (run “tresor init”).'
-      : 'Tresor is locked on this computer, so note contents are not available. Unlock it with “tresor unlock”.';
+    if (banner.dataset.state === status.keybag && !banner.hidden) return; // keep a passcode being typed
+    banner.dataset.state = status.keybag;
+    if (status.keybag === 'notInitialized') {
+      replaceChildren(banner, 'Tresor is not set up on this computer yet (run “tresor init”).');
+    } else if (this.account?.isLocal) {
+      const passcode = h('input', {
+        id: 'keybag-passcode', type: 'password', autocomplete: 'current-password', 'aria-label': 'Passcode', placeholder: 'Passcode',
+      });
+      replaceChildren(banner,
+        h('form', { class: 'keybag-unlock', 'data-testid': 'keybag-unlock', on: { submit: (event) => {
+          event.preventDefault();
+          busy(async () => {
+            // Signing in as local with the passcode unlocks the keybag; the new session replaces this one.
+            const answer = await api.post('/session', { name: 'local', password: passcode.value });
+            passcode.value = '';
+            setOriginToken(answer.originToken);
+            setCsrfToken(answer.csrfToken);
+            checkStatusNow();
+            await this.reload();
+          });
+        } } },
+        h('span', {}, 'Tresor is locked on this computer. Enter your passcode to unlock it.'),
+        passcode,
+        h('button', { id: 'keybag-unlock', class: 'button small primary', type: 'submit' }, 'Unlock')));
+    } else {
+      replaceChildren(banner, h('span', { 'data-testid': 'keybag-owner-must-unlock' },
+        'Tresor is locked on this computer, so your notes cannot be read right now. Its owner must unlock it; you stay signed in and can go on once they have.'));
+    }
     banner.hidden = false;
   }
 
@@ -150,6 +264,11 @@ export class NotesApp {
     const query = { search: this.search || undefined };
     if (this.folder !== allNotes && this.folder !== sharedWithMe) query.folder = this.folder;
     try {
+      if (this.folder === recentlyDeleted) {
+        this.notes = (await api.get('/recently-deleted')).notes;
+        this.renderList();
+        return;
+      }
       const { notes } = await api.get('/notes', { query });
       this.notes = this.folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
     } catch (error) {
@@ -183,6 +302,7 @@ export class NotesApp {
       h('li', { class: 'folder-section' }, this.account?.isLocal ? 'On My Computer' : 'Tresor'),
       item(allNotes, 'All Notes', 'notes', null, { id: 'folder-all' }),
       item(sharedWithMe, 'Shared with Me', 'shared', null, { id: 'folder-shared', 'data-testid': 'shared-with-me-folder' }),
+      item(recentlyDeleted, 'Recently Deleted', 'trash', null, { id: 'folder-recently-deleted', 'data-testid': 'recently-deleted-folder' }),
     ];
     if (this.folders.length) rows.push(h('li', { class: 'folder-section' }, 'Folders'));
     for (const folder of this.folders) {
@@ -203,6 +323,11 @@ export class NotesApp {
 
   selectFolder(key) {
     this.folder = key;
+    showPane('list');
+    if (key === recentlyDeleted && this.search) {
+      this.search = '';
+      byId('search').value = '';
+    }
     this.renderFolders();
     this.loadNotes();
   }
@@ -211,17 +336,21 @@ export class NotesApp {
     if (this.search) return `Results for “${this.search}”`;
     if (this.folder === allNotes) return 'All Notes';
     if (this.folder === sharedWithMe) return 'Shared with Me';
+    if (this.folder === recentlyDeleted) return 'Recently Deleted';
     return this.folders.find((folder) => folder.id === this.folder)?.name || 'Notes';
   }
 
   renderList() {
     byId('list-title').textContent = this.listTitle();
+    byId('empty-recently-deleted').hidden = this.folder !== recentlyDeleted || !this.notes.length;
+    byId('new-note').hidden = this.folder === recentlyDeleted;
     const list = byId('note-list');
     const sorted = [...this.notes].sort((a, b) => (b.isPinned - a.isPinned) || (new Date(b.modified) - new Date(a.modified)));
     if (!sorted.length) {
       const message = this.search ? 'No notes match your search.'
         : this.folder === sharedWithMe ? 'Notes other people share with you appear here.'
-          : 'No notes yet. Click + to write one.';
+          : this.folder === recentlyDeleted ? 'Deleted notes stay here for 30 days.'
+            : 'No notes yet. Click + to write one.';
       replaceChildren(list, h('li', { class: 'list-empty', 'data-testid': 'note-list-empty' }, message));
       return;
     }
@@ -236,7 +365,9 @@ export class NotesApp {
   }
 
   noteRow(note) {
-    const detailText = note.lock ? 'Locked' : note.owner ? `Shared by ${note.owner}` : note.folder || 'Notes';
+    // Like Notes: the first line after the title (a locked note shows none).
+    const detailText = note.deleted ? daysLeft(note.deleted)
+      : note.lock ? 'Locked' : note.preview || (note.owner ? `Shared by ${note.owner}` : 'No additional text');
     return h('li', {
       class: ['note-item', note.id === this.selectedID && 'selected'], 'data-testid': 'note-item', 'data-note-id': note.id,
       'data-pinned': String(Boolean(note.isPinned)), 'data-locked': String(Boolean(note.lock)), 'data-shared': String(Boolean(note.isShared)),
@@ -257,6 +388,7 @@ export class NotesApp {
     // opens again without asking while the session lasts).
     if (this.selectedID && this.selectedID !== id) closeNote(this.selectedID);
     this.selectedID = id;
+    showPane('note');
     this.renderList();
     await this.showNote(id);
   }
@@ -277,6 +409,11 @@ export class NotesApp {
       return;
     }
     if (this.selectedID !== id) return; // another note was chosen meanwhile
+    if (detail.summary.deleted) {
+      closeNote(id);
+      this.editor.showDeleted(detail, daysLeft(detail.summary.deleted));
+      return;
+    }
     if (!detail.summary.lock) {
       closeNote(id);
       this.editor.show(detail);
@@ -344,6 +481,7 @@ export class NotesApp {
       }
       if (this.folder === sharedWithMe) this.folder = allNotes;
       this.selectedID = summary.id;
+      showPane('note');
       await Promise.all([this.loadNotes(), this.loadFolders()]);
       await this.showNote(summary.id);
       byId('note-title')?.focus();
@@ -355,8 +493,40 @@ export class NotesApp {
     if (this.selectedID === id) {
       this.selectedID = null;
       this.editor.showEmpty();
+      showPane('list');
     }
     await Promise.all([this.loadNotes(), this.loadFolders()]);
+  }
+
+  /** Restores a note from Recently Deleted and shows it where it lives again. */
+  async restoreNote(id) {
+    await busy(async () => {
+      await api.post(`/notes/${segment(id)}/restore`);
+      showMessage('Restored.', 'info');
+      this.folder = allNotes;
+      this.renderFolders();
+      await Promise.all([this.loadNotes(), this.loadFolders()]);
+      await this.select(id);
+    });
+  }
+
+  /** Deletes a note in Recently Deleted for good (after asking). */
+  async deleteForGood(id) {
+    if (!window.confirm('Delete this note for good? This cannot be undone.')) return;
+    await busy(async () => {
+      await api.delete(`/recently-deleted/${segment(id)}`);
+      await this.noteDeleted(id);
+    });
+  }
+
+  async emptyRecentlyDeleted() {
+    if (!window.confirm('Delete every note in Recently Deleted for good? This cannot be undone.')) return;
+    await busy(async () => {
+      await api.delete('/recently-deleted');
+      this.selectedID = null;
+      this.editor.showEmpty();
+      await this.loadNotes();
+    });
   }
 
   async passphraseSettings() {
@@ -449,4 +619,15 @@ export class NotesApp {
       await this.reload();
     });
   }
+}
+
+/** "29 days left" for a note deleted at `deleted` (ISO 8601). */
+function daysLeft(deleted) {
+  const left = Math.max(0, Math.ceil((new Date(deleted).getTime() + 30 * dayMs - Date.now()) / dayMs));
+  return left === 1 ? '1 day left' : `${left} days left`;
+}
+
+/** On a phone, which pane shows (folders, list or note); wider screens show all three. */
+function showPane(pane) {
+  document.body.dataset.pane = pane;
 }

@@ -100,14 +100,19 @@ export function closeNote(id) {
   openNotes.delete(id);
 }
 
-/** Lock Now: every key and every open note's plaintext dropped, then the views are told. */
+/**
+ * Lock Now: every key and every open note's plaintext dropped, then the views are told. Lock
+ * Now and auto-lock (`idle`, `hidden`) are told to the server, which closes the locked notes
+ * of the account's other pages too (docs/WEB.md, "Live updates"); a lock that came from
+ * elsewhere (`elsewhere`, `keybag`, `signOut`) is not passed on again.
+ */
 export function lockNow(reason = 'lockNow') {
   const hadSomething = isOpen() || reportedOpen;
   for (const id of [...openNotes.keys()]) closeNote(id);
   for (const entry of passphraseKeys.values()) entry.proof.fill(0);
   passphraseKeys.clear();
   for (const listener of lockListeners) listener(reason);
-  if (hadSomething) reportSession(false);
+  if (hadSomething || reason === 'lockNow') reportSession(false, { reason, again: reason === 'lockNow' });
 }
 
 /** Repeats an open session's report now and then (called by the status poll). */
@@ -115,12 +120,12 @@ export function keepSessionReported() {
   if (reportedOpen && isOpen() && Date.now() - reportedAt >= reportAgainMs) reportSession(true, { again: true });
 }
 
-function reportSession(open, { again = false } = {}) {
+function reportSession(open, { again = false, reason = undefined } = {}) {
   if (open === reportedOpen && !again) return;
   reportedOpen = open;
   reportedAt = Date.now();
   // The widget redacts private fields unless a session is open; a failed report is not fatal.
-  api.post('/secure-session', { open }).catch(() => {});
+  api.post('/secure-session', { open, reason }).catch(() => {});
 }
 
 /** Called by the status poll. */

@@ -4,7 +4,7 @@
 
 import { api, segment } from './api.js';
 import { h, icon } from './dom.js';
-import { busy, showMessage } from './banner.js';
+import { busy, offerUndo, showMessage } from './banner.js';
 
 /** The sharing panel (#share-panel) of a note, or an explanation when it cannot be shared. */
 export function sharePanel(detail, { account, onChanged, onLeft }) {
@@ -30,8 +30,15 @@ export function sharePanel(detail, { account, onChanged, onLeft }) {
         title: name === account.name ? 'Leave' : 'Remove',
         on: { click: () => busy(async () => {
           await api.delete(`/notes/${segment(summary.id)}/participants/${segment(name)}`);
-          if (name === account.name) await onLeft();
-          else await onChanged();
+          if (name === account.name) {
+            await onLeft();
+          } else {
+            await onChanged();
+            offerUndo(`No longer shared with ${name}.`, async () => {
+              await api.post(`/notes/${segment(summary.id)}/participants`, { name });
+              await onChanged();
+            });
+          }
         }) },
       }, icon('close')) : null));
   }

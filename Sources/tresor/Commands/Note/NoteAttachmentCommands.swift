@@ -95,7 +95,7 @@ extension NoteCommand {
         }
 
         func run() throws {
-            try Output.run(json: options.json) {
+            try Output.run(options) {
                 let info = try options.notes().setExcludedFromBackup(attachment, of: id, excluded: exclude)
                 if options.json { return Output.json(info) }
                 print("Attachment \(info.id) is \(exclude ? "left out of" : "part of") backups.")

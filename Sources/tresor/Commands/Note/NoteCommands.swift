@@ -20,7 +20,7 @@ struct NoteCommand: ParsableCommand {
         subcommands: [
             New.self, List.self, Show.self, Edit.self, Delete.self, Search.self,
             Lock.self, Unlock.self, Rewrap.self, LockNow.self,
-            Attach.self, ExportAttachment.self, AttachmentBackup.self, FolderCommand.self, PassphraseCommand.self,
+            Attach.self, ExportAttachment.self, AttachmentBackup.self, FolderCommand.self, PassphraseCommand.self, TrashCommand.self,
         ])
 
     struct New: ParsableCommand {
@@ -101,6 +101,8 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
         @Flag(help: "If the note is locked with an earlier passphrase, re-wrap it under the current one without asking.")
         var rewrap = false
+        @Flag(help: "Print the body as its Markdown (on a terminal it is shown formatted, elsewhere as plain text).")
+        var markdown = false
 
         func run() throws {
             try Output.run(options) {
@@ -114,13 +116,14 @@ struct NoteCommand: ParsableCommand {
                     if !options.json { StandardStream.error.write("Re-wrapped under the current passphrase.\n") }
                 }
                 if options.json { return Output.json(note) }
-                print(NoteText.note(note))
+                print(NoteText.note(note, style: .forOutput(markdown: markdown)))
             }
         }
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a note and its attachments.", aliases: ["rm"])
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Move a note and its attachments to Recently Deleted (tresor note trash).", aliases: ["rm"])
         @OptionGroup var options: GlobalOptions
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
 
@@ -130,7 +133,7 @@ struct NoteCommand: ParsableCommand {
                 let id = try NoteReference.resolve(self.id, in: notes)
                 try notes.delete(id)
                 if options.json { return Output.json(["deleted": id]) }
-                print("Deleted note \(id).")
+                print("Moved note \(id) to Recently Deleted (tresor note trash restore \(id) brings it back).")
             }
         }
     }

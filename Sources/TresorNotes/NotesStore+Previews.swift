@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+// The note list's previews (docs/WEB.md, "Shapes"): the first line of text after the title,
+// as a person reads it (no markup). Made when the list is read, never stored: a stored preview
+// would be one more copy of the text to remove when a note is locked. Locked notes have none.
+extension NotesStore {
+    /// The longest preview, in characters.
+    public static let previewLength = 120
+
+    /// The preview of each unlocked note of `ids` (locked notes and notes without more text
+    /// than their title are left out).
+    /// - Parameter ids: the notes.
+    /// - Returns: note id → preview.
+    /// - Throws: `contentUnavailable` before the first unlock, `damaged`.
+    public func previews(ofNotes ids: [String]) throws -> [String: String] {
+        let sealing = try sealing()
+        return try pool.read { db in
+            var previews: [String: String] = [:]
+            var start = ids.startIndex
+            while start < ids.endIndex {
+                let batch = Array(ids[start..<min(start + NoteSummaryReader.batchSize, ids.endIndex)])
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT * FROM notes WHERE passphrase_id IS NULL AND id IN (\(databaseQuestionMarks(count: batch.count)))
+                    """, arguments: StatementArguments(batch))
+                for row in rows.map(NoteRow.init(row:)) {
+                    let layer = try sealing.noteLayer(row)
+                    let body = try layer.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
+                    let title = try layer.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
+                    if let preview = Self.preview(body: body, title: title) { previews[row.id] = preview }
+                }
+                start += batch.count
+            }
+            return previews
+        }
+    }
+
+    /// The first non-empty line of `body` that is not the title, without markup.
+    static func preview(body: String, title: String) -> String? {
+        var skippedTitle = false
+        for block in NoteMarkdown.parse(body) {
+            let text = block.text.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            if !skippedTitle && text == title.trimmingCharacters(in: .whitespaces) {
+                skippedTitle = true
+                continue
+            }
+            return String(text.prefix(previewLength))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import GRDB
+import TresorCrypto
+
+// Revisions, merges and conflict copies (docs/FORMAT.md, "Revisions and merges"): a save made
+// from an older revision is merged into the stored note, or — when both changed the same
+// lines — kept whole as a new note next to it. Never a silent overwrite.
+extension NotesStore {
+    /// How a conflict copy's title ends: "Groceries (conflict copy from bob)".
+    static let conflictCopySuffix = "conflict copy"
+
+    /// The plaintext body stored now: an unlocked note's, or a locked one's opened with `noteKey`.
+    func storedBody(of row: NoteRow, noteKey: SymmetricKey?, _ sealing: ContentSealing) throws -> String {
+        if row.isLocked {
+            guard let noteKey else { throw NotesError.wrongLockState("note \(row.id) is locked") }
+            return try lockedBody(of: row, noteKey: noteKey, sealing)
+        }
+        return try sealing.noteLayer(row).openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
+    }
+
+    /// Makes the conflict copy of note `row` holding `content` (title and body both given): a
+    /// new note of the same owner, folder and participants, titled "… (conflict copy from
+    /// NAME)". A locked note's copy is locked with the same note key (`noteKey`), its body sealed
+    /// with a new IV. Returns its summary and its search-index entry.
+    func conflictCopy(
+        of row: NoteRow, content: NoteContent, noteKey: SymmetricKey?, editor: AccountID?, _ db: Database, _ sealing: ContentSealing
+    ) throws -> (NoteSummary, SearchIndex.Entry) {
+        let body = content.body ?? ""
+        let lockedBody = try row.isLocked ? noteKey.map { try LockedNoteCrypto.sealBody(Data(body.utf8), with: $0) } : nil
+        if row.isLocked && lockedBody == nil { throw NotesError.wrongLockState("note \(row.id) is locked") }
+        let id = try insertConflictCopy(
+            of: row, title: content.title ?? "", body: row.isLocked ? nil : body, lockedBody: lockedBody, editor: editor, db, sealing)
+        let copy = try summary(of: NoteRow.fetch(id, db), db, sealing)
+        return (copy, .init(noteID: id, accountID: row.accountID, title: copy.title, body: row.isLocked ? nil : body))
+    }
+
+    /// Inserts the conflict copy of `row`: `body` for an unlocked note, or `lockedBody` sealed
+    /// under the note's own key (the copy shares its wrapped key, passphrase and note proof).
+    /// Returns the copy's id.
+    func insertConflictCopy(
+        of row: NoteRow, title: String, body: String?, lockedBody: AESGCM.Sealed?, editor: AccountID?, _ db: Database, _ sealing: ContentSealing
+    ) throws -> String {
+        let id = UUID().uuidString.lowercased()
+        let timestamp = now.timeIntervalSince1970
+        let participants = try String.fetchAll(db, sql: "SELECT account_id FROM participants WHERE note_id = ?", arguments: [row.id])
+        // A shared note's copy is shared too, under a record key of its own.
+        let recordKey = participants.isEmpty ? nil : SecureRandom.bytes(count: 32)
+        let layer = recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing
+        let copyTitle = try conflictCopyTitle(title, editor: editor, db)
+        try db.execute(sql: """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, sealed_record_key,
+                               passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                               sealed_ciphertext, body_format, note_proof_hash)
+            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                id, row.accountID, row.folderID, timestamp, timestamp,
+                try layer.sealText(copyTitle, table: "notes", id: id, column: "title"),
+                try body.map { try layer.sealText($0, table: "notes", id: id, column: "body") },
+                try recordKey.map { try sealing.seal($0, table: "notes", id: id, column: "record_key") },
+                lockedBody == nil ? nil : row.passphraseID, lockedBody == nil ? nil : row.salt,
+                lockedBody == nil ? nil : row.iterations, lockedBody == nil ? nil : row.wrappedKey,
+                lockedBody?.iv, lockedBody?.tag,
+                try lockedBody.map { try sealing.seal($0.ciphertext, table: "notes", id: id, column: "ciphertext") },
+                BodyFormat.text.rawValue, lockedBody == nil ? nil : row.noteProofHash,
+            ])
+        for account in participants {
+            try db.execute(sql: "INSERT INTO participants (note_id, account_id, added) VALUES (?, ?, ?)", arguments: [id, account, timestamp])
+        }
+        return id
+    }
+
+    /// "Groceries (conflict copy from bob)" — the editor's login name when it is a web
+    /// account's — shortened to fit the title limit.
+    func conflictCopyTitle(_ title: String, editor: AccountID?, _ db: Database) throws -> String {
+        let name = try editor.flatMap { try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [$0.rawValue]) }
+        let suffix = " (\(Self.conflictCopySuffix)\(name.map { " from \($0)" } ?? ""))"
+        var base = title.isEmpty ? "New Note" : title
+        while base.utf8.count + suffix.utf8.count > NoteLimits.titleBytes { base.removeLast() }
+        return base + suffix
+    }
+
+    /// Saves a locked note's body sealed in the browser as a conflict copy: the browser holds
+    /// an edit of an older revision whose lines clash with the stored body (it merged the
+    /// plaintext itself and found them overlapping). `noteProof` proves the note key, under
+    /// which the copy's body is sealed.
+    /// - Parameters:
+    ///   - id: the locked note.
+    ///   - iv: the body's IV (12 to 64 bytes).
+    ///   - tag: its 16-byte GCM tag.
+    ///   - ciphertext: the body sealed under the note key.
+    ///   - noteProof: the proof of the note key.
+    ///   - passphraseProof: the note's passphrase, for a note with no note proof recorded.
+    ///   - editor: who saves, to name the copy.
+    /// - Returns: the conflict copy.
+    /// - Throws: `invalid`, `wrongLockState`, `passphraseRequired`, the proof errors.
+    public func saveLockedConflictCopy(
+        ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?, by editor: AccountID?
+    ) throws -> NoteSummary {
+        try Self.checkLockedBodyShape(iv: iv, tag: tag, ciphertext: ciphertext)
+        let sealing = try sealing()
+        let (copy, accountID) = try pool.write { db -> Result<(NoteSummary, String), NotesError> in
+            let row = try NoteRow.fetch(id, db)
+            guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            try requireNotDeleted(row)
+            if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
+            let fresh = try NoteRow.fetch(id, db)
+            let copyID = try insertConflictCopy(
+                of: fresh, title: try title(of: fresh, sealing), body: nil, lockedBody: AESGCM.Sealed(iv: iv, ciphertext: ciphertext, tag: tag),
+                editor: editor, db, sealing)
+            return .success((try summary(of: NoteRow.fetch(copyID, db), db, sealing), fresh.accountID))
+        }.get()
+        index.upsert(.init(noteID: copy.id, accountID: accountID, title: copy.title, body: nil))
+        announce(.created, note: copy.id)
+        return copy
+    }
+
+    static func checkLockedBodyShape(iv: Data, tag: Data, ciphertext: Data) throws {
+        guard iv.count >= 12, iv.count <= 64, tag.count == 16 else { throw NotesError.invalid("the IV must be 12 to 64 bytes and the tag 16") }
+        guard ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
+    }
+}
+
+/// A note's title and body as one edit gives them (nil: not changed).
+struct NoteContent {
+    var title: String?
+    var body: String?
+
+    /// This edit merged into `stored` (made from `base`), or nil on a conflict. A field this
+    /// edit changes needs its base value to be merged, unless it equals the stored one.
+    func merged(into stored: NoteContent, base: NoteBase) -> NoteContent? {
+        var result = NoteContent()
+        if let title, let storedTitle = stored.title {
+            if title == storedTitle {
+                result.title = title
+            } else {
+                guard let baseTitle = base.title, let merged = ThreeWayMerge.mergeValue(base: baseTitle, saved: storedTitle, incoming: title) else { return nil }
+                result.title = merged
+            }
+        }
+        if let body, let storedBody = stored.body {
+            if body == storedBody {
+                result.body = body
+            } else {
+                guard let baseBody = base.body, case .merged(let merged) = ThreeWayMerge.merge(base: baseBody, saved: storedBody, incoming: body) else {
+                    return nil
+                }
+                result.body = merged
+            }
+        }
+        return result
+    }
+
+    /// This edit with the fields it leaves unchanged taken from `stored`.
+    func filled(from stored: NoteContent) -> NoteContent {
+        NoteContent(title: title ?? stored.title, body: body ?? stored.body)
+    }
+}

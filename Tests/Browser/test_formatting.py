@@ -1,0 +1,125 @@
+"""Formatting and checklists (docs/FORMAT.md, "Note bodies"): written with the keyboard in the
+web editor — Apple Notes' shortcuts and typed markers — stored as Tresor Markdown, ticked with a
+click, and the same after locking in the browser, a reload, `tresor note show --markdown` and
+`tresor note unlock`."""
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from notes_page import NotesPage
+from suite import BrowserCase, marker
+
+
+class FormattingTests(BrowserCase):
+    def chord(self, page: NotesPage, *keys: str):
+        actions = ActionChains(page.b.driver)
+        for key in keys[:-1]:
+            actions.key_down(key)
+        actions.send_keys(keys[-1])
+        for key in reversed(keys[:-1]):
+            actions.key_up(key)
+        actions.perform()
+
+    def test_formatting_and_checklists_survive_lock_unlock_and_a_reload(self):
+        page = NotesPage(self.browser("local"))
+        page.sign_in("local", self.passcode)
+        first = self.note_text("formatted")
+        note_id = page.new_note("Trip " + marker("t"), first)
+
+        body = page.b.find("#note-body")
+        body.click()
+        self.chord(page, Keys.CONTROL, Keys.END)
+        body.send_keys(Keys.ENTER, "Packing")
+        self.chord(page, Keys.CONTROL, Keys.SHIFT, "h")          # heading
+        body.send_keys(Keys.ENTER, "[] tickets", Keys.ENTER, "passport", Keys.ENTER, Keys.ENTER)  # a checklist, ended by an empty item
+        body.send_keys("- socks", Keys.ENTER, "hat", Keys.ENTER, Keys.ENTER)                      # a dashed list
+        self.chord(page, Keys.CONTROL, "b")
+        body.send_keys("bold")
+        self.chord(page, Keys.CONTROL, "b")
+        body.send_keys(" and ")
+        self.chord(page, Keys.CONTROL, "i")
+        body.send_keys("italic")
+        self.chord(page, Keys.CONTROL, "i")
+        # Tick "tickets": a click on its box.
+        item = page.b.find("#note-body [data-block=check]")
+        ActionChains(page.b.driver).move_to_element_with_offset(item, -item.size["width"] // 2 + 10, 0).click().perform()
+        expected = "\n".join([first, "## Packing", "- [x] tickets", "- [ ] passport", "- socks", "- hat", "**bold** and *italic*"])
+        page.b.wait(lambda d: page.body_text() == expected, "the formatted text as Markdown")
+        page.wait_saved_on_server(note_id, "- [x] tickets")
+        page.b.screenshot("24-formatting-and-checklists")
+
+        # Locked in the browser, locked again (Lock Now), the page reloaded: opened, the same.
+        passphrase = marker("format-passphrase")
+        self.secrets.append(passphrase)
+        page.lock_with_new_passphrase(passphrase, "format hint")
+        page.wait_item(note_id, locked="true")
+        page.lock_now()
+        page.reload()
+        page.select(note_id)
+        page.open_locked(note_id, passphrase)
+        page.b.wait(lambda d: page.body_text() == expected, "the formatting in the opened locked note")
+        checked = page.b.js("return [...document.querySelectorAll('#note-body [data-block=check]')].map(e => e.dataset.checked)")
+        self.assertEqual(checked, ["true", "false"])
+        self.assertEqual(page.b.find("#note-body [data-block=heading]").text, "Packing")
+
+        # The CLI reads the same Markdown, and removing the lock keeps it.
+        shown = self.home.tresor(["note", "show", note_id, "--passphrase-stdin", "--markdown"], input=passphrase + "\n")
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertTrue(shown.stdout.rstrip("\n").endswith(expected), "tresor note show --markdown prints the stored Markdown")
+        plain = self.home.tresor(["note", "show", note_id, "--passphrase-stdin"], input=passphrase + "\n")
+        self.assertIn("☑ tickets", plain.stdout)
+        self.assertNotIn("**", plain.stdout, "in a pipe the body is plain text, not markup")
+        unlocked = self.home.tresor(["note", "unlock", note_id, "--passphrase-stdin"], input=passphrase + "\n")
+        self.assertEqual(unlocked.returncode, 0, unlocked.stderr)
+        page.b.wait(lambda d: page.item(note_id).get_attribute("data-locked") == "false", "the unlocked note, live")
+        page.reload()
+        page.select(note_id)
+        page.b.wait(lambda d: page.body_text() == expected, "the formatting after the lock was removed")
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def field(number: int, payload: bytes | int) -> bytes:
+    if isinstance(payload, int):
+        return varint(number << 3) + varint(payload)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def run(length: int, style: int | None = None, done: int | None = None, weight: int | None = None, link: str | None = None) -> bytes:
+    body = field(1, length)
+    if style is not None:
+        paragraph = field(1, style) + (field(5, field(1, b"uuid") + field(2, done)) if done is not None else b"")
+        body += field(2, paragraph)
+    if weight is not None:
+        body += field(5, weight)
+    if link:
+        body += field(9, link.encode())
+    return field(5, body)
+
+
+class AppleFormattingInTheBrowserTests(BrowserCase):
+    def test_an_apple_note_body_reads_as_the_same_markdown_in_the_browser_as_in_swift(self):
+        """js/apple-note-body.js against the expectation of AppleNoteFormattingTests (Swift)."""
+        import base64
+        import gzip
+        text = "Trip\ntickets\npack\nbold and link"
+        note = field(2, text.encode()) + run(5, style=0) + run(8, style=103, done=1) + run(5, style=103, done=0) \
+            + run(4, weight=1) + run(5) + run(4, link="https://example.org")
+        body = gzip.compress(field(2, field(2, 0) + field(3, note)))
+        page = NotesPage(self.browser("kim"))
+        page.load()
+        got = page.b.driver.execute_async_script("""
+            const [data, done] = arguments;
+            import('/static/js/apple-note-body.js')
+              .then((m) => m.appleNoteMarkdown(Uint8Array.from(atob(data), (c) => c.charCodeAt(0))))
+              .then(done, (error) => done('error: ' + error));
+        """, base64.b64encode(body).decode())
+        self.assertEqual(got, "# Trip\n- [x] tickets\n- [ ] pack\n**bold** and [link](https://example.org)")
