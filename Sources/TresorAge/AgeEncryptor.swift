@@ -102,6 +102,6 @@ public struct AgeStart: Sendable {
             salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
         let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
         payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
-        header = try AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce
+        header = AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce
     }
 }

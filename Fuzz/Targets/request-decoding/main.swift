@@ -98,10 +98,10 @@ let routes: [Route] = [
     // The secret route's query string (`GET /v1/items/secret?…`): no JSON, but the same promise —
     // what is accepted names only attributes the route takes, and writing it back reads the same.
     Route(name: "items/secret", attributePaths: []) { data in
-        let (query, keychain) = try ItemSecretQuery.parse(String(decoding: data, as: UTF8.self))
-        guard let path = ItemSecretQuery.path(for: query, keychain: keychain),
+        let (query, keychain, unique) = try ItemSecretQuery.parse(String(decoding: data, as: UTF8.self))
+        guard let path = ItemSecretQuery.path(for: query, keychain: keychain, unique: unique),
               let again = try? ItemSecretQuery.parse(String(path.dropFirst(TresorProtocol.Route.itemSecret.count + 1))),
-              again.query == query, again.keychain == keychain
+              again.query == query, again.keychain == keychain, again.unique == unique
         else { fuzzFailure("a parsed secret query does not survive being written and parsed again") }
         return [query.attributes]
     },
