@@ -210,17 +210,8 @@ final class BackupHome {
         Set(snapshot.keys).union(other.keys).filter { snapshot[$0] != other[$0] }.sorted()
     }
 
-    /// Every file of the home with its bytes: what "unchanged" is compared on. But the daemon's
-    /// log, and SQLite's `-shm` files: the shared-memory index of a WAL, rebuilt from the WAL when
-    /// missing, in which every read — `tresor note list` as much as a restore's — marks where it
-    /// reads. The databases, their WAL, the keybag, the attachment files: byte for byte.
-    func homeSnapshot() throws -> [String: Data] {
-        var snapshot: [String: Data] = [:]
-        for (url, data) in try harness.homeFiles() where !url.path.contains("/logs/") && !url.path.hasSuffix("-shm") {
-            snapshot[String(url.path.dropFirst(harness.paths.home.path.count))] = data
-        }
-        return snapshot
-    }
+    /// The home's files as `Harness.homeSnapshot()` compares them.
+    func homeSnapshot() throws -> [String: Data] { try harness.homeSnapshot() }
 }
 
 /// Fails the test with the command's output when it did not succeed.

@@ -28,7 +28,7 @@ import TresorProtocol
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-badinput-passcode\n").succeeded)
         #expect(try harness.tresor(["lock"]).succeeded)
-        let before = try harness.homeFiles().filter { $0.0.lastPathComponent != "tresord.log" }
+        let before = try harness.homeSnapshot()
 
         let cases: [(String, String, Data?, Int, APIError.Code)] = [
             ("POST", "/v1/unlock", Data("not json at all".utf8), 400, .param),
@@ -54,8 +54,8 @@ import TresorProtocol
         let status = try harness.status()
         #expect(status.keybag == .locked)
         #expect(status.failedAttempts == 0, "malformed requests are not passcode attempts")
-        let after = try harness.homeFiles().filter { $0.0.lastPathComponent != "tresord.log" }
-        #expect(after.map(\.1) == before.map(\.1))
+        let after = try harness.homeSnapshot()
+        #expect(after == before, "changed: \(Set(after.keys).union(before.keys).filter { after[$0] != before[$0] }.sorted())")
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-badinput-passcode\n").succeeded)
         try harness.expectNoSecretLeaked()
     }

@@ -201,6 +201,20 @@ final class Harness {
         return files
     }
 
+    /// Every file of the home with its bytes, by path inside the home: what "unchanged" is
+    /// compared on. But the daemon's log folder, and SQLite's `-shm` files: the shared-memory index
+    /// of a WAL, rebuilt from the WAL when missing, in which every read — `tresor status` as much as
+    /// a restore's — marks where it reads. The databases, their WAL, the keybag, the attachment
+    /// files: byte for byte.
+    func homeSnapshot() throws -> [String: Data] {
+        let logs = paths.daemonLog.deletingLastPathComponent().path + "/"
+        var snapshot: [String: Data] = [:]
+        for (url, data) in try homeFiles() where !url.path.hasPrefix(logs) && !url.path.hasSuffix("-shm") {
+            snapshot[String(url.path.dropFirst(paths.home.path.count))] = data
+        }
+        return snapshot
+    }
+
     /// No secret of this test in any command output, in the daemon's log, or in any home file.
     func expectNoSecretLeaked(sourceLocation: SourceLocation = #_sourceLocation) throws {
         scanned = true
