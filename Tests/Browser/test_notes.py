@@ -123,7 +123,7 @@ class WebNotesTests(BrowserCase):
         path, image = self.image_file()
         alice.attach(str(path))
         alice.wait_image(96)
-        self.assertEqual(alice.item(note_id).get_attribute("data-locked"), "false")
+        alice.wait_item(note_id, locked="false")  # the list may be redrawn by a live update meanwhile
         alice.b.screenshot("02-notes-list-and-editor-with-image")
         # The image reached the server unchanged, and is sealed at rest (keybag layer).
         uploads = [r for r in self.proxy.snapshot() if r.method == "POST" and "/attachments" in r.path]
@@ -219,7 +219,7 @@ class WebNotesTests(BrowserCase):
         # A shared note cannot be locked: the page says why and the note stays unlocked.
         alice.b.click("#lock-note")
         alice.b.wait(lambda d: "sharing" in alice.banner().lower(), "the reason a shared note cannot be locked")
-        self.assertEqual(alice.item(note_id).get_attribute("data-locked"), "false")
+        alice.wait_item(note_id, locked="false")  # the list may be redrawn by a live update meanwhile
 
         bob.b.driver.refresh()
         bob.wait_signed_in()
