@@ -69,7 +69,7 @@ let package = Package(
         ]),
         // The age v1 file format with a passphrase (scrypt) recipient, streamed: what a backup
         // file is, so that the standard `age -d` opens it (docs/FORMAT.md).
-        .target(name: "TresorAge", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorAge", dependencies: ["TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
         .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorSystem
 
 /// Reads an age v1 file encrypted to a passphrase, one authenticated chunk at a time.
 ///
@@ -33,7 +34,7 @@ public struct AgeDecryptor {
         let nonce = try reader.read(upTo: PayloadStream.nonceByteCount)
         guard nonce.count == PayloadStream.nonceByteCount else { throw AgeError.truncated }
         var payload = PayloadReader(reader: reader, payloadKey: PayloadStream.key(fileKey: fileKey, nonce: nonce))
-        chunks = ReadAhead<Data>.Owner(ReadAhead { try payload.read() })
+        chunks = ReadAhead<Data>.Owner(ReadAhead(name: "tresor-age-read") { try payload.read() })
     }
 
     /// The next chunk of plaintext (at most 64 KiB), or nil once the final chunk was read and

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorSystem
 
 /// Writes an age v1 file encrypted to a passphrase, as a stream: the header as soon as it
 /// is made, then one sealed 64 KiB chunk at a time, so memory stays at a few chunks whatever
@@ -38,7 +39,7 @@ public struct AgeEncryptor {
     public init(start: AgeStart, output: @escaping (Data) throws -> Void) throws {
         try output(start.header)
         let payloadKey = start.payloadKey
-        sealer = OrderedWorker<Chunk>.Owner(OrderedWorker { chunk in
+        sealer = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-age-seal") { chunk in
             try output(try ChaChaPoly1305.seal(chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
         })
     }

@@ -24,9 +24,12 @@ enum AttachmentFile {
     /// A chunk is sealed once the next byte shows it is not the last (the final flag is bound into
     /// it), so up to one whole chunk waits for `finish()`. Whole chunks of a large `append` are
     /// sealed straight from the caller's buffer; both layers seal into swift-crypto's own output
-    /// buffers and those go to the file as they are (no joined record, no whole-file buffer),
-    /// while the disk already writes the previous chunks. One fsync at the end. A writer dropped
-    /// or failed before `finish()` leaves no file (``ExclusiveFile``).
+    /// buffers and those go to the file as they are (no joined record, no whole-file buffer).
+    /// From an attachment's second chunk on, chunks are sealed and written on a thread of the
+    /// writer's own (``OrderedWorker``, two chunks ahead at most) while the caller brings the next
+    /// — copying into the page cache costs as much as the rest of a restore's work on the bytes.
+    /// One fsync at the end. A writer dropped or failed before `finish()` leaves no file
+    /// (``ExclusiveFile``).
     final class Writer {
         /// The file's name in the folder.
         let name: String
@@ -39,6 +42,16 @@ enum AttachmentFile {
         private var index: UInt64 = 0
         /// Plaintext bytes appended so far.
         private(set) var byteCount = 0
+        /// Seals and writes chunks once there is more than one; an attachment of one chunk
+        /// (most of them) costs no thread.
+        private var worker: OrderedWorker<Chunk>.Owner?
+
+        /// A chunk of plaintext and its place in the file.
+        private struct Chunk {
+            var plaintext: Data
+            var index: UInt64
+            var isFinal: Bool
+        }
 
         init(attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?) throws {
             (name, file) = try AttachmentFile.create(in: folder)
@@ -73,21 +86,51 @@ enum AttachmentFile {
         func finish() throws -> String {
             try seal(pending, isFinal: true)
             pending = Data()
+            try worker?.worker.finish()
             try file.commit()
             return name
         }
 
         /// Removes the file; nothing of the attachment stays.
         func abandon() {
+            worker?.worker.stop()
             file.abandon()
         }
 
-        private func seal(_ chunk: Data, isFinal: Bool) throws {
-            let inner = try noteKey.map {
-                try LockedNoteCrypto.sealChunk(chunk, with: $0, attachmentID: attachmentID, index: index, isFinal: isFinal)
-            }
-            try appendRecord(inner ?? chunk, to: file, attachmentID: attachmentID, index: index, isFinal: isFinal, sealing: sealing)
+        /// A writer dropped unfinished leaves no file now, not when its worker's thread is gone
+        /// (which holds the file too). After `finish()`, abandoning does nothing.
+        deinit { abandon() }
+
+        private func seal(_ plaintext: Data, isFinal: Bool) throws {
+            let chunk = Chunk(plaintext: plaintext, index: index, isFinal: isFinal)
             index += 1
+            if let worker {
+                try worker.worker.submit(chunk)
+            } else {
+                // The worker holds what writing needs, not the writer: a writer dropped unfinished
+                // still goes, and with it its file and the thread (``OrderedWorker/Owner``).
+                let (file, attachmentID, sealing, noteKey) = (file, attachmentID, sealing, noteKey)
+                let write = { (chunk: Chunk) in
+                    try Self.write(chunk, to: file, attachmentID: attachmentID, sealing: sealing, noteKey: noteKey)
+                }
+                if isFinal { return try write(chunk) }
+                let worker = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-attach", depth: 2, write))
+                self.worker = worker
+                try worker.worker.submit(chunk)
+            }
+        }
+
+        /// Seals `chunk` (under the note key too, for a locked note) and appends it to the file:
+        /// on the caller's thread or the worker's, never both (the worker, once started, takes
+        /// every later chunk).
+        private static func write(
+            _ chunk: Chunk, to file: ExclusiveFile, attachmentID: String, sealing: ContentSealing, noteKey: SymmetricKey?
+        ) throws {
+            let inner = try noteKey.map {
+                try LockedNoteCrypto.sealChunk(chunk.plaintext, with: $0, attachmentID: attachmentID, index: chunk.index, isFinal: chunk.isFinal)
+            }
+            try appendRecord(
+                inner ?? chunk.plaintext, to: file, attachmentID: attachmentID, index: chunk.index, isFinal: chunk.isFinal, sealing: sealing)
         }
     }
 

@@ -130,6 +130,44 @@ struct AttachmentTests {
         #expect(opened == data)
     }
 
+    /// From its second chunk on a writer seals and writes on a thread of its own: bytes arriving
+    /// in odd sizes still make the same file, and a writer abandoned or simply dropped halfway
+    /// leaves no file at once (not when its thread gets round to it).
+    @Test func aWriterWithItsOwnThreadWritesInOrderAndLeavesNothingWhenDropped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-attach-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sealing = ContentSealing(classKey: SecureRandom.key(bitCount: 256))
+        let id = UUID().uuidString.lowercased()
+        let data = Data((0..<(5 * AttachmentFile.chunkByteCount + 333)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
+        func files() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path) }
+
+        for noteKey in [nil, LockedNoteCrypto.newNoteKey()] {
+            let writer = try AttachmentFile.Writer(attachmentID: id, in: folder, sealing: sealing, noteKey: noteKey)
+            var offset = 0, size = 1
+            while offset < data.count {
+                let end = min(offset + size, data.count)
+                try writer.append(data[offset..<end])
+                offset = end
+                size = size * 3 + 4099
+            }
+            let name = try writer.finish()
+            #expect(try AttachmentFile.read(name, attachmentID: id, byteCount: data.count, in: folder, sealing: sealing, noteKey: noteKey) == data)
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+
+        let abandoned = try AttachmentFile.Writer(attachmentID: id, in: folder, sealing: sealing, noteKey: nil)
+        try abandoned.append(data)
+        abandoned.abandon()
+        #expect(try files().isEmpty, "an abandoned writer's file")
+        do {
+            let dropped = try AttachmentFile.Writer(attachmentID: id, in: folder, sealing: sealing, noteKey: nil)
+            try dropped.append(data)
+            #expect(try files().count == 1)
+        }
+        #expect(try files().isEmpty, "a dropped writer's file")
+    }
+
     @Test func aTamperedOrTruncatedAttachmentIsAClearErrorAndNothingElseIsLost() throws {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "T", body: "kept body"))

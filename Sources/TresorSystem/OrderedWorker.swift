@@ -1,15 +1,14 @@
-import Foundation
+import FoundationEssentials
 
 /// One thread that does a stream's other half — sealing and writing chunks while the caller
-/// prepares the next, or reading and opening them ahead of the caller — so a stream uses two
-/// cores. Work is taken in the order it was given, at most ``depth`` items ahead, so memory stays
+/// prepares the next (an age file, an attachment's file) — so a stream uses two cores. Work is taken in the order it was given, at most ``depth`` items ahead, so memory stays
 /// at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
 ///
 /// The thread ends when ``close()`` is called or the last ``OrderedWorker/Owner`` goes; a stream
 /// abandoned halfway leaves no thread behind.
-final class OrderedWorker<Item>: @unchecked Sendable {
+public final class OrderedWorker<Item>: @unchecked Sendable {
     // @unchecked: every mutable property is read and written with `condition` held.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var items: [Item] = []
     private var head = 0
     private var failure: (any Error)?
@@ -19,21 +18,26 @@ final class OrderedWorker<Item>: @unchecked Sendable {
     private let work: (Item) throws -> Void
 
     /// How many items may wait for the thread.
-    static var defaultDepth: Int { 8 }
+    public static var defaultDepth: Int { 8 }
 
     /// Starts the thread, which runs `work` on each item given to ``submit(_:)``, in order.
-    init(depth: Int = defaultDepth, _ work: @escaping (Item) throws -> Void) {
+    /// - Parameters:
+    ///   - name: the thread's name as `top` shows it (15 bytes at most).
+    ///   - depth: how many items may wait for the thread.
+    ///   - work: what the thread does with each item; its first error stops the thread.
+    public init(name: String, depth: Int = defaultDepth, _ work: @escaping (Item) throws -> Void) {
         self.depth = depth
         self.work = work
-        Thread.detachNewThread { [self] in
-            nameThisThread("tresor-age-seal")
+        DetachedThread.start { [self] in
+            nameThisThread(name)
             run()
         }
     }
 
     /// Hands `item` to the thread, waiting while ``depth`` items are waiting already.
+    /// - Parameter item: the next item.
     /// - Throws: the error the thread stopped on.
-    func submit(_ item: Item) throws {
+    public func submit(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= depth && failure == nil && !stopped { condition.wait() }
@@ -45,7 +49,7 @@ final class OrderedWorker<Item>: @unchecked Sendable {
 
     /// Lets the thread finish what it was given, and waits for it.
     /// - Throws: the error the thread stopped on.
-    func finish() throws {
+    public func finish() throws {
         condition.lock()
         defer { condition.unlock() }
         closed = true
@@ -55,12 +59,21 @@ final class OrderedWorker<Item>: @unchecked Sendable {
     }
 
     /// Stops the thread after its current item, dropping what waits; does not wait for it.
-    func close() {
+    public func close() {
         condition.lock()
         closed = true
         items.removeAll()
         head = 0
         condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stops the thread after its current item, dropping what waits, and waits until it has
+    /// stopped: what the work uses (a file) may then be closed.
+    public func stop() {
+        close()
+        condition.lock()
+        while !stopped { condition.wait() }
         condition.unlock()
     }
 
@@ -101,9 +114,9 @@ final class OrderedWorker<Item>: @unchecked Sendable {
 
     /// Held by the stream that uses the worker: when the last holder goes, the thread is told to
     /// stop, so an abandoned stream leaves no thread waiting forever.
-    final class Owner: @unchecked Sendable {
-        let worker: OrderedWorker
-        init(_ worker: OrderedWorker) { self.worker = worker }
+    public final class Owner: @unchecked Sendable {
+        public let worker: OrderedWorker
+        public init(_ worker: OrderedWorker) { self.worker = worker }
         deinit { worker.close() }
     }
 }
@@ -111,9 +124,9 @@ final class OrderedWorker<Item>: @unchecked Sendable {
 /// The reading half of a stream on a thread of its own: `produce` runs ahead of the caller, at
 /// most ``OrderedWorker/defaultDepth`` results ahead, and ``next()`` hands them over in order —
 /// each value, then the end (nil) or the error the thread stopped on, again at every later call.
-final class ReadAhead<Element>: @unchecked Sendable {
+public final class ReadAhead<Element>: @unchecked Sendable {
     // @unchecked: every mutable property is read and written with `condition` held.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var ready: [Result<Element?, any Error>] = []
     private var head = 0
     private var abandoned = false
@@ -121,11 +134,16 @@ final class ReadAhead<Element>: @unchecked Sendable {
     private let depth: Int
     private let produce: () throws -> Element?
 
-    init(depth: Int = OrderedWorker<Element>.defaultDepth, _ produce: @escaping () throws -> Element?) {
+    /// Starts the thread, which calls `produce` until it returns nil or throws.
+    /// - Parameters:
+    ///   - name: the thread's name as `top` shows it (15 bytes at most).
+    ///   - depth: how many results may wait for the caller.
+    ///   - produce: the next value, nil at the end.
+    public init(name: String, depth: Int = OrderedWorker<Element>.defaultDepth, _ produce: @escaping () throws -> Element?) {
         self.depth = depth
         self.produce = produce
-        Thread.detachNewThread { [self] in
-            nameThisThread("tresor-age-read")
+        DetachedThread.start { [self] in
+            nameThisThread(name)
             run()
         }
     }
@@ -147,8 +165,9 @@ final class ReadAhead<Element>: @unchecked Sendable {
     }
 
     /// The next value, or nil at the end.
+    /// - Returns: the value, nil at the end.
     /// - Throws: the error reading stopped on.
-    func next() throws -> Element? {
+    public func next() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while head == ready.count { condition.wait() }
@@ -166,7 +185,7 @@ final class ReadAhead<Element>: @unchecked Sendable {
     }
 
     /// Stops the thread before its next read; what it read ahead is dropped.
-    func abandon() {
+    public func abandon() {
         condition.lock()
         abandoned = true
         condition.broadcast()
@@ -174,9 +193,9 @@ final class ReadAhead<Element>: @unchecked Sendable {
     }
 
     /// Held by the stream that reads: when the last holder goes, the thread stops reading.
-    final class Owner: @unchecked Sendable {
-        let reader: ReadAhead
-        init(_ reader: ReadAhead) { self.reader = reader }
+    public final class Owner: @unchecked Sendable {
+        public let reader: ReadAhead
+        public init(_ reader: ReadAhead) { self.reader = reader }
         deinit { reader.abandon() }
     }
 }
