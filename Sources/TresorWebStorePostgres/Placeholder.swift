@@ -1,0 +1,3 @@
+import PostgresNIO
+import TresorWebStore
+public enum PostgresPlaceholder {}
