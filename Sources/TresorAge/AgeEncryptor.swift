@@ -27,17 +27,17 @@ public struct AgeEncryptor {
     ///   - output: Receives the file's bytes in order.
     /// - Throws: ``AgeError`` or a crypto error for bad parameters; whatever `output` throws.
     public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor, output: @escaping (Data) throws -> Void) throws {
-        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
-        guard (1...ScryptStanza.maximumWorkFactor).contains(workFactor) else {
-            throw AgeError.workFactorTooHigh(workFactor, maximum: ScryptStanza.maximumWorkFactor)
-        }
-        let fileKey = SymmetricKey(data: SecureRandom.bytes(count: 16))
-        let stanza = try ScryptStanza.seal(
-            fileKey: fileKey, passphrase: passphrase, workFactor: workFactor,
-            salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
-        let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
-        let payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
-        try output(AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce)
+        try self.init(start: AgeStart(passphrase: passphrase, workFactor: workFactor), output: output)
+    }
+
+    /// Starts a file from a start made ahead (``AgeStart``): writes its header and payload nonce.
+    /// - Parameters:
+    ///   - start: the file's key, header and nonce; one start makes one file.
+    ///   - output: Receives the file's bytes in order.
+    /// - Throws: Whatever `output` throws.
+    public init(start: AgeStart, output: @escaping (Data) throws -> Void) throws {
+        try output(start.header)
+        let payloadKey = start.payloadKey
         sealer = OrderedWorker<Chunk>.Owner(OrderedWorker { chunk in
             try output(try ChaChaPoly1305.seal(chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
         })
@@ -75,5 +75,33 @@ public struct AgeEncryptor {
         try sealer.worker.submit(Chunk(plaintext: pending, counter: counter, isFinal: true))
         pending = Data()
         try sealer.worker.finish()
+    }
+}
+
+/// The start of an age file made ahead of writing it: a new file key sealed to the passphrase
+/// (the scrypt run, most of a small file's cost), the header and the payload nonce. Apart from
+/// ``AgeEncryptor`` so that the KDF can run while the caller does other work — Tresor's backup
+/// checks the passcode meanwhile.
+public struct AgeStart: Sendable {
+    /// The header and the payload nonce, as the file begins.
+    let header: Data
+    let payloadKey: SymmetricKey
+
+    /// - Parameters:
+    ///   - passphrase: The passphrase, UTF-8 encoded; it must not be empty.
+    ///   - workFactor: scrypt's `log2(N)`, 1 through ``ScryptStanza/maximumWorkFactor``.
+    /// - Throws: ``AgeError`` or a crypto error for bad parameters.
+    public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor) throws {
+        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
+        guard (1...ScryptStanza.maximumWorkFactor).contains(workFactor) else {
+            throw AgeError.workFactorTooHigh(workFactor, maximum: ScryptStanza.maximumWorkFactor)
+        }
+        let fileKey = SymmetricKey(data: SecureRandom.bytes(count: 16))
+        let stanza = try ScryptStanza.seal(
+            fileKey: fileKey, passphrase: passphrase, workFactor: workFactor,
+            salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
+        let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
+        payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
+        header = try AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce
     }
 }

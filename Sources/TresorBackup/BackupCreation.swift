@@ -1,4 +1,5 @@
 import Foundation
+import TresorAge
 import TresorCrypto
 import TresorKeybag
 import TresorKeychain
@@ -34,13 +35,14 @@ public enum BackupCreation {
     /// - Parameters:
     ///   - source: the home.
     ///   - url: the backup file.
-    ///   - passphrase: the backup passphrase (UTF-8, not empty).
-    ///   - workFactor: scrypt's log2(N).
+    ///   - start: the age file's start, made ahead for the backup passphrase
+    ///     (``RecordStreamWriter/start(passphrase:workFactor:)``).
+    ///   - workFactor: scrypt's log2(N) in `start`, for the report.
     ///   - progress: told how far the backup got.
     /// - Returns: what was written and what was left out.
     /// - Throws: ``BackupError`` when the file cannot be written; storage errors of the stores.
     public static func create(
-        _ source: BackupSource, to url: URL, passphrase: Data, workFactor: Int, progress: BackupProgressTracker
+        _ source: BackupSource, to url: URL, start: AgeStart, workFactor: Int, progress: BackupProgressTracker
     ) throws -> BackupReport {
         let size = try source.notes.backupSize()
         let itemCount = try source.keychains.reduce(0) { $0 + (try $1.keychain.itemCount()) }
@@ -54,7 +56,7 @@ public enum BackupCreation {
                 written += bytes.count
                 progress.update(bytesDone: written)
             }
-            var writer = try RecordStreamWriter(passphrase: passphrase, workFactor: workFactor, output: counted)
+            var writer = try RecordStreamWriter(start: start, output: counted)
             try writer.write(.manifest(BackupManifest(
                 format: "tresor-backup", version: Int(BackupFormat.version), created: Date(), deviceID: source.keybag.backupDeviceID,
                 importTagKeyID: try? source.notes.importTagKeyID, keychains: source.keychains.map(\.name))))

@@ -95,6 +95,12 @@ public final class Keychain: Sendable {
         try connections.use { try $0.secret(matching: query, keychain: name, passcode: passcode) }
     }
 
+    /// ``secret(_:passcode:)`` of the one item `query` names: `param` when several match (the
+    /// `tresor` tool's `item get`, in one request).
+    package func onlySecret(_ query: ItemQuery, passcode: String? = nil) throws -> Data {
+        try connections.use { try $0.secret(matching: query, keychain: name, passcode: passcode, unique: true) }
+    }
+
     /// The attributes of every matching item.
     /// - Parameter query: Which items.
     /// - Returns: Their attributes; empty when none matches.

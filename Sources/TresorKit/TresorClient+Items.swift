@@ -19,16 +19,13 @@ extension TresorClient {
     /// (its `limit`, `returnData` and `returnAttributes` are ignored). Asked as
     /// `GET /v1/items/secret`, without JSON, when the query's attributes are all text or integers
     /// (`ItemSecretQuery`); otherwise, or with a `passcode`, through `POST /v1/items/search`.
-    package func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Data {
-        if passcode == nil, let path = ItemSecretQuery.path(for: query, keychain: keychain) {
+    package func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil, unique: Bool = false) throws -> Data {
+        if passcode == nil, let path = ItemSecretQuery.path(for: query, keychain: keychain, unique: unique) {
             return try callRaw("GET", path).body
         }
         var query = query
-        (query.limit, query.returnData, query.returnAttributes) = (.one, true, false)
-        guard let secret = try items(matching: query, keychain: keychain, passcode: passcode).first?.secret else {
-            throw APIError(.itemNotFound, "no item matches")
-        }
-        return secret
+        (query.limit, query.returnData, query.returnAttributes) = (unique ? .all : .one, true, false)
+        return try ItemSecretQuery.onlySecret(of: try items(matching: query, keychain: keychain, passcode: passcode))
     }
 
     /// `SecItemUpdate`: returns how many items changed.

@@ -50,11 +50,17 @@ public enum ItemSecretQuery {
     /// The route's path and query string for the secret of the first item matching `query`, or
     /// nil when `query` needs `POST /v1/items/search` (an id, or an attribute that is not text or
     /// an integer). `limit`, `returnData` and `returnAttributes` are this route's own.
-    public static func path(for query: ItemQuery, keychain: String? = nil) -> String? {
+    /// - Parameters:
+    ///   - query: the item's class and attributes.
+    ///   - keychain: the keychain, nil for the login keychain.
+    ///   - unique: the secret only if exactly one item matches (`unique=1`): several are `param`,
+    ///     so a script never gets the wrong one.
+    public static func path(for query: ItemQuery, keychain: String? = nil, unique: Bool = false) -> String? {
         guard query.id == nil else { return nil }
         var taken = ItemAttributes()
         var parameters = [("class", query.itemClass.rawValue)]
         if let keychain { parameters.append(("keychain", keychain)) }
+        if unique { parameters.append(("unique", "1")) }
         for attribute in textAttributes {
             if let value = attribute.get(query.attributes) {
                 attribute.set(&taken, value)
@@ -72,12 +78,14 @@ public enum ItemSecretQuery {
         return Route.itemSecret + "?" + parameters.map { PercentEncoding.encode($0) + "=" + PercentEncoding.encode($1) }.joined(separator: "&")
     }
 
-    /// The query (one result, its data only) and keychain a query string asks for. Unknown,
-    /// repeated and malformed parameters are refused (`param`), as unknown attribute names are in
-    /// a JSON query: ignoring one would match more items than asked.
-    public static func parse(_ queryString: String) throws -> (query: ItemQuery, keychain: String?) {
+    /// The query (its data only; one result, or every match when `unique`), keychain and
+    /// uniqueness a query string asks for. Unknown, repeated and malformed parameters are refused
+    /// (`param`), as unknown attribute names are in a JSON query: ignoring one would match more
+    /// items than asked.
+    public static func parse(_ queryString: String) throws -> (query: ItemQuery, keychain: String?, unique: Bool) {
         var itemClass: ItemClass?
         var keychain: String?
+        var unique = false
         var attributes = ItemAttributes()
         var seen = Set<String>()
         for parameter in queryString.split(separator: "&", omittingEmptySubsequences: true) {
@@ -93,6 +101,9 @@ public enum ItemSecretQuery {
                 itemClass = parsed
             } else if name == "keychain" {
                 keychain = value
+            } else if name == "unique" {
+                guard value == "1" else { throw APIError(.param, "unique takes 1") }
+                unique = true
             } else if let text = textAttributes.first(where: { $0.name == name }) {
                 text.set(&attributes, value)
             } else if let integer = integerAttributes.first(where: { $0.name == name }) {
@@ -103,7 +114,17 @@ public enum ItemSecretQuery {
             }
         }
         guard let itemClass else { throw APIError(.param, "the class query parameter is missing (genp, inet, cert or keys)") }
-        return (ItemQuery(itemClass, attributes: attributes, limit: .one, returnData: true, returnAttributes: false), keychain)
+        return (ItemQuery(itemClass, attributes: attributes, limit: unique ? .all : .one, returnData: true, returnAttributes: false), keychain, unique)
+    }
+
+    /// The one secret of `items` for a `unique` query.
+    /// - Throws: `itemNotFound` for none, `param` naming the count for several.
+    public static func onlySecret(of items: [KeychainItem]) throws -> Data {
+        guard items.count <= 1 else {
+            throw APIError(.param, "\(items.count) items match; name one (another attribute, or its id)")
+        }
+        guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
+        return secret
     }
 
     /// A name from the request, shortened and quoted for an error message.

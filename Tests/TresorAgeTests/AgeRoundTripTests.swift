@@ -29,6 +29,19 @@ import TresorAge
         #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == plaintext)
     }
 
+    /// The file key, header and nonce made ahead (the scrypt run, while the caller does other
+    /// work) start a file that opens like any other; a wrong passphrase does not open it.
+    @Test func aStartMadeAheadBeginsAFileThatOpens() throws {
+        let start = try AgeStart(passphrase: Self.passphrase, workFactor: 4)
+        var file = Data()
+        var encryptor = try AgeEncryptor(start: start) { file += $0 }
+        try encryptor.write(Data("made ahead".utf8))
+        try encryptor.finish()
+        #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == Data("made ahead".utf8))
+        #expect(throws: AgeError.self) { try AgeFile.decrypt(file, passphrase: Data("wrong".utf8)) }
+        #expect(throws: (any Error).self) { try AgeStart(passphrase: Data(), workFactor: 4) }
+    }
+
     @Test func chunksComeBackAtMost64KiBAtATime() throws {
         let file = try AgeFile.encrypt(Data(count: 300_000), passphrase: Self.passphrase, workFactor: 4)
         var remaining = file[...]

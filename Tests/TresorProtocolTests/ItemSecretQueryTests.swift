@@ -15,9 +15,28 @@ struct ItemSecretQueryTests {
     }
 
     func parsed(_ path: String?) throws -> (query: ItemQuery, keychain: String?) {
+        let (query, keychain, _) = try parsedWithUniqueness(path)
+        return (query, keychain)
+    }
+
+    func parsedWithUniqueness(_ path: String?) throws -> (query: ItemQuery, keychain: String?, unique: Bool) {
         let path = try #require(path)
         #expect(path.hasPrefix(Route.itemSecret + "?"))
         return try ItemSecretQuery.parse(String(path.dropFirst(Route.itemSecret.count + 1)))
+    }
+
+    /// `unique=1`: every match, so the daemon can refuse a query that names several items.
+    @Test func aUniqueQueryAsksForEveryMatch() throws {
+        let query = password("github.com", "ada")
+        let unique = try parsedWithUniqueness(ItemSecretQuery.path(for: query, unique: true))
+        #expect(unique.unique && unique.query.limit == .all && unique.query.attributes == query.attributes)
+        let plain = try parsedWithUniqueness(ItemSecretQuery.path(for: query))
+        #expect(!plain.unique && plain.query.limit == .one)
+        #expect(throws: APIError.self) { try ItemSecretQuery.parse("class=genp&unique=yes") }
+        let one = KeychainItem(id: "1", itemClass: .genericPassword, attributes: nil, secret: Data("s".utf8))
+        #expect(try ItemSecretQuery.onlySecret(of: [one]) == Data("s".utf8))
+        #expect(throws: APIError(.param, "2 items match; name one (another attribute, or its id)")) { try ItemSecretQuery.onlySecret(of: [one, one]) }
+        #expect(throws: APIError(.itemNotFound, "no item matches")) { try ItemSecretQuery.onlySecret(of: []) }
     }
 
     @Test func whatTheClientWritesTheDaemonReadsBack() throws {

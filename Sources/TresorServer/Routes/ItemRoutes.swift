@@ -32,10 +32,9 @@ struct ItemRoutes {
         // The secret of one item, without JSON either way (`ItemSecretQuery`): the search above,
         // answered with the raw bytes.
         router.get(RouterPath(Route.itemSecret)) { request, context -> Response in
-            let (query, keychain) = try ItemSecretQuery.parse(request.uri.query ?? "")
-            guard let secret = try await search(query, keychain: keychain, passcode: nil, context).first?.secret else {
-                throw APIError(.itemNotFound, "no item matches")
-            }
+            let (query, keychain, unique) = try ItemSecretQuery.parse(request.uri.query ?? "")
+            let found = try await search(query, keychain: keychain, passcode: nil, context)
+            let secret = try unique ? ItemSecretQuery.onlySecret(of: found) : ItemSecretQuery.onlySecret(of: Array(found.prefix(1)))
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: secret)))
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
@@ -95,7 +94,7 @@ struct ItemRoutes {
     /// `client`, when a blind index answers it: the whole of `GET /v1/items/secret` when it is
     /// answered on the connection's event loop (``InlineRoutes``). Nil, with nothing read, when
     /// answering needs more — a scan, or the System Roots keychain: the routed handler answers then.
-    func secretFromIndex(_ query: ItemQuery, keychain name: String?, client: Client) throws -> Data? {
+    func secretFromIndex(_ query: ItemQuery, keychain name: String?, unique: Bool = false, client: Client) throws -> Data? {
         if isSystemRoots(name) { return nil }
         let caller = try callers.caller(for: client, passcode: nil, keychain: name)
         let found: [KeychainItem]?
@@ -105,8 +104,7 @@ struct ItemRoutes {
             return nil  // the routed handler asks the user
         }
         guard let items = found else { return nil }
-        guard let secret = items.first?.secret else { throw APIError(.itemNotFound, "no item matches") }
-        return secret
+        return try ItemSecretQuery.onlySecret(of: unique ? items : Array(items.prefix(1)))
     }
 
     private func isSystemRoots(_ name: String?) -> Bool {

@@ -27,8 +27,8 @@ struct InlineRoutes: Sendable {
         guard parts[0] == Route.itemSecret else { return nil }
         do {
             guard let client = try peers.knownClient(of: channel, method: .get, path: Route.itemSecret) else { return nil }
-            let (query, keychain) = try ItemSecretQuery.parse(parts.count > 1 ? String(parts[1]) : "")
-            guard let secret = try items.secretFromIndex(query, keychain: keychain, client: client) else { return nil }
+            let (query, keychain, unique) = try ItemSecretQuery.parse(parts.count > 1 ? String(parts[1]) : "")
+            guard let secret = try items.secretFromIndex(query, keychain: keychain, unique: unique, client: client) else { return nil }
             return CompleteResponse(
                 head: HTTPResponse(status: .ok, headerFields: [.contentType: "application/octet-stream"]), body: ByteBuffer(bytes: secret))
         } catch {
