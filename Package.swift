@@ -40,7 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         // PostgreSQL for the Tresor server's web storage (TresorWebStorePostgres only).
-        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
         // `swift package generate-documentation`: the DocC catalogues of TresorKit and TresorSecurity.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
@@ -116,6 +116,7 @@ let package = Package(
             "TresorWebStore", "TresorCrypto",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
@@ -202,6 +203,12 @@ let package = Package(
             "TresorServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The web storage boundary's conformance suite, on the embedded backend and on a
+        // throwaway PostgreSQL server; the server database's migrations and failures.
+        .testTarget(name: "TresorWebStoreTests", dependencies: [
+            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes",
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorSecurity",

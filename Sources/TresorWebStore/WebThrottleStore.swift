@@ -50,7 +50,7 @@ public protocol WebThrottleStore: Sendable {
     ///   - body: the rule; it must not block.
     /// - Returns: what `body` returns.
     /// - Throws: ``NotesError/unavailable(_:)``.
-    func update<T: Sendable>(_ keys: [ThrottleKey], _ body: @Sendable (inout [ThrottleKey: ThrottleCounter]) -> T) async throws -> T
+    func update<T: Sendable>(_ keys: [ThrottleKey], _ body: @escaping @Sendable (inout [ThrottleKey: ThrottleCounter]) -> T) async throws -> T
 
     /// Forgets counters quiet since `before` (they would count from free anyway).
     /// - Parameter before: the cut-off.

@@ -1,3 +1,0 @@
-import PostgresNIO
-import TresorWebStore
-public enum PostgresPlaceholder {}
