@@ -207,7 +207,7 @@ let package = Package(
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
-            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes",
+            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
