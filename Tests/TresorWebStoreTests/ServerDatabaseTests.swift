@@ -75,7 +75,7 @@ struct ServerDatabaseTests {
             #expect(database == "postgres://tresor@127.0.0.1:\(port)/tresor")
             #expect(!"\(error)".contains("hunter2"))
         }
-        #expect(Date().timeIntervalSince(started) < 20, "a bounded wait, not a hang")
+        #expect(Date().timeIntervalSince(started) < 120, "a bounded wait, not a hang (the deadline is 3 s; the margin is for a loaded machine)")
     }
 
     @Test func twoInstancesShareSessionsCountersAndInvites() async throws {
@@ -146,7 +146,7 @@ struct ServerDatabaseTests {
 
     @Test func theDatabaseGoingAwayIsUnavailableAndTheInstanceRecovers() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let storage = try await PostgresFixture.open(url: url, timeout: .seconds(8))
+        let storage = try await PostgresFixture.open(url: url, timeout: .seconds(15))
         let account = WebAccount(id: AccountID(rawValue: "acct-2"), name: "cy", isLocal: false)
         let started = try await storage.sessions.start(for: account, now: Date())
         let name = TestPostgres.databaseName(of: url)

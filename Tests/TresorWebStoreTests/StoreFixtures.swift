@@ -52,14 +52,16 @@ enum PostgresFixture {
     /// A server key the tests share (every instance of a server has the same one).
     static let key = try! ServerKey(bytes: Data(repeating: 0x5a, count: 32))
 
-    /// Opens the storage of the database `url` names.
+    /// Opens the storage of the database `url` names. The default deadline is generous: the
+    /// test process runs many suites at once on two cores, and a starved step is not the
+    /// database's fault.
     /// - Parameters:
     ///   - url: the database.
     ///   - key: the server key.
     ///   - listening: called each time the events connection listens.
     /// - Returns: the storage.
     /// - Throws: what opening throws.
-    static func open(url: String, key: ServerKey = key, timeout: Duration = .seconds(10), listening: @escaping @Sendable () -> Void = {})
+    static func open(url: String, key: ServerKey = key, timeout: Duration = .seconds(60), listening: @escaping @Sendable () -> Void = {})
         async throws -> PostgresWebStorage
     {
         try await PostgresWebStorage.open(
