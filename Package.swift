@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        // PostgreSQL for the Tresor server's web storage (TresorWebStorePostgres only).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
         // `swift package generate-documentation`: the DocC catalogues of TresorKit and TresorSecurity.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
@@ -91,9 +93,12 @@ let package = Package(
             .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], exclude: ["Proto/notestore.proto"]),
+        // The web side's storage boundary (docs/ARCHITECTURE.md): protocols, the values that cross
+        // them, and the rules every store applies alike (names, merges, throttles). No database type.
+        .target(name: "TresorWebStore", dependencies: ["TresorModel", "TresorCrypto"]),
         // Accounts, folders, notes, attachments, locked notes, secure sessions, passphrases (GRDB).
         .target(name: "TresorNotes", dependencies: [
-            "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
+            "TresorModel", "TresorWebStore", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -102,6 +107,16 @@ let package = Package(
         .target(name: "TresorBackup", dependencies: [
             "TresorAge", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
             "TresorStorage", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The embedded web backend: a home's notes database (TresorNotes, SQLite) behind the web
+        // storage boundary, sessions, counters and invites in the daemon's memory.
+        .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorCrypto"]),
+        // The web storage on PostgreSQL (server mode); the only module importing PostgresNIO.
+        .target(name: "TresorWebStorePostgres", dependencies: [
+            "TresorWebStore", "TresorCrypto",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
@@ -117,7 +132,7 @@ let package = Package(
         ]),
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
             "TresorDBus", "TresorSecretService",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -188,6 +203,12 @@ let package = Package(
             "TresorServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The web storage boundary's conformance suite, on the embedded backend and on a
+        // throwaway PostgreSQL server; the server database's migrations and failures.
+        .testTarget(name: "TresorWebStoreTests", dependencies: [
+            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem",
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorSecurity",

@@ -16,7 +16,7 @@ import TresorSystem
 enum AttachmentFile {
     static let magic = Data("TRNA".utf8)
     static let version: UInt8 = 1
-    static let chunkByteCount = 1 << 20
+    static let chunkByteCount = LockedNoteShape.chunkByteCount
 
     /// Seals an attachment into a new file in `folder` chunk by chunk as its bytes arrive, so
     /// memory holds at most about one chunk whatever the attachment's size.

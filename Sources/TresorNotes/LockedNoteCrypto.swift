@@ -17,12 +17,12 @@ import TresorCrypto
 /// web"): HKDF-SHA256 subkeys of the passphrase key and of each note key, which a web client
 /// presents to show it holds them. The server keeps only their SHA-256.
 public enum LockedNoteCrypto {
-    public static let saltByteCount = 16
+    public static let saltByteCount = LockedNoteShape.saltByteCount
     public static let keyByteCount = 16
-    public static let wrappedKeyByteCount = 24
+    public static let wrappedKeyByteCount = LockedNoteShape.wrappedKeyByteCount
     /// Imported data may carry any count ≥ 1; above this, a record is refused as hostile
     /// (it would pin a CPU for minutes).
-    public static let maximumIterations = 50_000_000
+    public static let maximumIterations = LockedNoteShape.maximumIterations
 
     /// The passphrase key for `salt` and `iterations`.
     public static func passphraseKey(_ passphrase: Passphrase, salt: Data, iterations: Int) throws -> SymmetricKey {
@@ -52,7 +52,7 @@ public enum LockedNoteCrypto {
     public static let passphraseProofLabel = "tresor.notes.passphrase-proof.v1"
     /// HKDF `info` of a note proof.
     public static let noteProofLabel = "tresor.notes.note-proof.v1"
-    public static let proofByteCount = 32
+    public static let proofByteCount = LockedNoteShape.proofByteCount
 
     /// What a client presents to show it holds the passphrase: HKDF-SHA256(passphrase key, no
     /// salt, ``passphraseProofLabel``), 32 bytes. It opens nothing and does not give the key back.
@@ -67,11 +67,11 @@ public enum LockedNoteCrypto {
     }
 
     /// What the server stores of a proof: its SHA-256 (a stolen database gives no proof).
-    public static func proofHash(_ proof: some DataProtocol) -> Data { Digest.sha256(proof) }
+    public static func proofHash(_ proof: some DataProtocol) -> Data { LockedNoteShape.proofHash(proof) }
 
     /// Whether `proof` is the one `hash` was made of, compared in constant time.
     public static func matches(_ proof: Data, hash: Data) -> Bool {
-        proof.count == proofByteCount && ConstantTime.equals(proofHash(proof), hash)
+        LockedNoteShape.matches(proof, hash: hash)
     }
 
     private static func proof(of key: SymmetricKey, label: String) -> Data {
@@ -121,5 +121,14 @@ public enum LockedNoteCrypto {
         return try AESGCM.open(
             sealed, using: noteKey,
             authenticating: chunkAssociatedData(attachmentID: attachmentID, index: index, isFinal: isFinal))
+    }
+}
+
+extension PassphraseMaterial {
+    /// The material of a passphrase key the daemon derived itself (the CLI's path).
+    init(salt: Data, iterations: Int, key: SymmetricKey) throws {
+        try self.init(
+            salt: salt, iterations: iterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key),
+            proofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.passphraseProof(key)))
     }
 }

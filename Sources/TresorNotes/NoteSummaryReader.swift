@@ -73,7 +73,7 @@ struct NoteSummaryReader {
     private mutating func ownerName(_ accountID: String) throws -> String {
         if let known = ownerNames[accountID] { return known }
         let name = try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [accountID])
-            ?? NotesStore.localLoginName
+            ?? NoteRules.localLoginName
         ownerNames[accountID] = name
         return name
     }
@@ -93,7 +93,7 @@ struct NoteSummaryReader {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT p.note_id, COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
             WHERE p.note_id IN (\(databaseQuestionMarks(count: ids.count))) ORDER BY p.note_id, p.added, a.login_name
-            """, arguments: StatementArguments([NotesStore.localLoginName] + ids))
+            """, arguments: StatementArguments([NoteRules.localLoginName] + ids))
         while let row = try rows.next() { names[row[0], default: []].append(row[1]) }
         return names
     }

@@ -70,7 +70,7 @@ public final class NotesRestore {
     /// - Throws: ``NotesError/invalid(_:)`` for an account this store would not hold; storage errors.
     public func stage(_ account: BackedUpAccount) throws -> (BackupOutcome, [StagedStatement]) {
         if let login = account.loginName {
-            guard try NotesStore.loginName(login) == login, login != NotesStore.localLoginName else {
+            guard try NoteRules.loginName(login) == login, login != NoteRules.localLoginName else {
                 throw NotesError.invalid("the account's login name is not valid")
             }
         }
@@ -113,7 +113,7 @@ public final class NotesRestore {
         guard LockInfo.Source(rawValue: passphrase.source) != nil, (1...LockedNoteCrypto.maximumIterations).contains(passphrase.iterations),
               (1...64).contains(passphrase.salt.count)
         else { throw NotesError.invalid("a passphrase record is malformed") }
-        if let hint = passphrase.hint { try NotesStore.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
+        if let hint = passphrase.hint { try NoteRules.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
         let existing = try store.pool.read { db in
             try Int64.fetchOne(db, sql: """
                 SELECT id FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ? AND verifier IS ?
@@ -167,7 +167,7 @@ public final class NotesRestore {
     /// - Throws: ``NotesError/invalid(_:)`` for an invalid name; storage errors.
     public func stage(_ folder: BackedUpFolder) throws -> (BackupOutcome, [StagedStatement]) {
         guard accounts.contains(folder.account) else { return (.skipped, []) }
-        try NotesStore.validate(folder.name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validate(folder.name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
         let (byName, idTaken) = try store.pool.read { db -> (String?, Bool) in
             (try store.folderID(named: folder.name, account: AccountID(rawValue: folder.account), creating: false, db, sealing),
              try Bool.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ?", arguments: [folder.id]) ?? false)
@@ -262,8 +262,8 @@ public final class NotesRestore {
     }
 
     private func validate(_ note: BackedUpNote) throws {
-        try NotesStore.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
-        if let body = note.body { try NotesStore.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
+        try NoteRules.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
+        if let body = note.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
         guard BodyFormat(rawValue: note.bodyFormat) != nil, (note.body == nil) == (note.locked != nil) else {
             throw NotesError.invalid("the note is neither a plain nor a locked note")
         }
@@ -299,7 +299,7 @@ public final class NotesRestore {
     public func beginAttachment(_ attachment: BackedUpAttachment) throws -> BackupOutcome? {
         precondition(self.attachment == nil, "an attachment is being staged")
         guard let note = notes[attachment.note], note.outcome != .conflict, note.outcome != .skipped else { return .skipped }
-        try NotesStore.validateAttachmentName(attachment.name)
+        try NoteRules.validateAttachmentName(attachment.name)
         guard attachment.byteCount >= 0, attachment.isLocked == note.isLocked else {
             throw NotesError.invalid("the attachment does not match its note")
         }

@@ -16,8 +16,6 @@ public struct NotesSettings: Sendable {
     /// The largest attachment an upload may add (``NoteLimits/attachmentBytes`` for the daemon).
     public private(set) var attachmentByteLimit = NoteLimits.attachmentBytes
 
-    /// Consecutive wrong passphrases after which the hint is shown (SPEC §4.4).
-    public static let hintAfterFailures = 3
     /// The default idle timeout of a secure session.
     public static let defaultSessionIdleTimeout: TimeInterval = 3 * 60
 

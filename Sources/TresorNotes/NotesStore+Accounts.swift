@@ -6,10 +6,6 @@ import TresorCrypto
 // Web accounts (SPEC §5): registration and password checks. The local account signs in as
 // `local` with the keybag passcode, which the server checks against the keybag, not here.
 extension NotesStore {
-    /// The login name of the local account ("On My Computer").
-    public static let localLoginName = "local"
-    /// Login names: 1–32 of `a-z 0-9 . _ -`, compared case-folded.
-    static let loginNameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
 
     /// The fewest PBKDF2 rounds accepted for a passphrase made in the browser (what this store writes).
     public var minimumIterations: Int { max(settings.kdfRounds, 1) }
@@ -17,10 +13,9 @@ extension NotesStore {
     /// Creates a web account. The password is kept only as PBKDF2-HMAC-SHA256 over a random
     /// 16-byte salt of its own, `settings.kdfRounds` rounds (600,000 in production).
     public func registerAccount(name: String, password: AccountPassword) throws -> WebAccount {
-        let login = try Self.loginName(name)
-        guard login != Self.localLoginName else { throw NotesError.nameTaken(login) }
-        let parameters = PBKDF2Parameters.random(rounds: minimumIterations, saltByteCount: 16, outputByteCount: 32)
-        let hash = try PBKDF2.deriveKey(from: password.bytes, parameters: parameters).withUnsafeBytes { Data($0) }
+        let login = try NoteRules.loginName(name)
+        guard login != NoteRules.localLoginName else { throw NotesError.nameTaken(login) }
+        let hash = try PasswordHash.make(password, rounds: minimumIterations)
         let id = AccountID(rawValue: UUID().uuidString.lowercased())
         try pool.write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE login_name = ?", arguments: [login]) == nil else {
@@ -29,7 +24,7 @@ extension NotesStore {
             try db.execute(sql: """
                 INSERT INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id.rawValue, login, login, parameters.salt, parameters.rounds, hash, now.timeIntervalSince1970])
+                """, arguments: [id.rawValue, login, login, hash.salt, hash.rounds, hash.hash, now.timeIntervalSince1970])
         }
         return WebAccount(id: id, name: login, isLocal: false)
     }
@@ -37,8 +32,8 @@ extension NotesStore {
     /// The web account `name` if `password` is its password; nil otherwise. An unknown name
     /// costs the same PBKDF2 run as a known one, so timing does not tell which names exist.
     public func authenticate(name: String, password: AccountPassword) throws -> WebAccount? {
-        guard let login = try? Self.loginName(name), login != Self.localLoginName else {
-            _ = try? checkHash(password, salt: Data(count: 16), rounds: minimumIterations, expected: Data(count: 32))
+        guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName else {
+            PasswordHash.checkNobody(password, rounds: minimumIterations)
             return nil
         }
         let row = try pool.read { db in
@@ -47,10 +42,10 @@ extension NotesStore {
         guard let row, let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?,
               let hash = row["password_hash"] as Data?
         else {
-            _ = try? checkHash(password, salt: Data(count: 16), rounds: minimumIterations, expected: Data(count: 32))
+            PasswordHash.checkNobody(password, rounds: minimumIterations)
             return nil
         }
-        guard try checkHash(password, salt: salt, rounds: rounds, expected: hash) else { return nil }
+        guard try PasswordHash(salt: salt, rounds: rounds, hash: hash).matches(password) else { return nil }
         return WebAccount(id: AccountID(rawValue: row["id"]), name: login, isLocal: false)
     }
 
@@ -64,7 +59,7 @@ extension NotesStore {
         guard let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?,
               let hash = row["password_hash"] as Data?
         else { return false }
-        return try checkHash(password, salt: salt, rounds: rounds, expected: hash)
+        return try PasswordHash(salt: salt, rounds: rounds, hash: hash).matches(password)
     }
 
     /// The account `id` as the web shows it.
@@ -75,35 +70,17 @@ extension NotesStore {
             }
             return row["login_name"] as String?
         }
-        return WebAccount(id: id, name: login ?? Self.localLoginName, isLocal: id == .local)
+        return WebAccount(id: id, name: login ?? NoteRules.localLoginName, isLocal: id == .local)
     }
 
     /// The account that signs in as `name` (`local`: the local account), if any.
     public func webAccount(named name: String) throws -> WebAccount? {
-        guard let login = try? Self.loginName(name) else { return nil }
-        if login == Self.localLoginName { return WebAccount(id: .local, name: login, isLocal: true) }
+        guard let login = try? NoteRules.loginName(name) else { return nil }
+        if login == NoteRules.localLoginName { return WebAccount(id: .local, name: login, isLocal: true) }
         let id = try pool.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM accounts WHERE login_name = ?", arguments: [login])
         }
         return id.map { WebAccount(id: AccountID(rawValue: $0), name: login, isLocal: false) }
-    }
-
-    /// A valid login name, case-folded, or `invalid` saying what is wrong.
-    /// - Parameter name: the name as typed.
-    /// - Returns: the name as stored and compared.
-    /// - Throws: ``NotesError/invalid(_:)`` for a name of the wrong length or characters.
-    public static func loginName(_ name: String) throws -> String {
-        let login = name.lowercased()
-        guard (1...32).contains(login.count), login.allSatisfy({ loginNameCharacters.contains($0) }) else {
-            throw NotesError.invalid("an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
-        }
-        return login
-    }
-
-    private func checkHash(_ password: AccountPassword, salt: Data, rounds: Int, expected: Data) throws -> Bool {
-        let derived = try PBKDF2.deriveKey(
-            from: password.bytes, parameters: PBKDF2Parameters(salt: salt, rounds: rounds, outputByteCount: expected.count))
-        return derived.withUnsafeBytes { ConstantTime.equals(Data($0), expected) }
     }
 }
 

@@ -32,7 +32,7 @@ extension NotesStore {
     public func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false
     ) throws -> AttachmentUpload {
-        try Self.validateAttachmentName(name)
+        try NoteRules.validateAttachmentName(name)
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
@@ -162,14 +162,4 @@ extension NotesStore {
         try sealing.openText(row.sealedName, table: "attachments", id: row.id, column: "name")
     }
 
-    /// Attachment names become file names on export: no separators, no control characters,
-    /// nothing that walks out of a folder.
-    static func validateAttachmentName(_ name: String) throws {
-        try validate(name, limit: NoteLimits.attachmentNameBytes, what: "attachment name", allowEmpty: false)
-        guard name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw NotesError.invalid("an attachment name may not be \".\" or \"..\" nor contain '/', '\\\\' or control characters")
-        }
-    }
 }

@@ -120,7 +120,7 @@ extension NotesStore {
         do {
             for attachment in attachments {
                 let chunks = client.attachmentChunks[attachment.id]!
-                try Self.checkChunkSizes(chunks, plaintextByteCount: attachment.byteCount, attachmentID: attachment.id)
+                try LockedNoteShape.checkChunkSizes(chunks, plaintextByteCount: attachment.byteCount, attachmentID: attachment.id)
                 newFiles[attachment.id] = try AttachmentFile.write(
                     sealedChunks: chunks, attachmentID: attachment.id, in: attachmentsFolder, sealing: sealing)
             }
@@ -174,7 +174,7 @@ extension NotesStore {
         ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?,
         baseRevision: Int64? = nil
     ) throws -> NoteSummary {
-        try Self.checkLockedBodyShape(iv: iv, tag: tag, ciphertext: ciphertext)
+        try LockedNoteShape.checkBody(iv: iv, tag: tag, ciphertext: ciphertext)
         let sealing = try sealing()
         let saved = try pool.write { db -> Result<NoteSummary, NotesError> in
             let row = try NoteRow.fetch(id, db)
@@ -235,22 +235,6 @@ extension NotesStore {
     }
 
     // MARK: Helpers
-
-    /// Chunk *i* of a locked attachment holds min(1 MiB, rest) plaintext bytes plus a 12-byte
-    /// IV and a 16-byte tag: anything else is refused before it is stored.
-    static func checkChunkSizes(_ chunks: [Data], plaintextByteCount: Int, attachmentID: String) throws {
-        let chunkBytes = AttachmentFile.chunkByteCount
-        let expectedCount = max(1, (plaintextByteCount + chunkBytes - 1) / chunkBytes)
-        guard chunks.count == expectedCount else {
-            throw NotesError.invalid("attachment \(attachmentID) needs \(expectedCount) sealed chunks, not \(chunks.count)")
-        }
-        for (index, chunk) in chunks.enumerated() {
-            let plaintext = min(chunkBytes, plaintextByteCount - index * chunkBytes)
-            guard chunk.count == plaintext + AESGCM.defaultIVByteCount + AESGCM.tagByteCount else {
-                throw NotesError.invalid("sealed chunk \(index) of attachment \(attachmentID) has the wrong size")
-            }
-        }
-    }
 
     private func checkIterations(_ material: PassphraseMaterial) throws {
         guard material.iterations >= minimumIterations else {

@@ -35,8 +35,8 @@ extension NotesStore {
 
     /// Inserts one imported note; nil when an earlier import already brought it in.
     private func importOne(_ note: NoteImport, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> SearchIndex.Entry? {
-        try Self.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
-        if let folder = note.folder { try Self.validate(folder, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
+        try NoteRules.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
+        if let folder = note.folder { try NoteRules.validate(folder, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
         let tag = sealing.importTag(try Self.importMaterial(note, account: account))
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE import_tag = ?", arguments: [tag]) == true { return nil }
         let id = UUID().uuidString.lowercased()
@@ -45,8 +45,8 @@ extension NotesStore {
         let modified: Double = (note.modified ?? note.created ?? now).timeIntervalSince1970
         switch note.content {
         case .text(let text):
-            try Self.validate(text, limit: NoteLimits.bodyBytes, what: "body")
-            let title = try Self.title(note.title, body: text)
+            try NoteRules.validate(text, limit: NoteLimits.bodyBytes, what: "body")
+            let title = try NoteRules.title(note.title, body: text)
             let arguments: StatementArguments = [
                 id, account.rawValue, folder, created, modified,
                 try sealing.sealText(title, table: "notes", id: id, column: "title"),
@@ -107,7 +107,7 @@ extension NotesStore {
         guard (12...64).contains(fields.iv.count) else { throw NotesError.invalid("its IV is \(fields.iv.count) bytes") }
         guard fields.tag.count == AESGCM.tagByteCount else { throw NotesError.invalid("its tag is \(fields.tag.count) bytes, not 16") }
         guard fields.ciphertext.count <= 8 * NoteLimits.bodyBytes else { throw NotesError.invalid("its body is larger than \(8 * NoteLimits.bodyBytes) bytes") }
-        if let hint = fields.hint { try Self.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
+        if let hint = fields.hint { try NoteRules.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
     }
 
     /// What identifies an imported note: its account, title, dates and content.

@@ -189,7 +189,7 @@ extension NotesStore {
         let reserved = try pool.write { db -> AccountRow in
             let account = try AccountRow.fetch(accountID, db)
             if let wait = GuessingDelay.remaining(afterFailures: account.failedEntries, lastFailure: account.lastFailure, now: now) {
-                throw NotesError.throttled(retryAfterSeconds: wait, hint: account.failedEntries >= NotesSettings.hintAfterFailures ? hint : nil)
+                throw NotesError.throttled(retryAfterSeconds: wait, hint: account.failedEntries >= NoteRules.hintAfterFailures ? hint : nil)
             }
             return try AccountRow.countWrongEntry(accountID, at: now, db)
         }
@@ -206,7 +206,7 @@ extension NotesStore {
         guard LockedNoteCrypto.unwrap(check, with: key) != nil else {
             let failures = reserved.failedEntries
             throw NotesError.wrongPassphrase(
-                failedAttempts: failures, hint: failures >= NotesSettings.hintAfterFailures ? hint : nil,
+                failedAttempts: failures, hint: failures >= NoteRules.hintAfterFailures ? hint : nil,
                 retryAfterSeconds: GuessingDelay.remaining(afterFailures: failures, lastFailure: now, now: now))
         }
         try pool.write { db in try AccountRow.clearWrongEntries(accountID, db) }

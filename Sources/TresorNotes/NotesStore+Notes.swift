@@ -59,7 +59,7 @@ extension NotesStore {
 
     /// The id of the folder called `name` (names are sealed, so they are compared after opening).
     func folderID(named name: String, account: AccountID, creating: Bool, _ db: Database, _ sealing: ContentSealing) throws -> String? {
-        try Self.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
         for row in try Row.fetchAll(db, sql: "SELECT id, sealed_name FROM folders WHERE account_id = ?", arguments: [account.rawValue]) {
             let id: String = row["id"]
             if try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name") == name { return id }
@@ -77,8 +77,8 @@ extension NotesStore {
     /// Creates an unlocked note.
     @discardableResult
     public func createNote(_ draft: NoteDraft, account: AccountID = .local) throws -> NoteSummary {
-        try Self.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
-        let title = try Self.title(draft.title, body: draft.body)
+        try NoteRules.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
+        let title = try NoteRules.title(draft.title, body: draft.body)
         let sealing = try sealing()
         let id = UUID().uuidString.lowercased()
         let timestamp = now.timeIntervalSince1970
@@ -167,8 +167,8 @@ extension NotesStore {
     ///   `wrongLockState` (locked or unlocked meanwhile), `passphraseRequired`.
     @discardableResult
     public func saveNote(_ id: String, _ changes: NoteChanges, passphrase: Passphrase? = nil, by editor: AccountID? = nil) throws -> NoteSaveOutcome {
-        if let title = changes.title { try Self.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
-        if let body = changes.body { try Self.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
+        if let title = changes.title { try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
+        if let body = changes.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
         let sealing = try sealing()
         let before = try pool.read { db in try NoteRow.fetch(id, db) }
         // Derive before the write transaction: PBKDF2 must not hold the database.
@@ -264,7 +264,7 @@ extension NotesStore {
     /// (word prefixes, case and diacritics ignored), best match first. Locked notes are found
     /// by their title only.
     public func search(_ text: String, account: AccountID = .local) throws -> [NoteSummary] {
-        try Self.validate(text, limit: 1024, what: "search text", allowEmpty: false)
+        try NoteRules.validate(text, limit: 1024, what: "search text", allowEmpty: false)
         let sealing = try sealing()
         try index.buildIfNeeded {
             try pool.read { db in
@@ -284,12 +284,4 @@ extension NotesStore {
         }
     }
 
-    /// A note's title: the one given, else the first line of the body, else "New Note".
-    static func title(_ given: String, body: String) throws -> String {
-        let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
-        let title = !trimmed.isEmpty ? given
-            : String(body.split(separator: "\n", omittingEmptySubsequences: true).first?.prefix(120) ?? "New Note")
-        try validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
-        return title
-    }
 }

@@ -209,7 +209,7 @@ extension NotesStore {
 
     func validateHint(_ hint: String?, for passphrase: Passphrase? = nil) throws {
         guard let hint else { return }
-        try Self.validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
+        try NoteRules.validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
         // The hint is shown to whoever types wrong passphrases: it must not give the passphrase away.
         if let passphrase, Data(hint.utf8).range(of: Data(passphrase.bytes)) != nil {
             throw NotesError.invalid("the hint must not contain the passphrase")

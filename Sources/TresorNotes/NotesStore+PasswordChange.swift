@@ -19,12 +19,11 @@ extension NotesStore {
             throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
         guard try checkPassword(current, account: account) else { return false }
-        let parameters = PBKDF2Parameters.random(rounds: minimumIterations, saltByteCount: 16, outputByteCount: 32)
-        let hash = try PBKDF2.deriveKey(from: new.bytes, parameters: parameters).withUnsafeBytes { Data($0) }
+        let hash = try PasswordHash.make(new, rounds: minimumIterations)
         try pool.write { db in
             try db.execute(
                 sql: "UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?",
-                arguments: [parameters.salt, parameters.rounds, hash, account.rawValue])
+                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue])
             guard db.changesCount == 1 else { throw NotesError.notFound("account \(account)") }
         }
         return true

@@ -5,8 +5,6 @@ import GRDB
 // as a person reads it (no markup). Made when the list is read, never stored: a stored preview
 // would be one more copy of the text to remove when a note is locked. Locked notes have none.
 extension NotesStore {
-    /// The longest preview, in characters.
-    public static let previewLength = 120
 
     /// The preview of each unlocked note of `ids` (locked notes and notes without more text
     /// than their title are left out).
@@ -27,7 +25,7 @@ extension NotesStore {
                     let layer = try sealing.noteLayer(row)
                     let body = try layer.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
                     let title = try layer.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
-                    if let preview = Self.preview(body: body, title: title) { previews[row.id] = preview }
+                    if let preview = NoteRules.preview(body: body, title: title) { previews[row.id] = preview }
                 }
                 start += batch.count
             }
@@ -35,18 +33,4 @@ extension NotesStore {
         }
     }
 
-    /// The first non-empty line of `body` that is not the title, without markup.
-    static func preview(body: String, title: String) -> String? {
-        var skippedTitle = false
-        for block in NoteMarkdown.parse(body) {
-            let text = block.text.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty { continue }
-            if !skippedTitle && text == title.trimmingCharacters(in: .whitespaces) {
-                skippedTitle = true
-                continue
-            }
-            return String(text.prefix(previewLength))
-        }
-        return nil
-    }
 }

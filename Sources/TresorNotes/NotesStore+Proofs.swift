@@ -116,7 +116,7 @@ extension NotesStore {
         let row = try AccountRow.fetch(account, db)
         if let wait = GuessingDelay.remaining(afterFailures: row.failedEntries, lastFailure: row.lastFailure, now: now) {
             throw NotesError.throttled(
-                retryAfterSeconds: wait, hint: row.failedEntries >= NotesSettings.hintAfterFailures ? try hint(of: record, sealing) : nil)
+                retryAfterSeconds: wait, hint: row.failedEntries >= NoteRules.hintAfterFailures ? try hint(of: record, sealing) : nil)
         }
     }
 
@@ -127,7 +127,7 @@ extension NotesStore {
         let row = try AccountRow.countWrongEntry(account, at: now, db)
         return .wrongPassphrase(
             failedAttempts: row.failedEntries,
-            hint: row.failedEntries >= NotesSettings.hintAfterFailures ? try hint(of: record, sealing) : nil,
+            hint: row.failedEntries >= NoteRules.hintAfterFailures ? try hint(of: record, sealing) : nil,
             retryAfterSeconds: GuessingDelay.remaining(afterFailures: row.failedEntries, lastFailure: row.lastFailure, now: now))
     }
 

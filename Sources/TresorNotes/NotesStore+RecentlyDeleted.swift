@@ -5,8 +5,6 @@ import GRDB
 // participants and lock, all still sealed — for 30 days, from where it is restored or deleted
 // for good. Lists, search, folders' counts and the widget leave it out; only its owner sees it.
 extension NotesStore {
-    /// How long a note stays in Recently Deleted before it is deleted for good.
-    public static let recentlyDeletedDays = 30
 
     /// Moves note `id` to Recently Deleted: it leaves every list, its participants no longer
     /// see it, and nothing can change it until it is restored.
@@ -76,7 +74,7 @@ extension NotesStore {
     /// - Returns: how many notes were deleted.
     @discardableResult
     public func deleteExpiredNotes() throws -> Int {
-        let cutoff = now.addingTimeInterval(-TimeInterval(Self.recentlyDeletedDays) * 86_400).timeIntervalSince1970
+        let cutoff = now.addingTimeInterval(-TimeInterval(NoteRules.recentlyDeletedDays) * 86_400).timeIntervalSince1970
         let ids = try pool.read { db in
             try String.fetchAll(db, sql: "SELECT id FROM notes WHERE deleted IS NOT NULL AND deleted <= ?", arguments: [cutoff])
         }

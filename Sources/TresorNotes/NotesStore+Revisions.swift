@@ -7,8 +7,6 @@ import TresorCrypto
 // from an older revision is merged into the stored note, or — when both changed the same
 // lines — kept whole as a new note next to it. Never a silent overwrite.
 extension NotesStore {
-    /// How a conflict copy's title ends: "Groceries (conflict copy from bob)".
-    static let conflictCopySuffix = "conflict copy"
 
     /// The plaintext body stored now: an unlocked note's, or a locked one's opened with `noteKey`.
     func storedBody(of row: NoteRow, noteKey: SymmetricKey?, _ sealing: ContentSealing) throws -> String {
@@ -71,13 +69,10 @@ extension NotesStore {
     }
 
     /// "Groceries (conflict copy from bob)" — the editor's login name when it is a web
-    /// account's — shortened to fit the title limit.
+    /// account's (``NoteRules/conflictCopyTitle(_:editorName:)``).
     func conflictCopyTitle(_ title: String, editor: AccountID?, _ db: Database) throws -> String {
         let name = try editor.flatMap { try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [$0.rawValue]) }
-        let suffix = " (\(Self.conflictCopySuffix)\(name.map { " from \($0)" } ?? ""))"
-        var base = title.isEmpty ? "New Note" : title
-        while base.utf8.count + suffix.utf8.count > NoteLimits.titleBytes { base.removeLast() }
-        return base + suffix
+        return NoteRules.conflictCopyTitle(title, editorName: name)
     }
 
     /// Saves a locked note's body sealed in the browser as a conflict copy: the browser holds
@@ -97,7 +92,7 @@ extension NotesStore {
     public func saveLockedConflictCopy(
         ofNote id: String, iv: Data, tag: Data, ciphertext: Data, noteProof: Data, passphraseProof: PassphraseProof?, by editor: AccountID?
     ) throws -> NoteSummary {
-        try Self.checkLockedBodyShape(iv: iv, tag: tag, ciphertext: ciphertext)
+        try LockedNoteShape.checkBody(iv: iv, tag: tag, ciphertext: ciphertext)
         let sealing = try sealing()
         let (copy, accountID) = try pool.write { db -> Result<(NoteSummary, String), NotesError> in
             let row = try NoteRow.fetch(id, db)
@@ -115,44 +110,4 @@ extension NotesStore {
         return copy
     }
 
-    static func checkLockedBodyShape(iv: Data, tag: Data, ciphertext: Data) throws {
-        guard iv.count >= 12, iv.count <= 64, tag.count == 16 else { throw NotesError.invalid("the IV must be 12 to 64 bytes and the tag 16") }
-        guard ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
-    }
-}
-
-/// A note's title and body as one edit gives them (nil: not changed).
-struct NoteContent {
-    var title: String?
-    var body: String?
-
-    /// This edit merged into `stored` (made from `base`), or nil on a conflict. A field this
-    /// edit changes needs its base value to be merged, unless it equals the stored one.
-    func merged(into stored: NoteContent, base: NoteBase) -> NoteContent? {
-        var result = NoteContent()
-        if let title, let storedTitle = stored.title {
-            if title == storedTitle {
-                result.title = title
-            } else {
-                guard let baseTitle = base.title, let merged = ThreeWayMerge.mergeValue(base: baseTitle, saved: storedTitle, incoming: title) else { return nil }
-                result.title = merged
-            }
-        }
-        if let body, let storedBody = stored.body {
-            if body == storedBody {
-                result.body = body
-            } else {
-                guard let baseBody = base.body, case .merged(let merged) = ThreeWayMerge.merge(base: baseBody, saved: storedBody, incoming: body) else {
-                    return nil
-                }
-                result.body = merged
-            }
-        }
-        return result
-    }
-
-    /// This edit with the fields it leaves unchanged taken from `stored`.
-    func filled(from stored: NoteContent) -> NoteContent {
-        NoteContent(title: title ?? stored.title, body: body ?? stored.body)
-    }
 }

@@ -8,8 +8,6 @@ import TresorCrypto
 // title and body are sealed under a per-record key the server holds (itself sealed under the
 // content key). A locked note cannot be shared, and a shared note cannot be locked.
 extension NotesStore {
-    /// The most participants a note may have.
-    public static let maximumParticipants = 64
 
     /// What `account` may do with note `id`. A note it may not see is `notFound`, exactly as
     /// a note that does not exist, so ids of other accounts' notes cannot be probed. A note in
@@ -66,7 +64,7 @@ extension NotesStore {
             var row = try NoteRow.fetch(id, db)
             guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is locked: a locked note cannot be shared") }
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM participants WHERE note_id = ?", arguments: [id]) ?? 0
-            guard count < Self.maximumParticipants else { throw NotesError.invalid("a note has at most \(Self.maximumParticipants) participants") }
+            guard count < NoteRules.maximumParticipants else { throw NotesError.invalid("a note has at most \(NoteRules.maximumParticipants) participants") }
             if row.sealedRecordKey == nil {
                 let title = try title(of: row, sealing)
                 let body = try sealing.openText(row.sealedBody ?? Data(), table: "notes", id: id, column: "body")
@@ -106,5 +104,15 @@ extension NotesStore {
     /// Whether note `id` has participants.
     func isShared(_ id: String, _ db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: "SELECT 1 FROM participants WHERE note_id = ? LIMIT 1", arguments: [id]) != nil
+    }
+}
+
+extension NotesStore {
+    /// The account that owns note `id` (a quota is its owner's).
+    /// - Parameter id: the note.
+    /// - Returns: the owner.
+    /// - Throws: ``NotesError/notFound(_:)``.
+    public func noteOwner(_ id: String) throws -> AccountID {
+        try pool.read { db in AccountID(rawValue: try NoteRow.fetch(id, db).accountID) }
     }
 }

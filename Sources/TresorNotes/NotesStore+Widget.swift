@@ -4,8 +4,6 @@ import GRDB
 // The widget's data (SPEC §5): counts are not private; titles are, and the server decides
 // when to show them (keybag and secure session unlocked).
 extension NotesStore {
-    /// How many titles each list of the widget holds.
-    public static let widgetListLength = 5
 
     /// The account's note count, its most recently changed notes and its pinned notes. Counts
     /// are read without the content key, so they are available before the first unlock;
@@ -16,7 +14,7 @@ extension NotesStore {
         return try pool.read { db in
             func notes(_ filter: String) throws -> [WidgetSummary.Note] {
                 try Row.fetchAll(db, sql: """
-                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL \(filter) ORDER BY modified DESC, id LIMIT \(Self.widgetListLength)
+                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL \(filter) ORDER BY modified DESC, id LIMIT \(NoteRules.widgetListLength)
                     """, arguments: [account.rawValue]
                 ).map { row in
                     let note = NoteRow(summaryRow: row)

@@ -134,9 +134,4 @@ public final class NotesStore: Sendable {
         }
     }
 
-    static func validate(_ text: String, limit: Int, what: String, allowEmpty: Bool = true) throws {
-        if !allowEmpty && text.isEmpty { throw NotesError.invalid("the \(what) is empty") }
-        guard text.utf8.count <= limit else { throw NotesError.invalid("the \(what) is longer than \(limit) bytes") }
-        guard !text.unicodeScalars.contains("\0") else { throw NotesError.invalid("the \(what) contains a NUL character") }
-    }
 }

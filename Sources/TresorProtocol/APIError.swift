@@ -100,6 +100,9 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         case conflict
         /// Web API: the account's storage quota (`webAccountQuotaBytes`) has no room for this.
         case quotaExceeded
+        /// Web API on a server: its database cannot be reached just now (503, `Retry-After`);
+        /// nothing was half-written. Try again shortly.
+        case unavailable
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
@@ -130,6 +133,7 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .unauthorized: return .authFailed
             case .csrf, .forbidden: return .missingEntitlement
             case .conflict, .quotaExceeded: return nil
+            case .unavailable: return nil
             }
         }
     }

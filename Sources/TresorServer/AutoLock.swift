@@ -56,7 +56,7 @@ final class AutoLock: Sendable {
     }
 
     /// Checks once a second until cancelled; calls `lock` when the idle limit passes with no hold.
-    func run(lock: @Sendable () -> Void) async {
+    func run(lock: @Sendable () async -> Void) async {
         guard let idleLimit else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
@@ -64,7 +64,7 @@ final class AutoLock: Sendable {
                 state.holds.isEmpty && ContinuousClock.now - state.lastActivity >= idleLimit
             }
             if due {
-                lock()
+                await lock()
                 touch()  // one lock per idle period, not one per tick
             }
         }

@@ -12,6 +12,8 @@ import TresorDBus
 import TresorProtocol
 import TresorSecretService
 import TresorSystem
+import TresorWebStore
+import TresorWebStoreSQLite
 
 /// `tresord`: one daemon per user and home, serving the local API on a Unix socket
 /// (SPEC §8.2). It hardens itself, takes the home's lock, opens the keybag locked, and
@@ -84,19 +86,31 @@ public struct Daemon: Sendable {
 
         let web = configuration.web
         // A taken web port stops the daemon now, in words, before the socket answers anyone.
-        if let port = web.port { try WebPortCheck.requireAvailable(port) }
+        if let port = web.port { try WebPortCheck.requireAvailable(port, address: web.bindAddress) }
         // A browser's secure session counts for the widget as long as it stays idle-locked.
-        let webSessions = WebSessions(
+        let lifetimes = SessionLifetimes(
             sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
             secureSessionSeconds: max(web.idleLockSeconds, web.desktopHiddenLockSeconds))
+        // The home's notes behind the web storage boundary: the web's backend in embedded mode,
+        // and what `tresor widget` reads in either mode.
+        let homeWeb = WebBackend.embedded(store: { try notes.store() }, feed: notes.changes, lifetimes: lifetimes)
+        let server = try await openServerBackend(lifetimes: lifetimes)
+        let webBackend = server?.backend ?? homeWeb
+        // The keybag's locks end the local account's web sessions — in embedded mode, where
+        // the web serves the home's notes; a server's sessions do not depend on this home.
+        let homeSessions: (any WebSessionStore)? = server == nil ? homeWeb.sessions : nil
 
         let logger = self.logger
         let approvals = ApprovalBroker()
         let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals) {
             keychains.lockAll()
             let endedSessions = notes.lockNow()
-            webSessions.forgetSecureSessions()
-            webSessions.endLocalSessions()
+            if let homeSessions {
+                Task {
+                    try? await homeSessions.forgetSecureSessions()
+                    try? await homeSessions.end(.localAccount)
+                }
+            }
             logger.notice("locked by a Secret Service client", metadata: ["notesSessionsEnded": "\(endedSessions)"])
         } : nil
         let secretServiceAnswering = secretService != nil
@@ -109,7 +123,7 @@ public struct Daemon: Sendable {
         router.add(middleware: ErrorMiddleware())
         let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections)
         router.add(middleware: peers)
-        router.add(middleware: KeybagLockObserver(sessions: webSessions))
+        if let homeSessions { router.add(middleware: KeybagLockObserver(sessions: homeSessions)) }
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
@@ -125,11 +139,12 @@ public struct Daemon: Sendable {
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
         BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock).register(on: router)
-        let widget = WidgetBuilder(slot: slot, notes: notes, sessions: webSessions, protection: web.widgetProtection)
-        WidgetRoutes(widget: widget, callers: callers).register(on: router)
-        WebSessionRoutes(sessions: webSessions, callers: callers).register(on: router)
-        let webInvites = WebInvites()
-        WebInviteRoutes(invites: webInvites, notes: notes, callers: callers, registration: web.registration).register(on: router)
+        WidgetRoutes(
+            widget: WidgetBuilder(store: homeWeb.store, home: slot, sessions: homeWeb.sessions, protection: web.widgetProtection),
+            callers: callers
+        ).register(on: router)
+        WebSessionRoutes(sessions: webBackend.sessions, callers: callers).register(on: router)
+        WebInviteRoutes(backend: webBackend, callers: callers, registration: web.registration).register(on: router)
 
         let socketServer = SocketAPIServer(
             path: socketPath, maximumConnections: configuration.maximumConnections,
@@ -142,10 +157,12 @@ public struct Daemon: Sendable {
 
         let autoLockTask = Task {
             await autoLock.run {
-                // A keybag lock ends every notes secure session (SPEC §4.3).
+                // A keybag lock ends every notes secure session (docs/API.md, "Notes").
                 let endedSessions = notes.lockNow()
-                webSessions.forgetSecureSessions()
-                webSessions.endLocalSessions()
+                if let homeSessions {
+                    try? await homeSessions.forgetSecureSessions()
+                    try? await homeSessions.end(.localAccount)
+                }
                 if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
                 guard keychains.lockAll() else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
@@ -163,16 +180,26 @@ public struct Daemon: Sendable {
             unlink(socketPath)
             withExtendedLifetime(homeLock) {}
         }
-        guard let port = web.port else { return try await socketService.run() }
+        guard let port = web.port else {
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await socketService.run() }
+                if let server { group.addTask { await server.run() } }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
 
         // The web server (docs/WEB.md) runs beside the socket and stops with it: SIGTERM ends
         // the socket's service group, and leaving the task group cancels the web server.
+        let home = server == nil ? slot : nil
         let webServer = WebServer(services: WebServices(
-            configuration: web, slot: slot, notes: notes, sessions: webSessions, throttle: LoginThrottle(), autoLock: autoLock,
-            widget: widget, logLimiter: RepeatedLogLimiter(), invites: webInvites))
+            configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles), autoLock: autoLock,
+            widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
+            logLimiter: RepeatedLogLimiter()))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }
+            if let server { group.addTask { await server.run() } }
             group.addTask {
                 do {
                     try await webApp.run()
@@ -181,7 +208,7 @@ public struct Daemon: Sendable {
                     throw DaemonError.webPortInUse(port)
                 }
             }
-            group.addTask { await webServer.runMaintenance() }
+            group.addTask { await webServer.runMaintenance(logger: logger) }
             try await group.next()
             group.cancelAll()
         }

@@ -56,6 +56,11 @@ struct ConfigurationFile: Codable {
     var webRequestSeconds: Int?
     var webAccountQuotaBytes: Int64?
     var webRegistration: WebRegistration?
+    var webBind: String?
+    var webPublicOrigin: String?
+    var webTrustedProxies: [String]?
+    var database: String?
+    var serverKeyFile: String?
     var secretService: Bool?
 
     static func load(_ url: URL) throws -> ConfigurationFile {
@@ -110,18 +115,31 @@ public enum DaemonError: Error, CustomStringConvertible {
 /// taken port stops the daemon at once with a plain reason (``DaemonError/webPortInUse(_:)``).
 enum WebPortCheck {
     /// - Throws: ``DaemonError/webPortInUse(_:)`` or ``DaemonError/webPort(_:reason:)``.
-    static func requireAvailable(_ port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    static func requireAvailable(_ port: Int, address text: String = "127.0.0.1") throws {
+        var v6 = in6_addr()
+        let isV6 = inet_pton(AF_INET6, text, &v6) == 1
+        let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var reuse: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let bound: Int32
+        if isV6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            address.sin6_addr = v6
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            inet_pton(AF_INET, text, &address.sin_addr)
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard bound != 0 else { return }
         let failure = errno

@@ -73,7 +73,8 @@ struct Failure {
         case .passphraseAlreadySet: return "a notes passphrase is set already — change it with `tresor note passphrase change` (or `reset` it if it is forgotten)"
         case .missingEntitlement: return "not allowed: \(said.replacing("missing entitlement: ", with: ""))"
         case .param, .authFailed, .throttled, .alreadyInitialized, .requestTooLarge, .notFound, .decode,
-             .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded:
+             .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded,
+             .unavailable:
             return said
         }
     }

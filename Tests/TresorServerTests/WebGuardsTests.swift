@@ -4,8 +4,9 @@ import Testing
 @testable import TresorServer
 
 /// The pieces behind issue 26's web-server guards, without a daemon: finding a loopback
-/// connection's owner in the kernel's TCP tables, reserving sign-in attempts atomically, and
-/// logging repeated failures once per interval.
+/// connection's owner in the kernel's TCP tables and logging repeated failures once per
+/// interval. (Reserving sign-in attempts atomically is the web stores' conformance suite's:
+/// Tests/TresorWebStoreTests.)
 @Suite struct WebGuardsTests {
     // Rows as Linux prints them (x86-64): the server on 127.0.0.1:8080 (0x1F90), a client on
     // port 40000 (0x9C40) owned by uid 1000, a TIME_WAIT row of an earlier connection (uid 0).
@@ -56,36 +57,6 @@ import Testing
         #expect(!policy.admits(local: local, remote: remote, lookup: { _, _ in nil }).admitted, "unknown is refused")
         let anyone = LocalUserPolicy(uids: [1000], anyUser: true)
         #expect(anyone.admits(local: local, remote: remote, lookup: { _, _ in nil }).admitted)
-    }
-
-    /// 60 reservations at once from many threads: exactly the five free ones go ahead.
-    @Test func reservationsAreAtomic() async throws {
-        let throttle = LoginThrottle()
-        let now = Date()
-        let admitted = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<60 { group.addTask { throttle.reserveSignIn(name: "bob", address: "127.0.0.1", now: now) == nil } }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-        }
-        #expect(admitted == LoginThrottle.Limit.perName.freeFailures)
-        // A success clears the name and gives the address its reserved failure back.
-        let fresh = LoginThrottle()
-        #expect(fresh.reserveSignIn(name: "carol", address: "a", now: now) == nil)
-        fresh.signInSucceeded(name: "carol", address: "a")
-        for _ in 0..<5 { #expect(fresh.reserveSignIn(name: "carol", address: "a", now: now) == nil) }
-        #expect(fresh.reserveSignIn(name: "carol", address: "a", now: now) != nil)
-        #expect(fresh.reserveSignIn(name: "dave", address: "a", now: now) == nil, "the address has room: 5 of 20")
-    }
-
-    /// Registrations: 20 free per address; while hashing is still running the wait does not
-    /// run out, and once they finish it runs from their end.
-    @Test func registrationsInFlightHoldTheWait() {
-        let throttle = LoginThrottle()
-        let start = Date()
-        for _ in 0..<20 { #expect(throttle.reserveRegistration(address: "a", now: start) == nil) }
-        #expect(throttle.reserveRegistration(address: "a", now: start + 5) != nil, "a slow KDF used up the delay")
-        for _ in 0..<20 { throttle.registrationFinished(address: "a", now: start + 10) }
-        #expect(throttle.reserveRegistration(address: "a", now: start + 10.5) != nil)
-        #expect(throttle.reserveRegistration(address: "a", now: start + 11.5) == nil)
     }
 
     @Test func repeatedFailuresAreLoggedOncePerInterval() {

@@ -68,6 +68,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .csrf, .forbidden: return .forbidden
         case .conflict: return .conflict
         case .quotaExceeded: return .init(code: 507, reasonPhrase: "Insufficient Storage")
+        case .unavailable: return .serviceUnavailable
         }
     }
 
@@ -145,6 +146,8 @@ struct ErrorMiddleware: RouterMiddleware {
         case .nameTaken, .conflict: return APIError(.conflict, message)
         case .staleRevision(let current): return APIError(.conflict, message, revision: current)
         case .forbidden: return APIError(.forbidden, message)
+        case .unavailable: return APIError(.unavailable, message, retryAfterSeconds: 5)
+        case .quotaExceeded: return APIError(.quotaExceeded, message)
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import TresorProtocol
 
-/// `GET /v1/widget`: the local account's widget for `tresor widget` (SPEC §5), redacted by
+/// `GET /v1/widget`: the local account's widget for `tresor widget` (docs/WEB.md), redacted by
 /// the same rules as the browser's. The `tresor` CLI only.
 struct WidgetRoutes {
     let widget: WidgetBuilder
@@ -12,7 +12,7 @@ struct WidgetRoutes {
         let widget = self.widget, callers = self.callers
         router.get(RouterPath(Route.widget)) { _, context -> Widget in
             try callers.requireCLI(try context.requireClient(), toManage: "notes")
-            return try await offloaded { try widget.widget(for: .local) }
+            return try await widget.widget(for: .local)
         }
     }
 }

@@ -2,10 +2,12 @@ import Foundation
 import Hummingbird
 import TresorCrypto
 import TresorProtocol
+import TresorWebStore
 
 /// Who may ask (docs/WEB.md, "CSRF"):
 /// - every request must name this server in `Host` (127.0.0.1, localhost or [::1] with our
-///   port): a DNS-rebinding page on another name gets `403 csrf`;
+///   port, or the configured public origin's host): a DNS-rebinding page on another name gets
+///   `403 csrf` (`GET /healthz` excepted: a load balancer asks by address);
 /// - every request but GET and HEAD must come from our own origin when the browser says
 ///   (`Origin`, `Sec-Fetch-Site`), and carry `X-Tresor-CSRF` equal to its session's token;
 /// - signing in and registering have no session yet: they need our origin and a JSON
@@ -14,17 +16,15 @@ import TresorProtocol
 struct CSRFMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
-    let port: Int
+    /// `scheme://host[:port]` of every origin this server is reached as.
+    let origins: Set<String>
     /// Routes reachable without a session (and so without a CSRF token).
     static let signInRoutes: Set<String> = ["/api/session", "/api/accounts"]
 
-    var origins: Set<String> {
-        ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let host = request.head.authority?.lowercased(), origins.contains("http://\(host)") else {
-            throw APIError(.csrf, "this server answers only as 127.0.0.1:\(port) or localhost:\(port)")
+        if request.uri.path == HealthRoutes.path && request.method == .get { return try await next(request, context) }
+        guard let host = request.head.authority?.lowercased(), origins.contains(where: { Self.host(of: $0) == host }) else {
+            throw APIError(.csrf, "this server answers only as \(origins.sorted().joined(separator: " or "))")
         }
         guard request.method != .get && request.method != .head else { return try await next(request, context) }
 
@@ -48,6 +48,11 @@ struct CSRFMiddleware: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// The `Host` an origin is named by: `127.0.0.1:8421` of `http://127.0.0.1:8421`.
+    static func host(of origin: String) -> Substring {
+        origin.split(separator: "://", maxSplits: 1).last ?? ""
+    }
 }
 
 /// Finds the session of the request: a live `tresor_session` cookie **and** the same
@@ -65,7 +70,7 @@ struct CSRFMiddleware: RouterMiddleware {
 struct WebSessionMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
-    let sessions: WebSessions
+    let sessions: any WebSessionStore
     let autoLock: AutoLock
 
     static let polls: Set<String> = ["/api/status", "/api/widget"]
@@ -74,7 +79,7 @@ struct WebSessionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if let session = session(of: request) {
+        if let session = try await session(of: request) {
             context.session = session
             // Only the local account's requests are the keybag owner's activity (docs/WEB.md).
             if session.account.isLocal && !Self.polls.contains(request.uri.path) { autoLock.touch() }
@@ -85,10 +90,11 @@ struct WebSessionMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func session(of request: Request) -> WebSession? {
+    private func session(of request: Request) async throws -> WebSession? {
         guard let originToken = request.headers[.xTresorOriginToken] else { return nil }
+        let now = Date()
         for token in Self.sessionCookies(request.headers[values: .cookie]).prefix(Self.maximumCookies) {
-            if let session = sessions.session(forToken: token, originToken: originToken) { return session }
+            if let session = try await sessions.session(forToken: token, originToken: originToken, now: now) { return session }
         }
         return nil
     }
@@ -97,8 +103,8 @@ struct WebSessionMiddleware: RouterMiddleware {
     static func sessionCookies(_ headers: [String]) -> [String] {
         headers.flatMap { $0.split(separator: ";") }.compactMap { pair in
             let pair = pair.trimmingCharacters(in: .whitespaces)
-            guard pair.hasPrefix(WebSessions.cookieName + "=") else { return nil }
-            return String(pair.dropFirst(WebSessions.cookieName.count + 1))
+            guard pair.hasPrefix(SessionTokens.cookieName + "=") else { return nil }
+            return String(pair.dropFirst(SessionTokens.cookieName.count + 1))
         }
     }
 }

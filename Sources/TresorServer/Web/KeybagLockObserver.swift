@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 import TresorProtocol
+import TresorWebStore
 
 /// On the socket: what the web sessions learn from the login keybag and the CLI's notes
 /// (docs/WEB.md, "Sessions end").
@@ -18,7 +19,7 @@ import TresorProtocol
 struct KeybagLockObserver: RouterMiddleware {
     typealias Context = DaemonRequestContext
 
-    let sessions: WebSessions
+    let sessions: any WebSessionStore
 
     /// The routes that end the local account's sessions when they succeed.
     static let endingRoutes: Set<String> = [Route.lock, Route.notesLockNow, Route.changePasscode, Route.removePasscode]
@@ -34,18 +35,12 @@ struct KeybagLockObserver: RouterMiddleware {
         let named = body.readableBytes == 0 ? nil : try? JSONDecoder().decode(KeychainNamed.self, from: Data(buffer: body))
         let response = try await next(request, context)
         guard (200..<300).contains(response.status.code) else { return response }
-        if request.uri.path == Route.lock { sessions.forgetSecureSessions() }
+        if request.uri.path == Route.lock { try? await sessions.forgetSecureSessions() }
         let login = named?.keychain == nil || named?.keychain == KeychainName.login
         if login || request.uri.path == Route.notesLockNow {
-            let ended = sessions.endLocalSessions()
+            let ended = (try? await sessions.end(.localAccount)) ?? 0
             if ended > 0 { context.logger.notice("web: local account's sessions ended", metadata: ["route": "\(request.uri.path)", "count": "\(ended)"]) }
         }
         return response
     }
-}
-
-extension WebSessions {
-    /// Signs out every web session of the local account; returns how many.
-    @discardableResult
-    func endLocalSessions() -> Int { end { $0.account.isLocal } }
 }

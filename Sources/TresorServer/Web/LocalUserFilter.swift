@@ -77,8 +77,9 @@ final class LocalUserFilter: ChannelInboundHandler, RemovableChannelHandler {
 /// Closes connections that hold a slot without using it (docs/WEB.md, "Availability"): one
 /// that sends no complete request head within `idleSeconds` of opening or of its previous
 /// answer (idle keep-alive, or a slowloris dripping header bytes), and one whose request
-/// body does not arrive within `requestSeconds` of its head. While the server works on an
-/// answer, no deadline runs.
+/// body does not arrive within `requestSeconds` of its head, or whose client stops taking an
+/// answer written a piece at a time for `idleSeconds`. While the server works on an answer, no
+/// deadline runs.
 final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -127,10 +128,18 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        switch unwrapOutboundIn(data) {
+        case .end:
             answered = true
             // Answered before the body was all read: the request deadline keeps running.
             if !requestOpen { arm(context, idle) }
+        case .body:
+            // An answer written a piece at a time (an attachment): the next piece is written only
+            // once the client has taken enough of the last, so a client that stops reading is
+            // closed `idle` after the last piece, as an idle one is.
+            if !requestOpen { arm(context, idle) }
+        case .head:
+            break
         }
         context.write(data, promise: promise)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
 /// Registration, sign-in and sign-out, the session and the daemon's status (docs/WEB.md,
 /// "Accounts and sessions"). Passwords arrive in request bodies only; nothing here logs a
@@ -67,26 +67,24 @@ struct WebAccountRoutes {
             let body = try await WebCoding.decode(RegisterRequest.self, request, limit: WebLimits.signInBytes)
             guard body.password == body.passwordAgain else { throw APIError(.param, "the two passwords do not match") }
             let password = try AccountPassword(body.password)
-            if let wait = services.throttle.reserveRegistration(address: context.clientAddress) {
+            if let wait = try await services.throttle.reserveRegistration(address: context.clientAddress) {
                 services.logLimiter.notice("web: registration throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
                 throw APIError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
             }
-            defer { services.throttle.registrationFinished(address: context.clientAddress) }
-            if services.configuration.registration == .invite {
-                // The same answer for every name, taken or not: only an invite's holder learns more.
-                let login = try? NotesStore.loginName(body.name)
-                guard let login, let invite = body.invite, services.invites.redeem(name: login, code: invite) else {
-                    services.logLimiter.notice("web: registration without a valid invite refused", context.logger)
-                    throw APIError(.forbidden, "registering needs an invite for this name from the owner (tresor web invite NAME)")
-                }
+            let account: WebAccount
+            do {
+                account = try await register(body, password: password, context)
+            } catch {
+                try? await services.throttle.registrationFinished(address: context.clientAddress)
+                throw error
             }
-            let account = try await services.perform("register", context) { try $0.registerAccount(name: body.name, password: password) }
-            return try signedIn(account, status: .created, context)
+            try await services.throttle.registrationFinished(address: context.clientAddress)
+            return try await signedIn(account, status: .created, context)
         }
         router.post("/api/session") { request, context -> Response in
             let body = try await WebCoding.decode(SignInRequest.self, request, limit: WebLimits.signInBytes)
             let account = try await signIn(body, context)
-            return try signedIn(account, status: .ok, context)
+            return try await signedIn(account, status: .ok, context)
         }
         router.get("/api/session") { _, context -> Response in
             let session = try context.requireSession()
@@ -94,10 +92,10 @@ struct WebAccountRoutes {
         }
         router.delete("/api/session") { _, context -> Response in
             let session = try context.requireSession()
-            services.sessions.end(session)
+            try await services.sessions.end(.id(session.id))
             context.logger.info("web: signed out", metadata: ["account": "\(session.account.id.rawValue.prefix(36))"])
             var response = Response(status: .noContent)
-            response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0)
+            response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0, secure: services.configuration.secureCookies)
             return response
         }
         router.post("/api/account/password") { request, context -> Response in
@@ -112,6 +110,24 @@ struct WebAccountRoutes {
         }
     }
 
+    /// Registers `body.name` — with the owner's invite for it, unless registration is open. Every
+    /// registration without the right invite gets the same answer, taken name or not: only an
+    /// invite's holder learns more.
+    private func register(_ body: RegisterRequest, password: AccountPassword, _ context: WebRequestContext) async throws -> WebAccount {
+        let services = self.services
+        if services.configuration.registration == .invite {
+            var redeemed = false
+            if let login = try? NoteRules.loginName(body.name), let invite = body.invite {
+                redeemed = try await services.backend.invites.redeem(name: login, code: invite, now: Date())
+            }
+            guard redeemed else {
+                services.logLimiter.notice("web: registration without a valid invite refused", context.logger)
+                throw APIError(.forbidden, "registering needs an invite for this name from the owner (tresor web invite NAME)")
+            }
+        }
+        return try await services.perform("register", context) { try await $0.registerAccount(name: body.name, password: password) }
+    }
+
     /// A web account's password change: the current password (counted like a sign-in, so a
     /// stolen session cannot guess it faster), then the new one; the account's other
     /// sessions end (docs/WEB.md, "Sessions end").
@@ -124,7 +140,7 @@ struct WebAccountRoutes {
         guard body.newPassword == body.newPasswordAgain else { throw APIError(.param, "the two new passwords do not match") }
         let new = try AccountPassword(body.newPassword)
         // Reserved before the KDF runs, as a sign-in is: concurrent guesses cannot race the limit.
-        if let wait = services.throttle.reserveSignIn(name: account.name, address: context.clientAddress) {
+        if let wait = try await services.throttle.reserveSignIn(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
         }
         let current = try? AccountPassword(body.currentPassword)
@@ -132,18 +148,18 @@ struct WebAccountRoutes {
         do {
             changed = try await services.perform("password change", context) { store -> Bool in
                 guard let current else { return false }
-                return try store.changePassword(account: account.id, current: current, to: new)
+                return try await store.changePassword(account: account.id, current: current, to: new)
             }
         } catch {
-            services.throttle.signInFailed(name: account.name, address: context.clientAddress)
+            try? await services.throttle.signInFailed(name: account.name, address: context.clientAddress)
             throw error
         }
         guard changed else {
-            services.throttle.signInFailed(name: account.name, address: context.clientAddress)
+            try await services.throttle.signInFailed(name: account.name, address: context.clientAddress)
             throw APIError(.authFailed, "wrong current password")
         }
-        services.throttle.signInSucceeded(name: account.name, address: context.clientAddress)
-        let ended = services.sessions.end { $0.account.id == account.id && $0.id != session.id }
+        try await services.throttle.signInSucceeded(name: account.name, address: context.clientAddress)
+        let ended = try await services.sessions.end(.account(account.id, except: session.id))
         context.logger.notice("web: password changed", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
         return ended
     }
@@ -156,7 +172,7 @@ struct WebAccountRoutes {
         let services = self.services
         // The counters' key: the name as the store compares it, bounded.
         let name = String(body.name.lowercased().prefix(64))
-        if let wait = services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
+        if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
             services.logLimiter.notice("web: sign-in throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
             throw APIError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
         }
@@ -166,21 +182,20 @@ struct WebAccountRoutes {
                 // One line per password actually checked: the KDF bounds how often it can appear.
                 context.logger.debug("web: password checked")
                 let account: WebAccount?
-                if name == NotesStore.localLoginName {
+                if name == NoteRules.localLoginName {
                     account = try await signInLocal(body.password)
                 } else if let password = try? AccountPassword(body.password) {
-                    let store = try services.notes.store()
-                    account = try await offloaded { try store.authenticate(name: name, password: password) }
+                    account = try await services.store.authenticate(name: name, password: password)
                 } else {
                     account = nil
                 }
                 guard let account else { throw failed }
                 return account
             }
-            services.throttle.signInSucceeded(name: name, address: context.clientAddress)
+            try await services.throttle.signInSucceeded(name: name, address: context.clientAddress)
             return account
         } catch {
-            services.throttle.signInFailed(name: name, address: context.clientAddress)
+            try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
             if let error = error as? APIError, error.code == .authFailed { throw failed }
             if let error = error as? KeybagError {
                 let apiError = ErrorMiddleware.apiError(for: error)
@@ -195,23 +210,26 @@ struct WebAccountRoutes {
     /// keybag's attempts and delays: a guesser on the web must not lock the owner out of
     /// `tresor unlock` (docs/SECURITY.md, "Local users are not the user").
     private func signInLocal(_ password: String) async throws -> WebAccount? {
-        let keybag = try services.slot.keybag()
+        // A server has no local account: its accounts are all web accounts.
+        guard let home = services.home else { return nil }
+        let keybag = try home.keybag()
         guard keybag.status.isPasscodeSet else {
             throw APIError(.authFailed, "the local account signs in with the keybag passcode, and none is set (tresor passcode change)")
         }
         guard let passcode = try? Passcode(password) else { return nil }
         guard try await offloaded({ try keybag.unlockCountingElsewhere(passcode: passcode) }) else { return nil }
         services.autoLock.touch()
-        return try services.notes.store().webAccount(named: NotesStore.localLoginName)
+        return try await services.store.account(named: NoteRules.localLoginName)
     }
 
-    private func signedIn(_ account: WebAccount, status: HTTPResponse.Status, _ context: WebRequestContext) throws -> Response {
-        let (token, originToken, session) = services.sessions.start(for: account)
+    private func signedIn(_ account: WebAccount, status: HTTPResponse.Status, _ context: WebRequestContext) async throws -> Response {
+        let started = try await services.sessions.start(for: account, now: Date())
         context.logger.notice("web: signed in", metadata: ["account": "\(account.id.rawValue.prefix(36))"])
-        var answer = sessionResponse(session)
-        answer.originToken = originToken
+        var answer = sessionResponse(started.session)
+        answer.originToken = started.originToken
         var response = try WebCoding.response(answer, status: status)
-        response.headers[.setCookie] = Self.cookie(value: token, maxAge: services.sessions.sessionSeconds)
+        response.headers[.setCookie] = Self.cookie(
+            value: started.token, maxAge: services.sessions.lifetimes.sessionSeconds, secure: services.configuration.secureCookies)
         return response
     }
 
@@ -221,11 +239,13 @@ struct WebAccountRoutes {
             account: session.account, originToken: nil, csrfToken: session.csrfToken,
             autoLock: AutoLockSettings(
                 hiddenSeconds: web.hiddenLockSeconds, desktopHiddenSeconds: web.desktopHiddenLockSeconds, idleSeconds: web.idleLockSeconds),
-            expires: session.created.addingTimeInterval(TimeInterval(services.sessions.sessionSeconds)))
+            expires: session.created.addingTimeInterval(TimeInterval(services.sessions.lifetimes.sessionSeconds)))
     }
 
+    /// The home keybag's state; a server's content does not depend on it: always readable.
     private func status() -> StatusResponse {
-        switch services.slot.current {
+        guard let home = services.home else { return StatusResponse(keybag: "unlocked", contentAvailable: true, lockedSinceStart: false) }
+        switch home.current {
         case .notInitialized: return StatusResponse(keybag: "notInitialized", contentAvailable: false, lockedSinceStart: true)
         case .damaged: return StatusResponse(keybag: "damaged", contentAvailable: false, lockedSinceStart: true)
         case .ready(let keybag):
@@ -236,8 +256,9 @@ struct WebAccountRoutes {
         }
     }
 
-    /// The session cookie: script cannot read it, other sites never send it.
-    static func cookie(value: String, maxAge: Int) -> String {
-        "\(WebSessions.cookieName)=\(value); HttpOnly; SameSite=Strict; Path=/; Max-Age=\(maxAge)"
+    /// The session cookie: script cannot read it, other sites never send it, and behind an
+    /// https public origin it travels over TLS only.
+    static func cookie(value: String, maxAge: Int, secure: Bool) -> String {
+        "\(SessionTokens.cookieName)=\(value); HttpOnly; SameSite=Strict; Path=/; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
     }
 }

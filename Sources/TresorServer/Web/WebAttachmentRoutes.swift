@@ -1,15 +1,21 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TresorNotes
+import NIOFoundationCompat
 import TresorProtocol
+import TresorWebStore
 
-/// A note's attachments: upload raw bytes (≤ 32 MiB), download, remove. A locked note's
-/// attachment downloads as its sealed chunks, one after another, for the browser to open;
-/// uploading to a locked note is refused (the server would have to seal it under the note
-/// key, which it must not hold).
+/// A note's attachments: upload raw bytes (≤ 32 MiB), download, remove. Both directions go a
+/// piece at a time — the upload is handed to the store 1 MiB at a time as it arrives, the
+/// download written as the store reads it — so an attachment costs the server a few MiB
+/// whatever its size. A locked note's attachment downloads as its sealed chunks, one after
+/// another, for the browser to open; uploading to a locked note is refused (the server would
+/// have to seal it under the note key, which it must not hold).
 struct WebAttachmentRoutes {
     let services: WebServices
+
+    /// Bytes handed to the store at a time.
+    static let pieceBytes = LockedNoteShape.chunkByteCount
 
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
@@ -19,39 +25,61 @@ struct WebAttachmentRoutes {
             guard let kindName = request.uri.queryParameters.get("kind"), let kind = AttachmentKind(rawValue: kindName) else {
                 throw APIError(.param, "kind must be one of \(AttachmentKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            guard let name = request.uri.queryParameters.get("name") else { throw APIError(.param, "name is missing") }
-            let data = try await WebCoding.body(request, limit: WebLimits.attachmentBytes)
+            guard let name = request.uri.queryParameters.get("name").map({ String($0) }) else { throw APIError(.param, "name is missing") }
+            let limit = WebLimits.attachmentBytes
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw WebCoding.tooLarge(limit) }
             // Attachments are the owner's: a participant edits the title and body only.
             let info = try await services.performOnNote("attach", context, id: id, ownerOnly: true) { store, account, _ in
-                guard try !store.summary(ofNote: id).isLocked else {
-                    throw APIError(.wrongLockState, "attachments are added to unlocked notes in the web client")
-                }
-                return try services.withinQuota(store, account: account, adding: data.count) {
-                    try store.addAttachment(to: id, kind: kind, name: name, data: data)
+                let writer = try await store.beginAttachment(to: id, kind: kind, name: name)
+                do {
+                    let count = try await Self.stream(request.body, into: writer, limit: limit)
+                    return try await writer.finish(quota: services.quota(for: account, adding: count))
+                } catch {
+                    await writer.abandon()
+                    throw error
                 }
             }
             return try WebCoding.response(WebAttachment(info), status: .created)
         }
         router.get("/api/notes/:id/attachments/:aid") { _, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
-            let data = try await services.performOnNote("attachment", context, id: id) { store, _, _ -> Data in
-                if try store.summary(ofNote: id).isLocked {
-                    return try store.sealedChunks(ofAttachment: attachmentID, note: id).reduce(into: Data()) { $0.append($1) }
-                }
-                return try store.attachment(attachmentID, of: id).1
+            let reader = try await services.performOnNote("attachment", context, id: id) { store, _, _ in
+                try await store.readAttachment(attachmentID, of: id)
             }
             // Always opaque bytes: the browser makes a blob of them; nothing is rendered from here.
             return Response(
                 status: .ok,
                 headers: [.contentType: "application/octet-stream", .contentDisposition: "attachment"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                body: ResponseBody(contentLength: reader.byteCount) { writer in
+                    while let piece = try await reader.next() { try await writer.write(ByteBuffer(data: piece)) }
+                    try await writer.finish(nil)
+                })
         }
         router.delete("/api/notes/:id/attachments/:aid") { _, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
             try await services.performOnNote("detach", context, id: id, ownerOnly: true) { store, _, _ in
-                try store.removeAttachment(attachmentID, of: id)
+                try await store.removeAttachment(attachmentID, of: id)
             }
             return Response(status: .noContent)
         }
+    }
+
+    /// Hands the request body to `writer` in pieces of ``pieceBytes`` as it arrives; more than
+    /// `limit` bytes is `413 requestTooLarge`.
+    /// - Returns: the bytes written.
+    static func stream(_ body: RequestBody, into writer: any AttachmentWriter, limit: Int) async throws -> Int {
+        var pending = Data()
+        var count = 0
+        for try await buffer in body {
+            count += buffer.readableBytes
+            guard count <= limit else { throw WebCoding.tooLarge(limit) }
+            pending.append(contentsOf: buffer.readableBytesView)
+            while pending.count >= pieceBytes {
+                try await writer.append(pending.prefix(pieceBytes))
+                pending = Data(pending.dropFirst(pieceBytes))
+            }
+        }
+        if !pending.isEmpty { try await writer.append(pending) }
+        return count
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 import TresorProtocol
 
-/// How the web server runs (docs/WEB.md): its loopback port (nil: off, the default), the
-/// browser's auto-lock timeouts, how long a sign-in lasts, and the widget's data-protection
-/// level. Every value comes from `config.json`; `tresord --web PORT` overrides the port.
+/// How the web server runs (docs/WEB.md): its port (nil: off, the default) and address, the
+/// public origin a reverse proxy serves it as, the proxies whose `X-Forwarded-For` is trusted,
+/// the browser's auto-lock timeouts, how long a sign-in lasts, and the widget's data-protection
+/// level. Every value comes from `config.json`; `tresord --web PORT`, `--web-bind ADDR` and
+/// `--public-origin URL` override theirs.
 public struct WebConfiguration: Sendable {
     public static let defaultHiddenLockSeconds = 180
     public static let defaultDesktopHiddenLockSeconds = 480
@@ -39,12 +41,21 @@ public struct WebConfiguration: Sendable {
     public var accountQuotaBytes: Int64
     /// Whether anyone may register (`open`), or only with an invite the owner made (`invite`).
     public var registration: WebRegistration
+    /// The address the web server listens on: loopback by default.
+    public var bindAddress: String
+    /// The origin browsers reach the server as, behind a reverse proxy (`https://notes.example.com`):
+    /// `Host` and `Origin` must name it; an `https` one makes the session cookie `Secure`.
+    public var publicOrigin: PublicOrigin?
+    /// The reverse proxies whose `X-Forwarded-For` names the client (for the rate limits).
+    public var trustedProxies: Set<String>
+    /// Whether the web side is a server's (a database, no local account): set by the daemon.
+    public var serverMode = false
 
     public static let defaultConnectionIdleSeconds = 30
     public static let defaultRequestSeconds = 60
     public static let defaultAccountQuotaBytes: Int64 = 1 << 30
 
-    init(file: ConfigurationFile, port: Int?) throws {
+    init(file: ConfigurationFile, port: Int?, bind: String? = nil, publicOrigin: String? = nil) throws {
         self.port = port ?? file.webPort
         if let port = self.port, !(1...65535).contains(port) {
             throw DaemonError.configuration("webPort must be between 1 and 65535")
@@ -65,6 +76,15 @@ public struct WebConfiguration: Sendable {
         accountQuotaBytes = file.webAccountQuotaBytes ?? Self.defaultAccountQuotaBytes
         guard accountQuotaBytes >= 0 else { throw DaemonError.configuration("webAccountQuotaBytes must be 0 or more") }
         registration = file.webRegistration ?? .invite
+        bindAddress = bind ?? file.webBind ?? "127.0.0.1"
+        guard Self.isIPAddress(bindAddress) else {
+            throw DaemonError.configuration("webBind must be an IP address (127.0.0.1, 0.0.0.0, ::1, …)")
+        }
+        self.publicOrigin = try (publicOrigin ?? file.webPublicOrigin).map(PublicOrigin.init(parsing:))
+        trustedProxies = Set(file.webTrustedProxies ?? [])
+        for proxy in trustedProxies where !Self.isIPAddress(proxy) {
+            throw DaemonError.configuration("webTrustedProxies holds IP addresses (\"127.0.0.1\"), one per proxy")
+        }
         let durations = [
             ("webHiddenLockSeconds", hiddenLockSeconds), ("webDesktopHiddenLockSeconds", desktopHiddenLockSeconds),
             ("webIdleLockSeconds", idleLockSeconds), ("webSessionSeconds", sessionSeconds),
@@ -85,4 +105,59 @@ public enum WebRegistration: String, Codable, Sendable {
     /// Anyone who reaches the server picks a name; a taken name answers `409 conflict`, so
     /// names can be probed — for a machine whose users all know each other.
     case open
+}
+
+extension WebConfiguration {
+    /// The origins a request may come from and name in `Host`: the public origin when one is
+    /// configured, else this server's own address on loopback (127.0.0.1, localhost, [::1]).
+    func origins(port: Int) -> Set<String> {
+        if let publicOrigin { return [publicOrigin.text] }
+        return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+    }
+
+    /// Whether the session cookie is `Secure` (the public origin is https).
+    var secureCookies: Bool { publicOrigin?.isHTTPS ?? false }
+
+    /// The local-user policy when it applies: an embedded daemon listening on loopback only,
+    /// with no proxy in front. A server's clients are people anywhere, who sign in with passwords.
+    var localUsersFiltered: LocalUserPolicy? {
+        serverMode || !trustedProxies.isEmpty || !Self.isLoopback(bindAddress) ? nil : localUsers
+    }
+
+    /// Where the server says it listens (its log's first line).
+    func listeningURL(port: Int) -> String {
+        let host = bindAddress.contains(":") ? "[\(bindAddress)]" : bindAddress
+        return "http://\(host):\(port)/" + (publicOrigin.map { " (public origin \($0.text))" } ?? "")
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        address == "::1" || address.hasPrefix("127.")
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+}
+
+/// The origin a reverse proxy serves the web client as: `https://notes.example.com` (a port
+/// when not the scheme's own), no path.
+public struct PublicOrigin: Sendable, Equatable {
+    /// `scheme://host[:port]`, lowercased.
+    public var text: String
+    public var isHTTPS: Bool
+
+    /// - Parameter value: the configured origin.
+    /// - Throws: ``DaemonError/configuration(_:)`` for anything but an http(s) origin without a path.
+    public init(parsing value: String) throws {
+        let lowered = value.lowercased()
+        let problem = DaemonError.configuration("the public origin is http(s)://HOST[:PORT] with no path, like https://notes.example.com")
+        guard let url = URL(string: lowered), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty,
+              url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
+        else { throw problem }
+        let defaultPort = scheme == "https" ? 443 : 80
+        let hostText = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        text = "\(scheme)://\(hostText)" + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
+        isHTTPS = scheme == "https"
+    }
 }

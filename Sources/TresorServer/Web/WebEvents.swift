@@ -2,15 +2,17 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Synchronization
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
 /// Live updates (docs/WEB.md, "Live updates"): each signed-in page holds one Server-Sent
 /// Events stream (`GET /api/events`), and is told within a second what changed for its account
 /// — a note changed, was locked, unshared, deleted (by another tab, another person or the CLI),
 /// the folders changed, another tab used Lock Now or auto-locked, the keybag locked, the
 /// session ended. Events carry ids, kinds and revisions, never a title or a body: the page
-/// fetches what it may see through the API, so nothing locked is ever pushed.
+/// fetches what it may see through the API, so nothing locked is ever pushed. These are one
+/// instance's streams; what happens on another instance of a server reaches them through the
+/// backend's ``WebEventBus`` (``deliver(_:)``).
 final class WebEvents: Sendable {
     /// One event, as the stream writes it.
     struct Event: Sendable {
@@ -53,6 +55,18 @@ final class WebEvents: Sendable {
 
     var count: Int { streams.withLock { $0.count } }
 
+    /// The cookie-token digests of the open streams' sessions.
+    var sessionDigests: [Data] { Array(Set(streams.withLock { $0.values.map(\.sessionDigest) })) }
+
+    /// Passes on what the backend announced.
+    func deliver(_ event: WebEvent) {
+        switch event {
+        case .note(let change): noteChanged(change)
+        case .secureSessionEnded(let account, let reason): secureSessionEnded(for: account, reason: reason)
+        case .resync: send(Event(name: "resync", data: [:])) { _ in true }
+        }
+    }
+
     /// Tells the accounts of `change` what happened to which note.
     func noteChanged(_ change: NoteChange) {
         var data = ["kind": change.kind.rawValue]
@@ -79,7 +93,7 @@ final class WebEvents: Sendable {
     }
 
     /// Ends the streams whose session `isLive` says is over, telling them first.
-    func endStreams(unless isLive: (Data) -> Bool) {
+    func endStreams(_ isLive: (Data) -> Bool) {
         let ended = streams.withLock { streams -> [Stream] in
             let gone = streams.filter { !isLive($0.value.sessionDigest) }
             for key in gone.keys { streams[key] = nil }

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorNotes
+import TresorWebStore
 import TresorProtocol
 
 /// Locking in the browser (docs/WEB.md, "Locked notes in the browser"): the browser sends
@@ -78,10 +78,8 @@ struct WebLockedNoteRoutes {
             // for all of it, as for any other write.
             let bytes = body.ciphertext.count + body.wrappedKey.count + chunks.values.joined().reduce(0) { $0 + $1.count }
             let note = try await services.performOnNote("lock", context, id: id, ownerOnly: true) { store, account, _ in
-                try services.withinQuota(store, account: account, adding: bytes) {
-                    try store.lockNote(id, sealedBy: sealed, proof: body.passphraseProof.proof)
-                }
-                return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
+                try await store.lockNote(id, sealedBy: sealed, proof: body.passphraseProof.proof, quota: services.quota(for: account, adding: bytes))
+                return WebNoteSummary(try await store.summary(ofNote: id), for: account, folders: try await store.folders(account: account.id))
             }
             return try WebCoding.response(note)
         }
@@ -90,19 +88,20 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(LockedBodyRequest.self, request)
             let answer = try await services.performOnNote("save locked", context, id: id, ownerOnly: true) { store, account, _ in
-                let outcome = try services.withinQuota(store, account: account, adding: body.ciphertext.count) {
-                    if body.asConflictCopy == true {
-                        let copy = try store.saveLockedConflictCopy(
-                            ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
-                            passphraseProof: body.passphraseProof?.proofOfKey, by: account.id)
-                        return NoteSaveOutcome(kind: .conflictCopy, note: try store.summary(ofNote: id), conflictCopy: copy)
-                    }
-                    let note = try store.replaceLockedBody(
+                let quota = services.quota(for: account, adding: body.ciphertext.count)
+                let outcome: NoteSaveOutcome
+                if body.asConflictCopy == true {
+                    let copy = try await store.saveLockedConflictCopy(
                         ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
-                        passphraseProof: body.passphraseProof?.proofOfKey, baseRevision: body.baseRevision)
-                    return NoteSaveOutcome(kind: .saved, note: note)
+                        passphraseProof: body.passphraseProof?.proofOfKey, by: account.id, quota: quota)
+                    outcome = NoteSaveOutcome(kind: .conflictCopy, note: try await store.summary(ofNote: id), conflictCopy: copy)
+                } else {
+                    let note = try await store.replaceLockedBody(
+                        ofNote: id, iv: body.iv, tag: body.tag, ciphertext: body.ciphertext, noteProof: body.noteProof,
+                        passphraseProof: body.passphraseProof?.proofOfKey, baseRevision: body.baseRevision, quota: quota)
+                    outcome = NoteSaveOutcome(kind: .saved, note: note)
                 }
-                return WebSaveAnswer(outcome, for: account, folders: try store.folders(account: account.id))
+                return WebSaveAnswer(outcome, for: account, folders: try await store.folders(account: account.id))
             }
             return try WebCoding.response(answer)
         }
@@ -111,12 +110,10 @@ struct WebLockedNoteRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decodeWithoutSecret(RewrapRequest.self, request)
             let note = try await services.performOnNote("rewrap", context, id: id, ownerOnly: true) { store, account, _ in
-                try services.withinQuota(store, account: account, adding: body.wrappedKey.count) {
-                    try store.rewrap(
-                        id, proof: body.passphraseProof.proofOfKey, wrappedKey: body.wrappedKey, noteProof: body.noteProof,
-                        earlierProof: body.earlierPassphraseProof?.proofOfKey)
-                }
-                return WebNoteSummary(try store.summary(ofNote: id), for: account, folders: try store.folders(account: account.id))
+                try await store.rewrap(
+                    id, proof: body.passphraseProof.proofOfKey, wrappedKey: body.wrappedKey, noteProof: body.noteProof,
+                    earlierProof: body.earlierPassphraseProof?.proofOfKey, quota: services.quota(for: account, adding: body.wrappedKey.count))
+                return WebNoteSummary(try await store.summary(ofNote: id), for: account, folders: try await store.folders(account: account.id))
             }
             return try WebCoding.response(note)
         }
@@ -128,7 +125,7 @@ struct WebLockedNoteRoutes {
             let answer = try await services.performOnNote("wrapped key", context, id: id, ownerOnly: true) { store, account, _ in
                 WrappedKeyAnswer(
                     passphraseID: body.passphraseID,
-                    wrappedKey: try store.wrappedKey(ofNote: id, proof: body.proofOfKey, account: account.id))
+                    wrappedKey: try await store.wrappedKey(ofNote: id, proof: body.proofOfKey, account: account.id))
             }
             return try WebCoding.response(answer)
         }

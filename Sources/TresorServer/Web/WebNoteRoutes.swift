@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
 /// Folders and notes (docs/WEB.md): list, search, create, open, edit, delete. Every route
 /// about one note first asks the store whether the session's account may see it, so another
@@ -59,27 +59,19 @@ struct WebNoteRoutes {
         let services = self.services
         router.get("/api/folders") { _, context -> Response in
             let account = try context.requireSession().account
-            return try WebCoding.response(try await services.perform("folders", context) { try $0.folders(account: account.id) })
+            return try WebCoding.response(try await services.perform("folders", context) { try await $0.folders(account: account.id) })
         }
         router.post("/api/folders") { request, context -> Response in
             let account = try context.requireSession().account
             let body = try await WebCoding.decode(FolderRequest.self, request)
-            let folder = try await services.perform("folder create", context) { try $0.createFolder(named: body.name, account: account.id) }
+            let folder = try await services.perform("folder create", context) { try await $0.createFolder(named: body.name, account: account.id) }
             return try WebCoding.response(folder, status: .created)
         }
         router.delete("/api/folders/:id") { _, context -> Response in
             let account = try context.requireSession().account
             let id = try context.parameters.require("id")
-            try await services.perform("folder delete", context, id: id) { store in
-                guard let folder = try store.folders(account: account.id).first(where: { $0.id == id }) else {
-                    throw NotesError.notFound("folder \(id.prefix(64))")
-                }
-                // Deleting a folder keeps its notes: they move out of it first.
-                for note in try store.notes(account: account.id, folder: folder.name) {
-                    try store.editNote(note.id, NoteChanges(folder: .some(nil)))
-                }
-                try store.deleteFolder(named: folder.name, account: account.id)
-            }
+            // Deleting a folder keeps its notes: they move out of it first.
+            try await services.perform("folder delete", context, id: id) { try await $0.deleteFolder(id: id, account: account.id) }
             return Response(status: .noContent)
         }
     }
@@ -91,7 +83,7 @@ struct WebNoteRoutes {
             let folderID = request.uri.queryParameters.get("folder").flatMap { $0.isEmpty ? nil : $0 }
             let search = request.uri.queryParameters.get("search").flatMap { $0.isEmpty ? nil : $0 }
             let list = try await services.perform("list", context) { store in
-                try Self.list(store, account: account, folderID: folderID, search: search)
+                try await Self.list(store, account: account, folderID: folderID, search: search)
             }
             return try WebCoding.response(list)
         }
@@ -99,13 +91,12 @@ struct WebNoteRoutes {
             let account = try context.requireSession().account
             let body = try await WebCoding.decode(CreateNoteRequest.self, request)
             let note = try await services.perform("create", context) { store in
-                let folders = try store.folders(account: account.id)
+                let folders = try await store.folders(account: account.id)
                 let folder = try Self.folderName(name: body.folder, id: body.folderID, in: folders)
                 let draft = NoteDraft(title: body.title, body: body.body, folder: folder, isPinned: body.isPinned ?? false)
-                let created = try services.withinQuota(store, account: account, adding: body.title.utf8.count + body.body.utf8.count) {
-                    try store.createNote(draft, account: account.id)
-                }
-                return WebNoteSummary(created, for: account, folders: try store.folders(account: account.id))
+                let created = try await store.createNote(
+                    draft, account: account.id, quota: services.quota(for: account, adding: body.title.utf8.count + body.body.utf8.count))
+                return WebNoteSummary(created, for: account, folders: try await store.folders(account: account.id))
             }
             context.logger.info("web: note created", metadata: ["id": "\(note.id)"])
             return try WebCoding.response(note, status: .created)
@@ -113,7 +104,7 @@ struct WebNoteRoutes {
         router.get("/api/notes/:id") { _, context -> Response in
             let id = try context.parameters.require("id")
             let detail = try await services.performOnNote("show", context, id: id, includingDeleted: true) { store, account, _ in
-                try Self.detail(store, id: id, account: account)
+                try await Self.detail(store, id: id, account: account)
             }
             return try WebCoding.response(detail)
         }
@@ -125,23 +116,20 @@ struct WebNoteRoutes {
                 if access != .owner && (movesFolder || body.isPinned != nil) {
                     throw APIError(.forbidden, "only the owner pins a shared note or moves it between folders")
                 }
-                if body.body != nil, try store.summary(ofNote: id).isLocked {
+                if body.body != nil, try await store.summary(ofNote: id).isLocked {
                     throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
                 }
                 var folder: String?? = nil
                 if movesFolder {
-                    let folders = try store.folders(account: account.id)
+                    let folders = try await store.folders(account: account.id)
                     folder = .some(try Self.folderName(name: body.folder ?? nil, id: body.folderID ?? nil, in: folders))
                 }
                 let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.isPinned, folder: folder, base: body.base)
                 // An edit needs room for its new title and body (the old ones are not subtracted).
                 let grows = access == .owner && (body.title != nil || body.body != nil)
-                let outcome = try grows
-                    ? services.withinQuota(store, account: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0)) {
-                        try store.saveNote(id, changes, by: account.id)
-                    }
-                    : store.saveNote(id, changes, by: account.id)
-                return WebSaveAnswer(outcome, for: account, folders: try store.folders(account: account.id))
+                let quota = grows ? services.quota(for: account, adding: (body.title?.utf8.count ?? 0) + (body.body?.utf8.count ?? 0)) : nil
+                let outcome = try await store.saveNote(id, changes, by: account.id, quota: quota)
+                return WebSaveAnswer(outcome, for: account, folders: try await store.folders(account: account.id))
             }
             return try WebCoding.response(note)
         }
@@ -149,28 +137,27 @@ struct WebNoteRoutes {
             let id = try context.parameters.require("id")
             // To Recently Deleted (docs/WEB.md): restored with POST …/restore, gone for good
             // with DELETE /api/recently-deleted/{id} or after 30 days.
-            try await services.performOnNote("delete", context, id: id, ownerOnly: true) { store, _, _ in try store.moveToRecentlyDeleted(id) }
+            try await services.performOnNote("delete", context, id: id, ownerOnly: true) { store, _, _ in try await store.moveToRecentlyDeleted(id) }
             return Response(status: .noContent)
         }
     }
 
     /// The account's notes and the notes shared with it (or one folder's, or those matching
     /// `search`), pinned first, then most recently modified (search: best match first).
-    static func list(_ store: NotesStore, account: WebAccount, folderID: String?, search: String?) throws -> WebNotesList {
-        let folders = try store.folders(account: account.id)
+    static func list(_ store: any WebStore, account: WebAccount, folderID: String?, search: String?) async throws -> WebNotesList {
+        let folders = try await store.folders(account: account.id)
         var notes: [NoteSummary]
         if let search {
-            notes = try store.search(search, account: account.id)
+            notes = try await store.search(search, account: account.id)
             // Shared notes are in their owner's index: match them by title here.
-            notes += try store.notesShared(with: account.id).filter { $0.title.localizedStandardContains(search) }
+            notes += try await store.notesShared(with: account.id).filter { $0.title.localizedStandardContains(search) }
         } else if let folderID {
-            guard let folder = folders.first(where: { $0.id == folderID }) else { throw NotesError.notFound("folder \(folderID.prefix(64))") }
-            notes = try store.notes(account: account.id, folder: folder.name)
+            notes = try await store.notes(account: account.id, folderID: folderID)
         } else {
-            notes = try store.notes(account: account.id) + store.notesShared(with: account.id)
+            notes = try await store.notes(account: account.id, folderID: nil) + store.notesShared(with: account.id)
             notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
-        let previews = try store.previews(ofNotes: notes.map(\.id))
+        let previews = try await store.previews(ofNotes: notes.map(\.id))
         return WebNotesList(notes: notes.map { note in
             var summary = WebNoteSummary(note, for: account, folders: folders)
             summary.preview = previews[note.id]
@@ -179,16 +166,16 @@ struct WebNoteRoutes {
     }
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.
-    static func detail(_ store: NotesStore, id: String, account: WebAccount) throws -> WebNoteDetail {
-        let summary = try store.summary(ofNote: id)
-        let folders = try store.folders(account: account.id)
+    static func detail(_ store: any WebStore, id: String, account: WebAccount) async throws -> WebNoteDetail {
+        let summary = try await store.summary(ofNote: id)
+        let folders = try await store.folders(account: account.id)
         if summary.isLocked {
             return WebNoteDetail(
                 summary: WebNoteSummary(summary, for: account, folders: folders), body: nil,
-                attachments: try store.listedAttachments(ofNote: id).map(WebAttachment.init),
-                locked: WebLockedRecord(try store.lockedRecord(ofNote: id)), share: nil)
+                attachments: try await store.listedAttachments(ofNote: id).map(WebAttachment.init),
+                locked: WebLockedRecord(try await store.lockedRecord(ofNote: id)), share: nil)
         }
-        let opened = try store.openNote(id)
+        let opened = try await store.openNote(id)
         return WebNoteDetail(
             summary: WebNoteSummary(opened.summary, for: account, folders: folders), body: opened.body,
             attachments: opened.attachments.map(WebAttachment.init), locked: nil, share: opened.summary.sharing)

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
 /// The account's passphrase for locked notes, made in the browser (docs/WEB.md): the server
 /// stores salts, iteration counts, verifiers, proof hashes and re-wrapped keys, and never
@@ -89,15 +89,15 @@ struct WebPassphraseRoutes {
         let services = self.services
         router.get("/api/passphrase") { _, context -> Response in
             let account = try context.requireSession().account
-            return try WebCoding.response(try await services.perform("passphrase status", context) { try Self.state($0, account.id) })
+            return try WebCoding.response(try await services.perform("passphrase status", context) { try await Self.state($0, account.id) })
         }
         router.post("/api/passphrase") { request, context -> Response in
             let account = try context.requireSession().account
             let body = try await WebCoding.decodeWithoutSecret(SetRequest.self, request)
             let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
             let state = try await services.perform("passphrase set", context) { store in
-                try store.setPassphrase(material, hint: body.hint, account: account.id)
-                return try Self.state(store, account.id)
+                try await store.setPassphrase(material, hint: body.hint, account: account.id)
+                return try await Self.state(store, account.id)
             }
             return try WebCoding.response(state)
         }
@@ -110,13 +110,9 @@ struct WebPassphraseRoutes {
                 guard keys.updateValue(note.wrappedKey, forKey: note.id) == nil else { throw APIError(.param, "a note appears twice") }
             }
             let state = try await services.perform("passphrase change", context) { [keys] store in
-                // Every note named must be the account's own (locked notes are never shared).
-                for id in keys.keys where try store.access(toNote: id, for: account.id) != .owner {
-                    throw NotesError.notFound("note \(id.prefix(64))")
-                }
-                try store.changePassphrase(
+                try await store.changePassphrase(
                     proof: body.passphraseProof.proofOfKey, to: material, hint: body.hint, rewrappedKeys: keys, account: account.id)
-                return try Self.state(store, account.id)
+                return try await Self.state(store, account.id)
             }
             return try WebCoding.response(state)
         }
@@ -126,8 +122,8 @@ struct WebPassphraseRoutes {
             let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
             try await checkAccountPassword(body.accountPassword, session.account, context)
             let state = try await services.perform("passphrase reset", context) { store in
-                try store.resetPassphrase(to: material, hint: body.hint, account: session.account.id)
-                return try Self.state(store, session.account.id)
+                try await store.resetPassphrase(to: material, hint: body.hint, account: session.account.id)
+                return try await Self.state(store, session.account.id)
             }
             return try WebCoding.response(state)
         }
@@ -137,7 +133,7 @@ struct WebPassphraseRoutes {
             let account = try context.requireSession().account
             let body = try await WebCoding.decodeWithoutSecret(EntryRequest.self, request)
             let outcome = try await services.perform("passphrase entry", context) { store in
-                try store.enterPassphrase(
+                try await store.enterPassphrase(
                     PassphraseProof(passphraseID: body.passphraseID, proof: body.proof), establish: body.establish ?? false, account: account.id)
             }
             return try WebCoding.response(outcome)
@@ -148,12 +144,12 @@ struct WebPassphraseRoutes {
     /// account, the stored hash otherwise. Wrong ones count towards the sign-in limits.
     private func checkAccountPassword(_ text: String, _ account: WebAccount, _ context: WebRequestContext) async throws {
         let services = self.services
-        if let wait = services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
+        if let wait = try await services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
         }
         let correct: Bool
-        if account.isLocal {
-            let keybag = try services.slot.keybag()
+        if account.isLocal, let home = services.home {
+            let keybag = try home.keybag()
             guard let passcode = try? Passcode(text) else { throw APIError(.authFailed, "wrong account password") }
             do {
                 try await offloaded { try keybag.verify(passcode: passcode) }
@@ -163,21 +159,20 @@ struct WebPassphraseRoutes {
             }
         } else {
             guard let password = try? AccountPassword(text) else { throw APIError(.authFailed, "wrong account password") }
-            let store = try services.notes.store()
-            correct = try await offloaded { try store.checkPassword(password, account: account.id) }
+            correct = try await services.store.checkPassword(password, account: account.id)
         }
         guard correct else {
-            services.throttle.recordFailure(name: account.name, address: context.clientAddress)
+            try await services.throttle.recordFailure(name: account.name, address: context.clientAddress)
             context.logger.notice("web: passphrase reset refused", metadata: ["code": "authFailed"])
             throw APIError(.authFailed, "wrong account password")
         }
     }
 
-    static func state(_ store: NotesStore, _ account: AccountID) throws -> PassphraseState {
-        let status = try store.passphraseStatus(account: account)
-        let hint = status.failedAttempts >= NotesSettings.hintAfterFailures ? try store.passphraseHint(account: account) : nil
+    static func state(_ store: any WebStore, _ account: AccountID) async throws -> PassphraseState {
+        let status = try await store.passphraseStatus(account: account)
+        let hint = status.failedAttempts >= NoteRules.hintAfterFailures ? try await store.passphraseHint(account: account) : nil
         return PassphraseState(
-            isSet: status.isSet, current: try store.passphraseRecord(account: account), failedAttempts: status.failedAttempts,
+            isSet: status.isSet, current: try await store.passphraseRecord(account: account), failedAttempts: status.failedAttempts,
             hint: hint, retryAfterSeconds: status.retryAfterSeconds, minimumIterations: store.minimumIterations)
     }
 }

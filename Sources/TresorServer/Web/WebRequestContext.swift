@@ -2,20 +2,25 @@ import Foundation
 import Hummingbird
 import NIOCore
 import TresorProtocol
+import TresorWebStore
 
 /// The per-request context of the web server: Hummingbird's core storage, the client's
 /// address (for login rate limits) and, once ``WebSessionMiddleware`` found a live session
 /// (its cookie and its origin token), the signed-in session.
 struct WebRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The client's IP address, for the per-address login limit. The server listens on
-    /// loopback only, so this limit bounds a guesser who rotates account names.
-    let clientAddress: String
+    /// The client's IP address, for the per-address login limit: the connection's peer, or —
+    /// when the peer is a trusted proxy — the client its `X-Forwarded-For` names
+    /// (``ClientAddressMiddleware``).
+    var clientAddress: String
+    /// The connection's own peer (the proxy, behind one).
+    let peerAddress: String
     var session: WebSession?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = peerAddress
     }
 
     var requestDecoder: JSONDecoder { DaemonJSON.decoder }

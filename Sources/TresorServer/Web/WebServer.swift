@@ -2,53 +2,45 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import TresorKeybag
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
-/// What the web routes share: the daemon's keybag and notes, the browser sessions, the login
-/// rate limits and the settings. The notes work runs off the event loop (a password check is
-/// a 600,000-round PBKDF2), and every outcome is logged by operation, note id and error code
-/// only — never a title, body, name, password, passphrase, cookie or token.
+/// What the web routes share: the web backend (the embedded one over the home's notes, or a
+/// server's database: docs/ARCHITECTURE.md, "The web storage boundary"), the home's keybag
+/// (embedded mode only: the local account signs in with its passcode), the login rate limits
+/// and the settings. Every outcome is logged by operation, note id and error code only — never
+/// a title, body, name, password, passphrase, cookie or token.
 struct WebServices: Sendable {
     let configuration: WebConfiguration
-    let slot: KeybagSlot
-    let notes: NotesProvider
-    let sessions: WebSessions
+    let backend: WebBackend
+    /// The home's keybag when the web serves the home's notes (embedded mode); nil on a server,
+    /// whose content is sealed under its server key and which has no local account.
+    let home: KeybagSlot?
     let throttle: LoginThrottle
     let autoLock: AutoLock
     let widget: WidgetBuilder
     /// Repeated failures are logged once per interval (docs/WEB.md, "Availability").
     let logLimiter: RepeatedLogLimiter
-    /// Invites to register (docs/WEB.md, "Registration").
-    let invites: WebInvites
-    /// One lock per web account for ``withinQuota(_:account:adding:_:)``.
-    let quotaLocks = AccountLocks()
-    /// The pages' live-update streams (docs/WEB.md, "Live updates").
+    /// The pages' live-update streams on this instance (docs/WEB.md, "Live updates").
     let events = WebEvents()
 
-    /// Runs `write`, which stores up to `bytes` more for `account`, unless the account's storage
-    /// would then exceed `webAccountQuotaBytes` (`quotaExceeded`; the local account has no
-    /// quota: it is the owner's). The check and the write hold the account's quota lock, so two
-    /// concurrent writes of one account cannot both take the last room (one daemon per home:
-    /// every write of a web account goes through here).
-    func withinQuota<T>(_ store: NotesStore, account: WebAccount, adding bytes: Int, _ write: () throws -> T) throws -> T {
-        guard !account.isLocal else { return try write() }
-        return try quotaLocks.withLock(account.id) {
-            let used = try store.storedBytes(account: account.id)
-            guard used + Int64(bytes) <= configuration.accountQuotaBytes else {
-                throw APIError(.quotaExceeded, "this account stores \(used) bytes of its \(configuration.accountQuotaBytes): no room for \(bytes) more")
-            }
-            return try write()
-        }
+    var store: any WebStore { backend.store }
+    var sessions: any WebSessionStore { backend.sessions }
+
+    /// The quota of a write by `account` that stores up to `bytes` more: none for the local
+    /// account (it is the owner's).
+    func quota(for account: WebAccount, adding bytes: Int) -> StorageQuota? {
+        account.isLocal ? nil : StorageQuota(limitBytes: configuration.accountQuotaBytes, addingBytes: bytes)
     }
 
-    /// Runs `body` with the store on a Dispatch thread and logs its outcome.
+    /// Runs `body` with the store and logs its outcome.
     func perform<T: Sendable>(
-        _ operation: String, _ context: WebRequestContext, id: String? = nil, _ body: @escaping @Sendable (NotesStore) throws -> T
+        _ operation: String, _ context: WebRequestContext, id: String? = nil, _ body: @Sendable (any WebStore) async throws -> T
     ) async throws -> T {
-        let store = try notes.store()
-        return try await logged(operation, context, id: id) { try await offloaded { try body(store) } }
+        let store = self.store
+        return try await logged(operation, context, id: id) { try await body(store) }
     }
 
     /// Runs `body` for note `id` after checking that the session's account may see it
@@ -56,13 +48,13 @@ struct WebServices: Sendable {
     /// note in Recently Deleted is answered only with `includingDeleted` (to its owner).
     func performOnNote<T: Sendable>(
         _ operation: String, _ context: WebRequestContext, id: String, ownerOnly: Bool = false, includingDeleted: Bool = false,
-        _ body: @escaping @Sendable (NotesStore, WebAccount, NoteAccess) throws -> T
+        _ body: @Sendable (any WebStore, WebAccount, NoteAccess) async throws -> T
     ) async throws -> T {
         let account = try context.requireSession().account
         return try await perform(operation, context, id: id) { store in
-            let access = try store.access(toNote: id, for: account.id, includingDeleted: includingDeleted)
+            let access = try await store.access(toNote: id, for: account.id, includingDeleted: includingDeleted)
             if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
-            return try body(store, account, access)
+            return try await body(store, account, access)
         }
     }
 
@@ -75,23 +67,36 @@ struct WebServices: Sendable {
             "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { WebErrorMiddleware.apiError(for: $0).code },
             limiter: logLimiter, body)
     }
+
+    /// The home keybag's state as `GET /api/status` says it; a server, whose content is always
+    /// readable, says `unlocked`.
+    var keybagState: String {
+        guard let home else { return "unlocked" }
+        switch try? home.keybag().lockState {
+        case .unlocked: return "unlocked"
+        case nil: return "notInitialized"
+        default: return "locked"
+        }
+    }
 }
 
-/// The daemon's web server (docs/WEB.md): the web client's files and its JSON API on
-/// `127.0.0.1:PORT`, over TCP on loopback only.
+/// The daemon's web server (docs/WEB.md): the web client's files and its JSON API, on
+/// `127.0.0.1:PORT` by default, or on `--web-bind ADDR` behind a reverse proxy.
 struct WebServer {
     let services: WebServices
 
-    /// The application, ready to run; `port` is the configured one.
+    /// The application, ready to run on the configured address and port.
     func application(port: Int, logger: Logger) -> some ApplicationProtocol {
         let router = Router(context: WebRequestContext.self)
+        let web = services.configuration, limiter = services.logLimiter
         // Order matters: headers wrap everything (errors included); then errors become JSON;
         // then the session is found; then origin and CSRF are checked, before any route.
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: WebErrorMiddleware())
         router.add(middleware: WebSessionMiddleware(sessions: services.sessions, autoLock: services.autoLock))
-        router.add(middleware: CSRFMiddleware(port: port))
+        router.add(middleware: CSRFMiddleware(origins: web.origins(port: port)))
         StaticFileRoutes().register(on: router)
+        HealthRoutes(store: services.store).register(on: router)
         WebAccountRoutes(services: services).register(on: router)
         WebNoteRoutes(services: services).register(on: router)
         WebAttachmentRoutes(services: services).register(on: router)
@@ -102,60 +107,63 @@ struct WebServer {
         WebEventRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
 
-        let web = services.configuration, limiter = services.logLimiter
+        let url = web.listeningURL(port: port)
         return Application(
             router: router,
-            // Before any route: other local users' connections are refused (docs/WEB.md,
-            // "Local users"), and idle or slow connections closed ("Availability").
-            server: .http1(configuration: .init(additionalChannelHandlers: [
-                ConnectionDeadlines(idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
-                LocalUserFilter(policy: web.localUsers, logger: logger, limiter: limiter),
-            ])),
+            // Made for each connection, before any route.
+            server: .http1(configuration: .init(additionalChannelHandlers: Self.connectionHandlers(web, logger: logger, limiter: limiter))),
             configuration: .init(
-                address: .hostname("127.0.0.1", port: port),
+                address: .hostname(web.bindAddress, port: port),
                 serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(services.configuration.maximumConnections)),
-            onServerRunning: { _ in
-                logger.notice("web client listening", metadata: ["url": "http://127.0.0.1:\(port)/"])
-            },
+                availableConnectionsDelegate: MaximumAvailableConnections(web.maximumConnections)),
+            onServerRunning: { _ in logger.notice("web client listening", metadata: ["url": "\(url)"]) },
             logger: logger)
     }
 
-    /// Ends expired sessions and, while the keybag is not unlocked, forgets what browsers
-    /// said about their secure sessions (a keybag lock ends every secure session). Runs
-    /// until cancelled.
-    ///
-    /// It also drives the live updates: note changes reach the pages as the store announces
-    /// them; each second a change of the keybag's state is told, streams whose session ended
-    /// are closed, and every 15 s each stream gets a keep-alive line.
-    func runMaintenance() async {
-        let events = services.events
-        let listener = services.notes.changes.listen { events.noteChanged($0) }
-        defer { services.notes.changes.stopListening(listener) }
-        var keybagState = Self.keybagState(services)
+    /// Idle or slow connections are closed ("Availability"), and on a loopback-only embedded
+    /// daemon other local users' connections are refused ("Local users").
+    static func connectionHandlers(_ web: WebConfiguration, logger: Logger, limiter: RepeatedLogLimiter) -> [any RemovableChannelHandler] {
+        var handlers: [any RemovableChannelHandler] = [
+            ConnectionDeadlines(idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
+        ]
+        if let policy = web.localUsersFiltered { handlers.append(LocalUserFilter(policy: policy, logger: logger, limiter: limiter)) }
+        return handlers
+    }
+
+    /// Keeps the web side current until cancelled: live updates reach this instance's pages as
+    /// the backend announces them (from any instance); each second a change of the home keybag's
+    /// state is told and streams whose session ended are closed; every 15 s each stream gets a
+    /// keep-alive line; expired sessions, quiet counters and notes 30 days in Recently Deleted go.
+    func runMaintenance(logger: Logger) async {
+        let events = services.events, backend = services.backend
+        let listener = backend.events.listen { events.deliver($0) }
+        defer { backend.events.stopListening(listener) }
+        var keybagState = services.keybagState
         var seconds = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             seconds += 1
-            services.sessions.removeExpired()
-            let state = Self.keybagState(services)
-            if state != "unlocked" { services.sessions.forgetSecureSessions() }
+            let now = Date()
+            let state = services.keybagState
+            if state != "unlocked" { try? await backend.sessions.forgetSecureSessions() }
             if state != keybagState {
                 events.keybagChanged(to: state)
                 keybagState = state
             }
-            let sessions = services.sessions
-            events.endStreams { sessions.isLive(tokenDigest: $0) }
+            if let live = try? await backend.sessions.liveSessions(among: events.sessionDigests, now: now) {
+                events.endStreams { live.contains($0) }
+            }
             if seconds % 15 == 0 { events.keepAlive() }
-        }
-    }
-
-    /// The keybag's state as `GET /api/status` says it.
-    static func keybagState(_ services: WebServices) -> String {
-        switch try? services.slot.keybag().lockState {
-        case .unlocked: return "unlocked"
-        case nil: return "notInitialized"
-        default: return "locked"
+            if seconds % 10 == 0 { _ = try? await backend.sessions.removeExpired(now: now) }
+            if seconds % 60 == 0 {
+                try? await services.throttle.removeQuiet(now: now)
+                do {
+                    let deleted = try await backend.store.deleteExpiredNotes()
+                    if deleted > 0 { logger.info("web: notes deleted for good after 30 days in Recently Deleted", metadata: ["count": "\(deleted)"]) }
+                } catch {
+                    logger.notice("web: Recently Deleted not emptied", metadata: ["code": "\(WebErrorMiddleware.apiError(for: error).code)"])
+                }
+            }
         }
     }
 }

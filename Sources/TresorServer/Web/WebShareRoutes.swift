@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
-import TresorNotes
+import TresorWebStore
 import TresorProtocol
 
-/// Sharing (SPEC §4.6): the owner adds and removes participants by login name; a participant
+/// Sharing (docs/WEB.md): the owner adds and removes participants by login name; a participant
 /// may remove themself (leave). A locked note cannot be shared (`409 wrongLockState`).
 struct WebShareRoutes {
     let services: WebServices
@@ -19,15 +19,14 @@ struct WebShareRoutes {
             _ = try context.requireSession()
             let body = try await WebCoding.decode(ShareRequest.self, request)
             let share = try await services.performOnNote("share", context, id: id, ownerOnly: true) { store, account, _ in
-                try store.share(note: id, with: body.name, by: account.id)
-                return try store.summary(ofNote: id).sharing
+                try await store.share(note: id, with: body.name, by: account.id)
             }
             return try WebCoding.response(share, status: .created)
         }
         router.delete("/api/notes/:id/participants/:name") { _, context -> Response in
             let id = try context.parameters.require("id"), name = try context.parameters.require("name")
             try await services.performOnNote("unshare", context, id: id) { store, account, _ in
-                try store.unshare(note: id, participant: name, by: account.id)
+                try await store.unshare(note: id, participant: name, by: account.id)
             }
             return Response(status: .noContent)
         }

@@ -1,24 +1,26 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
-import TresorNotes
 import TresorProtocol
+import TresorWebStore
 
-/// Builds the widget (SPEC §5) for the browser and the CLI alike. Counts and dates are not
-/// private; titles are, and appear only while the keybag is unlocked **and** a secure session
-/// is open — for the CLI (`browser` nil) the store's; for a browser its own, as it said so
-/// recently: the CLI's open session, or another browser's, shows nothing in this one
-/// (docs/WEB.md, "Widget").
-/// The data-protection level may hide the whole widget (``WidgetProtection``).
+/// Builds the widget (docs/WEB.md, "Shapes") for the browser and the CLI alike. Counts and
+/// dates are not private; titles are, and appear only while the content is readable **and** a
+/// secure session is open — for the CLI (`browser` nil) the store's; for a browser its own, as
+/// it said so recently: the CLI's open session, or another browser's, shows nothing in this one.
+/// The data-protection level may hide the whole widget (``WidgetProtection``). On a server the
+/// content's key is the server key, always there: only the secure session redacts.
 struct WidgetBuilder: Sendable {
-    let slot: KeybagSlot
-    let notes: NotesProvider
-    let sessions: WebSessions
+    let store: any WebStore
+    /// The home keybag that seals the store's content; nil for a server's store.
+    let home: KeybagSlot?
+    let sessions: any WebSessionStore
     let protection: WidgetProtection
 
-    func widget(for account: AccountID, browser: WebSession? = nil) throws -> Widget {
+    func widget(for account: AccountID, browser: WebSession? = nil) async throws -> Widget {
         let lockState: LockState
-        switch slot.current {
+        switch home?.current {
+        case nil: lockState = .unlocked
         case .notInitialized: return placeholder(.notInitialized, keybag: .notInitialized)
         case .damaged: return placeholder(.contentUnavailable, keybag: .damaged)
         case .ready(let keybag): lockState = keybag.lockState
@@ -29,15 +31,19 @@ struct WidgetBuilder: Sendable {
             return placeholder(.protectionLevel, keybag: keybag)
         default: break
         }
-        let store = try notes.store()
-        let secureSession = try browser.map { sessions.secureSessionOpen(of: $0) } ?? store.passphraseStatus(account: account).sessionOpen
+        let secureSession: Bool
+        if let browser {
+            secureSession = try await sessions.secureSessionOpen(of: browser, now: Date())
+        } else {
+            secureSession = try await store.passphraseStatus(account: account).sessionOpen
+        }
         let redacted = lockState != .unlocked || !secureSession
         guard lockState != .lockedSinceStart else {
             // Titles cannot even be read yet; counts can.
-            let counts = try store.widgetCounts(account: account)
+            let counts = try await store.widgetCounts(account: account)
             return Widget(placeholder: false, noteCount: counts.notes, redacted: true, keybag: keybag, secureSession: secureSession, protection: protection)
         }
-        let summary = try store.widget(account: account)
+        let summary = try await store.widget(account: account)
         return Widget(
             placeholder: false, noteCount: summary.noteCount,
             recent: summary.recent.map { .init(title: redacted ? nil : $0.title, modified: $0.modified, isLocked: $0.isLocked, redacted: redacted) },
@@ -77,14 +83,15 @@ struct WebWidgetRoutes {
         let services = self.services
         router.get("/api/widget") { _, context -> Response in
             let session = try context.requireSession()
-            return try WebCoding.response(try await offloaded { try services.widget.widget(for: session.account.id, browser: session) })
+            return try WebCoding.response(try await services.widget.widget(for: session.account.id, browser: session))
         }
         router.post("/api/secure-session") { request, context -> Response in
             let session = try context.requireSession()
             let body = try await WebCoding.decode(SecureSessionRequest.self, request)
-            services.sessions.reportSecureSession(session, open: body.open)
+            try await services.sessions.reportSecureSession(session, open: body.open, now: Date())
             if !body.open, let reason = body.reason, Self.sharedLockReasons.contains(reason) {
-                services.events.secureSessionEnded(for: session.account.id, reason: reason)
+                // Through the backend: the account's pages on every instance lock.
+                try await services.backend.events.publish(.secureSessionEnded(account: session.account.id, reason: reason))
             }
             context.logger.info("web: secure session reported", metadata: ["open": "\(body.open)"])
             return Response(status: .noContent)

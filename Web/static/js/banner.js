@@ -33,6 +33,9 @@ export function offerUndo(message, undo) {
 }
 
 export function showError(error) {
+  // A request under way when the session ended fails with "sign in first": the sign-in screen
+  // already says why the session ended, and that message stays.
+  if (error?.code === 'unauthorized' && document.body.dataset.screen !== 'app') return;
   const text = error?.message || String(error);
   // Server messages start in lower case ("account \"x\" not found"): make them sentences.
   showMessage(text.charAt(0).toUpperCase() + text.slice(1), 'error');

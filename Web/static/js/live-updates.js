@@ -7,6 +7,7 @@
 //   folders  {}                    the folders changed
 //   lock     {reason}              another page of the account used Lock Now or auto-locked
 //   keybag   {state}               the keybag locked or unlocked
+//   resync   {}                    events may have been missed: read everything shown again
 //   signedOut                      the session ended
 //
 // The stream reconnects by itself (after 2 s) until `stop`.

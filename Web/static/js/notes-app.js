@@ -115,6 +115,8 @@ export class NotesApp {
         showMessage('Locked notes were locked in another window.', 'info');
       },
       keybag: () => checkStatusNow(),
+      // A server's instance may have missed events (its database connection was lost): read again.
+      resync: () => this.reload(),
       signedOut: () => this.onSessionEnded?.(),
     });
     await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);

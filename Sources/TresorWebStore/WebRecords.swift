@@ -1,9 +1,8 @@
-import Crypto
 import Foundation
 
-// The values the web server exchanges with the store: accounts, sharing, and locked-note
-// crypto made in the browser (SPEC §4.6, §5). Binary fields are the Apple-shaped ones of
-// docs/FORMAT.md with the keybag layer removed.
+// The values the web server exchanges with its store: accounts, sharing, and locked-note
+// crypto made in the browser (docs/WEB.md). Binary fields are the Apple-shaped ones of
+// docs/FORMAT.md with the storage's own sealing removed.
 
 /// An account as the web sees it. The local account ("On My Computer") signs in as `local`.
 public struct WebAccount: Codable, Equatable, Sendable {
@@ -11,6 +10,12 @@ public struct WebAccount: Codable, Equatable, Sendable {
     /// The login name (`local` for the local account).
     public var name: String
     public var isLocal: Bool
+
+    public init(id: AccountID, name: String, isLocal: Bool) {
+        self.id = id
+        self.name = name
+        self.isLocal = isLocal
+    }
 }
 
 /// What an account may do with a note it can see.
@@ -23,7 +28,7 @@ public enum NoteAccess: Sendable, Equatable {
 
 /// A passphrase generation made in the browser: the server never sees the passphrase, only
 /// the salt, the iteration count, a verifier (a random key wrapped under the passphrase key)
-/// and the SHA-256 of the passphrase proof (``LockedNoteCrypto/passphraseProof(_:)``).
+/// and the SHA-256 of the passphrase proof (`LockedNoteCrypto.passphraseProof`).
 public struct PassphraseMaterial: Sendable {
     public var salt: Data
     public var iterations: Int
@@ -34,11 +39,11 @@ public struct PassphraseMaterial: Sendable {
     /// within bounds (the store also checks its own minimum).
     /// - Throws: ``NotesError/invalid(_:)`` naming the field.
     public init(salt: Data, iterations: Int, verifier: Data, proofHash: Data) throws {
-        guard salt.count == LockedNoteCrypto.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
-        guard verifier.count == LockedNoteCrypto.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
-        guard proofHash.count == LockedNoteCrypto.proofByteCount else { throw NotesError.invalid("the proof hash must be 32 bytes") }
-        guard (1...LockedNoteCrypto.maximumIterations).contains(iterations) else {
-            throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteCrypto.maximumIterations)")
+        guard salt.count == LockedNoteShape.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
+        guard verifier.count == LockedNoteShape.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
+        guard proofHash.count == LockedNoteShape.proofByteCount else { throw NotesError.invalid("the proof hash must be 32 bytes") }
+        guard (1...LockedNoteShape.maximumIterations).contains(iterations) else {
+            throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteShape.maximumIterations)")
         }
         self.salt = salt
         self.iterations = iterations
@@ -46,16 +51,10 @@ public struct PassphraseMaterial: Sendable {
         self.proofHash = proofHash
     }
 
-    /// The material of a passphrase key the daemon derived itself (the CLI's path).
-    init(salt: Data, iterations: Int, key: SymmetricKey) throws {
-        try self.init(
-            salt: salt, iterations: iterations, verifier: try LockedNoteCrypto.wrap(LockedNoteCrypto.newNoteKey(), with: key),
-            proofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.passphraseProof(key)))
-    }
 }
 
 /// A client's proof that it holds the key of passphrase `passphraseID`
-/// (``LockedNoteCrypto/passphraseProof(_:)``). The store checks it against the hash it keeps,
+/// (`LockedNoteCrypto.passphraseProof`). The store checks it against the hash it keeps,
 /// counting a wrong one as a wrong passphrase entry.
 public struct PassphraseProof: Sendable, Equatable {
     public var passphraseID: Int64
@@ -81,6 +80,17 @@ public struct PassphraseRecord: Codable, Equatable, Sendable {
     public var hasProof: Bool
     public var setOn: Date
     public var hasHint: Bool
+
+    public init(id: Int64, generation: Int?, salt: Data, iterations: Int, verifier: Data?, hasProof: Bool, setOn: Date, hasHint: Bool) {
+        self.id = id
+        self.generation = generation
+        self.salt = salt
+        self.iterations = iterations
+        self.verifier = verifier
+        self.hasProof = hasProof
+        self.setOn = setOn
+        self.hasHint = hasHint
+    }
 }
 
 /// What the store says after the browser reports a passphrase entry.
@@ -92,6 +102,13 @@ public struct PassphraseEntryOutcome: Codable, Equatable, Sendable {
     public var hint: String?
     /// From the fifth: how long the next attempt must wait.
     public var retryAfterSeconds: Int?
+
+    public init(established: Bool = false, failedAttempts: Int, hint: String? = nil, retryAfterSeconds: Int? = nil) {
+        self.established = established
+        self.failedAttempts = failedAttempts
+        self.hint = hint
+        self.retryAfterSeconds = retryAfterSeconds
+    }
 }
 
 /// A locked note's crypto fields without the keybag layer: what the browser opens.
@@ -100,7 +117,7 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
     public var salt: Data
     public var iterations: Int
     /// Nil once the note's passphrase has a recorded proof: then only
-    /// ``NotesStore/wrappedKey(ofNote:proof:account:)`` hands it out, to a client proving the passphrase.
+    /// `WebStore.wrappedKey(ofNote:proof:account:)` hands it out, to a client proving the passphrase.
     public var wrappedKey: Data?
     /// Whether the passphrase of the note has a recorded proof.
     public var hasProof: Bool
@@ -109,15 +126,30 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
     public var ciphertext: Data
     /// `text` (UTF-8) or `apple-notes` (gzipped protobuf, text at field 2 → 3 → 2).
     public var bodyFormat: String
+
+    public init(
+        passphraseID: Int64, salt: Data, iterations: Int, wrappedKey: Data?, hasProof: Bool, iv: Data, tag: Data, ciphertext: Data,
+        bodyFormat: String
+    ) {
+        self.passphraseID = passphraseID
+        self.salt = salt
+        self.iterations = iterations
+        self.wrappedKey = wrappedKey
+        self.hasProof = hasProof
+        self.iv = iv
+        self.tag = tag
+        self.ciphertext = ciphertext
+        self.bodyFormat = bodyFormat
+    }
 }
 
 /// A note locked in the browser: the note key wrapped under the current passphrase's key, the
 /// body sealed under the note key, and every attachment's chunks sealed under it
-/// (``LockedNoteCrypto/sealChunk(_:with:attachmentID:index:isFinal:)``).
+/// (`LockedNoteCrypto.sealChunk`).
 public struct ClientLockedNote: Sendable {
     public var passphraseID: Int64
     public var wrappedKey: Data
-    /// SHA-256 of the note proof (``LockedNoteCrypto/noteProof(_:)``): later saves of the body
+    /// SHA-256 of the note proof (`LockedNoteCrypto.noteProof`): later saves of the body
     /// must present the proof.
     public var noteProofHash: Data
     public var iv: Data
@@ -140,13 +172,19 @@ public struct ClientLockedNote: Sendable {
     }
 }
 
-/// The glanceable summary of an account's notes (SPEC §5, widget). Titles are private: the
+/// The glanceable summary of an account's notes (docs/WEB.md, the widget). Titles are private: the
 /// server replaces them by placeholders while the keybag or the secure session is locked.
 public struct WidgetSummary: Codable, Equatable, Sendable {
     public struct Note: Codable, Equatable, Sendable {
         public var title: String
         public var modified: Date
         public var isLocked: Bool
+
+        public init(title: String, modified: Date, isLocked: Bool) {
+            self.title = title
+            self.modified = modified
+            self.isLocked = isLocked
+        }
     }
     public var noteCount: Int
     public var lockedNoteCount: Int
@@ -154,4 +192,11 @@ public struct WidgetSummary: Codable, Equatable, Sendable {
     public var recent: [Note]
     /// Pinned notes, most recently modified first (at most 5).
     public var pinned: [Note]
+
+    public init(noteCount: Int, lockedNoteCount: Int, recent: [Note], pinned: [Note]) {
+        self.noteCount = noteCount
+        self.lockedNoteCount = lockedNoteCount
+        self.recent = recent
+        self.pinned = pinned
+    }
 }

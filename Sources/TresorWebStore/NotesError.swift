@@ -21,7 +21,7 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     case noPassphrase
     /// `set` on an account that already has one: use change or reset.
     case passphraseAlreadySet
-    /// Locking refused: this attachment's kind cannot be locked (SPEC §4.2).
+    /// Locking refused: this attachment's kind cannot be locked (docs/FORMAT.md).
     case attachmentNotLockable(name: String, kind: AttachmentKind)
     /// Stored data failed authentication or does not parse: tampering or damage. Other
     /// notes are unaffected.
@@ -39,6 +39,11 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// client merges the plaintext it holds (the server cannot) and saves again, or keeps its
     /// version as a conflict copy (docs/FORMAT.md, "Revisions and merges").
     case staleRevision(current: Int64)
+    /// The storage cannot be reached (the server's database went away): nothing was changed,
+    /// or what was changed is whole. The request may be tried again shortly.
+    case unavailable(String)
+    /// The account's storage limit would be passed: nothing was written.
+    case quotaExceeded(String)
 
     public var description: String {
         switch self {
@@ -60,6 +65,8 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case .forbidden(let reason): return reason
         case .conflict(let reason): return reason
         case .staleRevision(let current): return "the note changed meanwhile (now revision \(current)): merge and save again"
+        case .unavailable(let reason): return reason
+        case .quotaExceeded(let reason): return reason
         }
     }
 }

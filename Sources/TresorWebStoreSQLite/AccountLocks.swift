@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
-import TresorModel
+import TresorWebStore
 
 /// A lock per account, for work that must not interleave with the same account's (a quota
-/// check and the write it allows). Taken on Dispatch threads (`offloaded`), never on Swift
-/// concurrency's.
+/// check and the write it allows). One daemon serves a home, so a lock in its memory is
+/// enough. Taken on Dispatch threads, never on Swift concurrency's.
 final class AccountLocks: Sendable {
     private let locks = Mutex<[AccountID: NSLock]>([:])
 

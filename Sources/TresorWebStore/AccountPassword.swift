@@ -1,13 +1,13 @@
 import Foundation
 
-/// A web account's password (SPEC §5). Like ``Passphrase`` it never prints, so a password
+/// A web account's password (docs/WEB.md). Like a notes passphrase it never prints, so a password
 /// interpolated into a log line or an error by mistake reveals nothing.
 public struct AccountPassword: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public static let minimumByteCount = 8
     /// Longer passwords are refused so that a hostile request cannot make PBKDF2 hash megabytes.
     public static let maximumByteCount = 1024
 
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// A password as typed (UTF-8). Shorter than 8 or longer than 1024 bytes is refused.
     public init(_ text: String) throws {

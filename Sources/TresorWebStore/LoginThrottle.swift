@@ -1,0 +1,191 @@
+import Foundation
+
+/// Login rate limits (docs/WEB.md): failures are counted per account name and per client
+/// address. The first `freeFailures` cost nothing; after that each attempt must wait 1 s,
+/// 2 s, 4 s … up to 15 minutes after the last failure, and an attempt made earlier is
+/// refused before any password is checked. A success clears the name's count (not the
+/// address's: one's own account must not reset a guesser's budget); a count is forgotten
+/// after 30 quiet minutes.
+///
+/// An attempt is *reserved* before its password is checked: the check and the count happen
+/// in one atomic step of the counters' store, and the attempt counts as a failure until it is
+/// known to have succeeded. So a burst of concurrent sign-ins — to one daemon or spread over
+/// the instances of a server — checks at most the free number of passwords
+/// (docs/SECURITY.md, "Throttles that cannot be raced").
+public final class LoginThrottle: Sendable {
+    public struct Limit: Sendable {
+        public var freeFailures: Int
+        public static let perName = Limit(freeFailures: 5)
+        /// Looser: one user may mistype several names, and a proxy's clients may share an address.
+        public static let perAddress = Limit(freeFailures: 20)
+        /// Registrations per address: each costs a 600,000-round PBKDF2 run. Every
+        /// registration counts, not only failures.
+        public static let registrationsPerAddress = Limit(freeFailures: 20)
+    }
+
+    public static let maximumDelaySeconds = 15 * 60
+    /// A counter quiet this long starts again from free.
+    public static let forgetAfter = TimeInterval(2 * maximumDelaySeconds)
+
+    private let store: any WebThrottleStore
+
+    /// - Parameter store: where the counters live.
+    public init(store: any WebThrottleStore) {
+        self.store = store
+    }
+
+    /// Reserves a registration for `address`.
+    /// - Parameters:
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Returns: nil when it may go ahead (it is counted now), otherwise the seconds to wait.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func reserveRegistration(address: String, now: Date = Date()) async throws -> Int? {
+        let key = ThrottleKey(.registration, address)
+        return try await store.update([key]) { counters in
+            if let wait = Self.wait(counters[key], limit: .registrationsPerAddress, now: now) { return wait }
+            Self.count(&counters[key], now: now)
+            counters[key]?.inFlight += 1
+            return nil
+        }
+    }
+
+    /// A reserved registration finished (either way): the wait runs from now, the end of its
+    /// hashing — a slow KDF must not use up the delay.
+    /// - Parameters:
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func registrationFinished(address: String, now: Date = Date()) async throws {
+        let key = ThrottleKey(.registration, address)
+        try await store.update([key]) { counters in
+            guard var counter = counters[key] else { return }
+            counter.last = max(counter.last, now)
+            counter.inFlight = max(counter.inFlight - 1, 0)
+            counters[key] = counter
+        }
+    }
+
+    /// Reserves a password check for `name` from `address`; it counts as a failure of both
+    /// until ``signInSucceeded(name:address:)`` says otherwise.
+    /// - Parameters:
+    ///   - name: the account name tried (case-folded).
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Returns: nil when it may go ahead, or the seconds to wait (nothing counted).
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func reserveSignIn(name: String, address: String, now: Date = Date()) async throws -> Int? {
+        let nameKey = ThrottleKey(.name, name), addressKey = ThrottleKey(.address, address)
+        return try await store.update([nameKey, addressKey]) { counters in
+            let waits = [
+                Self.wait(counters[nameKey], limit: .perName, now: now),
+                Self.wait(counters[addressKey], limit: .perAddress, now: now),
+            ].compactMap { $0 }
+            if let wait = waits.max() { return wait }
+            for key in [nameKey, addressKey] {
+                Self.count(&counters[key], now: now)
+                counters[key]?.inFlight += 1
+            }
+            return nil
+        }
+    }
+
+    /// A reserved attempt succeeded: the name's count is cleared and the address gets back the
+    /// failure its reservation counted.
+    /// - Parameters:
+    ///   - name: the account name.
+    ///   - address: the client's address.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func signInSucceeded(name: String, address: String) async throws {
+        let nameKey = ThrottleKey(.name, name), addressKey = ThrottleKey(.address, address)
+        try await store.update([nameKey, addressKey]) { counters in
+            counters[nameKey] = nil
+            if var counter = counters[addressKey] {
+                counter.count -= 1
+                counter.inFlight = max(counter.inFlight - 1, 0)
+                counters[addressKey] = counter.count > 0 || counter.inFlight > 0 ? counter : nil
+            }
+        }
+    }
+
+    /// A reserved attempt failed (it was counted at reservation): the waits run from now.
+    /// - Parameters:
+    ///   - name: the account name.
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func signInFailed(name: String, address: String, now: Date = Date()) async throws {
+        let keys = [ThrottleKey(.name, name), ThrottleKey(.address, address)]
+        try await store.update(keys) { counters in
+            for key in keys {
+                guard var counter = counters[key] else { continue }
+                counter.last = max(counter.last, now)
+                counter.inFlight = max(counter.inFlight - 1, 0)
+                counters[key] = counter
+            }
+        }
+    }
+
+    /// Seconds until `name` from `address` may try again, or nil when it may now.
+    /// - Parameters:
+    ///   - name: the account name.
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Returns: the wait, or nil.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func retryAfter(name: String, address: String, now: Date = Date()) async throws -> Int? {
+        let nameKey = ThrottleKey(.name, name), addressKey = ThrottleKey(.address, address)
+        return try await store.update([nameKey, addressKey]) { counters in
+            [
+                Self.wait(counters[nameKey], limit: .perName, now: now),
+                Self.wait(counters[addressKey], limit: .perAddress, now: now),
+            ].compactMap { $0 }.max()
+        }
+    }
+
+    /// Counts a failure checked without a reservation (a passphrase reset's account password).
+    /// - Parameters:
+    ///   - name: the account name.
+    ///   - address: the client's address.
+    ///   - now: the time.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func recordFailure(name: String, address: String, now: Date = Date()) async throws {
+        let keys = [ThrottleKey(.name, name), ThrottleKey(.address, address)]
+        try await store.update(keys) { counters in
+            for key in keys { Self.count(&counters[key], now: now) }
+        }
+    }
+
+    /// Forgets counters quiet for longer than ``forgetAfter``.
+    /// - Parameter now: the time.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func removeQuiet(now: Date = Date()) async throws {
+        try await store.removeQuiet(before: now.addingTimeInterval(-Self.forgetAfter))
+    }
+
+    /// The wait after `count` failures: none before the free ones are used up; 1 s once they
+    /// are, then doubling with each further failure.
+    public static func delaySeconds(afterFailures count: Int, limit: Limit) -> Int {
+        let excess = count - limit.freeFailures
+        guard excess >= 0 else { return 0 }
+        return excess >= 10 ? maximumDelaySeconds : min(1 << excess, maximumDelaySeconds)
+    }
+
+    static func wait(_ counter: ThrottleCounter?, limit: Limit, now: Date) -> Int? {
+        guard let counter else { return nil }
+        if now.timeIntervalSince(counter.last) > forgetAfter { return nil }
+        let delay = delaySeconds(afterFailures: counter.count, limit: limit)
+        let last = counter.inFlight > 0 ? max(counter.last, now) : counter.last
+        let remaining = last.addingTimeInterval(TimeInterval(delay)).timeIntervalSince(now)
+        return remaining > 0 ? Int(remaining.rounded(.up)) : nil
+    }
+
+    static func count(_ counter: inout ThrottleCounter?, now: Date) {
+        var current = counter ?? ThrottleCounter(count: 0, last: now, inFlight: 0)
+        // Quiet for long enough (twice the longest delay): start again from free.
+        if now.timeIntervalSince(current.last) > forgetAfter { current.count = 0 }
+        current.count += 1
+        current.last = now
+        counter = current
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The rules every notes store applies the same way, whatever keeps the notes: valid names
+/// and texts, a note's title, a conflict copy's title, a list's preview (docs/WEB.md,
+/// docs/FORMAT.md). Pure functions; the stores call them, so the embedded store and the
+/// server's database agree on every answer.
+public enum NoteRules {
+    /// The login name of the local account ("On My Computer").
+    public static let localLoginName = "local"
+    /// Login names: 1–32 of `a-z 0-9 . _ -`, compared case-folded.
+    static let loginNameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+    /// The most participants a note may have.
+    public static let maximumParticipants = 64
+    /// How long a note stays in Recently Deleted before it is deleted for good.
+    public static let recentlyDeletedDays = 30
+    /// How many titles each list of the widget holds.
+    public static let widgetListLength = 5
+    /// The longest preview, in characters.
+    public static let previewLength = 120
+    /// Consecutive wrong passphrases after which the hint is shown.
+    public static let hintAfterFailures = 3
+    /// How a conflict copy's title ends: "Groceries (conflict copy from bob)".
+    public static let conflictCopySuffix = "conflict copy"
+    /// The longest search text.
+    public static let searchTextBytes = 1024
+
+    /// A valid login name, case-folded.
+    /// - Parameter name: the name as typed.
+    /// - Returns: the name as stored and compared.
+    /// - Throws: ``NotesError/invalid(_:)`` for a name of the wrong length or characters.
+    public static func loginName(_ name: String) throws -> String {
+        let login = name.lowercased()
+        guard (1...32).contains(login.count), login.allSatisfy({ loginNameCharacters.contains($0) }) else {
+            throw NotesError.invalid("an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
+        }
+        return login
+    }
+
+    /// Checks a text a person typed: at most `limit` UTF-8 bytes, no NUL, not empty unless allowed.
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - limit: its largest size in bytes.
+    ///   - what: what it is, for the error ("title").
+    ///   - allowEmpty: whether "" is fine.
+    /// - Throws: ``NotesError/invalid(_:)`` naming `what`.
+    public static func validate(_ text: String, limit: Int, what: String, allowEmpty: Bool = true) throws {
+        if !allowEmpty && text.isEmpty { throw NotesError.invalid("the \(what) is empty") }
+        guard text.utf8.count <= limit else { throw NotesError.invalid("the \(what) is longer than \(limit) bytes") }
+        guard !text.unicodeScalars.contains("\0") else { throw NotesError.invalid("the \(what) contains a NUL character") }
+    }
+
+    /// A new note's title: the one given, else the first line of the body, else "New Note".
+    /// - Parameters:
+    ///   - given: the title typed (may be blank).
+    ///   - body: the note's body.
+    /// - Returns: the title to store.
+    /// - Throws: ``NotesError/invalid(_:)`` when it is too long or holds a NUL.
+    public static func title(_ given: String, body: String) throws -> String {
+        let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = !trimmed.isEmpty ? given
+            : String(body.split(separator: "\n", omittingEmptySubsequences: true).first?.prefix(120) ?? "New Note")
+        try validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
+        return title
+    }
+
+    /// "Groceries (conflict copy from bob)", shortened to fit the title limit.
+    /// - Parameters:
+    ///   - title: the note's title.
+    ///   - editorName: the login name of whoever saved the copy's text, when known.
+    /// - Returns: the copy's title.
+    public static func conflictCopyTitle(_ title: String, editorName: String?) -> String {
+        let suffix = " (\(conflictCopySuffix)\(editorName.map { " from \($0)" } ?? ""))"
+        var base = title.isEmpty ? "New Note" : title
+        while base.utf8.count + suffix.utf8.count > NoteLimits.titleBytes { base.removeLast() }
+        return base + suffix
+    }
+
+    /// The list's preview of a note: the first non-empty line of `body` that is not the
+    /// title, without markup.
+    /// - Parameters:
+    ///   - body: the note's body (Tresor Markdown).
+    ///   - title: its title.
+    /// - Returns: at most ``previewLength`` characters, or nil when there is no such line.
+    public static func preview(body: String, title: String) -> String? {
+        var skippedTitle = false
+        for block in NoteMarkdown.parse(body) {
+            let text = block.text.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            if !skippedTitle && text == title.trimmingCharacters(in: .whitespaces) {
+                skippedTitle = true
+                continue
+            }
+            return String(text.prefix(previewLength))
+        }
+        return nil
+    }
+
+    /// Attachment names become file names on export: no separators, no control characters,
+    /// nothing that walks out of a folder.
+    /// - Parameter name: the attachment's name.
+    /// - Throws: ``NotesError/invalid(_:)``.
+    public static func validateAttachmentName(_ name: String) throws {
+        try validate(name, limit: NoteLimits.attachmentNameBytes, what: "attachment name", allowEmpty: false)
+        guard name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw NotesError.invalid("an attachment name may not be \".\" or \"..\" nor contain '/', '\\\\' or control characters")
+        }
+    }
+
+    /// Checks a hint: not empty, at most ``NoteLimits/hintBytes``.
+    /// - Parameter hint: the hint, or nil for none.
+    /// - Throws: ``NotesError/invalid(_:)``.
+    public static func validateHint(_ hint: String?) throws {
+        guard let hint else { return }
+        try validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TresorWebStore
+
+/// The web storage a server keeps in PostgreSQL (docs/ARCHITECTURE.md, "The web storage
+/// boundary"): sessions, sign-in counters, invites and live updates shared by every instance on
+/// one database. Opening it connects, brings the schema up to date (once, however many instances
+/// start at once) and checks the server key against the database. Nothing of PostgresNIO leaves
+/// this module: callers see the boundary's protocols only.
+public final class PostgresWebStorage: Sendable {
+    /// Web sessions, in the database.
+    public let sessions: any WebSessionStore
+    /// Sign-in and registration counters, in the database.
+    public let throttles: any WebThrottleStore
+    /// Registration invites, in the database.
+    public let invites: any WebInviteStore
+    /// Live updates between instances (LISTEN/NOTIFY).
+    public let events: any WebEventBus
+    /// The schema versions this instance applied on opening (empty when another had).
+    public let appliedMigrations: [Int]
+    /// The database, as its URL names it without the password.
+    public let databaseName: String
+
+    private let database: ServerDatabase
+    private let bus: PostgresEventBus
+    private let tasks: [Task<Void, Never>]
+
+    private init(database: ServerDatabase, url: DatabaseURL, lifetimes: SessionLifetimes, applied: [Int], tasks: [Task<Void, Never>], bus: PostgresEventBus) {
+        self.database = database
+        self.databaseName = url.description
+        self.sessions = PostgresSessionStore(db: database, lifetimes: lifetimes)
+        self.throttles = PostgresThrottleStore(db: database)
+        self.invites = PostgresInviteStore(db: database)
+        self.bus = bus
+        self.events = bus
+        self.appliedMigrations = applied
+        self.tasks = tasks
+    }
+
+    /// Connects to the database, migrates it and starts listening for events.
+    /// - Parameters:
+    ///   - url: the database.
+    ///   - key: the server key (the same file on every instance).
+    ///   - lifetimes: how long web sessions last.
+    ///   - timeout: how long one step may wait for the database.
+    ///   - logger: where the pool and the listener report (never a statement's values: its
+    ///     level is kept at `notice` or above).
+    ///   - listening: called each time the events connection listens (again).
+    /// - Returns: the storage, running until ``close()``.
+    /// - Throws: ``ServerSetupError``: the database does not answer, holds another
+    ///   application's tables, was set up by a newer Tresor, or its content was sealed with
+    ///   another server key.
+    public static func open(
+        url: DatabaseURL, key: ServerKey, lifetimes: SessionLifetimes, timeout: Duration = .seconds(10), logger: Logger,
+        listening: @escaping @Sendable () -> Void = {}
+    ) async throws -> PostgresWebStorage {
+        var quietLogger = logger
+        if quietLogger.logLevel < .notice { quietLogger.logLevel = .notice }
+        let quiet = quietLogger
+        let client = PostgresClient(configuration: url.clientConfiguration(timeout: timeout), backgroundLogger: quiet)
+        let runner = Task { await client.run() }
+        let database = ServerDatabase(client: client, timeout: timeout, logger: quiet)
+        let applied: [Int]
+        do {
+            do {
+                try await database.read { connection in try await connection.run("SELECT 1", quiet) }
+            } catch {
+                throw ServerSetupError.unreachable(database: url.description, reason: "\(ServerDatabase.translated(error))")
+            }
+            applied = try await ServerSchema.migrate(database, sealing: ServerSealing(serverKey: key), name: url.description, now: Date())
+        } catch {
+            // Not awaited: the pool may take a while to give up connecting to a database that
+            // is not there, and the error should not wait for it.
+            runner.cancel()
+            throw error
+        }
+        let bus = PostgresEventBus(db: database)
+        let listener = Task { await bus.run(listening: listening) }
+        return PostgresWebStorage(database: database, url: url, lifetimes: lifetimes, applied: applied, tasks: [listener, runner], bus: bus)
+    }
+
+    /// Returns when the database answers (`GET /healthz`).
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func checkHealth() async throws {
+        try await database.read { [logger = database.logger] connection in try await connection.run("SELECT 1", logger) }
+    }
+
+    /// Stops listening and closes the pool's connections.
+    public func close() async {
+        for task in tasks {
+            task.cancel()
+            await task.value
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import TresorNotes
+import TresorWebStore
+
+extension WebBackend {
+    /// The embedded backend of one daemon and its home: notes in the home's notes database,
+    /// sessions, counters and invites in the daemon's memory, live updates within the process.
+    /// - Parameters:
+    ///   - store: opens the home's notes store.
+    ///   - feed: where that store announces its changes.
+    ///   - lifetimes: how long web sessions last.
+    /// - Returns: the backend.
+    public static func embedded(store: @escaping @Sendable () throws -> NotesStore, feed: NoteChangeFeed, lifetimes: SessionLifetimes) -> WebBackend {
+        WebBackend(
+            store: SQLiteWebStore(store: store), sessions: MemorySessionStore(lifetimes: lifetimes), throttles: MemoryThrottleStore(),
+            invites: MemoryInviteStore(), events: LocalEventBus(feed: feed))
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// A throwaway PostgreSQL server for the tests: Debian's
+/// PostgreSQL, `initdb` in a temporary directory (as the `postgres` user when the tests run
+/// as root), listening on a free loopback port with `fsync=off`, one per test process and
+/// stopped when the process ends — a watcher stops it even after a crash. Each test takes a
+/// database of its own. Under `CI=true` a missing PostgreSQL fails the tests that need it;
+/// elsewhere they are disabled (`.enabled(if: TestPostgres.shouldRun)`).
+enum TestPostgres {
+    /// Where Debian puts the server's programs (`initdb`, `pg_ctl`, `postgres`).
+    static let binDirectory: String? = {
+        let candidates = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
+    }()
+
+    /// Whether the PostgreSQL tests run: PostgreSQL is installed, or CI requires it (and a
+    /// missing one then fails them).
+    static var shouldRun: Bool { binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// The running server.
+    struct Server: Sendable {
+        var port: Int
+        var directory: String
+        var user: String
+    }
+
+    private static let started = StartOnce()
+
+    /// The process's server, started on first use.
+    /// - Returns: the server.
+    /// - Throws: when PostgreSQL is missing or does not start.
+    static func server() async throws -> Server {
+        try await started.server()
+    }
+
+    /// A new empty database on the process's server.
+    /// - Returns: its URL (`postgres://tresor@127.0.0.1:PORT/NAME?sslmode=disable`).
+    /// - Throws: when the server cannot be reached.
+    static func freshDatabase() async throws -> String {
+        let server = try await server()
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        try await withAdminConnection(database: "postgres") { connection, logger in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        return "postgres://\(server.user)@127.0.0.1:\(server.port)/\(name)?sslmode=disable"
+    }
+
+    /// Runs `body` on a connection to `database` as the superuser (tests inspect and damage
+    /// databases the way an administrator could).
+    /// - Parameters:
+    ///   - database: the database's name.
+    ///   - body: what to do.
+    /// - Returns: what `body` returns.
+    /// - Throws: what connecting or `body` throws.
+    static func withAdminConnection<T: Sendable>(
+        database: String, _ body: @Sendable (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let server = try await server()
+        let logger = Logger(label: "tresor.tests.postgres")
+        let configuration = PostgresConnection.Configuration(
+            host: "127.0.0.1", port: server.port, username: server.user, password: nil, database: database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            let value = try await body(connection, logger)
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// The name of the database a URL from ``freshDatabase()`` names.
+    static func databaseName(of url: String) -> String {
+        String(URLComponents(string: url)!.path.dropFirst())
+    }
+
+    private actor StartOnce {
+        private var result: Result<Server, any Error>?
+
+        func server() throws -> Server {
+            if let result { return try result.get() }
+            let result = Result { try TestPostgres.start() }
+            self.result = result
+            return try result.get()
+        }
+    }
+
+    /// initdb, then pg_ctl start, then a watcher that stops the server when this process ends.
+    private static func start() throws -> Server {
+        guard let bin = binDirectory else {
+            throw Failure("PostgreSQL is not installed (Debian: apt-get install postgresql); scripts/test installs it")
+        }
+        let isRoot = getuid() == 0
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-" + UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        if isRoot {
+            guard let postgres = getpwnam("postgres") else { throw Failure("the tests run as root and there is no postgres user to run initdb as") }
+            guard chown(directory, postgres.pointee.pw_uid, postgres.pointee.pw_gid) == 0 else { throw Failure("cannot hand \(directory) to postgres") }
+        }
+        let data = directory + "/data"
+        let user = "tresor"
+        try run(bin + "/initdb", ["-D", data, "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"], asPostgres: isRoot)
+        let port = try freePort()
+        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        try run(bin + "/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], asPostgres: isRoot)
+        // Stops the server when this test process ends, however it ends.
+        // The watcher runs as this process's user (kill -0 needs that), pg_ctl as the server's.
+        let stop = (isRoot ? "/usr/bin/setpriv --reuid=postgres --regid=postgres --init-groups " : "") + "\(bin)/pg_ctl -D \(data) -m immediate stop"
+        let watcher = "trap '' HUP; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
+        try spawnDetached(["/usr/bin/setsid", "/bin/sh", "-c", watcher])
+        return Server(port: port, directory: directory, user: user)
+    }
+
+    /// Runs a program to its end; its output goes to a file, quoted when it fails. Spawned
+    /// directly with every other descriptor closed: `pg_ctl start` leaves a server running that
+    /// would otherwise keep Foundation's `Process` waiting on an inherited descriptor.
+    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws {
+        let argv = asPostgres ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", program] + arguments : [program] + arguments
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-output-" + UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let status = try spawn(argv, output: outputPath, wait: true)
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw Failure("\((program as NSString).lastPathComponent) failed: \(text.suffix(2000))")
+        }
+    }
+
+    private static func spawnDetached(_ argv: [String]) throws {
+        _ = try spawn(argv, output: "/dev/null", wait: false)
+    }
+
+    /// posix_spawn with standard input from /dev/null, output and errors to `output`, and no
+    /// other descriptor; returns the exit status when `wait`.
+    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // No descriptor of this process reaches the child: each is marked close-on-exec.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        let command = ["/bin/sh", "-c", "cd / && exec \"$@\"", "sh"] + argv
+        let cArguments = command.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw Failure("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure("waitpid failed") }
+        }
+        // WIFEXITED / WEXITSTATUS
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// A loopback port nothing listens on just now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TresorKeybag
+import TresorNotes
+import TresorSystem
+import TresorWebStore
+import TresorWebStoreSQLite
+
+/// The web storage boundary's `WebStore` checks (docs/ARCHITECTURE.md, "The web storage
+/// boundary"): accounts, notes, sharing and attachments as every backend must answer them.
+/// They run on the embedded backend; a PostgreSQL `WebStore` is to pass the same ones.
+@Suite("Web storage conformance: embedded notes")
+struct EmbeddedWebStoreConformanceTests {
+    @Test(arguments: WebStoreCheck.all)
+    func conformance(_ check: WebStoreCheck) async throws {
+        let home = try EmbeddedHome()
+        try await check.body(home.store)
+    }
+}
+
+/// A temporary home with an unlocked keybag, its notes store behind the boundary.
+final class EmbeddedHome: Sendable {
+    let root: URL
+    let store: any WebStore
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-webstore-\(UUID().uuidString)")
+        let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
+        let keybag = try Keybag.create(
+            paths: paths, passcode: try Passcode("correct horse battery staple"), settings: .insecureForTesting(kdfRounds: 1_000))
+        let notes = try NotesStore(paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000))
+        store = SQLiteWebStore(store: { notes })
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+}
+
+/// One behaviour of a `WebStore`.
+struct WebStoreCheck: Sendable, CustomTestStringConvertible {
+    var name: String
+    var body: @Sendable (any WebStore) async throws -> Void
+
+    var testDescription: String { name }
+
+    static func password(_ text: String) -> AccountPassword { try! AccountPassword(text) }
+
+    static let all: [WebStoreCheck] = [
+        WebStoreCheck(name: "an account signs in with its password only, its name case-folded and taken once") { store in
+            let account = try await store.registerAccount(name: "Ines", password: password("ines-password-1"))
+            #expect(account.name == "ines")
+            #expect(try await store.authenticate(name: "ines", password: password("ines-password-1")) == account)
+            #expect(try await store.authenticate(name: "INES", password: password("ines-password-1")) == account)
+            #expect(try await store.authenticate(name: "ines", password: password("ines-password-2")) == nil)
+            #expect(try await store.authenticate(name: "nobody", password: password("ines-password-1")) == nil)
+            await #expect(throws: NotesError.self) { try await store.registerAccount(name: "INES", password: password("another-password")) }
+            #expect(try await store.account(named: "ines") == account)
+        },
+        WebStoreCheck(name: "of 20 simultaneous registrations of one name, exactly one succeeds and the rest say the name is taken") { store in
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        do {
+                            _ = try await store.registerAccount(name: "jo", password: password("jo-password-\(index)"))
+                            return true
+                        } catch NotesError.nameTaken {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1)
+        },
+        WebStoreCheck(name: "a password change needs the current password") { store in
+            let account = try await store.registerAccount(name: "kim", password: password("kim-password-1"))
+            #expect(try await store.changePassword(account: account.id, current: password("kim-password-x"), to: password("kim-password-2")) == false)
+            #expect(try await store.changePassword(account: account.id, current: password("kim-password-1"), to: password("kim-password-2")))
+            #expect(try await store.authenticate(name: "kim", password: password("kim-password-1")) == nil)
+            #expect(try await store.checkPassword(password("kim-password-2"), account: account.id))
+        },
+        WebStoreCheck(name: "a note is created, opened and saved from the revision it was read at; others do not see it") { store in
+            let owner = try await store.registerAccount(name: "lea", password: password("lea-password-1"))
+            let other = try await store.registerAccount(name: "max", password: password("max-password-1"))
+            let created = try await store.createNote(NoteDraft(title: "Groceries", body: "milk\n", folder: "Home"), account: owner.id, quota: nil)
+            #expect(try await store.access(toNote: created.id, for: owner.id, includingDeleted: false) == .owner)
+            await #expect(throws: NotesError.self) { try await store.access(toNote: created.id, for: other.id, includingDeleted: false) }
+            let opened = try await store.openNote(created.id)
+            #expect(opened.body == "milk\n")
+            #expect(opened.summary.folder == "Home")
+            let outcome = try await store.saveNote(
+                created.id, NoteChanges(body: "milk\neggs\n", base: NoteBase(revision: opened.summary.revision, body: opened.body)), by: owner.id,
+                quota: nil)
+            #expect(outcome.kind == .saved)
+            #expect(outcome.note.revision > opened.summary.revision)
+            #expect(try await store.openNote(created.id).body == "milk\neggs\n")
+            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [created.id])
+            #expect(try await store.notes(account: other.id, folderID: nil).isEmpty)
+        },
+        WebStoreCheck(name: "a shared note is the participant's to read until it is unshared") { store in
+            let owner = try await store.registerAccount(name: "nina", password: password("nina-password-1"))
+            let participant = try await store.registerAccount(name: "omar", password: password("omar-password-1"))
+            let note = try await store.createNote(NoteDraft(title: "Plans", body: "trip"), account: owner.id, quota: nil)
+            let info = try await store.share(note: note.id, with: "omar", by: owner.id)
+            #expect(info.participants == ["omar"])
+            #expect(try await store.access(toNote: note.id, for: participant.id, includingDeleted: false) == .participant)
+            #expect(try await store.notesShared(with: participant.id).map(\.id) == [note.id])
+            try await store.unshare(note: note.id, participant: "omar", by: owner.id)
+            await #expect(throws: NotesError.self) { try await store.access(toNote: note.id, for: participant.id, includingDeleted: false) }
+            #expect(try await store.notesShared(with: participant.id).isEmpty)
+        },
+        WebStoreCheck(name: "an attachment written in pieces reads back byte for byte") { store in
+            let owner = try await store.registerAccount(name: "pia", password: password("pia-password-1"))
+            let note = try await store.createNote(NoteDraft(title: "Scan", body: ""), account: owner.id, quota: nil)
+            let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) })
+            let writer = try await store.beginAttachment(to: note.id, kind: .file, name: "scan.bin")
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + 65_537, bytes.count)
+                try await writer.append(bytes[offset..<end])
+                offset = end
+            }
+            let info = try await writer.finish(quota: nil)
+            #expect(info.byteCount == bytes.count)
+            let reader = try await store.readAttachment(info.id, of: note.id)
+            var read = Data()
+            while let piece = try await reader.next() { read.append(piece) }
+            #expect(read == bytes)
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.id) == [info.id])
+        },
+    ]
+}
