@@ -1,8 +1,8 @@
-import Foundation
+import FoundationEssentials
 
-/// The waits that slow guessing after consecutive wrong secrets (SPEC §3.4): none for the
+/// The waits that slow guessing after consecutive wrong secrets: none for the
 /// first four, then 1 min, 5 min, 15 min, 15 min and 1 h for every further one — Apple's
-/// schedule. The keybag's passcode and the notes' passphrases (§4.4) both use it.
+/// schedule. The keybag's passcode and the notes' passphrases both use it.
 public enum GuessingDelay {
     /// The wait imposed after `failures` consecutive failures.
     public static func delay(afterFailures failures: Int) -> TimeInterval {

@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// One thread that does a stream's other half — sealing and writing chunks while the caller
-/// prepares the next (an age file, an attachment's file) — so a stream uses two cores. Work is taken in the order it was given, at most ``depth`` items ahead, so memory stays
+/// prepares the next (an age file, an attachment's file) — so a stream uses two cores. Work is
+/// taken in the order it was given, at most ``depth`` items ahead, so memory stays
 /// at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
 ///
 /// The thread ends when ``close()`` is called or the last ``OrderedWorker/Owner`` goes; a stream
@@ -10,7 +11,6 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
     // @unchecked: every mutable property is read and written with `condition` held.
     private let condition = ThreadCondition()
     private var items: [Item] = []
-    private var head = 0
     private var failure: (any Error)?
     private var closed = false
     private var stopped = false
@@ -40,7 +40,7 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
     public func submit(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
-        while items.count - head >= depth && failure == nil && !stopped { condition.wait() }
+        while items.count >= depth && failure == nil && !stopped { condition.wait() }
         if let failure { throw failure }
         precondition(!closed, "OrderedWorker.submit after close")
         items.append(item)
@@ -63,7 +63,6 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
         condition.lock()
         closed = true
         items.removeAll()
-        head = 0
         condition.broadcast()
         condition.unlock()
     }
@@ -96,18 +95,15 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
     private func next() -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while head == items.count && !closed { condition.wait() }
-        guard head < items.count else {
+        while items.isEmpty && !closed { condition.wait() }
+        guard !items.isEmpty else {
             stopped = true
             condition.broadcast()
             return nil
         }
-        let item = items[head]
-        head += 1
-        if head >= 64 {
-            items.removeFirst(head)
-            head = 0
-        }
+        // Taken out at once, not left for a later clean-up: a 1 MiB chunk the thread is done
+        // with must not stay referenced (the queue is a few items long; removing is cheap).
+        let item = items.removeFirst()
         condition.broadcast()
         return item
     }
@@ -128,7 +124,6 @@ public final class ReadAhead<Element>: @unchecked Sendable {
     // @unchecked: every mutable property is read and written with `condition` held.
     private let condition = ThreadCondition()
     private var ready: [Result<Element?, any Error>] = []
-    private var head = 0
     private var abandoned = false
 
     private let depth: Int
@@ -151,7 +146,7 @@ public final class ReadAhead<Element>: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while ready.count - head >= depth && !abandoned { condition.wait() }
+            while ready.count >= depth && !abandoned { condition.wait() }
             let stop = abandoned
             condition.unlock()
             if stop { return }
@@ -170,15 +165,11 @@ public final class ReadAhead<Element>: @unchecked Sendable {
     public func next() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while head == ready.count { condition.wait() }
-        let result = ready[head]
+        while ready.isEmpty { condition.wait() }
+        let result = ready[0]
         // The end and an error stay where they are: every later call gives them again.
         if case .success(let value) = result, value != nil {
-            head += 1
-            if head >= 64 {
-                ready.removeFirst(head)
-                head = 0
-            }
+            ready.removeFirst()
             condition.broadcast()
         }
         return try result.get()

@@ -57,13 +57,7 @@ public final class LoginThrottle: Sendable {
     ///   - now: the time.
     /// - Throws: ``NotesError/unavailable(_:)``.
     public func registrationFinished(address: String, now: Date = Date()) async throws {
-        let key = ThrottleKey(.registration, address)
-        try await store.update([key]) { counters in
-            guard var counter = counters[key] else { return }
-            counter.last = max(counter.last, now)
-            counter.inFlight = max(counter.inFlight - 1, 0)
-            counters[key] = counter
-        }
+        try await finished([ThrottleKey(.registration, address)], now: now)
     }
 
     /// Reserves a password check for `name` from `address`; it counts as a failure of both
@@ -115,7 +109,11 @@ public final class LoginThrottle: Sendable {
     ///   - now: the time.
     /// - Throws: ``NotesError/unavailable(_:)``.
     public func signInFailed(name: String, address: String, now: Date = Date()) async throws {
-        let keys = [ThrottleKey(.name, name), ThrottleKey(.address, address)]
+        try await finished([ThrottleKey(.name, name), ThrottleKey(.address, address)], now: now)
+    }
+
+    /// Reserved attempts on `keys` ended: no longer in flight, and their waits run from `now`.
+    private func finished(_ keys: [ThrottleKey], now: Date) async throws {
         try await store.update(keys) { counters in
             for key in keys {
                 guard var counter = counters[key] else { continue }
