@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import ElementNotInteractableException, NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -89,14 +89,17 @@ class Browser:
 
     def type(self, css: str, text: str, clear: bool = True):
         for attempt in range(3):
+            # A field the page disabled while it checks the last entry is visible but takes no keys.
+            self.wait(lambda d: self.find(css).is_enabled(), f"{css} to take input")
             field = self.wait_visible(css)
             try:
                 if clear:
                     field.clear()
                 field.send_keys(text)
                 return
-            except StaleElementReferenceException:
-                # The page rebuilt the form between finding the field and typing (a reload after a save).
+            except (StaleElementReferenceException, ElementNotInteractableException):
+                # The page rebuilt the form between finding the field and typing (a reload after a
+                # save), or disabled it again in between.
                 if attempt == 2:
                     raise
 
