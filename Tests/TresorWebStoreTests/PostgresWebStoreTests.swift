@@ -84,8 +84,13 @@ struct PostgresWebStoreInstanceTests {
         #expect(try await rowCount("attachment_uploads", url) == 0)
         let kept = try await store.beginAttachment(to: note.id, kind: .file, name: "kept.bin")
         try await kept.append(WebStoreCheck.pattern((1 << 20) + 1))
-        _ = try await kept.finish(quota: nil)
+        let info = try await kept.finish(quota: nil)
         #expect(try await rowCount("attachment_chunks", url) == 2)
+        // A reader holds one chunk at a time.
+        let reader = try await store.readAttachment(info.id, of: note.id)
+        var pieces: [Int] = []
+        while let piece = try await reader.next() { pieces.append(piece.count) }
+        #expect(pieces == [1 << 20, 1])
         try await store.moveToRecentlyDeleted(note.id)
         try await store.deleteForGood(note.id)
         for table in ["attachment_chunks", "attachment_uploads", "attachments", "notes", "participants"] {
@@ -101,7 +106,7 @@ struct PostgresWebStoreInstanceTests {
         let one = try await storage.store.createNote(NoteDraft(title: "One", body: "first"), account: owner.id, quota: nil)
         let two = try await storage.store.createNote(NoteDraft(title: "Two", body: "second"), account: owner.id, quota: nil)
         // Whoever can write the database copies one note's sealed body onto the other.
-        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.query(
                 "UPDATE notes SET sealed_body = (SELECT sealed_body FROM notes WHERE id = \(one.id)) WHERE id = \(two.id)", logger: logger)
         }

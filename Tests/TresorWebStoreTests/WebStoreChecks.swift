@@ -423,6 +423,106 @@ extension WebStoreCheck {
             #expect(try await store.wrappedKey(ofNote: copy.id, proof: PassphraseProof(passphraseID: record.id, proof: proof), account: account.id)
                 == client.wrappedKey)
         },
+        WebStoreCheck(name: "locking takes every attachment's sealed chunks, refuses a kind that cannot be locked and a shared note") { store, _ in
+            let account = try await registered(store, "gus")
+            let proof = Data(repeating: 0x15, count: 32)
+            try await store.setPassphrase(try material(store, proof: proof, seed: 7), hint: nil, account: account.id)
+            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let note = try await store.createNote(NoteDraft(title: "Photos", body: "two"), account: account.id, quota: nil)
+            let plaintext = pattern((1 << 20) + 500_000)
+            let image = try await store.beginAttachment(to: note.id, kind: .image, name: "photo.jpg")
+            try await image.append(plaintext)
+            let info = try await image.finish(quota: nil)
+            let document = try await store.beginAttachment(to: note.id, kind: .file, name: "notes.txt")
+            try await document.append(Data("plain".utf8))
+            let file = try await document.finish(quota: nil)
+            // The browser seals each chunk: 1 MiB + 28 bytes, then the rest + 28.
+            let chunks = [pattern((1 << 20) + 28, seed: 1), pattern(500_000 + 28, seed: 2)]
+            var client = lockedBody(record.id, key: 0x43)
+            client.attachmentChunks = [info.id: chunks, file.id: [pattern(5 + 28)]]
+            #expect(await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) })
+                == .attachmentNotLockable(name: "notes.txt", kind: .file))
+            try await store.removeAttachment(file.id, of: note.id)
+            client.attachmentChunks = [info.id: [chunks[0]]]
+            guard case .invalid = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) }) else {
+                Issue.record("chunks of the wrong count were taken")
+                return
+            }
+            client.attachmentChunks = [:]
+            guard case .conflict = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) }) else {
+                Issue.record("an attachment was left out of the lock")
+                return
+            }
+            let other = try await registered(store, "hed")
+            _ = try await store.share(note: note.id, with: other.name, by: account.id)
+            client.attachmentChunks = [info.id: chunks]
+            guard case .wrongLockState = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) }) else {
+                Issue.record("a shared note was locked")
+                return
+            }
+            try await store.unshare(note: note.id, participant: other.name, by: account.id)
+            try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil)
+            let reader = try await store.readAttachment(info.id, of: note.id)
+            #expect(reader.byteCount == chunks[0].count + chunks[1].count)
+            var read = Data()
+            while let piece = try await reader.next() { read.append(piece) }
+            #expect(read == chunks[0] + chunks[1])
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.name) == ["photo.jpg"])
+        },
+        WebStoreCheck(name: "a note of an earlier passphrase is re-wrapped under the current one with both proofs") { store, _ in
+            let account = try await registered(store, "ida")
+            let first = Data(repeating: 0x16, count: 32), second = Data(repeating: 0x17, count: 32), noteProof = Data(repeating: 0x61, count: 32)
+            try await store.setPassphrase(try material(store, proof: first, seed: 8), hint: "first hint", account: account.id)
+            let old = try #require(try await store.passphraseRecord(account: account.id))
+            let note = try await store.createNote(NoteDraft(title: "Old lock", body: "x"), account: account.id, quota: nil)
+            try await store.lockNote(note.id, sealedBy: lockedBody(old.id, key: 0x44, noteProof: noteProof), proof: first, quota: nil)
+            try await store.resetPassphrase(to: try material(store, proof: second, seed: 9), hint: nil, account: account.id)
+            let current = try #require(try await store.passphraseRecord(account: account.id))
+            let before = try #require(try await store.summary(ofNote: note.id).lock)
+            #expect(before.passphraseID == old.id && !before.isCurrent && before.generation == 1 && before.hint == "first hint")
+            let proof = PassphraseProof(passphraseID: current.id, proof: second)
+            guard case .wrongPassphrase = await failure({
+                try await store.rewrap(
+                    note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: Data(repeating: 0x62, count: 32),
+                    earlierProof: nil, quota: nil)
+            }) else {
+                Issue.record("re-wrapped without the note's proof")
+                return
+            }
+            guard case .conflict = await failure({
+                try await store.rewrap(
+                    note.id, proof: PassphraseProof(passphraseID: old.id, proof: first), wrappedKey: Data(repeating: 0x45, count: 24),
+                    noteProof: noteProof, earlierProof: nil, quota: nil)
+            }) else {
+                Issue.record("re-wrapped under a passphrase that is not current")
+                return
+            }
+            try await store.rewrap(note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: noteProof, earlierProof: nil, quota: nil)
+            let after = try #require(try await store.summary(ofNote: note.id).lock)
+            #expect(after.passphraseID == current.id && after.isCurrent && after.generation == 2)
+            #expect(try await store.wrappedKey(ofNote: note.id, proof: proof, account: account.id) == Data(repeating: 0x45, count: 24))
+            #expect(try await store.lockedRecord(ofNote: note.id).salt == Data(repeating: 9, count: 16))
+        },
+    ]
+
+    static let widget: [WebStoreCheck] = [
+        WebStoreCheck(name: "the widget: counts, the five most recent and the pinned; previews skip the title") { store, clock in
+            let owner = try await registered(store, "jay")
+            var ids: [String] = []
+            for index in 0..<7 {
+                clock.advance(by: 1)
+                ids.append(try await store.createNote(
+                    NoteDraft(title: "Note \(index)", body: "Note \(index)\n\nline \(index)", isPinned: index < 2), account: owner.id, quota: nil).id)
+            }
+            clock.advance(by: 1)
+            try await store.moveToRecentlyDeleted(ids[6])
+            let widget = try await store.widget(account: owner.id)
+            #expect(widget.noteCount == 6 && widget.lockedNoteCount == 0)
+            #expect(widget.recent.map(\.title) == ["Note 5", "Note 4", "Note 3", "Note 2", "Note 1"])
+            #expect(widget.pinned.map(\.title) == ["Note 1", "Note 0"])
+            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.title) == ["Note 1", "Note 0", "Note 5", "Note 4", "Note 3", "Note 2"])
+            #expect(try await store.previews(ofNotes: [ids[0], ids[3]]) == [ids[0]: "line 0", ids[3]: "line 3"])
+        },
     ]
 
     static let attachments: [WebStoreCheck] = [

@@ -57,7 +57,7 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
     static func password(_ text: String) -> AccountPassword { try! AccountPassword(text) }
 
     static let all: [WebStoreCheck] = basics + revisions + recentlyDeleted + sharing + folders + passphrases + lockedNotes
-        + attachments + quotas + search
+        + widget + attachments + quotas + search
 
     static let basics: [WebStoreCheck] = [
         WebStoreCheck(name: "an account signs in with its password only, its name case-folded and taken once") { store, _ in
