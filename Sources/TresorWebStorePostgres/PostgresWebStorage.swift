@@ -20,6 +20,11 @@ public final class PostgresWebStorage: Sendable {
     public let invites: any WebInviteStore
     /// Live updates between instances (LISTEN/NOTIFY).
     public let events: any WebEventBus
+    /// The store, sessions, counters, invites and events together, as the web server takes them
+    /// (`WebBackend`).
+    public var backend: WebBackend {
+        WebBackend(store: store, sessions: sessions, throttles: throttles, invites: invites, events: events)
+    }
     /// The schema versions this instance applied on opening (empty when another had).
     public let appliedMigrations: [Int]
     /// The database, as its URL names it without the password.

@@ -48,18 +48,20 @@ extension PostgresWebStore {
 
     func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) async throws -> Bool {
         guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
-        guard try await checkPassword(current, account: account) else { return false }
+        guard let (_, stored) = try await passwordHash(where: .id(account)) else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
+        guard try await offloaded({ try stored.matches(current) }) else { return false }
         let rounds = minimumIterations
         let hash = try await offloaded { try PasswordHash.make(new, rounds: rounds) }
-        try await db.transaction { [logger] connection in
-            let changed = try await connection.count(
+        // Only over the hash `current` was checked against: of two changes at once on two
+        // instances, the second finds its `current` no longer the password.
+        let changed = try await db.transaction { [logger] connection in
+            try await connection.count(
                 """
                 UPDATE accounts SET password_salt = \(hash.salt), password_rounds = \(hash.rounds), password_hash = \(hash.hash)
-                WHERE id = \(account.rawValue) RETURNING 1
+                WHERE id = \(account.rawValue) AND password_hash = \(stored.hash) AND password_salt = \(stored.salt) RETURNING 1
                 """, logger)
-            guard changed == 1 else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
         }
-        return true
+        return changed == 1
     }
 
     func account(named name: String) async throws -> WebAccount? {

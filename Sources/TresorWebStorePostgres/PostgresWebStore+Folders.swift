@@ -20,16 +20,14 @@ extension PostgresWebStore {
 
     func createFolder(named name: String, account: AccountID) async throws -> Folder {
         try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
-        let id = try await db.transaction { [self] connection in
+        return try await db.transaction { [self, logger] connection in
             try await lockAccount(account, connection)
             let id = try await folderID(named: name, account: account, creating: true, connection)!
+            let count = try await connection.value(
+                "SELECT COUNT(*) FROM notes WHERE folder_id = \(id) AND deleted IS NULL", logger, as: Int.self) ?? 0
             try await notify(.note(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account])), connection)
-            return id
+            return Folder(id: id, name: name, noteCount: count)
         }
-        guard let folder = try await folders(account: account).first(where: { $0.id == id }) else {
-            throw NotesError.conflict("folder \(id) was deleted meanwhile")
-        }
-        return folder
     }
 
     func deleteFolder(id: String, account: AccountID) async throws {

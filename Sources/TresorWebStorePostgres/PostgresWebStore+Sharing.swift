@@ -7,8 +7,8 @@ import TresorWebStore
 // database, so a share or unshare made on one instance holds on every other at its next request.
 extension PostgresWebStore {
     func share(note id: String, with name: String, by owner: AccountID) async throws -> ShareInfo {
-        guard let participant = try await account(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
         return try await db.transaction { [self, logger] connection in
+            let participant = try await account(named: name, connection)
             let row = try await noteForWrite(id, connection)
             guard try await access(toNote: id, for: owner, includingDeleted: false, connection) == .owner else {
                 throw NotesError.forbidden("only the owner shares a note")
@@ -33,8 +33,8 @@ extension PostgresWebStore {
     }
 
     func unshare(note id: String, participant name: String, by account: AccountID) async throws {
-        guard let participant = try await self.account(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
         try await db.transaction { [self, logger] connection in
+            let participant = try await self.account(named: name, connection)
             _ = try await noteForWrite(id, connection)
             let role = try await access(toNote: id, for: account, includingDeleted: false, connection)
             guard role == .owner || participant.id == account else { throw NotesError.forbidden("only the owner removes other participants") }
@@ -43,5 +43,14 @@ extension PostgresWebStore {
             else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
             try await announce(.unshared, note: id, alsoTo: [participant.id], connection)
         }
+    }
+
+    /// The account that signs in as `name`, read in the caller's transaction.
+    /// - Throws: ``NotesError/notFound(_:)`` for a name nobody has.
+    private func account(named name: String, _ connection: PostgresConnection) async throws -> WebAccount {
+        guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
+              let id = try await connection.value("SELECT id FROM accounts WHERE login_name = \(login)", logger, as: String.self)
+        else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
+        return WebAccount(id: AccountID(rawValue: id), name: login, isLocal: false)
     }
 }

@@ -115,6 +115,31 @@ struct PostgresWebStoreInstanceTests {
         await storage.close()
     }
 
+    @Test func aVersion1DatabaseIsBroughtToVersion2WithItsSessionsKept() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        // A database an earlier Tresor made: version 1 only, with a session in it.
+        let old = try await PostgresFixture.open(url: url)
+        let account = WebAccount(id: AccountID(rawValue: "acct-old"), name: "old", isLocal: false)
+        let started = try await old.sessions.start(for: account, now: Date())
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            for table in ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
+            }
+            try await connection.query("ALTER TABLE accounts DROP CONSTRAINT accounts_current_passphrase", logger: logger)
+            try await connection.query("DROP TABLE passphrases", logger: logger)
+            try await connection.query("DROP TABLE accounts", logger: logger)
+            try await connection.query("DROP FUNCTION tresor_notes_revision", logger: logger)
+            try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
+        }
+        let upgraded = try await PostgresFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [2])
+        #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
+        let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
+        #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)
+        await upgraded.close()
+    }
+
     private func rowCount(_ table: String, _ url: String) async throws -> Int {
         try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.value(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table)"), logger, as: Int.self) ?? -1
