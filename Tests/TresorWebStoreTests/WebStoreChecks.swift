@@ -605,7 +605,32 @@ extension WebStoreCheck {
             try await fits.append(pattern(2_000))
             #expect(try await fits.finish(quota: StorageQuota(limitBytes: 10_000, addingBytes: 0)).byteCount == 2_000)
         },
+        concurrentQuota,
     ]
+
+    static let concurrentQuota = WebStoreCheck(name: "of two concurrent attachments that fit the quota one at a time only, exactly one is added") {
+        store, _ in
+        let owner = try await registered(store, "kit")
+        let note = try await store.createNote(NoteDraft(title: "Room", body: ""), account: owner.id, quota: nil)
+        let quota = StorageQuota(limitBytes: 150_000, addingBytes: 0)
+        let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<2 {
+                group.addTask {
+                    let writer = try await store.beginAttachment(to: note.id, kind: .file, name: "part\(index).bin")
+                    try await writer.append(pattern(100_000, seed: UInt8(index)))
+                    do {
+                        _ = try await writer.finish(quota: quota)
+                        return true
+                    } catch NotesError.quotaExceeded {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(added.filter { $0 }.count == 1)
+        #expect(try await store.listedAttachments(ofNote: note.id).count == 1)
+    }
 
     static let search: [WebStoreCheck] = [
         WebStoreCheck(name: "search: every word as a word prefix, case and diacritics ignored, the account's own notes only") { store, _ in
