@@ -70,6 +70,37 @@ struct PostgresWebStoreInstanceTests {
         await b.close()
     }
 
+    @Test func aStepIsAnnouncedWithItsCommitAndAFailedStepNotAtAll() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let listening = Locked(0)
+        let storage = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        try await eventually { listening.withLock { $0 } >= 1 }
+        let heard = Locked<[NoteChange]>([])
+        storage.events.listen { event in
+            if case .note(let change) = event { heard.withLock { $0.append(change) } }
+        }
+        let store = storage.store
+        let owner = try await store.registerAccount(name: "quin", password: WebStoreCheck.password("quin-password-1"))
+        let reader = try await store.registerAccount(name: "ray", password: WebStoreCheck.password("ray-password-1"))
+        let note = try await store.createNote(NoteDraft(title: "Told", body: "a"), account: owner.id, quota: nil)
+        _ = try await store.share(note: note.id, with: "ray", by: owner.id)
+        await #expect(throws: NotesError.self) {
+            try await store.saveNote(
+                note.id, NoteChanges(body: String(repeating: "b", count: 2_000)), by: owner.id, quota: StorageQuota(limitBytes: 10, addingBytes: 2_000))
+        }
+        let saved = try await store.saveNote(note.id, NoteChanges(body: "c"), by: reader.id, quota: nil)
+        try await store.moveToRecentlyDeleted(note.id)
+        try await store.deleteForGood(note.id)
+        try await eventually { heard.withLock { $0 }.contains { $0.kind == .deletedForGood } }
+        let changes = heard.withLock { $0 }.filter { $0.noteID == note.id }
+        #expect(changes.map(\.kind) == [.created, .shared, .changed, .deleted, .deletedForGood])
+        #expect(changes.first { $0.kind == .changed }?.revision == saved.note.revision)
+        // Those who could see the note are told it went, the participant among them.
+        #expect(changes.last?.accounts == [owner.id, reader.id])
+        #expect(changes.last?.revision == nil)
+        await storage.close()
+    }
+
     @Test func anAbandonedUploadAndADeletedNoteLeaveNoChunk() async throws {
         let url = try await TestPostgres.freshDatabase()
         let storage = try await PostgresFixture.open(url: url)
