@@ -120,8 +120,8 @@ let package = Package(
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
-        // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
-        // by the daemon's web server. No build step.
+        // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
+        // served by the daemon's web server. No build step.
         .target(name: "TresorWebClient", path: "Web", exclude: [], sources: ["WebClient.swift"], resources: [.copy("static")]),
         // The freedesktop Secret Service (org.freedesktop.secrets) answered from the keychain,
         // each executable seeing only its own items (docs/SECRET-SERVICE.md).

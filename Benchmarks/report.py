@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Combines tresor.json and the peers' JSON files of one run into results.json, results.md
-(the table, with every Tresor figure as a ratio to a peer's and each SPEC §10 target met or
-not) and latency-vs-items.png.
+(the table, with every Tresor figure as a ratio to a peer's and each performance target of
+BENCHMARKS.md met or not) and latency-vs-items.png.
 
   report.py OUT_DIR
 """

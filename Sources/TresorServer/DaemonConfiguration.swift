@@ -7,9 +7,10 @@ import TresorSystem
 /// The auto-lock period comes from `config.json` in the home (`{"autoLockSeconds": 300}`),
 /// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off. Likewise the
 /// idle time after which a notes secure session ends (`"notesSessionIdleSeconds": 180`,
-/// `tresord --notes-session-idle SECONDS`; SPEC §4.3). The web server is off unless
-/// `"webPort"` or `tresord --web PORT` names a port (docs/WEB.md); its auto-lock timeouts,
-/// session lifetimes and the widget's data-protection level come from `config.json` too.
+/// `tresord --notes-session-idle SECONDS`; docs/API.md, "Locked notes and secure sessions"). The
+/// web server is off unless `"webPort"` or `tresord --web PORT` names a port (docs/WEB.md); its
+/// auto-lock timeouts, session lifetimes and the widget's data-protection level come from
+/// `config.json` too.
 public struct DaemonConfiguration: Sendable {
     public static let defaultAutoLockSeconds = 300
     public static let defaultNotesSessionIdleSeconds = 180
