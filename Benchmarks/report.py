@@ -451,7 +451,7 @@ if mx:
         targets.append((f"… the same after non-key searches (each decrypts every row, 512 rows at a time)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
                         ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
 if targets:
-    P("## SPEC §10 targets (from this run)")
+    P("## Performance targets (from this run)")
     P("")
     P("| target | measured | ratio to target | met | ratio to peer |")
     P("|---|---|---:|:-:|---|")
