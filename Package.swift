@@ -174,6 +174,10 @@ let package = Package(
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
         .executableTarget(name: "ProbeBeta", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeBeta"),
         // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
+        // A throwaway PostgreSQL server for the tests that need one (Debian's, started by the test).
+        .target(name: "PostgresFixture", dependencies: [
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/Fixtures/PostgresFixture"),
         .target(name: "NoteStoreFixture", dependencies: [
             "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/Fixtures/NoteStoreFixture"),
@@ -207,11 +211,11 @@ let package = Package(
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
-            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem",
+            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorSecurity",
+            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

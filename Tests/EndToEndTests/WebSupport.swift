@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import Testing
 import TresorSystem
 
@@ -13,20 +14,7 @@ import Glibc
 
 extension Harness {
     /// A free TCP port on 127.0.0.1 (bound once by the kernel's choice, then released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw WebTestError.socket("bind") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try LoopbackPort.free() }
 
     /// Starts `tresord --web PORT`, initialises the keybag with `passcode`, and waits until
     /// the web server answers on `address`. Returns the web server's address. Registration is open
