@@ -72,6 +72,37 @@ public enum TestPostgres {
         }
     }
 
+    /// The first column of every row `sql` returns, as text, run as the superuser on `database`.
+    /// - Parameters:
+    ///   - sql: one statement (`… ::text` for columns of other types).
+    ///   - database: the database's name.
+    /// - Returns: the values.
+    /// - Throws: what connecting or the statement throws.
+    public static func texts(_ sql: String, database: String) async throws -> [String] {
+        try await withAdminConnection(database: database) { connection, logger in
+            var values: [String] = []
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                values.append(try row.decode(String.self))
+            }
+            return values
+        }
+    }
+
+    /// Every row of every table of `database`'s current schema as JSON text, one per line
+    /// (what an attacker with a copy of the database reads).
+    /// - Parameter database: the database's name.
+    /// - Returns: the rows.
+    /// - Throws: what connecting or reading throws.
+    public static func dump(database: String) async throws -> String {
+        let tables = try await texts(
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1", database: database)
+        var text = ""
+        for table in tables {
+            for row in try await texts("SELECT row_to_json(t)::text FROM \(table) t", database: database) { text += row + "\n" }
+        }
+        return text
+    }
+
     /// The name of the database a URL from ``freshDatabase()`` names.
     public static func databaseName(of url: String) -> String {
         String(URLComponents(string: url)!.path.dropFirst())
