@@ -120,8 +120,8 @@ let package = Package(
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
-        // The web client (SPEC §5): plain HTML, CSS and JavaScript modules in Web/static, served
-        // by the daemon's web server. No build step.
+        // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
+        // served by the daemon's web server. No build step.
         .target(name: "TresorWebClient", path: "Web", exclude: [], sources: ["WebClient.swift"], resources: [.copy("static")]),
         // The freedesktop Secret Service (org.freedesktop.secrets) answered from the keychain,
         // each executable seeing only its own items (docs/SECRET-SERVICE.md).
@@ -133,7 +133,7 @@ let package = Package(
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
             "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
-            "TresorDBus", "TresorSecretService",
+            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -174,6 +174,10 @@ let package = Package(
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
         .executableTarget(name: "ProbeBeta", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeBeta"),
         // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
+        // A throwaway PostgreSQL server for the tests that need one (Debian's, started by the test).
+        .target(name: "PostgresFixture", dependencies: [
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/Fixtures/PostgresFixture"),
         .target(name: "NoteStoreFixture", dependencies: [
             "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/Fixtures/NoteStoreFixture"),
@@ -207,11 +211,11 @@ let package = Package(
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
-            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem",
+            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorSecurity",
+            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The peers of SPEC §10, installed from Debian's packages and run headless, each in its own
-# temporary HOME and D-Bus session (see ../../shared/peers.md for the facts this relies on):
+# The peers of the performance targets (BENCHMARKS.md), installed from Debian's packages and run
+# headless, each in its own temporary HOME and D-Bus session (what each needs, and why:
+# BENCHMARKS.md, "How each scenario is measured", "Peers"):
 #   gnome-keyring 42 (Secret Service: in-process D-Bus via python3-secretstorage, and secret-tool),
 #   KeePassXC 2.7 (its Secret Service, same client code), pass 1.7 with GnuPG, openssl speed.
 #   With --bench-bin DIR, gnome-keyring and KeePassXC are also measured by DIR/tresor-bench
@@ -52,9 +53,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A private session bus with no service folders (../../shared/peers.md), the set-up tresor-bench's
-# Secret Service scenario gives tresord: nothing is started on demand, the provider under test
-# alone owns org.freedesktop.secrets. Prints "ADDRESS PID".
+# A private session bus with no service folders (BENCHMARKS.md, "How each scenario is measured"),
+# the set-up tresor-bench's Secret Service scenario gives tresord: nothing is started on demand,
+# the provider under test alone owns org.freedesktop.secrets. Prints "ADDRESS PID".
 private_bus() {
   cat > "$1/bus.conf" <<XML
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Combines tresor.json and the peers' JSON files of one run into results.json, results.md
-(the table, with every Tresor figure as a ratio to a peer's and each SPEC §10 target met or
-not) and latency-vs-items.png.
+(the table, with every Tresor figure as a ratio to a peer's and each performance target of
+BENCHMARKS.md met or not) and latency-vs-items.png.
 
   report.py OUT_DIR
 """
@@ -451,7 +451,7 @@ if mx:
         targets.append((f"… the same after non-key searches (each decrypts every row, 512 rows at a time)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
                         ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
 if targets:
-    P("## SPEC §10 targets (from this run)")
+    P("## Performance targets (from this run)")
     P("")
     P("| target | measured | ratio to target | met | ratio to peer |")
     P("|---|---|---:|:-:|---|")

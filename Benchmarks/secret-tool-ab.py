@@ -5,10 +5,11 @@ interleaved round by round (BENCHMARKS.md, "Secret Service (D-Bus)").
 The harness measures the two providers minutes apart (Tresor in tresor-bench, gnome-keyring in
 peers.sh); on this shared machine a process's time moves by a third from one minute to the next,
 so this runs both at once, each on a private session bus of its own with no service folders
-(../shared/peers.md), and alternates: every round times one lookup from each provider, and one on
-a third bus where nobody owns org.freedesktop.secrets (secret-tool's own floor: process start,
-libsecret, the bus), in a rotating order. Both providers hold the same ten items, stored with
-`secret-tool store` — for Tresor they live in secret-tool's own group, as any program's do.
+(as `private_bus` in Benchmarks/peers.sh), and alternates: every round times one lookup from each
+provider, and one on a third bus where nobody owns org.freedesktop.secrets (secret-tool's own
+floor: process start, libsecret, the bus), in a rotating order. Both providers hold the same ten
+items, stored with `secret-tool store` — for Tresor they live in secret-tool's own group, as any
+program's do.
 
   Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60]
 

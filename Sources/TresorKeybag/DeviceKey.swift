@@ -63,7 +63,8 @@ struct DeviceKey: Sendable {
 
     /// A subkey for one purpose, optionally mixed with a passcode-derived key.
     /// Both inputs are needed to compute it: HKDF's input is the device key, its salt the
-    /// passcode key (SPEC §3.4: neither the passcode alone nor the device key alone suffices).
+    /// passcode key (docs/FORMAT.md, "Class-key wrapping": neither the passcode alone nor the
+    /// device key alone suffices).
     func derive(_ label: String, passcodeKey: SymmetricKey? = nil) -> SymmetricKey {
         let salt = passcodeKey.map { $0.withUnsafeBytes { Data($0) } } ?? Data()
         return KeyDerivation.hkdfSHA256(inputKeyMaterial: key, salt: salt, info: "tresor.keybag.v1." + label)

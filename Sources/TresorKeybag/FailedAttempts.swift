@@ -1,7 +1,7 @@
 import Foundation
 
 /// The consecutive wrong passcodes since the last success, kept on disk so a restart does
-/// not reset them (SPEC §3.4).
+/// not reset them (docs/API.md, "Limits").
 ///
 /// Each failure is remembered by a tag — an HMAC, under a device-key subkey, of the
 /// PBKDF2 output of the wrong passcode — so the same wrong passcode typed twice counts once

@@ -4,7 +4,8 @@ import Synchronization
 import TresorCrypto
 import TresorSystem
 
-/// The set of class keys of one home and its lock state (SPEC §3.4).
+/// The set of class keys of one home and its lock state (docs/SECURITY.md §3.5; the file:
+/// docs/FORMAT.md, "Keybag payload", "Class-key wrapping").
 ///
 /// Every class key is a random 256-bit key, RFC 3394-wrapped under a key-encryption key
 /// derived with HKDF from the device key and — for every class but the `always` ones, when a

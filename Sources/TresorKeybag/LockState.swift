@@ -1,4 +1,4 @@
-/// The keybag's state (SPEC §3.4).
+/// The keybag's state (docs/API.md, "Protection classes and lock states").
 public enum LockState: String, Codable, Sendable {
     /// The daemon started and nobody has unlocked yet: only `always` keys are in memory.
     case lockedSinceStart

@@ -2,9 +2,10 @@ import Crypto
 import Foundation
 import TresorCrypto
 
-/// The two-key encryption of SPEC §3.3 for one keychain: each item's secret sealed under its
-/// own row key, the row key wrapped by the class key, the other attributes sealed under a
-/// metadata key per (item class, protection class), and HMAC blind indexes for lookups.
+/// The two-key encryption of one keychain (docs/ARCHITECTURE.md, "TresorKeychain"): each item's
+/// secret sealed under its own row key, the row key wrapped by the class key, the other attributes
+/// sealed under a metadata key per (item class, protection class), and HMAC blind indexes for
+/// lookups.
 struct ItemSealing {
     static let formatVersion = "v1"
 

@@ -7,8 +7,8 @@ import TresorKeybag
 import TresorStorage
 
 /// One keychain: items of the four classes, sealed at rest with two keys per item and found
-/// through blind indexes (SPEC §3). Every operation checks the caller's access groups and the
-/// keybag's lock state for the item's protection class.
+/// through blind indexes (docs/FORMAT.md, "Keychains"). Every operation checks the caller's access
+/// groups and the keybag's lock state for the item's protection class.
 ///
 /// ```swift
 /// let keychain = try Keychain(file: home.appendingPathComponent("login.keychain"), keybag: keybag)

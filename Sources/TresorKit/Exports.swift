@@ -12,7 +12,7 @@
 @_exported import struct TresorProtocol.KeychainSummary
 @_exported import struct TresorProtocol.TerminalSessionInfo
 @_exported import struct TresorSystem.TresorPaths
-// The notes' value types (SPEC §4).
+// The notes' value types (docs/API.md, "Notes").
 @_exported import enum TresorModel.AttachmentKind
 @_exported import struct TresorModel.AttachmentInfo
 @_exported import struct TresorModel.Folder

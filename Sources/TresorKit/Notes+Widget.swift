@@ -2,8 +2,9 @@ import FoundationEssentials
 import TresorProtocol
 
 extension Notes {
-    /// The local account's widget (SPEC §5): how many notes, which changed lately, which are
-    /// pinned. Titles are absent (`redacted`) unless the keybag is unlocked and a secure
-    /// session is open; the whole widget is a placeholder when its data-protection level says so.
+    /// The local account's widget (docs/API.md, "The widget"): how many notes, which changed
+    /// lately, which are pinned. Titles are absent (`redacted`) unless the keybag is unlocked and a
+    /// secure session is open; the whole widget is a placeholder when its data-protection level
+    /// says so.
     public func widget() throws -> Widget { try client.call("GET", Route.widget) }
 }

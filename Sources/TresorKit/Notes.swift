@@ -236,7 +236,8 @@ public final class Notes: Sendable {
         try mapped { try client.notesSetHint(SetHintRequest(hint: hint, passphrase: passphrase)) }
     }
 
-    /// Keeps (or stops keeping) the passphrase's key in the keychain (SPEC §4.5).
+    /// Keeps (or stops keeping) the passphrase's key in the keychain (docs/API.md, "Unlock through
+    /// the keychain").
     @discardableResult
     public func setKeychainUnlock(_ enabled: Bool, passphrase: String? = nil, userPresence: Bool = false) throws -> NotesPassphraseStatus {
         try mapped {

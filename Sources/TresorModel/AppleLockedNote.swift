@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// A locked note as Apple stores it (SPEC §4.2), not decrypted: PBKDF2-HMAC-SHA256 of the
-/// passphrase over `salt` with `iterations` gives a 16-byte key, which unwraps `wrappedKey`
-/// (RFC 3394) into the note key, which opens `ciphertext` with AES-128-GCM under `iv` and
-/// `tag` (no associated data) into a gzipped protobuf (``AppleNoteBody/text(fromGzippedProtobuf:limits:)``).
+/// A locked note as Apple stores it (docs/FORMAT.md, "Two layers"), not decrypted:
+/// PBKDF2-HMAC-SHA256 of the passphrase over `salt` with `iterations` gives a 16-byte key, which
+/// unwraps `wrappedKey` (RFC 3394) into the note key, which opens `ciphertext` with AES-128-GCM
+/// under `iv` and `tag` (no associated data) into a gzipped protobuf
+/// (``AppleNoteBody/text(fromGzippedProtobuf:limits:)``).
 ///
 /// The reader checks the shapes: a non-empty salt, 1 ≤ iterations ≤ the limit, a 24-byte
 /// wrapped key, an IV of at least 12 bytes, a 16-byte tag, a non-empty ciphertext.

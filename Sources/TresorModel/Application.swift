@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// A registered executable (SPEC §3.5): its identity is the SHA-256 of its file, its rights an
-/// application id, a team id and the access groups it may use.
+/// A registered executable (docs/API.md, "Applications"): its identity is the SHA-256 of its file,
+/// its rights an application id, a team id and the access groups it may use.
 public struct Application: Codable, Equatable, Sendable {
     public var applicationID: String
     public var teamID: String

@@ -47,7 +47,8 @@ public struct PassphraseStatus: Codable, Equatable, Sendable {
     /// Consecutive wrong entries, and the wait before the next one is accepted.
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
-    /// Whether the passphrase-derived key is kept in the keychain (SPEC §4.5).
+    /// Whether the passphrase-derived key is kept in the keychain (docs/API.md, "Unlock through
+    /// the keychain").
     public var keychainUnlock: Bool
     /// Whether a secure session for the current passphrase is open.
     public var sessionOpen: Bool
@@ -91,7 +92,8 @@ public struct NoteSummary: Codable, Equatable, Sendable {
     public var attachmentCount: Int
     /// Present for a locked note.
     public var lock: LockInfo?
-    /// Present for a shared note (SPEC §4.6): its owner and participants.
+    /// Present for a shared note (docs/FORMAT.md, "Web accounts and shared notes"): its owner
+    /// and participants.
     public var sharing: ShareInfo?
     /// Counted up on every change: a save names the revision it was made from (``NoteBase``).
     public var revision: Int64
@@ -245,7 +247,8 @@ public enum NoteLimits {
     public static let hintBytes = 256
 }
 
-/// Who a shared note belongs to and who it is shared with (stored in the clear, SPEC §4.6).
+/// Who a shared note belongs to and who it is shared with (stored in the clear: docs/FORMAT.md,
+/// "Web accounts and shared notes").
 public struct ShareInfo: Codable, Equatable, Sendable {
     public var owner: String
     public var participants: [String]

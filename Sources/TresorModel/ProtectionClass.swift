@@ -1,5 +1,5 @@
-/// When an item's secret may be read (SPEC §3.2), named as on Apple systems
-/// (`kSecAttrAccessibleWhenUnlocked` is `.whenUnlocked`).
+/// When an item's secret may be read (docs/API.md, "Protection classes and lock states"),
+/// named as on Apple systems (`kSecAttrAccessibleWhenUnlocked` is `.whenUnlocked`).
 public enum ProtectionClass: String, CaseIterable, Codable, Sendable {
     case whenUnlocked
     case afterFirstUnlock

@@ -2,10 +2,10 @@ import Crypto
 import Foundation
 import TresorCrypto
 
-/// The keybag layer over all note content (SPEC §4.2, last point): titles, bodies, folder
-/// names, hints, a locked note's ciphertext and every attachment chunk are sealed under a
-/// key derived from the account's protection class key (`afterFirstUnlock`), so a copied
-/// home reveals no note text without the device key (and passcode).
+/// The keybag layer over all note content (docs/FORMAT.md, "Two layers", point 1): titles, bodies,
+/// folder names, hints, a locked note's ciphertext and every attachment chunk are sealed under a
+/// key derived from the account's protection class key (`afterFirstUnlock`), so a copied home
+/// reveals no note text without the device key (and passcode).
 struct ContentSealing: Sendable {
     static let formatVersion = "v1"
 
@@ -58,8 +58,8 @@ struct ContentSealing: Sendable {
         return text
     }
 
-    /// The layer of one note's title and body: a shared note's own record key (SPEC §4.6:
-    /// "a per-record key held by the server"), else the content key itself.
+    /// The layer of one note's title and body: a shared note's own record key, held by the
+    /// server (docs/FORMAT.md, "Web accounts and shared notes"), else the content key itself.
     func noteLayer(_ row: NoteRow) throws -> ContentSealing {
         guard let sealedKey = row.sealedRecordKey else { return self }
         return ContentSealing(classKey: SymmetricKey(data: try open(sealedKey, table: "notes", id: row.id, column: "record_key")))

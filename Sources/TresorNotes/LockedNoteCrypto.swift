@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import TresorCrypto
 
-/// The cryptography of locked notes, exactly as Apple Notes does it (SPEC §4.2), so notes
-/// imported from Apple open with their passphrase and the web client can do the same with
-/// WebCrypto:
+/// The cryptography of locked notes, exactly as Apple Notes does it (docs/FORMAT.md, "Two
+/// layers"), so notes imported from Apple open with their passphrase and the web client can do
+/// the same with WebCrypto:
 ///
 /// 1. passphrase key = PBKDF2-HMAC-SHA256(UTF-8 passphrase, 16-byte salt, rounds) → 16 bytes;
 /// 2. note key = 16 random bytes, stored RFC 3394-wrapped (24 bytes) under the passphrase key —

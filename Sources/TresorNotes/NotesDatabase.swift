@@ -88,8 +88,9 @@ enum NotesDatabase {
                 CREATE INDEX attachments_note ON attachments(note_id);
                 """)
         }
-        // Web accounts and shared notes (SPEC §4.6, §5). A shared note's title and body are
-        // sealed under its own record key (`sealed_record_key`, itself sealed under the content key).
+        // Web accounts and shared notes (docs/FORMAT.md, "Web accounts and shared notes"). A shared
+        // note's title and body are sealed under its own record key (`sealed_record_key`, itself
+        // sealed under the content key).
         migrator.registerMigration("v2-web") { db in
             try db.execute(sql: """
                 ALTER TABLE accounts ADD COLUMN login_name TEXT;

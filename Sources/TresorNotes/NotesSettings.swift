@@ -8,8 +8,8 @@ import TresorCrypto
 public struct NotesSettings: Sendable {
     /// PBKDF2-HMAC-SHA256 rounds written with a new passphrase (at least OWASP's 600,000).
     public let kdfRounds: Int
-    /// How long a secure session may stay unused before its keys are dropped (SPEC §4.3:
-    /// 3 minutes by default).
+    /// How long a secure session may stay unused before its keys are dropped (docs/API.md,
+    /// "Locked notes and secure sessions": 3 minutes by default).
     public var sessionIdleTimeout: TimeInterval
     /// The wall clock, for sessions, generations' dates and the failed-attempt delays.
     public let clock: @Sendable () -> Date

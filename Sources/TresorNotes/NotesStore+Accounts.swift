@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 import TresorCrypto
 
-// Web accounts (SPEC §5): registration and password checks. The local account signs in as
-// `local` with the keybag passcode, which the server checks against the keybag, not here.
+// Web accounts (docs/WEB.md, "Accounts and sessions"): registration and password checks. The local
+// account signs in as `local` with the keybag passcode, which the server checks against the keybag,
+// not here.
 extension NotesStore {
 
     /// The fewest PBKDF2 rounds accepted for a passphrase made in the browser (what this store writes).
@@ -49,7 +50,8 @@ extension NotesStore {
         return WebAccount(id: AccountID(rawValue: row["id"]), name: login, isLocal: false)
     }
 
-    /// Whether `password` is the web account's password (a passphrase reset needs it, SPEC §4.4).
+    /// Whether `password` is the web account's password (a passphrase reset needs it: docs/WEB.md,
+    /// "Endpoints", `POST /passphrase/reset`).
     /// Always false for the local account: its password is the keybag passcode.
     public func checkPassword(_ password: AccountPassword, account: AccountID) throws -> Bool {
         let row = try pool.read { db in

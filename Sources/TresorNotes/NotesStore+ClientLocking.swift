@@ -4,10 +4,11 @@ import GRDB
 import TresorCrypto
 import TresorKeybag
 
-// Locked notes made in the browser (SPEC §5): the web client derives the passphrase key, wraps
-// note keys and seals bodies and attachment chunks with WebCrypto in the format of
-// `LockedNoteCrypto`. The store receives only salts, verifiers, wrapped keys and ciphertext —
-// never a passphrase or a key — and keeps them under the keybag layer like its own.
+// Locked notes made in the browser (docs/FORMAT.md, "Locked notes made in the browser"): the web
+// client derives the passphrase key, wraps note keys and seals bodies and attachment chunks with
+// WebCrypto in the format of `LockedNoteCrypto`. The store receives only salts, verifiers, wrapped
+// keys and ciphertext — never a passphrase or a key — and keeps them under the keybag layer like
+// its own.
 extension NotesStore {
     /// The account's current passphrase generation, for the browser to derive its key. The
     /// verifier only while no proof hash is recorded (it would allow offline guessing).

@@ -3,7 +3,7 @@ import GRDB
 import TresorAppleNotes
 import TresorCrypto
 
-// Importing notes from another store (SPEC §4.7).
+// Importing notes from another store (docs/API.md, "Import").
 extension NotesStore {
     /// Imports `notes` into `account` in one transaction. A note already imported (same
     /// title, dates and content) is skipped, so importing a store twice adds nothing; a note

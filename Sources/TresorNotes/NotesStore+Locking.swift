@@ -68,8 +68,9 @@ extension NotesStore {
     }
 
     /// Re-wraps a note locked with an earlier (or imported) passphrase under the current one
-    /// (SPEC §4.4, after a reset). Needs both: `passphrase` (or a session) for the note's own,
-    /// `currentPassphrase` (or a session) for the current one. Only the note key is re-wrapped.
+    /// (after a reset: docs/API.md, "The passphrase"). Needs both: `passphrase` (or a session) for
+    /// the note's own, `currentPassphrase` (or a session) for the current one. Only the note key is
+    /// re-wrapped.
     public func rewrap(_ id: String, passphrase: Passphrase? = nil, currentPassphrase: Passphrase? = nil) throws {
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(id, db) }
@@ -91,13 +92,15 @@ extension NotesStore {
 
     // MARK: Locked records (the CLI's path and the browser's)
 
-    /// Refuses, inside the locking transaction, a note locked already or shared (SPEC §4.6).
+    /// Refuses, inside the locking transaction, a note locked already or shared (a shared note is
+    /// sealed under a key the server holds, so it must be unshared before it can be locked).
     func requireLockable(_ row: NoteRow, _ db: Database) throws {
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(row.id) is already locked") }
         guard try !isShared(row.id, db) else { throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it") }
     }
 
-    /// Refuses attachments of a kind Apple Notes cannot lock, naming the first (SPEC §4.2).
+    /// Refuses attachments of a kind Apple Notes cannot lock, naming the first (docs/API.md,
+    /// "Locked notes and secure sessions").
     func requireLockableKinds(_ attachments: [AttachmentRow], _ sealing: ContentSealing) throws {
         for attachment in attachments where !attachment.kind.isLockable {
             throw NotesError.attachmentNotLockable(name: try attachmentName(attachment, sealing), kind: attachment.kind)
@@ -163,7 +166,8 @@ extension NotesStore {
         for record: PassphraseRow, passphrase: Passphrase?, _ sealing: ContentSealing, note: NoteRow? = nil
     ) throws -> SymmetricKey {
         let timeout = settings.sessionIdleTimeout, now = now
-        // A keybag lock ends every session (SPEC §4.3), whether or not the daemon said so yet.
+        // A keybag lock ends every session (docs/API.md, "Locked notes and secure sessions"),
+        // whether or not the daemon said so yet.
         if keybag.lockState != .unlocked { lockNow() }
         if let key = sessions.withLock({ $0.key(for: record.id, now: now, timeout: timeout) }) { return key }
         guard let passphrase else {
@@ -173,7 +177,7 @@ extension NotesStore {
     }
 
     /// Derives and checks `passphrase` against `record`, counting failures; never uses a
-    /// session (passphrase change must be typed, SPEC §4.4).
+    /// session (passphrase change must be typed: docs/API.md, "The passphrase").
     ///
     /// The attempt is counted as a failure in the database *before* the key derivation runs,
     /// and the count cleared again when it was right: concurrent wrong entries each find the

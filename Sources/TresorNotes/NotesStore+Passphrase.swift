@@ -4,7 +4,8 @@ import GRDB
 import TresorCrypto
 import TresorKeybag
 
-// The account passphrase (SPEC §4.4) and secure sessions (§4.3).
+// The account passphrase and secure sessions (docs/API.md, "The passphrase", "Locked notes and
+// secure sessions").
 extension NotesStore {
     /// Sets the account's first passphrase (generation 1) and opens its session.
     public func setPassphrase(_ passphrase: Passphrase, hint: String? = nil, account: AccountID = .local) throws {
@@ -115,7 +116,7 @@ extension NotesStore {
     /// How many secure sessions are open.
     public var openSessionCount: Int { sessions.withLock { $0.count } }
 
-    // MARK: Unlock through the keychain (SPEC §4.5)
+    // MARK: Unlock through the keychain (docs/API.md)
 
     /// Records whether the account's passphrase key may be kept in the keychain. The daemon
     /// stores and reads the key itself (``currentSessionKey(account:)``, ``openSession(with:account:)``).

@@ -3,10 +3,11 @@ import Foundation
 import GRDB
 import TresorCrypto
 
-// Shared notes (SPEC §4.6): an unlocked note shared with other accounts of this server. The
-// server decides who reads and writes; dates and participants are stored in the clear; the
-// title and body are sealed under a per-record key the server holds (itself sealed under the
-// content key). A locked note cannot be shared, and a shared note cannot be locked.
+// Shared notes (docs/FORMAT.md, "Web accounts and shared notes"): an unlocked note shared with
+// other accounts of this server. The server decides who reads and writes; dates and participants
+// are stored in the clear; the title and body are sealed under a per-record key the server holds
+// (itself sealed under the content key). A locked note cannot be shared, and a shared note cannot
+// be locked.
 extension NotesStore {
 
     /// What `account` may do with note `id`. A note it may not see is `notFound`, exactly as

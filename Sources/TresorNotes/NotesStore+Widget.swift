@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-// The widget's data (SPEC §5): counts are not private; titles are, and the server decides
-// when to show them (keybag and secure session unlocked).
+// The widget's data (docs/API.md, "The widget"): counts are not private; titles are, and the server
+// decides when to show them (keybag and secure session unlocked).
 extension NotesStore {
 
     /// The account's note count, its most recently changed notes and its pinned notes. Counts

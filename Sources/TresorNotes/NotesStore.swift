@@ -8,7 +8,8 @@ import TresorStorage
 import TresorSystem
 
 /// The notes of one home: accounts, folders, notes, attachments, locked notes and their
-/// secure sessions (SPEC §4). The daemon holds one; tests make their own over a temporary home.
+/// secure sessions (docs/API.md, "Notes"; docs/FORMAT.md, "Notes"). The daemon holds one; tests
+/// make their own over a temporary home.
 ///
 /// Every piece of content is sealed under the keybag's `afterFirstUnlock` class (through
 /// `ContentSealing`), so nothing is readable before the first unlock after a start. Locked
@@ -37,7 +38,8 @@ public final class NotesStore: Sendable {
     /// Where committed changes are announced (live updates).
     public let changes: NoteChangeFeed
 
-    /// The protection class whose key seals note content (SPEC §4.2: `afterFirstUnlock`).
+    /// The protection class whose key seals note content (docs/FORMAT.md, "Two layers":
+    /// `afterFirstUnlock`).
     public static let protectionClass = ProtectionClass.afterFirstUnlock
     /// The local account's display name.
     public static let localAccountName = "On My Computer"

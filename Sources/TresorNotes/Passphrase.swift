@@ -1,6 +1,6 @@
 import Foundation
 
-/// A notes account's secret for locked notes (SPEC §2: different from the passcode).
+/// A notes account's secret for locked notes: a secret of its own, never the keybag passcode.
 /// It never prints: `description` is a placeholder, so a passphrase interpolated into a log
 /// line or an error by mistake reveals nothing.
 public struct Passphrase: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

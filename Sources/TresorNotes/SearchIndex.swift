@@ -5,9 +5,10 @@ import Synchronization
 /// Full-text search (SQLite FTS5) over note titles and the bodies of unlocked notes.
 ///
 /// The index lives in memory, never in the home: an FTS index on disk would hold note text
-/// in the clear, against SPEC §4.2's "all content at rest is protected by the keybag". It is
-/// built from the sealed notes on the first search after the daemon starts and kept current
-/// by every write. A locked note is indexed by its title only; its body never enters.
+/// in the clear, against the rule that all note content at rest is sealed under the keybag
+/// (docs/FORMAT.md, "Two layers", "Search"). It is built from the sealed notes on the first
+/// search after the daemon starts and kept current by every write. A locked note is indexed by its
+/// title only; its body never enters.
 final class SearchIndex: Sendable {
     private let queue: DatabaseQueue
     private let isBuilt = Mutex(false)

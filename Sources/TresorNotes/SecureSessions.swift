@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
 
-/// The open secure sessions (SPEC §4.3): for each passphrase (generation or imported
-/// passphrase) entered recently, its derived key and when it was last used. Held in memory
-/// only; ending a session drops the key (`SymmetricKey` zeroes its storage when freed).
+/// The open secure sessions (docs/API.md, "Locked notes and secure sessions"): for each passphrase
+/// (generation or imported passphrase) entered recently, its derived key and when it was last used.
+/// Held in memory only; ending a session drops the key (`SymmetricKey` zeroes its storage when
+/// freed).
 struct SecureSessions {
     private struct Session {
         var key: SymmetricKey

@@ -40,7 +40,7 @@ public enum Route {
     /// `tresor approve`: the user's answer, with the passcode when it allows.
     public static let approvalsAnswer = "/v1/approvals/answer"
 
-    // Notes (SPEC §4): the `tresor` CLI only. Every route is a POST.
+    // Notes (docs/API.md, "Notes"): the `tresor` CLI only. Every route is a POST.
     public static let notesList = "/v1/notes/list"
     public static let notesCreate = "/v1/notes/create"
     public static let notesShow = "/v1/notes/show"

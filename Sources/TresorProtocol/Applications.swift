@@ -2,7 +2,7 @@ import FoundationEssentials
 import TresorModel
 
 /// `POST /v1/apps`: register an executable (only the `tresor` CLI may, with the keybag
-/// unlocked and the passcode entered again — SPEC §3.5).
+/// unlocked and the passcode entered again — docs/API.md, "Applications").
 public struct RegisterApplicationRequest: Codable, Sendable {
     public var applicationID: String
     public var teamID: String

@@ -1,9 +1,9 @@
 import FoundationEssentials
 import TresorModel
 
-// The notes routes' wire types (`/v1/notes/…`, SPEC §4). Only the `tresor` CLI may call them.
-// Notes, folders, summaries and attachments travel as TresorNotes' own Codable value types
-// (`NoteSummary`, `OpenedNote`, `Folder`, `AttachmentInfo`, `LockInfo`, `PassphraseStatus`).
+// The notes routes' wire types (`/v1/notes/…`, docs/API.md, "Notes"). Only the `tresor` CLI may
+// call them. Notes, folders, summaries and attachments travel as TresorNotes' own Codable value
+// types (`NoteSummary`, `OpenedNote`, `Folder`, `AttachmentInfo`, `LockInfo`, `PassphraseStatus`).
 // Passphrases travel in request bodies only, never in paths, headers or query strings.
 
 /// `POST /v1/notes/list`: every note of the local account, or of one folder.
@@ -128,7 +128,8 @@ public struct LockNowResponse: Codable, Sendable {
 
 /// `POST /v1/notes/session`: opens a secure session without reading anything — for the
 /// passphrase of note `note`, or the current passphrase when `note` is absent. Give either
-/// `passphrase`, or `passcode` to use the key kept in the keychain with user presence (§4.5).
+/// `passphrase`, or `passcode` to use the key kept in the keychain with user presence
+/// (docs/API.md, "Unlock through the keychain").
 public struct OpenSessionRequest: Codable, Sendable {
     public var passphrase: String?
     public var passcode: String?

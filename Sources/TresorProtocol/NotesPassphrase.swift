@@ -3,7 +3,7 @@ import TresorModel
 
 /// `POST /v1/notes/passphrase/status` and the answer of every passphrase route: TresorNotes'
 /// `PassphraseStatus` (flat, as its own fields) plus whether the key kept in the keychain
-/// needs the passcode (SPEC §4.5, user presence).
+/// needs the passcode (user presence: docs/API.md, "Unlock through the keychain").
 public struct NotesPassphraseStatus: Codable, Sendable, Equatable {
     public var status: PassphraseStatus
     /// Present when `keychainUnlock` is on: the keychain item needs the passcode to be read.
@@ -41,7 +41,7 @@ public struct SetPassphraseRequest: Codable, Sendable {
 }
 
 /// `POST /v1/notes/passphrase/change`: `current` must be typed — a secure session or the key
-/// kept in the keychain is not accepted (SPEC §4.4).
+/// kept in the keychain is not accepted (docs/API.md, "The passphrase").
 public struct ChangePassphraseRequest: Codable, Sendable {
     public var current: String
     public var new: String
@@ -105,7 +105,8 @@ public struct SetHintRequest: Codable, Sendable {
 }
 
 /// `POST /v1/notes/passphrase/keychain`: keep (or stop keeping) the current passphrase's key
-/// in the login keychain, so an unlocked keybag opens locked notes (SPEC §4.5).
+/// in the login keychain, so an unlocked keybag opens locked notes (docs/API.md, "Unlock through
+/// the keychain").
 public struct KeychainUnlockRequest: Codable, Sendable {
     public var enabled: Bool
     /// Required to enable: the current passphrase, typed.

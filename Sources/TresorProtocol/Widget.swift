@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-// The widget (SPEC §5): a glanceable summary of an account's notes — how many, which changed
-// lately, which are pinned — served to the browser (`GET /api/widget`) and to the CLI
-// (`GET /v1/widget`, the local account; `tresor widget`). Titles are private: they are
-// replaced by placeholders whenever the keybag is not unlocked or no secure session is open.
+// The widget (docs/API.md, "The widget"): a glanceable summary of an account's notes — how many,
+// which changed lately, which are pinned — served to the browser (`GET /api/widget`) and to the CLI
+// (`GET /v1/widget`, the local account; `tresor widget`). Titles are private: they are replaced by
+// placeholders whenever the keybag is not unlocked or no secure session is open.
 
 extension Route {
     /// `GET /v1/widget`: the local account's widget. The `tresor` CLI only.

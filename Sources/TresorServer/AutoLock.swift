@@ -3,7 +3,8 @@ import Synchronization
 import TresorProtocol
 
 /// Locks the keybag after a period without client activity, unless a client holds it off
-/// for a stated reason (SPEC §3.4). Holds end when their connection closes.
+/// for a stated reason (docs/API.md, "Auto-lock and holds"). Holds end when their connection
+/// closes.
 final class AutoLock: Sendable {
     let idleLimit: Duration?
     private let state: Mutex<State>

@@ -16,8 +16,8 @@ import TresorWebStore
 import TresorWebStoreSQLite
 
 /// `tresord`: one daemon per user and home, serving the local API on a Unix socket
-/// (SPEC §8.2). It hardens itself, takes the home's lock, opens the keybag locked, and
-/// locks it again after the configured idle time.
+/// (docs/API.md, "Transport and socket location"). It hardens itself, takes the home's lock, opens
+/// the keybag locked, and locks it again after the configured idle time.
 public struct Daemon: Sendable {
     let configuration: DaemonConfiguration
     let keybagSettings: KeybagSettings

@@ -1,15 +1,17 @@
 import Foundation
 import TresorProtocol
 import TresorSystem
+import TresorWebStorePostgres
 
 /// How a daemon runs: its home, socket, auto-lock period and notes session timeout.
 ///
 /// The auto-lock period comes from `config.json` in the home (`{"autoLockSeconds": 300}`),
 /// which a `tresord --auto-lock SECONDS` flag overrides. 0 turns auto-lock off. Likewise the
 /// idle time after which a notes secure session ends (`"notesSessionIdleSeconds": 180`,
-/// `tresord --notes-session-idle SECONDS`; SPEC §4.3). The web server is off unless
-/// `"webPort"` or `tresord --web PORT` names a port (docs/WEB.md); its auto-lock timeouts,
-/// session lifetimes and the widget's data-protection level come from `config.json` too.
+/// `tresord --notes-session-idle SECONDS`; docs/API.md, "Locked notes and secure sessions"). The
+/// web server is off unless `"webPort"` or `tresord --web PORT` names a port (docs/WEB.md); its
+/// auto-lock timeouts, session lifetimes and the widget's data-protection level come from
+/// `config.json` too.
 public struct DaemonConfiguration: Sendable {
     public static let defaultAutoLockSeconds = 300
     public static let defaultNotesSessionIdleSeconds = 180
@@ -23,10 +25,27 @@ public struct DaemonConfiguration: Sendable {
     /// Whether to answer the freedesktop Secret Service on the session bus
     /// (`"secretService": true`, `tresord --secret-service`; docs/SECRET-SERVICE.md).
     public var secretService: Bool
+    /// The server's database and key when the web side runs as a server (docs/WEB.md,
+    /// "Running a Tresor server"); nil for the embedded web side over the home's notes.
+    public var server: ServerConfiguration?
 
+    /// Reads `config.json`; each argument given overrides its key there.
+    /// - Parameters:
+    ///   - paths: the home.
+    ///   - autoLockSeconds: `--auto-lock`.
+    ///   - notesSessionIdleSeconds: `--notes-session-idle`.
+    ///   - webPort: `--web`.
+    ///   - secretService: `--secret-service`.
+    ///   - webBind: `--web-bind`.
+    ///   - publicOrigin: `--public-origin`.
+    ///   - database: `--database` (a URL without a password: command lines are public).
+    ///   - serverKeyFile: `--server-key-file`.
+    ///   - environment: where `PGPASSWORD` is read.
+    /// - Throws: ``DaemonError/configuration(_:)`` saying what is wrong.
     public init(
         paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil,
-        secretService: Bool? = nil
+        secretService: Bool? = nil, webBind: String? = nil, publicOrigin: String? = nil, database: String? = nil,
+        serverKeyFile: String? = nil, environment: [String: String] = [:]
     ) throws {
         self.paths = paths
         let file = try ConfigurationFile.load(paths.config)
@@ -34,8 +53,46 @@ public struct DaemonConfiguration: Sendable {
         guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
         self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
-        self.web = try WebConfiguration(file: file, port: webPort)
+        self.web = try WebConfiguration(file: file, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
+        if let database, DatabaseURL.hasPassword(database) {
+            throw DaemonError.configuration(
+                "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD")
+        }
+        self.server = try ServerConfiguration(
+            database: database ?? file.database, serverKeyFile: serverKeyFile ?? file.serverKeyFile, web: web, environment: environment)
+        web.serverMode = server != nil
+    }
+}
+
+/// What a server needs beyond the web settings (docs/WEB.md, "Running a Tresor server"): its
+/// PostgreSQL database and the key file its note content is sealed under.
+public struct ServerConfiguration: Sendable {
+    /// The database every instance of the server shares.
+    public var database: DatabaseURL
+    /// The server key file's absolute path (the same file on every instance).
+    public var serverKeyFile: String
+
+    /// Nil when neither a database nor a key file is named (the embedded web side).
+    /// - Throws: ``DaemonError/configuration(_:)`` when one is named without the other, when
+    ///   the web server is off, or for a database URL that does not read.
+    init?(database: String?, serverKeyFile: String?, web: WebConfiguration, environment: [String: String]) throws {
+        guard database != nil || serverKeyFile != nil else { return nil }
+        guard let database else {
+            throw DaemonError.configuration("a server key file is for a server: name its database too (--database postgres://USER@HOST/DB)")
+        }
+        guard let serverKeyFile else {
+            throw DaemonError.configuration(
+                "a server's database needs the key its notes are sealed under: --server-key-file FILE (make one with head -c 32 /dev/urandom > FILE; chmod 600 FILE)")
+        }
+        guard web.port != nil else { throw DaemonError.configuration("a server serves the web client: add --web PORT (or \"webPort\" in config.json)") }
+        do {
+            self.database = try DatabaseURL(parsing: database, environmentPassword: environment["PGPASSWORD"])
+        } catch {
+            throw DaemonError.configuration(String(describing: error))
+        }
+        self.serverKeyFile = serverKeyFile.hasPrefix("/")
+            ? serverKeyFile : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(serverKeyFile).path
     }
 }
 

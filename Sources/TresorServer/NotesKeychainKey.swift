@@ -4,10 +4,11 @@ import TresorKeybag
 import TresorKeychain
 import TresorNotes
 
-/// Unlock through the keychain (SPEC §4.5): the current notes passphrase's derived key, kept
-/// as a generic password in the login keychain — `whenUnlockedThisDeviceOnly`, group `tresor`,
-/// optionally `userPresence` — so that an unlocked keybag opens locked notes without the
-/// passphrase. The daemon reads and writes it itself, as a caller of its own.
+/// Unlock through the keychain (docs/API.md, "Unlock through the keychain"): the current notes
+/// passphrase's derived key, kept as a generic password in the login keychain —
+/// `whenUnlockedThisDeviceOnly`, group `tresor`, optionally `userPresence` — so that an unlocked
+/// keybag opens locked notes without the passphrase. The daemon reads and writes it itself, as a
+/// caller of its own.
 struct NotesKeychainKey: Sendable {
     /// The item's service; its account is the notes account's id.
     static let service = "tresor.notes.passphrase-key"

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// What a process holding keys does to itself at start (SPEC §7).
+/// What a process holding keys does to itself at start (docs/SECURITY.md §3.9).
 public enum ProcessHardening {
     /// Turns core dumps off: the soft and hard `RLIMIT_CORE` become 0 and the process becomes
     /// non-dumpable, which also closes `/proc/<pid>/mem` and `ptrace` to other non-root

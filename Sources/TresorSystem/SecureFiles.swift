@@ -21,8 +21,8 @@ public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
-/// File operations with the modes SPEC §2 requires: folders 0700, files 0600, written
-/// atomically so a crash leaves either the old or the new content, never a mix.
+/// File operations with the home's modes (docs/FORMAT.md, "Home files"): folders 0700, files
+/// 0600, written atomically so a crash leaves either the old or the new content, never a mix.
 public enum SecureFiles {
     /// Creates `directory` with mode 0700 (missing parents too, also 0700) and tightens
     /// `directory` itself if it exists. Parents that exist are left exactly as they are.

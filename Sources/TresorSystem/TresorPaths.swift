@@ -3,11 +3,12 @@ import FoundationEssentials
 /// Where a Tresor home keeps its files, and where its daemon listens.
 ///
 /// The home is `--home`, else `$TRESOR_HOME`, else `$XDG_DATA_HOME/tresor`, else
-/// `~/.local/share/tresor` (SPEC §2). The socket is `$XDG_RUNTIME_DIR/tresor/tresord.sock`
-/// for the default home; any other home gets its own socket name in the same folder, so two
-/// homes never talk to each other's daemon. Without `XDG_RUNTIME_DIR` the socket lives in
-/// `<home>/run/`. The device key lives outside the home, in `$XDG_STATE_HOME/tresor` (else
-/// `~/.local/state/tresor`), so a copy or sync of the home does not carry it.
+/// `~/.local/share/tresor` (docs/FORMAT.md, "Home files"). The socket is
+/// `$XDG_RUNTIME_DIR/tresor/tresord.sock` for the default home; any other home gets its own socket
+/// name in the same folder, so two homes never talk to each other's daemon. Without
+/// `XDG_RUNTIME_DIR` the socket lives in `<home>/run/`. The device key lives outside the home, in
+/// `$XDG_STATE_HOME/tresor` (else `~/.local/state/tresor`), so a copy or sync of the home does not
+/// carry it.
 public struct TresorPaths: Sendable, Equatable {
     public let home: URL
     public let isDefaultHome: Bool

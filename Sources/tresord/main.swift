@@ -29,9 +29,29 @@ struct TresorDaemon: AsyncParsableCommand {
     var notesSessionIdle: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Serve the web client on http://127.0.0.1:PORT (loopback only; off by default). Overrides config.json's webPort.",
+        "Serve the web client on PORT (of 127.0.0.1 unless --web-bind names another address; off by default). Overrides config.json's webPort.",
         valueName: "port"))
     var web: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Listen on this address instead of 127.0.0.1 (behind a reverse proxy; beyond loopback it needs --public-origin). Overrides config.json's webBind.",
+        valueName: "address"))
+    var webBind: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The origin browsers reach the web client as, through a reverse proxy (https://notes.example.com): Host and Origin must name it, and an https one makes the session cookie Secure. Overrides config.json's webPublicOrigin.",
+        valueName: "url"))
+    var publicOrigin: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Run the web side as a server on this PostgreSQL database (postgres://USER@HOST:PORT/DB), shared by every instance; the password comes from PGPASSWORD or config.json's database, never from here. Needs --web and --server-key-file.",
+        valueName: "url"))
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The server key: a file of 32 random bytes, mode 0600, the same on every instance (head -c 32 /dev/urandom > FILE). Web note content is sealed under it in the database.",
+        valueName: "file"))
+    var serverKeyFile: String?
 
     @Flag(name: .long, help: ArgumentHelp(
         "Answer the freedesktop Secret Service (org.freedesktop.secrets) on the session bus named by DBUS_SESSION_BUS_ADDRESS, so secret-tool, git, Python keyring and browsers use Tresor. Also \"secretService\": true in config.json."))
@@ -61,7 +81,8 @@ struct TresorDaemon: AsyncParsableCommand {
         do {
             let configuration = try DaemonConfiguration(
                 paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle,
-                webPort: web, secretService: secretService ? true : nil)
+                webPort: web, secretService: secretService ? true : nil, webBind: webBind, publicOrigin: publicOrigin,
+                database: database, serverKeyFile: serverKeyFile, environment: environment)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
             logger.critical("tresord stopped: \(DaemonError.words(for: error))")

@@ -3,8 +3,9 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Access groups with real separate executables (SPEC §3.5): ProbeAlpha and ProbeBeta are
-/// two builds of one small keychain client, so the daemon sees two executable hashes.
+/// Access groups with real separate executables (docs/API.md, "Access groups: who may use which"):
+/// ProbeAlpha and ProbeBeta are two builds of one small keychain client, so the daemon sees two
+/// executable hashes.
 @Suite(.serialized) struct AccessGroupTests {
     static let passcode = "e2e-groups-passcode"
 

@@ -6,10 +6,10 @@ import TresorProtocol
 /// `tresor backup create|verify|restore` with the real binaries (docs/FORMAT.md, "Backups";
 /// README, "Backups"): what a backup holds, where it restores, and what it leaves alone.
 @Suite(.serialized) struct BackupTests {
-    /// SPEC §3.2's backup column: every item class × protection class goes into the backup and
-    /// back into the same home — but `whenPasscodeSetThisDeviceOnly`, never written — with its
-    /// attributes (dates too) and secret; into another home, the `…ThisDeviceOnly` items stay out
-    /// and the report says so, item by item.
+    /// The backup rules of docs/FORMAT.md, "Backups": every item class × protection class goes into
+    /// the backup and back into the same home — but `whenPasscodeSetThisDeviceOnly`, never written
+    /// — with its attributes (dates too) and secret; into another home, the `…ThisDeviceOnly` items
+    /// stay out and the report says so, item by item.
     @Test func everyItemClassAndProtectionClassRoundTripsIntoTheSameHomeAndOnlyTheOthersIntoAnotherHome() throws {
         let home = try BackupHome()
         try home.addEveryItem()

@@ -10,7 +10,7 @@ import Glibc
 
 /// SIGKILL the daemon at random moments of a random (seeded) sequence of keychain, passcode,
 /// notes and notes-passphrase operations, restart it, and check that what was acknowledged
-/// survived and nothing half-written is visible (SPEC §3.3, §3.4, §4.2, §4.4, §7).
+/// survived and nothing half-written is visible (docs/SECURITY.md §3.7, §3.10, §6).
 ///
 /// The seed is printed; `TRESOR_CRASH_SEED=<seed>` replays the same sequence of decisions (the
 /// kill moments are timing, so outcomes may still differ). `TRESOR_CRASH_KILLS=<n>` sets the
@@ -58,9 +58,10 @@ import Glibc
             }
         }
         if harness.secrets.count <= 100 { try harness.expectNoSecretLeaked() }
-        // SPEC §4.2: once a note is locked or deleted, not even the keybag-layer ciphertext of
-        // its unlocked content stays in the home — also when the kill came between the commit
-        // and the checkpoint (the test below makes that certain; random kills hit it rarely).
+        // docs/SECURITY.md §3.10: once a note is locked or deleted, not even the keybag-layer
+        // ciphertext of its unlocked content stays in the home — also when the kill came between
+        // the commit and the checkpoint (the test below makes that certain; random kills hit it
+        // rarely).
         #expect(driver.lingeringCopies.isEmpty, "\(driver.lingeringCopies.joined(separator: "; "))")
     }
 
@@ -271,7 +272,8 @@ final class CrashDriver {
     /// of unlocked notes about to be locked or deleted: once the note is locked or gone, they
     /// must have left every file, as `PlaintextRemovalTests` asks of the store without crashes.
     private var removedCopies: [String: [Data]] = [:]
-    /// Copies found after a restart, with where: SPEC §4.2 plaintext removal undone by a crash.
+    /// Copies found after a restart, with where: the plaintext removal of docs/SECURITY.md §3.10
+    /// undone by a crash.
     private(set) var lingeringCopies: [String] = []
     private var copiesChecked = 0
     private var pendingNote: (name: String, applied: NoteVersion?)?

@@ -8,7 +8,8 @@ import TresorSystem
 /// A temporary Tresor home with the real `tresor` and `tresord` binaries run against it.
 ///
 /// Every command's output and the daemon's log (at trace level) are kept, so each test ends
-/// by checking that none of its secrets appeared anywhere (SPEC §7).
+/// by checking that none of its secrets appeared anywhere (docs/SECURITY.md, "How to read the
+/// citations"; docs/ARCHITECTURE.md, "Why it is built this way").
 final class Harness {
     let root: URL
     let paths: TresorPaths

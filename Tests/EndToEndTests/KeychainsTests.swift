@@ -3,7 +3,8 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Keychains the user creates: each its own store, passcode and lock state (SPEC §3.5).
+/// Keychains the user creates: each its own store, passcode and lock state (docs/API.md,
+/// "Created keychains").
 @Suite(.serialized) struct KeychainsTests {
     @Test func aCreatedKeychainHasItsOwnPasscodeAndLock() throws {
         let harness = try Harness()

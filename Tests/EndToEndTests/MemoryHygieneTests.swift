@@ -7,8 +7,8 @@ import TresorNotes
 import GRDB
 import TresorKit
 
-/// SPEC §3.4 / issue 7: after a lock, the daemon's memory no longer holds the whenUnlocked
-/// class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
+/// docs/SECURITY.md §3.9 / issue 7: after a lock, the daemon's memory no longer holds the
+/// whenUnlocked class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
 @Suite(.serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
 

@@ -3,11 +3,11 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// SPEC §4.4: "a crash at any point leaves every note openable with the old or the new
-/// passphrase, never neither". The daemon is SIGKILLed while `tresor note passphrase change`
-/// runs over many locked notes, at random moments across the change (its two PBKDF2 runs and
-/// the re-wrapping transaction), then restarted; every note must open, all with one passphrase —
-/// the new one whenever the CLI had reported success.
+/// docs/API.md, "The passphrase": a change is one transaction, so "a crash leaves every note
+/// opening with the old or the new passphrase". The daemon is SIGKILLed while `tresor note
+/// passphrase change` runs over many locked notes, at random moments across the change (its two
+/// PBKDF2 runs and the re-wrapping transaction), then restarted; every note must open, all with one
+/// passphrase — the new one whenever the CLI had reported success.
 @Suite(.serialized) struct NotesCrashTests {
     static let passcode = "e2e-notes-crash-passcode"
     static let noteCount = 24

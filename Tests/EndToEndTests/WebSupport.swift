@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import Testing
 import TresorSystem
 
@@ -13,31 +14,20 @@ import Glibc
 
 extension Harness {
     /// A free TCP port on 127.0.0.1 (bound once by the kernel's choice, then released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw WebTestError.socket("bind") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try LoopbackPort.free() }
 
     /// Starts `tresord --web PORT`, initialises the keybag with `passcode`, and waits until
-    /// the web server answers. Returns the web server's address. Registration is open
+    /// the web server answers on `address`. Returns the web server's address. Registration is open
     /// (`"webRegistration": "open"` added to the home's config.json) unless `openRegistration`
     /// is false: most tests register whom they need; the invite tests do not.
-    func startWebDaemon(passcode: String, extraArguments: [String] = [], openRegistration: Bool = true) throws -> WebServerAddress {
+    func startWebDaemon(
+        passcode: String, extraArguments: [String] = [], openRegistration: Bool = true, address: String = "127.0.0.1"
+    ) throws -> WebServerAddress {
         if openRegistration { try mergeConfiguration(["webRegistration": "open"]) }
         let port = try Self.freePort()
         secrets.append(passcode)
         try startDaemon(extraArguments: ["--web", "\(port)"] + extraArguments)
-        let server = WebServerAddress(port: port)
+        let server = WebServerAddress(port: port, address: address)
         let deadline = Date().addingTimeInterval(15)
         while (try? server.send("GET", "/")) == nil {
             guard Date() < deadline else { throw HarnessError.daemonDidNotStart(daemonLog) }
@@ -96,7 +86,13 @@ struct WebResponse {
 /// The web server of a test daemon.
 struct WebServerAddress {
     let port: Int
-    var origin: String { "http://127.0.0.1:\(port)" }
+    /// The address the server listens on.
+    var address = "127.0.0.1"
+    /// The origin a reverse proxy serves it as: requests name it in `Host` and `Origin`.
+    var publicOrigin: String?
+    /// The local address requests leave from (another loopback address plays a proxy).
+    var source: String?
+    var origin: String { publicOrigin ?? "http://\(address):\(port)" }
 
     /// One request on a fresh connection (`Connection: close`), exactly as given.
     func send(
@@ -128,9 +124,21 @@ struct WebServerAddress {
         // A server that answered early (413) may stop reading: give up writing after a while.
         var sendTimeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard bound else {
+                close(fd)
+                throw WebTestError.socket("bind \(source)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(self.address)
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
@@ -143,7 +151,8 @@ struct WebServerAddress {
     }
 
     func requestBytes(_ method: String, _ target: String, headers: [(String, String)], body: Data?, host: String?) -> Data {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        let ownHost = origin.split(separator: "://", maxSplits: 1).last.map(String.init) ?? ""
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? ownHost)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"

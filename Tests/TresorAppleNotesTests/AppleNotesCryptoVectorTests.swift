@@ -4,8 +4,8 @@ import Testing
 import TresorAppleNotes
 import TresorCrypto
 
-/// SPEC §4.2: Apple's locked-note cryptography, checked against known vectors with
-/// TresorCrypto's primitives and this module's body decoder.
+/// Apple's locked-note cryptography (docs/FORMAT.md, "Two layers"), checked against known vectors
+/// with TresorCrypto's primitives and this module's body decoder.
 @Suite struct AppleNotesCryptoVectorTests {
     typealias Hashcat = AppleNotesVectors.Hashcat
     typealias FullNote = AppleNotesVectors.FullNote

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TresorKeybag
 
-/// SPEC §3.4: wrong passcodes are counted persistently; after the fifth, escalating delays;
-/// the same wrong passcode twice counts once.
+/// Wrong passcodes are counted persistently; after the fifth, escalating delays; the same wrong
+/// passcode twice counts once (docs/API.md, "Limits"; docs/FORMAT.md, "Failed attempts payload").
 @Suite struct FailedAttemptTests {
     /// The web sign-in of the local account counts its own failures: here a wrong passcode
     /// is only `false` — no count on disk, no delay for `tresor unlock` — and the right one

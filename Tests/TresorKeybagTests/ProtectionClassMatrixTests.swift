@@ -3,9 +3,11 @@ import Foundation
 import Testing
 @testable import TresorKeybag
 
-/// Each protection class × each lock state gives its key or a clear error (SPEC §3.2, §3.4).
+/// Each protection class × each lock state gives its key or a clear error (docs/API.md,
+/// "Protection classes and lock states").
 @Suite struct ProtectionClassMatrixTests {
-    /// Which classes a state may serve, written out by hand from the spec's table.
+    /// Which classes a state may serve, written out by hand from the table in docs/API.md,
+    /// "Protection classes and lock states".
     static let expected: [LockState: Set<ProtectionClass>] = [
         .lockedSinceStart: [.always, .alwaysThisDeviceOnly],
         .unlocked: Set(ProtectionClass.allCases),

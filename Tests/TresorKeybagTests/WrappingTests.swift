@@ -4,8 +4,9 @@ import Testing
 import TresorCrypto
 @testable import TresorKeybag
 
-/// SPEC §3.4: neither the passcode alone nor the device key alone unwraps a passcode-protected
-/// class key. These tests rebuild key-encryption keys by hand from the file's contents.
+/// Neither the passcode alone nor the device key alone unwraps a passcode-protected class key
+/// (docs/FORMAT.md, "Class-key wrapping"). These tests rebuild key-encryption keys by hand from the
+/// file's contents.
 @Suite struct WrappingTests {
     let home = TemporaryHome()
 

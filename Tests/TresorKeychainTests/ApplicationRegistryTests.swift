@@ -5,7 +5,8 @@ import TresorKeybag
 import TresorStorage
 @testable import TresorKeychain
 
-/// The registry of applications: executable hash → application id, team id, access groups (SPEC §3.5).
+/// The registry of applications: executable hash → application id, team id, access groups
+/// (docs/API.md, "Applications").
 @Suite struct ApplicationRegistryTests {
     static func hash(_ byte: UInt8) -> Data { Data(repeating: byte, count: 32) }
 

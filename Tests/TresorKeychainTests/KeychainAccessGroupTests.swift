@@ -3,7 +3,8 @@ import Testing
 import TresorKeybag
 @testable import TresorKeychain
 
-/// Access groups, the keychain-access application and user presence (SPEC §3.5).
+/// Access groups, the keychain-access application and user presence (docs/API.md, "Access
+/// groups: who may use which", "User presence").
 @Suite struct KeychainAccessGroupTests {
     /// A home where B has one item in its own group and A one in its own and one shared.
     func homeWithItems() throws -> (home: KeychainHome, bItem: KeychainItem, aItem: KeychainItem, sharedItem: KeychainItem) {

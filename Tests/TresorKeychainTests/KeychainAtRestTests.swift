@@ -4,8 +4,8 @@ import Testing
 import TresorKeybag
 @testable import TresorKeychain
 
-/// Encryption at rest (SPEC §3.3): nothing but counts, classes and sizes readable from the
-/// files; deletes leave no ciphertext behind; tampering is detected per item.
+/// Encryption at rest (docs/SECURITY.md §3.6, §3.7): nothing but counts, classes and sizes readable
+/// from the files; deletes leave no ciphertext behind; tampering is detected per item.
 @Suite struct KeychainAtRestTests {
     /// Unique markers for every attribute of every class.
     struct Markers {
@@ -238,7 +238,8 @@ import TresorKeybag
     }
 
     @Test func changedAttributesLeaveNoOldCiphertextBehind() throws {
-        // Stricter reading of SPEC §3.3 ("must not leave plaintext or old ciphertext behind"):
+        // Stricter reading of docs/SECURITY.md §3.7 ("deleted or replaced data lingers": no old
+        // plaintext or ciphertext may stay behind):
         // an update replaces the sealed attributes, and the old version must not linger in the WAL.
         let home = try KeychainHome()
         var attributes = genericPassword(service: "s", account: "a")

@@ -4,7 +4,7 @@ import TresorKeybag
 @testable import TresorKeychain
 
 /// Add / copy matching / update / delete per item class, primary keys and uniqueness, the
-/// round trip of every attribute, and query semantics (SPEC §3.1).
+/// round trip of every attribute, and query semantics (docs/API.md, "Keychain items").
 @Suite struct KeychainItemTests {
     // MARK: Sample attributes
 

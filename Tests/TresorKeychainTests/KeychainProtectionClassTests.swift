@@ -3,8 +3,8 @@ import Testing
 import TresorKeybag
 @testable import TresorKeychain
 
-/// Protection classes × lock states (SPEC §3.2, §3.4): a secret is readable exactly when its
-/// class allows it, whoever asks.
+/// Protection classes × lock states (docs/API.md, "Protection classes and lock states"): a secret
+/// is readable exactly when its class allows it, whoever asks.
 @Suite struct KeychainProtectionClassTests {
     static let alwaysReadable: Set<ProtectionClass> = [.always, .alwaysThisDeviceOnly]
     static let afterFirstUnlock: Set<ProtectionClass> = [.afterFirstUnlock, .afterFirstUnlockThisDeviceOnly]

@@ -5,9 +5,10 @@ import Testing
 import TresorCrypto
 @testable import TresorNotes
 
-/// SPEC §5: locked notes made in the browser. These tests play the browser with
-/// `LockedNoteCrypto` (the web client does the same with WebCrypto): the store only ever sees
-/// salts, verifiers, wrapped keys and ciphertext, and what it stores opens in the CLI's way.
+/// Locked notes made in the browser (docs/FORMAT.md, "Locked notes made in the browser"). These
+/// tests play the browser with `LockedNoteCrypto` (the web client does the same with WebCrypto):
+/// the store only ever sees salts, verifiers, wrapped keys and ciphertext, and what it stores opens
+/// in the CLI's way.
 @Suite("Locked notes made in the browser")
 struct ClientLockingTests {
     /// What the browser derives and keeps: the passphrase key and the material it sends.

@@ -3,8 +3,8 @@ import GRDB
 import Testing
 @testable import TresorNotes
 
-/// SPEC §4.2: after locking (or deleting), no plaintext of the note remains in any file of
-/// the home — database, -wal, -shm, attachment files, temporary files.
+/// After locking (or deleting), no plaintext of the note remains in any file of the home —
+/// database, -wal, -shm, attachment files, temporary files (docs/SECURITY.md §3.10).
 @Suite("Plaintext removal")
 struct PlaintextRemovalTests {
     /// 48-byte slices of a note's keybag-sealed body and of its attachment files.

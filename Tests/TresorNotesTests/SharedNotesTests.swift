@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import TresorNotes
 
-/// SPEC §4.6: notes shared between accounts of one server.
+/// Notes shared between accounts of one server (docs/FORMAT.md, "Web accounts and shared notes").
 @Suite("Shared notes")
 struct SharedNotesTests {
     @Test func anotherAccountSeesNothingUntilSharedThenReadsAndEdits() throws {
@@ -70,7 +70,7 @@ struct SharedNotesTests {
         #expect(throws: NotesError.self) { try sealing.openText(row.sealedBody!, table: "notes", id: note.id, column: "body") }
         #expect(try sealing.noteLayer(row).openText(row.sealedBody!, table: "notes", id: note.id, column: "body") == body)
         #expect(home.files(containing: body).isEmpty)
-        // Participants are stored in the clear (SPEC §4.6).
+        // Participants are stored in the clear (docs/FORMAT.md, "Web accounts and shared notes").
         let participants = try home.notes.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM participants")! }
         #expect(participants == 1)
         // Deleting the note removes its participants.

@@ -4,7 +4,8 @@ import Testing
 import TresorCrypto
 @testable import TresorNotes
 
-/// SPEC §5: web accounts, passwords stored only as salted slow hashes.
+/// Web accounts, passwords stored only as salted slow hashes (docs/WEB.md, "Accounts and
+/// sessions").
 @Suite("Web accounts")
 struct WebAccountsTests {
     @Test func aRegisteredAccountSignsInWithItsPasswordOnly() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import PostgresNIO
 import Synchronization
 import Testing
@@ -65,7 +66,7 @@ struct ServerDatabaseTests {
     }
 
     @Test func anUnreachableDatabaseIsNamedWithoutItsPassword() async throws {
-        let port = try TestPostgres.freePort()
+        let port = try LoopbackPort.free()
         let started = Date()
         do {
             _ = try await PostgresFixture.open(url: "postgres://tresor:hunter2-secret@127.0.0.1:\(port)/tresor?sslmode=disable", timeout: .seconds(3))

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import Synchronization
 import Testing
 import TresorWebStore

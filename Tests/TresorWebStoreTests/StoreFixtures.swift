@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import Logging
 import Synchronization
 import TresorNotes

@@ -482,7 +482,7 @@ struct SecretServiceBench {
 
 /// A private session bus (Debian's `dbus-daemon`) whose configuration has no service folders,
 /// so nothing is started on demand and only the provider under test can own the name
-/// (`../shared/peers.md`, "A private session bus").
+/// (BENCHMARKS.md, "How each scenario is measured"; `private_bus` in `Benchmarks/peers.sh`).
 struct PrivateSessionBus {
     let address: String
     let child: Child

@@ -5,8 +5,8 @@ import Synchronization
 import TresorKeybag
 
 /// The operating system's CA certificates (`/etc/ssl/certs`) as certificate items: the
-/// read-only **System Roots** keychain (SPEC §3.5). Every attempt to change it fails with
-/// ``KeychainError/readOnly``.
+/// read-only **System Roots** keychain (docs/API.md, "Keychains"). Every attempt to change it fails
+/// with ``KeychainError/readOnly``.
 ///
 /// The directory is read once, on first use: every `*.pem`, `*.crt` and hash-named (`1a2b3c4d.0`)
 /// file, following symbolic links. A file may hold several PEM certificates (Debian's

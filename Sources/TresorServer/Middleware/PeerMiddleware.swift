@@ -4,7 +4,8 @@ import NIOCore
 import TresorProtocol
 
 /// Identifies the client of every request from the socket's peer credentials and refuses
-/// processes of another uid (SPEC §3.5). Also records activity for auto-lock.
+/// processes of another uid (docs/API.md, "Who may call: peer credentials"). Also records activity
+/// for auto-lock.
 struct PeerMiddleware: RouterMiddleware {
     typealias Context = DaemonRequestContext
 

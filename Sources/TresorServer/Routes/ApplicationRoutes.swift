@@ -5,7 +5,7 @@ import TresorKeychain
 import TresorProtocol
 
 /// `tresor app register | list | remove`: only the CLI may manage applications, and
-/// registering needs the keybag unlocked and the passcode again (SPEC §3.5).
+/// registering needs the keybag unlocked and the passcode again (docs/API.md, "Applications").
 struct ApplicationRoutes {
     let slot: KeybagSlot
     let keychains: KeychainProvider

@@ -4,9 +4,10 @@ import NIOCore
 import TresorKeychain
 import TresorProtocol
 
-/// The keychain routes: add, search, update, delete (SPEC §3.1). Each request is answered for
-/// the caller the daemon identified, never for the one a request claims to be. Attribute names
-/// the keychain does not know are refused as the body is decoded (`DaemonJSON.decoder`).
+/// The keychain routes: add, search, update, delete (docs/API.md, "Keychain items"). Each request
+/// is answered for the caller the daemon identified, never for the one a request claims to be.
+/// Attribute names the keychain does not know are refused as the body is decoded
+/// (`DaemonJSON.decoder`).
 struct ItemRoutes {
     let keychains: KeychainProvider
     let callers: CallerResolver

@@ -4,7 +4,8 @@ import TresorKeybag
 import TresorNotes
 import TresorProtocol
 
-/// The notes passphrase (SPEC §4.4), unlock through the keychain (§4.5) and import (§4.7).
+/// The notes passphrase, unlock through the keychain and import (docs/API.md, "The passphrase",
+/// "Unlock through the keychain", "Import").
 /// Passphrases and the passcode arrive in request bodies only; hints are never logged.
 struct NotePassphraseRoutes {
     let routing: NotesRouting
@@ -32,7 +33,8 @@ struct NotePassphraseRoutes {
             let current = try Passphrase(body.current), new = try Passphrase(body.new)
             if body.hint != nil && body.removeHint == true { throw APIError(.param, "give hint or removeHint, not both") }
             let hint: String?? = body.removeHint == true ? .some(nil) : body.hint.map { .some($0) }
-            // Never through the keychain: the current passphrase must be typed (SPEC §4.4).
+            // Never through the keychain: the current passphrase must be typed (docs/API.md,
+            // "The passphrase").
             return try await routing.perform("passphrase change", context, keychainUnlock: false) { store, account in
                 try store.changePassphrase(from: current, to: new, hint: hint, account: account)
                 try routing.refreshKeychainKey(store, account: account)

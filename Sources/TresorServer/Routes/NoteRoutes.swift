@@ -4,7 +4,8 @@ import TresorKeybag
 import TresorNotes
 import TresorProtocol
 
-/// Notes, folders, search, locking and secure sessions (SPEC §4.1–4.3). The `tresor` CLI only.
+/// Notes, folders, search, locking and secure sessions (docs/API.md, "Notes", "Locked notes and
+/// secure sessions"). The `tresor` CLI only.
 struct NoteRoutes {
     let routing: NotesRouting
 

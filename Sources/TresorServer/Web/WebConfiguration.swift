@@ -81,6 +81,12 @@ public struct WebConfiguration: Sendable {
             throw DaemonError.configuration("webBind must be an IP address (127.0.0.1, 0.0.0.0, ::1, …)")
         }
         self.publicOrigin = try (publicOrigin ?? file.webPublicOrigin).map(PublicOrigin.init(parsing:))
+        // Beyond loopback, browsers reach the server by a name only its operator knows: without
+        // it, every request's Host and Origin would be refused (or, worse, any accepted).
+        if !Self.isLoopback(bindAddress) && self.publicOrigin == nil {
+            throw DaemonError.configuration(
+                "a web server listening on \(bindAddress) needs the origin browsers reach it as: --public-origin https://HOST (or \"webPublicOrigin\" in config.json)")
+        }
         trustedProxies = Set(file.webTrustedProxies ?? [])
         for proxy in trustedProxies where !Self.isIPAddress(proxy) {
             throw DaemonError.configuration("webTrustedProxies holds IP addresses (\"127.0.0.1\"), one per proxy")
@@ -109,10 +115,12 @@ public enum WebRegistration: String, Codable, Sendable {
 
 extension WebConfiguration {
     /// The origins a request may come from and name in `Host`: the public origin when one is
-    /// configured, else this server's own address on loopback (127.0.0.1, localhost, [::1]).
+    /// configured, else this server's own address on loopback (127.0.0.1, localhost, [::1], or
+    /// the loopback address it is bound to).
     func origins(port: Int) -> Set<String> {
         if let publicOrigin { return [publicOrigin.text] }
-        return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+        let bound = bindAddress.contains(":") ? "[\(bindAddress)]" : bindAddress
+        return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)", "http://\(bound):\(port)"]
     }
 
     /// Whether the session cookie is `Secure` (the public origin is https).

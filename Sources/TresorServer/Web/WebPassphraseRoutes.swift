@@ -140,8 +140,9 @@ struct WebPassphraseRoutes {
         }
     }
 
-    /// A reset needs the account password (SPEC §4.4): the keybag passcode for the local
-    /// account, the stored hash otherwise. Wrong ones count towards the sign-in limits.
+    /// A reset needs the account password (docs/WEB.md, "Endpoints"; docs/API.md, "The
+    /// passphrase"): the keybag passcode for the local account, the stored hash otherwise. Wrong
+    /// ones count towards the sign-in limits.
     private func checkAccountPassword(_ text: String, _ account: WebAccount, _ context: WebRequestContext) async throws {
         let services = self.services
         if let wait = try await services.throttle.retryAfter(name: account.name, address: context.clientAddress) {

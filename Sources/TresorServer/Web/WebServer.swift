@@ -90,9 +90,11 @@ struct WebServer {
         let router = Router(context: WebRequestContext.self)
         let web = services.configuration, limiter = services.logLimiter
         // Order matters: headers wrap everything (errors included); then errors become JSON;
-        // then the session is found; then origin and CSRF are checked, before any route.
+        // then the client's address is known (behind a trusted proxy); then the session is
+        // found; then origin and CSRF are checked, before any route.
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: WebErrorMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: web.trustedProxies))
         router.add(middleware: WebSessionMiddleware(sessions: services.sessions, autoLock: services.autoLock))
         router.add(middleware: CSRFMiddleware(origins: web.origins(port: port)))
         StaticFileRoutes().register(on: router)

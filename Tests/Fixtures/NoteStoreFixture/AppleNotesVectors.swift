@@ -2,7 +2,7 @@ import Foundation
 import TresorAppleNotes
 import TresorCrypto
 
-/// Known Apple Notes locked-note vectors (SPEC §4.2).
+/// Known Apple Notes locked-note vectors (docs/FORMAT.md, "Two layers").
 public enum AppleNotesVectors {
     /// hashcat's example hash for Apple Secure Notes (mode 16200): passphrase "hashcat",
     /// 20,000 rounds. The wrapped key unwraps to sixteen 0xff bytes. It has no body.

@@ -1,4 +1,4 @@
-// Tresor Notes — the web client (SPEC §5, docs/WEB.md). Plain ES modules, no build step.
+// Tresor Notes — the web client (docs/WEB.md). Plain ES modules, no build step.
 //
 // Stable hooks for the browser tests (ids unless marked [data-testid=…]):
 //   banner ........ #error (#error-message, #error-dismiss), #loading, #keybag-banner

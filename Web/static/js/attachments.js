@@ -8,7 +8,10 @@ import { byteSize, h, icon } from './dom.js';
 import { openAttachment } from './locked-crypto.js';
 import { busy, showMessage } from './banner.js';
 
-/** The kinds a locked note may hold (SPEC §4.2); others must go before a note is locked. */
+/**
+ * The kinds a locked note may hold (docs/API.md, "Locked notes and secure sessions"); others
+ * must go before a note is locked.
+ */
 export const lockableKinds = new Set(['image', 'drawing', 'table', 'map-location', 'website-link']);
 /** Upload limit of the web API (docs/WEB.md "Limits"). */
 export const maximumUploadBytes = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
-// Auto-lock (SPEC §4.3, docs/WEB.md): the secure session ends when the page has been hidden
-// for `autoLock.hiddenSeconds` (`desktopHiddenSeconds` on a desktop browser — one with a fine
-// pointer), after `autoLock.idleSeconds` without input, and as soon as `GET /api/status` (polled
-// every 5 s) says the keybag is not unlocked.
+// Auto-lock (docs/WEB.md, "Locked notes in the browser"): the secure session ends when the page has
+// been hidden for `autoLock.hiddenSeconds` (`desktopHiddenSeconds` on a desktop browser — one with
+// a fine pointer), after `autoLock.idleSeconds` without input, and as soon as `GET /api/status`
+// (polled every 5 s) says the keybag is not unlocked.
 
 import { api } from './api.js';
 import { isOpen, keepSessionReported, lockNow, setKeybagState } from './secure-session.js';

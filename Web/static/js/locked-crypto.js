@@ -1,5 +1,5 @@
 // Locked notes, in the browser, in exactly the format of the Swift code (docs/WEB.md "Locked
-// notes in the browser", docs/FORMAT.md, SPEC §4.2) — WebCrypto only, no DOM, so Node can
+// notes in the browser", docs/FORMAT.md, "Two layers") — WebCrypto only, no DOM, so Node can
 // check it against the known vectors:
 //
 //   passphrase key = PBKDF2-HMAC-SHA256(UTF-8 passphrase, salt, iterations) → AES-KW, 128 bits

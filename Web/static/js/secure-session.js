@@ -1,8 +1,9 @@
-// The browser's secure session (SPEC §4.3): the passphrase keys entered on this page and the
-// locked notes open right now. Everything lives in this module's memory as non-extractable
-// CryptoKeys, with the proofs the server asks for before a change (docs/SECURITY.md,
-// "Locked-note integrity on the web"); `lockNow` drops all of it, revokes the notes' object
-// URLs and tells the views to put placeholders back. Nothing here touches the DOM or storage.
+// The browser's secure session (docs/WEB.md, "Locked notes in the browser"): the passphrase keys
+// entered on this page and the locked notes open right now. Everything lives in this module's
+// memory as non-extractable CryptoKeys, with the proofs the server asks for before a change
+// (docs/SECURITY.md, "Locked-note integrity on the web"); `lockNow` drops all of it, revokes the
+// notes' object URLs and tells the views to put placeholders back. Nothing here touches the DOM or
+// storage.
 
 import { api, ApiError, request, segment } from './api.js';
 import { derivePassphrase, unwrapNoteKey, verifies, WrongPassphraseError } from './locked-crypto.js';

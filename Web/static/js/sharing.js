@@ -1,6 +1,6 @@
-// Sharing an unlocked note with other accounts on this server (SPEC §4.6): the owner adds
-// people by account name (#share-name, #share-button) and removes them; a participant sees
-// who else has it and may leave. The panel is one compact row at the foot of the editor.
+// Sharing an unlocked note with other accounts on this server (docs/WEB.md, "Endpoints"): the owner
+// adds people by account name (#share-name, #share-button) and removes them; a participant sees who
+// else has it and may leave. The panel is one compact row at the foot of the editor.
 
 import { api, segment } from './api.js';
 import { h, icon } from './dom.js';

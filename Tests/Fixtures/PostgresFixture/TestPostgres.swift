@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Testing
 
 /// A throwaway PostgreSQL server for the tests: Debian's
 /// PostgreSQL, `initdb` in a temporary directory (as the `postgres` user when the tests run
@@ -9,22 +8,22 @@ import Testing
 /// stopped when the process ends — a watcher stops it even after a crash. Each test takes a
 /// database of its own. Under `CI=true` a missing PostgreSQL fails the tests that need it;
 /// elsewhere they are disabled (`.enabled(if: TestPostgres.shouldRun)`).
-enum TestPostgres {
+public enum TestPostgres {
     /// Where Debian puts the server's programs (`initdb`, `pg_ctl`, `postgres`).
-    static let binDirectory: String? = {
+    public static let binDirectory: String? = {
         let candidates = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
     }()
 
     /// Whether the PostgreSQL tests run: PostgreSQL is installed, or CI requires it (and a
     /// missing one then fails them).
-    static var shouldRun: Bool { binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
+    public static var shouldRun: Bool { binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
 
     /// The running server.
-    struct Server: Sendable {
-        var port: Int
-        var directory: String
-        var user: String
+    public struct Server: Sendable {
+        public var port: Int
+        public var directory: String
+        public var user: String
     }
 
     private static let started = StartOnce()
@@ -32,14 +31,14 @@ enum TestPostgres {
     /// The process's server, started on first use.
     /// - Returns: the server.
     /// - Throws: when PostgreSQL is missing or does not start.
-    static func server() async throws -> Server {
+    public static func server() async throws -> Server {
         try await started.server()
     }
 
     /// A new empty database on the process's server.
     /// - Returns: its URL (`postgres://tresor@127.0.0.1:PORT/NAME?sslmode=disable`).
     /// - Throws: when the server cannot be reached.
-    static func freshDatabase() async throws -> String {
+    public static func freshDatabase() async throws -> String {
         let server = try await server()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         try await withAdminConnection(database: "postgres") { connection, logger in
@@ -55,7 +54,7 @@ enum TestPostgres {
     ///   - body: what to do.
     /// - Returns: what `body` returns.
     /// - Throws: what connecting or `body` throws.
-    static func withAdminConnection<T: Sendable>(
+    public static func withAdminConnection<T: Sendable>(
         database: String, _ body: @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let server = try await server()
@@ -73,8 +72,39 @@ enum TestPostgres {
         }
     }
 
+    /// The first column of every row `sql` returns, as text, run as the superuser on `database`.
+    /// - Parameters:
+    ///   - sql: one statement (`… ::text` for columns of other types).
+    ///   - database: the database's name.
+    /// - Returns: the values.
+    /// - Throws: what connecting or the statement throws.
+    public static func texts(_ sql: String, database: String) async throws -> [String] {
+        try await withAdminConnection(database: database) { connection, logger in
+            var values: [String] = []
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                values.append(try row.decode(String.self))
+            }
+            return values
+        }
+    }
+
+    /// Every row of every table of `database`'s current schema as JSON text, one per line
+    /// (what an attacker with a copy of the database reads).
+    /// - Parameter database: the database's name.
+    /// - Returns: the rows.
+    /// - Throws: what connecting or reading throws.
+    public static func dump(database: String) async throws -> String {
+        let tables = try await texts(
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1", database: database)
+        var text = ""
+        for table in tables {
+            for row in try await texts("SELECT row_to_json(t)::text FROM \(table) t", database: database) { text += row + "\n" }
+        }
+        return text
+    }
+
     /// The name of the database a URL from ``freshDatabase()`` names.
-    static func databaseName(of url: String) -> String {
+    public static func databaseName(of url: String) -> String {
         String(URLComponents(string: url)!.path.dropFirst())
     }
 
@@ -104,7 +134,7 @@ enum TestPostgres {
         let data = directory + "/data"
         let user = "tresor"
         try run(bin + "/initdb", ["-D", data, "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"], asPostgres: isRoot)
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         try run(bin + "/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], asPostgres: isRoot)
         // Stops the server when this test process ends, however it ends.
@@ -161,25 +191,8 @@ enum TestPostgres {
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
-    /// A loopback port nothing listens on just now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure("socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 }
