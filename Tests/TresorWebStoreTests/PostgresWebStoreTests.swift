@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresFixture
 import PostgresNIO
 import Testing
 import TresorWebStore
