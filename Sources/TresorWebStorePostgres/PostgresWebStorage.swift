@@ -1,14 +1,17 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorCrypto
 import TresorWebStore
 
 /// The web storage a server keeps in PostgreSQL (docs/ARCHITECTURE.md, "The web storage
-/// boundary"): sessions, sign-in counters, invites and live updates shared by every instance on
-/// one database. Opening it connects, brings the schema up to date (once, however many instances
+/// boundary"): accounts and notes, sessions, sign-in counters, invites and live updates shared by
+/// every instance on one database. Opening it connects, brings the schema up to date (once, however many instances
 /// start at once) and checks the server key against the database. Nothing of PostgresNIO leaves
 /// this module: callers see the boundary's protocols only.
 public final class PostgresWebStorage: Sendable {
+    /// Accounts, folders, notes, shares, attachments and passphrase records, in the database.
+    public let store: any WebStore
     /// Web sessions, in the database.
     public let sessions: any WebSessionStore
     /// Sign-in and registration counters, in the database.
@@ -17,6 +20,11 @@ public final class PostgresWebStorage: Sendable {
     public let invites: any WebInviteStore
     /// Live updates between instances (LISTEN/NOTIFY).
     public let events: any WebEventBus
+    /// The store, sessions, counters, invites and events together, as the web server takes them
+    /// (`WebBackend`).
+    public var backend: WebBackend {
+        WebBackend(store: store, sessions: sessions, throttles: throttles, invites: invites, events: events)
+    }
     /// The schema versions this instance applied on opening (empty when another had).
     public let appliedMigrations: [Int]
     /// The database, as its URL names it without the password.
@@ -26,8 +34,12 @@ public final class PostgresWebStorage: Sendable {
     private let bus: PostgresEventBus
     private let tasks: [Task<Void, Never>]
 
-    private init(database: ServerDatabase, url: DatabaseURL, lifetimes: SessionLifetimes, applied: [Int], tasks: [Task<Void, Never>], bus: PostgresEventBus) {
+    private init(
+        database: ServerDatabase, store: PostgresWebStore, url: DatabaseURL, lifetimes: SessionLifetimes, applied: [Int],
+        tasks: [Task<Void, Never>], bus: PostgresEventBus
+    ) {
         self.database = database
+        self.store = store
         self.databaseName = url.description
         self.sessions = PostgresSessionStore(db: database, lifetimes: lifetimes)
         self.throttles = PostgresThrottleStore(db: database)
@@ -47,13 +59,17 @@ public final class PostgresWebStorage: Sendable {
     ///   - logger: where the pool and the listener report (never a statement's values: its
     ///     level is kept at `notice` or above).
     ///   - listening: called each time the events connection listens (again).
+    ///   - passwordRounds: PBKDF2 rounds for account passwords, and the fewest accepted for a
+    ///     passphrase made in the browser (600,000; tests lower it).
+    ///   - clock: the time the store dates notes by (tests move it on).
     /// - Returns: the storage, running until ``close()``.
     /// - Throws: ``ServerSetupError``: the database does not answer, holds another
     ///   application's tables, was set up by a newer Tresor, or its content was sealed with
     ///   another server key.
     public static func open(
         url: DatabaseURL, key: ServerKey, lifetimes: SessionLifetimes, timeout: Duration = .seconds(10), logger: Logger,
-        listening: @escaping @Sendable () -> Void = {}
+        listening: @escaping @Sendable () -> Void = {}, passwordRounds: Int = PBKDF2Parameters.defaultRounds,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> PostgresWebStorage {
         var quietLogger = logger
         if quietLogger.logLevel < .notice { quietLogger.logLevel = .notice }
@@ -77,7 +93,9 @@ public final class PostgresWebStorage: Sendable {
         }
         let bus = PostgresEventBus(db: database)
         let listener = Task { await bus.run(listening: listening) }
-        return PostgresWebStorage(database: database, url: url, lifetimes: lifetimes, applied: applied, tasks: [listener, runner], bus: bus)
+        let store = PostgresWebStore(db: database, sealing: ServerSealing(serverKey: key), passwordRounds: passwordRounds, clock: clock)
+        return PostgresWebStorage(
+            database: database, store: store, url: url, lifetimes: lifetimes, applied: applied, tasks: [listener, runner], bus: bus)
     }
 
     /// Returns when the database answers (`GET /healthz`).

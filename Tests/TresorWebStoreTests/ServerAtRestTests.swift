@@ -49,6 +49,79 @@ struct ServerAtRestTests {
     }
 }
 
+extension ServerAtRestTests {
+    /// Every row of every table of `url`'s database, as text (`bytea` as hex).
+    static func dump(_ url: String) async throws -> String {
+        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            var text = ""
+            for table in ServerSchema.tables.sorted() {
+                for value in try await connection.column(
+                    PostgresQuery(unsafeSQL: "SELECT row_to_json(t)::text FROM \(table) t"), logger, as: String.self)
+                {
+                    text += value + "\n"
+                }
+            }
+            return text
+        }
+    }
+
+    /// `text` as it would appear were it stored in the clear: itself, or its UTF-8 in hex.
+    static func forms(of text: String) -> [String] {
+        [text, Data(text.utf8).map { String(format: "%02x", $0) }.joined()]
+    }
+
+    /// docs/SECURITY.md, 3.15: a copy of the database alone holds no note title or body, folder
+    /// name, attachment name or byte, locked ciphertext or hint.
+    @Test func noNoteContentIsStoredInTheClear() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let log = CapturedLog()
+        var logger = Logger(label: "tresor.tests.verbose") { _ in log }
+        logger.logLevel = .trace
+        let storage = try await PostgresWebStorage.open(
+            url: try DatabaseURL(parsing: url), key: PostgresFixture.key, lifetimes: Backend.lifetimes, timeout: .seconds(60), logger: logger,
+            passwordRounds: 1_000)
+        let store = storage.store
+        let markers = [
+            "title-marker-q7", "body-marker-q7", "folder-marker-q7", "attachment-name-marker-q7", "attachment-bytes-marker-q7",
+            "hint-marker-q7", "locked-ciphertext-marker-q7", "conflict-marker-q7", "password-marker-q7",
+        ]
+        let owner = try await store.registerAccount(name: "sam-at-rest", password: try AccountPassword("password-marker-q7"))
+        let note = try await store.createNote(
+            NoteDraft(title: "title-marker-q7", body: "body-marker-q7\nmore", folder: "folder-marker-q7"), account: owner.id, quota: nil)
+        _ = try await store.saveNote(
+            note.id, NoteChanges(body: "conflict-marker-q7", base: NoteBase(revision: note.revision - 1, body: "other")), by: owner.id, quota: nil)
+        let writer = try await store.beginAttachment(to: note.id, kind: .file, name: "attachment-name-marker-q7")
+        try await writer.append(Data(String(repeating: "attachment-bytes-marker-q7 ", count: 50_000).utf8))
+        _ = try await writer.finish(quota: nil)
+        let proof = Data(repeating: 0x44, count: 32)
+        try await store.setPassphrase(
+            try PassphraseMaterial(
+                salt: Data(repeating: 1, count: 16), iterations: store.minimumIterations, verifier: Data(repeating: 2, count: 24),
+                proofHash: LockedNoteShape.proofHash(proof)),
+            hint: "hint-marker-q7", account: owner.id)
+        let record = try #require(try await store.passphraseRecord(account: owner.id))
+        let locked = try await store.createNote(NoteDraft(title: "Locked", body: "x"), account: owner.id, quota: nil)
+        try await store.lockNote(
+            locked.id,
+            sealedBy: ClientLockedNote(
+                passphraseID: record.id, wrappedKey: Data(repeating: 3, count: 24), noteProofHash: LockedNoteShape.proofHash(proof),
+                iv: Data(repeating: 4, count: 12), tag: Data(repeating: 5, count: 16), ciphertext: Data("locked-ciphertext-marker-q7".utf8),
+                attachmentChunks: [:]),
+            proof: proof, quota: nil)
+        // The markers are all there to be read back.
+        #expect(try await store.openNote(note.id).body.contains("body-marker-q7"))
+        #expect(try await store.notes(account: owner.id, folderID: nil).count == 3)
+        await storage.close()
+
+        let dump = try await Self.dump(url)
+        #expect(dump.contains("sam-at-rest"), "the dump reads the tables")
+        for marker in markers {
+            for form in Self.forms(of: marker) { #expect(!dump.contains(form), "\(marker) is in the database") }
+            #expect(!log.text.contains(marker), "\(marker) is in the log")
+        }
+    }
+}
+
 /// A log handler keeping what it is given.
 final class CapturedLog: LogHandler, @unchecked Sendable {
     private let lines = Mutex<[String]>([])

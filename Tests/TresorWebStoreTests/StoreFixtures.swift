@@ -60,14 +60,17 @@ enum PostgresFixture {
     ///   - url: the database.
     ///   - key: the server key.
     ///   - listening: called each time the events connection listens.
-    /// - Returns: the storage.
+    ///   - clock: the time the notes store reads.
+    /// - Returns: the storage (account passwords hashed with 1,000 rounds, as the embedded
+    ///   store's tests do).
     /// - Throws: what opening throws.
-    static func open(url: String, key: ServerKey = key, timeout: Duration = .seconds(60), listening: @escaping @Sendable () -> Void = {})
-        async throws -> PostgresWebStorage
-    {
+    static func open(
+        url: String, key: ServerKey = key, timeout: Duration = .seconds(60), listening: @escaping @Sendable () -> Void = {},
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> PostgresWebStorage {
         try await PostgresWebStorage.open(
             url: try DatabaseURL(parsing: url), key: key, lifetimes: Backend.lifetimes, timeout: timeout,
-            logger: Logger(label: "tresor.tests.server"), listening: listening)
+            logger: Logger(label: "tresor.tests.server"), listening: listening, passwordRounds: 1_000, clock: clock)
     }
 }
 

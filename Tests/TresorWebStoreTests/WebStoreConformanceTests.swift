@@ -7,14 +7,16 @@ import TresorWebStore
 import TresorWebStoreSQLite
 
 /// The web storage boundary's `WebStore` checks (docs/ARCHITECTURE.md, "The web storage
-/// boundary"): accounts, notes, sharing and attachments as every backend must answer them.
-/// They run on the embedded backend; a PostgreSQL `WebStore` is to pass the same ones.
+/// boundary"): accounts, notes, revisions, sharing, Recently Deleted, folders, passphrases,
+/// locked notes, attachments, quotas and search as every backend must answer them — the
+/// embedded one here, PostgreSQL in `PostgresWebStoreConformanceTests`.
 @Suite("Web storage conformance: embedded notes")
 struct EmbeddedWebStoreConformanceTests {
     @Test(arguments: WebStoreCheck.all)
     func conformance(_ check: WebStoreCheck) async throws {
-        let home = try EmbeddedHome()
-        try await check.body(home.store)
+        let clock = TestClock()
+        let home = try EmbeddedHome(clock: clock)
+        try await check.body(home.store, clock)
     }
 }
 
@@ -23,29 +25,42 @@ final class EmbeddedHome: Sendable {
     let root: URL
     let store: any WebStore
 
-    init() throws {
+    init(clock: TestClock = TestClock()) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-webstore-\(UUID().uuidString)")
         let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         let keybag = try Keybag.create(
             paths: paths, passcode: try Passcode("correct horse battery staple"), settings: .insecureForTesting(kdfRounds: 1_000))
-        let notes = try NotesStore(paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000))
+        let notes = try NotesStore(paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000, clock: { clock.now() }))
         store = SQLiteWebStore(store: { notes })
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
 }
 
+/// The time a store under test reads: the real time, moved on by the checks (Recently Deleted's
+/// 30 days, a passphrase's wait).
+final class TestClock: Sendable {
+    private let offset = Locked<TimeInterval>(0)
+
+    func now() -> Date { Date() + offset.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+}
+
 /// One behaviour of a `WebStore`.
 struct WebStoreCheck: Sendable, CustomTestStringConvertible {
     var name: String
-    var body: @Sendable (any WebStore) async throws -> Void
+    var body: @Sendable (any WebStore, TestClock) async throws -> Void
 
     var testDescription: String { name }
 
     static func password(_ text: String) -> AccountPassword { try! AccountPassword(text) }
 
-    static let all: [WebStoreCheck] = [
-        WebStoreCheck(name: "an account signs in with its password only, its name case-folded and taken once") { store in
+    static let all: [WebStoreCheck] = basics + revisions + recentlyDeleted + sharing + folders + passphrases + lockedNotes
+        + widget + attachments + quotas + search
+
+    static let basics: [WebStoreCheck] = [
+        WebStoreCheck(name: "an account signs in with its password only, its name case-folded and taken once") { store, _ in
             let account = try await store.registerAccount(name: "Ines", password: password("ines-password-1"))
             #expect(account.name == "ines")
             #expect(try await store.authenticate(name: "ines", password: password("ines-password-1")) == account)
@@ -55,7 +70,7 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
             await #expect(throws: NotesError.self) { try await store.registerAccount(name: "INES", password: password("another-password")) }
             #expect(try await store.account(named: "ines") == account)
         },
-        WebStoreCheck(name: "of 20 simultaneous registrations of one name, exactly one succeeds and the rest say the name is taken") { store in
+        WebStoreCheck(name: "of 20 simultaneous registrations of one name, exactly one succeeds and the rest say the name is taken") { store, _ in
             let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<20 {
                     group.addTask {
@@ -71,14 +86,14 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
             }
             #expect(outcomes.filter { $0 }.count == 1)
         },
-        WebStoreCheck(name: "a password change needs the current password") { store in
+        WebStoreCheck(name: "a password change needs the current password") { store, _ in
             let account = try await store.registerAccount(name: "kim", password: password("kim-password-1"))
             #expect(try await store.changePassword(account: account.id, current: password("kim-password-x"), to: password("kim-password-2")) == false)
             #expect(try await store.changePassword(account: account.id, current: password("kim-password-1"), to: password("kim-password-2")))
             #expect(try await store.authenticate(name: "kim", password: password("kim-password-1")) == nil)
             #expect(try await store.checkPassword(password("kim-password-2"), account: account.id))
         },
-        WebStoreCheck(name: "a note is created, opened and saved from the revision it was read at; others do not see it") { store in
+        WebStoreCheck(name: "a note is created, opened and saved from the revision it was read at; others do not see it") { store, _ in
             let owner = try await store.registerAccount(name: "lea", password: password("lea-password-1"))
             let other = try await store.registerAccount(name: "max", password: password("max-password-1"))
             let created = try await store.createNote(NoteDraft(title: "Groceries", body: "milk\n", folder: "Home"), account: owner.id, quota: nil)
@@ -96,7 +111,7 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
             #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [created.id])
             #expect(try await store.notes(account: other.id, folderID: nil).isEmpty)
         },
-        WebStoreCheck(name: "a shared note is the participant's to read until it is unshared") { store in
+        WebStoreCheck(name: "a shared note is the participant's to read until it is unshared") { store, _ in
             let owner = try await store.registerAccount(name: "nina", password: password("nina-password-1"))
             let participant = try await store.registerAccount(name: "omar", password: password("omar-password-1"))
             let note = try await store.createNote(NoteDraft(title: "Plans", body: "trip"), account: owner.id, quota: nil)
@@ -108,7 +123,7 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
             await #expect(throws: NotesError.self) { try await store.access(toNote: note.id, for: participant.id, includingDeleted: false) }
             #expect(try await store.notesShared(with: participant.id).isEmpty)
         },
-        WebStoreCheck(name: "an attachment written in pieces reads back byte for byte") { store in
+        WebStoreCheck(name: "an attachment written in pieces reads back byte for byte") { store, _ in
             let owner = try await store.registerAccount(name: "pia", password: password("pia-password-1"))
             let note = try await store.createNote(NoteDraft(title: "Scan", body: ""), account: owner.id, quota: nil)
             let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) })

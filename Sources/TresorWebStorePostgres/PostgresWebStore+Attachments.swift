@@ -1,0 +1,210 @@
+import Foundation
+import PostgresNIO
+import TresorWebStore
+
+// Attachments (docs/FORMAT.md, "A Tresor server's database"): their bytes in rows of
+// `attachment_chunks`, 1 MiB of plaintext each (a locked note's: one chunk sealed in the browser
+// each), every chunk sealed under the server key bound to its attachment and position. An upload
+// writes each chunk as it fills and only the last step — one transaction — makes the attachment
+// part of its note; a reader fetches one chunk at a time. Memory stays at a chunk or two however
+// large the attachment.
+extension PostgresWebStore {
+    func listedAttachments(ofNote id: String) async throws -> [AttachmentInfo] {
+        try await db.read { [self] connection in
+            _ = try await note(id, connection)
+            return try await attachmentInfos(of: id, connection)
+        }
+    }
+
+    /// Note `id`'s attachments, oldest first.
+    func attachmentInfos(of id: String, _ connection: PostgresConnection) async throws -> [AttachmentInfo] {
+        try await connection.rows(
+            "SELECT id, kind, sealed_name, byte_count, created FROM attachments WHERE note_id = \(id) ORDER BY created, id", logger,
+            as: (String, String, Data, Int, Double).self
+        ).map { attachmentID, kind, sealedName, byteCount, created in
+            guard let kind = AttachmentKind(rawValue: kind) else { throw NotesError.damaged("attachment \(attachmentID)") }
+            return AttachmentInfo(
+                id: attachmentID, kind: kind, name: try sealing.openText(sealedName, "attachments", attachmentID, "name"), byteCount: byteCount,
+                created: Date(timeIntervalSince1970: created))
+        }
+    }
+
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+        try NoteRules.validateAttachmentName(name)
+        let id = UUID().uuidString.lowercased()
+        try await db.transaction { [self, logger] connection in
+            let row = try await note(noteID, connection)
+            guard !row.isLocked else { throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client") }
+            guard !row.isDeleted else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
+            try await connection.run("INSERT INTO attachment_uploads (id, note_id, started) VALUES (\(id), \(noteID), \(now))", logger)
+        }
+        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name)
+    }
+
+    func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
+        let row = try await db.read { [logger] connection in
+            try await connection.row(
+                "SELECT byte_count, chunk_count, is_locked FROM attachments WHERE id = \(id) AND note_id = \(noteID)", logger,
+                as: (Int, Int, Bool).self)
+        }
+        guard let (byteCount, chunkCount, isLocked) = row else { throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))") }
+        // A locked note's attachment is read as its chunks sealed in the browser, each 28 bytes
+        // longer than its plaintext.
+        let total = isLocked ? byteCount + chunkCount * LockedNoteShape.chunkOverheadByteCount : byteCount
+        return PostgresAttachmentReader(store: self, id: id, chunkCount: chunkCount, byteCount: total)
+    }
+
+    func removeAttachment(_ id: String, of noteID: String) async throws {
+        try await db.transaction { [self, logger] connection in
+            _ = try await noteForWrite(noteID, connection)
+            guard try await connection.count("DELETE FROM attachments WHERE id = \(id) AND note_id = \(noteID) RETURNING 1", logger) == 1 else {
+                throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
+            }
+            try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
+            try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
+            try await announce(.changed, note: noteID, connection)
+        }
+    }
+
+    /// Writes chunk `index` of attachment `id`, sealed (its own statement: an upload's chunks are
+    /// invisible until ``PostgresAttachmentWriter/finish(quota:)``).
+    func writeChunk(_ bytes: Data, index: Int, of id: String) async throws {
+        let sealed = try sealing.seal(bytes, "attachment_chunks", "\(id)/\(index)", "bytes")
+        try await db.read { [logger] connection in
+            try await connection.run(
+                "INSERT INTO attachment_chunks (attachment_id, chunk_index, sealed_bytes) VALUES (\(id), \(index), \(sealed))", logger)
+        }
+    }
+
+    /// Writes chunk `index` of attachment `id` in the caller's transaction.
+    func writeChunk(_ bytes: Data, index: Int, of id: String, _ connection: PostgresConnection) async throws {
+        let sealed = try sealing.seal(bytes, "attachment_chunks", "\(id)/\(index)", "bytes")
+        try await connection.run(
+            "INSERT INTO attachment_chunks (attachment_id, chunk_index, sealed_bytes) VALUES (\(id), \(index), \(sealed))", logger)
+    }
+
+    /// Chunk `index` of attachment `id`, opened.
+    func readChunk(_ index: Int, of id: String) async throws -> Data {
+        let sealed = try await db.read { [logger] connection in
+            try await connection.value(
+                "SELECT sealed_bytes FROM attachment_chunks WHERE attachment_id = \(id) AND chunk_index = \(index)", logger, as: Data.self)
+        }
+        guard let sealed else { throw NotesError.damaged("attachment \(id)") }
+        return try sealing.open(sealed, "attachment_chunks", "\(id)/\(index)", "bytes")
+    }
+
+    /// Adds upload `writer` to its note: the chunks it wrote become an attachment, in one step.
+    func finishUpload(_ writer: PostgresAttachmentWriter, byteCount: Int, chunkCount: Int, quota: StorageQuota?) async throws -> AttachmentInfo {
+        let id = writer.id, noteID = writer.noteID
+        let sealedName = try sealing.sealText(writer.name, "attachments", id, "name")
+        let created = now
+        return try await db.transaction { [self, logger] connection in
+            let row = try await noteForWrite(noteID, connection)
+            guard !row.isLocked else { throw NotesError.wrongLockState("note \(noteID) was locked meanwhile; try again") }
+            guard try await connection.count("DELETE FROM attachment_uploads WHERE id = \(id) RETURNING 1", logger) == 1 else {
+                throw NotesError.conflict("the upload of attachment \(id) was abandoned")
+            }
+            try await check(quota, adding: byteCount, account: AccountID(rawValue: row.accountID), connection)
+            try await connection.run(
+                """
+                INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created)
+                VALUES (\(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), FALSE, \(created))
+                """, logger)
+            try await connection.run("UPDATE notes SET modified = \(created) WHERE id = \(noteID)", logger)
+            try await announce(.changed, note: noteID, connection)
+            return AttachmentInfo(id: id, kind: writer.kind, name: writer.name, byteCount: byteCount, created: Date(timeIntervalSince1970: created))
+        }
+    }
+
+    /// Drops upload `id`: its chunks and its row.
+    func abandonUpload(_ id: String) async throws {
+        try await db.transaction { [logger] connection in
+            try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
+            try await connection.run("DELETE FROM attachment_uploads WHERE id = \(id)", logger)
+        }
+    }
+}
+
+/// An upload into `attachment_chunks`: bytes gathered into 1 MiB chunks, each sealed and written
+/// as it fills. Calls come one after another (the protocol's contract); the actor keeps that safe.
+actor PostgresAttachmentWriter: AttachmentWriter {
+    nonisolated let id: String
+    nonisolated let noteID: String
+    nonisolated let kind: AttachmentKind
+    nonisolated let name: String
+    private let store: PostgresWebStore
+    private var pending = Data()
+    private var byteCount = 0
+    private var chunkCount = 0
+    private var done = false
+
+    init(store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String) {
+        self.store = store
+        self.id = id
+        self.noteID = noteID
+        self.kind = kind
+        self.name = name
+    }
+
+    func append(_ data: Data) async throws {
+        guard !done else { throw NotesError.invalid("the upload of attachment \(id) is over") }
+        guard byteCount + data.count <= NoteLimits.attachmentBytes else {
+            throw NotesError.invalid("an attachment is at most \(NoteLimits.attachmentBytes) bytes")
+        }
+        byteCount += data.count
+        pending.append(data)
+        while pending.count >= LockedNoteShape.chunkByteCount {
+            let chunk = pending.prefix(LockedNoteShape.chunkByteCount)
+            pending = Data(pending.dropFirst(LockedNoteShape.chunkByteCount))
+            let index = chunkCount
+            chunkCount += 1
+            try await store.writeChunk(Data(chunk), index: index, of: id)
+        }
+    }
+
+    func finish(quota: StorageQuota?) async throws -> AttachmentInfo {
+        guard !done else { throw NotesError.invalid("the upload of attachment \(id) is over") }
+        done = true
+        do {
+            if !pending.isEmpty {
+                let chunk = pending
+                pending = Data()
+                try await store.writeChunk(chunk, index: chunkCount, of: id)
+                chunkCount += 1
+            }
+            return try await store.finishUpload(self, byteCount: byteCount, chunkCount: chunkCount, quota: quota)
+        } catch {
+            try? await store.abandonUpload(id)
+            throw error
+        }
+    }
+
+    func abandon() async {
+        done = true
+        pending = Data()
+        try? await store.abandonUpload(id)
+    }
+}
+
+/// An attachment read a chunk at a time, each fetched when asked for.
+actor PostgresAttachmentReader: AttachmentReader {
+    nonisolated let byteCount: Int
+    private let store: PostgresWebStore
+    private let id: String
+    private let chunkCount: Int
+    private var position = 0
+
+    init(store: PostgresWebStore, id: String, chunkCount: Int, byteCount: Int) {
+        self.store = store
+        self.id = id
+        self.chunkCount = chunkCount
+        self.byteCount = byteCount
+    }
+
+    func next() async throws -> Data? {
+        guard position < chunkCount else { return nil }
+        let index = position
+        position += 1
+        return try await store.readChunk(index, of: id)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import PostgresNIO
+import TresorWebStore
+
+// Notes: access, lists, create, open, and saves with revisions (docs/FORMAT.md, "Revisions and
+// merges"): a save made from an older revision is merged (``NoteContent/merged(into:base:)``) or
+// kept whole as a conflict copy — decided under the note's row lock, so of two saves from two
+// instances the second always sees the first.
+extension PostgresWebStore {
+    func access(toNote id: String, for account: AccountID, includingDeleted: Bool) async throws -> NoteAccess {
+        try await db.read { [self] connection in try await access(toNote: id, for: account, includingDeleted: includingDeleted, connection) }
+    }
+
+    /// What `account` may do with note `id` (a note it may not see is `notFound`, as a missing one).
+    func access(toNote id: String, for account: AccountID, includingDeleted: Bool, _ connection: PostgresConnection) async throws -> NoteAccess {
+        guard let (owner, deleted, participates) = try await connection.row(
+            """
+            SELECT n.account_id, n.deleted,
+                   EXISTS (SELECT 1 FROM participants p WHERE p.note_id = n.id AND p.account_id = \(account.rawValue))
+            FROM notes n WHERE n.id = \(id)
+            """, logger, as: (String, Double?, Bool).self)
+        else { throw NotesError.notFound("note \(id.prefix(64))") }
+        if deleted != nil {
+            guard owner == account.rawValue else { throw NotesError.notFound("note \(id.prefix(64))") }
+            guard includingDeleted else { throw NotesError.invalid("note \(id.prefix(64)) is in Recently Deleted: restore it first") }
+        }
+        if owner == account.rawValue { return .owner }
+        guard participates else { throw NotesError.notFound("note \(id.prefix(64))") }
+        return .participant
+    }
+
+    func notes(account: AccountID, folderID: String?) async throws -> [NoteSummary] {
+        try await db.read { [self] connection in
+            if let folderID {
+                try await requireFolder(folderID, of: account, connection)
+                return try await summaries(selecting: """
+                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                    WHERE account_id = \(account.rawValue) AND deleted IS NULL AND folder_id = \(folderID)
+                    ORDER BY pinned DESC, modified DESC, id
+                    """, connection)
+            }
+            return try await summaries(selecting: """
+                SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                WHERE account_id = \(account.rawValue) AND deleted IS NULL ORDER BY pinned DESC, modified DESC, id
+                """, connection)
+        }
+    }
+
+    func notesShared(with account: AccountID) async throws -> [NoteSummary] {
+        try await db.read { [self] connection in
+            try await summaries(selecting: """
+                SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = \(account.rawValue))
+                ORDER BY modified DESC, id
+                """, connection)
+        }
+    }
+
+    func previews(ofNotes ids: [String]) async throws -> [String: String] {
+        guard !ids.isEmpty else { return [:] }
+        return try await db.read { [self, logger] connection in
+            var previews: [String: String] = [:]
+            for try await row in try await connection.query(
+                "SELECT id, sealed_title, sealed_body FROM notes WHERE passphrase_id IS NULL AND id = ANY(\(ids))", logger: logger)
+            {
+                let (id, title, body) = try row.decode((String, Data, Data?).self)
+                let text = try sealing.openText(body ?? Data(), "notes", id, "body")
+                if let preview = NoteRules.preview(body: text, title: try sealing.openText(title, "notes", id, "title")) { previews[id] = preview }
+            }
+            return previews
+        }
+    }
+
+    func summary(ofNote id: String) async throws -> NoteSummary {
+        try await db.read { [self] connection in try await summary(note(id, connection), connection) }
+    }
+
+    func openNote(_ id: String) async throws -> OpenedNote {
+        try await db.read { [self] connection in
+            let row = try await note(id, connection)
+            guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is locked") }
+            return OpenedNote(
+                summary: try await summary(row, connection), body: try openBody(row), attachments: try await attachmentInfos(of: id, connection))
+        }
+    }
+
+    func createNote(_ draft: NoteDraft, account: AccountID, quota: StorageQuota?) async throws -> NoteSummary {
+        try NoteRules.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
+        let title = try NoteRules.title(draft.title, body: draft.body)
+        let id = UUID().uuidString.lowercased()
+        let sealedTitle = try sealing.sealText(title, "notes", id, "title")
+        let sealedBody = try sealing.sealText(draft.body, "notes", id, "body")
+        return try await db.transaction { [self, logger] connection in
+            try await lockAccount(account, connection)
+            try await check(quota, account: account, connection)
+            let folder = try await draft.folder.asyncMap { try await folderID(named: $0, account: account, creating: true, connection)! }
+            let timestamp = now
+            try await connection.run(
+                """
+                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
+                VALUES (\(id), \(account.rawValue), \(folder), \(timestamp), \(timestamp), \(draft.isPinned), \(sealedTitle), \(sealedBody))
+                """, logger)
+            try await announce(.created, note: id, connection)
+            return try await summary(note(id, connection), connection)
+        }
+    }
+
+    func saveNote(_ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?) async throws -> NoteSaveOutcome {
+        if let title = changes.title { try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
+        if let body = changes.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
+        return try await db.transaction { [self, logger] connection in
+            let row = try await noteForWrite(id, connection)
+            guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
+            if let passphraseID = row.passphraseID, changes.body != nil {
+                // The server holds no note key: a locked body is sealed in the browser and saved
+                // with `replaceLockedBody` (the embedded store answers the same).
+                throw NotesError.passphraseRequired(try await lockInfo(passphraseID, connection))
+            }
+            let owner = AccountID(rawValue: row.accountID)
+            try await check(quota, account: owner, connection)
+            var content = NoteContent(title: changes.title, body: changes.body)
+            var kind = NoteSaveOutcome.Kind.saved
+            var copy: NoteSummary?
+            if let base = changes.base, base.revision != row.revision, content.title != nil || content.body != nil {
+                let stored = NoteContent(title: try openTitle(row), body: content.body == nil ? nil : try openBody(row))
+                if let merged = content.merged(into: stored, base: base) {
+                    content = merged
+                    kind = .merged
+                } else {
+                    // A locked note's ciphertext cannot be merged here: the browser merges.
+                    if row.isLocked { throw NotesError.staleRevision(current: row.revision) }
+                    // The copy holds the whole edit: what it left unchanged comes from the note.
+                    let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
+                    let filled = content.filled(from: whole)
+                    let copyID = try await insertConflictCopy(
+                        of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, connection)
+                    copy = try await summary(note(copyID, connection), connection)
+                    content = NoteContent()
+                    kind = .conflictCopy
+                }
+            }
+            let folderChange: String?? = try await changes.folder.asyncMap { name in
+                try await name.asyncMap { try await folderID(named: $0, account: owner, creating: true, connection)! }
+            }
+            if content.title != nil || content.body != nil || changes.isPinned != nil || folderChange != nil {
+                let sealedTitle = try content.title.map { try sealing.sealText($0, "notes", id, "title") }
+                let sealedBody = try content.body.map { try sealing.sealText($0, "notes", id, "body") }
+                let movesFolder = folderChange != nil
+                let folder: String? = folderChange ?? nil
+                try await connection.run(
+                    """
+                    UPDATE notes SET modified = \(now), sealed_title = COALESCE(\(sealedTitle), sealed_title),
+                        sealed_body = COALESCE(\(sealedBody), sealed_body), pinned = COALESCE(\(changes.isPinned), pinned),
+                        folder_id = CASE WHEN \(movesFolder) THEN \(folder) ELSE folder_id END
+                    WHERE id = \(id)
+                    """, logger)
+            }
+            try await announce(.changed, note: id, connection)
+            if let copy { try await announce(.created, note: copy.id, connection) }
+            return NoteSaveOutcome(
+                kind: kind, note: try await summary(note(id, connection), connection), mergedBody: kind == .merged ? content.body : nil,
+                conflictCopy: copy)
+        }
+    }
+
+    /// Inserts the conflict copy of `row` (docs/FORMAT.md, "Revisions and merges"): a new note of
+    /// the same owner, folder and participants, titled "… (conflict copy from NAME)", holding
+    /// `body` — or, for a locked note, `locked`, sealed in the browser under the note's own key
+    /// (the copy shares the note's wrapped key, passphrase and note proof).
+    /// - Returns: the copy's id.
+    func insertConflictCopy(
+        of row: StoredNote, title: String, body: String, locked: (iv: Data, tag: Data, ciphertext: Data)?, editor: AccountID,
+        _ connection: PostgresConnection
+    ) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        let timestamp = now
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await loginName(of: editor, connection))
+        let sealedTitle = try sealing.sealText(copyTitle, "notes", id, "title")
+        let sealedBody = try locked == nil ? sealing.sealText(body, "notes", id, "body") : nil
+        let sealedCiphertext = try locked.map { try sealing.seal($0.ciphertext, "notes", id, "ciphertext") }
+        let isLocked = locked != nil
+        try await connection.run(
+            """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body,
+                               passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                               sealed_ciphertext, body_format, note_proof_hash)
+            VALUES (\(id), \(row.accountID), \(row.folderID), \(timestamp), \(timestamp), FALSE, \(sealedTitle), \(sealedBody),
+                    \(isLocked ? row.passphraseID : nil), \(isLocked ? row.salt : nil), \(isLocked ? row.iterations : nil),
+                    \(isLocked ? row.wrappedKey : nil), \(locked?.iv), \(locked?.tag), \(sealedCiphertext), 'text',
+                    \(isLocked ? row.noteProofHash : nil))
+            """, logger)
+        try await connection.run(
+            "INSERT INTO participants (note_id, account_id, added) SELECT \(id), account_id, added FROM participants WHERE note_id = \(row.id)",
+            logger)
+        return id
+    }
+
+    // MARK: The widget
+
+    func widget(account: AccountID) async throws -> WidgetSummary {
+        try await db.read { [self, logger] connection in
+            let (total, locked) = try await counts(account, connection)
+            func list(pinnedOnly: Bool) async throws -> [WidgetSummary.Note] {
+                var notes: [WidgetSummary.Note] = []
+                for try await row in try await connection.query(
+                    """
+                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                    WHERE account_id = \(account.rawValue) AND deleted IS NULL AND (pinned OR NOT \(pinnedOnly))
+                    ORDER BY modified DESC, id LIMIT \(NoteRules.widgetListLength)
+                    """, logger: logger)
+                {
+                    let note = try StoredNote(row, full: false)
+                    notes.append(.init(title: try openTitle(note), modified: Date(timeIntervalSince1970: note.modified), isLocked: note.isLocked))
+                }
+                return notes
+            }
+            return WidgetSummary(noteCount: total, lockedNoteCount: locked, recent: try await list(pinnedOnly: false), pinned: try await list(pinnedOnly: true))
+        }
+    }
+
+    func widgetCounts(account: AccountID) async throws -> (notes: Int, locked: Int) {
+        let both = try await db.read { [self] connection in
+            let (total, locked) = try await counts(account, connection)
+            return [total, locked]
+        }
+        return (both[0], both[1])
+    }
+
+    private func counts(_ account: AccountID, _ connection: PostgresConnection) async throws -> (Int, Int) {
+        try await connection.row(
+            "SELECT COUNT(*), COUNT(passphrase_id) FROM notes WHERE account_id = \(account.rawValue) AND deleted IS NULL", logger,
+            as: (Int, Int).self) ?? (0, 0)
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

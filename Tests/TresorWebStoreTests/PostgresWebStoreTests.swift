@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import TresorWebStore
+@testable import TresorWebStorePostgres
+
+/// The `WebStore` checks on a server's database: each on a fresh database of the throwaway
+/// PostgreSQL server (`TestPostgres`), as `EmbeddedWebStoreConformanceTests` runs them on a home.
+@Suite("Web storage conformance: PostgreSQL notes", .enabled(if: TestPostgres.shouldRun))
+struct PostgresWebStoreConformanceTests {
+    @Test(arguments: WebStoreCheck.all)
+    func conformance(_ check: WebStoreCheck) async throws {
+        let clock = TestClock()
+        let storage = try await PostgresFixture.open(url: try await TestPostgres.freshDatabase(), clock: { clock.now() })
+        do {
+            try await check.body(storage.store, clock)
+        } catch {
+            await storage.close()
+            throw error
+        }
+        await storage.close()
+    }
+}
+
+/// What only a server shows: several instances on one database, and what its tables hold.
+@Suite("PostgreSQL notes across instances", .enabled(if: TestPostgres.shouldRun))
+struct PostgresWebStoreInstanceTests {
+    @Test func aShareOnOneInstanceAndAnUnshareOnTheOtherAreSeenAtOnce() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let listening = Locked(0)
+        let a = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        let b = try await PostgresFixture.open(url: url)
+        try await eventually { listening.withLock { $0 } >= 1 }
+        let heard = Locked<[NoteChange]>([])
+        a.events.listen { event in
+            if case .note(let change) = event { heard.withLock { $0.append(change) } }
+        }
+        let owner = try await a.store.registerAccount(name: "mona", password: WebStoreCheck.password("mona-password-1"))
+        let participant = try await b.store.registerAccount(name: "ned", password: WebStoreCheck.password("ned-password-1"))
+        await #expect(throws: NotesError.nameTaken("ned")) {
+            try await a.store.registerAccount(name: "NED", password: WebStoreCheck.password("ned-password-2"))
+        }
+        let note = try await a.store.createNote(NoteDraft(title: "Shared plan", body: "one\ntwo"), account: owner.id, quota: nil)
+        _ = try await a.store.share(note: note.id, with: "ned", by: owner.id)
+        #expect(try await b.store.access(toNote: note.id, for: participant.id, includingDeleted: false) == .participant)
+        #expect(try await b.store.notesShared(with: participant.id).map(\.id) == [note.id])
+
+        // Two saves from one revision through the two instances: the second merges, never overwrites.
+        let base = NoteBase(revision: try await a.store.summary(ofNote: note.id).revision, body: "one\ntwo")
+        async let fromA = a.store.saveNote(note.id, NoteChanges(body: "ONE\ntwo", base: base), by: owner.id, quota: nil)
+        async let fromB = b.store.saveNote(note.id, NoteChanges(body: "one\nTWO", base: base), by: participant.id, quota: nil)
+        let kinds = Set([try await fromA.kind, try await fromB.kind])
+        #expect(kinds == [.saved, .merged])
+        #expect(try await b.store.openNote(note.id).body == "ONE\nTWO")
+
+        try await b.store.unshare(note: note.id, participant: "ned", by: owner.id)
+        // Instance A reads the database: its very next answer knows.
+        await #expect(throws: NotesError.notFound("note \(note.id)")) {
+            try await a.store.access(toNote: note.id, for: participant.id, includingDeleted: false)
+        }
+        #expect(try await a.store.notesShared(with: participant.id).isEmpty)
+        // And A's pages hear of it, the removed participant among them.
+        try await eventually {
+            heard.withLock { $0 }.contains { $0.kind == .unshared && $0.noteID == note.id && $0.accounts.contains(participant.id) }
+        }
+        let shared = heard.withLock { $0 }.first { $0.kind == .shared }
+        #expect(shared?.accounts == [owner.id, participant.id])
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aStepIsAnnouncedWithItsCommitAndAFailedStepNotAtAll() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let listening = Locked(0)
+        let storage = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        try await eventually { listening.withLock { $0 } >= 1 }
+        let heard = Locked<[NoteChange]>([])
+        storage.events.listen { event in
+            if case .note(let change) = event { heard.withLock { $0.append(change) } }
+        }
+        let store = storage.store
+        let owner = try await store.registerAccount(name: "quin", password: WebStoreCheck.password("quin-password-1"))
+        let reader = try await store.registerAccount(name: "ray", password: WebStoreCheck.password("ray-password-1"))
+        let note = try await store.createNote(NoteDraft(title: "Told", body: "a"), account: owner.id, quota: nil)
+        _ = try await store.share(note: note.id, with: "ray", by: owner.id)
+        await #expect(throws: NotesError.self) {
+            try await store.saveNote(
+                note.id, NoteChanges(body: String(repeating: "b", count: 2_000)), by: owner.id, quota: StorageQuota(limitBytes: 10, addingBytes: 2_000))
+        }
+        let saved = try await store.saveNote(note.id, NoteChanges(body: "c"), by: reader.id, quota: nil)
+        try await store.moveToRecentlyDeleted(note.id)
+        try await store.deleteForGood(note.id)
+        try await eventually { heard.withLock { $0 }.contains { $0.kind == .deletedForGood } }
+        let changes = heard.withLock { $0 }.filter { $0.noteID == note.id }
+        #expect(changes.map(\.kind) == [.created, .shared, .changed, .deleted, .deletedForGood])
+        #expect(changes.first { $0.kind == .changed }?.revision == saved.note.revision)
+        // Those who could see the note are told it went, the participant among them.
+        #expect(changes.last?.accounts == [owner.id, reader.id])
+        #expect(changes.last?.revision == nil)
+        await storage.close()
+    }
+
+    @Test func anAbandonedUploadAndADeletedNoteLeaveNoChunk() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let storage = try await PostgresFixture.open(url: url)
+        let store = storage.store
+        let owner = try await store.registerAccount(name: "otto", password: WebStoreCheck.password("otto-password-1"))
+        let note = try await store.createNote(NoteDraft(title: "Uploads", body: ""), account: owner.id, quota: nil)
+        let abandoned = try await store.beginAttachment(to: note.id, kind: .file, name: "gone.bin")
+        try await abandoned.append(WebStoreCheck.pattern(2 * (1 << 20) + 10))
+        #expect(try await rowCount("attachment_chunks", url) == 2)
+        await abandoned.abandon()
+        #expect(try await rowCount("attachment_chunks", url) == 0)
+        #expect(try await rowCount("attachment_uploads", url) == 0)
+        let kept = try await store.beginAttachment(to: note.id, kind: .file, name: "kept.bin")
+        try await kept.append(WebStoreCheck.pattern((1 << 20) + 1))
+        let info = try await kept.finish(quota: nil)
+        #expect(try await rowCount("attachment_chunks", url) == 2)
+        // A reader holds one chunk at a time.
+        let reader = try await store.readAttachment(info.id, of: note.id)
+        var pieces: [Int] = []
+        while let piece = try await reader.next() { pieces.append(piece.count) }
+        #expect(pieces == [1 << 20, 1])
+        try await store.moveToRecentlyDeleted(note.id)
+        try await store.deleteForGood(note.id)
+        for table in ["attachment_chunks", "attachment_uploads", "attachments", "notes", "participants"] {
+            #expect(try await rowCount(table, url) == 0, "\(table)")
+        }
+        await storage.close()
+    }
+
+    @Test func aRowMovedToAnotherNoteDoesNotOpen() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let storage = try await PostgresFixture.open(url: url)
+        let owner = try await storage.store.registerAccount(name: "pam", password: WebStoreCheck.password("pam-password-1"))
+        let one = try await storage.store.createNote(NoteDraft(title: "One", body: "first"), account: owner.id, quota: nil)
+        let two = try await storage.store.createNote(NoteDraft(title: "Two", body: "second"), account: owner.id, quota: nil)
+        // Whoever can write the database copies one note's sealed body onto the other.
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.query(
+                "UPDATE notes SET sealed_body = (SELECT sealed_body FROM notes WHERE id = \(one.id)) WHERE id = \(two.id)", logger: logger)
+        }
+        await #expect(throws: NotesError.damaged("the body of note \(two.id)")) { try await storage.store.openNote(two.id) }
+        #expect(try await storage.store.openNote(one.id).body == "first")
+        await storage.close()
+    }
+
+    @Test func aVersion1DatabaseIsBroughtToVersion2WithItsSessionsKept() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        // A database an earlier Tresor made: version 1 only, with a session in it.
+        let old = try await PostgresFixture.open(url: url)
+        let account = WebAccount(id: AccountID(rawValue: "acct-old"), name: "old", isLocal: false)
+        let started = try await old.sessions.start(for: account, now: Date())
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            for table in ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
+            }
+            try await connection.query("ALTER TABLE accounts DROP CONSTRAINT accounts_current_passphrase", logger: logger)
+            try await connection.query("DROP TABLE passphrases", logger: logger)
+            try await connection.query("DROP TABLE accounts", logger: logger)
+            try await connection.query("DROP FUNCTION tresor_notes_revision", logger: logger)
+            try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
+        }
+        let upgraded = try await PostgresFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [2])
+        #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
+        let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
+        #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)
+        await upgraded.close()
+    }
+
+    private func rowCount(_ table: String, _ url: String) async throws -> Int {
+        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.value(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table)"), logger, as: Int.self) ?? -1
+        }
+    }
+}
