@@ -7,7 +7,7 @@ import TresorWebStore
 // database, so a share or unshare made on one instance holds on every other at its next request.
 extension PostgresWebStore {
     func share(note id: String, with name: String, by owner: AccountID) async throws -> ShareInfo {
-        return try await db.transaction { [self, logger] connection in
+        try await db.transaction { [self, logger] connection in
             let participant = try await account(named: name, connection)
             let row = try await noteForWrite(id, connection)
             guard try await access(toNote: id, for: owner, includingDeleted: false, connection) == .owner else {

@@ -10,10 +10,11 @@ import TresorWebStore
 ///
 /// Every method is one transaction: its checks, its changes and its live-update announcement
 /// (`pg_notify`, delivered by PostgreSQL only when the transaction commits) together, or
-/// nothing. Writes to one account's notes take the account's row lock first (`SELECT … FOR
-/// UPDATE`), then the note's: so quotas, folder names, revisions and wrong-passphrase counts are
-/// checked against what no other instance can change until the write commits, and locks are
-/// always taken in the same order.
+/// nothing. Writes to one account's notes take the account's row lock first (`SELECT … FOR NO
+/// KEY UPDATE`), then the note's: so quotas, folder names, revisions and wrong-passphrase counts
+/// are checked against what no other instance can change until the write commits, and locks are
+/// always taken in the same order. (`NO KEY`: the ids never change, and rows that merely refer
+/// to a locked account or note — a participant, an attachment — need not wait for it.)
 final class PostgresWebStore: WebStore {
     let db: ServerDatabase
     let sealing: ServerSealing
@@ -50,7 +51,7 @@ final class PostgresWebStore: WebStore {
 
     /// Note `id` (every column), or `notFound`.
     func note(_ id: String, _ connection: PostgresConnection, forUpdate: Bool = false) async throws -> StoredNote {
-        let query: PostgresQuery = forUpdate ? "SELECT * FROM notes WHERE id = \(id) FOR UPDATE" : "SELECT * FROM notes WHERE id = \(id)"
+        let query: PostgresQuery = forUpdate ? "SELECT * FROM notes WHERE id = \(id) FOR NO KEY UPDATE" : "SELECT * FROM notes WHERE id = \(id)"
         for try await row in try await connection.query(query, logger: logger) {
             return try StoredNote(row, full: true)
         }
@@ -74,7 +75,7 @@ final class PostgresWebStore: WebStore {
         guard let row = try await connection.row(
             """
             SELECT current_passphrase_id, failed_passphrase_entries, last_passphrase_failure FROM accounts WHERE id = \(account.rawValue)
-            FOR UPDATE
+            FOR NO KEY UPDATE
             """, logger, as: (Int64?, Int, Double?).self)
         else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
         return AccountState(currentPassphraseID: row.0, failedEntries: row.1, lastFailure: row.2.map(Date.init(timeIntervalSince1970:)))

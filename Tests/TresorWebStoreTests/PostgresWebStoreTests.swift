@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresFixture
 import PostgresNIO
 import Testing
 import TresorWebStore
@@ -127,6 +128,30 @@ struct PostgresWebStoreInstanceTests {
         for table in ["attachment_chunks", "attachment_uploads", "attachments", "notes", "participants"] {
             #expect(try await rowCount(table, url) == 0, "\(table)")
         }
+        await storage.close()
+    }
+
+    @Test func anUploadLeftUnfinishedForADayIsSweptWithItsChunks() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let clock = TestClock()
+        let storage = try await PostgresFixture.open(url: url, clock: { clock.now() })
+        let owner = try await storage.store.registerAccount(name: "ula", password: WebStoreCheck.password("ula-password-1"))
+        let note = try await storage.store.createNote(NoteDraft(title: "Stalled", body: ""), account: owner.id, quota: nil)
+        // An instance stopped in the middle of an upload: neither finished nor abandoned.
+        let stalled = try await storage.store.beginAttachment(to: note.id, kind: .file, name: "stalled.bin")
+        try await stalled.append(WebStoreCheck.pattern((1 << 20) + 1))
+        clock.advance(by: 3_600)
+        #expect(try await storage.store.deleteExpiredNotes() == 0)
+        #expect(try await rowCount("attachment_chunks", url) == 1)
+        clock.advance(by: 86_400)
+        #expect(try await storage.store.deleteExpiredNotes() == 0)
+        #expect(try await rowCount("attachment_chunks", url) == 0)
+        #expect(try await rowCount("attachment_uploads", url) == 0)
+        guard case .conflict = await WebStoreCheck.failure({ _ = try await stalled.finish(quota: nil) }) else {
+            Issue.record("a swept upload was finished")
+            return
+        }
+        #expect(try await storage.store.listedAttachments(ofNote: note.id).isEmpty)
         await storage.close()
     }
 

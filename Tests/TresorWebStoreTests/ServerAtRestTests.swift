@@ -50,21 +50,6 @@ struct ServerAtRestTests {
 }
 
 extension ServerAtRestTests {
-    /// Every row of every table of `url`'s database, as text (`bytea` as hex).
-    static func dump(_ url: String) async throws -> String {
-        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            var text = ""
-            for table in ServerSchema.tables.sorted() {
-                for value in try await connection.column(
-                    PostgresQuery(unsafeSQL: "SELECT row_to_json(t)::text FROM \(table) t"), logger, as: String.self)
-                {
-                    text += value + "\n"
-                }
-            }
-            return text
-        }
-    }
-
     /// `text` as it would appear were it stored in the clear: itself, or its UTF-8 in hex.
     static func forms(of text: String) -> [String] {
         [text, Data(text.utf8).map { String(format: "%02x", $0) }.joined()]
@@ -113,7 +98,7 @@ extension ServerAtRestTests {
         #expect(try await store.notes(account: owner.id, folderID: nil).count == 3)
         await storage.close()
 
-        let dump = try await Self.dump(url)
+        let dump = try await TestPostgres.dump(database: TestPostgres.databaseName(of: url))
         #expect(dump.contains("sam-at-rest"), "the dump reads the tables")
         for marker in markers {
             for form in Self.forms(of: marker) { #expect(!dump.contains(form), "\(marker) is in the database") }

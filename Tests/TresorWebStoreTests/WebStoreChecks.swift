@@ -304,6 +304,30 @@ extension WebStoreCheck {
             let reset = try #require(try await store.passphraseRecord(account: account.id))
             #expect(reset.generation == 2 && reset.id != record.id && !reset.hasHint)
         },
+        WebStoreCheck(name: "of eight concurrent wrong entries, five are checked and counted one by one, and the rest wait") { store, _ in
+            let account = try await registered(store, "cora")
+            let proof = Data(repeating: 0x18, count: 32)
+            try await store.setPassphrase(try material(store, proof: proof, seed: 10), hint: nil, account: account.id)
+            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let bad = PassphraseProof(passphraseID: record.id, proof: Data(repeating: 0x19, count: 32))
+            let answers = await withTaskGroup(of: NotesError?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { await failure({ _ = try await store.enterPassphrase(bad, establish: false, account: account.id) }) }
+                }
+                return await group.reduce(into: [NotesError?]()) { $0.append($1) }
+            }
+            var counted: [Int] = [], waited = 0
+            for answer in answers {
+                switch answer {
+                case .wrongPassphrase(let failures, _, _)?: counted.append(failures)
+                case .throttled?: waited += 1
+                default: Issue.record("unexpected answer \(String(describing: answer))")
+                }
+            }
+            #expect(counted.sorted() == [1, 2, 3, 4, 5])
+            #expect(waited == 3)
+            #expect(try await store.passphraseStatus(account: account.id).failedAttempts == 5)
+        },
         WebStoreCheck(name: "a passphrase change re-wraps every locked note's key in one step, or nothing") { store, _ in
             let account = try await registered(store, "eli")
             let proof = Data(repeating: 0x31, count: 32), newProof = Data(repeating: 0x32, count: 32)
