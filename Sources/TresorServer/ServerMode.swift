@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import TresorWebStore
+import TresorWebStorePostgres
 
 /// A server's web backend (docs/WEB.md, "Running a Tresor server") and what keeps it running.
 struct ServerBackend: Sendable {
@@ -11,10 +13,21 @@ struct ServerBackend: Sendable {
 
 extension Daemon {
     /// The server's backend when `--database` names one; nil for the embedded web side.
-    /// - Throws: ``DaemonError/configuration(_:)`` while accounts and notes on PostgreSQL are
-    ///   not there (issue 22).
+    /// - Parameter lifetimes: how long web sessions last.
+    /// - Returns: the backend on PostgreSQL, or nil.
+    /// - Throws: ``ServerSetupError``: the key file is not usable, the database does not
+    ///   answer, is another application's or a newer Tresor's, or was sealed with another key.
     func openServerBackend(lifetimes: SessionLifetimes) async throws -> ServerBackend? {
-        guard configuration.server != nil else { return nil }
-        throw DaemonError.configuration("server mode is not available yet: accounts and notes on PostgreSQL are still being built")
+        guard let server = configuration.server else { return nil }
+        let key = try ServerKey(file: server.serverKeyFile)
+        let logger = self.logger
+        let storage = try await PostgresWebStorage.open(url: server.database, key: key, lifetimes: lifetimes, logger: logger)
+        logger.notice("web storage on PostgreSQL", metadata: [
+            "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
+        ])
+        return ServerBackend(backend: storage.backend) {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            await storage.close()
+        }
     }
 }

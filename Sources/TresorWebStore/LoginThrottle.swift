@@ -173,6 +173,9 @@ public final class LoginThrottle: Sendable {
         guard let counter else { return nil }
         if now.timeIntervalSince(counter.last) > forgetAfter { return nil }
         let delay = delaySeconds(afterFailures: counter.count, limit: limit)
+        // Within the free ones, no wait — even when another attempt, reserved after this
+        // request's `now` was taken, has moved `last` past it.
+        guard delay > 0 else { return nil }
         let last = counter.inFlight > 0 ? max(counter.last, now) : counter.last
         let remaining = last.addingTimeInterval(TimeInterval(delay)).timeIntervalSince(now)
         return remaining > 0 ? Int(remaining.rounded(.up)) : nil

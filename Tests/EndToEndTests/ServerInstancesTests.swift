@@ -121,7 +121,7 @@ import Testing
             #expect(note.status == 200 && note.json?["body"] as? String == body, "acknowledged \(id) by the killed instance")
         }
         #expect(try aliceOnB.createNote(title: "after the kill", body: "B serves").isEmpty == false)
-        let listed = try #require(try aliceOnB.get("/api/notes").jsonArray)
+        let listed = try #require(try aliceOnB.get("/api/notes").json?["notes"] as? [[String: Any]])
         #expect(listed.count >= saved.count + 1)
     }
 
@@ -165,7 +165,7 @@ import Testing
         for (id, body) in written {
             #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == body)
         }
-        #expect(try alice.get("/api/notes").jsonArray?.count == written.count)
+        #expect((try alice.get("/api/notes").json?["notes"] as? [[String: Any]])?.count == written.count)
         for harness in cluster.harnesses {
             #expect(harness.daemonLog.contains("web: create succeeded"), "each instance served some of the requests")
         }

@@ -177,8 +177,10 @@ final class NginxBalancer {
     }
 
     deinit {
+        // SIGKILL: a single-process nginx keeps the signal mask it was started with, and the
+        // test process's threads block SIGTERM.
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -170,6 +170,17 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             }
             #expect(try await throttle.reserveSignIn(name: "heidi", address: "192.0.2.99", now: now) == 1)
         },
+        StoreCheck(name: "within the free attempts no attempt waits, even one whose time was taken before another's finished") { stores in
+            // Two instances: a registration finishes (its `last` is 12:00:00.5) while another,
+            // whose request began at 12:00:00.2, waits for the counter.
+            let throttle = LoginThrottle(store: stores.throttles)
+            #expect(try await throttle.reserveRegistration(address: "198.51.100.4", now: t0 + 0.1) == nil)
+            try await throttle.registrationFinished(address: "198.51.100.4", now: t0 + 0.5)
+            #expect(try await throttle.reserveRegistration(address: "198.51.100.4", now: t0 + 0.2) == nil)
+            #expect(try await throttle.reserveSignIn(name: "ivan", address: "198.51.100.4", now: t0 + 0.1) == nil)
+            try await throttle.signInFailed(name: "ivan", address: "198.51.100.4", now: t0 + 0.5)
+            #expect(try await throttle.reserveSignIn(name: "ivan", address: "198.51.100.4", now: t0 + 0.2) == nil)
+        },
         StoreCheck(name: "an invite is redeemed once, with its code, before it expires") { stores in
             let (code, expires) = try await stores.invites.issue(name: "dave", now: t0)
             #expect(expires == t0 + WebInviteLifetime.seconds)
