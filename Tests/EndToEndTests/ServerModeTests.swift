@@ -1,4 +1,5 @@
 import Foundation
+import PostgresFixture
 import Testing
 
 /// `tresord` as a server (issue 22; docs/WEB.md, "Running a Tresor server"): what it refuses
@@ -26,5 +27,79 @@ import Testing
         #expect(noWeb.status == 1 && noWeb.stderr.contains("add --web PORT"), "\(noWeb.stderr)")
         let notAURL = try tresord(harness, ["--web", port, "--database", "mysql://tresor@127.0.0.1/tresor", "--server-key-file", key])
         #expect(notAURL.status == 1 && notAURL.stderr.contains("postgres://"), "\(notAURL.stderr)")
+    }
+}
+
+/// A server's bad start-ups and a database going away (issue 22, "Bad input"): each refused at
+/// start with what is wrong and what to do; a database that stops answering makes requests
+/// fail with 503, and the instance serves again when it is back.
+@Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerModeDatabaseTests {
+    func tresord(_ harness: Harness, _ arguments: [String]) throws -> Harness.Result {
+        try harness.run(Harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path] + arguments, timeout: 60)
+    }
+
+    func keyFile(_ harness: Harness, _ name: String, bytes: Int = 32, mode: Int = 0o600) throws -> String {
+        let path = harness.root.appendingPathComponent(name).path
+        let key = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
+        #expect(FileManager.default.createFile(atPath: path, contents: key, attributes: [.posixPermissions: mode]))
+        return path
+    }
+
+    @Test func badKeysAndDatabasesAreRefusedAtStart() async throws {
+        let harness = try Harness()
+        let database = try await TestPostgres.freshDatabase()
+        let port = "\(try Harness.freePort())"
+        let good = try keyFile(harness, "server.key")
+
+        let readable = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "open.key", mode: 0o644)])
+        #expect(readable.status == 1 && readable.stderr.contains("may be read by others") && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
+        let short = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "short.key", bytes: 16)])
+        #expect(short.status == 1 && short.stderr.contains("holds 16 bytes, not 32"), "\(short.stderr)")
+        let missing = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", harness.root.appendingPathComponent("none.key").path])
+        #expect(missing.status == 1 && missing.stderr.contains("head -c 32 /dev/urandom"), "\(missing.stderr)")
+
+        // The first start sets the database up under the good key; another key cannot open it.
+        try harness.startDaemon(extraArguments: ["--web", port, "--database", database, "--server-key-file", good])
+        harness.stopDaemon()
+        let otherKey = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "other.key")])
+        #expect(otherKey.status == 1 && otherKey.stderr.contains("does not open this database's content"), "\(otherKey.stderr)")
+
+        let nowhere = "postgres://tresor@127.0.0.1:\(try Harness.freePort())/tresor?sslmode=disable"
+        let unreachable = try tresord(harness, ["--web", port, "--database", nowhere, "--server-key-file", good])
+        #expect(unreachable.status == 1 && unreachable.stderr.contains("cannot use the database"), "\(unreachable.stderr)")
+
+        let foreign = try await TestPostgres.freshDatabase()
+        _ = try await TestPostgres.texts("CREATE TABLE invoices (id integer)", database: TestPostgres.databaseName(of: foreign))
+        let ofAnother = try tresord(harness, ["--web", port, "--database", foreign, "--server-key-file", good])
+        #expect(ofAnother.status == 1 && ofAnother.stderr.contains("tables of another application (invoices)"), "\(ofAnother.stderr)")
+        #expect(try await TestPostgres.texts("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
+                                             database: TestPostgres.databaseName(of: foreign)) == ["invoices"], "nothing was added to it")
+    }
+
+    @Test func aDatabaseThatGoesAwayGives503AndTheInstanceRecovers() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (alice, _) = try cluster.registered("alice", on: server)
+        let before = try alice.createNote(title: "before", body: "written before the outage")
+        let name = cluster.databaseName
+        _ = try await TestPostgres.texts("ALTER DATABASE \(name) ALLOW_CONNECTIONS false", database: "postgres")
+        _ = try await TestPostgres.texts(
+            "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE datname = '\(name)'", database: "postgres")
+
+        let during = try alice.post("/api/notes", ["title": "during", "body": "written during the outage"])
+        #expect(during.status == 503 && during.code == "unavailable", "\(during.status) \(during.text)")
+        #expect(try server.send("GET", "/healthz").status == 503)
+
+        _ = try await TestPostgres.texts("ALTER DATABASE \(name) ALLOW_CONNECTIONS true", database: "postgres")
+        var answered = false
+        for _ in 0..<60 where !answered {
+            answered = (try? server.send("GET", "/healthz").status) == 200
+            if !answered { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(answered, "the instance serves again once the database is back")
+        #expect(try alice.get("/api/notes/\(before)").json?["body"] as? String == "written before the outage")
+        let listed = try alice.get("/api/notes").json?["notes"] as? [[String: Any]] ?? []
+        #expect(listed.count == 1, "the write refused during the outage left nothing half-written: \(listed.count) notes")
+        #expect(try alice.createNote(title: "after", body: "written after the outage").isEmpty == false)
     }
 }
