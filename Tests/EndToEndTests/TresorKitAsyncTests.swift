@@ -9,7 +9,9 @@ import TresorKit
     @Test func manyTasksShareOneKeychain() async throws {
         let harness = try Harness()
         let passcode = "async-passcode"
-        try harness.startDaemon()
+        // No auto-lock: the tasks share the test process's two cooperative threads with every
+        // other suite, and once waited longer than the 300 s idle period for their turn.
+        try harness.startDaemon(extraArguments: ["--auto-lock", "0"])
         try #require(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         try harness.registerTestRunner(id: "TESTA.async", team: "TESTA", passcode: passcode)
         let keychain = Keychain(client: try TresorKitClient.connect(harness))
