@@ -39,6 +39,8 @@ final class ServerDatabase: Sendable {
                         try await connection.query("BEGIN", logger: self.logger)
                         do {
                             let value = try await body(connection)
+                            // Past the deadline the caller was told `unavailable`: never commit after that.
+                            try Task.checkCancellation()
                             try await connection.query("COMMIT", logger: self.logger)
                             return value
                         } catch {

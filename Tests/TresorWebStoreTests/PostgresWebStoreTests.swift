@@ -13,7 +13,7 @@ struct PostgresWebStoreConformanceTests {
     @Test(arguments: WebStoreCheck.all)
     func conformance(_ check: WebStoreCheck) async throws {
         let clock = TestClock()
-        let storage = try await PostgresFixture.open(url: try await TestPostgres.freshDatabase(), clock: { clock.now() })
+        let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase(), clock: { clock.now() })
         do {
             try await check.body(storage.store, clock)
         } catch {
@@ -30,8 +30,8 @@ struct PostgresWebStoreInstanceTests {
     @Test func aShareOnOneInstanceAndAnUnshareOnTheOtherAreSeenAtOnce() async throws {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
-        let a = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
-        let b = try await PostgresFixture.open(url: url)
+        let a = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        let b = try await ServerStorageFixture.open(url: url)
         try await eventually { listening.withLock { $0 } >= 1 }
         let heard = Locked<[NoteChange]>([])
         a.events.listen { event in
@@ -74,7 +74,7 @@ struct PostgresWebStoreInstanceTests {
     @Test func aStepIsAnnouncedWithItsCommitAndAFailedStepNotAtAll() async throws {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
-        let storage = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        let storage = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
         try await eventually { listening.withLock { $0 } >= 1 }
         let heard = Locked<[NoteChange]>([])
         storage.events.listen { event in
@@ -104,7 +104,7 @@ struct PostgresWebStoreInstanceTests {
 
     @Test func anAbandonedUploadAndADeletedNoteLeaveNoChunk() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let storage = try await PostgresFixture.open(url: url)
+        let storage = try await ServerStorageFixture.open(url: url)
         let store = storage.store
         let owner = try await store.registerAccount(name: "otto", password: WebStoreCheck.password("otto-password-1"))
         let note = try await store.createNote(NoteDraft(title: "Uploads", body: ""), account: owner.id, quota: nil)
@@ -134,7 +134,7 @@ struct PostgresWebStoreInstanceTests {
     @Test func anUploadLeftUnfinishedForADayIsSweptWithItsChunks() async throws {
         let url = try await TestPostgres.freshDatabase()
         let clock = TestClock()
-        let storage = try await PostgresFixture.open(url: url, clock: { clock.now() })
+        let storage = try await ServerStorageFixture.open(url: url, clock: { clock.now() })
         let owner = try await storage.store.registerAccount(name: "ula", password: WebStoreCheck.password("ula-password-1"))
         let note = try await storage.store.createNote(NoteDraft(title: "Stalled", body: ""), account: owner.id, quota: nil)
         // An instance stopped in the middle of an upload: neither finished nor abandoned.
@@ -157,7 +157,7 @@ struct PostgresWebStoreInstanceTests {
 
     @Test func aRowMovedToAnotherNoteDoesNotOpen() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let storage = try await PostgresFixture.open(url: url)
+        let storage = try await ServerStorageFixture.open(url: url)
         let owner = try await storage.store.registerAccount(name: "pam", password: WebStoreCheck.password("pam-password-1"))
         let one = try await storage.store.createNote(NoteDraft(title: "One", body: "first"), account: owner.id, quota: nil)
         let two = try await storage.store.createNote(NoteDraft(title: "Two", body: "second"), account: owner.id, quota: nil)
@@ -174,7 +174,7 @@ struct PostgresWebStoreInstanceTests {
     @Test func aVersion1DatabaseIsBroughtToVersion2WithItsSessionsKept() async throws {
         let url = try await TestPostgres.freshDatabase()
         // A database an earlier Tresor made: version 1 only, with a session in it.
-        let old = try await PostgresFixture.open(url: url)
+        let old = try await ServerStorageFixture.open(url: url)
         let account = WebAccount(id: AccountID(rawValue: "acct-old"), name: "old", isLocal: false)
         let started = try await old.sessions.start(for: account, now: Date())
         await old.close()
@@ -188,7 +188,7 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DROP FUNCTION tresor_notes_revision", logger: logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
-        let upgraded = try await PostgresFixture.open(url: url)
+        let upgraded = try await ServerStorageFixture.open(url: url)
         #expect(upgraded.appliedMigrations == [2])
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))

@@ -14,7 +14,7 @@ struct ServerDatabaseTests {
     @Test func instancesStartingAtOnceApplyEachMigrationOnce() async throws {
         let url = try await TestPostgres.freshDatabase()
         let storages = try await withThrowingTaskGroup(of: PostgresWebStorage.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresFixture.open(url: url) } }
+            for _ in 0..<4 { group.addTask { try await ServerStorageFixture.open(url: url) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(storages.flatMap(\.appliedMigrations).sorted() == ServerSchema.versions.map(\.version))
@@ -23,7 +23,7 @@ struct ServerDatabaseTests {
         }
         #expect(recorded == ServerSchema.versions.map(\.version))
         for storage in storages { await storage.close() }
-        let again = try await PostgresFixture.open(url: url)
+        let again = try await ServerStorageFixture.open(url: url)
         #expect(again.appliedMigrations.isEmpty)
         await again.close()
     }
@@ -34,7 +34,7 @@ struct ServerDatabaseTests {
             try await connection.run("CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT)", logger)
         }
         await #expect(throws: ServerSetupError.foreignDatabase(database: try DatabaseURL(parsing: url).description, tables: ["customers"])) {
-            _ = try await PostgresFixture.open(url: url)
+            _ = try await ServerStorageFixture.open(url: url)
         }
         // Nothing of Tresor's was made in it.
         let tables = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
@@ -45,23 +45,23 @@ struct ServerDatabaseTests {
 
     @Test func aSchemaFromANewerTresorIsRefused() async throws {
         let url = try await TestPostgres.freshDatabase()
-        await (try await PostgresFixture.open(url: url)).close()
+        await (try await ServerStorageFixture.open(url: url)).close()
         try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.run("INSERT INTO tresor_schema (version, applied) VALUES (\(ServerSchema.latest + 1), 0)", logger)
             // A newer Tresor's tables are its own, not another application's.
             try await connection.run("CREATE TABLE tresor_from_the_future (id INTEGER)", logger)
         }
         await #expect(throws: ServerSetupError.newerSchema(found: ServerSchema.latest + 1, known: ServerSchema.latest)) {
-            _ = try await PostgresFixture.open(url: url)
+            _ = try await ServerStorageFixture.open(url: url)
         }
     }
 
     @Test func anotherServerKeyIsRefused() async throws {
         let url = try await TestPostgres.freshDatabase()
-        await (try await PostgresFixture.open(url: url)).close()
+        await (try await ServerStorageFixture.open(url: url)).close()
         let other = try ServerKey(bytes: Data(repeating: 0x33, count: 32))
         await #expect(throws: ServerSetupError.wrongServerKey) {
-            _ = try await PostgresFixture.open(url: url, key: other)
+            _ = try await ServerStorageFixture.open(url: url, key: other)
         }
     }
 
@@ -69,7 +69,7 @@ struct ServerDatabaseTests {
         let port = try LoopbackPort.free()
         let started = Date()
         do {
-            _ = try await PostgresFixture.open(url: "postgres://tresor:hunter2-secret@127.0.0.1:\(port)/tresor?sslmode=disable", timeout: .seconds(3))
+            _ = try await ServerStorageFixture.open(url: "postgres://tresor:hunter2-secret@127.0.0.1:\(port)/tresor?sslmode=disable", timeout: .seconds(3))
             Issue.record("opening a database nothing serves succeeded")
         } catch let error as ServerSetupError {
             guard case .unreachable(let database, _) = error else { Issue.record("unexpected \(error)"); return }
@@ -83,7 +83,7 @@ struct ServerDatabaseTests {
 
     @Test func twoInstancesShareSessionsCountersAndInvites() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let a = try await PostgresFixture.open(url: url), b = try await PostgresFixture.open(url: url)
+        let a = try await ServerStorageFixture.open(url: url), b = try await ServerStorageFixture.open(url: url)
         let account = WebAccount(id: AccountID(rawValue: "acct-1"), name: "ana", isLocal: false)
         let now = Date()
         let started = try await a.sessions.start(for: account, now: now)
@@ -111,8 +111,8 @@ struct ServerDatabaseTests {
     @Test func anEventPublishedOnOneInstanceReachesTheOther() async throws {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
-        let a = try await PostgresFixture.open(url: url)
-        let b = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        let a = try await ServerStorageFixture.open(url: url)
+        let b = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
         try await eventually { listening.withLock { $0 } == 1 }
         let received = Locked<[WebEvent]>([])
         b.events.listen { event in received.withLock { $0.append(event) } }
@@ -127,7 +127,7 @@ struct ServerDatabaseTests {
     @Test func aKilledListeningConnectionResyncs() async throws {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
-        let storage = try await PostgresFixture.open(url: url) { listening.withLock { $0 += 1 } }
+        let storage = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
         try await eventually { listening.withLock { $0 } == 1 }
         let received = Locked<[WebEvent]>([])
         storage.events.listen { event in received.withLock { $0.append(event) } }
@@ -149,7 +149,7 @@ struct ServerDatabaseTests {
 
     @Test func theDatabaseGoingAwayIsUnavailableAndTheInstanceRecovers() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let storage = try await PostgresFixture.open(url: url, timeout: .seconds(15))
+        let storage = try await ServerStorageFixture.open(url: url, timeout: .seconds(15))
         let account = WebAccount(id: AccountID(rawValue: "acct-2"), name: "cy", isLocal: false)
         let started = try await storage.sessions.start(for: account, now: Date())
         let name = TestPostgres.databaseName(of: url)
@@ -175,6 +175,32 @@ struct ServerDatabaseTests {
         }
         #expect(found?.id == started.session.id)
         try await storage.checkHealth()
+        await storage.close()
+    }
+
+    /// A step still waiting for the database at its deadline is answered `unavailable`, and
+    /// when the database lets it go on later it does not commit what its caller was told failed.
+    @Test func aStepPastItsDeadlineIsNotCommittedAfterwards() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let storage = try await ServerStorageFixture.open(url: url, timeout: .seconds(2))
+        let account = try await storage.store.registerAccount(name: "olga", password: try AccountPassword("olga-password-1"))
+        let name = TestPostgres.databaseName(of: url)
+        // An administrator's transaction holds the notes table: the step waits past its deadline.
+        try await TestPostgres.withAdminConnection(database: name) { connection, logger in
+            try await connection.run("BEGIN", logger)
+            try await connection.run("LOCK TABLE notes IN ACCESS EXCLUSIVE MODE", logger)
+            do {
+                _ = try await storage.store.createNote(NoteDraft(title: "late", body: "told it failed"), account: account.id, quota: nil)
+                Issue.record("a step past its deadline succeeded")
+            } catch let error as NotesError {
+                guard case .unavailable = error else { Issue.record("unexpected \(error)"); return }
+            }
+            try await connection.run("COMMIT", logger)
+        }
+        // Released, the step reaches its end on its own: it must roll back.
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await storage.store.notes(account: account.id, folderID: nil).isEmpty)
+        #expect(try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: name) == ["0"])
         await storage.close()
     }
 }

@@ -38,7 +38,7 @@ enum Backend: String, Sendable, CustomStringConvertible {
                 events: LocalEventBus(feed: NoteChangeFeed()), close: {})
         case .postgres:
             let listening = Locked(false)
-            let storage = try await PostgresFixture.open(url: try await TestPostgres.freshDatabase()) { listening.withLock { $0 = true } }
+            let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase()) { listening.withLock { $0 = true } }
             // Events published before the listening connection listens would not come back.
             try await eventually { listening.withLock { $0 } }
             return WebStores(
@@ -49,7 +49,7 @@ enum Backend: String, Sendable, CustomStringConvertible {
 }
 
 /// Opening a server's storage the way the tests do.
-enum PostgresFixture {
+enum ServerStorageFixture {
     /// A server key the tests share (every instance of a server has the same one).
     static let key = try! ServerKey(bytes: Data(repeating: 0x5a, count: 32))
 
