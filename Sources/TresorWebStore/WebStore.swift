@@ -157,7 +157,8 @@ public protocol WebStore: Sendable {
     ///   - editor: who saves (names a conflict copy).
     ///   - quota: the owner's quota, for an edit that grows the note.
     /// - Returns: saved, merged or conflict copy.
-    /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/wrongLockState(_:)``, ``NotesError/quotaExceeded(_:)``.
+    /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/passphraseRequired(_:)`` for a new body of a locked note,
+    ///   ``NotesError/quotaExceeded(_:)``.
     func saveNote(_ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?) async throws -> NoteSaveOutcome
 
     // MARK: Sharing
