@@ -146,6 +146,36 @@ import Testing
     }
 }
 
+/// Attachments stream through a server into PostgreSQL and back, a chunk at a time: the
+/// instance's memory does not grow with their size.
+@Suite(.enabled(if: TestPostgres.shouldRun)) struct ServerMemoryTests {
+    @Test func aLargeAttachmentIsNotHeldWholeByTheInstance() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let (alice, _) = try cluster.registered("alice", on: cluster.servers[0])
+        let note = try alice.createNote(title: "film", body: "holiday")
+        let size = 32 << 20
+        var bytes = Data(count: size)
+        for index in stride(from: 0, to: size, by: 512) { bytes[index] = UInt8(truncatingIfNeeded: index >> 9) }
+        // The first upload warms the instance up (buffers, allocator arenas: 14 MiB here for a
+        // 4 MiB upload as for a 32 MiB one); what a size costs shows after it.
+        #expect(try alice.request("POST", "/api/notes/\(note)/attachments?kind=file&name=warm-up.bin", raw: bytes.prefix(4 << 20)).status == 201)
+        var uploaded: WebResponse?
+        let uploadGrowth = try BackupMemoryTests.peakGrowth(of: cluster.harnesses[0]) {
+            uploaded = try alice.request("POST", "/api/notes/\(note)/attachments?kind=file&name=film.bin", raw: bytes)
+        }
+        #expect(uploaded?.status == 201, "\(uploaded?.text ?? "")")
+        let attachment = try #require(uploaded?.json?["id"] as? String)
+        var downloaded = Data()
+        let downloadGrowth = try BackupMemoryTests.peakGrowth(of: cluster.harnesses[0]) {
+            downloaded = try alice.get("/api/notes/\(note)/attachments/\(attachment)").body
+        }
+        #expect(downloaded == bytes)
+        print("ServerMemoryTests: peak RSS growth, upload \(uploadGrowth >> 20) MiB, download \(downloadGrowth >> 20) MiB of \(size >> 20) MiB")
+        #expect(uploadGrowth < 16 << 20, "the instance's peak grew by \(uploadGrowth >> 20) MiB for a 32 MiB upload")
+        #expect(downloadGrowth < 16 << 20, "the instance's peak grew by \(downloadGrowth >> 20) MiB to answer with a 32 MiB attachment")
+    }
+}
+
 /// Both instances behind Debian's nginx (docs/WEB.md, "Running behind a reverse proxy"): a
 /// browser that knows only the proxy's address signs in, writes and reads, whichever instance
 /// each request reaches.
