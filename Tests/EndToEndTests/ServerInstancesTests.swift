@@ -64,6 +64,24 @@ import Testing
         let held = try late.signIn("alice", alicePassword)
         #expect(held.status == 429 && held.code == "throttled", "\(held.status)")
 
+        // A password change on B ends alice's other sessions, on A too, and only the new
+        // password signs in anywhere.
+        let (carolOnA, carolPassword) = try cluster.registered("carol", on: a)
+        var carolOnB = WebBrowser(b)
+        #expect(try carolOnB.signIn("carol", carolPassword).status == 200)
+        let newPassword = "e2e-carol-new-password-\(UUID().uuidString.prefix(8))"
+        cluster.declareSecret(newPassword)
+        let changed = try carolOnB.post("/api/account/password", [
+            "currentPassword": carolPassword, "newPassword": newPassword, "newPasswordAgain": newPassword,
+        ])
+        #expect(changed.status == 200, "\(changed.text)")
+        #expect(try carolOnA.get("/api/session").status == 401, "the session on A ended with the change on B")
+        #expect(try carolOnB.get("/api/session").status == 200, "the session that changed it lives on")
+        var oldOnA = WebBrowser(a), newOnA = WebBrowser(a)
+        #expect(try oldOnA.signIn("carol", carolPassword).status == 401)
+        #expect(try newOnA.signIn("carol", newPassword).status == 200)
+        cluster.declareSecret(newOnA.token ?? "")
+
         // A copy of the database reveals no note title, body, attachment name or content.
         let dump = try await TestPostgres.dump(database: cluster.databaseName)
         #expect(dump.contains("alice"), "the dump reads the tables (login names are not sealed)")
