@@ -31,9 +31,9 @@ struct ServerCommand: ParsableCommand {
                 """)
 
         @OptionGroup var options: GlobalOptions
-        @Option(help: "The home whose web accounts move (default: --home, else the default home).") var from: String?
+        @Option(help: "The home whose web accounts move (default: --home, else the default home).", completion: .directory) var from: String?
         @Option(help: "The server's database: postgres://USER@HOST:PORT/DATABASE (its password in PGPASSWORD).") var database: String
-        @Option(help: "The server key file the server's instances use (32 bytes, mode 0600).") var serverKeyFile: String
+        @Option(help: "The server key file the server's instances use (32 bytes, mode 0600).", completion: .file()) var serverKeyFile: String
         @Flag(help: "Read the home's passcode from the first line of standard input.") var passcodeStdin = false
 
         func validate() throws {
@@ -52,6 +52,7 @@ struct ServerCommand: ParsableCommand {
                 throw ValidationError("\(CompanionExecutable.serverMigrator) is not installed beside tresor")
             }
             var input = SecretInput(fromStandardInput: passcodeStdin)
+            // A home without a passcode takes an empty line (tresor-server-migrate then reads none).
             let passcode = try input.next("Passcode of the home being migrated:")
             try Self.exec(migrator, arguments: ["--from", home, "--database", database, "--server-key-file", keyFile], input: passcode + "\n")
         }
