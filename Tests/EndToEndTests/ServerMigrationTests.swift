@@ -37,6 +37,45 @@ import Glibc
             input: passcode + "\n")
     }
 
+    /// ``migrate(_:database:keyFile:passcode:)``, sampling the process's peak resident memory
+    /// (`VmHWM`) until it exits.
+    /// - Returns: how it ended, and the last peak read, in bytes.
+    static func migrateMeasuringPeak(_ home: Harness, database: String, keyFile: URL) throws -> (Harness.Result, Int) {
+        let arguments = [
+            "server", "migrate", "--from", home.paths.home.path, "--database", database, "--server-key-file", keyFile.path, "--passcode-stdin",
+        ]
+        let out = home.root.appendingPathComponent("migrate.out"), err = home.root.appendingPathComponent("migrate.err")
+        for file in [out, err] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let process = Process()
+        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.arguments = arguments
+        // One malloc arena: memory freed by one thread is reused by the next, so the peak
+        // measures what the migration holds rather than how many threads freed something.
+        process.environment = home.environment.merging(["MALLOC_ARENA_MAX": "1"]) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data((passcode + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        var peak = 0
+        while process.isRunning {
+            if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+               let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+            {
+                peak = max(peak, kib * 1024)
+            }
+            usleep(5_000)
+        }
+        process.waitUntilExit()
+        let result = Harness.Result(
+            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+        home.record(process.executableURL!, arguments, output: result.stdout + result.stderr)
+        return (result, peak)
+    }
+
     /// Registers `name` on `server` and declares its password and tokens secret.
     static func register(_ name: String, on server: WebServerAddress, _ harness: Harness) throws -> (WebBrowser, String) {
         let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
@@ -269,8 +308,14 @@ import Glibc
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: databaseName) == ["1"],
                 "it was being written: an unfinished upload")
 
-        let rerun = try Self.migrate(home, database: database, keyFile: keyFile)
+        // The rerun writes the 30 MiB attachment; a third run finds it there and only reads it.
+        // Writing it costs a few chunks of memory more than reading it, not the attachment.
+        let (rerun, peak) = try Self.migrateMeasuringPeak(home, database: database, keyFile: keyFile)
         #expect(rerun.succeeded, "\(rerun.stdout)\(rerun.stderr)")
+        let (third, reading) = try Self.migrateMeasuringPeak(home, database: database, keyFile: keyFile)
+        #expect(third.stdout.contains("attachments: 0 moved, 1 already present, 0 skipped"), "\(third.stdout)")
+        #expect(peak > 0 && reading > 0 && peak - reading < 20 << 20,
+                "writing 30 MiB grew the migrator's peak memory from \(reading >> 20) to \(peak >> 20) MiB")
         #expect(rerun.stdout.contains("web accounts: 0 moved, 1 already present"), "\(rerun.stdout)")
         #expect(rerun.stdout.contains("attachments: 1 moved, 0 already present"), "\(rerun.stdout)")
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: databaseName) == ["0"])
