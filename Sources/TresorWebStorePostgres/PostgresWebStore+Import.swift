@@ -25,11 +25,20 @@ public enum ImportOutcome: Sendable, Equatable {
 /// A web account as the server keeps it: its id, login name and password's PBKDF2 hash as they
 /// are (its people keep their passwords).
 public struct ImportedAccount: Sendable {
+    /// Its id in the home, kept on the server.
     public var id: String
+    /// The case-folded login name.
     public var loginName: String
+    /// The password's salted PBKDF2 hash, as the home keeps it.
     public var passwordHash: PasswordHash
+    /// When it was registered.
     public var created: Date
 
+    /// - Parameters:
+    ///   - id: its id in the home.
+    ///   - loginName: the login name.
+    ///   - passwordHash: the password's hash, salt and rounds.
+    ///   - created: when it was registered.
     public init(id: String, loginName: String, passwordHash: PasswordHash, created: Date) {
         self.id = id
         self.loginName = loginName
@@ -40,15 +49,31 @@ public struct ImportedAccount: Sendable {
 
 /// A passphrase generation of an account: what checks a passphrase, never the passphrase.
 public struct ImportedPassphrase: Sendable {
+    /// The account's id.
     public var account: String
+    /// Its generation (1, 2, …): what identifies it within the account on both sides.
     public var generation: Int
+    /// The PBKDF2 salt and rounds of the passphrase key.
     public var salt: Data
     public var iterations: Int
+    /// A random key wrapped under the passphrase key.
     public var verifier: Data
+    /// SHA-256 of the passphrase proof, once recorded.
     public var proofHash: Data?
+    /// The hint (sealed on the server; never printed).
     public var hint: String?
+    /// When it was set.
     public var created: Date
 
+    /// - Parameters:
+    ///   - account: the account's id.
+    ///   - generation: its generation.
+    ///   - salt: the passphrase key's salt.
+    ///   - iterations: the passphrase key's PBKDF2 rounds.
+    ///   - verifier: the wrapped random key that checks a passphrase.
+    ///   - proofHash: SHA-256 of the passphrase proof, if recorded.
+    ///   - hint: the hint, if any.
+    ///   - created: when it was set.
     public init(account: String, generation: Int, salt: Data, iterations: Int, verifier: Data, proofHash: Data?, hint: String?, created: Date) {
         self.account = account
         self.generation = generation
@@ -63,11 +88,20 @@ public struct ImportedPassphrase: Sendable {
 
 /// A folder.
 public struct ImportedFolder: Sendable {
+    /// Its id in the home, kept on the server.
     public var id: String
+    /// The account's id.
     public var account: String
+    /// Its name (sealed on the server).
     public var name: String
+    /// When it was made.
     public var created: Date
 
+    /// - Parameters:
+    ///   - id: its id in the home.
+    ///   - account: the account's id.
+    ///   - name: its name.
+    ///   - created: when it was made.
     public init(id: String, account: String, name: String, created: Date) {
         self.id = id
         self.account = account
@@ -87,6 +121,8 @@ public struct ImportedNote: Sendable {
 
     /// A locked note's fields (docs/FORMAT.md, "Notes").
     public struct Locked: Sendable {
+        // Each field as docs/FORMAT.md, "Notes" describes it; the ciphertext is the body sealed
+        // under the note key, sealed once more under the server key when written.
         /// The server's id of the passphrase it is locked with (``ServerImport/importPassphrase(_:isCurrent:)``).
         public var passphraseID: Int64
         public var salt: Data
@@ -98,6 +134,16 @@ public struct ImportedNote: Sendable {
         public var bodyFormat: String
         public var noteProofHash: Data?
 
+        /// - Parameters:
+        ///   - passphraseID: the server's id of its passphrase.
+        ///   - salt: the passphrase key's salt.
+        ///   - iterations: the passphrase key's PBKDF2 rounds.
+        ///   - wrappedKey: the note key wrapped under the passphrase key.
+        ///   - iv: the body's AES-GCM nonce.
+        ///   - tag: the body's AES-GCM tag.
+        ///   - ciphertext: the body sealed under the note key.
+        ///   - bodyFormat: `text` or `apple-notes`.
+        ///   - noteProofHash: SHA-256 of the note proof, if recorded.
         public init(
             passphraseID: Int64, salt: Data, iterations: Int, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, bodyFormat: String,
             noteProofHash: Data?
@@ -114,19 +160,37 @@ public struct ImportedNote: Sendable {
         }
     }
 
+    /// Its id in the home, kept on the server.
     public var id: String
+    /// The owner's id.
     public var account: String
+    /// Its folder's id (the owner's), if any.
     public var folder: String?
     public var created: Date
     public var modified: Date
     public var pinned: Bool
+    /// Its revision (docs/FORMAT.md, "Revisions and merges"), kept.
     public var revision: Int64
+    /// When it went to Recently Deleted, if it is there.
     public var deleted: Date?
+    /// Its title (sealed on the server; never printed).
     public var title: String
     public var content: Content
     /// The accounts it is shared with, and since when.
     public var participants: [(account: String, added: Date)]
 
+    /// - Parameters:
+    ///   - id: its id in the home.
+    ///   - account: the owner's id.
+    ///   - folder: its folder's id, if any.
+    ///   - created: when it was made.
+    ///   - modified: when it was last changed.
+    ///   - pinned: whether it is pinned.
+    ///   - revision: its revision.
+    ///   - deleted: when it went to Recently Deleted, if it is there.
+    ///   - title: its title.
+    ///   - content: its body, or its locked fields.
+    ///   - participants: the accounts it is shared with, and since when.
     public init(
         id: String, account: String, folder: String?, created: Date, modified: Date, pinned: Bool, revision: Int64, deleted: Date?,
         title: String, content: Content, participants: [(account: String, added: Date)]
@@ -147,9 +211,12 @@ public struct ImportedNote: Sendable {
 
 /// An attachment; its bytes are written chunk by chunk (``ServerImport/writeAttachmentChunk(_:index:of:)``).
 public struct ImportedAttachment: Sendable {
+    /// Its id in the home, kept on the server (its chunks are bound to it).
     public var id: String
+    /// Its note's id.
     public var note: String
     public var kind: AttachmentKind
+    /// Its name (sealed on the server; never printed).
     public var name: String
     /// Its plaintext size.
     public var byteCount: Int
@@ -157,6 +224,14 @@ public struct ImportedAttachment: Sendable {
     /// A locked note's: its chunks are sealed under the note key, one per 1 MiB of plaintext.
     public var isLocked: Bool
 
+    /// - Parameters:
+    ///   - id: its id in the home.
+    ///   - note: its note's id.
+    ///   - kind: what it is.
+    ///   - name: its name.
+    ///   - byteCount: its plaintext size.
+    ///   - created: when it was added.
+    ///   - isLocked: whether its chunks are sealed under a locked note's key.
     public init(id: String, note: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date, isLocked: Bool) {
         self.id = id
         self.note = note
