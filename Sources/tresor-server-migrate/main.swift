@@ -279,6 +279,9 @@ final class Migration {
     func handle(_ note: BackedUpNote) throws {
         if note.account == AccountID.local.rawValue {
             localNotes += 1
+            for participant in note.participants where movedAccounts.contains(participant.account) {
+                reasons.append("note \(note.id) of the local account is shared with account \(participant.account): the note and its share stay in the home")
+            }
             return
         }
         guard movedAccounts.contains(note.account) else {
