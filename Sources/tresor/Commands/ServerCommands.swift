@@ -46,8 +46,13 @@ struct ServerCommand: ParsableCommand {
         }
 
         func run() throws {
-            let home = TresorPaths(home: from ?? options.home).home.path
+            let paths = TresorPaths(home: from ?? options.home)
+            let home = paths.home.path
             let keyFile = URL(fileURLWithPath: serverKeyFile).standardizedFileURL.path
+            // What fails at once is checked before the passcode is asked for (the rest,
+            // tresor-server-migrate checks).
+            guard access(paths.keybag.path, F_OK) == 0 else { throw ValidationError("\(home) is not a Tresor home (it has no keybag)") }
+            guard access(keyFile, R_OK) == 0 else { throw ValidationError("the server key file \(keyFile) cannot be read") }
             guard let migrator = CompanionExecutable.path(CompanionExecutable.serverMigrator) else {
                 throw ValidationError("\(CompanionExecutable.serverMigrator) is not installed beside tresor")
             }
