@@ -246,7 +246,9 @@ final class Migration {
                 droppingPieces = false
             }
             guard !droppingPieces, var current = attachment else { return }
-            if !current.pending.isEmpty || current.chunks == 0 {
+            // As the server's own upload ends: the last partial chunk, if any (an empty
+            // attachment has none; a locked one's chunks all came as pieces).
+            if !current.pending.isEmpty {
                 try write(current.pending, index: current.chunks, of: current.record.id)
                 current.chunks += 1
             }
