@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
         .executable(name: "tresor-read-secret-service", targets: ["tresor-read-secret-service"]),
+        .executable(name: "tresor-server-migrate", targets: ["tresor-server-migrate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -166,6 +167,13 @@ let package = Package(
         // `tresor import secret-service`, in a process of its own: `tresor` links no libdbus, and
         // receives the items as JSON.
         .executableTarget(name: "tresor-read-secret-service", dependencies: ["TresorDBus", "TresorModel", "TresorProtocol", "TresorSystem"]),
+        // Moves a home's web accounts onto a server's PostgreSQL for `tresor server migrate`, in
+        // a process `tresor` executes in its place: it reads the home's notes database (SQLite)
+        // and writes the server's, and `tresor` links neither (docs/ARCHITECTURE.md).
+        .executableTarget(name: "tresor-server-migrate", dependencies: [
+            "TresorKeybag", "TresorNotes", "TresorSystem", "TresorWebStore", "TresorWebStorePostgres",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Example: stores and reads an API token (README, "From Swift").
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
         .executableTarget(name: "apple-keychain-samples", dependencies: ["TresorSecurity"], path: "Examples/AppleKeychainSamples"),

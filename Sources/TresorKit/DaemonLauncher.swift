@@ -59,6 +59,8 @@ package enum CompanionExecutable {
     package static let appleNotesReader = "tresor-read-apple-notes"
     /// Reads another Secret Service provider's items for `tresor import secret-service`.
     package static let secretServiceReader = "tresor-read-secret-service"
+    /// Moves a home's web accounts onto a server for `tresor server migrate`.
+    package static let serverMigrator = "tresor-server-migrate"
 
     /// The path of the executable `name`, if one is found.
     package static func path(_ name: String) -> String? {

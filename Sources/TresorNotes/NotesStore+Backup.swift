@@ -12,9 +12,12 @@ extension NotesStore {
     /// come in pieces of at most 1 MiB (a locked one's: one sealed chunk each), so memory holds
     /// one piece whatever the attachment's size. What cannot be read is handed over as
     /// ``NotesReading/unreadable(what:id:reason:)`` and the reading goes on.
-    /// - Parameter body: called with each record, inside the read transaction.
+    /// - Parameters:
+    ///   - includingExcluded: hand over the bytes of attachments left out of backups too, as
+    ///     any other's (`tresor server migrate` moves them; a backup does not).
+    ///   - body: called with each record, inside the read transaction.
     /// - Throws: ``NotesError/contentUnavailable`` before the first unlock; what `body` throws.
-    public func readAllForBackup(_ body: (NotesReading) throws -> Void) throws {
+    public func readAllForBackup(includingExcluded: Bool = false, _ body: (NotesReading) throws -> Void) throws {
         let sealing = try sealing()
         try pool.read { db in
             for row in try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY created, id") {
@@ -52,7 +55,7 @@ extension NotesStore {
                 }
                 try body(.note(backedUp))
                 for attachment in try AttachmentRow.fetchAll(note: note.id, db) {
-                    try readForBackup(attachment, sealing, body)
+                    try readForBackup(attachment, sealing, includingExcluded: includingExcluded, body)
                 }
             }
         }
@@ -98,14 +101,16 @@ extension NotesStore {
 
     /// One attachment and its bytes: an unlocked note's as plaintext pieces, a locked note's as
     /// its chunks sealed under the note key (the keybag layer opened and checked).
-    private func readForBackup(_ row: AttachmentRow, _ sealing: ContentSealing, _ body: (NotesReading) throws -> Void) throws {
+    private func readForBackup(
+        _ row: AttachmentRow, _ sealing: ContentSealing, includingExcluded: Bool, _ body: (NotesReading) throws -> Void
+    ) throws {
         let attachment: BackedUpAttachment
         do {
             attachment = try backedUp(row, sealing)
         } catch let error as NotesError {
             return try body(.unreadable(what: "attachment", id: row.id, reason: error.description))
         }
-        if row.isExcludedFromBackup { return try body(.excludedAttachment(attachment)) }
+        if row.isExcludedFromBackup && !includingExcluded { return try body(.excludedAttachment(attachment)) }
         try body(.attachment(attachment))
         do {
             if row.isLocked {
@@ -130,6 +135,19 @@ extension NotesStore {
         try pool.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
              try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments WHERE exclude_from_backup = 0") ?? 0)
+        }
+    }
+
+    /// How many accounts, notes and attachments a reading hands over, and the attachments'
+    /// bytes: the totals of `tresor server migrate`'s progress.
+    /// - Returns: the counts (every account, note and attachment, excluded ones too).
+    /// - Throws: storage errors.
+    public func readingTotals() throws -> (accounts: Int, notes: Int, attachments: Int, attachmentBytes: Int) {
+        try pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments") ?? 0)
         }
     }
 

@@ -51,7 +51,26 @@ public final class NotesStore: Sendable {
     ///   - settings: KDF rounds, session timeout, clock.
     ///   - changes: where committed changes are announced.
     /// - Throws: a database or file error.
-    public init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production, changes: NoteChangeFeed = NoteChangeFeed()) throws {
+    public convenience init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production, changes: NoteChangeFeed = NoteChangeFeed()) throws {
+        try self.init(paths: paths, keybag: keybag, settings: settings, changes: changes, maintaining: true)
+    }
+
+    /// Opens the notes database of `paths` for reading while its daemon may be running
+    /// (`tresor server migrate`, docs/WEB.md): unlike ``init(paths:keybag:settings:changes:)`` it
+    /// neither adds the local account nor removes attachment files no row names yet — the
+    /// daemon may be writing one.
+    /// - Parameters:
+    ///   - paths: the home.
+    ///   - keybag: its keybag, unlocked.
+    ///   - settings: KDF rounds, clock.
+    /// - Returns: the store, to read with ``readAllForBackup(_:)``.
+    /// - Throws: ``NotesError/notFound(_:)`` when the home has no notes database; a database error.
+    public static func openForReading(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production) throws -> NotesStore {
+        guard FileManager.default.fileExists(atPath: paths.notesDatabase.path) else { throw NotesError.notFound("the notes of home \(paths.home.path)") }
+        return try NotesStore(paths: paths, keybag: keybag, settings: settings, changes: NoteChangeFeed(), maintaining: false)
+    }
+
+    private init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings, changes: NoteChangeFeed, maintaining: Bool) throws {
         self.changes = changes
         try SecureFiles.createDirectory(paths.attachmentsFolder)
         self.pool = try NotesDatabase.open(at: paths.notesDatabase)
@@ -59,6 +78,7 @@ public final class NotesStore: Sendable {
         self.settings = settings
         self.attachmentsFolder = paths.attachmentsFolder
         self.index = try SearchIndex()
+        guard maintaining else { return }
         let now = settings.clock()
         let referenced = try pool.write { db in
             try db.execute(

@@ -71,31 +71,41 @@ public final class PostgresWebStorage: Sendable {
         listening: @escaping @Sendable () -> Void = {}, passwordRounds: Int = PBKDF2Parameters.defaultRounds,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> PostgresWebStorage {
+        let (database, applied, runner) = try await connect(url: url, key: key, timeout: timeout, logger: logger)
+        let bus = PostgresEventBus(db: database)
+        let listener = Task { await bus.run(listening: listening) }
+        let store = PostgresWebStore(db: database, sealing: ServerSealing(serverKey: key), passwordRounds: passwordRounds, clock: clock)
+        return PostgresWebStorage(
+            database: database, store: store, url: url, lifetimes: lifetimes, applied: applied, tasks: [listener, runner], bus: bus)
+    }
+
+    /// Connects to the database, checks that it answers, migrates it and checks the server key
+    /// (what ``open(url:key:lifetimes:timeout:logger:listening:passwordRounds:clock:)`` and the
+    /// migration's ``ServerImport`` start with).
+    /// - Returns: the pool, the versions applied, and the task running the pool (cancelled to close it).
+    static func connect(url: DatabaseURL, key: ServerKey, timeout: Duration, logger: Logger) async throws
+        -> (ServerDatabase, [Int], Task<Void, Never>)
+    {
         var quietLogger = logger
         if quietLogger.logLevel < .notice { quietLogger.logLevel = .notice }
         let quiet = quietLogger
         let client = PostgresClient(configuration: url.clientConfiguration(timeout: timeout), backgroundLogger: quiet)
         let runner = Task { await client.run() }
         let database = ServerDatabase(client: client, timeout: timeout, logger: quiet)
-        let applied: [Int]
         do {
             do {
                 try await database.read { connection in try await connection.run("SELECT 1", quiet) }
             } catch {
                 throw ServerSetupError.unreachable(database: url.description, reason: "\(ServerDatabase.translated(error))")
             }
-            applied = try await ServerSchema.migrate(database, sealing: ServerSealing(serverKey: key), name: url.description, now: Date())
+            let applied = try await ServerSchema.migrate(database, sealing: ServerSealing(serverKey: key), name: url.description, now: Date())
+            return (database, applied, runner)
         } catch {
             // Not awaited: the pool may take a while to give up connecting to a database that
             // is not there, and the error should not wait for it.
             runner.cancel()
             throw error
         }
-        let bus = PostgresEventBus(db: database)
-        let listener = Task { await bus.run(listening: listening) }
-        let store = PostgresWebStore(db: database, sealing: ServerSealing(serverKey: key), passwordRounds: passwordRounds, clock: clock)
-        return PostgresWebStorage(
-            database: database, store: store, url: url, lifetimes: lifetimes, applied: applied, tasks: [listener, runner], bus: bus)
     }
 
     /// Returns when the database answers (`GET /healthz`).
