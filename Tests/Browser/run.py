@@ -107,7 +107,7 @@ def start_postgres(required: bool) -> tuple[bool, str | None]:
         modes.postgres = postgres.TestPostgres()
         return True, None
     except Exception as error:  # noqa: BLE001 (reported, and the run fails)
-        print(f"browser tests: server mode cannot run: {error}", file=sys.stderr)
+        print(f"\n===== browser tests, server mode FAILED: it cannot run: {error} =====", flush=True)
         return False, None
 
 
