@@ -34,8 +34,6 @@ def free_port() -> int:
 class TresorHome:
     """One home, one daemon serving the web client on a free loopback port (embedded mode)."""
 
-    mode = "embedded"
-
     def __init__(self, passcode: str, config: dict | None = None):
         self.passcode = passcode
         self.root = Path(tempfile.mkdtemp(prefix="tresor-browser-"))
@@ -160,8 +158,6 @@ class TresorHome:
 class ServerHome(TresorHome):
     """A home whose daemon runs in server mode: the web side on a fresh PostgreSQL database of
     the run's server (`postgres`, a postgres.TestPostgres), no keybag, no local account."""
-
-    mode = "server"
 
     def __init__(self, passcode: str, config: dict | None, postgres):
         super().__init__(passcode, config)
