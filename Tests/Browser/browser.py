@@ -15,6 +15,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+import modes
 from recorder import RecordingProxy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,7 +117,7 @@ class Browser:
 
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
+        path = ARTIFACTS / f"{modes.screenshot_prefix()}{name}.png"  # server-… in server mode
         self.driver.save_screenshot(str(path))
         return path
 

@@ -1,6 +1,10 @@
 """What every browser test class shares: one home and daemon per class, a recording proxy in
 front of it, browsers opened on demand, and the checks that end each class — the daemon log
-holds no secret, no request URL carried one, no page raised an error or broke its CSP."""
+holds no secret, no request URL carried one, no note text is stored in the clear (the home's
+files; in server mode the database's rows too), no page raised an error or broke its CSP.
+
+The daemon runs in the run's mode (modes.py): embedded, on the home's notes, or server, on a
+fresh PostgreSQL database. Classes and tests marked `@embedded_only(reason)` skip in server mode."""
 
 import base64
 import hashlib
@@ -10,9 +14,11 @@ import urllib.error
 import urllib.request
 import uuid
 
+import modes
 from browser import ARTIFACTS, Browser
+from modes import embedded_only  # noqa: F401 (for the test modules)
 from recorder import RecordingProxy
-from tresor_home import TresorHome
+from tresor_home import ServerHome, TresorHome
 
 
 def marker(what: str) -> str:
@@ -30,25 +36,48 @@ def encodings(secret: bytes) -> list[bytes]:
 
 
 class BrowserCase(unittest.TestCase):
-    """One Tresor home per class: `cls.home` (daemon running, keybag initialised and unlocked),
-    `cls.proxy`; `self.browser(name)` opens (once) a Chromium session for a person."""
+    """One Tresor home per class: `cls.home` (daemon running; in embedded mode the keybag
+    initialised and unlocked, in server mode on a fresh database), `cls.proxy`;
+    `self.browser(name)` opens (once) a Chromium session for a person."""
 
     passcode = "browser-passcode-" + uuid.uuid4().hex[:8]
     config: dict = {}
+    embedded_only_reason: str | None = None   # set by @embedded_only on the class
 
     @classmethod
     def setUpClass(cls):
+        if modes.current == modes.SERVER and cls.embedded_only_reason:
+            raise unittest.SkipTest(f"embedded only: {cls.embedded_only_reason}")
         cls.secrets = [cls.passcode]          # may appear in no log and no request URL
-        cls.markers = []                     # note text: in no log and no home file
+        cls.markers = []                     # note text: in no log and nowhere at rest
         cls.browsers: dict[str, Browser] = {}
-        cls.home = TresorHome(cls.passcode, cls.config)
+        server = modes.current == modes.SERVER
+        cls.home = ServerHome(cls.passcode, cls.config, modes.postgres) if server else TresorHome(cls.passcode, cls.config)
         try:
             cls.home.start()
-            cls.home.initialize()
+            if not server:
+                cls.home.initialize()  # a server's web side needs no keybag: it has none
             cls.proxy = RecordingProxy(cls.home.port)
         except Exception:
             cls.home.remove()
             raise
+
+    def setUp(self):
+        reason = getattr(getattr(self, self._testMethodName), "embedded_only_reason", None)
+        if reason and self.server_mode:
+            self.skipTest(f"embedded only: {reason}")
+
+    @property
+    def server_mode(self) -> bool:
+        return modes.current == modes.SERVER
+
+    def embedded_part(self, reason: str) -> bool:
+        """Whether to run the rest of a test that only applies to the embedded web side (the
+        home's CLI, its keybag); in server mode the run lists the part left out, with `reason`."""
+        if not self.server_mode:
+            return True
+        modes.parts_left_out.append((self.id(), reason))
+        return False
 
     @classmethod
     def tearDownClass(cls):
@@ -61,11 +90,14 @@ class BrowserCase(unittest.TestCase):
         log = cls.home.log
         # Kept for whoever reads a failure (it holds no secret: checked just below).
         (ARTIFACTS / "logs").mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "logs" / f"{cls.__name__}-tresord.log").write_text(log)
+        (ARTIFACTS / "logs" / f"{modes.screenshot_prefix()}{cls.__name__}-tresord.log").write_text(log)
         leaked_log = [s for s in cls.secrets + cls.markers if s in log]
         leaked_url = [r.url for s in cls.secrets for r in cls.proxy.snapshot() if s.encode() in r.url.encode()]
-        at_rest = {m: cls.home.files_containing(m.encode()) for m in cls.markers}
-        cls.home.remove()
+        try:
+            stored = cls.home.stored()
+            at_rest = {m: cls.home.places_containing(stored, m.encode()) for m in cls.markers}
+        finally:
+            cls.home.remove()
         problems = []
         if "web client listening" not in log:
             problems.append("the daemon log is missing or incomplete, so the secret search proves nothing")
@@ -74,7 +106,7 @@ class BrowserCase(unittest.TestCase):
         if leaked_url:
             problems.append(f"request URLs carried a secret: {leaked_url}")
         if any(at_rest.values()):
-            problems.append(f"note text in the clear in home files: {[f for fs in at_rest.values() for f in fs]}")
+            problems.append(f"note text in the clear at rest: {sorted({f for fs in at_rest.values() for f in fs})}")
         if errors:
             problems.append("page errors (uncaught exceptions or CSP violations):\n  " + "\n  ".join(errors))
         if problems:
@@ -107,9 +139,10 @@ class BrowserCase(unittest.TestCase):
             self.assertEqual(carriers, [], f"{what} left the browser")
 
     def assert_not_at_rest(self, needle: bytes, what: str):
-        """`needle` is in no file of the home (notes.db, -wal, -shm, attachments/…)."""
-        self.assertIn("notes.db", [p.name for p, _ in self.home.files()], "the search would miss the notes database")
-        self.assertEqual(self.home.files_containing(needle), [], f"{what} is stored in the clear")
+        """`needle` is in no file of the home (notes.db, -wal, -shm, attachments/…) and, in server
+        mode, in no row of the database (raw, or as a BYTEA column's hex)."""
+        self.home.assert_store_searchable(self)
+        self.assertEqual(self.home.stored_places_containing(needle), [], f"{what} is stored in the clear")
 
     @staticmethod
     def passphrase_key(passphrase: str, salt_b64: str, iterations: int) -> bytes:

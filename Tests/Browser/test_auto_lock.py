@@ -3,7 +3,7 @@
 Either way the open locked note's text leaves the page."""
 
 from notes_page import NotesPage
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 
 
 class LockedNoteCase(BrowserCase):
@@ -41,6 +41,8 @@ class IdleAutoLockTests(LockedNoteCase):
         page.b.screenshot("07-auto-locked-placeholder")
 
 
+@embedded_only("locks the home's keybag (tresor lock); a server's secure sessions do not depend on "
+               "the home it runs from (its idle and hidden-page auto-locks are tested in both modes)")
 class KeybagLockTests(LockedNoteCase):
     def test_locking_the_keybag_hides_the_open_locked_note(self):
         page, note_id, body = self.open_locked_note("frank")

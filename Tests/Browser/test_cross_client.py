@@ -7,9 +7,11 @@ import subprocess
 
 from notes_page import NotesPage
 from png import unique_png
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 
 
+@embedded_only("the local account (passcode sign-in) and `tresor note …` on the home's notes; a server "
+               "has no local account and its notes are not the home's")
 class CrossClientTests(BrowserCase):
     @classmethod
     def setUpClass(cls):

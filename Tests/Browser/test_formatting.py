@@ -1,7 +1,8 @@
 """Formatting and checklists (docs/FORMAT.md, "Note bodies"): written with the keyboard in the
 web editor — Apple Notes' shortcuts and typed markers — stored as Tresor Markdown, ticked with a
 click, and the same after locking in the browser, a reload, `tresor note show --markdown` and
-`tresor note unlock`."""
+`tresor note unlock`. In server mode a web account of the server writes the note, and the CLI's
+part (which reads the home's notes, the local account's) is left out."""
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -21,8 +22,13 @@ class FormattingTests(BrowserCase):
         actions.perform()
 
     def test_formatting_and_checklists_survive_lock_unlock_and_a_reload(self):
-        page = NotesPage(self.browser("local"))
-        page.sign_in("local", self.passcode)
+        if self.server_mode:
+            page = NotesPage(self.browser("lena"))
+            page.register("lena", self.secret("lena-password"))
+            page.wait_signed_in()
+        else:
+            page = NotesPage(self.browser("local"))
+            page.sign_in("local", self.passcode)
         first = self.note_text("formatted")
         note_id = page.new_note("Trip " + marker("t"), first)
 
@@ -63,6 +69,9 @@ class FormattingTests(BrowserCase):
         self.assertEqual(page.b.find("#note-body [data-block=heading]").text, "Packing")
 
         # The CLI reads the same Markdown, and removing the lock keeps it.
+        if not self.embedded_part("`tresor note show` and `tresor note unlock` read the home's notes (the local "
+                                  "account's); a server's notes are its web accounts'"):
+            return
         shown = self.home.tresor(["note", "show", note_id, "--passphrase-stdin", "--markdown"], input=passphrase + "\n")
         self.assertEqual(shown.returncode, 0, shown.stderr)
         self.assertTrue(shown.stdout.rstrip("\n").endswith(expected), "tresor note show --markdown prints the stored Markdown")

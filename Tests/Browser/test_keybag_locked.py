@@ -7,10 +7,12 @@ title in a browser that has not opened its own."""
 import json
 
 from notes_page import NotesPage
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 from test_widget import WidgetPage
 
 
+@embedded_only("about the home's keybag (tresor lock, the owner's banner) and the local account's "
+               "passcode sign-in; a server's web side has neither")
 class KeybagLockedTests(BrowserCase):
     def test_each_account_is_told_what_it_can_do_while_tresor_is_locked(self):
         password = self.secret("hana-password")

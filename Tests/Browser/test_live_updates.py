@@ -5,7 +5,7 @@ Lock Now in one tab closes the locked notes open in the account's other tabs."""
 import time
 
 from notes_page import NotesPage
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 
 SOON = 3  # seconds: a second for the event, the rest for a loaded 2-core machine
 
@@ -63,6 +63,8 @@ class LiveUpdateTests(BrowserCase):
         page.wait_placeholder(note_id)
         self.assertNotIn(addition, page.b.dom, "the locked note's text stayed in the other tab")
 
+    @embedded_only("`tresor note …` changes the home's notes, which the local account signs in to; a server "
+                   "has no local account")
     def test_a_change_made_in_the_cli_reaches_the_page(self):
         page = NotesPage(self.browser("local"))
         page.sign_in("local", self.passcode)

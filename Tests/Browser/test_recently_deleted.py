@@ -7,8 +7,13 @@ from suite import BrowserCase, marker
 
 
 class RecentlyDeletedTests(BrowserCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.page = None  # the class runs once per mode: no page of the last run's browser
+
     def signed_in(self) -> NotesPage:
-        if not hasattr(self, "page"):
+        if self.page is None:
             password = marker("dana-password")
             self.secrets.append(password)
             page = NotesPage(self.browser("dana"))

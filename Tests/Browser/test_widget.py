@@ -4,7 +4,7 @@ session is open in the browser (or the keybag is locked), a placeholder only wit
 redacted they are not in the page at all, not merely hidden."""
 
 from notes_page import NotesPage
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 
 
 class WidgetPage:
@@ -76,6 +76,8 @@ class WidgetTests(BrowserCase):
         self.assertNotIn(passphrase, source)
 
 
+@embedded_only("the `complete` protection level hides the widget while the home's keybag is locked "
+               "(tresor lock); a server's widget does not depend on a keybag")
 class CompleteProtectionWidgetTests(BrowserCase):
     config = {"widgetProtection": "complete"}
 

@@ -3,6 +3,11 @@
 Mirrors Tests/EndToEndTests/Harness.swift: its own XDG_RUNTIME_DIR (so the socket is private),
 the daemon at trace level with its log kept beside the home (so a test can check the log holds
 no secret), `tresor init --passcode-stdin` with the passcode on standard input, never in argv.
+
+`ServerHome` is the same daemon in server mode (docs/WEB.md, "Running a Tresor server"), as
+Tests/EndToEndTests/ServerSupport.swift starts it: a fresh database on the run's throwaway
+PostgreSQL and a server key file (32 random bytes, mode 0600) named on the command line — the
+database URL carries no password (trust authentication), the key is only ever in its file.
 """
 
 import json
@@ -27,7 +32,7 @@ def free_port() -> int:
 
 
 class TresorHome:
-    """One home, one daemon serving the web client on a free loopback port."""
+    """One home, one daemon serving the web client on a free loopback port (embedded mode)."""
 
     def __init__(self, passcode: str, config: dict | None = None):
         self.passcode = passcode
@@ -59,7 +64,8 @@ class TresorHome:
         """Starts tresord with the web server on and waits until it serves the page."""
         log = open(self.log_path, "ab")
         self.daemon = subprocess.Popen(
-            [str(BINARIES / "tresord"), "--home", str(self.home), "--log-level", "trace", "--web", str(self.port)],
+            [str(BINARIES / "tresord"), "--home", str(self.home), "--log-level", "trace", "--web", str(self.port),
+             *self.daemon_arguments()],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
         deadline = time.monotonic() + 30
@@ -75,6 +81,9 @@ class TresorHome:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"tresord did not serve {self.url} within 30 s:\n{self.log}")
             time.sleep(0.1)
+
+    def daemon_arguments(self) -> list[str]:
+        return []
 
     def initialize(self):
         """`tresor init` with the passcode on standard input: the keybag exists and is unlocked."""
@@ -127,3 +136,66 @@ class TresorHome:
 
     def files_containing(self, needle: bytes) -> list[str]:
         return [str(p.relative_to(self.home)) for p, data in self.files() if needle in data]
+
+    # Where the web side keeps what it stores: the home's files here, the database for a server
+
+    def stored(self) -> list[tuple[str, bytes]]:
+        """Every place (name, bytes) the web side keeps data in, as an attacker with a copy reads it."""
+        return [(str(p.relative_to(self.home)), data) for p, data in self.files()]
+
+    @staticmethod
+    def places_containing(stored: list[tuple[str, bytes]], needle: bytes) -> list[str]:
+        return [name for name, data in stored if needle in data]
+
+    def stored_places_containing(self, needle: bytes) -> list[str]:
+        return self.places_containing(self.stored(), needle)
+
+    def assert_store_searchable(self, case):
+        """Fails unless the search of `stored()` would find notes at all (so it proves something)."""
+        case.assertIn("notes.db", [p.name for p, _ in self.files()], "the search would miss the notes database")
+
+
+class ServerHome(TresorHome):
+    """A home whose daemon runs in server mode: the web side on a fresh PostgreSQL database of
+    the run's server (`postgres`, a postgres.TestPostgres), no keybag, no local account."""
+
+    def __init__(self, passcode: str, config: dict | None, postgres):
+        super().__init__(passcode, config)
+        self.postgres = postgres
+        try:
+            self.database_url = postgres.fresh_database()
+        except Exception:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+        self.database = postgres.database_name(self.database_url)
+        self.key_file = self.root / "server.key"
+        descriptor = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as key:
+            key.write(os.urandom(32))
+
+    def daemon_arguments(self) -> list[str]:
+        return ["--database", self.database_url, "--server-key-file", str(self.key_file)]
+
+    def remove(self):
+        super().remove()
+        try:
+            self.postgres.drop_database(self.database)
+        except Exception:
+            pass  # the whole server goes at the end of the run
+
+    def stored(self) -> list[tuple[str, bytes]]:
+        """The database's rows (JSON text, one per row: a BYTEA column as lowercase hex) and the
+        home's files (a server keeps no notes there either)."""
+        rows = [(f"database table {table}", row.encode()) for table, lines in self.postgres.dump(self.database).items() for row in lines]
+        return rows + super().stored()
+
+    @staticmethod
+    def places_containing(stored: list[tuple[str, bytes]], needle: bytes) -> list[str]:
+        hexed = needle.hex().encode()
+        return sorted({name for name, data in stored if needle in data or (name.startswith("database ") and hexed in data)})
+
+    def assert_store_searchable(self, case):
+        # (The notes table may be empty by now: a note deleted for good leaves no row.)
+        tables = self.postgres.dump(self.database)
+        case.assertIn("notes", tables, "the search would miss the notes table")
+        case.assertTrue(tables.get("accounts"), "the search read no account: it is not this server's database")

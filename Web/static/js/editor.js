@@ -45,6 +45,7 @@ export class NoteEditor {
     this.objectURLs.clear();
     this.noteID = noteID;
     this.shown = null;
+    this.placeholder = null;
   }
 
   /** Saves now whatever is waiting for its pause (before switching notes, locking, signing out). */
@@ -94,25 +95,40 @@ export class NoteEditor {
 
   /** A locked note that is not open: its title, why it is locked, and the passphrase form. */
   showPlaceholder(detail) {
+    const previous = this.placeholder;
     this.flush();
     this.reset(detail.summary.id);
     const { summary, locked } = detail;
     const lock = summary.lock || {};
     const earlier = earlierPassphraseText(lock);
-    const form = passphraseForm({
+    const passphrase = {
+      passphraseID: locked.passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey,
+      hasProof: locked.hasProof,
+    };
+    // The same note's placeholder shown again — its row chosen again while the last showing was
+    // still loading (after Lock Now), a live update about the note (its title may have changed) —
+    // keeps its passphrase form while it asks for the same passphrase: what is being typed, a
+    // check under way and a wait after wrong entries are not wiped. The form opens the note as it
+    // is now.
+    const formKey = JSON.stringify([summary.id, earlier, passphrase]);
+    const kept = previous?.formKey === formKey && previous.form.isConnected ? previous.form : null;
+    const hadFocus = Boolean(kept?.contains(document.activeElement));
+    const form = kept || passphraseForm({
       title: 'This note is locked.',
       message: earlier || 'Enter the passphrase to view this note.',
-      passphrase: {
-        passphraseID: locked.passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey,
-        hasProof: locked.hasProof,
+      passphrase,
+      onOpened: (key) => {
+        const current = this.placeholder?.detail;
+        return this.app.openedLocked(current?.summary.id === summary.id ? current : detail, key);
       },
-      onOpened: (key) => this.app.openedLocked(detail, key),
     });
+    this.placeholder = { formKey, form, detail };
     replaceChildren(this.container,
       h('div', { class: 'editor-toolbar' }, this.metaLine(summary), h('div', { class: 'toolbar-spacer' }), this.deleteButton(summary)),
       h('div', { class: 'locked-placeholder', 'data-testid': 'locked-placeholder', 'data-note-id': summary.id },
         h('h1', { class: 'placeholder-note-title', 'data-testid': 'placeholder-title' }, summary.title),
         form));
+    if (hadFocus) form.querySelector('#passphrase-input')?.focus();
   }
 
   /**

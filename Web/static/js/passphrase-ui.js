@@ -96,7 +96,14 @@ export function passphraseForm({ title, message, detail, passphrase, onOpened, o
         if (outcome.ok) {
           feedback.textContent = '';
           clearInterval(countdown);
-          await onOpened(outcome.key);
+          try {
+            await onOpened(outcome.key);
+          } finally {
+            // Usually gone by now; a form kept for another try (the note's placeholder shown
+            // again) takes input again.
+            submit.disabled = false;
+            input.disabled = false;
+          }
           return;
         }
         submit.disabled = false;
