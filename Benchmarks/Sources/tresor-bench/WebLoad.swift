@@ -207,10 +207,14 @@ func runLoad(
     ports: [Int], connections: Int, seconds: Double,
     _ request: @escaping (_ thread: Int, _ connection: HTTPConnection, _ n: Int) throws -> HTTPConnection.Answer
 ) -> [String: Any] {
-    let lock = NSLock()
-    var samples: [Double] = []
-    var errors = 0
-    var firstError: String?
+    /// What the connections' threads hand back, under its lock.
+    final class Collected: @unchecked Sendable {
+        let lock = NSLock()
+        var samples: [Double] = []
+        var errors = 0
+        var firstError: String?
+    }
+    let collected = Collected()
     let group = DispatchGroup()
     let cpuBefore = selfCPUMs()
     let start = nowNanos()
@@ -242,17 +246,18 @@ func runLoad(
                 }
                 n += 1
             }
-            lock.lock()
-            samples += mine
-            errors += failed
-            if firstError == nil { firstError = message }
-            lock.unlock()
+            collected.lock.lock()
+            collected.samples += mine
+            collected.errors += failed
+            if collected.firstError == nil { collected.firstError = message }
+            collected.lock.unlock()
         }
         worker.stackSize = 1 << 20
         worker.start()
     }
     group.wait()
     let wall = Double(nowNanos() - start) / 1e9
+    let samples = collected.samples, errors = collected.errors, firstError = collected.firstError
     var result = summary(samples)
     result["requests_per_s"] = Double(samples.count) / wall
     result["seconds"] = wall
