@@ -11,6 +11,8 @@ let package = Package(
         .package(name: "Tresor", path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // PostgresWebStorage.open takes a Logger (the web scenarios' seeding: WebBench.swift).
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
     ],
     targets: [
         .executableTarget(name: "tresor-bench", dependencies: [
@@ -24,6 +26,10 @@ let package = Package(
             .product(name: "TresorProtocol", package: "Tresor"),
             .product(name: "TresorSecurity", package: "Tresor"),
             .product(name: "TresorSystem", package: "Tresor"),
+            .product(name: "TresorWebStore", package: "Tresor"),
+            .product(name: "TresorWebStorePostgres", package: "Tresor"),
+            .product(name: "TresorWebStoreSQLite", package: "Tresor"),
+            .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/tresor-bench", swiftSettings: [.swiftLanguageMode(.v5)]),
         // The smallest HTTP servers on a Unix socket: the transport's floor beside tresord's.
         .executableTarget(name: "transport-floor", dependencies: [

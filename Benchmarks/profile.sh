@@ -6,6 +6,8 @@
 #   Benchmarks/profile.sh notes            perf record -g of the notes scenarios (--smoke sizes)
 #   Benchmarks/profile.sh secret-service [ITEMS]   perf record -g of tresord --secret-service serving
 #                                          20,000 SearchItems + GetSecrets, then 1,000 DH OpenSessions
+#   Benchmarks/profile.sh web [sqlite-1|postgres-1]   perf record -g of tresord --web during the web
+#                                          scenarios' note list, then note open (200 accounts × 100 notes)
 #
 # Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
 set -euo pipefail
@@ -43,5 +45,22 @@ case "${1:-lookup}" in
     perf record -F 1000 -g -o "$out/notes.data" -- "$bin/tresor-bench" --bin "$bin" --out "$out/notes.json" --smoke --only notes 2>/dev/null
     perf report -i "$out/notes.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
     ;;
-  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes" >&2; exit 2 ;;
+  web)
+    config=${2:-sqlite-1}
+    "$bin/tresor-bench" --bin "$bin" --out "$out/web.json" --only web --web-accounts 200 --web-configs "$config" \
+      --web-seconds 10 > "$out/web.log" 2>&1 &
+    bench=$!
+    for phase in signin list; do
+      for _ in $(seq 1 3000); do grep -q "$config $phase:" "$out/web.log" 2>/dev/null && break; sleep 0.1; done
+      pid=$(pgrep -n -f -- "tresord --home /tmp/tresor-bench-web")
+      next=$([ "$phase" = signin ] && echo list || echo open)
+      perf record -F 999 -g -p "$pid" -o "$out/web-$next.data" -- sleep 8 2>/dev/null
+    done
+    wait "$bench" || true
+    for next in list open; do
+      echo "== $config: note $next"
+      perf report -i "$out/web-$next.data" --children --sort symbol -g none 2>/dev/null | grep % | head -60 || true
+    done
+    ;;
+  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] | web [sqlite-1|postgres-1]" >&2; exit 2 ;;
 esac

@@ -450,6 +450,55 @@ if mx:
     if hwm:
         targets.append((f"… the same after non-key searches (each decrypts every row, 512 rows at a time)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
                         ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
+# --- web server (issue 22) --------------------------------------------------------------------
+# tresord --web on a home's SQLite (1 instance) and on one PostgreSQL database (1 and 2
+# instances): sign-in, note list, note open, note save over keep-alive connections
+# (Benchmarks/Sources/tresor-bench/WebBench.swift; BENCHMARKS.md, "Web server").
+web = tresor.get("web") or {}
+if web.get("scales"):
+    P("## Web server (`tresord --web`: 1 instance on SQLite, 1 and 2 on PostgreSQL)")
+    P("")
+    P(f"{web['connections']} keep-alive connections (spread over the instances), {fmt(web['phase_seconds'])} s per operation; "
+      f"seeded accounts' passwords at {web['seeded_password_rounds']:,} PBKDF2 rounds, the {web['signin_accounts']} sign-in accounts' at "
+      f"{web['signin_password_rounds']:,} (production). PostgreSQL with its defaults (fsync, synchronous_commit on)"
+      + (f"; PostgreSQL: {web['postgres']}" if isinstance(web.get("postgres"), str) else "") + ".")
+    P("")
+    P("| scale | instances | operation | requests/s | p50 | p99 | errors | daemon CPU / request | PostgreSQL CPU / request | daemon RSS after |")
+    P("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    names = {"sqlite-1": "1 × SQLite", "postgres-1": "1 × PostgreSQL", "postgres-2": "2 × PostgreSQL"}
+    ops = (("signin", "sign-in"), ("list", "note list"), ("open", "note open"), ("save", "note save"))
+    for sc in web["scales"]:
+        label = f"{sc['accounts']:,} × {sc['notes_per_account']}"
+        for key, cname in names.items():
+            c = g(sc, "configs", key)
+            if not c:
+                continue
+            for op, oname in ops:
+                f = g(c, "phases", op) or {}
+                rss = ", ".join(fmt(x) for x in (f.get("daemon_rss_MB") or [])) + " MB"
+                P(f"| {label} | {cname} | {oname} | {fmt(f.get('requests_per_s'))} | {fmt(f.get('p50_ms'), ' ms')} | {fmt(f.get('p99_ms'), ' ms')} | "
+                  f"{f.get('errors', '—')} | {fmt(f.get('daemon_cpu_ms_per_request'), ' ms')} | {fmt(f.get('postgres_cpu_ms_per_request'), ' ms')} | {rss} |")
+    P("")
+    seeds = []
+    for sc in web["scales"]:
+        for backend, f in (sc.get("seeding") or {}).items():
+            seeds.append(f"{backend} {sc['accounts']:,} × {sc['notes_per_account']} in {fmt(f['seconds'], ' s')} ({fmt(f['notes_per_s'])} notes/s)")
+    if seeds:
+        P("Seeding through each backend's `WebStore` (PostgreSQL with synchronous_commit off while seeding): " + "; ".join(seeds) + ".")
+        P("")
+    if len(web["scales"]) >= 2:
+        big, small = web["scales"][0], web["scales"][-1]
+        flat = []
+        for key, cname in names.items():
+            b, s_ = g(big, "configs", key, "daemon_rss_MB"), g(small, "configs", key, "daemon_rss_MB")
+            if b and s_:
+                flat.append(f"{cname} {fmt(max(s_))} → {fmt(max(b))} MB ({rfmt(ratio(max(b), max(s_)))})")
+        P(f"Daemon RSS after the load, {small['accounts']:,} → {big['accounts']:,} accounts: " + "; ".join(flat) + ".")
+        P("")
+    r = web.get("open_p50_postgres_over_sqlite")
+    if r is not None:
+        targets.append(("web note open: p50 on PostgreSQL (1 instance) ≤ 2× SQLite's", f"{rfmt(r)} SQLite's at {web['scales'][0]['accounts']:,} accounts", r / 2.0, "—"))
+
 if targets:
     P("## Performance targets (from this run)")
     P("")

@@ -194,6 +194,10 @@ final class BenchHome {
     let tresord: String
     let log: String
     private var daemon: Child?
+    /// More arguments for `tresord` (the web scenarios: `--web PORT`, a database).
+    var extraArguments: [String] = []
+    /// The running daemon's process id.
+    var pid: pid_t? { daemon?.pid }
 
     init(work: URL, name: String, binDirectory: URL) throws {
         home = work.appendingPathComponent(name)
@@ -209,7 +213,7 @@ final class BenchHome {
     }
 
     func start() throws {
-        daemon = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"], environment: environment, output: log)
+        daemon = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extraArguments, environment: environment, output: log)
         let deadline = Date().addingTimeInterval(20)
         while (try? TresorClient.connect(paths: paths, startDaemon: false).status()) == nil {
             guard Date() < deadline else { throw BenchError("tresord did not answer; see \(log)") }

@@ -8,6 +8,7 @@ import Glibc
 //   tresor-bench --bin DIR --out FILE [--smoke] [--counts 1000,10000,100000]
 //                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service|backup]
 //                [--ss-counts 1000,10000,100000]
+//                [--web-accounts 10000,1000] [--web-notes 100] [--web-seconds 10] [--web-configs sqlite-1,postgres-1,postgres-2]
 //   tresor-bench ss-client --name NAME --items N --out FILE [--smoke]   (SecretServiceBench.swift)
 //
 // DIR holds the release `tresor` and `tresord`. Writes one JSON object to FILE. Run through
@@ -24,7 +25,7 @@ func option(_ name: String) -> String? {
 }
 let smoke = arguments.contains("--smoke")
 guard let bin = option("--bin"), let out = option("--out") else {
-    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup] [--ss-counts N,N,…]")
+    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]")
     exit(2)
 }
 let counts = (option("--counts") ?? (smoke ? "200,1000" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
@@ -71,6 +72,18 @@ do {
         result["secret_service"] = secretService
         if let error = secretService["error"] { throw BenchError("secret service: \(error)") }
         log("secret service scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+    if only == nil || only == "web" {
+        let start = nowNanos()
+        // Scales: the 10,000 accounts × 100 notes and a tenth of it, unless given
+        // (BENCHMARKS.md, "Web server" says which ran).
+        let bench = WebBench(
+            binDirectory: URL(fileURLWithPath: bin), smoke: smoke,
+            accountCounts: option("--web-accounts").map { $0.split(separator: ",").compactMap { Int($0) } },
+            notesPerAccount: option("--web-notes").flatMap { Int($0) }, seconds: option("--web-seconds").flatMap { Double($0) },
+            configs: option("--web-configs").map { $0.split(separator: ",").map(String.init) })
+        result["web"] = try bench.run()
+        log("web scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
     }
 } catch {
     log("failed: \(error)")
