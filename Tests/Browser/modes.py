@@ -8,16 +8,13 @@
   and no keybag — the web side of a server does not depend on the home.
 
 A class or test about the home's keybag or its local account is marked `@embedded_only(reason)`;
-in server mode it is skipped with that reason in the run's output. A test whose main part
-applies to a server but which ends with a check of the home (the CLI on the local account)
-asks `self.embedded_part(reason)` before that check; the run lists what server mode left out.
+in server mode it is skipped with that reason in the run's output.
 """
 
 EMBEDDED, SERVER = "embedded", "server"
 
 current = EMBEDDED
 postgres = None          # the run's TestPostgres, while server mode runs
-parts_left_out: list[tuple[str, str]] = []   # (test id, reason) of embedded-only parts not run in server mode
 
 
 def embedded_only(reason: str):

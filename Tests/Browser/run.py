@@ -133,12 +133,10 @@ def summary(ran: list[str], seconds: dict[str, float]):
     if modes.SERVER in ran:
         left_out = sorted({(what, reason) for (mode, _), entry in OUTCOMES.items() if mode == modes.SERVER
                            for reason, tests in entry["skipped"].items() for what in tests})
-        if left_out or modes.parts_left_out:
+        if left_out:
             print("\nnot run in server mode:")
             for name, reason in left_out:
                 print(f"  {name}: {reason}")
-            for test, reason in modes.parts_left_out:
-                print(f"  part of {test}: embedded only: {reason}")
     for mode in ran:
         print(f"{mode} mode took {seconds[mode]:.0f} s")
 

@@ -71,14 +71,6 @@ class BrowserCase(unittest.TestCase):
     def server_mode(self) -> bool:
         return modes.current == modes.SERVER
 
-    def embedded_part(self, reason: str) -> bool:
-        """Whether to run the rest of a test that only applies to the embedded web side (the
-        home's CLI, its keybag); in server mode the run lists the part left out, with `reason`."""
-        if not self.server_mode:
-            return True
-        modes.parts_left_out.append((self.id(), reason))
-        return False
-
     @classmethod
     def tearDownClass(cls):
         errors = []

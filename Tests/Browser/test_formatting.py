@@ -1,14 +1,14 @@
 """Formatting and checklists (docs/FORMAT.md, "Note bodies"): written with the keyboard in the
 web editor — Apple Notes' shortcuts and typed markers — stored as Tresor Markdown, ticked with a
 click, and the same after locking in the browser, a reload, `tresor note show --markdown` and
-`tresor note unlock`. In server mode a web account of the server writes the note, and the CLI's
-part (which reads the home's notes, the local account's) is left out."""
+`tresor note unlock`. A web account writes the note in either mode; the CLI's test (which
+reads the home's notes, the local account's) runs in embedded mode only."""
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from notes_page import NotesPage
-from suite import BrowserCase, marker
+from suite import BrowserCase, embedded_only, marker
 
 
 class FormattingTests(BrowserCase):
@@ -21,14 +21,10 @@ class FormattingTests(BrowserCase):
             actions.key_up(key)
         actions.perform()
 
-    def test_formatting_and_checklists_survive_lock_unlock_and_a_reload(self):
-        if self.server_mode:
-            page = NotesPage(self.browser("lena"))
-            page.register("lena", self.secret("lena-password"))
-            page.wait_signed_in()
-        else:
-            page = NotesPage(self.browser("local"))
-            page.sign_in("local", self.passcode)
+    def write_formatted_note_and_lock_it(self, page: NotesPage) -> tuple[str, str, str]:
+        """On a page signed in to an account without a passphrase: writes a formatted note with
+        the keyboard, locks it in the browser, locks again (Lock Now), reloads and opens it: the
+        same. Returns the note's id, its passphrase and its body as Markdown."""
         first = self.note_text("formatted")
         note_id = page.new_note("Trip " + marker("t"), first)
 
@@ -67,11 +63,20 @@ class FormattingTests(BrowserCase):
         checked = page.b.js("return [...document.querySelectorAll('#note-body [data-block=check]')].map(e => e.dataset.checked)")
         self.assertEqual(checked, ["true", "false"])
         self.assertEqual(page.b.find("#note-body [data-block=heading]").text, "Packing")
+        return note_id, passphrase, expected
 
-        # The CLI reads the same Markdown, and removing the lock keeps it.
-        if not self.embedded_part("`tresor note show` and `tresor note unlock` read the home's notes (the local "
-                                  "account's); a server's notes are its web accounts'"):
-            return
+    def test_formatting_and_checklists_survive_lock_unlock_and_a_reload(self):
+        page = NotesPage(self.browser("lena"))
+        page.register("lena", self.secret("lena-password"))
+        page.wait_signed_in()
+        self.write_formatted_note_and_lock_it(page)
+
+    @embedded_only("`tresor note show` and `tresor note unlock` read the home's notes (the local account's); "
+                   "a server's notes are its web accounts'")
+    def test_the_cli_reads_the_same_markdown_and_removing_the_lock_keeps_it(self):
+        page = NotesPage(self.browser("local"))
+        page.sign_in("local", self.passcode)
+        note_id, passphrase, expected = self.write_formatted_note_and_lock_it(page)
         shown = self.home.tresor(["note", "show", note_id, "--passphrase-stdin", "--markdown"], input=passphrase + "\n")
         self.assertEqual(shown.returncode, 0, shown.stderr)
         self.assertTrue(shown.stdout.rstrip("\n").endswith(expected), "tresor note show --markdown prints the stored Markdown")
