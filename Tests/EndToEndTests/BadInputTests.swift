@@ -134,7 +134,7 @@ import TresorProtocol
     @Test func aSecondDaemonForTheSameHomeRefusesToStart() throws {
         let harness = try Harness()
         try harness.startDaemon()
-        let second = try harness.run(Harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path])
+        let second = try harness.tresord([])
         #expect(second.status != 0)
         #expect(second.stderr.contains("already running"))
         #expect(try harness.status().keybag == .notInitialized, "the first daemon still answers")

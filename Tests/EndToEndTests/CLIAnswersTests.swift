@@ -125,7 +125,7 @@ import TresorProtocol
         defer { close(listener) }
         let harness = try Harness(configuration: #"{"webPort": \#(port)}"#)
         let started = Date()
-        let daemon = try harness.run(Harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path], timeout: 20)
+        let daemon = try harness.tresord([], timeout: 20)
         #expect(daemon.status == 1 && Date().timeIntervalSince(started) < 15, "it stops at once")
         #expect(daemon.stderr.contains("port \(port) is already in use — choose another with --web PORT"), "\(daemon.stderr)")
         #expect(!daemon.stderr.contains("CancellationError") && !daemon.stderr.contains("errno"))

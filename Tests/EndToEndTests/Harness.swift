@@ -75,6 +75,12 @@ final class Harness {
         try run(Self.binaries.appendingPathComponent("tresor"), arguments, input: input)
     }
 
+    /// Runs `tresord --home HOME` with `arguments` to its end (one that refuses to start), for at
+    /// most `timeout` seconds.
+    func tresord(_ arguments: [String], timeout: TimeInterval = 30) throws -> Result {
+        try run(Self.binaries.appendingPathComponent("tresord"), ["--home", paths.home.path] + arguments, timeout: timeout)
+    }
+
     /// `tresor … --json`, decoded.
     func json<T: Decodable>(_ type: T.Type, _ arguments: [String], input: String? = nil) throws -> T {
         let result = try tresor(arguments + ["--json"], input: input)

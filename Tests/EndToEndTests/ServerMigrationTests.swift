@@ -20,16 +20,6 @@ import Glibc
     static let passcode = "e2e-migrate-home-passcode"
     static let serverPasscode = "e2e-migrate-server-passcode"
 
-    /// A 32-byte server key file of mode 0600 in `harness`'s root.
-    static func keyFile(in harness: Harness) throws -> URL {
-        let file = harness.root.appendingPathComponent("server.key")
-        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        guard FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600]) else {
-            throw WebTestError.socket("cannot write \(file.path)")
-        }
-        return file
-    }
-
     /// `tresor server migrate` of `home`'s home into `database`, the passcode on standard input.
     static func migrate(_ home: Harness, database: String, keyFile: URL, passcode: String = passcode) throws -> Harness.Result {
         try home.tresor(
@@ -187,7 +177,7 @@ import Glibc
         // The move, while the home's daemon runs.
         let database = try await TestPostgres.freshDatabase()
         let databaseName = TestPostgres.databaseName(of: database)
-        let keyFile = try Self.keyFile(in: home)
+        let keyFile = try home.writeServerKey()
         let first = try Self.migrate(home, database: database, keyFile: keyFile)
         #expect(first.succeeded, "\(first.stdout)\(first.stderr)")
         #expect(first.stdout.contains("web accounts: 2 moved, 0 already present, 0 skipped"), "\(first.stdout)")
@@ -258,7 +248,7 @@ import Glibc
 
         let database = try await TestPostgres.freshDatabase()
         let databaseName = TestPostgres.databaseName(of: database)
-        let keyFile = try Self.keyFile(in: home)
+        let keyFile = try home.writeServerKey()
 
         // A password in the URL on the command line: refused before anything is asked or written.
         let withPassword = database.replacingOccurrences(of: "://", with: "://").replacingOccurrences(of: "@", with: ":not-a-real-password@")

@@ -5,27 +5,23 @@ import Testing
 /// `tresord` as a server (issue 22; docs/WEB.md, "Running a Tresor server"): what it refuses
 /// to start with, in words, before it touches a database.
 @Suite struct ServerModeTests {
-    func tresord(_ harness: Harness, _ arguments: [String], environment: [String: String]? = nil) throws -> Harness.Result {
-        try harness.run(Harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path] + arguments, environment: environment, timeout: 30)
-    }
-
     @Test func misconfiguredServersAreRefusedInWords() throws {
         let harness = try Harness()
         let port = "\(try Harness.freePort())"
         let key = harness.paths.home.deletingLastPathComponent().appendingPathComponent("server.key").path
         let database = "postgres://tresor@127.0.0.1:5432/tresor"
 
-        let withPassword = try tresord(harness, ["--web", port, "--database", "postgres://tresor:db-password-on-argv@127.0.0.1/tresor", "--server-key-file", key])
+        let withPassword = try harness.tresord(["--web", port, "--database", "postgres://tresor:db-password-on-argv@127.0.0.1/tresor", "--server-key-file", key])
         #expect(withPassword.status == 1 && withPassword.stderr.contains("must not carry a password"), "\(withPassword.stderr)")
         #expect(!withPassword.stderr.contains("db-password-on-argv"), "the password is not repeated")
 
-        let noKey = try tresord(harness, ["--web", port, "--database", database])
+        let noKey = try harness.tresord(["--web", port, "--database", database])
         #expect(noKey.status == 1 && noKey.stderr.contains("--server-key-file FILE"), "\(noKey.stderr)")
-        let noDatabase = try tresord(harness, ["--web", port, "--server-key-file", key])
+        let noDatabase = try harness.tresord(["--web", port, "--server-key-file", key])
         #expect(noDatabase.status == 1 && noDatabase.stderr.contains("name its database too"), "\(noDatabase.stderr)")
-        let noWeb = try tresord(harness, ["--database", database, "--server-key-file", key])
+        let noWeb = try harness.tresord(["--database", database, "--server-key-file", key])
         #expect(noWeb.status == 1 && noWeb.stderr.contains("add --web PORT"), "\(noWeb.stderr)")
-        let notAURL = try tresord(harness, ["--web", port, "--database", "mysql://tresor@127.0.0.1/tresor", "--server-key-file", key])
+        let notAURL = try harness.tresord(["--web", port, "--database", "mysql://tresor@127.0.0.1/tresor", "--server-key-file", key])
         #expect(notAURL.status == 1 && notAURL.stderr.contains("postgres://"), "\(notAURL.stderr)")
     }
 }
@@ -34,43 +30,32 @@ import Testing
 /// start with what is wrong and what to do; a database that stops answering makes requests
 /// fail with 503, and the instance serves again when it is back.
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerModeDatabaseTests {
-    func tresord(_ harness: Harness, _ arguments: [String]) throws -> Harness.Result {
-        try harness.run(Harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path] + arguments, timeout: 60)
-    }
-
-    func keyFile(_ harness: Harness, _ name: String, bytes: Int = 32, mode: Int = 0o600) throws -> String {
-        let path = harness.root.appendingPathComponent(name).path
-        let key = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
-        #expect(FileManager.default.createFile(atPath: path, contents: key, attributes: [.posixPermissions: mode]))
-        return path
-    }
-
     @Test func badKeysAndDatabasesAreRefusedAtStart() async throws {
         let harness = try Harness()
         let database = try await TestPostgres.freshDatabase()
         let port = "\(try Harness.freePort())"
-        let good = try keyFile(harness, "server.key")
+        let good = try harness.writeServerKey(named: "server.key").path
 
-        let readable = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "open.key", mode: 0o644)])
+        let readable = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "open.key", mode: 0o644).path], timeout: 60)
         #expect(readable.status == 1 && readable.stderr.contains("may be read by others") && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
-        let short = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "short.key", bytes: 16)])
+        let short = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "short.key", bytes: 16).path], timeout: 60)
         #expect(short.status == 1 && short.stderr.contains("holds 16 bytes, not 32"), "\(short.stderr)")
-        let missing = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", harness.root.appendingPathComponent("none.key").path])
+        let missing = try harness.tresord(["--web", port, "--database", database, "--server-key-file", harness.root.appendingPathComponent("none.key").path], timeout: 60)
         #expect(missing.status == 1 && missing.stderr.contains("head -c 32 /dev/urandom"), "\(missing.stderr)")
 
         // The first start sets the database up under the good key; another key cannot open it.
         try harness.startDaemon(extraArguments: ["--web", port, "--database", database, "--server-key-file", good])
         harness.stopDaemon()
-        let otherKey = try tresord(harness, ["--web", port, "--database", database, "--server-key-file", try keyFile(harness, "other.key")])
+        let otherKey = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "other.key").path], timeout: 60)
         #expect(otherKey.status == 1 && otherKey.stderr.contains("does not open this database's content"), "\(otherKey.stderr)")
 
         let nowhere = "postgres://tresor@127.0.0.1:\(try Harness.freePort())/tresor?sslmode=disable"
-        let unreachable = try tresord(harness, ["--web", port, "--database", nowhere, "--server-key-file", good])
+        let unreachable = try harness.tresord(["--web", port, "--database", nowhere, "--server-key-file", good], timeout: 60)
         #expect(unreachable.status == 1 && unreachable.stderr.contains("cannot use the database"), "\(unreachable.stderr)")
 
         let foreign = try await TestPostgres.freshDatabase()
         _ = try await TestPostgres.texts("CREATE TABLE invoices (id integer)", database: TestPostgres.databaseName(of: foreign))
-        let ofAnother = try tresord(harness, ["--web", port, "--database", foreign, "--server-key-file", good])
+        let ofAnother = try harness.tresord(["--web", port, "--database", foreign, "--server-key-file", good], timeout: 60)
         #expect(ofAnother.status == 1 && ofAnother.stderr.contains("tables of another application (invoices)"), "\(ofAnother.stderr)")
         #expect(try await TestPostgres.texts("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
                                              database: TestPostgres.databaseName(of: foreign)) == ["invoices"], "nothing was added to it")

@@ -12,6 +12,19 @@ import Glibc
 // each on a home of its own, sharing one fresh database on the tests' throwaway PostgreSQL
 // and one server key file; a reader of a page's live-update stream.
 
+extension Harness {
+    /// A server key file in the harness's root: `bytes` random bytes (32 for a good one) of
+    /// `mode` (0600 for a good one).
+    func writeServerKey(named name: String = "server.key", bytes: Int = 32, mode: Int = 0o600) throws -> URL {
+        let file = root.appendingPathComponent(name)
+        let key = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
+        guard FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: mode]) else {
+            throw WebTestError.socket("cannot write \(file.path)")
+        }
+        return file
+    }
+}
+
 /// `tresord` servers on one fresh PostgreSQL database, started at the same moment.
 final class ServerInstances: @unchecked Sendable {
     static let passcode = "e2e-server-home-passcode"
@@ -29,12 +42,7 @@ final class ServerInstances: @unchecked Sendable {
     init(count: Int, configuration: [String: Any] = [:], arguments: [String] = []) async throws {
         databaseURL = try await TestPostgres.freshDatabase()
         harnesses = try (0..<count).map { _ in try Harness() }
-        keyFile = harnesses[0].root.appendingPathComponent("server.key")
-        var key = [UInt8](repeating: 0, count: 32)
-        for index in key.indices { key[index] = UInt8.random(in: 0...255) }
-        guard FileManager.default.createFile(atPath: keyFile.path, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
-            throw WebTestError.socket("cannot write \(keyFile.path)")
-        }
+        keyFile = try harnesses[0].writeServerKey()
         for harness in harnesses { try harness.mergeConfiguration(configuration) }
         let serverArguments = ["--database", databaseURL, "--server-key-file", keyFile.path] + arguments
         let started = Mutex<[Int: Result<WebServerAddress, any Error>]>([:])

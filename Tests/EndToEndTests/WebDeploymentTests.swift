@@ -32,11 +32,10 @@ import Testing
     @Test func beyondLoopbackWithoutAPublicOriginTheDaemonDoesNotStart() throws {
         let harness = try Harness()
         let port = try Harness.freePort()
-        let tresord = Harness.binaries.appendingPathComponent("tresord"), home = ["--home", harness.paths.home.path]
-        let started = try harness.run(tresord, home + ["--web", "\(port)", "--web-bind", "0.0.0.0"], timeout: 30)
+        let started = try harness.tresord(["--web", "\(port)", "--web-bind", "0.0.0.0"])
         #expect(started.status == 1)
         #expect(started.stderr.contains("needs the origin browsers reach it as: --public-origin"), "\(started.stderr)")
-        let bad = try harness.run(tresord, home + ["--web", "\(port)", "--web-bind", "0.0.0.0", "--public-origin", "https://notes.example.com/app"], timeout: 30)
+        let bad = try harness.tresord(["--web", "\(port)", "--web-bind", "0.0.0.0", "--public-origin", "https://notes.example.com/app"])
         #expect(bad.status == 1 && bad.stderr.contains("no path"), "\(bad.stderr)")
     }
 

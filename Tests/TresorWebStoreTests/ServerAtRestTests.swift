@@ -1,7 +1,6 @@
 import Foundation
 import PostgresFixture
 import Logging
-import PostgresNIO
 import Synchronization
 import Testing
 import TresorWebStore
@@ -26,17 +25,7 @@ struct ServerAtRestTests {
         await storage.close()
 
         // Every value of every row of every table, as text.
-        let dump = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            var text = ""
-            for table in ServerSchema.tables.sorted() {
-                for value in try await connection.column(
-                    PostgresQuery(unsafeSQL: "SELECT row_to_json(t)::text FROM \(table) t"), logger, as: String.self)
-                {
-                    text += value + "\n"
-                }
-            }
-            return text
-        }
+        let dump = try await TestPostgres.dump(database: TestPostgres.databaseName(of: url))
         #expect(dump.contains("quinn-at-rest"), "the dump reads the tables")
         for secret in [started.token, started.originToken, code] {
             #expect(!dump.contains(secret))
