@@ -76,20 +76,40 @@ public enum NoteMarkdown {
     /// - Parameter text: the Markdown.
     /// - Returns: one block per line (lines inside a fence are `code`).
     public static func parse(_ text: String) -> [Block] {
-        var blocks: [Block] = []
-        var inFence = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("```") {
-                inFence.toggle()
-                continue
-            }
-            if inFence {
-                blocks.append(Block(.code, line.isEmpty ? [] : [Run(line)]))
-                continue
-            }
-            blocks.append(parseLine(line))
-        }
+        let blocks = Array(BlockReader(text))
         return blocks.isEmpty ? [Block(.body, [])] : blocks
+    }
+
+    /// The blocks of a body read one line at a time, as they are asked for: a reader that needs
+    /// the first lines alone (the note list's preview) does not parse the rest.
+    public struct BlockReader: Sequence, IteratorProtocol {
+        private var rest: Substring?
+        private var inFence = false
+
+        /// - Parameter text: the Markdown.
+        public init(_ text: String) { rest = text[...] }
+
+        /// The next line's block (lines inside a fence are `code`; fence lines are none).
+        /// - Returns: the block, or nil after the last line.
+        public mutating func next() -> Block? {
+            while let remaining = rest {
+                let line: Substring
+                if let newline = remaining.firstIndex(of: "\n") {
+                    line = remaining[..<newline]
+                    rest = remaining[remaining.index(after: newline)...]
+                } else {
+                    line = remaining
+                    rest = nil
+                }
+                if line.hasPrefix("```") {
+                    inFence.toggle()
+                    continue
+                }
+                if inFence { return Block(.code, line.isEmpty ? [] : [Run(String(line))]) }
+                return parseLine(String(line))
+            }
+            return nil
+        }
     }
 
     static func parseLine(_ line: String) -> Block {

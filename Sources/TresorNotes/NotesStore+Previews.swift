@@ -18,9 +18,7 @@ extension NotesStore {
             var start = ids.startIndex
             while start < ids.endIndex {
                 let batch = Array(ids[start..<min(start + NoteSummaryReader.batchSize, ids.endIndex)])
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM notes WHERE passphrase_id IS NULL AND id IN (\(databaseQuestionMarks(count: batch.count)))
-                    """, arguments: StatementArguments(batch))
+                let rows = try Row.fetchAll(db, sql: Self.previewsQuery(count: batch.count), arguments: StatementArguments(batch))
                 for row in rows.map(NoteRow.init(row:)) {
                     let layer = try sealing.noteLayer(row)
                     let body = try layer.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
@@ -33,4 +31,10 @@ extension NotesStore {
         }
     }
 
+    /// The unlocked notes among `count` ids. `+passphrase_id` keeps SQLite from reading the
+    /// whole `notes_passphrase` index for "IS NULL" (every unlocked note is in it) instead of
+    /// looking the ids up by primary key.
+    static func previewsQuery(count: Int) -> String {
+        "SELECT * FROM notes WHERE +passphrase_id IS NULL AND id IN (\(databaseQuestionMarks(count: count)))"
+    }
 }

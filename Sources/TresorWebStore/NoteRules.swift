@@ -83,7 +83,7 @@ public enum NoteRules {
     /// - Returns: at most ``previewLength`` characters, or nil when there is no such line.
     public static func preview(body: String, title: String) -> String? {
         var skippedTitle = false
-        for block in NoteMarkdown.parse(body) {
+        for block in NoteMarkdown.BlockReader(body) {
             let text = block.text.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
             if !skippedTitle && text == title.trimmingCharacters(in: .whitespaces) {

@@ -38,6 +38,19 @@ struct NoteMarkdownTests {
         #expect(NoteMarkdown.write(blocks) == Self.everything)
     }
 
+    /// The list's preview reads a body's first blocks alone (`BlockReader`, which `parse` reads
+    /// whole): one block per line as asked for, fence lines none, the lines between them code.
+    @Test func blocksAreReadOneLineAtATime() {
+        var reader = NoteMarkdown.BlockReader("# Title\n```\n*code*\n```\nfirst\n" + String(repeating: "*x* ", count: 10_000))
+        #expect(reader.next() == NoteMarkdown.Block(.title, [.init("Title")]))
+        #expect(reader.next() == NoteMarkdown.Block(.code, [.init("*code*")]))
+        #expect(reader.next()?.text == "first")
+        #expect(reader.next()?.kind == .body)
+        #expect(reader.next() == nil)
+        #expect(Array(NoteMarkdown.BlockReader("```\n```")).isEmpty)
+        #expect(NoteMarkdown.parse("```\n```") == [NoteMarkdown.Block(.body, [])])
+    }
+
     @Test func textThatLooksLikeMarkupStaysText() {
         let typed = NoteMarkdown.Block(.body, [.init("- not a list, # not a heading, *stars*, <b>tags</b>, [x](y)")])
         let written = NoteMarkdown.write([typed])

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import TresorNotes
 
@@ -83,5 +84,22 @@ struct NoteListTests {
         #expect(found.count == NoteSummaryReader.batchSize + 20)
         for summary in found { #expect(summary == (try notes.summary(ofNote: summary.id))) }
         #expect(try notes.search("photo").map(\.attachmentCount).sorted() == [1, 2])
+    }
+
+    /// Previews look their notes up by id: with many unlocked notes, "passphrase_id IS NULL"
+    /// read through `notes_passphrase` made every list slower as the home grew.
+    @Test func previewsLookTheirNotesUpByPrimaryKey() throws {
+        let fixture = try Fixture()
+        let count = NoteSummaryReader.batchSize
+        let plan = try fixture.home.notes.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + NotesStore.previewsQuery(count: count),
+                             arguments: StatementArguments((0..<count).map(String.init))).map { row -> String in row["detail"] }
+        }
+        #expect(!plan.contains { $0.contains("notes_passphrase") || $0.hasPrefix("SCAN") }, "\(plan)")
+        #expect(plan.contains { $0.contains("sqlite_autoindex_notes_1 (id=?)") }, "\(plan)")
+        let ids = Array(fixture.ids.values)
+        let previews = try fixture.home.notes.previews(ofNotes: ids)
+        #expect(previews[fixture.ids["early"]!] == nil)  // locked: no preview
+        #expect(previews[fixture.ids["filler 3"]!] == "body of filler 3")
     }
 }
