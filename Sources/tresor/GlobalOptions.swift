@@ -21,7 +21,12 @@ struct GlobalOptions: ParsableArguments {
     func connect() throws -> TresorClient { try TresorClient.connect(paths: paths) }
 
     /// The keychain `name` (nil: the login keychain) of the home's daemon, started if needed.
-    func keychain(named name: String?) throws -> Keychain { Keychain(client: try connect(), named: name) }
+    func keychain(named name: String?) throws -> Keychain { try Self.keychain(home: home, named: name) }
+
+    /// ``keychain(named:)`` for a command line read without swift-argument-parser (``SecretLookup``).
+    static func keychain(home: String?, named name: String?) throws -> Keychain {
+        Keychain(client: try TresorClient.connect(paths: TresorPaths(home: home)), named: name)
+    }
 
     /// The notes of the home's daemon, started if needed.
     func notes() throws -> Notes { Notes(client: try connect()) }

@@ -27,6 +27,15 @@ struct Tresor: ParsableCommand {
     /// command's name behind it (``CommandLineWords/arranged(_:)``), and after checking that the
     /// command names exist — a mistyped one gets "did you mean …".
     static func main() {
+        // The lookup scripts run most, read without the command tree (``SecretLookup``).
+        if let lookup = SecretLookup(commandLine: Array(CommandLine.arguments.dropFirst())) {
+            do {
+                try Output.run(json: false, verbose: lookup.verbose, keychain: lookup.keychain) { try lookup.run() }
+            } catch {
+                Self.exit(withError: error)
+            }
+            return
+        }
         let arguments = CommandLineWords.arranged(Array(CommandLine.arguments.dropFirst()))
         if arguments == ["--generate-completion-script", "fish"] || arguments == ["--generate-completion-script=fish"] {
             return print(Completion.fishScript, terminator: "")

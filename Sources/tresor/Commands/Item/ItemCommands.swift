@@ -86,34 +86,21 @@ struct ItemCommand: ParsableCommand {
         mutating func run() throws {
             try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
-                if clip { _ = try Clipboard.current() }
+                guard options.json else { return try lookup.run() }
                 let keychain = try options.keychain(named: item.keychain)
                 var query = try item.query(limit: .one, returnData: true)
-                if options.json {
-                    if !first, query.id == nil { query.id = try Self.onlyMatch(of: query, in: keychain) }
-                    let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
-                    guard let found = items.first, found.secret != nil else { throw APIError(.itemNotFound, "no item matches") }
-                    return Output.json(ItemJSON(found))
-                }
-                // The secret alone takes the lookup route (no JSON either way), as applications'
-                // do — asking the daemon for the one item the query names, in one request.
-                let unique = !first && query.id == nil
-                let secret: Data
-                do {
-                    secret = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
-                        try unique ? keychain.onlySecret(query, passcode: passcode) : keychain.secret(query, passcode: passcode)
-                    }
-                } catch let error as APIError where unique && error.code == .param {
-                    // Several match: the candidates, listed (or the search's own refusal of the query).
-                    query.id = try Self.onlyMatch(of: query, in: keychain)
-                    secret = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.secret(query, passcode: passcode) }
-                }
-                if clip {
-                    let seconds = try Clipboard.copy(secret)
-                    return StandardStream.error.write("Copied the secret to the clipboard; it is cleared in \(seconds) s.\n")
-                }
-                StandardStream.output.write(secret)
-                if StandardStream.output.isTerminal { print() }
+                if !first, query.id == nil { query.id = try Self.onlyMatch(of: query, in: keychain) }
+                let items = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.items(query, passcode: passcode) }
+                guard let found = items.first, found.secret != nil else { throw APIError(.itemNotFound, "no item matches") }
+                Output.json(ItemJSON(found))
+            }
+        }
+
+        /// The command line as ``SecretLookup`` runs it (read by swift-argument-parser).
+        var lookup: SecretLookup {
+            get throws {
+                SecretLookup(home: options.home, verbose: options.verbose, keychain: item.keychain,
+                             query: try item.query(limit: .one, returnData: true), first: first, passcodeStdin: passcodeStdin, clip: clip)
             }
         }
 
