@@ -48,6 +48,12 @@ public struct SessionLifetimes: Sendable, Equatable {
         self.secureSessionSeconds = secureSessionSeconds
     }
 
+    /// How stale a session's recorded last use may get before a request records it again: a
+    /// tenth of the idle time, at most a minute. A store that writes the use to disk (the
+    /// server's database) writes it this seldom, so a session may end up to this much before its
+    /// idle time — never after it.
+    public var useRecordingInterval: TimeInterval { min(60, TimeInterval(idleSeconds) / 10) }
+
     /// Whether a session made at `created` and last used at `lastUsed` is live at `now`.
     public func isLive(created: Date, lastUsed: Date, now: Date) -> Bool {
         now.timeIntervalSince(created) < TimeInterval(sessionSeconds) && now.timeIntervalSince(lastUsed) < TimeInterval(idleSeconds)
@@ -107,8 +113,9 @@ public protocol WebSessionStore: Sendable {
     /// - Throws: ``NotesError/unavailable(_:)``.
     func start(for account: WebAccount, now: Date) async throws -> StartedSession
 
-    /// The live session of a cookie token and its origin token, marked as used now; nil for a
-    /// forged, ended or expired one, or an origin token of another session.
+    /// The live session of a cookie token and its origin token, marked as used now (at most
+    /// ``SessionLifetimes/useRecordingInterval`` late); nil for a forged, ended or expired one,
+    /// or an origin token of another session.
     /// - Parameters:
     ///   - token: the cookie's token.
     ///   - originToken: the `X-Tresor-Origin-Token` header.

@@ -38,15 +38,25 @@ final class PostgresSessionStore: WebSessionStore {
         guard SessionTokens.isWellFormed(token), SessionTokens.isWellFormed(originToken) else { return nil }
         let digest = SessionTokens.digest(token), originDigest = SessionTokens.digest(originToken)
         let bounds = liveBounds(now)
+        // A read, and a write only when the recorded use is older than the recording interval:
+        // a durable UPDATE for every request was a commit per note opened.
         let row = try await db.read { [logger = db.logger] connection in
             try await connection.row(
                 """
-                UPDATE web_sessions SET last_used = \(now.timeIntervalSince1970)
+                SELECT \(unescaped: Self.columns) FROM web_sessions
                 WHERE token_digest = \(digest) AND origin_digest = \(originDigest) AND created > \(bounds.created) AND last_used > \(bounds.lastUsed)
-                RETURNING \(unescaped: Self.columns)
                 """, logger, as: SessionRow.self)
         }
-        return row.map(Self.session)
+        guard var session = row.map(Self.session) else { return nil }
+        if now.timeIntervalSince(session.lastUsed) >= lifetimes.useRecordingInterval {
+            try await db.read { [logger = db.logger] connection in
+                try await connection.run(
+                    "UPDATE web_sessions SET last_used = \(now.timeIntervalSince1970) WHERE token_digest = \(digest) AND last_used < \(now.timeIntervalSince1970)",
+                    logger)
+            }
+        }
+        session.lastUsed = now
+        return session
     }
 
     func end(_ selection: SessionSelection) async throws -> Int {

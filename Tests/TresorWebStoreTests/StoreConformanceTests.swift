@@ -74,6 +74,24 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             let idleOne = try await stores.sessions.start(for: bob, now: t0)
             #expect(try await stores.sessions.session(forToken: idleOne.token, originToken: idleOne.originToken, now: t0 + idle) == nil)
         },
+        StoreCheck(name: "a session's use may be recorded up to the recording interval late: never live past its idle time, never ended sooner than that interval before it") { stores in
+            let lifetimes = stores.sessions.lifetimes
+            let idle = TimeInterval(lifetimes.idleSeconds), interval = lifetimes.useRecordingInterval
+            #expect(interval > 0 && interval <= 60 && interval <= idle / 10)
+            func use(_ started: StartedSession, at now: Date) async throws -> Bool {
+                try await stores.sessions.session(forToken: started.token, originToken: started.originToken, now: now) != nil
+            }
+            // Used every half interval — most uses not recorded by a store that records seldom.
+            let keptAlive = try await stores.sessions.start(for: alice, now: t0), leftIdle = try await stores.sessions.start(for: bob, now: t0)
+            var last = t0
+            for _ in 0..<25 {
+                last += interval / 2
+                #expect(try await use(keptAlive, at: last))
+                #expect(try await use(leftIdle, at: last))
+            }
+            #expect(try await use(keptAlive, at: last + idle - interval - 1))
+            #expect(try await !use(leftIdle, at: last + idle))
+        },
         StoreCheck(name: "sign-outs end the sessions they select, and count them") { stores in
             let a1 = try await stores.sessions.start(for: alice, now: t0)
             let a2 = try await stores.sessions.start(for: alice, now: t0 + 1)
