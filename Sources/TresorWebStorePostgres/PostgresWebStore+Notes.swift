@@ -79,8 +79,10 @@ extension PostgresWebStore {
         try await db.read { [self] connection in
             let row = try await note(id, connection)
             guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is locked") }
+            let attachments = try await attachmentInfos(of: id, connection)
             return OpenedNote(
-                summary: try await summary(row, connection), body: try openBody(row), attachments: try await attachmentInfos(of: id, connection))
+                summary: try await summaries([row], attachmentCounts: [id: attachments.count], connection)[0], body: try openBody(row),
+                attachments: attachments)
         }
     }
 

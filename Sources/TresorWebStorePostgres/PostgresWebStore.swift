@@ -128,7 +128,15 @@ final class PostgresWebStore: WebStore {
 
     /// The summaries of `notes`, in their order: folder names, attachment counts, participants
     /// and locks read once per list, not per note.
-    func summaries(_ notes: [StoredNote], _ connection: PostgresConnection) async throws -> [NoteSummary] {
+    /// - Parameters:
+    ///   - notes: the notes.
+    ///   - knownCounts: the notes' attachment counts when the caller has read their attachments
+    ///     already (an opened note), so they are not counted again.
+    ///   - connection: the connection.
+    /// - Returns: the summaries.
+    func summaries(
+        _ notes: [StoredNote], attachmentCounts knownCounts: [String: Int]? = nil, _ connection: PostgresConnection
+    ) async throws -> [NoteSummary] {
         guard !notes.isEmpty else { return [] }
         let ids = notes.map(\.id)
         var folderNames: [String: String] = [:]
@@ -140,11 +148,13 @@ final class PostgresWebStore: WebStore {
                 folderNames[id] = try sealing.openText(sealed, "folders", id, "name")
             }
         }
-        var attachmentCounts: [String: Int] = [:]
-        for (id, count) in try await connection.rows(
-            "SELECT note_id, COUNT(*) FROM attachments WHERE note_id = ANY(\(ids)) GROUP BY note_id", logger, as: (String, Int).self)
-        {
-            attachmentCounts[id] = count
+        var attachmentCounts = knownCounts ?? [:]
+        if knownCounts == nil {
+            for (id, count) in try await connection.rows(
+                "SELECT note_id, COUNT(*) FROM attachments WHERE note_id = ANY(\(ids)) GROUP BY note_id", logger, as: (String, Int).self)
+            {
+                attachmentCounts[id] = count
+            }
         }
         var participants: [String: [String]] = [:]
         for (id, name) in try await connection.rows(

@@ -570,7 +570,10 @@ extension WebStoreCheck {
             #expect(read == bytes)
             #expect(try await store.summary(ofNote: note.id).attachmentCount == 1)
             #expect(try await store.openNote(note.id).attachments.map(\.id) == [info.id])
+            // An opened note's summary is the note's own (the count from the attachments it lists).
+            #expect(try await store.openNote(note.id).summary == (try await store.summary(ofNote: note.id)))
             try await store.removeAttachment(info.id, of: note.id)
+            #expect(try await store.openNote(note.id).summary.attachmentCount == 0)
             #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
             guard case .notFound = await failure({ _ = try await store.readAttachment(info.id, of: note.id) }) else {
                 Issue.record("a removed attachment reads")

@@ -167,20 +167,23 @@ struct WebNoteRoutes {
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.
     static func detail(_ store: any WebStore, id: String, account: WebAccount) async throws -> WebNoteDetail {
-        let folders = try await store.folders(account: account.id)
         // Opened first: most notes are unlocked, and reading the summary apart as well was a
-        // third of an open's statements on a server's database.
+        // third of an open's statements on a server's database. The folders (for the folder's
+        // id) are read only for a note in one.
+        func folders(of summary: NoteSummary) async throws -> [Folder] {
+            summary.folder == nil ? [] : try await store.folders(account: account.id)
+        }
         for _ in 0..<2 {
             do {
                 let opened = try await store.openNote(id)
                 return WebNoteDetail(
-                    summary: WebNoteSummary(opened.summary, for: account, folders: folders), body: opened.body,
+                    summary: WebNoteSummary(opened.summary, for: account, folders: try await folders(of: opened.summary)), body: opened.body,
                     attachments: opened.attachments.map(WebAttachment.init), locked: nil, share: opened.summary.sharing)
             } catch NotesError.wrongLockState {
                 let summary = try await store.summary(ofNote: id)
                 guard summary.isLocked else { continue }  // unlocked meanwhile: open it again
                 return WebNoteDetail(
-                    summary: WebNoteSummary(summary, for: account, folders: folders), body: nil,
+                    summary: WebNoteSummary(summary, for: account, folders: try await folders(of: summary)), body: nil,
                     attachments: try await store.listedAttachments(ofNote: id).map(WebAttachment.init),
                     locked: WebLockedRecord(try await store.lockedRecord(ofNote: id)), share: nil)
             }
