@@ -9,7 +9,7 @@ import TresorModel
 /// command line scripts run most — `item get` with `--service`, `--account`, `--id`,
 /// `--keychain`, `--group`, `--first`, `--passcode-stdin`, `--home`, `--verbose` — by
 /// ``init(commandLine:)`` without it: building the command tree by reflection was most of what a
-/// lookup's process did (BENCHMARKS.md, "What a `tresor item get` process does"). Any other word
+/// lookup's process did (BENCHMARKS.md, "Issue 25's target for one `tresor item get`"). Any other word
 /// leaves the command line to swift-argument-parser; `SecretLookupTests` holds both readers to
 /// the same result.
 struct SecretLookup: Equatable {
@@ -21,12 +21,10 @@ struct SecretLookup: Equatable {
     var first = false
     var passcodeStdin = false
     var clip = false
+}
 
-    init(home: String?, verbose: Bool, keychain: String?, query: ItemQuery, first: Bool, passcodeStdin: Bool, clip: Bool) {
-        (self.home, self.verbose, self.keychain, self.query) = (home, verbose, keychain, query)
-        (self.first, self.passcodeStdin, self.clip) = (first, passcodeStdin, clip)
-    }
-
+// In an extension, so that the memberwise initializer ``ItemCommand/Get`` uses stays synthesized.
+extension SecretLookup {
     /// Reads `tresor item get` with plain options only.
     /// - Parameter words: the command line without the program's name.
     /// - Returns: nil for anything else — another command, an option not listed above, one
@@ -36,7 +34,9 @@ struct SecretLookup: Equatable {
         var commands: [String] = []
         var attributes = ItemAttributes()
         var id: String?
-        var seen: [String] = []  // an array: a process's first Set of Strings costs more than the lookup's parsing
+        // An array: a process's first Set or Dictionary of a type builds its metadata at start
+        // (BENCHMARKS.md, "What the command line of issue 25 costs a `tresor` process").
+        var seen: [String] = []
         var index = words.startIndex
         while index < words.endIndex {
             let word = words[index]
