@@ -43,7 +43,9 @@ class RecentlyDeletedTests(BrowserCase):
         self.open_recently_deleted(page)
         page.select(note_id)
         page.b.wait_visible("[data-testid=deleted-note]")
-        self.assertIn("30 days left", page.item(note_id).text)
+        # Waited for, not read once: on a server the list can be drawn again (a live update)
+        # between finding the row and reading it, which left a stale element.
+        page.b.wait(lambda d: "30 days left" in page.item(note_id).text, "the deleted note's days left in the list")
         self.assertEqual(page.b.find("#deleted-body").text, body)
         self.assertEqual(page.b.all("#note-body"), [], "a deleted note is not editable")
         page.b.screenshot("22-recently-deleted")
