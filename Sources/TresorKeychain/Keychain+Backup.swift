@@ -144,8 +144,8 @@ public final class KeychainRestore {
         var statements: [StagedStatement] = []
         var outcome = BackupOutcome.restored
         let (existing, idTaken) = try keychain.read { db -> (StoredItem?, Bool) in
-            let existing = try StoredItem.fetchOne(db, sql: itemClass.primaryKeyLookup, arguments: [primaryKeyTag])
-            let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [backupID]) ?? false
+            let existing = try StoredItem.fetchOne(db.cachedStatement(sql: itemClass.primaryKeyLookup), arguments: [primaryKeyTag])
+            let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [backupID]) ?? false
             return (existing, taken)
         }
         if let existing {

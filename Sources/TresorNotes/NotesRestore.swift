@@ -211,7 +211,7 @@ public final class NotesRestore {
         var removedFiles: [String] = []
         var outcome = BackupOutcome.restored
         let existing = try store.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [note.id]).map { row in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [note.id]).map { row in
                 (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.file))
             }
         }
@@ -227,7 +227,7 @@ public final class NotesRestore {
             ]
         }
         let importTag = try keepsImportTags ? note.importTag.flatMap { tag in
-            try store.pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE import_tag = ?", arguments: [tag]) } == true ? nil : tag
+            try store.pool.read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) } == true ? nil : tag
         } : nil
         let recordKeySealed = try note.recordKey.map { try sealing.seal($0, table: "notes", id: note.id, column: "record_key") }
         let layer = note.recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing

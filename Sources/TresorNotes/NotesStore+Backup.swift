@@ -74,9 +74,9 @@ extension NotesStore {
                 ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"))
         }
         let participants = try Row.fetchAll(
-            db, sql: "SELECT account_id, added FROM participants WHERE note_id = ? ORDER BY added, account_id", arguments: [row.id]
+            db.cachedStatement(sql: "SELECT account_id, added FROM participants WHERE note_id = ? ORDER BY added, account_id"), arguments: [row.id]
         ).map { BackedUpParticipant(account: $0["account_id"], added: Date(timeIntervalSince1970: $0["added"])) }
-        let importTag = try Data.fetchOne(db, sql: "SELECT import_tag FROM notes WHERE id = ?", arguments: [row.id])
+        let importTag = try Data.fetchOne(db.cachedStatement(sql: "SELECT import_tag FROM notes WHERE id = ?"), arguments: [row.id])
         return BackedUpNote(
             id: row.id, account: row.accountID, folder: row.folderID, created: row.created, modified: row.modified, pinned: row.isPinned,
             title: try title(of: row, sealing),

@@ -182,7 +182,7 @@ struct AttachmentRow {
     }
 
     static func fetchAll(note noteID: String, _ db: Database) throws -> [AttachmentRow] {
-        try Row.fetchAll(db, sql: "SELECT * FROM attachments WHERE note_id = ? ORDER BY created, id", arguments: [noteID])
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM attachments WHERE note_id = ? ORDER BY created, id"), arguments: [noteID])
             .map(AttachmentRow.init)
     }
 }

@@ -46,11 +46,14 @@ public struct StagedStatement: Equatable, Sendable {
     ///   hold; SQLite's errors.
     public func run(in db: Database) throws {
         let statementArguments = StatementArguments(arguments)
+        // A restore runs thousands of statements of a few shapes: each shape is compiled once
+        // (GRDB's authorizer walks every compiled statement).
+        let statement = try db.cachedStatement(sql: sql)
         switch kind {
         case .execute:
-            try db.execute(sql: sql, arguments: statementArguments)
+            try statement.execute(arguments: statementArguments)
         case .expect:
-            guard try Bool.fetchOne(db, sql: sql, arguments: statementArguments) == true else {
+            guard try Bool.fetchOne(statement, arguments: statementArguments) == true else {
                 throw StagedStatementError.expectationFailed(String(sql.prefix(120)))
             }
         }
