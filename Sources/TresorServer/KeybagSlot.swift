@@ -64,21 +64,3 @@ func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async th
         }
     }
 }
-
-/// Runs `other` on a Dispatch thread while `work` runs on this one — two slow, independent
-/// steps (a passcode's KDF beside another KDF) on two cores — and waits for both.
-/// - Returns: what `work` returned.
-/// - Throws: `other`'s error first (it is the check `work`'s result must not be used without),
-///   then `work`'s.
-func alongside<T>(_ other: @escaping @Sendable () throws -> Void, _ work: () throws -> T) throws -> T {
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var failure: (any Error)?
-    DispatchQueue.global(qos: .userInitiated).async {
-        do { try other() } catch { failure = error }
-        done.signal()
-    }
-    let result = Result { try work() }
-    done.wait()
-    if let failure { throw failure }
-    return try result.get()
-}

@@ -125,6 +125,8 @@ public final class ReadAhead<Element>: @unchecked Sendable {
     private let condition = ThreadCondition()
     private var ready: [Result<Element?, any Error>] = []
     private var abandoned = false
+    /// Set when the thread has stopped calling `produce`.
+    private var stopped = false
 
     private let depth: Int
     private let produce: () throws -> Element?
@@ -140,6 +142,10 @@ public final class ReadAhead<Element>: @unchecked Sendable {
         DetachedThread.start { [self] in
             nameThisThread(name)
             run()
+            condition.lock()
+            stopped = true
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
@@ -175,11 +181,14 @@ public final class ReadAhead<Element>: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Stops the thread before its next read; what it read ahead is dropped.
+    /// Stops the thread before its next read and waits until it stopped — `produce` may use
+    /// what lives only as long as the caller's scope (an open file) —; what it read ahead is
+    /// dropped.
     public func abandon() {
         condition.lock()
         abandoned = true
         condition.broadcast()
+        while !stopped { condition.wait() }
         condition.unlock()
     }
 
