@@ -23,15 +23,18 @@ extension Data {
 }
 
 extension Data {
-    /// Writes all of the bytes at file descriptor `fd`'s current offset, through short and
+    /// Writes all of the bytes at file descriptor `fd`'s current offset — or, given `position`,
+    /// at that offset of the file without moving the descriptor's (`pwrite`) — through short and
     /// interrupted writes. Returns nil once everything is written, else the `errno` of the write
     /// that failed.
     @discardableResult
-    public func write(toDescriptor fd: Int32) -> Int32? {
+    public func write(toDescriptor fd: Int32, at position: Int64? = nil) -> Int32? {
         withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let start = buffer.baseAddress! + offset
+                let written = position.map { pwrite(fd, start, buffer.count - offset, off_t($0) + off_t(offset)) }
+                    ?? Glibc.write(fd, start, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return errno

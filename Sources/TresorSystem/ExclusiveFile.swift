@@ -16,12 +16,44 @@ public final class ExclusiveFile {
     private var fd: Int32
     /// Bytes written so far.
     public private(set) var size = 0
+    /// Where the bytes not yet handed to writeback begin.
+    private var writebackStart = 0
+
+    /// The bytes kept at the start for ``writePrefix(_:)``.
+    private let prefixByteCount: Int
 
     /// Creates the file at `url`; fails if anything (a file, a link) is already there.
-    public init(creating url: URL) throws {
+    /// - Parameters:
+    ///   - url: where.
+    ///   - prefix: bytes kept at the start, written last by ``writePrefix(_:)`` (a header known
+    ///     only once the rest is written); appending starts after them.
+    /// - Throws: ``SecureFileError`` when it cannot be created.
+    public init(creating url: URL, reservingPrefix prefix: Int = 0) throws {
         path = url.path
+        prefixByteCount = prefix
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
+        if prefix > 0 {
+            guard lseek(fd, off_t(prefix), SEEK_SET) == off_t(prefix) else {
+                let code = errno
+                abandon()
+                throw SecureFileError.systemCall("seek", path: path, errno: code)
+            }
+            size = prefix
+            writebackStart = prefix
+        }
+    }
+
+    /// Fills the prefix kept at creation. On failure the file is abandoned.
+    /// - Parameter bytes: exactly as many bytes as were kept.
+    /// - Throws: ``SecureFileError`` when it cannot be written.
+    public func writePrefix(_ bytes: Data) throws {
+        precondition(bytes.count == prefixByteCount, "ExclusiveFile.writePrefix: \(bytes.count) bytes for a \(prefixByteCount)-byte prefix")
+        guard fd >= 0 else { throw SecureFileError.systemCall("write", path: path, errno: EBADF) }
+        if let code = bytes.write(toDescriptor: fd, at: 0) {
+            abandon()
+            throw SecureFileError.systemCall("write", path: path, errno: code)
+        }
     }
 
     deinit { abandon() }
@@ -30,7 +62,6 @@ public final class ExclusiveFile {
     /// abandoned: a file with a hole in it is worth nothing.
     public func append(_ bytes: Data) throws {
         guard fd >= 0 else { throw SecureFileError.systemCall("write", path: path, errno: EBADF) }
-        let start = size
         do {
             try SecureFiles.writeAll(bytes, to: fd, path: path)
         } catch {
@@ -38,11 +69,17 @@ public final class ExclusiveFile {
             throw error
         }
         size += bytes.count
-        // Only a hint: durability comes from the fsync of `commit()`.
-        if bytes.count >= 1 << 16, let startWriteback = Self.syncFileRange {
-            _ = startWriteback(fd, Int64(start), Int64(bytes.count), Self.syncFileRangeWrite)
+        // Only a hint: durability comes from the fsync of `commit()`. Handed over in large
+        // ranges: each call submits its pages to the disk from this thread, and on a virtual
+        // disk each submission is costly (BENCHMARKS.md, "Backup and restore").
+        if size - writebackStart >= Self.writebackBatch, let startWriteback = Self.syncFileRange {
+            _ = startWriteback(fd, Int64(writebackStart), Int64(size - writebackStart), Self.syncFileRangeWrite)
+            writebackStart = size
         }
     }
+
+    /// How many bytes are handed to writeback at once.
+    static let writebackBatch = 8 << 20
 
     /// Makes the file durable (fsync) and closes it. If the fsync fails the file is removed.
     public func commit() throws {

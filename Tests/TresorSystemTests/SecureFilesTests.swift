@@ -58,6 +58,15 @@ import TresorSystem
         #expect(!SecureFiles.exists(abandoned), "an abandoned write leaves no partial file")
         #expect(throws: SecureFileError.self) { try partial.commit() }
 
+        // A header known only at the end: kept at the start, appended after, filled last.
+        let headed = root.appendingPathComponent("i")
+        let withPrefix = try ExclusiveFile(creating: headed, reservingPrefix: 5)
+        #expect(withPrefix.size == 5)
+        try withPrefix.append(big)
+        try withPrefix.writePrefix(Data("first".utf8))
+        try withPrefix.commit()
+        #expect(try SecureFiles.read(headed, limit: 1 << 21) == Data("first".utf8) + big)
+
         let dropped = root.appendingPathComponent("h")
         do {
             let writer = try ExclusiveFile(creating: dropped)
