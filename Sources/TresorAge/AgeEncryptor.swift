@@ -28,17 +28,19 @@ public struct AgeEncryptor {
     ///   - output: Receives the file's bytes in order.
     /// - Throws: ``AgeError`` or a crypto error for bad parameters; whatever `output` throws.
     public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor, output: @escaping (Data) throws -> Void) throws {
-        try self.init(start: AgeStart(passphrase: passphrase, workFactor: workFactor), output: output)
+        let key = try AgeFileKey(workFactor: workFactor)
+        try output(try key.header(passphrase: passphrase))
+        self.init(payloadOf: key, output: output)
     }
 
-    /// Starts a file from a start made ahead (``AgeStart``): writes its header and payload nonce.
+    /// Writes only the payload of a file whose header is written apart: the caller puts
+    /// `key.header(passphrase:)` — ``AgeFileKey/headerByteCount`` bytes — before it, so the KDF
+    /// can run while the payload is written.
     /// - Parameters:
-    ///   - start: the file's key, header and nonce; one start makes one file.
-    ///   - output: Receives the file's bytes in order.
-    /// - Throws: Whatever `output` throws.
-    public init(start: AgeStart, output: @escaping (Data) throws -> Void) throws {
-        try output(start.header)
-        let payloadKey = start.payloadKey
+    ///   - key: the file's key; one key makes one file.
+    ///   - output: Receives the payload's bytes in order.
+    public init(payloadOf key: AgeFileKey, output: @escaping (Data) throws -> Void) {
+        let payloadKey = key.payloadKey
         sealer = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-age-seal") { chunk in
             try output(try ChaChaPoly1305.seal(chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
         })
@@ -79,30 +81,49 @@ public struct AgeEncryptor {
     }
 }
 
-/// The start of an age file made ahead of writing it: a new file key sealed to the passphrase
-/// (the scrypt run, most of a small file's cost), the header and the payload nonce. Apart from
-/// ``AgeEncryptor`` so that the KDF can run while the caller does other work — Tresor's backup
-/// checks the passcode meanwhile.
-public struct AgeStart: Sendable {
-    /// The header and the payload nonce, as the file begins.
-    let header: Data
-    let payloadKey: SymmetricKey
+/// An age file's key, made at once, and its header, made apart: the header seals the file key
+/// to the passphrase (the scrypt run, most of a small file's cost) and authenticates itself with
+/// the file key, while the payload needs only the file key — so the payload can be sealed and
+/// written while the KDF runs (Tresor's backup does), and the header put before it once known.
+public struct AgeFileKey: Sendable {
+    let fileKey: SymmetricKey
+    /// The payload nonce, written after the header.
+    let nonce: Data
+    /// scrypt's `log2(N)` for the header.
+    public let workFactor: Int
 
-    /// - Parameters:
-    ///   - passphrase: The passphrase, UTF-8 encoded; it must not be empty.
-    ///   - workFactor: scrypt's `log2(N)`, 1 through ``ScryptStanza/maximumWorkFactor``.
-    /// - Throws: ``AgeError`` or a crypto error for bad parameters.
-    public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor) throws {
-        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
+    /// A new random file key and payload nonce.
+    /// - Parameter workFactor: scrypt's `log2(N)`, 1 through ``ScryptStanza/maximumWorkFactor``.
+    /// - Throws: ``AgeError/workFactorTooHigh(_:maximum:)`` or a crypto error for a bad work factor.
+    public init(workFactor: Int = ScryptStanza.defaultWorkFactor) throws {
         guard (1...ScryptStanza.maximumWorkFactor).contains(workFactor) else {
             throw AgeError.workFactorTooHigh(workFactor, maximum: ScryptStanza.maximumWorkFactor)
         }
-        let fileKey = SymmetricKey(data: SecureRandom.bytes(count: 16))
+        self.workFactor = workFactor
+        fileKey = SymmetricKey(data: SecureRandom.bytes(count: 16))
+        nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
+    }
+
+    var payloadKey: SymmetricKey { PayloadStream.key(fileKey: fileKey, nonce: nonce) }
+
+    /// The file's bytes before the payload: the header with the file key sealed to
+    /// `passphrase` under a new salt, and the payload nonce. Runs scrypt.
+    /// - Parameter passphrase: The passphrase, UTF-8 encoded; it must not be empty.
+    /// - Returns: ``headerByteCount`` bytes.
+    /// - Throws: a crypto error for an empty passphrase.
+    public func header(passphrase: Data) throws -> Data {
+        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
         let stanza = try ScryptStanza.seal(
-            fileKey: fileKey, passphrase: passphrase, workFactor: workFactor,
-            salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
-        let nonce = SecureRandom.bytes(count: PayloadStream.nonceByteCount)
-        payloadKey = PayloadStream.key(fileKey: fileKey, nonce: nonce)
-        header = AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce
+            fileKey: fileKey, passphrase: passphrase, workFactor: workFactor, salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
+        return AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce
+    }
+
+    /// How many bytes ``header(passphrase:)`` returns, known before the KDF runs: a scrypt
+    /// stanza's salt and body have fixed sizes.
+    public var headerByteCount: Int {
+        let stanza = AgeStanza(
+            arguments: [ScryptStanza.type, AgeBase64.encode(Data(count: ScryptStanza.saltByteCount)), String(workFactor)],
+            body: Data(count: ScryptStanza.fileKeyBodyByteCount))
+        return AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey).count + nonce.count
     }
 }

@@ -13,6 +13,8 @@ public enum ScryptStanza {
 
     static let type = "scrypt"
     static let saltByteCount = 16
+    /// The sealed file key: 16 bytes and ChaCha20-Poly1305's tag.
+    static let fileKeyBodyByteCount = 32
     static let saltLabel = Data("age-encryption.org/v1/scrypt".utf8)
 
     /// A stanza holding `fileKey` for `passphrase`.
@@ -35,7 +37,7 @@ public enum ScryptStanza {
         guard workFactor <= maximumWorkFactor else {
             throw AgeError.workFactorTooHigh(workFactor, maximum: maximumWorkFactor)
         }
-        guard stanza.body.count == 32 else { throw AgeError.malformedHeader("a scrypt stanza's body is 32 bytes") }
+        guard stanza.body.count == fileKeyBodyByteCount else { throw AgeError.malformedHeader("a scrypt stanza's body is 32 bytes") }
         guard !passphrase.isEmpty else { throw AgeError.wrongPassphrase }
         let key = try Scrypt.deriveKey(from: passphrase, salt: saltLabel + salt, log2Rounds: workFactor)
         do {

@@ -5,6 +5,7 @@ import TresorKeybag
 import TresorKeychain
 import TresorNotes
 import TresorProtocol
+import TresorSystem
 
 /// What a backup reads: one home's keybag (for its device id and device-items key), its
 /// keychains — the login keychain, which holds the application registry, first — and its notes.
@@ -32,31 +33,49 @@ public struct BackupSource {
 /// transaction; anything that cannot be read is reported and left out, never a reason to stop.
 public enum BackupCreation {
     /// Writes the backup of `source` to `url` (through `url.partial`, fsynced, renamed).
+    ///
+    /// The backup passphrase's scrypt run seals only the header; the payload needs just the
+    /// file key. So the KDF runs on a thread of its own while `presence` is checked and the home
+    /// is read and sealed, and the header is written before the payload at the end.
     /// - Parameters:
     ///   - source: the home.
     ///   - url: the backup file.
-    ///   - start: the age file's start, made ahead for the backup passphrase
-    ///     (``RecordStreamWriter/start(passphrase:workFactor:)``).
-    ///   - workFactor: scrypt's log2(N) in `start`, for the report.
+    ///   - passphrase: the backup passphrase (UTF-8 bytes, not empty).
+    ///   - workFactor: scrypt's log2(N).
+    ///   - presence: the check the home may not be read without (the user's passcode); it runs
+    ///     beside the KDF, before anything is read.
     ///   - progress: told how far the backup got.
     /// - Returns: what was written and what was left out.
-    /// - Throws: ``BackupError`` when the file cannot be written; storage errors of the stores.
+    /// - Throws: ``BackupError`` when the file cannot be written or the parameters are bad; what
+    ///   `presence` throws; storage errors of the stores.
     public static func create(
-        _ source: BackupSource, to url: URL, start: AgeStart, workFactor: Int, progress: BackupProgressTracker
+        _ source: BackupSource, to url: URL, passphrase: Data, workFactor: Int, presence: () throws -> Void,
+        progress: BackupProgressTracker
     ) throws -> BackupReport {
+        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the backup passphrase is empty") }
+        let key: AgeFileKey
+        do {
+            key = try AgeFileKey(workFactor: workFactor)
+        } catch let error as AgeError {
+            throw BackupError.file(error)
+        }
+        let header = Background { try key.header(passphrase: passphrase) }
+        // However this ends, the KDF's memory is not left running past the request.
+        defer { _ = try? header.value() }
+        try presence()
         let size = try source.notes.backupSize()
         let itemCount = try source.keychains.reduce(0) { $0 + (try $1.keychain.itemCount()) }
         progress.start("create", bytesTotal: size.attachmentBytes + (itemCount + size.notes) * 1024)
         defer { progress.finish() }
         var builder = BackupReportBuilder(operation: "create", path: url.path, listsEverything: false)
         var written = 0
-        try BackupFile.write(to: url) { output in
+        try BackupFile.write(to: url, header: (key.headerByteCount, { try header.value() })) { output in
             let counted: (Data) throws -> Void = { bytes in
                 try output(bytes)
                 written += bytes.count
                 progress.update(bytesDone: written)
             }
-            var writer = try RecordStreamWriter(start: start, output: counted)
+            var writer = try RecordStreamWriter(payloadOf: key, output: counted)
             try writer.write(.manifest(BackupManifest(
                 format: "tresor-backup", version: Int(BackupFormat.version), created: Date(), deviceID: source.keybag.backupDeviceID,
                 importTagKeyID: try? source.notes.importTagKeyID, keychains: source.keychains.map(\.name))))
@@ -70,7 +89,7 @@ public enum BackupCreation {
             try session.writer.finish()
             builder = session.builder
         }
-        builder.report.bytes = written
+        builder.report.bytes = written + key.headerByteCount
         builder.report.workFactor = workFactor
         builder.report.created = Date()
         builder.report.sameHome = true

@@ -7,16 +7,24 @@ import Glibc
 /// The backup file on disk: written as `FILE.partial` and renamed over `FILE` once complete and
 /// durable, so an existing `FILE` is replaced whole or not at all; read piece by piece.
 enum BackupFile {
-    /// Writes a new backup at `url` through `body`, which receives the output function.
-    /// - Throws: ``BackupError/io(_:)`` when the file cannot be written; what `body` throws
-    ///   (the partial file is removed then).
-    static func write<T>(to url: URL, _ body: (@escaping (Data) throws -> Void) throws -> T) throws -> T {
+    /// Writes a new backup at `url`: `body` writes everything after the header through the
+    /// output function it receives, then the header — whose size is known up front, its bytes
+    /// only after a KDF — is written before it.
+    /// - Parameters:
+    ///   - url: the backup file.
+    ///   - header: the header's byte count, and what makes its bytes (called once `body` returned).
+    ///   - body: writes the rest of the file.
+    /// - Throws: ``BackupError/io(_:)`` when the file cannot be written; what `body` or
+    ///   `header.bytes` throws (the partial file is removed then).
+    static func write<T>(
+        to url: URL, header: (byteCount: Int, bytes: () throws -> Data), _ body: (@escaping (Data) throws -> Void) throws -> T
+    ) throws -> T {
         let partial = URL(fileURLWithPath: url.path + ".partial")
         // What an interrupted backup left; `unlink` removes a link itself, never what it names.
         unlink(partial.path)
         let file: ExclusiveFile
         do {
-            file = try ExclusiveFile(creating: partial)
+            file = try ExclusiveFile(creating: partial, reservingPrefix: header.byteCount)
         } catch {
             throw BackupError.io("cannot create \(partial.path): \(Self.reason(error))")
         }
@@ -29,6 +37,11 @@ enum BackupFile {
                     throw BackupError.io("cannot write \(partial.path): \(Self.reason(error))")
                 }
             }
+            let headerBytes = try header.bytes()
+            guard headerBytes.count == header.byteCount else {
+                throw BackupError.io("the backup's header is \(headerBytes.count) bytes, not \(header.byteCount)")
+            }
+            try file.writePrefix(headerBytes)
             try file.commit()
         } catch let error as SecureFileError {
             file.abandon()

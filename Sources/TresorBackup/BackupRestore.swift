@@ -55,23 +55,30 @@ public enum BackupRestore {
     ///   - target: the home.
     ///   - onConflict: what to do with things the home holds in another version.
     ///   - dryRun: stage and report, but change nothing.
+    ///   - presence: the check the home may not be changed without (the user's passcode); it
+    ///     runs on a thread of its own beside the backup passphrase's KDF, and nothing is staged
+    ///     unless it passes.
     ///   - progress: told how far the restore got.
     /// - Returns: every item, application, account, note and attachment of the backup, and
     ///   what became of it.
     /// - Throws: ``BackupError`` for a file that cannot be restored (the home is then unchanged);
-    ///   ``StagedStatementError/expectationFailed(_:)`` when the home changed during the staging.
+    ///   what `presence` throws; ``StagedStatementError/expectationFailed(_:)`` when the home
+    ///   changed during the staging.
     public static func restore(
-        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, dryRun: Bool, progress: BackupProgressTracker
+        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, dryRun: Bool,
+        presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
     ) throws -> BackupReport {
         try BackupFile.read(url) { size, input in
             progress.start("restore", bytesTotal: size)
             defer { progress.finish() }
             var read = 0
-            var reader = try RecordStreamReader(passphrase: passphrase) { count in
-                let bytes = try input(count)
-                read += bytes.count
-                progress.update(bytesDone: read)
-                return bytes
+            var reader = try alongside(presence) {
+                try RecordStreamReader(passphrase: passphrase) { count in
+                    let bytes = try input(count)
+                    read += bytes.count
+                    progress.update(bytesDone: read)
+                    return bytes
+                }
             }
             let staging = try RestoreStaging(home: target.home)
             var session = RestoreSession(

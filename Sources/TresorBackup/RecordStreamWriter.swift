@@ -18,24 +18,23 @@ public struct RecordStreamWriter {
     ///   - output: receives the file's bytes in order.
     /// - Throws: ``BackupError/file(_:)`` for bad parameters; what `output` throws.
     public init(passphrase: Data, workFactor: Int, output: @escaping (Data) throws -> Void) throws {
-        try self.init(start: try Self.start(passphrase: passphrase, workFactor: workFactor), output: output)
-    }
-
-    /// Starts the stream in an age file whose start was made ahead (``start(passphrase:workFactor:)``).
-    /// - Throws: what `output` throws.
-    public init(start: AgeStart, output: @escaping (Data) throws -> Void) throws {
-        encryptor = try AgeEncryptor(start: start, output: output)
-        try encryptor.write(BackupFormat.magic + [BackupFormat.version])
-    }
-
-    /// An age file's start for `passphrase`: the scrypt run, which may go ahead of the writing.
-    /// - Throws: ``BackupError/file(_:)`` for bad parameters.
-    public static func start(passphrase: Data, workFactor: Int) throws -> AgeStart {
         do {
-            return try AgeStart(passphrase: passphrase, workFactor: workFactor)
+            encryptor = try AgeEncryptor(passphrase: passphrase, workFactor: workFactor, output: output)
         } catch let error as AgeError {
             throw BackupError.file(error)
         }
+        try encryptor.write(BackupFormat.magic + [BackupFormat.version])
+    }
+
+    /// Starts the stream in the payload of an age file whose header is written apart
+    /// (``TresorAge/AgeFileKey/header(passphrase:)``, before the payload's first byte).
+    /// - Parameters:
+    ///   - key: the file's key.
+    ///   - output: receives the payload's bytes in order.
+    /// - Throws: what `output` throws.
+    public init(payloadOf key: AgeFileKey, output: @escaping (Data) throws -> Void) throws {
+        encryptor = AgeEncryptor(payloadOf: key, output: output)
+        try encryptor.write(BackupFormat.magic + [BackupFormat.version])
     }
 
     /// Writes one record.

@@ -305,6 +305,15 @@ import TresorProtocol
         #expect(try Data(contentsOf: file) == old)
         #expect(try home.harness.status().failedAttempts == 1)
         _ = try home.backup(to: file)
+        // A restore checks the passcode beside the passphrase's KDF: a wrong one is refused with
+        // the right passphrase, counted, and nothing is staged.
+        let notesBefore = try home.notes().count
+        let wrongRestore = try home.harness.tresor(
+            ["backup", "restore", file.path, "--passcode-stdin"], input: "\(wrongPasscode)\n\(home.backupPassphrase)\n")
+        #expect(!wrongRestore.succeeded && wrongRestore.stderr.contains("wrong passcode"), "\(wrongRestore.stderr)")
+        #expect(try home.harness.status().failedAttempts == 1, "counted anew since the backup's right passcode")
+        #expect(try home.notes().count == notesBefore)
+        #expect(!FileManager.default.fileExists(atPath: home.harness.paths.home.appendingPathComponent("restore-staging").path))
         #expect(try Data(contentsOf: file) != old)
         #expect(!FileManager.default.fileExists(atPath: file.path + ".partial"))
         try expectSucceeded(home.harness.tresor(["backup", "verify", file.path, "--passphrase-stdin"], input: home.backupPassphrase + "\n"))

@@ -29,17 +29,26 @@ import TresorAge
         #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == plaintext)
     }
 
-    /// The file key, header and nonce made ahead (the scrypt run, while the caller does other
-    /// work) start a file that opens like any other; a wrong passphrase does not open it.
-    @Test func aStartMadeAheadBeginsAFileThatOpens() throws {
-        let start = try AgeStart(passphrase: Self.passphrase, workFactor: 4)
-        var file = Data()
-        var encryptor = try AgeEncryptor(start: start) { file += $0 }
-        try encryptor.write(Data("made ahead".utf8))
+    /// A payload written before its header (the scrypt run, while the payload is sealed) opens
+    /// like any other file once the header is put before it; the header's length is known
+    /// before the KDF runs; a wrong passphrase does not open it.
+    @Test(arguments: [1, 4, 9, 10])
+    func aPayloadWrittenBeforeItsHeaderOpens(workFactor: Int) throws {
+        let key = try AgeFileKey(workFactor: workFactor)
+        var payload = Data()
+        var encryptor = AgeEncryptor(payloadOf: key) { payload += $0 }
+        try encryptor.write(Data(repeating: 7, count: 70_000))
         try encryptor.finish()
-        #expect(try AgeFile.decrypt(file, passphrase: Self.passphrase) == Data("made ahead".utf8))
-        #expect(throws: AgeError.self) { try AgeFile.decrypt(file, passphrase: Data("wrong".utf8)) }
-        #expect(throws: (any Error).self) { try AgeStart(passphrase: Data(), workFactor: 4) }
+        let header = try key.header(passphrase: Self.passphrase)
+        #expect(header.count == key.headerByteCount)
+        #expect(try AgeFile.decrypt(header + payload, passphrase: Self.passphrase) == Data(repeating: 7, count: 70_000))
+        #expect(throws: AgeError.self) { try AgeFile.decrypt(header + payload, passphrase: Data("wrong".utf8)) }
+        #expect(throws: (any Error).self) { try key.header(passphrase: Data()) }
+    }
+
+    @Test func workFactorsOutsideScryptsRangeAreRefused() {
+        #expect(throws: AgeError.self) { try AgeFileKey(workFactor: 0) }
+        #expect(throws: AgeError.self) { try AgeFileKey(workFactor: ScryptStanza.maximumWorkFactor + 1) }
     }
 
     @Test func chunksComeBackAtMost64KiBAtATime() throws {

@@ -45,12 +45,9 @@ struct BackupRoutes {
             }
             let report = try await exclusively(context, "create") {
                 let keybag = try unlockedKeybag()
-                // The passcode's PBKDF2 and the backup passphrase's scrypt run at once: neither
-                // reads the home or writes anything, and together they were a third of a backup's time.
-                let start = try alongside({ try caller.confirmPresence(with: keybag) }) {
-                    try RecordStreamWriter.start(passphrase: passphrase, workFactor: workFactor)
-                }
-                return try BackupCreation.create(source(keybag), to: url, start: start, workFactor: workFactor, progress: progress)
+                return try BackupCreation.create(
+                    source(keybag), to: url, passphrase: passphrase, workFactor: workFactor,
+                    presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
             }
             context.logger.notice("backup created", metadata: Self.counts(report))
             return report
@@ -72,10 +69,9 @@ struct BackupRoutes {
             let dryRun = body.dryRun ?? false
             let report = try await exclusively(context, dryRun ? "dry run" : "restore") {
                 let keybag = try unlockedKeybag()
-                try caller.confirmPresence(with: keybag)
                 return try BackupRestore.restore(
                     from: url, passphrase: passphrase, into: target(keybag), onConflict: body.onConflict ?? .skip, dryRun: dryRun,
-                    progress: progress)
+                    presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
             }
             context.logger.notice(dryRun ? "backup restore rehearsed" : "backup restored", metadata: Self.counts(report))
             return report
