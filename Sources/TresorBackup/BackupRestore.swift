@@ -163,6 +163,7 @@ private struct RestoreSession {
     private(set) var manifest: BackupManifest?
     private(set) var sameHome = false
     private var keychains: [String: KeychainRestore?] = [:]
+    private var databasePaths: [String: String] = [:]
     private var notes: NotesRestore?
     /// Each backup account's current passphrase (a backup id).
     private var currentPassphrases: [String: Int64] = [:]
@@ -191,7 +192,7 @@ private struct RestoreSession {
             self.manifest = manifest
             sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
         case .application(let application):
-            let outcome = try decide(.application, application.applicationID, database: target.databasePath(BackupRestore.login)) {
+            let outcome = try decide(.application, application.applicationID, database: databasePath(BackupRestore.login)) {
                 try target.applications.stageRestore(application, onConflict: onConflict)
             }
             add(.application, application.applicationID, description: application.applicationID, outcome)
@@ -284,7 +285,7 @@ private struct RestoreSession {
         guard let restore = try keychainRestore(name) else {
             return add(.item, item.id, keychain: name, description: description, (.skipped, .keychainMissing, nil))
         }
-        let outcome = try decide(.item, item.id, database: target.databasePath(name)) { try restore.stage(item) }
+        let outcome = try decide(.item, item.id, database: databasePath(name)) { try restore.stage(item) }
         add(.item, item.id, keychain: name, description: description, outcome)
     }
 
@@ -335,6 +336,15 @@ private struct RestoreSession {
     ) {
         builder.add(BackupReportEntry(
             kind: kind, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
+    }
+
+    /// A keychain's database, relative to the home: asked of the target once per keychain (it
+    /// builds URLs, which touch the file system).
+    private mutating func databasePath(_ keychain: String) -> String {
+        if let known = databasePaths[keychain] { return known }
+        let path = target.databasePath(keychain)
+        databasePaths[keychain] = path
+        return path
     }
 
     private mutating func keychainRestore(_ name: String) throws -> KeychainRestore? {
