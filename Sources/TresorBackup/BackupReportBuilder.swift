@@ -17,6 +17,12 @@ struct BackupReportBuilder {
         if listsEverything || entry.outcome != .backedUp { report.entries.append(entry) }
     }
 
+    /// Adds entries handled apart (the items' thread), listed where they began.
+    mutating func insert(_ entries: [BackupReportEntry], at index: Int) {
+        for entry in entries { report.counts[entry.kind.rawValue, default: [:]][entry.outcome.rawValue, default: 0] += 1 }
+        report.entries.insert(contentsOf: entries.filter { listsEverything || $0.outcome != .backedUp }, at: index)
+    }
+
     /// Counts one more `kind` as `outcome`, without an entry (passphrases, folders).
     mutating func count(_ kind: BackupEntryKind, _ outcome: BackupOutcome) {
         report.counts[kind.rawValue, default: [:]][outcome.rawValue, default: 0] += 1

@@ -162,8 +162,10 @@ private struct RestoreSession {
     var builder: BackupReportBuilder
     private(set) var manifest: BackupManifest?
     private(set) var sameHome = false
-    private var keychains: [String: KeychainRestore?] = [:]
-    private var databasePaths: [String: String] = [:]
+    /// The items, staged on a thread of their own; made at the first item.
+    private var items: RestoreItems?
+    /// Where the items' report entries go: where the first item came.
+    private var itemEntriesIndex = 0
     private var notes: NotesRestore?
     /// Each backup account's current passphrase (a backup id).
     private var currentPassphrases: [String: Int64] = [:]
@@ -188,32 +190,36 @@ private struct RestoreSession {
             try flushFinishedAttachment()
         }
         switch record {
+        case .item, .deviceBoundItem: break
+        default: try items?.flush()
+        }
+        switch record {
         case .manifest(let manifest):
             self.manifest = manifest
             sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
         case .application(let application):
-            let outcome = try decide(.application, application.applicationID, database: databasePath(BackupRestore.login)) {
+            let outcome = try staging.stageDecision(for: target.databasePath(BackupRestore.login)) {
                 try target.applications.stageRestore(application, onConflict: onConflict)
             }
             add(.application, application.applicationID, description: application.applicationID, outcome)
         case .item(let record):
-            try stage(record.item, keychain: record.keychain)
+            try itemStager().add(.item(record.item, keychain: record.keychain))
         case .deviceBoundItem(let record):
-            try stage(record)
+            try itemStager().add(.deviceBound(record))
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
-            let outcome = try decide(.account, account.id, database: "notes.db") { try notesRestore().stage(account) }
+            let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account) }
             add(.account, account.id, description: account.loginName ?? account.name, outcome)
         case .passphrase(let passphrase):
-            let outcome = try decide(.passphrase, "\(passphrase.id)", database: "notes.db") {
+            let outcome = try staging.stageDecision(for: "notes.db") {
                 try notesRestore().stage(passphrase, isCurrent: currentPassphrases[passphrase.account] == passphrase.id)
             }
             builder.count(.passphrase, outcome.0)
         case .folder(let folder):
-            let outcome = try decide(.folder, folder.id, database: "notes.db") { try notesRestore().stage(folder) }
+            let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(folder) }
             builder.count(.folder, outcome.0)
         case .note(let note):
-            let outcome = try decide(.note, note.id, database: "notes.db") {
+            let outcome = try staging.stageDecision(for: "notes.db") {
                 let (outcome, statements, removed) = try notesRestore().stage(note)
                 staging.removeAfterCommit(removed)
                 return (outcome, statements)
@@ -262,14 +268,28 @@ private struct RestoreSession {
         }
     }
 
-    /// After the trailer: the attachment held back is staged.
+    /// After the trailer: the attachment held back is staged, the items' thread has staged
+    /// every item, and their report entries take their place.
     mutating func finish() throws {
         try flushFinishedAttachment()
+        if let items {
+            builder.insert(try items.finish(), at: itemEntriesIndex)
+            self.items = nil
+        }
     }
 
-    /// Drops the attachment being staged, if any (a failed restore).
+    /// Drops the attachment being staged, if any, and stops the items' thread (a failed restore).
     mutating func abandon() {
         notes?.abandonAttachment()
+        items?.stop()
+    }
+
+    private mutating func itemStager() -> RestoreItems {
+        if let items { return items }
+        let made = RestoreItems(target: target, staging: staging, onConflict: onConflict, sameHome: sameHome)
+        items = made
+        itemEntriesIndex = builder.report.entries.count
+        return made
     }
 
     private mutating func flushFinishedAttachment() throws {
@@ -280,36 +300,33 @@ private struct RestoreSession {
         add(.attachment, finished.record.id, description: finished.record.name, (.restored, nil, nil))
     }
 
-    private mutating func stage(_ item: BackedUpItem, keychain name: String) throws {
-        let description = ItemDescription.of(item)
-        guard let restore = try keychainRestore(name) else {
-            return add(.item, item.id, keychain: name, description: description, (.skipped, .keychainMissing, nil))
-        }
-        let outcome = try decide(.item, item.id, database: databasePath(name)) { try restore.stage(item) }
-        add(.item, item.id, keychain: name, description: description, outcome)
+    private mutating func add(
+        _ kind: BackupEntryKind, _ id: String, keychain: String? = nil, description: String,
+        _ outcome: (BackupOutcome, BackupReason?, String?)
+    ) {
+        builder.add(BackupReportEntry(
+            kind: kind, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
     }
 
-    private mutating func stage(_ record: DeviceBoundItemRecord) throws {
-        let description = "\(record.itemClass.rawValue) item \(record.id) (\(record.protectionClass.rawValue))"
-        guard sameHome else {
-            return add(.item, record.id, keychain: record.keychain, description: description, (.skipped, .deviceBoundToAnotherHome, nil))
-        }
-        let associatedData = DeviceBoundItemRecord.associatedData(
-            keychain: record.keychain, itemClass: record.itemClass, id: record.id, protectionClass: record.protectionClass)
-        guard let json = try? Envelope.open(record.sealed, using: target.keybag.backupDeviceItemsKey, authenticating: associatedData),
-              let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
-              item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
-        else {
-            return add(.item, record.id, keychain: record.keychain, description: description,
-                       (.skipped, .invalid, "the device-bound item does not open with this home's device key"))
-        }
-        try stage(item, keychain: record.keychain)
+    private mutating func notesRestore() throws -> NotesRestore {
+        if let notes { return notes }
+        let made = try NotesRestore(
+            store: target.notes, onConflict: onConflict, stagingFolder: staging.attachments, importTagKeyID: manifest?.importTagKeyID)
+        notes = made
+        return made
     }
+}
 
-    /// Runs a stager, stages its statements for `database`, and turns what a store refuses into
-    /// an outcome: an invalid record or a locked class skips it, the restore goes on.
-    private func decide(
-        _ kind: BackupEntryKind, _ id: String, database: String, _ body: () throws -> (BackupOutcome, [StagedStatement])
+extension RestoreStaging {
+    /// Runs a store's stager, stages its statements for `database`, and turns what a store
+    /// refuses into an outcome: an invalid record or a locked class skips it, the restore goes on.
+    /// - Parameters:
+    ///   - database: the database the statements are for, relative to the home.
+    ///   - body: the store's decision and statements.
+    /// - Returns: the outcome, why it was skipped, and the store's words for it.
+    /// - Throws: the store's other errors; the journal's.
+    func stageDecision(
+        for database: String, _ body: () throws -> (BackupOutcome, [StagedStatement])
     ) throws -> (BackupOutcome, BackupReason?, String?) {
         let outcome: BackupOutcome, statements: [StagedStatement]
         do {
@@ -326,39 +343,7 @@ private struct RestoreSession {
             default: throw error
             }
         }
-        try staging.stage(statements, for: database)
+        try stage(statements, for: database)
         return (outcome, outcome == .skipped ? .dependsOnSkipped : nil, nil)
-    }
-
-    private mutating func add(
-        _ kind: BackupEntryKind, _ id: String, keychain: String? = nil, description: String,
-        _ outcome: (BackupOutcome, BackupReason?, String?)
-    ) {
-        builder.add(BackupReportEntry(
-            kind: kind, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
-    }
-
-    /// A keychain's database, relative to the home: asked of the target once per keychain (it
-    /// builds URLs, which touch the file system).
-    private mutating func databasePath(_ keychain: String) -> String {
-        if let known = databasePaths[keychain] { return known }
-        let path = target.databasePath(keychain)
-        databasePaths[keychain] = path
-        return path
-    }
-
-    private mutating func keychainRestore(_ name: String) throws -> KeychainRestore? {
-        if let known = keychains[name] { return known }
-        let restore = try target.keychain(name).map { KeychainRestore(keychain: $0, onConflict: onConflict) }
-        keychains[name] = restore
-        return restore
-    }
-
-    private mutating func notesRestore() throws -> NotesRestore {
-        if let notes { return notes }
-        let made = try NotesRestore(
-            store: target.notes, onConflict: onConflict, stagingFolder: staging.attachments, importTagKeyID: manifest?.importTagKeyID)
-        notes = made
-        return made
     }
 }

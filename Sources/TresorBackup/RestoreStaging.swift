@@ -24,6 +24,9 @@ public final class RestoreStaging {
     let home: URL
     /// Where staged attachment files are written.
     public let attachments: URL
+    /// Held around `journals` and `plan`: items are staged on a thread of their own
+    /// (``RestoreItems``) while the notes are staged on the restore's.
+    private let lock = ThreadCondition()
     private var journals: [String: (number: Int, writer: StatementJournal.Writer)] = [:]
     private var plan = CommitPlan()
     /// Set once the commit marker is written: from then on the restore is completed, never discarded.
@@ -61,6 +64,8 @@ public final class RestoreStaging {
     /// - Throws: ``TresorSystem/SecureFileError`` when the journal cannot be written.
     public func stage(_ statements: [StagedStatement], for database: String) throws {
         guard !statements.isEmpty else { return }
+        lock.lock()
+        defer { lock.unlock() }
         if journals[database] == nil {
             let number = journals.count + 1
             let writer = try StatementJournal.Writer(creating: folder.appendingPathComponent("journal-\(number)"))
@@ -72,11 +77,19 @@ public final class RestoreStaging {
 
     /// Records a staged attachment file, to move into the home at the commit.
     /// - Parameter name: the file's name in ``attachments``.
-    public func stageFile(_ name: String) { plan.files.append(name) }
+    public func stageFile(_ name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        plan.files.append(name)
+    }
 
     /// Records attachment files of replaced notes, to remove once committed.
     /// - Parameter names: their names in the home's `attachments/`.
-    public func removeAfterCommit(_ names: [String]) { plan.removedFiles += names }
+    public func removeAfterCommit(_ names: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        plan.removedFiles += names
+    }
 
     /// Makes everything durable, checks every journal's expectations against its database, writes
     /// the commit marker and completes the restore.

@@ -1,0 +1,149 @@
+import Foundation
+import TresorCrypto
+import TresorKeychain
+import TresorProtocol
+import TresorSystem
+
+/// A restore's keychain items, staged on a thread of their own in the order they came, while the
+/// restore goes on with the records after them (docs/ARCHITECTURE.md, TresorBackup). Each item is
+/// decided and sealed anew under the home's keys — the bulk of a restore's per-item work — and
+/// only the keychains' journals take its statements, so the notes staged meanwhile on the
+/// restore's thread never wait on it.
+///
+/// Items are handed over in batches (one thread hand-over per batch, not per item) of at most
+/// ``batchItems`` items or ``batchBytes`` of secrets, a few batches ahead: memory stays bounded.
+final class RestoreItems {
+    /// One item record of the backup.
+    enum Job {
+        case item(BackedUpItem, keychain: String)
+        case deviceBound(DeviceBoundItemRecord)
+    }
+
+    static let batchItems = 64
+    static let batchBytes = 1 << 20
+
+    private let stager: Stager
+    private let worker: OrderedWorker<[Job]>.Owner
+    private var batch: [Job] = []
+    private var batchSecretBytes = 0
+
+    /// Starts the thread.
+    /// - Parameters:
+    ///   - target: the home restored into.
+    ///   - staging: its staging area (its journals take the statements).
+    ///   - onConflict: what to do with an item whose primary key another item holds.
+    ///   - sameHome: whether the backup is of this home (device-bound items are restored only then).
+    init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, sameHome: Bool) {
+        let stager = Stager(target: target, staging: staging, onConflict: onConflict, sameHome: sameHome)
+        self.stager = stager
+        worker = OrderedWorker<[Job]>.Owner(OrderedWorker(name: "tresor-items", depth: 4) { jobs in
+            for job in jobs { try stager.stage(job) }
+        })
+    }
+
+    /// Queues an item; a full batch goes to the thread.
+    /// - Throws: what staging an earlier item threw.
+    func add(_ job: Job) throws {
+        batch.append(job)
+        if case .item(let item, _) = job { batchSecretBytes += item.secret.count }
+        if case .deviceBound(let record) = job { batchSecretBytes += record.sealed.count }
+        if batch.count >= Self.batchItems || batchSecretBytes >= Self.batchBytes { try flush() }
+    }
+
+    /// Hands the items queued so far to the thread (before a record of another kind).
+    /// - Throws: what staging an earlier item threw.
+    func flush() throws {
+        guard !batch.isEmpty else { return }
+        try worker.worker.submit(batch)
+        batch = []
+        batchSecretBytes = 0
+    }
+
+    /// Stages what is queued and waits for the thread.
+    /// - Returns: each item's report entry, in the order the items came.
+    /// - Throws: what staging an item threw.
+    func finish() throws -> [BackupReportEntry] {
+        try flush()
+        try worker.worker.finish()
+        return stager.entries
+    }
+
+    /// Stops the thread after its current item, dropping what waits, and waits for it (a
+    /// failed restore: its staging area is removed next).
+    func stop() {
+        worker.worker.stop()
+    }
+
+    /// The work of the thread; its state is touched by that thread only until ``finish()``
+    /// returned (which waits for the thread).
+    private final class Stager: @unchecked Sendable {
+        let target: RestoreTarget
+        let staging: RestoreStaging
+        let onConflict: ConflictPolicy
+        let sameHome: Bool
+        private var keychains: [String: KeychainRestore?] = [:]
+        private var databasePaths: [String: String] = [:]
+        private(set) var entries: [BackupReportEntry] = []
+
+        init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, sameHome: Bool) {
+            self.target = target
+            self.staging = staging
+            self.onConflict = onConflict
+            self.sameHome = sameHome
+        }
+
+        func stage(_ job: Job) throws {
+            switch job {
+            case .item(let item, let keychain): try stage(item, keychain: keychain)
+            case .deviceBound(let record): try stage(record)
+            }
+        }
+
+        private func stage(_ item: BackedUpItem, keychain name: String) throws {
+            let description = ItemDescription.of(item)
+            guard let restore = try keychainRestore(name) else {
+                return add(item.id, keychain: name, description: description, (.skipped, .keychainMissing, nil))
+            }
+            let outcome = try staging.stageDecision(for: databasePath(name)) { try restore.stage(item) }
+            add(item.id, keychain: name, description: description, outcome)
+        }
+
+        private func stage(_ record: DeviceBoundItemRecord) throws {
+            let description = "\(record.itemClass.rawValue) item \(record.id) (\(record.protectionClass.rawValue))"
+            guard sameHome else {
+                return add(record.id, keychain: record.keychain, description: description, (.skipped, .deviceBoundToAnotherHome, nil))
+            }
+            let associatedData = DeviceBoundItemRecord.associatedData(
+                keychain: record.keychain, itemClass: record.itemClass, id: record.id, protectionClass: record.protectionClass)
+            guard let json = try? Envelope.open(record.sealed, using: target.keybag.backupDeviceItemsKey, authenticating: associatedData),
+                  let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
+                  item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
+            else {
+                return add(record.id, keychain: record.keychain, description: description,
+                           (.skipped, .invalid, "the device-bound item does not open with this home's device key"))
+            }
+            try stage(item, keychain: record.keychain)
+        }
+
+        private func add(_ id: String, keychain: String, description: String, _ outcome: (BackupOutcome, BackupReason?, String?)) {
+            entries.append(BackupReportEntry(
+                kind: .item, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
+        }
+
+        /// A keychain's database, relative to the home: asked of the target once per keychain
+        /// (it builds URLs, which touch the file system).
+        private func databasePath(_ keychain: String) -> String {
+            if let known = databasePaths[keychain] { return known }
+            let path = target.databasePath(keychain)
+            databasePaths[keychain] = path
+            return path
+        }
+
+        private func keychainRestore(_ name: String) throws -> KeychainRestore? {
+            if let known = keychains[name] { return known }
+            let restore = try target.keychain(name).map { KeychainRestore(keychain: $0, onConflict: onConflict) }
+            keychains[name] = restore
+            return restore
+        }
+    }
+}
