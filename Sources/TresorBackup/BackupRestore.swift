@@ -87,7 +87,7 @@ public enum BackupRestore {
             do {
                 while let record = try reader.next() {
                     try session.stage(record)
-                    progress.update(itemsDone: session.builder.handled)
+                    progress.update(itemsDone: session.handled)
                 }
                 try session.finish()
                 if dryRun {
@@ -267,6 +267,9 @@ private struct RestoreSession {
             break
         }
     }
+
+    /// Items, notes and attachments handled so far, the items' thread's included.
+    var handled: Int { builder.handled + (items?.staged ?? 0) }
 
     /// After the trailer: the attachment held back is staged, the items' thread has staged
     /// every item, and their report entries take their place.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TresorCrypto
 import TresorKeychain
 import TresorProtocol
@@ -68,6 +69,9 @@ final class RestoreItems {
         return stager.entries
     }
 
+    /// How many items the thread has staged so far (for the progress line).
+    var staged: Int { stager.staged.load(ordering: .relaxed) }
+
     /// Stops the thread after its current item, dropping what waits, and waits for it (a
     /// failed restore: its staging area is removed next).
     func stop() {
@@ -84,6 +88,7 @@ final class RestoreItems {
         private var keychains: [String: KeychainRestore?] = [:]
         private var databasePaths: [String: String] = [:]
         private(set) var entries: [BackupReportEntry] = []
+        let staged = Atomic<Int>(0)
 
         init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, sameHome: Bool) {
             self.target = target
@@ -126,6 +131,7 @@ final class RestoreItems {
         }
 
         private func add(_ id: String, keychain: String, description: String, _ outcome: (BackupOutcome, BackupReason?, String?)) {
+            staged.add(1, ordering: .relaxed)
             entries.append(BackupReportEntry(
                 kind: .item, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
         }
