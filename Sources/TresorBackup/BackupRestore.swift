@@ -208,18 +208,18 @@ private struct RestoreSession {
             try itemStager().add(.deviceBound(record))
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
-            let outcome = try staging.stageDecision(for: RestoreStaging.notesDatabase) { try notesRestore().stage(account) }
+            let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account) }
             add(.account, account.id, description: account.loginName ?? account.name, outcome)
         case .passphrase(let passphrase):
-            let outcome = try staging.stageDecision(for: RestoreStaging.notesDatabase) {
+            let outcome = try staging.stageDecision(for: "notes.db") {
                 try notesRestore().stage(passphrase, isCurrent: currentPassphrases[passphrase.account] == passphrase.id)
             }
             builder.count(.passphrase, outcome.0)
         case .folder(let folder):
-            let outcome = try staging.stageDecision(for: RestoreStaging.notesDatabase) { try notesRestore().stage(folder) }
+            let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(folder) }
             builder.count(.folder, outcome.0)
         case .note(let note):
-            let outcome = try staging.stageDecision(for: RestoreStaging.notesDatabase) {
+            let outcome = try staging.stageDecision(for: "notes.db") {
                 let (outcome, statements, removed) = try notesRestore().stage(note)
                 staging.removeAfterCommit(removed)
                 return (outcome, statements)
@@ -298,7 +298,7 @@ private struct RestoreSession {
     private mutating func flushFinishedAttachment() throws {
         guard let finished = finishedAttachment else { return }
         finishedAttachment = nil
-        try staging.stage(finished.statements, for: RestoreStaging.notesDatabase)
+        try staging.stage(finished.statements, for: "notes.db")
         staging.stageFile(finished.file)
         add(.attachment, finished.record.id, description: finished.record.name, (.restored, nil, nil))
     }

@@ -99,14 +99,9 @@ public final class RestoreStaging {
         for (_, journal) in journals { try journal.writer.commit() }
         SecureFiles.syncDirectory(attachments)
         SecureFiles.syncDirectory(folder)
-        let (folder, home) = (self.folder, self.home)
-        let check: @Sendable (String, String) throws -> Void = { journal, database in
+        for (journal, database) in plan.journals {
             let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
             try StatementJournal.check(folder.appendingPathComponent(journal), against: queue)
-        }
-        let journals = plan.journals.sorted { $0.key < $1.key }.map { (journal: $0.key, database: $0.value) }
-        try Self.eachAlongside(Array(journals.dropFirst()), check) {
-            if let first = journals.first { try check(first.journal, first.database) }
         }
         try SecureFiles.writeAtomically(try JSONEncoder().encode(plan), to: folder.appendingPathComponent(Self.commitName))
         committed = true
@@ -154,49 +149,23 @@ public final class RestoreStaging {
         let staged = folder.appendingPathComponent("attachments")
         let destination = home.appendingPathComponent("attachments")
         try SecureFiles.createDirectory(destination)
-        let apply: @Sendable (String, String) throws -> Void = { journal, database in
+        for name in plan.files {
+            let from = staged.appendingPathComponent(name).path
+            // Moved already by an interrupted completion: the file is where it goes.
+            if access(from, F_OK) != 0 { continue }
+            guard rename(from, destination.appendingPathComponent(name).path) == 0 else {
+                throw BackupError.io("cannot move a restored attachment into the home: \(String(cString: strerror(errno)))")
+            }
+        }
+        SecureFiles.syncDirectory(destination)
+        // The notes database last: until it commits, a moved file is named by no row, and a
+        // crash then is completed by the next start before the notes store removes such files.
+        for (journal, database) in plan.journals.sorted(by: { ($0.value == "notes.db" ? 1 : 0, $0.key) < ($1.value == "notes.db" ? 1 : 0, $1.key) }) {
             let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
             try StatementJournal.apply(folder.appendingPathComponent(journal), to: queue)
         }
-        let journals = plan.journals.sorted { $0.key < $1.key }.map { (journal: $0.key, database: $0.value) }
-        // The keychains' journals name no file: they run on threads of their own meanwhile.
-        try eachAlongside(journals.filter { $0.database != notesDatabase }, apply) {
-            for name in plan.files {
-                let from = staged.appendingPathComponent(name).path
-                // Moved already by an interrupted completion: the file is where it goes.
-                if access(from, F_OK) != 0 { continue }
-                guard rename(from, destination.appendingPathComponent(name).path) == 0 else {
-                    throw BackupError.io("cannot move a restored attachment into the home: \(String(cString: strerror(errno)))")
-                }
-            }
-            SecureFiles.syncDirectory(destination)
-            // The notes database after the files: until it commits, a moved file is named by no
-            // row, and a crash then is completed by the next start before the notes store
-            // removes such files.
-            for notes in journals where notes.database == notesDatabase { try apply(notes.journal, notes.database) }
-        }
         for name in plan.removedFiles { SecureFiles.overwriteAndRemove(destination.appendingPathComponent(name)) }
         remove(folder)
-    }
-
-    /// The notes database, relative to the home.
-    static let notesDatabase = "notes.db"
-
-    /// Runs `apart` for each journal on a thread of its own — each journal is for another
-    /// database file — while `here` runs on this thread, and waits for all of them.
-    /// - Throws: `here`'s error, else the first of the others'.
-    private static func eachAlongside(
-        _ journals: [(journal: String, database: String)], _ apart: @escaping @Sendable (String, String) throws -> Void,
-        here: () throws -> Void
-    ) throws {
-        let running = journals.map { entry in Background { try apart(entry.journal, entry.database) } }
-        let result = Result { try here() }
-        var failure: (any Error)?
-        for work in running {
-            do { try work.value() } catch { failure = failure ?? error }
-        }
-        try result.get()
-        if let failure { throw failure }
     }
 
     /// Removes the staging folder (its attachment files are sealed; they are unlinked).
