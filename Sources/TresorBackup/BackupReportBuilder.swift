@@ -13,14 +13,19 @@ struct BackupReportBuilder {
     }
 
     mutating func add(_ entry: BackupReportEntry) {
-        report.counts[entry.kind.rawValue, default: [:]][entry.outcome.rawValue, default: 0] += 1
-        if listsEverything || entry.outcome != .backedUp { report.entries.append(entry) }
+        count(entry.kind, entry.outcome)
+        if lists(entry) { report.entries.append(entry) }
     }
 
     /// Adds entries handled apart (the items' thread), listed where they began.
     mutating func insert(_ entries: [BackupReportEntry], at index: Int) {
-        for entry in entries { report.counts[entry.kind.rawValue, default: [:]][entry.outcome.rawValue, default: 0] += 1 }
-        report.entries.insert(contentsOf: entries.filter { listsEverything || $0.outcome != .backedUp }, at: index)
+        for entry in entries { count(entry.kind, entry.outcome) }
+        report.entries.insert(contentsOf: entries.filter(lists), at: index)
+    }
+
+    /// Whether the report lists `entry` (a create lists only what was not backed up).
+    private func lists(_ entry: BackupReportEntry) -> Bool {
+        listsEverything || entry.outcome != .backedUp
     }
 
     /// Counts one more `kind` as `outcome`, without an entry (passphrases, folders).
