@@ -59,6 +59,7 @@ public enum BackupCreation {
         } catch let error as AgeError {
             throw BackupError.file(error)
         }
+        let headerByteCount = key.headerByteCount
         let header = Background { try key.header(passphrase: passphrase) }
         // However this ends, the KDF's memory is not left running past the request.
         defer { _ = try? header.value() }
@@ -69,7 +70,7 @@ public enum BackupCreation {
         defer { progress.finish() }
         var builder = BackupReportBuilder(operation: "create", path: url.path, listsEverything: false)
         var written = 0
-        try BackupFile.write(to: url, header: (key.headerByteCount, { try header.value() })) { output in
+        try BackupFile.write(to: url, header: (headerByteCount, { try header.value() })) { output in
             let counted: (Data) throws -> Void = { bytes in
                 try output(bytes)
                 written += bytes.count
@@ -89,7 +90,7 @@ public enum BackupCreation {
             try session.writer.finish()
             builder = session.builder
         }
-        builder.report.bytes = written + key.headerByteCount
+        builder.report.bytes = written + headerByteCount
         builder.report.workFactor = workFactor
         builder.report.created = Date()
         builder.report.sameHome = true
