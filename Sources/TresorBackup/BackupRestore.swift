@@ -303,12 +303,8 @@ private struct RestoreSession {
         add(.attachment, finished.record.id, description: finished.record.name, (.restored, nil, nil))
     }
 
-    private mutating func add(
-        _ kind: BackupEntryKind, _ id: String, keychain: String? = nil, description: String,
-        _ outcome: (BackupOutcome, BackupReason?, String?)
-    ) {
-        builder.add(BackupReportEntry(
-            kind: kind, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
+    private mutating func add(_ kind: BackupEntryKind, _ id: String, description: String, _ outcome: (BackupOutcome, BackupReason?, String?)) {
+        builder.add(BackupReportEntry(kind: kind, id: id, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
     }
 
     private mutating func notesRestore() throws -> NotesRestore {
