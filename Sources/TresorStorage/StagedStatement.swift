@@ -45,7 +45,10 @@ public struct StagedStatement: Equatable, Sendable {
     /// - Throws: ``StagedStatementError/expectationFailed(_:)`` for an `expect` that does not
     ///   hold; SQLite's errors.
     public func run(in db: Database) throws {
-        let statementArguments = StatementArguments(arguments)
+        // Built from existentials: GRDB's initializer for a sequence of one concrete type
+        // projects each value through a key path, which its unspecialized generic code
+        // instantiates anew at every call — a seventh of a restore's commit.
+        let statementArguments = StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
         // A restore runs thousands of statements of a few shapes: each shape is compiled once
         // (GRDB's authorizer walks every compiled statement).
         let statement = try db.cachedStatement(sql: sql)
@@ -69,48 +72,57 @@ public struct StagedStatement: Equatable, Sendable {
     /// (u64 two's complement, IEEE 754 bits, or u32 length ‖ bytes), all big-endian.
     /// - Returns: the bytes ``init(decoding:)`` reads back.
     public func encoded() -> Data {
-        var data = Data([kind.rawValue])
-        Self.appendBytes(Data(sql.utf8), to: &data)
-        Self.append(UInt64(arguments.count), bytes: 2, to: &data)
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return Data(bytes)
+    }
+
+    /// Appends ``encoded()``'s bytes to `bytes` (a journal's buffer, without a copy per statement).
+    func encode(into bytes: inout [UInt8]) {
+        bytes.append(kind.rawValue)
+        Self.appendBytes(sql.utf8, to: &bytes)
+        Self.append(UInt16(arguments.count), to: &bytes)
         for argument in arguments {
             switch argument.storage {
-            case .null: data.append(0)
+            case .null: bytes.append(0)
             case .int64(let value):
-                data.append(1)
-                Self.append(UInt64(bitPattern: value), bytes: 8, to: &data)
+                bytes.append(1)
+                Self.append(UInt64(bitPattern: value), to: &bytes)
             case .double(let value):
-                data.append(2)
-                Self.append(value.bitPattern, bytes: 8, to: &data)
+                bytes.append(2)
+                Self.append(value.bitPattern, to: &bytes)
             case .string(let value):
-                data.append(3)
-                Self.appendBytes(Data(value.utf8), to: &data)
+                bytes.append(3)
+                Self.appendBytes(value.utf8, to: &bytes)
             case .blob(let value):
-                data.append(4)
-                Self.appendBytes(value, to: &data)
+                bytes.append(4)
+                Self.appendBytes(value, to: &bytes)
             }
         }
-        return data
     }
 
     /// Reads a statement written by ``encoded()``.
     /// - Parameter data: the bytes of one statement.
     /// - Throws: ``StagedStatementError/malformed`` for anything else.
     public init(decoding data: Data) throws {
-        var reader = ByteCursor(data)
+        self = try data.withUnsafeBytes { try Self(decoding: $0) }
+    }
+
+    /// Reads a statement written by ``encoded()`` from a journal's buffer.
+    init(decoding bytes: UnsafeRawBufferPointer) throws {
+        var reader = ByteCursor(bytes)
         guard let kind = Kind(rawValue: try reader.byte()) else { throw StagedStatementError.malformed }
-        guard let sql = String(data: try reader.bytes(Int(try reader.integer(4))), encoding: .utf8) else { throw StagedStatementError.malformed }
+        let sql = try reader.text(count: Int(try reader.integer(4)))
+        let count = Int(try reader.integer(2))
         var arguments: [DatabaseValue] = []
-        for _ in 0..<(try reader.integer(2)) {
+        arguments.reserveCapacity(count)
+        for _ in 0..<count {
             switch try reader.byte() {
             case 0: arguments.append(.null)
             case 1: arguments.append(Int64(bitPattern: try reader.integer(8)).databaseValue)
             case 2: arguments.append(Double(bitPattern: try reader.integer(8)).databaseValue)
-            case 3:
-                guard let text = String(data: try reader.bytes(Int(try reader.integer(4))), encoding: .utf8) else {
-                    throw StagedStatementError.malformed
-                }
-                arguments.append(text.databaseValue)
-            case 4: arguments.append(try reader.bytes(Int(try reader.integer(4))).databaseValue)
+            case 3: arguments.append(try reader.text(count: Int(try reader.integer(4))).databaseValue)
+            case 4: arguments.append(Data(try reader.bytes(Int(try reader.integer(4)))).databaseValue)
             default: throw StagedStatementError.malformed
             }
         }
@@ -118,13 +130,13 @@ public struct StagedStatement: Equatable, Sendable {
         self.init(kind, sql, arguments)
     }
 
-    private static func append(_ value: UInt64, bytes: Int, to data: inout Data) {
-        for index in (0..<bytes).reversed() { data.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    private static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private static func appendBytes(_ bytes: Data, to data: inout Data) {
-        append(UInt64(bytes.count), bytes: 4, to: &data)
-        data.append(bytes)
+    private static func appendBytes<Bytes: Collection<UInt8>>(_ value: Bytes, to bytes: inout [UInt8]) {
+        append(UInt32(value.count), to: &bytes)
+        bytes.append(contentsOf: value)
     }
 }
 
@@ -145,20 +157,19 @@ public enum StagedStatementError: Error, Equatable, Sendable, CustomStringConver
 
 /// Big-endian reads from a byte buffer that never read past its end.
 struct ByteCursor {
-    private let data: Data
-    private var offset: Int
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 0
 
-    init(_ data: Data) {
-        self.data = data
-        offset = data.startIndex
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
     }
 
-    var isAtEnd: Bool { offset == data.endIndex }
+    var isAtEnd: Bool { offset == bytes.count }
 
     mutating func byte() throws -> UInt8 {
-        guard offset < data.endIndex else { throw StagedStatementError.malformed }
+        guard offset < bytes.count else { throw StagedStatementError.malformed }
         defer { offset += 1 }
-        return data[offset]
+        return bytes[offset]
     }
 
     mutating func integer(_ count: Int) throws -> UInt64 {
@@ -167,9 +178,15 @@ struct ByteCursor {
         return value
     }
 
-    mutating func bytes(_ count: Int) throws -> Data {
-        guard count >= 0, count <= data.endIndex - offset else { throw StagedStatementError.malformed }
+    mutating func bytes(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= bytes.count - offset else { throw StagedStatementError.malformed }
         defer { offset += count }
-        return data[offset..<(offset + count)]
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+    }
+
+    /// `count` bytes of UTF-8.
+    mutating func text(count: Int) throws -> String {
+        guard let text = String(validating: try bytes(count), as: UTF8.self) else { throw StagedStatementError.malformed }
+        return text
     }
 }

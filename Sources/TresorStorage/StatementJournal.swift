@@ -13,8 +13,14 @@ public enum StatementJournal {
     /// Writes a new journal; nothing is left of it unless ``commit()`` is called.
     public final class Writer {
         private let file: ExclusiveFile
+        /// Records not yet written: a restore stages tens of thousands of small statements, and a
+        /// write(2) for each was a tenth of the staging.
+        private var pending: [UInt8] = []
         /// Statements written so far.
         public private(set) var count = 0
+
+        /// How many bytes are gathered before they are written.
+        static let bufferBytes = 256 << 10
 
         /// Creates the journal at `url` (which must not exist).
         /// - Parameter url: the journal's path.
@@ -27,12 +33,14 @@ public enum StatementJournal {
         /// - Parameter statement: the next statement.
         /// - Throws: ``SecureFileError`` when it cannot be written.
         public func append(_ statement: StagedStatement) throws {
-            let body = statement.encoded()
-            var record = Data(capacity: 4 + body.count)
-            withUnsafeBytes(of: UInt32(body.count).bigEndian) { record.append(contentsOf: $0) }
-            record.append(body)
-            try file.append(record)
+            let start = pending.count
+            pending.append(contentsOf: [0, 0, 0, 0])
+            statement.encode(into: &pending)
+            withUnsafeBytes(of: UInt32(pending.count - start - 4).bigEndian) { length in
+                pending.replaceSubrange(start..<(start + 4), with: length)
+            }
             count += 1
+            if pending.count >= Self.bufferBytes { try flush() }
         }
 
         /// Appends every statement of `statements`, in order.
@@ -43,11 +51,21 @@ public enum StatementJournal {
         }
 
         /// Makes the journal durable (fsync) and closes it.
-        /// - Throws: ``SecureFileError`` when the fsync fails (the file is then removed).
-        public func commit() throws { try file.commit() }
+        /// - Throws: ``SecureFileError`` when the write or the fsync fails (the file is then removed).
+        public func commit() throws {
+            try flush()
+            try file.commit()
+        }
 
         /// Removes the journal.
         public func abandon() { file.abandon() }
+
+        private func flush() throws {
+            guard !pending.isEmpty else { return }
+            try file.append(Data(pending))
+            // A buffer grown by one large statement is not kept.
+            pending.removeAll(keepingCapacity: pending.count <= 2 * Self.bufferBytes)
+        }
     }
 
     /// Reads the journal at `url` statement by statement.
@@ -58,13 +76,36 @@ public enum StatementJournal {
     ///   what `body` throws.
     public static func forEach(_ url: URL, _ body: (StagedStatement) throws -> Void) throws {
         try SecureFiles.withReader(url, limit: Int.max) { file in
-            while file.offset < file.size {
-                let length = try file.read(count: 4).reduce(0) { $0 << 8 | Int($1) }
-                guard length <= StagedStatement.maximumEncodedBytes else { throw StagedStatementError.malformed }
-                try body(try StagedStatement(decoding: try file.read(count: length)))
+            // Read in blocks, not two reads per statement.
+            var buffer: [UInt8] = []
+            var start = 0
+            func fill(_ count: Int) throws -> Bool {
+                while buffer.count - start < count {
+                    let left = file.size - file.offset
+                    guard left > 0 else { return false }
+                    if start > 0 {
+                        buffer.removeFirst(start)
+                        start = 0
+                    }
+                    buffer.append(contentsOf: try file.read(count: min(left, max(readBytes, count - buffer.count))))
+                }
+                return true
             }
+            while try fill(4) {
+                let length = buffer[start..<(start + 4)].reduce(0) { $0 << 8 | Int($1) }
+                guard length <= StagedStatement.maximumEncodedBytes, try fill(4 + length) else { throw StagedStatementError.malformed }
+                let statement = try buffer.withUnsafeBytes { bytes in
+                    try StagedStatement(decoding: UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 4 + length)]))
+                }
+                start += 4 + length
+                try body(statement)
+            }
+            guard buffer.count == start else { throw StagedStatementError.malformed }
         }
     }
+
+    /// How many bytes ``forEach(_:_:)`` reads at once.
+    static let readBytes = 1 << 20
 
     /// Checks the journal's `expect` statements against `database` without changing it.
     /// - Parameters:

@@ -64,4 +64,29 @@ struct StatementJournalTests {
         #expect(throws: StagedStatementError.self) { try StatementJournal.apply(journal, to: queue) }
         #expect(try Self.rows(queue) == before)
     }
+
+    /// The journal is written and read in blocks: statements across the blocks' edges, one
+    /// larger than a block, and thousands of small ones read back as written, in order; a
+    /// journal cut anywhere is damaged, never read short.
+    @Test func aJournalOfManyBlocksReadsBackInOrderAndACutOneIsDamaged() throws {
+        let (folder, _) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var statements = (0..<5_000).map { index in
+            StagedStatement("INSERT INTO t (id, name, value) VALUES (?, ?, ?)", [
+                index.databaseValue, "name \(index)".databaseValue, Data(repeating: UInt8(index % 251), count: index % 300).databaseValue,
+            ])
+        }
+        statements.insert(StagedStatement("INSERT INTO t (id, value) VALUES (?, ?)", [(-1).databaseValue, Data(count: 3 << 20).databaseValue]), at: 2_500)
+        let url = try Self.journal(statements, in: folder)
+        var read: [StagedStatement] = []
+        try StatementJournal.forEach(url) { read.append($0) }
+        #expect(read == statements)
+
+        let whole = try Data(contentsOf: url)
+        for cut in [1, 3, 5, 1_000, whole.count / 2, whole.count - 1] {
+            let cutURL = folder.appendingPathComponent("cut-\(cut)")
+            try whole.prefix(cut).write(to: cutURL)
+            #expect(throws: StagedStatementError.malformed, "cut at \(cut)") { try StatementJournal.forEach(cutURL) { _ in } }
+        }
+    }
 }
