@@ -55,6 +55,8 @@ public enum BackupRestore {
     ///   - target: the home.
     ///   - onConflict: what to do with things the home holds in another version.
     ///   - dryRun: stage and report, but change nothing.
+    ///   - everyEntry: whether the report lists every entry, or only those not restored or
+    ///     already present (the counts hold everything either way).
     ///   - presence: the check the home may not be changed without (the user's passcode); it
     ///     runs on a thread of its own beside the backup passphrase's KDF, and nothing is staged
     ///     unless it passes.
@@ -66,7 +68,7 @@ public enum BackupRestore {
     ///   changed during the staging.
     public static func restore(
         from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, dryRun: Bool,
-        presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
+        everyEntry: Bool = true, presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
     ) throws -> BackupReport {
         try BackupFile.read(url) { size, input in
             progress.start("restore", bytesTotal: size)
@@ -83,10 +85,10 @@ public enum BackupRestore {
             let staging = try RestoreStaging(home: target.home)
             var session = RestoreSession(
                 target: target, staging: staging, onConflict: onConflict,
-                builder: BackupReportBuilder(operation: dryRun ? "dry-run" : "restore", path: url.path, listsEverything: true))
+                builder: BackupReportBuilder(operation: dryRun ? "dry-run" : "restore", path: url.path, listsEverything: everyEntry))
             do {
                 while let record = try reader.next() {
-                    try session.stage(record)
+                    try session.stage(record, bytes: reader.recordBytes)
                     progress.update(itemsDone: session.handled)
                 }
                 try session.finish()
@@ -181,7 +183,11 @@ private struct RestoreSession {
         self.builder = builder
     }
 
-    mutating func stage(_ record: BackupRecord) throws {
+    /// Stages one record.
+    /// - Parameters:
+    ///   - record: the record.
+    ///   - bytes: its size in the backup.
+    mutating func stage(_ record: BackupRecord, bytes: Int) throws {
         if case .leftOut(let leftOut) = record, leftOut.kind == .attachment, let finished = finishedAttachment, finished.record.id == leftOut.id {
             // The backup could not read all of it: what it wrote of it is dropped.
             unlink(staging.attachments.appendingPathComponent(finished.file).path)
@@ -203,9 +209,9 @@ private struct RestoreSession {
             }
             add(.application, application.applicationID, description: application.applicationID, outcome)
         case .item(let record):
-            try itemStager().add(.item(record.item, keychain: record.keychain))
+            try itemStager().add(.item(record.item, keychain: record.keychain), recordBytes: bytes)
         case .deviceBoundItem(let record):
-            try itemStager().add(.deviceBound(record))
+            try itemStager().add(.deviceBound(record), recordBytes: bytes)
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
             let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account) }

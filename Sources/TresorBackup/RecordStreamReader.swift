@@ -22,6 +22,9 @@ public struct RecordStreamReader {
     private var trailerSeen = false
     /// Plaintext bytes read from the file so far.
     public private(set) var payloadBytes = 0
+    /// The size of the record ``next()`` returned last, as the stream holds it (what it costs in
+    /// memory until it is staged).
+    public private(set) var recordBytes = 0
 
     /// Opens the age file: the passphrase must open it.
     /// - Parameters:
@@ -60,6 +63,7 @@ public struct RecordStreamReader {
         guard let body = try take(length) else { throw BackupError.damaged("the stream ends inside a record") }
         let record = try BackupRecord(kind: kind, body: body)
         try checkOrder(record)
+        recordBytes = 5 + length
         return record
     }
 

@@ -12,7 +12,9 @@ import TresorSystem
 /// restore's thread never wait on it.
 ///
 /// Items are handed over in batches (one thread hand-over per batch, not per item) of at most
-/// ``batchItems`` items or ``batchBytes`` of secrets, a few batches ahead: memory stays bounded.
+/// ``batchItems`` items or ``batchBytes`` of records. The thread may fall up to ``waitingBytes`` of
+/// records behind — every item of a typical keychain —, so the restore's thread goes on to the
+/// notes and attachments while the items are sealed; memory stays bounded whatever the backup.
 final class RestoreItems {
     /// One item record of the backup.
     enum Job {
@@ -21,12 +23,13 @@ final class RestoreItems {
     }
 
     static let batchItems = 64
-    static let batchBytes = 1 << 20
+    static let batchBytes = 64 << 10
+    static let waitingBytes = 8 << 20
 
     private let stager: Stager
     private let worker: OrderedWorker<[Job]>.Owner
     private var batch: [Job] = []
-    private var batchSecretBytes = 0
+    private var batchRecordBytes = 0
 
     /// Starts the thread.
     /// - Parameters:
@@ -37,27 +40,29 @@ final class RestoreItems {
     init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, sameHome: Bool) {
         let stager = Stager(target: target, staging: staging, onConflict: onConflict, sameHome: sameHome)
         self.stager = stager
-        worker = OrderedWorker<[Job]>.Owner(OrderedWorker(name: "tresor-items", depth: 4) { jobs in
+        worker = OrderedWorker<[Job]>.Owner(OrderedWorker(name: "tresor-items", depth: .max, costLimit: Self.waitingBytes) { jobs in
             for job in jobs { try stager.stage(job) }
         })
     }
 
     /// Queues an item; a full batch goes to the thread.
+    /// - Parameters:
+    ///   - job: the item.
+    ///   - recordBytes: the size of its record in the backup.
     /// - Throws: what staging an earlier item threw.
-    func add(_ job: Job) throws {
+    func add(_ job: Job, recordBytes: Int) throws {
         batch.append(job)
-        if case .item(let item, _) = job { batchSecretBytes += item.secret.count }
-        if case .deviceBound(let record) = job { batchSecretBytes += record.sealed.count }
-        if batch.count >= Self.batchItems || batchSecretBytes >= Self.batchBytes { try flush() }
+        batchRecordBytes += recordBytes
+        if batch.count >= Self.batchItems || batchRecordBytes >= Self.batchBytes { try flush() }
     }
 
     /// Hands the items queued so far to the thread (before a record of another kind).
     /// - Throws: what staging an earlier item threw.
     func flush() throws {
         guard !batch.isEmpty else { return }
-        try worker.worker.submit(batch)
+        try worker.worker.submit(batch, cost: batchRecordBytes)
         batch = []
-        batchSecretBytes = 0
+        batchRecordBytes = 0
     }
 
     /// Stages what is queued and waits for the thread.

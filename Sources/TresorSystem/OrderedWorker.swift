@@ -2,19 +2,22 @@ import FoundationEssentials
 
 /// One thread that does a stream's other half — sealing and writing chunks while the caller
 /// prepares the next (an age file, an attachment's file) — so a stream uses two cores. Work is
-/// taken in the order it was given, at most ``depth`` items ahead, so memory stays
-/// at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
+/// taken in the order it was given, at most ``depth`` items (and, if given, ``costLimit`` of their
+/// bytes) ahead, so memory stays at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
 ///
 /// The thread ends when ``close()`` is called or the last ``OrderedWorker/Owner`` goes; a stream
 /// abandoned halfway leaves no thread behind.
 public final class OrderedWorker<Item>: @unchecked Sendable {
     // @unchecked: every mutable property is read and written with `condition` held.
     private let condition = ThreadCondition()
-    private var items: [Item] = []
+    private var items: [(item: Item, cost: Int)] = []
+    /// The sum of the waiting items' costs.
+    private var waitingCost = 0
     private var failure: (any Error)?
     private var closed = false
     private var stopped = false
     private let depth: Int
+    private let costLimit: Int
     private let work: (Item) throws -> Void
 
     /// How many items may wait for the thread.
@@ -24,9 +27,12 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
     /// - Parameters:
     ///   - name: the thread's name as `top` shows it (15 bytes at most).
     ///   - depth: how many items may wait for the thread.
+    ///   - costLimit: how much the waiting items may cost together (bytes, as ``submit(_:cost:)``
+    ///     is told); an item is always taken when none waits, whatever it costs.
     ///   - work: what the thread does with each item; its first error stops the thread.
-    public init(name: String, depth: Int = defaultDepth, _ work: @escaping (Item) throws -> Void) {
+    public init(name: String, depth: Int = defaultDepth, costLimit: Int = .max, _ work: @escaping (Item) throws -> Void) {
         self.depth = depth
+        self.costLimit = costLimit
         self.work = work
         DetachedThread.start { [self] in
             nameThisThread(name)
@@ -34,16 +40,20 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
         }
     }
 
-    /// Hands `item` to the thread, waiting while ``depth`` items are waiting already.
-    /// - Parameter item: the next item.
+    /// Hands `item` to the thread, waiting while ``depth`` items are waiting already, or while
+    /// adding `cost` to the waiting items' would pass ``costLimit``.
+    /// - Parameters:
+    ///   - item: the next item.
+    ///   - cost: what it holds in memory, in the unit of the worker's `costLimit`.
     /// - Throws: the error the thread stopped on.
-    public func submit(_ item: Item) throws {
+    public func submit(_ item: Item, cost: Int = 0) throws {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= depth && failure == nil && !stopped { condition.wait() }
+        while (items.count >= depth || !items.isEmpty && waitingCost + cost > costLimit) && failure == nil && !stopped { condition.wait() }
         if let failure { throw failure }
         precondition(!closed, "OrderedWorker.submit after close")
-        items.append(item)
+        items.append((item, cost))
+        waitingCost += cost
         condition.broadcast()
     }
 
@@ -63,6 +73,7 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
         condition.lock()
         closed = true
         items.removeAll()
+        waitingCost = 0
         condition.broadcast()
         condition.unlock()
     }
@@ -102,8 +113,9 @@ public final class OrderedWorker<Item>: @unchecked Sendable {
             return nil
         }
         // Taken out at once, not left for a later clean-up: a 1 MiB chunk the thread is done
-        // with must not stay referenced (the queue is a few items long; removing is cheap).
-        let item = items.removeFirst()
+        // with must not stay referenced (the rest moves up: cheap at these depths).
+        let (item, cost) = items.removeFirst()
+        waitingCost -= cost
         condition.broadcast()
         return item
     }
