@@ -4,9 +4,10 @@ import Foundation
 /// empty data at the end.
 struct AgeByteReader {
     private let source: (Int) throws -> Data
+    /// The bytes not read yet: a slice of what the source gave, handed out as slices of it.
     private var buffer = Data()
     private var sourceEnded = false
-    private static let readSize = 64 * 1024
+    private static let readSize = 1 << 20
 
     init(source: @escaping (Int) throws -> Data) { self.source = source }
 
@@ -37,10 +38,12 @@ struct AgeByteReader {
 
     /// Up to `count` bytes; fewer only at the end of the input.
     mutating func read(upTo count: Int) throws -> Data {
-        while buffer.count < count, try fill() {}
-        let taken = buffer.prefix(count)
-        buffer = Data(buffer.dropFirst(taken.count))
-        return Data(taken)
+        while buffer.count < count, try fill(completing: count) {}
+        // Slices, not copies: the source's buffer lives until its last slice is dropped.
+        let end = buffer.startIndex + min(count, buffer.count)
+        let taken = buffer[buffer.startIndex..<end]
+        buffer = buffer[end...]
+        return taken
     }
 
     /// Whether the input has no byte left.
@@ -50,11 +53,15 @@ struct AgeByteReader {
     }
 
     /// Reads more into the buffer; false at the end of the input.
-    private mutating func fill() throws -> Bool {
+    /// - Parameter count: the size of the read waiting for it: with bytes left over, only what
+    ///   completes it is asked for — those few bytes are copied together with the leftover, and
+    ///   the next large read starts where the last read ended.
+    private mutating func fill(completing count: Int? = nil) throws -> Bool {
         guard !sourceEnded else { return false }
-        let more = try source(Self.readSize)
+        let wanted = buffer.isEmpty ? max(count ?? 0, Self.readSize) : count.map { $0 - buffer.count } ?? Self.readSize
+        let more = try source(wanted)
         if more.isEmpty { sourceEnded = true; return false }
-        buffer += more
+        buffer = buffer.isEmpty ? more : buffer + more
         return true
     }
 }

@@ -9,9 +9,11 @@ import TresorSystem
 /// file was not cut short: a caller that must not act on a truncated file reads to the end
 /// first (Tresor's restore stages everything, then commits).
 public struct AgeDecryptor {
-    /// The payload, read and opened on a thread of its own a few chunks ahead of the caller
-    /// (``ReadAhead``): `input` is called from that thread once the header is read.
-    private let chunks: ReadAhead<Data>.Owner
+    /// The payload, read and opened on a thread of its own a few groups of chunks ahead of the
+    /// caller (``ReadAhead``): `input` is called from that thread once the header is read.
+    private let groups: ReadAhead<[Data]>.Owner
+    /// What is left of the group being read, last chunk first.
+    private var pending: [Data] = []
 
     /// Reads and checks the header: the passphrase must open the file key, and the header
     /// MAC must match.
@@ -34,7 +36,7 @@ public struct AgeDecryptor {
         let nonce = try reader.read(upTo: PayloadStream.nonceByteCount)
         guard nonce.count == PayloadStream.nonceByteCount else { throw AgeError.truncated }
         var payload = PayloadReader(reader: reader, payloadKey: PayloadStream.key(fileKey: fileKey, nonce: nonce))
-        chunks = ReadAhead<Data>.Owner(ReadAhead(name: "tresor-age-read") { try payload.read() })
+        groups = ReadAhead<[Data]>.Owner(ReadAhead(name: "tresor-age-read", depth: 4) { try payload.read() })
     }
 
     /// The next chunk of plaintext (at most 64 KiB), or nil once the final chunk was read and
@@ -42,42 +44,116 @@ public struct AgeDecryptor {
     /// - Throws: ``AgeError/payloadAltered(chunk:)``, ``AgeError/truncated``,
     ///   ``AgeError/trailingData``; whatever `input` throws.
     public mutating func read() throws -> Data? {
-        try chunks.reader.next()
+        if pending.isEmpty {
+            guard let group = try groups.reader.next() else { return nil }
+            pending = group.reversed()
+        }
+        return pending.popLast()
     }
 }
 
-/// The payload after the header: sealed chunks read and opened in order, the final one checked.
+/// The payload after the header: sealed chunks read in groups and opened in order, two threads
+/// to a group (the chunks are independent), the final one checked.
 private struct PayloadReader {
     var reader: AgeByteReader
     let payloadKey: SymmetricKey
     var counter: UInt64 = 0
     var ended = false
+    /// What stopped the stream, thrown once the chunks before it were given.
+    var failure: (any Error)?
 
-    mutating func read() throws -> Data? {
+    /// Chunks read and opened at once: one hand-over to the caller per group, not per chunk.
+    static let groupChunks = 16
+
+    /// One sealed chunk and where it is in the stream.
+    struct Sealed {
+        var bytes: Data
+        var counter: UInt64
+        /// Nothing follows it in the file.
+        var isLast: Bool
+    }
+
+    /// The next group's plaintext chunks (never empty), or nil after the final chunk. A group
+    /// with a bad chunk gives the chunks before it, and the next call the error: the caller
+    /// sees every good chunk in order, as if they came one by one.
+    mutating func read() throws -> [Data]? {
+        if let failure { throw failure }
         guard !ended else { return nil }
-        let sealed = try reader.read(upTo: PayloadStream.sealedChunkByteCount)
-        guard !sealed.isEmpty else { throw AgeError.truncated }
-        let index = Int(counter)
-        if try reader.isAtEnd() {
-            ended = true
-            if let plaintext = try? ChaChaPoly1305.open(sealed, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: true)) {
-                // Only an empty file may end with an empty chunk.
-                guard !plaintext.isEmpty || counter == 0 else { throw AgeError.payloadAltered(chunk: index) }
-                return plaintext.isEmpty ? nil : plaintext
+        var group: [Sealed] = []
+        do {
+            while group.count < Self.groupChunks && !ended {
+                let sealed = try reader.read(upTo: PayloadStream.sealedChunkByteCount)
+                guard !sealed.isEmpty else { throw AgeError.truncated }
+                let isLast = try reader.isAtEnd()
+                guard isLast || sealed.count == PayloadStream.sealedChunkByteCount else { throw AgeError.payloadAltered(chunk: Int(counter)) }
+                group.append(Sealed(bytes: sealed, counter: counter, isLast: isLast))
+                counter += 1
+                ended = isLast
+            }
+        } catch {
+            failure = error
+        }
+        let sealed = group, key = payloadKey, half = (group.count + 1) / 2
+        let opened = Slots(count: group.count)
+        defer { opened.free() }
+        DispatchQueue.concurrentPerform(iterations: group.count > 1 ? 2 : 1) { part in
+            for index in part == 0 ? 0..<half : half..<sealed.count {
+                opened.results[index] = Result { try Self.open(sealed[index], using: key) }
+            }
+        }
+        var plaintexts: [Data] = []
+        for result in opened.results {
+            do {
+                plaintexts.append(try result.get())
+            } catch {
+                // This chunk comes before whatever stopped the reading.
+                failure = error
+                break
+            }
+        }
+        if failure == nil, ended, let last = group.last, plaintexts.last?.isEmpty == true {
+            // Only an empty file may end with an empty chunk.
+            if last.counter != 0 { failure = AgeError.payloadAltered(chunk: Int(last.counter)) }
+            plaintexts.removeLast()
+        }
+        if let failure, plaintexts.isEmpty { throw failure }
+        return plaintexts.isEmpty ? nil : plaintexts
+    }
+
+    /// A group's results, each written by one of the two threads: distinct elements of memory
+    /// of its own (an array's elements written from two threads at once would not be safe).
+    struct Slots: @unchecked Sendable {
+        let results: UnsafeMutableBufferPointer<Result<Data, any Error>>
+
+        init(count: Int) {
+            results = .allocate(capacity: count)
+            results.initialize(repeating: .success(Data()))
+        }
+
+        func free() {
+            results.deinitialize()
+            results.deallocate()
+        }
+    }
+
+    /// Opens one chunk, telling a cut-off file, trailing bytes and a changed chunk apart.
+    static func open(_ sealed: Sealed, using key: SymmetricKey) throws -> Data {
+        let index = Int(sealed.counter)
+        if sealed.isLast {
+            if let plaintext = try? ChaChaPoly1305.open(sealed.bytes, using: key, nonce: PayloadStream.chunkNonce(sealed.counter, isFinal: true)) {
+                return plaintext
             }
             // A chunk that opens as a middle one but ends the file: the rest was cut off.
-            if (try? ChaChaPoly1305.open(sealed, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: false))) != nil {
+            if (try? ChaChaPoly1305.open(sealed.bytes, using: key, nonce: PayloadStream.chunkNonce(sealed.counter, isFinal: false))) != nil {
                 throw AgeError.truncated
             }
             throw AgeError.payloadAltered(chunk: index)
         }
-        guard sealed.count == PayloadStream.sealedChunkByteCount else { throw AgeError.payloadAltered(chunk: index) }
-        if let plaintext = try? ChaChaPoly1305.open(sealed, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: false)) {
-            counter += 1
+        if let plaintext = try? ChaChaPoly1305.open(sealed.bytes, using: key, nonce: PayloadStream.chunkNonce(sealed.counter, isFinal: false)) {
             return plaintext
         }
         // A full final chunk with more bytes after it.
-        if (try? ChaChaPoly1305.open(sealed, using: payloadKey, nonce: PayloadStream.chunkNonce(counter, isFinal: true))) != nil {
+        if (try? ChaChaPoly1305.open(sealed.bytes, using: key, nonce: PayloadStream.chunkNonce(sealed.counter, isFinal: true))) != nil {
             throw AgeError.trailingData
         }
         throw AgeError.payloadAltered(chunk: index)

@@ -26,7 +26,8 @@ enum AttachmentFile {
     /// sealed straight from the caller's buffer; both layers seal into swift-crypto's own output
     /// buffers and those go to the file as they are (no joined record, no whole-file buffer).
     /// From an attachment's second chunk on, chunks are sealed and written on a thread of the
-    /// writer's own (``OrderedWorker``, two chunks ahead at most) while the caller brings the next
+    /// writer's own (``OrderedWorker``, four chunks ahead at most: a restore hands them over in
+    /// bursts as the backup's groups of chunks are opened) while the caller brings the next
     /// — copying into the page cache costs as much as the rest of a restore's work on the bytes.
     /// One fsync at the end. A writer dropped or failed before `finish()` leaves no file
     /// (``ExclusiveFile``).
@@ -114,7 +115,7 @@ enum AttachmentFile {
                     try Self.write(chunk, to: file, attachmentID: attachmentID, sealing: sealing, noteKey: noteKey)
                 }
                 if isFinal { return try write(chunk) }
-                let worker = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-attach", depth: 2, write))
+                let worker = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-attach", depth: 4, write))
                 self.worker = worker
                 try worker.worker.submit(chunk)
             }

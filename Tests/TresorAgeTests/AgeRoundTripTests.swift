@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorAge
 
-/// Files Tresor writes read back byte for byte, at every size around the 64 KiB chunk edges.
+/// Files Tresor writes read back byte for byte, at every size around the 64 KiB chunk edges and
+/// the edges of the groups of 16 chunks the reader opens at once.
 @Suite struct AgeRoundTripTests {
     static let passphrase = Data("correct horse battery staple".utf8)
 
-    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 3 * 65_536, 3 * 65_536 + 5])
+    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 3 * 65_536, 3 * 65_536 + 5, 16 * 65_536, 16 * 65_536 + 1, 17 * 65_536, 40 * 65_536 + 9])
     func roundTrip(size: Int) throws {
         let plaintext = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
         let file = try AgeFile.encrypt(plaintext, passphrase: Self.passphrase, workFactor: 4)

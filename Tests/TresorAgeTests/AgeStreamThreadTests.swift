@@ -67,4 +67,37 @@ import TresorAge
         #expect(throws: AgeError.payloadAltered(chunk: 2)) { try decryptor.read() }
         #expect(throws: AgeError.payloadAltered(chunk: 2)) { try decryptor.read() }
     }
+
+    /// Chunks are read in groups of 16 and opened on two threads: a damaged chunk in either
+    /// half of a later group still comes after every good chunk before it, and a file cut at a
+    /// group's edge is cut, not ended.
+    @Test(arguments: [20, 28, 31])
+    func aDamagedChunkInALaterGroupComesAfterTheGoodOnes(damaged: Int) throws {
+        var file = try AgeFile.encrypt(Data(count: 40 * 65_536), passphrase: Self.passphrase, workFactor: 4)
+        let payloadStart = file.count - 40 * (65_536 + 16)
+        file[payloadStart + damaged * (65_536 + 16) + 100] ^= 1
+        var decryptor = try Self.decryptor(file)
+        for _ in 0..<damaged { #expect(try decryptor.read()?.count == 65_536) }
+        #expect(throws: AgeError.payloadAltered(chunk: damaged)) { try decryptor.read() }
+        #expect(throws: AgeError.payloadAltered(chunk: damaged)) { try decryptor.read() }
+    }
+
+    @Test(arguments: [16, 32])
+    func aFileCutAtAGroupsEdgeIsTruncated(chunks: Int) throws {
+        let file = try AgeFile.encrypt(Data(count: 40 * 65_536), passphrase: Self.passphrase, workFactor: 4)
+        let cut = file.prefix(file.count - (40 - chunks) * (65_536 + 16))
+        var decryptor = try Self.decryptor(Data(cut))
+        for _ in 0..<(chunks - 1) { #expect(try decryptor.read()?.count == 65_536) }
+        #expect(throws: AgeError.truncated) { try decryptor.read() }
+    }
+
+    /// A decryptor reading `file` through an input that gives what it is asked for.
+    static func decryptor(_ file: Data) throws -> AgeDecryptor {
+        var remaining = file[...]
+        return try AgeDecryptor(passphrase: passphrase) { count in
+            let next = remaining.prefix(count)
+            remaining = remaining.dropFirst(next.count)
+            return Data(next)
+        }
+    }
 }
