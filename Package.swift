@@ -195,7 +195,7 @@ let package = Package(
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorBackupTests", dependencies: [
-            "TresorBackup", "TresorAge", "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorStorage", "TresorSystem",
+            "TresorBackup", "TresorAge", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol", "TresorStorage", "TresorSystem",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),

@@ -4,7 +4,8 @@ import TresorProtocol
 /// Collects a report's entries and counts as an operation goes.
 struct BackupReportBuilder {
     var report: BackupReport
-    /// Whether every entry is listed (a restore) or only those not backed up (a create).
+    /// Whether every entry is listed (a restore), or only what did not simply succeed (a create:
+    /// what was not backed up; a restore's summary: what was not restored or already present).
     let listsEverything: Bool
 
     init(operation: String, path: String, listsEverything: Bool) {
@@ -23,9 +24,9 @@ struct BackupReportBuilder {
         report.entries.insert(contentsOf: entries.filter(lists), at: index)
     }
 
-    /// Whether the report lists `entry` (a create lists only what was not backed up).
+    /// Whether the report lists `entry`.
     private func lists(_ entry: BackupReportEntry) -> Bool {
-        listsEverything || entry.outcome != .backedUp
+        listsEverything || ![.backedUp, .restored, .alreadyPresent].contains(entry.outcome)
     }
 
     /// Counts one more `kind` as `outcome`, without an entry (passphrases, folders).

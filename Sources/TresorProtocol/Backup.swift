@@ -45,13 +45,20 @@ public struct BackupRestoreRequest: Codable, Sendable {
     public var dryRun: Bool?
     /// What to do with what the home holds in another version (default `skip`).
     public var onConflict: ConflictPolicy?
+    /// Whether the report lists every entry (the default), or only those not restored or
+    /// already present — what a summary shows, without tens of thousands of lines to send.
+    public var everyEntry: Bool?
 
-    public init(path: String, passphrase: String, passcode: String? = nil, dryRun: Bool = false, onConflict: ConflictPolicy = .skip) {
+    public init(
+        path: String, passphrase: String, passcode: String? = nil, dryRun: Bool = false, onConflict: ConflictPolicy = .skip,
+        everyEntry: Bool = true
+    ) {
         self.path = path
         self.passphrase = passphrase
         self.passcode = passcode
         self.dryRun = dryRun
         self.onConflict = onConflict
+        self.everyEntry = everyEntry
     }
 }
 
@@ -123,7 +130,8 @@ public struct BackupReport: Codable, Equatable, Sendable {
     /// How many of each kind ended each way: `counts["item"]["restored"]`.
     public var counts: [String: [String: Int]]
     /// Restore and dry run: every item, application, account, note and attachment of the backup
-    /// with its outcome. Create: what was left out. Verify: what the backup left out.
+    /// with its outcome (without `everyEntry`: those not restored or already present). Create:
+    /// what was left out. Verify: what the backup left out.
     public var entries: [BackupReportEntry]
 
     public init(

@@ -71,7 +71,7 @@ struct BackupRoutes {
                 let keybag = try unlockedKeybag()
                 return try BackupRestore.restore(
                     from: url, passphrase: passphrase, into: target(keybag), onConflict: body.onConflict ?? .skip, dryRun: dryRun,
-                    presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
+                    everyEntry: body.everyEntry ?? true, presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
             }
             context.logger.notice(dryRun ? "backup restore rehearsed" : "backup restored", metadata: Self.counts(report))
             return report

@@ -101,7 +101,8 @@ struct BackupCommand: ParsableCommand {
                 let report = try BackupCalls(options: options).run(dryRun ? "Checking" : "Restoring") { client in
                     try withPresence(passcode, secrets) { passcode in
                         try client.backupRestore(BackupRestoreRequest(
-                            path: path, passphrase: passphrase, passcode: passcode, dryRun: dryRun, onConflict: onConflict))
+                            path: path, passphrase: passphrase, passcode: passcode, dryRun: dryRun, onConflict: onConflict,
+                            everyEntry: options.json))
                     }
                 }
                 if options.json { return Output.json(report) }
