@@ -177,6 +177,9 @@ import TresorProtocol
         try expectSucceeded(other.harness.tresor(["item", "update", "--service", "bk.twice", "--account", "ada", "--secret-stdin"], input: changed))
         let third = try #require(try other.restore(file, passphrase: home.backupPassphrase).1)
         #expect(third.count(.item, .conflict) == 1)
+        // The text report (which asks the daemon only for what was not restored or present) names it.
+        let text = try other.harness.tresor(["backup", "restore", file.path, "--passcode-stdin"], input: "\(other.passcode)\n\(home.backupPassphrase)\n")
+        #expect(text.succeeded && text.stdout.contains("In conflict, kept as they are: 1 item") && text.stdout.contains("the home holds another version"))
         #expect(try other.harness.tresor(["item", "get", "--service", "bk.twice", "--account", "ada"]).stdout == changed, "a conflict keeps the home's")
         let replaced = try #require(try other.restore(file, passphrase: home.backupPassphrase, arguments: ["--on-conflict", "replace"]).1)
         #expect(replaced.count(.item, .replaced) == 1)
