@@ -93,16 +93,10 @@ private struct PayloadReader {
         } catch {
             failure = error
         }
-        let sealed = group, key = payloadKey, half = (group.count + 1) / 2
-        let opened = Slots(count: group.count)
-        defer { opened.free() }
-        DispatchQueue.concurrentPerform(iterations: group.count > 1 ? 2 : 1) { part in
-            for index in part == 0 ? 0..<half : half..<sealed.count {
-                opened.results[index] = Result { try Self.open(sealed[index], using: key) }
-            }
-        }
+        let key = payloadKey
+        let opened = TwoThreads.map(group) { try Self.open($0, using: key) }
         var plaintexts: [Data] = []
-        for result in opened.results {
+        for result in opened {
             do {
                 plaintexts.append(try result.get())
             } catch {
@@ -118,22 +112,6 @@ private struct PayloadReader {
         }
         if let failure, plaintexts.isEmpty { throw failure }
         return plaintexts.isEmpty ? nil : plaintexts
-    }
-
-    /// A group's results, each written by one of the two threads: distinct elements of memory
-    /// of its own (an array's elements written from two threads at once would not be safe).
-    struct Slots: @unchecked Sendable {
-        let results: UnsafeMutableBufferPointer<Result<Data, any Error>>
-
-        init(count: Int) {
-            results = .allocate(capacity: count)
-            results.initialize(repeating: .success(Data()))
-        }
-
-        func free() {
-            results.deinitialize()
-            results.deallocate()
-        }
     }
 
     /// Opens one chunk, telling a cut-off file, trailing bytes and a changed chunk apart.
