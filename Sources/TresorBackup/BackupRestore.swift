@@ -173,6 +173,12 @@ private struct RestoreSession {
     private var currentPassphrases: [String: Int64] = [:]
     /// The attachment whose pieces are arriving: staged, or dropped (its outcome is known).
     private var attachment: (record: BackedUpAttachment, dropped: BackupOutcome?)?
+    /// Notes that came one after another, staged together on two threads (``flushNotes()``)
+    /// before any other record.
+    private var pendingNotes: [BackedUpNote] = []
+    private var pendingNoteBytes = 0
+    static let noteBatch = 64
+    static let noteBatchBytes = 1 << 20
     /// The attachment staged last, held back one record: a left-out record for it may follow.
     private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String)?
 
@@ -199,6 +205,7 @@ private struct RestoreSession {
         case .item, .deviceBoundItem: break
         default: try items?.flush()
         }
+        if case .note = record {} else { try flushNotes() }
         switch record {
         case .manifest(let manifest):
             self.manifest = manifest
@@ -225,12 +232,9 @@ private struct RestoreSession {
             let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(folder) }
             builder.count(.folder, outcome.0)
         case .note(let note):
-            let outcome = try staging.stageDecision(for: "notes.db") {
-                let (outcome, statements, removed) = try notesRestore().stage(note)
-                staging.removeAfterCommit(removed)
-                return (outcome, statements)
-            }
-            add(.note, note.id, description: note.title, outcome)
+            pendingNotes.append(note)
+            pendingNoteBytes += bytes
+            if pendingNotes.count >= Self.noteBatch || pendingNoteBytes >= Self.noteBatchBytes { try flushNotes() }
         case .attachment(let record):
             let dropped: BackupOutcome?
             do {
@@ -280,6 +284,7 @@ private struct RestoreSession {
     /// After the trailer: the attachment held back is staged, the items' thread has staged
     /// every item, and their report entries take their place.
     mutating func finish() throws {
+        try flushNotes()
         try flushFinishedAttachment()
         if let items {
             builder.insert(try items.finish(), at: itemEntriesIndex)
@@ -299,6 +304,21 @@ private struct RestoreSession {
         items = made
         itemEntriesIndex = builder.report.entries.count
         return made
+    }
+
+    private mutating func flushNotes() throws {
+        guard !pendingNotes.isEmpty else { return }
+        let notes = pendingNotes
+        pendingNotes = []
+        pendingNoteBytes = 0
+        for (note, decided) in zip(notes, try notesRestore().stage(notes)) {
+            let outcome = try staging.stageDecision(for: "notes.db") {
+                let (outcome, statements, removed) = try decided.get()
+                staging.removeAfterCommit(removed)
+                return (outcome, statements)
+            }
+            add(.note, note.id, description: note.title, outcome)
+        }
     }
 
     private mutating func flushFinishedAttachment() throws {

@@ -1,0 +1,114 @@
+import Crypto
+import Foundation
+import GRDB
+import TresorCrypto
+import TresorStorage
+
+/// What becomes of one backed-up note in a restore — skipped, already present, in conflict,
+/// restored or replaced — and the rows that restore it, sealed under the home's keys. It only
+/// reads: the restore's state so far is a copy, so notes are decided on two threads at once
+/// (``NotesRestore/stage(_:)-(Array)``).
+struct NoteRestoreDecider: Sendable {
+    let store: NotesStore
+    let onConflict: ConflictPolicy
+    let sealing: ContentSealing
+    let keepsImportTags: Bool
+    /// The accounts restored or present.
+    let accounts: Set<String>
+    /// Each backup folder's id in this home.
+    let folders: [String: String]
+    /// Each backup passphrase's id in this home.
+    let passphrases: [Int64: Int64]
+
+    /// The note's outcome, the statements that restore it, and a replaced note's attachment files.
+    /// - Throws: ``NotesError/invalid(_:)`` for a note this store would not hold; storage errors.
+    func decide(_ note: BackedUpNote) throws -> (BackupOutcome, [StagedStatement], removedFiles: [String]) {
+        guard accounts.contains(note.account) else { return (.skipped, [], []) }
+        try validate(note)
+        var mapped = note
+        mapped.folder = note.folder.flatMap { folders[$0] }
+        if let locked = note.locked {
+            guard let passphrase = passphrases[locked.passphrase] else { return (.skipped, [], []) }
+            mapped.locked?.passphrase = passphrase
+        }
+        var statements: [StagedStatement] = []
+        var removedFiles: [String] = []
+        var outcome = BackupOutcome.restored
+        let existing = try store.pool.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [note.id]).map { row in
+                (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.file))
+            }
+        }
+        if case let (row, files)? = existing {
+            if try isIdentical(row, to: mapped) { return (.alreadyPresent, [], []) }
+            guard onConflict == .replace else { return (.conflict, [], []) }
+            outcome = .replaced
+            removedFiles = files
+            statements += [
+                StagedStatement("DELETE FROM attachments WHERE note_id = ?", [note.id.databaseValue]),
+                StagedStatement("DELETE FROM participants WHERE note_id = ?", [note.id.databaseValue]),
+                StagedStatement("DELETE FROM notes WHERE id = ?", [note.id.databaseValue]),
+            ]
+        }
+        let importTag = try keepsImportTags ? note.importTag.flatMap { tag in
+            try store.pool.read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) } == true ? nil : tag
+        } : nil
+        let recordKeySealed = try note.recordKey.map { try sealing.seal($0, table: "notes", id: note.id, column: "record_key") }
+        let layer = note.recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing
+        let locked = mapped.locked
+        var row: [DatabaseValue] = [
+            note.id.databaseValue, note.account.databaseValue, mapped.folder.databaseValue,
+            note.created.timeIntervalSince1970.databaseValue, note.modified.timeIntervalSince1970.databaseValue, note.pinned.databaseValue,
+        ]
+        row.append(try layer.sealText(note.title, table: "notes", id: note.id, column: "title").databaseValue)
+        row.append(try note.body.map { try layer.sealText($0, table: "notes", id: note.id, column: "body") }.databaseValue)
+        let lockedColumns: [DatabaseValue?] = [
+            locked?.passphrase.databaseValue, locked?.salt.databaseValue, locked?.iterations.databaseValue,
+            locked?.wrappedKey.databaseValue, locked?.iv.databaseValue, locked?.tag.databaseValue,
+        ]
+        row += lockedColumns.map { $0 ?? .null }
+        row.append(try locked.map { try sealing.seal($0.ciphertext, table: "notes", id: note.id, column: "ciphertext") }.databaseValue)
+        row += [note.bodyFormat.databaseValue, importTag.databaseValue, recordKeySealed.databaseValue, note.noteProofHash.databaseValue]
+        // As stored: an insert fires no revision trigger.
+        row += [(note.revision ?? 1).databaseValue, note.deleted.map(\.timeIntervalSince1970).databaseValue]
+        statements.append(StagedStatement("""
+            INSERT OR IGNORE INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, passphrase_id,
+                crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format, import_tag,
+                sealed_record_key, note_proof_hash, revision, deleted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, row))
+        for participant in note.participants where accounts.contains(participant.account) {
+            statements.append(StagedStatement("INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)", [
+                note.id.databaseValue, participant.account.databaseValue, participant.added.timeIntervalSince1970.databaseValue,
+            ]))
+        }
+        return (outcome, statements, removedFiles)
+    }
+
+    private func validate(_ note: BackedUpNote) throws {
+        try NoteRules.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
+        if let body = note.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
+        guard BodyFormat(rawValue: note.bodyFormat) != nil, (note.body == nil) == (note.locked != nil) else {
+            throw NotesError.invalid("the note is neither a plain nor a locked note")
+        }
+        if let key = note.recordKey, key.count != 32 { throw NotesError.invalid("a shared note's record key is 32 bytes") }
+        if let locked = note.locked {
+            guard (1...LockedNoteCrypto.maximumIterations).contains(locked.iterations), (1...64).contains(locked.salt.count),
+                  locked.wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount, (12...64).contains(locked.iv.count),
+                  locked.tag.count == AESGCM.tagByteCount, locked.ciphertext.count <= 8 * NoteLimits.bodyBytes
+            else { throw NotesError.invalid("the locked note's fields are malformed") }
+        }
+    }
+
+    /// Whether the home's note `row` holds what `note` (with this home's folder and passphrase
+    /// ids) does.
+    private func isIdentical(_ row: NoteRow, to note: BackedUpNote) throws -> Bool {
+        let current = try store.pool.read { db in try store.backedUp(row, db, sealing) }
+        var comparable = note
+        comparable.importTag = current.importTag
+        comparable.participants = current.participants
+        // A backup from before revisions says nothing of them.
+        if note.revision == nil { comparable.revision = current.revision }
+        return current == comparable
+    }
+}
