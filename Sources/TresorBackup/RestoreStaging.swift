@@ -158,11 +158,15 @@ public final class RestoreStaging {
             }
         }
         SecureFiles.syncDirectory(destination)
-        // The notes database last: until it commits, a moved file is named by no row, and a
-        // crash then is completed by the next start before the notes store removes such files.
-        for (journal, database) in plan.journals.sorted(by: { ($0.value == "notes.db" ? 1 : 0, $0.key) < ($1.value == "notes.db" ? 1 : 0, $1.key) }) {
-            let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
-            try StatementJournal.apply(folder.appendingPathComponent(journal), to: queue)
+        // After the files: until the notes database commits, a moved file is named by no row,
+        // and a crash then is completed by the next start before the notes store removes such
+        // files. The databases are independent of each other, so their journals run side by side.
+        let journals = plan.journals.sorted { $0.key < $1.key }.map { (journal: $0.key, database: $0.value) }
+        for applied in TwoThreads.map(journals, { journal in
+            let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(journal.database))
+            try StatementJournal.apply(folder.appendingPathComponent(journal.journal), to: queue)
+        }) {
+            try applied.get()
         }
         for name in plan.removedFiles { SecureFiles.overwriteAndRemove(destination.appendingPathComponent(name)) }
         remove(folder)
