@@ -101,31 +101,50 @@ public struct RecordStreamReader {
     /// Exactly `count` bytes of plaintext, or nil at the authenticated end with nothing read;
     /// a stream that ends after some of them is damaged.
     private mutating func take(_ count: Int) throws -> Data? {
-        while buffer.count - offset < count && !ended {
-            let chunk: Data?
-            do {
-                chunk = try decryptor.read()
-            } catch let error as AgeError {
-                throw BackupError.file(error)
-            }
-            guard let chunk else {
-                ended = true
-                break
-            }
-            payloadBytes += chunk.count
-            // Bytes already taken are dropped before the buffer grows: it holds about a record.
-            if offset > 0 {
-                buffer = Data(buffer[(buffer.startIndex + offset)...])
-                offset = 0
-            }
-            buffer.append(chunk)
+        let available = buffer.count - offset
+        if available >= count {
+            let start = buffer.startIndex + offset
+            offset += count
+            return Data(buffer[start..<(start + count)])
         }
-        guard buffer.count - offset >= count else {
-            guard buffer.count == offset else { throw BackupError.damaged("the stream ends inside a record") }
+        // Across chunks: the record is put together once, in a buffer of its size (an
+        // attachment's 1 MiB piece spans sixteen chunks). A chunk is kept as it came, not
+        // copied into a growing buffer: what is left of it is the next record's start.
+        var taken = Data(capacity: count)
+        taken.append(buffer[(buffer.startIndex + offset)...])
+        buffer = Data()
+        offset = 0
+        while taken.count < count, let chunk = try nextChunk() {
+            let needed = count - taken.count
+            guard chunk.count > needed else {
+                taken.append(chunk)
+                continue
+            }
+            taken.append(chunk[chunk.startIndex..<(chunk.startIndex + needed)])
+            buffer = chunk
+            offset = needed
+        }
+        guard taken.count == count else {
+            guard taken.isEmpty else { throw BackupError.damaged("the stream ends inside a record") }
             return nil
         }
-        let start = buffer.startIndex + offset
-        offset += count
-        return Data(buffer[start..<(start + count)])
+        return taken
+    }
+
+    /// The next chunk of plaintext, nil at the authenticated end.
+    private mutating func nextChunk() throws -> Data? {
+        guard !ended else { return nil }
+        let chunk: Data?
+        do {
+            chunk = try decryptor.read()
+        } catch let error as AgeError {
+            throw BackupError.file(error)
+        }
+        guard let chunk else {
+            ended = true
+            return nil
+        }
+        payloadBytes += chunk.count
+        return chunk
     }
 }
