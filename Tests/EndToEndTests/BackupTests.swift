@@ -120,6 +120,15 @@ import TresorProtocol
         #expect(try other.notes()[trashed.title] == nil, "still in Recently Deleted, not among the notes")
         #expect(report.count(.attachment, .restored) == 2)
         #expect(report.entries.contains { $0.kind == .attachment && $0.outcome == .skipped && $0.reason == .excludedFromBackup })
+        // Notes are staged in batches on two threads, yet reported in the backup's order: each
+        // attachment right after its note (or the note's other attachments).
+        let noteOfAttachment = ["plain-attachment": "plain", "locked-attachment": "locked", "excluded-attachment": "plain"]
+        for (index, entry) in report.entries.enumerated() where entry.kind == .attachment {
+            let noteName = try #require(noteOfAttachment[entry.description])
+            let owner = try #require(home.noteIDs[noteName])
+            let before = report.entries[..<index].last { $0.kind != .attachment }
+            #expect(before?.kind == .note && before?.id == owner, "\(entry.description) follows its note")
+        }
 
         let notesAfter = try other.notes()
         for (title, note) in notesBefore {
