@@ -41,7 +41,7 @@ final class RestoreItems {
         let stager = Stager(target: target, staging: staging, onConflict: onConflict, sameHome: sameHome)
         self.stager = stager
         worker = OrderedWorker<[Job]>.Owner(OrderedWorker(name: "tresor-items", depth: .max, costLimit: Self.waitingBytes) { jobs in
-            for job in jobs { try stager.stage(job) }
+            try stager.stage(jobs)
         })
     }
 
@@ -102,37 +102,66 @@ final class RestoreItems {
             self.sameHome = sameHome
         }
 
-        func stage(_ job: Job) throws {
-            switch job {
-            case .item(let item, let keychain): try stage(item, keychain: keychain)
-            case .deviceBound(let record): try stage(record)
+        /// Stages a batch: each run of items of one keychain together (one read transaction of
+        /// it), the report's entries in the batch's order.
+        func stage(_ jobs: [Job]) throws {
+            var run: [BackedUpItem] = []
+            var runKeychain = ""
+            func stageRun() throws {
+                guard !run.isEmpty else { return }
+                defer { run = [] }
+                guard let restore = try keychainRestore(runKeychain) else {
+                    for item in run { add(item.id, keychain: runKeychain, description: ItemDescription.of(item), (.skipped, .keychainMissing, nil)) }
+                    return
+                }
+                for (item, decided) in zip(run, try restore.stage(run)) {
+                    let outcome = try staging.stageDecision(for: databasePath(runKeychain)) { try decided.get() }
+                    add(item.id, keychain: runKeychain, description: ItemDescription.of(item), outcome)
+                }
             }
+            for job in jobs {
+                let item: BackedUpItem, keychain: String
+                switch job {
+                case .item(let backedUp, let name):
+                    (item, keychain) = (backedUp, name)
+                case .deviceBound(let record):
+                    guard let opened = opened(record) else {
+                        try stageRun()
+                        add(record.id, keychain: record.keychain, description: Self.description(of: record), reasonNotOpened(record))
+                        continue
+                    }
+                    (item, keychain) = (opened, record.keychain)
+                }
+                if keychain != runKeychain {
+                    try stageRun()
+                    runKeychain = keychain
+                }
+                run.append(item)
+            }
+            try stageRun()
         }
 
-        private func stage(_ item: BackedUpItem, keychain name: String) throws {
-            let description = ItemDescription.of(item)
-            guard let restore = try keychainRestore(name) else {
-                return add(item.id, keychain: name, description: description, (.skipped, .keychainMissing, nil))
-            }
-            let outcome = try staging.stageDecision(for: databasePath(name)) { try restore.stage(item) }
-            add(item.id, keychain: name, description: description, outcome)
-        }
-
-        private func stage(_ record: DeviceBoundItemRecord) throws {
-            let description = "\(record.itemClass.rawValue) item \(record.id) (\(record.protectionClass.rawValue))"
-            guard sameHome else {
-                return add(record.id, keychain: record.keychain, description: description, (.skipped, .deviceBoundToAnotherHome, nil))
-            }
+        /// A device-bound item opened with this home's device key; nil when it is not this
+        /// home's (``reasonNotOpened(_:)`` says why).
+        private func opened(_ record: DeviceBoundItemRecord) -> BackedUpItem? {
+            guard sameHome else { return nil }
             let associatedData = DeviceBoundItemRecord.associatedData(
                 keychain: record.keychain, itemClass: record.itemClass, id: record.id, protectionClass: record.protectionClass)
             guard let json = try? Envelope.open(record.sealed, using: target.keybag.backupDeviceItemsKey, authenticating: associatedData),
                   let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
                   item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
-            else {
-                return add(record.id, keychain: record.keychain, description: description,
-                           (.skipped, .invalid, "the device-bound item does not open with this home's device key"))
-            }
-            try stage(item, keychain: record.keychain)
+            else { return nil }
+            return item
+        }
+
+        private func reasonNotOpened(_ record: DeviceBoundItemRecord) -> (BackupOutcome, BackupReason?, String?) {
+            sameHome
+                ? (.skipped, .invalid, "the device-bound item does not open with this home's device key")
+                : (.skipped, .deviceBoundToAnotherHome, nil)
+        }
+
+        private static func description(of record: DeviceBoundItemRecord) -> String {
+            "\(record.itemClass.rawValue) item \(record.id) (\(record.protectionClass.rawValue))"
         }
 
         private func add(_ id: String, keychain: String, description: String, _ outcome: (BackupOutcome, BackupReason?, String?)) {

@@ -121,12 +121,29 @@ public final class KeychainRestore {
         self.onConflict = onConflict
     }
 
-    /// Decides what restoring `item` means here and prepares its rows.
-    /// - Parameter item: an item read from a backup.
-    /// - Returns: the outcome, and the statements to commit (none unless it is restored or replaces).
-    /// - Throws: ``KeychainError/param(_:)`` for an item this keychain would not accept;
-    ///   ``KeychainError/interactionNotAllowed(_:)`` when its class is locked here; storage errors.
-    public func stage(_ item: BackedUpItem) throws -> (BackupOutcome, [StagedStatement]) {
+    /// Decides what restoring each of `items` means here and prepares its rows, in one read
+    /// transaction of the keychain: its lookups take SQLite's locks once, not once per statement.
+    /// - Parameter items: items read from a backup, in order.
+    /// - Returns: for each item, in order, the outcome and the statements to commit (none unless
+    ///   it is restored or replaces) — or what it threw: ``KeychainError/param(_:)`` for an item
+    ///   this keychain would not accept; ``KeychainError/interactionNotAllowed(_:)`` when its class
+    ///   is locked here.
+    /// - Throws: storage errors of the transaction itself.
+    public func stage(_ items: [BackedUpItem]) throws -> [Result<(BackupOutcome, [StagedStatement]), any Error>] {
+        try keychain.read(inTransaction: true) { db in
+            items.map { item in
+                Result {
+                    do {
+                        return try stage(item, db)
+                    } catch let error as DatabaseError {
+                        throw Keychain.readError(error)
+                    }
+                }
+            }
+        }
+    }
+
+    private func stage(_ item: BackedUpItem, _ db: Database) throws -> (BackupOutcome, [StagedStatement]) {
         let itemClass = item.itemClass
         let attributes = item.attributes
         try attributes.validate(for: itemClass, purpose: .query)
@@ -143,13 +160,10 @@ public final class KeychainRestore {
 
         var statements: [StagedStatement] = []
         var outcome = BackupOutcome.restored
-        let (existing, idTaken) = try keychain.read { db -> (StoredItem?, Bool) in
-            let existing = try StoredItem.fetchOne(db.cachedStatement(sql: itemClass.primaryKeyLookup), arguments: [primaryKeyTag])
-            let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [backupID]) ?? false
-            return (existing, taken)
-        }
+        let existing = try StoredItem.fetchOne(db.cachedStatement(sql: itemClass.primaryKeyLookup), arguments: [primaryKeyTag])
+        let idTaken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [backupID]) ?? false
         if let existing {
-            if try isIdentical(existing, to: item) { return (.alreadyPresent, []) }
+            if try isIdentical(existing, to: item, db) { return (.alreadyPresent, []) }
             guard onConflict == .replace else { return (.conflict, []) }
             outcome = .replaced
             statements.append(StagedStatement("DELETE FROM \(table) WHERE id = ?", [existing.id.databaseValue]))
@@ -157,13 +171,12 @@ public final class KeychainRestore {
         var id = backupID
         let replacesItself = existing?.id == backupID
         if (idTaken && !replacesItself) || stagedIDs[table, default: []].contains(id) {
-            repeat { id = Int64.random(in: 1...Int64.max) } while try keychain.read({ db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) ?? false
-            }) || stagedIDs[table, default: []].contains(id)
+            repeat { id = Int64.random(in: 1...Int64.max) } while try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) ?? false
+                || stagedIDs[table, default: []].contains(id)
         }
         stagedIDs[table, default: []].insert(id)
 
-        let (metadataKey, keyStatements) = try stagedMetadataKey(itemClass, protectionClass, classKey: classKey)
+        let (metadataKey, keyStatements) = try stagedMetadataKey(itemClass, protectionClass, classKey: classKey, db)
         statements += keyStatements
         let rowKey = SecureRandom.key(bitCount: 256)
         let row: [DatabaseValue] = [
@@ -188,12 +201,10 @@ public final class KeychainRestore {
     }
 
     /// Whether the stored item `existing` is `item`: the same attributes and the same secret.
-    private func isIdentical(_ existing: StoredItem, to item: BackedUpItem) throws -> Bool {
+    private func isIdentical(_ existing: StoredItem, to item: BackedUpItem, _ db: Database) throws -> Bool {
         guard existing.protectionClass == item.protectionClass.rawValue else { return false }
         let classKey = try Keychain.mapKeybag { try keychain.keybag.classKey(for: item.protectionClass) }
-        let key = try keychain.read { db in
-            try keychain.metadataKey(item.itemClass, item.protectionClass, classKey: classKey, db: db, create: false)
-        }
+        let key = try keychain.metadataKey(item.itemClass, item.protectionClass, classKey: classKey, db: db, create: false)
         let sealing = keychain.sealing
         let attributes = try sealing.decodeMetadata(try sealing.openMetadataJSON(existing, itemClass: item.itemClass, key: key), of: existing)
         let secret = try sealing.openSecret(existing, itemClass: item.itemClass, classKey: classKey)
@@ -204,14 +215,12 @@ public final class KeychainRestore {
     /// the one the database holds, or a new one staged with the first such row. Either way the
     /// commit checks that the database holds that key and no other.
     private func stagedMetadataKey(
-        _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey
+        _ itemClass: ItemClass, _ protectionClass: ProtectionClass, classKey: SymmetricKey, _ db: Database
     ) throws -> (SymmetricKey, [StagedStatement]) {
         let name = "\(itemClass.rawValue)/\(protectionClass.rawValue)"
         if let key = metadataKeys[name] { return (key, []) }
-        let stored = try keychain.read { db in
-            try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
-                              arguments: [itemClass.rawValue, protectionClass.rawValue])
-        }
+        let stored = try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
+                                       arguments: [itemClass.rawValue, protectionClass.rawValue])
         let key: SymmetricKey
         let wrapped: Data
         if let stored {

@@ -550,14 +550,22 @@ public final class Keychain: Sendable {
     /// Every read here is one statement, atomic by itself: no transaction is opened around it
     /// (a BEGIN and a COMMIT would double a lookup's SQLite work).
     /// `onLookupConnection`: on ``lookupReader`` rather than one of the pool's readers.
-    func read<T>(onLookupConnection: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    /// `inTransaction`: in one read transaction, for many reads in a row (a restore's batch).
+    func read<T>(onLookupConnection: Bool = false, inTransaction: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
+            if inTransaction { return try database.read(body) }
             return try onLookupConnection ? lookupReader.inDatabase(body) : database.unsafeRead(body)
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
-            throw KeychainError.decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
         } catch let error as DatabaseError {
-            throw KeychainError.storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
+            throw Self.readError(error)
         }
+    }
+
+    /// A failed read in keychain terms: a damaged file, or storage that cannot be read.
+    static func readError(_ error: DatabaseError) -> KeychainError {
+        if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            return .decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
+        }
+        return .storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(meaning(of: error)))")
     }
 
     static func meaning(of error: DatabaseError) -> String {
