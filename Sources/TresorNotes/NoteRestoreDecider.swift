@@ -22,7 +22,7 @@ struct NoteRestoreDecider: Sendable {
 
     /// The note's outcome, the statements that restore it, and a replaced note's attachment files.
     /// - Throws: ``NotesError/invalid(_:)`` for a note this store would not hold; storage errors.
-    func decide(_ note: BackedUpNote) throws -> (BackupOutcome, [StagedStatement], removedFiles: [String]) {
+    func decide(_ note: BackedUpNote, _ db: Database) throws -> (BackupOutcome, [StagedStatement], removedFiles: [String]) {
         guard accounts.contains(note.account) else { return (.skipped, [], []) }
         try validate(note)
         var mapped = note
@@ -34,13 +34,11 @@ struct NoteRestoreDecider: Sendable {
         var statements: [StagedStatement] = []
         var removedFiles: [String] = []
         var outcome = BackupOutcome.restored
-        let existing = try store.pool.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [note.id]).map { row in
-                (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.file))
-            }
+        let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [note.id]).map { row in
+            (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.file))
         }
         if case let (row, files)? = existing {
-            if try isIdentical(row, to: mapped) { return (.alreadyPresent, [], []) }
+            if try isIdentical(row, to: mapped, db) { return (.alreadyPresent, [], []) }
             guard onConflict == .replace else { return (.conflict, [], []) }
             outcome = .replaced
             removedFiles = files
@@ -51,7 +49,7 @@ struct NoteRestoreDecider: Sendable {
             ]
         }
         let importTag = try keepsImportTags ? note.importTag.flatMap { tag in
-            try store.pool.read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) } == true ? nil : tag
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) == true ? nil : tag
         } : nil
         let recordKeySealed = try note.recordKey.map { try sealing.seal($0, table: "notes", id: note.id, column: "record_key") }
         let layer = note.recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing
@@ -102,8 +100,8 @@ struct NoteRestoreDecider: Sendable {
 
     /// Whether the home's note `row` holds what `note` (with this home's folder and passphrase
     /// ids) does.
-    private func isIdentical(_ row: NoteRow, to note: BackedUpNote) throws -> Bool {
-        let current = try store.pool.read { db in try store.backedUp(row, db, sealing) }
+    private func isIdentical(_ row: NoteRow, to note: BackedUpNote, _ db: Database) throws -> Bool {
+        let current = try store.backedUp(row, db, sealing)
         var comparable = note
         comparable.importTag = current.importTag
         comparable.participants = current.participants

@@ -196,8 +196,18 @@ public final class NotesRestore {
     ///   of a replaced note's attachments, to remove once committed — or what it threw:
     ///   ``NotesError/invalid(_:)`` for a note this store would not hold, storage errors.
     public func stage(_ notes: [BackedUpNote]) -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] {
-        let decider = decider
-        let decided = TwoThreads.map(notes) { try decider.decide($0) }
+        let decider = decider, store = store
+        // Each half in one read transaction: its lookups take SQLite's locks once.
+        let middle = (notes.count + 1) / 2
+        let halves = [Array(notes[..<middle]), Array(notes[middle...])]
+        let decided = zip(halves, TwoThreads.map(halves) { notes in
+            try store.pool.read { db in notes.map { note in Result { try decider.decide(note, db) } } }
+        }).flatMap { notes, half -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] in
+            switch half {
+            case .success(let decided): decided
+            case .failure(let error): notes.map { _ in .failure(error) }
+            }
+        }
         for (note, result) in zip(notes, decided) {
             if case .success(let (outcome, _, _)) = result { self.notes[note.id] = (outcome, note.locked != nil) }
         }
