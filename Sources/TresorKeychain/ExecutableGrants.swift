@@ -34,7 +34,12 @@ public final class ExecutableGrants: Sendable {
     public func list() throws -> [ExecutableGrant] {
         if let cached = cache.withLock({ $0 }) { return cached }
         let key = try sealingKey()
-        guard SecureFiles.exists(file) else { return [] }
+        guard SecureFiles.exists(file) else {
+            // Only `save` makes the file, and it fills the cache: none now is none until then
+            // (every new Secret Service client asks).
+            cache.withLock { $0 = [] }
+            return []
+        }
         let grants: [ExecutableGrant]
         do {
             let sealed = try SecureFiles.read(file, limit: 16 * 1024 * 1024)
