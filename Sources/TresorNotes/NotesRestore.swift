@@ -198,15 +198,8 @@ public final class NotesRestore {
     public func stage(_ notes: [BackedUpNote]) -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] {
         let decider = decider, store = store
         // Each half in one read transaction: its lookups take SQLite's locks once.
-        let middle = (notes.count + 1) / 2
-        let halves = [Array(notes[..<middle]), Array(notes[middle...])]
-        let decided = zip(halves, TwoThreads.map(halves) { notes in
-            try store.pool.read { db in notes.map { note in Result { try decider.decide(note, db) } } }
-        }).flatMap { notes, half -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] in
-            switch half {
-            case .success(let decided): decided
-            case .failure(let error): notes.map { _ in .failure(error) }
-            }
+        let decided = TwoThreads.mapHalves(notes) { half in
+            try store.pool.read { db in half.map { note in Result { try decider.decide(note, db) } } }
         }
         for (note, result) in zip(notes, decided) {
             if case .success(let (outcome, _, _)) = result { self.notes[note.id] = (outcome, note.locked != nil) }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TresorSystem
 
-/// Work split in two halves comes back whole and in order, each element's error in its place.
+/// Work split in two halves comes back whole and in order, each element's error (or its half's) in its place.
 struct TwoThreadsTests {
     struct Odd: Error, Equatable { let value: Int }
 
@@ -21,5 +21,26 @@ struct TwoThreadsTests {
                 #expect(try result.get() == value * 2)
             }
         }
+    }
+
+    /// Each half goes whole to its thread; a half that throws is that error for each of its
+    /// elements, and the other half's results stay in their places.
+    @Test(arguments: [1, 2, 7, 64])
+    func aHalfIsHandedWholeAndItsErrorIsEachOfItsElements(count: Int) throws {
+        let elements = Array(0..<count)
+        let results = TwoThreads.mapHalves(elements) { half -> [Result<Int, any Error>] in
+            if half.contains(0) && count > 1 { throw Odd(value: -1) }
+            return half.map { .success($0 * 3) }
+        }
+        #expect(results.count == count)
+        let firstHalf = (count + 1) / 2
+        for (value, result) in results.enumerated() {
+            if count > 1 && value < firstHalf {
+                #expect(throws: Odd(value: -1)) { try result.get() }
+            } else {
+                #expect(try result.get() == value * 3)
+            }
+        }
+        #expect(TwoThreads.mapHalves([Int]()) { _ -> [Result<Int, any Error>] in throw Odd(value: 0) }.isEmpty)
     }
 }
