@@ -5,8 +5,9 @@ import TresorSystem
 
 /// Writes an age v1 file encrypted to a passphrase, as a stream: the header as soon as it
 /// is made (or, with ``init(payloadOf:output:)``, apart by the caller), then one sealed 64 KiB
-/// chunk at a time, so memory stays at a few chunks whatever the size. Chunks are sealed and handed to `output` on a thread of the encryptor's own
-/// (``OrderedWorker``), in order, while the caller prepares the next: `output` must not expect
+/// chunk at a time, so memory stays at a few chunks whatever the size. Chunks are sealed and
+/// handed to `output` on a thread of the encryptor's own (``OrderedWorker``), in order, while
+/// the caller prepares the next: `output` must not expect
 /// the caller's thread, and its errors surface at the next ``write(_:)`` or at ``finish()``.
 /// `age -d` opens the result.
 ///

@@ -3,7 +3,8 @@ import FoundationEssentials
 /// One thread that does a stream's other half — sealing and writing chunks while the caller
 /// prepares the next (an age file, an attachment's file) — so a stream uses two cores. Work is
 /// taken in the order it was given, at most ``depth`` items (and, if given, ``costLimit`` of their
-/// bytes) ahead, so memory stays at a few chunks. The first error stops the thread and is thrown to the caller at its next call.
+/// bytes) ahead, so memory stays at a few chunks. The first error stops the thread and is thrown
+/// to the caller at its next call.
 ///
 /// The thread ends when ``close()`` is called or the last ``OrderedWorker/Owner`` goes; a stream
 /// abandoned halfway leaves no thread behind.
