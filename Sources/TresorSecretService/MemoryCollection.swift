@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import TresorDBus
 import TresorKeychain
 
 /// The `session` collection: items kept in the daemon's memory only, gone when it stops.
@@ -19,6 +20,26 @@ final class MemoryCollection: SecretCollection {
     private let items = Mutex<[String: Stored]>([:])
     /// The most items the collection holds, so a client cannot fill the daemon's memory.
     static let capacity = 10_000
+    /// The most bytes of labels, attributes and secrets it holds, for the same reason: at the
+    /// largest secret each, the item count alone would let clients take gigabytes.
+    static let byteBudget = 16 << 20
+
+    /// What an item costs of ``byteBudget``.
+    private static func cost(label: String, attributes: [String: String], secret: SecretValue) -> Int {
+        label.utf8.count + attributes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } + secret.bytes.count
+    }
+
+    private static func cost(_ stored: Stored) -> Int {
+        cost(label: stored.item.label, attributes: stored.item.attributes, secret: stored.secret)
+    }
+
+    /// Refuses a change that would take the collection past ``byteBudget``.
+    private static func checkBudget(_ items: [String: Stored], adding: Int, removing: Int = 0) throws {
+        let used = items.values.reduce(0) { $0 + cost($1) }
+        guard used - removing + adding <= byteBudget else {
+            throw DBusError.limitsExceeded("the session collection holds at most \(byteBudget >> 20) MiB; delete some of its items first")
+        }
+    }
 
     func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String]) {
         let found = items.withLock { items in
@@ -37,15 +58,18 @@ final class MemoryCollection: SecretCollection {
         try SecretLimits.check(label: label, attributes: attributes)
         guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
         let group = client.caller.defaultAccessGroup
+        let cost = Self.cost(label: label, attributes: attributes, secret: secret)
         return try items.withLock { items in
             let now = Date()
             if replace, let existing = items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
+                try Self.checkBudget(items, adding: cost, removing: Self.cost(existing.value))
                 items[existing.key]!.item.label = label
                 items[existing.key]!.item.modified = now
                 items[existing.key]!.secret = secret
                 return (existing.key, false)
             }
             guard items.count < Self.capacity else { throw KeychainError.param("the session collection is full (\(Self.capacity) items)") }
+            try Self.checkBudget(items, adding: cost)
             let id = String(Int64.random(in: 1...Int64.max))
             items[id] = Stored(item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret)
             return (id, true)
@@ -78,7 +102,9 @@ final class MemoryCollection: SecretCollection {
     private func change(_ id: String, client: SecretServiceClient, _ body: (inout Stored) -> Void) throws {
         try items.withLock { items in
             guard var stored = items[id], client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+            let before = Self.cost(stored)
             body(&stored)
+            try Self.checkBudget(items, adding: Self.cost(stored), removing: before)
             stored.item.modified = Date()
             items[id] = stored
         }

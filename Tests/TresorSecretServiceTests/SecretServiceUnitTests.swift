@@ -108,6 +108,32 @@ import TresorKeychain
         #expect(try collection.search([:], client: caller).unlocked.isEmpty)
     }
 
+    /// 2,000 items of the largest secret would be 500 MiB of the daemon's memory: the collection
+    /// stops at its byte budget, and frees room as items go.
+    @Test func theSessionCollectionStopsAtItsByteBudget() throws {
+        let collection = MemoryCollection()
+        let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
+        let large = SecretValue(bytes: Array(repeating: 7, count: Keychain.maximumSecretBytes), contentType: "text/plain")
+        var created: [String] = []
+        var refused: (any Error)?
+        for index in 0..<2_000 {
+            do {
+                created.append(try collection.create(label: "\(index)", attributes: [:], secret: large, replace: false, client: caller).id)
+            } catch {
+                refused = error
+                break
+            }
+        }
+        #expect(created.count == MemoryCollection.byteBudget / Keychain.maximumSecretBytes - 1, "stopped at the budget, not the item count")
+        #expect((refused as? DBusError)?.name == "org.freedesktop.DBus.Error.LimitsExceeded")
+        // A secret grown past the budget is refused too, and the item keeps its old one.
+        let small = try collection.create(label: "small", attributes: [:], secret: SecretValue(bytes: [1], contentType: "text/plain"), replace: false, client: caller)
+        #expect(throws: DBusError.self) { try collection.setSecret(small.id, large, client: caller) }
+        #expect(try collection.secret(small.id, client: caller).bytes == [1])
+        try collection.delete(created[0], client: caller)
+        #expect(throws: Never.self) { try collection.create(label: "again", attributes: [:], secret: large, replace: false, client: caller) }
+    }
+
     @Test func keychainErrorsBecomeTheSecretServicesOwn() {
         #expect(SecretServiceProvider.wireError(KeychainError.itemNotFound).name == "org.freedesktop.Secret.Error.NoSuchObject")
         #expect(SecretServiceProvider.wireError(KeychainError.interactionNotAllowed("x")).name == "org.freedesktop.Secret.Error.IsLocked")
