@@ -99,6 +99,11 @@ final class ServerDatabase: Sendable {
             if state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03"].contains(state) {
                 return NotesError.unavailable("the database cannot serve just now (SQLSTATE \(state)): try again shortly")
             }
+            // 22021: a value PostgreSQL's text cannot hold (a NUL byte, bytes that are not UTF-8) — the
+            // request's input, not the server's fault.
+            if state == "22021" {
+                return NotesError.invalid("text may not contain a NUL byte or bytes that are not UTF-8")
+            }
             return ServerDatabaseError(sqlState: state)
         default:
             return error

@@ -171,6 +171,19 @@ struct PostgresWebStoreInstanceTests {
         await storage.close()
     }
 
+    /// PostgreSQL's text holds no NUL byte: such input is the request's fault, said as such (a 400
+    /// on the web), not a failure of the server.
+    @Test func aNulByteInAFolderIdIsBadInput() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let storage = try await ServerStorageFixture.open(url: url)
+        let owner = try await storage.store.registerAccount(name: "nul", password: WebStoreCheck.password("nul-password-1"))
+        let refused = NotesError.invalid("text may not contain a NUL byte or bytes that are not UTF-8")
+        await #expect(throws: refused) { try await storage.store.notes(account: owner.id, folderID: "a\u{0}b") }
+        _ = try await storage.store.createNote(NoteDraft(title: "kept", body: "x"), account: owner.id, quota: nil)
+        #expect(try await storage.store.notes(account: owner.id, folderID: nil).map(\.title) == ["kept"], "the store serves on")
+        await storage.close()
+    }
+
     @Test func aVersion1DatabaseIsBroughtToVersion2WithItsSessionsKept() async throws {
         let url = try await TestPostgres.freshDatabase()
         // A database an earlier Tresor made: version 1 only, with a session in it.
