@@ -60,7 +60,6 @@ struct ReadmeTests {
         for folder in [home.appendingPathComponent(".config"), home.appendingPathComponent("Desktop"), work] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        try Data("\(passcode)\n".utf8).write(to: home.appendingPathComponent(".config/my-passcode"))
         try Data("db-secret\n".utf8).write(to: work.appendingPathComponent("db-password"))
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: work.appendingPathComponent("plan.png"))
         var fixture = NoteStoreFixture()
