@@ -204,7 +204,7 @@ let package = Package(
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
         .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem"]),
-        .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto"]),
+        .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem"]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",

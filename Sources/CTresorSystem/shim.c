@@ -119,3 +119,109 @@ int tresor_epoll_wait(int epoll, unsigned long long *tokens, int *flags, int cap
 int tresor_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 int tresor_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 int tresor_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <linux/inet_diag.h>
+
+int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_inode,
+                            unsigned char *name, unsigned long name_capacity, unsigned long *name_length) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0) return -1;
+    struct {
+        struct nlmsghdr header;
+        struct unix_diag_req request;
+    } query;
+    memset(&query, 0, sizeof(query));
+    query.header.nlmsg_len = sizeof(query);
+    query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    query.header.nlmsg_flags = NLM_F_REQUEST;
+    query.request.sdiag_family = AF_UNIX;
+    query.request.udiag_states = ~0u;
+    query.request.udiag_ino = (unsigned int)inode;
+    query.request.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_NAME;
+    // No cookie: the lookup is by inode alone.
+    query.request.udiag_cookie[0] = INET_DIAG_NOCOOKIE;
+    query.request.udiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    if (sendto(fd, &query, sizeof(query), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+        int saved = errno; close(fd); errno = saved; return -1;
+    }
+    union { struct nlmsghdr align; unsigned char bytes[8192]; } answer;
+    ssize_t length = recv(fd, answer.bytes, sizeof(answer.bytes), 0);
+    int saved = errno;
+    close(fd);
+    if (length < 0) { errno = saved; return -1; }
+    *peer_inode = 0;
+    *name_length = 0;
+    for (struct nlmsghdr *header = &answer.align; NLMSG_OK(header, (unsigned int)length); header = NLMSG_NEXT(header, length)) {
+        if (header->nlmsg_type == NLMSG_ERROR) {
+            struct nlmsgerr *failure = NLMSG_DATA(header);
+            errno = failure->error ? -failure->error : ENOENT;
+            return -1;
+        }
+        if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
+        struct unix_diag_msg *message = NLMSG_DATA(header);
+        if (message->udiag_ino != (unsigned int)inode) continue;
+        long remaining = (long)header->nlmsg_len - (long)NLMSG_LENGTH(sizeof(*message));
+        for (struct nlattr *attribute = (struct nlattr *)(message + 1);
+             remaining >= (long)sizeof(struct nlattr) && attribute->nla_len >= sizeof(struct nlattr) && attribute->nla_len <= remaining;
+             remaining -= NLA_ALIGN(attribute->nla_len), attribute = (struct nlattr *)((char *)attribute + NLA_ALIGN(attribute->nla_len))) {
+            unsigned long size = attribute->nla_len - sizeof(struct nlattr);
+            void *data = (char *)attribute + sizeof(struct nlattr);
+            if (attribute->nla_type == UNIX_DIAG_PEER && size >= sizeof(unsigned int)) {
+                *peer_inode = *(unsigned int *)data;
+            } else if (attribute->nla_type == UNIX_DIAG_NAME) {
+                if (size > name_capacity) size = name_capacity;
+                memcpy(name, data, size);
+                *name_length = size;
+            }
+        }
+        return 0;
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+int tresor_socket_holders(const unsigned long long *inodes, int count, uid_t uid, pid_t excluding,
+                          pid_t *holders, int capacity, const char *proc_root) {
+    DIR *processes = opendir(proc_root);
+    if (processes == NULL) return -1;
+    int found = 0;
+    char path[512], target[64];
+    struct dirent *process;
+    while ((process = readdir(processes)) != NULL) {
+        char *end;
+        long pid = strtol(process->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == excluding) continue;
+        struct stat owner;
+        snprintf(path, sizeof(path), "%s/%ld", proc_root, pid);
+        if (stat(path, &owner) != 0 || owner.st_uid != uid) continue;
+        snprintf(path, sizeof(path), "%s/%ld/fd", proc_root, pid);
+        int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (folder < 0) continue;
+        DIR *descriptors = fdopendir(folder);
+        if (descriptors == NULL) { close(folder); continue; }
+        struct dirent *descriptor;
+        int holds = 0;
+        while (!holds && (descriptor = readdir(descriptors)) != NULL) {
+            if (descriptor->d_name[0] == '.') continue;
+            ssize_t size = readlinkat(folder, descriptor->d_name, target, sizeof(target) - 1);
+            if (size <= 8 || memcmp(target, "socket:[", 8) != 0) continue;
+            target[size] = '\0';
+            unsigned long long inode = strtoull(target + 8, NULL, 10);
+            for (int i = 0; i < count; i++) if (inodes[i] == inode) { holds = 1; break; }
+        }
+        closedir(descriptors);
+        if (holds && found < capacity) holders[found++] = (pid_t)pid;
+    }
+    closedir(processes);
+    return found;
+}

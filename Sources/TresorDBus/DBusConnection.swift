@@ -103,6 +103,13 @@ public final class DBusConnection: @unchecked Sendable {
             member: member, arguments: arguments)).arguments
     }
 
+    /// The socket this connection speaks on, or nil when it has none (a connection not over a
+    /// Unix socket).
+    public var socketDescriptor: Int32? {
+        var fd: Int32 = -1
+        return dbus_connection_get_unix_fd(raw, &fd) != 0 ? fd : nil
+    }
+
     // MARK: Sending
 
     /// Sends `message` without waiting for a reply, from any thread.

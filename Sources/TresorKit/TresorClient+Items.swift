@@ -56,14 +56,17 @@ extension TresorClient {
     ///   - executablePath: The executable the daemon will recognise (by its hash).
     ///   - accessGroups: Shared access groups of the team, beyond the application's own.
     ///   - passcode: The keybag's passcode.
+    ///   - usesSecretService: Whether its items are served to it on the Secret Service (D-Bus) too.
     /// - Returns: The application as registered.
     /// - Throws: `APIError` (`authFailed` for a wrong passcode, `param` for a bad id…).
     public func registerApplication(
-        id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?
+        id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?, usesSecretService: Bool = false
     ) throws -> Application {
         try call(
             "POST", Route.applications,
-            RegisterApplicationRequest(applicationID: id, teamID: team, executablePath: executablePath, accessGroups: accessGroups, passcode: passcode))
+            RegisterApplicationRequest(
+                applicationID: id, teamID: team, executablePath: executablePath, accessGroups: accessGroups, passcode: passcode,
+                usesSecretService: usesSecretService))
     }
 
     /// The registered applications (the `tresor` CLI only).

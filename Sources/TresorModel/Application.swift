@@ -11,14 +11,39 @@ public struct Application: Codable, Equatable, Sendable {
     /// Where the executable was when it was registered (informational: identity is the hash).
     public var executablePath: String
     public var registeredAt: Date
+    /// Whether the application's items are served to it on the Secret Service (D-Bus) too. Off
+    /// unless asked for at registration: D-Bus carries no per-message credentials, so a process
+    /// of the same user can borrow a bus identity in ways the socket API refuses
+    /// (docs/SECURITY.md, "Borrowed bus connections").
+    public var usesSecretService: Bool
 
-    public init(applicationID: String, teamID: String, accessGroups: [String], executableSHA256: Data, executablePath: String, registeredAt: Date = Date()) {
+    public init(
+        applicationID: String, teamID: String, accessGroups: [String], executableSHA256: Data, executablePath: String,
+        registeredAt: Date = Date(), usesSecretService: Bool = false
+    ) {
         self.applicationID = applicationID
         self.teamID = teamID
         self.accessGroups = accessGroups
         self.executableSHA256 = executableSHA256
         self.executablePath = executablePath
         self.registeredAt = registeredAt
+        self.usesSecretService = usesSecretService
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case applicationID, teamID, accessGroups, executableSHA256, executablePath, registeredAt, usesSecretService
+    }
+
+    /// Registrations kept before ``usesSecretService`` existed read as not using it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        applicationID = try container.decode(String.self, forKey: .applicationID)
+        teamID = try container.decode(String.self, forKey: .teamID)
+        accessGroups = try container.decode([String].self, forKey: .accessGroups)
+        executableSHA256 = try container.decode(Data.self, forKey: .executableSHA256)
+        executablePath = try container.decode(String.self, forKey: .executablePath)
+        registeredAt = try container.decode(Date.self, forKey: .registeredAt)
+        usesSecretService = try container.decodeIfPresent(Bool.self, forKey: .usesSecretService) ?? false
     }
 
     /// Every group the application may use: its own application id first (the default for

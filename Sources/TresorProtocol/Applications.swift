@@ -10,13 +10,20 @@ public struct RegisterApplicationRequest: Codable, Sendable {
     public var executablePath: String
     public var accessGroups: [String]
     public var passcode: String?
+    /// Whether the application's items are served to it on the Secret Service too
+    /// (`Application.usesSecretService`); absent means no.
+    public var usesSecretService: Bool?
 
-    public init(applicationID: String, teamID: String, executablePath: String, accessGroups: [String], passcode: String?) {
+    public init(
+        applicationID: String, teamID: String, executablePath: String, accessGroups: [String], passcode: String?,
+        usesSecretService: Bool? = nil
+    ) {
         self.applicationID = applicationID
         self.teamID = teamID
         self.executablePath = executablePath
         self.accessGroups = accessGroups
         self.passcode = passcode
+        self.usesSecretService = usesSecretService
     }
 }
 

@@ -49,7 +49,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
-        clients = BusClients(identify: identify)
+        clients = BusClients(identify: identify, connections: BusConnections(connection: connection), logger: logger)
         self.lockKeybag = lockKeybag
         self.askUser = askUser
         self.logger = logger
@@ -62,6 +62,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             throw DBusError.failed("another Secret Service provider owns \(Self.busName) on this bus; stop it (or import its items first with `tresor import secret-service`)")
         }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+        clients.connections.load(from: connection)
         DetachedThread.start { [self] in
             connection.run(tickMilliseconds: 2_000, tick: tick, handle)
             logger.notice("the Secret Service stopped: the bus connection ended")
@@ -80,12 +81,18 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func handle(_ message: DBusMessage) {
         switch message.kind {
         case .signal:
-            if message.member == "NameOwnerChanged", message.sender == "org.freedesktop.DBus",
-                case .string(let name)? = message.arguments.first, case .string("")? = message.arguments.last {
+            guard message.member == "NameOwnerChanged", message.sender == "org.freedesktop.DBus",
+                  case .string(let name)? = message.arguments.first, name.hasPrefix(":"), case .string(let owner)? = message.arguments.last
+            else { return }
+            if owner.isEmpty {
                 clients.forget(name)
+                clients.connections.left(name)
                 sessions.closeAll(of: name)
                 prompts.forget(owner: name)
                 approvals[name] = nil
+            } else {
+                // As early as the bus tells: what the process runs now is what it connected as.
+                clients.connections.appeared(name, on: connection)
             }
         case .methodCall:
             var signals: [DBusMessage] = []

@@ -18,6 +18,11 @@ final class Harness {
     var secrets: [String] = []
     private(set) var transcript = ""
     private var daemon: Process?
+    /// The user every process of this harness runs as (the daemon, the CLI, clients), when not the
+    /// test runner's own.
+    let user: TestUser?
+    /// Where `tresor` and `tresord` are run from: the build folder, or links the user can reach.
+    let binaries: URL
 
     static let binaries: URL = {
         if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
@@ -35,11 +40,16 @@ final class Harness {
     ///     need another user to reach the socket pass `/var/tmp`.
     ///   - environment: added to every process's environment, the daemon's too (a private
     ///     D-Bus's `DBUS_SESSION_BUS_ADDRESS`).
-    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:]) throws {
-        let parent = URL(fileURLWithPath: base ?? FileManager.default.temporaryDirectory.path)
+    ///   - user: another user to run every process as (the root folder is then in `/var/tmp`,
+    ///     and theirs).
+    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:], user: TestUser? = nil) throws {
+        let parent = URL(fileURLWithPath: user == nil ? base ?? FileManager.default.temporaryDirectory.path : "/var/tmp")
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        self.user = user
+        binaries = user == nil ? Self.binaries : try TestUser.binaries.get()
         var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        if user != nil { environment["HOME"] = root.path }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
         environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
@@ -50,6 +60,7 @@ final class Harness {
             try SecureFiles.createDirectory(paths.home)
             try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
         }
+        try user?.own(root)
     }
 
     /// Set once a test has run the scan itself.
@@ -72,13 +83,13 @@ final class Harness {
     /// Runs `tresor` with `arguments`, feeding `input` on standard input.
     @discardableResult
     func tresor(_ arguments: [String], input: String? = nil) throws -> Result {
-        try run(Self.binaries.appendingPathComponent("tresor"), arguments, input: input)
+        try run(binaries.appendingPathComponent("tresor"), arguments, input: input)
     }
 
     /// Runs `tresord --home HOME` with `arguments` to its end (one that refuses to start), for at
     /// most `timeout` seconds.
     func tresord(_ arguments: [String], timeout: TimeInterval = 30) throws -> Result {
-        try run(Self.binaries.appendingPathComponent("tresord"), ["--home", paths.home.path] + arguments, timeout: timeout)
+        try run(binaries.appendingPathComponent("tresord"), ["--home", paths.home.path] + arguments, timeout: timeout)
     }
 
     /// `tresor … --json`, decoded.
@@ -98,7 +109,8 @@ final class Harness {
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
         timeout: TimeInterval? = nil, revealing: [String] = []
     ) throws -> Result {
-        let (result, timedOut) = try Self.execute(executable, arguments, input: input, environment: environment ?? self.environment, timeout: timeout)
+        let (program, programArguments) = user?.wrapping(executable, arguments) ?? (executable, arguments)
+        let (result, timedOut) = try Self.execute(program, programArguments, input: input, environment: environment ?? self.environment, timeout: timeout)
         record(executable, arguments, output: result.stdout + result.stderr, revealing: revealing)
         if timedOut, let timeout {
             throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: timeout)
@@ -154,18 +166,21 @@ final class Harness {
         if !FileManager.default.fileExists(atPath: paths.daemonLog.path) {
             FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
+        try user?.own(root)
         let log = try FileHandle(forWritingTo: paths.daemonLog)
         log.seekToEndOfFile()
         let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent("tresord")
-        process.arguments = ["--home", paths.home.path, "--log-level", "trace"] + extraArguments
+        let arguments = ["--home", paths.home.path, "--log-level", "trace"] + extraArguments
+        (process.executableURL, process.arguments) = user?.wrapping(binaries.appendingPathComponent("tresord"), arguments)
+            ?? (binaries.appendingPathComponent("tresord"), arguments)
         process.environment = environment
         process.standardOutput = log
         process.standardError = log
         try process.run()
         daemon = process
         let deadline = Date().addingTimeInterval(15)
-        while (try? TresorClient.connect(paths: paths, startDaemon: false)) == nil {
+        // The daemon serves its own uid only: another user's is asked through `tresor status` as that user.
+        while user == nil ? (try? TresorClient.connect(paths: paths, startDaemon: false)) == nil : !((try? tresor(["daemon", "status"]))?.succeeded ?? false) {
             guard process.isRunning, Date() < deadline else { throw HarnessError.daemonDidNotStart(daemonLog) }
             usleep(20_000)
         }

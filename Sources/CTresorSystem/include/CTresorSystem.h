@@ -48,4 +48,16 @@ int tresor_epoll_create(void);
 int tresor_eventfd(void);
 /// accept4(2) of a connection, non-blocking and close-on-exec. -1 with errno.
 int tresor_accept(int listener);
+/// Unix socket `inode` as the kernel's socket diagnostics (NETLINK_SOCK_DIAG, unix_diag) describe
+/// it: the inode of its peer (0 when not connected) and the address it is bound to — a server's
+/// accepted socket carries the listening socket's address. Works on any socket of this network
+/// namespace, whoever holds it. Returns 0, or -1 with errno (ENOENT: no such socket).
+/// `*name_length` is 0 for a socket with no address; an abstract address starts with a NUL byte.
+int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_inode,
+                            unsigned char *name, unsigned long name_capacity, unsigned long *name_length);
+/// The processes of `uid`, but `excluding`, that hold a socket whose inode is one of `inodes`
+/// open (/proc/<pid>/fd). Writes at most `capacity` pids to `holders`; returns how many were
+/// found, or -1 with errno when /proc cannot be read.
+int tresor_socket_holders(const unsigned long long *inodes, int count, uid_t uid, pid_t excluding,
+                          pid_t *holders, int capacity, const char *proc_root);
 #endif

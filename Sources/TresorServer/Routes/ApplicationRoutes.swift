@@ -29,7 +29,8 @@ struct ApplicationRoutes {
             let url = URL(fileURLWithPath: body.executablePath)
             let application = TresorKeychain.Application(
                 applicationID: body.applicationID, teamID: body.teamID, accessGroups: body.accessGroups,
-                executableSHA256: try FileHashes.shared.sha256(of: url), executablePath: url.standardizedFileURL.path)
+                executableSHA256: try FileHashes.shared.sha256(of: url), executablePath: url.standardizedFileURL.path,
+                usesSecretService: body.usesSecretService ?? false)
             try keychains.loginKeychain().applications.register(application)
             context.logger.notice("application registered", metadata: ["id": "\(application.applicationID)", "team": "\(application.teamID)"])
             return application

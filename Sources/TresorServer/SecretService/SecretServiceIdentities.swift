@@ -1,12 +1,13 @@
 import Foundation
 import TresorKeychain
 import TresorSecretService
+import TresorSystem
 
 /// Who a Secret Service client is, by the rules the socket API uses for its clients: the
 /// executable the kernel mapped for the process (`/proc/<pid>/exe`, hashed through the open
 /// link, never by re-opening its path), a registered application's groups when its hash is
-/// registered, and otherwise a group of the executable's own plus what the user granted it
-/// (docs/SECRET-SERVICE.md).
+/// registered and the application was registered for the Secret Service too, and otherwise a
+/// group of the executable's own plus what the user granted it (docs/SECRET-SERVICE.md).
 struct SecretServiceIdentities: Sendable {
     let keychains: KeychainProvider
     /// The uid the daemon serves. For root every file is writable by the user, so no
@@ -28,6 +29,9 @@ struct SecretServiceIdentities: Sendable {
         guard fd >= 0 else { throw KeychainError.missingEntitlement("cannot open the executable of process \(pid) (errno \(errno))") }
         defer { close(fd) }
         let hash = try FileHashes.shared.sha256(ofOpenFile: fd)
+        // The path names this file only if it is the file at that path here, and the process sees
+        // paths as the daemon does: a private mount namespace can put any program at a system path.
+        let pathNamesTheFile = ProcessImage.path(path, isFileOpenAt: fd) && ProcessNamespaces.sharesUserAndMount(with: pid, procRoot: procRoot)
         let login = try keychains.loginKeychain()
         let registry: Application?
         do {
@@ -35,15 +39,18 @@ struct SecretServiceIdentities: Sendable {
         } catch KeychainError.interactionNotAllowed {
             // Before the first unlock nobody's items can be read anyway; the client is asked
             // again once the registry opens.
-            let own = Self.group(path: path, sha256: hash, uid: uid)
+            let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
             return SecretServiceClient(caller: Caller(accessGroups: [own], defaultAccessGroup: own), executable: path, isProvisional: true)
         }
-        if let application = registry {
+        // A registered application's items are served on the bus only when it was registered for
+        // it: any process of the user can borrow a bus identity (docs/SECURITY.md, "Borrowed bus
+        // connections"), which the socket API's per-message credentials rule out.
+        if let application = registry, application.usesSecretService {
             return SecretServiceClient(
                 caller: Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID),
                 executable: "\(path) (\(application.applicationID))")
         }
-        let own = Self.group(path: path, sha256: hash, uid: uid)
+        let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         let grants = try keychains.executableGrants()
         return SecretServiceClient(
             caller: Caller(accessGroups: [own] + (try grants.groups(grantedTo: own)), defaultAccessGroup: own), executable: path,
@@ -55,10 +62,15 @@ struct SecretServiceIdentities: Sendable {
         try BorrowedProcess(procRoot: procRoot).refuse(pid)
     }
 
-    /// The own group of an unregistered executable: by path when the user cannot write it,
-    /// by hash otherwise (``ExecutableGroup``).
-    static func group(path: String, sha256: Data, uid: uid_t) -> String {
-        uid != 0 && isSystemOwned(path) ? ExecutableGroup.byPath(path) : ExecutableGroup.byHash(Array(sha256))
+    /// The own group of an unregistered executable: by path when the user cannot write it and
+    /// the path names the very file the process runs, by hash otherwise (``ExecutableGroup``).
+    /// - Parameters:
+    ///   - path: the executable's path.
+    ///   - sha256: the hash of the file the process runs.
+    ///   - uid: the uid the daemon serves (for root, nothing is known by path).
+    ///   - pathNamesTheFile: whether `path`, here, is the file the process runs.
+    static func group(path: String, sha256: Data, uid: uid_t, pathNamesTheFile: Bool = true) -> String {
+        uid != 0 && pathNamesTheFile && isSystemOwned(path) ? ExecutableGroup.byPath(path) : ExecutableGroup.byHash(Array(sha256))
     }
 
     /// Whether `path` and every folder above it are root's and writable by root alone, so no

@@ -22,6 +22,10 @@ struct AppCommand: ParsableCommand {
         @Option(help: "Team id: letters and digits.") var team: String
         @Option(help: "The executable file.") var exe: String
         @Option(help: "A shared access group TEAM.name (repeatable).") var group: [String] = []
+        @Flag(help: ArgumentHelp(
+            "Serve the application's items to it on the Secret Service (D-Bus) too.",
+            discussion: "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity)."))
+        var secretService = false
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
@@ -33,9 +37,11 @@ struct AppCommand: ParsableCommand {
                     var input = SecretInput(fromStandardInput: passcodeStdin)
                     passcode = try input.next("Passcode (to register \(id)):")
                 }
-                let application = try client.registerApplication(id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode)
+                let application = try client.registerApplication(
+                    id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService)
                 if options.json { return Output.json(application) }
                 print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")
+                if application.usesSecretService { print("Its items are served to it on the Secret Service too.") }
             }
         }
     }
@@ -51,7 +57,8 @@ struct AppCommand: ParsableCommand {
                 if applications.isEmpty { print("No applications registered.") }
                 for application in applications {
                     let hash = application.executableSHA256.prefix(8).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
-                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (sha256 \(hash)…)")
+                    let bus = application.usesSecretService ? "  also on the Secret Service" : ""
+                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (sha256 \(hash)…)\(bus)")
                 }
             }
         }

@@ -12,6 +12,8 @@ final class PrivateBus {
     /// For `DBUS_SESSION_BUS_ADDRESS`.
     let address: String
     let folder: URL
+    /// The user the bus runs as, when not the test runner's (a session bus admits its own uid only).
+    let user: TestUser?
     private let daemon: Process
 
     static let dbusDaemon = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
@@ -20,8 +22,10 @@ final class PrivateBus {
     /// What every process that should use this bus needs in its environment.
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-bus-\(UUID().uuidString.prefix(8))")
+    init(user: TestUser? = nil) throws {
+        self.user = user
+        folder = URL(fileURLWithPath: user == nil ? FileManager.default.temporaryDirectory.path : "/var/tmp")
+            .appendingPathComponent("tresor-e2e-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let configuration = folder.appendingPathComponent("bus.conf")
         try Data("""
@@ -39,9 +43,10 @@ final class PrivateBus {
               </policy>
             </busconfig>
             """.utf8).write(to: configuration)
+        try user?.own(folder)
         let process = Process()
-        process.executableURL = Self.dbusDaemon
-        process.arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        (process.executableURL, process.arguments) = user?.wrapping(Self.dbusDaemon, arguments) ?? (Self.dbusDaemon, arguments)
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -69,11 +74,12 @@ final class PrivateBus {
 
     /// Whether some connection owns `name` now (`org.freedesktop.DBus.NameHasOwner`).
     func hasOwner(_ name: String) throws -> Bool {
-        let (answer, timedOut) = try Harness.execute(
-            Self.dbusSend,
-            ["--bus=\(address)", "--print-reply", "--reply-timeout=5000", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-             "org.freedesktop.DBus.NameHasOwner", "string:\(name)"],
-            environment: ProcessInfo.processInfo.environment, timeout: 10)
+        let arguments = [
+            "--bus=\(address)", "--print-reply", "--reply-timeout=5000", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
+        ]
+        let (program, programArguments) = user?.wrapping(Self.dbusSend, arguments) ?? (Self.dbusSend, arguments)
+        let (answer, timedOut) = try Harness.execute(program, programArguments, environment: ProcessInfo.processInfo.environment, timeout: 10)
         guard !timedOut, answer.succeeded else {
             throw SecretServiceTestError.fixture("NameHasOwner(\(name)) failed on the private bus: \(answer.stderr)")
         }

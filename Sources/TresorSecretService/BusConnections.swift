@@ -1,0 +1,114 @@
+import FoundationEssentials
+import TresorDBus
+import TresorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the provider can check of the process the bus names for a connection.
+///
+/// D-Bus carries no credentials per message: the bus answers, for a unique name, the pid that
+/// connected. A process that connects, forks, and executes another program leaves that program's
+/// pid behind a connection its child speaks on — and the program it executed is who the bus
+/// says is calling. Nothing on D-Bus proves who sends a message; these checks find what can be
+/// found of such a borrow (docs/SECURITY.md, "Borrowed bus connections"):
+/// - the pid executed another program after it connected (its image when the bus announced the
+///   connection, against its image now);
+/// - the pid holds fewer sockets connected to the bus than the bus names connections for it
+///   (it closed the one it opened at `exec`, and another process speaks on it);
+/// - another process holds the pid's connection to the bus and runs another program.
+///
+/// Used on the D-Bus thread only.
+final class BusConnections {
+    /// A connection as the provider saw it appear: its pid and what that pid ran then.
+    private struct Seen {
+        var pid: Int32
+        var image: ProcessImage?
+    }
+
+    private var seen: [String: Seen] = [:]
+    /// The bus's listening address: what the bus's end of every client connection is bound to.
+    private let busAddress: [UInt8]?
+    private let uid = getuid()
+    private let procRoot: String
+
+    /// - Parameters:
+    ///   - busAddress: the bus's listening address; nil when unknown (no socket checks then).
+    ///   - procRoot: where procfs is mounted.
+    init(busAddress: [UInt8]?, procRoot: String = "/proc") {
+        self.busAddress = busAddress
+        self.procRoot = procRoot
+    }
+
+    /// - Parameter connection: the provider's own connection, whose peer is the bus's listening address.
+    convenience init(connection: DBusConnection) {
+        self.init(busAddress: connection.socketDescriptor.flatMap(UnixSockets.peerAddress(ofConnected:)))
+    }
+
+    /// Records every connection on the bus now (`ListNames`), as if each had just appeared.
+    func load(from connection: DBusConnection) {
+        guard case .array(_, let names)? = try? connection.callBus("ListNames", []).first else { return }
+        for case .string(let name) in names where name.hasPrefix(":") && name != connection.uniqueName {
+            appeared(name, on: connection)
+        }
+    }
+
+    /// A new connection: its pid and that pid's image, read as soon as the bus announced it.
+    func appeared(_ name: String, on connection: DBusConnection) {
+        guard let pid = try? BusCredentials.of(name, on: connection).pid else { return }
+        appeared(name, pid: pid)
+    }
+
+    /// A new connection opened by `pid`.
+    func appeared(_ name: String, pid: Int32) {
+        seen[name] = Seen(pid: pid, image: ProcessImage.of(pid: pid, procRoot: procRoot))
+    }
+
+    func left(_ name: String) { seen[name] = nil }
+
+    /// Why the connection `name`, which the bus says `pid` opened, may be spoken on by another
+    /// process; nil when no check finds anything.
+    func doubt(about name: String, pid: Int32) -> String? {
+        let now = ProcessImage.of(pid: pid, procRoot: procRoot)
+        if let then = seen[name]?.image, then != now {
+            return "process \(pid) started another program after it connected to the bus"
+        }
+        guard let busAddress else { return nil }
+        guard let sockets = UnixSockets.inodes(heldBy: pid, procRoot: procRoot) else {
+            return "the connections of process \(pid) cannot be read"
+        }
+        let toBus = sockets.filter { UnixSockets.peer(of: $0)?.address == busAddress }
+        let named = max(1, seen.values.filter { $0.pid == pid }.count)
+        if toBus.count < named {
+            return "process \(pid) does not hold the bus connection it opened: another process speaks on it"
+        }
+        // A child forked without exec runs the same program and holds its parent's descriptors:
+        // that is the program the bus names, not another.
+        for holder in UnixSockets.holders(of: toBus, uid: uid, excluding: pid, procRoot: procRoot)
+        where ProcessImage.executable(of: holder, procRoot: procRoot) != now?.executable {
+            return "process \(holder), another program, holds the bus connection of process \(pid)"
+        }
+        return nil
+    }
+}
+
+/// The process and user behind a unique name, as the bus saw them when it connected — one round
+/// trip (`GetConnectionCredentials`, D-Bus 1.7+).
+enum BusCredentials {
+    static func of(_ name: String, on connection: DBusConnection) throws -> (pid: Int32, uid: UInt32) {
+        guard case .array(_, let entries)? = try connection.callBus("GetConnectionCredentials", [.string(name)]).first else {
+            throw DBusError.accessDenied("the bus does not say which process is calling")
+        }
+        var pid: UInt32?, uid: UInt32?
+        for case .dictEntry(.string(let key), let value) in entries {
+            guard case .uint32(let number) = value.unwrapped else { continue }
+            switch key {
+            case "ProcessID": pid = number
+            case "UnixUserID": uid = number
+            default: break
+            }
+        }
+        guard let pid, pid > 0, let uid else { throw DBusError.accessDenied("the bus does not say which process and user are calling") }
+        return (Int32(bitPattern: pid), uid)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import TresorSystem
+
+/// A same-user attacker borrowing another program's Secret Service identity
+/// (docs/SECURITY.md, "Borrowed bus connections"). Everything runs as an unprivileged user — the
+/// bus, `tresord`, the victims and the attacker (`Tests/Fixtures/SecretService/borrow_bus.py`) —
+/// since a daemon running as root never trusts a path. Each attack read the victim's secrets
+/// before the provider checked what it checks now.
+@Suite(
+    .serialized,
+    .enabled(if: SecretService.toolsInstalled && TestUser.available, "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool, gcc and python3-jeepney")
+)
+struct SecretServiceBorrowedIdentityTests {
+    static let attacker = PythonClients.fixtures.appendingPathComponent("borrow_bus.py")
+
+    /// A provider run as the test user, and the attack script where that user can read it.
+    func provider() throws -> (TresorProvider, script: URL) {
+        let provider = try TresorProvider(user: try TestUser.shared.get())
+        let script = provider.harness.root.appendingPathComponent("borrow_bus.py")
+        try FileManager.default.copyItem(at: Self.attacker, to: script)
+        try provider.harness.user?.own(script)
+        return (provider, script)
+    }
+
+    /// What an attack printed: the secrets it read, and whether it was refused.
+    struct Findings {
+        var output: String
+        var secrets: [String] { output.split(separator: "\n").filter { $0.hasPrefix("secret ") }.map { String($0.dropFirst(7)) } }
+        var refused: Bool { output.contains("refused org.freedesktop.DBus.Error.AccessDenied") }
+    }
+
+    func expectNothingRead(_ findings: Findings, of secret: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!findings.secrets.contains(secret), "the attacker read the victim's secret: \(findings.output)", sourceLocation: sourceLocation)
+        #expect(!findings.output.contains(secret), sourceLocation: sourceLocation)
+    }
+
+    @Test func pythonBindMountedOverSecretToolInAPrivateNamespaceIsNotSecretTool() throws {
+        let (provider, script) = try provider()
+        let secret = provider.marker("namespace")
+        let attributes: KeyValuePairs = ["tresor-e2e": "namespace"]
+        try provider.secretTool.store(label: "E2E namespace victim", attributes, secret: secret)
+
+        // In its own user and mount namespaces the attacker puts python at /usr/bin/secret-tool,
+        // so /proc/<pid>/exe reads "/usr/bin/secret-tool" — a root-owned path in the daemon's view.
+        // A nested user namespace maps its uid back, so the bus's EXTERNAL check passes.
+        let user = try #require(provider.harness.user)
+        let attack = try provider.harness.run(
+            URL(fileURLWithPath: "/usr/bin/unshare"),
+            ["-Urm", "/bin/sh", "-c",
+             "mount --bind /usr/bin/python3 /usr/bin/secret-tool && exec unshare --user --map-user=\(user.uid) --map-group=\(user.gid) /usr/bin/secret-tool -B \"$0\" read",
+             script.path],
+            timeout: clientTimeout)
+        let findings = Findings(output: attack.stdout)
+        #expect(findings.output.contains("items "), "the attack did not run: \(attack.stdout) \(attack.stderr)")
+        expectNothingRead(findings, of: secret)
+        // The genuine secret-tool still reads its own.
+        #expect(try provider.secretTool.lookup(attributes, expecting: secret) == secret)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// The attacker's connection, opened while the provider was stopped, so the provider first sees
+    /// it with the victim already running in the connected process: only what holds the connection
+    /// now can tell.
+    func borrowWhileTheProviderIsStopped(
+        _ provider: TresorProvider, script: URL, keepSocket: Bool, victim: [String]
+    ) throws -> Findings {
+        provider.harness.stopDaemon()
+        try provider.bus.waitFor(SecretService.busName, owned: false, by: "tresord", log: { provider.harness.daemonLog })
+        let go = provider.harness.root.appendingPathComponent("go")
+        let attack = try BackgroundAttack(
+            provider.harness, python: ["-B", script.path, "fork-exec"] + (keepSocket ? ["--keep"] : []) + ["--go", go.path] + victim)
+        try attack.waitFor(URL(fileURLWithPath: go.path + ".ready"))
+        try provider.start()
+        try provider.unlock()
+        FileManager.default.createFile(atPath: go.path, contents: nil)
+        return Findings(output: try attack.finish())
+    }
+
+    @Test func aChildSpeakingOnTheConnectionItsParentOpenedBeforeRunningSecretToolIsRefused() throws {
+        let (provider, script) = try provider()
+        let secret = provider.marker("forked")
+        try provider.secretTool.store(label: "E2E forked victim", ["tresor-e2e": "forked"], secret: secret)
+        // The parent's socket closes at exec (close-on-exec): the process the bus names holds no
+        // connection to the bus, and the child speaks on the one it opened.
+        let findings = try borrowWhileTheProviderIsStopped(
+            provider, script: script, keepSocket: false, victim: ["/usr/bin/secret-tool", "store", "--label=never", "tresor-e2e", "never"])
+        #expect(findings.output.contains("borrowed /usr/bin/secret-tool"), "\(findings.output)")
+        expectNothingRead(findings, of: secret)
+        #expect(findings.refused, "\(findings.output)")
+        #expect(provider.harness.daemonLog.contains("does not hold the bus connection it opened"), "the daemon logs why")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    @Test func aChildSharingTheConnectionOfGitsHelperIsRefused() throws {
+        let (provider, script) = try provider()
+        let helper = try GitCredentialHelper(harness: provider.harness)
+        let password = provider.marker("git")
+        _ = try helper.run("store", ["protocol": "https", "host": "git.example", "username": "ada", "password": password], revealing: [password])
+        // The socket stays open across the exec: git's helper holds it, and so does the attacker's child.
+        let findings = try borrowWhileTheProviderIsStopped(provider, script: script, keepSocket: true, victim: [helper.executable.path, "get"])
+        #expect(findings.output.contains("borrowed \(helper.executable.path)"), "\(findings.output)")
+        expectNothingRead(findings, of: password)
+        #expect(findings.refused, "\(findings.output)")
+        #expect(provider.harness.daemonLog.contains("another program, holds the bus connection"))
+        // The helper itself is served as before.
+        #expect(try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [password])["password"] == password)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// A registered application on the bus: its groups are served there only when it was
+    /// registered for the Secret Service, and even then not to a process borrowing its connection.
+    @Test func aRegisteredApplicationsGroupsAreServedOnTheBusOnlyWhenRegisteredForItAndNeverToABorrower() throws {
+        let (provider, script) = try provider()
+        let harness = provider.harness
+        let apps = harness.root.appendingPathComponent("apps")
+        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
+        let alpha = apps.appendingPathComponent("alpha")
+        try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: alpha)
+        // A python of its own hash, registered in the same team: the bus client whose groups are at stake.
+        let python = apps.appendingPathComponent("python3")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath())
+        bytes.append(Data("\ntresor-e2e: a registered application\n".utf8))
+        try bytes.write(to: python)
+        chmod(python.path, 0o755)
+        try harness.user?.own(apps)
+        func register(_ executable: URL, _ id: String, secretService: Bool) throws {
+            let registered = try harness.tresor(
+                ["app", "register", "--id", id, "--team", "TEAMA", "--exe", executable.path, "--group", "TEAMA.shared", "--passcode-stdin"]
+                    + (secretService ? ["--secret-service"] : []), input: provider.passcode + "\n")
+            #expect(registered.succeeded, "\(registered.stderr)")
+        }
+        try register(alpha, "TEAMA.alpha", secretService: true)
+        try register(python, "TEAMA.python", secretService: false)
+        let secret = provider.marker("registered")
+        let added = try harness.run(alpha, ["add", "svc", "acct", "TEAMA.shared"], input: secret)
+        #expect(added.stdout.hasPrefix("added"), "\(added.stdout) \(added.stderr)")
+
+        // Not registered for the Secret Service: on the bus it is an executable like any other.
+        let plain = Findings(output: try harness.run(python, ["-B", script.path, "read"], timeout: clientTimeout).stdout)
+        #expect(plain.output.contains("items 0"), "\(plain.output)")
+        expectNothingRead(plain, of: secret)
+        // Registered for it: its team's group is served on the bus.
+        #expect(try harness.tresor(["app", "remove", "TEAMA.python"]).succeeded)
+        try register(python, "TEAMA.python", secretService: true)
+        let served = Findings(output: try harness.run(python, ["-B", script.path, "read"], timeout: clientTimeout, revealing: [secret]).stdout)
+        #expect(served.secrets == [secret], "\(served.output)")
+
+        // A process that borrows the connection of the registered application (registered for the
+        // bus too) gets nothing.
+        let findings = try borrowWhileTheProviderIsStopped(provider, script: script, keepSocket: false, victim: [alpha.path, "add", "never", "never"])
+        #expect(findings.output.contains("borrowed \(alpha.path)"), "\(findings.output)")
+        expectNothingRead(findings, of: secret)
+        #expect(findings.refused, "\(findings.output)")
+        try harness.expectNoSecretLeaked()
+    }
+}
+
+/// An attack run in the background as the harness's user: its output is read when it ends, and
+/// kept in the harness's transcript for the secret scan.
+final class BackgroundAttack {
+    private let process = Process()
+    private let output: PipeDrain
+    private let pipe = Pipe()
+    private let harness: Harness
+    private let arguments: [String]
+
+    init(_ harness: Harness, python arguments: [String]) throws {
+        self.harness = harness
+        self.arguments = arguments
+        let (program, programArguments) = harness.user?.wrapping(PythonClients.python, arguments) ?? (PythonClients.python, arguments)
+        process.executableURL = program
+        process.arguments = programArguments
+        process.environment = harness.environment
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        output = PipeDrain(pipe.fileHandleForReading.fileDescriptor)
+        try pipe.fileHandleForWriting.close()
+    }
+
+    /// Waits until `file` exists (the attacker made it), at most `timeout` seconds.
+    func waitFor(_ file: URL, timeout: TimeInterval = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !FileManager.default.fileExists(atPath: file.path) {
+            guard Date() < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw SecretServiceTestError.fixture("the attacker did not get ready within \(Int(timeout)) s")
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// Its whole output, once every process of it has ended (at most `timeout` seconds).
+    func finish(timeout: TimeInterval = 60) throws -> String {
+        let watchdog = Watchdog(process, after: timeout)
+        let text = String(decoding: output.data(), as: UTF8.self)
+        process.waitUntilExit()
+        harness.record(PythonClients.python, arguments, output: text)
+        if watchdog.fired { throw HarnessError.timedOut("the attack", after: timeout) }
+        return text
+    }
+}
