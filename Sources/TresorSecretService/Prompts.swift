@@ -5,7 +5,8 @@ import TresorDBus
 /// dialog: a prompt to unlock completes when the user unlocks the keybag with `tresor unlock`
 /// in a terminal; a prompt for `userPresence` items completes when the user answers it in
 /// `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
-/// client leaves the bus, or after ``lifetime``.
+/// client leaves the bus, or after ``lifetime`` — an unlock prompt ``unlockWait`` after the
+/// client started it: nobody is asked to unlock, so no program waits long in silence.
 ///
 /// Used on the D-Bus thread only.
 final class Prompts {
@@ -14,8 +15,8 @@ final class Prompts {
         /// The objects that will be unlocked (the prompt's result).
         var objects: [String]
         var created: Date
-        /// Set once the client called `Prompt` (a prompt completes only after that).
-        var started = false
+        /// When the client called `Prompt` (a prompt completes only after that).
+        var started: Date?
         /// For `userPresence` items: what the user is asked, and their answer once given.
         var presence: Presence?
     }
@@ -32,6 +33,8 @@ final class Prompts {
 
     /// How long a prompt waits for the user before it is dismissed.
     static let lifetime: TimeInterval = 300
+    /// How long a started unlock prompt waits for `tresor unlock` before it is dismissed.
+    static let unlockWait: TimeInterval = 10
     /// The most prompts one connection may have waiting.
     static let perConnection = 16
 
@@ -61,7 +64,7 @@ final class Prompts {
     /// user now, for a presence prompt not asked yet.
     func start(_ path: String, caller: String) throws -> Presence? {
         guard prompts[path]?.owner == caller else { throw DBusError.unknownObject(path) }
-        prompts[path]!.started = true
+        prompts[path]!.started = prompts[path]!.started ?? Date()
         guard let presence = prompts[path]!.presence, !presence.asked else { return nil }
         prompts[path]!.presence!.asked = true
         return presence
@@ -92,10 +95,11 @@ final class Prompts {
                 if answer { approved(prompt.owner, prompt.presence!.ids) }
                 signals.append(Self.completed(path, prompt, dismissed: !answer))
                 prompts[path] = nil
-            } else if unlocked && prompt.started && prompt.presence == nil {
+            } else if unlocked && prompt.started != nil && prompt.presence == nil {
                 signals.append(Self.completed(path, prompt, dismissed: false))
                 prompts[path] = nil
-            } else if now.timeIntervalSince(prompt.created) > Self.lifetime {
+            } else if now.timeIntervalSince(prompt.created) > Self.lifetime
+                || (prompt.presence == nil && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false) {
                 signals.append(Self.completed(path, prompt, dismissed: true))
                 prompts[path] = nil
             }

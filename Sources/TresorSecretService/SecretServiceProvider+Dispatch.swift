@@ -57,7 +57,13 @@ extension SecretServiceProvider {
         case (.prompt, SecretInterface.prompt):
             switch member {
             case "Prompt":
-                if let question = try prompts.start(path, caller: sender) { ask(question, prompt: path, request) }
+                if let question = try prompts.start(path, caller: sender) {
+                    ask(question, prompt: path, request)
+                } else if login.isLocked {
+                    logger.notice(
+                        "a Secret Service client waits for the keybag: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
+                        metadata: ["executable": "\(request.client.executable)"])
+                }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
             case "Dismiss":

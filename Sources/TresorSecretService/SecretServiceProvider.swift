@@ -22,6 +22,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let sessions = TransferSessions()
     let lockKeybag: @Sendable () -> Void
     let askUser: PresenceAsker?
+    /// Called when a client was handed a secret: activity, for auto-lock.
+    let secretRead: (@Sendable () -> Void)?
     let logger: Logger
     // Touched on the D-Bus thread only.
     let clients: BusClients
@@ -42,16 +44,19 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - lockKeybag: what a client's `Lock` does: locks the keybag, as `tresor lock` does.
     ///   - askUser: puts a `userPresence` read to the user (`tresor approve`); nil, nobody is
     ///     asked and such items stay locked.
+    ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
-        lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, logger: Logger
+        lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
+        logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
         clients = BusClients(identify: identify, connections: BusConnections(connection: connection), logger: logger)
         self.lockKeybag = lockKeybag
         self.askUser = askUser
+        self.secretRead = secretRead
         self.logger = logger
     }
 

@@ -38,6 +38,7 @@ extension SecretServiceProvider {
                 entries.append(.dictEntry(.objectPath(path), try sessions.encode(secret, sessionPath: session, for: request.sender)))
                 consumeApproval(of: id, by: request.sender)
             }
+            if !entries.isEmpty { secretRead?() }
             return [.array(elementSignature: "{o(oayays)}", entries)]
 
         case "Unlock":

@@ -102,7 +102,8 @@ public struct Daemon: Sendable {
 
         let logger = self.logger
         let approvals = ApprovalBroker()
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals) {
+        let secretRead: (@Sendable () -> Void)? = configuration.secretServiceReadsAreActivity ? { @Sendable in autoLock.touch() } : nil
+        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead) {
             keychains.lockAll()
             let endedSessions = notes.lockNow()
             if let homeSessions {
@@ -217,7 +218,7 @@ public struct Daemon: Sendable {
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, lock: @escaping @Sendable () -> Void
+        keychains: KeychainProvider, approvals: ApprovalBroker, secretRead: (@Sendable () -> Void)?, lock: @escaping @Sendable () -> Void
     ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
@@ -227,7 +228,7 @@ public struct Daemon: Sendable {
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
-                lockKeybag: lock, askUser: approvals.askUser, logger: logger)
+                lockKeybag: lock, askUser: approvals.askUser, secretRead: secretRead, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

@@ -25,6 +25,10 @@ public struct DaemonConfiguration: Sendable {
     /// Whether to answer the freedesktop Secret Service on the session bus
     /// (`"secretService": true`, `tresord --secret-service`; docs/SECRET-SERVICE.md).
     public var secretService: Bool
+    /// Whether a Secret Service client reading a secret counts as activity for auto-lock
+    /// (`"secretServiceReadsAreActivity"`, default true). Searches and properties never do: a
+    /// program polling must not keep the keybag open.
+    public var secretServiceReadsAreActivity: Bool
     /// The server's database and key when the web side runs as a server (docs/WEB.md,
     /// "Running a Tresor server"); nil for the embedded web side over the home's notes.
     public var server: ServerConfiguration?
@@ -55,6 +59,7 @@ public struct DaemonConfiguration: Sendable {
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
         self.web = try WebConfiguration(file: file, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
+        self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         if let database, DatabaseURL.hasPassword(database) {
             throw DaemonError.configuration(
                 "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD")
@@ -118,6 +123,7 @@ struct ConfigurationFile: Codable {
     var webTrustedProxies: [String]?
     var database: String?
     var serverKeyFile: String?
+    var secretServiceReadsAreActivity: Bool?
     var secretService: Bool?
 
     static func load(_ url: URL) throws -> ConfigurationFile {

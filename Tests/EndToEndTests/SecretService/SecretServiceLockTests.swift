@@ -82,6 +82,49 @@ struct SecretServiceLockTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// Nobody is asked to unlock: a client's prompt is dismissed within seconds rather than
+    /// leaving the program waiting minutes in silence, and the daemon's log says what to do.
+    @Test func anUnlockPromptNobodyAnswersIsDismissedWithinSeconds() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        try provider.lock()
+        let started = Date()
+        let answer = try provider.python.raw(PromptAnswer.self, "unlock-prompt", [SecretService.login], timeout: 60)
+        let waited = Date().timeIntervalSince(started)
+        try expectCompleted(answer, dismissed: true)
+        #expect(waited < 30, "the prompt waited \(Int(waited)) s")
+        #expect(provider.harness.daemonLog.contains("a Secret Service client waits for the keybag: run `tresor unlock`"))
+        try expectLocked(provider, true)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// Reading a secret is activity for auto-lock; searching and reading properties is not, so a
+    /// program polling does not keep the keybag open.
+    @Test func readingASecretKeepsTheKeybagOpenAndPollingDoesNot() throws {
+        let provider = try TresorProvider(configuration: #"{"autoLockSeconds": 3}"#)
+        let secret = provider.marker("activity")
+        let attributes: KeyValuePairs = ["tresor-e2e": "activity"]
+        try provider.secretTool.store(label: "E2E activity", attributes, secret: secret)
+        for _ in 0..<5 {
+            usleep(1_200_000)
+            #expect(try provider.secretTool.lookup(attributes, expecting: secret) == secret, "each read inside the idle period is served")
+        }
+        #expect(try provider.harness.status().keybag == .unlocked, "6 s of reads, 3 s of auto-lock: still unlocked")
+        // Only searches and properties now: the keybag locks on time.
+        let deadline = Date().addingTimeInterval(12)
+        var lockedNow = false
+        while Date() < deadline, !lockedNow {
+            _ = try provider.python.raw(PropertiesAnswerLine.self, "properties")
+            lockedNow = try provider.harness.status().keybag == .locked
+            usleep(500_000)
+        }
+        #expect(lockedNow, "polling properties kept the keybag unlocked")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// Any line of `raw_dbus.py properties` (only that it answered matters here).
+    struct PropertiesAnswerLine: Decodable {}
+
     @Test func aDismissedPromptCompletesWithDismissedTrue() throws {
         let locked = try providerWithItems()
         let provider = locked.provider
