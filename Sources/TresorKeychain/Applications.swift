@@ -63,14 +63,23 @@ public final class ApplicationRegistry: Sendable {
     }
 
     /// Registers an application. An executable or application id registered already is a
-    /// ``KeychainError/duplicateItem``.
-    public func register(_ application: Application) throws {
+    /// ``KeychainError/duplicateItem`` — unless `replacing` is true, when the registration of the
+    /// same application id is replaced (a rebuilt executable), in one transaction. An executable
+    /// registered as *another* application stays a duplicate.
+    /// - Returns: whether a registration was replaced.
+    @discardableResult
+    public func register(_ application: Application, replacing: Bool = false) throws -> Bool {
         try application.validate()
         let key = try registryKey()
         let idTag = tag("id", Data(application.applicationID.utf8), key: key)
         let sealed = try Envelope.seal(try ItemAttributes.encoder.encode(application), using: key, authenticating: associatedData(idTag: idTag))
+        var replaced = false
         do {
             try database.write { db in
+                if replacing {
+                    try db.execute(sql: "DELETE FROM applications WHERE id_tag = ?", arguments: [idTag])
+                    replaced = db.changesCount > 0
+                }
                 try db.execute(
                     sql: "INSERT INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
                     arguments: [idTag, tag("executable", application.executableSHA256, key: key), sealed])
@@ -79,6 +88,7 @@ public final class ApplicationRegistry: Sendable {
             throw KeychainError.duplicateItem
         }
         cache.withLock { $0 = nil }
+        return replaced
     }
 
     /// The application whose executable has this hash, if registered.

@@ -154,7 +154,12 @@ public enum DaemonError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .configuration(let reason): return "configuration error: \(reason)"
-        case .alreadyRunning(let home): return "a tresord is already running for \(home)"
+        case .alreadyRunning(let home):
+            return """
+                a tresord is already running for \(home) (tresor commands start one when none runs): to run it with other \
+                options, put them in \(home)/config.json ("webPort": 8080, "secretService": true) and run `tresor daemon restart`, \
+                or run `tresor daemon stop` first
+                """
         case .socket(let reason): return "socket error: \(reason)"
         case .webPortInUse(let port):
             return "port \(port) is already in use — choose another with --web PORT (or \"webPort\" in config.json)"

@@ -92,6 +92,32 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
+    /// A rebuilt application is a new executable: registering its id again (with the passcode)
+    /// replaces the old executable, and the rebuild reads the application's items; the old
+    /// build reads nothing any more. A wrong passcode replaces nothing.
+    @Test func registeringARebuiltApplicationAgainReplacesItsExecutable() throws {
+        let (harness, probes) = try setUp()
+        try register(harness, probes.alpha, id: "TEAMA.alpha", team: "TEAMA")
+        #expect(try probe(harness, probes.alpha, ["add", "alpha-svc", "acct"], input: "alpha-secret").stdout.hasPrefix("added"))
+        let rebuilt = probes.alpha.deletingLastPathComponent().appendingPathComponent("alpha-rebuilt")
+        var bytes = try Data(contentsOf: probes.alpha)
+        bytes.append(contentsOf: [0, 1, 2, 3])  // still runs; another hash, as a rebuild has
+        try bytes.write(to: rebuilt)
+        chmod(rebuilt.path, 0o755)
+        #expect(try probe(harness, rebuilt, ["get", "alpha-svc", "acct"]).stdout.contains("error missingEntitlement -34018"))
+
+        let refused = try harness.tresor(
+            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", rebuilt.path, "--passcode-stdin"], input: "not-the-passcode\n")
+        #expect(!refused.succeeded)
+        #expect(try probe(harness, rebuilt, ["get", "alpha-svc", "acct"]).stdout.contains("error missingEntitlement -34018"))
+
+        try register(harness, rebuilt, id: "TEAMA.alpha", team: "TEAMA")
+        #expect(try probe(harness, rebuilt, ["get", "alpha-svc", "acct"]).stdout == "alpha-secret\n")
+        #expect(try probe(harness, probes.alpha, ["get", "alpha-svc", "acct"]).stdout.contains("error missingEntitlement -34018"))
+        #expect(try harness.json([TresorKit.Application].self, ["app", "list"]).map(\.applicationID) == ["TEAMA.alpha"])
+        try harness.expectNoSecretLeaked()
+    }
+
     @Test func applicationsOfOneTeamShareTheirTeamGroup() throws {
         let (harness, probes) = try setUp()
         try register(harness, probes.alpha, id: "TEAMA.alpha", team: "TEAMA", groups: ["TEAMA.shared"])

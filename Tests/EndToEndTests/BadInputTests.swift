@@ -137,6 +137,8 @@ import TresorProtocol
         let second = try harness.tresord([])
         #expect(second.status != 0)
         #expect(second.stderr.contains("already running"))
+        // And how to go on: the options belong in config.json, then a restart.
+        #expect(second.stderr.contains("config.json") && second.stderr.contains("tresor daemon restart"), "\(second.stderr)")
         #expect(try harness.status().keybag == .notInitialized, "the first daemon still answers")
     }
 }

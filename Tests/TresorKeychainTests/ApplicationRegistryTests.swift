@@ -107,6 +107,26 @@ import TresorStorage
         #expect(try registry.application(executableSHA256: Self.hash(7)) == nil)
     }
 
+    /// `tresor app register` of an id again: a rebuilt executable replaces the old one in one
+    /// transaction; an executable registered as another application stays a duplicate, and then
+    /// nothing changes.
+    @Test func registeringAnIdAgainReplacesItsExecutable() throws {
+        let home = try KeychainHome()
+        let registry = home.keychain.applications
+        let mail = Self.application()
+        try registry.register(mail)
+        let other = Self.application("TEAM1.com.example.other", hash: Self.hash(9))
+        try registry.register(other)
+        let rebuilt = Self.application("TEAM1.com.example.mail", hash: Self.hash(7))
+        #expect(try registry.register(rebuilt, replacing: true))
+        #expect(try registry.application(executableSHA256: Self.hash(7)) == rebuilt)
+        #expect(try registry.application(executableSHA256: mail.executableSHA256) == nil, "the old executable is no longer the application")
+        expectKeychainError(.duplicateItem, "another application's executable") {
+            try registry.register(Self.application("TEAM1.com.example.mail", hash: Self.hash(9)), replacing: true)
+        }
+        #expect(try registry.list() == [rebuilt, other], "a refused replacement changes nothing")
+    }
+
     @Test func invalidApplicationsAreParamErrors() throws {
         let home = try KeychainHome()
         let registry = home.keychain.applications

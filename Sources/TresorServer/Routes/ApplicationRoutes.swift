@@ -31,8 +31,11 @@ struct ApplicationRoutes {
                 applicationID: body.applicationID, teamID: body.teamID, accessGroups: body.accessGroups,
                 executableSHA256: try FileHashes.shared.sha256(of: url), executablePath: url.standardizedFileURL.path,
                 usesSecretService: body.usesSecretService ?? false)
-            try keychains.loginKeychain().applications.register(application)
-            context.logger.notice("application registered", metadata: ["id": "\(application.applicationID)", "team": "\(application.teamID)"])
+            // Registering an id again replaces its executable (a rebuild): the passcode was given for it.
+            let replaced = try keychains.loginKeychain().applications.register(application, replacing: true)
+            context.logger.notice(
+                replaced ? "application registered again (executable replaced)" : "application registered",
+                metadata: ["id": "\(application.applicationID)", "team": "\(application.teamID)"])
             return application
         }
         router.get(RouterPath(Route.applications)) { _, context -> ApplicationsResponse in

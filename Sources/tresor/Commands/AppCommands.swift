@@ -8,15 +8,16 @@ struct AppCommand: ParsableCommand {
         abstract: "Register the executables that may use the keychain, and their access groups.",
         discussion: """
             An application is identified by the SHA-256 of its executable: rebuilding or replacing \
-            the file means registering it again. It may use its own application id as an access \
-            group and any group that starts with its team id (TEAM.something).
+            the file means registering it again — `tresor app register` with the same id replaces \
+            its executable (and its groups), keeping its items. It may use its own application id \
+            as an access group and any group that starts with its team id (TEAM.something).
             """,
         subcommands: [Register.self, List.self, Remove.self])
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "register",
-            abstract: "Register an executable (needs the keybag unlocked and the passcode again).")
+            abstract: "Register an executable, or register an application's rebuilt executable again (needs the keybag unlocked and the passcode again).")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Application id, e.g. TEAM1.com.example.backup.") var id: String
         @Option(help: "Team id: letters and digits.") var team: String
