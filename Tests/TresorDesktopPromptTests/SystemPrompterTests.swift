@@ -144,6 +144,32 @@ struct SystemPrompterTests {
         }
     }
 
+    /// Python mounted over the prompter's path in a namespace of its own: there it *is*
+    /// /usr/libexec/gcr-prompter (its /proc/<pid>/exe says so), here it is not.
+    @Test func aBinaryMountedOverThePrompterInItsOwnNamespaceIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let python = desktop.folder.appendingPathComponent("python3")
+        try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path, toPath: python.path)
+        let script = desktop.folder.appendingPathComponent("impostor.py")
+        try """
+            import dbus, time
+            bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+            bus.request_name("org.gnome.keyring.SystemPrompter")
+            time.sleep(120)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        try desktop.start("/usr/bin/unshare", [
+            "-Urm", "sh", "-c", "mount --bind \(python.path) \(DesktopSession.prompterPath) && exec \(DesktopSession.prompterPath) \(script.path)",
+        ])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a binary mounted over the prompter's path was taken for the prompter")
+            return
+        }
+        #expect(why.contains("namespace"))
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
     /// The prompter's own binary, copied where its owner could change it, is not the prompter.
     @Test func aCopyOfThePrompterIsRefused() throws {
         let desktop = try DesktopSession(prompterStarted: false)
