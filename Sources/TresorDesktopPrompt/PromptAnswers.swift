@@ -15,6 +15,7 @@ public enum ConfirmAnswer: Sendable, Equatable {
 public enum PasswordAnswer: Sendable, Equatable {
     /// The password typed, and whether the choice box was ticked.
     case password(TypedPassword, choiceChosen: Bool)
+    /// Cancel (or the dialog closed by the user, Escape): no password.
     case cancelled
     /// Nobody answered: the timeout passed, the caller cancelled, or the prompter went away.
     case dismissed
@@ -29,19 +30,28 @@ public struct TypedPassword: Sendable, Equatable, CustomStringConvertible, Custo
     /// - Parameter bytes: the password's UTF-8 bytes.
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// Says what it is, never what it holds.
     public var description: String { "TypedPassword(hidden)" }
+    /// Says what it is, never what it holds.
     public var debugDescription: String { description }
+    /// No children: `dump` and the debugger's summary show nothing of it.
     public var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 /// What to show in the prompt. gcr shows `title` as the window's title, `message` in bold,
 /// `description` below it; `choice` is the label of the one check box (none when nil).
 public struct PromptText: Sendable, Equatable {
+    /// The window's title.
     public var title: String
+    /// The question, shown in bold.
     public var message: String
+    /// The details under it.
     public var description: String
+    /// The check box's label; none when nil. An underscore marks its access key (`_Remember`).
     public var choice: String?
+    /// The Continue button's label (an underscore marks its access key).
     public var continueLabel: String
+    /// The Cancel button's label (an underscore marks its access key).
     public var cancelLabel: String
 
     /// - Parameters:
@@ -71,6 +81,7 @@ public enum PrompterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The prompter answered outside gcr's prompter protocol.
     case protocolFailure(String)
 
+    /// The error in words, for the user (no secret is in any case).
     public var description: String {
         switch self {
         case .noPrompter:

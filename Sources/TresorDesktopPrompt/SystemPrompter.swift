@@ -176,6 +176,7 @@ public final class PromptCancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let connection = Mutex<DBusConnection?>(nil)
 
+    /// A cancellation not yet attached to a prompt; pass it to one.
     public init() {}
 
     /// Closes the prompt; it answers ``ConfirmAnswer/dismissed`` (or ``PasswordAnswer/dismissed``).
