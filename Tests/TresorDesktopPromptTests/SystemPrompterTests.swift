@@ -101,7 +101,14 @@ struct SystemPrompterTests {
         #expect(try prompter.availability() == .startable)
         let answer = Pending<ConfirmAnswer>()
         prompter.confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
-        try desktop.waitForWindow(Self.text.title)
+        do {
+            try desktop.waitForWindow(Self.text.title)
+        } catch {
+            let windows = (try? desktop.run("/usr/bin/xdotool", ["search", "--name", "."])) ?? ""
+            _ = try? desktop.screenshot("activatable-no-window")
+            Issue.record("no window; the prompt answered \(String(describing: answer.peek())); windows: \(windows)")
+            throw error
+        }
         try desktop.xdotool("key", "alt+a")
         #expect(try answer.wait() == .success(.allowedOnce))
         guard case .running(_, let executable) = try prompter.availability() else {
@@ -170,6 +177,25 @@ struct SystemPrompterTests {
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
 
+    /// The genuine prompter made to load code of the user's (`LD_PRELOAD`) is not the prompter.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc")))
+    func thePrompterWithPreloadedCodeIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let library = desktop.folder.appendingPathComponent("listen.so")
+        let source = desktop.folder.appendingPathComponent("listen.c")
+        try "void tresor_test_preloaded(void) {}\n".write(to: source, atomically: true, encoding: .utf8)
+        try desktop.run("/usr/bin/gcc", ["-shared", "-fPIC", "-o", library.path, source.path])
+        try desktop.start(DesktopSession.prompterPath, [], environment: ["LD_PRELOAD": library.path])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a prompter running the user's code was trusted")
+            return
+        }
+        #expect(why.contains(library.path))
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
     /// The prompter's own binary, copied where its owner could change it, is not the prompter.
     @Test func aCopyOfThePrompterIsRefused() throws {
         let desktop = try DesktopSession(prompterStarted: false)
@@ -192,6 +218,9 @@ final class Pending<Answer: Sendable & Equatable>: Sendable {
     private let value = Mutex<Result<Answer, PrompterError>?>(nil)
 
     func set(_ result: Result<Answer, PrompterError>) { value.withLock { $0 = result } }
+
+    /// The answer if there is one yet.
+    func peek() -> Result<Answer, PrompterError>? { value.withLock { $0 } }
 
     func wait(seconds: Double = 40) throws -> Result<Answer, PrompterError> {
         let deadline = Date().addingTimeInterval(seconds)
