@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "TresorModel", targets: ["TresorModel"]),
         .library(name: "TresorSystem", targets: ["TresorSystem"]),
         .library(name: "TresorDBus", targets: ["TresorDBus"]),
+        .library(name: "TresorDesktopPrompt", targets: ["TresorDesktopPrompt"]),
         .library(name: "TresorAge", targets: ["TresorAge"]),
         .library(name: "TresorBackup", targets: ["TresorBackup"]),
         .library(name: "TresorWebStore", targets: ["TresorWebStore"]),
@@ -134,6 +135,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The desktop's own prompter (gcr's org.gnome.keyring.SystemPrompter) asked over the
+        // session bus: confirmations and passwords, the password through gcr's secret exchange.
+        .target(name: "TresorDesktopPrompt", dependencies: [
+            "TresorDBus", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
             "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
@@ -206,6 +212,8 @@ let package = Package(
         .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem"]),
         .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem"]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
+        // Against the real gcr-prompter under Xvfb, on a private session bus.
+        .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,0 +1,43 @@
+import Foundation
+import TresorDBus
+
+/// The connection that owns the prompter's bus name, checked to run a trusted prompter.
+struct PrompterOwner {
+    /// Its unique name (`:1.7`): where every question goes.
+    let uniqueName: String
+    let process: PrompterProcess
+
+    /// Finds and checks the prompter, starting it through the bus when `start` and it is activatable.
+    /// - Throws: ``PrompterError/noPrompter`` or ``PrompterError/untrustedPrompter(_:)``.
+    init(on connection: DBusConnection, trusted: [String], start: Bool, deadline: ContinuousClock.Instant) throws {
+        var owner = Self.owner(on: connection)
+        if owner == nil, start, (try? Self.activatable(on: connection)) == true {
+            let waitMilliseconds = Int32(clamping: max(1_000, min(25_000, (deadline - .now).milliseconds)))
+            _ = try? connection.call(.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]), timeoutMilliseconds: waitMilliseconds)
+            owner = Self.owner(on: connection)
+        }
+        guard let owner else { throw PrompterError.noPrompter }
+        guard case .uint32(let pid)? = try? connection.callBus("GetConnectionUnixProcessID", [.string(owner)]).first,
+            case .uint32(let uid)? = try? connection.callBus("GetConnectionUnixUser", [.string(owner)]).first
+        else { throw PrompterError.untrustedPrompter("the bus does not say which process owns it") }
+        process = try PrompterProcess(pid: Int32(bitPattern: pid), uid: uid, trusted: trusted)
+        // Still the connection whose process was checked (not one that took the name meanwhile).
+        guard Self.owner(on: connection) == owner else { throw PrompterError.untrustedPrompter("the owner changed while it was checked") }
+        uniqueName = owner
+    }
+
+    static func owner(on connection: DBusConnection) -> String? {
+        (try? connection.callBus("GetNameOwner", [.string(SystemPrompter.busName)]))?.first?.stringValue
+    }
+
+    static func activatable(on connection: DBusConnection) throws -> Bool {
+        let names = try connection.callBus("ListActivatableNames", []).first?.elements ?? []
+        return names.contains(.string(SystemPrompter.busName))
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000 }
+}

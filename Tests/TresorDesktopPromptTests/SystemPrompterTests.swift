@@ -1,0 +1,233 @@
+import Foundation
+import Synchronization
+import Testing
+import TresorDBus
+@testable import TresorDesktopPrompt
+
+/// The prompter client against Debian's real `gcr-prompter` on a display without a screen: the
+/// user's keys are typed with xdotool, the prompt is photographed with ImageMagick.
+@Suite(.serialized, .enabled(if: DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick and gcr (scripts/test installs them)"))
+struct SystemPrompterTests {
+    static let text = PromptText(
+        title: "Tresor test prompt",
+        message: "secret-tool wants “Mail login (alice@example.org)”",
+        description: "/usr/bin/secret-tool (pid 4242), run by bash (pid 4200) in gnome-terminal",
+        choice: "_Remember for this session", continueLabel: "_Allow", cancelLabel: "_Deny")
+
+    @Test func aTypedPasswordArrivesExactly() throws {
+        let desktop = try DesktopSession()
+        let answer = Pending<PasswordAnswer>()
+        SystemPrompter(busAddress: desktop.busAddress).password(Self.text, timeout: .seconds(30)) { answer.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        let screenshot = try desktop.screenshot("password-prompt")
+        #expect(try Data(contentsOf: screenshot).count > 1_000)
+        try desktop.xdotool("type", "--delay", "20", "correct horse 42!")
+        try desktop.xdotool("key", "Return")
+        let result = try answer.wait()
+        #expect(result == .success(.password(TypedPassword(bytes: Array("correct horse 42!".utf8)), choiceChosen: false)))
+    }
+
+    @Test func continueWithTheChoiceTicked() throws {
+        let desktop = try DesktopSession()
+        let answer = Pending<ConfirmAnswer>()
+        SystemPrompter(busAddress: desktop.busAddress).confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        _ = try desktop.screenshot("confirm-prompt")
+        try desktop.xdotool("key", "alt+r")     // the box's mnemonic ticks it
+        try desktop.xdotool("key", "alt+a")     // Allow
+        #expect(try answer.wait() == .success(.allowedWithChoice))
+    }
+
+    @Test func continueWithTheChoiceNotTicked() throws {
+        let desktop = try DesktopSession()
+        let answer = Pending<ConfirmAnswer>()
+        SystemPrompter(busAddress: desktop.busAddress).confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        try desktop.xdotool("key", "alt+a")
+        #expect(try answer.wait() == .success(.allowedOnce))
+    }
+
+    @Test func cancel() throws {
+        let desktop = try DesktopSession()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        let confirmed = Pending<ConfirmAnswer>()
+        prompter.confirm(Self.text, timeout: .seconds(30)) { confirmed.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        try desktop.xdotool("key", "alt+d")     // Deny
+        #expect(try confirmed.wait() == .success(.cancelled))
+
+        // A password prompt closed with Escape: cancelled too, and no password.
+        let typed = Pending<PasswordAnswer>()
+        prompter.password(Self.text, timeout: .seconds(30)) { typed.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        try desktop.xdotool("type", "not-sent")
+        try desktop.xdotool("key", "Escape")
+        #expect(try typed.wait() == .success(.cancelled))
+    }
+
+    @Test func dismissedByTheTimeoutAndTheWindowClosed() throws {
+        let desktop = try DesktopSession()
+        let started = ContinuousClock.now
+        let answer = try SystemPrompter(busAddress: desktop.busAddress).confirm(Self.text, timeout: .seconds(3))
+        #expect(answer == .dismissed)
+        #expect(ContinuousClock.now - started < .seconds(8))
+        try desktop.waitUntil("the prompt's window to close", seconds: 5) {
+            ((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", Self.text.title])) ?? "x").isEmpty
+        }
+    }
+
+    @Test func aCancellationClosesThePrompt() throws {
+        let desktop = try DesktopSession()
+        let answer = Pending<ConfirmAnswer>()
+        let cancellation = SystemPrompter(busAddress: desktop.busAddress).confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
+        try desktop.waitForWindow(Self.text.title)
+        cancellation.cancel()
+        #expect(try answer.wait(seconds: 5) == .success(.dismissed))
+    }
+
+    @Test func noPrompterIsAClearErrorAtOnce() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        #expect(try prompter.availability() == .absent)
+        let started = ContinuousClock.now
+        #expect(throws: PrompterError.noPrompter) { try prompter.confirm(Self.text, timeout: .seconds(30)) }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(PrompterError.noPrompter.description.contains("no desktop prompter"))
+    }
+
+    @Test func anActivatablePrompterIsStartedByTheBus() throws {
+        let desktop = try DesktopSession(prompterStarted: false, activatable: true)
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        #expect(try prompter.availability() == .startable)
+        let answer = Pending<ConfirmAnswer>()
+        prompter.confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
+        do {
+            try desktop.waitForWindow(Self.text.title)
+        } catch {
+            let windows = (try? desktop.run("/usr/bin/xdotool", ["search", "--name", "."])) ?? ""
+            _ = try? desktop.screenshot("activatable-no-window")
+            Issue.record("no window; the prompt answered \(String(describing: answer.peek())); windows: \(windows)")
+            throw error
+        }
+        try desktop.xdotool("key", "alt+a")
+        #expect(try answer.wait() == .success(.allowedOnce))
+        guard case .running(_, let executable) = try prompter.availability() else {
+            Issue.record("the started prompter is not running")
+            return
+        }
+        #expect(executable == DesktopSession.prompterPath)
+    }
+
+    @Test func theRealPrompterIsRecognized() throws {
+        let desktop = try DesktopSession()
+        guard case .running(let pid, let executable) = try SystemPrompter(busAddress: desktop.busAddress).availability() else {
+            Issue.record("gcr-prompter is not recognized")
+            return
+        }
+        #expect(pid > 0 && executable == DesktopSession.prompterPath)
+    }
+
+    /// Any process of the user can own the name: one that is not the prompter is never asked.
+    @Test func aPythonOwningTheNameIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        try desktop.start("/usr/bin/python3", ["-c", """
+            import dbus, time
+            bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+            bus.request_name("org.gnome.keyring.SystemPrompter")
+            time.sleep(120)
+            """])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("python3 was taken for the prompter")
+            return
+        }
+        #expect(why.contains("python3"))
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+        do {
+            _ = try prompter.password(Self.text, timeout: .seconds(5))
+        } catch let error as PrompterError {
+            guard case .untrustedPrompter = error else { throw error }
+        }
+    }
+
+    /// Python mounted over the prompter's path in a namespace of its own: there it *is*
+    /// /usr/libexec/gcr-prompter (its /proc/<pid>/exe says so), here it is not.
+    @Test func aBinaryMountedOverThePrompterInItsOwnNamespaceIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let python = desktop.folder.appendingPathComponent("python3")
+        try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path, toPath: python.path)
+        let script = desktop.folder.appendingPathComponent("impostor.py")
+        try """
+            import dbus, time
+            bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+            bus.request_name("org.gnome.keyring.SystemPrompter")
+            time.sleep(120)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        try desktop.start("/usr/bin/unshare", [
+            "-Urm", "sh", "-c", "mount --bind \(python.path) \(DesktopSession.prompterPath) && exec \(DesktopSession.prompterPath) \(script.path)",
+        ])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a binary mounted over the prompter's path was taken for the prompter")
+            return
+        }
+        #expect(why.contains("namespace"))
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
+    /// The genuine prompter made to load code of the user's (`LD_PRELOAD`) is not the prompter.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc")))
+    func thePrompterWithPreloadedCodeIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let library = desktop.folder.appendingPathComponent("listen.so")
+        let source = desktop.folder.appendingPathComponent("listen.c")
+        try "void tresor_test_preloaded(void) {}\n".write(to: source, atomically: true, encoding: .utf8)
+        try desktop.run("/usr/bin/gcc", ["-shared", "-fPIC", "-o", library.path, source.path])
+        try desktop.start(DesktopSession.prompterPath, [], environment: ["LD_PRELOAD": library.path])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a prompter running the user's code was trusted")
+            return
+        }
+        #expect(why.contains(library.path))
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
+    /// The prompter's own binary, copied where its owner could change it, is not the prompter.
+    @Test func aCopyOfThePrompterIsRefused() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let copy = desktop.folder.appendingPathComponent("gcr-prompter")
+        try FileManager.default.copyItem(atPath: DesktopSession.prompterPath, toPath: copy.path)
+        try desktop.start(copy.path, [])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a copy was taken for the prompter")
+            return
+        }
+        #expect(why.contains(desktop.folder.lastPathComponent))
+    }
+}
+
+/// An answer another thread hands over.
+final class Pending<Answer: Sendable & Equatable>: Sendable {
+    private let value = Mutex<Result<Answer, PrompterError>?>(nil)
+
+    func set(_ result: Result<Answer, PrompterError>) { value.withLock { $0 = result } }
+
+    /// The answer if there is one yet.
+    func peek() -> Result<Answer, PrompterError>? { value.withLock { $0 } }
+
+    func wait(seconds: Double = 40) throws -> Result<Answer, PrompterError> {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let result = value.withLock({ $0 }) { return result }
+            usleep(10_000)
+        }
+        throw DesktopSession.DesktopError.timedOut("the prompt's answer")
+    }
+}
