@@ -143,7 +143,7 @@ let package = Package(
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
             "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
-            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres",
+            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -6,7 +6,8 @@ import TresorDBus
 /// in a terminal; a prompt for `userPresence` items completes when the user answers it in
 /// `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
 /// client leaves the bus, or after ``lifetime`` — an unlock prompt ``unlockWait`` after the
-/// client started it: nobody is asked to unlock, so no program waits long in silence.
+/// client started it unless the user is being asked on the desktop, so no program waits long in
+/// silence.
 ///
 /// Used on the D-Bus thread only.
 final class Prompts {
@@ -19,6 +20,10 @@ final class Prompts {
         var started: Date?
         /// For `userPresence` items: what the user is asked, and their answer once given.
         var presence: Presence?
+        /// An unlock prompt whose user is being asked on the desktop: ``unlockWait`` does not apply.
+        var askingToUnlock = false
+        /// The user refused to unlock (or nobody could): dismissed at the next ``due``.
+        var refused = false
     }
 
     /// A question for the user about `userPresence` items, asked once the client calls `Prompt`.
@@ -75,6 +80,17 @@ final class Prompts {
         prompts[path]?.presence?.answer = allowed
     }
 
+    /// The user is asked on the desktop to unlock for the prompt at `path`.
+    func askingToUnlock(_ path: String) { prompts[path]?.askingToUnlock = true }
+
+    /// The outcome of asking the user to unlock for the prompt at `path`: refused (dismissed at
+    /// the next ``due``), or nobody could be asked (``unlockWait`` applies from now).
+    func unlockAnswer(_ path: String, refused: Bool) {
+        guard prompts[path] != nil else { return }
+        prompts[path]!.askingToUnlock = false
+        if refused { prompts[path]!.refused = true } else { prompts[path]!.started = Date() }
+    }
+
     /// `Prompt.Dismiss`: the `Completed` signal saying so.
     func dismiss(_ path: String, caller: String) throws -> DBusMessage {
         guard let prompt = prompts[path], prompt.owner == caller else { throw DBusError.unknownObject(path) }
@@ -98,8 +114,8 @@ final class Prompts {
             } else if unlocked && prompt.started != nil && prompt.presence == nil {
                 signals.append(Self.completed(path, prompt, dismissed: false))
                 prompts[path] = nil
-            } else if now.timeIntervalSince(prompt.created) > Self.lifetime
-                || (prompt.presence == nil && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false) {
+            } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime
+                || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false) {
                 signals.append(Self.completed(path, prompt, dismissed: true))
                 prompts[path] = nil
             }

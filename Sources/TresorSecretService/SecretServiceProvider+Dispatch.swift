@@ -60,9 +60,7 @@ extension SecretServiceProvider {
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
                 } else if login.isLocked {
-                    logger.notice(
-                        "a Secret Service client waits for the keybag: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
-                        metadata: ["executable": "\(request.client.executable)"])
+                    askToUnlock(prompt: path, request)
                 }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
@@ -119,6 +117,35 @@ extension SecretServiceProvider {
         let path = SecretObjectPath.collection(collection.name).path
         return audience(for: group).map { name in
             .signal(path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))], destination: name)
+        }
+    }
+}
+
+// MARK: Asking to unlock
+
+extension SecretServiceProvider {
+    /// A client waits on an unlock prompt: asks the user on the desktop when a prompter can be
+    /// asked (on a task of its own, the answer handed back to the D-Bus thread), and says in the
+    /// log what to do either way.
+    func askToUnlock(prompt path: String, _ request: SecretRequest) {
+        let executable = request.client.executable
+        guard let askToUnlock else {
+            logger.notice(
+                "a Secret Service client waits for the keybag: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
+                metadata: ["executable": "\(executable)"])
+            return
+        }
+        prompts.askingToUnlock(path)
+        logger.notice("a Secret Service client waits for the keybag: asking on the desktop", metadata: ["executable": "\(executable)"])
+        Task.detached { [self] in
+            let answer = await askToUnlock(executable)
+            if answer == .nobodyToAsk {
+                logger.notice(
+                    "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
+                    metadata: ["executable": "\(executable)"])
+            }
+            unlockAnswers.withLock { $0.append((path, answer)) }
+            connection.wake()
         }
     }
 }

@@ -24,6 +24,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let askUser: PresenceAsker?
     /// Called when a client was handed a secret: activity, for auto-lock.
     let secretRead: (@Sendable () -> Void)?
+    /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
+    let askToUnlock: UnlockAsker?
+    /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
+    let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer)]>([])
     let logger: Logger
     // Touched on the D-Bus thread only.
     let clients: BusClients
@@ -45,11 +49,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - askUser: puts a `userPresence` read to the user (`tresor approve`); nil, nobody is
     ///     asked and such items stay locked.
     ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
+    ///   - askToUnlock: asks the user on the desktop to unlock the keybag for a client's `Unlock`
+    ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
-        logger: Logger
+        askToUnlock: UnlockAsker? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
@@ -57,6 +63,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         self.lockKeybag = lockKeybag
         self.askUser = askUser
         self.secretRead = secretRead
+        self.askToUnlock = askToUnlock
         self.logger = logger
     }
 
@@ -129,6 +136,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for answer in answers.withLock({ answers in defer { answers = [] }; return answers }) {
             prompts.answer(answer.path, allowed: answer.allowed)
         }
+        for unlock in unlockAnswers.withLock({ answers in defer { answers = [] }; return answers }) {
+            switch unlock.answer {
+            case .unlocked: break  // the prompt completes below, the keybag being unlocked
+            case .refused: prompts.unlockAnswer(unlock.path, refused: true)
+            case .nobodyToAsk: prompts.unlockAnswer(unlock.path, refused: false)
+            }
+        }
         guard !prompts.isEmpty else { return }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
         prompts.due(unlocked: !locked) { owner, ids in
@@ -157,6 +171,21 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
     }
 }
+
+/// What came of asking the user on the desktop to unlock the keybag.
+public enum UnlockAnswer: Sendable, Equatable {
+    /// The keybag is unlocked now.
+    case unlocked
+    /// The user cancelled, did not answer in time, or typed wrong passcodes until refused.
+    case refused
+    /// No desktop prompter could be asked.
+    case nobodyToAsk
+}
+
+/// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
+/// waits for it, and unlocks it with the passcode they type. Runs off the D-Bus thread; may take
+/// as long as the user does.
+public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
 /// `userPresence` item, in words — and says whether they allowed it. Returns false at once when

@@ -9,6 +9,7 @@ import TresorBackup
 import TresorKeybag
 import TresorNotes
 import TresorDBus
+import TresorDesktopPrompt
 import TresorProtocol
 import TresorSecretService
 import TresorSystem
@@ -225,10 +226,11 @@ public struct Daemon: Sendable {
             return nil
         }
         let identities = SecretServiceIdentities(keychains: keychains)
+        let desktop = DesktopUnlock(prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger)
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
-                lockKeybag: lock, askUser: approvals.askUser, secretRead: secretRead, logger: logger)
+                lockKeybag: lock, askUser: approvals.askUser, secretRead: secretRead, askToUnlock: desktop.ask(for:), logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

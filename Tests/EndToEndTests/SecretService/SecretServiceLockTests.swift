@@ -93,7 +93,7 @@ struct SecretServiceLockTests {
         let waited = Date().timeIntervalSince(started)
         try expectCompleted(answer, dismissed: true)
         #expect(waited < 30, "the prompt waited \(Int(waited)) s")
-        #expect(provider.harness.daemonLog.contains("a Secret Service client waits for the keybag: run `tresor unlock`"))
+        #expect(provider.harness.daemonLog.contains("no desktop prompter can be asked: run `tresor unlock`"), "the log says what to do")
         try expectLocked(provider, true)
         try provider.harness.expectNoSecretLeaked()
     }
