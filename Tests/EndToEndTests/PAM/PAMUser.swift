@@ -58,6 +58,8 @@ final class PAMUser {
         (uid, gid) = (numbers[0], numbers[1])
         runtime = URL(fileURLWithPath: "/run/user/\(uid)")
         try FileManager.default.createDirectory(atPath: "/run/user", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        // A run that was killed may have left this uid's folder behind: the uid is this user's now.
+        try? FileManager.default.removeItem(at: runtime)
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         chown(runtime.path, uid, gid)
         try writeService()
@@ -127,13 +129,24 @@ final class PAMUser {
         return try? status().pid
     }
 
-    /// Stops the user's daemon, by the pid it reports, and waits for its socket to go.
+    /// Stops the user's daemon, by the pid it reports, and waits for the process to end (the
+    /// socket goes first; `userdel` refuses a user whose process still runs).
     func stopDaemon() {
         guard let pid = daemonPID else { return }
         kill(pid, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
-        while (try? socketAnswers()) == true, Date() < deadline { usleep(50_000) }
-        if (try? socketAnswers()) == true { kill(pid, SIGKILL) }
+        while Self.runs(pid), Date() < deadline { usleep(50_000) }
+        if Self.runs(pid) {
+            kill(pid, SIGKILL)
+            while Self.runs(pid) { usleep(50_000) }
+        }
+    }
+
+    /// Whether process `pid` runs (a zombie does not: it only waits to be reaped).
+    private static func runs(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return false }
+        return !stat[stat.index(after: end)...].hasPrefix(" Z")
     }
 
     /// The daemon's log and the transcript: no secret of the test may be in either.
