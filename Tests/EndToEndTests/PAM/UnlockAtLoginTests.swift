@@ -40,6 +40,28 @@ struct UnlockAtLoginTests {
         user.expectNoSecretLeaked()
     }
 
+    @Test func thePasswordCrossesByAPipeNeverArgvOrTheEnvironment() throws {
+        let user = try linkedUser(password: "login-Pw-piped")
+        // A `tresor` that writes down its arguments and environment, then is the real one.
+        let seen = user.home.appendingPathComponent("helper-seen")
+        let wrapper = user.root.appendingPathComponent("recording-tresor")
+        let script = "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$@\"; env; } >> \(seen.path)\nexec \(user.binaries.path)/tresor \"$@\"\n"
+        try script.write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        try user.writeService(tresor: wrapper.path)
+        #expect(try user.pamtester(["authenticate", "open_session"], input: "login-Pw-piped\n").succeeded)
+        #expect(try user.status().keybag == .unlocked, "the helper got the password, on its standard input")
+        let recorded = try String(contentsOf: seen, encoding: .utf8)
+        #expect(recorded.contains("pam-helper\nunlock\n--start-daemon"), "\(recorded)")
+        #expect(!recorded.contains("login-Pw-piped"), "the password is in neither the arguments nor the environment")
+        #expect(recorded.contains("XDG_RUNTIME_DIR=\(user.runtime.path)"), "the runtime folder, /run/user/UID, computed by the module")
+        // The environment is the module's own, nothing of the login program's (pamtester's here).
+        let names = Set(recorded.split(separator: "\n").compactMap { line in line.firstIndex(of: "=").map { String(line[..<$0]) } })
+        let written: Set = ["HOME", "USER", "LOGNAME", "PATH", "TRESOR_TIMEOUT", "SWIFT_BACKTRACE", "XDG_RUNTIME_DIR"]
+        #expect(names.subtracting(written).isSubset(of: ["PWD", "OLDPWD", "SHLVL", "_"]), "\(names.subtracting(written))")
+        user.expectNoSecretLeaked()
+    }
+
     @Test func aLoginPasswordThatDoesNotOpenTheKeybagIsNotAWrongPasscodeAndStatusSaysToRelink() throws {
         let user = try linkedUser(password: "login-Pw-1")
         // Changed where the module does not see it (chpasswd as root): the link is behind.
