@@ -2,8 +2,8 @@
  * pam_tresor: unlocks Tresor's login keybag with the login password, when the user linked the two
  * (`tresor passcode link-login`). docs/SECURITY.md, "Unlock at login", says what that gives up.
  *
- *   auth     keeps the password the stack authenticated with (PAM data, wiped by its cleanup);
- *            decides nothing and asks nothing.
+ *   auth     keeps the password the stack authenticated with, and whose it is (PAM data, wiped by
+ *            its cleanup); decides nothing and asks nothing. Only that user's daemon ever gets it.
  *   setcred  (after a successful auth: a screensaver's unlock, or a login before its session)
  *            hands the password to the user's tresord when one is already running.
  *   session  open_session hands it over, starting tresord when none runs.
@@ -78,14 +78,25 @@ static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struc
     }
 }
 
+/* The password and the user it authenticated: a session or credentials for another user (sudo -u,
+ * which switches PAM_USER after authenticating the caller) must never get it. */
+struct kept_password {
+    char *user;
+    char *password;
+};
+
 static void wipe_password(pam_handle_t *pamh, void *data, int error_status)
 {
     (void)pamh;
     (void)error_status;
-    if (data != NULL) {
-        explicit_bzero(data, strlen(data));
-        free(data);
+    struct kept_password *kept = data;
+    if (kept == NULL) return;
+    if (kept->password != NULL) {
+        explicit_bzero(kept->password, strlen(kept->password));
+        free(kept->password);
     }
+    free(kept->user);
+    free(kept);
 }
 
 static void no_cleanup(pam_handle_t *pamh, void *data, int error_status)
@@ -254,14 +265,20 @@ static const struct passwd *pam_user(pam_handle_t *pamh, struct passwd *entry, c
 /* Hands the kept password to the user's daemon, starting one when `start_daemon`. */
 static void hand_over(pam_handle_t *pamh, const struct options *options, int start_daemon)
 {
-    const void *password = NULL, *handed = NULL;
+    const void *data = NULL, *handed = NULL;
     if (pam_get_data(pamh, HANDED_DATA, &handed) == PAM_SUCCESS && handed != NULL) return;
-    if (pam_get_data(pamh, PASSWORD_DATA, &password) != PAM_SUCCESS || password == NULL) return;
+    if (pam_get_data(pamh, PASSWORD_DATA, &data) != PAM_SUCCESS || data == NULL) return;
+    const struct kept_password *kept = data;
     struct passwd entry;
     char storage[4096];
     const struct passwd *user = pam_user(pamh, &entry, storage, sizeof storage);
     if (user == NULL) return;
+    if (strcmp(user->pw_name, kept->user) != 0) {
+        if (options->debug) pam_syslog(pamh, LOG_DEBUG, "the session is not the authenticated user's: nothing handed over");
+        return;
+    }
 
+    const char *password = kept->password;
     size_t length = strlen(password);
     char *line = malloc(length + 2);
     if (line == NULL) return;
@@ -285,10 +302,16 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     struct options options;
     parse_options(pamh, argc, argv, &options);
     const void *password = NULL;
+    const char *name = NULL;
     if (pam_get_item(pamh, PAM_AUTHTOK, &password) != PAM_SUCCESS || password == NULL) return PAM_IGNORE;
-    char *copy = strdup(password);
-    if (copy == NULL) return PAM_IGNORE;
-    if (pam_set_data(pamh, PASSWORD_DATA, copy, wipe_password) != PAM_SUCCESS) wipe_password(pamh, copy, 0);
+    if (pam_get_user(pamh, &name, NULL) != PAM_SUCCESS || name == NULL) return PAM_IGNORE;
+    struct kept_password *kept = calloc(1, sizeof *kept);
+    if (kept == NULL) return PAM_IGNORE;
+    kept->user = strdup(name);
+    kept->password = strdup(password);
+    if (kept->user == NULL || kept->password == NULL || pam_set_data(pamh, PASSWORD_DATA, kept, wipe_password) != PAM_SUCCESS) {
+        wipe_password(pamh, kept, 0);
+    }
     return PAM_IGNORE;
 }
 

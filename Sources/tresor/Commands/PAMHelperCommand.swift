@@ -28,7 +28,8 @@ struct PAMHelperCommand: ParsableCommand {
         func run() throws {
             var input = SecretInput(fromStandardInput: true)
             let password = try input.next("Login password:")
-            guard let client = try LoginDaemon.connect(starting: startDaemon) else { return }
+            // Nothing handed over is a failure: the module then tries again when the session opens.
+            guard let client = try LoginDaemon.connect(starting: startDaemon) else { throw ExitCode(3) }
             try client.unlock(loginPassword: password)
         }
     }

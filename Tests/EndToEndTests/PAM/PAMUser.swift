@@ -99,16 +99,32 @@ final class PAMUser {
         try run("/usr/bin/pamtester", [Self.service, name] + operations, input: input, timeout: timeout)
     }
 
-    /// What a screensaver does: `pam_authenticate` then `pam_setcred`, no session, as the user
-    /// (Tests/Fixtures/PAM/screensaver.c, built here).
+    /// What a screensaver does: `pam_authenticate` then `pam_setcred`, no session, as the user.
     @discardableResult
     func screensaverUnlock(password: String) throws -> Harness.Result {
-        let program = root.appendingPathComponent("screensaver")
+        try run("/usr/bin/setpriv", asUser + [try pamClient().path, "screensaver", Self.service, name], input: password + "\n", timeout: 60)
+    }
+
+    /// What login and sshd do: authenticate, establish the credentials, then open the session. As root.
+    @discardableResult
+    func login(password: String) throws -> Harness.Result {
+        try run(try pamClient().path, ["login", Self.service, name], input: password + "\n", timeout: 60)
+    }
+
+    /// What sudo does: this user authenticates with `password`, then the session is `target`'s. As root.
+    @discardableResult
+    func sudo(to target: PAMUser, password: String) throws -> Harness.Result {
+        try run(try pamClient().path, ["sudo", Self.service, name, target.name], input: password + "\n", timeout: 60)
+    }
+
+    /// Tests/Fixtures/PAM/pam-client.c, built here.
+    private func pamClient() throws -> URL {
+        let program = root.appendingPathComponent("pam-client")
         if !FileManager.default.fileExists(atPath: program.path) {
-            let source = Self.repository.appendingPathComponent("Tests/Fixtures/PAM/screensaver.c")
+            let source = Self.repository.appendingPathComponent("Tests/Fixtures/PAM/pam-client.c")
             try Self.check(Self.execute("/usr/bin/cc", ["-o", program.path, source.path, "-lpam"]))
         }
-        return try run("/usr/bin/setpriv", asUser + [program.path, Self.service, name], input: password + "\n", timeout: 60)
+        return program
     }
 
     /// `tresor ARGUMENTS…` as the user, in the user's environment.

@@ -40,6 +40,22 @@ struct UnlockAtLoginTests {
         user.expectNoSecretLeaked()
     }
 
+    @Test func aLoginProgramThatEstablishesCredentialsBeforeTheSessionUnlocksToo() throws {
+        // login and sshd call pam_setcred before pam_open_session: with no daemon yet, setcred
+        // hands nothing over, and the session starts the daemon and unlocks.
+        let user = try linkedUser(password: "login-Pw-1")
+        let first = try user.login(password: "login-Pw-1")
+        #expect(first.succeeded, "\(first.stdout) \(first.stderr)")
+        #expect(try user.status().keybag == .unlocked)
+        // A second login while the daemon runs: setcred hands it over, the session has nothing left to do.
+        #expect(try user.tresor(["lock"]).succeeded)
+        #expect(try user.login(password: "login-Pw-1").succeeded)
+        let status = try user.status()
+        #expect(status.keybag == .unlocked)
+        #expect(status.loginLink?.failedAttempts == 0)
+        user.expectNoSecretLeaked()
+    }
+
     @Test func thePasswordCrossesByAPipeNeverArgvOrTheEnvironment() throws {
         let user = try linkedUser(password: "login-Pw-piped")
         // A `tresor` that writes down its arguments and environment, then is the real one.
@@ -140,6 +156,18 @@ struct UnlockAtLoginTests {
         #expect(status.loginLink?.failedAttempts == 0)
         #expect(status.loginLink?.stale == nil)
         user.expectNoSecretLeaked()
+    }
+
+    @Test func aPasswordReachesOnlyTheDaemonOfTheUserItAuthenticated() throws {
+        // sudo -u bob: alice authenticates with her password, the session is bob's. Bob's link
+        // opens with alice's password here, so a password handed to the wrong user would show.
+        let bob = try linkedUser(password: "alice-Pw-1")
+        let alice = try PAMUser(password: "alice-Pw-1")
+        let sudo = try alice.sudo(to: bob, password: "alice-Pw-1")
+        #expect(sudo.succeeded, "\(sudo.stdout) \(sudo.stderr)")
+        #expect(bob.daemonPID == nil, "nothing was handed to bob's daemon, nor started for it")
+        #expect(try bob.status().keybag == .lockedSinceStart)
+        alice.expectNoSecretLeaked()
     }
 
     @Test func nothingInTresorEverFailsALogin() throws {
