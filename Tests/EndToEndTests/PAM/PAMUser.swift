@@ -52,7 +52,8 @@ final class PAMUser {
         try Self.check(Self.execute("/usr/sbin/useradd", ["-m", "-d", home.path, "-s", "/bin/sh", name]))
         try Self.check(Self.execute("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n"))
         secrets.append(password)
-        let ids = try Self.check(Self.execute("/usr/bin/id", ["-u", name])).stdout + " " + Self.check(Self.execute("/usr/bin/id", ["-g", name])).stdout
+        let account = name
+        let ids = try ["-u", "-g"].map { try Self.check(Self.execute("/usr/bin/id", [$0, account])).stdout }.joined(separator: " ")
         let numbers = ids.split(whereSeparator: \.isWhitespace).compactMap { UInt32($0) }
         guard numbers.count == 2 else { throw PAMUserError.failed("id \(name): \(ids)") }
         (uid, gid) = (numbers[0], numbers[1])
@@ -203,7 +204,8 @@ final class PAMUser {
     }
 
     private static func execute(_ program: String, _ arguments: [String], input: String? = nil) throws -> Harness.Result {
-        try Harness.execute(URL(fileURLWithPath: program), arguments, input: input, environment: ProcessInfo.processInfo.environment, timeout: 120).result
+        let environment = ProcessInfo.processInfo.environment
+        return try Harness.execute(URL(fileURLWithPath: program), arguments, input: input, environment: environment, timeout: 120).result
     }
 
     @discardableResult
