@@ -61,7 +61,7 @@ struct UnlockAtLoginTests {
         // A `tresor` that writes down its arguments and environment, then is the real one.
         let seen = user.home.appendingPathComponent("helper-seen")
         let wrapper = user.root.appendingPathComponent("recording-tresor")
-        let script = "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$@\"; env; } >> \(seen.path)\nexec \(user.binaries.path)/tresor \"$@\"\n"
+        let script = "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$@\"; env; echo \"ids $(id -u) $(id -G)\"; } >> \(seen.path)\nexec \(user.binaries.path)/tresor \"$@\"\n"
         try script.write(to: wrapper, atomically: true, encoding: .utf8)
         chmod(wrapper.path, 0o755)
         try user.writeService(tresor: wrapper.path)
@@ -71,6 +71,7 @@ struct UnlockAtLoginTests {
         #expect(recorded.contains("pam-helper\nunlock\n--start-daemon"), "\(recorded)")
         #expect(!recorded.contains("login-Pw-piped"), "the password is in neither the arguments nor the environment")
         #expect(recorded.contains("XDG_RUNTIME_DIR=\(user.runtime.path)"), "the runtime folder, /run/user/UID, computed by the module")
+        #expect(recorded.contains("ids \(user.uid) \(user.gid)\n"), "the user's uid and only the user's groups, none of root's: \(recorded)")
         // The environment is the module's own, nothing of the login program's (pamtester's here).
         let names = Set(recorded.split(separator: "\n").compactMap { line in line.firstIndex(of: "=").map { String(line[..<$0]) } })
         let written: Set = ["HOME", "USER", "LOGNAME", "PATH", "TRESOR_TIMEOUT", "SWIFT_BACKTRACE", "XDG_RUNTIME_DIR"]
