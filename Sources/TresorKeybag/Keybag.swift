@@ -20,14 +20,14 @@ import TresorSystem
 /// ```
 public final class Keybag: Sendable {
     public let files: KeybagFiles
-    private let settings: KeybagSettings
+    let settings: KeybagSettings
     let deviceKey: DeviceKey
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Serialises the operations that run the KDF or write files, without holding `state`
     /// (and so blocking key lookups) for the length of a PBKDF2 run.
-    private let slowOperations = Mutex(())
+    let slowOperations = Mutex(())
 
-    private struct State {
+    struct State {
         var record: KeybagRecord
         var lockState: LockState
         var classKeys: [ProtectionClass: SymmetricKey]
@@ -38,6 +38,8 @@ public final class Keybag: Sendable {
         var attemptsUnsaved = false
         /// How many times the keybag went from unlocked to locked since it was opened.
         var locks = 0
+        /// The login link's record (`tresor passcode link-login`), nil when none is made.
+        var loginLink: LoginLinkRecord?
     }
 
     private init(files: KeybagFiles, settings: KeybagSettings, deviceKey: DeviceKey, state: State) {
@@ -66,6 +68,8 @@ public final class Keybag: Sendable {
         }
         try DeviceKey.moveOutOfHome(from: files.legacyDeviceKey, to: files.deviceKey)
         let deviceKey = try DeviceKey.loadOrCreate(at: files.deviceKey)
+        // A login link left by a keybag deleted by hand wraps keys this keybag does not have.
+        SecureFiles.overwriteAndRemove(files.loginLink)
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for protectionClass in ProtectionClass.allCases where passcode != nil || !protectionClass.requiresPasscode {
             keys[protectionClass] = SecureRandom.key(bitCount: 256)
@@ -95,6 +99,8 @@ public final class Keybag: Sendable {
         guard let record = try KeybagRecord.file(deviceKey).read(files.keybag) else { throw KeybagError.notInitialized }
         var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())
         (state.attempts, state.attemptsFileDamaged) = try readAttempts(files: files, deviceKey: deviceKey, record: record, now: settings.clock())
+        // A damaged login link only costs the link: the passcode opens, and linking again rewrites it.
+        state.loginLink = try? LoginLinkRecord.file(deviceKey).read(files.loginLink)
         do {
             if record.passcode == nil {
                 state.classKeys = try unwrap(record, deviceKey: deviceKey, passcode: nil, classes: ProtectionClass.allCases)
@@ -271,19 +277,22 @@ public final class Keybag: Sendable {
             let currentKey = try derivePasscodeKey(current, record: record)
             var keys = try unwrapCounting(record, passcodeKey: currentKey, classes: ProtectionClass.allCases)
             keys[.whenPasscodeSetThisDeviceOnly] = nil
+            // The login link holds the key destroyed here, and without a passcode there is
+            // nothing to unlock at login: it goes first.
+            try removeLoginLinkFile()
             try replace(record, keys: keys, passcode: nil)
         }
     }
 
     // MARK: Internals
 
-    private struct PasscodeKey {
+    struct PasscodeKey {
         let parameters: PBKDF2Parameters
         let key: SymmetricKey
     }
 
     /// The record to work on, or the running delay.
-    private func beginAttempt() throws -> KeybagRecord {
+    func beginAttempt() throws -> KeybagRecord {
         let now = settings.clock()
         let unsaved = state.withLock { $0.attemptsUnsaved ? $0.attempts : nil }
         if let unsaved {
@@ -303,19 +312,19 @@ public final class Keybag: Sendable {
         }
     }
 
-    private func derivePasscodeKey(_ passcode: Passcode?, record: KeybagRecord) throws -> PasscodeKey? {
+    func derivePasscodeKey(_ passcode: Passcode?, record: KeybagRecord) throws -> PasscodeKey? {
         guard let parameters = record.passcode else { return nil }
         guard let passcode else { throw KeybagError.passcodeRequired }
         return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
     }
 
-    private static func newPasscodeKey(_ passcode: Passcode, settings: KeybagSettings) throws -> PasscodeKey {
+    static func newPasscodeKey(_ passcode: Passcode, settings: KeybagSettings) throws -> PasscodeKey {
         let parameters = PBKDF2Parameters.random(rounds: settings.kdfRounds, saltByteCount: 16, outputByteCount: 32)
         return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
     }
 
     /// Unwraps `classes`; a failed unwrap is a wrong passcode and is counted.
-    private func unwrapCounting(
+    func unwrapCounting(
         _ record: KeybagRecord, passcodeKey: PasscodeKey?, classes: [ProtectionClass]
     ) throws -> [ProtectionClass: SymmetricKey] {
         do {
@@ -349,7 +358,7 @@ public final class Keybag: Sendable {
     }
 
     /// Applies a successful passcode operation and clears the failure count.
-    private func succeed(_ change: (inout State) -> Void) throws {
+    func succeed(_ change: (inout State) -> Void) throws {
         let (hadFailures, generation) = state.withLock { state in
             change(&state)
             defer {
@@ -395,7 +404,7 @@ public final class Keybag: Sendable {
             passcode: passcode?.parameters, wrappedClassKeys: wrapped, generation: generation, changedAt: now, attemptsFileRequired: true)
     }
 
-    private static func unwrap(
+    static func unwrap(
         _ record: KeybagRecord, deviceKey: DeviceKey, passcode: SymmetricKey?, classes: [ProtectionClass]
     ) throws -> [ProtectionClass: SymmetricKey] {
         var keys: [ProtectionClass: SymmetricKey] = [:]

@@ -31,6 +31,12 @@ public enum KeybagError: Error, Equatable, Sendable {
     case classKeyAbsent(ProtectionClass)
     /// Reading or writing the home failed.
     case storage(String)
+    /// The keybag is not linked to the login password (`tresor passcode link-login`).
+    case loginNotLinked
+    /// The login password did not open the login link. Never a wrong passcode: counted on the link.
+    case loginPasswordDidNotOpen(retryAfterSeconds: Int?)
+    /// Too many login passwords did not open the link: it takes the next in `retryAfterSeconds`.
+    case loginLinkThrottled(retryAfterSeconds: Int)
 }
 
 extension KeybagError: CustomStringConvertible {
@@ -65,6 +71,14 @@ extension KeybagError: CustomStringConvertible {
             return "the \(protectionClass.rawValue) class has no key: it needs a passcode to be set"
         case .storage(let reason):
             return "keybag storage error: \(reason)"
+        case .loginNotLinked:
+            return "the keybag is not linked to the login password; link it with `tresor passcode link-login`"
+        case .loginPasswordDidNotOpen(let retryAfter):
+            let wait = retryAfter.map { "; the link takes the next in \(Self.format(seconds: $0))" } ?? ""
+            return "the login password does not open the keybag (not a wrong passcode; the link is marked stale: "
+                + "relink with `tresor passcode link-login`)\(wait)"
+        case .loginLinkThrottled(let retryAfter):
+            return "too many login passwords did not open the keybag; the link takes the next in \(Self.format(seconds: retryAfter))"
         }
     }
 

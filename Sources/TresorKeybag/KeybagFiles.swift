@@ -12,6 +12,8 @@ public struct KeybagFiles: Sendable, Equatable {
     public var legacyDeviceKey: URL
     public var keybag: URL
     public var unlockAttempts: URL
+    /// The login link (`tresor passcode link-login`): the class keys under the login password.
+    public var loginLink: URL
 
     /// The login keybag of a home.
     public init(paths: TresorPaths) {
@@ -20,6 +22,7 @@ public struct KeybagFiles: Sendable, Equatable {
         legacyDeviceKey = paths.legacyDeviceKey
         keybag = paths.keybag
         unlockAttempts = paths.unlockAttempts
+        loginLink = paths.loginLink
     }
 
     /// The keybag of the keychain `name`, created with `tresor keychain create`.
@@ -28,6 +31,7 @@ public struct KeybagFiles: Sendable, Equatable {
         files.folder = paths.keychainsFolder
         files.keybag = paths.keychainsFolder.appendingPathComponent("\(name).keybag")
         files.unlockAttempts = paths.keychainsFolder.appendingPathComponent("\(name).unlock-attempts")
+        files.loginLink = paths.keychainsFolder.appendingPathComponent("\(name).login-link")
         return files
     }
 }

@@ -111,6 +111,48 @@ public final class TresorClient: Sendable {
         try call("POST", Route.changePasscode, ChangePasscodeRequest(current: current, new: new, keychain: keychain))
     }
 
+    /// Ties the login keybag to the login password, so the PAM module unlocks it at login
+    /// (docs/SECURITY.md, "Unlock at login"). For the `tresor` tool.
+    /// - Parameters:
+    ///   - passcode: the keybag's passcode.
+    ///   - loginPassword: the user's login password; never stored.
+    /// - Returns: the daemon's status, with the link.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, `noPasscodeSet`…).
+    @discardableResult
+    package func linkLogin(passcode: String, loginPassword: String) throws -> DaemonStatus {
+        try call("POST", Route.loginLink, LinkLoginRequest(passcode: passcode, loginPassword: loginPassword))
+    }
+
+    /// Unlocks the login keybag with the login password, through the login link: what the PAM
+    /// module does at login. A password that does not open it is never a wrong passcode.
+    /// - Parameter loginPassword: the password the user logged in or unlocked the screen with.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`notFound` when not linked, `authFailed`, `throttled`).
+    @discardableResult
+    package func unlock(loginPassword: String) throws -> DaemonStatus {
+        try call("POST", Route.loginLinkUnlock, LoginUnlockRequest(password: loginPassword))
+    }
+
+    /// Tells the daemon the login password changed (`passwd` through PAM): with the old one the
+    /// link follows, without it (root's `passwd USER`) the link is marked stale.
+    /// - Parameters:
+    ///   - old: the password before, when the change was asked with it.
+    ///   - new: the password after.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`notFound` when not linked, `authFailed` when `old` does not open the link).
+    @discardableResult
+    package func loginPasswordChanged(old: String?, new: String) throws -> DaemonStatus {
+        try call("POST", Route.loginLinkPasswordChanged, LoginPasswordChangedRequest(old: old, new: new))
+    }
+
+    /// Removes the login link; the passcode is untouched. For the `tresor` tool.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` when the daemon cannot be reached or the keybag is damaged.
+    @discardableResult
+    package func unlinkLogin() throws -> DaemonStatus {
+        try call("POST", Route.loginLinkRemove)
+    }
+
     // MARK: Keychains
 
     /// Every keychain and its lock state: login, the ones created, System Roots.

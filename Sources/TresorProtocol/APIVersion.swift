@@ -25,6 +25,11 @@ public enum Route {
     public static let lock = "/v1/lock"
     public static let changePasscode = "/v1/passcode/change"
     public static let removePasscode = "/v1/passcode/remove"
+    /// Unlock at login (docs/API.md, "Login link"): link, unlink, the PAM module's two routes.
+    public static let loginLink = "/v1/login-link"
+    public static let loginLinkRemove = "/v1/login-link/remove"
+    public static let loginLinkUnlock = "/v1/login-link/unlock"
+    public static let loginLinkPasswordChanged = "/v1/login-link/password-changed"
     public static let holds = "/v1/holds"
     public static let doctor = "/v1/doctor"
     public static let addItem = "/v1/items/add"

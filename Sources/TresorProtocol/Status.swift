@@ -24,6 +24,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var keychains: [KeychainSummary]?
     /// Terminals where the `tresor` tool reveals secrets without asking (`tresor unlock --for`).
     public var terminalSessions: [TerminalSessionInfo]?
+    /// The login keybag's link to the login password (`tresor passcode link-login`), when made.
+    public var loginLink: LoginLinkInfo?
 
     public init(
         apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,

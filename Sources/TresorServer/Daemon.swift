@@ -128,6 +128,7 @@ public struct Daemon: Sendable {
         if let homeSessions { router.add(middleware: KeybagLockObserver(sessions: homeSessions)) }
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
+        LoginLinkRoutes(slot: slot, status: status).register(on: router)
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
         items.register(on: router)
         ApprovalRoutes(approvals: approvals, slot: slot, callers: callers).register(on: router)

@@ -78,6 +78,8 @@ public struct TresorPaths: Sendable, Equatable {
     public var keybag: URL { home.appendingPathComponent("keybag") }
     /// The persistent failed-passcode counter.
     public var unlockAttempts: URL { home.appendingPathComponent("unlock-attempts") }
+    /// The class keys wrapped under the login password (`tresor passcode link-login`), when linked.
+    public var loginLink: URL { home.appendingPathComponent("login-link") }
     /// The login keychain's database.
     public var loginKeychain: URL { home.appendingPathComponent("login.keychain.db") }
     /// Which executables the user let use other executables' Secret Service items (sealed).

@@ -50,8 +50,8 @@ enum JSONValue: Codable, Equatable {
 }
 
 extension DaemonStatus {
-    /// As `--json` prints it: each hold's `since` and each terminal session's `expires`
-    /// (seconds since 1970 on the wire) as ISO 8601 dates, like every other date the CLI prints.
+    /// As `--json` prints it: each hold's `since`, each terminal session's `expires` and the
+    /// login link's dates (seconds since 1970 on the wire) as ISO 8601 dates, like every other date the CLI prints.
     var cliJSON: JSONValue {
         get throws {
             guard case .object(var object) = try JSONValue(encoding: self) else { return try JSONValue(encoding: self) }
@@ -59,6 +59,7 @@ extension DaemonStatus {
                 guard case .array(let entries)? = object[list] else { continue }
                 object[list] = .array(entries.map { Self.withDate(field, in: $0) })
             }
+            if let link = object["loginLink"] { object["loginLink"] = Self.withDate("staleSince", in: Self.withDate("linkedAt", in: link)) }
             return .object(object)
         }
     }

@@ -19,6 +19,7 @@ struct StatusText {
             let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
             lines.append("Keychain:   \(keychain.name) \(alike ? "locked" : Words.of(keychain.state))")
         }
+        if let link = status.loginLink { lines.append(contentsOf: loginLinkLines(link)) }
         if let problem = status.problem { lines.append("Problem:    \(problem)") }
         if status.failedAttempts > 0 {
             var line = "Failed passcode attempts: \(status.failedAttempts)"
@@ -38,6 +39,25 @@ struct StatusText {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The login link's line, and when it is stale, why and how to relink.
+    private func loginLinkLines(_ link: LoginLinkInfo) -> [String] {
+        guard let stale = link.stale else { return ["Login:      linked to the login password (unlocked at login)"] }
+        let why = switch stale {
+        case .passwordChangedWithoutOld: "the login password was changed without the old one (root's passwd)"
+        case .passwordDidNotOpen: "a login password did not open the keybag (changed outside passwd?)"
+        }
+        var lines = [
+            "Login:      linked to the login password, but stale: \(why)",
+            "            relink with `tresor passcode link-login` (your passcode, then your current login password)",
+        ]
+        if link.failedAttempts > 0 {
+            var line = "            \(link.failedAttempts) login password\(link.failedAttempts == 1 ? "" : "s") did not open it"
+            if let wait = link.retryAfterSeconds { line += "; the next is taken in \(duration(wait))" }
+            lines.append(line)
+        }
+        return lines
     }
 
     private func duration(_ seconds: Int) -> String {

@@ -177,6 +177,9 @@ struct ErrorMiddleware: RouterMiddleware {
         case .noPasscodeSet: return APIError(.noPasscodeSet, message)
         case .invalidPasscode: return APIError(.param, message)
         case .classUnavailable, .classKeyAbsent: return APIError(.interactionNotAllowed, message)
+        case .loginNotLinked: return APIError(.notFound, message)
+        case .loginPasswordDidNotOpen(let retry): return APIError(.authFailed, message, retryAfterSeconds: retry)
+        case .loginLinkThrottled(let retry): return APIError(.throttled, message, retryAfterSeconds: retry)
         }
     }
 }

@@ -34,7 +34,7 @@ struct KeybagRoutes {
             let keybag = try keychains.keybag(named: body.keychain)
             // Checked before the passcode is: a session that cannot be opened is no reason to try it.
             let terminal = try body.terminalSessionSeconds.map { try terminalForSession(seconds: $0, context, passcodeSet: keybag.status.isPasscodeSet) }
-            try await logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
+            try await Self.logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
             if let terminal, let seconds = body.terminalSessionSeconds, let period = keybag.unlockPeriod {
                 terminalSessions.open(keychain: body.keychain ?? KeychainName.login, terminal: terminal, seconds: seconds, period: period)
                 context.logger.notice("terminal session opened", metadata: ["terminal": "\(terminal.name)", "seconds": "\(seconds)"])
@@ -68,7 +68,7 @@ struct KeybagRoutes {
             let current = try body.current.map(Passcode.init)
             let new = try Passcode(body.new)
             let keybag = try keychains.keybag(named: body.keychain)
-            try await logged("passcode change", context) {
+            try await Self.logged("passcode change", context) {
                 try await offloaded { try keybag.changePasscode(current: current, to: new) }
             }
             return try status.current()
@@ -77,7 +77,7 @@ struct KeybagRoutes {
             let body = try await request.decode(as: RemovePasscodeRequest.self, context: context)
             let current = try Passcode(body.current)
             let keybag = try slot.keybag()
-            try await logged("passcode removal", context) { try await offloaded { try keybag.removePasscode(current: current) } }
+            try await Self.logged("passcode removal", context) { try await offloaded { try keybag.removePasscode(current: current) } }
             // The class key is gone: its items can never be read again, so they go too.
             let purged = try keychains.loginKeychain().purge(.whenPasscodeSetThisDeviceOnly)
             context.logger.notice("whenPasscodeSetThisDeviceOnly items purged", metadata: ["count": "\(purged)"])
@@ -106,7 +106,7 @@ struct KeybagRoutes {
     }
 
     /// Logs the outcome of a passcode operation: success, or the kind of failure (never the input).
-    private func logged(_ operation: String, _ context: DaemonRequestContext, _ body: () async throws -> Void) async throws {
+    static func logged(_ operation: String, _ context: DaemonRequestContext, _ body: () async throws -> Void) async throws {
         let pid = context.client.map { "\($0.credentials.pid)" } ?? "?"
         do {
             try await body()

@@ -36,6 +36,12 @@ struct StatusProvider: Sendable {
             status.failedAttempts = keybagStatus.failedAttempts
             status.retryAfterSeconds = keybagStatus.retryAfterSeconds
             status.availableClasses = keybagStatus.availableClasses.map(\.rawValue)
+            status.loginLink = keybag.loginLinkStatus.map { link in
+                LoginLinkInfo(
+                    linkedAt: link.linkedAt.timeIntervalSince1970, stale: link.stale.flatMap { LoginLinkInfo.Staleness(rawValue: $0.rawValue) },
+                    staleSince: link.staleSince?.timeIntervalSince1970, failedAttempts: link.failedAttempts,
+                    retryAfterSeconds: link.retryAfterSeconds)
+            }
             if keybagStatus.attemptsFileDamaged {
                 status.problem = "the unlock-attempts file was damaged; a lockout is assumed until the next correct passcode"
             }

@@ -130,8 +130,8 @@ struct StatusCommand: ParsableCommand {
 struct PasscodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passcode",
-        abstract: "Set, change or remove the passcode.",
-        subcommands: [Change.self, Remove.self])
+        abstract: "Set, change or remove the passcode; link it to the login password.",
+        subcommands: [Change.self, Remove.self, LinkLogin.self, UnlinkLogin.self])
 
     struct Change: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,0 +1,56 @@
+/// `POST /v1/login-link`: tie the login keybag to the login password (`tresor passcode link-login`).
+public struct LinkLoginRequest: Codable, Sendable {
+    /// The keybag's passcode: linking is the user's consent.
+    public var passcode: String
+    public var loginPassword: String
+    public init(passcode: String, loginPassword: String) {
+        self.passcode = passcode
+        self.loginPassword = loginPassword
+    }
+}
+
+/// `POST /v1/login-link/unlock`: the PAM module hands over the password the user logged in (or
+/// unlocked the screen) with. One that does not open the link is never a wrong passcode.
+public struct LoginUnlockRequest: Codable, Sendable {
+    public var password: String
+    public init(password: String) { self.password = password }
+}
+
+/// `POST /v1/login-link/password-changed`: the PAM module saw the login password change
+/// (`passwd`). Without `old` (root's `passwd USER`) the link is marked stale.
+public struct LoginPasswordChangedRequest: Codable, Sendable {
+    public var old: String?
+    public var new: String
+    public init(old: String?, new: String) {
+        self.old = old
+        self.new = new
+    }
+}
+
+/// The login link in `GET /v1/status`.
+public struct LoginLinkInfo: Codable, Sendable, Equatable {
+    /// Why the link may no longer open with the login password: the wire values of the same name.
+    public enum Staleness: String, Codable, Sendable {
+        /// Changed without the old password (root's `passwd USER`).
+        case passwordChangedWithoutOld
+        /// A login password handed over did not open it.
+        case passwordDidNotOpen
+    }
+
+    /// When it was made, in seconds since the Unix epoch.
+    public var linkedAt: Double
+    /// Set when the link may no longer match the login password: relink with `tresor passcode link-login`.
+    public var stale: Staleness?
+    public var staleSince: Double?
+    /// Distinct login passwords that did not open it since the last one that did.
+    public var failedAttempts: Int
+    public var retryAfterSeconds: Int?
+
+    public init(linkedAt: Double, stale: Staleness?, staleSince: Double?, failedAttempts: Int, retryAfterSeconds: Int?) {
+        self.linkedAt = linkedAt
+        self.stale = stale
+        self.staleSince = staleSince
+        self.failedAttempts = failedAttempts
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}

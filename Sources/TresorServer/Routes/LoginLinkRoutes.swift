@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorProtocol
+
+/// The login link (docs/API.md, "Login link"): `tresor passcode link-login`/`unlink-login`, and
+/// the PAM module's unlock and password change. Passwords arrive in request bodies only and are
+/// never logged. The login keybag only: created keychains keep their own passcodes.
+struct LoginLinkRoutes {
+    let slot: KeybagSlot
+    let status: StatusProvider
+
+    func register(on router: Router<DaemonRequestContext>) {
+        router.post(RouterPath(Route.loginLink)) { request, context in
+            let body = try await request.decode(as: LinkLoginRequest.self, context: context)
+            let passcode = try Passcode(body.passcode)
+            let password = try Self.loginPassword(body.loginPassword)
+            let keybag = try slot.keybag()
+            try await KeybagRoutes.logged("login link", context) {
+                try await offloaded { try keybag.linkLogin(passcode: passcode, loginPassword: password) }
+            }
+            return try status.current()
+        }
+        router.post(RouterPath(Route.loginLinkRemove)) { _, context in
+            let keybag = try slot.keybag()
+            let removed = try keybag.unlinkLogin()
+            context.logger.notice("login link removed", metadata: ["existed": "\(removed)"])
+            return try status.current()
+        }
+        router.post(RouterPath(Route.loginLinkUnlock)) { request, context in
+            let body = try await request.decode(as: LoginUnlockRequest.self, context: context)
+            let password = try Self.loginPassword(body.password)
+            let keybag = try slot.keybag()
+            try await KeybagRoutes.logged("unlock with the login password", context) {
+                try await offloaded { try keybag.unlock(loginPassword: password) }
+            }
+            return try status.current()
+        }
+        router.post(RouterPath(Route.loginLinkPasswordChanged)) { request, context in
+            let body = try await request.decode(as: LoginPasswordChangedRequest.self, context: context)
+            let new = try Self.loginPassword(body.new)
+            let keybag = try slot.keybag()
+            if let old = try body.old.map(Self.loginPassword) {
+                try await KeybagRoutes.logged("login link follows a password change", context) {
+                    try await offloaded { try keybag.changeLoginPassword(old: old, to: new) }
+                }
+            } else {
+                try keybag.markLoginLinkStale(.passwordChangedWithoutOld)
+                context.logger.notice("login link marked stale: the login password changed without the old one")
+            }
+            return try status.current()
+        }
+    }
+
+    /// A login password as the keybag takes it (the passcode's bounds), with an error naming it.
+    private static func loginPassword(_ text: String) throws -> Passcode {
+        do {
+            return try Passcode(text)
+        } catch {
+            throw APIError(.param, "the login password is empty or longer than \(Passcode.maximumByteCount) bytes")
+        }
+    }
+}

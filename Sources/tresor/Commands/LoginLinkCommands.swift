@@ -1,0 +1,54 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+import TresorProtocol
+
+extension PasscodeCommand {
+    struct LinkLogin: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "link-login",
+            abstract: "Unlock the keybag when you log in: link it to your login password.",
+            discussion: """
+                Wraps the class keys a second time under your login password, so the PAM module \
+                (pam_tresor, installed with scripts/install-pam) unlocks the keybag when you log in \
+                or unlock the screen. The passcode stays as it is and keeps working; the login \
+                password is never stored. A password change through passwd follows along; when \
+                root sets your password, `tresor status` says the link is stale: run this again. \
+                With --passcode-stdin give one per line: the passcode, the login password, and \
+                optionally the login password again.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Read the passcode and the login password from standard input, one per line.") var passcodeStdin = false
+
+        func run() throws {
+            try Output.run(options) {
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let passcode = try input.next("Passcode:")
+                let password = try input.new("Login password:")
+                let status = try options.connect().linkLogin(passcode: passcode, loginPassword: password)
+                if options.json { return Output.json(status) }
+                print("Keybag linked to the login password: logging in or unlocking the screen unlocks it.")
+            }
+        }
+    }
+
+    struct UnlinkLogin: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unlink-login",
+            abstract: "Stop unlocking the keybag at login.",
+            discussion: "Removes the keys wrapped under the login password; the passcode is untouched.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                let linked = try client.status().loginLink != nil
+                let status = try client.unlinkLogin()
+                if options.json { return Output.json(status) }
+                print(linked ? "Keybag no longer linked to the login password." : "The keybag was not linked to the login password.")
+            }
+        }
+    }
+}
