@@ -66,7 +66,7 @@ struct PrompterProcess {
         let maps = String(decoding: Data(readingToEndOf: fd), as: UTF8.self)
         close(fd)
         guard maps.contains("\n") else { throw PrompterError.untrustedPrompter("process \(pid) lists no mappings") }
-        var checked = Set<String>()
+        var checked = Set<String>(), rootOnlyFolders = Set<String>()
         for line in maps.split(separator: "\n") {
             // address perms offset major:minor inode path
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
@@ -78,12 +78,15 @@ struct PrompterProcess {
             var file = stat()
             guard device.count == 2, let inode = UInt64(fields[4]), stat(path, &file) == 0, UInt64(file.st_ino) == inode,
                 UInt64(file.st_dev) == Self.deviceNumber(major: device[0], minor: device[1]),
-                isRootOnly(file, directory: false), foldersAreRootOnly(path)
+                isRootOnly(file, directory: false), rootOnlyFolders.contains(Self.folder(of: path)) || foldersAreRootOnly(path)
             else {
                 throw PrompterError.untrustedPrompter("process \(pid) runs code from \(path), which is not root's alone")
             }
+            rootOnlyFolders.insert(Self.folder(of: path))     // most libraries share a few folders
         }
     }
+
+    private static func folder(of path: String) -> String { (path as NSString).deletingLastPathComponent }
 
     /// glibc's `makedev`.
     private static func deviceNumber(major: UInt64, minor: UInt64) -> UInt64 {
