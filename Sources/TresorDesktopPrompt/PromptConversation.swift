@@ -74,7 +74,8 @@ final class PromptConversation {
                     } else {
                         let agreed = try SecretExchange(begun: sent)
                         exchange = agreed
-                        try call("PerformPrompt", [.objectPath(path), .string(kind.rawValue), promptProperties(), .string(agreed.answer)], deadline: deadline)
+                        let arguments: [DBusValue] = [.objectPath(path), .string(kind.rawValue), promptProperties(), .string(agreed.answer)]
+                        try call("PerformPrompt", arguments, deadline: deadline)
                         asked?()
                     }
                 case "PromptDone":

@@ -63,27 +63,32 @@ struct PrompterProcess {
         // Read to the end: /proc files say they are empty, so reading by their size gets nothing.
         let fd = open("\(proc)/maps", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PrompterError.untrustedPrompter("cannot read the mappings of process \(pid)") }
-        let maps = String(decoding: Data(readingToEndOf: fd), as: UTF8.self)
+        let maps = [UInt8](Data(readingToEndOf: fd))
         close(fd)
-        guard maps.contains("\n") else { throw PrompterError.untrustedPrompter("process \(pid) lists no mappings") }
-        var checked = Set<String>()
-        for line in maps.split(separator: "\n") {
+        guard maps.contains(UInt8(ascii: "\n")) else { throw PrompterError.untrustedPrompter("process \(pid) lists no mappings") }
+        var checked = Set<String>(), rootOnlyFolders = Set<String>()
+        // As bytes, not Characters: a prompter maps hundreds of lines, read before every prompt.
+        for line in maps.split(separator: UInt8(ascii: "\n")) {
             // address perms offset major:minor inode path
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[1].contains("x") else { continue }
-            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[1].contains(UInt8(ascii: "x")) else { continue }
+            let path = String(decoding: fields[5].drop(while: { $0 == UInt8(ascii: " ") }), as: UTF8.self)
             guard path.hasPrefix("/") else { continue }     // [vdso], [vsyscall]
             guard checked.insert(path).inserted else { continue }
-            let device = fields[3].split(separator: ":").compactMap { UInt64($0, radix: 16) }
+            let text = fields.map { String(decoding: $0, as: UTF8.self) }
+            let device = text[3].split(separator: ":").compactMap { UInt64($0, radix: 16) }
             var file = stat()
-            guard device.count == 2, let inode = UInt64(fields[4]), stat(path, &file) == 0, UInt64(file.st_ino) == inode,
+            guard device.count == 2, let inode = UInt64(text[4]), stat(path, &file) == 0, UInt64(file.st_ino) == inode,
                 UInt64(file.st_dev) == Self.deviceNumber(major: device[0], minor: device[1]),
-                isRootOnly(file, directory: false), foldersAreRootOnly(path)
+                isRootOnly(file, directory: false), rootOnlyFolders.contains(Self.folder(of: path)) || foldersAreRootOnly(path)
             else {
                 throw PrompterError.untrustedPrompter("process \(pid) runs code from \(path), which is not root's alone")
             }
+            rootOnlyFolders.insert(Self.folder(of: path))     // most libraries share a few folders
         }
     }
+
+    private static func folder(of path: String) -> String { (path as NSString).deletingLastPathComponent }
 
     /// glibc's `makedev`.
     private static func deviceNumber(major: UInt64, minor: UInt64) -> UInt64 {

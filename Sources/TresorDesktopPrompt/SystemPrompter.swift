@@ -127,7 +127,9 @@ public final class SystemPrompter: Sendable {
         _ text: PromptText, timeout: Duration? = nil, completion: @escaping @Sendable (Result<ConfirmAnswer, PrompterError>) -> Void
     ) -> PromptCancellation {
         let cancellation = PromptCancellation()
-        DetachedThread.start { completion(Result { try self.confirm(text, timeout: timeout, cancellation: cancellation) }.mapError(Self.prompterError)) }
+        DetachedThread.start {
+            completion(Result { try self.confirm(text, timeout: timeout, cancellation: cancellation) }.mapError(Self.prompterError))
+        }
         return cancellation
     }
 
@@ -142,7 +144,9 @@ public final class SystemPrompter: Sendable {
         _ text: PromptText, timeout: Duration? = nil, completion: @escaping @Sendable (Result<PasswordAnswer, PrompterError>) -> Void
     ) -> PromptCancellation {
         let cancellation = PromptCancellation()
-        DetachedThread.start { completion(Result { try self.password(text, timeout: timeout, cancellation: cancellation) }.mapError(Self.prompterError)) }
+        DetachedThread.start {
+            completion(Result { try self.password(text, timeout: timeout, cancellation: cancellation) }.mapError(Self.prompterError))
+        }
         return cancellation
     }
 

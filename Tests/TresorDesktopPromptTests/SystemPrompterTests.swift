@@ -105,6 +105,9 @@ struct SystemPrompterTests {
             try desktop.waitForWindow(Self.text.title)
         } catch {
             let windows = (try? desktop.run("/usr/bin/xdotool", ["search", "--name", "."])) ?? ""
+            let owner = (try? DBusConnection(address: desktop.busAddress).callBus("GetNameOwner", [.string(SystemPrompter.busName)])) ?? []
+            let processes = (try? desktop.run("/usr/bin/pgrep", ["-a", "-f", "gcr-prompter"])) ?? ""
+            Issue.record("the prompter's name: \(owner); its processes: \(processes)")
             _ = try? desktop.screenshot("activatable-no-window")
             Issue.record("no window; the prompt answered \(String(describing: answer.peek())); windows: \(windows)")
             throw error
