@@ -119,6 +119,9 @@ def set_color_scheme(b: Browser, scheme: str):
     """The system's light or dark setting, as the page's prefers-color-scheme sees it."""
     b.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
     b.wait(lambda d: b.js(f"return matchMedia('(prefers-color-scheme: {scheme})').matches"), f"the {scheme} scheme")
+    # Colours ease into the new scheme (CSS transitions): measured halfway they would be neither.
+    b.wait(lambda d: b.js("return document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')"),
+           "the colours to settle")
 
 
 def background(b: Browser, css: str) -> str:

@@ -306,7 +306,8 @@ class PhoneLayoutTests(BrowserCase):
 
     def assert_accessible(self, b: Browser, what: str):
         b.wait_hidden("#loading")
-        self.assertEqual(axe.violations(b), [], f"{what}: serious or critical axe-core violations")
+        found = axe.violations(b)
+        self.assertFalse(found, f"{what}: serious or critical axe-core violations: {found}")
 
     def check_screen(self, b: Browser, name: str, root: str = "body"):
         """A screenshot of the screen, then every check of it, all problems reported together."""
