@@ -115,6 +115,32 @@ def set_viewport_height(b: Browser, height: int):
     b.wait(lambda d: b.js("return innerHeight") == height, f"the viewport to be {height} px tall")
 
 
+def set_safe_area(b: Browser, top: int = 0, right: int = 0, bottom: int = 0, left: int = 0):
+    """A notch, rounded corners and a home bar: the insets env(safe-area-inset-*) gives the page."""
+    b.driver.execute_cdp_cmd("Emulation.setSafeAreaInsetsOverride", {"insets": {"top": top, "right": right, "bottom": bottom, "left": left}})
+
+
+def set_device_metrics(b: Browser, width: int, height: int):
+    """The screen turned (or another size): `width` × `height` CSS pixels."""
+    b.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": DEVICE_PIXEL_RATIO, "mobile": True})
+    b.wait(lambda d: b.js("return [innerWidth, innerHeight]") == [width, height], f"a {width} × {height} viewport")
+
+
+def outside(b: Browser, top: float, right: float, bottom: float, left: float) -> list[str]:
+    """Seen controls and texts reaching into the margins `top`, `right`, `bottom`, `left` (px) of the viewport."""
+    return b.js(_VISIBLE_BOX + """
+        const [top, right, bottom, left] = arguments;
+        const ownText = (e) => [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+        return [...document.body.querySelectorAll('*')]
+          .filter((e) => !(e instanceof SVGElement) && (e.matches(INTERACTIVE) || ownText(e)))
+          .map((e) => [e, seenBox(e)])
+          .filter(([, box]) => box && (box.top < top - 0.5 || box.left < left - 0.5
+                                       || box.right > innerWidth - right + 0.5 || box.bottom > innerHeight - bottom + 0.5))
+          .map(([e, box]) => `${describe(e)} at ${Math.round(box.left)},${Math.round(box.top)}–${Math.round(box.right)},${Math.round(box.bottom)}`);
+    """, top, right, bottom, left)
+
+
 def set_color_scheme(b: Browser, scheme: str):
     """The system's light or dark setting, as the page's prefers-color-scheme sees it."""
     b.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})

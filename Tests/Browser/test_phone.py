@@ -202,6 +202,35 @@ class PhoneLayoutTests(BrowserCase):
                         ".then((blob) => blob && blob.size)", f"/static/img/{icon}")
             self.assertTrue(size, f"{icon} is served as a PNG")
 
+    def test_safe_areas(self):
+        """A phone with a notch and a home bar, upright and turned: nothing under them, and the
+        formatting bar above the home bar."""
+        password = marker("jo-password")
+        self.secrets.append(password)
+        b = self.browser("jo", PHONE)
+        page = NotesPage(b)
+        page.register("jo", password)
+        b.wait_visible("#app-screen")
+        self.write_note(b, True, "Notch", f"Under the notch\n{self.note_text('notch')}")
+        try:
+            layout.set_safe_area(b, top=47, bottom=34)
+            self.assertEqual(layout.outside(b, 47, 0, 34, 0), [], "upright: in the safe area")
+            self.assertLessEqual(self.box(b, "#format-bold")["bottom"], PHONE[1] - 34, "the formatting bar above the home bar")
+            self.assertEqual(layout.overlaps(b), [])
+            b.screenshot("phone-390-12-safe-area")
+            tap(b, "#back-to-list")
+            b.wait(lambda d: self.shown_panes(b) == ["list"], "the list")
+            self.assertEqual(layout.outside(b, 47, 0, 34, 0), [], "the list in the safe area")
+            layout.set_device_metrics(b, PHONE[1], PHONE[0])
+            layout.set_safe_area(b, left=47, right=47, bottom=21)
+            self.assertEqual(layout.outside(b, 0, 47, 21, 47), [], "turned: in the safe area")
+            self.assertEqual(layout.overlaps(b), [])
+            self.assertEqual(layout.horizontal_overflow(b), [])
+            b.screenshot("phone-844-13-turned")
+        finally:
+            layout.set_safe_area(b)
+            layout.set_device_metrics(b, *PHONE)
+
     # Desktop and keyboard
 
     def test_desktop_accessibility(self):
