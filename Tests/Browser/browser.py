@@ -26,11 +26,20 @@ WINDOW = (1280, 860)
 WAIT_SECONDS = 20  # generous: PBKDF2 at 600,000 rounds on a shared 2-core machine
 
 
+# A phone's browser as chromedriver's mobile emulation makes it: a touch screen, a mobile viewport
+# (the page's own viewport meta tag applies), and the user agent of Chrome on Android.
+PHONE_USER_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+                    "Chrome/156.0.0.0 Mobile Safari/537.36")
+DEVICE_PIXEL_RATIO = 2.0
+
+
 class Browser:
-    def __init__(self, base_url: str, proxy: RecordingProxy, name: str):
+    def __init__(self, base_url: str, proxy: RecordingProxy, name: str, device: tuple[int, int] | None = None):
+        """`device`: (width, height) in CSS pixels of an emulated touch device; a desktop window when None."""
         self.base_url = base_url
         self.proxy = proxy
         self.name = name
+        self.device = device
         self.profile = tempfile.mkdtemp(prefix=f"chromium-{name}-")
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
@@ -45,6 +54,11 @@ class Browser:
             options.add_argument(argument)
         if os.geteuid() == 0:
             options.add_argument("--no-sandbox")  # Chromium refuses to run its sandbox as root
+        if device:
+            options.add_experimental_option("mobileEmulation", {
+                "deviceMetrics": {"width": device[0], "height": device[1], "pixelRatio": DEVICE_PIXEL_RATIO, "touch": True, "mobile": True},
+                "userAgent": PHONE_USER_AGENT,
+            })
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
         self.driver.set_page_load_timeout(30)

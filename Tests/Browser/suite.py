@@ -104,10 +104,11 @@ class BrowserCase(unittest.TestCase):
         if problems:
             raise AssertionError(f"{cls.__name__}: " + "; ".join(problems))
 
-    def browser(self, name: str) -> Browser:
-        """The Chromium session of `name` (its own profile and cookies), opened on first use."""
+    def browser(self, name: str, device: tuple[int, int] | None = None) -> Browser:
+        """The Chromium session of `name` (its own profile and cookies), opened on first use; on an
+        emulated touch device of `device` (width, height) when given."""
         if name not in self.browsers:
-            self.browsers[name] = Browser(self.home.url, self.proxy, name)
+            self.browsers[name] = Browser(self.home.url, self.proxy, name, device)
         return self.browsers[name]
 
     def secret(self, what: str) -> str:

@@ -6,6 +6,7 @@
 //   register ...... #register-form, #register-name, #register-password, #register-password-again,
 //                   #register-submit, #show-login
 //   toolbar ....... #app-screen, #search, #lock-now, #passphrase-settings, #account-name, #sign-out
+//                   (on a phone the last three behind #account-menu-button, in #account-menu)
 //   folders ....... #folder-list, #folder-all, #folder-shared, [data-testid=folder][data-folder=ID],
 //                   [data-testid=delete-folder], #new-folder, #new-folder-form, #new-folder-name
 //   notes list .... #note-list, #list-title, #new-note, [data-testid=note-item][data-note-id=ID]
@@ -43,6 +44,7 @@ import { api, ApiError, hasOriginToken, onUnauthorized, setCsrfToken, setOriginT
 import { byId } from './dom.js';
 import { installBanner, showError, showMessage } from './banner.js';
 import { installAuth, showForm } from './auth.js';
+import { installAccountMenu } from './account-menu.js';
 import { NotesApp } from './notes-app.js';
 
 let notesApp = null;
@@ -76,6 +78,7 @@ async function enterApp() {
 
 async function boot() {
   installBanner();
+  installAccountMenu();
   notesApp = new NotesApp({ onSignedOut: showSignIn });
   installAuth({ onSignedIn: enterApp });
   const sessionEnded = () => {

@@ -374,7 +374,7 @@ export class NoteEditor {
 
   lockControl(summary, detail) {
     if (summary.lock) {
-      return h('span', { class: 'icon-button active', title: 'Locked', 'aria-label': 'Locked' }, icon('lock'));
+      return h('span', { class: 'icon-button active', role: 'img', title: 'Locked', 'aria-label': 'Locked' }, icon('lock'));
     }
     const blocked = summary.isShared
       ? 'Stop sharing this note before locking it.'

@@ -17,6 +17,7 @@ import {
 import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } from './passphrase-ui.js';
 import { checkStatusNow, startAutoLock, stopAutoLock } from './autolock.js';
 import { startLiveUpdates } from './live-updates.js';
+import { showAccountInitial } from './account-menu.js';
 
 const allNotes = 'all';
 const sharedWithMe = 'shared';
@@ -92,6 +93,7 @@ export class NotesApp {
     this.account = session.account;
     byId('account-name').textContent = session.account.isLocal ? 'On My Computer' : session.account.name;
     byId('account-name').title = `Signed in as ${session.account.name}`;
+    showAccountInitial(byId('account-name').textContent);
     this.folder = allNotes;
     this.search = '';
     byId('search').value = '';
@@ -393,6 +395,9 @@ export class NotesApp {
     showPane('note');
     this.renderList();
     await this.showNote(id);
+    // A locked note chosen on purpose: the passphrase is what comes next (on a phone, its keyboard).
+    const passphraseField = byId('passphrase-input');
+    if (this.selectedID === id && passphraseField && !passphraseField.disabled && !passphraseField.closest('dialog')) passphraseField.focus();
   }
 
   /** Shows note `id` in the editor: opened with the session's key when it is locked and the key is here. */

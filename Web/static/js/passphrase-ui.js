@@ -36,7 +36,10 @@ export function earlierPassphraseText(lock) {
  */
 export function passphraseForm({ title, message, detail, passphrase, onOpened, onCancel, submitLabel = 'Open' }) {
   const input = h('input', {
-    id: 'passphrase-input', type: 'password', autocomplete: 'off', spellcheck: 'false',
+    // A password manager may fill it and a phone shows its plain text keyboard, without
+    // capitals or corrections added to what is typed; Enter opens.
+    id: 'passphrase-input', type: 'password', autocomplete: 'current-password', inputmode: 'text', autocapitalize: 'none',
+    autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'go',
     'aria-describedby': 'passphrase-message passphrase-hint',
   });
   const submit = h('button', { id: 'passphrase-submit', class: 'button primary', type: 'submit' }, submitLabel);
