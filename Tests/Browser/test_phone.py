@@ -271,7 +271,8 @@ class PhoneLayoutTests(BrowserCase):
 
     def test_keyboard_alone(self):
         """On a phone with a keyboard: Tab reaches the account menu, whose focus is visible; Enter
-        opens it with the focus on its first action, Escape closes it and gives the focus back."""
+        opens it with the focus on its first action, Escape closes it and gives the focus back;
+        Tab and Enter on + write a note."""
         password = marker("ida-password")
         self.secrets.append(password)
         b = self.browser("ida", PHONE)
@@ -293,6 +294,19 @@ class PhoneLayoutTests(BrowserCase):
         ActionChains(b.driver).send_keys(Keys.ESCAPE).perform()
         b.wait(lambda d: b.js("return document.activeElement.id") == "account-menu-button" and not b.visible("#sign-out"),
                "the menu closed, the focus back on its button")
+
+        # On to + (past Back to the folders): Enter writes a new note, typed from the keyboard alone.
+        keys = ActionChains(b.driver)
+        keys.send_keys(Keys.TAB).perform()
+        self.assertEqual(b.js("return document.activeElement.id"), "back-to-folders")
+        keys.send_keys(Keys.TAB).perform()
+        self.assertEqual(b.js("return document.activeElement.id"), "new-note")
+        keys.send_keys(Keys.ENTER).perform()
+        b.wait(lambda d: self.shown_panes(b) == ["note"] and b.js("return document.activeElement.id") == "note-title", "the new note's title")
+        body = self.note_text("keyboard")
+        ActionChains(b.driver).send_keys("Typed", Keys.ENTER, body).perform()
+        note_id = b.find("[data-testid=note-sheet]").get_attribute("data-note-id")
+        NotesPage(b).wait_saved_on_server(note_id, body)
 
     # Helpers
 
