@@ -32,7 +32,8 @@ const seenBox = (element) => {
 const describe = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
   + (e.dataset.testid ? `[data-testid=${e.dataset.testid}]` : '')
   + (!e.id && typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
-const INTERACTIVE = 'button, input:not([type=hidden]), select, textarea, a[href], [contenteditable=true], label.icon-button, [role=button], [role=tab]';
+const INTERACTIVE = 'button, input:not([type=hidden]), select, textarea, a[href], [contenteditable=true], label.icon-button, '
+  + '[role=button], [role=tab]';
 """
 
 

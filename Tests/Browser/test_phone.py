@@ -15,8 +15,12 @@ emulation — a touch screen of 320 × 568, 390 × 844 (phones) and 820 × 1180 
 - the page is installable (a manifest with icons: Chromium's installability check reports
   nothing) and follows the system's light or dark setting.
 
-The desktop layout passes the same axe-core run (`test_desktop_accessibility`), and the app is
-usable with the keyboard alone (`test_keyboard_alone`)."""
+Nothing sits under a notch or a home bar, upright or turned (`test_safe_areas`); the desktop
+layout passes the same axe-core run (`test_desktop_accessibility`); the account menu works with
+the keyboard alone (`test_keyboard_alone`)."""
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 import axe
 import layout
@@ -52,10 +56,13 @@ class PhoneLayoutTests(BrowserCase):
         self.secrets.append(password)
         b = self.browser(name, device)
         page = NotesPage(b)
-        self.screen = lambda what, root="body": self.check_screen(b, f"{'phone' if phone else 'tablet'}-{width}-{what}", root)
+        kind = "phone" if phone else "tablet"
+
+        def screen(what: str, root: str = "body"):
+            self.check_screen(b, f"{kind}-{width}-{what}", root)
 
         page.load()
-        self.screen("01-sign-in")
+        screen("01-sign-in")
         page.register(name, password)
         b.wait_visible("#app-screen")
         b.wait(lambda d: b.js("return document.getElementById('account-name').textContent") == name, "the account in the menu")
@@ -68,7 +75,7 @@ class PhoneLayoutTests(BrowserCase):
         self.write_note(b, phone, "Trip to Lisbon", f"Tram 28 at nine\n{self.note_text(name + '-trip')}")
         if phone:
             self.assertEqual(self.shown_panes(b), ["note"])
-        self.screen("03-note")
+        screen("03-note")
         bar = self.box(b, "[data-testid=format-bar]")
         if phone:
             self.assertAlmostEqual(bar["bottom"], height, delta=1, msg="the formatting bar at the bottom of the screen")
@@ -89,7 +96,7 @@ class PhoneLayoutTests(BrowserCase):
                              [0, True], "the page itself does not scroll: one scroll area")
             tap(b, "#format-check")
             b.wait(lambda d: b.js("return document.activeElement.id") == "note-body", "the caret to stay in the note")
-            b.screenshot(f"{'phone' if phone else 'tablet'}-{width}-04-keyboard")
+            b.screenshot(f"{kind}-{width}-04-keyboard")
         finally:
             layout.set_viewport_height(b, height)
 
@@ -98,7 +105,7 @@ class PhoneLayoutTests(BrowserCase):
             tap(b, "#back-to-list")
             b.wait(lambda d: self.shown_panes(b) == ["list"], "the list alone after Back")
         b.wait(lambda d: any(preview in e.text for e in b.all("[data-testid=note-item]")), "the first line after the title in the list")
-        self.screen("02-list")
+        screen("02-list")
 
         # The account and the rare actions: behind one menu on a phone, in the toolbar on a tablet.
         if phone:
@@ -108,7 +115,7 @@ class PhoneLayoutTests(BrowserCase):
             self.assertEqual(b.find("#account-menu-button").get_attribute("aria-expanded"), "true")
             for control in ("#passphrase-settings", "#account-name", "#sign-out"):
                 self.assertTrue(b.visible(control), f"{control} in the menu")
-            self.screen("05-menu", root="#account-menu")
+            screen("05-menu", root="#account-menu")
             tap(b, "#account-menu-button")
             b.wait_hidden("#sign-out")
         else:
@@ -118,7 +125,7 @@ class PhoneLayoutTests(BrowserCase):
 
         tap(b, "#back-to-folders")
         b.wait(lambda d: self.shown_panes(b) == (["folders"] if phone else ["folders", "note"]), "the folders")
-        self.screen("06-folders")
+        screen("06-folders")
         tap(b, "#folder-all")
         b.wait(lambda d: self.shown_panes(b) == (["list"] if phone else ["list", "note"]), "the list again")
 
@@ -132,7 +139,7 @@ class PhoneLayoutTests(BrowserCase):
         b.type("#new-passphrase", passphrase)
         b.type("#new-passphrase-again", passphrase)
         b.type("#new-passphrase-hint", hint)
-        self.screen("07-passphrase-dialog", root="#passphrase-settings-dialog")
+        screen("07-passphrase-dialog", root="#passphrase-settings-dialog")
         tap(b, "#passphrase-save")
         page.wait_item(note_id, locked="true")
         b.wait_visible("[data-testid=open-locked-note]")
@@ -151,7 +158,7 @@ class PhoneLayoutTests(BrowserCase):
         self.assertEqual((field.get_attribute("type"), field.get_attribute("autocomplete"), field.get_attribute("inputmode")),
                          ("password", "current-password", "text"))
         self.assertTrue(b.visible("#lock-now"), "Lock Now in reach with the note open")
-        self.screen("08-locked")
+        screen("08-locked")
         for attempt in range(3):
             b.type("#passphrase-input", marker("wrong"))
             tap(b, "#passphrase-submit")
@@ -160,7 +167,7 @@ class PhoneLayoutTests(BrowserCase):
         b.wait_visible("#passphrase-hint")
         self.assertIn(hint, b.find("#passphrase-hint").text)
         self.assert_in_view_unscrolled(b, "#passphrase-hint", "the hint")
-        self.screen("09-hint")
+        screen("09-hint")
         layout.set_viewport_height(b, round(height * (1 - KEYBOARD_SHARE)))
         try:
             tap(b, "#passphrase-input")
@@ -172,7 +179,7 @@ class PhoneLayoutTests(BrowserCase):
         b.wait(lambda d: any(e.get_attribute("data-note-id") == note_id for e in b.all("[data-testid=open-locked-note]")),
                "the locked note to open")
         b.wait(lambda d: secret_text in page.shown_text(), "the locked note's text")
-        self.screen("10-locked-open")
+        screen("10-locked-open")
         tap(b, "#lock-now")
         page.wait_placeholder(note_id)
         self.assertNotIn(secret_text, b.dom, "the note's text is gone from the page after Lock Now")
@@ -183,7 +190,7 @@ class PhoneLayoutTests(BrowserCase):
         try:
             self.assertNotEqual(layout.background(b, "body"), light, "dark mode changes the page")
             self.assertEqual(b.js("return getComputedStyle(document.body).colorScheme"), "light dark")
-            self.screen("11-dark")
+            screen("11-dark")
         finally:
             layout.set_color_scheme(b, "light")
 
@@ -264,7 +271,8 @@ class PhoneLayoutTests(BrowserCase):
 
     def test_keyboard_alone(self):
         """On a phone with a keyboard: Tab reaches the account menu, whose focus is visible; Enter
-        opens it with the focus on its first action, Escape closes it and gives the focus back."""
+        opens it with the focus on its first action, Escape closes it and gives the focus back;
+        Tab and Enter on + write a note."""
         password = marker("ida-password")
         self.secrets.append(password)
         b = self.browser("ida", PHONE)
@@ -272,8 +280,6 @@ class PhoneLayoutTests(BrowserCase):
         page.register("ida", password)
         b.wait_visible("#app-screen")
         b.wait(lambda d: b.js("return document.getElementById('account-name').textContent") == "ida", "signed in")
-        from selenium.webdriver.common.action_chains import ActionChains
-        from selenium.webdriver.common.keys import Keys
         b.find("#search").click()
         reached = []
         for _ in range(6):
@@ -288,6 +294,19 @@ class PhoneLayoutTests(BrowserCase):
         ActionChains(b.driver).send_keys(Keys.ESCAPE).perform()
         b.wait(lambda d: b.js("return document.activeElement.id") == "account-menu-button" and not b.visible("#sign-out"),
                "the menu closed, the focus back on its button")
+
+        # On to + (past Back to the folders): Enter writes a new note, typed from the keyboard alone.
+        keys = ActionChains(b.driver)
+        keys.send_keys(Keys.TAB).perform()
+        self.assertEqual(b.js("return document.activeElement.id"), "back-to-folders")
+        keys.send_keys(Keys.TAB).perform()
+        self.assertEqual(b.js("return document.activeElement.id"), "new-note")
+        keys.send_keys(Keys.ENTER).perform()
+        b.wait(lambda d: self.shown_panes(b) == ["note"] and b.js("return document.activeElement.id") == "note-title", "the new note's title")
+        body = self.note_text("keyboard")
+        ActionChains(b.driver).send_keys("Typed", Keys.ENTER, body).perform()
+        note_id = b.find("[data-testid=note-sheet]").get_attribute("data-note-id")
+        NotesPage(b).wait_saved_on_server(note_id, body)
 
     # Helpers
 
