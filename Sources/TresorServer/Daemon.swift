@@ -231,7 +231,11 @@ public struct Daemon: Sendable {
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
-                lockKeybag: lock, askUser: approvals.askUser, secretRead: secretRead, askToUnlock: desktop.ask(for:), logger: logger)
+                lockKeybag: lock,
+                askUser: { executable, application, item in
+                    await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
+                },
+                secretRead: secretRead, askToUnlock: desktop.ask(for:), logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

@@ -4,13 +4,13 @@ import TresorDesktopPrompt
 import TresorKeybag
 import TresorSecretService
 
-/// Unlocks the keybag for a Secret Service client that waits on an unlock prompt, by asking the
-/// user for the passcode in the desktop's own prompter (``SystemPrompter``; docs/SECRET-SERVICE.md,
-/// "Asking on the desktop").
+/// Asks the user for the passcode in the desktop's own prompter (``SystemPrompter``;
+/// docs/SECRET-SERVICE.md, "Asking on the desktop") for a Secret Service client: to unlock the
+/// keybag it waits on, or to allow one read of an item that needs the user present.
 ///
-/// The passcode goes to the keybag exactly as `tresor unlock`'s does: a wrong one is counted
-/// and throttled the same way. The user has three tries per prompt; the prompter's own wait
-/// bounds each.
+/// The passcode goes to the keybag exactly as `tresor unlock`'s (or `tresor approve`'s) does: a
+/// wrong one is counted and throttled the same way. The user has three tries per prompt; the
+/// prompter's own wait bounds each.
 struct DesktopUnlock: Sendable {
     let prompter: SystemPrompter
     let keybag: @Sendable () throws -> Keybag
@@ -21,31 +21,57 @@ struct DesktopUnlock: Sendable {
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
     func ask(for executable: String) async -> UnlockAnswer {
+        let text = { (wrong: Bool) in
+            PromptText(
+                title: "Unlock Tresor", message: "\(executable) wants to use your keychain",
+                description: (wrong ? "That passcode was wrong. " : "") + "Type your Tresor passcode to unlock the keybag.",
+                continueLabel: "_Unlock")
+        }
+        return await askForPasscode(text, for: executable) { try $0.unlock(passcode: $1) }
+    }
+
+    /// Asks the user whether `executable` may read `item` once, with the passcode; falls back to
+    /// `fallback` (`tresor approve` in a terminal) when no desktop prompter can be asked. The
+    /// Secret Service's ``PresenceAsker``.
+    func approve(executable: String, application: String, item: String, fallback: PresenceAsker) async -> Bool {
+        let text = { (wrong: Bool) in
+            PromptText(
+                title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
+                description: (wrong ? "That passcode was wrong. " : "") + "\(item.prefix(400))\nType your Tresor passcode to allow this one read.",
+                continueLabel: "_Allow")
+        }
+        switch await askForPasscode(text, for: executable, { try $0.verify(passcode: $1) }) {
+        case .unlocked: return true
+        case .refused: return false
+        case .nobodyToAsk: return await fallback(executable, application, item)
+        }
+    }
+
+    /// Asks for the passcode until `use` takes it, the user cancels, or ``tries`` are spent.
+    private func askForPasscode(
+        _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, _ use: (Keybag, Passcode) throws -> Void
+    ) async -> UnlockAnswer {
         switch (try? prompter.availability()) ?? .absent {
         case .running, .startable: break
         case .absent, .untrusted: return .nobodyToAsk
         }
         var wrong = false
         for _ in 0..<Self.tries {
-            let text = PromptText(
-                title: "Unlock Tresor", message: "\(executable) wants to use your keychain",
-                description: (wrong ? "That passcode was wrong. " : "") + "Type your Tresor passcode to unlock the keybag.",
-                continueLabel: "_Unlock")
+            let question = text(wrong)
             let answer: Result<PasswordAnswer, PrompterError> = await withCheckedContinuation { continuation in
-                prompter.password(text) { continuation.resume(returning: $0) }
+                prompter.password(question) { continuation.resume(returning: $0) }
             }
             switch answer {
             case .success(.password(let typed, _)):
                 do {
-                    let passcode = try Passcode(String(decoding: typed.bytes, as: UTF8.self))
-                    try keybag().unlock(passcode: passcode)
-                    logger.notice("keybag unlocked from the desktop's prompter", metadata: ["for": "\(executable)"])
+                    try use(try keybag(), try Passcode(String(decoding: typed.bytes, as: UTF8.self)))
+                    logger.notice("the passcode was given in the desktop's prompter", metadata: ["for": "\(executable)"])
                     return .unlocked
                 } catch KeybagError.wrongPasscode {
                     logger.notice("a wrong passcode in the desktop's prompter", metadata: ["for": "\(executable)"])
                     wrong = true
                 } catch {
-                    logger.notice("the keybag was not unlocked from the desktop's prompter", metadata: ["reason": "\(error)"])
+                    logger.notice("the passcode in the desktop's prompter was refused", metadata: ["reason": "\(error)"])
                     return .refused
                 }
             case .success(.cancelled), .success(.dismissed):

@@ -42,7 +42,7 @@ struct SecretServiceDesktopPromptTests {
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout == secret)
         #expect(try harness.status().keybag == .unlocked)
-        #expect(harness.daemonLog.contains("keybag unlocked from the desktop's prompter"))
+        #expect(harness.daemonLog.contains("the passcode was given in the desktop's prompter"))
         try harness.expectNoSecretLeaked()
     }
 
@@ -63,6 +63,32 @@ struct SecretServiceDesktopPromptTests {
         #expect(result.stdout.isEmpty, "nothing read: \(result.stdout)")
         #expect(try harness.status().keybag == .locked)
         #expect(harness.daemonLog.contains("a wrong passcode in the desktop's prompter"))
+        try harness.expectNoSecretLeaked()
+    }
+}
+
+extension SecretServiceDesktopPromptTests {
+    /// An item that needs the user present: its `Unlock` prompt asks on the desktop, the passcode
+    /// typed there allows one read, and the next read asks again.
+    @Test func anItemThatNeedsYouIsAllowedOnceInTheDesktopsPrompter() throws {
+        let desktop = try PromptDesktop()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        let marked = try harness.tresor(
+            ["item", "update", "--attribute", "tresor-e2e=desktop", "--set", "accessControl=userPresence", "--passcode-stdin"], input: passcode + "\n")
+        try #require(marked.succeeded, "\(marked.stderr)")
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        _ = try desktop.screenshot("secret-service-presence-prompt")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "Return")
+        let result = try lookup.finish(timeout: 30)
+        #expect(result.stdout == secret, "\(result.stderr)")
+        // One read: the next lookup asks again, and Escape refuses it.
+        let again = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("key", "Escape")
+        #expect(try again.finish(timeout: 30).stdout.isEmpty)
         try harness.expectNoSecretLeaked()
     }
 }
