@@ -104,17 +104,29 @@ public struct Daemon: Sendable {
         let logger = self.logger
         let approvals = ApprovalBroker()
         let secretRead: (@Sendable () -> Void)? = configuration.secretServiceReadsAreActivity ? { @Sendable in autoLock.touch() } : nil
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead) {
-            keychains.lockAll()
+        /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
+        /// keybag — what a lock from the desktop does.
+        let lockFromTheDesktop: @Sendable (_ keybag: Bool, _ why: String) -> Void = { keybag, why in
+            if keybag { keychains.lockAll() }
             let endedSessions = notes.lockNow()
             if let homeSessions {
                 Task {
                     try? await homeSessions.forgetSecureSessions()
-                    try? await homeSessions.end(.localAccount)
+                    if keybag { try? await homeSessions.end(.localAccount) }
                 }
             }
-            logger.notice("locked by a Secret Service client", metadata: ["notesSessionsEnded": "\(endedSessions)"])
+            logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
+        }
+        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead) {
+            lockFromTheDesktop(true, "by a Secret Service client")
         } : nil
+        let lockWithScreen = configuration.lockWithScreen
+        ScreenLockWatcher(logger: logger) { reason in
+            lockFromTheDesktop(lockWithScreen, reason.rawValue)
+            secretService?.keybagChanged()
+        }.start(
+            systemBus: ScreenLockWatcher.systemBusAddress(ProcessInfo.processInfo.environment),
+            sessionBus: DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment))
         let secretServiceAnswering = secretService != nil
         let doctor: @Sendable () -> [EnvironmentFinding] = {
             EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))

@@ -29,6 +29,10 @@ public struct DaemonConfiguration: Sendable {
     /// (`"secretServiceReadsAreActivity"`, default true). Searches and properties never do: a
     /// program polling must not keep the keybag open.
     public var secretServiceReadsAreActivity: Bool
+    /// Whether locking the screen, a login session of this user locking, or the machine going to
+    /// sleep locks the keybag too (`"lockWithScreen"`, default true); the notes' secure sessions
+    /// end either way (``ScreenLockWatcher``).
+    public var lockWithScreen: Bool
     /// The server's database and key when the web side runs as a server (docs/WEB.md,
     /// "Running a Tresor server"); nil for the embedded web side over the home's notes.
     public var server: ServerConfiguration?
@@ -60,6 +64,7 @@ public struct DaemonConfiguration: Sendable {
         self.web = try WebConfiguration(file: file, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
+        self.lockWithScreen = file.lockWithScreen ?? true
         if let database, DatabaseURL.hasPassword(database) {
             throw DaemonError.configuration(
                 "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD")
@@ -124,6 +129,7 @@ struct ConfigurationFile: Codable {
     var database: String?
     var serverKeyFile: String?
     var secretServiceReadsAreActivity: Bool?
+    var lockWithScreen: Bool?
     var secretService: Bool?
 
     static func load(_ url: URL) throws -> ConfigurationFile {

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import TresorDBus
+import TresorSystem
+
+/// Locks Tresor with the desktop: when a login session of this user locks (logind's `Lock`
+/// signal, what `loginctl lock-session` and the desktop's lock screen send), when the machine is
+/// about to sleep (`PrepareForSleep`), and when the session's screen saver turns on
+/// (`org.freedesktop.ScreenSaver` / `org.gnome.ScreenSaver` `ActiveChanged`). A daemon started by
+/// the systemd user unit belongs to no session, so it follows every session of its uid
+/// (docs/SECURITY.md, "The desktop session").
+///
+/// Each bus is read on a thread of its own. A bus that cannot be reached is logged and left out:
+/// the daemon serves without it.
+final class ScreenLockWatcher: Sendable {
+    /// Why Tresor locks, for the log.
+    enum Reason: String, Sendable {
+        case sessionLocked = "the login session locked"
+        case sleep = "the machine is going to sleep"
+        case screenSaver = "the screen saver started"
+    }
+
+    private let lock: @Sendable (Reason) -> Void
+    private let logger: Logger
+    private let uid: UInt32
+
+    /// - Parameters:
+    ///   - uid: whose sessions to follow.
+    ///   - lock: what locking does (the keybag and the notes' secure sessions, or the sessions only).
+    init(uid: UInt32 = getuid(), logger: Logger, lock: @escaping @Sendable (Reason) -> Void) {
+        self.uid = uid
+        self.logger = logger
+        self.lock = lock
+    }
+
+    /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
+    static func systemBusAddress(_ environment: [String: String]) -> String {
+        environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 } ?? "unix:path=/run/dbus/system_bus_socket"
+    }
+
+    /// Starts following logind on `systemBus` and the screen saver on `sessionBus` (either may be nil).
+    func start(systemBus: String?, sessionBus: String?) {
+        if let systemBus {
+            follow(systemBus, name: "the system bus (logind)", matches: [
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
+            ])
+        }
+        if let sessionBus {
+            follow(sessionBus, name: "the session bus (screen saver)", matches: [
+                "type='signal',interface='org.freedesktop.ScreenSaver',member='ActiveChanged'",
+                "type='signal',interface='org.gnome.ScreenSaver',member='ActiveChanged'",
+            ])
+        }
+    }
+
+    private func follow(_ address: String, name: String, matches: [String]) {
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection(address: address)
+            for rule in matches { try connection.addMatch(rule) }
+        } catch {
+            logger.notice("not locking with the desktop through \(name): it cannot be reached", metadata: ["error": "\(error)"])
+            return
+        }
+        DetachedThread.start { [self] in
+            connection.run { message in
+                guard message.kind == .signal, let reason = reason(for: message, on: connection) else { return }
+                logger.notice("locking: \(reason.rawValue)")
+                lock(reason)
+            }
+        }
+    }
+
+    /// Why `message` means locking, or nil when it does not.
+    private func reason(for message: DBusMessage, on connection: DBusConnection) -> Reason? {
+        switch (message.interface, message.member) {
+        case ("org.freedesktop.login1.Session", "Lock"):
+            guard let path = message.path, sessionBelongsToUs(path, on: connection) else { return nil }
+            return .sessionLocked
+        case ("org.freedesktop.login1.Manager", "PrepareForSleep"):
+            return message.arguments.first == .boolean(true) ? .sleep : nil
+        case ("org.freedesktop.ScreenSaver", "ActiveChanged"), ("org.gnome.ScreenSaver", "ActiveChanged"):
+            return message.arguments.first == .boolean(true) ? .screenSaver : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Whether logind's session at `path` is one of this uid's (its `User` property).
+    private func sessionBelongsToUs(_ path: String, on connection: DBusConnection) -> Bool {
+        let asked = try? connection.call(.methodCall(
+            destination: "org.freedesktop.login1", path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string("org.freedesktop.login1.Session"), .string("User")]))
+        guard case .variant(.structure(let fields))? = asked?.arguments.first, case .uint32(let owner)? = fields.first else { return false }
+        return owner == uid
+    }
+}

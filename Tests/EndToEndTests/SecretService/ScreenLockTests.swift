@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// Debian's python3-dbusmock, whose logind template plays logind.
+private let logindMockInstalled =
+    SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/logind.py")
+
+/// Tresor locks with the desktop (docs/SECURITY.md, "The desktop session"): a login session of
+/// its user locking (logind's `Lock`), the machine going to sleep (`PrepareForSleep`), the screen
+/// saver starting (`ActiveChanged`). logind is Debian's python3-dbusmock with its logind template
+/// on a private system bus; the screen saver's signal is sent on a private session bus.
+@Suite(.serialized, .enabled(if: logindMockInstalled, "needs dbus-daemon, dbus-send and python3-dbusmock (scripts/test installs them)"))
+struct ScreenLockTests {
+    /// A private system bus with logind mocked on it, a session bus, and tresord on both, unlocked.
+    final class Desktop {
+        let system: PrivateBus
+        let session: PrivateBus
+        let harness: Harness
+        let passcode = "e2e-screen-lock-passcode"
+        private let logind: Process
+
+        init(configuration: String? = nil) throws {
+            system = try PrivateBus()
+            session = try PrivateBus()
+            logind = Process()
+            logind.executableURL = PythonClients.python
+            logind.arguments = ["-m", "dbusmock", "--template", "logind"]
+            logind.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": system.address]) { $1 }
+            logind.standardOutput = FileHandle.nullDevice
+            logind.standardError = FileHandle.nullDevice
+            try logind.run()
+            try system.waitFor("org.freedesktop.login1", by: "dbusmock's logind")
+            harness = try Harness(
+                configuration: configuration,
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "DBUS_SESSION_BUS_ADDRESS": session.address])
+            harness.secrets = [passcode]
+            try harness.startDaemon()
+            #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+            try addSession("c1", uid: getuid())
+            try addSession("c2", uid: 4242)
+        }
+
+        deinit {
+            harness.stopDaemon()
+            kill(logind.processIdentifier, SIGKILL)
+            logind.waitUntilExit()
+        }
+
+        func addSession(_ id: String, uid: uid_t) throws {
+            try send(system, ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock.AddSession",
+                              "string:\(id)", "string:seat0", "uint32:\(uid)", "string:user\(uid)", "boolean:true"])
+        }
+
+        /// logind's `Lock` of session `id` (what `loginctl lock-session` makes it send).
+        func lockSession(_ id: String) throws {
+            try send(system, ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.Lock"])
+        }
+
+        /// logind's `PrepareForSleep(true)`, through the mock's EmitSignal.
+        func prepareForSleep() throws {
+            let emitted = try Harness.execute(
+                PythonClients.python,
+                ["-c", """
+                    import dbus
+                    bus = dbus.bus.BusConnection(\"\(system.address)\")
+                    manager = bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
+                    manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "b", [True], dbus_interface="org.freedesktop.DBus.Mock")
+                    """],
+                environment: ProcessInfo.processInfo.environment, timeout: 30).result
+            #expect(emitted.succeeded, "\(emitted.stderr)")
+        }
+
+        /// The session's screen saver saying it started.
+        func screenSaverStarts(_ interface: String) throws {
+            try send(session, ["--type=signal", "/org/freedesktop/ScreenSaver", "\(interface).ActiveChanged", "boolean:true"])
+        }
+
+        private func send(_ bus: PrivateBus, _ arguments: [String]) throws {
+            let sent = try Harness.execute(PrivateBus.dbusSend, ["--bus=\(bus.address)"] + arguments, environment: ProcessInfo.processInfo.environment, timeout: 30).result
+            #expect(sent.succeeded, "dbus-send \(arguments.joined(separator: " ")): \(sent.stderr)")
+        }
+
+        func unlock() throws {
+            #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+            #expect(try harness.status().keybag == .unlocked)
+        }
+
+        /// Whether the keybag becomes locked within `seconds`.
+        func becomesLocked(within seconds: TimeInterval = 5) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if try harness.status().keybag == .locked { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+    }
+
+    @Test func aLockedSessionOfTheUserLocksTheKeybagAndAnotherUsersDoesNot() throws {
+        let desktop = try Desktop()
+        try desktop.lockSession("c2")
+        #expect(try !desktop.becomesLocked(within: 2), "another user's session locking locks nothing here")
+        try desktop.lockSession("c1")
+        #expect(try desktop.becomesLocked(), "the user's session locked: so is the keybag")
+        #expect(desktop.harness.daemonLog.contains("locked: the login session locked"))
+        try desktop.harness.expectNoSecretLeaked()
+    }
+
+    @Test func sleepAndTheScreenSaverLockTheKeybag() throws {
+        let desktop = try Desktop()
+        try desktop.prepareForSleep()
+        #expect(try desktop.becomesLocked(), "the machine going to sleep locks the keybag")
+        for interface in ["org.freedesktop.ScreenSaver", "org.gnome.ScreenSaver"] {
+            try desktop.unlock()
+            try desktop.screenSaverStarts(interface)
+            #expect(try desktop.becomesLocked(), "\(interface) ActiveChanged(true) locks the keybag")
+        }
+        try desktop.harness.expectNoSecretLeaked()
+    }
+
+    @Test func withLockWithScreenOffOnlyTheNotesSessionsEnd() throws {
+        let desktop = try Desktop(configuration: #"{"lockWithScreen": false}"#)
+        try desktop.lockSession("c1")
+        let deadline = Date().addingTimeInterval(5)
+        while !desktop.harness.daemonLog.contains("locked: the login session locked"), Date() < deadline { usleep(50_000) }
+        #expect(desktop.harness.daemonLog.contains("locked: the login session locked"))
+        #expect(try desktop.harness.status().keybag == .unlocked, "lockWithScreen false keeps the keybag unlocked")
+        try desktop.harness.expectNoSecretLeaked()
+    }
+}
