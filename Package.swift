@@ -195,6 +195,8 @@ let package = Package(
         .target(name: "PostgresFixture", dependencies: [
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Fixtures/PostgresFixture"),
+        // A desktop for tests: Xvfb, a private session bus and Debian's gcr-prompter.
+        .target(name: "DesktopFixture", dependencies: ["TresorDBus"], path: "Tests/Fixtures/DesktopFixture"),
         .target(name: "NoteStoreFixture", dependencies: [
             "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/Fixtures/NoteStoreFixture"),
@@ -213,7 +215,7 @@ let package = Package(
         .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem"]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         // Against the real gcr-prompter under Xvfb, on a private session bus.
-        .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus"]),
+        .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "DesktopFixture"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -237,7 +239,7 @@ let package = Package(
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "DesktopFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]
 )

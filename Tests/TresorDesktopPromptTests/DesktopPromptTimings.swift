@@ -1,3 +1,4 @@
+import DesktopFixture
 import Foundation
 import Synchronization
 import Testing

@@ -1,38 +1,38 @@
 import Foundation
-import Testing
 import TresorDBus
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A desktop for one test: a display without a screen (`Xvfb :N`), a private session bus with
+/// A desktop for one test (used by the prompter's tests and the Secret Service's end-to-end
+/// tests): a display without a screen (`Xvfb :N`), a private session bus with
 /// no service folders (unless asked: then only the prompter's), and Debian's own
 /// `/usr/libexec/gcr-prompter` on both. Everything it started goes at deinit.
-final class DesktopSession {
-    static let prompterPath = "/usr/libexec/gcr-prompter"
-    static var canRun: Bool {
+public final class DesktopSession {
+    public static let prompterPath = "/usr/libexec/gcr-prompter"
+    public static var canRun: Bool {
         ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/bin/import", "/usr/bin/dbus-daemon", prompterPath]
             .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
     /// Screenshots go here (`.build/desktop-prompt-artifacts`, or `TRESOR_DESKTOP_PROMPT_ARTIFACTS`).
-    static let artifacts: URL = {
+    public static let artifacts: URL = {
         let environment = ProcessInfo.processInfo.environment["TRESOR_DESKTOP_PROMPT_ARTIFACTS"]
         let folder = environment.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/desktop-prompt-artifacts")
+            .deletingLastPathComponent().appendingPathComponent(".build/desktop-prompt-artifacts")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }()
 
-    let display: String
-    let busAddress: String
-    let folder: URL
+    public let display: String
+    public let busAddress: String
+    public let folder: URL
     private var processes: [Process] = []
 
     /// - Parameter prompterStarted: start gcr-prompter now (else it is only activatable, when
     ///   `activatable`, or absent).
-    init(prompterStarted: Bool = true, activatable: Bool = false) throws {
+    public init(prompterStarted: Bool = true, activatable: Bool = false) throws {
         folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tresor-desktop-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         display = try Self.freeDisplay()
@@ -78,7 +78,7 @@ final class DesktopSession {
     }
 
     /// What every process on this desktop has in its environment.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         [
             "DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path,
             "PATH": "/usr/bin:/bin", "NO_AT_BRIDGE": "1", "GDK_BACKEND": "x11", "LANG": "C.UTF-8",
@@ -86,13 +86,13 @@ final class DesktopSession {
     }
 
     /// Starts gcr's prompter and waits until it owns its name.
-    func startPrompter() throws {
+    public func startPrompter() throws {
         try start(Self.prompterPath, [])
         try waitUntilOwned()
     }
 
     /// Waits until someone owns `org.gnome.keyring.SystemPrompter`.
-    func waitUntilOwned() throws {
+    public func waitUntilOwned() throws {
         let connection = try DBusConnection(address: busAddress)
         try waitUntil("the prompter's bus name") {
             (try? connection.callBus("NameHasOwner", [.string("org.gnome.keyring.SystemPrompter")]))?.first == .boolean(true)
@@ -100,7 +100,7 @@ final class DesktopSession {
     }
 
     @discardableResult
-    func start(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+    public func start(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -114,7 +114,7 @@ final class DesktopSession {
 
     /// Runs an X client on this display (xdotool, import) to its end; its standard output.
     @discardableResult
-    func run(_ executable: String, _ arguments: [String]) throws -> String {
+    public func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -129,7 +129,7 @@ final class DesktopSession {
     }
 
     /// Waits (up to 20 s) until a visible window named `title` shows, and gives it the keyboard.
-    func waitForWindow(_ title: String) throws {
+    public func waitForWindow(_ title: String) throws {
         try waitUntil("a window named \(title)") {
             !((try? self.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", title])) ?? "").isEmpty
         }
@@ -139,19 +139,19 @@ final class DesktopSession {
         usleep(300_000)
     }
 
-    func xdotool(_ arguments: String...) throws {
+    public func xdotool(_ arguments: String...) throws {
         try run("/usr/bin/xdotool", arguments)
     }
 
     /// A PNG of the whole screen, into the artifacts folder.
-    func screenshot(_ name: String) throws -> URL {
+    public func screenshot(_ name: String) throws -> URL {
         let file = Self.artifacts.appendingPathComponent("\(name).png")
         try? FileManager.default.removeItem(at: file)
         try run("/usr/bin/import", ["-display", display, "-window", "root", file.path])
         return file
     }
 
-    func waitUntil(_ what: String, seconds: Double = 20, _ condition: () -> Bool) throws {
+    public func waitUntil(_ what: String, seconds: Double = 20, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard Date() < deadline else { throw DesktopError.timedOut(what) }
@@ -169,5 +169,5 @@ final class DesktopSession {
         throw DesktopError.timedOut("a free display number")
     }
 
-    enum DesktopError: Error { case timedOut(String) }
+    public enum DesktopError: Error { case timedOut(String) }
 }
