@@ -91,7 +91,8 @@ fuzz(seeds: {
         "add-internet": [0] + entry(kSecClass, .constant, constant(kSecClassInternetPassword)) + entry(kSecAttrServer, .nsString, text("example.org"))
             + entry(kSecAttrPort, .nsInteger, [0, 0, 0, 0, 0, 0, 0x20, 0xFB]) + entry(kSecAttrCreator, .constant, constant("aapl"))
             + entry(kSecAttrAccessible, .constant, constant(kSecAttrAccessibleAfterFirstUnlock)),
-        "search-all": [1] + entry(kSecClass, .constant, constant(kSecClassGenericPassword)) + entry(kSecMatchLimit, .constant, constant(kSecMatchLimitAll))
+        "search-all": [1] + entry(kSecClass, .constant, constant(kSecClassGenericPassword))
+            + entry(kSecMatchLimit, .constant, constant(kSecMatchLimitAll))
             + entry(kSecReturnAttributes, .nsBoolean, [0]) + entry(kSecReturnData, .int, [0, 0, 0, 0, 0, 0, 0, 1])
             + entry(kSecAttrSynchronizable, .constant, constant(kSecAttrSynchronizableAny)),
         "search-ui": [1] + entry(kSecClass, .constant, constant(kSecClassGenericPassword)) + entry(kSecAttrAccount, .string, text("ada"))
