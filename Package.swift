@@ -185,7 +185,8 @@ let package = Package(
         ]),
         // Example: stores and reads an API token (README, "From Swift").
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
-        .executableTarget(name: "apple-keychain-samples", dependencies: ["TresorSecurity"], path: "Examples/AppleKeychainSamples"),
+        // Example: keeps a website's password with Apple's SecItem calls (docs/SECITEM.md).
+        .executableTarget(name: "website-password", dependencies: ["TresorSecurity"], path: "Examples/WebsitePassword"),
         // Two small keychain clients the end-to-end tests register as different applications.
         .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
@@ -197,6 +198,8 @@ let package = Package(
         ], path: "Tests/Fixtures/PostgresFixture"),
         // A desktop for tests: Xvfb, a private session bus and Debian's gcr-prompter.
         .target(name: "DesktopFixture", dependencies: ["TresorDBus"], path: "Tests/Fixtures/DesktopFixture"),
+        // A throwaway tresord on a temporary home, for test targets outside EndToEndTests.
+        .target(name: "TresordFixture", dependencies: ["TresorKit", "TresorSystem"], path: "Tests/Fixtures/TresordFixture"),
         .target(name: "NoteStoreFixture", dependencies: [
             "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/Fixtures/NoteStoreFixture"),
@@ -237,6 +240,8 @@ let package = Package(
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // SecItem code as wrappers and Apple's samples write it, one test per idiom, against a real tresord.
+        .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresordFixture"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
             "DesktopFixture", .product(name: "GRDB", package: "GRDB.swift"),

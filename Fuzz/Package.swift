@@ -57,6 +57,9 @@ let package = Package(
         fuzzTarget("age-file", [
             .product(name: "TresorAge", package: "Tresor"),
         ]),
+        fuzzTarget("secitem-dictionary", [
+            .product(name: "TresorSecurity", package: "Tresor"),
+        ]),
         fuzzTarget("backup-records", [
             .product(name: "TresorAge", package: "Tresor"),
             .product(name: "TresorBackup", package: "Tresor"),

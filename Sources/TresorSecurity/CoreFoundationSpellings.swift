@@ -1,12 +1,19 @@
 import Foundation
 
-// The CoreFoundation names keychain code on Apple platforms is written with. Linux's Foundation
-// has the Foundation classes they are toll-free bridged to on Apple platforms, but not the CF
-// names: these aliases let `query as CFDictionary`, `kSecClass as String`, `item as? Data`
-// and `var result: CFTypeRef?` compile and mean what they mean there.
+// The CoreFoundation and MacTypes names keychain code on Apple platforms is written with. Linux's
+// Foundation has the Foundation classes they are toll-free bridged to on Apple platforms, but not
+// the CF names: these aliases let `query as CFDictionary`, `kSecClass as String`, `item as? Data`,
+// `var result: CFTypeRef?` and `SecAccessControlCreateFlags(rawValue: CFOptionFlags(…))` compile
+// and mean what they mean there.
 
-/// Apple's `OSStatus`: `0` for success, a negative `errSec…` code otherwise.
+/// Apple's `OSStatus`: `0` (`noErr`, `errSecSuccess`) for success, a negative `errSec…` code otherwise.
 public typealias OSStatus = Int32
+/// MacTypes' four-character code (`kSecAttrCreator`, `kSecAttrType`).
+public typealias FourCharCode = UInt32
+public typealias OSType = FourCharCode
+public typealias CFIndex = Int
+/// What `SecAccessControlCreateFlags(rawValue:)` is written with.
+public typealias CFOptionFlags = UInt
 public typealias CFTypeRef = AnyObject
 public typealias CFString = NSString
 public typealias CFDictionary = NSDictionary

@@ -14,6 +14,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     return SecItemCall.run {
         let request = try SecItemRequest(attributes, purpose: .add)
         guard let itemClass = request.itemClass else { throw SecItemFailure(errSecParam) }
+        try request.requireSearchableClass()
         let added = try SecItemKeychain.withKeychain { keychain in
             try keychain.add(itemClass, attributes: request.attributes, secret: request.secret ?? Data())
         }
@@ -21,7 +22,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         var lookup = request
         lookup.id = added.id
         lookup.limit = .one
-        result?.pointee = try SecItemCall.copy(lookup)
+        let found = try SecItemCall.copy(lookup)
+        result?.pointee = found
     }
 }
 
@@ -38,7 +40,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     return SecItemCall.run {
         let request = try SecItemRequest(query, purpose: .search)
         try request.requireSearchableClass()
-        result?.pointee = try SecItemCall.copy(request)
+        // Not `result?.pointee = try …`: with a nil `result` that would skip the search itself,
+        // and an existence check (`SecItemCopyMatching(query, nil)`) would always succeed.
+        let found = try SecItemCall.copy(request)
+        result?.pointee = found
     }
 }
 
@@ -98,30 +103,60 @@ enum SecItemCall {
     }
 
     /// The matches of `request`, shaped as Apple returns them; nil when nothing was asked for.
-    /// - Throws: `errSecItemNotFound` when nothing matches.
+    /// - Throws: `errSecItemNotFound` when nothing matches; `errSecInteractionNotAllowed` when
+    ///   a match's secret needs the user and `kSecUseAuthenticationUIFail` says not to ask.
     static func copy(_ request: SecItemRequest) throws -> CFTypeRef? {
-        let wantsAttributes = request.returnAttributes
+        if request.returnData && request.authenticationUI != .allow { return try copyWithoutAsking(request) }
         // The most common call — one item's data — takes TresorKit's lookup route, which
         // answers the secret alone, without JSON either way.
-        if request.returnData, !wantsAttributes, !request.returnPersistentReference, request.limit == .one {
+        if request.returnData, !request.returnAttributes, !request.returnPersistentReference, request.limit == .one {
             let queries = request.queries(returnData: true, returnAttributes: false)
             if queries.count == 1 {
                 return try SecItemKeychain.withKeychain { keychain in try keychain.secret(queries[0]) as NSData }
             }
         }
-        let items = try SecItemKeychain.withKeychain { keychain in
-            try request.queries(returnData: request.returnData, returnAttributes: wantsAttributes).flatMap { query in
+        return try shaped(limited(fetch(request, returnData: request.returnData, returnAttributes: request.returnAttributes), request), request)
+    }
+
+    /// `copy` for `kSecUseAuthenticationUIFail` and `…Skip`: the matches' attributes first, to
+    /// see which secrets need the user before asking for any (asking could wait for an approval).
+    private static func copyWithoutAsking(_ request: SecItemRequest) throws -> CFTypeRef? {
+        let candidates = try fetch(request, returnData: false, returnAttributes: true)
+        let needsUser = { (item: KeychainItem) in item.attributes?.accessControl != nil }
+        if request.authenticationUI == .fail {
+            guard !limited(candidates, request).contains(where: needsUser) else { throw SecItemFailure(errSecInteractionNotAllowed) }
+            return try shaped(limited(fetch(request, returnData: true, returnAttributes: request.returnAttributes), request), request)
+        }
+        let items = try limited(candidates.filter { !needsUser($0) }, request).flatMap { candidate in
+            var one = request
+            one.id = candidate.id
+            one.limit = .one
+            return try fetch(one, returnData: true, returnAttributes: request.returnAttributes)
+        }
+        return try shaped(items[...], request)
+    }
+
+    /// Every item `request` matches, over its synchronizable variants.
+    private static func fetch(_ request: SecItemRequest, returnData: Bool, returnAttributes: Bool) throws -> [KeychainItem] {
+        try SecItemKeychain.withKeychain { keychain in
+            try request.queries(returnData: returnData, returnAttributes: returnAttributes).flatMap { query in
                 try treatingNotFound(as: []) { try keychain.items(query) }
             }
         }
-        let limited: ArraySlice<KeychainItem>
+    }
+
+    private static func limited(_ items: [KeychainItem], _ request: SecItemRequest) -> ArraySlice<KeychainItem> {
         switch request.limit {
-        case .one: limited = items.prefix(1)
-        case .all: limited = items[...]
-        case .count(let count): limited = items.prefix(count)
+        case .one: items.prefix(1)
+        case .all: items[...]
+        case .count(let count): items.prefix(count)
         }
-        guard !limited.isEmpty else { throw SecItemFailure(errSecItemNotFound) }
-        let values = limited.compactMap { SecItemResult.value(of: $0, for: request) }
+    }
+
+    /// - Throws: `errSecItemNotFound` when `items` is empty.
+    private static func shaped(_ items: ArraySlice<KeychainItem>, _ request: SecItemRequest) throws -> CFTypeRef? {
+        guard !items.isEmpty else { throw SecItemFailure(errSecItemNotFound) }
+        let values = items.compactMap { SecItemResult.value(of: $0, for: request) }
         guard !values.isEmpty else { return nil }
         return request.limit == .one ? values[0] : NSArray(array: values)
     }

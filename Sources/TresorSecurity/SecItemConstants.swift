@@ -29,6 +29,10 @@ nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
 nonisolated(unsafe) public let kSecAttrCreator: CFString = "crtr"
 nonisolated(unsafe) public let kSecAttrType: CFString = "type"
 nonisolated(unsafe) public let kSecAttrLabel: CFString = "labl"
+/// Not stored by Tresor: a dictionary that sets it answers `errSecParam`; results never carry it.
+nonisolated(unsafe) public let kSecAttrIsInvisible: CFString = "invi"
+/// Not stored by Tresor: a dictionary that sets it answers `errSecParam`; results never carry it.
+nonisolated(unsafe) public let kSecAttrIsNegative: CFString = "nega"
 
 // MARK: Passwords
 nonisolated(unsafe) public let kSecAttrAccount: CFString = "acct"
@@ -108,8 +112,12 @@ nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthU
 nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
 nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
 nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
+/// Apple's older spelling of `kSecUseAuthenticationUI: kSecUseAuthenticationUIFail`.
+nonisolated(unsafe) public let kSecUseNoAuthenticationUI: CFString = "u_NoAuthUI"
 
 // MARK: Status codes (`OSStatus`)
+/// MacTypes' success code, which SecItem code written before `errSecSuccess` compares with.
+public let noErr: OSStatus = 0
 public let errSecSuccess: OSStatus = SecurityStatus.success.rawValue
 public let errSecUnimplemented: OSStatus = SecurityStatus.unimplemented.rawValue
 public let errSecParam: OSStatus = SecurityStatus.param.rawValue
@@ -125,6 +133,8 @@ public let errSecInteractionNotAllowed: OSStatus = SecurityStatus.interactionNot
 public let errSecDecode: OSStatus = SecurityStatus.decode.rawValue
 public let errSecInternalComponent: OSStatus = SecurityStatus.internalComponent.rawValue
 public let errSecMissingEntitlement: OSStatus = SecurityStatus.missingEntitlement.rawValue
+/// Spelled for code that checks for it; which failures answer it is docs/SECITEM.md's "Statuses".
+public let errSecDiskFull: OSStatus = -34
 
 /// Apple's message for `status`, or nil for a status Tresor never returns.
 /// - Parameters:

@@ -17,17 +17,33 @@ public enum SecItemKeychain {
         current.withLock { $0 = (keychain, keychain.client.paths) }
     }
 
+    /// The keychain of ``using(_:_:)``, for the calls of its body only.
+    @TaskLocal private static var scoped: Keychain?
+
+    /// Sends the `SecItem…` calls `body` makes (on its task, and the tasks that task starts) to
+    /// `keychain`, and leaves every other call where it went: a program — or a test — that
+    /// talks to several daemons at once.
+    /// - Parameters:
+    ///   - keychain: A connected TresorKit keychain.
+    ///   - body: The code whose calls go to `keychain`.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public static func using<Result>(_ keychain: Keychain, _ body: () throws -> Result) rethrows -> Result {
+        try $scoped.withValue(keychain, operation: body)
+    }
+
     /// Runs `body` with the keychain, connecting first when needed. Calls may overlap: the
     /// keychain gives each its own connection.
     /// - Throws: ``SecItemFailure`` for every failure, with the status Apple would return.
     static func withKeychain<Result>(_ body: (Keychain) throws -> Result) throws(SecItemFailure) -> Result {
         do {
-            let keychain = try connected()
+            let keychain = try scoped ?? connected()
             do {
                 return try body(keychain)
             } catch TresorClientError.connectionClosedBeforeRequest {
                 // A daemon that restarted since the last call: nothing was acted on, so the
                 // request goes once more, on a new connection.
+                guard scoped == nil else { return try body(keychain) }
                 forget(keychain)
                 return try body(try connected())
             } catch let error as TresorClientError {

@@ -28,7 +28,22 @@ struct SecItemRequest {
     var returnData = false
     var returnAttributes = false
     var returnPersistentReference = false
+    /// `kSecReturnRef`: there are no Security objects here (see ``requireSearchableClass()``).
+    var returnReference = false
     var accessControl: SecAccessControl?
+    /// How the caller gave each bytes-or-text attribute: results answer in the same form.
+    var blobForms: [String: SecItemAttribute.BlobForm] = [:]
+    var authenticationUI = AuthenticationUI.allow
+
+    /// `kSecUseAuthenticationUI`: what to do with an item whose secret needs the user.
+    enum AuthenticationUI {
+        /// Ask (Tresor: the passcode or an approval through `tresor approve`).
+        case allow
+        /// Do not ask: `errSecInteractionNotAllowed`.
+        case fail
+        /// Do not ask: leave such items out of the results.
+        case skip
+    }
 
     /// - Throws: ``SecItemFailure`` with `errSecParam` (a key or value Tresor does not take
     ///   here) or `errSecUnimplemented` (references to Security objects).
@@ -50,57 +65,66 @@ struct SecItemRequest {
                 guard purpose != .search else { continue }
                 guard let data = value as? Data else { throw SecItemFailure(errSecParam) }
                 secret = data
-            case Key.kSecValueRef, Key.kSecReturnRef:
+            case Key.kSecValueRef:
                 throw SecItemFailure(errSecUnimplemented)
             case Key.kSecValuePersistentRef:
                 guard purpose == .search, let reference = value as? Data,
                     let id = SecItemValues.id(fromPersistentReference: reference)
                 else { throw SecItemFailure(errSecParam) }
                 self.id = id
-            case Key.kSecReturnData, Key.kSecReturnAttributes, Key.kSecReturnPersistentRef:
-                guard purpose != .changes, let flag = SecItemValues.boolean(value) else { throw SecItemFailure(errSecParam) }
-                if key == kSecReturnData as String { returnData = flag }
-                if key == kSecReturnAttributes as String { returnAttributes = flag }
-                if key == kSecReturnPersistentRef as String { returnPersistentReference = flag }
+            case Key.kSecReturnData, Key.kSecReturnAttributes, Key.kSecReturnPersistentRef, Key.kSecReturnRef:
+                guard purpose != .changes, let flag = SecItemValueForms.boolean(value) else { throw SecItemFailure(errSecParam) }
+                switch key {
+                case Key.kSecReturnData: returnData = flag
+                case Key.kSecReturnAttributes: returnAttributes = flag
+                case Key.kSecReturnPersistentRef: returnPersistentReference = flag
+                default: returnReference = flag
+                }
             case Key.kSecMatchLimit:
                 guard purpose != .changes else { throw SecItemFailure(errSecParam) }
                 if let name = value as? String, name == kSecMatchLimitOne as String {
                     limit = .one
                 } else if let name = value as? String, name == kSecMatchLimitAll as String {
                     limit = .all
-                } else if !(value is Bool), let count = value as? Int, count > 0 {
+                } else if let count = SecItemValueForms.integer(value), count > 0 {
                     limit = count == 1 ? .one : .count(count)
                 } else {
                     throw SecItemFailure(errSecParam)
                 }
-            case Key.kSecAttrSynchronizable:
-                if let name = value as? String, name == kSecAttrSynchronizableAny as String {
-                    guard purpose == .search else { throw SecItemFailure(errSecParam) }
-                    matchesAnySynchronizable = true
-                } else if let flag = SecItemValues.boolean(value) {
-                    attributes.synchronizable = flag
-                } else {
-                    throw SecItemFailure(errSecParam)
-                }
-            case Key.kSecAttrAccessible:
-                guard let name = value as? String, let protection = SecItemValues.protectionClass(name) else {
-                    throw SecItemFailure(errSecParam)
-                }
-                attributes.accessible = protection
+            case Key.kSecAttrSynchronizable where (value as? String) == kSecAttrSynchronizableAny as String:
+                guard purpose == .search else { throw SecItemFailure(errSecParam) }
+                matchesAnySynchronizable = true
             case Key.kSecAttrAccessControl:
                 guard purpose != .search, let control = value as? SecAccessControl else { throw SecItemFailure(errSecParam) }
                 accessControl = control
-            case Key.kSecUseDataProtectionKeychain, Key.kSecUseOperationPrompt, Key.kSecUseAuthenticationUI,
-                Key.kSecUseAuthenticationContext:
-                continue
+            case Key.kSecUseAuthenticationUI:
+                let choices: [String: AuthenticationUI] = [
+                    kSecUseAuthenticationUIAllow as String: .allow, kSecUseAuthenticationUIFail as String: .fail,
+                    kSecUseAuthenticationUISkip as String: .skip,
+                ]
+                guard let name = value as? String, let choice = choices[name] else { throw SecItemFailure(errSecParam) }
+                authenticationUI = choice
+            case Key.kSecUseNoAuthenticationUI:
+                guard let flag = SecItemValueForms.boolean(value) else { throw SecItemFailure(errSecParam) }
+                if flag { authenticationUI = .fail }
+            case Key.kSecUseOperationPrompt:
+                // Shown by Apple's authentication sheet; Tresor's approvals show the item instead.
+                guard value as? String != nil else { throw SecItemFailure(errSecParam) }
+            case Key.kSecUseDataProtectionKeychain:
+                guard SecItemValueForms.boolean(value) != nil else { throw SecItemFailure(errSecParam) }
+            case Key.kSecUseAuthenticationContext:
+                // An `LAContext` on Apple platforms; LocalAuthentication does not exist here, so
+                // whatever object stands in for it is taken and not used.
+                guard !(value is NSNull) else { throw SecItemFailure(errSecParam) }
             default:
                 // Attributes wait until the class is known: for keys, `type` is the key type.
                 pending.append((key, value))
             }
         }
-        let table = SecItemValues.attributes(for: itemClass ?? .genericPassword)
+        let table = SecItemAttribute.table(for: itemClass ?? .genericPassword)
         for (key, value) in pending {
-            guard let attribute = table[key], attribute.set(&attributes, value) else { throw SecItemFailure(errSecParam) }
+            guard let attribute = table[key] else { throw SecItemFailure(errSecParam) }
+            if let form = try attribute.store(value, in: &attributes) { blobForms[key] = form }
         }
         if let accessControl {
             // Apple refuses both ways of saying the protection class in one dictionary.
@@ -111,10 +135,16 @@ struct SecItemRequest {
     }
 
     /// Refuses a search without a class Tresor stores, with Apple's status: identities are
-    /// never found (`errSecItemNotFound`), no class at all is `errSecParam`.
+    /// never found (`errSecItemNotFound`), no class at all is `errSecParam`. `kSecReturnRef`
+    /// asks for a Security object (`SecKey`, `SecCertificate`), which does not exist here:
+    /// `errSecUnimplemented` — but for passwords asked for something else too, which have none
+    /// on Apple platforms either (wrappers ask for everything at once).
     func requireSearchableClass() throws {
-        guard itemClass == nil else { return }
-        throw SecItemFailure(isIdentity ? errSecItemNotFound : errSecParam)
+        guard let itemClass else { throw SecItemFailure(isIdentity ? errSecItemNotFound : errSecParam) }
+        let passwords: Set<ItemClass> = [.genericPassword, .internetPassword]
+        if returnReference && !(passwords.contains(itemClass) && (returnData || returnAttributes || returnPersistentReference)) {
+            throw SecItemFailure(errSecUnimplemented)
+        }
     }
 
     /// The searches this request stands for: two when it matches synchronizable and
@@ -141,7 +171,6 @@ struct SecItemFailure: Error {
 /// The keys as Swift strings, for `switch`: a `case kSecClass as String` would be a cast pattern.
 private enum Key {
     static let kSecAttrAccessControl = TresorSecurity.kSecAttrAccessControl as String
-    static let kSecAttrAccessible = TresorSecurity.kSecAttrAccessible as String
     static let kSecAttrSynchronizable = TresorSecurity.kSecAttrSynchronizable as String
     static let kSecClass = TresorSecurity.kSecClass as String
     static let kSecMatchLimit = TresorSecurity.kSecMatchLimit as String
@@ -152,6 +181,7 @@ private enum Key {
     static let kSecUseAuthenticationContext = TresorSecurity.kSecUseAuthenticationContext as String
     static let kSecUseAuthenticationUI = TresorSecurity.kSecUseAuthenticationUI as String
     static let kSecUseDataProtectionKeychain = TresorSecurity.kSecUseDataProtectionKeychain as String
+    static let kSecUseNoAuthenticationUI = TresorSecurity.kSecUseNoAuthenticationUI as String
     static let kSecUseOperationPrompt = TresorSecurity.kSecUseOperationPrompt as String
     static let kSecValueData = TresorSecurity.kSecValueData as String
     static let kSecValuePersistentRef = TresorSecurity.kSecValuePersistentRef as String

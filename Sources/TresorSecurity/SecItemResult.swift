@@ -12,7 +12,7 @@ enum SecItemResult {
         case (true, false, false): return item.secret.map { NSData(data: $0) }
         case (false, false, true): return NSData(data: SecItemValues.persistentReference(item.id))
         default:
-            var dictionary = request.returnAttributes ? attributes(of: item) : [:]
+            var dictionary = request.returnAttributes ? attributes(of: item, forms: request.blobForms) : [:]
             if request.returnData, let secret = item.secret { dictionary[kSecValueData as String] = NSData(data: secret) }
             if request.returnPersistentReference {
                 dictionary[kSecValuePersistentRef as String] = NSData(data: SecItemValues.persistentReference(item.id))
@@ -21,36 +21,25 @@ enum SecItemResult {
         }
     }
 
-    /// Every attribute the item has, under Apple's keys, with its class.
-    static func attributes(of item: KeychainItem) -> [String: Any] {
-        guard let attributes = item.attributes else { return [kSecClass as String: classValue(item.itemClass)] }
+    /// Every attribute the item has, under Apple's keys and in Apple's types (the attribute
+    /// table's), with its class.
+    /// - Parameter forms: How the request gave bytes-or-text attributes: they come back so.
+    static func attributes(of item: KeychainItem, forms: [String: SecItemAttribute.BlobForm] = [:]) -> [String: Any] {
         var dictionary: [String: Any] = [kSecClass as String: classValue(item.itemClass)]
-        for (key, attribute) in SecItemValues.attributes(for: item.itemClass) {
-            guard let value = attribute.get(attributes) else { continue }
-            dictionary[key] = bridged(value)
+        guard let attributes = item.attributes else { return dictionary }
+        for (key, attribute) in SecItemAttribute.table(for: item.itemClass) {
+            guard let value = attribute.value(in: attributes, form: forms[key]) else { continue }
+            dictionary[key] = value
         }
-        if let accessible = attributes.accessible, let value = SecItemValues.accessibleValue(accessible) {
-            dictionary[kSecAttrAccessible as String] = NSString(string: value)
-            if attributes.accessControl != nil {
-                dictionary[kSecAttrAccessControl as String] = SecAccessControl(protection: accessible, flags: .userPresence)
-            }
+        if let accessible = attributes.accessible, attributes.accessControl != nil {
+            dictionary[kSecAttrAccessControl as String] = SecAccessControl(protection: accessible, flags: .userPresence)
         }
+        // Apple answers the flag for every item: unset is not synchronizable.
         dictionary[kSecAttrSynchronizable as String] = NSNumber(value: attributes.synchronizable ?? false)
         return dictionary
     }
 
     private static func classValue(_ itemClass: ItemClass) -> NSString {
         NSString(string: SecItemValues.classes.first { $0.value == itemClass }!.key)
-    }
-
-    /// Foundation objects, as a CFDictionary holds on Apple platforms.
-    private static func bridged(_ value: Any) -> Any {
-        switch value {
-        case let text as String: return NSString(string: text)
-        case let data as Data: return NSData(data: data)
-        case let number as Int: return NSNumber(value: number)
-        case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
-        default: return value
-        }
     }
 }

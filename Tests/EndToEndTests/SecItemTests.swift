@@ -241,30 +241,3 @@ import TresorSecurity
         }
     }
 }
-
-/// Apple's published sample code, compiled unchanged but for the import
-/// (`Examples/AppleKeychainSamples`), run as a registered application.
-@Suite struct AppleSampleCodeTests {
-    @Test func addSearchUpdateDelete() throws {
-        let harness = try Harness()
-        harness.secrets = [SecItemTests.passcode]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: SecItemTests.passcode + "\n").succeeded)
-        let samples = Harness.binaries.appendingPathComponent("apple-keychain-samples")
-        #expect(try harness.tresor(
-            ["app", "register", "--id", "EXAMPLE.samples", "--team", "EXAMPLE", "--exe", samples.path, "--passcode-stdin"],
-            input: SecItemTests.passcode + "\n").succeeded)
-
-        #expect(try harness.run(samples, ["show"]).stdout.contains("noPassword"))
-        #expect(try harness.run(samples, ["add"], input: "ada\nhunter2\n").stdout == "added\n")
-        let again = try harness.run(samples, ["add"], input: "ada\nhunter2\n")
-        #expect(again.stdout == "error -25299: The specified item already exists in the keychain.\n")
-        #expect(try harness.run(samples, ["show"], revealing: ["hunter2"]).stdout == "ada hunter2\n")
-        #expect(try harness.run(samples, ["update"], input: "grace\nn3w-secret\n").stdout == "updated\n")
-        #expect(try harness.run(samples, ["show"], revealing: ["n3w-secret"]).stdout == "grace n3w-secret\n")
-        #expect(try harness.run(samples, ["delete"]).stdout == "deleted\n")
-        #expect(try harness.run(samples, ["show"]).stdout.contains("noPassword"))
-        // The CLI sees the item the sample made as an internet password of its group — gone now.
-        #expect(try harness.tresor(["item", "find", "--json"]).stdout.contains("EXAMPLE.samples") == false)
-    }
-}
