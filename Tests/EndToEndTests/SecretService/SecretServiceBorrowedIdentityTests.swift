@@ -147,9 +147,10 @@ struct SecretServiceBorrowedIdentityTests {
         #expect(served.secrets == [secret], "\(served.output)")
 
         // A process that borrows the connection of the registered application (registered for the
-        // bus too) gets nothing.
-        let findings = try borrowWhileTheProviderIsStopped(provider, script: script, keepSocket: false, victim: [alpha.path, "add", "never", "never"])
-        #expect(findings.output.contains("borrowed \(alpha.path)"), "\(findings.output)")
+        // bus now) gets nothing. The victim waits on its input before it does anything.
+        let findings = try borrowWhileTheProviderIsStopped(
+            provider, script: script, keepSocket: false, victim: [python.path, "-c", "import sys; sys.stdin.read()"])
+        #expect(findings.output.contains("borrowed \(python.path)"), "\(findings.output)")
         expectNothingRead(findings, of: secret)
         #expect(findings.refused, "\(findings.output)")
         try harness.expectNoSecretLeaked()
@@ -181,7 +182,7 @@ final class BackgroundAttack {
     }
 
     /// Waits until `file` exists (the attacker made it), at most `timeout` seconds.
-    func waitFor(_ file: URL, timeout: TimeInterval = 30) throws {
+    func waitFor(_ file: URL, timeout: TimeInterval = 90) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !FileManager.default.fileExists(atPath: file.path) {
             guard Date() < deadline else {

@@ -67,7 +67,7 @@ def fork_exec(arguments):
         os.close(stdin_write)
         os.execv(arguments[0], arguments)
     os.close(stdin_read)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while os.readlink(f"/proc/{parent}/exe") == before:
         if time.monotonic() > deadline:
             print("the parent never executed the victim", flush=True)
