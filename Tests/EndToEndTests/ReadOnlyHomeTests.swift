@@ -46,7 +46,8 @@ import TresorProtocol
         try expectSucceeded(harness.tresor(["note", "edit", note.id, "--body-stdin"], input: "body two"))
         harness.killDaemon()
         try disk.remount(readOnly: true)
-        try expectReadsWork(harness, note: note.id, attachment: attachment.id, services: ["ro.clean", "ro.crash"], body: "body two")
+        // This time the CLI starts the daemon itself, as it does for a user (its log goes nowhere).
+        try expectReadsWork(harness, note: note.id, attachment: attachment.id, services: ["ro.clean", "ro.crash"], body: "body two", startedByTheCLI: true)
         try expectWritesRefused(harness, note: note.id)
 
         harness.stopDaemon()
@@ -57,12 +58,13 @@ import TresorProtocol
         try expectSucceeded(harness.tresor(["note", "edit", note.id, "--body-stdin"], input: "body three"))
     }
 
-    /// Starts the daemon on the read-only home, unlocks it and reads everything back.
+    /// Starts the daemon on the read-only home (or lets `tresor unlock` start it), unlocks it and
+    /// reads everything back.
     func expectReadsWork(
         _ harness: Harness, note: String, attachment: String, services: [String], body: String = "body one",
-        sourceLocation: SourceLocation = #_sourceLocation
+        startedByTheCLI: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        try harness.startDaemon()
+        if !startedByTheCLI { try harness.startDaemon() }
         let unlocked = try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n")
         #expect(unlocked.succeeded, "unlock: \(unlocked.stderr)", sourceLocation: sourceLocation)
         for service in services {
