@@ -43,7 +43,8 @@ import TresorSecurity
             ("note new", try harness.tresor(["note", "new", "--title", "refused", "--body-stdin"], input: "refused body")),
             ("note edit", try harness.tresor(["note", "edit", kept.id, "--body-stdin"], input: "refused edit")),
             ("note attach", try harness.tresor(attach)),
-            ("passcode change", try harness.tresor(["passcode", "change", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passcode)-2\n\(Self.passcode)-2\n")),
+            ("passcode change", try harness.tresor(
+                ["passcode", "change", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passcode)-2\n\(Self.passcode)-2\n")),
         ]
         for (operation, result) in refusals {
             #expect(!result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)")

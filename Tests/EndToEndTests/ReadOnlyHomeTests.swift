@@ -47,7 +47,8 @@ import TresorProtocol
         harness.killDaemon()
         try disk.remount(readOnly: true)
         // This time the CLI starts the daemon itself, as it does for a user (its log goes nowhere).
-        try expectReadsWork(harness, note: note.id, attachment: attachment.id, services: ["ro.clean", "ro.crash"], body: "body two", startedByTheCLI: true)
+        try expectReadsWork(
+            harness, note: note.id, attachment: attachment.id, services: ["ro.clean", "ro.crash"], body: "body two", startedByTheCLI: true)
         try expectWritesRefused(harness, note: note.id)
 
         harness.stopDaemon()
@@ -86,7 +87,8 @@ import TresorProtocol
             ("note edit", try harness.tresor(["note", "edit", note, "--body-stdin"], input: "refused")),
         ]
         for (operation, result) in writes {
-            #expect(!result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
+            #expect(!result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)",
+                    sourceLocation: sourceLocation)
         }
     }
 }
