@@ -30,10 +30,11 @@ final class TresorProvider {
     ///   - configuration: the home's config.json (`{"secretService": true}` turns the provider on
     ///     without the flag).
     ///   - daemonArguments: `tresord`'s arguments beyond the harness's own.
+    ///   - base: where the harness makes its home (a small tmpfs for the full-disk test).
     ///   - user: another user to run the bus, the daemon and every client as.
-    init(configuration: String? = nil, daemonArguments: [String] = ["--secret-service"], user: TestUser? = nil) throws {
+    init(configuration: String? = nil, daemonArguments: [String] = ["--secret-service"], base: String? = nil, user: TestUser? = nil) throws {
         bus = try PrivateBus(user: user)
-        harness = try Harness(configuration: configuration, environment: bus.environment, user: user)
+        harness = try Harness(base: base, configuration: configuration, environment: bus.environment, user: user)
         passcode = "e2e-ss-passcode-\(UUID().uuidString.prefix(8))"
         harness.secrets = [passcode]
         self.daemonArguments = daemonArguments
