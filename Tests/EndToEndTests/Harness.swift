@@ -18,6 +18,8 @@ final class Harness {
     var secrets: [String] = []
     private(set) var transcript = ""
     private var daemon: Process?
+    /// The disk the home is mounted from, when the test cuts its power or makes it fail.
+    private(set) var disk: PowerCutDisk?
 
     static let binaries: URL = {
         if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
@@ -35,7 +37,8 @@ final class Harness {
     ///     need another user to reach the socket pass `/var/tmp`.
     ///   - environment: added to every process's environment, the daemon's too (a private
     ///     D-Bus's `DBUS_SESSION_BUS_ADDRESS`).
-    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:]) throws {
+    ///   - onPowerCutDisk: whether the home is a ``PowerCutDisk`` (the socket and the rest stay outside).
+    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:], onPowerCutDisk: Bool = false) throws {
         let parent = URL(fileURLWithPath: base ?? FileManager.default.temporaryDirectory.path)
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -46,6 +49,9 @@ final class Harness {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
         self.environment = environment
         paths = TresorPaths(environment: environment)
+        if onPowerCutDisk {
+            disk = try PowerCutDisk(mountpoint: paths.home, scratch: root.appendingPathComponent("disk"))
+        }
         if let configuration {
             try SecureFiles.createDirectory(paths.home)
             try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
@@ -59,6 +65,7 @@ final class Harness {
         // Every test that uses the harness gets the secret scan, whether or not it asked.
         if !scanned && !secrets.isEmpty { try? expectNoSecretLeaked() }
         stopDaemon()
+        disk?.unmount()
         try? FileManager.default.removeItem(at: root)
     }
 
