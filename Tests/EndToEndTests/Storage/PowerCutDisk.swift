@@ -81,10 +81,27 @@ final class PowerCutDisk {
     }
 
     /// Turns a fault on or off; it applies to every operation the disk serves from then on.
+    /// Turning ``Fault/readOnly`` off also undoes ``remountReadOnly()``.
     func inject(_ fault: Fault, _ on: Bool = true) throws {
         let command = "\(fault.rawValue) \(on ? "on" : "off")"
+        if fault == .readOnly && !on && remountedReadOnly { try remount("rw") }
         try control?.write(contentsOf: Data((command + "\n").utf8))
         guard readLine() == "ok \(command)" else { throw PowerCutDiskError.controlFailed(command) }
+    }
+
+    private var remountedReadOnly = false
+
+    /// The mount made read-only too (a bind remount), as `mount -o remount,ro` of a home: then
+    /// `statvfs` says so. The kernel refuses while a file on it is open for writing (stop the daemon first).
+    func remountReadOnly() throws {
+        try remount("ro")
+        remountedReadOnly = true
+    }
+
+    private func remount(_ mode: String) throws {
+        let result = try Harness.execute(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,\(mode),bind", mountpoint.path], environment: [:]).result
+        guard result.succeeded else { throw PowerCutDiskError.controlFailed("mount -o remount,\(mode): \(result.stderr)") }
+        if mode == "rw" { remountedReadOnly = false }
     }
 
     /// The power cut: the disk's process is killed, the mount dropped, and the folder comes back
@@ -93,6 +110,7 @@ final class PowerCutDisk {
         killProcess()
         try rebuild()
         try mount()
+        remountedReadOnly = false
         cuts += 1
     }
 

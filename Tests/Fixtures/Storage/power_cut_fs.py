@@ -20,7 +20,9 @@ state alone. Mounting snapshots the working folder as fully durable.
 
 Faults, on demand: commands on standard input, one a line, each answered `ok <command>`:
 `eio-write on|off` (every write fails with EIO), `eio-fsync on|off` (every fsync fails with EIO
-and drops the data it was to sync), `erofs on|off` (every change fails with EROFS, reads work).
+and drops the data it was to sync), `erofs on|off` (every change fails with EROFS, reads work; through descriptors already open
+for writing too, as ext4 with errors=remount-ro — the kernel's read-only flag, which statvfs
+reports, is the mount's: PowerCutDisk sets it with a bind remount).
 
 Usage: power_cut_fs.py mount WORK DURABLE MOUNTPOINT   (foreground; prints `mounted` when ready)
        power_cut_fs.py restore WORK DURABLE
@@ -233,6 +235,8 @@ def main():
             print("mounted", flush=True)
 
         def access(self, path, mode):
+            if mode & os.W_OK:
+                changing()
             if not os.access(disk.full(path), mode):
                 fail(errno.EACCES)
 
