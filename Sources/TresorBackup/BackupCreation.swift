@@ -46,8 +46,10 @@ public enum BackupCreation {
     ///     beside the KDF, before anything is read.
     ///   - progress: told how far the backup got.
     /// - Returns: what was written and what was left out.
-    /// - Throws: ``BackupError`` when the file cannot be written or the parameters are bad; what
-    ///   `presence` throws; storage errors of the stores.
+    /// - Throws: ``BackupError`` when the file cannot be written or the parameters are bad;
+    ///   ``StorageRefusal/diskFull`` when the file's disk has less free space than the backup
+    ///   is estimated to take (checked before anything is written), or fills up; what `presence`
+    ///   throws; storage errors of the stores.
     public static func create(
         _ source: BackupSource, to url: URL, passphrase: Data, workFactor: Int, presence: () throws -> Void,
         progress: BackupProgressTracker
@@ -66,7 +68,12 @@ public enum BackupCreation {
         try presence()
         let size = try source.notes.backupSize()
         let itemCount = try source.keychains.reduce(0) { $0 + (try $1.keychain.itemCount()) }
-        progress.start("create", bytesTotal: size.attachmentBytes + (itemCount + size.notes) * 1024)
+        let estimate = size.attachmentBytes + (itemCount + size.notes) * 1024
+        // Refused before anything is written rather than stopped by the disk half-way.
+        if let available = SecureFiles.availableBytes(at: url.deletingLastPathComponent()), available < estimate + headerByteCount {
+            throw StorageRefusal.diskFull
+        }
+        progress.start("create", bytesTotal: estimate)
         defer { progress.finish() }
         var builder = BackupReportBuilder(operation: "create", path: url.path, listsEverything: false)
         var written = 0

@@ -45,6 +45,7 @@ enum BackupFile {
             try file.commit()
         } catch let error as SecureFileError {
             file.abandon()
+            if let refusal = StorageRefusal(error) { throw refusal }
             throw BackupError.io("cannot write \(partial.path): \(Self.reason(error))")
         } catch {
             file.abandon()
@@ -55,7 +56,7 @@ enum BackupFile {
             unlink(partial.path)
             throw BackupError.io("cannot rename \(partial.path) to \(url.lastPathComponent): \(String(cString: strerror(code)))")
         }
-        SecureFiles.syncDirectory(url.deletingLastPathComponent())
+        try SecureFiles.syncDirectory(url.deletingLastPathComponent())
         return result
     }
 

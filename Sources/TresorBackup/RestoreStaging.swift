@@ -97,8 +97,8 @@ public final class RestoreStaging {
     ///   staging (nothing is changed then); I/O and SQLite errors.
     public func commit() throws {
         for (_, journal) in journals { try journal.writer.commit() }
-        SecureFiles.syncDirectory(attachments)
-        SecureFiles.syncDirectory(folder)
+        try SecureFiles.syncDirectory(attachments)
+        try SecureFiles.syncDirectory(folder)
         for (journal, database) in plan.journals {
             let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(database))
             try StatementJournal.check(folder.appendingPathComponent(journal), against: queue)
@@ -157,7 +157,7 @@ public final class RestoreStaging {
                 throw BackupError.io("cannot move a restored attachment into the home: \(String(cString: strerror(errno)))")
             }
         }
-        SecureFiles.syncDirectory(destination)
+        try SecureFiles.syncDirectory(destination)
         // After the files: until the notes database commits, a moved file is named by no row,
         // and a crash then is completed by the next start before the notes store removes such
         // files. The databases are independent of each other, so their journals run side by side.
@@ -183,6 +183,8 @@ public final class RestoreStaging {
             unlink(folder.appendingPathComponent(name).path)
         }
         rmdir(folder.path)
-        SecureFiles.syncDirectory(folder.deletingLastPathComponent())
+        // Best effort: a staging folder a power cut brings back is completed again (every step
+        // can be) or removed at the next start (``recover(home:)``).
+        try? SecureFiles.syncDirectory(folder.deletingLastPathComponent())
     }
 }

@@ -67,6 +67,7 @@ struct AuthenticatedFile<Payload: Codable> {
         } catch let error as KeybagError {
             throw error
         } catch {
+            if let refusal = StorageRefusal(error) { throw refusal }
             throw KeybagError.storage(String(describing: error))
         }
     }

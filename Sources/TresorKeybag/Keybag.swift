@@ -290,6 +290,7 @@ public final class Keybag: Sendable {
             do {
                 try FailedAttempts.file(deviceKey).write(unsaved, to: files.unlockAttempts)
             } catch {
+                if let refusal = StorageRefusal(error) { throw refusal }
                 throw KeybagError.storage("the failed-passcode count cannot be saved, so no passcode is tried (\(error))")
             }
             state.withLock { $0.attemptsUnsaved = false }

@@ -86,6 +86,7 @@ public final class ExecutableGrants: Sendable {
         do {
             try SecureFiles.writeAtomically(sealed, to: file)
         } catch {
+            if let refusal = StorageRefusal(error) { throw refusal }
             throw KeychainError.storage("cannot write \(file.lastPathComponent): \(error)")
         }
         cache.withLock { $0 = sorted }

@@ -5,6 +5,7 @@ import Synchronization
 import TresorCrypto
 import TresorKeybag
 import TresorStorage
+import TresorSystem
 
 /// One keychain: items of the four classes, sealed at rest with two keys per item and found
 /// through blind indexes (docs/FORMAT.md, "Keychains"). Every operation checks the caller's access
@@ -47,6 +48,7 @@ public final class Keychain: Sendable {
             database = try KeychainDatabase.open(at: file)
             lookupReader = try SealedDatabase.openReader(at: file)
         } catch {
+            if let refusal = StorageRefusal(error) { throw refusal }
             throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
         }
         applications = ApplicationRegistry(database: database, keybag: keybag)
@@ -585,6 +587,8 @@ public final class Keychain: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw KeychainError.duplicateItem
         } catch let error as DatabaseError {
+            // A full or read-only disk in the words every store uses; the transaction rolled back.
+            if let refusal = error.storageRefusal { throw refusal }
             throw KeychainError.storage("the keychain database cannot be written (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
         }
     }

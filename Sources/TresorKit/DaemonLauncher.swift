@@ -18,7 +18,9 @@ package enum DaemonLauncher {
         guard let executable = CompanionExecutable.path(CompanionExecutable.daemon) else { throw TresorClientError.daemonExecutableNotFound }
         try SecureFiles.createDirectory(paths.home)
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
-        let log = open(paths.daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        var log = open(paths.daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        // A home on a read-only file system still serves reads; its daemon's log goes nowhere.
+        if log < 0 && errno == EROFS { log = open("/dev/null", O_WRONLY | O_CLOEXEC) }
         guard log >= 0 else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }
         defer { close(log) }
 

@@ -4,6 +4,7 @@
 public enum SecurityStatus: Int32, CaseIterable, Sendable {
     case success = 0
     case unimplemented = -4
+    case diskFull = -34
     case param = -50
     case userCanceled = -128
     case notAvailable = -25291
@@ -23,6 +24,7 @@ public enum SecurityStatus: Int32, CaseIterable, Sendable {
         switch self {
         case .success: return "No error."
         case .unimplemented: return "Function or operation not implemented."
+        case .diskFull: return "The disk is full."
         case .param: return "One or more parameters passed to a function were not valid."
         case .userCanceled: return "User canceled the operation."
         case .notAvailable: return "No keychain is available. You may need to restart your computer."

@@ -83,12 +83,12 @@ enum AttachmentFile {
         }
 
         /// Seals what is left as the final chunk (an empty attachment is one empty final chunk),
-        /// fsyncs the file and returns its name.
-        func finish() throws -> String {
+        /// makes the file durable (``ExclusiveFile/commit(syncingFolder:)``) and returns its name.
+        func finish(syncingFolder: Bool = true) throws -> String {
             try seal(pending, isFinal: true)
             pending = Data()
             try worker?.worker.finish()
-            try file.commit()
+            try file.commit(syncingFolder: syncingFolder)
             return name
         }
 
@@ -166,9 +166,9 @@ enum AttachmentFile {
             index += 1
         }
 
-        /// Makes the file durable and returns its name.
-        func commit() throws -> String {
-            try file.commit()
+        /// Makes the file durable (``ExclusiveFile/commit(syncingFolder:)``) and returns its name.
+        func commit(syncingFolder: Bool = true) throws -> String {
+            try file.commit(syncingFolder: syncingFolder)
             return name
         }
 

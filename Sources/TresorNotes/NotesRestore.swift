@@ -275,11 +275,12 @@ public final class NotesRestore {
         switch staged.file {
         case .plain(let writer):
             guard writer.byteCount == attachment.byteCount else { throw NotesError.invalid("attachment \(attachment.id) is incomplete") }
-            file = try writer.finish()
+            // The staging folder is synced once, before the restore commits (RestoreStaging.commit).
+            file = try writer.finish(syncingFolder: false)
         case .sealed(let writer):
             guard let last = staged.pendingChunk else { throw NotesError.invalid("attachment \(attachment.id) has no chunk") }
             try writer.append(last, isFinal: true)
-            file = try writer.commit()
+            file = try writer.commit(syncingFolder: false)
         }
         let statement = StagedStatement("""
             INSERT OR IGNORE INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)

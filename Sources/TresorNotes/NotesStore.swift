@@ -78,7 +78,9 @@ public final class NotesStore: Sendable {
         self.settings = settings
         self.attachmentsFolder = paths.attachmentsFolder
         self.index = try SearchIndex()
-        guard maintaining else { return }
+        // On a read-only file system the database was opened read-only (reads are served): the
+        // local account is there since the first start, and nothing can be removed.
+        guard maintaining, !SecureFiles.isOnReadOnlyFileSystem(paths.notesDatabase) else { return }
         let now = settings.clock()
         let referenced = try pool.write { db in
             try db.execute(

@@ -103,6 +103,12 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         /// Web API on a server: its database cannot be reached just now (503, `Retry-After`);
         /// nothing was half-written. Try again shortly.
         case unavailable
+        /// The disk holding the home is full (or the user's quota used up): nothing was changed;
+        /// free space and try again (`errSecDiskFull`).
+        case diskFull
+        /// The home's file system is mounted read-only: nothing was changed; reads still work
+        /// (`errSecReadOnly`).
+        case diskReadOnly
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
@@ -134,6 +140,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
             case .csrf, .forbidden: return .missingEntitlement
             case .conflict, .quotaExceeded: return nil
             case .unavailable: return nil
+            case .diskFull: return .diskFull
+            case .diskReadOnly: return .readOnly
             }
         }
     }

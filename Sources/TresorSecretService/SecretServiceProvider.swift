@@ -131,6 +131,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     static func wireError(_ error: any Error) -> DBusError {
         switch error {
         case let error as DBusError: return error
+        case let refusal as StorageRefusal: return .failed(refusal.description)
         case let error as KeychainError:
             switch error {
             case .itemNotFound, .noSuchKeychain: return DBusError(SecretError.noSuchObject, "no such item")

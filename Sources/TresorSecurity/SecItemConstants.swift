@@ -112,6 +112,7 @@ nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthC
 // MARK: Status codes (`OSStatus`)
 public let errSecSuccess: OSStatus = SecurityStatus.success.rawValue
 public let errSecUnimplemented: OSStatus = SecurityStatus.unimplemented.rawValue
+public let errSecDiskFull: OSStatus = SecurityStatus.diskFull.rawValue
 public let errSecParam: OSStatus = SecurityStatus.param.rawValue
 public let errSecUserCanceled: OSStatus = SecurityStatus.userCanceled.rawValue
 public let errSecNotAvailable: OSStatus = SecurityStatus.notAvailable.rawValue

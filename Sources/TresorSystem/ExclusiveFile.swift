@@ -81,13 +81,23 @@ public final class ExclusiveFile {
     /// How many bytes are handed to writeback at once.
     static let writebackBatch = 8 << 20
 
-    /// Makes the file durable (fsync) and closes it. If the fsync fails the file is removed.
-    public func commit() throws {
+    /// Makes the file durable — its content (fsync) and its name (fsync of its folder, which a
+    /// new file needs too) — and closes it. If either sync fails the file is removed.
+    /// - Parameter syncingFolder: false when the caller syncs the folder itself once, after many
+    ///   files (a restore's staged attachments).
+    /// - Throws: ``SecureFileError`` when a sync fails.
+    public func commit(syncingFolder: Bool = true) throws {
         guard fd >= 0 else { throw SecureFileError.systemCall("fsync", path: path, errno: EBADF) }
         guard fsync(fd) == 0 else {
             let code = errno
             abandon()
             throw SecureFileError.systemCall("fsync", path: path, errno: code)
+        }
+        do {
+            if syncingFolder { try SecureFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent()) }
+        } catch {
+            abandon()
+            throw error
         }
         close(fd)
         fd = -1

@@ -26,10 +26,31 @@ public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible
 public enum SecureFiles {
     /// Creates `directory` with mode 0700 (missing parents too, also 0700) and tightens
     /// `directory` itself if it exists. Parents that exist are left exactly as they are.
+    /// A folder already 0700 is not touched, so a home on a read-only file system still opens.
     public static func createDirectory(_ directory: URL) throws {
         try makeMissing(directory)
         let path = directory.path
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o7777 == 0o700 { return }
         if chmod(path, 0o700) != 0 { throw SecureFileError.systemCall("chmod", path: path, errno: errno) }
+    }
+
+    /// The bytes an unprivileged writer may still use on the file system holding `url`.
+    /// - Parameter url: an existing path.
+    /// - Returns: nil when it cannot be told.
+    public static func availableBytes(at url: URL) -> Int? {
+        var info = statvfs()
+        guard statvfs(url.path, &info) == 0 else { return nil }
+        return Int(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
+    }
+
+    /// Whether `url` (a file or a folder) lies on a file system mounted read-only.
+    /// - Parameter url: an existing path.
+    /// - Returns: false when it cannot be told (a missing path).
+    public static func isOnReadOnlyFileSystem(_ url: URL) -> Bool {
+        var info = statvfs()
+        guard statvfs(url.path, &info) == 0 else { return false }
+        return info.f_flag & 1 != 0  // ST_RDONLY
     }
 
     private static func makeMissing(_ directory: URL) throws {
@@ -63,17 +84,20 @@ public enum SecureFiles {
             unlink(temporary)
             throw SecureFileError.systemCall("rename", path: url.path, errno: code)
         }
-        syncDirectory(url.deletingLastPathComponent())
+        try syncDirectory(url.deletingLastPathComponent())
     }
 
     /// Makes the folder's entries durable (fsync of the folder): after a rename, an unlink or a
-    /// new file, so a crash does not undo them. Best effort: a folder that cannot be opened is left.
+    /// new file, so a power cut does not undo them.
     /// - Parameter directory: the folder.
-    public static func syncDirectory(_ directory: URL) {
-        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+    /// - Throws: ``SecureFileError/systemCall(_:path:errno:)`` when the folder cannot be opened or
+    ///   synced: what was written into it is then not known to be durable.
+    public static func syncDirectory(_ directory: URL) throws {
+        let path = directory.path
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SecureFileError.systemCall("open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SecureFileError.systemCall("fsync", path: path, errno: errno) }
     }
 
     /// Overwrites the file at `url` with zeros (fsynced), then unlinks it, never through a link:

@@ -74,7 +74,7 @@ struct Failure {
         case .missingEntitlement: return "not allowed: \(said.replacing("missing entitlement: ", with: ""))"
         case .param, .authFailed, .throttled, .alreadyInitialized, .requestTooLarge, .notFound, .decode,
              .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded,
-             .unavailable:
+             .unavailable, .diskFull, .diskReadOnly:
             return said
         }
     }

@@ -8,6 +8,7 @@ import TresorKeychain
 import TresorNotes
 import TresorProtocol
 import TresorStorage
+import TresorSystem
 
 /// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
 /// status. Messages come from typed errors that carry no secret; anything unexpected is
@@ -69,10 +70,14 @@ struct ErrorMiddleware: RouterMiddleware {
         case .conflict: return .conflict
         case .quotaExceeded: return .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .unavailable: return .serviceUnavailable
+        case .diskFull: return .init(code: 507, reasonPhrase: "Insufficient Storage")
+        case .diskReadOnly: return .serviceUnavailable
         }
     }
 
     static func apiError(for error: any Error) -> APIError {
+        // A full or read-only disk, whichever store or file refused the write, in one answer.
+        if let refusal = StorageRefusal(error) { return apiError(for: refusal) }
         switch error {
         case let error as APIError:
             return error
@@ -105,6 +110,13 @@ struct ErrorMiddleware: RouterMiddleware {
             return APIError(.param, safe ? "malformed request body: \(message)" : "malformed request body: expected the JSON documented in docs/API.md")
         default:
             return APIError(.internal, "internal error (\(type(of: error)))")
+        }
+    }
+
+    static func apiError(for refusal: StorageRefusal) -> APIError {
+        switch refusal {
+        case .diskFull: return APIError(.diskFull, refusal.description)
+        case .diskReadOnly: return APIError(.diskReadOnly, refusal.description)
         }
     }
 

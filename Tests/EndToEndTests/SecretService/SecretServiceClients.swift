@@ -38,7 +38,7 @@ struct SecretTool {
 
     func running(_ executable: URL) -> SecretTool { SecretTool(harness: harness, executable: executable, environment: environment) }
 
-    private func run(_ arguments: [String], input: String? = nil, revealing: [String] = []) throws -> Harness.Result {
+    func run(_ arguments: [String], input: String? = nil, revealing: [String] = []) throws -> Harness.Result {
         try harness.run(executable, arguments, input: input, environment: environment, timeout: clientTimeout, revealing: revealing)
     }
 

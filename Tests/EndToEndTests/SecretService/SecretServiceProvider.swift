@@ -30,9 +30,10 @@ final class TresorProvider {
     ///   - configuration: the home's config.json (`{"secretService": true}` turns the provider on
     ///     without the flag).
     ///   - daemonArguments: `tresord`'s arguments beyond the harness's own.
-    init(configuration: String? = nil, daemonArguments: [String] = ["--secret-service"]) throws {
+    ///   - base: where the harness makes its home (a small tmpfs for the full-disk test).
+    init(configuration: String? = nil, daemonArguments: [String] = ["--secret-service"], base: String? = nil) throws {
         bus = try PrivateBus()
-        harness = try Harness(configuration: configuration, environment: bus.environment)
+        harness = try Harness(base: base, configuration: configuration, environment: bus.environment)
         passcode = "e2e-ss-passcode-\(UUID().uuidString.prefix(8))"
         harness.secrets = [passcode]
         self.daemonArguments = daemonArguments

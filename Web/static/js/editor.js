@@ -9,13 +9,15 @@ import { h, icon, longDate, replaceChildren } from './dom.js';
 import { openNote, passphraseProof } from './secure-session.js';
 import { attachmentSection, lockableKinds, uploadFiles } from './attachments.js';
 import { sharePanel } from './sharing.js';
-import { busy, offerUndo, showMessage } from './banner.js';
+import { busy, offerUndo, showError, showMessage } from './banner.js';
 import { merge, mergeValue } from './merge.js';
 import { saveLockedBody, saveUnlocked } from './note-sync.js';
 import { createRichEditor, formatBar } from './rich-editor.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
 
 const saveDelayMs = 600;
+/** How long a save refused by a full or read-only disk waits before it is tried again. */
+const diskRetryMs = 15000;
 
 export class NoteEditor {
   /**
@@ -245,7 +247,14 @@ export class NoteEditor {
           setStatus(this.pending ? 'dirty' : 'saved', this.pending ? 'Editing…' : 'Saved');
           this.app.listChanged();
         } catch (error) {
-          if (status.isConnected) setStatus('error', `Not saved: ${error.message}`);
+          if (!status.isConnected) return;
+          setStatus('error', `Not saved: ${error.message}`);
+          // A full or read-only disk (docs/WEB.md, "Revisions"): said in the banner; the edit
+          // stays in the page and is sent again a while later, unless typing sends it first.
+          if (error.code === 'diskFull' || error.code === 'diskReadOnly') {
+            showError(error);
+            if (!this.pending) this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, diskRetryMs), run: save };
+          }
         }
       });
     };
