@@ -119,7 +119,7 @@ struct PowerCutTests {
                 answer.withLock { $0 = status }
                 done.signal()
             }
-            usleep(useconds_t.random(in: 0...40_000))
+            usleep(useconds_t.random(in: 0...150_000))
             harness.killDaemon()
             try #require(harness.disk != nil)
             try harness.disk!.cutPower()
