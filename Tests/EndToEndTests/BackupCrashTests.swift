@@ -122,8 +122,9 @@ final class CrashTarget {
     let passcode = "bk-crash-passcode-\(UUID().uuidString.prefix(8))"
     let passphrase: String
 
-    init(passphrase: String, secrets: [String]) throws {
-        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#)
+    /// - Parameter powerCut: whether the home is on a ``PowerCutDisk``, its power cut with every kill.
+    init(passphrase: String, secrets: [String], powerCut: Bool = false) throws {
+        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#, onPowerCutDisk: powerCut)
         harness.secrets = secrets + [passcode, passphrase]
         self.passphrase = passphrase
         daemon = TestDaemon(harness)
@@ -175,6 +176,7 @@ final class CrashTarget {
         }
         usleep(useconds_t(delay * 1_000_000))
         daemon.kill()
+        try harness.disk?.cutPower()
         process.waitUntilExit()
         return Harness.Result(status: process.terminationStatus, stdout: "", stderr: "")
     }

@@ -300,6 +300,7 @@ final class CrashDriver {
     private var connectedKills = 0
     private var itemGets = 0
     private var sqliteChecks = 0
+    private var integrityChecks = 0
     private var noteShows = 0
     private var lockedNoteShows = 0
     private var attachmentExports = 0
@@ -311,10 +312,12 @@ final class CrashDriver {
         .first { FileManager.default.isExecutableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
     private var started = Date()
 
-    init(seed: UInt64) throws {
+    /// - Parameter powerCut: whether the home is on a ``PowerCutDisk`` whose power is cut with every
+    ///   kill (then both databases must also pass `PRAGMA integrity_check` after every restart).
+    init(seed: UInt64, powerCut: Bool = false) throws {
         self.seed = seed
         rng = SplitMix64Seeded(seed: seed)
-        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#)
+        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#, onPowerCutDisk: powerCut)
         daemon = TestDaemon(harness)
         (cli, cliEnvironment) = try Self.cliThatStartsNoDaemon(harness)
         attachmentSources = harness.root.appendingPathComponent("to-attach")
@@ -369,6 +372,7 @@ final class CrashDriver {
             try timed("restarts") { try daemon.start() }
             restarts += 1
             try verifyAfterRestart()
+            if harness.disk != nil { try timed("integrity checks") { try checkIntegrity() } }
             if kill % 10 == 0 || kill == kills {
                 print("CrashConsistencyTests: \(kill)/\(kills) kills survived, \(liveAccounts.count) items, "
                       + "\(liveNotes.count) notes (\(liveNotes.filter { noteState($0)!.isLocked }.count) locked), "
@@ -718,6 +722,7 @@ final class CrashDriver {
         }
         usleep(useconds_t(delay * 1_000_000))
         daemon.kill()
+        try harness.disk?.cutPower()
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning {
@@ -784,6 +789,14 @@ final class CrashDriver {
         }
         try timed("keychain checks") { try verifyItems() }
         try timed("notes checks") { try verifyNotes(typed: try typing.map { ($0.0, try $0.1()) }) }
+    }
+
+    /// Both databases (and any other in the home) pass `PRAGMA integrity_check`.
+    private func checkIntegrity() throws {
+        let (checked, failures) = try harness.checkDatabaseIntegrity()
+        guard failures.isEmpty else { throw violation("integrity check failed after the power cut: \(failures)") }
+        guard checked >= 2 else { throw violation("only \(checked) databases found to check") }
+        integrityChecks += checked
     }
 
     private func verifyItems() throws {
@@ -1194,7 +1207,7 @@ final class CrashDriver {
               time: \(phaseTimes.sorted { $0.value > $1.value }.map { "\($0.key) \(String(format: "%.1f", $0.value)) s" }.joined(separator: ", "))
               kills timed from the CLI's connection: \(connectedKills); item gets checked: \(itemGets); \
             notes opened \(noteShows) (locked \(lockedNoteShows)); attachments exported: \(attachmentExports); \
-            raw database checks: \(sqliteChecks); home scans after a kill: \(homeScans) \
+            raw database checks: \(sqliteChecks); power cuts: \(harness.disk?.cuts ?? 0), integrity checks: \(integrityChecks); home scans after a kill: \(homeScans) \
             (\(String(format: "%.1f", Double(bytesScanned) / 1_048_576)) MiB); keybag-layer copies of removed \
             content looked for after a restart: \(copiesChecked), found: \(lingeringCopies.count)
               \(lingeringCopies.joined(separator: "\n  "))

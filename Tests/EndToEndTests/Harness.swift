@@ -23,6 +23,8 @@ final class Harness {
     let user: TestUser?
     /// Where `tresor` and `tresord` are run from: the build folder, or links the user can reach.
     let binaries: URL
+    /// The disk the home is mounted from, when the test cuts its power or makes it fail.
+    private(set) var disk: PowerCutDisk?
 
     static let binaries: URL = {
         if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
@@ -42,7 +44,11 @@ final class Harness {
     ///     D-Bus's `DBUS_SESSION_BUS_ADDRESS`).
     ///   - user: another user to run every process as (the root folder is then in `/var/tmp`,
     ///     and theirs).
-    init(base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:], user: TestUser? = nil) throws {
+    ///   - onPowerCutDisk: whether the home is a ``PowerCutDisk`` (the socket and the rest stay outside).
+    init(
+        base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:], user: TestUser? = nil,
+        onPowerCutDisk: Bool = false
+    ) throws {
         let parent = URL(fileURLWithPath: user == nil ? base ?? FileManager.default.temporaryDirectory.path : "/var/tmp")
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -56,6 +62,9 @@ final class Harness {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
         self.environment = environment
         paths = TresorPaths(environment: environment)
+        if onPowerCutDisk {
+            disk = try PowerCutDisk(mountpoint: paths.home, scratch: root.appendingPathComponent("disk"))
+        }
         if let configuration {
             try SecureFiles.createDirectory(paths.home)
             try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
@@ -70,6 +79,7 @@ final class Harness {
         // Every test that uses the harness gets the secret scan, whether or not it asked.
         if !scanned && !secrets.isEmpty { try? expectNoSecretLeaked() }
         stopDaemon()
+        disk?.unmount()
         try? FileManager.default.removeItem(at: root)
     }
 

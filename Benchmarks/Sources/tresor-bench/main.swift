@@ -24,6 +24,19 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 let smoke = arguments.contains("--smoke")
+// The soak (SoakBench.swift): tresor-bench soak --bin DIR --out FILE [--seconds S] [--kill-every S] [--seed N]
+if arguments.first == "soak", let bin = option("--bin"), let out = option("--out") {
+    let seconds = Double(option("--seconds") ?? "") ?? 600
+    let bench = SoakBench(
+        binDirectory: URL(fileURLWithPath: bin), seconds: seconds, killEvery: Double(option("--kill-every") ?? "") ?? max(20, seconds / 5),
+        seed: UInt64(option("--seed") ?? "") ?? UInt64.random(in: 1...UInt64.max))
+    var soak: [String: Any]
+    do { soak = try bench.run() } catch { soak = ["error": "\(error)"] }
+    try JSONSerialization.data(withJSONObject: ["soak": soak], options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: out))
+    let passed = (soak["checks"] as? [String: Bool])?.values.allSatisfy { $0 } ?? false
+    log("soak: \(passed ? "every check passed" : "a check failed"): \(soak["checks"] ?? soak["error"] ?? "")")
+    exit(passed ? 0 : 1)
+}
 guard let bin = option("--bin"), let out = option("--out") else {
     log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]")
     exit(2)
