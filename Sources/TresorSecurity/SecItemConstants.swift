@@ -134,8 +134,6 @@ public let errSecInteractionNotAllowed: OSStatus = SecurityStatus.interactionNot
 public let errSecDecode: OSStatus = SecurityStatus.decode.rawValue
 public let errSecInternalComponent: OSStatus = SecurityStatus.internalComponent.rawValue
 public let errSecMissingEntitlement: OSStatus = SecurityStatus.missingEntitlement.rawValue
-/// Spelled for code that checks for it; which failures answer it is docs/SECITEM.md's "Statuses".
-public let errSecDiskFull: OSStatus = -34
 
 /// Apple's message for `status`, or nil for a status Tresor never returns.
 /// - Parameters:
