@@ -56,7 +56,7 @@ struct SoakBench {
         try TresorClient.connect(paths: paths, startDaemon: false).initialize(passcode: Self.passcode)
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         try Child.run([binDirectory.appendingPathComponent("tresor").path, "app", "register", "--home", home.path, "--id", Self.appID,
-                       "--team", "SOAK", "--exe", me, "--passcode-stdin"],
+                       "--team", "SOAK", "--exe", me, "--group", "SOAK.notes", "--passcode-stdin"],
                       environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
         let web = HTTPConnection(port: port)
         let registration = try JSONSerialization.data(withJSONObject: ["name": Self.webName, "password": Self.webPassword, "passwordAgain": Self.webPassword])
