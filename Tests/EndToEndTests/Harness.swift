@@ -4,6 +4,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorSystem
+import TresordFixture
 
 /// A temporary Tresor home with the real `tresor` and `tresord` binaries run against it.
 ///
@@ -26,16 +27,9 @@ final class Harness {
     /// The disk the home is mounted from, when the test cuts its power or makes it fail.
     private(set) var disk: PowerCutDisk?
 
-    static let binaries: URL = {
-        if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        // The test runner lives in TresorPackageTests.xctest/… or beside the binaries.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("tresord").path), directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory
-    }()
+    /// The folder of the built executables (`TresordFixture.binaries`: `$TRESOR_BIN_DIR`, else the
+    /// nearest folder above the test runner that holds `tresord`).
+    static let binaries: URL = TresordFixture.binaries
 
     /// - Parameters:
     ///   - base: where to make the temporary root; `/tmp` is 0700 here, so tests that
