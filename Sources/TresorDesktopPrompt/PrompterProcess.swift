@@ -6,9 +6,9 @@ import Glibc
 
 /// Whether a process runs one of the desktop's own prompter executables, as the file at that
 /// path in our mount namespace — not merely a file that *was* at that path, or a binary bind-
-/// mounted over it in a namespace of its own. (A small equivalent of the process-image checks
-/// the Secret Service's caller identity makes; this module keeps its own so that it depends on
-/// no daemon module.)
+/// mounted over it in a namespace of its own. The file and namespace comparisons are
+/// TresorSystem's (`ProcessImage`, `ProcessNamespaces`), the ones the Secret Service's caller
+/// identity makes.
 ///
 /// The rule: the executable the kernel mapped (`/proc/<pid>/exe`, opened) has the device and
 /// inode of one of `trusted` paths; that file is a regular file owned by root and writable by
@@ -26,18 +26,12 @@ struct PrompterProcess {
         self.pid = pid
         let proc = "\(procRoot)/\(pid)"
         guard uid == getuid() else { throw PrompterError.untrustedPrompter("process \(pid) runs as uid \(uid), not \(getuid())") }
-        for namespace in ["user", "mnt"] {
-            let theirs = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/ns/\(namespace)")
-            let ours = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/self/ns/\(namespace)")
-            guard let theirs, theirs == ours else {
-                throw PrompterError.untrustedPrompter("process \(pid) is in another \(namespace) namespace")
-            }
+        guard ProcessNamespaces.sharesUserAndMount(with: pid, procRoot: procRoot) else {
+            throw PrompterError.untrustedPrompter("process \(pid) is in another user or mount namespace")
         }
         let fd = open("\(proc)/exe", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PrompterError.untrustedPrompter("cannot open the executable of process \(pid) (errno \(errno))") }
         defer { close(fd) }
-        var running = stat()
-        guard fstat(fd, &running) == 0 else { throw PrompterError.untrustedPrompter("cannot stat the executable of process \(pid)") }
         let shown = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/exe")) ?? "?"
         for listed in trusted {
             // The folders checked are those of the file itself, wherever a link leads.
@@ -45,7 +39,7 @@ struct PrompterProcess {
             let path = String(cString: resolved)
             free(resolved)
             var file = stat()
-            guard stat(path, &file) == 0, file.st_dev == running.st_dev, file.st_ino == running.st_ino else { continue }
+            guard ProcessImage.path(path, isFileOpenAt: fd), stat(path, &file) == 0 else { continue }
             guard Self.isRootOnly(file, directory: false), Self.foldersAreRootOnly(path) else {
                 throw PrompterError.untrustedPrompter("\(path) or a folder above it is not root's alone")
             }
