@@ -6,7 +6,7 @@ import json
 
 from selenium.webdriver.common.by import By
 
-from browser import Browser
+from browser import WAIT_SECONDS, Browser
 
 NOTE_ITEM = "[data-testid=note-item][data-note-id='{}']"
 
@@ -41,7 +41,13 @@ class NotesPage:
         self.wait_signed_in()
 
     def wait_signed_in(self):
-        self.b.wait_visible("#app-screen")
+        """Waits for the app screen; fails at once, quoting it, when the page shows an error instead
+        (a refused registration or sign-in), so a failure says why rather than timing out."""
+        self.b.wait(lambda d: self.b.visible("#app-screen") or self.banner(), "the app screen or an error",
+                    3 * WAIT_SECONDS)  # the first request of a fresh server also warms its pool
+        if not self.b.visible("#app-screen"):
+            self.b.screenshot(f"FAILED-{self.b.name}-sign-in")
+            raise AssertionError(f"{self.b.name}: signing in showed the error “{self.banner()}”")
         self.b.wait(lambda d: self.b.find("#account-name").text.strip(), "the account name in the toolbar")
 
     def sign_out(self):
