@@ -72,7 +72,7 @@ enum Introspection {
             <method name="SearchItems"><arg name="attributes" type="a{ss}" direction="in"/><arg name="results" type="ao" direction="out"/></method>
             <method name="CreateItem"><arg name="properties" type="a{sv}" direction="in"/><arg name="secret" type="(oayays)" direction="in"/><arg name="replace" type="b" direction="in"/><arg name="item" type="o" direction="out"/><arg name="prompt" type="o" direction="out"/></method>
             <property name="Items" type="ao" access="read"/>
-            <property name="Label" type="s" access="read"/>
+            <property name="Label" type="s" access="readwrite"/>
             <property name="Locked" type="b" access="read"/>
             <property name="Created" type="t" access="read"/>
             <property name="Modified" type="t" access="read"/>

@@ -5,7 +5,6 @@ import TresorKeychain
 /// ``SecretServiceItems`` says (the attribute map in `custom`, the content type in `generic`).
 struct KeychainCollection: SecretCollection {
     let name = CollectionName.login
-    let label = "Login"
     let keychain: @Sendable () throws -> Keychain
 
     var created: Date { Date(timeIntervalSince1970: 0) }

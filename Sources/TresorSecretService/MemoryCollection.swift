@@ -7,7 +7,6 @@ import TresorKeychain
 /// Access groups apply as in the keychain: each item belongs to its creator's group.
 final class MemoryCollection: SecretCollection {
     let name = CollectionName.session
-    let label = "Session"
     let created = Date()
     let isLocked = false
 

@@ -35,7 +35,7 @@ extension SecretServiceProvider {
             let paths = found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) }
             let modified = found.unlocked.map(\.modified).max() ?? collection.created
             return [
-                "Items": .objectPaths(paths), "Label": .string(collection.label), "Locked": .boolean(collection.isLocked),
+                "Items": .objectPaths(paths), "Label": .string(collectionLabels.label(of: name)), "Locked": .boolean(collection.isLocked),
                 "Created": .uint64(Self.seconds(collection.created)), "Modified": .uint64(Self.seconds(modified)),
             ]
         case .item(let name, let id) where interface.isEmpty || interface == SecretInterface.item:
@@ -44,8 +44,13 @@ extension SecretServiceProvider {
             do {
                 item = try collection.item(id, client: request.client)
             } catch KeychainError.interactionNotAllowed {
-                // Locked: its attributes are sealed under a key the keybag holds back.
-                return ["Locked": .boolean(true)]
+                // Locked: its label, attributes and dates are sealed under a key the keybag holds
+                // back. Every property is still answered (empty), as clients read them all:
+                // libsecret asserts on a missing one.
+                return [
+                    "Locked": .boolean(true), "Attributes": .stringDictionary([:]), "Label": .string(""),
+                    "Created": .uint64(0), "Modified": .uint64(0),
+                ]
             }
             return [
                 "Locked": .boolean(item.needsPresence), "Attributes": .stringDictionary(item.attributes), "Label": .string(item.label),
@@ -59,8 +64,18 @@ extension SecretServiceProvider {
     }
 
     private func set(_ name: String, to value: DBusValue, on object: SecretObjectPath, _ request: SecretRequest, signals: inout [DBusMessage]) throws {
+        if case .collection(let collectionName) = object {
+            let collection = try collection(collectionName)
+            guard name == "Label" else { throw DBusError.accessDenied("only a collection's Label can be changed") }
+            guard let label = value.stringValue else { throw DBusError.invalidArguments("Label is a string") }
+            try collectionLabels.rename(collection.name, to: label)
+            signals.append(.signal(
+                path: SecretObjectPath.service.path, interface: SecretInterface.service, member: "CollectionChanged",
+                arguments: [.objectPath(SecretObjectPath.collection(collection.name).path)]))
+            return
+        }
         guard case .item(let collectionName, let id) = object else {
-            throw DBusError.accessDenied("only an item's Label and Attributes can be changed")
+            throw DBusError.accessDenied("only a collection's Label and an item's Label and Attributes can be changed")
         }
         let collection = try collection(collectionName)
         switch name {

@@ -23,7 +23,6 @@ struct SecretValue: Sendable {
 /// items of the caller's access groups — another application's items are not there for it.
 protocol SecretCollection: Sendable {
     var name: String { get }
-    var label: String { get }
     var created: Date { get }
     /// Whether the collection's items are unreadable now (the keybag is locked).
     var isLocked: Bool { get }

@@ -19,6 +19,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let connection: DBusConnection
     let login: KeychainCollection
     let memory = MemoryCollection()
+    let collectionLabels: CollectionLabels
     let sessions = TransferSessions()
     let lockKeybag: @Sendable () -> Void
     let askUser: PresenceAsker?
@@ -51,14 +52,17 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
     ///   - askToUnlock: asks the user on the desktop to unlock the keybag for a client's `Unlock`
     ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
+    ///   - collectionLabels: the file keeping the names clients give the collections
+    ///     (`TresorPaths.secretServiceCollections`); nil, they are kept in memory.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
-        askToUnlock: UnlockAsker? = nil, logger: Logger
+        askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
+        self.collectionLabels = CollectionLabels(file: collectionLabels)
         clients = BusClients(identify: identify, connections: BusConnections(connection: connection), logger: logger)
         self.lockKeybag = lockKeybag
         self.askUser = askUser

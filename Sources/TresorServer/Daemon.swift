@@ -247,7 +247,7 @@ public struct Daemon: Sendable {
                 askUser: { executable, application, item in
                     await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:), logger: logger)
+                secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

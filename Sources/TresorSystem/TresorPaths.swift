@@ -84,6 +84,8 @@ public struct TresorPaths: Sendable, Equatable {
     public var loginKeychain: URL { home.appendingPathComponent("login.keychain.db") }
     /// Which executables the user let use other executables' Secret Service items (sealed).
     public var executableGrants: URL { home.appendingPathComponent("executable-grants") }
+    /// The names Secret Service clients gave the collections (`Label`), when one was renamed.
+    public var secretServiceCollections: URL { home.appendingPathComponent("secret-service-collections.json") }
     /// Keychains the user created, each a database and a keybag of its own.
     public var keychainsFolder: URL { home.appendingPathComponent("keychains") }
     /// The notes database (accounts, folders, notes, attachment records).

@@ -159,3 +159,44 @@ struct SecretServiceLockTests {
         try provider.harness.expectNoSecretLeaked()
     }
 }
+
+/// What the specification lets clients do that a Secret Service must answer as gnome-keyring
+/// does: rename a collection, and read every property of an item they found locked.
+@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+struct SecretServiceSpecTests {
+    @Test func aCollectionsLabelIsWritableAndKeptAcrossRestarts() throws {
+        let provider = try TresorProvider()
+        let python = provider.python
+        #expect(try python.secretstorage(.dh, "label", []).stdout == "Login\n")
+        let renamed = try python.secretstorage(.dh, "rename", [], secret: "Passwords ✓")
+        #expect(renamed.succeeded, "\(renamed.stderr)")
+        #expect(renamed.stdout == "Passwords ✓\n")
+        try provider.restart()
+        #expect(try python.secretstorage(.dh, "label", []).stdout == "Passwords ✓\n", "the name survives a restart")
+
+        // A label past the limit is refused and changes nothing.
+        let tooLong = try python.secretstorage(.dh, "rename", [], secret: String(repeating: "x", count: 5_000))
+        #expect(!tooLong.succeeded)
+        #expect(try python.secretstorage(.dh, "label", []).stdout == "Passwords ✓\n")
+        // The session collection has a name of its own.
+        #expect(try python.secretstorage(.dh, "label", [], collection: "/org/freedesktop/secrets/collection/session").stdout == "Session\n")
+    }
+
+    /// libsecret reads Label, Attributes, Created and Modified of every item a search finds; a
+    /// locked item answering only `Locked` made `secret-tool search` print eight CRITICAL
+    /// assertions. Its label and attributes stay sealed: they are answered empty.
+    @Test func aSearchWhileLockedGivesLibsecretEveryPropertyAndNoSecret() throws {
+        let provider = try TresorProvider()
+        let secret = provider.marker("spec-locked")
+        // A label is metadata, not a secret: secret-tool takes it on its command line.
+        let label = "E2E spec \(UUID().uuidString.prefix(8))"
+        try provider.secretTool.store(label: label, ["tresor-e2e": "spec-locked"], secret: secret)
+        try provider.lock()
+        let found = try provider.secretTool.run(["search", "--all", "tresor-e2e", "spec-locked"])
+        #expect(!found.stderr.contains("CRITICAL"), "libsecret complained: \(found.stderr)")
+        #expect(found.stdout.contains("[/"), "the locked item is listed: \(found.stdout)")
+        #expect(!found.stdout.contains(secret) && !found.stderr.contains(secret))
+        #expect(!found.stdout.contains(label) && !found.stderr.contains(label), "a locked item's label stays sealed")
+        #expect(!found.stderr.contains("attribute.tresor-e2e"), "a locked item's attributes stay sealed")
+    }
+}

@@ -11,6 +11,8 @@
         prints a JSON list of {"path", "label", "attributes", "locked"}, never a secret
     secretstorage_client.py --session dh|plain delete KEY=VALUE...
         deletes every unlocked match; exit 1 when there was none
+    secretstorage_client.py --session dh|plain [--collection PATH] label|rename
+        prints the collection's Label; `rename` first sets it to standard input's text
 
 Standard error says which session was opened ("session: ALGORITHM encrypted|plain").
 """
@@ -58,7 +60,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--session", choices=["dh", "plain"], required=True)
     parser.add_argument("--collection")
-    parser.add_argument("command", choices=["store", "lookup", "search", "delete"])
+    parser.add_argument("command", choices=["store", "lookup", "search", "delete", "label", "rename"])
     parser.add_argument("arguments", nargs="*")
     options = parser.parse_args()
 
@@ -71,6 +73,14 @@ def main():
         else:
             collection = secretstorage.get_default_collection(connection, session)
         collection.create_item(label, key_values(pairs), sys.stdin.buffer.read(), replace=True)
+        return 0
+    if options.command in ("label", "rename"):
+        # The collection's Label: printed, or set to standard input's text (a name is not put
+        # on a command line).
+        collection = secretstorage.Collection(connection, options.collection or secretstorage.collection.DEFAULT_COLLECTION, session)
+        if options.command == "rename":
+            collection.set_label(sys.stdin.read())
+        print(collection.get_label())
         return 0
     query = key_values(options.arguments)
     if options.command == "search":
