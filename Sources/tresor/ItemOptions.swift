@@ -111,9 +111,29 @@ func newSecret(secretStdin: Bool) throws -> Data {
     return Data(secret.utf8)
 }
 
+/// The passcode of a command whose standard input carries both it and a secret
+/// (`--passcode-stdin --secret-stdin`): its line comes first, so it is read before the secret,
+/// whether or not the request turns out to need it.
+/// - Returns: the passcode when both flags were given, else nil (asked later, if needed).
+/// - Throws: `ValidationError` when standard input has no line for it.
+func passcodeBeforeSecret(passcodeStdin: Bool, secretStdin: Bool) throws -> String? {
+    guard passcodeStdin && secretStdin && !StandardInput.shared.isTerminal else { return nil }
+    var input = SecretInput(fromStandardInput: true)
+    return try input.next("Passcode:")
+}
+
 /// Runs `body`; if the daemon answers that this request needs the passcode (user presence,
 /// or another application's item), asks for it and tries once more.
-func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, _ body: (String?) throws -> T) throws -> T {
+/// - Parameters:
+///   - stdin: `--passcode-stdin` was given (and standard input does not carry a secret).
+///   - descriptor: `--passcode-fd`, where the passcode is read from instead.
+///   - given: a passcode read ahead (``passcodeBeforeSecret(passcodeStdin:secretStdin:)``): sent
+///     with the first try.
+///   - body: the request, given the passcode when there is one.
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws; `passcodeRequired` when there is nowhere to ask.
+func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, given: String? = nil, _ body: (String?) throws -> T) throws -> T {
+    if let given { return try body(given) }
     do {
         return try body(nil)
     } catch let error as APIError where error.code == .passcodeRequired {

@@ -178,6 +178,83 @@ import TresorProtocol
         try harness.expectNoSecretLeaked()
     }
 
+    /// `tresor item add` and `item generate` into another application's group from a script: the
+    /// answer says "give it with --passcode-stdin", and that works — with the secret on standard
+    /// input too, the passcode's line first.
+    @Test func addingToAnotherApplicationsGroupFromAScriptTakesThePasscodeOnStandardInput() throws {
+        let harness = try initialized()
+        try #require(try harness.tresor(
+            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", "/bin/true", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let refused = try harness.tresor(["item", "add", "--service", "planted", "--group", "TEAMA.alpha", "--secret-stdin"], input: "x")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--passcode-stdin"), "the answer names the way: \(refused.stderr)")
+
+        // Not among the harness's scanned secrets: `item get` prints it, as asked.
+        let secret = "e2e-planted-\(UUID().uuidString.prefix(6))"
+        let added = try harness.tresor(
+            ["item", "add", "--service", "planted", "--group", "TEAMA.alpha", "--secret-stdin", "--passcode-stdin"], input: Self.passcode + "\n" + secret)
+        #expect(added.succeeded, "\(added.stderr)")
+        let read = try harness.tresor(["item", "get", "--service", "planted", "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(read.stdout == secret, "the secret is the rest of standard input, without the passcode's line")
+
+        let generated = try harness.tresor(
+            ["item", "generate", "--service", "generated", "--group", "TEAMA.alpha", "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(generated.succeeded, "\(generated.stderr)")
+        #expect(generated.stdout.contains("to group TEAMA.alpha"))
+
+        let wrong = try harness.tresor(
+            ["item", "add", "--service", "wrong", "--group", "TEAMA.alpha", "--secret-stdin", "--passcode-stdin"], input: "not-it\nx")
+        #expect(wrong.status != 0, "a wrong passcode adds nothing")
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// The answer "give it with --passcode-stdin" must be true wherever it can be given: every
+    /// command whose help speaks of the passcode takes `--passcode-stdin` (walked over the whole
+    /// command tree as argument-parser describes it).
+    @Test func everyCommandThatCanNeedThePasscodeTakesPasscodeStdin() throws {
+        let harness = try Harness()
+        let dump = try harness.tresor(["--experimental-dump-help"])
+        try #require(dump.succeeded, "\(dump.stderr)")
+        let tree = try JSONDecoder().decode(HelpDump.self, from: Data(dump.stdout.utf8))
+        // Commands that speak of the passcode without needing it typed, and why.
+        let exempt: [String: String] = [
+            "passcode unlink-login": "removes the login link; the passcode is untouched and not asked",
+        ]
+        var walked = 0
+        func walk(_ command: HelpDump.Command, _ path: [String]) {
+            let name = (path + [command.commandName]).dropFirst().joined(separator: " ")
+            guard let subcommands = command.subcommands, !subcommands.isEmpty else {
+                walked += 1
+                let text = ([command.abstract, command.discussion] + (command.arguments ?? []).map(\.abstract)).compactMap { $0 }.joined(separator: " ")
+                let flags = Set((command.arguments ?? []).flatMap { $0.names ?? [] }.map(\.name))
+                if text.localizedCaseInsensitiveContains("passcode") && exempt[name] == nil {
+                    #expect(flags.contains("passcode-stdin"), "`tresor \(name)` speaks of the passcode but takes no --passcode-stdin")
+                }
+                return
+            }
+            for subcommand in subcommands { walk(subcommand, path + [command.commandName]) }
+        }
+        walk(tree.command, [])
+        #expect(walked > 50, "the whole tree was walked (\(walked) commands)")
+    }
+
+    /// What `--experimental-dump-help` prints, as far as this test reads it.
+    struct HelpDump: Decodable {
+        var command: Command
+        struct Command: Decodable {
+            var commandName: String
+            var abstract: String?
+            var discussion: String?
+            var arguments: [Argument]?
+            var subcommands: [Command]?
+        }
+        struct Argument: Decodable {
+            var abstract: String?
+            var names: [Name]?
+        }
+        struct Name: Decodable { var name: String }
+    }
+
     /// Without a passcode there is nothing to prove presence with: the CLI's own items read as
     /// before (`tresor doctor` and docs/SECURITY.md say what that leaves open).
     @Test func withoutAPasscodeTheCLIsOwnItemsReadAsBefore() throws {

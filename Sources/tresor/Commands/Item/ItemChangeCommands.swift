@@ -19,13 +19,13 @@ extension ItemCommand {
         @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input.")
         var changes: [String] = []
         @Flag(help: "Replace the secret: typed twice on a terminal, else the rest of standard input.") var secretStdin = false
-        @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor (standard input carries the secret).")
+        @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
-        @Flag(help: "Where the change needs the passcode, read it from standard input (without --secret-stdin), after any lines for values given as -.")
+        @Flag(help: "Where the change needs the passcode, read it from standard input, after any lines for values given as -; with --secret-stdin its line comes first, before the secret.")
         var passcodeStdin = false
 
         func validate() throws {
-            if passcodeStdin && secretStdin { throw ValidationError("standard input carries the secret: give the passcode with --passcode-fd") }
+            if passcodeStdin && passcodeDescriptor != nil { throw ValidationError("--passcode-stdin and --passcode-fd exclude each other") }
         }
 
         mutating func run() throws {
@@ -35,8 +35,9 @@ extension ItemCommand {
                 let query = try item.query(limit: .all, returnData: false)
                 let parsed = try Self.parse(changes)
                 let keychain = try options.keychain(named: item.keychain)
+                let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
                 let secret = secretStdin ? try newSecret(secretStdin: true) : nil
-                let count = try withPasscodeIfAsked(stdin: passcodeStdin, descriptor: passcodeDescriptor) { passcode in
+                let count = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) { passcode in
                     try keychain.update(query, secret: secret, changes: parsed, passcode: passcode)
                 }
                 if options.json { return Output.json(["count": count]) }

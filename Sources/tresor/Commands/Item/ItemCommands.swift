@@ -37,8 +37,14 @@ struct ItemCommand: ParsableCommand {
         var userPresence = false
         @Flag(help: "tresor may print the secret without you present (no passcode, no terminal session): for scripts.")
         var readableByScripts = false
-        @Option(name: .customLong("passcode-fd"), help: "Where adding to another application's group needs the passcode, read it from this file descriptor (standard input carries the secret).")
+        @Flag(help: "Where adding needs the passcode (another application's group), read it from standard input: with --secret-stdin its line comes first, before the secret.")
+        var passcodeStdin = false
+        @Option(name: .customLong("passcode-fd"), help: "Where adding to another application's group needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
+
+        func validate() throws {
+            if passcodeStdin && passcodeDescriptor != nil { throw ValidationError("--passcode-stdin and --passcode-fd exclude each other") }
+        }
 
         mutating func run() throws {
             try Output.run(options, keychain: item.keychain) {
@@ -47,8 +53,9 @@ struct ItemCommand: ParsableCommand {
                 if userPresence { attributes.accessControl = .userPresence }
                 if readableByScripts { attributes.readableByScripts = true }
                 let keychain = try options.keychain(named: item.keychain)
+                let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
                 let secret = try newSecret(secretStdin: secretStdin)
-                let added = try withPasscodeIfAsked(stdin: false, descriptor: passcodeDescriptor) { passcode in
+                let added = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) { passcode in
                     try keychain.add(item.itemClass, attributes: attributes, secret: secret, passcode: passcode)
                 }
                 if options.json { return Output.json(ItemJSON(added)) }

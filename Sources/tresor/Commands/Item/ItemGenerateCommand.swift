@@ -28,6 +28,8 @@ extension ItemCommand {
         @Flag(help: "Reading the secret will need you every time (access control userPresence).") var userPresence = false
         @Flag(help: "tresor may print the secret without you present (no passcode, no terminal session): for scripts.")
         var readableByScripts = false
+        @Flag(help: "Where storing needs the passcode (another application's group), read it from standard input, after any lines for options given as -.")
+        var passcodeStdin = false
 
         mutating func run() throws {
             try Output.run(options, keychain: item.keychain) {
@@ -45,7 +47,10 @@ extension ItemCommand {
                 let secret = try words.map { try SecretGenerator.passphrase(words: $0, separator: separator) }
                     ?? SecretGenerator.characters(length: length, classes: classes)
                 let bits = words.map(SecretGenerator.bits(words:)) ?? SecretGenerator.bits(length: length, classes: classes)
-                let added = try options.keychain(named: item.keychain).add(item.itemClass, attributes: attributes, secret: Data(secret.utf8))
+                let keychain = try options.keychain(named: item.keychain)
+                let added = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in
+                    try keychain.add(item.itemClass, attributes: attributes, secret: Data(secret.utf8), passcode: passcode)
+                }
                 if clip { try Clipboard.copy(Data(secret.utf8)) }
                 if options.json {
                     var shown = added
