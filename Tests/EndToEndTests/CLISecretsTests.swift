@@ -50,6 +50,27 @@ import TresorProtocol
         #expect(noTerminal.status == 1 && noTerminal.stderr.contains("--secret-stdin"), "\(noTerminal.stderr)")
     }
 
+    /// A hint describes one passphrase: changing the passphrase on a terminal asks for the new
+    /// one's hint; a script that says nothing keeps the old hint and is told so.
+    @Test func changingTheNotesPassphraseAsksForANewHint() throws {
+        let harness = try initialized()
+        let first = "first-\(UUID().uuidString.prefix(8))", second = "second-\(UUID().uuidString.prefix(8))", third = "third-\(UUID().uuidString.prefix(8))"
+        harness.secrets += [first, second, third]
+        try #require(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin", "--hint"], input: "\(first)\n\(first)\nthe old hint\n").succeeded)
+
+        let changed = try harness.onTerminal(["note", "passphrase", "change"], answers: [
+            ("Current notes passphrase:", first), ("New notes passphrase:", second), ("New notes passphrase again:", second),
+            ("Hint (shown after three wrong entries; empty for none):", "the new hint"),
+        ])
+        #expect(changed.status == 0 && changed.text.contains("Notes passphrase changed."), "\(changed.text)")
+        #expect(try harness.tresor(["note", "passphrase", "hint"]).stdout.contains("the new hint"))
+
+        let scripted = try harness.tresor(["note", "passphrase", "change", "--passphrase-stdin"], input: "\(second)\n\(third)\n\(third)\n")
+        #expect(scripted.succeeded, "\(scripted.stderr)")
+        #expect(scripted.stderr.contains("The old hint was kept"), "\(scripted.stderr)")
+        #expect(try harness.tresor(["note", "passphrase", "hint"]).stdout.contains("the new hint"))
+    }
+
     @Test func generateStoresStrongRandomSecrets() throws {
         let harness = try initialized()
         func generated(_ arguments: [String]) throws -> String {

@@ -60,7 +60,8 @@ extension NoteCommand {
                     """)
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Flag(help: "Give a new hint: asked after the new passphrase, or the line after it on standard input.") var hint = false
+            @Flag(help: "Give a new hint: the line after the new passphrase on standard input (on a terminal a new hint is always asked).")
+            var hint = false
             @Flag(help: "Remove the hint.") var noHint = false
 
             func validate() throws {
@@ -72,7 +73,10 @@ extension NoteCommand {
                     var input = secrets.input()
                     let current = try input.next("Current notes passphrase:")
                     let new = try input.new("New notes passphrase:")
-                    let change: String?? = noHint ? .some(nil) : hint ? .some(try input.hint()) : nil
+                    // A hint describes a passphrase: on a terminal the new one gets a hint of its own,
+                    // asked (empty for none). A script keeps the old one unless it says otherwise.
+                    let asks = hint || !input.fromStandardInput
+                    let change: String?? = noHint ? .some(nil) : asks ? .some(try input.hint()) : nil
                     let notes = try options.notes()
                     let status: NotesPassphraseStatus
                     if ProgressBar.enabled && !options.json {
@@ -84,6 +88,9 @@ extension NoteCommand {
                     }
                     if options.json { return Output.json(status) }
                     print("Notes passphrase changed.")
+                    if change == nil && status.status.hasHint {
+                        StandardStream.error.write("The old hint was kept: give a new one with --hint, or remove it with --no-hint.\n")
+                    }
                 }
             }
 
