@@ -28,6 +28,9 @@ extension Application {
             }
         }
         guard executableSHA256.count == 32 else { throw KeychainError.param("executable hash must be 32 bytes") }
+        if isDevelopmentBuild && usesSecretService {
+            throw KeychainError.param("a development build is identified by its path, which D-Bus cannot vouch for: it is never served on the Secret Service")
+        }
     }
 }
 
@@ -98,6 +101,14 @@ public final class ApplicationRegistry: Sendable {
         let byHash = Dictionary(all.map { ($0.executableSHA256, $0) }, uniquingKeysWith: { first, _ in first })
         cache.withLock { $0 = byHash }
         return byHash[hash]
+    }
+
+    /// The development build registered at `path` (``Application/isDevelopmentBuild``), if any.
+    /// - Parameter path: the executable's path, as the daemon sees it.
+    /// - Returns: the application, or nil.
+    /// - Throws: keybag and storage errors.
+    public func application(developmentBuildAt path: String) throws -> Application? {
+        try list().first { $0.isDevelopmentBuild && $0.executablePath == path }
     }
 
     /// Every registered application, by id. Rows that do not open under the registry key

@@ -57,16 +57,19 @@ extension TresorClient {
     ///   - accessGroups: Shared access groups of the team, beyond the application's own.
     ///   - passcode: The keybag's passcode.
     ///   - usesSecretService: Whether its items are served to it on the Secret Service (D-Bus) too.
+    ///   - isDevelopmentBuild: Identify it by its path, not its content, so rebuilds keep its
+    ///     items (socket API only; weaker: `Application.isDevelopmentBuild`).
     /// - Returns: The application as registered.
     /// - Throws: `APIError` (`authFailed` for a wrong passcode, `param` for a bad id…).
     public func registerApplication(
-        id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?, usesSecretService: Bool = false
+        id: String, team: String, executablePath: String, accessGroups: [String], passcode: String?, usesSecretService: Bool = false,
+        isDevelopmentBuild: Bool = false
     ) throws -> Application {
         try call(
             "POST", Route.applications,
             RegisterApplicationRequest(
                 applicationID: id, teamID: team, executablePath: executablePath, accessGroups: accessGroups, passcode: passcode,
-                usesSecretService: usesSecretService))
+                usesSecretService: usesSecretService, isDevelopmentBuild: isDevelopmentBuild))
     }
 
     /// The registered applications (the `tresor` CLI only).

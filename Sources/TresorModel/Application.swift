@@ -16,10 +16,15 @@ public struct Application: Codable, Equatable, Sendable {
     /// of the same user can borrow a bus identity in ways the socket API refuses
     /// (docs/SECURITY.md, "Borrowed bus connections").
     public var usesSecretService: Bool
+    /// A build under development (`tresor app register --development`): identified by its
+    /// path — whatever file is there when it connects — instead of its content, so a rebuild
+    /// keeps its items. Weaker: any program that can write the file gets the application's
+    /// items. For the socket API only, never the Secret Service (docs/API.md, "Applications").
+    public var isDevelopmentBuild: Bool
 
     public init(
         applicationID: String, teamID: String, accessGroups: [String], executableSHA256: Data, executablePath: String,
-        registeredAt: Date = Date(), usesSecretService: Bool = false
+        registeredAt: Date = Date(), usesSecretService: Bool = false, isDevelopmentBuild: Bool = false
     ) {
         self.applicationID = applicationID
         self.teamID = teamID
@@ -28,13 +33,15 @@ public struct Application: Codable, Equatable, Sendable {
         self.executablePath = executablePath
         self.registeredAt = registeredAt
         self.usesSecretService = usesSecretService
+        self.isDevelopmentBuild = isDevelopmentBuild
     }
 
     private enum CodingKeys: String, CodingKey {
-        case applicationID, teamID, accessGroups, executableSHA256, executablePath, registeredAt, usesSecretService
+        case applicationID, teamID, accessGroups, executableSHA256, executablePath, registeredAt, usesSecretService, isDevelopmentBuild
     }
 
-    /// Registrations kept before ``usesSecretService`` existed read as not using it.
+    /// Registrations kept before ``usesSecretService`` or ``isDevelopmentBuild`` existed read as
+    /// neither.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         applicationID = try container.decode(String.self, forKey: .applicationID)
@@ -44,6 +51,7 @@ public struct Application: Codable, Equatable, Sendable {
         executablePath = try container.decode(String.self, forKey: .executablePath)
         registeredAt = try container.decode(Date.self, forKey: .registeredAt)
         usesSecretService = try container.decodeIfPresent(Bool.self, forKey: .usesSecretService) ?? false
+        isDevelopmentBuild = try container.decodeIfPresent(Bool.self, forKey: .isDevelopmentBuild) ?? false
     }
 
     /// Every group the application may use: its own application id first (the default for

@@ -13,10 +13,13 @@ public struct RegisterApplicationRequest: Codable, Sendable {
     /// Whether the application's items are served to it on the Secret Service too
     /// (`Application.usesSecretService`); absent means no.
     public var usesSecretService: Bool?
+    /// A development build, identified by its path (`Application.isDevelopmentBuild`); absent
+    /// means no.
+    public var isDevelopmentBuild: Bool?
 
     public init(
         applicationID: String, teamID: String, executablePath: String, accessGroups: [String], passcode: String?,
-        usesSecretService: Bool? = nil
+        usesSecretService: Bool? = nil, isDevelopmentBuild: Bool? = nil
     ) {
         self.applicationID = applicationID
         self.teamID = teamID
@@ -24,6 +27,7 @@ public struct RegisterApplicationRequest: Codable, Sendable {
         self.accessGroups = accessGroups
         self.passcode = passcode
         self.usesSecretService = usesSecretService
+        self.isDevelopmentBuild = isDevelopmentBuild
     }
 }
 

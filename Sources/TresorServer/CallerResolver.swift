@@ -25,7 +25,7 @@ struct CallerResolver: Sendable {
             caller.atOpenTerminalSession = isAtOpenTerminalSession(client, keychain: keychain ?? KeychainName.login)
             return caller
         }
-        guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256) else {
+        guard let application = try application(of: client) else {
             throw KeychainError.missingEntitlement(
                 "\(client.executable) is not a registered application (register it with `tresor app register`)")
         }
@@ -40,13 +40,24 @@ struct CallerResolver: Sendable {
     func notesAccount(for client: Client) throws -> AccountID {
         try refuseBorrowed(client)
         if client.isCLI { return .local }
-        guard let application = try keychains.loginKeychain().applications.application(executableSHA256: client.executableSHA256),
+        guard let application = try application(of: client),
               application.accessGroups.contains(AccountID.notesGroup(ofTeam: application.teamID))
         else {
             throw KeychainError.missingEntitlement(
                 "notes are for the tresor command-line tool and applications registered with their team's notes group (TEAM.notes)")
         }
         return .applications(ofTeam: application.teamID)
+    }
+
+    /// The application `client` is: the one registered with its executable's content, else a
+    /// development build registered at the path of the very file it runs.
+    private func application(of client: Client) throws -> Application? {
+        let applications = try keychains.loginKeychain().applications
+        if let registered = try applications.application(executableSHA256: client.executableSHA256), !registered.isDevelopmentBuild {
+            return registered
+        }
+        guard client.executablePathNamesIt else { return nil }
+        return try applications.application(developmentBuildAt: client.executable)
     }
 
     /// Whether `client` — the CLI — runs in a terminal with an open session for `keychain`.

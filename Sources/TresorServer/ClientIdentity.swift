@@ -16,6 +16,9 @@ struct Client: Sendable {
     var credentials: PeerCredentials
     var executable: String
     var executableSHA256: Data
+    /// Whether ``executable``, as the daemon sees that path, is the very file the process runs:
+    /// what identifying a development build by its path needs.
+    var executablePathNamesIt = false
     /// Whether the executable is the keychain-access application: the `tresor` installed beside
     /// the daemon, compared by content when the connection was identified.
     var isCLI: Bool
@@ -75,7 +78,7 @@ final class ClientIdentifier: Sendable {
             throw APIError(.peerRejected, "this daemon serves uid \(allowedUID) only; the client runs as uid \(credentials.uid)")
         }
         let borrowed = BorrowedProcess(procRoot: procRoot).reason(credentials.pid)
-        let (executable, hash) = try executableIdentity(pid: credentials.pid)
+        let (executable, hash, pathNamesIt) = try executableIdentity(pid: credentials.pid)
         // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
         // per connection, as the peer's executable is (a stat of the CLI's path for every request
         // was 4 % of a keychain lookup).
@@ -89,8 +92,8 @@ final class ClientIdentifier: Sendable {
             throw APIError(.peerRejected, "the connected process \(credentials.pid) has exited")
         }
         let client = Client(
-            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, isCLI: isCLI, borrowed: borrowed,
-            terminal: terminal)
+            connection: id, credentials: credentials, executable: executable, executableSHA256: hash, executablePathNamesIt: pathNamesIt,
+            isCLI: isCLI, borrowed: borrowed, terminal: terminal)
         clients.withLock { $0[id] = client }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.clients.withLock { $0[id] = nil }
@@ -106,7 +109,7 @@ final class ClientIdentifier: Sendable {
 
     var connectionCount: Int { clients.withLock { $0.count } }
 
-    private func executableIdentity(pid: Int32) throws -> (String, Data) {
+    private func executableIdentity(pid: Int32) throws -> (path: String, sha256: Data, pathNamesIt: Bool) {
         let link = "\(procRoot)/\(pid)/exe"
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"
         // Open the link itself: the kernel hands over the file it mapped, even if the path
@@ -116,7 +119,7 @@ final class ClientIdentifier: Sendable {
             throw APIError(.missingEntitlement, "cannot open the executable of process \(pid) (errno \(errno))")
         }
         defer { close(fd) }
-        return (path, try FileHashes.shared.sha256(ofOpenFile: fd))
+        return (path, try FileHashes.shared.sha256(ofOpenFile: fd), ProcessImage.path(path, isFileOpenAt: fd))
     }
 }
 

@@ -146,4 +146,41 @@ import TresorProtocol
         #expect(locked.stderr.contains("the keybag is locked — run `tresor unlock`"), "\(locked.stderr)")
         #expect(try harness.json([Application].self, ["app", "list"]).isEmpty)
     }
+
+    /// `tresor app register --development`: a build folder's binary identified by its path, so a
+    /// rebuild keeps its items — and nothing else: a copy of the same file elsewhere is nobody,
+    /// and it is never a D-Bus identity.
+    @Test func aDevelopmentBuildIsItsPathAcrossRebuilds() throws {
+        let (harness, probes) = try setUp()
+        let registered = try harness.tresor(
+            ["app", "register", "--development", "--id", "TEAMD.probe", "--team", "TEAMD", "--exe", probes.alpha.path, "--passcode-stdin"],
+            input: Self.passcode + "\n")
+        #expect(registered.succeeded, "\(registered.stderr)")
+        #expect(registered.stderr.contains("warning: TEAMD.probe is a development build"), "the weaker identity is said: \(registered.stderr)")
+        #expect(try probe(harness, probes.alpha, ["add", "dev-svc", "acct"], input: "dev-secret").stdout.hasPrefix("added"))
+
+        // A rebuild: a new file (another inode, another hash) at the same path.
+        let rebuilt = probes.alpha.deletingLastPathComponent().appendingPathComponent("alpha.new")
+        var bytes = try Data(contentsOf: Harness.binaries.appendingPathComponent("ProbeAlpha"))
+        bytes.append(contentsOf: Array("rebuilt \(UUID())".utf8))
+        try bytes.write(to: rebuilt)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: rebuilt.path)
+        try FileManager.default.removeItem(at: probes.alpha)
+        try FileManager.default.moveItem(at: rebuilt, to: probes.alpha)
+        #expect(try probe(harness, probes.alpha, ["get", "dev-svc", "acct"]).stdout == "dev-secret\n", "the rebuild keeps its items")
+
+        // The same content at another path is not the application.
+        let elsewhere = harness.root.appendingPathComponent("elsewhere")
+        try FileManager.default.copyItem(at: probes.alpha, to: elsewhere)
+        #expect(try probe(harness, elsewhere, ["get", "dev-svc", "acct"]).stdout.contains("error missingEntitlement"))
+
+        let listed = try harness.tresor(["app", "list"])
+        #expect(listed.stdout.contains("development build, by path"), "\(listed.stdout)")
+        #expect(try harness.json([Application].self, ["app", "list"]).first?.isDevelopmentBuild == true)
+
+        let onTheBus = try harness.tresor(
+            ["app", "register", "--development", "--secret-service", "--id", "TEAMD.bus", "--team", "TEAMD", "--exe", probes.beta.path,
+             "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(!onTheBus.succeeded && onTheBus.stderr.contains("exclude each other"), "\(onTheBus.stderr)")
+    }
 }

@@ -30,7 +30,7 @@ struct ApplicationRoutes {
             let application = TresorKeychain.Application(
                 applicationID: body.applicationID, teamID: body.teamID, accessGroups: body.accessGroups,
                 executableSHA256: try FileHashes.shared.sha256(of: url), executablePath: url.standardizedFileURL.path,
-                usesSecretService: body.usesSecretService ?? false)
+                usesSecretService: body.usesSecretService ?? false, isDevelopmentBuild: body.isDevelopmentBuild ?? false)
             // Registering an id again replaces its executable (a rebuild): the passcode was given for it.
             let replaced = try keychains.loginKeychain().applications.register(application, replacing: true)
             context.logger.notice(

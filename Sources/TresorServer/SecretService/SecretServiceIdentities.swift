@@ -35,7 +35,8 @@ struct SecretServiceIdentities: Sendable {
         let login = try keychains.loginKeychain()
         let registry: Application?
         do {
-            registry = try login.applications.application(executableSHA256: hash)
+            // A development build is known by its path, which D-Bus cannot vouch for: never here.
+            registry = try login.applications.application(executableSHA256: hash).flatMap { $0.isDevelopmentBuild ? nil : $0 }
         } catch KeychainError.interactionNotAllowed {
             // Before the first unlock nobody's items can be read anyway; the client is asked
             // again once the registry opens.

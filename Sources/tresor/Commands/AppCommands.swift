@@ -27,7 +27,17 @@ struct AppCommand: ParsableCommand {
             "Serve the application's items to it on the Secret Service (D-Bus) too.",
             discussion: "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity)."))
         var secretService = false
+        @Flag(help: ArgumentHelp(
+            "A build under development: identify it by its path, so rebuilding it keeps its items.",
+            discussion: "Weaker than the default (identity by content): any program of yours that can write the file — a build folder is yours — gets the application's items. For the socket API only (TresorKit, TresorSecurity), never the Secret Service. Register the release build without it."))
+        var development = false
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+
+        func validate() throws {
+            if development && secretService {
+                throw ValidationError("--development and --secret-service exclude each other: a path is nothing D-Bus can vouch for")
+            }
+        }
 
         func run() throws {
             try Output.run(options) {
@@ -39,10 +49,18 @@ struct AppCommand: ParsableCommand {
                     passcode = try input.next("Passcode (to register \(id)):")
                 }
                 let application = try client.registerApplication(
-                    id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService)
+                    id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService,
+                    isDevelopmentBuild: development)
                 if options.json { return Output.json(application) }
                 print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")
                 if application.usesSecretService { print("Its items are served to it on the Secret Service too.") }
+                if application.isDevelopmentBuild {
+                    StandardStream.error.write("""
+                        warning: \(application.applicationID) is a development build, identified by its path \(application.executablePath): \
+                        any program of yours that can write that file gets its items. Register the release build without --development.
+
+                        """)
+                }
             }
         }
     }
@@ -59,7 +77,8 @@ struct AppCommand: ParsableCommand {
                 for application in applications {
                     let hash = application.executableSHA256.prefix(8).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
                     let bus = application.usesSecretService ? "  also on the Secret Service" : ""
-                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (sha256 \(hash)…)\(bus)")
+                    let identity = application.isDevelopmentBuild ? "development build, by path" : "sha256 \(hash)…"
+                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (\(identity))\(bus)")
                 }
             }
         }
