@@ -26,6 +26,16 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var terminalSessions: [TerminalSessionInfo]?
     /// The login keybag's link to the login password (`tresor passcode link-login`), when made.
     public var loginLink: LoginLinkInfo?
+    /// Why the keybag was locked last (`keybag` is `locked`): "auto-lock after 300 s idle",
+    /// "asked by /usr/bin/tresor (pid 41)", "the login session locked"…
+    public var lockReason: String?
+    /// When that was, in seconds since the Unix epoch.
+    public var lockedAt: Double?
+    /// What reset the auto-lock clock last ("/usr/bin/secret-tool read a secret on the Secret
+    /// Service", "the web client of the local account"…).
+    public var lastActivity: String?
+    /// What the daemon serves besides its socket.
+    public var serving: ServingInfo?
 
     public init(
         apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,
@@ -45,6 +55,20 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.autoLockSeconds = autoLockSeconds
         self.idleSeconds = idleSeconds
         self.holds = holds
+    }
+}
+
+/// What a daemon serves besides its socket API, as `tresor status` shows it.
+public struct ServingInfo: Codable, Sendable, Equatable {
+    /// The web client's address (`http://127.0.0.1:8080/`), when the daemon serves it.
+    public var web: String?
+    /// The Secret Service on the session bus: "answering", or why it is not ("not started: …");
+    /// omitted when it is not asked for.
+    public var secretService: String?
+
+    public init(web: String? = nil, secretService: String? = nil) {
+        self.web = web
+        self.secretService = secretService
     }
 }
 

@@ -37,7 +37,7 @@ extension SecretServiceProvider {
             _ = try sessions.session(session, for: request.sender)
             let secret = try sessions.encode(try collection.secret(id, client: request.client), sessionPath: session, for: request.sender)
             consumeApproval(of: id, by: request.sender)
-            secretRead?()
+            secretRead?(request.client.executable)
             return [secret]
 
         case "SetSecret":

@@ -24,7 +24,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let lockKeybag: @Sendable () -> Void
     let askUser: PresenceAsker?
     /// Called when a client was handed a secret: activity, for auto-lock.
-    let secretRead: (@Sendable () -> Void)?
+    let secretRead: (@Sendable (_ executable: String) -> Void)?
     /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
     let askToUnlock: UnlockAsker?
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
@@ -49,7 +49,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - lockKeybag: what a client's `Lock` does: locks the keybag, as `tresor lock` does.
     ///   - askUser: puts a `userPresence` read to the user (`tresor approve`); nil, nobody is
     ///     asked and such items stay locked.
-    ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
+    ///   - secretRead: called with the client's executable each time a client is handed a secret
+    ///     (nil: reads are not activity).
     ///   - askToUnlock: asks the user on the desktop to unlock the keybag for a client's `Unlock`
     ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
     ///   - collectionLabels: the file keeping the names clients give the collections
@@ -57,7 +58,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
-        lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
+        lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable (_ executable: String) -> Void)? = nil,
         askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)

@@ -38,7 +38,7 @@ extension SecretServiceProvider {
                 entries.append(.dictEntry(.objectPath(path), try sessions.encode(secret, sessionPath: session, for: request.sender)))
                 consumeApproval(of: id, by: request.sender)
             }
-            if !entries.isEmpty { secretRead?() }
+            if !entries.isEmpty { secretRead?(request.client.executable) }
             return [.array(elementSignature: "{o(oayays)}", entries)]
 
         case "Unlock":

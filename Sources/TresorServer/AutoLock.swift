@@ -11,6 +11,8 @@ final class AutoLock: Sendable {
 
     private struct State {
         var lastActivity = ContinuousClock.now
+        /// What reset the idle clock last, in the user's words (`tresor status` shows it).
+        var lastActivityBy = "the daemon's start"
         var holds: [String: (hold: Hold, connection: ConnectionID)] = [:]
     }
 
@@ -21,7 +23,16 @@ final class AutoLock: Sendable {
     }
 
     /// Records client activity: the idle period starts again.
-    func touch() { state.withLock { $0.lastActivity = .now } }
+    /// - Parameter activity: what it was, in the user's words ("secret-tool read a secret").
+    func touch(by activity: String) {
+        state.withLock {
+            $0.lastActivity = .now
+            $0.lastActivityBy = activity
+        }
+    }
+
+    /// What reset the idle clock last.
+    var lastActivity: String { state.withLock { $0.lastActivityBy } }
 
     var idleSeconds: Int {
         let idle = ContinuousClock.now - state.withLock { $0.lastActivity }
@@ -52,7 +63,10 @@ final class AutoLock: Sendable {
             state.holds = state.holds.filter { $0.value.connection != connection }
             // Ending a hold restarts the idle period rather than locking at once; any other
             // closing connection (a status poll) is no activity.
-            if state.holds.count != before { state.lastActivity = .now }
+            if state.holds.count != before {
+                state.lastActivity = .now
+                state.lastActivityBy = "a hold ended"
+            }
         }
     }
 
@@ -66,7 +80,7 @@ final class AutoLock: Sendable {
             }
             if due {
                 await lock()
-                touch()  // one lock per idle period, not one per tick
+                touch(by: "the auto-lock")  // one lock per idle period, not one per tick
             }
         }
     }

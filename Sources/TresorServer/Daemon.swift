@@ -76,8 +76,10 @@ public struct Daemon: Sendable {
         _ = try? keychains.loginKeychain()
         notes.openIfInitialised()
         let terminalSessions = TerminalSessions()
+        let served = ServedInterfaces()
         let status = StatusProvider(
-            slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds, terminalSessions: terminalSessions)
+            slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds, terminalSessions: terminalSessions,
+            served: served)
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
@@ -87,7 +89,11 @@ public struct Daemon: Sendable {
 
         let web = configuration.web
         // A taken web port stops the daemon now, in words, before the socket answers anyone.
-        if let port = web.port { try WebPortCheck.requireAvailable(port, address: web.bindAddress) }
+        if let port = web.port {
+            try WebPortCheck.requireAvailable(port, address: web.bindAddress)
+            let host = web.bindAddress.contains(":") ? "[\(web.bindAddress)]" : web.bindAddress
+            served.update { $0.web = "http://\(host):\(port)/" }
+        }
         // A browser's secure session counts for the widget as long as it stays idle-locked.
         let lifetimes = SessionLifetimes(
             sessionSeconds: web.sessionSeconds, idleSeconds: web.sessionIdleSeconds,
@@ -103,11 +109,12 @@ public struct Daemon: Sendable {
 
         let logger = self.logger
         let approvals = ApprovalBroker()
-        let secretRead: (@Sendable () -> Void)? = configuration.secretServiceReadsAreActivity ? { @Sendable in autoLock.touch() } : nil
+        let secretRead: (@Sendable (String) -> Void)? = configuration.secretServiceReadsAreActivity
+            ? { @Sendable executable in autoLock.touch(by: "\(executable) read a secret on the Secret Service") } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
         /// keybag — what a lock from the desktop does.
         let lockFromTheDesktop: @Sendable (_ keybag: Bool, _ why: String) -> Void = { keybag, why in
-            if keybag { keychains.lockAll() }
+            if keybag { keychains.lockAll(because: why) }
             let endedSessions = notes.lockNow()
             if let homeSessions {
                 Task {
@@ -117,8 +124,8 @@ public struct Daemon: Sendable {
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead) {
-            lockFromTheDesktop(true, "by a Secret Service client")
+        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead, served: served) {
+            lockFromTheDesktop(true, "a Secret Service client asked")
         } : nil
         let lockWithScreen = configuration.lockWithScreen
         ScreenLockWatcher(logger: logger) { reason in
@@ -179,7 +186,7 @@ public struct Daemon: Sendable {
                     try? await homeSessions.end(.localAccount)
                 }
                 if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
-                guard keychains.lockAll() else { return }
+                guard keychains.lockAll(because: "auto-lock after \(configuration.autoLockSeconds) s idle") else { return }
                 logger.notice("keybag auto-locked after idle period", metadata: ["seconds": "\(configuration.autoLockSeconds)"])
             }
         }
@@ -232,10 +239,11 @@ public struct Daemon: Sendable {
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, secretRead: (@Sendable () -> Void)?, lock: @escaping @Sendable () -> Void
+        keychains: KeychainProvider, approvals: ApprovalBroker, secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
     ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
+            served.update { $0.secretService = "not started: DBUS_SESSION_BUS_ADDRESS is not set" }
             return nil
         }
         let identities = SecretServiceIdentities(keychains: keychains)
@@ -250,9 +258,11 @@ public struct Daemon: Sendable {
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
+            served.update { $0.secretService = "answering on the session bus" }
             return provider
         } catch {
             logger.error("Secret Service not started", metadata: ["error": "\(error)"])
+            served.update { $0.secretService = "not started: \(error)" }
             return nil
         }
     }

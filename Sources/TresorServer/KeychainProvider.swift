@@ -14,6 +14,7 @@ final class KeychainProvider: Sendable {
     private let login = Mutex<Keychain?>(nil)
     private let created = Mutex<[String: Keychain]>([:])
     private let grants = Mutex<ExecutableGrants?>(nil)
+    private let lastLock = Mutex<(reason: String, at: Date)?>(nil)
     let systemRoots: SystemRoots
 
     init(slot: KeybagSlot, settings: KeybagSettings, systemRoots: SystemRoots = SystemRoots()) {
@@ -135,14 +136,24 @@ final class KeychainProvider: Sendable {
     /// Locks every keychain (auto-lock, `tresor lock`), dropping their cached keys. Returns
     /// whether any was unlocked. Keychains not opened since the daemon started are locked
     /// since start already, so only the open ones are visited.
+    /// - Parameter reason: why, in the user's words (`tresor status` says it while locked).
     @discardableResult
-    func lockAll() -> Bool {
+    func lockAll(because reason: String) -> Bool {
+        recordLock(because: reason)
         let keybags = [try? slot.keybag()].compactMap { $0 } + created.withLock { $0.values.map(\.keybag) }
         let wasUnlocked = keybags.contains { $0.lockState == .unlocked }
         keybags.forEach { $0.lock() }
         keybagLocked()
         return wasUnlocked
     }
+
+    /// Remembers why the login keybag was locked last, for `tresor status`.
+    func recordLock(because reason: String) {
+        lastLock.withLock { $0 = (reason, Date()) }
+    }
+
+    /// Why and when the login keybag was locked last, if it was since the daemon started.
+    var lastLockReason: (reason: String, at: Date)? { lastLock.withLock { $0 } }
 
     /// After one keybag locked: keys of unavailable classes leave the caches too.
     func keybagLocked() {

@@ -50,7 +50,7 @@ enum JSONValue: Codable, Equatable {
 }
 
 extension DaemonStatus {
-    /// As `--json` prints it: each hold's `since`, each terminal session's `expires` and the
+    /// As `--json` prints it: each hold's `since`, each terminal session's `expires`, `lockedAt` and the
     /// login link's dates (seconds since 1970 on the wire) as ISO 8601 dates, like every other date the CLI prints.
     var cliJSON: JSONValue {
         get throws {
@@ -60,7 +60,7 @@ extension DaemonStatus {
                 object[list] = .array(entries.map { Self.withDate(field, in: $0) })
             }
             if let link = object["loginLink"] { object["loginLink"] = Self.withDate("staleSince", in: Self.withDate("linkedAt", in: link)) }
-            return .object(object)
+            return Self.withDate("lockedAt", in: .object(object))
         }
     }
 

@@ -12,8 +12,17 @@ struct StatusText {
             "Keybag:     \(status.keybag.text)\(status.keybag == .notInitialized ? "" : status.passcodeSet ? " (passcode set)" : " (no passcode)")",
             "Home:       \(status.home)",
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
-            "Auto-lock:  \(status.autoLockSeconds == 0 ? "off" : "after \(duration(status.autoLockSeconds)) idle") (idle \(duration(status.idleSeconds)))",
+            "Auto-lock:  \(status.autoLockSeconds == 0 ? "off" : "after \(duration(status.autoLockSeconds)) idle") (idle \(duration(status.idleSeconds))"
+                + (status.lastActivity.map { "; last activity: \($0)" } ?? "") + ")",
         ]
+        if let reason = status.lockReason {
+            let ago = status.lockedAt.map { "\(duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
+            lines.insert("Locked:     \(ago)\(reason)", at: 1)
+        }
+        if let serving = status.serving {
+            if let web = serving.web { lines.append("Web:        \(web)") }
+            if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
+        }
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.
             let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart

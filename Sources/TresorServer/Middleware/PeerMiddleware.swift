@@ -22,7 +22,7 @@ struct PeerMiddleware: RouterMiddleware {
             context.logger.warning("refused a client", metadata: ["reason": "\(error.message)"])
             throw error
         }
-        try admit(method: request.method, path: request.uri.path)
+        try admit(client, method: request.method, path: request.uri.path)
         var context = context
         context.client = client
         return try await next(request, context)
@@ -33,17 +33,17 @@ struct PeerMiddleware: RouterMiddleware {
     /// requests answered without the router (``InlineRoutes``).
     func knownClient(of channel: any Channel, method: HTTPRequest.Method, path: String) throws -> Client? {
         guard let client = identifier.knownClient(of: channel) else { return nil }
-        try admit(method: method, path: path)
+        try admit(client, method: method, path: path)
         return client
     }
 
     /// What every request of an identified client passes: the connection limit, and auto-lock's
     /// activity.
-    private func admit(method: HTTPRequest.Method, path: String) throws {
+    private func admit(_ client: Client, method: HTTPRequest.Method, path: String) throws {
         guard identifier.connectionCount <= maximumConnections else {
             throw APIError(.param, "too many connections (limit \(maximumConnections))")
         }
         // Polling the status is not activity: a status bar must not keep the keybag open.
-        if !(method == .get && path == Route.status) { autoLock.touch() }
+        if !(method == .get && path == Route.status) { autoLock.touch(by: "a request of \(client.executable) (pid \(client.credentials.pid))") }
     }
 }

@@ -101,7 +101,7 @@ struct BackupRoutes {
         let hold = autoLock.addHold(reason: "tresor backup: \(operation) running", client: client.description, connection: client.connection)
         defer {
             _ = autoLock.removeHold(id: hold.id, connection: client.connection)
-            autoLock.touch()  // the idle period starts when the operation ends
+            autoLock.touch(by: "tresor backup \(operation)")  // the idle period starts when the operation ends
         }
         let pid = "\(client.credentials.pid)"
         return try await loggedOutcome(

@@ -48,14 +48,19 @@ struct KeybagRoutes {
             let bytes = try await request.collectBody(upTo: context.maxUploadSize)
             let body = bytes.readableBytes == 0 ? nil : try await request.decode(as: LockRequest.self, context: context)
             var endedSessions = 0
+            let client = try context.requireClient()
+            let who = "asked by \(client.executable) (pid \(client.credentials.pid))"
             if let name = body?.keychain {
                 try keychains.keybag(named: name).lock()
                 keychains.keybagLocked()
                 // Notes content is under the login keybag: locking it ends the secure sessions.
-                if name == KeychainName.login { endedSessions = notes.lockNow() }
+                if name == KeychainName.login {
+                    keychains.recordLock(because: who)
+                    endedSessions = notes.lockNow()
+                }
             } else {
                 _ = try slot.keybag()
-                keychains.lockAll()
+                keychains.lockAll(because: who)
                 endedSessions = notes.lockNow()
             }
             context.logger.notice("locked by a client", metadata: [

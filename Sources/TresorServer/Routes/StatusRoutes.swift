@@ -13,6 +13,7 @@ struct StatusProvider: Sendable {
     let autoLock: AutoLock
     let autoLockSeconds: Int
     let terminalSessions: TerminalSessions
+    let served: ServedInterfaces
 
     func current() throws -> DaemonStatus {
         var status = DaemonStatus(
@@ -23,6 +24,9 @@ struct StatusProvider: Sendable {
         status.keychains = created.isEmpty ? nil : created
         let sessions = terminalSessions.list { try? keychains.keybag(named: $0).unlockPeriod }
         status.terminalSessions = sessions.isEmpty ? nil : sessions
+        status.lastActivity = autoLock.lastActivity
+        let serving = served.current
+        status.serving = serving == ServingInfo() ? nil : serving
         switch slot.current {
         case .notInitialized:
             break
@@ -36,6 +40,10 @@ struct StatusProvider: Sendable {
             status.failedAttempts = keybagStatus.failedAttempts
             status.retryAfterSeconds = keybagStatus.retryAfterSeconds
             status.availableClasses = keybagStatus.availableClasses.map(\.rawValue)
+            if status.keybag == .locked, let lock = keychains.lastLockReason {
+                status.lockReason = lock.reason
+                status.lockedAt = lock.at.timeIntervalSince1970
+            }
             status.loginLink = keybag.loginLinkStatus.map { link in
                 LoginLinkInfo(
                     linkedAt: link.linkedAt.timeIntervalSince1970, stale: link.stale.flatMap { LoginLinkInfo.Staleness(rawValue: $0.rawValue) },

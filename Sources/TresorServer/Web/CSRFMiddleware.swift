@@ -82,7 +82,7 @@ struct WebSessionMiddleware: RouterMiddleware {
         if let session = try await session(of: request) {
             context.session = session
             // Only the local account's requests are the keybag owner's activity (docs/WEB.md).
-            if session.account.isLocal && !Self.polls.contains(request.uri.path) { autoLock.touch() }
+            if session.account.isLocal && !Self.polls.contains(request.uri.path) { autoLock.touch(by: "the web client of the local account") }
         } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             let signingIn = request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path)
             guard signingIn else { throw APIError(.unauthorized, "sign in first") }

@@ -218,7 +218,7 @@ struct WebAccountRoutes {
         }
         guard let passcode = try? Passcode(password) else { return nil }
         guard try await offloaded({ try keybag.unlockCountingElsewhere(passcode: passcode) }) else { return nil }
-        services.autoLock.touch()
+        services.autoLock.touch(by: "the local account's sign-in on the web")
         return try await services.store.account(named: NoteRules.localLoginName)
     }
 
