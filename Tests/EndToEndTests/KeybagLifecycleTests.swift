@@ -21,12 +21,19 @@ import TresorProtocol
         #expect(locked.keybag == .locked)
         #expect(!locked.availableClasses.contains("whenUnlocked"))
         #expect(locked.availableClasses.contains("afterFirstUnlock"))
+        // It says why and what last counted as activity (the `tresor lock` itself).
+        #expect(locked.lockReason?.hasPrefix("asked by ") == true && locked.lockReason?.contains("tresor (pid ") == true, "\(locked.lockReason ?? "nil")")
+        #expect(locked.lockedAt != nil)
+        #expect(locked.lastActivity?.contains("tresor (pid ") == true, "\(locked.lastActivity ?? "nil")")
+        #expect(locked.serving == nil, "neither the web nor the Secret Service was asked for")
+        #expect(try harness.tresor(["status"]).stdout.contains("ago: asked by "))
 
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
         let unlocked = try harness.status()
         #expect(unlocked.keybag == .unlocked)
         #expect(unlocked.passcodeSet)
         #expect(unlocked.availableClasses.count == 7)
+        #expect(unlocked.lockReason == nil, "an unlocked keybag gives no lock reason")
 
         // Text status reads as a person expects.
         #expect(try harness.tresor(["status"]).stdout.contains("Keybag:     unlocked (passcode set)"))

@@ -166,6 +166,7 @@ struct SecretServiceLockTests {
 struct SecretServiceSpecTests {
     @Test func aCollectionsLabelIsWritableAndKeptAcrossRestarts() throws {
         let provider = try TresorProvider()
+        #expect(try provider.harness.status().serving?.secretService == "answering on the session bus", "tresor status says so")
         let python = provider.python
         #expect(try python.secretstorage(.dh, "label", []).stdout == "Login\n")
         let renamed = try python.secretstorage(.dh, "rename", [], secret: "Passwords ✓")
