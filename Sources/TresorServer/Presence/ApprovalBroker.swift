@@ -26,10 +26,10 @@ final class ApprovalBroker: Sendable {
         var asked: [String: CheckedContinuation<Bool, Never>] = [:]
         /// `tresor approve` processes waiting for a request, by the id of their wait, each with
         /// how to tell whether it is still the user.
-        var approvers: [Approver] = []
+        var approvers: [WaitingApprover] = []
     }
 
-    private struct Approver {
+    private struct WaitingApprover {
         var wait: UUID
         var continuation: CheckedContinuation<ApprovalRequest?, Never>
         var isUser: @Sendable () -> Bool
@@ -61,7 +61,7 @@ final class ApprovalBroker: Sendable {
     /// nothing each one that is not; queues it when none is left.
     private func hand(_ request: ApprovalRequest) {
         while true {
-            let approver = state.withLock { state -> Approver? in
+            let approver = state.withLock { state -> WaitingApprover? in
                 // Settled meanwhile (timed out): nobody is to be asked any more.
                 guard state.asked[request.id] != nil else { return nil }
                 if state.approvers.isEmpty {
@@ -91,7 +91,7 @@ final class ApprovalBroker: Sendable {
             let ready = state.withLock { state -> ApprovalRequest? in
                 // A request that timed out was taken off the queue when it was settled.
                 if !state.queued.isEmpty { return state.queued.removeFirst() }
-                state.approvers.append(Approver(wait: wait, continuation: continuation, isUser: isUser))
+                state.approvers.append(WaitingApprover(wait: wait, continuation: continuation, isUser: isUser))
                 return nil
             }
             if let ready {
