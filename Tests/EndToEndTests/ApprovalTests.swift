@@ -41,7 +41,8 @@ import TresorKit
         var outcome: Result<Data, any Error> = .failure(CancellationError())
         let environment = harness.environment(withScripts: ["PATH": Harness.binaries.path + ":/usr/bin:/bin"])
         let approver = try harness.inBackground(command) {
-            try Harness.execute(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), input: "\n", environment: environment, timeout: 60).result
+            try Harness.execute(
+                URL(fileURLWithPath: command[0]), Array(command.dropFirst()), input: "\n", environment: environment, timeout: 60).result
         } while: {
             outcome = Result { try keychain.secret(Self.item) }
             guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired else { return true }
@@ -72,7 +73,8 @@ import TresorKit
     @Test func anApproverWithoutATerminalGetsNoRequest() throws {
         let (harness, keychain) = try setUp()
         let (outcome, approver) = try askWhileElsewhere(
-            harness, keychain, ["/usr/bin/setsid", "--wait", Harness.binaries.appendingPathComponent("tresor").path, "approve", "--once", "--passcode-stdin"])
+            harness, keychain,
+            ["/usr/bin/setsid", "--wait", Harness.binaries.appendingPathComponent("tresor").path, "approve", "--once", "--passcode-stdin"])
         expectNothingTaken(harness, outcome, approver)
     }
 

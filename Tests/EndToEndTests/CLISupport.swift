@@ -64,7 +64,9 @@ extension Harness {
         """
 
     /// ``terminalDriver``'s input: `tresor arguments`, the answers, and standard input if any.
-    static func terminalSpec(_ arguments: [String], answers: [(expect: String, send: String)], input: String?, timeout: TimeInterval) throws -> String {
+    static func terminalSpec(
+        _ arguments: [String], answers: [(expect: String, send: String)], input: String?, timeout: TimeInterval
+    ) throws -> String {
         struct Spec: Encodable { var argv: [String]; var answers: [[String]]; var input: String?; var timeout: Double }
         let spec = Spec(argv: [binaries.appendingPathComponent("tresor").path] + arguments,
                         answers: answers.map { [$0.expect, $0.send] }, input: input, timeout: timeout)

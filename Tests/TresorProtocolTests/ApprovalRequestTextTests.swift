@@ -24,7 +24,8 @@ import TresorProtocol
             id: "1", application: "secret-tool", executable: "/usr/bin/secret-tool", item: "x", created: 0,
             processes: [ApprovalProcess(pid: 7, executable: "/usr/bin/secret-tool", commandLine: ["secret-tool", "lookup"])],
             unverifiedIdentity: "process 7 started another program after it connected to the bus")
-        #expect(request.requesterLines.first == "Tresor could not verify which program asks: process 7 started another program after it connected to the bus")
+        #expect(request.requesterLines.first
+                == "Tresor could not verify which program asks: process 7 started another program after it connected to the bus")
         #expect(request.requesterLines.count == 2)
     }
 

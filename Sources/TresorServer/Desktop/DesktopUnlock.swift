@@ -43,7 +43,8 @@ struct DesktopUnlock: Sendable {
         let text = { (wrong: Bool) in
             PromptText(
                 title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
-                description: (wrong ? "That passcode was wrong. " : "") + "\(item.prefix(400))\n\(who)\nType your Tresor passcode to allow this one read.",
+                description: (wrong ? "That passcode was wrong. " : "")
+                    + "\(item.prefix(400))\n\(who)\nType your Tresor passcode to allow this one read.",
                 continueLabel: "_Allow")
         }
         switch await askForPasscode(text, for: executable, { try $0.verify(passcode: $1) }) {
