@@ -69,6 +69,10 @@ extension ApprovalRequest {
 
     /// `text` with every control and formatting character (escape sequences, line breaks,
     /// direction overrides) as `?`, cut at `limit` characters.
+    /// - Parameters:
+    ///   - text: what a requester chose (a command line, an item's attributes).
+    ///   - limit: the most characters shown; more end with `…`.
+    /// - Returns: the text as it may be shown on a terminal.
     public static func printable(_ text: String, limit: Int) -> String {
         let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
             switch scalar.properties.generalCategory {

@@ -46,6 +46,7 @@ public struct ControllingTerminal: Sendable, Hashable {
     /// - Parameters:
     ///   - pid: the process.
     ///   - procRoot: where procfs is mounted.
+    /// - Returns: the terminal, or nil.
     public static func inForeground(pid: Int32, procRoot: String = "/proc") -> ControllingTerminal? {
         guard let fields = ProcessStat(pid: pid, procRoot: procRoot), fields.terminalForegroundGroup > 0,
               fields.terminalForegroundGroup == fields.processGroup
