@@ -13,13 +13,76 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     public var item: String
     /// Seconds since the Unix epoch.
     public var created: Double
+    /// The process that asks, then its parent, its parent's parent… as the daemon read them
+    /// when it asked (nil from a daemon that does not say).
+    public var processes: [ApprovalProcess]?
+    /// Set when the daemon could not verify which program asks (a bus connection another
+    /// process may be speaking on): why. The executable above is then only what the bus names.
+    public var unverifiedIdentity: String?
 
-    public init(id: String, application: String, executable: String, item: String, created: Double) {
+    public init(
+        id: String, application: String, executable: String, item: String, created: Double,
+        processes: [ApprovalProcess]? = nil, unverifiedIdentity: String? = nil
+    ) {
         self.id = id
         self.application = application
         self.executable = executable
         self.item = item
         self.created = created
+        self.processes = processes
+        self.unverifiedIdentity = unverifiedIdentity
+    }
+}
+
+/// A process in an approval request: the one that asks, or one of its parents.
+public struct ApprovalProcess: Codable, Sendable, Equatable {
+    public var pid: Int32
+    /// The executable's path, as the kernel names it.
+    public var executable: String
+    /// Its arguments, the program's name first (the process's own command line, bounded).
+    public var commandLine: [String]
+
+    public init(pid: Int32, executable: String, commandLine: [String]) {
+        self.pid = pid
+        self.executable = executable
+        self.commandLine = commandLine
+    }
+}
+
+extension ApprovalRequest {
+    /// Who asks, in lines for the user (`tresor approve`, the desktop's prompter): the process and
+    /// each of its parents, and a warning when the daemon could not verify the program. Every
+    /// control and formatting character is shown as `?`: a command line is the asker's own text,
+    /// and must not draw anything on the user's screen.
+    public var requesterLines: [String] {
+        var lines: [String] = []
+        if let unverified = unverifiedIdentity {
+            lines.append("Tresor could not verify which program asks: \(Self.printable(unverified, limit: 300))")
+        }
+        for (index, process) in (processes ?? []).enumerated() {
+            let command = process.commandLine.isEmpty ? process.executable : process.commandLine.joined(separator: " ")
+            let who = index == 0 ? "process" : String(repeating: "  ", count: min(index, 8)) + "started by"
+            lines.append("\(who) \(process.pid): \(Self.printable(command, limit: 300))")
+        }
+        return lines
+    }
+
+    /// `text` with every control and formatting character (escape sequences, line breaks,
+    /// direction overrides) as `?`, cut at `limit` characters.
+    /// - Parameters:
+    ///   - text: what a requester chose (a command line, an item's attributes).
+    ///   - limit: the most characters shown; more end with `…`.
+    /// - Returns: the text as it may be shown on a terminal.
+    public static func printable(_ text: String, limit: Int) -> String {
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return "?"
+            default: return scalar
+            }
+        }
+        var shown = String(String.UnicodeScalarView(scalars))
+        if shown.count > limit { shown = String(shown.prefix(limit)) + "…" }
+        return shown
     }
 }
 

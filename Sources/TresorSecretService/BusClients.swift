@@ -57,7 +57,8 @@ final class BusClients {
                 throw DBusError.accessDenied("Tresor cannot tell which program is calling: \(doubt)")
             }
             let executable = ProcessImage.executable(of: pid)
-            let client = try identify(pid)
+            var client = try identify(pid)
+            client.pid = pid
             // The process pinned is the one the bus named, and it still runs the program it was
             // identified by: a pid reused, or an exec, between the bus's answer and now would fail one of these.
             guard try BusCredentials.of(name, on: connection).pid == pid, tresor_pidfd_has_exited(pidfd) == 0,

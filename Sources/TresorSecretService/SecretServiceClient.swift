@@ -15,6 +15,9 @@ public struct SecretServiceClient: Sendable {
     /// `userPresence` items the user approved for this client in an `Unlock` prompt, each good
     /// for one read of its secret (set by the provider for the call at hand).
     var approvedItems: Set<String> = []
+    /// The process the bus named for the client's connection when it was identified (set by the
+    /// provider; shown to the user when the client asks for an item that needs them).
+    public internal(set) var pid: Int32?
 
     /// - Parameters:
     ///   - caller: the client's access groups.

@@ -172,10 +172,12 @@ extension SecretServiceProvider {
     /// D-Bus thread (``answers``, then a wake-up).
     func ask(_ question: Prompts.Presence, prompt path: String, _ request: SecretRequest) {
         let executable = request.client.executable, application = request.caller.defaultAccessGroup
+        let pid = request.client.pid
+        let requester = PresenceRequester(pid: pid, unverified: pid.flatMap { clients.connections.doubt(about: request.sender, pid: $0) })
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
-            let allowed = await askUser?(executable, application, question.description) ?? false
+            let allowed = await askUser?(executable, application, question.description, requester) ?? false
             answers.withLock { $0.append((path, allowed)) }
             connection.wake()
         }

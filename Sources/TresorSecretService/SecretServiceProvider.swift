@@ -194,9 +194,25 @@ public enum UnlockAnswer: Sendable, Equatable {
 public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
-/// `userPresence` item, in words — and says whether they allowed it. Returns false at once when
-/// nobody can be asked.
-public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String) async -> Bool
+/// `userPresence` item, in words — and says whether they allowed it. `requester` is the process
+/// behind the client, for the user to see. Returns false at once when nobody can be asked.
+public typealias PresenceAsker = @Sendable (
+    _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester
+) async -> Bool
+
+/// The process behind a Secret Service client that asks the user, as the user is shown it.
+public struct PresenceRequester: Sendable, Equatable {
+    /// The process the bus names for the client's connection; nil when it was not read.
+    public var pid: Int32?
+    /// Why Tresor cannot be sure that process is who speaks on the connection (``BusConnections``'s
+    /// checks, run again as the user is asked), or nil when no check found anything.
+    public var unverified: String?
+
+    public init(pid: Int32?, unverified: String? = nil) {
+        self.pid = pid
+        self.unverified = unverified
+    }
+}
 
 /// The Secret Service's interface names.
 enum SecretInterface {

@@ -252,8 +252,9 @@ public struct Daemon: Sendable {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
-                askUser: { executable, application, item in
-                    await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
+                askUser: { executable, application, item, requester in
+                    await desktop.approve(
+                        executable: executable, application: application, item: item, requester: requester, fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections, logger: logger)
             try provider.start()

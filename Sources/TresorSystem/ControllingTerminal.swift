@@ -38,6 +38,22 @@ public struct ControllingTerminal: Sendable, Hashable {
         return ControllingTerminal(session: fields.session, device: fields.terminal, leaderStart: leader.startTime)
     }
 
+    /// The controlling terminal of process `pid` when the process is in that terminal's foreground
+    /// process group now — where what the user types goes — or nil: no terminal, or a background
+    /// job there (`cmd &` with job control, a stopped job). A process can open a terminal of its
+    /// own, so this tells a process the user runs in a terminal from a background or terminal-less
+    /// one, not the user from every other program (docs/SECURITY.md, "Who may approve").
+    /// - Parameters:
+    ///   - pid: the process.
+    ///   - procRoot: where procfs is mounted.
+    /// - Returns: the terminal, or nil.
+    public static func inForeground(pid: Int32, procRoot: String = "/proc") -> ControllingTerminal? {
+        guard let fields = ProcessStat(pid: pid, procRoot: procRoot), fields.terminalForegroundGroup > 0,
+              fields.terminalForegroundGroup == fields.processGroup
+        else { return nil }
+        return of(pid: pid, procRoot: procRoot)
+    }
+
     /// The terminal's name as `tty` prints it without `/dev/`: `pts/3`, `tty2`, or its numbers.
     public var name: String {
         // Linux's encoding of dev_t in tty_nr: minor bits 0–7 and 20–31, major bits 8–19.
@@ -53,8 +69,12 @@ public struct ControllingTerminal: Sendable, Hashable {
 
 /// The fields of `/proc/<pid>/stat` a terminal is known by.
 struct ProcessStat {
+    var parent: Int32
+    var processGroup: Int32
     var session: Int32
     var terminal: UInt64
+    /// The process group in the foreground of the controlling terminal now (-1 without one).
+    var terminalForegroundGroup: Int32
     var startTime: UInt64
 
     init?(pid: Int32, procRoot: String) {
@@ -67,10 +87,14 @@ struct ProcessStat {
     init?(parsing text: String) {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
-        // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22).
-        guard fields.count >= 20, let session = Int32(fields[3]), let terminal = Int64(fields[4]), let start = UInt64(fields[19])
+        // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
+        guard fields.count >= 20, let parent = Int32(fields[1]), let group = Int32(fields[2]), let session = Int32(fields[3]),
+              let terminal = Int64(fields[4]), let foreground = Int32(fields[5]), let start = UInt64(fields[19])
         else { return nil }
+        self.parent = parent
+        self.processGroup = group
         self.session = session
+        self.terminalForegroundGroup = foreground
         self.terminal = UInt64(bitPattern: terminal)
         self.startTime = start
     }

@@ -34,6 +34,72 @@ import TresorKit
         return (outcome, approver)
     }
 
+    /// Runs `command` (an approver where the user is not) in the background, and meanwhile asks
+    /// for the secret until the approver has finished or the request was answered.
+    /// - Returns: what the application got, and what the approver printed.
+    func askWhileElsewhere(_ harness: Harness, _ keychain: Keychain, _ command: [String]) throws -> (Result<Data, any Error>, Harness.Result) {
+        var outcome: Result<Data, any Error> = .failure(CancellationError())
+        let environment = harness.environment(withScripts: ["PATH": Harness.binaries.path + ":/usr/bin:/bin"])
+        let approver = try harness.inBackground(command) {
+            try Harness.execute(
+                URL(fileURLWithPath: command[0]), Array(command.dropFirst()), input: "\n", environment: environment, timeout: 60).result
+        } while: {
+            outcome = Result { try keychain.secret(Self.item) }
+            guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired else { return true }
+            return error.message.contains("did not allow")
+        }
+        return (outcome, approver)
+    }
+
+    /// What an approver where the user is not got: refused at once, it saw no request — not the
+    /// application, not the item — and the application was never put to anyone.
+    func expectNothingTaken(_ harness: Harness, _ outcome: Result<Data, any Error>, _ approver: Harness.Result) {
+        let shown = approver.stdout + approver.stderr
+        #expect(!shown.contains("vault.example.com") && !shown.contains("recovery") && !shown.contains("TESTP.app"), "it saw the request: \(shown)")
+        #expect(!shown.contains("Refused."), "\(shown)")
+        #expect(shown.contains("only in the foreground of a terminal"), "a clear refusal: \(shown)")
+        #expect(!approver.succeeded)
+        guard case .failure(let error as APIError) = outcome else {
+            Issue.record("the application got the secret")
+            return
+        }
+        #expect(error.code == .passcodeRequired && !error.message.contains("did not allow"), "nobody was asked: \(error)")
+        #expect(!harness.daemonLog.contains("approvals: asking the user"))
+    }
+
+    /// The attack: any process of the user runs the genuine `tresor approve` without a terminal
+    /// (here `setsid`). Before, it took the application's request first — printing which
+    /// application asked for which item — and refused it; the user's own approver never saw it.
+    @Test func anApproverWithoutATerminalGetsNoRequest() throws {
+        let (harness, keychain) = try setUp()
+        let (outcome, approver) = try askWhileElsewhere(
+            harness, keychain,
+            ["/usr/bin/setsid", "--wait", Harness.binaries.appendingPathComponent("tresor").path, "approve", "--once", "--passcode-stdin"])
+        expectNothingTaken(harness, outcome, approver)
+    }
+
+    /// A background job of a terminal (job control on, `&`) is not the user either: what the
+    /// user types goes to the terminal's foreground process group, not to it.
+    @Test func aBackgroundJobOfATerminalGetsNoRequest() throws {
+        let (harness, keychain) = try setUp()
+        let (outcome, approver) = try askWhileElsewhere(harness, keychain, [
+            "/usr/bin/script", "-qec", "set -m; printf '\\n' | tresor approve --once --passcode-stdin & wait $!", "/dev/null",
+        ])
+        expectNothingTaken(harness, outcome, approver)
+    }
+
+    /// The request shows who asks: the process (here this test runner), its command line, and
+    /// the processes that started it.
+    @Test func theRequestShowsTheProcessAndItsParents() throws {
+        let (harness, keychain) = try setUp()
+        let (outcome, approver) = try askWhileApproving(harness, keychain, answer: "")
+        #expect(throws: APIError.self) { try outcome.get() }
+        let runner = ProcessInfo.processInfo.arguments[0]
+        #expect(approver.stdout.contains("process \(getpid()): \(runner)"), "\(approver.stdout)")
+        #expect(approver.stdout.contains("started by \(getppid()): "), "\(approver.stdout)")
+        #expect(!approver.stdout.contains("could not verify"), "the socket's peer is who asks")
+    }
+
     @Test func withoutAnApproverTheApplicationIsToldAtOnce() throws {
         let (harness, keychain) = try setUp()
         #expect { try keychain.secret(Self.item) } throws: { ($0 as? APIError)?.code == .passcodeRequired }

@@ -16,27 +16,47 @@ extension Harness {
         _ = try TresorKitClient.connect(self).status()
     }
 
-    /// Runs `tresor approve --once --passcode-stdin`, answering `answer`, and meanwhile calls
-    /// `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
+    /// Runs `tresor approve --once --passcode-stdin`, answering `answer`, in the foreground of a
+    /// terminal of its own (``terminalDriver``) — where the daemon puts requests only — and meanwhile
+    /// calls `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
     /// before the approver waits is not put to it — or the approver has finished.
-    /// - Returns: what `tresor approve` printed.
+    /// - Returns: what `tresor approve` showed on its terminal (as `stdout`; `stderr` is empty).
     func approving(answer: String, _ attempt: () throws -> Bool) throws -> Result {
-        let approver = Mutex<Result?>(nil)
+        let arguments = ["approve", "--once", "--passcode-stdin"]
+        let python = URL(fileURLWithPath: "/usr/bin/python3")
+        let (program, programArguments) = user?.wrapping(python, ["-c", Self.terminalDriver]) ?? (python, ["-c", Self.terminalDriver])
+        let spec = try Self.terminalSpec(arguments, answers: [], input: answer + "\n", timeout: 60)
+        return try inBackground(["tresor"] + arguments + ["[on a terminal of its own]"]) { [environment] in
+            // Not `run`: it records into the transcript, which `attempt` may do meanwhile.
+            let result = try Harness.execute(program, programArguments, input: spec, environment: environment, timeout: 70).result
+            let screen = try Harness.screen(of: result, arguments, timeout: 60)
+            return Result(status: screen.status, stdout: screen.text, stderr: "")
+        } while: { try attempt() }
+    }
+
+    /// Runs `work` — `command` — on a thread of its own and meanwhile calls `attempt` (every 25 ms,
+    /// at most 400 times) until it says it is done or `work` has finished; records what `work`
+    /// printed in the transcript.
+    /// - Returns: what `work` returned (status -1 when it threw).
+    func inBackground(
+        _ command: [String], _ work: @escaping @Sendable () throws -> Result, while attempt: () throws -> Bool
+    ) throws -> Result {
+        let outcome = Mutex<Result?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let environment = self.environment
         DispatchQueue.global().async {
-            let result = try? Harness.execute(
-                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: answer + "\n",
-                environment: environment, timeout: 60)
-            approver.withLock { $0 = result?.result }
+            let result: Result
+            do { result = try work() } catch { result = Result(status: -1, stdout: "", stderr: "\(error)") }
+            outcome.withLock { $0 = result }
             done.signal()
         }
         for _ in 0..<400 {
-            if try attempt() || approver.withLock({ $0 != nil }) { break }
+            if try attempt() || outcome.withLock({ $0 != nil }) { break }
             usleep(25_000)
         }
         done.wait()
-        return try #require(approver.withLock { $0 })
+        let result = try #require(outcome.withLock { $0 })
+        record(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), output: result.stdout + result.stderr)
+        return result
     }
 }
 

@@ -12,6 +12,7 @@ import Testing
         #expect(stat.session == 4200)
         #expect(stat.terminal == 34819)
         #expect(stat.startTime == 987654)
+        #expect(stat.parent == 1 && stat.processGroup == 4242 && stat.terminalForegroundGroup == 4242)
         #expect(ProcessStat(parsing: "4242 (name) S 1 2") == nil, "too few fields")
         #expect(ProcessStat(parsing: "no parenthesis at all") == nil)
     }
@@ -58,5 +59,25 @@ import Testing
         try #require(lines.count == 2, "\(text)")
         #expect(lines[0].terminal != 0 && lines[0].terminal == lines[1].terminal)
         #expect(lines[0].session == lines[1].session)
+    }
+
+    /// With job control on, a background job is a process group of its own, and the terminal's
+    /// foreground group is the shell's: the job is not where the user types.
+    @Test func aBackgroundJobIsNotInTheForeground() throws {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "set -m; sh -c 'cat /proc/$$/stat'; echo; sh -c 'cat /proc/$$/stat' & wait", "/dev/null"]
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = text.split(whereSeparator: \.isNewline).compactMap { ProcessStat(parsing: String($0)) }
+        try #require(lines.count == 2, "\(text)")
+        #expect(lines[0].processGroup == lines[0].terminalForegroundGroup, "the foreground command")
+        #expect(lines[1].processGroup != lines[1].terminalForegroundGroup, "the background job")
+        #expect(lines[0].terminal == lines[1].terminal, "on the same terminal")
+        #expect(ControllingTerminal.inForeground(pid: Int32.max) == nil, "no such process")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TresorDesktopPrompt
 import TresorKeybag
+import TresorProtocol
 import TresorSecretService
 
 /// Asks the user for the passcode in the desktop's own prompter (``SystemPrompter``;
@@ -30,20 +31,26 @@ struct DesktopUnlock: Sendable {
         return await askForPasscode(text, for: executable) { try $0.unlock(passcode: $1) }
     }
 
-    /// Asks the user whether `executable` may read `item` once, with the passcode; falls back to
-    /// `fallback` (`tresor approve` in a terminal) when no desktop prompter can be asked. The
-    /// Secret Service's ``PresenceAsker``.
-    func approve(executable: String, application: String, item: String, fallback: PresenceAsker) async -> Bool {
+    /// Asks the user whether `executable` may read `item` once, with the passcode, showing who
+    /// asks (`requester`, its parents, and any doubt about it); falls back to `fallback`
+    /// (`tresor approve` in a terminal) when no desktop prompter can be asked — nor one whose
+    /// bus name another program owns (``SystemPrompter``). The Secret Service's ``PresenceAsker``.
+    func approve(executable: String, application: String, item: String, requester: PresenceRequester, fallback: PresenceAsker) async -> Bool {
+        let who = ApprovalRequest(
+            id: "", application: application, executable: executable, item: item, created: 0,
+            processes: requester.pid.map { ApprovalProcess.chain(of: $0) }, unverifiedIdentity: requester.unverified
+        ).requesterLines.prefix(6).joined(separator: "\n")
         let text = { (wrong: Bool) in
             PromptText(
                 title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
-                description: (wrong ? "That passcode was wrong. " : "") + "\(item.prefix(400))\nType your Tresor passcode to allow this one read.",
+                description: (wrong ? "That passcode was wrong. " : "")
+                    + "\(item.prefix(400))\n\(who)\nType your Tresor passcode to allow this one read.",
                 continueLabel: "_Allow")
         }
         switch await askForPasscode(text, for: executable, { try $0.verify(passcode: $1) }) {
         case .unlocked: return true
         case .refused: return false
-        case .nobodyToAsk: return await fallback(executable, application, item)
+        case .nobodyToAsk: return await fallback(executable, application, item, requester)
         }
     }
 

@@ -1,15 +1,20 @@
 import Foundation
 import Synchronization
 import TresorProtocol
+import TresorSecretService
+import TresorSystem
 
 /// Asks the user — through `tresor approve`, waiting in their terminal — whether an application
 /// may have a secret that needs the user's presence, so the application never collects the
 /// passcode itself (docs/API.md, "Approvals"). The application learns yes or no.
 ///
 /// An approver is a `tresor approve` process asking for the next request
-/// (``nextRequest(within:)``); it is *present* while it waits, and while a request it took is
-/// unanswered (it is asking the user). Without a present approver, nobody is asked and the
-/// application gets `passcodeRequired` at once, as before.
+/// (``nextRequest(within:isUser:)``); it is *present* while it waits, and while a request it took
+/// is unanswered (it is asking the user). Without a present approver, nobody is asked and the
+/// application gets `passcodeRequired` at once, as before. A request goes only to an approver
+/// that is still the user when it is handed over — in the foreground of its terminal
+/// (``ApprovalRoutes``; docs/SECURITY.md, "Who may approve"): one that went to the background
+/// while it waited is let go with nothing.
 final class ApprovalBroker: Sendable {
     /// How long an application's request waits for the user's answer.
     static let answerTimeout: Duration = .seconds(45)
@@ -19,8 +24,15 @@ final class ApprovalBroker: Sendable {
         var queued: [ApprovalRequest] = []
         /// Every unanswered request's waiting application, by request id.
         var asked: [String: CheckedContinuation<Bool, Never>] = [:]
-        /// `tresor approve` processes waiting for a request, by the id of their wait.
-        var approvers: [(wait: UUID, continuation: CheckedContinuation<ApprovalRequest?, Never>)] = []
+        /// `tresor approve` processes waiting for a request, by the id of their wait, each with
+        /// how to tell whether it is still the user.
+        var approvers: [WaitingApprover] = []
+    }
+
+    private struct WaitingApprover {
+        var wait: UUID
+        var continuation: CheckedContinuation<ApprovalRequest?, Never>
+        var isUser: @Sendable () -> Bool
     }
 
     private let state = Mutex(State())
@@ -40,26 +52,46 @@ final class ApprovalBroker: Sendable {
         }
         defer { timeout.cancel() }
         return await withCheckedContinuation { continuation in
-            let approver = state.withLock { state -> CheckedContinuation<ApprovalRequest?, Never>? in
-                state.asked[id] = continuation
+            state.withLock { $0.asked[id] = continuation }
+            hand(request)
+        }
+    }
+
+    /// Gives `request` to the first waiting approver that is still the user, letting go with
+    /// nothing each one that is not; queues it when none is left.
+    private func hand(_ request: ApprovalRequest) {
+        while true {
+            let approver = state.withLock { state -> WaitingApprover? in
+                // Settled meanwhile (timed out): nobody is to be asked any more.
+                guard state.asked[request.id] != nil else { return nil }
                 if state.approvers.isEmpty {
                     state.queued.append(request)
                     return nil
                 }
-                return state.approvers.removeFirst().continuation
+                return state.approvers.removeFirst()
             }
-            approver?.resume(returning: request)
+            guard let approver else { return }
+            // Read outside the lock: it reads /proc.
+            if approver.isUser() {
+                approver.continuation.resume(returning: request)
+                return
+            }
+            approver.continuation.resume(returning: nil)
         }
     }
 
-    /// The next request for the user, waiting up to `limit` for one; nil when none came.
-    func nextRequest(within limit: Duration) async -> ApprovalRequest? {
+    /// The next request for the user, waiting up to `limit` for one; nil when none came, or
+    /// when `isUser` said no as a request was about to be handed over.
+    /// - Parameters:
+    ///   - limit: how long to wait.
+    ///   - isUser: whether the approver is still the user (asked again at each hand-over).
+    func nextRequest(within limit: Duration, isUser: @escaping @Sendable () -> Bool) async -> ApprovalRequest? {
         let wait = UUID()
         return await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> ApprovalRequest? in
                 // A request that timed out was taken off the queue when it was settled.
                 if !state.queued.isEmpty { return state.queued.removeFirst() }
-                state.approvers.append((wait, continuation))
+                state.approvers.append(WaitingApprover(wait: wait, continuation: continuation, isUser: isUser))
                 return nil
             }
             if let ready {
@@ -101,11 +133,20 @@ extension ApprovalBroker {
     ///   - executable: the client's executable.
     ///   - application: who Tresor knows it as (its group).
     ///   - item: the item, in words.
+    ///   - requester: the process behind the client.
     /// - Returns: whether the user allowed it.
-    @Sendable func askUser(executable: String, application: String, item: String) async -> Bool {
+    @Sendable func askUser(executable: String, application: String, item: String, requester: PresenceRequester) async -> Bool {
         guard hasApprover else { return false }
         return await ask(ApprovalRequest(
             id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
-            created: Date().timeIntervalSince1970))
+            created: Date().timeIntervalSince1970, processes: requester.pid.map { ApprovalProcess.chain(of: $0) },
+            unverifiedIdentity: requester.unverified))
+    }
+}
+
+extension ApprovalProcess {
+    /// Process `pid` and its parents, nearest first, as the daemon reads them now (``ProcessChain``).
+    static func chain(of pid: Int32) -> [ApprovalProcess] {
+        ProcessChain.of(pid: pid).map { ApprovalProcess(pid: $0.pid, executable: $0.executable, commandLine: $0.commandLine) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 /// `tresor approve`: the user's side of user presence for applications.
 struct ApproveCommand: ParsableCommand {
@@ -8,9 +9,11 @@ struct ApproveCommand: ParsableCommand {
         commandName: "approve",
         abstract: "Answer applications that need you to be present for a secret.",
         discussion: """
-            Leave `tresor approve` running in a terminal. When an application asks for a secret \
-            that needs your presence (an item added with user presence, for example), it shows \
-            which application asks for which item and asks for your passcode: typing it allows \
+            Leave `tresor approve` running in the foreground of a terminal (in the background, \
+            or without a terminal, it is refused: any program could run it there). When an \
+            application asks for a secret that needs your presence (an item added with user \
+            presence, for example), it shows which application asks for which item — the \
+            process, its command line and the processes that started it — and asks for your passcode: typing it allows \
             that one request, an empty answer refuses it. The application never sees the \
             passcode — it only learns yes or no. Without a `tresor approve` running, such \
             requests fail at once, as before. With --passcode-stdin, each answer is a line of \
@@ -27,7 +30,9 @@ struct ApproveCommand: ParsableCommand {
             StandardStream.error.write("Waiting for applications that need you (Ctrl-C to stop)…\n")
             while true {
                 guard let request = try client.nextApproval(waitSeconds: 25) else { continue }
-                print("\(request.application) (\(request.executable)) asks for the secret of: \(request.item)")
+                let shown = { (text: String) in ApprovalRequest.printable(text, limit: 600) }
+                print("\(shown(request.application)) (\(shown(request.executable))) asks for the secret of: \(shown(request.item))")
+                for line in request.requesterLines { print("  " + line) }
                 let answer = try input.next("Passcode to allow (empty to refuse): ")
                 do {
                     try client.answerApproval(request.id, passcode: answer.isEmpty ? nil : answer)

@@ -58,8 +58,27 @@ struct SecretServicePresenceTests {
         #expect(approver.succeeded, "\(approver.stderr)")
         #expect(approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E presence tool"), "the user sees who asks for what: \(approver.stdout)")
         #expect(approver.stdout.contains("Allowed."))
+        #expect(approver.stdout.contains("process ") && approver.stdout.contains("secret-tool lookup tresor-e2e presence-tool"),
+                "the process that asks, by its command line: \(approver.stdout)")
+        #expect(approver.stdout.contains("started by "), "and who started it: \(approver.stdout)")
         // One approval, one read: the next lookup asks again (and nobody answers now).
         #expect(try provider.secretTool.lookup(Self.toolItem) == nil)
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// Any process of the user can own the desktop prompter's bus name: the daemon asks the
+    /// prompter only when that name's owner runs the root-owned prompter executable. An impostor
+    /// is never called — the request goes to `tresor approve` on the user's terminal.
+    @Test func aProgramOwningThePromptersNameIsNeverAsked() throws {
+        let (provider, _, tool) = try providerWithPresenceItems()
+        let impostor = try BackgroundProcess(
+            harness: provider.harness, executable: PythonClients.python,
+            arguments: ["-B", PythonClients.fixtures.appendingPathComponent("prompter_impostor.py").path])
+        try #require(try impostor.nextLine() == "owned")
+        let (found, approver) = try lookupWhileApproving(provider, answer: provider.passcode, expecting: tool)
+        #expect(found == tool, "the user allowed it in tresor approve: \(approver.stdout)")
+        #expect(approver.stdout.contains("Allowed."))
+        #expect(throws: (any Error).self, "the impostor was called") { try impostor.nextLine(timeout: 2) }
         try provider.harness.expectNoSecretLeaked()
     }
 
