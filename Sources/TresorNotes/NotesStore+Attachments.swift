@@ -27,14 +27,15 @@ extension NotesStore {
     ///   - excludedFromBackup: leave it out of backups (it can be changed later with
     ///     ``setExcludedFromBackup(_:of:excluded:)``).
     /// - Returns: the upload to hand the bytes to.
-    /// - Throws: ``NotesError`` for an invalid name, a kind a locked note does not take, a
-    ///   missing passphrase or note.
+    /// - Throws: ``NotesError`` for an invalid name, a note in Recently Deleted (`invalid`), a kind
+    ///   a locked note does not take, a missing passphrase or note.
     public func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false
     ) throws -> AttachmentUpload {
         try NoteRules.validateAttachmentName(name)
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
+        try requireNotDeleted(row)
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         let noteKey = row.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
         let id = UUID().uuidString.lowercased()

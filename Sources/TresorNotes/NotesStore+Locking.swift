@@ -92,10 +92,12 @@ extension NotesStore {
 
     // MARK: Locked records (the CLI's path and the browser's)
 
-    /// Refuses, inside the locking transaction, a note locked already or shared (a shared note is
-    /// sealed under a key the server holds, so it must be unshared before it can be locked).
+    /// Refuses, inside the locking transaction, a note locked already, in Recently Deleted
+    /// (`invalid`: nothing changes it until it is restored) or shared (a shared note is sealed
+    /// under a key the server holds, so it must be unshared before it can be locked).
     func requireLockable(_ row: NoteRow, _ db: Database) throws {
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(row.id) is already locked") }
+        try requireNotDeleted(row)
         guard try !isShared(row.id, db) else { throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it") }
     }
 
