@@ -114,9 +114,11 @@ extension NotesStore {
         return (attachment, noteKey, sealing)
     }
 
-    /// Removes an attachment; its file is overwritten and unlinked.
+    /// Removes an attachment; its file is overwritten and unlinked. A note in Recently Deleted
+    /// keeps its attachments until it is restored (`invalid`).
     public func removeAttachment(_ attachmentID: String, of noteID: String) throws {
         let file = try pool.write { db -> String in
+            try requireNotDeleted(NoteRow.fetch(noteID, db))
             guard let attachment = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }

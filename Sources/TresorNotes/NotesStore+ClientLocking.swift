@@ -116,7 +116,8 @@ extension NotesStore {
         guard client.ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
-        guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+        // In every store's order: locked, in Recently Deleted, shared — then the attachments' kinds.
+        try pool.read { db in try requireLockable(row, db) }
         try requireLockableKinds(attachments, sealing)
         guard Set(attachments.map(\.id)) == Set(client.attachmentChunks.keys) else {
             throw NotesError.conflict("the note's attachments changed meanwhile: lock it again")
@@ -213,6 +214,7 @@ extension NotesStore {
         try pool.write { db -> Result<Void, NotesError> in
             let row = try NoteRow.fetch(id, db)
             guard let old = row.passphraseID else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            try requireNotDeleted(row)
             let accountID = AccountID(rawValue: row.accountID)
             let account = try AccountRow.fetch(accountID, db)
             guard account.currentPassphraseID == proof.passphraseID else {

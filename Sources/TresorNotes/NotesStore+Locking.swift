@@ -16,7 +16,8 @@ extension NotesStore {
     public func lockNote(_ id: String, passphrase: Passphrase? = nil) throws {
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
-        guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+        // In every store's order: locked, in Recently Deleted, shared — then the attachments' kinds.
+        try pool.read { db in try requireLockable(row, db) }
         try requireLockableKinds(attachments, sealing)
         let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
         guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
@@ -75,6 +76,7 @@ extension NotesStore {
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(id, db) }
         guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        try requireNotDeleted(row)
         let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
         guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
         guard row.passphraseID != currentID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }

@@ -12,7 +12,9 @@ import Foundation
 /// up with every change another device must fetch again — its title, body, pin, folder, lock,
 /// attachments, place in Recently Deleted, participants, and its key's wrapping — and every change
 /// of what a client shows is announced (``NoteChange``, on the backend's ``WebEventBus``) with the
-/// revision it made. A note in Recently Deleted changes only by being restored or deleted for good.
+/// revision it made. A note in Recently Deleted is not edited, locked, re-wrapped alone, or given or
+/// relieved of an attachment (``NotesError/invalid(_:)``: restore it first); a passphrase change
+/// re-wraps it with the rest.
 ///
 /// Callers check access first (``access(toNote:for:includingDeleted:)``); the methods that name
 /// a note trust that check, as the routes make it for every request.
@@ -256,7 +258,7 @@ public protocol WebStore: Sendable {
     /// - Parameters:
     ///   - id: the attachment.
     ///   - noteID: its note.
-    /// - Throws: ``NotesError/notFound(_:)``.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
     func removeAttachment(_ id: String, of noteID: String) async throws
 
     // MARK: Passphrases and locked notes (made in the browser)
@@ -334,7 +336,8 @@ public protocol WebStore: Sendable {
     func lockedRecord(ofNote id: String) async throws -> LockedNoteRecord
 
     /// Locks an unlocked note with ciphertext made in the browser; the plaintext goes in the
-    /// same step.
+    /// same step. Its refusals come in one order: locked already, in Recently Deleted, shared, an
+    /// attachment of a kind that cannot be locked.
     /// - Parameters:
     ///   - id: the note.
     ///   - client: the wrapped key, note proof hash, sealed body and every attachment's chunks.
@@ -388,7 +391,8 @@ public protocol WebStore: Sendable {
     ///   - noteProof: proves the note key.
     ///   - earlierProof: for a note with no note proof recorded: proves its own passphrase.
     ///   - quota: the owner's quota.
-    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, the proof errors.
+    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, ``NotesError/invalid(_:)`` for a note
+    ///   in Recently Deleted, the proof errors.
     func rewrap(
         _ id: String, proof: PassphraseProof, wrappedKey: Data, noteProof: Data, earlierProof: PassphraseProof?, quota: StorageQuota?
     ) async throws

@@ -75,17 +75,29 @@ extension WebStoreCheck {
             }
             #expect(try await store.summary(ofNote: plain.id).revision == plain.revision)
         }),
-        WebStoreCheck(name: "a note in Recently Deleted is not locked, edited or given an attachment: each is refused (restore it first)") { store, _ in
+        WebStoreCheck(name: "a note in Recently Deleted is not locked, edited, re-wrapped, or given or relieved of an attachment (restore it first)") {
+            store, _ in
             let account = try await registered(store, "fox")
-            let proof = Data(repeating: 0x2a, count: 32)
-            try await store.setPassphrase(try material(store, proof: proof, seed: 24), hint: nil, account: account.id)
-            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let first = Data(repeating: 0x2a, count: 32), second = Data(repeating: 0x2b, count: 32), noteProof = Data(repeating: 0x64, count: 32)
+            try await store.setPassphrase(try material(store, proof: first, seed: 24), hint: nil, account: account.id)
+            let old = try #require(try await store.passphraseRecord(account: account.id))
             let note = try await store.createNote(NoteDraft(title: "Binned", body: "text"), account: account.id, quota: nil)
+            let upload = try await store.beginAttachment(to: note.id, kind: .file, name: "kept.txt")
+            try await upload.append(Data("kept".utf8))
+            let attachment = try await upload.finish(quota: nil)
+            let earlier = try await store.createNote(NoteDraft(title: "Old lock", body: "x"), account: account.id, quota: nil)
+            try await store.lockNote(earlier.id, sealedBy: lockedBody(old.id, key: 0x4b, noteProof: noteProof), proof: first, quota: nil)
+            try await store.resetPassphrase(to: try material(store, proof: second, seed: 25), hint: nil, account: account.id)
+            let current = try #require(try await store.passphraseRecord(account: account.id))
+            let proof = PassphraseProof(passphraseID: current.id, proof: second)
             try await store.moveToRecentlyDeleted(note.id)
-            let deleted = try await store.summary(ofNote: note.id)
-            guard case .invalid = await failure({ try await store.lockNote(note.id, sealedBy: lockedBody(record.id, key: 0x4a), proof: proof, quota: nil) })
-            else {
-                Issue.record("a note in Recently Deleted was locked")
+            try await store.moveToRecentlyDeleted(earlier.id)
+            let deleted = try await store.summary(ofNote: note.id), deletedLocked = try await store.summary(ofNote: earlier.id)
+            // Refused as deleted before anything else is looked at (here: an attachment that cannot be locked).
+            var client = lockedBody(current.id, key: 0x4a)
+            client.attachmentChunks = [attachment.id: [pattern(4 + 28)]]
+            guard case .invalid = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: second, quota: nil) }) else {
+                Issue.record("a note in Recently Deleted was locked, or refused for another reason first")
                 return
             }
             guard case .invalid = await failure({ _ = try await store.saveNote(note.id, NoteChanges(body: "new"), by: account.id, quota: nil) }) else {
@@ -96,12 +108,29 @@ extension WebStoreCheck {
                 Issue.record("an attachment was begun on a note in Recently Deleted")
                 return
             }
+            guard case .invalid = await failure({ try await store.removeAttachment(attachment.id, of: note.id) }) else {
+                Issue.record("an attachment was removed from a note in Recently Deleted")
+                return
+            }
+            guard case .invalid = await failure({
+                try await store.rewrap(
+                    earlier.id, proof: proof, wrappedKey: Data(repeating: 0x4c, count: 24), noteProof: noteProof, earlierProof: nil, quota: nil)
+            }) else {
+                Issue.record("a note in Recently Deleted was re-wrapped")
+                return
+            }
             #expect(try await store.summary(ofNote: note.id) == deleted)
-            #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
-            // Restored, it locks.
+            #expect(try await store.summary(ofNote: earlier.id) == deletedLocked)
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.id) == [attachment.id])
+            // Restored, each goes through.
             _ = try await store.restoreNote(note.id)
-            try await store.lockNote(note.id, sealedBy: lockedBody(record.id, key: 0x4a), proof: proof, quota: nil)
+            _ = try await store.restoreNote(earlier.id)
+            try await store.removeAttachment(attachment.id, of: note.id)
+            try await store.lockNote(note.id, sealedBy: lockedBody(current.id, key: 0x4a), proof: second, quota: nil)
             #expect(try await store.summary(ofNote: note.id).isLocked)
+            try await store.rewrap(
+                earlier.id, proof: proof, wrappedKey: Data(repeating: 0x4c, count: 24), noteProof: noteProof, earlierProof: nil, quota: nil)
+            #expect(try await store.summary(ofNote: earlier.id).lock?.isCurrent == true)
         },
         WebStoreCheck(name: "search ranks more of the words in the title first, then the most recently modified; text without a word is refused") {
             store, clock in
