@@ -11,21 +11,32 @@ extension NotesStore {
     ///   - account: a web account (not the local one).
     ///   - current: what the user typed as the current password.
     ///   - new: the new password.
-    /// - Returns: false, changing nothing, when `current` is wrong.
+    /// - Returns: false, changing nothing, when `current` is wrong — or was right but another
+    ///   change replaced it meanwhile.
     /// - Throws: `NotesError.invalid` for the local account, `notFound` for an unknown account,
     ///   or a database error.
     public func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) throws -> Bool {
         guard account != .local else {
             throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
-        guard try checkPassword(current, account: account) else { return false }
-        let hash = try PasswordHash.make(new, rounds: minimumIterations)
-        try pool.write { db in
-            try db.execute(
-                sql: "UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?",
-                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue])
-            guard db.changesCount == 1 else { throw NotesError.notFound("account \(account)") }
+        let row = try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT password_salt, password_iterations, password_hash FROM accounts WHERE id = ?", arguments: [account.rawValue])
         }
-        return true
+        guard let row else { throw NotesError.notFound("account \(account)") }
+        guard let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?, let stored = row["password_hash"] as Data?,
+              try PasswordHash(salt: salt, rounds: rounds, hash: stored).matches(current)
+        else { return false }
+        let hash = try PasswordHash.make(new, rounds: minimumIterations)
+        // Only over the hash `current` was checked against: of two changes at once, the second
+        // finds its `current` no longer the password (as a server's store does).
+        return try pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ?
+                    WHERE id = ? AND password_salt = ? AND password_hash = ?
+                    """,
+                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue, salt, stored])
+            return db.changesCount == 1
+        }
     }
 }

@@ -54,7 +54,8 @@ public protocol WebStore: Sendable {
     /// - Throws: ``NotesError/notFound(_:)``.
     func checkPassword(_ password: AccountPassword, account: AccountID) async throws -> Bool
 
-    /// Replaces a web account's password when `current` is right.
+    /// Replaces a web account's password when `current` is right (of changes made at once from
+    /// one current password, exactly one is kept).
     /// - Parameters:
     ///   - account: the account.
     ///   - current: what was typed as the current password.

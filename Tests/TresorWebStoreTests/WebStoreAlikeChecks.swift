@@ -8,6 +8,23 @@ import TresorWebStore
 // a change is announced whenever it changes what a client shows.
 extension WebStoreCheck {
     static let alike: [WebStoreCheck] = [
+        WebStoreCheck(name: "of eight password changes made at once from one current password, exactly one is kept") { store, _ in
+            let account = try await registered(store, "ike")
+            let kept = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await store.changePassword(
+                            account: account.id, current: password("ike-password-1"), to: password("ike-password-new-\(index)")) ? index : nil
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { if let index = $1 { $0.append(index) } }
+            }
+            #expect(kept.count == 1)
+            for index in 0..<8 {
+                let signedIn = try await store.authenticate(name: "ike", password: password("ike-password-new-\(index)")) != nil
+                #expect(signedIn == kept.contains(index))
+            }
+        },
         WebStoreCheck(name: "sharing and unsharing count the note's revision up, announced with it; an edit from before still merges", hearing: {
             store, _, heard in
             let owner = try await registered(store, "abe")
