@@ -19,13 +19,7 @@ extension NotesStore {
         guard account != .local else {
             throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
-        let row = try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT password_salt, password_iterations, password_hash FROM accounts WHERE id = ?", arguments: [account.rawValue])
-        }
-        guard let row else { throw NotesError.notFound("account \(account)") }
-        guard let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?, let stored = row["password_hash"] as Data?,
-              try PasswordHash(salt: salt, rounds: rounds, hash: stored).matches(current)
-        else { return false }
+        guard let stored = try passwordHash(of: account), try stored.matches(current) else { return false }
         let hash = try PasswordHash.make(new, rounds: minimumIterations)
         // Only over the hash `current` was checked against: of two changes at once, the second
         // finds its `current` no longer the password (as a server's store does).
@@ -35,7 +29,7 @@ extension NotesStore {
                     UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ?
                     WHERE id = ? AND password_salt = ? AND password_hash = ?
                     """,
-                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue, salt, stored])
+                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue, stored.salt, stored.hash])
             return db.changesCount == 1
         }
     }

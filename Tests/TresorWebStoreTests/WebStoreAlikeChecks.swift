@@ -92,8 +92,9 @@ extension WebStoreCheck {
             }
             #expect(try await store.summary(ofNote: plain.id).revision == plain.revision)
         }),
-        WebStoreCheck(name: "a note in Recently Deleted is not locked, edited, re-wrapped, or given or relieved of an attachment (restore it first)") {
-            store, _ in
+        WebStoreCheck(
+            name: "a note in Recently Deleted is not locked, edited, re-wrapped, or given or relieved of an attachment (restore it first)"
+        ) { store, _ in
             let account = try await registered(store, "fox")
             let first = Data(repeating: 0x2a, count: 32), second = Data(repeating: 0x2b, count: 32), noteProof = Data(repeating: 0x64, count: 32)
             try await store.setPassphrase(try material(store, proof: first, seed: 24), hint: nil, account: account.id)
@@ -117,7 +118,8 @@ extension WebStoreCheck {
                 Issue.record("a note in Recently Deleted was locked, or refused for another reason first")
                 return
             }
-            guard case .invalid = await failure({ _ = try await store.saveNote(note.id, NoteChanges(body: "new"), by: account.id, quota: nil) }) else {
+            guard case .invalid = await failure({ _ = try await store.saveNote(note.id, NoteChanges(body: "new"), by: account.id, quota: nil) })
+            else {
                 Issue.record("a note in Recently Deleted was edited")
                 return
             }
@@ -169,7 +171,7 @@ extension WebStoreCheck {
                 return
             }
         },
-        WebStoreCheck(name: "deleting a folder is announced as a folder change, and each note it moves out as changed with its new revision", hearing: {
+        WebStoreCheck(name: "deleting a folder is announced as a folder change, and each note it moves out as changed with its revision", hearing: {
             store, _, heard in
             let owner = try await registered(store, "hob")
             let folder = try await store.createFolder(named: "Work", account: owner.id)
