@@ -8,8 +8,8 @@ import Foundation
 /// changes nothing. Errors are ``NotesError``s; a store that cannot reach its storage throws
 /// ``NotesError/unavailable(_:)``.
 ///
-/// Sync replicates between the two, so they agree on what it reads: a note's `revision` counts
-/// up with every change another device must fetch again — its title, body, pin, folder, lock,
+/// Both mean the same by a revision and by an announcement: a note's `revision` counts up with
+/// every change another device must fetch again — its title, body, pin, folder, lock,
 /// attachments, place in Recently Deleted, participants, and its key's wrapping — and every change
 /// of what a client shows is announced (``NoteChange``, on the backend's ``WebEventBus``) with the
 /// revision it made. A note in Recently Deleted is not edited, locked, re-wrapped alone, or given or

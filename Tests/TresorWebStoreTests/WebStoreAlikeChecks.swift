@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import TresorWebStore
 
-// Where the two stores once answered differently, and sync between them could not live with
-// it: each check pins the one behaviour `WebStore` documents (docs/ARCHITECTURE.md, "The web
-// storage boundary"). A revision changes whenever what another device must fetch again changes;
-// a change is announced whenever it changes what a client shows.
+// Where the two stores could answer differently and a client would notice: each check pins the
+// one behaviour `WebStore` documents (docs/ARCHITECTURE.md, "The web storage boundary"). A
+// revision changes whenever what another device must fetch again changes; a change is announced
+// whenever it changes what a client shows.
 extension WebStoreCheck {
     static let alike: [WebStoreCheck] = [
         WebStoreCheck(name: "of eight password changes made at once from one current password, exactly one is kept") { store, _ in
