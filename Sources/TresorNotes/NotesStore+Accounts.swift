@@ -54,14 +54,22 @@ extension NotesStore {
     /// "Endpoints", `POST /passphrase/reset`).
     /// Always false for the local account: its password is the keybag passcode.
     public func checkPassword(_ password: AccountPassword, account: AccountID) throws -> Bool {
+        guard let hash = try passwordHash(of: account) else { return false }
+        return try hash.matches(password)
+    }
+
+    /// Account `account`'s stored password hash: nil for one without a password (the local
+    /// account, an application's).
+    /// - Throws: `notFound` for an unknown account.
+    func passwordHash(of account: AccountID) throws -> PasswordHash? {
         let row = try pool.read { db in
             try Row.fetchOne(db, sql: "SELECT password_salt, password_iterations, password_hash FROM accounts WHERE id = ?", arguments: [account.rawValue])
         }
         guard let row else { throw NotesError.notFound("account \(account)") }
         guard let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?,
               let hash = row["password_hash"] as Data?
-        else { return false }
-        return try PasswordHash(salt: salt, rounds: rounds, hash: hash).matches(password)
+        else { return nil }
+        return PasswordHash(salt: salt, rounds: rounds, hash: hash)
     }
 
     /// The account `id` as the web shows it.

@@ -27,14 +27,15 @@ extension NotesStore {
     ///   - excludedFromBackup: leave it out of backups (it can be changed later with
     ///     ``setExcludedFromBackup(_:of:excluded:)``).
     /// - Returns: the upload to hand the bytes to.
-    /// - Throws: ``NotesError`` for an invalid name, a kind a locked note does not take, a
-    ///   missing passphrase or note.
+    /// - Throws: ``NotesError`` for an invalid name, a note in Recently Deleted (`invalid`), a kind
+    ///   a locked note does not take, a missing passphrase or note.
     public func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false
     ) throws -> AttachmentUpload {
         try NoteRules.validateAttachmentName(name)
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
+        try requireNotDeleted(row)
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         let noteKey = row.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
         let id = UUID().uuidString.lowercased()
@@ -113,9 +114,11 @@ extension NotesStore {
         return (attachment, noteKey, sealing)
     }
 
-    /// Removes an attachment; its file is overwritten and unlinked.
+    /// Removes an attachment; its file is overwritten and unlinked. A note in Recently Deleted
+    /// keeps its attachments until it is restored (`invalid`).
     public func removeAttachment(_ attachmentID: String, of noteID: String) throws {
         let file = try pool.write { db -> String in
+            try requireNotDeleted(NoteRow.fetch(noteID, db))
             guard let attachment = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }

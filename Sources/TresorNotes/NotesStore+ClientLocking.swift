@@ -39,7 +39,8 @@ extension NotesStore {
     /// wrapped under the new passphrase. All are written in one transaction, with the new salt,
     /// rounds, verifier and proof hash, so a crash leaves every note with the old or the new
     /// passphrase. `proof` must prove the current passphrase: without it a session could
-    /// re-wrap every note with random keys (docs/SECURITY.md).
+    /// re-wrap every note with random keys (docs/SECURITY.md). Each note's revision counts up and
+    /// it is announced as changed.
     /// - Throws: `conflict` (not current, or not exactly its notes), the proof errors of
     ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and changes nothing.
     public func changePassphrase(
@@ -64,7 +65,10 @@ extension NotesStore {
             guard locked == Set(rewrappedKeys.keys) else {
                 throw NotesError.conflict("the notes locked with this passphrase changed meanwhile: fetch them again")
             }
-            let update = try db.makeStatement(sql: "UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?")
+            // A new wrapping is what another device must fetch to open the note: the revision counts up.
+            let update = try db.makeStatement(sql: """
+                UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
+                """)
             for (id, wrapped) in rewrappedKeys {
                 try update.execute(arguments: [material.salt, material.iterations, wrapped, id])
             }
@@ -74,6 +78,7 @@ extension NotesStore {
         }.get()
         // A session of the old key would open nothing now.
         sessions.withLock { $0.end(passphraseID) }
+        for id in rewrappedKeys.keys { announce(.changed, note: id) }
     }
 
     /// A locked note's Apple-shaped fields with the keybag layer removed: what the browser opens.
@@ -111,7 +116,8 @@ extension NotesStore {
         guard client.ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
-        guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+        // In every store's order: locked, in Recently Deleted, shared — then the attachments' kinds.
+        try pool.read { db in try requireLockable(row, db) }
         try requireLockableKinds(attachments, sealing)
         guard Set(attachments.map(\.id)) == Set(client.attachmentChunks.keys) else {
             throw NotesError.conflict("the note's attachments changed meanwhile: lock it again")
@@ -199,6 +205,7 @@ extension NotesStore {
     /// client proves the current passphrase (`proof`: the new wrapping is under it) and the
     /// note key (`noteProof`, or — for a note with no note proof hash yet — `earlierProof` of
     /// the note's own passphrase); a session without them could replace the key with random bytes.
+    /// The note's revision counts up and it is announced as changed.
     /// - Throws: `conflict`, `wrongLockState`, `passphraseRequired`, and the proof errors of
     ///   ``enterPassphrase(_:establish:account:)`` — a wrong proof is counted and changes nothing.
     public func rewrap(_ id: String, proof: PassphraseProof, wrappedKey: Data, noteProof: Data, earlierProof: PassphraseProof?) throws {
@@ -207,6 +214,7 @@ extension NotesStore {
         try pool.write { db -> Result<Void, NotesError> in
             let row = try NoteRow.fetch(id, db)
             guard let old = row.passphraseID else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            try requireNotDeleted(row)
             let accountID = AccountID(rawValue: row.accountID)
             let account = try AccountRow.fetch(accountID, db)
             guard account.currentPassphraseID == proof.passphraseID else {
@@ -218,6 +226,7 @@ extension NotesStore {
             try moveNote(id, from: old, to: try PassphraseRow.fetch(proof.passphraseID, db), wrappedKey: wrappedKey, db)
             return .success(())
         }.get()
+        announce(.changed, note: id)
     }
 
     /// A locked note's attachment as its chunks sealed under the note key (keybag layer

@@ -16,7 +16,8 @@ extension NotesStore {
     public func lockNote(_ id: String, passphrase: Passphrase? = nil) throws {
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
-        guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is already locked") }
+        // In every store's order: locked, in Recently Deleted, shared — then the attachments' kinds.
+        try pool.read { db in try requireLockable(row, db) }
         try requireLockableKinds(attachments, sealing)
         let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
         guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
@@ -75,6 +76,7 @@ extension NotesStore {
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(id, db) }
         guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+        try requireNotDeleted(row)
         let account = try pool.read { db in try AccountRow.fetch(AccountID(rawValue: row.accountID), db) }
         guard let currentID = account.currentPassphraseID else { throw NotesError.noPassphrase }
         guard row.passphraseID != currentID else { throw NotesError.wrongLockState("note \(id) is already locked with the current passphrase") }
@@ -92,10 +94,12 @@ extension NotesStore {
 
     // MARK: Locked records (the CLI's path and the browser's)
 
-    /// Refuses, inside the locking transaction, a note locked already or shared (a shared note is
-    /// sealed under a key the server holds, so it must be unshared before it can be locked).
+    /// Refuses, inside the locking transaction, a note locked already, in Recently Deleted
+    /// (`invalid`: nothing changes it until it is restored) or shared (a shared note is sealed
+    /// under a key the server holds, so it must be unshared before it can be locked).
     func requireLockable(_ row: NoteRow, _ db: Database) throws {
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(row.id) is already locked") }
+        try requireNotDeleted(row)
         guard try !isShared(row.id, db) else { throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it") }
     }
 

@@ -55,6 +55,31 @@ extension NotesStore {
             try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
         }
         purgeRemovedPages()
+        changes.publish(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account]))
+    }
+
+    /// Deletes folder `id` of `account` with what it holds, in one step: its notes move out of it
+    /// (into no folder; those not in Recently Deleted count as modified), each announced as
+    /// changed, and the folders too.
+    /// - Parameters:
+    ///   - id: the folder.
+    ///   - account: the owner.
+    /// - Throws: ``NotesError/notFound(_:)`` for a folder that is not the account's.
+    public func deleteFolder(id: String, account: AccountID) throws {
+        let moved = try pool.write { db -> [String] in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ? AND account_id = ?", arguments: [id, account.rawValue]) != nil else {
+                throw NotesError.notFound("folder \(id.prefix(64))")
+            }
+            let moved = try String.fetchAll(db, sql: "SELECT id FROM notes WHERE folder_id = ?", arguments: [id])
+            try db.execute(sql: """
+                UPDATE notes SET folder_id = NULL, modified = CASE WHEN deleted IS NULL THEN ? ELSE modified END WHERE folder_id = ?
+                """, arguments: [now.timeIntervalSince1970, id])
+            try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
+            return moved
+        }
+        purgeRemovedPages()
+        for note in moved { announce(.changed, note: note) }
+        changes.publish(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account]))
     }
 
     /// The id of the folder called `name` (names are sealed, so they are compared after opening).
@@ -261,10 +286,11 @@ extension NotesStore {
     }
 
     /// Notes whose title — or, for unlocked notes, body — contains every word of `text`
-    /// (word prefixes, case and diacritics ignored), best match first. Locked notes are found
-    /// by their title only.
+    /// (word prefixes, case and diacritics ignored): more of the words in the title first, then
+    /// the most recently modified (``SearchWords``). Locked notes are found by their title only.
+    /// - Throws: ``NotesError/invalid(_:)`` for an empty or too long text, or one without a word.
     public func search(_ text: String, account: AccountID = .local) throws -> [NoteSummary] {
-        try NoteRules.validate(text, limit: 1024, what: "search text", allowEmpty: false)
+        let words = try SearchWords.query(text)
         let sealing = try sealing()
         try index.buildIfNeeded {
             try pool.read { db in
@@ -276,12 +302,18 @@ extension NotesStore {
                 }
             }
         }
-        let ids = try index.search(text, accountID: account.rawValue)
-        return try pool.read { db in
+        let ids = try index.search(words, accountID: account.rawValue)
+        let found = try pool.read { db in
             let statement = try db.makeStatement(sql: "SELECT \(NoteRow.summaryColumns) FROM notes WHERE id = ?")
             var reader = NoteSummaryReader(self, db, sealing)
             return try reader.summaries(of: ids.compactMap { id in try Row.fetchOne(statement, arguments: [id]).map(NoteRow.init(summaryRow:)) })
         }
+        // Ranked as every store ranks (``SearchWords/ranked(_:)``), not by FTS5's bm25.
+        let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let order = SearchWords.ranked(found.map {
+            (id: $0.id, titleMatches: SearchWords.titleMatches(of: words, title: SearchWords.words(of: $0.title)), modified: $0.modified)
+        })
+        return order.compactMap { byID[$0] }
     }
 
 }

@@ -27,7 +27,8 @@ extension NotesStore {
     /// Changes the passphrase: `current` must be typed (an open session or the keychain is
     /// not accepted). Every note locked with it has its note key re-wrapped under the new one —
     /// no content is re-encrypted — in one transaction, so a crash leaves every note opening
-    /// with either the old or the new passphrase. `progress` is called with (done, total).
+    /// with either the old or the new passphrase. Each note's revision counts up and it is
+    /// announced as changed. `progress` is called with (done, total).
     public func changePassphrase(
         from current: Passphrase, to new: Passphrase, hint: String?? = nil, account: AccountID = .local,
         progress: ((Int, Int) -> Void)? = nil
@@ -40,11 +41,12 @@ extension NotesStore {
         let iterations = minimumIterations
         let newKey = try LockedNoteCrypto.passphraseKey(new, salt: salt, iterations: iterations)
         defer { changeProgress.withLock { $0 = nil } }
-        try pool.write { db in
+        let rewrapped = try pool.write { db -> [String] in
             let notes = try Row.fetchAll(db, sql: "SELECT id, crypto_wrapped_key FROM notes WHERE passphrase_id = ?", arguments: [record.id])
             changeProgress.withLock { $0 = (0, notes.count) }
+            // A new wrapping is what another device must fetch to open the note: the revision counts up.
             let update = try db.makeStatement(sql: """
-                UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
+                UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
                 """)
             for (done, note) in notes.enumerated() {
                 let id: String = note["id"]
@@ -59,8 +61,10 @@ extension NotesStore {
             }
             let material = try PassphraseMaterial(salt: salt, iterations: iterations, key: newKey)
             try updateGeneration(record.id, to: material, hint: hint, db, sealing)
+            return notes.map { $0["id"] }
         }
         sessions.withLock { $0.open(record.id, key: newKey, now: now) }
+        for id in rewrapped { announce(.changed, note: id) }
     }
 
     /// Where a passphrase change stands, while one runs: (notes re-wrapped, notes in all).

@@ -11,21 +11,26 @@ extension NotesStore {
     ///   - account: a web account (not the local one).
     ///   - current: what the user typed as the current password.
     ///   - new: the new password.
-    /// - Returns: false, changing nothing, when `current` is wrong.
+    /// - Returns: false, changing nothing, when `current` is wrong — or was right but another
+    ///   change replaced it meanwhile.
     /// - Throws: `NotesError.invalid` for the local account, `notFound` for an unknown account,
     ///   or a database error.
     public func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) throws -> Bool {
         guard account != .local else {
             throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
-        guard try checkPassword(current, account: account) else { return false }
+        guard let stored = try passwordHash(of: account), try stored.matches(current) else { return false }
         let hash = try PasswordHash.make(new, rounds: minimumIterations)
-        try pool.write { db in
+        // Only over the hash `current` was checked against: of two changes at once, the second
+        // finds its `current` no longer the password (as a server's store does).
+        return try pool.write { db in
             try db.execute(
-                sql: "UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?",
-                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue])
-            guard db.changesCount == 1 else { throw NotesError.notFound("account \(account)") }
+                sql: """
+                    UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ?
+                    WHERE id = ? AND password_salt = ? AND password_hash = ?
+                    """,
+                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue, stored.salt, stored.hash])
+            return db.changesCount == 1
         }
-        return true
     }
 }

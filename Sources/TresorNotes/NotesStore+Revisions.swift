@@ -8,6 +8,13 @@ import TresorCrypto
 // lines — kept whole as a new note next to it. Never a silent overwrite.
 extension NotesStore {
 
+    /// Counts note `id`'s revision up for a change the trigger `notes_revision` does not see: a
+    /// participant added or removed, a passphrase change's new wrapping of its key — what another
+    /// device must fetch again, as it must after any change the trigger counts.
+    func countRevision(of id: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE notes SET revision = revision + 1 WHERE id = ?", arguments: [id])
+    }
+
     /// The plaintext body stored now: an unlocked note's, or a locked one's opened with `noteKey`.
     func storedBody(of row: NoteRow, noteKey: SymmetricKey?, _ sealing: ContentSealing) throws -> String {
         if row.isLocked {

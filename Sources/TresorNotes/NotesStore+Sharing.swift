@@ -56,6 +56,7 @@ extension NotesStore {
 
     /// Shares note `id` with the account that signs in as `name`. Only the owner shares; the
     /// note must not be locked. The first share moves the title and body under a record key.
+    /// A participant added counts the note's revision up.
     public func share(note id: String, with name: String, by owner: AccountID) throws {
         let sealing = try sealing()
         guard let participant = try webAccount(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
@@ -82,13 +83,14 @@ extension NotesStore {
             }
             try db.execute(sql: "INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)",
                            arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
+            if db.changesCount > 0 { try countRevision(of: id, db) }
         }
         purgeRemovedPages()
         announce(.shared, note: id)
     }
 
     /// Removes `name` from note `id`'s participants: the owner removes anyone, a participant
-    /// only themself (leaving the note).
+    /// only themself (leaving the note). The note's revision counts up.
     public func unshare(note id: String, participant name: String, by account: AccountID) throws {
         guard let participant = try webAccount(named: name) else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
         try pool.write { db in
@@ -98,6 +100,7 @@ extension NotesStore {
             }
             try db.execute(sql: "DELETE FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, participant.id.rawValue])
             guard db.changesCount > 0 else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
+            try countRevision(of: id, db)
         }
         announce(.unshared, note: id, alsoTo: [participant.id])
     }

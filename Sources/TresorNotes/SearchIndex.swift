@@ -64,15 +64,12 @@ final class SearchIndex: Sendable {
         try? queue.write { db in try db.execute(sql: "DELETE FROM notes_fts WHERE note_id = ?", arguments: [noteID]) }
     }
 
-    /// The ids of `account`'s notes matching every word of `text` (as word prefixes), best first.
-    func search(_ text: String, accountID: String) throws -> [String] {
-        let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" }).map { "\"\($0)\"*" }
-        guard !words.isEmpty else { throw NotesError.invalid("the search text is empty") }
-        let query = words.joined(separator: " ")
+    /// The ids of `account`'s notes matching every one of `words` (``SearchWords/query(_:)``: letters
+    /// and digits only, so each is quoted safely) as a word prefix, in no order: the store ranks them.
+    func search(_ words: [String], accountID: String) throws -> [String] {
+        let query = words.map { "\"\($0)\"*" }.joined(separator: " ")
         return try queue.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT note_id FROM notes_fts WHERE notes_fts MATCH ? AND account_id = ? ORDER BY bm25(notes_fts)
-                """, arguments: [query, accountID])
+            try String.fetchAll(db, sql: "SELECT note_id FROM notes_fts WHERE notes_fts MATCH ? AND account_id = ?", arguments: [query, accountID])
         }
     }
 

@@ -8,6 +8,14 @@ import Foundation
 /// changes nothing. Errors are ``NotesError``s; a store that cannot reach its storage throws
 /// ``NotesError/unavailable(_:)``.
 ///
+/// Both mean the same by a revision and by an announcement: a note's `revision` counts up with
+/// every change another device must fetch again — its title, body, pin, folder, lock,
+/// attachments, place in Recently Deleted, participants, and its key's wrapping — and every change
+/// of what a client shows is announced (``NoteChange``, on the backend's ``WebEventBus``) with the
+/// revision it made. A note in Recently Deleted is not edited, locked, re-wrapped alone, or given or
+/// relieved of an attachment (``NotesError/invalid(_:)``: restore it first); a passphrase change
+/// re-wraps it with the rest.
+///
 /// Callers check access first (``access(toNote:for:includingDeleted:)``); the methods that name
 /// a note trust that check, as the routes make it for every request.
 public protocol WebStore: Sendable {
@@ -46,7 +54,8 @@ public protocol WebStore: Sendable {
     /// - Throws: ``NotesError/notFound(_:)``.
     func checkPassword(_ password: AccountPassword, account: AccountID) async throws -> Bool
 
-    /// Replaces a web account's password when `current` is right.
+    /// Replaces a web account's password when `current` is right (of changes made at once from
+    /// one current password, exactly one is kept).
     /// - Parameters:
     ///   - account: the account.
     ///   - current: what was typed as the current password.
@@ -77,7 +86,8 @@ public protocol WebStore: Sendable {
     /// - Throws: ``NotesError/invalid(_:)``.
     func createFolder(named name: String, account: AccountID) async throws -> Folder
 
-    /// Deletes a folder; its notes move out of it first (into no folder), in the same step.
+    /// Deletes a folder; its notes move out of it first (into no folder), in the same step, each
+    /// announced as changed with its new revision, and the account's folders as `.folders`.
     /// - Parameters:
     ///   - id: the folder.
     ///   - account: the owner.
@@ -113,12 +123,13 @@ public protocol WebStore: Sendable {
     func notesShared(with account: AccountID) async throws -> [NoteSummary]
 
     /// The account's notes whose title — or, for unlocked notes, body — holds every word of
-    /// `text` (as word prefixes, case and diacritics ignored), best match first.
+    /// `text` (as word prefixes, case and diacritics ignored): those with more of the words in
+    /// their title first, then the most recently modified, then by id (``SearchWords``).
     /// - Parameters:
     ///   - text: what was typed.
     ///   - account: the owner.
     /// - Returns: the matching notes' summaries.
-    /// - Throws: ``NotesError/invalid(_:)`` for an empty or too long text.
+    /// - Throws: ``NotesError/invalid(_:)`` for an empty or too long text, or one without a word.
     func search(_ text: String, account: AccountID) async throws -> [NoteSummary]
 
     /// The preview (``NoteRules/preview(body:title:)``) of each unlocked note of `ids`.
@@ -163,7 +174,8 @@ public protocol WebStore: Sendable {
 
     // MARK: Sharing
 
-    /// Shares note `id` with the account that signs in as `name` (the owner only; not a locked note).
+    /// Shares note `id` with the account that signs in as `name` (the owner only; not a locked
+    /// note). The note's revision counts up (sharing it with a participant again changes nothing).
     /// - Parameters:
     ///   - id: the note.
     ///   - name: the participant's login name.
@@ -174,7 +186,7 @@ public protocol WebStore: Sendable {
     func share(note id: String, with name: String, by owner: AccountID) async throws -> ShareInfo
 
     /// Removes `name` from note `id`'s participants: the owner removes anyone, a participant
-    /// only themself.
+    /// only themself. The note's revision counts up.
     /// - Parameters:
     ///   - id: the note.
     ///   - name: the participant's login name.
@@ -231,7 +243,7 @@ public protocol WebStore: Sendable {
     ///   - kind: its kind.
     ///   - name: its name (``NoteRules/validateAttachmentName(_:)``).
     /// - Returns: the writer to hand the bytes to.
-    /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/wrongLockState(_:)``.
+    /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted), ``NotesError/wrongLockState(_:)``.
     func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter
 
     /// An attachment's bytes, a piece at a time; a locked note's as its sealed chunks, one after
@@ -247,7 +259,7 @@ public protocol WebStore: Sendable {
     /// - Parameters:
     ///   - id: the attachment.
     ///   - noteID: its note.
-    /// - Throws: ``NotesError/notFound(_:)``.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
     func removeAttachment(_ id: String, of noteID: String) async throws
 
     // MARK: Passphrases and locked notes (made in the browser)
@@ -287,7 +299,8 @@ public protocol WebStore: Sendable {
     /// - Throws: ``NotesError/invalid(_:)``.
     func resetPassphrase(to material: PassphraseMaterial, hint: String?, account: AccountID) async throws
 
-    /// Changes the passphrase: every note locked with the current one re-wrapped, in one step.
+    /// Changes the passphrase: every note locked with the current one re-wrapped, in one step;
+    /// each such note's revision counts up and it is announced as changed.
     /// - Parameters:
     ///   - proof: proves the current passphrase.
     ///   - material: the new salt, rounds, verifier, proof hash.
@@ -324,13 +337,15 @@ public protocol WebStore: Sendable {
     func lockedRecord(ofNote id: String) async throws -> LockedNoteRecord
 
     /// Locks an unlocked note with ciphertext made in the browser; the plaintext goes in the
-    /// same step.
+    /// same step. Its refusals come in one order: locked already, in Recently Deleted, shared, an
+    /// attachment of a kind that cannot be locked.
     /// - Parameters:
     ///   - id: the note.
     ///   - client: the wrapped key, note proof hash, sealed body and every attachment's chunks.
     ///   - proof: proves the current passphrase.
     ///   - quota: the owner's quota.
-    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, the proof errors.
+    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, ``NotesError/invalid(_:)`` for a note
+    ///   in Recently Deleted (restore it first), the proof errors.
     func lockNote(_ id: String, sealedBy client: ClientLockedNote, proof: Data, quota: StorageQuota?) async throws
 
     /// Saves an edited locked note's body (same note key, proved by `noteProof`).
@@ -368,7 +383,8 @@ public protocol WebStore: Sendable {
         by editor: AccountID, quota: StorageQuota?
     ) async throws -> NoteSummary
 
-    /// Re-wraps a note of an earlier passphrase under the current one.
+    /// Re-wraps a note of an earlier passphrase under the current one; its revision counts up and
+    /// it is announced as changed.
     /// - Parameters:
     ///   - id: the note.
     ///   - proof: proves the current passphrase.
@@ -376,7 +392,8 @@ public protocol WebStore: Sendable {
     ///   - noteProof: proves the note key.
     ///   - earlierProof: for a note with no note proof recorded: proves its own passphrase.
     ///   - quota: the owner's quota.
-    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, the proof errors.
+    /// - Throws: ``NotesError/conflict(_:)``, ``NotesError/wrongLockState(_:)``, ``NotesError/invalid(_:)`` for a note
+    ///   in Recently Deleted, the proof errors.
     func rewrap(
         _ id: String, proof: PassphraseProof, wrappedKey: Data, noteProof: Data, earlierProof: PassphraseProof?, quota: StorageQuota?
     ) async throws

@@ -56,7 +56,9 @@ extension PostgresWebStore {
 
     func removeAttachment(_ id: String, of noteID: String) async throws {
         try await db.transaction { [self, logger] connection in
-            _ = try await noteForWrite(noteID, connection)
+            guard try await !noteForWrite(noteID, connection).isDeleted else {
+                throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first")
+            }
             guard try await connection.count("DELETE FROM attachments WHERE id = \(id) AND note_id = \(noteID) RETURNING 1", logger) == 1 else {
                 throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
             }

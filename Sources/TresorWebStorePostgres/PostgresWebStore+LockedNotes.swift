@@ -143,6 +143,7 @@ extension PostgresWebStore {
         try await counting { [self, logger] connection -> Result<Void, NotesError> in
             let row = try await noteForWrite(id, connection)
             guard let old = row.passphraseID else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
             let owner = AccountID(rawValue: row.accountID)
             guard try await lockAccount(owner, connection).currentPassphraseID == proof.passphraseID else {
                 throw NotesError.conflict("passphrase \(proof.passphraseID) is not the current one: fetch the passphrase again")

@@ -78,12 +78,15 @@ extension PostgresWebStore {
             guard locked == Set(rewrappedKeys.keys) else {
                 throw NotesError.conflict("the notes locked with this passphrase changed meanwhile: fetch them again")
             }
+            // A new wrapping is what another device must fetch to open the note: the revision counts up.
             for (id, wrapped) in rewrappedKeys {
                 try await connection.run(
                     """
-                    UPDATE notes SET crypto_salt = \(material.salt), crypto_iterations = \(material.iterations), crypto_wrapped_key = \(wrapped)
+                    UPDATE notes SET crypto_salt = \(material.salt), crypto_iterations = \(material.iterations), crypto_wrapped_key = \(wrapped),
+                        revision = revision + 1
                     WHERE id = \(id)
                     """, logger)
+                try await announce(.changed, note: id, connection)
             }
             let sealedHint = try hint.map { try $0.map { try sealing.sealText($0, "passphrases", "\(passphraseID)", "hint") } }
             try await connection.run(

@@ -5,6 +5,7 @@ import TresorWebStore
 // Shared notes (docs/WEB.md): participants are rows of `participants`, in the clear; the note's
 // title and body stay sealed under the server key as every note's. Every access check reads the
 // database, so a share or unshare made on one instance holds on every other at its next request.
+// Either counts the note's revision up (who shares it is part of what every device shows).
 extension PostgresWebStore {
     func share(note id: String, with name: String, by owner: AccountID) async throws -> ShareInfo {
         try await db.transaction { [self, logger] connection in
@@ -19,11 +20,12 @@ extension PostgresWebStore {
             guard count < NoteRules.maximumParticipants else {
                 throw NotesError.invalid("a note has at most \(NoteRules.maximumParticipants) participants")
             }
-            try await connection.run(
+            let added = try await connection.count(
                 """
                 INSERT INTO participants (note_id, account_id, added) VALUES (\(id), \(participant.id.rawValue), \(now))
-                ON CONFLICT DO NOTHING
+                ON CONFLICT DO NOTHING RETURNING 1
                 """, logger)
+            if added == 1 { try await countRevision(of: id, connection) }
             try await announce(.shared, note: id, connection)
             guard let sharing = try await summary(note(id, connection), connection).sharing else {
                 throw NotesError.conflict("note \(id) was unshared meanwhile")
@@ -41,6 +43,7 @@ extension PostgresWebStore {
             guard try await connection.count(
                 "DELETE FROM participants WHERE note_id = \(id) AND account_id = \(participant.id.rawValue) RETURNING 1", logger) == 1
             else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
+            try await countRevision(of: id, connection)
             try await announce(.unshared, note: id, alsoTo: [participant.id], connection)
         }
     }

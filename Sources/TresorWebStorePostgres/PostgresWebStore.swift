@@ -68,6 +68,13 @@ final class PostgresWebStore: WebStore {
         return try await note(id, connection, forUpdate: true)
     }
 
+    /// Counts note `id`'s revision up for a change the trigger `notes_revision` does not see: a
+    /// participant added or removed, a passphrase change's new wrapping of its key — what another
+    /// device must fetch again, as it must after any change the trigger counts.
+    func countRevision(of id: String, _ connection: PostgresConnection) async throws {
+        try await connection.run("UPDATE notes SET revision = revision + 1 WHERE id = \(id)", logger)
+    }
+
     /// Takes account `account`'s row lock for the rest of the transaction.
     /// - Throws: ``NotesError/notFound(_:)`` for an unknown account.
     @discardableResult

@@ -74,15 +74,7 @@ public final class SQLiteWebStore: WebStore {
     }
 
     public func deleteFolder(id: String, account: AccountID) async throws {
-        try await run { store in
-            guard let folder = try store.folders(account: account).first(where: { $0.id == id }) else {
-                throw NotesError.notFound("folder \(id.prefix(64))")
-            }
-            for note in try store.notes(account: account, folder: folder.name) {
-                try store.editNote(note.id, NoteChanges(folder: .some(nil)))
-            }
-            try store.deleteFolder(named: folder.name, account: account)
-        }
+        try await run { try $0.deleteFolder(id: id, account: account) }
     }
 
     // MARK: Notes

@@ -13,13 +13,20 @@ struct PostgresWebStoreConformanceTests {
     @Test(arguments: WebStoreCheck.all)
     func conformance(_ check: WebStoreCheck) async throws {
         let clock = TestClock()
-        let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase(), clock: { clock.now() })
+        let listening = Locked(false)
+        let storage = try await ServerStorageFixture.open(
+            url: try await TestPostgres.freshDatabase(), listening: { listening.withLock { $0 = true } }, clock: { clock.now() })
+        let heard = HeardChanges(storage.events)
         do {
-            try await check.body(storage.store, clock)
+            // Changes announced before the events connection listens would not be heard.
+            try await eventually { listening.withLock { $0 } }
+            try await check.body(storage.store, clock, heard)
         } catch {
+            heard.stop()
             await storage.close()
             throw error
         }
+        heard.stop()
         await storage.close()
     }
 }

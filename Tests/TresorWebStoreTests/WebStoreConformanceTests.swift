@@ -16,22 +16,29 @@ struct EmbeddedWebStoreConformanceTests {
     func conformance(_ check: WebStoreCheck) async throws {
         let clock = TestClock()
         let home = try EmbeddedHome(clock: clock)
-        try await check.body(home.store, clock)
+        let heard = HeardChanges(home.events)
+        defer { heard.stop() }
+        try await check.body(home.store, clock, heard)
     }
 }
 
-/// A temporary home with an unlocked keybag, its notes store behind the boundary.
+/// A temporary home with an unlocked keybag, its notes store behind the boundary and its
+/// live updates.
 final class EmbeddedHome: Sendable {
     let root: URL
     let store: any WebStore
+    let events: any WebEventBus
 
     init(clock: TestClock = TestClock()) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-webstore-\(UUID().uuidString)")
         let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         let keybag = try Keybag.create(
             paths: paths, passcode: try Passcode("correct horse battery staple"), settings: .insecureForTesting(kdfRounds: 1_000))
-        let notes = try NotesStore(paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000, clock: { clock.now() }))
+        let feed = NoteChangeFeed()
+        let notes = try NotesStore(
+            paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000, clock: { clock.now() }), changes: feed)
         store = SQLiteWebStore(store: { notes })
+        events = LocalEventBus(feed: feed)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
@@ -47,17 +54,66 @@ final class TestClock: Sendable {
     func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
+/// The note changes a store under test announced (live updates), as its listeners hear them.
+final class HeardChanges: Sendable {
+    private let bus: any WebEventBus
+    private let heard = Locked<[NoteChange]>([])
+    private let token = Locked<UUID?>(nil)
+
+    init(_ bus: any WebEventBus) {
+        self.bus = bus
+        let heard = self.heard
+        let token = bus.listen { event in
+            if case .note(let change) = event { heard.withLock { $0.append(change) } }
+        }
+        self.token.withLock { $0 = token }
+    }
+
+    /// What was heard so far.
+    var changes: [NoteChange] { heard.withLock { $0 } }
+
+    /// Waits until a change `matching` is heard (a server delivers at commit, a moment later).
+    /// - Parameters:
+    ///   - mark: how many changes to pass over (``changes``' count before the step looked for).
+    ///   - seconds: how long to wait.
+    ///   - matching: the change looked for.
+    /// - Returns: whether one was heard in time.
+    func hear(after mark: Int = 0, within seconds: Double = 10, _ matching: @Sendable (NoteChange) -> Bool) async throws -> Bool {
+        let deadline = Date() + seconds
+        while !changes.dropFirst(mark).contains(where: matching) {
+            guard Date() < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    func stop() {
+        if let token = token.withLock({ $0 }) { bus.stopListening(token) }
+    }
+}
+
 /// One behaviour of a `WebStore`.
 struct WebStoreCheck: Sendable, CustomTestStringConvertible {
     var name: String
-    var body: @Sendable (any WebStore, TestClock) async throws -> Void
+    var body: @Sendable (any WebStore, TestClock, HeardChanges) async throws -> Void
 
     var testDescription: String { name }
+
+    init(name: String, _ body: @escaping @Sendable (any WebStore, TestClock) async throws -> Void) {
+        self.name = name
+        self.body = { store, clock, _ in try await body(store, clock) }
+    }
+
+    /// A check that also reads what the store announced.
+    init(name: String, hearing body: @escaping @Sendable (any WebStore, TestClock, HeardChanges) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
 
     static func password(_ text: String) -> AccountPassword { try! AccountPassword(text) }
 
     static let all: [WebStoreCheck] = basics + revisions + recentlyDeleted + sharing + folders + passphrases + lockedNotes
-        + widget + attachments + quotas + search
+        + widget + attachments + quotas + search + alike
 
     static let basics: [WebStoreCheck] = [
         WebStoreCheck(name: "an account signs in with its password only, its name case-folded and taken once") { store, _ in
