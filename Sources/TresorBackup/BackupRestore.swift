@@ -375,7 +375,7 @@ private struct RestoreSession {
     static func description(of application: Application) -> String {
         let hash = application.executableSHA256.prefix(6).map { String(format: "%02x", $0) }.joined()
         return "\(application.applicationID): executable \(application.executablePath) (SHA-256 \(hash)…), groups "
-            + application.allowedGroups.joined(separator: ", ")
+            + application.allowedGroups.joined(separator: ", ") + (application.usesSecretService ? ", on the Secret Service too" : "")
     }
 
     private mutating func flushFinishedAttachment() throws {

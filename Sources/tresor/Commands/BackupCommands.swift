@@ -221,11 +221,11 @@ enum BackupText {
         }
         let unallowed = Set(report.entries.filter { $0.reason == .needsConsent }.map(\.kind))
         if unallowed.contains(.application) {
-            lines.append("Applications read their groups' items: check each above, then restore again with --allow-applications "
+            lines.append("Applications read their groups' items: check each above, then restore with --allow-applications "
                 + "or --allow-application ID to register them.")
         }
         if unallowed.contains(.account) {
-            lines.append("Web accounts sign in to the web client with the backup's password: check each above, then restore again "
+            lines.append("Web accounts sign in to the web client with the backup's password: check each above, then restore "
                 + "with --allow-web-accounts or --allow-web-account LOGIN to add them.")
         }
         return lines.joined(separator: "\n")
