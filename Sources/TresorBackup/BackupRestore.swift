@@ -227,7 +227,7 @@ private struct RestoreSession {
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
             // A web account is a login to the web client: added only with the user's consent.
-            let mayAdd = account.loginName.map { consent.allows(webAccount: $0) } ?? true
+            let mayAdd = account.loginName.map { consent.allows(webAccount: $0, id: account.id) } ?? true
             var outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account, mayAdd: mayAdd) }
             if !mayAdd && outcome.0 == .skipped && outcome.1 == .dependsOnSkipped { outcome.1 = .needsConsent }
             add(.account, account.id, description: account.loginName.map { "web account \($0)" } ?? account.name, outcome)

@@ -40,14 +40,14 @@ public struct RestoreConsent: Codable, Equatable, Sendable {
     public var applications: [String]
     /// Every web account of the backup (`--allow-web-accounts`).
     public var allWebAccounts: Bool
-    /// These web accounts, by login name (`--allow-web-account LOGIN`).
+    /// These web accounts, by login name or account id (`--allow-web-account LOGIN`).
     public var webAccounts: [String]
 
     /// - Parameters:
     ///   - allApplications: every application.
     ///   - applications: these applications, by id.
     ///   - allWebAccounts: every web account.
-    ///   - webAccounts: these web accounts, by login name.
+    ///   - webAccounts: these web accounts, by login name or account id.
     public init(allApplications: Bool = false, applications: [String] = [], allWebAccounts: Bool = false, webAccounts: [String] = []) {
         self.allApplications = allApplications
         self.applications = applications
@@ -63,10 +63,14 @@ public struct RestoreConsent: Codable, Equatable, Sendable {
     /// - Returns: whether the user allowed it.
     public func allows(application applicationID: String) -> Bool { allApplications || applications.contains(applicationID) }
 
-    /// Whether the web account signing in as `loginName` may be added.
-    /// - Parameter loginName: its login name.
+    /// Whether the web account `id`, signing in as `loginName`, may be added.
+    /// - Parameters:
+    ///   - loginName: its login name.
+    ///   - id: its account id.
     /// - Returns: whether the user allowed it.
-    public func allows(webAccount loginName: String) -> Bool { allWebAccounts || webAccounts.contains(loginName) }
+    public func allows(webAccount loginName: String, id: String) -> Bool {
+        allWebAccounts || webAccounts.contains(loginName) || webAccounts.contains(id)
+    }
 }
 
 /// Why a store did not stage a backup's record though it is valid: thrown by the stores' restore

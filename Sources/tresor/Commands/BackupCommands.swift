@@ -92,7 +92,9 @@ struct BackupCommand: ParsableCommand {
                 report list each by executable and groups, or by login name: read them before you \
                 allow them, above all in a backup someone else made. An interpreter (python, perl, \
                 sh…) never gets another application's groups from a backup; notes go only into \
-                accounts the backup holds. A record the format forbids refuses the whole file.
+                accounts the backup holds. A record the format forbids refuses the whole file. On a \
+                terminal, with none of these options, the file is checked first and you are asked \
+                about each application and web account, one by one, before anything changes.
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: BackupSecretOptions
@@ -105,30 +107,61 @@ struct BackupCommand: ParsableCommand {
         var allowedApplications: [String] = []
         @Flag(help: "Add every web account of the backup (a login to the web client, with the backup's password).")
         var allowWebAccounts = false
-        @Option(name: .customLong("allow-web-account"), help: ArgumentHelp("Add this web account of the backup (its login name; repeatable).", valueName: "login"))
+        @Option(name: .customLong("allow-web-account"), help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
         var allowedWebAccounts: [String] = []
 
         func run() throws {
             try Output.run(options) {
                 var input = secrets.input()
-                let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
+                var passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
                 let passphrase = try input.next("Backup passphrase:")
                 let path = URL(fileURLWithPath: file).path
-                let report = try BackupCalls(options: options).run(dryRun ? "Checking" : "Restoring") { client in
-                    try withPresence(passcode, secrets) { passcode in
-                        try client.backupRestore(BackupRestoreRequest(
-                            path: path, passphrase: passphrase, passcode: passcode, dryRun: dryRun, onConflict: onConflict,
-                            everyEntry: options.json, consent: consent))
+                let calls = BackupCalls(options: options)
+                func restore(_ label: String, dryRun: Bool, everyEntry: Bool, consent: RestoreConsent) throws -> BackupReport {
+                    try calls.run(label) { client in
+                        try withPresence(passcode, secrets) { given in
+                            let report = try client.backupRestore(BackupRestoreRequest(
+                                path: path, passphrase: passphrase, passcode: given, dryRun: dryRun, onConflict: onConflict,
+                                everyEntry: everyEntry, consent: consent))
+                            passcode = given  // typed once: the restore after the check takes it too
+                            return report
+                        }
                     }
                 }
+                var consent = consentGiven
+                if !dryRun && !options.json && consent == .none && Terminal.available {
+                    let check = try restore("Checking", dryRun: true, everyEntry: false, consent: .none)
+                    consent = Self.askConsent(for: check.entries.filter { $0.reason == .needsConsent })
+                }
+                let report = try restore(dryRun ? "Checking" : "Restoring", dryRun: dryRun, everyEntry: options.json, consent: consent)
                 if options.json { return Output.json(report) }
                 print(BackupText.restored(report))
             }
         }
 
-        private var consent: RestoreConsent {
+        private var consentGiven: RestoreConsent {
             RestoreConsent(allApplications: allowApplications, applications: allowedApplications,
                            allWebAccounts: allowWebAccounts, webAccounts: allowedWebAccounts)
+        }
+
+        /// Asks on the terminal about each application and web account a restore would add.
+        private static func askConsent(for entries: [BackupReportEntry]) -> RestoreConsent {
+            var consent = RestoreConsent()
+            for entry in entries {
+                switch entry.kind {
+                case .application:
+                    if Terminal.confirm("The backup registers application \(entry.description): it would read those groups' items. Register it? [y/N] ") {
+                        consent.applications.append(entry.id)
+                    }
+                case .account:
+                    if Terminal.confirm("The backup adds \(entry.description), which signs in to the web client with the backup's password. Add it? [y/N] ") {
+                        consent.webAccounts.append(entry.id)
+                    }
+                default:
+                    break
+                }
+            }
+            return consent
         }
     }
 }
