@@ -103,11 +103,13 @@ struct BackupCommand: ParsableCommand {
         @Option(help: "What to do with an item or note the home holds in another version: skip (default) or replace.")
         var onConflict: ConflictPolicy = .skip
         @Flag(help: "Register every application of the backup (each listed by executable and groups).") var allowApplications = false
-        @Option(name: .customLong("allow-application"), help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
+        @Option(name: .customLong("allow-application"),
+                help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
         var allowedApplications: [String] = []
         @Flag(help: "Add every web account of the backup (a login to the web client, with the backup's password).")
         var allowWebAccounts = false
-        @Option(name: .customLong("allow-web-account"), help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
+        @Option(name: .customLong("allow-web-account"),
+                help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
         var allowedWebAccounts: [String] = []
 
         func run() throws {
@@ -150,11 +152,13 @@ struct BackupCommand: ParsableCommand {
             for entry in entries {
                 switch entry.kind {
                 case .application:
-                    if Terminal.confirm("The backup registers application \(entry.description): it would read those groups' items. Register it? [y/N] ") {
+                    let question = "The backup registers application \(entry.description): it would read those groups' items."
+                    if Terminal.confirm(question + " Register it? [y/N] ") {
                         consent.applications.append(entry.id)
                     }
                 case .account:
-                    if Terminal.confirm("The backup adds \(entry.description), which signs in to the web client with the backup's password. Add it? [y/N] ") {
+                    let question = "The backup adds \(entry.description), which signs in to the web client with the backup's password."
+                    if Terminal.confirm(question + " Add it? [y/N] ") {
                         consent.webAccounts.append(entry.id)
                     }
                 default:
