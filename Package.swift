@@ -244,7 +244,7 @@ let package = Package(
         .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresordFixture"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
-            "DesktopFixture", "TresordFixture", .product(name: "GRDB", package: "GRDB.swift"),
+            "DesktopFixture", "TresordFixture", "TresorBackup", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]
 )

@@ -11,6 +11,9 @@ public enum BackupError: Error, Equatable, Sendable {
     case unsupportedVersion(Int)
     /// The record stream breaks the format (which rule is said).
     case damaged(String)
+    /// A record holds what the format forbids (which rule is said): such a file was not written
+    /// by Tresor as it is, and nothing of it is restored.
+    case forbidden(String)
     /// The backup file cannot be read or written (the system's reason is said).
     case io(String)
     /// Another backup or restore is running in this daemon.
@@ -27,6 +30,7 @@ extension BackupError: CustomStringConvertible {
         case .notABackup: return "this age file is not a Tresor backup"
         case .unsupportedVersion(let version): return "backup format version \(version) is not supported (only 1)"
         case .damaged(let rule): return "the backup is damaged: \(rule)"
+        case .forbidden(let rule): return "the backup holds what its format forbids: \(rule)"
         case .io(let reason): return reason
         case .busy: return "another backup or restore is running; try again when it has finished"
         case .homeUnavailable(let reason): return reason

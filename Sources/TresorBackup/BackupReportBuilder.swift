@@ -24,9 +24,11 @@ struct BackupReportBuilder {
         report.entries.insert(contentsOf: entries.filter(lists), at: index)
     }
 
-    /// Whether the report lists `entry`.
+    /// Whether the report lists `entry`. Applications and accounts always: each gives someone
+    /// rights in the home, so the user sees each one a restore adds or would add.
     private func lists(_ entry: BackupReportEntry) -> Bool {
-        listsEverything || ![.backedUp, .restored, .alreadyPresent].contains(entry.outcome)
+        listsEverything || entry.outcome != .backedUp && [.application, .account].contains(entry.kind)
+            || ![.backedUp, .restored, .alreadyPresent].contains(entry.outcome)
     }
 
     /// Counts one more `kind` as `outcome`, without an entry (passphrases, folders).

@@ -54,6 +54,8 @@ public enum BackupRestore {
     ///   - passphrase: its passphrase.
     ///   - target: the home.
     ///   - onConflict: what to do with things the home holds in another version.
+    ///   - consent: the applications and web accounts the user allowed it to add (others are
+    ///     skipped and listed).
     ///   - dryRun: stage and report, but change nothing.
     ///   - everyEntry: whether the report lists every entry, or only those not restored or
     ///     already present (the counts hold everything either way).
@@ -67,7 +69,7 @@ public enum BackupRestore {
     ///   what `presence` throws; ``StagedStatementError/expectationFailed(_:)`` when the home
     ///   changed during the staging.
     public static func restore(
-        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, dryRun: Bool,
+        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, consent: RestoreConsent = .none, dryRun: Bool,
         everyEntry: Bool = true, presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
     ) throws -> BackupReport {
         try BackupFile.read(url) { size, input in
@@ -84,7 +86,7 @@ public enum BackupRestore {
             }
             let staging = try RestoreStaging(home: target.home)
             var session = RestoreSession(
-                target: target, staging: staging, onConflict: onConflict,
+                target: target, staging: staging, onConflict: onConflict, consent: consent,
                 builder: BackupReportBuilder(operation: dryRun ? "dry-run" : "restore", path: url.path, listsEverything: everyEntry))
             do {
                 while let record = try reader.next() {
@@ -161,8 +163,12 @@ private struct RestoreSession {
     let target: RestoreTarget
     let staging: RestoreStaging
     let onConflict: ConflictPolicy
+    let consent: RestoreConsent
     var builder: BackupReportBuilder
     private(set) var manifest: BackupManifest?
+    /// The applications that came one after another, decided together once the last came
+    /// (``flushApplications()``): one may take another's groups.
+    private var pendingApplications: [Application] = []
     private(set) var sameHome = false
     /// The items, staged on a thread of their own; made at the first item.
     private var items: RestoreItems?
@@ -182,10 +188,11 @@ private struct RestoreSession {
     /// The attachment staged last, held back one record: a left-out record for it may follow.
     private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String)?
 
-    init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, builder: BackupReportBuilder) {
+    init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, consent: RestoreConsent, builder: BackupReportBuilder) {
         self.target = target
         self.staging = staging
         self.onConflict = onConflict
+        self.consent = consent
         self.builder = builder
     }
 
@@ -206,23 +213,24 @@ private struct RestoreSession {
         default: try items?.flush()
         }
         if case .note = record {} else { try flushNotes() }
+        if case .application = record {} else { try flushApplications() }
         switch record {
         case .manifest(let manifest):
             self.manifest = manifest
             sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
         case .application(let application):
-            let outcome = try staging.stageDecision(for: target.databasePath(BackupRestore.login)) {
-                try target.applications.stageRestore(application, onConflict: onConflict)
-            }
-            add(.application, application.applicationID, description: application.applicationID, outcome)
+            pendingApplications.append(application)
         case .item(let record):
             try itemStager().add(.item(record.item, keychain: record.keychain), recordBytes: bytes)
         case .deviceBoundItem(let record):
             try itemStager().add(.deviceBound(record), recordBytes: bytes)
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
-            let outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account) }
-            add(.account, account.id, description: account.loginName ?? account.name, outcome)
+            // A web account is a login to the web client: added only with the user's consent.
+            let mayAdd = account.loginName.map { consent.allows(webAccount: $0, id: account.id) } ?? true
+            var outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account, mayAdd: mayAdd) }
+            if !mayAdd && outcome.0 == .skipped && outcome.1 == .dependsOnSkipped { outcome.1 = .needsConsent }
+            add(.account, account.id, description: account.loginName.map { "web account \($0)" } ?? account.name, outcome)
         case .passphrase(let passphrase):
             let outcome = try staging.stageDecision(for: "notes.db") {
                 try notesRestore().stage(passphrase, isCurrent: currentPassphrases[passphrase.account] == passphrase.id)
@@ -241,6 +249,10 @@ private struct RestoreSession {
                 dropped = try notesRestore().beginAttachment(record)
             } catch let error as NotesError {
                 add(.attachment, record.id, description: record.name, (.skipped, .invalid, error.description))
+                attachment = (record, .skipped)
+                return
+            } catch let skip as RestoreSkip {
+                add(.attachment, record.id, description: record.name, (.skipped, skip.reason, nil))
                 attachment = (record, .skipped)
                 return
             }
@@ -284,6 +296,7 @@ private struct RestoreSession {
     /// After the trailer: the attachment held back is staged, the items' thread has staged
     /// every item, and their report entries take their place.
     mutating func finish() throws {
+        try flushApplications()
         try flushNotes()
         try flushFinishedAttachment()
         if let items {
@@ -319,6 +332,50 @@ private struct RestoreSession {
             }
             add(.note, note.id, description: note.title, outcome)
         }
+    }
+
+    /// Decides the applications that came: each needs the user's consent, and an interpreter
+    /// never takes a group of another application (registered here, or in the backup).
+    private mutating func flushApplications() throws {
+        guard !pendingApplications.isEmpty else { return }
+        let applications = pendingApplications
+        pendingApplications = []
+        let registered = try target.applications.list()
+        var interpreters: InstalledInterpreters?
+        for application in applications {
+            let description = RestoreSession.description(of: application)
+            if registered.contains(application) {
+                add(.application, application.applicationID, description: description, (.alreadyPresent, nil, nil))
+                continue
+            }
+            guard consent.allows(application: application.applicationID) else {
+                add(.application, application.applicationID, description: description, (.skipped, .needsConsent, nil))
+                continue
+            }
+            // Every other registration: the home's (one of this id but another executable too)
+            // and the backup's other applications.
+            let others = registered.filter { $0.applicationID != application.applicationID || $0.executableSHA256 != application.executableSHA256 }
+                + applications.filter { $0.applicationID != application.applicationID }
+            let othersGroups = Set(others.flatMap(\.allowedGroups))
+            if !othersGroups.isDisjoint(with: application.allowedGroups) {
+                if interpreters == nil { interpreters = InstalledInterpreters() }
+                if interpreters!.isInterpreter(application) {
+                    add(.application, application.applicationID, description: description, (.skipped, .interpreterGroups, nil))
+                    continue
+                }
+            }
+            let outcome = try staging.stageDecision(for: target.databasePath(BackupRestore.login)) {
+                try target.applications.stageRestore(application, onConflict: onConflict)
+            }
+            add(.application, application.applicationID, description: description, outcome)
+        }
+    }
+
+    /// What the report says of an application: what runs, and what it may read.
+    static func description(of application: Application) -> String {
+        let hash = application.executableSHA256.prefix(6).map { String(format: "%02x", $0) }.joined()
+        return "\(application.applicationID): executable \(application.executablePath) (SHA-256 \(hash)…), groups "
+            + application.allowedGroups.joined(separator: ", ") + (application.usesSecretService ? ", on the Secret Service too" : "")
     }
 
     private mutating func flushFinishedAttachment() throws {
@@ -367,8 +424,21 @@ extension RestoreStaging {
             case .invalid, .damaged: return (.skipped, .invalid, error.description)
             default: throw error
             }
+        } catch let skip as RestoreSkip {
+            return (.skipped, skip.reason, nil)
         }
         try stage(statements, for: database)
         return (outcome, outcome == .skipped ? .dependsOnSkipped : nil, nil)
+    }
+}
+
+extension RestoreSkip {
+    /// The report's reason for it.
+    var reason: BackupReason {
+        switch self {
+        case .duplicate: .duplicate
+        case .idInUse: .idInUse
+        case .accountNotInBackup: .accountNotInBackup
+        }
     }
 }

@@ -63,6 +63,7 @@ public struct RecordStreamReader {
         guard let body = try take(length) else { throw BackupError.damaged("the stream ends inside a record") }
         let record = try BackupRecord(kind: kind, body: body)
         try checkOrder(record)
+        try BackupRecordRules.check(record)
         recordBytes = 5 + length
         return record
     }

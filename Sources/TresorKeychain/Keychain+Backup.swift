@@ -112,6 +112,9 @@ public final class KeychainRestore {
     private var metadataKeys: [String: SymmetricKey] = [:]
     /// Ids given to staged rows, per table.
     private var stagedIDs: [String: Set<Int64>] = [:]
+    /// Primary keys of the items staged so far, per table: a second item of one is the backup's
+    /// duplicate, which its `INSERT OR IGNORE` would drop unsaid.
+    private var stagedPrimaryKeys: [String: Set<Data>] = [:]
 
     /// - Parameters:
     ///   - keychain: the keychain restored into.
@@ -127,7 +130,7 @@ public final class KeychainRestore {
     /// - Returns: for each item, in order, the outcome and the statements to commit (none unless
     ///   it is restored or replaces) — or what it threw: ``KeychainError/param(_:)`` for an item
     ///   this keychain would not accept; ``KeychainError/interactionNotAllowed(_:)`` when its class
-    ///   is locked here.
+    ///   is locked here; ``TresorModel/RestoreSkip/duplicate`` for a second item of one primary key.
     /// - Throws: storage errors of the transaction itself.
     public func stage(_ items: [BackedUpItem]) throws -> [Result<(BackupOutcome, [StagedStatement]), any Error>] {
         try keychain.read(inTransaction: true) { db in
@@ -157,6 +160,7 @@ public final class KeychainRestore {
         let values = AttributeValues(attributes)
         let table = itemClass.table
         let primaryKeyTag = sealing.primaryKeyTag(values, itemClass: itemClass)
+        guard stagedPrimaryKeys[table, default: []].insert(primaryKeyTag).inserted else { throw RestoreSkip.duplicate }
 
         var statements: [StagedStatement] = []
         var outcome = BackupOutcome.restored

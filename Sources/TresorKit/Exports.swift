@@ -36,3 +36,4 @@
 // Backups (`tresor backup`): what a restore does with a conflict, and what became of each thing.
 @_exported import enum TresorModel.ConflictPolicy
 @_exported import enum TresorModel.BackupOutcome
+@_exported import struct TresorModel.RestoreConsent

@@ -28,3 +28,58 @@ public enum BackupOutcome: String, Codable, CaseIterable, Sendable {
     /// Not restored; the reason says why.
     case skipped
 }
+
+/// What the user allowed a restore to add that gives someone rights in this home: a registered
+/// application (an executable and the groups it may read) and a web account (a login that signs
+/// in to the web client). Nothing else of a backup needs it; without it such records are
+/// skipped and listed (docs/SECURITY.md, "Restoring a handed backup").
+public struct RestoreConsent: Codable, Equatable, Sendable {
+    /// Every application of the backup (`--allow-applications`).
+    public var allApplications: Bool
+    /// These applications, by application id (`--allow-application ID`).
+    public var applications: [String]
+    /// Every web account of the backup (`--allow-web-accounts`).
+    public var allWebAccounts: Bool
+    /// These web accounts, by login name or account id (`--allow-web-account LOGIN`).
+    public var webAccounts: [String]
+
+    /// - Parameters:
+    ///   - allApplications: every application.
+    ///   - applications: these applications, by id.
+    ///   - allWebAccounts: every web account.
+    ///   - webAccounts: these web accounts, by login name or account id.
+    public init(allApplications: Bool = false, applications: [String] = [], allWebAccounts: Bool = false, webAccounts: [String] = []) {
+        self.allApplications = allApplications
+        self.applications = applications
+        self.allWebAccounts = allWebAccounts
+        self.webAccounts = webAccounts
+    }
+
+    /// Nothing allowed: what a restore does unless asked.
+    public static let none = RestoreConsent()
+
+    /// Whether the application `applicationID` may be registered.
+    /// - Parameter applicationID: its id.
+    /// - Returns: whether the user allowed it.
+    public func allows(application applicationID: String) -> Bool { allApplications || applications.contains(applicationID) }
+
+    /// Whether the web account `id`, signing in as `loginName`, may be added.
+    /// - Parameters:
+    ///   - loginName: its login name.
+    ///   - id: its account id.
+    /// - Returns: whether the user allowed it.
+    public func allows(webAccount loginName: String, id: String) -> Bool {
+        allWebAccounts || webAccounts.contains(loginName) || webAccounts.contains(id)
+    }
+}
+
+/// Why a store did not stage a backup's record though it is valid: thrown by the stores' restore
+/// stagers, reported as the record's outcome while the restore goes on.
+public enum RestoreSkip: Error, Equatable, Sendable {
+    /// The backup holds a record of this id (or primary key) before: only the first counts.
+    case duplicate
+    /// The id is this home's, for something else (an attachment of another note).
+    case idInUse
+    /// Its account is not one the backup holds (and was restored or found the same here).
+    case accountNotInBackup
+}

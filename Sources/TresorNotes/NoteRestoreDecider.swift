@@ -13,16 +13,20 @@ struct NoteRestoreDecider: Sendable {
     let onConflict: ConflictPolicy
     let sealing: ContentSealing
     let keepsImportTags: Bool
-    /// The accounts restored or present.
+    /// The accounts restored or present as the backup has them: the only ones notes go into.
     let accounts: Set<String>
+    /// Every account the backup holds.
+    let backupAccounts: Set<String>
     /// Each backup folder's id in this home.
     let folders: [String: String]
     /// Each backup passphrase's id in this home.
     let passphrases: [Int64: Int64]
 
     /// The note's outcome, the statements that restore it, and a replaced note's attachment files.
-    /// - Throws: ``NotesError/invalid(_:)`` for a note this store would not hold; storage errors.
+    /// - Throws: ``NotesError/invalid(_:)`` for a note this store would not hold;
+    ///   ``TresorModel/RestoreSkip/accountNotInBackup``; storage errors.
     func decide(_ note: BackedUpNote, _ db: Database) throws -> (BackupOutcome, [StagedStatement], removedFiles: [String]) {
+        guard backupAccounts.contains(note.account) else { throw RestoreSkip.accountNotInBackup }
         guard accounts.contains(note.account) else { return (.skipped, [], []) }
         try validate(note)
         var mapped = note

@@ -22,8 +22,15 @@ public final class NotesRestore {
     /// Whether the backup's import tags were made with this home's key (they are kept then).
     let keepsImportTags: Bool
 
-    /// Accounts that exist here (or will, once committed).
+    /// The accounts the backup holds that exist here as the backup has them (or will, once
+    /// committed): the only ones its records go into (docs/FORMAT.md, "Restoring").
     private var accounts: Set<String> = []
+    /// Every account record of the backup seen so far, restored or not.
+    private var backupAccounts: Set<String> = []
+    /// Login names of the web accounts staged so far.
+    private var stagedLogins: Set<String> = []
+    /// Attachment ids of the backup seen so far.
+    private var seenAttachments: Set<String> = []
     /// The local account's current passphrase here, if any.
     private var accountsWithoutPassphrase: Set<String> = []
     /// The backup's passphrase ids → this home's.
@@ -53,7 +60,6 @@ public final class NotesRestore {
         try store.pool.read { db in
             for row in try Row.fetchAll(db, sql: "SELECT id, current_passphrase_id FROM accounts") {
                 let id: String = row["id"]
-                accounts.insert(id)
                 if (row["current_passphrase_id"] as Int64?) == nil { accountsWithoutPassphrase.insert(id) }
             }
             nextPassphraseID = (try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM passphrases") ?? 0) + 1
@@ -65,11 +71,17 @@ public final class NotesRestore {
     /// Stages an account: a new web or team account is added; the local account and an account
     /// of the same id are kept (an account of the same id but another login or password is a
     /// conflict; replaced with `--on-conflict replace`); a login name another account holds is
-    /// always a conflict.
-    /// - Parameter account: the backup's account.
+    /// always a conflict. Only an account restored, replaced or found the same here takes the
+    /// backup's passphrases, folders and notes.
+    /// - Parameters:
+    ///   - account: the backup's account.
+    ///   - mayAdd: whether it may be added or replace the home's (else it is `skipped` unless
+    ///     the home holds it the same — the user did not allow a new web login).
     /// - Returns: the outcome and the statements to commit.
-    /// - Throws: ``NotesError/invalid(_:)`` for an account this store would not hold; storage errors.
-    public func stage(_ account: BackedUpAccount) throws -> (BackupOutcome, [StagedStatement]) {
+    /// - Throws: ``NotesError/invalid(_:)`` for an account this store would not hold;
+    ///   ``TresorModel/RestoreSkip/duplicate`` for a second record of one account; storage errors.
+    public func stage(_ account: BackedUpAccount, mayAdd: Bool = true) throws -> (BackupOutcome, [StagedStatement]) {
+        guard backupAccounts.insert(account.id).inserted else { throw RestoreSkip.duplicate }
         if let login = account.loginName {
             guard try NoteRules.loginName(login) == login, login != NoteRules.localLoginName else {
                 throw NotesError.invalid("the account's login name is not valid")
@@ -80,19 +92,28 @@ public final class NotesRestore {
             try store.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM accounts WHERE login_name = ?", arguments: [login]) }
         }
         if let loginHolder, loginHolder != account.id { return (.conflict, []) }
+        if let login = account.loginName, stagedLogins.contains(login) { return (.conflict, []) }
         if let existing {
             let same = existing["name"] == account.name && existing["login_name"] == account.loginName
                 && existing["password_salt"] == account.passwordSalt && existing["password_iterations"] == account.passwordIterations
                 && existing["password_hash"] == account.passwordHash
-            if same || account.id == AccountID.local.rawValue { return (.alreadyPresent, []) }
+            if same || account.id == AccountID.local.rawValue {
+                accounts.insert(account.id)
+                return (.alreadyPresent, [])
+            }
             guard onConflict == .replace else { return (.conflict, []) }
+            guard mayAdd else { return (.skipped, []) }
+            accounts.insert(account.id)
+            if let login = account.loginName { stagedLogins.insert(login) }
             return (.replaced, [StagedStatement("""
                 UPDATE accounts SET name = ?, login_name = ?, password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?
                 """, [account.name.databaseValue, account.loginName.databaseValue, account.passwordSalt.databaseValue,
                       account.passwordIterations.databaseValue, account.passwordHash.databaseValue, account.id.databaseValue])])
         }
+        guard mayAdd else { return (.skipped, []) }
         accounts.insert(account.id)
         accountsWithoutPassphrase.insert(account.id)
+        if let login = account.loginName { stagedLogins.insert(login) }
         return (.restored, [StagedStatement("""
             INSERT OR IGNORE INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -111,6 +132,7 @@ public final class NotesRestore {
     /// - Throws: ``NotesError/invalid(_:)`` for a record this store would not hold.
     public func stage(_ passphrase: BackedUpPassphrase, isCurrent: Bool) throws -> (BackupOutcome, [StagedStatement]) {
         guard accounts.contains(passphrase.account) else { return (.skipped, []) }
+        guard passphrases[passphrase.id] == nil else { throw RestoreSkip.duplicate }
         guard LockInfo.Source(rawValue: passphrase.source) != nil, (1...LockedNoteCrypto.maximumIterations).contains(passphrase.iterations),
               (1...64).contains(passphrase.salt.count)
         else { throw NotesError.invalid("a passphrase record is malformed") }
@@ -168,6 +190,7 @@ public final class NotesRestore {
     /// - Throws: ``NotesError/invalid(_:)`` for an invalid name; storage errors.
     public func stage(_ folder: BackedUpFolder) throws -> (BackupOutcome, [StagedStatement]) {
         guard accounts.contains(folder.account) else { return (.skipped, []) }
+        guard folders[folder.id] == nil else { throw RestoreSkip.duplicate }
         try NoteRules.validate(folder.name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
         let (byName, idTaken) = try store.pool.read { db -> (String?, Bool) in
             (try store.folderID(named: folder.name, account: AccountID(rawValue: folder.account), creating: false, db, sealing),
@@ -194,12 +217,20 @@ public final class NotesRestore {
     /// - Parameter notes: the backup's notes, in order.
     /// - Returns: for each note, in order: the outcome, the statements to commit and the files
     ///   of a replaced note's attachments, to remove once committed — or what it threw:
-    ///   ``NotesError/invalid(_:)`` for a note this store would not hold, storage errors.
+    ///   ``NotesError/invalid(_:)`` for a note this store would not hold,
+    ///   ``TresorModel/RestoreSkip`` for a second note of one id or one of an account the backup
+    ///   does not hold, storage errors.
     public func stage(_ notes: [BackedUpNote]) -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] {
         let decider = decider, store = store
+        var inBatch: Set<String> = []
+        let duplicate = notes.map { self.notes[$0.id] != nil || !inBatch.insert($0.id).inserted }
+        let unique = zip(notes, duplicate).filter { !$0.1 }.map(\.0)
         // Each half in one read transaction: its lookups take SQLite's locks once.
-        let decided = TwoThreads.mapHalves(notes) { half in
+        var decidedUnique = TwoThreads.mapHalves(unique) { half in
             try store.pool.read { db in half.map { note in Result { try decider.decide(note, db) } } }
+        }[...]
+        let decided = duplicate.map { isDuplicate -> Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error> in
+            isDuplicate ? .failure(RestoreSkip.duplicate) : decidedUnique.removeFirst()
         }
         for (note, result) in zip(notes, decided) {
             if case .success(let (outcome, _, _)) = result { self.notes[note.id] = (outcome, note.locked != nil) }
@@ -211,7 +242,7 @@ public final class NotesRestore {
     private var decider: NoteRestoreDecider {
         NoteRestoreDecider(
             store: store, onConflict: onConflict, sealing: sealing, keepsImportTags: keepsImportTags,
-            accounts: accounts, folders: folders, passphrases: passphrases)
+            accounts: accounts, backupAccounts: backupAccounts, folders: folders, passphrases: passphrases)
     }
 
     // MARK: Attachments
@@ -221,17 +252,24 @@ public final class NotesRestore {
     /// - Parameter attachment: the backup's attachment.
     /// - Returns: nil when its bytes are to be staged; else the outcome without them (already
     ///   there, or skipped with its note), and the pieces that follow are to be dropped.
-    /// - Throws: ``NotesError/invalid(_:)`` for an attachment this store would not hold.
+    /// - Throws: ``NotesError/invalid(_:)`` for an attachment this store would not hold;
+    ///   ``TresorModel/RestoreSkip`` for a second attachment of one id, or an id another note's
+    ///   attachment holds here.
     public func beginAttachment(_ attachment: BackedUpAttachment) throws -> BackupOutcome? {
         precondition(self.attachment == nil, "an attachment is being staged")
+        guard seenAttachments.insert(attachment.id).inserted else { throw RestoreSkip.duplicate }
         guard let note = notes[attachment.note], note.outcome != .conflict, note.outcome != .skipped else { return .skipped }
         try NoteRules.validateAttachmentName(attachment.name)
         guard attachment.byteCount >= 0, attachment.isLocked == note.isLocked else {
             throw NotesError.invalid("the attachment does not match its note")
         }
-        if note.outcome == .alreadyPresent,
-           try store.pool.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM attachments WHERE id = ?", arguments: [attachment.id]) }) == true {
-            return .alreadyPresent
+        let holder = try store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT note_id FROM attachments WHERE id = ?", arguments: [attachment.id])
+        }
+        if let holder {
+            // Its note's own attachment: there already, or removed with the note it replaces.
+            if holder == attachment.note && note.outcome == .alreadyPresent { return .alreadyPresent }
+            guard holder == attachment.note && note.outcome == .replaced else { throw RestoreSkip.idInUse }
         }
         let file: StagedAttachment.File = attachment.isLocked
             ? .sealed(try AttachmentFile.SealedChunkWriter(attachmentID: attachment.id, in: stagingFolder, sealing: sealing))

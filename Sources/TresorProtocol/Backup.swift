@@ -48,10 +48,12 @@ public struct BackupRestoreRequest: Codable, Sendable {
     /// Whether the report lists every entry (the default), or only those not restored or
     /// already present — what a summary shows, without tens of thousands of lines to send.
     public var everyEntry: Bool?
+    /// The applications and web accounts the user allowed it to add (default: none).
+    public var consent: RestoreConsent?
 
     public init(
         path: String, passphrase: String, passcode: String? = nil, dryRun: Bool = false, onConflict: ConflictPolicy = .skip,
-        everyEntry: Bool = true
+        everyEntry: Bool = true, consent: RestoreConsent = .none
     ) {
         self.path = path
         self.passphrase = passphrase
@@ -59,6 +61,7 @@ public struct BackupRestoreRequest: Codable, Sendable {
         self.dryRun = dryRun
         self.onConflict = onConflict
         self.everyEntry = everyEntry
+        self.consent = consent
     }
 }
 
@@ -80,6 +83,16 @@ public enum BackupReason: String, Codable, CaseIterable, Sendable {
     case dependsOnSkipped
     /// The home would not accept it as it is (the detail says why).
     case invalid
+    /// An application or web account the user did not allow (``TresorModel/RestoreConsent``).
+    case needsConsent
+    /// An interpreter's registration with a group of another application: never from a backup.
+    case interpreterGroups
+    /// The backup holds it twice (the same id or primary key): the first one counts.
+    case duplicate
+    /// Its id is taken in this home by something else.
+    case idInUse
+    /// Its account is not one the backup holds: nothing goes into an account from outside it.
+    case accountNotInBackup
 }
 
 /// What one report line is about.

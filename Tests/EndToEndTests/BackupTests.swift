@@ -51,7 +51,7 @@ import TresorProtocol
         // Another home: the …ThisDeviceOnly items are sealed with the first home's device key.
         let other = try BackupHome(name: "b")
         other.harness.secrets += home.harness.secrets
-        let (otherResult, otherRestored) = try other.restore(file, passphrase: home.backupPassphrase)
+        let (otherResult, otherRestored) = try other.restore(file, passphrase: home.backupPassphrase, arguments: ["--allow-applications"])
         try expectSucceeded(otherResult)
         let otherReport = try #require(otherRestored)
         #expect(otherReport.sameHome == false)
@@ -111,7 +111,7 @@ import TresorProtocol
 
         let other = try BackupHome(web: true, name: "b")
         other.harness.secrets += home.harness.secrets
-        let (result, restored) = try other.restore(file, passphrase: home.backupPassphrase)
+        let (result, restored) = try other.restore(file, passphrase: home.backupPassphrase, arguments: ["--allow-web-account", "bea"])
         try expectSucceeded(result)
         let report = try #require(restored)
         #expect(report.count(.note, .restored) == 5)

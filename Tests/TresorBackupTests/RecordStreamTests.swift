@@ -59,7 +59,7 @@ struct RecordStreamTests {
     @Test func whatTheWriterWritesTheReaderReadsBack() throws {
         let piece = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
         let attachment = BackedUpAttachment(
-            id: "a", note: "n", kind: .file, name: "f", byteCount: piece.count, created: Date(timeIntervalSince1970: 1), isLocked: false,
+            id: UUID().uuidString.lowercased(), note: UUID().uuidString.lowercased(), kind: .file, name: "f", byteCount: piece.count, created: Date(timeIntervalSince1970: 1), isLocked: false,
             excludedFromBackup: false)
         let records = try Self.read(try Self.file([Self.manifest, Self.item, .attachment(attachment), .piece(piece), .attachmentEnd]))
         #expect(records.count == 6)
@@ -98,6 +98,32 @@ struct RecordStreamTests {
         }
         #expect(throws: BackupError.damaged("a piece record is larger than the format allows")) {
             try Self.read(try Self.raw(magic + manifest + Data([0x42, 0x7F, 0, 0, 0])))
+        }
+    }
+
+    /// What the writer never writes, in records otherwise well formed: refused by the reader, so
+    /// by a verify and a restore alike.
+    @Test func recordsTheFormatForbidsAreRefused() throws {
+        guard case .item(let plain) = Self.item else { Issue.record("no item"); return }
+        var deviceBound = plain
+        deviceBound.item.attributes.accessible = .afterFirstUnlockThisDeviceOnly
+        #expect(throws: BackupError.forbidden("an item record holds a …ThisDeviceOnly item (those are only in device-bound records)")) {
+            try Self.read(try Self.file([Self.manifest, .item(deviceBound)]))
+        }
+        for id in ["+7", "07", "0", "-7", "7 ", "x"] {
+            var badID = plain
+            badID.item.id = id
+            #expect(throws: BackupError.forbidden("an item's id is not a row id in decimal"), "\(id)") {
+                try Self.read(try Self.file([Self.manifest, .item(badID)]))
+            }
+        }
+        for id in ["../a", "a", "", String(repeating: "0", count: 36)] {
+            let attachment = BackedUpAttachment(
+                id: id, note: UUID().uuidString, kind: .file, name: "f", byteCount: 0, created: Date(timeIntervalSince1970: 1), isLocked: false,
+                excludedFromBackup: false)
+            #expect(throws: BackupError.forbidden("an attachment record's id is not an id"), "\(id)") {
+                try Self.read(try Self.file([Self.manifest, .attachment(attachment), .attachmentEnd]))
+            }
         }
     }
 

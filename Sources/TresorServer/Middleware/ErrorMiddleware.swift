@@ -169,7 +169,7 @@ struct ErrorMiddleware: RouterMiddleware {
         let message = error.description
         switch error {
         case .file(.wrongPassphrase): return APIError(.authFailed, message)
-        case .file, .notABackup, .unsupportedVersion, .damaged: return APIError(.decode, message)
+        case .file, .notABackup, .unsupportedVersion, .damaged, .forbidden: return APIError(.decode, message)
         case .io: return APIError(.param, message)
         case .busy: return APIError(.conflict, message)
         case .homeUnavailable: return APIError(.interactionNotAllowed, message)

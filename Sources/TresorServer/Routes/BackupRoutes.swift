@@ -70,7 +70,8 @@ struct BackupRoutes {
             let report = try await exclusively(context, dryRun ? "dry run" : "restore") {
                 let keybag = try unlockedKeybag()
                 return try BackupRestore.restore(
-                    from: url, passphrase: passphrase, into: target(keybag), onConflict: body.onConflict ?? .skip, dryRun: dryRun,
+                    from: url, passphrase: passphrase, into: target(keybag), onConflict: body.onConflict ?? .skip,
+                    consent: body.consent ?? .none, dryRun: dryRun,
                     everyEntry: body.everyEntry ?? true, presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
             }
             context.logger.notice(dryRun ? "backup restore rehearsed" : "backup restored", metadata: Self.counts(report))

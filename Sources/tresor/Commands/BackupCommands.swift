@@ -84,6 +84,17 @@ struct BackupCommand: ParsableCommand {
                 is and reported (--on-conflict replace overwrites it). The report says what became of \
                 every item, note and attachment (all of them with --json). Needs the passcode; with \
                 --passcode-stdin give it first, then the backup passphrase.
+
+                A backup can give rights in this home: a registered application reads its groups' \
+                items, a web account signs in to the web client. Neither is restored unless you allow \
+                it — all of them (--allow-applications, --allow-web-accounts) or one by one \
+                (--allow-application ID, --allow-web-account LOGIN, repeated). --dry-run and the \
+                report list each by executable and groups, or by login name: read them before you \
+                allow them, above all in a backup someone else made. An interpreter (python, perl, \
+                sh…) never gets another application's groups from a backup; notes go only into \
+                accounts the backup holds. A record the format forbids refuses the whole file. On a \
+                terminal, with none of these options, the file is checked first and you are asked \
+                about each application and web account, one by one, before anything changes.
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: BackupSecretOptions
@@ -91,23 +102,70 @@ struct BackupCommand: ParsableCommand {
         @Flag(help: "Check the file and report what would be restored; change nothing.") var dryRun = false
         @Option(help: "What to do with an item or note the home holds in another version: skip (default) or replace.")
         var onConflict: ConflictPolicy = .skip
+        @Flag(help: "Register every application of the backup (each listed by executable and groups).") var allowApplications = false
+        @Option(name: .customLong("allow-application"),
+                help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
+        var allowedApplications: [String] = []
+        @Flag(help: "Add every web account of the backup (a login to the web client, with the backup's password).")
+        var allowWebAccounts = false
+        @Option(name: .customLong("allow-web-account"),
+                help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
+        var allowedWebAccounts: [String] = []
 
         func run() throws {
             try Output.run(options) {
                 var input = secrets.input()
-                let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
+                var passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
                 let passphrase = try input.next("Backup passphrase:")
                 let path = URL(fileURLWithPath: file).path
-                let report = try BackupCalls(options: options).run(dryRun ? "Checking" : "Restoring") { client in
-                    try withPresence(passcode, secrets) { passcode in
-                        try client.backupRestore(BackupRestoreRequest(
-                            path: path, passphrase: passphrase, passcode: passcode, dryRun: dryRun, onConflict: onConflict,
-                            everyEntry: options.json))
+                let calls = BackupCalls(options: options)
+                func restore(_ label: String, dryRun: Bool, everyEntry: Bool, consent: RestoreConsent) throws -> BackupReport {
+                    try calls.run(label) { client in
+                        try withPresence(passcode, secrets) { given in
+                            let report = try client.backupRestore(BackupRestoreRequest(
+                                path: path, passphrase: passphrase, passcode: given, dryRun: dryRun, onConflict: onConflict,
+                                everyEntry: everyEntry, consent: consent))
+                            passcode = given  // typed once: the restore after the check takes it too
+                            return report
+                        }
                     }
                 }
+                var consent = consentGiven
+                if !dryRun && !options.json && consent == .none && Terminal.available {
+                    let check = try restore("Checking", dryRun: true, everyEntry: false, consent: .none)
+                    consent = Self.askConsent(for: check.entries.filter { $0.reason == .needsConsent })
+                }
+                let report = try restore(dryRun ? "Checking" : "Restoring", dryRun: dryRun, everyEntry: options.json, consent: consent)
                 if options.json { return Output.json(report) }
                 print(BackupText.restored(report))
             }
+        }
+
+        private var consentGiven: RestoreConsent {
+            RestoreConsent(allApplications: allowApplications, applications: allowedApplications,
+                           allWebAccounts: allowWebAccounts, webAccounts: allowedWebAccounts)
+        }
+
+        /// Asks on the terminal about each application and web account a restore would add.
+        private static func askConsent(for entries: [BackupReportEntry]) -> RestoreConsent {
+            var consent = RestoreConsent()
+            for entry in entries {
+                switch entry.kind {
+                case .application:
+                    let question = "The backup registers application \(entry.description): it would read those groups' items."
+                    if Terminal.confirm(question + " Register it? [y/N] ") {
+                        consent.applications.append(entry.id)
+                    }
+                case .account:
+                    let question = "The backup adds \(entry.description), which signs in to the web client with the backup's password."
+                    if Terminal.confirm(question + " Add it? [y/N] ") {
+                        consent.webAccounts.append(entry.id)
+                    }
+                default:
+                    break
+                }
+            }
+            return consent
         }
     }
 }
@@ -190,10 +248,22 @@ enum BackupText {
         if report.entries.contains(where: { $0.reason == .deviceBoundToAnotherHome }) {
             lines.append("The backup was made in another home: its …ThisDeviceOnly items stay out.")
         }
-        let listed = report.entries.filter { $0.outcome != .restored && $0.outcome != .alreadyPresent }
+        // Applications and accounts added are listed too: each gives someone rights here.
+        let listed = report.entries.filter {
+            $0.outcome != .restored && $0.outcome != .alreadyPresent || $0.outcome == .restored && [.application, .account].contains($0.kind)
+        }
         for entry in listed { lines.append("  \(line(entry))") }
         if report.count(.item, .conflict) + report.count(.note, .conflict) > 0 {
             lines.append("Restore again with --on-conflict replace to overwrite what is in conflict.")
+        }
+        let unallowed = Set(report.entries.filter { $0.reason == .needsConsent }.map(\.kind))
+        if unallowed.contains(.application) {
+            lines.append("Applications read their groups' items: check each above, then restore with --allow-applications "
+                + "or --allow-application ID to register them.")
+        }
+        if unallowed.contains(.account) {
+            lines.append("Web accounts sign in to the web client with the backup's password: check each above, then restore "
+                + "with --allow-web-accounts or --allow-web-account LOGIN to add them.")
         }
         return lines.joined(separator: "\n")
     }
@@ -242,6 +312,11 @@ enum BackupText {
         case .keychainLocked: "its keychain is locked (unlock it, then restore again)"
         case .dependsOnSkipped: "what it belongs to was not restored"
         case .invalid: "the home does not accept it as it is"
+        case .needsConsent: "not allowed (see below)"
+        case .interpreterGroups: "an interpreter is never given another application's groups from a backup"
+        case .duplicate: "the backup holds it twice; the first one counts"
+        case .idInUse: "its id is taken in this home by something else"
+        case .accountNotInBackup: "its account is not in the backup: nothing goes into an account from outside it"
         }
     }
 
