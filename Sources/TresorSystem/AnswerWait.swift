@@ -7,7 +7,7 @@ import Glibc
 ///
 /// A thread asleep in `recv` is woken by the answer, and on a virtual machine that wake-up — the
 /// scheduler, an interrupt to an idle CPU, the hypervisor — costs about as much as the daemon's
-/// whole work for a keychain lookup (BENCHMARKS.md, "What changed in `888746d`"). Polling for up
+/// whole work for a keychain lookup (BENCHMARKS.md §1). Polling for up
 /// to ``window`` takes the wake-up away when the answer comes quickly, and costs the client its
 /// CPU meanwhile. When answers stop coming within the window — a slow request, a busy daemon,
 /// clients contending for the CPUs — polling only burns that CPU, so each miss makes the client

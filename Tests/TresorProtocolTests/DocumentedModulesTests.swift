@@ -30,7 +30,7 @@ struct DocumentedModulesTests {
     }
 
     /// The names in a text that look like one of the package's modules.
-    static func moduleLikeNames(in text: some StringProtocol) -> Set<String> {
+    static func moduleLikeNames(in text: String) -> Set<String> {
         // Simple word boundaries: by Unicode's, `TresorKit's` would be one word.
         let name = #/\b(?:C?Tresor[A-Za-z]+|CDBus|tresor(?:d|-[a-z-]+)?)\b/#.wordBoundaryKind(.simple)
         return Set(text.matches(of: name).map { String($0.0) })
@@ -48,7 +48,7 @@ struct DocumentedModulesTests {
         var names: Set<String> = []
         for line in try text("docs/ARCHITECTURE.md").split(separator: "\n") {
             guard let entry = line.firstMatch(of: #/^- \*\*([^*]+)\*\*/#) else { continue }
-            for part in entry.1.split(whereSeparator: { " /,".contains($0) }) where moduleLikeNames(in: part).contains(String(part)) {
+            for part in entry.1.split(whereSeparator: { " /,".contains($0) }) where moduleLikeNames(in: String(part)).contains(String(part)) {
                 names.insert(String(part))
             }
         }

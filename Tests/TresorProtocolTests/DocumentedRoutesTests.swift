@@ -51,7 +51,7 @@ struct DocumentedRoutesTests {
         for case let file as URL in files where file.pathExtension == "swift" {
             let source = try String(contentsOf: file, encoding: .utf8)
             let ownPath = source.firstMatch(of: #/static let path = "([^"]*)"/#).map { String($0.1) }
-            for line in source.split(separator: "\n") {
+            for line in source.split(separator: "\n") where line.contains("router.") {
                 guard let call = line.firstMatch(of: #/\brouter\.(get|post|put|patch|delete|head)\((.*)\)\s*\{/#) else { continue }
                 let argument = call.2
                 let path: String?
@@ -80,7 +80,7 @@ struct DocumentedRoutesTests {
         var operations: Set<Operation> = []
         var inPaths = false
         var path: String?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) where !line.hasPrefix("      ") {
             if line.first.map({ !$0.isWhitespace && $0 != "#" }) == true { inPaths = line == "paths:"; path = nil; continue }
             guard inPaths else { continue }
             if let key = line.wholeMatch(of: #/  (/\S*):\s*/#) {
