@@ -19,7 +19,7 @@ import Glibc
 public struct AnswerWait: Sendable {
     /// How long a client polls, in nanoseconds. A keychain lookup is answered in 50–90 µs here,
     /// a sleeping client's wake-up costs 30–60 µs; 50 µs of polling caught too few answers to
-    /// matter, 100–250 µs caught most (BENCHMARKS.md).
+    /// matter, 100–250 µs caught most (BENCHMARKS.md, "Measured design choices").
     public static let window: Int = 150_000
     /// The most answers waited for asleep after misses in a row.
     public static let longestPause = 64
