@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The performance harness (issue 6): one executable, `tresor-bench`, run by `scripts/bench`.
+// The performance harness (BENCHMARKS.md): one executable, `tresor-bench`, run by `scripts/bench`.
 // A separate package so the main one stays free of benchmark code: it depends on Tresor by
 // path and on the library products Tresor exposes (like Fuzz/).
 import PackageDescription

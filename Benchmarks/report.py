@@ -450,7 +450,7 @@ if mx:
     if hwm:
         targets.append((f"… the same after non-key searches (each decrypts every row, 512 rows at a time)", f"{fmt(hwm)} MB peak, {fmt(mx.get('daemon_rss_kb', 0) / 1024)} MB still resident at the end",
                         ratio(mx.get('daemon_rss_kb', 0) / 1024, 150.0), "—"))
-# --- web server (issue 22) --------------------------------------------------------------------
+# --- web server ----------------------------------------------------------------------------
 # tresord --web on a home's SQLite (1 instance) and on one PostgreSQL database (1 and 2
 # instances): sign-in, note list, note open, note save over keep-alive connections
 # (Benchmarks/Sources/tresor-bench/WebBench.swift; BENCHMARKS.md, "Web server").

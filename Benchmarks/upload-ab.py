@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# Interleaved A/B of two builds on attachments through the daemon, as BENCHMARKS.md quotes it:
+# Interleaved A/B of two builds on attachments through the daemon (BENCHMARKS.md §4, "The daemon's
+# memory for an attachment"):
 # per build and round a fresh home, `tresor note attach` of one random file three times, then
 # `tresor note export-attachment` of it three times, each a process timed to its exit; tresord's
 # VmHWM growth after each half.

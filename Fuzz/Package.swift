@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// libFuzzer targets for every parser of outside input (issue 7 item 4). Built and run by
+// libFuzzer targets for every parser of outside input (docs/SECURITY.md, "Crash, load, fuzzing and memory tests"). Built and run by
 // `scripts/fuzz`, which passes the sanitizer and coverage flags; see Fuzz/README.md.
 //
 // A separate package so the main one stays free of fuzzing flags: it depends on Tresor by

@@ -9,7 +9,7 @@ import Foundation
 struct FailedAttempts: Codable, Equatable {
     var tags: [Data] = []
     var lastFailureAt: Date?
-    /// The keybag generation this count belongs to (nil in files written before issue 27). A
+    /// The keybag generation this count belongs to (nil in files written before counts recorded it). A
     /// file older than the keybag — copied back from before a passcode change — counts as
     /// damaged; one newer is a change interrupted between its two writes.
     var generation: Int? = nil

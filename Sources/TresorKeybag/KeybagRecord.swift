@@ -11,7 +11,7 @@ struct KeybagRecord: Codable, Equatable {
     /// Incremented by every passcode change.
     var generation: Int
     var changedAt: Date
-    /// Whether the failed-attempt file must exist (every keybag written since issue 27): then
+    /// Whether the failed-attempt file must exist (set in every keybag written today): then
     /// a missing `unlock-attempts` means a lockout, not zero failures. Nil in older keybags,
     /// whose homes may never have had the file; opening one writes both.
     var attemptsFileRequired: Bool? = nil

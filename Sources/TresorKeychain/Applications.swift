@@ -146,7 +146,7 @@ public final class ApplicationRegistry: Sendable {
 }
 
 // Backups: the registry is restored as rows sealed under this home's registry key, staged and
-// committed like items (docs/FORMAT.md, "Restore staging").
+// committed like items (docs/FORMAT.md, "Restoring").
 extension ApplicationRegistry {
     /// Decides what restoring `application` means here and prepares its row.
     /// - Parameters:

@@ -14,7 +14,7 @@ public struct Caller: Sendable {
     /// The passcode given with this request, if any (user presence).
     public var passcode: Passcode?
     /// The daemon has already established that the user is present for this request — an
-    /// approval answered through Tresor (docs/SECURITY.md, "user presence") — so no passcode
+    /// approval answered through Tresor (docs/API.md, "User presence") — so no passcode
     /// is needed, for `userPresence` items either.
     public var presenceConfirmed = false
     /// The request comes from a terminal where the user opened a terminal session with the

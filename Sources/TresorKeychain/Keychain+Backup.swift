@@ -103,7 +103,7 @@ extension Keychain {
 /// the rows — sealed under this keychain's keys, the backup's ids kept where free — as
 /// ``StagedStatement``s that a journal commits later in one transaction.
 ///
-/// Every statement can run twice with the effect of once (docs/FORMAT.md, "Restore staging").
+/// Every statement can run twice with the effect of once (docs/FORMAT.md, "Restoring").
 public final class KeychainRestore {
     let keychain: Keychain
     let onConflict: ConflictPolicy

@@ -8,7 +8,7 @@ import TresorSystem
 /// Stages a backup's notes for a restore into one home's notes: decides, record by record,
 /// what is new, already there or in conflict, and prepares the rows — sealed under this home's
 /// content key, the backup's ids kept — as ``StagedStatement``s, and attachment files in a
-/// staging folder, for a journal to commit later (docs/FORMAT.md, "Restore staging").
+/// staging folder, for a journal to commit later (docs/FORMAT.md, "Restoring").
 ///
 /// Records come in the order a backup writes them: accounts, passphrases, folders, then each
 /// note followed by its attachments. A locked note is restored exactly as it was sealed under

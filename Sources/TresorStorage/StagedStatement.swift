@@ -3,7 +3,7 @@ import GRDB
 
 /// One SQL statement prepared ahead of the transaction that runs it: what a restore stages for
 /// each database of a home, so that its commit needs no key and can be completed after a crash
-/// (docs/FORMAT.md, "Restore staging").
+/// (docs/FORMAT.md, "Restoring").
 ///
 /// Every value a statement carries is what the live database would hold — sealed columns
 /// already sealed under the home's keys — so a staged statement shows no more than the row it

@@ -8,7 +8,7 @@ import TresorSystem
 /// The statements are written so that running the journal twice leaves the database as
 /// running it once (`INSERT OR IGNORE`, deletes by id, `expect`s that hold before and after):
 /// a restore interrupted between the commits of two databases is completed by running every
-/// journal again (docs/FORMAT.md, "Restore staging").
+/// journal again (docs/FORMAT.md, "Restoring").
 public enum StatementJournal {
     /// Writes a new journal; nothing is left of it unless ``commit()`` is called.
     public final class Writer {

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// A thread asleep in `recv` is woken by the answer, and on a virtual machine that wake-up — the
 /// scheduler, an interrupt to an idle CPU, the hypervisor — costs about as much as the daemon's
-/// whole work for a keychain lookup (BENCHMARKS.md, "What changed in `888746d`"). Polling for up
+/// whole work for a keychain lookup (BENCHMARKS.md §1). Polling for up
 /// to ``window`` takes the wake-up away when the answer comes quickly, and costs the client its
 /// CPU meanwhile. When answers stop coming within the window — a slow request, a busy daemon,
 /// clients contending for the CPUs — polling only burns that CPU, so each miss makes the client
@@ -19,7 +19,7 @@ import Glibc
 public struct AnswerWait: Sendable {
     /// How long a client polls, in nanoseconds. A keychain lookup is answered in 50–90 µs here,
     /// a sleeping client's wake-up costs 30–60 µs; 50 µs of polling caught too few answers to
-    /// matter, 100–250 µs caught most (BENCHMARKS.md).
+    /// matter, 100–250 µs caught most (BENCHMARKS.md, "Measured design choices").
     public static let window: Int = 150_000
     /// The most answers waited for asleep after misses in a row.
     public static let longestPause = 64

@@ -71,7 +71,7 @@ public final class ExclusiveFile {
         size += bytes.count
         // Only a hint: durability comes from the fsync of `commit()`. Handed over in large
         // ranges: each call submits its pages to the disk from this thread, and on a virtual
-        // disk each submission is costly (BENCHMARKS.md, "Backup and restore").
+        // disk each submission is costly (BENCHMARKS.md, "Measured design choices").
         if size - writebackStart >= Self.writebackBatch, let startWriteback = Self.syncFileRange {
             _ = startWriteback(fd, Int64(writebackStart), Int64(size - writebackStart), Self.syncFileRangeWrite)
             writebackStart = size

@@ -5,7 +5,7 @@ import ArgumentParser
 enum CommandLineWords {
     /// Whether `name` is an option every command takes (``GlobalOptions``), and if so whether
     /// it takes a value. (A switch, not a dictionary: building one cost every process 0.3 M
-    /// instructions, BENCHMARKS.md.)
+    /// instructions, BENCHMARKS.md, "One `tresor item get` process".)
     static func globalOption(_ name: String) -> (takesValue: Bool, Void)? {
         switch name {
         case "--home": return (true, ())

@@ -1,4 +1,4 @@
-"""Another local user's server on another port of 127.0.0.1 (issue 26, point 1): the browser
+"""Another local user's server on another port of 127.0.0.1: the browser
 sends it Tresor's session cookie (cookies are scoped by host, not port) and takes cookies from
 it. The cookie alone must open nothing of Tresor's API, and a cookie it plants must not sign
 Tresor's page into the planter's account. See docs/WEB.md, "The origin token"."""

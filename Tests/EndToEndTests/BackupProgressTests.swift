@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 21, point 4: on a terminal, `tresor backup create`, `verify` and `restore` show a
+/// On a terminal, `tresor backup create`, `verify` and `restore` show a
 /// progress bar of bytes and items on standard error; anywhere else they stay quiet.
 @Suite(.serialized) struct BackupProgressTests {
     /// A bar as `ProgressBar.updateBytes` draws it: `Label [###   ] 12/128 MiB, 3 items`.

@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Issue 25, points 1 and 2: one answer or an error (notes named by an ambiguous prefix are
+/// One answer or an error (notes named by an ambiguous prefix are
 /// refused), and failures in plain words — with the codes kept for `--json` and `--verbose`.
 @Suite(.serialized) struct CLIAnswersTests {
     static let passcode = "e2e-answers-passcode"
@@ -103,7 +103,7 @@ import TresorProtocol
         #expect(!status.contains("lockedSinceStart"))
     }
 
-    /// Issue 25, point 7: arguments are checked before any secret is asked for — a mistyped
+    /// Arguments are checked before any secret is asked for — a mistyped
     /// path or name fails at once, on a terminal too, and asks nothing.
     @Test func argumentsAreCheckedBeforeAnySecretIsAskedFor() throws {
         let harness = try initialized()

@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Issue 25, point 3: global options before or after the command, `--version`, "did you
+/// Global options before or after the command, `--version`, "did you
 /// mean", aliases, and completion scripts for bash, zsh and fish that offer real candidates.
 @Suite(.serialized) struct CLIForgivingInputTests {
     static let passcode = "e2e-forgiving-passcode"

@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Issue 25, point 6: `--json` as tools expect it — ISO 8601 dates, `/` unescaped, secrets as
+/// `--json` as tools expect it — ISO 8601 dates, `/` unescaped, secrets as
 /// text beside `secretBase64` — and each command's output conforming to the schema documented
 /// for it in docs/cli-json.schema.json (docs/CLI-JSON.md).
 @Suite(.serialized) struct CLIJSONSchemaTests {

@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Issue 25, point 4: secrets typed on a terminal are asked for with echo off (twice for a new
+/// Secrets typed on a terminal are asked for with echo off (twice for a new
 /// one), `item generate` stores strong random secrets, `--clip` copies to the clipboard and
 /// clears it.
 @Suite(.serialized) struct CLISecretsTests {

@@ -4,7 +4,7 @@ import TresorKit
 import TresorProtocol
 import TresorSystem
 
-/// Issue 25, point 5: `tresor daemon status|stop|restart|logs`, whoever started the daemon.
+/// `tresor daemon status|stop|restart|logs`, whoever started the daemon.
 @Suite(.serialized) struct DaemonCommandTests {
     struct Report: Decodable {
         var running: Bool

@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Damaged SQLite side files (issue 7): after a crash the `-wal` holds the latest commits and
+/// Damaged SQLite side files (docs/SECURITY.md, §5): after a crash the `-wal` holds the latest commits and
 /// the `-shm` its index. Garbage in `-shm`, a `-wal` cut mid-frame, a flipped byte in a `-wal`
 /// frame, or a destroyed `-wal` header must never make the daemon fail to start or return
 /// wrong data: everything checkpointed before stays readable, and each later item or note is

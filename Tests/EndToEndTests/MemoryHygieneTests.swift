@@ -7,7 +7,7 @@ import TresorNotes
 import GRDB
 import TresorKit
 
-/// docs/SECURITY.md §3.9 / issue 7: after a lock, the daemon's memory no longer holds the
+/// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the
 /// whenUnlocked class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
 @Suite(.serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
@@ -68,7 +68,7 @@ import TresorKit
     }
 }
 
-/// Issue 7: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
+/// docs/SECURITY.md §3.9: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
 /// key, nor the note key it unwrapped.
 @Suite(.serialized) struct NoteKeyMemoryHygieneTests {
     @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))

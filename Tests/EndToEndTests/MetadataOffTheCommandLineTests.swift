@@ -3,7 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 
-/// Issue 27, point 5: no note title, body, folder name, search word, hint or item label needs
+/// docs/CLI.md, "What never goes on the command line": no note title, body, folder name, search word, hint or item label needs
 /// to be on a command line, where `ps` shows it to every local user. Every documented form runs
 /// with a unique marker in each such value while another thread reads every process's command
 /// line, as `ps` does; the editor and clipboard programs tresor starts record their own

@@ -3,7 +3,7 @@ import NoteStoreFixture
 import Testing
 import TresorKit
 
-/// Issue 25, point 7: every `console` block of README.md runs as written — each command in
+/// Every `console` block of README.md runs as written — each command in
 /// bash on a terminal of its own, in order, in a fresh `$HOME` with the default home — and
 /// prints what the README shows (the lines shown, in order; ids, numbers and `…` stand for
 /// whatever they are). Where a command asks, the test types: the passcode at a passcode

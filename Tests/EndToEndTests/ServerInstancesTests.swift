@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Several `tresord` instances serving one set of accounts from one PostgreSQL database
-/// (issue 22; docs/WEB.md, "Running a Tresor server"): whatever instance a request reaches, it
+/// (docs/WEB.md, "Running a Tresor server"): whatever instance a request reaches, it
 /// gets the same answer — sessions, sign-outs, shares, throttles and attachments — and what
 /// one instance acknowledged survives its kill -9. Real daemons, a real PostgreSQL, real nginx.
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerInstancesTests {

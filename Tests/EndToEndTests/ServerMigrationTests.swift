@@ -9,7 +9,7 @@ import TresorNotes
 import Glibc
 #endif
 
-/// `tresor server migrate` (issue 22; docs/WEB.md, "Moving a home's web accounts to a server"):
+/// `tresor server migrate` (docs/WEB.md, "Moving a home's web accounts to a server"):
 /// a home's web accounts, registered and filled through the embedded web API of a running
 /// daemon, moved by the real binary into a fresh PostgreSQL database, then served from it by a
 /// real `tresord` in server mode — signed in with the old passwords, the same notes, bodies,

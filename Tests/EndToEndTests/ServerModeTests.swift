@@ -2,7 +2,7 @@ import Foundation
 import PostgresFixture
 import Testing
 
-/// `tresord` as a server (issue 22; docs/WEB.md, "Running a Tresor server"): what it refuses
+/// `tresord` as a server (docs/WEB.md, "Running a Tresor server"): what it refuses
 /// to start with, in words, before it touches a database.
 @Suite struct ServerModeTests {
     @Test func misconfiguredServersAreRefusedInWords() throws {
@@ -26,7 +26,7 @@ import Testing
     }
 }
 
-/// A server's bad start-ups and a database going away (issue 22, "Bad input"): each refused at
+/// A server's bad start-ups and a database going away (docs/SECURITY.md, §5): each refused at
 /// start with what is wrong and what to do; a database that stops answering makes requests
 /// fail with 503, and the instance serves again when it is back.
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerModeDatabaseTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TresorProtocol
 
-/// Issue 26, point 5 (docs/SECURITY.md, "Accounts are separate everywhere"): the CLI is the
+/// docs/SECURITY.md, "Accounts are separate everywhere": the CLI is the
 /// local account — it reaches its own notes and those shared with it, never another web
 /// account's by id; a participant edits a shared note's title and body but not the owner's
 /// attachments; registration needs the owner's invite, and its answers are the same for a

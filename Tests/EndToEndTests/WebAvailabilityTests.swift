@@ -6,7 +6,7 @@ import TresorProtocol
 import Glibc
 #endif
 
-/// Issue 26, point 7 (docs/SECURITY.md, "Availability"): connections that hold a slot
+/// docs/SECURITY.md, "Availability": connections that hold a slot
 /// without sending a request are closed, so they cannot keep a real client out; bodies
 /// before sign-in are small; repeated failures are logged once per interval; an upload over
 /// the account's quota is refused and loses nothing.

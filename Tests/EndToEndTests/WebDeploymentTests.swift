@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The web server run beyond its loopback defaults (issue 22, point 3; docs/WEB.md, "Running
+/// The web server run beyond its loopback defaults (docs/WEB.md, "Running
 /// behind a reverse proxy"): `--web-bind` picks the address it listens on; `--public-origin`
 /// is then the only name it answers as (Host and Origin), with a `Secure` cookie when it is
 /// https; `X-Forwarded-For` names the client for the rate limits only when a configured proxy

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TresorProtocol
 
-/// Issue 26, points 3 and 4 (docs/SECURITY.md, "Local users are not the user" and "Throttles
-/// that cannot be raced"): the web server on loopback serves only the local user who runs
+/// docs/SECURITY.md, "Local users are not the user" and "Throttles that cannot be raced": the
+/// web server on loopback serves only the local user who runs
 /// the daemon unless config.json admits others; a web guesser at `local` cannot lock the
 /// owner out of the keybag; another account's requests do not keep the keybag unlocked; and
 /// a burst of concurrent sign-ins checks no more passwords than the limit allows.

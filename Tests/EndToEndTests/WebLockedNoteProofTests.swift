@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TresorCrypto
 
-/// Issue 26, point 2 (docs/SECURITY.md, "Locked-note integrity on the web"): a web session
+/// docs/SECURITY.md, "Locked-note integrity on the web": a web session
 /// that does not hold the notes passphrase — someone who has the cookie, or knows the
 /// account password, but not the passphrase — tries every change to locked notes the API
 /// offers. Each is refused and nothing changes: the note, locked by the CLI, still opens with
@@ -112,7 +112,7 @@ import TresorCrypto
         try harness.expectNoSecretLeaked()
     }
 
-    /// Issue 26, point 4 (notes): many concurrent wrong proofs over HTTP. The server checks a
+    /// docs/SECURITY.md, "Throttles that cannot be raced": many concurrent wrong proofs over HTTP. The server checks a
     /// proof inside the transaction that counts it, so no more are checked than the free
     /// allowance (5); the rest are refused unchecked with `throttled`.
     @Test func concurrentWrongProofsAreCheckedAtMostFiveTimes() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Web sessions against a real daemon (issue 26, points 1 and 6; docs/WEB.md "The origin
+/// Web sessions against a real daemon (docs/WEB.md "The origin
 /// token" and "Sessions end"): the cookie alone is no session; a keybag lock, `tresor note
 /// lock-now` and a passcode change end the local account's sessions; `tresor web sessions`
 /// lists and ends sessions without printing a token; a password change ends the account's

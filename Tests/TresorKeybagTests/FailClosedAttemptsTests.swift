@@ -3,7 +3,7 @@ import Testing
 import TresorSystem
 @testable import TresorKeybag
 
-/// The failed-passcode count fails closed (issue 27, docs/SECURITY.md §3.5): deleting
+/// The failed-passcode count fails closed (docs/SECURITY.md §3.5): deleting
 /// `unlock-attempts`, putting back one from before a passcode change, or making it unwritable
 /// never resets the delay.
 @Suite struct FailClosedAttemptsTests {

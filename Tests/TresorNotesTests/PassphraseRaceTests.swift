@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import TresorNotes
 
-/// Issue 26, point 4 (notes): the wrong-passphrase count is reserved in the database before
+/// docs/SECURITY.md, "Throttles that cannot be raced": the wrong-passphrase count is reserved in the database before
 /// the key derivation runs, so many concurrent wrong entries cannot each be checked before
 /// any of them is counted (the check-then-act race of reading the count, deriving for a
 /// while, then writing it).

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 @testable import TresorServer
 
-/// The pieces behind issue 26's web-server guards, without a daemon: finding a loopback
+/// The pieces behind the web server's guards (docs/SECURITY.md, §3.12), without a daemon: finding a loopback
 /// connection's owner in the kernel's TCP tables and logging repeated failures once per
 /// interval. (Reserving sign-in attempts atomically is the web stores' conformance suite's:
 /// Tests/TresorWebStoreTests.)

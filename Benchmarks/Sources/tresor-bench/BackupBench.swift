@@ -8,7 +8,7 @@ import TresorNotes
 import Glibc
 #endif
 
-/// Backup and restore (issue 21): a home of `items` generic passwords, `notes` notes and
+/// Backup and restore (BENCHMARKS.md, "Backup and restore"): a home of `items` generic passwords, `notes` notes and
 /// `attachmentBytes` of attachments, filled in-process, then `tresor backup create` and
 /// `tresor backup restore` (into a second home) through freshly started daemons, beside
 /// `age -p` encrypting a tar of the same home (Debian's `age`, driven on a pty). Reports wall

@@ -9,7 +9,7 @@ import TresorWebStoreSQLite
 import Glibc
 #endif
 
-/// The web server's throughput (issue 22; BENCHMARKS.md, "Web server"): sign-in, note list,
+/// The web server's throughput (BENCHMARKS.md, "Web server"): sign-in, note list,
 /// note open and note save through `tresord --web` — 1 instance on a home's SQLite, 1 and 2
 /// instances on one PostgreSQL database (docs/WEB.md, "Running a Tresor server") — at each
 /// scale of `accounts` × `notesPerAccount`, seeded directly through each backend's `WebStore`.
@@ -91,7 +91,7 @@ struct WebBench {
             try? FileManager.default.removeItem(at: folder)
         }
         result["scales"] = scales
-        // The target (issue 22): note open on PostgreSQL p50 ≤ 2× SQLite's, at the largest scale.
+        // The target (BENCHMARKS.md, "Web server"): note open on PostgreSQL p50 ≤ 2× SQLite's, at the largest scale.
         if let first = scales.first?["configs"] as? [String: Any],
            let pg = ((first["postgres-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],
            let lite = ((first["sqlite-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],

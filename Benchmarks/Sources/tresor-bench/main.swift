@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-// tresor-bench: Tresor's side of the performance harness (BENCHMARKS.md, issue 6).
+// tresor-bench: Tresor's side of the performance harness (BENCHMARKS.md).
 //
 //   tresor-bench --bin DIR --out FILE [--smoke] [--counts 1000,10000,100000]
 //                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service|backup]

@@ -6,7 +6,7 @@ import NIOCore
 /// (``SocketRequestHandler``), so a request is read, answered and written by one thread.
 /// Without it every request crossed threads twice — the event loop handed the parsed request to
 /// a task on Swift's global executor, which handed the response back — and each crossing woke a
-/// sleeping thread: 3.1 context switches per keychain lookup instead of 1.0 (BENCHMARKS.md).
+/// sleeping thread: 3.1 context switches per keychain lookup instead of 1.0 (BENCHMARKS.md, "Measured design choices").
 /// The price is that a handler must not block: anything slow (a scan, a key derivation, a
 /// write that checkpoints) goes through ``offloaded``.
 final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {

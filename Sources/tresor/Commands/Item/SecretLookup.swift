@@ -9,7 +9,7 @@ import TresorModel
 /// command line scripts run most — `item get` with `--service`, `--account`, `--id`,
 /// `--keychain`, `--group`, `--first`, `--passcode-stdin`, `--home`, `--verbose` — by
 /// ``init(commandLine:)`` without it: building the command tree by reflection was most of what a
-/// lookup's process did (BENCHMARKS.md, "Issue 25's target for one `tresor item get`"). Any other word
+/// lookup's process did (BENCHMARKS.md, "One `tresor item get` process"). Any other word
 /// leaves the command line to swift-argument-parser; `SecretLookupTests` holds both readers to
 /// the same result.
 struct SecretLookup: Equatable {
@@ -35,7 +35,7 @@ extension SecretLookup {
         var attributes = ItemAttributes()
         var id: String?
         // An array: a process's first Set or Dictionary of a type builds its metadata at start
-        // (BENCHMARKS.md, "What the command line of issue 25 costs a `tresor` process").
+        // (BENCHMARKS.md, "One `tresor item get` process").
         var seen: [String] = []
         var index = words.startIndex
         while index < words.endIndex {
