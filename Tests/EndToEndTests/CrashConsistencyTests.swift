@@ -1017,7 +1017,8 @@ final class CrashDriver {
     /// attachment row of an existing note and sealed as its note is; and exactly the files the
     /// rows name in `attachments/` (the restart removed those of interrupted writes).
     private func checkNotesDatabase(notes observed: [String: NoteVersion]) throws {
-        guard let sqlite = Self.sqlite else { return }
+        // scripts/test installs sqlite3: a missing one is a failure, not a check left out.
+        let sqlite = try #require(Self.sqlite, "sqlite3 is not installed")
         let locked = observed.values.filter(\.isLocked).count
         let attachments = observed.values.map(\.attachments.count).reduce(0, +)
         let raw = try harness.run(sqlite, ["-readonly", harness.paths.notesDatabase.path, """
