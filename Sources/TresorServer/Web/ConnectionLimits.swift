@@ -110,8 +110,9 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// The uid of a loopback peer (the connection's ``LoopbackPeerOwner``, in tests a stand-in).
     let lookup: (SocketAddress?, SocketAddress?) -> UInt32?
     private var holder: ConnectionHolder?
-    /// The forwarded client the current request counts for, until its answer ends.
-    private var requestHolder: ConnectionHolder?
+    /// The forwarded clients the requests read and not yet answered count for, oldest first
+    /// (answers go out in the order of the requests).
+    private var requestHolders: [ConnectionHolder] = []
     /// The connection, or a request of it, was over its client's share: whatever comes is dropped unread.
     private var refusing = false
 
@@ -168,7 +169,7 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if let holder { connections.giveBack(for: holder) }
         holder = nil
-        endRequest()
+        while !requestHolders.isEmpty { endRequest() }
         context.fireChannelInactive()
     }
 
@@ -185,7 +186,7 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
             refuse(context)
             return
         }
-        self.requestHolder = requestHolder
+        requestHolders.append(requestHolder)
         context.fireChannelRead(data)
     }
 
@@ -195,8 +196,8 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func endRequest() {
-        if let requestHolder { forwardedRequests.giveBack(for: requestHolder) }
-        requestHolder = nil
+        guard !requestHolders.isEmpty else { return }
+        forwardedRequests.giveBack(for: requestHolders.removeFirst())
     }
 
     /// `429 throttled`, and the connection closed once it is written.
