@@ -107,7 +107,7 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     let ownerUID: UInt32
     let logger: Logger
     let limiter: RepeatedLogLimiter
-    /// The uid of a loopback peer (the connection's ``LoopbackPeerOwner``, in tests a stand-in).
+    /// The uid of a loopback peer: the connection's ``LoopbackPeerOwner``, shared with ``LocalUserFilter``.
     let lookup: (SocketAddress?, SocketAddress?) -> UInt32?
     private var holder: ConnectionHolder?
     /// The forwarded clients the requests read and not yet answered count for, oldest first
