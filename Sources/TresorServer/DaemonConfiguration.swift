@@ -119,7 +119,11 @@ struct ConfigurationFile: Codable {
     var widgetProtection: WidgetProtection?
     var webAllowedUIDs: [Int]?
     var webAllowAnyLocalUser: Bool?
+    var webFirstRequestSeconds: Int?
     var webConnectionIdleSeconds: Int?
+    var webMaximumConnections: Int?
+    var webConnectionsPerClient: Int?
+    var webConnectionsReservedForOwner: Int?
     var webRequestSeconds: Int?
     var webAccountQuotaBytes: Int64?
     var webRegistration: WebRegistration?

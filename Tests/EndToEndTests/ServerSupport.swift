@@ -149,12 +149,19 @@ final class NginxBalancer {
                 fastcgi_temp_path \(dir)/fastcgi;
                 uwsgi_temp_path \(dir)/uwsgi;
                 scgi_temp_path \(dir)/scgi;
+                limit_conn_zone $binary_remote_addr zone=tresor_clients:10m;
                 upstream tresor {
             \(upstreams.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n"))
                 }
                 server {
                     listen 127.0.0.1:\(port);
                     client_max_body_size 64m;
+                    limit_conn tresor_clients 16;
+                    limit_conn_status 429;
+                    client_header_timeout 10s;
+                    client_body_timeout 60s;
+                    send_timeout 60s;
+                    keepalive_timeout 30s;
                     location / {
                         proxy_pass http://tresor;
                         proxy_http_version 1.1;

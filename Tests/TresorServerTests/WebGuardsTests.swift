@@ -67,4 +67,35 @@ import Testing
         #expect(limiter.admit("other kind", now: start + 1) == 0, "kinds are counted apart")
         #expect(limiter.admit("sign-in throttled", now: start + 10) == 9, "the next line says how many were left out")
     }
+
+    /// Each client but the owner gets its share; all of them together leave the owner's room;
+    /// a slot given back can be taken again.
+    @Test func connectionSlotsKeepRoomForTheOwner() {
+        let slots = ConnectionSlots(perClient: 2, othersTogether: 3)
+        #expect(slots.take(for: .client("uid 1001")) && slots.take(for: .client("uid 1001")))
+        #expect(!slots.take(for: .client("uid 1001")), "over one client's share")
+        #expect(slots.take(for: .client("uid 1002")))
+        #expect(!slots.take(for: .client("uid 1003")), "over the others' pool: the rest is the owner's")
+        for _ in 0..<100 { #expect(slots.take(for: .owner) && slots.take(for: .trustedProxy)) }
+        slots.giveBack(for: .client("uid 1001"))
+        #expect(slots.take(for: .client("uid 1003")))
+        #expect(!slots.take(for: .client("uid 1001")))
+    }
+
+    @Test func connectionLimitsAreChecked() throws {
+        let defaults = try ConnectionLimits(total: nil, perClient: nil, reservedForOwner: nil)
+        #expect(defaults.total == 64 && defaults.perClient == 8 && defaults.reservedForOwner == 16)
+        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 8, perClient: 2, reservedForOwner: 8) }
+        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 8, perClient: 0, reservedForOwner: 2) }
+        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 0, perClient: 1, reservedForOwner: 0) }
+    }
+
+    @Test func loopbackPeersAreRecognizedInEveryForm() {
+        for address in ["127.0.0.1", "127.5.6.7", "::1", "::ffff:127.0.0.2", "::FFFF:127.0.0.1"] {
+            #expect(ConnectionLimiter.isLoopback(address), "\(address)")
+        }
+        for address in ["10.0.0.5", "::ffff:10.0.0.5", "2001:db8::1", "unknown"] {
+            #expect(!ConnectionLimiter.isLoopback(address), "\(address)")
+        }
+    }
 }

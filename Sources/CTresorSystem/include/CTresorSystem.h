@@ -60,4 +60,11 @@ int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_i
 /// found, or -1 with errno when /proc cannot be read.
 int tresor_socket_holders(const unsigned long long *inodes, int count, uid_t uid, pid_t excluding,
                           pid_t *holders, int capacity, const char *proc_root);
+/// The uid owning the TCP socket whose own end is `local`:`local_port` and whose other end is
+/// `remote`:`remote_port` (addresses of `family`, AF_INET 4 bytes or AF_INET6 16, in network
+/// order; ports in host order), as the kernel's socket diagnostics (NETLINK_SOCK_DIAG,
+/// inet_diag) find that one socket — whoever holds it. Returns 0, or -1 with errno (ENOENT: no
+/// such socket, or no inet_diag in this kernel).
+int tresor_tcp_socket_uid(int family, const unsigned char *local, unsigned short local_port,
+                          const unsigned char *remote, unsigned short remote_port, unsigned int *uid);
 #endif

@@ -40,17 +40,19 @@ final class LocalUserFilter: ChannelInboundHandler, RemovableChannelHandler {
     let policy: LocalUserPolicy
     let logger: Logger
     let limiter: RepeatedLogLimiter
+    let peerOwner: LoopbackPeerOwner
     private var admitted: Bool?
 
-    init(policy: LocalUserPolicy, logger: Logger, limiter: RepeatedLogLimiter) {
+    init(policy: LocalUserPolicy, logger: Logger, limiter: RepeatedLogLimiter, peerOwner: LoopbackPeerOwner = LoopbackPeerOwner()) {
         self.policy = policy
         self.logger = logger
         self.limiter = limiter
+        self.peerOwner = peerOwner
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if admitted == nil {
-            let (admitted, uid) = policy.admits(local: context.channel.localAddress, remote: context.channel.remoteAddress)
+            let (admitted, uid) = policy.admits(local: context.channel.localAddress, remote: context.channel.remoteAddress, lookup: peerOwner.owner)
             self.admitted = admitted
             if !admitted {
                 limiter.notice("web: connection of another local user refused", logger, metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
@@ -75,8 +77,8 @@ final class LocalUserFilter: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Closes connections that hold a slot without using it (docs/WEB.md, "Availability"): one
-/// that sends no complete request head within `idleSeconds` of opening or of its previous
-/// answer (idle keep-alive, or a slowloris dripping header bytes), and one whose request
+/// that sends no complete request head within `firstRequestSeconds` of opening or `idleSeconds`
+/// of its previous answer (idle keep-alive, or a slowloris dripping header bytes), and one whose request
 /// body does not arrive within `requestSeconds` of its head, or whose client stops taking an
 /// answer written a piece at a time for `idleSeconds`. While the server works on an answer, no
 /// deadline runs.
@@ -86,6 +88,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    let firstRequest: TimeAmount
     let idle: TimeAmount
     let request: TimeAmount
     private var deadline: Scheduled<Void>?
@@ -94,13 +97,16 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     /// The current request was answered (maybe early, before its body was read: a 401 or 413).
     private var answered = false
 
-    init(idleSeconds: Int, requestSeconds: Int) {
+    init(firstRequestSeconds: Int, idleSeconds: Int, requestSeconds: Int) {
+        firstRequest = .seconds(Int64(firstRequestSeconds))
         idle = .seconds(Int64(idleSeconds))
         request = .seconds(Int64(requestSeconds))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        arm(context, idle)
+        // A browser sends its request as soon as it connects: a connection that sends none
+        // holds a slot for nothing.
+        arm(context, firstRequest)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

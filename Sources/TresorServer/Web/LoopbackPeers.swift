@@ -1,5 +1,7 @@
 import Foundation
 import NIOCore
+import Synchronization
+import TresorSystem
 
 /// Which local user owns the other end of a loopback TCP connection (docs/WEB.md, "Local
 /// users"). The socket API learns its peer's uid from `SO_PEERCRED`; TCP has no such thing,
@@ -23,10 +25,22 @@ enum LoopbackPeers {
     /// The tables the kernel keeps, IPv4 then IPv6.
     static let tables = ["/proc/net/tcp", "/proc/net/tcp6"]
 
+    /// Whether the kernel's socket diagnostics have answered once: from then on a socket they
+    /// do not find is gone, and the tables — read whole, their length growing with every socket
+    /// of the machine — are not read instead.
+    private static let diagnosticsAnswer = Atomic<Bool>(false)
+
     /// The uid owning the client end of the connection the server sees as `local` ↔ `remote`;
-    /// nil when no table lists it (not Linux, or the client already went away).
+    /// nil when the kernel lists no such socket (not Linux, or the client already went away).
+    /// Asked of the kernel's socket diagnostics for that one socket (``TCPSockets``), or, where
+    /// they do not answer, found in the tables.
     static func owner(local: SocketAddress?, remote: SocketAddress?) -> UInt32? {
         guard let local = local.flatMap(endpoint), let remote = remote.flatMap(endpoint) else { return nil }
+        if let uid = TCPSockets.owner(local: remote.address, localPort: remote.port, remote: local.address, remotePort: local.port) {
+            diagnosticsAnswer.store(true, ordering: .relaxed)
+            return uid
+        }
+        if diagnosticsAnswer.load(ordering: .relaxed) { return nil }
         for table in tables {
             guard let handle = FileHandle(forReadingAtPath: table) else { continue }
             defer { try? handle.close() }
@@ -80,5 +94,20 @@ enum LoopbackPeers {
         case .unixDomainSocket:
             return nil
         }
+    }
+}
+
+/// The uid of one connection's other end, looked up at most once — each lookup reads the
+/// kernel's tables — and shared by the connection's handlers (``ConnectionLimiter`` as it
+/// opens, ``LocalUserFilter`` at its first request). Used on the connection's event loop only.
+final class LoopbackPeerOwner {
+    private var found: UInt32??
+
+    /// ``LoopbackPeers/owner(local:remote:)``, the first time; after it, what it answered.
+    func owner(local: SocketAddress?, remote: SocketAddress?) -> UInt32? {
+        if let found { return found }
+        let uid = LoopbackPeers.owner(local: local, remote: remote)
+        found = .some(uid)
+        return uid
     }
 }

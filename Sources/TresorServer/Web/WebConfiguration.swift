@@ -27,13 +27,14 @@ public struct WebConfiguration: Sendable {
     public var sessionIdleSeconds: Int
     /// When the widget shows anything at all.
     public var widgetProtection: WidgetProtection
-    /// Open connections at most; more wait until one closes.
-    public var maximumConnections = 64
+    /// Connections at once, per client and together, and the room kept for the owner.
+    public var connectionLimits: ConnectionLimits
     /// Which local users may connect (docs/WEB.md, "Local users"): the daemon's own uid by
     /// default, plus `webAllowedUIDs`, or anyone with `webAllowAnyLocalUser`.
     public var localUsers: LocalUserPolicy
-    /// A connection is closed when no complete request head arrives this long after it
-    /// opened or after its last answer…
+    /// A connection is closed when no complete request head arrives this long after it opened…
+    public var firstRequestSeconds: Int
+    /// …or this long after its last answer…
     public var connectionIdleSeconds: Int
     /// …or when a request's body is not all there this long after its head.
     public var requestSeconds: Int
@@ -51,6 +52,7 @@ public struct WebConfiguration: Sendable {
     /// Whether the web side is a server's (a database, no local account): set by the daemon.
     public var serverMode = false
 
+    public static let defaultFirstRequestSeconds = 5
     public static let defaultConnectionIdleSeconds = 30
     public static let defaultRequestSeconds = 60
     public static let defaultAccountQuotaBytes: Int64 = 1 << 30
@@ -71,7 +73,10 @@ public struct WebConfiguration: Sendable {
             return value
         }
         localUsers = LocalUserPolicy(uids: LocalUserPolicy.owner(getuid(), and: others).uids, anyUser: file.webAllowAnyLocalUser ?? false)
+        firstRequestSeconds = file.webFirstRequestSeconds ?? Self.defaultFirstRequestSeconds
         connectionIdleSeconds = file.webConnectionIdleSeconds ?? Self.defaultConnectionIdleSeconds
+        connectionLimits = try ConnectionLimits(
+            total: file.webMaximumConnections, perClient: file.webConnectionsPerClient, reservedForOwner: file.webConnectionsReservedForOwner)
         requestSeconds = file.webRequestSeconds ?? Self.defaultRequestSeconds
         accountQuotaBytes = file.webAccountQuotaBytes ?? Self.defaultAccountQuotaBytes
         guard accountQuotaBytes >= 0 else { throw DaemonError.configuration("webAccountQuotaBytes must be 0 or more") }
@@ -94,7 +99,8 @@ public struct WebConfiguration: Sendable {
         let durations = [
             ("webHiddenLockSeconds", hiddenLockSeconds), ("webDesktopHiddenLockSeconds", desktopHiddenLockSeconds),
             ("webIdleLockSeconds", idleLockSeconds), ("webSessionSeconds", sessionSeconds),
-            ("webSessionIdleSeconds", sessionIdleSeconds), ("webConnectionIdleSeconds", connectionIdleSeconds),
+            ("webSessionIdleSeconds", sessionIdleSeconds), ("webFirstRequestSeconds", firstRequestSeconds),
+            ("webConnectionIdleSeconds", connectionIdleSeconds),
             ("webRequestSeconds", requestSeconds),
         ]
         for (name, value) in durations where value < 1 {

@@ -110,25 +110,39 @@ struct WebServer {
         WebWidgetRoutes(services: services).register(on: router)
 
         let url = web.listeningURL(port: port)
+        let limits = web.connectionLimits
+        let slots = ConnectionSlots(perClient: limits.perClient, othersTogether: limits.total - limits.reservedForOwner)
+        let forwarded = ConnectionSlots(perClient: limits.perClient, othersTogether: .max)
         return Application(
             router: router,
             // Made for each connection, before any route.
-            server: .http1(configuration: .init(additionalChannelHandlers: Self.connectionHandlers(web, logger: logger, limiter: limiter))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: Self.connectionHandlers(web, slots: slots, forwarded: forwarded, logger: logger, limiter: limiter))),
             configuration: .init(
                 address: .hostname(web.bindAddress, port: port),
                 serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(web.maximumConnections)),
+                // The total: beyond it connections wait to be accepted. The shares of clients
+                // other than the owner leave room for the owner within it (`ConnectionLimiter`).
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             onServerRunning: { _ in logger.notice("web client listening", metadata: ["url": "\(url)"]) },
             logger: logger)
     }
 
-    /// Idle or slow connections are closed ("Availability"), and on a loopback-only embedded
-    /// daemon other local users' connections are refused ("Local users").
-    static func connectionHandlers(_ web: WebConfiguration, logger: Logger, limiter: RepeatedLogLimiter) -> [any RemovableChannelHandler] {
+    /// Connections over their client's share are closed before anything is read, idle or slow
+    /// ones are closed ("Availability"), and on a loopback-only embedded daemon other local
+    /// users' connections are refused ("Local users").
+    static func connectionHandlers(
+        _ web: WebConfiguration, slots: ConnectionSlots, forwarded: ConnectionSlots, logger: Logger, limiter: RepeatedLogLimiter
+    ) -> [any RemovableChannelHandler] {
+        let peerOwner = LoopbackPeerOwner()
         var handlers: [any RemovableChannelHandler] = [
-            ConnectionDeadlines(idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
+            ConnectionLimiter(
+                connections: slots, forwardedRequests: forwarded, trustedProxies: web.trustedProxies, ownerUID: getuid(), logger: logger,
+                limiter: limiter, lookup: peerOwner.owner),
+            ConnectionDeadlines(
+                firstRequestSeconds: web.firstRequestSeconds, idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
         ]
-        if let policy = web.localUsersFiltered { handlers.append(LocalUserFilter(policy: policy, logger: logger, limiter: limiter)) }
+        if let policy = web.localUsersFiltered { handlers.append(LocalUserFilter(policy: policy, logger: logger, limiter: limiter, peerOwner: peerOwner)) }
         return handlers
     }
 
