@@ -115,10 +115,10 @@ let package = Package(
         ]),
         // The embedded web backend: a home's notes database (TresorNotes, SQLite) behind the web
         // storage boundary, sessions, counters and invites in the daemon's memory.
-        .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorCrypto"]),
+        .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorCrypto", "TresorSystem"]),
         // The web storage on PostgreSQL (server mode); the only module importing PostgresNIO.
         .target(name: "TresorWebStorePostgres", dependencies: [
-            "TresorWebStore", "TresorCrypto",
+            "TresorWebStore", "TresorCrypto", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -228,7 +228,7 @@ let package = Package(
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorServer", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Synchronization
 import TresorModel
+import TresorSystem
 
 /// The keychain, from an application's side: what `SecItemAdd`, `SecItemCopyMatching`,
 /// `SecItemUpdate` and `SecItemDelete` do on Apple systems.
@@ -167,34 +168,34 @@ extension Keychain {
     /// ``add(_:attributes:secret:)`` without blocking a Swift concurrency thread.
     @discardableResult
     public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) async throws -> KeychainItem {
-        try await BlockingCall.run { try self.add(itemClass, attributes: attributes, secret: secret) }
+        try await offloaded { try self.add(itemClass, attributes: attributes, secret: secret) }
     }
 
     /// ``secret(_:passcode:)`` without blocking a Swift concurrency thread.
     public func secret(_ query: ItemQuery, passcode: String? = nil) async throws -> Data {
-        try await BlockingCall.run { try self.secret(query, passcode: passcode) }
+        try await offloaded { try self.secret(query, passcode: passcode) }
     }
 
     /// ``attributes(_:)`` without blocking a Swift concurrency thread.
     public func attributes(_ query: ItemQuery) async throws -> [ItemAttributes] {
-        try await BlockingCall.run { try self.attributes(query) }
+        try await offloaded { try self.attributes(query) }
     }
 
     /// ``items(_:passcode:)`` without blocking a Swift concurrency thread.
     public func items(_ query: ItemQuery, passcode: String? = nil) async throws -> [KeychainItem] {
-        try await BlockingCall.run { try self.items(query, passcode: passcode) }
+        try await offloaded { try self.items(query, passcode: passcode) }
     }
 
     /// ``update(_:secret:changes:passcode:)`` without blocking a Swift concurrency thread.
     @discardableResult
     public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) async throws -> Int {
-        try await BlockingCall.run { try self.update(query, secret: secret, changes: changes, passcode: passcode) }
+        try await offloaded { try self.update(query, secret: secret, changes: changes, passcode: passcode) }
     }
 
     /// ``delete(_:)`` without blocking a Swift concurrency thread.
     @discardableResult
     public func delete(_ query: ItemQuery) async throws -> Int {
-        try await BlockingCall.run { try self.delete(query) }
+        try await offloaded { try self.delete(query) }
     }
 }
 

@@ -55,12 +55,3 @@ final class KeybagSlot: Sendable {
     }
 }
 
-/// Runs blocking work (a PBKDF2 run takes a large fraction of a second) on a Dispatch thread,
-/// so the two-thread cooperative pool keeps serving requests meanwhile.
-func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
-            continuation.resume(with: Result { try work() })
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import TresorSystem
 import TresorWebStore
 
 // Web accounts (docs/WEB.md, "Accounts and sessions"): a case-folded login name, unique in the

@@ -296,12 +296,3 @@ struct StoredNote: Sendable {
     }
 }
 
-/// Runs blocking work (a PBKDF2 run of an account password) on a Dispatch thread, so Swift
-/// concurrency's few threads keep serving requests meanwhile (as the embedded store does).
-func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
-            continuation.resume(with: Result { try work() })
-        }
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TresorNotes
+import TresorSystem
 import TresorWebStore
 
 /// The embedded web store: a home's notes database (``NotesStore``, SQLite), sealed under the

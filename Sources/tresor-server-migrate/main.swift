@@ -74,28 +74,6 @@ do {
     fail("cannot open the home: \(error)")
 }
 
-// MARK: Async work from the reading's thread
-
-/// Runs `work` on Swift concurrency's threads and waits for it here: the home is read on this
-/// (the main) thread, inside one read transaction, one record at a time.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let outcome = Outcome<T>()
-    Task.detached {
-        let result: Result<T, any Error>
-        do { result = .success(try await work()) } catch { result = .failure(error) }
-        outcome.result.withLock { $0 = result }
-        outcome.done.signal()
-    }
-    outcome.done.wait()
-    return try outcome.result.withLock { $0! }.get()
-}
-
-/// The result of one piece of async work, handed to the thread waiting for it.
-final class Outcome<T: Sendable>: Sendable {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-}
-
 var logger = Logger(label: "tresor.server-migrate")
 logger.logLevel = .error
 let importer: ServerImport

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import TresorServer
+import TresorSystem
 
 /// The socket API runs each connection's requests on that connection's event loop
 /// (`EventLoopTaskExecutor`): the work must really run there, stay there across awaits — also

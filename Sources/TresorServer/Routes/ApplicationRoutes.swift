@@ -3,6 +3,7 @@ import Hummingbird
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
 /// `tresor app register | list | remove`: only the CLI may manage applications, and
 /// registering needs the keybag unlocked and the passcode again (docs/API.md, "Applications").

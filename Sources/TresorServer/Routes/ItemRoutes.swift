@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
 /// The keychain routes: add, search, update, delete (docs/API.md, "Keychain items"). Each request
 /// is answered for the caller the daemon identified, never for the one a request claims to be.

@@ -3,6 +3,7 @@ import Hummingbird
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
 /// `tresor keychain create | list | delete`: keychains with their own passcode and lock
 /// state. Creating and deleting is the CLI's alone; anyone identified may list.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TresorKeybag
 import TresorProtocol
+import TresorSystem
 
 /// The login link (docs/API.md, "Login link"): `tresor passcode link-login`/`unlink-login`, and
 /// the PAM module's unlock and password change. Passwords arrive in request bodies only and are

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import TresorNotes
 import TresorProtocol
+import TresorSystem
 
 /// Attachments travel as raw bytes, not Base64 JSON: `add` takes the file as its body with
 /// the note, kind and name in headers; `get` answers with the bytes and the kind and name in

@@ -3,6 +3,7 @@ import Hummingbird
 import TresorKeybag
 import TresorNotes
 import TresorProtocol
+import TresorSystem
 
 /// The notes passphrase, unlock through the keychain and import (docs/API.md, "The passphrase",
 /// "Unlock through the keychain", "Import").

@@ -6,6 +6,7 @@ import TresorKeybag
 import TresorKeychain
 import TresorNotes
 import TresorProtocol
+import TresorSystem
 
 /// What every notes route shares: who may call them — the `tresor` CLI, for the local account,
 /// and applications with their team's notes group, for their team's account (docs/API.md,

@@ -3,6 +3,7 @@ import Hummingbird
 import TresorKeybag
 import TresorKeychain
 import TresorProtocol
+import TresorSystem
 
 /// `tresor secret-service owners | allow | revoke` and `tresor import secret-service`: the
 /// user, through the CLI, sees which executable owns which Secret Service item, lets one

@@ -1,4 +1,5 @@
 import NIOCore
+import TresorSystem
 
 /// Runs Swift tasks on one NIO event loop.
 ///

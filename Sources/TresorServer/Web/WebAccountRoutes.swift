@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TresorKeybag
 import TresorProtocol
+import TresorSystem
 import TresorWebStore
 
 /// Registration, sign-in and sign-out, the session and the daemon's status (docs/WEB.md,

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TresorKeybag
 import TresorProtocol
+import TresorSystem
 import TresorWebStore
 
 /// The account's passphrase for locked notes, made in the browser (docs/WEB.md): the server

@@ -1,25 +1,8 @@
 import Dispatch
 import Synchronization
-import TresorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Runs TresorKit's blocking calls for `async` callers on threads of their own.
-///
-/// A call blocks its thread until the daemon answers (a passcode's key derivation takes a
-/// fraction of a second). Swift concurrency's threads are as many as the cores, and on Linux
-/// they are Dispatch's workers, as are those of any queue a program makes: a server that
-/// blocked either in its request handlers would stop serving. So each call gets a thread of
-/// its own — one left idle by an earlier call, or a new one.
-enum BlockingCall {
-    /// The result of `body`, run on a thread of its own while the calling task is suspended.
-    static func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            BlockingThreads.shared.run { continuation.resume(with: Swift.Result { try body() }) }
-        }
-    }
-}
 
 /// Threads that wait for work after their call, for a while, so a busy program does not
 /// create a thread per call.
