@@ -10,8 +10,8 @@ import TresorModel
 /// but only an object whose known names hold the types ``ItemAttributes`` declares; anything
 /// else throws, as do two members of one name. Unknown names are skipped, as `JSONDecoder`
 /// skips them for a stored item.
-/// `StoredAttributesReaderTests` holds it equal to `JSONDecoder` on random attributes and on
-/// mangled bytes.
+/// A fast path (docs/ARCHITECTURE.md, "Fast paths and their twins"): `StoredAttributesReaderTests`
+/// holds it equal to `JSONDecoder` on random attributes and on mangled bytes.
 enum StoredAttributesReader {
     /// The bytes are not the JSON of an attributes object.
     struct Malformed: Error {}

@@ -10,7 +10,8 @@ import TresorModel
 /// class and attributes by their JSON names, each value percent-encoded UTF-8 (RFC 3986; `+` is a
 /// plus). It takes text and integer attributes only; a query with any other attribute, an id, a
 /// passcode or more than one result goes through `POST /v1/items/search`, which takes them all.
-/// Both sides spell the query here, once.
+/// Both sides spell the query here, once. A fast path (docs/ARCHITECTURE.md, "Fast paths and
+/// their twins"): `SecretRouteTests.lookupsWithoutJSONAnswerAsTheSearchDoes` holds it to the search.
 public enum ItemSecretQuery {
     /// An attribute the query string takes: its wire name, and how to read and set it.
     /// Closures rather than key paths: reading eighteen attributes through key paths was most

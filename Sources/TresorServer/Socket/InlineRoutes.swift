@@ -14,6 +14,8 @@ import TresorProtocol
 /// client (the connection's first request goes through the router, which identifies the peer),
 /// ``ItemRoutes`` answers, ``ErrorMiddleware`` turns a failure into the API's error. Anything
 /// else — a query no index answers, the System Roots keychain, a body — goes to the router.
+/// A fast path (docs/ARCHITECTURE.md, "Fast paths and their twins"): its twin is the router;
+/// `SecretRouteTests.laterRequestsOnAConnectionAnswerAsItsFirst` holds them equal.
 struct InlineRoutes: Sendable {
     let peers: PeerMiddleware
     let items: ItemRoutes

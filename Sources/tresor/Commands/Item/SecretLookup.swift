@@ -5,8 +5,8 @@ import TresorModel
 /// What `tresor item get` does once its command line is read: print the one matching item's
 /// secret (or copy it with `--clip`).
 ///
-/// Read two ways to the same value: by swift-argument-parser (``ItemCommand/Get``), and for the
-/// command line scripts run most — `item get` with `--service`, `--account`, `--id`,
+/// A fast path (docs/ARCHITECTURE.md, "Fast paths and their twins"). Read two ways to the same
+/// value: by swift-argument-parser (``ItemCommand/Get``), and for the command line scripts run most — `item get` with `--service`, `--account`, `--id`,
 /// `--keychain`, `--group`, `--first`, `--passcode-stdin`, `--home`, `--verbose` — by
 /// ``init(commandLine:)`` without it: building the command tree by reflection was most of what a
 /// lookup's process did (BENCHMARKS.md, "One `tresor item get` process"). Any other word
