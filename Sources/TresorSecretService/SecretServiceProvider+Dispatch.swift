@@ -39,6 +39,8 @@ extension SecretServiceProvider {
         guard let object = SecretObjectPath(path) else { throw DBusError.unknownObject(path) }
         var request = SecretRequest(sender: sender, client: try clients.client(sender, on: connection), arguments: message.arguments)
         request.client.approvedItems = approvedItems(of: sender)
+        // Asked on every call: the user may take their trust back at any time.
+        request.client.needsApproval = request.client.isGenericClient && !isTrusted(request.client)
         let interface = message.interface ?? Self.interface(of: object, member: member)
         if interface == SecretInterface.properties {
             return try properties(member, of: object, request, signals: &signals)

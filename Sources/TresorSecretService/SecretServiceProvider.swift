@@ -26,6 +26,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let secretRead: (@Sendable () -> Void)?
     /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
     let askToUnlock: UnlockAsker?
+    /// Whether the user trusts a generic client now (``GenericClients``): its secrets are read
+    /// without asking while they do.
+    let isTrusted: @Sendable (SecretServiceClient) -> Bool
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
     let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer)]>([])
     let logger: Logger
@@ -51,11 +54,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
     ///   - askToUnlock: asks the user on the desktop to unlock the keybag for a client's `Unlock`
     ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
+    ///   - isTrusted: whether the user trusts a generic client now; by default none is, and each
+    ///     of their reads is put to the user as a `userPresence` item's is.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
-        askToUnlock: UnlockAsker? = nil, logger: Logger
+        askToUnlock: UnlockAsker? = nil, isTrusted: @escaping @Sendable (SecretServiceClient) -> Bool = { _ in false }, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
@@ -64,6 +69,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         self.askUser = askUser
         self.secretRead = secretRead
         self.askToUnlock = askToUnlock
+        self.isTrusted = isTrusted
         self.logger = logger
     }
 

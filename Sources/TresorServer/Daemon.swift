@@ -103,6 +103,8 @@ public struct Daemon: Sendable {
 
         let logger = self.logger
         let approvals = ApprovalBroker()
+        let trust = SecretServiceTrust()
+        let genericClients = GenericClients(extra: configuration.secretServiceGenericClients) { try FileHashes.shared.sha256(of: $0) }
         let secretRead: (@Sendable () -> Void)? = configuration.secretServiceReadsAreActivity ? { @Sendable in autoLock.touch() } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
         /// keybag — what a lock from the desktop does.
@@ -117,7 +119,9 @@ public struct Daemon: Sendable {
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead) {
+        let secretService = configuration.secretService ? startSecretService(
+            keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead
+        ) {
             lockFromTheDesktop(true, "by a Secret Service client")
         } : nil
         let lockWithScreen = configuration.lockWithScreen
@@ -147,6 +151,9 @@ public struct Daemon: Sendable {
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
+        SecretServiceTrustRoutes(
+            trust: trust, genericClients: genericClients, routes: SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers)
+        ).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
         let notesRouting = NotesRouting(notes: notes, slot: slot, keychainKey: NotesKeychainKey(keychains: keychains), callers: callers)
@@ -232,13 +239,14 @@ public struct Daemon: Sendable {
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, secretRead: (@Sendable () -> Void)?, lock: @escaping @Sendable () -> Void
+        keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients, secretRead: (@Sendable () -> Void)?,
+        lock: @escaping @Sendable () -> Void
     ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
             return nil
         }
-        let identities = SecretServiceIdentities(keychains: keychains)
+        let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger)
         do {
             let provider = try SecretServiceProvider(
@@ -247,7 +255,7 @@ public struct Daemon: Sendable {
                 askUser: { executable, application, item in
                     await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:), logger: logger)
+                secretRead: secretRead, askToUnlock: desktop.ask(for:), isTrusted: { trust.trusts($0) }, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

@@ -53,6 +53,7 @@ public struct ControllingTerminal: Sendable, Hashable {
 
 /// The fields of `/proc/<pid>/stat` a terminal is known by.
 struct ProcessStat {
+    var parent: Int32
     var session: Int32
     var terminal: UInt64
     var startTime: UInt64
@@ -68,8 +69,10 @@ struct ProcessStat {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
         // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22).
-        guard fields.count >= 20, let session = Int32(fields[3]), let terminal = Int64(fields[4]), let start = UInt64(fields[19])
+        guard fields.count >= 20, let parent = Int32(fields[1]), let session = Int32(fields[3]), let terminal = Int64(fields[4]),
+              let start = UInt64(fields[19])
         else { return nil }
+        self.parent = parent
         self.session = session
         self.terminal = UInt64(bitPattern: terminal)
         self.startTime = start
