@@ -26,9 +26,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let secretRead: (@Sendable () -> Void)?
     /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
     let askToUnlock: UnlockAsker?
-    /// Whether the user trusts a generic client now (``GenericClients``): its secrets are read
-    /// without asking while they do.
-    let isTrusted: @Sendable (SecretServiceClient) -> Bool
+    /// What the user trusts of generic clients (``GenericClients``); nil, nothing: every read of
+    /// theirs is asked.
+    let trust: (any GenericClientTrust)?
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
     let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer)]>([])
     let logger: Logger
@@ -54,13 +54,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///   - secretRead: called each time a client is handed a secret (nil: reads are not activity).
     ///   - askToUnlock: asks the user on the desktop to unlock the keybag for a client's `Unlock`
     ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
-    ///   - isTrusted: whether the user trusts a generic client now; by default none is, and each
-    ///     of their reads is put to the user as a `userPresence` item's is.
+    ///   - trust: what the user trusts of generic clients; nil, nothing is, and each of their
+    ///     reads is put to the user as a `userPresence` item's is.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable () -> Void)? = nil,
-        askToUnlock: UnlockAsker? = nil, isTrusted: @escaping @Sendable (SecretServiceClient) -> Bool = { _ in false }, logger: Logger
+        askToUnlock: UnlockAsker? = nil, trust: (any GenericClientTrust)? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
@@ -69,7 +69,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         self.askUser = askUser
         self.secretRead = secretRead
         self.askToUnlock = askToUnlock
-        self.isTrusted = isTrusted
+        self.trust = trust
         self.logger = logger
     }
 
@@ -195,9 +195,27 @@ public enum UnlockAnswer: Sendable, Equatable {
 public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
-/// `userPresence` item, in words — and says whether they allowed it. Returns false at once when
-/// nobody can be asked.
-public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String) async -> Bool
+/// `userPresence` item or a generic client's, in words — and says how they answered. Returns
+/// ``PresenceAnswer/refused`` at once when nobody can be asked.
+public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String) async -> PresenceAnswer
+
+/// The user's answer to a read that needs them.
+public enum PresenceAnswer: Sendable, Equatable {
+    /// No, or nobody answered.
+    case refused
+    /// Yes, for this one read.
+    case once
+    /// Yes, and for a generic client: remember it under the same parent chain this long.
+    case forSession(TimeInterval)
+}
+
+/// What the user trusts of generic clients (``GenericClients``), as the daemon keeps it.
+public protocol GenericClientTrust: Sendable {
+    /// Whether the user trusts `client` now: its secrets are read without asking.
+    func trusts(_ client: SecretServiceClient) -> Bool
+    /// Remembers the user's "for this session" answer for `client`, for `duration`.
+    func remember(_ client: SecretServiceClient, for duration: TimeInterval)
+}
 
 /// The Secret Service's interface names.
 enum SecretInterface {

@@ -255,7 +255,7 @@ public struct Daemon: Sendable {
                 askUser: { executable, application, item in
                     await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:), isTrusted: { trust.trusts($0) }, logger: logger)
+                secretRead: secretRead, askToUnlock: desktop.ask(for:), trust: trust, logger: logger)
             try provider.start()
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider

@@ -19,14 +19,15 @@ extension Harness {
     /// Runs `tresor approve --once --passcode-stdin`, answering `answer`, and meanwhile calls
     /// `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
     /// before the approver waits is not put to it — or the approver has finished.
+    /// `arguments` go to `tresor approve` too (`--for-session 1h`).
     /// - Returns: what `tresor approve` printed.
-    func approving(answer: String, _ attempt: () throws -> Bool) throws -> Result {
+    func approving(answer: String, arguments: [String] = [], _ attempt: () throws -> Bool) throws -> Result {
         let approver = Mutex<Result?>(nil)
         let done = DispatchSemaphore(value: 0)
         let environment = self.environment
         DispatchQueue.global().async {
             let result = try? Harness.execute(
-                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"], input: answer + "\n",
+                Harness.binaries.appendingPathComponent("tresor"), ["approve", "--once", "--passcode-stdin"] + arguments, input: answer + "\n",
                 environment: environment, timeout: 60)
             approver.withLock { $0 = result?.result }
             done.signal()

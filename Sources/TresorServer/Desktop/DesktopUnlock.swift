@@ -33,7 +33,7 @@ struct DesktopUnlock: Sendable {
     /// Asks the user whether `executable` may read `item` once, with the passcode; falls back to
     /// `fallback` (`tresor approve` in a terminal) when no desktop prompter can be asked. The
     /// Secret Service's ``PresenceAsker``.
-    func approve(executable: String, application: String, item: String, fallback: PresenceAsker) async -> Bool {
+    func approve(executable: String, application: String, item: String, fallback: PresenceAsker) async -> PresenceAnswer {
         let text = { (wrong: Bool) in
             PromptText(
                 title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
@@ -41,8 +41,8 @@ struct DesktopUnlock: Sendable {
                 continueLabel: "_Allow")
         }
         switch await askForPasscode(text, for: executable, { try $0.verify(passcode: $1) }) {
-        case .unlocked: return true
-        case .refused: return false
+        case .unlocked: return .once
+        case .refused: return .refused
         case .nobodyToAsk: return await fallback(executable, application, item)
         }
     }

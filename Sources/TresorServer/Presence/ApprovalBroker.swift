@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TresorProtocol
+import TresorSecretService
 
 /// Asks the user — through `tresor approve`, waiting in their terminal — whether an application
 /// may have a secret that needs the user's presence, so the application never collects the
@@ -21,6 +22,8 @@ final class ApprovalBroker: Sendable {
         var asked: [String: CheckedContinuation<Bool, Never>] = [:]
         /// `tresor approve` processes waiting for a request, by the id of their wait.
         var approvers: [(wait: UUID, continuation: CheckedContinuation<ApprovalRequest?, Never>)] = []
+        /// How long the user said to remember an allowed request, by request id ("for this session").
+        var remembered: [String: TimeInterval] = [:]
     }
 
     private let state = Mutex(State())
@@ -73,12 +76,16 @@ final class ApprovalBroker: Sendable {
         }
     }
 
-    /// Settles request `id`. - Returns: false when no such request waits (answered, timed out).
+    /// Settles request `id`; an allowed one is remembered for `rememberFor` when its asker
+    /// remembers (``askUser(executable:application:item:)``).
+    /// - Returns: false when no such request waits (answered, timed out).
     @discardableResult
-    func settle(_ id: String, allowed: Bool) -> Bool {
+    func settle(_ id: String, allowed: Bool, rememberFor: TimeInterval? = nil) -> Bool {
         let waiting = state.withLock { state in
             state.queued.removeAll { $0.id == id }
-            return state.asked.removeValue(forKey: id)
+            let waiting = state.asked.removeValue(forKey: id)
+            if waiting != nil, allowed, let rememberFor { state.remembered[id] = rememberFor }
+            return waiting
         }
         waiting?.resume(returning: allowed)
         return waiting != nil
@@ -101,11 +108,13 @@ extension ApprovalBroker {
     ///   - executable: the client's executable.
     ///   - application: who Tresor knows it as (its group).
     ///   - item: the item, in words.
-    /// - Returns: whether the user allowed it.
-    @Sendable func askUser(executable: String, application: String, item: String) async -> Bool {
-        guard hasApprover else { return false }
-        return await ask(ApprovalRequest(
-            id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
-            created: Date().timeIntervalSince1970))
+    /// - Returns: the user's answer: once, for this session, or no.
+    @Sendable func askUser(executable: String, application: String, item: String) async -> PresenceAnswer {
+        guard hasApprover else { return .refused }
+        let id = UUID().uuidString.lowercased()
+        let allowed = await ask(ApprovalRequest(id: id, application: application, executable: executable, item: item, created: Date().timeIntervalSince1970))
+        let remembered = state.withLock { $0.remembered.removeValue(forKey: id) }
+        guard allowed else { return .refused }
+        return remembered.map(PresenceAnswer.forSession) ?? .once
     }
 }

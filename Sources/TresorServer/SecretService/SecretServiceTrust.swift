@@ -10,12 +10,14 @@ import TresorSecretService
 ///
 /// Kept in the daemon's memory only: a file would be one more place a process of the user could
 /// write trust into, and a daemon that stops forgets it, as the login session that approved it ends.
-final class SecretServiceTrust: Sendable {
+final class SecretServiceTrust: GenericClientTrust {
     private let entries = Mutex<[SecretServiceTrustEntry]>([])
 
     /// Whether the user trusts `client` now: a grant to its executable, or an approval for its
     /// executable under the very same parent chain.
-    func trusts(_ client: SecretServiceClient, now: Date = Date()) -> Bool {
+    func trusts(_ client: SecretServiceClient) -> Bool { trusts(client, now: Date()) }
+
+    func trusts(_ client: SecretServiceClient, now: Date) -> Bool {
         current(now).contains { entry in
             entry.executable == client.ownGroup && (entry.origin == .granted || entry.parentChain == client.parentChain)
         }
@@ -29,7 +31,9 @@ final class SecretServiceTrust: Sendable {
     }
 
     /// Remembers the user's "for this session" approval of `client` for `duration`.
-    func remember(_ client: SecretServiceClient, for duration: TimeInterval, now: Date = Date()) {
+    func remember(_ client: SecretServiceClient, for duration: TimeInterval) { remember(client, for: duration, now: Date()) }
+
+    func remember(_ client: SecretServiceClient, for duration: TimeInterval, now: Date) {
         add(SecretServiceTrustEntry(
             executable: client.ownGroup, origin: .approved, parentChain: client.parentChain, since: now.timeIntervalSince1970,
             until: now.addingTimeInterval(duration).timeIntervalSince1970))

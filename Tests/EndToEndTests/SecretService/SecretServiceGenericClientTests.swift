@@ -131,4 +131,37 @@ struct SecretServiceGenericClientTests {
         #expect(!provider.harness.daemonLog.contains("asks for an item that needs you"), "nobody was asked")
         try provider.harness.expectNoSecretLeaked()
     }
+
+    /// "For this session" remembers secret-tool under its parent chain: the same program under the
+    /// same ancestors reads silently — which an attacker of the same user can rebuild — and that is
+    /// all: not under other ancestors, not another generic client, not after the trust is taken back.
+    @Test func aRememberedApprovalServesTheSameProgramUnderTheSameParentsAndNothingMore() throws {
+        let (provider, secret) = try providerWithToolItem(asTestUser: false)
+        let password = provider.marker("remembered-python")
+        #expect(try provider.python.keyring("set", service: "remembered.example", user: "ada", password: password).succeeded)
+        var found: String?
+        let approver = try provider.harness.approving(answer: provider.passcode, arguments: ["--for-session", "1h"]) {
+            found = try provider.secretTool.lookup(Self.toolItem, expecting: secret)
+            return found != nil
+        }
+        #expect(found == secret, "\(approver.stdout) \(approver.stderr)")
+        let list = try trustList(provider)
+        #expect(list.trusted.count == 1 && list.trusted.first?.origin == "approved", "shown as approved: \(list)")
+        #expect(list.trusted.first?.parentChain.isEmpty == false, "with the chain it holds under")
+
+        // The same program under the same parents (this test process): served, nobody asked.
+        #expect(try provider.secretTool.lookup(Self.toolItem, expecting: secret) == secret)
+        // Under another parent (a shell that stays between), it is asked again; nobody answers.
+        let underAShell = try provider.harness.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "/usr/bin/secret-tool lookup tresor-e2e generic user ada; true"],
+            timeout: clientTimeout, revealing: [secret])
+        #expect(!underAShell.stdout.contains(secret), "another chain read the remembered program's item")
+        // Another generic client under the same parents gets nothing of it.
+        let python = try provider.python.keyring("get", service: "remembered.example", user: "ada", expecting: password)
+        #expect(!python.stdout.contains(password), "python3 was served under secret-tool's remembered approval")
+
+        #expect(try provider.harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "taken back: asked again")
+        try provider.harness.expectNoSecretLeaked()
+    }
 }

@@ -102,6 +102,8 @@ struct SecretServiceLockTests {
     /// program polling does not keep the keybag open.
     @Test func readingASecretKeepsTheKeybagOpenAndPollingDoesNot() throws {
         let provider = try TresorProvider(configuration: #"{"autoLockSeconds": 3}"#)
+        // Setting up (trusting the generic clients, each with the passcode) may take longer than 3 s.
+        try provider.unlock()
         let secret = provider.marker("activity")
         let attributes: KeyValuePairs = ["tresor-e2e": "activity"]
         try provider.secretTool.store(label: "E2E activity", attributes, secret: secret)
