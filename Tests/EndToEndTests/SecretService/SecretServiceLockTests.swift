@@ -108,8 +108,8 @@ struct SecretServiceLockTests {
         let attributes: KeyValuePairs = ["tresor-e2e": "activity"]
         try provider.secretTool.store(label: "E2E activity", attributes, secret: secret)
         for _ in 0..<5 {
-            usleep(1_200_000)
             #expect(try provider.secretTool.lookup(attributes, expecting: secret) == secret, "each read inside the idle period is served")
+            usleep(1_200_000)
         }
         #expect(try provider.harness.status().keybag == .unlocked, "6 s of reads, 3 s of auto-lock: still unlocked")
         // Only searches and properties now: the keybag locks on time.
