@@ -51,17 +51,17 @@ extension TresorClient {
         try call("GET", Route.secretServiceTrust)
     }
 
-    /// Trusts the generic client at `executablePath` ahead of time: any process running it reads
+    /// Trusts the generic clients at `executablePaths` ahead of time: any process running one reads
     /// its items without the user being asked.
     /// - Parameters:
-    ///   - executablePath: the generic client (links are followed).
+    ///   - executablePaths: the generic clients (links are followed); all are trusted, or none.
     ///   - seconds: how long; nil, until the daemon stops.
     ///   - passcode: the passcode, when one is set.
     /// - Returns: the trusted clients after the change.
     /// - Throws: `APIError` from the daemon (`param` for a program that is not a generic client).
     @discardableResult
-    public func trustSecretServiceClient(executablePath: String, seconds: Int?, passcode: String?) throws -> SecretServiceTrustList {
-        try call("POST", Route.secretServiceTrust, SecretServiceTrustGrant(executablePath: executablePath, seconds: seconds, passcode: passcode))
+    public func trustSecretServiceClients(_ executablePaths: [String], seconds: Int?, passcode: String?) throws -> SecretServiceTrustList {
+        try call("POST", Route.secretServiceTrust, SecretServiceTrustGrant(executablePaths: executablePaths, seconds: seconds, passcode: passcode))
     }
 
     /// Takes back the trust in the executable at `executablePath`, or in every one.

@@ -46,16 +46,16 @@ public struct SecretServiceTrustList: Codable, Sendable, Equatable {
     public init(trusted: [SecretServiceTrustEntry]) { self.trusted = trusted }
 }
 
-/// `POST /v1/secret-service/trust`: trust the generic client at `executablePath` ahead of time,
-/// for `seconds` (nil: until the daemon stops). Needs the keybag unlocked and, when one is set,
-/// the passcode.
+/// `POST /v1/secret-service/trust`: trust the generic clients at `executablePaths` ahead of time,
+/// for `seconds` (nil: until the daemon stops) — all of them, or none when one is not a generic
+/// client. Needs the keybag unlocked and, when one is set, the passcode.
 public struct SecretServiceTrustGrant: Codable, Sendable, Equatable {
-    public var executablePath: String
+    public var executablePaths: [String]
     public var seconds: Int?
     public var passcode: String?
 
-    public init(executablePath: String, seconds: Int?, passcode: String?) {
-        self.executablePath = executablePath
+    public init(executablePaths: [String], seconds: Int?, passcode: String?) {
+        self.executablePaths = executablePaths
         self.seconds = seconds
         self.passcode = passcode
     }

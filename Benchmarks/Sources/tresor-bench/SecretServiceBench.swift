@@ -379,7 +379,7 @@ struct SecretServiceBench {
                 // secret-tool is a generic client: its reads are measured as the user who trusts it gets them.
                 if let secretTool = SecretServiceClientBench.secretTool {
                     try TresorClient.connect(paths: bench.paths, startDaemon: false)
-                        .trustSecretServiceClient(executablePath: secretTool, seconds: nil, passcode: KeychainBench.passcode)
+                        .trustSecretServiceClients([secretTool], seconds: nil, passcode: KeychainBench.passcode)
                 }
                 if ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"] != nil { log("profile: daemon pid \(daemon.pid)") }
                 let out = bench.work.appendingPathComponent("ss-\(count).json")

@@ -32,27 +32,27 @@ struct SecretServiceTrustCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Trust a generic client ahead of time, under any parent (asks for the passcode).")
+            commandName: "add", abstract: "Trust generic clients ahead of time, under any parent (asks for the passcode).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The generic client (/usr/bin/secret-tool, python3's executable, git's helper).") var executable: String
+        @Argument(help: "The generic clients (/usr/bin/secret-tool, python3's executable, git's helper).") var executables: [String]
         @Option(name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).") var duration: String?
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func validate() throws {
+            guard (1...16).contains(executables.count) else { throw ValidationError("name 1 to 16 executables") }
             if let duration { _ = try SecretServiceTrustCommand.seconds(duration) }
         }
 
         func run() throws {
             try Output.run(options) {
-                let path = try existingExecutable(executable)
+                let paths = try executables.map(existingExecutable)
                 let client = try options.connect()
                 var passcode: String?
                 if try client.status().passcodeSet {
                     var input = SecretInput(fromStandardInput: passcodeStdin)
-                    passcode = try input.next("Passcode (to trust \(path)):")
+                    passcode = try input.next("Passcode (to trust \(paths.joined(separator: ", "))):")
                 }
-                let list = try client.trustSecretServiceClient(
-                    executablePath: path, seconds: try duration.map(SecretServiceTrustCommand.seconds), passcode: passcode)
+                let list = try client.trustSecretServiceClients(paths, seconds: try duration.map(SecretServiceTrustCommand.seconds), passcode: passcode)
                 if options.json { return Output.json(TrustOutput(list)) }
                 print("Trusted.")
             }

@@ -91,14 +91,14 @@ final class TresorProvider {
         guard trustsGenericClients, !trusted else { return }
         var clients = [SecretTool.system, PythonClients.python]
         if let helper = try? GitCredentialHelper(harness: harness) { clients.append(helper.executable) }
-        for client in clients { try trust(client) }
+        try trust(clients)
         trusted = true
     }
 
-    /// `tresor secret-service trust add EXECUTABLE --passcode-stdin`: the generic client reads its
-    /// items without the user being asked.
-    func trust(_ executable: URL) throws {
-        let added = try harness.tresor(["secret-service", "trust", "add", executable.path, "--passcode-stdin"], input: passcode + "\n")
+    /// `tresor secret-service trust add EXECUTABLE… --passcode-stdin`: the generic clients read
+    /// their items without the user being asked.
+    func trust(_ executables: [URL]) throws {
+        let added = try harness.tresor(["secret-service", "trust", "add"] + executables.map(\.path) + ["--passcode-stdin"], input: passcode + "\n")
         guard added.succeeded else { throw SecretServiceTestError.fixture("tresor secret-service trust add failed: \(added.stderr)") }
     }
 
