@@ -58,4 +58,20 @@ import TresorKeychain
             }
         }
     }
+
+    /// What a "for this session" approval remembers beside the executable: each ancestor's own
+    /// group, by the same rules, the parent first.
+    @Test func theParentChainNamesEachAncestorByItsOwnGroup() throws {
+        let keychains = KeychainProvider(
+            slot: KeybagSlot(paths: .init(home: FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString.prefix(8))").path),
+                             settings: .insecureForTesting(kdfRounds: 1)),
+            settings: .insecureForTesting(kdfRounds: 1))
+        let identities = SecretServiceIdentities(keychains: keychains, uid: getuid())
+        let chain = identities.parentChain(of: getpid())
+        guard getsid(0) != getpid() else { return #expect(chain.isEmpty) }
+        let parent = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(getppid())/exe")
+        let parentHash = try FileHashes.shared.sha256(of: URL(fileURLWithPath: parent))
+        #expect(chain.first == SecretServiceIdentities.group(path: parent, sha256: parentHash, uid: getuid()), "the parent first: \(chain)")
+        #expect(chain.allSatisfy { $0.hasPrefix("exe") || $0 == SecretServiceIdentities.unreadableAncestor })
+    }
 }
