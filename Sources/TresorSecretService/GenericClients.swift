@@ -40,6 +40,10 @@ public struct GenericClients: Sendable {
         installed = { known.value }
     }
 
+    /// Hashes the installed copies of the table's programs now (tens of milliseconds, more with
+    /// large interpreters), so that the first client is not kept waiting for it.
+    public func prepare() { _ = installed() }
+
     /// Whether the executable at `path`, whose file has SHA-256 `sha256`, is a generic client.
     /// - Parameters:
     ///   - path: the executable's path, as the process's `/proc/<pid>/exe` reads.

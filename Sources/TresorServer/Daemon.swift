@@ -257,6 +257,7 @@ public struct Daemon: Sendable {
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), trust: trust, logger: logger)
             try provider.start()
+            DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             return provider
         } catch {
