@@ -177,7 +177,7 @@ extension SecretServiceProvider {
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
-            let answer = await askUser?(executable, application, question.description) ?? .refused
+            let answer = await askUser?(executable, application, question.description, client.isGenericClient) ?? .refused
             // "For this session" is for a generic client: a `userPresence` item is asked each time.
             if case .forSession(let duration) = answer, client.isGenericClient {
                 trust?.remember(client, for: duration)

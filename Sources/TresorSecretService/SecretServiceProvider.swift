@@ -195,9 +195,10 @@ public enum UnlockAnswer: Sendable, Equatable {
 public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
-/// `userPresence` item or a generic client's, in words — and says how they answered. Returns
-/// ``PresenceAnswer/refused`` at once when nobody can be asked.
-public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String) async -> PresenceAnswer
+/// `userPresence` item or a generic client's, in words — and says how they answered; a generic
+/// client (`mayRemember`) may be allowed "for this session". Returns ``PresenceAnswer/refused``
+/// at once when nobody can be asked.
+public typealias PresenceAsker = @Sendable (_ executable: String, _ application: String, _ item: String, _ mayRemember: Bool) async -> PresenceAnswer
 
 /// The user's answer to a read that needs them.
 public enum PresenceAnswer: Sendable, Equatable {

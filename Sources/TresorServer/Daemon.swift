@@ -252,8 +252,8 @@ public struct Daemon: Sendable {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
-                askUser: { executable, application, item in
-                    await desktop.approve(executable: executable, application: application, item: item, fallback: approvals.askUser)
+                askUser: { executable, application, item, mayRemember in
+                    await desktop.approve(executable: executable, application: application, item: item, mayRemember: mayRemember, fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), trust: trust, logger: logger)
             try provider.start()

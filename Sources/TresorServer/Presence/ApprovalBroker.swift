@@ -35,7 +35,15 @@ final class ApprovalBroker: Sendable {
     }
 
     /// Asks the user about `request`; true only when they allowed it (with the passcode) in time.
-    func ask(_ request: ApprovalRequest) async -> Bool {
+    func ask(_ request: ApprovalRequest) async -> Bool { await askRemembering(request).allowed }
+
+    /// ``ask(_:)``, and how long the user said to remember it ("for this session"), if they did.
+    func askRemembering(_ request: ApprovalRequest) async -> (allowed: Bool, rememberFor: TimeInterval?) {
+        let allowed = await askOnce(request)
+        return (allowed, state.withLock { $0.remembered.removeValue(forKey: request.id) })
+    }
+
+    private func askOnce(_ request: ApprovalRequest) async -> Bool {
         let id = request.id
         let timeout = Task { [weak self] in
             try await Task.sleep(for: Self.answerTimeout)
@@ -77,7 +85,7 @@ final class ApprovalBroker: Sendable {
     }
 
     /// Settles request `id`; an allowed one is remembered for `rememberFor` when its asker
-    /// remembers (``askUser(executable:application:item:)``).
+    /// remembers (``askUser(executable:application:item:mayRemember:)``).
     /// - Returns: false when no such request waits (answered, timed out).
     @discardableResult
     func settle(_ id: String, allowed: Bool, rememberFor: TimeInterval? = nil) -> Bool {
@@ -108,13 +116,14 @@ extension ApprovalBroker {
     ///   - executable: the client's executable.
     ///   - application: who Tresor knows it as (its group).
     ///   - item: the item, in words.
+    ///   - mayRemember: a generic client, which `tresor approve --for-session` remembers.
     /// - Returns: the user's answer: once, for this session, or no.
-    @Sendable func askUser(executable: String, application: String, item: String) async -> PresenceAnswer {
+    @Sendable func askUser(executable: String, application: String, item: String, mayRemember: Bool) async -> PresenceAnswer {
         guard hasApprover else { return .refused }
-        let id = UUID().uuidString.lowercased()
-        let allowed = await ask(ApprovalRequest(id: id, application: application, executable: executable, item: item, created: Date().timeIntervalSince1970))
-        let remembered = state.withLock { $0.remembered.removeValue(forKey: id) }
+        let (allowed, remembered) = await askRemembering(ApprovalRequest(
+            id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
+            created: Date().timeIntervalSince1970))
         guard allowed else { return .refused }
-        return remembered.map(PresenceAnswer.forSession) ?? .once
+        return mayRemember ? remembered.map(PresenceAnswer.forSession) ?? .once : .once
     }
 }

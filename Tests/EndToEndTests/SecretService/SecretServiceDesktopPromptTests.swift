@@ -110,4 +110,24 @@ extension SecretServiceDesktopPromptTests {
         #expect(try lookup.finish(timeout: 30).stdout == secret)
         try harness.expectNoSecretLeaked()
     }
+
+    /// The prompter's box "for this session": the same program under the same parents reads
+    /// silently afterwards, and `tresor secret-service trust` shows it as approved.
+    @Test func aGenericClientRememberedInTheDesktopsPrompterReadsSilentlyAfterwards() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "alt+r")  // the box's mnemonic ticks it
+        try desktop.xdotool("key", "alt+a")  // Allow
+        #expect(try lookup.finish(timeout: 30).stdout == secret)
+        let listed = try harness.tresor(["secret-service", "trust"])
+        #expect(listed.stdout.contains("approved for this session"), "\(listed.stdout)")
+        let again = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        #expect(try again.finish(timeout: 30).stdout == secret, "remembered: no prompt this time")
+        try harness.expectNoSecretLeaked()
+    }
 }
