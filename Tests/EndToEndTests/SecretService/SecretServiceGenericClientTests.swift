@@ -132,6 +132,22 @@ struct SecretServiceGenericClientTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// The user adds a program to the table in config.json: the same root-installed program's
+    /// reads are asked then.
+    @Test func aProgramTheUserAddsInTheConfigurationIsAGenericClient() throws {
+        let provider = try TresorProvider(
+            configuration: #"{"secretServiceGenericClients": ["keeper"]}"#, user: try TestUser.shared.get(), trustsGenericClients: false)
+        let folder = URL(fileURLWithPath: "/usr/local/lib/tresor-e2e-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keeper = provider.secretTool.running(try SecretTool.copy(into: folder, name: "keeper"))
+        let secret = provider.marker("keeper-listed")
+        let attributes: KeyValuePairs = ["tresor-e2e": "keeper-listed"]
+        try keeper.store(label: "E2E keeper listed", attributes, secret: secret)
+        #expect(try keeper.lookup(attributes) == nil, "a generic client by the user's table: asked, and nobody answers")
+        #expect(provider.harness.daemonLog.contains("asks for an item that needs you"))
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     /// "For this session" remembers secret-tool under its parent chain: the same program under the
     /// same ancestors reads silently — which an attacker of the same user can rebuild — and that is
     /// all: not under other ancestors, not another generic client, not after the trust is taken back.
