@@ -24,7 +24,8 @@ public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
     public var executable: String
     public var origin: Origin
     /// For ``Origin/approved``: the own group of each ancestor, the parent first, up to the login
-    /// session's leader. Empty for a grant, which holds under any parent.
+    /// session's leader, then the session (`session:<leader pid>@<its start time>`). Empty for a
+    /// grant, which holds under any parent.
     public var parentChain: [String]
     /// Seconds since the Unix epoch.
     public var since: Double

@@ -23,4 +23,15 @@ public enum ProcessAncestors {
         }
         return chain
     }
+
+    /// The login session process `pid` belongs to: its leader's pid and start time — a pair no
+    /// later session has — or nil when either cannot be read.
+    /// - Parameters:
+    ///   - pid: the process.
+    ///   - procRoot: where procfs is mounted.
+    /// - Returns: the leader's pid and start time (clock ticks after boot).
+    public static func session(of pid: Int32, procRoot: String = "/proc") -> (leader: Int32, startTime: UInt64)? {
+        guard let own = ProcessStat(pid: pid, procRoot: procRoot), let leader = ProcessStat(pid: own.session, procRoot: procRoot) else { return nil }
+        return (own.session, leader.startTime)
+    }
 }

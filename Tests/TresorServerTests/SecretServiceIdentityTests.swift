@@ -68,10 +68,11 @@ import TresorKeychain
             settings: .insecureForTesting(kdfRounds: 1))
         let identities = SecretServiceIdentities(keychains: keychains, uid: getuid())
         let chain = identities.parentChain(of: getpid())
-        guard getsid(0) != getpid() else { return #expect(chain.isEmpty) }
+        #expect(chain.last?.hasPrefix("session:\(getsid(0))@") == true, "the login session last: \(chain)")
+        guard getsid(0) != getpid() else { return #expect(chain.count == 1) }
         let parent = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(getppid())/exe")
         let parentHash = try FileHashes.shared.sha256(of: URL(fileURLWithPath: parent))
         #expect(chain.first == SecretServiceIdentities.group(path: parent, sha256: parentHash, uid: getuid()), "the parent first: \(chain)")
-        #expect(chain.allSatisfy { $0.hasPrefix("exe") || $0 == SecretServiceIdentities.unreadableAncestor })
+        #expect(chain.dropLast().allSatisfy { $0.hasPrefix("exe") || $0 == SecretServiceIdentities.unreadableAncestor })
     }
 }

@@ -63,10 +63,16 @@ struct SecretServiceIdentities: Sendable {
             grantedItems: try grants.items(grantedTo: own), isGenericClient: generic, parentChain: generic ? parentChain(of: pid) : [])
     }
 
-    /// The own group of each ancestor of `pid` up to its session's leader, the parent first: what
-    /// an approval "for this session" remembers. An ancestor whose executable cannot be read (another
-    /// user's) is ``unreadableAncestor``.
+    /// The own group of each ancestor of `pid` up to its session's leader, the parent first, then
+    /// the login session itself (its leader's pid and start time): what an approval "for this
+    /// session" remembers, so it ends with the session. An ancestor whose executable cannot be read
+    /// (another user's) is ``unreadableAncestor``.
     func parentChain(of pid: Int32) -> [String] {
+        let session = ProcessAncestors.session(of: pid, procRoot: procRoot).map { "session:\($0.leader)@\($0.startTime)" } ?? "session:unknown"
+        return ancestorGroups(of: pid) + [session]
+    }
+
+    private func ancestorGroups(of pid: Int32) -> [String] {
         ProcessAncestors.of(pid, procRoot: procRoot).map { ancestor in
             let link = "\(procRoot)/\(ancestor)/exe"
             let fd = open(link, O_RDONLY | O_CLOEXEC)
