@@ -239,8 +239,8 @@ public struct Daemon: Sendable {
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients, secretRead: (@Sendable () -> Void)?,
-        lock: @escaping @Sendable () -> Void
+        keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
+        secretRead: (@Sendable () -> Void)?, lock: @escaping @Sendable () -> Void
     ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
@@ -253,7 +253,8 @@ public struct Daemon: Sendable {
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
                 askUser: { executable, application, item, mayRemember in
-                    await desktop.approve(executable: executable, application: application, item: item, mayRemember: mayRemember, fallback: approvals.askUser)
+                    await desktop.approve(
+                        executable: executable, application: application, item: item, mayRemember: mayRemember, fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), trust: trust, logger: logger)
             try provider.start()

@@ -62,10 +62,9 @@ import TresorKeychain
     /// What a "for this session" approval remembers beside the executable: each ancestor's own
     /// group, by the same rules, the parent first.
     @Test func theParentChainNamesEachAncestorByItsOwnGroup() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString.prefix(8))").path
         let keychains = KeychainProvider(
-            slot: KeybagSlot(paths: .init(home: FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString.prefix(8))").path),
-                             settings: .insecureForTesting(kdfRounds: 1)),
-            settings: .insecureForTesting(kdfRounds: 1))
+            slot: KeybagSlot(paths: .init(home: home), settings: .insecureForTesting(kdfRounds: 1)), settings: .insecureForTesting(kdfRounds: 1))
         let identities = SecretServiceIdentities(keychains: keychains, uid: getuid())
         let chain = identities.parentChain(of: getpid())
         #expect(chain.last?.hasPrefix("session:\(getsid(0))@") == true, "the login session last: \(chain)")

@@ -32,7 +32,8 @@ struct SecretServiceTrustRoutes {
             let groups = try await offloaded { try body.executablePaths.map { path in
                 let (group, generic) = try ownGroup(of: path)
                 guard generic else {
-                    throw APIError(.param, "\(path) is not a generic client: it reads its own items without asking (docs/SECURITY.md, \"Generic clients\")")
+                    throw APIError(
+                        .param, "\(path) is not a generic client: it reads its own items without asking (docs/SECURITY.md, \"Generic clients\")")
                 }
                 return group
             } }

@@ -21,7 +21,10 @@ struct ApproveCommand: ParsableCommand {
     @Flag(help: "Answer one request, then exit.") var once = false
     @Option(
         name: .customLong("for-session"),
-        help: "Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember it under the same parent processes this long (30m, 8h) instead of for one read.")
+        help: """
+            Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember it under the \
+            same parent processes this long (30m, 8h) instead of for one read.
+            """)
     var forSession: String?
 
     func validate() throws {

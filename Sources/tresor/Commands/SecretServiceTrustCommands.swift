@@ -52,7 +52,8 @@ struct SecretServiceTrustCommand: ParsableCommand {
                     var input = SecretInput(fromStandardInput: passcodeStdin)
                     passcode = try input.next("Passcode (to trust \(paths.joined(separator: ", "))):")
                 }
-                let list = try client.trustSecretServiceClients(paths, seconds: try duration.map(SecretServiceTrustCommand.seconds), passcode: passcode)
+                let seconds = try duration.map(SecretServiceTrustCommand.seconds)
+                let list = try client.trustSecretServiceClients(paths, seconds: seconds, passcode: passcode)
                 if options.json { return Output.json(TrustOutput(list)) }
                 print("Trusted.")
             }

@@ -8,7 +8,9 @@ import Testing
 /// this policy, any process reading secret-tool's item with `secret-tool lookup` got it silently.
 @Suite(
     .serialized,
-    .enabled(if: SecretService.toolsInstalled && TestUser.available, "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool and Python keyring")
+    .enabled(
+        if: SecretService.toolsInstalled && TestUser.available,
+        "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool and Python keyring")
 )
 struct SecretServiceGenericClientTests {
     static let toolItem: KeyValuePairs = ["tresor-e2e": "generic", "user": "ada"]
@@ -78,7 +80,8 @@ struct SecretServiceGenericClientTests {
             return found != nil
         }
         #expect(found == secret, "secret-tool got the secret once the user allowed it")
-        #expect(approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E generic"), "the user sees who asks for what: \(approver.stdout)")
+        #expect(
+            approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E generic"), "the user sees who asks for what: \(approver.stdout)")
         #expect(approver.stdout.contains("Allowed."), "\(approver.stdout)")
         #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "one approval, one read")
         try provider.harness.expectNoSecretLeaked()
@@ -88,15 +91,16 @@ struct SecretServiceGenericClientTests {
         let (provider, secret) = try providerWithToolItem()
         #expect(try trustList(provider).trusted.isEmpty)
         // A wrong passcode trusts nothing; a program that is not a generic client is refused.
-        let wrong = try provider.harness.tresor(["secret-service", "trust", "add", "/usr/bin/secret-tool", "--passcode-stdin"], input: "e2e-not-it\n")
+        let add = ["secret-service", "trust", "add"], passcode = provider.passcode + "\n"
+        let wrong = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--passcode-stdin"], input: "e2e-not-it\n")
         #expect(!wrong.succeeded)
-        let notGeneric = try provider.harness.tresor(["secret-service", "trust", "add", "/usr/bin/sha256sum", "--passcode-stdin"], input: provider.passcode + "\n")
+        let notGeneric = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "/usr/bin/sha256sum", "--passcode-stdin"], input: passcode)
         #expect(!notGeneric.succeeded && notGeneric.stderr.contains("not a generic client"), "\(notGeneric.stderr)")
-        let badDuration = try provider.harness.tresor(["secret-service", "trust", "add", "/usr/bin/secret-tool", "--for", "soon", "--passcode-stdin"], input: provider.passcode + "\n")
+        let badDuration = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "soon", "--passcode-stdin"], input: passcode)
         #expect(!badDuration.succeeded && badDuration.stderr.contains("--for"), "\(badDuration.stderr)")
         #expect(try trustList(provider).trusted.isEmpty, "nothing was trusted by the refusals")
 
-        let added = try provider.harness.tresor(["secret-service", "trust", "add", "/usr/bin/secret-tool", "--for", "1h", "--passcode-stdin"], input: provider.passcode + "\n")
+        let added = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "1h", "--passcode-stdin"], input: passcode)
         #expect(added.succeeded, "\(added.stderr)")
         let list = try trustList(provider)
         #expect(list.trusted.count == 1)
