@@ -9,8 +9,10 @@ extension TresorClient {
         return response.request
     }
 
-    /// Allows request `id` with the passcode, or refuses it (`passcode` nil).
-    package func answerApproval(_ id: String, passcode: String?) throws {
-        try callExpectingNoContent("POST", Route.approvalsAnswer, ApprovalAnswer(id: id, allow: passcode != nil, passcode: passcode))
+    /// Allows request `id` with the passcode, or refuses it (`passcode` nil); `rememberSeconds`
+    /// remembers an allowed generic Secret Service client for this session that long.
+    package func answerApproval(_ id: String, passcode: String?, rememberSeconds: Int? = nil) throws {
+        try callExpectingNoContent(
+            "POST", Route.approvalsAnswer, ApprovalAnswer(id: id, allow: passcode != nil, passcode: passcode, rememberSeconds: rememberSeconds))
     }
 }

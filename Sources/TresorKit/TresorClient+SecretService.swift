@@ -42,4 +42,34 @@ extension TresorClient {
     public func importSecretServiceItems(_ items: [SecretServiceExport.Item], ownerPath: String?, passcode: String?) throws -> SecretServiceImportResponse {
         try call("POST", Route.secretServiceImport, SecretServiceImportRequest(ownerPath: ownerPath, passcode: passcode, items: items))
     }
+
+    /// The generic Secret Service clients (interpreters, secret-tool, git's credential helpers)
+    /// the user trusts now: granted ahead of time, or approved "for this session".
+    /// - Returns: the trusted clients; only the `tresor` CLI may ask.
+    /// - Throws: `APIError` from the daemon.
+    public func secretServiceTrust() throws -> SecretServiceTrustList {
+        try call("GET", Route.secretServiceTrust)
+    }
+
+    /// Trusts the generic clients at `executablePaths` ahead of time: any process running one reads
+    /// its items without the user being asked.
+    /// - Parameters:
+    ///   - executablePaths: the generic clients (links are followed); all are trusted, or none.
+    ///   - seconds: how long; nil, until the daemon stops.
+    ///   - passcode: the passcode, when one is set.
+    /// - Returns: the trusted clients after the change.
+    /// - Throws: `APIError` from the daemon (`param` for a program that is not a generic client).
+    @discardableResult
+    public func trustSecretServiceClients(_ executablePaths: [String], seconds: Int?, passcode: String?) throws -> SecretServiceTrustList {
+        try call("POST", Route.secretServiceTrust, SecretServiceTrustGrant(executablePaths: executablePaths, seconds: seconds, passcode: passcode))
+    }
+
+    /// Takes back the trust in the executable at `executablePath`, or in every one.
+    /// - Parameter executablePath: the executable; nil, every one.
+    /// - Returns: the trusted clients after the change.
+    /// - Throws: `APIError` from the daemon (`notFound` when that executable was not trusted).
+    @discardableResult
+    public func removeSecretServiceTrust(executablePath: String?) throws -> SecretServiceTrustList {
+        try call("POST", Route.secretServiceTrustRemove, SecretServiceTrustRemoval(executablePath: executablePath, all: executablePath == nil))
+    }
 }

@@ -104,10 +104,15 @@ public struct ApprovalAnswer: Codable, Sendable, Equatable {
     public var id: String
     public var allow: Bool
     public var passcode: String?
+    /// Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember
+    /// it under the same parent processes for this many seconds ("for this session") instead of
+    /// allowing one read. Nil, or for any other request: once.
+    public var rememberSeconds: Int?
 
-    public init(id: String, allow: Bool, passcode: String? = nil) {
+    public init(id: String, allow: Bool, passcode: String? = nil, rememberSeconds: Int? = nil) {
         self.id = id
         self.allow = allow
         self.passcode = passcode
+        self.rememberSeconds = rememberSeconds
     }
 }

@@ -44,6 +44,7 @@ struct KeychainCollection: SecretCollection {
     }
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
+        guard !client.mustAsk(for: id) else { throw KeychainError.presenceRequired("a generic client reads a secret with the user's approval") }
         let found = try one(id, client: client, data: true)
         return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }
@@ -116,6 +117,6 @@ struct KeychainCollection: SecretCollection {
             id: found.id, label: attributes.label ?? "", attributes: attributes.custom ?? [:],
             created: attributes.creationDate ?? Date(timeIntervalSince1970: 0),
             modified: attributes.modificationDate ?? attributes.creationDate ?? Date(timeIntervalSince1970: 0),
-            needsPresence: attributes.accessControl == .userPresence && !client.approvedItems.contains(found.id))
+            needsPresence: (attributes.accessControl == .userPresence && !client.approvedItems.contains(found.id)) || client.mustAsk(for: found.id))
     }
 }

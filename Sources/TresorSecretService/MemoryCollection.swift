@@ -46,12 +46,21 @@ final class MemoryCollection: SecretCollection {
                 client.caller.mayUse(group: stored.group) && attributes.allSatisfy { stored.item.attributes[$0.key] == $0.value }
             }.map(\.item)
         }
-        return (found.sorted { $0.created < $1.created }, [])
+        // A generic client's items wait for the user's approval, as in the login keychain.
+        let (waiting, open) = found.sorted { $0.created < $1.created }.partitioned { client.mustAsk(for: $0.id) }
+        return (open, waiting.map(\.id))
     }
 
-    func item(_ id: String, client: SecretServiceClient) throws -> SecretItem { try stored(id, client: client).item }
+    func item(_ id: String, client: SecretServiceClient) throws -> SecretItem {
+        var item = try stored(id, client: client).item
+        item.needsPresence = client.mustAsk(for: id)
+        return item
+    }
 
-    func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue { try stored(id, client: client).secret }
+    func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
+        guard !client.mustAsk(for: id) else { throw KeychainError.presenceRequired("a generic client reads a secret with the user's approval") }
+        return try stored(id, client: client).secret
+    }
 
     func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
         try SecretLimits.check(label: label, attributes: attributes)

@@ -12,23 +12,47 @@ public struct SecretServiceClient: Sendable {
     /// Set when the identity could not be settled yet (the application registry opens only
     /// after the first unlock): it is used for this call and asked again for the next.
     public var isProvisional: Bool
+    /// Whether the executable is a generic client (``GenericClients``): any process of the user
+    /// can run it with arguments of its choosing, so its group proves nothing about who asks.
+    public var isGenericClient: Bool
+    /// The executable's own group, by which the user's trust in a generic client is kept.
+    public var ownGroup: String
+    /// The own group of each ancestor of the process, its parent first, up to the leader of its
+    /// login session: what an approval "for this session" remembers beside the executable.
+    public var parentChain: [String]
     /// `userPresence` items the user approved for this client in an `Unlock` prompt, each good
     /// for one read of its secret (set by the provider for the call at hand).
     var approvedItems: Set<String> = []
     /// The process the bus named for the client's connection when it was identified (set by the
     /// provider; shown to the user when the client asks for an item that needs them).
     public internal(set) var pid: Int32?
+    /// Set by the provider for the call at hand: a generic client the user does not trust now,
+    /// whose every secret is read only with the user's approval, as a `userPresence` item's is.
+    var needsApproval = false
+
+    /// Whether reading item `id`'s secret needs the user's approval first, whatever the item's
+    /// own access control says.
+    func mustAsk(for id: String) -> Bool { needsApproval && !approvedItems.contains(id) }
 
     /// - Parameters:
     ///   - caller: the client's access groups.
     ///   - executable: the executable's path, for people.
     ///   - grantedItems: items of other groups granted one by one.
     ///   - isProvisional: whether to ask again on the next call.
-    public init(caller: Caller, executable: String, grantedItems: [String] = [], isProvisional: Bool = false) {
+    ///   - isGenericClient: whether the executable is a generic client.
+    ///   - ownGroup: the executable's own group (its default group when not given).
+    ///   - parentChain: the ancestors' own groups, the parent first.
+    public init(
+        caller: Caller, executable: String, grantedItems: [String] = [], isProvisional: Bool = false, isGenericClient: Bool = false,
+        ownGroup: String? = nil, parentChain: [String] = []
+    ) {
         self.caller = caller
         self.executable = executable
         self.grantedItems = grantedItems
         self.isProvisional = isProvisional
+        self.isGenericClient = isGenericClient
+        self.ownGroup = ownGroup ?? caller.defaultAccessGroup
+        self.parentChain = parentChain
     }
 }
 

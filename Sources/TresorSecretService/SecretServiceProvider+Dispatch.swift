@@ -39,6 +39,8 @@ extension SecretServiceProvider {
         guard let object = SecretObjectPath(path) else { throw DBusError.unknownObject(path) }
         var request = SecretRequest(sender: sender, client: try clients.client(sender, on: connection), arguments: message.arguments)
         request.client.approvedItems = approvedItems(of: sender)
+        // Asked on every call: the user may take their trust back at any time.
+        request.client.needsApproval = request.client.isGenericClient && !(trust?.trusts(request.client) ?? false)
         let interface = message.interface ?? Self.interface(of: object, member: member)
         if interface == SecretInterface.properties {
             return try properties(member, of: object, request, signals: &signals)
@@ -171,14 +173,19 @@ extension SecretServiceProvider {
     /// the user a while, and the D-Bus thread keeps serving — and hands the answer back to the
     /// D-Bus thread (``answers``, then a wake-up).
     func ask(_ question: Prompts.Presence, prompt path: String, _ request: SecretRequest) {
-        let executable = request.client.executable, application = request.caller.defaultAccessGroup
-        let pid = request.client.pid
+        let client = request.client, executable = client.executable, application = request.caller.defaultAccessGroup
+        let pid = client.pid
         let requester = PresenceRequester(pid: pid, unverified: pid.flatMap { clients.connections.doubt(about: request.sender, pid: $0) })
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
-            let allowed = await askUser?(executable, application, question.description, requester) ?? false
-            answers.withLock { $0.append((path, allowed)) }
+            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient) ?? .refused
+            // "For this session" is for a generic client: a `userPresence` item is asked each time.
+            if case .forSession(let duration) = answer, client.isGenericClient {
+                trust?.remember(client, for: duration)
+                logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(executable)"])
+            }
+            answers.withLock { $0.append((path, answer != .refused)) }
             connection.wake()
         }
     }

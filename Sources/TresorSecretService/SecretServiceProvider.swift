@@ -27,6 +27,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let secretRead: (@Sendable (_ executable: String) -> Void)?
     /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
     let askToUnlock: UnlockAsker?
+    /// What the user trusts of generic clients (``GenericClients``); nil, nothing: every read of
+    /// theirs is asked.
+    let trust: (any GenericClientTrust)?
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
     let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer)]>([])
     let logger: Logger
@@ -55,11 +58,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///     prompt; nil, the prompt waits for `tresor unlock` a few seconds only.
     ///   - collectionLabels: the file keeping the names clients give the collections
     ///     (`TresorPaths.secretServiceCollections`); nil, they are kept in memory.
+    ///   - trust: what the user trusts of generic clients; nil, nothing is, and each of their
+    ///     reads is put to the user as a `userPresence` item's is.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable (_ executable: String) -> Void)? = nil,
-        askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, logger: Logger
+        askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, trust: (any GenericClientTrust)? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
@@ -69,6 +74,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         self.askUser = askUser
         self.secretRead = secretRead
         self.askToUnlock = askToUnlock
+        self.trust = trust
         self.logger = logger
     }
 
@@ -194,11 +200,12 @@ public enum UnlockAnswer: Sendable, Equatable {
 public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
-/// `userPresence` item, in words — and says whether they allowed it. `requester` is the process
-/// behind the client, for the user to see. Returns false at once when nobody can be asked.
+/// `userPresence` item or a generic client's, in words — and says how they answered; a generic
+/// client (`mayRemember`) may be allowed "for this session". `requester` is the process behind the
+/// client, for the user to see. Returns ``PresenceAnswer/refused`` at once when nobody can be asked.
 public typealias PresenceAsker = @Sendable (
-    _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester
-) async -> Bool
+    _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool
+) async -> PresenceAnswer
 
 /// The process behind a Secret Service client that asks the user, as the user is shown it.
 public struct PresenceRequester: Sendable, Equatable {
@@ -212,6 +219,24 @@ public struct PresenceRequester: Sendable, Equatable {
         self.pid = pid
         self.unverified = unverified
     }
+}
+
+/// The user's answer to a read that needs them.
+public enum PresenceAnswer: Sendable, Equatable {
+    /// No, or nobody answered.
+    case refused
+    /// Yes, for this one read.
+    case once
+    /// Yes, and for a generic client: remember it under the same parent chain this long.
+    case forSession(TimeInterval)
+}
+
+/// What the user trusts of generic clients (``GenericClients``), as the daemon keeps it.
+public protocol GenericClientTrust: Sendable {
+    /// Whether the user trusts `client` now: its secrets are read without asking.
+    func trusts(_ client: SecretServiceClient) -> Bool
+    /// Remembers the user's "for this session" answer for `client`, for `duration`.
+    func remember(_ client: SecretServiceClient, for duration: TimeInterval)
 }
 
 /// The Secret Service's interface names.

@@ -109,6 +109,8 @@ public struct Daemon: Sendable {
 
         let logger = self.logger
         let approvals = ApprovalBroker()
+        let trust = SecretServiceTrust()
+        let genericClients = GenericClients(extra: configuration.secretServiceGenericClients) { try FileHashes.shared.sha256(of: $0) }
         let secretRead: (@Sendable (String) -> Void)? = configuration.secretServiceReadsAreActivity
             ? { @Sendable executable in autoLock.touch(by: "\(executable) read a secret on the Secret Service") } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
@@ -124,7 +126,9 @@ public struct Daemon: Sendable {
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
-        let secretService = configuration.secretService ? startSecretService(keychains: keychains, approvals: approvals, secretRead: secretRead, served: served) {
+        let secretService = configuration.secretService ? startSecretService(
+            keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead, served: served
+        ) {
             lockFromTheDesktop(true, "a Secret Service client asked")
         } : nil
         let lockWithScreen = configuration.lockWithScreen
@@ -154,6 +158,9 @@ public struct Daemon: Sendable {
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
+        SecretServiceTrustRoutes(
+            trust: trust, genericClients: genericClients, routes: SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers)
+        ).register(on: router)
         HoldRoutes(autoLock: autoLock).register(on: router)
         StatusRoutes(status: status, doctor: doctor).register(on: router)
         let notesRouting = NotesRouting(notes: notes, slot: slot, keychainKey: NotesKeychainKey(keychains: keychains), callers: callers)
@@ -239,25 +246,29 @@ public struct Daemon: Sendable {
     /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
     /// socket API runs either way.
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
+        keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
+        secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
     ) -> SecretServiceProvider? {
         guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
             logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
             served.update { $0.secretService = "not started: DBUS_SESSION_BUS_ADDRESS is not set" }
             return nil
         }
-        let identities = SecretServiceIdentities(keychains: keychains)
+        let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger)
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
-                askUser: { executable, application, item, requester in
+                askUser: { executable, application, item, requester, mayRemember in
                     await desktop.approve(
-                        executable: executable, application: application, item: item, requester: requester, fallback: approvals.askUser)
+                        executable: executable, application: application, item: item, requester: requester, mayRemember: mayRemember,
+                        fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections, logger: logger)
+                secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections,
+                trust: trust, logger: logger)
             try provider.start()
+            DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             served.update { $0.secretService = "answering on the session bus" }
             return provider

@@ -33,6 +33,10 @@ public struct DaemonConfiguration: Sendable {
     /// sleep locks the keybag too (`"lockWithScreen"`, default true); the notes' secure sessions
     /// end either way (``ScreenLockWatcher``).
     public var lockWithScreen: Bool
+    /// Names the user added to the table of generic Secret Service clients
+    /// (`"secretServiceGenericClients": ["my-vault-cli"]`; docs/SECURITY.md, "Generic clients"):
+    /// the table only grows, so a change to this file never loosens it.
+    public var secretServiceGenericClients: [String]
     /// The server's database and key when the web side runs as a server (docs/WEB.md,
     /// "Running a Tresor server"); nil for the embedded web side over the home's notes.
     public var server: ServerConfiguration?
@@ -65,6 +69,7 @@ public struct DaemonConfiguration: Sendable {
         self.secretService = secretService ?? file.secretService ?? false
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         self.lockWithScreen = file.lockWithScreen ?? true
+        self.secretServiceGenericClients = file.secretServiceGenericClients ?? []
         if let database, DatabaseURL.hasPassword(database) {
             throw DaemonError.configuration(
                 "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD")
@@ -135,6 +140,7 @@ struct ConfigurationFile: Codable {
     var secretServiceReadsAreActivity: Bool?
     var lockWithScreen: Bool?
     var secretService: Bool?
+    var secretServiceGenericClients: [String]?
 
     static func load(_ url: URL) throws -> ConfigurationFile {
         let data: Data

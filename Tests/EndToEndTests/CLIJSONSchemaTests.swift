@@ -74,6 +74,14 @@ import TresorProtocol
         try run("app list", ["app", "list"])
         try run("app remove", ["app", "remove", "JSONT.app"])
         try run("secret-service owners", ["secret-service", "owners"])
+        // A shell is a generic client: trust in it can be granted ahead of time, listed and taken back.
+        let trusted = try run(
+            "secret-service trust add", ["secret-service", "trust", "add", "/bin/sh", "--for", "1h", "--passcode-stdin"], input: "\(Self.passcode)\n")
+        if case .array(let entries)? = trusted["trusted"] {
+            #expect(entries.first?["until"]?.string?.hasSuffix("Z") == true, "the trust's end in ISO 8601")
+        }
+        try run("secret-service trust", ["secret-service", "trust"])
+        try run("secret-service trust remove", ["secret-service", "trust", "remove", "--all"])
 
         try run("note passphrase status", ["note", "passphrase", "status"])
         try run("note passphrase set", ["note", "passphrase", "set", "--hint", "--passphrase-stdin"], input: "\(Self.passphrase)\n\(Self.passphrase)\nthe usual\n")

@@ -20,9 +20,10 @@ extension Harness {
     /// terminal of its own (``terminalDriver``) — where the daemon puts requests only — and meanwhile
     /// calls `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
     /// before the approver waits is not put to it — or the approver has finished.
+    /// `arguments` go to `tresor approve` too (`--for-session 1h`).
     /// - Returns: what `tresor approve` showed on its terminal (as `stdout`; `stderr` is empty).
-    func approving(answer: String, _ attempt: () throws -> Bool) throws -> Result {
-        let arguments = ["approve", "--once", "--passcode-stdin"]
+    func approving(answer: String, arguments extra: [String] = [], _ attempt: () throws -> Bool) throws -> Result {
+        let arguments = ["approve", "--once", "--passcode-stdin"] + extra
         let python = URL(fileURLWithPath: "/usr/bin/python3")
         let (program, programArguments) = user?.wrapping(python, ["-c", Self.terminalDriver]) ?? (python, ["-c", Self.terminalDriver])
         let spec = try Self.terminalSpec(arguments, answers: [], input: answer + "\n", timeout: 60)

@@ -58,4 +58,20 @@ import TresorKeychain
             }
         }
     }
+
+    /// What a "for this session" approval remembers beside the executable: each ancestor's own
+    /// group, by the same rules, the parent first.
+    @Test func theParentChainNamesEachAncestorByItsOwnGroup() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString.prefix(8))").path
+        let keychains = KeychainProvider(
+            slot: KeybagSlot(paths: .init(home: home), settings: .insecureForTesting(kdfRounds: 1)), settings: .insecureForTesting(kdfRounds: 1))
+        let identities = SecretServiceIdentities(keychains: keychains, uid: getuid())
+        let chain = identities.parentChain(of: getpid())
+        #expect(chain.last?.hasPrefix("session:\(getsid(0))@") == true, "the login session last: \(chain)")
+        guard getsid(0) != getpid() else { return #expect(chain.count == 1) }
+        let parent = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(getppid())/exe")
+        let parentHash = try FileHashes.shared.sha256(of: URL(fileURLWithPath: parent))
+        #expect(chain.first == SecretServiceIdentities.group(path: parent, sha256: parentHash, uid: getuid()), "the parent first: \(chain)")
+        #expect(chain.dropLast().allSatisfy { $0.hasPrefix("exe") || $0 == SecretServiceIdentities.unreadableAncestor })
+    }
 }

@@ -376,6 +376,11 @@ struct SecretServiceBench {
                 daemon = try bench.startDaemon(arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
                 defer { bench.stopDaemon(daemon) }
                 let unlockMs = try timeMs { try TresorClient.connect(paths: bench.paths, startDaemon: false).unlock(passcode: KeychainBench.passcode) }
+                // secret-tool is a generic client: its reads are measured as the user who trusts it gets them.
+                if let secretTool = SecretServiceClientBench.secretTool {
+                    try TresorClient.connect(paths: bench.paths, startDaemon: false)
+                        .trustSecretServiceClients([secretTool], seconds: nil, passcode: KeychainBench.passcode)
+                }
                 if ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"] != nil { log("profile: daemon pid \(daemon.pid)") }
                 let out = bench.work.appendingPathComponent("ss-\(count).json")
                 let status = try Child([me, "ss-client", "--name", "tresor", "--items", "\(count)", "--out", out.path] + (smoke ? ["--smoke"] : []),

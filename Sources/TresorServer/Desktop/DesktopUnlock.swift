@@ -19,6 +19,8 @@ struct DesktopUnlock: Sendable {
 
     /// How many wrong passcodes one prompt takes before it gives up.
     static let tries = 3
+    /// How long the prompter's "for this session" box remembers a generic client.
+    static let sessionApproval: TimeInterval = 8 * 3600
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
     func ask(for executable: String) async -> UnlockAnswer {
@@ -28,14 +30,18 @@ struct DesktopUnlock: Sendable {
                 description: (wrong ? "That passcode was wrong. " : "") + "Type your Tresor passcode to unlock the keybag.",
                 continueLabel: "_Unlock")
         }
-        return await askForPasscode(text, for: executable) { try $0.unlock(passcode: $1) }
+        var chosen = false
+        return await askForPasscode(text, for: executable, chosen: &chosen) { try $0.unlock(passcode: $1) }
     }
 
     /// Asks the user whether `executable` may read `item` once, with the passcode, showing who
     /// asks (`requester`, its parents, and any doubt about it); falls back to `fallback`
     /// (`tresor approve` in a terminal) when no desktop prompter can be asked — nor one whose
     /// bus name another program owns (``SystemPrompter``). The Secret Service's ``PresenceAsker``.
-    func approve(executable: String, application: String, item: String, requester: PresenceRequester, fallback: PresenceAsker) async -> Bool {
+    /// A generic client (`mayRemember`) is offered "for this session" too (``sessionApproval``).
+    func approve(
+        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool, fallback: PresenceAsker
+    ) async -> PresenceAnswer {
         let who = ApprovalRequest(
             id: "", application: application, executable: executable, item: item, created: 0,
             processes: requester.pid.map { ApprovalProcess.chain(of: $0) }, unverifiedIdentity: requester.unverified
@@ -45,18 +51,21 @@ struct DesktopUnlock: Sendable {
                 title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
                 description: (wrong ? "That passcode was wrong. " : "")
                     + "\(item.prefix(400))\n\(who)\nType your Tresor passcode to allow this one read.",
+                choice: mayRemember ? "_Remember this program under the same parent processes for \(Int(Self.sessionApproval / 3600)) hours" : nil,
                 continueLabel: "_Allow")
         }
-        switch await askForPasscode(text, for: executable, { try $0.verify(passcode: $1) }) {
-        case .unlocked: return true
-        case .refused: return false
-        case .nobodyToAsk: return await fallback(executable, application, item, requester)
+        var remember = false
+        switch await askForPasscode(text, for: executable, chosen: &remember, { try $0.verify(passcode: $1) }) {
+        case .unlocked: return remember && mayRemember ? .forSession(Self.sessionApproval) : .once
+        case .refused: return .refused
+        case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember)
         }
     }
 
     /// Asks for the passcode until `use` takes it, the user cancels, or ``tries`` are spent.
+    /// `chosen` says whether the prompt's box was ticked when the passcode was taken.
     private func askForPasscode(
-        _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, _ use: (Keybag, Passcode) throws -> Void
+        _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, chosen: inout Bool, _ use: (Keybag, Passcode) throws -> Void
     ) async -> UnlockAnswer {
         switch (try? prompter.availability()) ?? .absent {
         case .running, .startable: break
@@ -69,9 +78,10 @@ struct DesktopUnlock: Sendable {
                 prompter.password(question) { continuation.resume(returning: $0) }
             }
             switch answer {
-            case .success(.password(let typed, _)):
+            case .success(.password(let typed, let ticked)):
                 do {
                     try use(try keybag(), try Passcode(String(decoding: typed.bytes, as: UTF8.self)))
+                    chosen = ticked
                     logger.notice("the passcode was given in the desktop's prompter", metadata: ["for": "\(executable)"])
                     return .unlocked
                 } catch KeybagError.wrongPasscode {

@@ -27,6 +27,8 @@ final class ApprovalBroker: Sendable {
         /// `tresor approve` processes waiting for a request, by the id of their wait, each with
         /// how to tell whether it is still the user.
         var approvers: [WaitingApprover] = []
+        /// How long the user said to remember an allowed request, by request id ("for this session").
+        var remembered: [String: TimeInterval] = [:]
     }
 
     private struct WaitingApprover {
@@ -44,7 +46,15 @@ final class ApprovalBroker: Sendable {
     }
 
     /// Asks the user about `request`; true only when they allowed it (with the passcode) in time.
-    func ask(_ request: ApprovalRequest) async -> Bool {
+    func ask(_ request: ApprovalRequest) async -> Bool { await askRemembering(request).allowed }
+
+    /// ``ask(_:)``, and how long the user said to remember it ("for this session"), if they did.
+    func askRemembering(_ request: ApprovalRequest) async -> (allowed: Bool, rememberFor: TimeInterval?) {
+        let allowed = await askOnce(request)
+        return (allowed, state.withLock { $0.remembered.removeValue(forKey: request.id) })
+    }
+
+    private func askOnce(_ request: ApprovalRequest) async -> Bool {
         let id = request.id
         let timeout = Task { [weak self] in
             try await Task.sleep(for: Self.answerTimeout)
@@ -105,12 +115,16 @@ final class ApprovalBroker: Sendable {
         }
     }
 
-    /// Settles request `id`. - Returns: false when no such request waits (answered, timed out).
+    /// Settles request `id`; an allowed one is remembered for `rememberFor` when its asker
+    /// remembers (``askUser(executable:application:item:mayRemember:)``).
+    /// - Returns: false when no such request waits (answered, timed out).
     @discardableResult
-    func settle(_ id: String, allowed: Bool) -> Bool {
+    func settle(_ id: String, allowed: Bool, rememberFor: TimeInterval? = nil) -> Bool {
         let waiting = state.withLock { state in
             state.queued.removeAll { $0.id == id }
-            return state.asked.removeValue(forKey: id)
+            let waiting = state.asked.removeValue(forKey: id)
+            if waiting != nil, allowed, let rememberFor { state.remembered[id] = rememberFor }
+            return waiting
         }
         waiting?.resume(returning: allowed)
         return waiting != nil
@@ -134,13 +148,18 @@ extension ApprovalBroker {
     ///   - application: who Tresor knows it as (its group).
     ///   - item: the item, in words.
     ///   - requester: the process behind the client.
-    /// - Returns: whether the user allowed it.
-    @Sendable func askUser(executable: String, application: String, item: String, requester: PresenceRequester) async -> Bool {
-        guard hasApprover else { return false }
-        return await ask(ApprovalRequest(
+    ///   - mayRemember: a generic client, which `tresor approve --for-session` remembers.
+    /// - Returns: the user's answer: once, for this session, or no.
+    @Sendable func askUser(
+        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool
+    ) async -> PresenceAnswer {
+        guard hasApprover else { return .refused }
+        let (allowed, remembered) = await askRemembering(ApprovalRequest(
             id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
             created: Date().timeIntervalSince1970, processes: requester.pid.map { ApprovalProcess.chain(of: $0) },
             unverifiedIdentity: requester.unverified))
+        guard allowed else { return .refused }
+        return mayRemember ? remembered.map(PresenceAnswer.forSession) ?? .once : .once
     }
 }
 

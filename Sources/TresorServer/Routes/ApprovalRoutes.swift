@@ -33,7 +33,10 @@ struct ApprovalRoutes {
                 let keybag = try slot.keybag()
                 try await offloaded { try keybag.verify(passcode: passcode) }  // a wrong one counts, as at unlock
             }
-            guard approvals.settle(body.id, allowed: body.allow) else {
+            if let seconds = body.rememberSeconds, !(1...SecretServiceTrustRoutes.longest).contains(seconds) {
+                throw APIError(.param, "rememberSeconds is 1 second to 366 days")
+            }
+            guard approvals.settle(body.id, allowed: body.allow, rememberFor: body.rememberSeconds.map(TimeInterval.init)) else {
                 throw APIError(.notFound, "no application waits for this answer any more (it gave up or was answered)")
             }
             context.logger.notice("approvals: answered", metadata: ["id": "\(body.id)", "allowed": "\(body.allow)"])

@@ -49,7 +49,7 @@ struct SecretServiceRoutes {
     ///   - passcode: the passcode the request carried.
     ///   - action: what needs it, for the error ("changing a grant").
     /// - Throws: `interactionNotAllowed` while locked, `authFailed` without the passcode or with a wrong one.
-    private func requireConsent(passcode: String?, toDo action: String) async throws {
+    func requireConsent(passcode: String?, toDo action: String) async throws {
         let keybag = try slot.keybag()
         guard keybag.lockState == .unlocked else {
             throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")

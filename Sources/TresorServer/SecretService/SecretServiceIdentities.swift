@@ -14,11 +14,14 @@ struct SecretServiceIdentities: Sendable {
     /// executable is identified by its path.
     let uid: uid_t
     let procRoot: String
+    /// Interpreters and secret-dispensing clients: served with the user's approval or trust only.
+    let genericClients: GenericClients
 
-    init(keychains: KeychainProvider, uid: uid_t = getuid(), procRoot: String = "/proc") {
+    init(keychains: KeychainProvider, uid: uid_t = getuid(), procRoot: String = "/proc", genericClients: GenericClients = GenericClients()) {
         self.keychains = keychains
         self.uid = uid
         self.procRoot = procRoot
+        self.genericClients = genericClients
     }
 
     func identify(pid: Int32) throws -> SecretServiceClient {
@@ -41,7 +44,9 @@ struct SecretServiceIdentities: Sendable {
             // Before the first unlock nobody's items can be read anyway; the client is asked
             // again once the registry opens.
             let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
-            return SecretServiceClient(caller: Caller(accessGroups: [own], defaultAccessGroup: own), executable: path, isProvisional: true)
+            return SecretServiceClient(
+                caller: Caller(accessGroups: [own], defaultAccessGroup: own), executable: path, isProvisional: true,
+                isGenericClient: genericClients.contains(path: path, sha256: hash), parentChain: parentChain(of: pid))
         }
         // A registered application's items are served on the bus only when it was registered for
         // it: any process of the user can borrow a bus identity (docs/SECURITY.md, "Borrowed bus
@@ -53,10 +58,39 @@ struct SecretServiceIdentities: Sendable {
         }
         let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         let grants = try keychains.executableGrants()
+        let generic = genericClients.contains(path: path, sha256: hash)
         return SecretServiceClient(
             caller: Caller(accessGroups: [own] + (try grants.groups(grantedTo: own)), defaultAccessGroup: own), executable: path,
-            grantedItems: try grants.items(grantedTo: own))
+            grantedItems: try grants.items(grantedTo: own), isGenericClient: generic, parentChain: generic ? parentChain(of: pid) : [])
     }
+
+    /// The own group of each ancestor of `pid` up to its session's leader, the parent first, then
+    /// the login session itself (its leader's pid and start time): what an approval "for this
+    /// session" remembers, so it ends with the session. An ancestor whose executable cannot be read
+    /// (another user's) is ``unreadableAncestor``.
+    func parentChain(of pid: Int32) -> [String] {
+        let session = ProcessAncestors.session(of: pid, procRoot: procRoot).map { "session:\($0.leader)@\($0.startTime)" } ?? "session:unknown"
+        return ancestorGroups(of: pid) + [session]
+    }
+
+    private func ancestorGroups(of pid: Int32) -> [String] {
+        ProcessAncestors.of(pid, procRoot: procRoot).map { ancestor in
+            let link = "\(procRoot)/\(ancestor)/exe"
+            let fd = open(link, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, let path = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else {
+                if fd >= 0 { close(fd) }
+                return Self.unreadableAncestor
+            }
+            defer { close(fd) }
+            guard let hash = try? FileHashes.shared.sha256(ofOpenFile: fd) else { return Self.unreadableAncestor }
+            let pathNamesTheFile = ProcessImage.path(path, isFileOpenAt: fd)
+                && ProcessNamespaces.sharesUserAndMount(with: ancestor, procRoot: procRoot)
+            return Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
+        }
+    }
+
+    /// An ancestor the daemon cannot read the executable of (one of another user).
+    static let unreadableAncestor = "unreadable"
 
     /// Refuses a traced process, or one started with a loader variable (``BorrowedProcess``).
     func refuseBorrowedProcess(_ pid: Int32) throws {

@@ -22,6 +22,17 @@ struct ApproveCommand: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Read each answer (the passcode, or an empty line to refuse) from standard input.") var passcodeStdin = false
     @Flag(help: "Answer one request, then exit.") var once = false
+    @Option(
+        name: .customLong("for-session"),
+        help: """
+            Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember it under the \
+            same parent processes this long (30m, 8h) instead of for one read.
+            """)
+    var forSession: String?
+
+    func validate() throws {
+        if let forSession { _ = try SecretServiceTrustCommand.seconds(forSession) }
+    }
 
     func run() throws {
         try Output.run(json: false) {
@@ -35,7 +46,8 @@ struct ApproveCommand: ParsableCommand {
                 for line in request.requesterLines { print("  " + line) }
                 let answer = try input.next("Passcode to allow (empty to refuse): ")
                 do {
-                    try client.answerApproval(request.id, passcode: answer.isEmpty ? nil : answer)
+                    try client.answerApproval(
+                        request.id, passcode: answer.isEmpty ? nil : answer, rememberSeconds: try forSession.map(SecretServiceTrustCommand.seconds))
                     print(answer.isEmpty ? "Refused." : "Allowed.")
                 } catch let error as APIError where error.code == .authFailed || error.code == .throttled {
                     // Counted as a wrong passcode at unlock is; the application is refused.

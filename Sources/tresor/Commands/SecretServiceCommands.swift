@@ -14,7 +14,7 @@ struct SecretServiceCommand: ParsableCommand {
             the SHA-256 of its file. Interpreters are one program: every Python script shares \
             python3's items. `allow` lets one executable use another's items; it needs the passcode.
             """,
-        subcommands: [Owners.self, Allow.self, Revoke.self])
+        subcommands: [Owners.self, Allow.self, Revoke.self, SecretServiceTrustCommand.self])
 
     struct Owners: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "owners", abstract: "List which executable owns which item, and the grants.")

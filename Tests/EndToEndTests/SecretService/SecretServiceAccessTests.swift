@@ -10,6 +10,8 @@ struct SecretServiceAccessTests {
         let provider = try TresorProvider()
         let original = provider.secretTool
         let copy = original.running(try SecretTool.copy(into: provider.harness.root.appendingPathComponent("apps")))
+        // Named secret-tool, the copy is a generic client too: trusted, so that what is checked here is its group.
+        try provider.trust([copy.executable])
         let (secret, copysOwn) = (provider.marker("access-original"), provider.marker("access-copy"))
         let attributes: KeyValuePairs = ["tresor-e2e": "access", "account": "ada"]
         try original.store(label: "E2E access original", attributes, secret: secret)

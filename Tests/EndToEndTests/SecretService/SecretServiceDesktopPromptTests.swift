@@ -22,6 +22,9 @@ struct SecretServiceDesktopPromptTests {
         try harness.startDaemon(extraArguments: ["--secret-service"])
         try desktop.waitUntil("tresord to own org.freedesktop.secrets") { harness.daemonLog.contains("Secret Service answering") }
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        // secret-tool is a generic client: trusted, so that what waits here is the keybag alone.
+        let trusted = try harness.tresor(["secret-service", "trust", "add", SecretTool.system.path, "--passcode-stdin"], input: passcode + "\n")
+        #expect(trusted.succeeded, "\(trusted.stderr)")
         let secret = "e2e-desktop-secret-\(UUID().uuidString.prefix(6))"
         let tool = SecretTool(harness: harness)
         try tool.store(label: "E2E desktop", ["tresor-e2e": "desktop"], secret: secret)
@@ -90,6 +93,41 @@ extension SecretServiceDesktopPromptTests {
         try desktop.waitForWindow("Allow access to a secret")
         try desktop.xdotool("key", "Escape")
         #expect(try again.finish(timeout: 30).stdout.isEmpty)
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// A generic client nobody trusts: its read is put to the user in the desktop's prompter, and
+    /// the passcode typed there allows that one read (docs/SECURITY.md, "Generic clients").
+    @Test func aGenericClientsReadIsAllowedOnceInTheDesktopsPrompter() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "Return")
+        #expect(try lookup.finish(timeout: 30).stdout == secret)
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// The prompter's box "for this session": the same program under the same parents reads
+    /// silently afterwards, and `tresor secret-service trust` shows it as approved.
+    @Test func aGenericClientRememberedInTheDesktopsPrompterReadsSilentlyAfterwards() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "alt+r")  // the box's mnemonic ticks it
+        try desktop.xdotool("key", "alt+a")  // Allow
+        #expect(try lookup.finish(timeout: 30).stdout == secret)
+        let listed = try harness.tresor(["secret-service", "trust"])
+        #expect(listed.stdout.contains("approved for this session"), "\(listed.stdout)")
+        let again = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        #expect(try again.finish(timeout: 30).stdout == secret, "remembered: no prompt this time")
         try harness.expectNoSecretLeaked()
     }
 }

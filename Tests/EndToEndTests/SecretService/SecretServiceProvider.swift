@@ -25,6 +25,10 @@ final class TresorProvider {
     let harness: Harness
     let passcode: String
     private let daemonArguments: [String]
+    /// Whether the generic clients the tests drive (secret-tool, python3, git's helper) are
+    /// trusted ahead of time, as a user's own scripts would be: each daemon forgets its trust.
+    private let trustsGenericClients: Bool
+    private var trusted = false
 
     /// - Parameters:
     ///   - configuration: the home's config.json (`{"secretService": true}` turns the provider on
@@ -32,15 +36,22 @@ final class TresorProvider {
     ///   - daemonArguments: `tresord`'s arguments beyond the harness's own.
     ///   - base: where the harness makes its home (a small tmpfs for the full-disk test).
     ///   - user: another user to run the bus, the daemon and every client as.
-    init(configuration: String? = nil, daemonArguments: [String] = ["--secret-service"], base: String? = nil, user: TestUser? = nil) throws {
+    ///   - trustsGenericClients: trust secret-tool, python3 and git's helper (`tresor secret-service
+    ///     trust add`) whenever the daemon is unlocked; false, their reads are put to the user.
+    init(
+        configuration: String? = nil, daemonArguments: [String] = ["--secret-service"], base: String? = nil, user: TestUser? = nil,
+        trustsGenericClients: Bool = true
+    ) throws {
         bus = try PrivateBus(user: user)
         harness = try Harness(base: base, configuration: configuration, environment: bus.environment, user: user)
         passcode = "e2e-ss-passcode-\(UUID().uuidString.prefix(8))"
         harness.secrets = [passcode]
         self.daemonArguments = daemonArguments
+        self.trustsGenericClients = trustsGenericClients
         try start()
         let created = try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n")
         guard created.succeeded else { throw SecretServiceTestError.fixture("tresor init failed: \(created.stderr)") }
+        try trustGenericClients()
     }
 
     deinit {
@@ -50,6 +61,7 @@ final class TresorProvider {
 
     /// Starts `tresord` and waits until it owns `org.freedesktop.secrets`.
     func start() throws {
+        trusted = false
         try harness.startDaemon(extraArguments: daemonArguments)
         try bus.waitFor(SecretService.busName, by: "tresord", running: { harness.daemonIsRunning }, log: { harness.daemonLog })
     }
@@ -71,6 +83,23 @@ final class TresorProvider {
     func unlock() throws {
         let unlocked = try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n")
         guard unlocked.succeeded else { throw SecretServiceTestError.fixture("tresor unlock failed: \(unlocked.stderr)") }
+        try trustGenericClients()
+    }
+
+    /// Trusts the generic clients the tests drive, once per daemon, when ``trustsGenericClients``.
+    private func trustGenericClients() throws {
+        guard trustsGenericClients, !trusted else { return }
+        var clients = [SecretTool.system, PythonClients.python]
+        if let helper = try? GitCredentialHelper(harness: harness) { clients.append(helper.executable) }
+        try trust(clients)
+        trusted = true
+    }
+
+    /// `tresor secret-service trust add EXECUTABLE… --passcode-stdin`: the generic clients read
+    /// their items without the user being asked.
+    func trust(_ executables: [URL]) throws {
+        let added = try harness.tresor(["secret-service", "trust", "add"] + executables.map(\.path) + ["--passcode-stdin"], input: passcode + "\n")
+        guard added.succeeded else { throw SecretServiceTestError.fixture("tresor secret-service trust add failed: \(added.stderr)") }
     }
 
     var secretTool: SecretTool { SecretTool(harness: harness) }

@@ -47,6 +47,9 @@ struct SecretServiceImportCommandTests {
         try harness.startDaemon(extraArguments: ["--secret-service"])
         try bus.waitFor(ImportTools.busName, by: "tresord", running: { harness.daemonIsRunning })
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        // secret-tool is a generic client: trusted, as the user whose own lookups these are would.
+        let trusted = try harness.tresor(["secret-service", "trust", "add", "/usr/bin/secret-tool", "--passcode-stdin"], input: passcode + "\n")
+        #expect(trusted.succeeded, "\(trusted.stderr)")
     }
 
     @Test func copiesEveryItemLeavesGnomeKeyringAloneAndSecretToolFindsThemInTresor() throws {

@@ -1,0 +1,75 @@
+import FoundationEssentials
+
+extension Route {
+    /// `GET`: the generic Secret Service clients the user trusts now (``SecretServiceTrustList``);
+    /// `POST`: trust one ahead of time (``SecretServiceTrustGrant``).
+    public static let secretServiceTrust = "/v1/secret-service/trust"
+    /// `POST`: take trust back (``SecretServiceTrustRemoval``).
+    public static let secretServiceTrustRemove = "/v1/secret-service/trust/remove"
+}
+
+/// A generic Secret Service client (an interpreter, secret-tool, git's credential helper) the
+/// user trusts: its secrets are read without asking until ``until`` (docs/SECURITY.md, "Generic clients").
+public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
+    /// How the trust came about.
+    public enum Origin: String, Codable, Sendable {
+        /// `tresor secret-service trust add`, ahead of time: any process running the executable.
+        case granted
+        /// The user's "for this session" answer to a request: the executable run under the same
+        /// parent chain only.
+        case approved
+    }
+
+    /// The executable's group (``ExecutableGroup``: `exe:/usr/bin/secret-tool`, `exe-sha256:…`).
+    public var executable: String
+    public var origin: Origin
+    /// For ``Origin/approved``: the own group of each ancestor, the parent first, up to the login
+    /// session's leader, then the session (`session:<leader pid>@<its start time>`). Empty for a
+    /// grant, which holds under any parent.
+    public var parentChain: [String]
+    /// Seconds since the Unix epoch.
+    public var since: Double
+    /// Seconds since the Unix epoch; nil: until the daemon stops.
+    public var until: Double?
+
+    public init(executable: String, origin: Origin, parentChain: [String], since: Double, until: Double?) {
+        self.executable = executable
+        self.origin = origin
+        self.parentChain = parentChain
+        self.since = since
+        self.until = until
+    }
+}
+
+/// `GET /v1/secret-service/trust`, and the answer to each change.
+public struct SecretServiceTrustList: Codable, Sendable, Equatable {
+    public var trusted: [SecretServiceTrustEntry]
+    public init(trusted: [SecretServiceTrustEntry]) { self.trusted = trusted }
+}
+
+/// `POST /v1/secret-service/trust`: trust the generic clients at `executablePaths` ahead of time,
+/// for `seconds` (nil: until the daemon stops) — all of them, or none when one is not a generic
+/// client. Needs the keybag unlocked and, when one is set, the passcode.
+public struct SecretServiceTrustGrant: Codable, Sendable, Equatable {
+    public var executablePaths: [String]
+    public var seconds: Int?
+    public var passcode: String?
+
+    public init(executablePaths: [String], seconds: Int?, passcode: String?) {
+        self.executablePaths = executablePaths
+        self.seconds = seconds
+        self.passcode = passcode
+    }
+}
+
+/// `POST /v1/secret-service/trust/remove`: take back all trust in the executable at
+/// `executablePath`, or all trust in every one (`all`).
+public struct SecretServiceTrustRemoval: Codable, Sendable, Equatable {
+    public var executablePath: String?
+    public var all: Bool
+
+    public init(executablePath: String?, all: Bool) {
+        self.executablePath = executablePath
+        self.all = all
+    }
+}

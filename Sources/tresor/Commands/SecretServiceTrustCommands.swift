@@ -1,0 +1,130 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+import TresorProtocol
+
+/// `tresor secret-service trust [add | remove]`: the generic Secret Service clients the user
+/// trusts — interpreters, secret-tool, git's credential helpers, whose reads are otherwise put to
+/// the user one by one (docs/SECURITY.md, "Generic clients").
+struct SecretServiceTrustCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trust",
+        abstract: "List, grant or take back trust in generic clients (secret-tool, git's helper, interpreters).",
+        discussion: """
+            Any program of yours can run secret-tool, git's credential helper or python3 with \
+            arguments of its choosing, so Tresor asks you before it hands such a client a secret \
+            (in the desktop's prompter, or `tresor approve`). "For this session" remembers the \
+            program under the same parent processes for as long as you choose; `trust add` trusts \
+            it ahead of time under any parent (your own scripts, CI, a client library's tests). \
+            Trust lives in the daemon's memory and ends when it stops.
+            """,
+        subcommands: [List.self, Add.self, Remove.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List what is trusted now (the default).")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) { try SecretServiceTrustCommand.show(try options.connect().secretServiceTrust(), options) }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Trust generic clients ahead of time, under any parent (asks for the passcode).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The generic clients (/usr/bin/secret-tool, python3's executable, git's helper).") var executables: [String]
+        @Option(name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).") var duration: String?
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+
+        func validate() throws {
+            guard (1...16).contains(executables.count) else { throw ValidationError("name 1 to 16 executables") }
+            if let duration { _ = try SecretServiceTrustCommand.seconds(duration) }
+        }
+
+        func run() throws {
+            try Output.run(options) {
+                let paths = try executables.map(existingExecutable)
+                let client = try options.connect()
+                var passcode: String?
+                if try client.status().passcodeSet {
+                    var input = SecretInput(fromStandardInput: passcodeStdin)
+                    passcode = try input.next("Passcode (to trust \(paths.joined(separator: ", "))):")
+                }
+                let seconds = try duration.map(SecretServiceTrustCommand.seconds)
+                let list = try client.trustSecretServiceClients(paths, seconds: seconds, passcode: passcode)
+                if options.json { return Output.json(TrustOutput(list)) }
+                print("Trusted.")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take back the trust in an executable, or in all.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The executable.") var executable: String?
+        @Flag(help: "Take back every trust.") var all = false
+
+        func validate() throws {
+            guard (executable == nil) == all else { throw ValidationError("name one executable, or --all") }
+        }
+
+        func run() throws {
+            try Output.run(options) {
+                let path = executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                let list = try options.connect().removeSecretServiceTrust(executablePath: path)
+                if options.json { return Output.json(TrustOutput(list)) }
+                print("Taken back.")
+            }
+        }
+    }
+
+    static func show(_ list: SecretServiceTrustList, _ options: GlobalOptions) {
+        if options.json { return Output.json(TrustOutput(list)) }
+        if list.trusted.isEmpty { print("No generic client is trusted.") }
+        for entry in list.trusted {
+            let until = entry.until.map { "until \(NoteText.date(Date(timeIntervalSince1970: $0)))" } ?? "until the daemon stops"
+            switch entry.origin {
+            case .granted:
+                print("\(entry.executable)  granted ahead of time, under any parent  \(until)")
+            case .approved:
+                print("\(entry.executable)  approved for this session  \(until)")
+                print("  under \(entry.parentChain.joined(separator: " < "))")
+            }
+        }
+    }
+
+    /// `--for`'s words: a number of seconds, or one followed by s, m, h or d.
+    static func seconds(_ text: String) throws -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        let unit = text.last.flatMap { units[$0] }
+        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else {
+            throw ValidationError("--for takes a duration such as 90s, 30m, 8h or 7d, not \(text.prefix(40).debugDescription)")
+        }
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+        guard !overflow, seconds <= 366 * 86400 else { throw ValidationError("--for is at most 366 days") }
+        return seconds
+    }
+}
+
+/// `--json`'s shape of the list: dates in ISO 8601, like every other date the CLI prints.
+struct TrustOutput: Encodable {
+    struct Entry: Encodable {
+        var executable: String
+        var origin: String
+        var parentChain: [String]
+        var since: Date
+        var until: Date?
+    }
+
+    var trusted: [Entry]
+
+    init(_ list: SecretServiceTrustList) {
+        trusted = list.trusted.map {
+            Entry(
+                executable: $0.executable, origin: $0.origin.rawValue, parentChain: $0.parentChain,
+                since: Date(timeIntervalSince1970: $0.since), until: $0.until.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+/// Generic clients — interpreters, secret-tool, git's credential helper — that any process of the
+/// user can run with arguments of its choosing (docs/SECURITY.md, "Generic clients"): their
+/// secrets are read only with the user's approval, or while the user trusts them. Everything runs
+/// as an unprivileged user, as a desktop session does: the bus, `tresord` and every client. Before
+/// this policy, any process reading secret-tool's item with `secret-tool lookup` got it silently.
+@Suite(
+    .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled && TestUser.available,
+        "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool and Python keyring")
+)
+struct SecretServiceGenericClientTests {
+    static let toolItem: KeyValuePairs = ["tresor-e2e": "generic", "user": "ada"]
+
+    /// A provider run as the test user (`user`) or as root, trusting no generic client, with an item
+    /// secret-tool stored — storing is no read: it needs no approval.
+    func providerWithToolItem(asTestUser: Bool = true) throws -> (TresorProvider, secret: String) {
+        let provider = try TresorProvider(user: asTestUser ? try TestUser.shared.get() : nil, trustsGenericClients: false)
+        let secret = provider.marker("generic")
+        try provider.secretTool.store(label: "E2E generic", Self.toolItem, secret: secret)
+        return (provider, secret)
+    }
+
+    /// Any program of the user runs the genuine secret-tool: a shell, here. Returns what it printed.
+    func lookupByAnyProcess(_ provider: TresorProvider, revealing secret: String) throws -> String? {
+        let found = try provider.harness.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "exec /usr/bin/secret-tool lookup tresor-e2e generic user ada"],
+            timeout: clientTimeout, revealing: [secret])
+        return found.succeeded ? found.stdout : nil
+    }
+
+    /// `tresor secret-service trust --json`.
+    func trustList(_ provider: TresorProvider) throws -> TrustList {
+        let listed = try provider.harness.tresor(["secret-service", "trust", "--json"])
+        try #require(listed.succeeded, "\(listed.stderr)")
+        return try JSONDecoder().decode(TrustList.self, from: Data(listed.stdout.utf8))
+    }
+
+    struct TrustList: Decodable {
+        struct Entry: Decodable {
+            var executable: String
+            var origin: String
+            var parentChain: [String]
+            var until: String?
+        }
+
+        var trusted: [Entry]
+    }
+
+    @Test func anyProcessRunningSecretToolIsRefusedWithNobodyToAsk() throws {
+        let (provider, secret) = try providerWithToolItem()
+        #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "nobody approved: nothing is read")
+        #expect(provider.harness.daemonLog.contains("asks for an item that needs you"), "the daemon says what waited")
+        // The item is there, locked for the client, its secret withheld.
+        let found = try provider.secretTool.search(Self.toolItem)
+        #expect(found.labels == ["E2E generic"] && found.secrets.isEmpty, "\(found.labels) \(found.secrets.count)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    @Test func anyPythonScriptIsRefusedPythonKeyringsItems() throws {
+        let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
+        let password = provider.marker("keyring")
+        #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded)
+        let read = try provider.python.keyring("get", service: "generic.example", user: "ada", expecting: password)
+        #expect(!read.stdout.contains(password), "a Python script read keyring's item without the user: \(read.status)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// The user allows one read in `tresor approve`: that read is served, the next is asked again.
+    /// The approver runs as the harness's own user, so this provider runs as root (secret-tool known
+    /// by its hash there, a generic client all the same).
+    @Test func anApprovalServesOneReadThenTheClientIsAskedAgain() throws {
+        let (provider, secret) = try providerWithToolItem(asTestUser: false)
+        var found: String?
+        let approver = try provider.harness.approving(answer: provider.passcode) {
+            found = try provider.secretTool.lookup(Self.toolItem, expecting: secret)
+            return found != nil
+        }
+        #expect(found == secret, "secret-tool got the secret once the user allowed it")
+        #expect(
+            approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E generic"), "the user sees who asks for what: \(approver.stdout)")
+        #expect(approver.stdout.contains("Allowed."), "\(approver.stdout)")
+        #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "one approval, one read")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    @Test func trustGrantedAheadOfTimeServesSilentlyUntilTakenBack() throws {
+        let (provider, secret) = try providerWithToolItem()
+        #expect(try trustList(provider).trusted.isEmpty)
+        // A wrong passcode trusts nothing; a program that is not a generic client is refused.
+        let add = ["secret-service", "trust", "add"], passcode = provider.passcode + "\n"
+        let wrong = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--passcode-stdin"], input: "e2e-not-it\n")
+        #expect(!wrong.succeeded)
+        let notGeneric = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "/usr/bin/sha256sum", "--passcode-stdin"], input: passcode)
+        #expect(!notGeneric.succeeded && notGeneric.stderr.contains("not a generic client"), "\(notGeneric.stderr)")
+        let badDuration = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "soon", "--passcode-stdin"], input: passcode)
+        #expect(!badDuration.succeeded && badDuration.stderr.contains("--for"), "\(badDuration.stderr)")
+        #expect(try trustList(provider).trusted.isEmpty, "nothing was trusted by the refusals")
+
+        let added = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "1h", "--passcode-stdin"], input: passcode)
+        #expect(added.succeeded, "\(added.stderr)")
+        let list = try trustList(provider)
+        #expect(list.trusted.count == 1)
+        #expect(list.trusted.first?.executable == "exe:/usr/bin/secret-tool" && list.trusted.first?.origin == "granted", "shown as granted: \(list)")
+        #expect(list.trusted.first?.until?.hasSuffix("Z") == true)
+        let text = try provider.harness.tresor(["secret-service", "trust"])
+        #expect(text.stdout.contains("granted ahead of time"), "\(text.stdout)")
+
+        #expect(try lookupByAnyProcess(provider, revealing: secret) == secret, "trusted: served without asking")
+        #expect(!provider.harness.daemonLog.contains("asks for an item that needs you"), "nobody was asked")
+
+        let removed = try provider.harness.tresor(["secret-service", "trust", "remove", "/usr/bin/secret-tool"])
+        #expect(removed.succeeded, "\(removed.stderr)")
+        #expect(try trustList(provider).trusted.isEmpty)
+        #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "taken back: asked again, and nobody answers")
+        let again = try provider.harness.tresor(["secret-service", "trust", "remove", "/usr/bin/secret-tool"])
+        #expect(!again.succeeded && again.stderr.contains("not trusted"), "\(again.stderr)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// A program installed by the system that is not a generic client keeps silent access to its
+    /// own items: its group is its own.
+    @Test func aRootInstalledProgramThatIsNotAGenericClientIsNotAsked() throws {
+        let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
+        let folder = URL(fileURLWithPath: "/usr/local/lib/tresor-e2e-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keeper = provider.secretTool.running(try SecretTool.copy(into: folder, name: "keeper"))
+        let secret = provider.marker("keeper")
+        let attributes: KeyValuePairs = ["tresor-e2e": "keeper"]
+        try keeper.store(label: "E2E keeper", attributes, secret: secret)
+        #expect(try keeper.lookup(attributes, expecting: secret) == secret)
+        #expect(!provider.harness.daemonLog.contains("asks for an item that needs you"), "nobody was asked")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// The user adds a program to the table in config.json: the same root-installed program's
+    /// reads are asked then.
+    @Test func aProgramTheUserAddsInTheConfigurationIsAGenericClient() throws {
+        let provider = try TresorProvider(
+            configuration: #"{"secretServiceGenericClients": ["keeper"]}"#, user: try TestUser.shared.get(), trustsGenericClients: false)
+        let folder = URL(fileURLWithPath: "/usr/local/lib/tresor-e2e-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keeper = provider.secretTool.running(try SecretTool.copy(into: folder, name: "keeper"))
+        let secret = provider.marker("keeper-listed")
+        let attributes: KeyValuePairs = ["tresor-e2e": "keeper-listed"]
+        try keeper.store(label: "E2E keeper listed", attributes, secret: secret)
+        #expect(try keeper.lookup(attributes) == nil, "a generic client by the user's table: asked, and nobody answers")
+        #expect(provider.harness.daemonLog.contains("asks for an item that needs you"))
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// "For this session" remembers secret-tool under its parent chain: the same program under the
+    /// same ancestors reads silently — which an attacker of the same user can rebuild — and that is
+    /// all: not under other ancestors, not another generic client, not after the trust is taken back.
+    @Test func aRememberedApprovalServesTheSameProgramUnderTheSameParentsAndNothingMore() throws {
+        let (provider, secret) = try providerWithToolItem(asTestUser: false)
+        let password = provider.marker("remembered-python")
+        #expect(try provider.python.keyring("set", service: "remembered.example", user: "ada", password: password).succeeded)
+        var found: String?
+        let approver = try provider.harness.approving(answer: provider.passcode, arguments: ["--for-session", "1h"]) {
+            found = try provider.secretTool.lookup(Self.toolItem, expecting: secret)
+            return found != nil
+        }
+        #expect(found == secret, "\(approver.stdout) \(approver.stderr)")
+        let list = try trustList(provider)
+        #expect(list.trusted.count == 1 && list.trusted.first?.origin == "approved", "shown as approved: \(list)")
+        #expect(list.trusted.first?.parentChain.isEmpty == false, "with the chain it holds under")
+
+        // The same program under the same parents (this test process): served, nobody asked.
+        #expect(try provider.secretTool.lookup(Self.toolItem, expecting: secret) == secret)
+        // Under another parent (a shell that stays between), it is asked again; nobody answers.
+        let underAShell = try provider.harness.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "/usr/bin/secret-tool lookup tresor-e2e generic user ada; true"],
+            timeout: clientTimeout, revealing: [secret])
+        #expect(!underAShell.stdout.contains(secret), "another chain read the remembered program's item")
+        // Another generic client under the same parents gets nothing of it.
+        let python = try provider.python.keyring("get", service: "remembered.example", user: "ada", expecting: password)
+        #expect(!python.stdout.contains(password), "python3 was served under secret-tool's remembered approval")
+
+        #expect(try provider.harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "taken back: asked again")
+        try provider.harness.expectNoSecretLeaked()
+    }
+}
