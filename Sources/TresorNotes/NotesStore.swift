@@ -97,8 +97,9 @@ public final class NotesStore: Sendable {
 
     /// Whether this store was opened on a read-only file system that is writable again: it
     /// refuses every write until a new store is opened on the same home (the daemon opens one at
-    /// the next request, so writing resumes without a restart). No secure session is lost: none
-    /// opens on a read-only disk, where each passphrase entry must be counted first.
+    /// the next request, so writing resumes without a restart). A secure session opened meanwhile
+    /// ends with the old store, as at a lock; on a read-only disk only the passphrase key kept in
+    /// the keychain can have opened one (a typed passphrase must be counted on disk first).
     public var needsReopeningToWrite: Bool { SealedDatabase.isReadOnlyOnAWritableFileSystem(pool, at: databaseFile) }
 
     /// Closes the database's connections, before a new store is opened on the same home
