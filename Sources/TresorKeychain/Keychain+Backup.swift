@@ -62,7 +62,7 @@ extension Keychain {
                 }
             }
         } catch let error as DatabaseError {
-            throw KeychainError.storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
+            throw KeychainError.storage(DatabaseFailure(error, database: "keychain", access: .read).description)
         }
     }
 

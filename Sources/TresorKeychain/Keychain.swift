@@ -23,6 +23,8 @@ public final class Keychain: Sendable {
     public static let maximumSecretBytes = 256 * 1024
 
     public let name: String
+    /// The database file.
+    let file: URL
     let database: DatabasePool
     /// A read-only connection of the keychain's own for the reads an index or an id answers —
     /// one short statement each, without the pool's semaphore and dispatch hops. Scans keep the
@@ -43,6 +45,7 @@ public final class Keychain: Sendable {
 
     public init(file: URL, keybag: Keybag, name: String = "login") throws {
         self.name = name
+        self.file = file
         self.keybag = keybag
         do {
             database = try KeychainDatabase.open(at: file)
@@ -56,6 +59,20 @@ public final class Keychain: Sendable {
         sealing = ItemSealing(
             keychainName: name,
             indexKey: PreparedHMACKey(KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name)))
+    }
+
+    /// Whether this keychain was opened on a read-only file system that is writable again: it
+    /// refuses every write until a new `Keychain` is opened on the same file (the daemon opens
+    /// one at the next request, so writing resumes without a restart).
+    public var needsReopeningToWrite: Bool { SealedDatabase.isReadOnlyOnAWritableFileSystem(database, at: file) }
+
+    /// Closes the database's connections, before a new `Keychain` is opened on the same file
+    /// (``needsReopeningToWrite``): SQLite shares a file's WAL index between the connections of
+    /// one process, and a read-only connection still open would keep the new one read-only.
+    /// Waits for the reads and writes in progress; any later one through this instance fails.
+    public func close() {
+        try? lookupReader.close()
+        try? database.close()
     }
 
     // MARK: Add
@@ -567,17 +584,7 @@ public final class Keychain: Sendable {
         if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             return .decode("the keychain database is damaged (SQLite error \(error.resultCode.rawValue)); the file was left as it is")
         }
-        return .storage("the keychain database cannot be read (SQLite error \(error.resultCode.rawValue): \(meaning(of: error)))")
-    }
-
-    static func meaning(of error: DatabaseError) -> String {
-        switch error.resultCode {
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the file is damaged"
-        case .SQLITE_FULL: return "the disk is full"
-        case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy"
-        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return "the file cannot be written or opened"
-        default: return "see SQLite's result codes"
-        }
+        return .storage(DatabaseFailure(error, database: "keychain", access: .read).description)
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
@@ -589,7 +596,7 @@ public final class Keychain: Sendable {
         } catch let error as DatabaseError {
             // A full or read-only disk in the words every store uses; the transaction rolled back.
             if let refusal = error.storageRefusal { throw refusal }
-            throw KeychainError.storage("the keychain database cannot be written (SQLite error \(error.resultCode.rawValue): \(Self.meaning(of: error)))")
+            throw KeychainError.storage(DatabaseFailure(error, database: "keychain", access: .write).description)
         }
     }
 

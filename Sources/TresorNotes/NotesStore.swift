@@ -29,6 +29,7 @@ public final class NotesStore: Sendable {
     let keybag: Keybag
     let settings: NotesSettings
     let attachmentsFolder: URL
+    let databaseFile: URL
     let sessions = Mutex(SecureSessions())
     let index: SearchIndex
     /// Set when a truncating checkpoint could not complete (a reader held it off).
@@ -77,6 +78,7 @@ public final class NotesStore: Sendable {
         self.keybag = keybag
         self.settings = settings
         self.attachmentsFolder = paths.attachmentsFolder
+        self.databaseFile = paths.notesDatabase
         self.index = try SearchIndex()
         // On a read-only file system the database was opened read-only (reads are served): the
         // local account is there since the first start, and nothing can be removed.
@@ -91,6 +93,21 @@ public final class NotesStore: Sendable {
         // A crash between writing an attachment file and committing its row leaves a file no
         // row names; and after a lock or unlock, the file the row no longer names.
         AttachmentFile.removeUnreferenced(in: attachmentsFolder, keeping: referenced)
+    }
+
+    /// Whether this store was opened on a read-only file system that is writable again: it
+    /// refuses every write until a new store is opened on the same home (the daemon opens one at
+    /// the next request, so writing resumes without a restart). A secure session opened meanwhile
+    /// ends with the old store, as at a lock; on a read-only disk only the passphrase key kept in
+    /// the keychain can have opened one (a typed passphrase must be counted on disk first).
+    public var needsReopeningToWrite: Bool { SealedDatabase.isReadOnlyOnAWritableFileSystem(pool, at: databaseFile) }
+
+    /// Closes the database's connections, before a new store is opened on the same home
+    /// (``needsReopeningToWrite``): SQLite shares a file's WAL index between the connections of
+    /// one process, and a read-only connection still open would keep the new one read-only.
+    /// Waits for the reads and writes in progress; any later one through this store fails.
+    public func close() {
+        try? pool.close()
     }
 
     // MARK: Shared helpers

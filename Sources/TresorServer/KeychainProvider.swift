@@ -28,7 +28,11 @@ final class KeychainProvider: Sendable {
     /// The login keychain (`notInitialized` before `tresor init`).
     func loginKeychain() throws -> Keychain {
         try login.withLock { login in
-            if let login { return login }
+            if let login {
+                guard login.needsReopeningToWrite else { return login }
+                // Opened read-only while the file system was: opened anew now it is writable.
+                login.close()
+            }
             let keychain = try Keychain(file: paths.loginKeychain, keybag: try slot.keybag(), name: KeychainName.login)
             login = keychain
             return keychain
@@ -49,7 +53,14 @@ final class KeychainProvider: Sendable {
     /// The keychain called `name` (nil: login). System Roots is not one of these: it has no keybag.
     func keychain(named name: String?) throws -> Keychain {
         guard let name, name != KeychainName.login else { return try loginKeychain() }
-        if let known = created.withLock({ $0[name] }) { return known }
+        if let known = created.withLock({ $0[name] }) {
+            guard known.needsReopeningToWrite else { return known }
+            // Its keybag stays: unlocked or locked as it is.
+            known.close()
+            let reopened = try Keychain(file: Self.database(name, paths), keybag: known.keybag, name: name)
+            created.withLock { $0[name] = reopened }
+            return reopened
+        }
         guard Self.isValid(name), SecureFiles.exists(KeybagFiles.keychain(name, in: paths).keybag) else {
             throw KeychainError.noSuchKeychain(String(name.prefix(64)))
         }

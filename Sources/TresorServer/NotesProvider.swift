@@ -21,7 +21,11 @@ final class NotesProvider: Sendable {
     /// The store (`notInitialized` before `tresor init`, `keybagDamaged` if the keybag is).
     func store() throws -> NotesStore {
         try opened.withLock { opened in
-            if let opened { return opened }
+            if let opened {
+                guard opened.needsReopeningToWrite else { return opened }
+                // Opened read-only while the file system was: opened anew now it is writable.
+                opened.close()
+            }
             let store = try NotesStore(paths: slot.paths, keybag: try slot.keybag(), settings: settings, changes: changes)
             opened = store
             return store

@@ -40,6 +40,18 @@ public enum SealedDatabase {
         return pool
     }
 
+    /// Whether `pool` was opened read-only because its file system was (``open(at:migrator:)``)
+    /// and that file system is writable again: opening the database anew then writes. A store
+    /// never turns a pool writable in place — its readers may be `immutable` (``readOnlyLocation(_:)``),
+    /// which must not outlive the first write.
+    /// - Parameters:
+    ///   - pool: a pool ``open(at:migrator:)`` returned.
+    ///   - url: the database file it was opened on.
+    /// - Returns: true when the store should be opened again to write.
+    public static func isReadOnlyOnAWritableFileSystem(_ pool: DatabasePool, at url: URL) -> Bool {
+        pool.configuration.readonly && !SecureFiles.isOnReadOnlyFileSystem(url.deletingLastPathComponent())
+    }
+
     /// A read-only connection of its own to a database ``open(at:migrator:)`` opened, for reads
     /// of one statement that must be quick: a pool's reader costs a semaphore, a barrier queue
     /// and two dispatch hops per read.

@@ -5,8 +5,8 @@ import TresorProtocol
 
 /// docs/SECURITY.md, "Durability": a home whose file system is remounted read-only still opens
 /// and serves every read — after a clean stop (no `-wal` left) and after a crash (a `-wal` with
-/// commits in it) — while each write is refused in words; once it is writable again and the
-/// daemon restarted, writes work.
+/// commits in it) — while each write is refused in words; once it is writable again, the same
+/// daemon writes (no restart), and what it wrote is there after one.
 @Suite(.serialized) struct ReadOnlyHomeTests {
     static let words = "the disk is read-only: nothing was changed"
     static let passcode = "e2e-read-only-passcode"
@@ -37,13 +37,12 @@ import TresorProtocol
         try expectReadsWork(harness, note: note.id, attachment: attachment.id, services: ["ro.clean"])
         try expectWritesRefused(harness, note: note.id)
 
-        // After a crash: commits still in the -wal, which must be read too.
-        harness.stopDaemon()
+        // Writable again: the same daemon writes, its stores opened anew.
         try disk.remount(readOnly: false)
-        try harness.startDaemon()
-        try expectSucceeded(harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n"))
         try expectSucceeded(harness.tresor(["item", "add", "--service", "ro.crash", "--account", "ada", "--secret-stdin"], input: "secret two"))
         try expectSucceeded(harness.tresor(["note", "edit", note.id, "--body-stdin"], input: "body two"))
+
+        // After a crash: commits still in the -wal, which must be read too.
         harness.killDaemon()
         try disk.remount(readOnly: true)
         // This time the CLI starts the daemon itself, as it does for a user (its log goes nowhere).
@@ -51,12 +50,23 @@ import TresorProtocol
             harness, note: note.id, attachment: attachment.id, services: ["ro.clean", "ro.crash"], body: "body two", startedByTheCLI: true)
         try expectWritesRefused(harness, note: note.id)
 
-        harness.stopDaemon()
+        // Writable again under the daemon the CLI started: it writes, and the writes are read
+        // back by it and by a daemon started afterwards.
         try disk.remount(readOnly: false)
-        try harness.startDaemon()
-        try expectSucceeded(harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n"))
         try expectSucceeded(harness.tresor(["item", "add", "--service", "ro.after", "--account", "ada", "--secret-stdin"], input: "secret three"))
         try expectSucceeded(harness.tresor(["note", "edit", note.id, "--body-stdin"], input: "body three"))
+        let added = try harness.json(NoteSummary.self, ["note", "new", "--title", "after the remount", "--body-stdin"], input: "body four")
+        harness.stopDaemon()
+        try harness.startDaemon()
+        try expectSucceeded(harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n"))
+        for service in ["ro.clean", "ro.crash", "ro.after"] {
+            let got = try harness.tresor(["item", "get", "--service", service, "--passcode-stdin"], input: Self.passcode + "\n")
+            #expect(got.succeeded && got.stdout.contains("secret"), "item get \(service): \(got.stderr)")
+        }
+        let shown = try harness.tresor(["note", "show", note.id])
+        #expect(shown.succeeded && shown.stdout.contains("body three"), "note show: \(shown.stdout)\(shown.stderr)")
+        let listed = try harness.tresor(["note", "list"])
+        #expect(listed.stdout.contains(added.title), "note list: \(listed.stdout)\(listed.stderr)")
     }
 
     /// Starts the daemon on the read-only home (or lets `tresor unlock` start it), unlocks it and

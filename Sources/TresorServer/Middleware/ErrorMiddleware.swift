@@ -78,6 +78,8 @@ struct ErrorMiddleware: RouterMiddleware {
     static func apiError(for error: any Error) -> APIError {
         // A full or read-only disk, whichever store or file refused the write, in one answer.
         if let refusal = StorageRefusal(error) { return apiError(for: refusal) }
+        // Any other SQLite failure (a failing disk: `SQLITE_IOERR`) in the words the keychain uses.
+        if let failure = DatabaseFailure(error) { return APIError(.internal, "storage error: \(failure)") }
         switch error {
         case let error as APIError:
             return error
