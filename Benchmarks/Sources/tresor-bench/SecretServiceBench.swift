@@ -377,9 +377,12 @@ struct SecretServiceBench {
                 defer { bench.stopDaemon(daemon) }
                 let unlockMs = try timeMs { try TresorClient.connect(paths: bench.paths, startDaemon: false).unlock(passcode: KeychainBench.passcode) }
                 // secret-tool is a generic client: its reads are measured as the user who trusts it gets them.
+                // Trusting is the user's act, through the `tresor` CLI only (the daemon refuses any other client).
                 if let secretTool = SecretServiceClientBench.secretTool {
-                    try TresorClient.connect(paths: bench.paths, startDaemon: false)
-                        .trustSecretServiceClients([secretTool], seconds: nil, passcode: KeychainBench.passcode)
+                    try Child.run([bench.binDirectory.appendingPathComponent("tresor").path, "secret-service", "trust", "add", secretTool,
+                                   "--home", bench.home.path, "--passcode-stdin"],
+                                  environment: bench.environment, stdin: KeychainBench.passcode + "\n",
+                                  output: bench.work.appendingPathComponent("trust.log").path)
                 }
                 if ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"] != nil { log("profile: daemon pid \(daemon.pid)") }
                 let out = bench.work.appendingPathComponent("ss-\(count).json")

@@ -58,7 +58,8 @@ func item() -> BackupRecord {
 func pieces(_ payload: Data, mode: UInt8) -> [BackupRecord] {
     let size = max(1, Int(mode) * 37)
     var records: [BackupRecord] = [.attachment(BackedUpAttachment(
-        id: "a", note: "n", kind: .file, name: "f", byteCount: payload.count, created: Date(timeIntervalSince1970: 0), isLocked: false,
+        // Ids as the format requires them (UUIDs): the reader refuses any other.
+        id: "6F1C2A7E-0B1D-4C3E-9A5F-2D8E7B6C5A41", note: "0A9B8C7D-6E5F-4A3B-8C2D-1E0F9A8B7C6D", kind: .file, name: "f", byteCount: payload.count, created: Date(timeIntervalSince1970: 0), isLocked: false,
         excludedFromBackup: false))]
     var start = payload.startIndex
     while start < payload.endIndex {
