@@ -120,15 +120,13 @@ int tresor_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 int tresor_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 int tresor_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
-#include <linux/netlink.h>
+#include "sock_diag.h"
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <linux/inet_diag.h>
 
 int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_inode,
                             unsigned char *name, unsigned long name_capacity, unsigned long *name_length) {
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return -1;
     struct {
         struct nlmsghdr header;
         struct unix_diag_req request;
@@ -144,27 +142,17 @@ int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_i
     // No cookie: the lookup is by inode alone.
     query.request.udiag_cookie[0] = INET_DIAG_NOCOOKIE;
     query.request.udiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-    if (sendto(fd, &query, sizeof(query), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-        int saved = errno; close(fd); errno = saved; return -1;
-    }
-    union { struct nlmsghdr align; unsigned char bytes[8192]; } answer;
-    ssize_t length = recv(fd, answer.bytes, sizeof(answer.bytes), 0);
-    int saved = errno;
-    close(fd);
-    if (length < 0) { errno = saved; return -1; }
+    tresor_sock_diag_answer answer;
+    ssize_t length = tresor_sock_diag_exchange(&query, sizeof(query), &answer);
+    if (length < 0) return -1;
     *peer_inode = 0;
     *name_length = 0;
-    for (struct nlmsghdr *header = &answer.align; NLMSG_OK(header, (unsigned int)length); header = NLMSG_NEXT(header, length)) {
-        if (header->nlmsg_type == NLMSG_ERROR) {
-            struct nlmsgerr *failure = NLMSG_DATA(header);
-            errno = failure->error ? -failure->error : ENOENT;
-            return -1;
-        }
-        if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
-        struct unix_diag_msg *message = NLMSG_DATA(header);
+    struct nlmsghdr *header = &answer.align;
+    struct unix_diag_msg *message;
+    size_t size_found;
+    while ((message = tresor_sock_diag_next(&header, &length, &size_found)) != NULL) {
         if (message->udiag_ino != (unsigned int)inode) continue;
-        long remaining = (long)header->nlmsg_len - (long)NLMSG_LENGTH(sizeof(*message));
+        long remaining = (long)size_found - (long)sizeof(*message);
         for (struct nlattr *attribute = (struct nlattr *)(message + 1);
              remaining >= (long)sizeof(struct nlattr) && attribute->nla_len >= sizeof(struct nlattr) && attribute->nla_len <= remaining;
              remaining -= NLA_ALIGN(attribute->nla_len), attribute = (struct nlattr *)((char *)attribute + NLA_ALIGN(attribute->nla_len))) {
@@ -180,7 +168,6 @@ int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_i
         }
         return 0;
     }
-    errno = ENOENT;
     return -1;
 }
 

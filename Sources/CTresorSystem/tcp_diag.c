@@ -1,20 +1,16 @@
 #define _GNU_SOURCE
 #include "CTresorSystem.h"
+#include "sock_diag.h"
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
-#include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/inet_diag.h>
 
 int tresor_tcp_socket_uid(int family, const unsigned char *local, unsigned short local_port,
                           const unsigned char *remote, unsigned short remote_port, unsigned int *uid) {
     if (family != AF_INET && family != AF_INET6) { errno = EAFNOSUPPORT; return -1; }
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return -1;
     struct {
         struct nlmsghdr header;
         struct inet_diag_req_v2 request;
@@ -34,28 +30,15 @@ int tresor_tcp_socket_uid(int family, const unsigned char *local, unsigned short
     query.request.id.idiag_dport = htons(remote_port);
     query.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
     query.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-    if (sendto(fd, &query, sizeof(query), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-        int saved = errno; close(fd); errno = saved; return -1;
-    }
-    union { struct nlmsghdr align; unsigned char bytes[8192]; } answer;
-    ssize_t length = recv(fd, answer.bytes, sizeof(answer.bytes), 0);
-    int saved = errno;
-    close(fd);
-    if (length < 0) { errno = saved; return -1; }
-    for (struct nlmsghdr *header = &answer.align; NLMSG_OK(header, (unsigned int)length); header = NLMSG_NEXT(header, length)) {
-        if (header->nlmsg_type == NLMSG_ERROR) {
-            struct nlmsgerr *failure = NLMSG_DATA(header);
-            errno = failure->error ? -failure->error : ENOENT;
-            return -1;
-        }
-        if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
-        struct inet_diag_msg *message = NLMSG_DATA(header);
-        // A listening socket, or one in TIME_WAIT (listed as uid 0), is nobody's live connection.
-        if (message->idiag_state == 10 || message->idiag_state == 6) { errno = ENOENT; return -1; }
-        *uid = message->idiag_uid;
-        return 0;
-    }
-    errno = ENOENT;
-    return -1;
+    tresor_sock_diag_answer answer;
+    ssize_t length = tresor_sock_diag_exchange(&query, sizeof(query), &answer);
+    if (length < 0) return -1;
+    struct nlmsghdr *header = &answer.align;
+    size_t size_found;
+    struct inet_diag_msg *message = tresor_sock_diag_next(&header, &length, &size_found);
+    if (message == NULL) return -1;
+    // A listening socket, or one in TIME_WAIT (listed as uid 0), is nobody's live connection.
+    if (message->idiag_state == 10 || message->idiag_state == 6) { errno = ENOENT; return -1; }
+    *uid = message->idiag_uid;
+    return 0;
 }
