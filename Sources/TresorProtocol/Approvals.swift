@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TresorSystem
 
 /// An application waiting for the user to allow a secret that needs their presence
 /// (`POST /v1/approvals/next`, for `tresor approve`).
@@ -34,20 +35,9 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// A process in an approval request: the one that asks, or one of its parents.
-public struct ApprovalProcess: Codable, Sendable, Equatable {
-    public var pid: Int32
-    /// The executable's path, as the kernel names it.
-    public var executable: String
-    /// Its arguments, the program's name first (the process's own command line, bounded).
-    public var commandLine: [String]
-
-    public init(pid: Int32, executable: String, commandLine: [String]) {
-        self.pid = pid
-        self.executable = executable
-        self.commandLine = commandLine
-    }
-}
+/// A process in an approval request: the one that asks, or one of its parents, as
+/// ``ProcessChain`` reads it.
+public typealias ApprovalProcess = ProcessSummary
 
 extension ApprovalRequest {
     /// Who asks, in lines for the user (`tresor approve`, the desktop's prompter): the process and

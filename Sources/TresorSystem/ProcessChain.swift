@@ -4,8 +4,9 @@ import Glibc
 #endif
 
 /// A process as the user is shown it when asked about it: its pid, the executable it runs and
-/// its command line, read from `/proc/<pid>`.
-public struct ProcessSummary: Sendable, Equatable {
+/// its command line, read from `/proc/<pid>`. An approval request carries it as it is
+/// (`ApprovalProcess` on the wire).
+public struct ProcessSummary: Codable, Sendable, Equatable {
     public var pid: Int32
     /// The executable's path as the kernel names it (`/proc/<pid>/exe`), or "unknown".
     public var executable: String

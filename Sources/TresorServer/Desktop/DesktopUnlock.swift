@@ -4,6 +4,7 @@ import TresorDesktopPrompt
 import TresorKeybag
 import TresorProtocol
 import TresorSecretService
+import TresorSystem
 
 /// Asks the user for the passcode in the desktop's own prompter (``SystemPrompter``;
 /// docs/SECRET-SERVICE.md, "Asking on the desktop") for a Secret Service client: to unlock the
@@ -44,7 +45,7 @@ struct DesktopUnlock: Sendable {
     ) async -> PresenceAnswer {
         let who = ApprovalRequest(
             id: "", application: application, executable: executable, item: item, created: 0,
-            processes: requester.pid.map { ApprovalProcess.chain(of: $0) }, unverifiedIdentity: requester.unverified
+            processes: requester.pid.map { ProcessChain.of(pid: $0) }, unverifiedIdentity: requester.unverified
         ).requesterLines.prefix(6).joined(separator: "\n")
         let text = { (wrong: Bool) in
             PromptText(

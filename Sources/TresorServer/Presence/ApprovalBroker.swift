@@ -156,16 +156,9 @@ extension ApprovalBroker {
         guard hasApprover else { return .refused }
         let (allowed, remembered) = await askRemembering(ApprovalRequest(
             id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
-            created: Date().timeIntervalSince1970, processes: requester.pid.map { ApprovalProcess.chain(of: $0) },
+            created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },
             unverifiedIdentity: requester.unverified))
         guard allowed else { return .refused }
         return mayRemember ? remembered.map(PresenceAnswer.forSession) ?? .once : .once
-    }
-}
-
-extension ApprovalProcess {
-    /// Process `pid` and its parents, nearest first, as the daemon reads them now (``ProcessChain``).
-    static func chain(of pid: Int32) -> [ApprovalProcess] {
-        ProcessChain.of(pid: pid).map { ApprovalProcess(pid: $0.pid, executable: $0.executable, commandLine: $0.commandLine) }
     }
 }

@@ -78,7 +78,7 @@ struct ItemRoutes {
         } catch KeychainError.presenceRequired(let why) where passcode == nil && approvals.hasApprover {
             let request = ApprovalRequest(
                 id: UUID().uuidString.lowercased(), application: caller.defaultAccessGroup, executable: client.executable,
-                item: Self.describe(query), created: Date().timeIntervalSince1970, processes: ApprovalProcess.chain(of: client.credentials.pid))
+                item: Self.describe(query), created: Date().timeIntervalSince1970, processes: ProcessChain.of(pid: client.credentials.pid))
             context.logger.notice("approvals: asking the user", metadata: ["id": "\(request.id)", "application": "\(request.application)"])
             guard await approvals.ask(request) else { throw KeychainError.presenceRequired(why + "; the user did not allow it") }
             caller.presenceConfirmed = true
