@@ -96,16 +96,23 @@ extension SecretServiceDesktopPromptTests {
         try harness.expectNoSecretLeaked()
     }
 
-    /// A generic client nobody trusts: its read is put to the user in the desktop's prompter, and
-    /// the passcode typed there allows that one read (docs/SECURITY.md, "Generic clients").
-    @Test func aGenericClientsReadIsAllowedOnceInTheDesktopsPrompter() throws {
-        let desktop = try DesktopSession()
+    /// An unlocked provider that trusts no generic client, a `secret-tool lookup` of its item
+    /// waiting, and the prompter showing the question with the passcode typed.
+    func genericClientAsking(_ desktop: DesktopSession) throws -> (Harness, lookup: BackgroundProcess, secret: String) {
         let (harness, passcode, secret) = try lockedProvider(desktop)
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
         let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         try desktop.waitForWindow("Allow access to a secret")
         try desktop.xdotool("type", "--delay", "20", passcode)
+        return (harness, lookup, secret)
+    }
+
+    /// A generic client nobody trusts: its read is put to the user in the desktop's prompter, and
+    /// the passcode typed there allows that one read (docs/SECURITY.md, "Generic clients").
+    @Test func aGenericClientsReadIsAllowedOnceInTheDesktopsPrompter() throws {
+        let desktop = try DesktopSession()
+        let (harness, lookup, secret) = try genericClientAsking(desktop)
         try desktop.xdotool("key", "Return")
         #expect(try lookup.finish(timeout: 30).stdout == secret)
         try harness.expectNoSecretLeaked()
@@ -115,12 +122,7 @@ extension SecretServiceDesktopPromptTests {
     /// silently afterwards, and `tresor secret-service trust` shows it as approved.
     @Test func aGenericClientRememberedInTheDesktopsPrompterReadsSilentlyAfterwards() throws {
         let desktop = try DesktopSession()
-        let (harness, passcode, secret) = try lockedProvider(desktop)
-        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
-        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
-        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
-        try desktop.waitForWindow("Allow access to a secret")
-        try desktop.xdotool("type", "--delay", "20", passcode)
+        let (harness, lookup, secret) = try genericClientAsking(desktop)
         try desktop.xdotool("key", "alt+r")  // the box's mnemonic ticks it
         try desktop.xdotool("key", "alt+a")  // Allow
         #expect(try lookup.finish(timeout: 30).stdout == secret)
