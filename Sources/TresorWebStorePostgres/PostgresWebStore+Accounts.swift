@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import TresorNotesDomain
 import TresorSystem
-import TresorWebStore
 
 // Web accounts (docs/WEB.md, "Accounts and sessions"): a case-folded login name, unique in the
 // database, and the password's salted PBKDF2 hash only. The hash runs off the database's

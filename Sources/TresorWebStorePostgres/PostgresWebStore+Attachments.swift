@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Attachments (docs/FORMAT.md, "A Tresor server's database"): their bytes in rows of
 // `attachment_chunks`, 1 MiB of plaintext each (a locked note's: one chunk sealed in the browser

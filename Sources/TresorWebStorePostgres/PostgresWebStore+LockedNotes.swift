@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Locked notes made in the browser (docs/WEB.md, "Locked notes in the browser"): the browser
 // wraps the note key and seals the body and every attachment chunk; the server keeps that

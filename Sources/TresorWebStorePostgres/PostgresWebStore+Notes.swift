@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Notes: access, lists, create, open, and saves with revisions (docs/FORMAT.md, "Revisions and
 // merges"): a save made from an older revision is merged (``NoteContent/merged(into:base:)``) or

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Recently Deleted (docs/FORMAT.md): a deleted note keeps its row, attachments and participants
 // for ``NoteRules/recentlyDeletedDays`` days, seen only by its owner; then, or when deleted for

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Shared notes (docs/WEB.md): participants are rows of `participants`, in the clear; the note's
 // title and body stay sealed under the server key as every note's. Every access check reads the

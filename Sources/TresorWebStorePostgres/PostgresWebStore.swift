@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorNotesDomain
 import TresorWebStore
 
 /// A server's web accounts and notes in its PostgreSQL database (docs/ARCHITECTURE.md, "The web

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TresorNotes
+import TresorNotesDomain
 import TresorSystem
 import TresorWebStore
 
