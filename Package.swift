@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "TresorDesktopPrompt", targets: ["TresorDesktopPrompt"]),
         .library(name: "TresorAge", targets: ["TresorAge"]),
         .library(name: "TresorBackup", targets: ["TresorBackup"]),
+        .library(name: "TresorNotesDomain", targets: ["TresorNotesDomain"]),
         .library(name: "TresorWebStore", targets: ["TresorWebStore"]),
         .library(name: "TresorWebStorePostgres", targets: ["TresorWebStorePostgres"]),
         .library(name: "TresorWebStoreSQLite", targets: ["TresorWebStoreSQLite"]),
@@ -98,27 +99,32 @@ let package = Package(
             .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], exclude: ["Proto/notestore.proto"]),
-        // The web side's storage boundary (docs/ARCHITECTURE.md): protocols, the values that cross
-        // them, and the rules every store applies alike (names, merges, throttles). No database type.
-        .target(name: "TresorWebStore", dependencies: ["TresorModel", "TresorCrypto"]),
+        // The notes domain (docs/ARCHITECTURE.md): the values, errors and rules every note store
+        // applies alike (names, merges, locked-note shapes, search words, account passwords) and the
+        // store protocols both stores answer. No database type.
+        .target(name: "TresorNotesDomain", dependencies: ["TresorModel", "TresorCrypto"]),
+        // The web server's own state beside the notes store: browser sessions, invites, throttle
+        // counters and the login throttle over them, the event bus, and the backend that bundles
+        // them with a notes store. Kept in memory (embedded) or in PostgreSQL (server mode).
+        .target(name: "TresorWebStore", dependencies: ["TresorModel", "TresorNotesDomain", "TresorCrypto"]),
         // Accounts, folders, notes, attachments, locked notes, secure sessions, passphrases (GRDB).
         .target(name: "TresorNotes", dependencies: [
-            "TresorModel", "TresorWebStore", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
+            "TresorModel", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Backups: the record stream inside an age file, written from a home's stores and
         // restored into one through a staging area and its journals (docs/FORMAT.md, "Backups").
         .target(name: "TresorBackup", dependencies: [
-            "TresorAge", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
-            "TresorStorage", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorAge", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorNotesDomain",
+            "TresorProtocol", "TresorStorage", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The embedded web backend: a home's notes database (TresorNotes, SQLite) behind the web
         // storage boundary, sessions, counters and invites in the daemon's memory.
-        .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorCrypto", "TresorSystem"]),
+        .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorNotesDomain", "TresorCrypto", "TresorSystem"]),
         // The web storage on PostgreSQL (server mode); the only module importing PostgresNIO.
         .target(name: "TresorWebStorePostgres", dependencies: [
-            "TresorWebStore", "TresorCrypto", "TresorSystem",
+            "TresorNotesDomain", "TresorWebStore", "TresorCrypto", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -142,7 +148,7 @@ let package = Package(
         ]),
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
             "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -180,7 +186,7 @@ let package = Package(
         // a process `tresor` executes in its place: it reads the home's notes database (SQLite)
         // and writes the server's, and `tresor` links neither (docs/ARCHITECTURE.md).
         .executableTarget(name: "tresor-server-migrate", dependencies: [
-            "TresorKeybag", "TresorNotes", "TresorSystem", "TresorWebStore", "TresorWebStorePostgres",
+            "TresorKeybag", "TresorNotes", "TresorNotesDomain", "TresorSystem", "TresorWebStore", "TresorWebStorePostgres",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Example: stores and reads an API token (README, "From Swift").
@@ -220,7 +226,7 @@ let package = Package(
         // Against the real gcr-prompter under Xvfb, on a private session bus.
         .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "DesktopFixture"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
-            "TresorNotes", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
+            "TresorNotes", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -235,7 +241,7 @@ let package = Package(
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
-            "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
+            "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).

@@ -23,6 +23,7 @@ let package = Package(
             .product(name: "TresorKeychain", package: "Tresor"),
             .product(name: "TresorModel", package: "Tresor"),
             .product(name: "TresorNotes", package: "Tresor"),
+            .product(name: "TresorNotesDomain", package: "Tresor"),
             .product(name: "TresorProtocol", package: "Tresor"),
             .product(name: "TresorSecurity", package: "Tresor"),
             .product(name: "TresorSystem", package: "Tresor"),

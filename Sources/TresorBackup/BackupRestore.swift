@@ -3,6 +3,7 @@ import TresorCrypto
 import TresorKeybag
 import TresorKeychain
 import TresorNotes
+import TresorNotesDomain
 import TresorProtocol
 import TresorStorage
 import TresorSystem

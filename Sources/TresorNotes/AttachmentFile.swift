@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorNotesDomain
 import TresorSystem
 
 /// One attachment's bytes on disk: `attachments/<file>`, named by a random id that the

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TresorNotesDomain
 
 /// An attachment being added while its bytes arrive — the daemon's upload route, or
 /// ``NotesStore/addAttachment(to:kind:name:data:passphrase:)`` with all of them at once.

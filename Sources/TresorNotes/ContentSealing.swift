@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorNotesDomain
 
 /// The keybag layer over all note content (docs/FORMAT.md, "Two layers", point 1): titles, bodies,
 /// folder names, hints, a locked note's ciphertext and every attachment chunk are sealed under a

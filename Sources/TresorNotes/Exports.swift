@@ -1,4 +1,4 @@
-// The shared value types (items, protection classes, notes as listed) and the web storage's
-// values and rules are part of this module's API: `import TresorNotes` brings them.
+// The shared value types (items, protection classes, notes as listed) are part of this module's
+// API: `import TresorNotes` brings them. The notes domain's values, errors and rules are imported
+// from TresorNotesDomain where they are used.
 @_exported import TresorModel
-@_exported import TresorWebStore

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorNotesDomain
 
 /// The cryptography of locked notes, exactly as Apple Notes does it (docs/FORMAT.md, "Two
 /// layers"), so notes imported from Apple open with their passphrase and the web client can do

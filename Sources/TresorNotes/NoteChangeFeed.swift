@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TresorNotesDomain
 
 /// Where a notes store announces its changes, after they are committed — whichever client
 /// made them (the web, the CLI, an application). The daemon's web server listens and tells

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 import TresorStorage
 
 /// What becomes of one backed-up note in a restore — skipped, already present, in conflict,

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorNotesDomain
 
 /// Reads the summaries of many notes inside one read: each folder's name, each passphrase's
 /// lock and each owner's name are read once however many notes share them, and attachment

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 import TresorStorage
 import TresorSystem
 

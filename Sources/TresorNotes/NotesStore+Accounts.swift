@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Web accounts (docs/WEB.md, "Accounts and sessions"): registration and password checks. The local
 // account signs in as `local` with the keybag passcode, which the server checks against the keybag,

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import TresorNotesDomain
 
 // Attachments: add, read, remove. A locked note's attachments are sealed under its note key.
 extension NotesStore {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Reading a home's notes for a backup (docs/FORMAT.md, "Backups"): one read transaction, so
 // the backup is one consistent state of the notes while the daemon goes on serving writes.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import TresorAppleNotes
 import TresorCrypto
+import TresorNotesDomain
 
 // Importing notes from another store (docs/API.md, "Import").
 extension NotesStore {

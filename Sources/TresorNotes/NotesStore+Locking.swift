@@ -4,6 +4,7 @@ import GRDB
 import TresorAppleNotes
 import TresorCrypto
 import TresorKeybag
+import TresorNotesDomain
 
 // Locked notes: the passphrase key (from a session or the passphrase), locking, removing a
 // lock, re-wrapping under the current passphrase.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Accounts, folders and notes: create, list, open, edit, delete, search.
 extension NotesStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Changing a web account's password (docs/WEB.md, "Accounts and sessions"). The local account
 // has no password here: it signs in with the keybag passcode (`tresor passcode change`).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorNotesDomain
 
 // The note list's previews (docs/WEB.md, "Shapes"): the first line of text after the title,
 // as a person reads it (no markup). Made when the list is read, never stored: a stored preview

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import TresorCrypto
 import TresorKeybag
+import TresorNotesDomain
 
 // Proofs of the passphrase and of note keys (docs/SECURITY.md, "Locked-note integrity on the
 // web"). A web client never sends a passphrase or a key; to change a locked note, re-wrap,

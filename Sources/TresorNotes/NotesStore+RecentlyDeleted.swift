@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorNotesDomain
 
 // Recently Deleted (docs/FORMAT.md): deleting a note moves it there — with its attachments,
 // participants and lock, all still sealed — for 30 days, from where it is restored or deleted

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Revisions, merges and conflict copies (docs/FORMAT.md, "Revisions and merges"): a save made
 // from an older revision is merged into the stored note, or — when both changed the same

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 // Shared notes (docs/FORMAT.md, "Web accounts and shared notes"): an unlocked note shared with
 // other accounts of this server. The server decides who reads and writes; dates and participants

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorNotesDomain
 
 // The widget's data (docs/API.md, "The widget"): counts are not private; titles are, and the server
 // decides when to show them (keybag and secure session unlocked).

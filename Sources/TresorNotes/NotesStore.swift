@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import TresorCrypto
 import TresorKeybag
+import TresorNotesDomain
 import TresorStorage
 import TresorSystem
 

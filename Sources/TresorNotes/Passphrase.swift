@@ -1,4 +1,5 @@
 import Foundation
+import TresorNotesDomain
 
 /// A notes account's secret for locked notes: a secret of its own, never the keybag passcode.
 /// It never prints: `description` is a placeholder, so a passphrase interpolated into a log

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TresorCrypto
+import TresorNotesDomain
 
 /// A row of `accounts`.
 struct AccountRow {

@@ -1,4 +1,5 @@
 import Foundation
+import TresorNotesDomain
 
 /// What the web side tells the pages of its accounts (docs/WEB.md, "Live updates"): ids,
 /// kinds and revisions, never a title or a body.

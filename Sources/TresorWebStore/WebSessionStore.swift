@@ -1,5 +1,6 @@
 import Foundation
 import TresorCrypto
+import TresorNotesDomain
 
 /// A signed-in browser: which account, when it signed in, its CSRF token, and whether the
 /// browser says its secure session (its locked-note keys) is open.

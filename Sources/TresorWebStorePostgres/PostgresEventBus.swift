@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import TresorNotesDomain
 import TresorWebStore
 
 /// A server's live updates between instances (docs/WEB.md, "Live updates"): an event is

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorNotesDomain
 import TresorWebStore
 
 /// A server's web sessions, in its database (docs/WEB.md, "Running a Tresor server"): every

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import TresorCrypto
+import TresorNotesDomain
 import TresorWebStore
 
 /// The web storage a server keeps in PostgreSQL (docs/ARCHITECTURE.md, "The web storage

@@ -1,12 +1,12 @@
 import Foundation
 import PostgresNIO
+import TresorNotesDomain
 import TresorSystem
-import TresorWebStore
 
 // Web accounts (docs/WEB.md, "Accounts and sessions"): a case-folded login name, unique in the
 // database, and the password's salted PBKDF2 hash only. The hash runs off the database's
 // transaction and off Swift concurrency's threads.
-extension PostgresWebStore {
+extension PostgresWebStore: AccountStore {
     func registerAccount(name: String, password: AccountPassword) async throws -> WebAccount {
         let login = try NoteRules.loginName(name)
         guard login != NoteRules.localLoginName else { throw NotesError.nameTaken(login) }

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Attachments (docs/FORMAT.md, "A Tresor server's database"): their bytes in rows of
 // `attachment_chunks`, 1 MiB of plaintext each (a locked note's: one chunk sealed in the browser
@@ -8,7 +8,7 @@ import TresorWebStore
 // writes each chunk as it fills and only the last step — one transaction — makes the attachment
 // part of its note; a reader fetches one chunk at a time. Memory stays at a chunk or two however
 // large the attachment.
-extension PostgresWebStore {
+extension PostgresWebStore: AttachmentStore {
     func listedAttachments(ofNote id: String) async throws -> [AttachmentInfo] {
         try await db.read { [self] connection in
             _ = try await note(id, connection)

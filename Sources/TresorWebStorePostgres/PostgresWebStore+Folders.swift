@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Folders: names sealed, so a name is found by opening the account's folder names (an account
 // has few). Creating one holds the account's row lock, so two instances creating "Home" at once

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorNotesDomain
 import TresorWebStore
 
 // Moving a home's web accounts onto a server (`tresor server migrate`, docs/WEB.md, "Moving a

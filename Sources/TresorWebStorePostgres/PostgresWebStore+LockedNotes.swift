@@ -1,13 +1,13 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Locked notes made in the browser (docs/WEB.md, "Locked notes in the browser"): the browser
 // wraps the note key and seals the body and every attachment chunk; the server keeps that
 // ciphertext — sealed once more under the server key — with the note's passphrase id, salt,
 // rounds, wrapped key and the SHA-256 of the note proof. Every change is guarded by a proof,
 // checked and counted in its own transaction.
-extension PostgresWebStore {
+extension PostgresWebStore: LockedNoteStore {
     func wrappedKey(ofNote id: String, proof: PassphraseProof, account: AccountID) async throws -> Data {
         try await counting { [self] connection in
             let row = try await noteForWrite(id, connection)

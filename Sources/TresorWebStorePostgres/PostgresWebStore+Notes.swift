@@ -1,12 +1,12 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Notes: access, lists, create, open, and saves with revisions (docs/FORMAT.md, "Revisions and
 // merges"): a save made from an older revision is merged (``NoteContent/merged(into:base:)``) or
 // kept whole as a conflict copy — decided under the note's row lock, so of two saves from two
 // instances the second always sees the first.
-extension PostgresWebStore {
+extension PostgresWebStore: FoldersAndNotesStore {
     func access(toNote id: String, for account: AccountID, includingDeleted: Bool) async throws -> NoteAccess {
         try await db.read { [self] connection in try await access(toNote: id, for: account, includingDeleted: includingDeleted, connection) }
     }
@@ -195,43 +195,6 @@ extension PostgresWebStore {
             "INSERT INTO participants (note_id, account_id, added) SELECT \(id), account_id, added FROM participants WHERE note_id = \(row.id)",
             logger)
         return id
-    }
-
-    // MARK: The widget
-
-    func widget(account: AccountID) async throws -> WidgetSummary {
-        try await db.read { [self, logger] connection in
-            let (total, locked) = try await counts(account, connection)
-            func list(pinnedOnly: Bool) async throws -> [WidgetSummary.Note] {
-                var notes: [WidgetSummary.Note] = []
-                for try await row in try await connection.query(
-                    """
-                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
-                    WHERE account_id = \(account.rawValue) AND deleted IS NULL AND (pinned OR NOT \(pinnedOnly))
-                    ORDER BY modified DESC, id LIMIT \(NoteRules.widgetListLength)
-                    """, logger: logger)
-                {
-                    let note = try StoredNote(row, full: false)
-                    notes.append(.init(title: try openTitle(note), modified: Date(timeIntervalSince1970: note.modified), isLocked: note.isLocked))
-                }
-                return notes
-            }
-            return WidgetSummary(noteCount: total, lockedNoteCount: locked, recent: try await list(pinnedOnly: false), pinned: try await list(pinnedOnly: true))
-        }
-    }
-
-    func widgetCounts(account: AccountID) async throws -> (notes: Int, locked: Int) {
-        let both = try await db.read { [self] connection in
-            let (total, locked) = try await counts(account, connection)
-            return [total, locked]
-        }
-        return (both[0], both[1])
-    }
-
-    private func counts(_ account: AccountID, _ connection: PostgresConnection) async throws -> (Int, Int) {
-        try await connection.row(
-            "SELECT COUNT(*), COUNT(passphrase_id) FROM notes WHERE account_id = \(account.rawValue) AND deleted IS NULL", logger,
-            as: (Int, Int).self) ?? (0, 0)
     }
 }
 

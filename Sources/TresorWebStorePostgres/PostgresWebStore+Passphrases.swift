@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Passphrases made in the browser (docs/WEB.md, "Locked notes in the browser"): the server keeps
 // each generation's salt, rounds, verifier, the SHA-256 of its proof and its sealed hint — never

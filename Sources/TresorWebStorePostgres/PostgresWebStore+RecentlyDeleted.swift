@@ -1,11 +1,11 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Recently Deleted (docs/FORMAT.md): a deleted note keeps its row, attachments and participants
 // for ``NoteRules/recentlyDeletedDays`` days, seen only by its owner; then, or when deleted for
 // good, it goes with its attachments' chunks.
-extension PostgresWebStore {
+extension PostgresWebStore: RecentlyDeletedStore {
     func moveToRecentlyDeleted(_ id: String) async throws {
         try await db.transaction { [self, logger] connection in
             let row = try await noteForWrite(id, connection)

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Search (docs/WEB.md): titles and bodies are sealed, so the database cannot index them. A
 // search opens the asking account's own notes one row at a time as PostgreSQL streams them and

@@ -1,12 +1,12 @@
 import Foundation
 import PostgresNIO
-import TresorWebStore
+import TresorNotesDomain
 
 // Shared notes (docs/WEB.md): participants are rows of `participants`, in the clear; the note's
 // title and body stay sealed under the server key as every note's. Every access check reads the
 // database, so a share or unshare made on one instance holds on every other at its next request.
 // Either counts the note's revision up (who shares it is part of what every device shows).
-extension PostgresWebStore {
+extension PostgresWebStore: SharingStore {
     func share(note id: String, with name: String, by owner: AccountID) async throws -> ShareInfo {
         try await db.transaction { [self, logger] connection in
             let participant = try await account(named: name, connection)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorNotesDomain
 import TresorWebStore
 
 /// A server's web accounts and notes in its PostgreSQL database (docs/ARCHITECTURE.md, "The web
@@ -15,7 +16,12 @@ import TresorWebStore
 /// are checked against what no other instance can change until the write commits, and locks are
 /// always taken in the same order. (`NO KEY`: the ids never change, and rows that merely refer
 /// to a locked account or note — a participant, an attachment — need not wait for it.)
-final class PostgresWebStore: WebStore {
+///
+/// Each area of ``WebStore`` is answered in its `PostgresWebStore+Area.swift` (folders and search
+/// beside notes, passphrases beside locked notes), as `SQLiteWebStore`'s are.
+/// (`Sendable` is stated here: the area protocols its extensions conform to imply it, and Swift
+/// wants a class's `Sendable` in the class's own file.)
+final class PostgresWebStore: WebStore, Sendable {
     let db: ServerDatabase
     let sealing: ServerSealing
     let minimumIterations: Int

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import TresorNotesDomain
 import TresorWebStore
 
 /// The server's connection pool, and the one way its stores talk to PostgreSQL: each step in

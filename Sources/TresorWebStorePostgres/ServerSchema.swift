@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import TresorWebStore
 
 /// The server database's schema (docs/FORMAT.md, "A Tresor server's database"): versioned SQL,
 /// applied in order, once, under an advisory lock — however many instances start at once, one

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
-import TresorWebStore
+import TresorNotesDomain
 
 /// How the server seals what it keeps (docs/FORMAT.md, "A Tresor server's database"): every
 /// value is an `Envelope` whose associated data names its table, row and column, so a sealed

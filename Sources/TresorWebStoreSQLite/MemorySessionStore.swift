@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TresorCrypto
+import TresorNotesDomain
 import TresorWebStore
 
 /// The embedded daemon's web sessions, in its memory only: a daemon restart signs everyone out.

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import TresorKeybag
 import TresorNotes
+import TresorNotesDomain
 import TresorSystem
 import TresorWebStore
 import TresorWebStorePostgres

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorCrypto
 @testable import TresorNotes
+import TresorNotesDomain
 
 @Suite("Attachments: kinds, chunks, tampering, truncation")
 struct AttachmentTests {

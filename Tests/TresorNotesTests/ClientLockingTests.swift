@@ -4,6 +4,7 @@ import GRDB
 import Testing
 import TresorCrypto
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Locked notes made in the browser (docs/FORMAT.md, "Locked notes made in the browser"). These
 /// tests play the browser with `LockedNoteCrypto` (the web client does the same with WebCrypto):

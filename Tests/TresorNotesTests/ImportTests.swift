@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorAppleNotes
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// The full locked note from the issue (Apple Notes, passphrase "password", 20,000 rounds).
 let appleVector = AppleLockedNote(

@@ -3,6 +3,7 @@ import Testing
 import TresorCrypto
 import TresorKeybag
 @testable import TresorNotes
+import TresorNotesDomain
 
 @Suite("Locked notes: locking, secure sessions, wrong passphrases")
 struct LockedNotesTests {

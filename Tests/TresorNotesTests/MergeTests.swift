@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// The merge rules of docs/FORMAT.md ("Revisions and merges"), first by example, then as
 /// properties over random concurrent edits: a merge never loses a character of either side.

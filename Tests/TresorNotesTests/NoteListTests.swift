@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Lists of notes (`notes`, `search`, `notesShared`) are read in bulk (`NoteSummaryReader`):
 /// each entry must still be exactly the note's own summary, across batches.

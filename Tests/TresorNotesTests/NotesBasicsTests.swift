@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKeybag
 @testable import TresorNotes
+import TresorNotesDomain
 
 @Suite("Notes: folders, notes, search, sealing at rest")
 struct NotesBasicsTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorCrypto
 @testable import TresorNotes
+import TresorNotesDomain
 
 @Suite("Passphrase change, reset, re-wrap and keychain keys")
 struct PassphraseManagementTests {

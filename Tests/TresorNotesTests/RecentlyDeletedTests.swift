@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Recently Deleted (docs/FORMAT.md): deleting moves a note there for 30 days with its
 /// attachments (locked or not); it is restored or deleted for good, and deleted for good it

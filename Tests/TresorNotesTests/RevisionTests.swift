@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Revisions in the store (docs/FORMAT.md, "Revisions and merges"): a save names the revision
 /// it was made from; a late one is merged, or kept whole as a conflict copy — never a silent

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Notes shared between accounts of one server (docs/FORMAT.md, "Web accounts and shared notes").
 @Suite("Shared notes")

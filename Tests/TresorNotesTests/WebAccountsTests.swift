@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TresorCrypto
 @testable import TresorNotes
+import TresorNotesDomain
 
 /// Web accounts, passwords stored only as salted slow hashes (docs/WEB.md, "Accounts and
 /// sessions").

@@ -3,7 +3,7 @@ import Logging
 import PostgresFixture
 import PostgresNIO
 import Testing
-import TresorWebStore
+import TresorNotesDomain
 @testable import TresorWebStorePostgres
 
 /// The `WebStore` checks on a server's database: each on a fresh database of the throwaway

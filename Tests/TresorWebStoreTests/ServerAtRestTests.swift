@@ -3,6 +3,7 @@ import PostgresFixture
 import Logging
 import Synchronization
 import Testing
+import TresorNotesDomain
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

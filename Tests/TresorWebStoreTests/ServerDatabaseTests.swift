@@ -3,6 +3,7 @@ import PostgresFixture
 import PostgresNIO
 import Synchronization
 import Testing
+import TresorNotesDomain
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresFixture
 import Testing
-import TresorWebStore
+import TresorNotesDomain
 import TresorWebStorePostgres
 
 /// `ServerImport` (docs/WEB.md, "Moving a home's web accounts to a server") on a throwaway

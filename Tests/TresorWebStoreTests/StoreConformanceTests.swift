@@ -2,6 +2,7 @@ import Foundation
 import PostgresFixture
 import Synchronization
 import Testing
+import TresorNotesDomain
 import TresorWebStore
 
 /// One conformance suite of the web storage boundary's session, counter, invite and event

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TresorWebStore
+import TresorNotesDomain
 
 // Where the two stores could answer differently and a client would notice: each check pins the
 // one behaviour `WebStore` documents (docs/ARCHITECTURE.md, "The web storage boundary"). A

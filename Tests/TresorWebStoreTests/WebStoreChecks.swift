@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TresorWebStore
+import TresorNotesDomain
 
 // The `WebStore` checks beyond accounts and the first notes: each one names answers a backend
 // that got the rule wrong would give differently (docs/FORMAT.md, "Revisions and merges",

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKeybag
 import TresorNotes
+import TresorNotesDomain
 import TresorSystem
 import TresorWebStore
 import TresorWebStoreSQLite

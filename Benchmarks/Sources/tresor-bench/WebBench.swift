@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TresorKeybag
 import TresorNotes
+import TresorNotesDomain
 import TresorWebStore
 import TresorWebStorePostgres
 import TresorWebStoreSQLite

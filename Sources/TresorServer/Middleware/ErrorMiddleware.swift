@@ -6,6 +6,7 @@ import TresorBackup
 import TresorKeybag
 import TresorKeychain
 import TresorNotes
+import TresorNotesDomain
 import TresorProtocol
 import TresorStorage
 import TresorSystem

@@ -5,6 +5,7 @@ import NIOCore
 import TresorKeybag
 import TresorKeychain
 import TresorNotes
+import TresorNotesDomain
 import TresorProtocol
 import TresorSystem
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
 

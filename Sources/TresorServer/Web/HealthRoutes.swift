@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TresorWebStore
+import TresorNotesDomain
 
 /// `GET /healthz` for load balancers (docs/WEB.md, "Running a Tresor server"): `200 {"status":
 /// "ok"}` while this instance and its storage answer, `503 {"status": "unavailable"}` when the

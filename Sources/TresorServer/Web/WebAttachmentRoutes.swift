@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import TresorNotesDomain
 import TresorProtocol
-import TresorWebStore
 
 /// A note's attachments: upload raw bytes (≤ 32 MiB), download, remove. Both directions go a
 /// piece at a time — the upload is handed to the store 1 MiB at a time as it arrives, the

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Synchronization
+import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
 

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorWebStore
+import TresorNotesDomain
 import TresorProtocol
 
 /// Locking in the browser (docs/WEB.md, "Locked notes in the browser"): the browser sends

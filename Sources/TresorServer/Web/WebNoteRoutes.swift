@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
+import TresorNotesDomain
 import TresorProtocol
-import TresorWebStore
 
 /// Folders and notes (docs/WEB.md): list, search, create, open, edit, delete. Every route
 /// about one note first asks the store whether the session's account may see it, so another

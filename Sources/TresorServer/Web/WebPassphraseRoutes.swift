@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
+import TresorNotesDomain
 import TresorProtocol
 import TresorSystem
-import TresorWebStore
 
 /// The account's passphrase for locked notes, made in the browser (docs/WEB.md): the server
 /// stores salts, iteration counts, verifiers, proof hashes and re-wrapped keys, and never

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorWebStore
+import TresorNotesDomain
 import TresorProtocol
 
 /// Recently Deleted (docs/WEB.md): the account's deleted notes for 30 days — listed, restored,

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import TresorKeybag
+import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
 

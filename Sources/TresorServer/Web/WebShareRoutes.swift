@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorWebStore
+import TresorNotesDomain
 import TresorProtocol
 
 /// Sharing (docs/WEB.md): the owner adds and removes participants by login name; a participant

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
+import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
 

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import TresorCrypto
 import TresorKeybag
+import TresorNotesDomain
 
 // The account passphrase and secure sessions (docs/API.md, "The passphrase", "Locked notes and
 // secure sessions").

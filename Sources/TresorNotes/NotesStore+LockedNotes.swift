@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import TresorCrypto
 import TresorKeybag
+import TresorNotesDomain
 
 // Locked notes made in the browser (docs/FORMAT.md, "Locked notes made in the browser"): the web
 // client derives the passphrase key, wraps note keys and seals bodies and attachment chunks with

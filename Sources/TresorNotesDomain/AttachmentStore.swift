@@ -1,0 +1,65 @@
+import Foundation
+
+/// A note's attachments — ``WebStore``'s attachments area, streamed a piece at a time through
+/// ``AttachmentWriter`` and ``AttachmentReader``.
+public protocol AttachmentStore: Sendable {
+    /// A note's attachments as listed (a locked note's too).
+    /// - Parameter id: the note.
+    /// - Returns: their descriptions.
+    /// - Throws: ``NotesError/notFound(_:)``.
+    func listedAttachments(ofNote id: String) async throws -> [AttachmentInfo]
+
+    /// Starts adding an attachment to an unlocked note, whose bytes then arrive piece by piece.
+    /// - Parameters:
+    ///   - noteID: the note.
+    ///   - kind: its kind.
+    ///   - name: its name (``NoteRules/validateAttachmentName(_:)``).
+    /// - Returns: the writer to hand the bytes to.
+    /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted), ``NotesError/wrongLockState(_:)``.
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter
+
+    /// An attachment's bytes, a piece at a time; a locked note's as its sealed chunks, one after
+    /// another (what the browser opens).
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - noteID: its note.
+    /// - Returns: the reader.
+    /// - Throws: ``NotesError/notFound(_:)``.
+    func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader
+
+    /// Removes an attachment.
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - noteID: its note.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
+    func removeAttachment(_ id: String, of noteID: String) async throws
+}
+
+/// The bytes of an attachment being added, handed over as they arrive: at most a chunk is
+/// held at a time. Nothing is visible until ``finish(quota:)``; ``abandon()`` leaves nothing.
+public protocol AttachmentWriter: Sendable {
+    /// Adds bytes.
+    /// - Parameter data: the next bytes.
+    /// - Throws: ``NotesError/invalid(_:)`` past the size limit, a storage error.
+    func append(_ data: Data) async throws
+
+    /// Adds the attachment to its note.
+    /// - Parameter quota: the owner's quota.
+    /// - Returns: the attachment.
+    /// - Throws: ``NotesError/quotaExceeded(_:)``, ``NotesError/wrongLockState(_:)``.
+    func finish(quota: StorageQuota?) async throws -> AttachmentInfo
+
+    /// Drops what was written.
+    func abandon() async
+}
+
+/// An attachment's bytes, read a piece at a time.
+public protocol AttachmentReader: Sendable {
+    /// The bytes the reader gives in all (a locked note's: its sealed chunks').
+    var byteCount: Int { get }
+
+    /// The next piece, or nil at the end.
+    /// - Returns: bytes, or nil.
+    /// - Throws: ``NotesError/damaged(_:)``, a storage error.
+    func next() async throws -> Data?
+}

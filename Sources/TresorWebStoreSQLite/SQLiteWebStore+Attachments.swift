@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+import TresorNotes
+import TresorNotesDomain
+import TresorSystem
+
+extension SQLiteWebStore: AttachmentStore {
+    public func listedAttachments(ofNote id: String) async throws -> [AttachmentInfo] {
+        try await run { try $0.listedAttachments(ofNote: id) }
+    }
+
+    public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+        try await run { store in
+            guard try !store.summary(ofNote: noteID).isLocked else {
+                throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client")
+            }
+            return SQLiteAttachmentWriter(
+                upload: try store.beginAttachment(to: noteID, kind: kind, name: name), owner: try self.owner(of: noteID, store),
+                store: store, within: { quota, account, adding, write in try self.within(quota, account: account, store, adding: adding, write) })
+        }
+    }
+
+    public func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
+        let data = try await run { store -> Data in
+            if try store.summary(ofNote: noteID).isLocked {
+                return try store.sealedChunks(ofAttachment: id, note: noteID).reduce(into: Data()) { $0.append($1) }
+            }
+            return try store.attachment(id, of: noteID).1
+        }
+        return WholeAttachmentReader(data: data)
+    }
+
+    public func removeAttachment(_ id: String, of noteID: String) async throws {
+        try await run { try $0.removeAttachment(id, of: noteID) }
+    }
+}
+
+/// An upload into the home's attachments folder (``AttachmentUpload``): each chunk sealed and
+/// written as it arrives.
+final class SQLiteAttachmentWriter: AttachmentWriter {
+    typealias Within = @Sendable (StorageQuota?, AccountID, Int?, () throws -> AttachmentInfo) throws -> AttachmentInfo
+
+    private let upload: AttachmentUpload
+    private let owner: AccountID
+    private let within: Within
+
+    init(upload: AttachmentUpload, owner: AccountID, store: NotesStore, within: @escaping Within) {
+        self.upload = upload
+        self.owner = owner
+        self.within = within
+    }
+
+    func append(_ data: Data) async throws {
+        let upload = self.upload
+        try await offloaded { try upload.append(data) }
+    }
+
+    func finish(quota: StorageQuota?) async throws -> AttachmentInfo {
+        let upload = self.upload, owner = self.owner, within = self.within
+        do {
+            return try await offloaded { try within(quota, owner, upload.byteCount) { try upload.finish() } }
+        } catch {
+            upload.abandon()
+            throw error
+        }
+    }
+
+    func abandon() async {
+        upload.abandon()
+    }
+}
+
+/// An attachment read whole (the embedded store opens its file in one go), handed over once.
+final class WholeAttachmentReader: AttachmentReader {
+    private let data: Mutex<Data?>
+    let byteCount: Int
+
+    init(data: Data) {
+        self.data = Mutex(data)
+        byteCount = data.count
+    }
+
+    func next() async throws -> Data? {
+        data.withLock { data in
+            defer { data = nil }
+            return data
+        }
+    }
+}
