@@ -115,8 +115,9 @@ kill "$gk_bus_pid" 2>/dev/null || true; gk_bus_pid=""
 # round (each on its own private bus): the process-level ratio without the minutes between them.
 if [ -n "$bench_bin" ] && [ -x "$bench_bin/tresord" ]; then
   say "secret-tool lookup: tresord and gnome-keyring interleaved"
+  # TRESOR_BENCH_BEFORE: a folder with another commit's release tresord and tresor, measured in the same rounds.
   "$py" "$here/secret-tool-ab.py" "$bench_bin" "$out/peer-secret-tool-ab.json" --rounds "$([ -n "$smoke" ] && echo 6 || echo 60)" \
-    || say "secret-tool-ab.py failed; continuing"
+    ${TRESOR_BENCH_BEFORE:+--before "$TRESOR_BENCH_BEFORE"} || say "secret-tool-ab.py failed; continuing"
 fi
 fi
 

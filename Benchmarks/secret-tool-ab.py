@@ -11,10 +11,19 @@ floor: process start, libsecret, the bus), in a rotating order. Both providers h
 items, stored with `secret-tool store` — for Tresor they live in secret-tool's own group, as any
 program's do.
 
-  Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60]
+  Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60] [--before OTHER_BIN_DIR]
 
-BIN_DIR holds the release tresord and tresor (scripts/bench builds them). Run as root, like the
-harness. Needs dbus-daemon, gnome-keyring and secret-tool (libsecret-tools).
+BIN_DIR holds the release tresord and tresor (scripts/bench builds them). With --before, a second
+tresord (another commit's build, in OTHER_BIN_DIR) joins the rounds as "tresor-before": a change's
+before and after in one run. Run as root, like the harness. Needs dbus-daemon, gnome-keyring and
+secret-tool (libsecret-tools).
+
+secret-tool is a generic client (docs/SECURITY.md, "Generic clients"): its reads are measured as
+the user who trusts it gets them (`tresor secret-service trust add`), as the harness does.
+
+Tresor identifies each new connection, and one of its checks looks at every descriptor of every
+process of the user (BusConnections: who else holds the connection's socket), so its cost grows
+with them: the result records how many there were ("uid_processes", "uid_descriptors").
 """
 import json
 import os
@@ -28,6 +37,7 @@ import time
 
 BIN, OUT = sys.argv[1], sys.argv[2]
 ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 60
+BEFORE = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
 ITEMS = 10
 PASSCODE = "bench passcode 1"
 LOOKUP = ["secret-tool", "lookup", "service", "bench-cli", "account"]
@@ -86,6 +96,42 @@ def store_items(env):
         raise SystemExit(f"secret-tool lookup answered {answer!r}")
 
 
+def uid_descriptors():
+    """The processes of this uid and the descriptors they hold: what one scan of /proc/*/fd reads."""
+    processes = descriptors = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != os.getuid():
+                continue
+            descriptors += len(os.listdir(f"/proc/{entry}/fd"))
+            processes += 1
+        except OSError:
+            pass
+    return processes, descriptors
+
+
+def start_tresor(name, bin_dir):
+    """tresord --secret-service on a private bus of its own, on a new home with a passcode, trusting
+    secret-tool, holding the ten items."""
+    env, folder = private_bus(name)
+    home = os.path.join(folder, "tresor-home")
+    log = open(os.path.join(folder, "tresord.log"), "w")
+    tresord = subprocess.Popen([f"{bin_dir}/tresord", "--home", home, "--auto-lock", "0", "--log-level", "warning", "--secret-service"],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    started.append(tresord)
+    time.sleep(0.5)
+    subprocess.run([f"{bin_dir}/tresor", "init", "--home", home, "--passcode-stdin"], input=f"{PASSCODE}\n".encode(), env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    if owner_pid(env) != tresord.pid:
+        raise SystemExit(f"org.freedesktop.secrets on {name}'s bus is not tresord")
+    subprocess.run([f"{bin_dir}/tresor", "secret-service", "trust", "add", shutil.which("secret-tool"), "--home", home,
+                    "--passcode-stdin"], input=f"{PASSCODE}\n".encode(), env=env, check=True, stdout=subprocess.DEVNULL)
+    store_items(env)
+    return env, tresord.pid
+
+
 def summary(samples):
     s = sorted(samples)
     return {"n": len(s), "p50_ms": statistics.median(s), "p10_ms": s[len(s) // 10], "p90_ms": s[(9 * len(s)) // 10],
@@ -99,30 +145,21 @@ try:
                    check=True, stdout=subprocess.DEVNULL)
     gk_pid = owner_pid(gk_env)
     store_items(gk_env)
-    # tresord --secret-service, on a new home with a passcode
-    tr_env, tr_folder = private_bus("tresor")
-    home = os.path.join(tr_folder, "tresor-home")
-    log = open(os.path.join(tr_folder, "tresord.log"), "w")
-    tresord = subprocess.Popen([f"{BIN}/tresord", "--home", home, "--auto-lock", "0", "--log-level", "warning", "--secret-service"],
-                               env=tr_env, stdout=log, stderr=subprocess.STDOUT)
-    started.append(tresord)
-    time.sleep(0.5)
-    subprocess.run([f"{BIN}/tresor", "init", "--home", home, "--passcode-stdin"], input=f"{PASSCODE}\n".encode(), env=tr_env,
-                   check=True, stdout=subprocess.DEVNULL)
-    if owner_pid(tr_env) != tresord.pid:
-        raise SystemExit("org.freedesktop.secrets on Tresor's bus is not tresord")
-    store_items(tr_env)
+    tr_env, tr_pid = start_tresor("tresor", BIN)
+    tresors = [("tresor", tr_env, tr_pid)]
+    if BEFORE:
+        tresors.append(("tresor-before",) + start_tresor("tresor-before", BEFORE))
     # nobody: secret-tool's own floor (it exits 1: no such secret / no provider)
     none_env, _ = private_bus("none")
 
-    providers = [("tresor", tr_env, tresord.pid), ("gnome-keyring", gk_env, gk_pid), ("no provider", none_env, None)]
+    providers = tresors + [("gnome-keyring", gk_env, gk_pid), ("no provider", none_env, None)]
     times = {name: [] for name, _, _ in providers}
     cpu = {name: 0.0 for name, _, _ in providers}
     for name, env, _ in providers:  # warm the page cache
         subprocess.run(LOOKUP + ["cli-0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     say(f"{ROUNDS} rounds, each one lookup per provider in a rotating order")
     for r in range(ROUNDS):
-        order = providers[r % 3:] + providers[:r % 3]
+        order = providers[r % len(providers):] + providers[:r % len(providers)]
         for name, env, pid in order:
             before = cpu_ms(pid) if pid else 0
             t = time.perf_counter()
@@ -132,22 +169,30 @@ try:
                 cpu[name] += cpu_ms(pid) - before
                 if done.returncode != 0:
                     raise SystemExit(f"secret-tool lookup against {name} failed")
-    result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3]}
+    processes, descriptors = uid_descriptors()
+    result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3],
+              "uid_processes": processes, "uid_descriptors": descriptors}
     for name, _, pid in providers:
         result[name] = summary(times[name])
         if pid:
             result[name]["provider_cpu_ms_per_lookup"] = cpu[name] / ROUNDS
-    paired = [t / g for t, g in zip(times["tresor"], times["gnome-keyring"])]
-    result["ratio_of_p50s"] = result["tresor"]["p50_ms"] / result["gnome-keyring"]["p50_ms"]
-    result["median_paired_ratio"] = statistics.median(paired)
     floor = result["no provider"]["p50_ms"]
-    result["above_floor_ratio"] = (result["tresor"]["p50_ms"] - floor) / (result["gnome-keyring"]["p50_ms"] - floor)
+    gk = result["gnome-keyring"]
+    for name, _, _ in tresors:
+        prefix = "" if name == "tresor" else "before_"
+        paired = [t / g for t, g in zip(times[name], times["gnome-keyring"])]
+        result[prefix + "ratio_of_p50s"] = result[name]["p50_ms"] / gk["p50_ms"]
+        result[prefix + "median_paired_ratio"] = statistics.median(paired)
+        result[prefix + "above_floor_ratio"] = (result[name]["p50_ms"] - floor) / (gk["p50_ms"] - floor)
+        result[prefix + "provider_cpu_ratio"] = result[name]["provider_cpu_ms_per_lookup"] / gk["provider_cpu_ms_per_lookup"]
     with open(OUT, "w") as f:
         json.dump(result, f, indent=1)
     say(f"p50: Tresor {result['tresor']['p50_ms']:.1f} ms, gnome-keyring {result['gnome-keyring']['p50_ms']:.1f} ms, "
         f"no provider {floor:.1f} ms; Tresor ÷ gnome-keyring {result['ratio_of_p50s']:.2f}× (paired median "
         f"{result['median_paired_ratio']:.2f}×); provider CPU per lookup: Tresor {result['tresor']['provider_cpu_ms_per_lookup']:.1f} ms, "
-        f"gnome-keyring {result['gnome-keyring']['provider_cpu_ms_per_lookup']:.1f} ms")
+        f"gnome-keyring {result['gnome-keyring']['provider_cpu_ms_per_lookup']:.1f} ms"
+        + (f"; before: {result['tresor-before']['p50_ms']:.1f} ms, provider CPU {result['tresor-before']['provider_cpu_ms_per_lookup']:.1f} ms"
+           if BEFORE else ""))
 finally:
     try:
         gk = owner_pid(gk_env, timeout=1)  # gnome-keyring forked itself away from us

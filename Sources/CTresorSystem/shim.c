@@ -177,23 +177,29 @@ int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_i
 #include <stdlib.h>
 #include <sys/stat.h>
 
+// Every descriptor of every process of the user is looked at: whoever holds the socket may have
+// received it from anyone (fork, SCM_RIGHTS, pidfd_getfd). Paths are opened relative to /proc and
+// each process's fd folder, whose owner is the process's (as /proc/<pid>'s), so each process
+// costs one open, one fstat and its folder's entries.
 int tresor_socket_holders(const unsigned long long *inodes, int count, uid_t uid, pid_t excluding,
                           pid_t *holders, int capacity, const char *proc_root) {
-    DIR *processes = opendir(proc_root);
-    if (processes == NULL) return -1;
+    int root = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) return -1;
+    DIR *processes = fdopendir(root);
+    if (processes == NULL) { close(root); return -1; }
     int found = 0;
-    char path[512], target[64];
+    char path[64], target[64];
     struct dirent *process;
     while ((process = readdir(processes)) != NULL) {
+        if (process->d_name[0] < '1' || process->d_name[0] > '9') continue;
         char *end;
         long pid = strtol(process->d_name, &end, 10);
         if (*end != '\0' || pid <= 0 || pid == excluding) continue;
-        struct stat owner;
-        snprintf(path, sizeof(path), "%s/%ld", proc_root, pid);
-        if (stat(path, &owner) != 0 || owner.st_uid != uid) continue;
-        snprintf(path, sizeof(path), "%s/%ld/fd", proc_root, pid);
-        int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        snprintf(path, sizeof(path), "%ld/fd", pid);
+        int folder = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (folder < 0) continue;
+        struct stat owner;
+        if (fstat(folder, &owner) != 0 || owner.st_uid != uid) { close(folder); continue; }
         DIR *descriptors = fdopendir(folder);
         if (descriptors == NULL) { close(folder); continue; }
         struct dirent *descriptor;

@@ -23,6 +23,8 @@ final class BusConnections {
     /// A connection as the provider saw it appear: its pid and what that pid ran then.
     private struct Seen {
         var pid: Int32
+        /// The connection's uid as the bus answered it (nil when the pid alone was recorded).
+        var uid: UInt32?
         var image: ProcessImage?
     }
 
@@ -55,13 +57,21 @@ final class BusConnections {
 
     /// A new connection: its pid and that pid's image, read as soon as the bus announced it.
     func appeared(_ name: String, on connection: DBusConnection) {
-        guard let pid = try? BusCredentials.of(name, on: connection).pid else { return }
-        appeared(name, pid: pid)
+        guard let credentials = try? BusCredentials.of(name, on: connection) else { return }
+        appeared(name, pid: credentials.pid, uid: credentials.uid)
     }
 
-    /// A new connection opened by `pid`.
-    func appeared(_ name: String, pid: Int32) {
-        seen[name] = Seen(pid: pid, image: ProcessImage.of(pid: pid, procRoot: procRoot))
+    /// A new connection opened by `pid` (as user `uid`, when the bus said).
+    func appeared(_ name: String, pid: Int32, uid: UInt32? = nil) {
+        seen[name] = Seen(pid: pid, uid: uid, image: ProcessImage.of(pid: pid, procRoot: procRoot))
+    }
+
+    /// The pid and uid the bus gave for connection `name` when it appeared, or nil when they were
+    /// not both recorded. The bus fixes a connection's credentials when it connects, and never
+    /// gives its unique name to another: asking again would answer the same.
+    func credentials(of name: String) -> (pid: Int32, uid: UInt32)? {
+        guard let entry = seen[name], let uid = entry.uid else { return nil }
+        return (entry.pid, uid)
     }
 
     func left(_ name: String) { seen[name] = nil }

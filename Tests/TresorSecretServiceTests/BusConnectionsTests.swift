@@ -50,6 +50,19 @@ import TresorSystem
         #expect(connections.doubt(about: ":1.1", pid: getpid()) == nil)
     }
 
+    @Test func theCredentialsTheBusGaveWhenAConnectionAppearedServeItsFirstCall() {
+        let connections = BusConnections(busAddress: nil)
+        connections.appeared(":1.4", pid: getpid(), uid: getuid())
+        #expect(connections.credentials(of: ":1.4")?.pid == getpid())
+        #expect(connections.credentials(of: ":1.4")?.uid == getuid())
+        // A pid without the uid is not enough: the bus is asked again then.
+        connections.appeared(":1.5", pid: getpid())
+        #expect(connections.credentials(of: ":1.5") == nil)
+        connections.left(":1.4")
+        #expect(connections.credentials(of: ":1.4") == nil)
+        #expect(connections.credentials(of: ":1.6") == nil)
+    }
+
     @Test func aProcessThatNoLongerHoldsItsConnectionIsDoubted() throws {
         let bus = try FakeBus()
         let connections = BusConnections(busAddress: bus.address)

@@ -5,6 +5,7 @@ import TresorKeybag
 import TresorKeychain
 import TresorKit
 import TresorModel
+import TresorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -365,6 +366,7 @@ struct SecretServiceBench {
             }
             result["secret_tool_no_provider"] = summary(samples)
         }
+        result["socket_holders_scan"] = Self.socketHoldersScan(rounds: smoke ? 3 : 30)
 
         var perCount: [[String: Any]] = []
         var filled = 0
@@ -452,6 +454,29 @@ struct SecretServiceBench {
             if n >= 10 { search.append(both); unique.append(one); byID.append(get) }
         }
         return (seconds, ["search": summary(search), "search_unique_attribute": summary(unique), "secret_by_id": summary(byID)])
+    }
+
+    /// What tresord's check of who else holds a new client's bus socket costs here now
+    /// (`UnixSockets.holders`, as `BusConnections` calls it: every descriptor of every process of
+    /// the user, read from /proc), the CPU of one scan that finds nobody, with how many processes and
+    /// descriptors it read: the floor under identifying each new connection.
+    static func socketHoldersScan(rounds: Int) -> [String: Any] {
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let before = selfCPUMs()
+            _ = UnixSockets.holders(of: [0], uid: getuid(), excluding: getpid())
+            samples.append(selfCPUMs() - before)
+        }
+        var processes = 0, descriptors = 0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(entry) != nil {
+            var info = stat()
+            guard stat("/proc/\(entry)", &info) == 0, info.st_uid == getuid(),
+                  let held = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd") else { continue }
+            processes += 1
+            descriptors += held.count
+        }
+        return ["cpu_ms_mean": samples.reduce(0, +) / Double(max(1, samples.count)), "rounds": rounds,
+                "processes": processes, "descriptors": descriptors]
     }
 
     /// The group tresord gives an unregistered executable when it runs as root (as the harness

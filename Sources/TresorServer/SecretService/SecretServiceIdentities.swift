@@ -27,7 +27,7 @@ struct SecretServiceIdentities: Sendable {
     func identify(pid: Int32) throws -> SecretServiceClient {
         try refuseBorrowedProcess(pid)
         let link = "\(procRoot)/\(pid)/exe"
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"
+        let path = executablePath(of: pid) ?? "unknown"
         let fd = open(link, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw KeychainError.missingEntitlement("cannot open the executable of process \(pid) (errno \(errno))") }
         defer { close(fd) }
@@ -77,7 +77,7 @@ struct SecretServiceIdentities: Sendable {
         ProcessAncestors.of(pid, procRoot: procRoot).map { ancestor in
             let link = "\(procRoot)/\(ancestor)/exe"
             let fd = open(link, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0, let path = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else {
+            guard fd >= 0, let path = executablePath(of: ancestor) else {
                 if fd >= 0 { close(fd) }
                 return Self.unreadableAncestor
             }
@@ -87,6 +87,15 @@ struct SecretServiceIdentities: Sendable {
                 && ProcessNamespaces.sharesUserAndMount(with: ancestor, procRoot: procRoot)
             return Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         }
+    }
+
+    /// The path `/proc/<pid>/exe` reads (in that process's view of the file system), or nil when
+    /// it cannot be read: one `readlink`, for every new client and each of a generic client's ancestors.
+    private func executablePath(of pid: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("\(procRoot)/\(pid)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// An ancestor the daemon cannot read the executable of (one of another user).
@@ -112,14 +121,16 @@ struct SecretServiceIdentities: Sendable {
     /// other user can put another program there.
     static func isSystemOwned(_ path: String) -> Bool {
         guard path.hasPrefix("/") else { return false }
-        var current = URL(fileURLWithPath: path)
+        var current = Substring(path)
+        var isTheExecutable = true
         while true {
             var info = stat()
-            guard lstat(current.path, &info) == 0, info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+            guard lstat(String(current), &info) == 0, info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
             // The executable itself must be the file, not a link someone could repoint.
-            if current.path == path && (info.st_mode & S_IFMT) != S_IFREG { return false }
-            if current.path == "/" { return true }
-            current.deleteLastPathComponent()
+            if isTheExecutable && (info.st_mode & S_IFMT) != S_IFREG { return false }
+            isTheExecutable = false
+            guard current != "/", let slash = current.lastIndex(of: "/") else { return true }
+            current = slash == current.startIndex ? path.prefix(1) : current[..<slash]
         }
     }
 }
