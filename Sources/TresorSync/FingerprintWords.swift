@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import TresorCrypto
+
+/// A device's request to join a circle: its public identity and a fresh random nonce. The
+/// joining device and the approving one each show its ``fingerprintWords``; the user approves
+/// only when both screens show the same words, so a server that swapped in a device of its own
+/// would have to find an identity and nonce with the same words.
+public struct JoinRequest: Sendable, Equatable {
+    public let identity: DeviceIdentity
+    /// 16 random bytes, new for every request.
+    public let nonce: Data
+
+    /// A new request for `device`.
+    /// - Parameter device: the joining device.
+    /// - Returns: the request, with a fresh nonce.
+    public static func make(for device: LocalDevice) -> JoinRequest {
+        JoinRequest(identity: device.identity, nonce: SecureRandom.bytes(count: 16))
+    }
+
+    /// A request as the approving device receives it.
+    public init(identity: DeviceIdentity, nonce: Data) {
+        self.identity = identity
+        self.nonce = Data(nonce)
+    }
+
+    /// The words both devices show (``FingerprintWords/words(for:nonce:)``).
+    public var fingerprintWords: [String] { FingerprintWords.words(for: identity, nonce: nonce) }
+}
+
+/// Words that stand for a device's public identity and a join request's nonce, the same on
+/// both devices: SHA-256 of (`tresor.sync.v1.fingerprint`, name, signing key, agreement key,
+/// nonce — each length-prefixed), read as a big-endian number and written in base 7,776 with
+/// EFF's Long Wordlist, most significant word first. Six words are 77 bits.
+public enum FingerprintWords {
+    /// How many words are shown.
+    public static let count = 6
+    static let list: [String] = effLongWordList.split(separator: "\n").map(String.init)
+
+    /// The words for `identity` and `nonce`.
+    /// - Parameters:
+    ///   - identity: the joining device's public identity.
+    ///   - nonce: the join request's nonce.
+    /// - Returns: ``count`` words of EFF's Long Wordlist.
+    public static func words(for identity: DeviceIdentity, nonce: Data) -> [String] {
+        var writer = CanonicalWriter(domain: "tresor.sync.v1.fingerprint")
+        identity.write(to: &writer)
+        writer.append(nonce)
+        // Base-7776 digits of the 256-bit digest by repeated long division; the 6 lowest are
+        // taken, so the words are uniform to within 2^-170.
+        var number = [UInt8](Digest.sha256(writer.bytes))
+        var digits: [Int] = []
+        for _ in 0..<count {
+            var remainder = 0
+            for index in number.indices {
+                let value = remainder << 8 | Int(number[index])
+                number[index] = UInt8(value / list.count)
+                remainder = value % list.count
+            }
+            digits.append(remainder)
+        }
+        return digits.reversed().map { list[$0] }
+    }
+}
