@@ -56,6 +56,27 @@ struct SealedRecordTests {
         #expect(try bodySize(252) == bodySize(251) + 256)
     }
 
+    /// The record format pinned by a vector made with Python (`cryptography`'s HKDF and AES-GCM):
+    /// epoch key 0x42 × 32, the fields below, nonce 0…11, the payload padded to 256 bytes.
+    @Test func theRecordKeyAndEnvelopeKnownAnswer() throws {
+        let fields = SealedRecord.Fields(
+            account: "alice@example.com", recordID: "00000000-0000-4000-8000-000000000001", deviceID: "34750f98bd59fcfc946da45aaabe933b",
+            deviceSequence: 1, baseCounter: 0, epoch: 1)
+        let key = CircleKey(epoch: 1, key: SymmetricKey(data: Data(repeating: 0x42, count: 32)))
+        #expect(fields.recordKey(key).withUnsafeBytes { Data($0) }.hex == "33977389c422a86fb6131c011c7e6b7c61fbe289bab35ad5a920a6ea56e40bb1")
+        #expect(Digest.sha256(fields.associatedData).hex == "fe0fdb4b77316cd8380ab7495231496bfa6ee0b9b3c29e4fef98daf44b9922a5")
+        let envelope = Data(hex: """
+            01020c000102030405060708090a0bd4a9b2fc6161a3cd8f1c9fe23bc2ad439043dece3a2ca71af97cf78f9ac5702cef6159799e5fab9aeaa820f597e1b5\
+            307e8a6da9eac2b0528f029ff524c174f6765f02139907239456de0f97e03351c9df6768493ef9f072a2f2eb4d58e3fe16eac8e324ca2df49b17efeb037c\
+            4c8c3d6917193560e64c6cf6585f864e8168506749c31b215ccf2e93722e0a61e2d4e78c09362aa0bcea087c1d6635c1ae6fed89c646548190a30b69e39c\
+            322a601c9279436d8c93a7a90a3f517c3021a043273b09fc03d84614a8435b9de0ace8156c96331e9c842a8144dd41dbf97cbf0c60b2a1c74c71acbbcb7b\
+            45998f710c6fb05b7b8a41fbaad93a8dc0ee892727007cc6d6bb87573ec4092e40e3b3fc2daa13
+            """)
+        #expect(envelope.count == 3 + 12 + 256 + 16)
+        let record = SealedRecord(fields: fields, envelope: envelope, signature: Data())
+        #expect(try record.open(with: key) == RecordContent(payload: Data("correct horse battery staple".utf8)))
+    }
+
     @Test func aRecordThatCannotBeSealedSaysWhy() throws {
         let circle = try TestCircle()
         #expect(throws: SyncError.cannotSeal("the record id is not a UUID")) {
