@@ -147,16 +147,21 @@ public struct CircleKeyShare: Sendable, Equatable {
 public struct CircleKeyring: Sendable {
     private var byEpoch: [UInt64: CircleKey] = [:]
 
+    /// A keyring holding `keys`, one per epoch (a later key of the same epoch replaces an earlier).
+    /// - Parameter keys: the circle keys this device opened or made.
     public init(_ keys: [CircleKey] = []) {
         for key in keys { insert(key) }
     }
 
     /// Adds (or replaces) the key of its epoch.
+    /// - Parameter key: a circle key this device opened or made.
     public mutating func insert(_ key: CircleKey) {
         byEpoch[key.epoch] = key
     }
 
-    /// The key of `epoch`, if held.
+    /// The key of an epoch.
+    /// - Parameter epoch: the epoch a record or share names.
+    /// - Returns: the key, or nil when this device holds none of that epoch.
     public func key(for epoch: UInt64) -> CircleKey? { byEpoch[epoch] }
 
     /// The newest key: what this device seals with.

@@ -31,6 +31,9 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
         self.agreementKey = Data(agreementKey)
     }
 
+    /// Reads an identity from JSON (keys in base64), checking it as ``init(name:signingKey:agreementKey:)`` does.
+    /// - Parameter decoder: the decoder.
+    /// - Throws: ``SyncError/malformed(_:)``, or the decoder's error for a missing field.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(

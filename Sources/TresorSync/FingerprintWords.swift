@@ -19,6 +19,9 @@ public struct JoinRequest: Sendable, Equatable {
     }
 
     /// A request as the approving device receives it.
+    /// - Parameters:
+    ///   - identity: the joining device's public identity.
+    ///   - nonce: the request's nonce.
     public init(identity: DeviceIdentity, nonce: Data) {
         self.identity = identity
         self.nonce = Data(nonce)

@@ -15,7 +15,9 @@ public struct SyncProgress: Sendable, Equatable, Codable {
         lastSequences = [:]
     }
 
-    /// The last change of `deviceID` applied; 0 when none.
+    /// The last change of a device applied.
+    /// - Parameter deviceID: the writing device.
+    /// - Returns: its last device sequence applied; 0 when none.
     public func lastSequence(of deviceID: String) -> UInt64 {
         lastSequences[deviceID] ?? 0
     }

@@ -16,6 +16,14 @@ public struct SyncUpload: Sendable, Equatable, Codable {
     /// The sealed, signed record.
     public var body: Data
 
+    /// An upload as the server stores it; ``SealedRecord/seal(_:recordID:deviceSequence:baseCounter:account:key:device:)``
+    /// makes a device's own.
+    /// - Parameters:
+    ///   - recordID: the item's record id.
+    ///   - deviceID: the writing device.
+    ///   - deviceSequence: the writing device's number for the change.
+    ///   - baseCounter: the server counter of the version it was made from; 0 for new.
+    ///   - body: the sealed, signed record.
     public init(recordID: String, deviceID: String, deviceSequence: UInt64, baseCounter: UInt64, body: Data) {
         self.recordID = recordID
         self.deviceID = deviceID
@@ -31,6 +39,10 @@ public struct SyncPageEntry: Sendable, Equatable, Codable {
     public var counter: UInt64
     public var upload: SyncUpload
 
+    /// A change as the server serves it.
+    /// - Parameters:
+    ///   - counter: the server's counter for it.
+    ///   - upload: the change as the device sent it.
     public init(counter: UInt64, upload: SyncUpload) {
         self.counter = counter
         self.upload = upload
@@ -44,6 +56,10 @@ public struct RecordContent: Sendable, Equatable {
     /// Whether the record says the item was deleted.
     public var isTombstone: Bool
 
+    /// A record's content.
+    /// - Parameters:
+    ///   - payload: the item's encoded form (for a tombstone, what is kept of the deleted item).
+    ///   - isTombstone: whether the item was deleted.
     public init(payload: Data, isTombstone: Bool = false) {
         self.payload = payload
         self.isTombstone = isTombstone

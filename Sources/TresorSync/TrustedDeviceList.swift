@@ -77,7 +77,9 @@ public struct TrustedDeviceList: Sendable, Equatable {
         return try list.signed(by: device)
     }
 
-    /// The member with id `deviceID`, if any.
+    /// A member of the list.
+    /// - Parameter deviceID: a device id.
+    /// - Returns: the member with that id, or nil when the list does not name it.
     public func member(_ deviceID: String) -> DeviceIdentity? {
         members.first { $0.deviceID == deviceID }
     }
@@ -198,89 +200,12 @@ public struct RemovedDevice: Sendable, Equatable {
     /// The last of its records (its device sequence) that devices still accept.
     public let lastAcceptedSequence: UInt64
 
+    /// A removed device.
+    /// - Parameters:
+    ///   - identity: its public identity, as the list had it.
+    ///   - lastAcceptedSequence: the last of its device sequences still accepted.
     public init(identity: DeviceIdentity, lastAcceptedSequence: UInt64) {
         self.identity = identity
         self.lastAcceptedSequence = lastAcceptedSequence
-    }
-}
-
-/// A trusted-device list with the signature of a member (or of the recovery identity), as the
-/// server stores and serves it.
-public struct SignedTrustedDeviceList: Sendable, Equatable {
-    public let list: TrustedDeviceList
-    /// The id of the device (or recovery identity) that signed.
-    public let signerID: String
-    let signature: Data
-
-    static let domain = "tresor.sync.v1.signed-trusted-device-list"
-
-    init(list: TrustedDeviceList, signerID: String, signature: Data) {
-        self.list = list
-        self.signerID = signerID
-        self.signature = signature
-    }
-
-    /// The bytes the server stores.
-    public var encoded: Data {
-        var writer = CanonicalWriter(domain: Self.domain)
-        writer.append(list.encoded)
-        writer.append(signerID)
-        writer.append(signature)
-        return writer.bytes
-    }
-
-    /// Reads a signed list the server served (nothing is trusted yet: see
-    /// ``TrustedDeviceList/accepting(_:)`` and ``acceptedAsFirst(by:)``).
-    /// - Parameter encoded: the bytes ``encoded`` made.
-    /// - Throws: ``SyncError/malformed(_:)``, ``SyncError/invalidList(_:)``.
-    public init(encoded: Data) throws {
-        guard encoded.count <= 4 << 20 else { throw SyncError.malformed("a trusted-device list of \(encoded.count) bytes") }
-        var reader = try CanonicalReader(encoded, domain: Self.domain)
-        list = try TrustedDeviceList(encoded: try reader.readData())
-        signerID = try reader.readString()
-        signature = try reader.readData()
-        try reader.finish()
-    }
-
-    func verify(with signingKey: Data) throws {
-        guard DeviceIdentity.id(ofSigningKey: signingKey) == signerID,
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: signingKey),
-            key.isValidSignature(signature, for: list.signedBytes)
-        else { throw SyncError.badSignature(signerID: signerID) }
-    }
-
-    /// The first list a device holds, when it joins a circle it has no list of yet: accepted
-    /// when one of its own members (or its recovery identity) signed it and it names `device`.
-    /// Trust starts here: the user approved this device on a device of the circle after comparing
-    /// the fingerprint words (docs/SYNC.md, "The trusted-device list").
-    /// - Parameter device: the joining device.
-    /// - Returns: the list to hold.
-    /// - Throws: ``SyncError/notAMember(deviceID:)`` when it does not name `device`;
-    ///   ``SyncError/listSignerNotTrusted(signerID:)``; ``SyncError/badSignature(signerID:)``.
-    public func acceptedAsFirst(by device: LocalDevice) throws -> TrustedDeviceList {
-        guard list.member(device.deviceID)?.signingKey == device.identity.signingKey else {
-            throw SyncError.notAMember(deviceID: device.deviceID)
-        }
-        guard let signer = list.signer(signerID) else { throw SyncError.listSignerNotTrusted(signerID: signerID) }
-        try verify(with: signer.signingKey)
-        return list
-    }
-
-    /// The list a recovering device starts from (it holds none, and no device is left to
-    /// approve it): accepted when signed by one of its own signers and naming the recovery
-    /// identity of `recoveryKey`, so it is this circle's. The device then adds itself and signs
-    /// with ``RecoveryKey/identity``. A server serving an older list makes the next list's
-    /// version one the other devices refuse as a rollback.
-    /// - Parameter recoveryKey: the recovery key the user typed.
-    /// - Returns: the list to build on.
-    /// - Throws: ``SyncError/invalidRecoveryKey(_:)`` when it is not this circle's;
-    ///   ``SyncError/listSignerNotTrusted(signerID:)``; ``SyncError/badSignature(signerID:)``.
-    public func acceptedForRecovery(with recoveryKey: RecoveryKey) throws -> TrustedDeviceList {
-        guard list.recovery == recoveryKey.identity.identity else {
-            throw SyncError.invalidRecoveryKey("it is not this circle's recovery key")
-        }
-        guard let signer = list.signer(signerID) else { throw SyncError.listSignerNotTrusted(signerID: signerID) }
-        try verify(with: signer.signingKey)
-        return list
     }
 }
