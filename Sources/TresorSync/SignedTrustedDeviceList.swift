@@ -27,7 +27,7 @@ public struct SignedTrustedDeviceList: Sendable, Equatable {
     }
 
     /// Reads a signed list the server served (nothing is trusted yet: see
-    /// ``TrustedDeviceList/accepting(_:)`` and ``acceptedAsFirst(by:)``).
+    /// ``TrustedDeviceList/accepting(_:)`` and ``TrustedDeviceList/verifyingChain(_:circleID:)``).
     /// - Parameter encoded: the bytes ``encoded`` made.
     /// - Throws: ``SyncError/malformed(_:)``, ``SyncError/invalidList(_:)``.
     public init(encoded: Data) throws {
@@ -46,28 +46,13 @@ public struct SignedTrustedDeviceList: Sendable, Equatable {
         else { throw SyncError.badSignature(signerID: signerID) }
     }
 
-    /// The first list a device holds, when it joins a circle it has no list of yet: accepted
-    /// when one of its own members (or its recovery identity) signed it and it names `device`.
-    /// Trust starts here: the user approved this device on a device of the circle after comparing
-    /// the fingerprint words (docs/SYNC.md, "The trusted-device list").
-    /// - Parameter device: the joining device.
-    /// - Returns: the list to hold.
-    /// - Throws: ``SyncError/notAMember(deviceID:)`` when it does not name `device`;
-    ///   ``SyncError/listSignerNotTrusted(signerID:)``; ``SyncError/badSignature(signerID:)``.
-    public func acceptedAsFirst(by device: LocalDevice) throws -> TrustedDeviceList {
-        guard list.member(device.deviceID)?.signingKey == device.identity.signingKey else {
-            throw SyncError.notAMember(deviceID: device.deviceID)
-        }
-        guard let signer = list.signer(signerID) else { throw SyncError.listSignerNotTrusted(signerID: signerID) }
-        try verify(with: signer.signingKey)
-        return list
-    }
-
     /// The list a recovering device starts from (it holds none, and no device is left to
     /// approve it): accepted when signed by one of its own signers and naming the recovery
-    /// identity of `recoveryKey`, so it is this circle's. The device then adds itself and signs
-    /// with ``RecoveryKey/identity``. A server serving an older list makes the next list's
-    /// version one the other devices refuse as a rollback.
+    /// identity of `recoveryKey`. The device then adds itself and signs with
+    /// ``RecoveryKey/identity``. A server serving an older list makes the next list's version one
+    /// the other devices refuse as a rollback. Unlike a join, nothing the user compared binds the
+    /// circle: a server that made a list of its own naming the recovery identity's public key
+    /// would pass this check (docs/SYNC.md, "What a hostile server can and cannot do").
     /// - Parameter recoveryKey: the recovery key the user typed.
     /// - Returns: the list to build on.
     /// - Throws: ``SyncError/invalidRecoveryKey(_:)`` when it is not this circle's;

@@ -15,6 +15,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSignature(signerID: String)
     /// A trusted-device list that breaks a rule of its own (duplicate members, no member, epoch going back…).
     case invalidList(String)
+    /// Lists that do not start the circle the user compared fingerprint words for.
+    case otherCircle(expected: String, found: String)
     /// A list that does not name this device: it is not (or no longer) part of the circle.
     case notAMember(deviceID: String)
     /// A circle-key share made for another device.
@@ -46,6 +48,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .listSignerNotTrusted(let signer): return "trusted-device list refused: its signer \(signer) is not a trusted device"
         case .badSignature(let signer): return "the signature of \(signer) does not verify"
         case .invalidList(let why): return "trusted-device list refused: \(why)"
+        case .otherCircle(let expected, let found): return "the lists start circle \(found), not \(expected)"
         case .notAMember(let device): return "device \(device) is not in the trusted-device list"
         case .shareForAnotherDevice(let recipient): return "circle-key share refused: it is for device \(recipient)"
         case .shareSenderNotTrusted(let sender): return "circle-key share refused: its sender \(sender) is not a trusted device"

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TresorCrypto
 
 /// The list of devices that may read a sync account's keychain: an ordered, versioned list
 /// that only the account's devices sign, so a server that stores it cannot add a device to it.
@@ -82,6 +83,36 @@ public struct TrustedDeviceList: Sendable, Equatable {
     /// - Returns: the member with that id, or nil when the list does not name it.
     public func member(_ deviceID: String) -> DeviceIdentity? {
         members.first { $0.deviceID == deviceID }
+    }
+
+    /// The id of the circle a version-1 list starts: the first 16 bytes of SHA-256 of its
+    /// encoding, in hex; nil for a later version. The circle's members keep it; a joining device
+    /// mixes the id the server gave it into its fingerprint words (``JoinRequest``) and checks the
+    /// lists it is given start that circle (``verifyingChain(_:circleID:)``).
+    public var circleID: String? {
+        version == 1 ? Digest.sha256(encoded).prefix(16).map { String(format: "%02x", $0) }.joined() : nil
+    }
+
+    /// The list a joining device starts from, when it holds none yet: the circle's lists from
+    /// its first, each accepted by the one before (``accepting(_:)``). The first must be the
+    /// circle `circleID` — the one the user compared fingerprint words for on a device of the
+    /// circle — signed by its creator; so a server cannot hand the device a circle of its own.
+    /// - Parameters:
+    ///   - chain: the signed lists, version 1 first (a version may be skipped when a member of
+    ///     the list before signed the next).
+    ///   - circleID: the circle's id, as mixed into the join request's fingerprint words.
+    /// - Returns: the last list, to hold from now on.
+    /// - Throws: ``SyncError/otherCircle(expected:found:)``, ``SyncError/invalidList(_:)`` (no list,
+    ///   or a first list not signed by its creator), and whatever ``accepting(_:)`` throws.
+    public static func verifyingChain(_ chain: [SignedTrustedDeviceList], circleID: String) throws -> TrustedDeviceList {
+        guard let first = chain.first else { throw SyncError.invalidList("no list") }
+        guard let found = first.list.circleID else { throw SyncError.invalidList("the first list is version \(first.list.version)") }
+        guard found == circleID else { throw SyncError.otherCircle(expected: circleID, found: found) }
+        guard first.list.members.count == 1, let creator = first.list.member(first.signerID) else {
+            throw SyncError.invalidList("the first list is not signed by the device that created the circle")
+        }
+        try first.verify(with: creator.signingKey)
+        return try chain.dropFirst().reduce(first.list) { try $0.accepting($1) }
     }
 
     /// Who may sign the next list and share circle keys: a member, or the recovery identity.

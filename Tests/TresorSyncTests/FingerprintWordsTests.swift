@@ -16,20 +16,26 @@ struct FingerprintWordsTests {
             name: "laptop", signingKey: .init(rawRepresentation: Data(repeating: 1, count: 32)),
             agreementKey: .init(rawRepresentation: Data(repeating: 2, count: 32)))
         // Computed with Python (hashlib, `cryptography`, the EFF list) from the same inputs.
-        let words = FingerprintWords.words(for: device.identity, nonce: Data(0..<16))
-        #expect(words == ["spotter", "cannabis", "swell", "reemerge", "exhume", "distinct"])
+        let words = FingerprintWords.words(for: device.identity, nonce: Data(0..<16), circleID: "0123456789abcdef0123456789abcdef")
+        #expect(words == ["ambush", "poach", "autistic", "tutu", "tameness", "reburial"])
     }
 
     @Test func bothDevicesShowTheSameWordsAndAnotherRequestOthers() throws {
-        let joining = try LocalDevice.create(name: "desktop")
+        let circle = try TestCircle()
+        let circleID = try #require(circle.history[0].list.circleID)
+        let joining = try LocalDevice.create(name: "tablet")
         let request = JoinRequest.make(for: joining)
         // What the approving device reads from the server: the identity and nonce only.
         let identity = try JSONDecoder().decode(DeviceIdentity.self, from: try JSONEncoder().encode(request.identity))
         let received = JoinRequest(identity: identity, nonce: request.nonce)
-        #expect(request.fingerprintWords.count == 6)
-        #expect(received.fingerprintWords == request.fingerprintWords)
-        #expect(JoinRequest.make(for: joining).fingerprintWords != request.fingerprintWords)
-        let impostor = try LocalDevice.create(name: "desktop")
-        #expect(JoinRequest(identity: impostor.identity, nonce: request.nonce).fingerprintWords != request.fingerprintWords)
+        let shown = request.fingerprintWords(circleID: circleID)
+        #expect(shown.count == 6)
+        #expect(received.fingerprintWords(circleID: circleID) == shown)
+        #expect(JoinRequest.make(for: joining).fingerprintWords(circleID: circleID) != shown)
+        let impostor = try LocalDevice.create(name: "tablet")
+        #expect(JoinRequest(identity: impostor.identity, nonce: request.nonce).fingerprintWords(circleID: circleID) != shown)
+        // The server pointed the new device at a circle of its own: the words differ.
+        let fake = try TrustedDeviceList.create(account: TestCircle.account, device: try LocalDevice.create(name: "x"), recoveryKey: .generate())
+        #expect(request.fingerprintWords(circleID: try #require(fake.list.circleID)) != shown)
     }
 }

@@ -12,20 +12,33 @@ struct TrustedDeviceListTests {
         #expect(first.list.members == [laptop.identity])
         #expect(first.list.recovery == recovery.identity.identity)
         #expect(first.signerID == laptop.deviceID)
-        #expect(try first.acceptedAsFirst(by: laptop) == first.list)
+        let circleID = try #require(first.list.circleID)
+        #expect(circleID.count == 32)
+        #expect(try TrustedDeviceList.verifyingChain([first], circleID: circleID) == first.list)
         // What the server stores reads back the same, and is still accepted.
         let stored = try SignedTrustedDeviceList(encoded: first.encoded)
         #expect(stored == first)
-        #expect(try stored.acceptedAsFirst(by: laptop) == first.list)
+        #expect(try TrustedDeviceList.verifyingChain([stored], circleID: circleID) == first.list)
+        #expect(try first.list.adding(try LocalDevice.create(name: "desktop").identity).circleID == nil)
     }
 
     @Test func eachDeviceFollowsTheListsItsMembersSign() throws {
         let circle = try TestCircle()
         #expect(circle.list.version == 3)
         #expect(circle.list.members.map(\.name) == ["laptop", "desktop", "phone"])
-        // The phone joins with the list that names it, signed by the desktop.
-        #expect(try circle.history[2].acceptedAsFirst(by: circle.phone) == circle.list)
-        #expect(throws: SyncError.notAMember(deviceID: circle.phone.deviceID)) { try circle.history[1].acceptedAsFirst(by: circle.phone) }
+        // The phone joins with the circle's lists from the first, checked against the circle id
+        // its fingerprint words were made with.
+        let circleID = try #require(circle.history[0].list.circleID)
+        #expect(try TrustedDeviceList.verifyingChain(circle.history, circleID: circleID) == circle.list)
+        // A version may be skipped when a member of the list before signed the next: the
+        // laptop (in version 1) did not sign version 3, the desktop (added by version 2) did.
+        #expect(throws: SyncError.listSignerNotTrusted(signerID: circle.desktop.deviceID)) {
+            try TrustedDeviceList.verifyingChain([circle.history[0], circle.history[2]], circleID: circleID)
+        }
+        #expect(throws: SyncError.invalidList("no list")) { try TrustedDeviceList.verifyingChain([], circleID: circleID) }
+        #expect(throws: SyncError.invalidList("the first list is version 2")) {
+            try TrustedDeviceList.verifyingChain(Array(circle.history.dropFirst()), circleID: circleID)
+        }
     }
 
     @Test func aListSignedByNoTrustedDeviceIsRefused() throws {
@@ -40,11 +53,25 @@ struct TrustedDeviceListTests {
         #expect(throws: SyncError.listSignerNotTrusted(signerID: intruder.deviceID)) {
             try circle.list.accepting(try selfVouched.signed(by: intruder))
         }
-        // Nor as a first list: a list naming the phone but signed by no member of itself.
-        let phoneOnly = try TrustedDeviceList(
-            account: TestCircle.account, version: 1, epoch: 1, members: [circle.phone.identity], recovery: circle.list.recovery, removed: [])
-        let resigned = SignedTrustedDeviceList(list: phoneOnly, signerID: intruder.deviceID, signature: try intruder.sign(phoneOnly.signedBytes))
-        #expect(throws: SyncError.listSignerNotTrusted(signerID: intruder.deviceID)) { try resigned.acceptedAsFirst(by: circle.phone) }
+        // Nor to a joining device: a circle of the server's own, its device the creator and the
+        // tablet added, is not the circle whose id the words were compared with.
+        let tablet = try LocalDevice.create(name: "tablet")
+        let fakeFirst = try TrustedDeviceList.create(account: TestCircle.account, device: intruder, recoveryKey: circle.recoveryKey)
+        let fakeChain = [fakeFirst, try fakeFirst.list.adding(tablet.identity).signed(by: intruder)]
+        let circleID = try #require(circle.history[0].list.circleID)
+        #expect(throws: SyncError.otherCircle(expected: circleID, found: try #require(fakeFirst.list.circleID))) {
+            try TrustedDeviceList.verifyingChain(fakeChain, circleID: circleID)
+        }
+        // The real first list re-signed by another device, or followed by a list no member signed.
+        let resigned = SignedTrustedDeviceList(
+            list: circle.history[0].list, signerID: intruder.deviceID, signature: try intruder.sign(circle.history[0].list.signedBytes))
+        #expect(throws: SyncError.invalidList("the first list is not signed by the device that created the circle")) {
+            try TrustedDeviceList.verifyingChain([resigned], circleID: circleID)
+        }
+        let forgedSecond = try circle.history[0].list.adding(tablet.identity).signed(by: tablet)
+        #expect(throws: SyncError.listSignerNotTrusted(signerID: tablet.deviceID)) {
+            try TrustedDeviceList.verifyingChain([circle.history[0], forgedSecond], circleID: circleID)
+        }
     }
 
     @Test func aForgedSignatureIsRefused() throws {
@@ -108,7 +135,7 @@ struct TrustedDeviceListTests {
         let base = try served.acceptedForRecovery(with: typed)
         let recovered = try base.adding(newMachine.identity).signed(by: typed.identity)
         #expect(recovered.signerID == circle.recoveryKey.identity.deviceID)
-        #expect(try recovered.acceptedAsFirst(by: newMachine).members.last == newMachine.identity)
+        #expect(recovered.list.members.last == newMachine.identity)
         // A device of the circle still running accepts it too.
         #expect(try circle.list.accepting(recovered).version == 4)
         // Another recovery key is not this circle's.
