@@ -45,24 +45,4 @@ public struct SignedTrustedDeviceList: Sendable, Equatable {
             key.isValidSignature(signature, for: list.signedBytes)
         else { throw SyncError.badSignature(signerID: signerID) }
     }
-
-    /// The list a recovering device starts from (it holds none, and no device is left to
-    /// approve it): accepted when signed by one of its own signers and naming the recovery
-    /// identity of `recoveryKey`. The device then adds itself and signs with
-    /// ``RecoveryKey/identity``. A server serving an older list makes the next list's version one
-    /// the other devices refuse as a rollback. Unlike a join, nothing the user compared binds the
-    /// circle: a server that made a list of its own naming the recovery identity's public key
-    /// would pass this check (docs/SYNC.md, "What a hostile server can and cannot do").
-    /// - Parameter recoveryKey: the recovery key the user typed.
-    /// - Returns: the list to build on.
-    /// - Throws: ``SyncError/invalidRecoveryKey(_:)`` when it is not this circle's;
-    ///   ``SyncError/listSignerNotTrusted(signerID:)``; ``SyncError/badSignature(signerID:)``.
-    public func acceptedForRecovery(with recoveryKey: RecoveryKey) throws -> TrustedDeviceList {
-        guard list.recovery == recoveryKey.identity.identity else {
-            throw SyncError.invalidRecoveryKey("it is not this circle's recovery key")
-        }
-        guard let signer = list.signer(signerID) else { throw SyncError.listSignerNotTrusted(signerID: signerID) }
-        try verify(with: signer.signingKey)
-        return list
-    }
 }

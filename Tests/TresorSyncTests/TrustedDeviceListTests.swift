@@ -129,21 +129,43 @@ struct TrustedDeviceListTests {
     @Test func theRecoveryKeyAddsADeviceWhenNoneIsLeft() throws {
         let circle = try TestCircle()
         let newMachine = try LocalDevice.create(name: "new laptop")
-        // The new machine reads the circle's list from the server and checks it is this circle's.
-        let served = try SignedTrustedDeviceList(encoded: circle.history[2].encoded)
+        // Made when the circle was created, kept by the server.
+        let endorsement = try circle.recoveryKey.endorse(circleID: try #require(circle.history[0].list.circleID))
+        // The new machine reads the circle's lists and the endorsement from the server.
+        let served = try circle.history.map { try SignedTrustedDeviceList(encoded: $0.encoded) }
         let typed = try RecoveryKey(text: circle.recoveryKey.text)
-        let base = try served.acceptedForRecovery(with: typed)
+        let stored = try RecoveryEndorsement(encoded: endorsement.encoded)
+        let base = try TrustedDeviceList.verifyingChain(served, recoveryKey: typed, endorsement: stored)
+        #expect(base == circle.list)
         let recovered = try base.adding(newMachine.identity).signed(by: typed.identity)
         #expect(recovered.signerID == circle.recoveryKey.identity.deviceID)
         #expect(recovered.list.members.last == newMachine.identity)
         // A device of the circle still running accepts it too.
         #expect(try circle.list.accepting(recovered).version == 4)
         // Another recovery key is not this circle's.
-        #expect(throws: SyncError.invalidRecoveryKey("it is not this circle's recovery key")) {
-            try served.acceptedForRecovery(with: RecoveryKey.generate())
+        let other = RecoveryKey.generate()
+        #expect(throws: SyncError.invalidRecoveryKey("the circle's endorsement is not signed by this recovery key")) {
+            try TrustedDeviceList.verifyingChain(served, recoveryKey: other, endorsement: endorsement)
         }
-        let stranger = RecoveryKey.generate().identity
-        #expect(throws: SyncError.notAMember(deviceID: stranger.deviceID)) { try base.adding(newMachine.identity).signed(by: stranger) }
+        #expect(throws: SyncError.notAMember(deviceID: other.identity.deviceID)) { try base.adding(newMachine.identity).signed(by: other.identity) }
+    }
+
+    @Test func aRecoveringDeviceRefusesACircleTheServerMade() throws {
+        let circle = try TestCircle()
+        let endorsement = try circle.recoveryKey.endorse(circleID: try #require(circle.history[0].list.circleID))
+        // The server's own circle naming the real recovery identity, its own device the creator.
+        let intruder = try LocalDevice.create(name: "server's device")
+        let fake = try TrustedDeviceList.create(account: TestCircle.account, device: intruder, recoveryKey: circle.recoveryKey)
+        #expect(fake.list.recovery == circle.list.recovery)
+        #expect(throws: SyncError.otherCircle(expected: endorsement.circleID, found: try #require(fake.list.circleID))) {
+            try TrustedDeviceList.verifyingChain([fake], recoveryKey: circle.recoveryKey, endorsement: endorsement)
+        }
+        // Nor can it endorse its circle: that takes the recovery key.
+        let fakeID = try #require(fake.list.circleID)
+        let forged = RecoveryEndorsement(circleID: fakeID, signature: try intruder.sign(RecoveryEndorsement.signedBytes(circleID: fakeID)))
+        #expect(throws: SyncError.invalidRecoveryKey("the circle's endorsement is not signed by this recovery key")) {
+            try TrustedDeviceList.verifyingChain([fake], recoveryKey: circle.recoveryKey, endorsement: forged)
+        }
     }
 
     @Test func aListBreakingItsRulesIsRefused() throws {
