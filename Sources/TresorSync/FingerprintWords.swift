@@ -8,7 +8,7 @@ import TresorCrypto
 /// circle's. The user approves only when both screens show the same words; so a server that
 /// swapped in a device of its own, or pointed the new device at a circle of its own, would have
 /// to find an identity and nonce with the same words.
-public struct JoinRequest: Sendable, Equatable {
+public struct JoinRequest: Sendable, Equatable, Codable {
     public let identity: DeviceIdentity
     /// 16 random bytes, new for every request.
     public let nonce: Data
@@ -27,6 +27,16 @@ public struct JoinRequest: Sendable, Equatable {
     public init(identity: DeviceIdentity, nonce: Data) {
         self.identity = identity
         self.nonce = Data(nonce)
+    }
+
+    /// Reads a request from JSON (the nonce in base64), as the approving device receives it.
+    /// - Parameter decoder: the decoder.
+    /// - Throws: ``SyncError/malformed(_:)`` for a nonce that is not 16 bytes or a bad identity.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let nonce = try container.decode(Data.self, forKey: .nonce)
+        guard nonce.count == 16 else { throw SyncError.malformed("a join request's nonce is 16 bytes") }
+        self.init(identity: try container.decode(DeviceIdentity.self, forKey: .identity), nonce: nonce)
     }
 
     /// The words to show (``FingerprintWords/words(for:nonce:circleID:)``).

@@ -26,8 +26,12 @@ struct FingerprintWordsTests {
         let joining = try LocalDevice.create(name: "tablet")
         let request = JoinRequest.make(for: joining)
         // What the approving device reads from the server: the identity and nonce only.
-        let identity = try JSONDecoder().decode(DeviceIdentity.self, from: try JSONEncoder().encode(request.identity))
-        let received = JoinRequest(identity: identity, nonce: request.nonce)
+        let received = try JSONDecoder().decode(JoinRequest.self, from: try JSONEncoder().encode(request))
+        #expect(received == request)
+        var object = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(request)) as? [String: Any])
+        object["nonce"] = "AAAA"
+        let shortNonce = try JSONSerialization.data(withJSONObject: object)
+        #expect(throws: SyncError.malformed("a join request's nonce is 16 bytes")) { try JSONDecoder().decode(JoinRequest.self, from: shortNonce) }
         let shown = request.fingerprintWords(circleID: circleID)
         #expect(shown.count == 6)
         #expect(received.fingerprintWords(circleID: circleID) == shown)
