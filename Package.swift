@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "TresorWebStore", targets: ["TresorWebStore"]),
         .library(name: "TresorWebStorePostgres", targets: ["TresorWebStorePostgres"]),
         .library(name: "TresorWebStoreSQLite", targets: ["TresorWebStoreSQLite"]),
+        .library(name: "TresorSync", targets: ["TresorSync"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -129,6 +130,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Sync's end-to-end cryptography on the device, no networking (docs/SYNC.md): device
+        // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
+        // trusted-device list, sealed and signed records, and the checks made on what a server serves.
+        .target(name: "TresorSync", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
@@ -217,6 +222,9 @@ let package = Package(
         ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorSyncTests", dependencies: [
+            "TresorSync", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
