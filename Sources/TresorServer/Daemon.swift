@@ -114,15 +114,19 @@ public struct Daemon: Sendable {
         let secretRead: (@Sendable (String) -> Void)? = configuration.secretServiceReadsAreActivity
             ? { @Sendable executable in autoLock.touch(by: "\(executable) read a secret on the Secret Service") } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
-        /// keybag — what a lock from the desktop does.
+        /// keybag — what a lock from the desktop does; done when it returns (a sleep inhibitor is
+        /// released after it), the web's sessions waited for at most 2 s.
         let lockFromTheDesktop: @Sendable (_ keybag: Bool, _ why: String) -> Void = { keybag, why in
             if keybag { keychains.lockAll(because: why) }
             let endedSessions = notes.lockNow()
             if let homeSessions {
+                let ended = DispatchSemaphore(value: 0)
                 Task {
                     try? await homeSessions.forgetSecureSessions()
                     if keybag { try? await homeSessions.end(.localAccount) }
+                    ended.signal()
                 }
+                _ = ended.wait(timeout: .now() + 2)
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
