@@ -270,7 +270,14 @@ public struct Daemon: Sendable {
                         fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections,
-                trust: trust, logger: logger)
+                trust: trust,
+                promptUnasked: { unasked in
+                    let dismissed = DismissedPrompt(
+                        at: Date().timeIntervalSince1970, executable: unasked.executable,
+                        waitedFor: unasked.need == .unlock ? .unlock : .approval, reason: unasked.reason)
+                    served.update { $0.lastPromptNobodyAnswered = dismissed }
+                },
+                logger: logger)
             try provider.start()
             DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
