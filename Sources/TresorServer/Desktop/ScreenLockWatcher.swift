@@ -66,8 +66,9 @@ final class ScreenLockWatcher: Sendable {
             logger.notice("not locking with the desktop through \(name): it cannot be reached", metadata: ["error": "\(error)"])
             return
         }
-        if holdsSleepInhibitor { takeSleepInhibitor(on: connection) }
         DetachedThread.start { [self] in
+            // On this thread, so that a slow logind never holds up the daemon's start.
+            if holdsSleepInhibitor { takeSleepInhibitor(on: connection) }
             connection.run { message in
                 guard message.kind == .signal else { return }
                 if let reason = reason(for: message, on: connection) {
