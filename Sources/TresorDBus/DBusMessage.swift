@@ -128,6 +128,10 @@ public final class DBusMessage: @unchecked Sendable {
         case ascii("s"): return .string(string(&iterator))
         case ascii("o"): return .objectPath(string(&iterator))
         case ascii("g"): return .signature(string(&iterator))
+        case ascii("h"):
+            // libdbus hands out a duplicate (close-on-exec) that the reader owns.
+            let descriptor = basic(&iterator, Int32(-1))
+            return descriptor >= 0 ? .unixFD(DBusFileDescriptor(adopting: descriptor)) : nil
         case ascii("v"):
             var inner = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &inner)
@@ -229,6 +233,9 @@ public final class DBusMessage: @unchecked Sendable {
             dbus_message_iter_open_container(&iterator, Int32(ascii("r")), nil, &inner)
             for field in fields { write(field, to: &inner) }
             dbus_message_iter_close_container(&iterator, &inner)
+        case .unixFD(let descriptor):
+            // libdbus appends a duplicate; a closed descriptor (-1) is refused and leaves the message unsendable.
+            appendBasic(&iterator, "h", descriptor.descriptorIfOpen ?? -1)
         case .variant(let contained):
             var inner = DBusMessageIter()
             dbus_message_iter_open_container(&iterator, Int32(ascii("v")), contained.signature, &inner)

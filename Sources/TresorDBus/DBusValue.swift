@@ -25,6 +25,9 @@ public indirect enum DBusValue: Sendable, Equatable {
     case dictEntry(DBusValue, DBusValue)
     case structure([DBusValue])
     case variant(DBusValue)
+    /// `h`: a file descriptor passed with the message (libdbus passes it over the Unix socket).
+    /// Sending one sends a duplicate; the value keeps its own.
+    case unixFD(DBusFileDescriptor)
 
     /// This value's D-Bus signature.
     public var signature: String {
@@ -46,6 +49,7 @@ public indirect enum DBusValue: Sendable, Equatable {
         case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
         case .variant: return "v"
+        case .unixFD: return "h"
         }
     }
 }
@@ -86,6 +90,12 @@ extension DBusValue {
 
     public var byteArray: [UInt8]? {
         if case .bytes(let value) = self { return value }
+        return nil
+    }
+
+    /// An `h`'s descriptor, nil for anything else.
+    public var fileDescriptor: DBusFileDescriptor? {
+        if case .unixFD(let descriptor) = self { return descriptor }
         return nil
     }
 

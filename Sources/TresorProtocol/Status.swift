@@ -65,10 +65,41 @@ public struct ServingInfo: Codable, Sendable, Equatable {
     /// The Secret Service on the session bus: "answering", or why it is not ("not started: …");
     /// omitted when it is not asked for.
     public var secretService: String?
+    /// The last Secret Service prompt dismissed because nobody could be asked, since the daemon started.
+    public var lastPromptNobodyAnswered: DismissedPrompt?
 
-    public init(web: String? = nil, secretService: String? = nil) {
+    public init(web: String? = nil, secretService: String? = nil, lastPromptNobodyAnswered: DismissedPrompt? = nil) {
         self.web = web
         self.secretService = secretService
+        self.lastPromptNobodyAnswered = lastPromptNobodyAnswered
+    }
+}
+
+/// A desktop client's prompt (Secret Service) dismissed because nobody could be asked — no
+/// desktop prompter, nobody at `tresor unlock` in time, no `tresor approve` waiting — so the
+/// client got nothing: `tresor status` says when, for which program, and why.
+public struct DismissedPrompt: Codable, Sendable, Equatable {
+    /// What the client waited for.
+    public enum WaitedFor: String, Codable, Sendable {
+        /// The keybag unlocked.
+        case unlock
+        /// The user's approval of a read (an item that needs the user, a generic client's read).
+        case approval
+    }
+
+    /// When it was dismissed, in seconds since the Unix epoch.
+    public var at: Double
+    /// The client's executable, as `tresor secret-service owners` names it.
+    public var executable: String
+    public var waitedFor: WaitedFor
+    /// Why nobody was asked, in words.
+    public var reason: String
+
+    public init(at: Double, executable: String, waitedFor: WaitedFor, reason: String) {
+        self.at = at
+        self.executable = executable
+        self.waitedFor = waitedFor
+        self.reason = reason
     }
 }
 

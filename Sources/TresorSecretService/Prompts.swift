@@ -24,6 +24,8 @@ final class Prompts {
         var askingToUnlock = false
         /// The user refused to unlock (or nobody could): dismissed at the next ``due``.
         var refused = false
+        /// Nobody could be asked: reported when the prompt is dismissed.
+        var unasked: UnaskedPrompt?
     }
 
     /// A question for the user about `userPresence` items, asked once the client calls `Prompt`.
@@ -91,6 +93,10 @@ final class Prompts {
         if refused { prompts[path]!.refused = true } else { prompts[path]!.started = Date() }
     }
 
+    /// Nobody could be asked for the prompt at `path`; reported (``due``'s `unasked`) if it is
+    /// dismissed, not if it completes after all (a `tresor unlock` in time).
+    func nobodyAsked(_ path: String, _ unasked: UnaskedPrompt) { prompts[path]?.unasked = unasked }
+
     /// `Prompt.Dismiss`: the `Completed` signal saying so.
     func dismiss(_ path: String, caller: String) throws -> DBusMessage {
         guard let prompt = prompts[path], prompt.owner == caller else { throw DBusError.unknownObject(path) }
@@ -103,12 +109,16 @@ final class Prompts {
 
     /// The prompts that are done: completed because the keybag is unlocked now or the user
     /// answered, or dismissed because the user said no or they waited too long. Each signal goes
-    /// to its prompt's client only; `approved` gets each presence prompt the user allowed.
-    func due(unlocked: Bool, now: Date = Date(), approved: (_ owner: String, _ ids: [String]) -> Void = { _, _ in }) -> [DBusMessage] {
+    /// to its prompt's client only; `approved` gets each presence prompt the user allowed,
+    /// `unasked` each prompt dismissed because nobody could be asked.
+    func due(
+        unlocked: Bool, now: Date = Date(), approved: (_ owner: String, _ ids: [String]) -> Void = { _, _ in },
+        unasked: (UnaskedPrompt) -> Void = { _ in }
+    ) -> [DBusMessage] {
         var signals: [DBusMessage] = []
         for (path, prompt) in prompts {
             if let answer = prompt.presence?.answer {
-                if answer { approved(prompt.owner, prompt.presence!.ids) }
+                if answer { approved(prompt.owner, prompt.presence!.ids) } else if let nobody = prompt.unasked { unasked(nobody) }
                 signals.append(Self.completed(path, prompt, dismissed: !answer))
                 prompts[path] = nil
             } else if unlocked && prompt.started != nil && prompt.presence == nil {
@@ -116,6 +126,7 @@ final class Prompts {
                 prompts[path] = nil
             } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime
                 || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false) {
+                if let nobody = prompt.unasked { unasked(nobody) }
                 signals.append(Self.completed(path, prompt, dismissed: true))
                 prompts[path] = nil
             }

@@ -135,6 +135,7 @@ extension SecretServiceProvider {
             logger.notice(
                 "a Secret Service client waits for the keybag: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
                 metadata: ["executable": "\(executable)"])
+            prompts.nobodyAsked(path, UnaskedPrompt(executable: executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock))
             return
         }
         prompts.askingToUnlock(path)
@@ -146,7 +147,7 @@ extension SecretServiceProvider {
                     "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
                     metadata: ["executable": "\(executable)"])
             }
-            unlockAnswers.withLock { $0.append((path, answer)) }
+            unlockAnswers.withLock { $0.append((path, answer, executable)) }
             connection.wake()
         }
     }
@@ -179,13 +180,19 @@ extension SecretServiceProvider {
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
-            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient) ?? .refused
+            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient) ?? .nobodyToAsk
             // "For this session" is for a generic client: a `userPresence` item is asked each time.
             if case .forSession(let duration) = answer, client.isGenericClient {
                 trust?.remember(client, for: duration)
                 logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(executable)"])
             }
-            answers.withLock { $0.append((path, answer != .refused)) }
+            let allowed = answer != .refused && answer != .nobodyToAsk
+            let unasked = answer == .nobodyToAsk
+                ? UnaskedPrompt(executable: executable, need: .approval, reason: UnaskedPrompt.noPrompterOrApprover) : nil
+            if unasked != nil {
+                logger.notice("nobody could be asked: the Secret Service client's read is refused", metadata: ["executable": "\(executable)"])
+            }
+            answers.withLock { $0.append((path, allowed, unasked)) }
             connection.wake()
         }
     }

@@ -31,7 +31,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// theirs is asked.
     let trust: (any GenericClientTrust)?
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
-    let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer)]>([])
+    let unlockAnswers = Mutex<[(path: String, answer: UnlockAnswer, executable: String)]>([])
+    /// Told of each prompt dismissed because nobody could be asked (for `tresor status`).
+    let promptUnasked: (@Sendable (UnaskedPrompt) -> Void)?
     let logger: Logger
     // Touched on the D-Bus thread only.
     let clients: BusClients
@@ -39,8 +41,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// `userPresence` items the user approved, by client (unique bus name) and item id, until when.
     var approvals: [String: [String: Date]] = [:]
     private var loginWasLocked: Bool?
-    /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread.
-    let answers = Mutex<[(path: String, allowed: Bool)]>([])
+    /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread;
+    /// `unasked` when nobody could be asked.
+    let answers = Mutex<[(path: String, allowed: Bool, unasked: UnaskedPrompt?)]>([])
 
     /// How long an approval waits for the client's read; it serves one read.
     static let approvalLifetime: TimeInterval = 60
@@ -60,11 +63,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///     (`TresorPaths.secretServiceCollections`); nil, they are kept in memory.
     ///   - trust: what the user trusts of generic clients; nil, nothing is, and each of their
     ///     reads is put to the user as a `userPresence` item's is.
+    ///   - promptUnasked: told of each prompt dismissed because nobody could be asked (no desktop
+    ///     prompter, nobody at `tresor unlock` or `tresor approve`), once it is dismissed.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
         address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable (_ executable: String) -> Void)? = nil,
-        askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, trust: (any GenericClientTrust)? = nil, logger: Logger
+        askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, trust: (any GenericClientTrust)? = nil,
+        promptUnasked: (@Sendable (UnaskedPrompt) -> Void)? = nil, logger: Logger
     ) throws {
         connection = try DBusConnection(address: address)
         login = KeychainCollection(keychain: loginKeychain)
@@ -75,6 +81,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         self.secretRead = secretRead
         self.askToUnlock = askToUnlock
         self.trust = trust
+        self.promptUnasked = promptUnasked
         self.logger = logger
     }
 
@@ -145,20 +152,24 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
         loginWasLocked = locked
         for answer in answers.withLock({ answers in defer { answers = [] }; return answers }) {
+            if let unasked = answer.unasked { prompts.nobodyAsked(answer.path, unasked) }
             prompts.answer(answer.path, allowed: answer.allowed)
         }
         for unlock in unlockAnswers.withLock({ answers in defer { answers = [] }; return answers }) {
             switch unlock.answer {
             case .unlocked: break  // the prompt completes below, the keybag being unlocked
             case .refused: prompts.unlockAnswer(unlock.path, refused: true)
-            case .nobodyToAsk: prompts.unlockAnswer(unlock.path, refused: false)
+            case .nobodyToAsk:
+                prompts.unlockAnswer(unlock.path, refused: false)
+                let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock)
+                prompts.nobodyAsked(unlock.path, unasked)
             }
         }
         guard !prompts.isEmpty else { return }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
-        prompts.due(unlocked: !locked) { owner, ids in
+        prompts.due(unlocked: !locked, approved: { owner, ids in
             for id in ids { approvals[owner, default: [:]][id] = until }
-        }.forEach(connection.send)
+        }, unasked: { promptUnasked?($0) }).forEach(connection.send)
     }
 
     // MARK: Errors
@@ -194,6 +205,36 @@ public enum UnlockAnswer: Sendable, Equatable {
     case nobodyToAsk
 }
 
+/// A client's prompt dismissed because nobody could be asked: no desktop prompter, and nobody
+/// unlocked with `tresor unlock` in time or waited in `tresor approve`. The daemon shows the last
+/// one in `tresor status`, so a program that got nothing is explained.
+public struct UnaskedPrompt: Sendable, Equatable {
+    /// What the client waited for.
+    public enum Need: String, Sendable {
+        /// The keybag unlocked (`Unlock`'s prompt).
+        case unlock
+        /// The user's approval of a read (an item that needs the user, a generic client's read).
+        case approval
+    }
+
+    /// The client's executable, as `tresor secret-service owners` names it.
+    public var executable: String
+    public var need: Need
+    /// Why nobody was asked, in words, with what the user can do.
+    public var reason: String
+
+    public init(executable: String, need: Need, reason: String) {
+        self.executable = executable
+        self.need = need
+        self.reason = reason
+    }
+
+    static let noPrompterToUnlock =
+        "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
+    static let noPrompterOrApprover =
+        "no desktop prompter could be asked, and no `tresor approve` waited in the foreground of a terminal of yours"
+}
+
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
 /// waits for it, and unlocks it with the passcode they type. Runs off the D-Bus thread; may take
 /// as long as the user does.
@@ -202,7 +243,7 @@ public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockA
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
 /// `userPresence` item or a generic client's, in words — and says how they answered; a generic
 /// client (`mayRemember`) may be allowed "for this session". `requester` is the process behind the
-/// client, for the user to see. Returns ``PresenceAnswer/refused`` at once when nobody can be asked.
+/// client, for the user to see. Returns ``PresenceAnswer/nobodyToAsk`` at once when nobody can be asked.
 public typealias PresenceAsker = @Sendable (
     _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool
 ) async -> PresenceAnswer
@@ -225,6 +266,8 @@ public struct PresenceRequester: Sendable, Equatable {
 public enum PresenceAnswer: Sendable, Equatable {
     /// No, or nobody answered.
     case refused
+    /// Nobody could be asked: no desktop prompter, no `tresor approve` waiting.
+    case nobodyToAsk
     /// Yes, for this one read.
     case once
     /// Yes, and for a generic client: remember it under the same parent chain this long.

@@ -114,15 +114,19 @@ public struct Daemon: Sendable {
         let secretRead: (@Sendable (String) -> Void)? = configuration.secretServiceReadsAreActivity
             ? { @Sendable executable in autoLock.touch(by: "\(executable) read a secret on the Secret Service") } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
-        /// keybag — what a lock from the desktop does.
+        /// keybag — what a lock from the desktop does; done when it returns (a sleep inhibitor is
+        /// released after it), the web's sessions waited for at most 2 s.
         let lockFromTheDesktop: @Sendable (_ keybag: Bool, _ why: String) -> Void = { keybag, why in
             if keybag { keychains.lockAll(because: why) }
             let endedSessions = notes.lockNow()
             if let homeSessions {
+                let ended = DispatchSemaphore(value: 0)
                 Task {
                     try? await homeSessions.forgetSecureSessions()
                     if keybag { try? await homeSessions.end(.localAccount) }
+                    ended.signal()
                 }
+                _ = ended.wait(timeout: .now() + 2)
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
@@ -266,7 +270,14 @@ public struct Daemon: Sendable {
                         fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections,
-                trust: trust, logger: logger)
+                trust: trust,
+                promptUnasked: { unasked in
+                    let dismissed = DismissedPrompt(
+                        at: Date().timeIntervalSince1970, executable: unasked.executable,
+                        waitedFor: unasked.need == .unlock ? .unlock : .approval, reason: unasked.reason)
+                    served.update { $0.lastPromptNobodyAnswered = dismissed }
+                },
+                logger: logger)
             try provider.start()
             DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])

@@ -50,8 +50,9 @@ enum JSONValue: Codable, Equatable {
 }
 
 extension DaemonStatus {
-    /// As `--json` prints it: each hold's `since`, each terminal session's `expires`, `lockedAt` and the
-    /// login link's dates (seconds since 1970 on the wire) as ISO 8601 dates, like every other date the CLI prints.
+    /// As `--json` prints it: each hold's `since`, each terminal session's `expires`, `lockedAt`, the
+    /// login link's dates and the last unanswered prompt's `at` (seconds since 1970 on the wire) as ISO 8601
+    /// dates, like every other date the CLI prints.
     var cliJSON: JSONValue {
         get throws {
             guard case .object(var object) = try JSONValue(encoding: self) else { return try JSONValue(encoding: self) }
@@ -60,6 +61,10 @@ extension DaemonStatus {
                 object[list] = .array(entries.map { Self.withDate(field, in: $0) })
             }
             if let link = object["loginLink"] { object["loginLink"] = Self.withDate("staleSince", in: Self.withDate("linkedAt", in: link)) }
+            if case .object(var serving)? = object["serving"], let dismissed = serving["lastPromptNobodyAnswered"] {
+                serving["lastPromptNobodyAnswered"] = Self.withDate("at", in: dismissed)
+                object["serving"] = .object(serving)
+            }
             return Self.withDate("lockedAt", in: .object(object))
         }
     }

@@ -22,6 +22,11 @@ struct StatusText {
         if let serving = status.serving {
             if let web = serving.web { lines.append("Web:        \(web)") }
             if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
+            if let dismissed = serving.lastPromptNobodyAnswered {
+                let ago = duration(Int(Date().timeIntervalSince1970 - dismissed.at))
+                let wanted = dismissed.waitedFor == .unlock ? "the keybag unlocked" : "your approval of a read"
+                lines.append("Unanswered: \(ago) ago, \(dismissed.executable) waited for \(wanted) and was told no: \(dismissed.reason)")
+            }
         }
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.

@@ -79,12 +79,46 @@ import TresorKit
     }
 
     /// A background job of a terminal (job control on, `&`) is not the user either: what the
-    /// user types goes to the terminal's foreground process group, not to it.
-    @Test func aBackgroundJobOfATerminalGetsNoRequest() throws {
-        let (harness, keychain) = try setUp()
-        let (outcome, approver) = try askWhileElsewhere(harness, keychain, [
-            "/usr/bin/script", "-qec", "set -m; printf '\\n' | tresor approve --once --passcode-stdin & wait $!", "/dev/null",
+    /// user types goes to the terminal's foreground process group, not to it. Everything runs as
+    /// an unprivileged user, as on a desktop — the daemon, the application (ProbeAlpha, registered
+    /// as `TESTP.app`) and the attacker's approver.
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemon and its clients as an unprivileged user"))
+    func aBackgroundJobOfATerminalGetsNoRequest() throws {
+        let harness = try Harness(user: try TestUser.shared.get())
+        harness.secrets = [Self.passcode, "presence-secret"]
+        try harness.startDaemon()
+        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let probe = harness.root.appendingPathComponent("alpha")
+        try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: probe)
+        try #require(try harness.tresor(
+            ["app", "register", "--id", "TESTP.app", "--team", "TESTP", "--exe", probe.path, "--passcode-stdin"],
+            input: Self.passcode + "\n").succeeded)
+        let added = try harness.tresor(
+            ["item", "add", "--service", "vault.example.com", "--account", "recovery", "--group", "TESTP.app", "--user-presence",
+             "--secret-stdin", "--passcode-stdin"], input: Self.passcode + "\npresence-secret")
+        try #require(added.succeeded, "\(added.stderr)")
+
+        var outcome: Result<Data, any Error> = .failure(CancellationError())
+        let (script, arguments) = harness.user!.wrapping(URL(fileURLWithPath: "/usr/bin/script"), [
+            "-qec", "set -m; printf '\\n' | tresor approve --once --passcode-stdin & wait $!", "/dev/null",
         ])
+        let environment = harness.environment(withScripts: ["PATH": harness.binaries.path + ":/usr/bin:/bin"])
+        let approver = try harness.inBackground([script.path] + arguments) {
+            try Harness.execute(script, arguments, input: "\n", environment: environment, timeout: 60).result
+        } while: {
+            // ProbeAlpha prints the secret, or `error CODE OSSTATUS MESSAGE`.
+            let read = try harness.run(probe, ["get", "vault.example.com", "recovery", "TESTP.app"], revealing: ["presence-secret"])
+            let words = read.stdout.split(separator: " ", maxSplits: 3).map(String.init)
+            if read.succeeded {
+                outcome = .success(Data(read.stdout.utf8))
+            } else if words.count == 4, let code = APIError.Code(rawValue: words[1]) {
+                outcome = .failure(APIError(code, words[3].trimmingCharacters(in: .newlines)))
+            } else {
+                outcome = .failure(CancellationError())
+            }
+            guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired else { return true }
+            return error.message.contains("did not allow")
+        }
         expectNothingTaken(harness, outcome, approver)
     }
 

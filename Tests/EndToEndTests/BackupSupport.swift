@@ -25,9 +25,11 @@ final class BackupHome {
     private(set) var attachmentBytes: [String: Data] = [:]
     private(set) var attachmentIDs: [String: String] = [:]
 
-    /// - Parameter web: whether the daemon serves the web client too (a web account is then made).
-    init(web: Bool = false, name: String = "a") throws {
-        harness = try Harness()
+    /// - Parameters:
+    ///   - web: whether the daemon serves the web client too (a web account is then made).
+    ///   - user: another user to run the daemon and every client as (``Harness/user``).
+    init(web: Bool = false, name: String = "a", user: TestUser? = nil) throws {
+        harness = try Harness(user: user)
         let tag = UUID().uuidString.prefix(8)
         passcode = "bk-passcode-\(name)-\(tag)"
         notesPassphrase = "bk-passphrase-\(tag)"

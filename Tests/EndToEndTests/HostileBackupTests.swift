@@ -13,16 +13,27 @@ import TresorProtocol
 /// Each hostile backup is a real backup of an attacker's home (`tresor backup create`), its
 /// records rewritten where the attack needs it and written again with the project's own
 /// ``RecordStreamWriter``.
+///
+/// The backups that plant applications are restored by a daemon running as an unprivileged user
+/// (``TestUser``), as a user's daemon runs — a daemon running as root identifies no executable by
+/// its path — and the planted interpreter is then run as that user against it.
 @Suite(.serialized) struct HostileBackupTests {
     /// The interpreter the attack registers: python3's real file (a symlink's hash is its target's).
     static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
 
-    @Test func aBackupRegistersNoApplicationWithoutConsentAndNeverAnInterpreterWithAnotherApplicationsGroups() throws {
-        let victim = try BackupHome(name: "victim")
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func aBackupRegistersNoApplicationWithoutConsentAndNeverAnInterpreterWithAnotherApplicationsGroups() throws {
+        let user = try TestUser.shared.get()
+        let victim = try BackupHome(name: "victim", user: user)
         try expectSucceeded(victim.harness.tresor(
             ["app", "register", "--id", "VICT.tool", "--team", "VICT", "--exe", "/bin/true", "--group", "VICT.shared", "--passcode-stdin"],
             input: victim.passcode + "\n"))
-        let attacker = try BackupHome(name: "mallory")
+        // What the attack is after: the victim's secret in the group it shares.
+        let shared = victim.marked("shared")
+        try expectSucceeded(victim.harness.tresor(
+            ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
+            input: victim.passcode + "\n" + shared))
+        let attacker = try BackupHome(name: "mallory", user: user)
         try expectSucceeded(attacker.harness.tresor(
             ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
             input: attacker.passcode + "\n"))
@@ -54,6 +65,10 @@ import TresorProtocol
         #expect(pythonEntry.outcome == .skipped && pythonEntry.reason == .interpreterGroups, "\(pythonEntry)")
         #expect(pythonEntry.description.contains(Self.python) && pythonEntry.description.contains("VICT.shared"))
         #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env", "VICT.tool"])
+        // Any Python script of the user asks for the shared secret: it is not VICT.py.
+        let read = try Self.pythonSearch(victim.harness, service: "vict.example", group: "VICT.shared", revealing: shared)
+        #expect(!read.contains(Data(shared.utf8).base64EncodedString()), "a Python script read another application's secret after the restore")
+        #expect(read.hasPrefix("403 ") || read.hasPrefix("404 "), "refused: \(read.prefix(200))")
 
         // Consent to one application by its id leaves the others out.
         let other = try BackupHome(name: "other")
@@ -66,9 +81,11 @@ import TresorProtocol
 
     /// On a terminal, with no `--allow-…` option, the CLI checks the file first and asks about
     /// each application, one by one; only those the user says yes to are registered.
-    @Test func onATerminalEachApplicationIsAskedAboutOneByOne() throws {
-        let victim = try BackupHome(name: "victim")
-        let attacker = try BackupHome(name: "mallory")
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func onATerminalEachApplicationIsAskedAboutOneByOne() throws {
+        let user = try TestUser.shared.get()
+        let victim = try BackupHome(name: "victim", user: user)
+        let attacker = try BackupHome(name: "mallory", user: user)
         try expectSucceeded(attacker.harness.tresor(
             ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
         try expectSucceeded(attacker.harness.tresor(
@@ -84,6 +101,30 @@ import TresorProtocol
         try expectSucceeded(result)
         #expect(result.stdout.contains("Register it? [y/N]") && result.stdout.contains(Self.python), "asked about each: \(result.stdout)")
         #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"], "only the one allowed")
+    }
+
+    /// A Python script, run as `harness`'s user, asking its daemon's socket for the secret of the
+    /// item `service` in `group`: what it got, as "STATUS BODY".
+    static func pythonSearch(_ harness: Harness, service: String, group: String, revealing secret: String) throws -> String {
+        let script = """
+            import json, socket, sys
+            socket_path, service, group = sys.argv[1:4]
+            body = json.dumps({"query": {"itemClass": "genp", "attributes": {"service": service, "accessGroup": group},
+                                         "limit": "one", "returnData": True, "returnAttributes": False}}).encode()
+            s = socket.socket(socket.AF_UNIX); s.connect(socket_path)
+            s.sendall(b"POST /v1/items/search HTTP/1.1\\r\\nHost: t\\r\\nContent-Type: application/json\\r\\nContent-Length: "
+                      + str(len(body)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + body)
+            answer = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                answer += chunk
+            head, _, payload = answer.partition(b"\\r\\n\\r\\n")
+            print(head.split(b" ")[1].decode(), payload.decode())
+            """
+        let result = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, harness.paths.socket.path, service, group], revealing: [secret])
+        return result.stdout
     }
 
     /// Runs argv[1:] on a pseudo-terminal: types the passcode and the backup passphrase (the

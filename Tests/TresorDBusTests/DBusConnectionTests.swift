@@ -44,6 +44,63 @@ import TresorSystem
         #expect(reply.signature == values.map(\.signature).joined())
     }
 
+    /// A descriptor sent to the echo service comes back as a descriptor of the caller's own:
+    /// the same socket, close-on-exec, closed exactly once — and every copy on the way (the
+    /// messages', the service's) closed, so the other end reads EOF once the caller's goes.
+    @Test func aFileDescriptorTravelsAndIsClosedExactlyOnce() throws {
+        let bus = try PrivateBus()
+        let service = try startEchoService(on: bus)
+        defer { service.stop() }
+        let client = try DBusConnection(address: bus.address)
+        let ends = try closeOnExecPair()
+        let readEnd = ends[0]
+        defer { close(readEnd) }
+        let received: DBusFileDescriptor = try {
+            let sent = DBusFileDescriptor(adopting: ends[1])
+            let reply = try client.call(.methodCall(
+                destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: "Echo", arguments: [.unixFD(sent), .string("x")]))
+            #expect(reply.signature == "hs")
+            return try #require(reply.arguments.first?.fileDescriptor)
+        }()
+        let descriptor = try #require(received.descriptorIfOpen)
+        #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0, "a received descriptor is close-on-exec")
+        var byte: UInt8 = 42
+        #expect(write(descriptor, &byte, 1) == 1)
+        byte = 0
+        #expect(read(readEnd, &byte, 1) == 1 && byte == 42, "the received descriptor is the sent socket")
+
+        let taken = try #require(received.take())
+        #expect(received.take() == nil, "a descriptor is handed over once")
+        close(taken)
+        // The number is free again: whatever opens next may get it, and the value must not close it.
+        let reused = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(reused) }
+        received.close()
+        #expect(fcntl(reused, F_GETFD) != -1, "closing a taken descriptor's value closes nothing")
+
+        var hangUp = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&hangUp, 1, 5_000) == 1 && read(readEnd, &byte, 1) == 0, "every copy closed: the other end reads EOF")
+    }
+
+    /// A connected pair of sockets, close-on-exec from the start (no process a parallel test starts
+    /// inherits an end and keeps it open): reading one reads EOF once every copy of the other is closed.
+    private func closeOnExecPair() throws -> [Int32] {
+        var ends: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        return ends
+    }
+
+    /// A value dropped without being taken closes its descriptor.
+    @Test func aDroppedDescriptorIsClosed() throws {
+        let ends = try closeOnExecPair()
+        defer { close(ends[0]) }
+        var value: DBusValue? = .unixFD(DBusFileDescriptor(adopting: ends[1]))
+        #expect(value?.signature == "h")
+        value = nil
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 0, "the write end is closed: EOF")
+    }
+
     @Test func anErrorReplyArrivesAsThatError() throws {
         let bus = try PrivateBus()
         let service = try startEchoService(on: bus)

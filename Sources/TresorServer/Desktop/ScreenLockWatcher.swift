@@ -8,7 +8,8 @@ import TresorSystem
 /// about to sleep (`PrepareForSleep`), and when the session's screen saver turns on
 /// (`org.freedesktop.ScreenSaver` / `org.gnome.ScreenSaver` `ActiveChanged`). A daemon started by
 /// the systemd user unit belongs to no session, so it follows every session of its uid
-/// (docs/SECURITY.md, "The desktop session").
+/// (docs/SECURITY.md, "The desktop session"). For sleep it holds a ``SleepInhibitor``, released
+/// only once `lock` has returned, so the machine does not sleep before Tresor is locked.
 ///
 /// Each bus is read on a thread of its own. A bus that cannot be reached is logged and left out:
 /// the daemon serves without it.
@@ -23,10 +24,12 @@ final class ScreenLockWatcher: Sendable {
     private let lock: @Sendable (Reason) -> Void
     private let logger: Logger
     private let uid: UInt32
+    private let sleepInhibitor = SleepInhibitor()
 
     /// - Parameters:
     ///   - uid: whose sessions to follow.
-    ///   - lock: what locking does (the keybag and the notes' secure sessions, or the sessions only).
+    ///   - lock: what locking does (the keybag and the notes' secure sessions, or the sessions only);
+    ///     done when it returns.
     init(uid: UInt32 = getuid(), logger: Logger, lock: @escaping @Sendable (Reason) -> Void) {
         self.uid = uid
         self.logger = logger
@@ -44,7 +47,7 @@ final class ScreenLockWatcher: Sendable {
             follow(systemBus, name: "the system bus (logind)", matches: [
                 "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
                 "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
-            ])
+            ], holdsSleepInhibitor: true)
         }
         if let sessionBus {
             follow(sessionBus, name: "the session bus (screen saver)", matches: [
@@ -54,7 +57,7 @@ final class ScreenLockWatcher: Sendable {
         }
     }
 
-    private func follow(_ address: String, name: String, matches: [String]) {
+    private func follow(_ address: String, name: String, matches: [String], holdsSleepInhibitor: Bool = false) {
         let connection: DBusConnection
         do {
             connection = try DBusConnection(address: address)
@@ -64,11 +67,28 @@ final class ScreenLockWatcher: Sendable {
             return
         }
         DetachedThread.start { [self] in
+            // On this thread, so that a slow logind never holds up the daemon's start.
+            if holdsSleepInhibitor { takeSleepInhibitor(on: connection) }
             connection.run { message in
-                guard message.kind == .signal, let reason = reason(for: message, on: connection) else { return }
-                logger.notice("locking: \(reason.rawValue)")
-                lock(reason)
+                guard message.kind == .signal else { return }
+                if let reason = reason(for: message, on: connection) {
+                    logger.notice("locking: \(reason.rawValue)")
+                    lock(reason)
+                }
+                guard holdsSleepInhibitor, message.interface == "org.freedesktop.login1.Manager", message.member == "PrepareForSleep",
+                    let sleeping = message.arguments.first?.boolValue
+                else { return }
+                // Locked (above): the machine may sleep now. Awake again: hold the next sleep back too.
+                if sleeping { sleepInhibitor.release() } else { takeSleepInhibitor(on: connection) }
             }
+        }
+    }
+
+    private func takeSleepInhibitor(on connection: DBusConnection) {
+        do {
+            try sleepInhibitor.take(on: connection)
+        } catch {
+            logger.notice("the machine may sleep before Tresor is locked: logind gave no sleep inhibitor", metadata: ["error": "\(error)"])
         }
     }
 

@@ -149,11 +149,11 @@ extension ApprovalBroker {
     ///   - item: the item, in words.
     ///   - requester: the process behind the client.
     ///   - mayRemember: a generic client, which `tresor approve --for-session` remembers.
-    /// - Returns: the user's answer: once, for this session, or no.
+    /// - Returns: the user's answer: once, for this session, or no; nobody to ask without an approver.
     @Sendable func askUser(
         executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool
     ) async -> PresenceAnswer {
-        guard hasApprover else { return .refused }
+        guard hasApprover else { return .nobodyToAsk }
         let (allowed, remembered) = await askRemembering(ApprovalRequest(
             id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
             created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },

@@ -56,18 +56,49 @@ struct ScreenLockTests {
             try send(system, ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.Lock"])
         }
 
-        /// logind's `PrepareForSleep(true)`, through the mock's EmitSignal.
-        func prepareForSleep() throws {
+        /// logind's `PrepareForSleep(sleeping)`, through the mock's EmitSignal: true before the
+        /// machine sleeps, false once it woke.
+        func prepareForSleep(_ sleeping: Bool = true) throws {
             let emitted = try Harness.execute(
                 PythonClients.python,
                 ["-c", """
                     import dbus
                     bus = dbus.bus.BusConnection(\"\(system.address)\")
                     manager = bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
-                    manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "b", [True], dbus_interface="org.freedesktop.DBus.Mock")
+                    manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "b", [\(sleeping ? "True" : "False")],
+                                       dbus_interface="org.freedesktop.DBus.Mock")
                     """],
                 environment: ProcessInfo.processInfo.environment, timeout: 30).result
             #expect(emitted.succeeded, "\(emitted.stderr)")
+        }
+
+        /// The inhibitors logind holds now (what, who, why, mode). dbusmock's `Inhibit` hands out
+        /// a pipe's write end and keeps the read end: an inhibitor leaves this list when its read
+        /// end reports the hang-up, i.e. once every copy of the descriptor is closed.
+        func inhibitors() throws -> [[String]] {
+            let listed = try Harness.execute(
+                PythonClients.python,
+                ["-c", """
+                    import dbus, json
+                    bus = dbus.bus.BusConnection(\"\(system.address)\")
+                    manager = bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
+                    held = manager.ListInhibitors(dbus_interface="org.freedesktop.login1.Manager")
+                    print(json.dumps([[str(field) for field in inhibitor[:4]] for inhibitor in held]))
+                    """],
+                environment: ProcessInfo.processInfo.environment, timeout: 30).result
+            #expect(listed.succeeded, "\(listed.stderr)")
+            return try JSONDecoder().decode([[String]].self, from: Data(listed.stdout.utf8))
+        }
+
+        /// Waits up to `seconds` for logind's inhibitors to satisfy `condition`; the last list seen.
+        func inhibitors(within seconds: TimeInterval = 5, until condition: ([[String]]) -> Bool) throws -> [[String]] {
+            let deadline = Date().addingTimeInterval(seconds)
+            var held = try inhibitors()
+            while !condition(held), Date() < deadline {
+                usleep(50_000)
+                held = try inhibitors()
+            }
+            return held
         }
 
         /// The session's screen saver saying it started.
@@ -115,6 +146,27 @@ struct ScreenLockTests {
             try desktop.screenSaverStarts(interface)
             #expect(try desktop.becomesLocked(), "\(interface) ActiveChanged(true) locks the keybag")
         }
+        try desktop.harness.expectNoSecretLeaked()
+    }
+
+    /// The machine waits for the lock: tresord holds a delay inhibitor from its start, and its
+    /// descriptor is closed — logind sees the pipe hang up — only once the keybag is locked;
+    /// awake again, tresord holds a new one.
+    @Test func sleepWaitsForTheLockThroughADelayInhibitor() throws {
+        let desktop = try Desktop()
+        let tresors = ["sleep", "Tresor", "lock the keychain before sleep", "delay"]
+        #expect(try desktop.inhibitors { !$0.isEmpty } == [tresors], "tresord holds logind's delay inhibitor for sleep")
+        #expect(try desktop.harness.status().keybag == .unlocked)
+
+        try desktop.prepareForSleep(true)
+        let afterSleep = try desktop.inhibitors { $0.isEmpty }
+        let keybagWhenReleased = try desktop.harness.status().keybag
+        #expect(afterSleep.isEmpty, "the inhibitor is released once locked: the machine may sleep")
+        #expect(keybagWhenReleased == .locked, "the keybag was locked when the inhibitor's descriptor closed")
+
+        try desktop.prepareForSleep(false)
+        #expect(try desktop.inhibitors { !$0.isEmpty } == [tresors], "awake again: a new inhibitor holds the next sleep back")
+        #expect(try desktop.harness.status().keybag == .locked, "waking unlocks nothing")
         try desktop.harness.expectNoSecretLeaked()
     }
 

@@ -54,6 +54,10 @@ struct SecretServiceGenericClientTests {
         let (provider, secret) = try providerWithToolItem()
         #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "nobody approved: nothing is read")
         #expect(provider.harness.daemonLog.contains("asks for an item that needs you"), "the daemon says what waited")
+        // `tresor status` says why the client got nothing.
+        let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
+        #expect(dismissed["waitedFor"] == .string("approval") && dismissed["executable"]?.string?.hasSuffix("/secret-tool") == true, "\(dismissed)")
+        #expect(dismissed["reason"]?.string?.contains("no `tresor approve` waited") == true, "\(dismissed)")
         // The item is there, locked for the client, its secret withheld.
         let found = try provider.secretTool.search(Self.toolItem)
         #expect(found.labels == ["E2E generic"] && found.secrets.isEmpty, "\(found.labels) \(found.secrets.count)")

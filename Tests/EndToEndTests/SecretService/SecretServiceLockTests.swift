@@ -98,6 +98,29 @@ struct SecretServiceLockTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// secret-tool waiting on the locked keybag with nobody to ask gets nothing within seconds,
+    /// and `tresor status` says when, for which program and why; a prompt the user answers in time
+    /// (`tresor unlock`) leaves that as it was.
+    @Test func aPromptNobodyCouldAnswerIsExplainedByTresorStatus() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        #expect(try provider.lastPromptNobodyAnswered().json == nil, "nothing was dismissed yet")
+        try provider.lock()
+        #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "nobody unlocked: secret-tool finds nothing")
+        let (json, line) = try provider.lastPromptNobodyAnswered()
+        let dismissed = try #require(json, "tresor status --json names no unanswered prompt")
+        #expect(dismissed["executable"]?.string?.hasSuffix("/secret-tool") == true, "\(dismissed)")
+        #expect(dismissed["waitedFor"] == .string("unlock"))
+        let reason = dismissed["reason"]?.string ?? ""
+        #expect(reason.contains("no desktop prompter") && reason.contains("`tresor unlock`"), "\(reason)")
+        #expect(dismissed["at"]?.string?.hasSuffix("Z") == true, "an ISO 8601 date")
+        #expect(line?.contains("secret-tool waited for the keybag unlocked and was told no: no desktop prompter") == true, "\(line ?? "no line")")
+
+        try expectCompleted(try unlockThroughThePrompt(provider), dismissed: false)
+        #expect(try provider.lastPromptNobodyAnswered().json == dismissed, "a prompt answered in time is not one nobody answered")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     /// Reading a secret is activity for auto-lock; searching and reading properties is not, so a
     /// program polling does not keep the keybag open.
     @Test func readingASecretKeepsTheKeybagOpenAndPollingDoesNot() throws {
@@ -201,5 +224,21 @@ struct SecretServiceSpecTests {
         #expect(!found.stdout.contains(secret) && !found.stderr.contains(secret))
         #expect(!found.stdout.contains(label) && !found.stderr.contains(label), "a locked item's label stays sealed")
         #expect(!found.stderr.contains("attribute.tresor-e2e"), "a locked item's attributes stay sealed")
+    }
+}
+
+extension TresorProvider {
+    /// The last prompt dismissed because nobody could be asked, as `tresor status --json` shows it
+    /// (its output checked against docs/cli-json.schema.json), and `tresor status`'s line about it.
+    func lastPromptNobodyAnswered(sourceLocation: SourceLocation = #_sourceLocation) throws -> (json: JSONTree?, line: String?) {
+        let json = try harness.tresor(["status", "--json"])
+        try #require(json.succeeded, "\(json.stderr)", sourceLocation: sourceLocation)
+        let tree = try JSONTree(parsing: Data(json.stdout.utf8))
+        let check = try JSONSchemaCheck(file: CLIJSONSchemaTests.repository.appendingPathComponent("docs/cli-json.schema.json"))
+        let violations = check.violations(of: tree, against: try #require(check.schema(forCommand: "status")))
+        #expect(violations.isEmpty, "\(violations)", sourceLocation: sourceLocation)
+        let text = try harness.tresor(["status"])
+        let line = text.stdout.split(separator: "\n").first { $0.hasPrefix("Unanswered:") }.map(String.init)
+        return (tree["serving"]?["lastPromptNobodyAnswered"], line)
     }
 }

@@ -10,7 +10,7 @@ import TresorKit
 ///     probe update SERVICE ACCOUNT        (new secret on stdin)
 ///     probe delete SERVICE ACCOUNT
 ///
-/// Prints the result, or `error CODE OSSTATUS` and exits 1.
+/// Prints the result, or `error CODE OSSTATUS MESSAGE` and exits 1.
 public enum KeychainProbe {
     public static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -38,7 +38,7 @@ public enum KeychainProbe {
                 throw APIError(.param, "unknown command \(arguments[0])")
             }
         } catch let error as APIError {
-            print("error \(error.code.rawValue) \(error.osStatus.map(String.init) ?? "-")")
+            print("error \(error.code.rawValue) \(error.osStatus.map(String.init) ?? "-") \(error.message)")
             exit(1)
         } catch {
             print("error client \(error)")
