@@ -140,10 +140,21 @@ let package = Package(
         .target(name: "TresorDesktopPrompt", dependencies: [
             "TresorDBus", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
+        // The web server (docs/WEB.md): a Hummingbird application serving the web client and its
+        // JSON API over the web storage boundary, embedded in the daemon or as a server on
+        // PostgreSQL. It sees the home's keybag only through ``LocalKeybag``, which the daemon provides.
+        .target(name: "TresorWebServer", dependencies: [
+            "TresorCrypto", "TresorModel", "TresorProtocol", "TresorSystem", "TresorWebClient", "TresorWebStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The daemon: socket API, peer identity, auto-lock, Secret Service; starts the web server.
         .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
-            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt",
+            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorBackup",
+            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt", "TresorWebServer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -228,7 +239,7 @@ let package = Package(
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorServer", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorServer", "TresorWebServer", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),

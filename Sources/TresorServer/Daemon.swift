@@ -13,6 +13,7 @@ import TresorDesktopPrompt
 import TresorProtocol
 import TresorSecretService
 import TresorSystem
+import TresorWebServer
 import TresorWebStore
 import TresorWebStoreSQLite
 
@@ -168,8 +169,9 @@ public struct Daemon: Sendable {
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
         BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock).register(on: router)
+        let homeKeybag = HomeKeybag(slot: slot, autoLock: autoLock)
         WidgetRoutes(
-            widget: WidgetBuilder(store: homeWeb.store, home: slot, sessions: homeWeb.sessions, protection: web.widgetProtection),
+            widget: WidgetBuilder(store: homeWeb.store, home: homeKeybag, sessions: homeWeb.sessions, protection: web.widgetProtection),
             callers: callers
         ).register(on: router)
         WebSessionRoutes(sessions: webBackend.sessions, callers: callers).register(on: router)
@@ -220,11 +222,11 @@ public struct Daemon: Sendable {
 
         // The web server (docs/WEB.md) runs beside the socket and stops with it: SIGTERM ends
         // the socket's service group, and leaving the task group cancels the web server.
-        let home = server == nil ? slot : nil
+        let home = server == nil ? homeKeybag : nil
         let webServer = WebServer(services: WebServices(
-            configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles), autoLock: autoLock,
+            configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles),
             widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
-            logLimiter: RepeatedLogLimiter()))
+            logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) }))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

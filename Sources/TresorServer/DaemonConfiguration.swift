@@ -1,6 +1,7 @@
 import Foundation
 import TresorProtocol
 import TresorSystem
+import TresorWebServer
 import TresorWebStorePostgres
 
 /// How a daemon runs: its home, socket, auto-lock period and notes session timeout.
@@ -53,7 +54,7 @@ public struct DaemonConfiguration: Sendable {
     ///   - database: `--database` (a URL without a password: command lines are public).
     ///   - serverKeyFile: `--server-key-file`.
     ///   - environment: where `PGPASSWORD` is read.
-    /// - Throws: ``DaemonError/configuration(_:)`` saying what is wrong.
+    /// - Throws: ``DaemonError/configuration(_:)`` (``WebConfigurationError`` for a web setting) saying what is wrong.
     public init(
         paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil,
         secretService: Bool? = nil, webBind: String? = nil, publicOrigin: String? = nil, database: String? = nil,
@@ -65,7 +66,7 @@ public struct DaemonConfiguration: Sendable {
         guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
         self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
-        self.web = try WebConfiguration(file: file, port: webPort, bind: webBind, publicOrigin: publicOrigin)
+        self.web = try WebConfiguration(file: file.web, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         self.lockWithScreen = file.lockWithScreen ?? true
@@ -111,36 +112,23 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The optional `config.json` of a home.
+/// The optional `config.json` of a home: the daemon's keys here, the web server's in ``web``.
 struct ConfigurationFile: Codable {
     var autoLockSeconds: Int?
     var notesSessionIdleSeconds: Int?
-    var webPort: Int?
-    var webHiddenLockSeconds: Int?
-    var webDesktopHiddenLockSeconds: Int?
-    var webIdleLockSeconds: Int?
-    var webSessionSeconds: Int?
-    var webSessionIdleSeconds: Int?
-    var widgetProtection: WidgetProtection?
-    var webAllowedUIDs: [Int]?
-    var webAllowAnyLocalUser: Bool?
-    var webFirstRequestSeconds: Int?
-    var webConnectionIdleSeconds: Int?
-    var webMaximumConnections: Int?
-    var webConnectionsPerClient: Int?
-    var webConnectionsReservedForOwner: Int?
-    var webRequestSeconds: Int?
-    var webAccountQuotaBytes: Int64?
-    var webRegistration: WebRegistration?
-    var webBind: String?
-    var webPublicOrigin: String?
-    var webTrustedProxies: [String]?
     var database: String?
     var serverKeyFile: String?
     var secretServiceReadsAreActivity: Bool?
     var lockWithScreen: Bool?
     var secretService: Bool?
     var secretServiceGenericClients: [String]?
+    /// The web server's keys, from the same JSON object.
+    var web = WebConfigurationFile()
+
+    enum CodingKeys: String, CodingKey {
+        case autoLockSeconds, notesSessionIdleSeconds, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen, secretService,
+            secretServiceGenericClients
+    }
 
     static func load(_ url: URL) throws -> ConfigurationFile {
         let data: Data
@@ -150,7 +138,9 @@ struct ConfigurationFile: Codable {
             return ConfigurationFile()
         }
         do {
-            return try JSONDecoder().decode(ConfigurationFile.self, from: data)
+            var file = try JSONDecoder().decode(ConfigurationFile.self, from: data)
+            file.web = try JSONDecoder().decode(WebConfigurationFile.self, from: data)
+            return file
         } catch {
             throw DaemonError.configuration("\(url.path) is not valid JSON of the documented shape")
         }

@@ -71,7 +71,8 @@ struct WebSessionMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
     let sessions: any WebSessionStore
-    let autoLock: AutoLock
+    /// The home's keybag, whose auto-lock the local account's requests hold off (embedded mode).
+    let home: (any LocalKeybag)?
 
     static let polls: Set<String> = ["/api/status", "/api/widget"]
     /// Session cookies looked at, at most, in one request.
@@ -82,7 +83,7 @@ struct WebSessionMiddleware: RouterMiddleware {
         if let session = try await session(of: request) {
             context.session = session
             // Only the local account's requests are the keybag owner's activity (docs/WEB.md).
-            if session.account.isLocal && !Self.polls.contains(request.uri.path) { autoLock.touch(by: "the web client of the local account") }
+            if session.account.isLocal && !Self.polls.contains(request.uri.path) { home?.recordActivity(by: "the web client of the local account") }
         } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             let signingIn = request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path)
             guard signingIn else { throw APIError(.unauthorized, "sign in first") }

@@ -23,15 +23,15 @@ public struct ConnectionLimits: Sendable, Equatable {
     public static let defaultPerClient = 8
     public static let defaultReservedForOwner = 16
 
-    /// - Throws: ``DaemonError/configuration(_:)`` when the numbers leave no room for anyone.
+    /// - Throws: ``WebConfigurationError`` when the numbers leave no room for anyone.
     init(total: Int?, perClient: Int?, reservedForOwner: Int?) throws {
         self.total = total ?? Self.defaultTotal
         self.perClient = perClient ?? Self.defaultPerClient
         self.reservedForOwner = reservedForOwner ?? Self.defaultReservedForOwner
-        guard self.total >= 1 else { throw DaemonError.configuration("webMaximumConnections must be 1 or more") }
-        guard self.perClient >= 1 else { throw DaemonError.configuration("webConnectionsPerClient must be 1 or more") }
+        guard self.total >= 1 else { throw WebConfigurationError("webMaximumConnections must be 1 or more") }
+        guard self.perClient >= 1 else { throw WebConfigurationError("webConnectionsPerClient must be 1 or more") }
         guard (0..<self.total).contains(self.reservedForOwner) else {
-            throw DaemonError.configuration("webConnectionsReservedForOwner must be 0 or more and less than webMaximumConnections")
+            throw WebConfigurationError("webConnectionsReservedForOwner must be 0 or more and less than webMaximumConnections")
         }
     }
 }

@@ -5,7 +5,7 @@ import TresorProtocol
 /// under `metadata`, which names what was acted on (a note id, a pid, an account id), never
 /// its content. One way for the socket's notes routes and the web routes alike. With a
 /// `limiter`, failures are logged once per interval and kind (label and code), not once each.
-func loggedOutcome<T>(
+package func loggedOutcome<T>(
     _ label: String, logger: Logger, metadata: Logger.Metadata, errorCode: (any Error) -> APIError.Code,
     limiter: RepeatedLogLimiter? = nil, _ body: () async throws -> T
 ) async throws -> T {

@@ -7,7 +7,7 @@ import Synchronization
 /// requests for notes one may not see — must not fill the disk with the log. The first
 /// occurrence of a kind in an interval is logged, saying how many of that kind were left out
 /// since the last line; the others are only counted.
-final class RepeatedLogLimiter: Sendable {
+package final class RepeatedLogLimiter: Sendable {
     /// Seconds between two lines of one kind.
     let interval: TimeInterval
     /// Kinds tracked at most; kinds are labels and error codes, so a few dozen in practice.
@@ -20,13 +20,13 @@ final class RepeatedLogLimiter: Sendable {
 
     private let windows = Mutex<[String: Window]>([:])
 
-    init(interval: TimeInterval = 10) {
+    package init(interval: TimeInterval = 10) {
         self.interval = interval
     }
 
     /// Whether an occurrence of `kind` is to be logged now: nil when it is only counted,
     /// otherwise how many occurrences were left out before it.
-    func admit(_ kind: String, now: Date = Date()) -> Int? {
+    package func admit(_ kind: String, now: Date = Date()) -> Int? {
         windows.withLock { windows in
             if var window = windows[kind], now.timeIntervalSince(window.started) < interval {
                 window.suppressed += 1
@@ -42,7 +42,7 @@ final class RepeatedLogLimiter: Sendable {
 
     /// Logs `message` at notice level unless one of its kind was logged less than `interval`
     /// ago; adds `repeated` (how many were left out) when some were.
-    func notice(_ message: String, _ logger: Logger, metadata: Logger.Metadata = [:], kind: String? = nil) {
+    package func notice(_ message: String, _ logger: Logger, metadata: Logger.Metadata = [:], kind: String? = nil) {
         guard let suppressed = admit(kind ?? message) else { return }
         var metadata = metadata
         if suppressed > 0 { metadata["repeated"] = "\(suppressed)" }

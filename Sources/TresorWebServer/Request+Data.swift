@@ -9,7 +9,7 @@ extension Request {
     /// For an upload (an attachment: up to 256 MiB) this keeps one copy of the body in memory:
     /// the buffer is sized from `Content-Length` up front, where growing it by doubling copied
     /// it at each step, and the `Data` shares the buffer's storage instead of copying it.
-    func collectData(upTo limit: Int) async throws -> Data {
+    package func collectData(upTo limit: Int) async throws -> Data {
         var buffer = ByteBuffer()
         if let declared = headers[.contentLength].flatMap(Int.init) {
             guard declared <= limit else { throw NIOTooManyBytesError(maxBytes: limit) }

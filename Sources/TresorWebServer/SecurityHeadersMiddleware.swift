@@ -9,6 +9,8 @@ import HTTPTypes
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
+    let errors: WebErrorMiddleware
+
     static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
         "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
@@ -19,7 +21,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            response = WebErrorMiddleware.response(for: WebErrorMiddleware.apiError(for: error))
+            response = WebErrorMiddleware.response(for: errors.apiError(for: error))
         }
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"

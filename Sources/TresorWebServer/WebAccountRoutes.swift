@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorKeybag
 import TresorProtocol
-import TresorSystem
 import TresorWebStore
 
 /// Registration, sign-in and sign-out, the session and the daemon's status (docs/WEB.md,
@@ -197,11 +195,8 @@ struct WebAccountRoutes {
             return account
         } catch {
             try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
+            // The keybag's refusals arrive in the API's words already (``LocalKeybag``).
             if let error = error as? APIError, error.code == .authFailed { throw failed }
-            if let error = error as? KeybagError {
-                let apiError = ErrorMiddleware.apiError(for: error)
-                throw apiError.code == .authFailed ? failed : apiError
-            }
             throw error
         }
     }
@@ -213,13 +208,11 @@ struct WebAccountRoutes {
     private func signInLocal(_ password: String) async throws -> WebAccount? {
         // A server has no local account: its accounts are all web accounts.
         guard let home = services.home else { return nil }
-        let keybag = try home.keybag()
-        guard keybag.status.isPasscodeSet else {
+        guard try home.passcodeIsSet() else {
             throw APIError(.authFailed, "the local account signs in with the keybag passcode, and none is set (tresor passcode change)")
         }
-        guard let passcode = try? Passcode(password) else { return nil }
-        guard try await offloaded({ try keybag.unlockCountingElsewhere(passcode: passcode) }) else { return nil }
-        services.autoLock.touch(by: "the local account's sign-in on the web")
+        guard try await home.unlock(passcode: password) == .right else { return nil }
+        home.recordActivity(by: "the local account's sign-in on the web")
         return try await services.store.account(named: NoteRules.localLoginName)
     }
 
@@ -246,14 +239,12 @@ struct WebAccountRoutes {
     /// The home keybag's state; a server's content does not depend on it: always readable.
     private func status() -> StatusResponse {
         guard let home = services.home else { return StatusResponse(keybag: "unlocked", contentAvailable: true, lockedSinceStart: false) }
-        switch home.current {
+        switch home.state {
         case .notInitialized: return StatusResponse(keybag: "notInitialized", contentAvailable: false, lockedSinceStart: true)
         case .damaged: return StatusResponse(keybag: "damaged", contentAvailable: false, lockedSinceStart: true)
-        case .ready(let keybag):
-            let state = keybag.lockState
-            return StatusResponse(
-                keybag: state == .unlocked ? "unlocked" : "locked", contentAvailable: state != .lockedSinceStart,
-                lockedSinceStart: state == .lockedSinceStart)
+        case .lockedSinceStart: return StatusResponse(keybag: "locked", contentAvailable: false, lockedSinceStart: true)
+        case .locked: return StatusResponse(keybag: "locked", contentAvailable: true, lockedSinceStart: false)
+        case .unlocked: return StatusResponse(keybag: "unlocked", contentAvailable: true, lockedSinceStart: false)
         }
     }
 

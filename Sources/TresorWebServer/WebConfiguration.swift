@@ -57,10 +57,10 @@ public struct WebConfiguration: Sendable {
     public static let defaultRequestSeconds = 60
     public static let defaultAccountQuotaBytes: Int64 = 1 << 30
 
-    init(file: ConfigurationFile, port: Int?, bind: String? = nil, publicOrigin: String? = nil) throws {
+    package init(file: WebConfigurationFile, port: Int?, bind: String? = nil, publicOrigin: String? = nil) throws {
         self.port = port ?? file.webPort
         if let port = self.port, !(1...65535).contains(port) {
-            throw DaemonError.configuration("webPort must be between 1 and 65535")
+            throw WebConfigurationError("webPort must be between 1 and 65535")
         }
         hiddenLockSeconds = file.webHiddenLockSeconds ?? Self.defaultHiddenLockSeconds
         desktopHiddenLockSeconds = file.webDesktopHiddenLockSeconds ?? Self.defaultDesktopHiddenLockSeconds
@@ -69,7 +69,7 @@ public struct WebConfiguration: Sendable {
         sessionIdleSeconds = file.webSessionIdleSeconds ?? Self.defaultSessionIdleSeconds
         widgetProtection = file.widgetProtection ?? .completeUntilFirstUserAuthentication
         let others = try (file.webAllowedUIDs ?? []).map { uid in
-            guard let value = UInt32(exactly: uid) else { throw DaemonError.configuration("webAllowedUIDs holds uids (0 to 4294967295)") }
+            guard let value = UInt32(exactly: uid) else { throw WebConfigurationError("webAllowedUIDs holds uids (0 to 4294967295)") }
             return value
         }
         localUsers = LocalUserPolicy(uids: LocalUserPolicy.owner(getuid(), and: others).uids, anyUser: file.webAllowAnyLocalUser ?? false)
@@ -79,22 +79,22 @@ public struct WebConfiguration: Sendable {
             total: file.webMaximumConnections, perClient: file.webConnectionsPerClient, reservedForOwner: file.webConnectionsReservedForOwner)
         requestSeconds = file.webRequestSeconds ?? Self.defaultRequestSeconds
         accountQuotaBytes = file.webAccountQuotaBytes ?? Self.defaultAccountQuotaBytes
-        guard accountQuotaBytes >= 0 else { throw DaemonError.configuration("webAccountQuotaBytes must be 0 or more") }
+        guard accountQuotaBytes >= 0 else { throw WebConfigurationError("webAccountQuotaBytes must be 0 or more") }
         registration = file.webRegistration ?? .invite
         bindAddress = bind ?? file.webBind ?? "127.0.0.1"
         guard Self.isIPAddress(bindAddress) else {
-            throw DaemonError.configuration("webBind must be an IP address (127.0.0.1, 0.0.0.0, ::1, …)")
+            throw WebConfigurationError("webBind must be an IP address (127.0.0.1, 0.0.0.0, ::1, …)")
         }
         self.publicOrigin = try (publicOrigin ?? file.webPublicOrigin).map(PublicOrigin.init(parsing:))
         // Beyond loopback, browsers reach the server by a name only its operator knows: without
         // it, every request's Host and Origin would be refused (or, worse, any accepted).
         if !Self.isLoopback(bindAddress) && self.publicOrigin == nil {
-            throw DaemonError.configuration(
+            throw WebConfigurationError(
                 "a web server listening on \(bindAddress) needs the origin browsers reach it as: --public-origin https://HOST (or \"webPublicOrigin\" in config.json)")
         }
         trustedProxies = Set(file.webTrustedProxies ?? [])
         for proxy in trustedProxies where !Self.isIPAddress(proxy) {
-            throw DaemonError.configuration("webTrustedProxies holds IP addresses (\"127.0.0.1\"), one per proxy")
+            throw WebConfigurationError("webTrustedProxies holds IP addresses (\"127.0.0.1\"), one per proxy")
         }
         let durations = [
             ("webHiddenLockSeconds", hiddenLockSeconds), ("webDesktopHiddenLockSeconds", desktopHiddenLockSeconds),
@@ -104,7 +104,7 @@ public struct WebConfiguration: Sendable {
             ("webRequestSeconds", requestSeconds),
         ]
         for (name, value) in durations where value < 1 {
-            throw DaemonError.configuration("\(name) must be 1 or more")
+            throw WebConfigurationError("\(name) must be 1 or more")
         }
     }
 }
@@ -162,10 +162,10 @@ public struct PublicOrigin: Sendable, Equatable {
     public var isHTTPS: Bool
 
     /// - Parameter value: the configured origin.
-    /// - Throws: ``DaemonError/configuration(_:)`` for anything but an http(s) origin without a path.
+    /// - Throws: ``WebConfigurationError`` for anything but an http(s) origin without a path.
     public init(parsing value: String) throws {
         let lowered = value.lowercased()
-        let problem = DaemonError.configuration("the public origin is http(s)://HOST[:PORT] with no path, like https://notes.example.com")
+        let problem = WebConfigurationError("the public origin is http(s)://HOST[:PORT] with no path, like https://notes.example.com")
         guard let url = URL(string: lowered), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty,
               url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
         else { throw problem }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TresorNotes
 import TresorProtocol
 
 /// Turns every failure into `{"code": "...", "message": "..."}` (the socket API's `APIError`,
@@ -10,11 +9,14 @@ import TresorProtocol
 struct WebErrorMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
+    /// How the daemon words the failures the web side does not know (``WebServices/otherErrors``).
+    let otherErrors: @Sendable (any Error) -> APIError
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
-            let apiError = Self.apiError(for: error)
+            let apiError = apiError(for: error)
             if apiError.code == .internal {
                 context.logger.error("web: request failed", metadata: ["path": "\(request.uri.path.prefix(128))", "error": "\(apiError.message)"])
             }
@@ -22,7 +24,7 @@ struct WebErrorMiddleware: RouterMiddleware {
         }
     }
 
-    static func apiError(for error: any Error) -> APIError {
+    func apiError(for error: any Error) -> APIError {
         switch error {
         case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
             return APIError(.notFound, "no such page or API route (see docs/WEB.md)")
@@ -31,7 +33,7 @@ struct WebErrorMiddleware: RouterMiddleware {
         case let error as HTTPError where error.status == .contentTooLarge:
             return WebCoding.tooLarge(WebLimits.jsonBytes)
         default:
-            return ErrorMiddleware.apiError(for: error)
+            return otherErrors(error)
         }
     }
 
@@ -48,7 +50,7 @@ struct WebErrorMiddleware: RouterMiddleware {
         switch code {
         case .interactionNotAllowed: return .init(code: 423, reasonPhrase: "Locked")
         case .missingEntitlement, .peerRejected: return .forbidden
-        default: return ErrorMiddleware.status(for: code)
+        default: return code.httpStatus
         }
     }
 }

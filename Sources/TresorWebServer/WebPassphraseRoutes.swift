@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
-import TresorKeybag
 import TresorProtocol
-import TresorSystem
 import TresorWebStore
 
 /// The account's passphrase for locked notes, made in the browser (docs/WEB.md): the server
@@ -151,13 +149,10 @@ struct WebPassphraseRoutes {
         }
         let correct: Bool
         if account.isLocal, let home = services.home {
-            let keybag = try home.keybag()
-            guard let passcode = try? Passcode(text) else { throw APIError(.authFailed, "wrong account password") }
-            do {
-                try await offloaded { try keybag.verify(passcode: passcode) }
-                correct = true
-            } catch KeybagError.wrongPasscode {
-                correct = false
+            switch try await home.check(passcode: text) {
+            case .notAPasscode: throw APIError(.authFailed, "wrong account password")
+            case .wrong: correct = false
+            case .right: correct = true
             }
         } else {
             guard let password = try? AccountPassword(text) else { throw APIError(.authFailed, "wrong account password") }

@@ -23,8 +23,13 @@ struct WebRequestContext: RequestContext {
         clientAddress = peerAddress
     }
 
-    var requestDecoder: JSONDecoder { DaemonJSON.decoder }
-    var responseEncoder: JSONEncoder { DaemonJSON.encoder }
+    // The API's coders (``APICoding``), made once: they are thread-safe, and making them anew
+    // per request costs time.
+    private static let decoder = APICoding.requestDecoder
+    private static let encoder = APICoding.encoder
+
+    var requestDecoder: JSONDecoder { Self.decoder }
+    var responseEncoder: JSONEncoder { Self.encoder }
 
     /// The default body limit (ordinary JSON requests); routes that take more collect their
     /// body themselves with a larger bound (``WebLimits``).

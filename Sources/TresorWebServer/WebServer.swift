@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
-import TresorKeybag
 import TresorProtocol
 import TresorWebStore
 
@@ -12,19 +11,37 @@ import TresorWebStore
 /// (embedded mode only: the local account signs in with its passcode), the login rate limits
 /// and the settings. Every outcome is logged by operation, note id and error code only — never
 /// a title, body, name, password, passphrase, cookie or token.
-struct WebServices: Sendable {
+package struct WebServices: Sendable {
     let configuration: WebConfiguration
     let backend: WebBackend
     /// The home's keybag when the web serves the home's notes (embedded mode); nil on a server,
     /// whose content is sealed under its server key and which has no local account.
-    let home: KeybagSlot?
+    let home: (any LocalKeybag)?
     let throttle: LoginThrottle
-    let autoLock: AutoLock
     let widget: WidgetBuilder
     /// Repeated failures are logged once per interval (docs/WEB.md, "Availability").
     let logLimiter: RepeatedLogLimiter
+    /// How the daemon words a failure the web side does not know itself (a full disk under the
+    /// embedded store): the socket API's words.
+    let otherErrors: @Sendable (any Error) -> APIError
     /// The pages' live-update streams on this instance (docs/WEB.md, "Live updates").
     let events = WebEvents()
+
+    package init(
+        configuration: WebConfiguration, backend: WebBackend, home: (any LocalKeybag)?, throttle: LoginThrottle, widget: WidgetBuilder,
+        logLimiter: RepeatedLogLimiter, otherErrors: @escaping @Sendable (any Error) -> APIError
+    ) {
+        self.configuration = configuration
+        self.backend = backend
+        self.home = home
+        self.throttle = throttle
+        self.widget = widget
+        self.logLimiter = logLimiter
+        self.otherErrors = otherErrors
+    }
+
+    /// Every failure in the web API's words.
+    var errors: WebErrorMiddleware { WebErrorMiddleware(otherErrors: otherErrors) }
 
     var store: any WebStore { backend.store }
     var sessions: any WebSessionStore { backend.sessions }
@@ -64,7 +81,7 @@ struct WebServices: Sendable {
         if let account = context.session?.account.id { metadata["account"] = "\(account.rawValue.prefix(36))" }
         if let id { metadata["id"] = "\(id.prefix(64))" }
         return try await loggedOutcome(
-            "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { WebErrorMiddleware.apiError(for: $0).code },
+            "web: \(operation)", logger: context.logger, metadata: metadata, errorCode: { errors.apiError(for: $0).code },
             limiter: logLimiter, body)
     }
 
@@ -72,30 +89,34 @@ struct WebServices: Sendable {
     /// readable, says `unlocked`.
     var keybagState: String {
         guard let home else { return "unlocked" }
-        switch try? home.keybag().lockState {
+        switch home.state {
         case .unlocked: return "unlocked"
-        case nil: return "notInitialized"
-        default: return "locked"
+        case .notInitialized, .damaged: return "notInitialized"
+        case .locked, .lockedSinceStart: return "locked"
         }
     }
 }
 
 /// The daemon's web server (docs/WEB.md): the web client's files and its JSON API, on
 /// `127.0.0.1:PORT` by default, or on `--web-bind ADDR` behind a reverse proxy.
-struct WebServer {
+package struct WebServer {
     let services: WebServices
 
+    package init(services: WebServices) {
+        self.services = services
+    }
+
     /// The application, ready to run on the configured address and port.
-    func application(port: Int, logger: Logger) -> some ApplicationProtocol {
+    package func application(port: Int, logger: Logger) -> some ApplicationProtocol {
         let router = Router(context: WebRequestContext.self)
         let web = services.configuration, limiter = services.logLimiter
         // Order matters: headers wrap everything (errors included); then errors become JSON;
         // then the client's address is known (behind a trusted proxy); then the session is
         // found; then origin and CSRF are checked, before any route.
-        router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: WebErrorMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(errors: services.errors))
+        router.add(middleware: services.errors)
         router.add(middleware: ClientAddressMiddleware(trustedProxies: web.trustedProxies))
-        router.add(middleware: WebSessionMiddleware(sessions: services.sessions, autoLock: services.autoLock))
+        router.add(middleware: WebSessionMiddleware(sessions: services.sessions, home: services.home))
         router.add(middleware: CSRFMiddleware(origins: web.origins(port: port)))
         StaticFileRoutes().register(on: router)
         HealthRoutes(store: services.store).register(on: router)
@@ -150,7 +171,7 @@ struct WebServer {
     /// the backend announces them (from any instance); each second a change of the home keybag's
     /// state is told and streams whose session ended are closed; every 15 s each stream gets a
     /// keep-alive line; expired sessions, quiet counters and notes 30 days in Recently Deleted go.
-    func runMaintenance(logger: Logger) async {
+    package func runMaintenance(logger: Logger) async {
         let events = services.events, backend = services.backend
         let listener = backend.events.listen { events.deliver($0) }
         defer { backend.events.stopListening(listener) }
@@ -177,7 +198,7 @@ struct WebServer {
                     let deleted = try await backend.store.deleteExpiredNotes()
                     if deleted > 0 { logger.info("web: notes deleted for good after 30 days in Recently Deleted", metadata: ["count": "\(deleted)"]) }
                 } catch {
-                    logger.notice("web: Recently Deleted not emptied", metadata: ["code": "\(WebErrorMiddleware.apiError(for: error).code)"])
+                    logger.notice("web: Recently Deleted not emptied", metadata: ["code": "\(services.errors.apiError(for: error).code)"])
                 }
             }
         }

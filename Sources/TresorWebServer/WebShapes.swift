@@ -1,5 +1,6 @@
 import Foundation
-import TresorNotes
+import TresorModel
+import TresorWebStore
 
 // The JSON shapes of the web API (docs/WEB.md, "Shapes"). They are built from the store's
 // records for one account: `owner` and `canManage` depend on who is asking.

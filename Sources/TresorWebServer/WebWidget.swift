@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import TresorKeybag
 import TresorProtocol
 import TresorWebStore
 
@@ -10,22 +9,31 @@ import TresorWebStore
 /// it said so recently: the CLI's open session, or another browser's, shows nothing in this one.
 /// The data-protection level may hide the whole widget (``WidgetProtection``). On a server the
 /// content's key is the server key, always there: only the secure session redacts.
-struct WidgetBuilder: Sendable {
+package struct WidgetBuilder: Sendable {
     let store: any WebStore
     /// The home keybag that seals the store's content; nil for a server's store.
-    let home: KeybagSlot?
+    let home: (any LocalKeybag)?
     let sessions: any WebSessionStore
     let protection: WidgetProtection
 
-    func widget(for account: AccountID, browser: WebSession? = nil) async throws -> Widget {
-        let lockState: LockState
-        switch home?.current {
-        case nil: lockState = .unlocked
+    package init(store: any WebStore, home: (any LocalKeybag)?, sessions: any WebSessionStore, protection: WidgetProtection) {
+        self.store = store
+        self.home = home
+        self.sessions = sessions
+        self.protection = protection
+    }
+
+    /// The widget of `account`, as `browser` (nil: the CLI) may see it.
+    package func widget(for account: AccountID, browser: WebSession? = nil) async throws -> Widget {
+        let lockState = home?.state ?? .unlocked
+        let keybag: Widget.KeybagState
+        switch lockState {
         case .notInitialized: return placeholder(.notInitialized, keybag: .notInitialized)
         case .damaged: return placeholder(.contentUnavailable, keybag: .damaged)
-        case .ready(let keybag): lockState = keybag.lockState
+        case .lockedSinceStart: keybag = .lockedSinceStart
+        case .locked: keybag = .locked
+        case .unlocked: keybag = .unlocked
         }
-        let keybag = Self.state(lockState)
         switch (protection, lockState) {
         case (.complete, .lockedSinceStart), (.complete, .locked), (.completeUnlessOpen, .lockedSinceStart):
             return placeholder(.protectionLevel, keybag: keybag)
@@ -53,14 +61,6 @@ struct WidgetBuilder: Sendable {
 
     private func placeholder(_ reason: Widget.PlaceholderReason, keybag: Widget.KeybagState) -> Widget {
         Widget(placeholder: true, reason: reason, redacted: true, keybag: keybag, secureSession: false, protection: protection)
-    }
-
-    static func state(_ lockState: LockState) -> Widget.KeybagState {
-        switch lockState {
-        case .lockedSinceStart: return .lockedSinceStart
-        case .locked: return .locked
-        case .unlocked: return .unlocked
-        }
     }
 }
 

@@ -9,6 +9,7 @@ import TresorNotes
 import TresorProtocol
 import TresorStorage
 import TresorSystem
+import TresorWebServer
 
 /// Turns every failure into the API's error body (`{"error": {...}}`) with a fitting HTTP
 /// status. Messages come from typed errors that carry no secret; anything unexpected is
@@ -44,35 +45,10 @@ struct ErrorMiddleware: RouterMiddleware {
     static func completeResponse(for error: APIError) -> CompleteResponse {
         // Encoding these few strings cannot fail; if it ever did, the status still says enough.
         let body = (try? DaemonJSON.encoder.encode(ErrorResponse(error: error))) ?? Data()
-        var head = HTTPResponse(status: status(for: error.code))
+        var head = HTTPResponse(status: error.code.httpStatus)
         head.headerFields[.contentType] = "application/json"
         if let retry = error.retryAfterSeconds { head.headerFields[.retryAfter] = String(retry) }
         return CompleteResponse(head: head, body: ByteBuffer(bytes: body))
-    }
-
-    static func status(for code: APIError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .param: return .badRequest
-        case .authFailed, .passcodeRequired: return .unauthorized
-        case .throttled: return .tooManyRequests
-        case .interactionNotAllowed, .missingEntitlement, .peerRejected: return .forbidden
-        case .notInitialized, .alreadyInitialized, .noPasscodeSet: return .conflict
-        case .keybagDamaged, .internal: return .internalServerError
-        case .requestTooLarge: return .contentTooLarge
-        case .notFound, .itemNotFound, .noSuchKeychain: return .notFound
-        case .duplicateItem: return .conflict
-        case .decode: return .unprocessableContent
-        case .readOnly: return .forbidden
-        case .passphraseRequired, .wrongPassphrase: return .unauthorized
-        case .noPassphrase, .passphraseAlreadySet, .wrongLockState, .attachmentNotLockable: return .conflict
-        case .unauthorized: return .unauthorized
-        case .csrf, .forbidden: return .forbidden
-        case .conflict: return .conflict
-        case .quotaExceeded: return .init(code: 507, reasonPhrase: "Insufficient Storage")
-        case .unavailable: return .serviceUnavailable
-        case .diskFull: return .init(code: 507, reasonPhrase: "Insufficient Storage")
-        case .diskReadOnly: return .serviceUnavailable
-        }
     }
 
     static func apiError(for error: any Error) -> APIError {

@@ -8,6 +8,7 @@ import TresorKeychain
 import TresorNotes
 import TresorProtocol
 import TresorSystem
+import TresorWebServer
 
 /// `tresor backup create|verify|restore` (docs/API.md, "Backups"). The daemon writes and reads
 /// the backup file itself at the path the CLI names — it holds the keys, and the file streams

@@ -7,6 +7,7 @@ import TresorKeychain
 import TresorNotes
 import TresorProtocol
 import TresorSystem
+import TresorWebServer
 
 /// What every notes route shares: who may call them — the `tresor` CLI, for the local account,
 /// and applications with their team's notes group, for their team's account (docs/API.md,

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TresorProtocol
+import TresorWebServer
 import TresorWebStore
 
 /// `POST /v1/web/invites`: the owner invites someone to register a web account under a name

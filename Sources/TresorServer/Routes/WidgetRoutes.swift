@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TresorProtocol
+import TresorWebServer
 
 /// `GET /v1/widget`: the local account's widget for `tresor widget` (docs/WEB.md), redacted by
 /// the same rules as the browser's. The `tresor` CLI only.
