@@ -123,7 +123,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // The versioned wire types of the daemon's local API, shared by server and clients.
+        // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
         // served by the daemon's web server. No build step.
@@ -151,10 +151,12 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The daemon: socket API, peer identity, auto-lock, Secret Service; starts the web server.
-        .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorBackup",
-            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt", "TresorWebServer",
+        // The daemon (tresord's): socket API, peer identity, auto-lock, Secret Service; starts the web server.
+        .target(name: "TresorDaemon", dependencies: [
+            "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
+            "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
+            "TresorWebStoreSQLite",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -171,7 +173,7 @@ let package = Package(
         // Full Foundation, unlike TresorKit: the code it serves already imports it.
         .target(name: "TresorSecurity", dependencies: ["TresorKit", "TresorModel"]),
         .executableTarget(name: "tresord", dependencies: [
-            "TresorServer",
+            "TresorDaemon", "TresorProtocol", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -239,7 +241,7 @@ let package = Package(
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorServer", "TresorWebServer", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorDaemon", "TresorWebServer", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),
