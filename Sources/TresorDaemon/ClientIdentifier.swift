@@ -6,37 +6,6 @@ import TresorKeychain
 import TresorProtocol
 import TresorSystem
 
-/// One connection to the daemon.
-typealias ConnectionID = ObjectIdentifier
-
-/// A connected client as the daemon knows it: the kernel's peer credentials and the hash of
-/// the executable the kernel mapped for that process.
-struct Client: Sendable {
-    var connection: ConnectionID
-    var credentials: PeerCredentials
-    var executable: String
-    var executableSHA256: Data
-    /// Whether ``executable``, as the daemon sees that path, is the very file the process runs:
-    /// what identifying a development build by its path needs.
-    var executablePathNamesIt = false
-    /// Whether the executable is the keychain-access application: the `tresor` installed beside
-    /// the daemon, compared by content when the connection was identified.
-    var isCLI: Bool
-    /// Why the process may not be what its executable says (traced, started with a loader
-    /// variable: ``BorrowedProcess``), found when the connection was identified. Such a client
-    /// gets neither the CLI's nor a registered application's rights (``CallerResolver``).
-    var borrowed: String? = nil
-    /// The CLI's terminal, read when the connection was identified (nil for an application, or
-    /// a CLI run without a controlling terminal): what a terminal session is bound to.
-    var terminal: ControllingTerminal? = nil
-
-    var description: ClientDescription {
-        ClientDescription(
-            pid: credentials.pid, uid: credentials.uid, executable: executable,
-            executableSHA256: executableSHA256.map { String(format: "%02x", $0) }.joined())
-    }
-}
-
 /// Establishes who is at the other end of each connection, once per connection.
 ///
 /// The executable is hashed through `/proc/<pid>/exe` — the file the kernel actually mapped,
@@ -120,46 +89,5 @@ final class ClientIdentifier: Sendable {
         }
         defer { close(fd) }
         return (path, try FileHashes.shared.sha256(ofOpenFile: fd), ProcessImage.path(path, isFileOpenAt: fd))
-    }
-}
-
-/// SHA-256 of files by path, cached by device, inode, size, modification and change time.
-final class FileHashes: Sendable {
-    static let shared = FileHashes()
-
-    /// ctime is in the key too: unlike mtime, no unprivileged process can set it back, so a
-    /// binary edited in place is always hashed again.
-    struct Identity: Hashable {
-        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
-
-        init(_ info: stat) {
-            (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
-            (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
-            (changeSeconds, changeNanoseconds) = (info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
-        }
-    }
-
-    private let cache = Mutex<[Identity: Data]>([:])
-
-    /// The hash of the file open at `fd`.
-    func sha256(ofOpenFile fd: Int32) throws -> Data {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
-        let identity = Identity(info)
-        if let known = cache.withLock({ $0[identity] }) { return known }
-        let hash = try Digest.sha256(readingFileDescriptor: fd)
-        cache.withLock { $0[identity] = hash }
-        return hash
-    }
-
-    /// The hash of the file at `url`. A file hashed before costs one `stat` (every connection
-    /// asks whether its client is the CLI).
-    func sha256(of url: URL) throws -> Data {
-        var info = stat()
-        if stat(url.path, &info) == 0, let known = cache.withLock({ $0[Identity(info)] }) { return known }
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
-        defer { close(fd) }
-        return try sha256(ofOpenFile: fd)
     }
 }

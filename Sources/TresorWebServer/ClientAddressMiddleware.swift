@@ -28,7 +28,3 @@ struct ClientAddressMiddleware: RouterMiddleware {
         return nil
     }
 }
-
-extension HTTPField.Name {
-    static let xForwardedFor = Self("X-Forwarded-For")!
-}

@@ -27,23 +27,3 @@ package protocol LocalKeybag: Sendable {
     /// - Parameter activity: what it was, in the user's words ("the web client of the local account").
     func recordActivity(by activity: String)
 }
-
-/// The keybag's state, as far as the web side cares.
-package enum LocalKeybagState: Sendable, Equatable {
-    /// No keybag yet (before `tresor init`).
-    case notInitialized
-    /// The keybag cannot be opened.
-    case damaged
-    /// Not unlocked since the daemon started: no note content is readable.
-    case lockedSinceStart
-    case locked
-    case unlocked
-}
-
-/// What a passcode the user typed turned out to be.
-package enum PasscodeCheck: Sendable, Equatable {
-    case right
-    case wrong
-    /// The text cannot be a passcode at all (it was never tried).
-    case notAPasscode
-}

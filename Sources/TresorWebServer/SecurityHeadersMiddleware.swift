@@ -38,12 +38,3 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         return response
     }
 }
-
-extension HTTPField.Name {
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
-    static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
-    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
-    static let xTresorCSRF = HTTPField.Name("X-Tresor-CSRF")!
-    static let xTresorOriginToken = HTTPField.Name("X-Tresor-Origin-Token")!
-}

@@ -109,16 +109,6 @@ public struct WebConfiguration: Sendable {
     }
 }
 
-/// Who may register a web account (docs/WEB.md, "Registration").
-public enum WebRegistration: String, Codable, Sendable {
-    /// Only with an invite the owner made for a name (`tresor web invite NAME`): nobody can
-    /// learn from the server which names exist. The default.
-    case invite
-    /// Anyone who reaches the server picks a name; a taken name answers `409 conflict`, so
-    /// names can be probed — for a machine whose users all know each other.
-    case open
-}
-
 extension WebConfiguration {
     /// The origins a request may come from and name in `Host`: the public origin when one is
     /// configured, else this server's own address on loopback (127.0.0.1, localhost, [::1], or
@@ -151,27 +141,5 @@ extension WebConfiguration {
     static func isIPAddress(_ text: String) -> Bool {
         var v4 = in_addr(), v6 = in6_addr()
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
-    }
-}
-
-/// The origin a reverse proxy serves the web client as: `https://notes.example.com` (a port
-/// when not the scheme's own), no path.
-public struct PublicOrigin: Sendable, Equatable {
-    /// `scheme://host[:port]`, lowercased.
-    public var text: String
-    public var isHTTPS: Bool
-
-    /// - Parameter value: the configured origin.
-    /// - Throws: ``WebConfigurationError`` for anything but an http(s) origin without a path.
-    public init(parsing value: String) throws {
-        let lowered = value.lowercased()
-        let problem = WebConfigurationError("the public origin is http(s)://HOST[:PORT] with no path, like https://notes.example.com")
-        guard let url = URL(string: lowered), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty,
-              url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
-        else { throw problem }
-        let defaultPort = scheme == "https" ? 443 : 80
-        let hostText = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        text = "\(scheme)://\(hostText)" + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
-        isHTTPS = scheme == "https"
     }
 }

@@ -174,30 +174,5 @@ struct BackupRoutes {
     }
 }
 
-/// Lets one backup, verification or restore run at a time.
-final class BackupGate: Sendable {
-    private let running = Mutex(false)
-
-    /// Whether the caller may start (nothing else runs); it must ``leave()`` after.
-    func enter() -> Bool {
-        running.withLock { running in
-            defer { running = true }
-            return !running
-        }
-    }
-
-    func leave() {
-        running.withLock { $0 = false }
-    }
-}
-
-/// The work factors a backup may be written with.
-enum BackupLimits {
-    /// The one `age -p` uses: 256 MiB and about a second (BENCHMARKS.md).
-    static let defaultWorkFactor = 18
-    /// Below 2^14 a guess costs next to nothing; above 2^20 a reader refuses the file.
-    static let workFactors = 14...20
-}
-
 extension BackupReport: ResponseEncodable {}
 extension BackupProgress: ResponseEncodable {}

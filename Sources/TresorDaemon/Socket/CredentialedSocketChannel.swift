@@ -4,30 +4,6 @@ import Logging
 import NIOCore
 import TresorSystem
 
-/// The process that connected a socket, pinned: its credentials (`SO_PEERCRED`) and a pidfd
-/// (`SO_PEERPIDFD`), both taken by the kernel at `connect(2)`. The pidfd names that process
-/// alone, so once it has exited nothing — not a process given the same pid — passes as it.
-struct PinnedPeer: Sendable {
-    let credentials: PeerCredentials
-    let pidfd: Int32
-
-    /// Whether the pinned process is still running.
-    var isAlive: Bool { tresor_pidfd_has_exited(pidfd) == 0 }
-}
-
-/// Bytes on a connection that the connected process did not send.
-struct ForeignSenderError: Error, CustomStringConvertible {
-    let sender: Int32
-    let peer: Int32
-    let peerExited: Bool
-
-    var description: String {
-        peerExited
-            ? "bytes from process \(sender) after the connected process \(peer) exited"
-            : "bytes from process \(sender) on the connection of process \(peer)"
-    }
-}
-
 /// One socket API connection, served by a ``CredentialedEventLoop``: a NIO `Channel` whose
 /// reads are `recvmsg(2)` with the sender's credentials.
 ///

@@ -238,6 +238,17 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 }
 
+/// Gathers a response body: one buffer kept as it is, several joined.
+private final class BodyCollector: ResponseBodyWriter {
+    var buffer = ByteBuffer()
+
+    func write(_ part: ByteBuffer) async throws {
+        if buffer.readableBytes == 0 { buffer = part } else { var part = part; buffer.writeBuffer(&part) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
 /// Tells the handler, on its event loop, that a streamed body's reader wants more parts, or has
 /// stopped reading (then the rest of the body is read and dropped).
 struct BodyReadDelegate: NIOAsyncSequenceProducerDelegate {
@@ -252,21 +263,4 @@ struct BodyReadDelegate: NIOAsyncSequenceProducerDelegate {
     func didTerminate() {
         produceMore()
     }
-}
-
-/// A response with its whole body.
-struct CompleteResponse: Sendable {
-    var head: HTTPResponse
-    var body: ByteBuffer
-}
-
-/// Gathers a response body: one buffer kept as it is, several joined.
-private final class BodyCollector: ResponseBodyWriter {
-    var buffer = ByteBuffer()
-
-    func write(_ part: ByteBuffer) async throws {
-        if buffer.readableBytes == 0 { buffer = part } else { var part = part; buffer.writeBuffer(&part) }
-    }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
