@@ -134,7 +134,7 @@ let package = Package(
         // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
         .target(name: "TresorSync", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
-        // The versioned wire types of the daemon's local API, shared by server and clients.
+        // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
         // served by the daemon's web server. No build step.
@@ -151,10 +151,23 @@ let package = Package(
         .target(name: "TresorDesktopPrompt", dependencies: [
             "TresorDBus", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
-        .target(name: "TresorServer", dependencies: [
-            "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
-            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt",
+        // The web server (docs/WEB.md): a Hummingbird application serving the web client and its
+        // JSON API over the web storage boundary, embedded in the daemon or as a server on
+        // PostgreSQL. It sees the home's keybag only through ``LocalKeybag``, which the daemon provides.
+        .target(name: "TresorWebServer", dependencies: [
+            "TresorCrypto", "TresorModel", "TresorProtocol", "TresorSystem", "TresorWebClient", "TresorNotesDomain", "TresorWebStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The daemon (tresord's): socket API, peer identity, auto-lock, Secret Service; starts the web server.
+        .target(name: "TresorDaemon", dependencies: [
+            "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
+            "TresorNotesDomain", "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
+            "TresorWebStoreSQLite",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -171,7 +184,7 @@ let package = Package(
         // Full Foundation, unlike TresorKit: the code it serves already imports it.
         .target(name: "TresorSecurity", dependencies: ["TresorKit", "TresorModel"]),
         .executableTarget(name: "tresord", dependencies: [
-            "TresorServer",
+            "TresorDaemon", "TresorProtocol", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -242,7 +255,8 @@ let package = Package(
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorServer", "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorDaemon", "TresorWebServer", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),

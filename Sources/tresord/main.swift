@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TresorDaemon
 import TresorProtocol
-import TresorServer
 import TresorSystem
 
 /// The Tresor daemon. Usually started by `tresor` on first use; run it by hand to watch its log.
 @main
-struct TresorDaemon: AsyncParsableCommand {
+struct TresordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tresord",
         abstract: "The Tresor daemon: keeps the keybag and serves the local API on a Unix socket.",

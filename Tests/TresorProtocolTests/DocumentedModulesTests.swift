@@ -43,7 +43,7 @@ struct DocumentedModulesTests {
     }
 
     /// ARCHITECTURE's module list: the bold names at the start of its list entries
-    /// (`- **TresorKit** — …`, `- **tresord / tresor** — …`, `- **TresorServer/Desktop** — …`).
+    /// (`- **TresorKit** — …`, `- **tresord / tresor** — …`, `- **TresorDaemon/Desktop** — …`).
     static func listedModules() throws -> Set<String> {
         var names: Set<String> = []
         for line in try text("docs/ARCHITECTURE.md").split(separator: "\n") {
@@ -77,7 +77,7 @@ struct DocumentedModulesTests {
         #expect(modules["CDBus"] == "Sources/CDBus")
         #expect(modules["tresor-server-migrate"] != nil)
         #expect(modules["ProbeAlpha"] == nil && modules["store-token"] == nil, "test fixtures and examples are not modules")
-        #expect(try Self.listedModules().isSuperset(of: ["TresorKit", "tresord", "tresor", "TresorServer"]))
+        #expect(try Self.listedModules().isSuperset(of: ["TresorKit", "tresord", "tresor", "TresorDaemon", "TresorWebServer"]))
         #expect(try Self.codeMapFolders().isSuperset(of: ["Sources/TresorKit", "Web", "Tests"]))
     }
 

@@ -2,7 +2,7 @@ import Dispatch
 import NIOCore
 import NIOPosix
 import Testing
-@testable import TresorServer
+@testable import TresorDaemon
 import TresorSystem
 
 /// The socket API runs each connection's requests on that connection's event loop

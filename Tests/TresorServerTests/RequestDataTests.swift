@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Testing
-@testable import TresorServer
+@testable import TresorWebServer
 
 /// `Request.collectData(upTo:)` hands an upload to the stores: the same bytes whether the body
 /// came whole or in parts, with or without a `Content-Length`, and nothing past the limit.

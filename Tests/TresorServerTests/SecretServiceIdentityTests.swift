@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TresorKeybag
 import TresorKeychain
-@testable import TresorServer
+@testable import TresorDaemon
 
 /// How the daemon names a Secret Service client's executable, and which processes it refuses.
 @Suite struct SecretServiceIdentityTests {

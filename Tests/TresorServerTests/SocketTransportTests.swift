@@ -7,7 +7,7 @@ import NIOPosix
 import ServiceLifecycle
 import Testing
 import TresorProtocol
-@testable import TresorServer
+@testable import TresorDaemon
 
 /// The socket API's HTTP/1.1 connections (`SocketAPIServer`, `SocketAPIChannel`, `SocketRequestHandler`) on a real
 /// Unix socket, with a small router behind the daemon's `ErrorMiddleware`: requests answered in

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
-@testable import TresorServer
+@testable import TresorWebServer
 
 /// The pieces behind the web server's guards (docs/SECURITY.md, §3.12), without a daemon: finding a loopback
 /// connection's owner in the kernel's TCP tables and logging repeated failures once per
@@ -85,9 +85,9 @@ import Testing
     @Test func connectionLimitsAreChecked() throws {
         let defaults = try ConnectionLimits(total: nil, perClient: nil, reservedForOwner: nil)
         #expect(defaults.total == 64 && defaults.perClient == 8 && defaults.reservedForOwner == 16)
-        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 8, perClient: 2, reservedForOwner: 8) }
-        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 8, perClient: 0, reservedForOwner: 2) }
-        #expect(throws: DaemonError.self) { try ConnectionLimits(total: 0, perClient: 1, reservedForOwner: 0) }
+        #expect(throws: WebConfigurationError.self) { try ConnectionLimits(total: 8, perClient: 2, reservedForOwner: 8) }
+        #expect(throws: WebConfigurationError.self) { try ConnectionLimits(total: 8, perClient: 0, reservedForOwner: 2) }
+        #expect(throws: WebConfigurationError.self) { try ConnectionLimits(total: 0, perClient: 1, reservedForOwner: 0) }
     }
 
     @Test func loopbackPeersAreRecognizedInEveryForm() {

@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+import TresorCrypto
+import TresorKeychain
+import TresorSystem
+
+/// SHA-256 of files by path, cached by device, inode, size, modification and change time.
+final class FileHashes: Sendable {
+    static let shared = FileHashes()
+
+    /// ctime is in the key too: unlike mtime, no unprivileged process can set it back, so a
+    /// binary edited in place is always hashed again.
+    struct Identity: Hashable {
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
+
+        init(_ info: stat) {
+            (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+            (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+            (changeSeconds, changeNanoseconds) = (info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
+        }
+    }
+
+    private let cache = Mutex<[Identity: Data]>([:])
+
+    /// The hash of the file open at `fd`.
+    func sha256(ofOpenFile fd: Int32) throws -> Data {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
+        let identity = Identity(info)
+        if let known = cache.withLock({ $0[identity] }) { return known }
+        let hash = try Digest.sha256(readingFileDescriptor: fd)
+        cache.withLock { $0[identity] = hash }
+        return hash
+    }
+
+    /// The hash of the file at `url`. A file hashed before costs one `stat` (every connection
+    /// asks whether its client is the CLI).
+    func sha256(of url: URL) throws -> Data {
+        var info = stat()
+        if stat(url.path, &info) == 0, let known = cache.withLock({ $0[Identity(info)] }) { return known }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
+        defer { close(fd) }
+        return try sha256(ofOpenFile: fd)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import TresorNotesDomain
+import TresorProtocol
+import TresorWebServer
+import TresorWebStore
+
+/// `POST /v1/web/invites`: the owner invites someone to register a web account under a name
+/// of the owner's choosing (docs/WEB.md, "Registration"). The `tresor` CLI only. The code is
+/// in the answer and nowhere else — never in the log.
+struct WebInviteRoutes {
+    let backend: WebBackend
+    let callers: CallerResolver
+    let registration: WebRegistration
+
+    func register(on router: Router<DaemonRequestContext>) {
+        let backend = self.backend, callers = self.callers, registration = self.registration
+        router.post(RouterPath(Route.webInvites)) { request, context -> WebInvite in
+            try callers.requireCLI(try context.requireClient(), toManage: "notes")
+            let body = try await request.decode(as: WebInviteRequest.self, context: context)
+            guard let name = try? NoteRules.loginName(body.name) else {
+                throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
+            }
+            // The owner may know which names are taken.
+            guard try await backend.store.account(named: name) == nil else { throw APIError(.conflict, "an account of that name exists already") }
+            let invite = try await backend.invites.issue(name: name, now: Date())
+            context.logger.notice("web: invite issued")
+            return WebInvite(name: name, code: invite.code, expires: invite.expires, registration: registration.rawValue)
+        }
+    }
+}
+
+extension WebInvite: ResponseEncodable {}

@@ -1,0 +1,23 @@
+import TresorProtocol
+
+/// The largest request body each route takes. Most take the API's 1 MiB and get their body
+/// whole before they run; a route with a larger limit (an attachment, an import) runs as soon
+/// as its head arrives and reads the body as it comes, so it can refuse a client before the
+/// daemon reads hundreds of megabytes from it.
+struct RequestBodyLimits: Sendable {
+    var standard: Int
+    var largerByPath: [String: Int]
+
+    func limit(forPath path: String) -> (bytes: Int, streamed: Bool) {
+        if let larger = largerByPath[path] { return (larger, true) }
+        return (standard, false)
+    }
+}
+
+extension RequestBodyLimits {
+    /// The socket API's: 1 MiB, more for an attachment and for an import of notes.
+    static let socketAPI = RequestBodyLimits(standard: APIVersion.maximumRequestBytes, largerByPath: [
+        Route.notesAddAttachment: NotesWire.maximumAttachmentRequestBytes,
+        Route.notesImport: NotesWire.maximumImportRequestBytes,
+    ])
+}

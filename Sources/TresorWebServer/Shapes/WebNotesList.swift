@@ -1,0 +1,4 @@
+/// `GET /api/notes`.
+struct WebNotesList: Encodable, Sendable {
+    var notes: [WebNoteSummary]
+}
