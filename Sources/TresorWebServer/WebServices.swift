@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
 

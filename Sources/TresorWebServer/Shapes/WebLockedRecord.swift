@@ -1,5 +1,6 @@
 import Foundation
 import TresorModel
+import TresorNotesDomain
 import TresorWebStore
 
 /// A locked note's crypto fields, for the browser to open (`bodyFormat` `text` or `appleNotes`).

@@ -1,5 +1,6 @@
 import Foundation
 import TresorModel
+import TresorNotesDomain
 import TresorWebStore
 
 // The JSON shapes of the web API (docs/WEB.md, "Shapes"). They are built from the store's

@@ -1,4 +1,5 @@
 import TresorModel
+import TresorNotesDomain
 import TresorWebStore
 
 /// `PATCH /api/notes/{id}` and `PUT …/locked-body`: the note as it is now (a NoteSummary),
