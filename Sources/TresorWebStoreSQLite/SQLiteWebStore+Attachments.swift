@@ -21,13 +21,13 @@ extension SQLiteWebStore: AttachmentStore {
     }
 
     public func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
-        let data = try await run { store -> Data in
+        try await run { store -> any AttachmentReader in
             if try store.summary(ofNote: noteID).isLocked {
-                return try store.sealedChunks(ofAttachment: id, note: noteID).reduce(into: Data()) { $0.append($1) }
+                let sealed = try store.sealedChunks(ofAttachment: id, note: noteID).reduce(into: Data()) { $0.append($1) }
+                return WholeAttachmentReader(data: sealed)
             }
-            return try store.attachment(id, of: noteID).1
+            return ChunkedAttachmentReader(chunks: try store.openAttachment(id, of: noteID).1)
         }
-        return WholeAttachmentReader(data: data)
     }
 
     public func removeAttachment(_ id: String, of noteID: String) async throws {
@@ -70,7 +70,23 @@ final class SQLiteAttachmentWriter: AttachmentWriter {
     }
 }
 
-/// An attachment read whole (the embedded store opens its file in one go), handed over once.
+/// An unlocked note's attachment, each chunk read from its file and opened when asked for.
+final class ChunkedAttachmentReader: AttachmentReader {
+    private let chunks: AttachmentChunks
+    var byteCount: Int { chunks.byteCount }
+
+    init(chunks: AttachmentChunks) {
+        self.chunks = chunks
+    }
+
+    func next() async throws -> Data? {
+        let chunks = self.chunks
+        return try await offloaded { try chunks.next() }
+    }
+}
+
+/// A locked note's attachment as its sealed chunks, read whole (their total size, which the
+/// answer declares first, is known only once they are read), handed over once.
 final class WholeAttachmentReader: AttachmentReader {
     private let data: Mutex<Data?>
     let byteCount: Int
