@@ -223,7 +223,7 @@ final class UnixSocketHTTP {
             let got = recv(fd, piece.baseAddress, min(piece.count, remaining), 0)
             if got < 0 && errno == EINTR { continue }
             if got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
-            guard got > 0 else { throw TresorClientError.protocolError("tresord's answer ended \(remaining) bytes short") }
+            guard got > 0 else { throw TresorClientError.protocolError("tresord's answer ended \(remaining) bytes short (its log says why)") }
             try receive(UnsafeRawBufferPointer(rebasing: piece[0..<got]))
             remaining -= got
         }
