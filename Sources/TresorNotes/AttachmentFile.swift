@@ -229,16 +229,6 @@ enum AttachmentFile {
         while let chunk = try reader.next() { try body(chunk) }
     }
 
-    /// A locked attachment's chunks as sealed under the note key (the keybag layer opened and
-    /// checked), for the web client to open.
-    static func readChunks(_ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing) throws -> [Data] {
-        var chunks: [Data] = []
-        try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, _, _ in
-            chunks.append(opened)
-        }
-        return chunks
-    }
-
     /// Reads file `name` record by record and hands each, opened from the keybag layer, to `body`
     /// with its index and final flag. A cut, reordered or spliced file fails.
     static func forEachRecord(

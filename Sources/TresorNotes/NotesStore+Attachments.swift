@@ -102,7 +102,7 @@ extension NotesStore {
         let reader = try AttachmentFile.Reader(
             attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
             sealing: sealing, layers: .plaintext(noteKey))
-        return (try info(attachment, sealing), AttachmentChunks(reader, byteCount: attachment.byteCount))
+        return (try info(attachment, sealing), AttachmentChunks(reader, byteCount: attachment.byteCount, attachmentID: attachment.id))
     }
 
     /// An attachment's row and what opens it: the note key of a locked note (from `passphrase` or
@@ -175,24 +175,34 @@ extension NotesStore {
 
 }
 
-/// An attachment's plaintext read a chunk at a time (``NotesStore/openAttachment(_:of:passphrase:)``):
-/// each chunk is read from its file and opened when asked for. Calls may come from different
-/// threads one after another; a lock keeps them in order.
+/// An attachment read a chunk at a time — its plaintext (``NotesStore/openAttachment(_:of:passphrase:)``)
+/// or a locked one's sealed chunks (``NotesStore/openSealedChunks(ofAttachment:note:)``): each
+/// chunk is read from its file and opened when asked for, and together they are exactly
+/// ``byteCount`` bytes or the read fails — what an answer that declares its length first needs.
+/// Calls may come from different threads one after another; a lock keeps them in order.
 public final class AttachmentChunks: Sendable {
-    /// The attachment's size: what all the chunks add up to.
+    /// What all the chunks add up to.
     public let byteCount: Int
-    private let reader: Mutex<AttachmentFile.Reader>
+    private let attachmentID: String
+    /// The reader, and the bytes it handed out so far.
+    private let reader: Mutex<(AttachmentFile.Reader, Int)>
 
-    init(_ reader: sending AttachmentFile.Reader, byteCount: Int) {
-        self.reader = Mutex(reader)
+    init(_ reader: sending AttachmentFile.Reader, byteCount: Int, attachmentID: String) {
+        self.reader = Mutex((reader, 0))
         self.byteCount = byteCount
+        self.attachmentID = attachmentID
     }
 
     /// The next chunk, or nil after the last.
-    /// - Returns: up to 1 MiB of the attachment.
+    /// - Returns: up to 1 MiB of the attachment (a sealed chunk: 28 bytes more).
     /// - Throws: ``NotesError/damaged(_:)`` when the file is cut, reordered, spliced or of the wrong
     ///   size (the chunks before were good).
     public func next() throws -> Data? {
-        try reader.withLock { try $0.next() }
+        try reader.withLock { state in
+            let chunk = try state.0.next()
+            state.1 += chunk?.count ?? 0
+            guard chunk == nil ? state.1 == byteCount : state.1 <= byteCount else { throw NotesError.damaged("attachment \(attachmentID)") }
+            return chunk
+        }
     }
 }

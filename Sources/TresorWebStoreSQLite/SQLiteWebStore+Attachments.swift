@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TresorNotes
 import TresorNotesDomain
 import TresorSystem
@@ -23,8 +22,7 @@ extension SQLiteWebStore: AttachmentStore {
     public func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
         try await run { store -> any AttachmentReader in
             if try store.summary(ofNote: noteID).isLocked {
-                let sealed = try store.sealedChunks(ofAttachment: id, note: noteID).reduce(into: Data()) { $0.append($1) }
-                return WholeAttachmentReader(data: sealed)
+                return ChunkedAttachmentReader(chunks: try store.openSealedChunks(ofAttachment: id, note: noteID))
             }
             return ChunkedAttachmentReader(chunks: try store.openAttachment(id, of: noteID).1)
         }
@@ -70,7 +68,8 @@ final class SQLiteAttachmentWriter: AttachmentWriter {
     }
 }
 
-/// An unlocked note's attachment, each chunk read from its file and opened when asked for.
+/// An attachment from the home's attachments folder — an unlocked note's plaintext, a locked
+/// one's sealed chunks —, each chunk read from its file and opened when asked for.
 final class ChunkedAttachmentReader: AttachmentReader {
     private let chunks: AttachmentChunks
     var byteCount: Int { chunks.byteCount }
@@ -82,24 +81,5 @@ final class ChunkedAttachmentReader: AttachmentReader {
     func next() async throws -> Data? {
         let chunks = self.chunks
         return try await offloaded { try chunks.next() }
-    }
-}
-
-/// A locked note's attachment as its sealed chunks, read whole (their total size, which the
-/// answer declares first, is known only once they are read), handed over once.
-final class WholeAttachmentReader: AttachmentReader {
-    private let data: Mutex<Data?>
-    let byteCount: Int
-
-    init(data: Data) {
-        self.data = Mutex(data)
-        byteCount = data.count
-    }
-
-    func next() async throws -> Data? {
-        data.withLock { data in
-            defer { data = nil }
-            return data
-        }
     }
 }
