@@ -41,7 +41,8 @@ import Glibc
         // The CLI's whole peak: a `tresor` process holds about 20 MiB before any attachment.
         #expect(cliPeak < Self.ceiling + (32 << 20), "tresor note export-attachment peaked at \(cliPeak >> 20) MiB for \(Self.size >> 20) MiB")
         #expect(daemonGrowth < Self.ceiling, "tresord's peak grew by \(daemonGrowth >> 20) MiB to answer with \(Self.size >> 20) MiB")
-        print("AttachmentStreamingTests: \(Self.size >> 20) MiB exported; tresor peak \(cliPeak >> 20) MiB, tresord peak growth \(daemonGrowth >> 20) MiB")
+        print("AttachmentStreamingTests: \(Self.size >> 20) MiB exported; tresor peak \(cliPeak >> 20) MiB, "
+              + "tresord peak growth \(daemonGrowth >> 20) MiB")
     }
 
     /// An export that fails part way — the attachment's file damaged in its third chunk, so the
@@ -126,7 +127,8 @@ import Glibc
         }
         process.waitUntilExit()
         let result = Harness.Result(
-            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8))
         harness.record(process.executableURL!, arguments, output: result.stdout + result.stderr)
         return (result, peak)
     }
