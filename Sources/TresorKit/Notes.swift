@@ -190,7 +190,7 @@ public final class Notes: Sendable {
     }
 
     /// An attachment's bytes, gathered in memory; one of a locked note needs `passphrase` or an
-    /// open session. For a large attachment, ``readAttachment(_:of:passphrase:receive:)`` takes
+    /// open session. For a large attachment, `readAttachment(_:of:passphrase:receive:)` takes
     /// them a piece at a time instead.
     public func attachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
         var data = Data()

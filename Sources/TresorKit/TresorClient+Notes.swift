@@ -177,7 +177,7 @@ public struct AttachmentData: Sendable, Equatable {
     public var data: Data
 }
 
-/// An attachment read back a piece at a time (``Notes/readAttachment(_:of:passphrase:receive:)``):
+/// An attachment read back a piece at a time (`Notes.readAttachment(_:of:passphrase:receive:)`):
 /// the name and kind it was added with, and how many bytes came.
 public struct ReceivedAttachment: Sendable, Equatable {
     /// The attachment's id within its note.
