@@ -72,6 +72,15 @@ extension Notes {
         try await offloaded { try self.attachment(id, of: note, passphrase: passphrase) }
     }
 
+    /// ``readAttachment(_:of:passphrase:receive:)`` without blocking a Swift concurrency thread;
+    /// `receive` is called on the thread that reads the answer.
+    @discardableResult
+    public func readAttachment(
+        _ id: String, of note: String, passphrase: String? = nil, receive: @escaping @Sendable (Data) throws -> Void
+    ) async throws -> ReceivedAttachment {
+        try await offloaded { try self.readAttachment(id, of: note, passphrase: passphrase, receive: receive) }
+    }
+
     /// ``passphraseStatus()`` without blocking a Swift concurrency thread.
     public func passphraseStatus() async throws -> NotesPassphraseStatus {
         try await offloaded { try self.passphraseStatus() }

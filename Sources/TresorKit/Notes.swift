@@ -189,9 +189,32 @@ public final class Notes: Sendable {
         try mapped { try client.notesSetExcludedFromBackup(id, of: note, excluded: excluded) }
     }
 
-    /// An attachment's bytes; one of a locked note needs `passphrase` or an open session.
+    /// An attachment's bytes, gathered in memory; one of a locked note needs `passphrase` or an
+    /// open session. For a large attachment, `readAttachment(_:of:passphrase:receive:)` takes
+    /// them a piece at a time instead.
     public func attachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
-        try mapped { try client.notesAttachment(id, of: note, passphrase: passphrase) }
+        var data = Data()
+        let received = try readAttachment(id, of: note, passphrase: passphrase) { data.append($0) }
+        return AttachmentData(id: received.id, name: received.name, kind: received.kind, data: data)
+    }
+
+    /// An attachment's bytes, handed to `receive` a piece at a time as they arrive from the
+    /// daemon, which reads them from the store a chunk at a time too: an attachment of any size
+    /// costs either process a few MiB. One of a locked note needs `passphrase` or an open session.
+    /// - Parameters:
+    ///   - id: the attachment's id.
+    ///   - note: its note's id.
+    ///   - passphrase: a locked note's passphrase, when its session is not open.
+    ///   - receive: takes each piece, in order. What it throws ends the transfer and is thrown.
+    /// - Returns: the attachment's name and kind, and how many bytes came.
+    /// - Throws: `APIError` or ``NotesClientError`` as the daemon answers (before any piece);
+    ///   ``TresorClientError/protocolError(_:)`` when the answer ends short (a damaged attachment,
+    ///   after the pieces before the damage); what `receive` throws.
+    @discardableResult
+    public func readAttachment(
+        _ id: String, of note: String, passphrase: String? = nil, receive: (Data) throws -> Void
+    ) throws -> ReceivedAttachment {
+        try mapped { try client.notesAttachment(id, of: note, passphrase: passphrase) { try receive(Data($0)) } }
     }
 
     /// Removes an attachment from its note.

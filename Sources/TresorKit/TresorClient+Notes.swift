@@ -110,14 +110,21 @@ extension TresorClient {
         try call("POST", Route.notesAttachmentBackup, AttachmentBackupRequest(note: note, attachment: id, excluded: excluded))
     }
 
-    /// An attachment's bytes, with its name and kind from the answer's headers.
-    package func notesAttachment(_ id: String, of note: String, passphrase: String? = nil) throws -> AttachmentData {
+    /// An attachment's bytes handed to `receive` a piece at a time as they arrive — never held
+    /// whole here —, with its name and kind from the answer's headers.
+    package func notesAttachment(
+        _ id: String, of note: String, passphrase: String? = nil, receive: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> ReceivedAttachment {
         let body = try APICoding.encoder.encode(AttachmentRequest(note: note, attachment: id, passphrase: passphrase))
-        let response = try callRaw("POST", Route.notesGetAttachment, body: body, contentType: "application/json")
+        var byteCount = 0
+        let response = try callRaw("POST", Route.notesGetAttachment, body: body) { piece in
+            byteCount += piece.count
+            try receive(piece)
+        }
         guard let name = response.headers[NotesWire.nameHeader.lowercased()].flatMap(NotesWire.decodeHeader),
               let kind = response.headers[NotesWire.kindHeader.lowercased()].flatMap(AttachmentKind.init(rawValue:))
         else { throw TresorClientError.protocolError("attachment answer without its name and kind headers") }
-        return AttachmentData(id: id, name: name, kind: kind, data: response.body)
+        return ReceivedAttachment(id: id, name: name, kind: kind, byteCount: byteCount)
     }
 
     package func notesRemoveAttachment(_ id: String, of note: String) throws -> NoteSummary {
@@ -168,4 +175,17 @@ public struct AttachmentData: Sendable, Equatable {
     public var kind: AttachmentKind
     /// Its bytes.
     public var data: Data
+}
+
+/// An attachment read back a piece at a time (`Notes.readAttachment(_:of:passphrase:receive:)`):
+/// the name and kind it was added with, and how many bytes came.
+public struct ReceivedAttachment: Sendable, Equatable {
+    /// The attachment's id within its note.
+    public var id: String
+    /// The file name it was added with.
+    public var name: String
+    /// What it is (image, document…).
+    public var kind: AttachmentKind
+    /// How many bytes came: all of them.
+    public var byteCount: Int
 }

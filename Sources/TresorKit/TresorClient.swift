@@ -229,6 +229,14 @@ public final class TresorClient: Sendable {
         })
     }
 
+    /// A request with a JSON body whose answer's raw bytes, once its status says success, go to
+    /// `receive` a piece at a time as they arrive; the answer returned has its head only.
+    func callRaw(
+        _ method: String, _ path: String, body: Data, receive: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> UnixSocketHTTP.Response {
+        try succeeded(send { try $0.send(method: method, path: path, body: body, contentType: "application/json", receive: receive) })
+    }
+
     /// A request without a body whose answer is raw bytes, once its status says success.
     func callRaw(_ method: String, _ path: String) throws -> UnixSocketHTTP.Response {
         try succeeded(send { try $0.send(method: method, path: path, body: nil) })

@@ -79,6 +79,25 @@ final class UnixSocketHTTP {
         return try readResponse()
     }
 
+    /// Sends one request with a small body and hands a successful answer's body to `receive` a
+    /// piece at a time as it arrives (an attachment is never held whole); the answer returned then
+    /// has an empty body. An error answer is read whole, as ``send(method:path:body:contentType:headers:)``
+    /// does. When `receive` throws, or the answer ends short, the connection is shut down (the
+    /// rest of the answer is not read) and the error thrown.
+    func send(
+        method: String, path: String, body: Data, contentType: String, receive: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Response {
+        var message = try head(method: method, path: path, headers: [], contentType: contentType, contentLength: body.count)
+        message.append(body)
+        try writeAll(message)
+        do {
+            return try withoutActuallyEscaping(receive) { try readResponse(receive: $0) }
+        } catch {
+            shutdown(fd, Int32(SHUT_RDWR))
+            throw error
+        }
+    }
+
     /// Sends one request whose body is the next `length` bytes of the open file `file`, read and
     /// sent a piece at a time (an attachment is never held whole). A file that ends early leaves
     /// the request unfinished: the connection is shut down and ``TresorClientError/fileChanged(path:)``
@@ -188,7 +207,40 @@ final class UnixSocketHTTP {
         return data
     }
 
-    private func readResponse() throws -> Response {
+    /// Hands the next `count` bytes of the answer to `receive` as they arrive.
+    private func receive(_ count: Int, into receive: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffered = min(buffer.count, count)
+        if buffered > 0 {
+            try buffer.withUnsafeBytes { try receive(UnsafeRawBufferPointer(rebasing: $0[..<buffered])) }
+            buffer.removeSubrange(..<buffered)
+        }
+        var remaining = count - buffered
+        guard remaining > 0 else { return }
+        // Larger than `chunk`: a 256 MiB attachment in 1,024 reads and writes, not 16,384.
+        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: min(remaining, 1 << 18), alignment: 1)
+        defer { piece.deallocate() }
+        while remaining > 0 {
+            let got = recv(fd, piece.baseAddress, min(piece.count, remaining), 0)
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
+            guard got > 0 else { throw TresorClientError.protocolError("tresord's answer ended \(remaining) bytes short (its log says why)") }
+            try receive(UnsafeRawBufferPointer(rebasing: piece[0..<got]))
+            remaining -= got
+        }
+    }
+
+    /// The size of a chunked body's next chunk; after the last (0), its trailer is read too.
+    private func readChunkSize() throws -> Int {
+        let line = try readLine()
+        guard let field = line.split(separator: ";").first, let size = Int(field, radix: 16), size >= 0 else {
+            throw TresorClientError.protocolError("bad chunk size")
+        }
+        if size == 0 { while try !readLine().isEmpty {} }
+        return size
+    }
+
+    /// The next answer. With `receive`, a successful answer's body goes to it as it arrives.
+    private func readResponse(receive: ((UnsafeRawBufferPointer) throws -> Void)? = nil) throws -> Response {
         if buffer.isEmpty { try fill(answer: true) }
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
@@ -211,22 +263,27 @@ final class UnixSocketHTTP {
             }
             if name == "transfer-encoding" && value.lowercased().contains("chunked") { chunked = true }
         }
+        // A successful answer's body goes to `receive` as it arrives, any other is gathered.
+        var body = Data()
+        let take: (Int) throws -> Void
+        if let receive, (200..<300).contains(status) {
+            take = { try self.receive($0, into: receive) }
+        } else {
+            take = { count in
+                let bytes = try self.readBytes(count)
+                if body.isEmpty { body = bytes } else { body.append(bytes) }
+            }
+        }
         if chunked {
-            var body = Data()
             while true {
-                let line = try readLine()
-                guard let field = line.split(separator: ";").first, let size = Int(field, radix: 16), size >= 0 else {
-                    throw TresorClientError.protocolError("bad chunk size")
-                }
-                if size == 0 {
-                    while try !readLine().isEmpty {}
-                    break
-                }
-                body.append(try readBytes(size))
+                let size = try readChunkSize()
+                if size == 0 { break }
+                try take(size)
                 _ = try readLine()
             }
-            return Response(status: status, headers: headers, body: body)
+        } else {
+            try take(contentLength ?? 0)
         }
-        return Response(status: status, headers: headers, body: try readBytes(contentLength ?? 0))
+        return Response(status: status, headers: headers, body: body)
     }
 }

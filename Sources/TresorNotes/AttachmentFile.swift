@@ -225,31 +225,8 @@ enum AttachmentFile {
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         noteKey: SymmetricKey?, _ body: (Data) throws -> Void
     ) throws {
-        let damaged = NotesError.damaged("attachment \(attachmentID)")
-        var total = 0
-        try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, index, isFinal in
-            var chunk = opened
-            if let noteKey {
-                guard let plain = try? LockedNoteCrypto.openChunk(
-                    opened, with: noteKey, attachmentID: attachmentID, index: index, isFinal: isFinal)
-                else { throw damaged }
-                chunk = plain
-            }
-            total += chunk.count
-            guard total <= byteCount else { throw damaged }
-            try body(chunk)
-        }
-        guard total == byteCount else { throw damaged }
-    }
-
-    /// A locked attachment's chunks as sealed under the note key (the keybag layer opened and
-    /// checked), for the web client to open.
-    static func readChunks(_ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing) throws -> [Data] {
-        var chunks: [Data] = []
-        try forEachRecord(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing) { opened, _, _ in
-            chunks.append(opened)
-        }
-        return chunks
+        let reader = try Reader(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing, layers: .plaintext(noteKey))
+        while let chunk = try reader.next() { try body(chunk) }
     }
 
     /// Reads file `name` record by record and hands each, opened from the keybag layer, to `body`
@@ -258,28 +235,96 @@ enum AttachmentFile {
         _ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing,
         _ body: (Data, UInt64, Bool) throws -> Void
     ) throws {
-        let damaged = NotesError.damaged("attachment \(attachmentID)")
-        let limit = byteCount + (byteCount / chunkByteCount + 1) * 128 + 16
-        do {
-            try SecureFiles.withReader(folder.appendingPathComponent(name), limit: limit) { file in
-                guard try file.read(count: magic.count + 1) == magic + [version] else { throw damaged }
-                var index: UInt64 = 0
-                while file.offset < file.size {
-                    let length = try file.read(count: 4).reduce(0) { $0 << 8 | Int($1) }
-                    guard length > 0 else { throw damaged }
-                    // Each record is read into its own buffer, opened while it is still in cache.
-                    let record = try file.read(count: length)
-                    let isFinal = file.offset == file.size
-                    // The final flag is bound into both layers: a file cut after any chunk but the
-                    // last, or with chunks swapped, fails here.
-                    try body(try sealing.open(record, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal)), index, isFinal)
-                    index += 1
-                }
-                guard index > 0 else { throw damaged }
-            }
-        } catch is SecureFileError {
-            throw damaged
+        let reader = try Reader(name, attachmentID: attachmentID, byteCount: byteCount, in: folder, sealing: sealing, layers: .keybag)
+        while let record = try reader.nextRecord() { try body(record.opened, record.index, record.isFinal) }
+    }
+
+    /// File `name` opened a chunk at a time, each read and opened when asked for: what answers an
+    /// attachment of any size while holding one chunk of it (the daemon's answer, the web
+    /// client's download). Every check of a whole read is made, in order: a cut, reordered or
+    /// spliced file, or one whose chunks do not add up to the attachment's size, fails at the
+    /// chunk that shows it — after the chunks before it were handed out.
+    final class Reader {
+        /// Which layers ``next()`` opens.
+        enum Layers {
+            /// Both: the plaintext (a locked note's under `noteKey`).
+            case plaintext(SymmetricKey?)
+            /// The keybag layer only: a locked note's chunks as sealed under the note key.
+            case keybag
         }
+
+        private let file: SecureFiles.OpenedFile
+        private let attachmentID: String
+        private let byteCount: Int
+        private let sealing: ContentSealing
+        private let layers: Layers
+        private var index: UInt64 = 0
+        /// Plaintext bytes handed out so far.
+        private var total = 0
+        private var ended = false
+
+        init(_ name: String, attachmentID: String, byteCount: Int, in folder: URL, sealing: ContentSealing, layers: Layers) throws {
+            let damaged = NotesError.damaged("attachment \(attachmentID)")
+            let limit = byteCount + (byteCount / chunkByteCount + 1) * 128 + 16
+            do {
+                file = try SecureFiles.OpenedFile(reading: folder.appendingPathComponent(name), limit: limit)
+                guard try file.reader.read(count: magic.count + 1) == magic + [version] else { throw damaged }
+            } catch is SecureFileError {
+                throw damaged
+            }
+            self.attachmentID = attachmentID
+            self.byteCount = byteCount
+            self.sealing = sealing
+            self.layers = layers
+        }
+
+        /// The next chunk through the reader's layers, or nil after the last.
+        /// - Throws: ``NotesError/damaged(_:)``.
+        func next() throws -> Data? {
+            guard let record = try nextRecord() else {
+                if case .plaintext = layers, total != byteCount { throw damaged }
+                return nil
+            }
+            guard case .plaintext(let noteKey) = layers else { return record.opened }
+            var chunk = record.opened
+            if let noteKey {
+                guard let plain = try? LockedNoteCrypto.openChunk(
+                    chunk, with: noteKey, attachmentID: attachmentID, index: record.index, isFinal: record.isFinal)
+                else { throw damaged }
+                chunk = plain
+            }
+            total += chunk.count
+            guard total <= byteCount else { throw damaged }
+            return chunk
+        }
+
+        /// The next record opened from the keybag layer, with its index and final flag; nil after
+        /// the last.
+        /// - Throws: ``NotesError/damaged(_:)``.
+        func nextRecord() throws -> (opened: Data, index: UInt64, isFinal: Bool)? {
+            guard !ended else { return nil }
+            do {
+                guard file.reader.offset < file.reader.size else {
+                    ended = true
+                    guard index > 0 else { throw damaged }
+                    return nil
+                }
+                let length = try file.reader.read(count: 4).reduce(0) { $0 << 8 | Int($1) }
+                guard length > 0 else { throw damaged }
+                // Each record is read into its own buffer, opened while it is still in cache.
+                let record = try file.reader.read(count: length)
+                let isFinal = file.reader.offset == file.reader.size
+                // The final flag is bound into both layers: a file cut after any chunk but the
+                // last, or with chunks swapped, fails here.
+                let opened = try sealing.open(record, table: "attachments", id: attachmentID, column: chunkColumn(index, isFinal))
+                defer { index += 1 }
+                return (opened, index, isFinal)
+            } catch is SecureFileError {
+                throw damaged
+            }
+        }
+
+        private var damaged: NotesError { NotesError.damaged("attachment \(attachmentID)") }
     }
 
     /// Overwrites the file with zeros, then unlinks it. The bytes were sealed, so this is

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import Synchronization
 import TresorNotesDomain
 
 // Attachments: add, read, remove. A locked note's attachments are sealed under its note key.
@@ -84,18 +85,24 @@ extension NotesStore {
         return (try info(attachment, sealing), data)
     }
 
-    /// An attachment's bytes chunk by chunk, each handed to `body` as it is opened — for a caller
-    /// that copies them somewhere anyway (the daemon, into its answer), so the attachment is not
-    /// held twice. A damaged file fails, possibly after some chunks were handed over.
-    public func readAttachment(
-        _ attachmentID: String, of noteID: String, passphrase: Passphrase? = nil, _ body: (AttachmentInfo, Data) throws -> Void
-    ) throws -> AttachmentInfo {
+    /// An attachment opened to be read a chunk at a time, as its reader asks (a locked note's
+    /// with its passphrase or open session): what answers an attachment of any size while holding
+    /// about one chunk (1 MiB) of it — the daemon's answer, the web client's download.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its note.
+    ///   - passphrase: a locked note's passphrase, when its session is not open.
+    /// - Returns: the attachment's description, and the reader of its bytes.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/passphraseRequired(_:)`` and the other
+    ///   passphrase errors, ``NotesError/damaged(_:)``.
+    public func openAttachment(
+        _ attachmentID: String, of noteID: String, passphrase: Passphrase? = nil
+    ) throws -> (AttachmentInfo, AttachmentChunks) {
         let (attachment, noteKey, sealing) = try openableAttachment(attachmentID, of: noteID, passphrase: passphrase)
-        let info = try info(attachment, sealing)
-        try AttachmentFile.forEachChunk(
+        let reader = try AttachmentFile.Reader(
             attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder,
-            sealing: sealing, noteKey: noteKey) { try body(info, $0) }
-        return info
+            sealing: sealing, layers: .plaintext(noteKey))
+        return (try info(attachment, sealing), AttachmentChunks(reader, byteCount: attachment.byteCount, attachmentID: attachment.id))
     }
 
     /// An attachment's row and what opens it: the note key of a locked note (from `passphrase` or
@@ -166,4 +173,36 @@ extension NotesStore {
         try sealing.openText(row.sealedName, table: "attachments", id: row.id, column: "name")
     }
 
+}
+
+/// An attachment read a chunk at a time — its plaintext (``NotesStore/openAttachment(_:of:passphrase:)``)
+/// or a locked one's sealed chunks (``NotesStore/openSealedChunks(ofAttachment:note:)``): each
+/// chunk is read from its file and opened when asked for, and together they are exactly
+/// ``byteCount`` bytes or the read fails — what an answer that declares its length first needs.
+/// Calls may come from different threads one after another; a lock keeps them in order.
+public final class AttachmentChunks: Sendable {
+    /// What all the chunks add up to.
+    public let byteCount: Int
+    private let attachmentID: String
+    /// The reader, and the bytes it handed out so far.
+    private let reader: Mutex<(AttachmentFile.Reader, Int)>
+
+    init(_ reader: sending AttachmentFile.Reader, byteCount: Int, attachmentID: String) {
+        self.reader = Mutex((reader, 0))
+        self.byteCount = byteCount
+        self.attachmentID = attachmentID
+    }
+
+    /// The next chunk, or nil after the last.
+    /// - Returns: up to 1 MiB of the attachment (a sealed chunk: 28 bytes more).
+    /// - Throws: ``NotesError/damaged(_:)`` when the file is cut, reordered, spliced or of the wrong
+    ///   size (the chunks before were good).
+    public func next() throws -> Data? {
+        try reader.withLock { state in
+            let chunk = try state.0.next()
+            state.1 += chunk?.count ?? 0
+            guard chunk == nil ? state.1 == byteCount : state.1 <= byteCount else { throw NotesError.damaged("attachment \(attachmentID)") }
+            return chunk
+        }
+    }
 }

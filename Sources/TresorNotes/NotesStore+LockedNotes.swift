@@ -233,6 +233,23 @@ extension NotesStore {
     /// A locked note's attachment as its chunks sealed under the note key (keybag layer
     /// removed), in order: what the browser opens.
     public func sealedChunks(ofAttachment attachmentID: String, note id: String) throws -> [Data] {
+        let chunks = try openSealedChunks(ofAttachment: attachmentID, note: id)
+        var all: [Data] = []
+        while let chunk = try chunks.next() { all.append(chunk) }
+        return all
+    }
+
+    /// A locked note's attachment opened to be read as its chunks sealed under the note key
+    /// (keybag layer removed), one when asked: what the browser downloads and opens, a chunk at a
+    /// time. Their size together — the attachment's plus each chunk's IV and tag
+    /// (``LockedNoteShape``) — is known before the first is read.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - id: its note.
+    /// - Returns: the reader of the sealed chunks, one after another.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/wrongLockState(_:)`` for an attachment
+    ///   that is not locked, ``NotesError/damaged(_:)``.
+    public func openSealedChunks(ofAttachment attachmentID: String, note id: String) throws -> AttachmentChunks {
         let sealing = try sealing()
         let attachment = try pool.read { db -> AttachmentRow in
             guard let attachment = try AttachmentRow.fetchAll(note: id, db).first(where: { $0.id == attachmentID }) else {
@@ -241,8 +258,12 @@ extension NotesStore {
             return attachment
         }
         guard attachment.isLocked else { throw NotesError.wrongLockState("attachment \(attachmentID) is not locked") }
-        return try AttachmentFile.readChunks(
-            attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder, sealing: sealing)
+        let reader = try AttachmentFile.Reader(
+            attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder, sealing: sealing,
+            layers: .keybag)
+        let sealedByteCount = attachment.byteCount
+            + LockedNoteShape.chunkCount(plaintextByteCount: attachment.byteCount) * LockedNoteShape.chunkOverheadByteCount
+        return AttachmentChunks(reader, byteCount: sealedByteCount, attachmentID: attachment.id)
     }
 
     // MARK: Helpers

@@ -21,6 +21,8 @@ public final class ExclusiveFile {
 
     /// The bytes kept at the start for ``writePrefix(_:)``.
     private let prefixByteCount: Int
+    /// The file that ``commit(syncingFolder:)`` renames this one over (``init(replacing:)``).
+    private let replaced: String?
 
     /// Creates the file at `url`; fails if anything (a file, a link) is already there.
     /// - Parameters:
@@ -31,6 +33,7 @@ public final class ExclusiveFile {
     public init(creating url: URL, reservingPrefix prefix: Int = 0) throws {
         path = url.path
         prefixByteCount = prefix
+        replaced = nil
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
         if prefix > 0 {
@@ -42,6 +45,20 @@ public final class ExclusiveFile {
             size = prefix
             writebackStart = prefix
         }
+    }
+
+    /// Creates a file that replaces `url` once committed: written beside it under a temporary
+    /// name (``SecureFiles/writeAtomically(_:to:)``'s) and renamed over it by
+    /// ``commit(syncingFolder:)``. Abandoned, it leaves whatever is at `url` as it was.
+    /// - Parameter url: the file to replace (or to create, when nothing is there).
+    /// - Throws: ``SecureFileError`` when the temporary file cannot be created.
+    public init(replacing url: URL) throws {
+        path = SecureFiles.temporaryPath(replacing: url)
+        prefixByteCount = 0
+        replaced = url.path
+        unlink(path)  // left by an interrupted write of an earlier process with this pid
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
     }
 
     /// Fills the prefix kept at creation. On failure the file is abandoned.
@@ -82,7 +99,8 @@ public final class ExclusiveFile {
     static let writebackBatch = 8 << 20
 
     /// Makes the file durable — its content (fsync) and its name (fsync of its folder, which a
-    /// new file needs too) — and closes it. If either sync fails the file is removed.
+    /// new file needs too) — and closes it; one made by ``init(replacing:)`` is first renamed
+    /// over the file it replaces. If either sync fails the file is removed.
     /// - Parameter syncingFolder: false when the caller syncs the folder itself once, after many
     ///   files (a restore's staged attachments).
     /// - Throws: ``SecureFileError`` when a sync fails.
@@ -92,6 +110,11 @@ public final class ExclusiveFile {
             let code = errno
             abandon()
             throw SecureFileError.systemCall("fsync", path: path, errno: code)
+        }
+        if let replaced, rename(path, replaced) != 0 {
+            let code = errno
+            abandon()
+            throw SecureFileError.systemCall("rename", path: replaced, errno: code)
         }
         do {
             if syncingFolder { try SecureFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent()) }

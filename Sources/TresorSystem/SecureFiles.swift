@@ -65,8 +65,7 @@ public enum SecureFiles {
     /// Writes `data` to `url` with mode 0600: to a temporary file in the same folder, fsync,
     /// rename over the target, fsync the folder.
     public static func writeAtomically(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
+        let temporary = temporaryPath(replacing: url)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("open", path: temporary, errno: errno) }
         do {
@@ -85,6 +84,12 @@ public enum SecureFiles {
             throw SecureFileError.systemCall("rename", path: url.path, errno: code)
         }
         try syncDirectory(url.deletingLastPathComponent())
+    }
+
+    /// Where a file that replaces `url` is written before it is renamed over it: beside it, as
+    /// `.<name>.tmp-<pid>` (what ``removeInterruptedWrites(in:)`` clears).
+    static func temporaryPath(replacing url: URL) -> String {
+        url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-\(getpid())"
     }
 
     /// Makes the folder's entries durable (fsync of the folder): after a rename, an unlink or a
@@ -182,13 +187,37 @@ public enum SecureFiles {
     /// before reading anything. For files read in records (attachments): each record lands in its
     /// own buffer straight from the kernel, with no whole-file copy and no growing buffer.
     public static func withReader<T>(_ url: URL, limit: Int, _ body: (inout SequentialReader) throws -> T) throws -> T {
-        let fd = try openForReading(url)
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SecureFileError.systemCall("fstat", path: url.path, errno: errno) }
-        guard Int(info.st_size) <= limit else { throw SecureFileError.tooLarge(path: url.path, limit: limit) }
-        var reader = SequentialReader(fd: fd, path: url.path, size: Int(info.st_size))
-        return try body(&reader)
+        let file = try OpenedFile(reading: url, limit: limit)
+        return try body(&file.reader)
+    }
+
+    /// A file opened for reading in order, as ``withReader(_:limit:_:)`` does, for a reader that
+    /// outlives one call (an attachment answered a chunk at a time); closed when dropped.
+    public final class OpenedFile {
+        /// Its reader, from the start.
+        public var reader: SequentialReader
+
+        /// Opens `url`, never through a symbolic link.
+        /// - Parameters:
+        ///   - url: the file.
+        ///   - limit: the largest size accepted, checked before anything is read.
+        /// - Throws: ``SecureFileError`` (`notFound`, `tooLarge`, a failed call).
+        public init(reading url: URL, limit: Int) throws {
+            let fd = try openForReading(url)
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                let code = errno
+                close(fd)
+                throw SecureFileError.systemCall("fstat", path: url.path, errno: code)
+            }
+            guard Int(info.st_size) <= limit else {
+                close(fd)
+                throw SecureFileError.tooLarge(path: url.path, limit: limit)
+            }
+            reader = SequentialReader(fd: fd, path: url.path, size: Int(info.st_size))
+        }
+
+        deinit { close(reader.fd) }
     }
 
     /// A file opened by ``withReader(_:limit:_:)``, read from the start in order.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TresorNotes
 import TresorNotesDomain
 import TresorSystem
@@ -21,13 +20,12 @@ extension SQLiteWebStore: AttachmentStore {
     }
 
     public func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
-        let data = try await run { store -> Data in
+        try await run { store -> any AttachmentReader in
             if try store.summary(ofNote: noteID).isLocked {
-                return try store.sealedChunks(ofAttachment: id, note: noteID).reduce(into: Data()) { $0.append($1) }
+                return ChunkedAttachmentReader(chunks: try store.openSealedChunks(ofAttachment: id, note: noteID))
             }
-            return try store.attachment(id, of: noteID).1
+            return ChunkedAttachmentReader(chunks: try store.openAttachment(id, of: noteID).1)
         }
-        return WholeAttachmentReader(data: data)
     }
 
     public func removeAttachment(_ id: String, of noteID: String) async throws {
@@ -70,20 +68,18 @@ final class SQLiteAttachmentWriter: AttachmentWriter {
     }
 }
 
-/// An attachment read whole (the embedded store opens its file in one go), handed over once.
-final class WholeAttachmentReader: AttachmentReader {
-    private let data: Mutex<Data?>
-    let byteCount: Int
+/// An attachment from the home's attachments folder — an unlocked note's plaintext, a locked
+/// one's sealed chunks —, each chunk read from its file and opened when asked for.
+final class ChunkedAttachmentReader: AttachmentReader {
+    private let chunks: AttachmentChunks
+    var byteCount: Int { chunks.byteCount }
 
-    init(data: Data) {
-        self.data = Mutex(data)
-        byteCount = data.count
+    init(chunks: AttachmentChunks) {
+        self.chunks = chunks
     }
 
     func next() async throws -> Data? {
-        data.withLock { data in
-            defer { data = nil }
-            return data
-        }
+        let chunks = self.chunks
+        return try await offloaded { try chunks.next() }
     }
 }

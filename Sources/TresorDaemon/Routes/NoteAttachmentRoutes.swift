@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationCompat
 import TresorNotes
 import TresorProtocol
 import TresorSystem
@@ -42,20 +43,14 @@ struct NoteAttachmentRoutes {
         router.post(RouterPath(Route.notesGetAttachment)) { request, context -> Response in
             let body = try await request.decode(as: AttachmentRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            // Opened chunk by chunk straight into the answer: the daemon holds the attachment once.
-            let (info, data) = try await routing.perform("attachment get", context, id: body.note) { store, account in
+            let (info, chunks) = try await routing.perform("attachment get", context, id: body.note) { store, account in
                 try NotesRouting.checkAccess(store, note: body.note, for: account)
-                var buffer = ByteBuffer()
-                let info = try store.readAttachment(body.attachment, of: body.note, passphrase: passphrase) { info, chunk in
-                    if buffer.capacity == 0 { buffer.reserveCapacity(info.byteCount) }
-                    buffer.writeBytes(chunk)
-                }
-                return (info, buffer)
+                return try store.openAttachment(body.attachment, of: body.note, passphrase: passphrase)
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream"]
             headers[HTTPFields.Element.Name(NotesWire.nameHeader)!] = NotesWire.encodeHeader(info.name)
             headers[HTTPFields.Element.Name(NotesWire.kindHeader)!] = info.kind.rawValue
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: data))
+            return Response(status: .ok, headers: headers, body: Self.answer(chunks, note: body.note, context))
         }
         router.post(RouterPath(Route.notesAttachmentBackup)) { request, context -> AttachmentInfo in
             let body = try await request.decode(as: AttachmentBackupRequest.self, context: context)
@@ -99,6 +94,24 @@ struct NoteAttachmentRoutes {
         } catch {
             upload.abandon()
             throw error
+        }
+    }
+
+    /// The answer's body: each chunk opened off the event loop and written to the socket before
+    /// the next is read (``SocketRequestHandler`` waits for each write), so the daemon holds a
+    /// chunk or two of an attachment of any size. A chunk that fails to open once the answer has
+    /// begun ends the connection, short of the declared length: the client sees a cut answer.
+    private static func answer(_ chunks: AttachmentChunks, note: String, _ context: DaemonRequestContext) -> ResponseBody {
+        ResponseBody(contentLength: chunks.byteCount) { writer in
+            do {
+                while let chunk = try await offloaded({ try chunks.next() }) { try await writer.write(ByteBuffer(data: chunk)) }
+            } catch {
+                context.logger.notice(
+                    "notes: attachment get failed while answering",
+                    metadata: ["id": "\(note.prefix(64))", "error": "\(ErrorMiddleware.apiError(for: error).code)"])
+                throw error
+            }
+            try await writer.finish(nil)
         }
     }
 

@@ -7,7 +7,9 @@ import TresorProtocol
 
 /// Reads one HTTP request at a time from a socket connection, has the router answer it in a
 /// task on the connection's event loop — or answers it at once when it is one of the
-/// ``InlineRoutes`` — and writes the answer back with a `Content-Length`.
+/// ``InlineRoutes`` — and writes the answer back with a `Content-Length`. An answer larger
+/// than ``streamedAnswerBytes`` (an attachment) is written as its route produces it, each part
+/// once the one before is on the socket: the daemon holds a part or two of it, never all of it.
 ///
 /// A request's body is read whole before the router sees it, up to the route's limit
 /// (``RequestBodyLimits``); a larger one is answered `413 requestTooLarge` without buffering
@@ -159,6 +161,10 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     ) {
         Task(executorPreference: executor) {
             let response = await respond(responder, to: request, context: requestContext)
+            if case .streamed(let response, let length) = response {
+                return await stream(response, length: length, then: handler, channelContext)
+            }
+            guard case .complete(let response) = response else { return }
             // The task ran on the connection's loop (the executor); if it ever did not, hop there.
             if handler.eventLoop.inEventLoop {
                 handler.value.finish(response, context: channelContext.value)
@@ -168,22 +174,57 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
     }
 
-    /// The router's answer, with its body gathered so it goes out with a `Content-Length`.
+    /// The size above which an answer is written as it is produced rather than gathered first.
+    static let streamedAnswerBytes = 1 << 20
+
+    /// What the router answered: whole, or a large body still to be produced.
+    private enum Answer {
+        case complete(CompleteResponse)
+        case streamed(Response, length: Int)
+    }
+
+    /// The router's answer; unless it declares more than ``streamedAnswerBytes``, with its body
+    /// gathered so it goes out with a `Content-Length`.
     private static func respond(
         _ responder: RouterResponder<DaemonRequestContext>, to request: Request, context: DaemonRequestContext
-    ) async -> CompleteResponse {
+    ) async -> Answer {
         do {
             let response = try await responder.respond(to: request, context: context)
+            if let length = response.body.contentLength, length > streamedAnswerBytes { return .streamed(response, length: length) }
             let body = BodyCollector()
             try await response.body.write(body)
-            return CompleteResponse(head: response.head, body: body.buffer)
+            return .complete(CompleteResponse(head: response.head, body: body.buffer))
         } catch {
             // `ErrorMiddleware` turns every failure of a route into an API error; this is one of its own.
-            return ErrorMiddleware.completeResponse(for: ErrorMiddleware.apiError(for: error))
+            return .complete(ErrorMiddleware.completeResponse(for: ErrorMiddleware.apiError(for: error)))
         }
     }
 
-    private func finish(_ response: CompleteResponse, context: ChannelHandlerContext) {
+    /// Writes `response`'s head with its declared `length`, then its body as the route produces
+    /// it, each part once the one before is written. A body that fails or comes out a different
+    /// length closes the connection: the client sees an answer shorter than declared, never a
+    /// wrong one taken for whole.
+    private static func stream(
+        _ response: Response, length: Int, then handler: NIOLoopBound<SocketRequestHandler>, _ channelContext: NIOLoopBound<ChannelHandlerContext>
+    ) async {
+        let loop = handler.eventLoop
+        let head = response.head
+        let started = try? await loop.submit { handler.value.begin(head, length: length, context: channelContext.value) }.get()
+        guard started == true else { return }
+        let writer = SocketBodyWriter(handler: handler, context: channelContext, length: length)
+        do {
+            try await response.body.write(writer)
+            guard writer.written == length else { throw ChannelError.outputClosed }
+            try await loop.flatSubmit { handler.value.writeEnd(context: channelContext.value) }.get()
+        } catch {
+            loop.execute { channelContext.value.close(promise: nil) }
+        }
+    }
+
+    /// Moves the connection on once an answer is ready: the rest of the request's body, if any,
+    /// is dropped; whatever comes next is read. False when nothing is to be written (the
+    /// connection closed, or the request was refused, meanwhile).
+    private func answerReady(context: ChannelHandlerContext) -> Bool {
         switch state {
         case .answering(let bodyEnded):
             state = bodyEnded ? .idle : .discarding
@@ -192,11 +233,28 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
             source.finish()
             state = .discarding
         case .idle, .collecting, .discarding:
-            return  // the connection closed, or the request was refused, meanwhile
+            return false
         }
         // Whatever comes next — the rest of a refused body, the next request — is read.
         resumeReading(context: context)
+        return true
+    }
+
+    private func finish(_ response: CompleteResponse, context: ChannelHandlerContext) {
+        guard answerReady(context: context) else { return }
         write(response, context: context)
+    }
+
+    /// Starts a streamed answer: its head, with the length its body will have.
+    fileprivate func begin(_ head: HTTPResponse, length: Int, context: ChannelHandlerContext) -> Bool {
+        guard answerReady(context: context) else { return false }
+        context.write(wrapOutboundOut(.head(responseHead(head, contentLength: length))), promise: nil)
+        return true
+    }
+
+    /// Writes a part of a streamed answer's body; done once it is on the socket.
+    fileprivate func writeBody(_ part: ByteBuffer, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(part))))
     }
 
     /// Holds a read back while a streamed body's reader has enough waiting.
@@ -220,21 +278,32 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private func write(_ response: CompleteResponse, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.head(responseHead(response.head, contentLength: response.body.readableBytes))), promise: nil)
+        if response.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil) }
+        _ = writeEnd(context: context)
+    }
+
+    /// The head of an answer whose body is `contentLength` bytes.
+    private func responseHead(_ response: HTTPResponse, contentLength: Int) -> HTTPResponseHead {
         var head = HTTPResponseHead(
-            version: .http1_1, status: HTTPResponseStatus(statusCode: response.head.status.code, reasonPhrase: response.head.status.reasonPhrase))
-        for field in response.head.headerFields where field.name != .contentLength && field.name != .transferEncoding {
+            version: .http1_1, status: HTTPResponseStatus(statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase))
+        for field in response.headerFields where field.name != .contentLength && field.name != .transferEncoding {
             head.headers.add(name: field.name.rawName, value: field.value)
         }
-        head.headers.add(name: "Content-Length", value: String(response.body.readableBytes))
+        head.headers.add(name: "Content-Length", value: String(contentLength))
         if !keepAlive { head.headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if response.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil) }
+        return head
+    }
+
+    /// Ends an answer; closes the connection after it when the client asked to.
+    fileprivate func writeEnd(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         // A refused request's end is still to come (``State/discarding``): close once it is read.
         if !keepAlive, case .idle = state {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }
+        return written
     }
 }
 
@@ -263,4 +332,31 @@ struct BodyReadDelegate: NIOAsyncSequenceProducerDelegate {
     func didTerminate() {
         produceMore()
     }
+}
+
+/// Writes a streamed answer's body to its connection a part at a time, each once the one before
+/// is on the socket, so a client that reads slowly slows the route rather than filling memory.
+/// The route calls it from one task, one part after another.
+private final class SocketBodyWriter: ResponseBodyWriter, @unchecked Sendable {
+    let handler: NIOLoopBound<SocketRequestHandler>
+    let context: NIOLoopBound<ChannelHandlerContext>
+    /// The length the answer's head declared: a byte more would be taken for the next answer.
+    let length: Int
+    /// Bytes written so far.
+    private(set) var written = 0
+
+    init(handler: NIOLoopBound<SocketRequestHandler>, context: NIOLoopBound<ChannelHandlerContext>, length: Int) {
+        self.handler = handler
+        self.context = context
+        self.length = length
+    }
+
+    func write(_ part: ByteBuffer) async throws {
+        guard written + part.readableBytes <= length else { throw ChannelError.outputClosed }
+        written += part.readableBytes
+        let (handler, context) = (handler, context)
+        try await handler.eventLoop.flatSubmit { handler.value.writeBody(part, context: context.value) }.get()
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }

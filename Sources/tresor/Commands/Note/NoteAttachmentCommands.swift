@@ -47,7 +47,13 @@ extension NoteCommand {
     struct ExportAttachment: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export-attachment",
-            abstract: "Write an attachment's bytes to a file (mode 0600) or to standard output (--out -).")
+            abstract: "Write an attachment's bytes to a file (mode 0600) or to standard output (--out -).",
+            discussion: """
+                The bytes are written as they arrive, a piece at a time, so an attachment of any size \
+                takes a few MiB of memory. If the export fails part way, the file is removed (an \
+                existing file overwritten with --force stays as it was); on standard output, what \
+                was written stays and the exit status says it failed.
+                """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
@@ -64,15 +70,36 @@ extension NoteCommand {
                 let notes = try options.notes()
                 let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
-                let exported = try unlocker.withPassphrase { try notes.attachment(attachment, of: id, passphrase: $0) }
-                guard let target else { return StandardStream.output.write(exported.data) }
-                if force {
-                    try SecureFiles.writeAtomically(exported.data, to: target)
-                } else {
-                    try SecureFiles.createExclusively(exported.data, at: target)
+                let exported = try unlocker.withPassphrase { passphrase in
+                    guard let target else {
+                        return try notes.readAttachment(attachment, of: id, passphrase: passphrase) { piece in
+                            if let code = piece.write(toDescriptor: StandardStream.output.rawValue) {
+                                throw SecureFileError.systemCall("write", path: "standard output", errno: code)
+                            }
+                        }
+                    }
+                    return try Self.export(attachment, of: id, passphrase: passphrase, to: target, replacing: force, notes: notes)
                 }
+                guard let target else { return }
                 if options.json { return Output.json(["id": exported.id, "name": exported.name, "path": target.path]) }
-                print("Wrote \(exported.data.count) bytes to \(target.path).")
+                print("Wrote \(exported.byteCount) bytes to \(target.path).")
+            }
+        }
+
+        /// Writes the attachment to `target` as its pieces arrive: to a new file (or, `replacing`,
+        /// to one renamed over what is there), committed once every byte came. On any error —
+        /// refused, cut short, a full disk — the file is removed and what was at `target` stays.
+        static func export(
+            _ attachment: String, of note: String, passphrase: String?, to target: URL, replacing: Bool, notes: Notes
+        ) throws -> ReceivedAttachment {
+            let file = replacing ? try ExclusiveFile(replacing: target) : try ExclusiveFile(creating: target)
+            do {
+                let received = try notes.readAttachment(attachment, of: note, passphrase: passphrase) { try file.append($0) }
+                try file.commit()
+                return received
+            } catch {
+                file.abandon()
+                throw error
             }
         }
     }
