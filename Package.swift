@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "TresorWebStore", targets: ["TresorWebStore"]),
         .library(name: "TresorWebStorePostgres", targets: ["TresorWebStorePostgres"]),
         .library(name: "TresorWebStoreSQLite", targets: ["TresorWebStoreSQLite"]),
+        .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
+        .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -116,12 +118,26 @@ let package = Package(
         // The embedded web backend: a home's notes database (TresorNotes, SQLite) behind the web
         // storage boundary, sessions, counters and invites in the daemon's memory.
         .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorCrypto", "TresorSystem"]),
-        // The web storage on PostgreSQL (server mode); the only module importing PostgresNIO.
+        // The web storage on PostgreSQL (server mode); with TresorSyncServer, the only modules importing PostgresNIO.
         .target(name: "TresorWebStorePostgres", dependencies: [
             "TresorWebStore", "TresorCrypto", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
+        // exchange, Codable values only — devices link no server.
+        .target(name: "TresorSyncProtocol"),
+        // A server's sync relay (docs/SYNC.md, "Transport"): devices, join requests, the signed
+        // device list and the sealed keychain records of each account, in the server's
+        // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.
+        .target(name: "TresorSyncServer", dependencies: [
+            "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The versioned wire types of the daemon's local API, shared by server and clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
@@ -143,7 +159,7 @@ let package = Package(
         // The daemon: socket API, peer identity, auto-lock, web server, Secret Service.
         .target(name: "TresorServer", dependencies: [
             "TresorKeybag", "TresorKeychain", "TresorNotes", "TresorWebStore", "TresorWebStoreSQLite", "TresorProtocol", "TresorSystem", "TresorStorage", "TresorWebClient", "TresorBackup",
-            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt",
+            "TresorDBus", "TresorSecretService", "TresorWebStorePostgres", "TresorDesktopPrompt", "TresorSyncServer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -236,6 +252,13 @@ let package = Package(
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
             "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The sync relay on a throwaway PostgreSQL: its routes in process, two relays on one database.
+        .testTarget(name: "TresorSyncServerTests", dependencies: [
+            "TresorSyncServer", "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "PostgresFixture",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).

@@ -224,7 +224,7 @@ public struct Daemon: Sendable {
         let webServer = WebServer(services: WebServices(
             configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles), autoLock: autoLock,
             widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
-            logLimiter: RepeatedLogLimiter()))
+            logLimiter: RepeatedLogLimiter(), sync: server?.sync))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

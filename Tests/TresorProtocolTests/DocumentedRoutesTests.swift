@@ -4,7 +4,7 @@ import TresorProtocol
 
 /// docs/openapi.yaml (the daemon's socket API) and docs/web-openapi.yaml (the web server's) held
 /// to the routes the daemon registers: every `router.get(…)`, `post`, `put`, `patch` or `delete`
-/// in Sources/TresorServer is documented under its path and method, and every documented
+/// in Sources/TresorServer (and the sync relay's, Sources/TresorSyncServer) is documented under its path and method, and every documented
 /// operation is registered. Paths are compared with their parameters' names left out
 /// (`/v1/apps/:id` is `/v1/apps/{id}`, `/static/**` is `/static/{path}`).
 @Suite("The OpenAPI documents match the route table")
@@ -44,11 +44,14 @@ struct DocumentedRoutesTests {
     /// (a path built some new way), which fail the test rather than pass unchecked.
     static func registeredOperations() throws -> (operations: Set<Operation>, unread: [String]) {
         let constants = try routeConstants()
-        let folder = repository.appendingPathComponent("Sources/TresorServer")
-        let files = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
+        var files: [URL] = []
+        for folder in ["Sources/TresorServer", "Sources/TresorSyncServer"] {
+            let found = try #require(FileManager.default.enumerator(at: repository.appendingPathComponent(folder), includingPropertiesForKeys: nil))
+            files += found.compactMap { $0 as? URL }
+        }
         var operations: Set<Operation> = []
         var unread: [String] = []
-        for case let file as URL in files where file.pathExtension == "swift" {
+        for file in files where file.pathExtension == "swift" {
             let source = try String(contentsOf: file, encoding: .utf8)
             let ownPath = source.firstMatch(of: #/static let path = "([^"]*)"/#).map { String($0.1) }
             for line in source.split(separator: "\n") where line.contains("router.") {

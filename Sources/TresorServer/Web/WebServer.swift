@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import TresorKeybag
 import TresorProtocol
+import TresorSyncServer
 import TresorWebStore
 
 /// What the web routes share: the web backend (the embedded one over the home's notes, or a
@@ -23,6 +24,8 @@ struct WebServices: Sendable {
     let widget: WidgetBuilder
     /// Repeated failures are logged once per interval (docs/WEB.md, "Availability").
     let logLimiter: RepeatedLogLimiter
+    /// A server's sync relay (docs/SYNC.md, "Transport"); nil in embedded mode.
+    var sync: SyncRelay? = nil
     /// The pages' live-update streams on this instance (docs/WEB.md, "Live updates").
     let events = WebEvents()
 
@@ -108,6 +111,7 @@ struct WebServer {
         WebRecentlyDeletedRoutes(services: services).register(on: router)
         WebEventRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
+        services.sync?.register(on: router)
 
         let url = web.listeningURL(port: port)
         let limits = web.connectionLimits
