@@ -267,7 +267,8 @@ let package = Package(
         .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresordFixture"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
-            "DesktopFixture", "TresordFixture", "TresorBackup", .product(name: "GRDB", package: "GRDB.swift"),
+            "DesktopFixture", "TresordFixture", "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]
 )
