@@ -221,10 +221,11 @@ struct SyncRoutes {
         return try reply(SyncPushResponse(records: pushed.records))
     }
 
-    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `resync`).
+    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `resync`);
+    /// at a keep-alive, a device no longer trusted gets `deviceRemoved` and the stream ends.
     private func liveUpdates<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try await trusted(request)
-        let live = relay.live
+        let live = relay.live, store = relay.store
         guard let (id, stream) = live.open(account: caller.account) else {
             throw SyncError(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
         }
@@ -237,7 +238,14 @@ struct SyncRoutes {
                     let data = String(decoding: try SyncJSON.encoder.encode(SyncRecordsEvent(counter: counter)), as: UTF8.self)
                     try await writer.write(ByteBuffer(string: "event: records\ndata: \(data)\n\n"))
                 case .resync: try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
-                case .keepAlive: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                case .keepAlive:
+                    // A device removed meanwhile (on any instance) hears no more: its stream ends.
+                    guard try await store.device(caller.deviceID, account: caller.account)?.state == .trusted else {
+                        try await writer.write(ByteBuffer(string: "event: deviceRemoved\ndata: {}\n\n"))
+                        try await writer.finish(nil)
+                        return
+                    }
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 }
             }
             try await writer.finish(nil)

@@ -48,6 +48,30 @@ struct SyncLiveTests {
         await watching.storage.close()
     }
 
+    @Test func aRemovedDevicesStreamEndsAtTheNextKeepAlive() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let account = try await instance.account("ada")
+        try await instance.application.test(.router) { client in
+            var laptop = TestDevice(account: "ada"), phone = TestDevice(account: "ada")
+            try await laptop.join(client)
+            let request = try #require(try await phone.join(client).joinRequest)
+            let approval = SyncApproval(
+                deviceList: SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: Data("list".utf8)),
+                envelope: SyncKeyEnvelope(deviceID: phone.id, epoch: 1, blob: Data("wrapped".utf8)))
+            #expect(try await client.send(.post, "/v1/sync/join-requests/\(request.requestID)/approve", approval, headers: laptop.bearer).status == .noContent)
+            let headers = phone.bearer
+            let streamed = Task { try await client.execute(uri: "/v1/sync/events", method: .get, headers: headers) }
+            for _ in 0..<500 where instance.relay.live.count(account: account.id) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(instance.relay.live.count(account: account.id) == 1)
+            #expect(try await client.execute(uri: "/v1/sync/devices/\(phone.id)", method: .delete, headers: laptop.bearer).status == .noContent)
+            instance.relay.live.keepAlive()
+            let answer = try await withTimeout(.seconds(20)) { try? await streamed.value }
+            let text = try #require(answer).text
+            #expect(text.hasPrefix("retry: 2000\n: sync live updates") && text.hasSuffix("event: deviceRemoved\ndata: {}\n\n"), "\(text)")
+            #expect(instance.relay.live.count(account: account.id) == 0)
+        }
+    }
+
     /// `body`'s value, or a failure after `limit`.
     private func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
