@@ -22,6 +22,10 @@ struct TakenChallenge: Sendable {
 }
 
 extension SyncStore {
+    /// Challenges waiting for an answer per account name: anyone may ask for one, so their
+    /// number is bounded (they expire after ``SyncLimits/challengeSeconds``).
+    static let openChallengesPerName: Int64 = 16
+
     // MARK: Circles and devices
 
     /// Adds a device to the circle of `account`, creating the circle for its first device
@@ -106,7 +110,9 @@ extension SyncStore {
     // MARK: Sign-in
 
     /// A new challenge for `deviceID` of `loginName` (stored whether or not they exist: the
-    /// answer is checked, not the question). Expired challenges are swept on the way.
+    /// answer is checked, not the question). Expired challenges are swept on the way; at most
+    /// ``SyncStore/openChallengesPerName`` wait per account name at once.
+    /// - Throws: ``SyncError`` `throttled` beyond that.
     func newChallenge(loginName: String, deviceID: String) async throws -> SyncChallenge {
         let logger = self.logger, now = clock()
         let challenge = SyncChallenge(
@@ -114,6 +120,12 @@ extension SyncStore {
             expires: now.addingTimeInterval(SyncLimits.challengeSeconds))
         try await db.transaction { connection in
             try await connection.run("DELETE FROM sync_challenges WHERE expires < \(now.timeIntervalSince1970)", logger)
+            let open = try await connection.value(
+                "SELECT count(*)::bigint FROM sync_challenges WHERE login_name = \(loginName)", logger, as: Int64.self) ?? 0
+            guard open < Self.openChallengesPerName else {
+                throw SyncError(.throttled, "too many sign-ins under way for this account: try again in a minute",
+                                retryAfterSeconds: Int(SyncLimits.challengeSeconds))
+            }
             try await connection.run(
                 """
                 INSERT INTO sync_challenges (id, login_name, device_id, nonce, expires)

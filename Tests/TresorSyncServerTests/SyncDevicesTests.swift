@@ -54,6 +54,24 @@ struct SyncDevicesTests {
         }
     }
 
+    @Test func challengesWaitingPerAccountAreBounded() async throws {
+        let clock = TestClock()
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
+        try await instance.application.test(.router) { client in
+            let asking = SyncChallengeRequest(account: "ada", deviceID: UUID().uuidString.lowercased())
+            for _ in 0..<SyncStore.openChallengesPerName {
+                #expect(try await client.send(.post, "/v1/sync/challenges", asking).status == .ok)
+            }
+            let refused = try await client.send(.post, "/v1/sync/challenges", asking)
+            #expect(refused.status == .tooManyRequests && refused.code == .throttled && refused.headers[.retryAfter] != nil)
+            // Another account's devices are not held up.
+            #expect(try await client.send(.post, "/v1/sync/challenges", SyncChallengeRequest(account: "bob", deviceID: asking.deviceID)).status == .ok)
+            // Expired ones make room again.
+            clock.advance(by: SyncLimits.challengeSeconds + 1)
+            #expect(try await client.send(.post, "/v1/sync/challenges", asking).status == .ok)
+        }
+    }
+
     @Test func enrollingWithAWrongPasswordCreatesNothing() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         try await instance.account("ada")
