@@ -54,6 +54,25 @@ struct SyncDevicesTests {
         }
     }
 
+    @Test func noSessionTokenOrPasswordIsStored() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let instance = try await SyncInstance.open(url: url)
+        let password = "sync-password-\(UUID().uuidString.prefix(8))"
+        try await instance.account("ada", password: password)
+        let token = try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            let enrolled = try await client.send(.post, "/v1/sync/devices", device.enrollment(password: password))
+            #expect(enrolled.status == .created)
+            device.token = try await device.signIn(client).decode(SyncSession.self).token
+            #expect(try await device.pull(client).status == .ok)
+            return try #require(device.token)
+        }
+        let dump = try await TestPostgres.dump(database: TestPostgres.databaseName(of: url))
+        #expect(!dump.contains(token) && !dump.contains(password), "only the token's digest is stored, and no password")
+        let digest = SessionTokens.digest(token).map { String(format: "%02x", $0) }.joined()
+        #expect(dump.contains(digest), "the session is found by its digest")
+    }
+
     @Test func challengesWaitingPerAccountAreBounded() async throws {
         let clock = TestClock()
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
