@@ -57,7 +57,8 @@ struct SyncError: Error, Equatable {
             context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
         switch error {
-        case .keyNotFound(let key, let context): return "missing \(([path(context)] + [key.stringValue]).filter { !$0.isEmpty }.joined(separator: "."))"
+        case .keyNotFound(let key, let context):
+            return "missing \(([path(context)] + [key.stringValue]).filter { !$0.isEmpty }.joined(separator: "."))"
         case .typeMismatch(_, let context), .valueNotFound(_, let context): return "wrong type at \(path(context))"
         case .dataCorrupted(let context): return "malformed at \(path(context).isEmpty ? "the top" : path(context))"
         @unknown default: return "malformed"
@@ -65,7 +66,8 @@ struct SyncError: Error, Equatable {
     }
 
     var response: Response {
-        let body = (try? JSONEncoder().encode(SyncErrorBody(code: code, message: message))) ?? Data(#"{"code":"internal","message":"internal error"}"#.utf8)
+        let body = (try? JSONEncoder().encode(SyncErrorBody(code: code, message: message)))
+            ?? Data(#"{"code":"internal","message":"internal error"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

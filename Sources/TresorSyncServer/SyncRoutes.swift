@@ -42,7 +42,8 @@ struct SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let after = try Self.number(request, "after", default: 0, range: 0...UInt64(Int64.max))
-                let limit = try Self.number(request, "limit", default: UInt64(SyncLimits.defaultPageRecords), range: 1...UInt64(SyncLimits.pageRecords))
+                let limit = try Self.number(
+                    request, "limit", default: UInt64(SyncLimits.defaultPageRecords), range: 1...UInt64(SyncLimits.pageRecords))
                 return try await reply(relay.store.page(account: caller.account, after: after, limit: Int(limit)))
             }
         }
@@ -94,7 +95,8 @@ struct SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let from = try Self.number(request, "from", default: 0, range: 0...UInt64(Int64.max))
-                return try await reply(SyncKeyEnvelopes(envelopes: relay.store.envelopes(account: caller.account, deviceID: caller.deviceID, from: from)))
+                let envelopes = try await relay.store.envelopes(account: caller.account, deviceID: caller.deviceID, from: from)
+                return try reply(SyncKeyEnvelopes(envelopes: envelopes))
             }
         }
         router.put("/v1/sync/key-envelopes") { request, context in
@@ -205,7 +207,9 @@ struct SyncRoutes {
             }
             total += upload.body.count
         }
-        guard total <= SyncLimits.pushBodyBytes else { throw SyncError(.tooLarge, "a push's bodies are at most \(SyncLimits.pushBodyBytes) bytes together") }
+        guard total <= SyncLimits.pushBodyBytes else {
+            throw SyncError(.tooLarge, "a push's bodies are at most \(SyncLimits.pushBodyBytes) bytes together")
+        }
         guard Set(body.uploads.map(\.deviceSequence)).count == body.uploads.count else {
             throw SyncError(.invalid, "a push names each device sequence once")
         }

@@ -159,10 +159,12 @@ extension SyncStore {
             try await connection.run(
                 """
                 INSERT INTO sync_sessions (token_digest, account_id, device_id, created, expires)
-                VALUES (\(SessionTokens.digest(token)), \(account.rawValue), \(deviceID), \(now.timeIntervalSince1970), \(expires.timeIntervalSince1970))
+                VALUES (\(SessionTokens.digest(token)), \(account.rawValue), \(deviceID), \(now.timeIntervalSince1970),
+                        \(expires.timeIntervalSince1970))
                 """, logger)
             try await connection.run(
-                "UPDATE sync_devices SET last_seen = \(now.timeIntervalSince1970) WHERE account_id = \(account.rawValue) AND id = \(deviceID)", logger)
+                "UPDATE sync_devices SET last_seen = \(now.timeIntervalSince1970) WHERE account_id = \(account.rawValue) AND id = \(deviceID)",
+                logger)
         }
         return SyncSession(token: token, deviceID: deviceID, state: state, expires: expires)
     }
@@ -270,7 +272,9 @@ extension SyncStore {
         try await db.transaction { connection in try await Self.swapDeviceList(update, account: account, connection, logger) }
     }
 
-    private static func swapDeviceList(_ update: SyncDeviceListUpdate, account: AccountID, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    private static func swapDeviceList(
+        _ update: SyncDeviceListUpdate, account: AccountID, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
         guard update.version > update.expectedVersion else {
             throw SyncError(.invalid, "the new device list's version must be greater than the expected one")
         }

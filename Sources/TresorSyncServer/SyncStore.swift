@@ -73,7 +73,8 @@ final class SyncStore: Sendable {
                 try await connection.run(
                     """
                     INSERT INTO sync_records (account_id, counter, record_id, device_id, device_sequence, base_counter, body, received)
-                    VALUES (\(account.rawValue), \(counter), \(upload.recordID), \(device), \(sequence), \(Int64(upload.baseCounter)), \(upload.body), \(now))
+                    VALUES (\(account.rawValue), \(counter), \(upload.recordID), \(device), \(sequence), \(Int64(upload.baseCounter)),
+                            \(upload.body), \(now))
                     """, logger)
                 records.append(SyncRecord(counter: UInt64(counter), upload: upload))
             }

@@ -37,7 +37,8 @@ struct SyncDevicesTests {
             // Signed for another device or another challenge: refused.
             let other = try await device.challenge(client)
             let misbound = try device.credential.signature(for: other.signedMessage(account: "ada", deviceID: UUID().uuidString.lowercased()))
-            #expect(try await client.send(.post, "/v1/sync/sessions", SyncSignIn(challengeID: other.challengeID, signature: misbound)).code == .unauthorized)
+            let misboundAnswer = try await client.send(.post, "/v1/sync/sessions", SyncSignIn(challengeID: other.challengeID, signature: misbound))
+            #expect(misboundAnswer.code == .unauthorized)
 
             // An expired challenge.
             let old = try await device.challenge(client)
@@ -84,7 +85,8 @@ struct SyncDevicesTests {
             let refused = try await client.send(.post, "/v1/sync/challenges", asking)
             #expect(refused.status == .tooManyRequests && refused.code == .throttled && refused.headers[.retryAfter] != nil)
             // Another account's devices are not held up.
-            #expect(try await client.send(.post, "/v1/sync/challenges", SyncChallengeRequest(account: "bob", deviceID: asking.deviceID)).status == .ok)
+            let bobs = SyncChallengeRequest(account: "bob", deviceID: asking.deviceID)
+            #expect(try await client.send(.post, "/v1/sync/challenges", bobs).status == .ok)
             // Expired ones make room again.
             clock.advance(by: SyncLimits.challengeSeconds + 1)
             #expect(try await client.send(.post, "/v1/sync/challenges", asking).status == .ok)
@@ -161,13 +163,15 @@ struct SyncDevicesTests {
             try await approve(request, by: laptop, client, listVersion: (1, 2))
             #expect(try await client.execute(uri: "/v1/sync/join-requests/\(request.requestID)", method: .get, headers: desktop.bearer)
                 .decode(SyncJoinRequest.self).state == .approved)
-            let envelopes = try await client.execute(uri: "/v1/sync/key-envelopes", method: .get, headers: desktop.bearer).decode(SyncKeyEnvelopes.self)
+            let envelopes = try await client.execute(uri: "/v1/sync/key-envelopes", method: .get, headers: desktop.bearer)
+                .decode(SyncKeyEnvelopes.self)
             #expect(envelopes.envelopes == [SyncKeyEnvelope(deviceID: desktop.id, epoch: 1, blob: Data("wrapped for \(desktop.id)".utf8))])
             let stored = try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: desktop.bearer).decode(SyncDeviceList.self)
             #expect(stored == SyncDeviceList(version: 2, blob: Data("list v2".utf8)))
             #expect(try await desktop.pull(client).status == .ok)
             // Answered once: a second approval is a conflict.
-            #expect(try await client.send(.post, "/v1/sync/join-requests/\(request.requestID)/deny", [String: String](), headers: laptop.bearer).code == .conflict)
+            let again = try await client.send(.post, "/v1/sync/join-requests/\(request.requestID)/deny", [String: String](), headers: laptop.bearer)
+            #expect(again.code == .conflict)
         }
     }
 
@@ -188,10 +192,12 @@ struct SyncDevicesTests {
                 envelope: SyncKeyEnvelope(deviceID: late.id, epoch: 1, blob: Data("wrapped".utf8)))
             let expired = try await client.send(.post, "/v1/sync/join-requests/\(lateRequest.requestID)/approve", approval, headers: laptop.bearer)
             #expect(expired.status == .gone && expired.code == .expired)
-            #expect(try await client.execute(uri: "/v1/sync/join-requests", method: .get, headers: laptop.bearer).decode([SyncJoinRequest].self).isEmpty)
+            let waiting = try await client.execute(uri: "/v1/sync/join-requests", method: .get, headers: laptop.bearer)
+            #expect(try waiting.decode([SyncJoinRequest].self).isEmpty)
 
             let deniedRequest = try #require(try await denied.join(client).joinRequest)
-            let deny = try await client.send(.post, "/v1/sync/join-requests/\(deniedRequest.requestID)/deny", [String: String](), headers: laptop.bearer)
+            let deny = try await client.send(
+                .post, "/v1/sync/join-requests/\(deniedRequest.requestID)/deny", [String: String](), headers: laptop.bearer)
             #expect(deny.status == .noContent)
             #expect(try await denied.pull(client).code == .deviceRemoved, "a denied device is told to leave")
 
@@ -202,7 +208,8 @@ struct SyncDevicesTests {
             #expect(devices.first { $0.deviceID == late.id }?.state == .pending)
             #expect(devices.first { $0.deviceID == denied.id }?.state == .removed)
             #expect(try await late.pull(client).code == .devicePending)
-            #expect(try await instance.relay.store.envelopes(account: instance.storage.store.account(named: "ada")!.id, deviceID: late.id, from: 0).isEmpty)
+            let ada = try #require(try await instance.storage.store.account(named: "ada"))
+            #expect(try await instance.relay.store.envelopes(account: ada.id, deviceID: late.id, from: 0).isEmpty)
         }
     }
 
@@ -213,7 +220,8 @@ struct SyncDevicesTests {
             var laptop = TestDevice(account: "ada")
             try await laptop.join(client)
             let put = { (expected: UInt64, version: UInt64, text: String) in
-                try await client.send(.put, "/v1/sync/device-list", SyncDeviceListUpdate(expectedVersion: expected, version: version, blob: Data(text.utf8)), headers: laptop.bearer)
+                let update = SyncDeviceListUpdate(expectedVersion: expected, version: version, blob: Data(text.utf8))
+                return try await client.send(.put, "/v1/sync/device-list", update, headers: laptop.bearer)
             }
             #expect(try await put(0, 1, "v1").status == .noContent)
             #expect(try await put(1, 2, "v2").status == .noContent)
@@ -228,7 +236,9 @@ struct SyncDevicesTests {
     }
 
     /// Approves `request` for the joining device as a trusted device does.
-    private func approve(_ request: SyncJoinRequest, by device: TestDevice, _ client: some TestClientProtocol, listVersion: (UInt64, UInt64)) async throws {
+    private func approve(
+        _ request: SyncJoinRequest, by device: TestDevice, _ client: some TestClientProtocol, listVersion: (UInt64, UInt64)
+    ) async throws {
         let approval = SyncApproval(
             deviceList: SyncDeviceListUpdate(expectedVersion: listVersion.0, version: listVersion.1, blob: Data("list v\(listVersion.1)".utf8)),
             envelope: SyncKeyEnvelope(deviceID: request.deviceID, epoch: 1, blob: Data("wrapped for \(request.deviceID)".utf8)))

@@ -88,7 +88,8 @@ struct TestDevice: Sendable {
 
     func enrollment(password: String = "correct horse battery") -> SyncEnrollment {
         SyncEnrollment(
-            account: account, password: password, deviceID: id, deviceName: "Test device", credentialPublicKey: credential.publicKey.rawRepresentation,
+            account: account, password: password, deviceID: id, deviceName: "Test device",
+            credentialPublicKey: credential.publicKey.rawRepresentation,
             identity: Data("identity of \(id)".utf8))
     }
 
@@ -135,9 +136,9 @@ struct TestDevice: Sendable {
 
 extension TestClientProtocol {
     /// `value` as JSON to `path`.
-    func send(_ method: HTTPRequest.Method, _ path: String, _ value: some Encodable, headers: HTTPFields = [.contentType: "application/json"]) async throws
-        -> TestResponse
-    {
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, _ value: some Encodable, headers: HTTPFields = [.contentType: "application/json"]
+    ) async throws -> TestResponse {
         try await execute(uri: path, method: method, headers: headers, body: ByteBuffer(data: try SyncJSON.encoder.encode(value)))
     }
 }

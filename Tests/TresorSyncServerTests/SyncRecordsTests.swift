@@ -100,9 +100,11 @@ struct SyncRecordsTests {
             #expect(stored.status == .ok)
 
             // Not JSON, wrong shape, no uploads.
-            let garbage = try await client.execute(uri: "/v1/sync/records", method: .post, headers: device.bearer, body: ByteBuffer(string: "{not json"))
+            let garbage = try await client.execute(
+                uri: "/v1/sync/records", method: .post, headers: device.bearer, body: ByteBuffer(string: "{not json"))
             #expect(garbage.status == .badRequest && garbage.code == .invalid)
-            let shape = try await client.execute(uri: "/v1/sync/records", method: .post, headers: device.bearer, body: ByteBuffer(string: #"{"uploads":[{"recordID":1}]}"#))
+            let shape = try await client.execute(
+                uri: "/v1/sync/records", method: .post, headers: device.bearer, body: ByteBuffer(string: #"{"uploads":[{"recordID":1}]}"#))
             #expect(shape.status == .badRequest && shape.code == .invalid)
             #expect(try await device.push(client, []).code == .invalid)
             // A body over 1 MiB: 413, in a batch with a good upload that is not stored either.
