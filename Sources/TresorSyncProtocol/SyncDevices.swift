@@ -24,14 +24,21 @@ public struct SyncEnrollment: Codable, Sendable {
     /// The device's public identity as devices read it (opaque to the server): what trusted
     /// devices see in its join request.
     public var identity: Data
+    /// The Ed25519 public key (32 bytes) of the circle's recovery identity: kept when this
+    /// enrollment creates the circle, ignored otherwise. Without it the circle has no recovery join.
+    public var recoveryPublicKey: Data?
 
-    public init(account: String, password: String, deviceID: String, deviceName: String, credentialPublicKey: Data, identity: Data) {
+    public init(
+        account: String, password: String, deviceID: String, deviceName: String, credentialPublicKey: Data, identity: Data,
+        recoveryPublicKey: Data? = nil
+    ) {
         self.account = account
         self.password = password
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.credentialPublicKey = credentialPublicKey
         self.identity = identity
+        self.recoveryPublicKey = recoveryPublicKey
     }
 }
 
@@ -79,6 +86,56 @@ public struct SyncJoinRequest: Codable, Equatable, Sendable {
         self.created = created
         self.expires = expires
         self.state = state
+    }
+}
+
+extension SyncJoinRequest {
+    /// The bytes the circle's recovery identity signs to let this request's device in when no
+    /// trusted device is left (`POST /v1/sync/join-requests/{id}/recover`): a label, then the
+    /// request id and the device id, each after a zero byte, then a zero byte and the request's
+    /// nonce (the request id is random and the server's, so the signature serves this request only).
+    /// - Returns: the message to sign.
+    public func recoveryMessage() -> Data {
+        var message = Data("tresor-sync-recovery-v1".utf8)
+        for part in [requestID, deviceID] {
+            message.append(0)
+            message.append(Data(part.utf8))
+        }
+        message.append(0)
+        message.append(nonce)
+        return message
+    }
+}
+
+/// `POST /v1/sync/join-requests/{id}/recover`, by the asking device itself: the recovery
+/// identity's signature of ``SyncJoinRequest/recoveryMessage()`` and the new device list.
+public struct SyncRecovery: Codable, Equatable, Sendable {
+    public var signature: Data
+    public var deviceList: SyncDeviceListUpdate
+
+    public init(signature: Data, deviceList: SyncDeviceListUpdate) {
+        self.signature = signature
+        self.deviceList = deviceList
+    }
+}
+
+/// A circle key wrapped for the recovery identity, for one epoch: opaque to the server.
+public struct SyncRecoveryEnvelope: Codable, Equatable, Sendable {
+    public var epoch: UInt64
+    public var blob: Data
+
+    public init(epoch: UInt64, blob: Data) {
+        self.epoch = epoch
+        self.blob = blob
+    }
+}
+
+/// `PUT /v1/sync/recovery-envelopes` and the answer to `GET /v1/sync/recovery-envelopes`.
+public struct SyncRecoveryEnvelopes: Codable, Equatable, Sendable {
+    public var envelopes: [SyncRecoveryEnvelope]
+
+    public init(envelopes: [SyncRecoveryEnvelope]) {
+        self.envelopes = envelopes
     }
 }
 

@@ -78,7 +78,7 @@ struct SyncRoutes {
                 _ = try Self.checked(approval.deviceList)
                 try Self.checkBlob(approval.envelope.blob, "the key envelope")
                 try Self.checkCounter(approval.envelope.epoch, "epoch")
-                try await relay.store.answerJoinRequest(try context.parameters.require("id"), account: caller.account, approval: approval)
+                try await relay.store.answerJoinRequest(try context.parameters.require("id"), account: caller.account, .approve(approval))
                 context.logger.notice("sync: join request approved", metadata: ["by": "\(caller.deviceID)"])
                 return Response(status: .noContent)
             }
@@ -86,8 +86,31 @@ struct SyncRoutes {
         router.post("/v1/sync/join-requests/:id/deny") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
-                try await relay.store.answerJoinRequest(try context.parameters.require("id"), account: caller.account, approval: nil)
+                try await relay.store.answerJoinRequest(try context.parameters.require("id"), account: caller.account, .deny)
                 context.logger.notice("sync: join request denied", metadata: ["by": "\(caller.deviceID)"])
+                return Response(status: .noContent)
+            }
+        }
+        router.post("/v1/sync/join-requests/:id/recover") { request, context in
+            await answer(context) { try await recover(request, context) }
+        }
+        router.get("/v1/sync/recovery-envelopes") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let from = try Self.number(request, "from", default: 0, range: 0...UInt64(Int64.max))
+                return try await reply(SyncRecoveryEnvelopes(envelopes: relay.store.recoveryEnvelopes(account: caller.account, from: from)))
+            }
+        }
+        router.put("/v1/sync/recovery-envelopes") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let body = try await decode(SyncRecoveryEnvelopes.self, request)
+                guard (1...256).contains(body.envelopes.count) else { throw SyncError(.invalid, "send 1 to 256 envelopes") }
+                for envelope in body.envelopes {
+                    try Self.checkCounter(envelope.epoch, "epoch")
+                    try Self.checkBlob(envelope.blob, "a recovery envelope")
+                }
+                try await relay.store.putRecoveryEnvelopes(body.envelopes, account: caller.account)
                 return Response(status: .noContent)
             }
         }
@@ -133,6 +156,9 @@ struct SyncRoutes {
             throw SyncError(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
         }
         try Self.checkBlob(body.identity, "the device's identity")
+        if let recovery = body.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: recovery)) == nil {
+            throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
+        }
         if let wait = try await relay.throttle.reserveSignIn(name: name, address: context.clientAddress) {
             throw SyncError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
         }
@@ -168,6 +194,27 @@ struct SyncRoutes {
         }
         guard device.state != .removed else { throw SyncError.removed }
         return try await reply(relay.store.startSession(account: account.id, deviceID: taken.deviceID, state: device.state))
+    }
+
+    /// A recovery join: the asking device, still pending, shows the circle's recovery identity's
+    /// signature of its own request, and becomes trusted with the new device list.
+    private func recover<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try await signedIn(request, allowingPending: true)
+        let body = try await decode(SyncRecovery.self, request)
+        _ = try Self.checked(body.deviceList)
+        guard let joining = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
+              joining.deviceID == caller.deviceID
+        else { throw SyncError(.notFound, "no such join request of this device") }
+        guard let recoveryKey = try await relay.store.recoveryKey(account: caller.account),
+              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: recoveryKey)
+        else { throw SyncError(.conflict, "this circle has no recovery key: a trusted device must approve") }
+        guard key.isValidSignature(body.signature, for: joining.recoveryMessage()) else {
+            context.logger.notice("sync: recovery signature refused", metadata: ["device": "\(caller.deviceID)"])
+            throw SyncError(.forbidden, "the recovery signature does not verify")
+        }
+        try await relay.store.answerJoinRequest(joining.requestID, account: caller.account, .recover(body.deviceList))
+        context.logger.notice("sync: device joined with the recovery key", metadata: ["device": "\(caller.deviceID)"])
+        return Response(status: .noContent)
     }
 
     /// The device of the request's session; a pending device only where `allowingPending`.

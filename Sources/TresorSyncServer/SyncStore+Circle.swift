@@ -36,7 +36,8 @@ extension SyncStore {
         return try await db.transaction { connection in
             let created = try await connection.count(
                 """
-                INSERT INTO sync_circles (account_id, created) VALUES (\(account.rawValue), \(now.timeIntervalSince1970))
+                INSERT INTO sync_circles (account_id, recovery_key, created)
+                VALUES (\(account.rawValue), \(enrollment.recoveryPublicKey), \(now.timeIntervalSince1970))
                 ON CONFLICT (account_id) DO NOTHING RETURNING 1
                 """, logger) == 1
             let state: SyncDeviceState = created ? .trusted : .pending
@@ -220,11 +221,21 @@ extension SyncStore {
         }
     }
 
-    /// Answers a pending join request in one transaction: approving stores the new device
-    /// list (compare-and-swap), the new device's key envelope, and trusts it; denying removes
-    /// the device. An expired or answered request changes nothing.
+    /// How a join request is answered.
+    enum JoinAnswer: Sendable {
+        /// By a trusted device: the new list and the new device's key envelope.
+        case approve(SyncApproval)
+        /// By the asking device with the recovery identity's signature (checked by the caller):
+        /// the new list; the device then reads the recovery envelopes.
+        case recover(SyncDeviceListUpdate)
+        case deny
+    }
+
+    /// Answers a pending join request in one transaction: approving or recovering stores the
+    /// new device list (compare-and-swap) — and, approving, the new device's key envelope — and
+    /// trusts the device; denying removes it. An expired or answered request changes nothing.
     /// - Throws: ``SyncError`` `notFound`, `expired`, `conflict`, `staleDeviceList`.
-    func answerJoinRequest(_ id: String, account: AccountID, approval: SyncApproval?) async throws {
+    func answerJoinRequest(_ id: String, account: AccountID, _ answer: JoinAnswer) async throws {
         let logger = self.logger, now = clock().timeIntervalSince1970
         try await db.transaction { connection in
             guard let (device, expires, state) = try await connection.row(
@@ -233,7 +244,10 @@ extension SyncStore {
             else { throw SyncError(.notFound, "no such join request in this circle") }
             guard state == "pending" else { throw SyncError(.conflict, "this join request was already \(state)") }
             guard expires > now else { throw SyncError(.expired, "this join request expired: the device asks again") }
-            if let approval {
+            switch answer {
+            case .deny: break
+            case .recover(let list): try await Self.swapDeviceList(list, account: account, connection, logger)
+            case .approve(let approval):
                 guard approval.envelope.deviceID == device else {
                     throw SyncError(.invalid, "the key envelope is not for the joining device")
                 }
@@ -245,7 +259,7 @@ extension SyncStore {
                     ON CONFLICT (account_id, device_id, epoch) DO UPDATE SET envelope = EXCLUDED.envelope, created = EXCLUDED.created
                     """, logger)
             }
-            let (requestState, deviceState) = approval != nil ? ("approved", "trusted") : ("denied", "removed")
+            let (requestState, deviceState) = if case .deny = answer { ("denied", "removed") } else { ("approved", "trusted") }
             try await connection.run("UPDATE sync_join_requests SET state = \(requestState) WHERE id = \(id)", logger)
             try await connection.run(
                 "UPDATE sync_devices SET state = \(deviceState) WHERE account_id = \(account.rawValue) AND id = \(device) AND state = 'pending'",
@@ -309,6 +323,45 @@ extension SyncStore {
                     ON CONFLICT (account_id, device_id, epoch) DO UPDATE SET envelope = EXCLUDED.envelope, created = EXCLUDED.created
                     """, logger)
             }
+        }
+    }
+
+    /// The public key of the circle's recovery identity, or nil (none was given).
+    func recoveryKey(account: AccountID) async throws -> Data? {
+        let logger = self.logger
+        return try await db.read { connection in
+            // No circle and a circle without a key both read as nil.
+            let stored: Data?? = try await connection.value(
+                "SELECT recovery_key FROM sync_circles WHERE account_id = \(account.rawValue)", logger, as: Data?.self)
+            return stored ?? nil
+        }
+    }
+
+    /// Stores circle keys wrapped for the recovery identity (one per epoch; a second replaces the first).
+    func putRecoveryEnvelopes(_ envelopes: [SyncRecoveryEnvelope], account: AccountID) async throws {
+        let logger = self.logger, now = clock().timeIntervalSince1970
+        try await db.transaction { connection in
+            for envelope in envelopes {
+                try await connection.run(
+                    """
+                    INSERT INTO sync_recovery_envelopes (account_id, epoch, envelope, created)
+                    VALUES (\(account.rawValue), \(Int64(envelope.epoch)), \(envelope.blob), \(now))
+                    ON CONFLICT (account_id, epoch) DO UPDATE SET envelope = EXCLUDED.envelope, created = EXCLUDED.created
+                    """, logger)
+            }
+        }
+    }
+
+    /// The circle keys wrapped for the recovery identity from epoch `from` on, oldest first.
+    func recoveryEnvelopes(account: AccountID, from epoch: UInt64) async throws -> [SyncRecoveryEnvelope] {
+        let logger = self.logger
+        return try await db.read { connection in
+            try await connection.rows(
+                """
+                SELECT epoch, envelope FROM sync_recovery_envelopes
+                WHERE account_id = \(account.rawValue) AND epoch >= \(Int64(epoch)) ORDER BY epoch
+                """, logger, as: (Int64, Data).self
+            ).map { SyncRecoveryEnvelope(epoch: UInt64($0.0), blob: $0.1) }
         }
     }
 

@@ -2,12 +2,15 @@ extension ServerSchema {
     /// The sync relay's tables (TresorSyncServer; docs/SYNC.md, "Transport").
     static let syncTables: Set<String> = [
         "sync_circles", "sync_devices", "sync_join_requests", "sync_challenges", "sync_sessions", "sync_records", "sync_key_envelopes",
+        "sync_recovery_envelopes",
     ]
 
     /// The sync relay: per web account a circle (its counter, the signed device list), its
     /// devices and their credentials, join requests, sign-in challenges, device sessions, the
     /// sealed records in counter order and the wrapped circle keys per device and epoch. Record
     /// bodies, device lists and key envelopes are opaque to the server: devices seal and sign them.
+    /// `recovery_key` is the public key of the circle's recovery identity, which signs a recovery
+    /// join; `sync_recovery_envelopes` hold the circle keys wrapped for it, per epoch.
     static let version3: [String] = [
         // `last_counter` is the last counter handed out; a push locks this row to commit, so
         // counters are handed out in commit order (docs/SYNC.md, "Transport").
@@ -17,6 +20,7 @@ extension ServerSchema {
             last_counter BIGINT NOT NULL DEFAULT 0,
             device_list_version BIGINT NOT NULL DEFAULT 0,
             device_list BYTEA,
+            recovery_key BYTEA,
             created DOUBLE PRECISION NOT NULL
         )
         """,
@@ -85,6 +89,15 @@ extension ServerSchema {
             received DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (account_id, counter),
             UNIQUE (account_id, device_id, device_sequence)
+        )
+        """,
+        """
+        CREATE TABLE sync_recovery_envelopes (
+            account_id TEXT NOT NULL REFERENCES sync_circles(account_id) ON DELETE CASCADE,
+            epoch BIGINT NOT NULL,
+            envelope BYTEA NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (account_id, epoch)
         )
         """,
         """

@@ -213,6 +213,79 @@ struct SyncDevicesTests {
         }
     }
 
+    @Test func aRecoveryJoinNeedsTheRecoveryIdentitysSignatureOfThatRequest() async throws {
+        let clock = TestClock()
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
+        try await instance.account("ada")
+        let recovery = Curve25519.Signing.PrivateKey()
+        try await instance.application.test(.router) { client in
+            // The first device gives the recovery identity's public key, and wraps the circle key for it.
+            var lost = TestDevice(account: "ada")
+            var first = lost.enrollment()
+            first.recoveryPublicKey = recovery.publicKey.rawRepresentation
+            #expect(try await client.send(.post, "/v1/sync/devices", first).status == .created)
+            lost.token = try await lost.signIn(client).decode(SyncSession.self).token
+            let wrapped = SyncRecoveryEnvelopes(envelopes: [SyncRecoveryEnvelope(epoch: 1, blob: Data("circle key for recovery".utf8))])
+            #expect(try await client.send(.put, "/v1/sync/recovery-envelopes", wrapped, headers: lost.bearer).status == .noContent)
+            let list = SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: Data("list v1".utf8))
+            #expect(try await client.send(.put, "/v1/sync/device-list", list, headers: lost.bearer).status == .noContent)
+
+            // A new device, every other one lost: it asks to join, then signs its request with the recovery key.
+            var new = TestDevice(account: "ada")
+            let request = try #require(try await new.join(client).joinRequest)
+            #expect(try await client.execute(uri: "/v1/sync/recovery-envelopes", method: .get, headers: new.bearer).code == .devicePending)
+            let nextList = SyncDeviceListUpdate(expectedVersion: 1, version: 2, blob: Data("list v2 signed by recovery".utf8))
+            let path = "/v1/sync/join-requests/\(request.requestID)/recover"
+
+            // Signed by another key, or for another request: refused, nothing changed.
+            let forged = SyncRecovery(signature: try Curve25519.Signing.PrivateKey().signature(for: request.recoveryMessage()), deviceList: nextList)
+            let refused = try await client.send(.post, path, forged, headers: new.bearer)
+            #expect(refused.status == .forbidden && refused.code == .forbidden)
+            var other = request
+            other.requestID = UUID().uuidString.lowercased()
+            let misbound = SyncRecovery(signature: try recovery.signature(for: other.recoveryMessage()), deviceList: nextList)
+            #expect(try await client.send(.post, path, misbound, headers: new.bearer).code == .forbidden)
+            // Another device may not use this device's request.
+            #expect(try await client.send(.post, path, misbound, headers: lost.bearer).code == .notFound)
+            #expect(try await new.pull(client).code == .devicePending)
+
+            // The right signature: trusted, the list stored; it reads the recovery envelope.
+            let signed = SyncRecovery(signature: try recovery.signature(for: request.recoveryMessage()), deviceList: nextList)
+            #expect(try await client.send(.post, path, signed, headers: new.bearer).status == .noContent)
+            #expect(try await new.pull(client).status == .ok)
+            let envelopes = try await client.execute(uri: "/v1/sync/recovery-envelopes", method: .get, headers: new.bearer)
+            #expect(try envelopes.decode(SyncRecoveryEnvelopes.self) == wrapped)
+            let stored = try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: new.bearer)
+            #expect(try stored.decode(SyncDeviceList.self).version == 2)
+
+            // An expired request does not recover.
+            var late = TestDevice(account: "ada")
+            let lateRequest = try #require(try await late.join(client).joinRequest)
+            clock.advance(by: SyncLimits.joinRequestSeconds + 1)
+            late.token = try await late.signIn(client).decode(SyncSession.self).token
+            let lateList = SyncDeviceListUpdate(expectedVersion: 2, version: 3, blob: Data("list v3".utf8))
+            let lateRecovery = SyncRecovery(signature: try recovery.signature(for: lateRequest.recoveryMessage()), deviceList: lateList)
+            let expired = try await client.send(.post, "/v1/sync/join-requests/\(lateRequest.requestID)/recover", lateRecovery, headers: late.bearer)
+            #expect(expired.code == .expired)
+        }
+    }
+
+    @Test func aCircleWithoutARecoveryKeyHasNoRecoveryJoin() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        try await instance.account("ada")
+        try await instance.application.test(.router) { client in
+            var first = TestDevice(account: "ada"), new = TestDevice(account: "ada")
+            try await first.join(client)
+            let request = try #require(try await new.join(client).joinRequest)
+            let attempt = SyncRecovery(
+                signature: try Curve25519.Signing.PrivateKey().signature(for: request.recoveryMessage()),
+                deviceList: SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: Data("list".utf8)))
+            let refused = try await client.send(.post, "/v1/sync/join-requests/\(request.requestID)/recover", attempt, headers: new.bearer)
+            #expect(refused.status == .conflict && refused.code == .conflict)
+            #expect(try await new.pull(client).code == .devicePending)
+        }
+    }
+
     @Test func theDeviceListIsSwappedOnlyFromTheVersionStored() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         try await instance.account("ada")

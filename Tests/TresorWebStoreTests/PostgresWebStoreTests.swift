@@ -200,7 +200,7 @@ struct PostgresWebStoreInstanceTests {
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // The sync relay's tables (version 3) first: they refer to the accounts.
-            let syncTables = ["sync_key_envelopes", "sync_sessions", "sync_join_requests", "sync_records", "sync_challenges", "sync_devices", "sync_circles"]
+            let syncTables = ["sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests", "sync_records", "sync_challenges", "sync_devices", "sync_circles"]
             for table in syncTables + ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
             }
