@@ -1,9 +1,7 @@
-import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
 import TresorSyncProtocol
-import TresorWebStore
 
 /// The routes of ``SyncRelay``. Each answers JSON (``SyncJSON``); a refusal is a
 /// ``SyncErrorBody`` with its status, and changes nothing. Devices send their session as
@@ -141,176 +139,10 @@ struct SyncRoutes {
         }
     }
 
-    // MARK: Enrollment and sign-in
-
-    /// The web account's password (under the web sign-in's limits), then the device joins
-    /// or creates the account's circle.
-    private func enroll<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let body = try await decode(SyncEnrollment.self, request)
-        let name = try Self.loginName(body.account)
-        _ = try Self.deviceID(body.deviceID)
-        guard (1...SyncLimits.deviceNameCharacters).contains(body.deviceName.count),
-              !body.deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw SyncError(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters, none of them control characters") }
-        guard (try? Curve25519.Signing.PublicKey(rawRepresentation: body.credentialPublicKey)) != nil else {
-            throw SyncError(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
-        }
-        try Self.checkBlob(body.identity, "the device's identity")
-        if let recovery = body.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: recovery)) == nil {
-            throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
-        }
-        if let wait = try await relay.throttle.reserveSignIn(name: name, address: context.clientAddress) {
-            throw SyncError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
-        }
-        var account: WebAccount?
-        do {
-            if let password = try? AccountPassword(body.password) { account = try await relay.accounts.authenticate(name: name, password: password) }
-        } catch {
-            try? await relay.throttle.signInFailed(name: name, address: context.clientAddress)
-            throw error
-        }
-        guard let account else {
-            try await relay.throttle.signInFailed(name: name, address: context.clientAddress)
-            throw SyncError(.unauthorized, "wrong name or password")
-        }
-        try await relay.throttle.signInSucceeded(name: name, address: context.clientAddress)
-        let enrolled = try await relay.store.enroll(body, account: account.id)
-        context.logger.notice("sync: device enrolled", metadata: ["device": "\(body.deviceID)", "state": "\(enrolled.state.rawValue)"])
-        return try reply(enrolled, status: .created)
-    }
-
-    /// A signed challenge: a session for the device whose credential signed it. A removed
-    /// device is told so, once its signature shows it is that device.
-    private func signIn<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let body = try await decode(SyncSignIn.self, request)
-        guard let taken = try await relay.store.takeChallenge(body.challengeID),
-              let account = try await relay.accounts.account(named: taken.loginName),
-              let device = try await relay.store.device(taken.deviceID, account: account.id),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: device.key),
-              key.isValidSignature(body.signature, for: taken.challenge.signedMessage(account: taken.loginName, deviceID: taken.deviceID))
-        else {
-            context.logger.notice("sync: sign-in refused")
-            throw SyncError.signInFailed
-        }
-        guard device.state != .removed else { throw SyncError.removed }
-        return try await reply(relay.store.startSession(account: account.id, deviceID: taken.deviceID, state: device.state))
-    }
-
-    /// A recovery join: the asking device, still pending, shows the circle's recovery identity's
-    /// signature of its own request, and becomes trusted with the new device list.
-    private func recover<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let caller = try await signedIn(request, allowingPending: true)
-        let body = try await decode(SyncRecovery.self, request)
-        _ = try Self.checked(body.deviceList)
-        guard let joining = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
-              joining.deviceID == caller.deviceID
-        else { throw SyncError(.notFound, "no such join request of this device") }
-        guard let recoveryKey = try await relay.store.recoveryKey(account: caller.account),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: recoveryKey)
-        else { throw SyncError(.conflict, "this circle has no recovery key: a trusted device must approve") }
-        guard key.isValidSignature(body.signature, for: joining.recoveryMessage()) else {
-            context.logger.notice("sync: recovery signature refused", metadata: ["device": "\(caller.deviceID)"])
-            throw SyncError(.forbidden, "the recovery signature does not verify")
-        }
-        try await relay.store.answerJoinRequest(joining.requestID, account: caller.account, .recover(body.deviceList))
-        context.logger.notice("sync: device joined with the recovery key", metadata: ["device": "\(caller.deviceID)"])
-        return Response(status: .noContent)
-    }
-
-    /// The device of the request's session; a pending device only where `allowingPending`.
-    private func signedIn(_ request: Request, allowingPending: Bool) async throws -> SyncCaller {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              let caller = try await relay.store.caller(token: String(header.dropFirst("Bearer ".count)))
-        else { throw SyncError(.unauthorized, "sign in first (POST /v1/sync/challenges, then /v1/sync/sessions)") }
-        switch caller.state {
-        case .removed: throw SyncError.removed
-        case .pending where !allowingPending: throw SyncError(.devicePending, "this device waits for approval: only its join request answers it")
-        default: return caller
-        }
-    }
-
-    private func trusted(_ request: Request) async throws -> SyncCaller {
-        try await signedIn(request, allowingPending: false)
-    }
-
-    // MARK: Records
-
-    private func push<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let caller = try await trusted(request)
-        let body = try await decode(SyncPushRequest.self, request, limit: SyncLimits.pushRequestBytes)
-        guard (1...SyncLimits.uploadsPerPush).contains(body.uploads.count) else {
-            throw SyncError(body.uploads.isEmpty ? .invalid : .tooLarge, "a push holds 1 to \(SyncLimits.uploadsPerPush) uploads")
-        }
-        var total = 0
-        for (index, upload) in body.uploads.enumerated() {
-            guard upload.deviceID == caller.deviceID else { throw SyncError(.forbidden, "upload \(index) names another device") }
-            guard UUID(uuidString: upload.recordID) != nil else { throw SyncError(.invalid, "upload \(index): the record id is not a UUID") }
-            guard upload.deviceSequence >= 1 else { throw SyncError(.invalid, "upload \(index): device sequences start at 1") }
-            try Self.checkCounter(upload.deviceSequence, "upload \(index): the device sequence")
-            try Self.checkCounter(upload.baseCounter, "upload \(index): the base counter")
-            guard !upload.body.isEmpty else { throw SyncError(.invalid, "upload \(index): the body is empty") }
-            guard upload.body.count <= SyncLimits.bodyBytes else {
-                throw SyncError(.tooLarge, "upload \(index): a body is at most \(SyncLimits.bodyBytes) bytes")
-            }
-            total += upload.body.count
-        }
-        guard total <= SyncLimits.pushBodyBytes else {
-            throw SyncError(.tooLarge, "a push's bodies are at most \(SyncLimits.pushBodyBytes) bytes together")
-        }
-        guard Set(body.uploads.map(\.deviceSequence)).count == body.uploads.count else {
-            throw SyncError(.invalid, "a push names each device sequence once")
-        }
-        let pushed = try await relay.store.push(body.uploads, account: caller.account, device: caller.deviceID)
-        if pushed.stored, let latest = pushed.records.map(\.counter).max() {
-            do {
-                try await relay.events.publish(.syncRecords(account: caller.account, counter: Int64(latest)))
-            } catch {
-                // Committed either way: the other devices find it at their next pull.
-                context.logger.notice("sync: change notice not published", metadata: ["error": "\(SyncError.from(error).code)"])
-            }
-        }
-        return try reply(SyncPushResponse(records: pushed.records))
-    }
-
-    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `resync`);
-    /// at a keep-alive, a device no longer trusted gets `deviceRemoved` and the stream ends.
-    private func liveUpdates<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let caller = try await trusted(request)
-        let live = relay.live, store = relay.store
-        guard let (id, stream) = live.open(account: caller.account) else {
-            throw SyncError(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
-        }
-        let body = ResponseBody { writer in
-            defer { live.close(id, account: caller.account) }
-            try await writer.write(ByteBuffer(string: "retry: 2000\n: sync live updates\n\n"))
-            for await event in stream {
-                switch event {
-                case .records(let counter):
-                    let data = String(decoding: try SyncJSON.encoder.encode(SyncRecordsEvent(counter: counter)), as: UTF8.self)
-                    try await writer.write(ByteBuffer(string: "event: records\ndata: \(data)\n\n"))
-                case .resync: try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
-                case .keepAlive:
-                    // A device removed meanwhile (on any instance) hears no more: its stream ends.
-                    guard try await store.device(caller.deviceID, account: caller.account)?.state == .trusted else {
-                        try await writer.write(ByteBuffer(string: "event: deviceRemoved\ndata: {}\n\n"))
-                        try await writer.finish(nil)
-                        return
-                    }
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                }
-            }
-            try await writer.finish(nil)
-        }
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: body)
-    }
-
     // MARK: Reading and answering
 
     /// Runs a route, turning any refusal into its JSON answer (logged by code only).
-    private func answer<Context: SyncRequestContext>(_ context: Context, _ body: () async throws -> Response) async -> Response {
+    func answer<Context: SyncRequestContext>(_ context: Context, _ body: () async throws -> Response) async -> Response {
         do {
             return try await body()
         } catch {
@@ -322,7 +154,7 @@ struct SyncRoutes {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = SyncLimits.requestBytes) async throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = SyncLimits.requestBytes) async throws -> T {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw SyncError(.invalid, "send JSON (Content-Type: application/json)")
         }
@@ -330,7 +162,7 @@ struct SyncRoutes {
         return try SyncJSON.decoder.decode(T.self, from: Data(buffer: buffer))
     }
 
-    private func reply(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    func reply(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try SyncJSON.encoder.encode(value)
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
