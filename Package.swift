@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "TresorWebStorePostgres", targets: ["TresorWebStorePostgres"]),
         .library(name: "TresorWebStoreSQLite", targets: ["TresorWebStoreSQLite"]),
         .library(name: "TresorSync", targets: ["TresorSync"]),
+        .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
+        .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -123,7 +125,7 @@ let package = Package(
         // The embedded web backend: a home's notes database (TresorNotes, SQLite) behind the web
         // storage boundary, sessions, counters and invites in the daemon's memory.
         .target(name: "TresorWebStoreSQLite", dependencies: ["TresorWebStore", "TresorNotes", "TresorNotesDomain", "TresorCrypto", "TresorSystem"]),
-        // The web storage on PostgreSQL (server mode); the only module importing PostgresNIO.
+        // The web storage on PostgreSQL (server mode); with TresorSyncServer, the only modules importing PostgresNIO.
         .target(name: "TresorWebStorePostgres", dependencies: [
             "TresorNotesDomain", "TresorWebStore", "TresorCrypto", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -133,7 +135,21 @@ let package = Package(
         // Sync's end-to-end cryptography on the device, no networking (docs/SYNC.md): device
         // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
-        .target(name: "TresorSync", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
+        // exchange, Codable values only — devices link no server.
+        .target(name: "TresorSyncProtocol"),
+        // A server's sync relay (docs/SYNC.md, "Transport"): devices, join requests, the signed
+        // device list and the sealed keychain records of each account, in the server's
+        // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.
+        .target(name: "TresorSyncServer", dependencies: [
+            "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
@@ -166,7 +182,7 @@ let package = Package(
         .target(name: "TresorDaemon", dependencies: [
             "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
             "TresorNotesDomain", "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
-            "TresorWebStoreSQLite",
+            "TresorWebStoreSQLite", "TresorSyncServer",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -236,7 +252,7 @@ let package = Package(
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorSyncTests", dependencies: [
-            "TresorSync", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
@@ -266,13 +282,21 @@ let package = Package(
             "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
+        // The sync relay on a throwaway PostgreSQL: its routes in process, two relays on one database.
+        .testTarget(name: "TresorSyncServerTests", dependencies: [
+            "TresorSyncServer", "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "PostgresFixture",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // SecItem code as wrappers and Apple's samples write it, one test per idiom, against a real tresord.
         .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresordFixture"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
-            "DesktopFixture", "TresordFixture", "TresorBackup", .product(name: "GRDB", package: "GRDB.swift"),
+            "DesktopFixture", "TresordFixture", "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]
 )

@@ -12,6 +12,7 @@ import TresorDBus
 import TresorDesktopPrompt
 import TresorProtocol
 import TresorSecretService
+import TresorSyncServer
 import TresorSystem
 import TresorWebServer
 import TresorWebStore
@@ -230,7 +231,8 @@ public struct Daemon: Sendable {
         let webServer = WebServer(services: WebServices(
             configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles),
             widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
-            logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) }))
+            logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) },
+            additionalRoutes: server.map { server in { server.sync.register(on: $0) } }))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

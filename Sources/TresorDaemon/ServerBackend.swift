@@ -1,11 +1,14 @@
 import Foundation
 import Logging
+import TresorSyncServer
 import TresorWebStore
 import TresorWebStorePostgres
 
 /// A server's web backend (docs/WEB.md, "Running a Tresor server") and what keeps it running.
 struct ServerBackend: Sendable {
     let backend: WebBackend
+    /// The sync relay on the same database (docs/SYNC.md, "Transport").
+    let sync: SyncRelay
     /// Runs the backend's connections (the pool, the listener for other instances' events)
     /// until cancelled, then closes them.
     let run: @Sendable () async -> Void
@@ -25,9 +28,13 @@ extension Daemon {
         logger.notice("web storage on PostgreSQL", metadata: [
             "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
         ])
-        return ServerBackend(backend: storage.backend) {
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        let sync = SyncRelay(database: storage.database, backend: storage.backend)
+        return ServerBackend(backend: storage.backend, sync: sync) {
+            await sync.run()
             await storage.close()
         }
     }
 }
+
+/// The web server's context gives the sync routes the client's address.
+extension WebRequestContext: SyncRequestContext {}

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TresorSyncProtocol
 import TresorCrypto
 
 /// A keychain record sealed for the circle and signed by the device that wrote it — the

@@ -1,4 +1,5 @@
 import Foundation
+import TresorSyncProtocol
 
 /// What this device has applied of the server's changes: the last server counter, and for each
 /// writing device the last device sequence. The caller persists it (it is `Codable`) in the same
@@ -38,7 +39,7 @@ public struct SyncProgress: Sendable, Equatable, Codable {
     /// - Returns: the opened records in the page's order, and the progress to persist with them.
     /// - Throws: ``SyncError/pageRefused(counter:recordID:reason:)`` naming the first refused
     ///   record and why.
-    public func applying(_ page: [SyncPageEntry], list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedPage {
+    public func applying(_ page: [SyncRecord], list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedPage {
         var progress = self
         var records: [ReceivedRecord] = []
         records.reserveCapacity(page.count)
@@ -52,7 +53,7 @@ public struct SyncProgress: Sendable, Equatable, Codable {
         return ReceivedPage(records: records, progress: progress)
     }
 
-    private mutating func apply(_ entry: SyncPageEntry, list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedRecord {
+    private mutating func apply(_ entry: SyncRecord, list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedRecord {
         guard entry.counter > lastCounter else { throw RecordRefusal.counterOutOfOrder(previous: lastCounter, found: entry.counter) }
         let upload = entry.upload
         let record = try SealedRecord(body: upload.body)

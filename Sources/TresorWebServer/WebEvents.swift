@@ -65,6 +65,7 @@ final class WebEvents: Sendable {
         case .note(let change): noteChanged(change)
         case .secureSessionEnded(let account, let reason): secureSessionEnded(for: account, reason: reason)
         case .resync: send(Event(name: "resync", data: [:])) { _ in true }
+        case .syncRecords: break  // for devices (TresorSyncServer's own streams), not pages
         }
     }
 

@@ -39,6 +39,7 @@ package struct WebServer {
         WebRecentlyDeletedRoutes(services: services).register(on: router)
         WebEventRoutes(services: services).register(on: router)
         WebWidgetRoutes(services: services).register(on: router)
+        services.additionalRoutes?(router)
 
         let url = web.listeningURL(port: port)
         let limits = web.connectionLimits

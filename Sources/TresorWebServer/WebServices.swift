@@ -22,12 +22,16 @@ package struct WebServices: Sendable {
     /// How the daemon words a failure the web side does not know itself (a full disk under the
     /// embedded store): the socket API's words.
     let otherErrors: @Sendable (any Error) -> APIError
+    /// Routes the program serving the web adds beside the web API's own: a server's sync relay
+    /// (docs/SYNC.md, "Transport"); nil in embedded mode.
+    let additionalRoutes: (@Sendable (Router<WebRequestContext>) -> Void)?
     /// The pages' live-update streams on this instance (docs/WEB.md, "Live updates").
     let events = WebEvents()
 
     package init(
         configuration: WebConfiguration, backend: WebBackend, home: (any LocalKeybag)?, throttle: LoginThrottle, widget: WidgetBuilder,
-        logLimiter: RepeatedLogLimiter, otherErrors: @escaping @Sendable (any Error) -> APIError
+        logLimiter: RepeatedLogLimiter, otherErrors: @escaping @Sendable (any Error) -> APIError,
+        additionalRoutes: (@Sendable (Router<WebRequestContext>) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.backend = backend
@@ -36,6 +40,7 @@ package struct WebServices: Sendable {
         self.widget = widget
         self.logLimiter = logLimiter
         self.otherErrors = otherErrors
+        self.additionalRoutes = additionalRoutes
     }
 
     /// Every failure in the web API's words.

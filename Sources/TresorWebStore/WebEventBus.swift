@@ -12,6 +12,9 @@ public enum WebEvent: Sendable, Equatable {
     /// Events may have been missed (a server's listening connection was lost and is back):
     /// every page reads what it shows again.
     case resync
+    /// A sync push committed records of `account` up to `counter` (docs/SYNC.md, "Transport"):
+    /// that account's connected devices pull.
+    case syncRecords(account: AccountID, counter: Int64)
 }
 
 /// How changes reach the pages: within one daemon directly; between the instances of a

@@ -76,7 +76,8 @@ final class PostgresEventBus: WebEventBus {
     }
 }
 
-/// A ``WebEvent`` as the events channel carries it (JSON; ids, kinds and revisions only).
+/// A ``WebEvent`` as the events channel carries it (JSON; ids, kinds and revisions only; a sync
+/// event's counter rides as its revision).
 struct EventPayload: Codable, Equatable {
     var type: String
     var kind: NoteChange.Kind?
@@ -99,6 +100,10 @@ struct EventPayload: Codable, Equatable {
             self.reason = reason
         case .resync:
             type = "resync"
+        case .syncRecords(let account, let counter):
+            type = "syncRecords"
+            accounts = [account.rawValue]
+            revision = counter
         }
     }
 
@@ -112,6 +117,9 @@ struct EventPayload: Codable, Equatable {
             guard let account = accounts?.first else { return nil }
             return .secureSessionEnded(account: AccountID(rawValue: account), reason: reason ?? "")
         case "resync": return .resync
+        case "syncRecords":
+            guard let account = accounts?.first, let revision else { return nil }
+            return .syncRecords(account: AccountID(rawValue: account), counter: revision)
         default: return nil
         }
     }

@@ -31,7 +31,9 @@ public final class PostgresWebStorage: Sendable {
     /// The database, as its URL names it without the password.
     public let databaseName: String
 
-    private let database: ServerDatabase
+    /// The pool and its transactions, for the server's other stores on the same database (the
+    /// sync relay, TresorSyncServer).
+    public let database: ServerDatabase
     private let bus: PostgresEventBus
     private let tasks: [Task<Void, Never>]
 

@@ -9,9 +9,9 @@ import TresorWebStore
 /// a transaction of its own (or one statement), within a deadline, with PostgreSQL's failures
 /// turned into ``NotesError``s — a database that went away is ``NotesError/unavailable(_:)``
 /// (`503`), and whatever the step changed was rolled back with its transaction.
-final class ServerDatabase: Sendable {
+public final class ServerDatabase: Sendable {
     let client: PostgresClient
-    let logger: Logger
+    public let logger: Logger
     /// How long one step may wait for the database (for a connection, then for its answers).
     let timeout: Duration
 
@@ -22,7 +22,7 @@ final class ServerDatabase: Sendable {
     }
 
     /// Runs `body` on a connection of the pool, outside a transaction (reads of one statement).
-    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withinDeadline {
             try await self.client.withConnection { connection in try await body(connection) }
         }
@@ -30,7 +30,7 @@ final class ServerDatabase: Sendable {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws. A
     /// deadlock PostgreSQL broke is tried again (twice at most).
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
@@ -146,20 +146,20 @@ private final class DeadlineRace<T: Sendable>: Sendable {
 }
 
 /// A statement PostgreSQL refused, named by its SQLSTATE alone.
-struct ServerDatabaseError: Error, CustomStringConvertible {
-    var sqlState: String
+public struct ServerDatabaseError: Error, CustomStringConvertible {
+    public var sqlState: String
 
     /// A unique constraint was violated (a name taken meanwhile).
-    var isUniqueViolation: Bool { sqlState == "23505" }
+    public var isUniqueViolation: Bool { sqlState == "23505" }
     /// A deadlock or serialization failure: the same step may simply run again.
-    var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
+    public var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
 
-    var description: String { "the database refused a statement (SQLSTATE \(sqlState))" }
+    public var description: String { "the database refused a statement (SQLSTATE \(sqlState))" }
 }
 
 extension PostgresConnection {
     /// Rows of `query`, each decoded as `T` (a tuple of columns).
-    func rows<each Column: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: (repeat each Column).Type) async throws
+    public func rows<each Column: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: (repeat each Column).Type) async throws
         -> [(repeat each Column)]
     {
         var decoded: [(repeat each Column)] = []
@@ -170,7 +170,7 @@ extension PostgresConnection {
     }
 
     /// The first row of `query` decoded as `T`, or nil.
-    func row<each Column: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: (repeat each Column).Type) async throws
+    public func row<each Column: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: (repeat each Column).Type) async throws
         -> (repeat each Column)?
     {
         for try await row in try await self.query(query, logger: logger) {
@@ -180,7 +180,7 @@ extension PostgresConnection {
     }
 
     /// The first column of each row of `query`, decoded as `T`.
-    func column<T: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: T.Type) async throws -> [T] {
+    public func column<T: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: T.Type) async throws -> [T] {
         var decoded: [T] = []
         for try await row in try await self.query(query, logger: logger) {
             decoded.append(try row.decode(T.self))
@@ -189,7 +189,7 @@ extension PostgresConnection {
     }
 
     /// The first column of the first row of `query` decoded as `T`, or nil when there is no row.
-    func value<T: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: T.Type) async throws -> T? {
+    public func value<T: PostgresDecodable>(_ query: PostgresQuery, _ logger: Logger, as type: T.Type) async throws -> T? {
         for try await row in try await self.query(query, logger: logger) {
             return try row.decode(T.self)
         }
@@ -197,12 +197,12 @@ extension PostgresConnection {
     }
 
     /// Runs a statement (its rows, if any, are read and dropped).
-    func run(_ query: PostgresQuery, _ logger: Logger) async throws {
+    public func run(_ query: PostgresQuery, _ logger: Logger) async throws {
         for try await _ in try await self.query(query, logger: logger) {}
     }
 
     /// How many rows `query` returns (`… RETURNING 1` counts what a statement changed).
-    func count(_ query: PostgresQuery, _ logger: Logger) async throws -> Int {
+    public func count(_ query: PostgresQuery, _ logger: Logger) async throws -> Int {
         var count = 0
         for try await _ in try await self.query(query, logger: logger) { count += 1 }
         return count

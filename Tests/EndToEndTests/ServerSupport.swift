@@ -95,6 +95,12 @@ final class EventStreamReader {
         browser.server.write(browser.server.requestBytes("GET", "/api/events", headers: headers, body: nil, host: nil), to: fd)
     }
 
+    /// Opens the stream at `path` of `server` with `headers` (a sync device's stream).
+    init(_ server: WebServerAddress, path: String, headers: [(String, String)]) throws {
+        fd = try server.connect()
+        server.write(server.requestBytes("GET", path, headers: [("Accept", "text/event-stream")] + headers, body: nil, host: nil), to: fd)
+    }
+
     deinit { close(fd) }
 
     /// Reads until `text` has arrived (since the stream opened), or `seconds` pass.

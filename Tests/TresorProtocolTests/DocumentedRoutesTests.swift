@@ -4,7 +4,7 @@ import TresorProtocol
 
 /// docs/openapi.yaml (the daemon's socket API) and docs/web-openapi.yaml (the web server's) held
 /// to the routes the daemon and its web server register: every `router.get(…)`, `post`, `put`, `patch`
-/// or `delete` in Sources/TresorDaemon and Sources/TresorWebServer is documented under its path and method, and every documented
+/// or `delete` in Sources/TresorDaemon, Sources/TresorWebServer and Sources/TresorSyncServer is documented under its path and method, and every documented
 /// operation is registered. Paths are compared with their parameters' names left out
 /// (`/v1/apps/:id` is `/v1/apps/{id}`, `/static/**` is `/static/{path}`).
 @Suite("The OpenAPI documents match the route table")
@@ -45,7 +45,7 @@ struct DocumentedRoutesTests {
     static func registeredOperations() throws -> (operations: Set<Operation>, unread: [String]) {
         let constants = try routeConstants()
         var files: [URL] = []
-        for module in ["TresorDaemon", "TresorWebServer"] {
+        for module in ["TresorDaemon", "TresorWebServer", "TresorSyncServer"] {
             let folder = repository.appendingPathComponent("Sources/\(module)")
             let found = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
             files += found.compactMap { $0 as? URL }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TresorSyncProtocol
 import Testing
 import TresorCrypto
 @testable import TresorSync
@@ -142,7 +143,7 @@ struct SealedRecordTests {
         #expect(refusal(of: page([two, one]), list: circle.list, keys: keys)
             == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 1, found: 2))
         // The server's own counters going back along a page, or behind the last page.
-        let backwards = [SyncPageEntry(counter: 5, upload: one), SyncPageEntry(counter: 4, upload: two)]
+        let backwards = [SyncRecord(counter: 5, upload: one), SyncRecord(counter: 4, upload: two)]
         #expect(refusal(of: backwards, list: circle.list, keys: keys) == .counterOutOfOrder(previous: 5, found: 4))
         let applied = try SyncProgress().applying(page([one], from: 7), list: circle.list, keys: keys).progress
         #expect(refusal(of: page([two], from: 7), after: applied, list: circle.list, keys: keys) == .counterOutOfOrder(previous: 7, found: 7))

@@ -1,4 +1,5 @@
 import Foundation
+import TresorSyncProtocol
 import TresorKeybag
 import TresorSystem
 @testable import TresorSync
@@ -64,13 +65,13 @@ struct TestCircle {
 }
 
 /// Numbers uploads with the server's counters, from `start`.
-func page(_ uploads: [SyncUpload], from start: UInt64 = 1) -> [SyncPageEntry] {
-    uploads.enumerated().map { SyncPageEntry(counter: start + UInt64($0.offset), upload: $0.element) }
+func page(_ uploads: [SyncUpload], from start: UInt64 = 1) -> [SyncRecord] {
+    uploads.enumerated().map { SyncRecord(counter: start + UInt64($0.offset), upload: $0.element) }
 }
 
 /// Why `page` was refused, applied after `progress`, or nil when it was accepted.
 func refusal(
-    of page: [SyncPageEntry], after progress: SyncProgress = SyncProgress(), list: TrustedDeviceList, keys: CircleKeyring
+    of page: [SyncRecord], after progress: SyncProgress = SyncProgress(), list: TrustedDeviceList, keys: CircleKeyring
 ) -> RecordRefusal? {
     refusal { _ = try progress.applying(page, list: list, keys: keys) }
 }

@@ -199,7 +199,9 @@ struct PostgresWebStoreInstanceTests {
         let started = try await old.sessions.start(for: account, now: Date())
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            for table in ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
+            // The sync relay's tables (version 3) first: they refer to the accounts.
+            let syncTables = ["sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests", "sync_records", "sync_challenges", "sync_devices", "sync_circles"]
+            for table in syncTables + ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
             }
             try await connection.query("ALTER TABLE accounts DROP CONSTRAINT accounts_current_passphrase", logger: logger)
@@ -209,7 +211,7 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [2])
+        #expect(upgraded.appliedMigrations == [2, 3])
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
         #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)

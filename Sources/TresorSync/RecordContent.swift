@@ -1,0 +1,18 @@
+import Foundation
+
+/// What a record carries: a keychain item's encoded form (opaque here), or a tombstone.
+public struct RecordContent: Sendable, Equatable {
+    /// The item's bytes; for a tombstone, whatever the caller keeps of a deleted item (may be empty).
+    public var payload: Data
+    /// Whether the record says the item was deleted.
+    public var isTombstone: Bool
+
+    /// A record's content.
+    /// - Parameters:
+    ///   - payload: the item's encoded form (for a tombstone, what is kept of the deleted item).
+    ///   - isTombstone: whether the item was deleted.
+    public init(payload: Data, isTombstone: Bool = false) {
+        self.payload = payload
+        self.isTombstone = isTombstone
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Hummingbird
+import Logging
+import TresorSyncProtocol
+import TresorWebStore
+import TresorWebStorePostgres
+
+/// What a router's request context must tell the sync routes: the client's address (behind a
+/// trusted proxy, the one it names), for the sign-in limits of enrollment.
+public protocol SyncRequestContext: RequestContext {
+    var clientAddress: String { get }
+}
+
+/// A server's sync relay (docs/SYNC.md, "Transport"): the routes under `/v1/sync`, on the
+/// server's database and event bus. Devices enroll with their web account's password, then
+/// sign in with their Ed25519 credential; trusted devices push and pull sealed records, keep
+/// the signed device list and the wrapped circle keys, answer join requests and remove
+/// devices. The relay opens nothing it stores.
+public final class SyncRelay: Sendable {
+    let store: SyncStore
+    let accounts: any WebStore
+    let throttle: LoginThrottle
+    let events: any WebEventBus
+    let live = SyncLiveUpdates()
+    private let listener: UUID
+
+    /// - Parameters:
+    ///   - database: the server's database (``PostgresWebStorage/database``), migrated.
+    ///   - backend: the server's web backend: its accounts, sign-in counters and event bus.
+    ///   - clock: the time challenges, sessions and join requests are dated by.
+    ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
+    public init(
+        database: ServerDatabase, backend: WebBackend, clock: @escaping @Sendable () -> Date = { Date() },
+        beforeCommit: @escaping @Sendable () async -> Void = {}
+    ) {
+        store = SyncStore(db: database, clock: clock, beforeCommit: beforeCommit)
+        accounts = backend.store
+        throttle = LoginThrottle(store: backend.throttles)
+        events = backend.events
+        let live = self.live
+        listener = backend.events.listen { live.deliver($0) }
+    }
+
+    deinit {
+        events.stopListening(listener)
+    }
+
+    /// Keeps the devices' streams open until cancelled: a keep-alive line every 15 s.
+    public func run() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(15))
+            live.keepAlive()
+        }
+    }
+
+    /// Registers the routes under `/v1/sync` (docs/openapi.yaml, "sync").
+    /// - Parameter router: the web server's router.
+    public func register<Context: SyncRequestContext>(on router: Router<Context>) {
+        SyncRoutes(relay: self).register(on: router)
+    }
+}
