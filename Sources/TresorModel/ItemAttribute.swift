@@ -4,13 +4,15 @@ import FoundationEssentials
 /// that have it, its `kSec…` key and its `tresor` option. ``all`` lists every attribute; the
 /// keychain's schema, the hand-written decoders, the lookup route's query string, the SecItem
 /// dictionaries and the command line read it (docs/ARCHITECTURE.md, "Adding a keychain attribute").
-public struct ItemAttribute: Sendable {
+/// A class, so that the readers on a lookup's path take one from the table by a reference count
+/// rather than by copying its fields.
+public final class ItemAttribute: Sendable {
     /// The attribute's name in JSON and in ``ItemAttributes`` (`kSecAttrService` is `service`).
     public let name: String
     /// What the attribute holds, and how to read and set it in ``ItemAttributes``.
     public let value: Value
     /// The item classes that have the attribute; any other class refuses it.
-    public let classes: Set<ItemClass>
+    public let classes: ItemClasses
     /// Apple's `kSecAttr…` key (the string ``kSecAttrService`` stands for), nil for Tresor's own.
     public let secItemKey: String?
     /// The `tresor item` option that sets or matches it, without its dashes; nil for none.
@@ -56,7 +58,7 @@ public struct ItemAttribute: Sendable {
     /// The longest value, in UTF-8 bytes, of a ``Rules/limitedLength`` attribute.
     public static let maximumTextBytes = 4096
 
-    init(_ name: String, _ value: Value, _ classes: Set<ItemClass>, secItemKey: String? = nil, option: String? = nil, rules: Rules = []) {
+    init(_ name: String, _ value: Value, _ classes: ItemClasses, secItemKey: String? = nil, option: String? = nil, rules: Rules = []) {
         self.name = name
         self.value = value
         self.classes = classes
@@ -65,8 +67,8 @@ public struct ItemAttribute: Sendable {
         self.rules = rules
     }
 
-    private static let every = Set(ItemClass.allCases)
-    private static let passwords: Set<ItemClass> = [.genericPassword, .internetPassword]
+    private static let every: ItemClasses = [.genericPassword, .internetPassword, .certificate, .key]
+    private static let passwords: ItemClasses = [.genericPassword, .internetPassword]
 
     /// Every attribute, in ``ItemAttributes``' order. Adding one: its property in
     /// ``ItemAttributes`` and its line here.
@@ -147,4 +149,37 @@ public struct ItemAttribute: Sendable {
             "effectiveKeySize", "synchronizable",
         ],
     ]
+}
+
+/// Some of the four item classes, as bits: building the attribute table in a `tresor item get`
+/// process makes no `Set`, whose first use in a process builds its type's metadata
+/// (BENCHMARKS.md, "One `tresor item get` process").
+public struct ItemClasses: OptionSet, Sendable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ itemClass: ItemClass) {
+        switch itemClass {
+        case .genericPassword: rawValue = 1 << 0
+        case .internetPassword: rawValue = 1 << 1
+        case .certificate: rawValue = 1 << 2
+        case .key: rawValue = 1 << 3
+        }
+    }
+
+    public static let genericPassword = ItemClasses(.genericPassword)
+    public static let internetPassword = ItemClasses(.internetPassword)
+    public static let certificate = ItemClasses(.certificate)
+    public static let key = ItemClasses(.key)
+
+    /// Whether `itemClass` is one of these.
+    public func contains(_ itemClass: ItemClass) -> Bool {
+        contains(ItemClasses(itemClass))
+    }
+
+    /// How many classes these are.
+    public var count: Int { rawValue.nonzeroBitCount }
 }
