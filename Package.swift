@@ -292,7 +292,7 @@ let package = Package(
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // SecItem code as wrappers and Apple's samples write it, one test per idiom, against a real tresord.
-        .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresordFixture"]),
+        .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresorModel", "TresordFixture"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
             "DesktopFixture", "TresordFixture", "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),

@@ -173,7 +173,7 @@ public final class Keychain: Sendable {
         try changes.validate(for: query.itemClass, purpose: .update)
         if let secret { try Self.checkSize(of: secret) }
         if let group = changes.accessGroup { try Self.requireGroup(group, caller: caller) }
-        if query.itemClass == .certificate && (secret != nil || !Set(changes.setNames).isDisjoint(with: AttributeSchema.derivedFromCertificate)) {
+        if query.itemClass == .certificate && (secret != nil || !Set(changes.setNames).isDisjoint(with: ItemAttributes.fromCertificate)) {
             throw KeychainError.param("a certificate's data and the attributes read from it cannot be changed; add a new item")
         }
         var everything = query
@@ -480,7 +480,7 @@ public final class Keychain: Sendable {
     /// Whether `wanted` names every attribute of the primary key (but perhaps the group) and
     /// nothing else, so a blind index answers it.
     private static func fixesPrimaryKey(_ wanted: AttributeValues, itemClass: ItemClass) -> Bool {
-        let names = AttributeSchema.primaryKey[itemClass] ?? []
+        let names = ItemAttribute.primaryKey[itemClass] ?? []
         let values = wanted.values
         guard names.allSatisfy({ $0 == "accessGroup" || values[$0] != nil }) else { return false }
         // Only a query that names exactly the primary key (or less) can be answered from it.

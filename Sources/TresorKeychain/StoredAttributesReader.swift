@@ -332,47 +332,21 @@ private struct JSONReader {
         return map
     }
 
-    /// Reads the value of member `name` into its property; skips the value of a name
-    /// ``ItemAttributes`` does not have.
+    /// Reads the value of member `name` into its property (``ItemAttribute/named``); skips the
+    /// value of a name ``ItemAttributes`` does not have.
     mutating func readValue(of name: String, into attributes: inout ItemAttributes) throws {
-        switch name {
-        case "accessGroup": attributes.accessGroup = try string()
-        case "accessible": attributes.accessible = try value(ProtectionClass.self)
-        case "accessControl": attributes.accessControl = try value(AccessControl.self)
-        case "synchronizable": attributes.synchronizable = try bool()
-        case "label": attributes.label = try string()
-        case "description": attributes.description = try string()
-        case "comment": attributes.comment = try string()
-        case "creator": attributes.creator = try integer(UInt32.self)
-        case "type": attributes.type = try integer(UInt32.self)
-        case "creationDate": attributes.creationDate = try date()
-        case "modificationDate": attributes.modificationDate = try date()
-        case "custom": attributes.custom = try stringMap()
-        case "readableByScripts": attributes.readableByScripts = try bool()
-        case "account": attributes.account = try string()
-        case "service": attributes.service = try string()
-        case "generic": attributes.generic = try data()
-        case "server": attributes.server = try string()
-        case "protocol": attributes.protocol = try string()
-        case "port": attributes.port = try integer(Int.self)
-        case "path": attributes.path = try string()
-        case "authenticationType": attributes.authenticationType = try string()
-        case "securityDomain": attributes.securityDomain = try string()
-        case "certificateType": attributes.certificateType = try integer(Int.self)
-        case "certificateEncoding": attributes.certificateEncoding = try integer(Int.self)
-        case "subject": attributes.subject = try data()
-        case "issuer": attributes.issuer = try data()
-        case "serialNumber": attributes.serialNumber = try data()
-        case "subjectKeyID": attributes.subjectKeyID = try data()
-        case "publicKeyHash": attributes.publicKeyHash = try data()
-        case "subjectSummary": attributes.subjectSummary = try string()
-        case "keyClass": attributes.keyClass = try value(ItemAttributes.KeyClass.self)
-        case "applicationLabel": attributes.applicationLabel = try data()
-        case "applicationTag": attributes.applicationTag = try data()
-        case "keyType": attributes.keyType = try string()
-        case "keySizeInBits": attributes.keySizeInBits = try integer(Int.self)
-        case "effectiveKeySize": attributes.effectiveKeySize = try integer(Int.self)
-        default: try skipValue()
+        guard let attribute = ItemAttribute.named[name] else { return try skipValue() }
+        switch attribute.value {
+        case .text(_, let set): set(&attributes, try string())
+        case .integer(_, let set): set(&attributes, try integer(Int.self))
+        case .fourCharCode(_, let set): set(&attributes, try integer(UInt32.self))
+        case .boolean(_, let set): set(&attributes, try bool())
+        case .bytes(_, let set): set(&attributes, try data())
+        case .date(_, let set): set(&attributes, try date())
+        case .protectionClass(_, let set): set(&attributes, try value(ProtectionClass.self))
+        case .accessControl(_, let set): set(&attributes, try value(AccessControl.self))
+        case .keyClass(_, let set): set(&attributes, try value(ItemAttributes.KeyClass.self))
+        case .stringMap(_, let set): set(&attributes, try stringMap())
         }
     }
 }

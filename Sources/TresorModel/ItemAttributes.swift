@@ -5,6 +5,7 @@ import FoundationEssentials
 /// Every property is optional: in an item it is what was stored, in a query what must match,
 /// in an update what changes. Which attributes apply to which ``ItemClass`` is checked by
 /// ``validate(for:purpose:)``; `creationDate` and `modificationDate` are set by the keychain.
+/// Each property has its line in ``ItemAttribute/all``, which everything that names attributes reads.
 public struct ItemAttributes: Codable, Equatable, Sendable {
     // Every class
     public var accessGroup: String?
@@ -74,53 +75,27 @@ extension ItemAttributes {
 
     // Written out rather than synthesized: the synthesized decoder asks the JSON object for each
     // of the 35 names in turn, which was a tenth of the daemon's time per lookup. This reads the
-    // names the object has, and checks them in the same pass.
+    // names the object has, and checks them in the same pass, through ``ItemAttribute/named``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyAttributeName.self)
         let names = container.allKeys
         if decoder.userInfo[Self.refusesUnknownNames] as? Bool == true,
-            let unknown = names.map(\.stringValue).filter({ CodingKeys(stringValue: $0) == nil }).min() {
+            let unknown = names.map(\.stringValue).filter({ ItemAttribute.named[$0] == nil }).min() {
             throw UnknownAttributeError(name: unknown)
         }
         for name in names {
-            guard let key = CodingKeys(stringValue: name.stringValue) else { continue }
-            switch key {
-            case .accessGroup: accessGroup = try container.decodeIfPresent(String.self, forKey: name)
-            case .accessible: accessible = try container.decodeIfPresent(ProtectionClass.self, forKey: name)
-            case .accessControl: accessControl = try container.decodeIfPresent(AccessControl.self, forKey: name)
-            case .synchronizable: synchronizable = try container.decodeIfPresent(Bool.self, forKey: name)
-            case .label: label = try container.decodeIfPresent(String.self, forKey: name)
-            case .description: description = try container.decodeIfPresent(String.self, forKey: name)
-            case .comment: comment = try container.decodeIfPresent(String.self, forKey: name)
-            case .creator: creator = try container.decodeIfPresent(UInt32.self, forKey: name)
-            case .type: type = try container.decodeIfPresent(UInt32.self, forKey: name)
-            case .creationDate: creationDate = try container.decodeIfPresent(Date.self, forKey: name)
-            case .modificationDate: modificationDate = try container.decodeIfPresent(Date.self, forKey: name)
-            case .custom: custom = try container.decodeIfPresent([String: String].self, forKey: name)
-            case .readableByScripts: readableByScripts = try container.decodeIfPresent(Bool.self, forKey: name)
-            case .account: account = try container.decodeIfPresent(String.self, forKey: name)
-            case .service: service = try container.decodeIfPresent(String.self, forKey: name)
-            case .generic: generic = try container.decodeIfPresent(Data.self, forKey: name)
-            case .server: server = try container.decodeIfPresent(String.self, forKey: name)
-            case .protocol: `protocol` = try container.decodeIfPresent(String.self, forKey: name)
-            case .port: port = try container.decodeIfPresent(Int.self, forKey: name)
-            case .path: path = try container.decodeIfPresent(String.self, forKey: name)
-            case .authenticationType: authenticationType = try container.decodeIfPresent(String.self, forKey: name)
-            case .securityDomain: securityDomain = try container.decodeIfPresent(String.self, forKey: name)
-            case .certificateType: certificateType = try container.decodeIfPresent(Int.self, forKey: name)
-            case .certificateEncoding: certificateEncoding = try container.decodeIfPresent(Int.self, forKey: name)
-            case .subject: subject = try container.decodeIfPresent(Data.self, forKey: name)
-            case .issuer: issuer = try container.decodeIfPresent(Data.self, forKey: name)
-            case .serialNumber: serialNumber = try container.decodeIfPresent(Data.self, forKey: name)
-            case .subjectKeyID: subjectKeyID = try container.decodeIfPresent(Data.self, forKey: name)
-            case .publicKeyHash: publicKeyHash = try container.decodeIfPresent(Data.self, forKey: name)
-            case .subjectSummary: subjectSummary = try container.decodeIfPresent(String.self, forKey: name)
-            case .keyClass: keyClass = try container.decodeIfPresent(KeyClass.self, forKey: name)
-            case .applicationLabel: applicationLabel = try container.decodeIfPresent(Data.self, forKey: name)
-            case .applicationTag: applicationTag = try container.decodeIfPresent(Data.self, forKey: name)
-            case .keyType: keyType = try container.decodeIfPresent(String.self, forKey: name)
-            case .keySizeInBits: keySizeInBits = try container.decodeIfPresent(Int.self, forKey: name)
-            case .effectiveKeySize: effectiveKeySize = try container.decodeIfPresent(Int.self, forKey: name)
+            guard let attribute = ItemAttribute.named[name.stringValue] else { continue }
+            switch attribute.value {
+            case .text(_, let set): set(&self, try container.decodeIfPresent(String.self, forKey: name))
+            case .integer(_, let set): set(&self, try container.decodeIfPresent(Int.self, forKey: name))
+            case .fourCharCode(_, let set): set(&self, try container.decodeIfPresent(UInt32.self, forKey: name))
+            case .boolean(_, let set): set(&self, try container.decodeIfPresent(Bool.self, forKey: name))
+            case .bytes(_, let set): set(&self, try container.decodeIfPresent(Data.self, forKey: name))
+            case .date(_, let set): set(&self, try container.decodeIfPresent(Date.self, forKey: name))
+            case .protectionClass(_, let set): set(&self, try container.decodeIfPresent(ProtectionClass.self, forKey: name))
+            case .accessControl(_, let set): set(&self, try container.decodeIfPresent(AccessControl.self, forKey: name))
+            case .keyClass(_, let set): set(&self, try container.decodeIfPresent(KeyClass.self, forKey: name))
+            case .stringMap(_, let set): set(&self, try container.decodeIfPresent([String: String].self, forKey: name))
             }
         }
     }

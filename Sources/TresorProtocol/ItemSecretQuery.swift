@@ -14,39 +14,23 @@ import TresorModel
 /// their twins"): `SecretRouteTests.lookupsWithoutJSONAnswerAsTheSearchDoes` holds it to the search.
 public enum ItemSecretQuery {
     /// An attribute the query string takes: its wire name, and how to read and set it.
-    /// Closures rather than key paths: reading eighteen attributes through key paths was most
-    /// of what spelling a query cost.
     struct Attribute<Value>: Sendable {
         let name: String
         let get: @Sendable (ItemAttributes) -> Value?
-        let set: @Sendable (inout ItemAttributes, Value) -> Void
+        let set: @Sendable (inout ItemAttributes, Value?) -> Void
     }
 
-    /// The text attributes the query string takes.
-    static let textAttributes: [Attribute<String>] = [
-        Attribute(name: "accessGroup", get: { $0.accessGroup }, set: { $0.accessGroup = $1 }),
-        Attribute(name: "label", get: { $0.label }, set: { $0.label = $1 }),
-        Attribute(name: "description", get: { $0.description }, set: { $0.description = $1 }),
-        Attribute(name: "comment", get: { $0.comment }, set: { $0.comment = $1 }),
-        Attribute(name: "account", get: { $0.account }, set: { $0.account = $1 }),
-        Attribute(name: "service", get: { $0.service }, set: { $0.service = $1 }),
-        Attribute(name: "server", get: { $0.server }, set: { $0.server = $1 }),
-        Attribute(name: "protocol", get: { $0.protocol }, set: { $0.protocol = $1 }),
-        Attribute(name: "path", get: { $0.path }, set: { $0.path = $1 }),
-        Attribute(name: "authenticationType", get: { $0.authenticationType }, set: { $0.authenticationType = $1 }),
-        Attribute(name: "securityDomain", get: { $0.securityDomain }, set: { $0.securityDomain = $1 }),
-        Attribute(name: "subjectSummary", get: { $0.subjectSummary }, set: { $0.subjectSummary = $1 }),
-        Attribute(name: "keyType", get: { $0.keyType }, set: { $0.keyType = $1 }),
-    ]
+    /// The text attributes the query string takes: every text attribute of ``ItemAttribute/all``.
+    static let textAttributes: [Attribute<String>] = ItemAttribute.all.compactMap { attribute in
+        guard case .text(let get, let set) = attribute.value else { return nil }
+        return Attribute(name: attribute.name, get: get, set: set)
+    }
 
-    /// The integer attributes the query string takes.
-    static let integerAttributes: [Attribute<Int>] = [
-        Attribute(name: "port", get: { $0.port }, set: { $0.port = $1 }),
-        Attribute(name: "certificateType", get: { $0.certificateType }, set: { $0.certificateType = $1 }),
-        Attribute(name: "certificateEncoding", get: { $0.certificateEncoding }, set: { $0.certificateEncoding = $1 }),
-        Attribute(name: "keySizeInBits", get: { $0.keySizeInBits }, set: { $0.keySizeInBits = $1 }),
-        Attribute(name: "effectiveKeySize", get: { $0.effectiveKeySize }, set: { $0.effectiveKeySize = $1 }),
-    ]
+    /// The integer attributes the query string takes: every integer attribute.
+    static let integerAttributes: [Attribute<Int>] = ItemAttribute.all.compactMap { attribute in
+        guard case .integer(let get, let set) = attribute.value else { return nil }
+        return Attribute(name: attribute.name, get: get, set: set)
+    }
 
     /// The route's path and query string for the secret of the first item matching `query`, or
     /// nil when `query` needs `POST /v1/items/search` (an id, or an attribute that is not text or
@@ -74,7 +58,7 @@ public enum ItemSecretQuery {
                 parameters.append((attribute.name, String(value)))
             }
         }
-        // Anything the lists above do not take is still set in the query: it needs the JSON route.
+        // Anything the two lists do not take is still set in the query: it needs the JSON route.
         guard taken == query.attributes else { return nil }
         return Route.itemSecret + "?" + parameters.map { PercentEncoding.encode($0) + "=" + PercentEncoding.encode($1) }.joined(separator: "&")
     }
@@ -105,11 +89,11 @@ public enum ItemSecretQuery {
             } else if name == "unique" {
                 guard value == "1" else { throw APIError(.param, "unique takes 1") }
                 unique = true
-            } else if let text = textAttributes.first(where: { $0.name == name }) {
-                text.set(&attributes, value)
-            } else if let integer = integerAttributes.first(where: { $0.name == name }) {
+            } else if case .text(_, let set) = ItemAttribute.named[name]?.value {
+                set(&attributes, value)
+            } else if case .integer(_, let set) = ItemAttribute.named[name]?.value {
                 guard let number = Int(value) else { throw APIError(.param, "\(name) must be an integer") }
-                integer.set(&attributes, number)
+                set(&attributes, number)
             } else {
                 throw APIError(.param, "\(quoted(name)) is not an attribute this route takes (text and integer attributes only; use POST \(Route.searchItems))")
             }

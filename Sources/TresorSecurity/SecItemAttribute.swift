@@ -1,90 +1,54 @@
 import Foundation
 import TresorModel
 
-/// One `kSecAttr…` key: the ``ItemAttributes`` property it is, the value forms it takes and the
-/// form it comes back in. ``SecItemAttribute/table`` declares every key once; the dictionaries
-/// going in (new items, queries, changes) and coming out (results) are both read through it.
-struct SecItemAttribute: @unchecked Sendable {  // immutable: a string and a key path
-    /// What Apple stores under the key, which decides the value forms it takes.
-    enum Kind {
-        /// Bytes on Apple platforms, which take a `String` or its UTF-8 `Data` alike; Tresor keeps
-        /// text, so a `Data` value must be UTF-8. Returned as `String`.
-        case text(WritableKeyPath<ItemAttributes, String?>)
-        /// Bytes Tresor keeps as bytes: `Data`, or a `String` as its UTF-8. Returned as `Data`.
-        case bytes(WritableKeyPath<ItemAttributes, Data?>)
-        /// `Int` or any integral `NSNumber`; never a boolean. Returned as `NSNumber`.
-        case number(WritableKeyPath<ItemAttributes, Int?>)
-        /// A `FourCharCode`: a number, or its four ASCII characters (`"aapl"`). Returned as `NSNumber`.
-        case fourCharCode(WritableKeyPath<ItemAttributes, UInt32?>)
-        /// `Bool`, `kCFBooleanTrue`/`False`, or a number (non-zero is true). Returned as `kCFBoolean…`.
-        case boolean(WritableKeyPath<ItemAttributes, Bool?>)
-        /// Set by the keychain: returned as `Date`, refused in what a caller sends.
-        case date(KeyPath<ItemAttributes, Date?>)
-        /// One of the `kSecAttrAccessible…` strings.
-        case protectionClass
-        /// One of the `kSecAttrKeyClass…` strings.
-        case keyClass
-    }
-
+/// One `kSecAttr…` key: the ``ItemAttribute`` it stands for (its ``ItemAttribute/secItemKey``),
+/// the value forms it takes and the form it comes back in. The dictionaries going in (new
+/// items, queries, changes) and coming out (results) are both read through ``table(for:)``.
+///
+/// The value forms, by what Apple stores under the key:
+/// - text: bytes on Apple platforms, which take a `String` or its UTF-8 `Data` alike; Tresor keeps
+///   text, so a `Data` value must be UTF-8. Returned as `String`.
+/// - bytes: `Data`, or a `String` as its UTF-8. Returned as `Data`.
+/// - integer: `Int` or any integral `NSNumber`; never a boolean. Returned as `NSNumber`.
+/// - four-character code: a number, or its four ASCII characters (`"aapl"`). Returned as `NSNumber`.
+/// - boolean: `Bool`, `kCFBooleanTrue`/`False`, or a number (non-zero is true). Returned as `kCFBoolean…`.
+/// - date: set by the keychain, returned as `Date`, refused in what a caller sends.
+/// - protection class, key class: one of the `kSecAttrAccessible…` or `kSecAttrKeyClass…` strings.
+struct SecItemAttribute: Sendable {
     /// How a caller gave a value that Apple keeps as bytes: results give it back the same way.
     enum BlobForm {
         case text, bytes
     }
 
     let key: String
-    let kind: Kind
+    let attribute: ItemAttribute
 
-    init(_ key: CFString, _ kind: Kind) {
-        self.key = key as String
-        self.kind = kind
-    }
-
-    /// Every attribute key Tresor stores, for every class but keys (whose `type` is the key type,
-    /// not a four-character code: ``keyTable``). `kSecAttrSynchronizable` also takes
+    /// Every attribute key Tresor stores for `itemClass`: each ``ItemAttribute`` with a `kSec…`
+    /// key but `kSecAttrAccessControl` (a `SecAccessControl`, which ``SecItemRequest`` reads
+    /// itself). Keys of other classes are in it too, so that the keychain refuses them by name.
+    /// Where two attributes share a key (`type`: a four-character code, but for keys the key
+    /// type), the one of fewer classes wins for its classes. `kSecAttrSynchronizable` also takes
     /// `kSecAttrSynchronizableAny` in a search, which ``SecItemRequest`` reads before this table.
-    static let table: [String: SecItemAttribute] = index([
-        SecItemAttribute(kSecAttrAccessible, .protectionClass),
-        SecItemAttribute(kSecAttrAccessGroup, .text(\.accessGroup)),
-        SecItemAttribute(kSecAttrSynchronizable, .boolean(\.synchronizable)),
-        SecItemAttribute(kSecAttrLabel, .text(\.label)),
-        SecItemAttribute(kSecAttrDescription, .text(\.description)),
-        SecItemAttribute(kSecAttrComment, .text(\.comment)),
-        SecItemAttribute(kSecAttrCreator, .fourCharCode(\.creator)),
-        SecItemAttribute(kSecAttrType, .fourCharCode(\.type)),
-        SecItemAttribute(kSecAttrCreationDate, .date(\.creationDate)),
-        SecItemAttribute(kSecAttrModificationDate, .date(\.modificationDate)),
-        SecItemAttribute(kSecAttrAccount, .text(\.account)),
-        SecItemAttribute(kSecAttrService, .text(\.service)),
-        SecItemAttribute(kSecAttrGeneric, .bytes(\.generic)),
-        SecItemAttribute(kSecAttrServer, .text(\.server)),
-        SecItemAttribute(kSecAttrProtocol, .text(\.protocol)),
-        SecItemAttribute(kSecAttrPort, .number(\.port)),
-        SecItemAttribute(kSecAttrPath, .text(\.path)),
-        SecItemAttribute(kSecAttrAuthenticationType, .text(\.authenticationType)),
-        SecItemAttribute(kSecAttrSecurityDomain, .text(\.securityDomain)),
-        SecItemAttribute(kSecAttrCertificateType, .number(\.certificateType)),
-        SecItemAttribute(kSecAttrCertificateEncoding, .number(\.certificateEncoding)),
-        SecItemAttribute(kSecAttrSubject, .bytes(\.subject)),
-        SecItemAttribute(kSecAttrIssuer, .bytes(\.issuer)),
-        SecItemAttribute(kSecAttrSerialNumber, .bytes(\.serialNumber)),
-        SecItemAttribute(kSecAttrSubjectKeyID, .bytes(\.subjectKeyID)),
-        SecItemAttribute(kSecAttrPublicKeyHash, .bytes(\.publicKeyHash)),
-        SecItemAttribute(kSecAttrKeyClass, .keyClass),
-        SecItemAttribute(kSecAttrApplicationLabel, .bytes(\.applicationLabel)),
-        SecItemAttribute(kSecAttrApplicationTag, .bytes(\.applicationTag)),
-        SecItemAttribute(kSecAttrKeySizeInBits, .number(\.keySizeInBits)),
-        SecItemAttribute(kSecAttrEffectiveKeySize, .number(\.effectiveKeySize)),
-    ])
-
-    /// For `kSecClassKey` items `type` is the key type (`kSecAttrKeyTypeRSA`…), a string.
-    static let keyTable: [String: SecItemAttribute] = table.merging(index([SecItemAttribute(kSecAttrKeyType, .text(\.keyType))])) { $1 }
-
     static func table(for itemClass: ItemClass) -> [String: SecItemAttribute] {
-        itemClass == .key ? keyTable : table
+        tables[itemClass] ?? [:]
     }
 
-    private static func index(_ attributes: [SecItemAttribute]) -> [String: SecItemAttribute] {
-        Dictionary(attributes.map { ($0.key, $0) }) { first, _ in first }
+    private static let tables: [ItemClass: [String: SecItemAttribute]] = Dictionary(
+        uniqueKeysWithValues: ItemClass.allCases.map { ($0, index(for: $0)) })
+
+    private static func index(for itemClass: ItemClass) -> [String: SecItemAttribute] {
+        var table: [String: SecItemAttribute] = [:]
+        for attribute in ItemAttribute.all {
+            guard let key = attribute.secItemKey else { continue }
+            if case .accessControl = attribute.value { continue }
+            if let other = table[key]?.attribute {
+                let closer = attribute.classes.contains(itemClass)
+                    && (!other.classes.contains(itemClass) || attribute.classes.count < other.classes.count)
+                guard closer else { continue }
+            }
+            table[key] = SecItemAttribute(key: key, attribute: attribute)
+        }
+        return table
     }
 
     // MARK: Going in
@@ -94,34 +58,34 @@ struct SecItemAttribute: @unchecked Sendable {  // immutable: a string and a key
     /// - Throws: ``SecItemFailure`` with `errSecParam` for a value of a form Apple refuses for
     ///   this key, or one Tresor cannot keep (text that is not UTF-8, a date set by hand).
     func store(_ value: Any, in attributes: inout ItemAttributes) throws -> BlobForm? {
-        switch kind {
-        case .text(let path):
+        switch attribute.value {
+        case .text(_, let set):
             guard let (text, form) = SecItemValueForms.text(value) else { throw SecItemFailure(errSecParam) }
-            attributes[keyPath: path] = text
+            set(&attributes, text)
             return form
-        case .bytes(let path):
+        case .bytes(_, let set):
             guard let (bytes, form) = SecItemValueForms.bytes(value) else { throw SecItemFailure(errSecParam) }
-            attributes[keyPath: path] = bytes
+            set(&attributes, bytes)
             return form
-        case .number(let path):
+        case .integer(_, let set):
             guard let number = SecItemValueForms.integer(value) else { throw SecItemFailure(errSecParam) }
-            attributes[keyPath: path] = number
-        case .fourCharCode(let path):
+            set(&attributes, number)
+        case .fourCharCode(_, let set):
             guard let code = SecItemValueForms.fourCharCode(value) else { throw SecItemFailure(errSecParam) }
-            attributes[keyPath: path] = code
-        case .boolean(let path):
+            set(&attributes, code)
+        case .boolean(_, let set):
             guard let flag = SecItemValueForms.boolean(value) else { throw SecItemFailure(errSecParam) }
-            attributes[keyPath: path] = flag
-        case .date:
-            throw SecItemFailure(errSecParam)
-        case .protectionClass:
+            set(&attributes, flag)
+        case .protectionClass(_, let set):
             guard let name = value as? String, let protection = SecItemValues.protectionClasses[name] else {
                 throw SecItemFailure(errSecParam)
             }
-            attributes.accessible = protection
-        case .keyClass:
+            set(&attributes, protection)
+        case .keyClass(_, let set):
             guard let name = value as? String, let keyClass = SecItemValues.keyClasses[name] else { throw SecItemFailure(errSecParam) }
-            attributes.keyClass = keyClass
+            set(&attributes, keyClass)
+        case .date, .accessControl, .stringMap:
+            throw SecItemFailure(errSecParam)
         }
         return nil
     }
@@ -133,27 +97,29 @@ struct SecItemAttribute: @unchecked Sendable {  // immutable: a string and a key
     /// - Parameter form: How the caller gave this key in the request, if it did: a bytes-or-text
     ///   value comes back in the same form, as Apple keeps the form it was stored with.
     func value(in attributes: ItemAttributes, form: BlobForm? = nil) -> AnyObject? {
-        switch kind {
-        case .text(let path):
-            guard let text = attributes[keyPath: path] else { return nil }
+        switch attribute.value {
+        case .text(let get, _):
+            guard let text = get(attributes) else { return nil }
             return form == .bytes ? NSData(data: Data(text.utf8)) : NSString(string: text)
-        case .bytes(let path):
-            guard let bytes = attributes[keyPath: path] else { return nil }
+        case .bytes(let get, _):
+            guard let bytes = get(attributes) else { return nil }
             if form == .text, let text = String(data: bytes, encoding: .utf8) { return NSString(string: text) }
             return NSData(data: bytes)
-        case .number(let path):
-            return attributes[keyPath: path].map { NSNumber(value: $0) }
-        case .fourCharCode(let path):
-            return attributes[keyPath: path].map { NSNumber(value: $0) }
-        case .boolean(let path):
-            return attributes[keyPath: path].map { NSNumber(value: $0) }
-        case .date(let path):
-            return attributes[keyPath: path].map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
-        case .protectionClass:
-            return attributes.accessible.flatMap(SecItemValues.accessibleValue).map { NSString(string: $0) }
-        case .keyClass:
-            return attributes.keyClass.flatMap { keyClass in SecItemValues.keyClasses.first { $0.value == keyClass }?.key }
+        case .integer(let get, _):
+            return get(attributes).map { NSNumber(value: $0) }
+        case .fourCharCode(let get, _):
+            return get(attributes).map { NSNumber(value: $0) }
+        case .boolean(let get, _):
+            return get(attributes).map { NSNumber(value: $0) }
+        case .date(let get, _):
+            return get(attributes).map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
+        case .protectionClass(let get, _):
+            return get(attributes).flatMap(SecItemValues.accessibleValue).map { NSString(string: $0) }
+        case .keyClass(let get, _):
+            return get(attributes).flatMap { keyClass in SecItemValues.keyClasses.first { $0.value == keyClass }?.key }
                 .map { NSString(string: $0) }
+        case .accessControl, .stringMap:
+            return nil
         }
     }
 }

@@ -7,17 +7,17 @@ import TresorWebStore
 /// The per-request context of the web server: Hummingbird's core storage, the client's
 /// address (for login rate limits) and, once ``WebSessionMiddleware`` found a live session
 /// (its cookie and its origin token), the signed-in session.
-struct WebRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
+package struct WebRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The client's IP address, for the per-address login limit: the connection's peer, or —
     /// when the peer is a trusted proxy — the client its `X-Forwarded-For` names
     /// (``ClientAddressMiddleware``).
-    var clientAddress: String
+    package var clientAddress: String
     /// The connection's own peer (the proxy, behind one).
     let peerAddress: String
     var session: WebSession?
 
-    init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         clientAddress = peerAddress
@@ -28,12 +28,12 @@ struct WebRequestContext: RequestContext {
     private static let decoder = APICoding.requestDecoder
     private static let encoder = APICoding.encoder
 
-    var requestDecoder: JSONDecoder { Self.decoder }
-    var responseEncoder: JSONEncoder { Self.encoder }
+    package var requestDecoder: JSONDecoder { Self.decoder }
+    package var responseEncoder: JSONEncoder { Self.encoder }
 
     /// The default body limit (ordinary JSON requests); routes that take more collect their
     /// body themselves with a larger bound (``WebLimits``).
-    var maxUploadSize: Int { WebLimits.jsonBytes }
+    package var maxUploadSize: Int { WebLimits.jsonBytes }
 
     /// The session, or `401 unauthorized`.
     func requireSession() throws -> WebSession {

@@ -1,52 +1,5 @@
 import Foundation
 
-/// What the keychain knows about each attribute: which item classes it applies to, which
-/// form a class's primary key, and which the keychain sets itself.
-enum AttributeSchema {
-    static let everyClass: Set<ItemClass> = Set(ItemClass.allCases)
-
-    /// Attribute name → the classes it applies to.
-    static let appliesTo: [String: Set<ItemClass>] = [
-        "accessGroup": everyClass, "accessible": everyClass, "accessControl": everyClass,
-        "synchronizable": everyClass, "label": everyClass, "description": everyClass,
-        "comment": everyClass, "creator": everyClass, "type": everyClass,
-        "creationDate": everyClass, "modificationDate": everyClass, "custom": everyClass,
-        "readableByScripts": everyClass,
-        "account": [.genericPassword, .internetPassword],
-        "service": [.genericPassword], "generic": [.genericPassword],
-        "server": [.internetPassword], "protocol": [.internetPassword], "port": [.internetPassword],
-        "path": [.internetPassword], "authenticationType": [.internetPassword],
-        "securityDomain": [.internetPassword],
-        "certificateType": [.certificate], "certificateEncoding": [.certificate],
-        "subject": [.certificate], "issuer": [.certificate], "serialNumber": [.certificate],
-        "subjectKeyID": [.certificate], "publicKeyHash": [.certificate], "subjectSummary": [.certificate],
-        "keyClass": [.key], "applicationLabel": [.key], "applicationTag": [.key], "keyType": [.key],
-        "keySizeInBits": [.key], "effectiveKeySize": [.key],
-    ]
-
-    /// Apple's primary key of each class: two items may not agree on all of these.
-    static let primaryKey: [ItemClass: [String]] = [
-        .genericPassword: ["accessGroup", "service", "account", "synchronizable"],
-        .internetPassword: [
-            "accessGroup", "server", "protocol", "port", "path", "account", "authenticationType",
-            "securityDomain", "synchronizable",
-        ],
-        .certificate: ["accessGroup", "certificateType", "issuer", "serialNumber", "synchronizable"],
-        .key: [
-            "accessGroup", "keyClass", "applicationLabel", "applicationTag", "keyType", "keySizeInBits",
-            "effectiveKeySize", "synchronizable",
-        ],
-    ]
-
-    /// Set by the keychain, never by a caller.
-    static let readOnly: Set<String> = ["creationDate", "modificationDate"]
-
-    /// Filled from the certificate's DER; a caller may not contradict them.
-    static let derivedFromCertificate: Set<String> = [
-        "subject", "issuer", "serialNumber", "subjectKeyID", "publicKeyHash", "subjectSummary",
-    ]
-}
-
 /// Attributes as a JSON object, for exact matching and canonical primary keys.
 struct AttributeValues {
     private(set) var values: [String: Any]
@@ -59,51 +12,22 @@ struct AttributeValues {
         // Room for a typical item's attributes at once, rather than growing (and rehashing) as
         // they are set one by one.
         var values = [String: Any](minimumCapacity: 12)
-        func set(_ name: String, _ value: Any?) {
-            if let value { values[name] = value }
+        for attribute in ItemAttribute.all {
+            let value: Any?
+            switch attribute.value {
+            case .text(let get, _): value = get(attributes)
+            case .integer(let get, _): value = get(attributes)
+            case .fourCharCode(let get, _): value = get(attributes).map { Int($0) }
+            case .boolean(let get, _): value = get(attributes)
+            case .bytes(let get, _): value = get(attributes)?.base64EncodedString()
+            case .date(let get, _): value = get(attributes)?.timeIntervalSince1970
+            case .protectionClass(let get, _): value = get(attributes)?.rawValue
+            case .accessControl(let get, _): value = get(attributes)?.rawValue
+            case .keyClass(let get, _): value = get(attributes)?.rawValue
+            case .stringMap(let get, _): value = get(attributes)
+            }
+            if let value { values[attribute.name] = value }
         }
-        func set(_ name: String, _ data: Data?) {
-            if let data { values[name] = data.base64EncodedString() }
-        }
-        func set(_ name: String, _ date: Date?) {
-            if let date { values[name] = date.timeIntervalSince1970 }
-        }
-        set("accessGroup", attributes.accessGroup)
-        set("accessible", attributes.accessible?.rawValue)
-        set("accessControl", attributes.accessControl?.rawValue)
-        set("synchronizable", attributes.synchronizable)
-        set("label", attributes.label)
-        set("description", attributes.description)
-        set("comment", attributes.comment)
-        set("creator", attributes.creator.map { Int($0) })
-        set("type", attributes.type.map { Int($0) })
-        set("creationDate", attributes.creationDate)
-        set("modificationDate", attributes.modificationDate)
-        set("custom", attributes.custom)
-        set("readableByScripts", attributes.readableByScripts)
-        set("account", attributes.account)
-        set("service", attributes.service)
-        set("generic", attributes.generic)
-        set("server", attributes.server)
-        set("protocol", attributes.protocol)
-        set("port", attributes.port)
-        set("path", attributes.path)
-        set("authenticationType", attributes.authenticationType)
-        set("securityDomain", attributes.securityDomain)
-        set("certificateType", attributes.certificateType)
-        set("certificateEncoding", attributes.certificateEncoding)
-        set("subject", attributes.subject)
-        set("issuer", attributes.issuer)
-        set("serialNumber", attributes.serialNumber)
-        set("subjectKeyID", attributes.subjectKeyID)
-        set("publicKeyHash", attributes.publicKeyHash)
-        set("subjectSummary", attributes.subjectSummary)
-        set("keyClass", attributes.keyClass?.rawValue)
-        set("applicationLabel", attributes.applicationLabel)
-        set("applicationTag", attributes.applicationTag)
-        set("keyType", attributes.keyType)
-        set("keySizeInBits", attributes.keySizeInBits)
-        set("effectiveKeySize", attributes.effectiveKeySize)
         self.values = values
     }
 
@@ -168,7 +92,7 @@ struct AttributeValues {
     /// without the access group when `includingGroup` is false (the lookup index's tuple).
     func primaryKeyTuple(for itemClass: ItemClass, includingGroup: Bool = true) -> Data {
         var tuple: [Any] = [itemClass.rawValue]
-        for name in AttributeSchema.primaryKey[itemClass] ?? [] where includingGroup || name != "accessGroup" {
+        for name in ItemAttribute.primaryKey[itemClass] ?? [] where includingGroup || name != "accessGroup" {
             tuple.append(values[name] ?? NSNull())
         }
         return Self.jsonArray(tuple) ?? (try? JSONSerialization.data(withJSONObject: tuple, options: [.sortedKeys])) ?? Data()
@@ -222,7 +146,7 @@ struct AttributeValues {
 
 extension ItemAttributes {
     /// Every attribute name the keychain knows, as spelled in JSON.
-    public static let knownNames: Set<String> = Set(AttributeSchema.appliesTo.keys)
+    public static let knownNames: Set<String> = Set(ItemAttribute.named.keys)
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -246,17 +170,17 @@ extension ItemAttributes {
     /// `values`, when the caller has them already, are these attributes' values.
     func validate(for itemClass: ItemClass, purpose: Purpose, values: AttributeValues? = nil) throws {
         for name in values?.names ?? setNames {
-            guard let classes = AttributeSchema.appliesTo[name], classes.contains(itemClass) else {
+            guard let attribute = ItemAttribute.named[name], attribute.classes.contains(itemClass) else {
                 throw KeychainError.param("attribute \(name) does not apply to \(itemClass.humanName) items")
             }
-            if purpose != .query && AttributeSchema.readOnly.contains(name) {
+            if purpose != .query && attribute.rules.contains(.setByKeychain) {
                 throw KeychainError.param("attribute \(name) is set by the keychain and cannot be given")
             }
         }
-        for (name, value) in [("label", label), ("description", description), ("comment", comment), ("service", service),
-                              ("account", account), ("server", server), ("path", path), ("accessGroup", accessGroup)] {
-            if let value, value.utf8.count > Self.maximumStringBytes {
-                throw KeychainError.param("attribute \(name) is longer than \(Self.maximumStringBytes) bytes")
+        for attribute in Self.limitedLength {
+            guard case .text(let get, _) = attribute.value else { continue }
+            if let value = get(self), value.utf8.count > Self.maximumStringBytes {
+                throw KeychainError.param("attribute \(attribute.name) is longer than \(Self.maximumStringBytes) bytes")
             }
         }
         if let custom, custom.count > 64 || custom.contains(where: { $0.key.utf8.count > 256 || $0.value.utf8.count > Self.maximumStringBytes }) {
@@ -265,7 +189,13 @@ extension ItemAttributes {
         if let port, !(0...65535).contains(port) { throw KeychainError.param("port must be 0 to 65535") }
     }
 
-    static let maximumStringBytes = 4096
+    static let maximumStringBytes = ItemAttribute.maximumTextBytes
+
+    /// The text attributes whose length ``validate(for:purpose:values:)`` checks.
+    static let limitedLength = ItemAttribute.all.filter { $0.rules.contains(.limitedLength) }
+
+    /// The attributes filled from a certificate's DER, which a caller may not contradict.
+    static let fromCertificate = Set(ItemAttribute.all.filter { $0.rules.contains(.fromCertificate) }.map(\.name))
 
     enum Purpose { case add, query, update }
 
