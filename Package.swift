@@ -143,7 +143,7 @@ let package = Package(
         // device list and the sealed keychain records of each account, in the server's
         // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.
         .target(name: "TresorSyncServer", dependencies: [
-            "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
+            "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -284,7 +284,7 @@ let package = Package(
         ]),
         // The sync relay on a throwaway PostgreSQL: its routes in process, two relays on one database.
         .testTarget(name: "TresorSyncServerTests", dependencies: [
-            "TresorSyncServer", "TresorSyncProtocol", "TresorWebStore", "TresorWebStorePostgres", "PostgresFixture",
+            "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "PostgresFixture",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStore
 import TresorWebStorePostgres

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStore
 import TresorWebStorePostgres

@@ -6,6 +6,7 @@ import Logging
 import PostgresFixture
 import Synchronization
 import Testing
+import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStore
 import TresorWebStorePostgres
