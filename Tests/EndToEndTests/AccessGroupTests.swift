@@ -16,10 +16,7 @@ import TresorProtocol
     }
 
     func setUp() throws -> (Harness, Probes) {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode)
         let folder = harness.root.appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let probes = Probes(alpha: folder.appendingPathComponent("alpha"), beta: folder.appendingPathComponent("beta"))

@@ -11,10 +11,7 @@ import TresorKit
 
     /// A daemon, this test runner registered as `TESTP.app`, and its user-presence item.
     func setUp() throws -> (Harness, Keychain) {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, "presence-secret", "wrong-passcode-typed"]
-        try harness.startDaemon()
-        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: ["presence-secret", "wrong-passcode-typed"])
         try harness.registerTestRunner(id: "TESTP.app", team: "TESTP", passcode: Self.passcode)
         let keychain = Keychain(client: try TresorKitClient.connect(harness))
         try keychain.add(Self.item, secret: Data("presence-secret".utf8)) { $0.accessControl = .userPresence }

@@ -3,6 +3,7 @@ import NoteStoreFixture
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// A home filled with one of everything a backup carries, through the real CLI (and the web API
 /// for a web account): items of every class × protection class, a user-presence item, notes in a
@@ -227,43 +228,9 @@ enum AgeCommand {
 
     /// Runs `age arguments`, answering its passphrase prompts with `passphrase`.
     static func run(_ arguments: [String], passphrase: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", ptyDriver, path] + arguments
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data((passphrase + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let transcript = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError.timedOut("age failed: \(String(decoding: transcript, as: UTF8.self).suffix(300))", after: 0)
+        let screen = try Terminal.run([path] + arguments, prompts: [Terminal.Prompt(endingWith: ":", containing: "passphrase", send: passphrase)])
+        guard screen.status == 0 else {
+            throw HarnessError.timedOut("age failed: \(screen.text.suffix(300))", after: 0)
         }
     }
-
-    static let ptyDriver = #"""
-        import os, pty, sys
-        secret = sys.stdin.readline().rstrip("\n").encode()
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[1], sys.argv[1:])
-        seen = b""
-        while True:
-            try:
-                data = os.read(fd, 1024)
-            except OSError:
-                break
-            if not data:
-                break
-            seen += data
-            if b"assphrase" in seen and seen.rstrip().endswith(b":"):
-                os.write(fd, secret + b"\n")
-                seen = b""
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode(errors="replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """#
 }

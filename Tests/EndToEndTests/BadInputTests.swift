@@ -23,10 +23,7 @@ import TresorProtocol
     }
 
     @Test func malformedAndOversizedRequestsGetClearErrors() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-badinput-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-badinput-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-badinput-passcode")
         #expect(try harness.tresor(["lock"]).succeeded)
         let before = try harness.homeSnapshot()
 
@@ -61,10 +58,7 @@ import TresorProtocol
     }
 
     @Test func badKeychainRequestsGetClearErrorsAndTouchNothing() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-badkeychain-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-badkeychain-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-badkeychain-passcode")
         #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kept\n").succeeded)
 
         func add(_ json: String) throws -> (Int, String) {
@@ -93,10 +87,7 @@ import TresorProtocol
     }
 
     @Test func aTamperedKeybagIsReportedAndLeftAlone() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-tamper-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-tamper-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-tamper-passcode")
         harness.stopDaemon()
         var keybag = try Data(contentsOf: harness.paths.keybag)
         keybag[keybag.count - 10] ^= 0x20

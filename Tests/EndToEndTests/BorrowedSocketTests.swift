@@ -32,10 +32,7 @@ import Testing
     /// A daemon with a passcode and ProbeAlpha registered as `TEAMA.alpha`, which stored
     /// `secret` under svc/acct.
     func setUp() throws -> (Harness, alpha: URL, fixture: URL) {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, Self.secret]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: [Self.secret])
         let folder = harness.root.appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let alpha = folder.appendingPathComponent("alpha")

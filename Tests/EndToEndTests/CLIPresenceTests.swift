@@ -14,10 +14,7 @@ import TresorProtocol
     static let secret = "e2e-presence-secret-\(UUID().uuidString.prefix(6))"
 
     func initialized() throws -> Harness {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon()
-        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode)
         try #require(try harness.tresor(["item", "add", "--service", "mail", "--account", "ada", "--secret-stdin"], input: Self.secret).succeeded)
         return harness
     }

@@ -10,10 +10,7 @@ import TresorProtocol
     static let passcode = "e2e-secrets-passcode"
 
     func initialized() throws -> Harness {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode)
         return harness
     }
 

@@ -1,85 +1,26 @@
 import Foundation
 import Synchronization
 import Testing
+import TresorTestSupport
 
 extension Harness {
     /// What a command showed on a pseudo-terminal, and how it ended.
-    struct Screen {
-        var text: String
-        var status: Int32
-    }
+    typealias Screen = Terminal.Screen
 
     /// Runs `tresor arguments` on a pseudo-terminal (its standard input, output and error, and
-    /// its controlling terminal), answering each prompt: once the screen shows `expect` after
-    /// the previous answer, types `send` and Enter.
+    /// its controlling terminal; ``Terminal``), answering each prompt: once the screen shows `expect`
+    /// after the previous answer, types `send` and Enter; then answers `prompts` whenever they end the screen.
     /// - Parameters:
     ///   - input: standard input instead of the terminal (the terminal stays the controlling one).
     ///   - environment: added to the harness's environment.
     func onTerminal(
-        _ arguments: [String], answers: [(expect: String, send: String)] = [], input: String? = nil,
+        _ arguments: [String], answers: [(expect: String, send: String)] = [], prompts: [Terminal.Prompt] = [], input: String? = nil,
         environment extra: [String: String] = [:], timeout: TimeInterval = 30
     ) throws -> Screen {
-        let result = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.terminalDriver],
-                             input: try Self.terminalSpec(arguments, answers: answers, input: input, timeout: timeout),
-                             environment: environment.merging(extra) { $1 }, timeout: timeout + 10)
-        return try Self.screen(of: result, arguments, timeout: timeout)
-    }
-
-    /// Forks the command its JSON spec (standard input) names on a new pseudo-terminal — its
-    /// session's controlling terminal, the command in its foreground — and answers its prompts;
-    /// prints the screen and the exit status as JSON.
-    static let terminalDriver = """
-        import json, os, pty, sys, time
-        spec = json.loads(sys.stdin.read())
-        pid, fd = pty.fork()
-        if pid == 0:
-            if spec.get("input") is not None:
-                r, w = os.pipe()
-                os.write(w, spec["input"].encode()); os.close(w)
-                os.dup2(r, 0)
-            os.execv(spec["argv"][0], spec["argv"])
-        screen = b""
-        seen = 0
-        deadline = time.time() + spec["timeout"]
-        def more():
-            global screen
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                return False
-            if not chunk:
-                return False
-            screen += chunk
-            return True
-        for expect, send in spec["answers"]:
-            while expect.encode() not in screen[seen:] and time.time() < deadline:
-                if not more(): break
-            seen = len(screen)
-            time.sleep(0.15)
-            os.write(fd, send.encode() + b"\\n")
-        while time.time() < deadline and more():
-            pass
-        _, status = os.waitpid(pid, 0)
-        print(json.dumps({"screen": screen.decode(errors="replace"), "status": os.waitstatus_to_exitcode(status)}))
-        """
-
-    /// ``terminalDriver``'s input: `tresor arguments`, the answers, and standard input if any.
-    static func terminalSpec(
-        _ arguments: [String], answers: [(expect: String, send: String)], input: String?, timeout: TimeInterval
-    ) throws -> String {
-        struct Spec: Encodable { var argv: [String]; var answers: [[String]]; var input: String?; var timeout: Double }
-        let spec = Spec(argv: [binaries.appendingPathComponent("tresor").path] + arguments,
-                        answers: answers.map { [$0.expect, $0.send] }, input: input, timeout: timeout)
-        return String(decoding: try JSONEncoder().encode(spec), as: UTF8.self)
-    }
-
-    /// The screen ``terminalDriver`` reported.
-    static func screen(of result: Result, _ arguments: [String], timeout: TimeInterval) throws -> Screen {
-        struct Answer: Decodable { var screen: String; var status: Int32 }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(result.stdout.utf8)) else {
-            throw HarnessError.timedOut("tresor \(arguments.joined(separator: " ")) on a terminal: \(result.stderr)", after: timeout)
-        }
-        return Screen(text: answer.screen, status: answer.status)
+        let request = try Terminal.request(
+            [Self.binaries.appendingPathComponent("tresor").path] + arguments, answers: answers, prompts: prompts, input: input, timeout: timeout)
+        let result = try run(Terminal.python, Terminal.driverArguments, input: request, environment: environment.merging(extra) { $1 }, timeout: timeout + 10)
+        return try Terminal.screen(result)
     }
 
     /// An executable shell script `name` in a folder of the harness (put it first on `PATH`, or

@@ -6,10 +6,7 @@ import TresorProtocol
 /// the keybag and the file are left alone.
 @Suite(.serialized) struct CorruptedDatabaseTests {
     @Test func damagedPagesGiveAClearErrorAndTheDaemonStaysUp() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-pages-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-pages-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-pages-passcode")
         for index in 0..<40 {
             let result = try harness.tresor(
                 ["item", "add", "--service", "svc-\(index)", "--account", "a", "--label", String(repeating: "L", count: 300), "--secret-stdin"],

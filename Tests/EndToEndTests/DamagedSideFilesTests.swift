@@ -40,10 +40,7 @@ import TresorProtocol
 
     @Test(arguments: Damage.allCases)
     func damagedSideFilesLoseNothingCheckpointedAndServeNothingWrong(damage: Damage) throws {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode)
         var notes: [String: String] = [:]  // id → body
         func addItems(_ range: Range<Int>) throws {
             for index in range {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// The daemon turns core dumps off; the CLI asks for secrets on the terminal without echo.
 @Suite(.serialized) struct HardeningTests {
@@ -29,34 +30,10 @@ import TresorProtocol
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try harness.tresor(["lock"]).succeeded)
 
-        let script = """
-            import os, pty, sys, time
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(sys.argv[1], [sys.argv[1], "unlock"])
-            screen = b""
-            deadline = time.time() + 20
-            while b"Passcode:" not in screen and time.time() < deadline:
-                screen += os.read(fd, 1024)
-            time.sleep(0.2)
-            os.write(fd, sys.stdin.buffer.readline())
-            while True:
-                try:
-                    chunk = os.read(fd, 1024)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                screen += chunk
-            os.waitpid(pid, 0)
-            sys.stdout.write(screen.decode(errors="replace"))
-            """
-        let screen = try harness.run(
-            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, Harness.binaries.appendingPathComponent("tresor").path],
-            input: passcode + "\n")
-        #expect(screen.stdout.contains("Passcode:"))
-        #expect(screen.stdout.contains("Keybag unlocked."), "\(screen.stdout)")
-        #expect(!screen.stdout.contains(passcode), "the typed passcode was echoed")
+        let screen = try harness.onTerminal(["unlock"], answers: [("Passcode:", passcode)], timeout: 20)
+        #expect(screen.text.contains("Passcode:"))
+        #expect(screen.text.contains("Keybag unlocked."), "\(screen.text)")
+        #expect(!screen.text.contains(passcode), "the typed passcode was echoed")
         #expect(try harness.status().keybag == .unlocked)
         // The transcript holds the input we fed python, which is not tresor's output: check the rest.
         harness.secrets = []

@@ -4,7 +4,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorSystem
-import TresordFixture
+import TresorTestSupport
 
 /// A temporary Tresor home with the real `tresor` and `tresord` binaries run against it.
 ///
@@ -66,6 +66,21 @@ final class Harness {
         try user?.own(root)
     }
 
+    /// A harness whose daemon runs, its home initialised with `passcode`: how most tests start.
+    /// - Parameters:
+    ///   - secrets: besides the passcode, what no output or log of the test may show.
+    ///   - daemonArguments: added to `tresord`'s command line.
+    /// - Returns: the harness.
+    /// - Throws: when the daemon does not start or `tresor init` fails.
+    static func initialized(passcode: String, secrets: [String] = [], daemonArguments: [String] = []) throws -> Harness {
+        let harness = try Harness()
+        harness.secrets = [passcode] + secrets
+        try harness.startDaemon(extraArguments: daemonArguments)
+        let initialized = try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n")
+        guard initialized.succeeded else { throw HarnessError.daemonDidNotStart("tresor init failed: \(initialized.stderr)") }
+        return harness
+    }
+
     /// Set once a test has run the scan itself.
     private var scanned = false
 
@@ -77,12 +92,7 @@ final class Harness {
         try? FileManager.default.removeItem(at: root)
     }
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var succeeded: Bool { status == 0 }
-    }
+    typealias Result = TestProcess.Result
 
     /// Runs `tresor` with `arguments`, feeding `input` on standard input.
     @discardableResult
@@ -128,30 +138,7 @@ final class Harness {
     static func execute(
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String], timeout: TimeInterval? = nil
     ) throws -> (result: Result, timedOut: Bool) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        let watchdog = timeout.map { Watchdog(process, after: $0) }
-        // Both outputs are read while the input is written: a child that fills one pipe while
-        // this process waits on another (or on writing its input) would otherwise wait forever.
-        let outReader = PipeDrain(stdout.fileHandleForReading.fileDescriptor), errReader = PipeDrain(stderr.fileHandleForReading.fileDescriptor)
-        // A child that exits without reading its input (a command refused before it reads)
-        // must not end the test runner with SIGPIPE: the write fails instead, quietly.
-        if let input {
-            signal(SIGPIPE, SIG_IGN)
-            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-        }
-        try stdin.fileHandleForWriting.close()
-        let out = String(decoding: outReader.data(), as: UTF8.self)
-        let err = String(decoding: errReader.data(), as: UTF8.self)
-        process.waitUntilExit()
-        return (Result(status: process.terminationStatus, stdout: out, stderr: err), watchdog?.fired ?? false)
+        try TestProcess.run(executable, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Adds a command and its output to the transcript the secret scan reads, with each of
@@ -261,27 +248,6 @@ final class Harness {
 enum HarnessError: Error {
     case daemonDidNotStart(String)
     case timedOut(String, after: TimeInterval)
-}
-
-/// Kills a process still running after a number of seconds, so that no wait of a test is unbounded.
-final class Watchdog: Sendable {
-    private let state = Mutex((done: false, fired: false))
-
-    init(_ process: Process, after seconds: TimeInterval) {
-        // Process is not Sendable; it is only asked whether it still runs.
-        nonisolated(unsafe) let process = process
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            state.withLock {
-                if !$0.done && process.isRunning {
-                    $0.fired = true
-                    kill(process.processIdentifier, SIGKILL)
-                }
-            }
-        }
-    }
-
-    /// Whether it killed the process. Once asked, it never will.
-    var fired: Bool { state.withLock { $0.done = true; return $0.fired } }
 }
 
 func mode(of path: String) throws -> Int {

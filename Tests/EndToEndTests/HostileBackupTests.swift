@@ -4,6 +4,7 @@ import TresorBackup
 import TresorKit
 import TresorNotes
 import TresorProtocol
+import TresorTestSupport
 
 /// Backups someone else made, handed to the user (docs/SECURITY.md, "Restoring a handed backup";
 /// docs/FORMAT.md, "Restoring"): a restore plants no application, no web login and no note in
@@ -77,48 +78,18 @@ import TresorProtocol
         _ = try attacker.backup(to: file)
         victim.harness.secrets += attacker.harness.secrets
 
-        let result = try victim.harness.run(
-            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.terminalDriver, Harness.binaries.appendingPathComponent("tresor").path,
-                                                       "backup", "restore", file.path],
-            input: "\(victim.passcode)\n\(attacker.backupPassphrase)\nMAL.env\n", timeout: 180)
-        try expectSucceeded(result)
-        #expect(result.stdout.contains("Register it? [y/N]") && result.stdout.contains(Self.python), "asked about each: \(result.stdout)")
+        // The passcode and the backup passphrase typed at their prompts; each "Register it?" answered
+        // yes only for MAL.env.
+        let screen = try victim.harness.onTerminal(["backup", "restore", file.path], prompts: [
+            Terminal.Prompt(endingWith: "Passcode:", send: victim.passcode),
+            Terminal.Prompt(endingWith: "passphrase:", send: attacker.backupPassphrase),
+            Terminal.Prompt(endingWith: "[y/N]", showing: "MAL.env", send: "y"),
+            Terminal.Prompt(endingWith: "[y/N]", send: "n"),
+        ], timeout: 180)
+        #expect(screen.status == 0, "\(screen.text)")
+        #expect(screen.text.contains("Register it? [y/N]") && screen.text.contains(Self.python), "asked about each: \(screen.text)")
         #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"], "only the one allowed")
     }
-
-    /// Runs argv[1:] on a pseudo-terminal: types the passcode and the backup passphrase (the
-    /// first two lines of standard input) at their prompts, and answers a yes/no question yes
-    /// when it holds the third line, no otherwise. Prints what the terminal showed.
-    static let terminalDriver = #"""
-        import os, pty, sys, time
-        passcode, passphrase, yes = (sys.stdin.readline().rstrip("\n").encode() for _ in range(3))
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[1], sys.argv[1:])
-        seen, shown = b"", b""
-        def answer(text):
-            time.sleep(0.3)  # the prompt's echo change flushes what was typed before it
-            os.write(fd, text + b"\n")
-        while True:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            seen += data
-            shown += data
-            tail = seen.rstrip()
-            if tail.endswith(b"Passcode:"):
-                answer(passcode); seen = b""
-            elif tail.endswith(b"passphrase:"):
-                answer(passphrase); seen = b""
-            elif tail.endswith(b"[y/N]"):
-                answer(b"y" if yes in seen else b"n"); seen = b""
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(shown.decode(errors="replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """#
 
     @Test func aBackupCreatesNoWebLoginWithoutConsentAndPutsNoNoteIntoAnAccountItDoesNotHold() throws {
         let victim = try BackupHome(web: true, name: "victim")

@@ -88,10 +88,7 @@ import TresorProtocol
     }
 
     @Test func homeFilesArePrivate() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-modes-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-modes-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-modes-passcode")
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "wrong-one\n").status == 1)  // writes unlock-attempts
 
         #expect(try mode(of: harness.paths.home.path) == 0o700)

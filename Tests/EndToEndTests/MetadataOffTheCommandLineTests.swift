@@ -13,10 +13,7 @@ import TresorProtocol
     static let passphrase = "e2e-meta-passphrase"
 
     @Test func noDocumentedCommandPutsTitlesLabelsFoldersWordsOrHintsOnACommandLine() throws {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, Self.passphrase]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: [Self.passphrase])
         #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(Self.passphrase)\n\(Self.passphrase)\n").succeeded)
         let mark = { (what: String) in "\(what)-\(UUID().uuidString.prefix(8))" }
         let label = mark("LABEL"), description = mark("DESCRIPTION"), comment = mark("COMMENT"), newLabel = mark("RELABEL"),

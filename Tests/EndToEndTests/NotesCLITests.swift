@@ -12,10 +12,7 @@ import TresorProtocol
     static let passcode = "e2e-notes-passcode"
 
     func initialized(idle: Int? = nil) throws -> Harness {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon(extraArguments: idle.map { ["--notes-session-idle", "\($0)"] } ?? [])
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, daemonArguments: idle.map { ["--notes-session-idle", "\($0)"] } ?? [])
         return harness
     }
 

@@ -28,10 +28,7 @@ import TresorProtocol
     }
 
     @Test func anApplicationSeesItsTeamsNotesOnly() throws {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, "team-body-alpha", "local-body-beta", "team passphrase 9"]
-        try harness.startDaemon()
-        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: ["team-body-alpha", "local-body-beta", "team passphrase 9"])
         try harness.registerTestRunner(id: "TESTN.app", team: "TESTN", groups: ["TESTN.notes"], passcode: Self.passcode)
         let notes = Notes(client: try TresorKitClient.connect(harness))
 
@@ -66,10 +63,7 @@ import TresorProtocol
     }
 
     @Test func lockedTeamNotesNeedTheirPassphrase() throws {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, "locked-body-gamma", "team passphrase 9"]
-        try harness.startDaemon()
-        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: ["locked-body-gamma", "team passphrase 9"])
         try harness.registerTestRunner(id: "TESTN.app", team: "TESTN", groups: ["TESTN.notes"], passcode: Self.passcode)
         let notes = Notes(client: try TresorKitClient.connect(harness))
 
@@ -88,10 +82,7 @@ import TresorProtocol
 
     /// The async notes calls from many tasks at once: each task's note arrives, whole.
     @Test func manyTasksWriteNotesAtOnce() async throws {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode]
-        try harness.startDaemon()
-        try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode)
         try harness.registerTestRunner(id: "TESTN.app", team: "TESTN", groups: ["TESTN.notes"], passcode: Self.passcode)
         let notes = Notes(client: try TresorKitClient.connect(harness))
         let ids = try await withThrowingTaskGroup(of: (Int, String).self) { group in

@@ -9,10 +9,7 @@ import TresorProtocol
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func malformedItemRequestsGetClearErrors() throws {
-        let harness = try Harness()
-        harness.secrets = ["e2e-raw-passcode"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-raw-passcode\n").succeeded)
+        let harness = try Harness.initialized(passcode: "e2e-raw-passcode")
         let realPython = try FileManager.default.destinationOfSymbolicLink(atPath: Self.python.path)
         let executable = Self.python.deletingLastPathComponent().appendingPathComponent(realPython).path
         #expect(try harness.tresor(

@@ -2,6 +2,7 @@ import Foundation
 import NoteStoreFixture
 import Testing
 import TresorKit
+import TresorTestSupport
 
 /// Every `console` block of README.md runs as written — each command in
 /// bash on a terminal of its own, in order, in a fresh `$HOME` with the default home — and
@@ -135,42 +136,10 @@ struct ReadmeTests {
     }
 
     /// Runs `command` with bash on a pseudo-terminal, typing each answer when a prompt whose
-    /// text contains its key (any case) ends the screen.
+    /// last line contains its key (any case) ends the screen.
     static func onTerminal(_ command: String, in folder: URL, environment: [String: String], answers: [(String, String)], harness: Harness) throws -> Harness.Screen {
-        let script = """
-            import json, os, pty, re, sys, time
-            spec = json.loads(sys.stdin.read())
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.chdir(spec["cwd"])
-                os.execve("/bin/bash", ["bash", "-c", spec["command"]], spec["env"])
-            screen, answered = b"", 0
-            deadline = time.time() + 60
-            while time.time() < deadline:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                screen += chunk
-                tail = screen[answered:].decode(errors="replace").split("\\n")[-1]
-                if tail.rstrip().endswith(":") or tail.rstrip().endswith("[y/N]"):
-                    for key, answer in spec["answers"]:
-                        if key.lower() in tail.lower():
-                            time.sleep(0.1)
-                            os.write(fd, answer.encode() + b"\\n")
-                            answered = len(screen)
-                            break
-            _, status = os.waitpid(pid, 0)
-            print(json.dumps({"screen": screen.decode(errors="replace"), "status": os.waitstatus_to_exitcode(status)}))
-            """
-        struct Spec: Encodable { var command: String; var cwd: String; var env: [String: String]; var answers: [[String]] }
-        let spec = Spec(command: command, cwd: folder.path, env: environment, answers: answers.map { [$0.0, $0.1] })
-        let result = try harness.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script],
-                                     input: String(decoding: try JSONEncoder().encode(spec), as: UTF8.self), timeout: 90)
-        struct Answer: Decodable { var screen: String; var status: Int32 }
-        let answer = try JSONDecoder().decode(Answer.self, from: Data(result.stdout.utf8))
-        return Harness.Screen(text: answer.screen, status: answer.status)
+        let prompts = answers.map { Terminal.Prompt(endingWith: ":", "[y/N]", containing: $0.0, send: $0.1) }
+        let request = try Terminal.request(["/bin/bash", "-c", command], prompts: prompts, directory: folder.path, environment: environment, timeout: 60)
+        return try Terminal.screen(try harness.run(Terminal.python, Terminal.driverArguments, input: request, timeout: 90))
     }
 }

@@ -19,10 +19,7 @@ import TresorSecurity
     }
 
     private func setUp() throws -> Harness {
-        let harness = try Harness()
-        harness.secrets = [Self.passcode, "hunter2", "n3w-secret"]
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: ["hunter2", "n3w-secret"])
         try harness.registerTestRunner(id: "TESTS.secitem", team: "TESTS", passcode: Self.passcode)
         SecItemKeychain.use(Keychain(client: try TresorKitClient.connect(harness)))
         return harness

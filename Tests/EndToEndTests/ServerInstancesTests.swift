@@ -1,7 +1,7 @@
 import Foundation
-import PostgresFixture
 import Synchronization
 import Testing
+import TresorTestSupport
 
 /// Several `tresord` instances serving one set of accounts from one PostgreSQL database
 /// (docs/WEB.md, "Running a Tresor server"): whatever instance a request reaches, it

@@ -1,9 +1,9 @@
-import Crypto
 import Foundation
-import PostgresFixture
+import Crypto
 import Testing
 import TresorCrypto
 import TresorNotes
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Foundation
-import PostgresFixture
 import Testing
+import TresorTestSupport
 
 /// `tresord` as a server (docs/WEB.md, "Running a Tresor server"): what it refuses
 /// to start with, in words, before it touches a database.

@@ -1,8 +1,8 @@
 import Foundation
-import PostgresFixture
 import Synchronization
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TresorKit
+import TresorTestSupport
 
 extension Harness {
     /// Registers this test runner as application `id` of `team`, so the test's own TresorKit
@@ -17,20 +18,18 @@ extension Harness {
     }
 
     /// Runs `tresor approve --once --passcode-stdin`, answering `answer`, in the foreground of a
-    /// terminal of its own (``terminalDriver``) — where the daemon puts requests only — and meanwhile
+    /// terminal of its own (``Terminal``) — where the daemon puts requests only — and meanwhile
     /// calls `attempt` (every 25 ms, at most 400 times) until it says it is done — a request made
     /// before the approver waits is not put to it — or the approver has finished.
     /// `arguments` go to `tresor approve` too (`--for-session 1h`).
     /// - Returns: what `tresor approve` showed on its terminal (as `stdout`; `stderr` is empty).
     func approving(answer: String, arguments extra: [String] = [], _ attempt: () throws -> Bool) throws -> Result {
         let arguments = ["approve", "--once", "--passcode-stdin"] + extra
-        let python = URL(fileURLWithPath: "/usr/bin/python3")
-        let (program, programArguments) = user?.wrapping(python, ["-c", Self.terminalDriver]) ?? (python, ["-c", Self.terminalDriver])
-        let spec = try Self.terminalSpec(arguments, answers: [], input: answer + "\n", timeout: 60)
+        let (program, programArguments) = user?.wrapping(Terminal.python, Terminal.driverArguments) ?? (Terminal.python, Terminal.driverArguments)
+        let request = try Terminal.request([Self.binaries.appendingPathComponent("tresor").path] + arguments, input: answer + "\n", timeout: 60)
         return try inBackground(["tresor"] + arguments + ["[on a terminal of its own]"]) { [environment] in
             // Not `run`: it records into the transcript, which `attempt` may do meanwhile.
-            let result = try Harness.execute(program, programArguments, input: spec, environment: environment, timeout: 70).result
-            let screen = try Harness.screen(of: result, arguments, timeout: 60)
+            let screen = try Terminal.screen(try Harness.execute(program, programArguments, input: request, environment: environment, timeout: 70).result)
             return Result(status: screen.status, stdout: screen.text, stderr: "")
         } while: { try attempt() }
     }

@@ -1,7 +1,7 @@
 import Foundation
-import PostgresFixture
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc

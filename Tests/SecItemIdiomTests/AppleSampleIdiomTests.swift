@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TresorSecurity
-import TresordFixture
+import TresorTestSupport
 
 /// The calls of Apple's keychain samples ("Adding a password to the keychain", "Searching for
 /// keychain items", "Updating and deleting keychain items"), as `Examples/WebsitePassword`

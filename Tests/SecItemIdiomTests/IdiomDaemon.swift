@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorSecurity
-import TresordFixture
+import TresorTestSupport
 
 /// The secrets the idiom tests store: none may appear in the daemon's log or a home file.
 enum IdiomSecrets {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TresorDBus
 import TresorSystem
+import TresorTestSupport
 
 /// TresorDBus against a real `dbus-daemon`: a service connection answering on a thread of its
 /// own, a client connection calling it.

@@ -1,8 +1,8 @@
-import DesktopFixture
 import Foundation
 import Synchronization
 import Testing
 import TresorDBus
+import TresorTestSupport
 @testable import TresorDesktopPrompt
 
 /// Not a test: the measurement recorded in BENCHMARKS.md ("The desktop prompter"), run by hand

@@ -1,8 +1,8 @@
-import DesktopFixture
 import Foundation
 import Synchronization
 import Testing
 import TresorDBus
+import TresorTestSupport
 @testable import TresorDesktopPrompt
 
 /// The prompter client against Debian's real `gcr-prompter` on a display without a screen: the

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import PostgresFixture
 import PostgresNIO
 import Testing
+import TresorTestSupport
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

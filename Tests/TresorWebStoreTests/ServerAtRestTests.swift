@@ -1,8 +1,8 @@
 import Foundation
-import PostgresFixture
 import Logging
 import Synchronization
 import Testing
+import TresorTestSupport
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

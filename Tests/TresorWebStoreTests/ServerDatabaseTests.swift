@@ -1,8 +1,8 @@
 import Foundation
-import PostgresFixture
 import PostgresNIO
 import Synchronization
 import Testing
+import TresorTestSupport
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import PostgresFixture
 import Testing
+import TresorTestSupport
 import TresorWebStore
 import TresorWebStorePostgres
 

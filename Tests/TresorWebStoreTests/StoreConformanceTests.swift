@@ -1,7 +1,7 @@
 import Foundation
-import PostgresFixture
 import Synchronization
 import Testing
+import TresorTestSupport
 import TresorWebStore
 
 /// One conformance suite of the web storage boundary's session, counter, invite and event

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Debian's python3-dbusmock, whose logind template plays logind.
 private let logindMockInstalled =

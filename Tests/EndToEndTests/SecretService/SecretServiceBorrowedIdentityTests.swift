@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 /// A same-user attacker borrowing another program's Secret Service identity
 /// (docs/SECURITY.md, "Borrowed bus connections"). Everything runs as an unprivileged user — the

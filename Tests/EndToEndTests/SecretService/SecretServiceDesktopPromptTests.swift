@@ -1,6 +1,6 @@
-import DesktopFixture
 import Foundation
 import Testing
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc

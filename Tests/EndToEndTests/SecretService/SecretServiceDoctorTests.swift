@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKit
+import TresorTestSupport
 
 /// `tresor doctor` names who answers the Secret Service, and a tresord that finds the name
 /// taken says so and keeps serving its socket.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Generic clients — interpreters, secret-tool, git's credential helper — that any process of the
 /// user can run with arguments of its choosing (docs/SECURITY.md, "Generic clients"): their

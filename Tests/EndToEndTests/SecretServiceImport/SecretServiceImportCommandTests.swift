@@ -3,6 +3,7 @@ import Testing
 import TresorKit
 import TresorModel
 import TresorProtocol
+import TresorTestSupport
 
 /// `tresor import secret-service` from the real gnome-keyring on a private bus, with the real
 /// binaries: every item arrives with its label, attributes and secret, gnome-keyring keeps its

@@ -8,21 +8,21 @@ import Glibc
 /// `<servicedir>`, so nothing is ever activated on it and the only provider of
 /// `org.freedesktop.secrets` is the one the test starts. Its socket lives in a folder of its
 /// own; the daemon, anything it started, and the folder go at deinit.
-final class PrivateBus {
+public final class PrivateBus {
     /// For `DBUS_SESSION_BUS_ADDRESS`.
-    let address: String
-    let folder: URL
+    public let address: String
+    public let folder: URL
     /// The user the bus runs as, when not the test runner's (a session bus admits its own uid only).
-    let user: TestUser?
+    public let user: TestUser?
     private let daemon: Process
 
-    static let dbusDaemon = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-    static let dbusSend = URL(fileURLWithPath: "/usr/bin/dbus-send")
+    public static let dbusDaemon = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+    public static let dbusSend = URL(fileURLWithPath: "/usr/bin/dbus-send")
 
     /// What every process that should use this bus needs in its environment.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    init(user: TestUser? = nil) throws {
+    public init(user: TestUser? = nil) throws {
         self.user = user
         folder = URL(fileURLWithPath: user == nil ? FileManager.default.temporaryDirectory.path : "/var/tmp")
             .appendingPathComponent("tresor-e2e-bus-\(UUID().uuidString.prefix(8))")
@@ -57,7 +57,7 @@ final class PrivateBus {
         guard let line, line.hasPrefix("unix:") else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw SecretServiceTestError.fixture("dbus-daemon printed no address within 15 s (got \(line.debugDescription))")
+            throw TestProcess.Failure("dbus-daemon printed no address within 15 s (got \(line.debugDescription))")
         }
         address = line
     }
@@ -73,32 +73,32 @@ final class PrivateBus {
     }
 
     /// Whether some connection owns `name` now (`org.freedesktop.DBus.NameHasOwner`).
-    func hasOwner(_ name: String) throws -> Bool {
+    public func hasOwner(_ name: String) throws -> Bool {
         let arguments = [
             "--bus=\(address)", "--print-reply", "--reply-timeout=5000", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
             "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
         ]
         let (program, programArguments) = user?.wrapping(Self.dbusSend, arguments) ?? (Self.dbusSend, arguments)
-        let (answer, timedOut) = try Harness.execute(program, programArguments, environment: ProcessInfo.processInfo.environment, timeout: 10)
+        let (answer, timedOut) = try TestProcess.run(program, programArguments, timeout: 10)
         guard !timedOut, answer.succeeded else {
-            throw SecretServiceTestError.fixture("NameHasOwner(\(name)) failed on the private bus: \(answer.stderr)")
+            throw TestProcess.Failure("NameHasOwner(\(name)) failed on the private bus: \(answer.stderr)")
         }
         return answer.stdout.contains("boolean true")
     }
 
     /// Polls until `name` is owned (or, with `owned: false`, released), at most `timeout`
     /// seconds, and fails at once when `running` says the process meant to own it has exited.
-    func waitFor(
+    public func waitFor(
         _ name: String, owned: Bool = true, by provider: String, timeout: TimeInterval = 20,
         running: () -> Bool = { true }, log: () -> String = { "" }
     ) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while try hasOwner(name) != owned {
             guard !owned || running() else {
-                throw SecretServiceTestError.fixture("\(provider) exited before it owned \(name); its log:\n\(log().suffix(4000))")
+                throw TestProcess.Failure("\(provider) exited before it owned \(name); its log:\n\(log().suffix(4000))")
             }
             guard Date() < deadline else {
-                throw SecretServiceTestError.fixture(
+                throw TestProcess.Failure(
                     "\(name) was still \(owned ? "unowned" : "owned") \(Int(timeout)) s after \(provider) \(owned ? "started" : "stopped"); its log:\n\(log().suffix(4000))")
             }
             usleep(50_000)
@@ -107,7 +107,7 @@ final class PrivateBus {
 
     /// One line from `fd` (without its newline), or nil at end of file; waits at most `timeout`
     /// seconds in all and throws past that.
-    static func readLine(_ fd: Int32, timeout: TimeInterval) throws -> String? {
+    public static func readLine(_ fd: Int32, timeout: TimeInterval) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         var line = Data()
         var byte: UInt8 = 0
@@ -116,7 +116,7 @@ final class PrivateBus {
             let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
             let ready = poll(&poller, 1, left)
             if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw SecretServiceTestError.fixture("no complete line within \(Int(timeout)) s (read so far: \(String(decoding: line, as: UTF8.self).debugDescription))") }
+            guard ready > 0 else { throw TestProcess.Failure("no complete line within \(Int(timeout)) s (read so far: \(String(decoding: line, as: UTF8.self).debugDescription))") }
             let count = read(fd, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
@@ -126,7 +126,7 @@ final class PrivateBus {
     }
 
     /// The pids whose parent is `pid`, from /proc.
-    static func children(of pid: pid_t) -> [pid_t] {
+    public static func children(of pid: pid_t) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
             guard let child = pid_t(entry),
@@ -136,16 +136,6 @@ final class PrivateBus {
             // "pid (comm) state ppid …": the name may hold spaces and parentheses, so read after its last ")".
             let fields = stat[afterName.upperBound...].split(separator: " ")
             return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
-        }
-    }
-}
-
-enum SecretServiceTestError: Error, CustomStringConvertible {
-    case fixture(String)
-
-    var description: String {
-        switch self {
-        case .fixture(let message): message
         }
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A throwaway PostgreSQL server for the tests: Debian's
-/// PostgreSQL, `initdb` in a temporary directory (as the `postgres` user when the tests run
-/// as root), listening on a free loopback port with `fsync=off`, one per test process and
-/// stopped when the process ends — a watcher stops it even after a crash. Each test takes a
-/// database of its own. Under `CI=true` a missing PostgreSQL fails the tests that need it;
+/// A throwaway PostgreSQL server for the tests, started by `scripts/postgres-for-tests` (as the
+/// browser tests' and the benchmark's are): Debian's PostgreSQL, `initdb` in a temporary
+/// directory (as the `postgres` user when the tests run as root), listening on a free loopback
+/// port with `fsync=off`, one per test process and stopped when the process ends — a watcher
+/// stops it even after a crash. Each test takes a database of its own. Under `CI=true` a missing PostgreSQL fails the tests that need it;
 /// elsewhere they are disabled (`.enabled(if: TestPostgres.shouldRun)`).
 public enum TestPostgres {
     /// Where Debian puts the server's programs (`initdb`, `pg_ctl`, `postgres`).
@@ -119,53 +119,39 @@ public enum TestPostgres {
         }
     }
 
-    /// initdb, then pg_ctl start, then a watcher that stops the server when this process ends.
+    /// `scripts/postgres-for-tests`, from this file's place in the repository.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/postgres-for-tests")
+
+    /// The server, its settings for tests (no durability), watched so that it stops when this process ends.
     private static func start() throws -> Server {
-        guard let bin = binDirectory else {
+        guard binDirectory != nil else {
             throw Failure("PostgreSQL is not installed (Debian: apt-get install postgresql); scripts/test installs it")
         }
-        let isRoot = getuid() == 0
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-" + UUID().uuidString).path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        if isRoot {
-            guard let postgres = getpwnam("postgres") else { throw Failure("the tests run as root and there is no postgres user to run initdb as") }
-            guard chown(directory, postgres.pointee.pw_uid, postgres.pointee.pw_gid) == 0 else { throw Failure("cannot hand \(directory) to postgres") }
-        }
-        let data = directory + "/data"
-        let user = "tresor"
-        try run(bin + "/initdb", ["-D", data, "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"], asPostgres: isRoot)
-        let port = try LoopbackPort.free()
-        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        try run(bin + "/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], asPostgres: isRoot)
-        // Stops the server when this test process ends, however it ends.
-        // The watcher runs as this process's user (kill -0 needs that), pg_ctl as the server's.
-        let stop = (isRoot ? "/usr/bin/setpriv --reuid=postgres --regid=postgres --init-groups " : "") + "\(bin)/pg_ctl -D \(data) -m immediate stop"
-        let watcher = "trap '' HUP; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
-        try spawnDetached(["/usr/bin/setsid", "/bin/sh", "-c", watcher])
-        return Server(port: port, directory: directory, user: user)
+        let port = try run(script.path, [
+            "start", directory, "--watch", "\(getpid())",
+            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+        ])
+        guard let port = Int(port.split(separator: "\n").last ?? "") else { throw Failure("postgres-for-tests printed no port: \(port)") }
+        return Server(port: port, directory: directory, user: "tresor")
     }
 
-    /// Runs a program to its end; its output goes to a file, quoted when it fails. Spawned
+    /// Runs a program to its end; returns its output (from a file), quoted when it fails. Spawned
     /// directly with every other descriptor closed: `pg_ctl start` leaves a server running that
     /// would otherwise keep Foundation's `Process` waiting on an inherited descriptor.
-    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws {
-        let argv = asPostgres ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", program] + arguments : [program] + arguments
+    private static func run(_ program: String, _ arguments: [String]) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-output-" + UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let status = try spawn(argv, output: outputPath, wait: true)
-        guard status == 0 else {
-            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            throw Failure("\((program as NSString).lastPathComponent) failed: \(text.suffix(2000))")
-        }
-    }
-
-    private static func spawnDetached(_ argv: [String]) throws {
-        _ = try spawn(argv, output: "/dev/null", wait: false)
+        let status = try spawn([program] + arguments, output: outputPath)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw Failure("\((program as NSString).lastPathComponent) failed: \(text.suffix(2000))") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// posix_spawn with standard input from /dev/null, output and errors to `output`, and no
-    /// other descriptor; returns the exit status when `wait`.
-    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+    /// other descriptor; returns the exit status.
+    private static func spawn(_ argv: [String], output: String) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -182,7 +168,6 @@ public enum TestPostgres {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, cArguments, environ)
         guard spawned == 0 else { throw Failure("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
-        guard wait else { return 0 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw Failure("waitpid failed") }

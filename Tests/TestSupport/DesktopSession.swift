@@ -20,7 +20,7 @@ public final class DesktopSession {
         let environment = ProcessInfo.processInfo.environment["TRESOR_DESKTOP_PROMPT_ARTIFACTS"]
         let folder = environment.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/desktop-prompt-artifacts")
+            .appendingPathComponent(".build/desktop-prompt-artifacts")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }()
