@@ -240,7 +240,11 @@ let package = Package(
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // SecItem code as wrappers and Apple's samples write it, one test per idiom, against a real tresord.
-        .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresorTestSupport"]),
+        .testTarget(name: "TresorSecurityTests", dependencies: ["TresorSecurity", "TresorKit", "TresorTestSupport"]),
+        // TresorKit against a real tresord, a daemon that never answers and one that answers garbage; its documented surface.
+        .testTarget(name: "TresorKitTests", dependencies: ["TresorKit", "TresorSystem", "TresorTestSupport"]),
+        // How every database is kept: the restore's statement journal.
+        .testTarget(name: "TresorStorageTests", dependencies: ["TresorStorage", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport", "TresorSecurity",
             "TresorBackup", .product(name: "GRDB", package: "GRDB.swift"),

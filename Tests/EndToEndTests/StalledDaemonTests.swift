@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKit
+import TresorTestSupport
 
 /// A daemon that accepts a connection and never answers — stopped with SIGSTOP, stuck, or not
 /// tresord at all — makes TresorKit and the CLI fail with a clear error, not wait forever.

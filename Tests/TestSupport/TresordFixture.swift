@@ -26,8 +26,11 @@ public final class TresordFixture {
 
     /// Starts the daemon at trace level (so that a secret it ever logged would be seen) and
     /// initialises the home with `passcode`.
+    /// - Parameters:
+    ///   - passcode: the home's passcode.
+    ///   - daemonArguments: added to `tresord`'s command line (`--auto-lock 0`).
     /// - Throws: ``FixtureError`` when the daemon does not answer within 15 s or `tresor init` fails.
-    public init(passcode: String) throws {
+    public init(passcode: String, daemonArguments: [String] = []) throws {
         self.passcode = passcode
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-fixture-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
@@ -42,7 +45,7 @@ public final class TresordFixture {
         let log = try FileHandle(forWritingTo: paths.daemonLog)
         daemon = Process()
         daemon.executableURL = Self.binaries.appendingPathComponent("tresord")
-        daemon.arguments = ["--home", paths.home.path, "--log-level", "trace"]
+        daemon.arguments = ["--home", paths.home.path, "--log-level", "trace"] + daemonArguments
         daemon.environment = environment
         daemon.standardOutput = log
         daemon.standardError = log
