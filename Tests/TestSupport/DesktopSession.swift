@@ -19,8 +19,7 @@ public final class DesktopSession {
     public static let artifacts: URL = {
         let environment = ProcessInfo.processInfo.environment["TRESOR_DESKTOP_PROMPT_ARTIFACTS"]
         let folder = environment.map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/desktop-prompt-artifacts")
+            ?? Repository.file(".build/desktop-prompt-artifacts")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }()

@@ -119,9 +119,8 @@ public enum TestPostgres {
         }
     }
 
-    /// `scripts/postgres-for-tests`, from this file's place in the repository.
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/postgres-for-tests")
+    /// The script that starts the server.
+    static let script = Repository.file("scripts/postgres-for-tests")
 
     /// The server, its settings for tests (no durability), watched so that it stops when this process ends.
     private static func start() throws -> Server {

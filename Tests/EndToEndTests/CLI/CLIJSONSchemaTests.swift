@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// `--json` as tools expect it — ISO 8601 dates, `/` unescaped, secrets as
 /// text beside `secretBase64` — and each command's output conforming to the schema documented
@@ -9,7 +10,7 @@ import TresorProtocol
 @Suite(.serialized) struct CLIJSONSchemaTests {
     static let passcode = "e2e-json-passcode"
     static let passphrase = "e2e-json-passphrase"
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// Commands the test does not run, and why: each needs a provider or a fixture of its own,
     /// and is covered by the suite named.

@@ -18,8 +18,7 @@ import TresorTestSupport
 @Suite(.serialized, .enabled(if: SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/bin/jq"),
                              "needs jq, dbus-daemon, secret-tool and Python keyring (scripts/test installs them)"))
 struct ReadmeTests {
-    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+    static let readme = Repository.file("README.md")
 
     /// One `$ …` line of a console block (with its continuation lines) and the output shown under it.
     struct Example {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The process that asks is the process that was identified (docs/SECURITY.md §3.4): the
 /// daemon checks the sender of every read (`SCM_CREDENTIALS`) against the process that
@@ -14,8 +15,7 @@ import Testing
 
     /// The fixture, compiled once per test process.
     static let fixture: Result<URL, any Error> = Result {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/BorrowedSocket/borrowed-socket.c")
+        let source = Repository.file("Tests/Fixtures/BorrowedSocket/borrowed-socket.c")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-borrowed-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-borrowed-\(getpid())")) }
