@@ -211,10 +211,12 @@ let package = Package(
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
-        .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
+        .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem", "TresorTestSupport"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
         .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem", "TresorTestSupport"]),
-        .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem"]),
+        .testTarget(name: "TresorSecretServiceTests", dependencies: [
+            "TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+        ]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         // Against the real gcr-prompter under Xvfb, on a private session bus.
         .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "TresorTestSupport"]),

@@ -8,7 +8,7 @@ import TresorTestSupport
 /// passphrase reaches Python on stdin, never on a command line.
 private let debianAge = "/usr/bin/age"
 
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: debianAge), "needs Debian's age (scripts/test installs it)"))
+@Suite(.blocksItsThread, .enabled(if: FileManager.default.isExecutableFile(atPath: debianAge), "needs Debian's age (scripts/test installs it)"))
 struct AgeInteroperabilityTests {
     static let age = debianAge
     static let passphrase = "tresor ⇄ age interop"

@@ -7,7 +7,7 @@ import TresorTestSupport
 
 /// The prompter client against Debian's real `gcr-prompter` on a display without a screen: the
 /// user's keys are typed with xdotool, the prompt is photographed with ImageMagick.
-@Suite(.serialized, .enabled(if: DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick and gcr (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick and gcr (scripts/test installs them)"))
 struct SystemPrompterTests {
     static let text = PromptText(
         title: "Tresor test prompt",

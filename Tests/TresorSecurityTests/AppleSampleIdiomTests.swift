@@ -6,7 +6,7 @@ import TresorTestSupport
 /// The calls of Apple's keychain samples ("Adding a password to the keychain", "Searching for
 /// keychain items", "Updating and deleting keychain items"), as `Examples/WebsitePassword`
 /// makes them, run as a registered application of its own.
-@Suite struct AppleSampleIdiomTests {
+@Suite(.blocksItsThread) struct AppleSampleIdiomTests {
     @Test func addSearchUpdateDeleteAnInternetPassword() throws {
         let daemon = try TresordFixture(passcode: IdiomSecrets.passcode)
         let example = TresordFixture.binaries.appendingPathComponent("website-password")

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TresorSecurity
+import TresorTestSupport
 
 /// The idioms of full-featured wrappers (KeychainAccess's kind): dictionary keys made with
 /// `String(kSec…)`, "exists?" checks that must not ask the user, everything asked for at once,
 /// access control from raw option flags, internet passwords built from a URL.
-@Suite struct FullWrapperIdiomTests {
+@Suite(.blocksItsThread) struct FullWrapperIdiomTests {
     static let account = String(kSecAttrAccount)
     static let service = String(kSecAttrService)
     static let itemClass = String(kSecClass)

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorSecurity
+import TresorTestSupport
 
 /// The idioms of small key–value wrappers (keychain-swift's kind): a key is a generic
 /// password's account, its value the item's data; success is checked against `noErr`.
-@Suite struct KeyValueWrapperIdiomTests {
+@Suite(.blocksItsThread) struct KeyValueWrapperIdiomTests {
     /// The key as the wrapper spells its dictionary keys: a `CFString` constant made a `String`.
     static func name(_ constant: CFString) -> String { constant as String }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorSecurity
+import TresorTestSupport
 
 /// Every value form Apple accepts for a key, and the types results come back in
 /// (docs/SECITEM.md, "Value forms").
-@Suite struct ValueFormIdiomTests {
+@Suite(.blocksItsThread) struct ValueFormIdiomTests {
     @Test func accountAndServiceAsUTF8Data() throws {
         try withIdiomDaemon { _ in
             let item: [String: Any] = [

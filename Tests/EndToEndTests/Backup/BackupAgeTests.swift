@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// The backup is an age file: Debian's stock `age -d` opens it, and what it prints is the record
 /// stream docs/FORMAT.md describes — read here by a parser of this test's own, not Tresor's.
 /// And the reverse: an age file that `age -p` made is not taken for a backup.
-@Suite(.serialized, .enabled(if: AgeCommand.isInstalled, "needs Debian's age (scripts/test installs it)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: AgeCommand.isInstalled, "needs Debian's age (scripts/test installs it)"))
 struct BackupAgeTests {
     @Test func stockAgeDecryptsABackupToTheDocumentedRecordStream() throws {
         let home = try BackupHome()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ import Glibc
 ///
 /// `TRESOR_BACKUP_CRASH_KILLS=<n>` sets the number of kills (6 by default); each restores into
 /// a new home (~3 s here). The CLI is the crash driver's copy that starts no daemon.
-@Suite(.serialized) struct BackupCrashTests {
+@Suite(.blocksItsThread, .serialized) struct BackupCrashTests {
     static let kills = Int(ProcessInfo.processInfo.environment["TRESOR_BACKUP_CRASH_KILLS"] ?? "") ?? 6
 
     @Test func aDaemonKilledDuringARestoreLeavesTheHomeUntouchedOrFullyRestored() throws {

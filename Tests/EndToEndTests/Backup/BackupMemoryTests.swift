@@ -4,6 +4,7 @@ import TresorKeybag
 import TresorKit
 import TresorNotes
 import TresorProtocol
+import TresorTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,7 @@ import Glibc
 /// The home is given its attachment in this process, by a `NotesStore` whose upload limit is
 /// raised (the daemon takes at most 256 MiB in one upload; a backup carries any size). Needs
 /// 8 GiB of free disk: the attachment, the backup and the restored copy.
-@Suite(.serialized, .enabled(if: freeDiskBytes() > 8 << 30, "needs 8 GiB of free disk"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: freeDiskBytes() > 8 << 30, "needs 8 GiB of free disk"))
 struct BackupMemoryTests {
     static let size = 2 << 30
     /// Peak RSS growth allowed to a backup or a restore of any size (the scrypt run at work

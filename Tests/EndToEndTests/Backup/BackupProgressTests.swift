@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// On a terminal, `tresor backup create`, `verify` and `restore` show a
 /// progress bar of bytes and items on standard error; anywhere else they stay quiet.
-@Suite(.serialized) struct BackupProgressTests {
+@Suite(.blocksItsThread, .serialized) struct BackupProgressTests {
     /// A bar as `ProgressBar.updateBytes` draws it: `Label [###   ] 12/128 MiB, 3 items`.
     static func bar(_ label: String) -> Regex<Substring> {
         try! Regex("\(label) \\[#* *\\] [0-9]+/[0-9]+ MiB, [0-9]+ items")

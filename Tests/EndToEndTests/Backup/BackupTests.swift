@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// `tresor backup create|verify|restore` with the real binaries (docs/FORMAT.md, "Backups";
 /// README, "Backups"): what a backup holds, where it restores, and what it leaves alone.
-@Suite(.serialized) struct BackupTests {
+@Suite(.blocksItsThread, .serialized) struct BackupTests {
     /// The backup rules of docs/FORMAT.md, "Backups": every item class × protection class goes into
     /// the backup and back into the same home — but `whenPasscodeSetThisDeviceOnly`, never written
     /// — with its attributes (dates too) and secret; into another home, the `…ThisDeviceOnly` items

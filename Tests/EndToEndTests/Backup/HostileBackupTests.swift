@@ -14,7 +14,7 @@ import TresorTestSupport
 /// Each hostile backup is a real backup of an attacker's home (`tresor backup create`), its
 /// records rewritten where the attack needs it and written again with the project's own
 /// ``RecordStreamWriter``.
-@Suite(.serialized) struct HostileBackupTests {
+@Suite(.blocksItsThread, .serialized) struct HostileBackupTests {
     /// The interpreter the attack registers: python3's real file (a symlink's hash is its target's).
     static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
 

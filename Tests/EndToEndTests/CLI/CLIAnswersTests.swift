@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// One answer or an error (notes named by an ambiguous prefix are
 /// refused), and failures in plain words — with the codes kept for `--json` and `--verbose`.
-@Suite(.serialized) struct CLIAnswersTests {
+@Suite(.blocksItsThread, .serialized) struct CLIAnswersTests {
     static let passcode = "e2e-answers-passcode"
 
     func initialized() throws -> Harness {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Global options before or after the command, `--version`, "did you
 /// mean", aliases, and completion scripts for bash, zsh and fish that offer real candidates.
-@Suite(.serialized) struct CLIForgivingInputTests {
+@Suite(.blocksItsThread, .serialized) struct CLIForgivingInputTests {
     static let passcode = "e2e-forgiving-passcode"
 
     func initialized() throws -> Harness {

@@ -7,7 +7,7 @@ import TresorTestSupport
 /// `--json` as tools expect it — ISO 8601 dates, `/` unescaped, secrets as
 /// text beside `secretBase64` — and each command's output conforming to the schema documented
 /// for it in docs/cli-json.schema.json (docs/CLI-JSON.md).
-@Suite(.serialized) struct CLIJSONSchemaTests {
+@Suite(.blocksItsThread, .serialized) struct CLIJSONSchemaTests {
     static let passcode = "e2e-json-passcode"
     static let passphrase = "e2e-json-passphrase"
     static let repository = Repository.root

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// The `tresor` tool is not a skeleton key (docs/SECURITY.md, "Terminal sessions"): any process
 /// of the user can run it, so it reveals a secret, replaces one or touches another
@@ -9,7 +10,7 @@ import TresorProtocol
 /// the passcode in *that* terminal (`tresor unlock --for`), or an item the user marked readable by
 /// scripts. Terminals are real ones: `script(1)` gives each command line a pseudo-terminal and a
 /// session of its own, as a terminal emulator does.
-@Suite(.serialized) struct CLIPresenceTests {
+@Suite(.blocksItsThread, .serialized) struct CLIPresenceTests {
     static let passcode = "e2e-presence-passcode"
     static let secret = "e2e-presence-secret-\(UUID().uuidString.prefix(6))"
 

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Secrets typed on a terminal are asked for with echo off (twice for a new
 /// one), `item generate` stores strong random secrets, `--clip` copies to the clipboard and
 /// clears it.
-@Suite(.serialized) struct CLISecretsTests {
+@Suite(.blocksItsThread, .serialized) struct CLISecretsTests {
     static let passcode = "e2e-secrets-passcode"
 
     func initialized() throws -> Harness {

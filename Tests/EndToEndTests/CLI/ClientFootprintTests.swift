@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The `tresor` CLI is a client: it links the model, the wire types and the socket client,
 /// not the storage, crypto or parsers of the daemon's side (every process start pays for what
 /// a binary links — BENCHMARKS.md §3). The Apple Notes parser lives in
 /// `tresor-read-apple-notes`, a process of its own, and libdbus in `tresor-read-secret-service`.
-@Suite struct ClientFootprintTests {
+@Suite(.blocksItsThread) struct ClientFootprintTests {
     /// Mangled-name prefixes of the modules a client must not link, and the library SQLite is.
     static let serverSide = ["4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes", "10TresorDBus"]
 

@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/CLI.md, "What never goes on the command line": no note title, body, folder name, search word, hint or item label needs
 /// to be on a command line, where `ps` shows it to every local user. Every documented form runs
 /// with a unique marker in each such value while another thread reads every process's command
 /// line, as `ps` does; the editor and clipboard programs tresor starts record their own
 /// command lines and their parents'.
-@Suite(.serialized) struct MetadataOffTheCommandLineTests {
+@Suite(.blocksItsThread, .serialized) struct MetadataOffTheCommandLineTests {
     static let passcode = "e2e-meta-passcode"
     static let passphrase = "e2e-meta-passphrase"
 

@@ -15,7 +15,7 @@ import TresorTestSupport
 /// `plan.png` in the working folder, an Apple Notes database on the Desktop, `$EDITOR`, a
 /// desktop session bus (a private one) and a clipboard (`wl-copy` and `wl-paste` that keep it
 /// in a file).
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/bin/jq"),
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/bin/jq"),
                              "needs jq, dbus-daemon, secret-tool and Python keyring (scripts/test installs them)"))
 struct ReadmeTests {
     static let readme = Repository.file("README.md")

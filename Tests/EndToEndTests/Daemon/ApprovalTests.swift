@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TresorKit
+import TresorTestSupport
 
 /// User presence answered through `tresor approve` (docs/API.md, "Approvals"): the application
 /// asks for a user-presence item without any passcode, the user types the passcode into
 /// `tresor`, and the application learns only yes or no.
-@Suite struct ApprovalTests {
+@Suite(.blocksItsThread) struct ApprovalTests {
     static let passcode = "approval-passcode"
     static let item = ItemQuery.genericPassword(service: "vault.example.com", account: "recovery")
 

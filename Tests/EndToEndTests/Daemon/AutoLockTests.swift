@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Auto-lock fires after the configured idle time, and not while a hold is active; a hold
 /// ends when its client disconnects.
-@Suite(.serialized) struct AutoLockTests {
+@Suite(.blocksItsThread, .serialized) struct AutoLockTests {
     @Test func autoLockFiresAfterIdleButNotWhileHeld() throws {
         let harness = try Harness(configuration: #"{"autoLockSeconds": 2}"#)
         harness.secrets = ["e2e-autolock-passcode"]

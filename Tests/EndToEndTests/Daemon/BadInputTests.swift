@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// Malformed and oversized requests, a tampered keybag, a missing device key: a clear error,
 /// the daemon keeps running, and nothing on disk is lost or rewritten.
-@Suite(.serialized) struct BadInputTests {
+@Suite(.blocksItsThread, .serialized) struct BadInputTests {
     /// Sends a raw request with curl over the socket; returns (HTTP status, body).
     func curl(_ harness: Harness, _ method: String, _ path: String, body: Data? = nil) throws -> (Int, String) {
         let bodyFile = harness.root.appendingPathComponent("body")

@@ -3,9 +3,10 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorSystem
+import TresorTestSupport
 
 /// `tresor daemon status|stop|restart|logs`, whoever started the daemon.
-@Suite(.serialized) struct DaemonCommandTests {
+@Suite(.blocksItsThread, .serialized) struct DaemonCommandTests {
     struct Report: Decodable {
         var running: Bool
         var pid: Int32?

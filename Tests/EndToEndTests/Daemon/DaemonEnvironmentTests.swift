@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 /// Nobody can pre-load the daemon, and a crash writes no registers or memory into its log.
-@Suite struct DaemonEnvironmentTests {
+@Suite(.blocksItsThread) struct DaemonEnvironmentTests {
     @Test func tresordStartedWithALoaderVariableRefusesToRun() throws {
         let harness = try Harness()
         for variable in DaemonEnvironment.loaderVariables {

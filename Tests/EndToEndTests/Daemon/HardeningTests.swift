@@ -5,7 +5,7 @@ import TresorProtocol
 import TresorTestSupport
 
 /// The daemon turns core dumps off; the CLI asks for secrets on the terminal without echo.
-@Suite(.serialized) struct HardeningTests {
+@Suite(.blocksItsThread, .serialized) struct HardeningTests {
     @Test func theDaemonTurnsCoreDumpsOff() throws {
         let harness = try Harness()
         try harness.startDaemon()

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// The real binaries on a temporary home: init, unlock, lock, passcode change and removal.
-@Suite(.serialized) struct KeybagLifecycleTests {
+@Suite(.blocksItsThread, .serialized) struct KeybagLifecycleTests {
     @Test func initUnlockLockAndStatus() throws {
         let harness = try Harness()
         let passcode = "e2e-marker-passcode-\(UUID().uuidString.prefix(6))"

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// 16 registered clients at once, each on its own connection and thread, running a mixed
 /// sequence of keychain operations on their own items through the real daemon: no request may
@@ -9,7 +10,7 @@ import TresorProtocol
 ///
 /// `TRESOR_LOAD_OPS=<n>` sets the operations per client (50 by default); `TRESOR_LOAD_SEED`
 /// replays a sequence (the seed is printed).
-@Suite(.serialized) struct LoadTests {
+@Suite(.blocksItsThread, .serialized) struct LoadTests {
     static let clients = 16
     static let service = "load.tresor"
 

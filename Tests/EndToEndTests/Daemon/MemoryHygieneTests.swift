@@ -6,10 +6,11 @@ import TresorSystem
 import TresorNotes
 import GRDB
 import TresorKit
+import TresorTestSupport
 
 /// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the
 /// whenUnlocked class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
-@Suite(.serialized) struct MemoryHygieneTests {
+@Suite(.blocksItsThread, .serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
 
     /// Whether `needle` occurs in any readable, writable mapping of process `pid`.
@@ -70,7 +71,7 @@ import TresorKit
 
 /// docs/SECURITY.md §3.9: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
 /// key, nor the note key it unwrapped.
-@Suite(.serialized) struct NoteKeyMemoryHygieneTests {
+@Suite(.blocksItsThread, .serialized) struct NoteKeyMemoryHygieneTests {
     @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))
     func lockNowDropsTheSessionsKeysFromTheDaemonsMemory() throws {
         let harness = try Harness()

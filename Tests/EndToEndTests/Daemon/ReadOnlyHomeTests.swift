@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Durability": a home whose file system is remounted read-only still opens
 /// and serves every read — after a clean stop (no `-wal` left) and after a crash (a `-wal` with
 /// commits in it) — while each write is refused in words; once it is writable again, the same
 /// daemon writes (no restart), and what it wrote is there after one.
-@Suite(.serialized) struct ReadOnlyHomeTests {
+@Suite(.blocksItsThread, .serialized) struct ReadOnlyHomeTests {
     static let words = "the disk is read-only: nothing was changed"
     static let passcode = "e2e-read-only-passcode"
 

@@ -5,7 +5,7 @@ import TresorTestSupport
 
 /// A daemon that accepts a connection and never answers — stopped with SIGSTOP, stuck, or not
 /// tresord at all — makes TresorKit and the CLI fail with a clear error, not wait forever.
-@Suite struct StalledDaemonTests {
+@Suite(.blocksItsThread) struct StalledDaemonTests {
     @Test func aStoppedDaemonMakesTheCLIGiveUpWithAClearError() throws {
         let harness = try Harness()
         try harness.startDaemon()

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// Five wrong passcodes, then the sixth attempt is refused with the remaining delay — also
 /// after the daemon is SIGKILLed and restarted.
-@Suite(.serialized) struct ThrottlingTests {
+@Suite(.blocksItsThread, .serialized) struct ThrottlingTests {
     @Test func theSixthAttemptIsRefusedEvenAfterAKill() throws {
         let harness = try Harness()
         let passcode = "e2e-throttle-\(UUID().uuidString.prefix(6))"

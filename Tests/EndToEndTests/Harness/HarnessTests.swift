@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The harness itself: a command that writes more than a pipe holds to one output while the
 /// other is still open — or before it reads its input — is run to its end. (With the harness as
 /// it was, reading one output to its end before the other, this test hangs: its pipes deadlock.)
-@Suite struct HarnessTests {
+@Suite(.blocksItsThread) struct HarnessTests {
     @Test func outputsLargerThanAPipeOnBothStreamsAndALargeInput() throws {
         let harness = try Harness()
         let shell = URL(fileURLWithPath: "/bin/sh")

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Access groups with real separate executables (docs/API.md, "Access groups: who may use which"):
 /// ProbeAlpha and ProbeBeta are two builds of one small keychain client, so the daemon sees two
 /// executable hashes.
-@Suite(.serialized) struct AccessGroupTests {
+@Suite(.blocksItsThread, .serialized) struct AccessGroupTests {
     static let passcode = "e2e-groups-passcode"
 
     /// Copies of the probes in the test's folder, so one can be replaced by the other.

@@ -6,7 +6,7 @@ import TresorTestSupport
 /// daemon checks the sender of every read (`SCM_CREDENTIALS`) against the process that
 /// connected, pinned by a pidfd, and refuses a traced client. The attacks are a C program,
 /// `Tests/Fixtures/BorrowedSocket/borrowed-socket.c`, built here with `cc`.
-@Suite(.serialized) struct BorrowedSocketTests {
+@Suite(.blocksItsThread, .serialized) struct BorrowedSocketTests {
     static let passcode = "e2e-borrowed-passcode"
     static let secret = "borrowed-socket-secret"
     static var isRoot: Bool { getuid() == 0 }

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorProtocol
 import TresorKit
+import TresorTestSupport
 
 /// `tresor item …` against the real daemon: every operation, the protection-class ×
 /// lock-state matrix, user presence, System Roots and bad input.
-@Suite(.serialized) struct KeychainCLITests {
+@Suite(.blocksItsThread, .serialized) struct KeychainCLITests {
     static let passcode = "e2e-keychain-passcode"
 
     func initialized() throws -> Harness {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Keychains the user creates: each its own store, passcode and lock state (docs/API.md,
 /// "Created keychains").
-@Suite(.serialized) struct KeychainsTests {
+@Suite(.blocksItsThread, .serialized) struct KeychainsTests {
     @Test func aCreatedKeychainHasItsOwnPasscodeAndLock() throws {
         let harness = try Harness()
         let (login, work) = ("e2e-login-passcode", "e2e-work-passcode")

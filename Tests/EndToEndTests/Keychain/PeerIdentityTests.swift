@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// The daemon serves only its own uid (SO_PEERCRED), and identifies clients by the
 /// executable the kernel mapped.
-@Suite(.serialized) struct PeerIdentityTests {
+@Suite(.blocksItsThread, .serialized) struct PeerIdentityTests {
     static var isRoot: Bool { getuid() == 0 }
     static var haveSetpriv: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// Malformed keychain requests, sent raw by a registered application (Python, registered for
 /// the test): unknown attributes, wrong types, bad ids — clear errors, nothing touched.
-@Suite(.serialized) struct RawKeychainRequestTests {
+@Suite(.blocksItsThread, .serialized) struct RawKeychainRequestTests {
     static let python = URL(fileURLWithPath: "/usr/bin/python3")
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))

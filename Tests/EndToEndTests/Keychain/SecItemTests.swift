@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorKit
 import TresorSecurity
+import TresorTestSupport
 
 /// Apple's SecItem API against a real daemon: the results' shapes and every `errSec…` outcome
 /// Apple documents. The test runner itself is the registered application, so the calls are made
 /// in process, as an application's would be. One suite, serialized: `SecItemKeychain` is global.
-@Suite(.serialized) struct SecItemTests {
+@Suite(.blocksItsThread, .serialized) struct SecItemTests {
     static let passcode = "secitem-passcode"
 
     /// Runs `body` against a daemon with a passcode, this test process registered as

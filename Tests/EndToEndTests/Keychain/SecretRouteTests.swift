@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// `GET /v1/items/secret` through the real daemon, for a registered application (this test
 /// runner): TresorKit's `secret` takes it for text and integer queries and gets the same answers
 /// as through `POST /v1/items/search` — same access groups, same errors, user presence still
 /// asking for the passcode — and a raw request sees exactly the documented route.
-@Suite(.serialized) struct SecretRouteTests {
+@Suite(.blocksItsThread, .serialized) struct SecretRouteTests {
     static let passcode = "e2e-secret-route-passcode"
     static let appID = "TEAMS.secret"
 

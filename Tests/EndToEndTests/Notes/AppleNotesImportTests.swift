@@ -3,10 +3,11 @@ import NoteStoreFixture
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// `tresor import apple-notes PATH` with the real binaries, from NoteStore files shaped like
 /// Apple's (both schema generations) holding the two known locked-note vectors.
-@Suite(.serialized) struct AppleNotesImportTests {
+@Suite(.blocksItsThread, .serialized) struct AppleNotesImportTests {
     static let passcode = "e2e-import-passcode"
 
     struct Imported: Decodable {

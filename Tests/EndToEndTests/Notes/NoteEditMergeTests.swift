@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TresorKit
+import TresorTestSupport
 
 /// `tresor note edit` in `$EDITOR` names the version it showed (docs/FORMAT.md, "Revisions and
 /// merges"): a change made to the note while the editor was open — here by another `tresor`,
 /// run from inside the editor — is merged with the edit, or the edit becomes a conflict copy.
 /// No line of either is lost.
-@Suite(.serialized) struct NoteEditMergeTests {
+@Suite(.blocksItsThread, .serialized) struct NoteEditMergeTests {
     static let passcode = "e2e-edit-merge-passcode"
 
     func initialized() throws -> Harness {

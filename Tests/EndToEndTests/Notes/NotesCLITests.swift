@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// `tresor note …` against the real daemon: notes and folders, locked notes and their secure
 /// sessions, wrong passphrases, passphrase change and reset, attachments, unlock through the
 /// keychain. Passphrases and the passcode are declared to the harness, which searches every
 /// output, the trace-level daemon log and every home file for them; note content (which the
 /// CLI prints on purpose) is searched for in the log and the home files.
-@Suite(.serialized) struct NotesCLITests {
+@Suite(.blocksItsThread, .serialized) struct NotesCLITests {
     static let passcode = "e2e-notes-passcode"
 
     func initialized(idle: Int? = nil) throws -> Harness {

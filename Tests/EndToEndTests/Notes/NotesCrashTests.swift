@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/API.md, "The passphrase": a change is one transaction, so "a crash leaves every note
 /// opening with the old or the new passphrase". The daemon is SIGKILLed while `tresor note
 /// passphrase change` runs over many locked notes, at random moments across the change (its two
 /// PBKDF2 runs and the re-wrapping transaction), then restarted; every note must open, all with one
 /// passphrase — the new one whenever the CLI had reported success.
-@Suite(.serialized) struct NotesCrashTests {
+@Suite(.blocksItsThread, .serialized) struct NotesCrashTests {
     static let passcode = "e2e-notes-crash-passcode"
     static let noteCount = 24
     static let kills = Int(ProcessInfo.processInfo.environment["TRESOR_NOTES_CRASH_KILLS"] ?? "") ?? 4

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Notes for registered applications (docs/API.md, "Notes for applications"): an application
 /// with its team's notes group works on its team's notes only — never the user's (the CLI's),
 /// never another team's — and locked notes still need their passphrase.
-@Suite struct NotesForApplicationsTests {
+@Suite(.blocksItsThread) struct NotesForApplicationsTests {
     static let passcode = "notes-apps-passcode"
 
     /// `curl` as another team's application: a raw request on the socket, status and body.

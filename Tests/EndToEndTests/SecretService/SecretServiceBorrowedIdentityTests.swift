@@ -8,7 +8,7 @@ import TresorTestSupport
 /// bus, `tresord`, the victims and the attacker (`Tests/Fixtures/SecretService/borrow_bus.py`) —
 /// since a daemon running as root never trusts a path. Each attack read the victim's secrets
 /// before the provider checked what it checks now.
-@Suite(
+@Suite(.blocksItsThread, 
     .serialized,
     .enabled(if: SecretService.toolsInstalled && TestUser.available, "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool, gcc and python3-jeepney")
 )

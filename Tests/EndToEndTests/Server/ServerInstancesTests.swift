@@ -7,7 +7,7 @@ import TresorTestSupport
 /// (docs/WEB.md, "Running a Tresor server"): whatever instance a request reaches, it
 /// gets the same answer — sessions, sign-outs, shares, throttles and attachments — and what
 /// one instance acknowledged survives its kill -9. Real daemons, a real PostgreSQL, real nginx.
-@Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerInstancesTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerInstancesTests {
     @Test func twoInstancesServeTheSameAccounts() async throws {
         let cluster = try await ServerInstances(count: 2, configuration: ["webRegistration": "open"])
         let (a, b) = (cluster.servers[0], cluster.servers[1])
@@ -166,7 +166,7 @@ import TresorTestSupport
 
 /// Attachments stream through a server into PostgreSQL and back, a chunk at a time: the
 /// instance's memory does not grow with their size.
-@Suite(.enabled(if: TestPostgres.shouldRun)) struct ServerMemoryTests {
+@Suite(.blocksItsThread, .enabled(if: TestPostgres.shouldRun)) struct ServerMemoryTests {
     @Test func aLargeAttachmentIsNotHeldWholeByTheInstance() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let (alice, _) = try cluster.registered("alice", on: cluster.servers[0])
@@ -197,7 +197,7 @@ import TresorTestSupport
 /// Both instances behind Debian's nginx (docs/WEB.md, "Running behind a reverse proxy"): a
 /// browser that knows only the proxy's address signs in, writes and reads, whichever instance
 /// each request reaches.
-@Suite(.serialized, .enabled(if: TestPostgres.shouldRun && NginxBalancer.shouldRun)) struct ServerBehindNginxTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun && NginxBalancer.shouldRun)) struct ServerBehindNginxTests {
     @Test func requestsSpreadOverBothInstancesGetOneAnswer() async throws {
         let port = try LoopbackPort.free()
         let cluster = try await ServerInstances(

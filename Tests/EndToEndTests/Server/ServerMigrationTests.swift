@@ -16,7 +16,7 @@ import Glibc
 /// attachments byte for byte, shares, pins, folders, Recently Deleted and a locked note that
 /// opens with its passphrase. Run again it writes nothing; killed midway it finishes on the
 /// next run; it refuses a wrong passcode and a password in the URL; it prints no secret.
-@Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerMigrationTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerMigrationTests {
     static let passcode = "e2e-migrate-home-passcode"
     static let serverPasscode = "e2e-migrate-server-passcode"
 

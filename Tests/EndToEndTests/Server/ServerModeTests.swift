@@ -4,7 +4,7 @@ import TresorTestSupport
 
 /// `tresord` as a server (docs/WEB.md, "Running a Tresor server"): what it refuses
 /// to start with, in words, before it touches a database.
-@Suite struct ServerModeTests {
+@Suite(.blocksItsThread) struct ServerModeTests {
     @Test func misconfiguredServersAreRefusedInWords() throws {
         let harness = try Harness()
         let port = "\(try Harness.freePort())"
@@ -29,7 +29,7 @@ import TresorTestSupport
 /// A server's bad start-ups and a database going away (docs/SECURITY.md, §5): each refused at
 /// start with what is wrong and what to do; a database that stops answering makes requests
 /// fail with 503, and the instance serves again when it is back.
-@Suite(.serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerModeDatabaseTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct ServerModeDatabaseTests {
     @Test func badKeysAndDatabasesAreRefusedAtStart() async throws {
         let harness = try Harness()
         let database = try await TestPostgres.freshDatabase()

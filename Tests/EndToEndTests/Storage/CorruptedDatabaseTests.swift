@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// Damaged SQLite pages (not just altered cells): a clear error, the daemon keeps serving,
 /// the keybag and the file are left alone.
-@Suite(.serialized) struct CorruptedDatabaseTests {
+@Suite(.blocksItsThread, .serialized) struct CorruptedDatabaseTests {
     @Test func damagedPagesGiveAClearErrorAndTheDaemonStaysUp() throws {
         let harness = try Harness.initialized(passcode: "e2e-pages-passcode")
         for index in 0..<40 {

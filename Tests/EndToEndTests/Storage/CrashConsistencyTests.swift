@@ -4,6 +4,7 @@ import TresorKit
 import TresorNotes
 import TresorProtocol
 import TresorSystem
+import TresorTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,7 @@ import Glibc
 /// the daemon dead fails instead of starting one; the test restarts its own daemon
 /// (``TestDaemon``: as `Harness.startDaemon`, trace-level log) after every kill. Needs ~2 s
 /// per kill here.
-@Suite(.serialized) struct CrashConsistencyTests {
+@Suite(.blocksItsThread, .serialized) struct CrashConsistencyTests {
     @Test func acknowledgedOperationsSurviveSIGKILL() throws {
         let environment = ProcessInfo.processInfo.environment
         let kills = environment["TRESOR_CRASH_KILLS"].flatMap { Int($0) } ?? 50

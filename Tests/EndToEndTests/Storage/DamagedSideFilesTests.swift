@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// Damaged SQLite side files (docs/SECURITY.md, §5): after a crash the `-wal` holds the latest commits and
 /// the `-shm` its index. Garbage in `-shm`, a `-wal` cut mid-frame, a flipped byte in a `-wal`
@@ -9,7 +10,7 @@ import TresorProtocol
 /// wrong data: everything checkpointed before stays readable, and each later item or note is
 /// either there and intact or cleanly absent (SQLite drops WAL frames whose checksums fail,
 /// and every frame after them).
-@Suite(.serialized) struct DamagedSideFilesTests {
+@Suite(.blocksItsThread, .serialized) struct DamagedSideFilesTests {
     static let passcode = "e2e-sidefiles-passcode"
     static let checkpointedItems = 8, walItems = 8, checkpointedNotes = 3, walNotes = 3
 

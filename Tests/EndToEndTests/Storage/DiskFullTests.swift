@@ -3,12 +3,13 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorSecurity
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Durability": a home on a full disk refuses every write in one sentence —
 /// from the CLI, TresorKit, SecItem, the Secret Service and the web API alike — keeps everything
 /// it acknowledged before, and writes again as soon as space is freed. The home lives on a
 /// small tmpfs, filled to the last byte by a file the test then removes.
-@Suite(.serialized) struct DiskFullTests {
+@Suite(.blocksItsThread, .serialized) struct DiskFullTests {
     static let words = "the disk is full: nothing was changed; free space and try again"
     static let passcode = "e2e-disk-full-passcode"
 

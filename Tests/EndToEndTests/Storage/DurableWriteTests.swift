@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Durability": the daemon answers a write only once it is on the disk. Each
 /// test attaches `strace` to the running daemon and makes every `fsync`/`fdatasync` of one path
@@ -10,7 +11,7 @@ import TresorProtocol
 /// does not wait for that sync is acknowledged anyway (what `synchronous = NORMAL` and a
 /// best-effort folder sync did); one that waits is refused. Once strace has let go, the same
 /// write succeeds and everything acknowledged before is still there.
-@Suite(.serialized) struct DurableWriteTests {
+@Suite(.blocksItsThread, .serialized) struct DurableWriteTests {
     static let passcode = "e2e-durable-passcode"
     static let canTrace = getuid() == 0 && FileManager.default.isExecutableFile(atPath: FailingSyncs.strace)
 

@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// The web server against a real daemon started with `--web`: pages and path tricks,
 /// security headers, registration and sign-in, sessions (forged, ended, expired), CSRF and
 /// origin checks, sign-in rate limits, and how passwords are stored. Passwords, the passcode
 /// and session tokens are declared to the harness, which searches every output, the
 /// trace-level daemon log and every home file for them.
-@Suite(.serialized) struct WebAPITests {
+@Suite(.blocksItsThread, .serialized) struct WebAPITests {
     static let passcode = "e2e-web-passcode"
 
     func password(_ who: String) -> String { "e2e-\(who)-password-\(UUID().uuidString.prefix(8))" }

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Accounts are separate everywhere": the CLI is the
 /// local account — it reaches its own notes and those shared with it, never another web
 /// account's by id; a participant edits a shared note's title and body but not the owner's
 /// attachments; registration needs the owner's invite, and its answers are the same for a
 /// taken name and a free one.
-@Suite(.serialized) struct WebAccountSeparationTests {
+@Suite(.blocksItsThread, .serialized) struct WebAccountSeparationTests {
     static let passcode = "e2e-separation-passcode"
 
     func password(_ who: String) -> String { "e2e-\(who)-password-\(UUID().uuidString.prefix(8))" }

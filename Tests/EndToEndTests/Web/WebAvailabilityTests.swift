@@ -11,7 +11,7 @@ import Glibc
 /// without sending a request are closed, so they cannot keep a real client out; bodies
 /// before sign-in are small; repeated failures are logged once per interval; an upload over
 /// the account's quota is refused and loses nothing.
-@Suite(.serialized) struct WebAvailabilityTests {
+@Suite(.blocksItsThread, .serialized) struct WebAvailabilityTests {
     static let passcode = "e2e-availability-passcode"
 
     /// More idle connections than the server's 64 slots, slowloris ones dripping a request

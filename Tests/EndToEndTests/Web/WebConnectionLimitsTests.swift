@@ -11,7 +11,7 @@ import Glibc
 /// byte of it is read, and the shares leave room for the owner; a connection that sends no
 /// request is closed after a few seconds, a live-update stream is not; behind a trusted proxy
 /// each request counts for the client `X-Forwarded-For` names.
-@Suite(.serialized) struct WebConnectionLimitsTests {
+@Suite(.blocksItsThread, .serialized) struct WebConnectionLimitsTests {
     static let passcode = "e2e-connection-limits-passcode"
 
     /// Holds `count` connections to `port` without sending a byte, and opens a new one for each

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The web server run beyond its loopback defaults (docs/WEB.md, "Running
 /// behind a reverse proxy"): `--web-bind` picks the address it listens on; `--public-origin`
 /// is then the only name it answers as (Host and Origin), with a `Secure` cookie when it is
 /// https; `X-Forwarded-For` names the client for the rate limits only when a configured proxy
 /// sends it.
-@Suite(.serialized) struct WebDeploymentTests {
+@Suite(.blocksItsThread, .serialized) struct WebDeploymentTests {
     static let passcode = "e2e-web-deployment-passcode"
 
     func password(_ who: String, _ harness: Harness) -> String {

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Local users are not the user" and "Throttles that cannot be raced": the
 /// web server on loopback serves only the local user who runs
 /// the daemon unless config.json admits others; a web guesser at `local` cannot lock the
 /// owner out of the keybag; another account's requests do not keep the keybag unlocked; and
 /// a burst of concurrent sign-ins checks no more passwords than the limit allows.
-@Suite(.serialized) struct WebLocalUsersTests {
+@Suite(.blocksItsThread, .serialized) struct WebLocalUsersTests {
     static let passcode = "e2e-local-users-passcode"
     /// Another local user (nobody), as `setpriv` makes one.
     static let otherUID = 65534

@@ -2,13 +2,14 @@ import Foundation
 import Synchronization
 import Testing
 import TresorCrypto
+import TresorTestSupport
 
 /// docs/SECURITY.md, "Locked-note integrity on the web": a web session
 /// that does not hold the notes passphrase — someone who has the cookie, or knows the
 /// account password, but not the passphrase — tries every change to locked notes the API
 /// offers. Each is refused and nothing changes: the note, locked by the CLI, still opens with
 /// its passphrase in `tresor note show`, and the wrong-entry count is not cleared.
-@Suite(.serialized) struct WebLockedNoteProofTests {
+@Suite(.blocksItsThread, .serialized) struct WebLockedNoteProofTests {
     static let passcode = "e2e-web-proof-passcode"
 
     func random(_ count: Int) -> String { SecureRandom.bytes(count: count).base64EncodedString() }

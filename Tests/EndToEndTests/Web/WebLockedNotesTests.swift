@@ -3,13 +3,14 @@ import Foundation
 import Testing
 import TresorCrypto
 import TresorNotes
+import TresorTestSupport
 
 /// Locked notes through the web API, with the test playing the browser's part using the
 /// server-side Swift crypto (`LockedNoteCrypto`, the same format the web client's WebCrypto
 /// code writes): the server receives salts, verifiers, wrapped keys, ciphertext and proofs
 /// (HKDF subkeys that show the browser holds a key) only, never a passphrase or a key. And across clients: a note locked through the web opens with
 /// `tresor note show`, and one locked by the CLI opens in the "browser".
-@Suite(.serialized) struct WebLockedNotesTests {
+@Suite(.blocksItsThread, .serialized) struct WebLockedNotesTests {
     static let passcode = "e2e-web-locked-passcode"
 
     /// What the browser makes for a new passphrase.

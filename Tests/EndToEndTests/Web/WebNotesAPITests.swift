@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The notes part of the web API against a real daemon: notes, folders, search, attachments,
 /// bad input (oversized, malformed, path tricks in names, HTML in titles), and what one
 /// account may do with another's notes — nothing, unless shared, and then only what a
 /// participant may.
-@Suite(.serialized) struct WebNotesAPITests {
+@Suite(.blocksItsThread, .serialized) struct WebNotesAPITests {
     static let passcode = "e2e-web-notes-passcode"
 
     func signedIn(_ harness: Harness, _ server: WebServerAddress, _ name: String) throws -> WebBrowser {

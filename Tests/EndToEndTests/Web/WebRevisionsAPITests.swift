@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Revisions through the web API against a real daemon (docs/WEB.md, "Revisions"): a save
 /// names its base; a late one is merged, or becomes a conflict copy the other participant sees
 /// too — never a silent overwrite; the list carries previews and revisions.
-@Suite(.serialized) struct WebRevisionsAPITests {
+@Suite(.blocksItsThread, .serialized) struct WebRevisionsAPITests {
     static let passcode = "e2e-web-revisions-passcode"
 
     func signedIn(_ harness: Harness, _ server: WebServerAddress, _ name: String) throws -> WebBrowser {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Web sessions against a real daemon (docs/WEB.md "The origin
 /// token" and "Sessions end"): the cookie alone is no session; a keybag lock, `tresor note
 /// lock-now` and a passcode change end the local account's sessions; `tresor web sessions`
 /// lists and ends sessions without printing a token; a password change ends the account's
 /// other sessions.
-@Suite(.serialized) struct WebSessionTests {
+@Suite(.blocksItsThread, .serialized) struct WebSessionTests {
     static let passcode = "e2e-web-session-passcode"
 
     func password(_ who: String) -> String { "e2e-\(who)-password-\(UUID().uuidString.prefix(8))" }

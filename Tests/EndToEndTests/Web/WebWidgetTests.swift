@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// The widget in the browser (`GET /api/widget`) and the terminal (`tresor widget`): titles
 /// only while the keybag is unlocked and a secure session is open; the whole widget a
 /// placeholder before the first unlock (or while locked) when its protection level says so.
-@Suite(.serialized) struct WebWidgetTests {
+@Suite(.blocksItsThread, .serialized) struct WebWidgetTests {
     static let passcode = "e2e-web-widget-passcode"
 
     func widget(_ harness: Harness) throws -> Widget { try harness.json(Widget.self, ["widget"]) }
