@@ -23,7 +23,8 @@ import Glibc
 /// (``TestDaemon``: as `Harness.startDaemon`, trace-level log) after every kill. Needs ~2 s
 /// per kill here.
 @Suite(.blocksItsThread, .serialized) struct CrashConsistencyTests {
-    @Test func acknowledgedOperationsSurviveSIGKILL() throws {
+    @Test(.enabled(if: CrashDriver.sqlite != nil, "needs sqlite3 to read the databases as an attacker would (scripts/test installs it)"))
+    func acknowledgedOperationsSurviveSIGKILL() throws {
         let environment = ProcessInfo.processInfo.environment
         let kills = environment["TRESOR_CRASH_KILLS"].flatMap { Int($0) } ?? 50
         let seed = environment["TRESOR_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
@@ -828,15 +829,14 @@ final class CrashDriver {
             }
         }
         // Rows the listing cannot show (metadata that does not open is skipped by a search) are
-        // orphans too: count the raw rows, and check the file's integrity, with sqlite3 if present.
-        if let sqlite = Self.sqlite {
-            let database = harness.paths.home.appendingPathComponent("login.keychain.db").path
-            let raw = try harness.run(sqlite, ["-readonly", database, "PRAGMA integrity_check; SELECT count(*) FROM genp;"])
-            sqliteChecks += 1
-            guard raw.succeeded, raw.stdout == "ok\n\(observed.count)\n" else {
-                throw violation("the keychain file holds \(raw.stdout.split(separator: "\n")) (integrity, genp rows), "
-                                + "the CLI lists \(observed.count) items \(raw.stderr)")
-            }
+        // orphans too: count the raw rows, and check the file's integrity, with sqlite3.
+        let sqlite = try #require(Self.sqlite, "sqlite3 is not installed")
+        let database = harness.paths.home.appendingPathComponent("login.keychain.db").path
+        let raw = try harness.run(sqlite, ["-readonly", database, "PRAGMA integrity_check; SELECT count(*) FROM genp;"])
+        sqliteChecks += 1
+        guard raw.succeeded, raw.stdout == "ok\n\(observed.count)\n" else {
+            throw violation("the keychain file holds \(raw.stdout.split(separator: "\n")) (integrity, genp rows), "
+                            + "the CLI lists \(observed.count) items \(raw.stderr)")
         }
         // Each item changed since the last check, and a few others, readable on its own with the
         // right secret (find --show-secrets above already opened every one).
@@ -1055,7 +1055,7 @@ final class CrashDriver {
 
     /// The last 48 bytes of note `id`'s keybag-sealed body and of each of its attachment files.
     private func sealedCopies(ofNote id: String) throws -> [Data] {
-        guard let sqlite = Self.sqlite else { return [] }
+        let sqlite = try #require(Self.sqlite, "sqlite3 is not installed")
         let raw = try harness.run(sqlite, ["-readonly", harness.paths.notesDatabase.path, """
             SELECT 'body ' || hex(substr(sealed_body, -48)) FROM notes WHERE id = '\(id)' AND sealed_body IS NOT NULL;
             SELECT 'file ' || file FROM attachments WHERE note_id = '\(id)';
