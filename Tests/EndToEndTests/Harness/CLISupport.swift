@@ -19,7 +19,8 @@ extension Harness {
     ) throws -> Screen {
         let request = try Terminal.request(
             [Self.binaries.appendingPathComponent("tresor").path] + arguments, answers: answers, prompts: prompts, input: input, timeout: timeout)
-        let result = try run(Terminal.python, Terminal.driverArguments, input: request, environment: environment.merging(extra) { $1 }, timeout: timeout + 10)
+        let result = try run(
+            Terminal.python, Terminal.driverArguments, input: request, environment: environment.merging(extra) { $1 }, timeout: timeout + 10)
         return try Terminal.screen(result)
     }
 

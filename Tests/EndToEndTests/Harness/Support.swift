@@ -29,7 +29,8 @@ extension Harness {
         let request = try Terminal.request([Self.binaries.appendingPathComponent("tresor").path] + arguments, input: answer + "\n", timeout: 60)
         return try inBackground(["tresor"] + arguments + ["[on a terminal of its own]"]) { [environment] in
             // Not `run`: it records into the transcript, which `attempt` may do meanwhile.
-            let screen = try Terminal.screen(try Harness.execute(program, programArguments, input: request, environment: environment, timeout: 70).result)
+            let ran = try Harness.execute(program, programArguments, input: request, environment: environment, timeout: 70).result
+            let screen = try Terminal.screen(ran)
             return Result(status: screen.status, stdout: screen.text, stderr: "")
         } while: { try attempt() }
     }
