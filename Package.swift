@@ -231,15 +231,14 @@ let package = Package(
         .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),
         .executableTarget(name: "ProbeBeta", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeBeta"),
-        // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
-        // A throwaway PostgreSQL server for the tests that need one (Debian's, started by the test).
-        .target(name: "PostgresFixture", dependencies: [
+        // What the tests share (Tests/TestSupport): a program on a pseudo-terminal, a private
+        // session bus, a desktop (Xvfb, gcr-prompter), a throwaway PostgreSQL and tresord, the user
+        // the tests run Tresor as, helper processes with bounded waits.
+        .target(name: "TresorTestSupport", dependencies: [
+            "TresorDBus", "TresorKit", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/Fixtures/PostgresFixture"),
-        // A desktop for tests: Xvfb, a private session bus and Debian's gcr-prompter.
-        .target(name: "DesktopFixture", dependencies: ["TresorDBus"], path: "Tests/Fixtures/DesktopFixture"),
-        // A throwaway tresord on a temporary home, for test targets outside EndToEndTests.
-        .target(name: "TresordFixture", dependencies: ["TresorKit", "TresorSystem"], path: "Tests/Fixtures/TresordFixture"),
+        ], path: "Tests/TestSupport"),
+        // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
         .target(name: "NoteStoreFixture", dependencies: [
             "TresorAppleNotes", "TresorCrypto", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/Fixtures/NoteStoreFixture"),
@@ -249,19 +248,21 @@ let package = Package(
             "TresorBackup", "TresorAge", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol", "TresorStorage", "TresorSystem",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorSyncTests", dependencies: [
             "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
-        .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem"]),
+        .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem", "TresorTestSupport"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
-        .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem"]),
-        .testTarget(name: "TresorSecretServiceTests", dependencies: ["TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem"]),
+        .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem", "TresorTestSupport"]),
+        .testTarget(name: "TresorSecretServiceTests", dependencies: [
+            "TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+        ]),
         .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
         // Against the real gcr-prompter under Xvfb, on a private session bus.
-        .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "DesktopFixture"]),
+        .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "TresorTestSupport"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -279,12 +280,12 @@ let package = Package(
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
         .testTarget(name: "TresorWebStoreTests", dependencies: [
-            "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "PostgresFixture",
+            "TresorNotesDomain", "TresorWebStore", "TresorWebStoreSQLite", "TresorWebStorePostgres", "TresorNotes", "TresorKeybag", "TresorSystem", "TresorTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The sync relay on a throwaway PostgreSQL: its routes in process, two relays on one database.
         .testTarget(name: "TresorSyncServerTests", dependencies: [
-            "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "PostgresFixture",
+            "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "TresorTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -292,10 +293,14 @@ let package = Package(
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // SecItem code as wrappers and Apple's samples write it, one test per idiom, against a real tresord.
-        .testTarget(name: "SecItemIdiomTests", dependencies: ["TresorSecurity", "TresorKit", "TresorModel", "TresordFixture"]),
+        .testTarget(name: "TresorSecurityTests", dependencies: ["TresorSecurity", "TresorKit", "TresorModel", "TresorTestSupport"]),
+        // TresorKit against a real tresord, a daemon that never answers and one that answers garbage; its documented surface.
+        .testTarget(name: "TresorKitTests", dependencies: ["TresorKit", "TresorSystem", "TresorTestSupport"]),
+        // How every database is kept: the restore's statement journal.
+        .testTarget(name: "TresorStorageTests", dependencies: ["TresorStorage", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "PostgresFixture", "TresorSecurity",
-            "DesktopFixture", "TresordFixture", "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport", "TresorSecurity",
+            "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

@@ -1,5 +1,5 @@
-"""A throwaway PostgreSQL server for the browser tests' server mode — the Python twin of
-Tests/Fixtures/PostgresFixture/TestPostgres.swift.
+"""A throwaway PostgreSQL server for the browser tests' server mode, started by
+scripts/postgres-for-tests (as the Swift tests' TestPostgres and the benchmark's are).
 
 Debian's PostgreSQL (`initdb`, `pg_ctl`), initialised in a temporary directory (as the
 `postgres` user, through `setpriv`, when the tests run as root), trust authentication,
@@ -11,9 +11,7 @@ removes its directory) even when the run itself is killed.
 
 import atexit
 import os
-import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -21,17 +19,12 @@ from pathlib import Path
 
 CANDIDATES = ("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin")
 USER = "tresor"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "postgres-for-tests"
 
 
 def bin_directory() -> Path | None:
     """Where Debian put the server's programs, or None when PostgreSQL is not installed."""
     return next((Path(c) for c in CANDIDATES if os.access(Path(c) / "pg_ctl", os.X_OK)), None)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class PostgresError(RuntimeError):
@@ -46,60 +39,30 @@ class TestPostgres:
         if bin_dir is None:
             raise PostgresError("PostgreSQL is not installed (Debian: apt-get install postgresql); scripts/test installs it")
         self.bin = bin_dir
-        self.as_postgres = os.getuid() == 0
-        self.directory = Path(tempfile.mkdtemp(prefix="tresor-browser-pg-"))
-        self.directory.chmod(0o700)
-        if self.as_postgres:
-            try:
-                postgres = pwd.getpwnam("postgres")
-            except KeyError:
-                raise PostgresError("the tests run as root and there is no postgres user to run initdb as") from None
-            os.chown(self.directory, postgres.pw_uid, postgres.pw_gid)
-        self.data = self.directory / "data"
-        self.port = free_port()
-        self.running = False
-        try:
-            self._run("initdb", "-D", self.data, "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
-            options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.directory} -c fsync=off "
-                       "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-            self._run("pg_ctl", "-D", self.data, "-o", options, "-l", self.directory / "log", "-w", "-t", "60", "start")
-            self.running = True
-        except Exception:
-            shutil.rmtree(self.directory, ignore_errors=True)
-            raise
-        self._watch()
+        self.directory = Path(tempfile.gettempdir()) / f"tresor-browser-pg-{uuid.uuid4().hex[:12]}"
+        self.port = int(self._script("start", self.directory, "--watch", os.getpid(), "-c", "fsync=off", "-c", "synchronous_commit=off",
+                                     "-c", "full_page_writes=off").split()[-1])
+        self.running = True
         atexit.register(self.stop)
 
-    def _argv(self, program: str, *arguments) -> list[str]:
-        argv = [str(self.bin / program), *map(str, arguments)]
-        if self.as_postgres:
-            argv = ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *argv]
-        return argv
-
-    def _run(self, program: str, *arguments):
-        """Runs a server program to its end, its output to a file (quoted when it fails): `pg_ctl
-        start` leaves a server running that would keep a pipe open, and the run waiting on it."""
+    @staticmethod
+    def _script(*arguments) -> str:
+        """Runs scripts/postgres-for-tests; its output, through a file: the server it starts keeps
+        what it inherits open, and a pipe would keep the run waiting on it."""
         with tempfile.TemporaryFile() as output:
-            result = subprocess.run(self._argv(program, *arguments), stdin=subprocess.DEVNULL, stdout=output,
+            result = subprocess.run([str(SCRIPT), *map(str, arguments)], stdin=subprocess.DEVNULL, stdout=output,
                                     stderr=subprocess.STDOUT, cwd="/", timeout=120)
+            output.seek(0)
+            text = output.read().decode(errors="replace")
             if result.returncode != 0:
-                output.seek(0)
-                raise PostgresError(f"{program} failed: {output.read().decode(errors='replace')[-2000:]}")
-
-    def _watch(self):
-        """Stops the server when this process ends, however it ends (the watcher runs as this
-        process's user, which `kill -0` needs; pg_ctl as the server's)."""
-        stop = " ".join(self._argv("pg_ctl", "-D", self.data, "-m", "immediate", "stop"))
-        watcher = (f"trap '' HUP INT TERM; while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
-                   f"{stop} >/dev/null 2>&1; rm -rf {self.directory}")
-        subprocess.Popen(["/usr/bin/setsid", "/bin/sh", "-c", watcher], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
+                raise PostgresError(f"postgres-for-tests {arguments[0]} failed: {text[-2000:]}")
+            return text
 
     def stop(self):
         if self.running:
             self.running = False
             try:
-                self._run("pg_ctl", "-D", self.data, "-m", "immediate", "stop")
+                self._script("stop", self.directory, "--immediate")
             except (PostgresError, subprocess.TimeoutExpired):
                 pass
             shutil.rmtree(self.directory, ignore_errors=True)

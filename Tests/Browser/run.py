@@ -12,7 +12,7 @@ The modes (modes.py):
 - server: `tresord --web PORT --database postgres://tresor@127.0.0.1:PGPORT/DB
   --server-key-file FILE` (docs/WEB.md, "Running a Tresor server"), each class on a fresh
   database of a throwaway PostgreSQL started once for the run (postgres.py: Debian's
-  PostgreSQL, as Tests/Fixtures/PostgresFixture/TestPostgres.swift starts it) and stopped at
+  PostgreSQL, started by scripts/postgres-for-tests as the Swift tests' is) and stopped at
   its end. Without PostgreSQL server mode does not run and the run says so; under CI=true (or
   with --mode server) a missing PostgreSQL fails the run instead.
 

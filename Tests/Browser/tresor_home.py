@@ -1,11 +1,11 @@
 """A temporary Tresor home with the real `tresord --web PORT` and `tresor` binaries run on it.
 
-Mirrors Tests/EndToEndTests/Harness.swift: its own XDG_RUNTIME_DIR (so the socket is private),
+Mirrors Tests/EndToEndTests/Harness/Harness.swift: its own XDG_RUNTIME_DIR (so the socket is private),
 the daemon at trace level with its log kept beside the home (so a test can check the log holds
 no secret), `tresor init --passcode-stdin` with the passcode on standard input, never in argv.
 
 `ServerHome` is the same daemon in server mode (docs/WEB.md, "Running a Tresor server"), as
-Tests/EndToEndTests/ServerSupport.swift starts it: a fresh database on the run's throwaway
+Tests/EndToEndTests/Server/ServerSupport.swift starts it: a fresh database on the run's throwaway
 PostgreSQL and a server key file (32 random bytes, mode 0600) named on the command line — the
 database URL carries no password (trust authentication), the key is only ever in its file.
 """

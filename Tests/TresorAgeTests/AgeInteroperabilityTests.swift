@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TresorAge
+import TresorTestSupport
 
 /// The reference implementation, Debian's `age`, opens Tresor's files and Tresor opens its
 /// files. `age` reads passphrases only from a terminal, so a Python `pty` drives it; the
 /// passphrase reaches Python on stdin, never on a command line.
 private let debianAge = "/usr/bin/age"
 
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: debianAge), "needs Debian's age (scripts/test installs it)"))
+@Suite(.blocksItsThread, .enabled(if: FileManager.default.isExecutableFile(atPath: debianAge), "needs Debian's age (scripts/test installs it)"))
 struct AgeInteroperabilityTests {
     static let age = debianAge
     static let passphrase = "tresor ⇄ age interop"
@@ -51,22 +52,8 @@ struct AgeInteroperabilityTests {
 
     /// Runs `age` with `arguments` in a pseudo-terminal, typing the passphrase at each prompt.
     static func runAge(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", ptyDriver, age] + arguments
-        let stdin = Pipe()
-        let output = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        stdin.fileHandleForWriting.write(Data((passphrase + "\n").utf8))
-        try stdin.fileHandleForWriting.close()
-        let transcript = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw AgeRunFailed(status: process.terminationStatus, transcript: String(decoding: transcript, as: UTF8.self))
-        }
+        let screen = try Terminal.run([age] + arguments, prompts: [Terminal.Prompt(endingWith: ":", containing: "passphrase", send: passphrase)])
+        guard screen.status == 0 else { throw AgeRunFailed(status: screen.status, transcript: screen.text) }
     }
 
     struct AgeRunFailed: Error, CustomStringConvertible {
@@ -80,29 +67,4 @@ struct AgeInteroperabilityTests {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
-
-    /// Forks `argv[1:]` on a new pty and answers every "passphrase…:" prompt with the line
-    /// read from stdin; exits with the child's status.
-    static let ptyDriver = #"""
-        import os, pty, sys
-        secret = sys.stdin.readline().rstrip("\n").encode()
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[1], sys.argv[1:])
-        seen = b""
-        while True:
-            try:
-                data = os.read(fd, 1024)
-            except OSError:
-                break
-            if not data:
-                break
-            seen += data
-            if b"assphrase" in seen and seen.rstrip().endswith(b":"):
-                os.write(fd, secret + b"\n")
-                seen = b""
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode(errors="replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """#
 }

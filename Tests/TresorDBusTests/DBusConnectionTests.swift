@@ -3,10 +3,11 @@ import Synchronization
 import Testing
 import TresorDBus
 import TresorSystem
+import TresorTestSupport
 
 /// TresorDBus against a real `dbus-daemon`: a service connection answering on a thread of its
 /// own, a client connection calling it.
-@Suite struct DBusConnectionTests {
+@Suite(.blocksItsThread) struct DBusConnectionTests {
     /// Starts a service on `bus` that answers `Echo` with its arguments and `Fail` with an error.
     private func startEchoService(on bus: PrivateBus, name: String = "org.example.Echo") throws -> DBusConnection {
         let service = try DBusConnection(address: bus.address)

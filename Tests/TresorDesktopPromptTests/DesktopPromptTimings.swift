@@ -1,14 +1,14 @@
-import DesktopFixture
 import Foundation
 import Synchronization
 import Testing
 import TresorDBus
+import TresorTestSupport
 @testable import TresorDesktopPrompt
 
 /// Not a test: the measurement recorded in BENCHMARKS.md ("The desktop prompter"), run by hand
 /// with `TRESOR_MEASURE_DESKTOP_PROMPT=1 swift test --skip-build --filter DesktopPromptTimings`.
 /// It asserts only that each prompt was answered; the times are printed, never checked.
-@Suite(.serialized, .enabled(if: DesktopSession.canRun && ProcessInfo.processInfo.environment["TRESOR_MEASURE_DESKTOP_PROMPT"] == "1"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: DesktopSession.canRun && ProcessInfo.processInfo.environment["TRESOR_MEASURE_DESKTOP_PROMPT"] == "1"))
 struct DesktopPromptTimings {
     @Test func measure() throws {
         let desktop = try DesktopSession()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TresorCrypto
+import TresorTestSupport
 @testable import TresorDesktopPrompt
 
 /// gcr's secret exchange against vectors gcr itself produced
 /// (Tests/Fixtures/DesktopPrompt/gcr-secret-exchange-vectors.py, libgcr 3.41 through GObject
 /// introspection): each opens with the fixed exponent and gives exactly gcr's password.
-@Suite struct SecretExchangeVectorTests {
+@Suite(.blocksItsThread) struct SecretExchangeVectorTests {
     struct Vector: Decodable {
         var privateExponent: String
         var begun: String

@@ -1,13 +1,13 @@
-import DesktopFixture
 import Foundation
 import Synchronization
 import Testing
 import TresorDBus
+import TresorTestSupport
 @testable import TresorDesktopPrompt
 
 /// The prompter client against Debian's real `gcr-prompter` on a display without a screen: the
 /// user's keys are typed with xdotool, the prompt is photographed with ImageMagick.
-@Suite(.serialized, .enabled(if: DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick and gcr (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick and gcr (scripts/test installs them)"))
 struct SystemPrompterTests {
     static let text = PromptText(
         title: "Tresor test prompt",

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 @testable import TresorSecretService
 
 /// What the provider checks of the process the bus names for a connection (``BusConnections``),
 /// with real processes and real Unix sockets: a listening socket stands for the bus, and this
 /// test process, or a child, for the client.
-@Suite struct BusConnectionsTests {
+@Suite(.blocksItsThread) struct BusConnectionsTests {
     /// A listening socket at a path of its own, and one connection to it made by this process.
     final class FakeBus {
         let folder: URL

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import PostgresFixture
+import TresorTestSupport
 import Testing
 import TresorSyncProtocol
 import TresorWebStore

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import PostgresFixture
+import TresorTestSupport
 import Synchronization
 import Testing
 import TresorNotesDomain

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import PostgresFixture
+import TresorTestSupport
 import Testing
 import TresorSyncProtocol
 import TresorWebStore

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TresorTestSupport
 @testable import TresorSystem
 
 /// What a terminal session is bound to: a process's session, its controlling terminal and its
 /// session leader's start, read from `/proc/<pid>/stat`.
-@Suite struct ControllingTerminalTests {
+@Suite(.blocksItsThread) struct ControllingTerminalTests {
     /// A command name may hold spaces and parentheses; the fields are counted after the last `)`.
     @Test func fieldsAreCountedAfterTheCommandName() throws {
         let line = "4242 (evil) 7 0 0 (x) S 1 4242 4200 34819 4242 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0\n"

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
-import PostgresFixture
 import PostgresNIO
 import Testing
 import TresorNotesDomain
+import TresorTestSupport
+import TresorWebStore
 @testable import TresorWebStorePostgres
 
 /// The `WebStore` checks on a server's database: each on a fresh database of the throwaway

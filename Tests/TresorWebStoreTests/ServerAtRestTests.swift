@@ -1,9 +1,9 @@
 import Foundation
-import PostgresFixture
 import Logging
 import Synchronization
 import Testing
 import TresorNotesDomain
+import TresorTestSupport
 import TresorWebStore
 @testable import TresorWebStorePostgres
 

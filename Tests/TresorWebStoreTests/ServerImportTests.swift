@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-import PostgresFixture
 import Testing
 import TresorNotesDomain
+import TresorTestSupport
+import TresorWebStore
 import TresorWebStorePostgres
 
 /// `ServerImport` (docs/WEB.md, "Moving a home's web accounts to a server") on a throwaway

@@ -1,8 +1,8 @@
 import Foundation
-import PostgresFixture
 import Synchronization
 import Testing
 import TresorNotesDomain
+import TresorTestSupport
 import TresorWebStore
 
 /// One conformance suite of the web storage boundary's session, counter, invite and event

@@ -1,8 +1,8 @@
 import Foundation
-import PostgresFixture
 import Logging
 import Synchronization
 import TresorNotes
+import TresorTestSupport
 import TresorWebStore
 import TresorWebStorePostgres
 import TresorWebStoreSQLite

@@ -371,44 +371,35 @@ final class ManagedCounter: @unchecked Sendable {
     }
 }
 
-/// A throwaway PostgreSQL for the web scenarios: Debian's, `initdb` in a temporary folder (as
-/// the `postgres` user when run as root), on a free loopback port, stopped at the end. Unlike the
-/// tests' (Tests/Fixtures/PostgresFixture) it keeps `fsync` and `synchronous_commit` on while
-/// measuring; only seeding runs with `synchronous_commit=off`.
+/// A throwaway PostgreSQL for the web scenarios, started by `scripts/postgres-for-tests` (as the
+/// tests' is): Debian's, `initdb` in a temporary folder (as the `postgres` user when run as root),
+/// on a free loopback port, stopped at the end. Unlike the tests' it keeps `fsync` and
+/// `synchronous_commit` on while measuring; only seeding runs with `synchronous_commit=off`.
 final class PostgresServer {
     static let binDirectory: String? = {
         ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"]
             .first { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
     }()
+    /// `scripts/postgres-for-tests`, from this file's place in the repository.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/postgres-for-tests").path
 
     let bin: String
     let directory: URL
     let port: Int
-    private let asRoot = getuid() == 0
     private var running = false
     private let environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"]
 
     init(bin: String) throws {
         self.bin = bin
         directory = try makeTemporaryFolder("tresor-bench-pg")
-        if asRoot {
-            guard let postgres = getpwnam("postgres") else { throw BenchError("running as root and there is no postgres user") }
-            guard chown(directory.path, postgres.pointee.pw_uid, postgres.pointee.pw_gid) == 0 else { throw BenchError("cannot hand \(directory.path) to postgres") }
-        }
         port = try freeLoopbackPort()
-        try Child.run(asPostgres([bin + "/initdb", "-D", directory.path + "/data", "-U", "tresor", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]),
-                      environment: environment, output: directory.path + "/initdb.log")
     }
 
-    private func asPostgres(_ command: [String]) -> [String] {
-        asRoot ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] + command : command
-    }
-
+    /// Starts the server (making its database cluster the first time); seeding without waiting for each commit's flush.
     func start(seeding: Bool) throws {
-        var options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c max_connections=200"
-        if seeding { options += " -c synchronous_commit=off" }
-        try Child.run(asPostgres([bin + "/pg_ctl", "-D", directory.path + "/data", "-o", options, "-l", directory.path + "/log", "-w", "-t", "60", "start"]),
-                      environment: environment, output: directory.path + "/pg_ctl.log")
+        try Child.run([Self.script, "start", directory.path, "--port", "\(port)"] + (seeding ? ["-c", "synchronous_commit=off"] : []),
+                      environment: environment, output: directory.path + "/start.log")
         running = true
     }
 
@@ -420,8 +411,7 @@ final class PostgresServer {
 
     func stop() {
         guard running else { return }
-        try? Child.run(asPostgres([bin + "/pg_ctl", "-D", directory.path + "/data", "-m", "fast", "-w", "stop"]), environment: environment,
-                       output: directory.path + "/pg_ctl.log")
+        try? Child.run([Self.script, "stop", directory.path], environment: environment, output: directory.path + "/stop.log")
         running = false
     }
 

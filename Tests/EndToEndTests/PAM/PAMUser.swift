@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// A local user made for one test (`useradd` + `chpasswd`, removed after), with the PAM service
 /// `/etc/pam.d/tresor-test` naming the module built from `Support/pam` (Debian's `pam_unix`
@@ -15,8 +16,7 @@ final class PAMUser {
     }
 
     static let service = "tresor-test"
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     let name: String
     let uid: uid_t

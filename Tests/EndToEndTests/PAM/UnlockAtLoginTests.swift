@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorTestSupport
 
 /// Unlock at login through the real PAM stack (docs/SECURITY.md, "Unlock at login"): Debian's
 /// pam_unix and pamtester, the module built from Support/pam, a real user and its real daemon.
-@Suite(.serialized, .enabled(if: PAMUser.available, "needs root, pamtester, setpriv, useradd and libpam0g-dev (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: PAMUser.available, "needs root, pamtester, setpriv, useradd and libpam0g-dev (scripts/test installs them)"))
 struct UnlockAtLoginTests {
     static let passcode = "pam-e2e-passcode"
 

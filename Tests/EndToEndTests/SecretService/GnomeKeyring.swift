@@ -1,4 +1,5 @@
 import Foundation
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Debian's python3-dbusmock, whose logind template plays logind.
 private let logindMockInstalled =
@@ -9,7 +10,7 @@ private let logindMockInstalled =
 /// its user locking (logind's `Lock`), the machine going to sleep (`PrepareForSleep`), the screen
 /// saver starting (`ActiveChanged`). logind is Debian's python3-dbusmock with its logind template
 /// on a private system bus; the screen saver's signal is sent on a private session bus.
-@Suite(.serialized, .enabled(if: logindMockInstalled, "needs dbus-daemon, dbus-send and python3-dbusmock (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: logindMockInstalled, "needs dbus-daemon, dbus-send and python3-dbusmock (scripts/test installs them)"))
 struct ScreenLockTests {
     /// A private system bus with logind mocked on it, a session bus, and tresord on both, unlocked.
     final class Desktop {

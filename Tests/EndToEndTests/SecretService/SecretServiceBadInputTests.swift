@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Hostile calls on the Secret Service, each followed by a normal secret-tool lookup: the
 /// provider answers every call (an error where the input is impossible) and keeps serving.
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceBadInputTests {
     static let canary: KeyValuePairs = ["tresor-e2e": "canary"]
 

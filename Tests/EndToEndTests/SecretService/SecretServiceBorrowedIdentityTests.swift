@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 /// A same-user attacker borrowing another program's Secret Service identity
 /// (docs/SECURITY.md, "Borrowed bus connections"). Everything runs as an unprivileged user — the
 /// bus, `tresord`, the victims and the attacker (`Tests/Fixtures/SecretService/borrow_bus.py`) —
 /// since a daemon running as root never trusts a path. Each attack read the victim's secrets
 /// before the provider checked what it checks now.
-@Suite(
+@Suite(.blocksItsThread, 
     .serialized,
     .enabled(if: SecretService.toolsInstalled && TestUser.available, "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool, gcc and python3-jeepney")
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -147,9 +148,7 @@ struct GitCredentialHelper {
 /// to the daemon, whichever script it runs).
 struct PythonClients {
     static let python = URL(fileURLWithPath: "/usr/bin/python3")
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/SecretService")
+    static let fixtures = Repository.file("Tests/Fixtures/SecretService")
 
     let harness: Harness
 

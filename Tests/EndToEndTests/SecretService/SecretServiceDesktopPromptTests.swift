@@ -1,6 +1,6 @@
-import DesktopFixture
 import Foundation
 import Testing
+import TresorTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +9,7 @@ import Glibc
 /// A program waiting on a locked keybag is answered through the desktop's own prompter: Debian's
 /// `gcr-prompter` on a display without a screen (Xvfb), the passcode typed with `xdotool`
 /// (docs/SECRET-SERVICE.md, "Asking on the desktop").
-@Suite(
+@Suite(.blocksItsThread, 
     .serialized,
     .enabled(if: SecretService.toolsInstalled && DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick's import and gcr-prompter (scripts/test installs them)")
 )

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// Generic clients — interpreters, secret-tool, git's credential helper — that any process of the
 /// user can run with arguments of its choosing (docs/SECURITY.md, "Generic clients"): their
 /// secrets are read only with the user's approval, or while the user trusts them. Everything runs
 /// as an unprivileged user, as a desktop session does: the bus, `tresord` and every client. Before
 /// this policy, any process reading secret-tool's item with `secret-tool lookup` got it silently.
-@Suite(
+@Suite(.blocksItsThread, 
     .serialized,
     .enabled(
         if: SecretService.toolsInstalled && TestUser.available,

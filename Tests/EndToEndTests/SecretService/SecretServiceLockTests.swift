@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The Secret Service while the keybag is locked: items say so and give no secret, an `Unlock`
 /// prompt completes (for its caller alone) once the user unlocks with `tresor unlock`, and a
 /// dismissed prompt says it was dismissed.
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceLockTests {
     /// Python's item (raw_dbus.py, Python too, sees it) and secret-tool's.
     static let pythonItem = ["tresor-e2e=locking"]
@@ -187,7 +188,7 @@ struct SecretServiceLockTests {
 
 /// What the specification lets clients do that a Secret Service must answer as gnome-keyring
 /// does: rename a collection, and read every property of an item they found locked.
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceSpecTests {
     @Test func aCollectionsLabelIsWritableAndKeptAcrossRestarts() throws {
         let provider = try TresorProvider()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// User presence for desktop clients (docs/SECRET-SERVICE.md, "Items that need you"): an item
 /// the user marked `userPresence` is *locked* for Secret Service clients; a client's `Unlock`
 /// gets a prompt, which the user answers in `tresor approve` — the client never sees the
 /// passcode, and one approval serves one read.
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServicePresenceTests {
     static let pythonItem = ["tresor-e2e=presence"]
     static let toolItem: KeyValuePairs = ["tresor-e2e": "presence-tool"]

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 /// The Secret Service API at the level of its D-Bus calls (raw_dbus.py): sessions belong to the
 /// connection that opened them, the collections and the default alias are where clients look,
 /// and the `session` collection lives only as long as the daemon.
-@Suite(.serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceProtocolTests {
     /// Connection A opens a session; connection B (the same Python, so the same application,
     /// and the item is its own) reads, writes and closes with A's session path: every call is

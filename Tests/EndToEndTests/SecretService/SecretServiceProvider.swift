@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 
 // `tresord` as the freedesktop Secret Service provider on a private bus, and what the tests
 // know of the interface (object paths, the `tresor secret-service` CLI).
@@ -172,4 +173,14 @@ struct SecretServiceOwner: Decodable {
 
     var owner: String
     var items: [Item]
+}
+
+enum SecretServiceTestError: Error, CustomStringConvertible {
+    case fixture(String)
+
+    var description: String {
+        switch self {
+        case .fixture(let message): message
+        }
+    }
 }

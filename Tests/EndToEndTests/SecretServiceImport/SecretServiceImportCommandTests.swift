@@ -3,12 +3,13 @@ import Testing
 import TresorKit
 import TresorModel
 import TresorProtocol
+import TresorTestSupport
 
 /// `tresor import secret-service` from the real gnome-keyring on a private bus, with the real
 /// binaries: every item arrives with its label, attributes and secret, gnome-keyring keeps its
 /// own, a second import copies nothing, a locked collection is skipped, and once tresord owns
 /// the name secret-tool finds the same secrets in Tresor — the migration as a user makes it.
-@Suite(.serialized, .enabled(if: ImportTools.installed, "needs dbus-daemon, dbus-send, gnome-keyring and secret-tool (scripts/test installs them)"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: ImportTools.installed, "needs dbus-daemon, dbus-send, gnome-keyring and secret-tool (scripts/test installs them)"))
 struct SecretServiceImportCommandTests {
     /// `--json` output.
     struct Report: Decodable {

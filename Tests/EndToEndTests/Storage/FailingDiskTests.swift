@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 
 /// A disk that fails (``PowerCutDisk/inject(_:_:)``): writes failing with `EIO`, syncs failing
 /// with `EIO`, a file system gone read-only (`EROFS`). The operation fails with a clear answer and
@@ -9,7 +10,7 @@ import TresorProtocol
 /// not take the unsynced data for durable — a power cut after the disk recovered keeps every
 /// later acknowledged write and both databases pass `PRAGMA integrity_check`
 /// (docs/SECURITY.md, "Durability").
-@Suite(.serialized, .enabled(if: PowerCutDisk.isAvailable && CrashDriver.sqlite != nil, "needs /dev/fuse, python3-fusepy, sqlite3 and root"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: PowerCutDisk.isAvailable && CrashDriver.sqlite != nil, "needs /dev/fuse, python3-fusepy, sqlite3 and root"))
 struct FailingDiskTests {
     /// A home on a power-cut disk, initialised, with one item and one note acknowledged.
     final class Home {

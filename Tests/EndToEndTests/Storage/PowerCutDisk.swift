@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,9 +22,7 @@ final class PowerCutDisk {
     }
 
     static let python = URL(fileURLWithPath: "/usr/bin/python3")
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Storage/power_cut_fs.py")
+    static let script = Repository.file("Tests/Fixtures/Storage/power_cut_fs.py")
     static let fusermount = ["/usr/bin/fusermount", "/bin/fusermount"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     static let isAvailable: Bool = {

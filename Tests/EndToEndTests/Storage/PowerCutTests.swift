@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,7 @@ import Glibc
 /// `TRESOR_POWER_CUT_SEED=<seed>` replays the driver's decisions (the seed is printed);
 /// `TRESOR_POWER_CUTS=<n>` sets the driver's number of cuts (10 by default, ~7 s each here
 /// with the machine loaded; the whole suite ~2.5 min).
-@Suite(.serialized, .enabled(if: PowerCutDisk.isAvailable, "needs /dev/fuse, python3-fusepy and root"))
+@Suite(.blocksItsThread, .serialized, .enabled(if: PowerCutDisk.isAvailable, "needs /dev/fuse, python3-fusepy and root"))
 struct PowerCutTests {
     static let environment = ProcessInfo.processInfo.environment
 

@@ -1,0 +1,308 @@
+import Foundation
+import Testing
+import TresorBackup
+import TresorKit
+import TresorNotes
+import TresorProtocol
+import TresorTestSupport
+
+/// Backups someone else made, handed to the user (docs/SECURITY.md, "Restoring a handed backup";
+/// docs/FORMAT.md, "Restoring"): a restore plants no application, no web login and no note in
+/// another account without the user's consent to each, never gives an interpreter another
+/// application's groups, reports each record as it is, and refuses what the format forbids.
+///
+/// Each hostile backup is a real backup of an attacker's home (`tresor backup create`), its
+/// records rewritten where the attack needs it and written again with the project's own
+/// ``RecordStreamWriter``.
+///
+/// The backups that plant applications are restored by a daemon running as an unprivileged user
+/// (``TestUser``), as a user's daemon runs — a daemon running as root identifies no executable by
+/// its path — and the planted interpreter is then run as that user against it.
+@Suite(.blocksItsThread, .serialized) struct HostileBackupTests {
+    /// The interpreter the attack registers: python3's real file (a symlink's hash is its target's).
+    static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func aBackupRegistersNoApplicationWithoutConsentAndNeverAnInterpreterWithAnotherApplicationsGroups() throws {
+        let user = try TestUser.shared.get()
+        let victim = try BackupHome(name: "victim", user: user)
+        try expectSucceeded(victim.harness.tresor(
+            ["app", "register", "--id", "VICT.tool", "--team", "VICT", "--exe", "/bin/true", "--group", "VICT.shared", "--passcode-stdin"],
+            input: victim.passcode + "\n"))
+        // What the attack is after: the victim's secret in the group it shares.
+        let shared = victim.marked("shared")
+        try expectSucceeded(victim.harness.tresor(
+            ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
+            input: victim.passcode + "\n" + shared))
+        let attacker = try BackupHome(name: "mallory", user: user)
+        try expectSucceeded(attacker.harness.tresor(
+            ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
+            input: attacker.passcode + "\n"))
+        try expectSucceeded(attacker.harness.tresor(
+            ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n"))
+        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
+        _ = try attacker.backup(to: file)
+        victim.harness.secrets += attacker.harness.secrets
+
+        // The dry run lists each application by executable and groups, and restores none unasked.
+        let dryRun = try victim.harness.tresor(
+            ["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: "\(victim.passcode)\n\(attacker.backupPassphrase)\n")
+        try expectSucceeded(dryRun)
+        #expect(dryRun.stdout.contains(Self.python) && dryRun.stdout.contains("VICT.shared") && dryRun.stdout.contains("/usr/bin/env"),
+                "each application by executable and groups: \(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("--allow-applications"), "says how to consent: \(dryRun.stdout)")
+        let (plain, plainReport) = try victim.restore(file, passphrase: attacker.backupPassphrase)
+        try expectSucceeded(plain)
+        let unasked = try #require(plainReport)
+        #expect(unasked.count(.application, .restored) == 0)
+        #expect(unasked.entries.filter { $0.kind == .application && $0.reason == .needsConsent }.count == 2)
+        #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["VICT.tool"])
+
+        // With consent: the other application comes, python never with VICT.tool's group.
+        let (allowed, allowedReport) = try victim.restore(file, passphrase: attacker.backupPassphrase, arguments: ["--allow-applications"])
+        try expectSucceeded(allowed)
+        let report = try #require(allowedReport)
+        let pythonEntry = try #require(report.entries.first { $0.kind == .application && $0.id == "VICT.py" })
+        #expect(pythonEntry.outcome == .skipped && pythonEntry.reason == .interpreterGroups, "\(pythonEntry)")
+        #expect(pythonEntry.description.contains(Self.python) && pythonEntry.description.contains("VICT.shared"))
+        #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env", "VICT.tool"])
+        // Any Python script of the user asks for the shared secret: it is not VICT.py.
+        let read = try Self.pythonSearch(victim.harness, service: "vict.example", group: "VICT.shared", revealing: shared)
+        #expect(!read.contains(Data(shared.utf8).base64EncodedString()), "a Python script read another application's secret after the restore")
+        #expect(read.hasPrefix("403 ") || read.hasPrefix("404 "), "refused: \(read.prefix(200))")
+
+        // Consent to one application by its id leaves the others out.
+        let other = try BackupHome(name: "other")
+        other.harness.secrets += attacker.harness.secrets
+        let (one, oneReport) = try other.restore(file, passphrase: attacker.backupPassphrase, arguments: ["--allow-application", "MAL.env"])
+        try expectSucceeded(one)
+        #expect(try #require(oneReport).count(.application, .restored) == 1)
+        #expect(try other.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"])
+    }
+
+    /// On a terminal, with no `--allow-…` option, the CLI checks the file first and asks about
+    /// each application, one by one; only those the user says yes to are registered.
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func onATerminalEachApplicationIsAskedAboutOneByOne() throws {
+        let user = try TestUser.shared.get()
+        let victim = try BackupHome(name: "victim", user: user)
+        let attacker = try BackupHome(name: "mallory", user: user)
+        try expectSucceeded(attacker.harness.tresor(
+            ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
+        try expectSucceeded(attacker.harness.tresor(
+            ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n"))
+        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
+        _ = try attacker.backup(to: file)
+        victim.harness.secrets += attacker.harness.secrets
+
+        // The passcode and the backup passphrase typed at their prompts; each "Register it?" answered
+        // yes only for MAL.env.
+        let screen = try victim.harness.onTerminal(["backup", "restore", file.path], prompts: [
+            Terminal.Prompt(endingWith: "Passcode:", send: victim.passcode),
+            Terminal.Prompt(endingWith: "passphrase:", send: attacker.backupPassphrase),
+            Terminal.Prompt(endingWith: "[y/N]", showing: "MAL.env", send: "y"),
+            Terminal.Prompt(endingWith: "[y/N]", send: "n"),
+        ], timeout: 180)
+        #expect(screen.status == 0, "\(screen.text)")
+        #expect(screen.text.contains("Register it? [y/N]") && screen.text.contains(Self.python), "asked about each: \(screen.text)")
+        #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"], "only the one allowed")
+    }
+
+    @Test func aBackupCreatesNoWebLoginWithoutConsentAndPutsNoNoteIntoAnAccountItDoesNotHold() throws {
+        let victim = try BackupHome(web: true, name: "victim")
+        var bea = WebBrowser(try #require(victim.web))
+        let beaPassword = victim.marked("bea-password")
+        victim.harness.secrets.append(beaPassword)
+        #expect(try bea.register("bea", beaPassword).status == 201)
+        let beaID = try #require(bea.accountID)
+
+        let attacker = try BackupHome(web: true, name: "mallory")
+        var mallory = WebBrowser(try #require(attacker.web))
+        let malloryPassword = attacker.marked("mallory-password")
+        attacker.harness.secrets.append(malloryPassword)
+        #expect(try mallory.register("mallory", malloryPassword).status == 201)
+        try attacker.newNote("planted")
+        let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")
+        _ = try attacker.backup(to: made)
+        victim.harness.secrets += attacker.harness.secrets
+
+        // The web login: listed by its login name, not restored unasked; mallory cannot sign in.
+        let dryRun = try victim.harness.tresor(
+            ["backup", "restore", made.path, "--passcode-stdin", "--dry-run"], input: "\(victim.passcode)\n\(attacker.backupPassphrase)\n")
+        #expect(dryRun.succeeded && dryRun.stdout.contains("mallory") && dryRun.stdout.contains("--allow-web-accounts"), "\(dryRun.stdout)")
+        let (plain, plainReport) = try victim.restore(made, passphrase: attacker.backupPassphrase)
+        try expectSucceeded(plain)
+        let plainEntries = try #require(plainReport).entries
+        let account = try #require(plainEntries.first { $0.kind == .account && $0.description.contains("mallory") })
+        #expect(account.outcome == .skipped && account.reason == .needsConsent, "\(account)")
+        var intruder = WebBrowser(try #require(victim.web))
+        #expect(try intruder.signIn("mallory", malloryPassword).status != 200, "no web login planted")
+
+        // The planted note rewritten into bea's account, and shared with her from the local one:
+        // neither reaches her, even with consent to web accounts.
+        let planted = try #require(attacker.noteIDs["planted"])
+        let hostile = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase) { record in
+            guard case .note(var note) = record, note.id == planted else { return [record] }
+            var shared = note
+            shared.id = UUID().uuidString.lowercased()
+            shared.participants = [try JSONDecoder().decode(BackedUpParticipant.self, from: Data(#"{"account": "\#(beaID)", "added": 1}"#.utf8))]
+            note.account = beaID
+            return [.note(note), .note(shared)]
+        }
+        let (into, intoReport) = try victim.restore(hostile, passphrase: attacker.backupPassphrase, arguments: ["--allow-web-accounts"])
+        try expectSucceeded(into)
+        let notes = try #require(intoReport).entries.filter { $0.kind == .note }
+        let intoBea = try #require(notes.first { $0.id == planted })
+        #expect(intoBea.outcome == .skipped && intoBea.reason == .accountNotInBackup, "\(intoBea)")
+        let listed = try bea.get("/api/notes").json?["notes"] as? [[String: Any]] ?? []
+        #expect(listed.isEmpty, "nothing reaches bea: \(listed)")
+    }
+
+    @Test func duplicatesAndAnAttachmentIDInUseAreReportedSkippedNotRestored() throws {
+        let attacker = try BackupHome(name: "mallory")
+        let note = try attacker.newNote("duplicated")
+        try attacker.attach("duplicated-attachment", to: note, kind: "file", size: 2_000)
+        let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")
+        _ = try attacker.backup(to: made)
+        let victim = try BackupHome(name: "victim")
+        victim.harness.secrets += attacker.harness.secrets
+        let ownNote = try victim.newNote("own")
+        try victim.attach("own-attachment", to: ownNote, kind: "file", size: 1_000)
+        let ownAttachment = try #require(victim.attachmentIDs["own-attachment"])
+
+        // The note twice, its attachment twice, and a second attachment under the id of the
+        // victim's own attachment (of another note).
+        var attachmentRecords: [BackupRecord] = []
+        let hostile = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase) { record in
+            switch record {
+            case .note: return [record, record]
+            case .attachment, .piece: attachmentRecords.append(record); return [record]
+            case .attachmentEnd:
+                attachmentRecords.append(record)
+                var taken = attachmentRecords
+                if case .attachment(var attachment) = taken[0] {
+                    attachment.id = ownAttachment
+                    taken[0] = .attachment(attachment)
+                }
+                return [record] + attachmentRecords + taken
+            default: return [record]
+            }
+        }
+        let (result, restored) = try victim.restore(hostile, passphrase: attacker.backupPassphrase)
+        try expectSucceeded(result)
+        let report = try #require(restored)
+        let notes = report.entries.filter { $0.kind == .note }
+        #expect(notes.map(\.outcome) == [.restored, .skipped] && notes[1].reason == .duplicate, "\(notes)")
+        let attachments = report.entries.filter { $0.kind == .attachment }
+        #expect(attachments.map(\.outcome) == [.restored, .skipped, .skipped], "\(attachments)")
+        #expect(attachments.count == 3 && attachments[1].reason == .duplicate && attachments[2].reason == .idInUse, "\(attachments)")
+        #expect(report.count(.attachment, .restored) == 1 && report.count(.note, .restored) == 1)
+        // The victim's attachment is as it was.
+        let out = victim.harness.root.appendingPathComponent("own-out")
+        try expectSucceeded(victim.harness.tresor(["note", "export-attachment", ownNote, ownAttachment, "--out", out.path]))
+        #expect(try Data(contentsOf: out) == victim.attachmentBytes["own-attachment"])
+    }
+
+    @Test(arguments: [HostileBackup.Forbidden.thisDeviceOnlyPlainItem, .itemIDNotARowID, .noteIDNotAnID, .attachmentIDNotAnID])
+    func whatTheFormatForbidsIsRefusedWithAClearErrorAndTheHomeUnchanged(_ forbidden: HostileBackup.Forbidden) throws {
+        let attacker = try BackupHome(name: "mallory")
+        try expectSucceeded(attacker.harness.tresor(["item", "add", "--service", "bk.forbidden", "--account", "ada", "--secret-stdin"],
+                                                    input: attacker.marked("secret")))
+        let note = try attacker.newNote("forbidden")
+        try attacker.attach("forbidden-attachment", to: note, kind: "file", size: 1_000)
+        let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")
+        _ = try attacker.backup(to: made)
+        let hostile = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase, forbidden.rewrite)
+
+        let victim = try BackupHome(name: "victim")
+        victim.harness.secrets += attacker.harness.secrets
+        let before = try victim.homeSnapshot()
+        let (result, _) = try victim.restore(hostile, passphrase: attacker.backupPassphrase)
+        #expect(!result.succeeded, "refused")
+        // With --json the error is the JSON answer on standard output.
+        #expect((result.stdout + result.stderr).contains(forbidden.error), "\(result.stdout)\(result.stderr)")
+        #expect(BackupHome.differences(before, try victim.homeSnapshot()).isEmpty, "the home is unchanged")
+        let verify = try victim.harness.tresor(["backup", "verify", hostile.path, "--passphrase-stdin"], input: attacker.backupPassphrase + "\n")
+        #expect(!verify.succeeded && verify.stderr.contains(forbidden.error), "verify refuses it too: \(verify.stderr)")
+    }
+
+    /// A Python script, run as `harness`'s user, asking its daemon's socket for the secret of the
+    /// item `service` in `group`: what it got, as "STATUS BODY".
+    static func pythonSearch(_ harness: Harness, service: String, group: String, revealing secret: String) throws -> String {
+        let script = """
+            import json, socket, sys
+            socket_path, service, group = sys.argv[1:4]
+            body = json.dumps({"query": {"itemClass": "genp", "attributes": {"service": service, "accessGroup": group},
+                                         "limit": "one", "returnData": True, "returnAttributes": False}}).encode()
+            s = socket.socket(socket.AF_UNIX); s.connect(socket_path)
+            s.sendall(b"POST /v1/items/search HTTP/1.1\\r\\nHost: t\\r\\nContent-Type: application/json\\r\\nContent-Length: "
+                      + str(len(body)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + body)
+            answer = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                answer += chunk
+            head, _, payload = answer.partition(b"\\r\\n\\r\\n")
+            print(head.split(b" ")[1].decode(), payload.decode())
+            """
+        let result = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, harness.paths.socket.path, service, group], revealing: [secret])
+        return result.stdout
+    }
+}
+
+/// A real backup's records rewritten (the attack) and written again with the project's writer.
+enum HostileBackup {
+    /// Reads the backup at `url`, hands each record but the trailer to `rewrite`, and writes what
+    /// it returns into a new backup of the same passphrase (the writer adds the trailer).
+    static func rewrite(_ url: URL, passphrase: String, _ rewrite: (BackupRecord) throws -> [BackupRecord]) throws -> URL {
+        var remaining = try Data(contentsOf: url)[...]
+        var reader = try RecordStreamReader(passphrase: Data(passphrase.utf8)) { count in
+            let next = remaining.prefix(count)
+            remaining = remaining.dropFirst(next.count)
+            return Data(next)
+        }
+        var file = Data()
+        var writer = try RecordStreamWriter(passphrase: Data(passphrase.utf8), workFactor: 10) { file += $0 }
+        while let record = try reader.next() {
+            if case .trailer = record { continue }
+            for written in try rewrite(record) { try writer.write(written) }
+        }
+        _ = try writer.finish()
+        let hostile = url.deletingLastPathComponent().appendingPathComponent("hostile-\(UUID().uuidString.prefix(8)).tresor-backup")
+        try file.write(to: hostile)
+        return hostile
+    }
+
+    /// A record the format does not allow, and the words of its refusal.
+    enum Forbidden: String, CaseIterable, Sendable {
+        case thisDeviceOnlyPlainItem, itemIDNotARowID, noteIDNotAnID, attachmentIDNotAnID
+
+        func rewrite(_ record: BackupRecord) -> [BackupRecord] {
+            switch (self, record) {
+            case (.thisDeviceOnlyPlainItem, .item(var item)):
+                item.item.attributes.accessible = .whenUnlockedThisDeviceOnly
+                return [.item(item)]
+            case (.itemIDNotARowID, .item(var item)):
+                item.item.id = "+" + item.item.id
+                return [.item(item)]
+            case (.noteIDNotAnID, .note(var note)):
+                note.id = "../\(note.id)"
+                return [.note(note)]
+            case (.attachmentIDNotAnID, .attachment(var attachment)):
+                attachment.id = "../\(attachment.id)"
+                return [.attachment(attachment)]
+            default:
+                return [record]
+            }
+        }
+
+        var error: String {
+            switch self {
+            case .thisDeviceOnlyPlainItem: "ThisDeviceOnly"
+            case .itemIDNotARowID: "row id"
+            case .noteIDNotAnID, .attachmentIDNotAnID: "not an id"
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// One answer or an error (notes named by an ambiguous prefix are
+/// refused), and failures in plain words — with the codes kept for `--json` and `--verbose`.
+@Suite(.blocksItsThread, .serialized) struct CLIAnswersTests {
+    static let passcode = "e2e-answers-passcode"
+
+    func initialized() throws -> Harness {
+        let harness = try Harness.initialized(passcode: Self.passcode)
+        return harness
+    }
+
+    /// A note named by a start of its id that other notes' ids share is refused with the
+    /// candidates; a unique start, a whole id and an exact title each name one note.
+    @Test func notesAreNamedByAUniqueIdPrefixOrTheirTitleAndAnAmbiguousPrefixIsRefused() throws {
+        let harness = try initialized()
+        var notes: [NoteSummary] = []
+        // Ids are random: make notes until two share a first character.
+        while !notes.contains(where: { note in notes.contains { $0.id != note.id && $0.id.first == note.id.first } }) {
+            notes.append(try harness.json(NoteSummary.self, ["note", "new"], input: "Note \(notes.count)\nBody of note \(notes.count)\n"))
+        }
+        let twin = notes.first { note in notes.contains { $0.id != note.id && $0.id.first == note.id.first } }!
+        let sharing = notes.filter { $0.id.first == twin.id.first }
+        let ambiguous = try harness.tresor(["note", "show", String(twin.id.prefix(1))])
+        #expect(ambiguous.status == 1 && ambiguous.stdout.isEmpty)
+        #expect(ambiguous.stderr.contains("\(sharing.count) notes match"), "\(ambiguous.stderr)")
+        for candidate in sharing { #expect(ambiguous.stderr.contains(candidate.id) && ambiguous.stderr.contains(candidate.title)) }
+        #expect(try harness.json(ErrorResponse.self, ["note", "delete", String(twin.id.prefix(1))]).error.code == .param)
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).count == notes.count, "an ambiguous delete deleted nothing")
+
+        let unique = notes.map { note in
+            (note, (1...36).map { String(note.id.prefix($0)) }.first { prefix in notes.filter { $0.id.hasPrefix(prefix) }.count == 1 }!)
+        }
+        for (note, prefix) in unique {
+            #expect(try harness.tresor(["note", "show", prefix]).stdout.contains("Body of \(note.title.lowercased())"))
+            #expect(try harness.tresor(["note", "show", note.title]).stdout.contains("id: \(note.id)"))
+            #expect(try harness.tresor(["note", "show", note.id.uppercased()]).succeeded, "a whole id, any case")
+        }
+        let missing = try harness.tresor(["note", "show", "zz-no-such-note"])
+        #expect(missing.status == 1 && missing.stderr.contains("no note's id starts with 'zz-no-such-note'"))
+        // A title two notes share is ambiguous too.
+        _ = try harness.json(NoteSummary.self, ["note", "new"], input: "Note 0\nA second note 0\n")
+        #expect(try harness.tresor(["note", "show", "Note 0"]).stderr.contains("2 notes match"))
+    }
+
+    /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
+    /// `--json` keeps them.
+    @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {
+        let fresh = try Harness()
+        try fresh.startDaemon()
+        let uninitialized = try fresh.tresor(["item", "get", "--service", "x"])
+        #expect(uninitialized.stderr == "tresor: this home has no keybag yet — run `tresor init`\n", "\(uninitialized.stderr)")
+
+        let harness = try initialized()
+        #expect(try harness.tresor(["item", "add", "--service", "plain.example", "--readable-by-scripts", "--secret-stdin"], input: "plain-secret").succeeded)
+        #expect(try harness.tresor(["lock"]).succeeded)
+        let locked = try harness.tresor(["item", "get", "--service", "plain.example"])
+        #expect(locked.status == 1)
+        #expect(locked.stderr == "tresor: the keybag is locked — run `tresor unlock`\n", "\(locked.stderr)")
+        for code in ["OSStatus", "-25308", "interactionNotAllowed", "errno"] { #expect(!locked.stderr.contains(code)) }
+
+        let verbose = try harness.tresor(["item", "get", "--service", "plain.example", "--verbose"])
+        #expect(verbose.stderr.contains("the keybag is locked") && verbose.stderr.contains("code interactionNotAllowed, OSStatus -25308"), "\(verbose.stderr)")
+        let json = try harness.tresor(["item", "get", "--service", "plain.example", "--json"])
+        let error = try CLIJSON.decode(ErrorResponse.self, from: Data(json.stdout.utf8)).error
+        #expect(error.code == .interactionNotAllowed)
+        #expect(json.stdout.contains("\"osStatus\" : -25308"), "\(json.stdout)")
+
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let none = try harness.tresor(["item", "get", "--service", "no.such.example"])
+        #expect(none.stderr == "tresor: no item matches (`tresor item find` lists the items)\n", "\(none.stderr)")
+        let duplicate = try harness.tresor(["item", "add", "--service", "plain.example", "--secret-stdin"], input: "again")
+        #expect(duplicate.stderr.contains("exists already — change it with `tresor item update`") && !duplicate.stderr.contains("-25299"))
+        let readOnly = try harness.tresor(["item", "delete", "--keychain", "System Roots", "--class", "cert", "--all"])
+        #expect(readOnly.stderr.contains("cannot be changed (System Roots is read-only)") && !readOnly.stderr.contains("-25292"), "\(readOnly.stderr)")
+        #expect(try harness.tresor(["keychain", "create", "plainvault", "--passcode-stdin"], input: "vault-\(Self.passcode)\n").succeeded)
+        harness.secrets.append("vault-\(Self.passcode)")
+        #expect(try harness.tresor(["item", "add", "--keychain", "plainvault", "--service", "v", "--secret-stdin"], input: "v").succeeded)
+        #expect(try harness.tresor(["lock", "--keychain", "plainvault"]).succeeded)
+        #expect(try harness.tresor(["item", "get", "--keychain", "plainvault", "--service", "v"]).stderr
+            == "tresor: keychain plainvault is locked — run `tresor unlock --keychain plainvault`\n")
+        let wrong = try harness.tresor(["unlock", "--passcode-stdin"], input: "not-the-passcode\n")
+        #expect(wrong.stderr.contains("wrong passcode") && !wrong.stderr.contains("OSStatus"))
+        #expect(try harness.tresor(["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "h\n").stderr
+            .contains("no notes passphrase is set yet — set one with `tresor note passphrase set`"))
+
+        // Names of values read as words.
+        let keychains = try harness.tresor(["keychain", "list"]).stdout
+        #expect(keychains.contains("read-only") && !keychains.contains("readOnly"), "\(keychains)")
+        #expect(try harness.tresor(["item", "find", "--service", "plain.example"]).stdout.contains("accessible: when unlocked"))
+        #expect(try harness.tresor(["item", "add", "--service", "words", "--accessible", "after-first-unlock", "--secret-stdin"], input: "w").succeeded,
+                "a protection class in words is understood")
+        harness.killDaemon()
+        try harness.startDaemon()
+        let status = try harness.tresor(["status"]).stdout
+        #expect(status.components(separatedBy: "since the daemon started").count == 2, "said once: \(status)")
+        #expect(!status.contains("lockedSinceStart"))
+    }
+
+    /// Arguments are checked before any secret is asked for — a mistyped
+    /// path or name fails at once, on a terminal too, and asks nothing.
+    @Test func argumentsAreCheckedBeforeAnySecretIsAskedFor() throws {
+        let harness = try initialized()
+        for (arguments, complaint) in [
+            (["app", "register", "--id", "TEAMX.app", "--team", "TEAMX", "--exe", "/usr/local/bin/no-such-backup"], "no executable file at /usr/local/bin/no-such-backup"),
+            (["secret-service", "allow", "--exe", "/no/such/program", "--owner", "/usr/bin/secret-tool"], "no executable file at /no/such/program"),
+            (["keychain", "create", "not/a/name"], "a keychain's name is letters, digits"),
+        ] {
+            let screen = try harness.onTerminal(arguments)
+            #expect(screen.status == 1 && screen.text.contains(complaint), "\(arguments): \(screen.text)")
+            #expect(!screen.text.localizedCaseInsensitiveContains("passcode"), "asked for a secret first: \(screen.text)")
+        }
+    }
+
+    /// A daemon that cannot start says why in words, and tresor passes that on: a taken web
+    /// port, not a bind error.
+    @Test func aDaemonThatCannotStartIsExplained() throws {
+        let (listener, port) = try listeningOnLoopback()
+        defer { close(listener) }
+        let harness = try Harness(configuration: #"{"webPort": \#(port)}"#)
+        let started = Date()
+        let daemon = try harness.tresord([], timeout: 20)
+        #expect(daemon.status == 1 && Date().timeIntervalSince(started) < 15, "it stops at once")
+        #expect(daemon.stderr.contains("port \(port) is already in use — choose another with --web PORT"), "\(daemon.stderr)")
+        #expect(!daemon.stderr.contains("CancellationError") && !daemon.stderr.contains("errno"))
+
+        let result = try harness.tresor(["status"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("tresord did not start: port \(port) is already in use"), "\(result.stderr)")
+    }
+
+    /// A TCP socket listening on 127.0.0.1 on a port the kernel picks.
+    func listeningOnLoopback() throws -> (Int32, Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(ok)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}

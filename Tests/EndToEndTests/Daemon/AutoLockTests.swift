@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// Auto-lock fires after the configured idle time, and not while a hold is active; a hold
+/// ends when its client disconnects.
+@Suite(.blocksItsThread, .serialized) struct AutoLockTests {
+    @Test func autoLockFiresAfterIdleButNotWhileHeld() throws {
+        let harness = try Harness(configuration: #"{"autoLockSeconds": 2}"#)
+        harness.secrets = ["e2e-autolock-passcode"]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
+        #expect(try harness.status().autoLockSeconds == 2)
+        #expect(try harness.status().keybag == .unlocked)
+        sleep(3)
+        #expect(try harness.status().keybag == .locked, "auto-lock after 2 s idle")
+        #expect(harness.daemonLog.contains("auto-locked"))
+
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
+        var holder: TresorClient? = try TresorClient.connect(paths: harness.paths, startDaemon: false)
+        let hold = try holder!.holdAutoLock(reason: "copying a large file for the test")
+        sleep(3)
+        let held = try harness.status()
+        #expect(held.keybag == .unlocked, "a hold keeps the keybag unlocked past the idle time")
+        #expect(held.holds.map(\.reason) == ["copying a large file for the test"])
+        #expect(held.holds.first?.id == hold.id)
+        #expect(held.holds.first?.client.pid == getpid())
+        #expect(try harness.tresor(["status"]).stdout.contains("copying a large file for the test"))
+
+        holder = nil  // the connection closes: the hold ends with it
+        usleep(300_000)
+        #expect(try harness.status().holds.isEmpty)
+        sleep(3)
+        #expect(try harness.status().keybag == .locked)
+        try harness.expectNoSecretLeaked()
+    }
+
+    @Test func holdsNeedAReasonAndEndByRelease() throws {
+        let harness = try Harness(configuration: #"{"autoLockSeconds": 60}"#)
+        try harness.startDaemon()
+        let client = try TresorClient.connect(paths: harness.paths, startDaemon: false)
+        #expect(throws: APIError.self) { try client.holdAutoLock(reason: "   ") }
+        let hold = try client.holdAutoLock(reason: "backup")
+        #expect(try client.status().holds.count == 1)
+        // Another connection cannot end it.
+        let other = try TresorClient.connect(paths: harness.paths, startDaemon: false)
+        #expect(throws: APIError.self) { try other.releaseHold(hold) }
+        try client.releaseHold(hold)
+        #expect(try client.status().holds.isEmpty)
+    }
+}

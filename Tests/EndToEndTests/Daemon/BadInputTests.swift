@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// Malformed and oversized requests, a tampered keybag, a missing device key: a clear error,
+/// the daemon keeps running, and nothing on disk is lost or rewritten.
+@Suite(.blocksItsThread, .serialized) struct BadInputTests {
+    /// Sends a raw request with curl over the socket; returns (HTTP status, body).
+    func curl(_ harness: Harness, _ method: String, _ path: String, body: Data? = nil) throws -> (Int, String) {
+        let bodyFile = harness.root.appendingPathComponent("body")
+        var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", harness.paths.socket.path, "-X", method]
+        if let body {
+            try body.write(to: bodyFile)
+            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile.path]
+        }
+        let result = try harness.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + ["http://tresord" + path])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? -1, lines.dropLast().joined(separator: "\n"))
+    }
+
+    func errorCode(_ body: String) -> APIError.Code? {
+        try? JSONDecoder().decode(ErrorResponse.self, from: Data(body.utf8)).error.code
+    }
+
+    @Test func malformedAndOversizedRequestsGetClearErrors() throws {
+        let harness = try Harness.initialized(passcode: "e2e-badinput-passcode")
+        #expect(try harness.tresor(["lock"]).succeeded)
+        let before = try harness.homeSnapshot()
+
+        let cases: [(String, String, Data?, Int, APIError.Code)] = [
+            ("POST", "/v1/unlock", Data("not json at all".utf8), 400, .param),
+            ("POST", "/v1/unlock", Data(#"{"passcode": 42}"#.utf8), 400, .param),
+            ("POST", "/v1/unlock", Data(#"{"passcode": ""}"#.utf8), 400, .param),
+            ("POST", "/v1/unlock", Data(#"{}"#.utf8), 401, .passcodeRequired),
+            ("POST", "/v1/unlock", Data(repeating: 0x41, count: 1_100_000), 413, .requestTooLarge),
+            ("POST", "/v1/unlock", Data(("{\"passcode\": \"" + String(repeating: "x", count: 2000) + "\"}").utf8), 400, .param),
+            ("POST", "/v1/passcode/change", Data(#"{"current": null}"#.utf8), 400, .param),
+            ("POST", "/v1/lock", Data(#"{"keychain": 42}"#.utf8), 400, .param),
+            ("POST", "/v1/unlock", Data(#"{"passcode": "x", "keychain": "no-such"}"#.utf8), 404, .noSuchKeychain),
+            ("GET", "/v1/no-such-route", nil, 404, .notFound),
+            ("GET", "/v2/status", nil, 404, .notFound),
+            ("DELETE", "/v1/holds/unknown", nil, 404, .notFound),
+        ]
+        for (method, path, body, status, code) in cases {
+            let (answered, text) = try curl(harness, method, path, body: body)
+            #expect(answered == status, "\(method) \(path): \(text)")
+            #expect(errorCode(text) == code, "\(method) \(path): \(text)")
+        }
+        // The daemon still serves, the keybag is as it was, and no file changed.
+        #expect(harness.daemonIsRunning)
+        let status = try harness.status()
+        #expect(status.keybag == .locked)
+        #expect(status.failedAttempts == 0, "malformed requests are not passcode attempts")
+        let after = try harness.homeSnapshot()
+        #expect(after == before, "changed: \(Set(after.keys).union(before.keys).filter { after[$0] != before[$0] }.sorted())")
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-badinput-passcode\n").succeeded)
+        try harness.expectNoSecretLeaked()
+    }
+
+    @Test func badKeychainRequestsGetClearErrorsAndTouchNothing() throws {
+        let harness = try Harness.initialized(passcode: "e2e-badkeychain-passcode")
+        #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kept\n").succeeded)
+
+        func add(_ json: String) throws -> (Int, String) {
+            try curl(harness, "POST", "/v1/items/add", body: Data(json.utf8))
+        }
+        // curl is not a registered application: the keychain refuses it outright.
+        let (status, text) = try add(#"{"itemClass": "genp", "attributes": {"service": "s"}, "secret": "eA=="}"#)
+        #expect(status == 403)
+        #expect(errorCode(text) == .missingEntitlement)
+
+        // Through the CLI (the keychain-access application):
+        let unknownClass = try harness.tresor(["item", "add", "--class", "nope", "--secret-stdin"], input: "x\n")
+        #expect(!unknownClass.succeeded)
+        let wrongClassAttribute = try harness.json(ErrorResponse.self, ["item", "add", "--server", "example.com", "--secret-stdin"], input: "x\n")
+        #expect(wrongClassAttribute.error.code == .param)
+        #expect(wrongClassAttribute.error.message.contains("server does not apply to generic password"))
+        let huge = String(repeating: "s", count: 256 * 1024 + 1)
+        let oversized = try harness.json(ErrorResponse.self, ["item", "add", "--service", "big", "--secret-stdin"], input: huge)
+        #expect(oversized.error.code == .param)
+        #expect(oversized.error.message.contains("limit is 262144"))
+        let nothing = try harness.json(ErrorResponse.self, ["item", "get", "--service", "no-such-service"])
+        #expect(nothing.error.code == .itemNotFound)
+        #expect(try harness.tresor(["item", "get", "--service", "keep", "--account", "me"]).stdout == "kept")
+        #expect(harness.daemonIsRunning)
+        try harness.expectNoSecretLeaked()
+    }
+
+    @Test func aTamperedKeybagIsReportedAndLeftAlone() throws {
+        let harness = try Harness.initialized(passcode: "e2e-tamper-passcode")
+        harness.stopDaemon()
+        var keybag = try Data(contentsOf: harness.paths.keybag)
+        keybag[keybag.count - 10] ^= 0x20
+        try keybag.write(to: harness.paths.keybag)
+
+        try harness.startDaemon()
+        let status = try harness.status()
+        #expect(status.keybag == .damaged)
+        #expect(status.problem?.contains("keybag is damaged or was altered") == true, "\(status.problem ?? "")")
+        let unlock = try harness.json(ErrorResponse.self, ["unlock", "--passcode-stdin"], input: "e2e-tamper-passcode\n")
+        #expect(unlock.error.code == .keybagDamaged)
+        let again = try harness.tresor(["init", "--passcode-stdin"], input: "another\n")
+        #expect(!again.succeeded, "init must not overwrite a damaged keybag")
+        #expect(try Data(contentsOf: harness.paths.keybag) == keybag)
+        #expect(harness.daemonIsRunning)
+        try harness.expectNoSecretLeaked()
+    }
+
+    @Test func aMissingDeviceKeyIsNamed() throws {
+        let harness = try Harness()
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--no-passcode"]).succeeded)
+        harness.stopDaemon()
+        let keybag = try Data(contentsOf: harness.paths.keybag)
+        try FileManager.default.removeItem(at: harness.paths.deviceKey)
+        try harness.startDaemon()
+        let status = try harness.status()
+        #expect(status.keybag == .damaged)
+        #expect(status.problem?.contains("device key") == true)
+        #expect(try harness.tresor(["unlock"]).stderr.contains("device key"))
+        #expect(!FileManager.default.fileExists(atPath: harness.paths.deviceKey.path))
+        #expect(try Data(contentsOf: harness.paths.keybag) == keybag)
+    }
+
+    @Test func aSecondDaemonForTheSameHomeRefusesToStart() throws {
+        let harness = try Harness()
+        try harness.startDaemon()
+        let second = try harness.tresord([])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("already running"))
+        // And how to go on: the options belong in config.json, then a restart.
+        #expect(second.stderr.contains("config.json") && second.stderr.contains("tresor daemon restart"), "\(second.stderr)")
+        #expect(try harness.status().keybag == .notInitialized, "the first daemon still answers")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TresorKeybag
+import TresorProtocol
+import TresorSystem
+import TresorNotes
+import GRDB
+import TresorKit
+import TresorTestSupport
+
+/// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the
+/// whenUnlocked class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
+@Suite(.blocksItsThread, .serialized) struct MemoryHygieneTests {
+    static var isRoot: Bool { getuid() == 0 }
+
+    /// Whether `needle` occurs in any readable, writable mapping of process `pid`.
+    static func memory(of pid: Int32, contains needle: Data) throws -> Bool {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let mem = open("/proc/\(pid)/mem", O_RDONLY)
+        guard mem >= 0 else { throw HarnessError.daemonDidNotStart("cannot open /proc/\(pid)/mem (errno \(errno))") }
+        defer { close(mem) }
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("rw") else { continue }
+            let range = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            guard range.count == 2 else { continue }
+            var offset = range[0]
+            let chunk = 1 << 20
+            var carry = Data()
+            while offset < range[1] {
+                let size = Int(min(UInt64(chunk), range[1] - offset))
+                var buffer = Data(count: size)
+                let read = buffer.withUnsafeMutableBytes { pread(mem, $0.baseAddress, size, off_t(Int64(bitPattern: offset))) }
+                guard read > 0 else { break }
+                let window = carry + buffer.prefix(read)
+                if window.range(of: needle) != nil { return true }
+                carry = Data(window.suffix(needle.count - 1))
+                offset += UInt64(read)
+            }
+        }
+        return false
+    }
+
+    @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
+    func aLockDropsTheWhenUnlockedClassKeyFromTheDaemonsMemory() throws {
+        let harness = try Harness()
+        let passcode = "e2e-memory-passcode"
+        harness.secrets = [passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
+        #expect(try harness.tresor(["item", "get", "--service", "mem"]).stdout == "in-memory-secret")
+
+        // The key, as this test process derives it from the same files and passcode.
+        let keybag = try Keybag.open(paths: harness.paths)
+        try keybag.unlock(passcode: try Passcode(passcode))
+        let classKey = try keybag.classKey(for: .whenUnlocked).withUnsafeBytes { Data($0) }
+        let afterFirstUnlockKey = try keybag.classKey(for: .afterFirstUnlock).withUnsafeBytes { Data($0) }
+
+        let pid = try harness.status().pid
+        // Positive control: while unlocked the daemon holds both keys, so the scan can see them.
+        #expect(try Self.memory(of: pid, contains: classKey), "the scan must find the key while the keybag is unlocked")
+        #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
+
+        #expect(try harness.tresor(["lock"]).succeeded)
+        #expect(!(try Self.memory(of: pid, contains: classKey)), "the whenUnlocked class key stayed in the daemon's memory after lock")
+        // afterFirstUnlock keys stay by design.
+        #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
+    }
+}
+
+/// docs/SECURITY.md §3.9: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
+/// key, nor the note key it unwrapped.
+@Suite(.blocksItsThread, .serialized) struct NoteKeyMemoryHygieneTests {
+    @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))
+    func lockNowDropsTheSessionsKeysFromTheDaemonsMemory() throws {
+        let harness = try Harness()
+        let passcode = "e2e-memory-notes-passcode", passphrase = "e2e-memory-notes-passphrase"
+        harness.secrets = [passcode, passphrase]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "memory", "--body-stdin"], input: "kept in memory?")
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try harness.tresor(["note", "show", note.id, "--json"]).succeeded)
+
+        // The keys, as this test derives them from the stored fields and the passphrase.
+        let row = try DatabaseQueue(path: harness.paths.notesDatabase.path).read { db in
+            try Row.fetchOne(db, sql: "SELECT crypto_salt, crypto_iterations, crypto_wrapped_key FROM notes WHERE id = ?", arguments: [note.id])!
+        }
+        let passphraseKey = try LockedNoteCrypto.passphraseKey(try Passphrase(passphrase), salt: row["crypto_salt"], iterations: row["crypto_iterations"])
+        let noteKey = try #require(LockedNoteCrypto.unwrap(row["crypto_wrapped_key"], with: passphraseKey))
+        let sessionBytes = passphraseKey.withUnsafeBytes { Data($0) }, noteBytes = noteKey.withUnsafeBytes { Data($0) }
+
+        let pid = try harness.status().pid
+        #expect(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes), "positive control: the open session's key is found")
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        #expect(!(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes)), "the session's passphrase key stayed in memory after Lock Now")
+        #expect(!(try MemoryHygieneTests.memory(of: pid, contains: noteBytes)), "the note key stayed in memory after Lock Now")
+    }
+}

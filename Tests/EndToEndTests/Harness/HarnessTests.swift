@@ -1,0 +1,21 @@
+import Foundation
+import Testing
+import TresorTestSupport
+
+/// The harness itself: a command that writes more than a pipe holds to one output while the
+/// other is still open — or before it reads its input — is run to its end. (With the harness as
+/// it was, reading one output to its end before the other, this test hangs: its pipes deadlock.)
+@Suite(.blocksItsThread) struct HarnessTests {
+    @Test func outputsLargerThanAPipeOnBothStreamsAndALargeInput() throws {
+        let harness = try Harness()
+        let shell = URL(fileURLWithPath: "/bin/sh")
+        // 300 KB to standard error first, then 300 KB to standard output, then the input read back.
+        let script = "head -c 300000 /dev/zero | tr '\\0' e >&2; head -c 300000 /dev/zero | tr '\\0' o; wc -c"
+        let input = String(repeating: "i", count: 200_000)
+        let result = try harness.run(shell, ["-c", script], input: input)
+        #expect(result.status == 0)
+        #expect(result.stderr.count == 300_000 && result.stderr.allSatisfy { $0 == "e" })
+        #expect(result.stdout.hasPrefix(String(repeating: "o", count: 300_000)))
+        #expect(result.stdout.dropFirst(300_000).trimmingCharacters(in: .whitespacesAndNewlines) == "200000")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// Keychains the user creates: each its own store, passcode and lock state (docs/API.md,
+/// "Created keychains").
+@Suite(.blocksItsThread, .serialized) struct KeychainsTests {
+    @Test func aCreatedKeychainHasItsOwnPasscodeAndLock() throws {
+        let harness = try Harness()
+        let (login, work) = ("e2e-login-passcode", "e2e-work-passcode")
+        harness.secrets = [login, work]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: login + "\n").succeeded)
+        let created = try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n\(work)\n")
+        #expect(created.succeeded, "\(created.stderr)")
+        #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).map(\.name) == ["login", "work", "System Roots"])
+        #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin", "--verbose"], input: "\(work)\n").stderr.contains("-25299"))
+        #expect(!(try harness.tresor(["keychain", "create", "../evil", "--passcode-stdin"], input: "\(work)\n").succeeded))
+
+        #expect(try harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "mail", "--readable-by-scripts", "--secret-stdin"], input: "login-secret\n").succeeded)
+        // Items live in their own keychain only.
+        #expect(try harness.json(ErrorResponse.self, ["item", "get", "--service", "vpn"]).error.code == .itemNotFound)
+        #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
+
+        // Locking work leaves login open, and the other way round.
+        #expect(try harness.tresor(["lock", "--keychain", "work"]).succeeded)
+        #expect(try harness.json(ErrorResponse.self, ["item", "get", "--keychain", "work", "--service", "vpn"]).error.code == .interactionNotAllowed)
+        #expect(try harness.tresor(["item", "get", "--service", "mail"]).stdout == "login-secret")
+        let wrong = try harness.tresor(["unlock", "--keychain", "work", "--passcode-stdin"], input: login + "\n")
+        #expect(wrong.status == 1, "the login passcode does not open another keychain")
+        #expect(try harness.tresor(["unlock", "--keychain", "work", "--passcode-stdin"], input: work + "\n").succeeded)
+        #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
+
+        // After a restart, a created keychain is locked until its own passcode is given.
+        harness.killDaemon()
+        try harness.startDaemon()
+        #expect(try harness.status().keychains?.first { $0.name == "work" }?.state == "lockedSinceStart")
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: login + "\n").succeeded)
+        #expect(try harness.json(ErrorResponse.self, ["item", "get", "--keychain", "work", "--service", "vpn"]).error.code == .interactionNotAllowed)
+        #expect(try harness.tresor(["unlock", "--keychain", "work", "--passcode-stdin"], input: work + "\n").succeeded)
+        #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
+
+        // `tresor lock` locks them all.
+        #expect(try harness.tresor(["lock"]).succeeded)
+        #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).filter { $0.name != "System Roots" }.allSatisfy { $0.state == "locked" })
+
+        // Deleting needs its passcode, and takes its files with it.
+        #expect(!(try harness.tresor(["keychain", "delete", "work", "--passcode-stdin"], input: login + "\n").succeeded))
+        #expect(try harness.tresor(["keychain", "delete", "work", "--passcode-stdin"], input: work + "\n").succeeded)
+        #expect(try harness.json(ErrorResponse.self, ["item", "get", "--keychain", "work", "--service", "vpn"]).error.code == .noSuchKeychain)
+        let left = try FileManager.default.contentsOfDirectory(atPath: harness.paths.keychainsFolder.path)
+        #expect(left.isEmpty, "\(left)")
+        #expect(try harness.homeFiles().allSatisfy { $0.1.range(of: Data("work-secret".utf8)) == nil })
+        try harness.expectNoSecretLeaked()
+    }
+}

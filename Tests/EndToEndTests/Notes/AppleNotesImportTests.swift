@@ -1,0 +1,120 @@
+import Foundation
+import NoteStoreFixture
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// `tresor import apple-notes PATH` with the real binaries, from NoteStore files shaped like
+/// Apple's (both schema generations) holding the two known locked-note vectors.
+@Suite(.blocksItsThread, .serialized) struct AppleNotesImportTests {
+    static let passcode = "e2e-import-passcode"
+
+    struct Imported: Decodable {
+        var report: ImportReport
+        var unreadable: [String]
+    }
+
+    func initialized() throws -> Harness {
+        let harness = try Harness.initialized(passcode: Self.passcode)
+        return harness
+    }
+
+    /// A NoteStore with an account, two folders, two unlocked notes, both vectors as locked
+    /// notes and one damaged note; returns the file and the unlocked notes' body markers.
+    func noteStore(_ schema: NoteStoreFixture.Schema, in folder: TemporaryFolder) throws -> (URL, [String]) {
+        var fixture = NoteStoreFixture(schema: schema)
+        let account = fixture.addAccount(name: "iCloud")
+        let recipes = fixture.addFolder(title: "Recipes", account: account)
+        let vault = fixture.addFolder(title: "Vault", account: account)
+        let markers = ["import-marker-\(UUID().uuidString.prefix(8))", "import-marker-\(UUID().uuidString.prefix(8))"]
+        _ = try fixture.addNote(.init(title: "Bread", text: "Bread\n\(markers[0])", folder: recipes, account: account, created: 700_000_000, modified: 700_000_100))
+        _ = try fixture.addNote(.init(title: nil, text: "Soup of the day\n\(markers[1])", folder: recipes, account: account, created: 700_000_200))
+        let full = AppleNotesVectors.FullNote.self
+        _ = try fixture.addNote(.init(title: "Encrypted title", body: .locked(.init(
+            salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
+            ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
+        let hashcat = AppleNotesVectors.Hashcat.self
+        _ = try fixture.addNote(.init(title: "Hashcat example", body: .locked(.init(
+            salt: hashcat.salt, iterations: Int64(hashcat.iterations), wrappedKey: hashcat.wrappedKey, iv: Data(count: 16),
+            tag: Data(count: 16), ciphertext: Data("no real body".utf8), hint: nil)), folder: vault, account: account))
+        _ = try fixture.addNote(.init(title: "Damaged", body: .data(Data([0x1f, 0x8b, 0x08, 0, 1, 2, 3])), folder: recipes, account: account))
+        let url = folder.url.appendingPathComponent("NoteStore.sqlite")
+        try fixture.write(to: url)
+        return (url, markers)
+    }
+
+    @Test(arguments: NoteStoreFixture.Schema.allCases)
+    func importsTextAndLockedNotesWhichOpenWithTheirApplePassphrase(schema: NoteStoreFixture.Schema) throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        let (store, markers) = try noteStore(schema, in: folder)
+        let before = try folder.snapshot()
+
+        let imported = try harness.json(Imported.self, ["import", "apple-notes", store.path, "--json"])
+        #expect(imported.report == ImportReport(imported: 4, locked: 2, alreadyImported: 0, refused: []))
+        #expect(imported.unreadable.count == 1 && imported.unreadable[0].contains("damaged"))
+        #expect(try folder.snapshot() == before, "the Apple database and its folder are left exactly as they were")
+
+        let notes = try harness.json([NoteSummary].self, ["note", "list"])
+        #expect(Set(notes.map(\.title)) == ["Bread", "Soup of the day", "Encrypted title", "Hashcat example"])
+        let bread = try #require(notes.first { $0.title == "Bread" })
+        #expect(bread.folder == "Recipes" && bread.created == Date(timeIntervalSinceReferenceDate: 700_000_000))
+        #expect(try harness.json(OpenedNote.self, ["note", "show", bread.id]).body == "Bread\n\(markers[0])")
+
+        let locked = try #require(notes.first { $0.title == "Encrypted title" })
+        #expect(locked.isLocked && locked.folder == "Vault" && locked.lock?.source == .appleNotes)
+        let wrong = try harness.tresor(["note", "show", locked.id, "--passphrase-stdin"], input: "hashcat\n")
+        #expect(!wrong.succeeded && wrong.stderr.contains("wrong passphrase"))
+        let opened = try harness.json(OpenedNote.self, ["note", "show", locked.id, "--passphrase-stdin"], input: "password\n")
+        // Apple's "Title" paragraph style is kept (docs/FORMAT.md, "Note bodies").
+        #expect(opened.body == "# Encrypted title\n\nEncrypted body")
+
+        // hashcat's example has the right wrapped key but no real body: the passphrase is
+        // accepted and the body reported damaged — a clear error, nothing else affected.
+        let example = try #require(notes.first { $0.title == "Hashcat example" })
+        let damaged = try harness.tresor(["note", "show", example.id, "--passphrase-stdin"], input: "hashcat\n")
+        #expect(!damaged.succeeded && damaged.stderr.contains("damaged"))
+        #expect(!damaged.stderr.contains("wrong passphrase"))
+
+        // Importing again adds nothing.
+        let again = try harness.json(Imported.self, ["import", "apple-notes", store.path, "--json"])
+        #expect(again.report.imported == 0 && again.report.alreadyImported == 4)
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).count == 4)
+
+        // The imported text is sealed at rest like any note's.
+        for (url, data) in try harness.homeFiles() {
+            for marker in markers { #expect(data.range(of: Data(marker.utf8)) == nil, "\(url.lastPathComponent)") }
+        }
+        #expect(!harness.daemonLog.contains(markers[0]))
+    }
+
+    /// A reader that fills its standard error (as a crash report on a hostile file would) is
+    /// still waited for and reported, not left blocked on a full pipe with `tresor` hanging.
+    @Test func aReaderThatWritesMoreThanAPipeHoldsOnStandardErrorIsReportedNotHung() throws {
+        let harness = try Harness()
+        let folder = harness.root.appendingPathComponent("cli-with-fake-reader")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cli = folder.appendingPathComponent("tresor")
+        try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("tresor"), to: cli)
+        let reader = folder.appendingPathComponent("tresor-read-apple-notes")
+        try Data("#!/bin/sh\nhead -c 300000 /dev/zero | tr '\\0' x >&2\nexit 1\n".utf8).write(to: reader)
+        chmod(reader.path, 0o755)
+        let result = try harness.run(cli, ["import", "apple-notes", "/nonexistent/NoteStore.sqlite"])
+        #expect(!result.succeeded)
+        #expect(result.stderr.contains(String(repeating: "x", count: 1000)) && result.stderr.count < 5000)
+    }
+
+    @Test func aFileThatIsNotANoteStoreIsAClearErrorAndImportsNothing() throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        let bogus = folder.url.appendingPathComponent("NoteStore.sqlite")
+        try Data("this is not a database, just some text".utf8).write(to: bogus)
+        let result = try harness.tresor(["import", "apple-notes", bogus.path])
+        #expect(!result.succeeded)
+        #expect(result.stderr.lowercased().contains("not") && result.stderr.count < 400)
+        let missing = try harness.tresor(["import", "apple-notes", folder.url.appendingPathComponent("absent.sqlite").path])
+        #expect(!missing.succeeded)
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).isEmpty)
+    }
+}

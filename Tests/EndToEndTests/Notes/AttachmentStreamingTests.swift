@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An attachment goes out of the home a piece at a time: `tresor note export-attachment` of the
+/// largest attachment the daemon takes (256 MiB) raises neither tresord's nor the CLI's peak
+/// resident memory by more than a fixed ceiling far below its size — the store opens it a chunk
+/// at a time, the daemon writes each chunk to the socket as it is opened, and the CLI writes
+/// each piece to the file as it arrives — and every byte comes back (docs/API.md, "Attachments on
+/// the wire").
+@Suite(.blocksItsThread, .serialized) struct AttachmentStreamingTests {
+    static let passcode = "e2e-stream-passcode"
+    static let size = NotesWire.maximumAttachmentRequestBytes
+    /// Peak resident memory an export may add to either process, whatever the attachment's size.
+    static let ceiling = 64 << 20
+
+    @Test func exportingALargeAttachmentStaysWithinAFixedMemoryCeiling() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let file = harness.root.appendingPathComponent("film.bin")
+        try Self.writeGenerated(Self.size, to: file)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Film", "--body-stdin"], input: "big")
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        #expect(attached.byteCount == Self.size)
+
+        let pid = try harness.status().pid
+        // The attach above raised the daemon's peak: start it afresh from what it holds now.
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
+        let daemonBefore = try #require(Self.memoryBytes(pid, "VmRSS"))
+        let out = harness.root.appendingPathComponent("back.bin")
+        let (exported, cliPeak) = try Self.runMeasuringPeak(harness, ["note", "export-attachment", note.id, attached.id, "--out", out.path])
+        let daemonGrowth = try #require(Self.memoryBytes(pid, "VmHWM")) - daemonBefore
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect(try Self.sha256(of: out) == Self.sha256(of: file), "the exported bytes differ from the attached ones")
+        // The CLI's whole peak: a `tresor` process holds about 20 MiB before any attachment.
+        #expect(cliPeak < Self.ceiling + (32 << 20), "tresor note export-attachment peaked at \(cliPeak >> 20) MiB for \(Self.size >> 20) MiB")
+        #expect(daemonGrowth < Self.ceiling, "tresord's peak grew by \(daemonGrowth >> 20) MiB to answer with \(Self.size >> 20) MiB")
+        print("AttachmentStreamingTests: \(Self.size >> 20) MiB exported; tresor peak \(cliPeak >> 20) MiB, "
+              + "tresord peak growth \(daemonGrowth >> 20) MiB")
+    }
+
+    /// An export that fails part way — the attachment's file damaged in its third chunk, so the
+    /// daemon has sent two chunks when it finds out — leaves no file behind, and with `--force`
+    /// leaves the file it was to replace as it was; an existing file is not overwritten without
+    /// `--force`.
+    @Test func anExportCutShortLeavesNoFileBehind() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let file = harness.root.appendingPathComponent("five.bin")
+        try Self.writeGenerated(5 << 20, to: file)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Five", "--body-stdin"], input: "five")
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+
+        let existing = harness.root.appendingPathComponent("existing.bin")
+        try Data("keep me".utf8).write(to: existing)
+        let refused = try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", existing.path])
+        #expect(!refused.succeeded && refused.stderr.contains("--force"))
+        #expect(try Data(contentsOf: existing) == Data("keep me".utf8))
+        #expect(try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", existing.path, "--force"]).succeeded)
+        #expect(try Self.sha256(of: existing) == Self.sha256(of: file))
+        try Data("keep me".utf8).write(to: existing)
+
+        // One byte flipped two and a half MiB in: the third chunk no longer opens.
+        let stored = try #require(FileManager.default.contentsOfDirectory(at: harness.paths.attachmentsFolder, includingPropertiesForKeys: nil).first)
+        let handle = try FileHandle(forUpdating: stored)
+        try handle.seek(toOffset: 5 << 19)
+        let byte = try #require(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 5 << 19)
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        try handle.close()
+
+        let out = harness.root.appendingPathComponent("cut.bin")
+        let cut = try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", out.path])
+        #expect(!cut.succeeded)
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a partial export was left behind")
+        let forced = try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", existing.path, "--force"])
+        #expect(!forced.succeeded)
+        #expect(try Data(contentsOf: existing) == Data("keep me".utf8), "a failed --force export changed the file it was to replace")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: harness.root.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
+        #expect(harness.daemonLog.contains("attachment get failed while answering"))
+    }
+
+    /// Writes `size` bytes to `url` a MiB at a time, no two MiB alike (a chunk out of place shows).
+    static func writeGenerated(_ size: Int, to url: URL) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for index in block.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            block[index] = UInt8(truncatingIfNeeded: state >> 33)
+        }
+        for index in 0..<(size >> 20) {
+            withUnsafeBytes(of: UInt32(index)) { block.replaceSubrange(0..<4, with: $0) }
+            try handle.write(contentsOf: block)
+        }
+    }
+
+    /// `tresor` with `arguments`, sampling its peak resident memory (`VmHWM`) until it exits.
+    /// - Returns: how it ended, and its peak, in bytes.
+    static func runMeasuringPeak(_ harness: Harness, _ arguments: [String]) throws -> (Harness.Result, Int) {
+        let out = harness.root.appendingPathComponent("cli.out"), err = harness.root.appendingPathComponent("cli.err")
+        for file in [out, err] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let process = Process()
+        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.arguments = arguments
+        process.environment = harness.environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        var peak = 0
+        while process.isRunning {
+            // Nil once it has exited, before it is reaped.
+            if let bytes = memoryBytes(process.processIdentifier, "VmHWM") { peak = max(peak, bytes) }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        let result = Harness.Result(
+            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8))
+        harness.record(process.executableURL!, arguments, output: result.stdout + result.stderr)
+        return (result, peak)
+    }
+
+    /// A field of `/proc/PID/status` given in kB, in bytes; nil when the process has none.
+    static func memoryBytes(_ pid: Int32, _ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "").map { $0 * 1024 }
+    }
+
+    /// The SHA-256 of the file at `url`, by `sha256sum`.
+    static func sha256(of url: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        return String(text.prefix(64))
+    }
+}

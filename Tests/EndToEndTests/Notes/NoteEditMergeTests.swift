@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorTestSupport
+
+/// `tresor note edit` in `$EDITOR` names the version it showed (docs/FORMAT.md, "Revisions and
+/// merges"): a change made to the note while the editor was open — here by another `tresor`,
+/// run from inside the editor — is merged with the edit, or the edit becomes a conflict copy.
+/// No line of either is lost.
+@Suite(.blocksItsThread, .serialized) struct NoteEditMergeTests {
+    static let passcode = "e2e-edit-merge-passcode"
+
+    func initialized() throws -> Harness {
+        let harness = try Harness.initialized(passcode: Self.passcode)
+        return harness
+    }
+
+    /// Edits note `id` in an editor that first has another `tresor` replace the note with
+    /// `meanwhile`, then runs `edit` (a sed script) on the file it was given.
+    func editWhileChangedElsewhere(_ harness: Harness, _ id: String, meanwhile: String, edit: String) throws -> Harness.Screen {
+        let changed = harness.root.appendingPathComponent("meanwhile.txt")
+        try Data(meanwhile.utf8).write(to: changed)
+        let editor = try harness.script("editor-merge", """
+            tresor note edit \(id) < "\(changed.path)" > /dev/null
+            sed -i '\(edit)' "$1"
+            """)
+        var environment = harness.environment(withScripts: ["EDITOR": editor.path])
+        environment["PATH"] = Harness.binaries.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        return try harness.onTerminal(["note", "edit", id], environment: environment)
+    }
+
+    @Test func anEditOfOtherLinesIsMergedWithTheChangeMadeMeanwhile() throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Groceries\nMilk\nBread\nEggs\n")
+        let screen = try editWhileChangedElsewhere(
+            harness, note.id, meanwhile: "Groceries\nMilk\nBread\nEggs\nButter\n", edit: "s/^Milk$/Oat milk/")
+        #expect(screen.status == 0 && screen.text.contains("merged with a change made meanwhile"), "\(screen.text)")
+        let body = try harness.json(OpenedNote.self, ["note", "show", note.id]).body
+        #expect(body.contains("Oat milk") && body.contains("Butter") && !body.contains("\nMilk"), "both edits kept: \(body)")
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).count == 1, "no copy was needed")
+    }
+
+    @Test func anEditOfTheSameLineBecomesAConflictCopy() throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Groceries\nMilk\nBread\n")
+        let screen = try editWhileChangedElsewhere(harness, note.id, meanwhile: "Groceries\nGoat milk\nBread\n", edit: "s/^Milk$/Oat milk/")
+        #expect(screen.status == 0 && screen.text.contains("conflict copy"), "\(screen.text)")
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body.contains("Goat milk"), "the note keeps the other version")
+        let copies = try harness.json([NoteSummary].self, ["note", "list"]).filter { $0.id != note.id }
+        #expect(copies.count == 1 && copies[0].title.contains("conflict copy"), "\(copies.map(\.title))")
+        let copy = try #require(copies.first)
+        #expect(try harness.json(OpenedNote.self, ["note", "show", copy.id]).body.contains("Oat milk"), "and the edit is kept whole")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// docs/API.md, "The passphrase": a change is one transaction, so "a crash leaves every note
+/// opening with the old or the new passphrase". The daemon is SIGKILLed while `tresor note
+/// passphrase change` runs over many locked notes, at random moments across the change (its two
+/// PBKDF2 runs and the re-wrapping transaction), then restarted; every note must open, all with one
+/// passphrase — the new one whenever the CLI had reported success.
+@Suite(.blocksItsThread, .serialized) struct NotesCrashTests {
+    static let passcode = "e2e-notes-crash-passcode"
+    static let noteCount = 24
+    static let kills = Int(ProcessInfo.processInfo.environment["TRESOR_NOTES_CRASH_KILLS"] ?? "") ?? 4
+
+    @Test func aDaemonKilledDuringAPassphraseChangeLeavesEveryNoteOpeningWithOneOfThem() throws {
+        let passphrases = (0...(Self.kills + 1)).map { "e2e-crash-passphrase-\($0)-\(UUID().uuidString.prefix(6))" }
+        let harness = try Harness()
+        harness.secrets = [Self.passcode] + passphrases
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrases[0])\n\(passphrases[0])\n").succeeded)
+        var ids: [String] = []
+        for index in 0..<Self.noteCount {
+            let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "crash \(index)", "--body-stdin"], input: "body \(index)")
+            #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+            ids.append(note.id)
+        }
+
+        // One change without a kill, to learn how long a change takes here.
+        let started = Date()
+        #expect(try change(harness, from: passphrases[0], to: passphrases[1]).succeeded)
+        let duration = Date().timeIntervalSince(started)
+        var current = 1
+        try expectAllOpen(harness, ids, with: passphrases[current], notWith: passphrases[0])
+
+        var survived = 0
+        for round in 0..<Self.kills {
+            let (old, new) = (passphrases[current], passphrases[current + 1])
+            let delay = Double.random(in: 0...(duration * 1.2)) * (round == 0 ? 0.5 : 1)
+            let result = try changeKillingTheDaemon(harness, from: old, to: new, after: delay)
+            try harness.startDaemon()
+            #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+
+            let opensWithNew = try harness.tresor(["note", "show", ids[0], "--passphrase-stdin", "--json"], input: new + "\n").succeeded
+            if result.succeeded { #expect(opensWithNew, "the CLI reported the change, so the new passphrase must open the notes") }
+            if opensWithNew { current += 1 }
+            // A session for the passphrase that opened the first note must open all of them —
+            // none may be left under the other one (or neither).
+            try expectAllOpen(harness, ids, with: passphrases[current], notWith: opensWithNew ? old : new)
+            survived += 1
+        }
+        #expect(survived == Self.kills)
+    }
+
+    func change(_ harness: Harness, from old: String, to new: String) throws -> Harness.Result {
+        try harness.tresor(["note", "passphrase", "change", "--passphrase-stdin"], input: "\(old)\n\(new)\n\(new)\n")
+    }
+
+    /// Every note opens in the session of `passphrase`, and `other` opens none (checked on one).
+    func expectAllOpen(_ harness: Harness, _ ids: [String], with passphrase: String, notWith other: String,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let first = try harness.tresor(["note", "show", ids[0], "--passphrase-stdin", "--json"], input: passphrase + "\n")
+        #expect(first.succeeded, "\(first.stderr)", sourceLocation: sourceLocation)
+        for (index, id) in ids.enumerated() {
+            let shown = try harness.tresor(["note", "show", id, "--json"], input: "")
+            #expect(shown.succeeded, "note \(index) did not open in the session: \(shown.stdout)\(shown.stderr)", sourceLocation: sourceLocation)
+            if shown.succeeded {
+                #expect(try CLIJSON.decode(OpenedNote.self, from: Data(shown.stdout.utf8)).body == "body \(index)", sourceLocation: sourceLocation)
+            }
+        }
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        #expect(!(try harness.tresor(["note", "show", ids[ids.count / 2], "--passphrase-stdin", "--json"], input: other + "\n").succeeded),
+                "the other passphrase still opens a note", sourceLocation: sourceLocation)
+    }
+
+    /// Runs the change and SIGKILLs the daemon `delay` seconds after the CLI started.
+    func changeKillingTheDaemon(_ harness: Harness, from old: String, to new: String, after delay: TimeInterval) throws -> Harness.Result {
+        let process = Process()
+        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.arguments = ["note", "passphrase", "change", "--passphrase-stdin"]
+        process.environment = harness.environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data("\(old)\n\(new)\n\(new)\n".utf8))
+        try stdin.fileHandleForWriting.close()
+        usleep(useconds_t(delay * 1_000_000))
+        harness.killDaemon()
+        process.waitUntilExit()
+        return Harness.Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            stderr: String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}

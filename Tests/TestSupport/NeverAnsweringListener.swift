@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Unix socket that takes connections into its backlog and never accepts or answers them.
+/// Closing it resets the connections waiting there.
+public final class NeverAnsweringListener: Sendable {
+    public let descriptor: Int32
+    private let closed = Mutex(false)
+
+    public init(at socketURL: URL) throws {
+        try FileManager.default.createDirectory(at: socketURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketURL.path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 && listen(descriptor, 128) == 0 else { throw TestProcess.Failure("cannot listen on \(socketURL.path)") }
+    }
+
+    /// Closes the socket once, however often it is called: a second close could hit a
+    /// descriptor another thread has been given since.
+    public func close() {
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if first { Glibc.close(descriptor) }
+    }
+}
