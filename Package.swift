@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
@@ -84,7 +86,7 @@ let package = Package(
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
         .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
-        .target(name: "TresorKeybag", dependencies: ["TresorModel", "TresorCrypto", "TresorSystem"]),
+        .target(name: "TresorKeybag", dependencies: ["TresorModel", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Items, queries, two-key encryption, blind index, access groups, applications (GRDB).
         .target(name: "TresorKeychain", dependencies: [
             "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorStorage",
@@ -96,7 +98,7 @@ let package = Package(
         // Apple Notes' formats: NoteStore.sqlite rows, gzipped protobuf note bodies. Parses
         // hostile input, so it is bounded everywhere and fuzzed (Fuzz/).
         .target(name: "TresorAppleNotes", dependencies: [
-            "TresorModel", "TresorCrypto",
+            "TresorModel",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "CompressNIO", package: "compress-nio"),
@@ -176,6 +178,8 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon (tresord's): socket API, peer identity, auto-lock, Secret Service; starts the web server.
@@ -205,7 +209,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tresor", dependencies: [
-            "TresorKit", "TresorSystem",
+            "TresorKit", "TresorModel", "TresorProtocol", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Reads an Apple Notes database for `tresor import apple-notes`, in a process of its own
@@ -245,27 +249,29 @@ let package = Package(
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorBackupTests", dependencies: [
-            "TresorBackup", "TresorAge", "TresorKeybag", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol", "TresorStorage", "TresorSystem",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorBackup", "TresorAge", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
         ]),
-        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorTestSupport"]),
+        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorSyncTests", dependencies: [
             "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "TresorKeychainTests", dependencies: ["TresorKeychain", "TresorKeybag", "TresorStorage"]),
+        .testTarget(name: "TresorKeychainTests", dependencies: [
+            "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem", "TresorTestSupport"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),
         .testTarget(name: "TresorDBusTests", dependencies: ["TresorDBus", "TresorSystem", "TresorTestSupport"]),
         .testTarget(name: "TresorSecretServiceTests", dependencies: [
-            "TresorSecretService", "TresorKeychain", "TresorDBus", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+            "TresorSecretService", "TresorKeychain", "TresorKeybag", "TresorDBus", "TresorCrypto", "TresorSystem", "TresorTestSupport",
         ]),
-        .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol"]),
+        .testTarget(name: "TresorProtocolTests", dependencies: ["TresorProtocol", "TresorModel"]),
         // Against the real gcr-prompter under Xvfb, on a private session bus.
         .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "TresorTestSupport"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
             "TresorNotes", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
@@ -299,7 +305,8 @@ let package = Package(
         // How every database is kept: the restore's statement journal.
         .testTarget(name: "TresorStorageTests", dependencies: ["TresorStorage", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "TresorKit", "TresorKeybag", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport", "TresorSecurity",
+            "TresorKit", "TresorKeybag", "TresorCrypto", "TresorModel", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport",
+            "TresorSecurity",
             "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // PostgresWebStorage.open takes a Logger (the web scenarios' seeding: WebBench.swift).
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
         .executableTarget(name: "tresor-bench", dependencies: [
@@ -31,6 +32,7 @@ let package = Package(
             .product(name: "TresorWebStorePostgres", package: "Tresor"),
             .product(name: "TresorWebStoreSQLite", package: "Tresor"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Sources/tresor-bench", swiftSettings: [.swiftLanguageMode(.v5)]),
         // The smallest HTTP servers on a Unix socket: the transport's floor beside tresord's.
         .executableTarget(name: "transport-floor", dependencies: [
@@ -41,6 +43,7 @@ let package = Package(
             .product(name: "TresorKeybag", package: "Tresor"),
             .product(name: "TresorKeychain", package: "Tresor"),
             .product(name: "TresorKit", package: "Tresor"),
+            .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/transport-floor"),
     ]
 )

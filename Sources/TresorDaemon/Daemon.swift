@@ -228,11 +228,14 @@ public struct Daemon: Sendable {
         // The web server (docs/WEB.md) runs beside the socket and stops with it: SIGTERM ends
         // the socket's service group, and leaving the task group cancels the web server.
         let home = server == nil ? homeKeybag : nil
+        // A server serves its sync relay (docs/SYNC.md, "Transport") beside the web API.
+        var syncRoutes: (@Sendable (Router<WebRequestContext>) -> Void)?
+        if let sync = server?.sync { syncRoutes = { router in sync.register(on: router) } }
         let webServer = WebServer(services: WebServices(
             configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles),
             widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
             logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) },
-            additionalRoutes: server.map { server in { server.sync.register(on: $0) } }))
+            additionalRoutes: syncRoutes))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TresorSyncServer
+import TresorWebServer
 import TresorWebStore
 import TresorWebStorePostgres
 
