@@ -179,42 +179,54 @@ struct ServerDatabaseTests {
         await storage.close()
     }
 
-    /// Opens the storage with a short `timeout`: opening is a step too, which a machine loaded
-    /// enough may not finish in time, so it is tried a few times.
-    static func opened(_ url: String, timeout: Duration) async throws -> PostgresWebStorage {
-        for _ in 1..<5 {
-            if let storage = try? await ServerStorageFixture.open(url: url, timeout: timeout) { return storage }
-        }
-        return try await ServerStorageFixture.open(url: url, timeout: timeout)
-    }
-
     /// A step still waiting for the database at its deadline is answered `unavailable`, and
     /// when the database lets it go on later it does not commit what its caller was told failed.
     @Test func aStepPastItsDeadlineIsNotCommittedAfterwards() async throws {
         let url = try await TestPostgres.freshDatabase()
-        // Only the step under test has the short deadline: the set-up and the checks get the
-        // default one, which a loaded machine cannot run out (2 s is a password hash's time there).
-        let patient = try await ServerStorageFixture.open(url: url)
-        let account = try await patient.store.registerAccount(name: "olga", password: try AccountPassword("olga-password-1"))
-        let storage = try await Self.opened(url, timeout: .seconds(2))
+        // Set-up runs with the generous deadline; only the step under test gets a short one, on
+        // the same pool (a loaded machine must not make the set-up miss it).
+        let storage = try await ServerStorageFixture.open(url: url)
+        let account = try await storage.store.registerAccount(name: "olga", password: try AccountPassword("olga-password-1"))
+        let pool = try #require(storage.store as? PostgresWebStore).db
+        let hurried = PostgresWebStore(
+            db: ServerDatabase(client: pool.client, timeout: .seconds(3), logger: pool.logger),
+            sealing: ServerSealing(serverKey: ServerStorageFixture.key), passwordRounds: 1_000, clock: { Date() })
         let name = TestPostgres.databaseName(of: url)
+        // A backend of the database other than the one asking, by what it is doing.
+        let others = "FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
         // An administrator's transaction holds the notes table: the step waits past its deadline.
         try await TestPostgres.withAdminConnection(database: name) { connection, logger in
             try await connection.run("BEGIN", logger)
             try await connection.run("LOCK TABLE notes IN ACCESS EXCLUSIVE MODE", logger)
             do {
-                _ = try await storage.store.createNote(NoteDraft(title: "late", body: "told it failed"), account: account.id, quota: nil)
+                _ = try await hurried.createNote(NoteDraft(title: "late", body: "told it failed"), account: account.id, quota: nil)
                 Issue.record("a step past its deadline succeeded")
             } catch let error as NotesError {
                 guard case .unavailable = error else { Issue.record("unexpected \(error)"); return }
             }
+            // The step is still there, waiting for the table (so releasing it lets it go on).
+            try await Self.waitUntil("the step waits for the notes table") {
+                try await TestPostgres.texts("SELECT count(*)::text \(others) AND wait_event_type = 'Lock'", database: name) == ["1"]
+            }
             try await connection.run("COMMIT", logger)
         }
-        // Released, the step reaches its end on its own: it must roll back.
-        try await Task.sleep(for: .seconds(2))
-        #expect(try await patient.store.notes(account: account.id, folderID: nil).isEmpty)
+        // Released, the step reaches its end on its own: it must roll back. Its end is when no
+        // backend of the database is in a statement or a transaction any more.
+        try await Self.waitUntil("the step ends") {
+            try await TestPostgres.texts("SELECT count(*)::text \(others) AND state <> 'idle'", database: name) == ["0"]
+        }
+        #expect(try await storage.store.notes(account: account.id, folderID: nil).isEmpty)
         #expect(try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: name) == ["0"])
         await storage.close()
-        await patient.close()
+    }
+
+    /// Waits until `condition` holds, with a ceiling generous enough for a loaded machine.
+    /// - Throws: a test failure (`what` did not happen) when it never does.
+    static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date() + seconds
+        while try await !condition() {
+            try #require(Date() < deadline, "\(what): not within \(Int(seconds)) s")
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 }

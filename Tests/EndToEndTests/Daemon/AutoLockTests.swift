@@ -11,16 +11,18 @@ import TresorTestSupport
         let harness = try Harness(configuration: #"{"autoLockSeconds": 2}"#)
         harness.secrets = ["e2e-autolock-passcode"]
         try harness.startDaemon()
+        let beforeInit = Date()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
         #expect(try harness.status().autoLockSeconds == 2)
-        #expect(try harness.status().keybag == .unlocked)
-        sleep(3)
-        #expect(try harness.status().keybag == .locked, "auto-lock after 2 s idle")
+        // Timed from the event, not with a fixed sleep: a loaded machine may notice late, never early.
+        try Self.waitUntil("auto-lock after 2 s idle") { try harness.status().keybag == .locked }
+        #expect(Date().timeIntervalSince(beforeInit) >= 2, "locked before 2 s idle")
         #expect(harness.daemonLog.contains("auto-locked"))
 
-        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
+        // The hold is taken before unlocking: no slow step between the two can let it lock first.
         var holder: TresorClient? = try TresorClient.connect(paths: harness.paths, startDaemon: false)
         let hold = try holder!.holdAutoLock(reason: "copying a large file for the test")
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
         sleep(3)
         let held = try harness.status()
         #expect(held.keybag == .unlocked, "a hold keeps the keybag unlocked past the idle time")
@@ -30,11 +32,19 @@ import TresorTestSupport
         #expect(try harness.tresor(["status"]).stdout.contains("copying a large file for the test"))
 
         holder = nil  // the connection closes: the hold ends with it
-        usleep(300_000)
-        #expect(try harness.status().holds.isEmpty)
-        sleep(3)
-        #expect(try harness.status().keybag == .locked)
+        try Self.waitUntil("the hold ends with its connection") { try harness.status().holds.isEmpty }
+        try Self.waitUntil("auto-lock once the hold is gone") { try harness.status().keybag == .locked }
         try harness.expectNoSecretLeaked()
+    }
+
+    /// Waits until `condition` holds, with a ceiling generous enough for a loaded machine.
+    /// - Throws: a test failure (`what` did not happen) when it never does.
+    static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () throws -> Bool) throws {
+        let deadline = Date() + seconds
+        while try !condition() {
+            try #require(Date() < deadline, "\(what): not within \(Int(seconds)) s")
+            usleep(100_000)
+        }
     }
 
     @Test func holdsNeedAReasonAndEndByRelease() throws {

@@ -82,17 +82,30 @@ final class TresorProvider {
     }
 
     func unlock() throws {
-        let unlocked = try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n")
-        guard unlocked.succeeded else { throw SecretServiceTestError.fixture("tresor unlock failed: \(unlocked.stderr)") }
+        try unlockKeybag()
         try trustGenericClients()
     }
 
+    private func unlockKeybag() throws {
+        let unlocked = try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n")
+        guard unlocked.succeeded else { throw SecretServiceTestError.fixture("tresor unlock failed: \(unlocked.stderr)") }
+    }
+
     /// Trusts the generic clients the tests drive, once per daemon, when ``trustsGenericClients``.
+    /// Trusting needs the keybag unlocked: when a test's short auto-lock locked it first (a
+    /// loaded machine is slow to set up), it is unlocked again and trusting tried again.
     private func trustGenericClients() throws {
         guard trustsGenericClients, !trusted else { return }
         var clients = [SecretTool.system, PythonClients.python]
         if let helper = try? GitCredentialHelper(harness: harness) { clients.append(helper.executable) }
-        try trust(clients)
+        for attempt in 1...3 {
+            do {
+                try trust(clients)
+                break
+            } catch SecretServiceTestError.fixture(let message) where attempt < 3 && message.contains("the keybag is locked") {
+                try unlockKeybag()
+            }
+        }
         trusted = true
     }
 
