@@ -139,8 +139,8 @@ let package = Package(
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
         .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
-        // exchange, Codable values only — devices link no server.
-        .target(name: "TresorSyncProtocol"),
+        // exchange (Codable values) and the rule a device id follows; devices link no server.
+        .target(name: "TresorSyncProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // A server's sync relay (docs/SYNC.md, "Transport"): devices, join requests, the signed
         // device list and the sealed keychain records of each account, in the server's
         // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorSyncProtocol
 
 /// The public part of a device of a sync circle, as the trusted-device list carries it: its
 /// name and its two public keys. Its ``deviceID`` is computed from the signing key, so a list
@@ -41,11 +42,12 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
             agreementKey: try container.decode(Data.self, forKey: .agreementKey))
     }
 
-    /// The device's id: the first 16 bytes of SHA-256 of its signing public key, in lowercase hex.
+    /// The device's id: the first 16 bytes of SHA-256 of its signing public key, in lowercase hex
+    /// (``SyncDeviceID``, the rule the server checks too).
     public var deviceID: String { Self.id(ofSigningKey: signingKey) }
 
     static func id(ofSigningKey key: Data) -> String {
-        Digest.sha256(key).prefix(16).map { String(format: "%02x", $0) }.joined()
+        SyncDeviceID.of(signingKey: key)
     }
 
     /// Whether `signature` is this device's over `message`.

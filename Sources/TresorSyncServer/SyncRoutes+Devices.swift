@@ -19,6 +19,9 @@ extension SyncRoutes {
         guard (try? Curve25519.Signing.PublicKey(rawRepresentation: body.credentialPublicKey)) != nil else {
             throw SyncError(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
         }
+        guard body.deviceID == SyncDeviceID.of(signingKey: body.credentialPublicKey) else {
+            throw SyncError(.invalid, "the device id is not its credential key's (docs/SYNC.md, \"Devices and sign-in\")")
+        }
         try Self.checkBlob(body.identity, "the device's identity")
         if let recovery = body.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: recovery)) == nil {
             throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")

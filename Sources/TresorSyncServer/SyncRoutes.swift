@@ -178,7 +178,7 @@ struct SyncRoutes {
     }
 
     static func deviceID(_ id: String) throws -> String {
-        guard id.count == 36, UUID(uuidString: id) != nil else { throw SyncError(.invalid, "a device id is a UUID") }
+        guard SyncDeviceID.isWellFormed(id) else { throw SyncError(.invalid, "a device id is 32 lowercase hexadecimal characters") }
         return id
     }
 

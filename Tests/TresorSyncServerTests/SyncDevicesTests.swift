@@ -36,7 +36,7 @@ struct SyncDevicesTests {
 
             // Signed for another device or another challenge: refused.
             let other = try await device.challenge(client)
-            let misbound = try device.credential.signature(for: other.signedMessage(account: "ada", deviceID: UUID().uuidString.lowercased()))
+            let misbound = try device.credential.signature(for: other.signedMessage(account: "ada", deviceID: TestDevice.unknownID()))
             let misboundAnswer = try await client.send(.post, "/v1/sync/sessions", SyncSignIn(challengeID: other.challengeID, signature: misbound))
             #expect(misboundAnswer.code == .unauthorized)
 
@@ -78,7 +78,7 @@ struct SyncDevicesTests {
         let clock = TestClock()
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
         try await instance.application.test(.router) { client in
-            let asking = SyncChallengeRequest(account: "ada", deviceID: UUID().uuidString.lowercased())
+            let asking = SyncChallengeRequest(account: "ada", deviceID: TestDevice.unknownID())
             for _ in 0..<SyncStore.openChallengesPerName {
                 #expect(try await client.send(.post, "/v1/sync/challenges", asking).status == .ok)
             }
@@ -105,6 +105,10 @@ struct SyncDevicesTests {
             var badKey = device.enrollment()
             badKey.credentialPublicKey = Data(repeating: 1, count: 31)
             #expect(try await client.send(.post, "/v1/sync/devices", badKey).code == .invalid)
+            // A device's id with another key: no key takes over an id that is not its own.
+            var borrowedID = device.enrollment()
+            borrowedID.credentialPublicKey = Curve25519.Signing.PrivateKey().publicKey.rawRepresentation
+            #expect(try await client.send(.post, "/v1/sync/devices", borrowedID).code == .invalid)
             // Still the first device: the refused enrollments made no circle.
             var first = device
             #expect(try await first.join(client).createdCircle)

@@ -75,10 +75,15 @@ struct TestDevice: Sendable {
     var token: String?
     var sequence: UInt64 = 0
 
-    init(account: String, id: String = UUID().uuidString.lowercased()) {
+    init(account: String) {
         self.account = account
-        self.id = id
         credential = Curve25519.Signing.PrivateKey()
+        id = SyncDeviceID.of(signingKey: credential.publicKey.rawRepresentation)
+    }
+
+    /// The id of a device nobody enrolled.
+    static func unknownID() -> String {
+        SyncDeviceID.of(signingKey: Curve25519.Signing.PrivateKey().publicKey.rawRepresentation)
     }
 
     var bearer: HTTPFields {

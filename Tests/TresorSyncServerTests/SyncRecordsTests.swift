@@ -126,7 +126,7 @@ struct SyncRecordsTests {
             #expect(cut.status == .contentTooLarge)
             // Another device's id, a bad record id, a base counter past the latest.
             var other = good
-            other.deviceID = UUID().uuidString.lowercased()
+            other.deviceID = TestDevice.unknownID()
             #expect(try await device.push(client, [other]).code == .forbidden)
             var badID = good
             badID.recordID = "not-a-uuid"

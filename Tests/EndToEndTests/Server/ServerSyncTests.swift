@@ -13,7 +13,7 @@ import TresorSyncProtocol
         let (a, b) = (cluster.servers[0], cluster.servers[1])
         let (_, password) = try cluster.registered("ada", on: a)
         let credential = Curve25519.Signing.PrivateKey()
-        let deviceID = UUID().uuidString.lowercased()
+        let deviceID = SyncDeviceID.of(signingKey: credential.publicKey.rawRepresentation)
 
         let enrollment = SyncEnrollment(
             account: "ada", password: password, deviceID: deviceID, deviceName: "laptop",
