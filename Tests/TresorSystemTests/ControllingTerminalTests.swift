@@ -46,18 +46,8 @@ import TresorTestSupport
 
     /// Inside `script(1)` a process has a terminal, and two commands of one terminal share it.
     @Test func commandsOfOneTerminalShareIt() throws {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        // `$$` is the shell's pid; each `cut` prints session, tty and (via the leader) nothing else.
-        process.arguments = ["-qec", "cat /proc/$$/stat; echo; sh -c 'cat /proc/$$/stat'", "/dev/null"]
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = text.split(whereSeparator: \.isNewline).compactMap { ProcessStat(parsing: String($0)) }
-        try #require(lines.count == 2, "\(text)")
+        // `$$` is the shell's pid: the first line is the shell's, the second a command it ran.
+        let lines = try Self.statLines(inScript: "cat /proc/$$/stat; echo; sh -c 'cat /proc/$$/stat'")
         #expect(lines[0].terminal != 0 && lines[0].terminal == lines[1].terminal)
         #expect(lines[0].session == lines[1].session)
     }
@@ -65,10 +55,20 @@ import TresorTestSupport
     /// With job control on, a background job is a process group of its own, and the terminal's
     /// foreground group is the shell's: the job is not where the user types.
     @Test func aBackgroundJobIsNotInTheForeground() throws {
+        let lines = try Self.statLines(inScript: "set -m; sh -c 'cat /proc/$$/stat'; echo; sh -c 'cat /proc/$$/stat' & wait")
+        #expect(lines[0].processGroup == lines[0].terminalForegroundGroup, "the foreground command")
+        #expect(lines[1].processGroup != lines[1].terminalForegroundGroup, "the background job")
+        #expect(lines[0].terminal == lines[1].terminal, "on the same terminal")
+        #expect(ControllingTerminal.inForeground(pid: Int32.max) == nil, "no such process")
+    }
+
+    /// Runs `command` with `sh` inside `script(1)` (a terminal of its own) and parses the two
+    /// `/proc/<pid>/stat` lines it prints.
+    static func statLines(inScript command: String) throws -> [ProcessStat] {
         let output = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "set -m; sh -c 'cat /proc/$$/stat'; echo; sh -c 'cat /proc/$$/stat' & wait", "/dev/null"]
+        process.arguments = ["-qec", command, "/dev/null"]
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
@@ -76,9 +76,6 @@ import TresorTestSupport
         process.waitUntilExit()
         let lines = text.split(whereSeparator: \.isNewline).compactMap { ProcessStat(parsing: String($0)) }
         try #require(lines.count == 2, "\(text)")
-        #expect(lines[0].processGroup == lines[0].terminalForegroundGroup, "the foreground command")
-        #expect(lines[1].processGroup != lines[1].terminalForegroundGroup, "the background job")
-        #expect(lines[0].terminal == lines[1].terminal, "on the same terminal")
-        #expect(ControllingTerminal.inForeground(pid: Int32.max) == nil, "no such process")
+        return lines
     }
 }
