@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import TresorCrypto
 import TresorSyncProtocol
 
 /// The public part of a device of a sync circle, as the trusted-device list carries it: its
@@ -44,11 +43,7 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
 
     /// The device's id: the first 16 bytes of SHA-256 of its signing public key, in lowercase hex
     /// (``SyncDeviceID``, the rule the server checks too).
-    public var deviceID: String { Self.id(ofSigningKey: signingKey) }
-
-    static func id(ofSigningKey key: Data) -> String {
-        SyncDeviceID.of(signingKey: key)
-    }
+    public var deviceID: String { SyncDeviceID.of(signingKey: signingKey) }
 
     /// Whether `signature` is this device's over `message`.
     func isValidSignature(_ signature: Data, for message: Data) -> Bool {

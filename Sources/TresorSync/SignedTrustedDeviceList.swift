@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TresorSyncProtocol
 
 /// A trusted-device list with the signature of a member (or of the recovery identity), as the
 /// server stores and serves it.
@@ -40,7 +41,7 @@ public struct SignedTrustedDeviceList: Sendable, Equatable {
     }
 
     func verify(with signingKey: Data) throws {
-        guard DeviceIdentity.id(ofSigningKey: signingKey) == signerID,
+        guard SyncDeviceID.of(signingKey: signingKey) == signerID,
             let key = try? Curve25519.Signing.PublicKey(rawRepresentation: signingKey),
             key.isValidSignature(signature, for: list.signedBytes)
         else { throw SyncError.badSignature(signerID: signerID) }
