@@ -24,47 +24,69 @@ let package = Package(
         .target(name: "CFuzzDriver", path: "Sources/CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Sources/FuzzSupport"),
 
-        fuzzTarget("envelope", [
-            .product(name: "TresorCrypto", package: "Tresor"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        fuzzTarget("keybag", [
-            .product(name: "TresorKeybag", package: "Tresor"),
-            .product(name: "TresorCrypto", package: "Tresor"),
-            .product(name: "TresorKit", package: "Tresor"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        fuzzTarget("request-decoding", [
-            .product(name: "TresorProtocol", package: "Tresor"),
-            .product(name: "TresorKeychain", package: "Tresor"),
-        ]),
-        fuzzTarget("certificate", [
-            .product(name: "TresorKeychain", package: "Tresor"),
-        ]),
-        fuzzTarget("http-response", [
-            .product(name: "TresorKit", package: "Tresor"),
-            .product(name: "TresorProtocol", package: "Tresor"),
-        ]),
-        fuzzTarget("apple-notes-body", [
-            .product(name: "TresorAppleNotes", package: "Tresor"),
-        ]),
-        fuzzTarget("apple-notestore", [
-            .product(name: "TresorAppleNotes", package: "Tresor"),
-        ]),
-        fuzzTarget("dbus-message", [
-            .product(name: "TresorDBus", package: "Tresor"),
-        ]),
-        fuzzTarget("age-file", [
-            .product(name: "TresorAge", package: "Tresor"),
-        ]),
-        fuzzTarget("secitem-dictionary", [
-            .product(name: "TresorSecurity", package: "Tresor"),
-        ]),
-        fuzzTarget("backup-records", [
-            .product(name: "TresorAge", package: "Tresor"),
-            .product(name: "TresorBackup", package: "Tresor"),
-            .product(name: "TresorKeychain", package: "Tresor"),
-            .product(name: "TresorNotes", package: "Tresor"),
-        ]),
+        fuzzTarget(
+            "envelope",
+            [
+                .product(name: "TresorCrypto", package: "Tresor"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        fuzzTarget(
+            "keybag",
+            [
+                .product(name: "TresorKeybag", package: "Tresor"),
+                .product(name: "TresorCrypto", package: "Tresor"),
+                .product(name: "TresorKit", package: "Tresor"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        fuzzTarget(
+            "request-decoding",
+            [
+                .product(name: "TresorProtocol", package: "Tresor"),
+                .product(name: "TresorKeychain", package: "Tresor"),
+            ]),
+        fuzzTarget(
+            "certificate",
+            [
+                .product(name: "TresorKeychain", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "http-response",
+            [
+                .product(name: "TresorKit", package: "Tresor"),
+                .product(name: "TresorProtocol", package: "Tresor"),
+            ]),
+        fuzzTarget(
+            "apple-notes-body",
+            [
+                .product(name: "TresorAppleNotes", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "apple-notestore",
+            [
+                .product(name: "TresorAppleNotes", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "dbus-message",
+            [
+                .product(name: "TresorDBus", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "age-file",
+            [
+                .product(name: "TresorAge", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "secitem-dictionary",
+            [
+                .product(name: "TresorSecurity", package: "Tresor")
+            ]),
+        fuzzTarget(
+            "backup-records",
+            [
+                .product(name: "TresorAge", package: "Tresor"),
+                .product(name: "TresorBackup", package: "Tresor"),
+                .product(name: "TresorKeychain", package: "Tresor"),
+                .product(name: "TresorNotes", package: "Tresor"),
+            ]),
     ]
 )

@@ -31,7 +31,8 @@ public struct AgeDecryptor {
         guard header.stanzas.count == 1 else {
             throw AgeError.malformedHeader("a passphrase (scrypt) stanza must be the header's only stanza")
         }
-        let fileKey = try ScryptStanza.open(scrypt[0], passphrase: passphrase, maximumWorkFactor: min(maximumWorkFactor, ScryptStanza.maximumWorkFactor))
+        let fileKey = try ScryptStanza.open(
+            scrypt[0], passphrase: passphrase, maximumWorkFactor: min(maximumWorkFactor, ScryptStanza.maximumWorkFactor))
         guard ConstantTime.equals(AgeHeader.mac(of: authenticated, fileKey: fileKey), mac) else { throw AgeError.headerAltered }
         let nonce = try reader.read(upTo: PayloadStream.nonceByteCount)
         guard nonce.count == PayloadStream.nonceByteCount else { throw AgeError.truncated }

@@ -42,9 +42,12 @@ public struct AgeEncryptor {
     ///   - output: Receives the payload's bytes in order.
     public init(payloadOf key: AgeFileKey, output: @escaping (Data) throws -> Void) {
         let payloadKey = key.payloadKey
-        sealer = OrderedWorker<Chunk>.Owner(OrderedWorker(name: "tresor-age-seal") { chunk in
-            try output(try ChaChaPoly1305.seal(chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
-        })
+        sealer = OrderedWorker<Chunk>.Owner(
+            OrderedWorker(name: "tresor-age-seal") { chunk in
+                try output(
+                    try ChaChaPoly1305.seal(
+                        chunk.plaintext, using: payloadKey, nonce: PayloadStream.chunkNonce(chunk.counter, isFinal: chunk.isFinal)))
+            })
     }
 
     /// A chunk of plaintext and its place in the payload.
@@ -63,7 +66,8 @@ public struct AgeEncryptor {
         // A chunk is written only once more follows it: the final one must carry the final flag.
         var start = pending.startIndex
         while pending.endIndex - start > PayloadStream.chunkByteCount {
-            try sealer.worker.submit(Chunk(plaintext: Data(pending[start..<(start + PayloadStream.chunkByteCount)]), counter: counter, isFinal: false))
+            try sealer.worker.submit(
+                Chunk(plaintext: Data(pending[start..<(start + PayloadStream.chunkByteCount)]), counter: counter, isFinal: false))
             counter += 1
             start += PayloadStream.chunkByteCount
         }

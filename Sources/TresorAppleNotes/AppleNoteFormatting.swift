@@ -52,16 +52,18 @@ enum AppleNoteFormatting {
                 continue
             }
             if paragraphStyle == nil { paragraphStyle = style }
-            paragraph.append(NoteMarkdown.Run(
-                String(character), bold: style.bold, italic: style.italic, underline: style.underline, strike: style.strike,
-                code: false, link: style.link.flatMap { NoteMarkdown.isSafeLink($0) ? $0 : nil }))
+            paragraph.append(
+                NoteMarkdown.Run(
+                    String(character), bold: style.bold, italic: style.italic, underline: style.underline, strike: style.strike,
+                    code: false, link: style.link.flatMap { NoteMarkdown.isSafeLink($0) ? $0 : nil }))
         }
         endParagraph(attributes(at: offset))
         // Monospace paragraphs keep their text verbatim (a fence takes no inline markup).
-        return NoteMarkdown.write(blocks.map { block in
-            guard block.kind == .code else { return block }
-            return NoteMarkdown.Block(.code, [NoteMarkdown.Run(block.text)])
-        })
+        return NoteMarkdown.write(
+            blocks.map { block in
+                guard block.kind == .code else { return block }
+                return NoteMarkdown.Block(.code, [NoteMarkdown.Run(block.text)])
+            })
     }
 
     /// The attribute runs (field 5) among `fields`, at most one per UTF-16 unit of a note.
@@ -95,17 +97,18 @@ enum AppleNoteFormatting {
         while let field = reader.next() {
             switch (field.number, field.value) {
             case (1, .varint(let type)):
-                attributes.paragraph = switch type {
-                case 0: .title
-                case 1: .heading
-                case 2: .subheading
-                case 4: .code
-                case 100: .bullet
-                case 101: .dash
-                case 102: .number
-                case 103: .check
-                default: .body
-                }
+                attributes.paragraph =
+                    switch type {
+                    case 0: .title
+                    case 1: .heading
+                    case 2: .subheading
+                    case 4: .code
+                    case 100: .bullet
+                    case 101: .dash
+                    case 102: .number
+                    case 103: .check
+                    default: .body
+                    }
             case (4, .varint(let indent)): attributes.indent = Int(clamping: min(indent, 5))
             case (5, .bytes(let checklist)):
                 var checklistReader = WireReader(checklist)

@@ -39,10 +39,11 @@ extension AppleNotesError {
     /// Text taken from the file (SQLite messages can quote schema names), made safe to show:
     /// at most 160 characters, control characters replaced.
     static func sanitized(_ text: String) -> String {
-        let cleaned = String(text.unicodeScalars.map { scalar -> Character in
-            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                ? "?" : Character(scalar)
-        })
+        let cleaned = String(
+            text.unicodeScalars.map { scalar -> Character in
+                scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                    ? "?" : Character(scalar)
+            })
         return cleaned.count > 160 ? String(cleaned.prefix(160)) + "…" : cleaned
     }
 }

@@ -56,7 +56,8 @@ struct NoteStoreReader {
     /// Every row of ZICCLOUDSYNCINGOBJECT with an integer `Z_PK`, once each, by `Z_PK`, with
     /// the columns the reader uses that this schema has.
     private func fetchObjects() throws(AppleNotesError) -> [StoredRow] {
-        let wanted = ["Z_PK"] + NoteStoreSchema.optionalObjectColumns.filter(schema.objectColumns.contains)
+        let wanted =
+            ["Z_PK"] + NoteStoreSchema.optionalObjectColumns.filter(schema.objectColumns.contains)
             + schema.accountColumns
         let list = wanted.map { "\"\($0)\"" }.joined(separator: ", ")
         let rows = try db.storedRows(

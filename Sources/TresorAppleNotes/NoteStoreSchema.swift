@@ -13,11 +13,12 @@ struct NoteStoreSchema {
 
     /// Columns of ZICCLOUDSYNCINGOBJECT the reader uses when present, besides `Z_PK` and the
     /// `ZACCOUNT…` family.
-    static let optionalObjectColumns = [
-        "ZTITLE1", "ZTITLE2", "ZNAME", "ZFOLDER", "ZOWNER", "ZISPASSWORDPROTECTED",
-        "ZCRYPTOSALT", "ZCRYPTOITERATIONCOUNT", "ZCRYPTOWRAPPEDKEY", "ZPASSWORDHINT",
-        "ZCRYPTOINITIALIZATIONVECTOR", "ZCRYPTOTAG",
-    ] + creationDateColumns + modificationDateColumns
+    static let optionalObjectColumns =
+        [
+            "ZTITLE1", "ZTITLE2", "ZNAME", "ZFOLDER", "ZOWNER", "ZISPASSWORDPROTECTED",
+            "ZCRYPTOSALT", "ZCRYPTOITERATIONCOUNT", "ZCRYPTOWRAPPEDKEY", "ZPASSWORDHINT",
+            "ZCRYPTOINITIALIZATIONVECTOR", "ZCRYPTOTAG",
+        ] + creationDateColumns + modificationDateColumns
 
     /// Newest first: where a later OS version added a numbered column, that one is current.
     static let creationDateColumns = ["ZCREATIONDATE3", "ZCREATIONDATE1", "ZCREATIONDATE"]

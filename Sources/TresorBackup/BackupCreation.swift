@@ -84,9 +84,11 @@ public enum BackupCreation {
                 progress.update(bytesDone: written)
             }
             var writer = try RecordStreamWriter(payloadOf: key, output: counted)
-            try writer.write(.manifest(BackupManifest(
-                format: "tresor-backup", version: Int(BackupFormat.version), created: Date(), deviceID: source.keybag.backupDeviceID,
-                importTagKeyID: try? source.notes.importTagKeyID, keychains: source.keychains.map(\.name))))
+            try writer.write(
+                .manifest(
+                    BackupManifest(
+                        format: "tresor-backup", version: Int(BackupFormat.version), created: Date(), deviceID: source.keybag.backupDeviceID,
+                        importTagKeyID: try? source.notes.importTagKeyID, keychains: source.keychains.map(\.name))))
             var session = CreationSession(writer: writer, builder: builder, keybag: source.keybag, progress: progress)
             for (index, (name, keychain)) in source.keychains.enumerated() {
                 // The registry is in the login keychain's database: read in the same transaction.
@@ -139,9 +141,12 @@ private struct CreationSession {
             if item.protectionClass.isThisDeviceOnly {
                 let associatedData = DeviceBoundItemRecord.associatedData(
                     keychain: keychain, itemClass: item.itemClass, id: item.id, protectionClass: item.protectionClass)
-                let sealed = try Envelope.seal(try BackupFormat.encoder.encode(item), using: keybag.backupDeviceItemsKey, authenticating: associatedData)
-                try writer.write(.deviceBoundItem(DeviceBoundItemRecord(
-                    keychain: keychain, itemClass: item.itemClass, id: item.id, protectionClass: item.protectionClass, sealed: sealed)))
+                let sealed = try Envelope.seal(
+                    try BackupFormat.encoder.encode(item), using: keybag.backupDeviceItemsKey, authenticating: associatedData)
+                try writer.write(
+                    .deviceBoundItem(
+                        DeviceBoundItemRecord(
+                            keychain: keychain, itemClass: item.itemClass, id: item.id, protectionClass: item.protectionClass, sealed: sealed)))
             } else {
                 try writer.write(.item(ItemRecord(keychain: keychain, item: item)))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

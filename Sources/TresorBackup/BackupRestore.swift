@@ -355,7 +355,8 @@ private struct RestoreSession {
             }
             // Every other registration: the home's (one of this id but another executable too)
             // and the backup's other applications.
-            let others = registered.filter { $0.applicationID != application.applicationID || $0.executableSHA256 != application.executableSHA256 }
+            let others =
+                registered.filter { $0.applicationID != application.applicationID || $0.executableSHA256 != application.executableSHA256 }
                 + applications.filter { $0.applicationID != application.applicationID }
             let othersGroups = Set(others.flatMap(\.allowedGroups))
             if !othersGroups.isDisjoint(with: application.allowedGroups) {

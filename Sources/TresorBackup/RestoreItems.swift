@@ -40,9 +40,10 @@ final class RestoreItems {
     init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, sameHome: Bool) {
         let stager = Stager(target: target, staging: staging, onConflict: onConflict, sameHome: sameHome)
         self.stager = stager
-        worker = OrderedWorker<[Job]>.Owner(OrderedWorker(name: "tresor-items", depth: .max, costLimit: Self.waitingBytes) { jobs in
-            try stager.stage(jobs)
-        })
+        worker = OrderedWorker<[Job]>.Owner(
+            OrderedWorker(name: "tresor-items", depth: .max, costLimit: Self.waitingBytes) { jobs in
+                try stager.stage(jobs)
+            })
     }
 
     /// Queues an item; a full batch goes to the thread.
@@ -148,8 +149,8 @@ final class RestoreItems {
             let associatedData = DeviceBoundItemRecord.associatedData(
                 keychain: record.keychain, itemClass: record.itemClass, id: record.id, protectionClass: record.protectionClass)
             guard let json = try? Envelope.open(record.sealed, using: target.keybag.backupDeviceItemsKey, authenticating: associatedData),
-                  let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
-                  item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
+                let item = try? BackupFormat.decoder.decode(BackedUpItem.self, from: json),
+                item.itemClass == record.itemClass, item.id == record.id, item.protectionClass == record.protectionClass
             else { return nil }
             return item
         }
@@ -166,8 +167,9 @@ final class RestoreItems {
 
         private func add(_ id: String, keychain: String, description: String, _ outcome: (BackupOutcome, BackupReason?, String?)) {
             staged.add(1, ordering: .relaxed)
-            entries.append(BackupReportEntry(
-                kind: .item, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
+            entries.append(
+                BackupReportEntry(
+                    kind: .item, id: id, keychain: keychain, description: description, outcome: outcome.0, reason: outcome.1, detail: outcome.2))
         }
 
         /// A keychain's database, relative to the home: asked of the target once per keychain

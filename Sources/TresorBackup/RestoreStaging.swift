@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import TresorStorage
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -162,10 +163,13 @@ public final class RestoreStaging {
         // and a crash then is completed by the next start before the notes store removes such
         // files. The databases are independent of each other, so their journals run side by side.
         let journals = plan.journals.sorted { $0.key < $1.key }.map { (journal: $0.key, database: $0.value) }
-        for applied in TwoThreads.map(journals, { journal in
-            let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(journal.database))
-            try StatementJournal.apply(folder.appendingPathComponent(journal.journal), to: queue)
-        }) {
+        for applied in TwoThreads.map(
+            journals,
+            { journal in
+                let queue = try SealedDatabase.openWriter(at: home.appendingPathComponent(journal.database))
+                try StatementJournal.apply(folder.appendingPathComponent(journal.journal), to: queue)
+            })
+        {
             try applied.get()
         }
         for name in plan.removedFiles { SecureFiles.overwriteAndRemove(destination.appendingPathComponent(name)) }

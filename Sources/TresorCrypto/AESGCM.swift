@@ -82,8 +82,9 @@ public enum AESGCM {
         guard sealed.tag.count == tagByteCount else {
             throw CryptoError.invalidParameter("GCM tag must be \(tagByteCount) bytes")
         }
-        return try open(AES.GCM.SealedBox(nonce: nonce(sealed.iv), ciphertext: sealed.ciphertext, tag: sealed.tag),
-                        using: key, authenticating: associatedData)
+        return try open(
+            AES.GCM.SealedBox(nonce: nonce(sealed.iv), ciphertext: sealed.ciphertext, tag: sealed.tag),
+            using: key, authenticating: associatedData)
     }
 
     /// Opens IV ‖ ciphertext ‖ tag with a 12-byte IV — swift-crypto's combined form, what

@@ -10,7 +10,8 @@ public enum ConstantTime {
         // Contiguous inputs (Data, arrays: every caller) compare as buffers; walking them
         // through the generic collection interface cost ~4 µs for 32 bytes, per request.
         if let equal = a.withContiguousStorageIfAvailable({ a in b.withContiguousStorageIfAvailable { b in equals(a, b) } }),
-            let equal {
+            let equal
+        {
             return equal
         }
         var difference: UInt8 = 0

@@ -34,33 +34,35 @@ public enum DiffieHellman {
         init(words: String) {
             prime = DiffieHellman.bigEndianWords(words)
             var bytes = prime
-            bytes[bytes.index(before: bytes.endIndex)] -= 1     // p is odd: no borrow
+            bytes[bytes.index(before: bytes.endIndex)] -= 1  // p is odd: no borrow
             primeMinusOne = bytes
         }
 
         /// The Second Oakley Group (RFC 2409 §6.2, 1024 bits): the Secret Service's session. It
         /// is also defined as 2^1024 − 2^960 − 1 + 2^64 · (⌊2^894 π⌋ + 129093).
-        public static let secondOakley = Group(words: """
-            FFFFFFFF FFFFFFFF C90FDAA2 2168C234 C4C6628B 80DC1CD1
-            29024E08 8A67CC74 020BBEA6 3B139B22 514A0879 8E3404DD
-            EF9519B3 CD3A431B 302B0A6D F25F1437 4FE1356D 6D51C245
-            E485B576 625E7EC6 F44C42E9 A637ED6B 0BFF5CB6 F406B7ED
-            EE386BFB 5A899FA5 AE9F2411 7C4B1FE6 49286651 ECE65381
-            FFFFFFFF FFFFFFFF
-            """)
+        public static let secondOakley = Group(
+            words: """
+                FFFFFFFF FFFFFFFF C90FDAA2 2168C234 C4C6628B 80DC1CD1
+                29024E08 8A67CC74 020BBEA6 3B139B22 514A0879 8E3404DD
+                EF9519B3 CD3A431B 302B0A6D F25F1437 4FE1356D 6D51C245
+                E485B576 625E7EC6 F44C42E9 A637ED6B 0BFF5CB6 F406B7ED
+                EE386BFB 5A899FA5 AE9F2411 7C4B1FE6 49286651 ECE65381
+                FFFFFFFF FFFFFFFF
+                """)
 
         /// The 1536-bit MODP group (RFC 3526 §2, "group 5"): what gcr's secret exchange with the
         /// desktop's prompter agrees keys in (gcr calls it `ietf-ike-grp-modp-1536`).
-        public static let modp1536 = Group(words: """
-            FFFFFFFF FFFFFFFF C90FDAA2 2168C234 C4C6628B 80DC1CD1
-            29024E08 8A67CC74 020BBEA6 3B139B22 514A0879 8E3404DD
-            EF9519B3 CD3A431B 302B0A6D F25F1437 4FE1356D 6D51C245
-            E485B576 625E7EC6 F44C42E9 A637ED6B 0BFF5CB6 F406B7ED
-            EE386BFB 5A899FA5 AE9F2411 7C4B1FE6 49286651 ECE45B3D
-            C2007CB8 A163BF05 98DA4836 1C55D39A 69163FA8 FD24CF5F
-            83655D23 DCA3AD96 1C62F356 208552BB 9ED52907 7096966D
-            670C354E 4ABC9804 F1746C08 CA237327 FFFFFFFF FFFFFFFF
-            """)
+        public static let modp1536 = Group(
+            words: """
+                FFFFFFFF FFFFFFFF C90FDAA2 2168C234 C4C6628B 80DC1CD1
+                29024E08 8A67CC74 020BBEA6 3B139B22 514A0879 8E3404DD
+                EF9519B3 CD3A431B 302B0A6D F25F1437 4FE1356D 6D51C245
+                E485B576 625E7EC6 F44C42E9 A637ED6B 0BFF5CB6 F406B7ED
+                EE386BFB 5A899FA5 AE9F2411 7C4B1FE6 49286651 ECE45B3D
+                C2007CB8 A163BF05 98DA4836 1C55D39A 69163FA8 FD24CF5F
+                83655D23 DCA3AD96 1C62F356 208552BB 9ED52907 7096966D
+                670C354E 4ABC9804 F1746C08 CA237327 FFFFFFFF FFFFFFFF
+                """)
     }
 
     /// The size of the Second Oakley Group's prime, and so of our public key and of every
@@ -194,9 +196,10 @@ public enum DiffieHellman {
 
     /// Bytes from 32-bit words in hex separated by whitespace, the way RFC 2409 prints its primes.
     fileprivate static func bigEndianWords(_ words: String) -> Data {
-        Data(words.split(whereSeparator: \.isWhitespace).flatMap { word -> [UInt8] in
-            guard word.count == 8, let value = UInt32(word, radix: 16) else { preconditionFailure("not a 32-bit hex word") }
-            return withUnsafeBytes(of: value.bigEndian) { Array($0) }
-        })
+        Data(
+            words.split(whereSeparator: \.isWhitespace).flatMap { word -> [UInt8] in
+                guard word.count == 8, let value = UInt32(word, radix: 16) else { preconditionFailure("not a 32-bit hex word") }
+                return withUnsafeBytes(of: value.bigEndian) { Array($0) }
+            })
     }
 }

@@ -1,6 +1,7 @@
 import CDBus
 import FoundationEssentials
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,9 +99,11 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// A call to the bus itself (`org.freedesktop.DBus`).
     public func callBus(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
-        try call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: member, arguments: arguments)).arguments
+        try call(
+            .methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: member, arguments: arguments)
+        ).arguments
     }
 
     /// The socket this connection speaks on, or nil when it has none (a connection not over a
@@ -133,7 +136,9 @@ public final class DBusConnection: @unchecked Sendable {
         var busFD: Int32 = -1
         guard dbus_connection_get_unix_fd(raw, &busFD) != 0 else { return }
         while !stopped.load(ordering: .acquiring) {
-            for message in outbox.withLock({ queued in defer { queued.removeAll() }; return queued }) {
+            for message in outbox.withLock({ queued in
+                defer { queued.removeAll() }; return queued
+            }) {
                 dbus_connection_send(raw, message.raw, nil)
             }
             dbus_connection_read_write(raw, 0)

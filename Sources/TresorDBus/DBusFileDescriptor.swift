@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

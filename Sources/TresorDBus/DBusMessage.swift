@@ -98,7 +98,8 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     /// A signal from `path`; with a `destination`, only that connection receives it.
-    public static func signal(path: String, interface: String, member: String, arguments: [DBusValue] = [], destination: String? = nil) -> DBusMessage {
+    public static func signal(path: String, interface: String, member: String, arguments: [DBusValue] = [], destination: String? = nil) -> DBusMessage
+    {
         let message = DBusMessage(adopting: dbus_message_new_signal(path, interface, member)!)
         if let destination { dbus_message_set_destination(message.raw, destination) }
         message.append(arguments)

@@ -41,7 +41,7 @@ struct CallerResolver: Sendable {
         try refuseBorrowed(client)
         if client.isCLI { return .local }
         guard let application = try application(of: client),
-              application.accessGroups.contains(AccountID.notesGroup(ofTeam: application.teamID))
+            application.accessGroups.contains(AccountID.notesGroup(ofTeam: application.teamID))
         else {
             throw KeychainError.missingEntitlement(
                 "notes are for the tresor command-line tool and applications registered with their team's notes group (TEAM.notes)")

@@ -6,10 +6,10 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TresorBackup
-import TresorKeybag
-import TresorNotes
 import TresorDBus
 import TresorDesktopPrompt
+import TresorKeybag
+import TresorNotes
 import TresorProtocol
 import TresorSecretService
 import TresorSyncServer
@@ -67,7 +67,8 @@ public struct Daemon: Sendable {
         do {
             if try RestoreStaging.recover(home: paths.home) { logger.notice("completed a restore interrupted by a crash") }
         } catch {
-            logger.error("an interrupted restore could not be completed; it is tried again at the next start", metadata: ["error": "\(type(of: error))"])
+            logger.error(
+                "an interrupted restore could not be completed; it is tried again at the next start", metadata: ["error": "\(type(of: error))"])
         }
         let slot = KeybagSlot(paths: paths, settings: keybagSettings)
         let autoLock = AutoLock(idleSeconds: configuration.autoLockSeconds)
@@ -87,7 +88,9 @@ public struct Daemon: Sendable {
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
         let callers = CallerResolver(keychains: keychains, terminalSessions: terminalSessions)
         let executables = [me, identifier.cliExecutable]
-        logStartup(slot: slot, findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables)))
+        logStartup(
+            slot: slot,
+            findings: EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables)))
 
         let web = configuration.web
         // A taken web port stops the daemon now, in words, before the socket answers anyone.
@@ -113,7 +116,8 @@ public struct Daemon: Sendable {
         let approvals = ApprovalBroker()
         let trust = SecretServiceTrust()
         let genericClients = GenericClients(extra: configuration.secretServiceGenericClients) { try FileHashes.shared.sha256(of: $0) }
-        let secretRead: (@Sendable (String) -> Void)? = configuration.secretServiceReadsAreActivity
+        let secretRead: (@Sendable (String) -> Void)? =
+            configuration.secretServiceReadsAreActivity
             ? { @Sendable executable in autoLock.touch(by: "\(executable) read a secret on the Secret Service") } : nil
         /// Ends every notes secure session (the web client's too) and, with `keybag`, locks every
         /// keybag — what a lock from the desktop does; done when it returns (a sleep inhibitor is
@@ -132,11 +136,13 @@ public struct Daemon: Sendable {
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
-        let secretService = configuration.secretService ? startSecretService(
-            keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead, served: served
-        ) {
-            lockFromTheDesktop(true, "a Secret Service client asked")
-        } : nil
+        let secretService =
+            configuration.secretService
+            ? startSecretService(
+                keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead, served: served
+            ) {
+                lockFromTheDesktop(true, "a Secret Service client asked")
+            } : nil
         let lockWithScreen = configuration.lockWithScreen
         ScreenLockWatcher(logger: logger) { reason in
             lockFromTheDesktop(lockWithScreen, reason.rawValue)
@@ -188,8 +194,9 @@ public struct Daemon: Sendable {
                 responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger), bodyLimits: .socketAPI),
             logger: logger,
             onRunning: { logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"]) })
-        let socketService = ServiceGroup(configuration: .init(
-            services: [socketServer], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let socketService = ServiceGroup(
+            configuration: .init(
+                services: [socketServer], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 
         let autoLockTask = Task {
             await autoLock.run {
@@ -231,11 +238,12 @@ public struct Daemon: Sendable {
         // A server serves its sync relay (docs/SYNC.md, "Transport") beside the web API.
         var syncRoutes: (@Sendable (Router<WebRequestContext>) -> Void)?
         if let sync = server?.sync { syncRoutes = { router in sync.register(on: router) } }
-        let webServer = WebServer(services: WebServices(
-            configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles),
-            widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
-            logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) },
-            additionalRoutes: syncRoutes))
+        let webServer = WebServer(
+            services: WebServices(
+                configuration: web, backend: webBackend, home: home, throttle: LoginThrottle(store: webBackend.throttles),
+                widget: WidgetBuilder(store: webBackend.store, home: home, sessions: webBackend.sessions, protection: web.widgetProtection),
+                logLimiter: RepeatedLogLimiter(), otherErrors: { ErrorMiddleware.apiError(for: $0) },
+                additionalRoutes: syncRoutes))
         let webApp = webServer.application(port: port, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await socketService.run() }

@@ -73,7 +73,8 @@ public struct DaemonConfiguration: Sendable {
         self.secretServiceGenericClients = file.secretServiceGenericClients ?? []
         if let database, DatabaseURL.hasPassword(database) {
             throw DaemonError.configuration(
-                "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD")
+                "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD"
+            )
         }
         self.server = try ServerConfiguration(
             database: database ?? file.database, serverKeyFile: serverKeyFile ?? file.serverKeyFile, web: web, environment: environment)

@@ -180,4 +180,3 @@ final class KeychainProvider: Sendable {
         paths.keychainsFolder.appendingPathComponent("\(name).keychain.db")
     }
 }
-

@@ -44,7 +44,7 @@ struct NotesKeychainKey: Sendable {
     /// is kept or the keychain cannot tell now (the keybag is locked).
     func userPresence(account: AccountID) -> Bool? {
         guard let keychain = try? keychains.loginKeychain(),
-              let item = try? keychain.copyMatching(query(account), caller: caller()).first
+            let item = try? keychain.copyMatching(query(account), caller: caller()).first
         else { return nil }
         return item.attributes?.accessControl == .userPresence
     }
@@ -55,7 +55,7 @@ struct NotesKeychainKey: Sendable {
         let keychain = try keychains.loginKeychain()
         do {
             guard let secret = try keychain.copyMatching(query(account, returnData: true), caller: caller(passcode: passcode)).first?.secret,
-                  secret.count == LockedNoteCrypto.keyByteCount
+                secret.count == LockedNoteCrypto.keyByteCount
             else { return nil }
             return SymmetricKey(data: secret)
         } catch KeychainError.itemNotFound {

@@ -26,9 +26,11 @@ extension Daemon {
         let key = try ServerKey(file: server.serverKeyFile)
         let logger = self.logger
         let storage = try await PostgresWebStorage.open(url: server.database, key: key, lifetimes: lifetimes, logger: logger)
-        logger.notice("web storage on PostgreSQL", metadata: [
-            "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
-        ])
+        logger.notice(
+            "web storage on PostgreSQL",
+            metadata: [
+                "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
+            ])
         let sync = SyncRelay(database: storage.database, backend: storage.backend)
         return ServerBackend(backend: storage.backend, sync: sync) {
             await sync.run()

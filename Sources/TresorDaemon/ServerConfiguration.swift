@@ -20,15 +20,19 @@ public struct ServerConfiguration: Sendable {
         }
         guard let serverKeyFile else {
             throw DaemonError.configuration(
-                "a server's database needs the key its notes are sealed under: --server-key-file FILE (make one with head -c 32 /dev/urandom > FILE; chmod 600 FILE)")
+                "a server's database needs the key its notes are sealed under: --server-key-file FILE (make one with head -c 32 /dev/urandom > FILE; chmod 600 FILE)"
+            )
         }
-        guard web.port != nil else { throw DaemonError.configuration("a server serves the web client: add --web PORT (or \"webPort\" in config.json)") }
+        guard web.port != nil else {
+            throw DaemonError.configuration("a server serves the web client: add --web PORT (or \"webPort\" in config.json)")
+        }
         do {
             self.database = try DatabaseURL(parsing: database, environmentPassword: environment["PGPASSWORD"])
         } catch {
             throw DaemonError.configuration(String(describing: error))
         }
-        self.serverKeyFile = serverKeyFile.hasPrefix("/")
+        self.serverKeyFile =
+            serverKeyFile.hasPrefix("/")
             ? serverKeyFile : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(serverKeyFile).path
     }
 }

@@ -42,9 +42,12 @@ final class PromptConversation {
         var outcome: Outcome?
         var failure: (any Error)?
         var prompterClosed = false
-        connection.run(tickMilliseconds: 100, tick: {
-            if ContinuousClock.now >= deadline || cancellation?.isCancelled == true { connection.stop() }
-        }) { message in
+        connection.run(
+            tickMilliseconds: 100,
+            tick: {
+                if ContinuousClock.now >= deadline || cancellation?.isCancelled == true { connection.stop() }
+            }
+        ) { message in
             guard outcome == nil, failure == nil else { return }
             if message.kind == .signal {
                 // The prompter left the bus: nobody will answer.
@@ -116,8 +119,9 @@ final class PromptConversation {
     private func call(_ member: String, _ arguments: [DBusValue], deadline: ContinuousClock.Instant) throws -> DBusMessage {
         let milliseconds = Int32(clamping: max(500, min(25_000, (deadline - .now).milliseconds)))
         do {
-            return try connection.call(.methodCall(
-                destination: prompter, path: SystemPrompter.objectPath, interface: SystemPrompter.interface, member: member, arguments: arguments),
+            return try connection.call(
+                .methodCall(
+                    destination: prompter, path: SystemPrompter.objectPath, interface: SystemPrompter.interface, member: member, arguments: arguments),
                 timeoutMilliseconds: milliseconds)
         } catch let error as DBusError {
             throw PrompterError.protocolFailure("\(member): \(error.name)")

@@ -13,9 +13,10 @@ struct PrompterOwner {
         var owner = Self.owner(on: connection)
         if owner == nil, start, (try? Self.activatable(on: connection)) == true {
             let waitMilliseconds = Int32(clamping: max(1_000, min(25_000, (deadline - .now).milliseconds)))
-            _ = try? connection.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]), timeoutMilliseconds: waitMilliseconds)
+            _ = try? connection.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]), timeoutMilliseconds: waitMilliseconds)
             owner = Self.owner(on: connection)
         }
         guard let owner else { throw PrompterError.noPrompter }

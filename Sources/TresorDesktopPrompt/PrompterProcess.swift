@@ -1,5 +1,6 @@
 import Foundation
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,7 +68,7 @@ struct PrompterProcess {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6, fields[1].contains(UInt8(ascii: "x")) else { continue }
             let path = String(decoding: fields[5].drop(while: { $0 == UInt8(ascii: " ") }), as: UTF8.self)
-            guard path.hasPrefix("/") else { continue }     // [vdso], [vsyscall]
+            guard path.hasPrefix("/") else { continue }  // [vdso], [vsyscall]
             guard checked.insert(path).inserted else { continue }
             let text = fields.map { String(decoding: $0, as: UTF8.self) }
             let device = text[3].split(separator: ":").compactMap { UInt64($0, radix: 16) }
@@ -78,7 +79,7 @@ struct PrompterProcess {
             else {
                 throw PrompterError.untrustedPrompter("process \(pid) runs code from \(path), which is not root's alone")
             }
-            rootOnlyFolders.insert(Self.folder(of: path))     // most libraries share a few folders
+            rootOnlyFolders.insert(Self.folder(of: path))  // most libraries share a few folders
         }
     }
 

@@ -157,9 +157,10 @@ extension Keybag {
         for (protectionClass, key) in keys {
             wrapped[protectionClass.rawValue] = try KeyWrap.wrap(key, using: loginKeyEncryptionKey(protectionClass, passwordKey))
         }
-        try saveLoginLink(LoginLinkRecord(
-            password: parameters, wrappedClassKeys: wrapped, linkedAt: settings.clock(), stale: nil, staleSince: nil,
-            attempts: FailedAttempts()))
+        try saveLoginLink(
+            LoginLinkRecord(
+                password: parameters, wrappedClassKeys: wrapped, linkedAt: settings.clock(), stale: nil, staleSince: nil,
+                attempts: FailedAttempts()))
     }
 
     private func saveLoginLink(_ link: LoginLinkRecord) throws {

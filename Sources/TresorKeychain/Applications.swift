@@ -29,7 +29,8 @@ extension Application {
         }
         guard executableSHA256.count == 32 else { throw KeychainError.param("executable hash must be 32 bytes") }
         if isDevelopmentBuild && usesSecretService {
-            throw KeychainError.param("a development build is identified by its path, which D-Bus cannot vouch for: it is never served on the Secret Service")
+            throw KeychainError.param(
+                "a development build is identified by its path, which D-Bus cannot vouch for: it is never served on the Secret Service")
         }
     }
 }
@@ -166,12 +167,16 @@ extension ApplicationRegistry {
         let executableTag = tag("executable", application.executableSHA256, key: key)
         if sameID != nil || sameExecutable != nil {
             guard onConflict == .replace else { return (.conflict, []) }
-            statements.append(StagedStatement("DELETE FROM applications WHERE id_tag = ? OR executable_tag = ?",
-                                              [idTag.databaseValue, executableTag.databaseValue]))
+            statements.append(
+                StagedStatement(
+                    "DELETE FROM applications WHERE id_tag = ? OR executable_tag = ?",
+                    [idTag.databaseValue, executableTag.databaseValue]))
         }
         let sealed = try Envelope.seal(try ItemAttributes.encoder.encode(application), using: key, authenticating: associatedData(idTag: idTag))
-        statements.append(StagedStatement("INSERT OR IGNORE INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
-                                          [idTag.databaseValue, executableTag.databaseValue, sealed.databaseValue]))
+        statements.append(
+            StagedStatement(
+                "INSERT OR IGNORE INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
+                [idTag.databaseValue, executableTag.databaseValue, sealed.databaseValue]))
         return (sameID == nil && sameExecutable == nil ? .restored : .replaced, statements)
     }
 

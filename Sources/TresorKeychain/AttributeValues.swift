@@ -61,7 +61,9 @@ struct AttributeValues {
                 let have = values["custom"] as? [String: String] ?? [:]
                 guard let wantedMap = wanted as? [String: String] else { return false }
                 for (key, value) in wantedMap {
-                    guard have.contains(where: { $0.key.utf8.elementsEqual(key.utf8) && $0.value.utf8.elementsEqual(value.utf8) }) else { return false }
+                    guard have.contains(where: { $0.key.utf8.elementsEqual(key.utf8) && $0.value.utf8.elementsEqual(value.utf8) }) else {
+                        return false
+                    }
                 }
                 continue
             }
@@ -136,7 +138,10 @@ struct AttributeValues {
             case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
             case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0..<0x20:
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+                out += [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)],
+                    hexDigits[Int(byte & 0xF)],
+                ]
             default: out.append(byte)
             }
         }

@@ -8,7 +8,8 @@ extension ItemClass {
     /// once per class: building and hashing a new string each time showed in its profile.
     var primaryKeyLookup: String { Self.primaryKeyLookups[self]! }
 
-    private static let primaryKeyLookups = Dictionary(uniqueKeysWithValues: allCases.map { itemClass in
-        (itemClass, "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE primary_key_tag = ?")
-    })
+    private static let primaryKeyLookups = Dictionary(
+        uniqueKeysWithValues: allCases.map { itemClass in
+            (itemClass, "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE primary_key_tag = ?")
+        })
 }

@@ -84,8 +84,9 @@ extension Keychain {
         do {
             classKey = try keybag.classKey(for: protectionClass)
         } catch {
-            return .unreadable(itemClass: itemClass, id: id, protectionClass: protectionClass.rawValue,
-                               reason: "its protection class is locked (keychain \(name))")
+            return .unreadable(
+                itemClass: itemClass, id: id, protectionClass: protectionClass.rawValue,
+                reason: "its protection class is locked (keychain \(name))")
         }
         do {
             let key = try metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
@@ -175,7 +176,9 @@ public final class KeychainRestore {
         var id = backupID
         let replacesItself = existing?.id == backupID
         if (idTaken && !replacesItself) || stagedIDs[table, default: []].contains(id) {
-            repeat { id = Int64.random(in: 1...Int64.max) } while try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) ?? false
+            repeat {
+                id = Int64.random(in: 1...Int64.max)
+            } while try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) ?? false
                 || stagedIDs[table, default: []].contains(id)
         }
         stagedIDs[table, default: []].insert(id)
@@ -190,16 +193,20 @@ public final class KeychainRestore {
             try KeyWrap.wrap(rowKey, using: classKey).databaseValue,
             try sealing.sealSecret(item.secret, itemClass: itemClass, id: id, rowKey: rowKey).databaseValue,
         ]
-        statements.append(StagedStatement("""
-            INSERT OR IGNORE INTO \(table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret, custom_indexed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
-            """, row))
+        statements.append(
+            StagedStatement(
+                """
+                INSERT OR IGNORE INTO \(table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret, custom_indexed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+                """, row))
         for tag in sealing.customAttributeTags(attributes.custom, itemClass: itemClass) {
             // Only for the row staged here: if the insert was ignored, no tag may point at another row.
-            statements.append(StagedStatement("""
-                INSERT OR IGNORE INTO custom_attribute_tags (tag, item_class, item_id)
-                SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = ? AND primary_key_tag = ?)
-                """, [tag.databaseValue, table.databaseValue, id.databaseValue, id.databaseValue, primaryKeyTag.databaseValue]))
+            statements.append(
+                StagedStatement(
+                    """
+                    INSERT OR IGNORE INTO custom_attribute_tags (tag, item_class, item_id)
+                    SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = ? AND primary_key_tag = ?)
+                    """, [tag.databaseValue, table.databaseValue, id.databaseValue, id.databaseValue, primaryKeyTag.databaseValue]))
         }
         return (outcome, statements)
     }
@@ -223,8 +230,9 @@ public final class KeychainRestore {
     ) throws -> (SymmetricKey, [StagedStatement]) {
         let name = "\(itemClass.rawValue)/\(protectionClass.rawValue)"
         if let key = metadataKeys[name] { return (key, []) }
-        let stored = try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
-                                       arguments: [itemClass.rawValue, protectionClass.rawValue])
+        let stored = try Data.fetchOne(
+            db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = ? AND pdmn = ?",
+            arguments: [itemClass.rawValue, protectionClass.rawValue])
         let key: SymmetricKey
         let wrapped: Data
         if let stored {
@@ -240,11 +248,16 @@ public final class KeychainRestore {
         }
         metadataKeys[name] = key
         let arguments = [itemClass.rawValue.databaseValue, protectionClass.rawValue.databaseValue, wrapped.databaseValue]
-        return (key, [
-            StagedStatement("INSERT OR IGNORE INTO metadata_keys (item_class, pdmn, wrapped_key) VALUES (?, ?, ?)", arguments),
-            StagedStatement(.expect, """
-                SELECT NOT EXISTS (SELECT 1 FROM metadata_keys WHERE item_class = ? AND pdmn = ? AND wrapped_key != ?)
-                """, arguments),
-        ])
+        return (
+            key,
+            [
+                StagedStatement("INSERT OR IGNORE INTO metadata_keys (item_class, pdmn, wrapped_key) VALUES (?, ?, ?)", arguments),
+                StagedStatement(
+                    .expect,
+                    """
+                    SELECT NOT EXISTS (SELECT 1 FROM metadata_keys WHERE item_class = ? AND pdmn = ? AND wrapped_key != ?)
+                    """, arguments),
+            ]
+        )
     }
 }

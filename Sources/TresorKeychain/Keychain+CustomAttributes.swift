@@ -29,9 +29,10 @@ extension Keychain {
     /// the rarest has — never every row of a pair all items share.
     static func rarestFirst(_ db: Database, tags: [Data], itemClass: ItemClass) throws -> [Data] {
         guard tags.count > 1 else { return tags }
-        let count = try db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM (SELECT 1 FROM custom_attribute_tags WHERE tag = ? AND item_class = ? LIMIT ?)
-            """)
+        let count = try db.cachedStatement(
+            sql: """
+                SELECT COUNT(*) FROM (SELECT 1 FROM custom_attribute_tags WHERE tag = ? AND item_class = ? LIMIT ?)
+                """)
         var bound = 32
         while true {
             let counts = try tags.map { try Int.fetchOne(count, arguments: [$0, itemClass.table, bound]) ?? 0 }

@@ -42,7 +42,8 @@ extension Keychain {
         do {
             try caller.confirmPresence(with: keybag)
         } catch KeychainError.presenceRequired where presence == .atKeyboard {
-            throw KeychainError.presenceRequired("the tresor tool needs you present for this: the passcode, or a terminal session (tresor unlock --for)")
+            throw KeychainError.presenceRequired(
+                "the tresor tool needs you present for this: the passcode, or a terminal session (tresor unlock --for)")
         }
         verified = true
     }

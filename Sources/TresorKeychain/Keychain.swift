@@ -195,8 +195,9 @@ public final class Keychain: Sendable {
                 }
                 // Renaming or otherwise changing another application's item, or moving one into
                 // another application's group, needs the user at the keyboard.
-                var presence = max(presenceToChange(group: match.attributes.accessGroup, caller: caller),
-                                   presenceToChange(group: changes.accessGroup, caller: caller))
+                var presence = max(
+                    presenceToChange(group: match.attributes.accessGroup, caller: caller),
+                    presenceToChange(group: changes.accessGroup, caller: caller))
                 if regrouped, let group = changes.accessGroup {
                     var destination = match.attributes
                     destination.accessGroup = group
@@ -335,13 +336,15 @@ public final class Keychain: Sendable {
                 // one statement (one snapshot) for every group the caller may use.
                 if tags.count == 1 { return try Self.fetch(db, itemClass.primaryKeyLookup, [tags[0]]) }
                 let placeholders = databaseQuestionMarks(count: tags.count)
-                return try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
+                return try Self.fetch(
+                    db, "SELECT \(StoredItem.selection) FROM \(table) WHERE primary_key_tag IN (\(placeholders))", StatementArguments(tags))
             case .anyGroup(let tag):
                 // All but the group is known, and the caller sees every group: the lookup index,
                 // plus the rows written before it existed (tagged below once opened) — in one
                 // statement, so a row tagged meanwhile is seen in exactly one of the two.
                 return try Self.fetch(
-                    db, """
+                    db,
+                    """
                     SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag = ?
                     UNION ALL SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag IS NULL
                     """, [tag])
@@ -373,14 +376,15 @@ public final class Keychain: Sendable {
                     candidates = candidates?.dropFirst(Self.scanPageSize)
                     let page = try read(onLookupConnection: true) { db in try Self.rows(db, ids: ids, itemClass: itemClass) }
                     rowsRead += page.count
-                    if !page.isEmpty { return page }     // all of a page's rows may have been deleted since
+                    if !page.isEmpty { return page }  // all of a page's rows may have been deleted since
                 }
                 exhausted = true
                 return indexed
             }
             let page = try read { db in
-                try Self.fetch(db, "SELECT \(StoredItem.selection) FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
-                               scan.arguments + [lastID])
+                try Self.fetch(
+                    db, "SELECT \(StoredItem.selection) FROM \(table) WHERE \(scan.filter) AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)",
+                    scan.arguments + [lastID])
             }
             exhausted = page.count < Self.scanPageSize
             lastID = page.last?.id ?? lastID
@@ -409,9 +413,11 @@ public final class Keychain: Sendable {
                 let json: Data, values: AttributeValues
                 var decoded: ItemAttributes?
                 do {
-                    let key = try cachedMetadataKey(itemClass, protectionClass) ?? read { db in
-                        try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
-                    }
+                    let key =
+                        try cachedMetadataKey(itemClass, protectionClass)
+                        ?? read { db in
+                            try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
+                        }
                     metadataOpenCount.add(1, ordering: .relaxed)
                     json = try sealing.openMetadataJSON(stored, itemClass: itemClass, key: key)
                     if scan == nil {
@@ -472,9 +478,10 @@ public final class Keychain: Sendable {
             return .primaryKey([sealing.primaryKeyTag(wanted, itemClass: itemClass)])
         }
         if caller.seesEveryGroup { return .anyGroup(sealing.lookupTag(wanted, itemClass: itemClass)) }
-        return .primaryKey(caller.accessGroups.map { group in
-            sealing.primaryKeyTag(wanted.with(accessGroup: group), itemClass: itemClass)
-        })
+        return .primaryKey(
+            caller.accessGroups.map { group in
+                sealing.primaryKeyTag(wanted.with(accessGroup: group), itemClass: itemClass)
+            })
     }
 
     /// Whether `wanted` names every attribute of the primary key (but perhaps the group) and

@@ -30,56 +30,60 @@ enum KeychainDatabase {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             for itemClass in ItemClass.allCases {
-                try db.execute(sql: """
-                    CREATE TABLE \(itemClass.table) (
-                        id INTEGER PRIMARY KEY,
-                        pdmn TEXT NOT NULL,
-                        primary_key_tag BLOB NOT NULL UNIQUE,
-                        group_tag BLOB NOT NULL,
-                        metadata BLOB NOT NULL,
-                        row_key BLOB NOT NULL,
-                        secret BLOB NOT NULL
-                    );
-                    CREATE INDEX \(itemClass.table)_group ON \(itemClass.table)(group_tag);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE \(itemClass.table) (
+                            id INTEGER PRIMARY KEY,
+                            pdmn TEXT NOT NULL,
+                            primary_key_tag BLOB NOT NULL UNIQUE,
+                            group_tag BLOB NOT NULL,
+                            metadata BLOB NOT NULL,
+                            row_key BLOB NOT NULL,
+                            secret BLOB NOT NULL
+                        );
+                        CREATE INDEX \(itemClass.table)_group ON \(itemClass.table)(group_tag);
+                        """)
             }
-            try db.execute(sql: """
-                CREATE TABLE metadata_keys (
-                    item_class TEXT NOT NULL,
-                    pdmn TEXT NOT NULL,
-                    wrapped_key BLOB NOT NULL,
-                    PRIMARY KEY (item_class, pdmn)
-                );
-                CREATE TABLE applications (
-                    executable_sha256 BLOB PRIMARY KEY,
-                    application_id TEXT NOT NULL UNIQUE,
-                    team_id TEXT NOT NULL,
-                    access_groups TEXT NOT NULL,
-                    executable_path TEXT NOT NULL,
-                    registered_at REAL NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE metadata_keys (
+                        item_class TEXT NOT NULL,
+                        pdmn TEXT NOT NULL,
+                        wrapped_key BLOB NOT NULL,
+                        PRIMARY KEY (item_class, pdmn)
+                    );
+                    CREATE TABLE applications (
+                        executable_sha256 BLOB PRIMARY KEY,
+                        application_id TEXT NOT NULL UNIQUE,
+                        team_id TEXT NOT NULL,
+                        access_groups TEXT NOT NULL,
+                        executable_path TEXT NOT NULL,
+                        registered_at REAL NOT NULL
+                    );
+                    """)
         }
         migrator.registerMigration("v2: sealed applications") { db in
             // Application rows are sealed and found through blind indexes (see ApplicationRegistry).
-            try db.execute(sql: """
-                DROP TABLE applications;
-                CREATE TABLE applications (
-                    id_tag BLOB PRIMARY KEY,
-                    executable_tag BLOB NOT NULL UNIQUE,
-                    sealed BLOB NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    DROP TABLE applications;
+                    CREATE TABLE applications (
+                        id_tag BLOB PRIMARY KEY,
+                        executable_tag BLOB NOT NULL UNIQUE,
+                        sealed BLOB NOT NULL
+                    );
+                    """)
         }
         // A caller that sees every group and names none (the CLI's `item get`) found items by
         // decrypting every row; this index finds them by primary key alone. Rows written
         // before it get their tag the first time a read opens them.
         migrator.registerMigration("v3: lookup index") { db in
             for itemClass in ItemClass.allCases {
-                try db.execute(sql: """
-                    ALTER TABLE \(itemClass.table) ADD COLUMN lookup_tag BLOB;
-                    CREATE INDEX \(itemClass.table)_lookup ON \(itemClass.table)(lookup_tag);
-                    """)
+                try db.execute(
+                    sql: """
+                        ALTER TABLE \(itemClass.table) ADD COLUMN lookup_tag BLOB;
+                        CREATE INDEX \(itemClass.table)_lookup ON \(itemClass.table)(lookup_tag);
+                        """)
             }
         }
         // A search by custom attributes (the Secret Service's attribute map) decrypted every
@@ -88,24 +92,26 @@ enum KeychainDatabase {
         // NULL until then, and searches read such rows too). A trigger per table removes a
         // row's tags with it, whatever deletes it (delete, purge).
         migrator.registerMigration("v4: custom attribute index") { db in
-            try db.execute(sql: """
-                CREATE TABLE custom_attribute_tags (
-                    tag BLOB NOT NULL,
-                    item_class TEXT NOT NULL,
-                    item_id INTEGER NOT NULL,
-                    PRIMARY KEY (tag, item_class, item_id)
-                ) WITHOUT ROWID;
-                CREATE INDEX custom_attribute_tags_item ON custom_attribute_tags(item_class, item_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE custom_attribute_tags (
+                        tag BLOB NOT NULL,
+                        item_class TEXT NOT NULL,
+                        item_id INTEGER NOT NULL,
+                        PRIMARY KEY (tag, item_class, item_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX custom_attribute_tags_item ON custom_attribute_tags(item_class, item_id);
+                    """)
             for itemClass in ItemClass.allCases {
                 let table = itemClass.table
-                try db.execute(sql: """
-                    ALTER TABLE \(table) ADD COLUMN custom_indexed INTEGER;
-                    CREATE INDEX \(table)_custom_unindexed ON \(table)(custom_indexed, group_tag) WHERE custom_indexed IS NULL;
-                    CREATE TRIGGER \(table)_custom_tags_cleanup AFTER DELETE ON \(table) BEGIN
-                        DELETE FROM custom_attribute_tags WHERE item_class = '\(table)' AND item_id = OLD.id;
-                    END;
-                    """)
+                try db.execute(
+                    sql: """
+                        ALTER TABLE \(table) ADD COLUMN custom_indexed INTEGER;
+                        CREATE INDEX \(table)_custom_unindexed ON \(table)(custom_indexed, group_tag) WHERE custom_indexed IS NULL;
+                        CREATE TRIGGER \(table)_custom_tags_cleanup AFTER DELETE ON \(table) BEGIN
+                            DELETE FROM custom_attribute_tags WHERE item_class = '\(table)' AND item_id = OLD.id;
+                        END;
+                        """)
             }
         }
         return migrator

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -188,7 +188,9 @@ extension Keychain {
 
     /// ``update(_:secret:changes:passcode:)`` without blocking a Swift concurrency thread.
     @discardableResult
-    public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) async throws -> Int {
+    public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) async throws
+        -> Int
+    {
         try await offloaded { try self.update(query, secret: secret, changes: changes, passcode: passcode) }
     }
 

@@ -173,7 +173,9 @@ public final class Notes: Sendable {
     /// - Returns: the attachment.
     /// - Throws: `APIError` or ``NotesClientError`` as the daemon answers.
     @discardableResult
-    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL, excludedFromBackup: Bool = false) throws -> AttachmentInfo {
+    public func addAttachment(to note: String, kind: AttachmentKind, name: String, file: URL, excludedFromBackup: Bool = false) throws
+        -> AttachmentInfo
+    {
         try mapped { try client.notesAddAttachment(note: note, kind: kind, name: name, file: file, excludedFromBackup: excludedFromBackup) }
     }
 
@@ -264,7 +266,8 @@ public final class Notes: Sendable {
     @discardableResult
     public func setKeychainUnlock(_ enabled: Bool, passphrase: String? = nil, userPresence: Bool = false) throws -> NotesPassphraseStatus {
         try mapped {
-            try client.notesKeychainUnlock(KeychainUnlockRequest(enabled: enabled, passphrase: passphrase, userPresence: enabled ? userPresence : nil))
+            try client.notesKeychainUnlock(
+                KeychainUnlockRequest(enabled: enabled, passphrase: passphrase, userPresence: enabled ? userPresence : nil))
         }
     }
 

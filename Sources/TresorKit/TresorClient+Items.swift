@@ -4,8 +4,12 @@ import TresorProtocol
 
 extension TresorClient {
     /// `SecItemAdd`: stores a new item in the login keychain.
-    package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil, passcode: String? = nil) throws -> KeychainItem {
-        try call("POST", Route.addItem, AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret, passcode: passcode))
+    package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil, passcode: String? = nil) throws
+        -> KeychainItem
+    {
+        try call(
+            "POST", Route.addItem,
+            AddItemRequest(keychain: keychain, itemClass: itemClass, attributes: attributes, secret: secret, passcode: passcode))
     }
 
     /// `SecItemCopyMatching`. `passcode` reveals secrets that need user presence.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TresorModel
 import TresorProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -122,7 +123,7 @@ extension TresorClient {
             try receive(piece)
         }
         guard let name = response.headers[NotesWire.nameHeader.lowercased()].flatMap(NotesWire.decodeHeader),
-              let kind = response.headers[NotesWire.kindHeader.lowercased()].flatMap(AttachmentKind.init(rawValue:))
+            let kind = response.headers[NotesWire.kindHeader.lowercased()].flatMap(AttachmentKind.init(rawValue:))
         else { throw TresorClientError.protocolError("attachment answer without its name and kind headers") }
         return ReceivedAttachment(id: id, name: name, kind: kind, byteCount: byteCount)
     }

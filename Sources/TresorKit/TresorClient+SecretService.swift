@@ -27,7 +27,8 @@ extension TresorClient {
     ) throws -> [ExecutableGrant] {
         let response: SecretServiceOwnersResponse = try call(
             "POST", Route.secretServiceGrants,
-            ExecutableGrantRequest(executablePath: executablePath, ownerPath: ownerPath, group: group, itemID: itemID, revoke: revoke, passcode: passcode))
+            ExecutableGrantRequest(
+                executablePath: executablePath, ownerPath: ownerPath, group: group, itemID: itemID, revoke: revoke, passcode: passcode))
         return response.grants
     }
 
@@ -39,7 +40,9 @@ extension TresorClient {
     ///   - passcode: the passcode, when one is set.
     /// - Returns: the group, and what was copied and skipped.
     /// - Throws: `APIError` from the daemon.
-    public func importSecretServiceItems(_ items: [SecretServiceExport.Item], ownerPath: String?, passcode: String?) throws -> SecretServiceImportResponse {
+    public func importSecretServiceItems(_ items: [SecretServiceExport.Item], ownerPath: String?, passcode: String?) throws
+        -> SecretServiceImportResponse
+    {
         try call("POST", Route.secretServiceImport, SecretServiceImportRequest(ownerPath: ownerPath, passcode: passcode, items: items))
     }
 

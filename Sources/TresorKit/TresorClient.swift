@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,7 +54,9 @@ public final class TresorClient: Sendable {
     /// - Returns: a client on its own connection.
     /// - Throws: ``TresorClientError`` when no daemon answers, it runs as another user, or it
     ///   does not start.
-    public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true, timeout: Duration = defaultTimeout) throws -> TresorClient {
+    public static func connect(paths: TresorPaths = TresorPaths(), startDaemon: Bool = true, timeout: Duration = defaultTimeout) throws
+        -> TresorClient
+    {
         let socket = paths.socket.path
         do {
             return TresorClient(paths: paths, timeout: timeout, http: try UnixSocketHTTP(path: socket, timeout: timeout))
@@ -224,9 +227,10 @@ public final class TresorClient: Sendable {
     func callRaw(
         _ method: String, _ path: String, file: Int32, length: Int, fileName: String, contentType: String, headers: [(String, String)]
     ) throws -> UnixSocketHTTP.Response {
-        try succeeded(send {
-            try $0.send(method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers)
-        })
+        try succeeded(
+            send {
+                try $0.send(method: method, path: path, file: file, length: length, fileName: fileName, contentType: contentType, headers: headers)
+            })
     }
 
     /// A request with a JSON body whose answer's raw bytes, once its status says success, go to

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

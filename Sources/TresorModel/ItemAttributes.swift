@@ -80,7 +80,8 @@ extension ItemAttributes {
         let container = try decoder.container(keyedBy: AnyAttributeName.self)
         let names = container.allKeys
         if decoder.userInfo[Self.refusesUnknownNames] as? Bool == true,
-            let unknown = names.map(\.stringValue).filter({ ItemAttribute.named[$0] == nil }).min() {
+            let unknown = names.map(\.stringValue).filter({ ItemAttribute.named[$0] == nil }).min()
+        {
             throw UnknownAttributeError(name: unknown)
         }
         for name in names {

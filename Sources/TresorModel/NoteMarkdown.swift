@@ -27,8 +27,10 @@ public enum NoteMarkdown {
         /// Only `http(s):` and `mailto:` links are kept.
         public var link: String?
 
-        public init(_ text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false, strike: Bool = false,
-                    code: Bool = false, link: String? = nil) {
+        public init(
+            _ text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false, strike: Bool = false,
+            code: Bool = false, link: String? = nil
+        ) {
             self.text = text
             self.bold = bold
             self.italic = italic
@@ -311,7 +313,8 @@ public enum NoteMarkdown {
             case .bullet: return indent + "• " + inline
             case .dash: return indent + "– " + inline
             case .number:
-                numbers[block.level] = (previous?.kind == .number || (previous?.kind.isList == true && previous!.level > block.level))
+                numbers[block.level] =
+                    (previous?.kind == .number || (previous?.kind.isList == true && previous!.level > block.level))
                     ? (numbers[block.level] ?? 0) + 1 : 1
                 return indent + "\(numbers[block.level]!). " + inline
             case .check: return indent + (block.isChecked ? "☑ " : "☐ ") + (ansi && block.isChecked ? "\u{1B}[2m\(inline)\u{1B}[0m" : inline)

@@ -288,8 +288,9 @@ enum AttachmentFile {
             guard case .plaintext(let noteKey) = layers else { return record.opened }
             var chunk = record.opened
             if let noteKey {
-                guard let plain = try? LockedNoteCrypto.openChunk(
-                    chunk, with: noteKey, attachmentID: attachmentID, index: record.index, isFinal: record.isFinal)
+                guard
+                    let plain = try? LockedNoteCrypto.openChunk(
+                        chunk, with: noteKey, attachmentID: attachmentID, index: record.index, isFinal: record.isFinal)
                 else { throw damaged }
                 chunk = plain
             }

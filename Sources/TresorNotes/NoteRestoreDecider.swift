@@ -53,9 +53,11 @@ struct NoteRestoreDecider: Sendable {
                 StagedStatement("DELETE FROM notes WHERE id = ?", [note.id.databaseValue]),
             ]
         }
-        let importTag = try keepsImportTags ? note.importTag.flatMap { tag in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) == true ? nil : tag
-        } : nil
+        let importTag =
+            try keepsImportTags
+            ? note.importTag.flatMap { tag in
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notes WHERE import_tag = ?"), arguments: [tag]) == true ? nil : tag
+            } : nil
         let recordKeySealed = try note.recordKey.map { try sealing.seal($0, table: "notes", id: note.id, column: "record_key") }
         let layer = note.recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing
         let locked = mapped.locked
@@ -74,16 +76,21 @@ struct NoteRestoreDecider: Sendable {
         row += [note.bodyFormat.databaseValue, importTag.databaseValue, recordKeySealed.databaseValue, note.noteProofHash.databaseValue]
         // As stored: an insert fires no revision trigger.
         row += [(note.revision ?? 1).databaseValue, note.deleted.map(\.timeIntervalSince1970).databaseValue]
-        statements.append(StagedStatement("""
-            INSERT OR IGNORE INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, passphrase_id,
-                crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format, import_tag,
-                sealed_record_key, note_proof_hash, revision, deleted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, row))
+        statements.append(
+            StagedStatement(
+                """
+                INSERT OR IGNORE INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, passphrase_id,
+                    crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format, import_tag,
+                    sealed_record_key, note_proof_hash, revision, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, row))
         for participant in note.participants where accounts.contains(participant.account) {
-            statements.append(StagedStatement("INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)", [
-                note.id.databaseValue, participant.account.databaseValue, participant.added.timeIntervalSince1970.databaseValue,
-            ]))
+            statements.append(
+                StagedStatement(
+                    "INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)",
+                    [
+                        note.id.databaseValue, participant.account.databaseValue, participant.added.timeIntervalSince1970.databaseValue,
+                    ]))
         }
         return (outcome, statements, removedFiles)
     }
@@ -97,8 +104,8 @@ struct NoteRestoreDecider: Sendable {
         if let key = note.recordKey, key.count != 32 { throw NotesError.invalid("a shared note's record key is 32 bytes") }
         if let locked = note.locked {
             guard (1...LockedNoteCrypto.maximumIterations).contains(locked.iterations), (1...64).contains(locked.salt.count),
-                  locked.wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount, (12...64).contains(locked.iv.count),
-                  locked.tag.count == AESGCM.tagByteCount, locked.ciphertext.count <= 8 * NoteLimits.bodyBytes
+                locked.wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount, (12...64).contains(locked.iv.count),
+                locked.tag.count == AESGCM.tagByteCount, locked.ciphertext.count <= 8 * NoteLimits.bodyBytes
             else { throw NotesError.invalid("the locked note's fields are malformed") }
         }
     }

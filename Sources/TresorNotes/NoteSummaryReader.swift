@@ -37,13 +37,14 @@ struct NoteSummaryReader {
             let attachmentCounts = try attachmentCounts(of: ids)
             let participants = try participants(of: ids)
             for row in batch {
-                summaries.append(NoteSummary(
-                    id: row.id, title: try store.title(of: row, sealing), folder: try folderName(row.folderID),
-                    created: row.created, modified: row.modified, isPinned: row.isPinned,
-                    attachmentCount: attachmentCounts[row.id] ?? 0,
-                    lock: try row.passphraseID.map { try lock($0) },
-                    sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) },
-                    revision: row.revision, deleted: row.deleted))
+                summaries.append(
+                    NoteSummary(
+                        id: row.id, title: try store.title(of: row, sealing), folder: try folderName(row.folderID),
+                        created: row.created, modified: row.modified, isPinned: row.isPinned,
+                        attachmentCount: attachmentCounts[row.id] ?? 0,
+                        lock: try row.passphraseID.map { try lock($0) },
+                        sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) },
+                        revision: row.revision, deleted: row.deleted))
             }
             start = batch.endIndex
         }
@@ -73,7 +74,8 @@ struct NoteSummaryReader {
 
     private mutating func ownerName(_ accountID: String) throws -> String {
         if let known = ownerNames[accountID] { return known }
-        let name = try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [accountID])
+        let name =
+            try String.fetchOne(db, sql: "SELECT login_name FROM accounts WHERE id = ?", arguments: [accountID])
             ?? NoteRules.localLoginName
         ownerNames[accountID] = name
         return name
@@ -81,9 +83,11 @@ struct NoteSummaryReader {
 
     private func attachmentCounts(of ids: [String]) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT note_id, COUNT(*) FROM attachments WHERE note_id IN (\(databaseQuestionMarks(count: ids.count))) GROUP BY note_id
-            """, arguments: StatementArguments(ids))
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT note_id, COUNT(*) FROM attachments WHERE note_id IN (\(databaseQuestionMarks(count: ids.count))) GROUP BY note_id
+                """, arguments: StatementArguments(ids))
         while let row = try rows.next() { counts[row[0]] = row[1] }
         return counts
     }
@@ -91,10 +95,12 @@ struct NoteSummaryReader {
     /// Each shared note's participants' names, in the order they were added.
     private func participants(of ids: [String]) throws -> [String: [String]] {
         var names: [String: [String]] = [:]
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT p.note_id, COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
-            WHERE p.note_id IN (\(databaseQuestionMarks(count: ids.count))) ORDER BY p.note_id, p.added, a.login_name
-            """, arguments: StatementArguments([NoteRules.localLoginName] + ids))
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT p.note_id, COALESCE(a.login_name, ?) FROM participants p JOIN accounts a ON a.id = p.account_id
+                WHERE p.note_id IN (\(databaseQuestionMarks(count: ids.count))) ORDER BY p.note_id, p.added, a.login_name
+                """, arguments: StatementArguments([NoteRules.localLoginName] + ids))
         while let row = try rows.next() { names[row[0], default: []].append(row[1]) }
         return names
     }

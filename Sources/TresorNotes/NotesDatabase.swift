@@ -27,95 +27,98 @@ enum NotesDatabase {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE accounts (
-                    id TEXT PRIMARY KEY,
-                    name TEXT NOT NULL,
-                    current_passphrase_id INTEGER,
-                    keychain_unlock INTEGER NOT NULL DEFAULT 0,
-                    failed_passphrase_entries INTEGER NOT NULL DEFAULT 0,
-                    last_passphrase_failure REAL,
-                    created REAL NOT NULL
-                );
-                CREATE TABLE passphrases (
-                    id INTEGER PRIMARY KEY,
-                    account_id TEXT NOT NULL REFERENCES accounts(id),
-                    source TEXT NOT NULL,
-                    generation INTEGER,
-                    salt BLOB NOT NULL,
-                    iterations INTEGER NOT NULL,
-                    verifier BLOB,
-                    sealed_hint BLOB,
-                    created REAL NOT NULL
-                );
-                CREATE TABLE folders (
-                    id TEXT PRIMARY KEY,
-                    account_id TEXT NOT NULL REFERENCES accounts(id),
-                    sealed_name BLOB NOT NULL,
-                    created REAL NOT NULL
-                );
-                CREATE TABLE notes (
-                    id TEXT PRIMARY KEY,
-                    account_id TEXT NOT NULL REFERENCES accounts(id),
-                    folder_id TEXT REFERENCES folders(id),
-                    created REAL NOT NULL,
-                    modified REAL NOT NULL,
-                    pinned INTEGER NOT NULL DEFAULT 0,
-                    sealed_title BLOB NOT NULL,
-                    sealed_body BLOB,
-                    passphrase_id INTEGER REFERENCES passphrases(id),
-                    crypto_salt BLOB,
-                    crypto_iterations INTEGER,
-                    crypto_wrapped_key BLOB,
-                    crypto_iv BLOB,
-                    crypto_tag BLOB,
-                    sealed_ciphertext BLOB,
-                    body_format TEXT NOT NULL DEFAULT 'text',
-                    import_tag BLOB UNIQUE
-                );
-                CREATE INDEX notes_account ON notes(account_id);
-                CREATE INDEX notes_passphrase ON notes(passphrase_id);
-                CREATE TABLE attachments (
-                    id TEXT PRIMARY KEY,
-                    note_id TEXT NOT NULL REFERENCES notes(id),
-                    kind TEXT NOT NULL,
-                    sealed_name BLOB NOT NULL,
-                    byte_count INTEGER NOT NULL,
-                    created REAL NOT NULL,
-                    file TEXT NOT NULL UNIQUE,
-                    is_locked INTEGER NOT NULL
-                );
-                CREATE INDEX attachments_note ON attachments(note_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE accounts (
+                        id TEXT PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        current_passphrase_id INTEGER,
+                        keychain_unlock INTEGER NOT NULL DEFAULT 0,
+                        failed_passphrase_entries INTEGER NOT NULL DEFAULT 0,
+                        last_passphrase_failure REAL,
+                        created REAL NOT NULL
+                    );
+                    CREATE TABLE passphrases (
+                        id INTEGER PRIMARY KEY,
+                        account_id TEXT NOT NULL REFERENCES accounts(id),
+                        source TEXT NOT NULL,
+                        generation INTEGER,
+                        salt BLOB NOT NULL,
+                        iterations INTEGER NOT NULL,
+                        verifier BLOB,
+                        sealed_hint BLOB,
+                        created REAL NOT NULL
+                    );
+                    CREATE TABLE folders (
+                        id TEXT PRIMARY KEY,
+                        account_id TEXT NOT NULL REFERENCES accounts(id),
+                        sealed_name BLOB NOT NULL,
+                        created REAL NOT NULL
+                    );
+                    CREATE TABLE notes (
+                        id TEXT PRIMARY KEY,
+                        account_id TEXT NOT NULL REFERENCES accounts(id),
+                        folder_id TEXT REFERENCES folders(id),
+                        created REAL NOT NULL,
+                        modified REAL NOT NULL,
+                        pinned INTEGER NOT NULL DEFAULT 0,
+                        sealed_title BLOB NOT NULL,
+                        sealed_body BLOB,
+                        passphrase_id INTEGER REFERENCES passphrases(id),
+                        crypto_salt BLOB,
+                        crypto_iterations INTEGER,
+                        crypto_wrapped_key BLOB,
+                        crypto_iv BLOB,
+                        crypto_tag BLOB,
+                        sealed_ciphertext BLOB,
+                        body_format TEXT NOT NULL DEFAULT 'text',
+                        import_tag BLOB UNIQUE
+                    );
+                    CREATE INDEX notes_account ON notes(account_id);
+                    CREATE INDEX notes_passphrase ON notes(passphrase_id);
+                    CREATE TABLE attachments (
+                        id TEXT PRIMARY KEY,
+                        note_id TEXT NOT NULL REFERENCES notes(id),
+                        kind TEXT NOT NULL,
+                        sealed_name BLOB NOT NULL,
+                        byte_count INTEGER NOT NULL,
+                        created REAL NOT NULL,
+                        file TEXT NOT NULL UNIQUE,
+                        is_locked INTEGER NOT NULL
+                    );
+                    CREATE INDEX attachments_note ON attachments(note_id);
+                    """)
         }
         // Web accounts and shared notes (docs/FORMAT.md, "Web accounts and shared notes"). A shared
         // note's title and body are sealed under its own record key (`sealed_record_key`, itself
         // sealed under the content key).
         migrator.registerMigration("v2-web") { db in
-            try db.execute(sql: """
-                ALTER TABLE accounts ADD COLUMN login_name TEXT;
-                ALTER TABLE accounts ADD COLUMN password_salt BLOB;
-                ALTER TABLE accounts ADD COLUMN password_iterations INTEGER;
-                ALTER TABLE accounts ADD COLUMN password_hash BLOB;
-                CREATE UNIQUE INDEX accounts_login_name ON accounts(login_name);
-                ALTER TABLE notes ADD COLUMN sealed_record_key BLOB;
-                CREATE TABLE participants (
-                    note_id TEXT NOT NULL REFERENCES notes(id),
-                    account_id TEXT NOT NULL REFERENCES accounts(id),
-                    added REAL NOT NULL,
-                    PRIMARY KEY (note_id, account_id)
-                );
-                CREATE INDEX participants_account ON participants(account_id);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE accounts ADD COLUMN login_name TEXT;
+                    ALTER TABLE accounts ADD COLUMN password_salt BLOB;
+                    ALTER TABLE accounts ADD COLUMN password_iterations INTEGER;
+                    ALTER TABLE accounts ADD COLUMN password_hash BLOB;
+                    CREATE UNIQUE INDEX accounts_login_name ON accounts(login_name);
+                    ALTER TABLE notes ADD COLUMN sealed_record_key BLOB;
+                    CREATE TABLE participants (
+                        note_id TEXT NOT NULL REFERENCES notes(id),
+                        account_id TEXT NOT NULL REFERENCES accounts(id),
+                        added REAL NOT NULL,
+                        PRIMARY KEY (note_id, account_id)
+                    );
+                    CREATE INDEX participants_account ON participants(account_id);
+                    """)
         }
         // Proofs of the passphrase and of note keys (docs/SECURITY.md, "Locked-note integrity on
         // the web"): the SHA-256 of each, NULL until recorded — rows from before this version
         // get theirs at the first entry the daemon can check (or the browser's first right one).
         migrator.registerMigration("v3-proofs") { db in
-            try db.execute(sql: """
-                ALTER TABLE passphrases ADD COLUMN proof_hash BLOB;
-                ALTER TABLE notes ADD COLUMN note_proof_hash BLOB;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE passphrases ADD COLUMN proof_hash BLOB;
+                    ALTER TABLE notes ADD COLUMN note_proof_hash BLOB;
+                    """)
         }
         // Attachments the user left out of backups (`tresor note attach --exclude-from-backup`).
         migrator.registerMigration("v4-backup-exclusion") { db in
@@ -125,27 +128,29 @@ enum NotesDatabase {
         // lock, pin, folder or place in Recently Deleted counts one up, by trigger, so no code
         // path can change a note without a save made from the old revision noticing.
         migrator.registerMigration("v5-revisions") { db in
-            try db.execute(sql: """
-                ALTER TABLE notes ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
-                CREATE TRIGGER notes_revision AFTER UPDATE OF
-                    account_id, folder_id, modified, pinned, sealed_title, sealed_body, passphrase_id,
-                    crypto_iv, crypto_tag, sealed_ciphertext, sealed_record_key
-                ON notes BEGIN
-                    UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE notes ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+                    CREATE TRIGGER notes_revision AFTER UPDATE OF
+                        account_id, folder_id, modified, pinned, sealed_title, sealed_body, passphrase_id,
+                        crypto_iv, crypto_tag, sealed_ciphertext, sealed_record_key
+                    ON notes BEGIN
+                        UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
+                    END;
+                    """)
         }
         // Recently Deleted (docs/FORMAT.md): a deleted note keeps its row, attachments and
         // participants, with the time it was deleted; after 30 days, or when deleted for good,
         // it goes as `deleteNote` always went.
         migrator.registerMigration("v6-recently-deleted") { db in
-            try db.execute(sql: """
-                ALTER TABLE notes ADD COLUMN deleted REAL;
-                CREATE INDEX notes_deleted ON notes(deleted) WHERE deleted IS NOT NULL;
-                CREATE TRIGGER notes_revision_deleted AFTER UPDATE OF deleted ON notes BEGIN
-                    UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE notes ADD COLUMN deleted REAL;
+                    CREATE INDEX notes_deleted ON notes(deleted) WHERE deleted IS NOT NULL;
+                    CREATE TRIGGER notes_revision_deleted AFTER UPDATE OF deleted ON notes BEGIN
+                        UPDATE notes SET revision = OLD.revision + 1 WHERE id = NEW.id;
+                    END;
+                    """)
         }
         return migrator
     }

@@ -95,7 +95,8 @@ public final class NotesRestore {
         if let loginHolder, loginHolder != account.id { return (.conflict, []) }
         if let login = account.loginName, stagedLogins.contains(login) { return (.conflict, []) }
         if let existing {
-            let same = existing["name"] == account.name && existing["login_name"] == account.loginName
+            let same =
+                existing["name"] == account.name && existing["login_name"] == account.loginName
                 && existing["password_salt"] == account.passwordSalt && existing["password_iterations"] == account.passwordIterations
                 && existing["password_hash"] == account.passwordHash
             if same || account.id == AccountID.local.rawValue {
@@ -106,21 +107,39 @@ public final class NotesRestore {
             guard mayAdd else { return (.skipped, []) }
             accounts.insert(account.id)
             if let login = account.loginName { stagedLogins.insert(login) }
-            return (.replaced, [StagedStatement("""
-                UPDATE accounts SET name = ?, login_name = ?, password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?
-                """, [account.name.databaseValue, account.loginName.databaseValue, account.passwordSalt.databaseValue,
-                      account.passwordIterations.databaseValue, account.passwordHash.databaseValue, account.id.databaseValue])])
+            return (
+                .replaced,
+                [
+                    StagedStatement(
+                        """
+                        UPDATE accounts SET name = ?, login_name = ?, password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?
+                        """,
+                        [
+                            account.name.databaseValue, account.loginName.databaseValue, account.passwordSalt.databaseValue,
+                            account.passwordIterations.databaseValue, account.passwordHash.databaseValue, account.id.databaseValue,
+                        ])
+                ]
+            )
         }
         guard mayAdd else { return (.skipped, []) }
         accounts.insert(account.id)
         accountsWithoutPassphrase.insert(account.id)
         if let login = account.loginName { stagedLogins.insert(login) }
-        return (.restored, [StagedStatement("""
-            INSERT OR IGNORE INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [account.id.databaseValue, account.name.databaseValue, account.loginName.databaseValue, account.passwordSalt.databaseValue,
-                  account.passwordIterations.databaseValue, account.passwordHash.databaseValue,
-                  account.created.timeIntervalSince1970.databaseValue])])
+        return (
+            .restored,
+            [
+                StagedStatement(
+                    """
+                    INSERT OR IGNORE INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        account.id.databaseValue, account.name.databaseValue, account.loginName.databaseValue, account.passwordSalt.databaseValue,
+                        account.passwordIterations.databaseValue, account.passwordHash.databaseValue,
+                        account.created.timeIntervalSince1970.databaseValue,
+                    ])
+            ]
+        )
     }
 
     /// Stages a passphrase record of an account restored or kept: one this home holds already
@@ -135,13 +154,15 @@ public final class NotesRestore {
         guard accounts.contains(passphrase.account) else { return (.skipped, []) }
         guard passphrases[passphrase.id] == nil else { throw RestoreSkip.duplicate }
         guard LockInfo.Source(rawValue: passphrase.source) != nil, (1...LockedNoteCrypto.maximumIterations).contains(passphrase.iterations),
-              (1...64).contains(passphrase.salt.count)
+            (1...64).contains(passphrase.salt.count)
         else { throw NotesError.invalid("a passphrase record is malformed") }
         if let hint = passphrase.hint { try NoteRules.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
         let existing = try store.pool.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT id FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ? AND verifier IS ?
-                """, arguments: [passphrase.account, passphrase.source, passphrase.salt, passphrase.iterations, passphrase.verifier])
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ? AND verifier IS ?
+                    """, arguments: [passphrase.account, passphrase.source, passphrase.salt, passphrase.iterations, passphrase.verifier])
         }
         if let existing {
             passphrases[passphrase.id] = existing
@@ -154,8 +175,9 @@ public final class NotesRestore {
         if passphrase.source == LockInfo.Source.tresor.rawValue, generation != nil {
             if nextGeneration[passphrase.account] == nil {
                 let highest = try store.pool.read { db in
-                    try Int.fetchOne(db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?",
-                                     arguments: [passphrase.account, LockInfo.Source.tresor.rawValue])
+                    try Int.fetchOne(
+                        db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?",
+                        arguments: [passphrase.account, LockInfo.Source.tresor.rawValue])
                 }
                 // Generations keep their numbers unless the account has its own already.
                 nextGeneration[passphrase.account] = highest.map { $0 + 1 } ?? 0
@@ -168,19 +190,26 @@ public final class NotesRestore {
         let hint = try passphrase.hint.map { try sealing.sealText($0, table: "passphrases", id: "\(id)", column: "hint") }
         var statements = [
             // The id is this home's next one: nobody may have taken it since.
-            StagedStatement(.expect, "SELECT NOT EXISTS (SELECT 1 FROM passphrases WHERE id = ? AND salt != ?)",
-                            [id.databaseValue, passphrase.salt.databaseValue]),
-            StagedStatement("""
+            StagedStatement(
+                .expect, "SELECT NOT EXISTS (SELECT 1 FROM passphrases WHERE id = ? AND salt != ?)",
+                [id.databaseValue, passphrase.salt.databaseValue]),
+            StagedStatement(
+                """
                 INSERT OR IGNORE INTO passphrases (id, account_id, source, generation, salt, iterations, verifier, proof_hash, sealed_hint, created)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [id.databaseValue, passphrase.account.databaseValue, passphrase.source.databaseValue, generation.databaseValue,
-                      passphrase.salt.databaseValue, passphrase.iterations.databaseValue, passphrase.verifier.databaseValue,
-                      passphrase.proofHash.databaseValue, hint.databaseValue, passphrase.created.timeIntervalSince1970.databaseValue]),
+                """,
+                [
+                    id.databaseValue, passphrase.account.databaseValue, passphrase.source.databaseValue, generation.databaseValue,
+                    passphrase.salt.databaseValue, passphrase.iterations.databaseValue, passphrase.verifier.databaseValue,
+                    passphrase.proofHash.databaseValue, hint.databaseValue, passphrase.created.timeIntervalSince1970.databaseValue,
+                ]),
         ]
         if isCurrent, accountsWithoutPassphrase.contains(passphrase.account) {
             accountsWithoutPassphrase.remove(passphrase.account)
-            statements.append(StagedStatement("UPDATE accounts SET current_passphrase_id = ? WHERE id = ? AND current_passphrase_id IS NULL",
-                                              [id.databaseValue, passphrase.account.databaseValue]))
+            statements.append(
+                StagedStatement(
+                    "UPDATE accounts SET current_passphrase_id = ? WHERE id = ? AND current_passphrase_id IS NULL",
+                    [id.databaseValue, passphrase.account.databaseValue]))
         }
         return (.restored, statements)
     }
@@ -194,8 +223,10 @@ public final class NotesRestore {
         guard folders[folder.id] == nil else { throw RestoreSkip.duplicate }
         try NoteRules.validate(folder.name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
         let (byName, idTaken) = try store.pool.read { db -> (String?, Bool) in
-            (try store.folderID(named: folder.name, account: AccountID(rawValue: folder.account), creating: false, db, sealing),
-             try Bool.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ?", arguments: [folder.id]) ?? false)
+            (
+                try store.folderID(named: folder.name, account: AccountID(rawValue: folder.account), creating: false, db, sealing),
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ?", arguments: [folder.id]) ?? false
+            )
         }
         if let byName {
             folders[folder.id] = byName
@@ -203,10 +234,18 @@ public final class NotesRestore {
         }
         let id = idTaken || Set(folders.values).contains(folder.id) ? UUID().uuidString.lowercased() : folder.id
         folders[folder.id] = id
-        return (.restored, [StagedStatement("INSERT OR IGNORE INTO folders (id, account_id, sealed_name, created) VALUES (?, ?, ?, ?)", [
-            id.databaseValue, folder.account.databaseValue, try sealing.sealText(folder.name, table: "folders", id: id, column: "name").databaseValue,
-            folder.created.timeIntervalSince1970.databaseValue,
-        ])])
+        return (
+            .restored,
+            [
+                StagedStatement(
+                    "INSERT OR IGNORE INTO folders (id, account_id, sealed_name, created) VALUES (?, ?, ?, ?)",
+                    [
+                        id.databaseValue, folder.account.databaseValue,
+                        try sealing.sealText(folder.name, table: "folders", id: id, column: "name").databaseValue,
+                        folder.created.timeIntervalSince1970.databaseValue,
+                    ])
+            ]
+        )
     }
 
     // MARK: Notes
@@ -272,7 +311,8 @@ public final class NotesRestore {
             if holder == attachment.note && note.outcome == .alreadyPresent { return .alreadyPresent }
             guard holder == attachment.note && note.outcome == .replaced else { throw RestoreSkip.idInUse }
         }
-        let file: StagedAttachment.File = attachment.isLocked
+        let file: StagedAttachment.File =
+            attachment.isLocked
             ? .sealed(try AttachmentFile.SealedChunkWriter(attachmentID: attachment.id, in: stagingFolder, sealing: sealing))
             : .plain(try AttachmentFile.Writer(attachmentID: attachment.id, in: stagingFolder, sealing: sealing, noteKey: nil))
         self.attachment = StagedAttachment(attachment: attachment, file: file)
@@ -321,10 +361,12 @@ public final class NotesRestore {
             try writer.append(last, isFinal: true)
             file = try writer.commit(syncingFolder: false)
         }
-        let statement = StagedStatement("""
+        let statement = StagedStatement(
+            """
             INSERT OR IGNORE INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
+            """,
+            [
                 attachment.id.databaseValue, attachment.note.databaseValue, attachment.kind.rawValue.databaseValue,
                 try sealing.sealText(attachment.name, table: "attachments", id: attachment.id, column: "name").databaseValue,
                 attachment.byteCount.databaseValue, attachment.created.timeIntervalSince1970.databaseValue, file.databaseValue,

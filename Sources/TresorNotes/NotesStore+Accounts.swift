@@ -23,10 +23,11 @@ extension NotesStore {
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE login_name = ?", arguments: [login]) == nil else {
                 throw NotesError.nameTaken(login)
             }
-            try db.execute(sql: """
-                INSERT INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id.rawValue, login, login, hash.salt, hash.rounds, hash.hash, now.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO accounts (id, name, login_name, password_salt, password_iterations, password_hash, created)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [id.rawValue, login, login, hash.salt, hash.rounds, hash.hash, now.timeIntervalSince1970])
         }
         return WebAccount(id: id, name: login, isLocal: false)
     }
@@ -39,10 +40,11 @@ extension NotesStore {
             return nil
         }
         let row = try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, password_salt, password_iterations, password_hash FROM accounts WHERE login_name = ?", arguments: [login])
+            try Row.fetchOne(
+                db, sql: "SELECT id, password_salt, password_iterations, password_hash FROM accounts WHERE login_name = ?", arguments: [login])
         }
         guard let row, let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?,
-              let hash = row["password_hash"] as Data?
+            let hash = row["password_hash"] as Data?
         else {
             PasswordHash.checkNobody(password, rounds: minimumIterations)
             return nil
@@ -64,11 +66,12 @@ extension NotesStore {
     /// - Throws: `notFound` for an unknown account.
     func passwordHash(of account: AccountID) throws -> PasswordHash? {
         let row = try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT password_salt, password_iterations, password_hash FROM accounts WHERE id = ?", arguments: [account.rawValue])
+            try Row.fetchOne(
+                db, sql: "SELECT password_salt, password_iterations, password_hash FROM accounts WHERE id = ?", arguments: [account.rawValue])
         }
         guard let row else { throw NotesError.notFound("account \(account)") }
         guard let salt = row["password_salt"] as Data?, let rounds = row["password_iterations"] as Int?,
-              let hash = row["password_hash"] as Data?
+            let hash = row["password_hash"] as Data?
         else { return nil }
         return PasswordHash(salt: salt, rounds: rounds, hash: hash)
     }

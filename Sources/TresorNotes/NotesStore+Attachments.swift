@@ -56,10 +56,12 @@ extension NotesStore {
                 guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")
                 }
-                try db.execute(sql: """
-                    INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [
+                try db.execute(
+                    sql: """
+                        INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
                         upload.id, upload.noteID, upload.kind.rawValue,
                         try sealing.sealText(upload.name, table: "attachments", id: upload.id, column: "name"),
                         byteCount, created.timeIntervalSince1970, file, upload.isLocked, upload.excludedFromBackup,
@@ -150,8 +152,9 @@ extension NotesStore {
     public func setExcludedFromBackup(_ attachmentID: String, of noteID: String, excluded: Bool) throws -> AttachmentInfo {
         let sealing = try sealing()
         return try pool.write { db in
-            try db.execute(sql: "UPDATE attachments SET exclude_from_backup = ? WHERE id = ? AND note_id = ?",
-                           arguments: [excluded, attachmentID, noteID])
+            try db.execute(
+                sql: "UPDATE attachments SET exclude_from_backup = ? WHERE id = ? AND note_id = ?",
+                arguments: [excluded, attachmentID, noteID])
             guard let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }

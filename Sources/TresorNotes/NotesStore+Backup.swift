@@ -22,11 +22,13 @@ extension NotesStore {
         let sealing = try sealing()
         try pool.read { db in
             for row in try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY created, id") {
-                try body(.account(BackedUpAccount(
-                    id: row["id"], name: row["name"], loginName: row["login_name"], passwordSalt: row["password_salt"],
-                    passwordIterations: row["password_iterations"], passwordHash: row["password_hash"],
-                    currentPassphrase: row["current_passphrase_id"], keychainUnlock: row["keychain_unlock"],
-                    created: Date(timeIntervalSince1970: row["created"]))))
+                try body(
+                    .account(
+                        BackedUpAccount(
+                            id: row["id"], name: row["name"], loginName: row["login_name"], passwordSalt: row["password_salt"],
+                            passwordIterations: row["password_iterations"], passwordHash: row["password_hash"],
+                            currentPassphrase: row["current_passphrase_id"], keychainUnlock: row["keychain_unlock"],
+                            created: Date(timeIntervalSince1970: row["created"]))))
             }
             for row in try Row.fetchAll(db, sql: "SELECT * FROM passphrases ORDER BY id").map(PassphraseRow.init) {
                 do {
@@ -39,7 +41,8 @@ extension NotesStore {
                 let id: String = row["id"]
                 do {
                     let name = try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name")
-                    try body(.folder(BackedUpFolder(id: id, account: row["account_id"], name: name, created: Date(timeIntervalSince1970: row["created"]))))
+                    try body(
+                        .folder(BackedUpFolder(id: id, account: row["account_id"], name: name, created: Date(timeIntervalSince1970: row["created"]))))
                 } catch let error as NotesError {
                     try body(.unreadable(what: "folder", id: id, reason: error.description))
                 }
@@ -68,7 +71,7 @@ extension NotesStore {
         var locked: BackedUpNote.LockedFields?
         if let passphrase = row.passphraseID {
             guard let salt = row.salt, let iterations = row.iterations, let wrappedKey = row.wrappedKey, let iv = row.iv,
-                  let tag = row.tag, let sealed = row.sealedCiphertext
+                let tag = row.tag, let sealed = row.sealedCiphertext
             else { throw NotesError.damaged("the locked fields of note \(row.id)") }
             locked = .init(
                 passphrase: passphrase, salt: salt, iterations: iterations, wrappedKey: wrappedKey, iv: iv, tag: tag,
@@ -115,11 +118,14 @@ extension NotesStore {
         try body(.attachment(attachment))
         do {
             if row.isLocked {
-                try AttachmentFile.forEachRecord(row.file, attachmentID: row.id, byteCount: row.byteCount, in: attachmentsFolder, sealing: sealing) { chunk, _, _ in
+                try AttachmentFile.forEachRecord(row.file, attachmentID: row.id, byteCount: row.byteCount, in: attachmentsFolder, sealing: sealing) {
+                    chunk, _, _ in
                     try body(.attachmentPiece(chunk))
                 }
             } else {
-                try AttachmentFile.forEachChunk(row.file, attachmentID: row.id, byteCount: row.byteCount, in: attachmentsFolder, sealing: sealing, noteKey: nil) {
+                try AttachmentFile.forEachChunk(
+                    row.file, attachmentID: row.id, byteCount: row.byteCount, in: attachmentsFolder, sealing: sealing, noteKey: nil
+                ) {
                     try body(.attachmentPiece($0))
                 }
             }
@@ -134,8 +140,10 @@ extension NotesStore {
     /// - Throws: storage errors.
     public func backupSize() throws -> (notes: Int, attachmentBytes: Int) {
         try pool.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments WHERE exclude_from_backup = 0") ?? 0)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments WHERE exclude_from_backup = 0") ?? 0
+            )
         }
     }
 
@@ -145,10 +153,12 @@ extension NotesStore {
     /// - Throws: storage errors.
     public func readingTotals() throws -> (accounts: Int, notes: Int, attachments: Int, attachmentBytes: Int) {
         try pool.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments") ?? 0)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(byte_count), 0) FROM attachments") ?? 0
+            )
         }
     }
 

@@ -53,10 +53,11 @@ extension NotesStore {
                 try sealing.sealText(title, table: "notes", id: id, column: "title"),
                 try sealing.sealText(text, table: "notes", id: id, column: "body"), tag,
             ]
-            try db.execute(sql: """
-                INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, sealed_body, import_tag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: arguments)
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, sealed_body, import_tag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: text)
         case .appleLocked(let fields):
             try Self.validate(fields)
@@ -67,12 +68,13 @@ extension NotesStore {
             var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, sealedTitle, passphraseID]
             arguments += [fields.salt, fields.iterations, fields.wrappedKey, fields.iv, fields.tag, sealedCiphertext]
             arguments += [BodyFormat.appleNotes.rawValue, tag]
-            try db.execute(sql: """
-                INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, passphrase_id,
-                    crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext,
-                    body_format, import_tag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: arguments)
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, passphrase_id,
+                        crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext,
+                        body_format, import_tag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: nil)
         }
     }
@@ -80,19 +82,23 @@ extension NotesStore {
     /// Imported notes that share a salt, count and hint share one passphrase record, so one
     /// passphrase entry opens them all in a session.
     private func importedPassphrase(_ fields: AppleLockedNote, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> Int64 {
-        let candidates = try Row.fetchAll(db, sql: """
-            SELECT * FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ?
-            """, arguments: [account.rawValue, LockInfo.Source.appleNotes.rawValue, fields.salt, fields.iterations])
+        let candidates = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT * FROM passphrases WHERE account_id = ? AND source = ? AND salt = ? AND iterations = ?
+                """, arguments: [account.rawValue, LockInfo.Source.appleNotes.rawValue, fields.salt, fields.iterations])
         for candidate in candidates.map(PassphraseRow.init) where try hint(of: candidate, sealing) == fields.hint {
             return candidate.id
         }
-        try db.execute(sql: """
-            INSERT INTO passphrases (account_id, source, salt, iterations, created) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [account.rawValue, LockInfo.Source.appleNotes.rawValue, fields.salt, fields.iterations, now.timeIntervalSince1970])
+        try db.execute(
+            sql: """
+                INSERT INTO passphrases (account_id, source, salt, iterations, created) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [account.rawValue, LockInfo.Source.appleNotes.rawValue, fields.salt, fields.iterations, now.timeIntervalSince1970])
         let id = db.lastInsertedRowID
         if let hint = fields.hint {
-            try db.execute(sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
-                           arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
+            try db.execute(
+                sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
+                arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
         }
         return id
     }
@@ -107,7 +113,9 @@ extension NotesStore {
         }
         guard (12...64).contains(fields.iv.count) else { throw NotesError.invalid("its IV is \(fields.iv.count) bytes") }
         guard fields.tag.count == AESGCM.tagByteCount else { throw NotesError.invalid("its tag is \(fields.tag.count) bytes, not 16") }
-        guard fields.ciphertext.count <= 8 * NoteLimits.bodyBytes else { throw NotesError.invalid("its body is larger than \(8 * NoteLimits.bodyBytes) bytes") }
+        guard fields.ciphertext.count <= 8 * NoteLimits.bodyBytes else {
+            throw NotesError.invalid("its body is larger than \(8 * NoteLimits.bodyBytes) bytes")
+        }
         if let hint = fields.hint { try NoteRules.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
     }
 
@@ -117,7 +125,8 @@ extension NotesStore {
         material += Data("\(note.created?.timeIntervalSince1970 ?? 0)/\(note.modified?.timeIntervalSince1970 ?? 0)".utf8)
         switch note.content {
         case .text(let text): material += Data("text\0".utf8) + Digest.sha256(Data(text.utf8))
-        case .appleLocked(let fields): material += Data("locked\0".utf8) + Digest.sha256(fields.wrappedKey + fields.iv + fields.tag + fields.ciphertext)
+        case .appleLocked(let fields):
+            material += Data("locked\0".utf8) + Digest.sha256(fields.wrappedKey + fields.iv + fields.tag + fields.ciphertext)
         }
         return material
     }

@@ -67,9 +67,10 @@ extension NotesStore {
                 throw NotesError.conflict("the notes locked with this passphrase changed meanwhile: fetch them again")
             }
             // A new wrapping is what another device must fetch to open the note: the revision counts up.
-            let update = try db.makeStatement(sql: """
-                UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
-                """)
+            let update = try db.makeStatement(
+                sql: """
+                    UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
+                    """)
             for (id, wrapped) in rewrappedKeys {
                 try update.execute(arguments: [material.salt, material.iterations, wrapped, id])
             }
@@ -92,7 +93,7 @@ extension NotesStore {
             return (row, try row.passphraseID.map { try PassphraseRow.fetch($0, db) })
         }
         guard let passphraseID = row.passphraseID, let passphrase, let salt = row.salt, let iterations = row.iterations,
-              let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag, let sealed = row.sealedCiphertext
+            let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag, let sealed = row.sealedCiphertext
         else { throw NotesError.wrongLockState("note \(id) is not locked") }
         let hasProof = passphrase.proofHash != nil
         return LockedNoteRecord(
@@ -114,7 +115,9 @@ extension NotesStore {
         guard client.noteProofHash.count == LockedNoteCrypto.proofByteCount else { throw NotesError.invalid("the note proof hash must be 32 bytes") }
         guard client.iv.count >= 12, client.iv.count <= 64 else { throw NotesError.invalid("the IV must be 12 to 64 bytes") }
         guard client.tag.count == 16 else { throw NotesError.invalid("the tag must be 16 bytes") }
-        guard client.ciphertext.count <= NoteLimits.bodyBytes else { throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes") }
+        guard client.ciphertext.count <= NoteLimits.bodyBytes else {
+            throw NotesError.invalid("the body is longer than \(NoteLimits.bodyBytes) bytes")
+        }
         let sealing = try sealing()
         let (row, attachments) = try pool.read { db in (try NoteRow.fetch(id, db), try AttachmentRow.fetchAll(note: id, db)) }
         // In every store's order: locked, in Recently Deleted, shared — then the attachments' kinds.
@@ -152,7 +155,8 @@ extension NotesStore {
                     body: AESGCM.Sealed(iv: client.iv, ciphertext: client.ciphertext, tag: client.tag), modified: now, db, sealing)
                 var old: [String] = []
                 for attachment in try AttachmentRow.fetchAll(note: id, db) {
-                    try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = 1 WHERE id = ?", arguments: [newFiles[attachment.id]!, attachment.id])
+                    try db.execute(
+                        sql: "UPDATE attachments SET file = ?, is_locked = 1 WHERE id = ?", arguments: [newFiles[attachment.id]!, attachment.id])
                     old.append(attachment.file)
                 }
                 return .success(old)
@@ -190,10 +194,14 @@ extension NotesStore {
             try requireNotDeleted(row)
             if let baseRevision, baseRevision != row.revision { throw NotesError.staleRevision(current: row.revision) }
             if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
-            try db.execute(sql: """
-                UPDATE notes SET crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, modified = ? WHERE id = ?
-                """, arguments: [iv, tag, try sealing.seal(ciphertext, table: "notes", id: id, column: "ciphertext"),
-                                 BodyFormat.text.rawValue, now.timeIntervalSince1970, id])
+            try db.execute(
+                sql: """
+                    UPDATE notes SET crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, modified = ? WHERE id = ?
+                    """,
+                arguments: [
+                    iv, tag, try sealing.seal(ciphertext, table: "notes", id: id, column: "ciphertext"),
+                    BodyFormat.text.rawValue, now.timeIntervalSince1970, id,
+                ])
             return .success(try summary(of: NoteRow.fetch(id, db), db, sealing))
         }.get()
         purgeRemovedPages()
@@ -261,7 +269,8 @@ extension NotesStore {
         let reader = try AttachmentFile.Reader(
             attachment.file, attachmentID: attachment.id, byteCount: attachment.byteCount, in: attachmentsFolder, sealing: sealing,
             layers: .keybag)
-        let sealedByteCount = attachment.byteCount
+        let sealedByteCount =
+            attachment.byteCount
             + LockedNoteShape.chunkCount(plaintextByteCount: attachment.byteCount) * LockedNoteShape.chunkOverheadByteCount
         return AttachmentChunks(reader, byteCount: sealedByteCount, attachmentID: attachment.id)
     }

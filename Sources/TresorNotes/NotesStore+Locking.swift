@@ -54,12 +54,13 @@ extension NotesStore {
             guard try NoteRow.fetch(id, db).wrappedKey == row.wrappedKey else {
                 throw NotesError.wrongLockState("note \(id) changed meanwhile; try again")
             }
-            try db.execute(sql: """
-                UPDATE notes SET sealed_body = ?, passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL,
-                    crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?,
-                    note_proof_hash = NULL
-                WHERE id = ?
-                """, arguments: [try sealing.noteLayer(row).sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
+            try db.execute(
+                sql: """
+                    UPDATE notes SET sealed_body = ?, passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL,
+                        crypto_wrapped_key = NULL, crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?,
+                        note_proof_hash = NULL
+                    WHERE id = ?
+                    """, arguments: [try sealing.noteLayer(row).sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
             try removeUnusedImportedPassphrase(row.passphraseID!, db)
             return try resealAttachments(of: id, from: noteKey, to: nil, db, sealing)
         }
@@ -119,12 +120,14 @@ extension NotesStore {
         _ id: String, passphrase: PassphraseRow, wrappedKey: Data, noteProofHash: Data, body: AESGCM.Sealed, modified: Date?,
         _ db: Database, _ sealing: ContentSealing
     ) throws {
-        try db.execute(sql: """
-            UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
-                crypto_wrapped_key = ?, note_proof_hash = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
-                modified = COALESCE(?, modified)
-            WHERE id = ?
-            """, arguments: [
+        try db.execute(
+            sql: """
+                UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
+                    crypto_wrapped_key = ?, note_proof_hash = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
+                    modified = COALESCE(?, modified)
+                WHERE id = ?
+                """,
+            arguments: [
                 passphrase.id, passphrase.salt, passphrase.iterations, wrappedKey, noteProofHash, body.iv, body.tag,
                 try sealing.seal(body.ciphertext, table: "notes", id: id, column: "ciphertext"),
                 BodyFormat.text.rawValue, modified?.timeIntervalSince1970, id,
@@ -134,9 +137,10 @@ extension NotesStore {
     /// Moves a locked note from passphrase `old` to `current`, its note key wrapped under it
     /// (a re-wrap); an imported passphrase no note uses any more is forgotten.
     func moveNote(_ id: String, from old: Int64, to current: PassphraseRow, wrappedKey: Data, _ db: Database) throws {
-        try db.execute(sql: """
-            UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
-            """, arguments: [current.id, current.salt, current.iterations, wrappedKey, id])
+        try db.execute(
+            sql: """
+                UPDATE notes SET passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ? WHERE id = ?
+                """, arguments: [current.id, current.salt, current.iterations, wrappedKey, id])
         try removeUnusedImportedPassphrase(old, db)
     }
 
@@ -157,8 +161,9 @@ extension NotesStore {
             // Locked before proofs (or imported): the daemon holds the note key now, so it
             // records the note proof a web client will have to present to change the note.
             try pool.write { db in
-                try db.execute(sql: "UPDATE notes SET note_proof_hash = ? WHERE id = ? AND crypto_wrapped_key = ? AND note_proof_hash IS NULL",
-                               arguments: [LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)), row.id, wrapped])
+                try db.execute(
+                    sql: "UPDATE notes SET note_proof_hash = ? WHERE id = ? AND crypto_wrapped_key = ? AND note_proof_hash IS NULL",
+                    arguments: [LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)), row.id, wrapped])
             }
         }
         return noteKey
@@ -270,8 +275,9 @@ extension NotesStore {
                 sealing: sealing, noteKey: oldKey, writer.append)
             let file = try writer.finish()
             do {
-                try db.execute(sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
-                               arguments: [file, newKey != nil, attachment.id])
+                try db.execute(
+                    sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
+                    arguments: [file, newKey != nil, attachment.id])
             } catch {
                 AttachmentFile.remove(file, in: attachmentsFolder)
                 throw error
@@ -283,8 +289,9 @@ extension NotesStore {
 
     /// An imported passphrase no note uses any more is forgotten.
     func removeUnusedImportedPassphrase(_ id: Int64, _ db: Database) throws {
-        try db.execute(sql: """
-            DELETE FROM passphrases WHERE id = ? AND source = ? AND NOT EXISTS (SELECT 1 FROM notes WHERE passphrase_id = ?)
-            """, arguments: [id, LockInfo.Source.appleNotes.rawValue, id])
+        try db.execute(
+            sql: """
+                DELETE FROM passphrases WHERE id = ? AND source = ? AND NOT EXISTS (SELECT 1 FROM notes WHERE passphrase_id = ?)
+                """, arguments: [id, LockInfo.Source.appleNotes.rawValue, id])
     }
 }

@@ -21,14 +21,17 @@ extension NotesStore {
     public func folders(account: AccountID = .local) throws -> [Folder] {
         let sealing = try sealing()
         return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT f.id, f.sealed_name, (SELECT COUNT(*) FROM notes n WHERE n.folder_id = f.id AND n.deleted IS NULL) AS count
-                FROM folders f WHERE f.account_id = ?
-                """, arguments: [account.rawValue]
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id, f.sealed_name, (SELECT COUNT(*) FROM notes n WHERE n.folder_id = f.id AND n.deleted IS NULL) AS count
+                    FROM folders f WHERE f.account_id = ?
+                    """, arguments: [account.rawValue]
             ).map { row in
                 let id: String = row["id"]
-                return Folder(id: id, name: try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name"),
-                              noteCount: row["count"])
+                return Folder(
+                    id: id, name: try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name"),
+                    noteCount: row["count"])
             }
         }.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
     }
@@ -72,9 +75,10 @@ extension NotesStore {
                 throw NotesError.notFound("folder \(id.prefix(64))")
             }
             let moved = try String.fetchAll(db, sql: "SELECT id FROM notes WHERE folder_id = ?", arguments: [id])
-            try db.execute(sql: """
-                UPDATE notes SET folder_id = NULL, modified = CASE WHEN deleted IS NULL THEN ? ELSE modified END WHERE folder_id = ?
-                """, arguments: [now.timeIntervalSince1970, id])
+            try db.execute(
+                sql: """
+                    UPDATE notes SET folder_id = NULL, modified = CASE WHEN deleted IS NULL THEN ? ELSE modified END WHERE folder_id = ?
+                    """, arguments: [now.timeIntervalSince1970, id])
             try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
             return moved
         }
@@ -111,10 +115,12 @@ extension NotesStore {
         let created = try pool.write { db in
             _ = try AccountRow.fetch(account, db)
             let folder = try draft.folder.map { try folderID(named: $0, account: account, creating: true, db, sealing)! }
-            try db.execute(sql: """
-                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
                     id, account.rawValue, folder, timestamp, timestamp, draft.isPinned,
                     try sealing.sealText(title, table: "notes", id: id, column: "title"),
                     try sealing.sealText(draft.body, table: "notes", id: id, column: "body"),
@@ -241,7 +247,10 @@ extension NotesStore {
                 if let noteKey {
                     let sealed = try LockedNoteCrypto.sealBody(Data(body.utf8), with: noteKey)
                     assignments += ["crypto_iv = ?", "crypto_tag = ?", "sealed_ciphertext = ?", "body_format = ?"]
-                    arguments += [sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"), BodyFormat.text.rawValue]
+                    arguments += [
+                        sealed.iv, sealed.tag, try sealing.seal(sealed.ciphertext, table: "notes", id: id, column: "ciphertext"),
+                        BodyFormat.text.rawValue,
+                    ]
                 } else {
                     assignments.append("sealed_body = ?")
                     arguments += [try layer.sealText(body, table: "notes", id: id, column: "body")]
@@ -299,7 +308,8 @@ extension NotesStore {
                     let note = NoteRow(row: row)
                     return .init(
                         noteID: note.id, accountID: note.accountID, title: try title(of: note, sealing),
-                        body: note.isLocked ? nil : try sealing.noteLayer(note).openText(note.sealedBody ?? Data(), table: "notes", id: note.id, column: "body"))
+                        body: note.isLocked
+                            ? nil : try sealing.noteLayer(note).openText(note.sealedBody ?? Data(), table: "notes", id: note.id, column: "body"))
                 }
             }
         }
@@ -311,9 +321,10 @@ extension NotesStore {
         }
         // Ranked as every store ranks (``SearchWords/ranked(_:)``), not by FTS5's bm25.
         let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let order = SearchWords.ranked(found.map {
-            (id: $0.id, titleMatches: SearchWords.titleMatches(of: words, title: SearchWords.words(of: $0.title)), modified: $0.modified)
-        })
+        let order = SearchWords.ranked(
+            found.map {
+                (id: $0.id, titleMatches: SearchWords.titleMatches(of: words, title: SearchWords.words(of: $0.title)), modified: $0.modified)
+            })
         return order.compactMap { byID[$0] }
     }
 

@@ -46,9 +46,10 @@ extension NotesStore {
             let notes = try Row.fetchAll(db, sql: "SELECT id, crypto_wrapped_key FROM notes WHERE passphrase_id = ?", arguments: [record.id])
             changeProgress.withLock { $0 = (0, notes.count) }
             // A new wrapping is what another device must fetch to open the note: the revision counts up.
-            let update = try db.makeStatement(sql: """
-                UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
-                """)
+            let update = try db.makeStatement(
+                sql: """
+                    UPDATE notes SET crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?, revision = revision + 1 WHERE id = ?
+                    """)
             for (done, note) in notes.enumerated() {
                 let id: String = note["id"]
                 guard let noteKey = LockedNoteCrypto.unwrap(note["crypto_wrapped_key"], with: oldKey) else {
@@ -83,9 +84,11 @@ extension NotesStore {
         let record = try currentPassphrase(account)
         _ = try passphraseKey(for: record, passphrase: passphrase, sealing)
         try pool.write { db in
-            try db.execute(sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?", arguments: [
-                try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(record.id)", column: "hint") }, record.id,
-            ])
+            try db.execute(
+                sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
+                arguments: [
+                    try hint.map { try sealing.sealText($0, table: "passphrases", id: "\(record.id)", column: "hint") }, record.id,
+                ])
         }
     }
 
@@ -192,20 +195,26 @@ extension NotesStore {
         try pool.write { db -> Int64 in
             let row = try AccountRow.fetch(account, db)
             if requireNone && row.currentPassphraseID != nil { throw NotesError.passphraseAlreadySet }
-            let generation = (try Int.fetchOne(db, sql: """
-                SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?
-                """, arguments: [account.rawValue, LockInfo.Source.tresor.rawValue]) ?? 0) + 1
-            try db.execute(sql: """
-                INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
+            let generation =
+                (try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT MAX(generation) FROM passphrases WHERE account_id = ? AND source = ?
+                        """, arguments: [account.rawValue, LockInfo.Source.tresor.rawValue]) ?? 0) + 1
+            try db.execute(
+                sql: """
+                    INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
                     account.rawValue, LockInfo.Source.tresor.rawValue, generation, material.salt, material.iterations,
                     material.verifier, material.proofHash, now.timeIntervalSince1970,
                 ])
             let id = db.lastInsertedRowID
             if let hint {
-                try db.execute(sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
-                               arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
+                try db.execute(
+                    sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
+                    arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
             }
             try db.execute(sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = ?", arguments: [id, account.rawValue])
             try AccountRow.clearWrongEntries(account, db)

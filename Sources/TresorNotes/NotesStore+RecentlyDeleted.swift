@@ -52,9 +52,13 @@ extension NotesStore {
         let sealing = try sealing()
         return try pool.read { db in
             var reader = NoteSummaryReader(self, db, sealing)
-            return try reader.summaries(of: Row.fetchAll(db, sql: """
-                SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NOT NULL ORDER BY deleted DESC, id
-                """, arguments: [account.rawValue]).map(NoteRow.init(summaryRow:)))
+            return try reader.summaries(
+                of: Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NOT NULL ORDER BY deleted DESC, id
+                        """, arguments: [account.rawValue]
+                ).map(NoteRow.init(summaryRow:)))
         }
     }
 

@@ -54,12 +54,14 @@ extension NotesStore {
         let recordKey = participants.isEmpty ? nil : SecureRandom.bytes(count: 32)
         let layer = recordKey.map { ContentSealing(classKey: SymmetricKey(data: $0)) } ?? sealing
         let copyTitle = try conflictCopyTitle(title, editor: editor, db)
-        try db.execute(sql: """
-            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, sealed_record_key,
-                               passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
-                               sealed_ciphertext, body_format, note_proof_hash)
-            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
+        try db.execute(
+            sql: """
+                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, sealed_record_key,
+                                   passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                                   sealed_ciphertext, body_format, note_proof_hash)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
                 id, row.accountID, row.folderID, timestamp, timestamp,
                 try layer.sealText(copyTitle, table: "notes", id: id, column: "title"),
                 try body.map { try layer.sealText($0, table: "notes", id: id, column: "body") },

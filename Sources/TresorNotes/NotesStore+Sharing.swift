@@ -35,8 +35,9 @@ extension NotesStore {
             guard includingDeleted else { throw NotesError.invalid("note \(id.prefix(64)) is in Recently Deleted: restore it first") }
         }
         if owner == account.rawValue { return .owner }
-        let participates = try Int.fetchOne(
-            db, sql: "SELECT 1 FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, account.rawValue]) != nil
+        let participates =
+            try Int.fetchOne(
+                db, sql: "SELECT 1 FROM participants WHERE note_id = ? AND account_id = ?", arguments: [id, account.rawValue]) != nil
         guard participates else { throw NotesError.notFound("note \(id.prefix(64))") }
         return .participant
     }
@@ -46,12 +47,15 @@ extension NotesStore {
         let sealing = try sealing()
         return try pool.read { db in
             var reader = NoteSummaryReader(self, db, sealing)
-            return try reader.summaries(of: Row.fetchAll(db, sql: """
-                SELECT \(NoteRow.summaryColumns) FROM notes
-                WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = ?)
-                ORDER BY modified DESC, id
-                """, arguments: [account.rawValue]
-            ).map(NoteRow.init(summaryRow:)))
+            return try reader.summaries(
+                of: Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(NoteRow.summaryColumns) FROM notes
+                        WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = ?)
+                        ORDER BY modified DESC, id
+                        """, arguments: [account.rawValue]
+                ).map(NoteRow.init(summaryRow:)))
         }
     }
 
@@ -67,23 +71,30 @@ extension NotesStore {
             var row = try NoteRow.fetch(id, db)
             guard !row.isLocked else { throw NotesError.wrongLockState("note \(id) is locked: a locked note cannot be shared") }
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM participants WHERE note_id = ?", arguments: [id]) ?? 0
-            guard count < NoteRules.maximumParticipants else { throw NotesError.invalid("a note has at most \(NoteRules.maximumParticipants) participants") }
+            guard count < NoteRules.maximumParticipants else {
+                throw NotesError.invalid("a note has at most \(NoteRules.maximumParticipants) participants")
+            }
             if row.sealedRecordKey == nil {
                 let title = try title(of: row, sealing)
                 let body = try sealing.openText(row.sealedBody ?? Data(), table: "notes", id: id, column: "body")
                 let recordKey = SecureRandom.bytes(count: 32)
-                try db.execute(sql: "UPDATE notes SET sealed_record_key = ? WHERE id = ?", arguments: [
-                    try sealing.seal(recordKey, table: "notes", id: id, column: "record_key"), id,
-                ])
+                try db.execute(
+                    sql: "UPDATE notes SET sealed_record_key = ? WHERE id = ?",
+                    arguments: [
+                        try sealing.seal(recordKey, table: "notes", id: id, column: "record_key"), id,
+                    ])
                 row = try NoteRow.fetch(id, db)
                 let layer = try sealing.noteLayer(row)
-                try db.execute(sql: "UPDATE notes SET sealed_title = ?, sealed_body = ? WHERE id = ?", arguments: [
-                    try layer.sealText(title, table: "notes", id: id, column: "title"),
-                    try layer.sealText(body, table: "notes", id: id, column: "body"), id,
-                ])
+                try db.execute(
+                    sql: "UPDATE notes SET sealed_title = ?, sealed_body = ? WHERE id = ?",
+                    arguments: [
+                        try layer.sealText(title, table: "notes", id: id, column: "title"),
+                        try layer.sealText(body, table: "notes", id: id, column: "body"), id,
+                    ])
             }
-            try db.execute(sql: "INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)",
-                           arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO participants (note_id, account_id, added) VALUES (?, ?, ?)",
+                arguments: [id, participant.id.rawValue, now.timeIntervalSince1970])
             if db.changesCount > 0 { try countRevision(of: id, db) }
         }
         purgeRemovedPages()

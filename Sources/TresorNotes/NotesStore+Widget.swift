@@ -14,9 +14,11 @@ extension NotesStore {
         let sealing = try sealing()
         return try pool.read { db in
             func notes(_ filter: String) throws -> [WidgetSummary.Note] {
-                try Row.fetchAll(db, sql: """
-                    SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL \(filter) ORDER BY modified DESC, id LIMIT \(NoteRules.widgetListLength)
-                    """, arguments: [account.rawValue]
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(NoteRow.summaryColumns) FROM notes WHERE account_id = ? AND deleted IS NULL \(filter) ORDER BY modified DESC, id LIMIT \(NoteRules.widgetListLength)
+                        """, arguments: [account.rawValue]
                 ).map { row in
                     let note = NoteRow(summaryRow: row)
                     return .init(title: try title(of: note, sealing), modified: note.modified, isLocked: note.isLocked)
@@ -29,9 +31,11 @@ extension NotesStore {
     /// (notes, locked notes) of the account — readable before the first unlock.
     public func widgetCounts(account: AccountID) throws -> (notes: Int, locked: Int) {
         try pool.read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS total, COUNT(passphrase_id) AS locked FROM notes WHERE account_id = ? AND deleted IS NULL
-                """, arguments: [account.rawValue])!
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS total, COUNT(passphrase_id) AS locked FROM notes WHERE account_id = ? AND deleted IS NULL
+                    """, arguments: [account.rawValue])!
             return (row["total"], row["locked"])
         }
     }

@@ -53,7 +53,9 @@ public final class NotesStore: Sendable {
     ///   - settings: KDF rounds, session timeout, clock.
     ///   - changes: where committed changes are announced.
     /// - Throws: a database or file error.
-    public convenience init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production, changes: NoteChangeFeed = NoteChangeFeed()) throws {
+    public convenience init(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production, changes: NoteChangeFeed = NoteChangeFeed())
+        throws
+    {
         try self.init(paths: paths, keybag: keybag, settings: settings, changes: changes, maintaining: true)
     }
 
@@ -68,7 +70,9 @@ public final class NotesStore: Sendable {
     /// - Returns: the store, to read with ``readAllForBackup(_:)``.
     /// - Throws: ``NotesError/notFound(_:)`` when the home has no notes database; a database error.
     public static func openForReading(paths: TresorPaths, keybag: Keybag, settings: NotesSettings = .production) throws -> NotesStore {
-        guard FileManager.default.fileExists(atPath: paths.notesDatabase.path) else { throw NotesError.notFound("the notes of home \(paths.home.path)") }
+        guard FileManager.default.fileExists(atPath: paths.notesDatabase.path) else {
+            throw NotesError.notFound("the notes of home \(paths.home.path)")
+        }
         return try NotesStore(paths: paths, keybag: keybag, settings: settings, changes: NoteChangeFeed(), maintaining: false)
     }
 

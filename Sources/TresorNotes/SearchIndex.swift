@@ -16,11 +16,12 @@ final class SearchIndex: Sendable {
     init() throws {
         queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE notes_fts USING fts5(
-                    note_id UNINDEXED, account_id UNINDEXED, title, body,
-                    tokenize = 'unicode61 remove_diacritics 2')
-                """)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE notes_fts USING fts5(
+                        note_id UNINDEXED, account_id UNINDEXED, title, body,
+                        tokenize = 'unicode61 remove_diacritics 2')
+                    """)
         }
     }
 

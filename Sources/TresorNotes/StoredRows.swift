@@ -31,23 +31,26 @@ struct AccountRow {
     /// Counts a wrong passphrase entry (typed in the CLI, or a wrong proof from a web client) and
     /// returns the account as it now is.
     static func countWrongEntry(_ id: AccountID, at date: Date, _ db: Database) throws -> AccountRow {
-        try db.execute(sql: """
-            UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
-            """, arguments: [date.timeIntervalSince1970, id.rawValue])
+        try db.execute(
+            sql: """
+                UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = ? WHERE id = ?
+                """, arguments: [date.timeIntervalSince1970, id.rawValue])
         return try fetch(id, db)
     }
 
     /// Gives back one entry counted in advance (``NotesStore`` reserves an attempt before the
     /// key derivation) when the attempt never got to check the passphrase.
     static func releaseReservedEntry(_ id: AccountID, _ db: Database) throws {
-        try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = MAX(0, failed_passphrase_entries - 1) WHERE id = ?",
-                       arguments: [id.rawValue])
+        try db.execute(
+            sql: "UPDATE accounts SET failed_passphrase_entries = MAX(0, failed_passphrase_entries - 1) WHERE id = ?",
+            arguments: [id.rawValue])
     }
 
     /// Clears the wrong-entry count: after a right entry, or a passphrase changed.
     static func clearWrongEntries(_ id: AccountID, _ db: Database) throws {
-        try db.execute(sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
-                       arguments: [id.rawValue])
+        try db.execute(
+            sql: "UPDATE accounts SET failed_passphrase_entries = 0, last_passphrase_failure = NULL WHERE id = ?",
+            arguments: [id.rawValue])
     }
 }
 

@@ -21,7 +21,9 @@ public struct NoteContent: Sendable, Equatable {
             if title == storedTitle {
                 result.title = title
             } else {
-                guard let baseTitle = base.title, let merged = ThreeWayMerge.mergeValue(base: baseTitle, saved: storedTitle, incoming: title) else { return nil }
+                guard let baseTitle = base.title, let merged = ThreeWayMerge.mergeValue(base: baseTitle, saved: storedTitle, incoming: title) else {
+                    return nil
+                }
                 result.title = merged
             }
         }
@@ -29,7 +31,8 @@ public struct NoteContent: Sendable, Equatable {
             if body == storedBody {
                 result.body = body
             } else {
-                guard let baseBody = base.body, case .merged(let merged) = ThreeWayMerge.merge(base: baseBody, saved: storedBody, incoming: body) else {
+                guard let baseBody = base.body, case .merged(let merged) = ThreeWayMerge.merge(base: baseBody, saved: storedBody, incoming: body)
+                else {
                     return nil
                 }
                 result.body = merged

@@ -57,7 +57,9 @@ public enum NoteRules {
     /// - Throws: ``NotesError/invalid(_:)`` when it is too long or holds a NUL.
     public static func title(_ given: String, body: String) throws -> String {
         let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
-        let title = !trimmed.isEmpty ? given
+        let title =
+            !trimmed.isEmpty
+            ? given
             : String(body.split(separator: "\n", omittingEmptySubsequences: true).first?.prefix(120) ?? "New Note")
         try validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         return title
@@ -102,7 +104,7 @@ public enum NoteRules {
     public static func validateAttachmentName(_ name: String) throws {
         try validate(name, limit: NoteLimits.attachmentNameBytes, what: "attachment name", allowEmpty: false)
         guard name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw NotesError.invalid("an attachment name may not be \".\" or \"..\" nor contain '/', '\\\\' or control characters")
         }

@@ -112,7 +112,8 @@ public enum ThreeWayMerge {
         var lengths = [Int32](repeating: 0, count: (n + 1) * width)
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
-                lengths[i * width + j] = a[prefix + i] == b[prefix + j]
+                lengths[i * width + j] =
+                    a[prefix + i] == b[prefix + j]
                     ? lengths[(i + 1) * width + j + 1] + 1
                     : max(lengths[(i + 1) * width + j], lengths[i * width + j + 1])
             }

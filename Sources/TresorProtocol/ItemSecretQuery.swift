@@ -81,7 +81,8 @@ public enum ItemSecretQuery {
             guard seen.insert(name).inserted else { throw APIError(.param, "query parameter \(quoted(name)) appears twice") }
             if name == "class" {
                 guard let parsed = ItemClass(rawValue: value) else {
-                    throw APIError(.param, "unknown item class \(quoted(value)) (one of \(ItemClass.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw APIError(
+                        .param, "unknown item class \(quoted(value)) (one of \(ItemClass.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 itemClass = parsed
             } else if name == "keychain" {
@@ -95,11 +96,14 @@ public enum ItemSecretQuery {
                 guard let number = Int(value) else { throw APIError(.param, "\(name) must be an integer") }
                 set(&attributes, number)
             } else {
-                throw APIError(.param, "\(quoted(name)) is not an attribute this route takes (text and integer attributes only; use POST \(Route.searchItems))")
+                throw APIError(
+                    .param, "\(quoted(name)) is not an attribute this route takes (text and integer attributes only; use POST \(Route.searchItems))")
             }
         }
         guard let itemClass else { throw APIError(.param, "the class query parameter is missing (genp, inet, cert or keys)") }
-        return (ItemQuery(itemClass, attributes: attributes, limit: unique ? .all : .one, returnData: true, returnAttributes: false), keychain, unique)
+        return (
+            ItemQuery(itemClass, attributes: attributes, limit: unique ? .all : .one, returnData: true, returnAttributes: false), keychain, unique
+        )
     }
 
     /// The one secret of `items` for a `unique` query.

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import TresorDBus
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +64,7 @@ final class BusClients {
             // The process pinned is the one the bus named, and it still runs the program it was
             // identified by: a pid reused, or an exec, between the bus's answer and now would fail one of these.
             guard try BusCredentials.of(name, on: connection).pid == pid, tresor_pidfd_has_exited(pidfd) == 0,
-                  executable != nil, ProcessImage.executable(of: pid) == executable
+                executable != nil, ProcessImage.executable(of: pid) == executable
             else {
                 throw DBusError.accessDenied("the calling process went away or changed while it was identified")
             }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TresorDBus
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,7 +4,9 @@ import TresorKeychain
 
 /// `org.freedesktop.Secret.Collection` and `org.freedesktop.Secret.Item`.
 extension SecretServiceProvider {
-    func collectionMethod(_ member: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws -> [DBusValue] {
+    func collectionMethod(_ member: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws
+        -> [DBusValue]
+    {
         switch member {
         case "SearchItems":
             let attributes = try Self.attributeMap(request.arguments("a{ss}", member)[0])
@@ -19,18 +21,22 @@ extension SecretServiceProvider {
             let secret = try sessions.decode(arguments[1], for: request.sender)
             let created = try collection.create(
                 label: label, attributes: attributes, secret: secret, replace: arguments[2].boolValue ?? false, client: request.client)
-            signals += itemSignal(created.isNew ? "ItemCreated" : "ItemChanged", collection: collection, id: created.id, group: request.caller.defaultAccessGroup)
+            signals += itemSignal(
+                created.isNew ? "ItemCreated" : "ItemChanged", collection: collection, id: created.id, group: request.caller.defaultAccessGroup)
             return [.objectPath(itemPath(collection, created.id)), .objectPath(SecretObjectPath.none)]
 
         case "Delete":
-            throw DBusError.accessDenied("Tresor's collections are not deleted through the Secret Service (created keychains: `tresor keychain delete`)")
+            throw DBusError.accessDenied(
+                "Tresor's collections are not deleted through the Secret Service (created keychains: `tresor keychain delete`)")
 
         default:
             throw DBusError.unknownMethod("Collection has no method \(member.prefix(64))")
         }
     }
 
-    func itemMethod(_ member: String, id: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws -> [DBusValue] {
+    func itemMethod(_ member: String, id: String, of collection: any SecretCollection, _ request: SecretRequest, signals: inout [DBusMessage]) throws
+        -> [DBusValue]
+    {
         switch member {
         case "GetSecret":
             let session = try request.arguments("o", member)[0].stringValue ?? ""

@@ -16,8 +16,10 @@ enum Introspection {
         case .session?: interfaces = session
         case .prompt?: interfaces = prompt
         case nil:
-            let parents = ["/": "org", "/org": "freedesktop", "/org/freedesktop": "secrets",
-                           SecretObjectPath.root + "/collection": "login session", SecretObjectPath.root + "/aliases": "default"]
+            let parents = [
+                "/": "org", "/org": "freedesktop", "/org/freedesktop": "secrets",
+                SecretObjectPath.root + "/collection": "login session", SecretObjectPath.root + "/aliases": "default",
+            ]
             guard let names = parents[path] else { throw DBusError.unknownObject(path) }
             interfaces = ""
             children = names.split(separator: " ").map(String.init)

@@ -49,7 +49,9 @@ struct KeychainCollection: SecretCollection {
         return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (
+        id: String, isNew: Bool
+    ) {
         try SecretLimits.check(label: label, attributes: attributes)
         let own = Caller(accessGroups: [client.caller.defaultAccessGroup], defaultAccessGroup: client.caller.defaultAccessGroup)
         var query = ItemQuery(.genericPassword, limit: .all)

@@ -62,9 +62,13 @@ final class MemoryCollection: SecretCollection {
         return try stored(id, client: client).secret
     }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool) {
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (
+        id: String, isNew: Bool
+    ) {
         try SecretLimits.check(label: label, attributes: attributes)
-        guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
+        guard secret.bytes.count <= Keychain.maximumSecretBytes else {
+            throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
+        }
         let group = client.caller.defaultAccessGroup
         let cost = Self.cost(label: label, attributes: attributes, secret: secret)
         return try items.withLock { items in
@@ -79,7 +83,8 @@ final class MemoryCollection: SecretCollection {
             guard items.count < Self.capacity else { throw KeychainError.param("the session collection is full (\(Self.capacity) items)") }
             try Self.checkBudget(items, adding: cost)
             let id = String(Int64.random(in: 1...Int64.max))
-            items[id] = Stored(item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret)
+            items[id] = Stored(
+                item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret)
             return (id, true)
         }
     }
@@ -93,7 +98,9 @@ final class MemoryCollection: SecretCollection {
     }
 
     func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws {
-        guard secret.bytes.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes") }
+        guard secret.bytes.count <= Keychain.maximumSecretBytes else {
+            throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
+        }
         try change(id, client: client) { $0.secret = secret }
     }
 

@@ -125,7 +125,8 @@ final class Prompts {
                 signals.append(Self.completed(path, prompt, dismissed: false))
                 prompts[path] = nil
             } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime
-                || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false) {
+                || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false)
+            {
                 if let nobody = prompt.unasked { unasked(nobody) }
                 signals.append(Self.completed(path, prompt, dismissed: true))
                 prompts[path] = nil

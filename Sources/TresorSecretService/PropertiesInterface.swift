@@ -63,15 +63,17 @@ extension SecretServiceProvider {
         }
     }
 
-    private func set(_ name: String, to value: DBusValue, on object: SecretObjectPath, _ request: SecretRequest, signals: inout [DBusMessage]) throws {
+    private func set(_ name: String, to value: DBusValue, on object: SecretObjectPath, _ request: SecretRequest, signals: inout [DBusMessage]) throws
+    {
         if case .collection(let collectionName) = object {
             let collection = try collection(collectionName)
             guard name == "Label" else { throw DBusError.accessDenied("only a collection's Label can be changed") }
             guard let label = value.stringValue else { throw DBusError.invalidArguments("Label is a string") }
             try collectionLabels.rename(collection.name, to: label)
-            signals.append(.signal(
-                path: SecretObjectPath.service.path, interface: SecretInterface.service, member: "CollectionChanged",
-                arguments: [.objectPath(SecretObjectPath.collection(collection.name).path)]))
+            signals.append(
+                .signal(
+                    path: SecretObjectPath.service.path, interface: SecretInterface.service, member: "CollectionChanged",
+                    arguments: [.objectPath(SecretObjectPath.collection(collection.name).path)]))
             return
         }
         guard case .item(let collectionName, let id) = object else {

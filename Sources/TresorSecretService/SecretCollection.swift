@@ -34,7 +34,9 @@ protocol SecretCollection: Sendable {
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue
     /// Adds an item to the caller's own group; with `replace`, an item of that group with exactly
     /// these attributes is changed instead. Returns its id and whether it was new.
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (id: String, isNew: Bool)
+    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (
+        id: String, isNew: Bool
+    )
     func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws
     func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws
     func delete(_ id: String, client: SecretServiceClient) throws

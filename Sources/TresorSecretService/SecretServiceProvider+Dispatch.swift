@@ -118,7 +118,9 @@ extension SecretServiceProvider {
     func itemSignal(_ member: String, collection: any SecretCollection, id: String, group: String) -> [DBusMessage] {
         let path = SecretObjectPath.collection(collection.name).path
         return audience(for: group).map { name in
-            .signal(path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))], destination: name)
+            .signal(
+                path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))],
+                destination: name)
         }
     }
 }
@@ -187,7 +189,8 @@ extension SecretServiceProvider {
                 logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(executable)"])
             }
             let allowed = answer != .refused && answer != .nobodyToAsk
-            let unasked = answer == .nobodyToAsk
+            let unasked =
+                answer == .nobodyToAsk
                 ? UnaskedPrompt(executable: executable, need: .approval, reason: UnaskedPrompt.noPrompterOrApprover) : nil
             if unasked != nil {
                 logger.notice("nobody could be asked: the Secret Service client's read is refused", metadata: ["executable": "\(executable)"])
@@ -202,7 +205,9 @@ extension SecretServiceProvider {
     func needingPresence(_ paths: [String], _ request: SecretRequest) -> (paths: [String], ids: [String], description: String) {
         var needing: [(path: String, item: SecretItem)] = []
         for path in paths {
-            guard let (collection, id) = itemReference(path), let item = try? collection.item(id, client: request.client), item.needsPresence else { continue }
+            guard let (collection, id) = itemReference(path), let item = try? collection.item(id, client: request.client), item.needsPresence else {
+                continue
+            }
             needing.append((path, item))
         }
         let description: String = needing.map { entry -> String in

@@ -89,7 +89,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// - Throws: ``DBusError`` when another provider (gnome-keyring, KeePassXC) owns the name.
     public func start() throws {
         guard try connection.requestName(Self.busName) else {
-            throw DBusError.failed("another Secret Service provider owns \(Self.busName) on this bus; stop it (or import its items first with `tresor import secret-service`)")
+            throw DBusError.failed(
+                "another Secret Service provider owns \(Self.busName) on this bus; stop it (or import its items first with `tresor import secret-service`)"
+            )
         }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         clients.connections.load(from: connection)
@@ -112,7 +114,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         switch message.kind {
         case .signal:
             guard message.member == "NameOwnerChanged", message.sender == "org.freedesktop.DBus",
-                  case .string(let name)? = message.arguments.first, name.hasPrefix(":"), case .string(let owner)? = message.arguments.last
+                case .string(let name)? = message.arguments.first, name.hasPrefix(":"), case .string(let owner)? = message.arguments.last
             else { return }
             if owner.isEmpty {
                 clients.forget(name)
@@ -145,17 +147,22 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func tick() {
         let locked = login.isLocked
         if let before = loginWasLocked, before != locked {
-            connection.send(.signal(
-                path: SecretObjectPath.collection(CollectionName.login).path, interface: SecretInterface.properties,
-                member: "PropertiesChanged",
-                arguments: [.string(SecretInterface.collection), .properties(["Locked": .boolean(locked)]), .array(elementSignature: "s", [])]))
+            connection.send(
+                .signal(
+                    path: SecretObjectPath.collection(CollectionName.login).path, interface: SecretInterface.properties,
+                    member: "PropertiesChanged",
+                    arguments: [.string(SecretInterface.collection), .properties(["Locked": .boolean(locked)]), .array(elementSignature: "s", [])]))
         }
         loginWasLocked = locked
-        for answer in answers.withLock({ answers in defer { answers = [] }; return answers }) {
+        for answer in answers.withLock({ answers in
+            defer { answers = [] }; return answers
+        }) {
             if let unasked = answer.unasked { prompts.nobodyAsked(answer.path, unasked) }
             prompts.answer(answer.path, allowed: answer.allowed)
         }
-        for unlock in unlockAnswers.withLock({ answers in defer { answers = [] }; return answers }) {
+        for unlock in unlockAnswers.withLock({ answers in
+            defer { answers = [] }; return answers
+        }) {
             switch unlock.answer {
             case .unlocked: break  // the prompt completes below, the keybag being unlocked
             case .refused: prompts.unlockAnswer(unlock.path, refused: true)
@@ -167,9 +174,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
         guard !prompts.isEmpty else { return }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
-        prompts.due(unlocked: !locked, approved: { owner, ids in
-            for id in ids { approvals[owner, default: [:]][id] = until }
-        }, unasked: { promptUnasked?($0) }).forEach(connection.send)
+        prompts.due(
+            unlocked: !locked,
+            approved: { owner, ids in
+                for id in ids { approvals[owner, default: [:]][id] = until }
+            }, unasked: { promptUnasked?($0) }
+        ).forEach(connection.send)
     }
 
     // MARK: Errors
@@ -244,9 +254,10 @@ public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockA
 /// `userPresence` item or a generic client's, in words — and says how they answered; a generic
 /// client (`mayRemember`) may be allowed "for this session". `requester` is the process behind the
 /// client, for the user to see. Returns ``PresenceAnswer/nobodyToAsk`` at once when nobody can be asked.
-public typealias PresenceAsker = @Sendable (
-    _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool
-) async -> PresenceAnswer
+public typealias PresenceAsker =
+    @Sendable (
+        _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool
+    ) async -> PresenceAnswer
 
 /// The process behind a Secret Service client that asks the user, as the user is shown it.
 public struct PresenceRequester: Sendable, Equatable {

@@ -55,14 +55,19 @@ extension SecretServiceProvider {
             let (open, waiting) = known.partitioned { Self.belongs($0, to: CollectionName.session) }
             guard !waiting.isEmpty else { return [.objectPaths(open), .objectPath(SecretObjectPath.none)] }
             let prompt = try prompts.unlock(waiting, for: request.sender)
-            logger.notice("a Secret Service client waits for the keybag to be unlocked (`tresor unlock`)", metadata: ["executable": "\(request.client.executable)"])
+            logger.notice(
+                "a Secret Service client waits for the keybag to be unlocked (`tresor unlock`)",
+                metadata: ["executable": "\(request.client.executable)"])
             return [.objectPaths(open), .objectPath(prompt)]
 
         case "Lock":
             let objects = try request.arguments("ao", member)[0].objectPathList ?? []
             lockKeybag()
             connection.wake()
-            return [.objectPaths(objects.filter { !Self.belongs($0, to: CollectionName.session) && SecretObjectPath($0) != nil }), .objectPath(SecretObjectPath.none)]
+            return [
+                .objectPaths(objects.filter { !Self.belongs($0, to: CollectionName.session) && SecretObjectPath($0) != nil }),
+                .objectPath(SecretObjectPath.none),
+            ]
 
         case "ReadAlias":
             let name = try request.arguments("s", member)[0].stringValue ?? ""
@@ -74,7 +79,11 @@ extension SecretServiceProvider {
             // The aliases are fixed: `default` is the login keychain. Saying so again is fine.
             guard let name = arguments[0].stringValue, let current = SecretObjectPath.aliases[name],
                 arguments[1].stringValue == SecretObjectPath.collection(current).path
-            else { throw DBusError("org.freedesktop.DBus.Error.NotSupported", "Tresor's aliases are fixed: default and login name the login keychain, session the in-memory collection") }
+            else {
+                throw DBusError(
+                    "org.freedesktop.DBus.Error.NotSupported",
+                    "Tresor's aliases are fixed: default and login name the login keychain, session the in-memory collection")
+            }
             return []
 
         case "CreateCollection":

@@ -42,7 +42,8 @@ struct SecItemAttribute: Sendable {
             guard let key = attribute.secItemKey else { continue }
             if case .accessControl = attribute.value { continue }
             if let other = table[key]?.attribute {
-                let closer = attribute.classes.contains(itemClass)
+                let closer =
+                    attribute.classes.contains(itemClass)
                     && (!other.classes.contains(itemClass) || attribute.classes.count < other.classes.count)
                 guard closer else { continue }
             }

@@ -17,11 +17,6 @@ public struct CircleKey: Sendable {
         CircleKey(epoch: epoch, key: SecureRandom.key(bitCount: 256))
     }
 
-    init(epoch: UInt64, key: SymmetricKey) {
-        self.epoch = epoch
-        self.key = key
-    }
-
     static let ciphersuite = HPKE.Ciphersuite.Curve25519_SHA256_ChachaPoly
     static let domain = "tresor.sync.v1.circle-key-share"
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (A word list, kept one word per line as published.)
 // EFF's Long Wordlist: 7,776 words for passphrases, chosen by the Electronic Frontier Foundation
 // to be easy to type and tell apart (Joseph Bonneau, "Deep Dive: EFF's New Wordlists for Random
 // Passphrases", 2016, https://www.eff.org/dice; the list is the file `eff_large_wordlist.txt`

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import TresorSyncProtocol
 import TresorCrypto
+import TresorSyncProtocol
 
 /// A keychain record sealed for the circle and signed by the device that wrote it — the
 /// ``SyncUpload/body`` (docs/SYNC.md, "Records").

@@ -17,6 +17,7 @@ public enum SyncDeviceID {
     /// - Parameter id: what a request names as a device id.
     /// - Returns: true for the form ``of(signingKey:)`` gives.
     public static func isWellFormed(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        id.utf8.count == 32
+            && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }

@@ -67,7 +67,8 @@ struct SyncError: Error, Equatable {
     }
 
     var response: Response {
-        let body = (try? JSONEncoder().encode(SyncErrorBody(code: code, message: message)))
+        let body =
+            (try? JSONEncoder().encode(SyncErrorBody(code: code, message: message)))
             ?? Data(#"{"code":"internal","message":"internal error"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }

@@ -14,7 +14,7 @@ extension SyncRoutes {
         let name = try Self.loginName(body.account)
         _ = try Self.deviceID(body.deviceID)
         guard (1...SyncLimits.deviceNameCharacters).contains(body.deviceName.count),
-              !body.deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !body.deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw SyncError(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters, none of them control characters") }
         guard (try? Curve25519.Signing.PublicKey(rawRepresentation: body.credentialPublicKey)) != nil else {
             throw SyncError(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
@@ -51,10 +51,10 @@ extension SyncRoutes {
     func signIn<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let body = try await decode(SyncSignIn.self, request)
         guard let taken = try await relay.store.takeChallenge(body.challengeID),
-              let account = try await relay.accounts.account(named: taken.loginName),
-              let device = try await relay.store.device(taken.deviceID, account: account.id),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: device.key),
-              key.isValidSignature(body.signature, for: taken.challenge.signedMessage(account: taken.loginName, deviceID: taken.deviceID))
+            let account = try await relay.accounts.account(named: taken.loginName),
+            let device = try await relay.store.device(taken.deviceID, account: account.id),
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: device.key),
+            key.isValidSignature(body.signature, for: taken.challenge.signedMessage(account: taken.loginName, deviceID: taken.deviceID))
         else {
             context.logger.notice("sync: sign-in refused")
             throw SyncError.signInFailed
@@ -70,10 +70,10 @@ extension SyncRoutes {
         let body = try await decode(SyncRecovery.self, request)
         _ = try Self.checked(body.deviceList)
         guard let joining = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
-              joining.deviceID == caller.deviceID
+            joining.deviceID == caller.deviceID
         else { throw SyncError(.notFound, "no such join request of this device") }
         guard let recoveryKey = try await relay.store.recoveryKey(account: caller.account),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: recoveryKey)
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: recoveryKey)
         else { throw SyncError(.conflict, "this circle has no recovery key: a trusted device must approve") }
         guard key.isValidSignature(body.signature, for: joining.recoveryMessage()) else {
             context.logger.notice("sync: recovery signature refused", metadata: ["device": "\(caller.deviceID)"])
@@ -87,7 +87,7 @@ extension SyncRoutes {
     /// The device of the request's session; a pending device only where `allowingPending`.
     func signedIn(_ request: Request, allowingPending: Bool) async throws -> SyncCaller {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              let caller = try await relay.store.caller(token: String(header.dropFirst("Bearer ".count)))
+            let caller = try await relay.store.caller(token: String(header.dropFirst("Bearer ".count)))
         else { throw SyncError(.unauthorized, "sign in first (POST /v1/sync/challenges, then /v1/sync/sessions)") }
         switch caller.state {
         case .removed: throw SyncError.removed

@@ -64,7 +64,7 @@ struct SyncRoutes {
                 // The asking device polls its own request while pending; trusted devices read any.
                 let caller = try await signedIn(request, allowingPending: true)
                 guard let found = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
-                      caller.state == .trusted || found.deviceID == caller.deviceID
+                    caller.state == .trusted || found.deviceID == caller.deviceID
                 else { throw SyncError(.notFound, "no such join request in this circle") }
                 return try reply(found)
             }

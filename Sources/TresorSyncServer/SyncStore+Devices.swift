@@ -34,12 +34,13 @@ extension SyncStore {
     func enroll(_ enrollment: SyncEnrollment, account: AccountID) async throws -> SyncEnrollmentResponse {
         let logger = self.logger, now = clock()
         return try await db.transaction { connection in
-            let created = try await connection.count(
-                """
-                INSERT INTO sync_circles (account_id, recovery_key, created)
-                VALUES (\(account.rawValue), \(enrollment.recoveryPublicKey), \(now.timeIntervalSince1970))
-                ON CONFLICT (account_id) DO NOTHING RETURNING 1
-                """, logger) == 1
+            let created =
+                try await connection.count(
+                    """
+                    INSERT INTO sync_circles (account_id, recovery_key, created)
+                    VALUES (\(account.rawValue), \(enrollment.recoveryPublicKey), \(now.timeIntervalSince1970))
+                    ON CONFLICT (account_id) DO NOTHING RETURNING 1
+                    """, logger) == 1
             let state: SyncDeviceState = created ? .trusted : .pending
             let added = try await connection.count(
                 """
@@ -121,11 +122,13 @@ extension SyncStore {
             expires: now.addingTimeInterval(SyncLimits.challengeSeconds))
         try await db.transaction { connection in
             try await connection.run("DELETE FROM sync_challenges WHERE expires < \(now.timeIntervalSince1970)", logger)
-            let open = try await connection.value(
-                "SELECT count(*)::bigint FROM sync_challenges WHERE login_name = \(loginName)", logger, as: Int64.self) ?? 0
+            let open =
+                try await connection.value(
+                    "SELECT count(*)::bigint FROM sync_challenges WHERE login_name = \(loginName)", logger, as: Int64.self) ?? 0
             guard open < Self.openChallengesPerName else {
-                throw SyncError(.throttled, "too many sign-ins under way for this account: try again in a minute",
-                                retryAfterSeconds: Int(SyncLimits.challengeSeconds))
+                throw SyncError(
+                    .throttled, "too many sign-ins under way for this account: try again in a minute",
+                    retryAfterSeconds: Int(SyncLimits.challengeSeconds))
             }
             try await connection.run(
                 """

@@ -59,9 +59,10 @@ extension SyncStore {
     func answerJoinRequest(_ id: String, account: AccountID, _ answer: JoinAnswer) async throws {
         let logger = self.logger, now = clock().timeIntervalSince1970
         try await db.transaction { connection in
-            guard let (device, expires, state) = try await connection.row(
-                "SELECT device_id, expires, state FROM sync_join_requests WHERE id = \(id) AND account_id = \(account.rawValue) FOR UPDATE",
-                logger, as: (String, Double, String).self)
+            guard
+                let (device, expires, state) = try await connection.row(
+                    "SELECT device_id, expires, state FROM sync_join_requests WHERE id = \(id) AND account_id = \(account.rawValue) FOR UPDATE",
+                    logger, as: (String, Double, String).self)
             else { throw SyncError(.notFound, "no such join request in this circle") }
             guard state == "pending" else { throw SyncError(.conflict, "this join request was already \(state)") }
             guard expires > now else { throw SyncError(.expired, "this join request expired: the device asks again") }
@@ -119,8 +120,9 @@ extension SyncStore {
             WHERE account_id = \(account.rawValue) AND device_list_version = \(Int64(update.expectedVersion)) RETURNING 1
             """, logger)
         guard swapped == 1 else {
-            let current = try await connection.value(
-                "SELECT device_list_version FROM sync_circles WHERE account_id = \(account.rawValue)", logger, as: Int64.self) ?? 0
+            let current =
+                try await connection.value(
+                    "SELECT device_list_version FROM sync_circles WHERE account_id = \(account.rawValue)", logger, as: Int64.self) ?? 0
             throw SyncError(.staleDeviceList, "the device list is at version \(current), not \(update.expectedVersion): read it again")
         }
     }

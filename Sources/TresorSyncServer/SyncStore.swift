@@ -35,8 +35,9 @@ final class SyncStore: Sendable {
     func push(_ uploads: [SyncUpload], account: AccountID, device: String) async throws -> (records: [SyncRecord], stored: Bool) {
         let logger = self.logger, now = clock().timeIntervalSince1970, beforeCommit = self.beforeCommit
         return try await db.transaction { connection in
-            guard let last = try await connection.value(
-                "SELECT last_counter FROM sync_circles WHERE account_id = \(account.rawValue) FOR UPDATE", logger, as: Int64.self)
+            guard
+                let last = try await connection.value(
+                    "SELECT last_counter FROM sync_circles WHERE account_id = \(account.rawValue) FOR UPDATE", logger, as: Int64.self)
             else { throw SyncError(.notFound, "this account has no sync circle") }
             let sequences = uploads.map { Int64($0.deviceSequence) }
             var stored: [Int64: SyncRecord] = [:]
@@ -46,12 +47,16 @@ final class SyncStore: Sendable {
                 WHERE account_id = \(account.rawValue) AND device_id = \(device) AND device_sequence = ANY(\(sequences))
                 """, logger, as: (Int64, String, Int64, Int64, Data).self)
             {
-                stored[sequence] = SyncRecord(counter: UInt64(counter), upload: SyncUpload(
-                    recordID: recordID, deviceID: device, deviceSequence: UInt64(sequence), baseCounter: UInt64(base), body: body))
+                stored[sequence] = SyncRecord(
+                    counter: UInt64(counter),
+                    upload: SyncUpload(
+                        recordID: recordID, deviceID: device, deviceSequence: UInt64(sequence), baseCounter: UInt64(base), body: body))
             }
-            var nextSequence = try await connection.value(
-                "SELECT COALESCE(MAX(device_sequence), 0)::bigint FROM sync_records WHERE account_id = \(account.rawValue) AND device_id = \(device)",
-                logger, as: Int64.self).map { $0 + 1 } ?? 1
+            var nextSequence =
+                try await connection.value(
+                    "SELECT COALESCE(MAX(device_sequence), 0)::bigint FROM sync_records WHERE account_id = \(account.rawValue) AND device_id = \(device)",
+                    logger, as: Int64.self
+                ).map { $0 + 1 } ?? 1
             var counter = last
             var records: [SyncRecord] = []
             for (index, upload) in uploads.enumerated() {
@@ -113,8 +118,10 @@ final class SyncStore: Sendable {
                 WHERE account_id = \(account.rawValue) AND counter > \(Int64(cursor)) AND counter <= \(through) ORDER BY counter
                 """, logger, as: (Int64, String, String, Int64, Int64, Data).self
             ).map { counter, recordID, device, sequence, base, body in
-                SyncRecord(counter: UInt64(counter), upload: SyncUpload(
-                    recordID: recordID, deviceID: device, deviceSequence: UInt64(sequence), baseCounter: UInt64(base), body: body))
+                SyncRecord(
+                    counter: UInt64(counter),
+                    upload: SyncUpload(
+                        recordID: recordID, deviceID: device, deviceSequence: UInt64(sequence), baseCounter: UInt64(base), body: body))
             }
             return SyncPage(records: records, cursor: UInt64(through), more: sizes.count > taken)
         }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,8 +33,8 @@ public struct ControllingTerminal: Sendable, Hashable {
     ///   - procRoot: where procfs is mounted.
     public static func of(pid: Int32, procRoot: String = "/proc") -> ControllingTerminal? {
         guard let fields = ProcessStat(pid: pid, procRoot: procRoot), fields.terminal != 0, fields.session > 0,
-              let leader = ProcessStat(pid: fields.session, procRoot: procRoot),
-              leader.session == fields.session
+            let leader = ProcessStat(pid: fields.session, procRoot: procRoot),
+            leader.session == fields.session
         else { return nil }
         return ControllingTerminal(session: fields.session, device: fields.terminal, leaderStart: leader.startTime)
     }
@@ -49,7 +50,7 @@ public struct ControllingTerminal: Sendable, Hashable {
     /// - Returns: the terminal, or nil.
     public static func inForeground(pid: Int32, procRoot: String = "/proc") -> ControllingTerminal? {
         guard let fields = ProcessStat(pid: pid, procRoot: procRoot), fields.terminalForegroundGroup > 0,
-              fields.terminalForegroundGroup == fields.processGroup
+            fields.terminalForegroundGroup == fields.processGroup
         else { return nil }
         return of(pid: pid, procRoot: procRoot)
     }
@@ -89,7 +90,7 @@ struct ProcessStat {
         let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
         // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
         guard fields.count >= 20, let parent = Int32(fields[1]), let group = Int32(fields[2]), let session = Int32(fields[3]),
-              let terminal = Int64(fields[4]), let foreground = Int32(fields[5]), let start = UInt64(fields[19])
+            let terminal = Int64(fields[4]), let foreground = Int32(fields[5]), let start = UInt64(fields[19])
         else { return nil }
         self.parent = parent
         self.processGroup = group

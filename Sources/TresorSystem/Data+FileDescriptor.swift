@@ -1,4 +1,5 @@
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +34,8 @@ extension Data {
             var offset = 0
             while offset < buffer.count {
                 let start = buffer.baseAddress! + offset
-                let written = position.map { pwrite(fd, start, buffer.count - offset, off_t($0) + off_t(offset)) }
+                let written =
+                    position.map { pwrite(fd, start, buffer.count - offset, off_t($0) + off_t(offset)) }
                     ?? Glibc.write(fd, start, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import CTresorSystem
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CTresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import CTresorSystem
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +79,8 @@ public enum UnixSockets {
     public static func holders(of inodes: [UInt64], uid: uid_t, excluding: Int32, procRoot: String = "/proc") -> [Int32] {
         guard !inodes.isEmpty else { return [] }
         var found = [pid_t](repeating: 0, count: 16)
-        let count = tresor_socket_holders(inodes.map { CUnsignedLongLong($0) }, Int32(inodes.count), uid, excluding, &found, Int32(found.count), procRoot)
+        let count = tresor_socket_holders(
+            inodes.map { CUnsignedLongLong($0) }, Int32(inodes.count), uid, excluding, &found, Int32(found.count), procRoot)
         return count > 0 ? Array(found[..<Int(count)]) : []
     }
 }

@@ -13,7 +13,7 @@ public struct PublicOrigin: Sendable, Equatable {
         let lowered = value.lowercased()
         let problem = WebConfigurationError("the public origin is http(s)://HOST[:PORT] with no path, like https://notes.example.com")
         guard let url = URL(string: lowered), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty,
-              url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
+            url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
         else { throw problem }
         let defaultPort = scheme == "https" ? 443 : 80
         let hostText = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

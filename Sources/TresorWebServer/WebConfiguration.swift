@@ -90,7 +90,8 @@ public struct WebConfiguration: Sendable {
         // it, every request's Host and Origin would be refused (or, worse, any accepted).
         if !Self.isLoopback(bindAddress) && self.publicOrigin == nil {
             throw WebConfigurationError(
-                "a web server listening on \(bindAddress) needs the origin browsers reach it as: --public-origin https://HOST (or \"webPublicOrigin\" in config.json)")
+                "a web server listening on \(bindAddress) needs the origin browsers reach it as: --public-origin https://HOST (or \"webPublicOrigin\" in config.json)"
+            )
         }
         trustedProxies = Set(file.webTrustedProxies ?? [])
         for proxy in trustedProxies where !Self.isIPAddress(proxy) {

@@ -21,7 +21,8 @@ final class WebEvents: Sendable {
         let data: [String: String]
 
         var text: String {
-            let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+            let json =
+                (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
             return "event: \(name)\ndata: \(json)\n\n"
         }
     }

@@ -48,8 +48,9 @@ package struct WebServer {
         return Application(
             router: router,
             // Made for each connection, before any route.
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: Self.connectionHandlers(web, slots: slots, forwarded: forwarded, logger: logger, limiter: limiter))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: Self.connectionHandlers(web, slots: slots, forwarded: forwarded, logger: logger, limiter: limiter))),
             configuration: .init(
                 address: .hostname(web.bindAddress, port: port),
                 serverName: nil,
@@ -74,7 +75,9 @@ package struct WebServer {
             ConnectionDeadlines(
                 firstRequestSeconds: web.firstRequestSeconds, idleSeconds: web.connectionIdleSeconds, requestSeconds: web.requestSeconds),
         ]
-        if let policy = web.localUsersFiltered { handlers.append(LocalUserFilter(policy: policy, logger: logger, limiter: limiter, peerOwner: peerOwner)) }
+        if let policy = web.localUsersFiltered {
+            handlers.append(LocalUserFilter(policy: policy, logger: logger, limiter: limiter, peerOwner: peerOwner))
+        }
         return handlers
     }
 

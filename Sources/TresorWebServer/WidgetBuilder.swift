@@ -50,7 +50,8 @@ package struct WidgetBuilder: Sendable {
         guard lockState != .lockedSinceStart else {
             // Titles cannot even be read yet; counts can.
             let counts = try await store.widgetCounts(account: account)
-            return Widget(placeholder: false, noteCount: counts.notes, redacted: true, keybag: keybag, secureSession: secureSession, protection: protection)
+            return Widget(
+                placeholder: false, noteCount: counts.notes, redacted: true, keybag: keybag, secureSession: secureSession, protection: protection)
         }
         let summary = try await store.widget(account: account)
         return Widget(

@@ -36,9 +36,13 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         guard let components = URLComponents(string: text), let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
             throw ServerSetupError.databaseURL("it must start with postgres:// (postgres://USER@HOST:PORT/DATABASE)")
         }
-        guard let user = components.user, !user.isEmpty else { throw ServerSetupError.databaseURL("it names no user (postgres://USER@HOST/DATABASE)") }
+        guard let user = components.user, !user.isEmpty else {
+            throw ServerSetupError.databaseURL("it names no user (postgres://USER@HOST/DATABASE)")
+        }
         let database = String(components.path.drop { $0 == "/" })
-        guard !database.isEmpty, !database.contains("/") else { throw ServerSetupError.databaseURL("it names no database (postgres://USER@HOST/DATABASE)") }
+        guard !database.isEmpty, !database.contains("/") else {
+            throw ServerSetupError.databaseURL("it names no database (postgres://USER@HOST/DATABASE)")
+        }
         self.user = user.removingPercentEncoding ?? user
         self.password = components.password.map { $0.removingPercentEncoding ?? $0 } ?? environmentPassword
         self.database = database.removingPercentEncoding ?? database

@@ -54,7 +54,7 @@ final class PostgresEventBus: WebEventBus {
                         listening()
                         for try await notification in notifications {
                             guard let data = notification.payload.data(using: .utf8),
-                                  let payload = try? JSONDecoder().decode(EventPayload.self, from: data), let event = payload.event
+                                let payload = try? JSONDecoder().decode(EventPayload.self, from: data), let event = payload.event
                             else {
                                 db.logger.warning("an event of the events channel did not read; ignored")
                                 continue
@@ -65,7 +65,8 @@ final class PostgresEventBus: WebEventBus {
                 }
             } catch {
                 guard !Task.isCancelled else { return }
-                db.logger.warning("the connection listening for events was lost; listening again", metadata: ["error": "\(ServerDatabase.translated(error))"])
+                db.logger.warning(
+                    "the connection listening for events was lost; listening again", metadata: ["error": "\(ServerDatabase.translated(error))"])
             }
             try? await Task.sleep(for: retryDelay)
         }

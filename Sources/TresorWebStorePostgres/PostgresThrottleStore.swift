@@ -20,7 +20,9 @@ final class PostgresThrottleStore: WebThrottleStore {
         return try await db.transaction { [logger = db.logger] connection in
             var counters: [ThrottleKey: ThrottleCounter] = [:]
             for key in keys {
-                try await connection.run("SELECT pg_advisory_xact_lock(\(ServerSchema.throttleLockSpace)::integer, hashtext(\(key.table.rawValue + ":" + key.key)))", logger)
+                try await connection.run(
+                    "SELECT pg_advisory_xact_lock(\(ServerSchema.throttleLockSpace)::integer, hashtext(\(key.table.rawValue + ":" + key.key)))",
+                    logger)
                 if let (count, last, inFlight) = try await connection.row(
                     "SELECT count, last, in_flight FROM web_throttles WHERE kind = \(key.table.rawValue) AND key = \(key.key)", logger,
                     as: (Int, Double, Int).self)

@@ -32,7 +32,7 @@ extension PostgresWebStore: AccountStore {
     func authenticate(name: String, password: AccountPassword) async throws -> WebAccount? {
         let rounds = minimumIterations
         guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
-              let (id, hash) = try await passwordHash(where: .login(login))
+            let (id, hash) = try await passwordHash(where: .login(login))
         else {
             // An unknown name costs the same KDF run as a known one.
             try await offloaded { PasswordHash.checkNobody(password, rounds: rounds) }
@@ -49,7 +49,9 @@ extension PostgresWebStore: AccountStore {
 
     func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) async throws -> Bool {
         guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
-        guard let (_, stored) = try await passwordHash(where: .id(account)) else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
+        guard let (_, stored) = try await passwordHash(where: .id(account)) else {
+            throw NotesError.notFound("account \(account.rawValue.prefix(64))")
+        }
         guard try await offloaded({ try stored.matches(current) }) else { return false }
         let rounds = minimumIterations
         let hash = try await offloaded { try PasswordHash.make(new, rounds: rounds) }

@@ -47,7 +47,9 @@ extension PostgresWebStore: AttachmentStore {
                 "SELECT byte_count, chunk_count, is_locked FROM attachments WHERE id = \(id) AND note_id = \(noteID)", logger,
                 as: (Int, Int, Bool).self)
         }
-        guard let (byteCount, chunkCount, isLocked) = row else { throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))") }
+        guard let (byteCount, chunkCount, isLocked) = row else {
+            throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
+        }
         // A locked note's attachment is read as its chunks sealed in the browser, each 28 bytes
         // longer than its plaintext.
         let total = isLocked ? byteCount + chunkCount * LockedNoteShape.chunkOverheadByteCount : byteCount

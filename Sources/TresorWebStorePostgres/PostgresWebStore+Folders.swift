@@ -23,8 +23,9 @@ extension PostgresWebStore {
         return try await db.transaction { [self, logger] connection in
             try await lockAccount(account, connection)
             let id = try await folderID(named: name, account: account, creating: true, connection)!
-            let count = try await connection.value(
-                "SELECT COUNT(*) FROM notes WHERE folder_id = \(id) AND deleted IS NULL", logger, as: Int.self) ?? 0
+            let count =
+                try await connection.value(
+                    "SELECT COUNT(*) FROM notes WHERE folder_id = \(id) AND deleted IS NULL", logger, as: Int.self) ?? 0
             try await notify(.note(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account])), connection)
             return Folder(id: id, name: name, noteCount: count)
         }
@@ -33,8 +34,9 @@ extension PostgresWebStore {
     func deleteFolder(id: String, account: AccountID) async throws {
         try await db.transaction { [self, logger] connection in
             try await lockAccount(account, connection)
-            guard try await connection.count(
-                "SELECT 1 FROM folders WHERE id = \(id) AND account_id = \(account.rawValue) FOR UPDATE", logger) == 1
+            guard
+                try await connection.count(
+                    "SELECT 1 FROM folders WHERE id = \(id) AND account_id = \(account.rawValue) FOR UPDATE", logger) == 1
             else { throw NotesError.notFound("folder \(id.prefix(64))") }
             // Its notes move out first, in the same step; one in Recently Deleted comes back to no folder.
             let moved = try await connection.column(

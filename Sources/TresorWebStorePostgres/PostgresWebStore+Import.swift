@@ -332,13 +332,14 @@ public final class ServerImport: Sendable {
                 }
                 id = existing
             } else {
-                guard let inserted = try await connection.value(
-                    """
-                    INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
-                    VALUES (\(passphrase.account), \(passphrase.generation), \(passphrase.salt), \(passphrase.iterations),
-                            \(passphrase.verifier), \(passphrase.proofHash), \(passphrase.created.timeIntervalSince1970))
-                    RETURNING id
-                    """, logger, as: Int64.self)
+                guard
+                    let inserted = try await connection.value(
+                        """
+                        INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
+                        VALUES (\(passphrase.account), \(passphrase.generation), \(passphrase.salt), \(passphrase.iterations),
+                                \(passphrase.verifier), \(passphrase.proofHash), \(passphrase.created.timeIntervalSince1970))
+                        RETURNING id
+                        """, logger, as: Int64.self)
                 else { throw NotesError.unavailable("the passphrase was not recorded: try again") }
                 if let hint = passphrase.hint {
                     // Sealed once its row id is known, as `insertGeneration` does: the id is bound.

@@ -11,7 +11,9 @@ extension PostgresWebStore: LockedNoteStore {
     func wrappedKey(ofNote id: String, proof: PassphraseProof, account: AccountID) async throws -> Data {
         try await counting { [self] connection in
             let row = try await noteForWrite(id, connection)
-            guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey else {
+                throw NotesError.wrongLockState("note \(id) is not locked")
+            }
             guard passphraseID == proof.passphraseID else {
                 throw NotesError.conflict("note \(id) is locked with passphrase \(passphraseID), not \(proof.passphraseID)")
             }
@@ -24,7 +26,7 @@ extension PostgresWebStore: LockedNoteStore {
         try await db.read { [self] connection in
             let row = try await note(id, connection)
             guard let passphraseID = row.passphraseID, let salt = row.salt, let iterations = row.iterations, let wrapped = row.wrappedKey,
-                  let iv = row.iv, let tag = row.tag, let sealed = row.sealedCiphertext
+                let iv = row.iv, let tag = row.tag, let sealed = row.sealedCiphertext
             else { throw NotesError.wrongLockState("note \(id) is not locked") }
             let hasProof = try await passphrase(passphraseID, connection).proofHash != nil
             return LockedNoteRecord(
@@ -103,7 +105,9 @@ extension PostgresWebStore: LockedNoteStore {
             guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
             // The server cannot merge ciphertext: an edit of an older revision goes back to the browser.
             if let baseRevision, baseRevision != row.revision { throw NotesError.staleRevision(current: row.revision) }
-            if let wrong = try await checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, connection) { return .failure(wrong) }
+            if let wrong = try await checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, connection) {
+                return .failure(wrong)
+            }
             try await check(quota, account: AccountID(rawValue: row.accountID), connection)
             try await connection.run(
                 """
@@ -125,7 +129,9 @@ extension PostgresWebStore: LockedNoteStore {
             let row = try await noteForWrite(id, connection)
             guard row.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
             guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
-            if let wrong = try await checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, connection) { return .failure(wrong) }
+            if let wrong = try await checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, connection) {
+                return .failure(wrong)
+            }
             try await check(quota, account: AccountID(rawValue: row.accountID), connection)
             // Read again: the check may have recorded the note proof, which the copy shares.
             let fresh = try await note(id, connection)

@@ -13,12 +13,13 @@ extension PostgresWebStore: FoldersAndNotesStore {
 
     /// What `account` may do with note `id` (a note it may not see is `notFound`, as a missing one).
     func access(toNote id: String, for account: AccountID, includingDeleted: Bool, _ connection: PostgresConnection) async throws -> NoteAccess {
-        guard let (owner, deleted, participates) = try await connection.row(
-            """
-            SELECT n.account_id, n.deleted,
-                   EXISTS (SELECT 1 FROM participants p WHERE p.note_id = n.id AND p.account_id = \(account.rawValue))
-            FROM notes n WHERE n.id = \(id)
-            """, logger, as: (String, Double?, Bool).self)
+        guard
+            let (owner, deleted, participates) = try await connection.row(
+                """
+                SELECT n.account_id, n.deleted,
+                       EXISTS (SELECT 1 FROM participants p WHERE p.note_id = n.id AND p.account_id = \(account.rawValue))
+                FROM notes n WHERE n.id = \(id)
+                """, logger, as: (String, Double?, Bool).self)
         else { throw NotesError.notFound("note \(id.prefix(64))") }
         if deleted != nil {
             guard owner == account.rawValue else { throw NotesError.notFound("note \(id.prefix(64))") }
@@ -33,26 +34,29 @@ extension PostgresWebStore: FoldersAndNotesStore {
         try await db.read { [self] connection in
             if let folderID {
                 try await requireFolder(folderID, of: account, connection)
-                return try await summaries(selecting: """
-                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
-                    WHERE account_id = \(account.rawValue) AND deleted IS NULL AND folder_id = \(folderID)
-                    ORDER BY pinned DESC, modified DESC, id
-                    """, connection)
+                return try await summaries(
+                    selecting: """
+                        SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                        WHERE account_id = \(account.rawValue) AND deleted IS NULL AND folder_id = \(folderID)
+                        ORDER BY pinned DESC, modified DESC, id
+                        """, connection)
             }
-            return try await summaries(selecting: """
-                SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
-                WHERE account_id = \(account.rawValue) AND deleted IS NULL ORDER BY pinned DESC, modified DESC, id
-                """, connection)
+            return try await summaries(
+                selecting: """
+                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                    WHERE account_id = \(account.rawValue) AND deleted IS NULL ORDER BY pinned DESC, modified DESC, id
+                    """, connection)
         }
     }
 
     func notesShared(with account: AccountID) async throws -> [NoteSummary] {
         try await db.read { [self] connection in
-            try await summaries(selecting: """
-                SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
-                WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = \(account.rawValue))
-                ORDER BY modified DESC, id
-                """, connection)
+            try await summaries(
+                selecting: """
+                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                    WHERE deleted IS NULL AND id IN (SELECT note_id FROM participants WHERE account_id = \(account.rawValue))
+                    ORDER BY modified DESC, id
+                    """, connection)
         }
     }
 

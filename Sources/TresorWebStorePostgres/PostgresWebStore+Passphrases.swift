@@ -73,8 +73,9 @@ extension PostgresWebStore {
                 throw NotesError.conflict("passphrase \(passphraseID) is not the current one: fetch the passphrase again")
             }
             if let wrong = try await checkPassphraseProof(proof, account: account, connection) { return .failure(wrong) }
-            let locked = Set(try await connection.column(
-                "SELECT id FROM notes WHERE passphrase_id = \(passphraseID) FOR UPDATE", logger, as: String.self))
+            let locked = Set(
+                try await connection.column(
+                    "SELECT id FROM notes WHERE passphrase_id = \(passphraseID) FOR UPDATE", logger, as: String.self))
             guard locked == Set(rewrappedKeys.keys) else {
                 throw NotesError.conflict("the notes locked with this passphrase changed meanwhile: fetch them again")
             }
@@ -139,10 +140,11 @@ extension PostgresWebStore {
 
     /// Passphrase record `id`.
     func passphrase(_ id: Int64, _ connection: PostgresConnection) async throws -> StoredPassphrase {
-        guard let row = try await connection.row(
-            """
-            SELECT id, account_id, generation, salt, iterations, verifier, proof_hash, sealed_hint, created FROM passphrases WHERE id = \(id)
-            """, logger, as: (Int64, String, Int, Data, Int, Data, Data?, Data?, Double).self)
+        guard
+            let row = try await connection.row(
+                """
+                SELECT id, account_id, generation, salt, iterations, verifier, proof_hash, sealed_hint, created FROM passphrases WHERE id = \(id)
+                """, logger, as: (Int64, String, Int, Data, Int, Data, Data?, Data?, Double).self)
         else { throw NotesError.damaged("passphrase record \(id)") }
         return StoredPassphrase(
             id: row.0, accountID: row.1, generation: row.2, salt: row.3, iterations: row.4, verifier: row.5, proofHash: row.6,
@@ -181,15 +183,17 @@ extension PostgresWebStore {
     /// Writes a new generation (the account's next number) and makes it current, clearing the
     /// wrong-entry count (the caller holds the account's row lock).
     func insertGeneration(_ material: PassphraseMaterial, hint: String?, account: AccountID, _ connection: PostgresConnection) async throws {
-        let generation = (try await connection.value(
-            "SELECT MAX(generation) FROM passphrases WHERE account_id = \(account.rawValue)", logger, as: Int?.self) ?? nil) ?? 0
-        guard let id = try await connection.value(
-            """
-            INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
-            VALUES (\(account.rawValue), \(generation + 1), \(material.salt), \(material.iterations), \(material.verifier),
-                    \(material.proofHash), \(now))
-            RETURNING id
-            """, logger, as: Int64.self)
+        let generation =
+            (try await connection.value(
+                "SELECT MAX(generation) FROM passphrases WHERE account_id = \(account.rawValue)", logger, as: Int?.self) ?? nil) ?? 0
+        guard
+            let id = try await connection.value(
+                """
+                INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
+                VALUES (\(account.rawValue), \(generation + 1), \(material.salt), \(material.iterations), \(material.verifier),
+                        \(material.proofHash), \(now))
+                RETURNING id
+                """, logger, as: Int64.self)
         else { throw NotesError.unavailable("the passphrase was not recorded: try again") }
         if let hint {
             // Sealed once its row id is known: the id is part of what the seal binds.
@@ -220,11 +224,12 @@ extension PostgresWebStore {
     /// wait from the fifth).
     func countWrong(_ account: AccountID, _ record: StoredPassphrase, _ connection: PostgresConnection) async throws -> NotesError {
         let now = clock()
-        let failures = try await connection.value(
-            """
-            UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = \(now.timeIntervalSince1970)
-            WHERE id = \(account.rawValue) RETURNING failed_passphrase_entries
-            """, logger, as: Int.self) ?? 0
+        let failures =
+            try await connection.value(
+                """
+                UPDATE accounts SET failed_passphrase_entries = failed_passphrase_entries + 1, last_passphrase_failure = \(now.timeIntervalSince1970)
+                WHERE id = \(account.rawValue) RETURNING failed_passphrase_entries
+                """, logger, as: Int.self) ?? 0
         return .wrongPassphrase(
             failedAttempts: failures, hint: failures >= NoteRules.hintAfterFailures ? try hint(of: record) : nil,
             retryAfterSeconds: GuessingDelay.remaining(afterFailures: failures, lastFailure: now, now: now))

@@ -27,10 +27,11 @@ extension PostgresWebStore: RecentlyDeletedStore {
 
     func recentlyDeleted(account: AccountID) async throws -> [NoteSummary] {
         try await db.read { [self] connection in
-            try await summaries(selecting: """
-                SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
-                WHERE account_id = \(account.rawValue) AND deleted IS NOT NULL ORDER BY deleted DESC, id
-                """, connection)
+            try await summaries(
+                selecting: """
+                    SELECT \(unescaped: StoredNote.summaryColumns) FROM notes
+                    WHERE account_id = \(account.rawValue) AND deleted IS NOT NULL ORDER BY deleted DESC, id
+                    """, connection)
         }
     }
 

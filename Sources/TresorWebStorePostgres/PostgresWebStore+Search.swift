@@ -28,7 +28,8 @@ extension PostgresWebStore {
             }
             let ids = SearchWords.ranked(found)
             guard !ids.isEmpty else { return [] }
-            let summaries = try await summaries(selecting: "SELECT \(unescaped: StoredNote.summaryColumns) FROM notes WHERE id = ANY(\(ids))", connection)
+            let summaries = try await summaries(
+                selecting: "SELECT \(unescaped: StoredNote.summaryColumns) FROM notes WHERE id = ANY(\(ids))", connection)
             let byID = Dictionary(uniqueKeysWithValues: summaries.map { ($0.id, $0) })
             return ids.compactMap { byID[$0] }
         }

@@ -40,8 +40,9 @@ extension PostgresWebStore: SharingStore {
             _ = try await noteForWrite(id, connection)
             let role = try await access(toNote: id, for: account, includingDeleted: false, connection)
             guard role == .owner || participant.id == account else { throw NotesError.forbidden("only the owner removes other participants") }
-            guard try await connection.count(
-                "DELETE FROM participants WHERE note_id = \(id) AND account_id = \(participant.id.rawValue) RETURNING 1", logger) == 1
+            guard
+                try await connection.count(
+                    "DELETE FROM participants WHERE note_id = \(id) AND account_id = \(participant.id.rawValue) RETURNING 1", logger) == 1
             else { throw NotesError.notFound("participant \"\(name.prefix(64))\"") }
             try await countRevision(of: id, connection)
             try await announce(.unshared, note: id, alsoTo: [participant.id], connection)
@@ -52,7 +53,7 @@ extension PostgresWebStore: SharingStore {
     /// - Throws: ``NotesError/notFound(_:)`` for a name nobody has.
     private func account(named name: String, _ connection: PostgresConnection) async throws -> WebAccount {
         guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
-              let id = try await connection.value("SELECT id FROM accounts WHERE login_name = \(login)", logger, as: String.self)
+            let id = try await connection.value("SELECT id FROM accounts WHERE login_name = \(login)", logger, as: String.self)
         else { throw NotesError.notFound("account \"\(name.prefix(64))\"") }
         return WebAccount(id: AccountID(rawValue: id), name: login, isLocal: false)
     }

@@ -22,7 +22,8 @@ extension PostgresWebStore: WidgetStore {
                 }
                 return notes
             }
-            return WidgetSummary(noteCount: total, lockedNoteCount: locked, recent: try await list(pinnedOnly: false), pinned: try await list(pinnedOnly: true))
+            return WidgetSummary(
+                noteCount: total, lockedNoteCount: locked, recent: try await list(pinnedOnly: false), pinned: try await list(pinnedOnly: true))
         }
     }
 

@@ -85,20 +85,22 @@ final class PostgresWebStore: WebStore, Sendable {
     /// - Throws: ``NotesError/notFound(_:)`` for an unknown account.
     @discardableResult
     func lockAccount(_ account: AccountID, _ connection: PostgresConnection) async throws -> AccountState {
-        guard let row = try await connection.row(
-            """
-            SELECT current_passphrase_id, failed_passphrase_entries, last_passphrase_failure FROM accounts WHERE id = \(account.rawValue)
-            FOR NO KEY UPDATE
-            """, logger, as: (Int64?, Int, Double?).self)
+        guard
+            let row = try await connection.row(
+                """
+                SELECT current_passphrase_id, failed_passphrase_entries, last_passphrase_failure FROM accounts WHERE id = \(account.rawValue)
+                FOR NO KEY UPDATE
+                """, logger, as: (Int64?, Int, Double?).self)
         else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
         return AccountState(currentPassphraseID: row.0, failedEntries: row.1, lastFailure: row.2.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Account `account`'s passphrase state, without a lock.
     func accountState(_ account: AccountID, _ connection: PostgresConnection) async throws -> AccountState {
-        guard let row = try await connection.row(
-            "SELECT current_passphrase_id, failed_passphrase_entries, last_passphrase_failure FROM accounts WHERE id = \(account.rawValue)",
-            logger, as: (Int64?, Int, Double?).self)
+        guard
+            let row = try await connection.row(
+                "SELECT current_passphrase_id, failed_passphrase_entries, last_passphrase_failure FROM accounts WHERE id = \(account.rawValue)",
+                logger, as: (Int64?, Int, Double?).self)
         else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
         return AccountState(currentPassphraseID: row.0, failedEntries: row.1, lastFailure: row.2.map(Date.init(timeIntervalSince1970:)))
     }
@@ -107,17 +109,19 @@ final class PostgresWebStore: WebStore, Sendable {
     /// counts them: its notes' sealed titles and bodies, locked ciphertext, and its notes'
     /// attachments as uploaded.
     func storedBytes(_ account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
-        let notes = try await connection.value(
-            """
-            SELECT COALESCE(SUM(octet_length(sealed_title) + COALESCE(octet_length(sealed_body), 0)
-                                + COALESCE(octet_length(sealed_ciphertext), 0)), 0)::bigint
-            FROM notes WHERE account_id = \(account.rawValue)
-            """, logger, as: Int64.self) ?? 0
-        let attachments = try await connection.value(
-            """
-            SELECT COALESCE(SUM(a.byte_count), 0)::bigint FROM attachments a JOIN notes n ON n.id = a.note_id
-            WHERE n.account_id = \(account.rawValue)
-            """, logger, as: Int64.self) ?? 0
+        let notes =
+            try await connection.value(
+                """
+                SELECT COALESCE(SUM(octet_length(sealed_title) + COALESCE(octet_length(sealed_body), 0)
+                                    + COALESCE(octet_length(sealed_ciphertext), 0)), 0)::bigint
+                FROM notes WHERE account_id = \(account.rawValue)
+                """, logger, as: Int64.self) ?? 0
+        let attachments =
+            try await connection.value(
+                """
+                SELECT COALESCE(SUM(a.byte_count), 0)::bigint FROM attachments a JOIN notes n ON n.id = a.note_id
+                WHERE n.account_id = \(account.rawValue)
+                """, logger, as: Int64.self) ?? 0
         return notes + attachments
     }
 
@@ -227,8 +231,9 @@ final class PostgresWebStore: WebStore, Sendable {
 
     /// Who may see note `id` (owner and participants), and its revision.
     func audience(of id: String, _ connection: PostgresConnection) async throws -> (Set<AccountID>, Int64?) {
-        guard let (owner, revision) = try await connection.row(
-            "SELECT account_id, revision FROM notes WHERE id = \(id)", logger, as: (String, Int64).self)
+        guard
+            let (owner, revision) = try await connection.row(
+                "SELECT account_id, revision FROM notes WHERE id = \(id)", logger, as: (String, Int64).self)
         else { return ([], nil) }
         let participants = try await connection.column("SELECT account_id FROM participants WHERE note_id = \(id)", logger, as: String.self)
         return (Set(([owner] + participants).map(AccountID.init(rawValue:))), revision)
@@ -301,4 +306,3 @@ struct StoredNote: Sendable {
         noteProofHash = try row["note_proof_hash"].decode(Data?.self)
     }
 }
-

@@ -19,7 +19,8 @@ public struct ServerKey: Sendable {
     public init(file path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw ServerSetupError.serverKey("\(path) cannot be read (\(String(cString: strerror(errno)))) — make one with: head -c 32 /dev/urandom > \(path); chmod 600 \(path)")
+            throw ServerSetupError.serverKey(
+                "\(path) cannot be read (\(String(cString: strerror(errno)))) — make one with: head -c 32 /dev/urandom > \(path); chmod 600 \(path)")
         }
         guard status.st_mode & S_IFMT == S_IFREG else { throw ServerSetupError.serverKey("\(path) is not a regular file") }
         guard status.st_mode & 0o077 == 0 else {

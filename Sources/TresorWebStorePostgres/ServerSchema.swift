@@ -28,8 +28,9 @@ enum ServerSchema {
         let logger = db.logger
         return try await db.transaction { connection in
             try await connection.run("SELECT pg_advisory_xact_lock(\(lockKey))", logger)
-            let existing = Set(try await connection.column(
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()", logger, as: String.self))
+            let existing = Set(
+                try await connection.column(
+                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()", logger, as: String.self))
             var current = 0
             if existing.contains("tresor_schema") {
                 current = try await connection.value("SELECT COALESCE(MAX(version), 0)::bigint FROM tresor_schema", logger, as: Int.self) ?? 0

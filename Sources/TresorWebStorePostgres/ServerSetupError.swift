@@ -22,12 +22,14 @@ public enum ServerSetupError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unreachable(let database, let reason):
             return "cannot use the database \(database): \(reason) — check the URL, that PostgreSQL runs, and that it lets this user in"
         case .foreignDatabase(let database, let tables):
-            return "the database \(database) holds tables of another application (\(tables.prefix(5).joined(separator: ", "))): give Tresor a database of its own (createdb tresor)"
+            return
+                "the database \(database) holds tables of another application (\(tables.prefix(5).joined(separator: ", "))): give Tresor a database of its own (createdb tresor)"
         case .newerSchema(let found, let known):
             return "the database was set up by a newer Tresor (schema version \(found); this tresord knows up to \(known)): upgrade tresord"
         case .serverKey(let reason): return "the server key file is not usable: \(reason)"
         case .wrongServerKey:
-            return "the server key file does not open this database's content: it was sealed with another key (every instance needs the same key file)"
+            return
+                "the server key file does not open this database's content: it was sealed with another key (every instance needs the same key file)"
         }
     }
 }

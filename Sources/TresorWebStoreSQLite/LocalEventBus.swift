@@ -39,10 +39,12 @@ public final class LocalEventBus: WebEventBus {
             listeners[token] = nil
             return listeners.isEmpty
         }
-        if last, let token = feedToken.withLock({ current -> UUID? in
-            defer { current = nil }
-            return current
-        }) {
+        if last,
+            let token = feedToken.withLock({ current -> UUID? in
+                defer { current = nil }
+                return current
+            })
+        {
             feed.stopListening(token)
         }
     }

@@ -35,7 +35,7 @@ public final class MemorySessionStore: WebSessionStore {
         let lifetimes = self.lifetimes
         return sessions.withLock { sessions in
             guard var session = sessions[digest], ConstantTime.equals(session.tokenDigest, digest),
-                  ConstantTime.equals(session.originTokenDigest, originDigest)
+                ConstantTime.equals(session.originTokenDigest, originDigest)
             else { return nil }
             guard lifetimes.isLive(created: session.created, lastUsed: session.lastUsed, now: now) else {
                 sessions[digest] = nil
@@ -103,9 +103,10 @@ public final class MemorySessionStore: WebSessionStore {
     public func liveSessions(among digests: [Data], now: Date) async throws -> Set<Data> {
         let lifetimes = self.lifetimes
         return sessions.withLock { sessions in
-            Set(digests.filter { digest in
-                sessions[digest].map { lifetimes.isLive(created: $0.created, lastUsed: $0.lastUsed, now: now) } ?? false
-            })
+            Set(
+                digests.filter { digest in
+                    sessions[digest].map { lifetimes.isLive(created: $0.created, lastUsed: $0.lastUsed, now: now) } ?? false
+                })
         }
     }
 }

@@ -13,7 +13,8 @@ public final class MemoryThrottleStore: WebThrottleStore {
 
     public init() {}
 
-    public func update<T: Sendable>(_ keys: [ThrottleKey], _ body: @escaping @Sendable (inout [ThrottleKey: ThrottleCounter]) -> T) async throws -> T {
+    public func update<T: Sendable>(_ keys: [ThrottleKey], _ body: @escaping @Sendable (inout [ThrottleKey: ThrottleCounter]) -> T) async throws -> T
+    {
         counters.withLock { counters in
             var selected: [ThrottleKey: ThrottleCounter] = [:]
             for key in keys { selected[key] = counters[key] }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import TresorDBus
 import TresorModel
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,7 +91,8 @@ struct SecretServiceReader {
     /// - Throws: ``Failure`` when nobody owns the name, or tresord does.
     private func providerName() throws -> String {
         guard try connection.callBus("NameHasOwner", [.string(Self.busName)]).first?.boolValue == true else {
-            throw Failure(description: "nothing to import from: no program owns \(Self.busName) on the session bus (start gnome-keyring or KeePassXC first)")
+            throw Failure(
+                description: "nothing to import from: no program owns \(Self.busName) on the session bus (start gnome-keyring or KeePassXC first)")
         }
         guard case .uint32(let pid)? = try connection.callBus("GetConnectionUnixProcessID", [.string(Self.busName)]).first else {
             throw Failure(description: "the bus did not say which process owns \(Self.busName)")
@@ -150,6 +152,7 @@ struct SecretServiceReader {
     private func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         try connection.call(
             .methodCall(destination: Self.busName, path: path, interface: interface, member: member, arguments: arguments),
-            timeoutMilliseconds: 25_000).arguments
+            timeoutMilliseconds: 25_000
+        ).arguments
     }
 }

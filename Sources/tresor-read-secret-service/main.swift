@@ -12,6 +12,7 @@ import TresorDBus
 import TresorModel
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -135,9 +135,11 @@ final class Migration {
         guard force || now.timeIntervalSince(lastProgress) >= 0.25 else { return }
         lastProgress = now
         let mib = { (bytes: Int) in String(format: "%.1f", Double(bytes) / 1_048_576) }
-        FileHandle.standardError.write(Data(
-            ("\(tool): accounts \(seenAccounts) of \(totals.accounts), notes \(seenNotes) of \(totals.notes), "
-             + "attachments \(seenAttachments) of \(totals.attachments) (\(mib(attachmentBytesDone)) of \(mib(totals.attachmentBytes)) MiB)\n").utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("\(tool): accounts \(seenAccounts) of \(totals.accounts), notes \(seenNotes) of \(totals.notes), "
+                    + "attachments \(seenAttachments) of \(totals.attachments) (\(mib(attachmentBytesDone)) of \(mib(totals.attachmentBytes)) MiB)\n")
+                    .utf8))
     }
 
     func handle(_ reading: NotesReading) throws {
@@ -147,7 +149,7 @@ final class Migration {
             defer { progress() }
             if account.id == AccountID.local.rawValue { return }
             guard let login = account.loginName, let salt = account.passwordSalt, let rounds = account.passwordIterations,
-                  let hash = account.passwordHash
+                let hash = account.passwordHash
             else {
                 accounts.count(.skipped("account \(account.id) is not a web account (no login name and password): it stays in the home"), &reasons)
                 return
@@ -162,7 +164,10 @@ final class Migration {
         case .passphrase(let passphrase):
             guard movedAccounts.contains(passphrase.account) else { return }
             guard passphrase.source == "tresor", let generation = passphrase.generation, let verifier = passphrase.verifier else {
-                passphrases.count(.skipped("passphrase \(passphrase.id) of account \(passphrase.account) is not a Tresor passphrase generation (Apple Notes' or incomplete): its notes stay locked in the home"), &reasons)
+                passphrases.count(
+                    .skipped(
+                        "passphrase \(passphrase.id) of account \(passphrase.account) is not a Tresor passphrase generation (Apple Notes' or incomplete): its notes stay locked in the home"
+                    ), &reasons)
                 return
             }
             let imported = ImportedPassphrase(
@@ -261,7 +266,8 @@ final class Migration {
         if note.account == AccountID.local.rawValue {
             localNotes += 1
             for participant in note.participants where movedAccounts.contains(participant.account) {
-                reasons.append("note \(note.id) of the local account is shared with account \(participant.account): the note and its share stay in the home")
+                reasons.append(
+                    "note \(note.id) of the local account is shared with account \(participant.account): the note and its share stay in the home")
             }
             return
         }
@@ -275,9 +281,10 @@ final class Migration {
                 notes.count(.skipped("note \(note.id): the passphrase it is locked with (\(locked.passphrase)) was not moved"), &reasons)
                 return
             }
-            content = .locked(.init(
-                passphraseID: passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey, iv: locked.iv,
-                tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: note.bodyFormat, noteProofHash: note.noteProofHash))
+            content = .locked(
+                .init(
+                    passphraseID: passphraseID, salt: locked.salt, iterations: locked.iterations, wrappedKey: locked.wrappedKey, iv: locked.iv,
+                    tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: note.bodyFormat, noteProofHash: note.noteProofHash))
         } else {
             content = .text(note.body ?? "")
         }
@@ -286,7 +293,9 @@ final class Migration {
             if movedAccounts.contains(participant.account) {
                 participants.append((participant.account, participant.added))
             } else {
-                reasons.append("note \(note.id): its participant \(participant.account) is not on the server (not a moved web account): not shared with it there")
+                reasons.append(
+                    "note \(note.id): its participant \(participant.account) is not on the server (not a moved web account): not shared with it there"
+                )
             }
         }
         let imported = ImportedNote(

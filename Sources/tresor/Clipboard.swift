@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,8 +33,9 @@ struct Clipboard {
             return Clipboard(copy: [copy], paste: [paste, "--no-newline"], clear: [copy, "--clear"], clearReadsInput: false)
         }
         if environment["DISPLAY"] != nil, let xclip = onPath("xclip") {
-            return Clipboard(copy: [xclip, "-selection", "clipboard"], paste: [xclip, "-selection", "clipboard", "-o"],
-                             clear: [xclip, "-selection", "clipboard"], clearReadsInput: true)
+            return Clipboard(
+                copy: [xclip, "-selection", "clipboard"], paste: [xclip, "-selection", "clipboard", "-o"],
+                clear: [xclip, "-selection", "clipboard"], clearReadsInput: true)
         }
         throw ValidationError("--clip needs a desktop session with wl-copy (Wayland, package wl-clipboard) or xclip (X11) on PATH")
     }
@@ -46,7 +48,9 @@ struct Clipboard {
     static func copy(_ secret: Data) throws -> Int {
         let clipboard = try current()
         let copied = try CompanionProcess.run(clipboard.copy[0], arguments: Array(clipboard.copy.dropFirst()), input: secret, collectsOutput: false)
-        guard copied.exitStatus == 0 else { throw ValidationError("\(clipboard.copy[0].split(separator: "/").last ?? "the clipboard tool") failed; nothing was copied") }
+        guard copied.exitStatus == 0 else {
+            throw ValidationError("\(clipboard.copy[0].split(separator: "/").last ?? "the clipboard tool") failed; nothing was copied")
+        }
         let seconds = clearSeconds
         try startClearing(secret, after: seconds)
         return seconds
@@ -59,8 +63,9 @@ struct Clipboard {
         sleep(UInt32(seconds))
         let pasted = try CompanionProcess.run(clipboard.paste[0], arguments: Array(clipboard.paste.dropFirst()))
         guard pasted.exitStatus == 0, pasted.output == secret || pasted.output == secret + Data("\n".utf8) else { return }
-        _ = try CompanionProcess.run(clipboard.clear[0], arguments: Array(clipboard.clear.dropFirst()),
-                                     input: clipboard.clearReadsInput ? Data() : nil, collectsOutput: false)
+        _ = try CompanionProcess.run(
+            clipboard.clear[0], arguments: Array(clipboard.clear.dropFirst()),
+            input: clipboard.clearReadsInput ? Data() : nil, collectsOutput: false)
     }
 
     /// Starts `tresor clear-clipboard --after SECONDS` in a session of its own, the secret on

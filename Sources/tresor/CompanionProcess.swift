@@ -3,6 +3,7 @@ import FoundationEssentials
 import TresorKit
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

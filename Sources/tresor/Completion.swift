@@ -24,7 +24,8 @@ enum Completion {
     /// The services of generic passwords.
     static let services = CompletionKind.custom { words, _, prefix in
         candidates(words) { client in
-            let items = try Keychain(client: client).items(ItemQuery(.genericPassword, attributes: ItemAttributes(), limit: .all, returnAttributes: true))
+            let items = try Keychain(client: client).items(
+                ItemQuery(.genericPassword, attributes: ItemAttributes(), limit: .all, returnAttributes: true))
             return Set(items.compactMap { $0.attributes?.service }).filter { $0.hasPrefix(prefix) }.sorted()
         }
     }
@@ -68,7 +69,8 @@ enum Completion {
 
 
             """
-        return shims + Tresor.completionScript(for: .fish)
+        return shims
+            + Tresor.completionScript(for: .fish)
             .replacing("(__tresor_tokens -tC)", with: "(__tresor_cursor_in_token)")
             .replacing("$tokens[..$index] \\'\\' $tokens", with: "$tokens[..$index] (__tresor_empty_token) $tokens")
     }

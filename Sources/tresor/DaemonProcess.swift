@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import FoundationEssentials
 import TresorKit
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,22 +60,26 @@ struct Failure {
         switch error.code {
         case .interactionNotAllowed: return "the keybag is locked — run `tresor unlock`"
         case .notInitialized: return "this home has no keybag yet — run `tresor init`"
-        case .passcodeRequired: return "this needs you present: type the passcode on a terminal, give it with --passcode-stdin, or open a terminal session with `tresor unlock --for 10m`"
+        case .passcodeRequired:
+            return
+                "this needs you present: type the passcode on a terminal, give it with --passcode-stdin, or open a terminal session with `tresor unlock --for 10m`"
         case .noPasscodeSet: return "no passcode is set — set one with `tresor passcode change`"
         case .peerRejected: return "tresord refused this client: it runs as another user"
         case .itemNotFound: return "\(said) (`tresor item find` lists the items)"
-        case .duplicateItem: return "an item with the same identifying attributes exists already — change it with `tresor item update`, or delete it first"
+        case .duplicateItem:
+            return "an item with the same identifying attributes exists already — change it with `tresor item update`, or delete it first"
         case .readOnly: return "this keychain cannot be changed (System Roots is read-only)"
         case .noSuchKeychain: return "\(said) (`tresor keychain list` shows the keychains)"
         case .keybagDamaged: return "\(said) — `tresor doctor` says more"
         case .internal: return "tresord failed: \(said) (its log: `tresor daemon logs`)"
         case .passphraseRequired: return "\(said) — type its passphrase on a terminal, or give it with --passphrase-stdin"
         case .noPassphrase: return "no notes passphrase is set yet — set one with `tresor note passphrase set`"
-        case .passphraseAlreadySet: return "a notes passphrase is set already — change it with `tresor note passphrase change` (or `reset` it if it is forgotten)"
+        case .passphraseAlreadySet:
+            return "a notes passphrase is set already — change it with `tresor note passphrase change` (or `reset` it if it is forgotten)"
         case .missingEntitlement: return "not allowed: \(said.replacing("missing entitlement: ", with: ""))"
         case .param, .authFailed, .throttled, .alreadyInitialized, .requestTooLarge, .notFound, .decode,
-             .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded,
-             .unavailable, .diskFull, .diskReadOnly:
+            .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded,
+            .unavailable, .diskFull, .diskReadOnly:
             return said
         }
     }
@@ -90,7 +95,8 @@ struct Failure {
             defer { if fd >= 0 { close(fd) } }
             let tail = fd >= 0 ? String(decoding: Data(readingToEndOf: fd).suffix(4096), as: UTF8.self) : ""
             guard let last = tail.split(separator: "\n").last(where: { $0.contains("tresord stopped: ") }),
-                  let reason = last.split(separator: "tresord stopped: ", maxSplits: 1).last else { return error.description }
+                let reason = last.split(separator: "tresord stopped: ", maxSplits: 1).last
+            else { return error.description }
             return "tresord did not start: \(reason) (log: \(log))"
         default: return error.description
         }

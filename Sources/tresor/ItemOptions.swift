@@ -12,7 +12,8 @@ struct ItemOptions: ParsableArguments {
     var itemClass: ItemClass = .genericPassword
 
     @Option(help: "Match one item by its id.") var id: String?
-    @Option(help: "Keychain: login (default), one you created, or \"System Roots\" (read-only).", completion: Completion.keychains) var keychain: String?
+    @Option(help: "Keychain: login (default), one you created, or \"System Roots\" (read-only).", completion: Completion.keychains) var keychain:
+        String?
 
     @Option(help: "Service (generic passwords).", completion: Completion.services) var service: String?
     @Option(help: "Account.") var account: String?

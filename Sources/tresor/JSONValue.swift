@@ -72,11 +72,12 @@ extension DaemonStatus {
     /// `entry` with its `field` in seconds since 1970 written as an ISO 8601 date.
     private static func withDate(_ field: String, in entry: JSONValue) -> JSONValue {
         guard case .object(var fields) = entry, let seconds = fields[field] else { return entry }
-        let value: Double? = switch seconds {
-        case .integer(let integer): Double(integer)
-        case .number(let number): number
-        default: nil
-        }
+        let value: Double? =
+            switch seconds {
+            case .integer(let integer): Double(integer)
+            case .number(let number): number
+            default: nil
+            }
         if let value { fields[field] = .string(Date(timeIntervalSince1970: value).formatted(.iso8601)) }
         return .object(fields)
     }

@@ -11,7 +11,10 @@ struct NoteSecretOptions: ParsableArguments {
     @Flag(help: "Read passphrases from standard input, one per line, in the order they are asked.")
     var passphraseStdin = false
 
-    @Flag(help: "Read the passcode first (to open the notes key kept in the keychain with user presence, or for a reset), then any passphrases, from standard input.")
+    @Flag(
+        help:
+            "Read the passcode first (to open the notes key kept in the keychain with user presence, or for a reset), then any passphrases, from standard input."
+    )
     var passcodeStdin = false
 
     var fromStandardInput: Bool { passphraseStdin || passcodeStdin }

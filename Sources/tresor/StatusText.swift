@@ -49,7 +49,9 @@ struct StatusText {
         } else {
             lines.append("Holds:")
             for hold in status.holds {
-                lines.append("  - \"\(hold.reason)\" by \(hold.client.executable) (pid \(hold.client.pid)), \(duration(Int(Date().timeIntervalSince1970 - hold.since))) ago")
+                lines.append(
+                    "  - \"\(hold.reason)\" by \(hold.client.executable) (pid \(hold.client.pid)), \(duration(Int(Date().timeIntervalSince1970 - hold.since))) ago"
+                )
             }
         }
         return lines.joined(separator: "\n")
@@ -58,10 +60,11 @@ struct StatusText {
     /// The login link's line, and when it is stale, why and how to relink.
     private func loginLinkLines(_ link: LoginLinkInfo) -> [String] {
         guard let stale = link.stale else { return ["Login:      linked to the login password (unlocked at login)"] }
-        let why = switch stale {
-        case .passwordChangedWithoutOld: "the login password was changed without the old one (root's passwd)"
-        case .passwordDidNotOpen: "a login password did not open the keybag (changed outside passwd?)"
-        }
+        let why =
+            switch stale {
+            case .passwordChangedWithoutOld: "the login password was changed without the old one (root's passwd)"
+            case .passwordDidNotOpen: "a login password did not open the keybag (changed outside passwd?)"
+            }
         var lines = [
             "Login:      linked to the login password, but stale: \(why)",
             "            relink with `tresor passcode link-login` (your passcode, then your current login password)",

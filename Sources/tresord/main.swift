@@ -28,33 +28,46 @@ struct TresordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a notes secure session may stay unused before its keys leave memory (default 180). Overrides config.json.")
     var notesSessionIdle: Int?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Serve the web client on PORT (of 127.0.0.1 unless --web-bind names another address; off by default). Overrides config.json's webPort.",
-        valueName: "port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the web client on PORT (of 127.0.0.1 unless --web-bind names another address; off by default). Overrides config.json's webPort.",
+            valueName: "port"))
     var web: Int?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Listen on this address instead of 127.0.0.1 (behind a reverse proxy; beyond loopback it needs --public-origin). Overrides config.json's webBind.",
-        valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Listen on this address instead of 127.0.0.1 (behind a reverse proxy; beyond loopback it needs --public-origin). Overrides config.json's webBind.",
+            valueName: "address"))
     var webBind: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The origin browsers reach the web client as, through a reverse proxy (https://notes.example.com): Host and Origin must name it, and an https one makes the session cookie Secure. Overrides config.json's webPublicOrigin.",
-        valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The origin browsers reach the web client as, through a reverse proxy (https://notes.example.com): Host and Origin must name it, and an https one makes the session cookie Secure. Overrides config.json's webPublicOrigin.",
+            valueName: "url"))
     var publicOrigin: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Run the web side as a server on this PostgreSQL database (postgres://USER@HOST:PORT/DB), shared by every instance; the password comes from PGPASSWORD or config.json's database, never from here. Needs --web and --server-key-file.",
-        valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run the web side as a server on this PostgreSQL database (postgres://USER@HOST:PORT/DB), shared by every instance; the password comes from PGPASSWORD or config.json's database, never from here. Needs --web and --server-key-file.",
+            valueName: "url"))
     var database: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The server key: a file of 32 random bytes, mode 0600, the same on every instance (head -c 32 /dev/urandom > FILE). Web note content is sealed under it in the database.",
-        valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server key: a file of 32 random bytes, mode 0600, the same on every instance (head -c 32 /dev/urandom > FILE). Web note content is sealed under it in the database.",
+            valueName: "file"))
     var serverKeyFile: String?
 
-    @Flag(name: .long, help: ArgumentHelp(
-        "Answer the freedesktop Secret Service (org.freedesktop.secrets) on the session bus named by DBUS_SESSION_BUS_ADDRESS, so secret-tool, git, Python keyring and browsers use Tresor. Also \"secretService\": true in config.json."))
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Answer the freedesktop Secret Service (org.freedesktop.secrets) on the session bus named by DBUS_SESSION_BUS_ADDRESS, so secret-tool, git, Python keyring and browsers use Tresor. Also \"secretService\": true in config.json."
+        ))
     var secretService = false
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")

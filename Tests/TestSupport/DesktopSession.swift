@@ -18,7 +18,8 @@ public final class DesktopSession {
     /// Screenshots go here (`.build/desktop-prompt-artifacts`, or `TRESOR_DESKTOP_PROMPT_ARTIFACTS`).
     public static let artifacts: URL = {
         let environment = ProcessInfo.processInfo.environment["TRESOR_DESKTOP_PROMPT_ARTIFACTS"]
-        let folder = environment.map { URL(fileURLWithPath: $0) }
+        let folder =
+            environment.map { URL(fileURLWithPath: $0) }
             ?? Repository.file(".build/desktop-prompt-artifacts")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
@@ -48,19 +49,21 @@ public final class DesktopSession {
             services = "<servicedir>\(serviceFolder.path)</servicedir>"
         }
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>session</type><keep_umask/><listen>\(busAddress)</listen><auth>EXTERNAL</auth>\(services)
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
-            """.write(to: folder.appendingPathComponent("bus.conf"), atomically: true, encoding: .utf8)
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig><type>session</type><keep_umask/><listen>\(busAddress)</listen><auth>EXTERNAL</auth>\(services)
+        <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+        </busconfig>
+        """.write(to: folder.appendingPathComponent("bus.conf"), atomically: true, encoding: .utf8)
         // The bus hands its environment to what it activates: the display, the bus.
         // Through Python, to start it with no signal blocked: a test thread's mask is inherited,
         // and a bus that never sees SIGCHLD never notices an activated service that exited.
-        try start("/usr/bin/python3", [
-            "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
-            "/usr/bin/dbus-daemon", "--config-file=\(folder.path)/bus.conf", "--nofork", "--nopidfile",
-        ])
+        try start(
+            "/usr/bin/python3",
+            [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+                "/usr/bin/dbus-daemon", "--config-file=\(folder.path)/bus.conf", "--nofork", "--nopidfile",
+            ])
         // The socket's file shows before the bus listens on it: wait until it answers.
         try waitUntil("the bus") { (try? DBusConnection(address: self.busAddress)) != nil }
         if prompterStarted {

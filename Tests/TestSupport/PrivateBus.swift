@@ -28,7 +28,8 @@ public final class PrivateBus {
             .appendingPathComponent("tresor-e2e-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let configuration = folder.appendingPathComponent("bus.conf")
-        try Data("""
+        try Data(
+            """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
@@ -42,7 +43,8 @@ public final class PrivateBus {
                 <allow own="*"/>
               </policy>
             </busconfig>
-            """.utf8).write(to: configuration)
+            """.utf8
+        ).write(to: configuration)
         try user?.own(folder)
         let process = Process()
         let arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile", "--print-address=1"]
@@ -99,7 +101,8 @@ public final class PrivateBus {
             }
             guard Date() < deadline else {
                 throw TestProcess.Failure(
-                    "\(name) was still \(owned ? "unowned" : "owned") \(Int(timeout)) s after \(provider) \(owned ? "started" : "stopped"); its log:\n\(log().suffix(4000))")
+                    "\(name) was still \(owned ? "unowned" : "owned") \(Int(timeout)) s after \(provider) \(owned ? "started" : "stopped"); its log:\n\(log().suffix(4000))"
+                )
             }
             usleep(50_000)
         }
@@ -116,7 +119,10 @@ public final class PrivateBus {
             let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
             let ready = poll(&poller, 1, left)
             if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw TestProcess.Failure("no complete line within \(Int(timeout)) s (read so far: \(String(decoding: line, as: UTF8.self).debugDescription))") }
+            guard ready > 0 else {
+                throw TestProcess.Failure(
+                    "no complete line within \(Int(timeout)) s (read so far: \(String(decoding: line, as: UTF8.self).debugDescription))")
+            }
             let count = read(fd, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
@@ -130,8 +136,8 @@ public final class PrivateBus {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
             guard let child = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let afterName = stat.range(of: ") ", options: .backwards)
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ", options: .backwards)
             else { return nil }
             // "pid (comm) state ppid …": the name may hold spaces and parentheses, so read after its last ")".
             let fields = stat[afterName.upperBound...].split(separator: " ")

@@ -57,8 +57,9 @@ public enum Terminal {
             var env: [String: String]?
             var timeout: Double
         }
-        let request = Request(argv: argv, answers: answers.map { [$0.expect, $0.send] }, prompts: prompts, input: input,
-                              cwd: directory, env: environment, timeout: timeout)
+        let request = Request(
+            argv: argv, answers: answers.map { [$0.expect, $0.send] }, prompts: prompts, input: input,
+            cwd: directory, env: environment, timeout: timeout)
         return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
     }
 

@@ -128,10 +128,12 @@ public enum TestPostgres {
             throw Failure("PostgreSQL is not installed (Debian: apt-get install postgresql); scripts/test installs it")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-" + UUID().uuidString).path
-        let port = try run(script.path, [
-            "start", directory, "--watch", "\(getpid())",
-            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-        ])
+        let port = try run(
+            script.path,
+            [
+                "start", directory, "--watch", "\(getpid())",
+                "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            ])
         guard let port = Int(port.split(separator: "\n").last ?? "") else { throw Failure("postgres-for-tests printed no port: \(port)") }
         return Server(port: port, directory: directory, user: "tresor")
     }

@@ -77,5 +77,9 @@ public final class Watchdog: Sendable {
     }
 
     /// Whether it killed the process. Once asked, it never will.
-    public var fired: Bool { state.withLock { $0.done = true; return $0.fired } }
+    public var fired: Bool {
+        state.withLock {
+            $0.done = true; return $0.fired
+        }
+    }
 }

@@ -26,7 +26,8 @@ public struct TestUser: Sendable {
         let name = "tresor-e2e"
         if getpwnam(name) == nil {
             let made = try TestProcess.run(
-                URL(fileURLWithPath: "/usr/sbin/useradd"), ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], timeout: 30).result
+                URL(fileURLWithPath: "/usr/sbin/useradd"), ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], timeout: 30
+            ).result
             guard made.succeeded || getpwnam(name) != nil else { throw TestUserError.cannotCreate(made.stderr) }
         }
         guard let entry = getpwnam(name) else { throw TestUserError.cannotCreate("no passwd entry for \(name)") }

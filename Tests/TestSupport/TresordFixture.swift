@@ -70,7 +70,8 @@ public final class TresordFixture {
     /// - Throws: ``FixtureError`` when `tresor app register` refuses.
     public func register(id: String, team: String, groups: [String] = [], executable: URL? = nil) throws {
         let path = try executable?.path ?? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        try tresor(["app", "register", "--id", id, "--team", team, "--exe", path, "--passcode-stdin"] + groups.flatMap { ["--group", $0] },
+        try tresor(
+            ["app", "register", "--id", id, "--team", team, "--exe", path, "--passcode-stdin"] + groups.flatMap { ["--group", $0] },
             input: passcode + "\n")
     }
 

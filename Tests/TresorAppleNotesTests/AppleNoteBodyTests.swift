@@ -38,7 +38,8 @@ import TresorAppleNotes
 
     @Test func ignoresUnknownFieldsAtEveryLevel() throws {
         // Unknown fields before and after the known ones, every wire type, and a group.
-        let unknown = Protobuf.field(1, varint: 300) + Protobuf.field(7, Array("x".utf8))
+        let unknown =
+            Protobuf.field(1, varint: 300) + Protobuf.field(7, Array("x".utf8))
             + Protobuf.tag(11, wireType: 3) + Protobuf.field(1, varint: 1) + Protobuf.tag(11, wireType: 4)
             + Protobuf.tag(12, wireType: 5) + [0, 0, 0, 0]
         let note = unknown + Protobuf.field(2, Array("hello".utf8)) + unknown

@@ -6,8 +6,10 @@ import TresorAppleNotes
 /// Apple Notes' attribute runs become Tresor Markdown (docs/FORMAT.md): paragraph styles,
 /// checklist done-state, font hints, underline, strikethrough and links are kept.
 @Suite struct AppleNoteFormattingTests {
-    static func run(_ length: Int, style: Int? = nil, done: Int? = nil, indent: Int? = nil, weight: Int? = nil, fontHints: Int? = nil,
-                    underlined: Bool = false, strike: Bool = false, link: String? = nil) -> [UInt8] {
+    static func run(
+        _ length: Int, style: Int? = nil, done: Int? = nil, indent: Int? = nil, weight: Int? = nil, fontHints: Int? = nil,
+        underlined: Bool = false, strike: Bool = false, link: String? = nil
+    ) -> [UInt8] {
         var run = Protobuf.field(1, varint: UInt64(length))
         if style != nil || done != nil || indent != nil {
             var paragraph = Protobuf.field(1, varint: UInt64(style ?? 3))
@@ -30,27 +32,30 @@ import TresorAppleNotes
 
     @Test func paragraphStylesChecklistsAndFontHintsBecomeMarkdown() throws {
         let text = "Trip\ntickets\npack\nsocks\nbold and link under gone\ncode *x*\n• \u{FFFC}"
-        let data = try Self.body(text, [
-            Self.run(5, style: 0),
-            Self.run(8, style: 103, done: 1),
-            Self.run(5, style: 103, done: 0),
-            Self.run(6, style: 101, indent: 1),
-            Self.run(4, weight: 1), Self.run(5), Self.run(4, link: "https://example.org"), Self.run(1),
-            Self.run(5, fontHints: 2, underlined: true), Self.run(5, strike: true),
-            Self.run(9, style: 4),
-            Self.run(3, style: 100),
-        ])
-        #expect(try AppleNoteBody.markdown(fromGzippedProtobuf: data) == """
-            # Trip
-            - [x] tickets
-            - [ ] pack
-              - socks
-            **bold** and [link](https://example.org) *<u>under</u>* ~~gone~~
-            ```
-            code *x*
-            ```
-            * • \u{FFFC}
-            """)
+        let data = try Self.body(
+            text,
+            [
+                Self.run(5, style: 0),
+                Self.run(8, style: 103, done: 1),
+                Self.run(5, style: 103, done: 0),
+                Self.run(6, style: 101, indent: 1),
+                Self.run(4, weight: 1), Self.run(5), Self.run(4, link: "https://example.org"), Self.run(1),
+                Self.run(5, fontHints: 2, underlined: true), Self.run(5, strike: true),
+                Self.run(9, style: 4),
+                Self.run(3, style: 100),
+            ])
+        #expect(
+            try AppleNoteBody.markdown(fromGzippedProtobuf: data) == """
+                # Trip
+                - [x] tickets
+                - [ ] pack
+                  - socks
+                **bold** and [link](https://example.org) *<u>under</u>* ~~gone~~
+                ```
+                code *x*
+                ```
+                * • \u{FFFC}
+                """)
         // The plain text is still there for titles and search.
         #expect(try AppleNoteBody.text(fromGzippedProtobuf: data) == text)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import NoteStoreFixture
 import GRDB
+import NoteStoreFixture
 import Testing
 import TresorAppleNotes
 
@@ -55,8 +55,9 @@ import TresorAppleNotes
             }
             #expect(message.contains(words), "case \(index): \(message)")
         }
-        #expect(try readError(folder.url.appendingPathComponent("absent.sqlite"), in: folder)
-            == .notANoteStore("there is no file at that path"))
+        #expect(
+            try readError(folder.url.appendingPathComponent("absent.sqlite"), in: folder)
+                == .notANoteStore("there is no file at that path"))
         #expect(try readError(folder.url, in: folder) == .notANoteStore("it is a folder, not a file"))
     }
 
@@ -204,10 +205,13 @@ import TresorAppleNotes
         ) -> NoteStoreFixture.Note {
             NoteStoreFixture.Note(
                 title: secret,
-                body: .locked(.init(salt: salt, iterations: iterations, wrappedKey: wrappedKey, iv: iv, tag: tag, ciphertext: ciphertext, hint: secret)))
+                body: .locked(
+                    .init(salt: salt, iterations: iterations, wrappedKey: wrappedKey, iv: iv, tag: tag, ciphertext: ciphertext, hint: secret)))
         }
         func raw(_ data: Data) -> NoteStoreFixture.Note { NoteStoreFixture.Note(title: secret, body: .data(data)) }
-        func override(_ note: NoteStoreFixture.Note, object: [String: DatabaseValue] = [:], noteData: [String: DatabaseValue] = [:]) -> NoteStoreFixture.Note {
+        func override(_ note: NoteStoreFixture.Note, object: [String: DatabaseValue] = [:], noteData: [String: DatabaseValue] = [:])
+            -> NoteStoreFixture.Note
+        {
             var note = note
             note.objectColumns.merge(object) { $1 }
             note.noteDataColumns.merge(noteData) { $1 }
@@ -223,22 +227,28 @@ import TresorAppleNotes
         try addBad(raw(Data(Protobuf.noteStore(text: secret))), isDamagedBody("not gzip"))
         try addBad(raw(Data()), isDamagedBody("empty"))
         try addBad(raw(try Gzip.compress([0x12] + Array(repeating: 0xFF, count: 12))), isDamagedBody("protobuf"))
-        try addBad(raw(try Gzip.compress(Protobuf.field(2, Protobuf.field(3, [0x12, 0x7F] + Array(secret.utf8))))), isDamagedBody("truncated protobuf"))
+        try addBad(
+            raw(try Gzip.compress(Protobuf.field(2, Protobuf.field(3, [0x12, 0x7F] + Array(secret.utf8))))), isDamagedBody("truncated protobuf"))
         try addBad(raw(try Gzip.compress(Protobuf.field(2, Protobuf.field(9, Array(secret.utf8))))), isDamagedBody("no note (field 2 → 3)"))
         try addBad(raw(try Gzip.compress(Protobuf.noteStore(textBytes: Array(secret.utf8) + [0xFF]))), isDamagedBody("UTF-8"))
         // Wrong storage classes.
         try addBad(override(text, noteData: ["ZDATA": secret.databaseValue]), isInvalid("ZICNOTEDATA.ZDATA holds text, expected a blob"))
         try addBad(override(text, noteData: ["ZDATA": 42.databaseValue]), isInvalid("ZICNOTEDATA.ZDATA holds a number"))
         try addBad(override(text, noteData: ["ZDATA": .null]), isInvalid("ZICNOTEDATA.ZDATA is NULL"))
-        try addBad(override(text, object: ["ZTITLE1": Data(secret.utf8).databaseValue]), isInvalid("ZICCLOUDSYNCINGOBJECT.ZTITLE1 holds a blob, expected text"))
-        try addBad(override(text, object: [fixture.creationDateColumn: secret.databaseValue]), isInvalid("\(fixture.creationDateColumn) holds text, expected a number"))
+        try addBad(
+            override(text, object: ["ZTITLE1": Data(secret.utf8).databaseValue]),
+            isInvalid("ZICCLOUDSYNCINGOBJECT.ZTITLE1 holds a blob, expected text"))
+        try addBad(
+            override(text, object: [fixture.creationDateColumn: secret.databaseValue]),
+            isInvalid("\(fixture.creationDateColumn) holds text, expected a number"))
         try addBad(override(text, object: [fixture.creationDateColumn: Double.infinity.databaseValue]), isInvalid("not a plausible date"))
         try addBad(override(text, object: ["ZMODIFICATIONDATE1": 1e15.databaseValue]), isInvalid("not a plausible date"))
         try addBad(override(text, object: ["ZISPASSWORDPROTECTED": "yes".databaseValue]), isInvalid("ZISPASSWORDPROTECTED holds text"))
         try addBad(override(text, object: ["ZFOLDER": 1.5.databaseValue]), isInvalid("ZFOLDER holds a real, expected an integer"))
         try addBad(override(text, object: [fixture.noteAccountColumn: "iCloud".databaseValue]), isInvalid("\(fixture.noteAccountColumn) holds text"))
         try addBad(override(locked(), object: ["ZCRYPTOSALT": secret.databaseValue]), isInvalid("ZCRYPTOSALT holds text, expected a blob"))
-        try addBad(override(locked(), object: ["ZCRYPTOITERATIONCOUNT": "twenty thousand".databaseValue]), isInvalid("ZCRYPTOITERATIONCOUNT holds text"))
+        try addBad(
+            override(locked(), object: ["ZCRYPTOITERATIONCOUNT": "twenty thousand".databaseValue]), isInvalid("ZCRYPTOITERATIONCOUNT holds text"))
         try addBad(override(locked(), object: ["ZCRYPTOITERATIONCOUNT": 20_000.5.databaseValue]), isInvalid("ZCRYPTOITERATIONCOUNT holds a real"))
         try addBad(override(locked(), object: ["ZCRYPTOWRAPPEDKEY": secret.databaseValue]), isInvalid("ZCRYPTOWRAPPEDKEY holds text"))
         try addBad(override(locked(), object: ["ZPASSWORDHINT": Data(secret.utf8).databaseValue]), isInvalid("ZPASSWORDHINT holds a blob"))
@@ -259,7 +269,9 @@ import TresorAppleNotes
         try addBad(locked(iv: Data(repeating: 3, count: 4096)), isInvalid("IV is 4096 bytes"))
         try addBad(locked(tag: Data(repeating: 4, count: 12)), isInvalid("tag is 12 bytes, expected 16"))
         try addBad(locked(tag: Data(repeating: 4, count: 17)), isInvalid("tag is 17 bytes, expected 16"))
-        try addBad(override(locked(), object: ["ZCRYPTOINITIALIZATIONVECTOR": .null], noteData: ["ZCRYPTOINITIALIZATIONVECTOR": .null]).withObjectColumnsFitting(schema), isInvalid("has no IV"))
+        try addBad(
+            override(locked(), object: ["ZCRYPTOINITIALIZATIONVECTOR": .null], noteData: ["ZCRYPTOINITIALIZATIONVECTOR": .null])
+                .withObjectColumnsFitting(schema), isInvalid("has no IV"))
         try addBad(locked(ciphertext: Data()), isInvalid("ciphertext is empty"))
         // Rows that are notes without data.
         try addBad(NoteStoreFixture.Note(title: secret, body: .none), isInvalid("has no ZICNOTEDATA row"))
@@ -306,7 +318,10 @@ import TresorAppleNotes
             // The first table created gets page 2, right after sqlite_master's page 1.
             try db.execute(sql: "CREATE TABLE ZICCLOUDSYNCINGOBJECT (Z_PK INTEGER PRIMARY KEY, ZNAME TEXT, ZTITLE2 TEXT, ZTITLE1 TEXT)")
             try db.execute(sql: "CREATE TABLE ZICNOTEDATA (ZNOTE INTEGER, ZDATA BLOB)")
-            try db.execute(sql: "INSERT INTO ZICCLOUDSYNCINGOBJECT VALUES (1, 'A1', NULL, NULL), (2, 'A2', 'F2', NULL), (3, NULL, 'F3', 'N3'), (4, NULL, NULL, 'N4')")
+            try db.execute(
+                sql:
+                    "INSERT INTO ZICCLOUDSYNCINGOBJECT VALUES (1, 'A1', NULL, NULL), (2, 'A2', 'F2', NULL), (3, NULL, 'F3', 'N3'), (4, NULL, NULL, 'N4')"
+            )
             for note in [3, 4] {
                 try db.execute(sql: "INSERT INTO ZICNOTEDATA VALUES (?, ?)", arguments: [note, Gzip.noteBody("text \(note)")])
             }
@@ -360,7 +375,8 @@ import TresorAppleNotes
         let library = try AppleNoteStore.read(at: url)
         #expect(library.notes.map(\.id) == [survivor])
         #expect(library.skipped.map(\.id) == [victim])
-        if case .damagedDatabase? = library.skipped.first?.error {} else {
+        if case .damagedDatabase? = library.skipped.first?.error {
+        } else {
             Issue.record("expected damagedDatabase: \(library.skipped.map(\.reason))")
         }
     }

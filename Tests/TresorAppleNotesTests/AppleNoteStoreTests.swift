@@ -1,6 +1,6 @@
 import Foundation
-import NoteStoreFixture
 import GRDB
+import NoteStoreFixture
 import Testing
 import TresorAppleNotes
 
@@ -27,32 +27,39 @@ import TresorAppleNotes
             let recipes = fixture.addFolder(title: "Recipes 🍞", account: iCloud)
             let localNotes = fixture.addFolder(title: "Notes", account: local)
             let created = AppleNoteStoreTests.created, modified = AppleNoteStoreTests.modified
-            let plain = try fixture.addNote(.init(
-                title: "Groceries", text: "Groceries\nmilk\neggs", folder: notes, account: iCloud,
-                created: created, modified: modified))
-            let untitled = try fixture.addNote(.init(
-                title: nil, text: "\n  \u{FFFC} Bread  \n500 g flour", folder: recipes, account: iCloud,
-                created: created + 1, modified: nil))
-            let offline = try fixture.addNote(.init(
-                title: "Local", text: "", folder: localNotes, account: local, created: nil, modified: modified))
-            let full = try fixture.addNote(.init(
-                title: nil,
-                body: .locked(.init(
-                    salt: AppleNotesVectors.FullNote.salt, iterations: 20_000,
-                    wrappedKey: AppleNotesVectors.FullNote.wrappedKey, iv: AppleNotesVectors.FullNote.iv,
-                    tag: AppleNotesVectors.FullNote.tag, ciphertext: AppleNotesVectors.FullNote.ciphertext,
-                    hint: "the usual one")),
-                folder: notes, account: iCloud, created: created, modified: modified))
+            let plain = try fixture.addNote(
+                .init(
+                    title: "Groceries", text: "Groceries\nmilk\neggs", folder: notes, account: iCloud,
+                    created: created, modified: modified))
+            let untitled = try fixture.addNote(
+                .init(
+                    title: nil, text: "\n  \u{FFFC} Bread  \n500 g flour", folder: recipes, account: iCloud,
+                    created: created + 1, modified: nil))
+            let offline = try fixture.addNote(
+                .init(
+                    title: "Local", text: "", folder: localNotes, account: local, created: nil, modified: modified))
+            let full = try fixture.addNote(
+                .init(
+                    title: nil,
+                    body: .locked(
+                        .init(
+                            salt: AppleNotesVectors.FullNote.salt, iterations: 20_000,
+                            wrappedKey: AppleNotesVectors.FullNote.wrappedKey, iv: AppleNotesVectors.FullNote.iv,
+                            tag: AppleNotesVectors.FullNote.tag, ciphertext: AppleNotesVectors.FullNote.ciphertext,
+                            hint: "the usual one")),
+                    folder: notes, account: iCloud, created: created, modified: modified))
             let hashcatCiphertext = Data((0..<61).map { UInt8($0 * 7 & 0xFF) })
             let hashcatIV = Data((0..<16).map { UInt8(0xA0 + $0) })
             let hashcatTag = Data((0..<16).map { UInt8(0x30 + $0) })
-            let hashcat = try fixture.addNote(.init(
-                title: "Bank codes",
-                body: .locked(.init(
-                    salt: AppleNotesVectors.Hashcat.salt, iterations: 20_000,
-                    wrappedKey: AppleNotesVectors.Hashcat.wrappedKey, iv: hashcatIV, tag: hashcatTag,
-                    ciphertext: hashcatCiphertext, hint: nil)),
-                folder: recipes, account: nil, created: nil, modified: nil))
+            let hashcat = try fixture.addNote(
+                .init(
+                    title: "Bank codes",
+                    body: .locked(
+                        .init(
+                            salt: AppleNotesVectors.Hashcat.salt, iterations: 20_000,
+                            wrappedKey: AppleNotesVectors.Hashcat.wrappedKey, iv: hashcatIV, tag: hashcatTag,
+                            ciphertext: hashcatCiphertext, hint: nil)),
+                    folder: recipes, account: nil, created: nil, modified: nil))
 
             let date = { (seconds: Double) in Date(timeIntervalSinceReferenceDate: seconds) }
             expected = AppleNotesLibrary(
@@ -75,19 +82,21 @@ import TresorAppleNotes
                     AppleNote(
                         id: full, title: "Locked note", folderID: notes, accountID: iCloud, created: date(created),
                         modified: date(modified),
-                        content: .locked(AppleLockedNote(
-                            salt: AppleNotesVectors.FullNote.salt, iterations: 20_000,
-                            wrappedKey: AppleNotesVectors.FullNote.wrappedKey, iv: AppleNotesVectors.FullNote.iv,
-                            tag: AppleNotesVectors.FullNote.tag, ciphertext: AppleNotesVectors.FullNote.ciphertext,
-                            hint: "the usual one"))),
+                        content: .locked(
+                            AppleLockedNote(
+                                salt: AppleNotesVectors.FullNote.salt, iterations: 20_000,
+                                wrappedKey: AppleNotesVectors.FullNote.wrappedKey, iv: AppleNotesVectors.FullNote.iv,
+                                tag: AppleNotesVectors.FullNote.tag, ciphertext: AppleNotesVectors.FullNote.ciphertext,
+                                hint: "the usual one"))),
                     // No account of its own: its folder's.
                     AppleNote(
                         id: hashcat, title: "Bank codes", folderID: recipes, accountID: iCloud, created: nil,
                         modified: nil,
-                        content: .locked(AppleLockedNote(
-                            salt: AppleNotesVectors.Hashcat.salt, iterations: 20_000,
-                            wrappedKey: AppleNotesVectors.Hashcat.wrappedKey, iv: hashcatIV, tag: hashcatTag,
-                            ciphertext: hashcatCiphertext, hint: nil))),
+                        content: .locked(
+                            AppleLockedNote(
+                                salt: AppleNotesVectors.Hashcat.salt, iterations: 20_000,
+                                wrappedKey: AppleNotesVectors.Hashcat.wrappedKey, iv: hashcatIV, tag: hashcatTag,
+                                ciphertext: hashcatCiphertext, hint: nil))),
                 ],
                 skipped: [])
         }
@@ -179,9 +188,10 @@ import TresorAppleNotes
         var fixture = NoteStoreFixture(schema: .newer)
         var note = NoteStoreFixture.Note(
             title: "Old lock",
-            body: .locked(.init(
-                salt: AppleNotesVectors.FullNote.salt, iterations: 20_000, wrappedKey: AppleNotesVectors.FullNote.wrappedKey,
-                iv: Data(), tag: Data(), ciphertext: AppleNotesVectors.FullNote.ciphertext, hint: nil)))
+            body: .locked(
+                .init(
+                    salt: AppleNotesVectors.FullNote.salt, iterations: 20_000, wrappedKey: AppleNotesVectors.FullNote.wrappedKey,
+                    iv: Data(), tag: Data(), ciphertext: AppleNotesVectors.FullNote.ciphertext, hint: nil)))
         note.noteDataColumns = ["ZCRYPTOINITIALIZATIONVECTOR": .null, "ZCRYPTOTAG": .null]
         note.objectColumns = [
             "ZCRYPTOINITIALIZATIONVECTOR": AppleNotesVectors.FullNote.iv.databaseValue,
@@ -239,13 +249,16 @@ import TresorAppleNotes
         try fixture.addNote(.init(title: nil, text: String(repeating: "é", count: 500)))
         try fixture.addNote(.init(title: " ", text: "A blank stored title falls back"))
         try fixture.addNote(.init(title: "Stored", text: "A stored title wins"))
-        try fixture.addNote(.init(
-            title: nil,
-            body: .locked(.init(
-                salt: Data([1]), iterations: 1, wrappedKey: Data(count: 24), iv: Data(count: 12), tag: Data(count: 16),
-                ciphertext: Data([0]), hint: nil))))
+        try fixture.addNote(
+            .init(
+                title: nil,
+                body: .locked(
+                    .init(
+                        salt: Data([1]), iterations: 1, wrappedKey: Data(count: 24), iv: Data(count: 12), tag: Data(count: 16),
+                        ciphertext: Data([0]), hint: nil))))
         let titles = try AppleNoteStore.read(at: fixture.write(into: folder)).notes.map(\.title)
-        #expect(titles == ["First line", "Untitled note", String(repeating: "é", count: 200), "A blank stored title falls back", "Stored", "Locked note"])
+        #expect(
+            titles == ["First line", "Untitled note", String(repeating: "é", count: 200), "A blank stored title falls back", "Stored", "Locked note"])
     }
 
     @Test func aMinimalSchemaWithOnlyTheEssentialColumnsReads() throws {
@@ -261,16 +274,21 @@ import TresorAppleNotes
         }
         try queue.close()
         let library = try AppleNoteStore.read(at: url)
-        #expect(library == AppleNotesLibrary(notes: [
-            AppleNote(id: 7, title: "minimal text", folderID: nil, accountID: nil, created: nil, modified: nil, content: .text("minimal text")),
-        ]))
+        #expect(
+            library
+                == AppleNotesLibrary(notes: [
+                    AppleNote(
+                        id: 7, title: "minimal text", folderID: nil, accountID: nil, created: nil, modified: nil, content: .text("minimal text"))
+                ]))
     }
 
     @Test func ofSeveralNoteDataRowsTheGreatestRowidCounts() throws {
         let folder = try TemporaryFolder()
         var fixture = NoteStoreFixture(schema: .newer)
         let id = try fixture.addNote(.init(title: "dup", text: "first"))
-        fixture.sqlAfterRows = ["INSERT INTO ZICNOTEDATA (Z_PK, ZNOTE, ZDATA) VALUES (5000, \(id), x'\(try Gzip.noteBody("second").map { String(format: "%02x", $0) }.joined())')"]
+        fixture.sqlAfterRows = [
+            "INSERT INTO ZICNOTEDATA (Z_PK, ZNOTE, ZDATA) VALUES (5000, \(id), x'\(try Gzip.noteBody("second").map { String(format: "%02x", $0) }.joined())')"
+        ]
         #expect(try AppleNoteStore.read(at: fixture.write(into: folder)).notes.map(\.content) == [.text("second")])
     }
 }

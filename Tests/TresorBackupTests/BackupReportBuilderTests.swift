@@ -1,7 +1,8 @@
-@testable import TresorBackup
-import TresorModel
 import Testing
+import TresorModel
 import TresorProtocol
+
+@testable import TresorBackup
 
 /// A report counts everything; it lists every entry, or — a create, a restore's summary — only
 /// what did not simply succeed.

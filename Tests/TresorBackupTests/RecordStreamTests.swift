@@ -12,8 +12,10 @@ struct RecordStreamTests {
     static let passphrase = Data("record stream".utf8)
 
     static var manifest: BackupRecord {
-        .manifest(BackupManifest(format: "tresor-backup", version: 1, created: Date(timeIntervalSince1970: 1_800_000_000),
-                                 deviceID: Data(count: 16), importTagKeyID: nil, keychains: ["login"]))
+        .manifest(
+            BackupManifest(
+                format: "tresor-backup", version: 1, created: Date(timeIntervalSince1970: 1_800_000_000),
+                deviceID: Data(count: 16), importTagKeyID: nil, keychains: ["login"]))
     }
 
     static var item: BackupRecord {
@@ -21,7 +23,8 @@ struct RecordStreamTests {
         attributes.service = "s"
         attributes.accessGroup = "tresor"
         attributes.accessible = .whenUnlocked
-        return .item(ItemRecord(keychain: "login", item: BackedUpItem(itemClass: .genericPassword, id: "7", attributes: attributes, secret: Data("x".utf8))))
+        return .item(
+            ItemRecord(keychain: "login", item: BackedUpItem(itemClass: .genericPassword, id: "7", attributes: attributes, secret: Data("x".utf8))))
     }
 
     /// A file of `records`, ended by a trailer counting them.
@@ -59,14 +62,16 @@ struct RecordStreamTests {
     @Test func whatTheWriterWritesTheReaderReadsBack() throws {
         let piece = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
         let attachment = BackedUpAttachment(
-            id: UUID().uuidString.lowercased(), note: UUID().uuidString.lowercased(), kind: .file, name: "f", byteCount: piece.count, created: Date(timeIntervalSince1970: 1), isLocked: false,
+            id: UUID().uuidString.lowercased(), note: UUID().uuidString.lowercased(), kind: .file, name: "f", byteCount: piece.count,
+            created: Date(timeIntervalSince1970: 1), isLocked: false,
             excludedFromBackup: false)
         let records = try Self.read(try Self.file([Self.manifest, Self.item, .attachment(attachment), .piece(piece), .attachmentEnd]))
         #expect(records.count == 6)
         guard case .piece(let read) = records[3] else { Issue.record("no piece"); return }
         #expect(read == piece)
         guard case .trailer(let trailer) = records[5] else { Issue.record("no trailer"); return }
-        #expect(trailer.records == ["manifest": 1, "item": 1, "attachment": 1, "piece": 1, "attachmentEnd": 1] && trailer.attachmentBytes == piece.count)
+        #expect(
+            trailer.records == ["manifest": 1, "item": 1, "attachment": 1, "piece": 1, "attachmentEnd": 1] && trailer.attachmentBytes == piece.count)
     }
 
     @Test func aStreamWithoutItsTrailerIsDamaged() throws {

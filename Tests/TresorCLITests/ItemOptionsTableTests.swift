@@ -1,6 +1,7 @@
 import ArgumentParser
 import Testing
 import TresorModel
+
 @testable import tresor
 
 /// The `tresor item` attribute options are the options `ItemAttribute.all` declares: an attribute

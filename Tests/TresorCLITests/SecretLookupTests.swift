@@ -1,6 +1,7 @@
 import ArgumentParser
 import Testing
 import TresorModel
+
 @testable import tresor
 
 /// `tresor item get` is read twice over: by swift-argument-parser, and for its plain forms by
@@ -33,28 +34,29 @@ struct SecretLookupTests {
     }
 
     @Test func theValuesLandWhereTheyBelong() throws {
-        let lookup = try #require(SecretLookup(commandLine: [
-            "item", "get", "--service", "S", "--account", "A", "--group", "G", "--keychain", "K", "--home", "H", "--first", "--verbose",
-        ]))
+        let lookup = try #require(
+            SecretLookup(commandLine: [
+                "item", "get", "--service", "S", "--account", "A", "--group", "G", "--keychain", "K", "--home", "H", "--first", "--verbose",
+            ]))
         #expect(lookup.query.attributes.service == "S" && lookup.query.attributes.account == "A" && lookup.query.attributes.accessGroup == "G")
         #expect(lookup.keychain == "K" && lookup.home == "H" && lookup.first && lookup.verbose && !lookup.passcodeStdin && !lookup.clip)
         #expect(lookup.query.id == nil)
     }
 
     @Test(arguments: [
-        ["item", "get", "--service", "s", "--json"],             // JSON: the parser's path
+        ["item", "get", "--service", "s", "--json"],  // JSON: the parser's path
         ["item", "get", "--service", "s", "--clip"],
         ["item", "get", "--service=s"],
-        ["item", "get", "--service", "s", "--service", "t"],     // twice
-        ["item", "get", "--service", "-"],                        // asked for
-        ["item", "get", "--service", "--account", "a"],           // a missing value
+        ["item", "get", "--service", "s", "--service", "t"],  // twice
+        ["item", "get", "--service", "-"],  // asked for
+        ["item", "get", "--service", "--account", "a"],  // a missing value
         ["item", "get", "--label", "x"],
         ["item", "get", "--class", "inet", "--server", "x"],
         ["item", "get", "--help"],
         ["item", "get", "extra"],
         ["item", "get", "--", "--service"],
         ["item", "find", "--service", "s"],
-        ["item", "--service", "s", "get"],                        // an item option before `get`
+        ["item", "--service", "s", "get"],  // an item option before `get`
         ["get", "item"],
         ["note", "get"],
         ["--version"],

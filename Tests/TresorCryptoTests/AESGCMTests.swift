@@ -123,8 +123,9 @@ struct AESGCMTests {
         #expect(sealed.tag.hex == Data(hex: v.tag).hex)
     }
 
-    @Test("Published GCM vectors with 12-byte IVs: sealCombined gives exactly IV ‖ ciphertext ‖ tag",
-          arguments: gcmVectors.filter { $0.iv.count == 24 })
+    @Test(
+        "Published GCM vectors with 12-byte IVs: sealCombined gives exactly IV ‖ ciphertext ‖ tag",
+        arguments: gcmVectors.filter { $0.iv.count == 24 })
     func sealCombinedMatchesPublishedVector(_ v: GCMVector) throws {
         let combined = try AESGCM.sealCombined(
             Data(hex: v.plaintext), using: SymmetricKey(hex: v.key), iv: Data(hex: v.iv),
@@ -167,8 +168,9 @@ struct AESGCMTests {
         #expect(plaintext == Data(hex: v.plaintext))
     }
 
-    @Test("Published GCM vectors with 12-byte IVs: openCombined gives back the plaintext; any flipped bit, a wrong key or AAD, or too few bytes fail",
-          arguments: gcmVectors.filter { $0.iv.count == 24 })
+    @Test(
+        "Published GCM vectors with 12-byte IVs: openCombined gives back the plaintext; any flipped bit, a wrong key or AAD, or too few bytes fail",
+        arguments: gcmVectors.filter { $0.iv.count == 24 })
     func openCombinedMatchesPublishedVector(_ v: GCMVector) throws {
         let key = SymmetricKey(hex: v.key), aad = Data(hex: v.aad)
         let combined = Data(hex: v.iv) + Data(hex: v.ciphertext) + Data(hex: v.tag)
@@ -186,7 +188,9 @@ struct AESGCMTests {
             try AESGCM.openCombined(combined, using: SecureRandom.key(bitCount: key.bitCount), authenticating: aad)
         }
         for count in [0, 12, 27] {
-            let error = #expect(throws: CryptoError.self, "\(count) bytes") { try AESGCM.openCombined(combined.prefix(count), using: key, authenticating: aad) }
+            let error = #expect(throws: CryptoError.self, "\(count) bytes") {
+                try AESGCM.openCombined(combined.prefix(count), using: key, authenticating: aad)
+            }
             #expect(error?.kind == "invalidParameter")
         }
     }
@@ -207,10 +211,11 @@ struct AESGCMTests {
         let iv8 = Data(hex: "cafebabefacedbad")
         let tc5 = AESGCM.Sealed(
             iv: iv8,
-            ciphertext: Data(hex: """
-                61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c7423
-                73806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598
-                """),
+            ciphertext: Data(
+                hex: """
+                    61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c7423
+                    73806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598
+                    """),
             tag: Data(hex: "3612d2e79e3b0785561be14aaca2fccb"))
         let openError = #expect(throws: CryptoError.self) {
             try AESGCM.open(tc5, using: key, authenticating: Data(hex: aadFeed))

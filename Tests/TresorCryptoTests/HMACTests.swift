@@ -68,7 +68,8 @@ struct HMACTests {
             for n in 0..<64 {
                 group.addTask {
                     let message = Data("message \(n)".utf8)
-                    return (0..<50).allSatisfy { _ in prepared.authenticationCode(for: message) == MessageAuthentication.hmacSHA256(message, key: key) }
+                    return (0..<50).allSatisfy { _ in prepared.authenticationCode(for: message) == MessageAuthentication.hmacSHA256(message, key: key)
+                    }
                 }
             }
             for await same in group { #expect(same) }

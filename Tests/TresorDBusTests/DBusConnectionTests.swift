@@ -40,7 +40,8 @@ import TresorTestSupport
             .array(elementSignature: "{o(oayays)}", []),
             .variant(.variant(.int32(1))),
         ]
-        let reply = try client.call(.methodCall(destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: "Echo", arguments: values))
+        let reply = try client.call(
+            .methodCall(destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: "Echo", arguments: values))
         #expect(reply.arguments == values)
         #expect(reply.signature == values.map(\.signature).joined())
     }
@@ -58,8 +59,10 @@ import TresorTestSupport
         defer { close(readEnd) }
         let received: DBusFileDescriptor = try {
             let sent = DBusFileDescriptor(adopting: ends[1])
-            let reply = try client.call(.methodCall(
-                destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: "Echo", arguments: [.unixFD(sent), .string("x")]))
+            let reply = try client.call(
+                .methodCall(
+                    destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: "Echo",
+                    arguments: [.unixFD(sent), .string("x")]))
             #expect(reply.signature == "hs")
             return try #require(reply.arguments.first?.fileDescriptor)
         }()

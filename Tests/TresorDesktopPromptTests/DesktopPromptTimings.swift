@@ -3,12 +3,14 @@ import Synchronization
 import Testing
 import TresorDBus
 import TresorTestSupport
+
 @testable import TresorDesktopPrompt
 
 /// Not a test: the measurement recorded in BENCHMARKS.md ("The desktop prompter"), run by hand
 /// with `TRESOR_MEASURE_DESKTOP_PROMPT=1 swift test --skip-build --filter DesktopPromptTimings`.
 /// It asserts only that each prompt was answered; the times are printed, never checked.
-@Suite(.blocksItsThread, .serialized, .enabled(if: DesktopSession.canRun && ProcessInfo.processInfo.environment["TRESOR_MEASURE_DESKTOP_PROMPT"] == "1"))
+@Suite(
+    .blocksItsThread, .serialized, .enabled(if: DesktopSession.canRun && ProcessInfo.processInfo.environment["TRESOR_MEASURE_DESKTOP_PROMPT"] == "1"))
 struct DesktopPromptTimings {
     @Test func measure() throws {
         let desktop = try DesktopSession()
@@ -19,10 +21,11 @@ struct DesktopPromptTimings {
         let begun = SecretExchangeVectorTests.vectors[0].begun
         var check: [Double] = [], exchange: [Double] = []
         for _ in 0..<30 {
-            check.append(try milliseconds {
-                let connection = try DBusConnection(address: desktop.busAddress)
-                _ = try PrompterOwner(on: connection, trusted: prompter.trustedExecutables, start: false, deadline: .now + .seconds(5))
-            })
+            check.append(
+                try milliseconds {
+                    let connection = try DBusConnection(address: desktop.busAddress)
+                    _ = try PrompterOwner(on: connection, trusted: prompter.trustedExecutables, start: false, deadline: .now + .seconds(5))
+                })
             exchange.append(try milliseconds { _ = try SecretExchange(begun: begun) })
         }
         // Whole prompts with the prompter running: request → prompter asked (PerformPrompt
@@ -34,9 +37,10 @@ struct DesktopPromptTimings {
             let answer = Pending<ConfirmAnswer>()
             let cancellation = PromptCancellation()
             Thread.detachNewThread {
-                answer.set(Result {
-                    try prompter.confirm(text, timeout: .seconds(30), cancellation: cancellation, asked: { askedAt.withLock { $0 = .now } })
-                }.mapError { $0 as? PrompterError ?? .protocolFailure("\($0)") })
+                answer.set(
+                    Result {
+                        try prompter.confirm(text, timeout: .seconds(30), cancellation: cancellation, asked: { askedAt.withLock { $0 = .now } })
+                    }.mapError { $0 as? PrompterError ?? .protocolFailure("\($0)") })
             }
             try desktop.waitUntil("the window", seconds: 20) {
                 !((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", text.title])) ?? "").isEmpty
@@ -45,12 +49,13 @@ struct DesktopPromptTimings {
             usleep(300_000)
             try desktop.xdotool("key", "alt+a")
             #expect(try answer.wait() == .success(.allowedOnce))
-            if round > 0, let askedAt = askedAt.withLock({ $0 }) {     // the first one warms the prompter up
+            if round > 0, let askedAt = askedAt.withLock({ $0 }) {  // the first one warms the prompter up
                 asked.append((askedAt - start).inMilliseconds)
                 visible.append((shown - start).inMilliseconds)
             }
         }
-        print("""
+        print(
+            """
             desktop prompt timings (ms, median / max):
               prompter found and checked: \(summary(check))
               secret exchange agreed:     \(summary(exchange))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorCrypto
 import TresorTestSupport
+
 @testable import TresorDesktopPrompt
 
 /// gcr's secret exchange against vectors gcr itself produced
@@ -41,8 +42,9 @@ import TresorTestSupport
     /// secret starts with a zero byte is drawn again, so both versions would agree with us.
     @Test func aSharedSecretWithALeadingZeroIsDrawnAgain() throws {
         let vector = Self.vectors[0]
-        let peer = try #require(vector.begun.split(separator: "\n").first { $0.hasPrefix("public=") }
-            .flatMap { Data(base64Encoded: String($0.dropFirst("public=".count))) })
+        let peer = try #require(
+            vector.begun.split(separator: "\n").first { $0.hasPrefix("public=") }
+                .flatMap { Data(base64Encoded: String($0.dropFirst("public=".count))) })
         var zeroLed: DiffieHellman.KeyPair?
         var exponent: UInt32 = 2
         while zeroLed == nil {

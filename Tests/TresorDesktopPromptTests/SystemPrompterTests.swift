@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TresorDBus
 import TresorTestSupport
+
 @testable import TresorDesktopPrompt
 
 /// The prompter client against Debian's real `gcr-prompter` on a display without a screen: the
@@ -34,8 +35,8 @@ struct SystemPrompterTests {
         SystemPrompter(busAddress: desktop.busAddress).confirm(Self.text, timeout: .seconds(30)) { answer.set($0) }
         try desktop.waitForWindow(Self.text.title)
         _ = try desktop.screenshot("confirm-prompt")
-        try desktop.xdotool("key", "alt+r")     // the box's mnemonic ticks it
-        try desktop.xdotool("key", "alt+a")     // Allow
+        try desktop.xdotool("key", "alt+r")  // the box's mnemonic ticks it
+        try desktop.xdotool("key", "alt+a")  // Allow
         #expect(try answer.wait() == .success(.allowedWithChoice))
     }
 
@@ -54,7 +55,7 @@ struct SystemPrompterTests {
         let confirmed = Pending<ConfirmAnswer>()
         prompter.confirm(Self.text, timeout: .seconds(30)) { confirmed.set($0) }
         try desktop.waitForWindow(Self.text.title)
-        try desktop.xdotool("key", "alt+d")     // Deny
+        try desktop.xdotool("key", "alt+d")  // Deny
         #expect(try confirmed.wait() == .success(.cancelled))
 
         // A password prompt closed with Escape: cancelled too, and no password.
@@ -134,12 +135,17 @@ struct SystemPrompterTests {
     /// Any process of the user can own the name: one that is not the prompter is never asked.
     @Test func aPythonOwningTheNameIsRefused() throws {
         let desktop = try DesktopSession(prompterStarted: false)
-        try desktop.start("/usr/bin/python3", ["-c", """
-            import dbus, time
-            bus = dbus.bus.BusConnection("\(desktop.busAddress)")
-            bus.request_name("org.gnome.keyring.SystemPrompter")
-            time.sleep(120)
-            """])
+        try desktop.start(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import dbus, time
+                bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+                bus.request_name("org.gnome.keyring.SystemPrompter")
+                time.sleep(120)
+                """,
+            ])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
         guard case .untrusted(let why) = try prompter.availability() else {
@@ -163,14 +169,17 @@ struct SystemPrompterTests {
         try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path, toPath: python.path)
         let script = desktop.folder.appendingPathComponent("impostor.py")
         try """
-            import dbus, time
-            bus = dbus.bus.BusConnection("\(desktop.busAddress)")
-            bus.request_name("org.gnome.keyring.SystemPrompter")
-            time.sleep(120)
-            """.write(to: script, atomically: true, encoding: .utf8)
-        try desktop.start("/usr/bin/unshare", [
-            "-Urm", "sh", "-c", "mount --bind \(python.path) \(DesktopSession.prompterPath) && exec \(DesktopSession.prompterPath) \(script.path)",
-        ])
+        import dbus, time
+        bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+        bus.request_name("org.gnome.keyring.SystemPrompter")
+        time.sleep(120)
+        """.write(to: script, atomically: true, encoding: .utf8)
+        try desktop.start(
+            "/usr/bin/unshare",
+            [
+                "-Urm", "sh", "-c",
+                "mount --bind \(python.path) \(DesktopSession.prompterPath) && exec \(DesktopSession.prompterPath) \(script.path)",
+            ])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
         guard case .untrusted(let why) = try prompter.availability() else {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorKeybag
 
 /// Bad input on disk: a truncated or tampered keybag, a missing or damaged device key. Each

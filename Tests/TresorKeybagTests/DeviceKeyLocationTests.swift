@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TresorKeybag
 import TresorSystem
+
+@testable import TresorKeybag
 
 /// The device key lives outside the home, so a copy of the home opens nothing; an older home's
 /// key moves out at its next open.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorSystem
+
 @testable import TresorKeybag
 
 /// The failed-passcode count fails closed (docs/SECURITY.md §3.5): deleting

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorKeybag
 
 /// Wrong passcodes are counted persistently; after the fifth, escalating delays; the same wrong

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TresorCrypto
+
 @testable import TresorKeybag
 
 /// The login link: a second key slot under the login password, beside the passcode's.

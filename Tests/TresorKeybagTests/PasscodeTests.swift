@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TresorCrypto
+
 @testable import TresorKeybag
 
 @Suite struct PasscodeTests {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import TresorKeybag
 
 /// Each protection class × each lock state gives its key or a clear error (docs/API.md,

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Synchronization
 import TresorSystem
+
 @testable import TresorKeybag
 
 /// A fresh home in a temporary folder, removed when the test's value goes away.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorSystem
+
 @testable import TresorKeybag
 
 /// A keybag's unlocked period ends with every lock and every passcode change, so what was

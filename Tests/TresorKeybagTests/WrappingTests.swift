@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TresorCrypto
+
 @testable import TresorKeybag
 
 /// Neither the passcode alone nor the device key alone unwraps a passcode-protected class key

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TresorKeybag
 import TresorStorage
+
 @testable import TresorKeychain
 
 /// The registry of applications: executable hash → application id, team id, access groups
@@ -73,7 +74,9 @@ import TresorStorage
         let home = try KeychainHome()
         let now = Date()
         try home.keychain.applications.register(
-            Application(applicationID: "TEAM1.com.example.now", teamID: "TEAM1", accessGroups: [], executableSHA256: Self.hash(5), executablePath: "/bin/now", registeredAt: now))
+            Application(
+                applicationID: "TEAM1.com.example.now", teamID: "TEAM1", accessGroups: [], executableSHA256: Self.hash(5), executablePath: "/bin/now",
+                registeredAt: now))
         let stored = try #require(try home.keychain.applications.list().first)
         #expect(sameInstant(stored.registeredAt, now))
     }
@@ -81,7 +84,9 @@ import TresorStorage
     @Test func groupsMustCarryTheTeamPrefix() throws {
         let home = try KeychainHome()
         let registry = home.keychain.applications
-        for groups in [["OTHER.x"], ["TEAM1.shared", "OTHER.x"], ["TEAM1"], ["TEAM1."], ["TEAM1x.shared"], ["team1.shared"], ["x.TEAM1.shared"], [""]] {
+        for groups in [
+            ["OTHER.x"], ["TEAM1.shared", "OTHER.x"], ["TEAM1"], ["TEAM1."], ["TEAM1x.shared"], ["team1.shared"], ["x.TEAM1.shared"], [""],
+        ] {
             expectKeychainError(.param, "groups \(groups)") { try registry.register(Self.application(groups: groups)) }
         }
         #expect(try registry.list().isEmpty)
@@ -130,7 +135,10 @@ import TresorStorage
     @Test func invalidApplicationsAreParamErrors() throws {
         let home = try KeychainHome()
         let registry = home.keychain.applications
-        let badIDs = ["", "has space", "../../etc/passwd", "-leading-dash", ".hidden", "semi;colon", "slash/inside", String(repeating: "a", count: 129), "tab\tid", "ünïcode"]
+        let badIDs = [
+            "", "has space", "../../etc/passwd", "-leading-dash", ".hidden", "semi;colon", "slash/inside", String(repeating: "a", count: 129),
+            "tab\tid", "ünïcode",
+        ]
         for id in badIDs {
             expectKeychainError(.param, "application id \(id.debugDescription)") { try registry.register(Self.application(id, groups: [])) }
         }
@@ -142,7 +150,10 @@ import TresorStorage
         }
         #expect(try registry.list().isEmpty)
         // The limits themselves are fine.
-        try registry.register(Self.application(String(repeating: "T", count: 32) + "." + String(repeating: "a", count: 95), team: String(repeating: "T", count: 32), groups: [], hash: Self.hash(4)))
+        try registry.register(
+            Self.application(
+                String(repeating: "T", count: 32) + "." + String(repeating: "a", count: 95), team: String(repeating: "T", count: 32), groups: [],
+                hash: Self.hash(4)))
         #expect(try registry.list().count == 1)
     }
 
@@ -167,8 +178,9 @@ import TresorStorage
                 sql: "INSERT INTO applications (id_tag, executable_tag, sealed) VALUES (?, ?, ?)",
                 arguments: [Data(repeating: 1, count: 32), Data(repeating: 2, count: 32), Data(repeating: 3, count: 60)])
             // And copy the genuine sealed row under another executable's tag.
-            try db.execute(sql: "INSERT INTO applications (id_tag, executable_tag, sealed) SELECT ?, ?, sealed FROM applications LIMIT 1",
-                           arguments: [Data(repeating: 4, count: 32), Data(repeating: 5, count: 32)])
+            try db.execute(
+                sql: "INSERT INTO applications (id_tag, executable_tag, sealed) SELECT ?, ?, sealed FROM applications LIMIT 1",
+                arguments: [Data(repeating: 4, count: 32), Data(repeating: 5, count: 32)])
         }
         try home.reopenKeychain()
         #expect(try home.keychain.applications.list().map(\.applicationID) == ["TEAM1.marker-application-id"])

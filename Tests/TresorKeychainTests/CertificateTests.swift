@@ -242,7 +242,8 @@ import Testing
         try Self.withTemporaryDirectory { directory in
             let isrg = try String(contentsOfFile: "/etc/ssl/certs/ISRG_Root_X1.pem", encoding: .utf8)
             // A bundle with text around and between the blocks, and a damaged block in the middle.
-            let bundle = "# bundle\n" + Self.examplePEM + "junk between\n"
+            let bundle =
+                "# bundle\n" + Self.examplePEM + "junk between\n"
                 + "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n" + isrg
             try Data(bundle.utf8).write(to: directory.appendingPathComponent("ca-certificates.crt"))
             try Data(Self.examplePEM.utf8).write(to: directory.appendingPathComponent("example.pem"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// Access groups, the keychain-access application and user presence (docs/API.md, "Access
@@ -9,8 +10,10 @@ import TresorKeybag
     /// A home where B has one item in its own group and A one in its own and one shared.
     func homeWithItems() throws -> (home: KeychainHome, bItem: KeychainItem, aItem: KeychainItem, sharedItem: KeychainItem) {
         let home = try KeychainHome()
-        let bItem = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "b-service", account: "b"), secret: secret("b-secret"), caller: Callers.appB)
-        let aItem = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "a-service", account: "a"), secret: secret("a-secret"), caller: Callers.appA)
+        let bItem = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "b-service", account: "b"), secret: secret("b-secret"), caller: Callers.appB)
+        let aItem = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "a-service", account: "a"), secret: secret("a-secret"), caller: Callers.appA)
         let sharedItem = try home.keychain.add(
             .genericPassword, attributes: genericPassword(service: "shared-service", account: "a", group: "TEAM1.shared"),
             secret: secret("shared-secret"), caller: Callers.appA)
@@ -35,7 +38,9 @@ import TresorKeybag
             try keychain.copyMatching(genericQuery(service: "b-service", account: "b", returnData: true), caller: a)
         }
         expectKeychainError(.itemNotFound, "by scan") { try keychain.copyMatching(genericQuery(service: "b-service", returnData: true), caller: a) }
-        expectKeychainError(.itemNotFound, "by id") { try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: a) }
+        expectKeychainError(.itemNotFound, "by id") {
+            try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: a)
+        }
         let listed = try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: a)
         #expect(Set(listed.compactMap { $0.attributes?.service }) == ["a-service", "shared-service"])
         #expect(!listed.contains { $0.id == bItem.id })
@@ -43,8 +48,12 @@ import TresorKeybag
         // Nor updated or deleted.
         var changes = ItemAttributes()
         changes.label = "hijacked"
-        expectKeychainError(.itemNotFound) { try keychain.update(genericQuery(service: "b-service"), changes: changes, secret: secret("x"), caller: a) }
-        expectKeychainError(.itemNotFound) { try keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: changes, secret: nil, caller: a) }
+        expectKeychainError(.itemNotFound) {
+            try keychain.update(genericQuery(service: "b-service"), changes: changes, secret: secret("x"), caller: a)
+        }
+        expectKeychainError(.itemNotFound) {
+            try keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: changes, secret: nil, caller: a)
+        }
         expectKeychainError(.itemNotFound) { try keychain.delete(genericQuery(service: "b-service", account: "b"), caller: a) }
         expectKeychainError(.itemNotFound) { try keychain.delete(ItemQuery(.genericPassword, id: bItem.id), caller: a) }
         // A bulk delete by A removes only A's items.
@@ -57,10 +66,12 @@ import TresorKeybag
         expectKeychainError(.missingEntitlement, "update") { try keychain.update(inB, changes: changes, secret: nil, caller: a) }
         expectKeychainError(.missingEntitlement, "delete") { try keychain.delete(inB, caller: a) }
         expectKeychainError(.missingEntitlement, "add") {
-            try keychain.add(.genericPassword, attributes: genericPassword(service: "x", account: "x", group: "B.app"), secret: secret("x"), caller: a)
+            try keychain.add(
+                .genericPassword, attributes: genericPassword(service: "x", account: "x", group: "B.app"), secret: secret("x"), caller: a)
         }
         expectKeychainError(.missingEntitlement, "add to another team's shared group") {
-            try keychain.add(.genericPassword, attributes: genericPassword(service: "x", account: "x", group: "TEAM2.shared"), secret: secret("x"), caller: a)
+            try keychain.add(
+                .genericPassword, attributes: genericPassword(service: "x", account: "x", group: "TEAM2.shared"), secret: secret("x"), caller: a)
         }
 
         // B's item is intact.
@@ -80,18 +91,28 @@ import TresorKeybag
         // Moving it into its team's shared group is allowed and makes it visible to A2.
         changes.accessGroup = "TEAM1.shared"
         #expect(try home.keychain.update(ItemQuery(.genericPassword, id: aItem.id), changes: changes, secret: nil, caller: Callers.appA) == 1)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "a-service", returnData: true), caller: Callers.appA2).first?.secret == secret("a-secret"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "a-service", returnData: true), caller: Callers.appA2).first?.secret
+                == secret("a-secret"))
     }
 
     @Test func sameServiceAndAccountInTwoGroupsAreTwoItems() throws {
         let home = try KeychainHome()
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "x"), secret: secret("from-a"), caller: Callers.appA)
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "x"), secret: secret("from-b"), caller: Callers.appB)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "x", limit: .all, returnData: true), caller: Callers.appA).map(\.secret) == [secret("from-a")])
-        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "x", limit: .all, returnData: true), caller: Callers.appB).map(\.secret) == [secret("from-b")])
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "x"), secret: secret("from-a"), caller: Callers.appA)
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "x"), secret: secret("from-b"), caller: Callers.appB)
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "s", account: "x", limit: .all, returnData: true), caller: Callers.appA).map(
+                \.secret) == [secret("from-a")])
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "s", account: "x", limit: .all, returnData: true), caller: Callers.appB).map(
+                \.secret) == [secret("from-b")])
         // B deleting its item leaves A's.
         #expect(try home.keychain.delete(genericQuery(service: "s", account: "x"), caller: Callers.appB) == 1)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "x", returnData: true), caller: Callers.appA).first?.secret == secret("from-a"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "s", account: "x", returnData: true), caller: Callers.appA).first?.secret
+                == secret("from-a"))
     }
 
     @Test func teamSharedGroupIsSharedWithinTheTeamOnly() throws {
@@ -121,7 +142,9 @@ import TresorKeybag
         #expect(seenByA.first?.attributes?.label == "by A2")
         // A2 adding the same key in the shared group is a duplicate of A's item.
         expectKeychainError(.duplicateItem) {
-            try keychain.add(.genericPassword, attributes: genericPassword(service: "shared-service", account: "a", group: "TEAM1.shared"), secret: secret("x"), caller: Callers.appA2)
+            try keychain.add(
+                .genericPassword, attributes: genericPassword(service: "shared-service", account: "a", group: "TEAM1.shared"), secret: secret("x"),
+                caller: Callers.appA2)
         }
         #expect(try keychain.delete(explicit, caller: Callers.appA2) == 1)
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(explicit, caller: Callers.appA) }
@@ -130,7 +153,9 @@ import TresorKeybag
     @Test func keychainAccessListsEveryGroupButRevealsOthersSecretsOnlyWithThePasscode() throws {
         let (home, bItem, aItem, sharedItem) = try homeWithItems()
         let keychain = home.keychain
-        let own = try keychain.add(.genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("cli-secret"), caller: Callers.keychainAccess())
+        let own = try keychain.add(
+            .genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("cli-secret"),
+            caller: Callers.keychainAccess())
         #expect(own.attributes?.accessGroup == "tresor")
 
         // Listing (attributes only) shows every group's items, without a passcode.
@@ -142,27 +167,38 @@ import TresorKeybag
         #expect(byKey.map(\.id) == [bItem.id])
 
         // Another application's secret: refused without the passcode, and with a wrong one.
-        for query in [ItemQuery(.genericPassword, id: bItem.id, returnData: true), genericQuery(service: "b-service", account: "b", returnData: true)] {
+        for query in [
+            ItemQuery(.genericPassword, id: bItem.id, returnData: true), genericQuery(service: "b-service", account: "b", returnData: true),
+        ] {
             expectKeychainError(.presenceRequired, "no passcode") { try keychain.copyMatching(query, caller: Callers.keychainAccess()) }
-            expectKeychainError(.authFailed, "wrong passcode") { try keychain.copyMatching(query, caller: Callers.keychainAccess(passcode: passcode("wrong passcode"))) }
+            expectKeychainError(.authFailed, "wrong passcode") {
+                try keychain.copyMatching(query, caller: Callers.keychainAccess(passcode: passcode("wrong passcode")))
+            }
         }
         expectKeychainError(.presenceRequired, "a listing with data") {
             try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.keychainAccess())
         }
         // With the right passcode, the secret.
-        let revealed = try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
+        let revealed = try keychain.copyMatching(
+            ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
         #expect(revealed.first?.secret == secret("b-secret"))
-        let all = try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
+        let all = try keychain.copyMatching(
+            ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
         #expect(Set(all.compactMap(\.secret)) == [secret("b-secret"), secret("a-secret"), secret("shared-secret"), secret("cli-secret")])
 
         // Its own group's secrets need the user present too (KeychainAccessPresenceTests).
-        expectKeychainError(.presenceRequired) { try keychain.copyMatching(ItemQuery(.genericPassword, id: own.id, returnData: true), caller: Callers.keychainAccess()) }
+        expectKeychainError(.presenceRequired) {
+            try keychain.copyMatching(ItemQuery(.genericPassword, id: own.id, returnData: true), caller: Callers.keychainAccess())
+        }
 
         // Replacing another application's secret needs the passcode too.
         expectKeychainError(.presenceRequired) {
-            try keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: ItemAttributes(), secret: secret("overwritten"), caller: Callers.keychainAccess())
+            try keychain.update(
+                ItemQuery(.genericPassword, id: bItem.id), changes: ItemAttributes(), secret: secret("overwritten"), caller: Callers.keychainAccess())
         }
-        #expect(try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.appB).first?.secret == secret("b-secret"))
+        #expect(
+            try keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.appB).first?.secret
+                == secret("b-secret"))
     }
 
     @Test func userPresenceItemsNeedThePasscodeEvenForTheirOwnApplication() throws {
@@ -171,29 +207,38 @@ import TresorKeybag
         var attributes = genericPassword(service: "bank", account: "ada")
         attributes.accessControl = .userPresence
         let item = try keychain.add(.genericPassword, attributes: attributes, secret: secret("pin 1234"), caller: Callers.appA)
-        try keychain.add(.genericPassword, attributes: genericPassword(service: "plain", account: "ada"), secret: secret("plain"), caller: Callers.appA)
+        try keychain.add(
+            .genericPassword, attributes: genericPassword(service: "plain", account: "ada"), secret: secret("plain"), caller: Callers.appA)
 
         // Attributes without the passcode: fine.
         let attributesOnly = try keychain.copyMatching(genericQuery(service: "bank", account: "ada"), caller: Callers.appA)
         #expect(attributesOnly.first?.attributes?.accessControl == .userPresence)
         // The secret: refused without it and with a wrong one, given with it.
-        expectKeychainError(.presenceRequired) { try keychain.copyMatching(genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.appA) }
-        expectKeychainError(.authFailed) {
-            try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.with(Callers.appA, passcode: passcode("wrong")))
+        expectKeychainError(.presenceRequired) {
+            try keychain.copyMatching(genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.appA)
         }
-        let revealed = try keychain.copyMatching(genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode))
+        expectKeychainError(.authFailed) {
+            try keychain.copyMatching(
+                ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.with(Callers.appA, passcode: passcode("wrong")))
+        }
+        let revealed = try keychain.copyMatching(
+            genericQuery(service: "bank", account: "ada", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode))
         #expect(revealed.first?.secret == secret("pin 1234"))
         // Other items of the same app still need nothing.
         #expect(try keychain.copyMatching(genericQuery(service: "plain", returnData: true), caller: Callers.appA).first?.secret == secret("plain"))
         // The keychain-access app needs it as well.
-        expectKeychainError(.presenceRequired) { try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.keychainAccess()) }
+        expectKeychainError(.presenceRequired) {
+            try keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.keychainAccess())
+        }
 
         // Even while locked (afterFirstUnlock / always classes), the passcode is still required.
         var alwaysAttributes = genericPassword(service: "always-bank", account: "ada", accessible: .always)
         alwaysAttributes.accessControl = .userPresence
         try keychain.add(.genericPassword, attributes: alwaysAttributes, secret: secret("always pin"), caller: Callers.appA)
         try home.restart()
-        expectKeychainError(.presenceRequired) { try home.keychain.copyMatching(genericQuery(service: "always-bank", returnData: true), caller: Callers.appA) }
+        expectKeychainError(.presenceRequired) {
+            try home.keychain.copyMatching(genericQuery(service: "always-bank", returnData: true), caller: Callers.appA)
+        }
         let lockedButPresent = try home.keychain.copyMatching(
             genericQuery(service: "always-bank", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode))
         #expect(lockedButPresent.first?.secret == secret("always pin"))
@@ -202,10 +247,16 @@ import TresorKeybag
         // Replacing the secret also needs it.
         try home.unlock()
         expectKeychainError(.presenceRequired) {
-            try home.keychain.update(genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("stolen"), caller: Callers.appA)
+            try home.keychain.update(
+                genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("stolen"), caller: Callers.appA)
         }
-        try home.keychain.update(genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("new pin"), caller: Callers.with(Callers.appA, passcode: home.passcode))
-        #expect(try home.keychain.copyMatching(genericQuery(service: "bank", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode)).first?.secret == secret("new pin"))
+        try home.keychain.update(
+            genericQuery(service: "bank", account: "ada"), changes: ItemAttributes(), secret: secret("new pin"),
+            caller: Callers.with(Callers.appA, passcode: home.passcode))
+        #expect(
+            try home.keychain.copyMatching(
+                genericQuery(service: "bank", returnData: true), caller: Callers.with(Callers.appA, passcode: home.passcode)
+            ).first?.secret == secret("new pin"))
     }
 
     /// The keychain-access app must not launder another application's item into its own group
@@ -222,7 +273,8 @@ import TresorKeybag
         #expect(stillB.first?.secret == secret("b-secret"))
 
         let cliItem = try home.keychain.add(
-            .genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("c"), caller: Callers.keychainAccess())
+            .genericPassword, attributes: genericPassword(service: "cli-service", account: "c"), secret: secret("c"), caller: Callers.keychainAccess()
+        )
         var toB = ItemAttributes()
         toB.accessGroup = "B.app"
         expectKeychainError(.presenceRequired) {
@@ -231,7 +283,9 @@ import TresorKeybag
         // With the passcode, the user consents.
         let consenting = Callers.keychainAccess(passcode: try #require(home.passcode))
         #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: consenting) == 1)
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: consenting).first?.secret == secret("b-secret"))
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: consenting).first?.secret
+                == secret("b-secret"))
     }
 
     /// Downgrading another application's item to `always` would let the device key alone open
@@ -243,7 +297,9 @@ import TresorKeybag
         expectKeychainError(.presenceRequired) {
             try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: downgrade, secret: nil, caller: Callers.keychainAccess())
         }
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id), caller: Callers.appB).first?.attributes?.accessible == .whenUnlocked)
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id), caller: Callers.appB).first?.attributes?.accessible
+                == .whenUnlocked)
         // The application itself may change its own item's class.
         #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: downgrade, secret: nil, caller: Callers.appB) == 1)
     }
@@ -253,7 +309,8 @@ import TresorKeybag
         for attempt in 1...5 {
             do {
                 _ = try home.keychain.copyMatching(
-                    ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: passcode("wrong-\(attempt)")))
+                    ItemQuery(.genericPassword, id: bItem.id, returnData: true),
+                    caller: Callers.keychainAccess(passcode: passcode("wrong-\(attempt)")))
                 Issue.record("a wrong passcode revealed a secret")
             } catch KeychainError.authFailed(_, let wait) {
                 // The failure that starts the wait says how long it is, as unlock does.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// The keychain-access application (the `tresor` CLI) is not a skeleton key: any process of the
@@ -10,8 +11,11 @@ import TresorKeybag
 @Suite struct KeychainAccessPresenceTests {
     func homeWithItems() throws -> (home: KeychainHome, cli: KeychainItem, app: KeychainItem) {
         let home = try KeychainHome()
-        let cli = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "cli", account: "c"), secret: secret("cli-secret"), caller: Callers.keychainAccess())
-        let app = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "app", account: "a"), secret: secret("app-secret"), caller: Callers.appA)
+        let cli = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "cli", account: "c"), secret: secret("cli-secret"),
+            caller: Callers.keychainAccess())
+        let app = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "app", account: "a"), secret: secret("app-secret"), caller: Callers.appA)
         return (home, cli, app)
     }
 
@@ -23,7 +27,9 @@ import TresorKeybag
         let (home, cli, app) = try homeWithItems()
         for item in [cli, app] {
             expectKeychainError(.presenceRequired, "no proof") { try reveal(item, in: home, as: Callers.keychainAccess()) }
-            expectKeychainError(.authFailed, "a wrong passcode") { try reveal(item, in: home, as: Callers.keychainAccess(passcode: passcode("wrong"))) }
+            expectKeychainError(.authFailed, "a wrong passcode") {
+                try reveal(item, in: home, as: Callers.keychainAccess(passcode: passcode("wrong")))
+            }
             #expect(try reveal(item, in: home, as: Callers.keychainAccess(passcode: home.passcode)) != nil)
             #expect(try reveal(item, in: home, as: Callers.keychainAccessAtOpenTerminal) != nil)
         }
@@ -47,7 +53,9 @@ import TresorKeybag
     @Test func replacingTheCLIsOwnSecretNeedsPresence() throws {
         let (home, cli, _) = try homeWithItems()
         let query = ItemQuery(.genericPassword, id: cli.id)
-        expectKeychainError(.presenceRequired) { try home.keychain.update(query, changes: ItemAttributes(), secret: secret("planted"), caller: Callers.keychainAccess()) }
+        expectKeychainError(.presenceRequired) {
+            try home.keychain.update(query, changes: ItemAttributes(), secret: secret("planted"), caller: Callers.keychainAccess())
+        }
         #expect(try reveal(cli, in: home, as: Callers.keychainAccessAtOpenTerminal) == secret("cli-secret"))
         // Renaming its own item does not.
         var label = ItemAttributes()
@@ -63,7 +71,9 @@ import TresorKeybag
         expectKeychainError(.presenceRequired) { try home.keychain.update(query, changes: label, secret: nil, caller: Callers.keychainAccess()) }
         expectKeychainError(.presenceRequired) { try home.keychain.delete(query, caller: Callers.keychainAccess()) }
         expectKeychainError(.presenceRequired) {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "planted", account: "a", group: "A.app"), secret: secret("x"), caller: Callers.keychainAccess())
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "planted", account: "a", group: "A.app"), secret: secret("x"),
+                caller: Callers.keychainAccess())
         }
         let untouched = try home.keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: Callers.appA)
         #expect(untouched.map(\.id) == [app.id] && untouched.first?.attributes?.label == nil)
@@ -80,22 +90,30 @@ import TresorKeybag
         #expect(try reveal(readable, in: home, as: Callers.keychainAccess()) == secret("ci-token"))
 
         // Marking an existing item needs presence — the mark hands the secret to any process.
-        let other = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "mail", account: "ada"), secret: secret("mail"), caller: Callers.keychainAccess())
+        let other = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "mail", account: "ada"), secret: secret("mail"), caller: Callers.keychainAccess())
         var mark = ItemAttributes()
         mark.readableByScripts = true
-        expectKeychainError(.presenceRequired) { try home.keychain.update(ItemQuery(.genericPassword, id: other.id), changes: mark, secret: nil, caller: Callers.keychainAccess()) }
+        expectKeychainError(.presenceRequired) {
+            try home.keychain.update(ItemQuery(.genericPassword, id: other.id), changes: mark, secret: nil, caller: Callers.keychainAccess())
+        }
         expectKeychainError(.presenceRequired) { try reveal(other, in: home, as: Callers.keychainAccess()) }
-        #expect(try home.keychain.update(ItemQuery(.genericPassword, id: other.id), changes: mark, secret: nil, caller: Callers.keychainAccessAtOpenTerminal) == 1)
+        #expect(
+            try home.keychain.update(
+                ItemQuery(.genericPassword, id: other.id), changes: mark, secret: nil, caller: Callers.keychainAccessAtOpenTerminal) == 1)
         #expect(try reveal(other, in: home, as: Callers.keychainAccess()) == secret("mail"))
 
         // A userPresence item cannot be marked, at add or later.
         var both = genericPassword(service: "bank", account: "ada")
         (both.accessControl, both.readableByScripts) = (.userPresence, true)
-        expectKeychainError(.param) { try home.keychain.add(.genericPassword, attributes: both, secret: secret("pin"), caller: Callers.keychainAccess()) }
+        expectKeychainError(.param) {
+            try home.keychain.add(.genericPassword, attributes: both, secret: secret("pin"), caller: Callers.keychainAccess())
+        }
         both.readableByScripts = nil
         let bank = try home.keychain.add(.genericPassword, attributes: both, secret: secret("pin"), caller: Callers.keychainAccess())
         expectKeychainError(.param) {
-            try home.keychain.update(ItemQuery(.genericPassword, id: bank.id), changes: mark, secret: nil, caller: Callers.keychainAccess(passcode: home.passcode))
+            try home.keychain.update(
+                ItemQuery(.genericPassword, id: bank.id), changes: mark, secret: nil, caller: Callers.keychainAccess(passcode: home.passcode))
         }
     }
 
@@ -103,8 +121,11 @@ import TresorKeybag
     /// another application's stay out of reach.
     @Test func withoutAPasscodeTheCLIsOwnItemsNeedNone() throws {
         let home = try KeychainHome(passcode: nil)
-        let cli = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "cli", account: "c"), secret: secret("cli-secret"), caller: Callers.keychainAccess())
-        let app = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "app", account: "a"), secret: secret("app-secret"), caller: Callers.appA)
+        let cli = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "cli", account: "c"), secret: secret("cli-secret"),
+            caller: Callers.keychainAccess())
+        let app = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "app", account: "a"), secret: secret("app-secret"), caller: Callers.appA)
         #expect(try reveal(cli, in: home, as: Callers.keychainAccess()) == secret("cli-secret"))
         expectKeychainError(.presenceRequired) { try reveal(app, in: home, as: Callers.keychainAccess()) }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// Encryption at rest (docs/SECURITY.md §3.6, §3.7): nothing but counts, classes and sizes readable
@@ -52,7 +53,8 @@ import TresorKeybag
             let genericData = Data(markers.make("GENP-GENERIC-\(accessible.rawValue)").utf8)
             generic.generic = genericData
             blobs.append(genericData)
-            let item = try home.keychain.add(.genericPassword, attributes: generic, secret: Data(markers.make("GENP-SECRET-\(accessible.rawValue)").utf8), caller: caller)
+            let item = try home.keychain.add(
+                .genericPassword, attributes: generic, secret: Data(markers.make("GENP-SECRET-\(accessible.rawValue)").utf8), caller: caller)
             ids.append((.genericPassword, item.id))
         }
 
@@ -66,7 +68,11 @@ import TresorKeybag
         internet.authenticationType = markers.make("INET-AUTHTYPE")
         internet.securityDomain = markers.make("INET-SECDOMAIN")
         internet.synchronizable = true
-        ids.append((.internetPassword, try home.keychain.add(.internetPassword, attributes: internet, secret: Data(markers.make("INET-SECRET").utf8), caller: caller).id))
+        ids.append(
+            (
+                .internetPassword,
+                try home.keychain.add(.internetPassword, attributes: internet, secret: Data(markers.make("INET-SECRET").utf8), caller: caller).id
+            ))
 
         var key = ItemAttributes()
         common(&key, "KEYS")
@@ -93,11 +99,15 @@ import TresorKeybag
 
         // A big secret (overflow pages) and an updated one (old and new value).
         try home.keychain.update(
-            ItemQuery(.genericPassword, id: ids[0].1), changes: { var c = ItemAttributes(); c.label = markers.make("UPDATED-LABEL"); return c }(),
+            ItemQuery(.genericPassword, id: ids[0].1),
+            changes: {
+                var c = ItemAttributes(); c.label = markers.make("UPDATED-LABEL"); return c
+            }(),
             secret: Data(markers.make("UPDATED-SECRET").utf8), caller: caller)
         // (added after the update, whose checkpoint empties the WAL, so the WAL has content)
         let bigSecret = Data((markers.make("BIG-SECRET") + String(repeating: "-padding", count: 3000)).utf8)
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: markers.make("BIG-SERVICE"), account: "x"), secret: bigSecret, caller: caller)
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: markers.make("BIG-SERVICE"), account: "x"), secret: bigSecret, caller: caller)
 
         // Dates: the item dates, as the JSON would write them (seconds since 1970).
         let items = try home.keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: caller)
@@ -138,7 +148,8 @@ import TresorKeybag
         }
 
         // With the WAL full of the inserts and updates.
-        let walBytes = (try? Data(contentsOf: home.keychainFile.deletingLastPathComponent().appendingPathComponent("login.keychain.db-wal")).count) ?? 0
+        let walBytes =
+            (try? Data(contentsOf: home.keychainFile.deletingLastPathComponent().appendingPathComponent("login.keychain.db-wal")).count) ?? 0
         #expect(walBytes > 0, "the inserts are in the WAL")
         expectNothingReadable("before restart")
 
@@ -171,16 +182,19 @@ import TresorKeybag
         }
         #expect(writerSecureDelete == 1 && readerSecureDelete == 1 && lookupSecureDelete == 1)
         #expect(writerCache == -16384)
-        #expect(readerCache == -2000 && lookupCache == -2000)   // SQLite's default
+        #expect(readerCache == -2000 && lookupCache == -2000)  // SQLite's default
     }
 
     @Test func deletedItemsLeaveNoCiphertextBehind() throws {
         let home = try KeychainHome()
         let caller = Callers.appA
-        let small = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "small", account: "a"), secret: secret("small secret"), caller: caller)
+        let small = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "small", account: "a"), secret: secret("small secret"), caller: caller)
         let bigSecret = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
-        let big = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "big", account: "a"), secret: bigSecret, caller: caller)
-        let kept = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "kept", account: "a"), secret: secret("kept secret"), caller: caller)
+        let big = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "big", account: "a"), secret: bigSecret, caller: caller)
+        let kept = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "kept", account: "a"), secret: secret("kept secret"), caller: caller)
 
         let smallRow = try home.rawRow(.genericPassword, id: small.id)
         let bigRow = try home.rawRow(.genericPassword, id: big.id)
@@ -202,18 +216,24 @@ import TresorKeybag
             #expect(home.files(containing: row.rowKey).isEmpty, "\(name): wrapped row key left behind")
         }
         // The kept item is untouched.
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: kept.id, returnData: true), caller: caller).first?.secret == secret("kept secret"))
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: kept.id, returnData: true), caller: caller).first?.secret
+                == secret("kept secret"))
     }
 
     @Test func replacedSecretsLeaveNoOldCiphertextBehind() throws {
         let home = try KeychainHome()
-        let item = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("first value"), caller: Callers.appA)
+        let item = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("first value"), caller: Callers.appA)
         let before = try home.rawRow(.genericPassword, id: item.id)
-        try home.keychain.update(ItemQuery(.genericPassword, id: item.id), changes: ItemAttributes(), secret: secret("second value"), caller: Callers.appA)
+        try home.keychain.update(
+            ItemQuery(.genericPassword, id: item.id), changes: ItemAttributes(), secret: secret("second value"), caller: Callers.appA)
         let after = try home.rawRow(.genericPassword, id: item.id)
         #expect(after.secret != before.secret)
         #expect(home.files(containing: before.secret).isEmpty, "old secret ciphertext left in \(home.files(containing: before.secret))")
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.appA).first?.secret == secret("second value"))
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.appA).first?.secret
+                == secret("second value"))
     }
 
     @Test func movingAnItemToAStricterClassLeavesNoOldWrappingBehind() throws {
@@ -234,7 +254,9 @@ import TresorKeybag
             #expect(home.files(containing: window).isEmpty, "old always-sealed metadata left in \(home.files(containing: window))")
         }
         try home.restart()
-        expectKeychainError(.interactionNotAllowed) { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.appA) }
+        expectKeychainError(.interactionNotAllowed) {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: item.id, returnData: true), caller: Callers.appA)
+        }
     }
 
     @Test func changedAttributesLeaveNoOldCiphertextBehind() throws {
@@ -293,14 +315,22 @@ import TresorKeybag
         let (home, ids) = try homeWithThreeItems()
         let row = try home.rawRow(.genericPassword, id: ids[1])
         try home.setColumn(.genericPassword, id: ids[1], column: "secret", to: flipped(row.secret, at: offset >= 0 ? offset : row.secret.count - 1))
-        expectKeychainError(.decode, "by id") { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1], returnData: true), caller: Callers.appA) }
-        expectKeychainError(.decode, "by primary key") { try home.keychain.copyMatching(genericQuery(service: "two", account: "a", returnData: true), caller: Callers.appA) }
+        expectKeychainError(.decode, "by id") {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1], returnData: true), caller: Callers.appA)
+        }
+        expectKeychainError(.decode, "by primary key") {
+            try home.keychain.copyMatching(genericQuery(service: "two", account: "a", returnData: true), caller: Callers.appA)
+        }
         // Its attributes are intact.
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1]), caller: Callers.appA).first?.attributes?.label == "label-two")
         // The others still read.
         for (index, name) in [(0, "one"), (2, "three")] {
-            #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[index], returnData: true), caller: Callers.appA).first?.secret == secret("secret-\(name)"))
-            #expect(try home.keychain.copyMatching(genericQuery(service: name, returnData: true), caller: Callers.appA).first?.secret == secret("secret-\(name)"))
+            #expect(
+                try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[index], returnData: true), caller: Callers.appA).first?.secret
+                    == secret("secret-\(name)"))
+            #expect(
+                try home.keychain.copyMatching(genericQuery(service: name, returnData: true), caller: Callers.appA).first?.secret
+                    == secret("secret-\(name)"))
         }
     }
 
@@ -308,21 +338,34 @@ import TresorKeybag
         let (home, ids) = try homeWithThreeItems()
         let row = try home.rawRow(.genericPassword, id: ids[0])
         try home.setColumn(.genericPassword, id: ids[0], column: "row_key", to: flipped(row.rowKey, at: 3))
-        expectKeychainError(.decode) { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[0], returnData: true), caller: Callers.appA) }
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[2], returnData: true), caller: Callers.appA).first?.secret == secret("secret-three"))
+        expectKeychainError(.decode) {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[0], returnData: true), caller: Callers.appA)
+        }
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[2], returnData: true), caller: Callers.appA).first?.secret
+                == secret("secret-three"))
     }
 
     @Test(arguments: [0, 10, -1])
     func flippedMetadataByteIsReportedDamaged(offset: Int) throws {
         let (home, ids) = try homeWithThreeItems()
         let row = try home.rawRow(.genericPassword, id: ids[1])
-        try home.setColumn(.genericPassword, id: ids[1], column: "metadata", to: flipped(row.metadata, at: offset >= 0 ? offset : row.metadata.count - 1))
-        expectKeychainError(.decode, "attributes by id") { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1]), caller: Callers.appA) }
-        expectKeychainError(.decode, "data by id") { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1], returnData: true), caller: Callers.appA) }
+        try home.setColumn(
+            .genericPassword, id: ids[1], column: "metadata", to: flipped(row.metadata, at: offset >= 0 ? offset : row.metadata.count - 1))
+        expectKeychainError(.decode, "attributes by id") {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1]), caller: Callers.appA)
+        }
+        expectKeychainError(.decode, "data by id") {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[1], returnData: true), caller: Callers.appA)
+        }
         // The others still read, by id, by primary key and by scan; a listing skips the damaged one.
         for (index, name) in [(0, "one"), (2, "three")] {
-            #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[index], returnData: true), caller: Callers.appA).first?.secret == secret("secret-\(name)"))
-            #expect(try home.keychain.copyMatching(genericQuery(service: name, account: "a", returnData: true), caller: Callers.appA).first?.secret == secret("secret-\(name)"))
+            #expect(
+                try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[index], returnData: true), caller: Callers.appA).first?.secret
+                    == secret("secret-\(name)"))
+            #expect(
+                try home.keychain.copyMatching(genericQuery(service: name, account: "a", returnData: true), caller: Callers.appA).first?.secret
+                    == secret("secret-\(name)"))
             var byLabel = ItemQuery(.genericPassword, returnData: true)
             byLabel.attributes.label = "label-\(name)"
             #expect(try home.keychain.copyMatching(byLabel, caller: Callers.appA).first?.secret == secret("secret-\(name)"))
@@ -330,8 +373,11 @@ import TresorKeybag
         let listed = try home.keychain.copyMatching(ItemQuery(.genericPassword, limit: .all, returnData: true), caller: Callers.appA)
         #expect(Set(listed.map(\.id)) == [ids[0], ids[2]])
         // New items can still be added next to it.
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "four", account: "a"), secret: secret("secret-four"), caller: Callers.appA)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "four", returnData: true), caller: Callers.appA).first?.secret == secret("secret-four"))
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "four", account: "a"), secret: secret("secret-four"), caller: Callers.appA)
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "four", returnData: true), caller: Callers.appA).first?.secret
+                == secret("secret-four"))
     }
 
     @Test func swappedSecretsAreBothDetected() throws {
@@ -341,9 +387,13 @@ import TresorKeybag
         try home.setColumn(.genericPassword, id: ids[0], column: "secret", to: second.secret)
         try home.setColumn(.genericPassword, id: ids[1], column: "secret", to: first.secret)
         for id in ids[0...1] {
-            expectKeychainError(.decode) { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: id, returnData: true), caller: Callers.appA) }
+            expectKeychainError(.decode) {
+                try home.keychain.copyMatching(ItemQuery(.genericPassword, id: id, returnData: true), caller: Callers.appA)
+            }
         }
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[2], returnData: true), caller: Callers.appA).first?.secret == secret("secret-three"))
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: ids[2], returnData: true), caller: Callers.appA).first?.secret
+                == secret("secret-three"))
     }
 
     @Test func swappedSecretsAndRowKeysAreBothDetected() throws {
@@ -357,7 +407,9 @@ import TresorKeybag
             try home.setColumn(.genericPassword, id: id, column: "row_key", to: row.rowKey)
         }
         for id in ids[0...1] {
-            expectKeychainError(.decode) { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: id, returnData: true), caller: Callers.appA) }
+            expectKeychainError(.decode) {
+                try home.keychain.copyMatching(ItemQuery(.genericPassword, id: id, returnData: true), caller: Callers.appA)
+            }
         }
     }
 
@@ -380,31 +432,42 @@ import TresorKeybag
 
     @Test func damagedMetadataKeyAffectsOnlyItsClass() throws {
         let home = try KeychainHome()
-        let generic = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("generic"), caller: Callers.appA)
-        let always = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "t", account: "a", accessible: .always), secret: secret("always"), caller: Callers.appA)
+        let generic = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("generic"), caller: Callers.appA)
+        let always = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "t", account: "a", accessible: .always), secret: secret("always"),
+            caller: Callers.appA)
         let key = try home.keychain.add(.key, attributes: KeychainItemTests.key(), secret: secret("key"), caller: Callers.appA)
         try home.keychain.database.write { db in
-            let wrapped = try #require(try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = 'genp' AND pdmn = 'whenUnlocked'"))
+            let wrapped = try #require(
+                try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = 'genp' AND pdmn = 'whenUnlocked'"))
             var bytes = [UInt8](wrapped)
             bytes[10] ^= 0x80
-            try db.execute(sql: "UPDATE metadata_keys SET wrapped_key = ? WHERE item_class = 'genp' AND pdmn = 'whenUnlocked'", arguments: [Data(bytes)])
+            try db.execute(
+                sql: "UPDATE metadata_keys SET wrapped_key = ? WHERE item_class = 'genp' AND pdmn = 'whenUnlocked'", arguments: [Data(bytes)])
         }
         try home.reopenKeychain()  // nothing cached
-        expectKeychainError(.decode) { try home.keychain.copyMatching(ItemQuery(.genericPassword, id: generic.id, returnData: true), caller: Callers.appA) }
-        #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, id: always.id, returnData: true), caller: Callers.appA).first?.secret == secret("always"))
+        expectKeychainError(.decode) {
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: generic.id, returnData: true), caller: Callers.appA)
+        }
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.genericPassword, id: always.id, returnData: true), caller: Callers.appA).first?.secret
+                == secret("always"))
         #expect(try home.keychain.copyMatching(ItemQuery(.key, id: key.id, returnData: true), caller: Callers.appA).first?.secret == secret("key"))
     }
 
     @Test func secretMovedIntoAnotherClassTableIsDetected() throws {
         let home = try KeychainHome()
-        let generic = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("generic"), caller: Callers.appA)
+        let generic = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("generic"), caller: Callers.appA)
         let key = try home.keychain.add(.key, attributes: KeychainItemTests.key(), secret: secret("key"), caller: Callers.appA)
         let genericRow = try home.rawRow(.genericPassword, id: generic.id)
         // Same row key and secret in the other table, at the same id: the table is bound too.
         try home.keychain.database.write { db in
             try db.execute(sql: "DELETE FROM keys WHERE id = ?", arguments: [Int64(key.id)!])
             try db.execute(
-                sql: "INSERT INTO keys (id, pdmn, primary_key_tag, group_tag, metadata, row_key, secret) SELECT id, pdmn, X'00', group_tag, metadata, row_key, secret FROM genp WHERE id = ?",
+                sql:
+                    "INSERT INTO keys (id, pdmn, primary_key_tag, group_tag, metadata, row_key, secret) SELECT id, pdmn, X'00', group_tag, metadata, row_key, secret FROM genp WHERE id = ?",
                 arguments: [genericRow.id])
         }
         do {

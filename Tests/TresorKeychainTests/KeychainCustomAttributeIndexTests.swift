@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// The custom attribute index (schema v4): a search by pairs of the free-form attribute map
@@ -44,7 +45,9 @@ import TresorKeybag
 
     func tags(_ home: KeychainHome, _ id: String) throws -> Set<Data> {
         try home.keychain.database.read { db in
-            Set(try Data.fetchAll(db, sql: "SELECT tag FROM custom_attribute_tags WHERE item_class = 'genp' AND item_id = ?", arguments: [Int64(id)!]))
+            Set(
+                try Data.fetchAll(db, sql: "SELECT tag FROM custom_attribute_tags WHERE item_class = 'genp' AND item_id = ?", arguments: [Int64(id)!])
+            )
         }
     }
 
@@ -73,9 +76,17 @@ import TresorKeybag
     @Test func oneOrSeveralPairsFindTheItemsHoldingThemAll() throws {
         let home = try KeychainHome()
         let schema = "org.gnome.keyring.NetworkPassword"
-        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["xdg:schema": schema, "user": "ada", "server": "git"]), secret: secret("1"), caller: Callers.appA).id
-        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["xdg:schema": schema, "user": "bob"]), secret: secret("2"), caller: Callers.appA).id
-        let other = try home.keychain.add(.genericPassword, attributes: item("3", custom: ["xdg:schema": "org.example.Other", "user": "ada"]), secret: secret("3"), caller: Callers.appA).id
+        let ada = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: ["xdg:schema": schema, "user": "ada", "server": "git"]), secret: secret("1"),
+            caller: Callers.appA
+        ).id
+        let bob = try home.keychain.add(
+            .genericPassword, attributes: item("2", custom: ["xdg:schema": schema, "user": "bob"]), secret: secret("2"), caller: Callers.appA
+        ).id
+        let other = try home.keychain.add(
+            .genericPassword, attributes: item("3", custom: ["xdg:schema": "org.example.Other", "user": "ada"]), secret: secret("3"),
+            caller: Callers.appA
+        ).id
         _ = try home.keychain.add(.genericPassword, attributes: item("4", custom: nil), secret: secret("4"), caller: Callers.appA)
 
         #expect(try found(home, ["xdg:schema": schema]) == [ada, bob])
@@ -125,7 +136,10 @@ import TresorKeybag
         ]
         var ids: [String] = []
         for (index, (name, value)) in pairs.enumerated() {
-            ids.append(try home.keychain.add(.genericPassword, attributes: item("s\(index)", custom: [name: value]), secret: secret("\(index)"), caller: Callers.appA).id)
+            ids.append(
+                try home.keychain.add(
+                    .genericPassword, attributes: item("s\(index)", custom: [name: value]), secret: secret("\(index)"), caller: Callers.appA
+                ).id)
         }
         for (index, (name, value)) in pairs.enumerated() {
             #expect(try found(home, [name: value]) == [ids[index]], "pair \(index)")
@@ -134,8 +148,9 @@ import TresorKeybag
         #expect(Set(allTags.flatMap { $0 }).count == pairs.count && allTags.allSatisfy { $0.count == 1 })
         // The same pair in another class is another tag: classes do not show as sharing pairs.
         let sealing = home.keychain.sealing
-        #expect(sealing.customAttributeTag(name: "a", value: "b", itemClass: .genericPassword)
-            != sealing.customAttributeTag(name: "a", value: "b", itemClass: .internetPassword))
+        #expect(
+            sealing.customAttributeTag(name: "a", value: "b", itemClass: .genericPassword)
+                != sealing.customAttributeTag(name: "a", value: "b", itemClass: .internetPassword))
     }
 
     /// Values match by their bytes, indexed or not: a decomposed "é" does not find a precomposed
@@ -144,7 +159,9 @@ import TresorKeybag
     @Test func valuesMatchByTheirBytesWhetherTheRowIsIndexedOrNot() throws {
         let home = try KeychainHome()
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
-        let id = try home.keychain.add(.genericPassword, attributes: item("1", custom: [composed: composed]), secret: secret("1"), caller: Callers.appA).id
+        let id = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: [composed: composed]), secret: secret("1"), caller: Callers.appA
+        ).id
         for indexed in [true, false] {
             if !indexed { try forgetIndex(home, [id]) }
             #expect(try found(home, [decomposed: composed]).isEmpty, "indexed: \(indexed)")
@@ -161,14 +178,19 @@ import TresorKeybag
     @Test func theFileShowsWhichItemsSharePairsAndHowManyButNotThePairs() throws {
         let home = try KeychainHome()
         let name = "tresor-custom-name-\(UUID().uuidString)", value = "tresor-custom-value-\(UUID().uuidString)"
-        let first = try home.keychain.add(.genericPassword, attributes: item("1", custom: [name: value, "user": "ada"]), secret: secret("1"), caller: Callers.appA).id
-        let second = try home.keychain.add(.genericPassword, attributes: item("2", custom: [name: value]), secret: secret("2"), caller: Callers.appB).id
-        let third = try home.keychain.add(.genericPassword, attributes: item("3", custom: [name: "other", "a": "1", "b": "2"]), secret: secret("3"), caller: Callers.appA).id
+        let first = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: [name: value, "user": "ada"]), secret: secret("1"), caller: Callers.appA
+        ).id
+        let second = try home.keychain.add(.genericPassword, attributes: item("2", custom: [name: value]), secret: secret("2"), caller: Callers.appB)
+            .id
+        let third = try home.keychain.add(
+            .genericPassword, attributes: item("3", custom: [name: "other", "a": "1", "b": "2"]), secret: secret("3"), caller: Callers.appA
+        ).id
         let (firstTags, secondTags, thirdTags) = try (tags(home, first), tags(home, second), tags(home, third))
         #expect(firstTags.count == 2 && secondTags.count == 1 && thirdTags.count == 3)
-        #expect(firstTags.intersection(secondTags).count == 1)     // the shared pair, across applications
-        #expect(firstTags.isDisjoint(with: thirdTags) && secondTags.isDisjoint(with: thirdTags))     // same name, another value
-        try home.reopenKeychain()     // checkpointed: everything is in the main file too
+        #expect(firstTags.intersection(secondTags).count == 1)  // the shared pair, across applications
+        #expect(firstTags.isDisjoint(with: thirdTags) && secondTags.isDisjoint(with: thirdTags))  // same name, another value
+        try home.reopenKeychain()  // checkpointed: everything is in the main file too
         #expect(home.files(containing: name).isEmpty && home.files(containing: value).isEmpty)
     }
 
@@ -176,16 +198,19 @@ import TresorKeybag
     /// collision, or an edited file), opening it shows it does not match, and it is not returned.
     @Test func aRowCarryingAnotherPairsTagIsNotReturned() throws {
         let home = try KeychainHome()
-        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA).id
-        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA).id
+        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA)
+            .id
+        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA)
+            .id
         let adaTag = try #require(try tags(home, ada).first)
         try home.keychain.database.write { db in
-            try db.execute(sql: "INSERT INTO custom_attribute_tags (tag, item_class, item_id) VALUES (?, 'genp', ?)", arguments: [adaTag, Int64(bob)!])
+            try db.execute(
+                sql: "INSERT INTO custom_attribute_tags (tag, item_class, item_id) VALUES (?, 'genp', ?)", arguments: [adaTag, Int64(bob)!])
         }
         var result: Set<String> = []
         let count = try opened(home) { result = try found(home, ["user": "ada"]) }
         #expect(result == [ada])
-        #expect(count == 2)     // bob's row was a candidate, opened, and refused
+        #expect(count == 2)  // bob's row was a candidate, opened, and refused
     }
 
     // MARK: Groups
@@ -194,7 +219,9 @@ import TresorKeybag
         let home = try KeychainHome()
         let pair = ["xdg:schema": "org.example.Password"]
         let inA = try home.keychain.add(.genericPassword, attributes: item("a", custom: pair), secret: secret("a"), caller: Callers.appA).id
-        let inTeam = try home.keychain.add(.genericPassword, attributes: item("t", custom: pair, group: "TEAM1.shared"), secret: secret("t"), caller: Callers.appA).id
+        let inTeam = try home.keychain.add(
+            .genericPassword, attributes: item("t", custom: pair, group: "TEAM1.shared"), secret: secret("t"), caller: Callers.appA
+        ).id
         let inB = try home.keychain.add(.genericPassword, attributes: item("b", custom: pair), secret: secret("b"), caller: Callers.appB).id
 
         #expect(try found(home, pair, caller: Callers.appA) == [inA, inTeam])
@@ -215,7 +242,9 @@ import TresorKeybag
 
     @Test func anUpdateChangesWhatIsFoundInTheSameTransaction() throws {
         let home = try KeychainHome()
-        let id = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada", "role": "admin"]), secret: secret("1"), caller: Callers.appA).id
+        let id = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: ["user": "ada", "role": "admin"]), secret: secret("1"), caller: Callers.appA
+        ).id
         let before = try tags(home, id)
         #expect(before.count == 2)
 
@@ -251,7 +280,8 @@ import TresorKeybag
     /// An update that fails (a duplicate primary key) changes no tag either.
     @Test func aRefusedUpdateKeepsTheTags() throws {
         let home = try KeychainHome()
-        let first = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA).id
+        let first = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA)
+            .id
         _ = try home.keychain.add(.genericPassword, attributes: item("2", custom: nil), secret: secret("2"), caller: Callers.appA)
         let before = try tags(home, first)
         var changes = ItemAttributes()
@@ -264,8 +294,11 @@ import TresorKeybag
 
     @Test func deleteAndPurgeRemoveTheTags() throws {
         let home = try KeychainHome()
-        let gone = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada", "k": "v"]), secret: secret("1"), caller: Callers.appA).id
-        let kept = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "ada"]), secret: secret("2"), caller: Callers.appA).id
+        let gone = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: ["user": "ada", "k": "v"]), secret: secret("1"), caller: Callers.appA
+        ).id
+        let kept = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "ada"]), secret: secret("2"), caller: Callers.appA)
+            .id
         var passcodeBound = item("3", custom: ["user": "ada"])
         passcodeBound.accessible = .whenPasscodeSetThisDeviceOnly
         _ = try home.keychain.add(.genericPassword, attributes: passcodeBound, secret: secret("3"), caller: Callers.appA)
@@ -287,10 +320,14 @@ import TresorKeybag
     /// the first time it is opened — whatever the read (a search by pairs, or a scan).
     @Test func rowsWrittenBeforeTheIndexAreFoundAndIndexedOnceOpened() throws {
         let home = try KeychainHome()
-        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada", "k": "v"]), secret: secret("1"), caller: Callers.appA).id
-        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA).id
+        let ada = try home.keychain.add(
+            .genericPassword, attributes: item("1", custom: ["user": "ada", "k": "v"]), secret: secret("1"), caller: Callers.appA
+        ).id
+        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA)
+            .id
         let plain = try home.keychain.add(.genericPassword, attributes: item("3", custom: nil), secret: secret("3"), caller: Callers.appA).id
-        let inB = try home.keychain.add(.genericPassword, attributes: item("4", custom: ["user": "ada"]), secret: secret("4"), caller: Callers.appB).id
+        let inB = try home.keychain.add(.genericPassword, attributes: item("4", custom: ["user": "ada"]), secret: secret("4"), caller: Callers.appB)
+            .id
         let expected = try [ada, bob, plain, inB].map { try tags(home, $0) }
         try forgetIndex(home, [ada, bob, plain, inB])
         #expect(try tagRowCount(home) == 0)
@@ -322,16 +359,19 @@ import TresorKeybag
     /// marker column) is migrated when it is opened, and its rows are found and indexed.
     @Test func aKeychainFromBeforeTheIndexIsMigratedAndItsRowsFound() throws {
         let home = try KeychainHome()
-        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA).id
-        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA).id
+        let ada = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "ada"]), secret: secret("1"), caller: Callers.appA)
+            .id
+        let bob = try home.keychain.add(.genericPassword, attributes: item("2", custom: ["user": "bob"]), secret: secret("2"), caller: Callers.appA)
+            .id
         let expected = try tags(home, ada)
         try home.keychain.database.write { db in
             for table in ItemClass.allCases.map(\.table) {
-                try db.execute(sql: """
-                    DROP TRIGGER \(table)_custom_tags_cleanup;
-                    DROP INDEX \(table)_custom_unindexed;
-                    ALTER TABLE \(table) DROP COLUMN custom_indexed;
-                    """)
+                try db.execute(
+                    sql: """
+                        DROP TRIGGER \(table)_custom_tags_cleanup;
+                        DROP INDEX \(table)_custom_unindexed;
+                        ALTER TABLE \(table) DROP COLUMN custom_indexed;
+                        """)
             }
             try db.execute(sql: "DROP TABLE custom_attribute_tags; DELETE FROM grdb_migrations WHERE identifier = 'v4: custom attribute index'")
         }
@@ -368,14 +408,16 @@ import TresorKeybag
         var matches: Set<String> = []
         for index in 0..<3 {
             let custom = ["xdg:schema": "org.example.Password", "user": "ada", "n": "\(index)"]
-            matches.insert(try home.keychain.add(.genericPassword, attributes: item("m\(index)", custom: custom), secret: secret("m"), caller: Callers.appA).id)
+            matches.insert(
+                try home.keychain.add(.genericPassword, attributes: item("m\(index)", custom: custom), secret: secret("m"), caller: Callers.appA).id)
         }
         let cli = Callers.keychainAccess(passcode: home.passcode)
         for caller in [Callers.appA, cli] {
             var result: Set<String> = []
             #expect(try opened(home) { result = try found(home, ["user": "ada"], caller: caller) } == 3)
             #expect(result == matches)
-            #expect(try opened(home) { result = try found(home, ["xdg:schema": "org.example.Password", "user": "ada", "n": "1"], caller: caller) } == 1)
+            #expect(
+                try opened(home) { result = try found(home, ["xdg:schema": "org.example.Password", "user": "ada", "n": "1"], caller: caller) } == 1)
             #expect(result.count == 1 && matches.isSuperset(of: result))
             #expect(try opened(home) { result = try found(home, ["user": "nobody"], caller: caller) } == 0)
             #expect(result.isEmpty)
@@ -383,7 +425,12 @@ import TresorKeybag
         // A search by an attribute no index holds still opens every row: the counter counts.
         var byLabel = ItemAttributes()
         byLabel.label = "none"
-        #expect(try opened(home) { expectKeychainError(.itemNotFound) { try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA) } } == 2_003)
+        #expect(
+            try opened(home) {
+                expectKeychainError(.itemNotFound) {
+                    try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA)
+                }
+            } == 2_003)
     }
 
     /// A search for a pair every item shares (libsecret's `xdg:schema`) and one only a few hold

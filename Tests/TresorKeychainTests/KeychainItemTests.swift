@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// Add / copy matching / update / delete per item class, primary keys and uniqueness, the
@@ -324,7 +325,8 @@ import TresorKeybag
         }
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(genericQuery(service: "s"), caller: Callers.appA) }
 
-        let added = try keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("x"), caller: Callers.appA)
+        let added = try keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("x"), caller: Callers.appA)
         let created = try #require(added.attributes?.creationDate)
         var changes = ItemAttributes()
         changes.modificationDate = Date(timeIntervalSince1970: 0)
@@ -452,7 +454,8 @@ import TresorKeybag
                 query.attributes.synchronizable = attributes.synchronizable ?? false
                 let found = try? keychain.copyMatching(query, caller: caller)
                 let own = secret("\(itemClass)-\(index)")
-                let wildcard = (itemClass == .genericPassword && attributes.account == nil) || (itemClass == .internetPassword && attributes.port == nil)
+                let wildcard =
+                    (itemClass == .genericPassword && attributes.account == nil) || (itemClass == .internetPassword && attributes.port == nil)
                 if wildcard {
                     #expect(found?.contains { $0.secret == own } == true, "\(itemClass) variant \(index)")
                 } else {
@@ -534,18 +537,21 @@ import TresorKeybag
         let home = try KeychainHome()
         let keychain = home.keychain
         for account in ["a", "b", "c"] {
-            try keychain.add(.genericPassword, attributes: genericPassword(service: "multi", account: account), secret: secret(account), caller: Callers.appA)
+            try keychain.add(
+                .genericPassword, attributes: genericPassword(service: "multi", account: account), secret: secret(account), caller: Callers.appA)
         }
         try keychain.add(.genericPassword, attributes: genericPassword(service: "keep", account: "a"), secret: secret("keep"), caller: Callers.appA)
         var changes = ItemAttributes()
         changes.label = "bulk"
-        #expect(try keychain.update(genericQuery(service: "multi", limit: .one), changes: changes, secret: nil, caller: Callers.appA) == 3,
-                "update changes every match whatever the limit")
+        #expect(
+            try keychain.update(genericQuery(service: "multi", limit: .one), changes: changes, secret: nil, caller: Callers.appA) == 3,
+            "update changes every match whatever the limit")
         var byLabel = ItemQuery(.genericPassword, limit: .all)
         byLabel.attributes.label = "bulk"
         #expect(try keychain.copyMatching(byLabel, caller: Callers.appA).count == 3)
-        #expect(try keychain.delete(genericQuery(service: "multi", limit: .one), caller: Callers.appA) == 3,
-                "delete removes every match whatever the limit")
+        #expect(
+            try keychain.delete(genericQuery(service: "multi", limit: .one), caller: Callers.appA) == 3,
+            "delete removes every match whatever the limit")
         #expect(try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: Callers.appA).count == 1)
     }
 
@@ -555,12 +561,16 @@ import TresorKeybag
         try home.keychain.add(.internetPassword, attributes: Self.internetPassword(), secret: secret("w"), caller: Callers.appA)
         try home.restart()
         try home.unlock()
-        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "a", returnData: true), caller: Callers.appA).first?.secret == secret("v"))
-        #expect(try home.keychain.copyMatching(ItemQuery(.internetPassword, attributes: Self.internetPassword(), returnData: true), caller: Callers.appA)
-            .first?.secret == secret("w"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "s", account: "a", returnData: true), caller: Callers.appA).first?.secret
+                == secret("v"))
+        #expect(
+            try home.keychain.copyMatching(ItemQuery(.internetPassword, attributes: Self.internetPassword(), returnData: true), caller: Callers.appA)
+                .first?.secret == secret("w"))
         // The blind index still says "duplicate" after the restart.
         expectKeychainError(.duplicateItem) {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("x"), caller: Callers.appA)
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("x"), caller: Callers.appA)
         }
     }
 
@@ -570,9 +580,12 @@ import TresorKeybag
         let home = try KeychainHome()
         try home.keychain.add(.genericPassword, attributes: genericPassword(service: "x", account: "a"), secret: secret("x"), caller: Callers.appA)
         expectKeychainError(.duplicateItem) {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "x", account: "a", accessible: .always), secret: secret("dup"), caller: Callers.appA)
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "x", account: "a", accessible: .always), secret: secret("dup"),
+                caller: Callers.appA)
         }
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "y", account: "a", accessible: .always), secret: secret("y"), caller: Callers.appA)
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "y", account: "a", accessible: .always), secret: secret("y"), caller: Callers.appA)
         #expect(try home.keychain.copyMatching(genericQuery(service: "y", returnData: true), caller: Callers.appA).first?.secret == secret("y"))
 
         try home.reopenKeychain()
@@ -591,7 +604,9 @@ import TresorKeybag
         var changes = ItemAttributes()
         changes.service = "y"
         changes.accessible = .afterFirstUnlock
-        expectKeychainError(.duplicateItem) { try home.keychain.update(genericQuery(service: "x", account: "a"), changes: changes, secret: nil, caller: Callers.appA) }
+        expectKeychainError(.duplicateItem) {
+            try home.keychain.update(genericQuery(service: "x", account: "a"), changes: changes, secret: nil, caller: Callers.appA)
+        }
         // Moving x into afterFirstUnlock alone: fine, and it must survive a reopen.
         changes = ItemAttributes()
         changes.accessible = .afterFirstUnlock
@@ -616,7 +631,9 @@ import TresorKeybag
             for index in 0..<8 {
                 group.addTask {
                     do {
-                        try keychain.add(.genericPassword, attributes: genericPassword(service: "race", account: "a"), secret: secret("\(index)"), caller: Callers.appA)
+                        try keychain.add(
+                            .genericPassword, attributes: genericPassword(service: "race", account: "a"), secret: secret("\(index)"),
+                            caller: Callers.appA)
                         return "added"
                     } catch let error as KeychainError {
                         return error.kind.rawValue
@@ -710,14 +727,18 @@ import TresorKeybag
     @Test func queryMatchingNothingIsItemNotFound() throws {
         let home = try KeychainHome()
         let keychain = home.keychain
-        expectKeychainError(.itemNotFound, "empty keychain") { try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: Callers.appA) }
+        expectKeychainError(.itemNotFound, "empty keychain") {
+            try keychain.copyMatching(ItemQuery(.genericPassword, limit: .all), caller: Callers.appA)
+        }
         try keychain.add(.genericPassword, attributes: genericPassword(service: "s", account: "a"), secret: secret("v"), caller: Callers.appA)
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(genericQuery(service: "s", account: "b"), caller: Callers.appA) }
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(genericQuery(service: "S", account: "a"), caller: Callers.appA) }
         var byLabel = ItemQuery(.genericPassword)
         byLabel.attributes.label = "none"
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(byLabel, caller: Callers.appA) }
-        expectKeychainError(.itemNotFound, "other class") { try keychain.copyMatching(ItemQuery(.internetPassword, limit: .all), caller: Callers.appA) }
+        expectKeychainError(.itemNotFound, "other class") {
+            try keychain.copyMatching(ItemQuery(.internetPassword, limit: .all), caller: Callers.appA)
+        }
         var accessibleQuery = genericQuery(service: "s", account: "a")
         accessibleQuery.attributes.accessible = .always
         expectKeychainError(.itemNotFound, "the item is whenUnlocked") { try keychain.copyMatching(accessibleQuery, caller: Callers.appA) }
@@ -725,7 +746,9 @@ import TresorKeybag
         let id = try keychain.copyMatching(genericQuery(service: "s"), caller: Callers.appA)[0].id
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(ItemQuery(.internetPassword, id: id), caller: Callers.appA) }
         expectKeychainError(.itemNotFound) { try keychain.copyMatching(ItemQuery(.genericPassword, id: "12345"), caller: Callers.appA) }
-        expectKeychainError(.param, "ids are numbers") { try keychain.copyMatching(ItemQuery(.genericPassword, id: "not-a-number"), caller: Callers.appA) }
+        expectKeychainError(.param, "ids are numbers") {
+            try keychain.copyMatching(ItemQuery(.genericPassword, id: "not-a-number"), caller: Callers.appA)
+        }
         // An id plus attributes that do not match it.
         var idAndService = genericQuery(service: "other")
         idAndService.id = id
@@ -757,10 +780,14 @@ import TresorKeybag
         query.attributes.server = "example.com"
         expectKeychainError(.param, "query") { try keychain.copyMatching(query, caller: Callers.appA) }
         expectKeychainError(.param, "delete") { try keychain.delete(query, caller: Callers.appA) }
-        expectKeychainError(.param, "update query") { try keychain.update(query, changes: ItemAttributes(), secret: secret("x"), caller: Callers.appA) }
+        expectKeychainError(.param, "update query") {
+            try keychain.update(query, changes: ItemAttributes(), secret: secret("x"), caller: Callers.appA)
+        }
         var changes = ItemAttributes()
         changes.server = "example.com"
-        expectKeychainError(.param, "update changes") { try keychain.update(genericQuery(service: "s"), changes: changes, secret: nil, caller: Callers.appA) }
+        expectKeychainError(.param, "update changes") {
+            try keychain.update(genericQuery(service: "s"), changes: changes, secret: nil, caller: Callers.appA)
+        }
         let stored = try keychain.copyMatching(genericQuery(service: "s", returnData: true), caller: Callers.appA)
         #expect(stored.first?.secret == secret("v"))
         #expect(stored.first?.attributes?.server == nil)

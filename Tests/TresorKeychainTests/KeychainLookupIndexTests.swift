@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TresorCrypto
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// The lookup index (schema v3): a caller that sees every group (the `tresor` CLI) and names
@@ -24,9 +25,12 @@ import TresorKeybag
     @Test func theCLIFindsAnItemInAnyGroupThroughTheIndexNotAScan() throws {
         let home = try KeychainHome()
         let cli = Callers.keychainAccess(passcode: home.passcode)
-        let inA = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("a"), caller: Callers.appA)
-        let inB = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("b"), caller: Callers.appB)
-        _ = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "other", account: "ada"), secret: secret("c"), caller: Callers.appA)
+        let inA = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("a"), caller: Callers.appA)
+        let inB = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "db", account: "ada"), secret: secret("b"), caller: Callers.appB)
+        _ = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "other", account: "ada"), secret: secret("c"), caller: Callers.appA)
         #expect(try lookupTag(home, inA.id) != nil && lookupTag(home, inA.id) == lookupTag(home, inB.id))
 
         // The same primary key in two groups: both found, by the index, with no group named.
@@ -44,9 +48,10 @@ import TresorKeybag
     @Test func rowsWrittenBeforeTheIndexAreFoundAndTaggedOnFirstRead() throws {
         let home = try KeychainHome()
         let cli = Callers.keychainAccess(passcode: home.passcode)
-        let item = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "old", account: "ada"), secret: secret("s"), caller: Callers.appA)
+        let item = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "old", account: "ada"), secret: secret("s"), caller: Callers.appA)
         let expected = try lookupTag(home, item.id)
-        try setLookupTag(home, item.id, to: nil)     // as a v2 database's rows after the migration
+        try setLookupTag(home, item.id, to: nil)  // as a v2 database's rows after the migration
         #expect(try home.keychain.copyMatching(genericQuery(service: "old", account: "ada"), caller: cli).map(\.id) == [item.id])
         #expect(try lookupTag(home, item.id) == expected)
         // An update keeps the tag in step with a changed primary key.
@@ -85,7 +90,8 @@ import TresorKeybag
         var attributes = genericPassword(service: "db", account: "ada")
         attributes.label = "Database"
         let item = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("pw"), caller: Callers.appA)
-        _ = try home.keychain.add(.genericPassword, attributes: genericPassword(service: "db", account: "bob"), secret: secret("x"), caller: Callers.appA)
+        _ = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "db", account: "bob"), secret: secret("x"), caller: Callers.appA)
 
         for caller in [Callers.appA, cli] {
             let query = genericQuery(service: "db", account: "ada")
@@ -116,7 +122,7 @@ import TresorKeybag
     @Test func valuesMatchByTheirBytesLikeTheIndex() throws {
         let home = try KeychainHome()
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
-        #expect(composed == decomposed)   // Swift's String equality, which matching must not use
+        #expect(composed == decomposed)  // Swift's String equality, which matching must not use
         var attributes = genericPassword(service: composed, account: "ada")
         attributes.label = composed
         let item = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("s"), caller: Callers.appA)
@@ -133,7 +139,8 @@ import TresorKeybag
         byLabel.label = composed
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).map(\.id) == [item.id])
 
-        let inet = try home.keychain.add(.internetPassword, attributes: KeychainItemTests.internetPassword(), secret: secret("i"), caller: Callers.appA)
+        let inet = try home.keychain.add(
+            .internetPassword, attributes: KeychainItemTests.internetPassword(), secret: secret("i"), caller: Callers.appA)
         var byPort = ItemAttributes()
         byPort.port = 443
         #expect(try home.keychain.copyMatching(ItemQuery(.internetPassword, attributes: byPort), caller: Callers.appA).map(\.id) == [inet.id])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKeybag
+
 @testable import TresorKeychain
 
 /// Protection classes × lock states (docs/API.md, "Protection classes and lock states"): a secret
@@ -31,7 +32,8 @@ import TresorKeybag
         for protectionClass in ProtectionClass.allCases {
             if absent.contains(protectionClass) {
                 expectKeychainError(.itemNotFound, "\(protectionClass) has no item", sourceLocation: sourceLocation) {
-                    try home.keychain.copyMatching(genericQuery(service: protectionClass.rawValue, account: "a", returnData: true), caller: Callers.appA)
+                    try home.keychain.copyMatching(
+                        genericQuery(service: protectionClass.rawValue, account: "a", returnData: true), caller: Callers.appA)
                 }
                 continue
             }
@@ -41,7 +43,8 @@ import TresorKeybag
             if readable.contains(protectionClass) {
                 for query in [byKey, byLabelScan] {
                     let found = try home.keychain.copyMatching(query, caller: Callers.appA)
-                    #expect(found.map(\.secret) == [secret("secret-\(protectionClass.rawValue)")], "\(protectionClass)", sourceLocation: sourceLocation)
+                    #expect(
+                        found.map(\.secret) == [secret("secret-\(protectionClass.rawValue)")], "\(protectionClass)", sourceLocation: sourceLocation)
                     #expect(found.first?.attributes?.accessible == protectionClass, sourceLocation: sourceLocation)
                 }
             } else {
@@ -51,7 +54,9 @@ import TresorKeybag
                     }
                     var attributesOnly = query
                     attributesOnly.returnData = false
-                    expectKeychainError(.interactionNotAllowed, "attributes of \(protectionClass) in \(home.keybag.lockState)", sourceLocation: sourceLocation) {
+                    expectKeychainError(
+                        .interactionNotAllowed, "attributes of \(protectionClass) in \(home.keybag.lockState)", sourceLocation: sourceLocation
+                    ) {
                         try home.keychain.copyMatching(attributesOnly, caller: Callers.appA)
                     }
                 }
@@ -77,7 +82,8 @@ import TresorKeybag
         #expect(home.keybag.lockState == .lockedSinceStart)
         try expectReadable(Self.alwaysReadable, in: home)
         expectKeychainError(.interactionNotAllowed) {
-            try home.keychain.copyMatching(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a", returnData: true), caller: Callers.appA)
+            try home.keychain.copyMatching(
+                genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a", returnData: true), caller: Callers.appA)
         }
 
         try home.unlock()
@@ -124,22 +130,31 @@ import TresorKeybag
         var changes = ItemAttributes()
         changes.label = "changed while locked"
         expectKeychainError(.interactionNotAllowed) {
-            try home.keychain.update(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a"), changes: changes, secret: secret("x"), caller: Callers.appA)
+            try home.keychain.update(
+                genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a"), changes: changes, secret: secret("x"),
+                caller: Callers.appA)
         }
         // An always item cannot be moved into a class that is locked now.
         var reclass = ItemAttributes()
         reclass.accessible = .whenUnlocked
         expectKeychainError(.interactionNotAllowed) {
-            try home.keychain.update(genericQuery(service: ProtectionClass.always.rawValue, account: "a"), changes: reclass, secret: nil, caller: Callers.appA)
+            try home.keychain.update(
+                genericQuery(service: ProtectionClass.always.rawValue, account: "a"), changes: reclass, secret: nil, caller: Callers.appA)
         }
         // Adding to a locked class fails; adding to an always class works.
         expectKeychainError(.interactionNotAllowed) {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .whenUnlocked), secret: secret("n"), caller: Callers.appA)
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .whenUnlocked), secret: secret("n"),
+                caller: Callers.appA)
         }
         expectKeychainError(.interactionNotAllowed) {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .afterFirstUnlock), secret: secret("n"), caller: Callers.appA)
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .afterFirstUnlock), secret: secret("n"),
+                caller: Callers.appA)
         }
-        try home.keychain.add(.genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .alwaysThisDeviceOnly), secret: secret("n"), caller: Callers.appA)
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "new", account: "a", accessible: .alwaysThisDeviceOnly), secret: secret("n"),
+            caller: Callers.appA)
 
         try home.unlock()
         let whenUnlocked = try home.keychain.copyMatching(
@@ -148,7 +163,9 @@ import TresorKeybag
         #expect(whenUnlocked.first?.attributes?.label == nil)
         let always = try home.keychain.copyMatching(genericQuery(service: ProtectionClass.always.rawValue, account: "a"), caller: Callers.appA)
         #expect(always.first?.attributes?.accessible == .always)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "new", account: "a", returnData: true), caller: Callers.appA).first?.secret == secret("n"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "new", account: "a", returnData: true), caller: Callers.appA).first?.secret
+                == secret("n"))
     }
 
     @Test func removingThePasscodePurgesWhenPasscodeSetItems() throws {
@@ -176,7 +193,9 @@ import TresorKeybag
 
         // No passcode: such items cannot be added any more, and nothing is stored.
         do {
-            try home.keychain.add(.genericPassword, attributes: genericPassword(service: "again", account: "a", accessible: passcodeSet), secret: secret("x"), caller: Callers.appA)
+            try home.keychain.add(
+                .genericPassword, attributes: genericPassword(service: "again", account: "a", accessible: passcodeSet), secret: secret("x"),
+                caller: Callers.appA)
             Issue.record("added a whenPasscodeSetThisDeviceOnly item without a passcode")
         } catch {
             #expect(error is KeychainError)
@@ -194,12 +213,15 @@ import TresorKeybag
         try home.keychain.add(
             .genericPassword, attributes: genericPassword(service: "fresh", account: "a", accessible: passcodeSet),
             secret: secret("fresh"), caller: Callers.appA)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "fresh", returnData: true), caller: Callers.appA).first?.secret == secret("fresh"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "fresh", returnData: true), caller: Callers.appA).first?.secret == secret("fresh"))
         try home.restart()
         try home.keybag.unlock(passcode: newPasscode)
-        #expect(try home.keychain.copyMatching(genericQuery(service: "fresh", returnData: true), caller: Callers.appA).first?.secret == secret("fresh"))
-        #expect(try home.keychain.copyMatching(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, returnData: true), caller: Callers.appA)
-            .first?.secret == secret("secret-whenUnlocked"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "fresh", returnData: true), caller: Callers.appA).first?.secret == secret("fresh"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, returnData: true), caller: Callers.appA)
+                .first?.secret == secret("secret-whenUnlocked"))
     }
 
     @Test func whenPasscodeSetItemsNeedAPasscode() throws {
@@ -254,7 +276,8 @@ import TresorKeybag
         // `pdmn` is the one attribute stored in the clear. An attacker who rewrites it from
         // whenUnlocked to always must not get the secret while the keybag is locked.
         let home = try homeWithOneItemPerClass()
-        let target = try home.keychain.copyMatching(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a"), caller: Callers.appA)[0]
+        let target = try home.keychain.copyMatching(genericQuery(service: ProtectionClass.whenUnlocked.rawValue, account: "a"), caller: Callers.appA)[
+            0]
         try home.setColumn(.genericPassword, id: target.id, column: "pdmn", to: ProtectionClass.always.rawValue)
         try home.restart()
         for query in [
@@ -286,6 +309,8 @@ import TresorKeybag
         var changes = ItemAttributes()
         changes.accessControl = .userPresence
         expectKeychainError(.param) { try home.keychain.update(genericQuery(service: "s"), changes: changes, secret: nil, caller: Callers.appA) }
-        #expect(try home.keychain.copyMatching(genericQuery(service: "s", account: "a", returnData: true), caller: Callers.appA).first?.secret == secret("x"))
+        #expect(
+            try home.keychain.copyMatching(genericQuery(service: "s", account: "a", returnData: true), caller: Callers.appA).first?.secret
+                == secret("x"))
     }
 }

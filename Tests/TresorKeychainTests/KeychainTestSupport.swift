@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TresorKeybag
 import TresorSystem
+
 @testable import TresorKeychain
 
 // Shared helpers of the keychain tests. Every test builds its own `KeychainHome`, so tests
@@ -65,8 +66,9 @@ final class KeychainHome {
     /// Every regular file under the home (recursively), including `-wal` and `-shm`.
     func allFiles() -> [URL] {
         var files: [URL] = []
-        guard let enumerator = FileManager.default.enumerator(
-            at: home, includingPropertiesForKeys: [.isRegularFileKey], options: [])
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: home, includingPropertiesForKeys: [.isRegularFileKey], options: [])
         else { return files }
         for case let url as URL in enumerator {
             if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { files.append(url) }
@@ -199,11 +201,14 @@ func expectKeychainError<T>(
 ) {
     do {
         let value = try body()
-        Issue.record("expected KeychainError.\(kind.rawValue), but it succeeded with \(value). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected KeychainError.\(kind.rawValue), but it succeeded with \(value). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
     } catch let error as KeychainError {
-        #expect(error.kind == kind, "expected KeychainError.\(kind.rawValue), got \(error). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
+        #expect(
+            error.kind == kind, "expected KeychainError.\(kind.rawValue), got \(error). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
     } catch {
-        Issue.record("expected KeychainError.\(kind.rawValue), got \(type(of: error)): \(error). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected KeychainError.\(kind.rawValue), got \(type(of: error)): \(error). \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorKeychain
 
 /// The bytes every stored blind-index tag is an HMAC of. They must never change: a stored
@@ -65,11 +66,14 @@ import Testing
         let generic = AttributeValues(Self.genericPassword)
         #expect(Self.tuple(generic, .genericPassword) == #"["genp","TEAM.app","api.example.com\/v1","ada \"lovelace\" é\n",false]"#)
         #expect(Self.tuple(generic, .genericPassword, includingGroup: false) == #"["genp","api.example.com\/v1","ada \"lovelace\" é\n",false]"#)
-        #expect(Self.tuple(generic.with(accessGroup: "other"), .genericPassword) == #"["genp","other","api.example.com\/v1","ada \"lovelace\" é\n",false]"#)
+        #expect(
+            Self.tuple(generic.with(accessGroup: "other"), .genericPassword)
+                == #"["genp","other","api.example.com\/v1","ada \"lovelace\" é\n",false]"#)
         var partial = ItemAttributes()
         (partial.accessGroup, partial.account) = ("tresor", "only")
         #expect(Self.tuple(AttributeValues(partial), .genericPassword) == #"["genp","tresor",null,"only",null]"#)
-        #expect(Self.tuple(AttributeValues(Self.internetPassword), .internetPassword)
+        #expect(
+            Self.tuple(AttributeValues(Self.internetPassword), .internetPassword)
                 == #"["inet","g","example.com","https",443,"\/login","u","form","realm",true]"#)
         #expect(Self.tuple(AttributeValues(Self.certificate), .certificate) == #"["cert","g",3,"MAv\/","AQID\/g==",false]"#)
         #expect(Self.tuple(AttributeValues(Self.key), .key) == #"["keys","g","private","CQk=","dGFnLzE=","ec",256,256,false]"#)
@@ -114,7 +118,8 @@ import Testing
                 case 0: elements.append(Int.random(in: Int.min...Int.max, using: &generator))
                 case 1: elements.append(Bool.random(using: &generator))
                 case 2: elements.append(NSNull())
-                default: elements.append((0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
+                default:
+                    elements.append((0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
                 }
             }
             let expected = try JSONSerialization.data(withJSONObject: elements, options: [.sortedKeys])

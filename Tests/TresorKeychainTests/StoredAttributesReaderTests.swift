@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorKeychain
 
 /// Stored attributes are read by a reader of our own rather than `JSONDecoder` (for speed);
@@ -15,8 +16,10 @@ import Testing
     }
 
     @Test func readsWhatTheEncoderWroteForEveryAttribute() throws {
-        for attributes in [PrimaryKeyTupleTests.everything, PrimaryKeyTupleTests.internetPassword,
-                           PrimaryKeyTupleTests.certificate, PrimaryKeyTupleTests.key, ItemAttributes()] {
+        for attributes in [
+            PrimaryKeyTupleTests.everything, PrimaryKeyTupleTests.internetPassword,
+            PrimaryKeyTupleTests.certificate, PrimaryKeyTupleTests.key, ItemAttributes(),
+        ] {
             let json = try ItemAttributes.encoder.encode(attributes)
             #expect(try StoredAttributesReader.attributes(from: json) == attributes, "\(String(decoding: json, as: UTF8.self))")
         }
@@ -25,15 +28,18 @@ import Testing
     /// Random attributes — every kind of value, text with every ASCII character, escapes and
     /// non-ASCII — come back as they went in, as `JSONDecoder` gives them.
     @Test func randomAttributesComeBackAsJSONDecoderGivesThem() throws {
-        let alphabet: [String] = (0..<0x80).map { String(Unicode.Scalar(UInt8($0))) }
+        let alphabet: [String] =
+            (0..<0x80).map { String(Unicode.Scalar(UInt8($0))) }
             + ["é", "e\u{301}", "\u{2028}", "😀", "\u{FEFF}", "\u{FFFD}", "日本", "\\u0041", "\\"]
         var generator = SystemRandomNumberGenerator()
         func text() -> String? {
-            Bool.random(using: &generator) ? nil
+            Bool.random(using: &generator)
+                ? nil
                 : (0..<Int.random(in: 0...20, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
         }
         func bytes() -> Data? {
-            Bool.random(using: &generator) ? nil : Data((0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            Bool.random(using: &generator)
+                ? nil : Data((0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
         func number() -> Int? { Bool.random(using: &generator) ? nil : Int.random(in: Int.min...Int.max, using: &generator) }
         func date() -> Date? {
@@ -46,7 +52,9 @@ import Testing
             (a.subjectSummary, a.keyType) = (text(), text())
             (a.generic, a.subject, a.issuer, a.serialNumber, a.subjectKeyID) = (bytes(), bytes(), bytes(), bytes(), bytes())
             (a.publicKeyHash, a.applicationLabel, a.applicationTag) = (bytes(), bytes(), bytes())
-            (a.port, a.certificateType, a.certificateEncoding, a.keySizeInBits, a.effectiveKeySize) = (number(), number(), number(), number(), number())
+            (a.port, a.certificateType, a.certificateEncoding, a.keySizeInBits, a.effectiveKeySize) = (
+                number(), number(), number(), number(), number()
+            )
             a.creator = Bool.random(using: &generator) ? UInt32.random(in: 0...UInt32.max, using: &generator) : nil
             a.type = Bool.random(using: &generator) ? UInt32.random(in: 0...UInt32.max, using: &generator) : nil
             (a.creationDate, a.modificationDate) = (date(), date())
@@ -56,7 +64,8 @@ import Testing
             a.accessControl = Bool.random(using: &generator) ? .userPresence : nil
             a.keyClass = [nil, .public, .private, .symmetric].randomElement(using: &generator)!
             if Bool.random(using: &generator) {
-                a.custom = Dictionary((0..<Int.random(in: 0...4, using: &generator)).map { _ in (text() ?? "", text() ?? "") }, uniquingKeysWith: { $1 })
+                a.custom = Dictionary(
+                    (0..<Int.random(in: 0...4, using: &generator)).map { _ in (text() ?? "", text() ?? "") }, uniquingKeysWith: { $1 })
             }
             let json = try ItemAttributes.encoder.encode(a)
             let read = try StoredAttributesReader.attributes(from: json)

@@ -45,7 +45,9 @@ import TresorTestSupport
     @Test func waitingCallsLeaveConcurrencyThreadsFree() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresorkit-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: root) }
-        let paths = TresorPaths(environment: ["TRESOR_HOME": root.appendingPathComponent("home").path, "XDG_RUNTIME_DIR": root.appendingPathComponent("run").path])
+        let paths = TresorPaths(environment: [
+            "TRESOR_HOME": root.appendingPathComponent("home").path, "XDG_RUNTIME_DIR": root.appendingPathComponent("run").path,
+        ])
         let listener = try NeverAnsweringListener(at: paths.socket)
         defer { listener.close() }
         let keychain = Keychain(client: try TresorClient.connect(paths: paths, startDaemon: false, timeout: .seconds(60)))

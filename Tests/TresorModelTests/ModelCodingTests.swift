@@ -18,10 +18,11 @@ import TresorModel
 
     @Test func itemClassesAndProtectionClassesKeepApplesNames() {
         #expect(ItemClass.allCases.map(\.rawValue) == ["genp", "inet", "cert", "keys"])
-        #expect(ProtectionClass.allCases.map(\.rawValue) == [
-            "whenUnlocked", "afterFirstUnlock", "always", "whenUnlockedThisDeviceOnly",
-            "afterFirstUnlockThisDeviceOnly", "alwaysThisDeviceOnly", "whenPasscodeSetThisDeviceOnly",
-        ])
+        #expect(
+            ProtectionClass.allCases.map(\.rawValue) == [
+                "whenUnlocked", "afterFirstUnlock", "always", "whenUnlockedThisDeviceOnly",
+                "afterFirstUnlockThisDeviceOnly", "alwaysThisDeviceOnly", "whenPasscodeSetThisDeviceOnly",
+            ])
         #expect(ProtectionClass.default == .whenUnlocked)
     }
 
@@ -41,7 +42,10 @@ import TresorModel
         var query = ItemQuery(.genericPassword, limit: .all, returnData: true)
         query.attributes.service = "api.example.com"
         query.attributes.accessible = .afterFirstUnlock
-        #expect(try Self.json(query) == #"{"attributes":{"accessible":"afterFirstUnlock","service":"api.example.com"},"itemClass":"genp","limit":"all","returnAttributes":true,"returnData":true}"#)
+        #expect(
+            try Self.json(query)
+                == #"{"attributes":{"accessible":"afterFirstUnlock","service":"api.example.com"},"itemClass":"genp","limit":"all","returnAttributes":true,"returnData":true}"#
+        )
         let decoded = try JSONDecoder().decode(ItemQuery.self, from: Data(try Self.json(query).utf8))
         #expect(decoded == query)
     }
@@ -63,7 +67,8 @@ import TresorModel
         let apple = LockInfo(source: .appleNotes, isCurrent: false, hint: "cat", setOn: Date(timeIntervalSince1970: 1_700_000_000), isOpen: false)
         #expect(apple.explanation == "this note was locked with a passphrase imported from Apple Notes (hint: cat, set on 2023-11-14)")
         #expect(LockedNoteMessage.wrongPassphrase(failedAttempts: 1, hint: nil, retryAfterSeconds: nil) == "wrong passphrase (1 consecutive failure)")
-        #expect(LockedNoteMessage.wrongPassphrase(failedAttempts: 5, hint: "cat", retryAfterSeconds: 60)
+        #expect(
+            LockedNoteMessage.wrongPassphrase(failedAttempts: 5, hint: "cat", retryAfterSeconds: 60)
                 == "wrong passphrase (5 consecutive failures); hint: cat; try again in 60 s")
     }
 
@@ -74,7 +79,8 @@ import TresorModel
             iv: Data(repeating: 3, count: 16), tag: Data(repeating: 4, count: 16), ciphertext: Data([5, 6]), hint: nil)
         let reading = AppleNotesReading(
             notes: [
-                NoteImport(title: "Bread", folder: "Recipes", created: Date(timeIntervalSince1970: 700_000_000), modified: nil, content: .text("flour\n")),
+                NoteImport(
+                    title: "Bread", folder: "Recipes", created: Date(timeIntervalSince1970: 700_000_000), modified: nil, content: .text("flour\n")),
                 NoteImport(title: "Vault", folder: nil, created: nil, modified: nil, content: .appleLocked(locked)),
             ],
             unreadable: ["note 7 in the Apple database: damaged body"], unreadWriteAheadLog: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorModel
 
 /// Tresor Markdown (docs/FORMAT.md, "Note bodies"): read into blocks, written back unchanged,
@@ -28,11 +29,12 @@ struct NoteMarkdownTests {
     @Test func everyFormatIsReadAndWrittenBackUnchanged() {
         let blocks = NoteMarkdown.parse(Self.everything)
         #expect(blocks.map(\.kind) == [.title, .heading, .subheading, .body, .bullet, .dash, .number, .number, .check, .check, .dash, .code, .body])
-        #expect(blocks[3].runs == [
-            .init("plain "), .init("bold", bold: true), .init(" "), .init("italic", italic: true), .init(" "),
-            .init("underline", underline: true), .init(" "), .init("strike", strike: true), .init(" "), .init("code", code: true), .init(" "),
-            .init("link", link: "https://example.org"),
-        ])
+        #expect(
+            blocks[3].runs == [
+                .init("plain "), .init("bold", bold: true), .init(" "), .init("italic", italic: true), .init(" "),
+                .init("underline", underline: true), .init(" "), .init("strike", strike: true), .init(" "), .init("code", code: true), .init(" "),
+                .init("link", link: "https://example.org"),
+            ])
         #expect(blocks[9].isChecked && !blocks[8].isChecked && blocks[10].level == 1)
         #expect(blocks[11].text == "mono *not bold*")
         #expect(NoteMarkdown.write(blocks) == Self.everything)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TresorCrypto
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 @Suite("Attachments: kinds, chunks, tampering, truncation")
 struct AttachmentTests {
@@ -53,8 +54,10 @@ struct AttachmentTests {
     /// Sizes at and around the 1 MiB chunk boundary, locked and not: every byte back, the file as
     /// long as the format says (5 + per chunk 4 + 31 + the locked layer's 28 + the chunk), and
     /// each record's length prefix where the format puts it.
-    @Test(arguments: [0, 1, AttachmentFile.chunkByteCount - 1, AttachmentFile.chunkByteCount,
-                      AttachmentFile.chunkByteCount + 1, 3 * AttachmentFile.chunkByteCount + 5])
+    @Test(arguments: [
+        0, 1, AttachmentFile.chunkByteCount - 1, AttachmentFile.chunkByteCount,
+        AttachmentFile.chunkByteCount + 1, 3 * AttachmentFile.chunkByteCount + 5,
+    ])
     func roundTripsAcrossChunkBoundaries(size: Int) throws {
         let home = try NotesHome()
         try home.notes.setPassphrase(passphrase("pp"))

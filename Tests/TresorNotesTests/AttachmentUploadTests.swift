@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Attachments added piece by piece as their bytes arrive (`NotesStore.beginAttachment`, what
 /// the daemon's upload route uses): the same file as one append whatever the pieces, checks before

@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 import Testing
 import TresorCrypto
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Locked notes made in the browser (docs/FORMAT.md, "Locked notes made in the browser"). These
 /// tests play the browser with `LockedNoteCrypto` (the web client does the same with WebCrypto):
@@ -78,11 +79,12 @@ struct ClientLockingTests {
         let body = unique("BROWSER-BODY"), image = Data(unique("IMAGE-BYTES").utf8) + Data(repeating: 7, count: 1 << 20)
         let note = try home.notes.createNote(NoteDraft(title: "Web", body: body))
         let attachment = try home.notes.addAttachment(to: note.id, kind: .image, name: "a.png", data: image)
-        try home.notes.lockNote(note.id, sealedBy: browser.lock(body, attachments: [(attachment.id, image)], passphraseID: record.id), proof: browser.proof)
+        try home.notes.lockNote(
+            note.id, sealedBy: browser.lock(body, attachments: [(attachment.id, image)], passphraseID: record.id), proof: browser.proof)
 
         #expect(home.files(containing: body).isEmpty)
         #expect(home.files(containing: Data(image.prefix(24))).isEmpty)
-        #expect(throws: NotesError.self) { try home.notes.openNote(note.id) }   // no session: the server never had the key
+        #expect(throws: NotesError.self) { try home.notes.openNote(note.id) }  // no session: the server never had the key
         let opened = try home.notes.openNote(note.id, passphrase: passphrase("browser pass"))
         #expect(opened.body == body)
         #expect(try home.notes.attachment(attachment.id, of: note.id).1 == image)
@@ -120,10 +122,10 @@ struct ClientLockingTests {
         let attachment = try home.notes.addAttachment(to: note.id, kind: .image, name: "x.png", data: data)
         let filesBefore = Set(home.allFiles().map(\.lastPathComponent))
 
-        var missing = try browser.lock("body", attachments: [], passphraseID: id)       // attachment left out
+        var missing = try browser.lock("body", attachments: [], passphraseID: id)  // attachment left out
         #expect(throws: NotesError.self) { try home.notes.lockNote(note.id, sealedBy: missing, proof: browser.proof) }
         var cut = try browser.lock("body", attachments: [(attachment.id, data)], passphraseID: id)
-        cut.attachmentChunks[attachment.id]![0].removeLast()                             // a truncated chunk
+        cut.attachmentChunks[attachment.id]![0].removeLast()  // a truncated chunk
         #expect(throws: NotesError.self) { try home.notes.lockNote(note.id, sealedBy: cut, proof: browser.proof) }
         missing = try browser.lock("body", attachments: [(attachment.id, data)], passphraseID: id + 99)  // not the current passphrase
         #expect(throws: NotesError.self) { try home.notes.lockNote(note.id, sealedBy: missing, proof: browser.proof) }
@@ -166,7 +168,7 @@ struct ClientLockingTests {
         }
         #expect(try ids.allSatisfy { try old.open(home.notes, $0).hasPrefix("body") })
 
-                // A proof of another key (the new one, say) is a wrong entry: counted, nothing changed.
+        // A proof of another key (the new one, say) is a wrong entry: counted, nothing changed.
         #expect(throws: NotesError.self) {
             try home.notes.changePassphrase(proof: new.proof(id), to: new.material, hint: nil, rewrappedKeys: rewrapped, account: .local)
         }
@@ -204,7 +206,9 @@ struct ClientLockingTests {
         #expect(right.failedAttempts == 0 && !right.established)
         // Another account's passphrase id is not found.
         let bob = try home.notes.registerAccount(name: "bob", password: AccountPassword("password b"))
-        #expect(throws: NotesError.notFound("passphrase \(id)")) { try home.notes.enterPassphrase(browser.proof(id), establish: true, account: bob.id) }
+        #expect(throws: NotesError.notFound("passphrase \(id)")) {
+            try home.notes.enterPassphrase(browser.proof(id), establish: true, account: bob.id)
+        }
     }
 
     @Test func concurrentWrongProofsAreCheckedNoMoreThanTheFreeAllowance() throws {
@@ -240,7 +244,8 @@ struct ClientLockingTests {
         #expect(throws: NotesError.self) { try home.notes.wrappedKey(ofNote: note.id, proof: browser.proof(record.id), account: .local) }
         // A failed local check is counted; it cannot clear anything.
         #expect(throws: NotesError.self) {
-            try home.notes.enterPassphrase(PassphraseProof(passphraseID: record.id, proof: SecureRandom.bytes(count: 32)), establish: false, account: .local)
+            try home.notes.enterPassphrase(
+                PassphraseProof(passphraseID: record.id, proof: SecureRandom.bytes(count: 32)), establish: false, account: .local)
         }
         #expect(try home.notes.passphraseStatus().failedAttempts == 1)
         let first = try home.notes.enterPassphrase(browser.proof(record.id), establish: true, account: .local)
@@ -249,7 +254,8 @@ struct ClientLockingTests {
         #expect(try home.notes.lockedRecord(ofNote: note.id).wrappedKey == nil)
         // Established once: a later "establish" with another proof is just a wrong entry.
         #expect(throws: NotesError.self) {
-            try home.notes.enterPassphrase(PassphraseProof(passphraseID: record.id, proof: SecureRandom.bytes(count: 32)), establish: true, account: .local)
+            try home.notes.enterPassphrase(
+                PassphraseProof(passphraseID: record.id, proof: SecureRandom.bytes(count: 32)), establish: true, account: .local)
         }
         #expect(try browser.open(home.notes, note.id) == "locked before proofs")
 
@@ -259,12 +265,15 @@ struct ClientLockingTests {
         let noteProof = LockedNoteCrypto.noteProof(noteKey)
         let edited = try LockedNoteCrypto.sealBody(Data("edited".utf8), with: noteKey)
         #expect(throws: NotesError.self) {
-            try home.notes.replaceLockedBody(ofNote: note.id, iv: edited.iv, tag: edited.tag, ciphertext: edited.ciphertext, noteProof: noteProof, passphraseProof: nil)
+            try home.notes.replaceLockedBody(
+                ofNote: note.id, iv: edited.iv, tag: edited.tag, ciphertext: edited.ciphertext, noteProof: noteProof, passphraseProof: nil)
         }
         try home.notes.replaceLockedBody(
-            ofNote: note.id, iv: edited.iv, tag: edited.tag, ciphertext: edited.ciphertext, noteProof: noteProof, passphraseProof: browser.proof(record.id))
+            ofNote: note.id, iv: edited.iv, tag: edited.tag, ciphertext: edited.ciphertext, noteProof: noteProof,
+            passphraseProof: browser.proof(record.id))
         let again = try LockedNoteCrypto.sealBody(Data("edited twice".utf8), with: noteKey)
-        try home.notes.replaceLockedBody(ofNote: note.id, iv: again.iv, tag: again.tag, ciphertext: again.ciphertext, noteProof: noteProof, passphraseProof: nil)
+        try home.notes.replaceLockedBody(
+            ofNote: note.id, iv: again.iv, tag: again.tag, ciphertext: again.ciphertext, noteProof: noteProof, passphraseProof: nil)
         #expect(try browser.open(home.notes, note.id) == "edited twice")
     }
 
@@ -310,14 +319,16 @@ struct ClientLockingTests {
         let secondID = try #require(try home.notes.passphraseRecord(account: .local)).id
         let rewrapped = try LockedNoteCrypto.wrap(noteKey, with: second.key)
         #expect(throws: NotesError.self) {
-            try home.notes.rewrap(note.id, proof: second.proof(secondID), wrappedKey: SecureRandom.bytes(count: 24),
-                                  noteProof: SecureRandom.bytes(count: 32), earlierProof: nil)
+            try home.notes.rewrap(
+                note.id, proof: second.proof(secondID), wrappedKey: SecureRandom.bytes(count: 24),
+                noteProof: SecureRandom.bytes(count: 32), earlierProof: nil)
         }
         #expect(throws: NotesError.self) {
             try home.notes.rewrap(note.id, proof: junk, wrappedKey: rewrapped, noteProof: LockedNoteCrypto.noteProof(noteKey), earlierProof: nil)
         }
         #expect(try first.open(home.notes, note.id) == "original", "still under the first passphrase")
-        try home.notes.rewrap(note.id, proof: second.proof(secondID), wrappedKey: rewrapped, noteProof: LockedNoteCrypto.noteProof(noteKey), earlierProof: nil)
+        try home.notes.rewrap(
+            note.id, proof: second.proof(secondID), wrappedKey: rewrapped, noteProof: LockedNoteCrypto.noteProof(noteKey), earlierProof: nil)
         #expect(try second.open(home.notes, note.id) == "original")
     }
 
@@ -328,7 +339,7 @@ struct ClientLockingTests {
         #expect(widget.noteCount == 7 && widget.lockedNoteCount == 0)
         #expect(widget.recent.map(\.title) == ["Note 6", "Note 5", "Note 4", "Note 3", "Note 2"])
         #expect(widget.pinned.map(\.title) == ["Note 2"])
-        try home.restart()   // locked since start: titles unreadable, counts still there
+        try home.restart()  // locked since start: titles unreadable, counts still there
         #expect(try home.notes.widgetCounts(account: .local).notes == 7)
         #expect(throws: NotesError.contentUnavailable) { try home.notes.widget(account: .local) }
     }

@@ -1,15 +1,17 @@
 import Foundation
 import Testing
 import TresorAppleNotes
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// The full locked note from the issue (Apple Notes, passphrase "password", 20,000 rounds).
 let appleVector = AppleLockedNote(
     salt: hex("1165106b6b288bda1e6ecb18e65c7876"), iterations: 20_000,
     wrappedKey: hex("98c0e56b43b507e60c5465ec5e1bb0c74b756f7d4f4a9bff"),
     iv: hex("151f64de7be34d15dacdaea9b33471f9"), tag: hex("806bf2bbd3bf83cf1240b03e7c4d6ab1"),
-    ciphertext: hex("""
+    ciphertext: hex(
+        """
         131b03571fc9ec47ef58e58e21fce5c10aa73a62b9e58a743bcdcc3aff1ea8ab9964f4535b8597735f3da5f6ae63b9370625a20d633e9cf2986d4d118989124f0ddfee956e47cb5cbc3617c520b075620b37ae4056f3a1af83351fda634dfb446055c75f7143a5600149db333893c0ecb0ef3944e2a64542e9a4375bf152689858fed8b21aded0eab0afb11190
         """),
     hint: "the obvious one")
@@ -38,14 +40,18 @@ struct ImportTests {
         #expect(info.hint == "the obvious one")
         #expect(info.explanation.contains("imported from Apple Notes"))
         #expect(throws: NotesError.self) { try home.notes.openNote(locked.id, passphrase: passphrase("hashcat")) }
-        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("password")).body == "# Encrypted title\n\nEncrypted body", "Apple's Title style kept")
+        #expect(
+            try home.notes.openNote(locked.id, passphrase: passphrase("password")).body == "# Encrypted title\n\nEncrypted body",
+            "Apple's Title style kept")
         #expect(try home.notes.search("imported").map(\.title) == ["Plain"])
 
         // Re-wrapped under the current passphrase it opens with that one, still Apple-bodied.
         try home.notes.setPassphrase(passphrase("mine now"))
         try home.notes.rewrap(locked.id)
         home.notes.lockNow()
-        #expect(try home.notes.openNote(locked.id, passphrase: passphrase("mine now")).body == "# Encrypted title\n\nEncrypted body", "Apple's Title style kept")
+        #expect(
+            try home.notes.openNote(locked.id, passphrase: passphrase("mine now")).body == "# Encrypted title\n\nEncrypted body",
+            "Apple's Title style kept")
     }
 
     @Test func importingTwiceAddsNothingAndBadRecordsAreRefusedAlone() throws {

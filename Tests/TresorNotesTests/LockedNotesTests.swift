@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TresorCrypto
 import TresorKeybag
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 @Suite("Locked notes: locking, secure sessions, wrong passphrases")
 struct LockedNotesTests {

@@ -1,7 +1,8 @@
 import PropertyBased
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// The merge rules of docs/FORMAT.md ("Revisions and merges"), first by example, then as
 /// properties over random concurrent edits: a merge never loses a character of either side.
@@ -137,8 +138,10 @@ struct MergeTests {
             count, a, b in
             let scenario = Scenario(baseCount: count, savedOps: a, incomingOps: b)
             let base = scenario.base.joined(separator: "\n")
-            let one = ThreeWayMerge.merge(base: base, saved: scenario.saved.joined(separator: "\n"), incoming: scenario.incoming.joined(separator: "\n"))
-            let other = ThreeWayMerge.merge(base: base, saved: scenario.incoming.joined(separator: "\n"), incoming: scenario.saved.joined(separator: "\n"))
+            let one = ThreeWayMerge.merge(
+                base: base, saved: scenario.saved.joined(separator: "\n"), incoming: scenario.incoming.joined(separator: "\n"))
+            let other = ThreeWayMerge.merge(
+                base: base, saved: scenario.incoming.joined(separator: "\n"), incoming: scenario.saved.joined(separator: "\n"))
             // Same lines either way (only the order of same-place additions may differ).
             switch (one, other) {
             case (.conflict, .conflict): break

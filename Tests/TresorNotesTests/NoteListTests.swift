@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Lists of notes (`notes`, `search`, `notesShared`) are read in bulk (`NoteSummaryReader`):
 /// each entry must still be exactly the note's own summary, across batches.
@@ -93,8 +94,10 @@ struct NoteListTests {
         let fixture = try Fixture()
         let count = NoteSummaryReader.batchSize
         let plan = try fixture.home.notes.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + NotesStore.previewsQuery(count: count),
-                             arguments: StatementArguments((0..<count).map(String.init))).map { row -> String in row["detail"] }
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + NotesStore.previewsQuery(count: count),
+                arguments: StatementArguments((0..<count).map(String.init))
+            ).map { row -> String in row["detail"] }
         }
         #expect(!plan.contains { $0.contains("notes_passphrase") || $0.hasPrefix("SCAN") }, "\(plan)")
         #expect(plan.contains { $0.contains("sqlite_autoindex_notes_1 (id=?)") }, "\(plan)")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TresorKeybag
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 @Suite("Notes: folders, notes, search, sealing at rest")
 struct NotesBasicsTests {
@@ -34,8 +35,12 @@ struct NotesBasicsTests {
     @Test func badInputIsRefusedAndChangesNothing() throws {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "Kept", body: "body"))
-        #expect(throws: NotesError.self) { try home.notes.createNote(NoteDraft(title: "x", body: String(repeating: "a", count: NoteLimits.bodyBytes + 1))) }
-        #expect(throws: NotesError.self) { try home.notes.createNote(NoteDraft(title: String(repeating: "t", count: NoteLimits.titleBytes + 1), body: "")) }
+        #expect(throws: NotesError.self) {
+            try home.notes.createNote(NoteDraft(title: "x", body: String(repeating: "a", count: NoteLimits.bodyBytes + 1)))
+        }
+        #expect(throws: NotesError.self) {
+            try home.notes.createNote(NoteDraft(title: String(repeating: "t", count: NoteLimits.titleBytes + 1), body: ""))
+        }
         #expect(throws: NotesError.self) { try home.notes.createNote(NoteDraft(title: "nul\0", body: "")) }
         #expect(throws: NotesError.self) { try home.notes.editNote(note.id, NoteChanges(title: "")) }
         #expect(throws: NotesError.self) { try home.notes.search("   ") }
@@ -55,11 +60,11 @@ struct NotesBasicsTests {
         try notes.setPassphrase(passphrase("pass one"))
         try notes.lockNote(secret.id)
 
-        #expect(try notes.search("creme").map(\.id) == [open.id])          // diacritics ignored
-        #expect(try notes.search("vanilla").map(\.id) == [open.id])        // the locked body is not indexed
-        #expect(try notes.search("vault").map(\.id) == [secret.id])        // the locked title is
-        #expect(try notes.search("vau comb").map(\.id) == [secret.id])     // word prefixes, all words
-        #expect(try notes.search("\"unbalanced").isEmpty)                  // FTS syntax cannot be injected
+        #expect(try notes.search("creme").map(\.id) == [open.id])  // diacritics ignored
+        #expect(try notes.search("vanilla").map(\.id) == [open.id])  // the locked body is not indexed
+        #expect(try notes.search("vault").map(\.id) == [secret.id])  // the locked title is
+        #expect(try notes.search("vau comb").map(\.id) == [secret.id])  // word prefixes, all words
+        #expect(try notes.search("\"unbalanced").isEmpty)  // FTS syntax cannot be injected
 
         // The index is in memory: a restarted store rebuilds it, still without locked bodies.
         try home.restart()

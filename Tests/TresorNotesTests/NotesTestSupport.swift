@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import TresorKeybag
 import TresorSystem
+
 @testable import TresorNotes
 
 // Shared helpers of the notes tests. Every test builds its own `NotesHome`, so tests never

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TresorCrypto
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 @Suite("Passphrase change, reset, re-wrap and keychain keys")
 struct PassphraseManagementTests {

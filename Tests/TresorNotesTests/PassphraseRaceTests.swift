@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// docs/SECURITY.md, "Throttles that cannot be raced": the wrong-passphrase count is reserved in the database before
 /// the key derivation runs, so many concurrent wrong entries cannot each be checked before

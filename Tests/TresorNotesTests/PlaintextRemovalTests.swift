@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import TresorNotes
 
 /// After locking (or deleting), no plaintext of the note remains in any file of the home —
@@ -12,9 +13,10 @@ struct PlaintextRemovalTests {
         try home.notes.pool.read { db in
             let body = try Data.fetchOne(db, sql: "SELECT sealed_body FROM notes WHERE id = ?", arguments: [noteID])!
             let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [noteID])
-            return [body.suffix(48)] + (try files.map { file in
-                try Data(contentsOf: home.paths.attachmentsFolder.appendingPathComponent(file)).suffix(48)
-            })
+            return [body.suffix(48)]
+                + (try files.map { file in
+                    try Data(contentsOf: home.paths.attachmentsFolder.appendingPathComponent(file)).suffix(48)
+                })
         }
     }
 
@@ -30,7 +32,8 @@ struct PlaintextRemovalTests {
             let title = unique("TITLE\(index)"), body = unique("BODY\(index)"), image = unique("IMAGE\(index)")
             markers += [body, image]
             let note = try home.notes.createNote(NoteDraft(title: title, body: body + "\n" + String(repeating: "filler ", count: 500)))
-            try home.notes.addAttachment(to: note.id, kind: .image, name: unique("NAME\(index)"), data: Data((image + String(repeating: "x", count: 70_000)).utf8))
+            try home.notes.addAttachment(
+                to: note.id, kind: .image, name: unique("NAME\(index)"), data: Data((image + String(repeating: "x", count: 70_000)).utf8))
             _ = try home.notes.search(body)  // indexed in memory before locking
             sealedBeforeLocking += try sealedCopies(of: note.id, home)
             try home.notes.lockNote(note.id)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TresorCrypto
+
 @testable import TresorNotes
 
 /// The proofs of docs/SECURITY.md ("Locked-note integrity on the web") as a known answer: the

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Recently Deleted (docs/FORMAT.md): deleting moves a note there for 30 days with its
 /// attachments (locked or not); it is restored or deleted for good, and deleted for good it
@@ -95,7 +96,8 @@ struct RecentlyDeletedTests {
             let body = unique("TRASHBODY"), image = unique("TRASHIMAGE"), title = unique("TRASHTITLE")
             markers += [body, image, title]
             let note = try home.notes.createNote(NoteDraft(title: title, body: body + String(repeating: " filler", count: 300)))
-            try home.notes.addAttachment(to: note.id, kind: .image, name: unique("NAME"), data: Data((image + String(repeating: "x", count: 70_000)).utf8))
+            try home.notes.addAttachment(
+                to: note.id, kind: .image, name: unique("NAME"), data: Data((image + String(repeating: "x", count: 70_000)).utf8))
             _ = try home.notes.search(body)
             if locked { try home.notes.lockNote(note.id) }
             sealed += try home.notes.pool.read { db in

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Revisions in the store (docs/FORMAT.md, "Revisions and merges"): a save names the revision
 /// it was made from; a late one is merged, or kept whole as a conflict copy — never a silent
@@ -36,8 +37,10 @@ struct RevisionTests {
         // Two editors opened revision 1; the first saves the first line…
         try home.notes.saveNote(note.id, NoteChanges(body: "oat milk\nbread\neggs", base: NoteBase(revision: note.revision, body: base)))
         // …the second, late, the last line.
-        let late = try home.notes.saveNote(note.id, NoteChanges(
-            title: "Shopping", body: "milk\nbread\neggs\ncheese", base: NoteBase(revision: note.revision, title: "Groceries", body: base)))
+        let late = try home.notes.saveNote(
+            note.id,
+            NoteChanges(
+                title: "Shopping", body: "milk\nbread\neggs\ncheese", base: NoteBase(revision: note.revision, title: "Groceries", body: base)))
         #expect(late.kind == .merged)
         #expect(late.mergedBody == "oat milk\nbread\neggs\ncheese")
         let opened = try home.notes.openNote(note.id)
@@ -77,7 +80,8 @@ struct RevisionTests {
         let note = try home.notes.createNote(NoteDraft(title: "Trip", body: "day 1: museum"), account: alice.id)
         try home.notes.share(note: note.id, with: "bob", by: alice.id)
         let shared = try home.notes.summary(ofNote: note.id)
-        try home.notes.saveNote(note.id, NoteChanges(body: "day 1: beach", base: NoteBase(revision: shared.revision, body: "day 1: museum")), by: alice.id)
+        try home.notes.saveNote(
+            note.id, NoteChanges(body: "day 1: beach", base: NoteBase(revision: shared.revision, body: "day 1: museum")), by: alice.id)
         let late = try home.notes.saveNote(
             note.id, NoteChanges(body: "day 1: zoo", base: NoteBase(revision: shared.revision, body: "day 1: museum")), by: bob.id)
         let copy = try #require(late.conflictCopy)
@@ -95,13 +99,15 @@ struct RevisionTests {
         try home.notes.lockNote(note.id)
         let locked = try home.notes.summary(ofNote: note.id)
         try home.notes.saveNote(note.id, NoteChanges(body: "door 11\nsafe 2", base: NoteBase(revision: locked.revision, body: "door 1\nsafe 2")))
-        let merged = try home.notes.saveNote(note.id, NoteChanges(body: "door 1\nsafe 22", base: NoteBase(revision: locked.revision, body: "door 1\nsafe 2")))
+        let merged = try home.notes.saveNote(
+            note.id, NoteChanges(body: "door 1\nsafe 22", base: NoteBase(revision: locked.revision, body: "door 1\nsafe 2")))
         #expect(merged.kind == .merged)
         #expect(try home.notes.openNote(note.id).body == "door 11\nsafe 22")
         // Overlapping: the copy is locked too, under the same passphrase, and opens.
         let now = try home.notes.summary(ofNote: note.id)
         try home.notes.saveNote(note.id, NoteChanges(body: "A", base: NoteBase(revision: now.revision, body: "door 11\nsafe 22")))
-        let copy = try #require(try home.notes.saveNote(note.id, NoteChanges(body: "B", base: NoteBase(revision: now.revision, body: "door 11\nsafe 22"))).conflictCopy)
+        let copy = try #require(
+            try home.notes.saveNote(note.id, NoteChanges(body: "B", base: NoteBase(revision: now.revision, body: "door 11\nsafe 22"))).conflictCopy)
         #expect(copy.isLocked)
         home.notes.lockNow()
         #expect(try home.notes.openNote(copy.id, passphrase: passphrase("pp")).body == "B")
@@ -118,7 +124,8 @@ struct RevisionTests {
         let first = try LockedNoteCrypto.sealBody(Data("first".utf8), with: key)
         let revision = try home.notes.summary(ofNote: note.id).revision
         let saved = try home.notes.replaceLockedBody(
-            ofNote: note.id, iv: first.iv, tag: first.tag, ciphertext: first.ciphertext, noteProof: proof, passphraseProof: nil, baseRevision: revision)
+            ofNote: note.id, iv: first.iv, tag: first.tag, ciphertext: first.ciphertext, noteProof: proof, passphraseProof: nil,
+            baseRevision: revision)
         #expect(saved.revision > revision)
         let second = try LockedNoteCrypto.sealBody(Data("second".utf8), with: key)
         #expect(throws: NotesError.staleRevision(current: saved.revision)) {
@@ -134,7 +141,8 @@ struct RevisionTests {
         // A wrong note proof saves no copy.
         #expect(throws: NotesError.self) {
             try home.notes.saveLockedConflictCopy(
-                ofNote: note.id, iv: second.iv, tag: second.tag, ciphertext: second.ciphertext, noteProof: Data(count: 32), passphraseProof: nil, by: nil)
+                ofNote: note.id, iv: second.iv, tag: second.tag, ciphertext: second.ciphertext, noteProof: Data(count: 32), passphraseProof: nil,
+                by: nil)
         }
         #expect(try home.notes.notes().count == 2)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Notes shared between accounts of one server (docs/FORMAT.md, "Web accounts and shared notes").
 @Suite("Shared notes")

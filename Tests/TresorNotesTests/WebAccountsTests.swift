@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Testing
 import TresorCrypto
-@testable import TresorNotes
 import TresorNotesDomain
+
+@testable import TresorNotes
 
 /// Web accounts, passwords stored only as salted slow hashes (docs/WEB.md, "Accounts and
 /// sessions").
@@ -51,8 +52,10 @@ struct WebAccountsTests {
         #expect((rows[0]["password_salt"] as Data).count == 16 && (rows[0]["password_hash"] as Data).count == 32)
         #expect(rows.allSatisfy { $0["password_iterations"] as Int == home.settings.kdfRounds })
         // The stored hash is PBKDF2-HMAC-SHA256 of the password with that salt and count.
-        let expected = try PBKDF2.deriveKey(from: Array(password.utf8), parameters: PBKDF2Parameters(
-            salt: rows[0]["password_salt"], rounds: rows[0]["password_iterations"], outputByteCount: 32))
+        let expected = try PBKDF2.deriveKey(
+            from: Array(password.utf8),
+            parameters: PBKDF2Parameters(
+                salt: rows[0]["password_salt"], rounds: rows[0]["password_iterations"], outputByteCount: 32))
         #expect(expected.withUnsafeBytes { Data($0) } == rows[0]["password_hash"] as Data)
     }
 

@@ -12,11 +12,12 @@ import TresorProtocol
                 ApprovalProcess(pid: 4200, executable: "/usr/bin/bash", commandLine: ["-bash"]),
                 ApprovalProcess(pid: 4100, executable: "/usr/sbin/sshd", commandLine: []),
             ])
-        #expect(request.requesterLines == [
-            "process 4242: python3 sync.py --all",
-            "  started by 4200: -bash",
-            "    started by 4100: /usr/sbin/sshd",
-        ])
+        #expect(
+            request.requesterLines == [
+                "process 4242: python3 sync.py --all",
+                "  started by 4200: -bash",
+                "    started by 4100: /usr/sbin/sshd",
+            ])
     }
 
     @Test func anUnverifiedIdentityIsSaidFirst() {
@@ -24,7 +25,8 @@ import TresorProtocol
             id: "1", application: "secret-tool", executable: "/usr/bin/secret-tool", item: "x", created: 0,
             processes: [ApprovalProcess(pid: 7, executable: "/usr/bin/secret-tool", commandLine: ["secret-tool", "lookup"])],
             unverifiedIdentity: "process 7 started another program after it connected to the bus")
-        #expect(request.requesterLines.first
+        #expect(
+            request.requesterLines.first
                 == "Tresor could not verify which program asks: process 7 started another program after it connected to the bus")
         #expect(request.requesterLines.count == 2)
     }

@@ -102,8 +102,10 @@ struct DocumentedRoutesTests {
         let (registered, unread) = try Self.registeredOperations()
         #expect(unread.isEmpty, "registrations this test cannot read: \(unread)")
         // A route of each form: a `Route` constant, one with a suffix, a literal, `Self.path`.
-        for known in [Operation("POST", Route.approvalsAnswer), Operation("DELETE", Route.holds + "/:id"),
-                      Operation("PATCH", "/api/notes/:id"), Operation("GET", "/healthz")] {
+        for known in [
+            Operation("POST", Route.approvalsAnswer), Operation("DELETE", Route.holds + "/:id"),
+            Operation("PATCH", "/api/notes/:id"), Operation("GET", "/healthz"),
+        ] {
             #expect(registered.contains(known), "\(known) not found among the registered routes")
         }
         #expect(try Self.documentedOperations("docs/openapi.yaml").contains(Operation("GET", "/v1/status")))

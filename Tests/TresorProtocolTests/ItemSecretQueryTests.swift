@@ -35,7 +35,9 @@ struct ItemSecretQueryTests {
         #expect(throws: APIError.self) { try ItemSecretQuery.parse("class=genp&unique=yes") }
         let one = KeychainItem(id: "1", itemClass: .genericPassword, attributes: nil, secret: Data("s".utf8))
         #expect(try ItemSecretQuery.onlySecret(of: [one]) == Data("s".utf8))
-        #expect(throws: APIError(.param, "2 items match; name one (another attribute, or its id)")) { try ItemSecretQuery.onlySecret(of: [one, one]) }
+        #expect(throws: APIError(.param, "2 items match; name one (another attribute, or its id)")) {
+            try ItemSecretQuery.onlySecret(of: [one, one])
+        }
         #expect(throws: APIError(.itemNotFound, "no item matches")) { try ItemSecretQuery.onlySecret(of: []) }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorSystem
 import TresorTestSupport
+
 @testable import TresorSecretService
 
 /// What the provider checks of the process the bus names for a connection (``BusConnections``),
@@ -84,7 +85,9 @@ import TresorTestSupport
         // /bin/sleep, another program holding the same connection.
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        python.arguments = ["-c", """
+        python.arguments = [
+            "-c",
+            """
             import os, socket, sys, time
             connection = socket.socket(socket.AF_UNIX)
             connection.connect(sys.argv[1])
@@ -94,7 +97,8 @@ import TresorTestSupport
                 os.execv("/bin/sleep", ["sleep", "30"])
             print(child, flush=True)
             time.sleep(30)
-            """, String(decoding: bus.address, as: UTF8.self)]
+            """, String(decoding: bus.address, as: UTF8.self),
+        ]
         let output = Pipe()
         python.standardOutput = output
         try python.run()

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TresorCrypto
-@testable import TresorSecretService
 import TresorSystem
+
+@testable import TresorSecretService
 
 /// Which programs are generic clients (docs/SECURITY.md, "Generic clients"), and the parent
 /// chain a "for this session" approval remembers.

@@ -26,15 +26,18 @@ import TresorSystem
             let added = try SecretServiceItems.add(
                 label: "Mail", attributes: ["service": "mail"], secret: Data("s3cret".utf8), contentType: "text/plain",
                 dates: (created, modified), to: keychain, caller: owner)
-            let stored = try #require(try keychain.copyMatching(ItemQuery(.genericPassword, id: added.id, returnAttributes: true), caller: owner).first?.attributes)
+            let stored = try #require(
+                try keychain.copyMatching(ItemQuery(.genericPassword, id: added.id, returnAttributes: true), caller: owner).first?.attributes)
             #expect(stored.service == SecretServiceItems.service && stored.label == "Mail" && stored.custom == ["service": "mail"])
             #expect(stored.accessGroup == "exe:/usr/bin/secret-tool" && SecretServiceItems.contentType(of: stored) == "text/plain")
             #expect(stored.creationDate == created && stored.modificationDate == modified)
 
             // A modification before the creation is taken as the creation.
             let backwards = try SecretServiceItems.add(
-                label: "Odd", attributes: [:], secret: Data("x".utf8), contentType: "text/plain", dates: (modified, created), to: keychain, caller: owner)
-            let odd = try #require(try keychain.copyMatching(ItemQuery(.genericPassword, id: backwards.id, returnAttributes: true), caller: owner).first?.attributes)
+                label: "Odd", attributes: [:], secret: Data("x".utf8), contentType: "text/plain", dates: (modified, created), to: keychain,
+                caller: owner)
+            let odd = try #require(
+                try keychain.copyMatching(ItemQuery(.genericPassword, id: backwards.id, returnAttributes: true), caller: owner).first?.attributes)
             #expect(odd.creationDate == modified && odd.modificationDate == modified)
         }
     }
@@ -42,8 +45,10 @@ import TresorSystem
     @Test func containsMatchesLabelTheWholeAttributeMapAndSecretInTheCallersGroupsOnly() throws {
         try withKeychain { keychain in
             let attributes = ["service": "mail", "account": "ada"]
-            try SecretServiceItems.add(label: "Mail", attributes: attributes, secret: Data("s3cret".utf8), contentType: "text/plain", to: keychain, caller: owner)
-            try SecretServiceItems.add(label: "Bare", attributes: [:], secret: Data("bare".utf8), contentType: "text/plain", to: keychain, caller: owner)
+            try SecretServiceItems.add(
+                label: "Mail", attributes: attributes, secret: Data("s3cret".utf8), contentType: "text/plain", to: keychain, caller: owner)
+            try SecretServiceItems.add(
+                label: "Bare", attributes: [:], secret: Data("bare".utf8), contentType: "text/plain", to: keychain, caller: owner)
             func contains(_ label: String, _ attributes: [String: String], _ secret: String, _ caller: Caller) throws -> Bool {
                 try SecretServiceItems.contains(label: label, attributes: attributes, secret: Data(secret.utf8), in: keychain, caller: caller)
             }

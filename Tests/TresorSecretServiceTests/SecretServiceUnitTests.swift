@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 import TresorCrypto
 import TresorDBus
 import TresorKeychain
+
 @testable import TresorSecretService
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// The provider's parts that need no bus: paths, sessions, the in-memory collection, errors.
 @Suite struct SecretServiceUnitTests {
@@ -18,7 +20,10 @@ import TresorKeychain
         #expect(SecretObjectPath("/org/freedesktop/secrets/collection/session/7") == .item(collection: "session", id: "7"))
         #expect(SecretObjectPath("/org/freedesktop/secrets/session/3") == .session("3"))
         #expect(SecretObjectPath("/org/freedesktop/secrets/prompt/1") == .prompt("1"))
-        for unknown in ["/", "/org/freedesktop/secretsX", "/org/freedesktop/secrets/aliases/work", "/org/freedesktop/secrets/collection/a/b/c", "/org/freedesktop/secrets/nothing/1"] {
+        for unknown in [
+            "/", "/org/freedesktop/secretsX", "/org/freedesktop/secrets/aliases/work", "/org/freedesktop/secrets/collection/a/b/c",
+            "/org/freedesktop/secrets/nothing/1",
+        ] {
             #expect(SecretObjectPath(unknown) == nil, "\(unknown)")
         }
         #expect(SecretObjectPath.item(collection: "login", id: "42").path == "/org/freedesktop/secrets/collection/login/42")
@@ -63,7 +68,9 @@ import TresorKeychain
             publicKeys.insert(serverKey)
             let key = try KeyDerivation.secretServiceSessionKey(sharedSecret: client.sharedSecret(peerPublicKey: Data(serverKey)))
             let sealed = try AESCBC.encrypt(Array("hunter2".utf8), using: key)
-            let sent = DBusValue.structure([.objectPath(opened.path), .bytes(Array(sealed.iv)), .bytes(Array(sealed.ciphertext)), .string("text/plain")])
+            let sent = DBusValue.structure([
+                .objectPath(opened.path), .bytes(Array(sealed.iv)), .bytes(Array(sealed.ciphertext)), .string("text/plain"),
+            ])
             #expect(try sessions.decode(sent, for: ":1.3").bytes == Array("hunter2".utf8))
         }
         #expect(publicKeys.count == 6)
@@ -78,8 +85,10 @@ import TresorKeychain
 
     @Test func theSessionCollectionKeepsEachExecutablesItemsToItself() throws {
         let collection = MemoryCollection()
-        let alpha = SecretServiceClient(caller: Caller(accessGroups: ["exe:/usr/bin/alpha"], defaultAccessGroup: "exe:/usr/bin/alpha"), executable: "/usr/bin/alpha")
-        let beta = SecretServiceClient(caller: Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta"), executable: "/usr/bin/beta")
+        let alpha = SecretServiceClient(
+            caller: Caller(accessGroups: ["exe:/usr/bin/alpha"], defaultAccessGroup: "exe:/usr/bin/alpha"), executable: "/usr/bin/alpha")
+        let beta = SecretServiceClient(
+            caller: Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta"), executable: "/usr/bin/beta")
         let secret = SecretValue(bytes: Array("s3cret".utf8), contentType: "text/plain")
         let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, replace: false, client: alpha)
         #expect(try collection.search(["service": "x"], client: alpha).unlocked.map(\.id) == [created.id])
@@ -91,7 +100,8 @@ import TresorKeychain
         // Replacing matches the caller's own items only: beta gets an item of its own.
         let betas = try collection.create(label: "b", attributes: ["service": "x"], secret: secret, replace: true, client: beta)
         #expect(betas.isNew && betas.id != created.id)
-        let replaced = try collection.create(label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, client: alpha)
+        let replaced = try collection.create(
+            label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, client: alpha)
         #expect(replaced == (created.id, false))
         #expect(try collection.secret(created.id, client: alpha).bytes == [1])
     }
@@ -127,7 +137,8 @@ import TresorKeychain
         #expect(created.count == MemoryCollection.byteBudget / Keychain.maximumSecretBytes - 1, "stopped at the budget, not the item count")
         #expect((refused as? DBusError)?.name == "org.freedesktop.DBus.Error.LimitsExceeded")
         // A secret grown past the budget is refused too, and the item keeps its old one.
-        let small = try collection.create(label: "small", attributes: [:], secret: SecretValue(bytes: [1], contentType: "text/plain"), replace: false, client: caller)
+        let small = try collection.create(
+            label: "small", attributes: [:], secret: SecretValue(bytes: [1], contentType: "text/plain"), replace: false, client: caller)
         #expect(throws: DBusError.self) { try collection.setSecret(small.id, large, client: caller) }
         #expect(try collection.secret(small.id, client: caller).bytes == [1])
         try collection.delete(created[0], client: caller)
@@ -142,8 +153,10 @@ import TresorKeychain
     }
 
     @Test func introspectionIsWellFormedXMLForEveryObject() throws {
-        for path in ["/", "/org", "/org/freedesktop", "/org/freedesktop/secrets", "/org/freedesktop/secrets/collection/login",
-                     "/org/freedesktop/secrets/collection/login/5", "/org/freedesktop/secrets/session/1", "/org/freedesktop/secrets/prompt/1"] {
+        for path in [
+            "/", "/org", "/org/freedesktop", "/org/freedesktop/secrets", "/org/freedesktop/secrets/collection/login",
+            "/org/freedesktop/secrets/collection/login/5", "/org/freedesktop/secrets/session/1", "/org/freedesktop/secrets/prompt/1",
+        ] {
             let xml = try Introspection.xml(for: path)
             let parser = XMLParser(data: Data(xml.utf8))
             parser.shouldResolveExternalEntities = false

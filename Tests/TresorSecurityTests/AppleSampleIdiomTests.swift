@@ -14,8 +14,9 @@ import TresorTestSupport
 
         #expect(try daemon.run(example, ["show"]) == (0, "no password saved\n"))
         #expect(try daemon.run(example, ["save"], input: "ada\n\(IdiomSecrets.first)\n") == (0, "saved\n"))
-        #expect(try daemon.run(example, ["save"], input: "ada\n\(IdiomSecrets.first)\n")
-            == (1, "error -25299: The specified item already exists in the keychain.\n"))
+        #expect(
+            try daemon.run(example, ["save"], input: "ada\n\(IdiomSecrets.first)\n")
+                == (1, "error -25299: The specified item already exists in the keychain.\n"))
         #expect(try daemon.run(example, ["show"]) == (0, "ada \(IdiomSecrets.first)\n"))
         #expect(try daemon.run(example, ["change"], input: "grace\n\(IdiomSecrets.second)\n") == (0, "changed\n"))
         #expect(try daemon.run(example, ["show"]) == (0, "grace \(IdiomSecrets.second)\n"))

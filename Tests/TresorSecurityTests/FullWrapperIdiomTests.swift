@@ -98,8 +98,9 @@ import TresorTestSupport
         try withIdiomDaemon { _ in
             var error: Unmanaged<CFError>?
             let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(SecAccessControlCreateFlags.userPresence.rawValue))
-            let control = try #require(SecAccessControlCreateWithFlags(
-                kCFAllocatorDefault, String(kSecAttrAccessibleWhenUnlocked) as CFTypeRef, flags, &error))
+            let control = try #require(
+                SecAccessControlCreateWithFlags(
+                    kCFAllocatorDefault, String(kSecAttrAccessibleWhenUnlocked) as CFTypeRef, flags, &error))
             var guarded = genericPassword(account: "guarded")
             guarded[kSecAttrAccessControl as String] = control
             #expect(addPassword(guarded) == errSecSuccess)
@@ -167,10 +168,11 @@ import TresorTestSupport
                 String(kSecMatchLimit): kSecMatchLimitAll, String(kSecReturnAttributes): kCFBooleanTrue!,
             ]
             let items = try #require(copyMatching(query).result as? [[String: Any]])
-            let pairs = Set(items.compactMap { item -> String? in
-                guard let service = item[String(kSecAttrService)] as? String else { return nil }
-                return (item[String(kSecAttrAccount)] as? String).map { "\(service)/\($0)" }
-            })
+            let pairs = Set(
+                items.compactMap { item -> String? in
+                    guard let service = item[String(kSecAttrService)] as? String else { return nil }
+                    return (item[String(kSecAttrAccount)] as? String).map { "\(service)/\($0)" }
+                })
             #expect(pairs == ["one.example/ada", "two.example/grace"])
         }
     }

@@ -113,8 +113,9 @@ import TresorTestSupport
             var internet: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "kept.example"]
             #expect(addPassword(internet) == noErr)
             #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary) == noErr)
-            #expect(copyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll]).status
-                == errSecItemNotFound)
+            #expect(
+                copyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll]).status
+                    == errSecItemNotFound)
             internet[kSecReturnAttributes as String] = true
             #expect(copyMatching(internet).status == noErr, "another class is left alone")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorProtocol
+
 @testable import TresorDaemon
 
 /// Requests go only to an approver that is still the user when a request is handed over

@@ -2,8 +2,9 @@ import Dispatch
 import NIOCore
 import NIOPosix
 import Testing
-@testable import TresorDaemon
 import TresorSystem
+
+@testable import TresorDaemon
 
 /// The socket API runs each connection's requests on that connection's event loop
 /// (`EventLoopTaskExecutor`): the work must really run there, stay there across awaits — also
@@ -20,7 +21,7 @@ import TresorSystem
             return (before, afterSleep, loop.inEventLoop, offloadedOnLoop)
         }
         #expect(before && afterSleep && afterOffload)
-        #expect(!offloadedOnLoop)   // offloaded work runs on a Dispatch thread, not on the loop
+        #expect(!offloadedOnLoop)  // offloaded work runs on a Dispatch thread, not on the loop
         #expect(!loop.inEventLoop)  // and this test's own task is back where it was
         try await group.shutdownGracefully()
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Testing
+
 @testable import TresorWebServer
 
 /// `Request.collectData(upTo:)` hands an upload to the stores: the same bytes whether the body

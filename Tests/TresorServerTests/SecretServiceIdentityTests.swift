@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKeybag
 import TresorKeychain
+
 @testable import TresorDaemon
 
 /// How the daemon names a Secret Service client's executable, and which processes it refuses.
@@ -37,7 +38,9 @@ import TresorKeychain
         try FileManager.default.createDirectory(at: process, withIntermediateDirectories: true)
         try status.write(to: process.appendingPathComponent("status"), atomically: true, encoding: .utf8)
         try Data(environment.map { $0 + "\0" }.joined().utf8).write(to: process.appendingPathComponent("environ"))
-        let keychains = KeychainProvider(slot: KeybagSlot(paths: .init(home: root.appendingPathComponent("home").path), settings: .insecureForTesting(kdfRounds: 1)), settings: .insecureForTesting(kdfRounds: 1))
+        let keychains = KeychainProvider(
+            slot: KeybagSlot(paths: .init(home: root.appendingPathComponent("home").path), settings: .insecureForTesting(kdfRounds: 1)),
+            settings: .insecureForTesting(kdfRounds: 1))
         return (root, SecretServiceIdentities(keychains: keychains, uid: 1000, procRoot: root.path))
     }
 

@@ -7,6 +7,7 @@ import NIOPosix
 import ServiceLifecycle
 import Testing
 import TresorProtocol
+
 @testable import TresorDaemon
 
 /// The socket API's HTTP/1.1 connections (`SocketAPIServer`, `SocketAPIChannel`, `SocketRequestHandler`) on a real
@@ -66,15 +67,16 @@ import TresorProtocol
     }
 
     static func request(_ method: String, _ path: String, body: String = "", headers: [String] = []) -> String {
-        ([ "\(method) \(path) HTTP/1.1", "Host: tresord", "Content-Length: \(body.utf8.count)"] + headers).joined(separator: "\r\n")
+        (["\(method) \(path) HTTP/1.1", "Host: tresord", "Content-Length: \(body.utf8.count)"] + headers).joined(separator: "\r\n")
             + "\r\n\r\n" + body
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrderOnOneConnection() async throws {
         try await withServer { path in
             let client = try RawConnection(path: path)
-            try client.send(Self.request("POST", "/echo", body: "first") + Self.request("POST", "/echo", body: "second")
-                + Self.request("GET", "/no-such-route"))
+            try client.send(
+                Self.request("POST", "/echo", body: "first") + Self.request("POST", "/echo", body: "second")
+                    + Self.request("GET", "/no-such-route"))
             #expect(try client.readResponse().body == "first")
             #expect(try client.readResponse().body == "second")
             let missing = try client.readResponse()
@@ -96,7 +98,8 @@ import TresorProtocol
 
             // Chunked, no length given: refused once it passes the limit.
             let chunk = String(repeating: "y", count: 600)
-            let chunked = "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let chunked =
+                "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n"
             let streamed = try client.readResponse(after: chunked)
             #expect(streamed.status == 413)
@@ -120,9 +123,10 @@ import TresorProtocol
         try await withServer { path in
             let client = try RawConnection(path: path)
             #expect(try client.readResponse(after: Self.request("POST", "/large", body: String(repeating: "z", count: 90_000))).body == "90000")
-            let over = try client.readResponse(after: "POST /large HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "C350\r\n\(String(repeating: "a", count: 50_000))\r\nC350\r\n\(String(repeating: "b", count: 50_000))\r\n"
-                + "1\r\nc\r\n0\r\n\r\n")
+            let over = try client.readResponse(
+                after: "POST /large HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "C350\r\n\(String(repeating: "a", count: 50_000))\r\nC350\r\n\(String(repeating: "b", count: 50_000))\r\n"
+                    + "1\r\nc\r\n0\r\n\r\n")
             #expect(over.status == 413)
             #expect(over.errorMessage == "the upload is larger than 100000 bytes")
             #expect(try client.readResponse(after: Self.request("POST", "/echo", body: "next")).body == "next")

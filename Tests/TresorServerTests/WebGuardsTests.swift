@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+
 @testable import TresorWebServer
 
 /// The pieces behind the web server's guards (docs/SECURITY.md, §3.12), without a daemon: finding a loopback
@@ -31,8 +32,9 @@ import Testing
         #expect(LoopbackPeers.owner(clientLocal: Self.endpoint(40002), clientRemote: server, table: Self.tcp6) == 1001)
         // The TIME_WAIT row (uid 0) is no live client; the server's own row is not the client's.
         #expect(LoopbackPeers.owner(clientLocal: Self.endpoint(40001), clientRemote: server, table: Self.tcp) == nil)
-        #expect(LoopbackPeers.owner(clientLocal: server, clientRemote: Self.endpoint(40000), table: Self.tcp) == 0,
-                "the server's side is found only when asked for it")
+        #expect(
+            LoopbackPeers.owner(clientLocal: server, clientRemote: Self.endpoint(40000), table: Self.tcp) == 0,
+            "the server's side is found only when asked for it")
         #expect(LoopbackPeers.owner(clientLocal: Self.endpoint(40003), clientRemote: server, table: Self.tcp) == nil)
     }
 

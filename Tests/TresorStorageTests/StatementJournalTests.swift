@@ -28,7 +28,8 @@ struct StatementJournalTests {
     }
 
     @Test func everyValueTypeSurvivesTheJournal() throws {
-        let statement = StagedStatement(.expect, "SELECT ?", [.null, Int64.min.databaseValue, 1.5.databaseValue, "é\0x".databaseValue, Data([0, 255]).databaseValue])
+        let statement = StagedStatement(
+            .expect, "SELECT ?", [.null, Int64.min.databaseValue, 1.5.databaseValue, "é\0x".databaseValue, Data([0, 255]).databaseValue])
         #expect(try StagedStatement(decoding: statement.encoded()) == statement)
         #expect(throws: StagedStatementError.malformed) { try StagedStatement(decoding: statement.encoded().dropLast()) }
         #expect(throws: StagedStatementError.malformed) { try StagedStatement(decoding: statement.encoded() + [0]) }
@@ -38,12 +39,14 @@ struct StatementJournalTests {
         let (folder, queue) = try Self.database()
         defer { try? FileManager.default.removeItem(at: folder) }
         try queue.write { db in try db.execute(sql: "INSERT INTO t (id, name) VALUES (1, 'replaced')") }
-        let journal = try Self.journal([
-            StagedStatement("DELETE FROM t WHERE id = ?", [1.databaseValue]),
-            StagedStatement("INSERT OR IGNORE INTO t (id, value, name) VALUES (?, ?, ?)", [1.databaseValue, Data([1]).databaseValue, "new".databaseValue]),
-            StagedStatement("INSERT OR IGNORE INTO t (id, name) VALUES (?, ?)", [2.databaseValue, "two".databaseValue]),
-            StagedStatement(.expect, "SELECT NOT EXISTS (SELECT 1 FROM t WHERE id = 2 AND name != ?)", ["two".databaseValue]),
-        ], in: folder)
+        let journal = try Self.journal(
+            [
+                StagedStatement("DELETE FROM t WHERE id = ?", [1.databaseValue]),
+                StagedStatement(
+                    "INSERT OR IGNORE INTO t (id, value, name) VALUES (?, ?, ?)", [1.databaseValue, Data([1]).databaseValue, "new".databaseValue]),
+                StagedStatement("INSERT OR IGNORE INTO t (id, name) VALUES (?, ?)", [2.databaseValue, "two".databaseValue]),
+                StagedStatement(.expect, "SELECT NOT EXISTS (SELECT 1 FROM t WHERE id = 2 AND name != ?)", ["two".databaseValue]),
+            ], in: folder)
         try StatementJournal.apply(journal, to: queue)
         let once = try Self.rows(queue)
         try StatementJournal.apply(journal, to: queue)
@@ -56,10 +59,11 @@ struct StatementJournalTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try queue.write { db in try db.execute(sql: "INSERT INTO t (id, name) VALUES (5, 'taken')") }
         let before = try Self.rows(queue)
-        let journal = try Self.journal([
-            StagedStatement("INSERT INTO t (id, name) VALUES (6, 'six')"),
-            StagedStatement(.expect, "SELECT NOT EXISTS (SELECT 1 FROM t WHERE id = 5 AND name != ?)", ["mine".databaseValue]),
-        ], in: folder)
+        let journal = try Self.journal(
+            [
+                StagedStatement("INSERT INTO t (id, name) VALUES (6, 'six')"),
+                StagedStatement(.expect, "SELECT NOT EXISTS (SELECT 1 FROM t WHERE id = 5 AND name != ?)", ["mine".databaseValue]),
+            ], in: folder)
         #expect(throws: StagedStatementError.self) { try StatementJournal.check(journal, against: queue) }
         #expect(throws: StagedStatementError.self) { try StatementJournal.apply(journal, to: queue) }
         #expect(try Self.rows(queue) == before)
@@ -72,11 +76,14 @@ struct StatementJournalTests {
         let (folder, _) = try Self.database()
         defer { try? FileManager.default.removeItem(at: folder) }
         var statements = (0..<5_000).map { index in
-            StagedStatement("INSERT INTO t (id, name, value) VALUES (?, ?, ?)", [
-                index.databaseValue, "name \(index)".databaseValue, Data(repeating: UInt8(index % 251), count: index % 300).databaseValue,
-            ])
+            StagedStatement(
+                "INSERT INTO t (id, name, value) VALUES (?, ?, ?)",
+                [
+                    index.databaseValue, "name \(index)".databaseValue, Data(repeating: UInt8(index % 251), count: index % 300).databaseValue,
+                ])
         }
-        statements.insert(StagedStatement("INSERT INTO t (id, value) VALUES (?, ?)", [(-1).databaseValue, Data(count: 3 << 20).databaseValue]), at: 2_500)
+        statements.insert(
+            StagedStatement("INSERT INTO t (id, value) VALUES (?, ?)", [(-1).databaseValue, Data(count: 3 << 20).databaseValue]), at: 2_500)
         let url = try Self.journal(statements, in: folder)
         var read: [StagedStatement] = []
         try StatementJournal.forEach(url) { read.append($0) }

@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import TresorTestSupport
 import Testing
 import TresorSyncProtocol
+import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorSyncServer
 
 /// Enrollment, device sign-in, join requests, removal and the device list, through the routes.
@@ -165,8 +166,9 @@ struct SyncDevicesTests {
             #expect(pending.first?.nonce.count == 16)
 
             try await approve(request, by: laptop, client, listVersion: (1, 2))
-            #expect(try await client.execute(uri: "/v1/sync/join-requests/\(request.requestID)", method: .get, headers: desktop.bearer)
-                .decode(SyncJoinRequest.self).state == .approved)
+            #expect(
+                try await client.execute(uri: "/v1/sync/join-requests/\(request.requestID)", method: .get, headers: desktop.bearer)
+                    .decode(SyncJoinRequest.self).state == .approved)
             let envelopes = try await client.execute(uri: "/v1/sync/key-envelopes", method: .get, headers: desktop.bearer)
                 .decode(SyncKeyEnvelopes.self)
             #expect(envelopes.envelopes == [SyncKeyEnvelope(deviceID: desktop.id, epoch: 1, blob: Data("wrapped for \(desktop.id)".utf8))])
@@ -206,8 +208,9 @@ struct SyncDevicesTests {
             #expect(try await denied.pull(client).code == .deviceRemoved, "a denied device is told to leave")
 
             // Nothing else changed: the list is version 1, neither device is trusted, no envelope.
-            #expect(try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: laptop.bearer).decode(SyncDeviceList.self)
-                == SyncDeviceList(version: 1, blob: Data("list v1".utf8)))
+            #expect(
+                try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: laptop.bearer).decode(SyncDeviceList.self)
+                    == SyncDeviceList(version: 1, blob: Data("list v1".utf8)))
             let devices = try await client.execute(uri: "/v1/sync/devices", method: .get, headers: laptop.bearer).decode([SyncDevice].self)
             #expect(devices.first { $0.deviceID == late.id }?.state == .pending)
             #expect(devices.first { $0.deviceID == denied.id }?.state == .removed)

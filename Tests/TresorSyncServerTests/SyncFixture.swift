@@ -3,13 +3,14 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import TresorTestSupport
 import Synchronization
 import Testing
 import TresorNotesDomain
 import TresorSyncProtocol
+import TresorTestSupport
 import TresorWebStore
 import TresorWebStorePostgres
+
 @testable import TresorSyncServer
 
 /// The request context of the tests' router: what the web server's gives the sync routes.

@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import TresorTestSupport
 import Testing
 import TresorSyncProtocol
+import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorSyncServer
 
 /// A push's change notice, across two instances on one database.

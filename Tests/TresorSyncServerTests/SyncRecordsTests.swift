@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import TresorTestSupport
 import Testing
 import TresorSyncProtocol
+import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorSyncServer
 
 /// Pushing and pulling records through the routes, on a real PostgreSQL.
@@ -50,10 +51,12 @@ struct SyncRecordsTests {
     @Test func aReaderNeverSkipsARecordCommittedLate() async throws {
         let url = try await TestPostgres.freshDatabase()
         let entered = Gate(), release = Gate()
-        let first = try await SyncInstance.open(url: url, beforeCommit: {
-            entered.open()
-            await release.wait()
-        })
+        let first = try await SyncInstance.open(
+            url: url,
+            beforeCommit: {
+                entered.open()
+                await release.wait()
+            })
         let second = try await SyncInstance.open(url: url)
         let account = try await first.account("ada")
         let deviceX = TestDevice(account: "ada"), deviceY = TestDevice(account: "ada")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import TresorSync
 
 @Suite("Circle keys shared by HPKE")
@@ -96,4 +97,3 @@ struct CircleKeyTests {
         #expect(exporter.withUnsafeBytes { Data($0) }.hex == "4bbd6243b8bb54cec311fac9df81841b6fd61f56538a775e7c80a9f40160606e")
     }
 }
-

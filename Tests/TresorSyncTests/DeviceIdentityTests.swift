@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TresorKeybag
 import TresorSystem
+
 @testable import TresorSync
 
 @Suite("A device's sync identity")

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-import TresorSyncProtocol
 import Testing
 import TresorCrypto
+import TresorSyncProtocol
+
 @testable import TresorSync
 
 @Suite("Sealed records and what a device refuses of a server")
@@ -16,9 +17,10 @@ struct SealedRecordTests {
         #expect(first.body.firstRange(of: Data("password one".utf8)) == nil)
         let keys = try circle.keyring(for: circle.desktop, from: circle.laptop, [circle.epochOne])
         let received = try SyncProgress().applying(page([first, second]), list: circle.list, keys: keys)
-        #expect(received.records.map(\.content) == [
-            RecordContent(payload: Data("password one".utf8)), RecordContent(payload: Data(), isTombstone: true),
-        ])
+        #expect(
+            received.records.map(\.content) == [
+                RecordContent(payload: Data("password one".utf8)), RecordContent(payload: Data(), isTombstone: true),
+            ])
         #expect(received.records.map(\.counter) == [1, 2])
         #expect(received.records[1].baseCounter == 1 && received.records[1].deviceID == circle.laptop.deviceID)
         #expect(received.progress.lastCounter == 2 && received.progress.lastSequence(of: circle.laptop.deviceID) == 2)
@@ -66,13 +68,14 @@ struct SealedRecordTests {
         let key = CircleKey(epoch: 1, key: SymmetricKey(data: Data(repeating: 0x42, count: 32)))
         #expect(fields.recordKey(key).withUnsafeBytes { Data($0) }.hex == "33977389c422a86fb6131c011c7e6b7c61fbe289bab35ad5a920a6ea56e40bb1")
         #expect(Digest.sha256(fields.associatedData).hex == "fe0fdb4b77316cd8380ab7495231496bfa6ee0b9b3c29e4fef98daf44b9922a5")
-        let envelope = Data(hex: """
-            01020c000102030405060708090a0bd4a9b2fc6161a3cd8f1c9fe23bc2ad439043dece3a2ca71af97cf78f9ac5702cef6159799e5fab9aeaa820f597e1b5\
-            307e8a6da9eac2b0528f029ff524c174f6765f02139907239456de0f97e03351c9df6768493ef9f072a2f2eb4d58e3fe16eac8e324ca2df49b17efeb037c\
-            4c8c3d6917193560e64c6cf6585f864e8168506749c31b215ccf2e93722e0a61e2d4e78c09362aa0bcea087c1d6635c1ae6fed89c646548190a30b69e39c\
-            322a601c9279436d8c93a7a90a3f517c3021a043273b09fc03d84614a8435b9de0ace8156c96331e9c842a8144dd41dbf97cbf0c60b2a1c74c71acbbcb7b\
-            45998f710c6fb05b7b8a41fbaad93a8dc0ee892727007cc6d6bb87573ec4092e40e3b3fc2daa13
-            """)
+        let envelope = Data(
+            hex: """
+                01020c000102030405060708090a0bd4a9b2fc6161a3cd8f1c9fe23bc2ad439043dece3a2ca71af97cf78f9ac5702cef6159799e5fab9aeaa820f597e1b5\
+                307e8a6da9eac2b0528f029ff524c174f6765f02139907239456de0f97e03351c9df6768493ef9f072a2f2eb4d58e3fe16eac8e324ca2df49b17efeb037c\
+                4c8c3d6917193560e64c6cf6585f864e8168506749c31b215ccf2e93722e0a61e2d4e78c09362aa0bcea087c1d6635c1ae6fed89c646548190a30b69e39c\
+                322a601c9279436d8c93a7a90a3f517c3021a043273b09fc03d84614a8435b9de0ace8156c96331e9c842a8144dd41dbf97cbf0c60b2a1c74c71acbbcb7b\
+                45998f710c6fb05b7b8a41fbaad93a8dc0ee892727007cc6d6bb87573ec4092e40e3b3fc2daa13
+                """)
         #expect(envelope.count == 3 + 12 + 256 + 16)
         let record = SealedRecord(fields: fields, envelope: envelope, signature: Data())
         #expect(try record.open(with: key) == RecordContent(payload: Data("correct horse battery staple".utf8)))
@@ -119,8 +122,9 @@ struct SealedRecordTests {
         #expect(refusal(of: page([upload]), list: circle.list, keys: keys) == .unknownDevice(deviceID: intruder.deviceID))
         // The recovery identity signs lists, never records.
         let byRecovery = try circle.seal("planted", by: circle.recoveryKey.identity, sequence: 1)
-        #expect(refusal(of: page([byRecovery]), list: circle.list, keys: keys)
-            == .unknownDevice(deviceID: circle.recoveryKey.identity.deviceID))
+        #expect(
+            refusal(of: page([byRecovery]), list: circle.list, keys: keys)
+                == .unknownDevice(deviceID: circle.recoveryKey.identity.deviceID))
     }
 
     @Test func aReplayedRecordIsRefused() throws {
@@ -129,19 +133,22 @@ struct SealedRecordTests {
         let first = try circle.seal("password", by: circle.laptop, sequence: 1)
         let applied = try SyncProgress().applying(page([first]), list: circle.list, keys: keys).progress
         // Served again later under a new counter.
-        #expect(refusal(of: page([first], from: 2), after: applied, list: circle.list, keys: keys)
-            == .replayed(deviceID: circle.laptop.deviceID, sequence: 1))
+        #expect(
+            refusal(of: page([first], from: 2), after: applied, list: circle.list, keys: keys)
+                == .replayed(deviceID: circle.laptop.deviceID, sequence: 1))
         // Or twice in one page.
-        #expect(refusal(of: page([first, first]), list: circle.list, keys: keys)
-            == .replayed(deviceID: circle.laptop.deviceID, sequence: 1))
+        #expect(
+            refusal(of: page([first, first]), list: circle.list, keys: keys)
+                == .replayed(deviceID: circle.laptop.deviceID, sequence: 1))
     }
 
     @Test func aReorderedPageIsRefused() throws {
         let circle = try TestCircle()
         let keys = CircleKeyring([circle.epochOne])
         let one = try circle.seal("one", by: circle.laptop, sequence: 1), two = try circle.seal("two", by: circle.laptop, sequence: 2)
-        #expect(refusal(of: page([two, one]), list: circle.list, keys: keys)
-            == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 1, found: 2))
+        #expect(
+            refusal(of: page([two, one]), list: circle.list, keys: keys)
+                == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 1, found: 2))
         // The server's own counters going back along a page, or behind the last page.
         let backwards = [SyncRecord(counter: 5, upload: one), SyncRecord(counter: 4, upload: two)]
         #expect(refusal(of: backwards, list: circle.list, keys: keys) == .counterOutOfOrder(previous: 5, found: 4))
@@ -153,12 +160,14 @@ struct SealedRecordTests {
         let circle = try TestCircle()
         let keys = CircleKeyring([circle.epochOne])
         let uploads = try (1...3).map { try circle.seal("change \($0)", by: circle.laptop, sequence: UInt64($0)) }
-        #expect(refusal(of: page([uploads[0], uploads[2]]), list: circle.list, keys: keys)
-            == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 2, found: 3))
+        #expect(
+            refusal(of: page([uploads[0], uploads[2]]), list: circle.list, keys: keys)
+                == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 2, found: 3))
         // Dropped across pages: the next page must start where the last one ended.
         let applied = try SyncProgress().applying(page([uploads[0]]), list: circle.list, keys: keys).progress
-        #expect(refusal(of: page([uploads[2]], from: 3), after: applied, list: circle.list, keys: keys)
-            == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 2, found: 3))
+        #expect(
+            refusal(of: page([uploads[2]], from: 3), after: applied, list: circle.list, keys: keys)
+                == .sequenceGap(deviceID: circle.laptop.deviceID, expected: 2, found: 3))
         // Other devices' sequences are their own.
         let desktop = try circle.seal("desktop's", by: circle.desktop, sequence: 1)
         #expect(try SyncProgress().applying(page([uploads[0], desktop, uploads[1]]), list: circle.list, keys: keys).records.count == 3)
@@ -172,8 +181,9 @@ struct SealedRecordTests {
         var swappedBank = bank, swappedMail = mail
         swappedBank.body = mail.body
         swappedMail.body = bank.body
-        #expect(refusal(of: page([swappedBank, swappedMail]), list: circle.list, keys: keys)
-            == .outerFieldDiffers(field: "record id"))
+        #expect(
+            refusal(of: page([swappedBank, swappedMail]), list: circle.list, keys: keys)
+                == .outerFieldDiffers(field: "record id"))
         // Each outer field is checked against the signed one.
         var moved = bank
         moved.baseCounter = 9
@@ -217,8 +227,9 @@ struct SealedRecordTests {
         let after = try circle.seal("after", by: circle.phone, sequence: 2)
         let list = try circle.list.accepting(try circle.list.removing(circle.phone.deviceID, lastAcceptedSequence: 1).signed(by: circle.laptop))
         #expect(try SyncProgress().applying(page([before]), list: list, keys: keys).records.count == 1)
-        #expect(refusal(of: page([before, after]), list: list, keys: keys)
-            == .writtenAfterRemoval(deviceID: circle.phone.deviceID, sequence: 2, lastAccepted: 1))
+        #expect(
+            refusal(of: page([before, after]), list: list, keys: keys)
+                == .writtenAfterRemoval(deviceID: circle.phone.deviceID, sequence: 2, lastAccepted: 1))
     }
 
     @Test func afterAKeyRollTheRemovedDeviceOpensNothingNew() throws {

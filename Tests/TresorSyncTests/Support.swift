@@ -1,7 +1,8 @@
 import Foundation
-import TresorSyncProtocol
 import TresorKeybag
+import TresorSyncProtocol
 import TresorSystem
+
 @testable import TresorSync
 
 /// A fresh home in a temporary folder, removed when the test's value goes away.
@@ -90,9 +91,10 @@ func refusal(_ body: () throws -> Void) -> RecordRefusal? {
 
 extension Data {
     init(hex: String) {
-        self.init(stride(from: 0, to: hex.count, by: 2).map {
-            UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
-        })
+        self.init(
+            stride(from: 0, to: hex.count, by: 2).map {
+                UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
+            })
     }
 
     var hex: String { map { String(format: "%02x", $0) }.joined() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorSync
 
 @Suite("The signed trusted-device list")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorSystem
 
 /// ``AnswerWait``: what it receives is what `recv` would, whether the answer comes while it polls
@@ -36,7 +37,9 @@ import Testing
     @Test func anAnswerLaterThanTheWindowIsReceivedAsleep_andTheNextIsNotPolledFor() throws {
         try withSocketPair { client, server in
             var wait = AnswerWait(processors: 2)
-            let late = Thread { usleep(30_000); send("late", on: server) }
+            let late = Thread {
+                usleep(30_000); send("late", on: server)
+            }
             late.start()
             let answer = receive(&wait, from: client)
             #expect(answer.text == "late")  // it waited for it, polling and then asleep

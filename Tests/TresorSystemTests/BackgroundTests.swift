@@ -26,7 +26,9 @@ import TresorSystem
     /// work found; the work still ran to its end.
     @Test func alongsideRunsBothAndTheChecksErrorComesFirst() throws {
         let checked = Mutex(false)
-        let result = try alongside({ usleep(10_000); checked.withLock { $0 = true } }) { 7 }
+        let result = try alongside({
+            usleep(10_000); checked.withLock { $0 = true }
+        }) { 7 }
         #expect(result == 7)
         #expect(checked.withLock { $0 }, "alongside waits for the check")
         var worked = false
@@ -45,13 +47,14 @@ import TresorSystem
         let inside = Mutex(false)
         let entered = Mutex(0)
         do {
-            let owner = ReadAhead<Int>.Owner(ReadAhead(name: "test-ahead", depth: 1) {
-                inside.withLock { $0 = true }
-                entered.withLock { $0 += 1 }
-                usleep(50_000)
-                inside.withLock { $0 = false }
-                return 1
-            })
+            let owner = ReadAhead<Int>.Owner(
+                ReadAhead(name: "test-ahead", depth: 1) {
+                    inside.withLock { $0 = true }
+                    entered.withLock { $0 += 1 }
+                    usleep(50_000)
+                    inside.withLock { $0 = false }
+                    return 1
+                })
             #expect(try owner.reader.next() == 1)
             // The thread is (or soon is) inside its next read when the owner goes.
             while entered.withLock({ $0 }) < 2 { usleep(1_000) }

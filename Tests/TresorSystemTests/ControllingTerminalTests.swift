@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorTestSupport
+
 @testable import TresorSystem
 
 /// What a terminal session is bound to: a process's session, its controlling terminal and its
@@ -38,7 +39,9 @@ import TresorTestSupport
         defer { process.terminate() }
         usleep(200_000)
         // setsid forks when it is a group leader; the sleeping process is the pid or its child.
-        let candidates = [process.processIdentifier] + ((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? "")
+        let candidates =
+            [process.processIdentifier]
+            + ((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? "")
             .split(separator: " ").compactMap { Int32($0) }
         #expect(candidates.allSatisfy { ControllingTerminal.of(pid: $0) == nil })
         #expect(ControllingTerminal.of(pid: Int32.max) == nil, "no such process")

@@ -234,7 +234,9 @@ struct EnvironmentCheckTests {
         let scratch = try Scratch()
         let home = try privateHome(in: scratch)
         func check(_ key: URL?) -> EnvironmentFinding {
-            EnvironmentChecks.run(EnvironmentCheckContext(home: home, deviceKey: key, executables: [])).first { $0.check == "device-key-permissions" }!
+            EnvironmentChecks.run(EnvironmentCheckContext(home: home, deviceKey: key, executables: [])).first {
+                $0.check == "device-key-permissions"
+            }!
         }
         let key = try scratch.file("state/tresor/device.key", "k", mode: 0o600)
         try scratch.dir("state/tresor")

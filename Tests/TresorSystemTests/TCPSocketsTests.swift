@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorSystem
 
 /// ``TCPSockets``: the kernel names the owner of one TCP socket by its two ends — a plain IPv4
@@ -46,9 +47,10 @@ import Testing
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
-        try #require(withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        })
+        try #require(
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            })
         let clientPort = localPort(client)
         #expect(TCPSockets.owner(local: loopback, localPort: clientPort, remote: loopback, remotePort: port) == getuid())
         #expect(TCPSockets.owner(local: mapped, localPort: clientPort, remote: mapped, remotePort: port) == getuid(), "mapped ends")
@@ -59,9 +61,10 @@ import Testing
         address6.sin6_family = sa_family_t(AF_INET6)
         address6.sin6_port = port.bigEndian
         withUnsafeMutableBytes(of: &address6.sin6_addr) { $0.copyBytes(from: mapped) }
-        try #require(withUnsafePointer(to: &address6) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(dual, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
-        })
+        try #require(
+            withUnsafePointer(to: &address6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(dual, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+            })
         #expect(TCPSockets.owner(local: loopback, localPort: localPort(dual), remote: loopback, remotePort: port) == getuid(), "dual-stack")
 
         // No socket has these ends; the listener is nobody's connection.

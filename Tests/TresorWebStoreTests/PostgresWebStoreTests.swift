@@ -5,6 +5,7 @@ import Testing
 import TresorNotesDomain
 import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorWebStorePostgres
 
 /// The `WebStore` checks on a server's database: each on a fresh database of the throwaway
@@ -95,7 +96,8 @@ struct PostgresWebStoreInstanceTests {
         _ = try await store.share(note: note.id, with: "ray", by: owner.id)
         await #expect(throws: NotesError.self) {
             try await store.saveNote(
-                note.id, NoteChanges(body: String(repeating: "b", count: 2_000)), by: owner.id, quota: StorageQuota(limitBytes: 10, addingBytes: 2_000))
+                note.id, NoteChanges(body: String(repeating: "b", count: 2_000)), by: owner.id,
+                quota: StorageQuota(limitBytes: 10, addingBytes: 2_000))
         }
         let saved = try await store.saveNote(note.id, NoteChanges(body: "c"), by: reader.id, quota: nil)
         try await store.moveToRecentlyDeleted(note.id)
@@ -201,7 +203,10 @@ struct PostgresWebStoreInstanceTests {
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // The sync relay's tables (version 3) first: they refer to the accounts.
-            let syncTables = ["sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests", "sync_records", "sync_challenges", "sync_devices", "sync_circles"]
+            let syncTables = [
+                "sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests", "sync_records", "sync_challenges",
+                "sync_devices", "sync_circles",
+            ]
             for table in syncTables + ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
             }

@@ -5,6 +5,7 @@ import Testing
 import TresorNotesDomain
 import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorWebStorePostgres
 
 /// What a server leaves in its database and its log (docs/SECURITY.md, 3.15): no session token,

@@ -5,6 +5,7 @@ import Testing
 import TresorNotesDomain
 import TresorTestSupport
 import TresorWebStore
+
 @testable import TresorWebStorePostgres
 
 /// A server's database as instances meet it (docs/WEB.md, "Running a Tresor server"):
@@ -39,7 +40,8 @@ struct ServerDatabaseTests {
         }
         // Nothing of Tresor's was made in it.
         let tables = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            try await connection.column("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'", logger, as: String.self)
+            try await connection.column(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'", logger, as: String.self)
         }
         #expect(tables == ["customers"])
     }
@@ -70,7 +72,8 @@ struct ServerDatabaseTests {
         let port = try LoopbackPort.free()
         let started = Date()
         do {
-            _ = try await ServerStorageFixture.open(url: "postgres://tresor:hunter2-secret@127.0.0.1:\(port)/tresor?sslmode=disable", timeout: .seconds(3))
+            _ = try await ServerStorageFixture.open(
+                url: "postgres://tresor:hunter2-secret@127.0.0.1:\(port)/tresor?sslmode=disable", timeout: .seconds(3))
             Issue.record("opening a database nothing serves succeeded")
         } catch let error as ServerSetupError {
             guard case .unreachable(let database, _) = error else { Issue.record("unexpected \(error)"); return }

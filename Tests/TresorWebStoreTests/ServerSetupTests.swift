@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TresorWebStorePostgres
 
 /// The server key file and the database URL, read at start (no database needed).
@@ -18,7 +19,9 @@ struct ServerSetupTests {
         _ = try ServerKey(file: path)
     }
 
-    @Test(arguments: [(31, 0o600 as mode_t, "31 bytes"), (33, 0o600, "33 bytes"), (0, 0o600, "0 bytes"), (32, 0o644, "chmod 600"), (32, 0o640, "chmod 600")])
+    @Test(arguments: [
+        (31, 0o600 as mode_t, "31 bytes"), (33, 0o600, "33 bytes"), (0, 0o600, "0 bytes"), (32, 0o644, "chmod 600"), (32, 0o640, "chmod 600"),
+    ])
     func aWrongKeyFileIsAClearError(bytes: Int, mode: mode_t, saying: String) throws {
         let path = try keyFile(bytes: bytes, mode: mode)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -57,7 +60,9 @@ struct ServerSetupTests {
         #expect(try DatabaseURL(parsing: "postgres://tresor@h/d", environmentPassword: "env").password == "env")
     }
 
-    @Test(arguments: ["mysql://u@h/d", "postgres://h/d", "postgres://u@h/", "postgres://u@h/d?sslmode=maybe", "postgres://u@h/d?options=x", "postgres://u@h:0/d"])
+    @Test(arguments: [
+        "mysql://u@h/d", "postgres://h/d", "postgres://u@h/", "postgres://u@h/d?sslmode=maybe", "postgres://u@h/d?options=x", "postgres://u@h:0/d",
+    ])
     func aBadDatabaseURLIsRefused(text: String) {
         #expect(throws: ServerSetupError.self) { try DatabaseURL(parsing: text) }
     }

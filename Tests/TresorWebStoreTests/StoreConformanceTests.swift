@@ -71,11 +71,16 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
                 now = now + idle - 1
                 #expect(try await stores.sessions.session(forToken: started.token, originToken: started.originToken, now: now) != nil)
             }
-            #expect(try await stores.sessions.session(forToken: started.token, originToken: started.originToken, now: t0 + TimeInterval(lifetimes.sessionSeconds)) == nil)
+            #expect(
+                try await stores.sessions.session(
+                    forToken: started.token, originToken: started.originToken, now: t0 + TimeInterval(lifetimes.sessionSeconds)) == nil)
             let idleOne = try await stores.sessions.start(for: bob, now: t0)
             #expect(try await stores.sessions.session(forToken: idleOne.token, originToken: idleOne.originToken, now: t0 + idle) == nil)
         },
-        StoreCheck(name: "a session's use may be recorded up to the recording interval late: never live past its idle time, never ended sooner than that interval before it") { stores in
+        StoreCheck(
+            name:
+                "a session's use may be recorded up to the recording interval late: never live past its idle time, never ended sooner than that interval before it"
+        ) { stores in
             let lifetimes = stores.sessions.lifetimes
             let idle = TimeInterval(lifetimes.idleSeconds), interval = lifetimes.useRecordingInterval
             #expect(interval > 0 && interval <= 60 && interval <= idle / 10)

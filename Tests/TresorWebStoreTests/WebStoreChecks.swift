@@ -29,7 +29,9 @@ extension WebStoreCheck {
     }
 
     static let revisions: [WebStoreCheck] = [
-        WebStoreCheck(name: "a save from an old revision merges other lines, and keeps the same lines changed as a conflict copy named after its editor") {
+        WebStoreCheck(
+            name: "a save from an old revision merges other lines, and keeps the same lines changed as a conflict copy named after its editor"
+        ) {
             store, _ in
             let owner = try await registered(store, "rhea")
             let participant = try await registered(store, "sol")
@@ -60,7 +62,8 @@ extension WebStoreCheck {
             #expect(Set(try await store.notes(account: owner.id, folderID: nil).map(\.id)) == [note.id, copy.id])
             // A title changed on both sides differently is a conflict too.
             let now = try await store.summary(ofNote: note.id)
-            _ = try await store.saveNote(note.id, NoteChanges(title: "Shopping", base: NoteBase(revision: now.revision, title: "List")), by: owner.id, quota: nil)
+            _ = try await store.saveNote(
+                note.id, NoteChanges(title: "Shopping", base: NoteBase(revision: now.revision, title: "List")), by: owner.id, quota: nil)
             let late = try await store.saveNote(
                 note.id, NoteChanges(title: "Errands", base: NoteBase(revision: now.revision, title: "List")), by: owner.id, quota: nil)
             #expect(late.kind == .conflictCopy)
@@ -77,7 +80,9 @@ extension WebStoreCheck {
                     group.addTask {
                         var edited = lines
                         edited[index] = "LINE \(index)"
-                        return try await store.saveNote(note.id, NoteChanges(body: edited.joined(separator: "\n"), base: base), by: owner.id, quota: nil).kind
+                        return try await store.saveNote(
+                            note.id, NoteChanges(body: edited.joined(separator: "\n"), base: base), by: owner.id, quota: nil
+                        ).kind
                     }
                 }
                 return try await group.reduce(into: [NoteSaveOutcome.Kind]()) { $0.append($1) }
@@ -94,7 +99,9 @@ extension WebStoreCheck {
             store, clock in
             let owner = try await registered(store, "uma")
             let participant = try await registered(store, "vic")
-            let notes = try await (0..<4).asyncMap { try await store.createNote(NoteDraft(title: "Note \($0)", body: "text \($0)"), account: owner.id, quota: nil) }
+            let notes = try await (0..<4).asyncMap {
+                try await store.createNote(NoteDraft(title: "Note \($0)", body: "text \($0)"), account: owner.id, quota: nil)
+            }
             _ = try await store.share(note: notes[0].id, with: "vic", by: owner.id)
             try await store.moveToRecentlyDeleted(notes[0].id)
             #expect(!(try await store.notes(account: owner.id, folderID: nil).map(\.id)).contains(notes[0].id))
@@ -107,7 +114,8 @@ extension WebStoreCheck {
                 Issue.record("a deleted note is restored first")
                 return
             }
-            guard case .notFound = await failure({ _ = try await store.access(toNote: notes[0].id, for: participant.id, includingDeleted: true) }) else {
+            guard case .notFound = await failure({ _ = try await store.access(toNote: notes[0].id, for: participant.id, includingDeleted: true) })
+            else {
                 Issue.record("a deleted note is its owner's alone")
                 return
             }
@@ -147,7 +155,7 @@ extension WebStoreCheck {
             #expect(try await store.recentlyDeleted(account: owner.id).isEmpty)
             let counts = try await store.widgetCounts(account: owner.id)
             #expect(counts.notes == 0 && counts.locked == 0)
-        },
+        }
     ]
 
     static let sharing: [WebStoreCheck] = [
@@ -202,7 +210,7 @@ extension WebStoreCheck {
                 return
             }
             #expect(try await store.summary(ofNote: note.id).sharing == nil)
-        },
+        }
     ]
 
     static let folders: [WebStoreCheck] = [
@@ -238,7 +246,7 @@ extension WebStoreCheck {
             _ = try await store.saveNote(loose.id, NoteChanges(folder: .some(nil)), by: owner.id, quota: nil)
             #expect(try await store.summary(ofNote: loose.id).folder == nil)
             #expect(try await store.folders(account: owner.id).map(\.noteCount) == [0])
-        },
+        }
     ]
 
     /// Passphrase material as a browser makes it, for proof `proof`.
@@ -260,9 +268,11 @@ extension WebStoreCheck {
             }
             let proof = Data(repeating: 0x11, count: 32), wrong = Data(repeating: 0x22, count: 32)
             try await store.setPassphrase(try material(store, proof: proof, seed: 1), hint: "the usual", account: account.id)
-            guard case .passphraseAlreadySet = await failure({
-                try await store.setPassphrase(try material(store, proof: proof, seed: 2), hint: nil, account: account.id)
-            }) else {
+            guard
+                case .passphraseAlreadySet = await failure({
+                    try await store.setPassphrase(try material(store, proof: proof, seed: 2), hint: nil, account: account.id)
+                })
+            else {
                 Issue.record("set twice")
                 return
             }
@@ -280,7 +290,10 @@ extension WebStoreCheck {
             #expect(answers[3] == .wrongPassphrase(failedAttempts: 4, hint: "the usual", retryAfterSeconds: nil))
             #expect(answers[4] == .wrongPassphrase(failedAttempts: 5, hint: "the usual", retryAfterSeconds: 60))
             // While the wait runs, even the right passphrase is not checked.
-            guard case .throttled(let wait, let hint) = await failure({ _ = try await store.enterPassphrase(right, establish: false, account: account.id) })
+            guard
+                case .throttled(let wait, let hint) = await failure({
+                    _ = try await store.enterPassphrase(right, establish: false, account: account.id)
+                })
             else {
                 Issue.record("an entry during the wait was checked")
                 return
@@ -338,17 +351,23 @@ extension WebStoreCheck {
             let current = PassphraseProof(passphraseID: record.id, proof: proof)
             let newMaterial = try material(store, proof: newProof, seed: 5)
             let rewrapped = Data(repeating: 0x51, count: 24)
-            guard case .conflict = await failure({
-                try await store.changePassphrase(proof: current, to: newMaterial, hint: .some("new hint"), rewrappedKeys: [:], account: account.id)
-            }) else {
+            guard
+                case .conflict = await failure({
+                    try await store.changePassphrase(
+                        proof: current, to: newMaterial, hint: .some("new hint"), rewrappedKeys: [:], account: account.id)
+                })
+            else {
                 Issue.record("a change left a locked note out")
                 return
             }
-            guard case .wrongPassphrase(1, _, _) = await failure({
-                try await store.changePassphrase(
-                    proof: PassphraseProof(passphraseID: record.id, proof: newProof), to: newMaterial, hint: nil, rewrappedKeys: [note.id: rewrapped],
-                    account: account.id)
-            }) else {
+            guard
+                case .wrongPassphrase(1, _, _) = await failure({
+                    try await store.changePassphrase(
+                        proof: PassphraseProof(passphraseID: record.id, proof: newProof), to: newMaterial, hint: nil,
+                        rewrappedKeys: [note.id: rewrapped],
+                        account: account.id)
+                })
+            else {
                 Issue.record("a change with a wrong proof was not counted")
                 return
             }
@@ -361,7 +380,8 @@ extension WebStoreCheck {
             let now = PassphraseProof(passphraseID: record.id, proof: newProof)
             #expect(try await store.wrappedKey(ofNote: note.id, proof: now, account: account.id) == rewrapped)
             #expect(try await store.lockedRecord(ofNote: note.id).salt == newMaterial.salt)
-            guard case .wrongPassphrase = await failure({ _ = try await store.wrappedKey(ofNote: note.id, proof: current, account: account.id) }) else {
+            guard case .wrongPassphrase = await failure({ _ = try await store.wrappedKey(ofNote: note.id, proof: current, account: account.id) })
+            else {
                 Issue.record("the old passphrase still opens the note")
                 return
             }
@@ -383,9 +403,11 @@ extension WebStoreCheck {
             try await store.setPassphrase(try material(store, proof: proof, seed: 6), hint: nil, account: account.id)
             let record = try #require(try await store.passphraseRecord(account: account.id))
             let note = try await store.createNote(NoteDraft(title: "Secret", body: "pin 1234\nmore"), account: account.id, quota: nil)
-            guard case .wrongPassphrase = await failure({
-                try await store.lockNote(note.id, sealedBy: lockedBody(record.id, key: 0x42), proof: Data(repeating: 0x14, count: 32), quota: nil)
-            }) else {
+            guard
+                case .wrongPassphrase = await failure({
+                    try await store.lockNote(note.id, sealedBy: lockedBody(record.id, key: 0x42), proof: Data(repeating: 0x14, count: 32), quota: nil)
+                })
+            else {
                 Issue.record("locked with a wrong proof")
                 return
             }
@@ -407,7 +429,10 @@ extension WebStoreCheck {
             #expect(try await store.search("secret", account: account.id).map(\.id) == [note.id])
             let counts = try await store.widgetCounts(account: account.id)
             #expect(counts.notes == 1 && counts.locked == 1)
-            guard case .passphraseRequired = await failure({ _ = try await store.saveNote(note.id, NoteChanges(body: "plain"), by: account.id, quota: nil) })
+            guard
+                case .passphraseRequired = await failure({
+                    _ = try await store.saveNote(note.id, NoteChanges(body: "plain"), by: account.id, quota: nil)
+                })
             else {
                 Issue.record("a locked note's body was saved in the clear")
                 return
@@ -423,17 +448,20 @@ extension WebStoreCheck {
             #expect(saved.revision > locked.revision)
             #expect(try await store.lockedRecord(ofNote: note.id).ciphertext == pattern(310))
             // An edit of the older revision: the browser must merge.
-            #expect(await failure({
-                _ = try await store.replaceLockedBody(
-                    ofNote: note.id, iv: Data(repeating: 0x75, count: 12), tag: Data(repeating: 0x76, count: 16), ciphertext: pattern(320),
-                    noteProof: noteProof, passphraseProof: nil, baseRevision: locked.revision, quota: nil)
-            }) == .staleRevision(current: saved.revision))
+            #expect(
+                await failure({
+                    _ = try await store.replaceLockedBody(
+                        ofNote: note.id, iv: Data(repeating: 0x75, count: 12), tag: Data(repeating: 0x76, count: 16), ciphertext: pattern(320),
+                        noteProof: noteProof, passphraseProof: nil, baseRevision: locked.revision, quota: nil)
+                }) == .staleRevision(current: saved.revision))
             #expect(try await store.lockedRecord(ofNote: note.id).ciphertext == pattern(310))
-            guard case .wrongPassphrase(1, _, _) = await failure({
-                _ = try await store.replaceLockedBody(
-                    ofNote: note.id, iv: Data(repeating: 0x75, count: 12), tag: Data(repeating: 0x76, count: 16), ciphertext: pattern(320),
-                    noteProof: Data(repeating: 0x62, count: 32), passphraseProof: nil, baseRevision: saved.revision, quota: nil)
-            }) else {
+            guard
+                case .wrongPassphrase(1, _, _) = await failure({
+                    _ = try await store.replaceLockedBody(
+                        ofNote: note.id, iv: Data(repeating: 0x75, count: 12), tag: Data(repeating: 0x76, count: 16), ciphertext: pattern(320),
+                        noteProof: Data(repeating: 0x62, count: 32), passphraseProof: nil, baseRevision: saved.revision, quota: nil)
+                })
+            else {
                 Issue.record("a body replaced without the note's proof")
                 return
             }
@@ -444,8 +472,9 @@ extension WebStoreCheck {
             #expect(copy.isLocked && copy.title == "Secret (conflict copy from fay)")
             #expect(try await store.lockedRecord(ofNote: copy.id).ciphertext == pattern(330))
             #expect(try await store.lockedRecord(ofNote: note.id).ciphertext == pattern(310))
-            #expect(try await store.wrappedKey(ofNote: copy.id, proof: PassphraseProof(passphraseID: record.id, proof: proof), account: account.id)
-                == client.wrappedKey)
+            #expect(
+                try await store.wrappedKey(ofNote: copy.id, proof: PassphraseProof(passphraseID: record.id, proof: proof), account: account.id)
+                    == client.wrappedKey)
         },
         WebStoreCheck(name: "locking takes every attachment's sealed chunks, refuses a kind that cannot be locked and a shared note") { store, _ in
             let account = try await registered(store, "gus")
@@ -464,8 +493,9 @@ extension WebStoreCheck {
             let chunks = [pattern((1 << 20) + 28, seed: 1), pattern(500_000 + 28, seed: 2)]
             var client = lockedBody(record.id, key: 0x43)
             client.attachmentChunks = [info.id: chunks, file.id: [pattern(5 + 28)]]
-            #expect(await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) })
-                == .attachmentNotLockable(name: "notes.txt", kind: .file))
+            #expect(
+                await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) })
+                    == .attachmentNotLockable(name: "notes.txt", kind: .file))
             try await store.removeAttachment(file.id, of: note.id)
             client.attachmentChunks = [info.id: [chunks[0]]]
             guard case .invalid = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) }) else {
@@ -505,23 +535,28 @@ extension WebStoreCheck {
             let before = try #require(try await store.summary(ofNote: note.id).lock)
             #expect(before.passphraseID == old.id && !before.isCurrent && before.generation == 1 && before.hint == "first hint")
             let proof = PassphraseProof(passphraseID: current.id, proof: second)
-            guard case .wrongPassphrase = await failure({
-                try await store.rewrap(
-                    note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: Data(repeating: 0x62, count: 32),
-                    earlierProof: nil, quota: nil)
-            }) else {
+            guard
+                case .wrongPassphrase = await failure({
+                    try await store.rewrap(
+                        note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: Data(repeating: 0x62, count: 32),
+                        earlierProof: nil, quota: nil)
+                })
+            else {
                 Issue.record("re-wrapped without the note's proof")
                 return
             }
-            guard case .conflict = await failure({
-                try await store.rewrap(
-                    note.id, proof: PassphraseProof(passphraseID: old.id, proof: first), wrappedKey: Data(repeating: 0x45, count: 24),
-                    noteProof: noteProof, earlierProof: nil, quota: nil)
-            }) else {
+            guard
+                case .conflict = await failure({
+                    try await store.rewrap(
+                        note.id, proof: PassphraseProof(passphraseID: old.id, proof: first), wrappedKey: Data(repeating: 0x45, count: 24),
+                        noteProof: noteProof, earlierProof: nil, quota: nil)
+                })
+            else {
                 Issue.record("re-wrapped under a passphrase that is not current")
                 return
             }
-            try await store.rewrap(note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: noteProof, earlierProof: nil, quota: nil)
+            try await store.rewrap(
+                note.id, proof: proof, wrappedKey: Data(repeating: 0x45, count: 24), noteProof: noteProof, earlierProof: nil, quota: nil)
             let after = try #require(try await store.summary(ofNote: note.id).lock)
             #expect(after.passphraseID == current.id && after.isCurrent && after.generation == 2)
             #expect(try await store.wrappedKey(ofNote: note.id, proof: proof, account: account.id) == Data(repeating: 0x45, count: 24))
@@ -535,8 +570,10 @@ extension WebStoreCheck {
             var ids: [String] = []
             for index in 0..<7 {
                 clock.advance(by: 1)
-                ids.append(try await store.createNote(
-                    NoteDraft(title: "Note \(index)", body: "Note \(index)\n\nline \(index)", isPinned: index < 2), account: owner.id, quota: nil).id)
+                ids.append(
+                    try await store.createNote(
+                        NoteDraft(title: "Note \(index)", body: "Note \(index)\n\nline \(index)", isPinned: index < 2), account: owner.id, quota: nil
+                    ).id)
             }
             clock.advance(by: 1)
             try await store.moveToRecentlyDeleted(ids[6])
@@ -544,9 +581,10 @@ extension WebStoreCheck {
             #expect(widget.noteCount == 6 && widget.lockedNoteCount == 0)
             #expect(widget.recent.map(\.title) == ["Note 5", "Note 4", "Note 3", "Note 2", "Note 1"])
             #expect(widget.pinned.map(\.title) == ["Note 1", "Note 0"])
-            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.title) == ["Note 1", "Note 0", "Note 5", "Note 4", "Note 3", "Note 2"])
+            #expect(
+                try await store.notes(account: owner.id, folderID: nil).map(\.title) == ["Note 1", "Note 0", "Note 5", "Note 4", "Note 3", "Note 2"])
             #expect(try await store.previews(ofNotes: [ids[0], ids[3]]) == [ids[0]: "line 0", ids[3]: "line 3"])
-        },
+        }
     ]
 
     static let attachments: [WebStoreCheck] = [
@@ -603,20 +641,25 @@ extension WebStoreCheck {
     static let quotas: [WebStoreCheck] = [
         WebStoreCheck(name: "a write that would pass the account's quota is refused and writes nothing") { store, _ in
             let owner = try await registered(store, "jon")
-            guard case .quotaExceeded = await failure({
-                _ = try await store.createNote(
-                    NoteDraft(title: "Big", body: "x"), account: owner.id, quota: StorageQuota(limitBytes: 100, addingBytes: 101))
-            }) else {
+            guard
+                case .quotaExceeded = await failure({
+                    _ = try await store.createNote(
+                        NoteDraft(title: "Big", body: "x"), account: owner.id, quota: StorageQuota(limitBytes: 100, addingBytes: 101))
+                })
+            else {
                 Issue.record("a note past the quota was made")
                 return
             }
             #expect(try await store.notes(account: owner.id, folderID: nil).isEmpty)
             let note = try await store.createNote(
                 NoteDraft(title: "Small", body: "x"), account: owner.id, quota: StorageQuota(limitBytes: 100_000, addingBytes: 10))
-            guard case .quotaExceeded = await failure({
-                _ = try await store.saveNote(
-                    note.id, NoteChanges(body: String(repeating: "y", count: 5_000)), by: owner.id, quota: StorageQuota(limitBytes: 2_000, addingBytes: 5_000))
-            }) else {
+            guard
+                case .quotaExceeded = await failure({
+                    _ = try await store.saveNote(
+                        note.id, NoteChanges(body: String(repeating: "y", count: 5_000)), by: owner.id,
+                        quota: StorageQuota(limitBytes: 2_000, addingBytes: 5_000))
+                })
+            else {
                 Issue.record("a save past the quota was kept")
                 return
             }
@@ -664,7 +707,8 @@ extension WebStoreCheck {
             let owner = try await registered(store, "kai")
             let other = try await registered(store, "lou")
             let cafe = try await store.createNote(NoteDraft(title: "Café au lait", body: "Morning coffee recipe"), account: owner.id, quota: nil)
-            let groceries = try await store.createNote(NoteDraft(title: "Groceries", body: "milk, eggs\nCrème fraîche"), account: owner.id, quota: nil)
+            let groceries = try await store.createNote(
+                NoteDraft(title: "Groceries", body: "milk, eggs\nCrème fraîche"), account: owner.id, quota: nil)
             let travel = try await store.createNote(NoteDraft(title: "Travel", body: "passport"), account: owner.id, quota: nil)
             _ = try await store.createNote(NoteDraft(title: "Café elsewhere", body: "not kai's"), account: other.id, quota: nil)
             #expect(try await store.search("cafe", account: owner.id).map(\.id) == [cafe.id])
@@ -683,7 +727,7 @@ extension WebStoreCheck {
                 Issue.record("an empty search was run")
                 return
             }
-        },
+        }
     ]
 }
 

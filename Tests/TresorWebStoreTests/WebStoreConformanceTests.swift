@@ -113,7 +113,8 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
 
     static func password(_ text: String) -> AccountPassword { try! AccountPassword(text) }
 
-    static let all: [WebStoreCheck] = basics + revisions + recentlyDeleted + sharing + folders + passphrases + lockedNotes
+    static let all: [WebStoreCheck] =
+        basics + revisions + recentlyDeleted + sharing + folders + passphrases + lockedNotes
         + widget + attachments + quotas + search + alike
 
     static let basics: [WebStoreCheck] = [

@@ -16,6 +16,7 @@ import NIOHTTP1
 import NIOPosix
 import TresorKeybag
 import TresorKeychain
+
 import struct TresorKit.TresorPaths
 
 let arguments = CommandLine.arguments

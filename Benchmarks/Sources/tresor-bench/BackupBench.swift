@@ -4,6 +4,7 @@ import TresorKeybag
 import TresorKeychain
 import TresorKit
 import TresorNotes
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,16 +41,20 @@ struct BackupBench {
         let source = try BenchHome(work: work, name: "source", binDirectory: binDirectory)
         let fillStart = nowNanos()
         try fill(source)
-        log("backup: filled \(items) items, \(notes) notes, \(attachmentBytes >> 20) MiB of attachments in \(Int(Double(nowNanos() - fillStart) / 1e9)) s")
+        log(
+            "backup: filled \(items) items, \(notes) notes, \(attachmentBytes >> 20) MiB of attachments in \(Int(Double(nowNanos() - fillStart) / 1e9)) s"
+        )
         let homeBytes = treeSize(source.home)
         var result: [String: Any] = [
             "items": items, "notes": notes, "attachment_bytes": attachmentBytes, "home_bytes": homeBytes, "work_factor": Self.workFactor,
         ]
         var kdf = Double.infinity
         for _ in 0..<(smoke ? 1 : 3) {
-            kdf = min(kdf, try timeMs {
-                _ = try Scrypt.deriveKey(from: Data(Self.passphrase.utf8), salt: Data(count: 44), log2Rounds: Self.workFactor)
-            })
+            kdf = min(
+                kdf,
+                try timeMs {
+                    _ = try Scrypt.deriveKey(from: Data(Self.passphrase.utf8), salt: Data(count: 44), log2Rounds: Self.workFactor)
+                })
         }
         result["kdf_ms"] = kdf
 
@@ -59,8 +64,9 @@ struct BackupBench {
         let file = work.appendingPathComponent("home.tresor-backup")
         result["create"] = try Self.fastest(rounds) {
             try source.measure {
-                try Child.run([source.tresor, "backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "\(Self.workFactor)"],
-                              environment: source.environment, stdin: "\(Self.passcode)\n\(Self.passphrase)\n\(Self.passphrase)\n", output: source.log)
+                try Child.run(
+                    [source.tresor, "backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "\(Self.workFactor)"],
+                    environment: source.environment, stdin: "\(Self.passcode)\n\(Self.passphrase)\n\(Self.passphrase)\n", output: source.log)
             }
         }
         let fileBytes = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
@@ -76,10 +82,12 @@ struct BackupBench {
                 try? FileManager.default.removeItem(at: target.home)
             }
             try target.start()
-            try Child.run([target.tresor, "init", "--passcode-stdin"], environment: target.environment, stdin: Self.passcode + "\n", output: target.log)
+            try Child.run(
+                [target.tresor, "init", "--passcode-stdin"], environment: target.environment, stdin: Self.passcode + "\n", output: target.log)
             return try target.measure {
-                try Child.run([target.tresor, "backup", "restore", file.path, "--passcode-stdin"], environment: target.environment,
-                              stdin: "\(Self.passcode)\n\(Self.passphrase)\n", output: target.log)
+                try Child.run(
+                    [target.tresor, "backup", "restore", file.path, "--passcode-stdin"], environment: target.environment,
+                    stdin: "\(Self.passcode)\n\(Self.passphrase)\n", output: target.log)
             }
         }
         for phase in ["create", "restore"] {
@@ -101,7 +109,9 @@ struct BackupBench {
             for phase in ["create", "restore"] {
                 if let figures = result[phase] as? [String: Any], let mbps = figures["MBps"] as? Double { result["\(phase)_vs_age"] = mbps / ageMBps }
             }
-            log("backup: age -p of a tar of the home \(Int(ageMBps)) MB/s; create \(Int((result["create_vs_age"] as? Double ?? 0) * 100)) %, restore \(Int((result["restore_vs_age"] as? Double ?? 0) * 100)) % of it")
+            log(
+                "backup: age -p of a tar of the home \(Int(ageMBps)) MB/s; create \(Int((result["create_vs_age"] as? Double ?? 0) * 100)) %, restore \(Int((result["restore_vs_age"] as? Double ?? 0) * 100)) % of it"
+            )
         } else {
             result["age_p_tar"] = "age not installed"
         }
@@ -157,8 +167,9 @@ struct BackupBench {
     /// `tar -cf - home | age -p -o out`, on a pty that types the passphrase at age's prompts.
     static func ageOfTar(folder: URL, to out: URL) throws {
         let shell = "tar -cf - -C '\(folder.deletingLastPathComponent().path)' '\(folder.lastPathComponent)' | \(age) -p -o '\(out.path)'"
-        try Child.run(["/usr/bin/python3", "-c", ptyDriver, "/bin/sh", "-c", shell], environment: ["PATH": "/usr/bin:/bin"],
-                      stdin: passphrase + "\n")
+        try Child.run(
+            ["/usr/bin/python3", "-c", ptyDriver, "/bin/sh", "-c", shell], environment: ["PATH": "/usr/bin:/bin"],
+            stdin: passphrase + "\n")
     }
 
     static let ptyDriver = """
@@ -205,15 +216,18 @@ final class BenchHome {
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let state = work.appendingPathComponent("state-\(name)")
         paths = TresorPaths(home: home.path, environment: ["XDG_RUNTIME_DIR": runtime.path, "HOME": work.path, "XDG_STATE_HOME": state.path])
-        environment = ["XDG_RUNTIME_DIR": runtime.path, "HOME": work.path, "XDG_STATE_HOME": state.path, "PATH": "/usr/bin:/bin",
-                       "TRESOR_HOME": home.path, "TRESOR_TIMEOUT": "86400"]
+        environment = [
+            "XDG_RUNTIME_DIR": runtime.path, "HOME": work.path, "XDG_STATE_HOME": state.path, "PATH": "/usr/bin:/bin",
+            "TRESOR_HOME": home.path, "TRESOR_TIMEOUT": "86400",
+        ]
         tresor = binDirectory.appendingPathComponent("tresor").path
         tresord = binDirectory.appendingPathComponent("tresord").path
         log = work.appendingPathComponent("\(name).log").path
     }
 
     func start() throws {
-        daemon = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extraArguments, environment: environment, output: log)
+        daemon = try Child(
+            [tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extraArguments, environment: environment, output: log)
         let deadline = Date().addingTimeInterval(20)
         while (try? TresorClient.connect(paths: paths, startDaemon: false).status()) == nil {
             guard Date() < deadline else { throw BenchError("tresord did not answer; see \(log)") }

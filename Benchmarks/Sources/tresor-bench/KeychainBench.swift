@@ -4,6 +4,7 @@ import TresorKeybag
 import TresorKeychain
 import TresorKit
 import TresorProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,8 +52,9 @@ struct KeychainBench {
     /// Starts `tresord` on the home and waits until its socket answers; `arguments` and
     /// `environment` are added to the usual ones (the Secret Service scenario's bus).
     func startDaemon(arguments extra: [String] = [], environment added: [String: String] = [:]) throws -> Child {
-        let child = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extra,
-                              environment: environment.merging(added) { $1 }, output: daemonLog)
+        let child = try Child(
+            [tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning"] + extra,
+            environment: environment.merging(added) { $1 }, output: daemonLog)
         let deadline = Date().addingTimeInterval(20)
         while true {
             if let client = try? TresorClient.connect(paths: paths, startDaemon: false), (try? client.status()) != nil { break }
@@ -107,7 +109,9 @@ struct KeychainBench {
             var query = Self.query("acct-\(Int.random(in: 0..<range.upperBound, using: &rng))")
             (query.limit, query.returnData, query.returnAttributes) = (.one, true, false)
             let time = try timeMs {
-                guard try keychain.copyMatchingFromIndex(query, caller: app)?.first?.secret != nil else { throw BenchError("in-process lookup found nothing") }
+                guard try keychain.copyMatchingFromIndex(query, caller: app)?.first?.secret != nil else {
+                    throw BenchError("in-process lookup found nothing")
+                }
             }
             if n >= 100 { samples.append(time) }
         }
@@ -132,8 +136,9 @@ struct KeychainBench {
         let setupClient = try TresorClient.connect(paths: paths, startDaemon: false)
         try setupClient.initialize(passcode: Self.passcode)
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        try Child.run([tresor, "app", "register", "--home", home.path, "--id", Self.appID, "--team", "BENCH", "--exe", me, "--passcode-stdin"],
-                      environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
+        try Child.run(
+            [tresor, "app", "register", "--home", home.path, "--id", Self.appID, "--team", "BENCH", "--exe", me, "--passcode-stdin"],
+            environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
         let upload = try attachmentUpload(daemonPID: daemon.pid)
         stopDaemon(daemon)
         let noteList = try noteListThroughDaemon()
@@ -141,36 +146,38 @@ struct KeychainBench {
         var perCount: [[String: Any]] = []
         var filled = 0
         for count in counts {
-          do {
-            log("keychain: filling to \(count) items (in-process, daemon stopped)")
-            let (fillSeconds, inProcessLookup) = try fill(filled..<count, cliItems: filled == 0)
-            filled = count
-            daemon = try startDaemon()
-            var result: [String: Any] = ["items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0),
-                                         "in_process_lookup": inProcessLookup]
-            let idle = memory(of: daemon.pid)
-            // Unlock through the daemon: one PBKDF2 run (600,000 rounds) + HKDF + unwraps.
-            let unlockClient = try TresorClient.connect(paths: paths, startDaemon: false)
-            result["keybag_unlock_ms"] = try timeMs { try unlockClient.unlock(passcode: Self.passcode) }
-            result["daemon_rss_kb_started"] = idle.rssKB
-            log("keychain @\(count): measuring through the daemon (pid \(daemon.pid))")
-            try measure(count: count, daemonPID: daemon.pid, into: &result)
-            let mem = memory(of: daemon.pid)
-            result["daemon_rss_kb"] = mem.rssKB
-            result["daemon_hwm_kb"] = mem.hwmKB
-            result["database_bytes"] = filesSize(in: home, prefix: "login.keychain.db")
-            stopDaemon(daemon)
-            result["database_bytes_after_stop"] = filesSize(in: home, prefix: "login.keychain.db")
-            perCount.append(result)
-            let p50 = { (key: String) in ((result[key] as? [String: Any])?["p50_ms"] as? Double) ?? -1 }
-            log("keychain @\(count): lookup p50 \(p50("lookup")) ms, status p50 \(p50("status")) ms, RSS \(mem.rssKB) kB")
-            checkpoint(["counts": perCount])
-          } catch {
-            // Keep what the smaller counts measured; say where it stopped.
-            log("keychain @\(count) failed: \(error)")
-            try? FileManager.default.removeItem(at: work)
-            return ["counts": perCount, "attachment_upload": upload, "note_list": noteList, "error": "at \(count) items: \(error)"]
-          }
+            do {
+                log("keychain: filling to \(count) items (in-process, daemon stopped)")
+                let (fillSeconds, inProcessLookup) = try fill(filled..<count, cliItems: filled == 0)
+                filled = count
+                daemon = try startDaemon()
+                var result: [String: Any] = [
+                    "items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0),
+                    "in_process_lookup": inProcessLookup,
+                ]
+                let idle = memory(of: daemon.pid)
+                // Unlock through the daemon: one PBKDF2 run (600,000 rounds) + HKDF + unwraps.
+                let unlockClient = try TresorClient.connect(paths: paths, startDaemon: false)
+                result["keybag_unlock_ms"] = try timeMs { try unlockClient.unlock(passcode: Self.passcode) }
+                result["daemon_rss_kb_started"] = idle.rssKB
+                log("keychain @\(count): measuring through the daemon (pid \(daemon.pid))")
+                try measure(count: count, daemonPID: daemon.pid, into: &result)
+                let mem = memory(of: daemon.pid)
+                result["daemon_rss_kb"] = mem.rssKB
+                result["daemon_hwm_kb"] = mem.hwmKB
+                result["database_bytes"] = filesSize(in: home, prefix: "login.keychain.db")
+                stopDaemon(daemon)
+                result["database_bytes_after_stop"] = filesSize(in: home, prefix: "login.keychain.db")
+                perCount.append(result)
+                let p50 = { (key: String) in ((result[key] as? [String: Any])?["p50_ms"] as? Double) ?? -1 }
+                log("keychain @\(count): lookup p50 \(p50("lookup")) ms, status p50 \(p50("status")) ms, RSS \(mem.rssKB) kB")
+                checkpoint(["counts": perCount])
+            } catch {
+                // Keep what the smaller counts measured; say where it stopped.
+                log("keychain @\(count) failed: \(error)")
+                try? FileManager.default.removeItem(at: work)
+                return ["counts": perCount, "attachment_upload": upload, "note_list": noteList, "error": "at \(count) items: \(error)"]
+            }
         }
         try? FileManager.default.removeItem(at: work)
         return ["counts": perCount, "attachment_upload": upload, "note_list": noteList]
@@ -227,12 +234,15 @@ struct KeychainBench {
         result["raw_status"] = try raw.measure(socket: paths.socket.path, TransportBench.status)
         let searches = (0..<500).map { _ in
             let account = "acct-\(Int.random(in: 0..<count, using: &rng))"
-            let body = #"{"query":{"itemClass":"genp","attributes":{"service":"\#(Self.service)","account":"\#(account)"},"limit":"one","returnData":true,"returnAttributes":false}}"#
+            let body =
+                #"{"query":{"itemClass":"genp","attributes":{"service":"\#(Self.service)","account":"\#(account)"},"limit":"one","returnData":true,"returnAttributes":false}}"#
             return TransportBench.request("POST", "/v1/items/search", body: Data(body.utf8))
         }
         var rawCPU0 = cpuMs(of: daemonPID)
         result["raw_lookup"] = try raw.measure(socket: paths.socket.path, searches)
-        (result["raw_lookup"] as? [String: Any]).map { var row = $0; row["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200); result["raw_lookup"] = row }
+        (result["raw_lookup"] as? [String: Any]).map {
+            var row = $0; row["daemon_cpu_ms_per_op"] = (cpuMs(of: daemonPID) - rawCPU0) / Double(lookups + 200); result["raw_lookup"] = row
+        }
         // The same lookups as `GET /v1/items/secret` (no JSON either way), as TresorKit now asks them.
         let secretLookups = (0..<500).map { _ in
             TransportBench.request("GET", ItemSecretQuery.path(for: Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"))!)
@@ -245,8 +255,9 @@ struct KeychainBench {
         // keychain in a synchronous handler, nothing else (`transport-floor keychain`, §1).
         let floorSocket = work.appendingPathComponent("keychain-floor-\(count).sock").path
         unlink(floorSocket)
-        let floor = try Child([binDirectory.appendingPathComponent("transport-floor").path, "keychain", floorSocket, home.path],
-                              environment: environment, stdinData: Data((Self.passcode + "\n").utf8))
+        let floor = try Child(
+            [binDirectory.appendingPathComponent("transport-floor").path, "keychain", floorSocket, home.path],
+            environment: environment, stdinData: Data((Self.passcode + "\n").utf8))
         defer { kill(floor.pid, SIGKILL); floor.wait() }
         try raw.waitForSocket(floorSocket)
         let floorLookups = (0..<500).map { _ in TransportBench.request("GET", "/acct-\(Int.random(in: 0..<count, using: &rng))") }
@@ -264,9 +275,10 @@ struct KeychainBench {
         for _ in 0..<finds {
             var query = ItemQuery(.genericPassword, attributes: ItemAttributes())
             query.attributes.label = "label-\(Int.random(in: 0..<count, using: &rng))"
-            samples.append(try timeMs {
-                guard try keychain.attributes(query).count == 1 else { throw BenchError("find by label did not find one item") }
-            })
+            samples.append(
+                try timeMs {
+                    guard try keychain.attributes(query).count == 1 else { throw BenchError("find by label did not find one item") }
+                })
         }
         result["find_by_label"] = summary(samples)
         result["daemon_rss_kb_after_find"] = memory(of: daemonPID).rssKB
@@ -307,7 +319,10 @@ struct KeychainBench {
         // With --group: the whole primary key is known, the blind index answers (O(log n)).
         samples = []
         for k in 0..<clis {
-            let arguments = [tresor, "item", "get", "--home", home.path, "--service", Self.cliService, "--account", "cli-\(k % Self.cliItems)", "--group", "tresor"]
+            let arguments = [
+                tresor, "item", "get", "--home", home.path, "--service", Self.cliService, "--account", "cli-\(k % Self.cliItems)", "--group",
+                "tresor",
+            ]
             samples.append(try timeMs { try Child.run(arguments, environment: environment) })
         }
         result["cli_get_group"] = summary(samples)
@@ -337,7 +352,7 @@ struct KeychainBench {
             let group = DispatchGroup()
             for c in 0..<clients {
                 group.enter()
-                let keychain = Unchecked(keychains[c])   // each thread owns its own connection
+                let keychain = Unchecked(keychains[c])  // each thread owns its own connection
                 let seed = UInt64(count * 100 + clients * 17 + c)
                 let thread = Thread {
                     defer { group.leave() }
@@ -360,8 +375,11 @@ struct KeychainBench {
                             case 1:
                                 try keychain.value.update(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"), secret: secret)
                             case 2:
-                                if let account = mine.popLast() { try keychain.value.delete(Self.query(account)) }
-                                else { _ = try keychain.value.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))")) }
+                                if let account = mine.popLast() {
+                                    try keychain.value.delete(Self.query(account))
+                                } else {
+                                    _ = try keychain.value.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"))
+                                }
                             default:
                                 _ = try keychain.value.secret(Self.query("acct-\(Int.random(in: 0..<count, using: &rng))"))
                             }

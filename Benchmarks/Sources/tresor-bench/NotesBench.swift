@@ -4,6 +4,7 @@ import TresorCrypto
 import TresorKeybag
 import TresorKit
 import TresorNotes
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,7 +70,8 @@ struct NotesBench {
                     var offset = 0, index: UInt64 = 0
                     repeat {
                         let end = min(offset + Self.mebi, size)
-                        chunks.append(try LockedNoteCrypto.sealChunk(data[offset..<end], with: key, attachmentID: "a", index: index, isFinal: end == size))
+                        chunks.append(
+                            try LockedNoteCrypto.sealChunk(data[offset..<end], with: key, attachmentID: "a", index: index, isFinal: end == size))
                         offset = end; index += 1
                     } while offset < size
                 }
@@ -102,15 +104,18 @@ struct NotesBench {
         let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 11) })
         var best = Double.infinity
         for _ in 0..<repetitions(size) {
-            best = min(best, try timeMs {
-                var offset = 0, index: UInt64 = 0
-                repeat {
-                    let end = min(offset + Self.mebi, size)
-                    let inner = try LockedNoteCrypto.sealChunk(data[offset..<end], with: noteKey, attachmentID: "a", index: index, isFinal: end == size)
-                    _ = try Envelope.sealParts(inner, using: contentKey, authenticating: Data("a/\(index)".utf8))
-                    offset = end; index += 1
-                } while offset < size
-            })
+            best = min(
+                best,
+                try timeMs {
+                    var offset = 0, index: UInt64 = 0
+                    repeat {
+                        let end = min(offset + Self.mebi, size)
+                        let inner = try LockedNoteCrypto.sealChunk(
+                            data[offset..<end], with: noteKey, attachmentID: "a", index: index, isFinal: end == size)
+                        _ = try Envelope.sealParts(inner, using: contentKey, authenticating: Data("a/\(index)".utf8))
+                        offset = end; index += 1
+                    } while offset < size
+                })
         }
         log("two-layer crypto 64 MiB in memory: \(Int(Double(size) / 1e3 / best)) MB/s")
         return ["bytes": size, "seal_MBps": Double(size) / 1e6 / (best / 1e3)]
@@ -130,16 +135,18 @@ struct NotesBench {
             var best = Double.infinity
             for repetition in 0..<repetitions(size) {
                 let path = folder.appendingPathComponent("durable-\(repetition)").path
-                best = min(best, try timeMs {
-                    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                    guard fd >= 0 else { throw BenchError("open \(path)") }
-                    defer { close(fd) }
-                    for i in 0..<(size / Self.mebi) {
-                        guard block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == block.count else { throw BenchError("write") }
-                        if startWriteback { _ = syncFileRange?(fd, Int64(i * Self.mebi), Int64(Self.mebi), 2) }
-                    }
-                    guard fsync(fd) == 0 else { throw BenchError("fsync") }
-                })
+                best = min(
+                    best,
+                    try timeMs {
+                        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                        guard fd >= 0 else { throw BenchError("open \(path)") }
+                        defer { close(fd) }
+                        for i in 0..<(size / Self.mebi) {
+                            guard block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == block.count else { throw BenchError("write") }
+                            if startWriteback { _ = syncFileRange?(fd, Int64(i * Self.mebi), Int64(Self.mebi), 2) }
+                        }
+                        guard fsync(fd) == 0 else { throw BenchError("fsync") }
+                    })
                 unlink(path)
             }
             let label = startWriteback ? "writeback per MiB" : "plain"
@@ -187,9 +194,10 @@ struct NotesBench {
         try store.lockNote(note.id)
         var samples: [Double] = []
         for _ in 0..<(smoke ? 5 : 100) {
-            samples.append(try timeMs {
-                guard try store.openNote(note.id).body.utf8.count == body.utf8.count else { throw BenchError("wrong body") }
-            })
+            samples.append(
+                try timeMs {
+                    guard try store.openNote(note.id).body.utf8.count == body.utf8.count else { throw BenchError("wrong body") }
+                })
         }
         var result = summary(samples)
         result["body_bytes"] = body.utf8.count

@@ -6,6 +6,7 @@ import TresorKeychain
 import TresorKit
 import TresorModel
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,8 +50,9 @@ struct SecretServiceClientBench {
             guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
                 throw BenchError("DBUS_SESSION_BUS_ADDRESS is not set")
             }
-            let bench = SecretServiceClientBench(name: name, items: items, smoke: arguments.contains("--smoke"), address: address,
-                                                 connection: try DBusConnection(address: address))
+            let bench = SecretServiceClientBench(
+                name: name, items: items, smoke: arguments.contains("--smoke"), address: address,
+                connection: try DBusConnection(address: address))
             result.merge(try bench.run()) { $1 }
         } catch {
             log("ss-client \(name): \(error)")
@@ -68,8 +70,10 @@ struct SecretServiceClientBench {
     // MARK: Calls
 
     func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
-        try connection.call(.methodCall(destination: SecretServiceWire.bus, path: path, interface: interface, member: member, arguments: arguments),
-                            timeoutMilliseconds: 60_000).arguments
+        try connection.call(
+            .methodCall(destination: SecretServiceWire.bus, path: path, interface: interface, member: member, arguments: arguments),
+            timeoutMilliseconds: 60_000
+        ).arguments
     }
 
     /// An open transfer session: its path, and how a secret sent on it opens.
@@ -80,7 +84,9 @@ struct SecretServiceClientBench {
 
     func openPlain() throws -> (ms: Double, session: Session) {
         var reply: [DBusValue] = []
-        let ms = try timeMs { reply = try call(SecretServiceWire.servicePath, SecretServiceWire.service, "OpenSession", [.string("plain"), .variant(.string(""))]) }
+        let ms = try timeMs {
+            reply = try call(SecretServiceWire.servicePath, SecretServiceWire.service, "OpenSession", [.string("plain"), .variant(.string(""))])
+        }
         guard reply.count == 2, let path = reply[1].stringValue else { throw BenchError("OpenSession(plain) answered \(reply)") }
         return (ms, Session(path: path, open: { _, value in value }))
     }
@@ -92,8 +98,9 @@ struct SecretServiceClientBench {
         let keygenMs = timeMs { pair = DiffieHellman.KeyPair() }
         var reply: [DBusValue] = []
         let callMs = try timeMs {
-            reply = try call(SecretServiceWire.servicePath, SecretServiceWire.service, "OpenSession",
-                             [.string(SecretServiceWire.dh), .variant(.bytes(Array(pair!.publicKey)))])
+            reply = try call(
+                SecretServiceWire.servicePath, SecretServiceWire.service, "OpenSession",
+                [.string(SecretServiceWire.dh), .variant(.bytes(Array(pair!.publicKey)))])
         }
         guard reply.count == 2, let path = reply[1].stringValue, let serverKey = reply[0].unwrapped.byteArray else {
             throw BenchError("OpenSession(dh) answered \(reply)")
@@ -119,11 +126,13 @@ struct SecretServiceClientBench {
 
     /// `GetSecrets` of `items` on `session`: the (parameters, value) of each, in no order.
     func getSecrets(_ items: [String], _ session: Session) throws -> [(parameters: [UInt8], value: [UInt8])] {
-        let reply = try call(SecretServiceWire.servicePath, SecretServiceWire.service, "GetSecrets", [.objectPaths(items), .objectPath(session.path)])
+        let reply = try call(
+            SecretServiceWire.servicePath, SecretServiceWire.service, "GetSecrets", [.objectPaths(items), .objectPath(session.path)])
         guard let entries = reply.first?.elements else { throw BenchError("GetSecrets answered \(reply)") }
         return entries.compactMap { entry in
             guard case .dictEntry(_, .structure(let fields)) = entry, fields.count == 4,
-                let parameters = fields[1].byteArray, let value = fields[2].byteArray else { return nil }
+                let parameters = fields[1].byteArray, let value = fields[2].byteArray
+            else { return nil }
             return (parameters, value)
         }
     }
@@ -143,7 +152,8 @@ struct SecretServiceClientBench {
         var ready = false
         while !ready {
             if case .boolean(true)? = try? connection.callBus("NameHasOwner", [.string(SecretServiceWire.bus)]).first,
-                let found = try? search(SecretServiceWire.attributes(0).filter { $0.key != "tag" }), !found.isEmpty {
+                let found = try? search(SecretServiceWire.attributes(0).filter { $0.key != "tag" }), !found.isEmpty
+            {
                 ready = true
             } else {
                 guard Date() < deadline else { throw BenchError("\(name): no unlocked item acct-0 on \(SecretServiceWire.bus) after 30 s") }
@@ -151,7 +161,9 @@ struct SecretServiceClientBench {
             }
         }
         let pid = try providerPID()
-        var result: [String: Any] = ["provider_pid": Int(pid), "client": "tresor-bench ss-client (TresorDBus over libdbus, one connection, blocking calls)"]
+        var result: [String: Any] = [
+            "provider_pid": Int(pid), "client": "tresor-bench ss-client (TresorDBus over libdbus, one connection, blocking calls)",
+        ]
         let opens = smoke ? 10 : 200, dhOpens = smoke ? 5 : 100, lookups = smoke ? 30 : 1000
         var rng = SplitMix(state: UInt64(items) &+ 11)
         // Profiling hook (Benchmarks/profile.sh secret-service): TRESOR_BENCH_PROFILE=N makes N
@@ -159,7 +171,9 @@ struct SecretServiceClientBench {
         if let n = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"].flatMap(Int.init) {
             sleep(3)
             let session = try openDH().session
-            for _ in 0..<n { _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session) }
+            for _ in 0..<n {
+                _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session)
+            }
             for _ in 0..<(n / 20) { try close(try openDH().session) }
             try close(session)
         }
@@ -193,7 +207,9 @@ struct SecretServiceClientBench {
 
         // SearchItems + GetSecrets on one open session of each kind, as a long-lived client does.
         for (kind, session) in [("dh", try openDH().session), ("plain", try openPlain().session)] {
-            for _ in 0..<50 { _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session) }
+            for _ in 0..<50 {
+                _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session)
+            }
             var searches: [Double] = [], gets: [Double] = [], both: [Double] = []
             let providerCPU0 = cpuMs(of: pid), clientCPU0 = selfCPUMs(), wall0 = nowNanos()
             for _ in 0..<lookups {
@@ -206,8 +222,12 @@ struct SecretServiceClientBench {
                 searches.append(Double(t1 - t0) / 1e6)
                 gets.append(Double(t2 - t1) / 1e6)
                 both.append(Double(t2 - t0) / 1e6)
-                guard found.count == 1, secrets.count == 1 else { throw BenchError("\(name): acct-\(i) found \(found.count) items, \(secrets.count) secrets") }
-                guard !(try session.open(secrets[0].parameters, secrets[0].value)).isEmpty else { throw BenchError("\(name): acct-\(i)'s secret is empty") }
+                guard found.count == 1, secrets.count == 1 else {
+                    throw BenchError("\(name): acct-\(i) found \(found.count) items, \(secrets.count) secrets")
+                }
+                guard !(try session.open(secrets[0].parameters, secrets[0].value)).isEmpty else {
+                    throw BenchError("\(name): acct-\(i)'s secret is empty")
+                }
             }
             let wall = Double(nowNanos() - wall0) / 1e6
             var lookup = summary(both)
@@ -223,8 +243,10 @@ struct SecretServiceClientBench {
         // bus's pid and uid, /proc, the executable's hash): the service's properties (`GetAll`,
         // libsecret's first call), beside the same call on this known connection.
         let getAll = { (connection: DBusConnection) throws -> Void in
-            _ = try connection.call(.methodCall(destination: SecretServiceWire.bus, path: SecretServiceWire.servicePath,
-                                                interface: "org.freedesktop.DBus.Properties", member: "GetAll", arguments: [.string(SecretServiceWire.service)]))
+            _ = try connection.call(
+                .methodCall(
+                    destination: SecretServiceWire.bus, path: SecretServiceWire.servicePath,
+                    interface: "org.freedesktop.DBus.Properties", member: "GetAll", arguments: [.string(SecretServiceWire.service)]))
         }
         var hello: [Double] = [], first: [Double] = []
         samples = []
@@ -251,8 +273,21 @@ struct SecretServiceClientBench {
         // The floors under every call: a round trip to the bus itself (`GetId`, answered by
         // dbus-daemon), and one through the bus to the provider that does no work (`Peer.Ping`).
         for (key, message) in [
-            ("bus_round_trip", { DBusMessage.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId") }),
-            ("provider_ping", { DBusMessage.methodCall(destination: SecretServiceWire.bus, path: SecretServiceWire.servicePath, interface: "org.freedesktop.DBus.Peer", member: "Ping") }),
+            (
+                "bus_round_trip",
+                {
+                    DBusMessage.methodCall(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")
+                }
+            ),
+            (
+                "provider_ping",
+                {
+                    DBusMessage.methodCall(
+                        destination: SecretServiceWire.bus, path: SecretServiceWire.servicePath, interface: "org.freedesktop.DBus.Peer",
+                        member: "Ping")
+                }
+            ),
         ] as [(String, () -> DBusMessage)] {
             samples = []
             for n in 0..<(lookups + 50) {
@@ -262,9 +297,10 @@ struct SecretServiceClientBench {
             }
             result[key] = summary(samples)
         }
-        log("ss-client \(name) @\(items): OpenSession plain \(p50(result["open_session_plain"])) ms, dh \(p50(result["open_session_dh"])) ms; "
-            + "SearchItems+GetSecrets \(p50(result["lookup_dh"])) ms (dh), \(p50(result["lookup_plain"])) ms (plain); "
-            + "floors: bus \(p50(result["bus_round_trip"])) ms, Ping \(p50(result["provider_ping"])) ms")
+        log(
+            "ss-client \(name) @\(items): OpenSession plain \(p50(result["open_session_plain"])) ms, dh \(p50(result["open_session_dh"])) ms; "
+                + "SearchItems+GetSecrets \(p50(result["lookup_dh"])) ms (dh), \(p50(result["lookup_plain"])) ms (plain); "
+                + "floors: bus \(p50(result["bus_round_trip"])) ms, Ping \(p50(result["provider_ping"])) ms")
 
         // One `secret-tool` process per operation, on items of its own (`secret-tool store`).
         if let secretTool = Self.secretTool {
@@ -287,10 +323,12 @@ struct SecretServiceClientBench {
         let stores = smoke ? 2 : 10, lookups = smoke ? 3 : 30
         var samples: [Double] = []
         for k in 0..<stores {
-            samples.append(try timeMs {
-                try Child.run([secretTool, "store", "--label=bench-cli", "service", "bench-cli", "account", "cli-\(k)"],
-                              environment: environment, stdin: "cli-secret-\(k)")
-            })
+            samples.append(
+                try timeMs {
+                    try Child.run(
+                        [secretTool, "store", "--label=bench-cli", "service", "bench-cli", "account", "cli-\(k)"],
+                        environment: environment, stdin: "cli-secret-\(k)")
+                })
         }
         var result: [String: Any] = ["secret_tool_store": summary(samples)]
         // What one answers, checked once.
@@ -302,15 +340,17 @@ struct SecretServiceClientBench {
         samples = []
         let cpu0 = cpuMs(of: pid)
         for k in 0..<lookups {
-            samples.append(try timeMs {
-                try Child.run([secretTool, "lookup", "service", "bench-cli", "account", "cli-\(k % stores)"], environment: environment)
-            })
+            samples.append(
+                try timeMs {
+                    try Child.run([secretTool, "lookup", "service", "bench-cli", "account", "cli-\(k % stores)"], environment: environment)
+                })
         }
         var lookup = summary(samples)
         lookup["provider_cpu_ms_per_op"] = (cpuMs(of: pid) - cpu0) / Double(lookups)
         result["secret_tool_lookup"] = lookup
-        log("ss-client \(name): secret-tool store \(p50(result["secret_tool_store"])) ms, lookup \(p50(lookup)) ms "
-            + "(provider CPU \(String(format: "%.2f", lookup["provider_cpu_ms_per_op"] as? Double ?? 0)) ms per lookup)")
+        log(
+            "ss-client \(name): secret-tool store \(p50(result["secret_tool_store"])) ms, lookup \(p50(lookup)) ms "
+                + "(provider CPU \(String(format: "%.2f", lookup["provider_cpu_ms_per_op"] as? Double ?? 0)) ms per lookup)")
         return result
     }
 
@@ -360,9 +400,10 @@ struct SecretServiceBench {
         if let secretTool = SecretServiceClientBench.secretTool {
             var samples: [Double] = []
             for _ in 0..<(smoke ? 3 : 20) {
-                samples.append(timeMs {
-                    _ = try? Child([secretTool, "lookup", "service", "bench-cli", "account", "cli-0"], environment: environment).wait()
-                })
+                samples.append(
+                    timeMs {
+                        _ = try? Child([secretTool, "lookup", "service", "bench-cli", "account", "cli-0"], environment: environment).wait()
+                    })
             }
             result["secret_tool_no_provider"] = summary(samples)
         }
@@ -377,19 +418,26 @@ struct SecretServiceBench {
                 filled = count
                 daemon = try bench.startDaemon(arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
                 defer { bench.stopDaemon(daemon) }
-                let unlockMs = try timeMs { try TresorClient.connect(paths: bench.paths, startDaemon: false).unlock(passcode: KeychainBench.passcode) }
+                let unlockMs = try timeMs {
+                    try TresorClient.connect(paths: bench.paths, startDaemon: false).unlock(passcode: KeychainBench.passcode)
+                }
                 // secret-tool is a generic client: its reads are measured as the user who trusts it gets them.
                 // Trusting is the user's act, through the `tresor` CLI only (the daemon refuses any other client).
                 if let secretTool = SecretServiceClientBench.secretTool {
-                    try Child.run([bench.binDirectory.appendingPathComponent("tresor").path, "secret-service", "trust", "add", secretTool,
-                                   "--home", bench.home.path, "--passcode-stdin"],
-                                  environment: bench.environment, stdin: KeychainBench.passcode + "\n",
-                                  output: bench.work.appendingPathComponent("trust.log").path)
+                    try Child.run(
+                        [
+                            bench.binDirectory.appendingPathComponent("tresor").path, "secret-service", "trust", "add", secretTool,
+                            "--home", bench.home.path, "--passcode-stdin",
+                        ],
+                        environment: bench.environment, stdin: KeychainBench.passcode + "\n",
+                        output: bench.work.appendingPathComponent("trust.log").path)
                 }
                 if ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"] != nil { log("profile: daemon pid \(daemon.pid)") }
                 let out = bench.work.appendingPathComponent("ss-\(count).json")
-                let status = try Child([me, "ss-client", "--name", "tresor", "--items", "\(count)", "--out", out.path] + (smoke ? ["--smoke"] : []),
-                                       environment: environment, output: clientLog).wait()
+                let status = try Child(
+                    [me, "ss-client", "--name", "tresor", "--items", "\(count)", "--out", out.path] + (smoke ? ["--smoke"] : []),
+                    environment: environment, output: clientLog
+                ).wait()
                 guard var entry = (try? JSONSerialization.jsonObject(with: Data(contentsOf: out))) as? [String: Any] else {
                     throw BenchError("ss-client wrote nothing (exit \(status)): \(Self.tail(clientLog))")
                 }
@@ -442,14 +490,15 @@ struct SecretServiceBench {
         for n in 0..<(smoke ? 20 : 200) + 10 {
             let i = Int.random(in: 0..<range.upperBound, using: &rng)
             let attributes = SecretServiceWire.attributes(i)
-            var query = ItemQuery(.genericPassword, limit: .all)   // as KeychainCollection.search asks
+            var query = ItemQuery(.genericPassword, limit: .all)  // as KeychainCollection.search asks
             query.attributes.custom = ["service": attributes["service"]!, "account": attributes["account"]!]
             var found: [KeychainItem] = []
             let both = try timeMs { found = try keychain.copyMatching(query, caller: caller) }
             query.attributes.custom = ["account": attributes["account"]!]
             let one = try timeMs { found = try keychain.copyMatching(query, caller: caller) }
             guard found.count == 1 else { throw BenchError("in-process search found \(found.count) items for acct-\(i)") }
-            let idQuery = ItemQuery(.genericPassword, id: found[0].id, limit: .one, returnData: true, returnAttributes: true)   // KeychainCollection.secret
+            // The query KeychainCollection.secret makes.
+            let idQuery = ItemQuery(.genericPassword, id: found[0].id, limit: .one, returnData: true, returnAttributes: true)
             let get = try timeMs { _ = try keychain.copyMatching(idQuery, caller: caller) }
             if n >= 10 { search.append(both); unique.append(one); byID.append(get) }
         }
@@ -471,12 +520,15 @@ struct SecretServiceBench {
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(entry) != nil {
             var info = stat()
             guard stat("/proc/\(entry)", &info) == 0, info.st_uid == getuid(),
-                  let held = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd") else { continue }
+                let held = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd")
+            else { continue }
             processes += 1
             descriptors += held.count
         }
-        return ["cpu_ms_mean": samples.reduce(0, +) / Double(max(1, samples.count)), "rounds": rounds,
-                "processes": processes, "descriptors": descriptors]
+        return [
+            "cpu_ms_mean": samples.reduce(0, +) / Double(max(1, samples.count)), "rounds": rounds,
+            "processes": processes, "descriptors": descriptors,
+        ]
     }
 
     /// The group tresord gives an unregistered executable when it runs as root (as the harness
@@ -484,7 +536,8 @@ struct SecretServiceBench {
     /// daemon of another uid names an executable root installed by its path instead.
     static func executableGroup(_ path: String) throws -> String {
         guard getuid() == 0 else {
-            throw BenchError("the Secret Service scenario fills the client's group as a root daemon names it; run the harness as root (uid \(getuid()))")
+            throw BenchError(
+                "the Secret Service scenario fills the client's group as a root daemon names it; run the harness as root (uid \(getuid()))")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BenchError("cannot open \(path)") }
@@ -523,19 +576,21 @@ struct PrivateSessionBus {
     init(folder: URL) throws {
         let configuration = folder.appendingPathComponent("bus.conf")
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>session</type><keep_umask/><listen>unix:dir=\(folder.path)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
-            """.write(to: configuration, atomically: true, encoding: .utf8)
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig><type>session</type><keep_umask/><listen>unix:dir=\(folder.path)</listen><auth>EXTERNAL</auth>
+        <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+        """.write(to: configuration, atomically: true, encoding: .utf8)
         let addressFile = folder.appendingPathComponent("bus.address").path
-        child = try Child([SecretServiceBench.dbusDaemon, "--config-file=\(configuration.path)", "--nofork", "--print-address=1"],
-                          environment: [:], output: addressFile)
+        child = try Child(
+            [SecretServiceBench.dbusDaemon, "--config-file=\(configuration.path)", "--nofork", "--print-address=1"],
+            environment: [:], output: addressFile)
         let deadline = Date().addingTimeInterval(10)
         while true {
             // stdout and stderr share the file: the address is the line that starts with "unix:".
             if let text = try? String(contentsOfFile: addressFile, encoding: .utf8),
-                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("unix:") }), text.contains("\n") {
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("unix:") }), text.contains("\n")
+            {
                 address = String(line)
                 return
             }

@@ -1,6 +1,7 @@
 import Foundation
 import TresorKit
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,8 +42,9 @@ struct SoakBench {
         let tresord = binDirectory.appendingPathComponent("tresord").path
 
         func startDaemon() throws -> Child {
-            let child = try Child([tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning", "--web", "\(port)"],
-                                  environment: environment, output: daemonLog)
+            let child = try Child(
+                [tresord, "--home", home.path, "--auto-lock", "0", "--log-level", "warning", "--web", "\(port)"],
+                environment: environment, output: daemonLog)
             let deadline = Date().addingTimeInterval(20)
             while (try? TresorClient.connect(paths: paths, startDaemon: false).status()) == nil {
                 guard Date() < deadline else { throw BenchError("tresord did not answer; see \(daemonLog)") }
@@ -55,13 +57,19 @@ struct SoakBench {
         var daemon = try startDaemon()
         try TresorClient.connect(paths: paths, startDaemon: false).initialize(passcode: Self.passcode)
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        try Child.run([binDirectory.appendingPathComponent("tresor").path, "app", "register", "--home", home.path, "--id", Self.appID,
-                       "--team", "SOAK", "--exe", me, "--group", "SOAK.notes", "--passcode-stdin"],
-                      environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
+        try Child.run(
+            [
+                binDirectory.appendingPathComponent("tresor").path, "app", "register", "--home", home.path, "--id", Self.appID,
+                "--team", "SOAK", "--exe", me, "--group", "SOAK.notes", "--passcode-stdin",
+            ],
+            environment: environment, stdin: Self.passcode + "\n", output: work.appendingPathComponent("cli.log").path)
         let web = HTTPConnection(port: port)
-        let registration = try JSONSerialization.data(withJSONObject: ["name": Self.webName, "password": Self.webPassword, "passwordAgain": Self.webPassword])
-        let registered = try web.send("POST", "/api/accounts", headers: [("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/json")],
-                                      body: Array(registration))
+        let registration = try JSONSerialization.data(withJSONObject: [
+            "name": Self.webName, "password": Self.webPassword, "passwordAgain": Self.webPassword,
+        ])
+        let registered = try web.send(
+            "POST", "/api/accounts", headers: [("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/json")],
+            body: Array(registration))
         guard registered.status == 201 else { throw BenchError("web registration answered \(registered.status)") }
 
         var state = SoakState(seed: seed)
@@ -89,10 +97,13 @@ struct SoakBench {
             }
             guard now >= nextKill || now.timeIntervalSince(started) >= seconds else { continue }
             let growth = warmRSS > 0 ? Double(lastRSS - warmRSS) / Double(warmRSS) : 0
-            lives.append(["seconds": now.timeIntervalSince(lifeStarted), "rss_kb_after_warmup": warmRSS, "rss_kb_at_end": lastRSS,
-                          "growth": growth])
-            log("soak: life \(lives.count): RSS \(warmRSS) → \(lastRSS) kB (\(String(format: "%+.1f", growth * 100)) %), "
-                + "\(state.acknowledged) operations acknowledged")
+            lives.append([
+                "seconds": now.timeIntervalSince(lifeStarted), "rss_kb_after_warmup": warmRSS, "rss_kb_at_end": lastRSS,
+                "growth": growth,
+            ])
+            log(
+                "soak: life \(lives.count): RSS \(warmRSS) → \(lastRSS) kB (\(String(format: "%+.1f", growth * 100)) %), "
+                    + "\(state.acknowledged) operations acknowledged")
             // The kill, the restart, and the check of everything acknowledged so far.
             kill(daemon.pid, SIGKILL)
             daemon.wait()
@@ -127,8 +138,10 @@ struct SoakBench {
             "seconds": seconds, "kill_every_seconds": killEvery, "seed": seed, "restarts": restarts,
             "acknowledged": state.acknowledged, "checked_after_restarts": checks, "lost": lost,
             "errors": errors, "lives": lives, "max_rss_growth": maxGrowth, "minutes": windows, "p99_worst_over_median": p99Ratio,
-            "checks": ["no_lost_operation": lost == 0, "rss_growth_at_most_10_percent": maxGrowth <= 0.10,
-                       "p99_within_2x_of_median_minute": p99Ratio.values.allSatisfy { $0 <= 2 }],
+            "checks": [
+                "no_lost_operation": lost == 0, "rss_growth_at_most_10_percent": maxGrowth <= 0.10,
+                "p99_within_2x_of_median_minute": p99Ratio.values.allSatisfy { $0 <= 2 },
+            ],
         ]
     }
 
@@ -174,18 +187,23 @@ struct SoakState {
     }
 
     /// One operation, chosen at random: 40 % keychain, 30 % notes, 30 % web.
-    mutating func step(keychain: TresorKit.Keychain, notes client: TresorKit.Notes, web: HTTPConnection, session: WebSessionTokens, port: Int) throws {
+    mutating func step(keychain: TresorKit.Keychain, notes client: TresorKit.Notes, web: HTTPConnection, session: WebSessionTokens, port: Int) throws
+    {
         let roll = Int.random(in: 0..<100, using: &random)
         if roll < 40 {
             let account = items.keys.randomElement(using: &random)
             let choice = Int.random(in: 0..<4, using: &random)
             if account == nil || (choice == 0 && items.count < SoakBench.maximumItems) {
                 let account = fresh("account"), secret = fresh("secret")
-                _ = try timed(.itemAdd) { try keychain.add(.genericPassword(service: SoakBench.service, account: account), secret: Data(secret.utf8)) }
+                _ = try timed(.itemAdd) {
+                    try keychain.add(.genericPassword(service: SoakBench.service, account: account), secret: Data(secret.utf8))
+                }
                 items[account] = secret
             } else if choice == 1 || choice == 0 {
                 let secret = fresh("secret")
-                _ = try timed(.itemUpdate) { try keychain.update(.genericPassword(service: SoakBench.service, account: account!), secret: Data(secret.utf8)) }
+                _ = try timed(.itemUpdate) {
+                    try keychain.update(.genericPassword(service: SoakBench.service, account: account!), secret: Data(secret.utf8))
+                }
                 items[account!] = secret
             } else if choice == 2 {
                 _ = try timed(.itemGet) { try keychain.secret(.genericPassword(service: SoakBench.service, account: account!)) }
@@ -216,13 +234,17 @@ struct SoakState {
             if id == nil || (choice == 0 && webNotes.count < SoakBench.maximumWebNotes) {
                 let body = fresh("web-body")
                 let json = try JSONSerialization.data(withJSONObject: ["title": fresh("web-title"), "body": body])
-                let answer = try timed(.webCreate) { try web.send("POST", "/api/notes", headers: session.headers(port: port, writing: true), body: Array(json)) }
+                let answer = try timed(.webCreate) {
+                    try web.send("POST", "/api/notes", headers: session.headers(port: port, writing: true), body: Array(json))
+                }
                 guard answer.status == 201, let id = answer.json?["id"] as? String else { throw BenchError("web create answered \(answer.status)") }
                 webNotes[id] = body
             } else if choice == 1 || choice == 0 {
                 let body = fresh("web-body")
                 let json = try JSONSerialization.data(withJSONObject: ["body": body])
-                let answer = try timed(.webSave) { try web.send("PATCH", "/api/notes/\(id!)", headers: session.headers(port: port, writing: true), body: Array(json)) }
+                let answer = try timed(.webSave) {
+                    try web.send("PATCH", "/api/notes/\(id!)", headers: session.headers(port: port, writing: true), body: Array(json))
+                }
                 guard answer.status == 200 else { throw BenchError("web save answered \(answer.status)") }
                 webNotes[id!] = body
             } else {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -153,7 +154,8 @@ struct SplitMix: RandomNumberGenerator {
 /// CPU time (user + system, all threads) of a process in milliseconds, from /proc/PID/stat.
 func cpuMs(of pid: pid_t) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = text.lastIndex(of: ")") else { return 0 }
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")
     // after the command: state(0) ppid(1) … utime(11) stime(12)
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

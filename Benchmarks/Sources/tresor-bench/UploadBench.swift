@@ -19,18 +19,21 @@ extension KeychainBench {
         defer { try? FileManager.default.removeItem(at: file) }
 
         let created = work.appendingPathComponent("note.json")
-        try Child.run([tresor, "note", "new", "--home", home.path, "--title", "upload", "--body-stdin", "--json"],
-                      environment: environment, stdin: "bench\n", output: created.path)
+        try Child.run(
+            [tresor, "note", "new", "--home", home.path, "--title", "upload", "--body-stdin", "--json"],
+            environment: environment, stdin: "bench\n", output: created.path)
         guard let note = (try JSONSerialization.jsonObject(with: Data(contentsOf: created)) as? [String: Any])?["id"] as? String else {
             throw BenchError("tresor note new printed no id (see \(created.path))")
         }
         let before = memory(of: daemonPID).hwmKB
         var samples: [Double] = []
         for _ in 0..<(smoke ? 1 : 3) {
-            samples.append(try timeMs {
-                try Child.run([tresor, "note", "attach", "--home", home.path, note, "--kind", "image", "--file", file.path],
-                              environment: environment, output: work.appendingPathComponent("cli.log").path)
-            })
+            samples.append(
+                try timeMs {
+                    try Child.run(
+                        [tresor, "note", "attach", "--home", home.path, note, "--kind", "image", "--file", file.path],
+                        environment: environment, output: work.appendingPathComponent("cli.log").path)
+                })
         }
         let after = memory(of: daemonPID).hwmKB
 
@@ -45,16 +48,19 @@ extension KeychainBench {
         var exports: [Double] = []
         for _ in 0..<(smoke ? 1 : 3) {
             try? FileManager.default.removeItem(at: exported)
-            exports.append(try timeMs {
-                try Child.run([tresor, "note", "export-attachment", "--home", home.path, note, attachment, "--out", exported.path],
-                              environment: environment, output: work.appendingPathComponent("cli.log").path)
-            })
+            exports.append(
+                try timeMs {
+                    try Child.run(
+                        [tresor, "note", "export-attachment", "--home", home.path, note, attachment, "--out", exported.path],
+                        environment: environment, output: work.appendingPathComponent("cli.log").path)
+                })
         }
         let afterExport = memory(of: daemonPID).hwmKB
         try? FileManager.default.removeItem(at: exported)
         try Child.run([tresor, "note", "delete", "--home", home.path, note], environment: environment)
-        log("attachment upload through the daemon: \(bytes >> 20) MB in \(samples.min() ?? 0) ms (best), daemon peak \(before) → \(after) kB; "
-            + "export \(exports.min() ?? 0) ms (best), daemon peak → \(afterExport) kB")
+        log(
+            "attachment upload through the daemon: \(bytes >> 20) MB in \(samples.min() ?? 0) ms (best), daemon peak \(before) → \(after) kB; "
+                + "export \(exports.min() ?? 0) ms (best), daemon peak → \(afterExport) kB")
         var result = summary(samples)
         result["bytes"] = bytes
         result["best_MBps"] = Double(bytes) / 1e6 / ((samples.min() ?? 1) / 1000)

@@ -6,6 +6,7 @@ import TresorNotesDomain
 import TresorWebStore
 import TresorWebStorePostgres
 import TresorWebStoreSQLite
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,9 +95,10 @@ struct WebBench {
         result["scales"] = scales
         // The target (BENCHMARKS.md, "Web server"): note open on PostgreSQL p50 ≤ 2× SQLite's, at the largest scale.
         if let first = scales.first?["configs"] as? [String: Any],
-           let pg = ((first["postgres-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],
-           let lite = ((first["sqlite-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],
-           let pgP50 = pg["p50_ms"] as? Double, let liteP50 = lite["p50_ms"] as? Double, liteP50 > 0 {
+            let pg = ((first["postgres-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],
+            let lite = ((first["sqlite-1"] as? [String: Any])?["phases"] as? [String: Any])?["open"] as? [String: Any],
+            let pgP50 = pg["p50_ms"] as? Double, let liteP50 = lite["p50_ms"] as? Double, liteP50 > 0
+        {
             result["open_p50_postgres_over_sqlite"] = pgP50 / liteP50
             result["open_target_met"] = pgP50 <= 2 * liteP50
         }
@@ -218,7 +220,8 @@ struct WebBench {
                 url: try DatabaseURL(parsing: url), key: key, lifetimes: lifetimes, logger: logger, passwordRounds: Self.seededRounds)
             let production = try await PostgresWebStorage.open(url: try DatabaseURL(parsing: url), key: key, lifetimes: lifetimes, logger: logger)
             do {
-                let seeded = try await seed(store: cheap.store, signInStore: production.store, accounts: accounts, keep: keep, concurrency: 8, what: "postgres")
+                let seeded = try await seed(
+                    store: cheap.store, signInStore: production.store, accounts: accounts, keep: keep, concurrency: 8, what: "postgres")
                 await cheap.close()
                 await production.close()
                 return seeded
@@ -246,7 +249,8 @@ struct WebBench {
                 ports.append(port)
             }
             let name = "postgres-\(count)"
-            figures[name] = try measure(name: name, ports: ports, daemons: homes.compactMap(\.pid), postgres: server, ids: seeded.ids, accounts: accounts)
+            figures[name] = try measure(
+                name: name, ports: ports, daemons: homes.compactMap(\.pid), postgres: server, ids: seeded.ids, accounts: accounts)
         }
         figures["database_bytes"] = server.databaseBytes(database)
         server.stop()
@@ -257,7 +261,8 @@ struct WebBench {
 
     /// Signs in the sessions, then runs the four phases against `ports` (connections spread
     /// over them), with the daemons' RSS and CPU.
-    func measure(name: String, ports: [Int], daemons: [pid_t], postgres: PostgresServer?, ids: [Int: [String]], accounts: Int) throws -> [String: Any] {
+    func measure(name: String, ports: [Int], daemons: [pid_t], postgres: PostgresServer?, ids: [Int: [String]], accounts: Int) throws -> [String: Any]
+    {
         let connections = self.connections
         // The sessions: one per account of `sessionAccounts`, signed in through the API.
         let chosen = sessionAccounts(accounts)
@@ -269,7 +274,8 @@ struct WebBench {
             let connection = HTTPConnection(port: ports[thread % ports.count])
             for slot in stride(from: thread, to: chosen.count, by: connections) {
                 do {
-                    let (tokens, answer) = try WebSessionTokens.signIn(connection, name: Self.accountName(chosen[slot]), password: Self.password, account: chosen[slot])
+                    let (tokens, answer) = try WebSessionTokens.signIn(
+                        connection, name: Self.accountName(chosen[slot]), password: Self.password, account: chosen[slot])
                     lock.lock()
                     sessions[slot] = tokens
                     if tokens == nil, failure == nil { failure = "\(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))" }
@@ -296,9 +302,10 @@ struct WebBench {
             figures["daemon_cpu_ms_per_request"] = (daemons.map { cpuMs(of: $0) }.reduce(0, +) - daemonCPU) / Double(count)
             if let postgres { figures["postgres_cpu_ms_per_request"] = (postgres.cpuMs() - pgCPU) / Double(count) }
             figures["daemon_rss_MB"] = daemons.map { Double(memory(of: $0).rssKB) / 1024 }
-            log("web: \(name) \(phaseName): \(Int(figures["requests_per_s"] as? Double ?? 0)) req/s, p50 \(String(format: "%.2f", figures["p50_ms"] as? Double ?? 0)) ms, "
-                + "p99 \(String(format: "%.2f", figures["p99_ms"] as? Double ?? 0)) ms, errors \(figures["errors"] ?? 0)"
-                + ((figures["first_error"] as? String).map { " (\($0))" } ?? ""))
+            log(
+                "web: \(name) \(phaseName): \(Int(figures["requests_per_s"] as? Double ?? 0)) req/s, p50 \(String(format: "%.2f", figures["p50_ms"] as? Double ?? 0)) ms, "
+                    + "p99 \(String(format: "%.2f", figures["p99_ms"] as? Double ?? 0)) ms, errors \(figures["errors"] ?? 0)"
+                    + ((figures["first_error"] as? String).map { " (\($0))" } ?? ""))
             phases[phaseName] = figures
         }
         let signIns = signInAccounts
@@ -328,7 +335,8 @@ struct WebBench {
             let body = try JSONSerialization.data(withJSONObject: [
                 "body": Self.noteBody(account: session.account, note: note, edit: n + 1), "base": ["revision": base],
             ])
-            let answer = try connection.send("PATCH", "/api/notes/\(id)", headers: session.headers(port: connection.port, writing: true), body: Array(body))
+            let answer = try connection.send(
+                "PATCH", "/api/notes/\(id)", headers: session.headers(port: connection.port, writing: true), body: Array(body))
             if answer.status == 200, let json = answer.json {
                 if let revision = json["revision"] as? Int { box.revisions[id] = Int64(revision) }
                 if json["outcome"] as? String != "saved" { box.otherOutcomes += 1 }
@@ -398,8 +406,9 @@ final class PostgresServer {
 
     /// Starts the server (making its database cluster the first time); seeding without waiting for each commit's flush.
     func start(seeding: Bool) throws {
-        try Child.run([Self.script, "start", directory.path, "--port", "\(port)"] + (seeding ? ["-c", "synchronous_commit=off"] : []),
-                      environment: environment, output: directory.path + "/start.log")
+        try Child.run(
+            [Self.script, "start", directory.path, "--port", "\(port)"] + (seeding ? ["-c", "synchronous_commit=off"] : []),
+            environment: environment, output: directory.path + "/start.log")
         running = true
     }
 
@@ -416,8 +425,9 @@ final class PostgresServer {
     }
 
     func createDatabase(_ name: String) throws {
-        try Child.run([bin + "/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tresor", name], environment: environment,
-                      output: directory.path + "/createdb.log")
+        try Child.run(
+            [bin + "/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tresor", name], environment: environment,
+            output: directory.path + "/createdb.log")
     }
 
     func url(_ database: String) -> String { "postgres://tresor@127.0.0.1:\(port)/\(database)?sslmode=disable" }
@@ -426,19 +436,22 @@ final class PostgresServer {
     func databaseBytes(_ name: String) -> Int {
         let out = directory.path + "/size.txt"
         try? FileManager.default.removeItem(atPath: out)
-        try? Child.run([bin + "/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tresor", "-d", name, "-Atc", "SELECT pg_database_size(current_database())"],
-                       environment: environment, output: out)
+        try? Child.run(
+            [bin + "/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tresor", "-d", name, "-Atc", "SELECT pg_database_size(current_database())"],
+            environment: environment, output: out)
         return Int((try? String(contentsOfFile: out, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     }
 
     /// CPU time of the postmaster and every backend it started, in milliseconds.
     func cpuMs() -> Double {
         guard let text = try? String(contentsOfFile: directory.path + "/data/postmaster.pid", encoding: .utf8),
-              let first = text.split(separator: "\n").first, let postmaster = Int32(first) else { return 0 }
+            let first = text.split(separator: "\n").first, let postmaster = Int32(first)
+        else { return 0 }
         var total = tresor_bench.cpuMs(of: postmaster)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, Int32(fields[1]) == postmaster { total += tresor_bench.cpuMs(of: pid) }
         }

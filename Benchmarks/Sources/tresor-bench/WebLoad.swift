@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -181,14 +182,18 @@ struct WebSessionTokens {
     }
 
     /// `POST /api/session`: the sign-in, with the password in the body only.
-    static func signIn(_ connection: HTTPConnection, name: String, password: String, account: Int) throws -> (WebSessionTokens?, HTTPConnection.Answer) {
+    static func signIn(_ connection: HTTPConnection, name: String, password: String, account: Int) throws -> (
+        WebSessionTokens?, HTTPConnection.Answer
+    ) {
         let body = try JSONSerialization.data(withJSONObject: ["name": name, "password": password])
-        let answer = try connection.send("POST", "/api/session", headers: [
-            ("Origin", "http://127.0.0.1:\(connection.port)"), ("Content-Type", "application/json"),
-        ], body: Array(body))
+        let answer = try connection.send(
+            "POST", "/api/session",
+            headers: [
+                ("Origin", "http://127.0.0.1:\(connection.port)"), ("Content-Type", "application/json"),
+            ], body: Array(body))
         guard answer.status == 200, let json = answer.json, let origin = json["originToken"] as? String,
-              let csrf = json["csrfToken"] as? String,
-              let cookie = answer.header("Set-Cookie").lazy.compactMap({ Self.cookieValue($0) }).first
+            let csrf = json["csrfToken"] as? String,
+            let cookie = answer.header("Set-Cookie").lazy.compactMap({ Self.cookieValue($0) }).first
         else { return (nil, answer) }
         return (WebSessionTokens(cookie: cookie, originToken: origin, csrfToken: csrf, account: account), answer)
     }

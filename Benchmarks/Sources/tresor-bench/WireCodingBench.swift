@@ -16,7 +16,7 @@ struct WireCodingBench {
         (query.limit, query.returnData, query.returnAttributes) = (.one, true, false)
         let request = SearchItemsRequest(query: query)
         let response = ItemsResponse(items: [
-            KeychainItem(id: "1234567890123456789", itemClass: .genericPassword, attributes: nil, secret: Data(repeating: 0x5A, count: 32)),
+            KeychainItem(id: "1234567890123456789", itemClass: .genericPassword, attributes: nil, secret: Data(repeating: 0x5A, count: 32))
         ])
         let encoder = APICoding.encoder, decoder = APICoding.decoder, requestDecoder = APICoding.requestDecoder
         let requestJSON = try encoder.encode(request), responseJSON = try encoder.encode(response)

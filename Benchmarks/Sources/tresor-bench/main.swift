@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,9 @@ if arguments.first == "soak", let bin = option("--bin"), let out = option("--out
     exit(passed ? 0 : 1)
 }
 guard let bin = option("--bin"), let out = option("--out") else {
-    log("usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]")
+    log(
+        "usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]"
+    )
     exit(2)
 }
 let counts = (option("--counts") ?? (smoke ? "200,1000" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }

@@ -1,5 +1,6 @@
 import CFuzzDriver
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -69,8 +69,10 @@ func noteStore(_ note: Data) -> Data { field(2, varint(2 << 3) + varint(0) + fie
 func seeds() throws -> [String: Data] {
     let run = field(5, varint(1 << 3) + varint(5) + field(2, varint(1 << 3) + varint(3)))
     // A checklist item, done, in bold with a link: the runs the Markdown reading follows.
-    let styled = field(5, varint(1 << 3) + varint(4) + field(2, varint(1 << 3) + varint(103) + field(5, varint(2 << 3) + varint(1)))
-        + varint(5 << 3) + varint(1) + field(9, Data("https://example.org".utf8)))
+    let styled = field(
+        5,
+        varint(1 << 3) + varint(4) + field(2, varint(1 << 3) + varint(103) + field(5, varint(2 << 3) + varint(1)))
+            + varint(5 << 3) + varint(1) + field(9, Data("https://example.org".utf8)))
     let plain = noteStore(field(2, Data("Groceries\nmilk\neggs".utf8)) + run)
     let unicode = noteStore(field(2, Data("Ünïcødé ✓ 📝 \u{FFFC}".utf8)) + run + run)
     let group = noteStore(field(2, Data("g".utf8)) + Data([0x7B, 0x08, 0x01, 0x7C]))

@@ -43,24 +43,30 @@ func write(_ records: [BackupRecord], finish: Bool = true) throws -> Data {
     return file
 }
 
-let manifest = BackupRecord.manifest(BackupManifest(
-    format: "tresor-backup", version: 1, created: Date(timeIntervalSince1970: 1_800_000_000), deviceID: Data(count: 16),
-    importTagKeyID: nil, keychains: ["login"]))
+let manifest = BackupRecord.manifest(
+    BackupManifest(
+        format: "tresor-backup", version: 1, created: Date(timeIntervalSince1970: 1_800_000_000), deviceID: Data(count: 16),
+        importTagKeyID: nil, keychains: ["login"]))
 
 func item() -> BackupRecord {
     var attributes = ItemAttributes()
     attributes.service = "fuzz"
     attributes.accessGroup = "tresor"
     attributes.accessible = .whenUnlocked
-    return .item(ItemRecord(keychain: "login", item: BackedUpItem(itemClass: .genericPassword, id: "1", attributes: attributes, secret: Data("s".utf8))))
+    return .item(
+        ItemRecord(keychain: "login", item: BackedUpItem(itemClass: .genericPassword, id: "1", attributes: attributes, secret: Data("s".utf8))))
 }
 
 func pieces(_ payload: Data, mode: UInt8) -> [BackupRecord] {
     let size = max(1, Int(mode) * 37)
-    var records: [BackupRecord] = [.attachment(BackedUpAttachment(
-        // Ids as the format requires them (UUIDs): the reader refuses any other.
-        id: "6F1C2A7E-0B1D-4C3E-9A5F-2D8E7B6C5A41", note: "0A9B8C7D-6E5F-4A3B-8C2D-1E0F9A8B7C6D", kind: .file, name: "f", byteCount: payload.count, created: Date(timeIntervalSince1970: 0), isLocked: false,
-        excludedFromBackup: false))]
+    var records: [BackupRecord] = [
+        .attachment(
+            BackedUpAttachment(
+                // Ids as the format requires them (UUIDs): the reader refuses any other.
+                id: "6F1C2A7E-0B1D-4C3E-9A5F-2D8E7B6C5A41", note: "0A9B8C7D-6E5F-4A3B-8C2D-1E0F9A8B7C6D", kind: .file, name: "f",
+                byteCount: payload.count, created: Date(timeIntervalSince1970: 0), isLocked: false,
+                excludedFromBackup: false))
+    ]
     var start = payload.startIndex
     while start < payload.endIndex {
         let end = min(payload.endIndex, start + size)

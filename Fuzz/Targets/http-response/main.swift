@@ -13,6 +13,7 @@ import Foundation
 import FuzzSupport
 import TresorKit
 import TresorProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,17 +61,21 @@ let maximumInput = 48 * 1024
 
 func seeds() -> [String: Data] {
     func response(_ status: String, _ body: String, headers: [String] = ["Content-Type: application/json; charset=utf-8"]) -> String {
-        "HTTP/1.1 \(status)\r\n" + (headers + ["Content-Length: \(body.utf8.count)", "Date: Sun, 22 Nov 2026 09:00:00 GMT"])
+        "HTTP/1.1 \(status)\r\n"
+            + (headers + ["Content-Length: \(body.utf8.count)", "Date: Sun, 22 Nov 2026 09:00:00 GMT"])
             .map { $0 + "\r\n" }.joined() + "\r\n" + body
     }
     func chunked(_ status: String, _ chunks: [String]) -> String {
         "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
             + chunks.map { String($0.utf8.count, radix: 16) + "\r\n" + $0 + "\r\n" }.joined() + "0\r\n\r\n"
     }
-    let status = #"{"apiVersion":1,"autoLockSeconds":300,"availableClasses":["always","alwaysThisDeviceOnly"],"daemonVersion":"0.1.0","failedAttempts":0,"holds":[{"client":{"executable":"/usr/bin/tresor","executableSHA256":"00","pid":42,"uid":1000},"id":"h-1","reason":"backup","since":1700000000}],"home":"/home/ada/.local/share/tresor","idleSeconds":3,"keybag":"locked","keychains":[{"name":"work","passcodeSet":true,"state":"locked"}],"passcodeSet":true,"pid":4242}"#
-    let keychains = #"{"keychains":[{"name":"login","passcodeSet":true,"state":"unlocked"},{"name":"System Roots","passcodeSet":false,"state":"readOnly"}]}"#
+    let status =
+        #"{"apiVersion":1,"autoLockSeconds":300,"availableClasses":["always","alwaysThisDeviceOnly"],"daemonVersion":"0.1.0","failedAttempts":0,"holds":[{"client":{"executable":"/usr/bin/tresor","executableSHA256":"00","pid":42,"uid":1000},"id":"h-1","reason":"backup","since":1700000000}],"home":"/home/ada/.local/share/tresor","idleSeconds":3,"keybag":"locked","keychains":[{"name":"work","passcodeSet":true,"state":"locked"}],"passcodeSet":true,"pid":4242}"#
+    let keychains =
+        #"{"keychains":[{"name":"login","passcodeSet":true,"state":"unlocked"},{"name":"System Roots","passcodeSet":false,"state":"readOnly"}]}"#
     let holdBody = #"{"client":{"executable":"/usr/bin/tresor","executableSHA256":"ab","pid":7,"uid":1000},"id":"h-2","reason":"fuzz","since":1.5}"#
-    let items = #"{"items":[{"attributes":{"account":"ada","service":"github.com","synchronizable":false},"id":"5214","itemClass":"genp","secret":"czNjcjN0"}]}"#
+    let items =
+        #"{"items":[{"attributes":{"account":"ada","service":"github.com","synchronizable":false},"id":"5214","itemClass":"genp","secret":"czNjcjN0"}]}"#
     let error = #"{"error":{"code":"throttled","message":"wait","retryAfterSeconds":60}}"#
     let unknownError = #"{"error":{"code":"somethingNew","message":"from a newer daemon"}}"#
     let seeds: [(String, UInt8, String)] = [

@@ -86,8 +86,11 @@ func seeds() throws -> [String: Data] {
     seeds["attempts-json-empty"] = Data([3]) + Data(#"{"tags":[]}"#.utf8)
     seeds["attempts-json-five"] = Data([3 | 4]) + Data(#"{"lastFailureAt":1700000000,"tags":["AA==","AQ==","Ag==","Aw==","BA=="]}"#.utf8)
     seeds["keybag-json-minimal"] = Data([2]) + Data(#"{"changedAt":0,"generation":1,"wrappedClassKeys":{}}"#.utf8)
-    seeds["keybag-json-bad-wrap"] = Data([2]) + Data(#"{"changedAt":0,"generation":1,"wrappedClassKeys":{"always":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}"#.utf8)
-    seeds["keybag-json-passcode"] = Data([2]) + Data(#"{"changedAt":1.5,"generation":2,"passcode":{"outputByteCount":32,"rounds":600000,"salt":"c2FsdA=="},"wrappedClassKeys":{}}"#.utf8)
+    seeds["keybag-json-bad-wrap"] =
+        Data([2]) + Data(#"{"changedAt":0,"generation":1,"wrappedClassKeys":{"always":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}"#.utf8)
+    seeds["keybag-json-passcode"] =
+        Data([2])
+        + Data(#"{"changedAt":1.5,"generation":2,"passcode":{"outputByteCount":32,"rounds":600000,"salt":"c2FsdA=="},"wrappedClassKeys":{}}"#.utf8)
     seeds["keybag-raw-wrong-magic"] = Data([0]) + Data("TRUA".utf8) + validKeybags[0].dropFirst(4)
     seeds["keybag-raw-version-2"] = Data([0]) + Data("TRKB".utf8) + [2] + validKeybags[0].dropFirst(5)
     seeds["keybag-raw-truncated"] = Data([0]) + validKeybags[0].prefix(37)

@@ -51,7 +51,9 @@ struct Route {
     let decode: (Data) throws -> [ItemAttributes]
 }
 
-func route<T: Codable>(_ name: String, _ type: T.Type, _ attributePaths: [[String]] = [], attributes: @escaping (T) -> [ItemAttributes] = { _ in [] }) -> Route {
+func route<T: Codable>(_ name: String, _ type: T.Type, _ attributePaths: [[String]] = [], attributes: @escaping (T) -> [ItemAttributes] = { _ in [] })
+    -> Route
+{
     Route(name: name, attributePaths: attributePaths) { data in
         let value = try requestDecoder.decode(T.self, from: data)
         let encoded: Data
@@ -100,8 +102,8 @@ let routes: [Route] = [
     Route(name: "items/secret", attributePaths: []) { data in
         let (query, keychain, unique) = try ItemSecretQuery.parse(String(decoding: data, as: UTF8.self))
         guard let path = ItemSecretQuery.path(for: query, keychain: keychain, unique: unique),
-              let again = try? ItemSecretQuery.parse(String(path.dropFirst(TresorProtocol.Route.itemSecret.count + 1))),
-              again.query == query, again.keychain == keychain, again.unique == unique
+            let again = try? ItemSecretQuery.parse(String(path.dropFirst(TresorProtocol.Route.itemSecret.count + 1))),
+            again.query == query, again.keychain == keychain, again.unique == unique
         else { fuzzFailure("a parsed secret query does not survive being written and parsed again") }
         return [query.attributes]
     },
@@ -113,15 +115,33 @@ let emptyRoots = SystemRoots(directory: makeScratchFolder("roots"))
 
 func seeds() -> [String: Data] {
     let bodies: [(Int, String, String)] = [
-        (0, "add-genp", #"{"itemClass":"genp","attributes":{"service":"github.com","account":"ada","label":"GitHub","accessible":"afterFirstUnlock"},"secret":"czNjcjN0"}"#),
-        (0, "add-inet", #"{"keychain":"login","itemClass":"inet","attributes":{"server":"db.example.com","protocol":"postgres","port":5432,"account":"app","accessControl":"userPresence","custom":{"env":"prod"}},"secret":"cGFzcw=="}"#),
+        (
+            0, "add-genp",
+            #"{"itemClass":"genp","attributes":{"service":"github.com","account":"ada","label":"GitHub","accessible":"afterFirstUnlock"},"secret":"czNjcjN0"}"#
+        ),
+        (
+            0, "add-inet",
+            #"{"keychain":"login","itemClass":"inet","attributes":{"server":"db.example.com","protocol":"postgres","port":5432,"account":"app","accessControl":"userPresence","custom":{"env":"prod"}},"secret":"cGFzcw=="}"#
+        ),
         (0, "add-cert", #"{"itemClass":"cert","attributes":{"label":"root","subject":"MAA=","creationDate":1700000000.5},"secret":"MIIBAA=="}"#),
-        (0, "add-key", #"{"itemClass":"keys","attributes":{"keyClass":"private","keyType":"ec","keySizeInBits":256,"applicationTag":"dGFn","synchronizable":true},"secret":"AAAA"}"#),
+        (
+            0, "add-key",
+            #"{"itemClass":"keys","attributes":{"keyClass":"private","keyType":"ec","keySizeInBits":256,"applicationTag":"dGFn","synchronizable":true},"secret":"AAAA"}"#
+        ),
         (0, "add-misspelt", #"{"itemClass":"genp","attributes":{"acount":"ada"},"secret":""}"#),
         // Not seeded: a duplicated "attributes" key, Fuzz/Regressions/request-decoding/duplicate-attributes-key.
-        (1, "search", #"{"query":{"itemClass":"genp","attributes":{"service":"github.com"},"limit":"all","returnData":true,"returnAttributes":true},"passcode":"1234"}"#),
-        (1, "search-roots", #"{"keychain":"System Roots","query":{"itemClass":"cert","attributes":{"label":"ISRG Root X1","certificateType":3},"id":"roots:00","limit":"one","returnData":false,"returnAttributes":true}}"#),
-        (2, "update", #"{"query":{"itemClass":"inet","attributes":{"server":"a"},"limit":"all","returnData":false,"returnAttributes":false},"changes":{"comment":"rotated","type":1,"creator":4294967295},"secret":"bmV3"}"#),
+        (
+            1, "search",
+            #"{"query":{"itemClass":"genp","attributes":{"service":"github.com"},"limit":"all","returnData":true,"returnAttributes":true},"passcode":"1234"}"#
+        ),
+        (
+            1, "search-roots",
+            #"{"keychain":"System Roots","query":{"itemClass":"cert","attributes":{"label":"ISRG Root X1","certificateType":3},"id":"roots:00","limit":"one","returnData":false,"returnAttributes":true}}"#
+        ),
+        (
+            2, "update",
+            #"{"query":{"itemClass":"inet","attributes":{"server":"a"},"limit":"all","returnData":false,"returnAttributes":false},"changes":{"comment":"rotated","type":1,"creator":4294967295},"secret":"bmV3"}"#
+        ),
         (3, "delete", #"{"query":{"itemClass":"keys","attributes":{},"limit":"one","returnData":false,"returnAttributes":true}}"#),
         (4, "init", #"{"passcode":"correct horse"}"#),
         (4, "init-null", #"{"passcode":null}"#),
@@ -130,7 +150,10 @@ func seeds() -> [String: Data] {
         (7, "passcode-change", #"{"current":null,"new":"n"}"#),
         (8, "passcode-remove", #"{"current":"c"}"#),
         (9, "hold", #"{"reason":"backup running"}"#),
-        (10, "apps", #"{"applicationID":"TEAM1.backup","teamID":"TEAM1","executablePath":"/usr/bin/backup","accessGroups":["TEAM1.shared"],"passcode":"p"}"#),
+        (
+            10, "apps",
+            #"{"applicationID":"TEAM1.backup","teamID":"TEAM1","executablePath":"/usr/bin/backup","accessGroups":["TEAM1.shared"],"passcode":"p"}"#
+        ),
         (11, "keychains", #"{"name":"work","passcode":"p"}"#),
         (12, "keychains-delete", #"{"name":"work","passcode":"p"}"#),
         (13, "notes-create", #"{"title":"Groceries","body":"milk\neggs","folder":"Home","pinned":true}"#),
@@ -140,7 +163,10 @@ func seeds() -> [String: Data] {
         (20, "notes-change", #"{"current":"a","new":"b","hint":"h","removeHint":false}"#),
         (24, "secret", "class=inet&server=db.example.com&port=5432&account=app%20user&keychain=login"),
         (24, "secret-bad", "class=genp&service=a&service=b&acount=%zz"),
-        (23, "notes-import", #"{"notes":[{"title":"Plain","folder":"F","created":700000000.5,"content":{"text":{"_0":"hello"}}},{"title":"Locked","content":{"appleLocked":{"_0":{"salt":"EWUQa2soi9oebssY5lx4dg==","iterations":20000,"wrappedKey":"mMDla0O1B+YMZWXsXhuwx0t1b31PSpv/","iv":"FR9k3nvjTRXazdqpszRx+Q==","tag":"gGvyu9O/g88SQLA+fE1qsQ==","ciphertext":"AAAA","hint":"h"}}}}]}"#),
+        (
+            23, "notes-import",
+            #"{"notes":[{"title":"Plain","folder":"F","created":700000000.5,"content":{"text":{"_0":"hello"}}},{"title":"Locked","content":{"appleLocked":{"_0":{"salt":"EWUQa2soi9oebssY5lx4dg==","iterations":20000,"wrappedKey":"mMDla0O1B+YMZWXsXhuwx0t1b31PSpv/","iv":"FR9k3nvjTRXazdqpszRx+Q==","tag":"gGvyu9O/g88SQLA+fE1qsQ==","ciphertext":"AAAA","hint":"h"}}}}]}"#
+        ),
     ]
     var seeds: [String: Data] = [:]
     for (index, name, body) in bodies { seeds[name] = Data([UInt8(index)]) + Data(body.utf8) }

@@ -44,16 +44,20 @@ final class ScreenLockWatcher: Sendable {
     /// Starts following logind on `systemBus` and the screen saver on `sessionBus` (either may be nil).
     func start(systemBus: String?, sessionBus: String?) {
         if let systemBus {
-            follow(systemBus, name: "the system bus (logind)", matches: [
-                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
-                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
-            ], holdsSleepInhibitor: true)
+            follow(
+                systemBus, name: "the system bus (logind)",
+                matches: [
+                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
+                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
+                ], holdsSleepInhibitor: true)
         }
         if let sessionBus {
-            follow(sessionBus, name: "the session bus (screen saver)", matches: [
-                "type='signal',interface='org.freedesktop.ScreenSaver',member='ActiveChanged'",
-                "type='signal',interface='org.gnome.ScreenSaver',member='ActiveChanged'",
-            ])
+            follow(
+                sessionBus, name: "the session bus (screen saver)",
+                matches: [
+                    "type='signal',interface='org.freedesktop.ScreenSaver',member='ActiveChanged'",
+                    "type='signal',interface='org.gnome.ScreenSaver',member='ActiveChanged'",
+                ])
         }
     }
 
@@ -109,9 +113,10 @@ final class ScreenLockWatcher: Sendable {
 
     /// Whether logind's session at `path` is one of this uid's (its `User` property).
     private func sessionBelongsToUs(_ path: String, on connection: DBusConnection) -> Bool {
-        let asked = try? connection.call(.methodCall(
-            destination: "org.freedesktop.login1", path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-            arguments: [.string("org.freedesktop.login1.Session"), .string("User")]))
+        let asked = try? connection.call(
+            .methodCall(
+                destination: "org.freedesktop.login1", path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: [.string("org.freedesktop.login1.Session"), .string("User")]))
         guard case .variant(.structure(let fields))? = asked?.arguments.first, case .uint32(let owner)? = fields.first else { return false }
         return owner == uid
     }

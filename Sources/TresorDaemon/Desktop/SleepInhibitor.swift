@@ -14,10 +14,11 @@ final class SleepInhibitor: Sendable {
     /// Asks logind for a delay inhibitor on `connection`, replacing any held one.
     /// - Throws: ``DBusError`` when logind refuses or is not there, or answers without a descriptor.
     func take(on connection: DBusConnection) throws {
-        let reply = try connection.call(.methodCall(
-            destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
-            member: "Inhibit",
-            arguments: [.string("sleep"), .string("Tresor"), .string("lock the keychain before sleep"), .string("delay")]))
+        let reply = try connection.call(
+            .methodCall(
+                destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                member: "Inhibit",
+                arguments: [.string("sleep"), .string("Tresor"), .string("lock the keychain before sleep"), .string("delay")]))
         guard let descriptor = reply.arguments.first?.fileDescriptor else {
             throw DBusError.invalidArguments("logind's Inhibit answered \(reply.signature), not a file descriptor")
         }
@@ -26,6 +27,8 @@ final class SleepInhibitor: Sendable {
 
     /// Closes the held inhibitor, letting the machine sleep. Call it only once locking is done.
     func release() {
-        held.withLock { $0?.close(); $0 = nil }
+        held.withLock {
+            $0?.close(); $0 = nil
+        }
     }
 }

@@ -86,7 +86,8 @@ struct ErrorMiddleware: RouterMiddleware {
             // or a wrong type name only the key and the type; any other text may quote the input.
             let message = error.body ?? ""
             let safe = ["Coding key", "Value not found", "Type mismatch"].contains { message.hasPrefix($0) }
-            return APIError(.param, safe ? "malformed request body: \(message)" : "malformed request body: expected the JSON documented in docs/API.md")
+            return APIError(
+                .param, safe ? "malformed request body: \(message)" : "malformed request body: expected the JSON documented in docs/API.md")
         default:
             return APIError(.internal, "internal error (\(type(of: error)))")
         }

@@ -39,7 +39,9 @@ struct KeybagLockObserver: RouterMiddleware {
         let login = named?.keychain == nil || named?.keychain == KeychainName.login
         if login || request.uri.path == Route.notesLockNow {
             let ended = (try? await sessions.end(.localAccount)) ?? 0
-            if ended > 0 { context.logger.notice("web: local account's sessions ended", metadata: ["route": "\(request.uri.path)", "count": "\(ended)"]) }
+            if ended > 0 {
+                context.logger.notice("web: local account's sessions ended", metadata: ["route": "\(request.uri.path)", "count": "\(ended)"])
+            }
         }
         return response
     }

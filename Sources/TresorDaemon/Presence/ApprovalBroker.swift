@@ -154,10 +154,11 @@ extension ApprovalBroker {
         executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool
     ) async -> PresenceAnswer {
         guard hasApprover else { return .nobodyToAsk }
-        let (allowed, remembered) = await askRemembering(ApprovalRequest(
-            id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
-            created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },
-            unverifiedIdentity: requester.unverified))
+        let (allowed, remembered) = await askRemembering(
+            ApprovalRequest(
+                id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
+                created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },
+                unverifiedIdentity: requester.unverified))
         guard allowed else { return .refused }
         return mayRemember ? remembered.map(PresenceAnswer.forSession) ?? .once : .once
     }

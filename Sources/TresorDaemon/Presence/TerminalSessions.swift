@@ -52,8 +52,10 @@ final class TerminalSessions: Sendable {
     func list(period: (String) -> UnlockPeriod?) -> [TerminalSessionInfo] {
         sessions.withLock { sessions in
             sessions = sessions.filter { $0.value.expires > .now && $0.value.period == period($0.key.keychain) }
-            return sessions.map { TerminalSessionInfo(keychain: $0.key.keychain, terminal: $0.key.terminal.name, expires: $0.value.expiresAt.timeIntervalSince1970) }
-                .sorted { ($0.keychain, $0.terminal) < ($1.keychain, $1.terminal) }
+            return sessions.map {
+                TerminalSessionInfo(keychain: $0.key.keychain, terminal: $0.key.terminal.name, expires: $0.value.expiresAt.timeIntervalSince1970)
+            }
+            .sorted { ($0.keychain, $0.terminal) < ($1.keychain, $1.terminal) }
         }
     }
 }

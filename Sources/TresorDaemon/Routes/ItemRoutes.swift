@@ -22,7 +22,9 @@ struct ItemRoutes {
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             // A passcode to check is one slow KDF run: not on this executor's thread.
-            let add: @Sendable () throws -> KeychainItem = { try keychain.add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller) }
+            let add: @Sendable () throws -> KeychainItem = {
+                try keychain.add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
+            }
             let item = body.passcode == nil ? try add() : try await offloaded(add)
             context.logger.info("item added", metadata: ["class": "\(body.itemClass.rawValue)", "id": "\(item.id)"])
             return item
@@ -62,7 +64,8 @@ struct ItemRoutes {
     /// `SecItemCopyMatching` for the identified caller, in `keychain` (nil: the login keychain).
     /// A secret that needs the user's presence, asked for without the passcode, is put to the
     /// user through `tresor approve` when one is waiting; the application learns only the answer.
-    private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem] {
+    private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem]
+    {
         if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
         let client = try context.requireClient()
         var caller = try callers.caller(for: client, passcode: passcode, keychain: name)

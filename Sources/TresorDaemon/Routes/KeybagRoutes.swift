@@ -33,7 +33,9 @@ struct KeybagRoutes {
             let passcode = try body.passcode.map(Passcode.init)
             let keybag = try keychains.keybag(named: body.keychain)
             // Checked before the passcode is: a session that cannot be opened is no reason to try it.
-            let terminal = try body.terminalSessionSeconds.map { try terminalForSession(seconds: $0, context, passcodeSet: keybag.status.isPasscodeSet) }
+            let terminal = try body.terminalSessionSeconds.map {
+                try terminalForSession(seconds: $0, context, passcodeSet: keybag.status.isPasscodeSet)
+            }
             try await Self.logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
             if let terminal, let seconds = body.terminalSessionSeconds, let period = keybag.unlockPeriod {
                 terminalSessions.open(keychain: body.keychain ?? KeychainName.login, terminal: terminal, seconds: seconds, period: period)
@@ -63,9 +65,11 @@ struct KeybagRoutes {
                 keychains.lockAll(because: who)
                 endedSessions = notes.lockNow()
             }
-            context.logger.notice("locked by a client", metadata: [
-                "keychain": "\(body?.keychain ?? "all")", "notesSessionsEnded": "\(endedSessions)",
-            ])
+            context.logger.notice(
+                "locked by a client",
+                metadata: [
+                    "keychain": "\(body?.keychain ?? "all")", "notesSessionsEnded": "\(endedSessions)",
+                ])
             return try status.current()
         }
         router.post(RouterPath(Route.changePasscode)) { request, context in

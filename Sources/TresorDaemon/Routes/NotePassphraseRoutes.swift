@@ -75,7 +75,8 @@ struct NotePassphraseRoutes {
         router.post(RouterPath(Route.notesKeychainUnlock)) { request, context -> NotesPassphraseStatus in
             let body = try await request.decode(as: KeychainUnlockRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false, cliOnly: true) { store, _ in
+            return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false, cliOnly: true) {
+                store, _ in
                 if body.enabled {
                     guard let passphrase else {
                         throw APIError(.param, "keeping the notes key in the keychain needs the current passphrase")
@@ -97,11 +98,15 @@ struct NotePassphraseRoutes {
             _ = try routing.store(context)
             let data = try await routing.collect(request, upTo: NotesWire.maximumImportRequestBytes, what: "the import")
             let body = try DaemonJSON.decoder.decode(ImportNotesRequest.self, from: data)
-            let report = try await routing.perform("import", context, keychainUnlock: false, cliOnly: true) { store, _ in try store.importNotes(body.notes) }
-            context.logger.notice("notes: imported", metadata: [
-                "imported": "\(report.imported)", "locked": "\(report.locked)", "skipped": "\(report.alreadyImported)",
-                "refused": "\(report.refused.count)",
-            ])
+            let report = try await routing.perform("import", context, keychainUnlock: false, cliOnly: true) { store, _ in
+                try store.importNotes(body.notes)
+            }
+            context.logger.notice(
+                "notes: imported",
+                metadata: [
+                    "imported": "\(report.imported)", "locked": "\(report.locked)", "skipped": "\(report.alreadyImported)",
+                    "refused": "\(report.refused.count)",
+                ])
             return report
         }
     }

@@ -133,7 +133,7 @@ struct NoteRoutes {
             let passcode = try Passcode(text)
             try await routing.perform("session (keychain)", context, id: body.note, keychainUnlock: false, cliOnly: true) { store, account in
                 guard try store.passphraseStatus().keychainUnlock,
-                      let key = try routing.keychainKey.read(account: .local, passcode: passcode)
+                    let key = try routing.keychainKey.read(account: .local, passcode: passcode)
                 else { throw APIError(.notFound, "no notes passphrase key is kept in the keychain (tresor note passphrase keychain on)") }
                 guard try store.openSession(with: key) else {
                     throw APIError(.notFound, "the key kept in the keychain is not the current passphrase's; turn keychain unlock off and on again")
@@ -154,4 +154,3 @@ struct NoteRoutes {
         }
     }
 }
-

@@ -105,8 +105,8 @@ struct NotesRouting: Sendable {
     /// presence) or is not the current passphrase's.
     func openWithKeychain(_ store: NotesStore, passcode: Passcode? = nil) -> Bool {
         guard (try? store.passphraseStatus().keychainUnlock) == true,
-              (try? slot.keybag().lockState) == .unlocked,
-              let key = try? keychainKey.read(account: .local, passcode: passcode)
+            (try? slot.keybag().lockState) == .unlocked,
+            let key = try? keychainKey.read(account: .local, passcode: passcode)
         else { return false }
         return (try? store.openSession(with: key)) == true
     }

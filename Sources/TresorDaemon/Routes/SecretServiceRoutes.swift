@@ -26,9 +26,11 @@ struct SecretServiceRoutes {
             let grant = try grant(body)
             let grants = try keychains.executableGrants()
             if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
-            context.logger.notice(body.revoke ? "Secret Service grant revoked" : "Secret Service grant added", metadata: [
-                "grantee": "\(grant.grantee)", "group": "\(grant.group)",
-            ])
+            context.logger.notice(
+                body.revoke ? "Secret Service grant revoked" : "Secret Service grant added",
+                metadata: [
+                    "grantee": "\(grant.grantee)", "group": "\(grant.group)",
+                ])
             return try owners()
         }
         router.post(RouterPath(Route.secretServiceImport)) { request, context -> SecretServiceImportResponse in
@@ -36,9 +38,11 @@ struct SecretServiceRoutes {
             let body = try await request.decode(as: SecretServiceImportRequest.self, context: context)
             try await requireConsent(passcode: body.passcode, toDo: "importing Secret Service items")
             let response = try await offloaded { try importItems(body) }
-            context.logger.notice("Secret Service items imported", metadata: [
-                "group": "\(response.group)", "copied": "\(response.copied.count)", "skipped": "\(response.skipped.count)",
-            ])
+            context.logger.notice(
+                "Secret Service items imported",
+                metadata: [
+                    "group": "\(response.group)", "copied": "\(response.copied.count)", "skipped": "\(response.skipped.count)",
+                ])
             return response
         }
     }
@@ -69,7 +73,9 @@ struct SecretServiceRoutes {
         case (nil, let group?, nil) where !group.isEmpty: return ExecutableGrant(grantee: grantee, group: group)
         case (nil, nil, let id?):
             let everything = Caller(accessGroups: [], defaultAccessGroup: CallerResolver.cliGroup, seesEveryGroup: true)
-            guard Int64(id) != nil, try keychains.loginKeychain().copyMatching(ItemQuery(.genericPassword, id: id), caller: everything).isEmpty == false else {
+            guard Int64(id) != nil,
+                try keychains.loginKeychain().copyMatching(ItemQuery(.genericPassword, id: id), caller: everything).isEmpty == false
+            else {
                 throw KeychainError.itemNotFound
             }
             return ExecutableGrant(grantee: grantee, item: id)

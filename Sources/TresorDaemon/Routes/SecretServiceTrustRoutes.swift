@@ -30,19 +30,23 @@ struct SecretServiceTrustRoutes {
             }
             guard (1...16).contains(body.executablePaths.count) else { throw APIError(.param, "name 1 to 16 executables") }
             try await routes.requireConsent(passcode: body.passcode, toDo: "trusting a Secret Service client")
-            let groups = try await offloaded { try body.executablePaths.map { path in
-                let (group, generic) = try ownGroup(of: path)
-                guard generic else {
-                    throw APIError(
-                        .param, "\(path) is not a generic client: it reads its own items without asking (docs/SECURITY.md, \"Generic clients\")")
+            let groups = try await offloaded {
+                try body.executablePaths.map { path in
+                    let (group, generic) = try ownGroup(of: path)
+                    guard generic else {
+                        throw APIError(
+                            .param, "\(path) is not a generic client: it reads its own items without asking (docs/SECURITY.md, \"Generic clients\")")
+                    }
+                    return group
                 }
-                return group
-            } }
+            }
             for group in groups {
                 trust.grant(group, for: body.seconds.map(TimeInterval.init))
-                context.logger.notice("Secret Service client trusted ahead of time", metadata: [
-                    "executable": "\(group)", "seconds": "\(body.seconds.map(String.init) ?? "until the daemon stops")",
-                ])
+                context.logger.notice(
+                    "Secret Service client trusted ahead of time",
+                    metadata: [
+                        "executable": "\(group)", "seconds": "\(body.seconds.map(String.init) ?? "until the daemon stops")",
+                    ])
             }
             return SecretServiceTrustList(trusted: trust.list())
         }

@@ -14,11 +14,12 @@ struct WebSessionRoutes {
         let sessions = self.sessions, callers = self.callers
         router.get(RouterPath(Route.webSessions)) { _, context -> WebSessionList in
             try callers.requireCLI(try context.requireClient(), toManage: "web sessions")
-            return WebSessionList(sessions: try await sessions.list(now: Date()).map { session in
-                WebSessionInfo(
-                    id: session.id, account: session.account.name, isLocal: session.account.isLocal, created: session.created,
-                    lastUsed: session.lastUsed, expires: sessions.lifetimes.expiry(of: session))
-            })
+            return WebSessionList(
+                sessions: try await sessions.list(now: Date()).map { session in
+                    WebSessionInfo(
+                        id: session.id, account: session.account.name, isLocal: session.account.isLocal, created: session.created,
+                        lastUsed: session.lastUsed, expires: sessions.lifetimes.expiry(of: session))
+                })
         }
         router.post(RouterPath(Route.endWebSessions)) { request, context -> EndWebSessionsResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "web sessions")

@@ -11,7 +11,9 @@ struct KeybagChangeNotifier: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        if request.method == .post, [Route.initialize, Route.unlock, Route.lock].contains(request.uri.path), (200..<300).contains(response.status.code) {
+        if request.method == .post, [Route.initialize, Route.unlock, Route.lock].contains(request.uri.path),
+            (200..<300).contains(response.status.code)
+        {
             changed()
         }
         return response

@@ -27,11 +27,16 @@ enum SecretServiceCheck {
         guard case .uint32(let pid)? = try? bus.callBus("GetConnectionUnixProcessID", [.string(SecretServiceProvider.busName)]).first else {
             return EnvironmentFinding(
                 check: id, severity: .ok, summary: "nobody answers the Secret Service on the session bus",
-                reason: "Start tresord with --secret-service (or \"secretService\": true in config.json) so desktop programs keep their secrets in Tresor.")
+                reason:
+                    "Start tresord with --secret-service (or \"secretService\": true in config.json) so desktop programs keep their secrets in Tresor."
+            )
         }
-        let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "another program"
+        let name =
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "another program"
         return EnvironmentFinding(
             check: id, severity: .warning, summary: "\(name) (pid \(pid)) answers the Secret Service, not Tresor",
-            reason: "Every process of yours can read every secret it keeps. Copy them with `tresor import secret-service`, stop it, and start tresord with --secret-service.")
+            reason:
+                "Every process of yours can read every secret it keeps. Copy them with `tresor import secret-service`, stop it, and start tresord with --secret-service."
+        )
     }
 }

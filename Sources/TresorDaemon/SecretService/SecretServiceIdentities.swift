@@ -83,7 +83,8 @@ struct SecretServiceIdentities: Sendable {
             }
             defer { close(fd) }
             guard let hash = try? FileHashes.shared.sha256(ofOpenFile: fd) else { return Self.unreadableAncestor }
-            let pathNamesTheFile = ProcessImage.path(path, isFileOpenAt: fd)
+            let pathNamesTheFile =
+                ProcessImage.path(path, isFileOpenAt: fd)
                 && ProcessNamespaces.sharesUserAndMount(with: ancestor, procRoot: procRoot)
             return Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         }

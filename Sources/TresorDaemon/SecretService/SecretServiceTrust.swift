@@ -25,18 +25,20 @@ final class SecretServiceTrust: GenericClientTrust {
 
     /// Trusts the executable of group `executable` under any parent, for `duration` (nil: until the daemon stops).
     func grant(_ executable: String, for duration: TimeInterval?, now: Date = Date()) {
-        add(SecretServiceTrustEntry(
-            executable: executable, origin: .granted, parentChain: [], since: now.timeIntervalSince1970,
-            until: duration.map { now.addingTimeInterval($0).timeIntervalSince1970 }))
+        add(
+            SecretServiceTrustEntry(
+                executable: executable, origin: .granted, parentChain: [], since: now.timeIntervalSince1970,
+                until: duration.map { now.addingTimeInterval($0).timeIntervalSince1970 }))
     }
 
     /// Remembers the user's "for this session" approval of `client` for `duration`.
     func remember(_ client: SecretServiceClient, for duration: TimeInterval) { remember(client, for: duration, now: Date()) }
 
     func remember(_ client: SecretServiceClient, for duration: TimeInterval, now: Date) {
-        add(SecretServiceTrustEntry(
-            executable: client.ownGroup, origin: .approved, parentChain: client.parentChain, since: now.timeIntervalSince1970,
-            until: now.addingTimeInterval(duration).timeIntervalSince1970))
+        add(
+            SecretServiceTrustEntry(
+                executable: client.ownGroup, origin: .approved, parentChain: client.parentChain, since: now.timeIntervalSince1970,
+                until: now.addingTimeInterval(duration).timeIntervalSince1970))
     }
 
     /// Takes back all trust in `executable` (a group), or in every executable when nil.

@@ -65,9 +65,10 @@ final class CredentialedEventLoop: EventLoop, @unchecked Sendable {
         let promise = makePromise(of: T.self)
         let id = queue.withLock { queue in
             queue.nextTimerID += 1
-            queue.timers.append(Timer(id: queue.nextTimerID, deadline: deadline) {
-                do { promise.succeed(try task()) } catch { promise.fail(error) }
-            })
+            queue.timers.append(
+                Timer(id: queue.nextTimerID, deadline: deadline) {
+                    do { promise.succeed(try task()) } catch { promise.fail(error) }
+                })
             return queue.nextTimerID
         }
         if !inEventLoop { wakeUp() }
@@ -150,7 +151,8 @@ final class CredentialedEventLoop: EventLoop, @unchecked Sendable {
         return queue.withLock { queue in
             if !queue.tasks.isEmpty { return 0 }
             guard let first = queue.timers.min(by: { $0.deadline < $1.deadline }) else { return -1 }
-            let nanoseconds = first.deadline.uptimeNanoseconds > NIODeadline.now().uptimeNanoseconds
+            let nanoseconds =
+                first.deadline.uptimeNanoseconds > NIODeadline.now().uptimeNanoseconds
                 ? first.deadline.uptimeNanoseconds - NIODeadline.now().uptimeNanoseconds : 0
             return Int32(min((nanoseconds + 999_999) / 1_000_000, 60_000))
         }

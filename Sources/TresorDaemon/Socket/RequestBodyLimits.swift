@@ -16,8 +16,10 @@ struct RequestBodyLimits: Sendable {
 
 extension RequestBodyLimits {
     /// The socket API's: 1 MiB, more for an attachment and for an import of notes.
-    static let socketAPI = RequestBodyLimits(standard: APIVersion.maximumRequestBytes, largerByPath: [
-        Route.notesAddAttachment: NotesWire.maximumAttachmentRequestBytes,
-        Route.notesImport: NotesWire.maximumImportRequestBytes,
-    ])
+    static let socketAPI = RequestBodyLimits(
+        standard: APIVersion.maximumRequestBytes,
+        largerByPath: [
+            Route.notesAddAttachment: NotesWire.maximumAttachmentRequestBytes,
+            Route.notesImport: NotesWire.maximumImportRequestBytes,
+        ])
 }

@@ -46,10 +46,11 @@ public final class SystemRoots: Sendable {
         for root in roots {
             if let id = query.id, id != root.id { continue }
             guard AttributeValues(root.attributes).matches(wantedValues) else { continue }
-            results.append(KeychainItem(
-                id: root.id, itemClass: .certificate,
-                attributes: query.returnAttributes ? root.attributes : nil,
-                secret: query.returnData ? root.der : nil))
+            results.append(
+                KeychainItem(
+                    id: root.id, itemClass: .certificate,
+                    attributes: query.returnAttributes ? root.attributes : nil,
+                    secret: query.returnData ? root.der : nil))
             if query.limit == .one { break }
         }
         guard !results.isEmpty else { throw KeychainError.itemNotFound }

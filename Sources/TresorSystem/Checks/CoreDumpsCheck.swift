@@ -17,8 +17,10 @@ enum CoreDumpsCheck {
 
         var reason = ""
         if let pattern = EnvironmentProbe.readLine(context.procRoot.appendingPathComponent("sys/kernel/core_pattern")),
-           pattern.hasPrefix("|") {
-            reason = " Note: core_pattern pipes cores to a program (\(pattern.dropFirst())), which may store them elsewhere, "
+            pattern.hasPrefix("|")
+        {
+            reason =
+                " Note: core_pattern pipes cores to a program (\(pattern.dropFirst())), which may store them elsewhere, "
                 + "e.g. systemd-coredump under /var/lib/systemd/coredump."
         }
 

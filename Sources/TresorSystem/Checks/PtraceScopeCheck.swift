@@ -7,7 +7,8 @@ enum PtraceScopeCheck {
 
     static func run(_ context: EnvironmentCheckContext) -> EnvironmentFinding {
         let file = context.procRoot.appendingPathComponent("sys/kernel/yama/ptrace_scope")
-        let reason = "Any process of the same user can attach to Tresor and read its memory. "
+        let reason =
+            "Any process of the same user can attach to Tresor and read its memory. "
             + "Set kernel.yama.ptrace_scope=1 (sysctl) to allow only parents to trace their children."
         guard let value = EnvironmentProbe.readLine(file) else {
             return EnvironmentFinding(

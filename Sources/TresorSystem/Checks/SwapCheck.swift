@@ -107,7 +107,8 @@ enum SwapCheck {
         var chars = Array(field.utf8)[...]
         while let c = chars.popFirst() {
             if c == UInt8(ascii: "\\"), chars.count >= 3,
-               let value = UInt8(String(decoding: chars.prefix(3), as: UTF8.self), radix: 8) {
+                let value = UInt8(String(decoding: chars.prefix(3), as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 chars = chars.dropFirst(3)
             } else {

@@ -8,8 +8,8 @@ enum TracerCheck {
     static func run(_ context: EnvironmentCheckContext) -> EnvironmentFinding {
         let statusFile = context.procRoot.appendingPathComponent("self/status")
         guard let text = EnvironmentProbe.readText(statusFile),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
-              let pid = Int(line.dropFirst("TracerPid:".count).trimmingWhitespace())
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
+            let pid = Int(line.dropFirst("TracerPid:".count).trimmingWhitespace())
         else {
             return EnvironmentFinding(
                 check: id, severity: .warning,

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,7 +53,9 @@ final class BlockingThreads: Sendable {
                     if leaves { return }
                     continue
                 }
-                next = worker.job.withLock { job in defer { job = nil }; return job }
+                next = worker.job.withLock { job in
+                    defer { job = nil }; return job
+                }
             }
         }
     }

@@ -39,7 +39,10 @@ final class LocalUserFilter: ChannelInboundHandler, RemovableChannelHandler {
         }
         // Only the head is answered; the rest of a refused request is dropped unread.
         guard case .head = unwrapInboundIn(data) else { return }
-        let body = ByteBuffer(string: #"{"code":"peerRejected","message":"this web server serves only the local user who runs tresord (see webAllowedUIDs in docs/WEB.md)"}"#)
+        let body = ByteBuffer(
+            string:
+                #"{"code":"peerRejected","message":"this web server serves only the local user who runs tresord (see webAllowedUIDs in docs/WEB.md)"}"#
+        )
         var head = HTTPResponse(status: .forbidden)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         head.headerFields[.contentLength] = String(body.readableBytes)

@@ -57,8 +57,8 @@ enum LoopbackPeers {
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 7, fields[3] != "0A", fields[3] != "06",
-                  let local = endpoint(procField: fields[1]), local == clientLocal,
-                  let remote = endpoint(procField: fields[2]), remote == clientRemote
+                let local = endpoint(procField: fields[1]), local == clientLocal,
+                let remote = endpoint(procField: fields[2]), remote == clientRemote
             else { continue }
             return UInt32(fields[7])
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 
 /// The headers every response of the web server carries (docs/WEB.md, "Headers"): a content
 /// security policy without inline script or style, no MIME sniffing, no referrer, no

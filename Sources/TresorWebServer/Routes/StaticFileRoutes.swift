@@ -43,8 +43,8 @@ struct StaticFileRoutes {
     /// The file at `relativePath` under the folder, or `404 notFound`.
     func serve(_ relativePath: String) throws -> Response {
         guard let file = resolve(relativePath),
-              let type = Self.contentTypes[file.pathExtension.lowercased()],
-              let handle = FileHandle(forReadingAtPath: file.path)
+            let type = Self.contentTypes[file.pathExtension.lowercased()],
+            let handle = FileHandle(forReadingAtPath: file.path)
         else { throw Self.notFound }
         defer { try? handle.close() }
         guard let data = try handle.read(upToCount: WebLimits.staticFileBytes + 1), data.count <= WebLimits.staticFileBytes else {

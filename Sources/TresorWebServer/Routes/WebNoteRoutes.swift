@@ -158,11 +158,12 @@ struct WebNoteRoutes {
             notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
         let previews = try await store.previews(ofNotes: notes.map(\.id))
-        return WebNotesList(notes: notes.map { note in
-            var summary = WebNoteSummary(note, for: account, folders: folders)
-            summary.preview = previews[note.id]
-            return summary
-        })
+        return WebNotesList(
+            notes: notes.map { note in
+                var summary = WebNoteSummary(note, for: account, folders: folders)
+                summary.preview = previews[note.id]
+                return summary
+            })
     }
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.

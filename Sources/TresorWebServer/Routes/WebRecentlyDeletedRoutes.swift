@@ -20,7 +20,8 @@ struct WebRecentlyDeletedRoutes {
             let account = try context.requireSession().account
             let list = try await services.perform("recently deleted", context) { store in
                 let folders = try await store.folders(account: account.id)
-                return WebNotesList(notes: try await store.recentlyDeleted(account: account.id).map { WebNoteSummary($0, for: account, folders: folders) })
+                return WebNotesList(
+                    notes: try await store.recentlyDeleted(account: account.id).map { WebNoteSummary($0, for: account, folders: folders) })
             }
             return try WebCoding.response(list)
         }

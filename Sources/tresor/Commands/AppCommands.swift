@@ -17,19 +17,26 @@ struct AppCommand: ParsableCommand {
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "register",
-            abstract: "Register an executable, or register an application's rebuilt executable again (needs the keybag unlocked and the passcode again).")
+            abstract:
+                "Register an executable, or register an application's rebuilt executable again (needs the keybag unlocked and the passcode again).")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Application id, e.g. TEAM1.com.example.backup.") var id: String
         @Option(help: "Team id: letters and digits.") var team: String
         @Option(help: "The executable file.") var exe: String
         @Option(help: "A shared access group TEAM.name (repeatable).") var group: [String] = []
-        @Flag(help: ArgumentHelp(
-            "Serve the application's items to it on the Secret Service (D-Bus) too.",
-            discussion: "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity)."))
+        @Flag(
+            help: ArgumentHelp(
+                "Serve the application's items to it on the Secret Service (D-Bus) too.",
+                discussion:
+                    "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity)."
+            ))
         var secretService = false
-        @Flag(help: ArgumentHelp(
-            "A build under development: identify it by its path, so rebuilding it keeps its items.",
-            discussion: "Weaker than the default (identity by content): any program of yours that can write the file — a build folder is yours — gets the application's items. For the socket API only (TresorKit, TresorSecurity), never the Secret Service. Register the release build without it."))
+        @Flag(
+            help: ArgumentHelp(
+                "A build under development: identify it by its path, so rebuilding it keeps its items.",
+                discussion:
+                    "Weaker than the default (identity by content): any program of yours that can write the file — a build folder is yours — gets the application's items. For the socket API only (TresorKit, TresorSecurity), never the Secret Service. Register the release build without it."
+            ))
         var development = false
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
@@ -52,10 +59,13 @@ struct AppCommand: ParsableCommand {
                     id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService,
                     isDevelopmentBuild: development)
                 if options.json { return Output.json(application) }
-                print("Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", ")).")
+                print(
+                    "Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", "))."
+                )
                 if application.usesSecretService { print("Its items are served to it on the Secret Service too.") }
                 if application.isDevelopmentBuild {
-                    StandardStream.error.write("""
+                    StandardStream.error.write(
+                        """
                         warning: \(application.applicationID) is a development build, identified by its path \(application.executablePath): \
                         any program of yours that can write that file gets its items. Register the release build without --development.
 
@@ -78,7 +88,9 @@ struct AppCommand: ParsableCommand {
                     let hash = application.executableSHA256.prefix(8).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
                     let bus = application.usesSecretService ? "  also on the Secret Service" : ""
                     let identity = application.isDevelopmentBuild ? "development build, by path" : "sha256 \(hash)…"
-                    print("\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (\(identity))\(bus)")
+                    print(
+                        "\(application.applicationID)  team \(application.teamID)  groups \(application.allowedGroups.joined(separator: ","))  \(application.executablePath) (\(identity))\(bus)"
+                    )
                 }
             }
         }

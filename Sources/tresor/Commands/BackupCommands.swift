@@ -103,13 +103,15 @@ struct BackupCommand: ParsableCommand {
         @Option(help: "What to do with an item or note the home holds in another version: skip (default) or replace.")
         var onConflict: ConflictPolicy = .skip
         @Flag(help: "Register every application of the backup (each listed by executable and groups).") var allowApplications = false
-        @Option(name: .customLong("allow-application"),
-                help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
+        @Option(
+            name: .customLong("allow-application"),
+            help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
         var allowedApplications: [String] = []
         @Flag(help: "Add every web account of the backup (a login to the web client, with the backup's password).")
         var allowWebAccounts = false
-        @Option(name: .customLong("allow-web-account"),
-                help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
+        @Option(
+            name: .customLong("allow-web-account"),
+            help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
         var allowedWebAccounts: [String] = []
 
         func run() throws {
@@ -122,9 +124,10 @@ struct BackupCommand: ParsableCommand {
                 func restore(_ label: String, dryRun: Bool, everyEntry: Bool, consent: RestoreConsent) throws -> BackupReport {
                     try calls.run(label) { client in
                         try withPresence(passcode, secrets) { given in
-                            let report = try client.backupRestore(BackupRestoreRequest(
-                                path: path, passphrase: passphrase, passcode: given, dryRun: dryRun, onConflict: onConflict,
-                                everyEntry: everyEntry, consent: consent))
+                            let report = try client.backupRestore(
+                                BackupRestoreRequest(
+                                    path: path, passphrase: passphrase, passcode: given, dryRun: dryRun, onConflict: onConflict,
+                                    everyEntry: everyEntry, consent: consent))
                             passcode = given  // typed once: the restore after the check takes it too
                             return report
                         }
@@ -142,8 +145,9 @@ struct BackupCommand: ParsableCommand {
         }
 
         private var consentGiven: RestoreConsent {
-            RestoreConsent(allApplications: allowApplications, applications: allowedApplications,
-                           allWebAccounts: allowWebAccounts, webAccounts: allowedWebAccounts)
+            RestoreConsent(
+                allApplications: allowApplications, applications: allowedApplications,
+                allWebAccounts: allowWebAccounts, webAccounts: allowedWebAccounts)
         }
 
         /// Asks on the terminal about each application and web account a restore would add.
@@ -232,7 +236,9 @@ enum BackupText {
     }
 
     static func verified(_ report: BackupReport) -> String {
-        var lines = ["\(report.path) is a whole, unchanged backup\(report.created.map { " made \(NoteText.date($0))" } ?? ""): \(counts(report, .backedUp))."]
+        var lines = [
+            "\(report.path) is a whole, unchanged backup\(report.created.map { " made \(NoteText.date($0))" } ?? ""): \(counts(report, .backedUp))."
+        ]
         lines += leftOut(report)
         return lines.joined(separator: "\n")
     }
@@ -240,8 +246,10 @@ enum BackupText {
     static func restored(_ report: BackupReport) -> String {
         let verb = report.operation == "dry-run" ? "Would restore" : "Restored"
         var lines = ["\(verb) \(counts(report, .restored, .replaced)) from \(report.path)."]
-        for (outcome, words) in [(BackupOutcome.replaced, "Replaced"), (.alreadyPresent, "Already present"), (.conflict, "In conflict, kept as they are"),
-                                 (.skipped, "Skipped")] {
+        for (outcome, words) in [
+            (BackupOutcome.replaced, "Replaced"), (.alreadyPresent, "Already present"), (.conflict, "In conflict, kept as they are"),
+            (.skipped, "Skipped"),
+        ] {
             let text = counts(report, outcome)
             if text != "nothing" { lines.append("\(words): \(text).") }
         }
@@ -258,12 +266,14 @@ enum BackupText {
         }
         let unallowed = Set(report.entries.filter { $0.reason == .needsConsent }.map(\.kind))
         if unallowed.contains(.application) {
-            lines.append("Applications read their groups' items: check each above, then restore with --allow-applications "
-                + "or --allow-application ID to register them.")
+            lines.append(
+                "Applications read their groups' items: check each above, then restore with --allow-applications "
+                    + "or --allow-application ID to register them.")
         }
         if unallowed.contains(.account) {
-            lines.append("Web accounts sign in to the web client with the backup's password: check each above, then restore "
-                + "with --allow-web-accounts or --allow-web-account LOGIN to add them.")
+            lines.append(
+                "Web accounts sign in to the web client with the backup's password: check each above, then restore "
+                    + "with --allow-web-accounts or --allow-web-account LOGIN to add them.")
         }
         return lines.joined(separator: "\n")
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import TresorKit
 import TresorProtocol
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,13 +46,15 @@ struct DaemonCommand: ParsableCommand {
         guard let (status, process) = running(options) else {
             return Report(running: false, socket: paths.socket.path, home: paths.home.path)
         }
-        let log: String? = switch process?.startedBy {
-        case .cli: paths.daemonLog.path
-        case .systemd: "journalctl --user -u \(DaemonProcess.systemdUnit)"
-        case .manual, nil: nil
-        }
-        return Report(running: true, socket: paths.socket.path, home: status.home, pid: status.pid, version: status.daemonVersion,
-                      apiVersion: status.apiVersion, startedBy: process?.startedBy, arguments: process?.arguments, log: log)
+        let log: String? =
+            switch process?.startedBy {
+            case .cli: paths.daemonLog.path
+            case .systemd: "journalctl --user -u \(DaemonProcess.systemdUnit)"
+            case .manual, nil: nil
+            }
+        return Report(
+            running: true, socket: paths.socket.path, home: status.home, pid: status.pid, version: status.daemonVersion,
+            apiVersion: status.apiVersion, startedBy: process?.startedBy, arguments: process?.arguments, log: log)
     }
 
     struct Status: ParsableCommand {
@@ -77,12 +80,13 @@ struct DaemonCommand: ParsableCommand {
             guard report.running, let pid = report.pid else {
                 return "tresord is not running for \(report.home) (no daemon on \(report.socket)); any tresor command starts it."
             }
-            let starter = switch report.startedBy {
-            case .systemd: "the systemd user unit \(DaemonProcess.systemdUnit)"
-            case .cli: "tresor"
-            case .manual: "hand (or a script)"
-            case nil: "another program"
-            }
+            let starter =
+                switch report.startedBy {
+                case .systemd: "the systemd user unit \(DaemonProcess.systemdUnit)"
+                case .cli: "tresor"
+                case .manual: "hand (or a script)"
+                case nil: "another program"
+                }
             var lines = [
                 "Daemon:     tresord \(report.version ?? "?"), pid \(pid), API v\(report.apiVersion ?? 0)",
                 "Home:       \(report.home)",
@@ -99,7 +103,9 @@ struct DaemonCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stop",
             abstract: "Stop tresord: the keybag locks, secure sessions end, the web client and the Secret Service stop.",
-            discussion: "Through systemctl when the systemd unit runs it (D-Bus activation may start it again on the next request), else with SIGTERM. The next tresor command starts it again.")
+            discussion:
+                "Through systemctl when the systemd unit runs it (D-Bus activation may start it again on the next request), else with SIGTERM. The next tresor command starts it again."
+        )
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -157,7 +163,9 @@ struct DaemonCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "logs",
             abstract: "Print the end of tresord's log (it never holds a secret); --follow keeps printing.",
-            discussion: "The log of a daemon tresor started is <home>/logs/tresord.log; the systemd unit's is in the journal (journalctl --user -u tresord.service).")
+            discussion:
+                "The log of a daemon tresor started is <home>/logs/tresord.log; the systemd unit's is in the journal (journalctl --user -u tresord.service)."
+        )
         @OptionGroup var options: GlobalOptions
         @Option(name: [.customShort("n"), .long], help: "How many lines from the end.") var lines = 50
         @Flag(name: [.customShort("f"), .long], help: "Keep printing what is written (Ctrl-C to stop).") var follow = false
@@ -165,8 +173,11 @@ struct DaemonCommand: ParsableCommand {
         func run() throws {
             try Output.run(options) {
                 if let (_, process) = DaemonCommand.running(options), process?.startedBy == .systemd {
-                    guard let journalctl = Clipboard.onPath("journalctl") else { throw ValidationError("tresord runs under systemd, but journalctl is not on PATH") }
-                    let run = try CompanionProcess.run(journalctl, arguments: ["--user", "-u", DaemonProcess.systemdUnit, "-n", String(lines), "--no-pager"])
+                    guard let journalctl = Clipboard.onPath("journalctl") else {
+                        throw ValidationError("tresord runs under systemd, but journalctl is not on PATH")
+                    }
+                    let run = try CompanionProcess.run(
+                        journalctl, arguments: ["--user", "-u", DaemonProcess.systemdUnit, "-n", String(lines), "--no-pager"])
                     return StandardStream.output.write(run.output)
                 }
                 let log = options.paths.daemonLog.path

@@ -25,7 +25,9 @@ struct DoctorCommand: ParsableCommand {
         var problem = false
         try Output.run(options) {
             let paths = options.paths
-            var executables = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])]
+            var executables = [
+                URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            ]
             if let daemon = CompanionExecutable.path(CompanionExecutable.daemon) { executables.append(URL(fileURLWithPath: daemon)) }
             let local = EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))
             let daemon = try? TresorClient.connect(paths: paths, startDaemon: false).doctor().findings

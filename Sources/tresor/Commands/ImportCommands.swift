@@ -49,7 +49,8 @@ struct AppleNotesImport: ParsableCommand {
             }
             progress?.finish()
             if options.json {
-                return Output.json(AppleImportOutput(report: report, unreadable: reading.unreadable, unreadWriteAheadLog: reading.unreadWriteAheadLog))
+                return Output.json(
+                    AppleImportOutput(report: report, unreadable: reading.unreadable, unreadWriteAheadLog: reading.unreadWriteAheadLog))
             }
             print("Imported \(Self.count(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
             if report.alreadyImported > 0 { print("\(Self.count(report.alreadyImported, "note")) had been imported before.") }

@@ -62,7 +62,8 @@ struct UnlockCommand: ParsableCommand {
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 passcode = try input.next(keychain.map { "Passcode of \($0):" } ?? "Passcode:")
             }
-            let status = try terminalSession.map { try client.unlock(passcode: passcode, keychain: keychain, terminalSessionSeconds: $0.seconds) }
+            let status =
+                try terminalSession.map { try client.unlock(passcode: passcode, keychain: keychain, terminalSessionSeconds: $0.seconds) }
                 ?? client.unlock(passcode: passcode, keychain: keychain)
             if options.json { return Output.json(status) }
             print(keychain.map { "Keychain \($0) unlocked." } ?? "Keybag \(status.keybag.text).")
@@ -97,7 +98,8 @@ struct LockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
         abstract: "Lock the keybag now.",
-        discussion: "Locks every keychain, or only --keychain NAME. whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
+        discussion:
+            "Locks every keychain, or only --keychain NAME. whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
 
     @OptionGroup var options: GlobalOptions
     @Option(help: "Lock only this keychain (login or a created one).") var keychain: String?

@@ -48,7 +48,8 @@ struct KeychainCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a created keychain and every item in it (asks for its passcode).")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a created keychain and every item in it (asks for its passcode).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The keychain's name.", completion: Completion.keychains) var name: String
         @Flag(help: "Read its passcode from standard input.") var passcodeStdin = false

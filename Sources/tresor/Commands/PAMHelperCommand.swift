@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,8 @@ enum LoginDaemon {
     /// Asks the systemd user manager to start `tresord.service`, when a manager runs.
     private static func startedByUserManager() -> Bool {
         guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-              access(runtime + "/systemd/private", F_OK) == 0, access("/usr/bin/systemctl", X_OK) == 0 else { return false }
+            access(runtime + "/systemd/private", F_OK) == 0, access("/usr/bin/systemctl", X_OK) == 0
+        else { return false }
         // --no-block: a unit that waits on the session bus must not hold the login up.
         let started = try? CompanionProcess.run("/usr/bin/systemctl", arguments: ["--user", "--no-block", "start", DaemonProcess.systemdUnit])
         return started?.exitStatus == 0

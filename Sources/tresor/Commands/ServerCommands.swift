@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,8 @@ struct ServerCommand: ParsableCommand {
             // As `DatabaseURL.hasPassword` (TresorWebStorePostgres, which `tresor` does not link);
             // tresor-server-migrate checks again.
             if URLComponents(string: database)?.password != nil {
-                throw ValidationError("the database URL carries a password, which a command line shows to every user (ps): leave it out and set PGPASSWORD")
+                throw ValidationError(
+                    "the database URL carries a password, which a command line shows to every user (ps): leave it out and set PGPASSWORD")
             }
         }
 

@@ -70,12 +70,13 @@ enum WidgetText {
     static func title(_ title: String?) -> String {
         guard let title else { return Widget.redactedText }
         // One line, no control characters (a title is user input shown in a terminal).
-        let clean = String(title.unicodeScalars.map { scalar -> Character in
-            switch scalar.properties.generalCategory {
-            case .control, .format: " "
-            default: Character(scalar)
-            }
-        })
+        let clean = String(
+            title.unicodeScalars.map { scalar -> Character in
+                switch scalar.properties.generalCategory {
+                case .control, .format: " "
+                default: Character(scalar)
+                }
+            })
         return clean.count > width - 16 ? String(clean.prefix(width - 17)) + "…" : clean
     }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (A word list, kept one word per line as published.)
 // The EFF's long word list for passphrases (7,776 words: 12.9 bits each), by the Electronic
 // Frontier Foundation, https://www.eff.org/dice — licensed CC BY 3.0 US
 // (https://creativecommons.org/licenses/by/3.0/us/). Unchanged but for the dice numbers,

@@ -73,8 +73,9 @@ struct SecretInput {
     private mutating func nextLine(_ prompt: String) throws -> String? {
         switch source {
         case .terminal:
-            return try Terminal.ask(prompt.hasSuffix(" ") ? prompt : prompt + " ", echo: false,
-                                    otherwise: "no terminal to ask on; pass the secret on standard input with \(flag)")
+            return try Terminal.ask(
+                prompt.hasSuffix(" ") ? prompt : prompt + " ", echo: false,
+                otherwise: "no terminal to ask on; pass the secret on standard input with \(flag)")
         case .standardInput:
             return try StandardInput.shared.nextLine(for: "\"\(what(prompt))\"")
         case .descriptor(let descriptor):

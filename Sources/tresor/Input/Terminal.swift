@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif

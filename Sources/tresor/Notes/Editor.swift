@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,11 +33,15 @@ enum Editor {
         let oldInterrupt = signal(SIGINT, SIG_IGN), oldQuit = signal(SIGQUIT, SIG_IGN)
         defer { signal(SIGINT, oldInterrupt); signal(SIGQUIT, oldQuit) }
         let status = try run(["/bin/sh", "-c", "\(editor) \"$@\"", editor, file])
-        guard status == 0 else { throw ValidationError("the editor (\(editor)) failed\(status.map { " with status \($0)" } ?? ""); nothing was saved") }
+        guard status == 0 else {
+            throw ValidationError("the editor (\(editor)) failed\(status.map { " with status \($0)" } ?? ""); nothing was saved")
+        }
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ValidationError("the editor removed the file; nothing was saved") }
         defer { close(fd) }
-        guard let edited = String(data: Data(readingToEndOf: fd), encoding: .utf8) else { throw ValidationError("the edited note is not UTF-8; nothing was saved") }
+        guard let edited = String(data: Data(readingToEndOf: fd), encoding: .utf8) else {
+            throw ValidationError("the edited note is not UTF-8; nothing was saved")
+        }
         return edited
     }
 

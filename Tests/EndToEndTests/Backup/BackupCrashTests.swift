@@ -3,6 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,8 +23,9 @@ import Glibc
         // The backup: items, notes, and attachments large enough that a restore takes a while.
         let source = try BackupHome()
         for index in 0..<40 {
-            try expectSucceeded(source.harness.tresor(
-                ["item", "add", "--service", "bk.crash.\(index)", "--account", "ada", "--secret-stdin"], input: source.marked("secret")))
+            try expectSucceeded(
+                source.harness.tresor(
+                    ["item", "add", "--service", "bk.crash.\(index)", "--account", "ada", "--secret-stdin"], input: source.marked("secret")))
         }
         for index in 0..<12 { try source.newNote("note-\(index)") }
         for index in 0..<3 { try source.attach("big-\(index)", to: try #require(source.noteIDs["note-\(index)"]), kind: "file", size: 6_000_000) }
@@ -44,7 +46,8 @@ import Glibc
             // Every other kill waits for the commit marker, so the commit's own moments — journals
             // running, files moving in — are hit too, not only the long staging before them.
             let atCommit = round % 2 == 1
-            let delay = atCommit ? Double.random(in: 0...0.004) : Double(round) / Double(max(1, Self.kills - 1)) * window * Double.random(in: 0.8...1.0)
+            let delay =
+                atCommit ? Double.random(in: 0...0.004) : Double(round) / Double(max(1, Self.kills - 1)) * window * Double.random(in: 0.8...1.0)
             let result = try target.restoreKillingTheDaemon(file, after: delay, atCommit: atCommit)
 
             // What the kill left in the staging area holds nothing in the clear.
@@ -58,14 +61,18 @@ import Glibc
             let after = try target.state()
             let restored = after.items == full.items && after.notes == full.notes
             let asBefore = after.items == untouched.items && after.notes == untouched.notes
-            #expect(restored || asBefore, "round \(round), killed \(String(format: "%.2f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
+            #expect(
+                restored || asBefore,
+                "round \(round), killed \(String(format: "%.2f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
             if result.succeeded { #expect(restored, "the restore was acknowledged, so it must be whole") }
             if restored {
                 // The attachments moved in with their notes, byte for byte.
                 let out = target.harness.root.appendingPathComponent("big-0")
-                try expectSucceeded(target.tresor([
-                    "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out", out.path,
-                ]))
+                try expectSucceeded(
+                    target.tresor([
+                        "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out",
+                        out.path,
+                    ]))
                 #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"])
                 // And a second restore adds nothing.
                 let again = try target.tresor(["backup", "restore", file.path, "--passcode-stdin", "--json"], input: target.secretsInput)
@@ -94,8 +101,9 @@ import Glibc
         let file = target.harness.root.appendingPathComponent("midway.tresor-backup")
         let old = Data("the previous backup".utf8)
         try old.write(to: file)
-        let process = try target.start(["backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "14"],
-                                       input: "\(target.passcode)\n\(target.passphrase)\n\(target.passphrase)\n")
+        let process = try target.start(
+            ["backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "14"],
+            input: "\(target.passcode)\n\(target.passphrase)\n\(target.passphrase)\n")
         // Killed once the partial file has grown.
         let partial = file.path + ".partial"
         let deadline = Date().addingTimeInterval(30)
@@ -106,8 +114,10 @@ import Glibc
         #expect(try Data(contentsOf: file) == old, "the previous backup is whole")
         try target.daemon.start()
         try expectSucceeded(target.tresor(["unlock", "--passcode-stdin"], input: target.passcode + "\n"))
-        try expectSucceeded(target.tresor(["backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "14"],
-                                          input: "\(target.passcode)\n\(target.passphrase)\n\(target.passphrase)\n"))
+        try expectSucceeded(
+            target.tresor(
+                ["backup", "create", "--out", file.path, "--passcode-stdin", "--work-factor", "14"],
+                input: "\(target.passcode)\n\(target.passphrase)\n\(target.passphrase)\n"))
         #expect(!FileManager.default.fileExists(atPath: partial))
         try expectSucceeded(target.tresor(["backup", "verify", file.path, "--passphrase-stdin"], input: target.passphrase + "\n"))
     }

@@ -5,6 +5,7 @@ import TresorKit
 import TresorNotes
 import TresorProtocol
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

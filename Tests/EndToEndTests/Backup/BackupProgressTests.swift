@@ -40,6 +40,7 @@ import TresorTestSupport
         let quietRestore = try home.harness.tresor(
             ["backup", "restore", file.path, "--passcode-stdin"], input: "\(home.passcode)\n\(home.backupPassphrase)\n")
         try expectSucceeded(quietRestore)
-        #expect(!quietRestore.stderr.contains(Self.bar("Restoring")) && !quietRestore.stdout.contains(Self.bar("Restoring")), "\(quietRestore.stderr)")
+        #expect(
+            !quietRestore.stderr.contains(Self.bar("Restoring")) && !quietRestore.stdout.contains(Self.bar("Restoring")), "\(quietRestore.stderr)")
     }
 }

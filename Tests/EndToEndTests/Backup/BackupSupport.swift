@@ -69,21 +69,31 @@ final class BackupHome {
                     arguments += ["--service", "bk.\(protectionClass.rawValue)", "--account", "ada", "--label", marked("label")]
                     secret = marked("secret")
                 case .internetPassword:
-                    arguments += ["--server", "\(protectionClass.rawValue.lowercased()).example.com", "--protocol", "https", "--port", "443", "--account", "ada"]
+                    arguments += [
+                        "--server", "\(protectionClass.rawValue.lowercased()).example.com", "--protocol", "https", "--port", "443", "--account",
+                        "ada",
+                    ]
                     secret = marked("secret")
                 case .certificate:
                     // One certificate in a group per class: its primary key is the certificate's.
                     arguments += ["--group", "bk.\(protectionClass.rawValue)"]
                     secret = ""
                 case .key:
-                    arguments += ["--key-class", "private", "--key-type", "ec", "--key-size", "256", "--application-tag", "bk.\(protectionClass.rawValue)"]
+                    arguments += [
+                        "--key-class", "private", "--key-type", "ec", "--key-size", "256", "--application-tag", "bk.\(protectionClass.rawValue)",
+                    ]
                     secret = marked("key")
                 }
                 if itemClass == .certificate {
                     // A group not the tresor tool's own: adding to it needs the passcode (fd 3).
-                    try expectSucceeded(harness.run(
-                        URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" \"$@\" < \(der.path) 3< \(passcodeFile.path)", Harness.binaries.appendingPathComponent("tresor").path]
-                            + arguments + ["--passcode-fd", "3"]))
+                    try expectSucceeded(
+                        harness.run(
+                            URL(fileURLWithPath: "/bin/sh"),
+                            [
+                                "-c", "exec \"$0\" \"$@\" < \(der.path) 3< \(passcodeFile.path)",
+                                Harness.binaries.appendingPathComponent("tresor").path,
+                            ]
+                                + arguments + ["--passcode-fd", "3"]))
                     secrets[key] = try Data(contentsOf: der).base64EncodedString()
                 } else {
                     try expectSucceeded(harness.tresor(arguments, input: secret))
@@ -92,7 +102,8 @@ final class BackupHome {
             }
         }
         let presence = marked("presence-secret")
-        try expectSucceeded(harness.tresor(["item", "add", "--service", "bk.presence", "--account", "ada", "--user-presence", "--secret-stdin"], input: presence))
+        try expectSucceeded(
+            harness.tresor(["item", "add", "--service", "bk.presence", "--account", "ada", "--user-presence", "--secret-stdin"], input: presence))
         secrets["presence"] = presence
     }
 
@@ -101,7 +112,8 @@ final class BackupHome {
     func items() throws -> [String: KeychainItem] {
         var all: [String: KeychainItem] = [:]
         for itemClass in Self.itemClasses {
-            let result = try harness.tresor(["item", "find", "--class", itemClass.rawValue, "--show-secrets", "--passcode-stdin", "--json"], input: passcode + "\n")
+            let result = try harness.tresor(
+                ["item", "find", "--class", itemClass.rawValue, "--show-secrets", "--passcode-stdin", "--json"], input: passcode + "\n")
             guard result.succeeded else { continue }  // none of that class
             for item in try CLIJSON.decode([KeychainItem].self, from: Data(result.stdout.utf8)) {
                 let attributes = try #require(item.attributes)
@@ -178,9 +190,13 @@ final class BackupHome {
         let account = fixture.addAccount(name: "iCloud")
         let vault = fixture.addFolder(title: "Vault", account: account)
         let full = AppleNotesVectors.FullNote.self
-        _ = try fixture.addNote(.init(title: "Encrypted title", body: .locked(.init(
-            salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
-            ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
+        _ = try fixture.addNote(
+            .init(
+                title: "Encrypted title",
+                body: .locked(
+                    .init(
+                        salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
+                        ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
         let url = harness.root.appendingPathComponent("NoteStore.sqlite")
         try fixture.write(to: url)
         try expectSucceeded(harness.tresor(["import", "apple-notes", url.path]))
@@ -204,7 +220,8 @@ final class BackupHome {
 
     /// `tresor backup restore` of `url` (made with `passphrase`) into this home.
     func restore(_ url: URL, passphrase: String, arguments: [String] = []) throws -> (Harness.Result, BackupReport?) {
-        let result = try harness.tresor(["backup", "restore", url.path, "--passcode-stdin", "--json"] + arguments, input: "\(passcode)\n\(passphrase)\n")
+        let result = try harness.tresor(
+            ["backup", "restore", url.path, "--passcode-stdin", "--json"] + arguments, input: "\(passcode)\n\(passphrase)\n")
         return (result, result.succeeded ? try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8)) : nil)
     }
 

@@ -14,9 +14,10 @@ import TresorTestSupport
     @Test func everyItemClassAndProtectionClassRoundTripsIntoTheSameHomeAndOnlyTheOthersIntoAnotherHome() throws {
         let home = try BackupHome()
         try home.addEveryItem()
-        try expectSucceeded(home.harness.tresor(
-            ["app", "register", "--id", "BKTEAM.tool", "--team", "BKTEAM", "--exe", "/bin/true", "--group", "BKTEAM.shared", "--passcode-stdin"],
-            input: home.passcode + "\n"))
+        try expectSucceeded(
+            home.harness.tresor(
+                ["app", "register", "--id", "BKTEAM.tool", "--team", "BKTEAM", "--exe", "/bin/true", "--group", "BKTEAM.shared", "--passcode-stdin"],
+                input: home.passcode + "\n"))
         let applications = try home.harness.json([Application].self, ["app", "list"])
         let before = try home.items()
         #expect(before.count == 4 * 7 + 1)
@@ -29,7 +30,8 @@ import TresorTestSupport
         // The same home, its items deleted: everything but whenPasscodeSetThisDeviceOnly comes back as it was.
         for itemClass in BackupHome.itemClasses {
             // Certificates sit in groups not the tresor tool's own: deleting them needs the passcode.
-            try expectSucceeded(home.harness.tresor(["item", "delete", "--class", itemClass.rawValue, "--all", "--passcode-stdin"], input: home.passcode + "\n"))
+            try expectSucceeded(
+                home.harness.tresor(["item", "delete", "--class", itemClass.rawValue, "--all", "--passcode-stdin"], input: home.passcode + "\n"))
         }
         let (result, restored) = try home.restore(file, passphrase: home.backupPassphrase)
         try expectSucceeded(result)
@@ -76,7 +78,8 @@ import TresorTestSupport
         let presence = try other.harness.tresor(["item", "get", "--service", "bk.presence", "--account", "ada"], input: "")
         #expect(!presence.succeeded)
         // The text report names what stayed out and why.
-        let text = try other.harness.tresor(["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: "\(other.passcode)\n\(home.backupPassphrase)\n")
+        let text = try other.harness.tresor(
+            ["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: "\(other.passcode)\n\(home.backupPassphrase)\n")
         #expect(text.succeeded && text.stdout.contains("ThisDeviceOnly item of another home") && text.stdout.contains("Already present"))
     }
 
@@ -147,9 +150,10 @@ import TresorTestSupport
         #expect(locked.body == home.bodies["locked"])
         for (name, noteName) in [("plain-attachment", "plain"), ("locked-attachment", "locked")] {
             let out = other.harness.root.appendingPathComponent("exported-\(name)")
-            try expectSucceeded(other.harness.tresor([
-                "note", "export-attachment", try #require(home.noteIDs[noteName]), try #require(home.attachmentIDs[name]), "--out", out.path,
-            ]))
+            try expectSucceeded(
+                other.harness.tresor([
+                    "note", "export-attachment", try #require(home.noteIDs[noteName]), try #require(home.attachmentIDs[name]), "--out", out.path,
+                ]))
             #expect(try Data(contentsOf: out) == home.attachmentBytes[name], "\(name) byte for byte")
         }
         let apple = try #require(notesAfter["Encrypted title"])
@@ -168,7 +172,9 @@ import TresorTestSupport
     @Test func restoringTheSameFileTwiceAddsNothingAndAConflictIsReportedThenReplacedOnRequest() throws {
         let home = try BackupHome()
         let secret = home.marked("secret")
-        try expectSucceeded(home.harness.tresor(["item", "add", "--service", "bk.twice", "--account", "ada", "--readable-by-scripts", "--secret-stdin"], input: secret))
+        try expectSucceeded(
+            home.harness.tresor(
+                ["item", "add", "--service", "bk.twice", "--account", "ada", "--readable-by-scripts", "--secret-stdin"], input: secret))
         try home.newNote("twice")
         let file = home.harness.root.appendingPathComponent("twice.tresor-backup")
         _ = try home.backup(to: file)
@@ -188,9 +194,12 @@ import TresorTestSupport
         let third = try #require(try other.restore(file, passphrase: home.backupPassphrase).1)
         #expect(third.count(.item, .conflict) == 1)
         // The text report (which asks the daemon only for what was not restored or present) names it.
-        let text = try other.harness.tresor(["backup", "restore", file.path, "--passcode-stdin"], input: "\(other.passcode)\n\(home.backupPassphrase)\n")
-        #expect(text.succeeded && text.stdout.contains("In conflict, kept as they are: 1 item") && text.stdout.contains("the home holds another version"))
-        #expect(try other.harness.tresor(["item", "get", "--service", "bk.twice", "--account", "ada"]).stdout == changed, "a conflict keeps the home's")
+        let text = try other.harness.tresor(
+            ["backup", "restore", file.path, "--passcode-stdin"], input: "\(other.passcode)\n\(home.backupPassphrase)\n")
+        #expect(
+            text.succeeded && text.stdout.contains("In conflict, kept as they are: 1 item") && text.stdout.contains("the home holds another version"))
+        #expect(
+            try other.harness.tresor(["item", "get", "--service", "bk.twice", "--account", "ada"]).stdout == changed, "a conflict keeps the home's")
         let replaced = try #require(try other.restore(file, passphrase: home.backupPassphrase, arguments: ["--on-conflict", "replace"]).1)
         #expect(replaced.count(.item, .replaced) == 1)
         #expect(try other.harness.tresor(["item", "get", "--service", "bk.twice", "--account", "ada"]).stdout == secret)
@@ -205,7 +214,10 @@ import TresorTestSupport
         home.harness.secrets.append(workPasscode)
         try expectSucceeded(home.harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: workPasscode + "\n"))
         let secret = home.marked("work-secret")
-        try expectSucceeded(home.harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--account", "ada", "--readable-by-scripts", "--secret-stdin"], input: secret))
+        try expectSucceeded(
+            home.harness.tresor(
+                ["item", "add", "--keychain", "work", "--service", "vpn", "--account", "ada", "--readable-by-scripts", "--secret-stdin"],
+                input: secret))
         let file = home.harness.root.appendingPathComponent("work.tresor-backup")
         let created = try home.backup(to: file)
         #expect(created.count(.item, .backedUp) == 1)
@@ -304,8 +316,11 @@ import TresorTestSupport
         let old = Data("an older backup".utf8)
         try old.write(to: file)
         let withoutPasscode = try home.harness.run(
-            URL(fileURLWithPath: "/usr/bin/setsid"), ["--wait", Harness.binaries.appendingPathComponent("tresor").path,
-            "backup", "create", "--out", file.path, "--passphrase-stdin", "--work-factor", "14"],
+            URL(fileURLWithPath: "/usr/bin/setsid"),
+            [
+                "--wait", Harness.binaries.appendingPathComponent("tresor").path,
+                "backup", "create", "--out", file.path, "--passphrase-stdin", "--work-factor", "14",
+            ],
             input: "\(home.backupPassphrase)\n\(home.backupPassphrase)\n")
         #expect(!withoutPasscode.succeeded && withoutPasscode.stderr.contains("passcode"), "\(withoutPasscode.stderr)")
         #expect(try Data(contentsOf: file) == old)

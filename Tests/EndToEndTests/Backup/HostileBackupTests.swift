@@ -26,20 +26,25 @@ import TresorTestSupport
     func aBackupRegistersNoApplicationWithoutConsentAndNeverAnInterpreterWithAnotherApplicationsGroups() throws {
         let user = try TestUser.shared.get()
         let victim = try BackupHome(name: "victim", user: user)
-        try expectSucceeded(victim.harness.tresor(
-            ["app", "register", "--id", "VICT.tool", "--team", "VICT", "--exe", "/bin/true", "--group", "VICT.shared", "--passcode-stdin"],
-            input: victim.passcode + "\n"))
+        try expectSucceeded(
+            victim.harness.tresor(
+                ["app", "register", "--id", "VICT.tool", "--team", "VICT", "--exe", "/bin/true", "--group", "VICT.shared", "--passcode-stdin"],
+                input: victim.passcode + "\n"))
         // What the attack is after: the victim's secret in the group it shares.
         let shared = victim.marked("shared")
-        try expectSucceeded(victim.harness.tresor(
-            ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
-            input: victim.passcode + "\n" + shared))
+        try expectSucceeded(
+            victim.harness.tresor(
+                ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
+                input: victim.passcode + "\n" + shared))
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(attacker.harness.tresor(
-            ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
-            input: attacker.passcode + "\n"))
-        try expectSucceeded(attacker.harness.tresor(
-            ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n"))
+        try expectSucceeded(
+            attacker.harness.tresor(
+                ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
+                input: attacker.passcode + "\n"))
+        try expectSucceeded(
+            attacker.harness.tresor(
+                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
+        )
         let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
         _ = try attacker.backup(to: file)
         victim.harness.secrets += attacker.harness.secrets
@@ -48,8 +53,9 @@ import TresorTestSupport
         let dryRun = try victim.harness.tresor(
             ["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: "\(victim.passcode)\n\(attacker.backupPassphrase)\n")
         try expectSucceeded(dryRun)
-        #expect(dryRun.stdout.contains(Self.python) && dryRun.stdout.contains("VICT.shared") && dryRun.stdout.contains("/usr/bin/env"),
-                "each application by executable and groups: \(dryRun.stdout)")
+        #expect(
+            dryRun.stdout.contains(Self.python) && dryRun.stdout.contains("VICT.shared") && dryRun.stdout.contains("/usr/bin/env"),
+            "each application by executable and groups: \(dryRun.stdout)")
         #expect(dryRun.stdout.contains("--allow-applications"), "says how to consent: \(dryRun.stdout)")
         let (plain, plainReport) = try victim.restore(file, passphrase: attacker.backupPassphrase)
         try expectSucceeded(plain)
@@ -87,22 +93,27 @@ import TresorTestSupport
         let user = try TestUser.shared.get()
         let victim = try BackupHome(name: "victim", user: user)
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(attacker.harness.tresor(
-            ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
-        try expectSucceeded(attacker.harness.tresor(
-            ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n"))
+        try expectSucceeded(
+            attacker.harness.tresor(
+                ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
+        try expectSucceeded(
+            attacker.harness.tresor(
+                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
+        )
         let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
         _ = try attacker.backup(to: file)
         victim.harness.secrets += attacker.harness.secrets
 
         // The passcode and the backup passphrase typed at their prompts; each "Register it?" answered
         // yes only for MAL.env.
-        let screen = try victim.harness.onTerminal(["backup", "restore", file.path], prompts: [
-            Terminal.Prompt(endingWith: "Passcode:", send: victim.passcode),
-            Terminal.Prompt(endingWith: "passphrase:", send: attacker.backupPassphrase),
-            Terminal.Prompt(endingWith: "[y/N]", showing: "MAL.env", send: "y"),
-            Terminal.Prompt(endingWith: "[y/N]", send: "n"),
-        ], timeout: 180)
+        let screen = try victim.harness.onTerminal(
+            ["backup", "restore", file.path],
+            prompts: [
+                Terminal.Prompt(endingWith: "Passcode:", send: victim.passcode),
+                Terminal.Prompt(endingWith: "passphrase:", send: attacker.backupPassphrase),
+                Terminal.Prompt(endingWith: "[y/N]", showing: "MAL.env", send: "y"),
+                Terminal.Prompt(endingWith: "[y/N]", send: "n"),
+            ], timeout: 180)
         #expect(screen.status == 0, "\(screen.text)")
         #expect(screen.text.contains("Register it? [y/N]") && screen.text.contains(Self.python), "asked about each: \(screen.text)")
         #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"], "only the one allowed")
@@ -206,8 +217,10 @@ import TresorTestSupport
     @Test(arguments: [HostileBackup.Forbidden.thisDeviceOnlyPlainItem, .itemIDNotARowID, .noteIDNotAnID, .attachmentIDNotAnID])
     func whatTheFormatForbidsIsRefusedWithAClearErrorAndTheHomeUnchanged(_ forbidden: HostileBackup.Forbidden) throws {
         let attacker = try BackupHome(name: "mallory")
-        try expectSucceeded(attacker.harness.tresor(["item", "add", "--service", "bk.forbidden", "--account", "ada", "--secret-stdin"],
-                                                    input: attacker.marked("secret")))
+        try expectSucceeded(
+            attacker.harness.tresor(
+                ["item", "add", "--service", "bk.forbidden", "--account", "ada", "--secret-stdin"],
+                input: attacker.marked("secret")))
         let note = try attacker.newNote("forbidden")
         try attacker.attach("forbidden-attachment", to: note, kind: "file", size: 1_000)
         let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")

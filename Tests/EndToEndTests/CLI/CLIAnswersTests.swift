@@ -56,7 +56,9 @@ import TresorTestSupport
         #expect(uninitialized.stderr == "tresor: this home has no keybag yet — run `tresor init`\n", "\(uninitialized.stderr)")
 
         let harness = try initialized()
-        #expect(try harness.tresor(["item", "add", "--service", "plain.example", "--readable-by-scripts", "--secret-stdin"], input: "plain-secret").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "plain.example", "--readable-by-scripts", "--secret-stdin"], input: "plain-secret")
+                .succeeded)
         #expect(try harness.tresor(["lock"]).succeeded)
         let locked = try harness.tresor(["item", "get", "--service", "plain.example"])
         #expect(locked.status == 1)
@@ -64,7 +66,9 @@ import TresorTestSupport
         for code in ["OSStatus", "-25308", "interactionNotAllowed", "errno"] { #expect(!locked.stderr.contains(code)) }
 
         let verbose = try harness.tresor(["item", "get", "--service", "plain.example", "--verbose"])
-        #expect(verbose.stderr.contains("the keybag is locked") && verbose.stderr.contains("code interactionNotAllowed, OSStatus -25308"), "\(verbose.stderr)")
+        #expect(
+            verbose.stderr.contains("the keybag is locked") && verbose.stderr.contains("code interactionNotAllowed, OSStatus -25308"),
+            "\(verbose.stderr)")
         let json = try harness.tresor(["item", "get", "--service", "plain.example", "--json"])
         let error = try CLIJSON.decode(ErrorResponse.self, from: Data(json.stdout.utf8)).error
         #expect(error.code == .interactionNotAllowed)
@@ -76,24 +80,28 @@ import TresorTestSupport
         let duplicate = try harness.tresor(["item", "add", "--service", "plain.example", "--secret-stdin"], input: "again")
         #expect(duplicate.stderr.contains("exists already — change it with `tresor item update`") && !duplicate.stderr.contains("-25299"))
         let readOnly = try harness.tresor(["item", "delete", "--keychain", "System Roots", "--class", "cert", "--all"])
-        #expect(readOnly.stderr.contains("cannot be changed (System Roots is read-only)") && !readOnly.stderr.contains("-25292"), "\(readOnly.stderr)")
+        #expect(
+            readOnly.stderr.contains("cannot be changed (System Roots is read-only)") && !readOnly.stderr.contains("-25292"), "\(readOnly.stderr)")
         #expect(try harness.tresor(["keychain", "create", "plainvault", "--passcode-stdin"], input: "vault-\(Self.passcode)\n").succeeded)
         harness.secrets.append("vault-\(Self.passcode)")
         #expect(try harness.tresor(["item", "add", "--keychain", "plainvault", "--service", "v", "--secret-stdin"], input: "v").succeeded)
         #expect(try harness.tresor(["lock", "--keychain", "plainvault"]).succeeded)
-        #expect(try harness.tresor(["item", "get", "--keychain", "plainvault", "--service", "v"]).stderr
-            == "tresor: keychain plainvault is locked — run `tresor unlock --keychain plainvault`\n")
+        #expect(
+            try harness.tresor(["item", "get", "--keychain", "plainvault", "--service", "v"]).stderr
+                == "tresor: keychain plainvault is locked — run `tresor unlock --keychain plainvault`\n")
         let wrong = try harness.tresor(["unlock", "--passcode-stdin"], input: "not-the-passcode\n")
         #expect(wrong.stderr.contains("wrong passcode") && !wrong.stderr.contains("OSStatus"))
-        #expect(try harness.tresor(["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "h\n").stderr
-            .contains("no notes passphrase is set yet — set one with `tresor note passphrase set`"))
+        #expect(
+            try harness.tresor(["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "h\n").stderr
+                .contains("no notes passphrase is set yet — set one with `tresor note passphrase set`"))
 
         // Names of values read as words.
         let keychains = try harness.tresor(["keychain", "list"]).stdout
         #expect(keychains.contains("read-only") && !keychains.contains("readOnly"), "\(keychains)")
         #expect(try harness.tresor(["item", "find", "--service", "plain.example"]).stdout.contains("accessible: when unlocked"))
-        #expect(try harness.tresor(["item", "add", "--service", "words", "--accessible", "after-first-unlock", "--secret-stdin"], input: "w").succeeded,
-                "a protection class in words is understood")
+        #expect(
+            try harness.tresor(["item", "add", "--service", "words", "--accessible", "after-first-unlock", "--secret-stdin"], input: "w").succeeded,
+            "a protection class in words is understood")
         harness.killDaemon()
         try harness.startDaemon()
         let status = try harness.tresor(["status"]).stdout
@@ -106,7 +114,10 @@ import TresorTestSupport
     @Test func argumentsAreCheckedBeforeAnySecretIsAskedFor() throws {
         let harness = try initialized()
         for (arguments, complaint) in [
-            (["app", "register", "--id", "TEAMX.app", "--team", "TEAMX", "--exe", "/usr/local/bin/no-such-backup"], "no executable file at /usr/local/bin/no-such-backup"),
+            (
+                ["app", "register", "--id", "TEAMX.app", "--team", "TEAMX", "--exe", "/usr/local/bin/no-such-backup"],
+                "no executable file at /usr/local/bin/no-such-backup"
+            ),
             (["secret-service", "allow", "--exe", "/no/such/program", "--owner", "/usr/bin/secret-tool"], "no executable file at /no/such/program"),
             (["keychain", "create", "not/a/name"], "a keychain's name is letters, digits"),
         ] {

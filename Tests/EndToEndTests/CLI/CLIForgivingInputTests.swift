@@ -17,8 +17,10 @@ import TresorTestSupport
     @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
         let harness = try initialized()
         let other = harness.root.appendingPathComponent("other-home").path
-        for arguments in [["--json", "status"], ["status", "--json"], ["--home", harness.paths.home.path, "--json", "status"],
-                          ["--home=\(harness.paths.home.path)", "status", "--json"]] {
+        for arguments in [
+            ["--json", "status"], ["status", "--json"], ["--home", harness.paths.home.path, "--json", "status"],
+            ["--home=\(harness.paths.home.path)", "status", "--json"],
+        ] {
             let result = try harness.tresor(arguments)
             #expect(result.succeeded, "\(arguments): \(result.stderr)")
             #expect((try? CLIJSON.decode(DaemonStatus.self, from: Data(result.stdout.utf8)))?.home == harness.paths.home.path, "\(arguments)")
@@ -37,9 +39,11 @@ import TresorTestSupport
 
     @Test func mistypedCommandsAndOptionsGetSuggestions() throws {
         let harness = try Harness()
-        for (arguments, suggestion) in [(["staus"], "did you mean `tresor status`?"), (["item", "gte"], "did you mean `tresor item get`?"),
-                                        (["note", "lsit"], "did you mean `tresor note list`?"), (["ntoe", "list"], "did you mean `tresor note`?"),
-                                        (["item", "get", "--sevice", "x"], "Did you mean '--service'?")] {
+        for (arguments, suggestion) in [
+            (["staus"], "did you mean `tresor status`?"), (["item", "gte"], "did you mean `tresor item get`?"),
+            (["note", "lsit"], "did you mean `tresor note list`?"), (["ntoe", "list"], "did you mean `tresor note`?"),
+            (["item", "get", "--sevice", "x"], "Did you mean '--service'?"),
+        ] {
             let result = try harness.tresor(arguments)
             #expect(result.status != 0 && result.stderr.contains(suggestion), "\(arguments): \(result.stderr)")
         }
@@ -89,7 +93,8 @@ import TresorTestSupport
                 COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
                 _tresor tresor "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; printf '%s\\n' "${COMPREPLY[@]}"
                 """
-            return try harness.run(URL(fileURLWithPath: "/bin/bash"), ["-c", program], environment: environment).stdout.split(separator: "\n").map(String.init)
+            return try harness.run(URL(fileURLWithPath: "/bin/bash"), ["-c", program], environment: environment).stdout.split(separator: "\n").map(
+                String.init)
         }
         #expect(try bash("tresor note show ").contains(note.id))
         #expect(try bash("tresor note show \(note.id.prefix(4))") == [note.id])
@@ -99,11 +104,13 @@ import TresorTestSupport
         #expect(try bash("tresor note show ").allSatisfy { !$0.contains("Completed title") }, "bash shows no descriptions: titles stay off the line")
 
         // fish: `complete -C` lists what fish would offer, with descriptions.
-        let fish = try harness.run(URL(fileURLWithPath: "/usr/bin/fish"),
-                                   ["-c", "source \(scripts.appendingPathComponent("fish").path); complete -C 'tresor note show '"], environment: environment)
+        let fish = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/fish"),
+            ["-c", "source \(scripts.appendingPathComponent("fish").path); complete -C 'tresor note show '"], environment: environment)
         #expect(fish.stdout.contains("\(note.id)\tCompleted title"), "\(fish.stdout)\(fish.stderr)")
-        let fishServices = try harness.run(URL(fileURLWithPath: "/usr/bin/fish"),
-                                           ["-c", "source \(scripts.appendingPathComponent("fish").path); complete -C 'tresor item get --service '"], environment: environment)
+        let fishServices = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/fish"),
+            ["-c", "source \(scripts.appendingPathComponent("fish").path); complete -C 'tresor item get --service '"], environment: environment)
         #expect(fishServices.stdout.contains("completion.example"), "\(fishServices.stdout)\(fishServices.stderr)")
 
         // zsh: the candidate call the script makes, as zsh makes it (zsh's completion system
@@ -111,8 +118,9 @@ import TresorTestSupport
         let zshScript = try String(contentsOf: scripts.appendingPathComponent("zsh"), encoding: .utf8)
         #expect(zshScript.contains("---completion note show -- positional@0"), "the zsh script asks tresor for note candidates")
         environment["SAP_SHELL"] = "zsh"
-        let zsh = try harness.run(URL(fileURLWithPath: "/usr/bin/zsh"),
-                                  ["-c", "tresor ---completion note show -- positional@0 3 0 tresor note show ''"], environment: environment)
+        let zsh = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/zsh"),
+            ["-c", "tresor ---completion note show -- positional@0 3 0 tresor note show ''"], environment: environment)
         #expect(zsh.stdout.contains("\(note.id):Completed title"), "\(zsh.stdout)\(zsh.stderr)")
     }
 }

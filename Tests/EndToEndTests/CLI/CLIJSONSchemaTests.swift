@@ -32,13 +32,18 @@ import TresorTestSupport
         try harness.startDaemon()
         var covered: Set<String> = []
         @discardableResult
-        func run(_ command: String, _ arguments: [String], input: String? = nil, revealing: [String] = [], fails: Bool = false,
-                 sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONTree {
-            let result = try harness.run(Harness.binaries.appendingPathComponent("tresor"), arguments + ["--json"], input: input, revealing: revealing)
+        func run(
+            _ command: String, _ arguments: [String], input: String? = nil, revealing: [String] = [], fails: Bool = false,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> JSONTree {
+            let result = try harness.run(
+                Harness.binaries.appendingPathComponent("tresor"), arguments + ["--json"], input: input, revealing: revealing)
             #expect(result.succeeded != fails, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
             #expect(!result.stdout.contains(#"\/"#), "slashes are not escaped: \(arguments)", sourceLocation: sourceLocation)
             let tree = try JSONTree(parsing: Data(result.stdout.utf8))
-            let schema = fails ? JSONTree.object(["$ref": .string("#/$defs/Error")]) : try #require(check.schema(forCommand: command), "no schema for \(command)")
+            let schema =
+                fails
+                ? JSONTree.object(["$ref": .string("#/$defs/Error")]) : try #require(check.schema(forCommand: command), "no schema for \(command)")
             let violations = check.violations(of: tree, against: schema)
             #expect(violations.isEmpty, "\(command): \(violations)\n\(result.stdout)", sourceLocation: sourceLocation)
             if !fails { covered.insert(command) }
@@ -54,12 +59,17 @@ import TresorTestSupport
         try client.releaseHold(hold)
         try run("lock", ["lock"])
         try run("unlock", ["unlock", "--passcode-stdin"], input: "\(Self.passcode)\n")
-        try run("item add", ["item", "add", "--service", "json.example", "--account", "ada", "--label", "Slash/Label", "--readable-by-scripts", "--secret-stdin"], input: secret)
+        try run(
+            "item add",
+            ["item", "add", "--service", "json.example", "--account", "ada", "--label", "Slash/Label", "--readable-by-scripts", "--secret-stdin"],
+            input: secret)
         let item = try run("item get", ["item", "get", "--service", "json.example"], revealing: [secret])
         #expect(item["secret"] == .string(secret), "the secret as text")
         #expect(item["secretBase64"] == .string(Data(secret.utf8).base64EncodedString()))
         #expect(item["attributes"]?["creationDate"]?.string?.hasSuffix("Z") == true)
-        try run("item add", ["item", "add", "--class", "inet", "--server", "bin.example", "--account", "b", "--readable-by-scripts", "--secret-stdin"], input: "\u{01}\u{FF}")
+        try run(
+            "item add", ["item", "add", "--class", "inet", "--server", "bin.example", "--account", "b", "--readable-by-scripts", "--secret-stdin"],
+            input: "\u{01}\u{FF}")
         let binary = try run("item find", ["item", "find", "--class", "inet", "--show-secrets"])
         if case .array(let found) = binary { #expect(found.first?["secretBase64"] != nil) }
         try run("item find", ["item", "find"])
@@ -71,7 +81,9 @@ import TresorTestSupport
         harness.secrets.append("vault-pass")
         try run("keychain list", ["keychain", "list"])
         try run("keychain delete", ["keychain", "delete", "jsonvault", "--passcode-stdin"], input: "vault-pass\n")
-        try run("app register", ["app", "register", "--id", "JSONT.app", "--team", "JSONT", "--exe", "/bin/true", "--passcode-stdin"], input: "\(Self.passcode)\n")
+        try run(
+            "app register", ["app", "register", "--id", "JSONT.app", "--team", "JSONT", "--exe", "/bin/true", "--passcode-stdin"],
+            input: "\(Self.passcode)\n")
         try run("app list", ["app", "list"])
         try run("app remove", ["app", "remove", "JSONT.app"])
         try run("secret-service owners", ["secret-service", "owners"])
@@ -85,7 +97,9 @@ import TresorTestSupport
         try run("secret-service trust remove", ["secret-service", "trust", "remove", "--all"])
 
         try run("note passphrase status", ["note", "passphrase", "status"])
-        try run("note passphrase set", ["note", "passphrase", "set", "--hint", "--passphrase-stdin"], input: "\(Self.passphrase)\n\(Self.passphrase)\nthe usual\n")
+        try run(
+            "note passphrase set", ["note", "passphrase", "set", "--hint", "--passphrase-stdin"],
+            input: "\(Self.passphrase)\n\(Self.passphrase)\nthe usual\n")
         try run("note passphrase hint", ["note", "passphrase", "hint"])
         let note = try run("note new", ["note", "new", "--folder", "-"], input: "Drafts\nA/B title\nbody\n")
         let id = try #require(note["id"]?.string)
@@ -97,11 +111,14 @@ import TresorTestSupport
         let attachment = try run("note attach", ["note", "attach", id, "--kind", "image", "--file", file.path])
         try run("note lock", ["note", "lock", id, "--passphrase-stdin"], input: "\(Self.passphrase)\n")
         try run("note show", ["note", "show", id])
-        try run("note export-attachment", ["note", "export-attachment", id, try #require(attachment["id"]?.string), "--out", harness.root.appendingPathComponent("out.png").path])
+        try run(
+            "note export-attachment",
+            ["note", "export-attachment", id, try #require(attachment["id"]?.string), "--out", harness.root.appendingPathComponent("out.png").path])
         try run("note lock-now", ["note", "lock-now"])
         try run("note show", ["note", "show", id], fails: true)
         try run("note unlock", ["note", "unlock", id, "--passphrase-stdin"], input: "\(Self.passphrase)\n")
-        try run("note passphrase change", ["note", "passphrase", "change", "--passphrase-stdin"], input: "\(Self.passphrase)\n\(Self.passphrase)-2\n")
+        try run(
+            "note passphrase change", ["note", "passphrase", "change", "--passphrase-stdin"], input: "\(Self.passphrase)\n\(Self.passphrase)-2\n")
         harness.secrets.append("\(Self.passphrase)-2")
         try run("note passphrase keychain", ["note", "passphrase", "keychain", "on", "--passphrase-stdin"], input: "\(Self.passphrase)-2\n")
         try run("note passphrase reset", ["note", "passphrase", "reset", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passphrase)-3\n")
@@ -119,8 +136,9 @@ import TresorTestSupport
         let backup = harness.root.appendingPathComponent("json.tresor-backup").path
         let backupPassphrase = "e2e-json-backup-passphrase"
         harness.secrets.append(backupPassphrase)
-        try run("backup create", ["backup", "create", "--out", backup, "--work-factor", "14", "--passcode-stdin"],
-                input: "\(Self.passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
+        try run(
+            "backup create", ["backup", "create", "--out", backup, "--work-factor", "14", "--passcode-stdin"],
+            input: "\(Self.passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
         try run("backup verify", ["backup", "verify", backup, "--passphrase-stdin"], input: "\(backupPassphrase)\n")
         try run("backup restore", ["backup", "restore", backup, "--dry-run", "--passcode-stdin"], input: "\(Self.passcode)\n\(backupPassphrase)\n")
         try run("widget", ["widget"])

@@ -46,7 +46,8 @@ import TresorTestSupport
         let replaced = try harness.tresor(["item", "update", "--service", "mail", "--secret-stdin"], input: "planted")
         #expect(replaced.status == 1)
         // The passcode is still the user at the keyboard.
-        let withPasscode = try harness.tresor(["item", "get", "--service", "mail", "--account", "ada", "--passcode-stdin"], input: Self.passcode + "\n")
+        let withPasscode = try harness.tresor(
+            ["item", "get", "--service", "mail", "--account", "ada", "--passcode-stdin"], input: Self.passcode + "\n")
         #expect(withPasscode.stdout == Self.secret)
         try harness.expectNoSecretLeaked()
     }
@@ -55,7 +56,9 @@ import TresorTestSupport
     /// and nothing else: not the test runner, not another terminal.
     @Test func aTerminalSessionServesItsTerminalOnly() throws {
         let harness = try initialized()
-        let same = try inTerminal(harness, """
+        let same = try inTerminal(
+            harness,
+            """
             printf '%s\\n' "$TRESOR_TEST_PASSCODE" | tresor unlock --passcode-stdin --for 10m &&
             tresor item get --service mail --account ada && echo && tresor status
             """, revealing: [Self.secret])
@@ -77,7 +80,9 @@ import TresorTestSupport
     /// bring it back.
     @Test func aTerminalSessionEndsWithALockAndWithTime() throws {
         let harness = try initialized()
-        let locked = try inTerminal(harness, """
+        let locked = try inTerminal(
+            harness,
+            """
             printf '%s\\n' "$TRESOR_TEST_PASSCODE" | tresor unlock --passcode-stdin --for 10m &&
             tresor lock && printf '%s\\n' "$TRESOR_TEST_PASSCODE" | tresor unlock --passcode-stdin &&
             tresor item get --service mail --account ada --passcode-stdin < /dev/null
@@ -86,7 +91,9 @@ import TresorTestSupport
         #expect(!locked.stdout.contains(Self.secret), "\(locked.stdout)")
         #expect(try harness.status().terminalSessions == nil)
 
-        let expired = try inTerminal(harness, """
+        let expired = try inTerminal(
+            harness,
+            """
             printf '%s\\n' "$TRESOR_TEST_PASSCODE" | tresor unlock --passcode-stdin --for 1s && sleep 2 &&
             tresor item get --service mail --account ada --passcode-stdin < /dev/null
             """)
@@ -118,7 +125,8 @@ import TresorTestSupport
         let harness = try initialized()
         var get = Harness.Result(status: -1, stdout: "", stderr: "")
         let approved = try harness.approving(answer: Self.passcode) {
-            get = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "mail", "--account", "ada"], revealing: [Self.secret])
+            get = try harness.run(
+                Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "mail", "--account", "ada"], revealing: [Self.secret])
             return get.succeeded
         }
         #expect(get.stdout == Self.secret)
@@ -131,7 +139,8 @@ import TresorTestSupport
     @Test func itemsReadableByScripts() throws {
         let harness = try initialized()
         let scriptSecret = "e2e-script-secret"
-        try #require(try harness.tresor(["item", "add", "--service", "ci", "--readable-by-scripts", "--secret-stdin"], input: scriptSecret).succeeded)
+        try #require(
+            try harness.tresor(["item", "add", "--service", "ci", "--readable-by-scripts", "--secret-stdin"], input: scriptSecret).succeeded)
         let get = try harness.tresor(["item", "get", "--service", "ci"])
         #expect(get.stdout == scriptSecret)
 
@@ -139,7 +148,9 @@ import TresorTestSupport
         let unproved = try harness.json(ErrorResponse.self, mark)
         #expect(unproved.error.code == .passcodeRequired)
         #expect(try harness.tresor(["item", "get", "--service", "mail"]).status == 1, "not marked")
-        let marked = try inTerminal(harness, """
+        let marked = try inTerminal(
+            harness,
+            """
             printf '%s\\n' "$TRESOR_TEST_PASSCODE" | tresor unlock --passcode-stdin --for 1m && tresor \(mark.joined(separator: " "))
             """)
         #expect(marked.succeeded, "\(marked.stdout)")
@@ -157,15 +168,18 @@ import TresorTestSupport
         let harness = try initialized()
         let probe = harness.root.appendingPathComponent("alpha")
         try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: probe)
-        try #require(try harness.tresor(
-            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", probe.path, "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        try #require(
+            try harness.tresor(
+                ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", probe.path, "--passcode-stdin"], input: Self.passcode + "\n"
+            ).succeeded)
         #expect(try harness.run(probe, ["add", "alpha-svc", "acct"], input: "alpha-secret").stdout.hasPrefix("added"))
 
         let renamed = try harness.json(ErrorResponse.self, ["item", "update", "--service", "alpha-svc", "--set", "label=Mine"])
         #expect(renamed.error.code == .passcodeRequired)
         let deleted = try harness.json(ErrorResponse.self, ["item", "delete", "--service", "alpha-svc"])
         #expect(deleted.error.code == .passcodeRequired)
-        let planted = try harness.json(ErrorResponse.self, ["item", "add", "--service", "alpha-svc2", "--group", "TEAMA.alpha", "--secret-stdin"], input: "x")
+        let planted = try harness.json(
+            ErrorResponse.self, ["item", "add", "--service", "alpha-svc2", "--group", "TEAMA.alpha", "--secret-stdin"], input: "x")
         #expect(planted.error.code == .passcodeRequired)
         #expect(try harness.run(probe, ["get", "alpha-svc", "acct"]).stdout == "alpha-secret\n", "untouched")
         #expect(try harness.run(probe, ["get", "alpha-svc2", "acct"]).stdout.contains("itemNotFound"))
@@ -181,8 +195,10 @@ import TresorTestSupport
     /// input too, the passcode's line first.
     @Test func addingToAnotherApplicationsGroupFromAScriptTakesThePasscodeOnStandardInput() throws {
         let harness = try initialized()
-        try #require(try harness.tresor(
-            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", "/bin/true", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        try #require(
+            try harness.tresor(
+                ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", "/bin/true", "--passcode-stdin"], input: Self.passcode + "\n"
+            ).succeeded)
         let refused = try harness.tresor(["item", "add", "--service", "planted", "--group", "TEAMA.alpha", "--secret-stdin"], input: "x")
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--passcode-stdin"), "the answer names the way: \(refused.stderr)")
@@ -190,7 +206,8 @@ import TresorTestSupport
         // Not among the harness's scanned secrets: `item get` prints it, as asked.
         let secret = "e2e-planted-\(UUID().uuidString.prefix(6))"
         let added = try harness.tresor(
-            ["item", "add", "--service", "planted", "--group", "TEAMA.alpha", "--secret-stdin", "--passcode-stdin"], input: Self.passcode + "\n" + secret)
+            ["item", "add", "--service", "planted", "--group", "TEAMA.alpha", "--secret-stdin", "--passcode-stdin"],
+            input: Self.passcode + "\n" + secret)
         #expect(added.succeeded, "\(added.stderr)")
         let read = try harness.tresor(["item", "get", "--service", "planted", "--passcode-stdin"], input: Self.passcode + "\n")
         #expect(read.stdout == secret, "the secret is the rest of standard input, without the passcode's line")
@@ -216,14 +233,15 @@ import TresorTestSupport
         let tree = try JSONDecoder().decode(HelpDump.self, from: Data(dump.stdout.utf8))
         // Commands that speak of the passcode without needing it typed, and why.
         let exempt: [String: String] = [
-            "passcode unlink-login": "removes the login link; the passcode is untouched and not asked",
+            "passcode unlink-login": "removes the login link; the passcode is untouched and not asked"
         ]
         var walked = 0
         func walk(_ command: HelpDump.Command, _ path: [String]) {
             let name = (path + [command.commandName]).dropFirst().joined(separator: " ")
             guard let subcommands = command.subcommands, !subcommands.isEmpty else {
                 walked += 1
-                let text = ([command.abstract, command.discussion] + (command.arguments ?? []).map(\.abstract)).compactMap { $0 }.joined(separator: " ")
+                let text = ([command.abstract, command.discussion] + (command.arguments ?? []).map(\.abstract)).compactMap { $0 }.joined(
+                    separator: " ")
                 let flags = Set((command.arguments ?? []).flatMap { $0.names ?? [] }.map(\.name))
                 if text.localizedCaseInsensitiveContains("passcode") && exempt[name] == nil {
                     #expect(flags.contains("passcode-stdin"), "`tresor \(name)` speaks of the passcode but takes no --passcode-stdin")

@@ -20,31 +20,40 @@ import TresorTestSupport
         let secret = "typed-\(UUID().uuidString.prefix(8))", rotated = "rotated-\(UUID().uuidString.prefix(8))"
         harness.secrets += [secret, rotated]
         // No --secret-stdin: asked on the terminal.
-        let added = try harness.onTerminal(["item", "add", "--service", "typed.example", "--readable-by-scripts"], answers: [("Secret:", secret), ("Secret again:", secret)])
+        let added = try harness.onTerminal(
+            ["item", "add", "--service", "typed.example", "--readable-by-scripts"], answers: [("Secret:", secret), ("Secret again:", secret)])
         #expect(added.status == 0 && added.text.contains("Added generic password"), "\(added.text)")
         #expect(!added.text.contains(secret), "the typed secret was echoed")
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "typed.example"], revealing: [secret]).stdout == secret)
+        #expect(
+            try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "typed.example"], revealing: [secret])
+                .stdout == secret)
 
         // --secret-stdin with the terminal as standard input: asked too, not read with echo on.
-        let updated = try harness.onTerminal(["item", "update", "--service", "typed.example", "--secret-stdin"], answers: [("Secret:", rotated), ("Secret again:", rotated)])
+        let updated = try harness.onTerminal(
+            ["item", "update", "--service", "typed.example", "--secret-stdin"], answers: [("Secret:", rotated), ("Secret again:", rotated)])
         #expect(updated.status == 0 && updated.text.contains("Updated 1 item"), "\(updated.text)")
         #expect(!updated.text.contains(rotated))
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "typed.example"], revealing: [rotated]).stdout == rotated)
+        #expect(
+            try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "typed.example"], revealing: [rotated])
+                .stdout == rotated)
 
         // Two different secrets: refused, nothing stored.
-        let differ = try harness.onTerminal(["item", "add", "--service", "differ.example"], answers: [("Secret:", "one-\(secret)"), ("Secret again:", "two-\(secret)")])
+        let differ = try harness.onTerminal(
+            ["item", "add", "--service", "differ.example"], answers: [("Secret:", "one-\(secret)"), ("Secret again:", "two-\(secret)")])
         #expect(differ.status == 1 && differ.text.contains("the two new secrets differ"), "\(differ.text)")
         #expect(try harness.json(ErrorResponse.self, ["item", "find", "--service", "differ.example"]).error.code == .itemNotFound)
 
         // A label asked on the terminal (echo on: it is not a secret), then the secret.
-        let labelled = try harness.onTerminal(["item", "add", "--service", "labelled.example", "--label", "-"],
-                                              answers: [("Label:", "Typed label"), ("Secret:", secret), ("Secret again:", secret)])
+        let labelled = try harness.onTerminal(
+            ["item", "add", "--service", "labelled.example", "--label", "-"],
+            answers: [("Label:", "Typed label"), ("Secret:", secret), ("Secret again:", secret)])
         #expect(labelled.status == 0 && labelled.text.contains("Typed label"), "\(labelled.text)")
         #expect(try harness.json([KeychainItem].self, ["item", "find", "--service", "labelled.example"]).first?.attributes?.label == "Typed label")
 
         // Without a terminal and without --secret-stdin, it says how to give one.
-        let noTerminal = try harness.run(URL(fileURLWithPath: "/usr/bin/setsid"),
-                                         ["--wait", Harness.binaries.appendingPathComponent("tresor").path, "item", "add", "--service", "none.example"], input: "")
+        let noTerminal = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/setsid"),
+            ["--wait", Harness.binaries.appendingPathComponent("tresor").path, "item", "add", "--service", "none.example"], input: "")
         #expect(noTerminal.status == 1 && noTerminal.stderr.contains("--secret-stdin"), "\(noTerminal.stderr)")
     }
 
@@ -52,14 +61,18 @@ import TresorTestSupport
     /// one's hint; a script that says nothing keeps the old hint and is told so.
     @Test func changingTheNotesPassphraseAsksForANewHint() throws {
         let harness = try initialized()
-        let first = "first-\(UUID().uuidString.prefix(8))", second = "second-\(UUID().uuidString.prefix(8))", third = "third-\(UUID().uuidString.prefix(8))"
+        let first = "first-\(UUID().uuidString.prefix(8))", second = "second-\(UUID().uuidString.prefix(8))",
+            third = "third-\(UUID().uuidString.prefix(8))"
         harness.secrets += [first, second, third]
-        try #require(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin", "--hint"], input: "\(first)\n\(first)\nthe old hint\n").succeeded)
+        try #require(
+            try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin", "--hint"], input: "\(first)\n\(first)\nthe old hint\n").succeeded)
 
-        let changed = try harness.onTerminal(["note", "passphrase", "change"], answers: [
-            ("Current notes passphrase:", first), ("New notes passphrase:", second), ("New notes passphrase again:", second),
-            ("Hint (shown after three wrong entries; empty for none):", "the new hint"),
-        ])
+        let changed = try harness.onTerminal(
+            ["note", "passphrase", "change"],
+            answers: [
+                ("Current notes passphrase:", first), ("New notes passphrase:", second), ("New notes passphrase again:", second),
+                ("Hint (shown after three wrong entries; empty for none):", "the new hint"),
+            ])
         #expect(changed.status == 0 && changed.text.contains("Notes passphrase changed."), "\(changed.text)")
         #expect(try harness.tresor(["note", "passphrase", "hint"]).stdout.contains("the new hint"))
 
@@ -82,13 +95,17 @@ import TresorTestSupport
         for characters in ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", "!#$%&()*+,-./:;<=>?@[]^_{|}~"] {
             #expect(plain.contains { characters.contains($0) }, "one of each class: \(characters)")
         }
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "gen.default"], revealing: [plain]).stdout == plain,
-                "what is printed is what is stored")
+        #expect(
+            try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "gen.default"], revealing: [plain]).stdout
+                == plain,
+            "what is printed is what is stored")
         let digits = try generated(["--service", "gen.digits", "--length", "40", "--characters", "digits"])
         #expect(digits.count == 40 && digits.allSatisfy(\.isNumber))
         let words = try generated(["--service", "gen.words", "--words", "6", "--separator", " "])
         #expect(words.split(separator: " ").count == 6 && words.allSatisfy { $0.isLowercase || $0 == " " || $0 == "-" })
-        #expect(Set((0..<20).map { _ in (try? generated(["--service", "gen.\(UUID().uuidString)", "--length", "12"])) ?? "" }).count == 20, "never the same")
+        #expect(
+            Set((0..<20).map { _ in (try? generated(["--service", "gen.\(UUID().uuidString)", "--length", "12"])) ?? "" }).count == 20,
+            "never the same")
         // Without --print, nothing of the secret is printed.
         let quiet = try harness.tresor(["item", "generate", "--readable-by-scripts", "--service", "gen.quiet"])
         #expect(quiet.succeeded && quiet.stdout.hasPrefix("Added generic password"))
@@ -108,11 +125,13 @@ import TresorTestSupport
         harness.secrets.append(secret)
         #expect(try harness.tresor(["item", "add", "--service", "clip.example", "--readable-by-scripts", "--secret-stdin"], input: secret).succeeded)
         let clipboard = harness.root.appendingPathComponent("clipboard"), calls = harness.root.appendingPathComponent("calls")
-        _ = try harness.script("wl-copy", "echo \"wl-copy $*\" >> \"\(calls.path)\"; [ \"$1\" = --clear ] && : > \"\(clipboard.path)\" || cat > \"\(clipboard.path)\"")
+        _ = try harness.script(
+            "wl-copy", "echo \"wl-copy $*\" >> \"\(calls.path)\"; [ \"$1\" = --clear ] && : > \"\(clipboard.path)\" || cat > \"\(clipboard.path)\"")
         _ = try harness.script("wl-paste", "cat \"\(clipboard.path)\"")
         let environment = harness.environment(withScripts: ["WAYLAND_DISPLAY": "wayland-test", "TRESOR_CLIP_TIME": "2"])
 
-        let copied = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: environment)
+        let copied = try harness.run(
+            Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: environment)
         #expect(copied.succeeded && copied.stdout.isEmpty && copied.stderr.contains("cleared in 2 s"), "\(copied.stderr)")
         #expect(try String(contentsOf: clipboard, encoding: .utf8) == secret)
         #expect(!(try String(contentsOf: calls, encoding: .utf8)).contains(secret), "the secret is never an argument")
@@ -120,7 +139,10 @@ import TresorTestSupport
         #expect(try String(contentsOf: clipboard, encoding: .utf8).isEmpty, "cleared")
 
         // Something else copied meanwhile is left alone.
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: environment).succeeded)
+        #expect(
+            try harness.run(
+                Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: environment
+            ).succeeded)
         try Data("copied by the user".utf8).write(to: clipboard)
         Thread.sleep(forTimeInterval: 4)
         #expect(try String(contentsOf: clipboard, encoding: .utf8) == "copied by the user")
@@ -129,12 +151,20 @@ import TresorTestSupport
         var bare = harness.environment
         bare["WAYLAND_DISPLAY"] = nil
         bare["DISPLAY"] = nil
-        let none = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: bare)
+        let none = try harness.run(
+            Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.example", "--clip"], environment: bare)
         #expect(none.status == 1 && none.stdout.isEmpty && none.stderr.contains("wl-copy"))
         // item generate --clip copies what it stored.
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "generate", "--readable-by-scripts", "--service", "clip.generated", "--clip"], environment: environment).succeeded)
+        #expect(
+            try harness.run(
+                Harness.binaries.appendingPathComponent("tresor"),
+                ["item", "generate", "--readable-by-scripts", "--service", "clip.generated", "--clip"], environment: environment
+            ).succeeded)
         let generated = try String(contentsOf: clipboard, encoding: .utf8)
         #expect(generated.count == 24)
-        #expect(try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.generated"], revealing: [generated]).stdout == generated)
+        #expect(
+            try harness.run(
+                Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--service", "clip.generated"], revealing: [generated]
+            ).stdout == generated)
     }
 }

@@ -8,7 +8,9 @@ import TresorTestSupport
 /// `tresor-read-apple-notes`, a process of its own, and libdbus in `tresor-read-secret-service`.
 @Suite(.blocksItsThread) struct ClientFootprintTests {
     /// Mangled-name prefixes of the modules a client must not link, and the library SQLite is.
-    static let serverSide = ["4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes", "10TresorDBus"]
+    static let serverSide = [
+        "4GRDB", "13SwiftProtobuf", "4X509", "7NIOCore", "6Crypto", "16TresorAppleNotes", "14TresorKeychain", "11TresorNotes", "10TresorDBus",
+    ]
 
     func contains(_ binary: Data, _ text: String) -> Bool {
         binary.range(of: Data(text.utf8)) != nil

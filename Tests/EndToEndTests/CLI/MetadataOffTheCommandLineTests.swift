@@ -23,8 +23,10 @@ import TresorTestSupport
             otherFolder = mark("FOLDER2"), spareFolder = mark("FOLDER3"), word = "quokka\(UUID().uuidString.prefix(6).lowercased())",
             attachment = mark("ATTACHMENT"), hint = mark("HINT"), editorTitle = mark("EDITORTITLE"), editorRetitled = mark("EDITORRETITLED"),
             secret = mark("secret")
-        let markers = [label, description, comment, newLabel, newComment, generatedLabel, title, folder, secondTitle, thirdTitle,
-                       editedTitle, retitled, otherFolder, spareFolder, word, attachment, hint, editorTitle, editorRetitled, secret]
+        let markers = [
+            label, description, comment, newLabel, newComment, generatedLabel, title, folder, secondTitle, thirdTitle,
+            editedTitle, retitled, otherFolder, spareFolder, word, attachment, hint, editorTitle, editorRetitled, secret,
+        ]
         harness.secrets += [secret]
 
         // The programs tresor starts write down their command line and their parent's.
@@ -44,7 +46,9 @@ import TresorTestSupport
         _ = try harness.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "sleep 0.5", "CONTROL-MARKER-ps-sees-this"])
 
         var arguments: [[String]] = []
-        func tresor(_ words: [String], _ input: String, environment: [String: String]? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> Harness.Result {
+        func tresor(_ words: [String], _ input: String, environment: [String: String]? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+            throws -> Harness.Result
+        {
             arguments.append(words)
             let result = try harness.run(Harness.binaries.appendingPathComponent("tresor"), words, input: input, environment: environment)
             #expect(result.succeeded, "tresor \(words.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
@@ -52,16 +56,22 @@ import TresorTestSupport
         }
 
         // Items: the label, description and comment are lines before the secret.
-        _ = try tresor(["item", "add", "--service", "meta.example", "--account", "ada", "--label", "-", "--description", "-", "--comment", "-", "--secret-stdin"],
-                       "\(label)\n\(description)\n\(comment)\n\(secret)")
+        _ = try tresor(
+            [
+                "item", "add", "--service", "meta.example", "--account", "ada", "--label", "-", "--description", "-", "--comment", "-",
+                "--secret-stdin",
+            ],
+            "\(label)\n\(description)\n\(comment)\n\(secret)")
         let found = try tresor(["item", "find", "--label", "-", "--json"], "\(label)\n")
         #expect(try CLIJSON.decode([KeychainItem].self, from: Data(found.stdout.utf8)).first?.attributes?.description == description)
-        let got = try harness.run(Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--label", "-", "--passcode-stdin"],
-                                  input: "\(label)\n\(Self.passcode)\n", revealing: [secret])
+        let got = try harness.run(
+            Harness.binaries.appendingPathComponent("tresor"), ["item", "get", "--label", "-", "--passcode-stdin"],
+            input: "\(label)\n\(Self.passcode)\n", revealing: [secret])
         arguments.append(["item", "get", "--label", "-", "--passcode-stdin"])
         #expect(got.stdout == secret, "\(got.stderr)")
         _ = try tresor(["item", "update", "--label", "-", "--set", "label=-", "--set", "comment=-"], "\(label)\n\(newLabel)\n\(newComment)\n")
-        let relabelled = try CLIJSON.decode([KeychainItem].self, from: Data(try tresor(["item", "find", "--label", "-", "--json"], "\(newLabel)\n").stdout.utf8))
+        let relabelled = try CLIJSON.decode(
+            [KeychainItem].self, from: Data(try tresor(["item", "find", "--label", "-", "--json"], "\(newLabel)\n").stdout.utf8))
         #expect(relabelled.first?.attributes?.comment == newComment)
         _ = try tresor(["item", "get", "--label", "-", "--clip", "--passcode-stdin"], "\(newLabel)\n\(Self.passcode)\n", environment: tools)
         _ = try tresor(["item", "generate", "--service", "generated.example", "--label", "-"], "\(generatedLabel)\n")
@@ -70,7 +80,9 @@ import TresorTestSupport
         // Notes: the first line is the title; options given as - come first, in --help's order.
         let first = try CLIJSON.decode(NoteSummary.self, from: Data(try tresor(["note", "new", "--json"], "\(title)\nThe body\n").stdout.utf8))
         #expect(first.title == title)
-        let second = try CLIJSON.decode(NoteSummary.self, from: Data(try tresor(["note", "new", "--folder", "-", "--json"], "\(folder)\n\(secondTitle)\nIn a folder\n").stdout.utf8))
+        let second = try CLIJSON.decode(
+            NoteSummary.self,
+            from: Data(try tresor(["note", "new", "--folder", "-", "--json"], "\(folder)\n\(secondTitle)\nIn a folder\n").stdout.utf8))
         #expect(second.title == secondTitle && second.folder == folder)
         _ = try tresor(["note", "new", "--title", "-", "--folder", "-"], "\(thirdTitle)\n\(folder)\nAll of this is the body, about \(word)\n")
         #expect(try tresor(["note", "list", "--folder", "-"], "\(folder)\n").stdout.contains(thirdTitle))
@@ -89,11 +101,13 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "passphrase", "hint"]).stdout.contains(hint))
 
         // On a terminal, note new and note edit open $EDITOR over a file whose name says nothing.
-        let created = try harness.onTerminal(["note", "new"], environment: ["EDITOR": newEditor.path, "EDITOR_TITLE": editorTitle, "COMMAND_LOG": log.path])
+        let created = try harness.onTerminal(
+            ["note", "new"], environment: ["EDITOR": newEditor.path, "EDITOR_TITLE": editorTitle, "COMMAND_LOG": log.path])
         #expect(created.status == 0 && created.text.contains("Created note"), "\(created.text)")
         arguments.append(["note", "new"])
         let id = try #require(try harness.json([NoteSummary].self, ["note", "list"]).first { $0.title == editorTitle }?.id)
-        let edited = try harness.onTerminal(["note", "edit", String(id.prefix(6))], environment: ["EDITOR": editEditor.path, "EDITOR_TITLE": editorRetitled, "COMMAND_LOG": log.path])
+        let edited = try harness.onTerminal(
+            ["note", "edit", String(id.prefix(6))], environment: ["EDITOR": editEditor.path, "EDITOR_TITLE": editorRetitled, "COMMAND_LOG": log.path])
         #expect(edited.status == 0, "\(edited.text)")
         arguments.append(["note", "edit", String(id.prefix(6))])
         #expect(try harness.json([NoteSummary].self, ["note", "list"]).contains { $0.title == editorRetitled })
@@ -108,8 +122,9 @@ import TresorTestSupport
             #expect(!markers.contains { marker in words.contains { $0.contains(marker) } }, "\(words)")
         }
         let started = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        #expect(started.contains("editor-new") && started.contains("editor-edit") && started.contains("wl-copy") && started.contains("clear-clipboard"),
-                "the editor, the clipboard tools and the clearing helper ran: \(started)")
+        #expect(
+            started.contains("editor-new") && started.contains("editor-edit") && started.contains("wl-copy") && started.contains("clear-clipboard"),
+            "the editor, the clipboard tools and the clearing helper ran: \(started)")
         #expect(!markers.contains(where: started.contains), "a program tresor started got confidential text in its arguments: \(started)")
         #expect(try String(contentsOf: clipboardFile, encoding: .utf8).isEmpty, "the clipboard was cleared")
         try harness.expectNoSecretLeaked()

@@ -15,8 +15,11 @@ import TresorTestSupport
 /// `plan.png` in the working folder, an Apple Notes database on the Desktop, `$EDITOR`, a
 /// desktop session bus (a private one) and a clipboard (`wl-copy` and `wl-paste` that keep it
 /// in a file).
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/bin/jq"),
-                             "needs jq, dbus-daemon, secret-tool and Python keyring (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled && FileManager.default.fileExists(atPath: "/usr/bin/jq"),
+        "needs jq, dbus-daemon, secret-tool and Python keyring (scripts/test installs them)"))
 struct ReadmeTests {
     static let readme = Repository.file("README.md")
 
@@ -78,21 +81,24 @@ struct ReadmeTests {
             "HOME": home.path, "USER": "ada", "LOGNAME": "ada", "LANG": "C.UTF-8", "TERM": "dumb",
             "PATH": [Harness.binaries.path, harness.root.appendingPathComponent("bin").path, "/usr/bin", "/bin"].joined(separator: ":"),
             "XDG_RUNTIME_DIR": harness.root.appendingPathComponent("run").path,
-            "GITHUB_TOKEN": "ghp_readme\(UUID().uuidString.prefix(6))", "VPN_KEY": "vpn-key", "TOKEN": "ghp_readme-token", "CI_TOKEN": "ci-readme-token",
+            "GITHUB_TOKEN": "ghp_readme\(UUID().uuidString.prefix(6))", "VPN_KEY": "vpn-key", "TOKEN": "ghp_readme-token",
+            "CI_TOKEN": "ci-readme-token",
             "EDITOR": editor.path, "WAYLAND_DISPLAY": "wayland-readme", "TRESOR_CLIP_TIME": "1",
         ]
         environment.merge(bus.environment) { $1 }
         defer {
             // The default home's daemon, and the one of the home the backup example restores into.
             for homeArguments in [[], ["--home", home.appendingPathComponent("restored").path]] {
-                _ = try? Harness.execute(Harness.binaries.appendingPathComponent("tresor"), homeArguments + ["daemon", "stop"], environment: environment)
+                _ = try? Harness.execute(
+                    Harness.binaries.appendingPathComponent("tresor"), homeArguments + ["daemon", "stop"], environment: environment)
             }
         }
 
         for (number, block) in blocks.enumerated() {
             for example in block {
-                let ran = try Self.onTerminal(example.command, in: work, environment: environment,
-                                              answers: [("passphrase", passphrase), ("passcode", passcode), ("Hint", "the usual"), ("[y/N]", "n")], harness: harness)
+                let ran = try Self.onTerminal(
+                    example.command, in: work, environment: environment,
+                    answers: [("passphrase", passphrase), ("passcode", passcode), ("Hint", "the usual"), ("[y/N]", "n")], harness: harness)
                 #expect(ran.status == 0, "block \(number + 1): `\(example.command)` failed: \(ran.text)")
                 var text = ran.text.replacingOccurrences(of: "\r", with: "")
                     .replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)  // jq's colours on a terminal
@@ -136,9 +142,12 @@ struct ReadmeTests {
 
     /// Runs `command` with bash on a pseudo-terminal, typing each answer when a prompt whose
     /// last line contains its key (any case) ends the screen.
-    static func onTerminal(_ command: String, in folder: URL, environment: [String: String], answers: [(String, String)], harness: Harness) throws -> Harness.Screen {
+    static func onTerminal(_ command: String, in folder: URL, environment: [String: String], answers: [(String, String)], harness: Harness) throws
+        -> Harness.Screen
+    {
         let prompts = answers.map { Terminal.Prompt(endingWith: ":", "[y/N]", containing: $0.0, send: $0.1) }
-        let request = try Terminal.request(["/bin/bash", "-c", command], prompts: prompts, directory: folder.path, environment: environment, timeout: 60)
+        let request = try Terminal.request(
+            ["/bin/bash", "-c", command], prompts: prompts, directory: folder.path, environment: environment, timeout: 60)
         return try Terminal.screen(try harness.run(Terminal.python, Terminal.driverArguments, input: request, timeout: 90))
     }
 }

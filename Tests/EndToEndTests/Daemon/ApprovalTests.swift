@@ -40,7 +40,8 @@ import TresorTestSupport
         let environment = harness.environment(withScripts: ["PATH": Harness.binaries.path + ":/usr/bin:/bin"])
         let approver = try harness.inBackground(command) {
             try Harness.execute(
-                URL(fileURLWithPath: command[0]), Array(command.dropFirst()), input: "\n", environment: environment, timeout: 60).result
+                URL(fileURLWithPath: command[0]), Array(command.dropFirst()), input: "\n", environment: environment, timeout: 60
+            ).result
         } while: {
             outcome = Result { try keychain.secret(Self.item) }
             guard case .failure(let error as APIError) = outcome, error.code == .passcodeRequired else { return true }
@@ -88,18 +89,24 @@ import TresorTestSupport
         try #require(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
         let probe = harness.root.appendingPathComponent("alpha")
         try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: probe)
-        try #require(try harness.tresor(
-            ["app", "register", "--id", "TESTP.app", "--team", "TESTP", "--exe", probe.path, "--passcode-stdin"],
-            input: Self.passcode + "\n").succeeded)
+        try #require(
+            try harness.tresor(
+                ["app", "register", "--id", "TESTP.app", "--team", "TESTP", "--exe", probe.path, "--passcode-stdin"],
+                input: Self.passcode + "\n"
+            ).succeeded)
         let added = try harness.tresor(
-            ["item", "add", "--service", "vault.example.com", "--account", "recovery", "--group", "TESTP.app", "--user-presence",
-             "--secret-stdin", "--passcode-stdin"], input: Self.passcode + "\npresence-secret")
+            [
+                "item", "add", "--service", "vault.example.com", "--account", "recovery", "--group", "TESTP.app", "--user-presence",
+                "--secret-stdin", "--passcode-stdin",
+            ], input: Self.passcode + "\npresence-secret")
         try #require(added.succeeded, "\(added.stderr)")
 
         var outcome: Result<Data, any Error> = .failure(CancellationError())
-        let (script, arguments) = harness.user!.wrapping(URL(fileURLWithPath: "/usr/bin/script"), [
-            "-qec", "set -m; printf '\\n' | tresor approve --once --passcode-stdin & wait $!", "/dev/null",
-        ])
+        let (script, arguments) = harness.user!.wrapping(
+            URL(fileURLWithPath: "/usr/bin/script"),
+            [
+                "-qec", "set -m; printf '\\n' | tresor approve --once --passcode-stdin & wait $!", "/dev/null",
+            ])
         let environment = harness.environment(withScripts: ["PATH": harness.binaries.path + ":/usr/bin:/bin"])
         let approver = try harness.inBackground([script.path] + arguments) {
             try Harness.execute(script, arguments, input: "\n", environment: environment, timeout: 60).result

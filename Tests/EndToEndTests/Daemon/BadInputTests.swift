@@ -60,7 +60,9 @@ import TresorTestSupport
 
     @Test func badKeychainRequestsGetClearErrorsAndTouchNothing() throws {
         let harness = try Harness.initialized(passcode: "e2e-badkeychain-passcode")
-        #expect(try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kept\n").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "keep", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kept\n")
+                .succeeded)
 
         func add(_ json: String) throws -> (Int, String) {
             try curl(harness, "POST", "/v1/items/add", body: Data(json.utf8))

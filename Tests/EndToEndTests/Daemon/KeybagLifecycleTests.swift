@@ -23,7 +23,8 @@ import TresorTestSupport
         #expect(!locked.availableClasses.contains("whenUnlocked"))
         #expect(locked.availableClasses.contains("afterFirstUnlock"))
         // It says why and what last counted as activity (the `tresor lock` itself).
-        #expect(locked.lockReason?.hasPrefix("asked by ") == true && locked.lockReason?.contains("tresor (pid ") == true, "\(locked.lockReason ?? "nil")")
+        #expect(
+            locked.lockReason?.hasPrefix("asked by ") == true && locked.lockReason?.contains("tresor (pid ") == true, "\(locked.lockReason ?? "nil")")
         #expect(locked.lockedAt != nil)
         #expect(locked.lastActivity?.contains("tresor (pid ") == true, "\(locked.lastActivity ?? "nil")")
         #expect(locked.serving == nil, "neither the web nor the Secret Service was asked for")

@@ -104,9 +104,10 @@ import TresorTestSupport
             if now == states.after && now != states.before { appliedDespiteError.append(account) }
         }
         #expect(appliedDespiteError.count == 0, "requests answered with an error were applied all the same: \(appliedDespiteError.prefix(5))…")
-        print("LoadTests: the CLI finds \(items.count) items; the clients expect \(wanted.count) (+ \(uncertain.count) left by failed requests): "
-              + "\(lost.count) lost, \(wrong.count) stale, \(unexpected.count) undeleted; "
-              + "\(appliedDespiteError.count) of \(uncertain.count) failed requests were applied anyway")
+        print(
+            "LoadTests: the CLI finds \(items.count) items; the clients expect \(wanted.count) (+ \(uncertain.count) left by failed requests): "
+                + "\(lost.count) lost, \(wrong.count) stale, \(unexpected.count) undeleted; "
+                + "\(appliedDespiteError.count) of \(uncertain.count) failed requests were applied anyway")
 
         let status = try harness.status()
         #expect(status.keybag == .unlocked)
@@ -162,15 +163,17 @@ final class LoadRecorder: @unchecked Sendable {
         func ms(_ seconds: Double) -> String { String(format: "%7.1f", seconds * 1000) }
         let total = latencies.values.map(\.count).reduce(0, +) + errors.values.reduce(0, +)
         var lines = [
-            String(format: "LoadTests: %d operations by %d concurrent clients in %.1f s (%.0f operations/s)",
-                   total, clients, elapsed, Double(total) / max(elapsed, 0.001)),
+            String(
+                format: "LoadTests: %d operations by %d concurrent clients in %.1f s (%.0f operations/s)",
+                total, clients, elapsed, Double(total) / max(elapsed, 0.001)),
             "  operation         count   p50 ms   p99 ms   max ms   errors",
         ]
         for operation in LoadOperation.allCases {
             guard let values = latencies[operation]?.sorted(), !values.isEmpty else { continue }
-            lines.append("  " + operation.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
-                         + String(format: "%6d", values.count) + "  " + ms(percentile(values, 0.5)) + "  "
-                         + ms(percentile(values, 0.99)) + "  " + ms(values.last!) + String(format: "   %6d", errors[operation] ?? 0))
+            lines.append(
+                "  " + operation.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + String(format: "%6d", values.count) + "  " + ms(percentile(values, 0.5)) + "  "
+                    + ms(percentile(values, 0.99)) + "  " + ms(values.last!) + String(format: "   %6d", errors[operation] ?? 0))
         }
         return lines.joined(separator: "\n")
     }

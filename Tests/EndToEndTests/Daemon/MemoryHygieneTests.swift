@@ -1,11 +1,11 @@
 import Foundation
+import GRDB
 import Testing
 import TresorKeybag
+import TresorKit
+import TresorNotes
 import TresorProtocol
 import TresorSystem
-import TresorNotes
-import GRDB
-import TresorKit
 import TresorTestSupport
 
 /// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the
@@ -48,7 +48,8 @@ import TresorTestSupport
         harness.secrets = [passcode]
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
-        #expect(try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
         #expect(try harness.tresor(["item", "get", "--service", "mem"]).stdout == "in-memory-secret")
 
         // The key, as this test process derives it from the same files and passcode.
@@ -88,7 +89,8 @@ import TresorTestSupport
         let row = try DatabaseQueue(path: harness.paths.notesDatabase.path).read { db in
             try Row.fetchOne(db, sql: "SELECT crypto_salt, crypto_iterations, crypto_wrapped_key FROM notes WHERE id = ?", arguments: [note.id])!
         }
-        let passphraseKey = try LockedNoteCrypto.passphraseKey(try Passphrase(passphrase), salt: row["crypto_salt"], iterations: row["crypto_iterations"])
+        let passphraseKey = try LockedNoteCrypto.passphraseKey(
+            try Passphrase(passphrase), salt: row["crypto_salt"], iterations: row["crypto_iterations"])
         let noteKey = try #require(LockedNoteCrypto.unwrap(row["crypto_wrapped_key"], with: passphraseKey))
         let sessionBytes = passphraseKey.withUnsafeBytes { Data($0) }, noteBytes = noteKey.withUnsafeBytes { Data($0) }
 

@@ -98,8 +98,9 @@ import TresorTestSupport
             ("note edit", try harness.tresor(["note", "edit", note, "--body-stdin"], input: "refused")),
         ]
         for (operation, result) in writes {
-            #expect(!result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                !result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)",
+                sourceLocation: sourceLocation)
         }
     }
 }

@@ -22,11 +22,15 @@ enum CLIJSON {
             guard let entries = object[list] as? [[String: Any]] else { continue }
             object[list] = entries.map { entry in
                 var entry = entry
-                if let text = entry[field] as? String, let date = ISO8601DateFormatter().date(from: text) { entry[field] = date.timeIntervalSince1970 }
+                if let text = entry[field] as? String, let date = ISO8601DateFormatter().date(from: text) {
+                    entry[field] = date.timeIntervalSince1970
+                }
                 return entry
             }
         }
-        if let text = object["lockedAt"] as? String, let date = ISO8601DateFormatter().date(from: text) { object["lockedAt"] = date.timeIntervalSince1970 }
+        if let text = object["lockedAt"] as? String, let date = ISO8601DateFormatter().date(from: text) {
+            object["lockedAt"] = date.timeIntervalSince1970
+        }
         if var link = object["loginLink"] as? [String: Any] {
             for field in ["linkedAt", "staleSince"] {
                 if let text = link[field] as? String, let date = ISO8601DateFormatter().date(from: text) { link[field] = date.timeIntervalSince1970 }

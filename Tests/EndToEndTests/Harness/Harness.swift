@@ -124,7 +124,8 @@ final class Harness {
         timeout: TimeInterval? = nil, revealing: [String] = []
     ) throws -> Result {
         let (program, programArguments) = user?.wrapping(executable, arguments) ?? (executable, arguments)
-        let (result, timedOut) = try Self.execute(program, programArguments, input: input, environment: environment ?? self.environment, timeout: timeout)
+        let (result, timedOut) = try Self.execute(
+            program, programArguments, input: input, environment: environment ?? self.environment, timeout: timeout)
         record(executable, arguments, output: result.stdout + result.stderr, revealing: revealing)
         if timedOut, let timeout {
             throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: timeout)
@@ -163,7 +164,8 @@ final class Harness {
         log.seekToEndOfFile()
         let process = Process()
         let arguments = ["--home", paths.home.path, "--log-level", "trace"] + extraArguments
-        (process.executableURL, process.arguments) = user?.wrapping(binaries.appendingPathComponent("tresord"), arguments)
+        (process.executableURL, process.arguments) =
+            user?.wrapping(binaries.appendingPathComponent("tresord"), arguments)
             ?? (binaries.appendingPathComponent("tresord"), arguments)
         process.environment = environment
         process.standardOutput = log
@@ -172,7 +174,9 @@ final class Harness {
         daemon = process
         let deadline = Date().addingTimeInterval(15)
         // The daemon serves its own uid only: another user's is asked through `tresor status` as that user.
-        while user == nil ? (try? TresorClient.connect(paths: paths, startDaemon: false)) == nil : !((try? tresor(["daemon", "status"]))?.succeeded ?? false) {
+        while user == nil
+            ? (try? TresorClient.connect(paths: paths, startDaemon: false)) == nil : !((try? tresor(["daemon", "status"]))?.succeeded ?? false)
+        {
             guard process.isRunning, Date() < deadline else { throw HarnessError.daemonDidNotStart(daemonLog) }
             usleep(20_000)
         }
@@ -253,4 +257,3 @@ enum HarnessError: Error {
 func mode(of path: String) throws -> Int {
     (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1) & 0o777
 }
-

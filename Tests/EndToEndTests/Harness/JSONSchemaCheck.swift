@@ -6,13 +6,21 @@ enum JSONTree: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer()
-        if value.decodeNil() { self = .null }
-        else if let bool = try? value.decode(Bool.self) { self = .bool(bool) }
-        else if let integer = try? value.decode(Int64.self) { self = .integer(integer) }
-        else if let number = try? value.decode(Double.self) { self = .number(number) }
-        else if let string = try? value.decode(String.self) { self = .string(string) }
-        else if let array = try? value.decode([JSONTree].self) { self = .array(array) }
-        else { self = .object(try value.decode([String: JSONTree].self)) }
+        if value.decodeNil() {
+            self = .null
+        } else if let bool = try? value.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? value.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let number = try? value.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? value.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? value.decode([JSONTree].self) {
+            self = .array(array)
+        } else {
+            self = .object(try value.decode([String: JSONTree].self))
+        }
     }
 
     init(parsing data: Data) throws { self = try JSONDecoder().decode(JSONTree.self, from: data) }
@@ -49,7 +57,9 @@ struct JSONSchemaCheck {
             return violations(of: value, against: target, at: path)
         }
         var found: [String] = []
-        if case .array(let allowed)? = schema["enum"], !allowed.contains(value) { found.append("\(path): \(value) is not one of the documented values") }
+        if case .array(let allowed)? = schema["enum"], !allowed.contains(value) {
+            found.append("\(path): \(value) is not one of the documented values")
+        }
         switch (schema["type"]?.string, value) {
         case ("object"?, .object(let object)):
             guard case .object(let properties)? = schema["properties"] ?? .object([:]) else { break }
@@ -70,7 +80,9 @@ struct JSONSchemaCheck {
                 for (index, inner) in array.enumerated() { found += violations(of: inner, against: items, at: "\(path)[\(index)]") }
             }
         case ("string"?, .string(let string)):
-            if schema["format"]?.string == "date-time", string.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"#, options: .regularExpression) == nil {
+            if schema["format"]?.string == "date-time",
+                string.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"#, options: .regularExpression) == nil
+            {
                 found.append("\(path): \(string) is not an ISO 8601 date")
             }
             if schema["contentEncoding"]?.string == "base64", Data(base64Encoded: string) == nil { found.append("\(path): not base64") }

@@ -32,7 +32,9 @@ extension Harness {
             let ran = try Harness.execute(program, programArguments, input: request, environment: environment, timeout: 70).result
             let screen = try Terminal.screen(ran)
             return Result(status: screen.status, stdout: screen.text, stderr: "")
-        } while: { try attempt() }
+        } while: {
+            try attempt()
+        }
     }
 
     /// Runs `work` — `command` — on a thread of its own and meanwhile calls `attempt` (every 25 ms,

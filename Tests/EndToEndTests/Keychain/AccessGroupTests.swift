@@ -133,7 +133,8 @@ import TresorTestSupport
     @Test func registrationNeedsThePasscodeAndAnUnlockedKeybag() throws {
         let (harness, probes) = try setUp()
         let wrong = try harness.tresor(
-            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", probes.alpha.path, "--passcode-stdin", "--verbose"], input: "wrong\n")
+            ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", probes.alpha.path, "--passcode-stdin", "--verbose"],
+            input: "wrong\n")
         #expect(!wrong.succeeded)
         #expect(wrong.stderr.contains("-25293"))
         #expect(try harness.tresor(["lock"]).succeeded)
@@ -177,8 +178,10 @@ import TresorTestSupport
         #expect(try harness.json([Application].self, ["app", "list"]).first?.isDevelopmentBuild == true)
 
         let onTheBus = try harness.tresor(
-            ["app", "register", "--development", "--secret-service", "--id", "TEAMD.bus", "--team", "TEAMD", "--exe", probes.beta.path,
-             "--passcode-stdin"], input: Self.passcode + "\n")
+            [
+                "app", "register", "--development", "--secret-service", "--id", "TEAMD.bus", "--team", "TEAMD", "--exe", probes.beta.path,
+                "--passcode-stdin",
+            ], input: Self.passcode + "\n")
         #expect(!onTheBus.succeeded && onTheBus.stderr.contains("exclude each other"), "\(onTheBus.stderr)")
     }
 }

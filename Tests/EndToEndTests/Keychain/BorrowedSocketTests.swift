@@ -18,11 +18,14 @@ import TresorTestSupport
         let source = Repository.file("Tests/Fixtures/BorrowedSocket/borrowed-socket.c")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-borrowed-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-borrowed-\(getpid())")) }
+        atexit {
+            try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-borrowed-\(getpid())"))
+        }
         let binary = folder.appendingPathComponent("borrowed-socket")
         let built = try Harness.execute(
             URL(fileURLWithPath: "/usr/bin/cc"), ["-O1", "-Wall", "-o", binary.path, source.path],
-            environment: ProcessInfo.processInfo.environment, timeout: 120).result
+            environment: ProcessInfo.processInfo.environment, timeout: 120
+        ).result
         guard built.succeeded else { throw FixtureError.build(built.stderr) }
         return binary
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TresorProtocol
 import TresorKit
+import TresorProtocol
 import TresorTestSupport
 
 /// `tresor item …` against the real daemon: every operation, the protection-class ×
@@ -19,7 +19,10 @@ import TresorTestSupport
         // `item get` prints this secret on purpose; it must still reach no log and no file in the clear.
         let secret = "e2e-secret-\(UUID().uuidString.prefix(6))"
         let added = try harness.tresor(
-            ["item", "add", "--service", "api.example.com", "--account", "ci", "--label", "CI token", "--attribute", "env=prod", "--readable-by-scripts", "--secret-stdin"],
+            [
+                "item", "add", "--service", "api.example.com", "--account", "ci", "--label", "CI token", "--attribute", "env=prod",
+                "--readable-by-scripts", "--secret-stdin",
+            ],
             input: secret + "\n")
         #expect(added.succeeded, "\(added.stderr)")
 
@@ -37,7 +40,8 @@ import TresorTestSupport
             #expect(shown.contains(line), "\(line) in \(shown)")
         }
 
-        let duplicate = try harness.json(ErrorResponse.self, ["item", "add", "--service", "api.example.com", "--account", "ci", "--secret-stdin"], input: "x\n")
+        let duplicate = try harness.json(
+            ErrorResponse.self, ["item", "add", "--service", "api.example.com", "--account", "ci", "--secret-stdin"], input: "x\n")
         #expect(duplicate.error.code == .duplicateItem)
         #expect(duplicate.error.osStatus == -25299)
 
@@ -61,15 +65,17 @@ import TresorTestSupport
         let harness = try initialized()
         // `item get` prints these on purpose (as in addGetFindUpdateDelete).
         for (account, secret) in [("ada", "ada-secret-7"), ("bob", "bob-secret-8")] {
-            let added = try harness.tresor(["item", "add", "--service", "github.com", "--account", account, "--readable-by-scripts", "--secret-stdin"], input: secret + "\n")
+            let added = try harness.tresor(
+                ["item", "add", "--service", "github.com", "--account", account, "--readable-by-scripts", "--secret-stdin"], input: secret + "\n")
             #expect(added.succeeded, "\(added.stderr)")
         }
         for filter in [["--service", "github.com"], []] {
             let ambiguous = try harness.tresor(["item", "get"] + filter)
             #expect(!ambiguous.succeeded)
             #expect(ambiguous.stdout.isEmpty, "no secret printed")
-            #expect(ambiguous.stderr.contains("2 items match") && ambiguous.stderr.contains("account=ada") && ambiguous.stderr.contains("account=bob"),
-                    "\(ambiguous.stderr)")
+            #expect(
+                ambiguous.stderr.contains("2 items match") && ambiguous.stderr.contains("account=ada") && ambiguous.stderr.contains("account=bob"),
+                "\(ambiguous.stderr)")
             #expect(!ambiguous.stderr.contains("secret-"), "the candidates' secrets are not shown")
         }
         let json = try harness.json(ErrorResponse.self, ["item", "get", "--service", "github.com"])
@@ -85,18 +91,22 @@ import TresorTestSupport
         let harness = try initialized()
         for protectionClass in ProtectionClass.allCases {
             let result = try harness.tresor(
-                ["item", "add", "--service", "matrix", "--account", protectionClass.rawValue, "--accessible", protectionClass.rawValue, "--readable-by-scripts", "--secret-stdin"],
+                [
+                    "item", "add", "--service", "matrix", "--account", protectionClass.rawValue, "--accessible", protectionClass.rawValue,
+                    "--readable-by-scripts", "--secret-stdin",
+                ],
                 input: "secret-of-\(protectionClass.rawValue)\n")
             #expect(result.succeeded, "\(protectionClass): \(result.stderr)")
         }
         func readable() throws -> Set<String> {
-            Set(try ProtectionClass.allCases.filter { protectionClass in
-                let result = try harness.tresor(["item", "get", "--service", "matrix", "--account", protectionClass.rawValue, "--verbose"])
-                if !result.succeeded {
-                    #expect(result.stderr.contains("-25308") || result.stderr.contains("-25300"), "\(result.stderr)")
-                }
-                return result.stdout == "secret-of-\(protectionClass.rawValue)"
-            }.map(\.rawValue))
+            Set(
+                try ProtectionClass.allCases.filter { protectionClass in
+                    let result = try harness.tresor(["item", "get", "--service", "matrix", "--account", protectionClass.rawValue, "--verbose"])
+                    if !result.succeeded {
+                        #expect(result.stderr.contains("-25308") || result.stderr.contains("-25300"), "\(result.stderr)")
+                    }
+                    return result.stdout == "secret-of-\(protectionClass.rawValue)"
+                }.map(\.rawValue))
         }
         #expect(try readable() == Set(ProtectionClass.allCases.map(\.rawValue)), "unlocked: every class")
 
@@ -117,7 +127,8 @@ import TresorTestSupport
         #expect(purged.error.code == .itemNotFound, "whenPasscodeSetThisDeviceOnly items are gone with the passcode")
         #expect(try readable().count == 6)
         let refused = try harness.tresor(
-            ["item", "add", "--service", "matrix", "--account", "again", "--accessible", "whenPasscodeSetThisDeviceOnly", "--secret-stdin"], input: "x\n")
+            ["item", "add", "--service", "matrix", "--account", "again", "--accessible", "whenPasscodeSetThisDeviceOnly", "--secret-stdin"],
+            input: "x\n")
         #expect(!refused.succeeded)
         #expect(refused.stderr.contains("passcode"))
         try harness.expectNoSecretLeaked()
@@ -125,13 +136,16 @@ import TresorTestSupport
 
     @Test func userPresenceNeedsThePasscode() throws {
         let harness = try initialized()
-        #expect(try harness.tresor(["item", "add", "--service", "bank", "--account", "me", "--user-presence", "--secret-stdin"], input: "pin-1234\n").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "bank", "--account", "me", "--user-presence", "--secret-stdin"], input: "pin-1234\n")
+                .succeeded)
         let without = try harness.run(
             URL(fileURLWithPath: "/usr/bin/setsid"),
             ["--wait", Harness.binaries.appendingPathComponent("tresor").path, "item", "get", "--service", "bank", "--account", "me"], input: "")
         #expect(without.status == 1, "no terminal and no --passcode-stdin: refused")
         #expect(without.stdout.isEmpty)
-        let wrong = try harness.tresor(["item", "get", "--service", "bank", "--account", "me", "--passcode-stdin", "--verbose"], input: "not-the-passcode\n")
+        let wrong = try harness.tresor(
+            ["item", "get", "--service", "bank", "--account", "me", "--passcode-stdin", "--verbose"], input: "not-the-passcode\n")
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("-25293"))
         #expect(!wrong.stdout.contains("pin-1234"))

@@ -19,8 +19,12 @@ import TresorTestSupport
         #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin", "--verbose"], input: "\(work)\n").stderr.contains("-25299"))
         #expect(!(try harness.tresor(["keychain", "create", "../evil", "--passcode-stdin"], input: "\(work)\n").succeeded))
 
-        #expect(try harness.tresor(["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n").succeeded)
-        #expect(try harness.tresor(["item", "add", "--service", "mail", "--readable-by-scripts", "--secret-stdin"], input: "login-secret\n").succeeded)
+        #expect(
+            try harness.tresor(
+                ["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n"
+            ).succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "mail", "--readable-by-scripts", "--secret-stdin"], input: "login-secret\n").succeeded)
         // Items live in their own keychain only.
         #expect(try harness.json(ErrorResponse.self, ["item", "get", "--service", "vpn"]).error.code == .itemNotFound)
         #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
@@ -45,7 +49,8 @@ import TresorTestSupport
 
         // `tresor lock` locks them all.
         #expect(try harness.tresor(["lock"]).succeeded)
-        #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).filter { $0.name != "System Roots" }.allSatisfy { $0.state == "locked" })
+        #expect(
+            try harness.json([KeychainSummary].self, ["keychain", "list"]).filter { $0.name != "System Roots" }.allSatisfy { $0.state == "locked" })
 
         // Deleting needs its passcode, and takes its files with it.
         #expect(!(try harness.tresor(["keychain", "delete", "work", "--passcode-stdin"], input: login + "\n").succeeded))

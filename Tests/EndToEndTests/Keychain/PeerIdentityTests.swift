@@ -13,8 +13,10 @@ import TresorTestSupport
     func curlAsNobody(_ harness: Harness, _ path: String) throws -> Harness.Result {
         try harness.run(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "-w", "\n%{http_code}",
-             "--unix-socket", harness.paths.socket.path, "http://tresord" + path])
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "-w", "\n%{http_code}",
+                "--unix-socket", harness.paths.socket.path, "http://tresord" + path,
+            ])
     }
 
     @Test(.enabled(if: isRoot && haveSetpriv, "needs root and setpriv to run a client as another user"))

@@ -13,9 +13,11 @@ import TresorTestSupport
         let harness = try Harness.initialized(passcode: "e2e-raw-passcode")
         let realPython = try FileManager.default.destinationOfSymbolicLink(atPath: Self.python.path)
         let executable = Self.python.deletingLastPathComponent().appendingPathComponent(realPython).path
-        #expect(try harness.tresor(
-            ["app", "register", "--id", "TEAMP.python", "--team", "TEAMP", "--exe", executable, "--passcode-stdin"],
-            input: "e2e-raw-passcode\n").succeeded)
+        #expect(
+            try harness.tresor(
+                ["app", "register", "--id", "TEAMP.python", "--team", "TEAMP", "--exe", executable, "--passcode-stdin"],
+                input: "e2e-raw-passcode\n"
+            ).succeeded)
 
         // Sends each JSON body (one per line of stdin) to PATH and prints "status body" per request.
         let script = """
@@ -46,16 +48,18 @@ import TresorTestSupport
         let good = try send("/v1/items/add", [#"{"itemClass":"genp","attributes":{"service":"py","account":"a"},"secret":"c2VjcmV0"}"#])
         #expect(good.first?.0 == 200)
 
-        let answers = try send("/v1/items/add", [
-            #"{"itemClass":"genp","attributes":{"service":"py","acount":"typo"},"secret":"eA=="}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py","port":"eighty"},"secret":"eA=="}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py","server":"x"},"secret":"eA=="}"#,
-            #"{"itemClass":"nope","attributes":{},"secret":"eA=="}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py"},"secret":"not base64!"}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py","account":"a"},"secret":"eA=="}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py","creationDate":5},"secret":"eA=="}"#,
-            #"{"itemClass":"genp","attributes":{"service":"py","accessGroup":"OTHER.group"},"secret":"eA=="}"#,
-        ])
+        let answers = try send(
+            "/v1/items/add",
+            [
+                #"{"itemClass":"genp","attributes":{"service":"py","acount":"typo"},"secret":"eA=="}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py","port":"eighty"},"secret":"eA=="}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py","server":"x"},"secret":"eA=="}"#,
+                #"{"itemClass":"nope","attributes":{},"secret":"eA=="}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py"},"secret":"not base64!"}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py","account":"a"},"secret":"eA=="}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py","creationDate":5},"secret":"eA=="}"#,
+                #"{"itemClass":"genp","attributes":{"service":"py","accessGroup":"OTHER.group"},"secret":"eA=="}"#,
+            ])
         let expected: [(Int, APIError.Code, String)] = [
             (400, .param, "unknown attribute \"acount\""),
             (400, .param, "attributes.port"),
@@ -72,11 +76,13 @@ import TresorTestSupport
             #expect(error?.code == wantedCode, "\(fragment): \(error?.message ?? "")")
             #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "") should mention \(fragment)")
         }
-        let searches = try send("/v1/items/search", [
-            #"{"query":{"itemClass":"genp","attributes":{"service":"nothing-like-this"},"limit":"all","returnData":false,"returnAttributes":true}}"#,
-            #"{"query":{"itemClass":"genp","attributes":{"service":"py","account":"a"},"limit":"one","returnData":true,"returnAttributes":false}}"#,
-            #"{"keychain":"Nope","query":{"itemClass":"genp","attributes":{},"limit":"one","returnData":false,"returnAttributes":true}}"#,
-        ])
+        let searches = try send(
+            "/v1/items/search",
+            [
+                #"{"query":{"itemClass":"genp","attributes":{"service":"nothing-like-this"},"limit":"all","returnData":false,"returnAttributes":true}}"#,
+                #"{"query":{"itemClass":"genp","attributes":{"service":"py","account":"a"},"limit":"one","returnData":true,"returnAttributes":false}}"#,
+                #"{"keychain":"Nope","query":{"itemClass":"genp","attributes":{},"limit":"one","returnData":false,"returnAttributes":true}}"#,
+            ])
         #expect(searches.map(\.0) == [404, 200, 404])
         #expect(searches[0].1?.code == .itemNotFound)
         #expect(searches[2].1?.code == .noSuchKeychain)

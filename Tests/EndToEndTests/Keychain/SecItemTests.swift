@@ -78,7 +78,10 @@ import TresorTestSupport
             #expect(allStatus == errSecSuccess)
             let items = try #require(all as? [[String: Any]])
             #expect(Set(items.compactMap { $0[kSecAttrAccount as String] as? String }) == ["ada", "bob"])
-            #expect(Set(items.compactMap { ($0[kSecValueData as String] as? Data).map { String(decoding: $0, as: UTF8.self) } }) == ["hunter2", "n3w-secret"])
+            #expect(
+                Set(items.compactMap { ($0[kSecValueData as String] as? Data).map { String(decoding: $0, as: UTF8.self) } }) == [
+                    "hunter2", "n3w-secret",
+                ])
 
             // A match limit of one over two matches: one item, not an array.
             let (oneStatus, one) = copy([
@@ -143,7 +146,8 @@ import TresorTestSupport
             #expect(SecItemUpdate(password(account: "ada") as CFDictionary, [kSecClass as String: kSecClassKey] as CFDictionary) == errSecParam)
             // An update that would make two items alike.
             #expect(add(password(account: "bob")) == errSecSuccess)
-            #expect(SecItemUpdate(password(account: "bob") as CFDictionary, [kSecAttrAccount as String: "ada"] as CFDictionary) == errSecDuplicateItem)
+            #expect(
+                SecItemUpdate(password(account: "bob") as CFDictionary, [kSecAttrAccount as String: "ada"] as CFDictionary) == errSecDuplicateItem)
             // A locked keybag.
             let locked = try harness.tresor(["lock"])
             #expect(locked.succeeded)

@@ -43,7 +43,8 @@ import TresorTestSupport
         #expect(typo.status == 400 && typo.error?.code == .param)
 
         // Another application's item, the CLI's here, stays out of reach.
-        #expect(try harness.tresor(["item", "add", "--service", "cli-svc", "--account", "me", "--secret-stdin"], input: "cli-only-secret\n").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "cli-svc", "--account", "me", "--secret-stdin"], input: "cli-only-secret\n").succeeded)
         #expect { try keychain.secret(.genericPassword(service: "cli-svc", account: "me")) } throws: { ($0 as? APIError)?.code == .itemNotFound }
         let other = try Self.get(Route.itemSecret + "?class=genp&service=cli-svc&account=me&accessGroup=tresor", socket: harness.paths.socket.path)
         #expect(other.status != 200 && !other.body.contains(Data("cli-only-secret".utf8)))
@@ -82,7 +83,8 @@ import TresorTestSupport
         try keychain.add(item, secret: Data("kept-alive-secret".utf8))
         let presence = ItemQuery.genericPassword(service: "kept", account: "presence")
         try keychain.add(presence, secret: Data("presence-secret".utf8)) { $0.accessControl = .userPresence }
-        #expect(try harness.tresor(["item", "add", "--service", "kept-cli", "--account", "me", "--secret-stdin"], input: "cli-kept-secret\n").succeeded)
+        #expect(
+            try harness.tresor(["item", "add", "--service", "kept-cli", "--account", "me", "--secret-stdin"], input: "cli-kept-secret\n").succeeded)
         let socket = harness.paths.socket.path
         let paths = [
             try #require(ItemSecretQuery.path(for: item)),

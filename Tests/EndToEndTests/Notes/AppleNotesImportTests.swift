@@ -28,16 +28,25 @@ import TresorTestSupport
         let recipes = fixture.addFolder(title: "Recipes", account: account)
         let vault = fixture.addFolder(title: "Vault", account: account)
         let markers = ["import-marker-\(UUID().uuidString.prefix(8))", "import-marker-\(UUID().uuidString.prefix(8))"]
-        _ = try fixture.addNote(.init(title: "Bread", text: "Bread\n\(markers[0])", folder: recipes, account: account, created: 700_000_000, modified: 700_000_100))
+        _ = try fixture.addNote(
+            .init(title: "Bread", text: "Bread\n\(markers[0])", folder: recipes, account: account, created: 700_000_000, modified: 700_000_100))
         _ = try fixture.addNote(.init(title: nil, text: "Soup of the day\n\(markers[1])", folder: recipes, account: account, created: 700_000_200))
         let full = AppleNotesVectors.FullNote.self
-        _ = try fixture.addNote(.init(title: "Encrypted title", body: .locked(.init(
-            salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
-            ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
+        _ = try fixture.addNote(
+            .init(
+                title: "Encrypted title",
+                body: .locked(
+                    .init(
+                        salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
+                        ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
         let hashcat = AppleNotesVectors.Hashcat.self
-        _ = try fixture.addNote(.init(title: "Hashcat example", body: .locked(.init(
-            salt: hashcat.salt, iterations: Int64(hashcat.iterations), wrappedKey: hashcat.wrappedKey, iv: Data(count: 16),
-            tag: Data(count: 16), ciphertext: Data("no real body".utf8), hint: nil)), folder: vault, account: account))
+        _ = try fixture.addNote(
+            .init(
+                title: "Hashcat example",
+                body: .locked(
+                    .init(
+                        salt: hashcat.salt, iterations: Int64(hashcat.iterations), wrappedKey: hashcat.wrappedKey, iv: Data(count: 16),
+                        tag: Data(count: 16), ciphertext: Data("no real body".utf8), hint: nil)), folder: vault, account: account))
         _ = try fixture.addNote(.init(title: "Damaged", body: .data(Data([0x1f, 0x8b, 0x08, 0, 1, 2, 3])), folder: recipes, account: account))
         let url = folder.url.appendingPathComponent("NoteStore.sqlite")
         try fixture.write(to: url)

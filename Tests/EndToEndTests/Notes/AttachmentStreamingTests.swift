@@ -3,6 +3,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,8 +43,9 @@ import Glibc
         // The CLI's whole peak: a `tresor` process holds about 20 MiB before any attachment.
         #expect(cliPeak < Self.ceiling + (32 << 20), "tresor note export-attachment peaked at \(cliPeak >> 20) MiB for \(Self.size >> 20) MiB")
         #expect(daemonGrowth < Self.ceiling, "tresord's peak grew by \(daemonGrowth >> 20) MiB to answer with \(Self.size >> 20) MiB")
-        print("AttachmentStreamingTests: \(Self.size >> 20) MiB exported; tresor peak \(cliPeak >> 20) MiB, "
-              + "tresord peak growth \(daemonGrowth >> 20) MiB")
+        print(
+            "AttachmentStreamingTests: \(Self.size >> 20) MiB exported; tresor peak \(cliPeak >> 20) MiB, "
+                + "tresord peak growth \(daemonGrowth >> 20) MiB")
     }
 
     /// An export that fails part way — the attachment's file damaged in its third chunk, so the
@@ -137,7 +139,7 @@ import Glibc
     /// A field of `/proc/PID/status` given in kB, in bytes; nil when the process has none.
     static func memoryBytes(_ pid: Int32, _ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
         else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "").map { $0 * 1024 }
     }

@@ -20,7 +20,9 @@ import TresorTestSupport
     func editWhileChangedElsewhere(_ harness: Harness, _ id: String, meanwhile: String, edit: String) throws -> Harness.Screen {
         let changed = harness.root.appendingPathComponent("meanwhile.txt")
         try Data(meanwhile.utf8).write(to: changed)
-        let editor = try harness.script("editor-merge", """
+        let editor = try harness.script(
+            "editor-merge",
+            """
             tresor note edit \(id) < "\(changed.path)" > /dev/null
             sed -i '\(edit)' "$1"
             """)

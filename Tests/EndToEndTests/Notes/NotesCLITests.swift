@@ -26,8 +26,9 @@ import TresorTestSupport
 
     func setPassphrase(_ harness: Harness, _ passphrase: String, hint: String? = nil) throws {
         // The hint on standard input, after the passphrase twice: never an argument.
-        let result = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"] + (hint == nil ? [] : ["--hint"]),
-                                        input: "\(passphrase)\n\(passphrase)\n" + (hint.map { "\($0)\n" } ?? ""))
+        let result = try harness.tresor(
+            ["note", "passphrase", "set", "--passphrase-stdin"] + (hint == nil ? [] : ["--hint"]),
+            input: "\(passphrase)\n\(passphrase)\n" + (hint.map { "\($0)\n" } ?? ""))
         #expect(result.succeeded, "\(result.stderr)")
     }
 
@@ -73,7 +74,9 @@ import TresorTestSupport
         #expect(shown.body == body)
         #expect(try harness.tresor(["note", "show", note.id]).stdout.contains(body))
 
-        #expect(try harness.tresor(["note", "edit", note.id, "--title", "Renamed", "--unpin", "--no-folder", "--body-stdin"], input: "new body").succeeded)
+        #expect(
+            try harness.tresor(["note", "edit", note.id, "--title", "Renamed", "--unpin", "--no-folder", "--body-stdin"], input: "new body").succeeded
+        )
         let edited = try harness.json(OpenedNote.self, ["note", "show", note.id])
         #expect(edited.summary.title == "Renamed" && !edited.summary.isPinned && edited.summary.folder == nil && edited.body == "new body")
 
@@ -222,10 +225,12 @@ import TresorTestSupport
         let old = try create(harness, title: "Old", body: "old body")
         #expect(try harness.tresor(["note", "lock", old.id]).succeeded)
 
-        let wrongPasscode = try harness.json(ErrorResponse.self, ["note", "passphrase", "reset", "--passcode-stdin"], input: "not-the-passcode\n\(second)\n\(second)\n")
+        let wrongPasscode = try harness.json(
+            ErrorResponse.self, ["note", "passphrase", "reset", "--passcode-stdin"], input: "not-the-passcode\n\(second)\n\(second)\n")
         #expect(wrongPasscode.error.code == .authFailed)
         #expect(try harness.status().failedAttempts == 1, "a wrong passcode counts on the keybag")
-        let reset = try harness.tresor(["note", "passphrase", "reset", "--passcode-stdin", "--hint"], input: "\(Self.passcode)\n\(second)\n\(second)\ne2e-new-hint\n")
+        let reset = try harness.tresor(
+            ["note", "passphrase", "reset", "--passcode-stdin", "--hint"], input: "\(Self.passcode)\n\(second)\n\(second)\ne2e-new-hint\n")
         #expect(reset.succeeded, "\(reset.stderr)")
         let fresh = try create(harness, title: "New", body: "new body")
         #expect(try harness.tresor(["note", "lock", fresh.id]).succeeded, "the reset opened the new passphrase's session")
@@ -233,7 +238,8 @@ import TresorTestSupport
 
         let asked = try showWithoutSecret(harness, old.id)
         #expect(asked.error?.code == .passphraseRequired)
-        #expect(asked.error?.message.contains("locked with an earlier passphrase (hint: \(oldHint), set on ") == true, "\(asked.error?.message ?? "")")
+        #expect(
+            asked.error?.message.contains("locked with an earlier passphrase (hint: \(oldHint), set on ") == true, "\(asked.error?.message ?? "")")
         #expect(asked.error?.lock?.isCurrent == false)
         #expect(try show(harness, fresh.id, passphrase: second).stdout.contains("new body"))
         #expect(try show(harness, old.id, passphrase: first).stdout.contains("old body"))
@@ -271,12 +277,18 @@ import TresorTestSupport
         let pid = try harness.status().pid
         let before = try peakResidentKB(of: pid)
         // The CLI measured too: its peak resident memory, from the rusage of a wrapper's one child.
-        let measured = try harness.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
-            import resource, subprocess, sys
-            done = subprocess.run(sys.argv[1:], capture_output=True)
-            print(done.stdout.decode().strip()); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            sys.exit(done.returncode)
-            """, Harness.binaries.appendingPathComponent("tresor").path, "note", "attach", note.id, "--kind", "file", "--file", file.path, "--json"])
+        let measured = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                """
+                import resource, subprocess, sys
+                done = subprocess.run(sys.argv[1:], capture_output=True)
+                print(done.stdout.decode().strip()); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+                sys.exit(done.returncode)
+                """, Harness.binaries.appendingPathComponent("tresor").path, "note", "attach", note.id, "--kind", "file", "--file", file.path,
+                "--json",
+            ])
         #expect(measured.succeeded, "\(measured.stderr)")
         let lines = measured.stdout.split(separator: "\n")
         let attached = try CLIJSON.decode(AttachmentInfo.self, from: Data(lines.dropLast().joined(separator: "\n").utf8))
@@ -318,14 +330,16 @@ import TresorTestSupport
         #expect(refused.error.message.contains("report.pdf"))
 
         let photos = try create(harness, title: "Photos", body: "one image")
-        let photo = try harness.json(AttachmentInfo.self, ["note", "attach", photos.id, "--kind", "image", "--file", image.path, "--name", "Holiday.png"])
+        let photo = try harness.json(
+            AttachmentInfo.self, ["note", "attach", photos.id, "--kind", "image", "--file", image.path, "--name", "Holiday.png"])
         #expect(try harness.tresor(["note", "lock", photos.id]).succeeded)
         let pdfRefused = try harness.json(ErrorResponse.self, ["note", "attach", photos.id, "--kind", "pdf", "--file", pdf.path])
         #expect(pdfRefused.error.code == .attachmentNotLockable)
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
 
         let out = harness.root.appendingPathComponent("exported.png")
-        let exported = try harness.tresor(["note", "export-attachment", photos.id, photo.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        let exported = try harness.tresor(
+            ["note", "export-attachment", photos.id, photo.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
         #expect(exported.succeeded, "\(exported.stderr)")
         #expect(try Data(contentsOf: out) == imageBytes)
         #expect(try mode(of: out.path) == 0o600)
@@ -350,7 +364,8 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
         let wrong = try harness.json(ErrorResponse.self, ["note", "passphrase", "keychain", "on", "--passphrase-stdin"], input: "wrong-one\n")
         #expect(wrong.error.code == .wrongPassphrase)
-        let on = try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "keychain", "on", "--passphrase-stdin"], input: passphrase + "\n")
+        let on = try harness.json(
+            NotesPassphraseStatus.self, ["note", "passphrase", "keychain", "on", "--passphrase-stdin"], input: passphrase + "\n")
         #expect(on.status.keychainUnlock && on.keychainUserPresence == false)
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         #expect(try showWithoutSecret(harness, note.id).note?.body == "kept body", "the keychain opens it while the keybag is unlocked")
@@ -362,7 +377,8 @@ import TresorTestSupport
 
         // Changing the passphrase needs the typed current one; the keychain's key is no substitute.
         #expect(try harness.tresor(["note", "passphrase", "change", "--passphrase-stdin"], input: "").status == 1)
-        let guessed = try harness.json(ErrorResponse.self, ["note", "passphrase", "change", "--passphrase-stdin"], input: "guess\n\(next)\n\(next)\n")
+        let guessed = try harness.json(
+            ErrorResponse.self, ["note", "passphrase", "change", "--passphrase-stdin"], input: "guess\n\(next)\n\(next)\n")
         #expect(guessed.error.code == .wrongPassphrase)
         #expect(try harness.tresor(["note", "passphrase", "change", "--passphrase-stdin"], input: "\(passphrase)\n\(next)\n\(next)\n").succeeded)
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)

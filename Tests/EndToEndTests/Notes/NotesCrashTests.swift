@@ -59,8 +59,10 @@ import TresorTestSupport
     }
 
     /// Every note opens in the session of `passphrase`, and `other` opens none (checked on one).
-    func expectAllOpen(_ harness: Harness, _ ids: [String], with passphrase: String, notWith other: String,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectAllOpen(
+        _ harness: Harness, _ ids: [String], with passphrase: String, notWith other: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         let first = try harness.tresor(["note", "show", ids[0], "--passphrase-stdin", "--json"], input: passphrase + "\n")
         #expect(first.succeeded, "\(first.stderr)", sourceLocation: sourceLocation)
@@ -72,8 +74,9 @@ import TresorTestSupport
             }
         }
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
-        #expect(!(try harness.tresor(["note", "show", ids[ids.count / 2], "--passphrase-stdin", "--json"], input: other + "\n").succeeded),
-                "the other passphrase still opens a note", sourceLocation: sourceLocation)
+        #expect(
+            !(try harness.tresor(["note", "show", ids[ids.count / 2], "--passphrase-stdin", "--json"], input: other + "\n").succeeded),
+            "the other passphrase still opens a note", sourceLocation: sourceLocation)
     }
 
     /// Runs the change and SIGKILLs the daemon `delay` seconds after the CLI started.

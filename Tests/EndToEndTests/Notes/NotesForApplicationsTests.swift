@@ -12,10 +12,12 @@ import TresorTestSupport
 
     /// `curl` as another team's application: a raw request on the socket, status and body.
     func curl(_ harness: Harness, _ path: String, _ body: String) throws -> (status: Int, body: String) {
-        let result = try harness.run(URL(fileURLWithPath: "/usr/bin/curl"), [
-            "-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", harness.paths.socket.path, "-X", "POST",
-            "-H", "Content-Type: application/json", "--data-binary", body, "http://tresord" + path,
-        ])
+        let result = try harness.run(
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            [
+                "-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", harness.paths.socket.path, "-X", "POST",
+                "-H", "Content-Type: application/json", "--data-binary", body, "http://tresord" + path,
+            ])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? -1, lines.dropLast().joined(separator: "\n"))
     }
@@ -70,8 +72,9 @@ import TresorTestSupport
 
         try notes.setPassphrase("team passphrase 9")
         #expect(try notes.passphraseStatus().status.isSet)
-        #expect(try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"]).status.isSet == false,
-                "the team's passphrase is not the user's")
+        #expect(
+            try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"]).status.isSet == false,
+            "the team's passphrase is not the user's")
         let note = try notes.create(title: "Recovery codes", body: "locked-body-gamma")
         try notes.lock(note.id, passphrase: "team passphrase 9")
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)

@@ -10,9 +10,10 @@ import TresorTestSupport
 final class PAMUser {
     /// Root (CI runs as root), Debian's pamtester and the PAM headers the module builds against.
     static var available: Bool {
-        getuid() == 0 && ["/usr/bin/pamtester", "/usr/bin/setpriv", "/usr/sbin/useradd", "/usr/bin/make"].allSatisfy {
-            FileManager.default.isExecutableFile(atPath: $0)
-        } && FileManager.default.fileExists(atPath: "/usr/include/security/pam_modules.h")
+        getuid() == 0
+            && ["/usr/bin/pamtester", "/usr/bin/setpriv", "/usr/sbin/useradd", "/usr/bin/make"].allSatisfy {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } && FileManager.default.fileExists(atPath: "/usr/include/security/pam_modules.h")
     }
 
     static let service = "tresor-test"
@@ -162,7 +163,8 @@ final class PAMUser {
     /// Whether process `pid` runs (a zombie does not: it only waits to be reaped).
     private static func runs(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return false }
+            let end = stat.lastIndex(of: ")")
+        else { return false }
         return !stat[stat.index(after: end)...].hasPrefix(" Z")
     }
 
@@ -191,8 +193,10 @@ final class PAMUser {
     private func socketAnswers() throws -> Bool {
         let socket = runtime.appendingPathComponent("tresor/tresord.sock").path
         guard FileManager.default.fileExists(atPath: socket) else { return false }
-        return try run("/usr/bin/setpriv", asUser + ["/usr/bin/curl", "-sf", "--max-time", "5", "--unix-socket", socket, "http://tresord/v1/status"],
-                       timeout: 20).succeeded
+        return try run(
+            "/usr/bin/setpriv", asUser + ["/usr/bin/curl", "-sf", "--max-time", "5", "--unix-socket", socket, "http://tresord/v1/status"],
+            timeout: 20
+        ).succeeded
     }
 
     private func run(_ program: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval) throws -> Harness.Result {

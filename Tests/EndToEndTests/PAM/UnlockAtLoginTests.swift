@@ -5,7 +5,9 @@ import TresorTestSupport
 
 /// Unlock at login through the real PAM stack (docs/SECURITY.md, "Unlock at login"): Debian's
 /// pam_unix and pamtester, the module built from Support/pam, a real user and its real daemon.
-@Suite(.blocksItsThread, .serialized, .enabled(if: PAMUser.available, "needs root, pamtester, setpriv, useradd and libpam0g-dev (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(if: PAMUser.available, "needs root, pamtester, setpriv, useradd and libpam0g-dev (scripts/test installs them)"))
 struct UnlockAtLoginTests {
     static let passcode = "pam-e2e-passcode"
 
@@ -62,7 +64,8 @@ struct UnlockAtLoginTests {
         // A `tresor` that writes down its arguments and environment, then is the real one.
         let seen = user.home.appendingPathComponent("helper-seen")
         let wrapper = user.root.appendingPathComponent("recording-tresor")
-        let script = "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$@\"; env; echo \"ids $(id -u) $(id -G)\"; } >> \(seen.path)\nexec \(user.binaries.path)/tresor \"$@\"\n"
+        let script =
+            "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$@\"; env; echo \"ids $(id -u) $(id -G)\"; } >> \(seen.path)\nexec \(user.binaries.path)/tresor \"$@\"\n"
         try script.write(to: wrapper, atomically: true, encoding: .utf8)
         chmod(wrapper.path, 0o755)
         try user.writeService(tresor: wrapper.path)

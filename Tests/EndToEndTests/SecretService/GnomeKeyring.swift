@@ -24,7 +24,9 @@ final class GnomeKeyring {
         self.bus = bus
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-e2e-gnome-keyring-\(UUID().uuidString.prefix(8))")
         var environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
-        for (variable, name) in [("HOME", "home"), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_RUNTIME_DIR", "run")] {
+        for (variable, name) in [
+            ("HOME", "home"), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_RUNTIME_DIR", "run"),
+        ] {
             let path = folder.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             environment[variable] = path.path
@@ -70,8 +72,10 @@ final class GnomeKeyring {
     func lockLogin() throws {
         let (locked, timedOut) = try Harness.execute(
             PrivateBus.dbusSend,
-            ["--session", "--print-reply", "--dest=\(SecretService.busName)", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
-             "array:objpath:/org/freedesktop/secrets/collection/login"],
+            [
+                "--session", "--print-reply", "--dest=\(SecretService.busName)", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
+                "array:objpath:/org/freedesktop/secrets/collection/login",
+            ],
             environment: environment, timeout: 30)
         guard !timedOut, locked.succeeded else { throw SecretServiceTestError.fixture("Lock failed: \(locked.stderr)") }
     }

@@ -10,7 +10,9 @@ private let logindMockInstalled =
 /// its user locking (logind's `Lock`), the machine going to sleep (`PrepareForSleep`), the screen
 /// saver starting (`ActiveChanged`). logind is Debian's python3-dbusmock with its logind template
 /// on a private system bus; the screen saver's signal is sent on a private session bus.
-@Suite(.blocksItsThread, .serialized, .enabled(if: logindMockInstalled, "needs dbus-daemon, dbus-send and python3-dbusmock (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized, .enabled(if: logindMockInstalled, "needs dbus-daemon, dbus-send and python3-dbusmock (scripts/test installs them)")
+)
 struct ScreenLockTests {
     /// A private system bus with logind mocked on it, a session bus, and tresord on both, unlocked.
     final class Desktop {
@@ -48,13 +50,19 @@ struct ScreenLockTests {
         }
 
         func addSession(_ id: String, uid: uid_t) throws {
-            try send(system, ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock.AddSession",
-                              "string:\(id)", "string:seat0", "uint32:\(uid)", "string:user\(uid)", "boolean:true"])
+            try send(
+                system,
+                [
+                    "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock.AddSession",
+                    "string:\(id)", "string:seat0", "uint32:\(uid)", "string:user\(uid)", "boolean:true",
+                ])
         }
 
         /// logind's `Lock` of session `id` (what `loginctl lock-session` makes it send).
         func lockSession(_ id: String) throws {
-            try send(system, ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.Lock"])
+            try send(
+                system,
+                ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.Lock"])
         }
 
         /// logind's `PrepareForSleep(sleeping)`, through the mock's EmitSignal: true before the
@@ -62,14 +70,18 @@ struct ScreenLockTests {
         func prepareForSleep(_ sleeping: Bool = true) throws {
             let emitted = try Harness.execute(
                 PythonClients.python,
-                ["-c", """
+                [
+                    "-c",
+                    """
                     import dbus
                     bus = dbus.bus.BusConnection(\"\(system.address)\")
                     manager = bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
                     manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "b", [\(sleeping ? "True" : "False")],
                                        dbus_interface="org.freedesktop.DBus.Mock")
-                    """],
-                environment: ProcessInfo.processInfo.environment, timeout: 30).result
+                    """,
+                ],
+                environment: ProcessInfo.processInfo.environment, timeout: 30
+            ).result
             #expect(emitted.succeeded, "\(emitted.stderr)")
         }
 
@@ -79,14 +91,18 @@ struct ScreenLockTests {
         func inhibitors() throws -> [[String]] {
             let listed = try Harness.execute(
                 PythonClients.python,
-                ["-c", """
+                [
+                    "-c",
+                    """
                     import dbus, json
                     bus = dbus.bus.BusConnection(\"\(system.address)\")
                     manager = bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
                     held = manager.ListInhibitors(dbus_interface="org.freedesktop.login1.Manager")
                     print(json.dumps([[str(field) for field in inhibitor[:4]] for inhibitor in held]))
-                    """],
-                environment: ProcessInfo.processInfo.environment, timeout: 30).result
+                    """,
+                ],
+                environment: ProcessInfo.processInfo.environment, timeout: 30
+            ).result
             #expect(listed.succeeded, "\(listed.stderr)")
             return try JSONDecoder().decode([[String]].self, from: Data(listed.stdout.utf8))
         }
@@ -108,7 +124,9 @@ struct ScreenLockTests {
         }
 
         private func send(_ bus: PrivateBus, _ arguments: [String]) throws {
-            let sent = try Harness.execute(PrivateBus.dbusSend, ["--bus=\(bus.address)"] + arguments, environment: ProcessInfo.processInfo.environment, timeout: 30).result
+            let sent = try Harness.execute(
+                PrivateBus.dbusSend, ["--bus=\(bus.address)"] + arguments, environment: ProcessInfo.processInfo.environment, timeout: 30
+            ).result
             #expect(sent.succeeded, "dbus-send \(arguments.joined(separator: " ")): \(sent.stderr)")
         }
 

@@ -5,7 +5,11 @@ import TresorTestSupport
 /// Per-application access control on the Secret Service: each executable sees only the items it
 /// created until `tresor secret-service allow` grants it more, and no longer after `revoke`.
 /// gnome-keyring shows every item to every client; a provider that does the same fails here.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceAccessTests {
     @Test func aCopyOfSecretToolSeesNothingUntilAllowedAndNothingAfterRevoke() throws {
         let provider = try TresorProvider()

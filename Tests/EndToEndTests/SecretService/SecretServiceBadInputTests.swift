@@ -4,7 +4,11 @@ import TresorTestSupport
 
 /// Hostile calls on the Secret Service, each followed by a normal secret-tool lookup: the
 /// provider answers every call (an error where the input is impossible) and keeps serving.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceBadInputTests {
     static let canary: KeyValuePairs = ["tresor-e2e": "canary"]
 
@@ -18,7 +22,9 @@ struct SecretServiceBadInputTests {
 
     func expectStillServing(_ provider: TresorProvider, _ canary: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(provider.harness.daemonIsRunning, "tresord exited", sourceLocation: sourceLocation)
-        #expect(try provider.secretTool.lookup(Self.canary, expecting: canary) == canary, "a normal lookup after the bad input", sourceLocation: sourceLocation)
+        #expect(
+            try provider.secretTool.lookup(Self.canary, expecting: canary) == canary, "a normal lookup after the bad input",
+            sourceLocation: sourceLocation)
         try provider.harness.expectNoSecretLeaked(sourceLocation: sourceLocation)
     }
 

@@ -8,9 +8,12 @@ import TresorTestSupport
 /// bus, `tresord`, the victims and the attacker (`Tests/Fixtures/SecretService/borrow_bus.py`) —
 /// since a daemon running as root never trusts a path. Each attack read the victim's secrets
 /// before the provider checked what it checks now.
-@Suite(.blocksItsThread, 
+@Suite(
+    .blocksItsThread,
     .serialized,
-    .enabled(if: SecretService.toolsInstalled && TestUser.available, "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool, gcc and python3-jeepney")
+    .enabled(
+        if: SecretService.toolsInstalled && TestUser.available,
+        "needs root (to run everything as another user), setpriv, dbus-daemon, secret-tool, gcc and python3-jeepney")
 )
 struct SecretServiceBorrowedIdentityTests {
     static let attacker = PythonClients.fixtures.appendingPathComponent("borrow_bus.py")
@@ -48,9 +51,11 @@ struct SecretServiceBorrowedIdentityTests {
         let user = try #require(provider.harness.user)
         let attack = try provider.harness.run(
             URL(fileURLWithPath: "/usr/bin/unshare"),
-            ["-Urm", "/bin/sh", "-c",
-             "mount --bind /usr/bin/python3 /usr/bin/secret-tool && exec unshare --user --map-user=\(user.uid) --map-group=\(user.gid) /usr/bin/secret-tool -B \"$0\" read",
-             script.path],
+            [
+                "-Urm", "/bin/sh", "-c",
+                "mount --bind /usr/bin/python3 /usr/bin/secret-tool && exec unshare --user --map-user=\(user.uid) --map-group=\(user.gid) /usr/bin/secret-tool -B \"$0\" read",
+                script.path,
+            ],
             timeout: clientTimeout)
         let findings = Findings(output: attack.stdout)
         #expect(findings.output.contains("items "), "the attack did not run: \(attack.stdout) \(attack.stderr)")
@@ -105,7 +110,8 @@ struct SecretServiceBorrowedIdentityTests {
         #expect(findings.refused, "\(findings.output)")
         #expect(provider.harness.daemonLog.contains("another program, holds the bus connection"))
         // The helper itself is served as before.
-        #expect(try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [password])["password"] == password)
+        #expect(
+            try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [password])["password"] == password)
         try provider.harness.expectNoSecretLeaked()
     }
 

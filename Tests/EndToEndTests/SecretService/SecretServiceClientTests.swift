@@ -4,7 +4,11 @@ import TresorTestSupport
 
 /// Real Secret Service clients against `tresord --secret-service` on a private bus: each
 /// stores, finds, reads and removes what a provider must give back byte for byte.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceClientTests {
     @Test func secretToolStoresLooksUpSearchesAndClears() throws {
         let provider = try TresorProvider()

@@ -50,7 +50,8 @@ struct SecretTool {
     /// `secret-tool store --label=LABEL [--collection=PATH] ATTRIBUTES`, the secret on stdin.
     @discardableResult
     func store(label: String, _ attributes: KeyValuePairs<String, String>, secret: String, collection: String? = nil) throws -> Harness.Result {
-        let stored = try run(["store", "--label=\(label)"] + (collection.map { ["--collection=\($0)"] } ?? []) + Self.flatten(attributes), input: secret)
+        let stored = try run(
+            ["store", "--label=\(label)"] + (collection.map { ["--collection=\($0)"] } ?? []) + Self.flatten(attributes), input: secret)
         #expect(stored.succeeded, "secret-tool store failed: \(stored.stderr)")
         return stored
     }
@@ -110,13 +111,16 @@ struct GitCredentialHelper {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: GitCredentialHelper.folder) }
         let environment = ProcessInfo.processInfo.environment
-        let flags = try Harness.execute(URL(fileURLWithPath: "/usr/bin/pkg-config"), ["--cflags", "--libs", "libsecret-1", "glib-2.0"], environment: environment, timeout: 60).result
+        let flags = try Harness.execute(
+            URL(fileURLWithPath: "/usr/bin/pkg-config"), ["--cflags", "--libs", "libsecret-1", "glib-2.0"], environment: environment, timeout: 60
+        ).result
         guard flags.succeeded else { throw SecretServiceTestError.fixture("pkg-config libsecret-1 glib-2.0 failed: \(flags.stderr)") }
         let binary = folder.appendingPathComponent("git-credential-libsecret")
         let built = try Harness.execute(
             URL(fileURLWithPath: "/usr/bin/gcc"),
             ["-O1", "-o", binary.path, source.path] + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init),
-            environment: environment, timeout: 120).result
+            environment: environment, timeout: 120
+        ).result
         guard built.succeeded else { throw SecretServiceTestError.fixture("gcc could not build git-credential-libsecret: \(built.stderr)") }
         return binary
     }

@@ -9,9 +9,12 @@ import Glibc
 /// A program waiting on a locked keybag is answered through the desktop's own prompter: Debian's
 /// `gcr-prompter` on a display without a screen (Xvfb), the passcode typed with `xdotool`
 /// (docs/SECRET-SERVICE.md, "Asking on the desktop").
-@Suite(.blocksItsThread, 
+@Suite(
+    .blocksItsThread,
     .serialized,
-    .enabled(if: SecretService.toolsInstalled && DesktopSession.canRun, "needs Xvfb, xdotool, ImageMagick's import and gcr-prompter (scripts/test installs them)")
+    .enabled(
+        if: SecretService.toolsInstalled && DesktopSession.canRun,
+        "needs Xvfb, xdotool, ImageMagick's import and gcr-prompter (scripts/test installs them)")
 )
 struct SecretServiceDesktopPromptTests {
     /// tresord on the desktop's bus, with an item of secret-tool's, the keybag locked.
@@ -79,7 +82,8 @@ extension SecretServiceDesktopPromptTests {
         let (harness, passcode, secret) = try lockedProvider(desktop)
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
         let marked = try harness.tresor(
-            ["item", "update", "--attribute", "tresor-e2e=desktop", "--set", "accessControl=userPresence", "--passcode-stdin"], input: passcode + "\n")
+            ["item", "update", "--attribute", "tresor-e2e=desktop", "--set", "accessControl=userPresence", "--passcode-stdin"], input: passcode + "\n"
+        )
         try #require(marked.succeeded, "\(marked.stderr)")
         let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         try desktop.waitForWindow("Allow access to a secret")

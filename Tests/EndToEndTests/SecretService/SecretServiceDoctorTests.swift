@@ -5,7 +5,11 @@ import TresorTestSupport
 
 /// `tresor doctor` names who answers the Secret Service, and a tresord that finds the name
 /// taken says so and keeps serving its socket.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceDoctorTests {
     private func secretServiceFinding(_ harness: Harness) throws -> EnvironmentFindingView {
         // Exit status 1 when something else in this environment is a problem: the JSON is there either way.

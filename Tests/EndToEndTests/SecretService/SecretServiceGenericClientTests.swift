@@ -7,7 +7,8 @@ import TresorTestSupport
 /// secrets are read only with the user's approval, or while the user trusts them. Everything runs
 /// as an unprivileged user, as a desktop session does: the bus, `tresord` and every client. Before
 /// this policy, any process reading secret-tool's item with `secret-tool lookup` got it silently.
-@Suite(.blocksItsThread, 
+@Suite(
+    .blocksItsThread,
     .serialized,
     .enabled(
         if: SecretService.toolsInstalled && TestUser.available,

@@ -5,7 +5,11 @@ import TresorTestSupport
 /// The Secret Service while the keybag is locked: items say so and give no secret, an `Unlock`
 /// prompt completes (for its caller alone) once the user unlocks with `tresor unlock`, and a
 /// dismissed prompt says it was dismissed.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceLockTests {
     /// Python's item (raw_dbus.py, Python too, sees it) and secret-tool's.
     static let pythonItem = ["tresor-e2e=locking"]
@@ -28,14 +32,18 @@ struct SecretServiceLockTests {
 
     /// Both clients read their secrets again.
     func expectReadable(_ locked: Locked, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(try locked.provider.python.secretstorage(.plain, "lookup", Self.pythonItem, expecting: locked.pythons).stdout == locked.pythons, sourceLocation: sourceLocation)
+        #expect(
+            try locked.provider.python.secretstorage(.plain, "lookup", Self.pythonItem, expecting: locked.pythons).stdout == locked.pythons,
+            sourceLocation: sourceLocation)
         #expect(try locked.provider.secretTool.lookup(Self.toolItem, expecting: locked.tools) == locked.tools, sourceLocation: sourceLocation)
     }
 
     func expectLocked(_ provider: TresorProvider, _ locked: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let state = try provider.python.raw(ItemStateAnswer.self, "item-state", Self.pythonItem)
         #expect(state.items.count == 1, "one item matches: \(state.items.keys)", sourceLocation: sourceLocation)
-        #expect((locked ? state.locked : state.unlocked).count == 1, "SearchItems puts it among the \(locked ? "locked" : "unlocked")", sourceLocation: sourceLocation)
+        #expect(
+            (locked ? state.locked : state.unlocked).count == 1, "SearchItems puts it among the \(locked ? "locked" : "unlocked")",
+            sourceLocation: sourceLocation)
         for item in state.items.values {
             #expect(item.locked.ok == locked, "Item.Locked: \(item.locked)", sourceLocation: sourceLocation)
             #expect(item.collectionLocked.ok == locked, "Collection.Locked: \(item.collectionLocked)", sourceLocation: sourceLocation)
@@ -50,7 +58,9 @@ struct SecretServiceLockTests {
         let prompting = try provider.python.startRaw("unlock-prompt", [SecretService.login], timeout: clientTimeout)
         let first = try #require(try prompting.nextLine(), "raw_dbus.py unlock-prompt printed nothing", sourceLocation: sourceLocation)
         let line = try JSONDecoder().decode(PromptLine.self, from: Data(first.utf8))
-        #expect(line.unlocked == nil && line.prompt != "/", "Unlock of a locked collection answered without a prompt: \(first)", sourceLocation: sourceLocation)
+        #expect(
+            line.unlocked == nil && line.prompt != "/", "Unlock of a locked collection answered without a prompt: \(first)",
+            sourceLocation: sourceLocation)
         try provider.unlock()
         let finished = try prompting.finish()
         #expect(finished.succeeded, "\(finished.stderr)", sourceLocation: sourceLocation)
@@ -65,9 +75,12 @@ struct SecretServiceLockTests {
         let completion = try #require(answer.completed?.first, sourceLocation: sourceLocation)
         #expect(completion.dismissed == dismissed, sourceLocation: sourceLocation)
         if !dismissed {
-            #expect(completion.paths?.contains(SecretService.login) == true, "Completed lists the unlocked collection: \(completion.paths ?? [])", sourceLocation: sourceLocation)
+            #expect(
+                completion.paths?.contains(SecretService.login) == true, "Completed lists the unlocked collection: \(completion.paths ?? [])",
+                sourceLocation: sourceLocation)
         }
-        #expect(completion.destination == answer.caller, "Completed was sent to \(completion.destination ?? "everyone")", sourceLocation: sourceLocation)
+        #expect(
+            completion.destination == answer.caller, "Completed was sent to \(completion.destination ?? "everyone")", sourceLocation: sourceLocation)
         #expect(answer.overheard == 0, sourceLocation: sourceLocation)
     }
 
@@ -196,7 +209,11 @@ struct SecretServiceLockTests {
 
 /// What the specification lets clients do that a Secret Service must answer as gnome-keyring
 /// does: rename a collection, and read every property of an item they found locked.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceSpecTests {
     @Test func aCollectionsLabelIsWritableAndKeptAcrossRestarts() throws {
         let provider = try TresorProvider()

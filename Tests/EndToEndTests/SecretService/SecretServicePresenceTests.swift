@@ -6,7 +6,11 @@ import TresorTestSupport
 /// the user marked `userPresence` is *locked* for Secret Service clients; a client's `Unlock`
 /// gets a prompt, which the user answers in `tresor approve` — the client never sees the
 /// passcode, and one approval serves one read.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServicePresenceTests {
     static let pythonItem = ["tresor-e2e=presence"]
     static let toolItem: KeyValuePairs = ["tresor-e2e": "presence-tool"]
@@ -57,10 +61,13 @@ struct SecretServicePresenceTests {
         let (found, approver) = try lookupWhileApproving(provider, answer: provider.passcode, expecting: tool)
         #expect(found == tool, "secret-tool got the secret once the user allowed it")
         #expect(approver.succeeded, "\(approver.stderr)")
-        #expect(approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E presence tool"), "the user sees who asks for what: \(approver.stdout)")
+        #expect(
+            approver.stdout.contains("secret-tool") && approver.stdout.contains("E2E presence tool"),
+            "the user sees who asks for what: \(approver.stdout)")
         #expect(approver.stdout.contains("Allowed."))
-        #expect(approver.stdout.contains("process ") && approver.stdout.contains("secret-tool lookup tresor-e2e presence-tool"),
-                "the process that asks, by its command line: \(approver.stdout)")
+        #expect(
+            approver.stdout.contains("process ") && approver.stdout.contains("secret-tool lookup tresor-e2e presence-tool"),
+            "the process that asks, by its command line: \(approver.stdout)")
         #expect(approver.stdout.contains("started by "), "and who started it: \(approver.stdout)")
         // One approval, one read: the next lookup asks again (and nobody answers now).
         #expect(try provider.secretTool.lookup(Self.toolItem) == nil)

@@ -5,7 +5,11 @@ import TresorTestSupport
 /// The Secret Service API at the level of its D-Bus calls (raw_dbus.py): sessions belong to the
 /// connection that opened them, the collections and the default alias are where clients look,
 /// and the `session` collection lives only as long as the daemon.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceProtocolTests {
     /// Connection A opens a session; connection B (the same Python, so the same application,
     /// and the item is its own) reads, writes and closes with A's session path: every call is
@@ -32,7 +36,9 @@ struct SecretServiceProtocolTests {
     /// Read by Python, which owns the one item: a collection's Items lists what its caller may see.
     @Test func collectionsAliasesAndProperties() throws {
         let provider = try TresorProvider()
-        #expect(try provider.python.secretstorage(.plain, "store", ["E2E properties", "tresor-e2e=properties"], secret: provider.marker("properties")).succeeded)
+        #expect(
+            try provider.python.secretstorage(.plain, "store", ["E2E properties", "tresor-e2e=properties"], secret: provider.marker("properties"))
+                .succeeded)
         // secret-tool's item is not Python's: it must not show in Python's view of the collection.
         try provider.secretTool.store(label: "E2E not Python's", ["tresor-e2e": "properties-other"], secret: provider.marker("properties-other"))
 
@@ -59,8 +65,14 @@ struct SecretServiceProtocolTests {
         try tool.store(label: "E2E session item", ["tresor-e2e": "restart", "in": "session"], secret: forgotten, collection: SecretService.session)
         #expect(try tool.lookup(["tresor-e2e": "restart", "in": "session"], expecting: forgotten) == forgotten)
         // Python's items, one in each, for its view of the collections.
-        #expect(try python.secretstorage(.dh, "store", ["E2E python login", "tresor-e2e=restart-python"], secret: provider.marker("python-login")).succeeded)
-        #expect(try python.secretstorage(.dh, "store", ["E2E python session", "tresor-e2e=restart-python"], secret: provider.marker("python-session"), collection: SecretService.session).succeeded)
+        #expect(
+            try python.secretstorage(.dh, "store", ["E2E python login", "tresor-e2e=restart-python"], secret: provider.marker("python-login"))
+                .succeeded)
+        #expect(
+            try python.secretstorage(
+                .dh, "store", ["E2E python session", "tresor-e2e=restart-python"], secret: provider.marker("python-session"),
+                collection: SecretService.session
+            ).succeeded)
         let before = try python.raw(PropertiesAnswer.self, "properties")
         #expect(before.collection[SecretService.session]?.items.ok?.count == 1)
         #expect(before.collection[SecretService.login]?.items.ok?.count == 1)

@@ -163,10 +163,11 @@ final class TresorProvider {
     /// `tresor secret-service allow|revoke --exe EXECUTABLE (--item ID | --owner PATH) --passcode-stdin`.
     @discardableResult
     func grant(_ verb: String, to executable: URL, _ target: GrantTarget, passcode: String? = nil) throws -> Harness.Result {
-        let selector: [String] = switch target {
-        case .item(let id): ["--item", id]
-        case .owner(let path): ["--owner", path.path]
-        }
+        let selector: [String] =
+            switch target {
+            case .item(let id): ["--item", id]
+            case .owner(let path): ["--owner", path.path]
+            }
         return try harness.tresor(
             ["secret-service", verb, "--exe", executable.path] + selector + ["--passcode-stdin"], input: (passcode ?? self.passcode) + "\n")
     }

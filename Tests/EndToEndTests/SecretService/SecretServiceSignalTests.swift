@@ -4,7 +4,11 @@ import TresorTestSupport
 
 /// Signals that name items go only to the programs that see those items: another program on
 /// the bus, listening to everything the provider sends, never learns that an item exists.
-@Suite(.blocksItsThread, .serialized, .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(
+        if: SecretService.toolsInstalled,
+        "needs dbus-daemon, secret-tool, gnome-keyring, gcc and Debian's Python clients (scripts/test installs them)"))
 struct SecretServiceSignalTests {
     /// Reads the monitor's lines until one contains `wanted`; returns the lines before it.
     private func lines(of monitor: BackgroundProcess, until wanted: String) throws -> [String] {

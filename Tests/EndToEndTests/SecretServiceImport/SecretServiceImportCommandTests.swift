@@ -9,7 +9,9 @@ import TresorTestSupport
 /// binaries: every item arrives with its label, attributes and secret, gnome-keyring keeps its
 /// own, a second import copies nothing, a locked collection is skipped, and once tresord owns
 /// the name secret-tool finds the same secrets in Tresor — the migration as a user makes it.
-@Suite(.blocksItsThread, .serialized, .enabled(if: ImportTools.installed, "needs dbus-daemon, dbus-send, gnome-keyring and secret-tool (scripts/test installs them)"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(if: ImportTools.installed, "needs dbus-daemon, dbus-send, gnome-keyring and secret-tool (scripts/test installs them)"))
 struct SecretServiceImportCommandTests {
     /// `--json` output.
     struct Report: Decodable {
@@ -57,12 +59,15 @@ struct SecretServiceImportCommandTests {
         let bus = try PrivateBus()
         let keyringPassword = "e2e-ssimport-keyring-\(UUID().uuidString.prefix(8))"
         let items = [
-            Item(label: "E2E import mail", attributes: [("tresor-e2e", "import"), ("service", "mail"), ("account", "ada")],
-                 secret: "e2e-ssimport-mail-\(UUID().uuidString.prefix(8))"),
-            Item(label: "E2E import chat", attributes: [("tresor-e2e", "import"), ("service", "chat"), ("account", "bob")],
-                 secret: "e2e-ssimport-chat-\(UUID().uuidString.prefix(8))"),
-            Item(label: "E2E import git", attributes: [("tresor-e2e", "import"), ("protocol", "https"), ("server", "git.example.test")],
-                 secret: "e2e-ssimport-git-\(UUID().uuidString.prefix(8)) with spaces and ünïcode"),
+            Item(
+                label: "E2E import mail", attributes: [("tresor-e2e", "import"), ("service", "mail"), ("account", "ada")],
+                secret: "e2e-ssimport-mail-\(UUID().uuidString.prefix(8))"),
+            Item(
+                label: "E2E import chat", attributes: [("tresor-e2e", "import"), ("service", "chat"), ("account", "bob")],
+                secret: "e2e-ssimport-chat-\(UUID().uuidString.prefix(8))"),
+            Item(
+                label: "E2E import git", attributes: [("tresor-e2e", "import"), ("protocol", "https"), ("server", "git.example.test")],
+                secret: "e2e-ssimport-git-\(UUID().uuidString.prefix(8)) with spaces and ünïcode"),
         ]
         let (harness, passcode) = try tresor(on: bus, [keyringPassword] + items.map(\.secret))
         defer { harness.stopDaemon() }
@@ -81,7 +86,8 @@ struct SecretServiceImportCommandTests {
         // with its label, attributes, secret, content type and gnome-keyring's creation date.
         // The secrets are printed on purpose (as text, beside secretBase64): kept out of the scan.
         let shown = try harness.run(
-            Harness.binaries.appendingPathComponent("tresor"), ["item", "find", "--service", "org.freedesktop.secrets", "--show-secrets", "--passcode-stdin", "--json"],
+            Harness.binaries.appendingPathComponent("tresor"),
+            ["item", "find", "--service", "org.freedesktop.secrets", "--show-secrets", "--passcode-stdin", "--json"],
             input: passcode + "\n", revealing: items.map(\.secret))
         let found = try CLIJSON.decode([KeychainItem].self, from: Data(shown.stdout.utf8))
         #expect(found.count == items.count)
@@ -128,8 +134,9 @@ struct SecretServiceImportCommandTests {
     @Test func withoutAnOwnerItemsWaitInTheImportedGroupUntilAnExecutableIsAllowed() throws {
         let bus = try PrivateBus()
         let keyringPassword = "e2e-ssimport-keyring-\(UUID().uuidString.prefix(8))"
-        let item = Item(label: "E2E imported token", attributes: [("tresor-e2e", "imported"), ("service", "api")],
-                        secret: "e2e-ssimport-token-\(UUID().uuidString.prefix(8))")
+        let item = Item(
+            label: "E2E imported token", attributes: [("tresor-e2e", "imported"), ("service", "api")],
+            secret: "e2e-ssimport-token-\(UUID().uuidString.prefix(8))")
         let (harness, passcode) = try tresor(on: bus, [keyringPassword, item.secret])
         defer { harness.stopDaemon() }
         let gnome = try GnomeKeyring(bus: bus, password: keyringPassword)

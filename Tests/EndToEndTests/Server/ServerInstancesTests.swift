@@ -16,7 +16,7 @@ import TresorTestSupport
         // version, the other found them applied.
         let applied = cluster.harnesses.map { harness -> String? in
             guard let line = harness.daemonLog.split(separator: "\n").first(where: { $0.contains("web storage on PostgreSQL") }),
-                  let start = line.range(of: "migrationsApplied=")
+                let start = line.range(of: "migrationsApplied=")
             else { return nil }
             return String(line[start.upperBound...].prefix { $0 != " " })
         }
@@ -71,9 +71,11 @@ import TresorTestSupport
         #expect(try carolOnB.signIn("carol", carolPassword).status == 200)
         let newPassword = "e2e-carol-new-password-\(UUID().uuidString.prefix(8))"
         cluster.declareSecret(newPassword)
-        let changed = try carolOnB.post("/api/account/password", [
-            "currentPassword": carolPassword, "newPassword": newPassword, "newPasswordAgain": newPassword,
-        ])
+        let changed = try carolOnB.post(
+            "/api/account/password",
+            [
+                "currentPassword": carolPassword, "newPassword": newPassword, "newPasswordAgain": newPassword,
+            ])
         #expect(changed.status == 200, "\(changed.text)")
         #expect(try carolOnA.get("/api/session").status == 401, "the session on A ended with the change on B")
         #expect(try carolOnB.get("/api/session").status == 200, "the session that changed it lives on")
@@ -99,9 +101,13 @@ import TresorTestSupport
         let answers = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 20) { index in
             let server = cluster.servers[index % 2]
-            let status = (try? server.send("POST", "/api/accounts", headers: [
-                ("Origin", server.origin), ("Content-Type", "application/json"),
-            ], body: body).status) ?? 0
+            let status =
+                (try? server.send(
+                    "POST", "/api/accounts",
+                    headers: [
+                        ("Origin", server.origin), ("Content-Type", "application/json"),
+                    ], body: body
+                ).status) ?? 0
             answers.withLock { $0.append(status) }
         }
         let statuses = answers.withLock { $0 }
@@ -122,7 +128,7 @@ import TresorTestSupport
             for index in 0..<10_000 {
                 let body = "save \(index) " + String(repeating: "x", count: index % 512)
                 guard let answer = try? browser.post("/api/notes", ["title": "note \(index)", "body": body]), answer.status == 201,
-                      let id = answer.json?["id"] as? String
+                    let id = answer.json?["id"] as? String
                 else { return }
                 acknowledged.withLock { $0.append((id, body)) }
             }

@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import Testing
 import TresorCrypto
 import TresorNotes
@@ -52,8 +52,8 @@ import Glibc
         var peak = 0
         while process.isRunning {
             if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-               let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
             {
                 peak = max(peak, kib * 1024)
             }
@@ -61,7 +61,8 @@ import Glibc
         }
         process.waitUntilExit()
         let result = Harness.Result(
-            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8))
         home.record(process.executableURL!, arguments, output: result.stdout + result.stderr)
         return (result, peak)
     }
@@ -97,7 +98,9 @@ import Glibc
             for summary in try notes(browser, path) {
                 let id = try #require(summary["id"] as? String)
                 var line = "\(list)"
-                for key in ["title", "folder", "folderID", "isPinned", "created", "modified", "revision", "deleted", "isShared", "owner", "attachmentCount"] {
+                for key in [
+                    "title", "folder", "folderID", "isPinned", "created", "modified", "revision", "deleted", "isShared", "owner", "attachmentCount",
+                ] {
                     line += " \(key)=\(summary[key] ?? "-")"
                 }
                 line += " generation=\((summary["lock"] as? [String: Any])?["generation"] ?? "-")"
@@ -264,8 +267,9 @@ import Glibc
         // A wrong passcode: a clear error, nothing written (not even the schema).
         let wrongPasscode = try Self.migrate(home, database: database, keyFile: keyFile, passcode: "not-the-passcode")
         #expect(!wrongPasscode.succeeded && wrongPasscode.stderr.lowercased().contains("passcode"), "\(wrongPasscode.stderr)")
-        #expect(try await TestPostgres.texts(
-            "SELECT COUNT(*)::text FROM information_schema.tables WHERE table_schema = current_schema()", database: databaseName) == ["0"])
+        #expect(
+            try await TestPostgres.texts(
+                "SELECT COUNT(*)::text FROM information_schema.tables WHERE table_schema = current_schema()", database: databaseName) == ["0"])
 
         // Killed while it writes the 30 MiB attachment.
         let process = Process()
@@ -295,8 +299,9 @@ import Glibc
         #expect(process.terminationReason == .uncaughtSignal, "killed midway: \(seen)")
         let finished = try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachments", database: databaseName)
         #expect(finished == ["0"], "the kill came before the attachment was complete")
-        #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: databaseName) == ["1"],
-                "it was being written: an unfinished upload")
+        #expect(
+            try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: databaseName) == ["1"],
+            "it was being written: an unfinished upload")
 
         // The rerun writes the 30 MiB attachment; a third run finds it there and only reads it.
         // Writing it costs a few chunks of memory more than reading it, not the attachment.
@@ -304,8 +309,9 @@ import Glibc
         #expect(rerun.succeeded, "\(rerun.stdout)\(rerun.stderr)")
         let (third, reading) = try Self.migrateMeasuringPeak(home, database: database, keyFile: keyFile)
         #expect(third.stdout.contains("attachments: 0 moved, 1 already present, 0 skipped"), "\(third.stdout)")
-        #expect(peak > 0 && reading > 0 && peak - reading < 20 << 20,
-                "writing 30 MiB grew the migrator's peak memory from \(reading >> 20) to \(peak >> 20) MiB")
+        #expect(
+            peak > 0 && reading > 0 && peak - reading < 20 << 20,
+            "writing 30 MiB grew the migrator's peak memory from \(reading >> 20) to \(peak >> 20) MiB")
         #expect(rerun.stdout.contains("web accounts: 0 moved, 1 already present"), "\(rerun.stdout)")
         #expect(rerun.stdout.contains("attachments: 1 moved, 0 already present"), "\(rerun.stdout)")
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: databaseName) == ["0"])

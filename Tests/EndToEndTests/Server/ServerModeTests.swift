@@ -11,7 +11,9 @@ import TresorTestSupport
         let key = harness.paths.home.deletingLastPathComponent().appendingPathComponent("server.key").path
         let database = "postgres://tresor@127.0.0.1:5432/tresor"
 
-        let withPassword = try harness.tresord(["--web", port, "--database", "postgres://tresor:db-password-on-argv@127.0.0.1/tresor", "--server-key-file", key])
+        let withPassword = try harness.tresord([
+            "--web", port, "--database", "postgres://tresor:db-password-on-argv@127.0.0.1/tresor", "--server-key-file", key,
+        ])
         #expect(withPassword.status == 1 && withPassword.stderr.contains("must not carry a password"), "\(withPassword.stderr)")
         #expect(!withPassword.stderr.contains("db-password-on-argv"), "the password is not repeated")
 
@@ -36,17 +38,23 @@ import TresorTestSupport
         let port = "\(try Harness.freePort())"
         let good = try harness.writeServerKey(named: "server.key").path
 
-        let readable = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "open.key", mode: 0o644).path], timeout: 60)
-        #expect(readable.status == 1 && readable.stderr.contains("may be read by others") && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
-        let short = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "short.key", bytes: 16).path], timeout: 60)
+        let readable = try harness.tresord(
+            ["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "open.key", mode: 0o644).path], timeout: 60
+        )
+        #expect(
+            readable.status == 1 && readable.stderr.contains("may be read by others") && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
+        let short = try harness.tresord(
+            ["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "short.key", bytes: 16).path], timeout: 60)
         #expect(short.status == 1 && short.stderr.contains("holds 16 bytes, not 32"), "\(short.stderr)")
-        let missing = try harness.tresord(["--web", port, "--database", database, "--server-key-file", harness.root.appendingPathComponent("none.key").path], timeout: 60)
+        let missing = try harness.tresord(
+            ["--web", port, "--database", database, "--server-key-file", harness.root.appendingPathComponent("none.key").path], timeout: 60)
         #expect(missing.status == 1 && missing.stderr.contains("head -c 32 /dev/urandom"), "\(missing.stderr)")
 
         // The first start sets the database up under the good key; another key cannot open it.
         try harness.startDaemon(extraArguments: ["--web", port, "--database", database, "--server-key-file", good])
         harness.stopDaemon()
-        let otherKey = try harness.tresord(["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "other.key").path], timeout: 60)
+        let otherKey = try harness.tresord(
+            ["--web", port, "--database", database, "--server-key-file", try harness.writeServerKey(named: "other.key").path], timeout: 60)
         #expect(otherKey.status == 1 && otherKey.stderr.contains("does not open this database's content"), "\(otherKey.stderr)")
 
         let nowhere = "postgres://tresor@127.0.0.1:\(try Harness.freePort())/tresor?sslmode=disable"
@@ -57,8 +65,10 @@ import TresorTestSupport
         _ = try await TestPostgres.texts("CREATE TABLE invoices (id integer)", database: TestPostgres.databaseName(of: foreign))
         let ofAnother = try harness.tresord(["--web", port, "--database", foreign, "--server-key-file", good], timeout: 60)
         #expect(ofAnother.status == 1 && ofAnother.stderr.contains("tables of another application (invoices)"), "\(ofAnother.stderr)")
-        #expect(try await TestPostgres.texts("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
-                                             database: TestPostgres.databaseName(of: foreign)) == ["invoices"], "nothing was added to it")
+        #expect(
+            try await TestPostgres.texts(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
+                database: TestPostgres.databaseName(of: foreign)) == ["invoices"], "nothing was added to it")
     }
 
     @Test func aDatabaseThatGoesAwayGives503AndTheInstanceRecovers() async throws {

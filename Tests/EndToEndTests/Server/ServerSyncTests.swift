@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import TresorTestSupport
 import Testing
 import TresorSyncProtocol
+import TresorTestSupport
 
 /// The sync relay in real `tresord` server instances on one PostgreSQL (docs/SYNC.md,
 /// "Transport"): a device enrolls on one instance, signs in on the other with a challenge the

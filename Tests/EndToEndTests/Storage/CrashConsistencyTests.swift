@@ -5,6 +5,7 @@ import TresorNotes
 import TresorProtocol
 import TresorSystem
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -378,9 +379,10 @@ final class CrashDriver {
             try verifyAfterRestart()
             if harness.disk != nil { try timed("integrity checks") { try checkIntegrity() } }
             if kill % 10 == 0 || kill == kills {
-                print("CrashConsistencyTests: \(kill)/\(kills) kills survived, \(liveAccounts.count) items, "
-                      + "\(liveNotes.count) notes (\(liveNotes.filter { noteState($0)!.isLocked }.count) locked), "
-                      + "\(String(format: "%.0f", Date().timeIntervalSince(started))) s")
+                print(
+                    "CrashConsistencyTests: \(kill)/\(kills) kills survived, \(liveAccounts.count) items, "
+                        + "\(liveNotes.count) notes (\(liveNotes.filter { noteState($0)!.isLocked }.count) locked), "
+                        + "\(String(format: "%.0f", Date().timeIntervalSince(started))) s")
             }
         }
     }
@@ -462,7 +464,8 @@ final class CrashDriver {
         let arguments = planned.arguments + ["--json"]
 
         let began = Date()
-        let result = kill
+        let result =
+            kill
             ? try runKillingTheDaemon(arguments, input: planned.input, operation: operation, noTerminal: planned.noTerminal)
             : try tresor(arguments, input: planned.input, noTerminal: planned.noTerminal)
         let elapsed = Date().timeIntervalSince(began)
@@ -499,7 +502,9 @@ final class CrashDriver {
             let name = "item-\(nextItem)"
             let version = newVersion(item: nextItem, from: nil, secret: true, label: true)
             account = name
-            arguments = ["item", "add", "--service", Self.service, "--account", name, "--label", version.label, "--readable-by-scripts", "--secret-stdin"]
+            arguments = [
+                "item", "add", "--service", Self.service, "--account", name, "--label", version.label, "--readable-by-scripts", "--secret-stdin",
+            ]
             input = version.secret + "\n"
             applied = [version]
             notApplied = [nil]
@@ -591,12 +596,13 @@ final class CrashDriver {
             input = new!.body
         } else {
             let live = liveNotes
-            let candidates: [String] = switch operation {
-            case .noteLock: live.filter { !noteState($0)!.isLocked }
-            case .noteRemoveLock: live.filter { noteState($0)!.isLocked }
-            case .noteAttach: live.filter { noteState($0)!.attachments.count < Self.maximumAttachmentsPerNote }
-            default: live
-            }
+            let candidates: [String] =
+                switch operation {
+                case .noteLock: live.filter { !noteState($0)!.isLocked }
+                case .noteRemoveLock: live.filter { noteState($0)!.isLocked }
+                case .noteAttach: live.filter { noteState($0)!.attachments.count < Self.maximumAttachmentsPerNote }
+                default: live
+                }
             name = candidates.randomElement(using: &rng)!
             let state = noteState(name)!
             let id = noteIDs[name]!
@@ -663,7 +669,7 @@ final class CrashDriver {
             let summary = try decode(NoteSummary.self, result)
             if operation == .noteCreate { noteIDs[name] = summary.id }
             guard summary.id == noteIDs[name], summary.title == noteTitles[name], summary.isLocked == new!.isLocked,
-                  summary.lock.map({ $0.isCurrent && $0.source == .tresor }) ?? true
+                summary.lock.map({ $0.isCurrent && $0.source == .tresor }) ?? true
             else { throw violation("\(operation) of \(name) acknowledged with \(result.stdout)") }
         case .noteAttach:
             let info = try decode(AttachmentInfo.self, result)
@@ -695,7 +701,8 @@ final class CrashDriver {
             // An item request is served in a few milliseconds: favour the first ones (u³ × 30 ms).
             delay = 0.030 * pow(Double.random(in: 0...1, using: &rng), 3)
             if operation == .passcodeChange || operation == .passphraseChange,
-               let measured = durations[operation]?.sorted(), !measured.isEmpty {
+                let measured = durations[operation]?.sorted(), !measured.isEmpty
+            {
                 delay = Double.random(in: 0...max(0.030, measured[measured.count / 2] * 1.25), using: &rng)
             }
         }
@@ -738,7 +745,8 @@ final class CrashDriver {
         let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         killedTranscript.append(
-            "$ tresor \(arguments.joined(separator: " ")) [daemon killed \(String(format: "%.1f", delay * 1000)) ms after \(connected ? "connect" : "start")]\n\(out)\(err)")
+            "$ tresor \(arguments.joined(separator: " ")) [daemon killed \(String(format: "%.1f", delay * 1000)) ms after \(connected ? "connect" : "start")]\n\(out)\(err)"
+        )
         return Harness.Result(status: process.terminationStatus, stdout: out, stderr: err)
     }
 
@@ -747,8 +755,9 @@ final class CrashDriver {
     private static func sockets(of pid: Int32) -> Set<String> {
         let folder = "/proc/\(pid)/fd"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        return Set(entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) }
-            .filter { $0.hasPrefix("socket:") })
+        return Set(
+            entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) }
+                .filter { $0.hasPrefix("socket:") })
     }
 
     // MARK: Checking after a kill
@@ -813,7 +822,7 @@ final class CrashDriver {
         var observed: [String: Version] = [:]
         for item in revealed {
             guard let attributes = item.attributes, attributes.service == Self.service, let account = attributes.account,
-                  let possible = items[account]
+                let possible = items[account]
             else { throw violation("orphan item \(item.id) (\(item.attributes?.account ?? "no account")) is not in the model") }
             guard observed[account] == nil else { throw violation("two items for \(account)") }
             guard attributes.accessGroup == "tresor" else { throw violation("\(account) is in group \(attributes.accessGroup ?? "none")") }
@@ -837,8 +846,9 @@ final class CrashDriver {
         let raw = try harness.run(sqlite, ["-readonly", database, "PRAGMA integrity_check; SELECT count(*) FROM genp;"])
         sqliteChecks += 1
         guard raw.succeeded, raw.stdout == "ok\n\(observed.count)\n" else {
-            throw violation("the keychain file holds \(raw.stdout.split(separator: "\n")) (integrity, genp rows), "
-                            + "the CLI lists \(observed.count) items \(raw.stderr)")
+            throw violation(
+                "the keychain file holds \(raw.stdout.split(separator: "\n")) (integrity, genp rows), "
+                    + "the CLI lists \(observed.count) items \(raw.stderr)")
         }
         // Each item changed since the last check, and a few others, readable on its own with the
         // right secret (find --show-secrets above already opened every one).
@@ -923,7 +933,7 @@ final class CrashDriver {
             guard sample.contains(name) else {
                 // Known, unlocked and not changed since the last check: the listing must agree.
                 guard possible.count == 1, let known = possible.first!, !known.isLocked, !summary.isLocked,
-                      known.attachments.count == summary.attachmentCount
+                    known.attachments.count == summary.attachmentCount
                 else { throw violation("\(name) is listed as \(summary); the model has \(possible.map { $0?.description ?? "absent" })") }
                 observed[name] = known
                 continue
@@ -940,14 +950,15 @@ final class CrashDriver {
                 throw violation("\(name) is \(version); the model allows only \(possible.map { $0?.description ?? "absent" })")
             }
             guard opened.attachments.count == version.attachments.count, summary.attachmentCount == version.attachments.count,
-                  opened.attachments.allSatisfy({ attachmentData[$0.name]?.count == $0.byteCount && $0.kind == .image })
+                opened.attachments.allSatisfy({ attachmentData[$0.name]?.count == $0.byteCount && $0.kind == .image })
             else { throw violation("\(name): attachments \(opened.attachments) do not match the model") }
             // The bytes of the attachments of notes changed since the last check (a lock or an
             // unlock re-seals them into new files).
             if changed.contains(name) {
                 for attachment in opened.attachments {
-                    let exported = try tresor(["note", "export-attachment", summary.id, attachment.id, "--out", "-", "--passphrase-stdin"],
-                                              input: passphrases[0] + "\n")
+                    let exported = try tresor(
+                        ["note", "export-attachment", summary.id, attachment.id, "--out", "-", "--passphrase-stdin"],
+                        input: passphrases[0] + "\n")
                     attachmentExports += 1
                     guard exported.succeeded, Data(exported.stdout.utf8) == attachmentData[attachment.name] else {
                         throw violation("\(name): attachment \(attachment.name) exports as \(exported.stdout.prefix(80))… \(exported.stderr)")
@@ -1024,44 +1035,56 @@ final class CrashDriver {
         let sqlite = try #require(Self.sqlite, "sqlite3 is not installed")
         let locked = observed.values.filter(\.isLocked).count
         let attachments = observed.values.map(\.attachments.count).reduce(0, +)
-        let raw = try harness.run(sqlite, ["-readonly", harness.paths.notesDatabase.path, """
-            PRAGMA integrity_check;
-            SELECT count(*) FROM notes;
-            SELECT count(*) FROM notes WHERE passphrase_id IS NOT NULL;
-            SELECT count(*) FROM notes WHERE NOT (
-                (passphrase_id IS NULL AND sealed_body IS NOT NULL AND crypto_salt IS NULL AND crypto_iterations IS NULL
-                 AND crypto_wrapped_key IS NULL AND crypto_iv IS NULL AND crypto_tag IS NULL AND sealed_ciphertext IS NULL)
-                OR (passphrase_id IS NOT NULL AND sealed_body IS NULL AND crypto_salt IS NOT NULL AND crypto_iterations IS NOT NULL
-                 AND length(crypto_wrapped_key) = 24 AND crypto_iv IS NOT NULL AND crypto_tag IS NOT NULL AND sealed_ciphertext IS NOT NULL));
-            SELECT count(*) FROM notes n JOIN passphrases p ON p.id = n.passphrase_id
-                WHERE n.crypto_salt IS NOT p.salt OR n.crypto_iterations IS NOT p.iterations;
-            SELECT count(*) FROM attachments a LEFT JOIN notes n ON n.id = a.note_id
-                WHERE n.id IS NULL OR a.is_locked != (n.passphrase_id IS NOT NULL);
-            SELECT count(*) FROM attachments;
-            SELECT file FROM attachments ORDER BY file;
-            """])
+        let raw = try harness.run(
+            sqlite,
+            [
+                "-readonly", harness.paths.notesDatabase.path,
+                """
+                PRAGMA integrity_check;
+                SELECT count(*) FROM notes;
+                SELECT count(*) FROM notes WHERE passphrase_id IS NOT NULL;
+                SELECT count(*) FROM notes WHERE NOT (
+                    (passphrase_id IS NULL AND sealed_body IS NOT NULL AND crypto_salt IS NULL AND crypto_iterations IS NULL
+                     AND crypto_wrapped_key IS NULL AND crypto_iv IS NULL AND crypto_tag IS NULL AND sealed_ciphertext IS NULL)
+                    OR (passphrase_id IS NOT NULL AND sealed_body IS NULL AND crypto_salt IS NOT NULL AND crypto_iterations IS NOT NULL
+                     AND length(crypto_wrapped_key) = 24 AND crypto_iv IS NOT NULL AND crypto_tag IS NOT NULL AND sealed_ciphertext IS NOT NULL));
+                SELECT count(*) FROM notes n JOIN passphrases p ON p.id = n.passphrase_id
+                    WHERE n.crypto_salt IS NOT p.salt OR n.crypto_iterations IS NOT p.iterations;
+                SELECT count(*) FROM attachments a LEFT JOIN notes n ON n.id = a.note_id
+                    WHERE n.id IS NULL OR a.is_locked != (n.passphrase_id IS NOT NULL);
+                SELECT count(*) FROM attachments;
+                SELECT file FROM attachments ORDER BY file;
+                """,
+            ])
         sqliteChecks += 1
         let lines = raw.stdout.split(separator: "\n").map(String.init)
         let expected = ["ok", "\(observed.count)", "\(locked)", "0", "0", "0", "\(attachments)"]
         guard raw.succeeded, Array(lines.prefix(expected.count)) == expected else {
-            throw violation("notes.db holds \(lines.prefix(expected.count)) (integrity, notes, locked, half-locked, "
-                            + "salt mismatches, stray attachments, attachments); expected \(expected) \(raw.stderr)")
+            throw violation(
+                "notes.db holds \(lines.prefix(expected.count)) (integrity, notes, locked, half-locked, "
+                    + "salt mismatches, stray attachments, attachments); expected \(expected) \(raw.stderr)")
         }
         let named = Set(lines.dropFirst(expected.count))
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: harness.paths.attachmentsFolder.path))
         guard named == files else {
-            throw violation("attachments/ holds \(files.subtracting(named).count) files no row names "
-                            + "and lacks \(named.subtracting(files).count) that rows name")
+            throw violation(
+                "attachments/ holds \(files.subtracting(named).count) files no row names "
+                    + "and lacks \(named.subtracting(files).count) that rows name")
         }
     }
 
     /// The last 48 bytes of note `id`'s keybag-sealed body and of each of its attachment files.
     private func sealedCopies(ofNote id: String) throws -> [Data] {
         let sqlite = try #require(Self.sqlite, "sqlite3 is not installed")
-        let raw = try harness.run(sqlite, ["-readonly", harness.paths.notesDatabase.path, """
-            SELECT 'body ' || hex(substr(sealed_body, -48)) FROM notes WHERE id = '\(id)' AND sealed_body IS NOT NULL;
-            SELECT 'file ' || file FROM attachments WHERE note_id = '\(id)';
-            """])
+        let raw = try harness.run(
+            sqlite,
+            [
+                "-readonly", harness.paths.notesDatabase.path,
+                """
+                SELECT 'body ' || hex(substr(sealed_body, -48)) FROM notes WHERE id = '\(id)' AND sealed_body IS NOT NULL;
+                SELECT 'file ' || file FROM attachments WHERE note_id = '\(id)';
+                """,
+            ])
         guard raw.succeeded else { throw violation("sqlite3 could not read note \(id): \(raw.stderr)") }
         return try raw.stdout.split(separator: "\n").map { line -> Data in
             if line.hasPrefix("body ") { return Data(sqliteHex: line.dropFirst(5)) }
@@ -1083,7 +1106,8 @@ final class CrashDriver {
                 for (url, data) in files where data.range(of: copy) != nil {
                     let what = index == 0 ? "sealed body" : "attachment file"
                     let path = url.path.replacingOccurrences(of: harness.paths.home.path + "/", with: "")
-                    lingeringCopies.append("kill \(cycle): the \(what) of \(name) before it was \(observed[name] == nil ? "deleted" : "locked") is still in \(path)")
+                    lingeringCopies.append(
+                        "kill \(cycle): the \(what) of \(name) before it was \(observed[name] == nil ? "deleted" : "locked") is still in \(path)")
                 }
             }
         }

@@ -45,7 +45,11 @@ import TresorTestSupport
         var notes: [String: String] = [:]  // id → body
         func addItems(_ range: Range<Int>) throws {
             for index in range {
-                #expect(try harness.tresor(["item", "add", "--service", "side", "--account", "a\(index)", "--readable-by-scripts", "--secret-stdin"], input: "secret-\(index)\n").succeeded)
+                #expect(
+                    try harness.tresor(
+                        ["item", "add", "--service", "side", "--account", "a\(index)", "--readable-by-scripts", "--secret-stdin"],
+                        input: "secret-\(index)\n"
+                    ).succeeded)
             }
         }
         func addNotes(_ count: Int) throws {

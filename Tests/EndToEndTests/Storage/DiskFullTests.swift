@@ -44,8 +44,11 @@ import TresorTestSupport
             ("note new", try harness.tresor(["note", "new", "--title", "refused", "--body-stdin"], input: "refused body")),
             ("note edit", try harness.tresor(["note", "edit", kept.id, "--body-stdin"], input: "refused edit")),
             ("note attach", try harness.tresor(attach)),
-            ("passcode change", try harness.tresor(
-                ["passcode", "change", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passcode)-2\n\(Self.passcode)-2\n")),
+            (
+                "passcode change",
+                try harness.tresor(
+                    ["passcode", "change", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passcode)-2\n\(Self.passcode)-2\n")
+            ),
         ]
         for (operation, result) in refusals {
             #expect(!result.succeeded && result.stderr.contains(Self.words), "\(operation): \(result.stdout)\(result.stderr)")
@@ -57,8 +60,9 @@ import TresorTestSupport
         let backupPassphrase = "e2e-disk-full-backup-passphrase"
         harness.secrets.append(backupPassphrase)
         let createBackup = {
-            try harness.tresor(["backup", "create", "--out", backup.path, "--work-factor", "14", "--passcode-stdin"],
-                               input: "\(Self.passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
+            try harness.tresor(
+                ["backup", "create", "--out", backup.path, "--work-factor", "14", "--passcode-stdin"],
+                input: "\(Self.passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
         }
         let created = try createBackup()
         #expect(!created.succeeded && created.stderr.contains(Self.words), "backup create: \(created.stderr)")
@@ -79,8 +83,9 @@ import TresorTestSupport
         let resaved = try browser.patch("/api/notes/\(webNote)", ["body": "web edit", "base": base])
         #expect(resaved.status == 200, "web save: \(resaved.text)")
         try expectSucceeded(createBackup())
-        #expect(!(try harness.tresor(["item", "get", "--service", "full.refused", "--passcode-stdin"], input: Self.passcode + "\n").succeeded),
-                "a refused item is there")
+        #expect(
+            !(try harness.tresor(["item", "get", "--service", "full.refused", "--passcode-stdin"], input: Self.passcode + "\n").succeeded),
+            "a refused item is there")
     }
 
     @Test(.enabled(if: Tmpfs.canMount && SecretService.toolsInstalled, "needs root, dbus-daemon and secret-tool"))

@@ -106,8 +106,11 @@ enum FailingSyncs {
         _ = FileManager.default.createFile(atPath: messages.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: strace)
-        process.arguments = ["-f", "-p", "\(pid)", "-e", "trace=fsync,fdatasync", "-e", "inject=fsync,fdatasync:error=EIO",
-                             "-e", "signal=none", "-o", log.path] + paths.flatMap { ["-P", $0] }
+        process.arguments =
+            [
+                "-f", "-p", "\(pid)", "-e", "trace=fsync,fdatasync", "-e", "inject=fsync,fdatasync:error=EIO",
+                "-e", "signal=none", "-o", log.path,
+            ] + paths.flatMap { ["-P", $0] }
         process.standardError = try FileHandle(forWritingTo: messages)
         try process.run()
         defer {

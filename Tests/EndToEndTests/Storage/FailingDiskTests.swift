@@ -10,7 +10,9 @@ import TresorTestSupport
 /// not take the unsynced data for durable — a power cut after the disk recovered keeps every
 /// later acknowledged write and both databases pass `PRAGMA integrity_check`
 /// (docs/SECURITY.md, "Durability").
-@Suite(.blocksItsThread, .serialized, .enabled(if: PowerCutDisk.isAvailable && CrashDriver.sqlite != nil, "needs /dev/fuse, python3-fusepy, sqlite3 and root"))
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(if: PowerCutDisk.isAvailable && CrashDriver.sqlite != nil, "needs /dev/fuse, python3-fusepy, sqlite3 and root"))
 struct FailingDiskTests {
     /// A home on a power-cut disk, initialised, with one item and one note acknowledged.
     final class Home {
@@ -122,8 +124,9 @@ struct FailingDiskTests {
         Self.expectRefused(try home.harness.tresor(["note", "new", "--title", "unsynced note", "--body-stdin"], input: "body"), "note new")
         let newPasscode = "fd-new-passcode-\(UUID().uuidString.prefix(6))"
         home.harness.secrets.append(newPasscode)
-        Self.expectRefused(try home.harness.tresor(["passcode", "change", "--passcode-stdin"], input: "\(home.passcode)\n\(newPasscode)\n\(newPasscode)\n"),
-                           "passcode change", words: ["Input/output error"])
+        Self.expectRefused(
+            try home.harness.tresor(["passcode", "change", "--passcode-stdin"], input: "\(home.passcode)\n\(newPasscode)\n\(newPasscode)\n"),
+            "passcode change", words: ["Input/output error"])
         try home.disk.inject(.syncError, false)
         #expect(try !home.has("unsynced"), "a refused add is not shown as done")
         #expect(try home.notes().map(\.title) == ["kept note"])
@@ -158,7 +161,8 @@ struct FailingDiskTests {
         #expect(try home.has("kept") && home.has("resumed"))
         #expect(try home.notes().map(\.title).sorted() == ["kept note", "resumed note"])
         Self.expectRefused(try home.add("refused"), "item add after a restart")
-        Self.expectRefused(try home.harness.tresor(["note", "new", "--title", "refused note", "--body-stdin"], input: "body"), "note new after a restart")
+        Self.expectRefused(
+            try home.harness.tresor(["note", "new", "--title", "refused note", "--body-stdin"], input: "body"), "note new after a restart")
         // Remounted writable under it: the same daemon writes, its databases opened anew, and
         // what it wrote survives a power cut.
         try home.disk.inject(.readOnly, false)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,6 +4,7 @@ import Testing
 import TresorKit
 import TresorProtocol
 import TresorTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,8 +43,9 @@ struct PowerCutTests {
     @Test func aRestoreCutByAPowerLossLeavesTheHomeUntouchedOrFullyRestored() throws {
         let source = try BackupHome()
         for index in 0..<20 {
-            try expectSucceeded(source.harness.tresor(
-                ["item", "add", "--service", "pc.restore.\(index)", "--account", "ada", "--secret-stdin"], input: source.marked("secret")))
+            try expectSucceeded(
+                source.harness.tresor(
+                    ["item", "add", "--service", "pc.restore.\(index)", "--account", "ada", "--secret-stdin"], input: source.marked("secret")))
         }
         for index in 0..<6 { try source.newNote("note-\(index)") }
         try source.attach("big-0", to: try #require(source.noteIDs["note-0"]), kind: "file", size: 2_000_000)
@@ -69,13 +71,17 @@ struct PowerCutTests {
             let after = try target.state()
             let restored = after.items == full.items && after.notes == full.notes
             let asBefore = after.items == untouched.items && after.notes == untouched.notes
-            #expect(restored || asBefore, "round \(round), cut \(String(format: "%.3f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
+            #expect(
+                restored || asBefore,
+                "round \(round), cut \(String(format: "%.3f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
             if result.succeeded { #expect(restored, "the restore was acknowledged, so it must be whole after the power cut") }
             if restored {
                 let out = target.harness.root.appendingPathComponent("big-0")
-                try expectSucceeded(target.tresor([
-                    "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out", out.path,
-                ]))
+                try expectSucceeded(
+                    target.tresor([
+                        "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out",
+                        out.path,
+                    ]))
                 #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"], "the attachment came back byte for byte")
             }
             try expectIntact(target.harness)

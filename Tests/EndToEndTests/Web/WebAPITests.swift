@@ -105,7 +105,8 @@ import TresorTestSupport
         #expect(session.status == 200 && (session.json?["account"] as? [String: Any])?["name"] as? String == "alice")
         #expect(session.json?["csrfToken"] as? String == alice.csrf)
         let autoLock = session.json?["autoLock"] as? [String: Any]
-        #expect(autoLock?["hiddenSeconds"] as? Int == 180 && autoLock?["desktopHiddenSeconds"] as? Int == 480 && autoLock?["idleSeconds"] as? Int == 480)
+        #expect(
+            autoLock?["hiddenSeconds"] as? Int == 180 && autoLock?["desktopHiddenSeconds"] as? Int == 480 && autoLock?["idleSeconds"] as? Int == 480)
         expectSecurityHeaders(session, api: true)
         let status = try alice.get("/api/status")
         #expect(status.json?["keybag"] as? String == "unlocked" && status.json?["contentAvailable"] as? Bool == true)
@@ -135,7 +136,9 @@ import TresorTestSupport
             forged.csrf = other.csrf
             for (method, path) in Self.apiRoutes {
                 let response = try forged.request(method, path, json: method == "GET" || method == "DELETE" ? nil : ["x": 1])
-                #expect(response.status == 401 && response.code == "unauthorized", "\(method) \(path) with \(token == nil ? "no" : "a bad") cookie → \(response.status)")
+                #expect(
+                    response.status == 401 && response.code == "unauthorized",
+                    "\(method) \(path) with \(token == nil ? "no" : "a bad") cookie → \(response.status)")
             }
         }
 
@@ -175,10 +178,16 @@ import TresorTestSupport
 
         let attempts: [(String, WebResponse)] = [
             ("no header", try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], csrf: false)),
-            ("wrong header", try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], headers: [("X-Tresor-CSRF", "forged")], csrf: false)),
+            (
+                "wrong header",
+                try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], headers: [("X-Tresor-CSRF", "forged")], csrf: false)
+            ),
             ("foreign origin", try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], origin: "http://evil.example")),
             ("null origin", try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], origin: "null")),
-            ("cross-site fetch", try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], headers: [("Sec-Fetch-Site", "cross-site")])),
+            (
+                "cross-site fetch",
+                try carol.request("POST", "/api/notes", json: ["title": "csrf", "body": "x"], headers: [("Sec-Fetch-Site", "cross-site")])
+            ),
             ("delete without header", try carol.request("DELETE", "/api/notes/\(note)", csrf: false)),
             ("edit without header", try carol.request("PATCH", "/api/notes/\(note)", json: ["title": "csrf"], csrf: false)),
             ("sign-out without header", try carol.request("DELETE", "/api/session", csrf: false)),
@@ -286,13 +295,19 @@ import TresorTestSupport
         try first.register("first", shared)
         try second.register("second", shared)
 
-        let database = try DatabaseQueue(path: harness.paths.home.appendingPathComponent("notes.db").path, configuration: {
-            var configuration = Configuration()
-            configuration.readonly = true
-            return configuration
-        }())
+        let database = try DatabaseQueue(
+            path: harness.paths.home.appendingPathComponent("notes.db").path,
+            configuration: {
+                var configuration = Configuration()
+                configuration.readonly = true
+                return configuration
+            }())
         let rows = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT login_name, password_salt, password_iterations, password_hash FROM accounts WHERE login_name IN ('first', 'second') ORDER BY login_name")
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT login_name, password_salt, password_iterations, password_hash FROM accounts WHERE login_name IN ('first', 'second') ORDER BY login_name"
+            )
         }
         #expect(rows.count == 2)
         let salts = rows.compactMap { $0["password_salt"] as Data? }, hashes = rows.compactMap { $0["password_hash"] as Data? }

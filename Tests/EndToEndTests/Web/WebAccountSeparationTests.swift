@@ -74,7 +74,8 @@ import TresorTestSupport
         #expect(try bob.register("bob", bobPassword).status == 201)
         let id = try alice.createNote(title: "shared", body: "shared body")
         let original = Data("the owner's file".utf8)
-        let attachment = try #require(try alice.request("POST", "/api/notes/\(id)/attachments?kind=file&name=a.txt", raw: original).json?["id"] as? String)
+        let attachment = try #require(
+            try alice.request("POST", "/api/notes/\(id)/attachments?kind=file&name=a.txt", raw: original).json?["id"] as? String)
         #expect(try alice.post("/api/notes/\(id)/participants", ["name": "bob"]).status == 201)
 
         let removed = try bob.delete("/api/notes/\(id)/attachments/\(attachment)")
@@ -105,14 +106,17 @@ import TresorTestSupport
         #expect(invite.name == "alice" && invite.code.count == 43 && invite.registration == "invite")
         var stranger = WebBrowser(server)
         // Someone else's code is not an invite for another name.
-        let wrongName = try stranger.post("/api/accounts", ["name": "mallory", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
+        let wrongName = try stranger.post(
+            "/api/accounts", ["name": "mallory", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
         #expect(wrongName.status == 403)
         var alice = WebBrowser(server)
-        let registered = try alice.post("/api/accounts", ["name": "alice", "password": alicePassword, "passwordAgain": alicePassword, "invite": invite.code])
+        let registered = try alice.post(
+            "/api/accounts", ["name": "alice", "password": alicePassword, "passwordAgain": alicePassword, "invite": invite.code])
         #expect(registered.status == 201, "\(registered.text)")
         #expect(try alice.signIn("alice", alicePassword).status == 200)
         // Used once only.
-        let again = try stranger.post("/api/accounts", ["name": "alice", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
+        let again = try stranger.post(
+            "/api/accounts", ["name": "alice", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
         #expect(again.status == 403)
         // The owner is told a name is taken; nobody else is.
         let taken = try harness.tresor(["web", "invite", "alice", "--json"])

@@ -121,14 +121,18 @@ import Glibc
         let (harness, alice, id) = try aliceWithANote(#"{"webAccountQuotaBytes": 20000}"#, title: "to lock", body: "plain body")
         let big = Data(repeating: 7, count: 30_000).base64EncodedString()
         let proof = Data(repeating: 1, count: 32).base64EncodedString()
-        let lock = try alice.post("/api/notes/\(id)/lock", [
-            "passphraseProof": ["passphraseID": 1, "proof": proof], "wrappedKey": proof, "noteProofHash": proof,
-            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big,
-        ])
+        let lock = try alice.post(
+            "/api/notes/\(id)/lock",
+            [
+                "passphraseProof": ["passphraseID": 1, "proof": proof], "wrappedKey": proof, "noteProofHash": proof,
+                "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big,
+            ])
         #expect(lock.status == 507 && lock.code == "quotaExceeded", "\(lock.status) \(lock.text)")
-        let save = try alice.put("/api/notes/\(id)/locked-body", [
-            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big, "noteProof": proof,
-        ])
+        let save = try alice.put(
+            "/api/notes/\(id)/locked-body",
+            [
+                "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": big, "noteProof": proof,
+            ])
         #expect(save.status == 507 && save.code == "quotaExceeded", "\(save.status) \(save.text)")
         #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == "plain body", "nothing changed")
         try harness.expectNoSecretLeaked()
@@ -141,7 +145,9 @@ import Glibc
         nonisolated(unsafe) let browser = alice  // only read: each request is made on its own connection
         let statuses = EventLog()
         DispatchQueue.concurrentPerform(iterations: 10) { n in
-            let status = (try? browser.request("POST", "/api/notes/\(id)/attachments?kind=file&name=\(n).bin", raw: Data(repeating: UInt8(n), count: 30_000)).status) ?? -1
+            let status =
+                (try? browser.request("POST", "/api/notes/\(id)/attachments?kind=file&name=\(n).bin", raw: Data(repeating: UInt8(n), count: 30_000))
+                    .status) ?? -1
             statuses.append("\(status)")
         }
         let all = statuses.entries.compactMap { Int($0) }

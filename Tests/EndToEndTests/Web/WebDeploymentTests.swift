@@ -86,9 +86,11 @@ import TresorTestSupport
 
         func signIn(_ name: String, _ password: String, via address: WebServerAddress, forwardedFor client: String) throws -> WebResponse {
             let body = try JSONSerialization.data(withJSONObject: ["name": name, "password": password])
-            return try address.send("POST", "/api/session", headers: [
-                ("Origin", address.origin), ("Content-Type", "application/json"), ("X-Forwarded-For", client),
-            ], body: body)
+            return try address.send(
+                "POST", "/api/session",
+                headers: [
+                    ("Origin", address.origin), ("Content-Type", "application/json"), ("X-Forwarded-For", client),
+                ], body: body)
         }
 
         // Straight from 127.0.0.1, a header naming a new client each time is ignored: 20 failures

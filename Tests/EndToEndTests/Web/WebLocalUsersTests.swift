@@ -131,9 +131,11 @@ import TresorTestSupport
         let checkedBefore = harness.daemonLog.components(separatedBy: "web: password checked").count - 1
 
         let requests = (1...60).map { attempt in
-            (method: "POST", target: "/api/session",
-             headers: [("Content-Type", "application/json"), ("Origin", server.origin)],
-             body: Optional(Data(#"{"name":"bob","password":"wrong-guess-\#(attempt)"}"#.utf8)))
+            (
+                method: "POST", target: "/api/session",
+                headers: [("Content-Type", "application/json"), ("Origin", server.origin)],
+                body: Optional(Data(#"{"name":"bob","password":"wrong-guess-\#(attempt)"}"#.utf8))
+            )
         }
         let started = Date()
         let answers = try server.sendTogether(requests)

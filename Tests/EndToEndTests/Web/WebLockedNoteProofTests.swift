@@ -73,34 +73,42 @@ import TresorTestSupport
         #expect(keyRead.json?["wrappedKey"] == nil)
 
         // Re-wrap every note with random keys (the change of passphrase), no proof.
-        let change = try session.post("/api/passphrase/change", [
-            "fromPassphraseID": passphraseID, "salt": random(16), "iterations": 600_000, "verifier": random(24),
-            "proofHash": random(32), "notes": [["id": id, "wrappedKey": random(24)]],
-        ])
+        let change = try session.post(
+            "/api/passphrase/change",
+            [
+                "fromPassphraseID": passphraseID, "salt": random(16), "iterations": 600_000, "verifier": random(24),
+                "proofHash": random(32), "notes": [["id": id, "wrappedKey": random(24)]],
+            ])
         #expect(change.status >= 400, "a change without the passphrase: \(change.status)")
 
         // Overwrite the locked body with random bytes, without and with a made-up note proof.
         for extra in [[:], ["noteProof": random(32)]] as [[String: Any]] {
-            let overwrite = try session.put("/api/notes/\(id)/locked-body", [
-                "iv": random(12), "tag": random(16), "ciphertext": random(64),
-            ].merging(extra) { $1 })
+            let overwrite = try session.put(
+                "/api/notes/\(id)/locked-body",
+                [
+                    "iv": random(12), "tag": random(16), "ciphertext": random(64),
+                ].merging(extra) { $1 })
             #expect(overwrite.status >= 400, "an overwrite without the note key: \(overwrite.status)")
         }
 
         // Lock another note under the current passphrase with a key nobody holds.
         let other = try session.createNote(title: "Plain", body: "still readable")
-        let lock = try session.post("/api/notes/\(other)/lock", [
-            "passphraseID": passphraseID, "wrappedKey": random(24), "iv": random(12), "tag": random(16),
-            "ciphertext": random(32), "attachments": [] as [Any], "noteProofHash": random(32),
-        ])
+        let lock = try session.post(
+            "/api/notes/\(other)/lock",
+            [
+                "passphraseID": passphraseID, "wrappedKey": random(24), "iv": random(12), "tag": random(16),
+                "ciphertext": random(32), "attachments": [] as [Any], "noteProofHash": random(32),
+            ])
         #expect(lock.status >= 400, "a lock without the passphrase: \(lock.status)")
         #expect(try session.get("/api/notes/\(other)").json?["body"] as? String == "still readable")
 
         // After a reset (the account password is enough for that, by design) the note is of an
         // earlier passphrase: re-wrapping it under the new one needs the note's key.
-        let reset = try session.post("/api/passphrase/reset", [
-            "accountPassword": Self.passcode, "salt": random(16), "iterations": 600_000, "verifier": random(24), "proofHash": random(32),
-        ])
+        let reset = try session.post(
+            "/api/passphrase/reset",
+            [
+                "accountPassword": Self.passcode, "salt": random(16), "iterations": 600_000, "verifier": random(24), "proofHash": random(32),
+            ])
         #expect(reset.status == 200, "\(reset.text)")
         let newID = try #require((try state(session)["current"] as? [String: Any])?["id"] as? Int)
         let rewrap = try session.post("/api/notes/\(id)/rewrap", ["passphraseID": newID, "wrappedKey": random(24)])
@@ -132,7 +140,8 @@ import TresorTestSupport
         DispatchQueue.concurrentPerform(iterations: 40) { _ in
             let code: String
             do {
-                let answer = try browser.post("/api/passphrase/proof", ["passphraseID": passphraseID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
+                let answer = try browser.post(
+                    "/api/passphrase/proof", ["passphraseID": passphraseID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
                 code = answer.code ?? "\(answer.status)"
             } catch {
                 code = "\(error)"

@@ -36,7 +36,9 @@ import TresorTestSupport
     }
 
     /// A lock request for `body` and the note's attachments (id → plaintext).
-    func lockRequest(passphraseID: Int, noteKey: SymmetricKey, passphraseKey: SymmetricKey, body: String, attachments: [String: Data]) throws -> [String: Any] {
+    func lockRequest(passphraseID: Int, noteKey: SymmetricKey, passphraseKey: SymmetricKey, body: String, attachments: [String: Data]) throws
+        -> [String: Any]
+    {
         let sealed = try LockedNoteCrypto.sealBody(Data(body.utf8), with: noteKey)
         let chunkSize = 1024 * 1024
         let sealedAttachments = try attachments.map { id, data -> [String: Any] in
@@ -68,13 +70,16 @@ import TresorTestSupport
         }
         func bytes(_ name: String) throws -> Data { try bytes(name, in: record) }
         let passphraseID = try #require(record["passphraseID"] as? Int)
-        let answer = try browser.post("/api/notes/\(id)/wrapped-key", [
-            "passphraseID": passphraseID, "proof": LockedNoteCrypto.passphraseProof(passphraseKey).base64EncodedString(),
-        ])
+        let answer = try browser.post(
+            "/api/notes/\(id)/wrapped-key",
+            [
+                "passphraseID": passphraseID, "proof": LockedNoteCrypto.passphraseProof(passphraseKey).base64EncodedString(),
+            ])
         #expect(answer.status == 200, "wrapped-key: \(answer.text)")
         let wrapped = try bytes("wrappedKey", in: try #require(answer.json))
         let noteKey = try #require(LockedNoteCrypto.unwrap(wrapped, with: passphraseKey), "the passphrase key unwraps the note key")
-        let body = try LockedNoteCrypto.openBody(AESGCM.Sealed(iv: try bytes("iv"), ciphertext: try bytes("ciphertext"), tag: try bytes("tag")), with: noteKey)
+        let body = try LockedNoteCrypto.openBody(
+            AESGCM.Sealed(iv: try bytes("iv"), ciphertext: try bytes("ciphertext"), tag: try bytes("tag")), with: noteKey)
         return (noteKey, String(decoding: body, as: UTF8.self))
     }
 
@@ -125,7 +130,8 @@ import TresorTestSupport
         let attachmentID = try #require(added.json?["id"] as? String)
 
         let noteKey = LockedNoteCrypto.newNoteKey()
-        let good = try lockRequest(passphraseID: firstID, noteKey: noteKey, passphraseKey: firstMaterial.key, body: marker, attachments: [attachmentID: image])
+        let good = try lockRequest(
+            passphraseID: firstID, noteKey: noteKey, passphraseKey: firstMaterial.key, body: marker, attachments: [attachmentID: image])
         var stale = good
         stale["passphraseProof"] = firstMaterial.proof(firstID + 100)
         #expect(try alice.post("/api/notes/\(id)/lock", stale).code == "conflict")
@@ -147,7 +153,8 @@ import TresorTestSupport
         #expect((shown["attachments"] as? [[String: Any]])?.first?["id"] as? String == attachmentID)
         let sealedImage = try alice.get("/api/notes/\(id)/attachments/\(attachmentID)").body
         let firstChunk = sealedImage.prefix(1024 * 1024 + 28), secondChunk = sealedImage.dropFirst(1024 * 1024 + 28)
-        let opened = try LockedNoteCrypto.openChunk(Data(firstChunk), with: noteKey, attachmentID: attachmentID, index: 0, isFinal: false)
+        let opened =
+            try LockedNoteCrypto.openChunk(Data(firstChunk), with: noteKey, attachmentID: attachmentID, index: 0, isFinal: false)
             + LockedNoteCrypto.openChunk(Data(secondChunk), with: noteKey, attachmentID: attachmentID, index: 1, isFinal: true)
         #expect(opened == image)
         let files = try harness.homeFiles()
@@ -171,7 +178,8 @@ import TresorTestSupport
         // Wrong proofs are counted by the server: hint from the third, cleared by a right one.
         #expect(try state(alice)["failedAttempts"] as? Int == 0, "the right proof of the open cleared the made-up one")
         for attempt in 1...3 {
-            let outcome = try alice.post("/api/passphrase/proof", ["passphraseID": firstID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
+            let outcome = try alice.post(
+                "/api/passphrase/proof", ["passphraseID": firstID, "proof": SecureRandom.bytes(count: 32).base64EncodedString()])
             #expect(outcome.status == 401 && outcome.code == "wrongPassphrase")
             #expect(outcome.json?["failedAttempts"] as? Int == attempt)
             #expect((outcome.json?["hint"] as? String == "the first one") == (attempt >= 3), "hint after \(attempt)")
@@ -209,11 +217,13 @@ import TresorTestSupport
         #expect(thirdID != firstID)
         let earlier = try #require((try alice.get("/api/notes/\(id)").json?["summary"] as? [String: Any])?["lock"] as? [String: Any])
         #expect(earlier["isCurrent"] as? Bool == false)
-        let rewrapped = try alice.post("/api/notes/\(id)/rewrap", [
-            "passphraseProof": thirdMaterial.proof(thirdID),
-            "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: thirdMaterial.key).base64EncodedString(),
-            "noteProof": LockedNoteCrypto.noteProof(noteKey).base64EncodedString(),
-        ])
+        let rewrapped = try alice.post(
+            "/api/notes/\(id)/rewrap",
+            [
+                "passphraseProof": thirdMaterial.proof(thirdID),
+                "wrappedKey": try LockedNoteCrypto.wrap(noteKey, with: thirdMaterial.key).base64EncodedString(),
+                "noteProof": LockedNoteCrypto.noteProof(noteKey).base64EncodedString(),
+            ])
         #expect(rewrapped.status == 200 && (rewrapped.json?["lock"] as? [String: Any])?["isCurrent"] as? Bool == true)
         #expect(try open(alice, id, with: thirdMaterial.key).body == "edited \(marker)")
 
@@ -242,7 +252,8 @@ import TresorTestSupport
         // Locked in the "browser", opened by the CLI.
         let webBody = "e2e-web-locked-\(UUID().uuidString.prefix(8))"
         let id = try local.createNote(title: "From the web", body: webBody)
-        let lock = try lockRequest(passphraseID: passphraseID, noteKey: LockedNoteCrypto.newNoteKey(), passphraseKey: material.key, body: webBody, attachments: [:])
+        let lock = try lockRequest(
+            passphraseID: passphraseID, noteKey: LockedNoteCrypto.newNoteKey(), passphraseKey: material.key, body: webBody, attachments: [:])
         #expect(try local.post("/api/notes/\(id)/lock", lock).status == 200)
         let shown = try harness.tresor(["note", "show", id, "--passphrase-stdin"], input: passphrase + "\n")
         #expect(shown.succeeded && shown.stdout.contains(webBody), "\(shown.stderr)")

@@ -93,7 +93,8 @@ import TresorTestSupport
             let response = try alice.request("POST", "/api/notes", raw: Data(raw.utf8), headers: [("Content-Type", "application/json")])
             #expect(response.status == 400 && response.code == "param", "\(raw) → \(response.status)")
         }
-        let badPatch = try alice.request("PATCH", "/api/notes/\(id)", raw: Data(#"{"title": ["x"]}"#.utf8), headers: [("Content-Type", "application/json")])
+        let badPatch = try alice.request(
+            "PATCH", "/api/notes/\(id)", raw: Data(#"{"title": ["x"]}"#.utf8), headers: [("Content-Type", "application/json")])
         #expect(badPatch.status == 400)
         #expect(try alice.patch("/api/notes/\(id)", ["title": ""]).status == 400, "an empty title")
         #expect(try alice.patch("/api/notes/\(id)", ["title": String(repeating: "t", count: 4097)]).status == 400)
@@ -106,9 +107,11 @@ import TresorTestSupport
 
         // Attachments: bad kind, names with path tricks, oversized.
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 3000)
-        for query in ["kind=bogus&name=a.png", "name=a.png", "kind=image", "kind=image&name=..", "kind=image&name=.",
-                      "kind=image&name=..%2F..%2Fetc%2Fpasswd", "kind=image&name=a%2Fb.png", "kind=image&name=a%5Cb.png",
-                      "kind=image&name=a%00b.png", "kind=image&name=a%0Ab.png", "kind=image&name=\(String(repeating: "n", count: 256))"] {
+        for query in [
+            "kind=bogus&name=a.png", "name=a.png", "kind=image", "kind=image&name=..", "kind=image&name=.",
+            "kind=image&name=..%2F..%2Fetc%2Fpasswd", "kind=image&name=a%2Fb.png", "kind=image&name=a%5Cb.png",
+            "kind=image&name=a%00b.png", "kind=image&name=a%0Ab.png", "kind=image&name=\(String(repeating: "n", count: 256))",
+        ] {
             let response = try alice.request("POST", "/api/notes/\(id)/attachments?\(query)", raw: png)
             #expect(response.status == 400 && response.code == "param", "\(query) → \(response.status)")
         }
@@ -140,7 +143,8 @@ import TresorTestSupport
         let bob = try signedIn(harness, server, "bob")
         let id = try alice.createNote(title: "Alice's", body: "alice body")
         let png = Data(repeating: 1, count: 100)
-        let attachment = try #require(try alice.request("POST", "/api/notes/\(id)/attachments?kind=image&name=a.png", raw: png).json?["id"] as? String)
+        let attachment = try #require(
+            try alice.request("POST", "/api/notes/\(id)/attachments?kind=image&name=a.png", raw: png).json?["id"] as? String)
         let missing = "00000000-0000-0000-0000-000000000000"
 
         // Every note route: bob gets exactly what a missing note gives (well-formed bodies, so
@@ -155,18 +159,33 @@ import TresorTestSupport
                 ("attach", try bob.request("POST", "/api/notes/\(note)/attachments?kind=image&name=b.png", raw: png)),
                 ("attachment", try bob.get("/api/notes/\(note)/attachments/\(attachment)")),
                 ("detach", try bob.delete("/api/notes/\(note)/attachments/\(attachment)")),
-                ("lock", try bob.post("/api/notes/\(note)/lock", [
-                    "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
-                    "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
-                    "attachments": [] as [Any],
-                ])),
-                ("locked body", try bob.put("/api/notes/\(note)/locked-body", [
-                    "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
-                    "noteProof": zeros32,
-                ])),
-                ("rewrap", try bob.post("/api/notes/\(note)/rewrap", [
-                    "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProof": zeros32,
-                ])),
+                (
+                    "lock",
+                    try bob.post(
+                        "/api/notes/\(note)/lock",
+                        [
+                            "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
+                            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                            "attachments": [] as [Any],
+                        ])
+                ),
+                (
+                    "locked body",
+                    try bob.put(
+                        "/api/notes/\(note)/locked-body",
+                        [
+                            "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                            "noteProof": zeros32,
+                        ])
+                ),
+                (
+                    "rewrap",
+                    try bob.post(
+                        "/api/notes/\(note)/rewrap",
+                        [
+                            "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProof": zeros32,
+                        ])
+                ),
                 ("wrapped key", try bob.post("/api/notes/\(note)/wrapped-key", proof)),
                 ("share", try bob.post("/api/notes/\(note)/participants", ["name": "bob"])),
                 ("unshare", try bob.delete("/api/notes/\(note)/participants/alice")),
@@ -186,7 +205,9 @@ import TresorTestSupport
         #expect(shared.status == 201 && shared.json?["participants"] as? [String] == ["bob"] && shared.json?["owner"] as? String == "alice")
         #expect(try alice.post("/api/notes/\(id)/participants", ["name": "nobody"]).status == 404)
         let seen = try #require(try notes(bob).first)
-        #expect(seen["id"] as? String == id && seen["owner"] as? String == "alice" && seen["canManage"] as? Bool == false && seen["isShared"] as? Bool == true)
+        #expect(
+            seen["id"] as? String == id && seen["owner"] as? String == "alice" && seen["canManage"] as? Bool == false
+                && seen["isShared"] as? Bool == true)
         #expect(try bob.get("/api/notes/\(id)").json?["body"] as? String == "alice body")
         #expect(try bob.patch("/api/notes/\(id)", ["title": "Edited by Bob", "body": "bob's edit"]).status == 200)
         #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == "bob's edit")
@@ -197,11 +218,16 @@ import TresorTestSupport
             ("remove the owner", try bob.delete("/api/notes/\(id)/participants/alice")),
             ("pin", try bob.patch("/api/notes/\(id)", ["isPinned": true])),
             ("move", try bob.patch("/api/notes/\(id)", ["folder": "Bob's"])),
-            ("lock", try bob.post("/api/notes/\(id)/lock", [
-                "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
-                "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
-                "attachments": [] as [Any],
-            ])),
+            (
+                "lock",
+                try bob.post(
+                    "/api/notes/\(id)/lock",
+                    [
+                        "passphraseProof": proof, "wrappedKey": Data(count: 24).base64EncodedString(), "noteProofHash": zeros32,
+                        "iv": Data(count: 12).base64EncodedString(), "tag": Data(count: 16).base64EncodedString(), "ciphertext": "",
+                        "attachments": [] as [Any],
+                    ])
+            ),
         ] {
             #expect(response.status == 403 && response.code == "forbidden", "participant \(what) → \(response.status)")
         }

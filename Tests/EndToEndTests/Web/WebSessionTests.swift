@@ -44,11 +44,15 @@ import TresorTestSupport
         tokenOnly.token = nil
         var wrongToken = alice
         wrongToken.originToken = bob.originToken ?? "x"
-        for (what, browser) in [("the cookie alone", cookieOnly), ("the origin token alone", tokenOnly), ("another session's origin token", wrongToken)] {
+        for (what, browser) in [
+            ("the cookie alone", cookieOnly), ("the origin token alone", tokenOnly), ("another session's origin token", wrongToken),
+        ] {
             for (method, path) in WebAPITests.apiRoutes + [("GET", "/api/notes/\(note)"), ("POST", "/api/account/password")] {
                 let response = try browser.request(method, path, json: method == "GET" || method == "DELETE" ? nil : ["x": 1])
                 #expect(response.status == 401 && response.code == "unauthorized", "\(method) \(path) with \(what) → \(response.status)")
-                #expect(!response.text.contains("csrfToken") && !response.text.contains("alice"), "\(method) \(path) with \(what) answered \(response.text)")
+                #expect(
+                    !response.text.contains("csrfToken") && !response.text.contains("alice"),
+                    "\(method) \(path) with \(what) answered \(response.text)")
             }
         }
         let originToken = try #require(alice.originToken, "sign-in answers the origin token")
@@ -58,14 +62,18 @@ import TresorTestSupport
         #expect(try alice.get("/api/notes/\(note)").status == 200, "and the session still works")
 
         // Two cookies (one planted with a narrower path, sent first): the one the origin token names counts.
-        let both = try server.send("GET", "/api/session", headers: [
-            ("Cookie", "tresor_session=\(try #require(bob.token)); tresor_session=\(try #require(alice.token))"),
-            ("X-Tresor-Origin-Token", originToken),
-        ])
+        let both = try server.send(
+            "GET", "/api/session",
+            headers: [
+                ("Cookie", "tresor_session=\(try #require(bob.token)); tresor_session=\(try #require(alice.token))"),
+                ("X-Tresor-Origin-Token", originToken),
+            ])
         #expect(both.status == 200 && (both.json?["account"] as? [String: Any])?["name"] as? String == "alice")
-        let planted = try server.send("GET", "/api/session", headers: [
-            ("Cookie", "tresor_session=\(try #require(bob.token))"), ("X-Tresor-Origin-Token", originToken),
-        ])
+        let planted = try server.send(
+            "GET", "/api/session",
+            headers: [
+                ("Cookie", "tresor_session=\(try #require(bob.token))"), ("X-Tresor-Origin-Token", originToken),
+            ])
         #expect(planted.status == 401, "a planted cookie with the page's origin token is another account: not signed in")
         try harness.expectNoSecretLeaked()
     }
@@ -133,7 +141,9 @@ import TresorTestSupport
         #expect(all.succeeded && all.stdout.contains("1"), "\(all.stdout)")
         #expect(try bob.get("/api/session").status == 401)
         let none = try harness.tresor(["web", "sessions", "--json"])
-        #expect((try? JSONSerialization.jsonObject(with: Data(none.stdout.utf8))) as? [Any] != nil && none.stdout.contains("[") && !none.stdout.contains("bob"))
+        #expect(
+            (try? JSONSerialization.jsonObject(with: Data(none.stdout.utf8))) as? [Any] != nil && none.stdout.contains("[")
+                && !none.stdout.contains("bob"))
         try harness.expectNoSecretLeaked()
     }
 

@@ -296,7 +296,8 @@ struct WebBrowser {
 /// The security headers docs/WEB.md puts on every response.
 func expectSecurityHeaders(_ response: WebResponse, api: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
     let csp = response.headers["content-security-policy"] ?? ""
-    #expect(csp.contains("default-src 'self'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'")
+    #expect(
+        csp.contains("default-src 'self'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'")
             && csp.contains("object-src 'none'") && !csp.contains("unsafe-inline"), "CSP: \(csp)", sourceLocation: sourceLocation)
     #expect(response.headers["x-content-type-options"] == "nosniff", sourceLocation: sourceLocation)
     #expect(response.headers["referrer-policy"] == "no-referrer", sourceLocation: sourceLocation)

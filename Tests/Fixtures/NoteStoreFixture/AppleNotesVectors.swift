@@ -24,11 +24,12 @@ public enum AppleNotesVectors {
         public static let noteKey = Data(hex: "023aae7c450a283b23e3d7c1416ad644")
         public static let iv = Data(hex: "151f64de7be34d15dacdaea9b33471f9")
         public static let tag = Data(hex: "806bf2bbd3bf83cf1240b03e7c4d6ab1")
-        public static let ciphertext = Data(hex: """
-            131b03571fc9ec47ef58e58e21fce5c10aa73a62b9e58a743bcdcc3aff1ea8ab9964f4535b8597735f3da5f6ae63b937
-            0625a20d633e9cf2986d4d118989124f0ddfee956e47cb5cbc3617c520b075620b37ae4056f3a1af83351fda634dfb44
-            6055c75f7143a5600149db333893c0ecb0ef3944e2a64542e9a4375bf152689858fed8b21aded0eab0afb11190
-            """)
+        public static let ciphertext = Data(
+            hex: """
+                131b03571fc9ec47ef58e58e21fce5c10aa73a62b9e58a743bcdcc3aff1ea8ab9964f4535b8597735f3da5f6ae63b937
+                0625a20d633e9cf2986d4d118989124f0ddfee956e47cb5cbc3617c520b075620b37ae4056f3a1af83351fda634dfb44
+                6055c75f7143a5600149db333893c0ecb0ef3944e2a64542e9a4375bf152689858fed8b21aded0eab0afb11190
+                """)
         public static let text = "Encrypted title\n\nEncrypted body"
     }
 }

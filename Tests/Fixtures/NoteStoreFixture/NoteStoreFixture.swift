@@ -216,7 +216,8 @@ public struct NoteStoreFixture {
 
     private func insert(_ row: [String: DatabaseValue], into table: String, _ db: Database) throws {
         let columns = row.keys.sorted()
-        let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        let sql =
+            "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         try db.execute(sql: sql, arguments: StatementArguments(columns.map { row[$0]! }))
     }
 

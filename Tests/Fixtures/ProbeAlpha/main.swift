@@ -1,2 +1,3 @@
 import KeychainProbe
+
 KeychainProbe.main()

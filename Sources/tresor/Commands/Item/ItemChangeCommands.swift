@@ -16,12 +16,19 @@ extension ItemCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Option(name: .customLong("set"), help: "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input.")
+        @Option(
+            name: .customLong("set"),
+            help:
+                "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input."
+        )
         var changes: [String] = []
         @Flag(help: "Replace the secret: typed twice on a terminal, else the rest of standard input.") var secretStdin = false
         @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
-        @Flag(help: "Where the change needs the passcode, read it from standard input, after any lines for values given as -; with --secret-stdin its line comes first, before the secret.")
+        @Flag(
+            help:
+                "Where the change needs the passcode, read it from standard input, after any lines for values given as -; with --secret-stdin its line comes first, before the secret."
+        )
         var passcodeStdin = false
 
         func validate() throws {
@@ -37,7 +44,8 @@ extension ItemCommand {
                 let keychain = try options.keychain(named: item.keychain)
                 let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
                 let secret = secretStdin ? try newSecret(secretStdin: true) : nil
-                let count = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) { passcode in
+                let count = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) {
+                    passcode in
                     try keychain.update(query, secret: secret, changes: parsed, passcode: passcode)
                 }
                 if options.json { return Output.json(["count": count]) }

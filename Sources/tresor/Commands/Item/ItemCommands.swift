@@ -37,9 +37,14 @@ struct ItemCommand: ParsableCommand {
         var userPresence = false
         @Flag(help: "tresor may print the secret without you present (no passcode, no terminal session): for scripts.")
         var readableByScripts = false
-        @Flag(help: "Where adding needs the passcode (another application's group), read it from standard input: with --secret-stdin its line comes first, before the secret.")
+        @Flag(
+            help:
+                "Where adding needs the passcode (another application's group), read it from standard input: with --secret-stdin its line comes first, before the secret."
+        )
         var passcodeStdin = false
-        @Option(name: .customLong("passcode-fd"), help: "Where adding to another application's group needs the passcode, read it from this file descriptor instead.")
+        @Option(
+            name: .customLong("passcode-fd"),
+            help: "Where adding to another application's group needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
 
         func validate() throws {
@@ -55,7 +60,8 @@ struct ItemCommand: ParsableCommand {
                 let keychain = try options.keychain(named: item.keychain)
                 let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
                 let secret = try newSecret(secretStdin: secretStdin)
-                let added = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) { passcode in
+                let added = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) {
+                    passcode in
                     try keychain.add(item.itemClass, attributes: attributes, secret: secret, passcode: passcode)
                 }
                 if options.json { return Output.json(ItemJSON(added)) }
@@ -106,8 +112,9 @@ struct ItemCommand: ParsableCommand {
         /// The command line as ``SecretLookup`` runs it (read by swift-argument-parser).
         var lookup: SecretLookup {
             get throws {
-                SecretLookup(home: options.home, verbose: options.verbose, keychain: item.keychain,
-                             query: try item.query(limit: .one, returnData: true), first: first, passcodeStdin: passcodeStdin, clip: clip)
+                SecretLookup(
+                    home: options.home, verbose: options.verbose, keychain: item.keychain,
+                    query: try item.query(limit: .one, returnData: true), first: first, passcodeStdin: passcodeStdin, clip: clip)
             }
         }
 

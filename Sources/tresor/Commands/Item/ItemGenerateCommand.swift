@@ -28,7 +28,10 @@ extension ItemCommand {
         @Flag(help: "Reading the secret will need you every time (access control userPresence).") var userPresence = false
         @Flag(help: "tresor may print the secret without you present (no passcode, no terminal session): for scripts.")
         var readableByScripts = false
-        @Flag(help: "Where storing needs the passcode (another application's group), read it from standard input, after any lines for options given as -.")
+        @Flag(
+            help:
+                "Where storing needs the passcode (another application's group), read it from standard input, after any lines for options given as -."
+        )
         var passcodeStdin = false
 
         mutating func run() throws {
@@ -44,7 +47,8 @@ extension ItemCommand {
                     return kind
                 }
                 if clip { _ = try Clipboard.current() }
-                let secret = try words.map { try SecretGenerator.passphrase(words: $0, separator: separator) }
+                let secret =
+                    try words.map { try SecretGenerator.passphrase(words: $0, separator: separator) }
                     ?? SecretGenerator.characters(length: length, classes: classes)
                 let bits = words.map(SecretGenerator.bits(words:)) ?? SecretGenerator.bits(length: length, classes: classes)
                 let keychain = try options.keychain(named: item.keychain)
@@ -58,7 +62,8 @@ extension ItemCommand {
                     return Output.json(ItemJSON(shown))
                 }
                 let what = words.map { "\($0) words" } ?? "\(length) characters"
-                let line = "Added \(item.itemClass.humanName) \(added.id) to group \(added.attributes?.accessGroup ?? "?"): \(what), about \(bits) bits"
+                let line =
+                    "Added \(item.itemClass.humanName) \(added.id) to group \(added.attributes?.accessGroup ?? "?"): \(what), about \(bits) bits"
                     + (clip ? "; copied to the clipboard for \(Clipboard.clearSeconds) s" : "") + "."
                 guard print else { return Swift.print(line) }
                 // The secret alone on standard output, for scripts.

@@ -42,7 +42,9 @@ struct NoteCommand: ParsableCommand {
         @Option(help: "Put the note in this folder (created when missing); - to type it or read it from standard input.")
         var folder: String?
         @Flag(help: "Pin the note to the top of the list.") var pin = false
-        @Flag(help: ArgumentHelp("All of standard input is the body, even on a terminal; the title is --title, else the body's first line.", visibility: .hidden))
+        @Flag(
+            help: ArgumentHelp(
+                "All of standard input is the body, even on a terminal; the title is --title, else the body's first line.", visibility: .hidden))
         var bodyStdin = false
 
         mutating func run() throws {
@@ -111,7 +113,8 @@ struct NoteCommand: ParsableCommand {
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 var note = try unlocker.withPassphrase { try notes.show(id, passphrase: $0) }
                 if let lock = note.summary.lock, !lock.isCurrent,
-                   rewrap || (unlocker.interactive && Terminal.confirm("Re-wrap it under your current passphrase? [y/N] ")) {
+                    rewrap || (unlocker.interactive && Terminal.confirm("Re-wrap it under your current passphrase? [y/N] "))
+                {
                     note.summary = try unlocker.withPassphrase { try notes.rewrap(id, currentPassphrase: $0) }
                     if !options.json { StandardStream.error.write("Re-wrapped under the current passphrase.\n") }
                 }
@@ -142,7 +145,9 @@ struct NoteCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",
             abstract: "Find notes by words of their title or body (locked notes: title only).",
-            discussion: "Without words (or with -), they are typed, or read from the first line of standard input: search words say what you look for, and `ps` shows arguments to every local user.")
+            discussion:
+                "Without words (or with -), they are typed, or read from the first line of standard input: search words say what you look for, and `ps` shows arguments to every local user."
+        )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The words to look for; each must start a word of the note. Omitted or -: typed, or read from standard input.")
         var text: String?

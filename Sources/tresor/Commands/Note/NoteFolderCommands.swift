@@ -7,11 +7,13 @@ extension NoteCommand {
         static let configuration = CommandConfiguration(
             commandName: "folder",
             abstract: "List, create and delete folders of notes.",
-            discussion: "A folder's name is confidential: give it as - (or leave it out) to type it or read it from standard input, off the command line.",
+            discussion:
+                "A folder's name is confidential: give it as - (or leave it out) to type it or read it from standard input, off the command line.",
             subcommands: [List.self, Create.self, Delete.self])
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the folders and how many notes each holds.", aliases: ["ls"])
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List the folders and how many notes each holds.", aliases: ["ls"])
             @OptionGroup var options: GlobalOptions
 
             func run() throws {

@@ -16,7 +16,8 @@ extension NoteCommand {
             subcommands: [Status.self, SetPassphrase.self, Change.self, Reset.self, Hint.self, KeychainUnlock.self])
 
         struct Status: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "status", abstract: "Show whether a passphrase is set, its session, hint and keychain unlock.")
+            static let configuration = CommandConfiguration(
+                commandName: "status", abstract: "Show whether a passphrase is set, its session, hint and keychain unlock.")
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
@@ -32,9 +33,10 @@ extension NoteCommand {
             static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the first notes passphrase (asked twice).")
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Flag(help: ArgumentHelp(
-                "Give a hint too, shown after three wrong entries (it must not contain the passphrase): asked after the passphrase, or the line after it on standard input.",
-                discussion: "Never on the command line, where every local user could read it."))
+            @Flag(
+                help: ArgumentHelp(
+                    "Give a hint too, shown after three wrong entries (it must not contain the passphrase): asked after the passphrase, or the line after it on standard input.",
+                    discussion: "Never on the command line, where every local user could read it."))
             var hint = false
 
             func run() throws {
@@ -139,7 +141,9 @@ extension NoteCommand {
             static let configuration = CommandConfiguration(commandName: "hint", abstract: "Show the passphrase's hint, or replace or remove it.")
             @OptionGroup var options: GlobalOptions
             @OptionGroup var secrets: NoteSecretOptions
-            @Flag(name: .customLong("set"), help: "Replace the hint (needs the passphrase or its session): asked first, or the first line of standard input.")
+            @Flag(
+                name: .customLong("set"),
+                help: "Replace the hint (needs the passphrase or its session): asked first, or the first line of standard input.")
             var set = false
             @Flag(help: "Remove the hint.") var clear = false
 

@@ -12,7 +12,8 @@ extension NoteCommand {
             subcommands: [List.self, Restore.self, Delete.self, Empty.self])
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the notes in Recently Deleted, and when each goes for good.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List the notes in Recently Deleted, and when each goes for good.")
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
@@ -22,7 +23,9 @@ extension NoteCommand {
                     guard !notes.isEmpty else { return print("Recently Deleted is empty.") }
                     print(NoteText.table(notes))
                     if let last = notes.compactMap(\.deleted).min() {
-                        print("Notes are deleted for good 30 days after they were deleted (the oldest on \(NoteText.date(last.addingTimeInterval(30 * 86_400)))).")
+                        print(
+                            "Notes are deleted for good 30 days after they were deleted (the oldest on \(NoteText.date(last.addingTimeInterval(30 * 86_400))))."
+                        )
                     }
                 }
             }
