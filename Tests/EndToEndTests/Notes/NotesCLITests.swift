@@ -255,8 +255,9 @@ import TresorTestSupport
 
     /// A large attachment goes through the CLI and the daemon a piece at a time: attaching 64 MiB
     /// raises tresord's peak resident memory by a few MiB, not by the file (it used to hold the
-    /// whole upload, and a copy), and the `tresor` process never holds the file either; exporting
-    /// it goes a chunk at a time too (``AttachmentStreamingTests``); and every byte comes back.
+    /// whole upload, and a copy), and the `tresor` process never holds the file either; and every
+    /// byte comes back. The export's memory is ``AttachmentStreamingTests``' to hold: it measures
+    /// from a peak reset after the upload, where this test's peak still carries the upload's.
     @Test func aLargeAttachmentIsNotHeldWholeByTheDaemon() throws {
         let harness = try initialized()
         let size = 64 << 20
@@ -299,8 +300,6 @@ import TresorTestSupport
         #expect(growth < 24 << 10, "tresord's peak grew by \(growth) kB for a 64 MiB upload")
         let out = harness.root.appendingPathComponent("back.bin")
         #expect(try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", out.path]).succeeded)
-        let exportGrowth = try peakResidentKB(of: pid) - before
-        #expect(exportGrowth < 24 << 10, "tresord's peak grew by \(exportGrowth) kB to answer with a 64 MiB attachment")
         #expect(try Data(contentsOf: out) == bytes)
     }
 
