@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """What each same-user attacker gets from a Secret Service provider: Tresor, gnome-keyring and
-KeePassXC with its confirmations on, measured (docs/SECURITY.md, "What a same-user attacker gets").
+KeePassXC with its confirmations on, measured (docs/SECURITY.md, "What a same-user attacker gets, measured").
 
 Run as root (it makes an unprivileged user, `tresor-attacker`, and runs everything else as that
 user): for every provider and every attacker, a private session bus and a fresh provider, the
@@ -439,8 +439,14 @@ def measure(provider, attacker, user, root, clients, wait):
         started = time.monotonic()
         results = attack(instance, clients, wait, replacement)
         seconds = time.monotonic() - started
+        # What the victim itself gets when it reads its own item now, with nobody at the screen.
+        own = instance.user.run([SECRET_TOOL, "lookup", "service", "mail.example", "user", "ada"], instance.env, timeout=wait,
+                                what="secret-tool lookup (the victim's own)")
+        own_lookup = "waited for the user" if own.timed_out else ("served" if own.stdout else "refused")
         provider.before_checking(instance, clients)
-        cell = {"seconds": round(seconds, 1), "waited_for_the_user": waited(results, wait), "victims": {}}
+        prompts_dismissed = sum(result.stdout.count('"prompt": "dismissed"') for result in results)
+        cell = {"seconds": round(seconds, 1), "waited_for_the_user": waited(results, wait), "prompts_dismissed": prompts_dismissed,
+                "secret-tool's own lookup": own_lookup, "victims": {}}
         for victim in VICTIMS:
             state = provider_state(provider, instance, clients, victim, stored[victim.name])
             cell["victims"][victim.name] = judge(results, victim, stored[victim.name], replacement, state)
@@ -491,6 +497,8 @@ def cell_text(cell):
             parts.append(f"{'listed only' if what == 'listed' else what}: {', '.join(who)}")
     if cell["waited_for_the_user"]:
         parts.append(f"waited for the user {cell['waited_for_the_user']}× (nobody answered)")
+    if cell.get("prompts_dismissed"):
+        parts.append(f"its prompt dismissed at once {cell['prompts_dismissed']}× (nobody to ask)")
     return "; ".join(parts) or "nothing"
 
 
@@ -529,6 +537,8 @@ def main():
     lines = ["| attacker | " + " | ".join(p.title for p in providers) + " |", "|---|" + "---|" * len(providers)]
     for name, description, _ in ATTACKERS:
         lines.append(f"| {name}: {description} | " + " | ".join(cell_text(table[name][p.key]) for p in providers) + " |")
+    owns = [sorted({table[name][p.key].get("secret-tool's own lookup", "not measured") for name, _, _ in ATTACKERS}) for p in providers]
+    lines.append("| the victim: secret-tool's lookup of its own item, after each attack | " + " | ".join(", ".join(own) for own in owns) + " |")
     markdown = "\n".join(lines) + "\n"
     with open(os.path.join(options.out, "attackers.md"), "w") as file:
         file.write(markdown)
