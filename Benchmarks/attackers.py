@@ -16,6 +16,7 @@ gnome-keyring, keepassxc, util-linux (unshare, setpriv). The secrets are random 
 and the JSON name them by their victim, never by value.
 """
 import argparse
+import base64
 import json
 import os
 import pwd
@@ -24,9 +25,10 @@ import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
+import uuid
+import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
@@ -281,8 +283,6 @@ class KeePassXC:
         user.run(["keepassxc-cli", "db-create", "-q", "-p", "-t", "100", base], env, input="pw\npw\n")
         exported = user.run(["keepassxc-cli", "export", "-q", "-f", "xml", base], env, input="pw\n", quiet=True).stdout
         # Expose the root group over the Secret Service (FDO_SECRETS_EXPOSED_GROUP holds "{uuid}").
-        import base64
-        import uuid
         root = "{%s}" % uuid.UUID(bytes=base64.b64decode(re.search(r"<Root>\s*<Group>\s*<UUID>([^<]+)</UUID>", exported).group(1)))
         item = f"<Item><Key>FDO_SECRETS_EXPOSED_GROUP</Key><Value>{root}</Value></Item>"
         head, tail = exported.split("</Meta>", 1)
@@ -385,7 +385,7 @@ ATTACKERS = [
 
 # --- Measuring -------------------------------------------------------------------------------
 
-def judge(results, victim, secret, replacement, state):
+def judge(results, victim, secret, state):
     """What the attacker got of one victim's item, from its output and the item afterwards."""
     # What the attacker printed of the provider's answers (not the victim it borrowed from).
     output = "".join(line for result in results for line in result.stdout.splitlines(True) if '"borrowed"' not in line)
@@ -398,6 +398,8 @@ def judge(results, victim, secret, replacement, state):
         got.append("replaced")
     elif state == "missing":
         got.append("deleted")
+    elif state == "unchecked":
+        got.append("unchecked")
     return got
 
 
@@ -449,7 +451,7 @@ def measure(provider, attacker, user, root, clients, wait):
                 "secret-tool's own lookup": own_lookup, "victims": {}}
         for victim in VICTIMS:
             state = provider_state(provider, instance, clients, victim, stored[victim.name])
-            cell["victims"][victim.name] = judge(results, victim, stored[victim.name], replacement, state)
+            cell["victims"][victim.name] = judge(results, victim, stored[victim.name], state)
         cell["refusals"] = sorted(set(re.findall(r'"refused": "([^"]+)"', "".join(r.stdout for r in results))))
         log(f"--> {json.dumps(cell)}")
         return cell
@@ -468,33 +470,37 @@ def provider_state(provider, instance, clients, victim, secret):
 
 def keepassxc_state(instance, victim, secret):
     """KeePassXC asks before every read, the victims' too: their items are read from its database
-    file, which it saves after every change. Every entry that is the victim's item (its label, or
-    an attribute with the victim's value) must still hold its secret."""
-    import xml.etree.ElementTree as ElementTree
-    exported = instance.user.run(["keepassxc-cli", "export", "-q", "-f", "xml", instance.keepassxc_database], instance.env, input="pw\n",
-                                 what="keepassxc-cli export (the saved database)", quiet=True)
-    tree = ElementTree.fromstring(exported.stdout)
-    history = {id(entry) for old in tree.iter("History") for entry in old}
-    passwords = []
-    for entry in tree.iter("Entry"):
-        if id(entry) in history:
-            continue
-        fields = {string.findtext("Key"): string.findtext("Value") or "" for string in entry.findall("String")}
-        if fields.get("Title") == victim.label or victim.key in (value for key, value in fields.items() if key not in ("Title", "Password")):
-            passwords.append(fields.get("Password", ""))
-    if not passwords:
-        return "missing"
-    return "intact" if all(password == secret for password in passwords) else "replaced"
+    file, which it saves after changes. Every entry that is the victim's item (its label, or an
+    attribute with the victim's value) must still hold its secret. An item not in the file (once,
+    the last one stored before the attack) is "unchecked": the file is behind, nothing was deleted
+    (the attackers delete nothing)."""
+    for attempt in range(3):
+        exported = instance.user.run(["keepassxc-cli", "export", "-q", "-f", "xml", instance.keepassxc_database], instance.env, input="pw\n",
+                                     what="keepassxc-cli export (the saved database)", quiet=True)
+        tree = ElementTree.fromstring(exported.stdout)
+        history = {id(entry) for old in tree.iter("History") for entry in old}
+        passwords = []
+        for entry in tree.iter("Entry"):
+            if id(entry) in history:
+                continue
+            fields = {string.findtext("Key"): string.findtext("Value") or "" for string in entry.findall("String")}
+            if fields.get("Title") == victim.label or victim.key in (value for key, value in fields.items() if key not in ("Title", "Password")):
+                passwords.append(fields.get("Password", ""))
+        if passwords:
+            return "intact" if all(password == secret for password in passwords) else "replaced"
+        time.sleep(2)
+    return "unchecked"
 
 
 def cell_text(cell):
     if "error" in cell:
         return f"not measured: {cell['error']}"
     parts = []
-    for what in ("read", "replaced", "deleted", "listed"):
+    for what in ("read", "replaced", "deleted", "listed", "unchecked"):
         who = [name for name, got in cell["victims"].items() if what in got and (what != "listed" or "read" not in got)]
         if who:
-            parts.append(f"{'listed only' if what == 'listed' else what}: {', '.join(who)}")
+            label = {"listed": "listed only", "unchecked": "not in the saved database, unchecked"}.get(what, what)
+            parts.append(f"{label}: {', '.join(who)}")
     if cell["waited_for_the_user"]:
         parts.append(f"waited for the user {cell['waited_for_the_user']}× (nobody answered)")
     if cell.get("prompts_dismissed"):
