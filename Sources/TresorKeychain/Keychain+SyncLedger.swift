@@ -388,6 +388,8 @@ extension Keychain {
     /// - Throws: what `body` throws (nothing is kept then); storage errors.
     public func syncTransaction<T>(_ body: (KeychainSyncTransaction) throws -> T) throws -> T {
         let result = try write { db in try body(KeychainSyncTransaction(keychain: self, db: db)) }
+        // What an arriving change replaced or deleted must not linger in the WAL (as after `delete`).
+        checkpointWAL()
         return result
     }
 

@@ -53,6 +53,33 @@ extension Keychain {
                 """, arguments: [recordID, recordID])
     }
 
+    /// Records a pending change for each item that syncs but has no record yet — an item made
+    /// before this keychain recorded changes — so that turning sync on sends it. An item of a
+    /// locked class is left for a later call.
+    /// - Returns: how many items were recorded.
+    /// - Throws: ``KeychainError/storage(_:)``.
+    @discardableResult
+    public func recordSyncingItemsWithoutRecord() throws -> Int {
+        var found: [(ItemClass, Int64)] = []
+        try readAllItems { reading in
+            guard case .item(let item) = reading, syncs(item.attributes), let id = Int64(item.id) else { return }
+            found.append((item.itemClass, id))
+        }
+        return try write { db in
+            var count = 0
+            for (itemClass, id) in found {
+                let known = try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM sync_records WHERE item_class = ? AND item_id = ?", arguments: [itemClass.rawValue, id])
+                // Deleted since it was read, or recorded meanwhile by a change of its own.
+                guard known == nil, try Bool.fetchOne(db, sql: "SELECT 1 FROM \(itemClass.table) WHERE id = ?", arguments: [id]) != nil
+                else { continue }
+                try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: true)
+                count += 1
+            }
+            return count
+        }
+    }
+
     /// How many changes wait to go out (sealed or not).
     /// - Returns: the count of the outbox's entries.
     /// - Throws: ``KeychainError/storage(_:)``.

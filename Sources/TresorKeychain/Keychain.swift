@@ -268,7 +268,7 @@ public final class Keychain: Sendable {
 
     /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
     /// try again after the next write.
-    private func checkpointWAL() {
+    func checkpointWAL() {
         let done = SealedDatabase.checkpoint(database)
         checkpointPending.withLock { $0 = !done }
     }

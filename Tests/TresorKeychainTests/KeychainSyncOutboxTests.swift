@@ -110,6 +110,21 @@ import TresorKeybag
         #expect(try home.keychain.pendingSyncChanges() == 1)
     }
 
+    /// Items made before the keychain recorded changes get a record and a pending change once,
+    /// when sync is turned on; those that do not sync never do.
+    @Test func itemsWithoutARecordAreRecordedOnce() throws {
+        let home = try KeychainHome()
+        try home.keychain.add(.genericPassword, attributes: Self.password("mail"), secret: Data("one".utf8), caller: Callers.appA)
+        try home.keychain.add(
+            .genericPassword, attributes: Self.password("local", synchronizable: false), secret: Data("x".utf8), caller: Callers.appA)
+        // As a keychain written before schema v5 leaves them: no record, nothing pending.
+        try home.keychain.database.write { db in try db.execute(sql: "DELETE FROM sync_records; DELETE FROM sync_outbox") }
+        #expect(try home.keychain.recordSyncingItemsWithoutRecord() == 1)
+        #expect(try home.keychain.pendingSyncChanges() == 1)
+        #expect(try home.keychain.recordSyncingItemsWithoutRecord() == 0)
+        #expect(try records(home.keychain).count == 1)
+    }
+
     /// The outbox is written in the change's transaction: a change refused (a duplicate) records nothing.
     @Test func aRefusedChangeRecordsNothing() throws {
         let home = try KeychainHome()
