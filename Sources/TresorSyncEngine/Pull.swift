@@ -96,7 +96,14 @@ extension SyncEngine {
         var batch = VerifiedBatch()
         var progress = try keychain.syncTransaction { try self.progress($0) }
         while batch.pages.count < Self.pagesPerBatch {
-            let page = try await transport.page(after: progress.lastCounter, limit: pageSize)
+            let page: SyncPage
+            do {
+                page = try await transport.page(after: progress.lastCounter, limit: pageSize)
+            } catch  where !batch.pages.isEmpty {
+                // The pages fetched before are applied; the next pull resumes after them.
+                batch.refusal = error
+                break
+            }
             guard !page.records.isEmpty else {
                 batch.more = false
                 break

@@ -181,3 +181,49 @@ struct CrashingTransport: SyncRecordTransport {
         try await base.page(after: cursor, limit: limit)
     }
 }
+
+/// Passes calls to the relay, but the `failing`-th page request fails, as a connection lost
+/// (or a device killed) between two pages.
+final class PageFailingTransport: SyncRecordTransport, Sendable {
+    let base: any SyncRecordTransport
+    let calls = Mutex(0)
+    let failing: Int
+
+    init(base: any SyncRecordTransport, failing: Int) {
+        self.base = base
+        self.failing = failing
+    }
+
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await base.push(request) }
+
+    func page(after cursor: UInt64, limit: Int) async throws -> SyncPage {
+        let call = calls.withLock { calls in
+            calls += 1
+            return calls
+        }
+        if call == failing { throw CrashAfterPush() }
+        return try await base.page(after: cursor, limit: limit)
+    }
+}
+
+@Suite("Sync engine: interrupted pulls", .enabled(if: TestPostgres.shouldRun))
+struct InterruptedPullTests {
+    /// Each page is applied with the progress in one transaction: a pull cut between two pages
+    /// keeps the pages before, and the next resumes after them — nothing lost, nothing twice.
+    @Test func aPullCutBetweenPagesResumesWithoutLossOrDuplicate() async throws {
+        var index = 0
+        let world = try await SyncWorld.make { base in
+            defer { index += 1 }
+            return index == 1 ? PageFailingTransport(base: base, failing: 2) : base  // the desktop's
+        }
+        let laptop = world.devices[0], desktop = world.devices[1]
+        for index in 0..<120 { try laptop.add("item\(index)", "s\(index)") }
+        try await laptop.engine.sync()
+        await #expect(throws: CrashAfterPush.self) { try await desktop.engine.pull() }
+        #expect(try desktop.items().count == 50)  // the first page, committed
+        let summary = try await desktop.engine.pull()
+        #expect(summary.applied == 70)
+        #expect(try desktop.items().count == 120)
+        #expect(try desktop.conflicts().isEmpty)
+    }
+}
