@@ -21,15 +21,16 @@ struct HeldChangesTests {
         try await laptop.engine.sync()
         var summary = try await desktop.engine.sync()
         #expect(summary.held == 1 && summary.applied == 1)
-        try laptop.update("mail", "two")
+        try laptop.update("mail", "second-held-value")
         try await laptop.engine.sync()
         summary = try await desktop.engine.sync()
         #expect(summary.held == 2)
         #expect(try desktop.engine.waiting().changes == 2)
+        #expect(!desktop.filesContain("second-held-value"), "held changes are kept sealed")
         try desktop.keybag.unlock(passcode: try Passcode(TestDevice.passcode))
         summary = try desktop.engine.applyHeld()
         #expect(summary.applied == 2 && summary.held == 0)
-        #expect(try desktop.items() == ["mail": "two", "bank": "pin"])
+        #expect(try desktop.items() == ["mail": "second-held-value", "bank": "pin"])
         #expect(try desktop.conflicts().isEmpty)
     }
 

@@ -78,6 +78,8 @@ struct ReplicationTests {
         #expect(try desktop.secret("mail") == "desktop's")
         #expect(try laptop.conflicts().map(\.secret) == ["laptop's"])
         #expect(try desktop.conflicts().map(\.secret) == ["laptop's"])
+        // The losing version is kept sealed, like an item.
+        #expect(!laptop.filesContain("laptop's") && !desktop.filesContain("laptop's"))
 
         let kept = try #require(try laptop.conflicts().first)
         try laptop.engine.restoreConflict(kept.id)

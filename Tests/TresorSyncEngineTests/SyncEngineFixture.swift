@@ -121,6 +121,17 @@ final class TestDevice: @unchecked Sendable {
         }
     }
 
+    /// Whether any file of this device's home holds `marker` in the clear, as it is or in
+    /// base64 (how an item's JSON carries a secret).
+    func filesContain(_ marker: String) -> Bool {
+        let needles = [Data(marker.utf8), Data(Data(marker.utf8).base64EncodedString().utf8)]
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return files.contains { file in
+            guard let bytes = try? Data(contentsOf: file) else { return false }
+            return needles.contains { bytes.range(of: $0) != nil }
+        }
+    }
+
     /// The secrets of the conflicts kept, by service.
     func conflicts() throws -> [(service: String, secret: String, id: String)] {
         try keychain.syncConflicts().map { conflict in
