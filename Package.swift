@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "TresorSync", targets: ["TresorSync"]),
         .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
         .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
+        .library(name: "TresorSyncEngine", targets: ["TresorSyncEngine"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -153,6 +154,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
+        // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
+        // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
+        .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
         // served by the daemon's web server. No build step.
@@ -295,6 +299,13 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The sync engine: keychain stores in temporary homes as devices, a real relay on a throwaway PostgreSQL.
+        .testTarget(name: "TresorSyncEngineTests", dependencies: [
+            "TresorSyncEngine", "TresorSync", "TresorSyncProtocol", "TresorSyncServer", "TresorKeychain", "TresorKeybag", "TresorSystem",
+            "TresorWebStore", "TresorWebStorePostgres", "TresorNotesDomain", "TresorTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
