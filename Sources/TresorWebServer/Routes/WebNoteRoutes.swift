@@ -179,14 +179,13 @@ struct WebNoteRoutes {
                 let opened = try await store.openNote(id)
                 return WebNoteDetail(
                     summary: WebNoteSummary(opened.summary, for: account, folders: try await folders(of: opened.summary)), body: opened.body,
-                    attachments: opened.attachments.map(WebAttachment.init), locked: nil, share: opened.summary.sharing)
+                    attachments: opened.attachments, locked: nil, share: opened.summary.sharing)
             } catch NotesError.wrongLockState {
                 let summary = try await store.summary(ofNote: id)
                 guard summary.isLocked else { continue }  // unlocked meanwhile: open it again
                 return WebNoteDetail(
                     summary: WebNoteSummary(summary, for: account, folders: try await folders(of: summary)), body: nil,
-                    attachments: try await store.listedAttachments(ofNote: id).map(WebAttachment.init),
-                    locked: WebLockedRecord(try await store.lockedRecord(ofNote: id)), share: nil)
+                    attachments: try await store.listedAttachments(ofNote: id), locked: try await store.lockedRecord(ofNote: id), share: nil)
             }
         }
         throw NotesError.wrongLockState("note \(id.prefix(64)) was locked and unlocked while it was opened; open it again")
