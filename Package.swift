@@ -277,11 +277,14 @@ let package = Package(
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorDaemon", "TresorWebServer", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
+        .testTarget(name: "TresorDaemonTests", dependencies: [
+            "TresorDaemon", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "TresorWebServerTests", dependencies: [
+            "TresorWebServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
