@@ -18,14 +18,6 @@ public struct WebAccount: Codable, Equatable, Sendable {
     }
 }
 
-/// What an account may do with a note it can see.
-public enum NoteAccess: Sendable, Equatable {
-    /// Everything: edit, delete, lock, share.
-    case owner
-    /// A shared note's participant: read and edit title and body, add attachments, leave.
-    case participant
-}
-
 /// A passphrase generation made in the browser: the server never sees the passphrase, only
 /// the salt, the iteration count, a verifier (a random key wrapped under the passphrase key)
 /// and the SHA-256 of the passphrase proof (`LockedNoteCrypto.passphraseProof`).

@@ -113,9 +113,7 @@ struct WebNoteRoutes {
             let body = try await WebCoding.decode(EditNoteRequest.self, request)
             let note = try await services.performOnNote("edit", context, id: id) { store, account, access in
                 let movesFolder = body.folder != nil || body.folderID != nil
-                if access != .owner && (movesFolder || body.isPinned != nil) {
-                    throw APIError(.forbidden, "only the owner pins a shared note or moves it between folders")
-                }
+                try access.checkEdit(pinning: body.isPinned != nil, movingFolder: movesFolder)
                 if body.body != nil, try await store.summary(ofNote: id).isLocked {
                     throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
                 }
