@@ -137,7 +137,7 @@ let package = Package(
         // Sync's end-to-end cryptography on the device, no networking (docs/SYNC.md): device
         // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
-        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
         // exchange (Codable values) and the rule a device id follows; devices link no server.
         .target(name: "TresorSyncProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
