@@ -252,9 +252,12 @@ let package = Package(
             "TresorBackup", "TresorAge", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
         ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorTestSupport"]),
-        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorKeybagTests", dependencies: [
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "TresorSyncTests", dependencies: [
-            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: [
             "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),

@@ -242,25 +242,15 @@ import TresorTestSupport
     /// A Python script, run as `harness`'s user, asking its daemon's socket for the secret of the
     /// item `service` in `group`: what it got, as "STATUS BODY".
     static func pythonSearch(_ harness: Harness, service: String, group: String, revealing secret: String) throws -> String {
-        let script = """
-            import json, socket, sys
-            socket_path, service, group = sys.argv[1:4]
-            body = json.dumps({"query": {"itemClass": "genp", "attributes": {"service": service, "accessGroup": group},
-                                         "limit": "one", "returnData": True, "returnAttributes": False}}).encode()
-            s = socket.socket(socket.AF_UNIX); s.connect(socket_path)
-            s.sendall(b"POST /v1/items/search HTTP/1.1\\r\\nHost: t\\r\\nContent-Type: application/json\\r\\nContent-Length: "
-                      + str(len(body)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + body)
-            answer = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk: break
-                answer += chunk
-            head, _, payload = answer.partition(b"\\r\\n\\r\\n")
-            print(head.split(b" ")[1].decode(), payload.decode())
-            """
-        let result = try harness.run(
-            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, harness.paths.socket.path, service, group], revealing: [secret])
-        return result.stdout
+        let query: [String: Any] = [
+            "query": [
+                "itemClass": "genp", "attributes": ["service": service, "accessGroup": group], "limit": "one", "returnData": true,
+                "returnAttributes": false,
+            ]
+        ]
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: query), as: UTF8.self)
+        let answer = try #require(try harness.pythonRequests("/v1/items/search", [body], revealing: [secret]).first)
+        return "\(answer.status) \(answer.body)"
     }
 }
 
