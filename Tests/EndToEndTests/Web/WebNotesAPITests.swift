@@ -118,6 +118,10 @@ import TresorTestSupport
         let added = try alice.request("POST", "/api/notes/\(id)/attachments?kind=image&name=%3Cimg%3E%20photo.png", raw: png)
         #expect(added.status == 201 && added.json?["name"] as? String == "<img> photo.png" && added.json?["byteCount"] as? Int == png.count)
         let attachmentID = try #require(added.json?["id"] as? String)
+        // Listed in the note as docs/WEB.md, "Shapes" has it: the store's own AttachmentInfo.
+        let listedAttachment = try #require((try alice.get("/api/notes/\(id)").json?["attachments"] as? [[String: Any]])?.first)
+        #expect(Set(listedAttachment.keys) == ["id", "kind", "name", "byteCount", "created"], "\(listedAttachment.keys)")
+        #expect(listedAttachment["id"] as? String == attachmentID && listedAttachment["kind"] as? String == "image")
         let downloaded = try alice.get("/api/notes/\(id)/attachments/\(attachmentID)")
         #expect(downloaded.status == 200 && downloaded.body == png && downloaded.headers["content-type"] == "application/octet-stream")
         expectSecurityHeaders(downloaded, api: true)
