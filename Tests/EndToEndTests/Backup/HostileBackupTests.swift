@@ -37,17 +37,8 @@ import TresorTestSupport
                 ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
                 input: victim.passcode + "\n" + shared))
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
-                input: attacker.passcode + "\n"))
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
-        )
-        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
-        _ = try attacker.backup(to: file)
-        victim.harness.secrets += attacker.harness.secrets
+        let file = try Self.handedBackup(
+            registering: ["--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared"], from: attacker, to: victim)
 
         // The dry run lists each application by executable and groups, and restores none unasked.
         let dryRun = try victim.harness.tresor(
@@ -93,16 +84,7 @@ import TresorTestSupport
         let user = try TestUser.shared.get()
         let victim = try BackupHome(name: "victim", user: user)
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
-        )
-        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
-        _ = try attacker.backup(to: file)
-        victim.harness.secrets += attacker.harness.secrets
+        let file = try Self.handedBackup(registering: ["--id", "MAL.py", "--team", "MAL", "--exe", Self.python], from: attacker, to: victim)
 
         // The passcode and the backup passphrase typed at their prompts; each "Register it?" answered
         // yes only for MAL.env.
@@ -237,6 +219,18 @@ import TresorTestSupport
         #expect(BackupHome.differences(before, try victim.homeSnapshot()).isEmpty, "the home is unchanged")
         let verify = try victim.harness.tresor(["backup", "verify", hostile.path, "--passphrase-stdin"], input: attacker.backupPassphrase + "\n")
         #expect(!verify.succeeded && verify.stderr.contains(forbidden.error), "verify refuses it too: \(verify.stderr)")
+    }
+
+    /// `attacker`'s backup of its applications — Python, registered with `python`'s options, and
+    /// `MAL.env` — handed to `victim`, whose secret scan looks for the attacker's secrets too.
+    static func handedBackup(registering python: [String], from attacker: BackupHome, to victim: BackupHome) throws -> URL {
+        for options in [python, ["--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env"]] {
+            try expectSucceeded(attacker.harness.tresor(["app", "register"] + options + ["--passcode-stdin"], input: attacker.passcode + "\n"))
+        }
+        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
+        _ = try attacker.backup(to: file)
+        victim.harness.secrets += attacker.harness.secrets
+        return file
     }
 
     /// A Python script, run as `harness`'s user, asking its daemon's socket for the secret of the
