@@ -138,7 +138,7 @@ let package = Package(
         // Sync's end-to-end cryptography on the device, no networking (docs/SYNC.md): device
         // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
-        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
         // exchange (Codable values) and the rule a device id follows; devices link no server.
         .target(name: "TresorSyncProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -256,9 +256,12 @@ let package = Package(
             "TresorBackup", "TresorAge", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
         ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorTestSupport"]),
-        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorKeybagTests", dependencies: [
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "TresorSyncTests", dependencies: [
-            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: [
             "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
@@ -281,11 +284,14 @@ let package = Package(
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorDaemon", "TresorWebServer", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
+        .testTarget(name: "TresorDaemonTests", dependencies: [
+            "TresorDaemon", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "TresorWebServerTests", dependencies: [
+            "TresorWebServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
