@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "TresorSync", targets: ["TresorSync"]),
         .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
         .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
+        .library(name: "TresorSyncClient", targets: ["TresorSyncClient"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -152,6 +153,10 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // A device's HTTP client of a server's sync relay (docs/SYNC.md, "Transport"): every
+        // /v1/sync route as a typed call, sign-in with the device's credential, the records
+        // transport of the device's sync engine. Foundation's URLSession (libcurl).
+        .target(name: "TresorSyncClient", dependencies: ["TresorSyncProtocol"]),
         // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
@@ -294,6 +299,15 @@ let package = Package(
             "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "TresorTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The device's sync client against a real relay on a real port, on a throwaway PostgreSQL.
+        .testTarget(name: "TresorSyncClientTests", dependencies: [
+            "TresorSyncClient", "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres",
+            "TresorTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
