@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// Devices joining a sync account (docs/SYNC.md, "Devices"): a real server instance on a
+/// throwaway PostgreSQL, device homes each with its own `tresord`, driven through `tresor sync`.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncDevicesTests {
+    static let passcode = "e2e-sync-device-passcode"
+
+    /// A device home with its daemon, knowing the account's password as a secret.
+    static func device(_ password: String) throws -> Harness {
+        try Harness.initialized(passcode: passcode, secrets: [password])
+    }
+
+    static let schema = Result { try JSONSchemaCheck(file: Repository.root.appendingPathComponent("docs/cli-json.schema.json")) }
+
+    /// `tresor sync ARGUMENTS --json`, checked against its schema in docs/cli-json.schema.json, decoded.
+    static func sync<T: Decodable>(
+        _ device: Harness, _ type: T.Type, _ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> T {
+        let result = try device.tresor(["sync"] + arguments + ["--json"], input: input)
+        #expect(result.succeeded, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+        let check = try schema.get()
+        let command = "sync " + (arguments.first ?? "")
+        let violations = check.violations(
+            of: try JSONTree(parsing: Data(result.stdout.utf8)), against: try #require(check.schema(forCommand: command)))
+        #expect(violations.isEmpty, "\(command): \(violations)\n\(result.stdout)", sourceLocation: sourceLocation)
+        return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
+    }
+
+    static func join(_ device: Harness, _ server: WebServerAddress, name: String, password: String, wait: Bool = false) throws -> SyncJoinAnswer {
+        try Self.sync(
+            device, SyncJoinAnswer.self,
+            ["join", server.origin, "--account", "ada", "--password-stdin", "--device-name", name] + (wait ? [] : ["--no-wait"]),
+            input: password + "\n")
+    }
+
+    @Test func aSecondDeviceJoinsWhenApprovedWithTheSameWordsAndARemovedOneIsRefused() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try Self.device(password), phone = try Self.device(password), tablet = try Self.device(password)
+
+        let created = try Self.join(laptop, server, name: "laptop", password: password)
+        let recoveryKey = try #require(created.recoveryKey)
+        #expect(created.state == .trusted && created.requestID == nil)
+        // Shown once: in no file of the home and not in the daemon's log, in any spelling.
+        for spelling in [recoveryKey, recoveryKey.replacingOccurrences(of: "-", with: ""), recoveryKey.lowercased()] {
+            for (url, data) in try laptop.homeFiles() {
+                #expect(data.range(of: Data(spelling.utf8)) == nil, "the recovery key is in \(url.lastPathComponent)")
+            }
+            #expect(!laptop.daemonLog.contains(spelling))
+        }
+        let dump = try await TestPostgres.dump(database: cluster.databaseName)
+        #expect(!dump.contains(recoveryKey.replacingOccurrences(of: "-", with: "")))
+
+        let asked = try Self.join(phone, server, name: "phone", password: password)
+        #expect(asked.state == .waiting)
+        let requestID = try #require(asked.requestID)
+        let phoneWords = try #require(asked.words)
+        #expect(phoneWords.count == 6)
+
+        let waiting = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
+        #expect(waiting.map(\.requestID) == [requestID])
+        #expect(waiting.first?.words == phoneWords, "both devices show the same words")
+        #expect(waiting.first?.deviceName == "phone")
+
+        // A wrong passcode approves nothing.
+        let wrong = try laptop.tresor(["sync", "approve", requestID, "--passcode-stdin"], input: "not-the-passcode\n")
+        #expect(!wrong.succeeded)
+        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .waiting)
+
+        let approved = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", requestID, "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(approved.requests.isEmpty)
+        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        for device in [laptop, phone] {
+            let names = try Self.sync(device, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name)
+            #expect(names == ["laptop", "phone"])
+        }
+
+        // A denied request changes nothing.
+        let before = try Self.sync(laptop, SyncStatusAnswer.self, ["status"])
+        let denied = try #require(try Self.join(tablet, server, name: "tablet", password: password).requestID)
+        #expect(try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", denied, "--deny"]).requests.isEmpty)
+        #expect(try Self.sync(tablet, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .removed)
+        #expect(try Self.sync(laptop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
+        #expect(try Self.sync(laptop, SyncStatusAnswer.self, ["status"]).listVersion == before.listVersion)
+
+        // Removal: the server refuses the phone, which is told to leave; the key rolled to epoch 2,
+        // shared to the laptop and the recovery identity, not to the phone.
+        #expect(try Self.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"]).deviceID == asked.deviceID)
+        let refused = try phone.tresor(["sync", "devices"])
+        #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
+        let status = try Self.sync(laptop, SyncStatusAnswer.self, ["status"])
+        #expect(status.epoch == 2 && status.trustedDevices.map(\.name) == ["laptop"])
+        let phoneID = asked.deviceID
+        let envelopes = try await TestPostgres.texts(
+            "SELECT device_id || ':' || epoch FROM sync_key_envelopes ORDER BY epoch, device_id", database: cluster.databaseName)
+        #expect(envelopes.contains("\(created.deviceID):2") && !envelopes.contains("\(phoneID):2"), "\(envelopes)")
+        #expect(
+            try await TestPostgres.texts("SELECT epoch::text FROM sync_recovery_envelopes ORDER BY epoch", database: cluster.databaseName) == [
+                "1", "2",
+            ])
+
+        // Leaving keeps the data and forgets the account.
+        #expect(try Self.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
+    }
+
+    @Test func theRecoveryKeyLetsADeviceInWhenNoTrustedDeviceIsLeft() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try Self.device(password), desktop = try Self.device(password)
+        let recoveryKey = try #require(try Self.join(laptop, server, name: "laptop", password: password).recoveryKey)
+        #expect(try laptop.tresor(["sync", "leave"]).succeeded, "the only trusted device leaves")
+
+        // A mistyped key is told apart and changes nothing.
+        let typo = try desktop.tresor(
+            ["sync", "recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin"],
+            input: password + "\n" + String(recoveryKey.dropLast()) + "A\n")
+        #expect(!typo.succeeded && typo.stderr.contains("recovery key"), "\(typo.stderr)")
+        #expect(try Self.sync(desktop, SyncStatusAnswer.self, ["status"]).joined == false)
+
+        let recovered = try Self.sync(
+            desktop, SyncJoinAnswer.self,
+            ["recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin", "--device-name", "desktop"],
+            input: password + "\n" + recoveryKey + "\n")
+        #expect(recovered.state == .trusted)
+        let status = try Self.sync(desktop, SyncStatusAnswer.self, ["status"])
+        #expect(status.state == .trusted && status.trustedDevices.map(\.name).contains("desktop") && status.listVersion == 2)
+    }
+
+    @Test func aServerAnsweringGarbageIsAClearErrorAndChangesNothing() throws {
+        let password = "e2e-garbage-password-\(UUID().uuidString.prefix(8))"
+        let device = try Self.device(password)
+        let port = try LoopbackPort.free()
+        // Python's file server answers every POST with an HTML page: not the relay's JSON.
+        let garbage = Process()
+        garbage.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        garbage.arguments = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", device.root.path, "\(port)"]
+        garbage.standardOutput = FileHandle.nullDevice
+        garbage.standardError = FileHandle.nullDevice
+        try garbage.run()
+        defer { garbage.terminate() }
+        for _ in 0..<100 where (try? WebServerAddress(port: port).send("GET", "/")) == nil { usleep(50_000) }
+
+        let before = try device.homeSnapshot()
+        let answer = try device.tresor(
+            ["sync", "join", "http://127.0.0.1:\(port)", "--account", "ada", "--password-stdin", "--no-wait"], input: password + "\n")
+        #expect(!answer.succeeded)
+        #expect(answer.stderr.contains("not understood") && answer.stderr.contains("nothing was changed"), "\(answer.stderr)")
+        #expect(try Self.sync(device, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try device.homeSnapshot() == before, "nothing changed in the home")
+
+        // Plain http:// to another host is refused before anything is sent.
+        let remote = try device.tresor(["sync", "join", "http://tresor.example.org", "--account", "ada", "--password-stdin"], input: password + "\n")
+        #expect(!remote.succeeded && remote.stderr.contains("loopback"), "\(remote.stderr)")
+    }
+}
