@@ -6,25 +6,25 @@ import FoundationEssentials
 extension Route {
     /// `POST` ``SyncJoinRequestBody`` → ``SyncJoinAnswer``: the first device creates the circle,
     /// a further one sends a join request.
-    public static let syncJoin = "/v1/sync/join"
+    public static let syncJoin = "/v1/sync-account/join"
     /// `POST` (no body) → ``SyncJoinAnswer``: a waiting device checks its request once, and
     /// completes its join when it was approved.
-    public static let syncJoinCheck = "/v1/sync/join/check"
+    public static let syncJoinCheck = "/v1/sync-account/join/check"
     /// `POST` ``SyncRecoverRequestBody`` → ``SyncJoinAnswer``: a join with the recovery key.
-    public static let syncRecover = "/v1/sync/recover"
+    public static let syncRecover = "/v1/sync-account/recover"
     /// `GET` → ``SyncRequestsAnswer``: the pending join requests with their words.
-    public static let syncRequests = "/v1/sync/requests"
+    public static let syncRequests = "/v1/sync-account/requests"
     /// `POST {id}/approve` ``SyncApproveRequestBody``, `POST {id}/deny`.
-    public static let syncRequest = "/v1/sync/requests"
+    public static let syncRequest = "/v1/sync-account/requests"
     /// `GET` → ``SyncDevicesAnswer``; `DELETE {id}` removes a device.
-    public static let syncDevices = "/v1/sync/devices"
+    public static let syncDevices = "/v1/sync-account/devices"
     /// `POST`: this device leaves its sync account (its data stays).
-    public static let syncLeave = "/v1/sync/leave"
+    public static let syncLeave = "/v1/sync-account/leave"
     /// `GET` → ``SyncStatusAnswer``.
-    public static let syncStatus = "/v1/sync/status"
+    public static let syncStatus = "/v1/sync-account/status"
 }
 
-/// `POST /v1/sync/join`.
+/// `POST /v1/sync-account/join`.
 public struct SyncJoinRequestBody: Codable, Sendable {
     /// The server's address (`https://…`, or `http://` to a loopback host).
     public var server: String
@@ -43,7 +43,7 @@ public struct SyncJoinRequestBody: Codable, Sendable {
     }
 }
 
-/// `POST /v1/sync/recover`: a join with the recovery key, when no trusted device is left.
+/// `POST /v1/sync-account/recover`: a join with the recovery key, when no trusted device is left.
 public struct SyncRecoverRequestBody: Codable, Sendable {
     public var server: String
     public var account: String
@@ -110,14 +110,14 @@ public struct SyncPendingRequest: Codable, Sendable {
     }
 }
 
-/// `GET /v1/sync/requests`.
+/// `GET /v1/sync-account/requests`.
 public struct SyncRequestsAnswer: Codable, Sendable {
     public var requests: [SyncPendingRequest]
 
     public init(requests: [SyncPendingRequest]) { self.requests = requests }
 }
 
-/// `POST /v1/sync/requests/{id}/approve`: the passcode, when one is set.
+/// `POST /v1/sync-account/requests/{id}/approve`: the passcode, when one is set.
 public struct SyncApproveRequestBody: Codable, Sendable {
     public var passcode: String?
 
@@ -138,14 +138,14 @@ public struct SyncDeviceInfo: Codable, Sendable {
     }
 }
 
-/// `GET /v1/sync/devices`: the trusted devices of the list this device verified.
+/// `GET /v1/sync-account/devices`: the trusted devices of the list this device verified.
 public struct SyncDevicesAnswer: Codable, Sendable {
     public var devices: [SyncDeviceInfo]
 
     public init(devices: [SyncDeviceInfo]) { self.devices = devices }
 }
 
-/// `GET /v1/sync/status`.
+/// `GET /v1/sync-account/status`.
 public struct SyncStatusAnswer: Codable, Sendable {
     /// Whether this device is in a sync account at all.
     public var joined: Bool
