@@ -321,7 +321,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorCrypto", "TresorModel", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport",
             "TresorSecurity",
-            "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorBackup", "TresorSync", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import TresorKeybag
 import TresorProtocol
+import TresorSync
 import TresorTestSupport
 
 /// Devices joining a sync account (docs/SYNC.md, "Devices"): a real server instance on a
@@ -103,8 +105,53 @@ import TresorTestSupport
                 "1", "2",
             ])
 
+        // The keys each device holds, opened from its home as its daemon does: the phone holds
+        // epoch 1 only, and opens none of epoch 2's envelopes; the laptop opens its own.
+        let circle = try await Self.latestList(cluster)
+        let epochTwo = try await Self.envelopes(cluster, epoch: 2)
+        #expect(epochTwo.count == 2, "the laptop's and the recovery identity's")
+        let (phoneDevice, phoneKeys) = try Self.keys(of: phone)
+        #expect(phoneKeys.epochs == [1])
+        for share in epochTwo {
+            #expect(throws: SyncError.self) { try share.open(as: phoneDevice, trusting: circle) }
+        }
+        let (laptopDevice, laptopKeys) = try Self.keys(of: laptop)
+        #expect(laptopKeys.epochs == [1, 2])
+        let laptopShare = try #require(epochTwo.first { $0.recipientID == laptopDevice.deviceID })
+        #expect(try laptopShare.open(as: laptopDevice, trusting: circle).epoch == 2, "the positive control: the laptop opens it")
+
         // Leaving keeps the data and forgets the account.
         #expect(try Self.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
+    }
+
+    /// A device's sync identity and circle keys, opened with its keybag from its home.
+    static func keys(of device: Harness) throws -> (LocalDevice, CircleKeyring) {
+        struct Stored: Decodable {
+            let account: String
+            let keyring: Data
+        }
+        let keybag = try Keybag.open(paths: device.paths)
+        try keybag.unlock(passcode: try Passcode(passcode))
+        let identity = try #require(try LocalDevice.load(from: device.paths.syncDeviceIdentity, keybag: keybag))
+        let stored = try JSONDecoder().decode(Stored.self, from: Data(contentsOf: device.paths.home.appendingPathComponent("sync-account")))
+        return (identity, try CircleKeyring(sealed: stored.keyring, account: stored.account, keybag: keybag))
+    }
+
+    /// The device list the server holds, as a device reads it.
+    static func latestList(_ cluster: ServerInstances) async throws -> TrustedDeviceList {
+        let blobs = try await TestPostgres.texts("SELECT encode(device_list, 'base64') FROM sync_circles", database: cluster.databaseName)
+        let blob = try #require(blobs.first.flatMap { Data(base64Encoded: $0, options: .ignoreUnknownCharacters) })
+        return try #require(try CircleHistory(encoded: blob).latest).list
+    }
+
+    /// The key envelopes of `epoch` the server holds: the devices' and the recovery identity's.
+    static func envelopes(_ cluster: ServerInstances, epoch: Int) async throws -> [CircleKeyShare] {
+        let texts = try await TestPostgres.texts(
+            """
+            SELECT encode(envelope, 'base64') FROM sync_key_envelopes WHERE epoch = \(epoch)
+            UNION ALL SELECT encode(envelope, 'base64') FROM sync_recovery_envelopes WHERE epoch = \(epoch)
+            """, database: cluster.databaseName)
+        return try texts.map { try CircleKeyShare(encoded: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))) }
     }
 
     @Test func theRecoveryKeyLetsADeviceInWhenNoTrustedDeviceIsLeft() async throws {
