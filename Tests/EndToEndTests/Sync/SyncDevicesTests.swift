@@ -154,6 +154,44 @@ import TresorTestSupport
         return try texts.map { try CircleKeyShare(encoded: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))) }
     }
 
+    @Test func aJoiningDeviceWaitsUntilATrustedDeviceApprovesIt() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try Self.device(password), desktop = try Self.device(password)
+        _ = try Self.join(laptop, server, name: "laptop", password: password)
+
+        // `tresor sync join` without --no-wait, as a user runs it: it prints the words and waits.
+        let joining = Process()
+        joining.executableURL = desktop.binaries.appendingPathComponent("tresor")
+        joining.arguments = ["sync", "join", server.origin, "--account", "ada", "--password-stdin", "--device-name", "desktop"]
+        joining.environment = desktop.environment
+        let input = Pipe(), output = Pipe()
+        (joining.standardInput, joining.standardOutput, joining.standardError) = (input, output, output)
+        try joining.run()
+        input.fileHandleForWriting.write(Data((password + "\n").utf8))
+        try input.fileHandleForWriting.close()
+
+        var waiting: [SyncPendingRequest] = []
+        for _ in 0..<200 where waiting.isEmpty {
+            waiting = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
+            if waiting.isEmpty { usleep(100_000) }
+        }
+        let request = try #require(waiting.first)
+        #expect(joining.isRunning, "the joining device waits for the answer")
+        _ = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", request.requestID, "--passcode-stdin"], input: Self.passcode + "\n")
+        for _ in 0..<300 where joining.isRunning { usleep(100_000) }
+        #expect(!joining.isRunning, "the join returned within 30 s of the approval")
+        if joining.isRunning { joining.terminate() }
+        joining.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(joining.terminationStatus == 0, "\(printed)")
+        #expect(printed.contains(request.words.joined(separator: " ")), "the waiting device showed the words the laptop shows: \(printed)")
+        #expect(printed.contains("Approved"))
+        #expect(!printed.contains(password))
+        #expect(try Self.sync(desktop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "desktop"])
+    }
+
     @Test func theRecoveryKeyLetsADeviceInWhenNoTrustedDeviceIsLeft() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
