@@ -216,6 +216,25 @@ import TresorTestSupport
         #expect(status.state == .trusted && status.trustedDevices.map(\.name).contains("desktop") && status.listVersion == 2)
     }
 
+    @Test func aWrongPasswordOrALockedKeybagJoinsNothing() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try Self.device(password)
+        let before = try laptop.homeSnapshot()
+
+        let wrong = try laptop.tresor(["sync", "join", server.origin, "--account", "ada", "--password-stdin"], input: "not-\(password)\n")
+        #expect(!wrong.succeeded && wrong.stderr.contains("wrong name or password"), "\(wrong.stderr)")
+        #expect(try laptop.homeSnapshot() == before, "nothing written in the home")
+        #expect(try await TestPostgres.texts("SELECT id FROM sync_devices", database: cluster.databaseName).isEmpty, "nor on the server")
+
+        #expect(try laptop.tresor(["lock"]).succeeded)
+        let locked = try laptop.tresor(["sync", "join", server.origin, "--account", "ada", "--password-stdin"], input: password + "\n")
+        #expect(!locked.succeeded && locked.stderr.contains("keybag is locked"), "\(locked.stderr)")
+        #expect(try await TestPostgres.texts("SELECT id FROM sync_devices", database: cluster.databaseName).isEmpty)
+        #expect(try Self.sync(laptop, SyncStatusAnswer.self, ["status"]).joined == false)
+    }
+
     @Test func aServerAnsweringGarbageIsAClearErrorAndChangesNothing() throws {
         let password = "e2e-garbage-password-\(UUID().uuidString.prefix(8))"
         let device = try Self.device(password)
