@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 import TresorSyncClient
 import TresorSyncProtocol
@@ -159,6 +160,13 @@ struct SyncClientTests {
                 guard case .garbage(let what) = error else { throw error }
                 #expect(!what.contains("secret password 123"))
             }
+            do {
+                _ = try await sync.enroll(device.enrollment(password: "secret password 123"))
+                Issue.record("garbage accepted")
+            } catch let error as SyncClientError {
+                guard case .garbage(let what) = error else { throw error }
+                #expect(!what.contains("secret password 123"))
+            }
         }
         // Too large: the answer is cut at the client's limit.
         let big = Router()
@@ -169,6 +177,20 @@ struct SyncClientTests {
             let device = TestCredential(account: "ada")
             let sync = device.client(try SyncServerURL("http://127.0.0.1:\(try #require(client.port))"))
             await #expect(throws: SyncClientError.tooLarge(limit: 8 * 1024 * 1024)) { try await sync.enroll(device.enrollment(password: "pw")) }
+        }
+        // A redirect is not followed: the password would go on to wherever it points.
+        let followed = Mutex(false)
+        let moving = Router()
+        moving.post("/v1/sync/devices") { _, _ in Response(status: .temporaryRedirect, headers: [.location: "/v1/sync/elsewhere"]) }
+        moving.post("/v1/sync/elsewhere") { _, _ in
+            followed.withLock { $0 = true }
+            return Response(status: .created)
+        }
+        try await Application(router: moving, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+            let device = TestCredential(account: "ada")
+            let sync = device.client(try SyncServerURL("http://127.0.0.1:\(try #require(client.port))"))
+            await #expect(throws: SyncClientError.self) { try await sync.enroll(device.enrollment(password: "pw")) }
+            #expect(!followed.withLock { $0 }, "the redirect was not followed")
         }
         // Nothing listening.
         let port = try LoopbackPort.free()
