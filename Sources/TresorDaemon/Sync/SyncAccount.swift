@@ -267,9 +267,12 @@ actor SyncAccount {
                 try next.list.members.map {
                     SyncKeyEnvelope(deviceID: $0.deviceID, epoch: key.epoch, blob: try key.share(to: $0, account: file.account, from: device).encoded)
                 })
-            try await client.putRecoveryEnvelopes([
-                SyncRecoveryEnvelope(epoch: key.epoch, blob: try key.share(to: next.list.recovery, account: file.account, from: device).encoded)
-            ])
+            // Every epoch again, signed by this device: a share opens only from a member of the list,
+            // and the device that shared an earlier epoch may be the one removed now.
+            try await client.putRecoveryEnvelopes(
+                try keyring.keys.map {
+                    SyncRecoveryEnvelope(epoch: $0.epoch, blob: try $0.share(to: next.list.recovery, account: file.account, from: device).encoded)
+                })
             return SyncDeviceInfo(deviceID: gone.deviceID, name: gone.name, isThisDevice: false)
         }
     }

@@ -196,9 +196,15 @@ import TresorTestSupport
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try Self.device(password), desktop = try Self.device(password)
+        let laptop = try Self.device(password), phone = try Self.device(password), desktop = try Self.device(password)
         let recoveryKey = try #require(try Self.join(laptop, server, name: "laptop", password: password).recoveryKey)
-        #expect(try laptop.tresor(["sync", "leave"]).succeeded, "the only trusted device leaves")
+        // The phone joins, removes the laptop that made the circle (epoch 2), then leaves: no
+        // trusted device is left, and epoch 1's key was shared by a device no longer in the list.
+        let request = try #require(try Self.join(phone, server, name: "phone", password: password).requestID)
+        _ = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        _ = try Self.sync(phone, SyncDeviceInfo.self, ["remove", "laptop"])
+        #expect(try Self.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
 
         // A mistyped key is told apart and changes nothing.
         let typo = try desktop.tresor(
@@ -213,7 +219,9 @@ import TresorTestSupport
             input: password + "\n" + recoveryKey + "\n")
         #expect(recovered.state == .trusted)
         let status = try Self.sync(desktop, SyncStatusAnswer.self, ["status"])
-        #expect(status.state == .trusted && status.trustedDevices.map(\.name).contains("desktop") && status.listVersion == 2)
+        #expect(status.state == .trusted && status.listVersion == 4 && status.epoch == 2, "v1 laptop, v2 + phone, v3 − laptop, v4 + desktop")
+        #expect(status.trustedDevices.map(\.name) == ["phone", "desktop"], "the phone left without a list of its own")
+        #expect(try Self.keys(of: desktop).1.epochs == [1, 2], "it reads what the circle wrote in every epoch")
     }
 
     @Test func aWrongPasswordOrALockedKeybagJoinsNothing() async throws {
