@@ -49,6 +49,10 @@ public actor SyncClient: SyncRecordTransport {
         http = SyncHTTP(timeout: timeout)
     }
 
+    deinit {
+        http.invalidate()
+    }
+
     // MARK: Devices
 
     /// Enrolls this device with the web account's password (`POST /v1/sync/devices`): the

@@ -38,8 +38,10 @@ final class SyncHTTP: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
-    deinit {
-        session.invalidateAndCancel()
+    /// Lets the session go once its transfers end. A session holds its delegate (this object)
+    /// until it is invalidated, so the owner calls this when it is done with it.
+    func invalidate() {
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends `request` and reads the answer, at most `limit` bytes.
