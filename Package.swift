@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
         .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
         .library(name: "TresorSyncClient", targets: ["TresorSyncClient"]),
+        .library(name: "TresorSyncEngine", targets: ["TresorSyncEngine"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
         .executable(name: "tresor-read-apple-notes", targets: ["tresor-read-apple-notes"]),
@@ -138,7 +139,7 @@ let package = Package(
         // Sync's end-to-end cryptography on the device, no networking (docs/SYNC.md): device
         // identities kept in the keybag, the circle's epoch keys shared by HPKE, the signed
         // trusted-device list, sealed and signed records, and the checks made on what a server serves.
-        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
         // exchange (Codable values) and the rule a device id follows; devices link no server.
         .target(name: "TresorSyncProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -157,6 +158,9 @@ let package = Package(
         // /v1/sync route as a typed call, sign-in with the device's credential, the records
         // transport of the device's sync engine. Foundation's URLSession (libcurl).
         .target(name: "TresorSyncClient", dependencies: ["TresorSyncProtocol"]),
+        // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
+        // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
+        .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),
         // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
@@ -257,9 +261,12 @@ let package = Package(
             "TresorBackup", "TresorAge", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
         ]),
         .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorTestSupport"]),
-        .testTarget(name: "TresorKeybagTests", dependencies: ["TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TresorKeybagTests", dependencies: [
+            "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "TresorSyncTests", dependencies: [
-            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "TresorSync", "TresorSyncProtocol", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: [
             "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
@@ -282,11 +289,14 @@ let package = Package(
         .testTarget(name: "TresorAppleNotesTests", dependencies: [
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "TresorServerTests", dependencies: [
-            "TresorDaemon", "TresorWebServer", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
+        .testTarget(name: "TresorDaemonTests", dependencies: [
+            "TresorDaemon", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSystem",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "TresorWebServerTests", dependencies: [
+            "TresorWebServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
@@ -309,6 +319,13 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The sync engine: keychain stores in temporary homes as devices, a real relay on a throwaway PostgreSQL.
+        .testTarget(name: "TresorSyncEngineTests", dependencies: [
+            "TresorSyncEngine", "TresorSync", "TresorSyncProtocol", "TresorSyncServer", "TresorKeychain", "TresorKeybag", "TresorSystem",
+            "TresorWebStore", "TresorWebStorePostgres", "TresorNotesDomain", "TresorTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         // The CLI's own reading of command lines (the processes themselves: EndToEndTests).
         .testTarget(name: "TresorCLITests", dependencies: ["tresor", "TresorModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

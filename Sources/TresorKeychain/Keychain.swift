@@ -126,6 +126,7 @@ public final class Keychain: Sendable {
                     try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
                 ])
             try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
+            if syncs(attributes) { try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: true) }
         }
         return KeychainItem(id: String(id), itemClass: itemClass, attributes: attributes, secret: nil)
     }
@@ -231,6 +232,9 @@ public final class Keychain: Sendable {
                         try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
                     ])
                 try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
+                if syncs(attributes) || syncs(match.attributes) {
+                    try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: syncs(attributes))
+                }
             }
         }
         // The old row's ciphertext (attributes too) must not linger in the WAL.
@@ -255,6 +259,7 @@ public final class Keychain: Sendable {
         try write { db in
             for match in matches {
                 try db.execute(sql: "DELETE FROM \(query.itemClass.table) WHERE id = ?", arguments: [match.stored.id])
+                if syncs(match.attributes) { try recordSyncChange(db, itemClass: query.itemClass, id: match.stored.id, syncsNow: false) }
             }
         }
         checkpointWAL()
@@ -263,7 +268,7 @@ public final class Keychain: Sendable {
 
     /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
     /// try again after the next write.
-    private func checkpointWAL() {
+    func checkpointWAL() {
         let done = SealedDatabase.checkpoint(database)
         checkpointPending.withLock { $0 = !done }
     }

@@ -114,6 +114,48 @@ enum KeychainDatabase {
                         """)
             }
         }
+        // Sync (docs/SYNC.md, "What syncs"): the record id of each syncing item and the server
+        // counter of the version it holds; the changes waiting to go out, written in the same
+        // transaction as the change; the losing versions of conflicts, sealed under their
+        // class; what arrived but waits (a locked class, a mass deletion); the engine's state.
+        migrator.registerMigration("v5: sync") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sync_records (
+                        record_id TEXT PRIMARY KEY,
+                        item_class TEXT NOT NULL,
+                        item_id INTEGER,
+                        version_counter INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE UNIQUE INDEX sync_records_item ON sync_records(item_class, item_id) WHERE item_id IS NOT NULL;
+                    CREATE TABLE sync_outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        record_id TEXT NOT NULL,
+                        device_sequence INTEGER UNIQUE,
+                        base_counter INTEGER,
+                        tombstone INTEGER,
+                        body BLOB
+                    );
+                    CREATE INDEX sync_outbox_record ON sync_outbox(record_id);
+                    CREATE TABLE sync_conflicts (
+                        id TEXT PRIMARY KEY,
+                        record_id TEXT NOT NULL,
+                        pdmn TEXT NOT NULL,
+                        counter INTEGER NOT NULL,
+                        sealed BLOB NOT NULL
+                    );
+                    CREATE TABLE sync_held (
+                        counter INTEGER PRIMARY KEY,
+                        record_id TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        record BLOB NOT NULL
+                    );
+                    CREATE TABLE sync_state (
+                        name TEXT PRIMARY KEY,
+                        value BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -78,7 +78,8 @@ public final class ItemAttribute: Sendable {
             "accessGroup", .text({ $0.accessGroup }, { $0.accessGroup = $1 }), every, secItemKey: "agrp", option: "group", rules: .limitedLength),
         ItemAttribute("accessible", .protectionClass({ $0.accessible }, { $0.accessible = $1 }), every, secItemKey: "pdmn", option: "accessible"),
         ItemAttribute("accessControl", .accessControl({ $0.accessControl }, { $0.accessControl = $1 }), every, secItemKey: "accc"),
-        ItemAttribute("synchronizable", .boolean({ $0.synchronizable }, { $0.synchronizable = $1 }), every, secItemKey: "sync"),
+        ItemAttribute(
+            "synchronizable", .boolean({ $0.synchronizable }, { $0.synchronizable = $1 }), every, secItemKey: "sync", option: "synchronizable"),
         ItemAttribute("label", .text({ $0.label }, { $0.label = $1 }), every, secItemKey: "labl", option: "label", rules: .limitedLength),
         ItemAttribute(
             "description", .text({ $0.description }, { $0.description = $1 }), every,

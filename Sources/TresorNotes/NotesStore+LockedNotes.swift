@@ -99,7 +99,8 @@ extension NotesStore {
         return LockedNoteRecord(
             passphraseID: passphraseID, salt: salt, iterations: iterations, wrappedKey: hasProof ? nil : wrapped, hasProof: hasProof,
             iv: iv, tag: tag,
-            ciphertext: try sealing.open(sealed, table: "notes", id: id, column: "ciphertext"), bodyFormat: row.bodyFormat.rawValue)
+            ciphertext: try sealing.open(sealed, table: "notes", id: id, column: "ciphertext"),
+            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text)
     }
 
     /// Locks an unlocked note with ciphertext made in the browser under the current passphrase.

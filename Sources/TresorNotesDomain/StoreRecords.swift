@@ -18,14 +18,6 @@ public struct WebAccount: Codable, Equatable, Sendable {
     }
 }
 
-/// What an account may do with a note it can see.
-public enum NoteAccess: Sendable, Equatable {
-    /// Everything: edit, delete, lock, share.
-    case owner
-    /// A shared note's participant: read and edit title and body, add attachments, leave.
-    case participant
-}
-
 /// A passphrase generation made in the browser: the server never sees the passphrase, only
 /// the salt, the iteration count, a verifier (a random key wrapped under the passphrase key)
 /// and the SHA-256 of the passphrase proof (`LockedNoteCrypto.passphraseProof`).
@@ -112,6 +104,8 @@ public struct PassphraseEntryOutcome: Codable, Equatable, Sendable {
 }
 
 /// A locked note's crypto fields without the keybag layer: what the browser opens.
+///
+/// It is also the web API's `locked` record (docs/WEB.md, "Shapes"), encoded as it is.
 public struct LockedNoteRecord: Codable, Equatable, Sendable {
     public var passphraseID: Int64
     public var salt: Data
@@ -124,12 +118,11 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
     public var iv: Data
     public var tag: Data
     public var ciphertext: Data
-    /// `text` (UTF-8) or `apple-notes` (gzipped protobuf, text at field 2 → 3 → 2).
-    public var bodyFormat: String
+    public var bodyFormat: LockedBodyFormat
 
     public init(
         passphraseID: Int64, salt: Data, iterations: Int, wrappedKey: Data?, hasProof: Bool, iv: Data, tag: Data, ciphertext: Data,
-        bodyFormat: String
+        bodyFormat: LockedBodyFormat
     ) {
         self.passphraseID = passphraseID
         self.salt = salt
@@ -140,6 +133,21 @@ public struct LockedNoteRecord: Codable, Equatable, Sendable {
         self.tag = tag
         self.ciphertext = ciphertext
         self.bodyFormat = bodyFormat
+    }
+}
+
+/// What a locked note's body is once opened; encoded as the web client reads it.
+public enum LockedBodyFormat: String, Codable, Sendable {
+    /// UTF-8 text: a note locked in Tresor or in the web client.
+    case text
+    /// Apple Notes' gzipped protobuf, text at field 2 → 3 → 2: a note imported still locked.
+    case appleNotes
+
+    /// The format a store's `body_format` column (and a backup's `bodyFormat`) names, which spells
+    /// Apple's `apple-notes`; anything else is text.
+    /// - Parameter stored: The column's value.
+    public init(stored: String) {
+        self = stored == "apple-notes" || stored == "appleNotes" ? .appleNotes : .text
     }
 }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorModel
 
 /// A device's request to join a circle: its public identity and a fresh random nonce. Both
 /// devices show fingerprint words of it (``fingerprintWords(circleID:)``), each with the circle
@@ -55,7 +56,7 @@ public struct JoinRequest: Sendable, Equatable, Codable {
 public enum FingerprintWords {
     /// How many words are shown.
     public static let count = 6
-    static let list: [String] = effLongWordList.split(separator: "\n").map(String.init)
+    static var list: [String] { EFFLongWordList.words }
 
     /// The words for a join request.
     /// - Parameters:

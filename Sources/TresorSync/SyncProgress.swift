@@ -55,6 +55,25 @@ public struct SyncProgress: Sendable, Equatable, Codable {
 
     private mutating func apply(_ entry: SyncRecord, list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedRecord {
         guard entry.counter > lastCounter else { throw RecordRefusal.counterOutOfOrder(previous: lastCounter, found: entry.counter) }
+        let (record, content) = try Self.verify(entry, list: list, keys: keys) { record in
+            let last = lastSequence(of: record.deviceID)
+            guard record.deviceSequence > last else { throw RecordRefusal.replayed(deviceID: record.deviceID, sequence: record.deviceSequence) }
+            guard record.deviceSequence == last + 1 else {
+                throw RecordRefusal.sequenceGap(deviceID: record.deviceID, expected: last + 1, found: record.deviceSequence)
+            }
+        }
+        lastCounter = entry.counter
+        lastSequences[record.deviceID] = record.deviceSequence
+        return ReceivedRecord(
+            counter: entry.counter, recordID: record.recordID, deviceID: record.deviceID, deviceSequence: record.deviceSequence,
+            baseCounter: record.baseCounter, epoch: record.epoch, content: content)
+    }
+
+    /// Every check of a record but its place in the order (`checkOrder`, run after the
+    /// signature verifies), then opens it.
+    static func verify(
+        _ entry: SyncRecord, list: TrustedDeviceList, keys: CircleKeyring, checkOrder: (SealedRecord) throws -> Void
+    ) throws -> (SealedRecord, RecordContent) {
         let upload = entry.upload
         let record = try SealedRecord(body: upload.body)
         guard record.account == list.account else { throw RecordRefusal.otherAccount(record.account) }
@@ -77,18 +96,31 @@ public struct SyncProgress: Sendable, Equatable, Codable {
         guard writer.isValidSignature(record.signature, for: record.signedBytes) else {
             throw RecordRefusal.badSignature(deviceID: record.deviceID)
         }
-        let last = lastSequence(of: record.deviceID)
-        guard record.deviceSequence > last else { throw RecordRefusal.replayed(deviceID: record.deviceID, sequence: record.deviceSequence) }
-        guard record.deviceSequence == last + 1 else {
-            throw RecordRefusal.sequenceGap(deviceID: record.deviceID, expected: last + 1, found: record.deviceSequence)
-        }
+        try checkOrder(record)
         guard record.epoch <= list.epoch, let key = keys.key(for: record.epoch) else { throw RecordRefusal.unknownEpoch(record.epoch) }
-        let content = try record.open(with: key)
-        lastCounter = entry.counter
-        lastSequences[record.deviceID] = record.deviceSequence
-        return ReceivedRecord(
-            counter: entry.counter, recordID: record.recordID, deviceID: record.deviceID, deviceSequence: record.deviceSequence,
-            baseCounter: record.baseCounter, epoch: record.epoch, content: content)
+        return (record, try record.open(with: key))
+    }
+}
+
+extension ReceivedRecord {
+    /// Opens again a record this device accepted when it arrived and kept sealed since (a change
+    /// held while its class was locked): every check but its place in the order, which was
+    /// checked then and is recorded in the progress.
+    /// - Parameters:
+    ///   - entry: the record as the server served it.
+    ///   - list: the trusted-device list this device holds.
+    ///   - keys: the circle keys this device holds.
+    /// - Returns: the opened record.
+    /// - Throws: ``SyncError/pageRefused(counter:recordID:reason:)`` when it no longer passes.
+    public static func reopening(_ entry: SyncRecord, list: TrustedDeviceList, keys: CircleKeyring) throws -> ReceivedRecord {
+        do {
+            let (record, content) = try SyncProgress.verify(entry, list: list, keys: keys) { _ in }
+            return ReceivedRecord(
+                counter: entry.counter, recordID: record.recordID, deviceID: record.deviceID, deviceSequence: record.deviceSequence,
+                baseCounter: record.baseCounter, epoch: record.epoch, content: content)
+        } catch let reason as RecordRefusal {
+            throw SyncError.pageRefused(counter: entry.counter, recordID: entry.upload.recordID, reason: reason)
+        }
     }
 }
 

@@ -73,7 +73,7 @@ package struct WebServices: Sendable {
         let account = try context.requireSession().account
         return try await perform(operation, context, id: id) { store in
             let access = try await store.access(toNote: id, for: account.id, includingDeleted: includingDeleted)
-            if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
+            if ownerOnly { try access.requireOwner() }
             return try await body(store, account, access)
         }
     }

@@ -31,7 +31,8 @@ extension PostgresWebStore: LockedNoteStore {
             let hasProof = try await passphrase(passphraseID, connection).proofHash != nil
             return LockedNoteRecord(
                 passphraseID: passphraseID, salt: salt, iterations: iterations, wrappedKey: hasProof ? nil : wrapped, hasProof: hasProof,
-                iv: iv, tag: tag, ciphertext: try sealing.open(sealed, "notes", id, "ciphertext"), bodyFormat: row.bodyFormat)
+                iv: iv, tag: tag, ciphertext: try sealing.open(sealed, "notes", id, "ciphertext"),
+                bodyFormat: LockedBodyFormat(stored: row.bodyFormat))
         }
     }
 

@@ -34,6 +34,11 @@ struct ItemOptions: ParsableArguments {
     @Option(help: "Protection class, e.g. whenUnlocked, afterFirstUnlock (or after-first-unlock), whenPasscodeSetThisDeviceOnly.")
     var accessible: ProtectionClass?
     @Option(help: "Access group.") var group: String?
+    @Flag(
+        help:
+            "Synchronizable (kSecAttrSynchronizable): the item syncs to your other devices; a search without it finds only items that do not."
+    )
+    var synchronizable = false
     @Option(name: .customLong("attribute"), help: "A free-form attribute key=value (repeatable).")
     var custom: [String] = []
 
@@ -67,6 +72,7 @@ struct ItemOptions: ParsableArguments {
             attributes.keySizeInBits = keySize
             attributes.accessible = accessible
             attributes.accessGroup = group
+            if synchronizable { attributes.synchronizable = true }
             if !custom.isEmpty {
                 var map: [String: String] = [:]
                 for pair in custom {

@@ -217,3 +217,20 @@ class NotesPage:
 
     def widget_text(self) -> str:
         return self.b.driver.find_element(By.TAG_NAME, "body").text
+
+
+class SignedInPeople:
+    """For a BrowserCase whose class sets `passwords` (name → password) and `pages` (an empty dict):
+    each person's page, registered in the browser on first use (each person their own Chromium)."""
+
+    passwords: dict[str, str]
+    pages: dict[str, NotesPage]
+
+    def signed_in(self, name: str) -> NotesPage:
+        """`name`'s page, registered with `passwords[name]` the first time it is asked for."""
+        if name not in self.pages:
+            page = NotesPage(self.browser(name))
+            page.register(name, self.passwords[name])
+            page.wait_signed_in()
+            self.pages[name] = page
+        return self.pages[name]

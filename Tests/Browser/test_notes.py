@@ -7,7 +7,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from notes_page import NotesPage
+from notes_page import NotesPage, SignedInPeople
 from png import distinctive_slices, unique_png
 from suite import BrowserCase, marker
 
@@ -24,7 +24,7 @@ PROOF_VECTOR = {
 }
 
 
-class WebNotesTests(BrowserCase):
+class WebNotesTests(SignedInPeople, BrowserCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
@@ -35,15 +35,6 @@ class WebNotesTests(BrowserCase):
         cls.pages: dict[str, NotesPage] = {}
         cls.passphrase_set = False
         cls.folder = Path(tempfile.mkdtemp(prefix="browser-files-", dir=cls.home.root))
-
-    def signed_in(self, name: str) -> NotesPage:
-        """`name`'s page, registered in the browser on first use (each person their own Chromium)."""
-        if name not in self.pages:
-            page = NotesPage(self.browser(name))
-            page.register(name, self.passwords[name])
-            page.wait_signed_in()
-            self.pages[name] = page
-        return self.pages[name]
 
     def image_file(self) -> tuple[Path, bytes]:
         data = unique_png()

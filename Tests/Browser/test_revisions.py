@@ -3,25 +3,17 @@ time — edits of different lines are merged, edits of the same line leave a con
 and a locked note edited in two browsers at once is merged in the browser, whose plaintext
 the server never sees."""
 
-from notes_page import NotesPage
+from notes_page import NotesPage, SignedInPeople
 from suite import BrowserCase, marker
 
 
-class ConcurrentEditTests(BrowserCase):
+class ConcurrentEditTests(SignedInPeople, BrowserCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
         cls.passwords = {name: marker(f"{name}-password") for name in ("alice", "bob")}
         cls.secrets += list(cls.passwords.values())
         cls.pages: dict[str, NotesPage] = {}
-
-    def signed_in(self, name: str) -> NotesPage:
-        if name not in self.pages:
-            page = NotesPage(self.browser(name))
-            page.register(name, self.passwords[name])
-            page.wait_signed_in()
-            self.pages[name] = page
-        return self.pages[name]
 
     def shared_note(self, lines: list[str]) -> tuple[NotesPage, NotesPage, str]:
         alice, bob = self.signed_in("alice"), self.signed_in("bob")

@@ -26,7 +26,9 @@ import TresorModel
             case .stringMap: value = "k=v"
             default: value = "x"
             }
-            let parsed = try ItemOptions.parse(["--\(option)", value])
+            // A boolean's option is a flag: given, it sets the attribute to true.
+            let arguments = if case .boolean = attribute.value { ["--\(option)"] } else { ["--\(option)", value] }
+            let parsed = try ItemOptions.parse(arguments)
             let names = try parsed.attributes.setNames
             #expect(names == [attribute.name], "--\(option) sets \(attribute.name)")
         }

@@ -165,18 +165,14 @@ struct DiffieHellmanTests {
         }
     }
 
-    @Test("A 10 MB peer key is refused without being read")
-    func hugePeerKeyIsCheap() throws {
+    @Test("A 10 MB peer key is refused by its length, before any arithmetic")
+    func hugePeerKeyIsRefusedByItsLength() throws {
         let pair = DiffieHellman.KeyPair()
         let huge = Data(repeating: 0x7F, count: 10 << 20)
-        let clock = ContinuousClock()
-        let elapsed = clock.measure {
-            #expect(throws: CryptoError.invalidPublicKey("it is longer than 512 bytes")) {
-                try pair.sharedSecret(peerPublicKey: huge)
-            }
+        // The length's reason, not the range check's: the key was never converted to a number.
+        #expect(throws: CryptoError.invalidPublicKey("it is longer than 512 bytes")) {
+            try pair.sharedSecret(peerPublicKey: huge)
         }
-        // Converting and reducing 10 MB would take far longer; the length check takes nothing.
-        #expect(elapsed < .seconds(1))
     }
 
     @Test("Errors never carry the key's bytes")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorKeybag
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TresorCrypto
+import TresorTestSupport
 
 @testable import TresorKeybag
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TresorTestSupport
 
 @testable import TresorKeybag
 

@@ -2,20 +2,12 @@ import Crypto
 import Foundation
 import Synchronization
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorKeybag
 
-/// A fresh home in a temporary folder, removed when the test's value goes away.
-final class TemporaryHome {
-    let root: URL
-    let paths: TresorPaths
-
-    init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-keybag-\(UUID().uuidString)")
-        paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
-    }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
+extension TemporaryHome {
+    convenience init() { self.init(prefix: "tresor-keybag") }
 
     func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
 }

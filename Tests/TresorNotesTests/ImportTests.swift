@@ -44,6 +44,11 @@ struct ImportTests {
             try home.notes.openNote(locked.id, passphrase: passphrase("password")).body == "# Encrypted title\n\nEncrypted body",
             "Apple's Title style kept")
         #expect(try home.notes.search("imported").map(\.title) == ["Plain"])
+        // The browser receives it as an Apple body, spelled as docs/WEB.md, "Shapes" has it; the
+        // server's store reads its column's spelling to the same value.
+        let record = try home.notes.lockedRecord(ofNote: locked.id)
+        #expect(record.bodyFormat == .appleNotes && LockedBodyFormat(stored: "apple-notes") == .appleNotes)
+        #expect(String(decoding: try JSONEncoder().encode(record.bodyFormat), as: UTF8.self) == #""appleNotes""#)
 
         // Re-wrapped under the current passphrase it opens with that one, still Apple-bodied.
         try home.notes.setPassphrase(passphrase("mine now"))

@@ -19,7 +19,7 @@ struct DocumentCitationsTests {
 
     /// The folders and files whose citations are checked. Result folders and build products are not.
     static let searched = [
-        "Sources", "Tests", "Benchmarks/Sources", "Benchmarks/peers.sh", "Benchmarks/report.py", "Benchmarks/profile.sh",
+        "Sources", "Tests", "Benchmarks/Sources", "Benchmarks/peers.sh", "Benchmarks/report.py", "Benchmarks/profile.sh", "Benchmarks/attackers.py",
         "Fuzz/Package.swift", "Fuzz/README.md", "scripts", "docs", "Support", "Web", "README.md", "BENCHMARKS.md",
     ]
 

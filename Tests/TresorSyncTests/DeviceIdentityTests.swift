@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TresorKeybag
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorSync
 

@@ -2,20 +2,12 @@ import Foundation
 import TresorKeybag
 import TresorSyncProtocol
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorSync
 
-/// A fresh home in a temporary folder, removed when the test's value goes away.
-final class TemporaryHome {
-    let root: URL
-    let paths: TresorPaths
-
-    init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-sync-\(UUID().uuidString)")
-        paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
-    }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
+extension TemporaryHome {
+    convenience init() { self.init(prefix: "tresor-sync") }
 }
 
 /// Cheap KDF for tests; production uses ``KeybagSettings/production``.

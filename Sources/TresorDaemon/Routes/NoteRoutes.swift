@@ -39,8 +39,8 @@ struct NoteRoutes {
             let folder: String?? = body.removeFromFolder == true ? .some(nil) : body.folder.map { .some($0) }
             let changes = NoteChanges(title: body.title, body: body.body, isPinned: body.pinned, folder: folder, base: body.base)
             return try await routing.perform("edit", context, id: body.id) { store, account in
-                // A participant edits the title and body; the pin and folder are the owner's.
-                try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: changes.isPinned != nil || changes.folder != nil)
+                try NotesRouting.checkAccess(store, note: body.id, for: account)
+                    .checkEdit(pinning: changes.isPinned != nil, movingFolder: changes.folder != nil)
                 return try store.saveNote(body.id, changes, passphrase: passphrase, by: account)
             }
         }

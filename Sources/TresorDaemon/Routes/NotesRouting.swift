@@ -59,7 +59,7 @@ struct NotesRouting: Sendable {
         _ store: NotesStore, note id: String, for account: AccountID, ownerOnly: Bool = false, includingDeleted: Bool = false
     ) throws -> NoteAccess {
         let access = try store.access(toNote: id, for: account, includingDeleted: includingDeleted)
-        if ownerOnly && access != .owner { throw APIError(.forbidden, "only the note's owner may do this") }
+        if ownerOnly { try access.requireOwner() }
         return access
     }
 

@@ -39,7 +39,7 @@ struct WebAttachmentRoutes {
                     throw error
                 }
             }
-            return try WebCoding.response(WebAttachment(info), status: .created)
+            return try WebCoding.response(info, status: .created)
         }
         router.get("/api/notes/:id/attachments/:aid") { _, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")

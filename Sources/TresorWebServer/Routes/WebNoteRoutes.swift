@@ -113,9 +113,7 @@ struct WebNoteRoutes {
             let body = try await WebCoding.decode(EditNoteRequest.self, request)
             let note = try await services.performOnNote("edit", context, id: id) { store, account, access in
                 let movesFolder = body.folder != nil || body.folderID != nil
-                if access != .owner && (movesFolder || body.isPinned != nil) {
-                    throw APIError(.forbidden, "only the owner pins a shared note or moves it between folders")
-                }
+                try access.checkEdit(pinning: body.isPinned != nil, movingFolder: movesFolder)
                 if body.body != nil, try await store.summary(ofNote: id).isLocked {
                     throw APIError(.wrongLockState, "a locked note's body is saved sealed: PUT /api/notes/{id}/locked-body")
                 }
@@ -179,14 +177,13 @@ struct WebNoteRoutes {
                 let opened = try await store.openNote(id)
                 return WebNoteDetail(
                     summary: WebNoteSummary(opened.summary, for: account, folders: try await folders(of: opened.summary)), body: opened.body,
-                    attachments: opened.attachments.map(WebAttachment.init), locked: nil, share: opened.summary.sharing)
+                    attachments: opened.attachments, locked: nil, share: opened.summary.sharing)
             } catch NotesError.wrongLockState {
                 let summary = try await store.summary(ofNote: id)
                 guard summary.isLocked else { continue }  // unlocked meanwhile: open it again
                 return WebNoteDetail(
                     summary: WebNoteSummary(summary, for: account, folders: try await folders(of: summary)), body: nil,
-                    attachments: try await store.listedAttachments(ofNote: id).map(WebAttachment.init),
-                    locked: WebLockedRecord(try await store.lockedRecord(ofNote: id)), share: nil)
+                    attachments: try await store.listedAttachments(ofNote: id), locked: try await store.lockedRecord(ofNote: id), share: nil)
             }
         }
         throw NotesError.wrongLockState("note \(id.prefix(64)) was locked and unlocked while it was opened; open it again")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TresorModel
 
 /// Strong random secrets for `tresor item generate`: characters drawn from chosen classes
 /// (at least one of each), or a passphrase of words from the EFF's long list. Every draw is
@@ -52,9 +53,9 @@ enum SecretGenerator {
     /// - Throws: `ValidationError` for a count out of range.
     static func passphrase(words count: Int, separator: String) throws -> String {
         guard (1...64).contains(count) else { throw ValidationError("--words takes 1 to 64") }
-        let words = EFFWordList.words
+        let words = EFFLongWordList.words
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in String(words.randomElement(using: &generator)!) }.joined(separator: separator)
+        return (0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: separator)
     }
 
     /// The bits of entropy of such a secret (for characters: before the one-of-each rule,

@@ -40,9 +40,7 @@ import Glibc
             let untouched = try target.state()
             let full = (items: untouched.items.union(backedUpItems), notes: untouched.notes.union(backedUpNotes))
             // Spread the kills over the whole restore: its length measured by a rehearsal.
-            let rehearsal = Date()
-            try expectSucceeded(target.tresor(["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: target.secretsInput))
-            let window = Date().timeIntervalSince(rehearsal) * 1.6
+            let window = try target.restoreWindow(file)
             // Every other kill waits for the commit marker, so the commit's own moments — journals
             // running, files moving in — are hit too, not only the long staging before them.
             let atCommit = round % 2 == 1
@@ -57,24 +55,11 @@ import Glibc
             }
             try target.daemon.start()
             #expect(!FileManager.default.fileExists(atPath: staging.path), "the restart completed or removed the staged restore")
-            try expectSucceeded(target.tresor(["unlock", "--passcode-stdin"], input: target.passcode + "\n"))
-            let after = try target.state()
-            let restored = after.items == full.items && after.notes == full.notes
-            let asBefore = after.items == untouched.items && after.notes == untouched.notes
-            #expect(
-                restored || asBefore,
-                "round \(round), killed \(String(format: "%.2f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
-            if result.succeeded { #expect(restored, "the restore was acknowledged, so it must be whole") }
+            let restored = try target.expectRestoredOrUntouched(
+                untouched: untouched, full: full, acknowledged: result.succeeded, source: source,
+                "round \(round), killed \(String(format: "%.2f", delay)) s in")
             if restored {
-                // The attachments moved in with their notes, byte for byte.
-                let out = target.harness.root.appendingPathComponent("big-0")
-                try expectSucceeded(
-                    target.tresor([
-                        "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out",
-                        out.path,
-                    ]))
-                #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"])
-                // And a second restore adds nothing.
+                // A second restore adds nothing.
                 let again = try target.tresor(["backup", "restore", file.path, "--passcode-stdin", "--json"], input: target.secretsInput)
                 let report = try CLIJSON.decode(BackupReport.self, from: Data(again.stdout.utf8))
                 #expect(report.count(.note, .restored) == 0 && report.count(.item, .restored) == 0)
@@ -120,75 +105,5 @@ import Glibc
                 input: "\(target.passcode)\n\(target.passphrase)\n\(target.passphrase)\n"))
         #expect(!FileManager.default.fileExists(atPath: partial))
         try expectSucceeded(target.tresor(["backup", "verify", file.path, "--passphrase-stdin"], input: target.passphrase + "\n"))
-    }
-}
-
-/// A home to restore into, with a note and an item of its own, its daemon started as the crash
-/// driver starts it and the driver's CLI that starts none.
-final class CrashTarget {
-    let harness: Harness
-    let daemon: TestDaemon
-    let cli: URL
-    let environment: [String: String]
-    let passcode = "bk-crash-passcode-\(UUID().uuidString.prefix(8))"
-    let passphrase: String
-
-    /// - Parameter powerCut: whether the home is on a ``PowerCutDisk``, its power cut with every kill.
-    init(passphrase: String, secrets: [String], powerCut: Bool = false) throws {
-        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#, onPowerCutDisk: powerCut)
-        harness.secrets = secrets + [passcode, passphrase]
-        self.passphrase = passphrase
-        daemon = TestDaemon(harness)
-        (cli, environment) = try CrashDriver.cliThatStartsNoDaemon(harness)
-        try daemon.start()
-        try expectSucceeded(tresor(["init", "--passcode-stdin"], input: passcode + "\n"))
-        try expectSucceeded(tresor(["item", "add", "--service", "own", "--account", "me", "--secret-stdin"], input: "own-secret"))
-        try expectSucceeded(tresor(["note", "new", "--title", "own", "--body-stdin"], input: "own body"))
-    }
-
-    /// The passcode and the backup passphrase, as `--passcode-stdin` reads them.
-    var secretsInput: String { "\(passcode)\n\(passphrase)\n" }
-
-    func tresor(_ arguments: [String], input: String = "") throws -> Harness.Result {
-        try harness.run(cli, arguments, input: input, environment: environment)
-    }
-
-    /// The ids of the generic passwords and of the notes.
-    func state() throws -> (items: Set<String>, notes: Set<String>) {
-        let items = try CLIJSON.decode([KeychainItem].self, from: Data(try tresor(["item", "find", "--json"]).stdout.utf8))
-        let notes = try CLIJSON.decode([NoteSummary].self, from: Data(try tresor(["note", "list", "--json"]).stdout.utf8))
-        return (Set(items.map(\.id)), Set(notes.map(\.id)))
-    }
-
-    /// Starts the CLI with `arguments`, its input written and closed.
-    func start(_ arguments: [String], input: String) throws -> Process {
-        let process = Process()
-        process.executableURL = cli
-        process.arguments = arguments
-        process.environment = environment
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        return process
-    }
-
-    /// Runs a restore of `file` and SIGKILLs the daemon `delay` seconds after the CLI started — or,
-    /// `atCommit`, after the staging area's commit marker appeared.
-    func restoreKillingTheDaemon(_ file: URL, after delay: TimeInterval, atCommit: Bool) throws -> Harness.Result {
-        let process = try start(["backup", "restore", file.path, "--passcode-stdin"], input: secretsInput)
-        if atCommit {
-            let marker = harness.paths.home.appendingPathComponent("restore-staging/commit").path
-            let deadline = Date().addingTimeInterval(60)
-            while access(marker, F_OK) != 0 && process.isRunning && Date() < deadline { usleep(100) }
-        }
-        usleep(useconds_t(delay * 1_000_000))
-        daemon.kill()
-        try harness.disk?.cutPower()
-        process.waitUntilExit()
-        return Harness.Result(status: process.terminationStatus, stdout: "", stderr: "")
     }
 }

@@ -5,6 +5,10 @@ import TresorKit
 import TresorProtocol
 import TresorTestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A home filled with one of everything a backup carries, through the real CLI (and the web API
 /// for a web account): items of every class × protection class, a user-presence item, notes in a
 /// folder, pinned, locked with the notes passphrase, imported still locked from Apple Notes, with
@@ -189,14 +193,10 @@ final class BackupHome {
         var fixture = NoteStoreFixture(schema: .newer)
         let account = fixture.addAccount(name: "iCloud")
         let vault = fixture.addFolder(title: "Vault", account: account)
-        let full = AppleNotesVectors.FullNote.self
         _ = try fixture.addNote(
             .init(
-                title: "Encrypted title",
-                body: .locked(
-                    .init(
-                        salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
-                        ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
+                title: "Encrypted title", body: .locked(.fullNoteVector(hint: "the usual word")), folder: vault, account: account,
+                created: 700_000_300))
         let url = harness.root.appendingPathComponent("NoteStore.sqlite")
         try fixture.write(to: url)
         try expectSucceeded(harness.tresor(["import", "apple-notes", url.path]))
@@ -251,5 +251,116 @@ enum AgeCommand {
         guard screen.status == 0 else {
             throw HarnessError.timedOut("age failed: \(screen.text.suffix(300))", after: 0)
         }
+    }
+}
+
+/// A home to restore into, with a note and an item of its own, its daemon started as the crash
+/// driver starts it and the driver's CLI that starts none.
+final class CrashTarget {
+    let harness: Harness
+    let daemon: TestDaemon
+    let cli: URL
+    let environment: [String: String]
+    let passcode = "bk-crash-passcode-\(UUID().uuidString.prefix(8))"
+    let passphrase: String
+
+    /// - Parameter powerCut: whether the home is on a ``PowerCutDisk``, its power cut with every kill.
+    init(passphrase: String, secrets: [String], powerCut: Bool = false) throws {
+        harness = try Harness(configuration: #"{"autoLockSeconds": 0}"#, onPowerCutDisk: powerCut)
+        harness.secrets = secrets + [passcode, passphrase]
+        self.passphrase = passphrase
+        daemon = TestDaemon(harness)
+        (cli, environment) = try CrashDriver.cliThatStartsNoDaemon(harness)
+        try daemon.start()
+        try expectSucceeded(tresor(["init", "--passcode-stdin"], input: passcode + "\n"))
+        try expectSucceeded(tresor(["item", "add", "--service", "own", "--account", "me", "--secret-stdin"], input: "own-secret"))
+        try expectSucceeded(tresor(["note", "new", "--title", "own", "--body-stdin"], input: "own body"))
+    }
+
+    /// The passcode and the backup passphrase, as `--passcode-stdin` reads them.
+    var secretsInput: String { "\(passcode)\n\(passphrase)\n" }
+
+    func tresor(_ arguments: [String], input: String = "") throws -> Harness.Result {
+        try harness.run(cli, arguments, input: input, environment: environment)
+    }
+
+    /// The ids of the generic passwords and of the notes.
+    func state() throws -> (items: Set<String>, notes: Set<String>) {
+        let items = try CLIJSON.decode([KeychainItem].self, from: Data(try tresor(["item", "find", "--json"]).stdout.utf8))
+        let notes = try CLIJSON.decode([NoteSummary].self, from: Data(try tresor(["note", "list", "--json"]).stdout.utf8))
+        return (Set(items.map(\.id)), Set(notes.map(\.id)))
+    }
+
+    /// How long a dry run of restoring `file` takes, times 1.6: the window the cuts of a restore
+    /// are spread over.
+    func restoreWindow(_ file: URL) throws -> TimeInterval {
+        let rehearsal = Date()
+        try expectSucceeded(tresor(["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: secretsInput))
+        return Date().timeIntervalSince(rehearsal) * 1.6
+    }
+
+    /// The check after a restore cut short, once the daemon is started again: unlocked, the home
+    /// is the fully restored one (`full`) or the one before (`untouched`), never in between; an
+    /// `acknowledged` restore is whole; and a restored home holds `source`'s attachment `big-0`
+    /// byte for byte (the attachments moved in with their notes).
+    /// - Parameters:
+    ///   - untouched: the ids the home held before the restore.
+    ///   - full: those and the backup's.
+    ///   - acknowledged: whether the CLI reported the restore done.
+    ///   - source: the backed-up home, with its note `note-0` and attachment `big-0`.
+    ///   - round: which cut this was, for the failure's message.
+    /// - Returns: whether the home is the restored one.
+    func expectRestoredOrUntouched(
+        untouched: (items: Set<String>, notes: Set<String>), full: (items: Set<String>, notes: Set<String>), acknowledged: Bool,
+        source: BackupHome, _ round: String
+    ) throws -> Bool {
+        try expectSucceeded(tresor(["unlock", "--passcode-stdin"], input: passcode + "\n"))
+        let after = try state()
+        let restored = after.items == full.items && after.notes == full.notes
+        let asBefore = after.items == untouched.items && after.notes == untouched.notes
+        #expect(restored || asBefore, "\(round): in between (\(after.items.count) items, \(after.notes.count) notes)")
+        if acknowledged { #expect(restored, "\(round): the restore was acknowledged, so it must be whole") }
+        if restored {
+            let out = harness.root.appendingPathComponent("big-0")
+            try expectSucceeded(
+                tresor([
+                    "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out",
+                    out.path,
+                ]))
+            #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"], "\(round): the attachment came back byte for byte")
+        }
+        return restored
+    }
+
+    /// Starts the CLI with `arguments`, its input written and closed.
+    func start(_ arguments: [String], input: String) throws -> Process {
+        let process = Process()
+        process.executableURL = cli
+        process.arguments = arguments
+        process.environment = environment
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        return process
+    }
+
+    /// Runs a restore of `file` and SIGKILLs the daemon `delay` seconds after the CLI started — or,
+    /// `atCommit`, after the staging area's commit marker appeared.
+    func restoreKillingTheDaemon(_ file: URL, after delay: TimeInterval, atCommit: Bool) throws -> Harness.Result {
+        let process = try start(["backup", "restore", file.path, "--passcode-stdin"], input: secretsInput)
+        if atCommit {
+            let marker = harness.paths.home.appendingPathComponent("restore-staging/commit").path
+            let deadline = Date().addingTimeInterval(60)
+            while access(marker, F_OK) != 0 && process.isRunning && Date() < deadline { usleep(100) }
+        }
+        usleep(useconds_t(delay * 1_000_000))
+        daemon.kill()
+        try harness.disk?.cutPower()
+        process.waitUntilExit()
+        return Harness.Result(status: process.terminationStatus, stdout: "", stderr: "")
     }
 }

@@ -37,17 +37,8 @@ import TresorTestSupport
                 ["item", "add", "--service", "vict.example", "--account", "ada", "--group", "VICT.shared", "--secret-stdin", "--passcode-stdin"],
                 input: victim.passcode + "\n" + shared))
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared", "--passcode-stdin"],
-                input: attacker.passcode + "\n"))
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
-        )
-        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
-        _ = try attacker.backup(to: file)
-        victim.harness.secrets += attacker.harness.secrets
+        let file = try Self.handedBackup(
+            registering: ["--id", "VICT.py", "--team", "VICT", "--exe", Self.python, "--group", "VICT.shared"], from: attacker, to: victim)
 
         // The dry run lists each application by executable and groups, and restores none unasked.
         let dryRun = try victim.harness.tresor(
@@ -93,16 +84,7 @@ import TresorTestSupport
         let user = try TestUser.shared.get()
         let victim = try BackupHome(name: "victim", user: user)
         let attacker = try BackupHome(name: "mallory", user: user)
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.py", "--team", "MAL", "--exe", Self.python, "--passcode-stdin"], input: attacker.passcode + "\n"))
-        try expectSucceeded(
-            attacker.harness.tresor(
-                ["app", "register", "--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env", "--passcode-stdin"], input: attacker.passcode + "\n")
-        )
-        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
-        _ = try attacker.backup(to: file)
-        victim.harness.secrets += attacker.harness.secrets
+        let file = try Self.handedBackup(registering: ["--id", "MAL.py", "--team", "MAL", "--exe", Self.python], from: attacker, to: victim)
 
         // The passcode and the backup passphrase typed at their prompts; each "Register it?" answered
         // yes only for MAL.env.
@@ -239,28 +221,30 @@ import TresorTestSupport
         #expect(!verify.succeeded && verify.stderr.contains(forbidden.error), "verify refuses it too: \(verify.stderr)")
     }
 
+    /// `attacker`'s backup of its applications — Python, registered with `python`'s options, and
+    /// `MAL.env` — handed to `victim`, whose secret scan looks for the attacker's secrets too.
+    static func handedBackup(registering python: [String], from attacker: BackupHome, to victim: BackupHome) throws -> URL {
+        for options in [python, ["--id", "MAL.env", "--team", "MAL", "--exe", "/usr/bin/env"]] {
+            try expectSucceeded(attacker.harness.tresor(["app", "register"] + options + ["--passcode-stdin"], input: attacker.passcode + "\n"))
+        }
+        let file = attacker.harness.root.appendingPathComponent("handed.tresor-backup")
+        _ = try attacker.backup(to: file)
+        victim.harness.secrets += attacker.harness.secrets
+        return file
+    }
+
     /// A Python script, run as `harness`'s user, asking its daemon's socket for the secret of the
     /// item `service` in `group`: what it got, as "STATUS BODY".
     static func pythonSearch(_ harness: Harness, service: String, group: String, revealing secret: String) throws -> String {
-        let script = """
-            import json, socket, sys
-            socket_path, service, group = sys.argv[1:4]
-            body = json.dumps({"query": {"itemClass": "genp", "attributes": {"service": service, "accessGroup": group},
-                                         "limit": "one", "returnData": True, "returnAttributes": False}}).encode()
-            s = socket.socket(socket.AF_UNIX); s.connect(socket_path)
-            s.sendall(b"POST /v1/items/search HTTP/1.1\\r\\nHost: t\\r\\nContent-Type: application/json\\r\\nContent-Length: "
-                      + str(len(body)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + body)
-            answer = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk: break
-                answer += chunk
-            head, _, payload = answer.partition(b"\\r\\n\\r\\n")
-            print(head.split(b" ")[1].decode(), payload.decode())
-            """
-        let result = try harness.run(
-            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, harness.paths.socket.path, service, group], revealing: [secret])
-        return result.stdout
+        let query: [String: Any] = [
+            "query": [
+                "itemClass": "genp", "attributes": ["service": service, "accessGroup": group], "limit": "one", "returnData": true,
+                "returnAttributes": false,
+            ]
+        ]
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: query), as: UTF8.self)
+        let answer = try #require(try harness.pythonRequests("/v1/items/search", [body], revealing: [secret]).first)
+        return "\(answer.status) \(answer.body)"
     }
 }
 

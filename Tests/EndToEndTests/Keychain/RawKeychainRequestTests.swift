@@ -6,42 +6,20 @@ import TresorTestSupport
 /// Malformed keychain requests, sent raw by a registered application (Python, registered for
 /// the test): unknown attributes, wrong types, bad ids — clear errors, nothing touched.
 @Suite(.blocksItsThread, .serialized) struct RawKeychainRequestTests {
-    static let python = URL(fileURLWithPath: "/usr/bin/python3")
-
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func malformedItemRequestsGetClearErrors() throws {
         let harness = try Harness.initialized(passcode: "e2e-raw-passcode")
-        let realPython = try FileManager.default.destinationOfSymbolicLink(atPath: Self.python.path)
-        let executable = Self.python.deletingLastPathComponent().appendingPathComponent(realPython).path
+        let realPython = try FileManager.default.destinationOfSymbolicLink(atPath: Harness.python.path)
+        let executable = Harness.python.deletingLastPathComponent().appendingPathComponent(realPython).path
         #expect(
             try harness.tresor(
                 ["app", "register", "--id", "TEAMP.python", "--team", "TEAMP", "--exe", executable, "--passcode-stdin"],
                 input: "e2e-raw-passcode\n"
             ).succeeded)
 
-        // Sends each JSON body (one per line of stdin) to PATH and prints "status body" per request.
-        let script = """
-            import socket, sys
-            path, socket_path = sys.argv[1], sys.argv[2]
-            for body in sys.stdin.read().split("\\n"):
-                if not body: continue
-                s = socket.socket(socket.AF_UNIX); s.connect(socket_path)
-                data = body.encode()
-                s.sendall(b"POST " + path.encode() + b" HTTP/1.1\\r\\nHost: t\\r\\nContent-Type: application/json\\r\\nContent-Length: " + str(len(data)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + data)
-                answer = b""
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    answer += chunk
-                head, _, payload = answer.partition(b"\\r\\n\\r\\n")
-                print(head.split(b" ")[1].decode(), payload.decode())
-            """
         func send(_ path: String, _ bodies: [String]) throws -> [(Int, APIError?)] {
-            let result = try harness.run(Self.python, ["-c", script, path, harness.paths.socket.path], input: bodies.joined(separator: "\n") + "\n")
-            return result.stdout.split(separator: "\n").map { line in
-                let parts = line.split(separator: " ", maxSplits: 1)
-                let error = try? APICoding.decoder.decode(ErrorResponse.self, from: Data((parts.count > 1 ? parts[1] : "").utf8)).error
-                return (Int(parts[0]) ?? -1, error)
+            try harness.pythonRequests(path, bodies).map { answer in
+                (answer.status, try? APICoding.decoder.decode(ErrorResponse.self, from: Data(answer.body.utf8)).error)
             }
         }
 

@@ -31,14 +31,10 @@ import TresorTestSupport
         _ = try fixture.addNote(
             .init(title: "Bread", text: "Bread\n\(markers[0])", folder: recipes, account: account, created: 700_000_000, modified: 700_000_100))
         _ = try fixture.addNote(.init(title: nil, text: "Soup of the day\n\(markers[1])", folder: recipes, account: account, created: 700_000_200))
-        let full = AppleNotesVectors.FullNote.self
         _ = try fixture.addNote(
             .init(
-                title: "Encrypted title",
-                body: .locked(
-                    .init(
-                        salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
-                        ciphertext: full.ciphertext, hint: "the usual word")), folder: vault, account: account, created: 700_000_300))
+                title: "Encrypted title", body: .locked(.fullNoteVector(hint: "the usual word")), folder: vault, account: account,
+                created: 700_000_300))
         let hashcat = AppleNotesVectors.Hashcat.self
         _ = try fixture.addNote(
             .init(

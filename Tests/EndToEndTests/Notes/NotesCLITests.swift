@@ -254,7 +254,7 @@ import TresorTestSupport
     }
 
     /// A large attachment goes through the CLI and the daemon a piece at a time: attaching 64 MiB
-    /// raises tresord's peak resident memory by a few MiB, not by the file (it used to hold the
+    /// raises tresord's peak resident memory by less than half the file (it used to hold the
     /// whole upload, and a copy), and the `tresor` process never holds the file either; and every
     /// byte comes back. The export's memory is ``AttachmentStreamingTests``' to hold: it measures
     /// from a peak reset after the upload, where this test's peak still carries the upload's.
@@ -297,7 +297,9 @@ import TresorTestSupport
         let growth = try peakResidentKB(of: pid) - before
         #expect(attached.byteCount == size)
         #expect(cliPeakKB < 48 << 10, "tresor note attach peaked at \(cliPeakKB) kB for a 64 MiB file: it read the file whole")
-        #expect(growth < 24 << 10, "tresord's peak grew by \(growth) kB for a 64 MiB upload")
+        // Holding the file would add at least its 64 MiB; pieces in flight and the allocator's
+        // arenas on a loaded machine add up to about 25 MiB.
+        #expect(growth < (size >> 10) / 2, "tresord's peak grew by \(growth) kB for a 64 MiB upload")
         let out = harness.root.appendingPathComponent("back.bin")
         #expect(try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", out.path]).succeeded)
         #expect(try Data(contentsOf: out) == bytes)

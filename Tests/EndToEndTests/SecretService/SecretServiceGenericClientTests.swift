@@ -75,6 +75,33 @@ struct SecretServiceGenericClientTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// `git credential fill` with the user's helper configured, run by any process with the
+    /// fields of its choosing: git's helper gets nothing with nobody to ask. Writing is not
+    /// gated, so the same process's `git credential approve` replaces the helper's item.
+    @Test func anyProcessRunningGitsHelperIsRefusedWithNobodyToAskButItsStoreReplaces() throws {
+        let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
+        let helper = try GitCredentialHelper(harness: provider.harness)
+        let (password, attackers) = (provider.marker("generic-git"), provider.marker("generic-git-attacker"))
+        let fields = "protocol=https\nhost=git.example\nusername=ada\n"
+        _ = try helper.run("store", ["protocol": "https", "host": "git.example", "username": "ada", "password": password], revealing: [password])
+        func git(_ operation: String, input: String) throws -> Harness.Result {
+            try provider.harness.run(
+                URL(fileURLWithPath: "/usr/bin/git"), ["-c", "credential.helper=\(helper.executable.path)", "credential", operation], input: input,
+                environment: provider.harness.environment.merging(["GIT_TERMINAL_PROMPT": "0"]) { $1 }, timeout: clientTimeout,
+                revealing: [password])
+        }
+
+        let filled = try git("fill", input: fields + "\n")
+        #expect(!filled.succeeded && !filled.stdout.contains(password), "git credential fill read the helper's item without the user")
+        #expect(provider.harness.daemonLog.contains("asks for an item that needs you"), "the daemon says what waited")
+
+        #expect(try git("approve", input: fields + "password=\(attackers)\n\n").succeeded)
+        try provider.trust([helper.executable])
+        let now = try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [attackers])
+        #expect(now["password"] == attackers, "storing is not asked: the helper's item now holds what the other process stored")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     /// The user allows one read in `tresor approve`: that read is served, the next is asked again.
     /// The approver runs as the harness's own user, so this provider runs as root (secret-tool known
     /// by its hash there, a generic client all the same).

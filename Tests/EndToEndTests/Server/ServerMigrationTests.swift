@@ -67,16 +67,6 @@ import Glibc
         return (result, peak)
     }
 
-    /// Registers `name` on `server` and declares its password and tokens secret.
-    static func register(_ name: String, on server: WebServerAddress, _ harness: Harness) throws -> (WebBrowser, String) {
-        let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var browser = WebBrowser(server)
-        #expect(try browser.register(name, password).status == 201)
-        harness.secrets += [browser.token, browser.originToken].compactMap { $0 }
-        return (browser, password)
-    }
-
     /// Signs `name` in on `server` (the migrated database), declaring its tokens secret.
     static func signIn(_ name: String, _ password: String, on server: WebServerAddress, _ harness: Harness) throws -> WebBrowser {
         var browser = WebBrowser(server)
@@ -134,8 +124,8 @@ import Glibc
     @Test func movesWebAccountsNotesSharesAttachmentsAndLockedNotes() async throws {
         let home = try Harness()
         let embedded = try home.startWebDaemon(passcode: Self.passcode)
-        let (alice, alicePassword) = try Self.register("alice", on: embedded, home)
-        let (bob, bobPassword) = try Self.register("bob", on: embedded, home)
+        let (alice, alicePassword) = try WebBrowser.registered("alice", on: embedded, home)
+        let (bob, bobPassword) = try WebBrowser.registered("bob", on: embedded, home)
         let marker = "MIGRATE-MARKER-\(UUID().uuidString.prefix(8))"
         home.secrets.append(marker)
 
@@ -239,7 +229,7 @@ import Glibc
     @Test func finishesAfterAKillMidwayAndRefusesWhatItShould() async throws {
         let home = try Harness()
         let embedded = try home.startWebDaemon(passcode: Self.passcode)
-        let (alice, alicePassword) = try Self.register("alice", on: embedded, home)
+        let (alice, alicePassword) = try WebBrowser.registered("alice", on: embedded, home)
         let marker = "MIGRATE-KILL-\(UUID().uuidString.prefix(8))"
         home.secrets.append(marker)
         let note = try alice.createNote(title: "\(marker) big", body: "\(marker) body")

@@ -66,13 +66,7 @@ final class ServerInstances: @unchecked Sendable {
 
     /// Registers `name` through `server` and declares its password and tokens secret.
     func registered(_ name: String, on server: WebServerAddress) throws -> (browser: WebBrowser, password: String) {
-        let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
-        declareSecret(password)
-        var browser = WebBrowser(server)
-        let answer = try browser.register(name, password)
-        #expect(answer.status == 201, "register \(name): \(answer.status) \(answer.text)")
-        [browser.token, browser.originToken].compactMap { $0 }.forEach(declareSecret)
-        return (browser, password)
+        try WebBrowser.registered(name, on: server, declaring: declareSecret)
     }
 
     /// A value no instance may log or print.

@@ -60,30 +60,14 @@ struct PowerCutTests {
             // What `CrashTarget` made before the restore was acknowledged: it must survive too.
             let untouched = try target.state()
             let full = (items: untouched.items.union(backedUpItems), notes: untouched.notes.union(backedUpNotes))
-            let rehearsal = Date()
-            try expectSucceeded(target.tresor(["backup", "restore", file.path, "--passcode-stdin", "--dry-run"], input: target.secretsInput))
-            let window = Date().timeIntervalSince(rehearsal) * 1.6
+            let window = try target.restoreWindow(file)
             let atCommit = round % 2 == 1
             let delay = atCommit ? Double.random(in: 0...0.004) : Double.random(in: 0...window)
             let result = try target.restoreKillingTheDaemon(file, after: delay, atCommit: atCommit)
             try target.daemon.start()
-            try expectSucceeded(target.tresor(["unlock", "--passcode-stdin"], input: target.passcode + "\n"))
-            let after = try target.state()
-            let restored = after.items == full.items && after.notes == full.notes
-            let asBefore = after.items == untouched.items && after.notes == untouched.notes
-            #expect(
-                restored || asBefore,
-                "round \(round), cut \(String(format: "%.3f", delay)) s in: in between (\(after.items.count) items, \(after.notes.count) notes)")
-            if result.succeeded { #expect(restored, "the restore was acknowledged, so it must be whole after the power cut") }
-            if restored {
-                let out = target.harness.root.appendingPathComponent("big-0")
-                try expectSucceeded(
-                    target.tresor([
-                        "note", "export-attachment", try #require(source.noteIDs["note-0"]), try #require(source.attachmentIDs["big-0"]), "--out",
-                        out.path,
-                    ]))
-                #expect(try Data(contentsOf: out) == source.attachmentBytes["big-0"], "the attachment came back byte for byte")
-            }
+            let restored = try target.expectRestoredOrUntouched(
+                untouched: untouched, full: full, acknowledged: result.succeeded, source: source,
+                "round \(round), power cut \(String(format: "%.3f", delay)) s in")
             try expectIntact(target.harness)
             outcomes[result.succeeded ? "acknowledged" : restored ? "completed after the restart" : "untouched", default: 0] += 1
         }

@@ -64,6 +64,7 @@ import TresorTestSupport
     func open(_ browser: WebBrowser, _ id: String, with passphraseKey: SymmetricKey) throws -> (noteKey: SymmetricKey, body: String) {
         let record = try #require(try browser.get("/api/notes/\(id)").json?["locked"] as? [String: Any])
         #expect(record["wrappedKey"] == nil, "served without a proof")
+        #expect(record["bodyFormat"] as? String == "text", "a body sealed in the browser is text, spelled as docs/WEB.md, \"Shapes\" has it")
         func bytes(_ name: String, in record: [String: Any]) throws -> Data {
             let text = try #require(record[name] as? String)
             return try #require(Data(base64Encoded: text))

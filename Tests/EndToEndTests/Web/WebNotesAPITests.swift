@@ -9,15 +9,6 @@ import TresorTestSupport
 @Suite(.blocksItsThread, .serialized) struct WebNotesAPITests {
     static let passcode = "e2e-web-notes-passcode"
 
-    func signedIn(_ harness: Harness, _ server: WebServerAddress, _ name: String) throws -> WebBrowser {
-        let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var browser = WebBrowser(server)
-        #expect(try browser.register(name, password).status == 201)
-        harness.secrets.append(browser.token ?? "")
-        return browser
-    }
-
     func notes(_ browser: WebBrowser, query: String = "") throws -> [[String: Any]] {
         try #require(try browser.get("/api/notes\(query)").json?["notes"] as? [[String: Any]])
     }
@@ -25,7 +16,7 @@ import TresorTestSupport
     @Test func notesFoldersSearchEditAndDelete() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let alice = try signedIn(harness, server, "alice")
+        let alice = try WebBrowser.registered("alice", on: server, harness).browser
 
         let hostile = #"<script>alert(1)</script><img src=x onerror="alert(2)">&amp;"#
         let created = try alice.post("/api/notes", ["title": hostile, "body": "first <b>body</b>", "folder": "Work", "isPinned": true])
@@ -85,7 +76,7 @@ import TresorTestSupport
     @Test func badInputIsRefusedAndNothingIsStored() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let alice = try signedIn(harness, server, "alice")
+        let alice = try WebBrowser.registered("alice", on: server, harness).browser
         let id = try alice.createNote(title: "Target", body: "unchanged")
 
         // Malformed JSON, wrong types, missing fields: 400 param.
@@ -127,6 +118,10 @@ import TresorTestSupport
         let added = try alice.request("POST", "/api/notes/\(id)/attachments?kind=image&name=%3Cimg%3E%20photo.png", raw: png)
         #expect(added.status == 201 && added.json?["name"] as? String == "<img> photo.png" && added.json?["byteCount"] as? Int == png.count)
         let attachmentID = try #require(added.json?["id"] as? String)
+        // Listed in the note as docs/WEB.md, "Shapes" has it: the store's own AttachmentInfo.
+        let listedAttachment = try #require((try alice.get("/api/notes/\(id)").json?["attachments"] as? [[String: Any]])?.first)
+        #expect(Set(listedAttachment.keys) == ["id", "kind", "name", "byteCount", "created"], "\(listedAttachment.keys)")
+        #expect(listedAttachment["id"] as? String == attachmentID && listedAttachment["kind"] as? String == "image")
         let downloaded = try alice.get("/api/notes/\(id)/attachments/\(attachmentID)")
         #expect(downloaded.status == 200 && downloaded.body == png && downloaded.headers["content-type"] == "application/octet-stream")
         expectSecurityHeaders(downloaded, api: true)
@@ -139,8 +134,8 @@ import TresorTestSupport
     @Test func anotherAccountsNoteIsNotFoundUnlessShared() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let alice = try signedIn(harness, server, "alice")
-        let bob = try signedIn(harness, server, "bob")
+        let alice = try WebBrowser.registered("alice", on: server, harness).browser
+        let bob = try WebBrowser.registered("bob", on: server, harness).browser
         let id = try alice.createNote(title: "Alice's", body: "alice body")
         let png = Data(repeating: 1, count: 100)
         let attachment = try #require(

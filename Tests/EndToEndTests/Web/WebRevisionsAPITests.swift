@@ -8,20 +8,11 @@ import TresorTestSupport
 @Suite(.blocksItsThread, .serialized) struct WebRevisionsAPITests {
     static let passcode = "e2e-web-revisions-passcode"
 
-    func signedIn(_ harness: Harness, _ server: WebServerAddress, _ name: String) throws -> WebBrowser {
-        let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
-        harness.secrets.append(password)
-        var browser = WebBrowser(server)
-        #expect(try browser.register(name, password).status == 201)
-        harness.secrets.append(browser.token ?? "")
-        return browser
-    }
-
     @Test func lateSavesAreMergedOrKeptAsConflictCopies() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let alice = try signedIn(harness, server, "alice")
-        let bob = try signedIn(harness, server, "bob")
+        let alice = try WebBrowser.registered("alice", on: server, harness).browser
+        let bob = try WebBrowser.registered("bob", on: server, harness).browser
         let created = try alice.post("/api/notes", ["title": "Trip", "body": "Trip\nday 1\nday 2\nday 3"])
         let id = try #require(created.json?["id"] as? String)
         #expect(try alice.post("/api/notes/\(id)/participants", ["name": "bob"]).status < 300)

@@ -285,6 +285,30 @@ struct WebBrowser {
         account = response.json?["account"] as? [String: Any]
     }
 
+    /// A browser registered as `name` on `server` with a new password; the password and the
+    /// session's tokens are handed to `declare`, which declares them secret.
+    /// - Parameters:
+    ///   - name: the account's name.
+    ///   - server: the web server.
+    ///   - declare: what the secret scan is told of each secret.
+    /// - Returns: the signed-in browser and the account's password.
+    static func registered(
+        _ name: String, on server: WebServerAddress, declaring declare: (String) -> Void
+    ) throws -> (browser: WebBrowser, password: String) {
+        let password = "e2e-\(name)-password-\(UUID().uuidString.prefix(8))"
+        declare(password)
+        var browser = WebBrowser(server)
+        let answer = try browser.register(name, password)
+        #expect(answer.status == 201, "register \(name): \(answer.status) \(answer.text)")
+        [browser.token, browser.originToken].compactMap { $0 }.forEach(declare)
+        return (browser, password)
+    }
+
+    /// ``registered(_:on:declaring:)`` with `harness`'s secret scan.
+    static func registered(_ name: String, on server: WebServerAddress, _ harness: Harness) throws -> (browser: WebBrowser, password: String) {
+        try registered(name, on: server) { harness.secrets.append($0) }
+    }
+
     /// Creates a note; returns its id.
     func createNote(title: String, body: String, extra: [String: Any] = [:]) throws -> String {
         let response = try post("/api/notes", ["title": title, "body": body].merging(extra) { $1 })

@@ -65,6 +65,17 @@ public struct NoteStoreFixture {
                 self.ciphertext = ciphertext
                 self.hint = hint
             }
+
+            /// The full-note vector's fields (``AppleNotesVectors/FullNote``): it opens with its
+            /// passphrase to ``AppleNotesVectors/FullNote/text``.
+            /// - Parameter hint: the passphrase hint stored with it.
+            /// - Returns: the locked body.
+            public static func fullNoteVector(hint: String?) -> Locked {
+                let full = AppleNotesVectors.FullNote.self
+                return Locked(
+                    salt: full.salt, iterations: Int64(full.iterations), wrappedKey: full.wrappedKey, iv: full.iv, tag: full.tag,
+                    ciphertext: full.ciphertext, hint: hint)
+            }
         }
 
         public var title: String?

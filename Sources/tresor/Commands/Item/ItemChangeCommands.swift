@@ -19,7 +19,7 @@ extension ItemCommand {
         @Option(
             name: .customLong("set"),
             help:
-                "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input."
+                "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), synchronizable, readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input."
         )
         var changes: [String] = []
         @Flag(help: "Replace the secret: typed twice on a terminal, else the rest of standard input.") var secretStdin = false
@@ -78,6 +78,9 @@ extension ItemCommand {
                 case "accessControl":
                     guard let control = AccessControl(rawValue: value) else { throw ValidationError("accessControl is userPresence") }
                     attributes.accessControl = control
+                case "synchronizable":
+                    guard let synchronizable = Bool(value) else { throw ValidationError("synchronizable is true or false") }
+                    attributes.synchronizable = synchronizable
                 case "readableByScripts":
                     guard let readable = Bool(value) else { throw ValidationError("readableByScripts is true or false") }
                     attributes.readableByScripts = readable

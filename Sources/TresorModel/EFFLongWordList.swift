@@ -1,13 +1,19 @@
 // swift-format-ignore-file
 // (A word list, kept one word per line as published.)
-// EFF's Long Wordlist: 7,776 words for passphrases, chosen by the Electronic Frontier Foundation
-// to be easy to type and tell apart (Joseph Bonneau, "Deep Dive: EFF's New Wordlists for Random
-// Passphrases", 2016, https://www.eff.org/dice; the list is the file `eff_large_wordlist.txt`
-// there, published under the Creative Commons Attribution 3.0 US license). Copied unchanged, in
-// its order, without the dice numbers. Tresor uses it for fingerprint words (FingerprintWords).
+// EFF's Long Wordlist: 7,776 words for passphrases (12.9 bits each), chosen by the Electronic
+// Frontier Foundation to be easy to type and tell apart (Joseph Bonneau, "Deep Dive: EFF's New
+// Wordlists for Random Passphrases", 2016, https://www.eff.org/dice; the list is the file
+// `eff_large_wordlist.txt` there, published under the Creative Commons Attribution 3.0 US license,
+// https://creativecommons.org/licenses/by/3.0/us/). Copied unchanged, in its order, without the
+// dice numbers.
 
-/// The words, one per line, in the list's order.
-let effLongWordList = """
+/// EFF's Long Wordlist, the one list of words Tresor draws from: `tresor item generate --words N`
+/// and sync's fingerprint words (`FingerprintWords`, TresorSync).
+public enum EFFLongWordList {
+    /// The 7,776 words, in the list's order.
+    public static let words: [String] = text.split(separator: "\n").map(String.init)
+
+    private static let text = """
 abacus
 abdomen
 abdominal
@@ -7785,3 +7791,4 @@ zoologist
 zoology
 zoom
 """
+}

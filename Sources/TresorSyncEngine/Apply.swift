@@ -1,0 +1,159 @@
+import Foundation
+import TresorKeychain
+import TresorSync
+import TresorSyncProtocol
+
+/// Why an arriving change waits (``KeychainSyncTransaction/hold(_:counter:recordID:reason:)``).
+enum HoldReason {
+    /// Its item's class is locked: applied at the next unlock.
+    static let locked = "locked"
+    /// Part of a mass deletion: waits for the user.
+    static let deletion = "deletion"
+    /// An earlier change of the same record waits: applied after it, never before.
+    static let behind = "behind"
+}
+
+/// What applying one change did.
+enum ApplyOutcome: Equatable {
+    case applied
+    case conflictKept
+    case held(String)
+}
+
+// The conflict rules (docs/SYNC.md, "Conflicts and deletions"). A record's version here is the
+// server counter of the content held; a change of this device not yet answered counts as
+// later than anything arriving (the server will order it after). Of two concurrent changes the
+// one the server ordered later wins and the other is kept; a deletion never wins over a
+// concurrent edit; an item added on two devices with one primary key ends as one item.
+extension SyncEngine {
+    func apply(
+        _ records: [ReceivedRecord], served: [SyncRecord], _ transaction: KeychainSyncTransaction, holdDeletions: Bool,
+        summary: inout PullSummary
+    ) throws {
+        var blocked = Set(try transaction.held().map(\.recordID))
+        var deleted = 0
+        for (record, entry) in zip(records, served) where record.deviceID != device.deviceID {
+            var outcome: ApplyOutcome
+            if blocked.contains(record.recordID) {
+                outcome = .held(HoldReason.behind)
+            } else if try isDeletion(record, transaction) {
+                outcome = holdDeletions ? .held(HoldReason.deletion) : try apply(record, transaction)
+                if outcome == .applied { deleted += 1 }
+            } else {
+                outcome = try apply(record, transaction)
+            }
+            try count(outcome, of: entry, transaction, summary: &summary, blocked: &blocked)
+        }
+        try countDeletions(deleted, transaction)
+    }
+
+    /// Applies what waits, oldest first: each again by the rules, unless an earlier change of
+    /// its record still waits.
+    func releaseHeld(_ transaction: KeychainSyncTransaction, deletionsAllowed: Bool, summary: inout PullSummary) throws {
+        var blocked = Set<String>()
+        var deleted = 0
+        for held in try transaction.held() {
+            guard !blocked.contains(held.recordID) else { continue }
+            if held.reason == HoldReason.deletion && !deletionsAllowed {
+                blocked.insert(held.recordID)
+                continue
+            }
+            let entry = try SyncJSON.decoder.decode(SyncRecord.self, from: held.record)
+            let record = try ReceivedRecord.reopening(entry, list: list, keys: keys)
+            let deletion = try isDeletion(record, transaction)
+            let outcome = try apply(record, transaction)
+            if case .held = outcome {
+                blocked.insert(held.recordID)
+                continue
+            }
+            if deletion && outcome == .applied { deleted += 1 }
+            try transaction.release(held.counter)
+            try count(outcome, of: entry, transaction, summary: &summary, blocked: &blocked)
+        }
+        try countDeletions(deleted, transaction)
+    }
+
+    private func count(
+        _ outcome: ApplyOutcome, of entry: SyncRecord, _ transaction: KeychainSyncTransaction, summary: inout PullSummary,
+        blocked: inout Set<String>
+    ) throws {
+        switch outcome {
+        case .applied: summary.applied += 1
+        case .conflictKept:
+            summary.applied += 1
+            summary.conflictsKept += 1
+        case .held(let reason):
+            try transaction.hold(try SyncJSON.encoder.encode(entry), counter: entry.counter, recordID: entry.upload.recordID, reason: reason)
+            blocked.insert(entry.upload.recordID)
+        }
+    }
+
+    /// Whether `record` would delete an item here: a tombstone of a record whose item is here,
+    /// made from the version held (a concurrent deletion loses to the edit).
+    func isDeletion(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> Bool {
+        guard record.content.isTombstone, record.deviceID != device.deviceID, let local = try transaction.record(record.recordID) else {
+            return false
+        }
+        return local.itemID != nil && !local.hasPendingChange && record.baseCounter >= local.versionCounter
+    }
+
+    /// Applies one verified change of another device.
+    func apply(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> ApplyOutcome {
+        let local = try transaction.record(record.recordID)
+        do {
+            if record.content.isTombstone {
+                guard try isDeletion(record, transaction) else { return .applied }  // nothing here, or an edit survives it
+                try transaction.deleteItem(of: record.recordID, counter: record.counter)
+                return .applied
+            }
+            let item: SyncedItem
+            do {
+                item = try SyncedItem(encoded: record.content.payload)
+            } catch {
+                throw SyncEngineError.unreadableItem(recordID: record.recordID)
+            }
+            // Every read that a locked class refuses comes before the first write.
+            try transaction.requireAvailable(item.protectionClass)
+            return try applyEdit(record, item: item, local: local, transaction)
+        } catch KeychainError.interactionNotAllowed(_) {
+            return .held(HoldReason.locked)
+        }
+    }
+
+    private func applyEdit(
+        _ record: ReceivedRecord, item: SyncedItem, local: SyncRecordState?, _ transaction: KeychainSyncTransaction
+    ) throws -> ApplyOutcome {
+        if let local, local.itemID != nil {
+            if local.hasPendingChange || local.versionCounter > record.counter {
+                // This device's version is ordered later: the arriving one is the loser, kept.
+                try transaction.keepConflict(item, recordID: record.recordID, counter: record.counter)
+                return .conflictKept
+            }
+            if record.baseCounter < local.versionCounter, let current = try transaction.item(of: local), current != item {
+                // Concurrent, and the arriving one is later: the version here is the loser.
+                let outcome = try write(item, record: record, transaction)
+                try transaction.keepConflict(current, recordID: local.recordID, counter: local.versionCounter)
+                return outcome == .applied ? .conflictKept : outcome
+            }
+        }
+        // New here, a later version, or an edit that brings a deleted item back.
+        return try write(item, record: record, transaction)
+    }
+
+    /// Writes an arriving item; when another record's item holds its primary key (an item added
+    /// on two devices), the one the server ordered later keeps it and the other is kept.
+    private func write(_ item: SyncedItem, record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> ApplyOutcome {
+        guard case .collides(let holderID, let holder) = try transaction.write(item, recordID: record.recordID, counter: record.counter)
+        else { return .applied }
+        guard let holder, !holder.hasPendingChange, holder.versionCounter < record.counter else {
+            try transaction.keepConflict(item, recordID: record.recordID, counter: record.counter)
+            let own = try transaction.record(record.recordID)
+            try transaction.setRecord(record.recordID, itemClass: item.itemClass, itemID: own?.itemID, counter: record.counter)
+            return .conflictKept
+        }
+        let current = try transaction.item(of: holder)
+        _ = try transaction.write(item, recordID: record.recordID, counter: record.counter, replacing: holderID)
+        if let current, current != item { try transaction.keepConflict(current, recordID: holder.recordID, counter: holder.versionCounter) }
+        return .conflictKept
+    }
+}

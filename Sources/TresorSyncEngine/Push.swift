@@ -1,0 +1,92 @@
+import Foundation
+import TresorKeychain
+import TresorSync
+import TresorSyncProtocol
+
+extension SyncEngine {
+    /// Sends the outbox. Each change is sealed once — its device sequence (contiguous), base and
+    /// body fixed in the database — and sent as it is until the server answers, so a push
+    /// retried after a lost answer or a crash is the same push and the server stores nothing
+    /// twice. An entry leaves the outbox only in the transaction that records the server's
+    /// counter as its item's version. A change of an item whose class is locked waits.
+    /// - Returns: how many changes the server confirmed.
+    /// - Throws: ``SyncEngineError``, the transport's errors (the outbox stays as it was).
+    @discardableResult
+    public func push() async throws -> Int {
+        var confirmed = 0
+        while true {
+            let batch = try keychain.syncTransaction { transaction in
+                try sealPending(transaction)
+                return Self.nextBatch(try transaction.outbox())
+            }
+            guard !batch.isEmpty else { return confirmed }
+            let uploads = batch.map { entry in
+                SyncUpload(
+                    recordID: entry.recordID, deviceID: device.deviceID, deviceSequence: entry.deviceSequence!,
+                    baseCounter: entry.baseCounter!, body: entry.body!)
+            }
+            let answer = try await transport.push(SyncPushRequest(uploads: uploads))
+            guard answer.records.count == uploads.count else {
+                throw SyncEngineError.unexpectedPushAnswer("\(answer.records.count) records for \(uploads.count) uploads")
+            }
+            for (record, upload) in zip(answer.records, uploads) where record.upload != upload {
+                throw SyncEngineError.unexpectedPushAnswer("sequence \(upload.deviceSequence) came back changed")
+            }
+            try keychain.syncTransaction { transaction in
+                for (entry, record) in zip(batch, answer.records) { try transaction.confirm(entry, counter: record.counter) }
+            }
+            confirmed += batch.count
+        }
+    }
+
+    /// The sealed entries to send next, in device-sequence order, within a push's limits.
+    static func nextBatch(_ outbox: [OutboxEntry]) -> [OutboxEntry] {
+        var batch: [OutboxEntry] = [], bytes = 0
+        for entry in outbox where entry.deviceSequence != nil {
+            let size = entry.body?.count ?? 0
+            if batch.count == SyncLimits.uploadsPerPush || (!batch.isEmpty && bytes + size > SyncLimits.pushBodyBytes) { break }
+            batch.append(entry)
+            bytes += size
+        }
+        return batch
+    }
+
+    /// Seals the entries not sealed yet, each as its record is now: the item, or a tombstone
+    /// when the record has none here. An entry of a record with an earlier one still unanswered
+    /// waits for its answer (it names that answer's counter as its base).
+    private func sealPending(_ transaction: KeychainSyncTransaction) throws {
+        let outbox = try transaction.outbox()
+        var waiting = Set(outbox.filter { $0.deviceSequence != nil }.map(\.recordID))
+        var sequence = try lastDeviceSequence(transaction)
+        for entry in outbox where entry.deviceSequence == nil && !waiting.contains(entry.recordID) {
+            guard let record = try transaction.record(entry.recordID) else { continue }
+            let item: SyncedItem?
+            do {
+                item = try transaction.item(of: record)
+            } catch KeychainError.interactionNotAllowed(_) {
+                continue  // its class is locked: sent after the next unlock
+            }
+            guard let key = keys.current else { throw SyncEngineError.noCircleKey }
+            let content = try item.map { RecordContent(payload: try $0.encoded()) } ?? RecordContent(payload: Data(), isTombstone: true)
+            sequence += 1
+            let upload = try SealedRecord.seal(
+                content, recordID: record.recordID, deviceSequence: sequence, baseCounter: record.versionCounter, account: account,
+                key: key, device: device)
+            try transaction.seal(entry, deviceSequence: sequence, baseCounter: record.versionCounter, isTombstone: item == nil, body: upload.body)
+            waiting.insert(entry.recordID)
+        }
+        try transaction.setState(Data(String(sequence).utf8), named: StateName.deviceSequence)
+    }
+
+    private func lastDeviceSequence(_ transaction: KeychainSyncTransaction) throws -> UInt64 {
+        guard let stored = try transaction.state(named: StateName.deviceSequence) else { return 0 }
+        return UInt64(String(decoding: stored, as: UTF8.self)) ?? 0
+    }
+}
+
+/// The names of the engine's values in the keychain's `sync_state`.
+enum StateName {
+    static let deviceSequence = "device-sequence"
+    static let progress = "progress"
+    static let deletionWindow = "deletion-window"
+}
