@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "TresorSync", targets: ["TresorSync"]),
         .library(name: "TresorSyncProtocol", targets: ["TresorSyncProtocol"]),
         .library(name: "TresorSyncServer", targets: ["TresorSyncServer"]),
+        .library(name: "TresorSyncClient", targets: ["TresorSyncClient"]),
         .library(name: "TresorSyncEngine", targets: ["TresorSyncEngine"]),
         .executable(name: "tresord", targets: ["tresord"]),
         .executable(name: "tresor", targets: ["tresor"]),
@@ -153,10 +154,14 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
+        // A device's HTTP client of a server's sync relay (docs/SYNC.md, "Transport"): every
+        // /v1/sync route as a typed call, sign-in with the device's credential, the records
+        // transport of the device's sync engine. Foundation's URLSession (libcurl).
+        .target(name: "TresorSyncClient", dependencies: ["TresorSyncProtocol"]),
         // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
         // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
         .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),
+        // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
         // served by the daemon's web server. No build step.
@@ -190,7 +195,7 @@ let package = Package(
         .target(name: "TresorDaemon", dependencies: [
             "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
             "TresorNotesDomain", "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
-            "TresorWebStoreSQLite", "TresorSyncServer",
+            "TresorWebStoreSQLite", "TresorSyncServer", "TresorSync", "TresorSyncClient", "TresorSyncProtocol",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -306,6 +311,15 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The device's sync client against a real relay on a real port, on a throwaway PostgreSQL.
+        .testTarget(name: "TresorSyncClientTests", dependencies: [
+            "TresorSyncClient", "TresorSyncServer", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres",
+            "TresorTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The sync engine: keychain stores in temporary homes as devices, a real relay on a throwaway PostgreSQL.
         .testTarget(name: "TresorSyncEngineTests", dependencies: [
             "TresorSyncEngine", "TresorSync", "TresorSyncProtocol", "TresorSyncServer", "TresorKeychain", "TresorKeybag", "TresorSystem",
@@ -324,7 +338,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             "TresorKit", "TresorKeybag", "TresorCrypto", "TresorModel", "TresorProtocol", "TresorSystem", "TresorNotes", "NoteStoreFixture", "TresorTestSupport",
             "TresorSecurity",
-            "TresorBackup", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorBackup", "TresorSync", "TresorSyncProtocol", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

@@ -20,7 +20,7 @@ struct Tresor: ParsableCommand {
             InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self,
             PasscodeCommand.self, ItemCommand.self, ApproveCommand.self, KeychainCommand.self, AppCommand.self,
             SecretServiceCommand.self, NoteCommand.self, BackupCommand.self, ImportCommand.self, WidgetCommand.self, WebCommand.self,
-            ServerCommand.self, DaemonCommand.self, DoctorCommand.self, ClearClipboardCommand.self, PAMHelperCommand.self,
+            ServerCommand.self, SyncCommand.self, DaemonCommand.self, DoctorCommand.self, ClearClipboardCommand.self, PAMHelperCommand.self,
         ])
 
     /// Parses and runs the command line after moving global options that come before the

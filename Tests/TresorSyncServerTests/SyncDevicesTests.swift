@@ -153,12 +153,14 @@ struct SyncDevicesTests {
             let request = try #require(enrolled.joinRequest)
             #expect(enrolled.state == .pending && !enrolled.createdCircle)
 
-            // A pending device may poll its request, and nothing else.
+            // A pending device may poll its request and read the device list, and nothing else.
             let polled = try await client.execute(uri: "/v1/sync/join-requests/\(request.requestID)", method: .get, headers: desktop.bearer)
             #expect(try polled.decode(SyncJoinRequest.self).state == .pending)
             #expect(try await desktop.pull(client).code == .devicePending)
             #expect(try await desktop.push(client, [desktop.upload("early")]).code == .devicePending)
-            #expect(try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: desktop.bearer).code == .devicePending)
+            let listRead = try await client.execute(uri: "/v1/sync/device-list", method: .get, headers: desktop.bearer)
+            #expect(try listRead.decode(SyncDeviceList.self) == SyncDeviceList(version: 1, blob: Data("list v1".utf8)))
+            #expect(try await client.execute(uri: "/v1/sync/devices", method: .get, headers: desktop.bearer).code == .devicePending)
 
             // The trusted device lists it with what the words are made of.
             let pending = try await client.execute(uri: "/v1/sync/join-requests", method: .get, headers: laptop.bearer).decode([SyncJoinRequest].self)

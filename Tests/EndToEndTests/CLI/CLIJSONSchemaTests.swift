@@ -19,6 +19,9 @@ import TresorTestSupport
         "import secret-service": "SecretServiceImportCommandTests (gnome-keyring on a private bus)",
         "secret-service allow": "SecretServiceAccessTests", "secret-service revoke": "SecretServiceAccessTests",
         "note rewrap": "NotesCLITests.resetKeepsOldNotesUnderTheirPassphrase (a note of an earlier passphrase)",
+        "sync join": "SyncDevicesTests (a server on PostgreSQL; each output checked against this schema there)",
+        "sync recover": "SyncDevicesTests", "sync approve": "SyncDevicesTests", "sync devices": "SyncDevicesTests",
+        "sync remove": "SyncDevicesTests", "sync leave": "SyncDevicesTests", "sync status": "SyncDevicesTests",
     ]
 
     @Test func everyCommandsJSONConformsToItsDocumentedSchema() throws {

@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import TresorKeybag
+import TresorProtocol
+import TresorSystem
+
+/// `tresor sync …` (docs/SYNC.md, "Devices"): this device's sync account. The CLI only;
+/// approving a device needs the passcode again, like the other operations that let someone in.
+/// Passwords, passcodes and recovery keys arrive in bodies and are never logged.
+struct SyncAccountRoutes {
+    let account: SyncAccount
+    let slot: KeybagSlot
+    let callers: CallerResolver
+
+    func register(on router: Router<DaemonRequestContext>) {
+        let account = self.account, slot = self.slot, callers = self.callers
+        router.post(RouterPath(Route.syncJoin)) { request, context -> SyncJoinAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let answer = try await account.join(try await request.decode(as: SyncJoinRequestBody.self, context: context))
+            context.logger.notice("sync: joined", metadata: ["state": "\(answer.state.rawValue)", "device": "\(answer.deviceID)"])
+            return answer
+        }
+        router.post(RouterPath(Route.syncJoinCheck)) { _, context -> SyncJoinAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return try await account.check()
+        }
+        router.post(RouterPath(Route.syncRecover)) { request, context -> SyncJoinAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let answer = try await account.recover(try await request.decode(as: SyncRecoverRequestBody.self, context: context))
+            context.logger.notice("sync: joined with the recovery key", metadata: ["device": "\(answer.deviceID)"])
+            return answer
+        }
+        router.get(RouterPath(Route.syncRequests)) { _, context -> SyncRequestsAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return SyncRequestsAnswer(requests: try await account.pendingRequests())
+        }
+        router.post(RouterPath(Route.syncRequest + "/:id/approve")) { request, context -> Response in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let body = try await request.decode(as: SyncApproveRequestBody.self, context: context)
+            let keybag = try slot.keybag()
+            if keybag.status.isPasscodeSet {
+                guard let text = body.passcode else { throw APIError(.passcodeRequired, "approving a device needs the passcode") }
+                let passcode = try Passcode(text)
+                try await offloaded { try keybag.verify(passcode: passcode) }  // a wrong one counts, as at unlock
+            }
+            let id = try context.parameters.require("id")
+            try await account.approve(id)
+            context.logger.notice("sync: join request approved", metadata: ["request": "\(id)"])
+            return Response(status: .noContent)
+        }
+        router.post(RouterPath(Route.syncRequest + "/:id/deny")) { _, context -> Response in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let id = try context.parameters.require("id")
+            try await account.deny(id)
+            context.logger.notice("sync: join request denied", metadata: ["request": "\(id)"])
+            return Response(status: .noContent)
+        }
+        router.get(RouterPath(Route.syncDevices)) { _, context -> SyncDevicesAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return SyncDevicesAnswer(devices: try await account.devices())
+        }
+        router.delete(RouterPath(Route.syncDevices + "/:id")) { _, context -> SyncDeviceInfo in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let named = try context.parameters.require("id")
+            let removed = try await account.remove(PercentEncoding.decode(named) ?? named)
+            context.logger.notice("sync: device removed, circle key rolled", metadata: ["device": "\(removed.deviceID)"])
+            return removed
+        }
+        router.post(RouterPath(Route.syncLeave)) { _, context -> Response in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let told = try await account.leave()
+            context.logger.notice("sync: left the sync account", metadata: ["serverTold": "\(told)"])
+            return Response(status: .noContent)
+        }
+        router.get(RouterPath(Route.syncStatus)) { _, context -> SyncStatusAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return try await account.status()
+        }
+    }
+}
+
+extension SyncJoinAnswer: ResponseEncodable {}
+extension SyncRequestsAnswer: ResponseEncodable {}
+extension SyncDevicesAnswer: ResponseEncodable {}
+extension SyncDeviceInfo: ResponseEncodable {}
+extension SyncStatusAnswer: ResponseEncodable {}

@@ -1,0 +1,424 @@
+import Foundation
+import TresorKeybag
+import TresorKeychain
+import TresorProtocol
+import TresorSync
+import TresorSyncClient
+import TresorSyncProtocol
+import TresorSystem
+
+/// This device's sync account (docs/SYNC.md, "Devices"): joining (creating the circle, or
+/// asking a trusted device), approving and denying others, recovering with the recovery key,
+/// removing a device with a key roll, leaving. One operation at a time (an actor): each reads
+/// the home's ``SyncAccountFile``, talks to the server, and writes the file only once the
+/// server took the change and everything it sent verified — so a failure changes nothing here.
+actor SyncAccount {
+    let paths: TresorPaths
+    let slot: KeybagSlot
+
+    init(paths: TresorPaths, slot: KeybagSlot) {
+        self.paths = paths
+        self.slot = slot
+    }
+
+    // MARK: Joining
+
+    /// Joins `body.account` on `body.server`: the account's first device creates the circle
+    /// and gets the recovery key (returned once, stored nowhere); a further device sends a
+    /// join request and gets the fingerprint words to compare on a trusted device.
+    func join(_ body: SyncJoinRequestBody) async throws -> SyncJoinAnswer {
+        try await SyncAPIErrors.mapped {
+            let (server, account, keybag) = try prepare(server: body.server, account: body.account)
+            let device = try LocalDevice.create(name: try Self.deviceName(body.deviceName))
+            let client = Self.client(server, account: account, device: device)
+            let recovery = RecoveryKey.generate()
+            let enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
+            if enrolled.createdCircle {
+                try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
+                return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID, recoveryKey: recovery.text)
+            }
+            guard let request = enrolled.joinRequest else { throw SyncClientError.garbage("a pending enrollment without its join request") }
+            let history = try await Self.history(client)
+            guard let circleID = history.circleID else { throw SyncError.invalidList("the circle's first list is not version 1") }
+            let words = JoinRequest(identity: device.identity, nonce: request.nonce).fingerprintWords(circleID: circleID)
+            try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
+            try SyncAccountFile(
+                server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .waiting,
+                requestID: request.requestID, circleID: circleID
+            ).save(paths)
+            return SyncJoinAnswer(state: .waiting, deviceID: device.deviceID, requestID: request.requestID, words: words)
+        }
+    }
+
+    /// The first device: the version-1 list naming it and the recovery identity, the
+    /// recovery key's endorsement, the epoch-1 circle key shared to both.
+    private func createCircle(
+        _ client: SyncClient, server: SyncServerURL, account: String, device: LocalDevice, recovery: RecoveryKey, keybag: Keybag
+    ) async throws {
+        let first = try TrustedDeviceList.create(account: account, device: device, recoveryKey: recovery)
+        guard let circleID = first.list.circleID else { throw SyncError.invalidList("a new circle's list is version 1") }
+        let history = CircleHistory(lists: [first], endorsement: try recovery.endorse(circleID: circleID))
+        try await client.putDeviceList(SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: history.encoded))
+        let key = CircleKey.generate(epoch: 1)
+        try await client.putKeyEnvelopes([
+            SyncKeyEnvelope(deviceID: device.deviceID, epoch: 1, blob: try key.share(to: device.identity, account: account, from: device).encoded)
+        ])
+        try await client.putRecoveryEnvelopes([
+            SyncRecoveryEnvelope(epoch: 1, blob: try key.share(to: recovery.identity.identity, account: account, from: device).encoded)
+        ])
+        try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
+        try SyncAccountFile(
+            server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
+            circleID: circleID, history: history.encoded, keyring: try CircleKeyring([key]).sealed(account: account, keybag: keybag)
+        ).save(paths)
+    }
+
+    /// A waiting device asks once how its request stands; when approved, it verifies the
+    /// circle's lists from the first (the circle of its words) and opens its circle keys.
+    func check() async throws -> SyncJoinAnswer {
+        try await SyncAPIErrors.mapped {
+            var file = try required()
+            guard file.membership == .waiting, let requestID = file.requestID, let circleID = file.circleID else {
+                return SyncJoinAnswer(state: file.membership, deviceID: file.deviceID)
+            }
+            let (device, keybag) = try localDevice()
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let request: SyncJoinRequest
+            do {
+                request = try await client.joinRequest(requestID)
+            } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
+                file.membership = .removed
+                try file.save(paths)
+                return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)
+            }
+            switch request.state {
+            case .pending: return SyncJoinAnswer(state: .waiting, deviceID: file.deviceID, requestID: requestID)
+            case .denied:
+                file.membership = .removed
+                try file.save(paths)
+                return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)
+            case .expired:
+                throw APIError(.conflict, "the join request expired before a trusted device approved it: `tresor sync leave`, then join again")
+            case .approved: break
+            }
+            let history = try await Self.history(client)
+            let list = try TrustedDeviceList.verifyingChain(history.lists, circleID: circleID)
+            guard list.member(device.deviceID) != nil else { throw SyncError.notAMember(deviceID: device.deviceID) }
+            var keyring = CircleKeyring()
+            for envelope in try await client.keyEnvelopes() {
+                keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: device, trusting: list))
+            }
+            guard keyring.key(for: list.epoch) != nil else { throw SyncError.unknownEpoch(list.epoch) }
+            file.membership = .trusted
+            file.requestID = nil
+            file.history = history.encoded
+            file.keyring = try keyring.sealed(account: file.account, keybag: keybag)
+            try file.save(paths)
+            return SyncJoinAnswer(state: .trusted, deviceID: file.deviceID)
+        }
+    }
+
+    /// Joins with the recovery key when no trusted device is left: the recovery identity
+    /// verifies the circle it endorsed, signs the list that adds this device, and opens the
+    /// circle keys wrapped for it.
+    func recover(_ body: SyncRecoverRequestBody) async throws -> SyncJoinAnswer {
+        try await SyncAPIErrors.mapped {
+            let recovery: RecoveryKey
+            do {
+                recovery = try RecoveryKey(text: body.recoveryKey)
+            } catch let error as SyncError {
+                throw APIError(.param, error.description)
+            }
+            let (server, account, keybag) = try prepare(server: body.server, account: body.account)
+            let device = try LocalDevice.create(name: try Self.deviceName(body.deviceName))
+            let client = Self.client(server, account: account, device: device)
+            let enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
+            if enrolled.createdCircle {
+                // No circle yet: this device makes it, for the recovery key the user already has.
+                try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
+                return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
+            }
+            guard let request = enrolled.joinRequest else { throw SyncClientError.garbage("a pending enrollment without its join request") }
+            let history = try await Self.history(client)
+            let list = try TrustedDeviceList.verifyingChain(history.lists, recoveryKey: recovery, endorsement: history.endorsement)
+            let next = try list.adding(device.identity).signed(by: recovery.identity)
+            let grown = history.appending(next)
+            try await client.recover(
+                request.requestID,
+                SyncRecovery(
+                    signature: try recovery.signRecovery(of: request),
+                    deviceList: SyncDeviceListUpdate(expectedVersion: list.version, version: next.list.version, blob: grown.encoded)))
+            try await client.signIn()
+            var keyring = CircleKeyring()
+            for envelope in try await client.recoveryEnvelopes() {
+                keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: recovery.identity, trusting: next.list))
+            }
+            guard keyring.key(for: next.list.epoch) != nil else { throw SyncError.unknownEpoch(next.list.epoch) }
+            try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
+            try SyncAccountFile(
+                server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
+                circleID: history.circleID, history: grown.encoded, keyring: try keyring.sealed(account: account, keybag: keybag)
+            ).save(paths)
+            return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
+        }
+    }
+
+    // MARK: A trusted device's work
+
+    /// The pending join requests, with the words this device computes for its own circle.
+    func pendingRequests() async throws -> [SyncPendingRequest] {
+        try await SyncAPIErrors.mapped {
+            let (file, device, _) = try trusted()
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let circleID = file.circleID ?? ""
+            return try await client.joinRequests().map { request in
+                let words = (try? Self.identity(of: request)).map {
+                    JoinRequest(identity: $0, nonce: request.nonce).fingerprintWords(circleID: circleID)
+                }
+                return SyncPendingRequest(
+                    requestID: request.requestID, deviceID: request.deviceID, deviceName: request.deviceName,
+                    words: words ?? ["(unreadable identity: deny it)"], expires: request.expires)
+            }
+        }
+    }
+
+    /// Approves a join request: the next list adds the device, and it gets every circle key
+    /// this device holds. The caller checked the passcode.
+    func approve(_ requestID: String) async throws {
+        try await SyncAPIErrors.mapped {
+            var (file, device, keybag) = try trusted()
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            var history = try await refreshed(&file, client)
+            guard let request = try await client.joinRequests().first(where: { $0.requestID == requestID }) else {
+                throw APIError(.notFound, "no pending join request \(requestID)")
+            }
+            let identity = try Self.identity(of: request)
+            let held = try Self.held(history)
+            let next = try held.adding(identity).signed(by: device)
+            let keyring = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
+            guard let current = keyring.key(for: held.epoch) else { throw SyncError.unknownEpoch(held.epoch) }
+            history = history.appending(next)
+            try await client.approve(
+                requestID,
+                SyncApproval(
+                    deviceList: SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.encoded),
+                    envelope: SyncKeyEnvelope(
+                        deviceID: identity.deviceID, epoch: current.epoch,
+                        blob: try current.share(to: identity, account: file.account, from: device).encoded)))
+            file.history = history.encoded
+            try file.save(paths)
+            let older = try keyring.keys.filter { $0.epoch != current.epoch }.map {
+                SyncKeyEnvelope(
+                    deviceID: identity.deviceID, epoch: $0.epoch, blob: try $0.share(to: identity, account: file.account, from: device).encoded)
+            }
+            if !older.isEmpty { try await client.putKeyEnvelopes(older) }
+        }
+    }
+
+    /// Denies a join request: the server refuses that device from then on.
+    func deny(_ requestID: String) async throws {
+        try await SyncAPIErrors.mapped {
+            let (file, device, _) = try trusted()
+            try await Self.client(try SyncServerURL(file.server), account: file.account, device: device).deny(requestID)
+        }
+    }
+
+    /// The trusted devices of the list this device holds (after accepting a newer one the
+    /// server has, signed by a device it trusts).
+    func devices() async throws -> [SyncDeviceInfo] {
+        try await SyncAPIErrors.mapped {
+            var (file, device, _) = try trusted()
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let history = try await refreshed(&file, client)
+            return try Self.held(history).members.map {
+                SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
+            }
+        }
+    }
+
+    /// Removes a device: the server refuses it at once, the next list drops it and starts a new
+    /// epoch whose key goes to the remaining devices and the recovery identity only.
+    /// - Parameter which: the device's id, or its name when one device has it.
+    func remove(_ which: String) async throws -> SyncDeviceInfo {
+        try await SyncAPIErrors.mapped {
+            var (file, device, keybag) = try trusted()
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            var history = try await refreshed(&file, client)
+            let held = try Self.held(history)
+            let named = held.members.filter { $0.deviceID == which || $0.name == which }
+            guard named.count == 1, let gone = named.first else {
+                throw APIError(
+                    named.isEmpty ? .notFound : .param,
+                    named.isEmpty ? "no trusted device \(which)" : "\(named.count) devices are named \(which): give its id")
+            }
+            guard gone.deviceID != device.deviceID else { throw APIError(.param, "this is this device: `tresor sync leave` takes it out") }
+            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client)).signed(
+                by: device)
+            let key = CircleKey.generate(epoch: next.list.epoch)
+            try await client.removeDevice(gone.deviceID)
+            history = history.appending(next)
+            try await client.putDeviceList(SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.encoded))
+            var keyring = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
+            keyring.insert(key)
+            file.history = history.encoded
+            file.keyring = try keyring.sealed(account: file.account, keybag: keybag)
+            try file.save(paths)
+            try await client.putKeyEnvelopes(
+                try next.list.members.map {
+                    SyncKeyEnvelope(deviceID: $0.deviceID, epoch: key.epoch, blob: try key.share(to: $0, account: file.account, from: device).encoded)
+                })
+            // Every epoch again, signed by this device: a share opens only from a member of the list,
+            // and the device that shared an earlier epoch may be the one removed now.
+            try await client.putRecoveryEnvelopes(
+                try keyring.keys.map {
+                    SyncRecoveryEnvelope(epoch: $0.epoch, blob: try $0.share(to: next.list.recovery, account: file.account, from: device).encoded)
+                })
+            return SyncDeviceInfo(deviceID: gone.deviceID, name: gone.name, isThisDevice: false)
+        }
+    }
+
+    /// This device leaves: the server forgets it (when it can be reached), and the home forgets
+    /// its sync identity, circle keys and account. Its keychain and notes stay.
+    /// - Returns: whether the server took the removal.
+    func leave() async throws -> Bool {
+        guard let file = try SyncAccountFile.load(paths) else { throw APIError(.notFound, "this device is in no sync account") }
+        var told = false
+        if file.membership != .removed, let keybag = try? slot.keybag(),
+            let device = try? LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag),
+            let server = try? SyncServerURL(file.server)
+        {
+            do {
+                try await Self.client(server, account: file.account, device: device).removeDevice(device.deviceID)
+                told = true
+            } catch {
+                told = false
+            }
+        }
+        SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        SecureFiles.overwriteAndRemove(paths.syncAccount)
+        return told
+    }
+
+    /// What this device knows of its sync account, without asking the server.
+    func status() throws -> SyncStatusAnswer {
+        guard let file = try SyncAccountFile.load(paths) else { return SyncStatusAnswer(joined: false) }
+        let list = file.history.flatMap { try? Self.held(try CircleHistory(encoded: $0)) }
+        return SyncStatusAnswer(
+            joined: true, server: file.server, account: file.account, deviceID: file.deviceID, deviceName: file.deviceName, state: file.membership,
+            listVersion: list?.version, epoch: list?.epoch,
+            trustedDevices: (list?.members ?? []).map {
+                SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
+            },
+            requestID: file.requestID)
+    }
+
+    // MARK: Parts
+
+    private func prepare(server text: String, account name: String) throws -> (SyncServerURL, String, Keybag) {
+        guard try SyncAccountFile.load(paths) == nil else {
+            throw APIError(.conflict, "this device is in a sync account already: `tresor sync leave` first")
+        }
+        let server = try SyncServerURL(text)
+        let account = name.lowercased()
+        guard (1...64).contains(account.count) else { throw APIError(.param, "an account name is 1 to 64 characters") }
+        let keybag = try slot.keybag()
+        guard keybag.lockState == .unlocked else { throw KeychainError.interactionNotAllowed("joining a sync account needs the keybag unlocked") }
+        // A leftover identity of a join that failed half-way (no account file) is not a device of any circle.
+        SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        return (server, account, keybag)
+    }
+
+    private func enrollment(account: String, password: String, device: LocalDevice, recovery: RecoveryKey) throws -> SyncEnrollment {
+        SyncEnrollment(
+            account: account, password: password, deviceID: device.deviceID, deviceName: device.identity.name,
+            credentialPublicKey: device.identity.signingKey, identity: try JSONEncoder().encode(device.identity),
+            recoveryPublicKey: recovery.identity.identity.signingKey)
+    }
+
+    private func required() throws -> SyncAccountFile {
+        guard let file = try SyncAccountFile.load(paths) else { throw APIError(.notFound, "this device is in no sync account: `tresor sync join`") }
+        return file
+    }
+
+    private func localDevice() throws -> (LocalDevice, Keybag) {
+        let keybag = try slot.keybag()
+        guard let device = try LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag) else {
+            throw APIError(.internal, "the home's sync identity is missing: `tresor sync leave`, then join again")
+        }
+        return (device, keybag)
+    }
+
+    private func trusted() throws -> (SyncAccountFile, LocalDevice, Keybag) {
+        let file = try required()
+        switch file.membership {
+        case .trusted: break
+        case .waiting: throw APIError(.forbidden, "this device still waits for approval (`tresor sync join` shows its words)")
+        case .removed: throw APIError(.forbidden, "this device was removed from its sync account: `tresor sync leave` (its data stays)")
+        }
+        let (device, keybag) = try localDevice()
+        return (file, device, keybag)
+    }
+
+    /// The held history, with the server's newer lists accepted one by one (each must be
+    /// signed by a device of the list before it); saved when it grew.
+    private func refreshed(_ file: inout SyncAccountFile, _ client: SyncClient) async throws -> CircleHistory {
+        guard let bytes = file.history else { throw APIError(.internal, "the home's sync account has no device list") }
+        let held = try CircleHistory(encoded: bytes)
+        let served: CircleHistory
+        do {
+            served = try await Self.history(client)
+        } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
+            file.membership = .removed
+            try file.save(paths)
+            throw error
+        }
+        guard served.lists.count > held.lists.count else { return held }
+        var list = try Self.held(held)
+        for next in served.lists.dropFirst(held.lists.count) { list = try list.accepting(next) }
+        let grown = CircleHistory(lists: held.lists + served.lists.dropFirst(held.lists.count), endorsement: held.endorsement)
+        file.history = grown.encoded
+        try file.save(paths)
+        return grown
+    }
+
+    static func held(_ history: CircleHistory) throws -> TrustedDeviceList {
+        guard let latest = history.latest else { throw SyncError.invalidList("no list") }
+        return latest.list
+    }
+
+    static func history(_ client: SyncClient) async throws -> CircleHistory {
+        guard let blob = try await client.deviceList().blob else { throw SyncError.invalidList("the server has no device list for this circle") }
+        return try CircleHistory(encoded: blob)
+    }
+
+    static func identity(of request: SyncJoinRequest) throws -> DeviceIdentity {
+        guard let identity = try? JSONDecoder().decode(DeviceIdentity.self, from: request.identity), identity.deviceID == request.deviceID else {
+            throw SyncError.malformed("join request \(request.requestID) does not carry its device's identity")
+        }
+        return identity
+    }
+
+    /// The last device sequence the server holds of `deviceID`: its records up to it stay accepted.
+    static func lastSequence(of deviceID: String, _ client: SyncClient) async throws -> UInt64 {
+        var cursor: UInt64 = 0, last: UInt64 = 0
+        while true {
+            let page = try await client.page(after: cursor, limit: SyncLimits.pageRecords)
+            for record in page.records where record.upload.deviceID == deviceID { last = max(last, record.upload.deviceSequence) }
+            guard page.more, page.cursor > cursor else { return last }
+            cursor = page.cursor
+        }
+    }
+
+    static func client(_ server: SyncServerURL, account: String, device: LocalDevice) -> SyncClient {
+        SyncClient(
+            server: server, credential: SyncCredential(account: account, deviceID: device.deviceID) { try device.answer($0, account: account) })
+    }
+
+    static func deviceName(_ name: String?) throws -> String {
+        let chosen = (name ?? ProcessInfo.processInfo.hostName).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...SyncLimits.deviceNameCharacters).contains(chosen.count),
+            !chosen.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw APIError(.param, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters on one line") }
+        return chosen
+    }
+}

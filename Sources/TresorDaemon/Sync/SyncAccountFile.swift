@@ -1,0 +1,51 @@
+import Foundation
+import TresorProtocol
+import TresorSystem
+
+extension TresorPaths {
+    /// This device's sync account: the server, the account, where it stands, the circle's
+    /// verified history and its circle keys (sealed; ``SyncAccountFile``).
+    var syncAccount: URL { home.appendingPathComponent("sync-account") }
+}
+
+/// What the home keeps of its sync account, as JSON. Nothing here opens a record: the circle
+/// keys are sealed under the keybag (`CircleKeyring.sealed`), the device's private keys are in
+/// `sync-device-identity` (sealed the same way), and the recovery key is never kept.
+struct SyncAccountFile: Codable, Sendable {
+    var server: String
+    /// The web account's name, lowercased (as the server folds it).
+    var account: String
+    var deviceID: String
+    var deviceName: String
+    var membership: SyncMembership
+    /// The join request waited on.
+    var requestID: String?
+    /// The circle the fingerprint words were shown for (a waiting device), or this device's circle.
+    var circleID: String?
+    /// The circle's signed lists as this device verified them (`CircleHistory.encoded`).
+    var history: Data?
+    /// The circle keys, sealed under the keybag for this account.
+    var keyring: Data?
+
+    static let limit = 8 << 20
+
+    static func load(_ paths: TresorPaths) throws -> SyncAccountFile? {
+        let bytes: Data
+        do {
+            bytes = try SecureFiles.read(paths.syncAccount, limit: limit)
+        } catch SecureFileError.notFound {
+            return nil
+        }
+        do {
+            return try JSONDecoder().decode(SyncAccountFile.self, from: bytes)
+        } catch {
+            throw APIError(.internal, "the home's sync-account file is damaged: `tresor sync leave` forgets it")
+        }
+    }
+
+    func save(_ paths: TresorPaths) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try SecureFiles.writeAtomically(try encoder.encode(self), to: paths.syncAccount)
+    }
+}

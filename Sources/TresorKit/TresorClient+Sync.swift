@@ -1,0 +1,82 @@
+import FoundationEssentials
+import TresorProtocol
+
+extension TresorClient {
+    /// Joins a sync account on a Tresor server (docs/SYNC.md, "Devices"); the `tresor` CLI only.
+    /// - Parameter request: the server, account, password and this device's name.
+    /// - Returns: `trusted` with the recovery key for the account's first device (shown once),
+    ///   `waiting` with the request id and fingerprint words for any other.
+    /// - Throws: `APIError` from the daemon (the server's refusal, an unreachable server…).
+    public func syncJoin(_ request: SyncJoinRequestBody) throws -> SyncJoinAnswer {
+        try call("POST", Route.syncJoin, request)
+    }
+
+    /// A waiting device checks its join request once, and completes the join when approved.
+    /// - Returns: where this device stands now.
+    /// - Throws: `APIError` from the daemon.
+    public func syncJoinCheck() throws -> SyncJoinAnswer {
+        try call("POST", Route.syncJoinCheck, [String: String]())
+    }
+
+    /// Joins with the recovery key, when no trusted device is left.
+    /// - Parameter request: the server, account, password and recovery key.
+    /// - Returns: `trusted`.
+    /// - Throws: `APIError` from the daemon.
+    public func syncRecover(_ request: SyncRecoverRequestBody) throws -> SyncJoinAnswer {
+        try call("POST", Route.syncRecover, request)
+    }
+
+    /// The join requests waiting for this (trusted) device's answer.
+    /// - Returns: the requests, with their fingerprint words.
+    /// - Throws: `APIError` from the daemon.
+    public func syncRequests() throws -> [SyncPendingRequest] {
+        let answer: SyncRequestsAnswer = try call("GET", Route.syncRequests)
+        return answer.requests
+    }
+
+    /// Approves a join request.
+    /// - Parameters:
+    ///   - requestID: the request's id.
+    ///   - passcode: the keybag's passcode, when one is set.
+    /// - Throws: `APIError` from the daemon (`authFailed` for a wrong passcode).
+    public func syncApprove(_ requestID: String, passcode: String?) throws {
+        try callExpectingNoContent(
+            "POST", Route.syncRequest + "/" + PercentEncoding.encode(requestID) + "/approve", SyncApproveRequestBody(passcode: passcode))
+    }
+
+    /// Denies a join request.
+    /// - Parameter requestID: the request's id.
+    /// - Throws: `APIError` from the daemon.
+    public func syncDeny(_ requestID: String) throws {
+        try callExpectingNoContent("POST", Route.syncRequest + "/" + PercentEncoding.encode(requestID) + "/deny")
+    }
+
+    /// The trusted devices of this device's verified list.
+    /// - Returns: the devices, in the order they joined.
+    /// - Throws: `APIError` from the daemon.
+    public func syncDevices() throws -> [SyncDeviceInfo] {
+        let answer: SyncDevicesAnswer = try call("GET", Route.syncDevices)
+        return answer.devices
+    }
+
+    /// Removes a device from the circle and rolls the circle key.
+    /// - Parameter device: the device's id or name.
+    /// - Returns: the removed device.
+    /// - Throws: `APIError` from the daemon.
+    public func syncRemove(_ device: String) throws -> SyncDeviceInfo {
+        try call("DELETE", Route.syncDevices + "/" + PercentEncoding.encode(device))
+    }
+
+    /// This device leaves its sync account; its data stays.
+    /// - Throws: `APIError` from the daemon.
+    public func syncLeave() throws {
+        try callExpectingNoContent("POST", Route.syncLeave)
+    }
+
+    /// This device's sync account, as it knows it.
+    /// - Returns: the status.
+    /// - Throws: `APIError` from the daemon.
+    public func syncStatus() throws -> SyncStatusAnswer {
+        try call("GET", Route.syncStatus)
+    }
+}

@@ -1,0 +1,180 @@
+import FoundationEssentials
+
+// This device in a sync account on a Tresor server (docs/SYNC.md, "Devices"): the `tresor`
+// CLI only. Passwords, passcodes and recovery keys travel in request bodies, never in a path.
+
+extension Route {
+    /// `POST` ``SyncJoinRequestBody`` → ``SyncJoinAnswer``: the first device creates the circle,
+    /// a further one sends a join request.
+    public static let syncJoin = "/v1/sync-account/join"
+    /// `POST` (no body) → ``SyncJoinAnswer``: a waiting device checks its request once, and
+    /// completes its join when it was approved.
+    public static let syncJoinCheck = "/v1/sync-account/join/check"
+    /// `POST` ``SyncRecoverRequestBody`` → ``SyncJoinAnswer``: a join with the recovery key.
+    public static let syncRecover = "/v1/sync-account/recover"
+    /// `GET` → ``SyncRequestsAnswer``: the pending join requests with their words.
+    public static let syncRequests = "/v1/sync-account/requests"
+    /// `POST {id}/approve` ``SyncApproveRequestBody``, `POST {id}/deny`.
+    public static let syncRequest = "/v1/sync-account/requests"
+    /// `GET` → ``SyncDevicesAnswer``; `DELETE {id}` removes a device.
+    public static let syncDevices = "/v1/sync-account/devices"
+    /// `POST`: this device leaves its sync account (its data stays).
+    public static let syncLeave = "/v1/sync-account/leave"
+    /// `GET` → ``SyncStatusAnswer``.
+    public static let syncStatus = "/v1/sync-account/status"
+}
+
+/// `POST /v1/sync-account/join`.
+public struct SyncJoinRequestBody: Codable, Sendable {
+    /// The server's address (`https://…`, or `http://` to a loopback host).
+    public var server: String
+    /// The web account's name.
+    public var account: String
+    /// The web account's password: sent once, to the server's enrollment.
+    public var password: String
+    /// What the devices of the circle call this one; the host name when absent.
+    public var deviceName: String?
+
+    public init(server: String, account: String, password: String, deviceName: String?) {
+        self.server = server
+        self.account = account
+        self.password = password
+        self.deviceName = deviceName
+    }
+}
+
+/// `POST /v1/sync-account/recover`: a join with the recovery key, when no trusted device is left.
+public struct SyncRecoverRequestBody: Codable, Sendable {
+    public var server: String
+    public var account: String
+    public var password: String
+    /// The recovery key as the user typed it (56 base32 characters; dashes and spaces ignored).
+    public var recoveryKey: String
+    public var deviceName: String?
+
+    public init(server: String, account: String, password: String, recoveryKey: String, deviceName: String?) {
+        self.server = server
+        self.account = account
+        self.password = password
+        self.recoveryKey = recoveryKey
+        self.deviceName = deviceName
+    }
+}
+
+/// Where this device stands in its sync account.
+public enum SyncMembership: String, Codable, Sendable {
+    /// Waiting for a trusted device to approve its join request.
+    case waiting
+    /// A device of the circle.
+    case trusted
+    /// Removed, or its join denied: it should leave (`tresor sync leave`).
+    case removed
+}
+
+/// The answer to a join, a recovery or a check.
+public struct SyncJoinAnswer: Codable, Sendable {
+    public var state: SyncMembership
+    /// This device's id.
+    public var deviceID: String
+    /// The recovery key of a circle this join created: shown once, stored nowhere.
+    public var recoveryKey: String?
+    /// The join request a trusted device approves (waiting devices).
+    public var requestID: String?
+    /// The fingerprint words the approving device must show too (waiting devices).
+    public var words: [String]?
+
+    public init(state: SyncMembership, deviceID: String, recoveryKey: String? = nil, requestID: String? = nil, words: [String]? = nil) {
+        self.state = state
+        self.deviceID = deviceID
+        self.recoveryKey = recoveryKey
+        self.requestID = requestID
+        self.words = words
+    }
+}
+
+/// A device asking to join, as a trusted device sees it.
+public struct SyncPendingRequest: Codable, Sendable {
+    public var requestID: String
+    public var deviceID: String
+    public var deviceName: String
+    /// Compare them with the words the asking device shows.
+    public var words: [String]
+    public var expires: Date
+
+    public init(requestID: String, deviceID: String, deviceName: String, words: [String], expires: Date) {
+        self.requestID = requestID
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.words = words
+        self.expires = expires
+    }
+}
+
+/// `GET /v1/sync-account/requests`.
+public struct SyncRequestsAnswer: Codable, Sendable {
+    public var requests: [SyncPendingRequest]
+
+    public init(requests: [SyncPendingRequest]) { self.requests = requests }
+}
+
+/// `POST /v1/sync-account/requests/{id}/approve`: the passcode, when one is set.
+public struct SyncApproveRequestBody: Codable, Sendable {
+    public var passcode: String?
+
+    public init(passcode: String?) { self.passcode = passcode }
+}
+
+/// A device of the circle, as this device's verified list names it.
+public struct SyncDeviceInfo: Codable, Sendable {
+    public var deviceID: String
+    public var name: String
+    /// Whether it is this device.
+    public var isThisDevice: Bool
+
+    public init(deviceID: String, name: String, isThisDevice: Bool) {
+        self.deviceID = deviceID
+        self.name = name
+        self.isThisDevice = isThisDevice
+    }
+}
+
+/// `GET /v1/sync-account/devices`: the trusted devices of the list this device verified.
+public struct SyncDevicesAnswer: Codable, Sendable {
+    public var devices: [SyncDeviceInfo]
+
+    public init(devices: [SyncDeviceInfo]) { self.devices = devices }
+}
+
+/// `GET /v1/sync-account/status`.
+public struct SyncStatusAnswer: Codable, Sendable {
+    /// Whether this device is in a sync account at all.
+    public var joined: Bool
+    public var server: String?
+    public var account: String?
+    public var deviceID: String?
+    public var deviceName: String?
+    public var state: SyncMembership?
+    /// The verified trusted-device list's version and key epoch.
+    public var listVersion: UInt64?
+    public var epoch: UInt64?
+    public var trustedDevices: [SyncDeviceInfo]
+    /// The join request still waiting (waiting devices).
+    public var requestID: String?
+
+    public init(
+        joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,
+        state: SyncMembership? = nil, listVersion: UInt64? = nil, epoch: UInt64? = nil, trustedDevices: [SyncDeviceInfo] = [],
+        requestID: String? = nil
+    ) {
+        self.joined = joined
+        self.server = server
+        self.account = account
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.state = state
+        self.listVersion = listVersion
+        self.epoch = epoch
+        self.trustedDevices = trustedDevices
+        self.requestID = requestID
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import TresorSyncProtocol
+
+/// Why a request to a sync server failed. No case carries a password, a token, a key or a
+/// record: the server's refusals carry its code and its message, which name no secret either.
+public enum SyncClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server's address is not one a device uses (``SyncServerURL``).
+    case badServerURL(String)
+    /// The server answered with a refusal (``SyncErrorBody``): its HTTP status, code and message.
+    case refused(status: Int, code: SyncErrorBody.Code, message: String)
+    /// The server could not be reached (connection refused, name unknown, timed out, TLS failed).
+    case unreachable(String)
+    /// The server answered something that is not the relay's answer (not JSON of the expected
+    /// shape, an unexpected status).
+    case garbage(String)
+    /// The server's answer is larger than any answer of the relay.
+    case tooLarge(limit: Int)
+    /// The feature is not available with this build's HTTP client.
+    case unsupported(String)
+
+    /// The refusal's code, when the server refused.
+    public var refusalCode: SyncErrorBody.Code? {
+        if case .refused(_, let code, _) = self { return code }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .badServerURL(let why): return "bad sync server URL: \(why)"
+        case .refused(let status, let code, let message): return "the sync server refused (\(status) \(code.rawValue)): \(message)"
+        case .unreachable(let why): return "the sync server cannot be reached: \(why)"
+        case .garbage(let what): return "the sync server's answer is not understood: \(what)"
+        case .tooLarge(let limit): return "the sync server's answer is over \(limit) bytes"
+        case .unsupported(let what): return what
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+import TresorProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tresor sync …`: this device in a sync account on a Tresor server (docs/SYNC.md, "Devices").
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Share this keychain with your other machines through a Tresor server.",
+        discussion: """
+            A sync account is a web account of a Tresor server (server mode). The first device \
+            that joins creates the account's circle and prints a recovery key once; each further \
+            device asks to join and is let in on a device of the circle with `tresor sync approve`, \
+            after you compared the words both show. The server never holds a key that opens a \
+            synced item, and cannot add a device.
+            """,
+        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self])
+
+    struct Join: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "join",
+            abstract: "Join a sync account (the first device creates it).",
+            discussion: """
+                Signs in to the server's web account with its password (typed with echo off, or \
+                one line of standard input with --password-stdin). The account's first device \
+                prints the recovery key — write it down: it is shown once and stored nowhere. Any \
+                further device prints six words and its request, and waits (up to 10 minutes, \
+                unless --no-wait) until a trusted device approves it with `tresor sync approve` \
+                showing the same words. Plain http:// is accepted only for a loopback host.
+                """)
+        @Argument(help: "The server's address: https://HOST[:PORT] (http:// for a loopback host only).") var server: String
+        @Option(help: "The web account's name.") var account: String
+        @Flag(help: "Read the account password from standard input.") var passwordStdin = false
+        @Option(help: "An invite code, for a server that registers accounts by invite (not supported yet).") var invite: String?
+        @Option(help: "What the other devices call this one (the host name by default).") var deviceName: String?
+        @Flag(help: "Return once the request is sent; `tresor sync status` or a later `tresor sync join` shows the answer.") var noWait = false
+        @Option(help: "A PEM CA certificate to trust for this server (not supported yet: the system's CAs are used).") var caFile: String?
+        @OptionGroup var options: GlobalOptions
+
+        func validate() throws {
+            if invite != nil { throw ValidationError("--invite is not supported yet: register the web account first (tresor web invite)") }
+            if caFile != nil {
+                throw ValidationError("--ca-file is not supported yet: this build's HTTP client (URLSession) trusts the system's CAs only")
+            }
+        }
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                if try client.syncStatus().state == .waiting {
+                    return try SyncCommand.wait(client, json: options.json, noWait: noWait)
+                }
+                var input = SecretInput(fromStandardInput: passwordStdin, flag: "--password-stdin")
+                let password = try input.next("Password of \(account) on \(server):")
+                let answer = try client.syncJoin(SyncJoinRequestBody(server: server, account: account, password: password, deviceName: deviceName))
+                if options.json && (answer.state != .waiting || noWait) { return Output.json(answer) }
+                if let recoveryKey = answer.recoveryKey {
+                    print("This device created the sync circle of \(account).")
+                    print("Recovery key (shown once, stored nowhere — write it down):")
+                    print("  \(recoveryKey)")
+                    return
+                }
+                if !options.json {
+                    print("Join request \(answer.requestID ?? "?") sent. On a device of the circle, run `tresor sync approve` and check it shows:")
+                    print("  \((answer.words ?? []).joined(separator: " "))")
+                }
+                try SyncCommand.wait(client, json: options.json, noWait: noWait)
+            }
+        }
+    }
+
+    /// Waits for a waiting device's approval (up to 10 minutes), asking the daemon every 2 s.
+    static func wait(_ client: TresorClient, json: Bool, noWait: Bool) throws {
+        var answer = try client.syncJoinCheck()
+        if !noWait {
+            let deadline = ContinuousClock.now + .seconds(600)
+            while answer.state == .waiting, ContinuousClock.now < deadline {
+                sleep(2)
+                answer = try client.syncJoinCheck()
+            }
+        }
+        if json { return Output.json(answer) }
+        switch answer.state {
+        case .trusted: print("Approved: this device is in the circle.")
+        case .waiting:
+            print(
+                noWait
+                    ? "Waiting for approval: `tresor sync join` again waits for it."
+                    : "Still not approved after 10 minutes; `tresor sync join` waits again.")
+        case .removed: throw ValidationError("the request was denied: `tresor sync leave` forgets it")
+        }
+    }
+
+    struct Approve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "approve",
+            abstract: "List devices asking to join, approve one, or deny it.",
+            discussion: """
+                Without REQUEST, lists the waiting requests with their words. With REQUEST, \
+                approves it after the passcode (typed, or --passcode-stdin) — only when the words \
+                equal those the asking device shows — or denies it with --deny. With --json, \
+                prints the requests still waiting.
+                """)
+        @Argument(help: "The request to answer (its id).") var request: String?
+        @Flag(help: "Deny the request instead.") var deny = false
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                guard let request else {
+                    let requests = try client.syncRequests()
+                    if options.json { return Output.json(SyncRequestsAnswer(requests: requests)) }
+                    if requests.isEmpty { print("No device is asking to join.") }
+                    for waiting in requests {
+                        print("\(waiting.requestID)  \(waiting.deviceName)  \(waiting.words.joined(separator: " "))")
+                    }
+                    return
+                }
+                if deny {
+                    try client.syncDeny(request)
+                    if options.json { return Output.json(SyncRequestsAnswer(requests: try client.syncRequests())) }
+                    return print("Denied.")
+                }
+                var passcode: String?
+                if try client.status().passcodeSet {
+                    var input = SecretInput(fromStandardInput: passcodeStdin)
+                    passcode = try input.next("Passcode to approve:")
+                }
+                try client.syncApprove(request, passcode: passcode)
+                if options.json { return Output.json(SyncRequestsAnswer(requests: try client.syncRequests())) }
+                print("Approved.")
+            }
+        }
+    }
+
+    struct Recover: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "recover",
+            abstract: "Join with the recovery key, when no trusted device is left.",
+            discussion: """
+                Asks for the account's password and the recovery key (typed with echo off; with \
+                --password-stdin and --recovery-key-stdin, one line each of standard input, the \
+                password first).
+                """)
+        @Argument(help: "The server's address.") var server: String
+        @Option(help: "The web account's name.") var account: String
+        @Flag(help: "Read the account password from standard input.") var passwordStdin = false
+        @Flag(help: "Read the recovery key from standard input.") var recoveryKeyStdin = false
+        @Option(help: "What the other devices call this one (the host name by default).") var deviceName: String?
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                var passwordInput = SecretInput(fromStandardInput: passwordStdin, flag: "--password-stdin")
+                let password = try passwordInput.next("Password of \(account) on \(server):")
+                var keyInput = SecretInput(fromStandardInput: recoveryKeyStdin, flag: "--recovery-key-stdin")
+                let recoveryKey = try keyInput.next("Recovery key:")
+                let answer = try client.syncRecover(
+                    SyncRecoverRequestBody(server: server, account: account, password: password, recoveryKey: recoveryKey, deviceName: deviceName))
+                if options.json { return Output.json(answer) }
+                print("Recovered: this device is in the circle of \(account).")
+            }
+        }
+    }
+
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the devices of the circle.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let devices = try options.connect().syncDevices()
+                if options.json { return Output.json(SyncDevicesAnswer(devices: devices)) }
+                for device in devices { print("\(device.deviceID)  \(device.name)\(device.isThisDevice ? "  (this device)" : "")") }
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove a device from the circle.",
+            discussion: """
+                The server refuses the device from now on and the circle key rolls: nothing \
+                written afterwards opens with what it holds. It keeps what it already had.
+                """)
+        @Argument(help: "The device's id or name (tresor sync devices).") var device: String
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let removed = try options.connect().syncRemove(device)
+                if options.json { return Output.json(removed) }
+                print("Removed \(removed.name) (\(removed.deviceID)); the circle key rolled.")
+            }
+        }
+    }
+
+    struct Leave: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "leave", abstract: "Stop syncing this device (its keychain and notes stay).")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                try client.syncLeave()
+                if options.json { return Output.json(try client.syncStatus()) }
+                print("This device left its sync account.")
+            }
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "This device's sync account.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                let status = try options.connect().syncStatus()
+                if options.json { return Output.json(status) }
+                guard status.joined else { return print("Not syncing (tresor sync join).") }
+                print("Server:   \(status.server ?? "")")
+                print("Account:  \(status.account ?? "")")
+                print("Device:   \(status.deviceName ?? "") (\(status.deviceID ?? ""))")
+                print("State:    \(status.state?.rawValue ?? "")\(status.requestID.map { " (request \($0))" } ?? "")")
+                if let version = status.listVersion, let epoch = status.epoch { print("List:     version \(version), key epoch \(epoch)") }
+                for device in status.trustedDevices {
+                    print("Trusted:  \(device.name) (\(device.deviceID))\(device.isThisDevice ? ", this device" : "")")
+                }
+            }
+        }
+    }
+}
