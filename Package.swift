@@ -195,7 +195,7 @@ let package = Package(
         .target(name: "TresorDaemon", dependencies: [
             "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
             "TresorNotesDomain", "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
-            "TresorWebStoreSQLite", "TresorSyncServer", "TresorSync", "TresorSyncClient", "TresorSyncProtocol",
+            "TresorWebStoreSQLite", "TresorSyncServer", "TresorSync", "TresorSyncClient", "TresorSyncEngine", "TresorSyncProtocol",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -79,4 +79,12 @@ extension TresorClient {
     public func syncStatus() throws -> SyncStatusAnswer {
         try call("GET", Route.syncStatus)
     }
+
+    /// Syncs now: pushes this device's changes, pulls the others' until up to date.
+    /// - Parameter allowDeletions: lets a held mass deletion through.
+    /// - Returns: what the sync did.
+    /// - Throws: `APIError` from the daemon (not joined, locked, the server unreachable…).
+    public func syncNow(allowDeletions: Bool) throws -> SyncNowAnswer {
+        try call("POST", Route.syncNow, SyncNowRequestBody(allowDeletions: allowDeletions))
+    }
 }

@@ -10,10 +10,11 @@ import TresorSystem
 struct SyncAccountRoutes {
     let account: SyncAccount
     let slot: KeybagSlot
+    let keychains: KeychainProvider
     let callers: CallerResolver
 
     func register(on router: Router<DaemonRequestContext>) {
-        let account = self.account, slot = self.slot, callers = self.callers
+        let account = self.account, slot = self.slot, keychains = self.keychains, callers = self.callers
         router.post(RouterPath(Route.syncJoin)) { request, context -> SyncJoinAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             let answer = try await account.join(try await request.decode(as: SyncJoinRequestBody.self, context: context))
@@ -72,6 +73,18 @@ struct SyncAccountRoutes {
             context.logger.notice("sync: left the sync account", metadata: ["serverTold": "\(told)"])
             return Response(status: .noContent)
         }
+        router.post(RouterPath(Route.syncNow)) { request, context -> SyncNowAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let body = try await request.decode(as: SyncNowRequestBody.self, context: context)
+            let answer = try await account.syncNow(try keychains.loginKeychain(), allowDeletions: body.allowDeletions)
+            context.logger.notice(
+                "sync: synced",
+                metadata: [
+                    "pushed": "\(answer.pushed)", "applied": "\(answer.applied)", "conflicts": "\(answer.conflictsKept)",
+                    "heldDeletions": "\(answer.heldDeletions)",
+                ])
+            return answer
+        }
         router.get(RouterPath(Route.syncStatus)) { _, context -> SyncStatusAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             return try await account.status()
@@ -84,3 +97,4 @@ extension SyncRequestsAnswer: ResponseEncodable {}
 extension SyncDevicesAnswer: ResponseEncodable {}
 extension SyncDeviceInfo: ResponseEncodable {}
 extension SyncStatusAnswer: ResponseEncodable {}
+extension SyncNowAnswer: ResponseEncodable {}

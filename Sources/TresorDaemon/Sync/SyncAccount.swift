@@ -348,7 +348,7 @@ actor SyncAccount {
         return (device, keybag)
     }
 
-    private func trusted() throws -> (SyncAccountFile, LocalDevice, Keybag) {
+    func trusted() throws -> (SyncAccountFile, LocalDevice, Keybag) {
         let file = try required()
         switch file.membership {
         case .trusted: break
@@ -361,7 +361,7 @@ actor SyncAccount {
 
     /// The held history, with the server's newer lists accepted one by one (each must be
     /// signed by a device of the list before it); saved when it grew.
-    private func refreshed(_ file: inout SyncAccountFile, _ client: SyncClient) async throws -> CircleHistory {
+    func refreshed(_ file: inout SyncAccountFile, _ client: SyncClient) async throws -> CircleHistory {
         guard let bytes = file.history else { throw APIError(.internal, "the home's sync account has no device list") }
         let held = try CircleHistory(encoded: bytes)
         let served: CircleHistory

@@ -19,7 +19,7 @@ struct SyncCommand: ParsableCommand {
             after you compared the words both show. The server never holds a key that opens a \
             synced item, and cannot add a device.
             """,
-        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self])
+        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self])
 
     struct Join: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -8,43 +8,13 @@ import TresorTestSupport
 /// Devices joining a sync account (docs/SYNC.md, "Devices"): a real server instance on a
 /// throwaway PostgreSQL, device homes each with its own `tresord`, driven through `tresor sync`.
 @Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncDevicesTests {
-    static let passcode = "e2e-sync-device-passcode"
-
-    /// A device home with its daemon, knowing the account's password as a secret.
-    static func device(_ password: String) throws -> Harness {
-        try Harness.initialized(passcode: passcode, secrets: [password])
-    }
-
-    static let schema = Result { try JSONSchemaCheck(file: Repository.root.appendingPathComponent("docs/cli-json.schema.json")) }
-
-    /// `tresor sync ARGUMENTS --json`, checked against its schema in docs/cli-json.schema.json, decoded.
-    static func sync<T: Decodable>(
-        _ device: Harness, _ type: T.Type, _ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> T {
-        let result = try device.tresor(["sync"] + arguments + ["--json"], input: input)
-        #expect(result.succeeded, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-        let check = try schema.get()
-        let command = "sync " + (arguments.first ?? "")
-        let violations = check.violations(
-            of: try JSONTree(parsing: Data(result.stdout.utf8)), against: try #require(check.schema(forCommand: command)))
-        #expect(violations.isEmpty, "\(command): \(violations)\n\(result.stdout)", sourceLocation: sourceLocation)
-        return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
-    }
-
-    static func join(_ device: Harness, _ server: WebServerAddress, name: String, password: String, wait: Bool = false) throws -> SyncJoinAnswer {
-        try Self.sync(
-            device, SyncJoinAnswer.self,
-            ["join", server.origin, "--account", "ada", "--password-stdin", "--device-name", name] + (wait ? [] : ["--no-wait"]),
-            input: password + "\n")
-    }
-
     @Test func aSecondDeviceJoinsWhenApprovedWithTheSameWordsAndARemovedOneIsRefused() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try Self.device(password), phone = try Self.device(password), tablet = try Self.device(password)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
 
-        let created = try Self.join(laptop, server, name: "laptop", password: password)
+        let created = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         let recoveryKey = try #require(created.recoveryKey)
         #expect(created.state == .trusted && created.requestID == nil)
         // Shown once: in no file of the home and not in the daemon's log, in any spelling.
@@ -57,13 +27,13 @@ import TresorTestSupport
         let dump = try await TestPostgres.dump(database: cluster.databaseName)
         #expect(!dump.contains(recoveryKey.replacingOccurrences(of: "-", with: "")))
 
-        let asked = try Self.join(phone, server, name: "phone", password: password)
+        let asked = try SyncE2E.join(phone, server, name: "phone", password: password)
         #expect(asked.state == .waiting)
         let requestID = try #require(asked.requestID)
         let phoneWords = try #require(asked.words)
         #expect(phoneWords.count == 6)
 
-        let waiting = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
+        let waiting = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
         #expect(waiting.map(\.requestID) == [requestID])
         #expect(waiting.first?.words == phoneWords, "both devices show the same words")
         #expect(waiting.first?.deviceName == "phone")
@@ -71,30 +41,30 @@ import TresorTestSupport
         // A wrong passcode approves nothing.
         let wrong = try laptop.tresor(["sync", "approve", requestID, "--passcode-stdin"], input: "not-the-passcode\n")
         #expect(!wrong.succeeded)
-        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .waiting)
+        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .waiting)
 
-        let approved = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", requestID, "--passcode-stdin"], input: Self.passcode + "\n")
+        let approved = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", requestID, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(approved.requests.isEmpty)
-        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
         for device in [laptop, phone] {
-            let names = try Self.sync(device, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name)
+            let names = try SyncE2E.sync(device, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name)
             #expect(names == ["laptop", "phone"])
         }
 
         // A denied request changes nothing.
-        let before = try Self.sync(laptop, SyncStatusAnswer.self, ["status"])
-        let denied = try #require(try Self.join(tablet, server, name: "tablet", password: password).requestID)
-        #expect(try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", denied, "--deny"]).requests.isEmpty)
-        #expect(try Self.sync(tablet, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .removed)
-        #expect(try Self.sync(laptop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
-        #expect(try Self.sync(laptop, SyncStatusAnswer.self, ["status"]).listVersion == before.listVersion)
+        let before = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
+        let denied = try #require(try SyncE2E.join(tablet, server, name: "tablet", password: password).requestID)
+        #expect(try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", denied, "--deny"]).requests.isEmpty)
+        #expect(try SyncE2E.sync(tablet, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .removed)
+        #expect(try SyncE2E.sync(laptop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).listVersion == before.listVersion)
 
         // Removal: the server refuses the phone, which is told to leave; the key rolled to epoch 2,
         // shared to the laptop and the recovery identity, not to the phone.
-        #expect(try Self.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"]).deviceID == asked.deviceID)
+        #expect(try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"]).deviceID == asked.deviceID)
         let refused = try phone.tresor(["sync", "devices"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
-        let status = try Self.sync(laptop, SyncStatusAnswer.self, ["status"])
+        let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
         #expect(status.epoch == 2 && status.trustedDevices.map(\.name) == ["laptop"])
         let phoneID = asked.deviceID
         let envelopes = try await TestPostgres.texts(
@@ -121,7 +91,7 @@ import TresorTestSupport
         #expect(try laptopShare.open(as: laptopDevice, trusting: circle).epoch == 2, "the positive control: the laptop opens it")
 
         // Leaving keeps the data and forgets the account.
-        #expect(try Self.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
+        #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
     }
 
     /// A device's sync identity and circle keys, opened with its keybag from its home.
@@ -131,7 +101,7 @@ import TresorTestSupport
             let keyring: Data
         }
         let keybag = try Keybag.open(paths: device.paths)
-        try keybag.unlock(passcode: try Passcode(passcode))
+        try keybag.unlock(passcode: try Passcode(SyncE2E.passcode))
         let identity = try #require(try LocalDevice.load(from: device.paths.syncDeviceIdentity, keybag: keybag))
         let stored = try JSONDecoder().decode(Stored.self, from: Data(contentsOf: device.paths.home.appendingPathComponent("sync-account")))
         return (identity, try CircleKeyring(sealed: stored.keyring, account: stored.account, keybag: keybag))
@@ -158,8 +128,8 @@ import TresorTestSupport
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try Self.device(password), desktop = try Self.device(password)
-        _ = try Self.join(laptop, server, name: "laptop", password: password)
+        let laptop = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
 
         // `tresor sync join` without --no-wait, as a user runs it: it prints the words and waits.
         let joining = Process()
@@ -174,12 +144,12 @@ import TresorTestSupport
 
         var waiting: [SyncPendingRequest] = []
         for _ in 0..<200 where waiting.isEmpty {
-            waiting = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
+            waiting = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
             if waiting.isEmpty { usleep(100_000) }
         }
         let request = try #require(waiting.first)
         #expect(joining.isRunning, "the joining device waits for the answer")
-        _ = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", request.requestID, "--passcode-stdin"], input: Self.passcode + "\n")
+        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request.requestID, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         for _ in 0..<300 where joining.isRunning { usleep(100_000) }
         #expect(!joining.isRunning, "the join returned within 30 s of the approval")
         if joining.isRunning { joining.terminate() }
@@ -189,36 +159,36 @@ import TresorTestSupport
         #expect(printed.contains(request.words.joined(separator: " ")), "the waiting device showed the words the laptop shows: \(printed)")
         #expect(printed.contains("Approved"))
         #expect(!printed.contains(password))
-        #expect(try Self.sync(desktop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "desktop"])
+        #expect(try SyncE2E.sync(desktop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "desktop"])
     }
 
     @Test func theRecoveryKeyLetsADeviceInWhenNoTrustedDeviceIsLeft() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try Self.device(password), phone = try Self.device(password), desktop = try Self.device(password)
-        let recoveryKey = try #require(try Self.join(laptop, server, name: "laptop", password: password).recoveryKey)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        let recoveryKey = try #require(try SyncE2E.join(laptop, server, name: "laptop", password: password).recoveryKey)
         // The phone joins, removes the laptop that made the circle (epoch 2), then leaves: no
         // trusted device is left, and epoch 1's key was shared by a device no longer in the list.
-        let request = try #require(try Self.join(phone, server, name: "phone", password: password).requestID)
-        _ = try Self.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: Self.passcode + "\n")
-        #expect(try Self.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
-        _ = try Self.sync(phone, SyncDeviceInfo.self, ["remove", "laptop"])
-        #expect(try Self.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
+        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
+        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        _ = try SyncE2E.sync(phone, SyncDeviceInfo.self, ["remove", "laptop"])
+        #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
 
         // A mistyped key is told apart and changes nothing.
         let typo = try desktop.tresor(
             ["sync", "recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin"],
             input: password + "\n" + String(recoveryKey.dropLast()) + "A\n")
         #expect(!typo.succeeded && typo.stderr.contains("recovery key"), "\(typo.stderr)")
-        #expect(try Self.sync(desktop, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try SyncE2E.sync(desktop, SyncStatusAnswer.self, ["status"]).joined == false)
 
-        let recovered = try Self.sync(
+        let recovered = try SyncE2E.sync(
             desktop, SyncJoinAnswer.self,
             ["recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin", "--device-name", "desktop"],
             input: password + "\n" + recoveryKey + "\n")
         #expect(recovered.state == .trusted)
-        let status = try Self.sync(desktop, SyncStatusAnswer.self, ["status"])
+        let status = try SyncE2E.sync(desktop, SyncStatusAnswer.self, ["status"])
         #expect(status.state == .trusted && status.listVersion == 4 && status.epoch == 2, "v1 laptop, v2 + phone, v3 − laptop, v4 + desktop")
         #expect(status.trustedDevices.map(\.name) == ["phone", "desktop"], "the phone left without a list of its own")
         #expect(try Self.keys(of: desktop).1.epochs == [1, 2], "it reads what the circle wrote in every epoch")
@@ -228,7 +198,7 @@ import TresorTestSupport
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try Self.device(password)
+        let laptop = try SyncE2E.device(password)
         let before = try laptop.homeSnapshot()
 
         let wrong = try laptop.tresor(["sync", "join", server.origin, "--account", "ada", "--password-stdin"], input: "not-\(password)\n")
@@ -240,12 +210,12 @@ import TresorTestSupport
         let locked = try laptop.tresor(["sync", "join", server.origin, "--account", "ada", "--password-stdin"], input: password + "\n")
         #expect(!locked.succeeded && locked.stderr.contains("keybag is locked"), "\(locked.stderr)")
         #expect(try await TestPostgres.texts("SELECT id FROM sync_devices", database: cluster.databaseName).isEmpty)
-        #expect(try Self.sync(laptop, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).joined == false)
     }
 
     @Test func aServerAnsweringGarbageIsAClearErrorAndChangesNothing() throws {
         let password = "e2e-garbage-password-\(UUID().uuidString.prefix(8))"
-        let device = try Self.device(password)
+        let device = try SyncE2E.device(password)
         let port = try LoopbackPort.free()
         // Python's file server answers every POST with an HTML page: not the relay's JSON.
         let garbage = Process()
@@ -262,7 +232,7 @@ import TresorTestSupport
             ["sync", "join", "http://127.0.0.1:\(port)", "--account", "ada", "--password-stdin", "--no-wait"], input: password + "\n")
         #expect(!answer.succeeded)
         #expect(answer.stderr.contains("not understood") && answer.stderr.contains("nothing was changed"), "\(answer.stderr)")
-        #expect(try Self.sync(device, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try SyncE2E.sync(device, SyncStatusAnswer.self, ["status"]).joined == false)
         #expect(try device.homeSnapshot() == before, "nothing changed in the home")
 
         // Plain http:// to another host is refused before anything is sent.

@@ -1,0 +1,39 @@
+import Foundation
+import TresorKeychain
+import TresorProtocol
+import TresorSync
+import TresorSyncClient
+import TresorSyncEngine
+
+extension SyncAccount {
+    /// One sync of the login keychain (docs/SYNC.md, "What syncs"): records the syncing items
+    /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
+    /// applies what waited for an unlock. Built afresh each time from the account's current keys
+    /// and trusted list, so a key roll or a new device counts at once.
+    /// - Parameters:
+    ///   - keychain: the login keychain.
+    ///   - allowDeletions: lets a held mass deletion through.
+    /// - Returns: what happened.
+    /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
+    func syncNow(_ keychain: Keychain, allowDeletions: Bool) async throws -> SyncNowAnswer {
+        try await SyncAPIErrors.mapped {
+            var (file, device, keybag) = try trusted()
+            guard keybag.lockState == .unlocked else {
+                throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
+            }
+            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let list = try Self.held(try await refreshed(&file, client))
+            let keys = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
+            let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)
+            let recorded = try keychain.recordSyncingItemsWithoutRecord()
+            let pushed = try await engine.push()
+            var pulled = try await engine.pull(allowDeletions: allowDeletions)
+            let released = try engine.applyHeld()
+            pulled.applied += released.applied
+            pulled.conflictsKept += released.conflictsKept
+            return SyncNowAnswer(
+                recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,
+                heldDeletions: released.heldDeletions)
+        }
+    }
+}

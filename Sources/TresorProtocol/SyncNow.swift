@@ -1,0 +1,47 @@
+import FoundationEssentials
+
+// `tresor sync now` (docs/SYNC.md, "What syncs"): the daemon pushes this device's changes and
+// pulls the other devices' until it is up to date.
+
+extension Route {
+    /// `POST` ``SyncNowRequestBody`` → ``SyncNowAnswer``: one sync with the server.
+    public static let syncNow = "/v1/sync-account/sync"
+}
+
+/// `POST /v1/sync-account/sync`.
+public struct SyncNowRequestBody: Codable, Sendable {
+    /// Lets a held mass deletion through (the user confirmed it).
+    public var allowDeletions: Bool
+
+    public init(allowDeletions: Bool = false) { self.allowDeletions = allowDeletions }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        allowDeletions = try container.decodeIfPresent(Bool.self, forKey: .allowDeletions) ?? false
+    }
+}
+
+/// What one sync did.
+public struct SyncNowAnswer: Codable, Sendable, Equatable {
+    /// Items made before sync was turned on, recorded now so that they go out.
+    public var recorded: Int
+    /// Changes of this device the server took.
+    public var pushed: Int
+    /// Changes of other devices applied here (held ones applied now included).
+    public var applied: Int
+    /// Losing versions of concurrent edits kept (`tresor sync conflicts`).
+    public var conflictsKept: Int
+    /// Changes held until the keybag unlocks.
+    public var held: Int
+    /// Deletions held as a mass deletion (`tresor sync now --allow-deletions` lets them through).
+    public var heldDeletions: Int
+
+    public init(recorded: Int, pushed: Int, applied: Int, conflictsKept: Int, held: Int, heldDeletions: Int) {
+        self.recorded = recorded
+        self.pushed = pushed
+        self.applied = applied
+        self.conflictsKept = conflictsKept
+        self.held = held
+        self.heldDeletions = heldDeletions
+    }
+}

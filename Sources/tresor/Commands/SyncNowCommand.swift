@@ -1,0 +1,40 @@
+import ArgumentParser
+import FoundationEssentials
+import TresorKit
+import TresorProtocol
+
+extension SyncCommand {
+    /// `tresor sync now`: one sync with the server (docs/SYNC.md, "What syncs").
+    struct Now: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "now",
+            abstract: "Send this device's changes and fetch the others' now.",
+            discussion: """
+                Pushes the items marked --synchronizable that changed here, then fetches and \
+                applies what the other devices sent until this device is up to date. Concurrent \
+                edits: the later one wins and the other is kept (`tresor sync conflicts`). When \
+                the others deleted many items at once, the deletions wait until you run it again \
+                with --allow-deletions. Exits 0 when up to date.
+                """)
+        @Flag(help: "Let held deletions through (many items deleted at once on another device).") var allowDeletions = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            var heldDeletions = 0
+            try Output.run(options) {
+                let answer = try options.connect().syncNow(allowDeletions: allowDeletions)
+                heldDeletions = answer.heldDeletions
+                if options.json { return Output.json(answer) }
+                print("Sent \(answer.pushed), applied \(answer.applied).")
+                if answer.conflictsKept > 0 { print("Kept \(answer.conflictsKept) conflicting versions (tresor sync conflicts).") }
+                if answer.heldDeletions > 0 {
+                    print("Held \(answer.heldDeletions) deletions: many items were deleted at once.")
+                    print("tresor sync now --allow-deletions lets them through.")
+                }
+                if answer.held > answer.heldDeletions { print("Held \(answer.held - answer.heldDeletions) changes until the keybag unlocks.") }
+            }
+            // Held deletions leave this device behind the others: a script sees it by the status.
+            if heldDeletions > 0 { throw ExitCode(2) }
+        }
+    }
+}

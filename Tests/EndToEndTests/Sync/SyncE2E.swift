@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// What the sync end-to-end suites share: device homes with their own `tresord`, driven through
+/// `tresor sync … --json` (each output checked against docs/cli-json.schema.json), joined to a
+/// real server instance on a throwaway PostgreSQL.
+enum SyncE2E {
+    static let passcode = "e2e-sync-device-passcode"
+
+    /// A device home with its daemon, knowing the account's password as a secret.
+    static func device(_ password: String) throws -> Harness {
+        try Harness.initialized(passcode: passcode, secrets: [password])
+    }
+
+    static let schema = Result { try JSONSchemaCheck(file: Repository.root.appendingPathComponent("docs/cli-json.schema.json")) }
+
+    /// `tresor sync ARGUMENTS --json`, checked against its schema in docs/cli-json.schema.json, decoded.
+    static func sync<T: Decodable>(
+        _ device: Harness, _ type: T.Type, _ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> T {
+        let result = try device.tresor(["sync"] + arguments + ["--json"], input: input)
+        #expect(result.succeeded, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+        let check = try schema.get()
+        let command = "sync " + (arguments.first ?? "")
+        let violations = check.violations(
+            of: try JSONTree(parsing: Data(result.stdout.utf8)), against: try #require(check.schema(forCommand: command)))
+        #expect(violations.isEmpty, "\(command): \(violations)\n\(result.stdout)", sourceLocation: sourceLocation)
+        return try CLIJSON.decode(T.self, from: Data(result.stdout.utf8))
+    }
+
+    static func join(_ device: Harness, _ server: WebServerAddress, name: String, password: String, wait: Bool = false) throws -> SyncJoinAnswer {
+        try Self.sync(
+            device, SyncJoinAnswer.self,
+            ["join", server.origin, "--account", "ada", "--password-stdin", "--device-name", name] + (wait ? [] : ["--no-wait"]),
+            input: password + "\n")
+    }
+
+    /// A server with the web account `ada`, and two device homes joined to its sync account:
+    /// the laptop created the circle, the phone was approved by it.
+    static func twoJoinedDevices() async throws -> (cluster: ServerInstances, laptop: Harness, phone: Harness) {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try device(password), phone = try device(password)
+        _ = try join(laptop, server, name: "laptop", password: password)
+        let request = try #require(try join(phone, server, name: "phone", password: password).requestID)
+        _ = try sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: passcode + "\n")
+        #expect(try sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        return (cluster, laptop, phone)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// `tresor sync now` (docs/SYNC.md, "What syncs", "Conflicts and deletions"): two device homes,
+/// each with its own `tresord`, joined to a real server instance; items made with the CLI on one
+/// reach the other through the daemon's sync engine.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNowTests {
+    static func add(_ device: Harness, service: String, secret: String, synchronizable: Bool = true) throws {
+        let added = try device.tresor(
+            ["item", "add", "--service", service, "--account", "ada", "--readable-by-scripts", "--secret-stdin"]
+                + (synchronizable ? ["--synchronizable"] : []),
+            input: secret + "\n")
+        #expect(added.succeeded, "\(added.stderr)")
+    }
+
+    static func update(_ device: Harness, service: String, secret: String) throws {
+        let updated = try device.tresor(["item", "update", "--service", service, "--synchronizable", "--secret-stdin"], input: secret + "\n")
+        #expect(updated.succeeded, "\(updated.stderr)")
+    }
+
+    /// The item's secret as `tresor item get` prints it, or nil when there is no such item.
+    static func secret(_ device: Harness, service: String, synchronizable: Bool = true) throws -> String? {
+        let found = try device.tresor(["item", "get", "--service", service, "--account", "ada"] + (synchronizable ? ["--synchronizable"] : []))
+        return found.succeeded ? found.stdout : nil
+    }
+
+    static func syncNow(_ device: Harness, sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncNowAnswer {
+        try SyncE2E.sync(device, SyncNowAnswer.self, ["now"], sourceLocation: sourceLocation)
+    }
+
+    @Test func aSynchronizableItemReachesTheOtherDeviceAndItsUpdateAndDeletionFollow() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        try Self.add(laptop, service: "mail.example.com", secret: "e2e-sync-mail-secret")
+        try Self.add(laptop, service: "local.example.com", secret: "e2e-stays-on-the-laptop", synchronizable: false)
+
+        let sent = try Self.syncNow(laptop)
+        #expect(sent.pushed == 1, "the synchronizable item only: \(sent)")
+        let received = try Self.syncNow(phone)
+        #expect(received.applied == 1 && received.pushed == 0, "\(received)")
+        #expect(try Self.secret(phone, service: "mail.example.com") == "e2e-sync-mail-secret")
+        #expect(try Self.secret(phone, service: "local.example.com", synchronizable: false) == nil)
+        #expect(try Self.secret(phone, service: "local.example.com") == nil)
+        #expect(!phone.daemonLog.contains("e2e-sync-mail-secret") && !laptop.daemonLog.contains("e2e-sync-mail-secret"))
+
+        try Self.update(laptop, service: "mail.example.com", secret: "e2e-sync-mail-secret-2")
+        #expect(try Self.syncNow(laptop).pushed == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+        #expect(try Self.secret(phone, service: "mail.example.com") == "e2e-sync-mail-secret-2")
+
+        let deleted = try laptop.tresor(["item", "delete", "--service", "mail.example.com", "--synchronizable"])
+        #expect(deleted.succeeded, "\(deleted.stderr)")
+        #expect(try Self.syncNow(laptop).pushed == 1)
+        let deletion = try Self.syncNow(phone)
+        #expect(deletion.applied == 1 && deletion.heldDeletions == 0, "\(deletion)")
+        #expect(try Self.secret(phone, service: "mail.example.com") == nil)
+        // Up to date: a further sync does nothing.
+        #expect(try Self.syncNow(phone) == SyncNowAnswer(recorded: 0, pushed: 0, applied: 0, conflictsKept: 0, held: 0, heldDeletions: 0))
+    }
+
+    @Test func ofTwoConcurrentEditsTheLaterWinsOnBothDevicesAndTheOtherIsKept() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        try Self.add(laptop, service: "vpn.example.com", secret: "e2e-first")
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-first")
+
+        try Self.update(laptop, service: "vpn.example.com", secret: "e2e-from-the-laptop")
+        try Self.update(phone, service: "vpn.example.com", secret: "e2e-from-the-phone")
+        _ = try Self.syncNow(laptop)  // the server takes the laptop's edit first
+        let phoneSync = try Self.syncNow(phone)  // then the phone's: the later one
+        #expect(phoneSync.pushed == 1 && phoneSync.conflictsKept == 1, "the laptop's edit is kept on the phone: \(phoneSync)")
+        let laptopSync = try Self.syncNow(laptop)
+        #expect(laptopSync.conflictsKept == 1, "the laptop's own edit is kept on the laptop: \(laptopSync)")
+        for device in [laptop, phone] {
+            #expect(try Self.secret(device, service: "vpn.example.com") == "e2e-from-the-phone")
+        }
+    }
+
+    @Test func aDeviceInNoSyncAccountIsToldSo() throws {
+        let device = try SyncE2E.device("e2e-sync-now-unused-password")
+        let answer = try device.tresor(["sync", "now"])
+        #expect(answer.status == 1 && answer.stderr.contains("tresor sync join"), "\(answer.stderr)")
+    }
+}
