@@ -22,6 +22,7 @@ import TresorTestSupport
         "sync join": "SyncDevicesTests (a server on PostgreSQL; each output checked against this schema there)",
         "sync recover": "SyncDevicesTests", "sync approve": "SyncDevicesTests", "sync devices": "SyncDevicesTests",
         "sync remove": "SyncDevicesTests", "sync leave": "SyncDevicesTests", "sync status": "SyncDevicesTests",
+        "sync now": "SyncNowTests",
     ]
 
     @Test func everyCommandsJSONConformsToItsDocumentedSchema() throws {
