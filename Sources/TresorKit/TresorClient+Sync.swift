@@ -87,4 +87,19 @@ extension TresorClient {
     public func syncNow(allowDeletions: Bool) throws -> SyncNowAnswer {
         try call("POST", Route.syncNow, SyncNowRequestBody(allowDeletions: allowDeletions))
     }
+
+    /// The losing versions of concurrent edits kept on this device.
+    /// - Returns: the conflicts, oldest first.
+    /// - Throws: `APIError` from the daemon.
+    public func syncConflicts() throws -> [SyncConflictInfo] {
+        let answer: SyncConflictsAnswer = try call("GET", Route.syncConflicts)
+        return answer.conflicts
+    }
+
+    /// Makes a kept version the item again; the next sync sends it.
+    /// - Parameter id: the conflict's id.
+    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id).
+    public func syncRestoreConflict(_ id: String) throws {
+        try callExpectingNoContent("POST", Route.syncConflicts + "/" + PercentEncoding.encode(id) + "/restore")
+    }
 }

@@ -160,6 +160,8 @@ public struct SyncStatusAnswer: Codable, Sendable {
     public var trustedDevices: [SyncDeviceInfo]
     /// The join request still waiting (waiting devices).
     public var requestID: String?
+    /// What the sync engine holds here (joined devices whose login keychain opens).
+    public var counters: SyncCounters?
 
     public init(
         joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,

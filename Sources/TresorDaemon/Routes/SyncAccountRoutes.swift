@@ -87,7 +87,20 @@ struct SyncAccountRoutes {
         }
         router.get(RouterPath(Route.syncStatus)) { _, context -> SyncStatusAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
-            return try await account.status()
+            var status = try await account.status()
+            if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
+            return status
+        }
+        router.get(RouterPath(Route.syncConflicts)) { _, context -> SyncConflictsAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return SyncConflictsAnswer(conflicts: try account.conflicts(try keychains.loginKeychain()))
+        }
+        router.post(RouterPath(Route.syncConflicts + "/:id/restore")) { _, context -> Response in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let id = try context.parameters.require("id")
+            try keychains.loginKeychain().restoreSyncConflict(PercentEncoding.decode(id) ?? id)
+            context.logger.notice("sync: kept conflict restored", metadata: ["conflict": "\(id)"])
+            return Response(status: .noContent)
         }
     }
 }
@@ -98,3 +111,4 @@ extension SyncDevicesAnswer: ResponseEncodable {}
 extension SyncDeviceInfo: ResponseEncodable {}
 extension SyncStatusAnswer: ResponseEncodable {}
 extension SyncNowAnswer: ResponseEncodable {}
+extension SyncConflictsAnswer: ResponseEncodable {}

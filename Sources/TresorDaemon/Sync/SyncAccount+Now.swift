@@ -31,6 +31,7 @@ extension SyncAccount {
             let released = try engine.applyHeld()
             pulled.applied += released.applied
             pulled.conflictsKept += released.conflictsKept
+            try recordSyncEnded(keychain)
             return SyncNowAnswer(
                 recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,
                 heldDeletions: released.heldDeletions)

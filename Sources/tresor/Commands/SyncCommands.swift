@@ -19,7 +19,7 @@ struct SyncCommand: ParsableCommand {
             after you compared the words both show. The server never holds a key that opens a \
             synced item, and cannot add a device.
             """,
-        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self])
+        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self, Conflicts.self])
 
     struct Join: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -235,6 +235,11 @@ struct SyncCommand: ParsableCommand {
                 if let version = status.listVersion, let epoch = status.epoch { print("List:     version \(version), key epoch \(epoch)") }
                 for device in status.trustedDevices {
                     print("Trusted:  \(device.name) (\(device.deviceID))\(device.isThisDevice ? ", this device" : "")")
+                }
+                if let counters = status.counters {
+                    print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
+                    print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
+                    print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
                 }
             }
         }

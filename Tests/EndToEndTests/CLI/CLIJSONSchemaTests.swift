@@ -22,7 +22,7 @@ import TresorTestSupport
         "sync join": "SyncDevicesTests (a server on PostgreSQL; each output checked against this schema there)",
         "sync recover": "SyncDevicesTests", "sync approve": "SyncDevicesTests", "sync devices": "SyncDevicesTests",
         "sync remove": "SyncDevicesTests", "sync leave": "SyncDevicesTests", "sync status": "SyncDevicesTests",
-        "sync now": "SyncNowTests",
+        "sync now": "SyncNowTests", "sync conflicts": "SyncNowTests", "sync conflicts restore": "SyncNowTests",
     ]
 
     @Test func everyCommandsJSONConformsToItsDocumentedSchema() throws {

@@ -78,6 +78,24 @@ import TresorTestSupport
         for device in [laptop, phone] {
             #expect(try Self.secret(device, service: "vpn.example.com") == "e2e-from-the-phone")
         }
+
+        // The laptop's edit is listed (its attributes, never its secret), counted, and restored.
+        let kept = try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts"]).conflicts
+        #expect(kept.count == 1 && kept.first?.attributes?.service == "vpn.example.com", "\(kept)")
+        let listed = try laptop.tresor(["sync", "conflicts", "--json"])
+        #expect(!listed.stdout.contains("e2e-from-the-laptop"))
+        let before = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).counters)
+        #expect(before.conflictsKept == 1 && before.changesWaiting == 0 && before.lastSync != nil, "\(before)")
+        let id = try #require(kept.first?.id)
+        #expect(try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts", "restore", id]).conflicts.isEmpty)
+        #expect(try Self.secret(laptop, service: "vpn.example.com") == "e2e-from-the-laptop")
+        let after = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).counters)
+        #expect(after.conflictsKept == 0 && after.changesWaiting == 1, "\(after)")
+        #expect(try Self.syncNow(laptop).pushed == 1)
+        _ = try Self.syncNow(phone)
+        #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-from-the-laptop")
+        let unknown = try laptop.tresor(["sync", "conflicts", "restore", "no-such-conflict"])
+        #expect(unknown.status == 1, "\(unknown.stderr)")
     }
 
     @Test func aDeviceInNoSyncAccountIsToldSo() throws {

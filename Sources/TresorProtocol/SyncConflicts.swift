@@ -1,0 +1,54 @@
+import FoundationEssentials
+import TresorModel
+
+// What the sync engine holds on this device (docs/SYNC.md, "Conflicts and deletions"): the
+// counters `tresor sync status` shows, and the losing versions `tresor sync conflicts` lists.
+
+extension Route {
+    /// `GET` → ``SyncConflictsAnswer``; `POST {id}/restore` makes a kept version the item again.
+    public static let syncConflicts = "/v1/sync-account/conflicts"
+}
+
+/// The sync engine's counters for this device.
+public struct SyncCounters: Codable, Sendable, Equatable {
+    /// Changes of this device the server has not taken yet.
+    public var changesWaiting: Int
+    /// Losing versions of concurrent edits kept (`tresor sync conflicts`).
+    public var conflictsKept: Int
+    /// Changes that arrived and wait: for an unlock, or for `--allow-deletions`.
+    public var changesHeld: Int
+    /// Of those, deletions waiting for `tresor sync now --allow-deletions`.
+    public var deletionsHeld: Int
+    /// When `tresor sync now` last ended.
+    public var lastSync: Date?
+
+    public init(changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, lastSync: Date?) {
+        self.changesWaiting = changesWaiting
+        self.conflictsKept = conflictsKept
+        self.changesHeld = changesHeld
+        self.deletionsHeld = deletionsHeld
+        self.lastSync = lastSync
+    }
+}
+
+/// A losing version kept by a conflict; its secret stays in the keychain.
+public struct SyncConflictInfo: Codable, Sendable {
+    /// What `tresor sync conflicts restore` takes.
+    public var id: String
+    /// The kept version's class and attributes; nil while its protection class is locked.
+    public var itemClass: ItemClass?
+    public var attributes: ItemAttributes?
+
+    public init(id: String, itemClass: ItemClass?, attributes: ItemAttributes?) {
+        self.id = id
+        self.itemClass = itemClass
+        self.attributes = attributes
+    }
+}
+
+/// `GET /v1/sync-account/conflicts`.
+public struct SyncConflictsAnswer: Codable, Sendable {
+    public var conflicts: [SyncConflictInfo]
+
+    public init(conflicts: [SyncConflictInfo]) { self.conflicts = conflicts }
+}
