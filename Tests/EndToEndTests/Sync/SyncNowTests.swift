@@ -96,6 +96,14 @@ import TresorTestSupport
         #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-from-the-laptop")
         let unknown = try laptop.tresor(["sync", "conflicts", "restore", "no-such-conflict"])
         #expect(unknown.status == 1, "\(unknown.stderr)")
+
+        // Locked: a clear error, and nothing sent.
+        try Self.update(laptop, service: "vpn.example.com", secret: "e2e-while-locked")
+        #expect(try laptop.tresor(["lock"]).succeeded)
+        let locked = try laptop.tresor(["sync", "now"])
+        #expect(locked.status == 1 && locked.stderr.contains("locked"), "\(locked.stderr)")
+        #expect(try Self.syncNow(phone).applied == 0)
+        #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-from-the-laptop")
     }
 
     @Test func aDeviceInNoSyncAccountIsToldSo() throws {
