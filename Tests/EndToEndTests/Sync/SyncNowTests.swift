@@ -106,6 +106,33 @@ import TresorTestSupport
         #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-from-the-laptop")
     }
 
+    @Test func aMassDeletionWaitsForAllowDeletions() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }
+        for index in 0..<20 { try Self.add(laptop, service: "svc\(index).example.com", secret: "e2e-mass-\(index)") }
+        #expect(try Self.syncNow(laptop).pushed == 20)
+        #expect(try Self.syncNow(phone).applied == 20)
+        for index in 0..<6 {
+            let deleted = try laptop.tresor(["item", "delete", "--service", "svc\(index).example.com", "--synchronizable"])
+            #expect(deleted.succeeded, "\(deleted.stderr)")
+        }
+        #expect(try Self.syncNow(laptop).pushed == 6)
+
+        // 6 of 20 synced items: more than a quarter, held; `sync now` says so by its status.
+        let held = try phone.tresor(["sync", "now", "--json"])
+        #expect(held.status == 2, "\(held.stdout) \(held.stderr)")
+        let answer = try CLIJSON.decode(SyncNowAnswer.self, from: Data(held.stdout.utf8))
+        #expect(answer.heldDeletions == 6 && answer.applied == 0, "\(answer)")
+        #expect(try Self.secret(phone, service: "svc0.example.com") == "e2e-mass-0")
+        let counters = try #require(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).counters)
+        #expect(counters.deletionsHeld == 6, "\(counters)")
+
+        let allowed = try SyncE2E.sync(phone, SyncNowAnswer.self, ["now", "--allow-deletions"])
+        #expect(allowed.applied == 6 && allowed.heldDeletions == 0, "\(allowed)")
+        #expect(try Self.secret(phone, service: "svc0.example.com") == nil)
+        #expect(try Self.secret(phone, service: "svc6.example.com") == "e2e-mass-6")
+    }
+
     @Test func aDeviceInNoSyncAccountIsToldSo() throws {
         let device = try SyncE2E.device("e2e-sync-now-unused-password")
         let answer = try device.tresor(["sync", "now"])
