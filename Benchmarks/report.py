@@ -338,6 +338,7 @@ elif ss_counts or gk_ss or kp_ss or ab:
           + (f" The build before the change (`--before`), in the same rounds: {fmt(g(ab, 'tresor-before', 'p50_ms'), ' ms')} p50, provider CPU "
              f"{fmt(g(ab, 'tresor-before', 'provider_cpu_ms_per_lookup'), ' ms')} per lookup ({rfmt(ab.get('before_provider_cpu_ratio'))} of gnome-keyring's)."
              if ab.get("tresor-before") else "")
+          + (f" Run as uid {ab['uid']}." if ab.get("uid") is not None else "")
           + (f" The user's processes then: {ab['uid_processes']}, holding {ab['uid_descriptors']:,} descriptors (what Tresor's check of who holds a "
              "new connection's socket reads)." if ab.get("uid_descriptors") is not None else ""))
         P("")
@@ -363,8 +364,10 @@ elif ss_counts or gk_ss or kp_ss or ab:
                      f"of the user) read {scan['descriptors']:,} descriptors of {scan['processes']} processes in "
                      f"{fmt(scan['cpu_ms_mean'], ' ms')} of CPU (mean of {scan['rounds']}): a floor under each new client's first call")
     if ss_counts:
-        extra.append("Tresor's fill (in-process, daemon stopped, the client's `exe-sha256:` group): " + ", ".join(
+        extra.append(f"Tresor's fill (in-process, daemon stopped, the client's group `{(ss.get('client_group') or '?')[:40]}`): " + ", ".join(
             f"{e.get('fill_items', 0):,} items in {e.get('fill_seconds', 0):.1f} s" for e in ss_counts))
+    if ss.get("run_as"):
+        extra.append(f"the scenario ran as {ss['run_as']}")
     if extra:
         P("; ".join(extra) + ".")
         P("")
