@@ -12,7 +12,8 @@ import TresorModel
 /// - integer: `Int` or any integral `NSNumber`; never a boolean. Returned as `NSNumber`.
 /// - four-character code: a number, or its four ASCII characters (`"aapl"`). Returned as `NSNumber`.
 /// - boolean: `Bool`, `kCFBooleanTrue`/`False`, or a number (non-zero is true). Returned as `kCFBoolean…`.
-/// - date: set by the keychain, returned as `Date`, refused in what a caller sends.
+/// - date: `Date`/`NSDate`/`CFDate` in a search; set by the keychain, so refused in what an add
+///   or an update sends. Returned as `Date`.
 /// - protection class, key class: one of the `kSecAttrAccessible…` or `kSecAttrKeyClass…` strings.
 struct SecItemAttribute: Sendable {
     /// How a caller gave a value that Apple keeps as bytes: results give it back the same way.
@@ -55,10 +56,11 @@ struct SecItemAttribute: Sendable {
     // MARK: Going in
 
     /// Stores a caller's `value` into `attributes`.
+    /// - Parameter searching: Whether `attributes` are a search's: only a search names a date.
     /// - Returns: How a bytes-or-text value was given (nil for other kinds).
     /// - Throws: ``SecItemFailure`` with `errSecParam` for a value of a form Apple refuses for
     ///   this key, or one Tresor cannot keep (text that is not UTF-8, a date set by hand).
-    func store(_ value: Any, in attributes: inout ItemAttributes) throws -> BlobForm? {
+    func store(_ value: Any, in attributes: inout ItemAttributes, searching: Bool) throws -> BlobForm? {
         switch attribute.value {
         case .text(_, let set):
             guard let (text, form) = SecItemValueForms.text(value) else { throw SecItemFailure(errSecParam) }
@@ -85,7 +87,10 @@ struct SecItemAttribute: Sendable {
         case .keyClass(_, let set):
             guard let name = value as? String, let keyClass = SecItemValues.keyClasses[name] else { throw SecItemFailure(errSecParam) }
             set(&attributes, keyClass)
-        case .date, .accessControl, .stringMap:
+        case .date(_, let set):
+            guard searching, let date = value as? Date else { throw SecItemFailure(errSecParam) }
+            set(&attributes, date)
+        case .accessControl, .stringMap:
             throw SecItemFailure(errSecParam)
         }
         return nil

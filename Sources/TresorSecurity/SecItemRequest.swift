@@ -124,7 +124,7 @@ struct SecItemRequest {
         let table = SecItemAttribute.table(for: itemClass ?? .genericPassword)
         for (key, value) in pending {
             guard let attribute = table[key] else { throw SecItemFailure(errSecParam) }
-            if let form = try attribute.store(value, in: &attributes) { blobForms[key] = form }
+            if let form = try attribute.store(value, in: &attributes, searching: purpose == .search) { blobForms[key] = form }
         }
         if let accessControl {
             // Apple refuses both ways of saying the protection class in one dictionary.
