@@ -31,11 +31,20 @@ struct SecItemAttribute: Sendable {
     /// type), the one of fewer classes wins for its classes. `kSecAttrSynchronizable` also takes
     /// `kSecAttrSynchronizableAny` in a search, which ``SecItemRequest`` reads before this table.
     static func table(for itemClass: ItemClass) -> [String: SecItemAttribute] {
-        tables[itemClass] ?? [:]
+        // A switch, not a dictionary by class, which hashed the class's name on every call
+        // (BENCHMARKS.md, "Apple's SecItem API").
+        switch itemClass {
+        case .genericPassword: genericPasswordTable
+        case .internetPassword: internetPasswordTable
+        case .certificate: certificateTable
+        case .key: keyTable
+        }
     }
 
-    private static let tables: [ItemClass: [String: SecItemAttribute]] = Dictionary(
-        uniqueKeysWithValues: ItemClass.allCases.map { ($0, index(for: $0)) })
+    private static let genericPasswordTable = index(for: .genericPassword)
+    private static let internetPasswordTable = index(for: .internetPassword)
+    private static let certificateTable = index(for: .certificate)
+    private static let keyTable = index(for: .key)
 
     private static func index(for itemClass: ItemClass) -> [String: SecItemAttribute] {
         var table: [String: SecItemAttribute] = [:]
@@ -57,7 +66,9 @@ struct SecItemAttribute: Sendable {
 
     /// Stores a caller's `value` into `attributes`.
     /// - Parameter searching: Whether `attributes` are a search's: only a search names a date.
-    /// - Returns: How a bytes-or-text value was given (nil for other kinds).
+    /// - Returns: How a bytes-or-text value was given when that is not the attribute's own form
+    ///   (`Data` for text, a string for bytes); nil otherwise, so that the common request records
+    ///   nothing.
     /// - Throws: ``SecItemFailure`` with `errSecParam` for a value of a form Apple refuses for
     ///   this key, or one Tresor cannot keep (text that is not UTF-8, a date set by hand).
     func store(_ value: Any, in attributes: inout ItemAttributes, searching: Bool) throws -> BlobForm? {
@@ -65,11 +76,11 @@ struct SecItemAttribute: Sendable {
         case .text(_, let set):
             guard let (text, form) = SecItemValueForms.text(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, text)
-            return form
+            return form == .bytes ? .bytes : nil
         case .bytes(_, let set):
             guard let (bytes, form) = SecItemValueForms.bytes(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, bytes)
-            return form
+            return form == .text ? .text : nil
         case .integer(_, let set):
             guard let number = SecItemValueForms.integer(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, number)
