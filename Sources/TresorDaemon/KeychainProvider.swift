@@ -172,6 +172,17 @@ final class KeychainProvider: Sendable {
         for keychain in created.withLock({ Array($0.values) }) { keychain.dropUnavailableKeys() }
     }
 
+    /// Runs until cancelled: every second, each open keychain gives its rows of the classes an
+    /// unlock made available their blind indexes (``Keychain/indexRowsOfUnlockedClasses()``),
+    /// off the request threads.
+    func runIndexing() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let open = [login.withLock { $0 }].compactMap { $0 } + created.withLock { Array($0.values) }
+            _ = try? await offloaded { open.forEach { $0.indexRowsOfUnlockedClasses() } }
+        }
+    }
+
     static func isValid(_ name: String) -> Bool {
         name.wholeMatch(of: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/) != nil
     }
