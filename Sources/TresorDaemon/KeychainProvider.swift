@@ -166,10 +166,13 @@ final class KeychainProvider: Sendable {
     /// Why and when the login keybag was locked last, if it was since the daemon started.
     var lastLockReason: (reason: String, at: Date)? { lastLock.withLock { $0 } }
 
-    /// After one keybag locked: keys of unavailable classes leave the caches too.
+    /// After one keybag locked: keys of unavailable classes leave the caches too, and the old
+    /// ciphertext of changed rows leaves the WAL before the lock is answered.
     func keybagLocked() {
-        login.withLock { $0?.dropUnavailableKeys() }
-        for keychain in created.withLock({ Array($0.values) }) { keychain.dropUnavailableKeys() }
+        for keychain in [login.withLock { $0 }].compactMap({ $0 }) + created.withLock({ Array($0.values) }) {
+            keychain.dropUnavailableKeys()
+            keychain.completePendingCheckpoint()
+        }
     }
 
     /// Runs until cancelled: every second, each open keychain gives its rows of the classes an

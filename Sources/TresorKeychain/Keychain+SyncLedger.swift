@@ -389,7 +389,7 @@ extension Keychain {
     public func syncTransaction<T>(_ body: (KeychainSyncTransaction) throws -> T) throws -> T {
         let result = try write { db in try body(KeychainSyncTransaction(keychain: self, db: db)) }
         // What an arriving change replaced or deleted must not linger in the WAL (as after `delete`).
-        checkpointWAL()
+        checkpoint.request()
         return result
     }
 

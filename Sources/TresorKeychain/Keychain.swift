@@ -36,9 +36,10 @@ public final class Keychain: Sendable {
     /// The applications registered with this keychain's home.
     public let applications: ApplicationRegistry
     private let metadataKeys = Mutex<[String: SymmetricKey]>([:])
-    /// Set when a checkpoint after a delete or update could not complete; retried after the
-    /// next write until one does, so old ciphertext does not linger in the WAL.
-    private let checkpointPending = Mutex(false)
+    /// The truncating checkpoint after an update, a delete or a purge, off the request's path:
+    /// the old rows' ciphertext leaves the WAL within ``DeferredCheckpoint/bound``, or before a
+    /// lock is answered (``completePendingCheckpoint()``). The sync ledger's writes request it too.
+    let checkpoint: DeferredCheckpoint
     /// The protection classes available at the last ``indexRowsOfUnlockedClasses()``.
     let classesIndexed = Mutex<Set<ProtectionClass>>([])
     /// How many rows' attributes searches have opened: what the tests read to prove that a
@@ -56,6 +57,7 @@ public final class Keychain: Sendable {
             if let refusal = StorageRefusal(error) { throw refusal }
             throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
         }
+        checkpoint = DeferredCheckpoint(pool: database)
         applications = ApplicationRegistry(database: database, keybag: keybag)
         let always = try Self.mapKeybag { try keybag.classKey(for: .alwaysThisDeviceOnly) }
         sealing = ItemSealing(
@@ -73,6 +75,7 @@ public final class Keychain: Sendable {
     /// one process, and a read-only connection still open would keep the new one read-only.
     /// Waits for the reads and writes in progress; any later one through this instance fails.
     public func close() {
+        checkpoint.finish()
         try? lookupReader.close()
         try? database.close()
     }
@@ -241,14 +244,15 @@ public final class Keychain: Sendable {
             }
         }
         // The old row's ciphertext (attributes too) must not linger in the WAL.
-        checkpointWAL()
+        checkpoint.request()
         return matches.count
     }
 
     // MARK: Delete
 
-    /// Deletes every matching item (`SecItemDelete`) and checkpoints the WAL so that no
-    /// ciphertext of them stays on disk. Returns how many were deleted.
+    /// Deletes every matching item (`SecItemDelete`); a checkpoint soon after takes their
+    /// ciphertext out of the WAL too (``completePendingCheckpoint()``). Returns how many were
+    /// deleted.
     @discardableResult
     public func delete(_ query: ItemQuery, caller: Caller) throws -> Int {
         var everything = query
@@ -265,16 +269,21 @@ public final class Keychain: Sendable {
                 if syncs(match.attributes) { try recordSyncChange(db, itemClass: query.itemClass, id: match.stored.id, syncsNow: false) }
             }
         }
-        checkpointWAL()
+        checkpoint.request()
         return matches.count
     }
 
-    /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
-    /// try again after the next write.
-    func checkpointWAL() {
-        let done = SealedDatabase.checkpoint(database)
-        checkpointPending.withLock { $0 = !done }
+    /// Takes the ciphertext of updated, deleted and purged rows out of the WAL now rather than
+    /// within ``DeferredCheckpoint/bound``: the daemon calls it before it answers a lock.
+    /// - Returns: false when a reader holding a snapshot kept the checkpoint from completing
+    ///   (it is retried in the background until it does).
+    @discardableResult
+    public func completePendingCheckpoint() -> Bool {
+        checkpoint.completeNow()
     }
+
+    /// Whether an update, delete or purge still waits for its checkpoint.
+    public var hasPendingCheckpoint: Bool { checkpoint.isPending }
 
     /// Deletes every item of `protectionClass` — after its class key was destroyed (passcode
     /// removal destroys `whenPasscodeSetThisDeviceOnly`), they can never be read again.
@@ -289,7 +298,7 @@ public final class Keychain: Sendable {
             try db.execute(sql: "DELETE FROM metadata_keys WHERE pdmn = ?", arguments: [protectionClass.rawValue])
         }
         metadataKeys.withLock { keys in keys = keys.filter { !$0.key.hasSuffix("/" + protectionClass.rawValue) } }
-        checkpointWAL()
+        checkpoint.request()
         return count
     }
 
@@ -617,7 +626,6 @@ public final class Keychain: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        defer { if checkpointPending.withLock({ $0 }) { checkpointWAL() } }
         do {
             return try database.write(body)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
