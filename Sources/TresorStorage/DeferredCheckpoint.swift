@@ -3,7 +3,7 @@ import GRDB
 import Synchronization
 
 /// The truncating checkpoint after a change that removed content, run soon after the change
-/// rather than inside it (docs/SECURITY.md, "Secure delete"): a removed row's old page images
+/// rather than inside it (docs/SECURITY.md, "The home at rest"): a removed row's old page images
 /// leave `-wal` within ``bound`` of its commit — or sooner, when ``completeNow()`` is called
 /// (the daemon calls it before it answers a lock) — while the request that removed it returns
 /// without paying for the checkpoint and its syncs.

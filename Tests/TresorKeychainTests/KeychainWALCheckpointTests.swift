@@ -11,7 +11,7 @@ import TresorStorage
 /// ciphertext still leaves the WAL within ``DeferredCheckpoint/bound`` of the write, or as soon
 /// as ``Keychain/completePendingCheckpoint()`` returns (the daemon's lock), whichever comes
 /// first — and, while a reader holds a snapshot from before the write, once it ends
-/// (docs/SECURITY.md, "Secure delete").
+/// (docs/SECURITY.md, "The home at rest").
 @Suite struct KeychainWALCheckpointTests {
     var walFile: (KeychainHome) -> URL { { URL(fileURLWithPath: $0.keychainFile.path + "-wal") } }
 
