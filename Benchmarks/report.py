@@ -338,6 +338,7 @@ elif ss_counts or gk_ss or kp_ss or ab:
           + (f" The build before the change (`--before`), in the same rounds: {fmt(g(ab, 'tresor-before', 'p50_ms'), ' ms')} p50, provider CPU "
              f"{fmt(g(ab, 'tresor-before', 'provider_cpu_ms_per_lookup'), ' ms')} per lookup ({rfmt(ab.get('before_provider_cpu_ratio'))} of gnome-keyring's)."
              if ab.get("tresor-before") else "")
+          + (f" Run as uid {ab['uid']}." if ab.get("uid") is not None else "")
           + (f" The user's processes then: {ab['uid_processes']}, holding {ab['uid_descriptors']:,} descriptors (what Tresor's check of who holds a "
              "new connection's socket reads)." if ab.get("uid_descriptors") is not None else ""))
         P("")
@@ -363,8 +364,10 @@ elif ss_counts or gk_ss or kp_ss or ab:
                      f"of the user) read {scan['descriptors']:,} descriptors of {scan['processes']} processes in "
                      f"{fmt(scan['cpu_ms_mean'], ' ms')} of CPU (mean of {scan['rounds']}): a floor under each new client's first call")
     if ss_counts:
-        extra.append("Tresor's fill (in-process, daemon stopped, the client's `exe-sha256:` group): " + ", ".join(
+        extra.append(f"Tresor's fill (in-process, daemon stopped, the client's group `{(ss.get('client_group') or '?')[:40]}`): " + ", ".join(
             f"{e.get('fill_items', 0):,} items in {e.get('fill_seconds', 0):.1f} s" for e in ss_counts))
+    if ss.get("run_as"):
+        extra.append(f"the scenario ran as {ss['run_as']}")
     if extra:
         P("; ".join(extra) + ".")
         P("")
@@ -434,6 +437,30 @@ if big:
     flat = ratio(a, first)
     targets.append((f"add at 100,000 items: p50 ≤ 1 ms, flat as the store grows", f"{fmt(a)} ms at {n:,} ({rfmt(flat)} of the {kc[0]['items']:,}-item figure)", ratio(a, 1.0),
                     f"{rfmt(ratio(a, g(gke, 'add', 'p50_ms')))} of gnome-keyring's CreateItem at {g(gke, 'items', default=0):,}" if gke else "—"))
+    # Search, update and delete at lookup speed: each as a ratio at every count up to 100,000,
+    # the worst one against the target.
+    upto = [e for e in kc if e["items"] <= 100_000]
+    def worst(name, base):
+        rs = [(e["items"], ratio(g(e, name, "p50_ms"), base(e))) for e in upto]
+        known = [r for _, r in rs if r is not None]
+        return (max(known) if known else None), ", ".join(f"{rfmt(r)} at {n:,}" for n, r in rs)
+    w, cells = worst("find_by_label", lambda e: g(e, "lookup", "p50_ms"))
+    at1k = next((e for e in kc if e["items"] == 1000), None)
+    gk1k = size_entry(gk, 1000)
+    gk_find = g(gk1k, "find_by_tag", "p50_ms")
+    targets.append((f"find by label p50 ≤ 2× a lookup by primary key, at every count to 100,000", cells, ratio(w, 2.0), "—"))
+    if at1k and gk_find is not None:
+        r = ratio(g(at1k, "find_by_label", "p50_ms"), gk_find)
+        targets.append((f"find by label p50 ≤ 0.3× gnome-keyring's SearchItems by an attribute, both at 1,000 items",
+                        f"{fmt(g(at1k, 'find_by_label', 'p50_ms'))} ms against {fmt(gk_find)} ms ({rfmt(r)})", ratio(r, 0.3), f"{rfmt(r)} of gnome-keyring's"))
+    kp_set = g(size_entry(kp, 1000), "update", "p50_ms")
+    for op in ("update", "delete"):
+        w, cells = worst(op, lambda e: g(e, "add", "p50_ms"))
+        targets.append((f"{op} p50 ≤ 1.5× an add, at every count to 100,000", cells, ratio(w, 1.5), "—"))
+        if kp_set is not None:
+            w, cells = worst(op, lambda e: kp_set)
+            targets.append((f"{op} p50 ≤ 0.5× KeePassXC's Item.SetSecret ({fmt(kp_set)} ms at {g(size_entry(kp, 1000), 'items', default=0):,} items), at every count to 100,000",
+                            cells, ratio(w, 0.5), f"{rfmt(w)} of KeePassXC's at worst"))
     c = g(big, "cli_get", "p50_ms")
     peer = []
     if gke:

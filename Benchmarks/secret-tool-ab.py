@@ -15,7 +15,8 @@ program's do.
 
 BIN_DIR holds the release tresord and tresor (scripts/bench builds them). With --before, a second
 tresord (another commit's build, in OTHER_BIN_DIR) joins the rounds as "tresor-before": a change's
-before and after in one run. Run as root, like the harness. Needs dbus-daemon, gnome-keyring and
+before and after in one run. Run as root, like the harness, it runs everything — buses, both
+providers, secret-tool — as the unprivileged user `tresor-bench` (made on first use), as deployed. Needs dbus-daemon, gnome-keyring and
 secret-tool (libsecret-tools).
 
 secret-tool is a generic client (docs/SECURITY.md, "Generic clients"): its reads are measured as
@@ -36,6 +37,27 @@ import tempfile
 import time
 
 BIN, OUT = sys.argv[1], sys.argv[2]
+USER = "tresor-bench"
+if os.getuid() == 0:
+    # As deployed: a user's providers on that user's buses. Run as root, the script runs itself
+    # again as an unprivileged user made for the run (as tresor-bench's Secret Service scenario
+    # does), so tresord's check of who holds a new client's socket sees that user's processes.
+    import pwd
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+    user = pwd.getpwnam(USER)
+    folder = tempfile.mkdtemp(prefix="tresor-st-ab-user.")
+    os.chown(folder, user.pw_uid, user.pw_gid)
+    inner = os.path.join(folder, "out.json")
+    done = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
+                           "/usr/bin/python3", os.path.abspath(__file__), BIN, inner] + sys.argv[3:],
+                          env={"PATH": "/usr/bin:/bin", "HOME": folder})
+    if done.returncode == 0:
+        shutil.copy(inner, OUT)
+    shutil.rmtree(folder, ignore_errors=True)
+    sys.exit(done.returncode)
 ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 60
 BEFORE = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
 ITEMS = 10
@@ -170,7 +192,7 @@ try:
                 if done.returncode != 0:
                     raise SystemExit(f"secret-tool lookup against {name} failed")
     processes, descriptors = uid_descriptors()
-    result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3],
+    result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3], "uid": os.getuid(),
               "uid_processes": processes, "uid_descriptors": descriptors}
     for name, _, pid in providers:
         result[name] = summary(times[name])

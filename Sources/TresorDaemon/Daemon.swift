@@ -217,10 +217,12 @@ public struct Daemon: Sendable {
                 logger.info("notes sessions ended after idle period", metadata: ["count": "\(ended)"])
             }
         }
+        let keychainIndexingTask = Task { await keychains.runIndexing() }
         defer {
             secretService?.stop()
             autoLockTask.cancel()
             sessionExpiryTask.cancel()
+            keychainIndexingTask.cancel()
             unlink(socketPath)
             withExtendedLifetime(homeLock) {}
         }

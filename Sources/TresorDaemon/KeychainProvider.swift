@@ -166,10 +166,24 @@ final class KeychainProvider: Sendable {
     /// Why and when the login keybag was locked last, if it was since the daemon started.
     var lastLockReason: (reason: String, at: Date)? { lastLock.withLock { $0 } }
 
-    /// After one keybag locked: keys of unavailable classes leave the caches too.
+    /// After one keybag locked: keys of unavailable classes leave the caches too, and the old
+    /// ciphertext of changed rows leaves the WAL before the lock is answered.
     func keybagLocked() {
-        login.withLock { $0?.dropUnavailableKeys() }
-        for keychain in created.withLock({ Array($0.values) }) { keychain.dropUnavailableKeys() }
+        for keychain in [login.withLock { $0 }].compactMap({ $0 }) + created.withLock({ Array($0.values) }) {
+            keychain.dropUnavailableKeys()
+            keychain.completePendingCheckpoint()
+        }
+    }
+
+    /// Runs until cancelled: every second, each open keychain gives its rows of the classes an
+    /// unlock made available their blind indexes (``Keychain/indexRowsOfUnlockedClasses()``),
+    /// off the request threads.
+    func runIndexing() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let open = [login.withLock { $0 }].compactMap { $0 } + created.withLock { Array($0.values) }
+            _ = try? await offloaded { open.forEach { $0.indexRowsOfUnlockedClasses() } }
+        }
     }
 
     static func isValid(_ name: String) -> Bool {

@@ -39,6 +39,25 @@ struct ItemSealing {
         (custom ?? [:]).map { customAttributeTag(name: $0.key, value: $0.value, itemClass: itemClass) }
     }
 
+    /// Every tag a row is found by in `custom_attribute_tags`: one per pair of its free-form map
+    /// and one per ``ItemAttribute/Rules/searchable`` attribute it has. For a query's values,
+    /// the tags its matches all hold (empty when it names none of those attributes).
+    func attributeTags(_ values: AttributeValues, itemClass: ItemClass) -> [Data] {
+        var tags = customAttributeTags(values.values["custom"] as? [String: String], itemClass: itemClass)
+        for attribute in ItemAttribute.searchable where attribute.classes.contains(itemClass) {
+            if let value = values.values[attribute.name] { tags.append(attributeTag(name: attribute.name, value: value, itemClass: itemClass)) }
+        }
+        return tags
+    }
+
+    /// The tag of one searchable attribute's value: HMAC over the class, the name and the value
+    /// as its one-element JSON array (strings by their UTF-8 bytes, as a search compares them).
+    /// A name never holds a NUL, and the array's brackets end the value: no two inputs collide.
+    func attributeTag(name: String, value: Any, itemClass: ItemClass) -> Data {
+        let encoded = AttributeValues.jsonArray([value]) ?? AttributeValues.canonical(value) ?? Data()
+        return indexKey.authenticationCode(for: Data("attribute\0\(itemClass.table)\0\(name)\0".utf8) + encoded)
+    }
+
     /// The class is part of the input, so equal pairs in two classes do not show as equal.
     /// Name and value are each preceded by their UTF-8 length: no other split of the same bytes
     /// (`"a=b" → "c"` and `"a" → "b=c"`, or any separator inside a name) gives the same input.

@@ -199,7 +199,7 @@ public final class KeychainRestore {
                 INSERT OR IGNORE INTO \(table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret, custom_indexed)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
                 """, row))
-        for tag in sealing.customAttributeTags(attributes.custom, itemClass: itemClass) {
+        for tag in Set(sealing.attributeTags(values, itemClass: itemClass)) {
             // Only for the row staged here: if the insert was ignored, no tag may point at another row.
             statements.append(
                 StagedStatement(

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// The custom attribute index (schema v4): a search that names pairs of the free-form
-/// attribute map opens the rows holding all of them — and the rows not indexed yet — instead of
+/// The attribute index (schema v4 for the free-form map, v5 for every searchable attribute): a
+/// search that names pairs of the free-form attribute map or searchable attributes (a label, an
+/// account) opens the rows holding all of them — and the rows not indexed yet — instead of
 /// every row of the caller's groups (1.2 s at 100,000 items). The index only narrows the rows:
 /// each is still matched in full once opened, so a tag collision cannot return a wrong item.
 extension Keychain {
@@ -83,13 +84,14 @@ extension Keychain {
     /// Up to how many ids ``rows(_:ids:itemClass:)`` keeps a compiled statement per count.
     static let cachedRowCounts = 8
 
-    /// Writes the custom attribute tags of row `id` in place of any it had. The caller marks
-    /// the row indexed (`custom_indexed`) in the same transaction.
-    func replaceCustomAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, custom: [String: String]?) throws {
-        try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, tags: sealing.customAttributeTags(custom, itemClass: itemClass))
+    /// Writes the tags of row `id` (its free-form pairs and searchable attributes, from
+    /// `values`) in place of any it had. The caller marks the row indexed (`custom_indexed`) in
+    /// the same transaction.
+    func replaceAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, values: AttributeValues) throws {
+        try replaceAttributeTags(db, itemClass: itemClass, id: id, tags: sealing.attributeTags(values, itemClass: itemClass))
     }
 
-    private func replaceCustomAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, tags: [Data]) throws {
+    private func replaceAttributeTags(_ db: Database, itemClass: ItemClass, id: Int64, tags: [Data]) throws {
         let table = itemClass.table
         try db.cachedStatement(sql: "DELETE FROM custom_attribute_tags WHERE item_class = ? AND item_id = ?").execute(arguments: [table, id])
         // OR IGNORE: two pairs whose tags collide are one row; a collision is no duplicate item.
@@ -97,29 +99,88 @@ extension Keychain {
         for tag in tags { try insert.execute(arguments: [tag, table, id]) }
     }
 
-    /// What a read learned about a row written before the lookup index (v3) or the custom
-    /// attribute index (v4): the tags it lacks, nil for those it has.
+    /// What a read learned about a row written before the lookup index (v3) or the attribute
+    /// index (v4, v6): the tags it lacks, nil for those it has.
     struct UnindexedRow {
         var id: Int64
         var lookupTag: Data?
         var customTags: [Data]?
     }
 
-    /// The tags `stored` lacks, from its opened `values`; nil when it lacks none. Custom tags
-    /// are left out when the map cannot be read as strings: the row then stays unindexed, and
-    /// found, rather than indexed as having no pairs.
-    func missingTags(of stored: StoredItem, values: AttributeValues, itemClass: ItemClass) -> UnindexedRow? {
+    /// The tags `stored` lacks, from its opened `values`; nil when it lacks none. `attributes`
+    /// decodes the row: its attribute tags are computed from the decoded values, as a new
+    /// item's are. They are left out when it cannot be decoded: the row then stays
+    /// unindexed, and found, rather than indexed as having no attributes.
+    func missingTags(
+        of stored: StoredItem, values: AttributeValues, itemClass: ItemClass, attributes: () throws -> ItemAttributes
+    ) -> UnindexedRow? {
         guard stored.lookupTag == nil || !stored.customIndexed else { return nil }
         var row = UnindexedRow(id: stored.id)
         if stored.lookupTag == nil { row.lookupTag = sealing.lookupTag(values, itemClass: itemClass) }
-        if !stored.customIndexed {
-            switch values.values["custom"] {
-            case nil: row.customTags = []
-            case let custom as [String: String]: row.customTags = sealing.customAttributeTags(custom, itemClass: itemClass)
-            default: break
-            }
+        if !stored.customIndexed, let decoded = try? attributes() {
+            row.customTags = sealing.attributeTags(AttributeValues(decoded), itemClass: itemClass)
         }
         return row
+    }
+
+    /// Writes the tags of the rows written before the attribute index (schema v6) and not
+    /// opened since, for the protection classes whose key is available now, a page at a time.
+    /// Rows of a locked class wait — every search that could match them reads them meanwhile —
+    /// for a later call (the daemon makes one when it opens a keychain and after each unlock)
+    /// or for a search that opens them.
+    /// - Returns: how many rows got their tags.
+    @discardableResult
+    public func indexUnindexedRows() -> Int {
+        var count = 0
+        for itemClass in ItemClass.allCases {
+            var lastID = Int64.min
+            while true {
+                let page: [StoredItem]
+                do {
+                    page = try read { db in
+                        try StoredItem.fetchAll(
+                            db,
+                            sql: """
+                                SELECT \(StoredItem.selection) FROM \(itemClass.table)
+                                WHERE custom_indexed IS NULL AND id > ? ORDER BY id LIMIT \(Self.scanPageSize)
+                                """, arguments: [lastID])
+                    }
+                } catch {
+                    break
+                }
+                guard let last = page.last else { break }
+                lastID = last.id
+                let rows = page.compactMap { stored in
+                    try? unindexedRow(stored, itemClass: itemClass)
+                }
+                indexOpenedRows(rows, itemClass: itemClass)
+                count += rows.count
+            }
+        }
+        return count
+    }
+
+    /// ``indexUnindexedRows()`` when a protection class became available since the last call —
+    /// after an unlock, whichever way it came; nothing read otherwise. The daemon calls it every
+    /// second.
+    public func indexRowsOfUnlockedClasses() {
+        let available = Set(keybag.status.availableClasses)
+        let unlocked = classesIndexed.withLock { indexed in
+            defer { indexed = available }
+            return !available.isSubset(of: indexed)
+        }
+        if unlocked { indexUnindexedRows() }
+    }
+
+    /// The tags `stored` lacks, when its class key is available; nil when it is not.
+    private func unindexedRow(_ stored: StoredItem, itemClass: ItemClass) throws -> UnindexedRow? {
+        guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass),
+            let classKey = try? keybag.classKey(for: protectionClass)
+        else { return nil }
+        let key = try read { db in try metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false) }
+        let json = try sealing.openMetadataJSON(stored, itemClass: itemClass, key: key)
+        let attributes = try sealing.decodeMetadata(json, of: stored)
+        return missingTags(of: stored, values: AttributeValues(attributes), itemClass: itemClass, attributes: { attributes })
     }
 
     /// Gives rows written before an index what they lack, once a read has opened them. Best
@@ -135,7 +196,7 @@ extension Keychain {
                 if let tag = row.lookupTag { try tagLookup.execute(arguments: [tag, row.id]) }
                 guard let tags = row.customTags else { continue }
                 try markIndexed.execute(arguments: [row.id])
-                if db.changesCount == 1 { try replaceCustomAttributeTags(db, itemClass: itemClass, id: row.id, tags: tags) }
+                if db.changesCount == 1 { try replaceAttributeTags(db, itemClass: itemClass, id: row.id, tags: tags) }
             }
         }
     }

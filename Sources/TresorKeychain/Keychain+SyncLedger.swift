@@ -253,7 +253,7 @@ public struct KeychainSyncTransaction {
                 try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key), try KeyWrap.wrap(rowKey, using: classKey),
                 try sealing.sealSecret(item.secret, itemClass: itemClass, id: id, rowKey: rowKey),
             ])
-        try keychain.replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
+        try keychain.replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
         try setRecord(recordID, itemClass: itemClass, itemID: id, counter: counter)
         return .written
     }
@@ -389,7 +389,7 @@ extension Keychain {
     public func syncTransaction<T>(_ body: (KeychainSyncTransaction) throws -> T) throws -> T {
         let result = try write { db in try body(KeychainSyncTransaction(keychain: self, db: db)) }
         // What an arriving change replaced or deleted must not linger in the WAL (as after `delete`).
-        checkpointWAL()
+        checkpoint.request()
         return result
     }
 

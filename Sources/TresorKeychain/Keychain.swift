@@ -36,9 +36,12 @@ public final class Keychain: Sendable {
     /// The applications registered with this keychain's home.
     public let applications: ApplicationRegistry
     private let metadataKeys = Mutex<[String: SymmetricKey]>([:])
-    /// Set when a checkpoint after a delete or update could not complete; retried after the
-    /// next write until one does, so old ciphertext does not linger in the WAL.
-    private let checkpointPending = Mutex(false)
+    /// The truncating checkpoint after an update, a delete or a purge, off the request's path:
+    /// the old rows' ciphertext leaves the WAL within ``DeferredCheckpoint/bound``, or before a
+    /// lock is answered (``completePendingCheckpoint()``). The sync ledger's writes request it too.
+    let checkpoint: DeferredCheckpoint
+    /// The protection classes available at the last ``indexRowsOfUnlockedClasses()``.
+    let classesIndexed = Mutex<Set<ProtectionClass>>([])
     /// How many rows' attributes searches have opened: what the tests read to prove that a
     /// search through an index opens its matches, not every row.
     let metadataOpenCount = Atomic<Int>(0)
@@ -54,6 +57,7 @@ public final class Keychain: Sendable {
             if let refusal = StorageRefusal(error) { throw refusal }
             throw KeychainError.storage("cannot open \(file.lastPathComponent): \(error)")
         }
+        checkpoint = DeferredCheckpoint(pool: database)
         applications = ApplicationRegistry(database: database, keybag: keybag)
         let always = try Self.mapKeybag { try keybag.classKey(for: .alwaysThisDeviceOnly) }
         sealing = ItemSealing(
@@ -71,6 +75,7 @@ public final class Keychain: Sendable {
     /// one process, and a read-only connection still open would keep the new one read-only.
     /// Waits for the reads and writes in progress; any later one through this instance fails.
     public func close() {
+        checkpoint.finish()
         try? lookupReader.close()
         try? database.close()
     }
@@ -125,7 +130,7 @@ public final class Keychain: Sendable {
                     try KeyWrap.wrap(rowKey, using: classKey),
                     try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
                 ])
-            try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
+            try replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
             if syncs(attributes) { try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: true) }
         }
         return KeychainItem(id: String(id), itemClass: itemClass, attributes: attributes, secret: nil)
@@ -141,9 +146,10 @@ public final class Keychain: Sendable {
     }
 
     /// ``copyMatching(_:caller:)`` when a blind index answers the query — an id, the primary key,
-    /// or pairs of the custom attribute map: a few B-tree look-ups and one decryption per
-    /// candidate, which a server may run on its request's own thread. Nil, with nothing read,
-    /// when answering would mean decrypting every row of the caller's groups one by one.
+    /// searchable attributes (a label, an account) or pairs of the custom attribute map: a few
+    /// B-tree look-ups and one decryption per candidate, which a server may run on its request's
+    /// own thread. Nil, with nothing decrypted, when answering would mean decrypting every row
+    /// of the caller's groups one by one, or more than ``indexOnlyCandidateLimit`` of them.
     public func copyMatchingFromIndex(_ query: ItemQuery, caller: Caller) throws -> [KeychainItem]? {
         try copyMatching(query, caller: caller, indexOnly: true)
     }
@@ -231,21 +237,22 @@ public final class Keychain: Sendable {
                         try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
                         try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
                     ])
-                try replaceCustomAttributeTags(db, itemClass: itemClass, id: id, custom: attributes.custom)
+                try replaceAttributeTags(db, itemClass: itemClass, id: id, values: AttributeValues(attributes))
                 if syncs(attributes) || syncs(match.attributes) {
                     try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: syncs(attributes))
                 }
             }
         }
         // The old row's ciphertext (attributes too) must not linger in the WAL.
-        checkpointWAL()
+        checkpoint.request()
         return matches.count
     }
 
     // MARK: Delete
 
-    /// Deletes every matching item (`SecItemDelete`) and checkpoints the WAL so that no
-    /// ciphertext of them stays on disk. Returns how many were deleted.
+    /// Deletes every matching item (`SecItemDelete`); a checkpoint soon after takes their
+    /// ciphertext out of the WAL too (``completePendingCheckpoint()``). Returns how many were
+    /// deleted.
     @discardableResult
     public func delete(_ query: ItemQuery, caller: Caller) throws -> Int {
         var everything = query
@@ -262,16 +269,21 @@ public final class Keychain: Sendable {
                 if syncs(match.attributes) { try recordSyncChange(db, itemClass: query.itemClass, id: match.stored.id, syncsNow: false) }
             }
         }
-        checkpointWAL()
+        checkpoint.request()
         return matches.count
     }
 
-    /// Checkpoints the WAL with TRUNCATE; if readers keep it from completing, remembers to
-    /// try again after the next write.
-    func checkpointWAL() {
-        let done = SealedDatabase.checkpoint(database)
-        checkpointPending.withLock { $0 = !done }
+    /// Takes the ciphertext of updated, deleted and purged rows out of the WAL now rather than
+    /// within ``DeferredCheckpoint/bound``: the daemon calls it before it answers a lock.
+    /// - Returns: false when a reader holding a snapshot kept the checkpoint from completing
+    ///   (it is retried in the background until it does).
+    @discardableResult
+    public func completePendingCheckpoint() -> Bool {
+        checkpoint.completeNow()
     }
+
+    /// Whether an update, delete or purge still waits for its checkpoint.
+    public var hasPendingCheckpoint: Bool { checkpoint.isPending }
 
     /// Deletes every item of `protectionClass` — after its class key was destroyed (passcode
     /// removal destroys `whenPasscodeSetThisDeviceOnly`), they can never be read again.
@@ -286,7 +298,7 @@ public final class Keychain: Sendable {
             try db.execute(sql: "DELETE FROM metadata_keys WHERE pdmn = ?", arguments: [protectionClass.rawValue])
         }
         metadataKeys.withLock { keys in keys = keys.filter { !$0.key.hasSuffix("/" + protectionClass.rawValue) } }
-        checkpointWAL()
+        checkpoint.request()
         return count
     }
 
@@ -353,7 +365,7 @@ public final class Keychain: Sendable {
                     SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag = ?
                     UNION ALL SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag IS NULL
                     """, [tag])
-            case .customAttributes(let tags):
+            case .attributes(let tags):
                 let groupTags = searchedGroupTags(named: wanted.accessGroup, caller: caller)
                 candidates = try Self.customAttributeCandidates(db, tags: tags, itemClass: itemClass, groupTags: groupTags)[...]
                 return []
@@ -369,6 +381,9 @@ public final class Keychain: Sendable {
             scan = ("group_tag IN (\(placeholders))", StatementArguments(groupTags))
             return []
         }
+        // Many candidates (a value most items share: a service, a schema) are many decryptions:
+        // not for a request's own thread.
+        if indexOnly, let candidates, candidates.count > Self.indexOnlyCandidateLimit { return nil }
         var rowsRead = indexed.count
         var exhausted = false
         var lastID = Int64.min
@@ -435,7 +450,13 @@ public final class Keychain: Sendable {
                     damaged = error
                     continue
                 }
-                if let missing = missingTags(of: stored, values: values, itemClass: itemClass) { unindexed.append(missing) }
+                let opened = json
+                if let missing = missingTags(
+                    of: stored, values: values, itemClass: itemClass,
+                    attributes: { try decoded ?? sealing.decodeMetadata(opened, of: stored) })
+                {
+                    unindexed.append(missing)
+                }
                 guard let group = values.values["accessGroup"] as? String, caller.mayUse(group: group) else { continue }
                 guard values.matches(wantedValues) else { continue }
                 let attributes: ItemAttributes
@@ -461,14 +482,19 @@ public final class Keychain: Sendable {
     /// Rows a scan reads at a time.
     static let scanPageSize = 512
 
+    /// The most rows an attribute index may point a ``copyMatchingFromIndex(_:caller:)`` at;
+    /// beyond, it answers nil and the caller runs ``copyMatching(_:caller:)`` off its thread.
+    static let indexOnlyCandidateLimit = 64
+
     /// How a query is answered from a blind index instead of a scan.
     private enum IndexLookup {
         /// The whole primary key: one tag per group the caller may use (or the one it named).
         case primaryKey([Data])
         /// The primary key but the group, for a caller that sees every group.
         case anyGroup(Data)
-        /// Pairs of the custom attribute map: one tag per pair (`custom_attribute_tags`).
-        case customAttributes([Data])
+        /// Searchable attributes and pairs of the custom attribute map: one tag per attribute
+        /// or pair (`custom_attribute_tags`).
+        case attributes([Data])
     }
 
     /// The blind-index lookup for a query that fixes the whole primary key (but perhaps the
@@ -476,8 +502,8 @@ public final class Keychain: Sendable {
     private func indexLookup(_ wanted: AttributeValues, itemClass: ItemClass, caller: Caller) -> IndexLookup? {
         guard Self.fixesPrimaryKey(wanted, itemClass: itemClass) else {
             // Other attributes of the query are matched once the candidates are opened.
-            guard let custom = wanted.values["custom"] as? [String: String], !custom.isEmpty else { return nil }
-            return .customAttributes(sealing.customAttributeTags(custom, itemClass: itemClass))
+            let tags = sealing.attributeTags(wanted, itemClass: itemClass)
+            return tags.isEmpty ? nil : .attributes(tags)
         }
         if wanted.values["accessGroup"] != nil {
             return .primaryKey([sealing.primaryKeyTag(wanted, itemClass: itemClass)])
@@ -600,7 +626,6 @@ public final class Keychain: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        defer { if checkpointPending.withLock({ $0 }) { checkpointWAL() } }
         do {
             return try database.write(body)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {

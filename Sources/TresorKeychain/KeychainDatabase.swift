@@ -14,13 +14,14 @@ import TresorStorage
 /// | `primary_key_tag` | blind index: HMAC of the canonical primary-key tuple (unique) |
 /// | `group_tag` | blind index of the access group, so a client's items are found without decrypting others |
 /// | `lookup_tag` | blind index: HMAC of the primary key without the group (v3; NULL until a row is next read or written) |
-/// | `custom_indexed` | 1 once the row's custom attribute pairs are in `custom_attribute_tags` (v4; NULL until a row is next read or written) |
+/// | `custom_indexed` | 1 once the row's tags are in `custom_attribute_tags` (v4; since v6 its searchable attributes' too; NULL until indexed) |
 /// | `metadata` | every other attribute, sealed under the (class, protection class) metadata key |
 /// | `row_key` | the item's own key, RFC 3394-wrapped by its class key |
 /// | `secret` | the secret, sealed under the row key |
 ///
-/// `custom_attribute_tags` holds one blind index per custom attribute name=value pair of each
-/// indexed row (`tag`, `item_class`, `item_id`; see ``ItemSealing/customAttributeTag(name:value:itemClass:)``).
+/// `custom_attribute_tags` holds one blind index per custom attribute name=value pair and per
+/// searchable attribute of each indexed row (`tag`, `item_class`, `item_id`; see
+/// ``ItemSealing/attributeTags(_:itemClass:)``).
 enum KeychainDatabase {
     static func open(at url: URL) throws -> DatabasePool {
         try SealedDatabase.open(at: url, migrator: migrator)
@@ -155,6 +156,15 @@ enum KeychainDatabase {
                         value BLOB NOT NULL
                     );
                     """)
+        }
+        // Every searchable attribute (label, account, …) gets a tag in `custom_attribute_tags`
+        // beside the free-form pairs. Every row goes back to unindexed, so searches read it
+        // until its tags are written: by ``Keychain/indexUnindexedRows()`` for the classes
+        // whose key is available, or by the first read that opens it.
+        migrator.registerMigration("v6: searchable attribute index") { db in
+            for itemClass in ItemClass.allCases {
+                try db.execute(sql: "UPDATE \(itemClass.table) SET custom_indexed = NULL")
+            }
         }
         return migrator
     }

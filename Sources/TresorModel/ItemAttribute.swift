@@ -53,6 +53,12 @@ public final class ItemAttribute: Sendable {
         public static let fromCertificate = Rules(rawValue: 1 << 1)
         /// Text refused beyond ``ItemAttribute/maximumTextBytes``.
         public static let limitedLength = Rules(rawValue: 1 << 2)
+        /// Found through a blind index of its own (docs/SECURITY.md §4.22): a search
+        /// by it opens its matches, not every row. Not for the attributes indexed otherwise
+        /// (the group, the primary key, the free-form map), stored in the clear (the protection
+        /// class), or of a few values a tag would only partition (booleans, access control), nor
+        /// for the dates the keychain sets.
+        public static let searchable = Rules(rawValue: 1 << 3)
     }
 
     /// The longest value, in UTF-8 bytes, of a ``Rules/limitedLength`` attribute.
@@ -80,57 +86,83 @@ public final class ItemAttribute: Sendable {
         ItemAttribute("accessControl", .accessControl({ $0.accessControl }, { $0.accessControl = $1 }), every, secItemKey: "accc"),
         ItemAttribute(
             "synchronizable", .boolean({ $0.synchronizable }, { $0.synchronizable = $1 }), every, secItemKey: "sync", option: "synchronizable"),
-        ItemAttribute("label", .text({ $0.label }, { $0.label = $1 }), every, secItemKey: "labl", option: "label", rules: .limitedLength),
+        ItemAttribute(
+            "label", .text({ $0.label }, { $0.label = $1 }), every, secItemKey: "labl", option: "label", rules: [.limitedLength, .searchable]),
         ItemAttribute(
             "description", .text({ $0.description }, { $0.description = $1 }), every,
-            secItemKey: "desc", option: "description", rules: .limitedLength),
-        ItemAttribute("comment", .text({ $0.comment }, { $0.comment = $1 }), every, secItemKey: "icmt", option: "comment", rules: .limitedLength),
-        ItemAttribute("creator", .fourCharCode({ $0.creator }, { $0.creator = $1 }), every, secItemKey: "crtr"),
-        ItemAttribute("type", .fourCharCode({ $0.type }, { $0.type = $1 }), every, secItemKey: "type"),
+            secItemKey: "desc", option: "description", rules: [.limitedLength, .searchable]),
+        ItemAttribute(
+            "comment", .text({ $0.comment }, { $0.comment = $1 }), every, secItemKey: "icmt", option: "comment", rules: [.limitedLength, .searchable]),
+        ItemAttribute("creator", .fourCharCode({ $0.creator }, { $0.creator = $1 }), every, secItemKey: "crtr", rules: .searchable),
+        ItemAttribute("type", .fourCharCode({ $0.type }, { $0.type = $1 }), every, secItemKey: "type", rules: .searchable),
         ItemAttribute("creationDate", .date({ $0.creationDate }, { $0.creationDate = $1 }), every, secItemKey: "cdat", rules: .setByKeychain),
         ItemAttribute(
             "modificationDate", .date({ $0.modificationDate }, { $0.modificationDate = $1 }), every, secItemKey: "mdat", rules: .setByKeychain),
         ItemAttribute("custom", .stringMap({ $0.custom }, { $0.custom = $1 }), every, option: "attribute"),
         ItemAttribute("readableByScripts", .boolean({ $0.readableByScripts }, { $0.readableByScripts = $1 }), every),
         // Passwords
-        ItemAttribute("account", .text({ $0.account }, { $0.account = $1 }), passwords, secItemKey: "acct", option: "account", rules: .limitedLength),
         ItemAttribute(
-            "service", .text({ $0.service }, { $0.service = $1 }), [.genericPassword], secItemKey: "svce", option: "service", rules: .limitedLength),
-        ItemAttribute("generic", .bytes({ $0.generic }, { $0.generic = $1 }), [.genericPassword], secItemKey: "gena"),
+            "account", .text({ $0.account }, { $0.account = $1 }), passwords, secItemKey: "acct", option: "account",
+            rules: [.limitedLength, .searchable]),
         ItemAttribute(
-            "server", .text({ $0.server }, { $0.server = $1 }), [.internetPassword], secItemKey: "srvr", option: "server", rules: .limitedLength),
-        ItemAttribute("protocol", .text({ $0.protocol }, { $0.protocol = $1 }), [.internetPassword], secItemKey: "ptcl", option: "protocol"),
-        ItemAttribute("port", .integer({ $0.port }, { $0.port = $1 }), [.internetPassword], secItemKey: "port", option: "port"),
-        ItemAttribute("path", .text({ $0.path }, { $0.path = $1 }), [.internetPassword], secItemKey: "path", option: "path", rules: .limitedLength),
+            "service", .text({ $0.service }, { $0.service = $1 }), [.genericPassword], secItemKey: "svce", option: "service",
+            rules: [.limitedLength, .searchable]),
+        ItemAttribute("generic", .bytes({ $0.generic }, { $0.generic = $1 }), [.genericPassword], secItemKey: "gena", rules: .searchable),
+        ItemAttribute(
+            "server", .text({ $0.server }, { $0.server = $1 }), [.internetPassword], secItemKey: "srvr", option: "server",
+            rules: [.limitedLength, .searchable]),
+        ItemAttribute(
+            "protocol", .text({ $0.protocol }, { $0.protocol = $1 }), [.internetPassword], secItemKey: "ptcl", option: "protocol", rules: .searchable),
+        ItemAttribute("port", .integer({ $0.port }, { $0.port = $1 }), [.internetPassword], secItemKey: "port", option: "port", rules: .searchable),
+        ItemAttribute(
+            "path", .text({ $0.path }, { $0.path = $1 }), [.internetPassword], secItemKey: "path", option: "path",
+            rules: [.limitedLength, .searchable]),
         ItemAttribute(
             "authenticationType", .text({ $0.authenticationType }, { $0.authenticationType = $1 }), [.internetPassword], secItemKey: "atyp",
-            option: "authentication-type"),
+            option: "authentication-type", rules: .searchable),
         ItemAttribute(
             "securityDomain", .text({ $0.securityDomain }, { $0.securityDomain = $1 }), [.internetPassword], secItemKey: "sdmn",
-            option: "security-domain"),
+            option: "security-domain", rules: .searchable),
         // Certificates
-        ItemAttribute("certificateType", .integer({ $0.certificateType }, { $0.certificateType = $1 }), [.certificate], secItemKey: "ctyp"),
         ItemAttribute(
-            "certificateEncoding", .integer({ $0.certificateEncoding }, { $0.certificateEncoding = $1 }), [.certificate], secItemKey: "cenc"),
-        ItemAttribute("subject", .bytes({ $0.subject }, { $0.subject = $1 }), [.certificate], secItemKey: "subj", rules: .fromCertificate),
-        ItemAttribute("issuer", .bytes({ $0.issuer }, { $0.issuer = $1 }), [.certificate], secItemKey: "issr", rules: .fromCertificate),
+            "certificateType", .integer({ $0.certificateType }, { $0.certificateType = $1 }), [.certificate], secItemKey: "ctyp", rules: .searchable),
         ItemAttribute(
-            "serialNumber", .bytes({ $0.serialNumber }, { $0.serialNumber = $1 }), [.certificate], secItemKey: "slnr", rules: .fromCertificate),
+            "certificateEncoding", .integer({ $0.certificateEncoding }, { $0.certificateEncoding = $1 }), [.certificate], secItemKey: "cenc",
+            rules: .searchable),
         ItemAttribute(
-            "subjectKeyID", .bytes({ $0.subjectKeyID }, { $0.subjectKeyID = $1 }), [.certificate], secItemKey: "skid", rules: .fromCertificate),
+            "subject", .bytes({ $0.subject }, { $0.subject = $1 }), [.certificate], secItemKey: "subj", rules: [.fromCertificate, .searchable]),
         ItemAttribute(
-            "publicKeyHash", .bytes({ $0.publicKeyHash }, { $0.publicKeyHash = $1 }), [.certificate], secItemKey: "pkhh", rules: .fromCertificate),
-        ItemAttribute("subjectSummary", .text({ $0.subjectSummary }, { $0.subjectSummary = $1 }), [.certificate], rules: .fromCertificate),
+            "issuer", .bytes({ $0.issuer }, { $0.issuer = $1 }), [.certificate], secItemKey: "issr", rules: [.fromCertificate, .searchable]),
+        ItemAttribute(
+            "serialNumber", .bytes({ $0.serialNumber }, { $0.serialNumber = $1 }), [.certificate], secItemKey: "slnr",
+            rules: [.fromCertificate, .searchable]),
+        ItemAttribute(
+            "subjectKeyID", .bytes({ $0.subjectKeyID }, { $0.subjectKeyID = $1 }), [.certificate], secItemKey: "skid",
+            rules: [.fromCertificate, .searchable]),
+        ItemAttribute(
+            "publicKeyHash", .bytes({ $0.publicKeyHash }, { $0.publicKeyHash = $1 }), [.certificate], secItemKey: "pkhh",
+            rules: [.fromCertificate, .searchable]),
+        ItemAttribute(
+            "subjectSummary", .text({ $0.subjectSummary }, { $0.subjectSummary = $1 }), [.certificate], rules: [.fromCertificate, .searchable]),
         // Keys
-        ItemAttribute("keyClass", .keyClass({ $0.keyClass }, { $0.keyClass = $1 }), [.key], secItemKey: "kcls", option: "key-class"),
-        ItemAttribute("applicationLabel", .bytes({ $0.applicationLabel }, { $0.applicationLabel = $1 }), [.key], secItemKey: "klbl"),
         ItemAttribute(
-            "applicationTag", .bytes({ $0.applicationTag }, { $0.applicationTag = $1 }), [.key], secItemKey: "atag", option: "application-tag"),
+            "keyClass", .keyClass({ $0.keyClass }, { $0.keyClass = $1 }), [.key], secItemKey: "kcls", option: "key-class", rules: .searchable),
+        ItemAttribute(
+            "applicationLabel", .bytes({ $0.applicationLabel }, { $0.applicationLabel = $1 }), [.key], secItemKey: "klbl", rules: .searchable),
+        ItemAttribute(
+            "applicationTag", .bytes({ $0.applicationTag }, { $0.applicationTag = $1 }), [.key], secItemKey: "atag", option: "application-tag",
+            rules: .searchable),
         // `kSecAttrKeyType` is `kSecAttrType`'s string: for keys, `type` names the algorithm.
-        ItemAttribute("keyType", .text({ $0.keyType }, { $0.keyType = $1 }), [.key], secItemKey: "type", option: "key-type"),
-        ItemAttribute("keySizeInBits", .integer({ $0.keySizeInBits }, { $0.keySizeInBits = $1 }), [.key], secItemKey: "bsiz", option: "key-size"),
-        ItemAttribute("effectiveKeySize", .integer({ $0.effectiveKeySize }, { $0.effectiveKeySize = $1 }), [.key], secItemKey: "esiz"),
+        ItemAttribute("keyType", .text({ $0.keyType }, { $0.keyType = $1 }), [.key], secItemKey: "type", option: "key-type", rules: .searchable),
+        ItemAttribute(
+            "keySizeInBits", .integer({ $0.keySizeInBits }, { $0.keySizeInBits = $1 }), [.key], secItemKey: "bsiz", option: "key-size",
+            rules: .searchable),
+        ItemAttribute(
+            "effectiveKeySize", .integer({ $0.effectiveKeySize }, { $0.effectiveKeySize = $1 }), [.key], secItemKey: "esiz", rules: .searchable),
     ]
+
+    /// The attributes with ``Rules/searchable``, in ``all``'s order.
+    public static let searchable: [ItemAttribute] = all.filter { $0.rules.contains(.searchable) }
 
     /// ``all`` by name.
     public static let named: [String: ItemAttribute] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

@@ -30,3 +30,27 @@ public typealias CFAllocator = NSObject
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 nonisolated(unsafe) public let kCFAllocatorDefault: CFAllocator? = nil
+
+/// CFError's domain type: a string, as on Apple platforms.
+public typealias CFErrorDomain = CFString
+
+/// The domain of `error` (`NSOSStatusErrorDomain` for the Security functions' errors).
+/// - Parameter error: An error from a function that hands one back through `Unmanaged<CFError>`.
+/// - Returns: Its domain.
+public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain {
+    NSString(string: error.domain)
+}
+
+/// The code of `error`: for the Security functions' errors, the `OSStatus` (`errSecParam`…).
+/// - Parameter error: An error from a function that hands one back through `Unmanaged<CFError>`.
+/// - Returns: Its code.
+public func CFErrorGetCode(_ error: CFError) -> CFIndex {
+    error.code
+}
+
+/// The user info of `error` (its description under `NSLocalizedDescriptionKey`).
+/// - Parameter error: An error from a function that hands one back through `Unmanaged<CFError>`.
+/// - Returns: A copy of its user info dictionary.
+public func CFErrorCopyUserInfo(_ error: CFError) -> CFDictionary {
+    NSDictionary(dictionary: error.userInfo)
+}

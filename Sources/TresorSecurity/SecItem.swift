@@ -109,11 +109,10 @@ enum SecItemCall {
         if request.returnData && request.authenticationUI != .allow { return try copyWithoutAsking(request) }
         // The most common call — one item's data — takes TresorKit's lookup route, which
         // answers the secret alone, without JSON either way.
-        if request.returnData, !request.returnAttributes, !request.returnPersistentReference, request.limit == .one {
-            let queries = request.queries(returnData: true, returnAttributes: false)
-            if queries.count == 1 {
-                return try SecItemKeychain.withKeychain { keychain in try keychain.secret(queries[0]) as NSData }
-            }
+        if request.returnData, !request.returnAttributes, !request.returnPersistentReference, request.limit == .one,
+            let query = request.onlyQuery(returnData: true, returnAttributes: false)
+        {
+            return try SecItemKeychain.withKeychain { keychain in try keychain.secret(query) as NSData }
         }
         return try shaped(limited(fetch(request, returnData: request.returnData, returnAttributes: request.returnAttributes), request), request)
     }

@@ -12,7 +12,8 @@ import TresorModel
 /// - integer: `Int` or any integral `NSNumber`; never a boolean. Returned as `NSNumber`.
 /// - four-character code: a number, or its four ASCII characters (`"aapl"`). Returned as `NSNumber`.
 /// - boolean: `Bool`, `kCFBooleanTrue`/`False`, or a number (non-zero is true). Returned as `kCFBoolean…`.
-/// - date: set by the keychain, returned as `Date`, refused in what a caller sends.
+/// - date: `Date`/`NSDate`/`CFDate` in a search; set by the keychain, so refused in what an add
+///   or an update sends. Returned as `Date`.
 /// - protection class, key class: one of the `kSecAttrAccessible…` or `kSecAttrKeyClass…` strings.
 struct SecItemAttribute: Sendable {
     /// How a caller gave a value that Apple keeps as bytes: results give it back the same way.
@@ -30,11 +31,20 @@ struct SecItemAttribute: Sendable {
     /// type), the one of fewer classes wins for its classes. `kSecAttrSynchronizable` also takes
     /// `kSecAttrSynchronizableAny` in a search, which ``SecItemRequest`` reads before this table.
     static func table(for itemClass: ItemClass) -> [String: SecItemAttribute] {
-        tables[itemClass] ?? [:]
+        // A switch, not a dictionary by class, which hashed the class's name on every call
+        // (BENCHMARKS.md, "Apple's SecItem API").
+        switch itemClass {
+        case .genericPassword: genericPasswordTable
+        case .internetPassword: internetPasswordTable
+        case .certificate: certificateTable
+        case .key: keyTable
+        }
     }
 
-    private static let tables: [ItemClass: [String: SecItemAttribute]] = Dictionary(
-        uniqueKeysWithValues: ItemClass.allCases.map { ($0, index(for: $0)) })
+    private static let genericPasswordTable = index(for: .genericPassword)
+    private static let internetPasswordTable = index(for: .internetPassword)
+    private static let certificateTable = index(for: .certificate)
+    private static let keyTable = index(for: .key)
 
     private static func index(for itemClass: ItemClass) -> [String: SecItemAttribute] {
         var table: [String: SecItemAttribute] = [:]
@@ -55,19 +65,22 @@ struct SecItemAttribute: Sendable {
     // MARK: Going in
 
     /// Stores a caller's `value` into `attributes`.
-    /// - Returns: How a bytes-or-text value was given (nil for other kinds).
+    /// - Parameter searching: Whether `attributes` are a search's: only a search names a date.
+    /// - Returns: How a bytes-or-text value was given when that is not the attribute's own form
+    ///   (`Data` for text, a string for bytes); nil otherwise, so that the common request records
+    ///   nothing.
     /// - Throws: ``SecItemFailure`` with `errSecParam` for a value of a form Apple refuses for
     ///   this key, or one Tresor cannot keep (text that is not UTF-8, a date set by hand).
-    func store(_ value: Any, in attributes: inout ItemAttributes) throws -> BlobForm? {
+    func store(_ value: Any, in attributes: inout ItemAttributes, searching: Bool) throws -> BlobForm? {
         switch attribute.value {
         case .text(_, let set):
             guard let (text, form) = SecItemValueForms.text(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, text)
-            return form
+            return form == .bytes ? .bytes : nil
         case .bytes(_, let set):
             guard let (bytes, form) = SecItemValueForms.bytes(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, bytes)
-            return form
+            return form == .text ? .text : nil
         case .integer(_, let set):
             guard let number = SecItemValueForms.integer(value) else { throw SecItemFailure(errSecParam) }
             set(&attributes, number)
@@ -85,7 +98,10 @@ struct SecItemAttribute: Sendable {
         case .keyClass(_, let set):
             guard let name = value as? String, let keyClass = SecItemValues.keyClasses[name] else { throw SecItemFailure(errSecParam) }
             set(&attributes, keyClass)
-        case .date, .accessControl, .stringMap:
+        case .date(_, let set):
+            guard searching, let date = value as? Date else { throw SecItemFailure(errSecParam) }
+            set(&attributes, date)
+        case .accessControl, .stringMap:
             throw SecItemFailure(errSecParam)
         }
         return nil

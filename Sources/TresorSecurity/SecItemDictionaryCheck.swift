@@ -33,9 +33,9 @@ import TresorModel
         guard let request = try? read(dictionary, as: purpose) else { return nil }
         let item = KeychainItem(id: "fuzz", itemClass: request.itemClass ?? .genericPassword, attributes: request.attributes, secret: nil)
         var written = SecItemResult.attributes(of: item, forms: request.blobForms)
-        // Set by the keychain: results carry them, a query may not; a result always has the
-        // synchronizable flag and the access control object, which the request may not have had.
-        for key in [kSecAttrCreationDate, kSecAttrModificationDate, kSecAttrAccessControl] { written.removeValue(forKey: key as String) }
+        // A result always has the synchronizable flag and the access control object, which the
+        // request may not have had.
+        written.removeValue(forKey: kSecAttrAccessControl as String)
         if request.attributes.synchronizable == nil { written.removeValue(forKey: kSecAttrSynchronizable as String) }
         guard let again = try? SecItemRequest(NSDictionary(dictionary: written), purpose: .search) else { return false }
         var expected = request.attributes

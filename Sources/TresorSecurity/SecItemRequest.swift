@@ -31,7 +31,8 @@ struct SecItemRequest {
     /// `kSecReturnRef`: there are no Security objects here (see ``requireSearchableClass()``).
     var returnReference = false
     var accessControl: SecAccessControl?
-    /// How the caller gave each bytes-or-text attribute: results answer in the same form.
+    /// The bytes-or-text attributes the caller gave in the other form than the attribute's own
+    /// (`Data` for text, a string for bytes): results answer in the same form.
     var blobForms: [String: SecItemAttribute.BlobForm] = [:]
     var authenticationUI = AuthenticationUI.allow
 
@@ -49,7 +50,11 @@ struct SecItemRequest {
     ///   here) or `errSecUnimplemented` (references to Security objects).
     init(_ dictionary: NSDictionary, purpose: Purpose) throws {
         var pending: [(String, Any)] = []
-        for (key, value) in dictionary {
+        // One pass over the dictionary's pairs: its iterator looks each key up again, which
+        // took twice as long (BENCHMARKS.md, "Apple's SecItem API").
+        var keys: [Any] = [], values: [Any] = []
+        dictionary.getObjects(&values, andKeys: &keys, count: dictionary.count)
+        for (key, value) in zip(keys, values) {
             guard let key = key as? String else { throw SecItemFailure(errSecParam) }
             switch key {
             case Key.kSecClass:
@@ -124,7 +129,7 @@ struct SecItemRequest {
         let table = SecItemAttribute.table(for: itemClass ?? .genericPassword)
         for (key, value) in pending {
             guard let attribute = table[key] else { throw SecItemFailure(errSecParam) }
-            if let form = try attribute.store(value, in: &attributes) { blobForms[key] = form }
+            if let form = try attribute.store(value, in: &attributes, searching: purpose == .search) { blobForms[key] = form }
         }
         if let accessControl {
             // Apple refuses both ways of saying the protection class in one dictionary.
@@ -141,8 +146,8 @@ struct SecItemRequest {
     /// on Apple platforms either (wrappers ask for everything at once).
     func requireSearchableClass() throws {
         guard let itemClass else { throw SecItemFailure(isIdentity ? errSecItemNotFound : errSecParam) }
-        let passwords: Set<ItemClass> = [.genericPassword, .internetPassword]
-        if returnReference && !(passwords.contains(itemClass) && (returnData || returnAttributes || returnPersistentReference)) {
+        let isPassword = itemClass == .genericPassword || itemClass == .internetPassword
+        if returnReference && !(isPassword && (returnData || returnAttributes || returnPersistentReference)) {
             throw SecItemFailure(errSecUnimplemented)
         }
     }
@@ -151,14 +156,24 @@ struct SecItemRequest {
     /// non-synchronizable items alike.
     func queries(returnData: Bool, returnAttributes: Bool) -> [ItemQuery] {
         guard let itemClass else { return [] }
-        let variants: [Bool?] = matchesAnySynchronizable ? [nil, true] : [attributes.synchronizable]
-        return variants.map { synchronizable in
-            var attributes = attributes
-            attributes.synchronizable = synchronizable
-            return ItemQuery(
-                itemClass, attributes: attributes, id: id, limit: limit == .one ? .one : .all, returnData: returnData,
-                returnAttributes: returnAttributes)
+        guard matchesAnySynchronizable else { return [query(of: itemClass, returnData: returnData, returnAttributes: returnAttributes)] }
+        return [nil, true].map { synchronizable in
+            var query = query(of: itemClass, returnData: returnData, returnAttributes: returnAttributes)
+            query.attributes.synchronizable = synchronizable
+            return query
         }
+    }
+
+    /// The one search of a request that does not match any synchronizable state, or nil.
+    func onlyQuery(returnData: Bool, returnAttributes: Bool) -> ItemQuery? {
+        guard let itemClass, !matchesAnySynchronizable else { return nil }
+        return query(of: itemClass, returnData: returnData, returnAttributes: returnAttributes)
+    }
+
+    private func query(of itemClass: ItemClass, returnData: Bool, returnAttributes: Bool) -> ItemQuery {
+        ItemQuery(
+            itemClass, attributes: attributes, id: id, limit: limit == .one ? .one : .all, returnData: returnData,
+            returnAttributes: returnAttributes)
     }
 }
 

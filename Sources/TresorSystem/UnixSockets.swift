@@ -17,21 +17,17 @@ public enum UnixSockets {
     ///   - pid: the process.
     ///   - procRoot: where procfs is mounted.
     public static func inodes(heldBy pid: Int32, procRoot: String = "/proc") -> [UInt64]? {
-        let folder = "\(procRoot)/\(pid)/fd"
-        guard let directory = opendir(folder) else { return nil }
-        defer { closedir(directory) }
-        let descriptors = dirfd(directory)
-        var inodes: [UInt64] = []
-        var target = [CChar](repeating: 0, count: 64)
-        while let entry = readdir(directory) {
-            let size = withUnsafePointer(to: entry.pointee.d_name) { name in
-                name.withMemoryRebound(to: CChar.self, capacity: 256) { readlinkat(descriptors, $0, &target, target.count - 1) }
+        var inodes = [UInt64](repeating: 0, count: 16)
+        while true {
+            let count = inodes.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CUnsignedLongLong.self) {
+                    tresor_socket_inodes(pid, $0.baseAddress, Int32($0.count), procRoot)
+                }
             }
-            guard size > 8 else { continue }
-            let text = String(decoding: target[..<size].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("socket:["), text.hasSuffix("]"), let inode = UInt64(text.dropFirst(8).dropLast()) { inodes.append(inode) }
+            guard count >= 0 else { return nil }
+            if Int(count) <= inodes.count { return Array(inodes[..<Int(count)]) }
+            inodes = [UInt64](repeating: 0, count: Int(count) * 2)
         }
-        return inodes
     }
 
     /// The socket at the other end of socket `inode` and the address that peer is bound to (for a

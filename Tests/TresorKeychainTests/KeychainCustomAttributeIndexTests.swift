@@ -43,16 +43,39 @@ import TresorKeybag
         return home.keychain.metadataOpenCount.load(ordering: .relaxed) - before
     }
 
+    /// The row's tags of its custom attribute pairs: its tags but those of its searchable
+    /// attributes (``KeychainAttributeIndexTests`` covers those).
     func tags(_ home: KeychainHome, _ id: String) throws -> Set<Data> {
-        try home.keychain.database.read { db in
+        let all = try home.keychain.database.read { db in
             Set(
                 try Data.fetchAll(db, sql: "SELECT tag FROM custom_attribute_tags WHERE item_class = 'genp' AND item_id = ?", arguments: [Int64(id)!])
             )
         }
+        return all.subtracting(try searchableAttributeTags(home, id))
     }
 
+    /// The tags of the row's searchable attributes, from its attributes opened directly (no
+    /// search: a search would index the row).
+    func searchableAttributeTags(_ home: KeychainHome, _ id: String) throws -> Set<Data> {
+        let keychain = home.keychain
+        return try keychain.database.read { db in
+            guard let stored = try StoredItem.fetch(db, table: "genp", id: Int64(id)!) else { return [] }
+            let protectionClass = try #require(ProtectionClass(rawValue: stored.protectionClass))
+            let classKey = try keychain.keybag.classKey(for: protectionClass)
+            let key = try keychain.metadataKey(.genericPassword, protectionClass, classKey: classKey, db: db, create: false)
+            let json = try keychain.sealing.openMetadataJSON(stored, itemClass: .genericPassword, key: key)
+            var attributes = try keychain.sealing.decodeMetadata(json, of: stored)
+            attributes.custom = nil
+            return Set(keychain.sealing.attributeTags(AttributeValues(attributes), itemClass: .genericPassword))
+        }
+    }
+
+    /// How many custom attribute tags the generic passwords have.
     func tagRowCount(_ home: KeychainHome) throws -> Int {
-        try home.keychain.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM custom_attribute_tags") ?? -1 }
+        let ids = try home.keychain.database.read { db in
+            try Int64.fetchAll(db, sql: "SELECT DISTINCT item_id FROM custom_attribute_tags WHERE item_class = 'genp'")
+        }
+        return try ids.reduce(0) { $0 + (try tags(home, String($1))).count }
     }
 
     func isIndexed(_ home: KeychainHome, _ id: String) throws -> Bool {
@@ -423,12 +446,12 @@ import TresorKeybag
             #expect(result.isEmpty)
         }
         // A search by an attribute no index holds still opens every row: the counter counts.
-        var byLabel = ItemAttributes()
-        byLabel.label = "none"
+        var byScripts = ItemAttributes()
+        byScripts.readableByScripts = true
         #expect(
             try opened(home) {
                 expectKeychainError(.itemNotFound) {
-                    try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA)
+                    try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byScripts), caller: Callers.appA)
                 }
             } == 2_003)
     }

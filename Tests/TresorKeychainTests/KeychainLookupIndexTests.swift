@@ -106,13 +106,19 @@ import TresorKeybag
         #expect(throws: KeychainError.itemNotFound) {
             try home.keychain.copyMatchingFromIndex(genericQuery(service: "db", account: "ada"), caller: Callers.appB)
         }
-        // A label, or a primary key left incomplete, needs a scan: nil, not an answer.
+        // A label, or a primary key left incomplete, is answered by the attribute index.
         var byLabel = ItemAttributes()
         byLabel.label = "Database"
-        #expect(try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA) == nil)
+        #expect(
+            try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA)?.map(\.id) == [item.id])
         var serviceOnly = ItemAttributes()
         serviceOnly.service = "db"
-        #expect(try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: serviceOnly, limit: .all), caller: cli) == nil)
+        #expect(
+            try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: serviceOnly, limit: .all), caller: cli)?.count == 2)
+        // An attribute no index holds needs a scan: nil, not an answer.
+        var byScripts = ItemAttributes()
+        byScripts.readableByScripts = false
+        #expect(try home.keychain.copyMatchingFromIndex(ItemQuery(.genericPassword, attributes: byScripts), caller: Callers.appA) == nil)
         #expect(try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byLabel), caller: Callers.appA).map(\.id) == [item.id])
     }
 

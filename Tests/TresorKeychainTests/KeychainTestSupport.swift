@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TresorKeybag
+import TresorStorage
 import TresorSystem
 
 @testable import TresorKeychain
@@ -57,6 +58,14 @@ final class KeychainHome {
     func lock() {
         keybag.lock()
         keychain.dropUnavailableKeys()
+    }
+
+    /// Waits for the checkpoint an update, delete or purge scheduled, no longer than its bound
+    /// (``DeferredCheckpoint/bound``) from now — and records an issue if it is still pending.
+    func waitForCheckpoint(sourceLocation: SourceLocation = #_sourceLocation) {
+        let deadline = ContinuousClock.now + DeferredCheckpoint.bound
+        while keychain.hasPendingCheckpoint && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!keychain.hasPendingCheckpoint, "the checkpoint is still pending after its bound", sourceLocation: sourceLocation)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }

@@ -210,4 +210,70 @@ import TresorTestSupport
             #expect(attributes[String(kSecAttrServer)] as? String == "shop.example.org")
         }
     }
+
+    /// Every protocol and authentication type constant such a wrapper maps to an enumeration of
+    /// its own, read back by comparing with `String(kSecAttrProtocol…)`.
+    @Test func everyProtocolAndAuthenticationTypeConstantReadsBack() throws {
+        try withIdiomDaemon { _ in
+            let protocols: [CFString] = [
+                kSecAttrProtocolFTP, kSecAttrProtocolFTPAccount, kSecAttrProtocolHTTP, kSecAttrProtocolIRC, kSecAttrProtocolNNTP,
+                kSecAttrProtocolPOP3, kSecAttrProtocolSMTP, kSecAttrProtocolSOCKS, kSecAttrProtocolIMAP, kSecAttrProtocolLDAP,
+                kSecAttrProtocolAppleTalk, kSecAttrProtocolAFP, kSecAttrProtocolTelnet, kSecAttrProtocolSSH, kSecAttrProtocolFTPS,
+                kSecAttrProtocolHTTPS, kSecAttrProtocolHTTPProxy, kSecAttrProtocolHTTPSProxy, kSecAttrProtocolFTPProxy, kSecAttrProtocolSMB,
+                kSecAttrProtocolRTSP, kSecAttrProtocolRTSPProxy, kSecAttrProtocolDAAP, kSecAttrProtocolEPPC, kSecAttrProtocolIPP,
+                kSecAttrProtocolNNTPS, kSecAttrProtocolLDAPS, kSecAttrProtocolTelnetS, kSecAttrProtocolIMAPS, kSecAttrProtocolIRCS,
+                kSecAttrProtocolPOP3S,
+            ]
+            let authenticationTypes: [CFString] = [
+                kSecAttrAuthenticationTypeNTLM, kSecAttrAuthenticationTypeMSN, kSecAttrAuthenticationTypeDPA, kSecAttrAuthenticationTypeRPA,
+                kSecAttrAuthenticationTypeHTTPBasic, kSecAttrAuthenticationTypeHTTPDigest, kSecAttrAuthenticationTypeHTMLForm,
+                kSecAttrAuthenticationTypeDefault,
+            ]
+            #expect(Set(protocols.map { String($0) }).count == protocols.count, "each protocol its own value")
+            #expect(Set(authenticationTypes.map { String($0) }).count == authenticationTypes.count)
+            for (index, protocolValue) in protocols.enumerated() {
+                let item: [String: Any] = [
+                    String(kSecClass): String(kSecClassInternetPassword), String(kSecAttrServer): "mail.example.org",
+                    String(kSecAttrAccount): "ada", String(kSecAttrProtocol): String(protocolValue),
+                    String(kSecAttrAuthenticationType): String(authenticationTypes[index % authenticationTypes.count]),
+                ]
+                #expect(addPassword(item) == errSecSuccess, "protocol \(protocolValue)")
+            }
+            let query: [String: Any] = [
+                String(kSecClass): String(kSecClassInternetPassword), String(kSecAttrServer): "mail.example.org",
+                String(kSecMatchLimit): kSecMatchLimitAll, String(kSecReturnAttributes): kCFBooleanTrue!,
+            ]
+            let items = try #require(copyMatching(query).result as? [[String: Any]])
+            let read = items.compactMap { $0[String(kSecAttrProtocol)] as? String }
+            #expect(Set(read) == Set(protocols.map { String($0) }), "the four characters as given, trailing spaces too")
+            let readTypes = Set(items.compactMap { $0[String(kSecAttrAuthenticationType)] as? String })
+            #expect(readTypes == Set(authenticationTypes.map { String($0) }))
+            // Found again by one constant, as such a wrapper's enumeration gives it.
+            var one = query
+            one[String(kSecAttrProtocol)] = kSecAttrProtocolPOP3S
+            one[String(kSecMatchLimit)] = kSecMatchLimitOne
+            let found = try #require(copyMatching(one).result as? [String: Any])
+            #expect(found[String(kSecAttrProtocol)] as? String == "pops")
+        }
+    }
+
+    /// An access control that cannot be made, its `Unmanaged<CFError>` read through CoreFoundation's
+    /// error functions, as a wrapper turns it into an `NSError` of its own.
+    @Test func accessControlErrorReadThroughCFErrorFunctions() throws {
+        var error: Unmanaged<CFError>?
+        let protection: String = String(kSecAttrAccessibleWhenUnlocked)
+        let refused = SecAccessControlCreateWithFlags(
+            kCFAllocatorDefault, protection as CFTypeRef, SecAccessControlCreateFlags(rawValue: CFOptionFlags(1 << 30)), &error)
+        #expect(refused == nil)
+        let cfError = try #require(error?.takeRetainedValue())
+        #expect(CFErrorGetDomain(cfError) as String == NSOSStatusErrorDomain)
+        #expect(CFErrorGetCode(cfError) == Int(errSecParam))
+        let userInfo = try #require(CFErrorCopyUserInfo(cfError) as? [String: Any])
+        #expect(userInfo[NSLocalizedDescriptionKey] is String)
+        // The same call with a flag Tresor proves makes the object.
+        error = nil
+        let made = SecAccessControlCreateWithFlags(
+            kCFAllocatorDefault, protection as CFTypeRef, SecAccessControlCreateFlags(rawValue: CFOptionFlags(1 << 0)), &error)
+        #expect(made != nil && error == nil)
+    }
 }

@@ -105,6 +105,32 @@ import TresorTestSupport
         }
     }
 
+    @Test func datesReturnedAsDateAndMatchedInASearch() throws {
+        try withIdiomDaemon { _ in
+            #expect(addPassword(genericPassword(account: "dated")) == errSecSuccess)
+            var query = genericPassword(account: "dated")
+            query[kSecReturnAttributes as String] = true
+            let attributes = try #require(copyMatching(query).result as? [String: Any])
+            let created = try #require(attributes[kSecAttrCreationDate as String] as? Date)
+            let modified = try #require(attributes[kSecAttrModificationDate as String] as? Date)
+            #expect(abs(created.timeIntervalSinceNow) < 600)
+            // The date read back finds the item, as `Date`, `NSDate` or `CFDate`; another does not.
+            for form: Any in [created, NSDate(timeIntervalSinceReferenceDate: created.timeIntervalSinceReferenceDate), created as CFDate] {
+                var byDate = genericPassword(account: "dated")
+                byDate[kSecAttrCreationDate as String] = form
+                byDate[kSecAttrModificationDate as String] = modified
+                #expect(copyMatching(byDate).status == errSecSuccess, "creation date as \(type(of: form))")
+            }
+            var otherDate = genericPassword(account: "dated")
+            otherDate[kSecAttrCreationDate as String] = created.addingTimeInterval(1)
+            #expect(copyMatching(otherDate).status == errSecItemNotFound)
+            // Set by the keychain: an update may not set it.
+            #expect(
+                SecItemUpdate(genericPassword(account: "dated") as CFDictionary, [kSecAttrModificationDate as String: Date()] as CFDictionary)
+                    == errSecParam)
+        }
+    }
+
     @Test func refusedFormsAnswerParamAndTheDaemonServesOn() throws {
         try withIdiomDaemon { _ in
             let refused: [(String, Any)] = [

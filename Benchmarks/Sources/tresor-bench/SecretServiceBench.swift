@@ -362,10 +362,14 @@ struct SecretServiceClientBench {
 /// `tresord --secret-service` measured with ``SecretServiceClientBench``: a home of its own
 /// (no application registered), a private `dbus-daemon` with no service folders, and at each
 /// item count the store grown in-process while the daemon is stopped — each item exactly as
-/// `KeychainCollection.create` stores it, in the group the client will have (`exe-sha256:` of
-/// this executable, since an unregistered executable of a root daemon is named by its hash) —
-/// then a fresh `tresord --secret-service`, unlocked through its socket, and one
+/// `KeychainCollection.create` stores it, in the group the client will have (``executableGroup(_:)``)
+/// — then a fresh `tresord --secret-service`, unlocked through its socket, and one
 /// `tresor-bench ss-client` process.
+///
+/// As deployed, a user's daemon on that user's session bus: run as root (as `scripts/bench` is),
+/// the scenario runs itself again as an unprivileged user made for it (``BenchUser``), so the bus,
+/// tresord, its clients and the check of who holds a new client's socket see that user's
+/// processes only — a daemon running as root would look at every process of the machine.
 struct SecretServiceBench {
     let binDirectory: URL
     let counts: [Int]
@@ -378,6 +382,39 @@ struct SecretServiceBench {
             log("secret service: skipped — \(Self.dbusDaemon) is missing (apt-get install dbus)")
             return ["skipped": "\(Self.dbusDaemon) is missing"]
         }
+        if getuid() == 0 { return try runAsUser(try BenchUser.shared()) }
+        var result = try runHere()
+        result["run_as"] = "uid \(getuid())"
+        return result
+    }
+
+    /// This scenario in a `tresor-bench` of its own, run as `user`; its result.
+    func runAsUser(_ user: BenchUser) throws -> [String: Any] {
+        let folder = try makeTemporaryFolder("tresor-bench-ss-user")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard chown(folder.path, user.uid, user.gid) == 0 else { throw BenchError("cannot give \(folder.path) to \(user.name)") }
+        let out = folder.appendingPathComponent("secret-service.json").path
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": folder.path]
+        environment["TRESOR_BENCH_PROFILE"] = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"]  // profile.sh
+        log("secret service: run as \(user.name) (uid \(user.uid)), as a user's daemon is")
+        let status = try Child(
+            user.wrapping(
+                [
+                    me, "--bin", binDirectory.path, "--out", out, "--only", "secret-service", "--ss-counts",
+                    counts.map(String.init).joined(separator: ","),
+                ]
+                    + (smoke ? ["--smoke"] : [])),
+            environment: environment, output: "/dev/stderr"
+        ).wait()
+        guard let whole = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))) as? [String: Any],
+            var result = whole["secret_service"] as? [String: Any]
+        else { throw BenchError("the scenario run as \(user.name) wrote nothing (exit \(status))") }
+        result["run_as"] = "uid \(user.uid) (\(user.name), unprivileged, made for the run)"
+        return result
+    }
+
+    func runHere() throws -> [String: Any] {
         let bench = try KeychainBench(binDirectory: binDirectory, counts: counts, smoke: smoke)
         defer { try? FileManager.default.removeItem(at: bench.work) }
         let bus = try PrivateSessionBus(folder: bench.work)
@@ -531,18 +568,31 @@ struct SecretServiceBench {
         ]
     }
 
-    /// The group tresord gives an unregistered executable when it runs as root (as the harness
-    /// does here): `exe-sha256:` and the SHA-256 of the file (SecretServiceIdentities). A
-    /// daemon of another uid names an executable root installed by its path instead.
+    /// The group a tresord of this uid gives the unregistered executable at `path`, as
+    /// `SecretServiceIdentities.group` decides: by path when the daemon is not root's and the
+    /// file and every folder above it are root's and writable by root alone, else `exe-sha256:`
+    /// and the SHA-256 of the file.
     static func executableGroup(_ path: String) throws -> String {
-        guard getuid() == 0 else {
-            throw BenchError(
-                "the Secret Service scenario fills the client's group as a root daemon names it; run the harness as root (uid \(getuid()))")
-        }
+        if getuid() != 0 && isSystemOwned(path) { return ExecutableGroup.byPath(path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BenchError("cannot open \(path)") }
         defer { close(fd) }
         return ExecutableGroup.byHash(Array(try Digest.sha256(readingFileDescriptor: fd)))
+    }
+
+    /// `SecretServiceIdentities.isSystemOwned`: the file at `path` is a regular file, and it and
+    /// every folder above it are root's and writable by root alone.
+    static func isSystemOwned(_ path: String) -> Bool {
+        var current = path
+        var isTheExecutable = true
+        while true {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+            if isTheExecutable && (info.st_mode & S_IFMT) != S_IFREG { return false }
+            isTheExecutable = false
+            guard current != "/" else { return true }
+            current = (current as NSString).deletingLastPathComponent
+        }
     }
 
     static func tail(_ path: String) -> String {

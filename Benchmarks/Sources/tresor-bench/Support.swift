@@ -168,3 +168,28 @@ func selfCPUMs() -> Double {
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
 }
+
+/// The unprivileged user the harness runs a scenario as where running as root would change what
+/// is measured (the Secret Service: a user's daemon looks at that user's processes only).
+/// `tresor-bench`, made with `useradd` on first use, as the tests' `TestUser` is.
+struct BenchUser {
+    let name: String
+    let uid: uid_t
+    let gid: gid_t
+
+    static func shared() throws -> BenchUser {
+        let name = "tresor-bench"
+        if getpwnam(name) == nil {
+            try Child.run(
+                ["/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
+        }
+        guard let entry = getpwnam(name) else { throw BenchError("no user \(name), and useradd made none") }
+        return BenchUser(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+    }
+
+    /// `arguments` run as this user, with no supplementary groups and no capabilities.
+    func wrapping(_ arguments: [String]) -> [String] {
+        ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"] + arguments
+    }
+}

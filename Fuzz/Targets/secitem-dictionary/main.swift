@@ -36,7 +36,7 @@ nonisolated(unsafe) let constants: [CFString] = [
     kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
     kSecAttrSynchronizableAny, kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrKeyClassPrivate, kSecAttrKeyTypeEC,
     kSecAttrProtocolHTTPS, kSecAttrAuthenticationTypeHTMLForm, kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip,
-    kSecUseAuthenticationUIAllow, "aapl", "tresor:", "tresor:0",
+    kSecUseAuthenticationUIAllow, "aapl", "tresor:", "tresor:0", kSecAttrProtocolPOP3S, kSecAttrAuthenticationTypeNTLM,
 ]
 
 /// The value forms, in the order the value byte chooses them.
@@ -98,6 +98,10 @@ fuzz(seeds: {
         "search-ui": [1] + entry(kSecClass, .constant, constant(kSecClassGenericPassword)) + entry(kSecAttrAccount, .string, text("ada"))
             + entry(kSecUseAuthenticationUI, .constant, constant(kSecUseAuthenticationUIFail)) + entry(kSecReturnRef, .bool, [0])
             + entry(kSecReturnData, .bool, [0]),
+        "search-dates": [1] + entry(kSecClass, .constant, constant(kSecClassInternetPassword))
+            + entry(kSecAttrProtocol, .constant, constant(kSecAttrProtocolPOP3S))
+            + entry(kSecAttrAuthenticationType, .constant, constant(kSecAttrAuthenticationTypeNTLM))
+            + entry(kSecAttrCreationDate, .date, [0, 0, 0, 0, 0x2F, 0, 0, 0]),
         "changes": [2] + entry(kSecAttrLabel, .nsData, text("New")) + entry(kSecAttrGeneric, .string, text("bytes"))
             + entry(kSecAttrType, .nsInteger, [0, 0, 0, 0, 0x74, 0x65, 0x73, 0x74]),
     ]

@@ -60,6 +60,10 @@ int tresor_unix_socket_peer(unsigned long long inode, unsigned long long *peer_i
 /// found, or -1 with errno when /proc cannot be read.
 int tresor_socket_holders(const unsigned long long *inodes, int count, uid_t uid, pid_t excluding,
                           pid_t *holders, int capacity, const char *proc_root);
+/// The inodes of the sockets process `pid` holds open (/proc/<pid>/fd under `proc_root`): writes
+/// at most `capacity` to `inodes` and returns how many it holds (more than `capacity` when they did
+/// not fit), or -1 with errno when its descriptors cannot be read.
+int tresor_socket_inodes(pid_t pid, unsigned long long *inodes, int capacity, const char *proc_root);
 /// The uid owning the TCP socket whose own end is `local`:`local_port` and whose other end is
 /// `remote`:`remote_port` (addresses of `family`, AF_INET 4 bytes or AF_INET6 16, in network
 /// order; ports in host order), as the kernel's socket diagnostics (NETLINK_SOCK_DIAG,
