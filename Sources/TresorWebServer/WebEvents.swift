@@ -95,10 +95,15 @@ final class WebEvents: Sendable {
         send(Event(name: "keepAlive", data: [:])) { _ in true }
     }
 
-    /// Ends the streams whose session `isLive` says is over, telling them first.
-    func endStreams(_ isLive: (Data) -> Bool) {
+    /// Ends the streams whose session was among `checked` and is not in `live`, telling them
+    /// first. A stream opened while `checked` was being looked up is not judged: its session
+    /// (often one just started) was not asked about.
+    /// - Parameters:
+    ///   - checked: the session digests looked up (``sessionDigests`` before the lookup).
+    ///   - live: those of them the session store found live.
+    func endStreams(checked: Set<Data>, live: Set<Data>) {
         let ended = streams.withLock { streams -> [Stream] in
-            let gone = streams.filter { !isLive($0.value.sessionDigest) }
+            let gone = streams.filter { checked.contains($0.value.sessionDigest) && !live.contains($0.value.sessionDigest) }
             for key in gone.keys { streams[key] = nil }
             return Array(gone.values)
         }

@@ -101,8 +101,9 @@ package struct WebServer {
                 events.keybagChanged(to: state)
                 keybagState = state
             }
-            if let live = try? await backend.sessions.liveSessions(among: events.sessionDigests, now: now) {
-                events.endStreams { live.contains($0) }
+            let checked = events.sessionDigests
+            if let live = try? await backend.sessions.liveSessions(among: checked, now: now) {
+                events.endStreams(checked: Set(checked), live: live)
             }
             if seconds % 15 == 0 { events.keepAlive() }
             if seconds % 10 == 0 { _ = try? await backend.sessions.removeExpired(now: now) }
