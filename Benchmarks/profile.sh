@@ -4,8 +4,12 @@
 #   Benchmarks/profile.sh lookup [ITEMS]   perf record -g of tresord serving 20,000 lookups
 #   Benchmarks/profile.sh cli              perf record -g of 30 × `tresor --help`
 #   Benchmarks/profile.sh notes            perf record -g of the notes scenarios (--smoke sizes)
-#   Benchmarks/profile.sh secret-service [ITEMS]   perf record -g of tresord --secret-service serving
-#                                          20,000 SearchItems + GetSecrets, then 1,000 DH OpenSessions
+#   Benchmarks/profile.sh secret-service [ITEMS] [pair|lookup]   perf record -g of tresord --secret-service
+#                                          as a user's daemon (run as root, tresor-bench runs the scenario as
+#                                          its unprivileged user `tresor-bench`; run as a user, as that user)
+#                                          serving 20,000 SearchItems + GetSecrets on one open connection
+#                                          (pair), or 500 `secret-tool lookup` processes, each a new client
+#                                          (lookup; secret-tool trusted, as the harness measures it)
 #   Benchmarks/profile.sh web [sqlite-1|postgres-1]   perf record -g of tresord --web during the web
 #                                          scenarios' note list, then note open (200 accounts × 100 notes)
 #
@@ -28,14 +32,18 @@ case "${1:-lookup}" in
     ;;
   secret-service)
     items=${2:-10000}
-    TRESOR_BENCH_PROFILE=20000 "$bin/tresor-bench" --bin "$bin" --out "$out/secret-service.json" --smoke --only secret-service \
-      --ss-counts "$items" > "$out/secret-service.log" 2>&1 &
+    phase=${3:-pair}
+    case "$phase" in pair) n=20000 ;; lookup) n=500 ;; *) echo "phase: pair or lookup" >&2; exit 2 ;; esac
+    TRESOR_BENCH_PROFILE=$n TRESOR_BENCH_PROFILE_PHASE=$phase "$bin/tresor-bench" --bin "$bin" --out "$out/secret-service.json" \
+      --smoke --only secret-service --ss-counts "$items" > "$out/secret-service-$phase.log" 2>&1 &
     bench=$!
-    for _ in $(seq 1 1200); do grep -q "profile: daemon pid" "$out/secret-service.log" 2>/dev/null && break; sleep 0.2; done
-    pid=$(grep -o "daemon pid [0-9]*" "$out/secret-service.log" | awk '{print $3}')
-    perf record -F 2000 -g -p "$pid" -o "$out/secret-service.data" 2>/dev/null   # until tresord stops
+    for _ in $(seq 1 1200); do grep -q "profile: daemon pid" "$out/secret-service-$phase.log" 2>/dev/null && break; sleep 0.2; done
+    pid=$(grep -o "daemon pid [0-9]*" "$out/secret-service-$phase.log" | awk '{print $3}')
+    echo "tresord pid $pid, uid $(awk '/^Uid:/{print $2}' "/proc/$pid/status")"
+    # As root, kernel samples too; as a user, perf_event_paranoid 2 allows the user's own samples only.
+    perf record -F 2000 -g -p "$pid" -o "$out/secret-service-$phase.data" 2>/dev/null   # until tresord stops
     wait "$bench" || true
-    perf report -i "$out/secret-service.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
+    perf report -i "$out/secret-service-$phase.data" --children --sort symbol -g none 2>/dev/null | grep % | head -80
     ;;
   cli)
     perf record -F 5000 -g -o "$out/cli.data" -- bash -c "for i in \$(seq 1 30); do '$bin/tresor' --help >/dev/null; done" 2>/dev/null
@@ -62,5 +70,5 @@ case "${1:-lookup}" in
       perf report -i "$out/web-$next.data" --children --sort symbol -g none 2>/dev/null | grep % | head -60 || true
     done
     ;;
-  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] | web [sqlite-1|postgres-1]" >&2; exit 2 ;;
+  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] [pair|lookup] | web [sqlite-1|postgres-1]" >&2; exit 2 ;;
 esac

@@ -166,16 +166,13 @@ struct SecretServiceClientBench {
         ]
         let opens = smoke ? 10 : 200, dhOpens = smoke ? 5 : 100, lookups = smoke ? 30 : 1000
         var rng = SplitMix(state: UInt64(items) &+ 11)
-        // Profiling hook (Benchmarks/profile.sh secret-service): TRESOR_BENCH_PROFILE=N makes N
-        // SearchItems + GetSecrets on a DH session, then N/20 DH OpenSessions, after a 3 s pause.
+        // Profiling hook (Benchmarks/profile.sh secret-service): after a 3 s pause,
+        // TRESOR_BENCH_PROFILE=N makes N SearchItems + GetSecrets on one DH session ("pair"), or
+        // with TRESOR_BENCH_PROFILE_PHASE=lookup N `secret-tool lookup` processes, each a new
+        // client; then the client stops, so the daemon's profile holds that phase alone.
         if let n = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"].flatMap(Int.init) {
-            sleep(3)
-            let session = try openDH().session
-            for _ in 0..<n {
-                _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session)
-            }
-            for _ in 0..<(n / 20) { try close(try openDH().session) }
-            try close(session)
+            try profilePhase(n, rng: &rng)
+            return result
         }
 
         // OpenSession: each session closed again (providers limit how many a client keeps).
@@ -314,6 +311,25 @@ struct SecretServiceClientBench {
         return result
     }
 
+    /// The profiling hook's phase: `n` open-connection pairs, or `n` `secret-tool lookup` processes.
+    func profilePhase(_ n: Int, rng: inout SplitMix) throws {
+        sleep(3)
+        guard ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE_PHASE"] == "lookup" else {
+            let session = try openDH().session
+            for _ in 0..<n {
+                _ = try getSecrets(try search(["service": "bench", "account": "acct-\(Int.random(in: 0..<items, using: &rng))"]), session)
+            }
+            try close(session)
+            return
+        }
+        guard let secretTool = Self.secretTool else { throw BenchError("secret-tool is not installed (apt-get install libsecret-tools)") }
+        let environment = ProcessInfo.processInfo.environment
+        try Child.run(
+            [secretTool, "store", "--label=bench-cli", "service", "bench-cli", "account", "cli-0"], environment: environment,
+            stdin: "cli-secret-0")
+        for _ in 0..<n { try Child.run([secretTool, "lookup", "service", "bench-cli", "account", "cli-0"], environment: environment) }
+    }
+
     static var secretTool: String? {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool") ? "/usr/bin/secret-tool" : nil
     }
@@ -396,7 +412,8 @@ struct SecretServiceBench {
         let out = folder.appendingPathComponent("secret-service.json").path
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         var environment = ["PATH": "/usr/bin:/bin", "HOME": folder.path]
-        environment["TRESOR_BENCH_PROFILE"] = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"]  // profile.sh
+        // Benchmarks/profile.sh's hook.
+        for name in ["TRESOR_BENCH_PROFILE", "TRESOR_BENCH_PROFILE_PHASE"] { environment[name] = ProcessInfo.processInfo.environment[name] }
         log("secret service: run as \(user.name) (uid \(user.uid)), as a user's daemon is")
         let status = try Child(
             user.wrapping(
@@ -432,7 +449,8 @@ struct SecretServiceBench {
             "secret_tool": Self.secretToolVersion(),
         ]
         var environment = bench.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
-        environment["TRESOR_BENCH_PROFILE"] = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"]  // profile.sh
+        // Benchmarks/profile.sh's hook.
+        for name in ["TRESOR_BENCH_PROFILE", "TRESOR_BENCH_PROFILE_PHASE"] { environment[name] = ProcessInfo.processInfo.environment[name] }
         // secret-tool's own floor: the process on this bus with nobody owning the name.
         if let secretTool = SecretServiceClientBench.secretTool {
             var samples: [Double] = []
