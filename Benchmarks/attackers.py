@@ -32,7 +32,8 @@ import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
-ATTACK = os.path.join(HERE, "attackers", "attack.py")
+# The attacker the tests run too (read, take, fork-exec).
+ATTACK = os.path.join(REPOSITORY, "Tests", "Fixtures", "SecretService", "borrow_bus.py")
 KEYRING_CLIENT = os.path.join(REPOSITORY, "Tests", "Fixtures", "SecretService", "keyring_client.py")
 GIT_HELPER_SOURCE = "/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c"
 PYTHON = "/usr/bin/python3"
@@ -360,7 +361,7 @@ def attack_borrowed_connection(instance, clients, wait, replacement):
         ["--keep", clients.helper, "get"],  # the socket stays open across the exec
         [clients.app, "store"],
     ]
-    return [instance.user.run([PYTHON, "-B", ATTACK, "borrow", "--wait", str(wait), "--replace", replacement] + victim, instance.env,
+    return [instance.user.run([PYTHON, "-B", ATTACK, "fork-exec", "--take", "--wait", str(wait), "--replace", replacement] + victim, instance.env,
                               timeout=8 * wait + 60) for victim in victims]
 
 
