@@ -591,26 +591,11 @@ struct SecretServiceBench {
     /// file and every folder above it are root's and writable by root alone, else `exe-sha256:`
     /// and the SHA-256 of the file.
     static func executableGroup(_ path: String) throws -> String {
-        if getuid() != 0 && isSystemOwned(path) { return ExecutableGroup.byPath(path) }
+        if getuid() != 0 && SystemFiles.isSystemOwned(path) { return ExecutableGroup.byPath(path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BenchError("cannot open \(path)") }
         defer { close(fd) }
         return ExecutableGroup.byHash(Array(try Digest.sha256(readingFileDescriptor: fd)))
-    }
-
-    /// `SecretServiceIdentities.isSystemOwned`: the file at `path` is a regular file, and it and
-    /// every folder above it are root's and writable by root alone.
-    static func isSystemOwned(_ path: String) -> Bool {
-        var current = path
-        var isTheExecutable = true
-        while true {
-            var info = stat()
-            guard lstat(current, &info) == 0, info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
-            if isTheExecutable && (info.st_mode & S_IFMT) != S_IFREG { return false }
-            isTheExecutable = false
-            guard current != "/" else { return true }
-            current = (current as NSString).deletingLastPathComponent
-        }
     }
 
     static func tail(_ path: String) -> String {

@@ -115,23 +115,6 @@ struct SecretServiceIdentities: Sendable {
     ///   - uid: the uid the daemon serves (for root, nothing is known by path).
     ///   - pathNamesTheFile: whether `path`, here, is the file the process runs.
     static func group(path: String, sha256: Data, uid: uid_t, pathNamesTheFile: Bool = true) -> String {
-        uid != 0 && pathNamesTheFile && isSystemOwned(path) ? ExecutableGroup.byPath(path) : ExecutableGroup.byHash(Array(sha256))
-    }
-
-    /// Whether `path` and every folder above it are root's and writable by root alone, so no
-    /// other user can put another program there.
-    static func isSystemOwned(_ path: String) -> Bool {
-        guard path.hasPrefix("/") else { return false }
-        var current = Substring(path)
-        var isTheExecutable = true
-        while true {
-            var info = stat()
-            guard lstat(String(current), &info) == 0, info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
-            // The executable itself must be the file, not a link someone could repoint.
-            if isTheExecutable && (info.st_mode & S_IFMT) != S_IFREG { return false }
-            isTheExecutable = false
-            guard current != "/", let slash = current.lastIndex(of: "/") else { return true }
-            current = slash == current.startIndex ? path.prefix(1) : current[..<slash]
-        }
+        uid != 0 && pathNamesTheFile && SystemFiles.isSystemOwned(path) ? ExecutableGroup.byPath(path) : ExecutableGroup.byHash(Array(sha256))
     }
 }
