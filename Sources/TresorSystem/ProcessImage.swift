@@ -73,10 +73,20 @@ public enum ProcessNamespaces {
     ///   - pid: the process.
     ///   - procRoot: where procfs is mounted.
     public static func sharesUserAndMount(with pid: Int32, procRoot: String = "/proc") -> Bool {
-        ["user", "mnt"].allSatisfy { kind in
-            var theirs = stat(), ours = stat()
-            guard stat("\(procRoot)/\(pid)/ns/\(kind)", &theirs) == 0, stat("/proc/self/ns/\(kind)", &ours) == 0 else { return false }
-            return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
+        guard let ours = own else { return false }
+        return zip(["user", "mnt"], ours).allSatisfy { kind, ours in
+            var theirs = stat()
+            return stat("\(procRoot)/\(pid)/ns/\(kind)", &theirs) == 0 && FileIdentity(theirs) == ours
         }
     }
+
+    /// This process's user and mount namespaces, read once (nothing in Tresor calls `setns` or
+    /// `unshare`): every new Secret Service client and each of its ancestors is compared with them.
+    private static let own: [FileIdentity]? = {
+        let found = ["user", "mnt"].compactMap { kind -> FileIdentity? in
+            var ours = stat()
+            return stat("/proc/self/ns/\(kind)", &ours) == 0 ? FileIdentity(ours) : nil
+        }
+        return found.count == 2 ? found : nil
+    }()
 }
