@@ -1,6 +1,5 @@
 import Foundation
 import TresorKeychain
-import TresorSystem
 
 /// Refuses a process that another program controls, for every way a client reaches the daemon
 /// (the socket API and the Secret Service): one being traced (`TracerPid`, kept by the kernel),
@@ -41,9 +40,21 @@ struct BorrowedProcess: Sendable {
     /// Each loader variable with the `=` that ends its name in an environment entry.
     private static let loaderPrefixes = loaderVariables.map { ($0, Array("\($0)=".utf8)) }
 
-    /// A file of /proc whole (empty when it cannot be read: the process is gone, or never was).
+    /// A file of /proc whole, up to 64 MiB (empty when it cannot be read: the process is gone, or
+    /// never was). Read with `read(2)` alone: no URL, no `Data`.
     private static func contents(_ path: String) -> [UInt8] {
-        (try? SecureFiles.read(URL(fileURLWithPath: path), limit: 64 << 20)).map { [UInt8]($0) } ?? []
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 64 << 20 {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return bytes
     }
 
     /// The value of the `name` line of /proc's `status`, without the blanks around it.
