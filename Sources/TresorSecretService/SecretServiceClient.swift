@@ -1,3 +1,4 @@
+import Synchronization
 import TresorKeychain
 
 /// Who is calling, as the daemon established it for one bus connection: the keychain caller
@@ -19,7 +20,13 @@ public struct SecretServiceClient: Sendable {
     public var ownGroup: String
     /// The own group of each ancestor of the process, its parent first, up to the leader of its
     /// login session: what an approval "for this session" remembers beside the executable.
-    public var parentChain: [String]
+    /// Read when first asked for, when it was given as a reading (a generic client the user
+    /// granted ahead of time never needs it).
+    public var parentChain: [String] {
+        get { chain.value }
+        set { chain = ParentChain(newValue) }
+    }
+    private var chain: ParentChain
     /// `userPresence` items the user approved for this client in an `Unlock` prompt, each good
     /// for one read of its secret (set by the provider for the call at hand).
     var approvedItems: Set<String> = []
@@ -42,9 +49,10 @@ public struct SecretServiceClient: Sendable {
     ///   - isGenericClient: whether the executable is a generic client.
     ///   - ownGroup: the executable's own group (its default group when not given).
     ///   - parentChain: the ancestors' own groups, the parent first.
+    ///   - readParentChain: reads them when first needed, instead of `parentChain`.
     public init(
         caller: Caller, executable: String, grantedItems: [String] = [], isProvisional: Bool = false, isGenericClient: Bool = false,
-        ownGroup: String? = nil, parentChain: [String] = []
+        ownGroup: String? = nil, parentChain: [String] = [], readParentChain: (@Sendable () -> [String])? = nil
     ) {
         self.caller = caller
         self.executable = executable
@@ -52,7 +60,33 @@ public struct SecretServiceClient: Sendable {
         self.isProvisional = isProvisional
         self.isGenericClient = isGenericClient
         self.ownGroup = ownGroup ?? caller.defaultAccessGroup
-        self.parentChain = parentChain
+        chain = readParentChain.map(ParentChain.init(reading:)) ?? ParentChain(parentChain)
+    }
+}
+
+/// A client's parent chain, given or read once when first needed (shared by the copies of the
+/// client, as the connection's identity is).
+private final class ParentChain: Sendable {
+    private let chain: Mutex<[String]?>
+    private let read: (@Sendable () -> [String])?
+
+    init(_ chain: [String]) {
+        self.chain = Mutex(chain)
+        read = nil
+    }
+
+    init(reading read: @escaping @Sendable () -> [String]) {
+        chain = Mutex(nil)
+        self.read = read
+    }
+
+    var value: [String] {
+        chain.withLock { chain in
+            if let chain { return chain }
+            let read = read?() ?? []
+            chain = read
+            return read
+        }
     }
 }
 

@@ -178,6 +178,8 @@ extension SecretServiceProvider {
     func ask(_ question: Prompts.Presence, prompt path: String, _ request: SecretRequest) {
         let client = request.client, executable = client.executable, application = request.caller.defaultAccessGroup
         let pid = client.pid
+        // Read now, while the client waits on its call, not when the user answers.
+        if client.isGenericClient { _ = client.parentChain }
         let requester = PresenceRequester(pid: pid, unverified: pid.flatMap { clients.connections.doubt(about: request.sender, pid: $0) })
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser

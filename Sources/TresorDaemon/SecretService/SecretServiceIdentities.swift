@@ -46,7 +46,7 @@ struct SecretServiceIdentities: Sendable {
             let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
             return SecretServiceClient(
                 caller: Caller(accessGroups: [own], defaultAccessGroup: own), executable: path, isProvisional: true,
-                isGenericClient: genericClients.contains(path: path, sha256: hash), parentChain: parentChain(of: pid))
+                isGenericClient: genericClients.contains(path: path, sha256: hash), readParentChain: chainReader(of: pid))
         }
         // A registered application's items are served on the bus only when it was registered for
         // it: any process of the user can borrow a bus identity (docs/SECURITY.md, "Borrowed bus
@@ -59,9 +59,11 @@ struct SecretServiceIdentities: Sendable {
         let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         let grants = try keychains.executableGrants()
         let generic = genericClients.contains(path: path, sha256: hash)
+        // Read when the user's trust or an approval needs it: a program granted ahead of time never does.
+        let readChain: (@Sendable () -> [String])? = generic ? chainReader(of: pid) : nil
         return SecretServiceClient(
             caller: Caller(accessGroups: [own] + (try grants.groups(grantedTo: own)), defaultAccessGroup: own), executable: path,
-            grantedItems: try grants.items(grantedTo: own), isGenericClient: generic, parentChain: generic ? parentChain(of: pid) : [])
+            grantedItems: try grants.items(grantedTo: own), isGenericClient: generic, readParentChain: readChain)
     }
 
     /// The own group of each ancestor of `pid` up to its session's leader, the parent first, then
@@ -71,6 +73,11 @@ struct SecretServiceIdentities: Sendable {
     func parentChain(of pid: Int32) -> [String] {
         let session = ProcessAncestors.session(of: pid, procRoot: procRoot).map { "session:\($0.leader)@\($0.startTime)" } ?? "session:unknown"
         return ancestorGroups(of: pid) + [session]
+    }
+
+    /// Reads ``parentChain(of:)`` when called.
+    private func chainReader(of pid: Int32) -> @Sendable () -> [String] {
+        { [self] in parentChain(of: pid) }
     }
 
     private func ancestorGroups(of pid: Int32) -> [String] {
