@@ -253,6 +253,9 @@ struct SyncCommand: ParsableCommand {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
+                    for record in counters.setAside {
+                        print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
+                    }
                 }
             }
         }
