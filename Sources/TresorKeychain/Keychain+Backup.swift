@@ -208,7 +208,8 @@ public final class KeychainRestore {
                     SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = ? AND primary_key_tag = ?)
                     """, [tag.databaseValue, table.databaseValue, id.databaseValue, id.databaseValue, primaryKeyTag.databaseValue]))
         }
-        statements += syncStatements(itemClass, replacing: existing?.id, with: id, primaryKeyTag: primaryKeyTag, syncs: keychain.syncs(attributes))
+        statements += syncStatements(
+            itemClass, replacing: existing?.id, with: id, primaryKeyTag: primaryKeyTag, syncs: try keychain.syncs(attributes, db))
         return (outcome, statements)
     }
 

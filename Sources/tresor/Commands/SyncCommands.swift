@@ -19,7 +19,10 @@ struct SyncCommand: ParsableCommand {
             after you compared the words both show. The server never holds a key that opens a \
             synced item, and cannot add a device.
             """,
-        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self, Conflicts.self])
+        subcommands: [
+            Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self, Conflicts.self, Include.self,
+            Exclude.self,
+        ])
 
     struct Join: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -151,6 +154,54 @@ struct SyncCommand: ParsableCommand {
                 print("Approved.")
             }
         }
+    }
+
+    struct Include: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "include",
+            abstract: "Sync the items a Secret Service client stored (its owner), or list those included.",
+            discussion: """
+                Items a Secret Service client stored (secret-tool, a browser, python keyring) never \
+                sync until you include their owner — the group `tresor secret-service owners` names \
+                — on this device: such items are often of this machine only (a browser's \
+                safe-storage key), and any process running that client may read them wherever \
+                they go. Included, its items go out with the next `tresor sync now`.
+                """)
+        @Argument(help: "The owner, as `tresor secret-service owners` names it (exe:/usr/bin/secret-tool, …).") var owner: String?
+        @Flag(help: "List the owners included.") var list = false
+        @OptionGroup var options: GlobalOptions
+
+        func validate() throws {
+            if (owner == nil) == !list { throw ValidationError("give an OWNER, or --list") }
+        }
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                let owners = try owner.map { try client.syncSecretServiceOwner($0, include: true) } ?? client.syncSecretServiceOwners()
+                try SyncCommand.printOwners(owners, json: options.json)
+            }
+        }
+    }
+
+    struct Exclude: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "exclude",
+            abstract: "Stop syncing a Secret Service client's items: they leave the other devices and stay here.")
+        @Argument(help: "The owner, as `tresor sync include --list` names it.") var owner: String
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                try SyncCommand.printOwners(try options.connect().syncSecretServiceOwner(owner, include: false), json: options.json)
+            }
+        }
+    }
+
+    static func printOwners(_ owners: [String], json: Bool) throws {
+        if json { return Output.json(SyncOwnersAnswer(owners: owners)) }
+        if owners.isEmpty { print("No Secret Service client's items sync.") }
+        for owner in owners { print(owner) }
     }
 
     struct Recover: ParsableCommand {
