@@ -48,12 +48,10 @@ actor SyncAccount {
                     client = Self.client(server, account: account, device: device)
                     enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
                 }
-            } catch let error as SyncClientError where error.refusalCode != nil {
-                // The server refused: it holds nothing of this device.
-                SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
-                throw error
-            } catch let error as APIError {
-                SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+            } catch {
+                // Unless the answer was lost on the way (the server may hold the enrollment), the
+                // server refused or is no relay: it holds nothing of this device.
+                if case SyncClientError.unreachable = error {} else { SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity) }
                 throw error
             }
             if enrolled.createdCircle {
@@ -355,8 +353,10 @@ actor SyncAccount {
             let device = try? LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag),
             let server = try? SyncServerURL(file.server)
         {
+            let client = Self.client(server, account: file.account, device: device)
+            if file.membership == .trusted { await signOwnDeparture(file, device, client) }
             do {
-                try await Self.client(server, account: file.account, device: device).removeDevice(device.deviceID)
+                try await client.removeDevice(device.deviceID)
                 told = true
             } catch {
                 told = false
@@ -365,6 +365,20 @@ actor SyncAccount {
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
         SecureFiles.overwriteAndRemove(paths.syncAccount)
         return told
+    }
+
+    /// Signs and stores the list without this device (``TrustedDeviceList/leaving(_:lastAcceptedSequence:)``),
+    /// so that the other devices stop naming it at their next look. Best effort: when it fails
+    /// (the server unreachable, the list changed meanwhile, this the last device), the list
+    /// names the device until another removes it.
+    private func signOwnDeparture(_ file: SyncAccountFile, _ device: LocalDevice, _ client: SyncClient) async {
+        var file = file
+        guard let history = try? await refreshed(&file, client), let held = try? Self.held(history), held.members.count > 1,
+            let last = try? await Self.lastSequence(of: device.deviceID, client),
+            let next = try? held.leaving(device, lastAcceptedSequence: last)
+        else { return }
+        try? await client.putDeviceList(
+            SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.appending(next).encoded))
     }
 
     /// What this device knows of its sync account, without asking the server.
