@@ -31,7 +31,8 @@ extension Daemon {
             metadata: [
                 "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
             ])
-        let sync = SyncRelay(database: storage.database, backend: storage.backend)
+        let sync = SyncRelay(
+            database: storage.database, backend: storage.backend, registrationNeedsInvite: configuration.web.registration == .invite)
         return ServerBackend(backend: storage.backend, sync: sync) {
             await sync.run()
             await storage.close()

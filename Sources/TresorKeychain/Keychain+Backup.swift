@@ -208,7 +208,52 @@ public final class KeychainRestore {
                     SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = ? AND primary_key_tag = ?)
                     """, [tag.databaseValue, table.databaseValue, id.databaseValue, id.databaseValue, primaryKeyTag.databaseValue]))
         }
+        statements += syncStatements(
+            itemClass, replacing: existing?.id, with: id, primaryKeyTag: primaryKeyTag, syncs: try keychain.syncs(attributes, db))
         return (outcome, statements)
+    }
+
+    /// The outbox's part of restoring an item (docs/SYNC.md, "What syncs"), committed with its
+    /// row: the item it replaces leaves its record to the restored one — or, when the restored
+    /// one does not sync, sends a tombstone — and a restored item that syncs gets a record and
+    /// a pending change. Each statement has the effect of once when run twice.
+    private func syncStatements(
+        _ itemClass: ItemClass, replacing existing: Int64?, with id: Int64, primaryKeyTag: Data, syncs: Bool
+    ) -> [StagedStatement] {
+        let kind = itemClass.rawValue.databaseValue
+        func enqueue(_ itemID: Int64) -> StagedStatement {
+            StagedStatement(
+                """
+                INSERT INTO sync_outbox (record_id) SELECT r.record_id FROM sync_records r WHERE r.item_class = ? AND r.item_id = ?
+                AND NOT EXISTS (SELECT 1 FROM sync_outbox o WHERE o.record_id = r.record_id AND o.device_sequence IS NULL)
+                """, [kind, itemID.databaseValue])
+        }
+        var statements: [StagedStatement] = []
+        if let existing, existing != id {
+            statements.append(enqueue(existing))
+            statements.append(
+                StagedStatement(
+                    "UPDATE sync_records SET item_id = ? WHERE item_class = ? AND item_id = ?",
+                    [syncs ? id.databaseValue : DatabaseValue.null, kind, existing.databaseValue]))
+        } else if let existing, !syncs {
+            statements.append(enqueue(existing))
+            statements.append(
+                StagedStatement("UPDATE sync_records SET item_id = NULL WHERE item_class = ? AND item_id = ?", [kind, existing.databaseValue]))
+        }
+        guard syncs else { return statements }
+        statements.append(
+            StagedStatement(
+                """
+                INSERT INTO sync_records (record_id, item_class, item_id, version_counter) SELECT ?, ?, ?, 0
+                WHERE EXISTS (SELECT 1 FROM \(itemClass.table) WHERE id = ? AND primary_key_tag = ?)
+                AND NOT EXISTS (SELECT 1 FROM sync_records WHERE item_class = ? AND item_id = ?)
+                """,
+                [
+                    UUID().uuidString.databaseValue, kind, id.databaseValue, id.databaseValue, primaryKeyTag.databaseValue, kind,
+                    id.databaseValue,
+                ]))
+        statements.append(enqueue(id))
+        return statements
     }
 
     /// Whether the stored item `existing` is `item`: the same attributes and the same secret.

@@ -214,7 +214,7 @@ public struct KeychainSyncTransaction {
         let itemClass = item.itemClass
         let attributes = item.attributes
         try attributes.validate(for: itemClass, purpose: .query)
-        guard keychain.syncs(attributes), let group = attributes.accessGroup, !group.isEmpty else {
+        guard keychain.mayArrive(attributes), let group = attributes.accessGroup, !group.isEmpty else {
             throw KeychainError.param("an arriving item that does not sync")
         }
         guard item.secret.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is too large") }

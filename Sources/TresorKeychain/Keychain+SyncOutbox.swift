@@ -8,12 +8,17 @@ import TresorModel
 extension Keychain {
     /// Whether an item with `attributes` leaves this device — Apple's rule for iCloud Keychain:
     /// an item of the login keychain, `synchronizable`, in `whenUnlocked`, `afterFirstUnlock` or
-    /// `always`. Never a *ThisDeviceOnly* class, never a created keychain.
-    /// - Parameter attributes: the item's attributes as stored.
+    /// `always`. Never a *ThisDeviceOnly* class, never a created keychain. An item a Secret
+    /// Service client stored syncs only when the user included its owner
+    /// (``setSecretServiceOwner(_:synced:)``), whatever it says.
+    /// - Parameters:
+    ///   - attributes: the item's attributes as stored.
+    ///   - db: the transaction that reads the owners included.
     /// - Returns: whether its changes are recorded for sending.
-    public func syncs(_ attributes: ItemAttributes) -> Bool {
-        guard name == "login", attributes.synchronizable == true else { return false }
-        return !(attributes.accessible ?? .default).isThisDeviceOnly
+    func syncs(_ attributes: ItemAttributes, _ db: Database) throws -> Bool {
+        guard name == "login", !(attributes.accessible ?? .default).isThisDeviceOnly else { return false }
+        guard Self.isSecretServiceItem(attributes) else { return attributes.synchronizable == true }
+        return try Self.syncedSecretServiceOwners(db).contains(attributes.accessGroup ?? "")
     }
 
     /// Records a change of the item `id` in the outbox when it syncs now or did before: an item
@@ -60,14 +65,14 @@ extension Keychain {
     /// - Throws: ``KeychainError/storage(_:)``.
     @discardableResult
     public func recordSyncingItemsWithoutRecord() throws -> Int {
-        var found: [(ItemClass, Int64)] = []
+        var found: [(ItemClass, Int64, ItemAttributes)] = []
         try readAllItems { reading in
-            guard case .item(let item) = reading, syncs(item.attributes), let id = Int64(item.id) else { return }
-            found.append((item.itemClass, id))
+            guard case .item(let item) = reading, let id = Int64(item.id) else { return }
+            found.append((item.itemClass, id, item.attributes))
         }
         return try write { db in
             var count = 0
-            for (itemClass, id) in found {
+            for (itemClass, id, attributes) in found where try syncs(attributes, db) {
                 let known = try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM sync_records WHERE item_class = ? AND item_id = ?", arguments: [itemClass.rawValue, id])
                 // Deleted since it was read, or recorded meanwhile by a change of its own.

@@ -131,7 +131,7 @@ public final class Keychain: Sendable {
                     try sealing.sealSecret(secret, itemClass: itemClass, id: id, rowKey: rowKey),
                 ])
             try replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
-            if syncs(attributes) { try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: true) }
+            if try syncs(attributes, db) { try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: true) }
         }
         return KeychainItem(id: String(id), itemClass: itemClass, attributes: attributes, secret: nil)
     }
@@ -238,8 +238,9 @@ public final class Keychain: Sendable {
                         try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
                     ])
                 try replaceAttributeTags(db, itemClass: itemClass, id: id, values: AttributeValues(attributes))
-                if syncs(attributes) || syncs(match.attributes) {
-                    try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: syncs(attributes))
+                let syncsNow = try syncs(attributes, db)
+                if try syncsNow || syncs(match.attributes, db) {
+                    try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: syncsNow)
                 }
             }
         }
@@ -266,7 +267,9 @@ public final class Keychain: Sendable {
         try write { db in
             for match in matches {
                 try db.execute(sql: "DELETE FROM \(query.itemClass.table) WHERE id = ?", arguments: [match.stored.id])
-                if syncs(match.attributes) { try recordSyncChange(db, itemClass: query.itemClass, id: match.stored.id, syncsNow: false) }
+                if try syncs(match.attributes, db) {
+                    try recordSyncChange(db, itemClass: query.itemClass, id: match.stored.id, syncsNow: false)
+                }
             }
         }
         checkpoint.request()

@@ -96,6 +96,25 @@ extension TresorClient {
         return answer.conflicts
     }
 
+    /// The owners whose Secret Service items sync.
+    /// - Returns: the groups, sorted.
+    /// - Throws: `APIError` from the daemon.
+    public func syncSecretServiceOwners() throws -> [String] {
+        let answer: SyncOwnersAnswer = try call("GET", Route.syncSecretServiceOwners)
+        return answer.owners
+    }
+
+    /// Includes an owner's Secret Service items in sync, or excludes them.
+    /// - Parameters:
+    ///   - owner: the group, as `tresor secret-service owners` names it.
+    ///   - include: include (true) or exclude.
+    /// - Returns: the owners included after the change.
+    /// - Throws: `APIError` from the daemon (`interactionNotAllowed` while the keybag is locked).
+    public func syncSecretServiceOwner(_ owner: String, include: Bool) throws -> [String] {
+        let answer: SyncOwnersAnswer = try call("POST", Route.syncSecretServiceOwners, SyncOwnerRequestBody(owner: owner, include: include))
+        return answer.owners
+    }
+
     /// Makes a kept version the item again; the next sync sends it.
     /// - Parameter id: the conflict's id.
     /// - Throws: `APIError` from the daemon (`notFound` for an unknown id).

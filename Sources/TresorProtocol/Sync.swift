@@ -34,12 +34,15 @@ public struct SyncJoinRequestBody: Codable, Sendable {
     public var password: String
     /// What the devices of the circle call this one; the host name when absent.
     public var deviceName: String?
+    /// The owner's invite: the web account is registered with it (and `password`) first.
+    public var invite: String?
 
-    public init(server: String, account: String, password: String, deviceName: String?) {
+    public init(server: String, account: String, password: String, deviceName: String?, invite: String? = nil) {
         self.server = server
         self.account = account
         self.password = password
         self.deviceName = deviceName
+        self.invite = invite
     }
 }
 

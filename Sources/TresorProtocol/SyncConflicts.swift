@@ -21,13 +21,37 @@ public struct SyncCounters: Codable, Sendable, Equatable {
     public var deletionsHeld: Int
     /// When `tresor sync now` last ended.
     public var lastSync: Date?
+    /// Records of trusted devices set aside: verified, but unreadable here; never applied.
+    public var setAside: [SyncSetAsideRecord]
 
-    public init(changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, lastSync: Date?) {
+    public init(
+        changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, lastSync: Date?, setAside: [SyncSetAsideRecord] = []
+    ) {
         self.changesWaiting = changesWaiting
         self.conflictsKept = conflictsKept
         self.changesHeld = changesHeld
         self.deletionsHeld = deletionsHeld
         self.lastSync = lastSync
+        self.setAside = setAside
+    }
+}
+
+/// A record a trusted device wrote that this device verified but cannot read (docs/SYNC.md,
+/// "Conflicts and deletions"): set aside, never applied, while the records after it apply.
+public struct SyncSetAsideRecord: Codable, Sendable, Equatable {
+    /// The server's counter of it.
+    public var counter: UInt64
+    public var recordID: String
+    /// The device that wrote it.
+    public var deviceID: String
+    /// Why it is set aside.
+    public var reason: String
+
+    public init(counter: UInt64, recordID: String, deviceID: String, reason: String) {
+        self.counter = counter
+        self.recordID = recordID
+        self.deviceID = deviceID
+        self.reason = reason
     }
 }
 

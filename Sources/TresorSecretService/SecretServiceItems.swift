@@ -8,7 +8,7 @@ import TresorKeychain
 /// free-form attributes (`custom`) are the attribute map and whose `generic` attribute is the
 /// content type in UTF-8.
 public enum SecretServiceItems {
-    public static let service = "org.freedesktop.secrets"
+    public static let service = Keychain.secretServiceItemService
 
     /// Adds a new Secret Service item to `keychain`, in the caller's default access group.
     /// - Parameters:

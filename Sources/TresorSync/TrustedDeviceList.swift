@@ -149,6 +149,27 @@ public struct TrustedDeviceList: Sendable, Equatable {
             recovery: recovery, removed: removed + [RemovedDevice(identity: gone, lastAcceptedSequence: lastAcceptedSequence)])
     }
 
+    /// The next list without `device`, signed by that device itself as it leaves (`tresor sync
+    /// leave`): the other devices accept it as any list a member of the one they hold signed,
+    /// so the circle stops naming the device without another one acting. Its records up to
+    /// `lastAcceptedSequence` stay accepted. The epoch stays: a device that leaves forgets its
+    /// keys, and cannot share a new epoch's key to the others (a share opens only from a member
+    /// of the list it comes with) — a removal by another device rolls the key.
+    /// - Parameters:
+    ///   - device: this device, a member.
+    ///   - lastAcceptedSequence: the last of its records the server holds.
+    /// - Returns: the signed list, version + 1, same epoch.
+    /// - Throws: ``SyncError/notAMember(deviceID:)``; ``SyncError/invalidList(_:)`` when it is the last member.
+    public func leaving(_ device: LocalDevice, lastAcceptedSequence: UInt64) throws -> SignedTrustedDeviceList {
+        guard let leaver = member(device.deviceID), leaver.signingKey == device.identity.signingKey else {
+            throw SyncError.notAMember(deviceID: device.deviceID)
+        }
+        let next = try TrustedDeviceList(
+            account: account, version: version + 1, epoch: epoch, members: members.filter { $0.deviceID != device.deviceID },
+            recovery: recovery, removed: removed + [RemovedDevice(identity: leaver, lastAcceptedSequence: lastAcceptedSequence)])
+        return SignedTrustedDeviceList(list: next, signerID: device.deviceID, signature: try device.sign(next.signedBytes))
+    }
+
     // MARK: Signing and accepting
 
     /// Signs the list as one of its members, or as its recovery identity (a recovery join:

@@ -11,6 +11,10 @@ enum HoldReason {
     static let deletion = "deletion"
     /// An earlier change of the same record waits: applied after it, never before.
     static let behind = "behind"
+    /// Verified — a trusted device signed it, and it opened — but its payload is not a keychain
+    /// item this version reads (a newer Tresor's format, or a device's bug): set aside, listed
+    /// by `tresor sync status`, never applied; the records after it go on.
+    static let unreadable = "unreadable"
 }
 
 /// What applying one change did.
@@ -30,7 +34,7 @@ extension SyncEngine {
         _ records: [ReceivedRecord], served: [SyncRecord], _ transaction: KeychainSyncTransaction, holdDeletions: Bool,
         summary: inout PullSummary
     ) throws {
-        var blocked = Set(try transaction.held().map(\.recordID))
+        var blocked = Set(try transaction.held().filter { $0.reason != HoldReason.unreadable }.map(\.recordID))
         var deleted = 0
         for (record, entry) in zip(records, served) where record.deviceID != device.deviceID {
             var outcome: ApplyOutcome
@@ -52,7 +56,7 @@ extension SyncEngine {
     func releaseHeld(_ transaction: KeychainSyncTransaction, deletionsAllowed: Bool, summary: inout PullSummary) throws {
         var blocked = Set<String>()
         var deleted = 0
-        for held in try transaction.held() {
+        for held in try transaction.held() where held.reason != HoldReason.unreadable {
             guard !blocked.contains(held.recordID) else { continue }
             if held.reason == HoldReason.deletion && !deletionsAllowed {
                 blocked.insert(held.recordID)
@@ -84,7 +88,8 @@ extension SyncEngine {
             summary.conflictsKept += 1
         case .held(let reason):
             try transaction.hold(try SyncJSON.encoder.encode(entry), counter: entry.counter, recordID: entry.upload.recordID, reason: reason)
-            blocked.insert(entry.upload.recordID)
+            // A record set aside holds nothing up: a later change of it applies as usual.
+            if reason != HoldReason.unreadable { blocked.insert(entry.upload.recordID) }
         }
     }
 
@@ -110,7 +115,7 @@ extension SyncEngine {
             do {
                 item = try SyncedItem(encoded: record.content.payload)
             } catch {
-                throw SyncEngineError.unreadableItem(recordID: record.recordID)
+                return .held(HoldReason.unreadable)
             }
             // Every read that a locked class refuses comes before the first write.
             try transaction.requireAvailable(item.protectionClass)

@@ -1,5 +1,6 @@
 import Foundation
 import TresorKeychain
+import TresorSyncProtocol
 
 /// What the engine holds in a keychain between syncs (`tresor sync status`).
 public struct SyncLedgerCounts: Sendable, Equatable {
@@ -11,6 +12,20 @@ public struct SyncLedgerCounts: Sendable, Equatable {
     public var changesHeld: Int
     /// Of those, deletions waiting for the user (a mass deletion).
     public var deletionsHeld: Int
+    /// Records of trusted devices set aside: verified, but not a keychain item this version
+    /// reads; never applied.
+    public var setAside: [SetAsideRecord] = []
+}
+
+/// A record set aside (``SyncLedgerCounts/setAside``).
+public struct SetAsideRecord: Sendable, Equatable {
+    /// The server's counter of it.
+    public var counter: UInt64
+    public var recordID: String
+    /// The trusted device that wrote it.
+    public var deviceID: String
+    /// Why, in the user's words.
+    public var reason: String
 }
 
 extension SyncEngine {
@@ -19,9 +34,16 @@ extension SyncEngine {
     /// - Returns: the counts.
     /// - Throws: storage errors.
     public static func counts(in keychain: Keychain) throws -> SyncLedgerCounts {
-        let (waiting, held) = try keychain.syncTransaction { transaction in (try transaction.outbox().count, try transaction.held()) }
+        let (waiting, all) = try keychain.syncTransaction { transaction in (try transaction.outbox().count, try transaction.held()) }
+        let held = all.filter { $0.reason != HoldReason.unreadable }
+        let setAside = all.filter { $0.reason == HoldReason.unreadable }.map { record in
+            SetAsideRecord(
+                counter: record.counter, recordID: record.recordID,
+                deviceID: (try? SyncJSON.decoder.decode(SyncRecord.self, from: record.record))?.upload.deviceID ?? "",
+                reason: "not a keychain item this version of Tresor reads (a newer version's format, or damaged); never applied")
+        }
         return SyncLedgerCounts(
             changesWaiting: waiting, conflictsKept: try keychain.syncConflicts().count, changesHeld: held.count,
-            deletionsHeld: held.filter { $0.reason == HoldReason.deletion }.count)
+            deletionsHeld: held.filter { $0.reason == HoldReason.deletion }.count, setAside: setAside)
     }
 }

@@ -59,7 +59,7 @@ extension SyncEngine {
         try keychain.syncTransaction { transaction in
             // The user confirmed what this pull deleted: the next 24 hours count from now.
             if allowDeletions { try confirmDeletions(transaction) }
-            let held = try transaction.held()
+            let held = try transaction.held().filter { $0.reason != HoldReason.unreadable }
             summary.held = held.count
             summary.heldDeletions = held.filter { $0.reason == HoldReason.deletion }.count
         }
@@ -75,7 +75,7 @@ extension SyncEngine {
         var summary = PullSummary()
         try keychain.syncTransaction { transaction in
             try releaseHeld(transaction, deletionsAllowed: false, summary: &summary)
-            let held = try transaction.held()
+            let held = try transaction.held().filter { $0.reason != HoldReason.unreadable }
             summary.held = held.count
             summary.heldDeletions = held.filter { $0.reason == HoldReason.deletion }.count
         }

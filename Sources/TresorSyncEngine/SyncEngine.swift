@@ -61,14 +61,11 @@ public enum SyncEngineError: Error, Equatable, CustomStringConvertible {
     case unexpectedPushAnswer(String)
     /// This device holds no circle key to seal with.
     case noCircleKey
-    /// A record from a trusted device does not carry a keychain item.
-    case unreadableItem(recordID: String)
 
     public var description: String {
         switch self {
         case .unexpectedPushAnswer(let why): return "the server's answer to a push does not match it: \(why)"
         case .noCircleKey: return "this device holds no circle key"
-        case .unreadableItem(let recordID): return "record \(recordID) does not carry a keychain item"
         }
     }
 }

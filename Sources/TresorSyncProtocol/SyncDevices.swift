@@ -177,11 +177,16 @@ public struct SyncDeviceListUpdate: Codable, Equatable, Sendable {
     public var expectedVersion: UInt64
     public var version: UInt64
     public var blob: Data
+    /// With the circle's first list only (`expectedVersion` 0): the Ed25519 public key (32
+    /// bytes) of the recovery identity that list names, replacing the one of the enrollment — a
+    /// first join retried after it stopped half-way makes a new recovery key.
+    public var recoveryPublicKey: Data?
 
-    public init(expectedVersion: UInt64, version: UInt64, blob: Data) {
+    public init(expectedVersion: UInt64, version: UInt64, blob: Data, recoveryPublicKey: Data? = nil) {
         self.expectedVersion = expectedVersion
         self.version = version
         self.blob = blob
+        self.recoveryPublicKey = recoveryPublicKey
     }
 }
 

@@ -20,6 +20,9 @@ public protocol SyncRequestContext: RequestContext {
 public final class SyncRelay: Sendable {
     let store: SyncStore
     let accounts: any WebStore
+    let invites: any WebInviteStore
+    /// Whether registering an account needs the owner's invite (the web's `webRegistration`).
+    let registrationNeedsInvite: Bool
     let throttle: LoginThrottle
     let events: any WebEventBus
     let live = SyncLiveUpdates()
@@ -28,14 +31,18 @@ public final class SyncRelay: Sendable {
     /// - Parameters:
     ///   - database: the server's database (``PostgresWebStorage/database``), migrated.
     ///   - backend: the server's web backend: its accounts, sign-in counters and event bus.
+    ///   - registrationNeedsInvite: whether `POST /v1/sync/accounts` needs the owner's invite,
+    ///     as the web's registration does (`webRegistration`: `invite`, the default).
     ///   - clock: the time challenges, sessions and join requests are dated by.
     ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
     public init(
-        database: ServerDatabase, backend: WebBackend, clock: @escaping @Sendable () -> Date = { Date() },
+        database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, clock: @escaping @Sendable () -> Date = { Date() },
         beforeCommit: @escaping @Sendable () async -> Void = {}
     ) {
         store = SyncStore(db: database, clock: clock, beforeCommit: beforeCommit)
         accounts = backend.store
+        invites = backend.invites
+        self.registrationNeedsInvite = registrationNeedsInvite
         throttle = LoginThrottle(store: backend.throttles)
         events = backend.events
         let live = self.live

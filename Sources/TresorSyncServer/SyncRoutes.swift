@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -10,6 +11,9 @@ struct SyncRoutes {
     let relay: SyncRelay
 
     func register<Context: SyncRequestContext>(on router: Router<Context>) {
+        router.post("/v1/sync/accounts") { request, context in
+            await answer(context) { try await registerAccount(request, context) }
+        }
         router.post("/v1/sync/devices") { request, context in
             await answer(context) { try await enroll(request, context) }
         }
@@ -198,6 +202,9 @@ struct SyncRoutes {
     static func checked(_ update: SyncDeviceListUpdate) throws -> SyncDeviceListUpdate {
         try checkCounter(update.version, "the version")
         try checkBlob(update.blob, "the device list")
+        if let key = update.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: key)) == nil {
+            throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
+        }
         return update
     }
 

@@ -114,9 +114,12 @@ extension SyncStore {
         guard update.version > update.expectedVersion else {
             throw SyncError(.invalid, "the new device list's version must be greater than the expected one")
         }
+        // The first list may name the recovery key anew (a first join retried); later ones never.
+        let recoveryKey = update.expectedVersion == 0 ? update.recoveryPublicKey : nil
         let swapped = try await connection.count(
             """
-            UPDATE sync_circles SET device_list_version = \(Int64(update.version)), device_list = \(update.blob)
+            UPDATE sync_circles SET device_list_version = \(Int64(update.version)), device_list = \(update.blob),
+                recovery_key = COALESCE(\(recoveryKey), recovery_key)
             WHERE account_id = \(account.rawValue) AND device_list_version = \(Int64(update.expectedVersion)) RETURNING 1
             """, logger)
         guard swapped == 1 else {

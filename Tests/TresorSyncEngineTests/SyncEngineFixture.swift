@@ -153,6 +153,8 @@ struct SyncWorld {
     let accountID: AccountID
     let devices: [TestDevice]
     let list: TrustedDeviceList
+    /// Epoch 1's key, which every device holds.
+    let circleKey: CircleKey
 
     /// - Parameters:
     ///   - names: the devices' names, the first makes the circle.
@@ -189,7 +191,7 @@ struct SyncWorld {
                 transport: transport(base), device: device.local, list: list, keys: keys, keychain: device.keychain,
                 clock: clocks?[index].read ?? TestClock().read, pageSize: 50)
         }
-        return SyncWorld(storage: storage, relay: relay, accountID: account.id, devices: devices, list: list)
+        return SyncWorld(storage: storage, relay: relay, accountID: account.id, devices: devices, list: list, circleKey: circleKey)
     }
 
     /// Every record the relay holds, in counter order.

@@ -127,6 +127,22 @@ struct TrustedDeviceListTests {
         #expect(throws: SyncError.listSignerNotTrusted(signerID: circle.phone.deviceID)) { try afterRemoval.accepting(signed) }
     }
 
+    @Test func aLeavingDeviceSignsTheListWithoutItselfAndCannotComeBack() throws {
+        let circle = try TestCircle()
+        let departure = try circle.list.leaving(circle.phone, lastAcceptedSequence: 3)
+        // Another member accepts it: the signer is a member of the list it holds.
+        let afterLeaving = try circle.list.accepting(departure)
+        #expect(afterLeaving.member(circle.phone.deviceID) == nil && afterLeaving.epoch == circle.list.epoch)
+        #expect(afterLeaving.removed == [RemovedDevice(identity: circle.phone.identity, lastAcceptedSequence: 3)])
+        // Gone, it signs nothing more.
+        #expect(throws: SyncError.notAMember(deviceID: circle.phone.deviceID)) {
+            try afterLeaving.leaving(circle.phone, lastAcceptedSequence: 4)
+        }
+        let comeback = try afterLeaving.adding(LocalDevice.create(name: "phone's friend").identity)
+        let signed = SignedTrustedDeviceList(list: comeback, signerID: circle.phone.deviceID, signature: try circle.phone.sign(comeback.signedBytes))
+        #expect(throws: SyncError.listSignerNotTrusted(signerID: circle.phone.deviceID)) { try afterLeaving.accepting(signed) }
+    }
+
     @Test func theRecoveryKeyAddsADeviceWhenNoneIsLeft() throws {
         let circle = try TestCircle()
         let newMachine = try LocalDevice.create(name: "new laptop")

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TresorKeybag
+import TresorKeychain
 import TresorProtocol
 import TresorSystem
 
@@ -95,6 +96,21 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             return SyncConflictsAnswer(conflicts: try account.conflicts(try keychains.loginKeychain()))
         }
+        router.get(RouterPath(Route.syncSecretServiceOwners)) { _, context -> SyncOwnersAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            return SyncOwnersAnswer(owners: try keychains.loginKeychain().syncedSecretServiceOwners())
+        }
+        router.post(RouterPath(Route.syncSecretServiceOwners)) { request, context -> SyncOwnersAnswer in
+            try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            let body = try await request.decode(as: SyncOwnerRequestBody.self, context: context)
+            // Its items are read to record them (or their tombstones): a locked keybag would miss some.
+            guard try slot.keybag().lockState == .unlocked else {
+                throw KeychainError.interactionNotAllowed("including or excluding an owner needs the keybag unlocked: `tresor unlock`")
+            }
+            let owners = try keychains.loginKeychain().setSecretServiceOwner(body.owner, synced: body.include)
+            context.logger.notice("sync: Secret Service owner \(body.include ? "included" : "excluded")")
+            return SyncOwnersAnswer(owners: owners)
+        }
         router.post(RouterPath(Route.syncConflicts + "/:id/restore")) { _, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             let id = try context.parameters.require("id")
@@ -112,3 +128,4 @@ extension SyncDeviceInfo: ResponseEncodable {}
 extension SyncStatusAnswer: ResponseEncodable {}
 extension SyncNowAnswer: ResponseEncodable {}
 extension SyncConflictsAnswer: ResponseEncodable {}
+extension SyncOwnersAnswer: ResponseEncodable {}

@@ -18,7 +18,10 @@ extension SyncAccount {
         return SyncCounters(
             changesWaiting: counts.changesWaiting, conflictsKept: counts.conflictsKept, changesHeld: counts.changesHeld,
             deletionsHeld: counts.deletionsHeld,
-            lastSync: last.flatMap { Double(String(decoding: $0, as: UTF8.self)) }.map { Date(timeIntervalSince1970: $0) })
+            lastSync: last.flatMap { Double(String(decoding: $0, as: UTF8.self)) }.map { Date(timeIntervalSince1970: $0) },
+            setAside: counts.setAside.map {
+                SyncSetAsideRecord(counter: $0.counter, recordID: $0.recordID, deviceID: $0.deviceID, reason: $0.reason)
+            })
     }
 
     /// Records that a sync ended now.

@@ -28,11 +28,32 @@ actor SyncAccount {
     /// join request and gets the fingerprint words to compare on a trusted device.
     func join(_ body: SyncJoinRequestBody) async throws -> SyncJoinAnswer {
         try await SyncAPIErrors.mapped {
-            let (server, account, keybag) = try prepare(server: body.server, account: body.account)
-            let device = try LocalDevice.create(name: try Self.deviceName(body.deviceName))
-            let client = Self.client(server, account: account, device: device)
+            let (server, account, keybag) = try prepare(server: body.server, account: body.account, keepingIdentity: true)
+            var (device, reused) = try joiningDevice(named: try Self.deviceName(body.deviceName), keybag: keybag)
+            var client = Self.client(server, account: account, device: device)
             let recovery = RecoveryKey.generate()
-            let enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
+            var enrolled: SyncEnrollmentResponse
+            do {
+                enrolled = try await registeringFirst(
+                    client, invite: body.invite, account: account, password: body.password,
+                    enrollment(account: account, password: body.password, device: device, recovery: recovery))
+            } catch let error as SyncClientError where reused && error.refusalCode == .conflict {
+                // This device enrolled in an earlier try of this join, which stopped half-way.
+                if (try? await client.signIn()) == .trusted, try await client.deviceList().version == 0 {
+                    enrolled = SyncEnrollmentResponse(state: .trusted, createdCircle: true, joinRequest: nil)
+                } else {
+                    // Its earlier request is lost: ask again as a new device.
+                    SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+                    (device, reused) = try joiningDevice(named: device.identity.name, keybag: keybag)
+                    client = Self.client(server, account: account, device: device)
+                    enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
+                }
+            } catch {
+                // Unless the answer was lost on the way (the server may hold the enrollment), the
+                // server refused or is no relay: it holds nothing of this device.
+                if case SyncClientError.unreachable = error {} else { SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity) }
+                throw error
+            }
             if enrolled.createdCircle {
                 try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
                 return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID, recoveryKey: recovery.text)
@@ -41,12 +62,54 @@ actor SyncAccount {
             let history = try await Self.history(client)
             guard let circleID = history.circleID else { throw SyncError.invalidList("the circle's first list is not version 1") }
             let words = JoinRequest(identity: device.identity, nonce: request.nonce).fingerprintWords(circleID: circleID)
-            try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
             try SyncAccountFile(
                 server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .waiting,
                 requestID: request.requestID, circleID: circleID
             ).save(paths)
             return SyncJoinAnswer(state: .waiting, deviceID: device.deviceID, requestID: request.requestID, words: words)
+        }
+    }
+
+    /// The identity a join enrolls with, saved before the server hears of it: the one an
+    /// earlier try of this join left (no account file yet), when it has this name — so a join
+    /// that stopped after enrolling finishes as the same device — or a new one.
+    /// - Returns: the device, and whether it is the earlier try's.
+    private func joiningDevice(named name: String, keybag: Keybag) throws -> (LocalDevice, Bool) {
+        if let leftover = try? LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag), leftover.identity.name == name {
+            return (leftover, true)
+        }
+        SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        let device = try LocalDevice.create(name: name)
+        try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
+        return (device, false)
+    }
+
+    /// Enrolls, after registering the web account with `invite` when there is one. A refused
+    /// registration (the invite used already, the name taken) is not the end: a join retried
+    /// after its registration went through enrolls with the account it made. Its refusal is
+    /// what the user reads when the enrollment cannot sign in either.
+    private func registeringFirst(
+        _ client: SyncClient, invite: String?, account: String, password: String, _ enrollment: SyncEnrollment
+    ) async throws -> SyncEnrollmentResponse {
+        var registrationRefused: SyncClientError?
+        if let invite {
+            do {
+                _ = try await client.registerAccount(SyncAccountRegistration(account: account, password: password, invite: invite))
+            } catch let error as SyncClientError where error.refusalCode == .forbidden || error.refusalCode == .conflict {
+                registrationRefused = error
+            }
+        }
+        do {
+            return try await client.enroll(enrollment)
+        } catch let error as SyncClientError where error.refusalCode == .unauthorized {
+            if let registrationRefused {
+                throw APIError(
+                    .authFailed, "\(registrationRefused.description), and signing in to an existing account failed; nothing was changed here")
+            }
+            throw APIError(
+                .authFailed,
+                "\(error.description): the web account must exist (register it, or give --invite where the server registers by invite); nothing was changed here"
+            )
         }
     }
 
@@ -58,7 +121,6 @@ actor SyncAccount {
         let first = try TrustedDeviceList.create(account: account, device: device, recoveryKey: recovery)
         guard let circleID = first.list.circleID else { throw SyncError.invalidList("a new circle's list is version 1") }
         let history = CircleHistory(lists: [first], endorsement: try recovery.endorse(circleID: circleID))
-        try await client.putDeviceList(SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: history.encoded))
         let key = CircleKey.generate(epoch: 1)
         try await client.putKeyEnvelopes([
             SyncKeyEnvelope(deviceID: device.deviceID, epoch: 1, blob: try key.share(to: device.identity, account: account, from: device).encoded)
@@ -66,7 +128,10 @@ actor SyncAccount {
         try await client.putRecoveryEnvelopes([
             SyncRecoveryEnvelope(epoch: 1, blob: try key.share(to: recovery.identity.identity, account: account, from: device).encoded)
         ])
-        try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
+        // The list last, naming the recovery key it was made with: until the server holds it,
+        // a retried join finishes the circle with a recovery key of its own (docs/SYNC.md, "Devices").
+        try await client.putDeviceList(
+            SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: history.encoded, recoveryPublicKey: recovery.identity.identity.signingKey))
         try SyncAccountFile(
             server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
             circleID: circleID, history: history.encoded, keyring: try CircleKeyring([key]).sealed(account: account, keybag: keybag)
@@ -135,6 +200,7 @@ actor SyncAccount {
             let enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
             if enrolled.createdCircle {
                 // No circle yet: this device makes it, for the recovery key the user already has.
+                try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
                 try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
                 return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
             }
@@ -287,8 +353,10 @@ actor SyncAccount {
             let device = try? LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag),
             let server = try? SyncServerURL(file.server)
         {
+            let client = Self.client(server, account: file.account, device: device)
+            if file.membership == .trusted { await signOwnDeparture(file, device, client) }
             do {
-                try await Self.client(server, account: file.account, device: device).removeDevice(device.deviceID)
+                try await client.removeDevice(device.deviceID)
                 told = true
             } catch {
                 told = false
@@ -297,6 +365,20 @@ actor SyncAccount {
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
         SecureFiles.overwriteAndRemove(paths.syncAccount)
         return told
+    }
+
+    /// Signs and stores the list without this device (``TrustedDeviceList/leaving(_:lastAcceptedSequence:)``),
+    /// so that the other devices stop naming it at their next look. Best effort: when it fails
+    /// (the server unreachable, the list changed meanwhile, this the last device), the list
+    /// names the device until another removes it.
+    private func signOwnDeparture(_ file: SyncAccountFile, _ device: LocalDevice, _ client: SyncClient) async {
+        var file = file
+        guard let history = try? await refreshed(&file, client), let held = try? Self.held(history), held.members.count > 1,
+            let last = try? await Self.lastSequence(of: device.deviceID, client),
+            let next = try? held.leaving(device, lastAcceptedSequence: last)
+        else { return }
+        try? await client.putDeviceList(
+            SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.appending(next).encoded))
     }
 
     /// What this device knows of its sync account, without asking the server.
@@ -314,7 +396,7 @@ actor SyncAccount {
 
     // MARK: Parts
 
-    private func prepare(server text: String, account name: String) throws -> (SyncServerURL, String, Keybag) {
+    private func prepare(server text: String, account name: String, keepingIdentity: Bool = false) throws -> (SyncServerURL, String, Keybag) {
         guard try SyncAccountFile.load(paths) == nil else {
             throw APIError(.conflict, "this device is in a sync account already: `tresor sync leave` first")
         }
@@ -323,8 +405,9 @@ actor SyncAccount {
         guard (1...64).contains(account.count) else { throw APIError(.param, "an account name is 1 to 64 characters") }
         let keybag = try slot.keybag()
         guard keybag.lockState == .unlocked else { throw KeychainError.interactionNotAllowed("joining a sync account needs the keybag unlocked") }
-        // A leftover identity of a join that failed half-way (no account file) is not a device of any circle.
-        SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        // A leftover identity of a join that failed half-way (no account file) is a device of no
+        // finished circle; a join retried takes it up again (``joiningDevice(named:keybag:)``).
+        if !keepingIdentity { SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity) }
         return (server, account, keybag)
     }
 

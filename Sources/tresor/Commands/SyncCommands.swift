@@ -19,7 +19,10 @@ struct SyncCommand: ParsableCommand {
             after you compared the words both show. The server never holds a key that opens a \
             synced item, and cannot add a device.
             """,
-        subcommands: [Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self, Conflicts.self])
+        subcommands: [
+            Join.self, Approve.self, Recover.self, Devices.self, Remove.self, Leave.self, Status.self, Now.self, Conflicts.self, Include.self,
+            Exclude.self,
+        ])
 
     struct Join: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -31,19 +34,26 @@ struct SyncCommand: ParsableCommand {
                 prints the recovery key — write it down: it is shown once and stored nowhere. Any \
                 further device prints six words and its request, and waits (up to 10 minutes, \
                 unless --no-wait) until a trusted device approves it with `tresor sync approve` \
-                showing the same words. Plain http:// is accepted only for a loopback host.
+                showing the same words. Plain http:// is accepted only for a loopback host. Where \
+                the server registers accounts by invite, --invite (or --invite-stdin) registers \
+                the web account with the owner's invite and this password first.
                 """)
         @Argument(help: "The server's address: https://HOST[:PORT] (http:// for a loopback host only).") var server: String
         @Option(help: "The web account's name.") var account: String
         @Flag(help: "Read the account password from standard input.") var passwordStdin = false
-        @Option(help: "An invite code, for a server that registers accounts by invite (not supported yet).") var invite: String?
+        @Option(
+            help: ArgumentHelp(
+                "Register the web account first with this invite (`tresor web invite NAME` on the server).",
+                discussion: "Other local users can read a command line: on a shared machine prefer --invite-stdin."))
+        var invite: String?
+        @Flag(help: "Read the invite from standard input (the line before the password with --password-stdin).") var inviteStdin = false
         @Option(help: "What the other devices call this one (the host name by default).") var deviceName: String?
         @Flag(help: "Return once the request is sent; `tresor sync status` or a later `tresor sync join` shows the answer.") var noWait = false
         @Option(help: "A PEM CA certificate to trust for this server (not supported yet: the system's CAs are used).") var caFile: String?
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
-            if invite != nil { throw ValidationError("--invite is not supported yet: register the web account first (tresor web invite)") }
+            if invite != nil && inviteStdin { throw ValidationError("give --invite CODE or --invite-stdin, not both") }
             if caFile != nil {
                 throw ValidationError("--ca-file is not supported yet: this build's HTTP client (URLSession) trusts the system's CAs only")
             }
@@ -55,9 +65,15 @@ struct SyncCommand: ParsableCommand {
                 if try client.syncStatus().state == .waiting {
                     return try SyncCommand.wait(client, json: options.json, noWait: noWait)
                 }
+                var code = invite
+                if inviteStdin {
+                    var input = SecretInput(fromStandardInput: true, flag: "--invite-stdin")
+                    code = try input.next("Invite for \(account):")
+                }
                 var input = SecretInput(fromStandardInput: passwordStdin, flag: "--password-stdin")
                 let password = try input.next("Password of \(account) on \(server):")
-                let answer = try client.syncJoin(SyncJoinRequestBody(server: server, account: account, password: password, deviceName: deviceName))
+                let answer = try client.syncJoin(
+                    SyncJoinRequestBody(server: server, account: account, password: password, deviceName: deviceName, invite: code))
                 if options.json && (answer.state != .waiting || noWait) { return Output.json(answer) }
                 if let recoveryKey = answer.recoveryKey {
                     print("This device created the sync circle of \(account).")
@@ -138,6 +154,54 @@ struct SyncCommand: ParsableCommand {
                 print("Approved.")
             }
         }
+    }
+
+    struct Include: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "include",
+            abstract: "Sync the items a Secret Service client stored (its owner), or list those included.",
+            discussion: """
+                Items a Secret Service client stored (secret-tool, a browser, python keyring) never \
+                sync until you include their owner — the group `tresor secret-service owners` names \
+                — on this device: such items are often of this machine only (a browser's \
+                safe-storage key), and any process running that client may read them wherever \
+                they go. Included, its items go out with the next `tresor sync now`.
+                """)
+        @Argument(help: "The owner, as `tresor secret-service owners` names it (exe:/usr/bin/secret-tool, …).") var owner: String?
+        @Flag(help: "List the owners included.") var list = false
+        @OptionGroup var options: GlobalOptions
+
+        func validate() throws {
+            if (owner == nil) == !list { throw ValidationError("give an OWNER, or --list") }
+        }
+
+        func run() throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                let owners = try owner.map { try client.syncSecretServiceOwner($0, include: true) } ?? client.syncSecretServiceOwners()
+                try SyncCommand.printOwners(owners, json: options.json)
+            }
+        }
+    }
+
+    struct Exclude: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "exclude",
+            abstract: "Stop syncing a Secret Service client's items: they leave the other devices and stay here.")
+        @Argument(help: "The owner, as `tresor sync include --list` names it.") var owner: String
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try Output.run(options) {
+                try SyncCommand.printOwners(try options.connect().syncSecretServiceOwner(owner, include: false), json: options.json)
+            }
+        }
+    }
+
+    static func printOwners(_ owners: [String], json: Bool) throws {
+        if json { return Output.json(SyncOwnersAnswer(owners: owners)) }
+        if owners.isEmpty { print("No Secret Service client's items sync.") }
+        for owner in owners { print(owner) }
     }
 
     struct Recover: ParsableCommand {
@@ -240,6 +304,9 @@ struct SyncCommand: ParsableCommand {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
+                    for record in counters.setAside {
+                        print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
+                    }
                 }
             }
         }
