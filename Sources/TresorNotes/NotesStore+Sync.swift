@@ -66,7 +66,8 @@ enum NoteSyncTables {
     /// `sync_note_outbox`: the local notes changed since they last went to the server (one row
     /// a note). `sync_note_links`: each synced note's server id, revision and sealed base.
     /// `sync_note_applying`: a row only inside a transaction applying the server's notes, during
-    /// which the triggers record nothing. `sync_note_cursor`: the server's notes counter read.
+    /// which the triggers record nothing. `sync_note_cursor`: the sync account (server and name)
+    /// and the counter of its notes read.
     static func create(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -78,7 +79,7 @@ enum NoteSyncTables {
                     sealed_base BLOB NOT NULL
                 );
                 CREATE TABLE sync_note_applying (id INTEGER PRIMARY KEY CHECK (id = 1));
-                CREATE TABLE sync_note_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), counter INTEGER NOT NULL);
+                CREATE TABLE sync_note_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), counter INTEGER NOT NULL, account TEXT NOT NULL);
                 CREATE TRIGGER sync_note_outbox_insert AFTER INSERT ON notes
                 WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
                     INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (NEW.id);
@@ -96,9 +97,19 @@ enum NoteSyncTables {
 }
 
 extension NotesStore {
-    /// The server's notes counter this device has applied up to.
-    public func noteSyncCursor() throws -> UInt64 {
-        try pool.read { db in UInt64(try Int64.fetchOne(db, sql: "SELECT counter FROM sync_note_cursor WHERE id = 1") ?? 0) }
+    /// The server's notes counter this device has applied up to, for sync account `account`.
+    /// Another account than the one synced before starts afresh: the links to the other
+    /// server's notes are forgotten, and every local note goes to the new account as new.
+    /// - Parameter account: the sync account, as server and name.
+    /// - Returns: the counter (0 for an account never synced).
+    public func noteSyncCursor(account: String) throws -> UInt64 {
+        try pool.write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
+            if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
+            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox")
+            try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
+            return 0
+        }
     }
 
     /// How many local notes wait to go to the server.
@@ -214,20 +225,10 @@ extension NotesStore {
                 try write(state, localID: newID, over: row, db, sealing, &effects)
                 applied += 1
             }
-            try db.execute(
-                sql: "INSERT INTO sync_note_cursor (id, counter) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET counter = excluded.counter",
-                arguments: [Int64(cursor)])
+            try db.execute(sql: "UPDATE sync_note_cursor SET counter = ? WHERE id = 1", arguments: [Int64(cursor)])
         }
         finish(effects)
         return applied
-    }
-
-    /// Forgets every note's link and the cursor (the device left its sync account): the notes
-    /// stay, and a next sync account receives them as new.
-    public func forgetNoteSync() throws {
-        try pool.write { db in
-            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_cursor; DELETE FROM sync_note_outbox")
-        }
     }
 
     // MARK: Applying

@@ -13,11 +13,13 @@ extension SyncAccount {
     /// and this device takes the result — then pulls the account's changes page by page.
     /// - Parameters:
     ///   - notes: the home's notes.
+    ///   - account: the sync account, as server and name (another than the last starts afresh).
     ///   - client: the signed-in client of the sync account.
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncNotes(_ notes: NotesStore, client: SyncClient) async throws -> SyncNowNotes {
+    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
+        var cursor = try notes.noteSyncCursor(account: account)
         var after: String?
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
@@ -47,7 +49,6 @@ extension SyncAccount {
                 if answer.outcome == .conflictCopy { result.conflictCopies += 1 }
             }
         }
-        var cursor = try notes.noteSyncCursor()
         while true {
             let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
             let changes = page.entries.compactMap { entry -> (serverID: String, state: SyncedNoteState?)? in

@@ -34,7 +34,7 @@ extension SyncAccount {
             pulled.applied += released.applied
             pulled.conflictsKept += released.conflictsKept
             var notesSynced: SyncNowNotes?
-            if let notes { notesSynced = try await syncNotes(notes, client: client) }
+            if let notes { notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client) }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(
                 recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,
