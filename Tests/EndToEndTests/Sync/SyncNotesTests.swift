@@ -47,6 +47,14 @@ import TresorTestSupport
         #expect(try Self.syncNow(laptop).applied == 1)
         #expect(try Self.notes(laptop)["Groceries"]?.body == "Groceries\ne2e-note-marker milk\neggs\nbread")
         #expect(try Self.notes(laptop)["Groceries"]?.id == made.id, "the laptop's note keeps its own id")
+
+        // A pin and a folder travel too (the folder's name on standard input, not in argv).
+        let moved = try laptop.tresor(["note", "edit", made.id, "--pin", "--folder", "-"], input: "Home\n")
+        #expect(moved.succeeded, "\(moved.stderr)")
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+        #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).summary.isPinned)
+        #expect(try phone.json([NoteSummary].self, ["note", "list", "--folder", "-"], input: "Home\n").map(\.id) == [onPhone.id])
         // Up to date both ways: nothing more to do.
         #expect(try Self.syncNow(laptop) == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0))
         #expect(try Self.syncNow(phone) == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0))
