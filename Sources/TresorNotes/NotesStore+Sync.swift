@@ -33,8 +33,14 @@ public struct SyncedNoteState: Sendable, Equatable {
     public var modified: Date
     /// Since when it is in Recently Deleted.
     public var deleted: Date?
+    /// A locked note's sealed record (its `content.body` is empty).
+    public var locked: SyncedLockedRecord?
 
-    public init(serverID: String, revision: Int64, content: NoteSyncContent, created: Date, modified: Date, deleted: Date?) {
+    public init(
+        serverID: String, revision: Int64, content: NoteSyncContent, created: Date, modified: Date, deleted: Date?,
+        locked: SyncedLockedRecord? = nil
+    ) {
+        self.locked = locked
         self.serverID = serverID
         self.revision = revision
         self.content = content
@@ -56,8 +62,11 @@ public struct PendingNoteSync: Sendable {
     public var current: NoteSyncContent?
     /// Whether it is in Recently Deleted here.
     public var inRecentlyDeleted: Bool
-    /// A locked note: it does not travel yet.
+    /// A locked note.
     public var isLocked: Bool
+    /// A locked note's sealed record; nil for a note locked with a passphrase imported from
+    /// Apple Notes (it has no verifier to travel with: such a note stays here).
+    public var lockedRecord: SyncedLockedRecord?
     /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
     var localRevision: Int64?
 }
@@ -143,11 +152,12 @@ extension NotesStore {
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [id]).map(NoteRow.init(row:)) else {
                     return PendingNoteSync(
                         localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: nil, inRecentlyDeleted: false,
-                        isLocked: false, localRevision: nil)
+                        isLocked: false, lockedRecord: nil, localRevision: nil)
                 }
                 return PendingNoteSync(
                     localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: try content(of: row, db, sealing),
-                    inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, localRevision: row.revision)
+                    inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, lockedRecord: try lockedRecord(of: row, db, sealing),
+                    localRevision: row.revision)
             }
         }
     }
@@ -211,7 +221,8 @@ extension NotesStore {
                     continue
                 }
                 if let row, let localID {
-                    guard !row.isLocked else { continue }
+                    // A note locked here that the server holds unlocked waits for its own change.
+                    guard !row.isLocked || state.locked != nil else { continue }
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
                 }
@@ -270,9 +281,18 @@ extension NotesStore {
         let folder = try content.folder.map { try folderID(named: $0, account: .local, creating: true, db, sealing)! }
         let layer = try row.map { try sealing.noteLayer($0) } ?? sealing
         let title = try layer.sealText(content.title, table: "notes", id: localID, column: "title")
-        let body = try layer.sealText(content.body, table: "notes", id: localID, column: "body")
+        let body = try state.locked == nil ? layer.sealText(content.body, table: "notes", id: localID, column: "body") : nil
         let deleted = state.deleted?.timeIntervalSince1970
-        if row == nil {
+        if let locked = state.locked {
+            try writeLock(locked, localID: localID, exists: row != nil, db, sealing)
+        }
+        if row == nil && state.locked != nil {
+            try db.execute(
+                sql: "UPDATE notes SET folder_id = ?, created = ?, modified = ?, pinned = ?, sealed_title = ?, deleted = ? WHERE id = ?",
+                arguments: [
+                    folder, state.created.timeIntervalSince1970, state.modified.timeIntervalSince1970, content.isPinned, title, deleted, localID,
+                ])
+        } else if row == nil {
             try db.execute(
                 sql: """
                     INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, deleted)
@@ -294,11 +314,74 @@ extension NotesStore {
             effects.written.append(
                 (
                     localID, row == nil,
-                    SearchIndex.Entry(noteID: localID, accountID: AccountID.local.rawValue, title: content.title, body: content.body)
+                    SearchIndex.Entry(
+                        noteID: localID, accountID: AccountID.local.rawValue, title: content.title, body: state.locked == nil ? content.body : nil)
                 ))
         } else {
             effects.removed.append(localID)
         }
+    }
+
+    /// Writes a locked note's sealed record into local note `localID` (inserting the row when it
+    /// does not exist; the caller writes the rest of it), under the local account's passphrase
+    /// generation of its salt — recorded, and made current when the account has none.
+    private func writeLock(_ record: SyncedLockedRecord, localID: String, exists: Bool, _ db: Database, _ sealing: ContentSealing) throws {
+        var passphraseID = try Int64.fetchOne(
+            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1", arguments: [record.passphraseSalt])
+        if passphraseID == nil {
+            let generation =
+                (try Int.fetchOne(
+                    db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = 'local' AND source = ?",
+                    arguments: [LockInfo.Source.tresor.rawValue]) ?? 0) + 1
+            try db.execute(
+                sql: """
+                    INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
+                    VALUES ('local', ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    LockInfo.Source.tresor.rawValue, generation, record.passphraseSalt, record.passphraseIterations, record.passphraseVerifier,
+                    record.passphraseProofHash, now.timeIntervalSince1970,
+                ])
+            passphraseID = db.lastInsertedRowID
+            try db.execute(
+                sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = 'local' AND current_passphrase_id IS NULL", arguments: [passphraseID])
+        }
+        let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
+        let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
+        let arguments: StatementArguments = [
+            passphraseID, record.passphraseSalt, record.passphraseIterations, record.wrappedKey, record.iv, record.tag, ciphertext, format,
+            record.noteProofHash, localID,
+        ]
+        if exists {
+            try db.execute(
+                sql: """
+                    UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?,
+                        crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, note_proof_hash = ?
+                    WHERE id = ?
+                    """, arguments: arguments)
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                                       sealed_ciphertext, body_format, note_proof_hash, id, account_id, created, modified, sealed_title)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'local', 0, 0, X'')
+                    """, arguments: arguments)
+        }
+    }
+
+    /// A local locked note's sealed record as it travels; nil for an unlocked note, and for one
+    /// locked with a passphrase imported from Apple Notes (no verifier).
+    private func lockedRecord(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> SyncedLockedRecord? {
+        guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag,
+            let sealed = row.sealedCiphertext
+        else { return nil }
+        let passphrase = try PassphraseRow.fetch(passphraseID, db)
+        guard passphrase.source == .tresor, let verifier = passphrase.verifier else { return nil }
+        return try SyncedLockedRecord(
+            passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: verifier,
+            passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
+            ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
+            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash)
     }
 
     private func saveLink(local localID: String, _ state: SyncedNoteState, _ db: Database, _ sealing: ContentSealing) throws {

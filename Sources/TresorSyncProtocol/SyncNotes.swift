@@ -12,7 +12,7 @@ public struct SyncNote: Codable, Equatable, Sendable {
     /// Its revision (counted up by every change).
     public var revision: Int64
     public var title: String
-    /// The body; nil for a locked note (locked notes do not travel yet: docs/SYNC.md, "Notes").
+    /// The body; nil for a locked note (its sealed body is in `locked`).
     public var body: String?
     /// The folder's name; nil for none.
     public var folder: String?
@@ -22,11 +22,14 @@ public struct SyncNote: Codable, Equatable, Sendable {
     /// Since when it is in Recently Deleted; nil for a note that is not there.
     public var deleted: Date?
     public var isLocked: Bool
+    /// A locked note's sealed record.
+    public var locked: SyncLockedNote?
 
     public init(
         id: String, revision: Int64, title: String, body: String?, folder: String?, isPinned: Bool, created: Date, modified: Date,
-        deleted: Date?, isLocked: Bool
+        deleted: Date?, isLocked: Bool, locked: SyncLockedNote? = nil
     ) {
+        self.locked = locked
         self.id = id
         self.revision = revision
         self.title = title
@@ -110,10 +113,14 @@ public struct SyncNoteChange: Codable, Equatable, Sendable {
     public var folder: String?
     public var isPinned: Bool
     public var state: State
+    /// For a locked note: its sealed record (`body` is empty).
+    public var locked: SyncLockedNote?
 
     public init(
-        localID: String, noteID: String?, base: SyncNoteBase?, title: String, body: String, folder: String?, isPinned: Bool, state: State
+        localID: String, noteID: String?, base: SyncNoteBase?, title: String, body: String, folder: String?, isPinned: Bool, state: State,
+        locked: SyncLockedNote? = nil
     ) {
+        self.locked = locked
         self.localID = localID
         self.noteID = noteID
         self.base = base
@@ -153,5 +160,38 @@ public struct SyncNoteChangeResult: Codable, Equatable, Sendable {
         self.outcome = outcome
         self.note = note
         self.conflictCopyID = conflictCopyID
+    }
+}
+
+/// A locked note's sealed record as it travels (docs/SYNC.md, "Notes"): the passphrase generation
+/// it is locked under (salt, rounds, verifier, proof hash — never the passphrase), the note key
+/// wrapped under it, and the body sealed under the note key, as they are.
+public struct SyncLockedNote: Codable, Equatable, Sendable {
+    public var passphraseSalt: Data
+    public var passphraseIterations: Int
+    public var passphraseVerifier: Data
+    public var passphraseProofHash: Data?
+    public var wrappedKey: Data
+    public var iv: Data
+    public var tag: Data
+    public var ciphertext: Data
+    /// `text` or `appleNotes`.
+    public var bodyFormat: String
+    public var noteProofHash: Data?
+
+    public init(
+        passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data, passphraseProofHash: Data?, wrappedKey: Data, iv: Data,
+        tag: Data, ciphertext: Data, bodyFormat: String, noteProofHash: Data?
+    ) {
+        self.passphraseSalt = passphraseSalt
+        self.passphraseIterations = passphraseIterations
+        self.passphraseVerifier = passphraseVerifier
+        self.passphraseProofHash = passphraseProofHash
+        self.wrappedKey = wrappedKey
+        self.iv = iv
+        self.tag = tag
+        self.ciphertext = ciphertext
+        self.bodyFormat = bodyFormat
+        self.noteProofHash = noteProofHash
     }
 }

@@ -63,15 +63,24 @@ extension SyncRoutes {
         guard let id = noteID, let current = try await ownNote(id, of: caller.account) else {
             // New here, or deleted for good meanwhile: an edit outlives the deletion, as a new note.
             guard change.state != .deletedForGood else { return SyncNoteChangeResult(outcome: .deleted, note: nil) }
-            let made = try await store.createNote(
-                NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned), account: caller.account,
-                quota: nil)
-            try await relay.store.recordNoteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID, noteID: made.id)
-            if change.state == .recentlyDeleted { try await store.moveToRecentlyDeleted(made.id) }
-            return SyncNoteChangeResult(outcome: .created, note: try await syncNote(made.id))
+            let madeID: String
+            if let locked = change.locked {
+                madeID = try await lockedNotes().storeSyncedLockedNote(
+                    nil, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    baseRevision: nil, account: caller.account
+                ).id
+            } else {
+                madeID =
+                    try await store.createNote(
+                        NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
+                        account: caller.account, quota: nil
+                    ).id
+            }
+            try await relay.store.recordNoteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID, noteID: madeID)
+            if change.state == .recentlyDeleted { try await store.moveToRecentlyDeleted(madeID) }
+            return SyncNoteChangeResult(outcome: .created, note: try await syncNote(madeID))
         }
         if retriedCreation { return SyncNoteChangeResult(outcome: .created, note: try await syncNote(id)) }
-        guard !current.isLocked else { throw SyncError(.conflict, "locked notes do not sync yet (docs/SYNC.md, \"Notes\")") }
         let changedSince = change.base.map { $0.revision != current.revision } ?? true
         switch change.state {
         case .recentlyDeleted, .deletedForGood:
@@ -82,7 +91,19 @@ extension SyncRoutes {
             try await store.deleteForGood(id)
             return SyncNoteChangeResult(outcome: .deleted, note: nil)
         case .present:
+            if current.isLocked && change.locked == nil {
+                throw SyncError(.conflict, "a note unlocked on a device does not sync yet (docs/SYNC.md, \"Notes\")")
+            }
             if current.deleted != nil { _ = try await store.restoreNote(id) }
+            if let locked = change.locked {
+                // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
+                let stored = try await lockedNotes().storeSyncedLockedNote(
+                    id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    baseRevision: change.base?.revision, account: caller.account)
+                return SyncNoteChangeResult(
+                    outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
+                    conflictCopyID: stored.conflictCopyID)
+            }
             let saved = try await store.saveNote(id, Self.noteChanges(change), by: caller.account, quota: nil)
             let outcome: SyncNoteChangeResult.Outcome =
                 switch saved.kind {
@@ -122,12 +143,37 @@ extension SyncRoutes {
         do {
             let summary = try await relay.accounts.summary(ofNote: id)
             let body = summary.isLocked ? nil : try await relay.accounts.openNote(id).body
+            let locked = try await summary.isLocked ? Self.wire(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
             return SyncNote(
                 id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
-                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked)
+                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked)
         } catch NotesError.notFound {
             return nil
         }
+    }
+
+    /// The server's store of locked notes from devices.
+    func lockedNotes() throws -> any LockedNoteSyncStore {
+        guard let store = relay.accounts as? any LockedNoteSyncStore else {
+            throw SyncError(.conflict, "this server's store keeps no locked notes of devices")
+        }
+        return store
+    }
+
+    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
+        try SyncedLockedRecord(
+            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
+            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
+            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
+            noteProofHash: locked.noteProofHash)
+    }
+
+    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
+        SyncLockedNote(
+            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
+            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
+            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
+            noteProofHash: record.noteProofHash)
     }
 
     /// The notes store's refusals in the relay's words.

@@ -1,5 +1,6 @@
 import Foundation
 import TresorNotes
+import TresorNotesDomain
 import TresorProtocol
 import TresorSyncClient
 import TresorSyncProtocol
@@ -26,8 +27,8 @@ extension SyncAccount {
             guard let last = batch.last else { break }
             after = last.localID
             for pending in batch {
-                // Locked notes stay waiting: they do not travel yet.
-                guard !pending.isLocked else {
+                // A note locked with a passphrase imported from Apple Notes stays waiting.
+                guard !pending.isLocked || pending.lockedRecord != nil else {
                     result.waiting += 1
                     continue
                 }
@@ -44,17 +45,15 @@ extension SyncAccount {
                     result.waiting += 1
                     continue
                 }
-                try notes.recordNoteSynced(pending, result: answer.note.map(Self.state))
+                try notes.recordNoteSynced(pending, result: try answer.note.map(Self.state))
                 result.sent += 1
                 if answer.outcome == .conflictCopy { result.conflictCopies += 1 }
             }
         }
         while true {
             let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
-            let changes = page.entries.compactMap { entry -> (serverID: String, state: SyncedNoteState?)? in
-                guard let note = entry.note else { return (entry.noteID, nil) }
-                // Locked notes do not travel yet.
-                return note.isLocked ? nil : (note.id, Self.state(note))
+            let changes = try page.entries.map { entry -> (serverID: String, state: SyncedNoteState?) in
+                (entry.noteID, try entry.note.map(Self.state))
             }
             result.applied += try notes.applySyncedNotes(changes, cursor: page.cursor)
             cursor = page.cursor
@@ -84,14 +83,32 @@ extension SyncAccount {
         }
         return SyncNoteChange(
             localID: pending.localID, noteID: pending.serverID, base: base, title: current.title, body: current.body, folder: current.folder,
-            isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present)
+            isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present,
+            locked: pending.lockedRecord.map(Self.wire))
     }
 
-    /// A server's note as the notes store applies it (not for a locked note: its body is nil).
-    static func state(_ note: SyncNote) -> SyncedNoteState {
+    /// A server's note as the notes store applies it.
+    /// - Throws: `NotesError.invalid` for a locked record of the wrong shape.
+    static func state(_ note: SyncNote) throws -> SyncedNoteState {
         SyncedNoteState(
             serverID: note.id, revision: note.revision,
             content: NoteSyncContent(title: note.title, body: note.body ?? "", folder: note.folder, isPinned: note.isPinned),
-            created: note.created, modified: note.modified, deleted: note.deleted)
+            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map(Self.record))
+    }
+
+    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
+        try SyncedLockedRecord(
+            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
+            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
+            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
+            noteProofHash: locked.noteProofHash)
+    }
+
+    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
+        SyncLockedNote(
+            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
+            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
+            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
+            noteProofHash: record.noteProofHash)
     }
 }

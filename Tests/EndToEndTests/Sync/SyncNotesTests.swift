@@ -120,4 +120,41 @@ import TresorTestSupport
         #expect(try Self.notes(phone)["Trip"] == nil)
         #expect(try phone.json([NoteSummary].self, ["note", "trash", "list"]).isEmpty)
     }
+
+    @Test func aLockedNoteOpensOnTheOtherDeviceWithItsPassphraseAndLateLockedEditsMakeACopy() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try Self.newNote(laptop, "Bank\ne2e-locked-marker PIN 4711")
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+
+        // On the phone it is locked, and opens with the passphrase — which never left the laptop.
+        let listed = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Bank" })
+        #expect(listed.isLocked)
+        let wrong = try phone.tresor(["note", "show", listed.id, "--passphrase-stdin", "--json"], input: "not-the-passphrase\n")
+        #expect(!wrong.succeeded)
+        let opened = try phone.json(OpenedNote.self, ["note", "show", listed.id, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(opened.body == "Bank\ne2e-locked-marker PIN 4711")
+
+        // Both edit it (each with its session open): no key on the server to merge with, so the
+        // later one is kept as a locked conflict copy.
+        try Self.edit(laptop, note.id, body: "Bank\ne2e-locked-marker PIN 4711\nlaptop")
+        try Self.edit(phone, listed.id, body: "Bank\ne2e-locked-marker PIN 4711\nphone")
+        _ = try Self.syncNow(laptop)
+        #expect(try Self.syncNow(phone).conflictCopies == 1)
+        _ = try Self.syncNow(laptop)
+        for device in [laptop, phone] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.count == 2 && notes.allSatisfy(\.isLocked), "\(notes.map(\.title))")
+            let bodies = try Set(notes.map { try device.json(OpenedNote.self, ["note", "show", $0.id]).body })
+            #expect(bodies == ["Bank\ne2e-locked-marker PIN 4711\nlaptop", "Bank\ne2e-locked-marker PIN 4711\nphone"])
+        }
+        for device in [laptop, phone] {
+            #expect(!device.daemonLog.contains("e2e-locked-marker") && !device.daemonLog.contains(passphrase))
+        }
+    }
 }
