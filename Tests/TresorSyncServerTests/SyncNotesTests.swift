@@ -158,7 +158,7 @@ struct SyncNotesTests {
         await second.storage.close()
     }
 
-    @Test func aPageIsCutByCountAndAPendingDeviceReadsNothing() async throws {
+    @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")
         for index in 0..<5 {
@@ -177,6 +177,20 @@ struct SyncNotesTests {
             let garbage = try await client.execute(
                 uri: "/v1/sync/notes", method: .post, headers: device.bearer, body: ByteBuffer(string: #"{"localID":1}"#))
             #expect(garbage.status == .badRequest)
+            #expect(try await instance.storage.store.notes(account: ada.id, folderID: nil).count == 5)
+            // A change the notes' rules refuse (a NUL in the title, a locked record of the wrong
+            // shape): 400, and nothing stored.
+            var untitled = SyncNoteChange.new("x", "body")
+            untitled.title = "a\u{0}b"
+            let refusedTitle = try await client.send(.post, "/v1/sync/notes", untitled, headers: device.bearer)
+            #expect(refusedTitle.status == .badRequest && refusedTitle.code == .invalid, "\(refusedTitle.text)")
+            var badLock = SyncNoteChange.new("Locked", "")
+            badLock.locked = SyncLockedNote(
+                passphraseSalt: Data(count: 3), passphraseIterations: 1000, passphraseVerifier: Data(count: 24), passphraseProofHash: nil,
+                wrappedKey: Data(count: 24), iv: Data(count: 12), tag: Data(count: 16), ciphertext: Data([1]), bodyFormat: "text",
+                noteProofHash: nil)
+            let refusedLock = try await client.send(.post, "/v1/sync/notes", badLock, headers: device.bearer)
+            #expect(refusedLock.status == .badRequest && refusedLock.code == .invalid, "\(refusedLock.text)")
             #expect(try await instance.storage.store.notes(account: ada.id, folderID: nil).count == 5)
 
             var pending = TestDevice(account: "ada")
