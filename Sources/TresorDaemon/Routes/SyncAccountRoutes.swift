@@ -90,6 +90,7 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             var status = try await account.status()
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
+            if status.joined { status.notesWaiting = try? notes.store().noteChangesWaiting() }
             return status
         }
         router.get(RouterPath(Route.syncConflicts)) { _, context -> SyncConflictsAnswer in

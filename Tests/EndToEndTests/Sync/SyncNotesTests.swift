@@ -37,7 +37,9 @@ import TresorTestSupport
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         let made = try Self.newNote(laptop, "Groceries\ne2e-note-marker milk\neggs")
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 1)
         #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 0)
         #expect(try Self.syncNow(phone).applied == 1)
         let onPhone = try #require(try Self.notes(phone)["Groceries"])
         #expect(onPhone.body == "Groceries\ne2e-note-marker milk\neggs")
