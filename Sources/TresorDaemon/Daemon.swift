@@ -187,7 +187,8 @@ public struct Daemon: Sendable {
         ).register(on: router)
         WebSessionRoutes(sessions: webBackend.sessions, callers: callers).register(on: router)
         WebInviteRoutes(backend: webBackend, callers: callers, registration: web.registration).register(on: router)
-        SyncAccountRoutes(account: SyncAccount(paths: paths, slot: slot), slot: slot, keychains: keychains, callers: callers).register(on: router)
+        SyncAccountRoutes(account: SyncAccount(paths: paths, slot: slot), slot: slot, keychains: keychains, notes: notes, callers: callers).register(
+            on: router)
 
         let socketServer = SocketAPIServer(
             path: socketPath, maximumConnections: configuration.maximumConnections,

@@ -152,6 +152,9 @@ enum NotesDatabase {
                     END;
                     """)
         }
+        // Notes sync (docs/SYNC.md, "Notes"): the outbox, each synced note's server link and
+        // the server's cursor (``NoteSyncTables``).
+        migrator.registerMigration("v7-sync-notes") { db in try NoteSyncTables.create(db) }
         return migrator
     }
 }

@@ -280,19 +280,23 @@ extension NotesStore {
     /// ``moveToRecentlyDeleted(_:)``.
     public func deleteNote(_ id: String) throws {
         let audience = changes.hasListeners ? try? audience(of: id) : nil
-        let files = try pool.write { db -> [String] in
-            let row = try NoteRow.fetch(id, db)
-            let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM attachments WHERE note_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM participants WHERE note_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [id])
-            if let passphraseID = row.passphraseID { try removeUnusedImportedPassphrase(passphraseID, db) }
-            return files
-        }
+        let files = try pool.write { db -> [String] in try deleteNoteRows(NoteRow.fetch(id, db), db) }
         index.remove(noteID: id)
         for file in files { AttachmentFile.remove(file, in: attachmentsFolder) }
         purgeRemovedPages()
         if let (accounts, _) = audience { changes.publish(NoteChange(kind: .deletedForGood, noteID: id, revision: nil, accounts: accounts)) }
+    }
+
+    /// Deletes note `row`'s rows — its attachments', participants' and its own — and its
+    /// imported passphrase when no other note uses it.
+    /// - Returns: the attachment files to remove once the transaction commits.
+    func deleteNoteRows(_ row: NoteRow, _ db: Database) throws -> [String] {
+        let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [row.id])
+        try db.execute(sql: "DELETE FROM attachments WHERE note_id = ?", arguments: [row.id])
+        try db.execute(sql: "DELETE FROM participants WHERE note_id = ?", arguments: [row.id])
+        try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [row.id])
+        if let passphraseID = row.passphraseID { try removeUnusedImportedPassphrase(passphraseID, db) }
+        return files
     }
 
     /// Notes whose title — or, for unlocked notes, body — contains every word of `text`

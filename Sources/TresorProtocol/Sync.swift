@@ -165,6 +165,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     public var requestID: String?
     /// What the sync engine holds here (joined devices whose login keychain opens).
     public var counters: SyncCounters?
+    /// Changes of this device's notes waiting to go out (docs/SYNC.md, "Notes"), when its
+    /// notes open.
+    public var notesWaiting: Int?
 
     public init(
         joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,

@@ -36,12 +36,35 @@ public struct SyncNowAnswer: Codable, Sendable, Equatable {
     /// Deletions held as a mass deletion (`tresor sync now --allow-deletions` lets them through).
     public var heldDeletions: Int
 
-    public init(recorded: Int, pushed: Int, applied: Int, conflictsKept: Int, held: Int, heldDeletions: Int) {
+    /// What the notes' sync did (docs/SYNC.md, "Notes"); nil when the notes were not synced.
+    public var notes: SyncNowNotes?
+
+    public init(recorded: Int, pushed: Int, applied: Int, conflictsKept: Int, held: Int, heldDeletions: Int, notes: SyncNowNotes? = nil) {
+        self.notes = notes
         self.recorded = recorded
         self.pushed = pushed
         self.applied = applied
         self.conflictsKept = conflictsKept
         self.held = held
         self.heldDeletions = heldDeletions
+    }
+}
+
+/// What one sync did with the notes.
+public struct SyncNowNotes: Codable, Sendable, Equatable {
+    /// Changes of this device's notes the server took.
+    public var sent: Int
+    /// Notes changed here by the server's changes.
+    public var applied: Int
+    /// Changes of this device kept on the server as conflict copies (the same lines changed elsewhere).
+    public var conflictCopies: Int
+    /// Changes of this device that wait: locked notes (they do not travel yet) and changes the server refused.
+    public var waiting: Int
+
+    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int) {
+        self.sent = sent
+        self.applied = applied
+        self.conflictCopies = conflictCopies
+        self.waiting = waiting
     }
 }

@@ -145,6 +145,7 @@ struct SyncRoutes {
         router.get("/v1/sync/events") { request, context in
             await answer(context) { try await liveUpdates(request, context) }
         }
+        registerNotes(on: router)
     }
 
     // MARK: Reading and answering

@@ -12,10 +12,11 @@ struct SyncAccountRoutes {
     let account: SyncAccount
     let slot: KeybagSlot
     let keychains: KeychainProvider
+    let notes: NotesProvider
     let callers: CallerResolver
 
     func register(on router: Router<DaemonRequestContext>) {
-        let account = self.account, slot = self.slot, keychains = self.keychains, callers = self.callers
+        let account = self.account, slot = self.slot, keychains = self.keychains, notes = self.notes, callers = self.callers
         router.post(RouterPath(Route.syncJoin)) { request, context -> SyncJoinAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             let answer = try await account.join(try await request.decode(as: SyncJoinRequestBody.self, context: context))
@@ -77,7 +78,7 @@ struct SyncAccountRoutes {
         router.post(RouterPath(Route.syncNow)) { request, context -> SyncNowAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             let body = try await request.decode(as: SyncNowRequestBody.self, context: context)
-            let answer = try await account.syncNow(try keychains.loginKeychain(), allowDeletions: body.allowDeletions)
+            let answer = try await account.syncNow(try keychains.loginKeychain(), notes: try notes.store(), allowDeletions: body.allowDeletions)
             context.logger.notice(
                 "sync: synced",
                 metadata: [
@@ -90,6 +91,7 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             var status = try await account.status()
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
+            if status.joined { status.notesWaiting = try? notes.store().noteChangesWaiting() }
             return status
         }
         router.get(RouterPath(Route.syncConflicts)) { _, context -> SyncConflictsAnswer in

@@ -1,5 +1,6 @@
 import Foundation
 import TresorKeychain
+import TresorNotes
 import TresorProtocol
 import TresorSync
 import TresorSyncClient
@@ -12,10 +13,11 @@ extension SyncAccount {
     /// and trusted list, so a key roll or a new device counts at once.
     /// - Parameters:
     ///   - keychain: the login keychain.
+    ///   - notes: the home's notes, synced after the keychain (docs/SYNC.md, "Notes").
     ///   - allowDeletions: lets a held mass deletion through.
     /// - Returns: what happened.
     /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
-    func syncNow(_ keychain: Keychain, allowDeletions: Bool) async throws -> SyncNowAnswer {
+    func syncNow(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             guard keybag.lockState == .unlocked else {
@@ -31,10 +33,12 @@ extension SyncAccount {
             let released = try engine.applyHeld()
             pulled.applied += released.applied
             pulled.conflictsKept += released.conflictsKept
+            var notesSynced: SyncNowNotes?
+            if let notes { notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client) }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(
                 recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,
-                heldDeletions: released.heldDeletions)
+                heldDeletions: released.heldDeletions, notes: notesSynced)
         }
     }
 }

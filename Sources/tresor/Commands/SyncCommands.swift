@@ -303,6 +303,7 @@ struct SyncCommand: ParsableCommand {
                 if let counters = status.counters {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
+                    if let notes = status.notesWaiting { print("Notes:    \(notes) changes to send") }
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
                     for record in counters.setAside {
                         print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")

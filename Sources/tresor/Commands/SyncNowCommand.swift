@@ -26,6 +26,10 @@ extension SyncCommand {
                 heldDeletions = answer.heldDeletions
                 if options.json { return Output.json(answer) }
                 print("Sent \(answer.pushed), applied \(answer.applied).")
+                if let notes = answer.notes {
+                    print("Notes: sent \(notes.sent), applied \(notes.applied)\(notes.waiting > 0 ? ", \(notes.waiting) waiting" : "").")
+                    if notes.conflictCopies > 0 { print("\(notes.conflictCopies) notes kept as conflict copies (the same lines changed elsewhere).") }
+                }
                 if answer.conflictsKept > 0 { print("Kept \(answer.conflictsKept) conflicting versions (tresor sync conflicts).") }
                 if answer.heldDeletions > 0 {
                     print("Held \(answer.heldDeletions) deletions: many items were deleted at once.")

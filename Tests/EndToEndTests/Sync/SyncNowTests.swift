@@ -57,7 +57,11 @@ import TresorTestSupport
         #expect(deletion.applied == 1 && deletion.heldDeletions == 0, "\(deletion)")
         #expect(try Self.secret(phone, service: "mail.example.com") == nil)
         // Up to date: a further sync does nothing.
-        #expect(try Self.syncNow(phone) == SyncNowAnswer(recorded: 0, pushed: 0, applied: 0, conflictsKept: 0, held: 0, heldDeletions: 0))
+        #expect(
+            try Self.syncNow(phone)
+                == SyncNowAnswer(
+                    recorded: 0, pushed: 0, applied: 0, conflictsKept: 0, held: 0, heldDeletions: 0,
+                    notes: SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)))
     }
 
     @Test func ofTwoConcurrentEditsTheLaterWinsOnBothDevicesAndTheOtherIsKept() async throws {

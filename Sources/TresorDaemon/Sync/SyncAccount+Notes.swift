@@ -1,0 +1,114 @@
+import Foundation
+import TresorNotes
+import TresorNotesDomain
+import TresorProtocol
+import TresorSyncClient
+import TresorSyncProtocol
+
+extension SyncAccount {
+    /// How many changes a notes page asks for, and pushes read at once.
+    static let notesBatch = 100
+
+    /// One sync of the local account's notes with the sync account's web notes (docs/SYNC.md,
+    /// "Notes"): pushes each waiting change — the server merges it or keeps it as a conflict copy,
+    /// and this device takes the result — then pulls the account's changes page by page.
+    /// - Parameters:
+    ///   - notes: the home's notes.
+    ///   - account: the sync account, as server and name (another than the last starts afresh).
+    ///   - client: the signed-in client of the sync account.
+    /// - Returns: what happened.
+    /// - Throws: ``SyncClientError``, `NotesError`.
+    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
+        var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
+        var cursor = try notes.noteSyncCursor(account: account)
+        var after: String?
+        while true {
+            let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
+            guard let last = batch.last else { break }
+            after = last.localID
+            for pending in batch {
+                // A note locked with a passphrase imported from Apple Notes stays waiting.
+                guard !pending.isLocked || pending.lockedRecord != nil else {
+                    result.waiting += 1
+                    continue
+                }
+                guard let change = Self.change(pending) else {
+                    // Made and deleted for good here before it ever went: nothing to tell.
+                    try notes.recordNoteSynced(pending, result: nil)
+                    continue
+                }
+                let answer: SyncNoteChangeResult
+                do {
+                    answer = try await client.pushNote(change)
+                } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+                    // This note's change stays waiting; the others go (the status counts it).
+                    result.waiting += 1
+                    continue
+                }
+                try notes.recordNoteSynced(pending, result: try answer.note.map(Self.state))
+                result.sent += 1
+                if answer.outcome == .conflictCopy { result.conflictCopies += 1 }
+            }
+        }
+        while true {
+            let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
+            let changes = try page.entries.map { entry -> (serverID: String, state: SyncedNoteState?) in
+                (entry.noteID, try entry.note.map(Self.state))
+            }
+            result.applied += try notes.applySyncedNotes(changes, cursor: page.cursor)
+            cursor = page.cursor
+            guard page.more, !page.entries.isEmpty else { break }
+        }
+        return result
+    }
+
+    /// Whether the server refused one note's change (bad or too large, or a locked note), not
+    /// this device: the sync goes on with the other notes.
+    static func refusesOneNote(status: Int, code: SyncErrorBody.Code) -> Bool {
+        [.invalid, .tooLarge, .conflict, .notFound].contains(code) && (400..<500).contains(status)
+    }
+
+    /// The change to send for `pending`; nil for a note made and deleted for good here that
+    /// the server never had.
+    static func change(_ pending: PendingNoteSync) -> SyncNoteChange? {
+        let base = pending.base.map {
+            SyncNoteBase(
+                revision: $0.revision, title: $0.content.title, body: $0.content.body, folder: $0.content.folder, isPinned: $0.content.isPinned)
+        }
+        guard let current = pending.current else {
+            guard let base else { return nil }
+            return SyncNoteChange(
+                localID: pending.localID, noteID: pending.serverID, base: base, title: base.title, body: base.body, folder: base.folder,
+                isPinned: base.isPinned, state: .deletedForGood)
+        }
+        return SyncNoteChange(
+            localID: pending.localID, noteID: pending.serverID, base: base, title: current.title, body: current.body, folder: current.folder,
+            isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present,
+            locked: pending.lockedRecord.map(Self.wire))
+    }
+
+    /// A server's note as the notes store applies it.
+    /// - Throws: `NotesError.invalid` for a locked record of the wrong shape.
+    static func state(_ note: SyncNote) throws -> SyncedNoteState {
+        SyncedNoteState(
+            serverID: note.id, revision: note.revision,
+            content: NoteSyncContent(title: note.title, body: note.body ?? "", folder: note.folder, isPinned: note.isPinned),
+            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map(Self.record))
+    }
+
+    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
+        try SyncedLockedRecord(
+            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
+            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
+            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
+            noteProofHash: locked.noteProofHash)
+    }
+
+    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
+        SyncLockedNote(
+            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
+            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
+            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
+            noteProofHash: record.noteProofHash)
+    }
+}

@@ -1,0 +1,415 @@
+import Foundation
+import GRDB
+import TresorNotesDomain
+
+// Notes sync (docs/SYNC.md, "Notes"): the local account's notes ("On My Computer") and the sync
+// account's web notes are one set. Every change of a local note is recorded for sending in the
+// transaction of the change itself — by trigger, so no code path escapes it — and what arrives
+// from the server is applied with the recording held off. Each synced note keeps its server id,
+// the server's revision it holds and that version's content, sealed: the base its next change
+// names, from which the server merges a late edit.
+
+/// One version of a note as sync compares it: what the server merges from and applies.
+public struct NoteSyncContent: Sendable, Equatable, Codable {
+    public var title: String
+    public var body: String
+    public var folder: String?
+    public var isPinned: Bool
+
+    public init(title: String, body: String, folder: String?, isPinned: Bool) {
+        self.title = title
+        self.body = body
+        self.folder = folder
+        self.isPinned = isPinned
+    }
+}
+
+/// A note of the sync account as the server holds it now.
+public struct SyncedNoteState: Sendable, Equatable {
+    public var serverID: String
+    public var revision: Int64
+    public var content: NoteSyncContent
+    public var created: Date
+    public var modified: Date
+    /// Since when it is in Recently Deleted.
+    public var deleted: Date?
+    /// A locked note's sealed record (its `content.body` is empty).
+    public var locked: SyncedLockedRecord?
+
+    public init(
+        serverID: String, revision: Int64, content: NoteSyncContent, created: Date, modified: Date, deleted: Date?,
+        locked: SyncedLockedRecord? = nil
+    ) {
+        self.locked = locked
+        self.serverID = serverID
+        self.revision = revision
+        self.content = content
+        self.created = created
+        self.modified = modified
+        self.deleted = deleted
+    }
+}
+
+/// A change of a local note waiting to go to the server.
+public struct PendingNoteSync: Sendable {
+    /// The local note.
+    public var localID: String
+    /// The server's id, once the note has one.
+    public var serverID: String?
+    /// The server's revision this device holds, and its content: what the change was made from.
+    public var base: (revision: Int64, content: NoteSyncContent)?
+    /// The note now; nil when it was deleted for good here.
+    public var current: NoteSyncContent?
+    /// Whether it is in Recently Deleted here.
+    public var inRecentlyDeleted: Bool
+    /// A locked note.
+    public var isLocked: Bool
+    /// A locked note's sealed record; nil for a note locked with a passphrase imported from
+    /// Apple Notes (it has no verifier to travel with: such a note stays here).
+    public var lockedRecord: SyncedLockedRecord?
+    /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
+    var localRevision: Int64?
+}
+
+enum NoteSyncTables {
+    /// `sync_note_outbox`: the local notes changed since they last went to the server (one row
+    /// a note). `sync_note_links`: each synced note's server id, revision and sealed base.
+    /// `sync_note_applying`: a row only inside a transaction applying the server's notes, during
+    /// which the triggers record nothing. `sync_note_cursor`: the sync account (server and name)
+    /// and the counter of its notes read.
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sync_note_outbox (note_id TEXT PRIMARY KEY);
+                CREATE TABLE sync_note_links (
+                    local_id TEXT PRIMARY KEY,
+                    server_id TEXT NOT NULL UNIQUE,
+                    server_revision INTEGER NOT NULL,
+                    sealed_base BLOB NOT NULL
+                );
+                CREATE TABLE sync_note_applying (id INTEGER PRIMARY KEY CHECK (id = 1));
+                CREATE TABLE sync_note_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), counter INTEGER NOT NULL, account TEXT NOT NULL);
+                CREATE TRIGGER sync_note_outbox_insert AFTER INSERT ON notes
+                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER sync_note_outbox_update AFTER UPDATE ON notes
+                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER sync_note_outbox_delete AFTER DELETE ON notes
+                WHEN OLD.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (OLD.id);
+                END;
+                """)
+    }
+}
+
+extension NotesStore {
+    /// The server's notes counter this device has applied up to, for sync account `account`.
+    /// Another account than the one synced before starts afresh: the links to the other
+    /// server's notes are forgotten, and every local note goes to the new account as new.
+    /// - Parameter account: the sync account, as server and name.
+    /// - Returns: the counter (0 for an account never synced).
+    public func noteSyncCursor(account: String) throws -> UInt64 {
+        try pool.write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
+            if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
+            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox")
+            try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
+            return 0
+        }
+    }
+
+    /// How many local notes wait to go to the server.
+    public func noteChangesWaiting() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_note_outbox") ?? 0 }
+    }
+
+    /// The local changes waiting to go, in local id order after `after`. Local notes never sent
+    /// (made before the outbox, or before sync was turned on) are recorded once first.
+    /// - Parameters:
+    ///   - after: the last local id read (nil: from the start).
+    ///   - limit: the most changes returned.
+    /// - Returns: the changes.
+    /// - Throws: ``NotesError/contentUnavailable`` while the keybag was never unlocked.
+    public func pendingNoteSyncs(after: String?, limit: Int) throws -> [PendingNoteSync] {
+        let sealing = try sealing()
+        if after == nil {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO sync_note_outbox (note_id)
+                        SELECT id FROM notes WHERE account_id = 'local' AND id NOT IN (SELECT local_id FROM sync_note_links)
+                        """)
+            }
+        }
+        return try pool.read { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT note_id FROM sync_note_outbox WHERE note_id > ? ORDER BY note_id LIMIT ?", arguments: [after ?? "", limit])
+            return try ids.map { id in
+                let link = try self.link(local: id, db, sealing)
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [id]).map(NoteRow.init(row:)) else {
+                    return PendingNoteSync(
+                        localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: nil, inRecentlyDeleted: false,
+                        isLocked: false, lockedRecord: nil, localRevision: nil)
+                }
+                return PendingNoteSync(
+                    localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: try content(of: row, db, sealing),
+                    inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, lockedRecord: try lockedRecord(of: row, db, sealing),
+                    localRevision: row.revision)
+            }
+        }
+    }
+
+    /// Records what the server made of a pushed change, in one transaction: the note's server id
+    /// and revision, the server's version applied here, the change taken out of the outbox. A
+    /// note changed here again while the change travelled keeps its newer change waiting (and
+    /// the base it was made from, so the server merges it).
+    /// - Parameters:
+    ///   - pending: the change sent.
+    ///   - result: the note as the server holds it now; nil when it is deleted for good there.
+    /// - Throws: ``NotesError/contentUnavailable``.
+    public func recordNoteSynced(_ pending: PendingNoteSync, result: SyncedNoteState?) throws {
+        let sealing = try sealing()
+        let effects = try applying { db, effects in
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [pending.localID]).map(NoteRow.init(row:))
+            let unchanged = row?.revision == pending.localRevision
+            guard let result else {
+                try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [pending.localID])
+                if unchanged { try db.execute(sql: "DELETE FROM sync_note_outbox WHERE note_id = ?", arguments: [pending.localID]) }
+                return
+            }
+            if unchanged {
+                try write(result, localID: pending.localID, over: row, db, sealing, &effects)
+                try db.execute(sql: "DELETE FROM sync_note_outbox WHERE note_id = ?", arguments: [pending.localID])
+            } else if pending.base == nil {
+                try saveLink(local: pending.localID, result, db, sealing)
+            }
+        }
+        finish(effects)
+    }
+
+    /// Applies a page of the server's notes and records its cursor, in one transaction. A note
+    /// with a change of this device still waiting is left as it is: that change goes next, made
+    /// from the version this device holds, and the server merges it.
+    /// - Parameters:
+    ///   - notes: each changed note by its server id: as it is now, or nil when deleted for good.
+    ///   - cursor: the server's counter the page ends at.
+    /// - Returns: how many notes changed here.
+    /// - Throws: ``NotesError/contentUnavailable``.
+    @discardableResult
+    public func applySyncedNotes(_ notes: [(serverID: String, state: SyncedNoteState?)], cursor: UInt64) throws -> Int {
+        let sealing = try sealing()
+        var applied = 0
+        let effects = try applying { db, effects in
+            for (serverID, state) in notes {
+                let localID = try String.fetchOne(db, sql: "SELECT local_id FROM sync_note_links WHERE server_id = ?", arguments: [serverID])
+                if let localID, try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_outbox WHERE note_id = ?", arguments: [localID]) == true {
+                    continue
+                }
+                let row = try localID.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [$0]) }.map(
+                    NoteRow.init(row:))
+                guard let state else {
+                    guard let localID else { continue }
+                    try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [localID])
+                    if let row {
+                        effects.removedFiles += try deleteNoteRows(row, db)
+                        effects.removed.append(localID)
+                        applied += 1
+                    }
+                    continue
+                }
+                if let row, let localID {
+                    // A note locked here that the server holds unlocked waits for its own change.
+                    guard !row.isLocked || state.locked != nil else { continue }
+                    let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
+                    if let held, held >= state.revision { continue }
+                }
+                let newID: String
+                if let localID {
+                    newID = localID
+                } else {
+                    let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [serverID]) == true
+                    newID = taken ? UUID().uuidString.lowercased() : serverID
+                }
+                try write(state, localID: newID, over: row, db, sealing, &effects)
+                applied += 1
+            }
+            try db.execute(sql: "UPDATE sync_note_cursor SET counter = ? WHERE id = 1", arguments: [Int64(cursor)])
+        }
+        finish(effects)
+        return applied
+    }
+
+    // MARK: Applying
+
+    /// What applying changed, told once the transaction commits.
+    struct NoteSyncEffects {
+        var written: [(id: String, created: Bool, entry: SearchIndex.Entry)] = []
+        var removed: [String] = []
+        var removedFiles: [String] = []
+    }
+
+    /// Runs `body` in a write transaction in which the outbox triggers record nothing.
+    private func applying(_ body: (Database, inout NoteSyncEffects) throws -> Void) throws -> NoteSyncEffects {
+        try pool.write { db in
+            var effects = NoteSyncEffects()
+            try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
+            try body(db, &effects)
+            try db.execute(sql: "DELETE FROM sync_note_applying")
+            return effects
+        }
+    }
+
+    private func finish(_ effects: NoteSyncEffects) {
+        for id in effects.removed { index.remove(noteID: id) }
+        for file in effects.removedFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
+        if !effects.removed.isEmpty { purgeRemovedPages() }
+        for written in effects.written {
+            index.upsert(written.entry)
+            announce(written.created ? .created : .changed, note: written.id)
+        }
+    }
+
+    /// Writes the server's version of a note into local note `localID` (made when `row` is nil),
+    /// and links it.
+    private func write(
+        _ state: SyncedNoteState, localID: String, over row: NoteRow?, _ db: Database, _ sealing: ContentSealing, _ effects: inout NoteSyncEffects
+    ) throws {
+        let content = state.content
+        let folder = try content.folder.map { try folderID(named: $0, account: .local, creating: true, db, sealing)! }
+        let layer = try row.map { try sealing.noteLayer($0) } ?? sealing
+        let title = try layer.sealText(content.title, table: "notes", id: localID, column: "title")
+        let body = try state.locked == nil ? layer.sealText(content.body, table: "notes", id: localID, column: "body") : nil
+        let deleted = state.deleted?.timeIntervalSince1970
+        if let locked = state.locked {
+            try writeLock(locked, localID: localID, exists: row != nil, db, sealing)
+        }
+        if row == nil && state.locked != nil {
+            try db.execute(
+                sql: "UPDATE notes SET folder_id = ?, created = ?, modified = ?, pinned = ?, sealed_title = ?, deleted = ? WHERE id = ?",
+                arguments: [
+                    folder, state.created.timeIntervalSince1970, state.modified.timeIntervalSince1970, content.isPinned, title, deleted, localID,
+                ])
+        } else if row == nil {
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, deleted)
+                    VALUES (?, 'local', ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    localID, folder, state.created.timeIntervalSince1970, state.modified.timeIntervalSince1970, content.isPinned, title, body,
+                    deleted,
+                ])
+        } else {
+            try db.execute(
+                sql: """
+                    UPDATE notes SET folder_id = ?, modified = ?, pinned = ?, sealed_title = ?, sealed_body = ?, deleted = ? WHERE id = ?
+                    """,
+                arguments: [folder, state.modified.timeIntervalSince1970, content.isPinned, title, body, deleted, localID])
+        }
+        try saveLink(local: localID, state, db, sealing)
+        if state.deleted == nil {
+            effects.written.append(
+                (
+                    localID, row == nil,
+                    SearchIndex.Entry(
+                        noteID: localID, accountID: AccountID.local.rawValue, title: content.title, body: state.locked == nil ? content.body : nil)
+                ))
+        } else {
+            effects.removed.append(localID)
+        }
+    }
+
+    /// Writes a locked note's sealed record into local note `localID` (inserting the row when it
+    /// does not exist; the caller writes the rest of it), under the local account's passphrase
+    /// generation of its salt — recorded, and made current when the account has none.
+    private func writeLock(_ record: SyncedLockedRecord, localID: String, exists: Bool, _ db: Database, _ sealing: ContentSealing) throws {
+        var passphraseID = try Int64.fetchOne(
+            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1", arguments: [record.passphraseSalt])
+        if passphraseID == nil {
+            let generation =
+                (try Int.fetchOne(
+                    db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = 'local' AND source = ?",
+                    arguments: [LockInfo.Source.tresor.rawValue]) ?? 0) + 1
+            try db.execute(
+                sql: """
+                    INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
+                    VALUES ('local', ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    LockInfo.Source.tresor.rawValue, generation, record.passphraseSalt, record.passphraseIterations, record.passphraseVerifier,
+                    record.passphraseProofHash, now.timeIntervalSince1970,
+                ])
+            passphraseID = db.lastInsertedRowID
+            try db.execute(
+                sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = 'local' AND current_passphrase_id IS NULL", arguments: [passphraseID])
+        }
+        let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
+        let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
+        let arguments: StatementArguments = [
+            passphraseID, record.passphraseSalt, record.passphraseIterations, record.wrappedKey, record.iv, record.tag, ciphertext, format,
+            record.noteProofHash, localID,
+        ]
+        if exists {
+            try db.execute(
+                sql: """
+                    UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?, crypto_wrapped_key = ?,
+                        crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?, note_proof_hash = ?
+                    WHERE id = ?
+                    """, arguments: arguments)
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO notes (passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                                       sealed_ciphertext, body_format, note_proof_hash, id, account_id, created, modified, sealed_title)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'local', 0, 0, X'')
+                    """, arguments: arguments)
+        }
+    }
+
+    /// A local locked note's sealed record as it travels; nil for an unlocked note, and for one
+    /// locked with a passphrase imported from Apple Notes (no verifier).
+    private func lockedRecord(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> SyncedLockedRecord? {
+        guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag,
+            let sealed = row.sealedCiphertext
+        else { return nil }
+        let passphrase = try PassphraseRow.fetch(passphraseID, db)
+        guard passphrase.source == .tresor, let verifier = passphrase.verifier else { return nil }
+        return try SyncedLockedRecord(
+            passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: verifier,
+            passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
+            ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
+            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash)
+    }
+
+    private func saveLink(local localID: String, _ state: SyncedNoteState, _ db: Database, _ sealing: ContentSealing) throws {
+        let base = try sealing.seal(try JSONEncoder().encode(state.content), table: "sync_note_links", id: localID, column: "base")
+        try db.execute(
+            sql: """
+                INSERT INTO sync_note_links (local_id, server_id, server_revision, sealed_base) VALUES (?, ?, ?, ?)
+                ON CONFLICT (local_id) DO UPDATE SET server_id = excluded.server_id, server_revision = excluded.server_revision,
+                    sealed_base = excluded.sealed_base
+                """,
+            arguments: [localID, state.serverID, state.revision, base])
+    }
+
+    private func link(local localID: String, _ db: Database, _ sealing: ContentSealing) throws -> (
+        serverID: String, revision: Int64, base: NoteSyncContent
+    )? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_note_links WHERE local_id = ?", arguments: [localID]) else { return nil }
+        let base = try sealing.open(row["sealed_base"], table: "sync_note_links", id: localID, column: "base")
+        guard let content = try? JSONDecoder().decode(NoteSyncContent.self, from: base) else {
+            throw NotesError.damaged("the sync base of note \(localID)")
+        }
+        return (row["server_id"], row["server_revision"], content)
+    }
+
+    /// A local note's content as sync sends it (a locked note's body is not read).
+    private func content(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> NoteSyncContent {
+        let summary = try summary(of: row, db, sealing)
+        let body = row.isLocked ? "" : try sealing.noteLayer(row).openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
+        return NoteSyncContent(title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Hummingbird
+import TresorNotesDomain
+import TresorSyncProtocol
+
+/// Notes sync (docs/SYNC.md, "Notes"): a device reads its account's notes changed after a
+/// cursor, and sends each change of its own notes, which the server applies to the account's
+/// notes through the web store's own operations — the revisions, three-way merge and conflict
+/// copies the web routes use, and the same live updates to the account's open pages.
+extension SyncRoutes {
+    /// The most changes a page of notes holds, and the default.
+    static let notesPageEntries = 500
+    static let defaultNotesPageEntries = 100
+
+    func registerNotes<Context: SyncRequestContext>(on router: Router<Context>) {
+        router.get("/v1/sync/notes") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let after = try Self.number(request, "after", default: 0, range: 0...UInt64(Int64.max))
+                let limit = try Self.number(
+                    request, "limit", default: UInt64(Self.defaultNotesPageEntries), range: 1...UInt64(Self.notesPageEntries))
+                return try reply(try await notesPage(caller.account, after: after, limit: Int(limit)))
+            }
+        }
+        router.post("/v1/sync/notes") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let change = try await decode(SyncNoteChange.self, request, limit: SyncLimits.pushRequestBytes)
+                return try reply(try await Self.notesRefusal { try await applyNoteChange(change, caller: caller) })
+            }
+        }
+    }
+
+    /// The account's notes changed after `cursor`, each as it is now; no more once their bodies
+    /// pass ``SyncLimits/pageBodyBytes`` (one at least).
+    func notesPage(_ account: AccountID, after cursor: UInt64, limit: Int) async throws -> SyncNotesPage {
+        let (changes, more) = try await relay.store.noteChanges(account: account, after: cursor, limit: limit)
+        var entries: [SyncNoteEntry] = []
+        var bytes = 0
+        for change in changes {
+            let note = change.gone ? nil : try await syncNote(change.noteID)
+            let size = note?.body?.utf8.count ?? 0
+            if !entries.isEmpty && bytes + size > SyncLimits.pageBodyBytes {
+                return SyncNotesPage(entries: entries, cursor: entries.last!.counter, more: true)
+            }
+            bytes += size
+            entries.append(SyncNoteEntry(counter: change.counter, noteID: change.noteID, note: note))
+        }
+        return SyncNotesPage(entries: entries, cursor: entries.last?.counter ?? cursor, more: more)
+    }
+
+    /// Applies a device's change to the account's notes by the notes domain's rules.
+    func applyNoteChange(_ change: SyncNoteChange, caller: SyncCaller) async throws -> SyncNoteChangeResult {
+        let store = relay.accounts
+        guard (1...64).contains(change.localID.count) else { throw SyncError(.invalid, "a local id is 1 to 64 characters") }
+        var noteID = change.noteID
+        var retriedCreation = false
+        if noteID == nil {
+            // A creation whose answer was lost finds the note it made.
+            noteID = try await relay.store.noteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID)
+            retriedCreation = noteID != nil
+        }
+        guard let id = noteID, let current = try await ownNote(id, of: caller.account) else {
+            // New here, or deleted for good meanwhile: an edit outlives the deletion, as a new note.
+            guard change.state != .deletedForGood else { return SyncNoteChangeResult(outcome: .deleted, note: nil) }
+            let madeID: String
+            if let locked = change.locked {
+                madeID = try await lockedNotes().storeSyncedLockedNote(
+                    nil, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    baseRevision: nil, account: caller.account
+                ).id
+            } else {
+                madeID =
+                    try await store.createNote(
+                        NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
+                        account: caller.account, quota: nil
+                    ).id
+            }
+            try await relay.store.recordNoteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID, noteID: madeID)
+            if change.state == .recentlyDeleted { try await store.moveToRecentlyDeleted(madeID) }
+            return SyncNoteChangeResult(outcome: .created, note: try await syncNote(madeID))
+        }
+        if retriedCreation { return SyncNoteChangeResult(outcome: .created, note: try await syncNote(id)) }
+        let changedSince = change.base.map { $0.revision != current.revision } ?? true
+        switch change.state {
+        case .recentlyDeleted, .deletedForGood:
+            // An edit made meanwhile elsewhere outlives a deletion made from before it.
+            if changedSince && current.deleted == nil { return SyncNoteChangeResult(outcome: .keptAfterEdit, note: try await syncNote(id)) }
+            if current.deleted == nil { try await store.moveToRecentlyDeleted(id) }
+            guard change.state == .deletedForGood else { return SyncNoteChangeResult(outcome: .saved, note: try await syncNote(id)) }
+            try await store.deleteForGood(id)
+            return SyncNoteChangeResult(outcome: .deleted, note: nil)
+        case .present:
+            if current.isLocked && change.locked == nil {
+                throw SyncError(.conflict, "a note unlocked on a device does not sync yet (docs/SYNC.md, \"Notes\")")
+            }
+            if current.deleted != nil { _ = try await store.restoreNote(id) }
+            if let locked = change.locked {
+                // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
+                let stored = try await lockedNotes().storeSyncedLockedNote(
+                    id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    baseRevision: change.base?.revision, account: caller.account)
+                return SyncNoteChangeResult(
+                    outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
+                    conflictCopyID: stored.conflictCopyID)
+            }
+            let saved = try await store.saveNote(id, Self.noteChanges(change), by: caller.account, quota: nil)
+            let outcome: SyncNoteChangeResult.Outcome =
+                switch saved.kind {
+                case .saved: .saved
+                case .merged: .merged
+                case .conflictCopy: .conflictCopy
+                }
+            return SyncNoteChangeResult(outcome: outcome, note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
+        }
+    }
+
+    /// What a device's change changes, against the version it was made from: only the fields it
+    /// changed, so a pin or a move made elsewhere meanwhile is not undone.
+    static func noteChanges(_ change: SyncNoteChange) -> NoteChanges {
+        guard let base = change.base else {
+            return NoteChanges(title: change.title, body: change.body, isPinned: change.isPinned, folder: .some(change.folder))
+        }
+        return NoteChanges(
+            title: change.title == base.title ? nil : change.title, body: change.body == base.body ? nil : change.body,
+            isPinned: change.isPinned == base.isPinned ? nil : change.isPinned,
+            folder: change.folder == base.folder ? nil : .some(change.folder),
+            base: NoteBase(revision: base.revision, title: base.title, body: base.body))
+    }
+
+    /// Note `id` when `account` owns it (nil when it is gone or another's).
+    func ownNote(_ id: String, of account: AccountID) async throws -> NoteSummary? {
+        do {
+            guard try await relay.accounts.access(toNote: id, for: account, includingDeleted: true) == .owner else { return nil }
+            return try await relay.accounts.summary(ofNote: id)
+        } catch NotesError.notFound {
+            return nil
+        }
+    }
+
+    /// Note `id` as a device receives it; nil when it is gone.
+    func syncNote(_ id: String) async throws -> SyncNote? {
+        do {
+            let summary = try await relay.accounts.summary(ofNote: id)
+            let body = summary.isLocked ? nil : try await relay.accounts.openNote(id).body
+            let locked = try await summary.isLocked ? Self.wire(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
+            return SyncNote(
+                id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
+                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked)
+        } catch NotesError.notFound {
+            return nil
+        }
+    }
+
+    /// The server's store of locked notes from devices.
+    func lockedNotes() throws -> any LockedNoteSyncStore {
+        guard let store = relay.accounts as? any LockedNoteSyncStore else {
+            throw SyncError(.conflict, "this server's store keeps no locked notes of devices")
+        }
+        return store
+    }
+
+    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
+        try SyncedLockedRecord(
+            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
+            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
+            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
+            noteProofHash: locked.noteProofHash)
+    }
+
+    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
+        SyncLockedNote(
+            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
+            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
+            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
+            noteProofHash: record.noteProofHash)
+    }
+
+    /// The notes store's refusals in the relay's words.
+    static func notesRefusal<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch NotesError.notFound(let what) {
+            throw SyncError(.notFound, "\(what) not found")
+        } catch NotesError.quotaExceeded(let message) {
+            throw SyncError(.tooLarge, message)
+        } catch NotesError.wrongLockState(let message), NotesError.conflict(let message) {
+            throw SyncError(.conflict, message)
+        } catch NotesError.staleRevision {
+            throw SyncError(.conflict, "the note changed meanwhile; sync again")
+        }
+    }
+}

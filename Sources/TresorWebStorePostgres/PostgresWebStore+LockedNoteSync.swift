@@ -1,0 +1,120 @@
+import Foundation
+import PostgresNIO
+import TresorNotesDomain
+
+// Locked notes of a sync account's devices (docs/SYNC.md, "Notes"): stored and read as sealed
+// records, as the browser's are; the server holds no key that opens them.
+extension PostgresWebStore: LockedNoteSyncStore {
+    func syncedLockedRecord(ofNote id: String) async throws -> SyncedLockedRecord {
+        try await db.read { [self] connection in
+            let row = try await note(id, connection)
+            guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag,
+                let sealed = row.sealedCiphertext
+            else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            let passphrase = try await passphrase(passphraseID, connection)
+            return try SyncedLockedRecord(
+                passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: passphrase.verifier,
+                passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
+                ciphertext: try sealing.open(sealed, "notes", id, "ciphertext"), bodyFormat: LockedBodyFormat(stored: row.bodyFormat),
+                noteProofHash: row.noteProofHash)
+        }
+    }
+
+    func storeSyncedLockedNote(
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID
+    ) async throws -> (id: String, conflictCopyID: String?) {
+        try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
+        let newID = UUID().uuidString.lowercased()
+        return try await db.transaction { [self, logger] connection in
+            let existing = try await id.asyncMap { try await noteForWrite($0, connection) }
+            if existing == nil { try await lockAccount(account, connection) }
+            if let existing, existing.accountID != account.rawValue { throw NotesError.notFound("note \(existing.id.prefix(64))") }
+            let passphraseID = try await passphraseID(for: record, account: account, connection)
+            let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
+            if let existing, let baseRevision, baseRevision != existing.revision {
+                // No key here to merge with: the device's version is kept whole beside the note.
+                let copyID = try await insertLockedCopy(of: existing, title: title, record: record, passphraseID: passphraseID, account, connection)
+                try await announce(.created, note: copyID, connection)
+                return (existing.id, copyID)
+            }
+            let noteID = existing?.id ?? newID
+            let sealedTitle = try sealing.sealText(title, "notes", noteID, "title")
+            let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", noteID, "ciphertext")
+            let timestamp = now
+            if existing != nil {
+                try await connection.run(
+                    """
+                    UPDATE notes SET modified = \(timestamp), sealed_title = \(sealedTitle), sealed_body = NULL, pinned = \(isPinned),
+                        folder_id = \(folderID), passphrase_id = \(passphraseID), crypto_salt = \(record.passphraseSalt),
+                        crypto_iterations = \(record.passphraseIterations), crypto_wrapped_key = \(record.wrappedKey), crypto_iv = \(record.iv),
+                        crypto_tag = \(record.tag), sealed_ciphertext = \(sealedCiphertext), body_format = \(Self.stored(record.bodyFormat)),
+                        note_proof_hash = \(record.noteProofHash)
+                    WHERE id = \(noteID)
+                    """, logger)
+                try await announce(.changed, note: noteID, connection)
+            } else {
+                try await connection.run(
+                    """
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
+                                       crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
+                                       note_proof_hash)
+                    VALUES (\(noteID), \(account.rawValue), \(folderID), \(timestamp), \(timestamp), \(isPinned), \(sealedTitle),
+                            \(passphraseID), \(record.passphraseSalt), \(record.passphraseIterations), \(record.wrappedKey), \(record.iv),
+                            \(record.tag), \(sealedCiphertext), \(Self.stored(record.bodyFormat)), \(record.noteProofHash))
+                    """, logger)
+                try await announce(.created, note: noteID, connection)
+            }
+            return (noteID, nil)
+        }
+    }
+
+    /// The account's passphrase generation of the record's salt, else a new one recorded — made
+    /// current when the account has none (caller holds the account's row lock).
+    private func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+        if let known = try await connection.value(
+            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.passphraseSalt) ORDER BY id LIMIT 1", logger,
+            as: Int64.self)
+        {
+            return known
+        }
+        let generation =
+            (try await connection.value("SELECT MAX(generation) FROM passphrases WHERE account_id = \(account.rawValue)", logger, as: Int?.self)
+                ?? nil) ?? 0
+        guard
+            let id = try await connection.value(
+                """
+                INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
+                VALUES (\(account.rawValue), \(generation + 1), \(record.passphraseSalt), \(record.passphraseIterations),
+                        \(record.passphraseVerifier), \(record.passphraseProofHash), \(now))
+                RETURNING id
+                """, logger, as: Int64.self)
+        else { throw NotesError.unavailable("the passphrase was not recorded: try again") }
+        try await connection.run(
+            "UPDATE accounts SET current_passphrase_id = \(id) WHERE id = \(account.rawValue) AND current_passphrase_id IS NULL", logger)
+        return id
+    }
+
+    /// A device's locked version of `row`, kept as its conflict copy.
+    private func insertLockedCopy(
+        of row: StoredNote, title: String, record: SyncedLockedRecord, passphraseID: Int64, _ account: AccountID,
+        _ connection: PostgresConnection
+    ) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        let timestamp = now
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await loginName(of: account, connection))
+        try await connection.run(
+            """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
+                               crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format, note_proof_hash)
+            VALUES (\(id), \(row.accountID), \(row.folderID), \(timestamp), \(timestamp), FALSE,
+                    \(try sealing.sealText(copyTitle, "notes", id, "title")), \(passphraseID), \(record.passphraseSalt),
+                    \(record.passphraseIterations), \(record.wrappedKey), \(record.iv), \(record.tag),
+                    \(try sealing.seal(record.ciphertext, "notes", id, "ciphertext")), \(Self.stored(record.bodyFormat)),
+                    \(record.noteProofHash))
+            """, logger)
+        return id
+    }
+
+    /// The `body_format` column's spelling of a format.
+    static func stored(_ format: LockedBodyFormat) -> String { format == .appleNotes ? "apple-notes" : "text" }
+}

@@ -1,0 +1,81 @@
+extension ServerSchema {
+    /// The tables of notes sync (docs/SYNC.md, "Notes").
+    static let notesSyncTables: Set<String> = ["sync_notes_gone", "sync_note_origins"]
+
+    /// Notes sync: every write of a note — whatever route or store method makes it — takes the
+    /// next number of its account's notes counter, by trigger, so no code path changes a note
+    /// unseen by the devices. The counter lives in the account's row, which a write keeps locked
+    /// until it commits: a write that takes a later number commits later, and a device reading
+    /// changes after a cursor never skips one committed late. A note deleted for good leaves its
+    /// id and counter in `sync_notes_gone`; `sync_note_origins` remembers which device note a
+    /// device's push created, so a retried creation finds it instead of making it twice.
+    static let version4: [String] = [
+        """
+        ALTER TABLE accounts ADD COLUMN notes_counter BIGINT NOT NULL DEFAULT 0
+        """,
+        """
+        ALTER TABLE notes ADD COLUMN sync_counter BIGINT NOT NULL DEFAULT 0
+        """,
+        // Notes from before: numbered once, in the order they were made.
+        """
+        UPDATE notes SET sync_counter = numbered.counter
+        FROM (SELECT id, row_number() OVER (PARTITION BY account_id ORDER BY created, id) AS counter FROM notes) AS numbered
+        WHERE notes.id = numbered.id
+        """,
+        """
+        UPDATE accounts SET notes_counter = COALESCE((SELECT MAX(sync_counter) FROM notes WHERE notes.account_id = accounts.id), 0)
+        """,
+        """
+        CREATE INDEX notes_sync_counter ON notes(account_id, sync_counter)
+        """,
+        """
+        CREATE TABLE sync_notes_gone (
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            note_id TEXT NOT NULL,
+            sync_counter BIGINT NOT NULL,
+            PRIMARY KEY (account_id, note_id)
+        )
+        """,
+        """
+        CREATE INDEX sync_notes_gone_counter ON sync_notes_gone(account_id, sync_counter)
+        """,
+        """
+        CREATE TABLE sync_note_origins (
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            device_id TEXT NOT NULL,
+            local_id TEXT NOT NULL,
+            note_id TEXT NOT NULL,
+            PRIMARY KEY (account_id, device_id, local_id)
+        )
+        """,
+        """
+        CREATE FUNCTION tresor_notes_sync_counter() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE accounts SET notes_counter = notes_counter + 1 WHERE id = NEW.account_id RETURNING notes_counter INTO NEW.sync_counter;
+            RETURN NEW;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER notes_sync_counter BEFORE INSERT OR UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION tresor_notes_sync_counter()
+        """,
+        // An account deleted with its notes has no row left to count in: nothing to tell.
+        """
+        CREATE FUNCTION tresor_notes_sync_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            counter BIGINT;
+        BEGIN
+            UPDATE accounts SET notes_counter = notes_counter + 1 WHERE id = OLD.account_id RETURNING notes_counter INTO counter;
+            IF FOUND THEN
+                INSERT INTO sync_notes_gone (account_id, note_id, sync_counter) VALUES (OLD.account_id, OLD.id, counter)
+                ON CONFLICT (account_id, note_id) DO UPDATE SET sync_counter = EXCLUDED.sync_counter;
+            END IF;
+            RETURN OLD;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER notes_sync_gone AFTER DELETE ON notes FOR EACH ROW EXECUTE FUNCTION tresor_notes_sync_gone()
+        """,
+    ]
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// `tresor sync now` with notes (docs/SYNC.md, "Notes"): two device homes, each with its own
+/// `tresord`, joined to a real server instance; notes written with `tresor note …` on one are on
+/// the other, edits go both ways, late edits merge or become conflict copies, and an edit
+/// outlives a deletion made from before it.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNotesE2ETests {
+    static func newNote(_ device: Harness, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> NoteSummary {
+        let made = try device.tresor(["note", "new", "--body-stdin", "--json"], input: text)
+        #expect(made.succeeded, "\(made.stderr)", sourceLocation: sourceLocation)
+        return try CLIJSON.decode(NoteSummary.self, from: Data(made.stdout.utf8))
+    }
+
+    static func edit(_ device: Harness, _ id: String, body: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let edited = try device.tresor(["note", "edit", id, "--body-stdin"], input: body)
+        #expect(edited.succeeded, "\(edited.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// The device's notes (not in Recently Deleted) by title, with their bodies.
+    static func notes(_ device: Harness) throws -> [String: (id: String, body: String)] {
+        var found: [String: (id: String, body: String)] = [:]
+        for summary in try device.json([NoteSummary].self, ["note", "list"]) {
+            found[summary.title] = (summary.id, try device.json(OpenedNote.self, ["note", "show", summary.id]).body)
+        }
+        return found
+    }
+
+    static func syncNow(_ device: Harness, sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncNowNotes {
+        try #require(try SyncE2E.sync(device, SyncNowAnswer.self, ["now"], sourceLocation: sourceLocation).notes, sourceLocation: sourceLocation)
+    }
+
+    @Test func aNoteMadeOnOneDeviceIsOnTheOtherAndEditsGoBothWays() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let made = try Self.newNote(laptop, "Groceries\ne2e-note-marker milk\neggs")
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 1)
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 0)
+        #expect(try Self.syncNow(phone).applied == 1)
+        let onPhone = try #require(try Self.notes(phone)["Groceries"])
+        #expect(onPhone.body == "Groceries\ne2e-note-marker milk\neggs")
+
+        try Self.edit(phone, onPhone.id, body: "Groceries\ne2e-note-marker milk\neggs\nbread")
+        #expect(try Self.syncNow(phone).sent == 1)
+        #expect(try Self.syncNow(laptop).applied == 1)
+        #expect(try Self.notes(laptop)["Groceries"]?.body == "Groceries\ne2e-note-marker milk\neggs\nbread")
+        #expect(try Self.notes(laptop)["Groceries"]?.id == made.id, "the laptop's note keeps its own id")
+
+        // A pin and a folder travel too (the folder's name on standard input, not in argv).
+        let moved = try laptop.tresor(["note", "edit", made.id, "--pin", "--folder", "-"], input: "Home\n")
+        #expect(moved.succeeded, "\(moved.stderr)")
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+        #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).summary.isPinned)
+        #expect(try phone.json([NoteSummary].self, ["note", "list", "--folder", "-"], input: "Home\n").map(\.id) == [onPhone.id])
+        // Up to date both ways: nothing more to do.
+        #expect(try Self.syncNow(laptop) == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0))
+        #expect(try Self.syncNow(phone) == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0))
+        #expect(!laptop.daemonLog.contains("e2e-note-marker") && !phone.daemonLog.contains("e2e-note-marker"))
+    }
+
+    @Test func lateEditsOfOtherLinesMergeAndOfTheSameLineMakeAConflictCopy() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try Self.newNote(laptop, "List\none\ntwo\nthree")
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        let onPhone = try #require(try Self.notes(phone)["List"])
+
+        // Different lines, edited on both before either syncs: merged on both.
+        try Self.edit(laptop, note.id, body: "List\nONE\ntwo\nthree")
+        try Self.edit(phone, onPhone.id, body: "List\none\ntwo\nTHREE")
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        _ = try Self.syncNow(laptop)
+        for device in [laptop, phone] {
+            #expect(try Self.notes(device)["List"]?.body == "List\nONE\ntwo\nTHREE")
+        }
+
+        // The same line: the note keeps the version the server had first, the other is a copy.
+        try Self.edit(laptop, note.id, body: "List\nONE\nlaptop\nTHREE")
+        try Self.edit(phone, onPhone.id, body: "List\nONE\nphone\nTHREE")
+        _ = try Self.syncNow(laptop)
+        #expect(try Self.syncNow(phone).conflictCopies == 1)
+        _ = try Self.syncNow(laptop)
+        for device in [laptop, phone] {
+            let notes = try Self.notes(device)
+            #expect(notes["List"]?.body == "List\nONE\nlaptop\nTHREE")
+            let copy = notes.first { $0.key.hasPrefix("List (conflict copy") }
+            #expect(copy?.value.body == "List\nONE\nphone\nTHREE", "\(notes.keys.sorted())")
+            #expect(notes.count == 2)
+        }
+    }
+
+    @Test func anEditOutlivesADeletionMadeBeforeItAndADeletionForGoodFollows() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try Self.newNote(laptop, "Trip\npassport")
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        let onPhone = try #require(try Self.notes(phone)["Trip"])
+
+        // The laptop deletes the note while the phone edits it: the edit survives on both.
+        #expect(try laptop.tresor(["note", "delete", note.id]).succeeded)
+        try Self.edit(phone, onPhone.id, body: "Trip\npassport\ntickets")
+        _ = try Self.syncNow(phone)
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        for device in [laptop, phone] {
+            #expect(try Self.notes(device)["Trip"]?.body == "Trip\npassport\ntickets")
+        }
+
+        // Deleted for good from the version both hold: gone from both.
+        #expect(try laptop.tresor(["note", "delete", note.id]).succeeded)
+        #expect(try laptop.tresor(["note", "trash", "delete", note.id]).succeeded)
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+        #expect(try Self.notes(phone)["Trip"] == nil)
+        #expect(try phone.json([NoteSummary].self, ["note", "trash", "list"]).isEmpty)
+    }
+
+    @Test func aLockedNoteOpensOnTheOtherDeviceWithItsPassphraseAndLateLockedEditsMakeACopy() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try Self.newNote(laptop, "Bank\ne2e-locked-marker PIN 4711")
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try Self.syncNow(phone).applied == 1)
+
+        // On the phone it is locked, and opens with the passphrase — which never left the laptop.
+        let listed = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Bank" })
+        #expect(listed.isLocked)
+        let wrong = try phone.tresor(["note", "show", listed.id, "--passphrase-stdin", "--json"], input: "not-the-passphrase\n")
+        #expect(!wrong.succeeded)
+        let opened = try phone.json(OpenedNote.self, ["note", "show", listed.id, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(opened.body == "Bank\ne2e-locked-marker PIN 4711")
+
+        // Both edit it (each with its session open): no key on the server to merge with, so the
+        // later one is kept as a locked conflict copy.
+        try Self.edit(laptop, note.id, body: "Bank\ne2e-locked-marker PIN 4711\nlaptop")
+        try Self.edit(phone, listed.id, body: "Bank\ne2e-locked-marker PIN 4711\nphone")
+        _ = try Self.syncNow(laptop)
+        #expect(try Self.syncNow(phone).conflictCopies == 1)
+        _ = try Self.syncNow(laptop)
+        for device in [laptop, phone] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.count == 2 && notes.allSatisfy(\.isLocked), "\(notes.map(\.title))")
+            let bodies = try Set(notes.map { try device.json(OpenedNote.self, ["note", "show", $0.id]).body })
+            #expect(bodies == ["Bank\ne2e-locked-marker PIN 4711\nlaptop", "Bank\ne2e-locked-marker PIN 4711\nphone"])
+        }
+        for device in [laptop, phone] {
+            #expect(!device.daemonLog.contains("e2e-locked-marker") && !device.daemonLog.contains(passphrase))
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TresorNotesDomain
+import TresorSyncProtocol
+import TresorTestSupport
+import TresorWebStore
+
+@testable import TresorSyncServer
+
+/// Notes sync through the routes, on a real PostgreSQL: what a device reads of its account's
+/// notes after a cursor, and what the server makes of each change it sends — by the same
+/// operations (revisions, merge, conflict copy) as the web client's edits.
+@Suite("Sync notes", .enabled(if: TestPostgres.shouldRun))
+struct SyncNotesTests {
+    @Test func aDeviceReadsTheWebNotesAndItsNewNoteIsTheWebAccounts() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let web = try await store.createNote(NoteDraft(title: "Groceries", body: "Groceries\nmilk", folder: "Home"), account: ada.id, quota: nil)
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let page = try await device.notes(client)
+            #expect(page.entries.map(\.noteID) == [web.id] && !page.more)
+            let note = try #require(page.entries.first?.note)
+            #expect(note.body == "Groceries\nmilk" && note.folder == "Home" && note.title == "Groceries" && note.revision == web.revision)
+            // Nothing after its cursor.
+            #expect(try await device.notes(client, after: page.cursor).entries.isEmpty)
+
+            let made = try await device.send(client, SyncNoteChange.new("Plans", "Plans\nsail"))
+            #expect(made.outcome == .created)
+            let created = try #require(made.note)
+            #expect(try await store.openNote(created.id).body == "Plans\nsail")
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 2)
+            // A creation retried after a lost answer finds the note it made: no second note.
+            let again = try await device.send(client, SyncNoteChange.new("Plans", "Plans\nsail"))
+            #expect(again.outcome == .created && again.note?.id == created.id)
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 2)
+            // It is the next change after the cursor.
+            let next = try await device.notes(client, after: page.cursor)
+            #expect(next.entries.map(\.noteID) == [created.id])
+        }
+        await instance.storage.close()
+    }
+
+    @Test func lateEditsMergeOrBecomeAConflictCopy() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("List", "List\none\ntwo\nthree")).note)
+            let base = note.base
+            // The web client edits the first line meanwhile; the device the last: merged.
+            _ = try await store.saveNote(
+                note.id, NoteChanges(body: "List\nONE\ntwo\nthree", base: NoteBase(revision: note.revision, body: note.body)), by: ada.id,
+                quota: nil)
+            var edit = SyncNoteChange.edit(note, body: "List\none\ntwo\nTHREE", base: base)
+            let merged = try await device.send(client, edit)
+            #expect(merged.outcome == .merged)
+            #expect(merged.note?.body == "List\nONE\ntwo\nTHREE")
+
+            // Both change the same line: the note keeps the web's, the device's is a conflict copy.
+            let now = try #require(merged.note)
+            _ = try await store.saveNote(
+                now.id, NoteChanges(body: "List\nONE\nweb\nTHREE", base: NoteBase(revision: now.revision, body: now.body)), by: ada.id, quota: nil)
+            edit = SyncNoteChange.edit(now, body: "List\nONE\ndevice\nTHREE", base: now.base)
+            let copied = try await device.send(client, edit)
+            #expect(copied.outcome == .conflictCopy)
+            #expect(copied.note?.body == "List\nONE\nweb\nTHREE")
+            let copyID = try #require(copied.conflictCopyID)
+            #expect(try await store.openNote(copyID).body == "List\nONE\ndevice\nTHREE")
+            #expect(try await store.summary(ofNote: copyID).title.contains("conflict copy"))
+        }
+        await instance.storage.close()
+    }
+
+    @Test func anEditOutlivesADeletionMadeBeforeIt() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("Keep", "Keep\nthis")).note)
+            _ = try await store.saveNote(
+                note.id, NoteChanges(body: "Keep\nthis, edited", base: NoteBase(revision: note.revision, body: note.body)), by: ada.id,
+                quota: nil)
+            // The device deletes the version it had: the web's edit survives.
+            var deletion = SyncNoteChange.edit(note, body: note.body!, base: note.base)
+            deletion.state = .deletedForGood
+            let kept = try await device.send(client, deletion)
+            #expect(kept.outcome == .keptAfterEdit && kept.note?.body == "Keep\nthis, edited" && kept.note?.deleted == nil)
+            #expect(try await store.summary(ofNote: note.id).deleted == nil)
+
+            // Deleted from the version it is now: gone, and the page says so.
+            let current = try #require(kept.note)
+            var later = SyncNoteChange.edit(current, body: current.body!, base: current.base)
+            later.state = .deletedForGood
+            #expect(try await device.send(client, later).outcome == .deleted)
+            let page = try await device.notes(client)
+            #expect(page.entries.map(\.noteID) == [note.id] && page.entries[0].note == nil)
+
+            // An edit from a device that had not heard of the deletion comes back as a note.
+            let edited = SyncNoteChange.edit(current, body: "Keep\nthis, edited\nmore", base: current.base)
+            let back = try await device.send(client, edited)
+            #expect(back.outcome == .created && back.note?.body == "Keep\nthis, edited\nmore")
+        }
+        await instance.storage.close()
+    }
+
+    /// A write holds its account's row until it commits, so a note written by another instance
+    /// meanwhile waits and takes the later counter: a device reading in between never moves its
+    /// cursor past a change that commits late.
+    @Test func aDeviceNeverSkipsANoteChangeCommittedLate() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let first = try await SyncInstance.open(url: url), second = try await SyncInstance.open(url: url)
+        let ada = try await first.account("ada")
+        let one = try await first.storage.store.createNote(NoteDraft(title: "One", body: "one"), account: ada.id, quota: nil)
+        let two = try await first.storage.store.createNote(NoteDraft(title: "Two", body: "two"), account: ada.id, quota: nil)
+        let page = try await first.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            return try await device.notes(client)
+        }
+        let entered = Gate(), release = Gate()
+        let held = Task {
+            try await first.storage.database.transaction { connection in
+                try await connection.run("UPDATE notes SET pinned = TRUE WHERE id = \(one.id)", first.storage.database.logger)
+                entered.open()
+                await release.wait()
+            }
+        }
+        await entered.wait()
+        let next = Task {
+            try await second.storage.store.saveNote(two.id, NoteChanges(body: "two, edited"), by: ada.id, quota: nil)
+        }
+        let database = TestPostgres.databaseName(of: url)
+        var waiting = false
+        for _ in 0..<200 where !waiting {
+            let blocked = try await TestPostgres.texts(
+                "SELECT count(*)::text FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'", database: database)
+            waiting = blocked != ["0"]
+            if !waiting { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(waiting, "the second write should wait for the first's account row")
+        let between = try await second.relay.store.noteChanges(account: ada.id, after: page.cursor, limit: 100)
+        #expect(between.changes.isEmpty)
+        release.open()
+        try await held.value
+        _ = try await next.value
+        let after = try await second.relay.store.noteChanges(account: ada.id, after: page.cursor, limit: 100)
+        #expect(after.changes.map(\.noteID) == [one.id, two.id], "in commit order, none skipped")
+        await first.storage.close()
+        await second.storage.close()
+    }
+
+    @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        for index in 0..<5 {
+            _ = try await instance.storage.store.createNote(NoteDraft(title: "N\(index)", body: "body \(index)"), account: ada.id, quota: nil)
+        }
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let first = try await device.notes(client, limit: 3)
+            #expect(first.entries.count == 3 && first.more)
+            let rest = try await device.notes(client, after: first.cursor, limit: 3)
+            #expect(rest.entries.count == 2 && !rest.more)
+            #expect(Set((first.entries + rest.entries).compactMap(\.note?.title)) == Set((0..<5).map { "N\($0)" }))
+            let bad = try await client.execute(uri: "/v1/sync/notes?limit=0", method: .get, headers: device.bearer)
+            #expect(bad.status == .badRequest)
+            let garbage = try await client.execute(
+                uri: "/v1/sync/notes", method: .post, headers: device.bearer, body: ByteBuffer(string: #"{"localID":1}"#))
+            #expect(garbage.status == .badRequest)
+            #expect(try await instance.storage.store.notes(account: ada.id, folderID: nil).count == 5)
+            // A change the notes' rules refuse (a NUL in the title, a locked record of the wrong
+            // shape): 400, and nothing stored.
+            var untitled = SyncNoteChange.new("x", "body")
+            untitled.title = "a\u{0}b"
+            let refusedTitle = try await client.send(.post, "/v1/sync/notes", untitled, headers: device.bearer)
+            #expect(refusedTitle.status == .badRequest && refusedTitle.code == .invalid, "\(refusedTitle.text)")
+            var badLock = SyncNoteChange.new("Locked", "")
+            badLock.locked = SyncLockedNote(
+                passphraseSalt: Data(count: 3), passphraseIterations: 1000, passphraseVerifier: Data(count: 24), passphraseProofHash: nil,
+                wrappedKey: Data(count: 24), iv: Data(count: 12), tag: Data(count: 16), ciphertext: Data([1]), bodyFormat: "text",
+                noteProofHash: nil)
+            let refusedLock = try await client.send(.post, "/v1/sync/notes", badLock, headers: device.bearer)
+            #expect(refusedLock.status == .badRequest && refusedLock.code == .invalid, "\(refusedLock.text)")
+            #expect(try await instance.storage.store.notes(account: ada.id, folderID: nil).count == 5)
+
+            var pending = TestDevice(account: "ada")
+            try await pending.join(client)
+            let refused = try await client.execute(uri: "/v1/sync/notes", method: .get, headers: pending.bearer)
+            #expect(refused.status == .forbidden && refused.code == .devicePending)
+        }
+        await instance.storage.close()
+    }
+}
+
+extension TestDevice {
+    func notes(_ client: some TestClientProtocol, after cursor: UInt64 = 0, limit: Int? = nil) async throws -> SyncNotesPage {
+        let response = try await client.execute(
+            uri: "/v1/sync/notes?after=\(cursor)" + (limit.map { "&limit=\($0)" } ?? ""), method: .get, headers: bearer)
+        try #require(response.status == .ok, "\(response.text)")
+        return try response.decode(SyncNotesPage.self)
+    }
+
+    func send(_ client: some TestClientProtocol, _ change: SyncNoteChange) async throws -> SyncNoteChangeResult {
+        let response = try await client.send(.post, "/v1/sync/notes", change, headers: bearer)
+        try #require(response.status == .ok, "\(response.text)")
+        return try response.decode(SyncNoteChangeResult.self)
+    }
+}
+
+extension SyncNote {
+    var base: SyncNoteBase { SyncNoteBase(revision: revision, title: title, body: body ?? "", folder: folder, isPinned: isPinned) }
+}
+
+extension SyncNoteChange {
+    /// A note new on the device (one local id per title, so a retry repeats it).
+    static func new(_ title: String, _ body: String) -> SyncNoteChange {
+        SyncNoteChange(
+            localID: "local-\(title)", noteID: nil, base: nil, title: title, body: body, folder: nil, isPinned: false, state: .present)
+    }
+
+    static func edit(_ note: SyncNote, body: String, base: SyncNoteBase) -> SyncNoteChange {
+        SyncNoteChange(
+            localID: "local-\(note.title)", noteID: note.id, base: base, title: note.title, body: body, folder: note.folder,
+            isPinned: note.isPinned, state: .present)
+    }
+}
