@@ -34,12 +34,16 @@ public struct SyncJoinRequestBody: Codable, Sendable {
     public var password: String
     /// What the devices of the circle call this one; the host name when absent.
     public var deviceName: String?
+    /// The certificate authorities (PEM) the server's certificate must chain to, instead of
+    /// the system's (`--ca-file`); kept with the account for every later request.
+    public var caCertificates: String?
 
-    public init(server: String, account: String, password: String, deviceName: String?) {
+    public init(server: String, account: String, password: String, deviceName: String?, caCertificates: String? = nil) {
         self.server = server
         self.account = account
         self.password = password
         self.deviceName = deviceName
+        self.caCertificates = caCertificates
     }
 }
 
@@ -51,13 +55,16 @@ public struct SyncRecoverRequestBody: Codable, Sendable {
     /// The recovery key as the user typed it (56 base32 characters; dashes and spaces ignored).
     public var recoveryKey: String
     public var deviceName: String?
+    /// As ``SyncJoinRequestBody/caCertificates``.
+    public var caCertificates: String?
 
-    public init(server: String, account: String, password: String, recoveryKey: String, deviceName: String?) {
+    public init(server: String, account: String, password: String, recoveryKey: String, deviceName: String?, caCertificates: String? = nil) {
         self.server = server
         self.account = account
         self.password = password
         self.recoveryKey = recoveryKey
         self.deviceName = deviceName
+        self.caCertificates = caCertificates
     }
 }
 
@@ -162,6 +169,12 @@ public struct SyncStatusAnswer: Codable, Sendable {
     public var requestID: String?
     /// What the sync engine holds here (joined devices whose login keychain opens).
     public var counters: SyncCounters?
+    /// What the daemon's background sync last failed with, if its last attempt failed.
+    public var lastError: String?
+    /// When the background sync last failed.
+    public var lastErrorAt: Date?
+    /// Whether the daemon holds the server's live-events stream open now.
+    public var live: Bool?
 
     public init(
         joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,

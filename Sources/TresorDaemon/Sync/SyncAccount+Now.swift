@@ -21,7 +21,7 @@ extension SyncAccount {
             guard keybag.lockState == .unlocked else {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             let list = try Self.held(try await refreshed(&file, client))
             let keys = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
             let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)
