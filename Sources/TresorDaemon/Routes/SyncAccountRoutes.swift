@@ -12,6 +12,8 @@ struct SyncAccountRoutes {
     let slot: KeybagSlot
     let keychains: KeychainProvider
     let callers: CallerResolver
+    /// The daemon's background sync, whose last error and stream `status` shows.
+    let background: BackgroundSync
 
     func register(on router: Router<DaemonRequestContext>) {
         let account = self.account, slot = self.slot, keychains = self.keychains, callers = self.callers
@@ -89,6 +91,10 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             var status = try await account.status()
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
+            if status.joined {
+                let report = background.report
+                (status.lastError, status.lastErrorAt, status.live) = (report.lastError, report.lastErrorAt, report.live)
+            }
             return status
         }
         router.get(RouterPath(Route.syncConflicts)) { _, context -> SyncConflictsAnswer in
