@@ -14,8 +14,20 @@ extension SyncAccount {
     ///   - keychain: the login keychain.
     ///   - allowDeletions: lets a held mass deletion through.
     /// - Returns: what happened.
+    /// One at a time, in the order asked — `tresor sync now` and the background sync may ask
+    /// together, and two pulls at once would each apply the same page.
     /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
     func syncNow(_ keychain: Keychain, allowDeletions: Bool) async throws -> SyncNowAnswer {
+        let previous = lastSync
+        let sync = Task {
+            await previous?.value
+            return try await syncAlone(keychain, allowDeletions: allowDeletions)
+        }
+        lastSync = Task { _ = await sync.result }
+        return try await sync.value
+    }
+
+    private func syncAlone(_ keychain: Keychain, allowDeletions: Bool) async throws -> SyncNowAnswer {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             guard keybag.lockState == .unlocked else {

@@ -15,6 +15,8 @@ import TresorSystem
 actor SyncAccount {
     let paths: TresorPaths
     let slot: KeybagSlot
+    /// The last sync asked for: the next one starts after it ends (``syncNow(_:allowDeletions:)``).
+    var lastSync: Task<Void, Never>?
 
     init(paths: TresorPaths, slot: KeybagSlot) {
         self.paths = paths

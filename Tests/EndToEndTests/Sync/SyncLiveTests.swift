@@ -37,6 +37,15 @@ import TresorTestSupport
             try SyncNowTests.secret(phone, service: "marker.example.com") == "e2e-live-marker"
         }
         #expect(try SyncNowTests.secret(phone, service: "local.example.com", synchronizable: false) == nil)
+        // `tresor sync now` while the daemons sync by themselves: each sync waits for the one running.
+        for n in 0..<3 {
+            try SyncNowTests.add(laptop, service: "race\(n).example.com", secret: "e2e-race-\(n)")
+            _ = try SyncNowTests.syncNow(phone)
+            _ = try SyncNowTests.syncNow(laptop)
+        }
+        try AutoLockTests.waitUntil("the last of them on the phone") {
+            try SyncNowTests.secret(phone, service: "race2.example.com") == "e2e-race-2"
+        }
 
         for device in [laptop, phone] {
             let status = try Self.status(device)
