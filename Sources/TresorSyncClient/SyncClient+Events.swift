@@ -87,7 +87,7 @@ struct SyncEventParser {
 
     private static func event(_ block: String) throws -> SyncLiveEvent? {
         var name = "message", data = ""
-        for line in block.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for line in block.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
             if line.hasPrefix(":") { continue }
             let (field, value) = line.firstIndex(of: ":").map { (line[..<$0], line[line.index(after: $0)...]) } ?? (line[...], "")
             let trimmed = value.hasPrefix(" ") ? value.dropFirst() : value
