@@ -98,6 +98,22 @@ import TresorTestSupport
         }
     }
 
+    @Test func aFailedBackgroundSyncIsInSyncStatusAndTheChangeWaits() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        try Self.waitUntilLive(laptop, phone)
+        cluster.harnesses[0].stopDaemon()
+        try SyncNowTests.add(laptop, service: "offline.example.com", secret: "e2e-offline-secret")
+        try AutoLockTests.waitUntil("the failure in sync status") {
+            let status = try Self.status(laptop)
+            return status.lastError != nil && status.live == false
+        }
+        let status = try Self.status(laptop)
+        #expect(status.lastError?.contains("cannot be reached") == true, "\(status.lastError ?? "")")
+        #expect(status.lastErrorAt != nil && status.counters?.changesWaiting == 1)
+        #expect(!(status.lastError ?? "").contains("e2e-offline") && !laptop.daemonLog.contains("e2e-offline-secret"))
+    }
+
     @Test func leavingStopsTheBackgroundSync() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
