@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TresorKit
+import TresorModel
 import TresorSystem
 
 /// A change on one device visible on the other (BENCHMARKS.md, "Sync"): one server instance on a
@@ -74,7 +75,7 @@ struct SyncLiveBench {
         let reader = TresorKit.Keychain(client: try TresorClient.connect(paths: phone.paths, startDaemon: false))
         var samples: [Double] = []
         for n in 0..<(Self.warmUp + changes) {
-            var query = TresorKit.Keychain.genericPassword(service: Self.service, account: "change-\(n)")
+            var query = ItemQuery.genericPassword(service: Self.service, account: "change-\(n)")
             let start = nowNanos()
             _ = try writer.add(query, secret: Data("bench sync secret \(n)".utf8)) { $0.synchronizable = true }
             query.attributes.synchronizable = true
