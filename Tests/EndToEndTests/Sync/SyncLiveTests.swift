@@ -114,6 +114,21 @@ import TresorTestSupport
         #expect(!(status.lastError ?? "").contains("e2e-offline") && !laptop.daemonLog.contains("e2e-offline-secret"))
     }
 
+    @Test func aRemovedDeviceLearnsItAndStopsListening() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        try Self.waitUntilLive(laptop, phone)
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"])
+        // No command on the phone: its stream (an event, or the keep-alive's deviceRemoved) tells it.
+        try AutoLockTests.waitUntil("the phone knows it was removed and stopped listening") {
+            let status = try Self.status(phone)
+            return status.state == .removed && status.live == false
+        }
+        try SyncNowTests.add(laptop, service: "after.example.com", secret: "e2e-after-removal")
+        try AutoLockTests.waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
+        #expect(try Self.status(laptop).lastError == nil)
+    }
+
     @Test func leavingStopsTheBackgroundSync() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
