@@ -50,6 +50,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        // The sync client's HTTP and TLS (TresorSyncClient only).
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         // PostgreSQL for the Tresor server's web storage (TresorWebStorePostgres only).
@@ -156,8 +159,15 @@ let package = Package(
         ]),
         // A device's HTTP client of a server's sync relay (docs/SYNC.md, "Transport"): every
         // /v1/sync route as a typed call, sign-in with the device's credential, the records
-        // transport of the device's sync engine. Foundation's URLSession (libcurl).
-        .target(name: "TresorSyncClient", dependencies: ["TresorSyncProtocol"]),
+        // transport of the device's sync engine, the live events stream. AsyncHTTPClient on
+        // SwiftNIO, TLS through swift-nio-ssl (BoringSSL), a CA of the user's own when given.
+        .target(
+            name: "TresorSyncClient",
+            dependencies: [
+                "TresorSyncProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
         // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
         .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),

@@ -13,12 +13,13 @@ struct ConfigurationFile: Codable {
     var lockWithScreen: Bool?
     var secretService: Bool?
     var secretServiceGenericClients: [String]?
+    var syncInBackground: Bool?
     /// The web server's keys, from the same JSON object.
     var web = WebConfigurationFile()
 
     enum CodingKeys: String, CodingKey {
         case autoLockSeconds, notesSessionIdleSeconds, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen, secretService,
-            secretServiceGenericClients
+            secretServiceGenericClients, syncInBackground
     }
 
     static func load(_ url: URL) throws -> ConfigurationFile {

@@ -162,6 +162,10 @@ public struct Daemon: Sendable {
         router.add(middleware: peers)
         if let homeSessions { router.add(middleware: KeybagLockObserver(sessions: homeSessions)) }
         if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
+        let syncAccount = SyncAccount(paths: paths, slot: slot)
+        // A joined device syncs by itself (docs/SYNC.md, "Background sync").
+        let backgroundSync = BackgroundSync(account: syncAccount, keychains: keychains, notes: notes, slot: slot, logger: logger)
+        router.add(middleware: BackgroundSyncTrigger(background: backgroundSync))
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
         LoginLinkRoutes(slot: slot, status: status).register(on: router)
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
@@ -187,8 +191,8 @@ public struct Daemon: Sendable {
         ).register(on: router)
         WebSessionRoutes(sessions: webBackend.sessions, callers: callers).register(on: router)
         WebInviteRoutes(backend: webBackend, callers: callers, registration: web.registration).register(on: router)
-        SyncAccountRoutes(account: SyncAccount(paths: paths, slot: slot), slot: slot, keychains: keychains, notes: notes, callers: callers).register(
-            on: router)
+        SyncAccountRoutes(account: syncAccount, slot: slot, keychains: keychains, notes: notes, callers: callers, background: backgroundSync)
+            .register(on: router)
 
         let socketServer = SocketAPIServer(
             path: socketPath, maximumConnections: configuration.maximumConnections,
@@ -219,7 +223,9 @@ public struct Daemon: Sendable {
             }
         }
         let keychainIndexingTask = Task { await keychains.runIndexing() }
+        let backgroundSyncTask = Task { if configuration.syncInBackground { await backgroundSync.run() } }
         defer {
+            backgroundSyncTask.cancel()
             secretService?.stop()
             autoLockTask.cancel()
             sessionExpiryTask.cancel()

@@ -38,6 +38,9 @@ public struct DaemonConfiguration: Sendable {
     /// (`"secretServiceGenericClients": ["my-vault-cli"]`; docs/SECURITY.md, "Generic clients"):
     /// the table only grows, so a change to this file never loosens it.
     public var secretServiceGenericClients: [String]
+    /// Whether a device in a sync account syncs by itself (`"syncInBackground"`, default true;
+    /// `tresord --no-background-sync`; docs/SYNC.md, "Background sync"); `tresor sync now` works either way.
+    public var syncInBackground: Bool
     /// The server's database and key when the web side runs as a server (docs/WEB.md,
     /// "Running a Tresor server"); nil for the embedded web side over the home's notes.
     public var server: ServerConfiguration?
@@ -53,12 +56,13 @@ public struct DaemonConfiguration: Sendable {
     ///   - publicOrigin: `--public-origin`.
     ///   - database: `--database` (a URL without a password: command lines are public).
     ///   - serverKeyFile: `--server-key-file`.
+    ///   - syncInBackground: `--no-background-sync` (false).
     ///   - environment: where `PGPASSWORD` is read.
     /// - Throws: ``DaemonError/configuration(_:)`` (``WebConfigurationError`` for a web setting) saying what is wrong.
     public init(
         paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil,
         secretService: Bool? = nil, webBind: String? = nil, publicOrigin: String? = nil, database: String? = nil,
-        serverKeyFile: String? = nil, environment: [String: String] = [:]
+        serverKeyFile: String? = nil, syncInBackground: Bool? = nil, environment: [String: String] = [:]
     ) throws {
         self.paths = paths
         let file = try ConfigurationFile.load(paths.config)
@@ -71,6 +75,7 @@ public struct DaemonConfiguration: Sendable {
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         self.lockWithScreen = file.lockWithScreen ?? true
         self.secretServiceGenericClients = file.secretServiceGenericClients ?? []
+        self.syncInBackground = syncInBackground ?? file.syncInBackground ?? true
         if let database, DatabaseURL.hasPassword(database) {
             throw DaemonError.configuration(
                 "--database must not carry a password (every local user can read a command line): put the URL in config.json's \"database\" or the password in PGPASSWORD"

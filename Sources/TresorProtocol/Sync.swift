@@ -36,13 +36,17 @@ public struct SyncJoinRequestBody: Codable, Sendable {
     public var deviceName: String?
     /// The owner's invite: the web account is registered with it (and `password`) first.
     public var invite: String?
+    /// The certificate authorities (PEM) the server's certificate must chain to, instead of
+    /// the system's (`--ca-file`); kept with the account for every later request.
+    public var caCertificates: String?
 
-    public init(server: String, account: String, password: String, deviceName: String?, invite: String? = nil) {
+    public init(server: String, account: String, password: String, deviceName: String?, invite: String? = nil, caCertificates: String? = nil) {
         self.server = server
         self.account = account
         self.password = password
         self.deviceName = deviceName
         self.invite = invite
+        self.caCertificates = caCertificates
     }
 }
 
@@ -54,13 +58,16 @@ public struct SyncRecoverRequestBody: Codable, Sendable {
     /// The recovery key as the user typed it (56 base32 characters; dashes and spaces ignored).
     public var recoveryKey: String
     public var deviceName: String?
+    /// As ``SyncJoinRequestBody/caCertificates``.
+    public var caCertificates: String?
 
-    public init(server: String, account: String, password: String, recoveryKey: String, deviceName: String?) {
+    public init(server: String, account: String, password: String, recoveryKey: String, deviceName: String?, caCertificates: String? = nil) {
         self.server = server
         self.account = account
         self.password = password
         self.recoveryKey = recoveryKey
         self.deviceName = deviceName
+        self.caCertificates = caCertificates
     }
 }
 
@@ -168,6 +175,12 @@ public struct SyncStatusAnswer: Codable, Sendable {
     /// Changes of this device's notes waiting to go out (docs/SYNC.md, "Notes"), when its
     /// notes open.
     public var notesWaiting: Int?
+    /// What the daemon's background sync last failed with, if its last attempt failed.
+    public var lastError: String?
+    /// When the background sync last failed.
+    public var lastErrorAt: Date?
+    /// Whether the daemon holds the server's live-events stream open now.
+    public var live: Bool?
 
     public init(
         joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,

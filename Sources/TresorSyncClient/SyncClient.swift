@@ -1,10 +1,6 @@
 import Foundation
 import TresorSyncProtocol
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// What a device signs in to a sync server with: its account, its id and a way to answer a
 /// sign-in challenge with its Ed25519 credential (the key stays where it is; only the answer
 /// comes out).
@@ -30,7 +26,7 @@ public struct SyncCredential: Sendable {
 public actor SyncClient: SyncRecordTransport {
     public let server: SyncServerURL
     let credential: SyncCredential
-    private let http: SyncHTTP
+    let http: SyncHTTP
     private var session: SyncSession?
     /// How many times this client signed in (a new session each time).
     public private(set) var signIns = 0
@@ -38,19 +34,26 @@ public actor SyncClient: SyncRecordTransport {
     /// The largest answer the relay sends: a page (4 MiB of bodies, in base64, with its fields).
     static let answerLimit = 8 * 1024 * 1024
 
-    /// A client of `server` for one device.
+    /// A client of `server` for one device, with one HTTP client of its own: ``shutdown()``
+    /// closes it (else it closes when this client goes, once its requests ended).
     /// - Parameters:
     ///   - server: the server's address.
     ///   - credential: the device's credential.
+    ///   - trust: the certificate authorities an `https://` server's certificate must chain to.
     ///   - timeout: seconds to wait for the server (between bytes).
-    public init(server: SyncServerURL, credential: SyncCredential, timeout: TimeInterval = 30) {
+    public init(server: SyncServerURL, credential: SyncCredential, trust: SyncTrust = .system, timeout: TimeInterval = 30) {
         self.server = server
         self.credential = credential
-        http = SyncHTTP(timeout: timeout)
+        http = SyncHTTP(timeout: timeout, trust: trust)
     }
 
     deinit {
-        http.invalidate()
+        http.shutdownWhenDone()
+    }
+
+    /// Closes this client's connections; no call may follow.
+    public func shutdown() async {
+        await http.shutdown()
     }
 
     // MARK: Devices
@@ -249,20 +252,24 @@ public actor SyncClient: SyncRecordTransport {
     private func exchange(
         _ method: String, _ path: String, query: [URLQueryItem], body: (some Encodable)?, signedIn: Bool
     ) async throws -> SyncHTTPResponse {
-        var request = URLRequest(url: server.url(path, query: query))
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        var request = SyncHTTPRequest(method: method, url: server.url(path, query: query), headers: [("Accept", "application/json")])
         if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try SyncJSON.encoder.encode(body)
+            request.headers.append(("Content-Type", "application/json"))
+            request.body = try SyncJSON.encoder.encode(body)
         }
         guard signedIn else { return try await http.send(request, limit: Self.answerLimit) }
-        request.setValue("Bearer \(try await token())", forHTTPHeaderField: "Authorization")
-        let first = try await http.send(request, limit: Self.answerLimit)
+        let first = try await http.send(try await authorized(request), limit: Self.answerLimit)
         guard first.status == 401 else { return first }
         try await signIn()
-        request.setValue("Bearer \(try await token())", forHTTPHeaderField: "Authorization")
-        return try await http.send(request, limit: Self.answerLimit)
+        return try await http.send(try await authorized(request), limit: Self.answerLimit)
+    }
+
+    /// `request` with this client's session token.
+    func authorized(_ request: SyncHTTPRequest) async throws -> SyncHTTPRequest {
+        var request = request
+        request.headers.removeAll { $0.0 == "Authorization" }
+        request.headers.append(("Authorization", "Bearer \(try await token())"))
+        return request
     }
 
     static func refusal(_ response: SyncHTTPResponse) -> SyncClientError {

@@ -17,6 +17,11 @@ public enum SyncClientError: Error, Equatable, Sendable, CustomStringConvertible
     case tooLarge(limit: Int)
     /// The feature is not available with this build's HTTP client.
     case unsupported(String)
+    /// The `https://` server's certificate is not one this device trusts (its CA is not the
+    /// given one, or not the system's; another host's; expired), or the TLS handshake failed.
+    case untrustedServer(String)
+    /// The certificate authorities given to trust are not PEM certificates.
+    case badCertificateAuthority(String)
 
     /// The refusal's code, when the server refused.
     public var refusalCode: SyncErrorBody.Code? {
@@ -32,6 +37,8 @@ public enum SyncClientError: Error, Equatable, Sendable, CustomStringConvertible
         case .garbage(let what): return "the sync server's answer is not understood: \(what)"
         case .tooLarge(let limit): return "the sync server's answer is over \(limit) bytes"
         case .unsupported(let what): return what
+        case .untrustedServer(let why): return "the sync server is not trusted: \(why)"
+        case .badCertificateAuthority(let why): return "the certificate authority file is not usable: \(why)"
         }
     }
 }

@@ -1,9 +1,8 @@
+import AsyncHTTPClient
 import Foundation
-import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
 
 /// One HTTP exchange's answer, read up to a limit.
 struct SyncHTTPResponse: Sendable {
@@ -11,103 +10,148 @@ struct SyncHTTPResponse: Sendable {
     let body: Data
 }
 
-/// HTTP through Foundation's `URLSession` (libcurl on Linux): answers are read into memory up
-/// to a limit and the transfer is cancelled beyond it, redirects are not followed (a password
-/// or a token is never sent on to another address), and every failure is a ``SyncClientError``.
-final class SyncHTTP: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct Transfer {
-        var body = Data()
-        let limit: Int
-        let continuation: CheckedContinuation<SyncHTTPResponse, any Error>
-        var overLimit = false
+/// A request to the relay: method, URL, headers and an optional JSON body.
+struct SyncHTTPRequest: Sendable {
+    var method: String
+    var url: URL
+    var headers: [(String, String)] = []
+    var body: Data?
+}
+
+/// HTTP through one AsyncHTTPClient `HTTPClient` (SwiftNIO; TLS by swift-nio-ssl): answers are
+/// read into memory up to a limit, redirects are not followed (a password or a token is never
+/// sent on to another address), and every failure is a ``SyncClientError``. With
+/// ``SyncTrust/certificateAuthorities(_:)`` the server's certificate must chain to those CAs
+/// and no other; otherwise to the system's.
+final class SyncHTTP: Sendable {
+    private let client: HTTPClient
+    private let timeout: TimeInterval
+
+    /// - Parameters:
+    ///   - timeout: seconds a request may wait for the server between bytes.
+    ///   - trust: which certificate authorities an `https://` server's certificate must chain to.
+    init(timeout: TimeInterval, trust: SyncTrust) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if case .certificateAuthorities(let certificates) = trust.kind { tls.trustRoots = .certificates(certificates) }
+        let seconds = TimeAmount.milliseconds(Int64(timeout * 1000))
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: seconds, read: seconds),
+            decompression: .disabled)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60))
+        // A refused connection or an untrusted certificate is said at once (else the pool retries
+        // until the connect timeout); the caller tries again later, as a device syncs again anyway.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.timeout = timeout
     }
 
-    // The session is set once in init and is thread-safe; transfers are guarded by the mutex.
-    private var session: URLSession!
-    private let transfers = Mutex<[Int: Transfer]>([:])
-
-    /// - Parameter timeout: seconds a request may wait for the server between bytes.
-    init(timeout: TimeInterval) {
-        super.init()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout * 4
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    /// Closes the connections and releases the client; no request may follow.
+    func shutdown() async {
+        try? await client.shutdown()
     }
 
-    /// Lets the session go once its transfers end. A session holds its delegate (this object)
-    /// until it is invalidated, so the owner calls this when it is done with it.
-    func invalidate() {
-        session.finishTasksAndInvalidate()
+    /// Closes the connections once the requests still running end; for the owner's `deinit`.
+    func shutdownWhenDone() {
+        client.shutdown { _ in }
     }
 
     /// Sends `request` and reads the answer, at most `limit` bytes.
-    /// - Throws: ``SyncClientError/unreachable(_:)``, ``SyncClientError/tooLarge(limit:)``.
-    func send(_ request: URLRequest, limit: Int) async throws -> SyncHTTPResponse {
-        let task = session.dataTask(with: request)
-        let id = task.taskIdentifier
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfers.withLock { $0[id] = Transfer(limit: limit, continuation: continuation) }
-                task.resume()
+    /// - Throws: ``SyncClientError/unreachable(_:)``, ``SyncClientError/untrustedServer(_:)``,
+    ///   ``SyncClientError/tooLarge(limit:)``.
+    func send(_ request: SyncHTTPRequest, limit: Int) async throws -> SyncHTTPResponse {
+        do {
+            let response = try await client.execute(Self.prepared(request), timeout: .seconds(Int64(timeout * 4)))
+            let body = try await response.body.collect(upTo: limit)
+            return SyncHTTPResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+        } catch is NIOTooManyBytesError {
+            throw SyncClientError.tooLarge(limit: limit)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Opens `request` as a stream: the status, and the body as it arrives (a live-events
+    /// stream, which lasts until the server ends it, the connection drops or the task is cancelled).
+    /// - Throws: as ``send(_:limit:)``.
+    func open(_ request: SyncHTTPRequest, for duration: TimeInterval) async throws -> (status: Int, body: HTTPClientResponse.Body) {
+        do {
+            let response = try await client.execute(Self.prepared(request), timeout: .seconds(Int64(duration)))
+            return (Int(response.status.code), response.body)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    private static func prepared(_ request: SyncHTTPRequest) -> HTTPClientRequest {
+        var prepared = HTTPClientRequest(url: request.url.absoluteString)
+        prepared.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { prepared.headers.add(name: name, value: value) }
+        if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
+        return prepared
+    }
+
+    /// A failure as a ``SyncClientError``, in words that name no header or query (they never
+    /// hold a secret, but an error message should not need them).
+    static func failure(_ error: any Error) -> SyncClientError {
+        if let error = error as? SyncClientError { return error }
+        if error is CancellationError { return .unreachable("cancelled") }
+        if let error = error as? NIOSSLError { return .untrustedServer(describe(tls: "\(error)")) }
+        if error is NIOSSLExtraError { return .untrustedServer(describe(tls: "\(error)")) }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout, .readTimeout, .deadlineExceeded: return .unreachable("no answer in time")
+            case .remoteConnectionClosed: return .unreachable("the connection closed before the answer")
+            case .cancelled: return .unreachable("cancelled")
+            default: return .unreachable("\(error)".prefix(300).description)
             }
-        } onCancel: {
-            task.cancel()
         }
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("handshakeFailed") {
+            return .untrustedServer(describe(tls: text))
+        }
+        if text.contains("ECONNREFUSED") || text.lowercased().contains("connection refused") { return .unreachable("connection refused") }
+        if text.contains("dnsAAAAError") || text.contains("dnsAError") || text.contains("NXDOMAIN") {
+            return .unreachable("the host name is unknown")
+        }
+        return .unreachable("\(type(of: error)): \(text.prefix(300))")
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = transfers.withLock { transfers -> Bool in
-            guard var transfer = transfers[dataTask.taskIdentifier] else { return false }
-            guard transfer.body.count + data.count <= transfer.limit else {
-                transfer.overLimit = true
-                transfers[dataTask.taskIdentifier] = transfer
-                return true
-            }
-            transfer.body.append(data)
-            transfers[dataTask.taskIdentifier] = transfer
-            return false
+    private static func describe(tls text: String) -> String {
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+            return "its certificate does not chain to a trusted certificate authority (give the server's CA with --ca-file)"
         }
-        if over { dataTask.cancel() }
+        if text.contains("hostname") || text.contains("Hostname") {
+            return "its certificate is not for this host name"
+        }
+        return "the TLS handshake failed: \(text.prefix(300))"
+    }
+}
+
+/// Which certificate authorities a sync client trusts for `https://` servers: the system's, or
+/// only the user's own (a server whose certificate a private CA issued: `--ca-file`).
+public struct SyncTrust: Sendable {
+    enum Kind: Sendable {
+        case system
+        case certificateAuthorities([NIOSSLCertificate])
     }
 
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
+    let kind: Kind
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if transfer.overLimit {
-            transfer.continuation.resume(throwing: SyncClientError.tooLarge(limit: transfer.limit))
-        } else if let error {
-            transfer.continuation.resume(throwing: SyncClientError.unreachable(Self.describe(error)))
-        } else if let response = task.response as? HTTPURLResponse {
-            transfer.continuation.resume(returning: SyncHTTPResponse(status: response.statusCode, body: transfer.body))
-        } else {
-            transfer.continuation.resume(throwing: SyncClientError.garbage("no HTTP answer"))
-        }
-    }
+    /// The system's certificate authorities.
+    public static let system = SyncTrust(kind: .system)
 
-    /// What went wrong, in words that name no URL query or header (they never hold a secret,
-    /// but an error message should not need them).
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? URLError else { return "\(type(of: error))" }
-        switch error.code {
-        case .cannotConnectToHost: return "connection refused"
-        case .cannotFindHost, .dnsLookupFailed: return "the host name is unknown"
-        case .timedOut: return "no answer in time"
-        case .networkConnectionLost: return "the connection closed before the answer"
-        case .cancelled: return "cancelled"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-            .serverCertificateNotYetValid:
-            return "the TLS connection failed (is the server's certificate trusted by this machine?)"
-        default: return "URL error \(error.code.rawValue)"
+    /// Only the certificate authorities in `pem`, none of the system's.
+    /// - Parameter pem: one or more PEM certificates.
+    /// - Returns: the trust.
+    /// - Throws: ``SyncClientError/badCertificateAuthority(_:)`` when `pem` holds no certificate.
+    public static func certificateAuthorities(_ pem: String) throws -> SyncTrust {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+        } catch {
+            throw SyncClientError.badCertificateAuthority("not PEM certificates (-----BEGIN CERTIFICATE-----)")
         }
+        guard !certificates.isEmpty else { throw SyncClientError.badCertificateAuthority("no certificate in it") }
+        return SyncTrust(kind: .certificateAuthorities(certificates))
     }
 }

@@ -70,6 +70,12 @@ struct TresordCommand: AsyncParsableCommand {
         ))
     var secretService = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Do not sync a joined device by itself: only `tresor sync now` syncs. Also \"syncInBackground\": false in config.json."))
+    var noBackgroundSync = false
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -95,7 +101,7 @@ struct TresordCommand: AsyncParsableCommand {
             let configuration = try DaemonConfiguration(
                 paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle,
                 webPort: web, secretService: secretService ? true : nil, webBind: webBind, publicOrigin: publicOrigin,
-                database: database, serverKeyFile: serverKeyFile, environment: environment)
+                database: database, serverKeyFile: serverKeyFile, syncInBackground: noBackgroundSync ? false : nil, environment: environment)
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
             logger.critical("tresord stopped: \(DaemonError.words(for: error))")

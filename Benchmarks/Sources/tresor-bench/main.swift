@@ -40,7 +40,7 @@ if arguments.first == "soak", let bin = option("--bin"), let out = option("--out
 }
 guard let bin = option("--bin"), let out = option("--out") else {
     log(
-        "usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]"
+        "usage: tresor-bench --bin DIR --out FILE [--smoke] [--counts N,N,…] [--notes N] [--notes-bytes B] [--only keychain|notes|secret-service|backup|web|sync] [--ss-counts N,N,…] [--web-accounts N,N] [--web-notes N] [--web-seconds S] [--web-configs …]"
     )
     exit(2)
 }
@@ -100,6 +100,11 @@ do {
             configs: option("--web-configs").map { $0.split(separator: ",").map(String.init) })
         result["web"] = try bench.run()
         log("web scenarios: \(Int(Double(nowNanos() - start) / 1e9)) s")
+    }
+    if only == nil || only == "sync" {
+        let start = nowNanos()
+        result["sync"] = try SyncLiveBench(binDirectory: URL(fileURLWithPath: bin), changes: smoke ? 10 : 50).run()
+        log("sync scenario: \(Int(Double(nowNanos() - start) / 1e9)) s")
     }
 } catch {
     log("failed: \(error)")

@@ -14,6 +14,8 @@ struct SyncAccountRoutes {
     let keychains: KeychainProvider
     let notes: NotesProvider
     let callers: CallerResolver
+    /// The daemon's background sync, whose last error and stream `status` shows.
+    let background: BackgroundSync
 
     func register(on router: Router<DaemonRequestContext>) {
         let account = self.account, slot = self.slot, keychains = self.keychains, notes = self.notes, callers = self.callers
@@ -91,7 +93,11 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             var status = try await account.status()
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
-            if status.joined { status.notesWaiting = try? notes.store().noteChangesWaiting() }
+            if status.joined {
+                status.notesWaiting = try? notes.store().noteChangesWaiting()
+                let report = background.report
+                (status.lastError, status.lastErrorAt, status.live) = (report.lastError, report.lastErrorAt, report.live)
+            }
             return status
         }
         router.get(RouterPath(Route.syncConflicts)) { _, context -> SyncConflictsAnswer in

@@ -16,14 +16,26 @@ extension SyncAccount {
     ///   - notes: the home's notes, synced after the keychain (docs/SYNC.md, "Notes").
     ///   - allowDeletions: lets a held mass deletion through.
     /// - Returns: what happened.
+    /// One at a time, in the order asked — `tresor sync now` and the background sync may ask
+    /// together, and two pulls at once would each apply the same page.
     /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
     func syncNow(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
+        let previous = lastSync
+        let sync = Task {
+            await previous?.value
+            return try await syncAlone(keychain, notes: notes, allowDeletions: allowDeletions)
+        }
+        lastSync = Task { _ = await sync.result }
+        return try await sync.value
+    }
+
+    private func syncAlone(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             guard keybag.lockState == .unlocked else {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             let list = try Self.held(try await refreshed(&file, client))
             let keys = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
             let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)

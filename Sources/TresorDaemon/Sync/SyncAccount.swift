@@ -15,6 +15,8 @@ import TresorSystem
 actor SyncAccount {
     let paths: TresorPaths
     let slot: KeybagSlot
+    /// The last sync asked for: the next one starts after it ends (``syncNow(_:notes:allowDeletions:)``).
+    var lastSync: Task<Void, Never>?
 
     init(paths: TresorPaths, slot: KeybagSlot) {
         self.paths = paths
@@ -29,8 +31,9 @@ actor SyncAccount {
     func join(_ body: SyncJoinRequestBody) async throws -> SyncJoinAnswer {
         try await SyncAPIErrors.mapped {
             let (server, account, keybag) = try prepare(server: body.server, account: body.account, keepingIdentity: true)
+            let trust = try Self.trust(body.caCertificates)
             var (device, reused) = try joiningDevice(named: try Self.deviceName(body.deviceName), keybag: keybag)
-            var client = Self.client(server, account: account, device: device)
+            var client = Self.client(server, account: account, device: device, trust: trust)
             let recovery = RecoveryKey.generate()
             var enrolled: SyncEnrollmentResponse
             do {
@@ -45,7 +48,7 @@ actor SyncAccount {
                     // Its earlier request is lost: ask again as a new device.
                     SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
                     (device, reused) = try joiningDevice(named: device.identity.name, keybag: keybag)
-                    client = Self.client(server, account: account, device: device)
+                    client = Self.client(server, account: account, device: device, trust: trust)
                     enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
                 }
             } catch {
@@ -55,7 +58,9 @@ actor SyncAccount {
                 throw error
             }
             if enrolled.createdCircle {
-                try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
+                try await createCircle(
+                    client, server: server, account: account, device: device, recovery: recovery, keybag: keybag,
+                    caCertificates: body.caCertificates)
                 return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID, recoveryKey: recovery.text)
             }
             guard let request = enrolled.joinRequest else { throw SyncClientError.garbage("a pending enrollment without its join request") }
@@ -64,7 +69,7 @@ actor SyncAccount {
             let words = JoinRequest(identity: device.identity, nonce: request.nonce).fingerprintWords(circleID: circleID)
             try SyncAccountFile(
                 server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .waiting,
-                requestID: request.requestID, circleID: circleID
+                requestID: request.requestID, circleID: circleID, caCertificates: body.caCertificates
             ).save(paths)
             return SyncJoinAnswer(state: .waiting, deviceID: device.deviceID, requestID: request.requestID, words: words)
         }
@@ -116,7 +121,8 @@ actor SyncAccount {
     /// The first device: the version-1 list naming it and the recovery identity, the
     /// recovery key's endorsement, the epoch-1 circle key shared to both.
     private func createCircle(
-        _ client: SyncClient, server: SyncServerURL, account: String, device: LocalDevice, recovery: RecoveryKey, keybag: Keybag
+        _ client: SyncClient, server: SyncServerURL, account: String, device: LocalDevice, recovery: RecoveryKey, keybag: Keybag,
+        caCertificates: String?
     ) async throws {
         let first = try TrustedDeviceList.create(account: account, device: device, recoveryKey: recovery)
         guard let circleID = first.list.circleID else { throw SyncError.invalidList("a new circle's list is version 1") }
@@ -134,7 +140,8 @@ actor SyncAccount {
             SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: history.encoded, recoveryPublicKey: recovery.identity.identity.signingKey))
         try SyncAccountFile(
             server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
-            circleID: circleID, history: history.encoded, keyring: try CircleKeyring([key]).sealed(account: account, keybag: keybag)
+            circleID: circleID, history: history.encoded, keyring: try CircleKeyring([key]).sealed(account: account, keybag: keybag),
+            caCertificates: caCertificates
         ).save(paths)
     }
 
@@ -147,7 +154,7 @@ actor SyncAccount {
                 return SyncJoinAnswer(state: file.membership, deviceID: file.deviceID)
             }
             let (device, keybag) = try localDevice()
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             let request: SyncJoinRequest
             do {
                 request = try await client.joinRequest(requestID)
@@ -195,13 +202,16 @@ actor SyncAccount {
                 throw APIError(.param, error.description)
             }
             let (server, account, keybag) = try prepare(server: body.server, account: body.account)
+            let trust = try Self.trust(body.caCertificates)
             let device = try LocalDevice.create(name: try Self.deviceName(body.deviceName))
-            let client = Self.client(server, account: account, device: device)
+            let client = Self.client(server, account: account, device: device, trust: trust)
             let enrolled = try await client.enroll(enrollment(account: account, password: body.password, device: device, recovery: recovery))
             if enrolled.createdCircle {
                 // No circle yet: this device makes it, for the recovery key the user already has.
                 try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
-                try await createCircle(client, server: server, account: account, device: device, recovery: recovery, keybag: keybag)
+                try await createCircle(
+                    client, server: server, account: account, device: device, recovery: recovery, keybag: keybag,
+                    caCertificates: body.caCertificates)
                 return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
             }
             guard let request = enrolled.joinRequest else { throw SyncClientError.garbage("a pending enrollment without its join request") }
@@ -223,7 +233,8 @@ actor SyncAccount {
             try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
             try SyncAccountFile(
                 server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
-                circleID: history.circleID, history: grown.encoded, keyring: try keyring.sealed(account: account, keybag: keybag)
+                circleID: history.circleID, history: grown.encoded, keyring: try keyring.sealed(account: account, keybag: keybag),
+                caCertificates: body.caCertificates
             ).save(paths)
             return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
         }
@@ -235,7 +246,7 @@ actor SyncAccount {
     func pendingRequests() async throws -> [SyncPendingRequest] {
         try await SyncAPIErrors.mapped {
             let (file, device, _) = try trusted()
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             let circleID = file.circleID ?? ""
             return try await client.joinRequests().map { request in
                 let words = (try? Self.identity(of: request)).map {
@@ -253,7 +264,7 @@ actor SyncAccount {
     func approve(_ requestID: String) async throws {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             var history = try await refreshed(&file, client)
             guard let request = try await client.joinRequests().first(where: { $0.requestID == requestID }) else {
                 throw APIError(.notFound, "no pending join request \(requestID)")
@@ -285,7 +296,7 @@ actor SyncAccount {
     func deny(_ requestID: String) async throws {
         try await SyncAPIErrors.mapped {
             let (file, device, _) = try trusted()
-            try await Self.client(try SyncServerURL(file.server), account: file.account, device: device).deny(requestID)
+            try await Self.client(file, device: device).deny(requestID)
         }
     }
 
@@ -294,7 +305,7 @@ actor SyncAccount {
     func devices() async throws -> [SyncDeviceInfo] {
         try await SyncAPIErrors.mapped {
             var (file, device, _) = try trusted()
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             let history = try await refreshed(&file, client)
             return try Self.held(history).members.map {
                 SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
@@ -308,7 +319,7 @@ actor SyncAccount {
     func remove(_ which: String) async throws -> SyncDeviceInfo {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
-            let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
+            let client = try Self.client(file, device: device)
             var history = try await refreshed(&file, client)
             let held = try Self.held(history)
             let named = held.members.filter { $0.deviceID == which || $0.name == which }
@@ -351,9 +362,8 @@ actor SyncAccount {
         var told = false
         if file.membership != .removed, let keybag = try? slot.keybag(),
             let device = try? LocalDevice.load(from: paths.syncDeviceIdentity, keybag: keybag),
-            let server = try? SyncServerURL(file.server)
+            let client = try? Self.client(file, device: device)
         {
-            let client = Self.client(server, account: file.account, device: device)
             if file.membership == .trusted { await signOwnDeparture(file, device, client) }
             do {
                 try await client.removeDevice(device.deviceID)
@@ -492,9 +502,21 @@ actor SyncAccount {
         }
     }
 
-    static func client(_ server: SyncServerURL, account: String, device: LocalDevice) -> SyncClient {
+    static func client(_ server: SyncServerURL, account: String, device: LocalDevice, trust: SyncTrust) -> SyncClient {
         SyncClient(
-            server: server, credential: SyncCredential(account: account, deviceID: device.deviceID) { try device.answer($0, account: account) })
+            server: server, credential: SyncCredential(account: account, deviceID: device.deviceID) { try device.answer($0, account: account) },
+            trust: trust)
+    }
+
+    /// A client of the account's server, trusting what the account trusts.
+    static func client(_ file: SyncAccountFile, device: LocalDevice) throws -> SyncClient {
+        client(try SyncServerURL(file.server), account: file.account, device: device, trust: try trust(file.caCertificates))
+    }
+
+    /// The certificate authorities a join gave (only those), or the system's.
+    static func trust(_ caCertificates: String?) throws -> SyncTrust {
+        guard let caCertificates else { return .system }
+        return try SyncTrust.certificateAuthorities(caCertificates)
     }
 
     static func deviceName(_ name: String?) throws -> String {

@@ -26,6 +26,9 @@ struct SyncAccountFile: Codable, Sendable {
     var history: Data?
     /// The circle keys, sealed under the keybag for this account.
     var keyring: Data?
+    /// The certificate authorities (PEM) the server's certificate must chain to, instead of the
+    /// system's (`tresor sync join --ca-file`).
+    var caCertificates: String?
 
     static let limit = 8 << 20
 

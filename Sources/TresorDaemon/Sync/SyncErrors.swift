@@ -12,8 +12,8 @@ enum SyncAPIErrors {
         case let error as SyncClientError:
             switch error {
             case .badServerURL: return APIError(.param, error.description)
-            case .unreachable, .garbage, .tooLarge: return APIError(.unavailable, error.description + "; nothing was changed here")
-            case .unsupported: return APIError(.param, error.description)
+            case .unreachable, .garbage, .tooLarge, .untrustedServer: return APIError(.unavailable, error.description + "; nothing was changed here")
+            case .unsupported, .badCertificateAuthority: return APIError(.param, error.description)
             case .refused(_, let code, _):
                 switch code {
                 case .unauthorized: return APIError(.authFailed, error.description)

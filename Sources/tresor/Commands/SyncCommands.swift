@@ -49,14 +49,11 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Read the invite from standard input (the line before the password with --password-stdin).") var inviteStdin = false
         @Option(help: "What the other devices call this one (the host name by default).") var deviceName: String?
         @Flag(help: "Return once the request is sent; `tresor sync status` or a later `tresor sync join` shows the answer.") var noWait = false
-        @Option(help: "A PEM CA certificate to trust for this server (not supported yet: the system's CAs are used).") var caFile: String?
+        @Option(help: SyncCommand.caFileHelp) var caFile: String?
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
             if invite != nil && inviteStdin { throw ValidationError("give --invite CODE or --invite-stdin, not both") }
-            if caFile != nil {
-                throw ValidationError("--ca-file is not supported yet: this build's HTTP client (URLSession) trusts the system's CAs only")
-            }
         }
 
         func run() throws {
@@ -73,7 +70,9 @@ struct SyncCommand: ParsableCommand {
                 var input = SecretInput(fromStandardInput: passwordStdin, flag: "--password-stdin")
                 let password = try input.next("Password of \(account) on \(server):")
                 let answer = try client.syncJoin(
-                    SyncJoinRequestBody(server: server, account: account, password: password, deviceName: deviceName, invite: code))
+                    SyncJoinRequestBody(
+                        server: server, account: account, password: password, deviceName: deviceName, invite: code,
+                        caCertificates: try SyncCommand.certificateAuthorities(caFile)))
                 if options.json && (answer.state != .waiting || noWait) { return Output.json(answer) }
                 if let recoveryKey = answer.recoveryKey {
                     print("This device created the sync circle of \(account).")
@@ -218,6 +217,7 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Read the account password from standard input.") var passwordStdin = false
         @Flag(help: "Read the recovery key from standard input.") var recoveryKeyStdin = false
         @Option(help: "What the other devices call this one (the host name by default).") var deviceName: String?
+        @Option(help: SyncCommand.caFileHelp) var caFile: String?
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -228,7 +228,9 @@ struct SyncCommand: ParsableCommand {
                 var keyInput = SecretInput(fromStandardInput: recoveryKeyStdin, flag: "--recovery-key-stdin")
                 let recoveryKey = try keyInput.next("Recovery key:")
                 let answer = try client.syncRecover(
-                    SyncRecoverRequestBody(server: server, account: account, password: password, recoveryKey: recoveryKey, deviceName: deviceName))
+                    SyncRecoverRequestBody(
+                        server: server, account: account, password: password, recoveryKey: recoveryKey, deviceName: deviceName,
+                        caCertificates: try SyncCommand.certificateAuthorities(caFile)))
                 if options.json { return Output.json(answer) }
                 print("Recovered: this device is in the circle of \(account).")
             }

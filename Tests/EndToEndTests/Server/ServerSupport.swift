@@ -133,7 +133,8 @@ final class NginxBalancer {
     ///   - port: where it listens (127.0.0.1).
     ///   - upstreams: the instances' ports.
     ///   - directory: for its configuration, temporary files and error log.
-    init(port: Int, upstreams: [Int], directory: URL) throws {
+    ///   - tls: the PEM files of its certificate (chain) and key: it terminates TLS on `port`.
+    init(port: Int, upstreams: [Int], directory: URL, tls: (certificate: String, key: String)? = nil) throws {
         let dir = directory.appendingPathComponent("nginx").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let configuration = """
@@ -154,7 +155,8 @@ final class NginxBalancer {
             \(upstreams.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n"))
                 }
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+            \(tls.map { "        ssl_certificate \($0.certificate);\n        ssl_certificate_key \($0.key);" } ?? "")
                     client_max_body_size 64m;
                     limit_conn tresor_clients 16;
                     limit_conn_status 429;
@@ -182,6 +184,7 @@ final class NginxBalancer {
         try process.run()
         server = WebServerAddress(port: port)
         let deadline = Date().addingTimeInterval(15)
+        // With TLS, plain HTTP gets nginx's 400: an answer all the same.
         while (try? server.send("GET", "/healthz")) == nil {
             guard process.isRunning, Date() < deadline else {
                 let log = (try? String(contentsOfFile: dir + "/error.log", encoding: .utf8)) ?? ""

@@ -10,8 +10,10 @@ enum SyncE2E {
     static let passcode = "e2e-sync-device-passcode"
 
     /// A device home with its daemon, knowing the account's password as a secret.
-    static func device(_ password: String) throws -> Harness {
-        try Harness.initialized(passcode: passcode, secrets: [password])
+    /// - Parameter background: whether the daemon syncs by itself; off, only `tresor sync now`
+    ///   syncs, so a suite can count what each one does.
+    static func device(_ password: String, background: Bool = false) throws -> Harness {
+        try Harness.initialized(passcode: passcode, secrets: [password], daemonArguments: background ? [] : ["--no-background-sync"])
     }
 
     static let schema = Result { try JSONSchemaCheck(file: Repository.root.appendingPathComponent("docs/cli-json.schema.json")) }
@@ -39,15 +41,20 @@ enum SyncE2E {
 
     /// A server with the web account `ada`, and two device homes joined to its sync account:
     /// the laptop created the circle, the phone was approved by it.
-    static func twoJoinedDevices() async throws -> (cluster: ServerInstances, laptop: Harness, phone: Harness) {
-        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
-        let server = cluster.servers[0]
+    /// - Parameters:
+    ///   - background: whether the devices' daemons sync by themselves.
+    ///   - instances: server instances on one database; the laptop uses the first, the phone the last.
+    static func twoJoinedDevices(background: Bool = false, instances: Int = 1) async throws -> (
+        cluster: ServerInstances, laptop: Harness, phone: Harness
+    ) {
+        let cluster = try await ServerInstances(count: instances, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0], phoneServer = cluster.servers[instances - 1]
         let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try device(password), phone = try device(password)
+        let laptop = try device(password, background: background), phone = try device(password, background: background)
         _ = try join(laptop, server, name: "laptop", password: password)
-        let request = try #require(try join(phone, server, name: "phone", password: password).requestID)
+        let request = try #require(try join(phone, phoneServer, name: "phone", password: password).requestID)
         _ = try sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: passcode + "\n")
-        #expect(try sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        #expect(try sync(phone, SyncJoinAnswer.self, ["join", phoneServer.origin, "--account", "ada", "--no-wait"]).state == .trusted)
         return (cluster, laptop, phone)
     }
 }

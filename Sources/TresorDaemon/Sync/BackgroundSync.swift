@@ -1,0 +1,210 @@
+import Foundation
+import Logging
+import Synchronization
+import TresorKeybag
+import TresorKeychain
+import TresorProtocol
+import TresorSyncClient
+
+/// What the background sync tells `tresor sync status`.
+struct BackgroundSyncReport: Sendable, Equatable {
+    /// Why the last background sync failed; nil once one succeeds.
+    var lastError: String?
+    var lastErrorAt: Date?
+    /// Whether the server's live-events stream is open.
+    var live = false
+}
+
+/// Keeps a joined device in sync by itself (docs/SYNC.md, "Background sync"): a sync — the one
+/// `tresor sync now` runs — shortly after a local change of a syncing item (the outbox gained a
+/// row), when the server's live-events stream says the account's records moved, when the
+/// keybag unlocks (what arrived while it was locked is applied then), and every five minutes.
+/// It holds one stream open, reconnecting with backoff when it drops, and does nothing for a
+/// device that is not a trusted member of a circle: it stops at `tresor sync leave` and when
+/// the device is removed.
+final class BackgroundSync: Sendable {
+    let account: SyncAccount
+    let keychains: KeychainProvider
+    /// The home's notes, synced with the keychain in each run (docs/SYNC.md, "Notes").
+    let notes: NotesProvider
+    let slot: KeybagSlot
+    let logger: Logger
+
+    /// How long a burst of local changes is gathered before the sync that sends them.
+    static let gathering: Duration = .milliseconds(25)
+    /// How often it syncs with nothing heard (a missed event, a server that was down).
+    static let fallbackPoll: Duration = .seconds(300)
+    /// The longest wait before a dropped stream is opened again.
+    static let longestBackoff: Duration = .seconds(60)
+
+    private let syncWakes: AsyncStream<Void>.Continuation
+    private let syncWakeStream: AsyncStream<Void>
+    private let listenerWakes: AsyncStream<Void>.Continuation
+    private let listenerWakeStream: AsyncStream<Void>
+    private let state = Mutex<BackgroundSyncReport>(BackgroundSyncReport())
+    /// The login keychain observed, with its observation (a keychain opened anew is observed anew).
+    private let observed = Mutex<(keychain: Keychain, observation: SyncOutboxObservation)?>(nil)
+    /// The open stream's task, cancelled when the device stops being a trusted member.
+    private let stream = Mutex<Task<Void, any Error>?>(nil)
+
+    init(account: SyncAccount, keychains: KeychainProvider, notes: NotesProvider, slot: KeybagSlot, logger: Logger) {
+        self.account = account
+        self.keychains = keychains
+        self.notes = notes
+        self.slot = slot
+        self.logger = logger
+        (syncWakeStream, syncWakes) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (listenerWakeStream, listenerWakes) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// What `tresor sync status` shows of it.
+    var report: BackgroundSyncReport { state.withLock { $0 } }
+
+    /// Something may have changed — a local change, an unlock, a join or a leave, an event:
+    /// a sync follows (several pokes close together make one), and the stream is looked at again.
+    func poke() {
+        syncWakes.yield()
+        listenerWakes.yield()
+    }
+
+    /// Runs until cancelled (the daemon stops).
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runSyncs() }
+            group.addTask { await self.runStream() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.fallbackPoll)
+                    self.syncWakes.yield()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        observed.withLock { $0?.observation.cancel() }
+    }
+
+    // MARK: Syncing
+
+    private func runSyncs() async {
+        observeOutbox()
+        syncWakes.yield()  // at start: what changed while the daemon was down
+        for await _ in syncWakeStream {
+            try? await Task.sleep(for: Self.gathering)
+            await syncOnce()
+        }
+    }
+
+    /// One sync, when the device is a trusted member and the keybag is unlocked.
+    func syncOnce() async {
+        observeOutbox()
+        guard await isTrustedMember() else {
+            stopStream()
+            return
+        }
+        // Locked: what arrives stays on the server until the unlock's sync applies it.
+        guard let keybag = try? slot.keybag(), keybag.lockState == .unlocked else { return }
+        do {
+            let answer = try await account.syncNow(try keychains.loginKeychain(), notes: try notes.store(), allowDeletions: false)
+            state.withLock {
+                $0.lastError = nil
+                $0.lastErrorAt = nil
+            }
+            if answer.pushed + answer.applied + answer.conflictsKept + answer.heldDeletions > 0 {
+                logger.info(
+                    "sync: background sync",
+                    metadata: [
+                        "pushed": "\(answer.pushed)", "applied": "\(answer.applied)", "conflicts": "\(answer.conflictsKept)",
+                        "heldDeletions": "\(answer.heldDeletions)",
+                    ])
+            }
+        } catch {
+            // The errors of a sync name no secret (SyncAPIErrors); the keybag may have locked meanwhile.
+            let why = String(describing: error).prefix(500)
+            state.withLock {
+                $0.lastError = String(why)
+                $0.lastErrorAt = Date()
+            }
+            logger.warning("sync: background sync failed", metadata: ["error": "\(why)"])
+        }
+        if await !isTrustedMember() { stopStream() }
+    }
+
+    /// Observes the login keychain's outbox once it exists, anew when it was opened anew.
+    private func observeOutbox() {
+        guard let keychain = try? keychains.loginKeychain() else { return }
+        observed.withLock { observed in
+            guard observed?.keychain !== keychain else { return }
+            observed?.observation.cancel()
+            let wakes = syncWakes
+            observed = (keychain, keychain.observeSyncOutbox { wakes.yield() })
+        }
+    }
+
+    private func isTrustedMember() async -> Bool {
+        guard let status = try? await account.status() else { return false }
+        return status.joined && status.state == .trusted
+    }
+
+    // MARK: The live-events stream
+
+    /// Holds the stream open while the device is a trusted member: each event pokes a sync;
+    /// a dropped stream is opened again after 1 s, doubling to a minute while it keeps failing.
+    private func runStream() async {
+        var backoff: Duration = .seconds(1)
+        var wakes = listenerWakeStream.makeAsyncIterator()
+        while !Task.isCancelled {
+            guard await isTrustedMember(), let client = try? await account.liveClient() else {
+                setLive(false)
+                guard await wakes.next() != nil else { return }  // a join, an unlock…
+                continue
+            }
+            let task = Task {
+                try await client.listen { [self] event in
+                    switch event {
+                    case .opened:
+                        setLive(true)
+                        syncWakes.yield()  // what came while no stream was open
+                    case .records, .resync, .deviceRemoved:
+                        syncWakes.yield()
+                    }
+                }
+            }
+            stream.withLock { $0 = task }
+            let opened: Bool
+            do {
+                try await task.value
+                opened = report.live
+            } catch {
+                opened = report.live
+                if !Task.isCancelled, !(error is CancellationError) {
+                    logger.info("sync: live stream closed", metadata: ["why": "\(String(describing: error).prefix(300))"])
+                }
+            }
+            stream.withLock { $0 = nil }
+            setLive(false)
+            await client.shutdown()
+            if opened { backoff = .seconds(1) }
+            // Jitter, so devices a server dropped together do not come back together.
+            try? await Task.sleep(for: backoff + .milliseconds(Int.random(in: 0...250)))
+            if !opened { backoff = min(backoff * 2, Self.longestBackoff) }
+        }
+    }
+
+    private func stopStream() {
+        stream.withLock { $0?.cancel() }
+    }
+
+    private func setLive(_ live: Bool) {
+        state.withLock { $0.live = live }
+    }
+}
+
+extension SyncAccount {
+    /// A client for the live-events stream of a trusted member.
+    /// - Throws: when the device is not one, or its identity does not open (keybag never unlocked).
+    func liveClient() throws -> SyncClient {
+        let (file, device, _) = try trusted()
+        return try Self.client(file, device: device)
+    }
+}
