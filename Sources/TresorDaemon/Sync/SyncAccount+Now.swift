@@ -9,7 +9,8 @@ extension SyncAccount {
     /// One sync of the login keychain (docs/SYNC.md, "What syncs"): records the syncing items
     /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
     /// applies what waited for an unlock. Built afresh each time from the account's current keys
-    /// and trusted list, so a key roll or a new device counts at once.
+    /// and trusted list, so a key roll or a new device counts at once: a newer list's epoch
+    /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``).
     /// - Parameters:
     ///   - keychain: the login keychain.
     ///   - allowDeletions: lets a held mass deletion through.
@@ -23,7 +24,7 @@ extension SyncAccount {
             }
             let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
             let list = try Self.held(try await refreshed(&file, client))
-            let keys = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
+            let keys = try await circleKeys(for: list, &file, device, keybag, client)
             let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
             let pushed = try await engine.push()
