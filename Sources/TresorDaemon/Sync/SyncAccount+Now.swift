@@ -10,7 +10,8 @@ extension SyncAccount {
     /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
     /// applies what waited for an unlock. Built afresh each time from the account's current keys
     /// and trusted list, so a key roll or a new device counts at once: a newer list's epoch
-    /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``).
+    /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``), and so does a
+    /// record sealed under an epoch past the list read (the key rolled during this sync).
     /// - Parameters:
     ///   - keychain: the login keychain.
     ///   - allowDeletions: lets a held mass deletion through.
@@ -24,11 +25,22 @@ extension SyncAccount {
             }
             let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
             let list = try Self.held(try await refreshed(&file, client))
-            let keys = try await circleKeys(for: list, &file, device, keybag, client)
-            let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)
+            var engine = SyncEngine(
+                transport: client, device: device, list: list, keys: try await circleKeys(for: list, &file, device, keybag, client),
+                keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
             let pushed = try await engine.push()
-            var pulled = try await engine.pull(allowDeletions: allowDeletions)
+            var pulled: PullSummary
+            do {
+                pulled = try await engine.pull(allowDeletions: allowDeletions)
+            } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) where epoch > list.epoch {
+                // The key rolled after this sync read the list: read the list and its keys again.
+                let newer = try Self.held(try await refreshed(&file, client))
+                engine = SyncEngine(
+                    transport: client, device: device, list: newer, keys: try await circleKeys(for: newer, &file, device, keybag, client),
+                    keychain: keychain)
+                pulled = try await engine.pull(allowDeletions: allowDeletions)
+            }
             let released = try engine.applyHeld()
             pulled.applied += released.applied
             pulled.conflictsKept += released.conflictsKept

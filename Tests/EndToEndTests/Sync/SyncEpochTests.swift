@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TresorProtocol
 import TresorTestSupport
@@ -60,5 +61,42 @@ import TresorTestSupport
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
         #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1])
         #expect(try SyncNowTests.secret(tablet, service: "new.example.com") == nil)
+    }
+
+    @Test func aKeyRollDuringASyncIsReadInThatSameSync() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        nonisolated(unsafe) let laptop = try SyncE2E.device(password)
+        let phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        // The laptop removes the tablet and writes in epoch 2 just before the phone's first page
+        // request reaches the server: the phone read the list of epoch 1 in that same sync.
+        let steps = Mutex<[Bool]>([])
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "GET /v1/sync/records", forwardsAfterCut: true) {
+            let done = [
+                (try? laptop.tresor(["sync", "remove", "tablet"]))?.succeeded ?? false,
+                (try? laptop.tresor(
+                    [
+                        "item", "add", "--service", "rolled.example.com", "--account", "ada", "--readable-by-scripts", "--secret-stdin",
+                        "--synchronizable",
+                    ],
+                    input: "e2e-written-during-the-sync\n"))?.succeeded ?? false,
+                (try? laptop.tresor(["sync", "now"]))?.succeeded ?? false,
+            ]
+            steps.withLock { $0 = done }
+        }
+        for (device, name, address) in [(phone, "phone", proxy.address), (tablet, "tablet", server)] {
+            let request = try #require(try SyncE2E.join(device, address, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(steps.withLock { $0 } == [true, true, true], "the laptop removed, added and synced while the phone synced")
+        #expect(received.applied == 1, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-during-the-sync")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
     }
 }
