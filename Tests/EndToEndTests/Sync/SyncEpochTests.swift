@@ -99,4 +99,41 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-during-the-sync")
         #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
     }
+
+    @Test func aDeviceThatMissedTwoRollsReadsBothThoughTheFirstRollerWasRemovedSince() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password)
+        let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet"), (desktop, "desktop")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        // The laptop rolls epoch 2 and writes in it; the desktop, which never synced since, removes
+        // the laptop (epoch 3) and writes in that. Epoch 2's envelopes are signed by the laptop,
+        // no longer in the newest list.
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        _ = try SyncE2E.sync(desktop, SyncDeviceInfo.self, ["remove", "laptop"])
+        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2, 3], "the remover learnt epoch 2 before rolling")
+        try SyncNowTests.add(desktop, service: "three.example.com", secret: "e2e-written-in-epoch-three")
+        #expect(try SyncNowTests.syncNow(desktop).pushed == 1)
+
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(received.applied == 2, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "two.example.com") == "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.secret(phone, service: "three.example.com") == "e2e-written-in-epoch-three")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2, 3])
+        // The recovery identity holds every epoch, each shared again by the last remover.
+        let circle = try await SyncDevicesTests.latestList(cluster)
+        for epoch in 1...3 {
+            let shares = try await SyncDevicesTests.envelopes(cluster, epoch: epoch).filter { $0.recipientID == circle.recovery.deviceID }
+            #expect(shares.count == 1 && shares.allSatisfy { circle.member($0.senderID) != nil }, "epoch \(epoch)")
+        }
+    }
 }
