@@ -24,9 +24,10 @@ extension SyncAccount {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
             let client = Self.client(try SyncServerURL(file.server), account: file.account, device: device)
-            let list = try Self.held(try await refreshed(&file, client))
+            let history = try await refreshed(&file, client)
+            let list = try Self.held(history)
             var engine = SyncEngine(
-                transport: client, device: device, list: list, keys: try await circleKeys(for: list, &file, device, keybag, client),
+                transport: client, device: device, list: list, keys: try await circleKeys(for: history, &file, device, keybag, client),
                 keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
             let pushed = try await engine.push()
@@ -35,10 +36,10 @@ extension SyncAccount {
                 pulled = try await engine.pull(allowDeletions: allowDeletions)
             } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) where epoch > list.epoch {
                 // The key rolled after this sync read the list: read the list and its keys again.
-                let newer = try Self.held(try await refreshed(&file, client))
+                let newer = try await refreshed(&file, client)
                 engine = SyncEngine(
-                    transport: client, device: device, list: newer, keys: try await circleKeys(for: newer, &file, device, keybag, client),
-                    keychain: keychain)
+                    transport: client, device: device, list: try Self.held(newer),
+                    keys: try await circleKeys(for: newer, &file, device, keybag, client), keychain: keychain)
                 pulled = try await engine.pull(allowDeletions: allowDeletions)
             }
             let released = try engine.applyHeld()
