@@ -136,4 +136,30 @@ import TresorTestSupport
             #expect(shares.count == 1 && shares.allSatisfy { circle.member($0.senderID) != nil }, "epoch \(epoch)")
         }
     }
+
+    @Test func aDeviceThatMissedTheRollApprovesANewDeviceWithTheNewEpoch() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password)
+        let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+
+        // The phone has not synced since the roll: it learns epoch 2 as it approves, and shares it.
+        let request = try #require(try SyncE2E.join(desktop, server, name: "desktop", password: password).requestID)
+        _ = try SyncE2E.sync(phone, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(try SyncE2E.sync(desktop, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2])
+        #expect(try SyncNowTests.syncNow(desktop).applied == 1)
+        #expect(try SyncNowTests.secret(desktop, service: "two.example.com") == "e2e-written-in-epoch-two")
+    }
 }
