@@ -10,7 +10,9 @@ extension SyncAccount {
     /// One sync of the login keychain (docs/SYNC.md, "What syncs"): records the syncing items
     /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
     /// applies what waited for an unlock. Built afresh each time from the account's current keys
-    /// and trusted list, so a key roll or a new device counts at once.
+    /// and trusted list, so a key roll or a new device counts at once: a newer list's epoch
+    /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``), and so does a
+    /// record sealed under an epoch past the list read (the key rolled during this sync).
     /// - Parameters:
     ///   - keychain: the login keychain.
     ///   - notes: the home's notes, synced after the keychain (docs/SYNC.md, "Notes").
@@ -36,12 +38,24 @@ extension SyncAccount {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
             let client = try Self.client(file, device: device)
-            let list = try Self.held(try await refreshed(&file, client))
-            let keys = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
-            let engine = SyncEngine(transport: client, device: device, list: list, keys: keys, keychain: keychain)
+            let history = try await refreshed(&file, client)
+            let list = try Self.held(history)
+            var engine = SyncEngine(
+                transport: client, device: device, list: list, keys: try await circleKeys(for: history, &file, device, keybag, client),
+                keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
             let pushed = try await engine.push()
-            var pulled = try await engine.pull(allowDeletions: allowDeletions)
+            var pulled: PullSummary
+            do {
+                pulled = try await engine.pull(allowDeletions: allowDeletions)
+            } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) where epoch > list.epoch {
+                // The key rolled after this sync read the list: read the list and its keys again.
+                let newer = try await refreshed(&file, client)
+                engine = SyncEngine(
+                    transport: client, device: device, list: try Self.held(newer),
+                    keys: try await circleKeys(for: newer, &file, device, keybag, client), keychain: keychain)
+                pulled = try await engine.pull(allowDeletions: allowDeletions)
+            }
             let released = try engine.applyHeld()
             pulled.applied += released.applied
             pulled.conflictsKept += released.conflictsKept

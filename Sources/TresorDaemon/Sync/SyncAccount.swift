@@ -272,7 +272,7 @@ actor SyncAccount {
             let identity = try Self.identity(of: request)
             let held = try Self.held(history)
             let next = try held.adding(identity).signed(by: device)
-            let keyring = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
+            let keyring = try await circleKeys(for: history, &file, device, keybag, client)
             guard let current = keyring.key(for: held.epoch) else { throw SyncError.unknownEpoch(held.epoch) }
             history = history.appending(next)
             try await client.approve(
@@ -329,13 +329,14 @@ actor SyncAccount {
                     named.isEmpty ? "no trusted device \(which)" : "\(named.count) devices are named \(which): give its id")
             }
             guard gone.deviceID != device.deviceID else { throw APIError(.param, "this is this device: `tresor sync leave` takes it out") }
+            // Every epoch up to the list's first: each is shared to the recovery identity again below.
+            var keyring = try await circleKeys(for: history, &file, device, keybag, client)
             let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client)).signed(
                 by: device)
             let key = CircleKey.generate(epoch: next.list.epoch)
             try await client.removeDevice(gone.deviceID)
             history = history.appending(next)
             try await client.putDeviceList(SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.encoded))
-            var keyring = try CircleKeyring(sealed: file.keyring ?? Data(), account: file.account, keybag: keybag)
             keyring.insert(key)
             file.history = history.encoded
             file.keyring = try keyring.sealed(account: file.account, keybag: keybag)

@@ -15,15 +15,20 @@ final class CuttingProxy: @unchecked Sendable {
     private let trigger: Data
     private let upstream: Int
     private let cut: @Sendable () -> Void
+    private let forwardsAfterCut: Bool
 
     /// - Parameters:
     ///   - upstream: the server's port on 127.0.0.1.
     ///   - trigger: the bytes (a request line's path) that stop it.
+    ///   - forwardsAfterCut: instead of stopping, runs `cut` before it forwards the triggering
+    ///     request, then relays on: the test's way to act at one exact step of a device's
+    ///     conversation (another device's change lands just before that request).
     ///   - cut: what stops it (a `SIGKILL` of the server instance), run once.
-    init(upstream: Int, trigger: String, cut: @escaping @Sendable () -> Void) throws {
+    init(upstream: Int, trigger: String, forwardsAfterCut: Bool = false, cut: @escaping @Sendable () -> Void) throws {
         self.upstream = upstream
         self.trigger = Data(trigger.utf8)
         self.cut = cut
+        self.forwardsAfterCut = forwardsAfterCut
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -56,7 +61,7 @@ final class CuttingProxy: @unchecked Sendable {
     var hasCut: Bool { cutDone.withLock { $0 } }
 
     private func serve(_ client: Int32) {
-        guard !hasCut, let server = try? WebServerAddress(port: upstream).connect() else {
+        guard !hasCut || forwardsAfterCut, let server = try? WebServerAddress(port: upstream).connect() else {
             close(client)
             return
         }
@@ -67,13 +72,13 @@ final class CuttingProxy: @unchecked Sendable {
                 if let host = bytes.range(of: Data("Host: 127.0.0.1:\(self.address.port)".utf8)) {
                     bytes.replaceSubrange(host, with: Data("Host: 127.0.0.1:\(self.upstream)".utf8))
                 }
-                guard bytes.range(of: self.trigger) != nil else { return self.hasCut }
+                guard bytes.range(of: self.trigger) != nil else { return self.hasCut && !self.forwardsAfterCut }
                 let first = self.cutDone.withLock { done in
                     defer { done = true }
                     return !done
                 }
                 if first { self.cut() }
-                return true
+                return !self.forwardsAfterCut
             }
         }
     }

@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+@testable import TresorSync
+
+/// After a removal rolls the circle's key (docs/SYNC.md, "Devices"), every remaining device
+/// reads and writes in the new epoch: three device homes, each with its own `tresord`, joined to
+/// a real server instance on a throwaway PostgreSQL.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncEpochTests {
+    @Test func aRemainingDeviceLearnsTheNewEpochAtItsNextSyncAndStillReadsTheOldOne() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        // The tablet writes in epoch 1 before it is removed: what it sent up to then stays readable.
+        try SyncNowTests.add(tablet, service: "old.example.com", secret: "e2e-epoch-one-secret")
+        #expect(try SyncNowTests.syncNow(tablet).pushed == 1)
+
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).epoch == 2)
+        try SyncNowTests.add(laptop, service: "new.example.com", secret: "e2e-epoch-two-secret")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+
+        // The phone never saw the removal: its sync meets list version 4 (epoch 2) and a record
+        // sealed under epoch 2, fetches its envelope, and reads both epochs.
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1])
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(received.applied == 2, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "new.example.com") == "e2e-epoch-two-secret")
+        #expect(try SyncNowTests.secret(phone, service: "old.example.com") == "e2e-epoch-one-secret")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2], "the old epoch's key is kept")
+        let status = try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"])
+        #expect(status.epoch == 2 && status.trustedDevices.map(\.name) == ["laptop", "phone"], "\(status)")
+
+        // What the phone writes now is sealed under epoch 2, and the laptop reads it.
+        try SyncNowTests.add(phone, service: "phone.example.com", secret: "e2e-from-the-phone-in-epoch-two")
+        #expect(try SyncNowTests.syncNow(phone).pushed == 1)
+        let bodies = try await TestPostgres.texts(
+            """
+            SELECT encode(r.body, 'base64') FROM sync_records r
+            JOIN sync_devices d ON d.account_id = r.account_id AND d.id = r.device_id WHERE d.name = 'phone'
+            """, database: cluster.databaseName)
+        let epochs = try bodies.map { try SealedRecord(body: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))).epoch }
+        #expect(epochs == [2], "the phone seals with the newest key it holds")
+        #expect(try SyncNowTests.syncNow(laptop).applied == 1)
+        #expect(try SyncNowTests.secret(laptop, service: "phone.example.com") == "e2e-from-the-phone-in-epoch-two")
+        #expect(!phone.daemonLog.contains("e2e-epoch-two-secret") && !laptop.daemonLog.contains("e2e-from-the-phone-in-epoch-two"))
+
+        // The removed tablet holds no envelope of epoch 2: its sync is refused, and it is told to leave.
+        let refused = try tablet.tresor(["sync", "now"])
+        #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
+        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1])
+        #expect(try SyncNowTests.secret(tablet, service: "new.example.com") == nil)
+    }
+
+    @Test func aKeyRollDuringASyncIsReadInThatSameSync() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        nonisolated(unsafe) let laptop = try SyncE2E.device(password)
+        let phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        // The laptop removes the tablet and writes in epoch 2 just before the phone's first page
+        // request reaches the server: the phone read the list of epoch 1 in that same sync.
+        let steps = Mutex<[Bool]>([])
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "GET /v1/sync/records", forwardsAfterCut: true) {
+            let done = [
+                (try? laptop.tresor(["sync", "remove", "tablet"]))?.succeeded ?? false,
+                (try? laptop.tresor(
+                    [
+                        "item", "add", "--service", "rolled.example.com", "--account", "ada", "--readable-by-scripts", "--secret-stdin",
+                        "--synchronizable",
+                    ],
+                    input: "e2e-written-during-the-sync\n"))?.succeeded ?? false,
+                (try? laptop.tresor(["sync", "now"]))?.succeeded ?? false,
+            ]
+            steps.withLock { $0 = done }
+        }
+        for (device, name, address) in [(phone, "phone", proxy.address), (tablet, "tablet", server)] {
+            let request = try #require(try SyncE2E.join(device, address, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(steps.withLock { $0 } == [true, true, true], "the laptop removed, added and synced while the phone synced")
+        #expect(received.applied == 1, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-during-the-sync")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
+    }
+
+    @Test func aDeviceThatMissedTwoRollsReadsBothThoughTheFirstRollerWasRemovedSince() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password)
+        let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet"), (desktop, "desktop")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        // The laptop rolls epoch 2 and writes in it; the desktop, which never synced since, removes
+        // the laptop (epoch 3) and writes in that. Epoch 2's envelopes are signed by the laptop,
+        // no longer in the newest list.
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        _ = try SyncE2E.sync(desktop, SyncDeviceInfo.self, ["remove", "laptop"])
+        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2, 3], "the remover learnt epoch 2 before rolling")
+        try SyncNowTests.add(desktop, service: "three.example.com", secret: "e2e-written-in-epoch-three")
+        #expect(try SyncNowTests.syncNow(desktop).pushed == 1)
+
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(received.applied == 2, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "two.example.com") == "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.secret(phone, service: "three.example.com") == "e2e-written-in-epoch-three")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2, 3])
+        // The recovery identity holds every epoch, each shared again by the last remover.
+        let circle = try await SyncDevicesTests.latestList(cluster)
+        for epoch in 1...3 {
+            let shares = try await SyncDevicesTests.envelopes(cluster, epoch: epoch).filter { $0.recipientID == circle.recovery.deviceID }
+            #expect(shares.count == 1 && shares.allSatisfy { circle.member($0.senderID) != nil }, "epoch \(epoch)")
+        }
+    }
+
+    @Test func aDeviceThatMissedTheRollApprovesANewDeviceWithTheNewEpoch() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password)
+        let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+
+        // The phone has not synced since the roll: it learns epoch 2 as it approves, and shares it.
+        let request = try #require(try SyncE2E.join(desktop, server, name: "desktop", password: password).requestID)
+        _ = try SyncE2E.sync(phone, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(try SyncE2E.sync(desktop, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2])
+        #expect(try SyncNowTests.syncNow(desktop).applied == 1)
+        #expect(try SyncNowTests.secret(desktop, service: "two.example.com") == "e2e-written-in-epoch-two")
+    }
+}
