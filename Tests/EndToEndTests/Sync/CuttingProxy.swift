@@ -68,9 +68,11 @@ final class CuttingProxy: @unchecked Sendable {
         Thread.detachNewThread { Self.pump(from: server, to: client, check: nil) }
         Thread.detachNewThread { [self] in
             Self.pump(from: client, to: server) { bytes in
-                // The server takes only requests naming it in Host.
-                if let host = bytes.range(of: Data("Host: 127.0.0.1:\(self.address.port)".utf8)) {
-                    bytes.replaceSubrange(host, with: Data("Host: 127.0.0.1:\(self.upstream)".utf8))
+                // The server takes only requests naming it in Host (which clients spell either way).
+                for name in ["Host", "host"] {
+                    if let host = bytes.range(of: Data("\(name): 127.0.0.1:\(self.address.port)".utf8)) {
+                        bytes.replaceSubrange(host, with: Data("\(name): 127.0.0.1:\(self.upstream)".utf8))
+                    }
                 }
                 guard bytes.range(of: self.trigger) != nil else { return self.hasCut && !self.forwardsAfterCut }
                 let first = self.cutDone.withLock { done in
