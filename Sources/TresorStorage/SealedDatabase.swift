@@ -110,57 +110,15 @@ public enum SealedDatabase {
     /// Forces deleted pages out of the WAL file: without a truncating checkpoint, old page
     /// images (ciphertext of deleted rows) stay in `-wal` until it is reused.
     ///
-    /// The emptied file then gets its length back as zeros (``refill(_:bytes:db:)``): every
-    /// commit after a truncation would otherwise grow it, and a sync that must also commit a
-    /// new length (and new blocks) costs this disk several times a sync of pages written in
-    /// place (BENCHMARKS.md, "Update and delete").
-    ///
     /// Returns false when readers kept it from completing within the busy timeout; the change
     /// itself is committed either way, so callers retry later rather than report a failure.
     @discardableResult
     public static func checkpoint(_ pool: DatabasePool) -> Bool {
-        let wal = pool.path + "-wal"
         do {
-            try pool.writeWithoutTransaction { db in
-                let length = fileLength(wal)
-                _ = try db.checkpoint(.truncate)
-                refill(wal, bytes: min(length, maximumRefill), db: db)
-            }
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             return true
         } catch {
             return false
         }
-    }
-
-    /// The most of its length a truncated WAL gets back: what a few hundred small commits write.
-    static let maximumRefill = 2 << 20
-
-    /// Writes `bytes` zeros into the WAL file `wal` that a checkpoint just truncated, and syncs
-    /// them — while holding the database's write lock, and only if the file is still empty: no
-    /// connection wrote a frame since, and none can meanwhile. SQLite reads no frame of it (the
-    /// WAL index counts none) and starts its next frames at the file's start, over the zeros.
-    /// Best effort: a WAL left empty costs the next commits their speed, nothing else.
-    private static func refill(_ wal: String, bytes: Int, db: Database) {
-        guard bytes > 0, (try? db.execute(sql: "BEGIN IMMEDIATE")) != nil else { return }
-        defer { try? db.execute(sql: "ROLLBACK") }
-        guard let file = FileHandle(forWritingAtPath: wal) else { return }
-        defer { try? file.close() }
-        let descriptor = file.fileDescriptor
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size == 0 else { return }
-        let zeros = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset = 0
-        while offset < bytes {
-            let written = pwrite(descriptor, zeros, min(zeros.count, bytes - offset), off_t(offset))
-            guard written > 0 else { break }
-            offset += written
-        }
-        _ = fdatasync(descriptor)
-    }
-
-    /// The length of the file at `path`; 0 when there is none.
-    private static func fileLength(_ path: String) -> Int {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int(status.st_size) : 0
     }
 }

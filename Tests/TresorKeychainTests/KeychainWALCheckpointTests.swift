@@ -77,32 +77,6 @@ import TresorStorage
         #expect(home.files(containing: old.metadata).isEmpty)
     }
 
-    /// The WAL a checkpoint truncated gets its length back as zeros (`SealedDatabase.checkpoint`),
-    /// so the commits after it overwrite the file in place instead of growing it — a sync that
-    /// must also commit a new length costs this disk many times one that need not (BENCHMARKS.md,
-    /// "Update and delete"). SQLite takes the zeros for an empty log: what is written after
-    /// them reads back, also once the file is opened again.
-    @Test func aTruncatedWALGetsItsLengthBackAsZeros() throws {
-        let home = try KeychainHome()
-        let (id, old) = try markedItem(home)
-        try updateMarker(home, id)
-        #expect(home.keychain.completePendingCheckpoint())
-        let emptied = try Data(contentsOf: walFile(home))
-        #expect(!emptied.isEmpty && emptied.allSatisfy { $0 == 0 }, "the WAL is \(emptied.count) bytes, not all zeros")
-        #expect(!walHolds(home, old.metadata) && !walHolds(home, old.secret))
-
-        let attributes = genericPassword(service: "s", account: "after")
-        _ = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("after"), caller: Callers.appA)
-        let rewritten = try Data(contentsOf: walFile(home))
-        #expect(rewritten.count == emptied.count, "the add's frames went over the zeros, the file did not grow")
-        #expect(rewritten.prefix(32) != Data(count: 32), "a new WAL header at the file's start")
-        try home.reopenKeychain()
-        let found = try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: attributes, returnData: true), caller: Callers.appA)
-        #expect(found.first?.secret == secret("after"))
-        let check = try home.keychain.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
-        #expect(check == "ok")
-    }
-
     /// Many updates in a row share checkpoints: each returns without one, and the last one's
     /// old ciphertext is gone within the bound all the same.
     @Test func updatesInARowShareACheckpoint() throws {
