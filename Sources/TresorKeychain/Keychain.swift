@@ -177,20 +177,6 @@ public final class Keychain: Sendable {
     /// Returns how many changed. All or nothing: a duplicate primary key rolls every change back.
     @discardableResult
     public func update(_ query: ItemQuery, changes: ItemAttributes, secret: Data?, caller: Caller) throws -> Int {
-        try update(query, changes: changes, secret: secret, caller: caller, indexOnly: false)!
-    }
-
-    /// ``update(_:changes:secret:caller:)`` when a blind index answers the query, as for
-    /// ``copyMatchingFromIndex(_:caller:)``: the few reads of a lookup and one commit, which a
-    /// server may run on its request's own thread as it runs an add. Nil, with nothing read or
-    /// changed, when finding the items means a scan or many candidates.
-    /// - Returns: how many items changed, or nil.
-    /// - Throws: ``KeychainError``, as ``update(_:changes:secret:caller:)``.
-    public func updateFromIndex(_ query: ItemQuery, changes: ItemAttributes, secret: Data?, caller: Caller) throws -> Int? {
-        try update(query, changes: changes, secret: secret, caller: caller, indexOnly: true)
-    }
-
-    private func update(_ query: ItemQuery, changes: ItemAttributes, secret: Data?, caller: Caller, indexOnly: Bool) throws -> Int? {
         try changes.validate(for: query.itemClass, purpose: .update)
         if let secret { try Self.checkSize(of: secret) }
         if let group = changes.accessGroup { try Self.requireGroup(group, caller: caller) }
@@ -199,7 +185,7 @@ public final class Keychain: Sendable {
         }
         var everything = query
         everything.limit = .all
-        guard let matches = try find(everything, caller: caller, indexOnly: indexOnly) else { return nil }
+        let matches = try find(everything, caller: caller)
         var presenceVerified = false
         let itemClass = query.itemClass
         try write { db in
@@ -269,24 +255,10 @@ public final class Keychain: Sendable {
     /// deleted.
     @discardableResult
     public func delete(_ query: ItemQuery, caller: Caller) throws -> Int {
-        try delete(query, caller: caller, indexOnly: false)!
-    }
-
-    /// ``delete(_:caller:)`` when a blind index answers the query, as for
-    /// ``copyMatchingFromIndex(_:caller:)``: a server may run it on its request's own thread,
-    /// as it runs an add. Nil, with nothing read or deleted, when finding the items means a
-    /// scan or many candidates.
-    /// - Returns: how many items were deleted, or nil.
-    /// - Throws: ``KeychainError``, as ``delete(_:caller:)``.
-    public func deleteFromIndex(_ query: ItemQuery, caller: Caller) throws -> Int? {
-        try delete(query, caller: caller, indexOnly: true)
-    }
-
-    private func delete(_ query: ItemQuery, caller: Caller, indexOnly: Bool) throws -> Int? {
         var everything = query
         everything.limit = .all
         everything.returnData = false
-        guard let matches = try find(everything, caller: caller, indexOnly: indexOnly) else { return nil }
+        let matches = try find(everything, caller: caller)
         var verified = false
         for match in matches {
             try requirePresence(presenceToChange(group: match.attributes.accessGroup, caller: caller), caller: caller, verified: &verified)

@@ -46,16 +46,7 @@ struct ItemRoutes {
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
-            // Found through a blind index, a change is a lookup and one commit: answered here, as an
-            // add is. A scan, or a passcode to check (one slow KDF run), goes to a thread of its own.
-            let count: Int
-            if body.passcode == nil,
-                let changed = try keychain.updateFromIndex(body.query, changes: body.changes, secret: body.secret, caller: caller)
-            {
-                count = changed
-            } else {
-                count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
-            }
+            let count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
             context.logger.info("items updated", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
         }
@@ -64,12 +55,7 @@ struct ItemRoutes {
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
             let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
-            let count: Int
-            if body.passcode == nil, let deleted = try keychain.deleteFromIndex(body.query, caller: caller) {
-                count = deleted  // as an update: a lookup and one commit, here
-            } else {
-                count = try await offloaded { try keychain.delete(body.query, caller: caller) }
-            }
+            let count = try await offloaded { try keychain.delete(body.query, caller: caller) }
             context.logger.info("items deleted", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
         }
