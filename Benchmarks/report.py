@@ -128,6 +128,18 @@ if kc:
           f"{fmt(g(e, 'lookup', 'client_cpu_ms_per_op'))} ms | {fmt(g(e, 'add', 'daemon_cpu_ms_per_op'))} ms | {mb('daemon_rss_kb_started')} | "
           f"{mb('daemon_rss_kb_after_lookups')} | {mb('daemon_rss_kb_after_find')} | {mb('daemon_rss_kb')} ({mb('daemon_hwm_kb')}) |")
     P("")
+    if any(e.get("in_process_delete") for e in kc):
+        P("Where a write's and a find's time goes: the same operations in-process (TresorKeychain `Keychain`, daemon stopped, "
+          "each write committed and synced), and this disk's floor under a synced commit (a 4 KiB page written and "
+          "`fdatasync`ed, the file growing or overwritten in place), right after the daemon's writes:")
+        P("")
+        P("| items | add in-process | update in-process | delete in-process | find by label in-process | 4 KiB + `fdatasync`, appending | … overwriting |")
+        P("|---:|---:|---:|---:|---:|---:|---:|")
+        for e in kc:
+            P(f"| {e['items']:,} | {fmt(g(e, 'in_process_add', 'p50_ms'), ' ms')} | {fmt(g(e, 'in_process_update', 'p50_ms'), ' ms')} | "
+              f"{fmt(g(e, 'in_process_delete', 'p50_ms'), ' ms')} | {fmt(g(e, 'in_process_find_by_label', 'p50_ms'), ' ms')} | "
+              f"{fmt(g(e, 'disk_sync', 'append_fdatasync', 'p50_ms'), ' ms')} | {fmt(g(e, 'disk_sync', 'overwrite_fdatasync', 'p50_ms'), ' ms')} |")
+        P("")
     transport = tresor.get("transport") or {}
     near = largest_at_most(kc, 100_000)
     if transport and near:
@@ -145,6 +157,7 @@ if kc:
             (f"… the same lookup on a new connection each time: connect, request, close ({near['items']:,} items)", near.get("raw_lookup_new_connection")),
             (f"tresord lookup, `GET /v1/items/secret` — no JSON either way ({near['items']:,} items)", near.get("raw_secret_lookup")),
             (f"… the keychain's part alone: `copyMatchingFromIndex` in-process, no transport ({near['items']:,} items)", near.get("in_process_lookup")),
+            (f"… a find by label's keychain part alone: `copyMatchingFromIndex` in-process, attributes returned ({near['items']:,} items)", near.get("in_process_find_by_label")),
             (f"a lookup's floor with any protocol: the keychain in `transport-floor nio`'s synchronous handler, `GET /<account>` answered with the secret ({near['items']:,} items)", near.get("keychain_floor_lookup")),
         ):
             cpu = g(value, 'daemon_cpu_ms_per_op')
@@ -156,12 +169,21 @@ if kc:
         P(f"Apple's `SecItemCopyMatching` (TresorSecurity) against TresorKit's `Keychain.secret`, alternating on one connection "
           f"({near['items']:,} items): p50 {fmt(g(secitem, 'p50_ms'), ' ms')} against {fmt(g(secitem['tresorkit'], 'p50_ms'), ' ms')}, "
           f"ratio {fmt(secitem_ratio)} (target ≤ 1.05: {'met' if secitem_ratio is not None and secitem_ratio <= 1.05 else 'not met'}).")
+        floor = secitem.get("floor")
+        if floor:
+            P(f"In the same rounds, the floor of the SecItem API — `Keychain.secret` after the query was built as a caller builds it "
+              f"(`[String: Any]` `as CFDictionary`) and read back from the dictionary: p50 {fmt(g(floor, 'p50_ms'), ' ms')}, "
+              f"{fmt(secitem.get('floor_ratio_p50'))}× `Keychain.secret`; `SecItemCopyMatching` is {fmt(secitem.get('ratio_to_floor_p50'))}× the floor.")
         P("")
     wire = tresor.get("wire_coding") or {}
     if wire:
         P(f"The JSON of one lookup alone (`APICoding`'s coders in a hot loop, best of five; request {wire['request_bytes']} bytes, answer {wire['response_bytes']} bytes): "
           f"the client encodes the request in {fmt(wire['client_encode_request_us'])} µs, the daemon decodes it in {fmt(wire['daemon_decode_request_us'])} µs "
           f"and encodes the answer in {fmt(wire['daemon_encode_response_us'])} µs, the client decodes that in {fmt(wire['client_decode_response_us'])} µs.")
+        if wire.get("find_response_bytes"):
+            P(f"The same for a find by label, answered with the item's attributes (request {wire['find_request_bytes']} bytes, answer {wire['find_response_bytes']} bytes): "
+              f"{fmt(wire['find_client_encode_request_us'])} µs, {fmt(wire['find_daemon_decode_request_us'])} µs, "
+              f"{fmt(wire['find_daemon_encode_response_us'])} µs and {fmt(wire['find_client_decode_response_us'])} µs.")
         P("")
     P("### Concurrent clients (mixed: 70 % lookup, 10 % add, 10 % update, 10 % delete; each client its own connection)")
     P("")

@@ -17,12 +17,31 @@ extension Keychain {
     static func customAttributeCandidates(_ db: Database, tags: [Data], itemClass: ItemClass, groupTags: [Data]?) throws -> [Int64] {
         if groupTags?.isEmpty == true { return [] }
         let tags = try rarestFirst(db, tags: Array(Set(tags)), itemClass: itemClass)
-        let groupArguments = StatementArguments(groupTags ?? [])
+        let sql = customAttributeCandidatesSQL(itemClass, tagCount: tags.count, groupCount: groupTags?.count)
+        return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: candidatesArguments(tags, itemClass: itemClass, groupTags: groupTags))
+    }
+
+    /// The rows of ``customAttributeCandidates(_:tags:itemClass:groupTags:)`` themselves, a
+    /// page at a time: those with an id above `lastID`, at most `limit`, in the order of their
+    /// ids. One statement: the rows come with their ids, not from a second read.
+    /// - Parameter tags: as ``rarestFirst(_:tags:itemClass:)`` ordered them.
+    static func customAttributeRows(
+        _ db: Database, tags: [Data], itemClass: ItemClass, groupTags: [Data]?, after lastID: Int64, limit: Int
+    ) throws -> [StoredItem] {
+        if groupTags?.isEmpty == true { return [] }
+        let sql = customAttributeCandidatesSQL(itemClass, tagCount: tags.count, groupCount: groupTags?.count, columns: StoredItem.selection)
+        let arguments = candidatesArguments(tags, itemClass: itemClass, groupTags: groupTags, after: lastID) + [limit]
+        return try StoredItem.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The arguments of ``customAttributeCandidatesSQL(_:tagCount:groupCount:columns:)``, in its order.
+    private static func candidatesArguments(_ tags: [Data], itemClass: ItemClass, groupTags: [Data]?, after lastID: Int64? = nil)
+        -> StatementArguments
+    {
+        let groupArguments = StatementArguments(groupTags ?? []) + (lastID.map { [$0] } ?? [])
         var arguments = StatementArguments()
         for tag in tags { arguments += [tag, itemClass.table] }
-        arguments += groupArguments + groupArguments
-        let sql = customAttributeCandidatesSQL(itemClass, tagCount: tags.count, groupCount: groupTags?.count)
-        return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        return arguments + groupArguments + groupArguments
     }
 
     /// `tags` with the one fewest rows hold first. Every tag is counted up to a bound that grows
@@ -46,14 +65,18 @@ extension Keychain {
         }
     }
 
-    /// The statement of ``customAttributeCandidates(_:tags:itemClass:groupTags:)``; its
-    /// arguments: each tag followed by the table (the rarest tag first), then the group tags
-    /// twice.
-    static func customAttributeCandidatesSQL(_ itemClass: ItemClass, tagCount: Int, groupCount: Int?) -> String {
+    /// The statement of ``customAttributeCandidates(_:tags:itemClass:groupTags:)`` (`columns`
+    /// `id`) and of ``customAttributeRows(_:tags:itemClass:groupTags:after:limit:)`` (any other
+    /// `columns`: paged by id). Its arguments: each tag followed by the table (the rarest tag
+    /// first), then the group tags — followed, when paged, by the id to start after — twice,
+    /// then, when paged, the page's size.
+    static func customAttributeCandidatesSQL(_ itemClass: ItemClass, tagCount: Int, groupCount: Int?, columns: String = "id") -> String {
         let table = itemClass.table
+        let paged = columns != "id"
         // The first tag drives; every other one is a lookup on the primary key of its own.
         // The `+` keeps SQLite from the group's index (no statistics), which would walk every
-        // row of the groups instead of the few candidates.
+        // row of the groups instead of the few candidates — and, on the page's start, from
+        // walking the ids above it instead of the candidates'.
         let others = (1..<max(tagCount, 1)).map { index in
             """
              AND EXISTS (SELECT 1 FROM custom_attribute_tags t\(index) \
@@ -62,27 +85,15 @@ extension Keychain {
         }.joined()
         let groups = groupCount.map { "group_tag IN (\(databaseQuestionMarks(count: $0)))" }
         return """
-            SELECT id FROM \(table) WHERE id IN (
+            SELECT \(columns) FROM \(table) WHERE id IN (
                 SELECT t0.item_id FROM custom_attribute_tags t0
                 WHERE t0.tag = ? AND t0.item_class = ?\(others)
-            ) AND \(groups.map { "+" + $0 } ?? "1")
+            ) AND \(groups.map { "+" + $0 } ?? "1")\(paged ? " AND +id > ?" : "")
             UNION ALL
-            SELECT id FROM \(table) WHERE custom_indexed IS NULL AND \(groups ?? "1")
-            ORDER BY id
+            SELECT \(columns) FROM \(table) WHERE custom_indexed IS NULL AND \(groups ?? "1")\(paged ? " AND id > ?" : "")
+            ORDER BY id\(paged ? " LIMIT ?" : "")
             """
     }
-
-    /// The rows of `ids` (those still there).
-    static func rows(_ db: Database, ids: ArraySlice<Int64>, itemClass: ItemClass) throws -> [StoredItem] {
-        let sql = "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id IN (\(databaseQuestionMarks(count: ids.count)))"
-        // The few candidates of a typical search (one to `cachedRowCounts` ids) reuse a compiled
-        // statement; longer pages differ in length, and each length would stay cached.
-        let statement = ids.count <= cachedRowCounts ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-        return try StoredItem.fetchAll(statement, arguments: StatementArguments(Array(ids)))
-    }
-
-    /// Up to how many ids ``rows(_:ids:itemClass:)`` keeps a compiled statement per count.
-    static let cachedRowCounts = 8
 
     /// Writes the tags of row `id` (its free-form pairs and searchable attributes, from
     /// `values`) in place of any it had. The caller marks the row indexed (`custom_indexed`) in

@@ -341,8 +341,11 @@ public final class Keychain: Sendable {
         // A scan (no index answers the query) reads its rows page by page, so a search over a
         // million items never holds them all in memory at once.
         var scan: (filter: String, arguments: StatementArguments)?
-        // The rows the custom attribute index points at, by id: read a page at a time too.
-        var candidates: ArraySlice<Int64>?
+        // A search through the attribute index: its tags (the rarest first) and groups. Its rows
+        // come a page at a time too, the first with the statement that finds them.
+        var attributeSearch: (tags: [Data], groupTags: [Data]?)?
+        // The first page's size: past the limit of an index-only search, nothing is decrypted.
+        let firstPageSize = indexOnly ? Self.indexOnlyCandidateLimit + 1 : Self.scanPageSize
         let index = query.id == nil ? indexLookup(wantedValues, itemClass: itemClass, caller: caller) : nil
         if indexOnly && query.id == nil && index == nil { return nil }
         let indexed: [StoredItem] = try read(onLookupConnection: query.id != nil || index != nil) { db in
@@ -369,9 +372,13 @@ public final class Keychain: Sendable {
                     UNION ALL SELECT \(StoredItem.selection) FROM \(table) WHERE lookup_tag IS NULL
                     """, [tag])
             case .attributes(let tags):
-                let groupTags = searchedGroupTags(named: wanted.accessGroup, caller: caller)
-                candidates = try Self.customAttributeCandidates(db, tags: tags, itemClass: itemClass, groupTags: groupTags)[...]
-                return []
+                let search = (
+                    tags: try Self.rarestFirst(db, tags: Array(Set(tags)), itemClass: itemClass),
+                    groupTags: searchedGroupTags(named: wanted.accessGroup, caller: caller)
+                )
+                attributeSearch = search
+                return try Self.customAttributeRows(
+                    db, tags: search.tags, itemClass: itemClass, groupTags: search.groupTags, after: .min, limit: firstPageSize)
             case nil:
                 break
             }
@@ -386,23 +393,31 @@ public final class Keychain: Sendable {
         }
         // Many candidates (a value most items share: a service, a schema) are many decryptions:
         // not for a request's own thread.
-        if indexOnly, let candidates, candidates.count > Self.indexOnlyCandidateLimit { return nil }
+        if indexOnly, attributeSearch != nil, indexed.count > Self.indexOnlyCandidateLimit { return nil }
         var rowsRead = indexed.count
         var exhausted = false
         var lastID = Int64.min
-        /// The next rows to look at: the indexed ones, or the next page of the scan or of the
-        /// candidates (empty only at the end).
+        var indexedReturned = false
+        /// The next rows to look at: the indexed ones (the attribute index's first page), the
+        /// attribute index's next page, or the next page of the scan (empty only at the end).
         func nextRows() throws -> [StoredItem] {
             guard !exhausted else { return [] }
             guard let scan else {
-                while let ids = candidates?.prefix(Self.scanPageSize), !ids.isEmpty {
-                    candidates = candidates?.dropFirst(Self.scanPageSize)
-                    let page = try read(onLookupConnection: true) { db in try Self.rows(db, ids: ids, itemClass: itemClass) }
-                    rowsRead += page.count
-                    if !page.isEmpty { return page }  // all of a page's rows may have been deleted since
+                if !indexedReturned {
+                    indexedReturned = true
+                    exhausted = attributeSearch == nil || indexed.count < firstPageSize
+                    lastID = indexed.last?.id ?? lastID
+                    return indexed
                 }
-                exhausted = true
-                return indexed
+                guard let search = attributeSearch else { return [] }
+                let page = try read(onLookupConnection: true) { db in
+                    try Self.customAttributeRows(
+                        db, tags: search.tags, itemClass: itemClass, groupTags: search.groupTags, after: lastID, limit: Self.scanPageSize)
+                }
+                exhausted = page.count < Self.scanPageSize
+                lastID = page.last?.id ?? lastID
+                rowsRead += page.count
+                return page
             }
             let page = try read { db in
                 try Self.fetch(

@@ -483,16 +483,20 @@ import TresorKeybag
     /// The candidates' statement reads the tags it names, and the rows they point at, through
     /// indexes — SQLite, without statistics, would otherwise walk every tag of the class or
     /// every row of the groups (which `aSearchOpensItsMatchesNotEveryRow` would not see: it
-    /// counts decryptions, not rows SQLite reads).
-    @Test func theCandidatesAreReadThroughIndexesOnly() throws {
+    /// counts decryptions, not rows SQLite reads). So does the statement that reads the rows
+    /// themselves a page at a time: the page's start never makes it walk the ids above it.
+    @Test(arguments: ["id", StoredItem.selection])
+    func theCandidatesAreReadThroughIndexesOnly(columns: String) throws {
         let home = try KeychainHome()
+        let paged = columns != "id"
         for groupCount in [nil, 1, 2] as [Int?] {
             for tagCount in [1, 3] {
-                let sql = Keychain.customAttributeCandidatesSQL(.genericPassword, tagCount: tagCount, groupCount: groupCount)
+                let sql = Keychain.customAttributeCandidatesSQL(.genericPassword, tagCount: tagCount, groupCount: groupCount, columns: columns)
                 var arguments = StatementArguments()
                 for index in 0..<tagCount { arguments += [Data(repeating: UInt8(index), count: 32), "genp"] }
-                let groups = StatementArguments(Array(repeating: Data(repeating: 0xFF, count: 32), count: groupCount ?? 0))
-                arguments += groups + groups
+                let groups =
+                    StatementArguments(Array(repeating: Data(repeating: 0xFF, count: 32), count: groupCount ?? 0)) + (paged ? [Int64.min] : [])
+                arguments += groups + groups + (paged ? [512] : [])
                 let plan = try home.keychain.database.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { row -> String in row["detail"] }
                 }

@@ -76,7 +76,9 @@ struct KeychainBench {
     // MARK: Fill (in-process, daemon stopped)
 
     /// Adds items `range` with TresorKeychain directly on the home's store.
-    func fill(_ range: Range<Int>, cliItems: Bool) throws -> (seconds: Double, inProcessLookup: [String: Any]) {
+    /// - Returns: the fill's seconds, and the keychain's own part of each operation the daemon
+    ///   serves, measured here without socket, HTTP or JSON (`in_process_…`).
+    func fill(_ range: Range<Int>, cliItems: Bool) throws -> (seconds: Double, inProcess: [String: Any]) {
         guard !range.isEmpty || cliItems else { return (0, [:]) }
         let keybag = try Keybag.open(paths: paths)
         try keybag.unlock(passcode: try Passcode(Self.passcode))
@@ -115,7 +117,44 @@ struct KeychainBench {
             }
             if n >= 100 { samples.append(time) }
         }
-        return (seconds, summary(samples))
+        let lookup = summary(samples)
+        // The same for a find by label, as the daemon answers TresorKit's `attributes` (§5).
+        samples = []
+        for n in 0..<(lookups / 4 + 100) {
+            var query = ItemQuery(.genericPassword, attributes: ItemAttributes())
+            query.attributes.label = "label-\(Int.random(in: 0..<range.upperBound, using: &rng))"
+            (query.limit, query.returnData, query.returnAttributes) = (.all, false, true)
+            let time = try timeMs {
+                guard try keychain.copyMatchingFromIndex(query, caller: app)?.count == 1 else {
+                    throw BenchError("in-process find by label did not find one item")
+                }
+            }
+            if n >= 100 { samples.append(time) }
+        }
+        let find = summary(samples)
+        // Writes, each committed and synced as the daemon's are: what a write costs before the
+        // transport (`fdatasync` included: "Durable adds").
+        let writes = smoke ? 30 : 300
+        var adds: [Double] = [], updates: [Double] = [], deletes: [Double] = []
+        for i in 0..<writes {
+            adds.append(try timeMs { try keychain.add(.genericPassword, attributes: Self.attributes(-1 - i), secret: secret, caller: app) })
+        }
+        for _ in 0..<writes {
+            let query = Self.query("acct-\(Int.random(in: 0..<range.upperBound, using: &rng))")
+            updates.append(
+                try timeMs { try keychain.update(query, changes: ItemAttributes(), secret: Data(repeating: 0x5B, count: 32), caller: app) })
+        }
+        for i in 0..<writes {
+            deletes.append(try timeMs { try keychain.delete(Self.query("acct-\(-1 - i)"), caller: app) })
+        }
+        keychain.close()
+        return (
+            seconds,
+            [
+                "in_process_lookup": lookup, "in_process_find_by_label": find, "in_process_add": summary(adds),
+                "in_process_update": summary(updates), "in_process_delete": summary(deletes),
+            ]
+        )
     }
 
     static func attributes(_ i: Int) -> ItemAttributes {
@@ -148,13 +187,13 @@ struct KeychainBench {
         for count in counts {
             do {
                 log("keychain: filling to \(count) items (in-process, daemon stopped)")
-                let (fillSeconds, inProcessLookup) = try fill(filled..<count, cliItems: filled == 0)
+                let (fillSeconds, inProcess) = try fill(filled..<count, cliItems: filled == 0)
                 filled = count
                 daemon = try startDaemon()
                 var result: [String: Any] = [
                     "items": count, "fill_seconds": fillSeconds, "fill_items": count - (perCount.last?["items"] as? Int ?? 0),
-                    "in_process_lookup": inProcessLookup,
                 ]
+                result.merge(inProcess) { $1 }
                 let idle = memory(of: daemon.pid)
                 // Unlock through the daemon: one PBKDF2 run (600,000 rounds) + HKDF + unwraps.
                 let unlockClient = try TresorClient.connect(paths: paths, startDaemon: false)
@@ -307,6 +346,8 @@ struct KeychainBench {
             samples.append(try timeMs { try keychain.delete(Self.query("new-\(count)-\(i)")) })
         }
         result["delete"] = summary(samples)
+        // The disk's own floor under each of those writes, right after them (BENCHMARKS.md, "Update and delete").
+        result["disk_sync"] = try diskSyncFloor(writes: adds)
 
         // One CLI process per operation (the keychain-access application reading its own group).
         // As README writes it (no --group): the CLI sees every group, so the daemon answers
@@ -335,6 +376,34 @@ struct KeychainBench {
         result["cli_help"] = summary(samples)
 
         result["concurrent"] = try concurrent(count: count)
+    }
+
+    /// What one synced commit costs this disk at least, in the home's folder: a 4 KiB page
+    /// written and `fdatasync`ed, `writes` times — once each write appending (the file grows:
+    /// the sync also commits its size, as a WAL just truncated by a checkpoint grows), once
+    /// each overwriting the file's first pages (its size stays, as a WAL reused after a
+    /// checkpoint that did not truncate it).
+    func diskSyncFloor(writes: Int) throws -> [String: Any] {
+        let file = home.appendingPathComponent("sync-floor").path
+        defer { unlink(file) }
+        let fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw BenchError("cannot create \(file)") }
+        defer { close(fd) }
+        let page = [UInt8](repeating: 0x42, count: 4096)
+        var appending: [Double] = [], overwriting: [Double] = []
+        for i in 0..<writes {
+            appending.append(
+                timeMs {
+                    _ = pwrite(fd, page, page.count, off_t(i * page.count)); _ = fdatasync(fd)
+                })
+        }
+        for i in 0..<writes {
+            overwriting.append(
+                timeMs {
+                    _ = pwrite(fd, page, page.count, off_t((i % 16) * page.count)); _ = fdatasync(fd)
+                })
+        }
+        return ["append_fdatasync": summary(appending), "overwrite_fdatasync": summary(overwriting)]
     }
 
     /// Mixed operations from 1, 4, 16 clients (each its own connection, on its own thread):

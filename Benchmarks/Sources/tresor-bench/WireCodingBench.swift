@@ -4,7 +4,8 @@ import TresorProtocol
 
 /// The JSON of one lookup, measured alone: what the client's and the daemon's coders (the
 /// API's own, `APICoding`) spend on a `SearchItemsRequest` and its `ItemsResponse`, in a hot
-/// loop — best of five rounds of `repetitions` each. Inside a round trip, with the caches cold
+/// loop — best of five rounds of `repetitions` each; and the same for a find by label, whose
+/// answer is the item's attributes (`find_…`). Inside a round trip, with the caches cold
 /// between requests, the same work costs more (BENCHMARKS.md §1).
 struct WireCodingBench {
     let repetitions: Int
@@ -27,8 +28,24 @@ struct WireCodingBench {
             "client_decode_response_us": try best { _ = try decoder.decode(ItemsResponse.self, from: responseJSON) },
             "request_bytes": requestJSON.count, "response_bytes": responseJSON.count,
         ]
-        log("wire coding of a lookup (µs): \(result)")
-        return result
+        var find = ItemQuery(.genericPassword, attributes: ItemAttributes())
+        find.attributes.label = "label-1234"
+        (find.limit, find.returnData, find.returnAttributes) = (.all, false, true)
+        let findRequest = SearchItemsRequest(query: find)
+        var attributes = KeychainBench.attributes(1234)
+        (attributes.accessGroup, attributes.accessible, attributes.synchronizable) = (KeychainBench.appID, .whenUnlocked, false)
+        (attributes.creationDate, attributes.modificationDate) = (Date(), Date())
+        let found = ItemsResponse(items: [KeychainItem(id: "1234567890123456789", itemClass: .genericPassword, attributes: attributes, secret: nil)])
+        let findJSON = try encoder.encode(findRequest), foundJSON = try encoder.encode(found)
+        let findResult: [String: Any] = [
+            "find_client_encode_request_us": try best { _ = try encoder.encode(findRequest) },
+            "find_daemon_decode_request_us": try best { _ = try requestDecoder.decode(SearchItemsRequest.self, from: findJSON) },
+            "find_daemon_encode_response_us": try best { _ = try encoder.encode(found) },
+            "find_client_decode_response_us": try best { _ = try decoder.decode(ItemsResponse.self, from: foundJSON) },
+            "find_request_bytes": findJSON.count, "find_response_bytes": foundJSON.count,
+        ]
+        log("wire coding of a lookup (µs): \(result); of a find by label: \(findResult)")
+        return result.merging(findResult) { $1 }
     }
 
     /// Microseconds per call: the best of five rounds, after a warm-up.

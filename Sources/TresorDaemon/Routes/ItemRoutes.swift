@@ -112,6 +112,21 @@ struct ItemRoutes {
         return try ItemSecretQuery.onlySecret(of: unique ? items : Array(items.prefix(1)))
     }
 
+    /// The items `query` matches in `keychain` (nil: the login keychain), for `client`, when a
+    /// blind index answers it: the whole of `POST /v1/items/search` without a passcode when it is
+    /// answered on the connection's event loop (``InlineRoutes``). Nil, with nothing decrypted,
+    /// when answering needs more — a scan, many candidates, the System Roots keychain, the
+    /// user's presence to ask for: the routed handler answers then.
+    func searchFromIndex(_ query: ItemQuery, keychain name: String?, client: Client) throws -> [KeychainItem]? {
+        if isSystemRoots(name) { return nil }
+        let caller = try callers.caller(for: client, passcode: nil, keychain: name)
+        do {
+            return try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller)
+        } catch KeychainError.presenceRequired where approvals.hasApprover {
+            return nil  // the routed handler asks the user
+        }
+    }
+
     private func isSystemRoots(_ name: String?) -> Bool {
         name == KeychainName.systemRoots
     }

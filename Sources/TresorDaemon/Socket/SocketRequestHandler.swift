@@ -97,7 +97,7 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
             state = .streaming(source, received: received, limit: limit)
         case (.end, .collecting(let head, let body, _)):
             state = .answering(bodyEnded: true)
-            if body.readableBytes == 0, let response = inline?.answer(head, channel: context.channel) {
+            if let response = inline?.answer(head, body: body, channel: context.channel) {
                 return finish(response, context: context)
             }
             answer(head, body: RequestBody(buffer: body), context: context)

@@ -125,6 +125,74 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A connection's later finds (`POST /v1/items/search` without a passcode, when a blind
+    /// index answers) are answered on its event loop too (`InlineRoutes`), and alike: every
+    /// answer on one kept-alive connection equals that of a new connection — items found by
+    /// label and by service, nothing found, another application's item, user presence, a query
+    /// only a scan answers, an unknown attribute, a body that is not JSON, a locked keybag.
+    @Test func laterSearchesOnAConnectionAnswerAsItsFirst() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode, "kept-find-secret", "presence-find-secret", "cli-find-secret"]
+        let keychain = try Self.startAsRegisteredApplication(harness)
+        try keychain.add(.genericPassword(service: "kept", account: "alive"), secret: Data("kept-find-secret".utf8)) { $0.label = "kept label" }
+        try keychain.add(.genericPassword(service: "kept", account: "presence"), secret: Data("presence-find-secret".utf8)) {
+            $0.label = "presence label"
+            $0.accessControl = .userPresence
+        }
+        let cliAdd = ["item", "add", "--service", "kept-cli", "--account", "me", "--label", "cli label", "--secret-stdin"]
+        #expect(try harness.tresor(cliAdd, input: "cli-find-secret\n").succeeded)
+        func search(_ configure: (inout ItemQuery) -> Void) throws -> Data {
+            var query = ItemQuery(.genericPassword)
+            (query.limit, query.returnAttributes) = (.all, true)
+            configure(&query)
+            return try APICoding.encoder.encode(SearchItemsRequest(query: query))
+        }
+        let bodies = [
+            try search { $0.attributes.label = "kept label" },
+            try search { $0.attributes.service = "kept" },
+            try search { $0.attributes.label = "nobody" },
+            try search { $0.attributes.label = "cli label" },
+            try search { ($0.attributes.label, $0.returnData) = ("presence label", true) },
+            try search { _ in },
+            Data(#"{"query":{"itemClass":"genp","attributes":{"lable":"kept label"}}}"#.utf8),
+            Data("{".utf8),
+        ]
+        let requests = bodies.map { RawRequest(method: "POST", path: Route.searchItems, body: $0) }
+        let socket = harness.paths.socket.path
+
+        func compare(expecting firstStatus: Int) throws {
+            // The first request of the kept connection repeats: the router answers it, the event loop the second.
+            let kept = try Self.exchange([requests[0]] + requests, socket: socket)
+            #expect(kept[0].status == firstStatus && kept[1].status == firstStatus)
+            #expect(kept[0].body == kept[1].body)
+            for (request, answer) in zip(requests, kept.dropFirst()) {
+                let fresh = try #require(try Self.exchange([request], socket: socket).first)
+                let context = String(decoding: request.body, as: UTF8.self)
+                #expect(answer.status == fresh.status, "\(context)")
+                #expect(answer.contentType == fresh.contentType, "\(context)")
+                #expect(answer.error?.code == fresh.error?.code, "\(context)")
+                #expect(answer.body == fresh.body || answer.error?.message == fresh.error?.message, "\(context)")
+            }
+            for answer in kept {
+                #expect(!answer.body.contains(Data("presence-find-secret".utf8)) && !answer.body.contains(Data("cli-find-secret".utf8)))
+            }
+        }
+        try compare(expecting: 200)
+        let unlocked = try Self.exchange(requests, socket: socket)
+        let found = try APICoding.decoder.decode(ItemsResponse.self, from: unlocked[0].body).items
+        #expect(found.map { $0.attributes?.account } == ["alive"])
+        let byService = try APICoding.decoder.decode(ItemsResponse.self, from: unlocked[1].body).items
+        #expect(Set(byService.compactMap { $0.attributes?.account }) == ["alive", "presence"])
+        #expect(unlocked[2].error?.code == .itemNotFound && unlocked[3].error?.code == .itemNotFound)
+        #expect(unlocked[4].status == 401)
+        #expect(unlocked[5].status == 200 && unlocked[6].error?.code == .param && unlocked[7].error?.code == .param)
+
+        #expect(try harness.tresor(["lock"]).succeeded)
+        try compare(expecting: 403)
+        #expect(try Self.exchange(requests, socket: socket)[0].error?.code == .interactionNotAllowed)
+        try harness.expectNoSecretLeaked()
+    }
+
     /// Starts the daemon, initialises the keybag and registers this test runner as `appID`: a
     /// TresorKit keychain of that application.
     static func startAsRegisteredApplication(_ harness: Harness) throws -> Keychain {
@@ -144,14 +212,25 @@ import TresorTestSupport
         var error: APIError? { try? APICoding.decoder.decode(ErrorResponse.self, from: body).error }
     }
 
+    struct RawRequest {
+        var method = "GET"
+        var path: String
+        var body = Data()
+    }
+
     /// One `GET` on a connection of its own.
     static func get(_ path: String, socket: String) throws -> Answer {
         try #require(try get([path], socket: socket).first)
     }
 
-    /// `GET`s one after another on one kept-alive connection, each answer read by its
+    /// `GET`s one after another on one kept-alive connection.
+    static func get(_ paths: [String], socket: String) throws -> [Answer] {
+        try exchange(paths.map { RawRequest(path: $0) }, socket: socket)
+    }
+
+    /// Requests one after another on one kept-alive connection, each answer read by its
     /// `Content-Length` before the next request goes out.
-    static func get(_ paths: [String], socket path_: String) throws -> [Answer] {
+    static func exchange(_ requests: [RawRequest], socket path_: String) throws -> [Answer] {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_un()
@@ -164,8 +243,9 @@ import TresorTestSupport
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         var answers: [Answer] = []
-        for path in paths {
-            let request = Array("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+        for raw in requests {
+            let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
+            let request = Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
             guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
                 throw HarnessError.daemonDidNotStart("short send")
             }
