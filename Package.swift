@@ -161,13 +161,11 @@ let package = Package(
         // /v1/sync route as a typed call, sign-in with the device's credential, the records
         // transport of the device's sync engine, the live events stream. AsyncHTTPClient on
         // SwiftNIO, TLS through swift-nio-ssl (BoringSSL), a CA of the user's own when given.
-        .target(
-            name: "TresorSyncClient",
-            dependencies: [
-                "TresorSyncProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]),
+        .target(name: "TresorSyncClient", dependencies: [
+            "TresorSyncProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
         // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
         .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),

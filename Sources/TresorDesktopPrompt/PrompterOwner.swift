@@ -11,12 +11,22 @@ struct PrompterOwner {
     /// - Throws: ``PrompterError/noPrompter`` or ``PrompterError/untrustedPrompter(_:)``.
     init(on connection: DBusConnection, trusted: [String], start: Bool, deadline: ContinuousClock.Instant) throws {
         var owner = Self.owner(on: connection)
-        if owner == nil, start, (try? Self.activatable(on: connection)) == true {
+        // Asked to start it, the bus says at once when no service has the name. Another failure
+        // of the start (a busy machine: the bus could not start or hear from it in time) is tried
+        // once more while the deadline allows.
+        var attempts = 0
+        while owner == nil, start, attempts < 2, deadline - .now > .seconds(1) {
+            attempts += 1
             let waitMilliseconds = Int32(clamping: max(1_000, min(25_000, (deadline - .now).milliseconds)))
-            _ = try? connection.call(
-                .methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                    member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]), timeoutMilliseconds: waitMilliseconds)
+            do {
+                _ = try connection.call(
+                    .methodCall(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                        member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]),
+                    timeoutMilliseconds: waitMilliseconds)
+            } catch let error as DBusError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+                break
+            } catch {}
             owner = Self.owner(on: connection)
         }
         guard let owner else { throw PrompterError.noPrompter }
