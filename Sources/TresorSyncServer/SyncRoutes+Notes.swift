@@ -66,7 +66,7 @@ extension SyncRoutes {
             let madeID: String
             if let locked = change.locked {
                 madeID = try await lockedNotes().storeSyncedLockedNote(
-                    nil, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    nil, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
                     baseRevision: nil, account: caller.account
                 ).id
             } else {
@@ -98,7 +98,7 @@ extension SyncRoutes {
             if let locked = change.locked {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 let stored = try await lockedNotes().storeSyncedLockedNote(
-                    id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try Self.record(locked),
+                    id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
                     baseRevision: change.base?.revision, account: caller.account)
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
@@ -143,7 +143,7 @@ extension SyncRoutes {
         do {
             let summary = try await relay.accounts.summary(ofNote: id)
             let body = summary.isLocked ? nil : try await relay.accounts.openNote(id).body
-            let locked = try await summary.isLocked ? Self.wire(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
+            let locked = try await summary.isLocked ? SyncLockedNote(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
             return SyncNote(
                 id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
                 created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked)
@@ -158,22 +158,6 @@ extension SyncRoutes {
             throw SyncError(.conflict, "this server's store keeps no locked notes of devices")
         }
         return store
-    }
-
-    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
-        try SyncedLockedRecord(
-            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
-            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
-            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
-            noteProofHash: locked.noteProofHash)
-    }
-
-    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
-        SyncLockedNote(
-            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
-            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
-            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
-            noteProofHash: record.noteProofHash)
     }
 
     /// The notes store's refusals in the relay's words.

@@ -4,6 +4,7 @@ import TresorNotesDomain
 import TresorProtocol
 import TresorSyncClient
 import TresorSyncProtocol
+import TresorSyncServer
 
 extension SyncAccount {
     /// How many changes a notes page asks for, and pushes read at once.
@@ -84,7 +85,7 @@ extension SyncAccount {
         return SyncNoteChange(
             localID: pending.localID, noteID: pending.serverID, base: base, title: current.title, body: current.body, folder: current.folder,
             isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present,
-            locked: pending.lockedRecord.map(Self.wire))
+            locked: pending.lockedRecord.map(SyncLockedNote.init))
     }
 
     /// A server's note as the notes store applies it.
@@ -93,22 +94,6 @@ extension SyncAccount {
         SyncedNoteState(
             serverID: note.id, revision: note.revision,
             content: NoteSyncContent(title: note.title, body: note.body ?? "", folder: note.folder, isPinned: note.isPinned),
-            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map(Self.record))
-    }
-
-    static func record(_ locked: SyncLockedNote) throws -> SyncedLockedRecord {
-        try SyncedLockedRecord(
-            passphraseSalt: locked.passphraseSalt, passphraseIterations: locked.passphraseIterations,
-            passphraseVerifier: locked.passphraseVerifier, passphraseProofHash: locked.passphraseProofHash, wrappedKey: locked.wrappedKey,
-            iv: locked.iv, tag: locked.tag, ciphertext: locked.ciphertext, bodyFormat: LockedBodyFormat(stored: locked.bodyFormat),
-            noteProofHash: locked.noteProofHash)
-    }
-
-    static func wire(_ record: SyncedLockedRecord) -> SyncLockedNote {
-        SyncLockedNote(
-            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
-            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
-            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
-            noteProofHash: record.noteProofHash)
+            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map { try $0.record() })
     }
 }

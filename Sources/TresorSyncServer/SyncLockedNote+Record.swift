@@ -1,0 +1,26 @@
+import TresorNotesDomain
+import TresorSyncProtocol
+
+/// The one conversion between a locked note's sealed record as it travels (``SyncLockedNote``)
+/// and as the notes domain keeps it (``SyncedLockedRecord``): the relay's notes routes and a
+/// device's notes sync (`SyncAccount`, in the daemon, which links this module) both use it.
+extension SyncLockedNote {
+    /// The wire form of `record`, as it is.
+    public init(_ record: SyncedLockedRecord) {
+        self.init(
+            passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
+            passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
+            iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
+            noteProofHash: record.noteProofHash)
+    }
+
+    /// The record this carries, its shapes checked.
+    /// - Returns: the notes domain's record.
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field that is not as a locked note's.
+    public func record() throws -> SyncedLockedRecord {
+        try SyncedLockedRecord(
+            passphraseSalt: passphraseSalt, passphraseIterations: passphraseIterations, passphraseVerifier: passphraseVerifier,
+            passphraseProofHash: passphraseProofHash, wrappedKey: wrappedKey, iv: iv, tag: tag, ciphertext: ciphertext,
+            bodyFormat: LockedBodyFormat(stored: bodyFormat), noteProofHash: noteProofHash)
+    }
+}
