@@ -50,12 +50,17 @@ import TresorProtocol
             }
         }
         let limits = RequestBodyLimits(standard: 1024, largerByPath: ["/large": 100_000, "/refuse": 100_000, "/held": 64 << 20])
+        // The socket's file shows at bind, before the server listens: wait for `onRunning`.
+        let (listening, listened) = AsyncStream<Void>.makeStream()
         let server = SocketAPIServer(
             path: path, maximumConnections: 16, channelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: limits),
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), onRunning: { listened.finish() })
         let services = ServiceGroup(services: [server], logger: Logger(label: "test"))
-        let running = Task { try await services.run() }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(10)) }
+        let running = Task {
+            defer { listened.finish() }
+            try await services.run()
+        }
+        for await _ in listening {}
         do {
             try await body(path)
         } catch {
