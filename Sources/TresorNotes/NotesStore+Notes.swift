@@ -279,12 +279,34 @@ extension NotesStore {
     /// afterwards nothing of it remains in the home. Deleting as people do is
     /// ``moveToRecentlyDeleted(_:)``.
     public func deleteNote(_ id: String) throws {
-        let audience = changes.hasListeners ? try? audience(of: id) : nil
-        let files = try pool.write { db -> [String] in try deleteNoteRows(NoteRow.fetch(id, db), db) }
-        index.remove(noteID: id)
+        try deleteNotes { db in [try NoteRow.fetch(id, db)] }
+    }
+
+    /// Deletes for good, in one transaction, the notes `chosen` picks inside it — so a note
+    /// another deleter took first (the minute's expiry, an emptied Recently Deleted) is simply
+    /// not picked — then removes their attachment files and tells those who could see them.
+    /// - Parameter chosen: the notes to delete, read in the deleting transaction.
+    /// - Returns: how many notes were deleted.
+    @discardableResult
+    func deleteNotes(_ chosen: (Database) throws -> [NoteRow]) throws -> Int {
+        let listening = changes.hasListeners
+        let (deleted, files) = try pool.write { db -> ([(id: String, audience: Set<AccountID>)], [String]) in
+            var deleted: [(id: String, audience: Set<AccountID>)] = []
+            var files: [String] = []
+            for row in try chosen(db) {
+                deleted.append((row.id, listening ? try audience(of: row, db) : []))
+                files += try deleteNoteRows(row, db)
+            }
+            return (deleted, files)
+        }
+        for note in deleted { index.remove(noteID: note.id) }
         for file in files { AttachmentFile.remove(file, in: attachmentsFolder) }
+        guard !deleted.isEmpty else { return 0 }
         purgeRemovedPages()
-        if let (accounts, _) = audience { changes.publish(NoteChange(kind: .deletedForGood, noteID: id, revision: nil, accounts: accounts)) }
+        if listening {
+            for note in deleted { changes.publish(NoteChange(kind: .deletedForGood, noteID: note.id, revision: nil, accounts: note.audience)) }
+        }
+        return deleted.count
     }
 
     /// Deletes note `row`'s rows — its attachments', participants' and its own — and its

@@ -67,11 +67,10 @@ extension NotesStore {
     /// - Returns: how many notes were deleted.
     @discardableResult
     public func emptyRecentlyDeleted(account: AccountID = .local) throws -> Int {
-        let ids = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM notes WHERE account_id = ? AND deleted IS NOT NULL", arguments: [account.rawValue])
+        try deleteNotes { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notes WHERE account_id = ? AND deleted IS NOT NULL", arguments: [account.rawValue])
+                .map(NoteRow.init(row:))
         }
-        for id in ids { try deleteNote(id) }
-        return ids.count
     }
 
     /// Deletes for good the notes that have been in Recently Deleted for
@@ -80,11 +79,9 @@ extension NotesStore {
     @discardableResult
     public func deleteExpiredNotes() throws -> Int {
         let cutoff = now.addingTimeInterval(-TimeInterval(NoteRules.recentlyDeletedDays) * 86_400).timeIntervalSince1970
-        let ids = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM notes WHERE deleted IS NOT NULL AND deleted <= ?", arguments: [cutoff])
+        return try deleteNotes { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notes WHERE deleted IS NOT NULL AND deleted <= ?", arguments: [cutoff]).map(NoteRow.init(row:))
         }
-        for id in ids { try deleteNote(id) }
-        return ids.count
     }
 
     /// Refuses a change to a note in Recently Deleted.

@@ -175,9 +175,14 @@ public final class NotesStore: Sendable {
     func audience(of id: String) throws -> (Set<AccountID>, Int64) {
         try pool.read { db in
             let row = try NoteRow.fetch(id, db)
-            let participants = try String.fetchAll(db, sql: "SELECT account_id FROM participants WHERE note_id = ?", arguments: [id])
-            return (Set(([row.accountID] + participants).map(AccountID.init(rawValue:))), row.revision)
+            return (try audience(of: row, db), row.revision)
         }
+    }
+
+    /// Who may see note `row` (owner and participants), read in `db`'s transaction.
+    func audience(of row: NoteRow, _ db: Database) throws -> Set<AccountID> {
+        let participants = try String.fetchAll(db, sql: "SELECT account_id FROM participants WHERE note_id = ?", arguments: [row.id])
+        return Set(([row.accountID] + participants).map(AccountID.init(rawValue:)))
     }
 
 }

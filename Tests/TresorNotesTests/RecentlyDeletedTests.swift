@@ -76,6 +76,26 @@ struct RecentlyDeletedTests {
         #expect(throws: NotesError.notFound("note \(old.id)")) { try home.notes.summary(ofNote: old.id) }
     }
 
+    /// The daemon's minute of expiry and the user's "Empty" can run at once: neither fails
+    /// on a note the other took first, and together they delete each note once.
+    @Test func expiryAndEmptyingAtOnceNeitherFails() async throws {
+        let home = try NotesHome()
+        let notes = try (0..<40).map { try home.notes.createNote(NoteDraft(title: "Old \($0)", body: "o")) }
+        for note in notes { try home.notes.moveToRecentlyDeleted(note.id) }
+        home.clock.advance(31 * 86_400)
+        let store = home.notes
+        for _ in 0..<5 {
+            let more = try (0..<8).map { try store.createNote(NoteDraft(title: "More \($0)", body: "m")) }
+            for note in more { try store.moveToRecentlyDeleted(note.id) }
+            home.clock.advance(31 * 86_400)
+        }
+        async let expired = Task.detached { try store.deleteExpiredNotes() }.value
+        async let emptied = Task.detached { try store.emptyRecentlyDeleted() }.value
+        let total = try await expired + emptied
+        #expect(total == 80)
+        #expect(try store.recentlyDeleted().isEmpty)
+    }
+
     @Test func aFolderDeletedWhileItsNoteIsInRecentlyDeletedGivesItBackWithoutAFolder() throws {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "N", body: "b", folder: "Gone"))
