@@ -56,6 +56,9 @@ import TresorStorage
         let elapsed = timeUntilGone(home, old.metadata, limit: DeferredCheckpoint.bound)
         #expect(elapsed != nil, "the old attributes' ciphertext is still in the WAL after \(DeferredCheckpoint.bound)")
         #expect(!walHolds(home, old.secret) && home.files(containing: old.secret).isEmpty && home.files(containing: old.metadata).isEmpty)
+        // The WAL is truncated before the checkpoint's call returns and clears the flag.
+        let start = ContinuousClock.now
+        while home.keychain.hasPendingCheckpoint, ContinuousClock.now - start < DeferredCheckpoint.bound { Thread.sleep(forTimeInterval: 0.01) }
         #expect(!home.keychain.hasPendingCheckpoint)
     }
 
