@@ -57,18 +57,38 @@ extension PostgresWebStore: RecentlyDeletedStore {
     func deleteExpiredNotes() async throws -> Int {
         let cutoff = now - Double(NoteRules.recentlyDeletedDays) * 86_400
         let abandonedBefore = now - 86_400
-        return try await db.transaction { [self, logger] connection in
-            let ids = try await connection.column(
-                "SELECT id FROM notes WHERE deleted IS NOT NULL AND deleted <= \(cutoff) ORDER BY id FOR UPDATE", logger, as: String.self)
-            for id in ids { try await removeNote(id, connection) }
-            // Uploads a day old were abandoned by an instance that stopped: their chunks go too.
+        let accounts = try await db.read { [logger] connection in
+            try await connection.column(
+                "SELECT DISTINCT account_id FROM notes WHERE deleted IS NOT NULL AND deleted <= \(cutoff) ORDER BY account_id", logger,
+                as: String.self)
+        }
+        var deleted = 0
+        for account in accounts {
+            // One transaction per account, which takes the account's lock before its notes' as
+            // every write of them does: taking the notes first could deadlock with a restore.
+            deleted += try await db.transaction { [self, logger] connection in
+                do {
+                    try await lockAccount(AccountID(rawValue: account), connection)
+                } catch NotesError.notFound {
+                    return 0  // deleted meanwhile, with its notes
+                }
+                let ids = try await connection.column(
+                    """
+                    SELECT id FROM notes WHERE account_id = \(account) AND deleted IS NOT NULL AND deleted <= \(cutoff) ORDER BY id FOR UPDATE
+                    """, logger, as: String.self)
+                for id in ids { try await removeNote(id, connection) }
+                return ids.count
+            }
+        }
+        // Uploads a day old were abandoned by an instance that stopped: their chunks go too.
+        try await db.transaction { [logger] connection in
             try await connection.run(
                 """
                 WITH stale AS (DELETE FROM attachment_uploads WHERE started < \(abandonedBefore) RETURNING id)
                 DELETE FROM attachment_chunks WHERE attachment_id IN (SELECT id FROM stale)
                 """, logger)
-            return ids.count
         }
+        return deleted
     }
 
     /// Deletes note `id` with its attachments' chunks, pending uploads and participants, and
