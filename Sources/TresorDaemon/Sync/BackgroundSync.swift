@@ -3,7 +3,9 @@ import Logging
 import Synchronization
 import TresorKeybag
 import TresorKeychain
+import TresorNotes
 import TresorProtocol
+import TresorStorage
 import TresorSyncClient
 
 /// What the background sync tells `tresor sync status`.
@@ -16,8 +18,9 @@ struct BackgroundSyncReport: Sendable, Equatable {
 }
 
 /// Keeps a joined device in sync by itself (docs/SYNC.md, "Background sync"): a sync — the one
-/// `tresor sync now` runs — shortly after a local change of a syncing item (the outbox gained a
-/// row), when the server's live-events stream says the account's records moved, when the
+/// `tresor sync now` runs — shortly after a local change of a syncing item or of a note (an
+/// outbox gained a row), when the server's live-events stream says the account's records or
+/// notes moved, when the
 /// keybag unlocks (what arrived while it was locked is applied then), and every five minutes.
 /// It holds one stream open, reconnecting with backoff when it drops, and does nothing for a
 /// device that is not a trusted member of a circle: it stops at `tresor sync leave` and when
@@ -44,6 +47,8 @@ final class BackgroundSync: Sendable {
     private let state = Mutex<BackgroundSyncReport>(BackgroundSyncReport())
     /// The login keychain observed, with its observation (a keychain opened anew is observed anew).
     private let observed = Mutex<(keychain: Keychain, observation: SyncOutboxObservation)?>(nil)
+    /// The notes store observed, likewise (a store reopened writable is observed anew).
+    private let observedNotes = Mutex<(store: NotesStore, observation: CommittedInsertObservation)?>(nil)
     /// The open stream's task, cancelled when the device stops being a trusted member.
     private let stream = Mutex<Task<Void, any Error>?>(nil)
 
@@ -82,6 +87,7 @@ final class BackgroundSync: Sendable {
             group.cancelAll()
         }
         observed.withLock { $0?.observation.cancel() }
+        observedNotes.withLock { $0?.observation.cancel() }
     }
 
     // MARK: Syncing
@@ -130,14 +136,27 @@ final class BackgroundSync: Sendable {
         if await !isTrustedMember() { stopStream() }
     }
 
-    /// Observes the login keychain's outbox once it exists, anew when it was opened anew.
+    /// Observes the login keychain's and the notes' outboxes once they exist, anew when opened anew.
     private func observeOutbox() {
+        observeNotesOutbox()
         guard let keychain = try? keychains.loginKeychain() else { return }
         observed.withLock { observed in
             guard observed?.keychain !== keychain else { return }
             observed?.observation.cancel()
             let wakes = syncWakes
             observed = (keychain, keychain.observeSyncOutbox { wakes.yield() })
+        }
+    }
+
+    /// Observes the notes' outbox likewise: a local change of a note starts a sync; what a
+    /// pull applies does not.
+    private func observeNotesOutbox() {
+        guard let store = try? notes.store() else { return }
+        observedNotes.withLock { observed in
+            guard observed?.store !== store else { return }
+            observed?.observation.cancel()
+            let wakes = syncWakes
+            observed = (store, store.observeSyncOutbox { wakes.yield() })
         }
     }
 
@@ -165,7 +184,7 @@ final class BackgroundSync: Sendable {
                     case .opened:
                         setLive(true)
                         syncWakes.yield()  // what came while no stream was open
-                    case .records, .resync, .deviceRemoved:
+                    case .records, .notes, .resync, .deviceRemoved:
                         syncWakes.yield()
                     }
                 }
