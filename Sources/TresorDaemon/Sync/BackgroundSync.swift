@@ -108,6 +108,7 @@ final class BackgroundSync: Sendable {
             stopStream()
             return
         }
+        observeNotesOutbox()
         // Locked: what arrives stays on the server until the unlock's sync applies it.
         guard let keybag = try? slot.keybag(), keybag.lockState == .unlocked else { return }
         do {
@@ -136,9 +137,8 @@ final class BackgroundSync: Sendable {
         if await !isTrustedMember() { stopStream() }
     }
 
-    /// Observes the login keychain's and the notes' outboxes once they exist, anew when opened anew.
+    /// Observes the login keychain's outbox once it exists, anew when it was opened anew.
     private func observeOutbox() {
-        observeNotesOutbox()
         guard let keychain = try? keychains.loginKeychain() else { return }
         observed.withLock { observed in
             guard observed?.keychain !== keychain else { return }
@@ -148,8 +148,9 @@ final class BackgroundSync: Sendable {
         }
     }
 
-    /// Observes the notes' outbox likewise: a local change of a note starts a sync; what a
-    /// pull applies does not.
+    /// Observes the notes' outbox likewise, from the first sync of a trusted member on (a home
+    /// that never joined keeps its notes store unopened until it is used): a local change of a
+    /// note starts a sync; what a pull applies does not.
     private func observeNotesOutbox() {
         guard let store = try? notes.store() else { return }
         observedNotes.withLock { observed in
