@@ -155,6 +155,8 @@ enum NotesDatabase {
         // Notes sync (docs/SYNC.md, "Notes"): the outbox, each synced note's server link and
         // the server's cursor (``NoteSyncTables``).
         migrator.registerMigration("v7-sync-notes") { db in try NoteSyncTables.create(db) }
+        // Every local change of a note is an insert into the outbox, which the background sync observes.
+        migrator.registerMigration("v8-sync-notes-wake") { db in try NoteSyncTables.insertOnEveryChange(db) }
         return migrator
     }
 }

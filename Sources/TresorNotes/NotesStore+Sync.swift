@@ -103,6 +103,31 @@ enum NoteSyncTables {
                 END;
                 """)
     }
+
+    /// The triggers again, writing the row anew when the note already waits (`OR REPLACE`, not
+    /// `OR IGNORE`): every local change is then an insert into the outbox, which the background
+    /// sync observes (``NotesStore/observeSyncOutbox(_:)``) — also a change made while an
+    /// earlier one of the same note travelled.
+    static func insertOnEveryChange(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TRIGGER sync_note_outbox_insert;
+                DROP TRIGGER sync_note_outbox_update;
+                DROP TRIGGER sync_note_outbox_delete;
+                CREATE TRIGGER sync_note_outbox_insert AFTER INSERT ON notes
+                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER sync_note_outbox_update AFTER UPDATE ON notes
+                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER sync_note_outbox_delete AFTER DELETE ON notes
+                WHEN OLD.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (OLD.id);
+                END;
+                """)
+    }
 }
 
 extension NotesStore {

@@ -69,9 +69,11 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - record: the sealed record.
     ///   - baseRevision: the revision the change was made from.
     ///   - account: the owner.
+    ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
     /// - Returns: the note's id, and the conflict copy's when one was made.
-    /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/notFound(_:)``.
+    /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID,
+        quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
 }

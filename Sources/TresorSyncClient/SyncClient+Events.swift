@@ -8,6 +8,8 @@ public enum SyncLiveEvent: Sendable, Equatable {
     case opened
     /// The account's records now reach `counter`: pull if it is past the device's cursor.
     case records(counter: UInt64)
+    /// The account's notes changed, now at `counter`: pull notes if it is past the device's cursor.
+    case notes(counter: UInt64)
     /// Events may have been missed: pull.
     case resync
     /// This device is no longer trusted; the stream ends.
@@ -62,7 +64,8 @@ struct SyncEventParser {
 
     /// The events completed by `bytes`.
     /// - Throws: ``SyncClientError/tooLarge(limit:)`` for an event over the limit,
-    ///   ``SyncClientError/garbage(_:)`` for a `records` event whose data is not a counter.
+    ///   ``SyncClientError/garbage(_:)`` for a `records` or `notes` event whose data is not a
+    ///   counter. An event of another name is skipped (a newer server's).
     mutating func feed(_ bytes: Data) throws -> [SyncLiveEvent] {
         buffer.append(bytes)
         var events: [SyncLiveEvent] = []
@@ -103,6 +106,11 @@ struct SyncEventParser {
                 throw SyncClientError.garbage("a records event without its counter")
             }
             return .records(counter: event.counter)
+        case "notes":
+            guard let event = try? SyncJSON.decoder.decode(SyncNotesEvent.self, from: Data(data.utf8)) else {
+                throw SyncClientError.garbage("a notes event without its counter")
+            }
+            return .notes(counter: event.counter)
         case "resync": return .resync
         case "deviceRemoved": return .deviceRemoved
         default: return nil

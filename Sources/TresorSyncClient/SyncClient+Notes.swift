@@ -16,11 +16,17 @@ extension SyncClient {
             query: [URLQueryItem(name: "after", value: "\(cursor)"), URLQueryItem(name: "limit", value: "\(max(1, limit))")])
     }
 
-    /// Sends one change of a note of this device (`POST /v1/sync/notes`).
-    /// - Parameter change: the note as it is here, and the version it was made from.
-    /// - Returns: what the server made of it, and the note as it is there now.
-    /// - Throws: ``SyncClientError``.
-    public func pushNote(_ change: SyncNoteChange) async throws -> SyncNoteChangeResult {
-        try await call("POST", "/v1/sync/notes", body: change)
+    /// Sends changes of notes of this device, a batch in one request (`POST /v1/sync/notes/batch`).
+    /// - Parameter changes: 1 to ``SyncNoteBatch/maxChanges`` changes, each of another note.
+    /// - Returns: one answer a change, in their order: what the server made of it, or why it
+    ///   refused it (that change only).
+    /// - Throws: ``SyncClientError``: the whole batch refused or not answered, or an answer
+    ///   that does not match the batch (`garbage`).
+    public func pushNotes(_ changes: [SyncNoteChange]) async throws -> [SyncNoteChangeAnswer] {
+        let answer: SyncNoteBatchAnswer = try await call("POST", "/v1/sync/notes/batch", body: SyncNoteBatch(changes: changes))
+        guard answer.answers.count == changes.count,
+            answer.answers.allSatisfy({ ($0.result == nil) != ($0.refusal == nil) && ($0.refusal == nil) == ($0.status == nil) })
+        else { throw SyncClientError.garbage("a notes batch answered with answers that do not match its changes") }
+        return answer.answers
     }
 }

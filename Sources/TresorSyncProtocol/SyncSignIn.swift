@@ -110,6 +110,17 @@ public struct SyncErrorBody: Codable, Equatable, Sendable {
     }
 }
 
+/// A Server-Sent Event on `GET /v1/sync/events`: `event: notes`, data `{"counter": N}` — a note
+/// of the account changed (a device's push or a browser's edit).
+public struct SyncNotesEvent: Codable, Equatable, Sendable {
+    /// The account's notes counter now: pull notes if it is past your notes cursor.
+    public var counter: UInt64
+
+    public init(counter: UInt64) {
+        self.counter = counter
+    }
+}
+
 /// A Server-Sent Event on `GET /v1/sync/events`: `event: records`, data `{"counter": N}`.
 public struct SyncRecordsEvent: Codable, Equatable, Sendable {
     /// The account's latest counter: pull if it is past your cursor.

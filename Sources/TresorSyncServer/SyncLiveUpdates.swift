@@ -11,6 +11,8 @@ final class SyncLiveUpdates: Sendable {
     enum Event: Sendable, Equatable {
         /// The account's records now reach `counter`.
         case records(counter: UInt64)
+        /// A note the account may see changed: the stream reads the account's notes counter.
+        case notes
         /// Events may have been missed: pull.
         case resync
         case keepAlive
@@ -46,13 +48,18 @@ final class SyncLiveUpdates: Sendable {
     /// Streams open for `account`.
     func count(account: AccountID) -> Int { streams.withLock { $0[account]?.count ?? 0 } }
 
-    /// Passes on what the event bus announced (the pages' events are not the devices').
+    /// Passes on what the event bus announced that concerns devices: their account's records
+    /// or notes changed, or events may have been missed.
     func deliver(_ event: WebEvent) {
         switch event {
         case .syncRecords(let account, let counter):
             for continuation in streams.withLock({ Array(($0[account] ?? [:]).values) }) {
                 continuation.yield(.records(counter: UInt64(max(counter, 0))))
             }
+        case .note(let change):
+            // Owner and participants: a participant's stream finds its counter unmoved and says nothing.
+            let continuations = streams.withLock { streams in change.accounts.flatMap { Array((streams[$0] ?? [:]).values) } }
+            for continuation in continuations { continuation.yield(.notes) }
         case .resync: sendToAll(.resync)
         default: break
         }

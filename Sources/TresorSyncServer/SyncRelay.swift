@@ -23,6 +23,9 @@ public final class SyncRelay: Sendable {
     let invites: any WebInviteStore
     /// Whether registering an account needs the owner's invite (the web's `webRegistration`).
     let registrationNeedsInvite: Bool
+    /// The bytes each web account may store (the web's `webAccountQuotaBytes`): a device's
+    /// note writes count against it as a browser's do. Nil: no limit.
+    let accountQuotaBytes: Int64?
     let throttle: LoginThrottle
     let events: any WebEventBus
     let live = SyncLiveUpdates()
@@ -33,16 +36,20 @@ public final class SyncRelay: Sendable {
     ///   - backend: the server's web backend: its accounts, sign-in counters and event bus.
     ///   - registrationNeedsInvite: whether `POST /v1/sync/accounts` needs the owner's invite,
     ///     as the web's registration does (`webRegistration`: `invite`, the default).
+    ///   - accountQuotaBytes: the bytes each web account may store (`webAccountQuotaBytes`), or
+    ///     nil for no limit.
     ///   - clock: the time challenges, sessions and join requests are dated by.
     ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
     public init(
-        database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, clock: @escaping @Sendable () -> Date = { Date() },
+        database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, accountQuotaBytes: Int64? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
         beforeCommit: @escaping @Sendable () async -> Void = {}
     ) {
         store = SyncStore(db: database, clock: clock, beforeCommit: beforeCommit)
         accounts = backend.store
         invites = backend.invites
         self.registrationNeedsInvite = registrationNeedsInvite
+        self.accountQuotaBytes = accountQuotaBytes
         throttle = LoginThrottle(store: backend.throttles)
         events = backend.events
         let live = self.live

@@ -29,6 +29,7 @@ extension SyncRoutes {
                 return try reply(try await Self.notesRefusal { try await applyNoteChange(change, caller: caller) })
             }
         }
+        registerNoteBatch(on: router)
     }
 
     /// The account's notes changed after `cursor`, each as it is now; no more once their bodies
@@ -53,34 +54,17 @@ extension SyncRoutes {
     func applyNoteChange(_ change: SyncNoteChange, caller: SyncCaller) async throws -> SyncNoteChangeResult {
         let store = relay.accounts
         guard (1...64).contains(change.localID.count) else { throw SyncError(.invalid, "a local id is 1 to 64 characters") }
-        var noteID = change.noteID
-        var retriedCreation = false
-        if noteID == nil {
-            // A creation whose answer was lost finds the note it made.
-            noteID = try await relay.store.noteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID)
-            retriedCreation = noteID != nil
-        }
-        guard let id = noteID, let current = try await ownNote(id, of: caller.account) else {
+        guard let id = change.noteID, let current = try await ownNote(id, of: caller.account) else {
             // New here, or deleted for good meanwhile: an edit outlives the deletion, as a new note.
             guard change.state != .deletedForGood else { return SyncNoteChangeResult(outcome: .deleted, note: nil) }
-            let madeID: String
-            if let locked = change.locked {
-                madeID = try await lockedNotes().storeSyncedLockedNote(
-                    nil, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: nil, account: caller.account
-                ).id
-            } else {
-                madeID =
-                    try await store.createNote(
-                        NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
-                        account: caller.account, quota: nil
-                    ).id
-            }
-            try await relay.store.recordNoteOrigin(account: caller.account, device: caller.deviceID, localID: change.localID, noteID: madeID)
-            if change.state == .recentlyDeleted { try await store.moveToRecentlyDeleted(madeID) }
-            return SyncNoteChangeResult(outcome: .created, note: try await syncNote(madeID))
+            // A creation whose answer was lost finds the note it made (created false).
+            let made = try await creations().createSyncedNote(
+                NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
+                locked: try change.locked?.record(), inRecentlyDeleted: change.state == .recentlyDeleted,
+                origin: NoteOrigin(device: caller.deviceID, localID: change.localID), account: caller.account,
+                quota: quota(adding: change.title.utf8.count + change.body.utf8.count + (change.locked?.ciphertext.count ?? 0)))
+            return SyncNoteChangeResult(outcome: .created, note: try await syncNote(made.id))
         }
-        if retriedCreation { return SyncNoteChangeResult(outcome: .created, note: try await syncNote(id)) }
         let changedSince = change.base.map { $0.revision != current.revision } ?? true
         switch change.state {
         case .recentlyDeleted, .deletedForGood:
@@ -99,12 +83,18 @@ extension SyncRoutes {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 let stored = try await lockedNotes().storeSyncedLockedNote(
                     id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: change.base?.revision, account: caller.account)
+                    baseRevision: change.base?.revision, account: caller.account,
+                    quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
                     conflictCopyID: stored.conflictCopyID)
             }
-            let saved = try await store.saveNote(id, Self.noteChanges(change), by: caller.account, quota: nil)
+            // As the web's edit: one that writes a title or body needs room for them (the old
+            // ones are not subtracted); a pin or a move needs none.
+            let changes = Self.noteChanges(change)
+            let grows = changes.title != nil || changes.body != nil
+            let quota = grows ? quota(adding: (changes.title?.utf8.count ?? 0) + (changes.body?.utf8.count ?? 0)) : nil
+            let saved = try await store.saveNote(id, changes, by: caller.account, quota: quota)
             let outcome: SyncNoteChangeResult.Outcome =
                 switch saved.kind {
                 case .saved: .saved
@@ -150,6 +140,20 @@ extension SyncRoutes {
         } catch NotesError.notFound {
             return nil
         }
+    }
+
+    /// The quota of a device's write that stores up to `bytes` more: the web account's, as a
+    /// browser's write has (none when the server sets none).
+    func quota(adding bytes: Int) -> StorageQuota? {
+        relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: bytes) }
+    }
+
+    /// The server's store that creates a device's note with its origin.
+    func creations() throws -> any SyncedNoteCreationStore {
+        guard let store = relay.accounts as? any SyncedNoteCreationStore else {
+            throw SyncError(.conflict, "this server's store takes no notes of devices")
+        }
+        return store
     }
 
     /// The server's store of locked notes from devices.

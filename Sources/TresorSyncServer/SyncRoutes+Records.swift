@@ -42,22 +42,32 @@ extension SyncRoutes {
         return try reply(SyncPushResponse(records: pushed.records))
     }
 
-    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `resync`);
+    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `notes`, `resync`);
     /// at a keep-alive, a device no longer trusted gets `deviceRemoved` and the stream ends.
     func liveUpdates<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try await trusted(request)
         let live = relay.live, store = relay.store
+        // The notes counter the device was last told of: a note change that left it where it
+        // was (a note the account takes part in, another's) is not told.
+        let notesCounterAtOpen = try await store.notesCounter(account: caller.account)
         guard let (id, stream) = live.open(account: caller.account) else {
             throw SyncError(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
         }
         let body = ResponseBody { writer in
             defer { live.close(id, account: caller.account) }
+            var notesCounter = notesCounterAtOpen
             try await writer.write(ByteBuffer(string: "retry: 2000\n: sync live updates\n\n"))
             for await event in stream {
                 switch event {
                 case .records(let counter):
                     let data = String(decoding: try SyncJSON.encoder.encode(SyncRecordsEvent(counter: counter)), as: UTF8.self)
                     try await writer.write(ByteBuffer(string: "event: records\ndata: \(data)\n\n"))
+                case .notes:
+                    let counter = try await store.notesCounter(account: caller.account)
+                    guard counter > notesCounter else { continue }
+                    notesCounter = counter
+                    let data = String(decoding: try SyncJSON.encoder.encode(SyncNotesEvent(counter: counter)), as: UTF8.self)
+                    try await writer.write(ByteBuffer(string: "event: notes\ndata: \(data)\n\n"))
                 case .resync: try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
                 case .keepAlive:
                     // A device removed meanwhile (on any instance) hears no more: its stream ends.

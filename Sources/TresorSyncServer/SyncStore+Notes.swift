@@ -4,8 +4,9 @@ import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStorePostgres
 
-/// The account's notes changes in counter order, and the notes devices created (docs/SYNC.md,
-/// "Notes"). The counter is taken by trigger in every write of a note (`ServerSchema.version4`).
+/// The account's notes changes in counter order (docs/SYNC.md, "Notes"). The counter is taken by
+/// trigger in every write of a note (`ServerSchema.version4`); the notes devices created are
+/// remembered by the web store, in the creation's transaction (``SyncedNoteCreationStore``).
 extension SyncStore {
     /// A change after a cursor: a note written (`gone` false) or deleted for good.
     struct NoteChangeRow: Sendable {
@@ -32,27 +33,13 @@ extension SyncStore {
         return (changes, rows.count > limit)
     }
 
-    /// The note that `device` created for its note `localID`, if any.
-    func noteOrigin(account: AccountID, device: String, localID: String) async throws -> String? {
+    /// The account's notes counter: the number of its latest note change (0 for none).
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func notesCounter(account: AccountID) async throws -> UInt64 {
         let logger = self.logger
-        return try await db.read { connection in
-            try await connection.value(
-                """
-                SELECT note_id FROM sync_note_origins
-                WHERE account_id = \(account.rawValue) AND device_id = \(device) AND local_id = \(localID)
-                """, logger, as: String.self)
+        let counter = try await db.read { connection in
+            try await connection.value("SELECT notes_counter FROM accounts WHERE id = \(account.rawValue)", logger, as: Int64.self)
         }
-    }
-
-    /// Remembers that `device`'s note `localID` is note `noteID` here.
-    func recordNoteOrigin(account: AccountID, device: String, localID: String, noteID: String) async throws {
-        let logger = self.logger
-        try await db.transaction { connection in
-            try await connection.run(
-                """
-                INSERT INTO sync_note_origins (account_id, device_id, local_id, note_id)
-                VALUES (\(account.rawValue), \(device), \(localID), \(noteID)) ON CONFLICT DO NOTHING
-                """, logger)
-        }
+        return UInt64(max(counter ?? 0, 0))
     }
 }

@@ -21,7 +21,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
     }
 
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID,
+        quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         let newID = UUID().uuidString.lowercased()
@@ -29,6 +30,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let existing = try await id.asyncMap { try await noteForWrite($0, connection) }
             if existing == nil { try await lockAccount(account, connection) }
             if let existing, existing.accountID != account.rawValue { throw NotesError.notFound("note \(existing.id.prefix(64))") }
+            try await check(quota, account: account, connection)
             let passphraseID = try await passphraseID(for: record, account: account, connection)
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
             if let existing, let baseRevision, baseRevision != existing.revision {
@@ -37,40 +39,54 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 try await announce(.created, note: copyID, connection)
                 return (existing.id, copyID)
             }
-            let noteID = existing?.id ?? newID
+            guard let existing else {
+                try await insertSyncedLockedNote(
+                    newID, title: title, folderID: folderID, isPinned: isPinned, record: record, passphraseID: passphraseID, account: account,
+                    connection)
+                return (newID, nil)
+            }
+            let noteID = existing.id
             let sealedTitle = try sealing.sealText(title, "notes", noteID, "title")
             let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", noteID, "ciphertext")
             let timestamp = now
-            if existing != nil {
-                try await connection.run(
-                    """
-                    UPDATE notes SET modified = \(timestamp), sealed_title = \(sealedTitle), sealed_body = NULL, pinned = \(isPinned),
-                        folder_id = \(folderID), passphrase_id = \(passphraseID), crypto_salt = \(record.passphraseSalt),
-                        crypto_iterations = \(record.passphraseIterations), crypto_wrapped_key = \(record.wrappedKey), crypto_iv = \(record.iv),
-                        crypto_tag = \(record.tag), sealed_ciphertext = \(sealedCiphertext), body_format = \(Self.stored(record.bodyFormat)),
-                        note_proof_hash = \(record.noteProofHash)
-                    WHERE id = \(noteID)
-                    """, logger)
-                try await announce(.changed, note: noteID, connection)
-            } else {
-                try await connection.run(
-                    """
-                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
-                                       crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
-                                       note_proof_hash)
-                    VALUES (\(noteID), \(account.rawValue), \(folderID), \(timestamp), \(timestamp), \(isPinned), \(sealedTitle),
-                            \(passphraseID), \(record.passphraseSalt), \(record.passphraseIterations), \(record.wrappedKey), \(record.iv),
-                            \(record.tag), \(sealedCiphertext), \(Self.stored(record.bodyFormat)), \(record.noteProofHash))
-                    """, logger)
-                try await announce(.created, note: noteID, connection)
-            }
+            try await connection.run(
+                """
+                UPDATE notes SET modified = \(timestamp), sealed_title = \(sealedTitle), sealed_body = NULL, pinned = \(isPinned),
+                    folder_id = \(folderID), passphrase_id = \(passphraseID), crypto_salt = \(record.passphraseSalt),
+                    crypto_iterations = \(record.passphraseIterations), crypto_wrapped_key = \(record.wrappedKey), crypto_iv = \(record.iv),
+                    crypto_tag = \(record.tag), sealed_ciphertext = \(sealedCiphertext), body_format = \(Self.stored(record.bodyFormat)),
+                    note_proof_hash = \(record.noteProofHash)
+                WHERE id = \(noteID)
+                """, logger)
+            try await announce(.changed, note: noteID, connection)
             return (noteID, nil)
         }
     }
 
+    /// Inserts a device's new locked note `id` of `account` and announces it, in the caller's
+    /// transaction (which holds the account's row lock).
+    func insertSyncedLockedNote(
+        _ id: String, title: String, folderID: String?, isPinned: Bool, record: SyncedLockedRecord, passphraseID: Int64, account: AccountID,
+        _ connection: PostgresConnection
+    ) async throws {
+        let sealedTitle = try sealing.sealText(title, "notes", id, "title")
+        let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", id, "ciphertext")
+        let timestamp = now
+        try await connection.run(
+            """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
+                               crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
+                               note_proof_hash)
+            VALUES (\(id), \(account.rawValue), \(folderID), \(timestamp), \(timestamp), \(isPinned), \(sealedTitle),
+                    \(passphraseID), \(record.passphraseSalt), \(record.passphraseIterations), \(record.wrappedKey), \(record.iv),
+                    \(record.tag), \(sealedCiphertext), \(Self.stored(record.bodyFormat)), \(record.noteProofHash))
+            """, logger)
+        try await announce(.created, note: id, connection)
+    }
+
     /// The account's passphrase generation of the record's salt, else a new one recorded — made
     /// current when the account has none (caller holds the account's row lock).
-    private func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+    func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
         if let known = try await connection.value(
             "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.passphraseSalt) ORDER BY id LIMIT 1", logger,
             as: Int64.self)

@@ -92,23 +92,33 @@ extension PostgresWebStore: FoldersAndNotesStore {
 
     func createNote(_ draft: NoteDraft, account: AccountID, quota: StorageQuota?) async throws -> NoteSummary {
         try NoteRules.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
+        _ = try NoteRules.title(draft.title, body: draft.body)
+        return try await db.transaction { [self] connection in
+            try await lockAccount(account, connection)
+            try await check(quota, account: account, connection)
+            let id = try await insertNote(draft, account: account, connection)
+            return try await summary(note(id, connection), connection)
+        }
+    }
+
+    /// Inserts a new note of `account` made from `draft` and announces it, in the caller's
+    /// transaction (which holds the account's row lock and has checked the quota).
+    /// - Returns: its id.
+    func insertNote(_ draft: NoteDraft, account: AccountID, _ connection: PostgresConnection) async throws -> String {
+        try NoteRules.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
         let title = try NoteRules.title(draft.title, body: draft.body)
         let id = UUID().uuidString.lowercased()
         let sealedTitle = try sealing.sealText(title, "notes", id, "title")
         let sealedBody = try sealing.sealText(draft.body, "notes", id, "body")
-        return try await db.transaction { [self, logger] connection in
-            try await lockAccount(account, connection)
-            try await check(quota, account: account, connection)
-            let folder = try await draft.folder.asyncMap { try await folderID(named: $0, account: account, creating: true, connection)! }
-            let timestamp = now
-            try await connection.run(
-                """
-                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
-                VALUES (\(id), \(account.rawValue), \(folder), \(timestamp), \(timestamp), \(draft.isPinned), \(sealedTitle), \(sealedBody))
-                """, logger)
-            try await announce(.created, note: id, connection)
-            return try await summary(note(id, connection), connection)
-        }
+        let folder = try await draft.folder.asyncMap { try await folderID(named: $0, account: account, creating: true, connection)! }
+        let timestamp = now
+        try await connection.run(
+            """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
+            VALUES (\(id), \(account.rawValue), \(folder), \(timestamp), \(timestamp), \(draft.isPinned), \(sealedTitle), \(sealedBody))
+            """, logger)
+        try await announce(.created, note: id, connection)
+        return id
     }
 
     func saveNote(_ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?) async throws -> NoteSaveOutcome {

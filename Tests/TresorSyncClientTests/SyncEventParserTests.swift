@@ -10,6 +10,7 @@ struct SyncEventParserTests {
     @Test func eventsCutAnywhereArriveWholeAndCommentsAreSkipped() throws {
         let stream =
             "retry: 2000\n: sync live updates\n\nevent: records\ndata: {\"counter\":7}\n\n: keep-alive\n\n"
+            + "event: notes\ndata: {\"counter\":12}\n\n"
             + "event: resync\r\ndata: {}\r\n\r\nevent: somethingNew\ndata: {}\n\nevent: deviceRemoved\ndata: {}\n\n"
         let bytes = Array(stream.utf8)
         for cut in [1, 3, 17, bytes.count] {
@@ -18,7 +19,7 @@ struct SyncEventParserTests {
             for start in stride(from: 0, to: bytes.count, by: cut) {
                 events += try parser.feed(Data(bytes[start..<min(start + cut, bytes.count)]))
             }
-            #expect(events == [.records(counter: 7), .resync, .deviceRemoved], "cut every \(cut) bytes")
+            #expect(events == [.records(counter: 7), .notes(counter: 12), .resync, .deviceRemoved], "cut every \(cut) bytes")
         }
     }
 
@@ -26,6 +27,10 @@ struct SyncEventParserTests {
         var parser = SyncEventParser()
         #expect(throws: SyncClientError.garbage("a records event without its counter")) {
             try parser.feed(Data("event: records\ndata: nonsense\n\n".utf8))
+        }
+        var notes = SyncEventParser()
+        #expect(throws: SyncClientError.garbage("a notes event without its counter")) {
+            try notes.feed(Data("event: notes\ndata: {}\n\n".utf8))
         }
         var endless = SyncEventParser()
         #expect(throws: SyncClientError.tooLarge(limit: SyncClient.eventLimit)) {

@@ -3,7 +3,9 @@ import Logging
 import Synchronization
 import TresorKeybag
 import TresorKeychain
+import TresorNotes
 import TresorProtocol
+import TresorStorage
 import TresorSyncClient
 
 /// What the background sync tells `tresor sync status`.
@@ -16,8 +18,9 @@ struct BackgroundSyncReport: Sendable, Equatable {
 }
 
 /// Keeps a joined device in sync by itself (docs/SYNC.md, "Background sync"): a sync — the one
-/// `tresor sync now` runs — shortly after a local change of a syncing item (the outbox gained a
-/// row), when the server's live-events stream says the account's records moved, when the
+/// `tresor sync now` runs — shortly after a local change of a syncing item or of a note (an
+/// outbox gained a row), when the server's live-events stream says the account's records or
+/// notes moved, when the
 /// keybag unlocks (what arrived while it was locked is applied then), and every five minutes.
 /// It holds one stream open, reconnecting with backoff when it drops, and does nothing for a
 /// device that is not a trusted member of a circle: it stops at `tresor sync leave` and when
@@ -44,6 +47,8 @@ final class BackgroundSync: Sendable {
     private let state = Mutex<BackgroundSyncReport>(BackgroundSyncReport())
     /// The login keychain observed, with its observation (a keychain opened anew is observed anew).
     private let observed = Mutex<(keychain: Keychain, observation: SyncOutboxObservation)?>(nil)
+    /// The notes store observed, likewise (a store reopened writable is observed anew).
+    private let observedNotes = Mutex<(store: NotesStore, observation: CommittedInsertObservation)?>(nil)
     /// The open stream's task, cancelled when the device stops being a trusted member.
     private let stream = Mutex<Task<Void, any Error>?>(nil)
 
@@ -82,6 +87,7 @@ final class BackgroundSync: Sendable {
             group.cancelAll()
         }
         observed.withLock { $0?.observation.cancel() }
+        observedNotes.withLock { $0?.observation.cancel() }
     }
 
     // MARK: Syncing
@@ -102,6 +108,7 @@ final class BackgroundSync: Sendable {
             stopStream()
             return
         }
+        observeNotesOutbox()
         // Locked: what arrives stays on the server until the unlock's sync applies it.
         guard let keybag = try? slot.keybag(), keybag.lockState == .unlocked else { return }
         do {
@@ -141,6 +148,19 @@ final class BackgroundSync: Sendable {
         }
     }
 
+    /// Observes the notes' outbox likewise, from the first sync of a trusted member on (a home
+    /// that never joined keeps its notes store unopened until it is used): a local change of a
+    /// note starts a sync; what a pull applies does not.
+    private func observeNotesOutbox() {
+        guard let store = try? notes.store() else { return }
+        observedNotes.withLock { observed in
+            guard observed?.store !== store else { return }
+            observed?.observation.cancel()
+            let wakes = syncWakes
+            observed = (store, store.observeSyncOutbox { wakes.yield() })
+        }
+    }
+
     private func isTrustedMember() async -> Bool {
         guard let status = try? await account.status() else { return false }
         return status.joined && status.state == .trusted
@@ -165,7 +185,7 @@ final class BackgroundSync: Sendable {
                     case .opened:
                         setLive(true)
                         syncWakes.yield()  // what came while no stream was open
-                    case .records, .resync, .deviceRemoved:
+                    case .records, .notes, .resync, .deviceRemoved:
                         syncWakes.yield()
                     }
                 }

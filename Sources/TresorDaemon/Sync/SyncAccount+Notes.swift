@@ -7,12 +7,15 @@ import TresorSyncProtocol
 import TresorSyncServer
 
 extension SyncAccount {
-    /// How many changes a notes page asks for, and pushes read at once.
-    static let notesBatch = 100
+    /// How many changes a notes page asks for, and pushes read and send at once.
+    static let notesBatch = SyncNoteBatch.maxChanges
+    /// The most bytes of changes (as JSON) one push request carries, under the relay's limit.
+    static let notesRequestBytes = SyncLimits.pushRequestBytes - 64 * 1024
 
     /// One sync of the local account's notes with the sync account's web notes (docs/SYNC.md,
-    /// "Notes"): pushes each waiting change — the server merges it or keeps it as a conflict copy,
-    /// and this device takes the result — then pulls the account's changes page by page.
+    /// "Notes"): pushes the waiting changes, a batch per request — the server merges each or keeps
+    /// it as a conflict copy, and this device takes the result — then pulls the account's changes
+    /// page by page.
     /// - Parameters:
     ///   - notes: the home's notes.
     ///   - account: the sync account, as server and name (another than the last starts afresh).
@@ -27,6 +30,7 @@ extension SyncAccount {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
             guard let last = batch.last else { break }
             after = last.localID
+            var outgoing: [(pending: PendingNoteSync, change: SyncNoteChange, bytes: Int)] = []
             for pending in batch {
                 // A note locked with a passphrase imported from Apple Notes stays waiting.
                 guard !pending.isLocked || pending.lockedRecord != nil else {
@@ -38,17 +42,32 @@ extension SyncAccount {
                     try notes.recordNoteSynced(pending, result: nil)
                     continue
                 }
-                let answer: SyncNoteChangeResult
-                do {
-                    answer = try await client.pushNote(change)
-                } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
-                    // This note's change stays waiting; the others go (the status counts it).
+                let bytes = try SyncJSON.encoder.encode(change).count
+                // Larger than any request the relay takes: it stays waiting (the status counts it).
+                guard bytes <= Self.notesRequestBytes else {
                     result.waiting += 1
                     continue
                 }
-                try notes.recordNoteSynced(pending, result: try answer.note.map(Self.state))
-                result.sent += 1
-                if answer.outcome == .conflictCopy { result.conflictCopies += 1 }
+                outgoing.append((pending, change, bytes))
+            }
+            for request in Self.requests(outgoing.map(\.bytes)) {
+                let sent = Array(outgoing[request])
+                let answers = try await client.pushNotes(sent.map(\.change))
+                for (change, answer) in zip(sent, answers) {
+                    guard let applied = answer.result else {
+                        guard let status = answer.status, let refusal = answer.refusal, Self.refusesOneNote(status: status, code: refusal.code)
+                        else {
+                            throw SyncClientError.refused(
+                                status: answer.status ?? 500, code: answer.refusal?.code ?? .internal, message: answer.refusal?.message ?? "")
+                        }
+                        // This note's change stays waiting; the others go (the status counts it).
+                        result.waiting += 1
+                        continue
+                    }
+                    try notes.recordNoteSynced(change.pending, result: try applied.note.map(Self.state))
+                    result.sent += 1
+                    if applied.outcome == .conflictCopy { result.conflictCopies += 1 }
+                }
             }
         }
         while true {
@@ -61,6 +80,23 @@ extension SyncAccount {
             guard page.more, !page.entries.isEmpty else { break }
         }
         return result
+    }
+
+    /// The requests a run of changes of `sizes` bytes goes in: consecutive ranges of at most
+    /// ``notesBatch`` changes and ``notesRequestBytes`` bytes (one change at least).
+    static func requests(_ sizes: [Int]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0, bytes = 0
+        for (index, size) in sizes.enumerated() {
+            if index > start && (index - start == notesBatch || bytes + size > notesRequestBytes) {
+                ranges.append(start..<index)
+                start = index
+                bytes = 0
+            }
+            bytes += size
+        }
+        if start < sizes.count { ranges.append(start..<sizes.count) }
+        return ranges
     }
 
     /// Whether the server refused one note's change (bad or too large, or a locked note), not

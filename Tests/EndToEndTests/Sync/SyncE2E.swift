@@ -47,14 +47,23 @@ enum SyncE2E {
     static func twoJoinedDevices(background: Bool = false, instances: Int = 1) async throws -> (
         cluster: ServerInstances, laptop: Harness, phone: Harness
     ) {
-        let cluster = try await ServerInstances(count: instances, configuration: ["webRegistration": "open"])
+        let (cluster, _, laptop, phone) = try await twoJoinedDevicesAndBrowser(background: background, instances: instances)
+        return (cluster, laptop, phone)
+    }
+
+    /// ``twoJoinedDevices(background:instances:)``, with the browser signed in to `ada` on the
+    /// first instance (the web client's API), and more of the servers' configuration.
+    static func twoJoinedDevicesAndBrowser(background: Bool = false, instances: Int = 1, configuration: [String: Any] = [:]) async throws -> (
+        cluster: ServerInstances, browser: WebBrowser, laptop: Harness, phone: Harness
+    ) {
+        let cluster = try await ServerInstances(count: instances, configuration: configuration.merging(["webRegistration": "open"]) { $1 })
         let server = cluster.servers[0], phoneServer = cluster.servers[instances - 1]
-        let (_, password) = try cluster.registered("ada", on: server)
+        let (browser, password) = try cluster.registered("ada", on: server)
         let laptop = try device(password, background: background), phone = try device(password, background: background)
         _ = try join(laptop, server, name: "laptop", password: password)
         let request = try #require(try join(phone, phoneServer, name: "phone", password: password).requestID)
         _ = try sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: passcode + "\n")
         #expect(try sync(phone, SyncJoinAnswer.self, ["join", phoneServer.origin, "--account", "ada", "--no-wait"]).state == .trusted)
-        return (cluster, laptop, phone)
+        return (cluster, browser, laptop, phone)
     }
 }

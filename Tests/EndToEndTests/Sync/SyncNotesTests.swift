@@ -159,4 +159,25 @@ import TresorTestSupport
             #expect(!device.daemonLog.contains("e2e-locked-marker") && !device.daemonLog.contains(passphrase))
         }
     }
+
+    /// Over the web account's storage quota, a device's note waits — `tresor sync status` counts
+    /// it — and the others go; made smaller, it goes.
+    @Test func aNoteOverTheAccountsQuotaWaitsAndTheOthersGo() async throws {
+        let (cluster, _, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser(configuration: ["webAccountQuotaBytes": 20_000])
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        _ = try Self.newNote(laptop, "Before\nsmall")
+        let big = try Self.newNote(laptop, "Big\n" + String(repeating: "b", count: 30_000))
+        _ = try Self.newNote(laptop, "After\nsmall too")
+        let first = try Self.syncNow(laptop)
+        #expect(first.sent == 2 && first.waiting == 1, "\(first)")
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 1)
+        #expect(try Self.syncNow(phone).applied == 2)
+        #expect(Set(try Self.notes(phone).keys) == ["Before", "After"])
+
+        try Self.edit(laptop, big.id, body: "Big\nnow small")
+        #expect(try Self.syncNow(laptop).sent == 1)
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 0)
+        #expect(try Self.syncNow(phone).applied == 1)
+        #expect(try Self.notes(phone)["Big"]?.body == "Big\nnow small")
+    }
 }
