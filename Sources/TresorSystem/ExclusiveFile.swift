@@ -1,3 +1,4 @@
+import CTresorSystem
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -22,8 +23,9 @@ public final class ExclusiveFile {
 
     /// The bytes kept at the start for ``writePrefix(_:)``.
     private let prefixByteCount: Int
-    /// The file that ``commit(syncingFolder:)`` renames this one over (``init(replacing:)``).
-    private let replaced: String?
+    /// Where ``commit(syncingFolder:)`` moves this file written under a temporary name
+    /// (``init(replacing:)``, ``init(creatingOnCommit:)``), and whether it may replace a file there.
+    private let destination: (path: String, replacing: Bool)?
 
     /// Creates the file at `url`; fails if anything (a file, a link) is already there.
     /// - Parameters:
@@ -34,7 +36,7 @@ public final class ExclusiveFile {
     public init(creating url: URL, reservingPrefix prefix: Int = 0) throws {
         path = url.path
         prefixByteCount = prefix
-        replaced = nil
+        destination = nil
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
         if prefix > 0 {
@@ -53,10 +55,24 @@ public final class ExclusiveFile {
     /// ``commit(syncingFolder:)``. Abandoned, it leaves whatever is at `url` as it was.
     /// - Parameter url: the file to replace (or to create, when nothing is there).
     /// - Throws: ``SecureFileError`` when the temporary file cannot be created.
-    public init(replacing url: URL) throws {
+    public convenience init(replacing url: URL) throws {
+        try self.init(temporaryFor: url, replacing: true)
+    }
+
+    /// Creates a file that appears at `url` only once committed, whole: written beside it under
+    /// a temporary name (``SecureFiles/writeAtomically(_:to:)``'s) and moved to `url` by
+    /// ``commit(syncingFolder:)`` only if nothing is there by then. Abandoned — or its process
+    /// killed part way — nothing is at `url` (a kill leaves the temporary file beside it).
+    /// - Parameter url: where the file appears.
+    /// - Throws: ``SecureFileError`` when the temporary file cannot be created.
+    public convenience init(creatingOnCommit url: URL) throws {
+        try self.init(temporaryFor: url, replacing: false)
+    }
+
+    private init(temporaryFor url: URL, replacing: Bool) throws {
         path = SecureFiles.temporaryPath(replacing: url)
         prefixByteCount = 0
-        replaced = url.path
+        destination = (url.path, replacing)
         unlink(path)  // left by an interrupted write of an earlier process with this pid
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SecureFileError.systemCall("create", path: path, errno: errno) }
@@ -101,7 +117,8 @@ public final class ExclusiveFile {
 
     /// Makes the file durable — its content (fsync) and its name (fsync of its folder, which a
     /// new file needs too) — and closes it; one made by ``init(replacing:)`` is first renamed
-    /// over the file it replaces. If either sync fails the file is removed.
+    /// over the file it replaces, one made by ``init(creatingOnCommit:)`` moved to its name if
+    /// nothing is there (else `EEXIST`). If a sync or the move fails the file is removed.
     /// - Parameter syncingFolder: false when the caller syncs the folder itself once, after many
     ///   files (a restore's staged attachments).
     /// - Throws: ``SecureFileError`` when a sync fails.
@@ -112,10 +129,13 @@ public final class ExclusiveFile {
             abandon()
             throw SecureFileError.systemCall("fsync", path: path, errno: code)
         }
-        if let replaced, rename(path, replaced) != 0 {
-            let code = errno
-            abandon()
-            throw SecureFileError.systemCall("rename", path: replaced, errno: code)
+        if let destination {
+            let moved = destination.replacing ? rename(path, destination.path) : tresor_rename_no_replace(path, destination.path)
+            guard moved == 0 else {
+                let code = errno
+                abandon()
+                throw SecureFileError.systemCall("rename", path: destination.path, errno: code)
+            }
         }
         do {
             if syncingFolder { try SecureFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent()) }

@@ -75,6 +75,34 @@ import TresorSystem
         #expect(!SecureFiles.exists(dropped), "a writer dropped without a commit leaves no file")
     }
 
+    /// A file made with `creatingOnCommit` is nowhere at its name until committed whole, and its
+    /// commit never replaces a file that came to that name meanwhile.
+    @Test func aFileCreatedOnCommitAppearsOnlyWholeAndReplacesNothing() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-files-\(UUID().uuidString)")
+        try SecureFiles.createDirectory(root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("export.bin")
+        let writer = try ExclusiveFile(creatingOnCommit: file)
+        try writer.append(Data("part".utf8))
+        #expect(!SecureFiles.exists(file), "a file being written is not at its name")
+        try writer.append(Data(" two".utf8))
+        try writer.commit()
+        #expect(try SecureFiles.read(file, limit: 100) == Data("part two".utf8))
+        #expect(try mode(file.path) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["export.bin"], "no temporary file left")
+
+        let late = try ExclusiveFile(creatingOnCommit: file)
+        try late.append(Data("newer".utf8))
+        #expect(throws: SecureFileError.systemCall("rename", path: file.path, errno: EEXIST)) { try late.commit() }
+        #expect(try SecureFiles.read(file, limit: 100) == Data("part two".utf8), "a file at the name is never replaced")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["export.bin"], "the refused file is removed")
+
+        let abandoned = try ExclusiveFile(creatingOnCommit: root.appendingPathComponent("cut.bin"))
+        try abandoned.append(Data("cut".utf8))
+        abandoned.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["export.bin"])
+    }
+
     @Test func atomicWritesArePrivateAndReplaceWholly() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-files-\(UUID().uuidString)")
         try SecureFiles.createDirectory(root)

@@ -71,4 +71,8 @@ int tresor_socket_inodes(pid_t pid, unsigned long long *inodes, int capacity, co
 /// such socket, or no inet_diag in this kernel).
 int tresor_tcp_socket_uid(int family, const unsigned char *local, unsigned short local_port,
                           const unsigned char *remote, unsigned short remote_port, unsigned int *uid);
+/// Moves `from` to `to` unless something is at `to`, in one step (renameat2 with
+/// RENAME_NOREPLACE; where the file system does not take the flag, a hard link then the unlink of
+/// `from`). Returns 0, or -1 with errno (EEXIST when `to` exists).
+int tresor_rename_no_replace(const char *from, const char *to);
 #endif

@@ -43,14 +43,17 @@ struct NoteAttachmentRoutes {
         router.post(RouterPath(Route.notesGetAttachment)) { request, context -> Response in
             let body = try await request.decode(as: AttachmentRequest.self, context: context)
             let passphrase = try notesPassphrase(body.passphrase)
-            let (info, chunks) = try await routing.perform("attachment get", context, id: body.note) { store, account in
+            let (info, chunks, first) = try await routing.perform("attachment get", context, id: body.note) { store, account in
                 try NotesRouting.checkAccess(store, note: body.note, for: account)
-                return try store.openAttachment(body.attachment, of: body.note, passphrase: passphrase)
+                let (info, chunks) = try store.openAttachment(body.attachment, of: body.note, passphrase: passphrase)
+                // Opened before the answer begins: a first chunk found damaged is an error answer,
+                // not an answer cut short at its first byte.
+                return (info, chunks, try chunks.next())
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream"]
             headers[HTTPFields.Element.Name(NotesWire.nameHeader)!] = NotesWire.encodeHeader(info.name)
             headers[HTTPFields.Element.Name(NotesWire.kindHeader)!] = info.kind.rawValue
-            return Response(status: .ok, headers: headers, body: Self.answer(chunks, note: body.note, context))
+            return Response(status: .ok, headers: headers, body: Self.answer(chunks, first: first, note: body.note, context))
         }
         router.post(RouterPath(Route.notesAttachmentBackup)) { request, context -> AttachmentInfo in
             let body = try await request.decode(as: AttachmentBackupRequest.self, context: context)
@@ -97,14 +100,19 @@ struct NoteAttachmentRoutes {
         }
     }
 
-    /// The answer's body: each chunk opened off the event loop and written to the socket before
-    /// the next is read (``SocketRequestHandler`` waits for each write), so the daemon holds a
-    /// chunk or two of an attachment of any size. A chunk that fails to open once the answer has
-    /// begun ends the connection, short of the declared length: the client sees a cut answer.
-    private static func answer(_ chunks: AttachmentChunks, note: String, _ context: DaemonRequestContext) -> ResponseBody {
+    /// The answer's body: `first`, then each chunk opened off the event loop and written to the
+    /// socket before the next is read (``SocketRequestHandler`` waits for each write), so the
+    /// daemon holds a chunk or two of an attachment of any size. A chunk that fails to open once
+    /// the answer has begun ends the connection, short of the declared length: the client sees
+    /// a cut answer.
+    private static func answer(_ chunks: AttachmentChunks, first: Data?, note: String, _ context: DaemonRequestContext) -> ResponseBody {
         ResponseBody(contentLength: chunks.byteCount) { writer in
             do {
-                while let chunk = try await offloaded({ try chunks.next() }) { try await writer.write(ByteBuffer(data: chunk)) }
+                var next = first
+                while let chunk = next {
+                    try await writer.write(ByteBuffer(data: chunk))
+                    next = try await offloaded { try chunks.next() }
+                }
             } catch {
                 context.logger.notice(
                     "notes: attachment get failed while answering",

@@ -48,6 +48,49 @@ import Glibc
                 + "tresord peak growth \(daemonGrowth >> 20) MiB")
     }
 
+    /// A locked note's attachment streams both ways too: attaching 64 MiB to a locked note (its
+    /// chunks sealed under the note key as they arrive) and exporting it with the passphrase (opened
+    /// a chunk at a time) each raise tresord's peak by less than the fixed ceiling, byte for byte.
+    @Test func aLockedNotesLargeAttachmentStreamsBothWays() throws {
+        let harness = try Harness()
+        let passphrase = "e2e-stream-passphrase"
+        harness.secrets = [Self.passcode, passphrase]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let set = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Plans", "--body-stdin"], input: "plans")
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)  // the session `set` opened
+        let size = 64 << 20
+        let file = harness.root.appendingPathComponent("scan.png")
+        try Self.writeGenerated(size, to: file)
+
+        let pid = try harness.status().pid
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
+        var before = try #require(Self.memoryBytes(pid, "VmRSS"))
+        let (attach, _) = try Self.runMeasuringPeak(
+            harness, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--passphrase-stdin", "--json"], input: passphrase + "\n")
+        let attachGrowth = try #require(Self.memoryBytes(pid, "VmHWM")) - before
+        #expect(attach.succeeded, "\(attach.stderr)")
+        let attached = try CLIJSON.decode(AttachmentInfo.self, from: Data(attach.stdout.utf8))
+        #expect(attached.byteCount == size)
+        #expect(attachGrowth < Self.ceiling, "tresord's peak grew by \(attachGrowth >> 20) MiB to seal \(size >> 20) MiB")
+
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
+        before = try #require(Self.memoryBytes(pid, "VmRSS"))
+        let out = harness.root.appendingPathComponent("scan-back.png")
+        let (exported, _) = try Self.runMeasuringPeak(
+            harness, ["note", "export-attachment", note.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        let exportGrowth = try #require(Self.memoryBytes(pid, "VmHWM")) - before
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect(try Self.sha256(of: out) == Self.sha256(of: file), "the exported bytes differ from the attached ones")
+        #expect(exportGrowth < Self.ceiling, "tresord's peak grew by \(exportGrowth >> 20) MiB to open \(size >> 20) MiB")
+        print(
+            "AttachmentStreamingTests: locked \(size >> 20) MiB; tresord peak growth attach \(attachGrowth >> 20) MiB, export \(exportGrowth >> 20) MiB"
+        )
+    }
+
     /// An export that fails part way — the attachment's file damaged in its third chunk, so the
     /// daemon has sent two chunks when it finds out — leaves no file behind, and with `--force`
     /// leaves the file it was to replace as it was; an existing file is not overwritten without
@@ -92,6 +135,75 @@ import Glibc
         #expect(harness.daemonLog.contains("attachment get failed while answering"))
     }
 
+    /// An export killed part way leaves nothing at the name it was writing: the bytes go to a
+    /// hidden file beside it, renamed to that name only once whole and synced — never a short file
+    /// that looks like the attachment. The next export to that name is not hindered.
+    @Test func anExportKilledPartWayLeavesNothingAtItsName() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let file = harness.root.appendingPathComponent("long.bin")
+        try Self.writeGenerated(64 << 20, to: file)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Long", "--body-stdin"], input: "long")
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+
+        let out = harness.root.appendingPathComponent("back.bin")
+        let process = Process()
+        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.arguments = ["note", "export-attachment", note.id, attached.id, "--out", out.path]
+        process.environment = harness.environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once a MiB of the 64 is written, wherever it is being written.
+        var written = 0
+        while process.isRunning && written < 1 << 20 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: harness.root.path)) ?? []
+            written =
+                names.filter { $0.contains("back.bin") }.compactMap { name in
+                    (try? FileManager.default.attributesOfItem(atPath: harness.root.appendingPathComponent(name).path))?[.size] as? Int
+                }.max() ?? 0
+            if written < 1 << 20 { usleep(500) }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(process.terminationReason == .uncaughtSignal, "the export ended before it was killed")
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a killed export left a partial file at its name")
+
+        let again = try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", out.path])
+        #expect(again.succeeded, "\(again.stderr)")
+        #expect(try Self.sha256(of: out) == Self.sha256(of: file))
+    }
+
+    /// A large attachment damaged in its first chunk is refused with the daemon's error — the
+    /// chunk is opened before the answer begins —, not an answer cut short at its first byte.
+    @Test func aDamagedFirstChunkIsAnErrorAnswer() throws {
+        let harness = try Harness()
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let file = harness.root.appendingPathComponent("three.bin")
+        try Self.writeGenerated(3 << 20, to: file)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Three", "--body-stdin"], input: "three")
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        // One byte flipped half a MiB in: the first chunk no longer opens.
+        let stored = try #require(FileManager.default.contentsOfDirectory(at: harness.paths.attachmentsFolder, includingPropertiesForKeys: nil).first)
+        let handle = try FileHandle(forUpdating: stored)
+        try handle.seek(toOffset: 1 << 19)
+        let byte = try #require(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 1 << 19)
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        try handle.close()
+
+        let out = harness.root.appendingPathComponent("first.bin")
+        let refused = try harness.json(ErrorResponse.self, ["note", "export-attachment", note.id, attached.id, "--out", out.path])
+        #expect(refused.error.code == .decode, "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(!harness.daemonLog.contains("attachment get failed while answering"), "the answer had begun")
+    }
+
     /// Writes `size` bytes to `url` a MiB at a time, no two MiB alike (a chunk out of place shows).
     static func writeGenerated(_ size: Int, to url: URL) throws {
         FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -111,14 +223,17 @@ import Glibc
 
     /// `tresor` with `arguments`, sampling its peak resident memory (`VmHWM`) until it exits.
     /// - Returns: how it ended, and its peak, in bytes.
-    static func runMeasuringPeak(_ harness: Harness, _ arguments: [String]) throws -> (Harness.Result, Int) {
+    static func runMeasuringPeak(_ harness: Harness, _ arguments: [String], input: String = "") throws -> (Harness.Result, Int) {
         let out = harness.root.appendingPathComponent("cli.out"), err = harness.root.appendingPathComponent("cli.err")
+        let stdin = harness.root.appendingPathComponent("cli.in")
         for file in [out, err] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        FileManager.default.createFile(atPath: stdin.path, contents: Data(input.utf8))
+        defer { unlink(stdin.path) }
         let process = Process()
         process.executableURL = Harness.binaries.appendingPathComponent("tresor")
         process.arguments = arguments
         process.environment = harness.environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try FileHandle(forReadingFrom: stdin)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

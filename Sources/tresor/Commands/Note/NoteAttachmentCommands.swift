@@ -51,9 +51,12 @@ extension NoteCommand {
             abstract: "Write an attachment's bytes to a file (mode 0600) or to standard output (--out -).",
             discussion: """
                 The bytes are written as they arrive, a piece at a time, so an attachment of any size \
-                takes a few MiB of memory. If the export fails part way, the file is removed (an \
-                existing file overwritten with --force stays as it was); on standard output, what \
-                was written stays and the exit status says it failed.
+                takes a few MiB of memory: to a hidden file beside the target (.NAME.tmp-PID), synced \
+                to disk and renamed to the target once every byte came, so the target is whole or \
+                not there. If the export fails part way, the hidden file is removed and an existing \
+                file overwritten with --force stays as it was (if tresor is killed, the hidden file \
+                may stay); on standard output, what was written stays and the exit status says it \
+                failed.
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
@@ -87,17 +90,20 @@ extension NoteCommand {
             }
         }
 
-        /// Writes the attachment to `target` as its pieces arrive: to a new file (or, `replacing`,
-        /// to one renamed over what is there), committed once every byte came. On any error —
-        /// refused, cut short, a full disk — the file is removed and what was at `target` stays.
+        /// Writes the attachment as its pieces arrive to a file beside `target`, moved to `target`
+        /// once every byte came and is on disk (`replacing`: over what is there; otherwise only if
+        /// nothing is): a file at `target` is always whole. On any error — refused, cut short, a
+        /// full disk — the file is removed and what was at `target` stays.
         static func export(
             _ attachment: String, of note: String, passphrase: String?, to target: URL, replacing: Bool, notes: Notes
         ) throws -> ReceivedAttachment {
-            let file = replacing ? try ExclusiveFile(replacing: target) : try ExclusiveFile(creating: target)
+            let file = replacing ? try ExclusiveFile(replacing: target) : try ExclusiveFile(creatingOnCommit: target)
             do {
                 let received = try notes.readAttachment(attachment, of: note, passphrase: passphrase) { try file.append($0) }
                 try file.commit()
                 return received
+            } catch SecureFileError.systemCall("rename", _, EEXIST) where !replacing {
+                throw ValidationError("\(target.path) came to exist during the export; pass --force to overwrite it")
             } catch {
                 file.abandon()
                 throw error
