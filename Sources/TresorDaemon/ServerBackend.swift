@@ -32,7 +32,8 @@ extension Daemon {
                 "database": "\(storage.databaseName)", "migrationsApplied": "\(storage.appliedMigrations.map(String.init).joined(separator: ","))",
             ])
         let sync = SyncRelay(
-            database: storage.database, backend: storage.backend, registrationNeedsInvite: configuration.web.registration == .invite)
+            database: storage.database, backend: storage.backend, registrationNeedsInvite: configuration.web.registration == .invite,
+            accountQuotaBytes: configuration.web.accountQuotaBytes)
         return ServerBackend(backend: storage.backend, sync: sync) {
             await sync.run()
             await storage.close()

@@ -24,13 +24,17 @@ public final class AttachmentUpload: Sendable {
     let kind: AttachmentKind
     let name: String
     let excludedFromBackup: Bool
+    /// An attachment fetched from the sync server (docs/SYNC.md, "Attachments"): added as
+    /// synced, its note not put in the outbox.
+    let isSynced: Bool
     /// Nil once finished, abandoned or failed.
     private let writer: Mutex<AttachmentFile.Writer?>
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        excludedFromBackup: Bool, writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, isSynced: Bool = false, writer: sending AttachmentFile.Writer
     ) {
+        self.isSynced = isSynced
         self.store = store
         self.noteID = noteID
         self.wrappedKey = wrappedKey

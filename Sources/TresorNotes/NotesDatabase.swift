@@ -155,6 +155,9 @@ enum NotesDatabase {
         // Notes sync (docs/SYNC.md, "Notes"): the outbox, each synced note's server link and
         // the server's cursor (``NoteSyncTables``).
         migrator.registerMigration("v7-sync-notes") { db in try NoteSyncTables.create(db) }
+        // Attachments sync (docs/SYNC.md, "Attachments"): which attachments are on the server,
+        // and the server's listings waiting to be applied (``AttachmentSyncTables``).
+        migrator.registerMigration("v8-sync-attachments") { db in try AttachmentSyncTables.create(db) }
         return migrator
     }
 }

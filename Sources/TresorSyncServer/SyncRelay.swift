@@ -25,6 +25,9 @@ public final class SyncRelay: Sendable {
     let registrationNeedsInvite: Bool
     let throttle: LoginThrottle
     let events: any WebEventBus
+    /// Bytes each web account stores at most (the web's `webAccountQuotaBytes`): attachments
+    /// a device sends count against it (docs/SYNC.md, "Attachments"); nil: no quota.
+    let accountQuotaBytes: Int64?
     let live = SyncLiveUpdates()
     private let listener: UUID
 
@@ -33,16 +36,20 @@ public final class SyncRelay: Sendable {
     ///   - backend: the server's web backend: its accounts, sign-in counters and event bus.
     ///   - registrationNeedsInvite: whether `POST /v1/sync/accounts` needs the owner's invite,
     ///     as the web's registration does (`webRegistration`: `invite`, the default).
+    ///   - accountQuotaBytes: what each web account stores at most (the web's
+    ///     `webAccountQuotaBytes`), which the attachments devices send count against; nil: no quota.
     ///   - clock: the time challenges, sessions and join requests are dated by.
     ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
     public init(
-        database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, clock: @escaping @Sendable () -> Date = { Date() },
+        database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, accountQuotaBytes: Int64? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
         beforeCommit: @escaping @Sendable () async -> Void = {}
     ) {
         store = SyncStore(db: database, clock: clock, beforeCommit: beforeCommit)
         accounts = backend.store
         invites = backend.invites
         self.registrationNeedsInvite = registrationNeedsInvite
+        self.accountQuotaBytes = accountQuotaBytes
         throttle = LoginThrottle(store: backend.throttles)
         events = backend.events
         let live = self.live

@@ -29,13 +29,24 @@ extension PostgresWebStore: AttachmentStore {
         }
     }
 
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?) async throws -> any AttachmentWriter {
         try NoteRules.validateAttachmentName(name)
-        let id = UUID().uuidString.lowercased()
+        let id = given ?? UUID().uuidString.lowercased()
         try await db.transaction { [self, logger] connection in
             let row = try await note(noteID, connection)
             guard !row.isLocked else { throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client") }
             guard !row.isDeleted else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
+            if given != nil {
+                // An id a device gave: never one of another attachment (its chunks would be
+                // dropped with this upload's), nor of an upload to another note.
+                guard try await connection.count("SELECT 1 FROM attachments WHERE id = \(id)", logger) == 0,
+                    try await connection.count(
+                        "SELECT 1 FROM attachment_uploads WHERE id = \(id) AND note_id <> \(noteID)", logger) == 0
+                else { throw NotesError.conflict("attachment \(id) exists already") }
+                // An upload of it cut short before starts again from its first chunk.
+                try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
+                try await connection.run("DELETE FROM attachment_uploads WHERE id = \(id)", logger)
+            }
             try await connection.run("INSERT INTO attachment_uploads (id, note_id, started) VALUES (\(id), \(noteID), \(now))", logger)
         }
         return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name)

@@ -45,12 +45,13 @@ struct SyncInstance: Sendable {
     /// Opens an instance on `url` (a second one on the same URL is another server instance).
     static func open(
         url: String, clock: TestClock = TestClock(), listening: @escaping @Sendable () -> Void = {},
-        beforeCommit: @escaping @Sendable () async -> Void = {}
+        beforeCommit: @escaping @Sendable () async -> Void = {}, accountQuotaBytes: Int64? = nil
     ) async throws -> SyncInstance {
         let storage = try await PostgresWebStorage.open(
             url: try DatabaseURL(parsing: url), key: key, lifetimes: lifetimes, timeout: .seconds(60),
             logger: Logger(label: "tresor.tests.sync"), listening: listening, passwordRounds: 1_000)
-        let relay = SyncRelay(database: storage.database, backend: storage.backend, clock: clock.read, beforeCommit: beforeCommit)
+        let relay = SyncRelay(
+            database: storage.database, backend: storage.backend, accountQuotaBytes: accountQuotaBytes, clock: clock.read, beforeCommit: beforeCommit)
         return SyncInstance(storage: storage, relay: relay)
     }
 
