@@ -14,12 +14,15 @@ public struct SyncedAttachment: Sendable, Equatable {
     public var kind: AttachmentKind
     public var name: String
     public var byteCount: Int
+    /// A locked note's attachment on the server: it travels as its chunks sealed under the note key.
+    public var isSealed: Bool
 
-    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int) {
+    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false) {
         self.id = id
         self.kind = kind
         self.name = name
         self.byteCount = byteCount
+        self.isSealed = isSealed
     }
 }
 
@@ -30,13 +33,16 @@ public struct AttachmentSyncWork: Sendable {
         public var localNoteID: String
         public var serverNoteID: String
         public var attachmentID: String
+        /// A locked note's attachment: it goes as its chunks sealed under the note key.
+        public var isSealed: Bool
     }
 
     /// A listing of the server's attachments of one local note, waiting to be applied.
     public struct Listing: Sendable {
         public var localNoteID: String
         public var serverNoteID: String
-        /// On the server, not here, not removed here: to fetch.
+        /// On the server, not here, not removed here: to fetch (of a locked note, only those the
+        /// server holds sealed; of an unlocked one, only those it does not).
         public var fetch: [SyncedAttachment]
         /// Here and synced, no longer on the server: to remove here.
         public var remove: [String]
@@ -62,6 +68,7 @@ enum AttachmentSyncTables {
                     kind TEXT NOT NULL,
                     sealed_name BLOB NOT NULL,
                     byte_count INTEGER NOT NULL,
+                    is_sealed BOOLEAN NOT NULL,
                     PRIMARY KEY (note_id, id)
                 );
                 CREATE TRIGGER sync_note_outbox_attachment_insert AFTER INSERT ON attachments
@@ -97,18 +104,20 @@ enum AttachmentSyncTables {
         try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?", arguments: [note])
         try db.execute(sql: "INSERT OR IGNORE INTO sync_attachment_listed (note_id) VALUES (?)", arguments: [note])
         for attachment in attachments {
-            try insertListed(attachment.id, kind: attachment.kind, name: attachment.name, byteCount: attachment.byteCount, note: note, db, sealing)
+            try insertListed(attachment, note: note, db, sealing)
         }
     }
 
-    private static func insertListed(
-        _ id: String, kind: AttachmentKind, name: String, byteCount: Int, note: String, _ db: Database, _ sealing: ContentSealing
-    ) throws {
+    static func insertListed(_ attachment: SyncedAttachment, note: String, _ db: Database, _ sealing: ContentSealing) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count) VALUES (?, ?, ?, ?, ?)",
+            sql: """
+                INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
             arguments: [
-                note, id, kind.rawValue, try sealing.sealText(name, table: "sync_attachment_listings", id: "\(note)/\(id)", column: "name"),
-                byteCount,
+                note, attachment.id, attachment.kind.rawValue,
+                try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
+                attachment.byteCount, attachment.isSealed,
             ])
     }
 
@@ -119,9 +128,9 @@ enum AttachmentSyncTables {
 }
 
 extension NotesStore {
-    /// What the next sync of attachments has to do (docs/SYNC.md, "Attachments"). Only unlocked
-    /// notes of the local account that the server has (linked), not in Recently Deleted, take
-    /// part; a locked note's attachments stay where they were added.
+    /// What the next sync of attachments has to do (docs/SYNC.md, "Attachments"). Only notes of
+    /// the local account that the server has (linked), not in Recently Deleted, take part; a
+    /// locked note's attachments travel as their chunks sealed under the note key.
     /// - Returns: the listings to apply, the attachments to send and the removals to send.
     /// - Throws: ``NotesError/contentUnavailable`` while the keybag was never unlocked.
     public func attachmentSyncWork() throws -> AttachmentSyncWork {
@@ -137,26 +146,29 @@ extension NotesStore {
                     DELETE FROM sync_attachment_listed WHERE note_id NOT IN (SELECT id FROM notes);
                     """)
             let eligible = """
-                SELECT n.id AS local_id, l.server_id FROM notes n JOIN sync_note_links l ON l.local_id = n.id
-                WHERE n.account_id = 'local' AND n.deleted IS NULL AND n.passphrase_id IS NULL
+                SELECT n.id AS local_id, l.server_id, n.passphrase_id IS NOT NULL AS locked
+                FROM notes n JOIN sync_note_links l ON l.local_id = n.id
+                WHERE n.account_id = 'local' AND n.deleted IS NULL
                 """
             var listings: [AttachmentSyncWork.Listing] = []
             for row in try Row.fetchAll(
-                db, sql: "SELECT e.local_id, e.server_id FROM (\(eligible)) e JOIN sync_attachment_listed d ON d.note_id = e.local_id")
+                db, sql: "SELECT e.local_id, e.server_id, e.locked FROM (\(eligible)) e JOIN sync_attachment_listed d ON d.note_id = e.local_id")
             {
                 let note: String = row["local_id"]
+                // Sealed only into a locked note, plaintext only into an unlocked one: a listing
+                // made while the note's lock was changing waits for the next.
                 let fetch = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM sync_attachment_listings WHERE note_id = ?
+                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?
                             AND id NOT IN (SELECT id FROM attachments) AND id NOT IN (SELECT id FROM sync_attachments)
                         ORDER BY id
-                        """, arguments: [note]
+                        """, arguments: [note, row["locked"] as Bool]
                 ).map { listed -> SyncedAttachment in
                     let id: String = listed["id"]
                     guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
                     let name = try sealing.openText(listed["sealed_name"], table: "sync_attachment_listings", id: "\(note)/\(id)", column: "name")
-                    return SyncedAttachment(id: id, kind: kind, name: name, byteCount: listed["byte_count"])
+                    return SyncedAttachment(id: id, kind: kind, name: name, byteCount: listed["byte_count"], isSealed: listed["is_sealed"])
                 }
                 let remove = try String.fetchAll(
                     db,
@@ -170,17 +182,22 @@ extension NotesStore {
             let send = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.local_id, e.server_id, a.id FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
-                    WHERE NOT a.is_locked AND a.id NOT IN (SELECT id FROM sync_attachments) ORDER BY a.created, a.id
+                    SELECT e.local_id, e.server_id, a.id, a.is_locked FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
+                    WHERE a.is_locked = e.locked AND a.id NOT IN (SELECT id FROM sync_attachments) ORDER BY a.created, a.id
                     """
-            ).map { AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"]) }
+            ).map {
+                AttachmentSyncWork.Entry(
+                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"])
+            }
             let removeOnServer = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.local_id, e.server_id, s.id FROM (\(eligible)) e JOIN sync_attachments s ON s.note_id = e.local_id
+                    SELECT e.local_id, e.server_id, e.locked, s.id FROM (\(eligible)) e JOIN sync_attachments s ON s.note_id = e.local_id
                     WHERE s.id NOT IN (SELECT id FROM attachments) ORDER BY s.id
                     """
-            ).map { AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"]) }
+            ).map {
+                AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["locked"])
+            }
             return AttachmentSyncWork(listings: listings, send: send, removeOnServer: removeOnServer)
         }
     }
@@ -232,14 +249,9 @@ extension NotesStore {
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID]) == true,
                 let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID })
             else { return }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count) VALUES (?, ?, ?, ?, ?)",
-                arguments: [
-                    noteID, attachmentID, row.kind.rawValue,
-                    try sealing.sealText(
-                        try attachmentName(row, sealing), table: "sync_attachment_listings", id: "\(noteID)/\(attachmentID)", column: "name"),
-                    row.byteCount,
-                ])
+            let listed = SyncedAttachment(
+                id: attachmentID, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, isSealed: row.isLocked)
+            try AttachmentSyncTables.insertListed(listed, note: noteID, db, sealing)
         }
     }
 

@@ -55,12 +55,14 @@ extension NotesStore {
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
         try requireNotDeleted(row)
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
-        let noteKey = row.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
+        // A synced locked note's attachment comes sealed under its note key: no key is needed here.
+        let presealed = isSynced && row.isLocked
+        let noteKey = row.isLocked && !presealed ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
         let id = given ?? UUID().uuidString.lowercased()
-        let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey)
+        let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey, presealed: presealed)
         return AttachmentUpload(
             store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name,
-            excludedFromBackup: excludedFromBackup, isSynced: isSynced, writer: writer)
+            excludedFromBackup: excludedFromBackup, isSynced: isSynced, isPresealed: presealed, writer: writer)
     }
 
     /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.

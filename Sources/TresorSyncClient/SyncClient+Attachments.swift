@@ -9,8 +9,10 @@ extension SyncClient {
     /// bytes streamed as `pieces` gives them. The server stores it under its id — or finds it
     /// stored already, for a retry whose answer was lost.
     /// - Parameters:
-    ///   - attachment: its id, kind, name and size (`pieces` gives exactly that many bytes).
+    ///   - attachment: its id, kind, name and size.
     ///   - noteID: the server's id of its note.
+    ///   - length: the bytes of its body: its size, or for a locked note's (`isSealed`) its
+    ///     sealed chunks' size.
     ///   - pieces: makes the reader of its bytes: each call the next piece, nil after the last.
     ///     Called again when the request is sent again after signing in anew.
     /// - Returns: the attachment as the server holds it.
@@ -18,21 +20,22 @@ extension SyncClient {
     ///   account's quota, `notFound` for a note the account does not own, `conflict` for a
     ///   locked note or an id another attachment has.
     public func sendAttachment(
-        _ attachment: SyncAttachment, ofNote noteID: String, pieces: @escaping @Sendable () throws -> @Sendable () async throws -> Data?
+        _ attachment: SyncAttachment, ofNote noteID: String, length: Int, pieces: @escaping @Sendable () throws -> @Sendable () async throws -> Data?
     ) async throws -> SyncAttachment {
         var request = SyncHTTPRequest(
             method: "PUT", url: server.url(try Self.attachmentPath(noteID, attachment.id)),
             headers: [
                 ("Accept", "application/json"), ("Content-Type", "application/octet-stream"), (SyncAttachment.kindHeader, attachment.kind),
                 (SyncAttachment.nameHeader, SyncAttachment.headerValue(name: attachment.name)),
+                (SyncAttachment.sealedHeader, attachment.isSealed == true ? "true" : "false"),
             ])
         var response = try await http.send(
-            try await authorized(request), streaming: AttachmentPieces(read: try pieces()), length: attachment.byteCount, limit: Self.answerLimit)
+            try await authorized(request), streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
         if response.status == 401 {
             try await signIn()
             request = try await authorized(request)
             response = try await http.send(
-                request, streaming: AttachmentPieces(read: try pieces()), length: attachment.byteCount, limit: Self.answerLimit)
+                request, streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
         }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
         guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {

@@ -15,18 +15,25 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     public var name: String
     /// Its size in bytes (of the plaintext).
     public var byteCount: Int
+    /// A locked note's attachment: it travels as its chunks sealed under the note key (the web
+    /// client's format), 28 bytes more each than their plaintext.
+    public var isSealed: Bool?
 
-    public init(id: String, kind: String, name: String, byteCount: Int) {
+    public init(id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil) {
         self.id = id
         self.kind = kind
         self.name = name
         self.byteCount = byteCount
+        self.isSealed = isSealed
     }
 
     /// The header that carries an uploaded attachment's kind.
     public static let kindHeader = "Tresor-Attachment-Kind"
     /// The header that carries an uploaded attachment's name, percent-encoded (UTF-8).
     public static let nameHeader = "Tresor-Attachment-Name"
+    /// The header that says an uploaded body is a locked note's sealed chunks (`true`), to be
+    /// refused if the note is not locked on the server (and a plain body if it is).
+    public static let sealedHeader = "Tresor-Attachment-Sealed"
 
     /// Whether `id` is an attachment id: a lowercase UUID, as every store makes them.
     /// - Parameter id: the id to check.

@@ -6,8 +6,8 @@ import TresorSyncProtocol
 
 /// Attachments sync (docs/SYNC.md, "Attachments"): a device sends an attachment of one of its
 /// account's notes by its id, streamed, through the web store's own upload (its chunks, size
-/// limit and the account's quota), reads one streamed, and removes one. Each is the account's
-/// own: another account's note or attachment is `notFound`.
+/// limit and the account's quota; a locked note's as its sealed chunks), reads one streamed,
+/// and removes one. Each is the account's own: another account's note or attachment is `notFound`.
 extension SyncRoutes {
     /// Bytes handed to the store at a time: one chunk of the store's.
     static let attachmentPieceBytes = LockedNoteShape.chunkByteCount
@@ -25,7 +25,7 @@ extension SyncRoutes {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
                 let reader = try await Self.notesRefusal { () -> any AttachmentReader in
-                    _ = try await ownUnlockedNote(noteID, of: caller.account)
+                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
                     return try await relay.accounts.readAttachment(id, of: noteID)
                 }
                 return Response(
@@ -41,7 +41,7 @@ extension SyncRoutes {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
                 try await Self.notesRefusal {
-                    _ = try await ownUnlockedNote(noteID, of: caller.account)
+                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
                     do {
                         try await relay.accounts.removeAttachment(id, of: noteID)
                     } catch NotesError.notFound {
@@ -67,11 +67,21 @@ extension SyncRoutes {
             throw SyncError(.invalid, "send the attachment's length (Content-Length)")
         }
         guard length <= limit else { throw SyncError(.tooLarge, "an attachment is at most \(limit) bytes") }
-        _ = try await ownUnlockedNote(noteID, of: caller.account)
+        let note = try await ownNoteOrRefuse(noteID, of: caller.account)
+        let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
+        guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
         if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
-            return try reply(Self.syncAttachment(stored))
+            return try reply(Self.syncAttachment(stored, isSealed: note.isLocked))
         }
-        let writer = try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
+        // A locked note's attachment comes sealed under the note key, which the server never
+        // holds: it stores the chunks as they are, as the web client's.
+        guard sealed == note.isLocked else {
+            throw SyncError(.conflict, note.isLocked ? "the note is locked here: send its sealed chunks" : "the note is not locked here")
+        }
+        let writer =
+            sealed
+            ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id)
+            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
         let info: AttachmentInfo
         do {
             let count = try await Self.stream(request.body, into: writer, limit: length)
@@ -81,7 +91,7 @@ extension SyncRoutes {
             await writer.abandon()
             throw error
         }
-        return try reply(Self.syncAttachment(info), status: .created)
+        return try reply(Self.syncAttachment(info, isSealed: sealed), status: .created)
     }
 
     /// The first value of header `name` in `request`.
@@ -89,21 +99,19 @@ extension SyncRoutes {
         request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
     }
 
-    /// Note `id`'s attachments as a device reads them.
-    func syncAttachments(ofNote id: String) async throws -> [SyncAttachment] {
-        try await relay.accounts.listedAttachments(ofNote: id).map(Self.syncAttachment)
+    /// Note `id`'s attachments as a device reads them (a locked note's: sealed).
+    func syncAttachments(ofNote id: String, isLocked: Bool) async throws -> [SyncAttachment] {
+        try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: isLocked) }
     }
 
-    static func syncAttachment(_ info: AttachmentInfo) -> SyncAttachment {
-        SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount)
+    static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {
+        SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed)
     }
 
-    /// Note `id` when `account` owns it and it is not locked; a locked note's attachments do not
-    /// sync yet (docs/SYNC.md, "Attachments").
-    /// - Throws: ``SyncError`` `notFound`, or `conflict` for a locked note.
-    func ownUnlockedNote(_ id: String, of account: AccountID) async throws -> NoteSummary {
+    /// Note `id` when `account` owns it.
+    /// - Throws: ``SyncError`` `notFound` for a note that is not the account's.
+    func ownNoteOrRefuse(_ id: String, of account: AccountID) async throws -> NoteSummary {
         guard let note = try await ownNote(id, of: account) else { throw SyncError(.notFound, "no such note of this account") }
-        guard !note.isLocked else { throw SyncError(.conflict, "a locked note's attachments do not sync yet") }
         return note
     }
 

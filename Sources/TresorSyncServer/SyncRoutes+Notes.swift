@@ -147,7 +147,7 @@ extension SyncRoutes {
             return SyncNote(
                 id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
                 created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked,
-                attachments: try await syncAttachments(ofNote: id))
+                attachments: try await syncAttachments(ofNote: id, isLocked: summary.isLocked))
         } catch NotesError.notFound {
             return nil
         }

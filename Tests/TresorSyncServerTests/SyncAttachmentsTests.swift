@@ -30,20 +30,34 @@ struct SyncAttachmentsTests {
             try await device.join(client)
             let sent = try await device.putAttachment(client, note: note.id, id: id, name: "pass port.bin", bytes)
             #expect(sent.status == .created, "\(sent.text)")
-            #expect(try sent.decode(SyncAttachment.self) == SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count))
+            #expect(
+                try sent.decode(SyncAttachment.self)
+                    == SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false))
             // Stored by the web store under the device's id, in its chunks: the web client reads it.
             let reader = try await store.readAttachment(id, of: note.id)
             var stored = Data()
             while let piece = try await reader.next() { stored.append(piece) }
             #expect(stored == bytes)
             #expect(try await Self.rows("attachment_chunks", instance) == 3)
+            // Sealed chunks are refused for a note the server holds unlocked: they would be
+            // served as its plaintext.
+            var sealedHeaders = device.attachmentHeaders(name: "sealed.png", kind: "image", length: 100)
+            sealedHeaders.append(.init(name: .init(SyncAttachment.sealedHeader)!, value: "true"))
+            let sealed = try await client.execute(
+                uri: "/v1/sync/notes/\(note.id)/attachments/\(UUID().uuidString.lowercased())", method: .put, headers: sealedHeaders,
+                body: ByteBuffer(bytes: Data(count: 100)))
+            #expect(sealed.status == .conflict, "\(sealed.text)")
+            #expect(try await Self.rows("attachment_uploads", instance) == 0)
             // A retry whose answer was lost finds it: nothing is stored twice.
             let again = try await device.putAttachment(client, note: note.id, id: id, name: "pass port.bin", bytes)
             #expect(again.status == .ok, "\(again.text)")
             #expect(try await store.listedAttachments(ofNote: note.id).map(\.id) == [id])
             // The note as a device pulls it lists it.
             let page = try await device.notes(client)
-            #expect(page.entries.first?.note?.attachments == [SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count)])
+            #expect(
+                page.entries.first?.note?.attachments == [
+                    SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false)
+                ])
             // Read back streamed, byte for byte.
             let read = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .get, headers: device.bearer)
             #expect(read.status == .ok && Data(buffer: read.body) == bytes)

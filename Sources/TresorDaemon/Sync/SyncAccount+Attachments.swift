@@ -59,8 +59,13 @@ extension SyncAccount {
         let upload = try notes.beginSyncedAttachment(attachment, to: listing.localNoteID)
         do {
             try await client.readAttachment(attachment.id, ofNote: listing.serverNoteID) { piece in try upload.append(piece) }
-            guard upload.byteCount == attachment.byteCount else {
-                throw SyncClientError.garbage("attachment \(attachment.id) came with \(upload.byteCount) bytes of \(attachment.byteCount)")
+            // A locked note's comes as its sealed chunks: 28 bytes more each than their plaintext.
+            let expected =
+                attachment.byteCount
+                + (attachment.isSealed
+                    ? LockedNoteShape.chunkCount(plaintextByteCount: attachment.byteCount) * LockedNoteShape.chunkOverheadByteCount : 0)
+            guard upload.byteCount == expected else {
+                throw SyncClientError.garbage("attachment \(attachment.id) came with \(upload.byteCount) bytes of \(expected)")
             }
             _ = try upload.finish()
         } catch {
@@ -69,12 +74,20 @@ extension SyncAccount {
         }
     }
 
-    /// Sends one attachment, streamed from its sealed file a chunk at a time.
+    /// Sends one attachment, streamed from its sealed file a chunk at a time: its plaintext, or
+    /// a locked note's chunks as sealed under the note key (no key is needed to read them).
     static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws {
-        let (info, _) = try notes.openAttachment(entry.attachmentID, of: entry.localNoteID)
-        let attachment = SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount)
-        _ = try await client.sendAttachment(attachment, ofNote: entry.serverNoteID) {
-            let (_, chunks) = try notes.openAttachment(entry.attachmentID, of: entry.localNoteID)
+        guard let info = try notes.listedAttachments(ofNote: entry.localNoteID).first(where: { $0.id == entry.attachmentID }) else {
+            throw NotesError.notFound("attachment \(entry.attachmentID)")
+        }
+        let open = { @Sendable () throws -> AttachmentChunks in
+            entry.isSealed
+                ? try notes.openSealedChunks(ofAttachment: entry.attachmentID, note: entry.localNoteID)
+                : try notes.openAttachment(entry.attachmentID, of: entry.localNoteID).1
+        }
+        let attachment = SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: entry.isSealed)
+        _ = try await client.sendAttachment(attachment, ofNote: entry.serverNoteID, length: try open().byteCount) {
+            let chunks = try open()
             return { try chunks.next() }
         }
     }
@@ -85,7 +98,8 @@ extension SyncAccount {
         listed.map { list in
             list.compactMap { attachment in
                 AttachmentKind(rawValue: attachment.kind).map {
-                    SyncedAttachment(id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount)
+                    SyncedAttachment(
+                        id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount, isSealed: attachment.isSealed ?? false)
                 }
             }
         }

@@ -82,4 +82,36 @@ import TresorTestSupport
         #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.map(\.id) == [attached.id])
         #expect(!laptop.daemonLog.contains("receipt.png") && !phone.daemonLog.contains("receipt.png"))
     }
+
+    @Test func aLockedNotesAttachmentTravelsSealedAndOpensOnTheOtherDeviceWithThePassphrase() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-attach-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try SyncNotesE2ETests.newNote(laptop, "Vault\nthe deed")
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        // Two chunks and a bit: the sealed chunks' sizes and order are checked on the way.
+        let bytes = Data((0..<((2 << 20) + 4321)).map { _ in UInt8.random(in: 0...255) })
+        let file = laptop.root.appendingPathComponent("deed.bin")
+        try bytes.write(to: file)
+        let attached = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--name", "deed.png"])
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Vault" })
+        #expect(onPhone.isLocked)
+        let out = phone.root.appendingPathComponent("deed-back.bin")
+        let wrong = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: "not-the-passphrase\n")
+        #expect(!wrong.succeeded && !FileManager.default.fileExists(atPath: out.path))
+        let exported = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect(try Data(contentsOf: out) == bytes, "the locked note's attachment differs on the other device")
+        for device in [laptop, phone] {
+            #expect(!device.daemonLog.contains(passphrase) && !device.daemonLog.contains("deed.png"))
+        }
+    }
 }
