@@ -37,6 +37,11 @@ extension SyncClient {
             response = try await http.send(
                 request, streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
         }
+        if response.status == 413, (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil {
+            // A proxy's refusal (its own page, not the relay's JSON): this attachment is too
+            // large for it; the others may go.
+            throw SyncClientError.refused(status: 413, code: .tooLarge, message: "a proxy in front of the server refused a body that large")
+        }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
         guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
             throw SyncClientError.garbage(

@@ -94,6 +94,33 @@ struct SyncAttachmentsTests {
         await instance.storage.close()
     }
 
+    @Test func anUploadCutShortStartsAgainFromItsFirstChunk() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Cut", body: "Cut"), account: ada.id, quota: nil)
+        let id = UUID().uuidString.lowercased()
+        // A first upload of the id wrote two chunks, then its connection dropped.
+        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id)
+        try await cut.append(Data(repeating: 0xAA, count: 2 << 20))
+        #expect(try await Self.rows("attachment_chunks", instance) == 2)
+        let bytes = Data((0..<(1 << 20) + 5).map { _ in UInt8.random(in: 0...255) })
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let sent = try await device.putAttachment(client, note: note.id, id: id, name: "cut.bin", bytes)
+            #expect(sent.status == .created, "\(sent.text)")
+        }
+        // Only the new upload's chunks are left, and the attachment is its bytes.
+        #expect(try await Self.rows("attachment_chunks", instance) == 2)
+        #expect(try await Self.rows("attachment_uploads", instance) == 0)
+        let reader = try await store.readAttachment(id, of: note.id)
+        var stored = Data()
+        while let piece = try await reader.next() { stored.append(piece) }
+        #expect(stored == bytes)
+        await instance.storage.close()
+    }
+
     @Test func aDeviceOfAnotherAccountReachesNothingOfIt() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")
