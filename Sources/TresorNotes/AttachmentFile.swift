@@ -47,6 +47,11 @@ enum AttachmentFile {
         /// Seals and writes chunks once there is more than one; an attachment of one chunk
         /// (most of them) costs no thread.
         private var worker: OrderedWorker<Chunk>.Owner?
+        /// Bytes of a chunk as appended: 1 MiB of plaintext, or — for chunks that come sealed
+        /// under the note key already (a synced locked note's) — that and their IV and tag.
+        private let chunkByteCount: Int
+        /// Chunks sealed so far.
+        var chunkCount: Int { Int(index) }
 
         /// A chunk of plaintext and its place in the file.
         private struct Chunk {
@@ -55,11 +60,14 @@ enum AttachmentFile {
             var isFinal: Bool
         }
 
-        init(attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?) throws {
+        /// - Parameter presealed: the bytes appended are chunks sealed under the note key
+        ///   elsewhere, one after another (`noteKey` is then nil): each is written as it is.
+        init(attachmentID: String, in folder: URL, sealing: ContentSealing, noteKey: SymmetricKey?, presealed: Bool = false) throws {
             (name, file) = try AttachmentFile.create(in: folder)
             self.attachmentID = attachmentID
             self.sealing = sealing
             self.noteKey = noteKey
+            chunkByteCount = AttachmentFile.chunkByteCount + (presealed ? LockedNoteShape.chunkOverheadByteCount : 0)
         }
 
         func append(_ bytes: Data) throws {

@@ -24,13 +24,21 @@ public final class AttachmentUpload: Sendable {
     let kind: AttachmentKind
     let name: String
     let excludedFromBackup: Bool
+    /// An attachment fetched from the sync server (docs/SYNC.md, "Attachments"): added as
+    /// synced, its note not put in the outbox.
+    let isSynced: Bool
+    /// A synced locked note's attachment that arrives as its chunks sealed under the note key
+    /// (the web client's format): written as they are, opened only with the note's passphrase.
+    let isPresealed: Bool
     /// Nil once finished, abandoned or failed.
     private let writer: Mutex<AttachmentFile.Writer?>
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        excludedFromBackup: Bool, writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, isSynced: Bool = false, isPresealed: Bool = false, writer: sending AttachmentFile.Writer
     ) {
+        self.isSynced = isSynced
+        self.isPresealed = isPresealed
         self.store = store
         self.noteID = noteID
         self.wrappedKey = wrappedKey
@@ -57,11 +65,15 @@ public final class AttachmentUpload: Sendable {
     public func append(_ bytes: Data) throws {
         try writer.withLock { writer in
             guard let current = writer else { throw Self.ended }
-            let limit = store.settings.attachmentByteLimit
+            let plaintextLimit = store.settings.attachmentByteLimit
+            let limit =
+                isPresealed
+                ? plaintextLimit + LockedNoteShape.chunkCount(plaintextByteCount: plaintextLimit) * LockedNoteShape.chunkOverheadByteCount
+                : plaintextLimit
             guard current.byteCount + bytes.count <= limit else {
                 current.abandon()
                 writer = nil
-                throw NotesError.invalid("attachment \"\(name)\" is larger than \(limit) bytes")
+                throw NotesError.invalid("attachment \"\(name)\" is larger than \(plaintextLimit) bytes")
             }
             do {
                 try current.append(bytes)
@@ -80,7 +92,15 @@ public final class AttachmentUpload: Sendable {
             guard let current = writer else { throw Self.ended }
             writer = nil
             do {
-                return (try current.finish(), current.byteCount)
+                let file = try current.finish()
+                guard isPresealed else { return (file, current.byteCount) }
+                // Sealed chunks: each 28 bytes more than its plaintext, as many as that needs.
+                let plaintext = current.byteCount - current.chunkCount * LockedNoteShape.chunkOverheadByteCount
+                guard plaintext >= 0, LockedNoteShape.chunkCount(plaintextByteCount: plaintext) == current.chunkCount else {
+                    AttachmentFile.remove(file, in: store.attachmentsFolder)
+                    throw NotesError.invalid("attachment \(id) is not whole sealed chunks")
+                }
+                return (file, plaintext)
             } catch {
                 current.abandon()
                 throw error

@@ -157,6 +157,9 @@ enum NotesDatabase {
         migrator.registerMigration("v7-sync-notes") { db in try NoteSyncTables.create(db) }
         // Every local change of a note is an insert into the outbox, which the background sync observes.
         migrator.registerMigration("v8-sync-notes-wake") { db in try NoteSyncTables.insertOnEveryChange(db) }
+        // Attachments sync (docs/SYNC.md, "Attachments"): which attachments are on the server,
+        // and the server's listings waiting to be applied (``AttachmentSyncTables``).
+        migrator.registerMigration("v9-sync-attachments") { db in try AttachmentSyncTables.create(db) }
         return migrator
     }
 }

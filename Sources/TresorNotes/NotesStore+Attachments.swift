@@ -28,23 +28,41 @@ extension NotesStore {
     ///   - passphrase: a locked note's passphrase, when its session is not open.
     ///   - excludedFromBackup: leave it out of backups (it can be changed later with
     ///     ``setExcludedFromBackup(_:of:excluded:)``).
+    ///   - id: the attachment's id, when it has one already (a lowercase UUID: the web store's
+    ///     upload of an attachment a sync device sent); nil for a new one.
     /// - Returns: the upload to hand the bytes to.
-    /// - Throws: ``NotesError`` for an invalid name, a note in Recently Deleted (`invalid`), a kind
-    ///   a locked note does not take, a missing passphrase or note.
+    /// - Throws: ``NotesError`` for an invalid name or id, a note in Recently Deleted (`invalid`), a
+    ///   kind a locked note does not take, a missing passphrase or note.
     public func beginAttachment(
-        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false
+        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false,
+        id: String? = nil
+    ) throws -> AttachmentUpload {
+        try beginAttachment(
+            to: noteID, kind: kind, name: name, passphrase: passphrase, excludedFromBackup: excludedFromBackup, id: id, isSynced: false)
+    }
+
+    /// ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:)``, or, `isSynced`, for an
+    /// attachment the sync server holds.
+    func beginAttachment(
+        to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase?, excludedFromBackup: Bool, id given: String?,
+        isSynced: Bool
     ) throws -> AttachmentUpload {
         try NoteRules.validateAttachmentName(name)
+        if let given, !(given.count == 36 && UUID(uuidString: given) != nil && given == given.lowercased()) {
+            throw NotesError.invalid("an attachment id is a lowercase UUID")
+        }
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
         try requireNotDeleted(row)
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
-        let noteKey = row.isLocked ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
-        let id = UUID().uuidString.lowercased()
-        let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey)
+        // A synced locked note's attachment comes sealed under its note key: no key is needed here.
+        let presealed = isSynced && row.isLocked
+        let noteKey = row.isLocked && !presealed ? try self.noteKey(of: row, passphrase: passphrase, sealing) : nil
+        let id = given ?? UUID().uuidString.lowercased()
+        let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey, presealed: presealed)
         return AttachmentUpload(
             store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name,
-            excludedFromBackup: excludedFromBackup, writer: writer)
+            excludedFromBackup: excludedFromBackup, isSynced: isSynced, isPresealed: presealed, writer: writer)
     }
 
     /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.
@@ -53,6 +71,8 @@ extension NotesStore {
         do {
             let sealing = try sealing()
             try pool.write { db in
+                // A fetched attachment is the server's already: its note is not sent again.
+                if upload.isSynced { try AttachmentSyncTables.beginApplying(recordingSynced: upload.id, note: upload.noteID, db) }
                 guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")
                 }
@@ -67,6 +87,7 @@ extension NotesStore {
                         byteCount, created.timeIntervalSince1970, file, upload.isLocked, upload.excludedFromBackup,
                     ])
                 try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
+                if upload.isSynced { try AttachmentSyncTables.endApplying(db) }
             }
         } catch {
             AttachmentFile.remove(file, in: attachmentsFolder)

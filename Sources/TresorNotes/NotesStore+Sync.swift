@@ -35,12 +35,15 @@ public struct SyncedNoteState: Sendable, Equatable {
     public var deleted: Date?
     /// A locked note's sealed record (its `content.body` is empty).
     public var locked: SyncedLockedRecord?
+    /// Its attachments as the server lists them; nil when the server does not list them.
+    public var attachments: [SyncedAttachment]?
 
     public init(
         serverID: String, revision: Int64, content: NoteSyncContent, created: Date, modified: Date, deleted: Date?,
-        locked: SyncedLockedRecord? = nil
+        locked: SyncedLockedRecord? = nil, attachments: [SyncedAttachment]? = nil
     ) {
         self.locked = locked
+        self.attachments = attachments
         self.serverID = serverID
         self.revision = revision
         self.content = content
@@ -141,6 +144,7 @@ extension NotesStore {
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
             try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox")
+            try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
         }
@@ -230,6 +234,9 @@ extension NotesStore {
         let effects = try applying { db, effects in
             for (serverID, state) in notes {
                 let localID = try String.fetchOne(db, sql: "SELECT local_id FROM sync_note_links WHERE server_id = ?", arguments: [serverID])
+                if let localID, let listed = state?.attachments {
+                    try AttachmentSyncTables.recordListing(listed, note: localID, db, sealing)
+                }
                 if let localID, try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_outbox WHERE note_id = ?", arguments: [localID]) == true {
                     continue
                 }
@@ -259,6 +266,7 @@ extension NotesStore {
                     newID = taken ? UUID().uuidString.lowercased() : serverID
                 }
                 try write(state, localID: newID, over: row, db, sealing, &effects)
+                if localID == nil, let listed = state.attachments { try AttachmentSyncTables.recordListing(listed, note: newID, db, sealing) }
                 applied += 1
             }
             try db.execute(sql: "UPDATE sync_note_cursor SET counter = ? WHERE id = 1", arguments: [Int64(cursor)])

@@ -14,9 +14,13 @@ public protocol AttachmentStore: Sendable {
     ///   - noteID: the note.
     ///   - kind: its kind.
     ///   - name: its name (``NoteRules/validateAttachmentName(_:)``).
+    ///   - id: the attachment's id — one a device gave it (docs/SYNC.md, "Attachments"), which no
+    ///     other attachment may have — or nil for a new one. An unfinished upload of the same id
+    ///     to the same note is dropped: this one starts it again from its first byte.
     /// - Returns: the writer to hand the bytes to.
-    /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted), ``NotesError/wrongLockState(_:)``.
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter
+    /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted),
+    ///   ``NotesError/wrongLockState(_:)``, ``NotesError/conflict(_:)`` for an id already taken.
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?) async throws -> any AttachmentWriter
 
     /// An attachment's bytes, a piece at a time; a locked note's as its sealed chunks, one after
     /// another (what the browser opens).
@@ -33,6 +37,19 @@ public protocol AttachmentStore: Sendable {
     ///   - noteID: its note.
     /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
     func removeAttachment(_ id: String, of noteID: String) async throws
+}
+
+extension AttachmentStore {
+    /// Starts adding an attachment with a new id to an unlocked note.
+    /// - Parameters:
+    ///   - noteID: the note.
+    ///   - kind: its kind.
+    ///   - name: its name.
+    /// - Returns: the writer to hand the bytes to.
+    /// - Throws: as ``beginAttachment(to:kind:name:id:)``.
+    public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+        try await beginAttachment(to: noteID, kind: kind, name: name, id: nil)
+    }
 }
 
 /// The bytes of an attachment being added, handed over as they arrive: at most a chunk is

@@ -76,4 +76,19 @@ public protocol LockedNoteSyncStore: Sendable {
         _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID,
         quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
+
+    /// Starts storing a device's attachment of locked note `noteID` as its chunks sealed under
+    /// the note key (docs/WEB.md, "Locked notes in the browser": the browser's format), which then
+    /// arrive one after another in pieces of any size. The size limit and the quota count its
+    /// plaintext's bytes.
+    /// - Parameters:
+    ///   - noteID: the locked note.
+    ///   - kind: a lockable kind.
+    ///   - name: its name.
+    ///   - id: its id (a device's: no other attachment may have it).
+    /// - Returns: the writer of the sealed chunks.
+    /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked,
+    ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
+    ///   taken, ``NotesError/invalid(_:)``.
+    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter
 }

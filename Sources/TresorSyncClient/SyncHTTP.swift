@@ -70,6 +70,27 @@ final class SyncHTTP: Sendable {
         }
     }
 
+    /// Sends `request` with its body streamed from `body` — exactly `length` bytes, read a piece
+    /// at a time as the connection takes them — and reads the answer, at most `limit` bytes.
+    /// The whole exchange may last as long as such a body takes at 256 KiB/s; between bytes,
+    /// the client's timeout holds.
+    /// - Throws: as ``send(_:limit:)``.
+    func send<Body: AsyncSequence & Sendable>(
+        _ request: SyncHTTPRequest, streaming body: Body, length: Int, limit: Int
+    ) async throws -> SyncHTTPResponse where Body.Element == ByteBuffer {
+        var prepared = Self.prepared(request)
+        prepared.body = .stream(body, length: .known(Int64(length)))
+        do {
+            let response = try await client.execute(prepared, timeout: .seconds(Int64(timeout * 4) + Int64(length / (256 * 1024))))
+            let answer = try await response.body.collect(upTo: limit)
+            return SyncHTTPResponse(status: Int(response.status.code), body: Data(answer.readableBytesView))
+        } catch is NIOTooManyBytesError {
+            throw SyncClientError.tooLarge(limit: limit)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
     /// Opens `request` as a stream: the status, and the body as it arrives (a live-events
     /// stream, which lasts until the server ends it, the connection drops or the task is cancelled).
     /// - Throws: as ``send(_:limit:)``.

@@ -24,12 +24,16 @@ public struct SyncNote: Codable, Equatable, Sendable {
     public var isLocked: Bool
     /// A locked note's sealed record.
     public var locked: SyncLockedNote?
+    /// Its attachments as the server holds them now (docs/SYNC.md, "Attachments"); nil from a
+    /// server that does not list them.
+    public var attachments: [SyncAttachment]?
 
     public init(
         id: String, revision: Int64, title: String, body: String?, folder: String?, isPinned: Bool, created: Date, modified: Date,
-        deleted: Date?, isLocked: Bool, locked: SyncLockedNote? = nil
+        deleted: Date?, isLocked: Bool, locked: SyncLockedNote? = nil, attachments: [SyncAttachment]? = nil
     ) {
         self.locked = locked
+        self.attachments = attachments
         self.id = id
         self.revision = revision
         self.title = title

@@ -24,7 +24,8 @@ public final class SyncRelay: Sendable {
     /// Whether registering an account needs the owner's invite (the web's `webRegistration`).
     let registrationNeedsInvite: Bool
     /// The bytes each web account may store (the web's `webAccountQuotaBytes`): a device's
-    /// note writes count against it as a browser's do. Nil: no limit.
+    /// note writes and the attachments it sends count against it as a browser's do
+    /// (docs/SYNC.md, "Notes", "Attachments"). Nil: no limit.
     let accountQuotaBytes: Int64?
     let throttle: LoginThrottle
     let events: any WebEventBus
@@ -36,8 +37,9 @@ public final class SyncRelay: Sendable {
     ///   - backend: the server's web backend: its accounts, sign-in counters and event bus.
     ///   - registrationNeedsInvite: whether `POST /v1/sync/accounts` needs the owner's invite,
     ///     as the web's registration does (`webRegistration`: `invite`, the default).
-    ///   - accountQuotaBytes: the bytes each web account may store (`webAccountQuotaBytes`), or
-    ///     nil for no limit.
+    ///   - accountQuotaBytes: the bytes each web account may store (`webAccountQuotaBytes`) —
+    ///     a device's note writes and the attachments it sends count against it as a browser's
+    ///     do — or nil for no limit.
     ///   - clock: the time challenges, sessions and join requests are dated by.
     ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
     public init(

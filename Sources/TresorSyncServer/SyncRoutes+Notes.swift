@@ -136,7 +136,8 @@ extension SyncRoutes {
             let locked = try await summary.isLocked ? SyncLockedNote(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
             return SyncNote(
                 id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
-                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked)
+                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked,
+                attachments: try await syncAttachments(ofNote: id, isLocked: summary.isLocked))
         } catch NotesError.notFound {
             return nil
         }

@@ -146,6 +146,7 @@ struct SyncRoutes {
             await answer(context) { try await liveUpdates(request, context) }
         }
         registerNotes(on: router)
+        registerAttachments(on: router)
     }
 
     // MARK: Reading and answering

@@ -29,16 +29,43 @@ extension PostgresWebStore: AttachmentStore {
         }
     }
 
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?) async throws -> any AttachmentWriter {
+        try await beginUpload(to: noteID, kind: kind, name: name, id: given, locked: false)
+    }
+
+    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter {
+        guard kind.isLockable else { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
+        return try await beginUpload(to: noteID, kind: kind, name: name, id: id, locked: true)
+    }
+
+    /// Starts an upload to note `noteID`, which must be locked (its chunks come sealed under the
+    /// note key) or not as `locked` says.
+    private func beginUpload(to noteID: String, kind: AttachmentKind, name: String, id given: String?, locked: Bool) async throws
+        -> any AttachmentWriter
+    {
         try NoteRules.validateAttachmentName(name)
-        let id = UUID().uuidString.lowercased()
+        let id = given ?? UUID().uuidString.lowercased()
         try await db.transaction { [self, logger] connection in
             let row = try await note(noteID, connection)
-            guard !row.isLocked else { throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client") }
+            guard row.isLocked == locked else {
+                throw NotesError.wrongLockState(
+                    locked ? "note \(noteID) is not locked" : "attachments are added to unlocked notes in the web client")
+            }
             guard !row.isDeleted else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
+            if given != nil {
+                // An id a device gave: never one of another attachment (its chunks would be
+                // dropped with this upload's), nor of an upload to another note.
+                guard try await connection.count("SELECT 1 FROM attachments WHERE id = \(id)", logger) == 0,
+                    try await connection.count(
+                        "SELECT 1 FROM attachment_uploads WHERE id = \(id) AND note_id <> \(noteID)", logger) == 0
+                else { throw NotesError.conflict("attachment \(id) exists already") }
+                // An upload of it cut short before starts again from its first chunk.
+                try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
+                try await connection.run("DELETE FROM attachment_uploads WHERE id = \(id)", logger)
+            }
             try await connection.run("INSERT INTO attachment_uploads (id, note_id, started) VALUES (\(id), \(noteID), \(now))", logger)
         }
-        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name)
+        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name, isLocked: locked)
     }
 
     func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
@@ -104,7 +131,9 @@ extension PostgresWebStore: AttachmentStore {
         let created = now
         return try await db.transaction { [self, logger] connection in
             let row = try await noteForWrite(noteID, connection)
-            guard !row.isLocked else { throw NotesError.wrongLockState("note \(noteID) was locked meanwhile; try again") }
+            guard row.isLocked == writer.isLocked else {
+                throw NotesError.wrongLockState("note \(noteID) was \(row.isLocked ? "locked" : "unlocked") meanwhile; try again")
+            }
             guard try await connection.count("DELETE FROM attachment_uploads WHERE id = \(id) RETURNING 1", logger) == 1 else {
                 throw NotesError.conflict("the upload of attachment \(id) was abandoned")
             }
@@ -112,7 +141,7 @@ extension PostgresWebStore: AttachmentStore {
             try await connection.run(
                 """
                 INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created)
-                VALUES (\(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), FALSE, \(created))
+                VALUES (\(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), \(writer.isLocked), \(created))
                 """, logger)
             try await connection.run("UPDATE notes SET modified = \(created) WHERE id = \(noteID)", logger)
             try await announce(.changed, note: noteID, connection)
@@ -130,36 +159,45 @@ extension PostgresWebStore: AttachmentStore {
 }
 
 /// An upload into `attachment_chunks`: bytes gathered into 1 MiB chunks, each sealed and written
-/// as it fills. Calls come one after another (the protocol's contract); the actor keeps that safe.
+/// as it fills — or, for a locked note, its chunks as the device sealed them under the note key
+/// (1 MiB of plaintext and 28 bytes each, the last one shorter). Calls come one after another
+/// (the protocol's contract); the actor keeps that safe.
 actor PostgresAttachmentWriter: AttachmentWriter {
     nonisolated let id: String
     nonisolated let noteID: String
     nonisolated let kind: AttachmentKind
     nonisolated let name: String
+    nonisolated let isLocked: Bool
     private let store: PostgresWebStore
+    private let chunkBytes: Int
+    private let limit: Int
     private var pending = Data()
     private var byteCount = 0
     private var chunkCount = 0
     private var done = false
 
-    init(store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String) {
+    init(store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, isLocked: Bool = false) {
         self.store = store
         self.id = id
         self.noteID = noteID
         self.kind = kind
         self.name = name
+        self.isLocked = isLocked
+        let overhead = isLocked ? LockedNoteShape.chunkOverheadByteCount : 0
+        chunkBytes = LockedNoteShape.chunkByteCount + overhead
+        limit = NoteLimits.attachmentBytes + LockedNoteShape.chunkCount(plaintextByteCount: NoteLimits.attachmentBytes) * overhead
     }
 
     func append(_ data: Data) async throws {
         guard !done else { throw NotesError.invalid("the upload of attachment \(id) is over") }
-        guard byteCount + data.count <= NoteLimits.attachmentBytes else {
+        guard byteCount + data.count <= limit else {
             throw NotesError.invalid("an attachment is at most \(NoteLimits.attachmentBytes) bytes")
         }
         byteCount += data.count
         pending.append(data)
-        while pending.count >= LockedNoteShape.chunkByteCount {
-            let chunk = pending.prefix(LockedNoteShape.chunkByteCount)
-            pending = Data(pending.dropFirst(LockedNoteShape.chunkByteCount))
+        while pending.count >= chunkBytes {
+            let chunk = pending.prefix(chunkBytes)
+            pending = Data(pending.dropFirst(chunkBytes))
             let index = chunkCount
             chunkCount += 1
             try await store.writeChunk(Data(chunk), index: index, of: id)
@@ -176,7 +214,16 @@ actor PostgresAttachmentWriter: AttachmentWriter {
                 try await store.writeChunk(chunk, index: chunkCount, of: id)
                 chunkCount += 1
             }
-            return try await store.finishUpload(self, byteCount: byteCount, chunkCount: chunkCount, quota: quota)
+            var plaintextBytes = byteCount
+            if isLocked {
+                // Sealed chunks: each 28 bytes more than its plaintext, as many as that needs.
+                plaintextBytes = byteCount - chunkCount * LockedNoteShape.chunkOverheadByteCount
+                guard chunkCount > 0, plaintextBytes >= 0, LockedNoteShape.chunkCount(plaintextByteCount: plaintextBytes) == chunkCount else {
+                    throw NotesError.invalid("attachment \(id) is not whole sealed chunks")
+                }
+            }
+            let adding = quota.map { StorageQuota(limitBytes: $0.limitBytes, addingBytes: plaintextBytes) }
+            return try await store.finishUpload(self, byteCount: plaintextBytes, chunkCount: chunkCount, quota: adding)
         } catch {
             try? await store.abandonUpload(id)
             throw error

@@ -8,13 +8,13 @@ extension SQLiteWebStore: AttachmentStore {
         try await run { try $0.listedAttachments(ofNote: id) }
     }
 
-    public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
+    public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?) async throws -> any AttachmentWriter {
         try await run { store in
             guard try !store.summary(ofNote: noteID).isLocked else {
                 throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client")
             }
             return SQLiteAttachmentWriter(
-                upload: try store.beginAttachment(to: noteID, kind: kind, name: name), owner: try self.owner(of: noteID, store),
+                upload: try store.beginAttachment(to: noteID, kind: kind, name: name, id: id), owner: try self.owner(of: noteID, store),
                 store: store, within: { quota, account, adding, write in try self.within(quota, account: account, store, adding: adding, write) })
         }
     }

@@ -79,6 +79,7 @@ extension SyncAccount {
             cursor = page.cursor
             guard page.more, !page.entries.isEmpty else { break }
         }
+        try await syncAttachments(notes, client: client)
         return result
     }
 
@@ -130,6 +131,7 @@ extension SyncAccount {
         SyncedNoteState(
             serverID: note.id, revision: note.revision,
             content: NoteSyncContent(title: note.title, body: note.body ?? "", folder: note.folder, isPinned: note.isPinned),
-            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map { try $0.record() })
+            created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map { try $0.record() },
+            attachments: syncedAttachments(note.attachments))
     }
 }

@@ -20,7 +20,7 @@ struct NoteCommand: ParsableCommand {
         subcommands: [
             New.self, List.self, Show.self, Edit.self, Delete.self, Search.self,
             Lock.self, Unlock.self, Rewrap.self, LockNow.self,
-            Attach.self, ExportAttachment.self, AttachmentBackup.self, FolderCommand.self, PassphraseCommand.self, TrashCommand.self,
+            Attach.self, Detach.self, ExportAttachment.self, AttachmentBackup.self, FolderCommand.self, PassphraseCommand.self, TrashCommand.self,
         ])
 
     struct New: ParsableCommand {

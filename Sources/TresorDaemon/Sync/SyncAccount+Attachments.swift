@@ -1,0 +1,107 @@
+import Foundation
+import TresorNotes
+import TresorNotesDomain
+import TresorSyncClient
+import TresorSyncProtocol
+
+extension SyncAccount {
+    /// One sync of the synced notes' attachments (docs/SYNC.md, "Attachments"), after their
+    /// notes went and came: applies the server's listings of pulled notes — fetches what this
+    /// device lacks, streamed into the notes store chunk by chunk, and removes what the server
+    /// no longer has — then sends the removals made here and the attachments the server lacks,
+    /// streamed from their sealed files. An attachment the server refuses (too large, over the
+    /// quota, its note gone or locked) stays waiting; the others go on.
+    /// - Parameters:
+    ///   - notes: the home's notes.
+    ///   - client: the signed-in client of the sync account.
+    /// - Throws: ``SyncClientError``, `NotesError`.
+    func syncAttachments(_ notes: NotesStore, client: SyncClient) async throws {
+        let work = try notes.attachmentSyncWork()
+        for listing in work.listings {
+            var complete = true
+            for attachment in listing.fetch {
+                do {
+                    try await Self.fetch(attachment, of: listing, notes, client)
+                } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+                    complete = false
+                } catch NotesError.invalid, NotesError.wrongLockState {
+                    complete = false
+                }
+            }
+            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
+            if complete { try notes.finishAttachmentListing(of: listing.localNoteID) }
+        }
+        for entry in work.removeOnServer {
+            do {
+                try await client.removeAttachment(entry.attachmentID, ofNote: entry.serverNoteID)
+            } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+                continue
+            }
+            try notes.recordAttachmentRemovalSent(entry.attachmentID)
+        }
+        for entry in work.send {
+            do {
+                try await Self.send(entry, notes, client)
+            } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+                continue
+            } catch NotesError.notFound {
+                // Removed here while this sync ran: its removal is the next sync's.
+                continue
+            }
+            try notes.recordAttachmentSent(entry.attachmentID, of: entry.localNoteID)
+        }
+    }
+
+    /// Fetches one attachment into local note `listing.localNoteID`, a piece at a time as it
+    /// arrives; nothing of it stays unless all of it came.
+    static func fetch(_ attachment: SyncedAttachment, of listing: AttachmentSyncWork.Listing, _ notes: NotesStore, _ client: SyncClient) async throws
+    {
+        let upload = try notes.beginSyncedAttachment(attachment, to: listing.localNoteID)
+        do {
+            try await client.readAttachment(attachment.id, ofNote: listing.serverNoteID) { piece in try upload.append(piece) }
+            // A locked note's comes as its sealed chunks: 28 bytes more each than their plaintext.
+            let expected =
+                attachment.byteCount
+                + (attachment.isSealed
+                    ? LockedNoteShape.chunkCount(plaintextByteCount: attachment.byteCount) * LockedNoteShape.chunkOverheadByteCount : 0)
+            guard upload.byteCount == expected else {
+                throw SyncClientError.garbage("attachment \(attachment.id) came with \(upload.byteCount) bytes of \(expected)")
+            }
+            _ = try upload.finish()
+        } catch {
+            upload.abandon()
+            throw error
+        }
+    }
+
+    /// Sends one attachment, streamed from its sealed file a chunk at a time: its plaintext, or
+    /// a locked note's chunks as sealed under the note key (no key is needed to read them).
+    static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws {
+        guard let info = try notes.listedAttachments(ofNote: entry.localNoteID).first(where: { $0.id == entry.attachmentID }) else {
+            throw NotesError.notFound("attachment \(entry.attachmentID)")
+        }
+        let open = { @Sendable () throws -> AttachmentChunks in
+            entry.isSealed
+                ? try notes.openSealedChunks(ofAttachment: entry.attachmentID, note: entry.localNoteID)
+                : try notes.openAttachment(entry.attachmentID, of: entry.localNoteID).1
+        }
+        let attachment = SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: entry.isSealed)
+        _ = try await client.sendAttachment(attachment, ofNote: entry.serverNoteID, length: try open().byteCount) {
+            let chunks = try open()
+            return { try chunks.next() }
+        }
+    }
+
+    /// A server note's listing of attachments as the notes store records it; one of a kind
+    /// this device does not know is left out (it stays on the server).
+    static func syncedAttachments(_ listed: [SyncAttachment]?) -> [SyncedAttachment]? {
+        listed.map { list in
+            list.compactMap { attachment in
+                AttachmentKind(rawValue: attachment.kind).map {
+                    SyncedAttachment(
+                        id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount, isSealed: attachment.isSealed ?? false)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import GRDB
+import TresorNotesDomain
+
+// Attachments sync (docs/SYNC.md, "Attachments"): an attachment never changes once added, so it
+// syncs by its id, the same here and on the server. `sync_attachments` records which of the
+// local notes' attachments the server has (a row once sent or fetched, gone once a removal went
+// either way); a pulled note's listing of the server's attachments waits in
+// `sync_attachment_listings` until its attachments are fetched and its removals applied.
+
+/// An attachment of a synced note as the server lists it.
+public struct SyncedAttachment: Sendable, Equatable {
+    public var id: String
+    public var kind: AttachmentKind
+    public var name: String
+    public var byteCount: Int
+    /// A locked note's attachment on the server: it travels as its chunks sealed under the note key.
+    public var isSealed: Bool
+
+    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.byteCount = byteCount
+        self.isSealed = isSealed
+    }
+}
+
+/// What one sync of attachments has to do, read from the notes database at once.
+public struct AttachmentSyncWork: Sendable {
+    /// An attachment of a local note and its note's ids here and on the server.
+    public struct Entry: Sendable {
+        public var localNoteID: String
+        public var serverNoteID: String
+        public var attachmentID: String
+        /// A locked note's attachment: it goes as its chunks sealed under the note key.
+        public var isSealed: Bool
+    }
+
+    /// A listing of the server's attachments of one local note, waiting to be applied.
+    public struct Listing: Sendable {
+        public var localNoteID: String
+        public var serverNoteID: String
+        /// On the server, not here, not removed here: to fetch (of a locked note, only those the
+        /// server holds sealed; of an unlocked one, only those it does not).
+        public var fetch: [SyncedAttachment]
+        /// Here and synced, no longer on the server: to remove here.
+        public var remove: [String]
+    }
+
+    /// The listings to apply first (fetches and removals of what changed on the server).
+    public var listings: [Listing]
+    /// Local attachments the server does not have: to send.
+    public var send: [Entry]
+    /// Synced attachments removed here: their removals to send.
+    public var removeOnServer: [Entry]
+}
+
+enum AttachmentSyncTables {
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sync_attachments (id TEXT PRIMARY KEY, note_id TEXT NOT NULL);
+                CREATE TABLE sync_attachment_listed (note_id TEXT PRIMARY KEY);
+                CREATE TABLE sync_attachment_listings (
+                    note_id TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    sealed_name BLOB NOT NULL,
+                    byte_count INTEGER NOT NULL,
+                    is_sealed BOOLEAN NOT NULL,
+                    PRIMARY KEY (note_id, id)
+                );
+                CREATE TRIGGER sync_note_outbox_attachment_insert AFTER INSERT ON attachments
+                WHEN NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR IGNORE INTO sync_note_outbox (note_id)
+                    SELECT id FROM notes WHERE id = NEW.note_id AND account_id = 'local';
+                END;
+                CREATE TRIGGER sync_note_outbox_attachment_delete AFTER DELETE ON attachments
+                WHEN NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR IGNORE INTO sync_note_outbox (note_id)
+                    SELECT id FROM notes WHERE id = OLD.note_id AND account_id = 'local';
+                END;
+                """)
+    }
+
+    /// Holds the outbox triggers off and records attachment `id` of `note` as synced (a fetched
+    /// attachment being added); ``endApplying(_:)`` ends it in the same transaction.
+    static func beginApplying(recordingSynced id: String, note: String, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
+        try recordSynced(id, note: note, db)
+    }
+
+    static func endApplying(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync_note_applying")
+    }
+
+    static func recordSynced(_ id: String, note: String, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id) VALUES (?, ?)", arguments: [id, note])
+    }
+
+    /// Replaces local note `note`'s waiting listing with `attachments`, names sealed.
+    static func recordListing(_ attachments: [SyncedAttachment], note: String, _ db: Database, _ sealing: ContentSealing) throws {
+        try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?", arguments: [note])
+        try db.execute(sql: "INSERT OR IGNORE INTO sync_attachment_listed (note_id) VALUES (?)", arguments: [note])
+        for attachment in attachments {
+            try insertListed(attachment, note: note, db, sealing)
+        }
+    }
+
+    static func insertListed(_ attachment: SyncedAttachment, note: String, _ db: Database, _ sealing: ContentSealing) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                note, attachment.id, attachment.kind.rawValue,
+                try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
+                attachment.byteCount, attachment.isSealed,
+            ])
+    }
+
+    /// Forgets every synced attachment and listing (another sync account starts afresh).
+    static func forgetAll(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync_attachments; DELETE FROM sync_attachment_listed; DELETE FROM sync_attachment_listings")
+    }
+}
+
+extension NotesStore {
+    /// What the next sync of attachments has to do (docs/SYNC.md, "Attachments"). Only notes of
+    /// the local account that the server has (linked), not in Recently Deleted, take part; a
+    /// locked note's attachments travel as their chunks sealed under the note key.
+    /// - Returns: the listings to apply, the attachments to send and the removals to send.
+    /// - Throws: ``NotesError/contentUnavailable`` while the keybag was never unlocked.
+    public func attachmentSyncWork() throws -> AttachmentSyncWork {
+        let sealing = try sealing()
+        return try pool.write { db in
+            // Synced attachments of notes no longer here (deleted for good) are forgotten, as are
+            // the listings of such notes.
+            try db.execute(
+                sql: """
+                    DELETE FROM sync_attachments WHERE note_id NOT IN (SELECT local_id FROM sync_note_links)
+                        AND id NOT IN (SELECT id FROM attachments);
+                    DELETE FROM sync_attachment_listings WHERE note_id NOT IN (SELECT id FROM notes);
+                    DELETE FROM sync_attachment_listed WHERE note_id NOT IN (SELECT id FROM notes);
+                    """)
+            let eligible = """
+                SELECT n.id AS local_id, l.server_id, n.passphrase_id IS NOT NULL AS locked
+                FROM notes n JOIN sync_note_links l ON l.local_id = n.id
+                WHERE n.account_id = 'local' AND n.deleted IS NULL
+                """
+            var listings: [AttachmentSyncWork.Listing] = []
+            for row in try Row.fetchAll(
+                db, sql: "SELECT e.local_id, e.server_id, e.locked FROM (\(eligible)) e JOIN sync_attachment_listed d ON d.note_id = e.local_id")
+            {
+                let note: String = row["local_id"]
+                // Sealed only into a locked note, plaintext only into an unlocked one: a listing
+                // made while the note's lock was changing waits for the next.
+                let fetch = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?
+                            AND id NOT IN (SELECT id FROM attachments) AND id NOT IN (SELECT id FROM sync_attachments)
+                        ORDER BY id
+                        """, arguments: [note, row["locked"] as Bool]
+                ).map { listed -> SyncedAttachment in
+                    let id: String = listed["id"]
+                    guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
+                    let name = try sealing.openText(listed["sealed_name"], table: "sync_attachment_listings", id: "\(note)/\(id)", column: "name")
+                    return SyncedAttachment(id: id, kind: kind, name: name, byteCount: listed["byte_count"], isSealed: listed["is_sealed"])
+                }
+                let remove = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT s.id FROM sync_attachments s JOIN attachments a ON a.id = s.id
+                        WHERE s.note_id = ? AND a.note_id = ? AND s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
+                        ORDER BY s.id
+                        """, arguments: [note, note, note])
+                listings.append(.init(localNoteID: note, serverNoteID: row["server_id"], fetch: fetch, remove: remove))
+            }
+            let send = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.local_id, e.server_id, a.id, a.is_locked FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
+                    WHERE a.is_locked = e.locked AND a.id NOT IN (SELECT id FROM sync_attachments) ORDER BY a.created, a.id
+                    """
+            ).map {
+                AttachmentSyncWork.Entry(
+                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"])
+            }
+            let removeOnServer = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.local_id, e.server_id, e.locked, s.id FROM (\(eligible)) e JOIN sync_attachments s ON s.note_id = e.local_id
+                    WHERE s.id NOT IN (SELECT id FROM attachments) ORDER BY s.id
+                    """
+            ).map {
+                AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["locked"])
+            }
+            return AttachmentSyncWork(listings: listings, send: send, removeOnServer: removeOnServer)
+        }
+    }
+
+    /// Starts adding an attachment the server lists for local note `noteID`, with its id: its
+    /// bytes are then appended as they arrive, and ``AttachmentUpload/finish()`` adds it as synced
+    /// without putting the note in the outbox.
+    /// - Parameters:
+    ///   - attachment: the server's attachment.
+    ///   - noteID: the local note.
+    /// - Returns: the upload to hand the bytes to.
+    /// - Throws: as ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:)``.
+    public func beginSyncedAttachment(_ attachment: SyncedAttachment, to noteID: String) throws -> AttachmentUpload {
+        try beginAttachment(
+            to: noteID, kind: attachment.kind, name: attachment.name, passphrase: nil, excludedFromBackup: false, id: attachment.id, isSynced: true)
+    }
+
+    /// Removes an attachment the server no longer has, without putting its note in the outbox.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its local note.
+    /// - Throws: a storage error.
+    public func removeSyncedAttachment(_ attachmentID: String, of noteID: String) throws {
+        let file = try pool.write { db -> String? in
+            try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
+            let file = try String.fetchOne(
+                db, sql: "SELECT file FROM attachments WHERE id = ? AND note_id = ?", arguments: [attachmentID, noteID])
+            try db.execute(sql: "DELETE FROM attachments WHERE id = ? AND note_id = ?", arguments: [attachmentID, noteID])
+            try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [attachmentID])
+            try AttachmentSyncTables.endApplying(db)
+            return file
+        }
+        guard let file else { return }
+        AttachmentFile.remove(file, in: attachmentsFolder)
+        purgeRemovedPages()
+        announce(.changed, note: noteID)
+    }
+
+    /// Records that the server has attachment `attachmentID` of local note `noteID` (sent, or
+    /// found there); a listing still waiting for the note lists it from now on.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its local note.
+    /// - Throws: a storage error.
+    public func recordAttachmentSent(_ attachmentID: String, of noteID: String) throws {
+        let sealing = try sealing()
+        try pool.write { db in
+            try AttachmentSyncTables.recordSynced(attachmentID, note: noteID, db)
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID]) == true,
+                let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID })
+            else { return }
+            let listed = SyncedAttachment(
+                id: attachmentID, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, isSealed: row.isLocked)
+            try AttachmentSyncTables.insertListed(listed, note: noteID, db, sealing)
+        }
+    }
+
+    /// Records that the server no longer has attachment `attachmentID` (its removal went).
+    /// - Parameter attachmentID: the attachment.
+    /// - Throws: a storage error.
+    public func recordAttachmentRemovalSent(_ attachmentID: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [attachmentID])
+            try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE id = ?", arguments: [attachmentID])
+        }
+    }
+
+    /// Drops local note `noteID`'s listing once it was applied.
+    /// - Parameter noteID: the local note.
+    /// - Throws: a storage error.
+    public func finishAttachmentListing(of noteID: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?", arguments: [noteID])
+            try db.execute(sql: "DELETE FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID])
+        }
+    }
+}

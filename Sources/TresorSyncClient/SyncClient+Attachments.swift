@@ -1,0 +1,121 @@
+import Foundation
+import NIOCore
+import TresorSyncProtocol
+
+// Attachments sync (docs/SYNC.md, "Attachments"): an attachment of one of the account's notes,
+// sent and read by its id with its bytes streamed — never the whole attachment in memory.
+extension SyncClient {
+    /// Sends an attachment of note `noteID` (`PUT /v1/sync/notes/{note}/attachments/{id}`), its
+    /// bytes streamed as `pieces` gives them. The server stores it under its id — or finds it
+    /// stored already, for a retry whose answer was lost.
+    /// - Parameters:
+    ///   - attachment: its id, kind, name and size.
+    ///   - noteID: the server's id of its note.
+    ///   - length: the bytes of its body: its size, or for a locked note's (`isSealed`) its
+    ///     sealed chunks' size.
+    ///   - pieces: makes the reader of its bytes: each call the next piece, nil after the last.
+    ///     Called again when the request is sent again after signing in anew.
+    /// - Returns: the attachment as the server holds it.
+    /// - Throws: ``SyncClientError``; `refused` with `tooLarge` over the size limit or the
+    ///   account's quota, `notFound` for a note the account does not own, `conflict` for a
+    ///   locked note or an id another attachment has.
+    public func sendAttachment(
+        _ attachment: SyncAttachment, ofNote noteID: String, length: Int, pieces: @escaping @Sendable () throws -> @Sendable () async throws -> Data?
+    ) async throws -> SyncAttachment {
+        var request = SyncHTTPRequest(
+            method: "PUT", url: server.url(try Self.attachmentPath(noteID, attachment.id)),
+            headers: [
+                ("Accept", "application/json"), ("Content-Type", "application/octet-stream"), (SyncAttachment.kindHeader, attachment.kind),
+                (SyncAttachment.nameHeader, SyncAttachment.headerValue(name: attachment.name)),
+                (SyncAttachment.sealedHeader, attachment.isSealed == true ? "true" : "false"),
+            ])
+        var response = try await http.send(
+            try await authorized(request), streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
+        if response.status == 401 {
+            try await signIn()
+            request = try await authorized(request)
+            response = try await http.send(
+                request, streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
+        }
+        if response.status == 413, (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil {
+            // A proxy's refusal (its own page, not the relay's JSON): this attachment is too
+            // large for it; the others may go.
+            throw SyncClientError.refused(status: 413, code: .tooLarge, message: "a proxy in front of the server refused a body that large")
+        }
+        guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
+        guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
+            throw SyncClientError.garbage(
+                "PUT of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
+        }
+        return stored
+    }
+
+    /// Reads an attachment of note `noteID` (`GET /v1/sync/notes/{note}/attachments/{id}`),
+    /// handing its bytes to `take` as they arrive.
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - noteID: the server's id of its note.
+    ///   - take: takes each piece as it arrives.
+    /// - Returns: how many bytes were handed over.
+    /// - Throws: ``SyncClientError``, and what `take` throws.
+    @discardableResult
+    public func readAttachment(_ id: String, ofNote noteID: String, into take: @Sendable (Data) async throws -> Void) async throws -> Int {
+        let request = SyncHTTPRequest(method: "GET", url: server.url(try Self.attachmentPath(noteID, id)))
+        var (status, body) = try await http.open(try await authorized(request), for: Self.attachmentSeconds)
+        if status == 401 {
+            try await signIn()
+            (status, body) = try await http.open(try await authorized(request), for: Self.attachmentSeconds)
+        }
+        guard status == 200 else {
+            let answer = try await body.collect(upTo: Self.answerLimit)
+            throw Self.refusal(SyncHTTPResponse(status: status, body: Data(answer.readableBytesView)))
+        }
+        var count = 0
+        var pieces = body.makeAsyncIterator()
+        while true {
+            let piece: ByteBuffer?
+            do {
+                piece = try await pieces.next()
+            } catch {
+                throw SyncHTTP.failure(error)
+            }
+            guard let piece else { break }
+            count += piece.readableBytes
+            try await take(Data(piece.readableBytesView))
+        }
+        return count
+    }
+
+    /// Removes an attachment of note `noteID` (`DELETE /v1/sync/notes/{note}/attachments/{id}`);
+    /// one removed already is no error.
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - noteID: the server's id of its note.
+    /// - Throws: ``SyncClientError``.
+    public func removeAttachment(_ id: String, ofNote noteID: String) async throws {
+        try await callNoAnswer("DELETE", try Self.attachmentPath(noteID, id))
+    }
+
+    /// The longest an attachment's download may take in all (between bytes, the timeout holds).
+    static let attachmentSeconds: TimeInterval = 3600
+
+    static func attachmentPath(_ noteID: String, _ id: String) throws -> String {
+        "/v1/sync/notes/\(try pathComponent(noteID))/attachments/\(try pathComponent(id))"
+    }
+}
+
+/// An attachment's bytes as a request body: each piece read when the connection asks for it.
+struct AttachmentPieces: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let read: @Sendable () async throws -> Data?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let read: @Sendable () async throws -> Data?
+
+        mutating func next() async throws -> ByteBuffer? {
+            try await read().map { ByteBuffer(bytes: $0) }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(read: read) }
+}

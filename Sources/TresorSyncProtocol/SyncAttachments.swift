@@ -1,0 +1,58 @@
+import Foundation
+
+// Attachments sync (docs/SYNC.md, "Attachments"): an attachment never changes once added, so
+// it travels by its id — the same on the server and every device — its bytes streamed in the
+// body of `PUT`/`GET /v1/sync/notes/{note}/attachments/{id}`, its kind and name in headers (so
+// that no name is in a URL a proxy logs).
+
+/// An attachment of a note as the server lists it.
+public struct SyncAttachment: Codable, Equatable, Sendable {
+    /// Its id: the same on the server and on every device.
+    public var id: String
+    /// Its kind (`image`, `audio`, `video`, `pdf`, `file`…, the notes domain's `AttachmentKind`).
+    public var kind: String
+    /// Its file name.
+    public var name: String
+    /// Its size in bytes (of the plaintext).
+    public var byteCount: Int
+    /// A locked note's attachment: it travels as its chunks sealed under the note key (the web
+    /// client's format), 28 bytes more each than their plaintext.
+    public var isSealed: Bool?
+
+    public init(id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.byteCount = byteCount
+        self.isSealed = isSealed
+    }
+
+    /// The header that carries an uploaded attachment's kind.
+    public static let kindHeader = "Tresor-Attachment-Kind"
+    /// The header that carries an uploaded attachment's name, percent-encoded (UTF-8).
+    public static let nameHeader = "Tresor-Attachment-Name"
+    /// The header that says an uploaded body is a locked note's sealed chunks (`true`), to be
+    /// refused if the note is not locked on the server (and a plain body if it is).
+    public static let sealedHeader = "Tresor-Attachment-Sealed"
+
+    /// Whether `id` is an attachment id: a lowercase UUID, as every store makes them.
+    /// - Parameter id: the id to check.
+    /// - Returns: true for a lowercase UUID.
+    public static func isWellFormedID(_ id: String) -> Bool {
+        id.count == 36 && UUID(uuidString: id) != nil && id == id.lowercased()
+    }
+
+    /// `name` as the name header carries it.
+    /// - Parameter name: the attachment's name.
+    /// - Returns: its percent-encoded UTF-8.
+    public static func headerValue(name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+
+    /// The name the name header carries; nil when it is not percent-encoded UTF-8.
+    /// - Parameter value: the header's value.
+    /// - Returns: the name.
+    public static func name(headerValue value: String) -> String? {
+        value.removingPercentEncoding
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TresorNotesDomain
+import TresorSyncProtocol
+
+/// Attachments sync (docs/SYNC.md, "Attachments"): a device sends an attachment of one of its
+/// account's notes by its id, streamed, through the web store's own upload (its chunks, size
+/// limit and the account's quota; a locked note's as its sealed chunks), reads one streamed,
+/// and removes one. Each is the account's own: another account's note or attachment is `notFound`.
+extension SyncRoutes {
+    /// Bytes handed to the store at a time: one chunk of the store's.
+    static let attachmentPieceBytes = LockedNoteShape.chunkByteCount
+
+    func registerAttachments<Context: SyncRequestContext>(on router: Router<Context>) {
+        router.put("/v1/sync/notes/:note/attachments/:id") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let (noteID, id) = try Self.attachmentPath(context)
+                return try await Self.notesRefusal { try await putAttachment(request, noteID: noteID, id: id, caller: caller) }
+            }
+        }
+        router.get("/v1/sync/notes/:note/attachments/:id") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let (noteID, id) = try Self.attachmentPath(context)
+                let reader = try await Self.notesRefusal { () -> any AttachmentReader in
+                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                    return try await relay.accounts.readAttachment(id, of: noteID)
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"],
+                    body: ResponseBody(contentLength: reader.byteCount) { writer in
+                        while let piece = try await reader.next() { try await writer.write(ByteBuffer(bytes: piece)) }
+                        try await writer.finish(nil)
+                    })
+            }
+        }
+        router.delete("/v1/sync/notes/:note/attachments/:id") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let (noteID, id) = try Self.attachmentPath(context)
+                try await Self.notesRefusal {
+                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                    do {
+                        try await relay.accounts.removeAttachment(id, of: noteID)
+                    } catch NotesError.notFound {
+                        // Removed already (a retry, or another device): the removal holds.
+                    }
+                }
+                return Response(status: .noContent)
+            }
+        }
+    }
+
+    /// Stores the attachment in `request`'s body under `id` — or finds it stored already, for a
+    /// retry whose answer was lost — and answers it (`201`, or `200` when it was there).
+    func putAttachment(_ request: Request, noteID: String, id: String, caller: SyncCaller) async throws -> Response {
+        guard let kindName = Self.header(SyncAttachment.kindHeader, of: request),
+            let kind = AttachmentKind(rawValue: kindName)
+        else { throw SyncError(.invalid, "\(SyncAttachment.kindHeader) must be one of \(AttachmentKind.allCases.map(\.rawValue))") }
+        guard let nameValue = Self.header(SyncAttachment.nameHeader, of: request),
+            let name = SyncAttachment.name(headerValue: nameValue)
+        else { throw SyncError(.invalid, "\(SyncAttachment.nameHeader) must be the percent-encoded name") }
+        let limit = NoteLimits.attachmentBytes
+        guard let length = request.headers[.contentLength].flatMap(Int.init) else {
+            throw SyncError(.invalid, "send the attachment's length (Content-Length)")
+        }
+        guard length <= limit else { throw SyncError(.tooLarge, "an attachment is at most \(limit) bytes") }
+        let note = try await ownNoteOrRefuse(noteID, of: caller.account)
+        let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
+        guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
+        if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
+            return try reply(Self.syncAttachment(stored, isSealed: note.isLocked))
+        }
+        // A locked note's attachment comes sealed under the note key, which the server never
+        // holds: it stores the chunks as they are, as the web client's.
+        guard sealed == note.isLocked else {
+            throw SyncError(.conflict, note.isLocked ? "the note is locked here: send its sealed chunks" : "the note is not locked here")
+        }
+        let writer =
+            sealed
+            ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id)
+            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
+        let info: AttachmentInfo
+        do {
+            let count = try await Self.stream(request.body, into: writer, limit: length)
+            guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
+            info = try await writer.finish(quota: relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) })
+        } catch {
+            await writer.abandon()
+            throw error
+        }
+        return try reply(Self.syncAttachment(info, isSealed: sealed), status: .created)
+    }
+
+    /// The first value of header `name` in `request`.
+    static func header(_ name: String, of request: Request) -> String? {
+        request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
+    }
+
+    /// Note `id`'s attachments as a device reads them (a locked note's: sealed).
+    func syncAttachments(ofNote id: String, isLocked: Bool) async throws -> [SyncAttachment] {
+        try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: isLocked) }
+    }
+
+    static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {
+        SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed)
+    }
+
+    /// Note `id` when `account` owns it.
+    /// - Throws: ``SyncError`` `notFound` for a note that is not the account's.
+    func ownNoteOrRefuse(_ id: String, of account: AccountID) async throws -> NoteSummary {
+        guard let note = try await ownNote(id, of: account) else { throw SyncError(.notFound, "no such note of this account") }
+        return note
+    }
+
+    /// The note's and the attachment's ids from the path; an attachment id is a lowercase UUID.
+    static func attachmentPath(_ context: some RequestContext) throws -> (note: String, id: String) {
+        let noteID = try context.parameters.require("note"), id = try context.parameters.require("id")
+        guard (1...64).contains(noteID.count) else { throw SyncError(.invalid, "a note id is 1 to 64 characters") }
+        guard SyncAttachment.isWellFormedID(id) else { throw SyncError(.invalid, "an attachment id is a lowercase UUID") }
+        return (noteID, id)
+    }
+
+    /// Hands the request body to `writer` in pieces of ``attachmentPieceBytes`` as it arrives;
+    /// more than `limit` bytes is `tooLarge`.
+    /// - Returns: the bytes written.
+    static func stream(_ body: RequestBody, into writer: any AttachmentWriter, limit: Int) async throws -> Int {
+        var pending = Data()
+        var count = 0
+        for try await buffer in body {
+            count += buffer.readableBytes
+            guard count <= limit else { throw SyncError(.tooLarge, "the body is longer than its Content-Length") }
+            pending.append(contentsOf: buffer.readableBytesView)
+            while pending.count >= attachmentPieceBytes {
+                try await writer.append(pending.prefix(attachmentPieceBytes))
+                pending = Data(pending.dropFirst(attachmentPieceBytes))
+            }
+        }
+        if !pending.isEmpty { try await writer.append(pending) }
+        return count
+    }
+}

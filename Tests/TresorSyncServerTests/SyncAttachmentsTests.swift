@@ -1,0 +1,182 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TresorNotesDomain
+import TresorSyncProtocol
+import TresorTestSupport
+import TresorWebStore
+import TresorWebStorePostgres
+
+@testable import TresorSyncServer
+
+/// Attachments sync through the routes, on a real PostgreSQL (docs/SYNC.md, "Attachments"): a
+/// device sends an attachment by its id through the web store's own upload — its chunks, limits
+/// and the account's quota — reads one, removes one; nothing of another account's is reachable.
+@Suite("Sync attachments", .enabled(if: TestPostgres.shouldRun))
+struct SyncAttachmentsTests {
+    static let logger = Logger(label: "tresor.tests.sync-attachments")
+
+    @Test func aDeviceSendsReadsAndRemovesAnAttachmentByItsID() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Scans", body: "Scans"), account: ada.id, quota: nil)
+        let bytes = Data((0..<(2 << 20) + 777).map { _ in UInt8.random(in: 0...255) })
+        let id = UUID().uuidString.lowercased()
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let sent = try await device.putAttachment(client, note: note.id, id: id, name: "pass port.bin", bytes)
+            #expect(sent.status == .created, "\(sent.text)")
+            #expect(
+                try sent.decode(SyncAttachment.self)
+                    == SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false))
+            // Stored by the web store under the device's id, in its chunks: the web client reads it.
+            let reader = try await store.readAttachment(id, of: note.id)
+            var stored = Data()
+            while let piece = try await reader.next() { stored.append(piece) }
+            #expect(stored == bytes)
+            #expect(try await Self.rows("attachment_chunks", instance) == 3)
+            // Sealed chunks are refused for a note the server holds unlocked: they would be
+            // served as its plaintext.
+            var sealedHeaders = device.attachmentHeaders(name: "sealed.png", kind: "image", length: 100)
+            sealedHeaders.append(.init(name: .init(SyncAttachment.sealedHeader)!, value: "true"))
+            let sealed = try await client.execute(
+                uri: "/v1/sync/notes/\(note.id)/attachments/\(UUID().uuidString.lowercased())", method: .put, headers: sealedHeaders,
+                body: ByteBuffer(bytes: Data(count: 100)))
+            #expect(sealed.status == .conflict, "\(sealed.text)")
+            #expect(try await Self.rows("attachment_uploads", instance) == 0)
+            // A retry whose answer was lost finds it: nothing is stored twice.
+            let again = try await device.putAttachment(client, note: note.id, id: id, name: "pass port.bin", bytes)
+            #expect(again.status == .ok, "\(again.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.id) == [id])
+            // The note as a device pulls it lists it.
+            let page = try await device.notes(client)
+            #expect(
+                page.entries.first?.note?.attachments == [
+                    SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false)
+                ])
+            // Read back streamed, byte for byte.
+            let read = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .get, headers: device.bearer)
+            #expect(read.status == .ok && Data(buffer: read.body) == bytes)
+            // Removed; a second removal (a retry) is no error.
+            for _ in 0..<2 {
+                let removed = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
+                #expect(removed.status == .noContent, "\(removed.text)")
+            }
+            #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
+            #expect(try await Self.rows("attachment_chunks", instance) == 0)
+        }
+        await instance.storage.close()
+    }
+
+    @Test func anAttachmentOverTheQuotaIsRefusedAndNothingIsStored() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), accountQuotaBytes: 2 << 20)
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Film", body: "Film"), account: ada.id, quota: nil)
+        let id = UUID().uuidString.lowercased()
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let refused = try await device.putAttachment(client, note: note.id, id: id, name: "film.bin", Data(count: 3 << 20))
+            #expect(refused.status == .contentTooLarge && refused.code == .tooLarge, "\(refused.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
+            for table in ["attachment_chunks", "attachment_uploads", "attachments"] {
+                #expect(try await Self.rows(table, instance) == 0, "\(table)")
+            }
+            // Within the quota it goes, under the same id.
+            let fits = try await device.putAttachment(client, note: note.id, id: id, name: "film.bin", Data(count: 1 << 20))
+            #expect(fits.status == .created, "\(fits.text)")
+        }
+        await instance.storage.close()
+    }
+
+    @Test func anUploadCutShortStartsAgainFromItsFirstChunk() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Cut", body: "Cut"), account: ada.id, quota: nil)
+        let id = UUID().uuidString.lowercased()
+        // A first upload of the id wrote two chunks, then its connection dropped.
+        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id)
+        try await cut.append(Data(repeating: 0xAA, count: 2 << 20))
+        #expect(try await Self.rows("attachment_chunks", instance) == 2)
+        let bytes = Data((0..<(1 << 20) + 5).map { _ in UInt8.random(in: 0...255) })
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let sent = try await device.putAttachment(client, note: note.id, id: id, name: "cut.bin", bytes)
+            #expect(sent.status == .created, "\(sent.text)")
+        }
+        // Only the new upload's chunks are left, and the attachment is its bytes.
+        #expect(try await Self.rows("attachment_chunks", instance) == 2)
+        #expect(try await Self.rows("attachment_uploads", instance) == 0)
+        let reader = try await store.readAttachment(id, of: note.id)
+        var stored = Data()
+        while let piece = try await reader.next() { stored.append(piece) }
+        #expect(stored == bytes)
+        await instance.storage.close()
+    }
+
+    @Test func aDeviceOfAnotherAccountReachesNothingOfIt() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        try await instance.account("bob")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Ada's", body: "Ada's"), account: ada.id, quota: nil)
+        let id = UUID().uuidString.lowercased()
+        let bytes = Data("ada's attachment".utf8)
+        try await instance.application.test(.router) { client in
+            var adasDevice = TestDevice(account: "ada")
+            try await adasDevice.join(client)
+            #expect(try await adasDevice.putAttachment(client, note: note.id, id: id, name: "a.bin", bytes).status == .created)
+
+            var bobsDevice = TestDevice(account: "bob")
+            try await bobsDevice.join(client)
+            let path = "/v1/sync/notes/\(note.id)/attachments/\(id)"
+            let read = try await client.execute(uri: path, method: .get, headers: bobsDevice.bearer)
+            #expect(read.status == .notFound && Data(buffer: read.body) != bytes, "\(read.text)")
+            let removed = try await client.execute(uri: path, method: .delete, headers: bobsDevice.bearer)
+            #expect(removed.status == .notFound, "\(removed.text)")
+            let written = try await bobsDevice.putAttachment(client, note: note.id, id: UUID().uuidString.lowercased(), name: "b.bin", bytes)
+            #expect(written.status == .notFound, "\(written.text)")
+            // Ada's attachment's id on a note of Bob's own: refused, and Ada's chunks stay.
+            let bobsNote = try await store.createNote(
+                NoteDraft(title: "Bob's", body: "Bob's"), account: try #require(try await store.account(named: "bob")).id, quota: nil)
+            let taken = try await bobsDevice.putAttachment(client, note: bobsNote.id, id: id, name: "b.bin", Data("bob".utf8))
+            #expect(taken.status == .conflict, "\(taken.text)")
+            // Without a session: nothing.
+            #expect(try await client.execute(uri: path, method: .get).status == .unauthorized)
+        }
+        let reader = try await store.readAttachment(id, of: note.id)
+        #expect(try await reader.next() == bytes)
+        await instance.storage.close()
+    }
+
+    /// How many rows `table` of the server's database holds.
+    static func rows(_ table: String, _ instance: SyncInstance) async throws -> Int {
+        try await instance.storage.database.read { connection in try await connection.count("SELECT 1 FROM \(unescaped: table)", logger) }
+    }
+}
+
+extension TestDevice {
+    func attachmentHeaders(name: String, kind: String = "file", length: Int) -> HTTPFields {
+        var fields = bearer
+        fields[.contentType] = "application/octet-stream"
+        fields.append(.init(name: .init(SyncAttachment.kindHeader)!, value: kind))
+        fields.append(.init(name: .init(SyncAttachment.nameHeader)!, value: SyncAttachment.headerValue(name: name)))
+        fields[.contentLength] = String(length)
+        return fields
+    }
+
+    func putAttachment(
+        _ client: some TestClientProtocol, note: String, id: String, name: String, kind: String = "file", _ bytes: Data
+    ) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/sync/notes/\(note)/attachments/\(id)", method: .put, headers: attachmentHeaders(name: name, kind: kind, length: bytes.count),
+            body: ByteBuffer(bytes: bytes))
+    }
+}
