@@ -173,4 +173,64 @@ import TresorTestSupport
         #expect(onPhone.count == 101 && Set(onPhone).count == 101, "\(onPhone.count) notes")
         #expect(try laptop.json([NoteSummary].self, ["note", "list"]).map(\.title).sorted() == onPhone)
     }
+
+    /// The gap docs/SYNC.md names under "Notes": the server makes the note a device created and
+    /// records its origin in two transactions (`SyncRoutes.applyNoteChange`). An instance
+    /// `SIGKILL`ed between them — held there by a lock on `sync_note_origins` that `psql` takes,
+    /// which lets the origin's lookup through and stops its insert — leaves a note with no origin,
+    /// and the device's retried creation makes the note a second time.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/psql"), "needs psql, which Debian's postgresql brings"))
+    func aServerKilledBetweenANoteAndItsOriginMakesTheRetriedCreationASecondNote() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instance lives
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        nonisolated(unsafe) let laptop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        _ = try SyncNotesE2ETests.newNote(laptop, "Once\ne2e-crash-note made once")
+
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        lock.arguments = ["-X", "-q", "-t", "-v", "ON_ERROR_STOP=1", cluster.databaseURL]
+        let (input, output) = (Pipe(), Pipe())
+        (lock.standardInput, lock.standardOutput) = (input, output)
+        try lock.run()
+        input.fileHandleForWriting.write(Data("BEGIN;\nLOCK TABLE sync_note_origins IN EXCLUSIVE MODE;\nSELECT 'locked';\n".utf8))
+        var read = ""
+        while !read.contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            read += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(read.contains("locked"), "psql: \(read)")
+
+        let syncEnded = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var cut: Harness.Result?
+        Thread.detachNewThread {
+            cut = try? laptop.tresor(["sync", "now"])
+            syncEnded.signal()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName) != ["1"], Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        cluster.harnesses[0].killDaemon()
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n".utf8))
+        try input.fileHandleForWriting.close()
+        lock.waitUntilExit()
+        syncEnded.wait()
+        #expect(cut?.succeeded == false, "\(cut?.stderr ?? "")")
+        #expect(try await TestPostgres.texts("SELECT count(*)::text FROM sync_note_origins", database: cluster.databaseName) == ["0"])
+
+        _ = try cluster.harnesses[0].startWebDaemon(
+            passcode: ServerInstances.passcode, extraArguments: ["--database", cluster.databaseURL, "--server-key-file", cluster.keyFile.path],
+            port: server.port)
+        _ = try SyncNowTests.syncNow(laptop)
+        let notes = try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName)
+        let onLaptop = try SyncE2E.contents(of: laptop).notes
+        withKnownIssue("the server makes a created note and records its origin in two transactions (SyncRoutes.applyNoteChange)") {
+            #expect(notes == ["1"], "notes on the server")
+            #expect(onLaptop == ["Once\ne2e-crash-note made once"], "\(onLaptop)")
+        }
+    }
 }
