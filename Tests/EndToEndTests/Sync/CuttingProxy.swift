@@ -11,24 +11,49 @@ import Glibc
 final class CuttingProxy: @unchecked Sendable {
     let address: WebServerAddress
     private let listener: Int32
-    private let cutDone = Mutex(false)
+    private let state: Mutex<State>
     private let trigger: Data
-    private let upstream: Int
     private let cut: @Sendable () -> Void
     private let forwardsAfterCut: Bool
+    private let dropsAnswer: Bool
+    private let occurrence: Int
+
+    private struct State {
+        var upstream: Int
+        /// Requests seen so far that contain the trigger.
+        var triggered = 0
+        var hasCut = false
+        /// Set by ``relay(to:)``: a stopped proxy relays again.
+        var relaysAgain = false
+    }
+
+    /// What one relayed connection knows: whether the answer it waits for is the one to drop.
+    private final class Connection: Sendable {
+        let dropsNextAnswer = Mutex(false)
+    }
 
     /// - Parameters:
     ///   - upstream: the server's port on 127.0.0.1.
     ///   - trigger: the bytes (a request line's path) that stop it.
+    ///   - occurrence: which request containing `trigger` stops it (1: the first).
     ///   - forwardsAfterCut: instead of stopping, runs `cut` before it forwards the triggering
     ///     request, then relays on: the test's way to act at one exact step of a device's
     ///     conversation (another device's change lands just before that request).
+    ///   - dropsAnswer: instead of stopping, forwards the triggering request, waits for the
+    ///     server's answer, runs `cut` (a `SIGKILL` of the device's daemon, or nothing) and drops
+    ///     that answer, closing the connection; then relays on: the server did the step, the
+    ///     device never heard.
     ///   - cut: what stops it (a `SIGKILL` of the server instance), run once.
-    init(upstream: Int, trigger: String, forwardsAfterCut: Bool = false, cut: @escaping @Sendable () -> Void) throws {
-        self.upstream = upstream
+    init(
+        upstream: Int, trigger: String, occurrence: Int = 1, forwardsAfterCut: Bool = false, dropsAnswer: Bool = false,
+        cut: @escaping @Sendable () -> Void
+    ) throws {
+        self.state = Mutex(State(upstream: upstream))
         self.trigger = Data(trigger.utf8)
+        self.occurrence = occurrence
         self.cut = cut
         self.forwardsAfterCut = forwardsAfterCut
+        self.dropsAnswer = dropsAnswer
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -58,28 +83,60 @@ final class CuttingProxy: @unchecked Sendable {
         close(listener)
     }
 
-    var hasCut: Bool { cutDone.withLock { $0 } }
+    var hasCut: Bool { state.withLock { $0.hasCut } }
+
+    /// From now on relays every connection to `upstream` (a server instance started again after
+    /// the cut, on a port of its own); the trigger stops nothing more.
+    func relay(to upstream: Int) {
+        state.withLock {
+            $0.upstream = upstream
+            $0.relaysAgain = true
+        }
+    }
+
+    /// Whether requests are dropped now: after a cut that stops, until ``relay(to:)``.
+    private var stopped: Bool {
+        state.withLock { $0.hasCut && !$0.relaysAgain } && !forwardsAfterCut && !dropsAnswer
+    }
 
     private func serve(_ client: Int32) {
-        guard !hasCut || forwardsAfterCut, let server = try? WebServerAddress(port: upstream).connect() else {
+        let upstream = state.withLock { $0.upstream }
+        guard !stopped, let server = try? WebServerAddress(port: upstream).connect() else {
             close(client)
             return
         }
-        Thread.detachNewThread { Self.pump(from: server, to: client, check: nil) }
+        let connection = Connection()
+        Thread.detachNewThread { [self] in
+            Self.pump(from: server, to: client) { _ in
+                guard connection.dropsNextAnswer.withLock({ $0 }) else { return false }
+                self.state.withLock { $0.hasCut = true }
+                self.cut()
+                return true
+            }
+        }
         Thread.detachNewThread { [self] in
             Self.pump(from: client, to: server) { bytes in
                 // The server takes only requests naming it in Host (which clients spell either way).
                 for name in ["Host", "host"] {
                     if let host = bytes.range(of: Data("\(name): 127.0.0.1:\(self.address.port)".utf8)) {
-                        bytes.replaceSubrange(host, with: Data("\(name): 127.0.0.1:\(self.upstream)".utf8))
+                        bytes.replaceSubrange(host, with: Data("\(name): 127.0.0.1:\(upstream)".utf8))
                     }
                 }
-                guard bytes.range(of: self.trigger) != nil else { return self.hasCut && !self.forwardsAfterCut }
-                let first = self.cutDone.withLock { done in
-                    defer { done = true }
-                    return !done
+                guard bytes.range(of: self.trigger) != nil else { return self.stopped }
+                let fires = self.state.withLock { state in
+                    guard !state.hasCut, !state.relaysAgain else { return false }
+                    state.triggered += 1
+                    guard state.triggered == self.occurrence else { return false }
+                    if !self.dropsAnswer { state.hasCut = true }
+                    return true
                 }
-                if first { self.cut() }
+                guard fires else { return self.stopped }
+                if self.dropsAnswer {
+                    // Marked before the request goes, so its answer cannot arrive unmarked.
+                    connection.dropsNextAnswer.withLock { $0 = true }
+                    return false
+                }
+                self.cut()
                 return !self.forwardsAfterCut
             }
         }

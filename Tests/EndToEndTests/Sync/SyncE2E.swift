@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorKit
 import TresorProtocol
 import TresorTestSupport
 
@@ -10,10 +11,12 @@ enum SyncE2E {
     static let passcode = "e2e-sync-device-passcode"
 
     /// A device home with its daemon, knowing the account's password as a secret.
-    /// - Parameter background: whether the daemon syncs by itself; off, only `tresor sync now`
-    ///   syncs, so a suite can count what each one does.
-    static func device(_ password: String, background: Bool = false) throws -> Harness {
-        try Harness.initialized(passcode: passcode, secrets: [password], daemonArguments: background ? [] : ["--no-background-sync"])
+    /// - Parameters:
+    ///   - password: the account's password; nil when the caller declares it later.
+    ///   - background: whether the daemon syncs by itself; off, only `tresor sync now` syncs, so
+    ///     a suite can count what each one does.
+    static func device(_ password: String?, background: Bool = false) throws -> Harness {
+        try Harness.initialized(passcode: passcode, secrets: password.map { [$0] } ?? [], daemonArguments: background ? [] : ["--no-background-sync"])
     }
 
     static let schema = Result { try JSONSchemaCheck(file: Repository.root.appendingPathComponent("docs/cli-json.schema.json")) }
@@ -37,6 +40,32 @@ enum SyncE2E {
             device, SyncJoinAnswer.self,
             ["join", server.origin, "--account", "ada", "--password-stdin", "--device-name", name] + (wait ? [] : ["--no-wait"]),
             input: password + "\n")
+    }
+
+    /// What a device holds of what syncs, to compare devices with: its synchronizable items as
+    /// "service: secret" and the bodies of its notes outside Recently Deleted, each as many times
+    /// as it is there (a duplicate shows), sorted.
+    struct Contents: Equatable, CustomStringConvertible {
+        var items: [String]
+        var notes: [String]
+
+        var description: String { "items \(items), notes \(notes)" }
+    }
+
+    static func contents(of device: Harness, sourceLocation: SourceLocation = #_sourceLocation) throws -> Contents {
+        struct Listed: Decodable {
+            struct Attributes: Decodable { var service: String? }
+            var attributes: Attributes?
+            var secret: Data?
+        }
+        let found = try device.tresor(["item", "find", "--synchronizable", "--show-secrets", "--json"])
+        let none = !found.succeeded && found.stdout.contains("\"itemNotFound\"")
+        #expect(found.succeeded || none, "\(found.stdout) \(found.stderr)", sourceLocation: sourceLocation)
+        let items = try CLIJSON.decode([Listed].self, from: Data((none ? "[]" : found.stdout).utf8)).map {
+            "\($0.attributes?.service ?? "?"): \($0.secret.map { String(decoding: $0, as: UTF8.self) } ?? "?")"
+        }
+        let notes = try device.json([NoteSummary].self, ["note", "list"]).map { try device.json(OpenedNote.self, ["note", "show", $0.id]).body }
+        return Contents(items: items.sorted(), notes: notes.sorted())
     }
 
     /// A server with the web account `ada`, and two device homes joined to its sync account:

@@ -19,12 +19,13 @@ extension Harness {
     /// Starts `tresord --web PORT`, initialises the keybag with `passcode`, and waits until
     /// the web server answers on `address`. Returns the web server's address. Registration is open
     /// (`"webRegistration": "open"` added to the home's config.json) unless `openRegistration`
-    /// is false: most tests register whom they need; the invite tests do not.
+    /// is false: most tests register whom they need; the invite tests do not. `port` is a free one
+    /// unless given (an instance started again where its clients know it).
     func startWebDaemon(
-        passcode: String, extraArguments: [String] = [], openRegistration: Bool = true, address: String = "127.0.0.1"
+        passcode: String, extraArguments: [String] = [], openRegistration: Bool = true, address: String = "127.0.0.1", port: Int? = nil
     ) throws -> WebServerAddress {
         if openRegistration { try mergeConfiguration(["webRegistration": "open"]) }
-        let port = try Self.freePort()
+        let port = try port ?? Self.freePort()
         secrets.append(passcode)
         try startDaemon(extraArguments: ["--web", "\(port)"] + extraArguments)
         let server = WebServerAddress(port: port, address: address)
