@@ -174,13 +174,13 @@ import TresorTestSupport
         #expect(try laptop.json([NoteSummary].self, ["note", "list"]).map(\.title).sorted() == onPhone)
     }
 
-    /// The gap docs/SYNC.md names under "Notes": the server makes the note a device created and
-    /// records its origin in two transactions (`SyncRoutes.applyNoteChange`). An instance
-    /// `SIGKILL`ed between them — held there by a lock on `sync_note_origins` that `psql` takes,
-    /// which lets the origin's lookup through and stops its insert — leaves a note with no origin,
-    /// and the device's retried creation makes the note a second time.
+    /// The server makes the note a device created and records its origin in one transaction
+    /// (`SyncedNoteCreationStore.createSyncedNote`). An instance `SIGKILL`ed in that transaction
+    /// — held there by a lock on `sync_note_origins` that `psql` takes, which lets the origin's
+    /// lookup through and stops its insert — leaves no note at all, and the device's retried
+    /// creation makes the note once.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/psql"), "needs psql, which Debian's postgresql brings"))
-    func aServerKilledBetweenANoteAndItsOriginMakesTheRetriedCreationASecondNote() async throws {
+    func aServerKilledWhileItCreatesANoteLeavesNoneAndTheRetryMakesItOnce() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instance lives
         let server = cluster.servers[0]
@@ -210,10 +210,13 @@ import TresorTestSupport
             cut = try? laptop.tresor(["sync", "now"])
             syncEnded.signal()
         }
+        // The creation waits for the lock on the origins, inside its transaction.
+        let waiting = "SELECT count(*)::text FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
         let deadline = Date().addingTimeInterval(30)
-        while try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName) != ["1"], Date() < deadline {
+        while try await TestPostgres.texts(waiting, database: cluster.databaseName) == ["0"], Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
+        #expect(try await TestPostgres.texts(waiting, database: cluster.databaseName) != ["0"], "the creation never waited for the origins' lock")
         cluster.harnesses[0].killDaemon()
         input.fileHandleForWriting.write(Data("ROLLBACK;\n".utf8))
         try input.fileHandleForWriting.close()
@@ -221,6 +224,8 @@ import TresorTestSupport
         syncEnded.wait()
         #expect(cut?.succeeded == false, "\(cut?.stderr ?? "")")
         #expect(try await TestPostgres.texts("SELECT count(*)::text FROM sync_note_origins", database: cluster.databaseName) == ["0"])
+        #expect(
+            try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName) == ["0"], "a note without its origin")
 
         _ = try cluster.harnesses[0].startWebDaemon(
             passcode: ServerInstances.passcode, extraArguments: ["--database", cluster.databaseURL, "--server-key-file", cluster.keyFile.path],
@@ -228,9 +233,7 @@ import TresorTestSupport
         _ = try SyncNowTests.syncNow(laptop)
         let notes = try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName)
         let onLaptop = try SyncE2E.contents(of: laptop).notes
-        withKnownIssue("the server makes a created note and records its origin in two transactions (SyncRoutes.applyNoteChange)") {
-            #expect(notes == ["1"], "notes on the server")
-            #expect(onLaptop == ["Once\ne2e-crash-note made once"], "\(onLaptop)")
-        }
+        #expect(notes == ["1"], "notes on the server")
+        #expect(onLaptop == ["Once\ne2e-crash-note made once"], "\(onLaptop)")
     }
 }
