@@ -18,7 +18,7 @@ import TresorTestSupport
     enum Step: String, Sendable {
         case recordsPush = "POST /v1/sync/records"
         case recordsPull = "GET /v1/sync/records"
-        case notesPush = "POST /v1/sync/notes"
+        case notesPush = "POST /v1/sync/notes/batch"
         case notesPull = "GET /v1/sync/notes"
     }
 
@@ -109,7 +109,7 @@ import TresorTestSupport
         // Where the cut fell: a push whose answer was lost is on the server, one cut before is not.
         if test.step == .recordsPush || test.step == .notesPush {
             let serverDidIt = test.cut != .serverKilled
-            let (table, count) = test.step == .recordsPush ? ("sync_records", serverDidIt ? 4 : 2) : ("notes", serverDidIt ? 2 : 1)
+            let (table, count) = test.step == .recordsPush ? ("sync_records", serverDidIt ? 4 : 2) : ("notes", serverDidIt ? 3 : 1)
             let held = try await TestPostgres.texts("SELECT count(*)::text FROM \(table)", database: cluster.databaseName)
             #expect(held == ["\(count)"], "\(table), \(test.testDescription)")
         }
