@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// What arrives while a device's keybag is locked (docs/SYNC.md, "Background sync"): its daemon
+/// pulls it and holds it sealed, applies nothing, and applies it at the unlock with every check
+/// of a pull — also when the server is gone by then, and across a `kill -9`.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncLockedTests {
+    static let items = ["held-one.example.com": "e2e-held-one", "held-two.example.com": "e2e-held-two"]
+
+    static func heldPages(_ device: Harness) -> URL { device.paths.home.appendingPathComponent("sync-held-pages") }
+
+    static func itemsOn(_ device: Harness) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for service in items.keys { found[service] = try SyncNowTests.secret(device, service: service) }
+        return found
+    }
+
+    /// Two joined devices; the phone locked; the laptop adds two items of the class `always`
+    /// (which a locked keybag still opens: applied, they would show); the phone's daemon pulls
+    /// and holds them.
+    static func itemsHeldOnALockedPhone() async throws -> (cluster: ServerInstances, laptop: Harness, phone: Harness) {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        try SyncLiveTests.waitUntilLive(laptop, phone)
+        #expect(try phone.tresor(["lock"]).succeeded)
+        for (service, secret) in items.sorted(by: { $0.key < $1.key }) {
+            let added = try laptop.tresor(
+                [
+                    "item", "add", "--service", service, "--account", "ada", "--readable-by-scripts", "--secret-stdin", "--synchronizable",
+                    "--accessible", "always",
+                ],
+                input: secret + "\n")
+            #expect(added.succeeded, "\(added.stderr)")
+        }
+        try AutoLockTests.waitUntil("the laptop sent them") { try SyncLiveTests.status(laptop).counters?.changesWaiting == 0 }
+        try AutoLockTests.waitUntil("the locked phone holds them") { try SyncLiveTests.status(phone).heldWhileLocked == 2 }
+        #expect(try itemsOn(phone).isEmpty, "nothing is applied while locked")
+        let shown = try phone.tresor(["sync", "status"])
+        #expect(shown.stdout.contains("Held:     2 records pulled while locked"), "\(shown.stdout)")
+        // Held as they came: sealed, no secret in the clear.
+        let file = try Data(contentsOf: heldPages(phone))
+        for secret in items.values { #expect(file.range(of: Data(secret.utf8)) == nil) }
+        return (cluster, laptop, phone)
+    }
+
+    static func unlock(_ device: Harness) throws {
+        let unlocked = try device.tresor(["unlock", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(unlocked.succeeded, "\(unlocked.stderr)")
+    }
+
+    @Test func whatWasHeldWhileLockedIsAppliedAtTheUnlockWithTheServerGone() async throws {
+        let (cluster, _, phone) = try await Self.itemsHeldOnALockedPhone()
+        defer { withExtendedLifetime(cluster) {} }
+        for server in cluster.harnesses { server.stopDaemon() }
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("the held items on the phone, with no server") { try Self.itemsOn(phone) == Self.items }
+        try AutoLockTests.waitUntil("the held pages gone") { try SyncLiveTests.status(phone).heldWhileLocked == 0 }
+        #expect(!FileManager.default.fileExists(atPath: Self.heldPages(phone).path))
+    }
+
+    @Test func aTamperedHeldPageIsRefusedAtTheUnlockAndReadAgainFromTheServer() async throws {
+        let (cluster, _, phone) = try await Self.itemsHeldOnALockedPhone()
+        defer { withExtendedLifetime(cluster) {} }
+        // One letter of the first record's sealed body, changed to another letter: still JSON,
+        // still base64, no longer what its device signed.
+        var file = try Data(contentsOf: Self.heldPages(phone))
+        let body = try #require(file.range(of: Data("\"body\":\"".utf8)))
+        let letter = try #require(file[(body.upperBound + 10)...].firstIndex { (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
+        file[letter] ^= 0x20
+        try file.write(to: Self.heldPages(phone))
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("the refusal in sync status") {
+            try SyncLiveTests.status(phone).lastError?.contains("held while the keybag was locked") == true
+        }
+        let status = try SyncLiveTests.status(phone)
+        #expect(status.lastError?.contains("sync page refused, nothing of it applied") == true, "\(status.lastError ?? "")")
+        #expect(status.heldWhileLocked == 0)
+        #expect(try Self.itemsOn(phone).isEmpty, "nothing of the refused page applied")
+        let shown = try phone.tresor(["sync", "status"])
+        #expect(shown.stdout.contains("Failed:   refused a page held while the keybag was locked"), "\(shown.stdout)")
+
+        // The next sync reads the pages again from the server, and applies them.
+        _ = try SyncNowTests.syncNow(phone)
+        #expect(try Self.itemsOn(phone) == Self.items)
+    }
+
+    @Test func heldPagesSurviveAKillAndApplyAfterTheRestartAndTheUnlock() async throws {
+        let (cluster, _, phone) = try await Self.itemsHeldOnALockedPhone()
+        defer { withExtendedLifetime(cluster) {} }
+        phone.killDaemon()
+        // As an append the kill cut: a torn last entry, left out when the pages are read.
+        let torn = try FileHandle(forWritingTo: Self.heldPages(phone))
+        try torn.seekToEnd()
+        try torn.write(contentsOf: Data([0, 0, 9, 0, 0x7b]))
+        try torn.close()
+        for server in cluster.harnesses { server.stopDaemon() }
+        try phone.startDaemon()
+        #expect(try SyncLiveTests.status(phone).heldWhileLocked == 2)
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("the held items on the phone after the restart") { try Self.itemsOn(phone) == Self.items }
+        #expect(try SyncLiveTests.status(phone).heldWhileLocked == 0)
+    }
+
+    @Test func notesSyncWhileTheKeybagIsLocked() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        defer { withExtendedLifetime(cluster) {} }
+        try SyncLiveTests.waitUntilLive(laptop, phone)
+        #expect(try phone.tresor(["lock"]).succeeded)
+        _ = try SyncNotesE2ETests.newNote(laptop, "Arrived while locked\ne2e-note-while-locked")
+        #expect(try SyncNotesE2ETests.syncNow(laptop).sent == 1)
+        // An item's change makes the event the locked phone syncs at.
+        try SyncNowTests.add(laptop, service: "event.example.com", secret: "e2e-locked-event")
+        try AutoLockTests.waitUntil("the note on the locked phone") {
+            try SyncNotesE2ETests.notes(phone)["Arrived while locked"]?.body == "Arrived while locked\ne2e-note-while-locked"
+        }
+        #expect(try phone.status().keybag == .locked)
+        #expect(try SyncLiveTests.status(phone).heldWhileLocked == 1, "the item held, not applied")
+    }
+}
