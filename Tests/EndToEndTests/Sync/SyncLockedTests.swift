@@ -3,9 +3,10 @@ import Testing
 import TresorProtocol
 import TresorTestSupport
 
-/// What arrives while a device's keybag is locked (docs/SYNC.md, "Background sync"): its daemon
+/// What arrives while a device's keybag is locked (docs/SYNC.md, "While locked"): its daemon
 /// pulls it and holds it sealed, applies nothing, and applies it at the unlock with every check
-/// of a pull — also when the server is gone by then, and across a `kill -9`.
+/// of a pull — also when the server is gone by then, and across a `kill -9`; notes sync while
+/// locked.
 @Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncLockedTests {
     static let items = ["held-one.example.com": "e2e-held-one", "held-two.example.com": "e2e-held-two"]
 
