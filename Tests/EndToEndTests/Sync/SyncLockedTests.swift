@@ -121,4 +121,39 @@ import TresorTestSupport
         #expect(try phone.status().keybag == .locked)
         #expect(try SyncLiveTests.status(phone).heldWhileLocked == 1, "the item held, not applied")
     }
+
+    @Test func pullingWhileLockedStopsAtTheLimitAndSaysSoAndTheUnlockReadsTheRestFromTheServer() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        defer { withExtendedLifetime(cluster) {} }
+        try SyncLiveTests.waitUntilLive(laptop, phone)
+        #expect(try phone.tresor(["lock"]).succeeded)
+        // 40 records of 512 KiB each (padded): 20 MiB, past the 16 MiB held by more than a page.
+        let secrets = (0..<40).map { "e2e-big-\($0)-" + String(repeating: "x", count: 261_000) }
+        for (n, secret) in secrets.enumerated() {
+            let added = try laptop.tresor(
+                [
+                    "item", "add", "--service", "big\(n).example.com", "--account", "ada", "--readable-by-scripts", "--secret-stdin",
+                    "--synchronizable", "--accessible", "always",
+                ],
+                input: secret)
+            #expect(added.succeeded, "\(added.stderr)")
+        }
+        try AutoLockTests.waitUntil("the laptop sent them", seconds: 180) { try SyncLiveTests.status(laptop).counters?.changesWaiting == 0 }
+        try AutoLockTests.waitUntil("the limit in the phone's sync status", seconds: 180) {
+            try SyncLiveTests.status(phone).lastError?.contains("the most kept") == true
+        }
+        let held = try #require(try SyncLiveTests.status(phone).heldWhileLocked)
+        #expect(held > 0 && held < secrets.count, "\(held) held")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: Self.heldPages(phone).path)[.size] as? Int)
+        #expect(size >= 16 << 20 && size < 22 << 20, "\(size) bytes held")
+        #expect(try SyncNowTests.secret(phone, service: "big0.example.com") == nil)
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("every item on the phone", seconds: 180) {
+            try SyncNowTests.secret(phone, service: "big\(secrets.count - 1).example.com") == secrets.last
+        }
+        for (n, secret) in secrets.enumerated() { #expect(try SyncNowTests.secret(phone, service: "big\(n).example.com") == secret) }
+        let status = try SyncLiveTests.status(phone)
+        #expect(status.heldWhileLocked == 0 && status.lastError == nil, "\(status.lastError ?? "")")
+    }
 }
