@@ -53,7 +53,9 @@ extension SyncAccount {
     /// ``SyncEngine/pull(allowDeletions:)``: signatures, sequences, epochs, the mass-deletion
     /// hold), with no server needed; then forgets them. A page that does not verify is refused
     /// with nothing of it applied, and the held pages are forgotten: the next sync reads them
-    /// again from the server, after the pages applied.
+    /// again from the server, after the pages applied. A record of a device that joined, or
+    /// under a key that rolled, while locked is no refusal: the pages are forgotten, and this
+    /// sync's own pull reads them from the server after refreshing the list and keys.
     /// - Returns: what was applied.
     /// - Throws: `APIError` `.conflict` for a refused held page; storage errors (the pages stay).
     func applyHeldPages(_ keychain: Keychain, _ file: SyncAccountFile, _ device: LocalDevice, _ keybag: Keybag) async throws -> PullSummary {
@@ -67,8 +69,9 @@ extension SyncAccount {
             let summary = try await engine.pull(allowDeletions: false)
             HeldPages.remove(paths)
             return summary
-        } catch SyncError.pageRefused(_, _, .unknownEpoch) {
-            // The key rolled while locked: the server's pages follow, read with the new key.
+        } catch SyncError.pageRefused(_, _, let reason) where reason.isUnknownEpochOrDevice {
+            // The key rolled, or a device joined, while locked: the sync's own pull reads these
+            // pages again from the server, with the list and keys it refreshed first.
             HeldPages.remove(paths)
             return PullSummary()
         } catch let error as SyncError {
@@ -80,6 +83,16 @@ extension SyncAccount {
         } catch let error as HeldPagesError {
             HeldPages.remove(paths)
             throw APIError(.conflict, "\(error.description); nothing of them applied, the next sync reads them again from the server")
+        }
+    }
+}
+
+extension RecordRefusal {
+    /// A refusal of a record of a device or epoch the list and keys held while locked do not know yet.
+    fileprivate var isUnknownEpochOrDevice: Bool {
+        switch self {
+        case .unknownEpoch, .unknownDevice: return true
+        default: return false
         }
     }
 }

@@ -156,4 +156,36 @@ import TresorTestSupport
         let status = try SyncLiveTests.status(phone)
         #expect(status.heldWhileLocked == 0 && status.lastError == nil, "\(status.lastError ?? "")")
     }
+
+    @Test func aDeviceThatJoinedWhileLockedIsReadFromTheServerAtTheUnlock() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password, background: true), phone = try SyncE2E.device(password, background: true)
+        let tablet = try SyncE2E.device(password, background: true)
+        func admit(_ device: Harness, _ name: String) throws {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        try admit(phone, "phone")
+        try SyncLiveTests.waitUntilLive(laptop, phone)
+        #expect(try phone.tresor(["lock"]).succeeded)
+
+        // A device the list the phone holds does not name yet.
+        try admit(tablet, "tablet")
+        try SyncNowTests.add(tablet, service: "tablet.example.com", secret: "e2e-from-the-tablet")
+        try AutoLockTests.waitUntil("the tablet sent it") { try SyncLiveTests.status(tablet).counters?.changesWaiting == 0 }
+        try AutoLockTests.waitUntil("the locked phone holds the tablet's record") { try SyncLiveTests.status(phone).heldWhileLocked ?? 0 >= 1 }
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("the tablet's item on the phone") {
+            try SyncNowTests.secret(phone, service: "tablet.example.com") == "e2e-from-the-tablet"
+        }
+        let status = try SyncLiveTests.status(phone)
+        #expect(status.lastError == nil && status.heldWhileLocked == 0, "\(status.lastError ?? "")")
+        #expect(status.trustedDevices.count == 3)
+    }
 }
