@@ -47,9 +47,11 @@ import TresorSystem
         try read.append(Self.page(4...4, more: false), after: 3, paths)
         #expect(try HeldPages.load(paths).entries.map(\.after) == [0, 2, 3])
 
-        // The transport serves the page after the cursor asked for, then an empty last page.
+        // The transport serves the page after the cursor asked for, then an empty last page; a
+        // page read as the last one then is followed by the page read after it.
         let transport = HeldPagesTransport(held: try HeldPages.load(paths))
-        #expect(try await transport.page(after: 2, limit: 10) == Self.page(3...3, more: false))
+        #expect(try await transport.page(after: 2, limit: 10) == Self.page(3...3, more: true))
+        #expect(try await transport.page(after: 3, limit: 10) == Self.page(4...4, more: false))
         #expect(try await transport.page(after: 4, limit: 10).records.isEmpty)
         HeldPages.remove(paths)
         #expect(!HeldPages.exist(paths))

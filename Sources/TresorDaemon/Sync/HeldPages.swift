@@ -116,6 +116,11 @@ struct HeldPagesTransport: SyncRecordTransport {
     }
 
     func page(after cursor: UInt64, limit: Int) async throws -> SyncPage {
-        held.entries.first { $0.after == cursor }?.page ?? SyncPage(records: [], cursor: cursor, more: false)
+        guard var page = held.entries.first(where: { $0.after == cursor })?.page else {
+            return SyncPage(records: [], cursor: cursor, more: false)
+        }
+        // The server said whether more followed when the page was read; a later page held is more now.
+        if held.entries.contains(where: { $0.after == page.cursor }) { page.more = true }
+        return page
     }
 }

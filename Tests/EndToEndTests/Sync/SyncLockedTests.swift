@@ -25,7 +25,8 @@ import TresorTestSupport
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         try SyncLiveTests.waitUntilLive(laptop, phone)
         #expect(try phone.tresor(["lock"]).succeeded)
-        for (service, secret) in items.sorted(by: { $0.key < $1.key }) {
+        // One at a time, each held before the next is sent: two pages, the first read as the last.
+        for (n, (service, secret)) in items.sorted(by: { $0.key < $1.key }).enumerated() {
             let added = try laptop.tresor(
                 [
                     "item", "add", "--service", service, "--account", "ada", "--readable-by-scripts", "--secret-stdin", "--synchronizable",
@@ -33,9 +34,8 @@ import TresorTestSupport
                 ],
                 input: secret + "\n")
             #expect(added.succeeded, "\(added.stderr)")
+            try AutoLockTests.waitUntil("the locked phone holds it") { try SyncLiveTests.status(phone).heldWhileLocked == n + 1 }
         }
-        try AutoLockTests.waitUntil("the laptop sent them") { try SyncLiveTests.status(laptop).counters?.changesWaiting == 0 }
-        try AutoLockTests.waitUntil("the locked phone holds them") { try SyncLiveTests.status(phone).heldWhileLocked == 2 }
         #expect(try itemsOn(phone).isEmpty, "nothing is applied while locked")
         let shown = try phone.tresor(["sync", "status"])
         #expect(shown.stdout.contains("Held:     2 records pulled while locked"), "\(shown.stdout)")
