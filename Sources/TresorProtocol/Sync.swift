@@ -175,6 +175,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     /// Changes of this device's notes waiting to go out (docs/SYNC.md, "Notes"), when its
     /// notes open.
     public var notesWaiting: Int?
+    /// Records pulled while the keybag was locked, held sealed for the unlock (docs/SYNC.md,
+    /// "Background sync").
+    public var heldWhileLocked: Int?
     /// What the daemon's background sync last failed with, if its last attempt failed.
     public var lastError: String?
     /// When the background sync last failed.

@@ -125,7 +125,20 @@ extension SyncEngine {
 
     /// The progress committed last.
     func progress(_ transaction: KeychainSyncTransaction) throws -> SyncProgress {
+        try Self.progress(transaction)
+    }
+
+    static func progress(_ transaction: KeychainSyncTransaction) throws -> SyncProgress {
         guard let stored = try transaction.state(named: StateName.progress) else { return SyncProgress() }
         return try JSONDecoder().decode(SyncProgress.self, from: stored)
+    }
+
+    /// The server's cursor up to which this device applied its records: where a pull starts.
+    /// Needs no key, so a locked keychain answers too.
+    /// - Parameter keychain: the login keychain.
+    /// - Returns: the counter of the last record applied; 0 before the first.
+    /// - Throws: storage errors.
+    public static func appliedCursor(in keychain: Keychain) throws -> UInt64 {
+        try keychain.syncTransaction { try progress($0).lastCounter }
     }
 }

@@ -149,6 +149,27 @@ public enum SecureFiles {
         try file.commit()
     }
 
+    /// Appends `data` to the file at `url` at byte `length`, dropping whatever followed (the torn
+    /// tail of an append a crash interrupted), then fsyncs it; a missing file is created with
+    /// mode 0600 (and its folder synced). Never through a link.
+    /// - Parameters:
+    ///   - data: the bytes to append.
+    ///   - url: the file.
+    ///   - length: the bytes of the file to keep before them.
+    /// - Throws: ``SecureFileError/systemCall(_:path:errno:)``; what was appended is then not durable.
+    public static func append(_ data: Data, to url: URL, after length: Int) throws {
+        let path = url.path
+        let created = !exists(url)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SecureFileError.systemCall("open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(length)) == 0 else { throw SecureFileError.systemCall("ftruncate", path: path, errno: errno) }
+        guard lseek(fd, off_t(length), SEEK_SET) == off_t(length) else { throw SecureFileError.systemCall("seek", path: path, errno: errno) }
+        try writeAll(data, to: fd, path: path)
+        guard fsync(fd) == 0 else { throw SecureFileError.systemCall("fsync", path: path, errno: errno) }
+        if created { try syncDirectory(url.deletingLastPathComponent()) }
+    }
+
     /// Writes all of `data` at `fd`'s current offset, through short and interrupted writes.
     static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
         if let code = data.write(toDescriptor: fd) { throw SecureFileError.systemCall("write", path: path, errno: code) }

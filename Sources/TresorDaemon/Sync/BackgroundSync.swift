@@ -20,8 +20,9 @@ struct BackgroundSyncReport: Sendable, Equatable {
 /// Keeps a joined device in sync by itself (docs/SYNC.md, "Background sync"): a sync — the one
 /// `tresor sync now` runs — shortly after a local change of a syncing item or of a note (an
 /// outbox gained a row), when the server's live-events stream says the account's records or
-/// notes moved, when the
-/// keybag unlocks (what arrived while it was locked is applied then), and every five minutes.
+/// notes moved, when the keybag unlocks, and every five minutes. While the keybag is locked it
+/// pulls and holds what arrives, sealed and unapplied (``HeldPages``), and the unlock's sync
+/// applies it.
 /// It holds one stream open, reconnecting with backoff when it drops, and does nothing for a
 /// device that is not a trusted member of a circle: it stops at `tresor sync leave` and when
 /// the device is removed.
@@ -109,8 +110,14 @@ final class BackgroundSync: Sendable {
             return
         }
         observeNotesOutbox()
-        // Locked: what arrives stays on the server until the unlock's sync applies it.
-        guard let keybag = try? slot.keybag(), keybag.lockState == .unlocked else { return }
+        guard let keybag = try? slot.keybag() else { return }
+        switch keybag.lockState {
+        case .unlocked: break
+        case .locked:
+            await holdWhileLocked()
+            return
+        case .lockedSinceStart: return  // the device cannot sign in yet: what arrives waits on the server
+        }
         do {
             let answer = try await account.syncNow(try keychains.loginKeychain(), notes: try notes.store(), allowDeletions: false)
             state.withLock {
@@ -135,6 +142,26 @@ final class BackgroundSync: Sendable {
             logger.warning("sync: background sync failed", metadata: ["error": "\(why)"])
         }
         if await !isTrustedMember() { stopStream() }
+    }
+
+    /// Locked (after an unlock since start): pulls what arrived and holds it, sealed and
+    /// unapplied, for the unlock's sync, and syncs the notes (``SyncAccount/holdWhileLocked(_:notes:)``).
+    private func holdWhileLocked() async {
+        do {
+            let held = try await account.holdWhileLocked(try keychains.loginKeychain(), notes: try notes.store())
+            state.withLock {
+                $0.lastError = nil
+                $0.lastErrorAt = nil
+            }
+            logger.debug("sync: held while locked", metadata: ["records": "\(held)"])
+        } catch {
+            let why = String(describing: error).prefix(500)
+            state.withLock {
+                $0.lastError = String(why)
+                $0.lastErrorAt = Date()
+            }
+            logger.warning("sync: pulling while locked failed", metadata: ["error": "\(why)"])
+        }
     }
 
     /// Observes the login keychain's outbox once it exists, anew when it was opened anew.

@@ -9,7 +9,7 @@ import TresorSyncEngine
 extension SyncAccount {
     /// One sync of the login keychain (docs/SYNC.md, "What syncs"): records the syncing items
     /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
-    /// applies what waited for an unlock. Built afresh each time from the account's current keys
+    /// applies what waited for an unlock — what was pulled while locked first (``applyHeldPages(_:_:_:_:)``). Built afresh each time from the account's current keys
     /// and trusted list, so a key roll or a new device counts at once: a newer list's epoch
     /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``), and so does a
     /// record sealed under an epoch past the list read (the key rolled during this sync).
@@ -22,13 +22,18 @@ extension SyncAccount {
     /// together, and two pulls at once would each apply the same page.
     /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
     func syncNow(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
+        try await oneAtATime { try await self.syncAlone(keychain, notes: notes, allowDeletions: allowDeletions) }
+    }
+
+    /// Runs `body` after what was asked before it (a sync, a pull while locked) ended.
+    func oneAtATime<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let previous = lastSync
-        let sync = Task {
+        let run = Task {
             await previous?.value
-            return try await syncAlone(keychain, notes: notes, allowDeletions: allowDeletions)
+            return try await body()
         }
-        lastSync = Task { _ = await sync.result }
-        return try await sync.value
+        lastSync = Task { _ = await run.result }
+        return try await run.value
     }
 
     private func syncAlone(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
@@ -37,6 +42,8 @@ extension SyncAccount {
             guard keybag.lockState == .unlocked else {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
+            // What was pulled while locked first, with no server needed (it may be gone since).
+            let unheld = try await applyHeldPages(keychain, file, device, keybag)
             let client = try Self.client(file, device: device)
             let history = try await refreshed(&file, client)
             let list = try Self.held(history)
@@ -57,8 +64,8 @@ extension SyncAccount {
                 pulled = try await engine.pull(allowDeletions: allowDeletions)
             }
             let released = try engine.applyHeld()
-            pulled.applied += released.applied
-            pulled.conflictsKept += released.conflictsKept
+            pulled.applied += released.applied + unheld.applied
+            pulled.conflictsKept += released.conflictsKept + unheld.conflictsKept
             var notesSynced: SyncNowNotes?
             if let notes { notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client) }
             try recordSyncEnded(keychain)

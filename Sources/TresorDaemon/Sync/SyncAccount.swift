@@ -375,6 +375,7 @@ actor SyncAccount {
         }
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
         SecureFiles.overwriteAndRemove(paths.syncAccount)
+        HeldPages.remove(paths)
         return told
     }
 
@@ -396,13 +397,15 @@ actor SyncAccount {
     func status() throws -> SyncStatusAnswer {
         guard let file = try SyncAccountFile.load(paths) else { return SyncStatusAnswer(joined: false) }
         let list = file.history.flatMap { try? Self.held(try CircleHistory(encoded: $0)) }
-        return SyncStatusAnswer(
+        var status = SyncStatusAnswer(
             joined: true, server: file.server, account: file.account, deviceID: file.deviceID, deviceName: file.deviceName, state: file.membership,
             listVersion: list?.version, epoch: list?.epoch,
             trustedDevices: (list?.members ?? []).map {
                 SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
             },
             requestID: file.requestID)
+        status.heldWhileLocked = (try? HeldPages.load(paths))?.recordCount
+        return status
     }
 
     // MARK: Parts

@@ -306,11 +306,13 @@ struct SyncCommand: ParsableCommand {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
                     if let notes = status.notesWaiting { print("Notes:    \(notes) changes to send") }
+                    if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
                     for record in counters.setAside {
                         print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
                     }
                 }
+                if let error = status.lastError { print("Failed:   \(error)") }
             }
         }
     }
