@@ -5,14 +5,15 @@ import TresorSyncClient
 
 /// The socket API's answer for what went wrong with the sync server or its data: the server's
 /// refusal with its code, an unreachable or garbled server, a list or key that does not verify.
-/// Messages carry no password, token, key or recovery key (the errors they come from carry none).
+/// Messages carry no password, token, key or recovery key (the errors they come from carry none),
+/// and claim no more than holds: a sync cut at one step keeps what its steps before committed.
 enum SyncAPIErrors {
     static func from(_ error: any Error) -> any Error {
         switch error {
         case let error as SyncClientError:
             switch error {
             case .badServerURL: return APIError(.param, error.description)
-            case .unreachable, .garbage, .tooLarge, .untrustedServer: return APIError(.unavailable, error.description + "; nothing was changed here")
+            case .unreachable, .garbage, .tooLarge, .untrustedServer: return APIError(.unavailable, error.description + "; nothing of it was applied here")
             case .unsupported, .badCertificateAuthority: return APIError(.param, error.description)
             case .refused(_, let code, _):
                 switch code {
@@ -28,7 +29,7 @@ enum SyncAPIErrors {
                 }
             }
         case let error as SyncError:
-            return APIError(.conflict, "refused what the sync server sent: \(error.description); nothing was changed here")
+            return APIError(.conflict, "refused what the sync server sent: \(error.description); nothing of it was applied")
         default:
             return error
         }
