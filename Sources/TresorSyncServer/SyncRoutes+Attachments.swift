@@ -9,9 +9,6 @@ import TresorSyncProtocol
 /// limit and the account's quota; a locked note's as its sealed chunks), reads one streamed,
 /// and removes one. Each is the account's own: another account's note or attachment is `notFound`.
 extension SyncRoutes {
-    /// Bytes handed to the store at a time: one chunk of the store's.
-    static let attachmentPieceBytes = LockedNoteShape.chunkByteCount
-
     func registerAttachments<Context: SyncRequestContext>(on router: Router<Context>) {
         router.put("/v1/sync/notes/:note/attachments/:id") { request, context in
             await answer(context) {
@@ -84,7 +81,9 @@ extension SyncRoutes {
             : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
         let info: AttachmentInfo
         do {
-            let count = try await Self.stream(request.body, into: writer, limit: length)
+            let count = try await writer.append(
+                streaming: request.body.map(\.readableBytesView), limit: length,
+                tooLarge: { SyncError(.tooLarge, "the body is longer than its Content-Length") })
             guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
             info = try await writer.finish(quota: relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) })
         } catch {
@@ -121,24 +120,5 @@ extension SyncRoutes {
         guard (1...64).contains(noteID.count) else { throw SyncError(.invalid, "a note id is 1 to 64 characters") }
         guard SyncAttachment.isWellFormedID(id) else { throw SyncError(.invalid, "an attachment id is a lowercase UUID") }
         return (noteID, id)
-    }
-
-    /// Hands the request body to `writer` in pieces of ``attachmentPieceBytes`` as it arrives;
-    /// more than `limit` bytes is `tooLarge`.
-    /// - Returns: the bytes written.
-    static func stream(_ body: RequestBody, into writer: any AttachmentWriter, limit: Int) async throws -> Int {
-        var pending = Data()
-        var count = 0
-        for try await buffer in body {
-            count += buffer.readableBytes
-            guard count <= limit else { throw SyncError(.tooLarge, "the body is longer than its Content-Length") }
-            pending.append(contentsOf: buffer.readableBytesView)
-            while pending.count >= attachmentPieceBytes {
-                try await writer.append(pending.prefix(attachmentPieceBytes))
-                pending = Data(pending.dropFirst(attachmentPieceBytes))
-            }
-        }
-        if !pending.isEmpty { try await writer.append(pending) }
-        return count
     }
 }

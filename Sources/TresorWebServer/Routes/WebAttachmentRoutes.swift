@@ -14,9 +14,6 @@ import TresorProtocol
 struct WebAttachmentRoutes {
     let services: WebServices
 
-    /// Bytes handed to the store at a time.
-    static let pieceBytes = LockedNoteShape.chunkByteCount
-
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
         router.post("/api/notes/:id/attachments") { request, context -> Response in
@@ -32,7 +29,8 @@ struct WebAttachmentRoutes {
             let info = try await services.performOnNote("attach", context, id: id, ownerOnly: true) { store, account, _ in
                 let writer = try await store.beginAttachment(to: id, kind: kind, name: name)
                 do {
-                    let count = try await Self.stream(request.body, into: writer, limit: limit)
+                    let count = try await writer.append(
+                        streaming: request.body.map(\.readableBytesView), limit: limit, tooLarge: { WebCoding.tooLarge(limit) })
                     return try await writer.finish(quota: services.quota(for: account, adding: count))
                 } catch {
                     await writer.abandon()
@@ -62,24 +60,5 @@ struct WebAttachmentRoutes {
             }
             return Response(status: .noContent)
         }
-    }
-
-    /// Hands the request body to `writer` in pieces of ``pieceBytes`` as it arrives; more than
-    /// `limit` bytes is `413 requestTooLarge`.
-    /// - Returns: the bytes written.
-    static func stream(_ body: RequestBody, into writer: any AttachmentWriter, limit: Int) async throws -> Int {
-        var pending = Data()
-        var count = 0
-        for try await buffer in body {
-            count += buffer.readableBytes
-            guard count <= limit else { throw WebCoding.tooLarge(limit) }
-            pending.append(contentsOf: buffer.readableBytesView)
-            while pending.count >= pieceBytes {
-                try await writer.append(pending.prefix(pieceBytes))
-                pending = Data(pending.dropFirst(pieceBytes))
-            }
-        }
-        if !pending.isEmpty { try await writer.append(pending) }
-        return count
     }
 }
