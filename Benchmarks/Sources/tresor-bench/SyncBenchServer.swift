@@ -37,30 +37,30 @@ final class SyncBenchServer {
         guard FileManager.default.createFile(atPath: keyFile.path, contents: key, attributes: [.posixPermissions: 0o600]) else {
             throw BenchError("cannot write \(keyFile.path)")
         }
-        var ports: [Int] = []
+        // Behind nginx, each instance is told the origin devices use (`--public-origin`) and
+        // trusts nginx's `X-Forwarded-For`, as docs/WEB.md's reverse proxy set-up has it.
+        let ports = try (0..<count).map { _ in try freeLoopbackPort() }
+        let front = behindNginx ? try ports.map { _ in try freeLoopbackPort() } : ports
+        origins = front.map { "http://127.0.0.1:\($0)" }
+        let configuration = behindNginx ? #"{"webRegistration": "open", "webTrustedProxies": ["127.0.0.1"]}"# : #"{"webRegistration": "open"}"#
         for index in 0..<count {
             let server = try BenchHome(work: work, name: "server-\(index)", binDirectory: binDirectory)
             try SecureFiles.createDirectory(server.home)
-            try SecureFiles.writeAtomically(Data(#"{"webRegistration": "open"}"#.utf8), to: server.paths.config)
-            let port = try freeLoopbackPort()
-            server.extraArguments = ["--web", "\(port)", "--database", postgres.url("bench_sync"), "--server-key-file", keyFile.path]
+            try SecureFiles.writeAtomically(Data(configuration.utf8), to: server.paths.config)
+            server.extraArguments =
+                [
+                    "--web", "\(ports[index])", "--database", postgres.url("bench_sync"), "--server-key-file", keyFile.path,
+                ] + (behindNginx ? ["--public-origin", origins[index]] : [])
             try server.start()
             instances.append(server)
-            try waitForPort(port, seconds: 20, log: server.log)
-            ports.append(port)
+            try waitForPort(ports[index], seconds: 20, log: server.log)
         }
-        var front = ports
-        if behindNginx {
-            front = try ports.map { _ in try freeLoopbackPort() }
-            try startNginx(listening: front, upstreams: ports)
-        }
-        origins = front.map { "http://127.0.0.1:\($0)" }
+        if behindNginx { try startNginx(listening: front, upstreams: ports) }
         let registration = try JSONSerialization.data(withJSONObject: [
             "name": Self.webName, "password": Self.webPassword, "passwordAgain": Self.webPassword,
         ])
-        let registered = try HTTPConnection(port: ports[0]).send(
-            "POST", "/api/accounts", headers: [("Origin", "http://127.0.0.1:\(ports[0])"), ("Content-Type", "application/json")],
-            body: Array(registration))
+        let registered = try HTTPConnection(port: front[0]).send(
+            "POST", "/api/accounts", headers: [("Origin", origins[0]), ("Content-Type", "application/json")], body: Array(registration))
         guard registered.status == 201 else { throw BenchError("web registration answered \(registered.status)") }
     }
 
@@ -177,7 +177,13 @@ final class SyncBenchServer {
     @discardableResult
     func cli(_ home: BenchHome, _ arguments: [String], stdin: String? = nil) throws -> [String: Any] {
         let output = work.appendingPathComponent("cli-\(UUID().uuidString).json").path
-        try Child.run([home.tresor] + arguments + ["--json"], environment: home.environment, stdin: stdin, output: output)
+        do {
+            try Child.run([home.tresor] + arguments + ["--json"], environment: home.environment, stdin: stdin, output: output)
+        } catch {
+            // The folder goes with the scenario: say what the command printed.
+            let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw BenchError("tresor \(arguments.prefix(2).joined(separator: " ")) failed: \(printed.prefix(500))")
+        }
         let data = try Data(contentsOf: URL(fileURLWithPath: output))
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }

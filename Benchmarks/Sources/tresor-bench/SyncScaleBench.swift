@@ -10,8 +10,8 @@ import TresorProtocol
 /// A whole keychain's sync (BENCHMARKS.md, "Sync"): one server instance on a throwaway PostgreSQL
 /// (fsync on); a laptop home holding `items` synchronizable generic passwords and `notes` notes,
 /// filled in-process, joins the account and sends them all in its first sync (the seeding); then,
-/// each device's daemon syncing only when asked (`--no-background-sync`), through TresorKit's
-/// `syncNow` as `tresor sync now` asks:
+/// each device's daemon syncing only when asked (`--no-background-sync`), with `tresor sync now`
+/// (only the CLI may ask the daemon for a sync), timed as a process:
 /// - a new device's first sync (the phone joins, is approved, and syncs to up to date), with its
 ///   daemon's peak RSS (`VmHWM`, reset before);
 /// - syncs with nothing to do, with the server side's CPU per sync (the instance's and
@@ -46,18 +46,17 @@ struct SyncScaleBench {
         result["fill_seconds"] = Double(nowNanos() - fillStart) / 1e9
         log("sync scale \(items): laptop filled with \(items) items and \(notes) notes")
         try server.joinFirst(laptop)
-        let laptopClient = try client(laptop)
         // The seeding: the laptop's first sync records every item and sends it (as many syncs as
         // it takes, should one not send everything).
         var syncs = 0, pushed = 0
         let seeded = try laptop.measure {
-            var answer = try laptopClient.syncNow(allowDeletions: false)
+            var answer = try server.cli(laptop, ["sync", "now"])
             syncs = 1
-            pushed = answer.pushed
-            while answer.pushed > 0 && syncs < 1000 {
-                answer = try laptopClient.syncNow(allowDeletions: false)
+            pushed = answer["pushed"] as? Int ?? 0
+            while answer["pushed"] as? Int ?? 0 > 0 && syncs < 1000 {
+                answer = try server.cli(laptop, ["sync", "now"])
                 syncs += 1
-                pushed += answer.pushed
+                pushed += answer["pushed"] as? Int ?? 0
             }
         }
         result["seeding"] = seeded.merging(["syncs": syncs, "pushed": pushed] as [String: Any]) { $1 }
@@ -70,13 +69,13 @@ struct SyncScaleBench {
         for round in 0..<rounds {
             let device = try server.device("phone-\(round)", arguments: ["--no-background-sync"])
             try server.join(device, approvedBy: laptop)
-            let deviceClient = try client(device)
-            var answer: SyncNowAnswer?
-            var figures = try device.measure { answer = try deviceClient.syncNow(allowDeletions: false) }
-            figures["applied"] = answer?.applied ?? 0
-            figures["notes_applied"] = answer?.notes?.applied ?? 0
+            var answer: [String: Any] = [:]
+            var figures = try device.measure { answer = try server.cli(device, ["sync", "now"]) }
+            let applied = answer["applied"] as? Int ?? 0, notesApplied = (answer["notes"] as? [String: Any])?["applied"] as? Int ?? 0
+            figures["applied"] = applied
+            figures["notes_applied"] = notesApplied
             figures["peak_rss_MB"] = Double(memory(of: device.pid ?? 0).hwmKB) / 1024
-            figures["complete"] = answer?.applied == items && (answer?.notes?.applied ?? 0) >= notes
+            figures["complete"] = applied == items && notesApplied >= notes
             firstSyncs.append(figures)
             log("sync scale \(items): a new device's first sync \(figures)")
             if round == rounds - 1 {
@@ -88,15 +87,13 @@ struct SyncScaleBench {
         result["first_sync"] = firstSyncs
         guard let phone else { throw BenchError("no device") }
         defer { phone.stop() }
-        let phoneClient = try client(phone)
-
         // Syncs with nothing to do.
-        _ = try phoneClient.syncNow(allowDeletions: false)
+        try server.cli(phone, ["sync", "now"])
         var idle: [Double] = []
         let cpuBefore = server.cpuMs()
         let deviceCPUBefore = cpuMs(of: phone.pid ?? 0)
         for _ in 0..<idleSyncs {
-            idle.append(try timeMs { _ = try phoneClient.syncNow(allowDeletions: false) })
+            idle.append(try timeMs { try server.cli(phone, ["sync", "now"]) })
         }
         let cpuAfter = server.cpuMs()
         result["idle_sync"] = summary(idle)
@@ -106,11 +103,12 @@ struct SyncScaleBench {
         ]
         result["idle_sync_device_cpu_ms"] = (cpuMs(of: phone.pid ?? 0) - deviceCPUBefore) / Double(idleSyncs)
         var status: [Double] = []
-        for _ in 0..<idleSyncs { status.append(try timeMs { _ = try phoneClient.status() }) }
-        result["device_status_floor"] = summary(status)
+        for _ in 0..<idleSyncs { status.append(try timeMs { try server.cli(phone, ["sync", "status"]) }) }
+        // The client's floor: a `tresor sync status` process, answered from the home.
+        result["sync_status_process"] = summary(status)
 
         // `changes` items changed on the laptop, sent, then applied by the phone.
-        let writer = TresorKit.Keychain(client: laptopClient)
+        let writer = TresorKit.Keychain(client: try client(laptop))
         var applies: [Double] = [], pushes: [Double] = [], appliedCounts: [Int] = []
         for round in 0..<rounds {
             for index in 0..<changes {
@@ -118,12 +116,12 @@ struct SyncScaleBench {
                 query.attributes.synchronizable = true
                 _ = try writer.update(query, secret: Data("changed \(round) \(index) \(UUID().uuidString)".utf8))
             }
-            var pushed: SyncNowAnswer?
-            pushes.append(try timeMs { pushed = try laptopClient.syncNow(allowDeletions: false) })
-            if pushed?.pushed != changes { log("sync scale \(items): the laptop sent \(pushed?.pushed ?? 0) of \(changes) changes") }
-            var applied: SyncNowAnswer?
-            applies.append(try timeMs { applied = try phoneClient.syncNow(allowDeletions: false) })
-            appliedCounts.append(applied?.applied ?? 0)
+            var pushed: [String: Any] = [:]
+            pushes.append(try timeMs { pushed = try server.cli(laptop, ["sync", "now"]) })
+            if pushed["pushed"] as? Int != changes { log("sync scale \(items): the laptop sent \(pushed["pushed"] ?? 0) of \(changes) changes") }
+            var applied: [String: Any] = [:]
+            applies.append(try timeMs { applied = try server.cli(phone, ["sync", "now"]) })
+            appliedCounts.append(applied["applied"] as? Int ?? 0)
         }
         result["apply_changes"] = summary(applies)
         result["apply_changes_applied"] = appliedCounts
@@ -132,7 +130,7 @@ struct SyncScaleBench {
 
         // The revocation: the server refuses the phone, the laptop signs the list without it
         // and shares the new epoch's key (docs/SYNC.md, "Devices").
-        result["remove_device_ms"] = try timeMs { _ = try laptopClient.syncRemove(phone.home.lastPathComponent) }
+        result["remove_device_ms"] = try timeMs { try server.cli(laptop, ["sync", "remove", phone.home.lastPathComponent]) }
 
         result["load_before_peers"] = loadAverage()
         if peers {
