@@ -121,7 +121,7 @@ do {
         for (index, count) in syncCounts.enumerated() where syncParts.contains("scale") {
             let scaleStart = nowNanos()
             let bench = SyncScaleBench(
-                binDirectory: URL(fileURLWithPath: bin), items: count, notes: index == 0 ? count : 0, changes: smoke ? 10 : 100,
+                binDirectory: URL(fileURLWithPath: bin), items: count, notes: count <= 10_000 ? count : 0, changes: smoke ? 10 : 100,
                 idleSyncs: smoke ? 5 : 30, rounds: smoke || count > 10_000 ? 1 : 3, peers: syncPeers && index == 0)
             var scale: [String: Any]
             do { scale = try bench.run() } catch { scale = ["items": count, "error": "\(error)"] }
