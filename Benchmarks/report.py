@@ -620,10 +620,11 @@ if scales:
           f"`keepassxc-cli merge` of {g(peers_, 'keepassxc', 'changes')} changes into {g(peers_, 'keepassxc', 'entries'):,} entries p50 {fmt(merge, ' ms')}.")
         P("")
     label = f"{small['items']:,} items + {small['notes']:,} notes"
-    targets.append((f"sync: a new device's first sync of {label} ≤ `git clone` of a pass store as large", fmt(first_ms, " ms"),
-                    ratio(first_ms, clone), f"{rfmt(ratio(first_ms, clone))} of git clone"))
-    targets.append((f"sync: {small['changes']} changes applied ≤ 0.2× `keepassxc-cli merge` of them into {g(peers_, 'keepassxc', 'entries', default=0):,} entries",
-                    fmt(apply_ms, " ms"), None if ratio(apply_ms, merge) is None else ratio(apply_ms, merge) / 0.2, f"{rfmt(ratio(apply_ms, merge))} of the merge"))
+    if clone is not None and merge is not None:
+        targets.append((f"sync: a new device's first sync of {label} ≤ `git clone` of a pass store as large", fmt(first_ms, " ms"),
+                        ratio(first_ms, clone), f"{rfmt(ratio(first_ms, clone))} of git clone"))
+        targets.append((f"sync: {small['changes']} changes applied ≤ 0.2× `keepassxc-cli merge` of them into {g(peers_, 'keepassxc', 'entries', default=0):,} entries",
+                        fmt(apply_ms, " ms"), ratio(apply_ms, merge) / 0.2, f"{rfmt(ratio(apply_ms, merge))} of the merge"))
     for sc in scales:
         cpu = sc.get("idle_sync_server_cpu_ms") or {}
         server_ms = (cpu.get("instance") or 0) + (cpu.get("postgres") or 0)
