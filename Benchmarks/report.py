@@ -572,6 +572,67 @@ if web.get("scales"):
     r = web.get("open_p50_postgres_over_sqlite")
     if r is not None:
         targets.append(("web note open: p50 on PostgreSQL (1 instance) ≤ 2× SQLite's", f"{rfmt(r)} SQLite's at {web['scales'][0]['accounts']:,} accounts", r / 2.0, "—"))
+# --- sync ----------------------------------------------------------------------------------
+# A change visible on the other device (two instances behind nginx), and a whole keychain's sync
+# at each count beside `git clone` of a pass store and `keepassxc-cli merge`
+# (SyncLiveBench.swift, SyncScaleBench.swift, Benchmarks/sync-peers.sh; BENCHMARKS.md, "Sync").
+sync = tresor.get("sync") or {}
+
+
+def median(values):
+    values = sorted(v for v in (values or []) if v is not None)
+    return values[len(values) // 2] if values else None
+
+
+live = sync.get("live") or {}
+if g(live, "visible_on_other_device", "p50_ms") is not None:
+    v = live["visible_on_other_device"]
+    P("## Sync")
+    P("")
+    P(f"A change on the laptop visible on the phone ({live.get('changes')} changes; {live.get('setup')}): "
+      f"p50 {fmt(v['p50_ms'], ' ms')}, p99 {fmt(v['p99_ms'], ' ms')}, min {fmt(v['min_ms'], ' ms')}, max {fmt(v['max_ms'], ' ms')}.")
+    P("")
+    targets.append(("sync: a change visible on the other device (two instances behind nginx), p50 ≤ 1 s", fmt(v["p50_ms"], " ms"), v["p50_ms"] / 1000, "—"))
+    targets.append(("… p99 ≤ 2 s", fmt(v["p99_ms"], " ms"), v["p99_ms"] / 2000, "—"))
+scales = [sc for sc in (sync.get("scales") or []) if "first_sync" in sc]
+if scales:
+    if not live:
+        P("## Sync")
+        P("")
+    P("| items + notes | seeding (laptop's first sync) | new device's first sync | its daemon's peak RSS | sync with nothing to do p50 | … server CPU per sync (instance + PostgreSQL) | … device CPU per sync | 100 changes applied p50 | … sent p50 | device removal (key roll) |")
+    P("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for sc in scales:
+        first = sc["first_sync"]
+        cpu = sc.get("idle_sync_server_cpu_ms") or {}
+        P(f"| {sc['items']:,} + {sc['notes']:,} | {fmt(g(sc, 'seeding', 'seconds'), ' s')} | {fmt(median([f['seconds'] for f in first]), ' s')} | "
+          f"{fmt(max(f.get('peak_rss_MB', 0) for f in first), ' MB')} | {fmt(g(sc, 'idle_sync', 'p50_ms'), ' ms')} | "
+          f"{fmt(cpu.get('instance'), ' ms')} + {fmt(cpu.get('postgres'), ' ms')} | {fmt(sc.get('idle_sync_device_cpu_ms'), ' ms')} | "
+          f"{fmt(g(sc, 'apply_changes', 'p50_ms'), ' ms')} | {fmt(g(sc, 'push_changes', 'p50_ms'), ' ms')} | {fmt(sc.get('remove_device_ms'), ' ms')} |")
+    P("")
+    small, big = scales[0], scales[-1]
+    peers_ = small.get("peers") or {}
+    clone = median(g(peers_, "pass_git", "git_clone_ms"))
+    merge = median(g(peers_, "keepassxc", "merge_ms"))
+    first_ms = median([f["seconds"] * 1000 for f in small["first_sync"]])
+    apply_ms = g(small, "apply_changes", "p50_ms")
+    if clone is not None:
+        P(f"Peers: `git clone file://…` of a pass store of {g(peers_, 'pass_git', 'entries'):,} entries p50 {fmt(clone, ' ms')}; "
+          f"`keepassxc-cli merge` of {g(peers_, 'keepassxc', 'changes')} changes into {g(peers_, 'keepassxc', 'entries'):,} entries p50 {fmt(merge, ' ms')}.")
+        P("")
+    label = f"{small['items']:,} items + {small['notes']:,} notes"
+    if clone is not None and merge is not None:
+        targets.append((f"sync: a new device's first sync of {label} ≤ `git clone` of a pass store as large", fmt(first_ms, " ms"),
+                        ratio(first_ms, clone), f"{rfmt(ratio(first_ms, clone))} of git clone"))
+        targets.append((f"sync: {small['changes']} changes applied ≤ 0.2× `keepassxc-cli merge` of them into {g(peers_, 'keepassxc', 'entries', default=0):,} entries",
+                        fmt(apply_ms, " ms"), ratio(apply_ms, merge) / 0.2, f"{rfmt(ratio(apply_ms, merge))} of the merge"))
+    for sc in scales:
+        cpu = sc.get("idle_sync_server_cpu_ms") or {}
+        server_ms = (cpu.get("instance") or 0) + (cpu.get("postgres") or 0)
+        targets.append((f"sync with nothing to do at {sc['items']:,} records: server time ≤ 5 ms (CPU of the instance + PostgreSQL per sync)", fmt(server_ms, " ms"), server_ms / 5, "—"))
+    peak = max(f.get("peak_rss_MB", 0) for f in big["first_sync"])
+    targets.append((f"sync: the daemon of a device syncing {big['items']:,} records ≤ 150 MB resident (VmHWM)", fmt(peak, " MB"), peak / 150, "—"))
+    if big.get("remove_device_ms") is not None:
+        targets.append((f"sync: a revocation's key roll at {big['items']:,} records ≤ 1 s (`tresor sync remove`)", fmt(big["remove_device_ms"], " ms"), big["remove_device_ms"] / 1000, "—"))
 
 if targets:
     P("## Performance targets (from this run)")

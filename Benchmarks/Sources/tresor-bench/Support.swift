@@ -32,6 +32,11 @@ func summary(_ samples: [Double]) -> [String: Any] {
     ]
 }
 
+/// The machine's load average over 1, 5 and 15 minutes (`/proc/loadavg`), as the runs record it.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+}
+
 func log(_ message: String) {
     FileHandle.standardError.write(Data("[tresor-bench] \(message)\n".utf8))
 }

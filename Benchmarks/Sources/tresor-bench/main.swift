@@ -10,6 +10,7 @@ import Glibc
 //                [--notes 10000] [--notes-bytes 1000000000] [--only keychain|notes|secret-service|backup]
 //                [--ss-counts 1000,10000,100000]
 //                [--web-accounts 10000,1000] [--web-notes 100] [--web-seconds 10] [--web-configs sqlite-1,postgres-1,postgres-2]
+//                [--sync-counts 10000,100000 | --large] [--sync-parts live,scale] [--no-peers]
 //   tresor-bench ss-client --name NAME --items N --out FILE [--smoke]   (SecretServiceBench.swift)
 //
 // DIR holds the release `tresor` and `tresord`. Writes one JSON object to FILE. Run through
@@ -49,6 +50,12 @@ let noteCount = Int(option("--notes") ?? (smoke ? "100" : "10000"))!
 let noteBytes = Int(option("--notes-bytes") ?? (smoke ? "1000000" : "1000000000"))!
 let secretServiceCounts = (option("--ss-counts") ?? (smoke ? "50,200" : "1000,10000,100000")).split(separator: ",").compactMap { Int($0) }
 let only = option("--only")
+// The sync scenarios' counts (BENCHMARKS.md, "Sync"): 10,000 items + 10,000 notes, and 100,000
+// items with --large (about 10 minutes more here); their peers unless --no-peers.
+let syncCounts = (option("--sync-counts") ?? (smoke ? "200" : arguments.contains("--large") ? "10000,100000" : "10000"))
+    .split(separator: ",").compactMap { Int($0) }
+let syncPeers = !arguments.contains("--no-peers")
+let syncParts = (option("--sync-parts") ?? "live,scale").split(separator: ",").map(String.init)
 
 var result: [String: Any] = [
     "smoke": smoke,
@@ -103,8 +110,28 @@ do {
     }
     if only == nil || only == "sync" {
         let start = nowNanos()
-        result["sync"] = try SyncLiveBench(binDirectory: URL(fileURLWithPath: bin), changes: smoke ? 10 : 50).run()
-        log("sync scenario: \(Int(Double(nowNanos() - start) / 1e9)) s")
+        var sync: [String: Any] = [:]
+        if syncParts.contains("live") {
+            sync["live"] = try SyncLiveBench(binDirectory: URL(fileURLWithPath: bin), changes: smoke ? 10 : 50).run()
+            log("sync live scenario: \(Int(Double(nowNanos() - start) / 1e9)) s")
+        }
+        // The whole keychain's sync at each count (10,000 items + 10,000 notes; 100,000 items
+        // with --large); the peers beside the first count.
+        var scales: [[String: Any]] = []
+        for (index, count) in syncCounts.enumerated() where syncParts.contains("scale") {
+            let scaleStart = nowNanos()
+            let bench = SyncScaleBench(
+                binDirectory: URL(fileURLWithPath: bin), items: count, notes: count <= 10_000 ? count : 0, changes: smoke ? 10 : 100,
+                idleSyncs: smoke ? 5 : 30, rounds: smoke || count > 10_000 ? 1 : 3, peers: syncPeers && index == 0)
+            var scale: [String: Any]
+            do { scale = try bench.run() } catch { scale = ["items": count, "error": "\(error)"] }
+            scales.append(scale)
+            result["sync"] = sync.merging(["scales": scales] as [String: Any]) { $1 }
+            log("sync scale \(count): \(Int(Double(nowNanos() - scaleStart) / 1e9)) s")
+        }
+        sync["scales"] = scales
+        result["sync"] = sync
+        if let failed = scales.first(where: { $0["error"] != nil }) { throw BenchError("sync scale: \(failed["error"] ?? "")") }
     }
 } catch {
     log("failed: \(error)")
