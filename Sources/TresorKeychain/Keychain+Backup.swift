@@ -75,7 +75,8 @@ extension Keychain {
         }
     }
 
-    private func reading(_ stored: StoredItem, itemClass: ItemClass, _ db: Database) -> ItemReading {
+    /// Row `stored` of `itemClass` opened, or why it cannot be.
+    func reading(_ stored: StoredItem, itemClass: ItemClass, _ db: Database) -> ItemReading {
         let id = String(stored.id)
         guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else {
             return .unreadable(itemClass: itemClass, id: id, protectionClass: stored.protectionClass, reason: "unknown protection class")

@@ -65,10 +65,26 @@ extension Keychain {
     /// - Throws: ``KeychainError/storage(_:)``.
     @discardableResult
     public func recordSyncingItemsWithoutRecord() throws -> Int {
+        // Only the rows without a record are opened: the sync before recorded the rest, so a
+        // sync with nothing to do costs a query, not a read of the whole keychain.
         var found: [(ItemClass, Int64, ItemAttributes)] = []
-        try readAllItems { reading in
-            guard case .item(let item) = reading, let id = Int64(item.id) else { return }
-            found.append((item.itemClass, id, item.attributes))
+        do {
+            try database.read { db in
+                for itemClass in ItemClass.allCases {
+                    let rows = try StoredItem.fetchCursor(
+                        db,
+                        sql: """
+                            SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id NOT IN
+                            (SELECT item_id FROM sync_records WHERE item_class = ? AND item_id IS NOT NULL) ORDER BY id
+                            """, arguments: [itemClass.rawValue])
+                    while let stored = try rows.next() {
+                        guard case .item(let item) = reading(stored, itemClass: itemClass, db), let id = Int64(item.id) else { continue }
+                        found.append((item.itemClass, id, item.attributes))
+                    }
+                }
+            }
+        } catch let error as DatabaseError {
+            throw KeychainError.storage(DatabaseFailure(error, database: "keychain", access: .read).description)
         }
         return try write { db in
             var count = 0
