@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TresorModel
+import TresorStorage
 
 // The outbox (docs/SYNC.md, "What syncs"): every add, update and delete of an item that syncs
 // records a pending change in `sync_outbox`, inside the write transaction of the change itself,
