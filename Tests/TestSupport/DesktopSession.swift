@@ -77,6 +77,8 @@ public final class DesktopSession {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: folder)
+        // Killed, Xvfb leaves its display's lock and socket: left there, the display numbers run out.
+        for file in Self.displayFiles(display) { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// What every process on this desktop has in its environment.
@@ -161,12 +163,24 @@ public final class DesktopSession {
         }
     }
 
-    /// A display number nobody uses (no lock file, no socket).
+    /// A display's lock file and socket.
+    private static func displayFiles(_ display: String) -> [String] {
+        let number = display.dropFirst()
+        return ["/tmp/.X\(number)-lock", "/tmp/.X11-unix/X\(number)"]
+    }
+
+    /// A display number nobody uses: no lock file and no socket, or a lock file whose X server
+    /// is gone (a run that was killed), whose files are then removed.
     private static func freeDisplay() throws -> String {
         for _ in 0..<200 {
-            let number = Int.random(in: 100...899)
-            let lock = "/tmp/.X\(number)-lock", socket = "/tmp/.X11-unix/X\(number)"
-            if !FileManager.default.fileExists(atPath: lock) && !FileManager.default.fileExists(atPath: socket) { return ":\(number)" }
+            let display = ":\(Int.random(in: 100...899))"
+            let files = displayFiles(display)
+            if !files.contains(where: FileManager.default.fileExists(atPath:)) { return display }
+            let owner = (try? String(contentsOfFile: files[0], encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if let owner, owner > 0, kill(owner, 0) == -1, errno == ESRCH {
+                for file in files { try? FileManager.default.removeItem(atPath: file) }
+                return display
+            }
         }
         throw DesktopError.timedOut("a free display number")
     }
