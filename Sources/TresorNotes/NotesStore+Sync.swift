@@ -92,19 +92,7 @@ enum NoteSyncTables {
                 );
                 CREATE TABLE sync_note_applying (id INTEGER PRIMARY KEY CHECK (id = 1));
                 CREATE TABLE sync_note_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), counter INTEGER NOT NULL, account TEXT NOT NULL);
-                CREATE TRIGGER sync_note_outbox_insert AFTER INSERT ON notes
-                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (NEW.id);
-                END;
-                CREATE TRIGGER sync_note_outbox_update AFTER UPDATE ON notes
-                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (NEW.id);
-                END;
-                CREATE TRIGGER sync_note_outbox_delete AFTER DELETE ON notes
-                WHEN OLD.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR IGNORE INTO sync_note_outbox (note_id) VALUES (OLD.id);
-                END;
-                """)
+                """ + outboxTriggers(onConflict: "IGNORE"))
     }
 
     /// The triggers again, writing the row anew when the note already waits (`OR REPLACE`, not
@@ -117,19 +105,20 @@ enum NoteSyncTables {
                 DROP TRIGGER sync_note_outbox_insert;
                 DROP TRIGGER sync_note_outbox_update;
                 DROP TRIGGER sync_note_outbox_delete;
-                CREATE TRIGGER sync_note_outbox_insert AFTER INSERT ON notes
-                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (NEW.id);
-                END;
-                CREATE TRIGGER sync_note_outbox_update AFTER UPDATE ON notes
-                WHEN NEW.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (NEW.id);
-                END;
-                CREATE TRIGGER sync_note_outbox_delete AFTER DELETE ON notes
-                WHEN OLD.account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR REPLACE INTO sync_note_outbox (note_id) VALUES (OLD.id);
-                END;
-                """)
+                """ + outboxTriggers(onConflict: "REPLACE"))
+    }
+
+    /// The outbox's triggers: each insert, update and delete of a local note outside an apply
+    /// writes the note's id, `INSERT OR <onConflict>` when it waits already.
+    private static func outboxTriggers(onConflict: String) -> String {
+        [("insert", "INSERT", "NEW"), ("update", "UPDATE", "NEW"), ("delete", "DELETE", "OLD")].map { name, event, row in
+            """
+            CREATE TRIGGER sync_note_outbox_\(name) AFTER \(event) ON notes
+            WHEN \(row).account_id = 'local' AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                INSERT OR \(onConflict) INTO sync_note_outbox (note_id) VALUES (\(row).id);
+            END;
+            """
+        }.joined(separator: "\n")
     }
 }
 
