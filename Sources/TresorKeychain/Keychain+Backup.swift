@@ -49,13 +49,25 @@ extension Keychain {
     ///   - body: called once per row, inside the read transaction.
     /// - Throws: ``KeychainError/storage(_:)`` when the database cannot be read; what `body` throws.
     public func readAllItems(applications: (([Application]) throws -> Void)? = nil, _ body: (ItemReading) throws -> Void) throws {
+        try readItems(applications: applications, body)
+    }
+
+    /// ``readAllItems(applications:_:)`` of the rows `condition` keeps.
+    /// - Parameters:
+    ///   - condition: an SQL condition on a class's table; `arguments` gives its arguments per class.
+    func readItems(
+        where condition: String = "1", arguments: (ItemClass) -> StatementArguments = { _ in [] },
+        applications: (([Application]) throws -> Void)? = nil, _ body: (ItemReading) throws -> Void
+    ) throws {
         do {
             // `read`, not the lookups' `unsafeRead`: one transaction, so every table is read
             // as of one moment.
             try database.read { db in
                 if let applications { try applications(try self.applications.list(db)) }
                 for itemClass in ItemClass.allCases {
-                    let rows = try StoredItem.fetchCursor(db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) ORDER BY id")
+                    let rows = try StoredItem.fetchCursor(
+                        db, sql: "SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE \(condition) ORDER BY id",
+                        arguments: arguments(itemClass))
                     while let stored = try rows.next() {
                         try body(reading(stored, itemClass: itemClass, db))
                     }
@@ -75,8 +87,7 @@ extension Keychain {
         }
     }
 
-    /// Row `stored` of `itemClass` opened, or why it cannot be.
-    func reading(_ stored: StoredItem, itemClass: ItemClass, _ db: Database) -> ItemReading {
+    private func reading(_ stored: StoredItem, itemClass: ItemClass, _ db: Database) -> ItemReading {
         let id = String(stored.id)
         guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else {
             return .unreadable(itemClass: itemClass, id: id, protectionClass: stored.protectionClass, reason: "unknown protection class")

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import TresorModel
-import TresorStorage
 
 // The outbox (docs/SYNC.md, "What syncs"): every add, update and delete of an item that syncs
 // records a pending change in `sync_outbox`, inside the write transaction of the change itself,
@@ -69,23 +68,12 @@ extension Keychain {
         // Only the rows without a record are opened: the sync before recorded the rest, so a
         // sync with nothing to do costs a query, not a read of the whole keychain.
         var found: [(ItemClass, Int64, ItemAttributes)] = []
-        do {
-            try database.read { db in
-                for itemClass in ItemClass.allCases {
-                    let rows = try StoredItem.fetchCursor(
-                        db,
-                        sql: """
-                            SELECT \(StoredItem.selection) FROM \(itemClass.table) WHERE id NOT IN
-                            (SELECT item_id FROM sync_records WHERE item_class = ? AND item_id IS NOT NULL) ORDER BY id
-                            """, arguments: [itemClass.rawValue])
-                    while let stored = try rows.next() {
-                        guard case .item(let item) = reading(stored, itemClass: itemClass, db), let id = Int64(item.id) else { continue }
-                        found.append((item.itemClass, id, item.attributes))
-                    }
-                }
-            }
-        } catch let error as DatabaseError {
-            throw KeychainError.storage(DatabaseFailure(error, database: "keychain", access: .read).description)
+        try readItems(
+            where: "id NOT IN (SELECT item_id FROM sync_records WHERE item_class = ? AND item_id IS NOT NULL)",
+            arguments: { [$0.rawValue] }
+        ) { reading in
+            guard case .item(let item) = reading, let id = Int64(item.id) else { return }
+            found.append((item.itemClass, id, item.attributes))
         }
         return try write { db in
             var count = 0
