@@ -6,6 +6,17 @@ public struct RecordContent: Sendable, Equatable {
     public var payload: Data
     /// Whether the record says the item was deleted.
     public var isTombstone: Bool
+    /// Whether the record opened — its writer, a trusted device, sealed it under the circle key —
+    /// but its layout is not what a sealing device writes (its padding): nothing in it is read,
+    /// and the caller sets it aside instead of applying it (``badlyPadded``).
+    public private(set) var isBadlyPadded = false
+
+    /// What a badly padded record of a trusted device carries: nothing to apply.
+    public static let badlyPadded: RecordContent = {
+        var content = RecordContent(payload: Data())
+        content.isBadlyPadded = true
+        return content
+    }()
 
     /// A record's content.
     /// - Parameters:

@@ -140,12 +140,19 @@ public struct SealedRecord: Sendable, Equatable {
         }
     }
 
-    /// Opens the record with the circle key of its epoch (its signature already verified).
+    /// Opens the record with the circle key of its epoch (its signature already verified). A
+    /// record that opens but whose padding is wrong is ``RecordContent/badlyPadded``: only a
+    /// device holding the circle key could have sealed it, so it is no attack on this device —
+    /// refusing its page would stall every device at it — but nothing of it is read.
     func open(with key: CircleKey) throws -> RecordContent {
         let fields = self.fields
         guard let padded = try? Envelope.open(envelope, using: fields.recordKey(key), authenticating: fields.associatedData) else {
             throw RecordRefusal.notOpened
         }
-        return try RecordPadding.unpad(padded)
+        do {
+            return try RecordPadding.unpad(padded)
+        } catch RecordRefusal.badPadding {
+            return .badlyPadded
+        }
     }
 }

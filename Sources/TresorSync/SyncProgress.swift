@@ -31,7 +31,8 @@ public struct SyncProgress: Sendable, Equatable, Codable {
     /// device, numbered after its removal), when its signature does not verify, when its device
     /// sequence was already applied (a replay) or is not the next one of its device (a record
     /// dropped or reordered), when the server's counters go back, when its epoch's key is not
-    /// held, or when it does not open or its padding is not what a sealing device writes.
+    /// held, or when it does not open. One that opens but whose padding is not what a sealing
+    /// device writes passes, as ``RecordContent/badlyPadded``: the caller sets it aside.
     /// - Parameters:
     ///   - page: the server's changes, in its order.
     ///   - list: the trusted-device list this device holds.

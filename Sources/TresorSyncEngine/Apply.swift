@@ -12,7 +12,7 @@ enum HoldReason {
     /// An earlier change of the same record waits: applied after it, never before.
     static let behind = "behind"
     /// Verified — a trusted device signed it, and it opened — but its payload is not a keychain
-    /// item this version reads (a newer Tresor's format, or a device's bug): set aside, listed
+    /// item this version reads (a newer Tresor's format, a device's bug, a wrong padding): set aside, listed
     /// by `tresor sync status`, never applied; the records after it go on.
     static let unreadable = "unreadable"
 }
@@ -105,6 +105,8 @@ extension SyncEngine {
     /// Applies one verified change of another device.
     func apply(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> ApplyOutcome {
         let local = try transaction.record(record.recordID)
+        // Opened, but not laid out as a sealing device writes: never read, set aside.
+        if record.content.isBadlyPadded { return .held(HoldReason.unreadable) }
         do {
             if record.content.isTombstone {
                 guard try isDeletion(record, transaction) else { return .applied }  // nothing here, or an edit survives it

@@ -40,7 +40,9 @@ extension SyncEngine {
             SetAsideRecord(
                 counter: record.counter, recordID: record.recordID,
                 deviceID: (try? SyncJSON.decoder.decode(SyncRecord.self, from: record.record))?.upload.deviceID ?? "",
-                reason: "not a keychain item this version of Tresor reads (a newer version's format, or damaged); never applied")
+                reason:
+                    "not a keychain item this version of Tresor reads (a newer version's format, or damaged: its encoding or its padding); never applied"
+            )
         }
         return SyncLedgerCounts(
             changesWaiting: waiting, conflictsKept: try keychain.syncConflicts().count, changesHeld: held.count,

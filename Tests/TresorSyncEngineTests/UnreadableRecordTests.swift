@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TresorCrypto
 import TresorKeychain
-import TresorSync
 import TresorSyncEngine
 import TresorSyncProtocol
 import TresorTestSupport
 
+@testable import TresorSync
 @testable import TresorSyncServer
 
 /// A record a trusted device signed and sealed whose payload this version cannot read — a newer
@@ -53,5 +54,35 @@ struct UnreadableRecordTests {
         _ = try await world.relay.store.push([readable], account: world.accountID, device: tablet.local.deviceID)
         try await desktop.engine.sync()
         #expect(try desktop.secret("fixed") == "4")
+    }
+
+    @Test func aBadlyPaddedRecordOfATrustedDeviceIsSetAsideAndTheRestOfItsPageApplies() async throws {
+        let world = try await SyncWorld.make(["laptop", "desktop", "tablet"])
+        let laptop = world.devices[0], desktop = world.devices[1], tablet = world.devices[2]
+        // The tablet seals and signs a record whose plaintext is not laid out as a sealing device
+        // pads it (non-zero bytes past the payload); the laptop writes after it, in the same page.
+        var attributes = TestDevice.attributes("padded")
+        attributes.accessGroup = "A.app"
+        var plaintext = try RecordPadding.pad(
+            RecordContent(payload: try SyncedItem(itemClass: .genericPassword, attributes: attributes, secret: Data("5".utf8)).encoded()))
+        plaintext[plaintext.count - 1] = 1
+        let fields = SealedRecord.Fields(
+            account: SyncWorld.accountName, recordID: UUID().uuidString, deviceID: tablet.local.deviceID, deviceSequence: 1, baseCounter: 0,
+            epoch: world.circleKey.epoch)
+        let envelope = try Envelope.seal(plaintext, using: fields.recordKey(world.circleKey), authenticating: fields.associatedData)
+        let unsigned = SealedRecord(fields: fields, envelope: envelope, signature: Data())
+        let signed = SealedRecord(fields: fields, envelope: envelope, signature: try tablet.local.sign(unsigned.signedBytes))
+        _ = try await world.relay.store.push(
+            [SyncUpload(recordID: fields.recordID, deviceID: fields.deviceID, deviceSequence: 1, baseCounter: 0, body: signed.body)],
+            account: world.accountID, device: tablet.local.deviceID)
+        try laptop.add("after", "2")
+        try await laptop.engine.sync()
+
+        try await desktop.engine.sync()
+        #expect(try desktop.items() == ["after": "2"], "the record after it applied; the badly padded one did not")
+        let counts = try SyncEngine.counts(in: desktop.keychain)
+        #expect(counts.setAside.map(\.recordID) == [fields.recordID] && counts.setAside.first?.reason.contains("padding") == true)
+        #expect(try desktop.engine.applyHeld().applied == 0)
+        #expect(try desktop.secret("padded") == nil, "never applied")
     }
 }

@@ -256,7 +256,7 @@ struct SealedRecordTests {
         }
     }
 
-    @Test func tamperedPaddingIsRefused() throws {
+    @Test func aBadlyPaddedRecordOfATrustedDeviceIsSetApartAndATamperedOneStillRefused() throws {
         let circle = try TestCircle()
         let keys = CircleKeyring([circle.epochOne])
         let valid = try RecordPadding.pad(RecordContent(payload: Data("secret".utf8)))
@@ -268,12 +268,30 @@ struct SealedRecordTests {
         flagged[0] = 2
         var lengthPastEnd = valid
         lengthPastEnd.replaceSubrange(1..<5, with: [0, 0, 1, 0])
+        #expect(throws: RecordRefusal.badPadding) { try RecordPadding.unpad(nonZero) }
         for plaintext in [nonZero, longer, flagged, lengthPastEnd] {
-            // Sealed and signed by a trusted device holding the key: only the layout is wrong.
-            let upload = try sealRaw(plaintext, circle: circle)
-            #expect(refusal(of: page([upload]), list: circle.list, keys: keys) == .badPadding)
+            // Sealed and signed by a trusted device holding the key: only the layout is wrong. The
+            // record passes as nothing to read, and the page's next record of that device applies.
+            let badlyPadded = try sealRaw(plaintext, circle: circle)
+            let next = try circle.seal("next", by: circle.laptop, sequence: 2, recordID: UUID().uuidString)
+            let received = try SyncProgress().applying(page([badlyPadded, next]), list: circle.list, keys: keys)
+            #expect(received.records.map(\.content) == [.badlyPadded, RecordContent(payload: Data("next".utf8))])
+            #expect(received.records[0].content.isBadlyPadded && received.records[0].content.payload.isEmpty)
+            #expect(received.progress.lastSequence(of: circle.laptop.deviceID) == 2)
+
+            // The same record with one ciphertext byte changed on the way no longer opens: refused.
+            var record = try SealedRecord(body: badlyPadded.body)
+            var envelope = record.envelope
+            envelope[envelope.count - 20] ^= 1
+            record = SealedRecord(fields: record.fields, envelope: envelope, signature: Data())
+            let tampered = SealedRecord(fields: record.fields, envelope: envelope, signature: try circle.laptop.sign(record.signedBytes))
+            let upload = SyncUpload(
+                recordID: badlyPadded.recordID, deviceID: badlyPadded.deviceID, deviceSequence: 1, baseCounter: 0, body: tampered.body)
+            #expect(refusal(of: page([upload]), list: circle.list, keys: keys) == .notOpened)
         }
-        #expect(try SyncProgress().applying(page([try sealRaw(valid, circle: circle)]), list: circle.list, keys: keys).records.count == 1)
+        #expect(
+            try SyncProgress().applying(page([try sealRaw(valid, circle: circle)]), list: circle.list, keys: keys).records[0].content.isBadlyPadded
+                == false)
     }
 
     /// Seals `plaintext` as the laptop's first record without padding it.
