@@ -331,7 +331,7 @@ let package = Package(
         // The sync engine: keychain stores in temporary homes as devices, a real relay on a throwaway PostgreSQL.
         .testTarget(name: "TresorSyncEngineTests", dependencies: [
             "TresorSyncEngine", "TresorSync", "TresorSyncProtocol", "TresorSyncServer", "TresorKeychain", "TresorKeybag", "TresorSystem",
-            "TresorWebStore", "TresorWebStorePostgres", "TresorNotesDomain", "TresorTestSupport",
+            "TresorCrypto", "TresorWebStore", "TresorWebStorePostgres", "TresorNotesDomain", "TresorTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
