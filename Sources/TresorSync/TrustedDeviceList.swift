@@ -149,6 +149,16 @@ public struct TrustedDeviceList: Sendable, Equatable {
             recovery: recovery, removed: removed + [RemovedDevice(identity: gone, lastAcceptedSequence: lastAcceptedSequence)])
     }
 
+    /// The next list with the same members and a new epoch: the circle key rolls, as after a
+    /// removal, when a device that held the current epoch's key has left since
+    /// (``CircleHistory/keyHoldersGone``), or when that key never reached the others (a roll cut
+    /// before its shares were stored).
+    /// - Returns: the unsigned list, version + 1, epoch + 1.
+    /// - Throws: ``SyncError/invalidList(_:)`` (never, for a list that read).
+    public func rolled() throws -> TrustedDeviceList {
+        try TrustedDeviceList(account: account, version: version + 1, epoch: epoch + 1, members: members, recovery: recovery, removed: removed)
+    }
+
     /// The next list without `device`, signed by that device itself as it leaves (`tresor sync
     /// leave`): the other devices accept it as any list a member of the one they hold signed,
     /// so the circle stops naming the device without another one acting. Its records up to

@@ -48,4 +48,60 @@ struct CircleHistoryTests {
         let recoveryKey = try Curve25519.Signing.PublicKey(rawRepresentation: recovery.identity.identity.signingKey)
         #expect(recoveryKey.isValidSignature(signature, for: request.recoveryMessage()))
     }
+
+    /// A hundred devices' worth of list changes: each joins, a third of them are removed (each a
+    /// new epoch), a few leave, and the keys roll after the leaves. Each list after the first is
+    /// kept as its change, so the history stays far under the relay's limit for a device list —
+    /// where every list whole would pass it at about sixty devices — and reads back to the same
+    /// lists, which verify from the first.
+    @Test func aHundredDevicesWorthOfListChangesStayUnderTheRelaysLimit() throws {
+        let creator = try LocalDevice.create(name: "device 0")
+        let recovery = RecoveryKey.generate()
+        var lists = [try TrustedDeviceList.create(account: "ada", device: creator, recoveryKey: recovery)]
+        var devices = [creator]
+        for n in 1..<100 {
+            let device = try LocalDevice.create(name: "device \(n) with a name of some length")
+            lists.append(try lists[lists.count - 1].list.adding(device.identity).signed(by: devices[n / 2]))
+            devices.append(device)
+        }
+        for n in stride(from: 3, to: 100, by: 3) {
+            let next = try lists[lists.count - 1].list.removing(devices[n].deviceID, lastAcceptedSequence: UInt64(n))
+            lists.append(try next.signed(by: creator))
+        }
+        for n in [1, 2, 4] {
+            lists.append(try lists[lists.count - 1].list.leaving(devices[n], lastAcceptedSequence: 7))
+            lists.append(try lists[lists.count - 1].list.rolled().signed(by: creator))
+        }
+        let circleID = try #require(lists[0].list.circleID)
+        let history = CircleHistory(lists: lists, endorsement: try recovery.endorse(circleID: circleID))
+        #expect(lists.count == 139 && history.latest?.list.members.count == 64)
+
+        let whole = lists.reduce(0) { $0 + $1.encoded.count }
+        #expect(whole > SyncLimits.blobBytes, "every list whole: \(whole) bytes")
+        let encoded = history.encoded
+        #expect(encoded.count < SyncLimits.blobBytes / 4, "\(encoded.count) bytes")
+        let read = try CircleHistory(encoded: encoded)
+        #expect(read == history)
+        #expect(try TrustedDeviceList.verifyingChain(read.lists, circleID: circleID) == lists[lists.count - 1].list)
+        #expect(read.keyHoldersGone.isEmpty, "rolled after the last leave")
+        #expect(CircleHistory(lists: Array(lists.dropLast()), endorsement: history.endorsement).keyHoldersGone == [devices[4].deviceID])
+
+        // A change the server altered is refused: rebuilt, its list no longer verifies.
+        var altered = encoded
+        let name = try #require(altered.range(of: Data("device 99 with".utf8)))
+        altered[name.lowerBound] = UInt8(ascii: "D")
+        let tampered = try CircleHistory(encoded: altered)
+        #expect(throws: SyncError.self) { try TrustedDeviceList.verifyingChain(tampered.lists, circleID: circleID) }
+    }
+
+    @Test func aHistoryOfWholeListsStillReads() throws {
+        let circle = try TestCircle()
+        let circleID = try #require(circle.history[0].list.circleID)
+        let endorsement = try circle.recoveryKey.endorse(circleID: circleID)
+        var writer = CanonicalWriter(domain: CircleHistory.wholeListsDomain)
+        writer.append(endorsement.encoded)
+        writer.append(UInt64(circle.history.count))
+        for list in circle.history { writer.append(list.encoded) }
+        #expect(try CircleHistory(encoded: writer.bytes) == CircleHistory(lists: circle.history, endorsement: endorsement))
+    }
 }
