@@ -4,6 +4,7 @@ import TresorKeychain
 import TresorNotes
 import TresorProtocol
 import TresorSync
+import TresorSyncClient
 import TresorSyncEngine
 import TresorSyncProtocol
 
@@ -24,7 +25,7 @@ extension SyncAccount {
 
     private func holdAlone(_ keychain: Keychain, notes: NotesStore?) async throws -> Int {
         try await SyncAPIErrors.mapped {
-            let (file, device, keybag) = try trusted()
+            var (file, device, keybag) = try trusted()
             var held = try HeldPages.load(paths)
             // Unlocked meanwhile: the sync that follows the unlock reads the server itself.
             guard keybag.lockState == .locked else { return held.recordCount }
@@ -32,7 +33,13 @@ extension SyncAccount {
             var cursor = try held.cursor ?? SyncEngine.appliedCursor(in: keychain)
             var more = true
             while more && !held.isFull {
-                let page = try await client.page(after: cursor, limit: SyncLimits.defaultPageRecords)
+                let page: SyncPage
+                do {
+                    page = try await client.page(after: cursor, limit: SyncLimits.defaultPageRecords)
+                } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
+                    try markRemoved(&file)
+                    throw error
+                }
                 guard !page.records.isEmpty, page.cursor > cursor else { break }
                 try held.append(page, after: cursor, paths)
                 cursor = page.cursor

@@ -9,7 +9,9 @@ import TresorSyncEngine
 extension SyncAccount {
     /// One sync of the login keychain (docs/SYNC.md, "What syncs"): records the syncing items
     /// made before sync was turned on, pushes this device's changes, pulls until up to date, and
-    /// applies what waited for an unlock — what was pulled while locked first (``applyHeldPages(_:_:_:_:)``). Built afresh each time from the account's current keys
+    /// applies what waited for an unlock — what was pulled while locked first (``applyHeldPages(_:_:_:_:)``).
+    /// Before it seals anything it finishes a key roll left undone, or rolls the key when a
+    /// device that held it left (``finishingRoll(_:_:_:_:_:)``). Built afresh each time from the account's current keys
     /// and trusted list, so a key roll or a new device counts at once: a newer list's epoch
     /// fetches this device's envelope of it first (``circleKeys(for:_:_:_:_:)``), and so does a
     /// record sealed under an epoch past the list read (the key rolled during this sync).
@@ -45,7 +47,7 @@ extension SyncAccount {
             // What was pulled while locked first, with no server needed (it may be gone since).
             let unheld = try await applyHeldPages(keychain, file, device, keybag)
             let client = try Self.client(file, device: device)
-            let history = try await refreshed(&file, client)
+            let history = try await finishingRoll(try await refreshed(&file, client), &file, device, keybag, client)
             let list = try Self.held(history)
             var engine = SyncEngine(
                 transport: client, device: device, list: list, keys: try await circleKeys(for: history, &file, device, keybag, client),
@@ -55,12 +57,13 @@ extension SyncAccount {
             var pulled: PullSummary
             do {
                 pulled = try await engine.pull(allowDeletions: allowDeletions)
-            } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) where epoch > list.epoch {
-                // The key rolled after this sync read the list: read the list and its keys again.
+            } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) {
+                // The key rolled after this sync read the list, or a record is of an epoch this
+                // device skipped (another roll overtook it): read the list and the keys again.
                 let newer = try await refreshed(&file, client)
                 engine = SyncEngine(
                     transport: client, device: device, list: try Self.held(newer),
-                    keys: try await circleKeys(for: newer, &file, device, keybag, client), keychain: keychain)
+                    keys: try await circleKeys(for: newer, &file, device, keybag, client, missing: epoch), keychain: keychain)
                 pulled = try await engine.pull(allowDeletions: allowDeletions)
             }
             let released = try engine.applyHeld()

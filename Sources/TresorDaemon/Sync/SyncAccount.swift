@@ -159,15 +159,13 @@ actor SyncAccount {
             do {
                 request = try await client.joinRequest(requestID)
             } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
-                file.membership = .removed
-                try file.save(paths)
+                try markRemoved(&file)
                 return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)
             }
             switch request.state {
             case .pending: return SyncJoinAnswer(state: .waiting, deviceID: file.deviceID, requestID: requestID)
             case .denied:
-                file.membership = .removed
-                try file.save(paths)
+                try markRemoved(&file)
                 return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)
             case .expired:
                 throw APIError(.conflict, "the join request expired before a trusted device approved it: `tresor sync leave`, then join again")
@@ -320,7 +318,7 @@ actor SyncAccount {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             let client = try Self.client(file, device: device)
-            var history = try await refreshed(&file, client)
+            let history = try await refreshed(&file, client)
             let held = try Self.held(history)
             let named = held.members.filter { $0.deviceID == which || $0.name == which }
             guard named.count == 1, let gone = named.first else {
@@ -329,28 +327,11 @@ actor SyncAccount {
                     named.isEmpty ? "no trusted device \(which)" : "\(named.count) devices are named \(which): give its id")
             }
             guard gone.deviceID != device.deviceID else { throw APIError(.param, "this is this device: `tresor sync leave` takes it out") }
-            // Every epoch up to the list's first: each is shared to the recovery identity again below.
-            var keyring = try await circleKeys(for: history, &file, device, keybag, client)
-            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client)).signed(
-                by: device)
-            let key = CircleKey.generate(epoch: next.list.epoch)
+            // Every epoch up to the list's first: each is shared to the recovery identity again.
+            let keyring = try await circleKeys(for: history, &file, device, keybag, client)
+            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client))
             try await client.removeDevice(gone.deviceID)
-            history = history.appending(next)
-            try await client.putDeviceList(SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.encoded))
-            keyring.insert(key)
-            file.history = history.encoded
-            file.keyring = try keyring.sealed(account: file.account, keybag: keybag)
-            try file.save(paths)
-            try await client.putKeyEnvelopes(
-                try next.list.members.map {
-                    SyncKeyEnvelope(deviceID: $0.deviceID, epoch: key.epoch, blob: try key.share(to: $0, account: file.account, from: device).encoded)
-                })
-            // Every epoch again, signed by this device: a share opens only from a member of the list,
-            // and the device that shared an earlier epoch may be the one removed now.
-            try await client.putRecoveryEnvelopes(
-                try keyring.keys.map {
-                    SyncRecoveryEnvelope(epoch: $0.epoch, blob: try $0.share(to: next.list.recovery, account: file.account, from: device).encoded)
-                })
+            _ = try await roll(history, to: next, keyring, &file, device, keybag, client)
             return SyncDeviceInfo(deviceID: gone.deviceID, name: gone.name, isThisDevice: false)
         }
     }
@@ -465,8 +446,7 @@ actor SyncAccount {
         do {
             served = try await Self.history(client)
         } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
-            file.membership = .removed
-            try file.save(paths)
+            try markRemoved(&file)
             throw error
         }
         guard served.lists.count > held.lists.count else { return held }
@@ -476,6 +456,15 @@ actor SyncAccount {
         file.history = grown.encoded
         try file.save(paths)
         return grown
+    }
+
+    /// This device learnt it was removed (the server refused it, or the newest list no longer
+    /// names it): the home's file says so from then on, and the pages held while locked go —
+    /// they are of a circle it is no longer in, and nothing will apply them.
+    func markRemoved(_ file: inout SyncAccountFile) throws {
+        file.membership = .removed
+        try file.save(paths)
+        HeldPages.remove(paths)
     }
 
     static func held(_ history: CircleHistory) throws -> TrustedDeviceList {

@@ -26,6 +26,9 @@ struct SyncAccountFile: Codable, Sendable {
     var history: Data?
     /// The circle keys, sealed under the keybag for this account.
     var keyring: Data?
+    /// An epoch whose key this device made (a removal, a roll) and whose shares may not all be
+    /// on the server yet: shared again at the next sync, before anything is sealed under it.
+    var sharingEpoch: UInt64?
     /// The certificate authorities (PEM) the server's certificate must chain to, instead of the
     /// system's (`tresor sync join --ca-file`).
     var caCertificates: String?

@@ -162,4 +162,46 @@ import TresorTestSupport
         #expect(try SyncNowTests.syncNow(desktop).applied == 1)
         #expect(try SyncNowTests.secret(desktop, service: "two.example.com") == "e2e-written-in-epoch-two")
     }
+
+    /// A removal cut after the server stored the new list but before the new key's shares: the
+    /// other devices are not stuck waiting for that key — the next one that syncs rolls anew —
+    /// and the remover, back, shares the key it made and reads the newer one.
+    @Test func aRemovalCutBeforeItsKeyWasSharedIsFinishedByTheNextDeviceThatSyncs() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        // The laptop speaks through a relay that stops at its second key-envelopes store (its
+        // first: the circle's creation) — the removal's shares.
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "PUT /v1/sync/key-envelopes", occurrence: 2) {}
+        _ = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        let removed = try laptop.tresor(["sync", "remove", "tablet"])
+        #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
+        #expect(try await SyncDevicesTests.latestList(cluster).epoch == 2, "the server holds the list of epoch 2")
+        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).isEmpty, "and none of its key's shares")
+
+        // The phone's sync finds no share of epoch 2 for it, and rolls epoch 3.
+        let synced = try SyncNowTests.syncNow(phone)
+        #expect(synced.pushed == 0, "\(synced)")
+        #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).epoch == 3)
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 3])
+
+        // The laptop, back, shares epoch 2's key (it may have sealed with it), reads epoch 3's,
+        // and writes in it; the phone reads that.
+        proxy.relay(to: server.port)
+        try SyncNowTests.add(laptop, service: "rolled.example.com", secret: "e2e-written-after-the-finished-roll")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        #expect(try SyncDevicesTests.keys(of: laptop).1.epochs == [1, 2, 3])
+        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).count == 3, "the phone's, the laptop's and the recovery identity's")
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(received.applied == 1, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-after-the-finished-roll")
+        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1], "the removed tablet holds neither new key")
+    }
 }

@@ -3,6 +3,8 @@ import Testing
 import TresorProtocol
 import TresorTestSupport
 
+@testable import TresorSync
+
 /// `tresor sync leave` (docs/SYNC.md, "Devices"): the leaving device signs the list without
 /// itself, so the others stop naming it with no one removing it.
 @Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncLeaveTests {
@@ -25,5 +27,46 @@ import TresorTestSupport
         // What the phone wrote before it left still applies.
         #expect(try SyncNowTests.syncNow(laptop).applied == 1)
         #expect(try SyncNowTests.secret(laptop, service: "phone.example.com") == "e2e-written-before-leaving")
+    }
+
+    /// Three devices: the tablet leaves, and the laptop's next sync rolls the circle key — what
+    /// the circle writes from then on opens with no key the tablet held — and the phone reads it.
+    @Test func aDeviceThatLeavesHasTheKeyRolledByTheNextTrustedDeviceThatSyncs() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        let left = try tablet.tresor(["sync", "leave"])
+        #expect(left.succeeded, "\(left.stderr)")
+
+        try SyncNowTests.add(laptop, service: "after.example.com", secret: "e2e-written-after-the-tablet-left")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
+        #expect(status.epoch == 2 && status.trustedDevices.map(\.name) == ["laptop", "phone"], "\(status)")
+        let bodies = try await TestPostgres.texts(
+            """
+            SELECT encode(r.body, 'base64') FROM sync_records r
+            JOIN sync_devices d ON d.account_id = r.account_id AND d.id = r.device_id WHERE d.name = 'laptop'
+            """, database: cluster.databaseName)
+        let epochs = try bodies.map { try SealedRecord(body: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))).epoch }
+        #expect(epochs == [2], "sealed under the key rolled after the tablet left")
+        // The new epoch's key went to the phone and the recovery identity only.
+        let circle = try await SyncDevicesTests.latestList(cluster)
+        let shares = try await SyncDevicesTests.envelopes(cluster, epoch: 2)
+        #expect(circle.epoch == 2 && circle.members.map(\.name) == ["laptop", "phone"])
+        #expect(Set(shares.map(\.recipientID)) == Set(circle.keyRecipients.map(\.deviceID)), "no share for the tablet")
+
+        let received = try SyncNowTests.syncNow(phone)
+        #expect(received.applied == 1, "\(received)")
+        #expect(try SyncNowTests.secret(phone, service: "after.example.com") == "e2e-written-after-the-tablet-left")
+        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
+        #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).epoch == 2)
     }
 }

@@ -191,4 +191,19 @@ import TresorTestSupport
         #expect(status.lastError == nil && status.heldWhileLocked == 0, "\(status.lastError ?? "")")
         #expect(status.trustedDevices.count == 3)
     }
+
+    @Test func aLockedDeviceThatLearnsItWasRemovedForgetsWhatItHeld() async throws {
+        let (cluster, laptop, phone) = try await Self.itemsHeldOnALockedPhone()
+        defer { withExtendedLifetime(cluster) {} }
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"])
+
+        // Still locked, the phone asks the server and is told it was removed.
+        let refused = try phone.tresor(["sync", "devices"])
+        #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
+        let status = try SyncLiveTests.status(phone)
+        #expect(status.state == .removed && (status.heldWhileLocked ?? 0) == 0, "\(status)")
+        #expect(!FileManager.default.fileExists(atPath: Self.heldPages(phone).path), "the held pages are forgotten")
+        try Self.unlock(phone)
+        #expect(try Self.itemsOn(phone).isEmpty)
+    }
 }
