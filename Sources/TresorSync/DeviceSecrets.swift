@@ -137,3 +137,34 @@ extension CircleKeyring {
         }
     }
 }
+
+extension RecoveryKey {
+    static let purpose = "unfinished-join-recovery-key"
+
+    /// The recovery key sealed for keeping on this device only (``DeviceSecrets``) while the
+    /// first join that made it is unfinished, bound to the joining device: a join retried after
+    /// the server stored the circle but its answer was lost shows it then, instead of leaving a
+    /// circle whose recovery key nobody saw.
+    /// - Parameters:
+    ///   - deviceID: the joining device.
+    ///   - keybag: the home's login keybag, unlocked at least once since start.
+    /// - Returns: bytes for the caller to store until the join finishes.
+    /// - Throws: ``SyncError/deviceSecrets(_:)`` when the keybag is locked since start.
+    public func sealed(deviceID: String, keybag: Keybag) throws -> Data {
+        try DeviceSecrets.seal(Data(text.utf8), purpose: Self.purpose, binding: Data(deviceID.utf8), keybag: keybag)
+    }
+
+    /// Opens a recovery key ``sealed(deviceID:keybag:)`` made.
+    /// - Parameters:
+    ///   - sealed: the stored bytes.
+    ///   - deviceID: the joining device they were sealed for.
+    ///   - keybag: the home's login keybag, unlocked at least once since start.
+    /// - Throws: ``SyncError/deviceSecrets(_:)`` when they do not open with this keybag and device.
+    public init(sealed: Data, deviceID: String, keybag: Keybag) throws {
+        let bytes = try DeviceSecrets.open(sealed, purpose: Self.purpose, binding: Data(deviceID.utf8), keybag: keybag)
+        guard let text = String(data: bytes, encoding: .utf8), let key = try? RecoveryKey(text: text) else {
+            throw SyncError.deviceSecrets("the unfinished join's recovery key opens but is damaged")
+        }
+        self = key
+    }
+}

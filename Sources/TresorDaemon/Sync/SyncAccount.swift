@@ -34,7 +34,10 @@ actor SyncAccount {
             let trust = try Self.trust(body.caCertificates)
             var (device, reused) = try joiningDevice(named: try Self.deviceName(body.deviceName), keybag: keybag)
             var client = Self.client(server, account: account, device: device, trust: trust)
-            let recovery = RecoveryKey.generate()
+            // An earlier try's recovery key when this is its device: the circle it made may name it.
+            let recovery = (reused ? unfinishedJoinRecoveryKey(of: device, keybag) : nil) ?? RecoveryKey.generate()
+            try SecureFiles.writeAtomically(try recovery.sealed(deviceID: device.deviceID, keybag: keybag), to: paths.syncUnfinishedJoin)
+            defer { if (try? SyncAccountFile.load(paths)) != nil { SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin) } }
             var enrolled: SyncEnrollmentResponse
             do {
                 enrolled = try await registeringFirst(
@@ -42,8 +45,14 @@ actor SyncAccount {
                     enrollment(account: account, password: body.password, device: device, recovery: recovery))
             } catch let error as SyncClientError where reused && error.refusalCode == .conflict {
                 // This device enrolled in an earlier try of this join, which stopped half-way.
-                if (try? await client.signIn()) == .trusted, try await client.deviceList().version == 0 {
+                let served = (try? await client.signIn()) == .trusted ? try await client.deviceList() : nil
+                if served?.version == 0 {
                     enrolled = SyncEnrollmentResponse(state: .trusted, createdCircle: true, joinRequest: nil)
+                } else if let blob = served?.blob, let history = try? CircleHistory(encoded: blob), history.lists.first?.signerID == device.deviceID {
+                    // It stored the circle's first list, and the answer was lost: the circle is this device's.
+                    return try await takeUpCircle(
+                        history, client, server: server, account: account, device: device, recovery: recovery, keybag: keybag,
+                        caCertificates: body.caCertificates)
                 } else {
                     // Its earlier request is lost: ask again as a new device.
                     SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
@@ -54,7 +63,11 @@ actor SyncAccount {
             } catch {
                 // Unless the answer was lost on the way (the server may hold the enrollment), the
                 // server refused or is no relay: it holds nothing of this device.
-                if case SyncClientError.unreachable = error {} else { SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity) }
+                if case SyncClientError.unreachable = error {
+                } else {
+                    SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+                    SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin)
+                }
                 throw error
             }
             if enrolled.createdCircle {
@@ -75,6 +88,38 @@ actor SyncAccount {
         }
     }
 
+    /// The recovery key an earlier, unfinished try of this join made for `device`, if it kept one.
+    private func unfinishedJoinRecoveryKey(of device: LocalDevice, _ keybag: Keybag) -> RecoveryKey? {
+        guard let sealed = try? SecureFiles.read(paths.syncUnfinishedJoin, limit: 4096) else { return nil }
+        return try? RecoveryKey(sealed: sealed, deviceID: device.deviceID, keybag: keybag)
+    }
+
+    /// Finishes a first join whose circle the server holds — this device created it, its first
+    /// list signed by this device — though the answer to storing the list was lost: verifies the
+    /// lists from that first one, opens the circle key it shared itself, and keeps the account.
+    /// The recovery key is the one the earlier try made, kept sealed until now, when the circle
+    /// names it.
+    private func takeUpCircle(
+        _ history: CircleHistory, _ client: SyncClient, server: SyncServerURL, account: String, device: LocalDevice, recovery: RecoveryKey,
+        keybag: Keybag, caCertificates: String?
+    ) async throws -> SyncJoinAnswer {
+        guard let circleID = history.circleID else { throw SyncError.invalidList("the circle's first list is not version 1") }
+        let list = try TrustedDeviceList.verifyingChain(history.lists, circleID: circleID)
+        guard list.member(device.deviceID) != nil else { throw SyncError.notAMember(deviceID: device.deviceID) }
+        var keyring = CircleKeyring()
+        for envelope in try await client.keyEnvelopes() {
+            keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: device, trusting: list))
+        }
+        guard keyring.key(for: list.epoch) != nil else { throw SyncError.unknownEpoch(list.epoch) }
+        try SyncAccountFile(
+            server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
+            circleID: circleID, history: history.encoded, keyring: try keyring.sealed(account: account, keybag: keybag),
+            caCertificates: caCertificates
+        ).save(paths)
+        let named = recovery.identity.identity == history.lists[0].list.recovery
+        return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID, recoveryKey: named ? recovery.text : nil)
+    }
+
     /// The identity a join enrolls with, saved before the server hears of it: the one an
     /// earlier try of this join left (no account file yet), when it has this name — so a join
     /// that stopped after enrolling finishes as the same device — or a new one.
@@ -84,6 +129,7 @@ actor SyncAccount {
             return (leftover, true)
         }
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin)
         let device = try LocalDevice.create(name: name)
         try device.save(to: paths.syncDeviceIdentity, keybag: keybag)
         return (device, false)
@@ -355,6 +401,7 @@ actor SyncAccount {
             }
         }
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+        SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin)
         SecureFiles.overwriteAndRemove(paths.syncAccount)
         HeldPages.remove(paths)
         return told
@@ -402,7 +449,10 @@ actor SyncAccount {
         guard keybag.lockState == .unlocked else { throw KeychainError.interactionNotAllowed("joining a sync account needs the keybag unlocked") }
         // A leftover identity of a join that failed half-way (no account file) is a device of no
         // finished circle; a join retried takes it up again (``joiningDevice(named:keybag:)``).
-        if !keepingIdentity { SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity) }
+        if !keepingIdentity {
+            SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
+            SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin)
+        }
         return (server, account, keybag)
     }
 

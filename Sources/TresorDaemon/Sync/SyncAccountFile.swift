@@ -6,6 +6,9 @@ extension TresorPaths {
     /// This device's sync account: the server, the account, where it stands, the circle's
     /// verified history and its circle keys (sealed; ``SyncAccountFile``).
     var syncAccount: URL { home.appendingPathComponent("sync-account") }
+    /// The recovery key of a first join not finished yet, sealed (`RecoveryKey.sealed`): a
+    /// retried join shows it; gone once the join finished.
+    var syncUnfinishedJoin: URL { home.appendingPathComponent("sync-unfinished-join") }
 }
 
 /// What the home keeps of its sync account, as JSON. Nothing here opens a record: the circle

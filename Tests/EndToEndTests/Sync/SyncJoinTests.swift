@@ -84,4 +84,42 @@ import TresorTestSupport
         #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
         #expect(try SyncE2E.sync(phone, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
     }
+
+    /// The last step of a first join — storing the circle's first list — reaches the server, and
+    /// its answer is lost: the retried join takes the circle up as the device that made it, and
+    /// shows the recovery key the circle names (kept sealed until the join finished).
+    @Test func aFirstJoinWhoseListWasStoredButItsAnswerLostFinishesWhenRetried() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password)
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "PUT /v1/sync/device-list", dropsAnswer: true) {}
+        let cut = try laptop.tresor(
+            ["sync", "join", proxy.address.origin, "--account", "ada", "--password-stdin", "--device-name", "laptop", "--no-wait"],
+            input: password + "\n")
+        #expect(!cut.succeeded && proxy.hasCut, "\(cut.stderr)")
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try await SyncDevicesTests.latestList(cluster).version == 1, "the server holds the circle's first list")
+        let unfinished = laptop.paths.home.appendingPathComponent("sync-unfinished-join")
+        #expect(FileManager.default.fileExists(atPath: unfinished.path), "the recovery key kept, sealed, for the retry")
+
+        let retried = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
+        #expect(retried.state == .trusted)
+        let recoveryKey = try RecoveryKey(text: try #require(retried.recoveryKey, "the recovery key is shown"))
+        let circle = try await SyncDevicesTests.latestList(cluster)
+        #expect(circle.version == 1 && circle.recovery == recoveryKey.identity.identity, "the circle the first try made, and its recovery key")
+        #expect(try await TestPostgres.texts("SELECT id FROM sync_devices", database: cluster.databaseName) == [retried.deviceID])
+        #expect(!FileManager.default.fileExists(atPath: unfinished.path), "forgotten once the join finished")
+
+        // The account works: another device joins with the laptop's approval.
+        let phone = try SyncE2E.device(password)
+        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
+        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncNowTests.add(laptop, service: "first.example.com", secret: "e2e-after-a-retried-first-join")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        #expect(try SyncNowTests.syncNow(phone).applied == 1)
+        #expect(try SyncNowTests.secret(phone, service: "first.example.com") == "e2e-after-a-retried-first-join")
+    }
 }
