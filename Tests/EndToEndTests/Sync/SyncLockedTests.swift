@@ -206,4 +206,33 @@ import TresorTestSupport
         try Self.unlock(phone)
         #expect(try Self.itemsOn(phone).isEmpty)
     }
+
+    /// Before the first unlock since its daemon started, a device cannot sign in — its sign-in key
+    /// is sealed under `afterFirstUnlockThisDeviceOnly` (docs/SYNC.md, "While locked") — so it
+    /// pulls and holds nothing; what another device sent waits on the server, and the first
+    /// unlock's sync reads it.
+    @Test func beforeTheFirstUnlockSinceStartNothingIsPulledAndTheFirstUnlockReadsIt() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
+        defer { withExtendedLifetime(cluster) {} }
+        try SyncLiveTests.waitUntilLive(laptop, phone)
+        phone.stopDaemon()
+        try phone.startDaemon()
+        let (service, secret) = try #require(Self.items.sorted(by: { $0.key < $1.key }).first)
+        let added = try laptop.tresor(
+            [
+                "item", "add", "--service", service, "--account", "ada", "--readable-by-scripts", "--secret-stdin", "--synchronizable",
+                "--accessible", "always",
+            ],
+            input: secret + "\n")
+        #expect(added.succeeded, "\(added.stderr)")
+
+        let refused = try phone.tresor(["sync", "now"])
+        #expect(!refused.succeeded, "no sign-in before the first unlock")
+        let status = try SyncLiveTests.status(phone)
+        #expect(status.live == false && (status.heldWhileLocked ?? 0) == 0, "\(status)")
+        #expect(try SyncNowTests.secret(phone, service: service) == nil)
+
+        try Self.unlock(phone)
+        try AutoLockTests.waitUntil("the item on the phone after its first unlock") { try SyncNowTests.secret(phone, service: service) == secret }
+    }
 }
