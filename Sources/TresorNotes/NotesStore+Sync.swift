@@ -242,8 +242,9 @@ extension NotesStore {
                     continue
                 }
                 if let row, let localID {
-                    // A note locked here that the server holds unlocked waits for its own change.
-                    guard !row.isLocked || state.locked != nil else { continue }
+                    // A lock removed elsewhere is removed here — but for a note with attachments:
+                    // they are sealed under its note key, which sync never holds.
+                    if row.isLocked, state.locked == nil, try !AttachmentRow.fetchAll(note: localID, db).isEmpty { continue }
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
                 }
@@ -307,6 +308,15 @@ extension NotesStore {
         let deleted = state.deleted?.timeIntervalSince1970
         if let locked = state.locked {
             try writeLock(locked, localID: localID, exists: row != nil, db, sealing)
+        } else if let row, let passphraseID = row.passphraseID {
+            // The lock removed elsewhere: the body below replaces the sealed record.
+            try db.execute(
+                sql: """
+                    UPDATE notes SET passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL, crypto_wrapped_key = NULL,
+                        crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?, note_proof_hash = NULL
+                    WHERE id = ?
+                    """, arguments: [BodyFormat.text.rawValue, localID])
+            try removeUnusedImportedPassphrase(passphraseID, db)
         }
         if row == nil && state.locked != nil {
             try db.execute(
