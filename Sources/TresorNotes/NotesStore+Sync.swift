@@ -132,7 +132,7 @@ extension NotesStore {
         try pool.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
-            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox")
+            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
@@ -358,26 +358,10 @@ extension NotesStore {
     /// does not exist; the caller writes the rest of it), under the local account's passphrase
     /// generation of its salt — recorded, and made current when the account has none.
     private func writeLock(_ record: SyncedLockedRecord, localID: String, exists: Bool, _ db: Database, _ sealing: ContentSealing) throws {
-        var passphraseID = try Int64.fetchOne(
-            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1", arguments: [record.passphraseSalt])
-        if passphraseID == nil {
-            let generation =
-                (try Int.fetchOne(
-                    db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = 'local' AND source = ?",
-                    arguments: [LockInfo.Source.tresor.rawValue]) ?? 0) + 1
-            try db.execute(
-                sql: """
-                    INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
-                    VALUES ('local', ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    LockInfo.Source.tresor.rawValue, generation, record.passphraseSalt, record.passphraseIterations, record.passphraseVerifier,
-                    record.passphraseProofHash, now.timeIntervalSince1970,
-                ])
-            passphraseID = db.lastInsertedRowID
-            try db.execute(
-                sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = 'local' AND current_passphrase_id IS NULL", arguments: [passphraseID])
-        }
+        let passphraseID = try syncedPassphraseID(
+            SyncedPassphrase(
+                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
+                proofHash: record.passphraseProofHash, hint: nil), db)
         let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
         let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
         let arguments: StatementArguments = [

@@ -103,6 +103,24 @@ public protocol LockedNoteSyncStore: Sendable {
         account: AccountID, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
 
+    /// The account's current passphrase generation with its hint, for its devices.
+    /// - Parameter account: the account.
+    /// - Returns: the generation, or nil while none is set.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func syncedCurrentPassphrase(account: AccountID) async throws -> SyncedPassphrase?
+
+    /// A device's current passphrase generation (a passphrase set, changed or reset there, or a
+    /// new hint): recorded by its salt, with its hint, and made current when the account's
+    /// current one is still `base` (the salt the device last had; nil for none) — else another
+    /// device's change came first and stays current. All under the account's row lock.
+    /// - Parameters:
+    ///   - passphrase: the device's current generation.
+    ///   - base: the salt of the account's current generation the device last had.
+    ///   - account: the account.
+    /// - Returns: the account's current generation now.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func storeSyncedPassphrase(_ passphrase: SyncedPassphrase, base: Data?, account: AccountID) async throws -> SyncedPassphrase?
+
     /// Saves a device's edit of unlocked note `id` as ``FoldersAndNotesStore/saveNote(_:_:by:quota:)``
     /// does, taking it out of Recently Deleted first when `restoring` — one transaction, so an
     /// edit refused (over the quota) leaves the note where it was.
@@ -131,4 +149,34 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
     ///   taken, ``NotesError/invalid(_:)``.
     func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter
+}
+
+/// A notes passphrase generation as sync carries it between a device and its web account
+/// (docs/SYNC.md, "Notes"): salt, rounds, verifier and proof hash — never the passphrase — and
+/// its hint.
+public struct SyncedPassphrase: Sendable, Equatable, Codable {
+    public var salt: Data
+    public var iterations: Int
+    public var verifier: Data
+    public var proofHash: Data?
+    public var hint: String?
+
+    /// Checks the shapes (``LockedNoteShape``) and the hint's length.
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field.
+    public init(salt: Data, iterations: Int, verifier: Data, proofHash: Data?, hint: String?) throws {
+        guard salt.count == LockedNoteShape.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
+        guard verifier.count == LockedNoteShape.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
+        guard proofHash.map({ $0.count == LockedNoteShape.proofByteCount }) ?? true else {
+            throw NotesError.invalid("a proof hash must be 32 bytes")
+        }
+        guard (1...LockedNoteShape.maximumIterations).contains(iterations) else {
+            throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteShape.maximumIterations)")
+        }
+        if let hint { try NoteRules.validateHint(hint) }
+        self.salt = salt
+        self.iterations = iterations
+        self.verifier = verifier
+        self.proofHash = proofHash
+        self.hint = hint
+    }
 }

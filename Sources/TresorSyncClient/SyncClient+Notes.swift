@@ -29,4 +29,21 @@ extension SyncClient {
         else { throw SyncClientError.garbage("a notes batch answered with answers that do not match its changes") }
         return answer.answers
     }
+
+    /// The account's current notes passphrase generation on the server (`GET /v1/sync/notes/passphrase`).
+    /// - Returns: the server's state (its `current` nil while none is set); nil from a server
+    ///   that does not sync the passphrase.
+    /// - Throws: ``SyncClientError``.
+    public func notesPassphrase() async throws -> SyncPassphraseState? {
+        try await callUnlessUnknown("GET", "/v1/sync/notes/passphrase")
+    }
+
+    /// Sends this device's current notes passphrase generation (`PUT /v1/sync/notes/passphrase`).
+    /// - Parameter change: the generation and the account's current one this device last had.
+    /// - Returns: the server's state: the account's current generation now — another device's
+    ///   when its change came first; nil from a server that does not sync the passphrase.
+    /// - Throws: ``SyncClientError``.
+    public func pushNotesPassphrase(_ change: SyncPassphraseChange) async throws -> SyncPassphraseState? {
+        try await callUnlessUnknown("PUT", "/v1/sync/notes/passphrase", body: change)
+    }
 }

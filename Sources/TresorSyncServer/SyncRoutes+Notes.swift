@@ -30,6 +30,7 @@ extension SyncRoutes {
             }
         }
         registerNoteBatch(on: router)
+        registerNotePassphrase(on: router)
     }
 
     /// The account's notes changed after `cursor`, each as it is now; no more once their bodies

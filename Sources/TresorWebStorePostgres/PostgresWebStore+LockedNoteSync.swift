@@ -134,8 +134,17 @@ extension PostgresWebStore: LockedNoteSyncStore {
     /// The account's passphrase generation of the record's salt, else a new one recorded — made
     /// current when the account has none (caller holds the account's row lock).
     func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+        try await passphraseID(
+            for: SyncedPassphrase(
+                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
+                proofHash: record.passphraseProofHash, hint: nil), account: account, connection)
+    }
+
+    /// The account's passphrase generation of the salt of `record`, as the one above
+    /// (its hint is the caller's to write).
+    func passphraseID(for record: SyncedPassphrase, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
         if let known = try await connection.value(
-            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.passphraseSalt) ORDER BY id LIMIT 1", logger,
+            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.salt) ORDER BY id LIMIT 1", logger,
             as: Int64.self)
         {
             return known
@@ -147,8 +156,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let id = try await connection.value(
                 """
                 INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
-                VALUES (\(account.rawValue), \(generation + 1), \(record.passphraseSalt), \(record.passphraseIterations),
-                        \(record.passphraseVerifier), \(record.passphraseProofHash), \(now))
+                VALUES (\(account.rawValue), \(generation + 1), \(record.salt), \(record.iterations), \(record.verifier),
+                        \(record.proofHash), \(now))
                 RETURNING id
                 """, logger, as: Int64.self)
         else { throw NotesError.unavailable("the passphrase was not recorded: try again") }

@@ -25,6 +25,7 @@ extension SyncAccount {
     func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
+        try await syncNotesPassphrase(notes, client: client)
         var after: String?
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
@@ -81,6 +82,22 @@ extension SyncAccount {
         }
         try await syncAttachments(notes, client: client)
         return result
+    }
+
+    /// The notes passphrase (docs/SYNC.md, "Notes"): this device's current generation and hint
+    /// go when they changed since it last agreed with the server — made current there unless
+    /// another device's change came first — and the account's current one on the server becomes
+    /// this device's.
+    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient) async throws {
+        let (current, agreed) = try notes.passphraseForSync()
+        let server: SyncPassphraseState?
+        if let current, current.salt != agreed?.salt || current.hint != agreed?.hint {
+            server = try await client.pushNotesPassphrase(SyncPassphraseChange(passphrase: SyncPassphrase(current), base: agreed?.salt))
+        } else {
+            server = try await client.notesPassphrase()
+        }
+        // An older server (nil) keeps each device's own generations, as before.
+        if let current = server?.current { try notes.applySyncedPassphrase(try current.synced()) }
     }
 
     /// The requests a run of changes of `sizes` bytes goes in: consecutive ranges of at most
