@@ -132,7 +132,7 @@ extension NotesStore {
         try pool.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
-            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase")
+            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase; DELETE FROM sync_folders")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0

@@ -121,6 +121,18 @@ public protocol LockedNoteSyncStore: Sendable {
     /// - Throws: ``NotesError/unavailable(_:)``.
     func storeSyncedPassphrase(_ passphrase: SyncedPassphrase, base: Data?, account: AccountID) async throws -> SyncedPassphrase?
 
+    /// A device's folders made and deleted, by name, under the account's row lock: each made
+    /// one is made when missing; each deleted one is deleted when no note outside Recently
+    /// Deleted is in it (those in Recently Deleted move to no folder) — one that holds notes
+    /// here outlives the deletion.
+    /// - Parameters:
+    ///   - created: names of folders the device made.
+    ///   - deleted: names of folders the device deleted.
+    ///   - account: the account.
+    /// - Returns: the account's folder names now.
+    /// - Throws: ``NotesError/invalid(_:)`` for a name that is not a folder's.
+    func applySyncedFolderChanges(created: [String], deleted: [String], account: AccountID) async throws -> [String]
+
     /// Saves a device's edit of unlocked note `id` as ``FoldersAndNotesStore/saveNote(_:_:by:quota:)``
     /// does, taking it out of Recently Deleted first when `restoring` — one transaction, so an
     /// edit refused (over the quota) leaves the note where it was.

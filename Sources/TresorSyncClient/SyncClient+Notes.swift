@@ -46,4 +46,12 @@ extension SyncClient {
     public func pushNotesPassphrase(_ change: SyncPassphraseChange) async throws -> SyncPassphraseState? {
         try await callUnlessUnknown("PUT", "/v1/sync/notes/passphrase", body: change)
     }
+
+    /// Sends the folders this device made and deleted, and reads the account's (`POST /v1/sync/notes/folders`).
+    /// - Parameter changes: the folders made and deleted since this device last had the account's.
+    /// - Returns: the account's folders now; nil from a server that does not sync folders.
+    /// - Throws: ``SyncClientError``.
+    public func syncFolders(_ changes: SyncFolderChanges) async throws -> SyncFolders? {
+        try await callUnlessUnknown("POST", "/v1/sync/notes/folders", body: changes)
+    }
 }

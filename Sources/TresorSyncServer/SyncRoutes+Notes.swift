@@ -31,6 +31,7 @@ extension SyncRoutes {
         }
         registerNoteBatch(on: router)
         registerNotePassphrase(on: router)
+        registerNoteFolders(on: router)
     }
 
     /// The account's notes changed after `cursor`, each as it is now; no more once their bodies

@@ -81,7 +81,23 @@ extension SyncAccount {
             guard page.more, !page.entries.isEmpty else { break }
         }
         try await syncAttachments(notes, client: client)
+        try await syncFolders(notes, client: client)
         return result
+    }
+
+    /// The folders (docs/SYNC.md, "Notes"), after the notes, which make the folders they are in:
+    /// those made and deleted here since this device last had the account's go, and this
+    /// device mirrors the account's.
+    func syncFolders(_ notes: NotesStore, client: SyncClient) async throws {
+        let (local, agreed) = try notes.folderNamesForSync()
+        let changes = SyncFolderChanges(created: local.subtracting(agreed).sorted(), deleted: agreed.subtracting(local).sorted())
+        // Past the most one request names, the rest go at the next sync.
+        let sent = SyncFolderChanges(
+            created: Array(changes.created.prefix(SyncFolderChanges.maxNames)),
+            deleted: Array(changes.deleted.prefix(max(0, SyncFolderChanges.maxNames - changes.created.count))))
+        // An older server (nil) carries folders only as its notes' folder names, as before.
+        guard let server = try await client.syncFolders(sent) else { return }
+        try notes.applySyncedFolders(server.names, agreed: agreed)
     }
 
     /// The notes passphrase (docs/SYNC.md, "Notes"): this device's current generation and hint
