@@ -3,7 +3,7 @@ import Foundation
 // Folders travel by name (docs/SYNC.md, "Notes"): a folder a device made or deleted — empty
 // ones too, which no note carries — goes as such, and the device mirrors the account's folders.
 
-/// `POST /v1/sync/notes/folders`: the folders a device made and deleted since it last had the
+/// `POST /v1/sync/folders`: the folders a device made and deleted since it last had the
 /// account's folders (empty lists: only read them).
 public struct SyncFolderChanges: Codable, Equatable, Sendable {
     /// The most names a request carries.

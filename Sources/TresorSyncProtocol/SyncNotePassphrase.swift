@@ -21,7 +21,7 @@ public struct SyncPassphrase: Codable, Equatable, Sendable {
     }
 }
 
-/// `PUT /v1/sync/notes/passphrase`: the device's current passphrase generation (a new one, or
+/// `PUT /v1/sync/passphrase`: the device's current passphrase generation (a new one, or
 /// a new hint), made from `base`, the salt of the account's current one as the device last had
 /// it (nil for none): the server makes it current only when its own is still that one.
 public struct SyncPassphraseChange: Codable, Equatable, Sendable {
@@ -34,7 +34,7 @@ public struct SyncPassphraseChange: Codable, Equatable, Sendable {
     }
 }
 
-/// `GET /v1/sync/notes/passphrase`, and the answer to a change: the account's current
+/// `GET /v1/sync/passphrase`, and the answer to a change: the account's current
 /// passphrase generation on the server, nil for none.
 public struct SyncPassphraseState: Codable, Equatable, Sendable {
     public var current: SyncPassphrase?

@@ -6,7 +6,7 @@ import TresorSyncProtocol
 /// made and deleted — empty ones too — and gets the account's folders back.
 extension SyncRoutes {
     func registerNoteFolders<Context: SyncRequestContext>(on router: Router<Context>) {
-        router.post("/v1/sync/notes/folders") { request, context in
+        router.post("/v1/sync/folders") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let changes = try await decode(SyncFolderChanges.self, request, limit: SyncLimits.pushRequestBytes)

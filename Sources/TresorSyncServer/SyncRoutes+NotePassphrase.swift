@@ -7,14 +7,14 @@ import TresorSyncProtocol
 /// its hint.
 extension SyncRoutes {
     func registerNotePassphrase<Context: SyncRequestContext>(on router: Router<Context>) {
-        router.get("/v1/sync/notes/passphrase") { request, context in
+        router.get("/v1/sync/passphrase") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let current = try await lockedNotes().syncedCurrentPassphrase(account: caller.account)
                 return try reply(SyncPassphraseState(current: current.map(SyncPassphrase.init)))
             }
         }
-        router.put("/v1/sync/notes/passphrase") { request, context in
+        router.put("/v1/sync/passphrase") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let change = try await decode(SyncPassphraseChange.self, request, limit: SyncLimits.pushRequestBytes)
