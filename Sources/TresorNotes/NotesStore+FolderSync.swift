@@ -23,21 +23,24 @@ extension NotesStore {
         return try pool.read { db in (Set(try localFolders(db, sealing).values), try agreedFolders(db, sealing)) }
     }
 
-    /// Mirrors the account's folders, in one transaction: makes those missing here, deletes
+    /// Mirrors the account's folders, in one transaction: makes those missing here (but for
+    /// those deleted here whose deletion has not gone yet), deletes
     /// those the server no longer has that this device had from it (`agreed`) and that hold no
     /// note outside Recently Deleted — a folder made here meanwhile, or holding notes, stays —
     /// and records `names` as the account's.
     /// - Parameters:
     ///   - names: the account's folder names on the server.
     ///   - agreed: the names this device had from the server before.
+    ///   - unsentDeletions: folders deleted here that this sync did not send (past the most a
+    ///     request names): the next one sends them.
     /// - Throws: ``NotesError/contentUnavailable``.
-    public func applySyncedFolders(_ names: [String], agreed: Set<String>) throws {
+    public func applySyncedFolders(_ names: [String], agreed: Set<String>, unsentDeletions: Set<String> = []) throws {
         let sealing = try sealing()
         let server = Set(names)
         let changed = try pool.write { db -> Bool in
             var changed = false
             let local = try localFolders(db, sealing)
-            for name in server.subtracting(local.values) {
+            for name in server.subtracting(local.values).subtracting(unsentDeletions) {
                 _ = try folderID(named: name, account: .local, creating: true, db, sealing)
                 changed = true
             }

@@ -97,7 +97,7 @@ extension SyncAccount {
             deleted: Array(changes.deleted.prefix(max(0, SyncFolderChanges.maxNames - changes.created.count))))
         // An older server (nil) carries folders only as its notes' folder names, as before.
         guard let server = try await client.syncFolders(sent) else { return }
-        try notes.applySyncedFolders(server.names, agreed: agreed)
+        try notes.applySyncedFolders(server.names, agreed: agreed, unsentDeletions: Set(changes.deleted).subtracting(sent.deleted))
     }
 
     /// The notes passphrase (docs/SYNC.md, "Notes"): this device's current generation and hint
