@@ -160,6 +160,12 @@ enum NotesDatabase {
         // Attachments sync (docs/SYNC.md, "Attachments"): which attachments are on the server,
         // and the server's listings waiting to be applied (``AttachmentSyncTables``).
         migrator.registerMigration("v9-sync-attachments") { db in try AttachmentSyncTables.create(db) }
+        // The notes passphrase's sync (docs/SYNC.md, "Notes"): the account's current generation
+        // as this device last agreed it with the server (``PassphraseSyncTables``).
+        migrator.registerMigration("v10-sync-passphrase") { db in try PassphraseSyncTables.create(db) }
+        // Folders' sync (docs/SYNC.md, "Notes"): the account's folder names as this device last
+        // had them from the server (``FolderSyncTables``).
+        migrator.registerMigration("v11-sync-folders") { db in try FolderSyncTables.create(db) }
         return migrator
     }
 }

@@ -54,12 +54,17 @@ extension NotesStore {
             }
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes WHERE folder_id = ? AND deleted IS NULL", arguments: [id]) ?? 0
             guard count == 0 else { throw NotesError.invalid("folder \"\(name.prefix(64))\" holds \(count) notes: move or delete them first") }
-            // Notes of it in Recently Deleted come back to no folder.
-            try db.execute(sql: "UPDATE notes SET folder_id = NULL WHERE folder_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
+            try removeEmptyFolder(id, db)
         }
         purgeRemovedPages()
         changes.publish(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account]))
+    }
+
+    /// Deletes folder `id`, which holds no note outside Recently Deleted: those in it come back
+    /// to no folder.
+    func removeEmptyFolder(_ id: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE notes SET folder_id = NULL WHERE folder_id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
     }
 
     /// Deletes folder `id` of `account` with what it holds, in one step: its notes move out of it

@@ -132,7 +132,7 @@ extension NotesStore {
         try pool.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
-            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox")
+            try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase; DELETE FROM sync_folders")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
@@ -242,8 +242,9 @@ extension NotesStore {
                     continue
                 }
                 if let row, let localID {
-                    // A note locked here that the server holds unlocked waits for its own change.
-                    guard !row.isLocked || state.locked != nil else { continue }
+                    // A lock removed elsewhere is removed here — but for a note with attachments:
+                    // they are sealed under its note key, which sync never holds.
+                    if row.isLocked, state.locked == nil, try !AttachmentRow.fetchAll(note: localID, db).isEmpty { continue }
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
                 }
@@ -307,6 +308,15 @@ extension NotesStore {
         let deleted = state.deleted?.timeIntervalSince1970
         if let locked = state.locked {
             try writeLock(locked, localID: localID, exists: row != nil, db, sealing)
+        } else if let row, let passphraseID = row.passphraseID {
+            // The lock removed elsewhere: the body below replaces the sealed record.
+            try db.execute(
+                sql: """
+                    UPDATE notes SET passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL, crypto_wrapped_key = NULL,
+                        crypto_iv = NULL, crypto_tag = NULL, sealed_ciphertext = NULL, body_format = ?, note_proof_hash = NULL
+                    WHERE id = ?
+                    """, arguments: [BodyFormat.text.rawValue, localID])
+            try removeUnusedImportedPassphrase(passphraseID, db)
         }
         if row == nil && state.locked != nil {
             try db.execute(
@@ -348,26 +358,10 @@ extension NotesStore {
     /// does not exist; the caller writes the rest of it), under the local account's passphrase
     /// generation of its salt — recorded, and made current when the account has none.
     private func writeLock(_ record: SyncedLockedRecord, localID: String, exists: Bool, _ db: Database, _ sealing: ContentSealing) throws {
-        var passphraseID = try Int64.fetchOne(
-            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1", arguments: [record.passphraseSalt])
-        if passphraseID == nil {
-            let generation =
-                (try Int.fetchOne(
-                    db, sql: "SELECT MAX(generation) FROM passphrases WHERE account_id = 'local' AND source = ?",
-                    arguments: [LockInfo.Source.tresor.rawValue]) ?? 0) + 1
-            try db.execute(
-                sql: """
-                    INSERT INTO passphrases (account_id, source, generation, salt, iterations, verifier, proof_hash, created)
-                    VALUES ('local', ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    LockInfo.Source.tresor.rawValue, generation, record.passphraseSalt, record.passphraseIterations, record.passphraseVerifier,
-                    record.passphraseProofHash, now.timeIntervalSince1970,
-                ])
-            passphraseID = db.lastInsertedRowID
-            try db.execute(
-                sql: "UPDATE accounts SET current_passphrase_id = ? WHERE id = 'local' AND current_passphrase_id IS NULL", arguments: [passphraseID])
-        }
+        let passphraseID = try syncedPassphraseID(
+            SyncedPassphrase(
+                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
+                proofHash: record.passphraseProofHash, hint: nil), db)
         let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
         let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
         let arguments: StatementArguments = [

@@ -46,10 +46,11 @@ public struct SyncedLockedRecord: Sendable, Equatable {
     }
 }
 
-/// Locked notes of a sync account's devices, in the server's store (docs/SYNC.md, "Notes"): a
-/// device's locked note is stored as it is, and read back whole by the account's devices.
-/// Without a key the server cannot merge a locked body: a change made from an older revision is
-/// kept as a conflict copy.
+/// The writes of a sync account's devices that the web's own operations do not cover, in the
+/// server's store (docs/SYNC.md, "Notes"): a device's locked note is stored as it is, and read
+/// back whole by the account's devices; a lock removed on a device is removed here; an edit of a
+/// note in Recently Deleted restores it in the edit's transaction. Without a key the server
+/// cannot merge a locked body: a change made from an older revision is kept as a conflict copy.
 public protocol LockedNoteSyncStore: Sendable {
     /// Locked note `id`'s sealed record, with its passphrase generation.
     /// - Parameter id: the note.
@@ -68,14 +69,83 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - isPinned: its pin.
     ///   - record: the sealed record.
     ///   - baseRevision: the revision the change was made from.
+    ///   - restoring: whether the change takes note `id` out of Recently Deleted — in the same
+    ///     transaction, so a refused change leaves it there.
     ///   - account: the owner.
     ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
     /// - Returns: the note's id, and the conflict copy's when one was made.
     /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID,
-        quota: StorageQuota?
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
+        account: AccountID, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
+
+    /// Removes the lock of note `id` for a device that removed it (with the passphrase, there):
+    /// the device's plaintext body replaces the sealed record. A note changed since
+    /// `baseRevision` keeps its lock and newer version — no key here to merge with — and the
+    /// device's version becomes its unlocked conflict copy.
+    /// - Parameters:
+    ///   - id: the locked note.
+    ///   - title: its title.
+    ///   - body: its body, opened on the device.
+    ///   - folder: its folder's name.
+    ///   - isPinned: its pin.
+    ///   - baseRevision: the revision the change was made from.
+    ///   - restoring: whether the change takes the note out of Recently Deleted (same transaction).
+    ///   - account: the owner.
+    ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
+    /// - Returns: the note's id, and the conflict copy's when one was made.
+    /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked, or has
+    ///   attachments (sealed under its key, which the server does not hold), ``NotesError/invalid(_:)``,
+    ///   ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
+    func removeSyncedLock(
+        _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
+        account: AccountID, quota: StorageQuota?
+    ) async throws -> (id: String, conflictCopyID: String?)
+
+    /// The account's current passphrase generation with its hint, for its devices.
+    /// - Parameter account: the account.
+    /// - Returns: the generation, or nil while none is set.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func syncedCurrentPassphrase(account: AccountID) async throws -> SyncedPassphrase?
+
+    /// A device's current passphrase generation (a passphrase set, changed or reset there, or a
+    /// new hint): recorded by its salt, with its hint, and made current when the account's
+    /// current one is still `base` (the salt the device last had; nil for none) — else another
+    /// device's change came first and stays current. All under the account's row lock.
+    /// - Parameters:
+    ///   - passphrase: the device's current generation.
+    ///   - base: the salt of the account's current generation the device last had.
+    ///   - account: the account.
+    /// - Returns: the account's current generation now.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func storeSyncedPassphrase(_ passphrase: SyncedPassphrase, base: Data?, account: AccountID) async throws -> SyncedPassphrase?
+
+    /// A device's folders made and deleted, by name, under the account's row lock: each made
+    /// one is made when missing; each deleted one is deleted when no note outside Recently
+    /// Deleted is in it (those in Recently Deleted move to no folder) — one that holds notes
+    /// here outlives the deletion.
+    /// - Parameters:
+    ///   - created: names of folders the device made.
+    ///   - deleted: names of folders the device deleted.
+    ///   - account: the account.
+    /// - Returns: the account's folder names now.
+    /// - Throws: ``NotesError/invalid(_:)`` for a name that is not a folder's.
+    func applySyncedFolderChanges(created: [String], deleted: [String], account: AccountID) async throws -> [String]
+
+    /// Saves a device's edit of unlocked note `id` as ``FoldersAndNotesStore/saveNote(_:_:by:quota:)``
+    /// does, taking it out of Recently Deleted first when `restoring` — one transaction, so an
+    /// edit refused (over the quota) leaves the note where it was.
+    /// - Parameters:
+    ///   - id: the note.
+    ///   - changes: what the edit changes.
+    ///   - restoring: whether the edit restores the note.
+    ///   - editor: who saves (names a conflict copy).
+    ///   - quota: the owner's storage quota; nil for none.
+    /// - Returns: what the save made.
+    /// - Throws: as `saveNote`.
+    func saveSyncedNote(_ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, quota: StorageQuota?) async throws
+        -> NoteSaveOutcome
 
     /// Starts storing a device's attachment of locked note `noteID` as its chunks sealed under
     /// the note key (docs/WEB.md, "Locked notes in the browser": the browser's format), which then
@@ -91,4 +161,34 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
     ///   taken, ``NotesError/invalid(_:)``.
     func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter
+}
+
+/// A notes passphrase generation as sync carries it between a device and its web account
+/// (docs/SYNC.md, "Notes"): salt, rounds, verifier and proof hash — never the passphrase — and
+/// its hint.
+public struct SyncedPassphrase: Sendable, Equatable, Codable {
+    public var salt: Data
+    public var iterations: Int
+    public var verifier: Data
+    public var proofHash: Data?
+    public var hint: String?
+
+    /// Checks the shapes (``LockedNoteShape``) and the hint's length.
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field.
+    public init(salt: Data, iterations: Int, verifier: Data, proofHash: Data?, hint: String?) throws {
+        guard salt.count == LockedNoteShape.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
+        guard verifier.count == LockedNoteShape.wrappedKeyByteCount else { throw NotesError.invalid("the verifier must be 24 bytes") }
+        guard proofHash.map({ $0.count == LockedNoteShape.proofByteCount }) ?? true else {
+            throw NotesError.invalid("a proof hash must be 32 bytes")
+        }
+        guard (1...LockedNoteShape.maximumIterations).contains(iterations) else {
+            throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteShape.maximumIterations)")
+        }
+        if let hint { try NoteRules.validateHint(hint) }
+        self.salt = salt
+        self.iterations = iterations
+        self.verifier = verifier
+        self.proofHash = proofHash
+        self.hint = hint
+    }
 }

@@ -29,4 +29,29 @@ extension SyncClient {
         else { throw SyncClientError.garbage("a notes batch answered with answers that do not match its changes") }
         return answer.answers
     }
+
+    /// The account's current notes passphrase generation on the server (`GET /v1/sync/passphrase`).
+    /// - Returns: the server's state (its `current` nil while none is set); nil from a server
+    ///   that does not sync the passphrase.
+    /// - Throws: ``SyncClientError``.
+    public func notesPassphrase() async throws -> SyncPassphraseState? {
+        try await callUnlessUnknown("GET", "/v1/sync/passphrase")
+    }
+
+    /// Sends this device's current notes passphrase generation (`PUT /v1/sync/passphrase`).
+    /// - Parameter change: the generation and the account's current one this device last had.
+    /// - Returns: the server's state: the account's current generation now — another device's
+    ///   when its change came first; nil from a server that does not sync the passphrase.
+    /// - Throws: ``SyncClientError``.
+    public func pushNotesPassphrase(_ change: SyncPassphraseChange) async throws -> SyncPassphraseState? {
+        try await callUnlessUnknown("PUT", "/v1/sync/passphrase", body: change)
+    }
+
+    /// Sends the folders this device made and deleted, and reads the account's (`POST /v1/sync/folders`).
+    /// - Parameter changes: the folders made and deleted since this device last had the account's.
+    /// - Returns: the account's folders now; nil from a server that does not sync folders.
+    /// - Throws: ``SyncClientError``.
+    public func syncFolders(_ changes: SyncFolderChanges) async throws -> SyncFolders? {
+        try await callUnlessUnknown("POST", "/v1/sync/folders", body: changes)
+    }
 }

@@ -242,6 +242,22 @@ public actor SyncClient: SyncRecordTransport {
         }
     }
 
+    /// ``call(_:_:query:body:signedIn:)`` of a route an older server lacks: nil when the server
+    /// answers `404` without the relay's error body (it does not know the route).
+    func callUnlessUnknown<Answer: Decodable>(_ method: String, _ path: String, body: (some Encodable)? = Optional<Data>.none) async throws
+        -> Answer?
+    {
+        let response = try await exchange(method, path, query: [], body: body, signedIn: true)
+        if response.status == 404, (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil { return nil }
+        guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
+        do {
+            return try SyncJSON.decoder.decode(Answer.self, from: response.body)
+        } catch {
+            throw SyncClientError.garbage(
+                "\(method) \(path) answered \(response.status) with \(response.body.count) bytes that are not \(Answer.self)")
+        }
+    }
+
     func callNoAnswer(_ method: String, _ path: String, body: (some Encodable)? = Optional<Data>.none) async throws {
         let response = try await exchange(method, path, query: [], body: body, signedIn: true)
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }

@@ -24,3 +24,21 @@ extension SyncLockedNote {
             bodyFormat: LockedBodyFormat(stored: bodyFormat), noteProofHash: noteProofHash)
     }
 }
+
+/// The one conversion between a passphrase generation as it travels (``SyncPassphrase``) and as
+/// the notes domain carries it (``SyncedPassphrase``).
+extension SyncPassphrase {
+    /// The wire form of `passphrase`.
+    public init(_ passphrase: SyncedPassphrase) {
+        self.init(
+            salt: passphrase.salt, iterations: passphrase.iterations, verifier: passphrase.verifier, proofHash: passphrase.proofHash,
+            hint: passphrase.hint)
+    }
+
+    /// The generation this carries, its shapes checked.
+    /// - Returns: the notes domain's generation.
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field that is not as a generation's.
+    public func synced() throws -> SyncedPassphrase {
+        try SyncedPassphrase(salt: salt, iterations: iterations, verifier: verifier, proofHash: proofHash, hint: hint)
+    }
+}

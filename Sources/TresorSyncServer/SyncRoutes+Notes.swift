@@ -30,6 +30,8 @@ extension SyncRoutes {
             }
         }
         registerNoteBatch(on: router)
+        registerNotePassphrase(on: router)
+        registerNoteFolders(on: router)
     }
 
     /// The account's notes changed after `cursor`, each as it is now; no more once their bodies
@@ -75,16 +77,25 @@ extension SyncRoutes {
             try await store.deleteForGood(id)
             return SyncNoteChangeResult(outcome: .deleted, note: nil)
         case .present:
-            if current.isLocked && change.locked == nil {
-                throw SyncError(.conflict, "a note unlocked on a device does not sync yet (docs/SYNC.md, \"Notes\")")
-            }
-            if current.deleted != nil { _ = try await store.restoreNote(id) }
+            // An edit of a note in Recently Deleted restores it, in the edit's own transaction:
+            // an edit refused (over the quota) leaves it there.
+            let restoring = current.deleted != nil
             if let locked = change.locked {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 let stored = try await lockedNotes().storeSyncedLockedNote(
                     id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: change.base?.revision, account: caller.account,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account,
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
+                return SyncNoteChangeResult(
+                    outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
+                    conflictCopyID: stored.conflictCopyID)
+            }
+            if current.isLocked {
+                // The lock removed on the device, with the passphrase: its body comes opened.
+                let stored = try await lockedNotes().removeSyncedLock(
+                    id, title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account,
+                    quota: quota(adding: change.title.utf8.count + change.body.utf8.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
                     conflictCopyID: stored.conflictCopyID)
@@ -94,7 +105,7 @@ extension SyncRoutes {
             let changes = Self.noteChanges(change)
             let grows = changes.title != nil || changes.body != nil
             let quota = grows ? quota(adding: (changes.title?.utf8.count ?? 0) + (changes.body?.utf8.count ?? 0)) : nil
-            let saved = try await store.saveNote(id, changes, by: caller.account, quota: quota)
+            let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: restoring, by: caller.account, quota: quota)
             let outcome: SyncNoteChangeResult.Outcome =
                 switch saved.kind {
                 case .saved: .saved

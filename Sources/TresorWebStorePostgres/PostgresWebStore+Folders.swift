@@ -77,3 +77,35 @@ extension PostgresWebStore {
         }
     }
 }
+
+// A device's folders (docs/SYNC.md, "Notes"): made and deleted by name, empty ones too.
+extension PostgresWebStore {
+    func applySyncedFolderChanges(created: [String], deleted: [String], account: AccountID) async throws -> [String] {
+        for name in created + deleted { try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
+        return try await db.transaction { [self, logger] connection in
+            try await lockAccount(account, connection)
+            var changed = false
+            for name in created where try await folderID(named: name, account: account, creating: false, connection) == nil {
+                _ = try await folderID(named: name, account: account, creating: true, connection)
+                changed = true
+            }
+            for name in deleted {
+                guard let id = try await folderID(named: name, account: account, creating: false, connection),
+                    try await connection.count("SELECT 1 FROM notes WHERE folder_id = \(id) AND deleted IS NULL", logger) == 0
+                else { continue }
+                // Notes of it in Recently Deleted come back to no folder, as a device's deletion does.
+                for note in try await connection.column(
+                    "UPDATE notes SET folder_id = NULL WHERE folder_id = \(id) RETURNING id", logger, as: String.self)
+                {
+                    try await announce(.changed, note: note, connection)
+                }
+                try await connection.run("DELETE FROM folders WHERE id = \(id)", logger)
+                changed = true
+            }
+            if changed { try await notify(.note(NoteChange(kind: .folders, noteID: nil, revision: nil, accounts: [account])), connection) }
+            return try await connection.rows(
+                "SELECT id, sealed_name FROM folders WHERE account_id = \(account.rawValue)", logger, as: (String, Data).self
+            ).map { id, sealed in try sealing.openText(sealed, "folders", id, "name") }.sorted()
+        }
+    }
+}

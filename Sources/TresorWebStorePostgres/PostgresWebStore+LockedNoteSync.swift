@@ -21,8 +21,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
     }
 
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, account: AccountID,
-        quota: StorageQuota?
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
+        account: AccountID, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         let newID = UUID().uuidString.lowercased()
@@ -30,6 +30,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let existing = try await id.asyncMap { try await noteForWrite($0, connection) }
             if existing == nil { try await lockAccount(account, connection) }
             if let existing, existing.accountID != account.rawValue { throw NotesError.notFound("note \(existing.id.prefix(64))") }
+            if let existing, restoring, existing.isDeleted { try await restoreNote(existing.id, connection) }
             try await check(quota, account: account, connection)
             let passphraseID = try await passphraseID(for: record, account: account, connection)
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
@@ -63,6 +64,52 @@ extension PostgresWebStore: LockedNoteSyncStore {
         }
     }
 
+    func removeSyncedLock(
+        _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
+        account: AccountID, quota: StorageQuota?
+    ) async throws -> (id: String, conflictCopyID: String?) {
+        try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
+        try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body")
+        return try await db.transaction { [self, logger] connection in
+            let existing = try await noteForWrite(id, connection)
+            guard existing.accountID == account.rawValue else { throw NotesError.notFound("note \(id.prefix(64))") }
+            guard existing.isLocked else { throw NotesError.wrongLockState("note \(id) is not locked") }
+            if restoring, existing.isDeleted { try await restoreNote(id, connection) }
+            try await check(quota, account: account, connection)
+            if let baseRevision, baseRevision != existing.revision {
+                // No key here to merge with: the note keeps its lock and newer version, the
+                // device's unlocked one is kept beside it.
+                let copyID = try await insertConflictCopy(of: existing, title: title, body: body, locked: nil, editor: account, connection)
+                try await announce(.created, note: copyID, connection)
+                return (id, copyID)
+            }
+            // Its attachments are sealed under the note key, which only devices and browsers hold.
+            if try await connection.value("SELECT 1 FROM attachments WHERE note_id = \(id) LIMIT 1", logger, as: Int.self) != nil {
+                throw NotesError.wrongLockState("a lock removed from a note with attachments does not sync yet")
+            }
+            let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
+            try await connection.run(
+                """
+                UPDATE notes SET modified = \(now), sealed_title = \(try sealing.sealText(title, "notes", id, "title")),
+                    sealed_body = \(try sealing.sealText(body, "notes", id, "body")), pinned = \(isPinned), folder_id = \(folderID),
+                    passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL, crypto_wrapped_key = NULL, crypto_iv = NULL,
+                    crypto_tag = NULL, sealed_ciphertext = NULL, body_format = 'text', note_proof_hash = NULL
+                WHERE id = \(id)
+                """, logger)
+            try await announce(.unlocked, note: id, connection)
+            return (id, nil)
+        }
+    }
+
+    func saveSyncedNote(_ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, quota: StorageQuota?) async throws
+        -> NoteSaveOutcome
+    {
+        try await db.transaction { [self] connection in
+            if restoring, try await noteForWrite(id, connection).isDeleted { try await restoreNote(id, connection) }
+            return try await saveNote(id, changes, by: editor, quota: quota, connection)
+        }
+    }
+
     /// Inserts a device's new locked note `id` of `account` and announces it, in the caller's
     /// transaction (which holds the account's row lock).
     func insertSyncedLockedNote(
@@ -87,8 +134,17 @@ extension PostgresWebStore: LockedNoteSyncStore {
     /// The account's passphrase generation of the record's salt, else a new one recorded — made
     /// current when the account has none (caller holds the account's row lock).
     func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+        try await passphraseID(
+            for: SyncedPassphrase(
+                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
+                proofHash: record.passphraseProofHash, hint: nil), account: account, connection)
+    }
+
+    /// The account's passphrase generation of the salt of `record`, as the one above
+    /// (its hint is the caller's to write).
+    func passphraseID(for record: SyncedPassphrase, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
         if let known = try await connection.value(
-            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.passphraseSalt) ORDER BY id LIMIT 1", logger,
+            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.salt) ORDER BY id LIMIT 1", logger,
             as: Int64.self)
         {
             return known
@@ -100,8 +156,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let id = try await connection.value(
                 """
                 INSERT INTO passphrases (account_id, generation, salt, iterations, verifier, proof_hash, created)
-                VALUES (\(account.rawValue), \(generation + 1), \(record.passphraseSalt), \(record.passphraseIterations),
-                        \(record.passphraseVerifier), \(record.passphraseProofHash), \(now))
+                VALUES (\(account.rawValue), \(generation + 1), \(record.salt), \(record.iterations), \(record.verifier),
+                        \(record.proofHash), \(now))
                 RETURNING id
                 """, logger, as: Int64.self)
         else { throw NotesError.unavailable("the passphrase was not recorded: try again") }

@@ -122,61 +122,66 @@ extension PostgresWebStore: FoldersAndNotesStore {
     }
 
     func saveNote(_ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?) async throws -> NoteSaveOutcome {
+        try await db.transaction { [self] connection in try await saveNote(id, changes, by: editor, quota: quota, connection) }
+    }
+
+    /// ``saveNote(_:_:by:quota:)`` in the caller's transaction.
+    func saveNote(
+        _ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?, _ connection: PostgresConnection
+    ) async throws -> NoteSaveOutcome {
         if let title = changes.title { try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
         if let body = changes.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
-        return try await db.transaction { [self, logger] connection in
-            let row = try await noteForWrite(id, connection)
-            guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
-            if let passphraseID = row.passphraseID, changes.body != nil {
-                // The server holds no note key: a locked body is sealed in the browser and saved
-                // with `replaceLockedBody` (the embedded store answers the same).
-                throw NotesError.passphraseRequired(try await lockInfo(passphraseID, connection))
-            }
-            let owner = AccountID(rawValue: row.accountID)
-            try await check(quota, account: owner, connection)
-            var content = NoteContent(title: changes.title, body: changes.body)
-            var kind = NoteSaveOutcome.Kind.saved
-            var copy: NoteSummary?
-            if let base = changes.base, base.revision != row.revision, content.title != nil || content.body != nil {
-                let stored = NoteContent(title: try openTitle(row), body: content.body == nil ? nil : try openBody(row))
-                if let merged = content.merged(into: stored, base: base) {
-                    content = merged
-                    kind = .merged
-                } else {
-                    // A locked note's ciphertext cannot be merged here: the browser merges.
-                    if row.isLocked { throw NotesError.staleRevision(current: row.revision) }
-                    // The copy holds the whole edit: what it left unchanged comes from the note.
-                    let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
-                    let filled = content.filled(from: whole)
-                    let copyID = try await insertConflictCopy(
-                        of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, connection)
-                    copy = try await summary(note(copyID, connection), connection)
-                    content = NoteContent()
-                    kind = .conflictCopy
-                }
-            }
-            let folderChange: String?? = try await changes.folder.asyncMap { name in
-                try await name.asyncMap { try await folderID(named: $0, account: owner, creating: true, connection)! }
-            }
-            if content.title != nil || content.body != nil || changes.isPinned != nil || folderChange != nil {
-                let sealedTitle = try content.title.map { try sealing.sealText($0, "notes", id, "title") }
-                let sealedBody = try content.body.map { try sealing.sealText($0, "notes", id, "body") }
-                let movesFolder = folderChange != nil
-                let folder: String? = folderChange ?? nil
-                try await connection.run(
-                    """
-                    UPDATE notes SET modified = \(now), sealed_title = COALESCE(\(sealedTitle), sealed_title),
-                        sealed_body = COALESCE(\(sealedBody), sealed_body), pinned = COALESCE(\(changes.isPinned), pinned),
-                        folder_id = CASE WHEN \(movesFolder) THEN \(folder) ELSE folder_id END
-                    WHERE id = \(id)
-                    """, logger)
-            }
-            try await announce(.changed, note: id, connection)
-            if let copy { try await announce(.created, note: copy.id, connection) }
-            return NoteSaveOutcome(
-                kind: kind, note: try await summary(note(id, connection), connection), mergedBody: kind == .merged ? content.body : nil,
-                conflictCopy: copy)
+        let row = try await noteForWrite(id, connection)
+        guard !row.isDeleted else { throw NotesError.invalid("note \(id) is in Recently Deleted: restore it first") }
+        if let passphraseID = row.passphraseID, changes.body != nil {
+            // The server holds no note key: a locked body is sealed in the browser and saved
+            // with `replaceLockedBody` (the embedded store answers the same).
+            throw NotesError.passphraseRequired(try await lockInfo(passphraseID, connection))
         }
+        let owner = AccountID(rawValue: row.accountID)
+        try await check(quota, account: owner, connection)
+        var content = NoteContent(title: changes.title, body: changes.body)
+        var kind = NoteSaveOutcome.Kind.saved
+        var copy: NoteSummary?
+        if let base = changes.base, base.revision != row.revision, content.title != nil || content.body != nil {
+            let stored = NoteContent(title: try openTitle(row), body: content.body == nil ? nil : try openBody(row))
+            if let merged = content.merged(into: stored, base: base) {
+                content = merged
+                kind = .merged
+            } else {
+                // A locked note's ciphertext cannot be merged here: the browser merges.
+                if row.isLocked { throw NotesError.staleRevision(current: row.revision) }
+                // The copy holds the whole edit: what it left unchanged comes from the note.
+                let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
+                let filled = content.filled(from: whole)
+                let copyID = try await insertConflictCopy(
+                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, connection)
+                copy = try await summary(note(copyID, connection), connection)
+                content = NoteContent()
+                kind = .conflictCopy
+            }
+        }
+        let folderChange: String?? = try await changes.folder.asyncMap { name in
+            try await name.asyncMap { try await folderID(named: $0, account: owner, creating: true, connection)! }
+        }
+        if content.title != nil || content.body != nil || changes.isPinned != nil || folderChange != nil {
+            let sealedTitle = try content.title.map { try sealing.sealText($0, "notes", id, "title") }
+            let sealedBody = try content.body.map { try sealing.sealText($0, "notes", id, "body") }
+            let movesFolder = folderChange != nil
+            let folder: String? = folderChange ?? nil
+            try await connection.run(
+                """
+                UPDATE notes SET modified = \(now), sealed_title = COALESCE(\(sealedTitle), sealed_title),
+                    sealed_body = COALESCE(\(sealedBody), sealed_body), pinned = COALESCE(\(changes.isPinned), pinned),
+                    folder_id = CASE WHEN \(movesFolder) THEN \(folder) ELSE folder_id END
+                WHERE id = \(id)
+                """, logger)
+        }
+        try await announce(.changed, note: id, connection)
+        if let copy { try await announce(.created, note: copy.id, connection) }
+        return NoteSaveOutcome(
+            kind: kind, note: try await summary(note(id, connection), connection), mergedBody: kind == .merged ? content.body : nil,
+            conflictCopy: copy)
     }
 
     /// Inserts the conflict copy of `row` (docs/FORMAT.md, "Revisions and merges"): a new note of

@@ -16,13 +16,18 @@ extension PostgresWebStore: RecentlyDeletedStore {
     }
 
     func restoreNote(_ id: String) async throws -> NoteSummary {
-        try await db.transaction { [self, logger] connection in
-            let row = try await noteForWrite(id, connection)
-            guard row.isDeleted else { throw NotesError.invalid("note \(id) is not in Recently Deleted") }
-            try await connection.run("UPDATE notes SET deleted = NULL WHERE id = \(id)", logger)
-            try await announce(.restored, note: id, connection)
+        try await db.transaction { [self] connection in
+            try await restoreNote(id, connection)
             return try await summary(note(id, connection), connection)
         }
+    }
+
+    /// ``restoreNote(_:)`` in the caller's transaction.
+    func restoreNote(_ id: String, _ connection: PostgresConnection) async throws {
+        let row = try await noteForWrite(id, connection)
+        guard row.isDeleted else { throw NotesError.invalid("note \(id) is not in Recently Deleted") }
+        try await connection.run("UPDATE notes SET deleted = NULL WHERE id = \(id)", logger)
+        try await announce(.restored, note: id, connection)
     }
 
     func recentlyDeleted(account: AccountID) async throws -> [NoteSummary] {

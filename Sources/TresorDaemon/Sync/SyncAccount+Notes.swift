@@ -25,6 +25,7 @@ extension SyncAccount {
     func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
+        try await syncNotesPassphrase(notes, client: client)
         var after: String?
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
@@ -80,7 +81,39 @@ extension SyncAccount {
             guard page.more, !page.entries.isEmpty else { break }
         }
         try await syncAttachments(notes, client: client)
+        try await syncFolders(notes, client: client)
         return result
+    }
+
+    /// The folders (docs/SYNC.md, "Notes"), after the notes, which make the folders they are in:
+    /// those made and deleted here since this device last had the account's go, and this
+    /// device mirrors the account's.
+    func syncFolders(_ notes: NotesStore, client: SyncClient) async throws {
+        let (local, agreed) = try notes.folderNamesForSync()
+        let changes = SyncFolderChanges(created: local.subtracting(agreed).sorted(), deleted: agreed.subtracting(local).sorted())
+        // Past the most one request names, the rest go at the next sync.
+        let sent = SyncFolderChanges(
+            created: Array(changes.created.prefix(SyncFolderChanges.maxNames)),
+            deleted: Array(changes.deleted.prefix(max(0, SyncFolderChanges.maxNames - changes.created.count))))
+        // An older server (nil) carries folders only as its notes' folder names, as before.
+        guard let server = try await client.syncFolders(sent) else { return }
+        try notes.applySyncedFolders(server.names, agreed: agreed, unsentDeletions: Set(changes.deleted).subtracting(sent.deleted))
+    }
+
+    /// The notes passphrase (docs/SYNC.md, "Notes"): this device's current generation and hint
+    /// go when they changed since it last agreed with the server — made current there unless
+    /// another device's change came first — and the account's current one on the server becomes
+    /// this device's.
+    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient) async throws {
+        let (current, agreed) = try notes.passphraseForSync()
+        let server: SyncPassphraseState?
+        if let current, current.salt != agreed?.salt || current.hint != agreed?.hint {
+            server = try await client.pushNotesPassphrase(SyncPassphraseChange(passphrase: SyncPassphrase(current), base: agreed?.salt))
+        } else {
+            server = try await client.notesPassphrase()
+        }
+        // An older server (nil) keeps each device's own generations, as before.
+        if let current = server?.current { try notes.applySyncedPassphrase(try current.synced()) }
     }
 
     /// The requests a run of changes of `sizes` bytes goes in: consecutive ranges of at most

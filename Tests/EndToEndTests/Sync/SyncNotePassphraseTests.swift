@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TresorKit
+import TresorProtocol
+import TresorTestSupport
+
+/// The notes passphrase travels (docs/SYNC.md, "Notes"): which generation is current and its
+/// hint go from the device that set or changed it to the server and the other device — with no
+/// locked note to carry them — so a note the other device locks afterwards is locked with the
+/// new passphrase, and opens with it everywhere.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNotePassphraseTests {
+    static func hint(_ device: Harness) throws -> String? {
+        struct Answer: Decodable { var hint: String? }
+        return try device.json(Answer.self, ["note", "passphrase", "hint"]).hint
+    }
+
+    @Test func aPassphraseItsChangeAndItsHintReachTheOtherDevice() async throws {
+        let (cluster, browser, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let first = "e2e-first-passphrase-" + UUID().uuidString.prefix(8)
+        let second = "e2e-second-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--hint", "--passphrase-stdin"], input: "\(first)\n\(first)\ne2e hint one\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        #expect(try Self.hint(phone) == "e2e hint one", "the passphrase and its hint travel without a locked note")
+        // The web client has it as the account's current passphrase too (its hint shows there
+        // after wrong entries only).
+        let onWeb = try browser.get("/api/passphrase")
+        #expect(onWeb.status == 200 && onWeb.json?["isSet"] as? Bool == true, "\(onWeb.text)")
+
+        // Changed on the laptop, with a new hint: the phone's current passphrase is the new one.
+        let changed = try laptop.tresor(
+            ["note", "passphrase", "change", "--hint", "--passphrase-stdin"], input: "\(first)\n\(second)\n\(second)\ne2e hint two\n")
+        #expect(changed.succeeded, "\(changed.stderr)")
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        #expect(try Self.hint(phone) == "e2e hint two")
+        let note = try SyncNotesE2ETests.newNote(phone, "Letters\ne2e-passphrase-marker")
+        let locked = try phone.tresor(["note", "lock", note.id, "--passphrase-stdin"], input: second + "\n")
+        #expect(locked.succeeded, "the phone locks with the laptop's new passphrase: \(locked.stderr)")
+
+        // And the laptop opens that note with it.
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        let onLaptop = try #require(try laptop.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Letters" })
+        #expect(onLaptop.isLocked)
+        let opened = try laptop.json(OpenedNote.self, ["note", "show", onLaptop.id, "--passphrase-stdin"], input: second + "\n")
+        #expect(opened.body == "Letters\ne2e-passphrase-marker")
+
+        // A hint replaced on the phone reaches the laptop; nothing more goes once both agree.
+        let rehinted = try phone.tresor(["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "e2e hint three\n\(second)\n")
+        #expect(rehinted.succeeded, "\(rehinted.stderr)")
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        #expect(try Self.hint(laptop) == "e2e hint three")
+        for device in [laptop, phone] {
+            #expect(!device.daemonLog.contains(first) && !device.daemonLog.contains(second) && !device.daemonLog.contains("e2e hint"))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TresorSyncClient
+import TresorSyncProtocol
+import TresorTestSupport
+
+/// A server older than the notes passphrase and folders routes (docs/SYNC.md, "Notes"): it
+/// answers them `404` without the relay's error body, and the client says it does not know them
+/// (nil) instead of failing the notes sync; a relay's own `404` refusal stays an error.
+@Suite("Sync client: an older server")
+struct SyncClientOlderServerTests {
+    @Test func routesAnOlderServerLacksAnswerNilAndARelaysRefusalStaysAnError() async throws {
+        let router = Router()
+        router.post("/v1/sync/challenges") { _, _ in
+            try Self.json(SyncChallenge(challengeID: "challenge", nonce: Data(repeating: 1, count: 32), expires: Date().addingTimeInterval(60)))
+        }
+        router.post("/v1/sync/sessions") { _, _ in
+            try Self.json(SyncSession(token: "token", deviceID: "device", state: .trusted, expires: Date().addingTimeInterval(3600)))
+        }
+        // A relay that knows the route but refuses: its error body.
+        router.post("/v1/sync/folders") { _, _ in
+            try Self.json(SyncErrorBody(code: .notFound, message: "no such account"), status: .notFound)
+        }
+        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await application.test(.live) { client in
+            let device = TestCredential(account: "ada")
+            let sync = device.client(try SyncServerURL("http://127.0.0.1:\(try #require(client.port))"))
+            #expect(try await sync.notesPassphrase() == nil)
+            let change = SyncPassphraseChange(
+                passphrase: SyncPassphrase(salt: Data(count: 16), iterations: 1, verifier: Data(count: 24), proofHash: nil, hint: nil), base: nil)
+            #expect(try await sync.pushNotesPassphrase(change) == nil)
+            await #expect(throws: SyncClientError.refused(status: 404, code: .notFound, message: "no such account")) {
+                try await sync.syncFolders(SyncFolderChanges(created: ["Home"], deleted: []))
+            }
+        }
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(data: try SyncJSON.encoder.encode(value))))
+    }
+}
