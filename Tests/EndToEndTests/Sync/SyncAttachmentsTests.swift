@@ -116,10 +116,11 @@ import TresorTestSupport
         }
     }
 
-    /// An attachment sent while its note was unlocked, the note then locked on that device: the
-    /// lock's sync sends it anew sealed under the note key, the server replaces its plaintext copy,
-    /// and a device fetching it afresh opens it with the passphrase.
-    @Test func anAttachmentSentBeforeItsNoteWasLockedIsSentAgainSealed() async throws {
+    /// An attachment sent while its note was unlocked, the note then locked on that device —
+    /// right after the upload, or once the note's new revision came back: the lock's sync sends
+    /// it anew sealed under the note key, the server replaces its plaintext copy, and a device
+    /// fetching it afresh opens it with the passphrase.
+    @Test(arguments: [false, true]) func anAttachmentSentBeforeItsNoteWasLockedIsSentAgainSealed(noteCameBack: Bool) async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         let passphrase = "e2e-relock-passphrase-" + UUID().uuidString.prefix(8)
@@ -132,6 +133,8 @@ import TresorTestSupport
         let attached = try laptop.json(
             AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--name", "house.png"])
         _ = try SyncNotesE2ETests.syncNow(laptop)  // the attachment is on the server as plaintext
+        // Locked right away, or once the laptop holds the revision its upload made.
+        if noteCameBack { _ = try SyncNotesE2ETests.syncNow(laptop) }
         let locked = try laptop.tresor(["note", "lock", note.id])
         #expect(locked.succeeded, "\(locked.stderr)")
         _ = try SyncNotesE2ETests.syncNow(laptop)
