@@ -33,6 +33,8 @@ extension SyncAccount {
     private func syncAttachments(_ notes: NotesStore, client: SyncClient, report: inout AttachmentSyncReport) async throws {
         let work = try notes.attachmentSyncWork()
         for listing in work.listings {
+            // Removals first: one may make way for the sealed copy of the same attachment.
+            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
             var complete = true
             for attachment in listing.fetch {
                 do {
@@ -44,7 +46,6 @@ extension SyncAccount {
                     complete = false
                 }
             }
-            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
             if complete { try notes.finishAttachmentListing(of: listing.localNoteID) }
         }
         for entry in work.removeOnServer {

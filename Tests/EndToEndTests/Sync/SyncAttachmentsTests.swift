@@ -154,6 +154,41 @@ import TresorTestSupport
         #expect(again == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0), "\(again)")
     }
 
+    /// A device that had a note's attachment before the note was locked elsewhere: when the lock
+    /// arrives, its plaintext copy is replaced by the server's sealed one, which opens only with
+    /// the passphrase.
+    @Test func aLockArrivingWhereTheAttachmentWasReplacesItsPlaintextCopy() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-lockarrives-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try SyncNotesE2ETests.newNote(laptop, "Taxes\n2025")
+        let bytes = Data((0..<((1 << 20) + 99)).map { _ in UInt8.random(in: 0...255) })
+        let file = laptop.root.appendingPathComponent("taxes.bin")
+        try bytes.write(to: file)
+        let attached = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--name", "taxes.png"])
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)  // the phone holds it as plaintext
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Taxes" })
+        #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.map(\.id) == [attached.id])
+
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        #expect(try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.id == onPhone.id }).isLocked)
+        let out = phone.root.appendingPathComponent("taxes-back.bin")
+        let without = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: "wrong\n")
+        #expect(!without.succeeded && (try? Data(contentsOf: out)) != bytes, "the phone still opens it without the passphrase")
+        try? FileManager.default.removeItem(at: out)
+        let exported = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect((try? Data(contentsOf: out)) == bytes)
+    }
+
     /// Over the server's limit on an attachment (`notesAttachmentBytes`, here 1 MiB): the
     /// attachment is refused and waits, the note goes, and `tresor sync status` says what waits
     /// and why.
