@@ -7,6 +7,7 @@ import TresorWebServer
 struct ConfigurationFile: Codable {
     var autoLockSeconds: Int?
     var notesSessionIdleSeconds: Int?
+    var notesAttachmentBytes: Int?
     var database: String?
     var serverKeyFile: String?
     var secretServiceReadsAreActivity: Bool?
@@ -18,7 +19,8 @@ struct ConfigurationFile: Codable {
     var web = WebConfigurationFile()
 
     enum CodingKeys: String, CodingKey {
-        case autoLockSeconds, notesSessionIdleSeconds, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen, secretService,
+        case autoLockSeconds, notesSessionIdleSeconds, notesAttachmentBytes, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen,
+            secretService,
             secretServiceGenericClients, syncInBackground
     }
 

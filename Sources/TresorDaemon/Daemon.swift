@@ -34,6 +34,7 @@ public struct Daemon: Sendable {
         self.configuration = configuration
         self.keybagSettings = keybagSettings
         self.notesSettings = notesSettings.withSessionIdleTimeout(TimeInterval(configuration.notesSessionIdleSeconds))
+            .withAttachmentByteLimit(configuration.notesAttachmentBytes)
         self.logger = logger
     }
 
@@ -197,7 +198,8 @@ public struct Daemon: Sendable {
         let socketServer = SocketAPIServer(
             path: socketPath, maximumConnections: configuration.maximumConnections,
             channelSetup: SocketAPIChannel(
-                responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger), bodyLimits: .socketAPI),
+                responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger),
+                bodyLimits: .socketAPI(attachmentBytes: configuration.notesAttachmentBytes)),
             logger: logger,
             onRunning: { logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"]) })
         let socketService = ServiceGroup(

@@ -1,4 +1,5 @@
 import Foundation
+import TresorNotesDomain
 import TresorProtocol
 import TresorSystem
 import TresorWebServer
@@ -20,6 +21,10 @@ public struct DaemonConfiguration: Sendable {
     public var paths: TresorPaths
     public var autoLockSeconds: Int
     public var notesSessionIdleSeconds: Int
+    /// The largest attachment this daemon takes — added through the socket API, fetched by sync,
+    /// and, as a server, sent by a device (`"notesAttachmentBytes"`, default
+    /// `NoteLimits.attachmentBytes`, 4 GiB; docs/SYNC.md, "Attachments").
+    public var notesAttachmentBytes: Int
     public var maximumConnections = 256
     /// The web server's settings; its `port` is nil when the web server is off.
     public var web: WebConfiguration
@@ -70,6 +75,10 @@ public struct DaemonConfiguration: Sendable {
         guard self.autoLockSeconds >= 0 else { throw DaemonError.configuration("autoLockSeconds must be 0 or more") }
         self.notesSessionIdleSeconds = notesSessionIdleSeconds ?? file.notesSessionIdleSeconds ?? Self.defaultNotesSessionIdleSeconds
         guard self.notesSessionIdleSeconds >= 1 else { throw DaemonError.configuration("notesSessionIdleSeconds must be 1 or more") }
+        self.notesAttachmentBytes = file.notesAttachmentBytes ?? NoteLimits.attachmentBytes
+        guard (1...NoteLimits.largestAttachmentBytes).contains(notesAttachmentBytes) else {
+            throw DaemonError.configuration("notesAttachmentBytes must be from 1 to \(NoteLimits.largestAttachmentBytes)")
+        }
         self.web = try WebConfiguration(file: file.web, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true

@@ -33,7 +33,7 @@ extension Daemon {
             ])
         let sync = SyncRelay(
             database: storage.database, backend: storage.backend, registrationNeedsInvite: configuration.web.registration == .invite,
-            accountQuotaBytes: configuration.web.accountQuotaBytes)
+            accountQuotaBytes: configuration.web.accountQuotaBytes, attachmentBytes: configuration.notesAttachmentBytes)
         return ServerBackend(backend: storage.backend, sync: sync) {
             await sync.run()
             await storage.close()

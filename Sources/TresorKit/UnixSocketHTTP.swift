@@ -191,10 +191,10 @@ final class UnixSocketHTTP {
             buffer.removeSubrange(..<count)
             return data
         }
-        // A large body (an attachment) is received into a buffer of its own size, not grown in
+        // A large body is received into a buffer of its own size, not grown in
         // `buffer` and copied out; nothing past it is read (the connection is kept alive). No
-        // answer is larger than an attachment: a bogus length reserves no more than that.
-        var data = Data(capacity: min(count, NotesWire.maximumAttachmentRequestBytes))
+        // answer whole in memory is larger than an import: a bogus length reserves no more than that.
+        var data = Data(capacity: min(count, NotesWire.maximumImportRequestBytes))
         let buffered = min(buffer.count, count)
         data.append(contentsOf: buffer[..<buffered])
         buffer.removeSubrange(..<buffered)

@@ -243,7 +243,12 @@ public enum NoteLimits {
     public static let bodyBytes = 1024 * 1024
     public static let folderNameBytes = 256
     public static let attachmentNameBytes = 255
-    public static let attachmentBytes = 256 * 1024 * 1024
+    /// The largest attachment a home or a server takes unless its `config.json` says otherwise
+    /// (`notesAttachmentBytes`): 4 GiB, so a 2 GiB film syncs.
+    public static let attachmentBytes = 4 << 30
+    /// The most `notesAttachmentBytes` may be set to, and what a store's own upload checks as a
+    /// last line (its callers check the configured limit first).
+    public static let largestAttachmentBytes = 64 << 30
     public static let hintBytes = 256
 }
 

@@ -59,6 +59,9 @@ public final class AttachmentUpload: Sendable {
         writer.withLock { $0?.byteCount ?? 0 }
     }
 
+    /// The largest attachment this upload takes (the store's ``NotesSettings/attachmentByteLimit``).
+    public var byteLimit: Int { store.settings.attachmentByteLimit }
+
     /// Seals and writes the whole chunks `bytes` completes. An attachment that grows past
     /// ``NoteLimits/attachmentBytes`` (the store's ``NotesSettings/attachmentByteLimit``) is
     /// refused and abandoned, as is one whose write fails.

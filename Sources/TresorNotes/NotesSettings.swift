@@ -40,7 +40,8 @@ public struct NotesSettings: Sendable {
 
     /// These settings with another limit on an attachment's size: for tools and tests that make
     /// homes holding larger attachments than the daemon accepts in one upload (a backup carries
-    /// any size through). The daemon keeps ``NoteLimits/attachmentBytes``.
+    /// any size through), and for the daemon's own limit (`notesAttachmentBytes` in its
+    /// `config.json`).
     /// - Parameter bytes: the largest attachment an upload may add.
     /// - Returns: these settings with that limit.
     public func withAttachmentByteLimit(_ bytes: Int) -> NotesSettings {

@@ -48,6 +48,10 @@ public struct AttachmentSyncWork: Sendable {
         public var remove: [String]
     }
 
+    /// The largest attachment of a note in Recently Deleted that travels with it; a larger one
+    /// waits until its note is restored.
+    public static let recentlyDeletedBytes = 16 << 20
+
     /// The listings to apply first (fetches and removals of what changed on the server).
     public var listings: [Listing]
     /// Local attachments the server does not have: to send.
@@ -95,6 +99,13 @@ enum AttachmentSyncTables {
         try db.execute(sql: "DELETE FROM sync_note_applying")
     }
 
+    /// Forgets that the server has attachment `id`, sealed anew here (its note locked or
+    /// unlocked): what the server has no longer opens as the note is, so it is sent again — the
+    /// server replaces its copy — and no removal goes for it.
+    static func forgetSent(_ id: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [id])
+    }
+
     static func recordSynced(_ id: String, note: String, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id) VALUES (?, ?)", arguments: [id, note])
     }
@@ -129,7 +140,8 @@ enum AttachmentSyncTables {
 
 extension NotesStore {
     /// What the next sync of attachments has to do (docs/SYNC.md, "Attachments"). Only notes of
-    /// the local account that the server has (linked), not in Recently Deleted, take part; a
+    /// the local account that the server has (linked) take part — of a note in Recently Deleted,
+    /// only attachments up to ``AttachmentSyncWork/recentlyDeletedBytes`` and no removal; a
     /// locked note's attachments travel as their chunks sealed under the note key.
     /// - Returns: the listings to apply, the attachments to send and the removals to send.
     /// - Throws: ``NotesError/contentUnavailable`` while the keybag was never unlocked.
@@ -146,24 +158,32 @@ extension NotesStore {
                     DELETE FROM sync_attachment_listed WHERE note_id NOT IN (SELECT id FROM notes);
                     """)
             let eligible = """
-                SELECT n.id AS local_id, l.server_id, n.passphrase_id IS NOT NULL AS locked
+                SELECT n.id AS local_id, l.server_id, n.passphrase_id IS NOT NULL AS locked, n.deleted IS NOT NULL AS deleted
                 FROM notes n JOIN sync_note_links l ON l.local_id = n.id
-                WHERE n.account_id = 'local' AND n.deleted IS NULL
+                WHERE n.account_id = 'local'
                 """
+            let small = AttachmentSyncWork.recentlyDeletedBytes
             var listings: [AttachmentSyncWork.Listing] = []
             for row in try Row.fetchAll(
-                db, sql: "SELECT e.local_id, e.server_id, e.locked FROM (\(eligible)) e JOIN sync_attachment_listed d ON d.note_id = e.local_id")
-            {
-                let note: String = row["local_id"]
+                db,
+                sql:
+                    "SELECT e.local_id, e.server_id, e.locked, e.deleted FROM (\(eligible)) e JOIN sync_attachment_listed d ON d.note_id = e.local_id"
+            ) {
+                let note: String = row["local_id"], locked: Bool = row["locked"]
                 // Sealed only into a locked note, plaintext only into an unlocked one: a listing
-                // made while the note's lock was changing waits for the next.
+                // made while the note's lock was changing waits for the next. A locked note's
+                // attachment held here as plaintext (it came before the lock did) is replaced by
+                // the server's sealed one: removed, then fetched.
                 let fetch = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?
-                            AND id NOT IN (SELECT id FROM attachments) AND id NOT IN (SELECT id FROM sync_attachments)
+                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ? AND (NOT ? OR byte_count <= ?)
+                            AND id NOT IN (SELECT id FROM attachments WHERE NOT (? AND NOT is_locked))
+                            AND id NOT IN (
+                                SELECT s.id FROM sync_attachments s LEFT JOIN attachments a ON a.id = s.id
+                                WHERE a.id IS NULL OR NOT (? AND NOT a.is_locked))
                         ORDER BY id
-                        """, arguments: [note, row["locked"] as Bool]
+                        """, arguments: [note, locked, row["deleted"] as Bool, small, locked, locked]
                 ).map { listed -> SyncedAttachment in
                     let id: String = listed["id"]
                     guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
@@ -174,17 +194,19 @@ extension NotesStore {
                     db,
                     sql: """
                         SELECT s.id FROM sync_attachments s JOIN attachments a ON a.id = s.id
-                        WHERE s.note_id = ? AND a.note_id = ? AND s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
+                        WHERE s.note_id = ? AND a.note_id = ? AND (s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
+                            OR (? AND NOT a.is_locked AND s.id IN (SELECT id FROM sync_attachment_listings WHERE note_id = ? AND is_sealed)))
                         ORDER BY s.id
-                        """, arguments: [note, note, note])
+                        """, arguments: [note, note, note, locked, note])
                 listings.append(.init(localNoteID: note, serverNoteID: row["server_id"], fetch: fetch, remove: remove))
             }
             let send = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT e.local_id, e.server_id, a.id, a.is_locked FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
-                    WHERE a.is_locked = e.locked AND a.id NOT IN (SELECT id FROM sync_attachments) ORDER BY a.created, a.id
-                    """
+                    WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?) AND a.id NOT IN (SELECT id FROM sync_attachments)
+                    ORDER BY a.created, a.id
+                    """, arguments: [small]
             ).map {
                 AttachmentSyncWork.Entry(
                     localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"])
@@ -193,7 +215,7 @@ extension NotesStore {
                 db,
                 sql: """
                     SELECT e.local_id, e.server_id, e.locked, s.id FROM (\(eligible)) e JOIN sync_attachments s ON s.note_id = e.local_id
-                    WHERE s.id NOT IN (SELECT id FROM attachments) ORDER BY s.id
+                    WHERE NOT e.deleted AND s.id NOT IN (SELECT id FROM attachments) ORDER BY s.id
                     """
             ).map {
                 AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["locked"])

@@ -53,7 +53,8 @@ extension NotesStore {
         }
         let sealing = try sealing()
         let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
-        try requireNotDeleted(row)
+        // A fetched one may go to a note in Recently Deleted: it travels with its note.
+        if !isSynced { try requireNotDeleted(row) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         // A synced locked note's attachment comes sealed under its note key: no key is needed here.
         let presealed = isSynced && row.isLocked

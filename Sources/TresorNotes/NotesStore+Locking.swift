@@ -278,6 +278,7 @@ extension NotesStore {
                 try db.execute(
                     sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
                     arguments: [file, newKey != nil, attachment.id])
+                try AttachmentSyncTables.forgetSent(attachment.id, db)
             } catch {
                 AttachmentFile.remove(file, in: attachmentsFolder)
                 throw error

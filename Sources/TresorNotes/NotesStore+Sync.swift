@@ -247,6 +247,12 @@ extension NotesStore {
                     if row.isLocked, state.locked == nil, try !AttachmentRow.fetchAll(note: localID, db).isEmpty { continue }
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
+                    // Only its attachments changed (added or removed — maybe by this device, whose
+                    // upload made a revision): nothing to write, its revision is recorded.
+                    if try holds(state, row, db, sealing) {
+                        try saveLink(local: localID, state, db, sealing)
+                        continue
+                    }
                 }
                 let newID: String
                 if let localID {
@@ -398,6 +404,14 @@ extension NotesStore {
             passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
             ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
             bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash)
+    }
+
+    /// Whether local note `row` is already the server's version `state`, but for its
+    /// attachments (which ``attachmentSyncWork()`` applies) and its dates.
+    private func holds(_ state: SyncedNoteState, _ row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> Bool {
+        guard row.isDeleted == (state.deleted != nil), row.isLocked == (state.locked != nil) else { return false }
+        guard try lockedRecord(of: row, db, sealing) == state.locked else { return false }
+        return try content(of: row, db, sealing) == state.content
     }
 
     private func saveLink(local localID: String, _ state: SyncedNoteState, _ db: Database, _ sealing: ContentSealing) throws {

@@ -161,6 +161,14 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
     ///   taken, ``NotesError/invalid(_:)``.
     func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter
+
+    /// The ids of note `id`'s attachments stored as their chunks sealed under the note key (as
+    /// the browser or a device sent them); the others are stored as their plaintext, sealed
+    /// under the server's key — one sent before the note's lock travelled, until it is sent anew.
+    /// - Parameter id: the note.
+    /// - Returns: the sealed ones' ids.
+    /// - Throws: ``NotesError/notFound(_:)`` for no such note.
+    func sealedAttachmentIDs(ofNote id: String) async throws -> Set<String>
 }
 
 /// A notes passphrase generation as sync carries it between a device and its web account

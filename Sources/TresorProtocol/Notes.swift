@@ -181,8 +181,9 @@ public struct AttachmentBackupRequest: Codable, Sendable {
 
 /// The notes routes' limits and the headers of the raw attachment routes.
 public enum NotesWire {
-    /// `POST /v1/notes/attachments/add` takes the attachment's bytes as its body, up to this.
-    public static let maximumAttachmentRequestBytes = NoteLimits.attachmentBytes
+    /// `POST /v1/notes/attachments/add` takes the attachment's bytes as its body, up to the
+    /// daemon's limit (`notesAttachmentBytes`), never more than this.
+    public static let maximumAttachmentRequestBytes = NoteLimits.largestAttachmentBytes
     /// `POST /v1/notes/import` takes up to this much JSON.
     public static let maximumImportRequestBytes = 64 * 1024 * 1024
     /// The note an attachment is added to (request header).

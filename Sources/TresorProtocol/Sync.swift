@@ -175,6 +175,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     /// Changes of this device's notes waiting to go out (docs/SYNC.md, "Notes"), when its
     /// notes open.
     public var notesWaiting: Int?
+    /// What waits of the synced notes' attachments (docs/SYNC.md, "Attachments"), when the
+    /// notes open.
+    public var attachments: SyncAttachmentsStatus?
     /// Records pulled while the keybag was locked, held sealed for the unlock (docs/SYNC.md,
     /// "Background sync").
     public var heldWhileLocked: Int?
@@ -200,5 +203,40 @@ public struct SyncStatusAnswer: Codable, Sendable {
         self.epoch = epoch
         self.trustedDevices = trustedDevices
         self.requestID = requestID
+    }
+}
+
+/// What waits of the synced notes' attachments (`tresor sync status`; docs/SYNC.md, "Attachments").
+public struct SyncAttachmentsStatus: Codable, Sendable, Equatable {
+    /// Attachments of this device and removals made here, waiting to go to the server.
+    public var toSend: Int
+    /// Attachments the server has that this device has yet to fetch.
+    public var toFetch: Int
+    /// The server has no attachment routes (an older Tresor server): every attachment waits,
+    /// notes and items sync.
+    public var serverTakesNone: Bool
+    /// What the server refused at the last sync, each with its reason; they wait.
+    public var refused: [SyncAttachmentRefusal]
+
+    public init(toSend: Int, toFetch: Int, serverTakesNone: Bool, refused: [SyncAttachmentRefusal]) {
+        self.toSend = toSend
+        self.toFetch = toFetch
+        self.serverTakesNone = serverTakesNone
+        self.refused = refused
+    }
+}
+
+/// An attachment the server refused, and why (its refusal's code and message: over the size
+/// limit or the quota, its note locked or gone).
+public struct SyncAttachmentRefusal: Codable, Sendable, Equatable {
+    public var attachmentID: String
+    /// The server's refusal code (`tooLarge`, `conflict`, `notFound`, `invalid`).
+    public var code: String
+    public var reason: String
+
+    public init(attachmentID: String, code: String, reason: String) {
+        self.attachmentID = attachmentID
+        self.code = code
+        self.reason = reason
     }
 }

@@ -42,7 +42,7 @@ extension SyncClient {
             // large for it; the others may go.
             throw SyncClientError.refused(status: 413, code: .tooLarge, message: "a proxy in front of the server refused a body that large")
         }
-        guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
+        guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
         guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
             throw SyncClientError.garbage(
                 "PUT of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
@@ -68,7 +68,7 @@ extension SyncClient {
         }
         guard status == 200 else {
             let answer = try await body.collect(upTo: Self.answerLimit)
-            throw Self.refusal(SyncHTTPResponse(status: status, body: Data(answer.readableBytesView)))
+            throw Self.attachmentRefusal(SyncHTTPResponse(status: status, body: Data(answer.readableBytesView)))
         }
         var count = 0
         var pieces = body.makeAsyncIterator()
@@ -93,7 +93,18 @@ extension SyncClient {
     ///   - noteID: the server's id of its note.
     /// - Throws: ``SyncClientError``.
     public func removeAttachment(_ id: String, ofNote noteID: String) async throws {
-        try await callNoAnswer("DELETE", try Self.attachmentPath(noteID, id))
+        let response = try await exchange("DELETE", try Self.attachmentPath(noteID, id), query: [], body: Optional<Data>.none, signedIn: true)
+        guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
+    }
+
+    /// A refused attachment request's error: ``SyncClientError/attachmentsUnsupported`` for a
+    /// `404` without the relay's error body — a server without the attachment routes (an older
+    /// Tresor) — else the relay's refusal.
+    static func attachmentRefusal(_ response: SyncHTTPResponse) -> SyncClientError {
+        guard response.status == 404, (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil else {
+            return refusal(response)
+        }
+        return .attachmentsUnsupported
     }
 
     /// The longest an attachment's download may take in all (between bytes, the timeout holds).

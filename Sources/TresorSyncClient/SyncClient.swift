@@ -265,7 +265,7 @@ public actor SyncClient: SyncRecordTransport {
 
     /// One request; with a session, a `401` (the server forgot or expired it) signs in once more
     /// and sends the request again.
-    private func exchange(
+    func exchange(
         _ method: String, _ path: String, query: [URLQueryItem], body: (some Encodable)?, signedIn: Bool
     ) async throws -> SyncHTTPResponse {
         var request = SyncHTTPRequest(method: method, url: server.url(path, query: query), headers: [("Accept", "application/json")])

@@ -22,6 +22,9 @@ public enum SyncClientError: Error, Equatable, Sendable, CustomStringConvertible
     case untrustedServer(String)
     /// The certificate authorities given to trust are not PEM certificates.
     case badCertificateAuthority(String)
+    /// The server has no attachment routes (an older Tresor server): notes and items sync,
+    /// attachments wait.
+    case attachmentsUnsupported
 
     /// The refusal's code, when the server refused.
     public var refusalCode: SyncErrorBody.Code? {
@@ -39,6 +42,7 @@ public enum SyncClientError: Error, Equatable, Sendable, CustomStringConvertible
         case .unsupported(let what): return what
         case .untrustedServer(let why): return "the sync server is not trusted: \(why)"
         case .badCertificateAuthority(let why): return "the certificate authority file is not usable: \(why)"
+        case .attachmentsUnsupported: return "the sync server takes no attachments (an older Tresor server): they wait"
         }
     }
 }

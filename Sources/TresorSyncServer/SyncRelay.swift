@@ -27,6 +27,9 @@ public final class SyncRelay: Sendable {
     /// note writes and the attachments it sends count against it as a browser's do
     /// (docs/SYNC.md, "Notes", "Attachments"). Nil: no limit.
     let accountQuotaBytes: Int64?
+    /// The largest attachment a device may send (`notesAttachmentBytes`, by default
+    /// `NoteLimits.attachmentBytes`).
+    let attachmentBytes: Int
     let throttle: LoginThrottle
     let events: any WebEventBus
     let live = SyncLiveUpdates()
@@ -40,11 +43,12 @@ public final class SyncRelay: Sendable {
     ///   - accountQuotaBytes: the bytes each web account may store (`webAccountQuotaBytes`) —
     ///     a device's note writes and the attachments it sends count against it as a browser's
     ///     do — or nil for no limit.
+    ///   - attachmentBytes: the largest attachment a device may send (`notesAttachmentBytes`).
     ///   - clock: the time challenges, sessions and join requests are dated by.
     ///   - beforeCommit: runs in each push's transaction before it commits (tests hold one open).
     public init(
         database: ServerDatabase, backend: WebBackend, registrationNeedsInvite: Bool = true, accountQuotaBytes: Int64? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
+        attachmentBytes: Int = NoteLimits.attachmentBytes, clock: @escaping @Sendable () -> Date = { Date() },
         beforeCommit: @escaping @Sendable () async -> Void = {}
     ) {
         store = SyncStore(db: database, clock: clock, beforeCommit: beforeCommit)
@@ -52,6 +56,7 @@ public final class SyncRelay: Sendable {
         invites = backend.invites
         self.registrationNeedsInvite = registrationNeedsInvite
         self.accountQuotaBytes = accountQuotaBytes
+        self.attachmentBytes = attachmentBytes
         throttle = LoginThrottle(store: backend.throttles)
         events = backend.events
         let live = self.live

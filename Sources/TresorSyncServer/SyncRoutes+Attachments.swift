@@ -59,7 +59,7 @@ extension SyncRoutes {
         guard let nameValue = Self.header(SyncAttachment.nameHeader, of: request),
             let name = SyncAttachment.name(headerValue: nameValue)
         else { throw SyncError(.invalid, "\(SyncAttachment.nameHeader) must be the percent-encoded name") }
-        let limit = NoteLimits.attachmentBytes
+        let limit = relay.attachmentBytes
         guard let length = request.headers[.contentLength].flatMap(Int.init) else {
             throw SyncError(.invalid, "send the attachment's length (Content-Length)")
         }
@@ -67,13 +67,17 @@ extension SyncRoutes {
         let note = try await ownNoteOrRefuse(noteID, of: caller.account)
         let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
         guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
-        if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
-            return try reply(Self.syncAttachment(stored, isSealed: note.isLocked))
-        }
         // A locked note's attachment comes sealed under the note key, which the server never
         // holds: it stores the chunks as they are, as the web client's.
         guard sealed == note.isLocked else {
             throw SyncError(.conflict, note.isLocked ? "the note is locked here: send its sealed chunks" : "the note is not locked here")
+        }
+        if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
+            let storedSealed = try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)
+            if storedSealed == sealed { return try reply(Self.syncAttachment(stored, isSealed: sealed)) }
+            // Sent before the note's lock (or its removal) travelled: the device sends it anew as
+            // the note is now, and this replaces what no browser or device could open any more.
+            try await relay.accounts.removeAttachment(id, of: noteID)
         }
         let writer =
             sealed
@@ -98,9 +102,20 @@ extension SyncRoutes {
         request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
     }
 
-    /// Note `id`'s attachments as a device reads them (a locked note's: sealed).
+    /// Note `id`'s attachments as a device reads them: each sealed as it is stored — a locked
+    /// note's sent before its lock travelled is listed as it is, not sealed.
     func syncAttachments(ofNote id: String, isLocked: Bool) async throws -> [SyncAttachment] {
-        try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: isLocked) }
+        let sealed = try await sealedAttachmentIDs(ofNote: id, isLocked: isLocked)
+        return try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: sealed.contains($0.id)) }
+    }
+
+    /// The ids of note `id`'s attachments stored sealed under the note key; a store that keeps
+    /// no locked notes of devices has them sealed as its notes are.
+    func sealedAttachmentIDs(ofNote id: String, isLocked: Bool) async throws -> Set<String> {
+        guard let store = relay.accounts as? any LockedNoteSyncStore else {
+            return isLocked ? Set(try await relay.accounts.listedAttachments(ofNote: id).map(\.id)) : []
+        }
+        return try await store.sealedAttachmentIDs(ofNote: id)
     }
 
     static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {

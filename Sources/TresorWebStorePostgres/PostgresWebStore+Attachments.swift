@@ -33,6 +33,13 @@ extension PostgresWebStore: AttachmentStore {
         try await beginUpload(to: noteID, kind: kind, name: name, id: given, locked: false)
     }
 
+    func sealedAttachmentIDs(ofNote id: String) async throws -> Set<String> {
+        try await db.read { [self, logger] connection in
+            _ = try await note(id, connection)
+            return Set(try await connection.rows("SELECT id FROM attachments WHERE note_id = \(id) AND is_locked", logger, as: String.self))
+        }
+    }
+
     func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter {
         guard kind.isLockable else { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         return try await beginUpload(to: noteID, kind: kind, name: name, id: id, locked: true)
@@ -51,7 +58,9 @@ extension PostgresWebStore: AttachmentStore {
                 throw NotesError.wrongLockState(
                     locked ? "note \(noteID) is not locked" : "attachments are added to unlocked notes in the web client")
             }
-            guard !row.isDeleted else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
+            // A device's attachment (an id it gave) travels with its note in Recently Deleted too
+            // (docs/SYNC.md, "Attachments"); the web client's waits for the restore.
+            guard !row.isDeleted || given != nil else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
             if given != nil {
                 // An id a device gave: never one of another attachment (its chunks would be
                 // dropped with this upload's), nor of an upload to another note.
@@ -185,13 +194,13 @@ actor PostgresAttachmentWriter: AttachmentWriter {
         self.isLocked = isLocked
         let overhead = isLocked ? LockedNoteShape.chunkOverheadByteCount : 0
         chunkBytes = LockedNoteShape.chunkByteCount + overhead
-        limit = NoteLimits.attachmentBytes + LockedNoteShape.chunkCount(plaintextByteCount: NoteLimits.attachmentBytes) * overhead
+        limit = NoteLimits.largestAttachmentBytes + LockedNoteShape.chunkCount(plaintextByteCount: NoteLimits.largestAttachmentBytes) * overhead
     }
 
     func append(_ data: Data) async throws {
         guard !done else { throw NotesError.invalid("the upload of attachment \(id) is over") }
         guard byteCount + data.count <= limit else {
-            throw NotesError.invalid("an attachment is at most \(NoteLimits.attachmentBytes) bytes")
+            throw NotesError.invalid("an attachment is at most \(NoteLimits.largestAttachmentBytes) bytes")
         }
         byteCount += data.count
         pending.append(data)

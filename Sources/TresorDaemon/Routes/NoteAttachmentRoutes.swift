@@ -93,7 +93,7 @@ struct NoteAttachmentRoutes {
             }
         } catch is NIOTooManyBytesError {
             upload.abandon()
-            throw APIError(.requestTooLarge, "the attachment is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
+            throw APIError(.requestTooLarge, "the attachment is larger than \(upload.byteLimit) bytes")
         } catch {
             upload.abandon()
             throw error

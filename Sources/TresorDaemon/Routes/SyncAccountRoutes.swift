@@ -95,6 +95,7 @@ struct SyncAccountRoutes {
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
             if status.joined {
                 status.notesWaiting = try? notes.store().noteChangesWaiting()
+                if let store = try? notes.store() { status.attachments = try? await account.attachmentsStatus(store) }
                 let report = background.report
                 (status.lastError, status.lastErrorAt, status.live) = (report.lastError, report.lastErrorAt, report.live)
             }

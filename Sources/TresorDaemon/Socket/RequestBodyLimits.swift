@@ -15,11 +15,14 @@ struct RequestBodyLimits: Sendable {
 }
 
 extension RequestBodyLimits {
-    /// The socket API's: 1 MiB, more for an attachment and for an import of notes.
-    static let socketAPI = RequestBodyLimits(
-        standard: APIVersion.maximumRequestBytes,
-        largerByPath: [
-            Route.notesAddAttachment: NotesWire.maximumAttachmentRequestBytes,
-            Route.notesImport: NotesWire.maximumImportRequestBytes,
-        ])
+    /// The socket API's: 1 MiB, more for an attachment (`attachmentBytes`, the daemon's
+    /// `notesAttachmentBytes`) and for an import of notes.
+    static func socketAPI(attachmentBytes: Int) -> RequestBodyLimits {
+        RequestBodyLimits(
+            standard: APIVersion.maximumRequestBytes,
+            largerByPath: [
+                Route.notesAddAttachment: attachmentBytes,
+                Route.notesImport: NotesWire.maximumImportRequestBytes,
+            ])
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TresorNotes
 import TresorNotesDomain
+import TresorProtocol
 import TresorSyncClient
 import TresorSyncProtocol
 
@@ -10,46 +11,79 @@ extension SyncAccount {
     /// device lacks, streamed into the notes store chunk by chunk, and removes what the server
     /// no longer has — then sends the removals made here and the attachments the server lacks,
     /// streamed from their sealed files. An attachment the server refuses (too large, over the
-    /// quota, its note gone or locked) stays waiting; the others go on.
+    /// quota, its note gone or locked) stays waiting, and `tresor sync status` says why; the
+    /// others go on. A server without the attachment routes (an older Tresor) leaves them all
+    /// waiting, and the notes synced.
     /// - Parameters:
     ///   - notes: the home's notes.
     ///   - client: the signed-in client of the sync account.
+    /// - Returns: whether anything was sent or removed on the server (its notes have new revisions).
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncAttachments(_ notes: NotesStore, client: SyncClient) async throws {
+    func syncAttachments(_ notes: NotesStore, client: SyncClient) async throws -> Bool {
+        var report = AttachmentSyncReport()
+        defer { lastAttachmentSync = report }
+        do {
+            try await syncAttachments(notes, client: client, report: &report)
+        } catch SyncClientError.attachmentsUnsupported {
+            report.serverTakesNone = true
+        }
+        return report.changedServer
+    }
+
+    private func syncAttachments(_ notes: NotesStore, client: SyncClient, report: inout AttachmentSyncReport) async throws {
         let work = try notes.attachmentSyncWork()
         for listing in work.listings {
+            // Removals first: one may make way for the sealed copy of the same attachment.
+            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
             var complete = true
             for attachment in listing.fetch {
                 do {
                     try await Self.fetch(attachment, of: listing, notes, client)
-                } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+                } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
+                    report.refuse(attachment.id, code, message)
                     complete = false
                 } catch NotesError.invalid, NotesError.wrongLockState {
                     complete = false
                 }
             }
-            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
             if complete { try notes.finishAttachmentListing(of: listing.localNoteID) }
         }
         for entry in work.removeOnServer {
             do {
                 try await client.removeAttachment(entry.attachmentID, ofNote: entry.serverNoteID)
-            } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+            } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
+                report.refuse(entry.attachmentID, code, message)
                 continue
             }
             try notes.recordAttachmentRemovalSent(entry.attachmentID)
+            report.changedServer = true
         }
         for entry in work.send {
             do {
                 try await Self.send(entry, notes, client)
-            } catch SyncClientError.refused(let status, let code, _) where Self.refusesOneNote(status: status, code: code) {
+            } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
+                report.refuse(entry.attachmentID, code, message)
                 continue
             } catch NotesError.notFound {
                 // Removed here while this sync ran: its removal is the next sync's.
                 continue
             }
             try notes.recordAttachmentSent(entry.attachmentID, of: entry.localNoteID)
+            report.changedServer = true
         }
+    }
+
+    /// What waits of the synced notes' attachments, for `tresor sync status`: counted now, with
+    /// the refusals of the last sync.
+    /// - Parameter notes: the home's notes.
+    /// - Returns: the counts and refusals.
+    /// - Throws: `NotesError` while the notes do not open.
+    func attachmentsStatus(_ notes: NotesStore) throws -> SyncAttachmentsStatus {
+        let work = try notes.attachmentSyncWork()
+        let report = lastAttachmentSync
+        return SyncAttachmentsStatus(
+            toSend: work.send.count + work.removeOnServer.count, toFetch: work.listings.reduce(0) { $0 + $1.fetch.count },
+            serverTakesNone: report.serverTakesNone, refused: report.refused)
     }
 
     /// Fetches one attachment into local note `listing.localNoteID`, a piece at a time as it
@@ -103,5 +137,18 @@ extension SyncAccount {
                 }
             }
         }
+    }
+}
+
+/// What the last sync of attachments could not do: the server's refusals, or no attachment
+/// routes at all.
+struct AttachmentSyncReport: Sendable {
+    var serverTakesNone = false
+    /// Something was sent or removed on the server.
+    var changedServer = false
+    var refused: [SyncAttachmentRefusal] = []
+
+    mutating func refuse(_ id: String, _ code: SyncErrorBody.Code, _ message: String) {
+        refused.append(SyncAttachmentRefusal(attachmentID: id, code: code.rawValue, reason: message))
     }
 }

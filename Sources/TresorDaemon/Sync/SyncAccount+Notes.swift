@@ -71,18 +71,30 @@ extension SyncAccount {
                 }
             }
         }
+        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        // What this device's attachments changed on the server made revisions of their notes:
+        // taken now, a later change here is made from them (not from the one before, which a
+        // locked note's change would turn into a conflict copy).
+        if try await syncAttachments(notes, client: client) { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
+        try await syncFolders(notes, client: client)
+        return result
+    }
+
+    /// Pulls the account's notes changed after `cursor`, page by page, each page applied with
+    /// its cursor in one transaction.
+    /// - Returns: how many notes were applied.
+    static func pullNotes(_ notes: NotesStore, client: SyncClient, after cursor: inout UInt64) async throws -> Int {
+        var applied = 0
         while true {
             let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
             let changes = try page.entries.map { entry -> (serverID: String, state: SyncedNoteState?) in
                 (entry.noteID, try entry.note.map(Self.state))
             }
-            result.applied += try notes.applySyncedNotes(changes, cursor: page.cursor)
+            applied += try notes.applySyncedNotes(changes, cursor: page.cursor)
             cursor = page.cursor
             guard page.more, !page.entries.isEmpty else { break }
         }
-        try await syncAttachments(notes, client: client)
-        try await syncFolders(notes, client: client)
-        return result
+        return applied
     }
 
     /// The folders (docs/SYNC.md, "Notes"), after the notes, which make the folders they are in:

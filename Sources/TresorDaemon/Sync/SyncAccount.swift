@@ -13,6 +13,8 @@ import TresorSystem
 /// the home's ``SyncAccountFile``, talks to the server, and writes the file only once the
 /// server took the change and everything it sent verified — so a failure changes nothing here.
 actor SyncAccount {
+    /// What the last sync of attachments could not do (``syncAttachments(_:client:)``).
+    var lastAttachmentSync = AttachmentSyncReport()
     let paths: TresorPaths
     let slot: KeybagSlot
     /// The last sync asked for: the next one starts after it ends (``syncNow(_:notes:allowDeletions:)``).

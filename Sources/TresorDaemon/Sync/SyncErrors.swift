@@ -13,7 +13,7 @@ enum SyncAPIErrors {
         case let error as SyncClientError:
             switch error {
             case .badServerURL: return APIError(.param, error.description)
-            case .unreachable, .garbage, .tooLarge, .untrustedServer:
+            case .unreachable, .garbage, .tooLarge, .untrustedServer, .attachmentsUnsupported:
                 return APIError(.unavailable, error.description + "; nothing of it was applied here")
             case .unsupported, .badCertificateAuthority: return APIError(.param, error.description)
             case .refused(_, let code, _):

@@ -7,7 +7,8 @@ import NIOHTTPTypes
 /// of its previous answer (idle keep-alive, or a slowloris dripping header bytes), and one whose request
 /// body does not arrive within `requestSeconds` of its head, or whose client stops taking an
 /// answer written a piece at a time for `idleSeconds`. While the server works on an answer, no
-/// deadline runs.
+/// deadline runs. A sync device's attachment upload (gigabytes, docs/SYNC.md, "Attachments") is
+/// not cut while its body keeps arriving: for it `requestSeconds` counts from the last piece.
 final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -22,6 +23,10 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestOpen = false
     /// The current request was answered (maybe early, before its body was read: a 401 or 413).
     private var answered = false
+    /// The current request's body may take as long as it keeps arriving.
+    private var bodyMayTakeLong = false
+    /// When the request deadline was last moved on for a piece of such a body.
+    private var movedOn = NIODeadline.uptimeNanoseconds(0)
 
     init(firstRequestSeconds: Int, idleSeconds: Int, requestSeconds: Int) {
         firstRequest = .seconds(Int64(firstRequestSeconds))
@@ -46,12 +51,18 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             requestOpen = true
             answered = false
+            bodyMayTakeLong = Self.isSyncAttachmentUpload(head)
+            movedOn = .now()
             arm(context, request)
         case .body:
-            break
+            // Moved on at most once a second, not for each piece of a multi-gigabyte body.
+            if bodyMayTakeLong && !answered, NIODeadline.now() - movedOn >= .seconds(1) {
+                movedOn = .now()
+                arm(context, request)
+            }
         case .end:
             requestOpen = false
             if answered { arm(context, idle) } else { disarm() }
@@ -74,6 +85,13 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
             break
         }
         context.write(data, promise: promise)
+    }
+
+    /// `PUT /v1/sync/notes/{note}/attachments/{id}`.
+    static func isSyncAttachmentUpload(_ head: HTTPRequest) -> Bool {
+        guard head.method == .put, let path = head.path?.split(separator: "?").first else { return false }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 7 && parts[1] == "v1" && parts[2] == "sync" && parts[3] == "notes" && parts[5] == "attachments"
     }
 
     private func arm(_ context: ChannelHandlerContext, _ after: TimeAmount) {

@@ -306,6 +306,7 @@ struct SyncCommand: ParsableCommand {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
                     if let notes = status.notesWaiting { print("Notes:    \(notes) changes to send") }
+                    if let attachments = status.attachments { Self.printAttachments(attachments) }
                     if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
                     for record in counters.setAside {
@@ -313,6 +314,15 @@ struct SyncCommand: ParsableCommand {
                     }
                 }
                 if let error = status.lastError { print("Failed:   \(error)") }
+            }
+        }
+
+        /// The attachments' lines: what waits, and why the server refused any.
+        static func printAttachments(_ attachments: SyncAttachmentsStatus) {
+            print("Attachments: \(attachments.toSend) to send, \(attachments.toFetch) to fetch")
+            if attachments.serverTakesNone { print("Attachments wait: the server takes none (an older Tresor server)") }
+            for refused in attachments.refused {
+                print("Refused:  attachment \(refused.attachmentID) (\(refused.code)): \(refused.reason)")
             }
         }
     }

@@ -9,14 +9,14 @@ import Glibc
 #endif
 
 /// An attachment goes out of the home a piece at a time: `tresor note export-attachment` of the
-/// largest attachment the daemon takes (256 MiB) raises neither tresord's nor the CLI's peak
+/// 256 MiB attachment raises neither tresord's nor the CLI's peak
 /// resident memory by more than a fixed ceiling far below its size — the store opens it a chunk
 /// at a time, the daemon writes each chunk to the socket as it is opened, and the CLI writes
 /// each piece to the file as it arrives — and every byte comes back (docs/API.md, "Attachments on
 /// the wire").
 @Suite(.blocksItsThread, .serialized) struct AttachmentStreamingTests {
     static let passcode = "e2e-stream-passcode"
-    static let size = NotesWire.maximumAttachmentRequestBytes
+    static let size = 256 << 20
     /// Peak resident memory an export may add to either process, whatever the attachment's size.
     static let ceiling = 64 << 20
 

@@ -134,7 +134,8 @@ final class NginxBalancer {
     ///   - upstreams: the instances' ports.
     ///   - directory: for its configuration, temporary files and error log.
     ///   - tls: the PEM files of its certificate (chain) and key: it terminates TLS on `port`.
-    init(port: Int, upstreams: [Int], directory: URL, tls: (certificate: String, key: String)? = nil) throws {
+    ///   - locations: more `location` blocks, before the one that passes everything on.
+    init(port: Int, upstreams: [Int], directory: URL, tls: (certificate: String, key: String)? = nil, locations: String = "") throws {
         let dir = directory.appendingPathComponent("nginx").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let configuration = """
@@ -164,6 +165,7 @@ final class NginxBalancer {
                     client_body_timeout 60s;
                     send_timeout 60s;
                     keepalive_timeout 30s;
+            \(locations)
                     location / {
                         proxy_pass http://tresor;
                         proxy_http_version 1.1;

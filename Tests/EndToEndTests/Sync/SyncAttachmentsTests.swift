@@ -35,9 +35,8 @@ import TresorTestSupport
         #expect(exported.succeeded, "\(exported.stderr)")
         #expect(try Data(contentsOf: out) == bytes, "the attachment on the other device differs")
 
-        // Nothing goes twice. The laptop takes its note back once (the upload changed it on the
-        // server: its modification date and revision), then both are up to date.
-        _ = try SyncNotesE2ETests.syncNow(laptop)
+        // Nothing goes twice, and nothing comes back: the upload made a revision of the note on
+        // the server, which the laptop takes without applying its note again.
         for device in [laptop, phone] {
             let again = try SyncNotesE2ETests.syncNow(device)
             #expect(again == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0), "\(again)")
@@ -51,6 +50,8 @@ import TresorTestSupport
         _ = try SyncNotesE2ETests.syncNow(laptop)
         #expect(try laptop.json(OpenedNote.self, ["note", "show", note.id]).attachments.isEmpty)
         #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.isEmpty)
+        let afterRemoval = try SyncNotesE2ETests.syncNow(phone)
+        #expect(afterRemoval == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0), "\(afterRemoval)")
         // The laptop's file of it is gone with it: only the note's database and no attachment file.
         let left = try FileManager.default.contentsOfDirectory(atPath: laptop.paths.attachmentsFolder.path)
         #expect(left.isEmpty, "attachment files left on the laptop: \(left.count)")
@@ -113,5 +114,146 @@ import TresorTestSupport
         for device in [laptop, phone] {
             #expect(!device.daemonLog.contains(passphrase) && !device.daemonLog.contains("deed.png"))
         }
+    }
+
+    /// An attachment sent while its note was unlocked, the note then locked on that device —
+    /// right after the upload, or once the note's new revision came back: the lock's sync sends
+    /// it anew sealed under the note key, the server replaces its plaintext copy, and a device
+    /// fetching it afresh opens it with the passphrase.
+    @Test(arguments: [false, true]) func anAttachmentSentBeforeItsNoteWasLockedIsSentAgainSealed(noteCameBack: Bool) async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-relock-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try SyncNotesE2ETests.newNote(laptop, "Deeds\nthe house")
+        let bytes = Data((0..<((1 << 20) + 777)).map { _ in UInt8.random(in: 0...255) })
+        let file = laptop.root.appendingPathComponent("house.bin")
+        try bytes.write(to: file)
+        let attached = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--name", "house.png"])
+        _ = try SyncNotesE2ETests.syncNow(laptop)  // the attachment is on the server as plaintext
+        // Locked right away, or once the laptop holds the revision its upload made.
+        if noteCameBack { _ = try SyncNotesE2ETests.syncNow(laptop) }
+        let locked = try laptop.tresor(["note", "lock", note.id])
+        #expect(locked.succeeded, "\(locked.stderr)")
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+
+        // The phone has never seen the note: it fetches the attachment afresh, sealed.
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
+        #expect(onPhone.isLocked)
+        let out = phone.root.appendingPathComponent("house-back.bin")
+        let exported = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect((try? Data(contentsOf: out)) == bytes, "the attachment did not reach the other device sealed")
+        // Nothing more goes: the laptop does not send it a third time.
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        let again = try SyncNotesE2ETests.syncNow(laptop)
+        #expect(again == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0), "\(again)")
+    }
+
+    /// A device that had a note's attachment before the note was locked elsewhere: when the lock
+    /// arrives, its plaintext copy is replaced by the server's sealed one, which opens only with
+    /// the passphrase.
+    @Test func aLockArrivingWhereTheAttachmentWasReplacesItsPlaintextCopy() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-lockarrives-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try SyncNotesE2ETests.newNote(laptop, "Taxes\n2025")
+        let bytes = Data((0..<((1 << 20) + 99)).map { _ in UInt8.random(in: 0...255) })
+        let file = laptop.root.appendingPathComponent("taxes.bin")
+        try bytes.write(to: file)
+        let attached = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path, "--name", "taxes.png"])
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)  // the phone holds it as plaintext
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Taxes" })
+        #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.map(\.id) == [attached.id])
+
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        #expect(try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.id == onPhone.id }).isLocked)
+        let out = phone.root.appendingPathComponent("taxes-back.bin")
+        let without = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: "wrong\n")
+        #expect(!without.succeeded && (try? Data(contentsOf: out)) != bytes, "the phone still opens it without the passphrase")
+        try? FileManager.default.removeItem(at: out)
+        let exported = try phone.tresor(
+            ["note", "export-attachment", onPhone.id, attached.id, "--out", out.path, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(exported.succeeded, "\(exported.stderr)")
+        #expect((try? Data(contentsOf: out)) == bytes)
+    }
+
+    /// Over the server's limit on an attachment (`notesAttachmentBytes`, here 1 MiB): the
+    /// attachment is refused and waits, the note goes, and `tresor sync status` says what waits
+    /// and why.
+    @Test func anAttachmentTheServerRefusesWaitsAndTheStatusSaysWhy() async throws {
+        let (cluster, _, laptop, _) = try await SyncE2E.twoJoinedDevicesAndBrowser(configuration: ["notesAttachmentBytes": 1 << 20])
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try SyncNotesE2ETests.newNote(laptop, "Film\ntoo long")
+        let file = laptop.root.appendingPathComponent("film.bin")
+        try Data(count: (1 << 20) + 1).write(to: file)
+        let attached = try laptop.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        let synced = try SyncNotesE2ETests.syncNow(laptop)
+        #expect(synced.sent == 1)
+        let status = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).attachments)
+        #expect(status.toSend == 1 && status.toFetch == 0 && !status.serverTakesNone, "\(status)")
+        #expect(status.refused.map(\.attachmentID) == [attached.id] && status.refused.first?.code == "tooLarge", "\(status)")
+        let text = try laptop.tresor(["sync", "status"])
+        #expect(text.stdout.contains("Attachments: 1 to send, 0 to fetch") && text.stdout.contains("(tooLarge)"), "\(text.stdout)")
+    }
+
+    /// A server without the attachment routes (an older Tresor; here nginx answers `404` for
+    /// them): notes still sync, and `tresor sync status` says the attachments wait.
+    @Test(.enabled(if: NginxBalancer.shouldRun)) func againstAServerWithoutAttachmentsNotesSyncAndAttachmentsWait() async throws {
+        let port = try LoopbackPort.free()
+        let origin = "http://127.0.0.1:\(port)"
+        let cluster = try await ServerInstances(
+            count: 1, configuration: ["webRegistration": "open", "webTrustedProxies": ["127.0.0.1"]], arguments: ["--public-origin", origin])
+        let nginx = try NginxBalancer(
+            port: port, upstreams: [cluster.servers[0].port], directory: cluster.harnesses[0].root,
+            locations: "location ~ ^/v1/sync/notes/[^/]+/attachments/ { return 404; }")
+        defer { withExtendedLifetime(nginx) {} }
+        let (_, password) = try cluster.registered("ada", on: WebServerAddress(port: cluster.servers[0].port, publicOrigin: origin))
+        let laptop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, WebServerAddress(port: port, publicOrigin: origin), name: "laptop", password: password)
+        let note = try SyncNotesE2ETests.newNote(laptop, "Scans\nthe visa")
+        let file = laptop.root.appendingPathComponent("visa.bin")
+        try Data(count: 4096).write(to: file)
+        _ = try laptop.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        try SyncNowTests.add(laptop, service: "old.example.com", secret: "e2e-older-server")
+
+        let synced = try SyncNowTests.syncNow(laptop)
+        #expect(synced.pushed == 1 && synced.notes?.sent == 1, "\(synced)")
+        let status = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).attachments)
+        #expect(status.serverTakesNone && status.toSend == 1, "\(status)")
+        #expect(try laptop.tresor(["sync", "status"]).stdout.contains("the server takes none"))
+    }
+
+    /// A note in Recently Deleted takes its small attachments with it: restored on the other
+    /// device before any further sync, it has them, byte for byte.
+    @Test func aNoteInRecentlyDeletedTakesItsSmallAttachmentsWithIt() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try SyncNotesE2ETests.newNote(laptop, "Letters\nthe old ones")
+        let bytes = Data((0..<(64 << 10)).map { _ in UInt8.random(in: 0...255) })
+        let file = laptop.root.appendingPathComponent("letter.bin")
+        try bytes.write(to: file)
+        let attached = try laptop.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path])
+        #expect(try laptop.tresor(["note", "delete", note.id]).succeeded)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+
+        let deleted = try #require(try phone.json([NoteSummary].self, ["note", "trash", "list"]).first { $0.title == "Letters" })
+        #expect(try phone.tresor(["note", "trash", "restore", deleted.id]).succeeded)
+        #expect(try phone.json(OpenedNote.self, ["note", "show", deleted.id]).attachments.map(\.id) == [attached.id])
+        let out = phone.root.appendingPathComponent("letter-back.bin")
+        #expect(try phone.tresor(["note", "export-attachment", deleted.id, attached.id, "--out", out.path]).succeeded)
+        #expect((try? Data(contentsOf: out)) == bytes)
     }
 }
