@@ -224,20 +224,27 @@ public final class Keychain: Sendable {
                 let rowKey = try KeyWrap.unwrap(match.stored.rowKey, using: match.classKey)
                 let newSecret = try secret.map { try sealing.sealSecret($0, itemClass: itemClass, id: id, rowKey: rowKey) } ?? match.stored.secret
                 let key = try self.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
-                try db.execute(
-                    sql: """
-                        UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, lookup_tag = ?, group_tag = ?, metadata = ?,
-                            row_key = ?, secret = ?, custom_indexed = 1
-                        WHERE id = ?
-                        """,
-                    arguments: [
-                        protectionClass.rawValue, sealing.primaryKeyTag(AttributeValues(attributes), itemClass: itemClass),
-                        sealing.lookupTag(AttributeValues(attributes), itemClass: itemClass),
-                        sealing.groupTag(attributes.accessGroup ?? ""),
-                        try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key),
-                        try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
-                    ])
-                try replaceAttributeTags(db, itemClass: itemClass, id: id, values: AttributeValues(attributes))
+                let metadata = try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key)
+                if Self.keepsTags(of: match, changes: changes, protectionClass: protectionClass) {
+                    // No tag, no index entry and no wrapped key would change: the write is the
+                    // row's own page, not the pages of its indexes and of its attribute tags.
+                    try db.cachedStatement(sql: "UPDATE \(itemClass.table) SET metadata = ?, secret = ? WHERE id = ?")
+                        .execute(arguments: [metadata, newSecret, id])
+                } else {
+                    let values = AttributeValues(attributes)
+                    try db.execute(
+                        sql: """
+                            UPDATE \(itemClass.table) SET pdmn = ?, primary_key_tag = ?, lookup_tag = ?, group_tag = ?, metadata = ?,
+                                row_key = ?, secret = ?, custom_indexed = 1
+                            WHERE id = ?
+                            """,
+                        arguments: [
+                            protectionClass.rawValue, sealing.primaryKeyTag(values, itemClass: itemClass),
+                            sealing.lookupTag(values, itemClass: itemClass), sealing.groupTag(attributes.accessGroup ?? ""), metadata,
+                            try KeyWrap.wrap(rowKey, using: classKey), newSecret, id,
+                        ])
+                    try replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
+                }
                 let syncsNow = try syncs(attributes, db)
                 if try syncsNow || syncs(match.attributes, db) {
                     try recordSyncChange(db, itemClass: itemClass, id: id, syncsNow: syncsNow)
@@ -247,6 +254,15 @@ public final class Keychain: Sendable {
         // The old row's ciphertext (attributes too) must not linger in the WAL.
         checkpoint.request()
         return matches.count
+    }
+
+    /// Whether an update of `match` by `changes` leaves its row's tags, index entries and
+    /// wrapped row key as they are: no attribute changes (the secret and the modification date
+    /// alone — no tag covers a date), the row already has every tag (written since the lookup and
+    /// attribute indexes), and its protection class, so its class key, stays.
+    static func keepsTags(of match: Match, changes: ItemAttributes, protectionClass: ProtectionClass) -> Bool {
+        changes == ItemAttributes() && match.stored.lookupTag != nil && match.stored.customIndexed
+            && match.stored.protectionClass == protectionClass.rawValue
     }
 
     // MARK: Delete

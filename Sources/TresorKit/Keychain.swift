@@ -107,11 +107,7 @@ public final class Keychain: Sendable {
     /// - Returns: Their attributes; empty when none matches.
     /// - Throws: `APIError` (`interactionNotAllowed`…).
     public func attributes(_ query: ItemQuery) throws -> [ItemAttributes] {
-        var query = query
-        query.limit = .all
-        query.returnData = false
-        query.returnAttributes = true
-        return try items(query).compactMap(\.attributes)
+        try connections.use { try $0.attributes(matching: query, keychain: name) }
     }
 
     /// The matching items, with what `query` asks for (`returnData`, `returnAttributes`,

@@ -32,6 +32,24 @@ extension TresorClient {
         return try ItemSecretQuery.onlySecret(of: try items(matching: query, keychain: keychain, passcode: passcode))
     }
 
+    /// `SecItemCopyMatching` for attributes: the attributes of every item matching `query` (its
+    /// `limit`, `returnData` and `returnAttributes` are ignored). Asked as
+    /// `GET /v1/items/attributes`, without JSON, when the query's attributes are all text or
+    /// integers (`ItemSecretQuery`); otherwise through `POST /v1/items/search`.
+    package func attributes(matching query: ItemQuery, keychain: String? = nil) throws -> [ItemAttributes] {
+        if let path = ItemSecretQuery.attributesPath(for: query, keychain: keychain) {
+            let body = try callRaw("GET", path).body
+            do {
+                return try ItemAttributesList.decode(body)
+            } catch {
+                throw TresorClientError.protocolError("the answer to \(Route.itemAttributes) is not the documented bytes: \(error)")
+            }
+        }
+        var query = query
+        (query.limit, query.returnData, query.returnAttributes) = (.all, false, true)
+        return try items(matching: query, keychain: keychain).compactMap(\.attributes)
+    }
+
     /// `SecItemUpdate`: returns how many items changed.
     @discardableResult
     package func updateItems(

@@ -35,6 +35,8 @@ public enum Route {
     public static let addItem = "/v1/items/add"
     public static let searchItems = "/v1/items/search"
     public static let itemSecret = "/v1/items/secret"
+    /// A find's attributes without JSON (``ItemAttributesList``), by the query string of ``itemSecret``.
+    public static let itemAttributes = "/v1/items/attributes"
     public static let updateItems = "/v1/items/update"
     public static let deleteItems = "/v1/items/delete"
     public static let applications = "/v1/apps"

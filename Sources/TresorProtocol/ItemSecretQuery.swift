@@ -2,7 +2,9 @@ import FoundationEssentials
 import TresorModel
 
 /// `GET /v1/items/secret?class=genp&service=…&account=…` — `SecItemCopyMatching` for one item's
-/// data: the secret of the first item whose attributes match, as the answer's raw bytes.
+/// data: the secret of the first item whose attributes match, as the answer's raw bytes. The
+/// same query string asks `GET /v1/items/attributes` for every match's attributes
+/// (``attributesPath(for:keychain:)``, ``ItemAttributesList``).
 ///
 /// The lookup applications make most (a password by its service and account) without JSON on
 /// either side: the two JSON coders were most of what a lookup through `POST /v1/items/search`
@@ -41,6 +43,22 @@ public enum ItemSecretQuery {
     ///   - unique: the secret only if exactly one item matches (`unique=1`): several are `param`,
     ///     so a script never gets the wrong one.
     public static func path(for query: ItemQuery, keychain: String? = nil, unique: Bool = false) -> String? {
+        path(Route.itemSecret, for: query, keychain: keychain, unique: unique)
+    }
+
+    /// `GET /v1/items/attributes` with the query string of ``path(for:keychain:unique:)``: the
+    /// attributes of every item matching `query` (its `limit`, `returnData` and
+    /// `returnAttributes` are the route's own), answered as ``ItemAttributesList``; nil when
+    /// `query` needs `POST /v1/items/search`.
+    /// - Parameters:
+    ///   - query: the items' class and attributes.
+    ///   - keychain: the keychain, nil for the login keychain.
+    /// - Returns: The route's path and query string, or nil.
+    public static func attributesPath(for query: ItemQuery, keychain: String? = nil) -> String? {
+        path(Route.itemAttributes, for: query, keychain: keychain, unique: false)
+    }
+
+    private static func path(_ route: String, for query: ItemQuery, keychain: String?, unique: Bool) -> String? {
         guard query.id == nil else { return nil }
         var taken = ItemAttributes()
         var parameters = [("class", query.itemClass.rawValue)]
@@ -60,7 +78,7 @@ public enum ItemSecretQuery {
         }
         // Anything the two lists do not take is still set in the query: it needs the JSON route.
         guard taken == query.attributes else { return nil }
-        return Route.itemSecret + "?" + parameters.map { PercentEncoding.encode($0) + "=" + PercentEncoding.encode($1) }.joined(separator: "&")
+        return route + "?" + parameters.map { PercentEncoding.encode($0) + "=" + PercentEncoding.encode($1) }.joined(separator: "&")
     }
 
     /// The query (its data only; one result, or every match when `unique`), keychain and
@@ -104,6 +122,18 @@ public enum ItemSecretQuery {
         return (
             ItemQuery(itemClass, attributes: attributes, limit: unique ? .all : .one, returnData: true, returnAttributes: false), keychain, unique
         )
+    }
+
+    /// The query (every match, its attributes only) and keychain the query string of
+    /// `GET /v1/items/attributes` asks for; refused as ``parse(_:)`` refuses, and `unique`, which
+    /// only the secret route takes.
+    /// - Parameter queryString: The request's query string, without its `?`.
+    /// - Returns: The query and the keychain (nil for the login keychain).
+    /// - Throws: `APIError` `param` for a query string the route does not take.
+    public static func parseAttributesQuery(_ queryString: String) throws -> (query: ItemQuery, keychain: String?) {
+        let (query, keychain, unique) = try parse(queryString)
+        guard !unique else { throw APIError(.param, "unique is taken by \(Route.itemSecret) only") }
+        return (ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnData: false, returnAttributes: true), keychain)
     }
 
     /// The one secret of `items` for a `unique` query.

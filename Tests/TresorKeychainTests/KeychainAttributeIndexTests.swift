@@ -199,6 +199,53 @@ import TresorKeybag
         #expect(try home.keychain.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM custom_attribute_tags") } == 0)
     }
 
+    /// An update of the secret alone writes the row's sealed attributes (a new modification
+    /// date) and secret, and leaves its tags, index entries and wrapped row key as they were —
+    /// unless the row had no attribute tags yet, which it then gets.
+    @Test func anUpdateOfTheSecretAloneKeepsTheTags() throws {
+        let home = try KeychainHome()
+        var attributes = genericPassword(service: "s", account: "ada")
+        (attributes.label, attributes.custom) = ("Kept", ["xdg:schema": "org.example"])
+        let id = try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("1"), caller: Callers.appA).id
+        let other = try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "s", account: "bob"), secret: secret("2"), caller: Callers.appA
+        ).id
+        func row(_ id: String) throws -> [Data?] {
+            try home.keychain.database.read { db in
+                let columns = try #require(
+                    try Row.fetchOne(
+                        db, sql: "SELECT primary_key_tag, lookup_tag, group_tag, row_key, metadata FROM genp WHERE id = ?", arguments: [Int64(id)!]))
+                let tags = try Data.fetchAll(db, sql: "SELECT tag FROM custom_attribute_tags WHERE item_id = ? ORDER BY tag", arguments: [Int64(id)!])
+                return (0..<5).map { columns[$0] as Data? } + tags
+            }
+        }
+        let before = try row(id)
+        let query = ItemQuery(.genericPassword, attributes: genericPassword(service: "s", account: "ada"))
+        #expect(try home.keychain.update(query, changes: ItemAttributes(), secret: secret("new"), caller: Callers.appA) == 1)
+        let after = try row(id)
+        #expect(after.count == before.count && after.count > 5)
+        #expect(Array(after[0..<4]) == Array(before[0..<4]) && Array(after[5...]) == Array(before[5...]))
+        #expect(after[4] != before[4])
+        var returnData = query
+        returnData.returnData = true
+        let read = try home.keychain.copyMatching(returnData, caller: Callers.appA)
+        #expect(read.map(\.secret) == [secret("new")])
+        #expect(try #require(read.first?.attributes?.modificationDate) > (try #require(read.first?.attributes?.creationDate)))
+        var label = ItemAttributes()
+        label.label = "Kept"
+        #expect(try found(home, .genericPassword, label) == [id])
+
+        // A row without its attribute tags gets them from any update.
+        try forgetIndex(home, [other])
+        #expect(try !isIndexed(home, other))
+        let bob = ItemQuery(.genericPassword, attributes: genericPassword(service: "s", account: "bob"))
+        #expect(try home.keychain.update(bob, changes: ItemAttributes(), secret: secret("3"), caller: Callers.appA) == 1)
+        #expect(try isIndexed(home, other))
+        var account = ItemAttributes()
+        account.account = "bob"
+        #expect(try found(home, .genericPassword, account) == [other])
+    }
+
     /// What the index shows to whoever reads the file (docs/SECURITY.md §4.22):
     /// items of one class with an equal value of one attribute share a tag, whatever their
     /// group; the value itself is not in the file.

@@ -25,6 +25,22 @@ struct ItemSecretQueryTests {
         return try ItemSecretQuery.parse(String(path.dropFirst(Route.itemSecret.count + 1)))
     }
 
+    /// `GET /v1/items/attributes` takes the same query string: every match, attributes only;
+    /// `unique` is the secret route's alone.
+    @Test func theAttributesRouteReadsTheSameQueryString() throws {
+        var query = ItemQuery(.internetPassword)
+        (query.attributes.label, query.attributes.server, query.attributes.port) = ("Deploy & ünï = 100%", "example.com", 8443)
+        let path = try #require(ItemSecretQuery.attributesPath(for: query, keychain: "work"))
+        #expect(path.hasPrefix(Route.itemAttributes + "?"))
+        let (parsed, keychain) = try ItemSecretQuery.parseAttributesQuery(String(path.dropFirst(Route.itemAttributes.count + 1)))
+        #expect(parsed.itemClass == .internetPassword && parsed.attributes == query.attributes && keychain == "work")
+        #expect(parsed.limit == .all && !parsed.returnData && parsed.returnAttributes)
+        #expect(throws: APIError.self) { try ItemSecretQuery.parseAttributesQuery("class=genp&label=x&unique=1") }
+        #expect(throws: APIError.self) { try ItemSecretQuery.parseAttributesQuery("class=genp&lable=x") }
+        query.attributes.generic = Data([1])
+        #expect(ItemSecretQuery.attributesPath(for: query) == nil)
+    }
+
     /// `unique=1`: every match, so the daemon can refuse a query that names several items.
     @Test func aUniqueQueryAsksForEveryMatch() throws {
         let query = password("github.com", "ada")

@@ -41,6 +41,15 @@ struct ItemRoutes {
             let secret = try unique ? ItemSecretQuery.onlySecret(of: found) : ItemSecretQuery.onlySecret(of: Array(found.prefix(1)))
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: secret)))
         }
+        // Every matching item's attributes, without JSON (`ItemAttributesList`): the search
+        // above, by the secret route's query string.
+        router.get(RouterPath(Route.itemAttributes)) { request, context -> Response in
+            let (query, keychain) = try ItemSecretQuery.parseAttributesQuery(request.uri.query ?? "")
+            let found = try await search(query, keychain: keychain, passcode: nil, context)
+            return Response(
+                status: .ok, headers: [.contentType: ItemAttributesList.contentType],
+                body: .init(byteBuffer: ByteBuffer(bytes: ItemAttributesList.encode(found.compactMap(\.attributes)))))
+        }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
             let body = try await request.decode(as: UpdateItemsRequest.self, context: context)
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
