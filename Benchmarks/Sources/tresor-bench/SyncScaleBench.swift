@@ -69,6 +69,12 @@ struct SyncScaleBench {
         for round in 0..<rounds {
             let device = try server.device("phone-\(round)", arguments: ["--no-background-sync"])
             try server.join(device, approvedBy: laptop)
+            // Profiling hook (Benchmarks/profile.sh sync-first): names the daemons of the first
+            // new device's sync and gives perf time to attach.
+            if round == 0, ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE_SYNC"] != nil {
+                log("profile: first sync device pid \(device.pid ?? 0) server pid \(server.instances.first?.pid ?? 0)")
+                Thread.sleep(forTimeInterval: 3)
+            }
             var answer: [String: Any] = [:]
             var figures = try device.measure { answer = try server.cli(device, ["sync", "now"]) }
             let applied = answer["applied"] as? Int ?? 0, notesApplied = (answer["notes"] as? [String: Any])?["applied"] as? Int ?? 0
