@@ -98,11 +98,6 @@ extension SyncRoutes {
         request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
     }
 
-    /// Note `id`'s attachments as a device reads them (a locked note's: sealed).
-    func syncAttachments(ofNote id: String, isLocked: Bool) async throws -> [SyncAttachment] {
-        try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: isLocked) }
-    }
-
     static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {
         SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed)
     }
