@@ -12,6 +12,8 @@
 #                                          (lookup; secret-tool trusted, as the harness measures it)
 #   Benchmarks/profile.sh web [sqlite-1|postgres-1]   perf record -g of tresord --web during the web
 #                                          scenarios' note list, then note open (200 accounts × 100 notes)
+#   Benchmarks/profile.sh sync-first [ITEMS]   perf record -g of a new device's first sync (ITEMS items + as many
+#                                          notes, default 10,000): its tresord and the server instance's, each reported
 #
 # Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
 set -euo pipefail
@@ -70,5 +72,24 @@ case "${1:-lookup}" in
       perf report -i "$out/web-$next.data" --children --sort symbol -g none 2>/dev/null | grep % | head -60 || true
     done
     ;;
-  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] [pair|lookup] | web [sqlite-1|postgres-1]" >&2; exit 2 ;;
+  sync-first)
+    items=${2:-10000}
+    TRESOR_BENCH_PROFILE_SYNC=1 "$bin/tresor-bench" --bin "$bin" --out "$out/sync-first.json" --only sync --sync-parts scale \
+      --sync-counts "$items" --no-peers > "$out/sync-first.log" 2>&1 &
+    bench=$!
+    for _ in $(seq 1 12000); do grep -q "profile: first sync" "$out/sync-first.log" 2>/dev/null && break; sleep 0.2; done
+    device=$(grep -o "first sync device pid [0-9]*" "$out/sync-first.log" | awk '{print $5}')
+    server=$(grep -o "server pid [0-9]*" "$out/sync-first.log" | awk '{print $3}')
+    perf record -F 999 -g -p "$device,$server" -o "$out/sync-first.data" 2>/dev/null &
+    recorder=$!
+    for _ in $(seq 1 6000); do grep -q "a new device's first sync" "$out/sync-first.log" 2>/dev/null && break; sleep 0.2; done
+    kill -INT "$recorder"; wait "$recorder" || true
+    grep "a new device's first sync" "$out/sync-first.log" | head -1
+    wait "$bench" || true
+    for pid in "$device" "$server"; do
+      echo "== pid $pid ($([ "$pid" = "$device" ] && echo "the new device's tresord" || echo "the server instance"))"
+      perf report -i "$out/sync-first.data" --pid "$pid" --children --sort symbol -g none 2>/dev/null | grep % | head -70 || true
+    done
+    ;;
+  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] [pair|lookup] | web [sqlite-1|postgres-1] | sync-first [ITEMS]" >&2; exit 2 ;;
 esac

@@ -289,12 +289,55 @@ public struct KeychainSyncTransaction {
                 SELECT id, record_id, device_sequence, base_counter, tombstone, body FROM sync_outbox
                 ORDER BY device_sequence IS NULL, device_sequence, id
                 """
-        ).map { row in
-            let sequence: Int64? = row[2], base: Int64? = row[3]
-            return OutboxEntry(
-                id: row[0], recordID: row[1], deviceSequence: sequence.map(UInt64.init), baseCounter: base.map(UInt64.init),
-                isTombstone: row[4], body: row[5])
-        }
+        ).map(Self.outboxEntry)
+    }
+
+    /// The sealed entries, the first `limit` in device-sequence order: what a push sends next.
+    /// - Parameter limit: the most entries read.
+    /// - Returns: sealed entries, oldest sequence first.
+    /// - Throws: storage errors.
+    public func sealedOutbox(limit: Int) throws -> [OutboxEntry] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, record_id, device_sequence, base_counter, tombstone, body FROM sync_outbox
+                WHERE device_sequence IS NOT NULL ORDER BY device_sequence LIMIT ?
+                """, arguments: [limit]
+        ).map(Self.outboxEntry)
+    }
+
+    /// How many sealed entries wait for an answer, counted up to `limit`.
+    /// - Parameter limit: where counting stops.
+    /// - Returns: the count, at most `limit`.
+    /// - Throws: storage errors.
+    public func sealedOutboxCount(upTo limit: Int) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM sync_outbox WHERE device_sequence IS NOT NULL LIMIT ?)", arguments: [limit]) ?? 0
+    }
+
+    /// The entries not sealed yet after `id`, in the order they were recorded — a page of the
+    /// outbox read by its id, so a push reads each entry once however many wait.
+    /// - Parameters:
+    ///   - id: the last entry read before (0 for the first page).
+    ///   - limit: the most entries read.
+    /// - Returns: each entry, and whether a sealed entry of the same record waits for its answer.
+    /// - Throws: storage errors.
+    public func unsealedOutbox(after id: Int64, limit: Int) throws -> [(entry: OutboxEntry, behindSealed: Bool)] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT o.id, o.record_id, o.device_sequence, o.base_counter, o.tombstone, o.body,
+                    EXISTS (SELECT 1 FROM sync_outbox s WHERE s.record_id = o.record_id AND s.device_sequence IS NOT NULL)
+                FROM sync_outbox o WHERE o.device_sequence IS NULL AND o.id > ? ORDER BY o.id LIMIT ?
+                """, arguments: [id, limit]
+        ).map { row in (Self.outboxEntry(row), row[6]) }
+    }
+
+    private static func outboxEntry(_ row: Row) -> OutboxEntry {
+        let sequence: Int64? = row[2], base: Int64? = row[3]
+        return OutboxEntry(
+            id: row[0], recordID: row[1], deviceSequence: sequence.map(UInt64.init), baseCounter: base.map(UInt64.init),
+            isTombstone: row[4], body: row[5])
     }
 
     /// Fixes what an entry sends: sealed once, the same bytes go out until the server answers.

@@ -12,6 +12,14 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
     public let signingKey: Data
     /// The X25519 public key circle keys are shared to it under, by HPKE (32 bytes).
     public let agreementKey: Data
+    /// The device's id: the first 16 bytes of SHA-256 of its signing public key, in lowercase hex
+    /// (``SyncDeviceID``, the rule the server checks too). Derived once: a pull looks a record's
+    /// writer up by it for every record.
+    public let deviceID: String
+
+    private enum CodingKeys: String, CodingKey {
+        case name, signingKey, agreementKey
+    }
 
     /// Makes an identity from its parts, checking that both keys are keys.
     /// - Parameters:
@@ -28,6 +36,7 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
         else { throw SyncError.malformed("a device's public keys are 32 bytes each") }
         self.name = name
         self.signingKey = Data(signingKey)
+        deviceID = SyncDeviceID.of(signingKey: signingKey)
         self.agreementKey = Data(agreementKey)
     }
 
@@ -40,10 +49,6 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
             name: try container.decode(String.self, forKey: .name), signingKey: try container.decode(Data.self, forKey: .signingKey),
             agreementKey: try container.decode(Data.self, forKey: .agreementKey))
     }
-
-    /// The device's id: the first 16 bytes of SHA-256 of its signing public key, in lowercase hex
-    /// (``SyncDeviceID``, the rule the server checks too).
-    public var deviceID: String { SyncDeviceID.of(signingKey: signingKey) }
 
     /// Whether `signature` is this device's over `message`.
     func isValidSignature(_ signature: Data, for message: Data) -> Bool {

@@ -27,10 +27,11 @@ public final class SyncEngine: Sendable {
     ///   - keys: the circle keys this device holds; the newest seals.
     ///   - keychain: the login keychain.
     ///   - clock: the time the mass-deletion window is measured by — the only use of a clock.
-    ///   - pageSize: the records asked for per page.
+    ///   - pageSize: the records asked for per page; by default the most a server gives, so a
+    ///     first sync takes the account's records in few requests and transactions.
     public init(
         transport: any SyncRecordTransport, device: LocalDevice, list: TrustedDeviceList, keys: CircleKeyring, keychain: Keychain,
-        clock: @escaping @Sendable () -> Date = { Date() }, pageSize: Int = SyncLimits.defaultPageRecords
+        clock: @escaping @Sendable () -> Date = { Date() }, pageSize: Int = SyncLimits.pageRecords
     ) {
         self.transport = transport
         self.device = device

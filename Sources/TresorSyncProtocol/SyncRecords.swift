@@ -83,6 +83,9 @@ public enum SyncLimits {
     /// Records in one page, at most (`limit=`), and when `limit` is not given.
     public static let pageRecords = 500
     public static let defaultPageRecords = 200
+    /// Notes in one page of `GET /v1/sync/notes`, at most (`limit=`), and when `limit` is not given.
+    public static let notesPageEntries = 500
+    public static let defaultNotesPageEntries = 100
     /// A page stops adding records once their bodies pass this (it always holds one).
     public static let pageBodyBytes = 4 * 1024 * 1024
     /// A device list, a device's public identity, a key envelope.

@@ -102,13 +102,6 @@ extension SyncRoutes {
         request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
     }
 
-    /// Note `id`'s attachments as a device reads them: each sealed as it is stored — a locked
-    /// note's sent before its lock travelled is listed as it is, not sealed.
-    func syncAttachments(ofNote id: String, isLocked: Bool) async throws -> [SyncAttachment] {
-        let sealed = try await sealedAttachmentIDs(ofNote: id, isLocked: isLocked)
-        return try await relay.accounts.listedAttachments(ofNote: id).map { Self.syncAttachment($0, isSealed: sealed.contains($0.id)) }
-    }
-
     /// The ids of note `id`'s attachments stored sealed under the note key; a store that keeps
     /// no locked notes of devices has them sealed as its notes are.
     func sealedAttachmentIDs(ofNote id: String, isLocked: Bool) async throws -> Set<String> {

@@ -8,17 +8,13 @@ import TresorSyncProtocol
 /// notes through the web store's own operations — the revisions, three-way merge and conflict
 /// copies the web routes use, and the same live updates to the account's open pages.
 extension SyncRoutes {
-    /// The most changes a page of notes holds, and the default.
-    static let notesPageEntries = 500
-    static let defaultNotesPageEntries = 100
-
     func registerNotes<Context: SyncRequestContext>(on router: Router<Context>) {
         router.get("/v1/sync/notes") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let after = try Self.number(request, "after", default: 0, range: 0...UInt64(Int64.max))
                 let limit = try Self.number(
-                    request, "limit", default: UInt64(Self.defaultNotesPageEntries), range: 1...UInt64(Self.notesPageEntries))
+                    request, "limit", default: UInt64(SyncLimits.defaultNotesPageEntries), range: 1...UInt64(SyncLimits.notesPageEntries))
                 return try reply(try await notesPage(caller.account, after: after, limit: Int(limit)))
             }
         }
@@ -38,10 +34,11 @@ extension SyncRoutes {
     /// pass ``SyncLimits/pageBodyBytes`` (one at least).
     func notesPage(_ account: AccountID, after cursor: UInt64, limit: Int) async throws -> SyncNotesPage {
         let (changes, more) = try await relay.store.noteChanges(account: account, after: cursor, limit: limit)
+        let notes = try await syncNotes(changes.filter { !$0.gone }.map(\.noteID))
         var entries: [SyncNoteEntry] = []
         var bytes = 0
         for change in changes {
-            let note = change.gone ? nil : try await syncNote(change.noteID)
+            let note = change.gone ? nil : notes[change.noteID]
             let size = note?.body?.utf8.count ?? 0
             if !entries.isEmpty && bytes + size > SyncLimits.pageBodyBytes {
                 return SyncNotesPage(entries: entries, cursor: entries.last!.counter, more: true)
@@ -141,17 +138,25 @@ extension SyncRoutes {
 
     /// Note `id` as a device receives it; nil when it is gone.
     func syncNote(_ id: String) async throws -> SyncNote? {
-        do {
-            let summary = try await relay.accounts.summary(ofNote: id)
-            let body = summary.isLocked ? nil : try await relay.accounts.openNote(id).body
-            let locked = try await summary.isLocked ? SyncLockedNote(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
-            return SyncNote(
-                id: id, revision: summary.revision, title: summary.title, body: body, folder: summary.folder, isPinned: summary.isPinned,
-                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked,
-                attachments: try await syncAttachments(ofNote: id, isLocked: summary.isLocked))
-        } catch NotesError.notFound {
-            return nil
+        try await syncNotes([id])[id]
+    }
+
+    /// Notes `ids` as a device receives them, read together (``SyncedNotesReader``); a note that
+    /// is gone is left out.
+    func syncNotes(_ ids: [String]) async throws -> [String: SyncNote] {
+        guard let reader = relay.accounts as? any SyncedNotesReader else {
+            throw SyncError(.conflict, "this server's store reads no notes for devices")
         }
+        var notes: [String: SyncNote] = [:]
+        for (id, read) in try await reader.syncedNotes(ids) {
+            let summary = read.summary
+            let locked = try await summary.isLocked ? SyncLockedNote(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
+            notes[id] = SyncNote(
+                id: id, revision: summary.revision, title: summary.title, body: read.body, folder: summary.folder, isPinned: summary.isPinned,
+                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked,
+                attachments: read.attachments.map { Self.syncAttachment($0, isSealed: read.sealedAttachmentIDs.contains($0.id)) })
+        }
+        return notes
     }
 
     /// The quota of a device's write that stores up to `bytes` more: the web account's, as a

@@ -18,15 +18,25 @@ extension PostgresWebStore: AttachmentStore {
 
     /// Note `id`'s attachments, oldest first.
     func attachmentInfos(of id: String, _ connection: PostgresConnection) async throws -> [AttachmentInfo] {
-        try await connection.rows(
-            "SELECT id, kind, sealed_name, byte_count, created FROM attachments WHERE note_id = \(id) ORDER BY created, id", logger,
-            as: (String, String, Data, Int, Double).self
-        ).map { attachmentID, kind, sealedName, byteCount, created in
+        try await attachmentInfos(ofNotes: [id], connection)[id] ?? []
+    }
+
+    /// The attachments of notes `ids`, each note's oldest first; a note without any is left out.
+    func attachmentInfos(ofNotes ids: [String], _ connection: PostgresConnection) async throws -> [String: [AttachmentInfo]] {
+        var infos: [String: [AttachmentInfo]] = [:]
+        for (noteID, attachmentID, kind, sealedName, byteCount, created) in try await connection.rows(
+            """
+            SELECT note_id, id, kind, sealed_name, byte_count, created FROM attachments WHERE note_id = ANY(\(ids))
+            ORDER BY note_id, created, id
+            """, logger, as: (String, String, String, Data, Int, Double).self)
+        {
             guard let kind = AttachmentKind(rawValue: kind) else { throw NotesError.damaged("attachment \(attachmentID)") }
-            return AttachmentInfo(
-                id: attachmentID, kind: kind, name: try sealing.openText(sealedName, "attachments", attachmentID, "name"), byteCount: byteCount,
-                created: Date(timeIntervalSince1970: created))
+            infos[noteID, default: []].append(
+                AttachmentInfo(
+                    id: attachmentID, kind: kind, name: try sealing.openText(sealedName, "attachments", attachmentID, "name"),
+                    byteCount: byteCount, created: Date(timeIntervalSince1970: created)))
         }
+        return infos
     }
 
     func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?) async throws -> any AttachmentWriter {

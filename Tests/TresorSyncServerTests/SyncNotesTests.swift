@@ -158,6 +158,54 @@ struct SyncNotesTests {
         await second.storage.close()
     }
 
+    /// A page is read for all its notes at once (`SyncedNotesReader`): each note comes as the
+    /// store holds it — its folder, pin, place in Recently Deleted, body and its own attachments,
+    /// no other note's — and a note deleted for good as gone.
+    @Test func aPageReadTogetherCarriesEachNoteAsTheStoreHoldsIt() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        var ids: [String] = []
+        for index in 0..<12 {
+            let draft = NoteDraft(
+                title: "N\(index)", body: "N\(index)\nbody \(index)", folder: index % 3 == 0 ? nil : "Folder \(index % 3)", isPinned: index % 4 == 0)
+            ids.append(try await store.createNote(draft, account: ada.id, quota: nil).id)
+        }
+        for (note, name) in [(ids[1], "a.txt"), (ids[1], "b.txt"), (ids[5], "c.txt")] {
+            let writer = try await store.beginAttachment(to: note, kind: .file, name: name, id: nil)
+            try await writer.append(Data(name.utf8))
+            _ = try await writer.finish(quota: nil)
+        }
+        try await store.moveToRecentlyDeleted(ids[7])
+        try await store.moveToRecentlyDeleted(ids[9])
+        try await store.deleteForGood(ids[9])
+        try await instance.application.test(.router) { [ids] client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let page = try await device.notes(client, limit: 500)
+            #expect(page.entries.count == 12 && !page.more)
+            for entry in page.entries {
+                guard entry.noteID != ids[9] else {
+                    #expect(entry.note == nil, "deleted for good")
+                    continue
+                }
+                let note = try #require(entry.note)
+                let summary = try await store.summary(ofNote: entry.noteID)
+                #expect(note.title == summary.title && note.folder == summary.folder && note.isPinned == summary.isPinned)
+                #expect(note.revision == summary.revision && (note.deleted == nil) == (summary.deleted == nil) && !note.isLocked)
+                #expect(note.body == (try await store.openNote(entry.noteID).body))
+                let attachments = try await store.listedAttachments(ofNote: entry.noteID)
+                #expect(note.attachments?.map(\.id) == attachments.map(\.id) && note.attachments?.map(\.name) == attachments.map(\.name))
+            }
+            let byID = Dictionary(uniqueKeysWithValues: page.entries.map { ($0.noteID, $0.note) })
+            #expect(byID[ids[1]]??.attachments?.map(\.name) == ["a.txt", "b.txt"])
+            #expect(byID[ids[5]]??.attachments?.map(\.name) == ["c.txt"])
+            #expect(byID[ids[2]]??.folder == "Folder 2" && byID[ids[4]]??.isPinned == true)
+            #expect(byID[ids[7]]??.deleted != nil)
+        }
+        await instance.storage.close()
+    }
+
     @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")

@@ -69,8 +69,21 @@ struct SyncScaleBench {
         for round in 0..<rounds {
             let device = try server.device("phone-\(round)", arguments: ["--no-background-sync"])
             try server.join(device, approvedBy: laptop)
+            // Profiling hook (Benchmarks/profile.sh sync-first): names the daemons of the first
+            // new device's sync and gives perf time to attach.
+            if round == 0, ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE_SYNC"] != nil {
+                log("profile: first sync device pid \(device.pid ?? 0) server pid \(server.instances.first?.pid ?? 0)")
+                Thread.sleep(forTimeInterval: 3)
+            }
             var answer: [String: Any] = [:]
+            // Beside the wall time, the CPU each side spent on it: the device's daemon, the
+            // server instance and PostgreSQL — how far each is from the whole.
+            let serverBefore = server.cpuMs(), deviceBefore = cpuMs(of: device.pid ?? 0)
             var figures = try device.measure { answer = try server.cli(device, ["sync", "now"]) }
+            let serverAfter = server.cpuMs()
+            figures["device_daemon_cpu_s"] = (cpuMs(of: device.pid ?? 0) - deviceBefore) / 1000
+            figures["server_instance_cpu_s"] = (serverAfter.instances - serverBefore.instances) / 1000
+            figures["server_postgres_cpu_s"] = (serverAfter.postgres - serverBefore.postgres) / 1000
             let applied = answer["applied"] as? Int ?? 0, notesApplied = (answer["notes"] as? [String: Any])?["applied"] as? Int ?? 0
             figures["applied"] = applied
             figures["notes_applied"] = notesApplied

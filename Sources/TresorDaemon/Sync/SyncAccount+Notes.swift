@@ -7,7 +7,7 @@ import TresorSyncProtocol
 import TresorSyncServer
 
 extension SyncAccount {
-    /// How many changes a notes page asks for, and pushes read and send at once.
+    /// How many changes pushes read and send at once.
     static let notesBatch = SyncNoteBatch.maxChanges
     /// The most bytes of changes (as JSON) one push request carries, under the relay's limit.
     static let notesRequestBytes = SyncLimits.pushRequestBytes - 64 * 1024
@@ -86,7 +86,8 @@ extension SyncAccount {
     static func pullNotes(_ notes: NotesStore, client: SyncClient, after cursor: inout UInt64) async throws -> Int {
         var applied = 0
         while true {
-            let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
+            // The largest page the server gives: a first sync takes the account's notes in few requests.
+            let page = try await client.notesPage(after: cursor, limit: SyncLimits.notesPageEntries)
             let changes = try page.entries.map { entry -> (serverID: String, state: SyncedNoteState?) in
                 (entry.noteID, try entry.note.map(Self.state))
             }

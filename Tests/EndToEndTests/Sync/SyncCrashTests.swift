@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorSyncProtocol
 import TresorTestSupport
 
 /// The sync crash driver (docs/SYNC.md, "Crashes and a stopped server"): a device's sync is cut
@@ -161,16 +162,17 @@ import TresorTestSupport
             return try CuttingProxy(upstream: port, trigger: Step.notesPull.rawValue, occurrence: 2) { phone.killDaemon() }
         }
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instance lives
-        // A page holds 100 notes (`SyncAccount.notesBatch`): 101 made in the web client take two.
-        for index in 1...101 { _ = try browser.createNote(title: "Web note \(index)", body: "e2e-crash-web-note \(index)") }
+        // A device's page holds 500 notes (`SyncLimits.notesPageEntries`): 501 made in the web client take two.
+        let count = SyncLimits.notesPageEntries + 1
+        for index in 1...count { _ = try browser.createNote(title: "Web note \(index)", body: "e2e-crash-web-note \(index)") }
         let cut = try phone.tresor(["sync", "now"])
         #expect(!cut.succeeded && proxy.hasCut, "\(cut.stderr)")
         try Self.restart(phone)
         proxy.relay(to: cluster.servers[0].port)
-        #expect(try SyncNowTests.syncNow(phone).notes?.applied == 1, "the first page of 100 was applied before the kill")
-        #expect(try SyncNowTests.syncNow(laptop).notes?.applied == 101)
+        #expect(try SyncNowTests.syncNow(phone).notes?.applied == 1, "the first page of 500 was applied before the kill")
+        #expect(try SyncNowTests.syncNow(laptop).notes?.applied == count)
         let onPhone = try phone.json([NoteSummary].self, ["note", "list"]).map(\.title).sorted()
-        #expect(onPhone.count == 101 && Set(onPhone).count == 101, "\(onPhone.count) notes")
+        #expect(onPhone.count == count && Set(onPhone).count == count, "\(onPhone.count) notes")
         #expect(try laptop.json([NoteSummary].self, ["note", "list"]).map(\.title).sorted() == onPhone)
     }
 
