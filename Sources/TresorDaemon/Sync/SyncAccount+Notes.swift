@@ -20,9 +20,11 @@ extension SyncAccount {
     ///   - notes: the home's notes.
     ///   - account: the sync account, as server and name (another than the last starts afresh).
     ///   - client: the signed-in client of the sync account.
+    ///   - serverCounter: the account's notes counter when the caller read it
+    ///     (``SyncAccountState``): with nothing sent and the cursor there, no page is asked for.
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
+    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, serverCounter: UInt64? = nil) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
         var after: String?
@@ -70,7 +72,8 @@ extension SyncAccount {
                 }
             }
         }
-        while true {
+        let behind = result.sent > 0 || serverCounter.map { $0 > cursor } ?? true
+        while behind {
             let page = try await client.notesPage(after: cursor, limit: Self.notesBatch)
             let changes = try page.entries.map { entry -> (serverID: String, state: SyncedNoteState?) in
                 (entry.noteID, try entry.note.map(Self.state))
