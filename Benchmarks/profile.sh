@@ -10,6 +10,9 @@
 #                                          serving 20,000 SearchItems + GetSecrets on one open connection
 #                                          (pair), or 500 `secret-tool lookup` processes, each a new client
 #                                          (lookup; secret-tool trusted, as the harness measures it)
+#   Benchmarks/profile.sh sync [ITEMS] [SYNCS]   perf record -g of the sync server instance and of the device's
+#                                          tresord while the device runs SYNCS (300) `tresor sync now` with nothing
+#                                          to do, after the sync scale scenario's set-up at ITEMS items + as many notes
 #   Benchmarks/profile.sh web [sqlite-1|postgres-1]   perf record -g of tresord --web during the web
 #                                          scenarios' note list, then note open (200 accounts × 100 notes)
 #   Benchmarks/profile.sh sync-first [ITEMS]   perf record -g of a new device's first sync (ITEMS items + as many
@@ -72,6 +75,29 @@ case "${1:-lookup}" in
       perf report -i "$out/web-$next.data" --children --sort symbol -g none 2>/dev/null | grep % | head -60 || true
     done
     ;;
+  sync)
+    items=${2:-10000}
+    syncs=${3:-300}
+    TRESOR_BENCH_PROFILE=$syncs "$bin/tresor-bench" --bin "$bin" --out "$out/sync.json" --only sync --no-peers \
+      --sync-parts scale --sync-counts "$items" > "$out/sync.log" 2>&1 &
+    bench=$!
+    for _ in $(seq 1 36000); do grep -q "profile: server pid" "$out/sync.log" 2>/dev/null && break; sleep 0.1; done
+    server=$(grep -o "server pid [0-9]*" "$out/sync.log" | awk '{print $3}')
+    device=$(grep -o "device pid [0-9]*" "$out/sync.log" | awk '{print $3}')
+    # Both for as long as the idle syncs last.
+    perf record -F 999 -g -p "$server" -o "$out/sync-server.data" 2>/dev/null &
+    perfServer=$!
+    perf record -F 999 -g -p "$device" -o "$out/sync-device.data" 2>/dev/null &
+    perfDevice=$!
+    for _ in $(seq 1 36000); do grep -q "profile: idle syncs done" "$out/sync.log" 2>/dev/null && break; sleep 0.1; done
+    kill -INT "$perfServer" "$perfDevice"
+    wait "$perfServer" "$perfDevice" || true
+    wait "$bench" || true
+    for side in server device; do
+      echo "== sync: the $side's tresord during $syncs idle syncs"
+      perf report -i "$out/sync-$side.data" --children --sort symbol -g none 2>/dev/null | grep % | head -60 || true
+    done
+    ;;
   sync-first)
     items=${2:-10000}
     TRESOR_BENCH_PROFILE_SYNC=1 "$bin/tresor-bench" --bin "$bin" --out "$out/sync-first.json" --only sync --sync-parts scale \
@@ -91,5 +117,5 @@ case "${1:-lookup}" in
       perf report -i "$out/sync-first.data" --pid "$pid" --children --sort symbol -g none 2>/dev/null | grep % | head -70 || true
     done
     ;;
-  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] [pair|lookup] | web [sqlite-1|postgres-1] | sync-first [ITEMS]" >&2; exit 2 ;;
+  *) echo "usage: Benchmarks/profile.sh lookup [ITEMS] | cli | notes | secret-service [ITEMS] [pair|lookup] | web [sqlite-1|postgres-1] | sync [ITEMS] [SYNCS] | sync-first [ITEMS]" >&2; exit 2 ;;
 esac

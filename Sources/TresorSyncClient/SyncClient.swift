@@ -173,6 +173,16 @@ public actor SyncClient: SyncRecordTransport {
         try await callNoAnswer("POST", "/v1/sync/join-requests/\(try Self.pathComponent(requestID))/recover", body: recovery)
     }
 
+    // MARK: Where the account stands
+
+    /// The account's latest record counter, device list version and notes counter
+    /// (`GET /v1/sync/state`): a device reads the rest only where it is behind.
+    /// - Returns: the counters.
+    /// - Throws: ``SyncClientError``; `refused` with `deviceRemoved` for a removed device.
+    public func state() async throws -> SyncAccountState {
+        try await call("GET", "/v1/sync/state")
+    }
+
     // MARK: Records (SyncRecordTransport)
 
     /// Stores uploads all together or none (`POST /v1/sync/records`).

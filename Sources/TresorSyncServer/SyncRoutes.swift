@@ -49,6 +49,10 @@ struct SyncRoutes {
                 return try await reply(relay.store.page(account: caller.account, after: after, limit: Int(limit)))
             }
         }
+        router.get("/v1/sync/state") { request, context in
+            // A device with nothing to do asks only this (docs/SYNC.md, "A sync with nothing to do").
+            await answer(context) { try await reply(relay.store.state(account: try await trusted(request).account)) }
+        }
         router.get("/v1/sync/device-list") { request, context in
             // A pending device reads it too: it shows fingerprint words for the circle it names,
             // and verifies it from the first list once approved. It is public by design.

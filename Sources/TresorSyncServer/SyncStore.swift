@@ -126,4 +126,19 @@ final class SyncStore: Sendable {
             return SyncPage(records: records, cursor: UInt64(through), more: sizes.count > taken)
         }
     }
+
+    /// Where `account` stands (``SyncAccountState``), in one query: what an idle device asks.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    func state(account: AccountID) async throws -> SyncAccountState {
+        let logger = self.logger
+        let row = try await db.read { connection in
+            try await connection.row(
+                """
+                SELECT COALESCE(c.last_counter, 0)::bigint, COALESCE(c.device_list_version, 0)::bigint, a.notes_counter::bigint
+                FROM accounts a LEFT JOIN sync_circles c ON c.account_id = a.id WHERE a.id = \(account.rawValue)
+                """, logger, as: (Int64, Int64, Int64).self)
+        }
+        let (records, version, notes) = row ?? (0, 0, 0)
+        return SyncAccountState(records: UInt64(max(records, 0)), deviceListVersion: UInt64(max(version, 0)), notes: UInt64(max(notes, 0)))
+    }
 }

@@ -69,6 +69,8 @@ struct SyncClientTests {
             #expect(pushed.records == [SyncRecord(counter: 1, upload: upload)])
             let page = try await (laptopClient as any SyncRecordTransport).page(after: 0, limit: 10)
             #expect(page.records == pushed.records && page.cursor == 1 && !page.more)
+            // Where the account stands, in one answer: what an idle device asks.
+            #expect(try await laptopClient.state() == SyncAccountState(records: 1, deviceListVersion: 2, notes: 0))
 
             try await laptopClient.removeDevice(phone.deviceID)
             for attempt in [false, true] {
@@ -76,6 +78,12 @@ struct SyncClientTests {
                 do {
                     _ = try await phoneClient.page(after: 0, limit: 10)
                     Issue.record("a removed device was served")
+                } catch let error as SyncClientError {
+                    #expect(error.refusalCode == .deviceRemoved, "session kept: \(!attempt): \(error)")
+                }
+                do {
+                    _ = try await phoneClient.state()
+                    Issue.record("a removed device was told where the account stands")
                 } catch let error as SyncClientError {
                     #expect(error.refusalCode == .deviceRemoved, "session kept: \(!attempt): \(error)")
                 }

@@ -119,6 +119,15 @@ struct SyncScaleBench {
         for _ in 0..<idleSyncs { status.append(try timeMs { try server.cli(phone, ["sync", "status"]) }) }
         // The client's floor: a `tresor sync status` process, answered from the home.
         result["sync_status_process"] = summary(status)
+        // Profiling hook (Benchmarks/profile.sh sync): TRESOR_BENCH_PROFILE=N runs N more idle
+        // syncs, not counted, after a 3 s pause in which perf attaches to the pids logged.
+        if let more = ProcessInfo.processInfo.environment["TRESOR_BENCH_PROFILE"].flatMap(Int.init) {
+            log("profile: server pid \(server.instances[0].pid ?? 0), device pid \(phone.pid ?? 0), \(more) idle syncs in 3 s")
+            Thread.sleep(forTimeInterval: 3)
+            let start = nowNanos()
+            for _ in 0..<more { try server.cli(phone, ["sync", "now"]) }
+            log("profile: idle syncs done in \((nowNanos() - start) / 1_000_000) ms")
+        }
 
         // `changes` items changed on the laptop, sent, then applied by the phone.
         let writer = TresorKit.Keychain(client: try client(laptop))

@@ -230,7 +230,6 @@ final class BackgroundSync: Sendable {
             }
             stream.withLock { $0 = nil }
             setLive(false)
-            await client.shutdown()
             if opened { backoff = .seconds(1) }
             // Jitter, so devices a server dropped together do not come back together.
             try? await Task.sleep(for: backoff + .milliseconds(Int.random(in: 0...250)))
@@ -248,10 +247,11 @@ final class BackgroundSync: Sendable {
 }
 
 extension SyncAccount {
-    /// A client for the live-events stream of a trusted member.
+    /// The client for the live-events stream of a trusted member: the one its syncs keep
+    /// (``keptClient(_:device:)``), so the stream and the syncs share one session.
     /// - Throws: when the device is not one, or its identity does not open (keybag never unlocked).
     func liveClient() throws -> SyncClient {
         let (file, device, _) = try trusted()
-        return try Self.client(file, device: device)
+        return try keptClient(file, device: device)
     }
 }

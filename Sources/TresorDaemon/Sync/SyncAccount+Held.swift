@@ -29,7 +29,7 @@ extension SyncAccount {
             var held = try HeldPages.load(paths)
             // Unlocked meanwhile: the sync that follows the unlock reads the server itself.
             guard keybag.lockState == .locked else { return held.recordCount }
-            let client = try Self.client(file, device: device)
+            let client = try keptClient(file, device: device)
             var cursor = try held.cursor ?? SyncEngine.appliedCursor(in: keychain)
             var more = true
             while more && !held.isFull {

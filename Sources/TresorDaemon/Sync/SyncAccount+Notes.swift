@@ -20,9 +20,11 @@ extension SyncAccount {
     ///   - notes: the home's notes.
     ///   - account: the sync account, as server and name (another than the last starts afresh).
     ///   - client: the signed-in client of the sync account.
+    ///   - serverCounter: the account's notes counter when the caller read it
+    ///     (``SyncAccountState``): with nothing sent and the cursor there, no page is asked for.
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient) async throws -> SyncNowNotes {
+    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, serverCounter: UInt64? = nil) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
         try await syncNotesPassphrase(notes, client: client)
@@ -71,7 +73,10 @@ extension SyncAccount {
                 }
             }
         }
-        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        // Up to date with the server's counter and nothing sent: no page to ask for.
+        if result.sent > 0 || serverCounter.map({ $0 > cursor }) ?? true {
+            result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        }
         // What this device's attachments changed on the server made revisions of their notes:
         // taken now, a later change here is made from them (not from the one before, which a
         // locked note's change would turn into a conflict copy).

@@ -46,31 +46,40 @@ extension SyncAccount {
             }
             // What was pulled while locked first, with no server needed (it may be gone since).
             let unheld = try await applyHeldPages(keychain, file, device, keybag)
-            let client = try Self.client(file, device: device)
-            let history = try await finishingRoll(try await refreshed(&file, client), &file, device, keybag, client)
+            let client = try keptClient(file, device: device)
+            // Where the account stands: the list, the records and the notes are read only where
+            // this device is behind, so a sync with nothing to do is this one request.
+            let state = try await rememberingRemoval(&file) { try await client.state() }
+            let history = try await finishingRoll(
+                try await refreshed(&file, client, serverVersion: state.deviceListVersion), &file, device, keybag, client)
             let list = try Self.held(history)
             var engine = SyncEngine(
                 transport: client, device: device, list: list, keys: try await circleKeys(for: history, &file, device, keybag, client),
                 keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
             let pushed = try await engine.push()
-            var pulled: PullSummary
-            do {
-                pulled = try await engine.pull(allowDeletions: allowDeletions)
-            } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) {
-                // The key rolled after this sync read the list, or a record is of an epoch this
-                // device skipped (another roll overtook it): read the list and the keys again.
-                let newer = try await refreshed(&file, client)
-                engine = SyncEngine(
-                    transport: client, device: device, list: try Self.held(newer),
-                    keys: try await circleKeys(for: newer, &file, device, keybag, client, missing: epoch), keychain: keychain)
-                pulled = try await engine.pull(allowDeletions: allowDeletions)
+            var pulled = PullSummary()
+            let applied = try SyncEngine.appliedCursor(in: keychain)
+            if allowDeletions || pushed > 0 || state.records > applied {
+                do {
+                    pulled = try await engine.pull(allowDeletions: allowDeletions)
+                } catch SyncError.pageRefused(_, _, .unknownEpoch(let epoch)) {
+                    // The key rolled after this sync read the list, or a record is of an epoch this
+                    // device skipped (another roll overtook it): read the list and the keys again.
+                    let newer = try await refreshed(&file, client)
+                    engine = SyncEngine(
+                        transport: client, device: device, list: try Self.held(newer),
+                        keys: try await circleKeys(for: newer, &file, device, keybag, client, missing: epoch), keychain: keychain)
+                    pulled = try await engine.pull(allowDeletions: allowDeletions)
+                }
             }
             let released = try engine.applyHeld()
             pulled.applied += released.applied + unheld.applied
             pulled.conflictsKept += released.conflictsKept + unheld.conflictsKept
             var notesSynced: SyncNowNotes?
-            if let notes { notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client) }
+            if let notes {
+                notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client, serverCounter: state.notes)
+            }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(
                 recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,

@@ -19,6 +19,9 @@ actor SyncAccount {
     let slot: KeybagSlot
     /// The last sync asked for: the next one starts after it ends (``syncNow(_:notes:allowDeletions:)``).
     var lastSync: Task<Void, Never>?
+    /// The client a trusted member's syncs and live stream share, with its session, for the
+    /// daemon's life (``keptClient(_:device:)``); which account and device it is for.
+    var kept: (of: String, client: SyncClient)?
 
     init(paths: TresorPaths, slot: KeybagSlot) {
         self.paths = paths
@@ -292,7 +295,7 @@ actor SyncAccount {
     func pendingRequests() async throws -> [SyncPendingRequest] {
         try await SyncAPIErrors.mapped {
             let (file, device, _) = try trusted()
-            let client = try Self.client(file, device: device)
+            let client = try keptClient(file, device: device)
             let circleID = file.circleID ?? ""
             return try await client.joinRequests().map { request in
                 let words = (try? Self.identity(of: request)).map {
@@ -310,7 +313,7 @@ actor SyncAccount {
     func approve(_ requestID: String) async throws {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
-            let client = try Self.client(file, device: device)
+            let client = try keptClient(file, device: device)
             var history = try await refreshed(&file, client)
             guard let request = try await client.joinRequests().first(where: { $0.requestID == requestID }) else {
                 throw APIError(.notFound, "no pending join request \(requestID)")
@@ -342,7 +345,7 @@ actor SyncAccount {
     func deny(_ requestID: String) async throws {
         try await SyncAPIErrors.mapped {
             let (file, device, _) = try trusted()
-            try await Self.client(file, device: device).deny(requestID)
+            try await keptClient(file, device: device).deny(requestID)
         }
     }
 
@@ -351,7 +354,7 @@ actor SyncAccount {
     func devices() async throws -> [SyncDeviceInfo] {
         try await SyncAPIErrors.mapped {
             var (file, device, _) = try trusted()
-            let client = try Self.client(file, device: device)
+            let client = try keptClient(file, device: device)
             let history = try await refreshed(&file, client)
             return try Self.held(history).members.map {
                 SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
@@ -365,7 +368,7 @@ actor SyncAccount {
     func remove(_ which: String) async throws -> SyncDeviceInfo {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
-            let client = try Self.client(file, device: device)
+            let client = try keptClient(file, device: device)
             let history = try await refreshed(&file, client)
             let held = try Self.held(history)
             let named = held.members.filter { $0.deviceID == which || $0.name == which }
@@ -402,6 +405,7 @@ actor SyncAccount {
                 told = false
             }
         }
+        await forgetKeptClient()
         SecureFiles.overwriteAndRemove(paths.syncDeviceIdentity)
         SecureFiles.overwriteAndRemove(paths.syncUnfinishedJoin)
         SecureFiles.overwriteAndRemove(paths.syncAccount)
@@ -491,16 +495,13 @@ actor SyncAccount {
 
     /// The held history, with the server's newer lists accepted one by one (each must be
     /// signed by a device of the list before it); saved when it grew.
-    func refreshed(_ file: inout SyncAccountFile, _ client: SyncClient) async throws -> CircleHistory {
+    /// - Parameter serverVersion: the version of the server's list when the caller knows it
+    ///   (``SyncAccountState``): the list is read only when it is past the one held.
+    func refreshed(_ file: inout SyncAccountFile, _ client: SyncClient, serverVersion: UInt64? = nil) async throws -> CircleHistory {
         guard let bytes = file.history else { throw APIError(.internal, "the home's sync account has no device list") }
         let held = try CircleHistory(encoded: bytes)
-        let served: CircleHistory
-        do {
-            served = try await Self.history(client)
-        } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
-            try markRemoved(&file)
-            throw error
-        }
+        if let serverVersion, let version = held.latest?.list.version, serverVersion <= version { return held }
+        let served = try await rememberingRemoval(&file) { try await Self.history(client) }
         guard served.lists.count > held.lists.count else { return held }
         var list = try Self.held(held)
         for next in served.lists.dropFirst(held.lists.count) { list = try list.accepting(next) }
@@ -517,6 +518,16 @@ actor SyncAccount {
         file.membership = .removed
         try file.save(paths)
         HeldPages.remove(paths)
+    }
+
+    /// `body`'s answer; when the server says this device was removed, the home says so from then on.
+    func rememberingRemoval<T: Sendable>(_ file: inout SyncAccountFile, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SyncClientError where error.refusalCode == .deviceRemoved {
+            try markRemoved(&file)
+            throw error
+        }
     }
 
     static func held(_ history: CircleHistory) throws -> TrustedDeviceList {
@@ -556,6 +567,27 @@ actor SyncAccount {
     /// A client of the account's server, trusting what the account trusts.
     static func client(_ file: SyncAccountFile, device: LocalDevice) throws -> SyncClient {
         client(try SyncServerURL(file.server), account: file.account, device: device, trust: try trust(file.caCertificates))
+    }
+
+    /// The client of the account's server kept for the daemon's life, made at its first use: its
+    /// session (and connection) serve every sync until the server refuses it — expired, or
+    /// forgotten — when it signs in again; a removed device's session is refused at its next
+    /// request, as the server reads the device's state at every one (docs/SYNC.md, "Devices
+    /// and sign-in"). Another account, device or CA replaces it.
+    func keptClient(_ file: SyncAccountFile, device: LocalDevice) throws -> SyncClient {
+        let of = [file.server, file.account, device.deviceID, file.caCertificates ?? ""].joined(separator: "\u{0}")
+        if let kept, kept.of == of { return kept.client }
+        let client = try Self.client(file, device: device)
+        if let old = kept?.client { Task { await old.shutdown() } }
+        kept = (of, client)
+        return client
+    }
+
+    /// Closes the kept client (the device leaves): the next one signs in anew.
+    func forgetKeptClient() async {
+        let old = kept?.client
+        kept = nil
+        await old?.shutdown()
     }
 
     /// The certificate authorities a join gave (only those), or the system's.

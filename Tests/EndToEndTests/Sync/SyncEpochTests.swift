@@ -93,9 +93,13 @@ import TresorTestSupport
             #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
         }
 
+        // A record of epoch 1 waits for the phone, so that its sync asks for records (a device
+        // whose cursor is at the account's latest asks for none).
+        try SyncNowTests.add(laptop, service: "before.example.com", secret: "e2e-written-before-the-sync")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
         let received = try SyncNowTests.syncNow(phone)
         #expect(steps.withLock { $0 } == [true, true, true], "the laptop removed, added and synced while the phone synced")
-        #expect(received.applied == 1, "\(received)")
+        #expect(received.applied == 2, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-during-the-sync")
         #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
     }
