@@ -12,10 +12,16 @@ public struct SyncAccountState: Codable, Equatable, Sendable {
     public var deviceListVersion: UInt64
     /// The account's notes counter: the number of its latest note change (0 for none).
     public var notes: UInt64
+    /// The account's notes settings counter: it moves at every change of its folders or its
+    /// notes passphrases (a new one, its hint, which is current), so a device that saw this
+    /// number asks for neither. Nil from a server that does not say it: the device then asks
+    /// for both at every sync.
+    public var notesSettings: UInt64?
 
-    public init(records: UInt64, deviceListVersion: UInt64, notes: UInt64) {
+    public init(records: UInt64, deviceListVersion: UInt64, notes: UInt64, notesSettings: UInt64? = nil) {
         self.records = records
         self.deviceListVersion = deviceListVersion
         self.notes = notes
+        self.notesSettings = notesSettings
     }
 }

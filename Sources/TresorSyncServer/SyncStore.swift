@@ -134,11 +134,14 @@ final class SyncStore: Sendable {
         let row = try await db.read { connection in
             try await connection.row(
                 """
-                SELECT COALESCE(c.last_counter, 0)::bigint, COALESCE(c.device_list_version, 0)::bigint, a.notes_counter::bigint
+                SELECT COALESCE(c.last_counter, 0)::bigint, COALESCE(c.device_list_version, 0)::bigint, a.notes_counter::bigint,
+                    a.notes_settings_counter::bigint
                 FROM accounts a LEFT JOIN sync_circles c ON c.account_id = a.id WHERE a.id = \(account.rawValue)
-                """, logger, as: (Int64, Int64, Int64).self)
+                """, logger, as: (Int64, Int64, Int64, Int64).self)
         }
-        let (records, version, notes) = row ?? (0, 0, 0)
-        return SyncAccountState(records: UInt64(max(records, 0)), deviceListVersion: UInt64(max(version, 0)), notes: UInt64(max(notes, 0)))
+        guard let (records, version, notes, settings) = row else { return SyncAccountState(records: 0, deviceListVersion: 0, notes: 0) }
+        return SyncAccountState(
+            records: UInt64(max(records, 0)), deviceListVersion: UInt64(max(version, 0)), notes: UInt64(max(notes, 0)),
+            notesSettings: UInt64(max(settings, 0)))
     }
 }

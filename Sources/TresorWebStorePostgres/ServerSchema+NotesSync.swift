@@ -78,4 +78,45 @@ extension ServerSchema {
         CREATE TRIGGER notes_sync_gone AFTER DELETE ON notes FOR EACH ROW EXECUTE FUNCTION tresor_notes_sync_gone()
         """,
     ]
+
+    /// The notes' settings counter: every change of an account's folders or notes passphrases
+    /// (a new one, its hint, which is current) takes the next number of
+    /// `accounts.notes_settings_counter`, by trigger, so a device that saw a number asks for
+    /// neither again until it moves (docs/SYNC.md, "A sync with nothing to do"). A number, not a
+    /// digest of what is there: a folder made and deleted again moves it twice.
+    static let version5: [String] = [
+        """
+        ALTER TABLE accounts ADD COLUMN notes_settings_counter BIGINT NOT NULL DEFAULT 0
+        """,
+        """
+        CREATE FUNCTION tresor_notes_settings_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE accounts SET notes_settings_counter = notes_settings_counter + 1
+            WHERE id = (CASE WHEN TG_OP = 'DELETE' THEN OLD.account_id ELSE NEW.account_id END);
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER folders_notes_settings AFTER INSERT OR UPDATE OR DELETE ON folders
+        FOR EACH ROW EXECUTE FUNCTION tresor_notes_settings_changed()
+        """,
+        """
+        CREATE TRIGGER passphrases_notes_settings AFTER INSERT OR UPDATE OR DELETE ON passphrases
+        FOR EACH ROW EXECUTE FUNCTION tresor_notes_settings_changed()
+        """,
+        """
+        CREATE FUNCTION tresor_current_passphrase_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            NEW.notes_settings_counter = OLD.notes_settings_counter + 1;
+            RETURN NEW;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER accounts_current_passphrase BEFORE UPDATE OF current_passphrase_id ON accounts
+        FOR EACH ROW WHEN (OLD.current_passphrase_id IS DISTINCT FROM NEW.current_passphrase_id)
+        EXECUTE FUNCTION tresor_current_passphrase_changed()
+        """,
+    ]
 }

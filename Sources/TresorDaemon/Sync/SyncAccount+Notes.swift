@@ -20,14 +20,17 @@ extension SyncAccount {
     ///   - notes: the home's notes.
     ///   - account: the sync account, as server and name (another than the last starts afresh).
     ///   - client: the signed-in client of the sync account.
-    ///   - serverCounter: the account's notes counter when the caller read it
-    ///     (``SyncAccountState``): with nothing sent and the cursor there, no page is asked for.
+    ///   - server: where the account stood when the caller read it (``SyncAccountState``): with
+    ///     nothing sent and the cursor at its notes counter, no page is asked for; with its notes
+    ///     settings as this daemon saw them last and nothing changed here, neither the folders
+    ///     nor the passphrase are.
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, serverCounter: UInt64? = nil) async throws -> SyncNowNotes {
+    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, server: SyncAccountState? = nil) async throws -> SyncNowNotes {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
-        try await syncNotesPassphrase(notes, client: client)
+        let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
+        try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
         var after: String?
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
@@ -74,14 +77,15 @@ extension SyncAccount {
             }
         }
         // Up to date with the server's counter and nothing sent: no page to ask for.
-        if result.sent > 0 || serverCounter.map({ $0 > cursor }) ?? true {
+        if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
         }
         // What this device's attachments changed on the server made revisions of their notes:
         // taken now, a later change here is made from them (not from the one before, which a
         // locked note's change would turn into a conflict copy).
         if try await syncAttachments(notes, client: client) { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
-        try await syncFolders(notes, client: client)
+        try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
+        notesSettingsSeen = server?.notesSettings
         return result
     }
 
@@ -106,9 +110,12 @@ extension SyncAccount {
     /// The folders (docs/SYNC.md, "Notes"), after the notes, which make the folders they are in:
     /// those made and deleted here since this device last had the account's go, and this
     /// device mirrors the account's.
-    func syncFolders(_ notes: NotesStore, client: SyncClient) async throws {
+    /// - Parameter serverUnchanged: whether the server's folders are those this device agreed
+    ///   with at its last sync: then only a change here is sent.
+    func syncFolders(_ notes: NotesStore, client: SyncClient, serverUnchanged: Bool = false) async throws {
         let (local, agreed) = try notes.folderNamesForSync()
         let changes = SyncFolderChanges(created: local.subtracting(agreed).sorted(), deleted: agreed.subtracting(local).sorted())
+        if serverUnchanged && changes.created.isEmpty && changes.deleted.isEmpty { return }
         // Past the most one request names, the rest go at the next sync.
         let sent = SyncFolderChanges(
             created: Array(changes.created.prefix(SyncFolderChanges.maxNames)),
@@ -122,12 +129,15 @@ extension SyncAccount {
     /// go when they changed since it last agreed with the server — made current there unless
     /// another device's change came first — and the account's current one on the server becomes
     /// this device's.
-    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient) async throws {
+    /// - Parameter serverUnchanged: whether the server's passphrase is the one this device agreed
+    ///   with at its last sync: then only a change here is sent.
+    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient, serverUnchanged: Bool = false) async throws {
         let (current, agreed) = try notes.passphraseForSync()
         let server: SyncPassphraseState?
         if let current, current.salt != agreed?.salt || current.hint != agreed?.hint {
             server = try await client.pushNotesPassphrase(SyncPassphraseChange(passphrase: SyncPassphrase(current), base: agreed?.salt))
         } else {
+            guard !serverUnchanged else { return }
             server = try await client.notesPassphrase()
         }
         // An older server (nil) keeps each device's own generations, as before.

@@ -78,7 +78,7 @@ extension SyncAccount {
             pulled.conflictsKept += released.conflictsKept + unheld.conflictsKept
             var notesSynced: SyncNowNotes?
             if let notes {
-                notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client, serverCounter: state.notes)
+                notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client, server: state)
             }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(

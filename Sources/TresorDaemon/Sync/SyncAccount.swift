@@ -22,6 +22,10 @@ actor SyncAccount {
     /// The client a trusted member's syncs and live stream share, with its session, for the
     /// daemon's life (``keptClient(_:device:)``); which account and device it is for.
     var kept: (of: String, client: SyncClient)?
+    /// The account's notes settings counter (``SyncAccountState/notesSettings``) as this daemon's
+    /// last notes sync read it before it began: while the server's stays there and nothing changed
+    /// here, a sync asks for neither the folders nor the passphrase.
+    var notesSettingsSeen: UInt64?
 
     init(paths: TresorPaths, slot: KeybagSlot) {
         self.paths = paths

@@ -25,6 +25,8 @@ final class CuttingProxy: @unchecked Sendable {
         var hasCut = false
         /// Set by ``relay(to:)``: a stopped proxy relays again.
         var relaysAgain = false
+        /// Each relayed request's method and path (no query), in order.
+        var requests: [String] = []
     }
 
     /// What one relayed connection knows: whether the answer it waits for is the one to drop.
@@ -85,6 +87,22 @@ final class CuttingProxy: @unchecked Sendable {
 
     var hasCut: Bool { state.withLock { $0.hasCut } }
 
+    /// The requests relayed since the proxy started or ``forgetRequests()``, each as its method
+    /// and path without the query (`GET /v1/sync/state`): what a device asked of the server.
+    var requests: [String] { state.withLock { $0.requests } }
+
+    func forgetRequests() { state.withLock { $0.requests = [] } }
+
+    /// The method and path of the request `bytes` begin with, when they begin one.
+    private static func requestLine(_ bytes: Data) -> String? {
+        guard let end = bytes.range(of: Data("\r\n".utf8)) else { return nil }
+        let parts = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).split(separator: " ")
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[0].allSatisfy({ $0.isUppercase }), parts[1].hasPrefix("/") else {
+            return nil
+        }
+        return "\(parts[0]) \(parts[1].split(separator: "?", maxSplits: 1)[0])"
+    }
+
     /// From now on relays every connection to `upstream` (a server instance started again after
     /// the cut, on a port of its own); the trigger stops nothing more.
     func relay(to upstream: Int) {
@@ -116,6 +134,7 @@ final class CuttingProxy: @unchecked Sendable {
         }
         Thread.detachNewThread { [self] in
             Self.pump(from: client, to: server) { bytes in
+                if let line = Self.requestLine(bytes) { self.state.withLock { $0.requests.append(line) } }
                 // The server takes only requests naming it in Host (which clients spell either way).
                 for name in ["Host", "host"] {
                     if let host = bytes.range(of: Data("\(name): 127.0.0.1:\(self.address.port)".utf8)) {

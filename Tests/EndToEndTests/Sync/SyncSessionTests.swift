@@ -58,3 +58,57 @@ import TresorTestSupport
         #expect(try await Self.sessions(cluster, of: phone) == 1)
     }
 }
+
+/// A sync with nothing to do is the one request that says where the account stands (docs/SYNC.md,
+/// "A sync with nothing to do"), and a change anywhere — records, notes, folders, the notes
+/// passphrase — still makes the device ask for it: the phone speaks to the server through a
+/// proxy that lists what it asks.
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncIdleRequestsTests {
+    static let state = "GET /v1/sync/state"
+
+    @Test func aSyncWithNothingToDoAsksOnlyWhereTheAccountStands() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (browser, password) = try cluster.registered("ada", on: server)
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "no client sends this") {}
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        let request = try #require(try SyncE2E.join(phone, proxy.address, name: "phone", password: password).requestID)
+        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", proxy.address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncNowTests.add(laptop, service: "idle.example.com", secret: "e2e-idle-secret")
+        _ = try SyncNotesE2ETests.newNote(laptop, "Idle\ne2e-idle-note")
+        _ = try SyncNowTests.syncNow(laptop)
+        _ = try SyncNowTests.syncNow(phone)
+        #expect(try SyncNowTests.secret(phone, service: "idle.example.com") == "e2e-idle-secret")
+
+        // Up to date: each sync is the state request alone.
+        _ = try SyncNowTests.syncNow(phone)
+        proxy.forgetRequests()
+        for _ in 0..<2 { _ = try SyncNowTests.syncNow(phone) }
+        #expect(proxy.requests == [Self.state, Self.state])
+
+        // A folder made in the web client: the phone asks for the folders, and has it.
+        #expect(try browser.post("/api/folders", ["name": "Made on the web"]).status == 201)
+        proxy.forgetRequests()
+        _ = try SyncNowTests.syncNow(phone)
+        #expect(proxy.requests.contains("POST /v1/sync/folders"), "\(proxy.requests)")
+        #expect(try SyncNoteFoldersTests.folders(phone) == ["Made on the web"])
+
+        // An item and a note changed on the laptop: the phone asks for records and notes.
+        try SyncNowTests.update(laptop, service: "idle.example.com", secret: "e2e-idle-secret-2")
+        _ = try SyncNotesE2ETests.newNote(laptop, "Second\ne2e-idle-note-2")
+        _ = try SyncNowTests.syncNow(laptop)
+        proxy.forgetRequests()
+        _ = try SyncNowTests.syncNow(phone)
+        #expect(proxy.requests.contains("GET /v1/sync/records") && proxy.requests.contains("GET /v1/sync/notes"), "\(proxy.requests)")
+        #expect(try SyncNowTests.secret(phone, service: "idle.example.com") == "e2e-idle-secret-2")
+
+        // And then nothing again.
+        _ = try SyncNowTests.syncNow(phone)
+        proxy.forgetRequests()
+        _ = try SyncNowTests.syncNow(phone)
+        #expect(proxy.requests == [Self.state])
+    }
+}
