@@ -242,7 +242,11 @@ public actor SyncClient: SyncRecordTransport {
     func call<Answer: Decodable>(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: (some Encodable)? = Optional<Data>.none, signedIn: Bool = true
     ) async throws -> Answer {
-        let response = try await exchange(method, path, query: query, body: body, signedIn: signedIn)
+        try Self.answer(try await exchange(method, path, query: query, body: body, signedIn: signedIn), method, path)
+    }
+
+    /// A response's answer, or the server's refusal.
+    private static func answer<Answer: Decodable>(_ response: SyncHTTPResponse, _ method: String, _ path: String) throws -> Answer {
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
         do {
             return try SyncJSON.decoder.decode(Answer.self, from: response.body)
@@ -259,13 +263,7 @@ public actor SyncClient: SyncRecordTransport {
     {
         let response = try await exchange(method, path, query: [], body: body, signedIn: true)
         if response.status == 404, (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil { return nil }
-        guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
-        do {
-            return try SyncJSON.decoder.decode(Answer.self, from: response.body)
-        } catch {
-            throw SyncClientError.garbage(
-                "\(method) \(path) answered \(response.status) with \(response.body.count) bytes that are not \(Answer.self)")
-        }
+        return try Self.answer(response, method, path)
     }
 
     func callNoAnswer(_ method: String, _ path: String, body: (some Encodable)? = Optional<Data>.none) async throws {

@@ -113,13 +113,7 @@ actor SyncAccount {
         keybag: Keybag, caCertificates: String?
     ) async throws -> SyncJoinAnswer {
         guard let circleID = history.circleID else { throw SyncError.invalidList("the circle's first list is not version 1") }
-        let list = try TrustedDeviceList.verifyingChain(history.lists, circleID: circleID)
-        guard list.member(device.deviceID) != nil else { throw SyncError.notAMember(deviceID: device.deviceID) }
-        var keyring = CircleKeyring()
-        for envelope in try await client.keyEnvelopes() {
-            keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: device, trusting: list))
-        }
-        guard keyring.key(for: list.epoch) != nil else { throw SyncError.unknownEpoch(list.epoch) }
+        let keyring = try await Self.memberKeyring(history, circleID: circleID, device: device, client)
         try SyncAccountFile(
             server: server.description, account: account, deviceID: device.deviceID, deviceName: device.identity.name, membership: .trusted,
             circleID: circleID, history: history.encoded, keyring: try keyring.sealed(account: account, keybag: keybag),
@@ -127,6 +121,22 @@ actor SyncAccount {
         ).save(paths)
         let named = recovery.identity.identity == history.lists[0].list.recovery
         return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID, recoveryKey: named ? recovery.text : nil)
+    }
+
+    /// The circle keys shared to `device`, once the lists of `history` verify from the circle's
+    /// first and the newest names it; the current epoch's key must be among them.
+    /// - Throws: ``SyncError`` (`invalidList`, `notAMember`, `unknownEpoch`), what the client throws.
+    private static func memberKeyring(_ history: CircleHistory, circleID: String, device: LocalDevice, _ client: SyncClient) async throws
+        -> CircleKeyring
+    {
+        let list = try TrustedDeviceList.verifyingChain(history.lists, circleID: circleID)
+        guard list.member(device.deviceID) != nil else { throw SyncError.notAMember(deviceID: device.deviceID) }
+        var keyring = CircleKeyring()
+        for envelope in try await client.keyEnvelopes() {
+            keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: device, trusting: list))
+        }
+        guard keyring.key(for: list.epoch) != nil else { throw SyncError.unknownEpoch(list.epoch) }
+        return keyring
     }
 
     /// The identity a join enrolls with, saved before the server hears of it: the one an
@@ -227,13 +237,7 @@ actor SyncAccount {
             case .approved: break
             }
             let history = try await Self.history(client)
-            let list = try TrustedDeviceList.verifyingChain(history.lists, circleID: circleID)
-            guard list.member(device.deviceID) != nil else { throw SyncError.notAMember(deviceID: device.deviceID) }
-            var keyring = CircleKeyring()
-            for envelope in try await client.keyEnvelopes() {
-                keyring.insert(try CircleKeyShare(encoded: envelope.blob).open(as: device, trusting: list))
-            }
-            guard keyring.key(for: list.epoch) != nil else { throw SyncError.unknownEpoch(list.epoch) }
+            let keyring = try await Self.memberKeyring(history, circleID: circleID, device: device, client)
             file.membership = .trusted
             file.requestID = nil
             file.history = history.encoded
