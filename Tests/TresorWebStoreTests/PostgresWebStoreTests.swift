@@ -202,7 +202,7 @@ struct PostgresWebStoreInstanceTests {
         let started = try await old.sessions.start(for: account, now: Date())
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            // The sync relay's tables (versions 3 and 4) first: they refer to the accounts.
+            // The sync relay's tables (versions 3 to 5) first: they refer to the accounts.
             let syncTables = [
                 "sync_notes_gone", "sync_note_origins", "sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests",
                 "sync_records", "sync_challenges",
@@ -217,10 +217,12 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DROP FUNCTION tresor_notes_revision", logger: logger)
             try await connection.query("DROP FUNCTION tresor_notes_sync_counter", logger: logger)
             try await connection.query("DROP FUNCTION tresor_notes_sync_gone", logger: logger)
+            try await connection.query("DROP FUNCTION tresor_notes_settings_changed", logger: logger)
+            try await connection.query("DROP FUNCTION tresor_current_passphrase_changed", logger: logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [2, 3, 4])
+        #expect(upgraded.appliedMigrations == [2, 3, 4, 5])
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
         #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)
