@@ -13,7 +13,7 @@ import TresorTestSupport
     final class FakeBus {
         let folder: URL
         let listener: Int32
-        let client: Int32
+        private(set) var client: Int32
         let accepted: Int32
         var address: [UInt8] { Array(folder.appendingPathComponent("bus").path.utf8) }
 
@@ -38,8 +38,15 @@ import TresorTestSupport
             (listener, client, accepted) = (listening, connecting, accept(listening, nil, nil))
         }
 
+        /// Closes this process's end of the connection. Once only: a descriptor closed twice may
+        /// close what another test running beside this one opened under the same number meanwhile.
+        func closeClient() {
+            close(client)
+            client = -1
+        }
+
         deinit {
-            [listener, client, accepted].forEach { close($0) }
+            [listener, client, accepted].filter { $0 >= 0 }.forEach { close($0) }
             try? FileManager.default.removeItem(at: folder)
         }
     }
@@ -69,7 +76,7 @@ import TresorTestSupport
         let bus = try FakeBus()
         let connections = BusConnections(busAddress: bus.address)
         connections.appeared(":1.1", pid: getpid())
-        close(bus.client)
+        bus.closeClient()
         #expect(connections.doubt(about: ":1.1", pid: getpid())?.contains("does not hold the bus connection it opened") == true)
         // Two connections named for one process, and one socket: one of them is spoken on by another.
         let again = try FakeBus()
