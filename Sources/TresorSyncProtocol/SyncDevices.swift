@@ -147,14 +147,20 @@ public struct SyncDevice: Codable, Equatable, Sendable {
     public var credentialPublicKey: Data
     public var created: Date
     public var lastSeen: Date?
+    /// The highest device sequence among the records the server holds from it (0 when none);
+    /// absent from a server older than this field.
+    public var lastSequence: UInt64?
 
-    public init(deviceID: String, name: String, state: SyncDeviceState, credentialPublicKey: Data, created: Date, lastSeen: Date?) {
+    public init(
+        deviceID: String, name: String, state: SyncDeviceState, credentialPublicKey: Data, created: Date, lastSeen: Date?, lastSequence: UInt64? = nil
+    ) {
         self.deviceID = deviceID
         self.name = name
         self.state = state
         self.credentialPublicKey = credentialPublicKey
         self.created = created
         self.lastSeen = lastSeen
+        self.lastSequence = lastSequence
     }
 }
 

@@ -76,19 +76,22 @@ extension SyncStore {
         }
     }
 
-    /// The circle's devices, oldest first.
+    /// The circle's devices, oldest first, each with the last device sequence among its records.
     func devices(account: AccountID) async throws -> [SyncDevice] {
         let logger = self.logger
         return try await db.read { connection in
             try await connection.rows(
                 """
-                SELECT id, name, state, credential_key, created, last_seen FROM sync_devices
-                WHERE account_id = \(account.rawValue) ORDER BY created, id
-                """, logger, as: (String, String, String, Data, Double, Double?).self
-            ).map { id, name, state, key, created, seen in
+                SELECT d.id, d.name, d.state, d.credential_key, d.created, d.last_seen,
+                    (SELECT COALESCE(MAX(r.device_sequence), 0)::bigint FROM sync_records r WHERE r.account_id = d.account_id AND r.device_id = d.id)
+                FROM sync_devices d
+                WHERE d.account_id = \(account.rawValue) ORDER BY d.created, d.id
+                """, logger, as: (String, String, String, Data, Double, Double?, Int64).self
+            ).map { id, name, state, key, created, seen, lastSequence in
                 SyncDevice(
                     deviceID: id, name: name, state: SyncDeviceState(rawValue: state) ?? .removed, credentialPublicKey: key,
-                    created: Date(timeIntervalSince1970: created), lastSeen: seen.map(Date.init(timeIntervalSince1970:)))
+                    created: Date(timeIntervalSince1970: created), lastSeen: seen.map(Date.init(timeIntervalSince1970:)),
+                    lastSequence: UInt64(lastSequence))
             }
         }
     }

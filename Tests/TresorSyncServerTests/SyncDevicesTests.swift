@@ -127,6 +127,7 @@ struct SyncDevicesTests {
             let request = try #require(try await desktop.join(client).joinRequest)
             try await approve(request, by: laptop, client, listVersion: (0, 1))
             #expect(try await desktop.pull(client).status == .ok)
+            #expect(try await desktop.push(client, [desktop.upload("one"), desktop.upload("two")]).status == .ok)
 
             #expect(try await client.execute(uri: "/v1/sync/devices/\(desktop.id)", method: .delete, headers: laptop.bearer).status == .noContent)
             // Its open session is refused on the next request, with the code that says leave.
@@ -137,7 +138,10 @@ struct SyncDevicesTests {
             #expect(try await desktop.signIn(client).code == .deviceRemoved)
             let devices = try await client.execute(uri: "/v1/sync/devices", method: .get, headers: laptop.bearer).decode([SyncDevice].self)
             #expect(devices.first { $0.deviceID == desktop.id }?.state == .removed)
-            #expect(try await laptop.pull(client).decode(SyncPage.self).records.isEmpty, "nothing it sent after removal was stored")
+            // What the remover signs as the last of its records still accepted, in one query.
+            #expect(devices.first { $0.deviceID == desktop.id }?.lastSequence == 2)
+            #expect(devices.first { $0.deviceID == laptop.id }?.lastSequence == 0)
+            #expect(try await laptop.pull(client).decode(SyncPage.self).records.count == 2, "nothing it sent after removal was stored")
         }
     }
 

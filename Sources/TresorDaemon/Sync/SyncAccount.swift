@@ -388,8 +388,9 @@ actor SyncAccount {
             guard gone.deviceID != device.deviceID else { throw APIError(.param, "this is this device: `tresor sync leave` takes it out") }
             // Every epoch up to the list's first: each is shared to the recovery identity again.
             let keyring = try await circleKeys(for: history, &file, device, keybag, client)
-            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client))
+            // Read once the server refuses it: nothing it sends afterwards is among what stays accepted.
             try await client.removeDevice(gone.deviceID)
+            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client))
             _ = try await roll(history, to: next, keyring, &file, device, keybag, client)
             return SyncDeviceInfo(deviceID: gone.deviceID, name: gone.name, isThisDevice: false)
         }
@@ -556,7 +557,10 @@ actor SyncAccount {
     }
 
     /// The last device sequence the server holds of `deviceID`: its records up to it stay accepted.
+    /// The server's device listing says it in one indexed query; a server older than that field
+    /// is read page by page.
     static func lastSequence(of deviceID: String, _ client: SyncClient) async throws -> UInt64 {
+        if let listed = try await client.devices().first(where: { $0.deviceID == deviceID }), let last = listed.lastSequence { return last }
         var cursor: UInt64 = 0, last: UInt64 = 0
         while true {
             let page = try await client.page(after: cursor, limit: SyncLimits.pageRecords)
