@@ -59,7 +59,11 @@ final class PowerCutDisk {
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        // Its messages go to a file of the disk's own: a FUSE process outliving a crashed test
+        // runner must not hold the runner's standard error (swift test would wait for it).
+        let messages = work.deletingLastPathComponent().appendingPathComponent("fuse.log")
+        FileManager.default.createFile(atPath: messages.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: messages)
         try process.run()
         self.process = process
         control = input.fileHandleForWriting
