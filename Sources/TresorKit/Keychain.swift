@@ -104,8 +104,9 @@ public final class Keychain: Sendable {
 
     /// The attributes of every matching item.
     /// - Parameter query: Which items.
-    /// - Returns: Their attributes; empty when none matches.
-    /// - Throws: `APIError` (`interactionNotAllowed`…).
+    /// - Returns: Their attributes.
+    /// - Throws: `APIError`: `itemNotFound` when none matches (as `SecItemCopyMatching`),
+    ///   `interactionNotAllowed`…
     public func attributes(_ query: ItemQuery) throws -> [ItemAttributes] {
         try connections.use { try $0.attributes(matching: query, keychain: name) }
     }
@@ -115,8 +116,9 @@ public final class Keychain: Sendable {
     /// - Parameters:
     ///   - query: Which items, and what of them.
     ///   - passcode: Needed for the secrets of `userPresence` items.
-    /// - Returns: The items; empty when none matches.
-    /// - Throws: `APIError` (`interactionNotAllowed`, `authFailed`…).
+    /// - Returns: The items.
+    /// - Throws: `APIError`: `itemNotFound` when none matches (as `SecItemCopyMatching`),
+    ///   `interactionNotAllowed`, `authFailed`…
     public func items(_ query: ItemQuery, passcode: String? = nil) throws -> [KeychainItem] {
         try connections.use { try $0.items(matching: query, keychain: name, passcode: passcode) }
     }
