@@ -43,6 +43,10 @@ struct SyncError: Error, Equatable {
         case let error as SyncError: return error
         case NotesError.unavailable(let message): return SyncError(.unavailable, message, retryAfterSeconds: 5)
         case NotesError.invalid(let message): return SyncError(.invalid, message)
+        case NotesError.notFound(let what): return SyncError(.notFound, "\(what) not found")
+        case NotesError.quotaExceeded(let message): return SyncError(.tooLarge, message)
+        case NotesError.wrongLockState(let message), NotesError.conflict(let message): return SyncError(.conflict, message)
+        case NotesError.staleRevision: return SyncError(.conflict, "the note changed meanwhile; sync again")
         case is NIOTooManyBytesError: return SyncError(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")
         case let error as HTTPError where error.status == .contentTooLarge:
             return SyncError(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")

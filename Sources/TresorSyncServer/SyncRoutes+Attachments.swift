@@ -14,17 +14,15 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                return try await Self.notesRefusal { try await putAttachment(request, noteID: noteID, id: id, caller: caller) }
+                return try await putAttachment(request, noteID: noteID, id: id, caller: caller)
             }
         }
         router.get("/v1/sync/notes/:note/attachments/:id") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                let reader = try await Self.notesRefusal { () -> any AttachmentReader in
-                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
-                    return try await relay.accounts.readAttachment(id, of: noteID)
-                }
+                _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                let reader = try await relay.accounts.readAttachment(id, of: noteID)
                 return Response(
                     status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"],
                     body: ResponseBody(contentLength: reader.byteCount) { writer in
@@ -37,13 +35,11 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                try await Self.notesRefusal {
-                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
-                    do {
-                        try await relay.accounts.removeAttachment(id, of: noteID)
-                    } catch NotesError.notFound {
-                        // Removed already (a retry, or another device): the removal holds.
-                    }
+                _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                do {
+                    try await relay.accounts.removeAttachment(id, of: noteID)
+                } catch NotesError.notFound {
+                    // Removed already (a retry, or another device): the removal holds.
                 }
                 return Response(status: .noContent)
             }

@@ -22,7 +22,7 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let change = try await decode(SyncNoteChange.self, request, limit: SyncLimits.pushRequestBytes)
-                return try reply(try await Self.notesRefusal { try await applyNoteChange(change, caller: caller) })
+                return try reply(try await applyNoteChange(change, caller: caller))
             }
         }
         registerNoteBatch(on: router)
@@ -179,20 +179,5 @@ extension SyncRoutes {
             throw SyncError(.conflict, "this server's store keeps no locked notes of devices")
         }
         return store
-    }
-
-    /// The notes store's refusals in the relay's words.
-    static func notesRefusal<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch NotesError.notFound(let what) {
-            throw SyncError(.notFound, "\(what) not found")
-        } catch NotesError.quotaExceeded(let message) {
-            throw SyncError(.tooLarge, message)
-        } catch NotesError.wrongLockState(let message), NotesError.conflict(let message) {
-            throw SyncError(.conflict, message)
-        } catch NotesError.staleRevision {
-            throw SyncError(.conflict, "the note changed meanwhile; sync again")
-        }
     }
 }
