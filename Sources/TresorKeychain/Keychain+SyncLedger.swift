@@ -292,6 +292,13 @@ public struct KeychainSyncTransaction {
         ).map(Self.outboxEntry)
     }
 
+    /// How many changes wait to be sent (`tresor sync status`), without reading them.
+    /// - Returns: the number of outbox entries.
+    /// - Throws: storage errors.
+    public func outboxCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_outbox") ?? 0
+    }
+
     /// The sealed entries, the first `limit` in device-sequence order: what a push sends next.
     /// - Parameter limit: the most entries read.
     /// - Returns: sealed entries, oldest sequence first.

@@ -34,7 +34,7 @@ extension SyncEngine {
     /// - Returns: the counts.
     /// - Throws: storage errors.
     public static func counts(in keychain: Keychain) throws -> SyncLedgerCounts {
-        let (waiting, all) = try keychain.syncTransaction { transaction in (try transaction.outbox().count, try transaction.held()) }
+        let (waiting, all) = try keychain.syncTransaction { transaction in (try transaction.outboxCount(), try transaction.held()) }
         let held = all.filter { $0.reason != HoldReason.unreadable }
         let setAside = all.filter { $0.reason == HoldReason.unreadable }.map { record in
             SetAsideRecord(
