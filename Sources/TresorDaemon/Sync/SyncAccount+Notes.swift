@@ -47,7 +47,14 @@ extension SyncAccount {
                 result.sent += again.result.sent
                 result.conflictCopies += again.result.conflictCopies
                 result.waiting = again.result.waiting
-                if again.result.sent > 0 { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
+                if again.result.sent > 0 {
+                    result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+                    // An attachment added here since the lock's removal was refused while the
+                    // note was locked there: it goes now.
+                    if try await syncAttachments(notes, client: client) {
+                        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+                    }
+                }
             }
         }
         try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)

@@ -133,14 +133,20 @@ import TresorTestSupport
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         let passphrase = "e2e-unlock-passphrase-" + UUID().uuidString.prefix(8)
         let (note, attachments) = try Self.lockedNoteWithTwoAttachments(laptop, passphrase)
-        let expected = Dictionary(uniqueKeysWithValues: attachments.map { ($0.id, $0.bytes) })
+        var expected = Dictionary(uniqueKeysWithValues: attachments.map { ($0.id, $0.bytes) })
         _ = try SyncNotesE2ETests.syncNow(phone)
         let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
         #expect(onPhone.isLocked)
 
-        // Removed on the laptop: the attachments' plaintext goes, then the removal — in one sync,
-        // and nothing waits.
+        // Removed on the laptop, and a PDF added to the note unlocked there: the attachments'
+        // plaintext goes, then the removal, then the PDF — in one sync, and nothing waits.
         try Self.removeLock(laptop, note, passphrase)
+        let pdf = Data((0..<5_000).map { _ in UInt8.random(in: 0...255) })
+        let pdfFile = laptop.root.appendingPathComponent("deed.pdf")
+        try pdf.write(to: pdfFile)
+        let added = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note, "--kind", "pdf", "--file", pdfFile.path, "--name", "deed.pdf"])
+        expected[added.id] = pdf
         let sent = try SyncNotesE2ETests.syncNow(laptop)
         #expect(sent.sent == 1 && sent.waiting == 0, "\(sent)")
         let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
