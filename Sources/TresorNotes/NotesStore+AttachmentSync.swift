@@ -35,9 +35,6 @@ public struct AttachmentSyncWork: Sendable {
         public var attachmentID: String
         /// A locked note's attachment: it goes as its chunks sealed under the note key.
         public var isSealed: Bool
-        /// Its note has a change waiting to go (its lock's removal, maybe, which the server takes
-        /// only once it holds each attachment unlocked: such an attachment goes first).
-        public var noteChangeWaits = false
     }
 
     /// A listing of the server's attachments of one local note, waiting to be applied.
@@ -207,15 +204,13 @@ extension NotesStore {
             let send = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.local_id, e.server_id, a.id, a.is_locked, e.local_id IN (SELECT note_id FROM sync_note_outbox) AS waits
-                    FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
+                    SELECT e.local_id, e.server_id, a.id, a.is_locked FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
                     WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?) AND a.id NOT IN (SELECT id FROM sync_attachments)
                     ORDER BY a.created, a.id
                     """, arguments: [small]
             ).map {
                 AttachmentSyncWork.Entry(
-                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"],
-                    noteChangeWaits: $0["waits"])
+                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"])
             }
             let removeOnServer = try Row.fetchAll(
                 db,
