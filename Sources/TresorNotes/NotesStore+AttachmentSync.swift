@@ -171,17 +171,18 @@ extension NotesStore {
             ) {
                 let note: String = row["local_id"], locked: Bool = row["locked"]
                 // Sealed only into a locked note, plaintext only into an unlocked one: a listing
-                // made while the note's lock was changing waits for the next. A locked note's
-                // attachment held here as plaintext (it came before the lock did) is replaced by
-                // the server's sealed one: removed, then fetched.
+                // made while the note's lock was changing waits for the next. An attachment held
+                // here otherwise than the note now is — plaintext in a locked note (it came before
+                // the lock did), sealed in an unlocked one (the lock was removed elsewhere, and its
+                // note key with it) — is replaced by the server's copy: removed, then fetched.
                 let fetch = try Row.fetchAll(
                     db,
                     sql: """
                         SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ? AND (NOT ? OR byte_count <= ?)
-                            AND id NOT IN (SELECT id FROM attachments WHERE NOT (? AND NOT is_locked))
+                            AND id NOT IN (SELECT id FROM attachments WHERE is_locked = ?)
                             AND id NOT IN (
                                 SELECT s.id FROM sync_attachments s LEFT JOIN attachments a ON a.id = s.id
-                                WHERE a.id IS NULL OR NOT (? AND NOT a.is_locked))
+                                WHERE a.id IS NULL OR a.is_locked = ?)
                         ORDER BY id
                         """, arguments: [note, locked, row["deleted"] as Bool, small, locked, locked]
                 ).map { listed -> SyncedAttachment in
@@ -195,9 +196,9 @@ extension NotesStore {
                     sql: """
                         SELECT s.id FROM sync_attachments s JOIN attachments a ON a.id = s.id
                         WHERE s.note_id = ? AND a.note_id = ? AND (s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
-                            OR (? AND NOT a.is_locked AND s.id IN (SELECT id FROM sync_attachment_listings WHERE note_id = ? AND is_sealed)))
+                            OR (a.is_locked <> ? AND s.id IN (SELECT id FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?)))
                         ORDER BY s.id
-                        """, arguments: [note, note, note, locked, note])
+                        """, arguments: [note, note, note, locked, note, locked])
                 listings.append(.init(localNoteID: note, serverNoteID: row["server_id"], fetch: fetch, remove: remove))
             }
             let send = try Row.fetchAll(

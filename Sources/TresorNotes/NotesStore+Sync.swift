@@ -242,9 +242,6 @@ extension NotesStore {
                     continue
                 }
                 if let row, let localID {
-                    // A lock removed elsewhere is removed here — but for a note with attachments:
-                    // they are sealed under its note key, which sync never holds.
-                    if row.isLocked, state.locked == nil, try !AttachmentRow.fetchAll(note: localID, db).isEmpty { continue }
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
                     // Only its attachments changed (added or removed — maybe by this device, whose

@@ -81,9 +81,12 @@ public protocol LockedNoteSyncStore: Sendable {
     ) async throws -> (id: String, conflictCopyID: String?)
 
     /// Removes the lock of note `id` for a device that removed it (with the passphrase, there):
-    /// the device's plaintext body replaces the sealed record. A note changed since
-    /// `baseRevision` keeps its lock and newer version — no key here to merge with — and the
-    /// device's version becomes its unlocked conflict copy.
+    /// the device's plaintext body replaces the sealed record, and the unlocked copy the device
+    /// sent of each attachment (``beginUnlockedCopy(ofAttachment:note:)``) replaces its sealed
+    /// chunks — all in one transaction, refused while a copy is missing, so the note is never
+    /// unlocked with an attachment the server cannot read. A note changed since `baseRevision`
+    /// keeps its lock and newer version — no key here to merge with — and the device's version
+    /// becomes its unlocked conflict copy; the note's unlocked copies are dropped.
     /// - Parameters:
     ///   - id: the locked note.
     ///   - title: its title.
@@ -95,8 +98,8 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - account: the owner.
     ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
     /// - Returns: the note's id, and the conflict copy's when one was made.
-    /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked, or has
-    ///   attachments (sealed under its key, which the server does not hold), ``NotesError/invalid(_:)``,
+    /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked, or has an
+    ///   attachment without its unlocked copy (sealed under its key, which the server does not hold), ``NotesError/invalid(_:)``,
     ///   ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func removeSyncedLock(
         _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
@@ -161,6 +164,22 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
     ///   taken, ``NotesError/invalid(_:)``.
     func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter
+
+    /// Starts storing the plaintext of attachment `id` of locked note `noteID`, which the server
+    /// holds sealed under the note key, as its **unlocked copy**: a device that removed the
+    /// note's lock sends it before the removal, which then puts it in the sealed chunks' place
+    /// (``removeSyncedLock(_:title:body:folder:isPinned:baseRevision:restoring:account:quota:)``).
+    /// Its pieces then arrive one after another; it must come to the attachment's byte count. The
+    /// quota counts nothing: the copy replaces an attachment of the same size.
+    /// - Parameters:
+    ///   - id: the attachment, held sealed.
+    ///   - noteID: its locked note.
+    /// - Returns: the writer of the plaintext, or nil when the whole copy is here already (a
+    ///   retry whose answer was lost).
+    /// - Throws: ``NotesError/notFound(_:)`` for no such attachment of the note,
+    ///   ``NotesError/wrongLockState(_:)`` for a note that is not locked or an attachment not
+    ///   held sealed.
+    func beginUnlockedCopy(ofAttachment id: String, note noteID: String) async throws -> (any AttachmentWriter)?
 
     /// The ids of note `id`'s attachments stored as their chunks sealed under the note key (as
     /// the browser or a device sent them); the others are stored as their plaintext, sealed

@@ -63,6 +63,11 @@ extension SyncRoutes {
         let note = try await ownNoteOrRefuse(noteID, of: caller.account)
         let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
         guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
+        // A lock removed on the device: an attachment held here sealed comes first as its
+        // plaintext, the unlocked copy the lock's removal puts in place.
+        if note.isLocked && !sealed, try await sealedAttachmentIDs(ofNote: noteID, isLocked: true).contains(id) {
+            return try await putUnlockedCopy(request, noteID: noteID, id: id, length: length)
+        }
         // A locked note's attachment comes sealed under the note key, which the server never
         // holds: it stores the chunks as they are, as the web client's.
         guard sealed == note.isLocked else {
@@ -91,6 +96,30 @@ extension SyncRoutes {
             throw error
         }
         return try reply(Self.syncAttachment(info, isSealed: sealed), status: .created)
+    }
+
+    /// Stores the plaintext in `request`'s body as the unlocked copy of attachment `id` of locked
+    /// note `noteID` — or finds it whole already, for a retry whose answer was lost — and answers
+    /// it (`201`, or `200` when it was there).
+    func putUnlockedCopy(_ request: Request, noteID: String, id: String, length: Int) async throws -> Response {
+        guard let writer = try await lockedNotes().beginUnlockedCopy(ofAttachment: id, note: noteID) else {
+            guard let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) else {
+                throw SyncError(.notFound, "no such attachment of this note")
+            }
+            return try reply(Self.syncAttachment(stored, isSealed: false))
+        }
+        let info: AttachmentInfo
+        do {
+            let count = try await writer.append(
+                streaming: request.body.map(\.readableBytesView), limit: length,
+                tooLarge: { SyncError(.tooLarge, "the body is longer than its Content-Length") })
+            guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
+            info = try await writer.finish(quota: nil)
+        } catch {
+            await writer.abandon()
+            throw error
+        }
+        return try reply(Self.syncAttachment(info, isSealed: false), status: .created)
     }
 
     /// The first value of header `name` in `request`.

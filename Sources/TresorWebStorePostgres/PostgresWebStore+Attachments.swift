@@ -187,6 +187,9 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     nonisolated let kind: AttachmentKind
     nonisolated let name: String
     nonisolated let isLocked: Bool
+    /// Writes the plaintext of a locked note's attachment as its unlocked copy (a lock removed on
+    /// a device, docs/SYNC.md), beside the sealed chunks it will replace.
+    nonisolated let isUnlockedCopy: Bool
     private let store: PostgresWebStore
     private let chunkBytes: Int
     private let limit: Int
@@ -195,13 +198,17 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     private var chunkCount = 0
     private var done = false
 
-    init(store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, isLocked: Bool = false) {
+    init(
+        store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, isLocked: Bool = false,
+        isUnlockedCopy: Bool = false
+    ) {
         self.store = store
         self.id = id
         self.noteID = noteID
         self.kind = kind
         self.name = name
         self.isLocked = isLocked
+        self.isUnlockedCopy = isUnlockedCopy
         let overhead = isLocked ? LockedNoteShape.chunkOverheadByteCount : 0
         chunkBytes = LockedNoteShape.chunkByteCount + overhead
         limit = NoteLimits.largestAttachmentBytes + LockedNoteShape.chunkCount(plaintextByteCount: NoteLimits.largestAttachmentBytes) * overhead
@@ -219,7 +226,24 @@ actor PostgresAttachmentWriter: AttachmentWriter {
             pending = Data(pending.dropFirst(chunkBytes))
             let index = chunkCount
             chunkCount += 1
-            try await store.writeChunk(Data(chunk), index: index, of: id)
+            try await write(Data(chunk), index: index)
+        }
+    }
+
+    private func write(_ chunk: Data, index: Int) async throws {
+        if isUnlockedCopy {
+            try await store.writeUnlockedCopyChunk(chunk, index: index, of: id)
+        } else {
+            try await store.writeChunk(chunk, index: index, of: id)
+        }
+    }
+
+    /// Drops what this upload wrote — never the chunks of the attachment an unlocked copy is of.
+    private func drop() async {
+        if isUnlockedCopy {
+            try? await store.abandonUnlockedCopy(id)
+        } else {
+            try? await store.abandonUpload(id)
         }
     }
 
@@ -230,7 +254,7 @@ actor PostgresAttachmentWriter: AttachmentWriter {
             if !pending.isEmpty {
                 let chunk = pending
                 pending = Data()
-                try await store.writeChunk(chunk, index: chunkCount, of: id)
+                try await write(chunk, index: chunkCount)
                 chunkCount += 1
             }
             var plaintextBytes = byteCount
@@ -241,10 +265,11 @@ actor PostgresAttachmentWriter: AttachmentWriter {
                     throw NotesError.invalid("attachment \(id) is not whole sealed chunks")
                 }
             }
+            if isUnlockedCopy { return try await store.finishUnlockedCopy(self, byteCount: plaintextBytes, chunkCount: chunkCount) }
             let adding = quota.map { StorageQuota(limitBytes: $0.limitBytes, addingBytes: plaintextBytes) }
             return try await store.finishUpload(self, byteCount: plaintextBytes, chunkCount: chunkCount, quota: adding)
         } catch {
-            try? await store.abandonUpload(id)
+            await drop()
             throw error
         }
     }
@@ -252,7 +277,7 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     func abandon() async {
         done = true
         pending = Data()
-        try? await store.abandonUpload(id)
+        await drop()
     }
 }
 

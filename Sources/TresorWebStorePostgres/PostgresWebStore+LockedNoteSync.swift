@@ -47,6 +47,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 return (newID, nil)
             }
             let noteID = existing.id
+            // Locked again on the device before its lock's removal went: no plaintext stays.
+            try await dropUnlockedCopies(ofNote: noteID, connection)
             let sealedTitle = try sealing.sealText(title, "notes", noteID, "title")
             let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", noteID, "ciphertext")
             let timestamp = now
@@ -80,13 +82,13 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 // No key here to merge with: the note keeps its lock and newer version, the
                 // device's unlocked one is kept beside it.
                 let copyID = try await insertConflictCopy(of: existing, title: title, body: body, locked: nil, editor: account, connection)
+                try await dropUnlockedCopies(ofNote: id, connection)
                 try await announce(.created, note: copyID, connection)
                 return (id, copyID)
             }
-            // Its attachments are sealed under the note key, which only devices and browsers hold.
-            if try await connection.value("SELECT 1 FROM attachments WHERE note_id = \(id) LIMIT 1", logger, as: Int.self) != nil {
-                throw NotesError.wrongLockState("a lock removed from a note with attachments does not sync yet")
-            }
+            // Its attachments are sealed under the note key, which only devices and browsers hold:
+            // the device sent their plaintext first, which takes their place now or nothing changes.
+            try await takeUnlockedCopies(ofNote: id, connection)
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
             try await connection.run(
                 """

@@ -1,6 +1,8 @@
 extension ServerSchema {
     /// The tables of notes sync (docs/SYNC.md, "Notes").
-    static let notesSyncTables: Set<String> = ["sync_notes_gone", "sync_note_origins"]
+    static let notesSyncTables: Set<String> = [
+        "sync_notes_gone", "sync_note_origins", "attachment_unlocked_copies", "attachment_unlocked_chunks",
+    ]
 
     /// Notes sync: every write of a note — whatever route or store method makes it — takes the
     /// next number of its account's notes counter, by trigger, so no code path changes a note
@@ -117,6 +119,32 @@ extension ServerSchema {
         CREATE TRIGGER accounts_current_passphrase BEFORE UPDATE OF current_passphrase_id ON accounts
         FOR EACH ROW WHEN (OLD.current_passphrase_id IS DISTINCT FROM NEW.current_passphrase_id)
         EXECUTE FUNCTION tresor_current_passphrase_changed()
+        """,
+    ]
+
+    /// A lock removed on a device from a note with attachments (docs/SYNC.md, "A lock removed
+    /// travels"): the device sends each attachment's plaintext first, kept here as its
+    /// **unlocked copy** beside the sealed chunks it replaces — `attachment_unlocked_copies`
+    /// (complete once all of it came) and its chunks in `attachment_unlocked_chunks`, sealed
+    /// under the server key bound as `attachment_chunks` binds them, so the lock removal's
+    /// transaction moves them into `attachment_chunks` as they are. A copy goes with its
+    /// attachment.
+    static let version6: [String] = [
+        """
+        CREATE TABLE attachment_unlocked_copies (
+            id TEXT PRIMARY KEY REFERENCES attachments(id) ON DELETE CASCADE,
+            byte_count BIGINT NOT NULL,
+            chunk_count BIGINT NOT NULL,
+            complete BOOLEAN NOT NULL DEFAULT FALSE
+        )
+        """,
+        """
+        CREATE TABLE attachment_unlocked_chunks (
+            attachment_id TEXT NOT NULL REFERENCES attachment_unlocked_copies(id) ON DELETE CASCADE,
+            chunk_index BIGINT NOT NULL,
+            sealed_bytes BYTEA NOT NULL,
+            PRIMARY KEY (attachment_id, chunk_index)
+        )
         """,
     ]
 }

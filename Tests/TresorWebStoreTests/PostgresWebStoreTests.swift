@@ -208,7 +208,10 @@ struct PostgresWebStoreInstanceTests {
                 "sync_records", "sync_challenges",
                 "sync_devices", "sync_circles",
             ]
-            for table in syncTables + ["attachment_chunks", "attachment_uploads", "attachments", "participants", "notes", "folders"] {
+            let attachmentTables = [
+                "attachment_unlocked_chunks", "attachment_unlocked_copies", "attachment_chunks", "attachment_uploads", "attachments",
+            ]
+            for table in syncTables + attachmentTables + ["participants", "notes", "folders"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
             }
             try await connection.query("ALTER TABLE accounts DROP CONSTRAINT accounts_current_passphrase", logger: logger)
@@ -222,7 +225,7 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [2, 3, 4, 5])
+        #expect(upgraded.appliedMigrations == [2, 3, 4, 5, 6])
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
         #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)

@@ -27,10 +27,48 @@ extension SyncAccount {
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
     func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, server: SyncAccountState? = nil) async throws -> SyncNowNotes {
-        var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var cursor = try notes.noteSyncCursor(account: account)
         let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
         try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
+        var (result, refusedConflicts) = try await pushNotes(notes, client: client)
+        // Up to date with the server's counter and nothing sent: no page to ask for.
+        if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
+            result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        }
+        // What this device's attachments changed on the server made revisions of their notes:
+        // taken now, a later change here is made from them (not from the one before, which a
+        // locked note's change would turn into a conflict copy).
+        if try await syncAttachments(notes, client: client) {
+            result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+            // A lock removed here was refused while the server held an attachment of the note only
+            // sealed; the attachments' step just sent their unlocked copies: it goes again now.
+            if refusedConflicts > 0 {
+                let again = try await pushNotes(notes, client: client)
+                result.sent += again.result.sent
+                result.conflictCopies += again.result.conflictCopies
+                result.waiting = again.result.waiting
+                if again.result.sent > 0 {
+                    result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+                    // An attachment added here since the lock's removal was refused while the
+                    // note was locked there: it goes now.
+                    if try await syncAttachments(notes, client: client) {
+                        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+                    }
+                }
+            }
+        }
+        try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
+        notesSettingsSeen = server?.notesSettings
+        return result
+    }
+
+    /// Pushes the waiting changes of the local notes, a batch per request, and takes each
+    /// answer; a change the server refuses for this note alone stays waiting.
+    /// - Returns: what was sent, and how many changes were refused as `conflict` (a lock
+    ///   removed here while the server held an attachment of the note only sealed, say).
+    func pushNotes(_ notes: NotesStore, client: SyncClient) async throws -> (result: SyncNowNotes, refusedConflicts: Int) {
+        var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
+        var refusedConflicts = 0
         var after: String?
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
@@ -68,6 +106,7 @@ extension SyncAccount {
                         }
                         // This note's change stays waiting; the others go (the status counts it).
                         result.waiting += 1
+                        if refusal.code == .conflict { refusedConflicts += 1 }
                         continue
                     }
                     try notes.recordNoteSynced(change.pending, result: try applied.note.map(Self.state))
@@ -76,17 +115,7 @@ extension SyncAccount {
                 }
             }
         }
-        // Up to date with the server's counter and nothing sent: no page to ask for.
-        if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
-            result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
-        }
-        // What this device's attachments changed on the server made revisions of their notes:
-        // taken now, a later change here is made from them (not from the one before, which a
-        // locked note's change would turn into a conflict copy).
-        if try await syncAttachments(notes, client: client) { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
-        try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
-        notesSettingsSeen = server?.notesSettings
-        return result
+        return (result, refusedConflicts)
     }
 
     /// Pulls the account's notes changed after `cursor`, page by page, each page applied with
