@@ -119,4 +119,12 @@ extension ServerSchema {
         EXECUTE FUNCTION tresor_current_passphrase_changed()
         """,
     ]
+
+    /// An attachment's excluded-from-backup flag (`tresor note attach --exclude-from-backup`),
+    /// kept so that it travels between the account's devices (docs/SYNC.md, "Attachments").
+    static let version6: [String] = [
+        """
+        ALTER TABLE attachments ADD COLUMN excluded_from_backup BOOLEAN NOT NULL DEFAULT FALSE
+        """
+    ]
 }
