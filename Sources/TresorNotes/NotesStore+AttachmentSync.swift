@@ -287,7 +287,7 @@ extension NotesStore {
     /// Applies the excluded-from-backup flags the server's waiting listings give for attachments
     /// this device has, without putting their notes in the outbox: the server's flag becomes
     /// the one the server has, and this device's too unless it was changed here since (that
-    /// change goes next, and the later one wins).
+    /// change goes next).
     /// - Returns: how many attachments here changed.
     /// - Throws: a storage error.
     @discardableResult
