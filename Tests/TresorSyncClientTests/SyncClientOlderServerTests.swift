@@ -65,6 +65,24 @@ struct SyncClientOlderServerTests {
         }
     }
 
+    /// An older server's attachment and locked record lack the excluded-from-backup flag and the
+    /// passphrase hint: they decode without them (nil, so a device keeps its own); a field a
+    /// newer server adds is passed over.
+    @Test func anOlderServersAttachmentAndLockedRecordDecodeWithoutTheNewFields() throws {
+        let attachment = try SyncJSON.decoder.decode(
+            SyncAttachment.self, from: Data(#"{"id":"a","kind":"file","name":"n","byteCount":1,"isSealed":false}"#.utf8))
+        #expect(attachment.excludedFromBackup == nil)
+        let newer = try SyncJSON.decoder.decode(
+            SyncAttachment.self, from: Data(#"{"id":"a","kind":"file","name":"n","byteCount":1,"excludedFromBackup":true,"later":[1]}"#.utf8))
+        #expect(newer.excludedFromBackup == true)
+        let record = SyncLockedNote(
+            passphraseSalt: Data(count: 16), passphraseIterations: 1, passphraseVerifier: Data(count: 24), passphraseProofHash: nil,
+            wrappedKey: Data(count: 24), iv: Data(count: 12), tag: Data(count: 16), ciphertext: Data([1]), bodyFormat: "text", noteProofHash: nil)
+        let encoded = try SyncJSON.encoder.encode(record)
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("passphraseHint"), "no hint, no key: an older reader sees what it knows")
+        #expect(try SyncJSON.decoder.decode(SyncLockedNote.self, from: encoded).passphraseHint == nil)
+    }
+
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
