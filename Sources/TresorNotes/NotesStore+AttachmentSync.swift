@@ -299,9 +299,12 @@ extension NotesStore {
                     JOIN sync_attachment_listings l ON l.id = a.id AND l.note_id = a.note_id
                 WHERE l.excluded_from_backup IS NOT NULL AND l.excluded_from_backup IS NOT s.excluded_from_backup
                 """
+            let rows = try Row.fetchAll(db, sql: listed)
+            // The usual sync: nothing listed differs, nothing is written.
+            guard !rows.isEmpty else { return [] }
             var changed: [(id: String, note: String)] = []
             try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
-            for row in try Row.fetchAll(db, sql: listed) {
+            for row in rows {
                 let id: String = row["id"], note: String = row["note_id"], flag: Bool = row["listed"]
                 if (row["agreed"] as Bool) == (row["here"] as Bool) {
                     try db.execute(sql: "UPDATE attachments SET exclude_from_backup = ? WHERE id = ?", arguments: [flag, id])
