@@ -166,6 +166,9 @@ enum NotesDatabase {
         // Folders' sync (docs/SYNC.md, "Notes"): the account's folder names as this device last
         // had them from the server (``FolderSyncTables``).
         migrator.registerMigration("v11-sync-folders") { db in try FolderSyncTables.create(db) }
+        // The attachments' excluded-from-backup flag travels (docs/SYNC.md, "Attachments";
+        // ``AttachmentSyncTables/addBackupExclusion(_:)``).
+        migrator.registerMigration("v12-sync-attachment-backup") { db in try AttachmentSyncTables.addBackupExclusion(db) }
         return migrator
     }
 }

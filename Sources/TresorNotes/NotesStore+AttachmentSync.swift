@@ -2,8 +2,10 @@ import Foundation
 import GRDB
 import TresorNotesDomain
 
-// Attachments sync (docs/SYNC.md, "Attachments"): an attachment never changes once added, so it
-// syncs by its id, the same here and on the server. `sync_attachments` records which of the
+// Attachments sync (docs/SYNC.md, "Attachments"): an attachment's bytes never change once added,
+// so it syncs by its id, the same here and on the server; only its excluded-from-backup flag
+// changes, and travels as a change of its own (`sync_attachments.excluded_from_backup` is the
+// flag as the server has it). `sync_attachments` records which of the
 // local notes' attachments the server has (a row once sent or fetched, gone once a removal went
 // either way); a pulled note's listing of the server's attachments waits in
 // `sync_attachment_listings` until its attachments are fetched and its removals applied.
@@ -16,8 +18,11 @@ public struct SyncedAttachment: Sendable, Equatable {
     public var byteCount: Int
     /// A locked note's attachment on the server: it travels as its chunks sealed under the note key.
     public var isSealed: Bool
+    /// Whether backups leave it out; nil from a server that does not keep the flag.
+    public var excludedFromBackup: Bool?
 
-    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false) {
+    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false, excludedFromBackup: Bool? = nil) {
+        self.excludedFromBackup = excludedFromBackup
         self.id = id
         self.kind = kind
         self.name = name
@@ -35,6 +40,8 @@ public struct AttachmentSyncWork: Sendable {
         public var attachmentID: String
         /// A locked note's attachment: it goes as its chunks sealed under the note key.
         public var isSealed: Bool
+        /// Whether backups leave it out here.
+        public var excludedFromBackup = false
     }
 
     /// A listing of the server's attachments of one local note, waiting to be applied.
@@ -58,6 +65,9 @@ public struct AttachmentSyncWork: Sendable {
     public var send: [Entry]
     /// Synced attachments removed here: their removals to send.
     public var removeOnServer: [Entry]
+    /// Synced attachments left out of backups here, or put back in, since the server had them:
+    /// their flag to send (`excludedFromBackup`).
+    public var backupChanges: [Entry] = []
 }
 
 enum AttachmentSyncTables {
@@ -88,11 +98,29 @@ enum AttachmentSyncTables {
                 """)
     }
 
+    /// The excluded-from-backup flag travels (migration `v12-sync-attachment-backup`): the flag
+    /// as the server has it, the flag a listing gives (NULL from a server that does not keep
+    /// it), and a change of it here puts its note in the outbox, as an insert, which the
+    /// background sync observes.
+    static func addBackupExclusion(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE sync_attachments ADD COLUMN excluded_from_backup BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE sync_attachment_listings ADD COLUMN excluded_from_backup BOOLEAN;
+                CREATE TRIGGER sync_note_outbox_attachment_backup AFTER UPDATE OF exclude_from_backup ON attachments
+                WHEN OLD.exclude_from_backup IS NOT NEW.exclude_from_backup AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
+                    INSERT OR REPLACE INTO sync_note_outbox (note_id)
+                    SELECT id FROM notes WHERE id = NEW.note_id AND account_id = 'local';
+                END;
+                """)
+    }
+
     /// Holds the outbox triggers off and records attachment `id` of `note` as synced (a fetched
-    /// attachment being added); ``endApplying(_:)`` ends it in the same transaction.
-    static func beginApplying(recordingSynced id: String, note: String, _ db: Database) throws {
+    /// attachment being added, with the server's flag); ``endApplying(_:)`` ends it in the same
+    /// transaction.
+    static func beginApplying(recordingSynced id: String, note: String, excludedFromBackup: Bool, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
-        try recordSynced(id, note: note, db)
+        try recordSynced(id, note: note, excludedFromBackup: excludedFromBackup, db)
     }
 
     static func endApplying(_ db: Database) throws {
@@ -106,8 +134,10 @@ enum AttachmentSyncTables {
         try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [id])
     }
 
-    static func recordSynced(_ id: String, note: String, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id) VALUES (?, ?)", arguments: [id, note])
+    static func recordSynced(_ id: String, note: String, excludedFromBackup: Bool, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id, excluded_from_backup) VALUES (?, ?, ?)",
+            arguments: [id, note, excludedFromBackup])
     }
 
     /// Replaces local note `note`'s waiting listing with `attachments`, names sealed.
@@ -122,13 +152,13 @@ enum AttachmentSyncTables {
     static func insertListed(_ attachment: SyncedAttachment, note: String, _ db: Database, _ sealing: ContentSealing) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed, excluded_from_backup)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 note, attachment.id, attachment.kind.rawValue,
                 try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
-                attachment.byteCount, attachment.isSealed,
+                attachment.byteCount, attachment.isSealed, attachment.excludedFromBackup,
             ])
     }
 
@@ -189,7 +219,9 @@ extension NotesStore {
                     let id: String = listed["id"]
                     guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
                     let name = try sealing.openText(listed["sealed_name"], table: "sync_attachment_listings", id: "\(note)/\(id)", column: "name")
-                    return SyncedAttachment(id: id, kind: kind, name: name, byteCount: listed["byte_count"], isSealed: listed["is_sealed"])
+                    return SyncedAttachment(
+                        id: id, kind: kind, name: name, byteCount: listed["byte_count"], isSealed: listed["is_sealed"],
+                        excludedFromBackup: listed["excluded_from_backup"])
                 }
                 let remove = try String.fetchAll(
                     db,
@@ -204,13 +236,15 @@ extension NotesStore {
             let send = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.local_id, e.server_id, a.id, a.is_locked FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
+                    SELECT e.local_id, e.server_id, a.id, a.is_locked, a.exclude_from_backup
+                    FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
                     WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?) AND a.id NOT IN (SELECT id FROM sync_attachments)
                     ORDER BY a.created, a.id
                     """, arguments: [small]
             ).map {
                 AttachmentSyncWork.Entry(
-                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"])
+                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"],
+                    excludedFromBackup: $0["exclude_from_backup"])
             }
             let removeOnServer = try Row.fetchAll(
                 db,
@@ -221,7 +255,19 @@ extension NotesStore {
             ).map {
                 AttachmentSyncWork.Entry(localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["locked"])
             }
-            return AttachmentSyncWork(listings: listings, send: send, removeOnServer: removeOnServer)
+            let backupChanges = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.local_id, e.server_id, a.id, a.is_locked, a.exclude_from_backup
+                    FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id JOIN sync_attachments s ON s.id = a.id
+                    WHERE s.note_id = e.local_id AND a.exclude_from_backup IS NOT s.excluded_from_backup ORDER BY a.id
+                    """
+            ).map {
+                AttachmentSyncWork.Entry(
+                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"],
+                    excludedFromBackup: $0["exclude_from_backup"])
+            }
+            return AttachmentSyncWork(listings: listings, send: send, removeOnServer: removeOnServer, backupChanges: backupChanges)
         }
     }
 
@@ -235,7 +281,56 @@ extension NotesStore {
     /// - Throws: as ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:)``.
     public func beginSyncedAttachment(_ attachment: SyncedAttachment, to noteID: String) throws -> AttachmentUpload {
         try beginAttachment(
-            to: noteID, kind: attachment.kind, name: attachment.name, passphrase: nil, excludedFromBackup: false, id: attachment.id, isSynced: true)
+            to: noteID, kind: attachment.kind, name: attachment.name, passphrase: nil, excludedFromBackup: attachment.excludedFromBackup ?? false,
+            id: attachment.id, isSynced: true)
+    }
+
+    /// Applies the excluded-from-backup flags the server's waiting listings give for attachments
+    /// this device has, without putting their notes in the outbox: the server's flag becomes
+    /// the one the server has, and this device's too unless it was changed here since (that
+    /// change goes next).
+    /// - Returns: how many attachments here changed.
+    /// - Throws: a storage error.
+    @discardableResult
+    public func applyListedBackupExclusions() throws -> Int {
+        let changed = try pool.write { db -> [(id: String, note: String)] in
+            let listed = """
+                SELECT a.id, a.note_id, l.excluded_from_backup AS listed, s.excluded_from_backup AS agreed, a.exclude_from_backup AS here
+                FROM attachments a JOIN sync_attachments s ON s.id = a.id AND s.note_id = a.note_id
+                    JOIN sync_attachment_listings l ON l.id = a.id AND l.note_id = a.note_id
+                WHERE l.excluded_from_backup IS NOT NULL AND l.excluded_from_backup IS NOT s.excluded_from_backup
+                """
+            let rows = try Row.fetchAll(db, sql: listed)
+            // The usual sync: nothing listed differs, nothing is written.
+            guard !rows.isEmpty else { return [] }
+            var changed: [(id: String, note: String)] = []
+            try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
+            for row in rows {
+                let id: String = row["id"], note: String = row["note_id"], flag: Bool = row["listed"]
+                if (row["agreed"] as Bool) == (row["here"] as Bool) {
+                    try db.execute(sql: "UPDATE attachments SET exclude_from_backup = ? WHERE id = ?", arguments: [flag, id])
+                    changed.append((id, note))
+                }
+                try db.execute(sql: "UPDATE sync_attachments SET excluded_from_backup = ? WHERE id = ?", arguments: [flag, id])
+            }
+            try AttachmentSyncTables.endApplying(db)
+            return changed
+        }
+        for note in Set(changed.map(\.note)) { announce(.changed, note: note) }
+        return changed.count
+    }
+
+    /// Records that the server has attachment `attachmentID` left out of backups or not, as
+    /// `excluded` says (its change went); a listing still waiting says so from now on.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - excluded: the flag the server has now.
+    /// - Throws: a storage error.
+    public func recordBackupExclusionSent(_ attachmentID: String, excluded: Bool) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE sync_attachments SET excluded_from_backup = ? WHERE id = ?", arguments: [excluded, attachmentID])
+            try db.execute(sql: "UPDATE sync_attachment_listings SET excluded_from_backup = ? WHERE id = ?", arguments: [excluded, attachmentID])
+        }
     }
 
     /// Removes an attachment the server no longer has, without putting its note in the outbox.
@@ -264,16 +359,19 @@ extension NotesStore {
     /// - Parameters:
     ///   - attachmentID: the attachment.
     ///   - noteID: its local note.
+    ///   - excludedFromBackup: its flag as the server has it (false from a server that does not
+    ///     keep it: a flag set here then waits to go).
     /// - Throws: a storage error.
-    public func recordAttachmentSent(_ attachmentID: String, of noteID: String) throws {
+    public func recordAttachmentSent(_ attachmentID: String, of noteID: String, excludedFromBackup: Bool = false) throws {
         let sealing = try sealing()
         try pool.write { db in
-            try AttachmentSyncTables.recordSynced(attachmentID, note: noteID, db)
+            try AttachmentSyncTables.recordSynced(attachmentID, note: noteID, excludedFromBackup: excludedFromBackup, db)
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID]) == true,
                 let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID })
             else { return }
             let listed = SyncedAttachment(
-                id: attachmentID, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, isSealed: row.isLocked)
+                id: attachmentID, kind: row.kind, name: try attachmentName(row, sealing), byteCount: row.byteCount, isSealed: row.isLocked,
+                excludedFromBackup: excludedFromBackup)
             try AttachmentSyncTables.insertListed(listed, note: noteID, db, sealing)
         }
     }

@@ -73,7 +73,10 @@ extension NotesStore {
             let sealing = try sealing()
             try pool.write { db in
                 // A fetched attachment is the server's already: its note is not sent again.
-                if upload.isSynced { try AttachmentSyncTables.beginApplying(recordingSynced: upload.id, note: upload.noteID, db) }
+                if upload.isSynced {
+                    try AttachmentSyncTables.beginApplying(
+                        recordingSynced: upload.id, note: upload.noteID, excludedFromBackup: upload.excludedFromBackup, db)
+                }
                 guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")
                 }

@@ -247,6 +247,7 @@ extension NotesStore {
                     // Only its attachments changed (added or removed — maybe by this device, whose
                     // upload made a revision): nothing to write, its revision is recorded.
                     if try holds(state, row, db, sealing) {
+                        if let locked = state.locked { try fillSyncedHint(of: locked, db, sealing) }
                         try saveLink(local: localID, state, db, sealing)
                         continue
                     }
@@ -365,6 +366,7 @@ extension NotesStore {
             SyncedPassphrase(
                 salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
                 proofHash: record.passphraseProofHash, hint: nil), db)
+        try fillSyncedHint(of: record, db, sealing)
         let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
         let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
         let arguments: StatementArguments = [
@@ -400,14 +402,35 @@ extension NotesStore {
             passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: verifier,
             passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
             ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
-            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash)
+            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash,
+            passphraseHint: try hint(of: passphrase, sealing))
+    }
+
+    /// Gives the local generation of `record`'s salt the record's hint when it has none and is
+    /// not the current one (whose hint travels on its own, ``applySyncedPassphrase(_:)``, and may
+    /// have been removed on purpose): a note locked under an earlier passphrase shows its hint
+    /// here as on the device that set it.
+    private func fillSyncedHint(of record: SyncedLockedRecord, _ db: Database, _ sealing: ContentSealing) throws {
+        guard let hint = record.passphraseHint,
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT id, sealed_hint IS NULL AND id IS NOT (SELECT current_passphrase_id FROM accounts WHERE id = 'local') AS fills
+                    FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1
+                    """, arguments: [record.passphraseSalt]),
+            row["fills"] as Bool
+        else { return }
+        let id: Int64 = row["id"]
+        try db.execute(
+            sql: "UPDATE passphrases SET sealed_hint = ? WHERE id = ?",
+            arguments: [try sealing.sealText(hint, table: "passphrases", id: "\(id)", column: "hint"), id])
     }
 
     /// Whether local note `row` is already the server's version `state`, but for its
     /// attachments (which ``attachmentSyncWork()`` applies) and its dates.
     private func holds(_ state: SyncedNoteState, _ row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> Bool {
         guard row.isDeleted == (state.deleted != nil), row.isLocked == (state.locked != nil) else { return false }
-        guard try lockedRecord(of: row, db, sealing) == state.locked else { return false }
+        guard try lockedRecord(of: row, db, sealing)?.withoutHint == state.locked?.withoutHint else { return false }
         return try content(of: row, db, sealing) == state.content
     }
 

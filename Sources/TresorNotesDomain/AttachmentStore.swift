@@ -37,6 +37,17 @@ public protocol AttachmentStore: Sendable {
     ///   - noteID: its note.
     /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
     func removeAttachment(_ id: String, of noteID: String) async throws
+
+    /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups"). The
+    /// server's store makes a change a revision of its note, so that the account's devices read
+    /// it (docs/SYNC.md, "Attachments").
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - noteID: its note.
+    ///   - excluded: whether backups leave it out.
+    /// - Returns: the attachment as it now is.
+    /// - Throws: ``NotesError/notFound(_:)``.
+    func setExcludedFromBackup(_ id: String, of noteID: String, excluded: Bool) async throws -> AttachmentInfo
 }
 
 extension AttachmentStore {

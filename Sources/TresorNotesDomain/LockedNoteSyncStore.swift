@@ -15,13 +15,19 @@ public struct SyncedLockedRecord: Sendable, Equatable {
     public var ciphertext: Data
     public var bodyFormat: LockedBodyFormat
     public var noteProofHash: Data?
+    /// The hint of the passphrase generation, when it has one: where it arrives it fills that
+    /// generation when it has none and is not the account's current one (whose hint travels as
+    /// ``SyncedPassphrase``, and may have been removed on purpose).
+    public var passphraseHint: String?
 
-    /// Checks the shapes (``LockedNoteShape``).
+    /// Checks the shapes (``LockedNoteShape``) and the hint's length.
     /// - Throws: ``NotesError/invalid(_:)`` naming the field.
     public init(
         passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data, passphraseProofHash: Data?, wrappedKey: Data, iv: Data,
-        tag: Data, ciphertext: Data, bodyFormat: LockedBodyFormat, noteProofHash: Data?
+        tag: Data, ciphertext: Data, bodyFormat: LockedBodyFormat, noteProofHash: Data?, passphraseHint: String? = nil
     ) throws {
+        if let passphraseHint { try NoteRules.validateHint(passphraseHint) }
+        self.passphraseHint = passphraseHint
         guard passphraseSalt.count == LockedNoteShape.saltByteCount else { throw NotesError.invalid("the salt must be 16 bytes") }
         guard (1...LockedNoteShape.maximumIterations).contains(passphraseIterations) else {
             throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteShape.maximumIterations)")
@@ -43,6 +49,14 @@ public struct SyncedLockedRecord: Sendable, Equatable {
         self.ciphertext = ciphertext
         self.bodyFormat = bodyFormat
         self.noteProofHash = noteProofHash
+    }
+
+    /// This record without its generation's hint: what two records of the same note are
+    /// compared by (a hint fills in where it arrives; it changes nothing of the note).
+    public var withoutHint: SyncedLockedRecord {
+        var record = self
+        record.passphraseHint = nil
+        return record
     }
 }
 

@@ -28,6 +28,7 @@ extension SyncClient {
                 ("Accept", "application/json"), ("Content-Type", "application/octet-stream"), (SyncAttachment.kindHeader, attachment.kind),
                 (SyncAttachment.nameHeader, SyncAttachment.headerValue(name: attachment.name)),
                 (SyncAttachment.sealedHeader, attachment.isSealed == true ? "true" : "false"),
+                (SyncAttachment.excludedFromBackupHeader, attachment.excludedFromBackup == true ? "true" : "false"),
             ])
         var response = try await http.send(
             try await authorized(request), streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
@@ -95,6 +96,27 @@ extension SyncClient {
     public func removeAttachment(_ id: String, ofNote noteID: String) async throws {
         let response = try await exchange("DELETE", try Self.attachmentPath(noteID, id), query: [], body: Optional<Data>.none, signedIn: true)
         guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
+    }
+
+    /// Leaves an attachment of note `noteID` out of backups, or puts it back in (`PATCH
+    /// /v1/sync/notes/{note}/attachments/{id}`).
+    /// - Parameters:
+    ///   - excluded: whether backups leave it out.
+    ///   - id: the attachment.
+    ///   - noteID: the server's id of its note.
+    /// - Returns: the attachment as the server holds it; nil from a server that does not keep
+    ///   the flag (an older Tresor: `404` or `405` without the relay's error body).
+    /// - Throws: ``SyncClientError``; `refused` with `notFound` for an attachment or note gone.
+    public func setExcludedFromBackup(_ excluded: Bool, attachment id: String, ofNote noteID: String) async throws -> SyncAttachment? {
+        let response = try await exchange(
+            "PATCH", try Self.attachmentPath(noteID, id), query: [], body: SyncAttachmentBackupChange(excludedFromBackup: excluded), signedIn: true)
+        if [404, 405].contains(response.status), (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil { return nil }
+        guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
+        guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
+            throw SyncClientError.garbage(
+                "PATCH of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
+        }
+        return stored
     }
 
     /// A refused attachment request's error: ``SyncClientError/attachmentsUnsupported`` for a

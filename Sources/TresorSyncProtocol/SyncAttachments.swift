@@ -18,8 +18,12 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// A locked note's attachment: it travels as its chunks sealed under the note key (the web
     /// client's format), 28 bytes more each than their plaintext.
     public var isSealed: Bool?
+    /// Whether backups leave it out (`tresor note attach --exclude-from-backup`): the server lists
+    /// it for every attachment; nil from an older server, which does not keep it.
+    public var excludedFromBackup: Bool?
 
-    public init(id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil) {
+    public init(id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil, excludedFromBackup: Bool? = nil) {
+        self.excludedFromBackup = excludedFromBackup
         self.id = id
         self.kind = kind
         self.name = name
@@ -34,6 +38,9 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// The header that says an uploaded body is a locked note's sealed chunks (`true`), to be
     /// refused if the note is not locked on the server (and a plain body if it is).
     public static let sealedHeader = "Tresor-Attachment-Sealed"
+    /// The header that says an uploaded attachment is left out of backups (`true`); an older
+    /// server ignores it.
+    public static let excludedFromBackupHeader = "Tresor-Attachment-Excluded-From-Backup"
 
     /// Whether `id` is an attachment id: a lowercase UUID, as every store makes them.
     /// - Parameter id: the id to check.
@@ -54,5 +61,15 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// - Returns: the name.
     public static func name(headerValue value: String) -> String? {
         value.removingPercentEncoding
+    }
+}
+
+/// `PATCH /v1/sync/notes/{note}/attachments/{id}`: an attachment left out of backups on a device,
+/// or put back in. Answered with the attachment as the server holds it (``SyncAttachment``).
+public struct SyncAttachmentBackupChange: Codable, Equatable, Sendable {
+    public var excludedFromBackup: Bool
+
+    public init(excludedFromBackup: Bool) {
+        self.excludedFromBackup = excludedFromBackup
     }
 }

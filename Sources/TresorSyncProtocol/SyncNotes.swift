@@ -182,11 +182,16 @@ public struct SyncLockedNote: Codable, Equatable, Sendable {
     /// `text` or `appleNotes`.
     public var bodyFormat: String
     public var noteProofHash: Data?
+    /// The hint of the passphrase generation it is locked under, when it has one; absent from
+    /// an older server or device. It fills a generation that has none where it arrives
+    /// (docs/SYNC.md, "Notes": the hints of earlier generations).
+    public var passphraseHint: String?
 
     public init(
         passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data, passphraseProofHash: Data?, wrappedKey: Data, iv: Data,
-        tag: Data, ciphertext: Data, bodyFormat: String, noteProofHash: Data?
+        tag: Data, ciphertext: Data, bodyFormat: String, noteProofHash: Data?, passphraseHint: String? = nil
     ) {
+        self.passphraseHint = passphraseHint
         self.passphraseSalt = passphraseSalt
         self.passphraseIterations = passphraseIterations
         self.passphraseVerifier = passphraseVerifier

@@ -11,7 +11,7 @@ extension SyncLockedNote {
             passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
             passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
             iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
-            noteProofHash: record.noteProofHash)
+            noteProofHash: record.noteProofHash, passphraseHint: record.passphraseHint)
     }
 
     /// The record this carries, its shapes checked.
@@ -21,7 +21,7 @@ extension SyncLockedNote {
         try SyncedLockedRecord(
             passphraseSalt: passphraseSalt, passphraseIterations: passphraseIterations, passphraseVerifier: passphraseVerifier,
             passphraseProofHash: passphraseProofHash, wrappedKey: wrappedKey, iv: iv, tag: tag, ciphertext: ciphertext,
-            bodyFormat: LockedBodyFormat(stored: bodyFormat), noteProofHash: noteProofHash)
+            bodyFormat: LockedBodyFormat(stored: bodyFormat), noteProofHash: noteProofHash, passphraseHint: passphraseHint)
     }
 }
 

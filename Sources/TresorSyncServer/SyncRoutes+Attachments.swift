@@ -7,7 +7,7 @@ import TresorSyncProtocol
 /// Attachments sync (docs/SYNC.md, "Attachments"): a device sends an attachment of one of its
 /// account's notes by its id, streamed, through the web store's own upload (its chunks, size
 /// limit and the account's quota; a locked note's as its sealed chunks), reads one streamed,
-/// and removes one. Each is the account's own: another account's note or attachment is `notFound`.
+/// leaves one out of backups or puts it back in, and removes one. Each is the account's own: another account's note or attachment is `notFound`.
 extension SyncRoutes {
     func registerAttachments<Context: SyncRequestContext>(on router: Router<Context>) {
         router.put("/v1/sync/notes/:note/attachments/:id") { request, context in
@@ -29,6 +29,17 @@ extension SyncRoutes {
                         while let piece = try await reader.next() { try await writer.write(ByteBuffer(bytes: piece)) }
                         try await writer.finish(nil)
                     })
+            }
+        }
+        router.patch("/v1/sync/notes/:note/attachments/:id") { request, context in
+            await answer(context) {
+                let caller = try await trusted(request)
+                let (noteID, id) = try Self.attachmentPath(context)
+                let change = try await decode(SyncAttachmentBackupChange.self, request)
+                let note = try await ownNoteOrRefuse(noteID, of: caller.account)
+                let info = try await relay.accounts.setExcludedFromBackup(id, of: noteID, excluded: change.excludedFromBackup)
+                return try reply(
+                    Self.syncAttachment(info, isSealed: try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)))
             }
         }
         router.delete("/v1/sync/notes/:note/attachments/:id") { request, context in
@@ -62,6 +73,7 @@ extension SyncRoutes {
         guard length <= limit else { throw SyncError(.tooLarge, "an attachment is at most \(limit) bytes") }
         let note = try await ownNoteOrRefuse(noteID, of: caller.account)
         let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
+        let excluded = Self.header(SyncAttachment.excludedFromBackupHeader, of: request) == "true"
         guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
         // A lock removed on the device: an attachment held here sealed comes first as its
         // plaintext, the unlocked copy the lock's removal puts in place.
@@ -75,7 +87,11 @@ extension SyncRoutes {
         }
         if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
             let storedSealed = try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)
-            if storedSealed == sealed { return try reply(Self.syncAttachment(stored, isSealed: sealed)) }
+            if storedSealed == sealed {
+                // A retry whose answer was lost: the flag may not have been set yet.
+                let info = try await flagged(stored, of: noteID, excluded: excluded)
+                return try reply(Self.syncAttachment(info, isSealed: sealed))
+            }
             // Sent before the note's lock (or its removal) travelled: the device sends it anew as
             // the note is now, and this replaces what no browser or device could open any more.
             try await relay.accounts.removeAttachment(id, of: noteID)
@@ -95,7 +111,13 @@ extension SyncRoutes {
             await writer.abandon()
             throw error
         }
-        return try reply(Self.syncAttachment(info, isSealed: sealed), status: .created)
+        return try reply(Self.syncAttachment(try await flagged(info, of: noteID, excluded: excluded), isSealed: sealed), status: .created)
+    }
+
+    /// Attachment `info` of note `noteID` with its excluded-from-backup flag as the device sent it.
+    func flagged(_ info: AttachmentInfo, of noteID: String, excluded: Bool) async throws -> AttachmentInfo {
+        guard (info.excludedFromBackup ?? false) != excluded else { return info }
+        return try await relay.accounts.setExcludedFromBackup(info.id, of: noteID, excluded: excluded)
     }
 
     /// Stores the plaintext in `request`'s body as the unlocked copy of attachment `id` of locked
@@ -137,7 +159,9 @@ extension SyncRoutes {
     }
 
     static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {
-        SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed)
+        SyncAttachment(
+            id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed,
+            excludedFromBackup: info.excludedFromBackup ?? false)
     }
 
     /// Note `id` when `account` owns it.

@@ -24,17 +24,17 @@ extension PostgresWebStore: AttachmentStore {
     /// The attachments of notes `ids`, each note's oldest first; a note without any is left out.
     func attachmentInfos(ofNotes ids: [String], _ connection: PostgresConnection) async throws -> [String: [AttachmentInfo]] {
         var infos: [String: [AttachmentInfo]] = [:]
-        for (noteID, attachmentID, kind, sealedName, byteCount, created) in try await connection.rows(
+        for (noteID, attachmentID, kind, sealedName, byteCount, created, excluded) in try await connection.rows(
             """
-            SELECT note_id, id, kind, sealed_name, byte_count, created FROM attachments WHERE note_id = ANY(\(ids))
+            SELECT note_id, id, kind, sealed_name, byte_count, created, excluded_from_backup FROM attachments WHERE note_id = ANY(\(ids))
             ORDER BY note_id, created, id
-            """, logger, as: (String, String, String, Data, Int, Double).self)
+            """, logger, as: (String, String, String, Data, Int, Double, Bool).self)
         {
             guard let kind = AttachmentKind(rawValue: kind) else { throw NotesError.damaged("attachment \(attachmentID)") }
             infos[noteID, default: []].append(
                 AttachmentInfo(
                     id: attachmentID, kind: kind, name: try sealing.openText(sealedName, "attachments", attachmentID, "name"),
-                    byteCount: byteCount, created: Date(timeIntervalSince1970: created)))
+                    byteCount: byteCount, created: Date(timeIntervalSince1970: created), excludedFromBackup: excluded))
         }
         return infos
     }
@@ -113,6 +113,29 @@ extension PostgresWebStore: AttachmentStore {
             try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
             try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
             try await announce(.changed, note: noteID, connection)
+        }
+    }
+
+    func setExcludedFromBackup(_ id: String, of noteID: String, excluded: Bool) async throws -> AttachmentInfo {
+        try await db.transaction { [self, logger] connection in
+            _ = try await noteForWrite(noteID, connection)
+            guard
+                let changed = try await connection.value(
+                    """
+                    WITH old AS (SELECT excluded_from_backup FROM attachments WHERE id = \(id) AND note_id = \(noteID) FOR UPDATE)
+                    UPDATE attachments SET excluded_from_backup = \(excluded) FROM old WHERE id = \(id) AND note_id = \(noteID)
+                    RETURNING old.excluded_from_backup <> \(excluded)
+                    """, logger, as: Bool.self)
+            else { throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))") }
+            if changed {
+                // A revision of the note: the account's devices read its listing again.
+                try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
+                try await announce(.changed, note: noteID, connection)
+            }
+            guard let info = try await attachmentInfos(of: noteID, connection).first(where: { $0.id == id }) else {
+                throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
+            }
+            return info
         }
     }
 

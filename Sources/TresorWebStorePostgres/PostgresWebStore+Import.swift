@@ -224,6 +224,8 @@ public struct ImportedAttachment: Sendable {
     public var created: Date
     /// A locked note's: its chunks are sealed under the note key, one per 1 MiB of plaintext.
     public var isLocked: Bool
+    /// Left out of backups in the home: the server keeps the flag.
+    public var excludedFromBackup: Bool
 
     /// - Parameters:
     ///   - id: its id in the home.
@@ -233,7 +235,11 @@ public struct ImportedAttachment: Sendable {
     ///   - byteCount: its plaintext size.
     ///   - created: when it was added.
     ///   - isLocked: whether its chunks are sealed under a locked note's key.
-    public init(id: String, note: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date, isLocked: Bool) {
+    ///   - excludedFromBackup: whether backups leave it out.
+    public init(
+        id: String, note: String, kind: AttachmentKind, name: String, byteCount: Int, created: Date, isLocked: Bool, excludedFromBackup: Bool = false
+    ) {
+        self.excludedFromBackup = excludedFromBackup
         self.id = id
         self.note = note
         self.kind = kind
@@ -481,9 +487,9 @@ public final class ServerImport: Sendable {
             try await connection.run("DELETE FROM attachment_uploads WHERE id = \(attachment.id)", logger)
             let inserted = try await connection.count(
                 """
-                INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created)
+                INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created, excluded_from_backup)
                 VALUES (\(attachment.id), \(attachment.note), \(attachment.kind.rawValue), \(sealedName), \(attachment.byteCount), \(chunkCount),
-                        \(attachment.isLocked), \(attachment.created.timeIntervalSince1970))
+                        \(attachment.isLocked), \(attachment.created.timeIntervalSince1970), \(attachment.excludedFromBackup))
                 ON CONFLICT (id) DO NOTHING RETURNING 1
                 """, logger)
             return inserted == 1 ? .moved : .alreadyPresent

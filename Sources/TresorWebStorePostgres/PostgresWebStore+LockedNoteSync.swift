@@ -16,7 +16,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: passphrase.verifier,
                 passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
                 ciphertext: try sealing.open(sealed, "notes", id, "ciphertext"), bodyFormat: LockedBodyFormat(stored: row.bodyFormat),
-                noteProofHash: row.noteProofHash)
+                noteProofHash: row.noteProofHash, passphraseHint: try hint(of: passphrase))
         }
     }
 
@@ -134,12 +134,25 @@ extension PostgresWebStore: LockedNoteSyncStore {
     }
 
     /// The account's passphrase generation of the record's salt, else a new one recorded — made
-    /// current when the account has none (caller holds the account's row lock).
+    /// current when the account has none (caller holds the account's row lock). The record's
+    /// hint fills the generation when it has none and is not the current one: the current
+    /// one's hint travels on its own (``storeSyncedPassphrase(_:base:account:)``), and may have
+    /// been removed on purpose.
     func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
-        try await passphraseID(
+        let id = try await passphraseID(
             for: SyncedPassphrase(
                 salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
                 proofHash: record.passphraseProofHash, hint: nil), account: account, connection)
+        if let hint = record.passphraseHint {
+            let sealedHint = try sealing.sealText(hint, "passphrases", "\(id)", "hint")
+            try await connection.run(
+                """
+                UPDATE passphrases SET sealed_hint = \(sealedHint)
+                WHERE id = \(id) AND sealed_hint IS NULL
+                    AND id IS DISTINCT FROM (SELECT current_passphrase_id FROM accounts WHERE id = \(account.rawValue))
+                """, logger)
+        }
+        return id
     }
 
     /// The account's passphrase generation of the salt of `record`, as the one above

@@ -147,4 +147,12 @@ extension ServerSchema {
         )
         """,
     ]
+
+    /// An attachment's excluded-from-backup flag (`tresor note attach --exclude-from-backup`),
+    /// kept so that it travels between the account's devices (docs/SYNC.md, "Attachments").
+    static let version7: [String] = [
+        """
+        ALTER TABLE attachments ADD COLUMN excluded_from_backup BOOLEAN NOT NULL DEFAULT FALSE
+        """
+    ]
 }

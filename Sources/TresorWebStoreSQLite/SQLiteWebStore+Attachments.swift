@@ -31,6 +31,10 @@ extension SQLiteWebStore: AttachmentStore {
     public func removeAttachment(_ id: String, of noteID: String) async throws {
         try await run { try $0.removeAttachment(id, of: noteID) }
     }
+
+    public func setExcludedFromBackup(_ id: String, of noteID: String, excluded: Bool) async throws -> AttachmentInfo {
+        try await run { try $0.setExcludedFromBackup(id, of: noteID, excluded: excluded) }
+    }
 }
 
 /// An upload into the home's attachments folder (``AttachmentUpload``): each chunk sealed and

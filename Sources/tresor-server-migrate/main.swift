@@ -195,7 +195,7 @@ final class Migration {
             }
             let imported = ImportedAttachment(
                 id: record.id, note: record.note, kind: record.kind, name: record.name, byteCount: record.byteCount, created: record.created,
-                isLocked: record.isLocked)
+                isLocked: record.isLocked, excludedFromBackup: record.excludedFromBackup)
             let outcome = try blocking { [importer] in try await importer.beginAttachment(imported) }
             if outcome == .moved {
                 attachment = (imported, 0, Data())

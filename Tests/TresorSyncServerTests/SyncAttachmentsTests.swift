@@ -32,7 +32,8 @@ struct SyncAttachmentsTests {
             #expect(sent.status == .created, "\(sent.text)")
             #expect(
                 try sent.decode(SyncAttachment.self)
-                    == SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false))
+                    == SyncAttachment(
+                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false))
             // Stored by the web store under the device's id, in its chunks: the web client reads it.
             let reader = try await store.readAttachment(id, of: note.id)
             var stored = Data()
@@ -56,7 +57,8 @@ struct SyncAttachmentsTests {
             let page = try await device.notes(client)
             #expect(
                 page.entries.first?.note?.attachments == [
-                    SyncAttachment(id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false)
+                    SyncAttachment(
+                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false)
                 ])
             // Read back streamed, byte for byte.
             let read = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .get, headers: device.bearer)
@@ -153,6 +155,62 @@ struct SyncAttachmentsTests {
         }
         let reader = try await store.readAttachment(id, of: note.id)
         #expect(try await reader.next() == bytes)
+        await instance.storage.close()
+    }
+
+    /// The excluded-from-backup flag (docs/SYNC.md, "Attachments"): sent with an upload, kept by
+    /// the server and listed, changed by a device (making a revision of the note, so the other
+    /// devices read it) — also on a retry whose answer was lost.
+    @Test func anAttachmentsExcludedFromBackupFlagIsKeptListedAndChanged() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        try await instance.account("bob")
+        let store = instance.storage.store
+        let note = try await store.createNote(NoteDraft(title: "Statements", body: "Statements"), account: ada.id, quota: nil)
+        let id = UUID().uuidString.lowercased()
+        let bytes = Data("the bank's statement".utf8)
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            var headers = device.attachmentHeaders(name: "statement.pdf", length: bytes.count)
+            headers.append(.init(name: .init(SyncAttachment.excludedFromBackupHeader)!, value: "true"))
+            let path = "/v1/sync/notes/\(note.id)/attachments/\(id)"
+            let sent = try await client.execute(uri: path, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+            #expect(try sent.status == .created && sent.decode(SyncAttachment.self).excludedFromBackup == true, "\(sent.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true, "the web store keeps it")
+            let page = try await device.notes(client)
+            #expect(page.entries.first?.note?.attachments?.first?.excludedFromBackup == true)
+
+            // Put back into backups: a revision of the note, listed so after the cursor.
+            let revision = try await store.summary(ofNote: note.id).revision
+            let changed = try await client.send(
+                .patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
+            #expect(try changed.status == .ok && changed.decode(SyncAttachment.self).excludedFromBackup == false, "\(changed.text)")
+            #expect(try await store.summary(ofNote: note.id).revision > revision)
+            let next = try await device.notes(client, after: page.cursor)
+            #expect(next.entries.first?.note?.attachments?.first?.excludedFromBackup == false)
+            // The same change again changes nothing.
+            let cursor = next.cursor
+            let same = try await client.send(.patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
+            #expect(same.status == .ok)
+            #expect(try await device.notes(client, after: cursor).entries.isEmpty)
+            // An upload retried after a lost answer sets the flag it carries.
+            let retried = try await client.execute(uri: path, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+            #expect(try retried.status == .ok && retried.decode(SyncAttachment.self).excludedFromBackup == true, "\(retried.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true)
+
+            // Another account's device, an attachment that is not there: not found, nothing changed.
+            var bobsDevice = TestDevice(account: "bob")
+            try await bobsDevice.join(client)
+            let bobs = try await client.send(.patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: bobsDevice.bearer)
+            #expect(bobs.status == .notFound, "\(bobs.text)")
+            let missing = try await client.send(
+                .patch, "/v1/sync/notes/\(note.id)/attachments/\(UUID().uuidString.lowercased())",
+                SyncAttachmentBackupChange(excludedFromBackup: true),
+                headers: device.bearer)
+            #expect(missing.status == .notFound, "\(missing.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true)
+        }
         await instance.storage.close()
     }
 

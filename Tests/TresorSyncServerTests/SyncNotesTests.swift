@@ -206,6 +206,46 @@ struct SyncNotesTests {
         await instance.storage.close()
     }
 
+    /// The hint of the passphrase generation a locked note is locked under travels with its
+    /// record: it fills a generation that has none — never the current one, whose hint travels
+    /// on its own — and comes back in the record a device reads (docs/SYNC.md, "Notes").
+    @Test func aLockedNotesRecordCarriesTheHintOfAnEarlierPassphrase() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        _ = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let current = SyncPassphrase(
+                salt: Data(repeating: 9, count: 16), iterations: 1_000, verifier: Data(repeating: 8, count: 24), proofHash: nil, hint: "current hint")
+            let put = try await client.send(.put, "/v1/sync/passphrase", SyncPassphraseChange(passphrase: current, base: nil), headers: device.bearer)
+            #expect(put.status == .ok, "\(put.text)")
+
+            var earlier = SyncNoteChange.new("Old letters", "")
+            earlier.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            earlier.locked?.passphraseHint = "earlier hint"
+            let old = try #require(try await device.send(client, earlier).note)
+            #expect(old.locked?.passphraseHint == "earlier hint")
+            #expect(try await store.summary(ofNote: old.id).lock?.hint == "earlier hint", "the web client shows it for that note")
+
+            var stale = SyncNoteChange.new("New letters", "")
+            stale.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 6)
+            stale.locked?.passphraseSalt = current.salt
+            stale.locked?.passphraseVerifier = current.verifier
+            stale.locked?.passphraseHint = "stale hint"
+            let new = try #require(try await device.send(client, stale).note)
+            #expect(new.locked?.passphraseHint == "current hint", "the current generation keeps its own hint")
+
+            // A hint of the wrong shape is refused with the note.
+            var bad = SyncNoteChange.new("Bad hint", "")
+            bad.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 7)
+            bad.locked?.passphraseHint = String(repeating: "h", count: 10_000)
+            let refused = try await client.send(.post, "/v1/sync/notes", bad, headers: device.bearer)
+            #expect(refused.status == .badRequest && refused.code == .invalid, "\(refused.text)")
+        }
+        await instance.storage.close()
+    }
+
     @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")

@@ -225,10 +225,37 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [2, 3, 4, 5, 6])
+        #expect(upgraded.appliedMigrations == [2, 3, 4, 5, 6, 7])
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
         #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)
+        await upgraded.close()
+    }
+
+    /// Version 7 keeps an attachment's excluded-from-backup flag: a version 6 database's
+    /// attachments keep their bytes and are in backups until a device says otherwise.
+    @Test func aVersion6DatabaseIsBroughtToVersion7WithItsAttachmentsKept() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let old = try await ServerStorageFixture.open(url: url)
+        let owner = try await old.store.registerAccount(name: "old", password: WebStoreCheck.password("old-password-1"))
+        let note = try await old.store.createNote(NoteDraft(title: "Scans", body: "Scans"), account: owner.id, quota: nil)
+        let writer = try await old.store.beginAttachment(to: note.id, kind: .file, name: "scan.bin", id: nil)
+        try await writer.append(Data("the scan".utf8))
+        let attachment = try await writer.finish(quota: nil)
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            // What a version 6 server made: no flag.
+            try await connection.query("ALTER TABLE attachments DROP COLUMN excluded_from_backup", logger: logger)
+            try await connection.query("DELETE FROM tresor_schema WHERE version > 6", logger: logger)
+        }
+        let upgraded = try await ServerStorageFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [7])
+        let listed = try await upgraded.store.listedAttachments(ofNote: note.id)
+        #expect(listed.map(\.id) == [attachment.id] && listed.first?.excludedFromBackup == nil, "kept, and in backups")
+        let reader = try await upgraded.store.readAttachment(attachment.id, of: note.id)
+        #expect(try await reader.next() == Data("the scan".utf8))
+        #expect(try await upgraded.store.setExcludedFromBackup(attachment.id, of: note.id, excluded: true).excludedFromBackup == true)
+        #expect(try await upgraded.store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true)
         await upgraded.close()
     }
 

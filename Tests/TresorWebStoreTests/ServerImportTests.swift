@@ -62,7 +62,8 @@ import TresorWebStorePostgres
 
         // An attachment of two chunks: written, then found; interrupted and begun again, whole.
         let attachment = ImportedAttachment(
-            id: "a-1", note: "n-1", kind: .file, name: "big.bin", byteCount: LockedNoteShape.chunkByteCount + 3, created: Date(), isLocked: false)
+            id: "a-1", note: "n-1", kind: .file, name: "big.bin", byteCount: LockedNoteShape.chunkByteCount + 3, created: Date(), isLocked: false,
+            excludedFromBackup: true)
         let first = Data(repeating: 1, count: LockedNoteShape.chunkByteCount), second = Data([2, 3, 4])
         #expect(try await importer.beginAttachment(attachment) == .moved)
         try await importer.writeAttachmentChunk(first, index: 0, of: "a-1")
@@ -76,6 +77,7 @@ import TresorWebStorePostgres
         var read = Data()
         while let chunk = try await reader.next() { read.append(chunk) }
         #expect(read == first + second)
+        #expect(try await store.listedAttachments(ofNote: "n-1").map(\.excludedFromBackup) == [true], "left out of backups there too")
 
         let name = TestPostgres.databaseName(of: url)
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: name) == ["0"])

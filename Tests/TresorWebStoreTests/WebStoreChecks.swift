@@ -622,6 +622,24 @@ extension WebStoreCheck {
                 return
             }
         },
+        WebStoreCheck(name: "an attachment left out of backups is listed so, and put back in") { store, _ in
+            let owner = try await registered(store, "kit")
+            let note = try await store.createNote(NoteDraft(title: "Statements", body: ""), account: owner.id, quota: nil)
+            let writer = try await store.beginAttachment(to: note.id, kind: .file, name: "statement.bin")
+            try await writer.append(pattern(1_000))
+            let info = try await writer.finish(quota: nil)
+            #expect(info.excludedFromBackup == nil, "in backups unless said otherwise")
+            #expect(try await store.setExcludedFromBackup(info.id, of: note.id, excluded: true).excludedFromBackup == true)
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.excludedFromBackup) == [true])
+            #expect(try await store.openNote(note.id).attachments.map(\.excludedFromBackup) == [true])
+            #expect(try await store.setExcludedFromBackup(info.id, of: note.id, excluded: false).excludedFromBackup == nil)
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.excludedFromBackup) == [nil])
+            guard case .notFound = await failure({ _ = try await store.setExcludedFromBackup("no-such-attachment", of: note.id, excluded: true) })
+            else {
+                Issue.record("a flag set on no attachment")
+                return
+            }
+        },
         WebStoreCheck(name: "an abandoned upload leaves nothing, and a name that walks out of a folder is refused") { store, _ in
             let owner = try await registered(store, "ivy")
             let note = try await store.createNote(NoteDraft(title: "Drafts", body: ""), account: owner.id, quota: nil)

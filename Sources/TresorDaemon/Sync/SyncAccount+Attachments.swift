@@ -31,6 +31,8 @@ extension SyncAccount {
     }
 
     private func syncAttachments(_ notes: NotesStore, client: SyncClient, report: inout AttachmentSyncReport) async throws {
+        // The server's flags first: a change made here since goes below, and wins.
+        try notes.applyListedBackupExclusions()
         let work = try notes.attachmentSyncWork()
         for listing in work.listings {
             // Removals first: one may make way for the sealed copy of the same attachment.
@@ -59,8 +61,9 @@ extension SyncAccount {
             report.changedServer = true
         }
         for entry in work.send {
+            let stored: SyncAttachment
             do {
-                try await Self.send(entry, notes, client)
+                stored = try await Self.send(entry, notes, client)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
                 report.refuse(entry.attachmentID, code, message)
                 continue
@@ -68,7 +71,20 @@ extension SyncAccount {
                 // Removed here while this sync ran: its removal is the next sync's.
                 continue
             }
-            try notes.recordAttachmentSent(entry.attachmentID, of: entry.localNoteID)
+            try notes.recordAttachmentSent(entry.attachmentID, of: entry.localNoteID, excludedFromBackup: stored.excludedFromBackup ?? false)
+            report.changedServer = true
+        }
+        for entry in work.backupChanges {
+            let stored: SyncAttachment?
+            do {
+                stored = try await client.setExcludedFromBackup(entry.excludedFromBackup, attachment: entry.attachmentID, ofNote: entry.serverNoteID)
+            } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
+                report.refuse(entry.attachmentID, code, message)
+                continue
+            }
+            // A server that does not keep the flag (an older Tresor): the changes wait.
+            guard let stored, let excluded = stored.excludedFromBackup else { break }
+            try notes.recordBackupExclusionSent(entry.attachmentID, excluded: excluded)
             report.changedServer = true
         }
     }
@@ -82,7 +98,7 @@ extension SyncAccount {
         let work = try notes.attachmentSyncWork()
         let report = lastAttachmentSync
         return SyncAttachmentsStatus(
-            toSend: work.send.count + work.removeOnServer.count, toFetch: work.listings.reduce(0) { $0 + $1.fetch.count },
+            toSend: work.send.count + work.removeOnServer.count + work.backupChanges.count, toFetch: work.listings.reduce(0) { $0 + $1.fetch.count },
             serverTakesNone: report.serverTakesNone, refused: report.refused)
     }
 
@@ -110,7 +126,8 @@ extension SyncAccount {
 
     /// Sends one attachment, streamed from its sealed file a chunk at a time: its plaintext, or
     /// a locked note's chunks as sealed under the note key (no key is needed to read them).
-    static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws {
+    /// - Returns: the attachment as the server holds it.
+    static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws -> SyncAttachment {
         guard let info = try notes.listedAttachments(ofNote: entry.localNoteID).first(where: { $0.id == entry.attachmentID }) else {
             throw NotesError.notFound("attachment \(entry.attachmentID)")
         }
@@ -119,8 +136,10 @@ extension SyncAccount {
                 ? try notes.openSealedChunks(ofAttachment: entry.attachmentID, note: entry.localNoteID)
                 : try notes.openAttachment(entry.attachmentID, of: entry.localNoteID).1
         }
-        let attachment = SyncAttachment(id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: entry.isSealed)
-        _ = try await client.sendAttachment(attachment, ofNote: entry.serverNoteID, length: try open().byteCount) {
+        let attachment = SyncAttachment(
+            id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: entry.isSealed,
+            excludedFromBackup: entry.excludedFromBackup)
+        return try await client.sendAttachment(attachment, ofNote: entry.serverNoteID, length: try open().byteCount) {
             let chunks = try open()
             return { try chunks.next() }
         }
@@ -133,7 +152,8 @@ extension SyncAccount {
             list.compactMap { attachment in
                 AttachmentKind(rawValue: attachment.kind).map {
                     SyncedAttachment(
-                        id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount, isSealed: attachment.isSealed ?? false)
+                        id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount, isSealed: attachment.isSealed ?? false,
+                        excludedFromBackup: attachment.excludedFromBackup)
                 }
             }
         }

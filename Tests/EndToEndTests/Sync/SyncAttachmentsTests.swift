@@ -57,6 +57,52 @@ import TresorTestSupport
         #expect(left.isEmpty, "attachment files left on the laptop: \(left.count)")
     }
 
+    /// The excluded-from-backup flag travels with an attachment, and a change of it on either
+    /// device reaches the other and the web client.
+    @Test func anAttachmentLeftOutOfBackupsIsLeftOutEverywhereAndAChangeOfItGoesBothWays() async throws {
+        let (cluster, browser, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try SyncNotesE2ETests.newNote(laptop, "Statements\nthe bank's")
+        let file = laptop.root.appendingPathComponent("statement.bin")
+        try Data((0..<40_000).map { _ in UInt8.random(in: 0...255) }).write(to: file)
+        let kept = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path, "--name", "-"], input: "kept.bin\n")
+        let excluded = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path, "--name", "-", "--exclude-from-backup"],
+            input: "excluded.bin\n")
+        #expect(excluded.excludedFromBackup == true && kept.excludedFromBackup == nil)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Statements" })
+        func flags(_ device: Harness, _ id: String) throws -> [String: Bool] {
+            let listed = try device.json(OpenedNote.self, ["note", "show", id]).attachments
+            return Dictionary(uniqueKeysWithValues: listed.map { ($0.id, $0.excludedFromBackup ?? false) })
+        }
+        #expect(try flags(phone, onPhone.id) == [kept.id: false, excluded.id: true], "the flag came with the attachment")
+        let onWeb = try browser.get("/api/notes/\(onPhone.id)")
+        let webAttachments = try #require(onWeb.json?["attachments"] as? [[String: Any]], "\(onWeb.text)")
+        #expect(webAttachments.first { $0["id"] as? String == excluded.id }?["excludedFromBackup"] as? Bool == true, "\(onWeb.text)")
+
+        // Put back into backups on the phone, the other left out on the laptop: each reaches the other.
+        let included = try phone.tresor(["note", "attachment-backup", onPhone.id, excluded.id, "--include"])
+        #expect(included.succeeded, "\(included.stderr)")
+        let left = try laptop.tresor(["note", "attachment-backup", note.id, kept.id, "--exclude"])
+        #expect(left.succeeded, "\(left.stderr)")
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        #expect(try flags(laptop, note.id) == [kept.id: true, excluded.id: false])
+        #expect(try flags(phone, onPhone.id) == [kept.id: true, excluded.id: false])
+        // Nothing goes twice, and the bytes never went again.
+        for device in [laptop, phone] {
+            let again = try SyncNotesE2ETests.syncNow(device)
+            #expect(again == SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0), "\(again)")
+            let status = try SyncE2E.sync(device, SyncStatusAnswer.self, ["status"])
+            #expect(status.attachments?.toSend == 0 && status.attachments?.toFetch == 0, "\(String(describing: status.attachments))")
+        }
+    }
+
     @Test func anAttachmentAddedOnTheOtherSideAfterTheNoteSyncedGoesToo() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live

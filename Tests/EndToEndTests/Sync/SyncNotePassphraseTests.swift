@@ -58,4 +58,41 @@ import TresorTestSupport
             #expect(!device.daemonLog.contains(first) && !device.daemonLog.contains(second) && !device.daemonLog.contains("e2e hint"))
         }
     }
+
+    /// A note locked under an earlier passphrase shows that passphrase's hint on the other
+    /// device and in the web client too: the hint travels with the note's sealed record and
+    /// fills the generation where it has none.
+    @Test func theHintOfAnEarlierPassphraseTravelsWithTheNotesLockedUnderIt() async throws {
+        let (cluster, browser, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let first = "e2e-earlier-passphrase-" + UUID().uuidString.prefix(8)
+        let second = "e2e-current-passphrase-" + UUID().uuidString.prefix(8)
+        let set = try laptop.tresor(["note", "passphrase", "set", "--hint", "--passphrase-stdin"], input: "\(first)\n\(first)\ne2e earlier hint\n")
+        #expect(set.succeeded, "\(set.stderr)")
+        let note = try SyncNotesE2ETests.newNote(laptop, "Old letters\ne2e-earlier-marker")
+        let locked = try laptop.tresor(["note", "lock", note.id, "--passphrase-stdin"], input: first + "\n")
+        #expect(locked.succeeded, "\(locked.stderr)")
+        // Reset before the first sync: the earlier passphrase never travels as the current one.
+        let reset = try laptop.tresor(
+            ["note", "passphrase", "reset", "--passcode-stdin", "--hint"], input: "\(SyncE2E.passcode)\n\(second)\n\(second)\ne2e current hint\n")
+        #expect(reset.succeeded, "\(reset.stderr)")
+        let onLaptop = try #require(try laptop.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Old letters" }?.lock)
+        #expect(onLaptop.isCurrent == false && onLaptop.hint == "e2e earlier hint", "\(onLaptop)")
+
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Old letters" })
+        let lock = try #require(onPhone.lock)
+        #expect(!lock.isCurrent && lock.hint == "e2e earlier hint", "the earlier passphrase's hint reaches the other device: \(lock)")
+        #expect(try Self.hint(phone) == "e2e current hint", "the current one's is still the current one's")
+        let opened = try phone.json(OpenedNote.self, ["note", "show", onPhone.id, "--passphrase-stdin"], input: first + "\n")
+        #expect(opened.body == "Old letters\ne2e-earlier-marker")
+        // The web client shows it for that note as well.
+        let onWeb = try browser.get("/api/notes")
+        let webNote = try #require((onWeb.json?["notes"] as? [[String: Any]])?.first { $0["title"] as? String == "Old letters" }, "\(onWeb.text)")
+        #expect((webNote["lock"] as? [String: Any])?["hint"] as? String == "e2e earlier hint", "\(webNote)")
+        for device in [laptop, phone] {
+            #expect(!device.daemonLog.contains("e2e earlier hint") && !device.daemonLog.contains(first))
+        }
+    }
 }
