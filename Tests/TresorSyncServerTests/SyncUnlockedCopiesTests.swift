@@ -77,7 +77,9 @@ struct SyncUnlockedCopiesTests {
             let removed = try await device.send(client, removal)
             #expect(removed.outcome == .saved && removed.note?.isLocked == false, "\(removed.outcome)")
             #expect(
-                removed.note?.attachments == [SyncAttachment(id: id, kind: "image", name: "deed.png", byteCount: plaintext.count, isSealed: false)])
+                removed.note?.attachments == [
+                    SyncAttachment(id: id, kind: "image", name: "deed.png", byteCount: plaintext.count, isSealed: false, excludedFromBackup: false)
+                ])
             let reader = try await store.readAttachment(id, of: note.id)
             var stored = Data()
             while let piece = try await reader.next() { stored.append(piece) }
