@@ -14,7 +14,9 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                return try await Self.notesRefusal { try await putAttachment(request, noteID: noteID, id: id, caller: caller) }
+                return try await asDevice(caller) {
+                    try await Self.notesRefusal { try await putAttachment(request, noteID: noteID, id: id, caller: caller) }
+                }
             }
         }
         router.get("/v1/sync/notes/:note/attachments/:id") { request, context in
@@ -37,12 +39,14 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                try await Self.notesRefusal {
-                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
-                    do {
-                        try await relay.accounts.removeAttachment(id, of: noteID)
-                    } catch NotesError.notFound {
-                        // Removed already (a retry, or another device): the removal holds.
+                try await asDevice(caller) {
+                    try await Self.notesRefusal {
+                        _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                        do {
+                            try await relay.accounts.removeAttachment(id, of: noteID)
+                        } catch NotesError.notFound {
+                            // Removed already (a retry, or another device): the removal holds.
+                        }
                     }
                 }
                 return Response(status: .noContent)

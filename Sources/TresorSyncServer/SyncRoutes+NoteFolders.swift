@@ -13,8 +13,10 @@ extension SyncRoutes {
                 guard changes.created.count + changes.deleted.count <= SyncFolderChanges.maxNames else {
                     throw SyncError(.invalid, "a request names at most \(SyncFolderChanges.maxNames) folders")
                 }
-                let names = try await Self.notesRefusal {
-                    try await lockedNotes().applySyncedFolderChanges(created: changes.created, deleted: changes.deleted, account: caller.account)
+                let names = try await asDevice(caller) {
+                    try await Self.notesRefusal {
+                        try await lockedNotes().applySyncedFolderChanges(created: changes.created, deleted: changes.deleted, account: caller.account)
+                    }
                 }
                 return try reply(SyncFolders(names: names))
             }

@@ -212,7 +212,7 @@ final class BackgroundSync: Sendable {
                     case .opened:
                         setLive(true)
                         syncWakes.yield()  // what came while no stream was open
-                    case .records, .notes, .resync, .deviceRemoved:
+                    case .records, .notes, .circle, .resync, .deviceRemoved:
                         syncWakes.yield()
                     }
                 }
