@@ -55,8 +55,9 @@ import TresorTestSupport
         }
     }
 
-    /// The phone speaks to the server through a proxy that lists its requests: an item or a note
-    /// it makes costs it one sync — one state request — though the server tells the laptop.
+    /// The phone speaks to the server through a proxy that lists its requests: an item, a note or
+    /// a folder it makes starts one sync by itself, and costs it that one sync — one state
+    /// request — though the server tells the laptop.
     @Test func aDevicesOwnChangeCostsItNoSecondSync() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         defer { withExtendedLifetime(cluster) {} }
@@ -79,6 +80,10 @@ import TresorTestSupport
             (
                 "a note", { _ = try SyncNotesE2ETests.newNote(phone, "Own\ne2e-own-note") },
                 { try SyncNotesE2ETests.notes(laptop)["Own"]?.body == "Own\ne2e-own-note" }
+            ),
+            (
+                "a folder", { try SyncNoteFoldersTests.folder(phone, "create", "Own folder") },
+                { try SyncNoteFoldersTests.folders(laptop) == ["Own folder"] }
             ),
         ]
         for (what, make, arrived) in changes {
