@@ -56,10 +56,12 @@ final class BackgroundSync: Sendable {
         let store: NotesStore
         let outbox: CommittedInsertObservation
         let folders: UUID
+        let passphrases: CommittedInsertObservation
 
         func cancel() {
             outbox.cancel()
             store.changes.stopListening(folders)
+            passphrases.cancel()
         }
     }
     /// The open stream's task, cancelled when the device stops being a trusted member.
@@ -189,10 +191,10 @@ final class BackgroundSync: Sendable {
 
     /// Observes the notes' outbox likewise, from the first sync of a trusted member on (a home
     /// that never joined keeps its notes store unopened until it is used): a local change of a
-    /// note starts a sync; what a pull applies does not. So does a folder made or deleted here:
-    /// the store announces every change of the folders, and a sync follows when the local ones
-    /// are no longer those this device last agreed with the server — after a pull applied the
-    /// server's, they are.
+    /// note starts a sync; what a pull applies does not. So does a folder made or deleted here,
+    /// or the notes passphrase or its hint set here: the store announces every change of the
+    /// folders and of the passphrases, and a sync follows when the local ones are no longer
+    /// those this device last agreed with the server — after a pull applied the server's, they are.
     private func observeNotesOutbox() {
         guard let store = try? notes.store() else { return }
         observedNotes.withLock { observed in
@@ -206,7 +208,15 @@ final class BackgroundSync: Sendable {
                     wakes.yield()
                 }
             }
-            observed = ObservedNotes(store: store, outbox: store.observeSyncOutbox { wakes.yield() }, folders: folders)
+            let passphrases = store.observePassphrases {
+                Task {
+                    guard let passphrase = try? store.passphraseForSync(), let current = passphrase.current, current != passphrase.agreed
+                    else { return }
+                    wakes.yield()
+                }
+            }
+            observed = ObservedNotes(
+                store: store, outbox: store.observeSyncOutbox { wakes.yield() }, folders: folders, passphrases: passphrases)
         }
     }
 

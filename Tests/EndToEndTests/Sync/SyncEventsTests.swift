@@ -55,9 +55,9 @@ import TresorTestSupport
         }
     }
 
-    /// The phone speaks to the server through a proxy that lists its requests: an item, a note or
-    /// a folder it makes starts one sync by itself, and costs it that one sync — one state
-    /// request — though the server tells the laptop.
+    /// The phone speaks to the server through a proxy that lists its requests: an item, a note, a
+    /// folder, a passphrase or a hint it makes starts one sync by itself, and costs it that one
+    /// sync — one state request — though the server tells the laptop.
     @Test func aDevicesOwnChangeCostsItNoSecondSync() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         defer { withExtendedLifetime(cluster) {} }
@@ -71,6 +71,7 @@ import TresorTestSupport
         #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", proxy.address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
         try SyncLiveTests.waitUntilLive(laptop, phone)
 
+        let passphrase = "e2e-own-passphrase-" + UUID().uuidString.prefix(8)
         // Each change: the phone's one sync sends it, the laptop has it, and the phone asks nothing more.
         let changes: [(String, () throws -> Void, () throws -> Bool)] = [
             (
@@ -84,6 +85,24 @@ import TresorTestSupport
             (
                 "a folder", { try SyncNoteFoldersTests.folder(phone, "create", "Own folder") },
                 { try SyncNoteFoldersTests.folders(laptop) == ["Own folder"] }
+            ),
+            (
+                "a passphrase",
+                {
+                    let set = try phone.tresor(
+                        ["note", "passphrase", "set", "--hint", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\ne2e own hint\n")
+                    #expect(set.succeeded, "\(set.stderr)")
+                },
+                { (try? SyncNotePassphraseTests.hint(laptop)) == "e2e own hint" }
+            ),
+            (
+                "a hint",
+                {
+                    let hinted = try phone.tresor(
+                        ["note", "passphrase", "hint", "--set", "--passphrase-stdin"], input: "e2e own hint 2\n\(passphrase)\n")
+                    #expect(hinted.succeeded, "\(hinted.stderr)")
+                },
+                { (try? SyncNotePassphraseTests.hint(laptop)) == "e2e own hint 2" }
             ),
         ]
         for (what, make, arrived) in changes {
