@@ -16,4 +16,14 @@ extension NotesStore {
     public func observeSyncOutbox(_ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
         pool.observeCommittedInserts(into: "sync_note_outbox", changed)
     }
+
+    /// Calls `changed` after each committed transaction that changed the notes passphrases — a
+    /// generation set, changed or reset, a hint — here or applied by a pull
+    /// (``passphraseForSync()`` tells which: a change to send differs from the agreed one).
+    /// - Parameter changed: called on the database's writer thread, after the commit; it
+    ///   should only hand the news on.
+    /// - Returns: the observation; keep it as long as it should last.
+    public func observePassphrases(_ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
+        pool.observeCommittedChanges(of: "passphrases", changed)
+    }
 }

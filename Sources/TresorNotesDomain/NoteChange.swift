@@ -26,11 +26,15 @@ public struct NoteChange: Equatable, Sendable {
     public var revision: Int64?
     /// The accounts that may see the note: its owner and participants (and one just removed).
     public var accounts: Set<AccountID>
+    /// The sync device whose request made the change (docs/SYNC.md, "Live updates"): its own
+    /// live-events stream is not told. Nil for a browser's, the CLI's or another's change.
+    public var device: String?
 
-    public init(kind: Kind, noteID: String?, revision: Int64?, accounts: Set<AccountID>) {
+    public init(kind: Kind, noteID: String?, revision: Int64?, accounts: Set<AccountID>, device: String? = nil) {
         self.kind = kind
         self.noteID = noteID
         self.revision = revision
         self.accounts = accounts
+        self.device = device
     }
 }

@@ -15,13 +15,27 @@ extension DatabasePool {
     ///     hand the news on.
     /// - Returns: the observation; keep it as long as it should last.
     public func observeCommittedInserts(into table: String, _ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
-        let observer = CommittedInsertObserver(table: table, changed: changed)
+        let observer = CommittedInsertObserver(table: table, updatesAndDeletes: false, changed: changed)
+        add(transactionObserver: observer, extent: .observerLifetime)
+        return CommittedInsertObservation(observer: observer, database: self)
+    }
+
+    /// Calls `changed` after each committed transaction that inserted, updated or deleted a
+    /// row of `table`, until the observation is cancelled or released.
+    /// - Parameters:
+    ///   - table: the table watched.
+    ///   - changed: called on the database's writer thread, after the commit; it should only
+    ///     hand the news on.
+    /// - Returns: the observation; keep it as long as it should last.
+    public func observeCommittedChanges(of table: String, _ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
+        let observer = CommittedInsertObserver(table: table, updatesAndDeletes: true, changed: changed)
         add(transactionObserver: observer, extent: .observerLifetime)
         return CommittedInsertObservation(observer: observer, database: self)
     }
 }
 
-/// An observation of a table's inserts (``GRDB/DatabasePool/observeCommittedInserts(into:_:)``).
+/// An observation of a table's inserts (``GRDB/DatabasePool/observeCommittedInserts(into:_:)``),
+/// or of all its changes (``GRDB/DatabasePool/observeCommittedChanges(of:_:)``).
 public final class CommittedInsertObservation: Sendable {
     private let observer: Mutex<CommittedInsertObserver?>
     private let database: DatabasePool
@@ -47,17 +61,21 @@ public final class CommittedInsertObservation: Sendable {
 /// Runs on the database's writer (its transaction callbacks are serialized there).
 private final class CommittedInsertObserver: TransactionObserver, @unchecked Sendable {
     let table: String
+    let updatesAndDeletes: Bool
     let changed: @Sendable () -> Void
     private var added = false
 
-    init(table: String, changed: @escaping @Sendable () -> Void) {
+    init(table: String, updatesAndDeletes: Bool, changed: @escaping @Sendable () -> Void) {
         self.table = table
+        self.updatesAndDeletes = updatesAndDeletes
         self.changed = changed
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        if case .insert(let table) = eventKind { return table == self.table }
-        return false
+        switch eventKind {
+        case .insert(let table): return table == self.table
+        case .update(let table, _), .delete(let table): return updatesAndDeletes && table == self.table
+        }
     }
 
     func databaseDidChange(with event: DatabaseEvent) { added = true }

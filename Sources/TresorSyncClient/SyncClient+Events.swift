@@ -8,8 +8,12 @@ public enum SyncLiveEvent: Sendable, Equatable {
     case opened
     /// The account's records now reach `counter`: pull if it is past the device's cursor.
     case records(counter: UInt64)
-    /// The account's notes changed, now at `counter`: pull notes if it is past the device's cursor.
+    /// The account's notes, folders or notes passphrase changed; its notes counter is now
+    /// `counter`: sync the notes.
     case notes(counter: UInt64)
+    /// The account's circle changed — its trusted-device list, a device removed or approved,
+    /// the circle keys shared: read the list and this device's keys.
+    case circle
     /// Events may have been missed: pull.
     case resync
     /// This device is no longer trusted; the stream ends.
@@ -111,6 +115,7 @@ struct SyncEventParser {
                 throw SyncClientError.garbage("a notes event without its counter")
             }
             return .notes(counter: event.counter)
+        case "circle": return .circle
         case "resync": return .resync
         case "deviceRemoved": return .deviceRemoved
         default: return nil

@@ -110,14 +110,19 @@ public struct SyncErrorBody: Codable, Equatable, Sendable {
     }
 }
 
-/// A Server-Sent Event on `GET /v1/sync/events`: `event: notes`, data `{"counter": N}` — a note
-/// of the account changed (a device's push or a browser's edit).
+/// A Server-Sent Event on `GET /v1/sync/events`: `event: notes`, data `{"counter": N,
+/// "settings": S}` — a note of the account, its folders or its notes passphrase changed (another
+/// device's push or a browser's edit).
 public struct SyncNotesEvent: Codable, Equatable, Sendable {
     /// The account's notes counter now: pull notes if it is past your notes cursor.
     public var counter: UInt64
+    /// The account's notes settings counter now (``SyncAccountState/notesSettings``): read the
+    /// folders and the passphrase if it moved. Nil from a server that does not say it.
+    public var settings: UInt64?
 
-    public init(counter: UInt64) {
+    public init(counter: UInt64, settings: UInt64? = nil) {
         self.counter = counter
+        self.settings = settings
     }
 }
 

@@ -14,7 +14,7 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                return try await putAttachment(request, noteID: noteID, id: id, caller: caller)
+                return try await asDevice(caller) { try await putAttachment(request, noteID: noteID, id: id, caller: caller) }
             }
         }
         router.get("/v1/sync/notes/:note/attachments/:id") { request, context in
@@ -37,7 +37,9 @@ extension SyncRoutes {
                 let (noteID, id) = try Self.attachmentPath(context)
                 let change = try await decode(SyncAttachmentBackupChange.self, request)
                 let note = try await ownNoteOrRefuse(noteID, of: caller.account)
-                let info = try await relay.accounts.setExcludedFromBackup(id, of: noteID, excluded: change.excludedFromBackup)
+                let info = try await asDevice(caller) {
+                    try await relay.accounts.setExcludedFromBackup(id, of: noteID, excluded: change.excludedFromBackup)
+                }
                 return try reply(
                     Self.syncAttachment(info, isSealed: try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)))
             }
@@ -46,11 +48,13 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                _ = try await ownNoteOrRefuse(noteID, of: caller.account)
-                do {
-                    try await relay.accounts.removeAttachment(id, of: noteID)
-                } catch NotesError.notFound {
-                    // Removed already (a retry, or another device): the removal holds.
+                try await asDevice(caller) {
+                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                    do {
+                        try await relay.accounts.removeAttachment(id, of: noteID)
+                    } catch NotesError.notFound {
+                        // Removed already (a retry, or another device): the removal holds.
+                    }
                 }
                 return Response(status: .noContent)
             }

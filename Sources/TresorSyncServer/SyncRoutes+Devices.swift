@@ -80,6 +80,7 @@ extension SyncRoutes {
             throw SyncError(.forbidden, "the recovery signature does not verify")
         }
         try await relay.store.answerJoinRequest(joining.requestID, account: caller.account, .recover(body.deviceList))
+        await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
         context.logger.notice("sync: device joined with the recovery key", metadata: ["device": "\(caller.deviceID)"])
         return Response(status: .noContent)
     }

@@ -22,7 +22,7 @@ extension SyncRoutes {
                 for change in batch.changes {
                     do {
                         answers.append(
-                            SyncNoteChangeAnswer(result: try await applyNoteChange(change, caller: caller)))
+                            SyncNoteChangeAnswer(result: try await asDevice(caller) { try await applyNoteChange(change, caller: caller) }))
                     } catch {
                         let refusal = SyncError.from(error)
                         // The database gone, or a failure of ours: the whole batch is answered

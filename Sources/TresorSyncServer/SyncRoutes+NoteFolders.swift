@@ -13,8 +13,9 @@ extension SyncRoutes {
                 guard changes.created.count + changes.deleted.count <= SyncFolderChanges.maxNames else {
                     throw SyncError(.invalid, "a request names at most \(SyncFolderChanges.maxNames) folders")
                 }
-                let names = try await lockedNotes().applySyncedFolderChanges(
-                    created: changes.created, deleted: changes.deleted, account: caller.account)
+                let names = try await asDevice(caller) {
+                    try await lockedNotes().applySyncedFolderChanges(created: changes.created, deleted: changes.deleted, account: caller.account)
+                }
                 return try reply(SyncFolders(names: names))
             }
         }

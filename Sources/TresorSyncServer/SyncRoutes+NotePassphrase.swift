@@ -18,8 +18,9 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let change = try await decode(SyncPassphraseChange.self, request, limit: SyncLimits.pushRequestBytes)
-                let current = try await lockedNotes().storeSyncedPassphrase(
-                    try change.passphrase.synced(), base: change.base, account: caller.account)
+                let current = try await asDevice(caller) {
+                    try await lockedNotes().storeSyncedPassphrase(try change.passphrase.synced(), base: change.base, account: caller.account)
+                }
                 return try reply(SyncPassphraseState(current: current.map(SyncPassphrase.init)))
             }
         }

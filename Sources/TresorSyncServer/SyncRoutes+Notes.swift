@@ -22,7 +22,7 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let change = try await decode(SyncNoteChange.self, request, limit: SyncLimits.pushRequestBytes)
-                return try reply(try await applyNoteChange(change, caller: caller))
+                return try reply(try await asDevice(caller) { try await applyNoteChange(change, caller: caller) })
             }
         }
         registerNoteBatch(on: router)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import TresorSyncProtocol
+import TresorWebStore
 
 /// Pushes and the devices' live-update streams.
 extension SyncRoutes {
@@ -32,30 +33,26 @@ extension SyncRoutes {
         }
         let pushed = try await relay.store.push(body.uploads, account: caller.account, device: caller.deviceID)
         if pushed.stored, let latest = pushed.records.map(\.counter).max() {
-            do {
-                try await relay.events.publish(.syncRecords(account: caller.account, counter: Int64(latest)))
-            } catch {
-                // Committed either way: the other devices find it at their next pull.
-                context.logger.notice("sync: change notice not published", metadata: ["error": "\(SyncError.from(error).code)"])
-            }
+            await announce(.syncRecords(account: caller.account, counter: Int64(latest), device: caller.deviceID), context)
         }
         return try reply(SyncPushResponse(records: pushed.records))
     }
 
-    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `notes`, `resync`);
-    /// at a keep-alive, a device no longer trusted gets `deviceRemoved` and the stream ends.
+    /// `GET /v1/sync/events`: Server-Sent Events for the device's account (`records`, `notes`,
+    /// `circle`, `resync`), none for what the device's own requests changed; at a `circle`
+    /// event or a keep-alive, a device no longer trusted gets `deviceRemoved` and the stream ends.
     func liveUpdates<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try await trusted(request)
         let live = relay.live, store = relay.store
-        // The notes counter the device was last told of: a note change that left it where it
-        // was (a note the account takes part in, another's) is not told.
-        let notesCounterAtOpen = try await store.notesCounter(account: caller.account)
-        guard let (id, stream) = live.open(account: caller.account) else {
+        // The notes counters the device was last told of: a note change that left them where
+        // they were (a note the account takes part in, another's) is not told.
+        let atOpen = try await store.state(account: caller.account)
+        guard let (id, stream) = live.open(account: caller.account, device: caller.deviceID) else {
             throw SyncError(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
         }
         let body = ResponseBody { writer in
             defer { live.close(id, account: caller.account) }
-            var notesCounter = notesCounterAtOpen
+            var told = SyncNotesEvent(counter: atOpen.notes, settings: atOpen.notesSettings)
             try await writer.write(ByteBuffer(string: "retry: 2000\n: sync live updates\n\n"))
             for await event in stream {
                 switch event {
@@ -63,20 +60,20 @@ extension SyncRoutes {
                     let data = String(decoding: try SyncJSON.encoder.encode(SyncRecordsEvent(counter: counter)), as: UTF8.self)
                     try await writer.write(ByteBuffer(string: "event: records\ndata: \(data)\n\n"))
                 case .notes:
-                    let counter = try await store.notesCounter(account: caller.account)
-                    guard counter > notesCounter else { continue }
-                    notesCounter = counter
-                    let data = String(decoding: try SyncJSON.encoder.encode(SyncNotesEvent(counter: counter)), as: UTF8.self)
+                    let now = try await store.state(account: caller.account)
+                    guard now.notes > told.counter || (now.notesSettings ?? 0) > (told.settings ?? 0) else { continue }
+                    told = SyncNotesEvent(counter: now.notes, settings: now.notesSettings)
+                    let data = String(decoding: try SyncJSON.encoder.encode(told), as: UTF8.self)
                     try await writer.write(ByteBuffer(string: "event: notes\ndata: \(data)\n\n"))
-                case .resync: try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
-                case .keepAlive:
+                case .circle, .keepAlive:
                     // A device removed meanwhile (on any instance) hears no more: its stream ends.
                     guard try await store.device(caller.deviceID, account: caller.account)?.state == .trusted else {
                         try await writer.write(ByteBuffer(string: "event: deviceRemoved\ndata: {}\n\n"))
                         try await writer.finish(nil)
                         return
                     }
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    try await writer.write(ByteBuffer(string: event == .circle ? "event: circle\ndata: {}\n\n" : ": keep-alive\n\n"))
+                case .resync: try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
                 }
             }
             try await writer.finish(nil)
@@ -85,5 +82,21 @@ extension SyncRoutes {
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Tells every instance's device streams of a committed change. The change stands either
+    /// way: a device that misses it finds it at its next sync.
+    func announce<Context: SyncRequestContext>(_ event: WebEvent, _ context: Context) async {
+        do {
+            try await relay.events.publish(event)
+        } catch {
+            context.logger.notice("sync: change notice not published", metadata: ["error": "\(SyncError.from(error).code)"])
+        }
+    }
+
+    /// Runs `body` — a write of the web store — as `caller`'s: the changes the store announces
+    /// name the device, so its own stream does not wake it (``WebEventOrigin``).
+    func asDevice<T>(_ caller: SyncCaller, _ body: () async throws -> T) async throws -> T {
+        try await WebEventOrigin.$device.withValue(caller.deviceID) { try await body() }
     }
 }

@@ -24,6 +24,7 @@ struct SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 try await relay.store.removeDevice(try Self.deviceID(context.parameters.require("id")), account: caller.account)
+                await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
                 context.logger.notice("sync: device removed", metadata: ["by": "\(caller.deviceID)"])
                 return Response(status: .noContent)
             }
@@ -65,6 +66,7 @@ struct SyncRoutes {
                 let caller = try await trusted(request)
                 let update = try Self.checked(try await decode(SyncDeviceListUpdate.self, request))
                 try await relay.store.putDeviceList(update, account: caller.account)
+                await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
                 return Response(status: .noContent)
             }
         }
@@ -89,6 +91,7 @@ struct SyncRoutes {
                 try Self.checkBlob(approval.envelope.blob, "the key envelope")
                 try Self.checkCounter(approval.envelope.epoch, "epoch")
                 try await relay.store.answerJoinRequest(try context.parameters.require("id"), account: caller.account, .approve(approval))
+                await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
                 context.logger.notice("sync: join request approved", metadata: ["by": "\(caller.deviceID)"])
                 return Response(status: .noContent)
             }
@@ -143,6 +146,8 @@ struct SyncRoutes {
                     try Self.checkBlob(envelope.blob, "a key envelope")
                 }
                 try await relay.store.putEnvelopes(body.envelopes, account: caller.account)
+                // A device that read a rolled list waits for its share of the new key.
+                await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
                 return Response(status: .noContent)
             }
         }

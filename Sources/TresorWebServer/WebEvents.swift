@@ -66,7 +66,7 @@ final class WebEvents: Sendable {
         case .note(let change): noteChanged(change)
         case .secureSessionEnded(let account, let reason): secureSessionEnded(for: account, reason: reason)
         case .resync: send(Event(name: "resync", data: [:])) { _ in true }
-        case .syncRecords: break  // for devices (TresorSyncServer's own streams), not pages
+        case .syncRecords, .syncCircle, .notesPassphrase: break  // for devices (TresorSyncServer's own streams), not pages
         }
     }
 

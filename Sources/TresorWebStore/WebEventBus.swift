@@ -12,9 +12,26 @@ public enum WebEvent: Sendable, Equatable {
     /// Events may have been missed (a server's listening connection was lost and is back):
     /// every page reads what it shows again.
     case resync
-    /// A sync push committed records of `account` up to `counter` (docs/SYNC.md, "Transport"):
-    /// that account's connected devices pull.
-    case syncRecords(account: AccountID, counter: Int64)
+    /// A sync push of `device` committed records of `account` up to `counter` (docs/SYNC.md,
+    /// "Live updates"): that account's other connected devices pull.
+    case syncRecords(account: AccountID, counter: Int64, device: String?)
+    /// `account`'s sync circle changed (docs/SYNC.md, "Live updates"): its trusted-device list,
+    /// a device's state (removed, approved) or the circle keys shared to its devices; `device`
+    /// made the change. The account's other connected devices read the list and their keys.
+    case syncCircle(account: AccountID, device: String?)
+    /// `account`'s notes passphrase changed — a new generation, its hint, which one is current
+    /// (docs/SYNC.md, "Live updates"); `device`, when a sync device's request changed it. The
+    /// account's other connected devices read it.
+    case notesPassphrase(account: AccountID, device: String?)
+}
+
+/// Which sync device the current task serves, for the events it announces.
+public enum WebEventOrigin {
+    /// The sync device whose request the current task serves (the sync relay sets it around
+    /// the store's writes), or nil: what the store announces meanwhile names it, so that
+    /// device's own live-events stream is not woken by its own change (docs/SYNC.md, "Live
+    /// updates").
+    @TaskLocal public static var device: String?
 }
 
 /// How changes reach the pages: within one daemon directly; between the instances of a

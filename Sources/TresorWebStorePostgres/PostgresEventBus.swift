@@ -78,7 +78,7 @@ final class PostgresEventBus: WebEventBus {
 }
 
 /// A ``WebEvent`` as the events channel carries it (JSON; ids, kinds and revisions only; a sync
-/// event's counter rides as its revision).
+/// event's counter rides as its revision; `device`, the sync device whose request made it).
 struct EventPayload: Codable, Equatable {
     var type: String
     var kind: NoteChange.Kind?
@@ -86,6 +86,7 @@ struct EventPayload: Codable, Equatable {
     var revision: Int64?
     var accounts: [String]?
     var reason: String?
+    var device: String?
 
     init(_ event: WebEvent) {
         switch event {
@@ -95,16 +96,26 @@ struct EventPayload: Codable, Equatable {
             noteID = change.noteID
             revision = change.revision
             accounts = change.accounts.map(\.rawValue).sorted()
+            device = change.device
         case .secureSessionEnded(let account, let reason):
             type = "secureSessionEnded"
             accounts = [account.rawValue]
             self.reason = reason
         case .resync:
             type = "resync"
-        case .syncRecords(let account, let counter):
+        case .syncRecords(let account, let counter, let device):
             type = "syncRecords"
             accounts = [account.rawValue]
             revision = counter
+            self.device = device
+        case .syncCircle(let account, let device):
+            type = "syncCircle"
+            accounts = [account.rawValue]
+            self.device = device
+        case .notesPassphrase(let account, let device):
+            type = "notesPassphrase"
+            accounts = [account.rawValue]
+            self.device = device
         }
     }
 
@@ -113,14 +124,22 @@ struct EventPayload: Codable, Equatable {
         switch type {
         case "note":
             guard let kind else { return nil }
-            return .note(NoteChange(kind: kind, noteID: noteID, revision: revision, accounts: Set((accounts ?? []).map(AccountID.init(rawValue:)))))
+            return .note(
+                NoteChange(
+                    kind: kind, noteID: noteID, revision: revision, accounts: Set((accounts ?? []).map(AccountID.init(rawValue:))), device: device))
         case "secureSessionEnded":
             guard let account = accounts?.first else { return nil }
             return .secureSessionEnded(account: AccountID(rawValue: account), reason: reason ?? "")
         case "resync": return .resync
         case "syncRecords":
             guard let account = accounts?.first, let revision else { return nil }
-            return .syncRecords(account: AccountID(rawValue: account), counter: revision)
+            return .syncRecords(account: AccountID(rawValue: account), counter: revision, device: device)
+        case "syncCircle":
+            guard let account = accounts?.first else { return nil }
+            return .syncCircle(account: AccountID(rawValue: account), device: device)
+        case "notesPassphrase":
+            guard let account = accounts?.first else { return nil }
+            return .notesPassphrase(account: AccountID(rawValue: account), device: device)
         default: return nil
         }
     }

@@ -24,6 +24,7 @@ extension PostgresWebStore {
                     WHERE id = \(account.rawValue) AND current_passphrase_id IS DISTINCT FROM \(id)
                     """, logger)
             }
+            try await announcePassphraseChange(account, connection)
             return try await currentSyncedPassphrase(account, connection)
         }
     }

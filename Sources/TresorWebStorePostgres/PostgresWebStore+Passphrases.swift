@@ -98,6 +98,7 @@ extension PostgresWebStore {
                 WHERE id = \(passphraseID)
                 """, logger)
             try await clearWrongEntries(account, connection)
+            try await announcePassphraseChange(account, connection)
             return .success(())
         }
     }
@@ -116,6 +117,7 @@ extension PostgresWebStore {
                 guard establish else { return .failure(try await countWrong(account, record, connection)) }
                 try await connection.run(
                     "UPDATE passphrases SET proof_hash = \(LockedNoteShape.proofHash(proof.proof)) WHERE id = \(record.id)", logger)
+                try await announcePassphraseChange(account, connection)
                 established = true
             }
             try await clearWrongEntries(account, connection)
@@ -205,6 +207,13 @@ extension PostgresWebStore {
             UPDATE accounts SET current_passphrase_id = \(id), failed_passphrase_entries = 0, last_passphrase_failure = NULL
             WHERE id = \(account.rawValue)
             """, logger)
+        try await announcePassphraseChange(account, connection)
+    }
+
+    /// Tells the account's devices, at commit, that its notes passphrase changed (docs/SYNC.md,
+    /// "Live updates"): a new generation, its hint, its proof, which one is current.
+    func announcePassphraseChange(_ account: AccountID, _ connection: PostgresConnection) async throws {
+        try await notify(.notesPassphrase(account: account, device: nil), connection)
     }
 
     func clearWrongEntries(_ account: AccountID, _ connection: PostgresConnection) async throws {

@@ -239,9 +239,12 @@ final class PostgresWebStore: WebStore, Sendable {
         return (Set(([owner] + participants).map(AccountID.init(rawValue:))), revision)
     }
 
-    /// `NOTIFY` on the events channel, delivered at commit (``PostgresEventBus``).
+    /// `NOTIFY` on the events channel, delivered at commit (``PostgresEventBus``), naming the
+    /// sync device whose request this is (``WebEventOrigin/device``), if any.
     func notify(_ event: WebEvent, _ connection: PostgresConnection) async throws {
-        let payload = String(decoding: try JSONEncoder().encode(EventPayload(event)), as: UTF8.self)
+        var announced = EventPayload(event)
+        announced.device = announced.device ?? WebEventOrigin.device
+        let payload = String(decoding: try JSONEncoder().encode(announced), as: UTF8.self)
         try await connection.run("SELECT pg_notify(\(PostgresEventBus.channel), \(payload))", logger)
     }
 }

@@ -48,8 +48,22 @@ final class BackgroundSync: Sendable {
     private let state = Mutex<BackgroundSyncReport>(BackgroundSyncReport())
     /// The login keychain observed, with its observation (a keychain opened anew is observed anew).
     private let observed = Mutex<(keychain: Keychain, observation: SyncOutboxObservation)?>(nil)
-    /// The notes store observed, likewise (a store reopened writable is observed anew).
-    private let observedNotes = Mutex<(store: NotesStore, observation: CommittedInsertObservation)?>(nil)
+    /// The notes store observed, likewise (a store reopened writable is observed anew): its
+    /// outbox, and its change feed for the folders, which the outbox does not hold.
+    private let observedNotes = Mutex<ObservedNotes?>(nil)
+
+    private struct ObservedNotes {
+        let store: NotesStore
+        let outbox: CommittedInsertObservation
+        let folders: UUID
+        let passphrases: CommittedInsertObservation
+
+        func cancel() {
+            outbox.cancel()
+            store.changes.stopListening(folders)
+            passphrases.cancel()
+        }
+    }
     /// The open stream's task, cancelled when the device stops being a trusted member.
     private let stream = Mutex<Task<Void, any Error>?>(nil)
 
@@ -88,7 +102,7 @@ final class BackgroundSync: Sendable {
             group.cancelAll()
         }
         observed.withLock { $0?.observation.cancel() }
-        observedNotes.withLock { $0?.observation.cancel() }
+        observedNotes.withLock { $0?.cancel() }
     }
 
     // MARK: Syncing
@@ -177,14 +191,32 @@ final class BackgroundSync: Sendable {
 
     /// Observes the notes' outbox likewise, from the first sync of a trusted member on (a home
     /// that never joined keeps its notes store unopened until it is used): a local change of a
-    /// note starts a sync; what a pull applies does not.
+    /// note starts a sync; what a pull applies does not. So does a folder made or deleted here,
+    /// or the notes passphrase or its hint set here: the store announces every change of the
+    /// folders and of the passphrases, and a sync follows when the local ones are no longer
+    /// those this device last agreed with the server — after a pull applied the server's, they are.
     private func observeNotesOutbox() {
         guard let store = try? notes.store() else { return }
         observedNotes.withLock { observed in
             guard observed?.store !== store else { return }
-            observed?.observation.cancel()
+            observed?.cancel()
             let wakes = syncWakes
-            observed = (store, store.observeSyncOutbox { wakes.yield() })
+            let folders = store.changes.listen { change in
+                guard change.kind == .folders, change.accounts.contains(.local) else { return }
+                Task {
+                    guard let names = try? store.folderNamesForSync(), names.local != names.agreed else { return }
+                    wakes.yield()
+                }
+            }
+            let passphrases = store.observePassphrases {
+                Task {
+                    guard let passphrase = try? store.passphraseForSync(), let current = passphrase.current, current != passphrase.agreed
+                    else { return }
+                    wakes.yield()
+                }
+            }
+            observed = ObservedNotes(
+                store: store, outbox: store.observeSyncOutbox { wakes.yield() }, folders: folders, passphrases: passphrases)
         }
     }
 
@@ -212,7 +244,7 @@ final class BackgroundSync: Sendable {
                     case .opened:
                         setLive(true)
                         syncWakes.yield()  // what came while no stream was open
-                    case .records, .notes, .resync, .deviceRemoved:
+                    case .records, .notes, .circle, .resync, .deviceRemoved:
                         syncWakes.yield()
                     }
                 }
