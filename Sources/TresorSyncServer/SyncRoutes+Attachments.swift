@@ -104,16 +104,8 @@ extension SyncRoutes {
             sealed
             ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id)
             : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
-        let info: AttachmentInfo
-        do {
-            let count = try await writer.append(
-                streaming: request.body.map(\.readableBytesView), limit: length,
-                tooLarge: { SyncError(.tooLarge, "the body is longer than its Content-Length") })
-            guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
-            info = try await writer.finish(quota: relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) })
-        } catch {
-            await writer.abandon()
-            throw error
+        let info = try await receive(request, into: writer, length: length) { count in
+            relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) }
         }
         return try reply(Self.syncAttachment(try await flagged(info, of: noteID, excluded: excluded), isSealed: sealed), status: .created)
     }
@@ -134,18 +126,25 @@ extension SyncRoutes {
             }
             return try reply(Self.syncAttachment(stored, isSealed: false))
         }
-        let info: AttachmentInfo
+        let info = try await receive(request, into: writer, length: length) { _ in nil }
+        return try reply(Self.syncAttachment(info, isSealed: false), status: .created)
+    }
+
+    /// Streams `request`'s body — exactly `length` bytes — into `writer` and finishes it under the
+    /// quota `quota` gives for that many bytes; anything that fails abandons what was written.
+    private func receive(
+        _ request: Request, into writer: any AttachmentWriter, length: Int, quota: (Int) -> StorageQuota?
+    ) async throws -> AttachmentInfo {
         do {
             let count = try await writer.append(
                 streaming: request.body.map(\.readableBytesView), limit: length,
                 tooLarge: { SyncError(.tooLarge, "the body is longer than its Content-Length") })
             guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
-            info = try await writer.finish(quota: nil)
+            return try await writer.finish(quota: quota(count))
         } catch {
             await writer.abandon()
             throw error
         }
-        return try reply(Self.syncAttachment(info, isSealed: false), status: .created)
     }
 
     /// The first value of header `name` in `request`.
