@@ -15,9 +15,7 @@ extension DatabasePool {
     ///     hand the news on.
     /// - Returns: the observation; keep it as long as it should last.
     public func observeCommittedInserts(into table: String, _ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
-        let observer = CommittedInsertObserver(table: table, updatesAndDeletes: false, changed: changed)
-        add(transactionObserver: observer, extent: .observerLifetime)
-        return CommittedInsertObservation(observer: observer, database: self)
+        observeCommitted(table, updatesAndDeletes: false, changed)
     }
 
     /// Calls `changed` after each committed transaction that inserted, updated or deleted a
@@ -28,7 +26,11 @@ extension DatabasePool {
     ///     hand the news on.
     /// - Returns: the observation; keep it as long as it should last.
     public func observeCommittedChanges(of table: String, _ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
-        let observer = CommittedInsertObserver(table: table, updatesAndDeletes: true, changed: changed)
+        observeCommitted(table, updatesAndDeletes: true, changed)
+    }
+
+    private func observeCommitted(_ table: String, updatesAndDeletes: Bool, _ changed: @escaping @Sendable () -> Void) -> CommittedInsertObservation {
+        let observer = CommittedInsertObserver(table: table, updatesAndDeletes: updatesAndDeletes, changed: changed)
         add(transactionObserver: observer, extent: .observerLifetime)
         return CommittedInsertObservation(observer: observer, database: self)
     }
