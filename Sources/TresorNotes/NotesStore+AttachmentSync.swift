@@ -241,11 +241,7 @@ extension NotesStore {
                     WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?) AND a.id NOT IN (SELECT id FROM sync_attachments)
                     ORDER BY a.created, a.id
                     """, arguments: [small]
-            ).map {
-                AttachmentSyncWork.Entry(
-                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"],
-                    excludedFromBackup: $0["exclude_from_backup"])
-            }
+            ).map(Self.flaggedEntry)
             let removeOnServer = try Row.fetchAll(
                 db,
                 sql: """
@@ -262,13 +258,17 @@ extension NotesStore {
                     FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id JOIN sync_attachments s ON s.id = a.id
                     WHERE s.note_id = e.local_id AND a.exclude_from_backup IS NOT s.excluded_from_backup ORDER BY a.id
                     """
-            ).map {
-                AttachmentSyncWork.Entry(
-                    localNoteID: $0["local_id"], serverNoteID: $0["server_id"], attachmentID: $0["id"], isSealed: $0["is_locked"],
-                    excludedFromBackup: $0["exclude_from_backup"])
-            }
+            ).map(Self.flaggedEntry)
             return AttachmentSyncWork(listings: listings, send: send, removeOnServer: removeOnServer, backupChanges: backupChanges)
         }
+    }
+
+    /// A row of `local_id`, `server_id`, `id`, `is_locked` and `exclude_from_backup` as an
+    /// entry of ``AttachmentSyncWork``: an attachment to send, or whose flag to send.
+    private static func flaggedEntry(_ row: Row) -> AttachmentSyncWork.Entry {
+        AttachmentSyncWork.Entry(
+            localNoteID: row["local_id"], serverNoteID: row["server_id"], attachmentID: row["id"], isSealed: row["is_locked"],
+            excludedFromBackup: row["exclude_from_backup"])
     }
 
     /// Starts adding an attachment the server lists for local note `noteID`, with its id: its
