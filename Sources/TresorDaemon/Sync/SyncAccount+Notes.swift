@@ -40,26 +40,26 @@ extension SyncAccount {
         // locked note's change would turn into a conflict copy).
         if try await syncAttachments(notes, client: client) {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
-            // A lock removed here was refused while the server held an attachment of the note only
-            // sealed; the attachments' step just sent their unlocked copies: it goes again now.
-            if refusedConflicts > 0 {
-                let again = try await pushNotes(notes, client: client)
-                result.sent += again.result.sent
-                result.conflictCopies += again.result.conflictCopies
-                result.waiting = again.result.waiting
-                if again.result.sent > 0 {
-                    result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
-                    // An attachment added here since the lock's removal was refused while the
-                    // note was locked there: it goes now.
-                    if try await syncAttachments(notes, client: client) {
-                        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
-                    }
-                }
-            }
+            if refusedConflicts > 0 { try await pushRefusedAgain(notes, client: client, into: &result, after: &cursor) }
         }
         try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
         notesSettingsSeen = server?.notesSettings
         return result
+    }
+
+    /// A lock removed here was refused while the server held an attachment of the note only
+    /// sealed; the attachments' step just sent their unlocked copies: the waiting changes go
+    /// again, and what they changed on the server is pulled.
+    private func pushRefusedAgain(_ notes: NotesStore, client: SyncClient, into result: inout SyncNowNotes, after cursor: inout UInt64) async throws {
+        let again = try await pushNotes(notes, client: client).result
+        result.sent += again.sent
+        result.conflictCopies += again.conflictCopies
+        result.waiting = again.waiting
+        guard again.sent > 0 else { return }
+        result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        // An attachment added here since the lock's removal was refused while the note was
+        // locked there: it goes now.
+        if try await syncAttachments(notes, client: client) { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
     }
 
     /// Pushes the waiting changes of the local notes, a batch per request, and takes each
