@@ -1,7 +1,8 @@
 """A device's notes in the server's web client (docs/SYNC.md, "Notes"): a device home with its
 own `tresord` joins the web account's sync account on the server under test; a note written
 with `tresor note new` is in the browser after `tresor sync now`, and an edit made in the browser
-reaches the device at its next sync. Server mode only: devices sync with a Tresor server."""
+reaches the device at its next sync; an attachment the browser leaves out of backups is left out
+on the device too. Server mode only: devices sync with a Tresor server."""
 
 import json
 import unittest
@@ -44,11 +45,18 @@ class DeviceSyncTests(SignedInPeople, BrowserCase):
         self.assertEqual(result.returncode, 0, f"tresor {' '.join(arguments)}: {result.stderr}")
         return json.loads(result.stdout)
 
+    def joined_dana(self) -> NotesPage:
+        """Dana's page, her web account registered and the device joined to it (once)."""
+        dana = self.signed_in("dana")
+        if not getattr(type(self), "joined", False):
+            joined = self.device_json(["sync", "join", self.home.url, "--account", "dana", "--password-stdin",
+                                       "--device-name", "laptop", "--no-wait"], input=self.passwords["dana"] + "\n")
+            self.assertEqual(joined["state"], "trusted")
+            type(self).joined = True
+        return dana
+
     def test_a_device_note_shows_in_the_browser_and_a_browser_edit_reaches_the_device(self):
-        dana = self.signed_in("dana")  # registers the web account
-        joined = self.device_json(["sync", "join", self.home.url, "--account", "dana", "--password-stdin",
-                                   "--device-name", "laptop", "--no-wait"], input=self.passwords["dana"] + "\n")
-        self.assertEqual(joined["state"], "trusted")
+        dana = self.joined_dana()
 
         title = "Packing " + marker("title")
         line = self.note_text("device-line")
@@ -69,3 +77,32 @@ class DeviceSyncTests(SignedInPeople, BrowserCase):
         self.assertEqual(synced["notes"]["applied"], 1, synced)
         shown = self.device_json(["note", "show", made["id"]])
         self.assertEqual(shown["body"], edited)
+
+    def test_an_attachment_left_out_of_backups_in_the_browser_is_left_out_on_the_device(self):
+        dana = self.joined_dana()
+        title = "Receipts " + marker("title")
+        made = self.device_json(["note", "new", "--body-stdin"], input=f"{title}\n{self.note_text('receipts')}")
+        scan = self.device.root / "scan.txt"
+        scan.write_bytes(b"a scanned receipt")
+        attached = self.device_json(["note", "attach", made["id"], "--kind", "file", "--file", str(scan)])
+        self.device_json(["sync", "now"])
+
+        note_id = dana.b.wait(lambda d: dana.note_id_titled(title), "the device's note in the list")
+        dana.select(note_id)
+        box = "[data-testid=attachment-excluded-from-backup]"
+        dana.b.wait_visible(box)
+        self.assertFalse(dana.b.find(box).is_selected(), "a new attachment starts in backups")
+
+        def device_flag():
+            self.device_json(["sync", "now"])
+            attachments = self.device_json(["note", "show", made["id"]])["attachments"]
+            return {a["id"]: a.get("excludedFromBackup", False) for a in attachments}
+
+        dana.b.click(box)
+        dana.b.wait(lambda d: device_flag() == {attached["id"]: True}, "the browser's flag on the device")
+        dana.b.wait(lambda d: dana.b.find(box).is_selected(), "the box ticked once the page reloaded the note")
+        dana.b.screenshot("attachment-left-out-of-backups")
+
+        dana.b.click(box)
+        dana.b.wait(lambda d: device_flag() == {attached["id"]: False}, "the attachment back in backups on the device")
+        self.assertFalse(dana.b.find(box).is_selected())

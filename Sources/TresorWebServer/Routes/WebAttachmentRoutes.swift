@@ -5,7 +5,7 @@ import NIOFoundationCompat
 import TresorNotesDomain
 import TresorProtocol
 
-/// A note's attachments: upload raw bytes (≤ 32 MiB), download, remove. Both directions go a
+/// A note's attachments: upload raw bytes (≤ 32 MiB), download, leave out of backups, remove. Both directions go a
 /// piece at a time — the upload is handed to the store 1 MiB at a time as it arrives, the
 /// download written as the store reads it — so an attachment costs the server a few MiB
 /// whatever its size. A locked note's attachment downloads as its sealed chunks, one after
@@ -13,6 +13,11 @@ import TresorProtocol
 /// have to seal it under the note key, which it must not hold).
 struct WebAttachmentRoutes {
     let services: WebServices
+
+    /// `PATCH …/attachments/{aid}`: what changes of the attachment (only its backup flag does).
+    struct AttachmentChangeRequest: Decodable {
+        var excludedFromBackup: Bool
+    }
 
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
@@ -52,6 +57,15 @@ struct WebAttachmentRoutes {
                     while let piece = try await reader.next() { try await writer.write(ByteBuffer(data: piece)) }
                     try await writer.finish(nil)
                 })
+        }
+        // The flag is no content: an owner changes it on a locked note too, with no secure session.
+        router.patch("/api/notes/:id/attachments/:aid") { request, context -> Response in
+            let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
+            let change = try await WebCoding.decode(AttachmentChangeRequest.self, request)
+            let info = try await services.performOnNote("attachment-backup", context, id: id, ownerOnly: true) { store, _, _ in
+                try await store.setExcludedFromBackup(attachmentID, of: id, excluded: change.excludedFromBackup)
+            }
+            return try WebCoding.response(info)
         }
         router.delete("/api/notes/:id/attachments/:aid") { _, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")

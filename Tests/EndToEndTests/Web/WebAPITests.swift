@@ -20,7 +20,7 @@ import TresorTestSupport
         ("POST", "/api/folders"), ("DELETE", "/api/folders/x"), ("GET", "/api/notes"), ("POST", "/api/notes"),
         ("GET", "/api/notes/x"), ("PATCH", "/api/notes/x"), ("DELETE", "/api/notes/x"),
         ("POST", "/api/notes/x/attachments?kind=image&name=a.png"), ("GET", "/api/notes/x/attachments/y"),
-        ("DELETE", "/api/notes/x/attachments/y"), ("GET", "/api/passphrase"), ("POST", "/api/passphrase"),
+        ("PATCH", "/api/notes/x/attachments/y"), ("DELETE", "/api/notes/x/attachments/y"), ("GET", "/api/passphrase"), ("POST", "/api/passphrase"),
         ("POST", "/api/passphrase/change"), ("POST", "/api/passphrase/reset"), ("POST", "/api/passphrase/proof"),
         ("POST", "/api/notes/x/lock"), ("PUT", "/api/notes/x/locked-body"), ("POST", "/api/notes/x/rewrap"),
         ("POST", "/api/notes/x/wrapped-key"),

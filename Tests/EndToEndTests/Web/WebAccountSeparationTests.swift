@@ -80,6 +80,8 @@ import TresorTestSupport
 
         let removed = try bob.delete("/api/notes/\(id)/attachments/\(attachment)")
         #expect(removed.status == 403 && removed.code == "forbidden", "participant removed an attachment: \(removed.status)")
+        let flagged = try bob.patch("/api/notes/\(id)/attachments/\(attachment)", ["excludedFromBackup": true])
+        #expect(flagged.status == 403 && flagged.code == "forbidden", "participant left an attachment out of backups: \(flagged.status)")
         let added = try bob.request("POST", "/api/notes/\(id)/attachments?kind=file&name=b.txt", raw: Data("bob's".utf8))
         #expect(added.status == 403 && added.code == "forbidden", "participant added an attachment: \(added.status)")
         // Title and body stay editable by the participant.
@@ -88,6 +90,7 @@ import TresorTestSupport
         let after = try alice.get("/api/notes/\(id)").json
         let attachments = after?["attachments"] as? [[String: Any]]
         #expect(attachments?.count == 1 && attachments?.first?["id"] as? String == attachment)
+        #expect(attachments?.first?["excludedFromBackup"] == nil)
         #expect(try alice.get("/api/notes/\(id)/attachments/\(attachment)").body == original)
         try harness.expectNoSecretLeaked()
     }

@@ -126,6 +126,19 @@ import TresorTestSupport
         #expect(downloaded.status == 200 && downloaded.body == png && downloaded.headers["content-type"] == "application/octet-stream")
         expectSecurityHeaders(downloaded, api: true)
         #expect(try alice.get("/api/notes/\(id)/attachments/nope").status == 404)
+        // Left out of backups and put back (docs/WEB.md, "Attachments"); nothing else of it changes.
+        let excluded = try alice.patch("/api/notes/\(id)/attachments/\(attachmentID)", ["excludedFromBackup": true])
+        #expect(excluded.status == 200 && excluded.json?["excludedFromBackup"] as? Bool == true && excluded.json?["byteCount"] as? Int == png.count)
+        let relisted = try #require((try alice.get("/api/notes/\(id)").json?["attachments"] as? [[String: Any]])?.first)
+        #expect(relisted["excludedFromBackup"] as? Bool == true)
+        for bad in [[:], ["excludedFromBackup": "yes"]] as [[String: Any]] {
+            let refused = try alice.patch("/api/notes/\(id)/attachments/\(attachmentID)", bad)
+            #expect(refused.status == 400, "\(bad) → \(refused.status)")
+        }
+        #expect(try alice.patch("/api/notes/\(id)/attachments/nope", ["excludedFromBackup": true]).status == 404)
+        let included = try alice.patch("/api/notes/\(id)/attachments/\(attachmentID)", ["excludedFromBackup": false])
+        #expect(included.status == 200 && included.json?["excludedFromBackup"] == nil)
+        #expect(try alice.get("/api/notes/\(id)/attachments/\(attachmentID)").body == png)
         #expect(try alice.delete("/api/notes/\(id)/attachments/\(attachmentID)").status == 204)
         #expect(try alice.get("/api/notes/\(id)/attachments/\(attachmentID)").status == 404)
         try harness.expectNoSecretLeaked()

@@ -1,5 +1,5 @@
 // A note's attachments: upload through #attach-file, images shown inline from blob: URLs,
-// other kinds offered for download. A locked note's attachments arrive as sealed chunks and
+// other kinds offered for download, each with its owner's "Leave out of backups" box. A locked note's attachments arrive as sealed chunks and
 // are opened here with the note key; their object URLs belong to the open note, so Lock Now
 // revokes them.
 
@@ -67,7 +67,8 @@ function attachmentItem(noteID, attachment, { noteKey, objectURLs, canEdit, onCh
     : null;
   const caption = h('div', { class: 'attachment-caption' },
     h('span', { class: 'attachment-name', 'data-testid': 'attachment-name' }, attachment.name),
-    h('span', { class: 'attachment-size' }, byteSize(attachment.byteCount)));
+    h('span', { class: 'attachment-size' }, byteSize(attachment.byteCount)),
+    canEdit ? backupToggle(noteID, attachment, onChanged) : null);
 
   if (attachment.kind === 'image') {
     const image = h('img', { class: 'attachment-image', alt: attachment.name, 'data-testid': 'attachment-image', 'data-attachment-id': attachment.id });
@@ -109,6 +110,26 @@ function attachmentItem(noteID, attachment, { noteKey, objectURLs, canEdit, onCh
     h('span', { class: 'attachment-kind' }, attachment.kind),
     download,
     remove);
+}
+
+/**
+ * The owner's "Leave out of backups" box (docs/WEB.md, "Attachments"): the flag is no content,
+ * so it changes on a locked note too. A change that fails puts the box back.
+ */
+function backupToggle(noteID, attachment, onChanged) {
+  const box = h('input', {
+    type: 'checkbox', 'data-testid': 'attachment-excluded-from-backup', checked: attachment.excludedFromBackup === true,
+    on: { change: () => busy(async () => {
+      try {
+        await api.patch(`/notes/${segment(noteID)}/attachments/${segment(attachment.id)}`, { excludedFromBackup: box.checked });
+      } catch (error) {
+        box.checked = !box.checked;
+        throw error;
+      }
+      await onChanged();
+    }) },
+  });
+  return h('label', { class: 'attachment-backup' }, box, 'Leave out of backups');
 }
 
 /** Uploads the files chosen in #attach-file to note `noteID`. */
