@@ -30,13 +30,18 @@ public final class AttachmentUpload: Sendable {
     /// A synced locked note's attachment that arrives as its chunks sealed under the note key
     /// (the web client's format): written as they are, opened only with the note's passphrase.
     let isPresealed: Bool
+    /// A synced attachment that arrives sealed under the key of a note whose lock was removed
+    /// here: each chunk is opened as it completes and written as plaintext.
+    private let opener: Mutex<SealedChunkOpener?>
     /// Nil once finished, abandoned or failed.
     private let writer: Mutex<AttachmentFile.Writer?>
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        excludedFromBackup: Bool, isSynced: Bool = false, isPresealed: Bool = false, writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, isSynced: Bool = false, isPresealed: Bool = false, opener: SealedChunkOpener? = nil,
+        writer: sending AttachmentFile.Writer
     ) {
+        self.opener = Mutex(opener)
         self.isSynced = isSynced
         self.isPresealed = isPresealed
         self.store = store
@@ -54,9 +59,15 @@ public final class AttachmentUpload: Sendable {
     /// chunk, so each call seals and writes about one.
     public static let preferredAppendBytes = AttachmentFile.chunkByteCount
 
-    /// Plaintext bytes appended so far.
+    /// Bytes appended so far: as they came, sealed chunks too.
     public var byteCount: Int {
-        writer.withLock { $0?.byteCount ?? 0 }
+        opener.withLock { $0?.receivedByteCount } ?? writer.withLock { $0?.byteCount ?? 0 }
+    }
+
+    /// Whether the bytes it takes are an attachment's chunks sealed under its note key, each
+    /// ``LockedNoteShape/chunkOverheadByteCount`` longer than its plaintext.
+    public var takesSealedChunks: Bool {
+        isPresealed || opener.withLock { $0 != nil }
     }
 
     /// The largest attachment this upload takes (the store's ``NotesSettings/attachmentByteLimit``).
@@ -66,6 +77,24 @@ public final class AttachmentUpload: Sendable {
     /// ``NoteLimits/attachmentBytes`` (the store's ``NotesSettings/attachmentByteLimit``) is
     /// refused and abandoned, as is one whose write fails.
     public func append(_ bytes: Data) throws {
+        guard let opened = try openedChunks(bytes) else { return try write(bytes) }
+        for chunk in opened { try write(chunk) }
+    }
+
+    /// The plaintext chunks `bytes` completes when they arrive sealed; nil when they do not.
+    private func openedChunks(_ bytes: Data) throws -> [Data]? {
+        try opener.withLock { opener in
+            guard opener != nil else { return nil }
+            do {
+                return try opener!.open(bytes)
+            } catch {
+                abandon()
+                throw error
+            }
+        }
+    }
+
+    private func write(_ bytes: Data) throws {
         try writer.withLock { writer in
             guard let current = writer else { throw Self.ended }
             let plaintextLimit = store.settings.attachmentByteLimit
@@ -95,6 +124,7 @@ public final class AttachmentUpload: Sendable {
             guard let current = writer else { throw Self.ended }
             writer = nil
             do {
+                try opener.withLock { try $0?.finish() }
                 let file = try current.finish()
                 guard isPresealed else { return (file, current.byteCount) }
                 // Sealed chunks: each 28 bytes more than its plaintext, as many as that needs.

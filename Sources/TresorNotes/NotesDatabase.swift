@@ -169,6 +169,9 @@ enum NotesDatabase {
         // The attachments' excluded-from-backup flag travels (docs/SYNC.md, "Attachments";
         // ``AttachmentSyncTables/addBackupExclusion(_:)``).
         migrator.registerMigration("v12-sync-attachment-backup") { db in try AttachmentSyncTables.addBackupExclusion(db) }
+        // Locking or unlocking a note keeps which attachments the server has, in the other form,
+        // and a removed lock's key waits for the server's answer (``AttachmentSyncTables/addOtherForm(_:)``).
+        migrator.registerMigration("v13-sync-attachment-other-form") { db in try AttachmentSyncTables.addOtherForm(db) }
         return migrator
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import TresorNotesDomain
@@ -115,29 +116,64 @@ enum AttachmentSyncTables {
                 """)
     }
 
+    /// A lock put on or taken off here no longer makes the device forget which attachments the
+    /// server has (migration `v13-sync-attachment-other-form`): `sync_attachments.in_other_form`
+    /// marks one the server holds as the note was before — sent again in the note's form now,
+    /// and its removal sent when it is removed here. `sync_unlock_keys` keeps, sealed, the key of
+    /// a synced note whose lock was removed here until the server answered the removal, so an
+    /// attachment the server holds sealed that this device lacks is taken in opened; a trigger
+    /// drops it once the note is locked again or deleted.
+    static func addOtherForm(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE sync_attachments ADD COLUMN in_other_form BOOLEAN NOT NULL DEFAULT 0;
+                CREATE TABLE sync_unlock_keys (note_id TEXT PRIMARY KEY, sealed_key BLOB NOT NULL);
+                CREATE TRIGGER sync_unlock_keys_locked AFTER UPDATE OF passphrase_id ON notes WHEN NEW.passphrase_id IS NOT NULL BEGIN
+                    DELETE FROM sync_unlock_keys WHERE note_id = NEW.id;
+                END;
+                CREATE TRIGGER sync_unlock_keys_deleted AFTER DELETE ON notes BEGIN
+                    DELETE FROM sync_unlock_keys WHERE note_id = OLD.id;
+                END;
+                """)
+    }
+
     /// Holds the outbox triggers off and records attachment `id` of `note` as synced (a fetched
-    /// attachment being added, with the server's flag); ``endApplying(_:)`` ends it in the same
-    /// transaction.
-    static func beginApplying(recordingSynced id: String, note: String, excludedFromBackup: Bool, _ db: Database) throws {
+    /// attachment being added, with the server's flag; `inOtherForm` when the server holds it
+    /// sealed and this device unlocked); ``endApplying(_:)`` ends it in the same transaction.
+    static func beginApplying(recordingSynced id: String, note: String, excludedFromBackup: Bool, inOtherForm: Bool, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
-        try recordSynced(id, note: note, excludedFromBackup: excludedFromBackup, db)
+        try recordSynced(id, note: note, excludedFromBackup: excludedFromBackup, inOtherForm: inOtherForm, db)
     }
 
     static func endApplying(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM sync_note_applying")
     }
 
-    /// Forgets that the server has attachment `id`, sealed anew here (its note locked or
-    /// unlocked): what the server has no longer opens as the note is, so it is sent again — the
-    /// server replaces its copy — and no removal goes for it.
-    static func forgetSent(_ id: String, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [id])
+    /// Records that the server holds attachment `id` in the other form than the one it was
+    /// sealed anew in here (its note locked or unlocked): what the server has no longer opens as
+    /// the note is, so it is sent again — the server replaces its copy — and, removed here, its
+    /// removal goes.
+    static func markInOtherForm(_ id: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE sync_attachments SET in_other_form = 1 WHERE id = ?", arguments: [id])
     }
 
-    static func recordSynced(_ id: String, note: String, excludedFromBackup: Bool, _ db: Database) throws {
+    static func recordSynced(_ id: String, note: String, excludedFromBackup: Bool, inOtherForm: Bool = false, _ db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id, excluded_from_backup) VALUES (?, ?, ?)",
-            arguments: [id, note, excludedFromBackup])
+            sql: "INSERT OR REPLACE INTO sync_attachments (id, note_id, excluded_from_backup, in_other_form) VALUES (?, ?, ?, ?)",
+            arguments: [id, note, excludedFromBackup, inOtherForm])
+    }
+
+    /// Keeps the key of synced note `noteID`, whose lock is being removed here, until the
+    /// server answers the removal.
+    static func keepUnlockKey(_ key: SymmetricKey, ofNote noteID: String, _ db: Database, _ sealing: ContentSealing) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_links WHERE local_id = ?", arguments: [noteID]) == true else { return }
+        let sealed = try key.withUnsafeBytes { try sealing.seal(Data($0), table: "sync_unlock_keys", id: noteID, column: "key") }
+        try db.execute(sql: "INSERT OR REPLACE INTO sync_unlock_keys (note_id, sealed_key) VALUES (?, ?)", arguments: [noteID, sealed])
+    }
+
+    /// Drops the key kept for note `noteID`'s lock removal: the server answered it.
+    static func dropUnlockKey(ofNote noteID: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync_unlock_keys WHERE note_id = ?", arguments: [noteID])
     }
 
     /// Replaces local note `note`'s waiting listing with `attachments`, names sealed.
@@ -164,7 +200,10 @@ enum AttachmentSyncTables {
 
     /// Forgets every synced attachment and listing (another sync account starts afresh).
     static func forgetAll(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM sync_attachments; DELETE FROM sync_attachment_listed; DELETE FROM sync_attachment_listings")
+        try db.execute(
+            sql:
+                "DELETE FROM sync_attachments; DELETE FROM sync_attachment_listed; DELETE FROM sync_attachment_listings; DELETE FROM sync_unlock_keys"
+        )
     }
 }
 
@@ -205,16 +244,19 @@ extension NotesStore {
                 // here otherwise than the note now is — plaintext in a locked note (it came before
                 // the lock did), sealed in an unlocked one (the lock was removed elsewhere, and its
                 // note key with it) — is replaced by the server's copy: removed, then fetched.
+                // A note whose lock was removed here, the removal not answered yet, also takes
+                // what the server holds sealed and this device lacks, opened with the kept key.
                 let fetch = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ? AND (NOT ? OR byte_count <= ?)
+                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND (NOT ? OR byte_count <= ?)
+                            AND (is_sealed = ? OR (is_sealed AND NOT ? AND note_id IN (SELECT note_id FROM sync_unlock_keys)))
                             AND id NOT IN (SELECT id FROM attachments WHERE is_locked = ?)
                             AND id NOT IN (
                                 SELECT s.id FROM sync_attachments s LEFT JOIN attachments a ON a.id = s.id
                                 WHERE a.id IS NULL OR a.is_locked = ?)
                         ORDER BY id
-                        """, arguments: [note, locked, row["deleted"] as Bool, small, locked, locked]
+                        """, arguments: [note, row["deleted"] as Bool, small, locked, locked, locked, locked]
                 ).map { listed -> SyncedAttachment in
                     let id: String = listed["id"]
                     guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
@@ -238,7 +280,8 @@ extension NotesStore {
                 sql: """
                     SELECT e.local_id, e.server_id, a.id, a.is_locked, a.exclude_from_backup
                     FROM (\(eligible)) e JOIN attachments a ON a.note_id = e.local_id
-                    WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?) AND a.id NOT IN (SELECT id FROM sync_attachments)
+                    WHERE a.is_locked = e.locked AND (NOT e.deleted OR a.byte_count <= ?)
+                        AND a.id NOT IN (SELECT id FROM sync_attachments WHERE NOT in_other_form)
                     ORDER BY a.created, a.id
                     """, arguments: [small]
             ).map(Self.flaggedEntry)
@@ -282,7 +325,15 @@ extension NotesStore {
     public func beginSyncedAttachment(_ attachment: SyncedAttachment, to noteID: String) throws -> AttachmentUpload {
         try beginAttachment(
             to: noteID, kind: attachment.kind, name: attachment.name, passphrase: nil, excludedFromBackup: attachment.excludedFromBackup ?? false,
-            id: attachment.id, isSynced: true)
+            id: attachment.id, isSynced: true, arrivesSealed: attachment.isSealed, byteCount: attachment.byteCount)
+    }
+
+    /// The key kept for note `noteID`'s lock removal, while the server has not answered it.
+    func keptUnlockKey(ofNote noteID: String, _ db: Database, _ sealing: ContentSealing) throws -> SymmetricKey? {
+        guard let sealed = try Data.fetchOne(db, sql: "SELECT sealed_key FROM sync_unlock_keys WHERE note_id = ?", arguments: [noteID]) else {
+            return nil
+        }
+        return SymmetricKey(data: try sealing.open(sealed, table: "sync_unlock_keys", id: noteID, column: "key"))
     }
 
     /// Applies the excluded-from-backup flags the server's waiting listings give for attachments
@@ -376,13 +427,24 @@ extension NotesStore {
         }
     }
 
-    /// Records that the server no longer has attachment `attachmentID` (its removal went).
-    /// - Parameter attachmentID: the attachment.
+    /// Records that the server no longer has attachment `attachmentID` (its removal went). When
+    /// the removal alone made the note's next revision from the one this device holds, the
+    /// device holds the new one: a change of the note still waiting (a lock removal the server
+    /// refused until the attachment was gone) is made from it, not turned into a conflict copy
+    /// by its own removal. A step of more than one revision had another change in it: nothing moves.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its local note.
+    ///   - revisions: the note's revisions on the server before and after the removal, if said.
     /// - Throws: a storage error.
-    public func recordAttachmentRemovalSent(_ attachmentID: String) throws {
+    public func recordAttachmentRemovalSent(_ attachmentID: String, of noteID: String, revisions: (before: Int64, after: Int64)?) throws {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [attachmentID])
             try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE id = ?", arguments: [attachmentID])
+            guard let revisions, revisions.after == revisions.before + 1 else { return }
+            try db.execute(
+                sql: "UPDATE sync_note_links SET server_revision = ? WHERE local_id = ? AND server_revision = ?",
+                arguments: [revisions.after, noteID, revisions.before])
         }
     }
 

@@ -43,16 +43,25 @@ extension NotesStore {
 
     /// ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:)``, or, `isSynced`, for an
     /// attachment the sync server holds.
+    /// `arrivesSealed`: a synced attachment whose bytes are its chunks sealed under the note key.
+    /// Into a locked note they are kept as they are; into a note whose lock was removed here
+    /// they are opened with the key kept for the removal (``keptUnlockKey(ofNote:_:_:)``).
     func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase?, excludedFromBackup: Bool, id given: String?,
-        isSynced: Bool
+        isSynced: Bool, arrivesSealed: Bool = false, byteCount: Int = 0
     ) throws -> AttachmentUpload {
         try NoteRules.validateAttachmentName(name)
         if let given, !(given.count == 36 && UUID(uuidString: given) != nil && given == given.lowercased()) {
             throw NotesError.invalid("an attachment id is a lowercase UUID")
         }
         let sealing = try sealing()
-        let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
+        let (row, keptKey) = try pool.read { db in
+            let row = try NoteRow.fetch(noteID, db)
+            return (row, isSynced && arrivesSealed && !row.isLocked ? try keptUnlockKey(ofNote: noteID, db, sealing) : nil)
+        }
+        if isSynced && arrivesSealed && !row.isLocked && keptKey == nil {
+            throw NotesError.wrongLockState("note \(noteID) is not locked here: its sealed attachment does not open")
+        }
         // A fetched one may go to a note in Recently Deleted: it travels with its note.
         if !isSynced { try requireNotDeleted(row) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
@@ -63,7 +72,8 @@ extension NotesStore {
         let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey, presealed: presealed)
         return AttachmentUpload(
             store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name,
-            excludedFromBackup: excludedFromBackup, isSynced: isSynced, isPresealed: presealed, writer: writer)
+            excludedFromBackup: excludedFromBackup, isSynced: isSynced, isPresealed: presealed,
+            opener: keptKey.map { SealedChunkOpener(noteKey: $0, attachmentID: id, byteCount: byteCount) }, writer: writer)
     }
 
     /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.
@@ -73,9 +83,12 @@ extension NotesStore {
             let sealing = try sealing()
             try pool.write { db in
                 // A fetched attachment is the server's already: its note is not sent again.
+                // Opened from the server's sealed copy into a note unlocked here: the server
+                // holds it in the other form, so its plaintext goes as the lock's removal needs.
                 if upload.isSynced {
                     try AttachmentSyncTables.beginApplying(
-                        recordingSynced: upload.id, note: upload.noteID, excludedFromBackup: upload.excludedFromBackup, db)
+                        recordingSynced: upload.id, note: upload.noteID, excludedFromBackup: upload.excludedFromBackup,
+                        inOtherForm: upload.takesSealedChunks && !upload.isPresealed, db)
                 }
                 guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")

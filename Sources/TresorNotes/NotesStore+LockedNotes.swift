@@ -158,7 +158,7 @@ extension NotesStore {
                 for attachment in try AttachmentRow.fetchAll(note: id, db) {
                     try db.execute(
                         sql: "UPDATE attachments SET file = ?, is_locked = 1 WHERE id = ?", arguments: [newFiles[attachment.id]!, attachment.id])
-                    try AttachmentSyncTables.forgetSent(attachment.id, db)
+                    try AttachmentSyncTables.markInOtherForm(attachment.id, db)
                     old.append(attachment.file)
                 }
                 return .success(old)

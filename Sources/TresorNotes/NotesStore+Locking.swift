@@ -62,6 +62,9 @@ extension NotesStore {
                     WHERE id = ?
                     """, arguments: [try sealing.noteLayer(row).sealText(body, table: "notes", id: id, column: "body"), BodyFormat.text.rawValue, id])
             try removeUnusedImportedPassphrase(row.passphraseID!, db)
+            // Until the server answers the removal, an attachment it holds sealed that this device
+            // lacks is still to be opened here (docs/SYNC.md, "A lock removed travels").
+            try AttachmentSyncTables.keepUnlockKey(noteKey, ofNote: id, db, sealing)
             return try resealAttachments(of: id, from: noteKey, to: nil, db, sealing)
         }
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -278,7 +281,7 @@ extension NotesStore {
                 try db.execute(
                     sql: "UPDATE attachments SET file = ?, is_locked = ? WHERE id = ?",
                     arguments: [file, newKey != nil, attachment.id])
-                try AttachmentSyncTables.forgetSent(attachment.id, db)
+                try AttachmentSyncTables.markInOtherForm(attachment.id, db)
             } catch {
                 AttachmentFile.remove(file, in: attachmentsFolder)
                 throw error

@@ -191,6 +191,8 @@ extension NotesStore {
     public func recordNoteSynced(_ pending: PendingNoteSync, result: SyncedNoteState?) throws {
         let sealing = try sealing()
         let effects = try applying { db, effects in
+            // The server answered: a lock removed here no longer needs its key.
+            try AttachmentSyncTables.dropUnlockKey(ofNote: pending.localID, db)
             let row = try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [pending.localID]).map(NoteRow.init(row:))
             let unchanged = row?.revision == pending.localRevision
             guard let result else {
@@ -305,6 +307,7 @@ extension NotesStore {
         _ state: SyncedNoteState, localID: String, over row: NoteRow?, _ db: Database, _ sealing: ContentSealing, _ effects: inout NoteSyncEffects
     ) throws {
         let content = state.content
+        try AttachmentSyncTables.dropUnlockKey(ofNote: localID, db)
         let folder = try content.folder.map { try folderID(named: $0, account: .local, creating: true, db, sealing)! }
         let layer = try row.map { try sealing.noteLayer($0) } ?? sealing
         let title = try layer.sealText(content.title, table: "notes", id: localID, column: "title")

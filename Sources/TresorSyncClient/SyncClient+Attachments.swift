@@ -92,10 +92,18 @@ extension SyncClient {
     /// - Parameters:
     ///   - id: the attachment.
     ///   - noteID: the server's id of its note.
+    /// - Returns: the note's revisions before and after the removal; nil when it was removed
+    ///   already, or from a server that does not say them.
     /// - Throws: ``SyncClientError``.
-    public func removeAttachment(_ id: String, ofNote noteID: String) async throws {
+    @discardableResult
+    public func removeAttachment(_ id: String, ofNote noteID: String) async throws -> SyncAttachmentRemoval? {
         let response = try await exchange("DELETE", try Self.attachmentPath(noteID, id), query: [], body: Optional<Data>.none, signedIn: true)
         guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
+        guard response.status == 200 else { return nil }
+        guard let removal = try? SyncJSON.decoder.decode(SyncAttachmentRemoval.self, from: response.body) else {
+            throw SyncClientError.garbage("DELETE of an attachment answered 200 with \(response.body.count) bytes that are not a removal")
+        }
+        return removal
     }
 
     /// Leaves an attachment of note `noteID` out of backups, or puts it back in (`PATCH

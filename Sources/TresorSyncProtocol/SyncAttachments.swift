@@ -64,6 +64,22 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     }
 }
 
+/// `DELETE /v1/sync/notes/{note}/attachments/{id}`'s answer (`200`): the revision of the note the
+/// removal made, and the one before it. A device whose change of the note still waits — a lock
+/// removal the server refused until then — makes it from the revision its own removal made, when
+/// that was the one it held. `204`, no body: the attachment was gone already (or an older server).
+public struct SyncAttachmentRemoval: Codable, Equatable, Sendable {
+    /// The note's revision before the removal.
+    public var revisionBefore: Int64
+    /// The note's revision the removal made.
+    public var revision: Int64
+
+    public init(revisionBefore: Int64, revision: Int64) {
+        self.revisionBefore = revisionBefore
+        self.revision = revision
+    }
+}
+
 /// `PATCH /v1/sync/notes/{note}/attachments/{id}`: an attachment left out of backups on a device,
 /// or put back in. Answered with the attachment as the server holds it (``SyncAttachment``).
 public struct SyncAttachmentBackupChange: Codable, Equatable, Sendable {

@@ -48,15 +48,18 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                try await asDevice(caller) {
-                    _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                let removal = try await asDevice(caller) { () -> SyncAttachmentRemoval? in
+                    let before = try await ownNoteOrRefuse(noteID, of: caller.account).revision
                     do {
                         try await relay.accounts.removeAttachment(id, of: noteID)
                     } catch NotesError.notFound {
                         // Removed already (a retry, or another device): the removal holds.
+                        return nil
                     }
+                    // Read after the removal's commit: a change made between shows as a larger step.
+                    return SyncAttachmentRemoval(revisionBefore: before, revision: try await relay.accounts.summary(ofNote: noteID).revision)
                 }
-                return Response(status: .noContent)
+                return try removal.map { try reply($0) } ?? Response(status: .noContent)
             }
         }
     }

@@ -63,11 +63,16 @@ struct SyncAttachmentsTests {
             // Read back streamed, byte for byte.
             let read = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .get, headers: device.bearer)
             #expect(read.status == .ok && Data(buffer: read.body) == bytes)
-            // Removed; a second removal (a retry) is no error.
-            for _ in 0..<2 {
-                let removed = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
-                #expect(removed.status == .noContent, "\(removed.text)")
-            }
+            // Removed, answering the one revision of the note it made; a second removal (a
+            // retry) is no error, and tells no revision.
+            let revision = try await store.summary(ofNote: note.id).revision
+            let removed = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
+            #expect(removed.status == .ok, "\(removed.text)")
+            let removal = try SyncJSON.decoder.decode(SyncAttachmentRemoval.self, from: Data(buffer: removed.body))
+            #expect(removal == SyncAttachmentRemoval(revisionBefore: revision, revision: revision + 1))
+            #expect(try await store.summary(ofNote: note.id).revision == revision + 1)
+            let again = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
+            #expect(again.status == .noContent, "\(again.text)")
             #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
             #expect(try await Self.rows("attachment_chunks", instance) == 0)
         }

@@ -33,7 +33,8 @@ extension SyncAccount {
     private func syncAttachments(_ notes: NotesStore, client: SyncClient, report: inout AttachmentSyncReport) async throws {
         // The server's flags first: a change made here since goes below, and wins.
         try notes.applyListedBackupExclusions()
-        let work = try notes.attachmentSyncWork()
+        var work = try notes.attachmentSyncWork()
+        var fetched = false
         for listing in work.listings {
             // Removals first: one may make way for the sealed copy of the same attachment.
             for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
@@ -41,6 +42,7 @@ extension SyncAccount {
             for attachment in listing.fetch {
                 do {
                     try await Self.fetch(attachment, of: listing, notes, client)
+                    fetched = true
                 } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
                     report.refuse(attachment.id, code, message)
                     complete = false
@@ -50,14 +52,19 @@ extension SyncAccount {
             }
             if complete { try notes.finishAttachmentListing(of: listing.localNoteID) }
         }
+        // One fetched into a note whose lock was removed here is the server's only sealed: its
+        // plaintext goes in this sync, before the removal goes again.
+        if fetched { work = try notes.attachmentSyncWork() }
         for entry in work.removeOnServer {
+            let removal: SyncAttachmentRemoval?
             do {
-                try await client.removeAttachment(entry.attachmentID, ofNote: entry.serverNoteID)
+                removal = try await client.removeAttachment(entry.attachmentID, ofNote: entry.serverNoteID)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
                 report.refuse(entry.attachmentID, code, message)
                 continue
             }
-            try notes.recordAttachmentRemovalSent(entry.attachmentID)
+            try notes.recordAttachmentRemovalSent(
+                entry.attachmentID, of: entry.localNoteID, revisions: removal.map { ($0.revisionBefore, $0.revision) })
             report.changedServer = true
         }
         for entry in work.send {
