@@ -61,4 +61,32 @@ import TresorTestSupport
         #expect(try laptop.json([NoteSummary].self, ["note", "list"]).count == 1, "no copy was made")
         for device in [laptop, phone] { #expect(!device.daemonLog.contains("e2e-apple-locked-marker")) }
     }
+
+    /// A server that does not say it keeps Apple passphrases (an older one, which would refuse
+    /// the record for its missing verifier): the Apple-locked note waits, counted, and the other
+    /// notes go; once the server says so, it goes.
+    @Test func anAppleLockedNoteWaitsForAServerThatKeepsApplePassphrases() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let server = cluster.servers[0]
+        let (browser, password) = try cluster.registered("ada", on: server)
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "no client sends this") {}
+        // The state's answer as an older server gives it: the field is not there (a key of the
+        // same length that no one reads).
+        proxy.rewriteAnswers(#""appleNotesPassphrases":true"#, with: #""notKnownToOlderServer":true"#)
+        let laptop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
+        _ = try Self.importLockedNote(laptop, title: "Encrypted title")
+        _ = try SyncNotesE2ETests.newNote(laptop, "Groceries\nmilk")
+        let first = try SyncNotesE2ETests.syncNow(laptop)
+        #expect(first.sent == 1 && first.waiting == 1, "\(first)")
+        #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 1)
+        let listed = try browser.get("/api/notes")
+        #expect(listed.status == 200 && !listed.text.contains("Encrypted title") && listed.text.contains("Groceries"), "\(listed.text)")
+
+        proxy.rewriteAnswers(nil)
+        let second = try SyncNotesE2ETests.syncNow(laptop)
+        #expect(second.sent == 1 && second.waiting == 0, "\(second)")
+        #expect(try browser.get("/api/notes").text.contains("Encrypted title"))
+    }
 }
