@@ -64,7 +64,8 @@ extension NotesStore {
     /// account's next generation (current when it has none).
     func syncedPassphraseID(_ passphrase: SyncedPassphrase, _ db: Database) throws -> Int64 {
         if let known = try Int64.fetchOne(
-            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1", arguments: [passphrase.salt])
+            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND source = ? AND salt = ? ORDER BY id LIMIT 1",
+            arguments: [LockInfo.Source.tresor.rawValue, passphrase.salt])
         {
             return known
         }

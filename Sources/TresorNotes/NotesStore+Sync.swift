@@ -67,8 +67,8 @@ public struct PendingNoteSync: Sendable {
     public var inRecentlyDeleted: Bool
     /// A locked note.
     public var isLocked: Bool
-    /// A locked note's sealed record; nil for a note locked with a passphrase imported from
-    /// Apple Notes (it has no verifier to travel with: such a note stays here).
+    /// A locked note's sealed record; nil for an Apple Notes note of a shape that cannot travel
+    /// (it stays here).
     public var lockedRecord: SyncedLockedRecord?
     /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
     var localRevision: Int64?
@@ -363,12 +363,19 @@ extension NotesStore {
 
     /// Writes a locked note's sealed record into local note `localID` (inserting the row when it
     /// does not exist; the caller writes the rest of it), under the local account's passphrase
-    /// generation of its salt — recorded, and made current when the account has none.
+    /// of its salt and source — recorded when missing: a Tresor generation made current when the
+    /// account has none, an Apple Notes passphrase never.
     private func writeLock(_ record: SyncedLockedRecord, localID: String, exists: Bool, _ db: Database, _ sealing: ContentSealing) throws {
-        let passphraseID = try syncedPassphraseID(
-            SyncedPassphrase(
-                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
-                proofHash: record.passphraseProofHash, hint: nil), db)
+        let passphraseID: Int64
+        if record.passphraseSource == .appleNotes {
+            passphraseID = try syncedApplePassphraseID(record, db)
+        } else {
+            guard let verifier = record.passphraseVerifier else { throw NotesError.invalid("a Tresor passphrase needs its verifier") }
+            passphraseID = try syncedPassphraseID(
+                SyncedPassphrase(
+                    salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: verifier,
+                    proofHash: record.passphraseProofHash, hint: nil), db)
+        }
         try fillSyncedHint(of: record, db, sealing)
         let ciphertext = try sealing.seal(record.ciphertext, table: "notes", id: localID, column: "ciphertext")
         let format = record.bodyFormat == .appleNotes ? BodyFormat.appleNotes.rawValue : BodyFormat.text.rawValue
@@ -393,20 +400,44 @@ extension NotesStore {
         }
     }
 
-    /// A local locked note's sealed record as it travels; nil for an unlocked note, and for one
-    /// locked with a passphrase imported from Apple Notes (no verifier).
+    /// A local locked note's sealed record as it travels, with its passphrase's source; nil for
+    /// an unlocked note, and for one imported from Apple Notes in a shape a Tresor record does
+    /// not take (a salt not of 16 bytes, a body over the limit): that one stays here.
     private func lockedRecord(of row: NoteRow, _ db: Database, _ sealing: ContentSealing) throws -> SyncedLockedRecord? {
         guard let passphraseID = row.passphraseID, let wrapped = row.wrappedKey, let iv = row.iv, let tag = row.tag,
             let sealed = row.sealedCiphertext
         else { return nil }
         let passphrase = try PassphraseRow.fetch(passphraseID, db)
-        guard passphrase.source == .tresor, let verifier = passphrase.verifier else { return nil }
-        return try SyncedLockedRecord(
-            passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: verifier,
-            passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
-            ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
-            bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash,
-            passphraseHint: try hint(of: passphrase, sealing))
+        let hint = try hint(of: passphrase, sealing)
+        let make = { (hint: String?) in
+            try SyncedLockedRecord(
+                passphraseSource: passphrase.source, passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations,
+                passphraseVerifier: passphrase.verifier, passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
+                ciphertext: try sealing.open(sealed, table: "notes", id: row.id, column: "ciphertext"),
+                bodyFormat: row.bodyFormat == .appleNotes ? .appleNotes : .text, noteProofHash: row.noteProofHash, passphraseHint: hint)
+        }
+        guard passphrase.source == .appleNotes else { return try make(hint) }
+        // Apple allows longer hints than Tresor's: such a one stays on this device alone.
+        let travellingHint = hint.flatMap { (try? NoteRules.validateHint($0)) == nil ? nil : $0 }
+        do { return try make(travellingHint) } catch NotesError.invalid { return nil }
+    }
+
+    /// The local passphrase imported from Apple Notes of `record`'s salt, else one recorded as
+    /// it came: no verifier, no generation, never current.
+    private func syncedApplePassphraseID(_ record: SyncedLockedRecord, _ db: Database) throws -> Int64 {
+        let source = LockInfo.Source.appleNotes.rawValue
+        if let known = try Int64.fetchOne(
+            db, sql: "SELECT id FROM passphrases WHERE account_id = 'local' AND source = ? AND salt = ? ORDER BY id LIMIT 1",
+            arguments: [source, record.passphraseSalt])
+        {
+            return known
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO passphrases (account_id, source, salt, iterations, proof_hash, created) VALUES ('local', ?, ?, ?, ?, ?)
+                """,
+            arguments: [source, record.passphraseSalt, record.passphraseIterations, record.passphraseProofHash, now.timeIntervalSince1970])
+        return db.lastInsertedRowID
     }
 
     /// Gives the local generation of `record`'s salt the record's hint when it has none and is
@@ -419,8 +450,8 @@ extension NotesStore {
                 db,
                 sql: """
                     SELECT id, sealed_hint IS NULL AND id IS NOT (SELECT current_passphrase_id FROM accounts WHERE id = 'local') AS fills
-                    FROM passphrases WHERE account_id = 'local' AND salt = ? ORDER BY id LIMIT 1
-                    """, arguments: [record.passphraseSalt]),
+                    FROM passphrases WHERE account_id = 'local' AND source = ? AND salt = ? ORDER BY id LIMIT 1
+                    """, arguments: [record.passphraseSource.rawValue, record.passphraseSalt]),
             row["fills"] as Bool
         else { return }
         let id: Int64 = row["id"]

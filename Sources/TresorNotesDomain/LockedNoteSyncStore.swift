@@ -1,13 +1,17 @@
 import Foundation
 
 /// A locked note's sealed record as it travels between a device and its web account (docs/SYNC.md,
-/// "Notes"): the passphrase generation it is locked under — salt, rounds, verifier and proof
-/// hash, never the passphrase — the note key wrapped under it, and the body sealed under the
+/// "Notes"): the passphrase generation it is locked under — its source, salt, rounds, verifier and
+/// proof hash, never the passphrase — the note key wrapped under it, and the body sealed under the
 /// note key. Nothing in it opens without the passphrase.
 public struct SyncedLockedRecord: Sendable, Equatable {
+    /// Where the passphrase came from: a Tresor generation, or a passphrase imported from Apple
+    /// Notes (never an account's current one; it has no verifier).
+    public var passphraseSource: LockInfo.Source
     public var passphraseSalt: Data
     public var passphraseIterations: Int
-    public var passphraseVerifier: Data
+    /// Nil only for an Apple Notes passphrase: its notes' own wrapped keys check it.
+    public var passphraseVerifier: Data?
     public var passphraseProofHash: Data?
     public var wrappedKey: Data
     public var iv: Data
@@ -20,11 +24,13 @@ public struct SyncedLockedRecord: Sendable, Equatable {
     /// ``SyncedPassphrase``, and may have been removed on purpose).
     public var passphraseHint: String?
 
-    /// Checks the shapes (``LockedNoteShape``) and the hint's length.
+    /// Checks the shapes (``LockedNoteShape``), the hint's length, and that only an Apple Notes
+    /// passphrase comes without a verifier.
     /// - Throws: ``NotesError/invalid(_:)`` naming the field.
     public init(
-        passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data, passphraseProofHash: Data?, wrappedKey: Data, iv: Data,
-        tag: Data, ciphertext: Data, bodyFormat: LockedBodyFormat, noteProofHash: Data?, passphraseHint: String? = nil
+        passphraseSource: LockInfo.Source = .tresor, passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data?,
+        passphraseProofHash: Data?, wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, bodyFormat: LockedBodyFormat, noteProofHash: Data?,
+        passphraseHint: String? = nil
     ) throws {
         if let passphraseHint { try NoteRules.validateHint(passphraseHint) }
         self.passphraseHint = passphraseHint
@@ -32,13 +38,17 @@ public struct SyncedLockedRecord: Sendable, Equatable {
         guard (1...LockedNoteShape.maximumIterations).contains(passphraseIterations) else {
             throw NotesError.invalid("the iteration count must be 1 to \(LockedNoteShape.maximumIterations)")
         }
-        guard passphraseVerifier.count == LockedNoteShape.wrappedKeyByteCount, wrappedKey.count == LockedNoteShape.wrappedKeyByteCount else {
+        guard passphraseVerifier != nil || passphraseSource == .appleNotes else { throw NotesError.invalid("a Tresor passphrase needs its verifier") }
+        guard (passphraseVerifier?.count ?? LockedNoteShape.wrappedKeyByteCount) == LockedNoteShape.wrappedKeyByteCount,
+            wrappedKey.count == LockedNoteShape.wrappedKeyByteCount
+        else {
             throw NotesError.invalid("the verifier and the wrapped key must be 24 bytes")
         }
         for hash in [passphraseProofHash, noteProofHash].compactMap({ $0 }) where hash.count != LockedNoteShape.proofByteCount {
             throw NotesError.invalid("a proof hash must be 32 bytes")
         }
         try LockedNoteShape.checkBody(iv: iv, tag: tag, ciphertext: ciphertext)
+        self.passphraseSource = passphraseSource
         self.passphraseSalt = passphraseSalt
         self.passphraseIterations = passphraseIterations
         self.passphraseVerifier = passphraseVerifier
@@ -74,8 +84,8 @@ public protocol LockedNoteSyncStore: Sendable {
 
     /// Stores a device's locked note: a new note (`id` nil), or a new version of note `id` —
     /// kept as its conflict copy when the note changed since `baseRevision`. The passphrase
-    /// generation is the account's one of that salt, else recorded (current when the account
-    /// has none).
+    /// generation is the account's one of that salt and source, else recorded (a Tresor one
+    /// current when the account has none; an Apple Notes passphrase never).
     /// - Parameters:
     ///   - id: the note, or nil for a new one.
     ///   - title: its title.

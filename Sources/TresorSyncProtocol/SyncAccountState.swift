@@ -17,11 +17,16 @@ public struct SyncAccountState: Codable, Equatable, Sendable {
     /// number asks for neither. Nil from a server that does not say it: the device then asks
     /// for both at every sync.
     public var notesSettings: UInt64?
+    /// True from a server that keeps a passphrase imported from Apple Notes as one (its source,
+    /// no verifier), so a note locked with one travels; nil from an older server, which would
+    /// take it for a Tresor generation or refuse it: a device keeps such notes waiting.
+    public var appleNotesPassphrases: Bool?
 
-    public init(records: UInt64, deviceListVersion: UInt64, notes: UInt64, notesSettings: UInt64? = nil) {
+    public init(records: UInt64, deviceListVersion: UInt64, notes: UInt64, notesSettings: UInt64? = nil, appleNotesPassphrases: Bool? = nil) {
         self.records = records
         self.deviceListVersion = deviceListVersion
         self.notes = notes
         self.notesSettings = notesSettings
+        self.appleNotesPassphrases = appleNotesPassphrases
     }
 }

@@ -168,12 +168,17 @@ public struct SyncNoteChangeResult: Codable, Equatable, Sendable {
 }
 
 /// A locked note's sealed record as it travels (docs/SYNC.md, "Notes"): the passphrase generation
-/// it is locked under (salt, rounds, verifier, proof hash — never the passphrase), the note key
-/// wrapped under it, and the body sealed under the note key, as they are.
+/// it is locked under (source, salt, rounds, verifier, proof hash — never the passphrase), the
+/// note key wrapped under it, and the body sealed under the note key, as they are.
 public struct SyncLockedNote: Codable, Equatable, Sendable {
+    /// `apple-notes` for a passphrase imported from Apple Notes; absent (or `tresor`) for a Tresor
+    /// generation — an older server or device knows no other. A device sends an Apple one only
+    /// to a server whose ``SyncAccountState/appleNotesPassphrases`` says it keeps them.
+    public var passphraseSource: String?
     public var passphraseSalt: Data
     public var passphraseIterations: Int
-    public var passphraseVerifier: Data
+    /// Absent only for an Apple Notes passphrase (which an older server, needing it, refuses).
+    public var passphraseVerifier: Data?
     public var passphraseProofHash: Data?
     public var wrappedKey: Data
     public var iv: Data
@@ -188,9 +193,10 @@ public struct SyncLockedNote: Codable, Equatable, Sendable {
     public var passphraseHint: String?
 
     public init(
-        passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data, passphraseProofHash: Data?, wrappedKey: Data, iv: Data,
-        tag: Data, ciphertext: Data, bodyFormat: String, noteProofHash: Data?, passphraseHint: String? = nil
+        passphraseSource: String? = nil, passphraseSalt: Data, passphraseIterations: Int, passphraseVerifier: Data?, passphraseProofHash: Data?,
+        wrappedKey: Data, iv: Data, tag: Data, ciphertext: Data, bodyFormat: String, noteProofHash: Data?, passphraseHint: String? = nil
     ) {
+        self.passphraseSource = passphraseSource
         self.passphraseHint = passphraseHint
         self.passphraseSalt = passphraseSalt
         self.passphraseIterations = passphraseIterations

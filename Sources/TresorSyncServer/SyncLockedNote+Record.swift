@@ -8,6 +8,7 @@ extension SyncLockedNote {
     /// The wire form of `record`, as it is.
     public init(_ record: SyncedLockedRecord) {
         self.init(
+            passphraseSource: record.passphraseSource == .appleNotes ? LockInfo.Source.appleNotes.rawValue : nil,
             passphraseSalt: record.passphraseSalt, passphraseIterations: record.passphraseIterations,
             passphraseVerifier: record.passphraseVerifier, passphraseProofHash: record.passphraseProofHash, wrappedKey: record.wrappedKey,
             iv: record.iv, tag: record.tag, ciphertext: record.ciphertext, bodyFormat: record.bodyFormat.rawValue,
@@ -16,10 +17,16 @@ extension SyncLockedNote {
 
     /// The record this carries, its shapes checked.
     /// - Returns: the notes domain's record.
-    /// - Throws: ``NotesError/invalid(_:)`` naming the field that is not as a locked note's.
+    /// - Throws: ``NotesError/invalid(_:)`` naming the field that is not as a locked note's, or
+    ///   a passphrase source this side does not know.
     public func record() throws -> SyncedLockedRecord {
-        try SyncedLockedRecord(
-            passphraseSalt: passphraseSalt, passphraseIterations: passphraseIterations, passphraseVerifier: passphraseVerifier,
+        let source = try passphraseSource.map {
+            guard let known = LockInfo.Source(rawValue: $0) else { throw NotesError.invalid("the passphrase source is not tresor or apple-notes") }
+            return known
+        }
+        return try SyncedLockedRecord(
+            passphraseSource: source ?? .tresor, passphraseSalt: passphraseSalt, passphraseIterations: passphraseIterations,
+            passphraseVerifier: passphraseVerifier,
             passphraseProofHash: passphraseProofHash, wrappedKey: wrappedKey, iv: iv, tag: tag, ciphertext: ciphertext,
             bodyFormat: LockedBodyFormat(stored: bodyFormat), noteProofHash: noteProofHash, passphraseHint: passphraseHint)
     }

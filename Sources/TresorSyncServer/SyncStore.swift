@@ -142,6 +142,6 @@ final class SyncStore: Sendable {
         guard let (records, version, notes, settings) = row else { return SyncAccountState(records: 0, deviceListVersion: 0, notes: 0) }
         return SyncAccountState(
             records: UInt64(max(records, 0)), deviceListVersion: UInt64(max(version, 0)), notes: UInt64(max(notes, 0)),
-            notesSettings: UInt64(max(settings, 0)))
+            notesSettings: UInt64(max(settings, 0)), appleNotesPassphrases: true)
     }
 }

@@ -13,7 +13,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
             else { throw NotesError.wrongLockState("note \(id) is not locked") }
             let passphrase = try await passphrase(passphraseID, connection)
             return try SyncedLockedRecord(
-                passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations, passphraseVerifier: passphrase.verifier,
+                passphraseSource: passphrase.source, passphraseSalt: passphrase.salt, passphraseIterations: passphrase.iterations,
+                passphraseVerifier: passphrase.verifier,
                 passphraseProofHash: passphrase.proofHash, wrappedKey: wrapped, iv: iv, tag: tag,
                 ciphertext: try sealing.open(sealed, "notes", id, "ciphertext"), bodyFormat: LockedBodyFormat(stored: row.bodyFormat),
                 noteProofHash: row.noteProofHash, passphraseHint: try hint(of: passphrase))
@@ -133,16 +134,23 @@ extension PostgresWebStore: LockedNoteSyncStore {
         try await announce(.created, note: id, connection)
     }
 
-    /// The account's passphrase generation of the record's salt, else a new one recorded — made
-    /// current when the account has none (caller holds the account's row lock). The record's
-    /// hint fills the generation when it has none and is not the current one: the current
-    /// one's hint travels on its own (``storeSyncedPassphrase(_:base:account:)``), and may have
-    /// been removed on purpose.
+    /// The account's passphrase generation of the record's salt and source, else a new one
+    /// recorded — a Tresor one made current when the account has none; a passphrase imported
+    /// from Apple Notes never (caller holds the account's row lock). The record's hint fills the
+    /// generation when it has none and is not the current one: the current one's hint travels
+    /// on its own (``storeSyncedPassphrase(_:base:account:)``), and may have been removed on
+    /// purpose.
     func passphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
-        let id = try await passphraseID(
-            for: SyncedPassphrase(
-                salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: record.passphraseVerifier,
-                proofHash: record.passphraseProofHash, hint: nil), account: account, connection)
+        let id: Int64
+        if record.passphraseSource == .appleNotes {
+            id = try await applePassphraseID(for: record, account: account, connection)
+        } else {
+            guard let verifier = record.passphraseVerifier else { throw NotesError.invalid("a Tresor passphrase needs its verifier") }
+            id = try await passphraseID(
+                for: SyncedPassphrase(
+                    salt: record.passphraseSalt, iterations: record.passphraseIterations, verifier: verifier,
+                    proofHash: record.passphraseProofHash, hint: nil), account: account, connection)
+        }
         if let hint = record.passphraseHint {
             let sealedHint = try sealing.sealText(hint, "passphrases", "\(id)", "hint")
             try await connection.run(
@@ -155,12 +163,15 @@ extension PostgresWebStore: LockedNoteSyncStore {
         return id
     }
 
-    /// The account's passphrase generation of the salt of `record`, as the one above
+    /// The account's Tresor passphrase generation of the salt of `record`, as the one above
     /// (its hint is the caller's to write).
     func passphraseID(for record: SyncedPassphrase, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+        let tresor = LockInfo.Source.tresor.rawValue
         if let known = try await connection.value(
-            "SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND salt = \(record.salt) ORDER BY id LIMIT 1", logger,
-            as: Int64.self)
+            """
+            SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND source = \(tresor) AND salt = \(record.salt)
+            ORDER BY id LIMIT 1
+            """, logger, as: Int64.self)
         {
             return known
         }
@@ -178,6 +189,32 @@ extension PostgresWebStore: LockedNoteSyncStore {
         else { throw NotesError.unavailable("the passphrase was not recorded: try again") }
         try await connection.run(
             "UPDATE accounts SET current_passphrase_id = \(id) WHERE id = \(account.rawValue) AND current_passphrase_id IS NULL", logger)
+        return id
+    }
+
+    /// The account's passphrase imported from Apple Notes of the salt of `record`, else a new one
+    /// recorded as it came: no verifier, no generation, never current. Its proof hash, when the
+    /// device recorded one, is the same proof's: derived from the same passphrase, salt and
+    /// rounds on every side.
+    private func applePassphraseID(for record: SyncedLockedRecord, account: AccountID, _ connection: PostgresConnection) async throws -> Int64 {
+        let apple = LockInfo.Source.appleNotes.rawValue
+        if let known = try await connection.value(
+            """
+            SELECT id FROM passphrases WHERE account_id = \(account.rawValue) AND source = \(apple) AND salt = \(record.passphraseSalt)
+            ORDER BY id LIMIT 1
+            """, logger, as: Int64.self)
+        {
+            return known
+        }
+        guard
+            let id = try await connection.value(
+                """
+                INSERT INTO passphrases (account_id, source, salt, iterations, proof_hash, created)
+                VALUES (\(account.rawValue), \(apple), \(record.passphraseSalt), \(record.passphraseIterations), \(record.passphraseProofHash),
+                        \(now))
+                RETURNING id
+                """, logger, as: Int64.self)
+        else { throw NotesError.unavailable("the passphrase was not recorded: try again") }
         return id
     }
 

@@ -33,7 +33,9 @@ extension PostgresWebStore {
     private func currentSyncedPassphrase(_ account: AccountID, _ connection: PostgresConnection) async throws -> SyncedPassphrase? {
         guard let id = try await accountState(account, connection).currentPassphraseID else { return nil }
         let record = try await passphrase(id, connection)
+        // A current passphrase is a Tresor generation: it has its verifier.
+        guard let verifier = record.verifier else { throw NotesError.damaged("passphrase record \(id)") }
         return try SyncedPassphrase(
-            salt: record.salt, iterations: record.iterations, verifier: record.verifier, proofHash: record.proofHash, hint: try hint(of: record))
+            salt: record.salt, iterations: record.iterations, verifier: verifier, proofHash: record.proofHash, hint: try hint(of: record))
     }
 }

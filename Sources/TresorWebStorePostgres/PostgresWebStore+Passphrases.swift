@@ -131,10 +131,12 @@ extension PostgresWebStore {
     struct StoredPassphrase: Sendable {
         var id: Int64
         var accountID: String
-        var generation: Int
+        var source: LockInfo.Source
+        /// Nil for an Apple Notes passphrase, as its verifier.
+        var generation: Int?
         var salt: Data
         var iterations: Int
-        var verifier: Data
+        var verifier: Data?
         var proofHash: Data?
         var sealedHint: Data?
         var created: Double
@@ -145,12 +147,14 @@ extension PostgresWebStore {
         guard
             let row = try await connection.row(
                 """
-                SELECT id, account_id, generation, salt, iterations, verifier, proof_hash, sealed_hint, created FROM passphrases WHERE id = \(id)
-                """, logger, as: (Int64, String, Int, Data, Int, Data, Data?, Data?, Double).self)
+                SELECT id, account_id, source, generation, salt, iterations, verifier, proof_hash, sealed_hint, created
+                FROM passphrases WHERE id = \(id)
+                """, logger, as: (Int64, String, String, Int?, Data, Int, Data?, Data?, Data?, Double).self),
+            let source = LockInfo.Source(rawValue: row.2)
         else { throw NotesError.damaged("passphrase record \(id)") }
         return StoredPassphrase(
-            id: row.0, accountID: row.1, generation: row.2, salt: row.3, iterations: row.4, verifier: row.5, proofHash: row.6,
-            sealedHint: row.7, created: row.8)
+            id: row.0, accountID: row.1, source: source, generation: row.3, salt: row.4, iterations: row.5, verifier: row.6, proofHash: row.7,
+            sealedHint: row.8, created: row.9)
     }
 
     /// Passphrase record `id` if it is `account`'s; another account's answers as a missing one.
@@ -172,7 +176,7 @@ extension PostgresWebStore {
         let current = try await accountState(AccountID(rawValue: record.accountID), connection).currentPassphraseID
         let isCurrent = current == id
         return LockInfo(
-            source: .tresor, passphraseID: id, generation: record.generation, isCurrent: isCurrent,
+            source: record.source, passphraseID: id, generation: record.generation, isCurrent: isCurrent,
             hint: isCurrent ? nil : try hint(of: record), setOn: Date(timeIntervalSince1970: record.created), isOpen: false)
     }
 

@@ -246,6 +246,47 @@ struct SyncNotesTests {
         await instance.storage.close()
     }
 
+    /// A note locked with a passphrase imported from Apple Notes travels with its source and no
+    /// verifier: the server says it keeps such passphrases (`appleNotesPassphrases` in its state),
+    /// stores the note under an Apple passphrase that is never current, and gives the record back
+    /// as it came. Without the source, a record with no verifier is refused — what an older
+    /// server, which needs the verifier, does with it too: it never takes it for a Tresor one.
+    @Test func anAppleNotesLockTravelsWithItsSourceAndNoVerifier() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let state = try await client.execute(uri: "/v1/sync/state", method: .get, headers: device.bearer)
+            #expect(try state.decode(SyncAccountState.self).appleNotesPassphrases == true, "\(state.text)")
+
+            var apple = SyncNoteChange.new("Vault", "")
+            apple.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            apple.locked?.passphraseSource = "apple-notes"
+            apple.locked?.passphraseVerifier = nil
+            apple.locked?.bodyFormat = "appleNotes"
+            let wire = String(decoding: try SyncJSON.encoder.encode(apple), as: UTF8.self)
+            #expect(!wire.contains("passphraseVerifier"), "an older peer, needing the verifier, refuses the record")
+            let made = try #require(try await device.send(client, apple).note)
+            #expect(made.locked == apple.locked)
+            #expect(try await store.passphraseStatus(account: ada.id).isSet == false, "an Apple passphrase is never current")
+            #expect(try await store.summary(ofNote: made.id).lock?.source == .appleNotes)
+            let page = try await device.notes(client)
+            #expect(page.entries.first { $0.noteID == made.id }?.note?.locked?.passphraseSource == "apple-notes")
+
+            for (source, what) in [(String?.none, "a Tresor passphrase without a verifier"), ("bogus", "an unknown source")] {
+                var bad = SyncNoteChange.new("Refused", "")
+                bad.locked = apple.locked
+                bad.locked?.passphraseSource = source
+                let refused = try await client.send(.post, "/v1/sync/notes", bad, headers: device.bearer)
+                #expect(refused.status == .badRequest && refused.code == .invalid, "\(what): \(refused.text)")
+            }
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 1)
+        }
+        await instance.storage.close()
+    }
+
     @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")

@@ -225,7 +225,7 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [2, 3, 4, 5, 6, 7])
+        #expect(upgraded.appliedMigrations == Array(ServerSchema.versions.map(\.version).dropFirst()))
         #expect(try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())?.account == account)
         let owner = try await upgraded.store.registerAccount(name: "new", password: WebStoreCheck.password("new-password-1"))
         #expect(try await upgraded.store.createNote(NoteDraft(title: "First", body: ""), account: owner.id, quota: nil).revision == 1)
@@ -244,12 +244,13 @@ struct PostgresWebStoreInstanceTests {
         let attachment = try await writer.finish(quota: nil)
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await Self.undoApplePassphrases(connection, logger)
             // What a version 6 server made: no flag.
             try await connection.query("ALTER TABLE attachments DROP COLUMN excluded_from_backup", logger: logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 6", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [7])
+        #expect(upgraded.appliedMigrations == [7, Self.applePassphrasesVersion])
         let listed = try await upgraded.store.listedAttachments(ofNote: note.id)
         #expect(listed.map(\.id) == [attachment.id] && listed.first?.excludedFromBackup == nil, "kept, and in backups")
         let reader = try await upgraded.store.readAttachment(attachment.id, of: note.id)
@@ -257,6 +258,107 @@ struct PostgresWebStoreInstanceTests {
         #expect(try await upgraded.store.setExcludedFromBackup(attachment.id, of: note.id, excluded: true).excludedFromBackup == true)
         #expect(try await upgraded.store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true)
         await upgraded.close()
+    }
+
+    /// The version that keeps Apple Notes passphrases (``ServerSchema/version8``).
+    static let applePassphrasesVersion = ServerSchema.versions.first { $0.statements == ServerSchema.version8 }!.version
+
+    /// Takes a database back to before ``applePassphrasesVersion``: the passphrases as an
+    /// earlier server made them (its rows must all be Tresor's).
+    static func undoApplePassphrases(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        for statement in [
+            "DROP INDEX passphrases_account_salt", "ALTER TABLE passphrases DROP CONSTRAINT passphrases_tresor_complete",
+            "ALTER TABLE passphrases DROP COLUMN source", "ALTER TABLE passphrases ALTER COLUMN verifier SET NOT NULL",
+            "ALTER TABLE passphrases ALTER COLUMN generation SET NOT NULL",
+            "DELETE FROM tresor_schema WHERE version = \(applePassphrasesVersion)",
+        ] {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+    }
+
+    /// A database from before Apple Notes passphrases keeps its passphrase generations as they
+    /// were — Tresor's, current as before, each with its verifier — and takes Apple ones after.
+    @Test func anEarlierDatabaseKeepsItsPassphrasesAsTresorGenerations() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let old = try await ServerStorageFixture.open(url: url)
+        let owner = try await old.store.registerAccount(name: "gen", password: WebStoreCheck.password("gen-password-1"))
+        let proof = Data(repeating: 0x31, count: 32)
+        let material = try WebStoreCheck.material(old.store, proof: proof, seed: 7)
+        try await old.store.setPassphrase(material, hint: "first hint", account: owner.id)
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await Self.undoApplePassphrases(connection, logger)
+        }
+        let upgraded = try await ServerStorageFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion])
+        let rows = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.rows(
+                "SELECT source, generation, salt, verifier, proof_hash FROM passphrases", logger, as: (String, Int?, Data, Data?, Data?).self)
+        }
+        #expect(rows.count == 1)
+        let (source, generation, salt, verifier, proofHash) = try #require(rows.first)
+        #expect(source == "tresor" && generation == 1 && salt == material.salt)
+        #expect(verifier == material.verifier && proofHash == material.proofHash)
+        let record = try #require(try await upgraded.store.passphraseRecord(account: owner.id))
+        #expect(record.generation == 1 && record.salt == material.salt)
+        #expect(try await upgraded.store.passphraseHint(account: owner.id) == "first hint")
+        // A Tresor row without a verifier is refused by the database itself.
+        await #expect(throws: (any Error).self) {
+            try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+                try await connection.run(
+                    "INSERT INTO passphrases (account_id, generation, salt, iterations, created) VALUES (\(owner.id.rawValue), 2, '\\x00', 1, 0)",
+                    logger)
+            }
+        }
+        await upgraded.close()
+    }
+
+    /// A device's note locked with a passphrase imported from Apple Notes: kept under an Apple
+    /// passphrase of the account, found again by its salt, never the current one — not even in an
+    /// account with none — and read back as it came, its source with it.
+    @Test func anApplePassphraseFromADeviceIsFoundBySaltAndNeverMadeCurrent() async throws {
+        let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase())
+        let store = try #require(storage.store as? PostgresWebStore)
+        let owner = try await store.registerAccount(name: "apl", password: WebStoreCheck.password("apl-password-1"))
+        let record = try SyncedLockedRecord(
+            passphraseSource: .appleNotes, passphraseSalt: Data(repeating: 0x41, count: 16), passphraseIterations: 20_000,
+            passphraseVerifier: nil, passphraseProofHash: nil, wrappedKey: Data(repeating: 0x42, count: 24), iv: Data(repeating: 0x43, count: 16),
+            tag: Data(repeating: 0x44, count: 16), ciphertext: Data("sealed by Apple".utf8), bodyFormat: .appleNotes, noteProofHash: nil,
+            passphraseHint: "the usual word")
+        let (first, _) = try await store.storeSyncedLockedNote(
+            nil, title: "Vault", folder: nil, isPinned: false, record: record, baseRevision: nil, restoring: false, account: owner.id, quota: nil)
+        #expect(try await store.passphraseStatus(account: owner.id).isSet == false)
+        #expect(try await store.syncedCurrentPassphrase(account: owner.id) == nil)
+        #expect(try await store.syncedLockedRecord(ofNote: first) == record)
+        let lock = try #require(try await store.summary(ofNote: first).lock)
+        #expect(lock.source == .appleNotes && lock.isCurrent == false && lock.generation == nil && lock.hint == "the usual word")
+        // Opened in the browser by its own wrapped key, while no proof is recorded.
+        let opened = try await store.lockedRecord(ofNote: first)
+        #expect(opened.wrappedKey == record.wrappedKey && opened.hasProof == false && opened.bodyFormat == .appleNotes)
+
+        // Another note of the same Apple passphrase shares its row.
+        var second = record
+        second.wrappedKey = Data(repeating: 0x45, count: 24)
+        let (other, _) = try await store.storeSyncedLockedNote(
+            nil, title: "Vault 2", folder: nil, isPinned: false, record: second, baseRevision: nil, restoring: false, account: owner.id, quota: nil)
+        #expect(try await store.lockedRecord(ofNote: other).passphraseID == opened.passphraseID)
+
+        // The account's first Tresor passphrase becomes current; the Apple one stays what it was.
+        let tresor = try SyncedPassphrase(
+            salt: Data(repeating: 0x51, count: 16), iterations: 1_000, verifier: Data(repeating: 0x52, count: 24), proofHash: nil, hint: nil)
+        #expect(try await store.storeSyncedPassphrase(tresor, base: nil, account: owner.id)?.salt == tresor.salt)
+        #expect(try await store.passphraseRecord(account: owner.id)?.id != opened.passphraseID)
+        #expect(try await store.summary(ofNote: first).lock?.isCurrent == false)
+        // A Tresor generation of the Apple salt is another row: a source is part of what is found.
+        var sameSalt = record
+        sameSalt.passphraseSource = .tresor
+        sameSalt.passphraseVerifier = Data(repeating: 0x53, count: 24)
+        let (third, _) = try await store.storeSyncedLockedNote(
+            nil, title: "Vault 3", folder: nil, isPinned: false, record: sameSalt, baseRevision: nil, restoring: false, account: owner.id,
+            quota: nil)
+        #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)
+        #expect(try await store.summary(ofNote: third).lock?.source == .tresor)
+        await storage.close()
     }
 
     private func rowCount(_ table: String, _ url: String) async throws -> Int {

@@ -23,14 +23,16 @@ extension SyncAccount {
     ///   - server: where the account stood when the caller read it (``SyncAccountState``): with
     ///     nothing sent and the cursor at its notes counter, no page is asked for; with its notes
     ///     settings as this daemon saw them last and nothing changed here, neither the folders
-    ///     nor the passphrase are.
+    ///     nor the passphrase are. Notes locked with a passphrase imported from Apple Notes go
+    ///     only when it says the server keeps such passphrases (nil: they wait).
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
     func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, server: SyncAccountState? = nil) async throws -> SyncNowNotes {
         var cursor = try notes.noteSyncCursor(account: account)
         let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
         try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
-        var (result, refusedConflicts) = try await pushNotes(notes, client: client)
+        let sendsApple = server?.appleNotesPassphrases == true
+        var (result, refusedConflicts) = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
         // Up to date with the server's counter and nothing sent: no page to ask for.
         if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
@@ -40,7 +42,9 @@ extension SyncAccount {
         // locked note's change would turn into a conflict copy).
         if try await syncAttachments(notes, client: client) {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
-            if refusedConflicts > 0 { try await pushRefusedAgain(notes, client: client, into: &result, after: &cursor) }
+            if refusedConflicts > 0 {
+                try await pushRefusedAgain(notes, client: client, sendingAppleNotesLocks: sendsApple, into: &result, after: &cursor)
+            }
         }
         try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
         notesSettingsSeen = server?.notesSettings
@@ -50,8 +54,10 @@ extension SyncAccount {
     /// A lock removed here was refused while the server held an attachment of the note only
     /// sealed; the attachments' step just sent their unlocked copies: the waiting changes go
     /// again, and what they changed on the server is pulled.
-    private func pushRefusedAgain(_ notes: NotesStore, client: SyncClient, into result: inout SyncNowNotes, after cursor: inout UInt64) async throws {
-        let again = try await pushNotes(notes, client: client).result
+    private func pushRefusedAgain(
+        _ notes: NotesStore, client: SyncClient, sendingAppleNotesLocks: Bool, into result: inout SyncNowNotes, after cursor: inout UInt64
+    ) async throws {
+        let again = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendingAppleNotesLocks).result
         result.sent += again.sent
         result.conflictCopies += again.conflictCopies
         result.waiting = again.waiting
@@ -64,9 +70,17 @@ extension SyncAccount {
 
     /// Pushes the waiting changes of the local notes, a batch per request, and takes each
     /// answer; a change the server refuses for this note alone stays waiting.
+    /// - Parameters:
+    ///   - notes: the home's notes.
+    ///   - client: the signed-in client of the sync account.
+    ///   - sendingAppleNotesLocks: whether the server keeps passphrases imported from Apple
+    ///     Notes; if not, a note locked with one stays waiting (an older server would refuse
+    ///     the whole batch for its missing verifier).
     /// - Returns: what was sent, and how many changes were refused as `conflict` (a lock
     ///   removed here while the server held an attachment of the note only sealed, say).
-    func pushNotes(_ notes: NotesStore, client: SyncClient) async throws -> (result: SyncNowNotes, refusedConflicts: Int) {
+    func pushNotes(_ notes: NotesStore, client: SyncClient, sendingAppleNotesLocks: Bool) async throws -> (
+        result: SyncNowNotes, refusedConflicts: Int
+    ) {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var refusedConflicts = 0
         var after: String?
@@ -76,8 +90,10 @@ extension SyncAccount {
             after = last.localID
             var outgoing: [(pending: PendingNoteSync, change: SyncNoteChange, bytes: Int)] = []
             for pending in batch {
-                // A note locked with a passphrase imported from Apple Notes stays waiting.
-                guard !pending.isLocked || pending.lockedRecord != nil else {
+                // A locked note that cannot travel (an Apple Notes one of a shape Tresor's records do
+                // not take, or to a server that does not keep Apple passphrases) stays waiting.
+                guard !pending.isLocked || pending.lockedRecord.map({ $0.passphraseSource != .appleNotes || sendingAppleNotesLocks }) == true
+                else {
                     result.waiting += 1
                     continue
                 }

@@ -27,6 +27,8 @@ final class CuttingProxy: @unchecked Sendable {
         var relaysAgain = false
         /// Each relayed request's method and path (no query), in order.
         var requests: [String] = []
+        /// Bytes replaced in the server's answers, by as many: ``rewriteAnswers(_:with:)``.
+        var answerRewrite: (from: Data, to: Data)?
     }
 
     /// What one relayed connection knows: whether the answer it waits for is the one to drop.
@@ -93,6 +95,14 @@ final class CuttingProxy: @unchecked Sendable {
 
     func forgetRequests() { state.withLock { $0.requests = [] } }
 
+    /// From now on replaces `text` in the server's answers with `replacement`, of the same length
+    /// (so no `Content-Length` changes): the test's way to make the server answer as an older
+    /// one would. Nil stops it.
+    func rewriteAnswers(_ text: String?, with replacement: String = "") {
+        precondition(text.map { $0.utf8.count == replacement.utf8.count } ?? true, "a rewrite keeps the answer's length")
+        state.withLock { $0.answerRewrite = text.map { (Data($0.utf8), Data(replacement.utf8)) } }
+    }
+
     /// The method and path of the request `bytes` begin with, when they begin one.
     private static func requestLine(_ bytes: Data) -> String? {
         guard let end = bytes.range(of: Data("\r\n".utf8)) else { return nil }
@@ -125,7 +135,10 @@ final class CuttingProxy: @unchecked Sendable {
         }
         let connection = Connection()
         Thread.detachNewThread { [self] in
-            Self.pump(from: server, to: client) { _ in
+            Self.pump(from: server, to: client) { bytes in
+                if let (text, replacement) = self.state.withLock({ $0.answerRewrite }) {
+                    while let found = bytes.range(of: text) { bytes.replaceSubrange(found, with: replacement) }
+                }
                 guard connection.dropsNextAnswer.withLock({ $0 }) else { return false }
                 self.state.withLock { $0.hasCut = true }
                 self.cut()
