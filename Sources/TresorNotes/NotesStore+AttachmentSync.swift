@@ -216,16 +216,8 @@ extension NotesStore {
     /// - Throws: ``NotesError/contentUnavailable`` while the keybag was never unlocked.
     public func attachmentSyncWork() throws -> AttachmentSyncWork {
         let sealing = try sealing()
-        return try pool.write { db in
-            // Synced attachments of notes no longer here (deleted for good) are forgotten, as are
-            // the listings of such notes.
-            try db.execute(
-                sql: """
-                    DELETE FROM sync_attachments WHERE note_id NOT IN (SELECT local_id FROM sync_note_links)
-                        AND id NOT IN (SELECT id FROM attachments);
-                    DELETE FROM sync_attachment_listings WHERE note_id NOT IN (SELECT id FROM notes);
-                    DELETE FROM sync_attachment_listed WHERE note_id NOT IN (SELECT id FROM notes);
-                    """)
+        try forgetAttachmentSyncOfGoneNotes()
+        return try pool.read { db in
             let eligible = """
                 SELECT n.id AS local_id, l.server_id, n.passphrase_id IS NOT NULL AS locked, n.deleted IS NOT NULL AS deleted
                 FROM notes n JOIN sync_note_links l ON l.local_id = n.id
@@ -306,6 +298,22 @@ extension NotesStore {
         }
     }
 
+    /// Forgets the synced attachments of notes no longer here (deleted for good), and the
+    /// listings of such notes — in a write only when there are some: a sync with nothing to do
+    /// writes nothing.
+    private func forgetAttachmentSyncOfGoneNotes() throws {
+        let gone = [
+            "sync_attachments WHERE note_id NOT IN (SELECT local_id FROM sync_note_links) AND id NOT IN (SELECT id FROM attachments)",
+            "sync_attachment_listings WHERE note_id NOT IN (SELECT id FROM notes)",
+            "sync_attachment_listed WHERE note_id NOT IN (SELECT id FROM notes)",
+        ]
+        let exists = gone.map { "EXISTS (SELECT 1 FROM \($0))" }.joined(separator: " OR ")
+        guard try pool.read({ try Bool.fetchOne($0, sql: "SELECT \(exists)") }) == true else { return }
+        try pool.write { db in
+            for rows in gone { try db.execute(sql: "DELETE FROM \(rows)") }
+        }
+    }
+
     /// A row of `local_id`, `server_id`, `id`, `is_locked` and `exclude_from_backup` as an
     /// entry of ``AttachmentSyncWork``: an attachment to send, or whose flag to send.
     private static func flaggedEntry(_ row: Row) -> AttachmentSyncWork.Entry {
@@ -344,15 +352,16 @@ extension NotesStore {
     /// - Throws: a storage error.
     @discardableResult
     public func applyListedBackupExclusions() throws -> Int {
+        let listed = """
+            SELECT a.id, a.note_id, l.excluded_from_backup AS listed, s.excluded_from_backup AS agreed, a.exclude_from_backup AS here
+            FROM attachments a JOIN sync_attachments s ON s.id = a.id AND s.note_id = a.note_id
+                JOIN sync_attachment_listings l ON l.id = a.id AND l.note_id = a.note_id
+            WHERE l.excluded_from_backup IS NOT NULL AND l.excluded_from_backup IS NOT s.excluded_from_backup
+            """
+        // The usual sync: nothing listed differs, nothing is written.
+        guard try pool.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (\(listed))") }) == true else { return 0 }
         let changed = try pool.write { db -> [(id: String, note: String)] in
-            let listed = """
-                SELECT a.id, a.note_id, l.excluded_from_backup AS listed, s.excluded_from_backup AS agreed, a.exclude_from_backup AS here
-                FROM attachments a JOIN sync_attachments s ON s.id = a.id AND s.note_id = a.note_id
-                    JOIN sync_attachment_listings l ON l.id = a.id AND l.note_id = a.note_id
-                WHERE l.excluded_from_backup IS NOT NULL AND l.excluded_from_backup IS NOT s.excluded_from_backup
-                """
             let rows = try Row.fetchAll(db, sql: listed)
-            // The usual sync: nothing listed differs, nothing is written.
             guard !rows.isEmpty else { return [] }
             var changed: [(id: String, note: String)] = []
             try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")

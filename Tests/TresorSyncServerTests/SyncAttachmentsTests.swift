@@ -69,10 +69,12 @@ struct SyncAttachmentsTests {
             let removed = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
             #expect(removed.status == .ok, "\(removed.text)")
             let removal = try SyncJSON.decoder.decode(SyncAttachmentRemoval.self, from: Data(buffer: removed.body))
-            #expect(removal == SyncAttachmentRemoval(revisionBefore: revision, revision: revision + 1))
-            #expect(try await store.summary(ofNote: note.id).revision == revision + 1)
-            let again = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
-            #expect(again.status == .noContent, "\(again.text)")
+            let next: Int64 = revision + 1
+            #expect(removal == SyncAttachmentRemoval(revisionBefore: revision, revision: next))
+            let now = try await store.summary(ofNote: note.id).revision
+            #expect(now == next)
+            let retried = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
+            #expect(retried.status == .noContent, "\(retried.text)")
             #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
             #expect(try await Self.rows("attachment_chunks", instance) == 0)
         }
