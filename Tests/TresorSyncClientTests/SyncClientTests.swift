@@ -70,7 +70,9 @@ struct SyncClientTests {
             let page = try await (laptopClient as any SyncRecordTransport).page(after: 0, limit: 10)
             #expect(page.records == pushed.records && page.cursor == 1 && !page.more)
             // Where the account stands, in one answer: what an idle device asks.
-            #expect(try await laptopClient.state() == SyncAccountState(records: 1, deviceListVersion: 2, notes: 0, notesSettings: 0))
+            #expect(
+                try await laptopClient.state()
+                    == SyncAccountState(records: 1, deviceListVersion: 2, notes: 0, notesSettings: 0, appleNotesPassphrases: true))
 
             try await laptopClient.removeDevice(phone.deviceID)
             for attempt in [false, true] {
