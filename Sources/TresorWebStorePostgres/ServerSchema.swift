@@ -13,7 +13,7 @@ enum ServerSchema {
     static let throttleLockSpace: Int32 = 0x7468_7274
     /// The versions, in order; each one's SQL runs in the migrating transaction.
     static let versions: [(version: Int, statements: [String])] = [
-        (1, version1), (2, version2), (3, version3), (4, version4), (5, version5), (6, version6), (7, version7),
+        (1, version1), (2, version2), (3, version3), (4, version4), (5, version5), (6, version6), (7, version7), (8, version8),
     ]
     static var latest: Int { versions.last!.version }
     /// The tables Tresor makes (a database holding others belongs to another application).
