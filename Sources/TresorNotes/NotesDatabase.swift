@@ -169,6 +169,9 @@ enum NotesDatabase {
         // The attachments' excluded-from-backup flag travels (docs/SYNC.md, "Attachments";
         // ``AttachmentSyncTables/addBackupExclusion(_:)``).
         migrator.registerMigration("v12-sync-attachment-backup") { db in try AttachmentSyncTables.addBackupExclusion(db) }
+        // Who shares each synced note shared with or by the sync account (docs/SYNC.md, "Shared
+        // notes"; ``SharingSyncTables``).
+        migrator.registerMigration("v13-sync-sharing") { db in try SharingSyncTables.create(db) }
         return migrator
     }
 }

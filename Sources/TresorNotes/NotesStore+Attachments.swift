@@ -52,9 +52,10 @@ extension NotesStore {
             throw NotesError.invalid("an attachment id is a lowercase UUID")
         }
         let sealing = try sealing()
-        let row = try pool.read { db in try NoteRow.fetch(noteID, db) }
+        let (row, sharedWith) = try pool.read { db in (try NoteRow.fetch(noteID, db), try SharingSyncTables.isSharedWith(noteID, db)) }
         // A fetched one may go to a note in Recently Deleted: it travels with its note.
         if !isSynced { try requireNotDeleted(row) }
+        if !isSynced && sharedWith { throw Self.ownersAttachments(noteID) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         // A synced locked note's attachment comes sealed under its note key: no key is needed here.
         let presealed = isSynced && row.isLocked
@@ -154,6 +155,7 @@ extension NotesStore {
     public func removeAttachment(_ attachmentID: String, of noteID: String) throws {
         let file = try pool.write { db -> String in
             try requireNotDeleted(NoteRow.fetch(noteID, db))
+            if try SharingSyncTables.isSharedWith(noteID, db) { throw Self.ownersAttachments(noteID) }
             guard let attachment = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }
@@ -164,6 +166,12 @@ extension NotesStore {
         AttachmentFile.remove(file, in: attachmentsFolder)
         purgeRemovedPages()
         announce(.changed, note: noteID)
+    }
+
+    /// The refusal of an attachment added to or removed from a note another account shares with
+    /// the sync account: as in the web client, its attachments are its owner's.
+    static func ownersAttachments(_ noteID: String) -> NotesError {
+        .forbidden("note \(noteID) is shared with this account: only its owner adds or removes its attachments")
     }
 
     /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups").
