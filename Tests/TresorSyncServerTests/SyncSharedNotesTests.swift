@@ -30,6 +30,8 @@ struct SyncSharedNotesTests {
             #expect(first.entries.map(\.noteID) == [own.id], "not shared yet: Bob's note is not Alice's")
 
             _ = try await store.share(note: trip.id, with: "alice", by: bob.id)
+            let state = try await client.execute(uri: "/v1/sync/state", method: .get, headers: device.bearer)
+            #expect(try state.decode(SyncAccountState.self).notes > first.cursor, "Alice's devices are told: her notes counter moved")
             let shared = try await device.notes(client, after: first.cursor)
             #expect(shared.entries.map(\.noteID) == [trip.id])
             let note = try #require(shared.entries.first?.note)
