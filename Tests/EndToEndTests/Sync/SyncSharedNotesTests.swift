@@ -36,7 +36,15 @@ struct SyncSharedNotesE2ETests {
         let onPhone = try #require(try Self.note(phone, "Trip"))
         #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).body == "Trip\ne2e-shared tent\nstove\nrope")
 
-        // Its attachments are Bob's: one added on the device is refused, and nothing waits.
+        // Its attachments are Bob's: one he adds opens on Ada's laptop; one added there is refused, and nothing waits.
+        let uploaded = try bob.request("POST", "/api/notes/\(id)/attachments?kind=file&name=plan.bin", raw: Data("the plan".utf8))
+        #expect(uploaded.status == 201, "\(uploaded.text)")
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        let opened = try laptop.json(OpenedNote.self, ["note", "show", shared.id])
+        let plan = try #require(opened.attachments.first, "Bob's attachment is on Ada's laptop")
+        let out = laptop.root.appendingPathComponent("plan.out")
+        #expect(try laptop.tresor(["note", "export-attachment", shared.id, plan.id, "--out", out.path]).succeeded)
+        #expect(try Data(contentsOf: out) == Data("the plan".utf8))
         let file = laptop.root.appendingPathComponent("map.bin")
         try Data("the map".utf8).write(to: file)
         let attached = try laptop.tresor(["note", "attach", shared.id, "--kind", "file", "--file", file.path, "--name", "map.bin"])
