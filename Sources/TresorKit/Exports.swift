@@ -26,6 +26,7 @@
 @_exported import struct TresorModel.PassphraseStatus
 @_exported import enum TresorModel.ProtectionClass
 @_exported import struct TresorModel.RestoreConsent
+@_exported import struct TresorModel.ShareInfo
 @_exported import struct TresorProtocol.APIError
 @_exported import struct TresorProtocol.DaemonStatus
 @_exported import struct TresorProtocol.Hold

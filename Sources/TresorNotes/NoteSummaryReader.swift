@@ -36,6 +36,8 @@ struct NoteSummaryReader {
             let ids = batch.map(\.id)
             let attachmentCounts = try attachmentCounts(of: ids)
             let participants = try participants(of: ids)
+            // A synced note shared with or by the sync account: who shares it, as the server told.
+            let synced = try SharingSyncTables.sharing(of: ids, db, sealing)
             for row in batch {
                 summaries.append(
                     NoteSummary(
@@ -43,7 +45,8 @@ struct NoteSummaryReader {
                         created: row.created, modified: row.modified, isPinned: row.isPinned,
                         attachmentCount: attachmentCounts[row.id] ?? 0,
                         lock: try row.passphraseID.map { try lock($0) },
-                        sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) },
+                        sharing: try participants[row.id].map { ShareInfo(owner: try ownerName(row.accountID), participants: $0) }
+                            ?? synced[row.id].map { ShareInfo(owner: $0.owner, participants: $0.participants) },
                         revision: row.revision, deleted: row.deleted))
             }
             start = batch.endIndex

@@ -172,6 +172,9 @@ enum NotesDatabase {
         // Locking or unlocking a note keeps which attachments the server has, in the other form,
         // and a removed lock's key waits for the server's answer (``AttachmentSyncTables/addOtherForm(_:)``).
         migrator.registerMigration("v13-sync-attachment-other-form") { db in try AttachmentSyncTables.addOtherForm(db) }
+        // Who shares each synced note shared with or by the sync account (docs/SYNC.md, "Shared
+        // notes"; ``SharingSyncTables``).
+        migrator.registerMigration("v14-sync-sharing") { db in try SharingSyncTables.create(db) }
         return migrator
     }
 }

@@ -55,15 +55,17 @@ extension NotesStore {
             throw NotesError.invalid("an attachment id is a lowercase UUID")
         }
         let sealing = try sealing()
-        let (row, keptKey) = try pool.read { db in
+        let (row, keptKey, sharedWith) = try pool.read { db in
             let row = try NoteRow.fetch(noteID, db)
-            return (row, isSynced && arrivesSealed && !row.isLocked ? try keptUnlockKey(ofNote: noteID, db, sealing) : nil)
+            let keptKey = isSynced && arrivesSealed && !row.isLocked ? try keptUnlockKey(ofNote: noteID, db, sealing) : nil
+            return (row, keptKey, try SharingSyncTables.isSharedWith(noteID, db))
         }
         if isSynced && arrivesSealed && !row.isLocked && keptKey == nil {
             throw NotesError.wrongLockState("note \(noteID) is not locked here: its sealed attachment does not open")
         }
         // A fetched one may go to a note in Recently Deleted: it travels with its note.
         if !isSynced { try requireNotDeleted(row) }
+        if !isSynced && sharedWith { throw Self.ownersAttachments(noteID) }
         if row.isLocked && !kind.isLockable { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
         // A synced locked note's attachment comes sealed under its note key: no key is needed here.
         let presealed = isSynced && row.isLocked
@@ -167,6 +169,7 @@ extension NotesStore {
     public func removeAttachment(_ attachmentID: String, of noteID: String) throws {
         let file = try pool.write { db -> String in
             try requireNotDeleted(NoteRow.fetch(noteID, db))
+            if try SharingSyncTables.isSharedWith(noteID, db) { throw Self.ownersAttachments(noteID) }
             guard let attachment = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }
@@ -177,6 +180,12 @@ extension NotesStore {
         AttachmentFile.remove(file, in: attachmentsFolder)
         purgeRemovedPages()
         announce(.changed, note: noteID)
+    }
+
+    /// The refusal of an attachment added to or removed from a note another account shares with
+    /// the sync account: as in the web client, its attachments are its owner's.
+    static func ownersAttachments(_ noteID: String) -> NotesError {
+        .forbidden("note \(noteID) is shared with this account: only its owner adds or removes its attachments")
     }
 
     /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups").

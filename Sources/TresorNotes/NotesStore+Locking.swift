@@ -105,7 +105,9 @@ extension NotesStore {
     func requireLockable(_ row: NoteRow, _ db: Database) throws {
         guard !row.isLocked else { throw NotesError.wrongLockState("note \(row.id) is already locked") }
         try requireNotDeleted(row)
-        guard try !isShared(row.id, db) else { throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it") }
+        guard try !isShared(row.id, db), try !SharingSyncTables.isShared(row.id, db) else {
+            throw NotesError.wrongLockState("note \(row.id) is shared: stop sharing it before locking it")
+        }
     }
 
     /// Refuses attachments of a kind Apple Notes cannot lock, naming the first (docs/API.md,

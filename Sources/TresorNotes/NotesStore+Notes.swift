@@ -321,6 +321,7 @@ extension NotesStore {
         let files = try String.fetchAll(db, sql: "SELECT file FROM attachments WHERE note_id = ?", arguments: [row.id])
         try db.execute(sql: "DELETE FROM attachments WHERE note_id = ?", arguments: [row.id])
         try db.execute(sql: "DELETE FROM participants WHERE note_id = ?", arguments: [row.id])
+        try db.execute(sql: "DELETE FROM sync_note_sharing WHERE local_id = ?", arguments: [row.id])
         try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [row.id])
         if let passphraseID = row.passphraseID { try removeUnusedImportedPassphrase(passphraseID, db) }
         return files

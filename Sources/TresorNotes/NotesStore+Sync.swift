@@ -37,11 +37,14 @@ public struct SyncedNoteState: Sendable, Equatable {
     public var locked: SyncedLockedRecord?
     /// Its attachments as the server lists them; nil when the server does not list them.
     public var attachments: [SyncedAttachment]?
+    /// Who shares it; nil for a note shared with nobody.
+    public var sharing: SyncedNoteSharing?
 
     public init(
         serverID: String, revision: Int64, content: NoteSyncContent, created: Date, modified: Date, deleted: Date?,
-        locked: SyncedLockedRecord? = nil, attachments: [SyncedAttachment]? = nil
+        locked: SyncedLockedRecord? = nil, attachments: [SyncedAttachment]? = nil, sharing: SyncedNoteSharing? = nil
     ) {
+        self.sharing = sharing
         self.locked = locked
         self.attachments = attachments
         self.serverID = serverID
@@ -133,6 +136,7 @@ extension NotesStore {
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
             try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase; DELETE FROM sync_folders")
+            try db.execute(sql: "DELETE FROM sync_note_sharing")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
@@ -198,6 +202,12 @@ extension NotesStore {
             guard let result else {
                 try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [pending.localID])
                 if unchanged { try db.execute(sql: "DELETE FROM sync_note_outbox WHERE note_id = ?", arguments: [pending.localID]) }
+                // Gone on the server while still here: a note shared with the account that it
+                // left (deleted here), which the owner keeps.
+                if unchanged, let row {
+                    effects.removedFiles += try deleteNoteRows(row, db)
+                    effects.removed.append(pending.localID)
+                }
                 return
             }
             if unchanged {
@@ -251,6 +261,8 @@ extension NotesStore {
                     if try holds(state, row, db, sealing) {
                         if let locked = state.locked { try fillSyncedHint(of: locked, db, sealing) }
                         try saveLink(local: localID, state, db, sealing)
+                        // Or who shares it: a share or unshare counts the revision up, too.
+                        try SharingSyncTables.record(state.sharing, localID: localID, db, sealing)
                         continue
                     }
                 }
@@ -349,6 +361,7 @@ extension NotesStore {
                 arguments: [folder, state.modified.timeIntervalSince1970, content.isPinned, title, body, deleted, localID])
         }
         try saveLink(local: localID, state, db, sealing)
+        try SharingSyncTables.record(state.sharing, localID: localID, db, sealing)
         if state.deleted == nil {
             effects.written.append(
                 (

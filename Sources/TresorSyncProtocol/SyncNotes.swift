@@ -27,11 +27,15 @@ public struct SyncNote: Codable, Equatable, Sendable {
     /// Its attachments as the server holds them now (docs/SYNC.md, "Attachments"); nil from a
     /// server that does not list them.
     public var attachments: [SyncAttachment]?
+    /// Who shares it, for a note shared with or by the account (docs/SYNC.md, "Shared notes");
+    /// nil for a note shared with nobody, and from a server that does not tell.
+    public var sharing: SyncNoteSharing?
 
     public init(
         id: String, revision: Int64, title: String, body: String?, folder: String?, isPinned: Bool, created: Date, modified: Date,
-        deleted: Date?, isLocked: Bool, locked: SyncLockedNote? = nil, attachments: [SyncAttachment]? = nil
+        deleted: Date?, isLocked: Bool, locked: SyncLockedNote? = nil, attachments: [SyncAttachment]? = nil, sharing: SyncNoteSharing? = nil
     ) {
+        self.sharing = sharing
         self.locked = locked
         self.attachments = attachments
         self.id = id
@@ -44,6 +48,22 @@ public struct SyncNote: Codable, Equatable, Sendable {
         self.modified = modified
         self.deleted = deleted
         self.isLocked = isLocked
+    }
+}
+
+/// Who shares a note: its owner's login name, its participants' (the web client shares and
+/// unshares), and whether the account the device syncs owns it. A note shared with the account
+/// by another comes with no folder and unpinned: its folder and pin are its owner's.
+public struct SyncNoteSharing: Codable, Equatable, Sendable {
+    public var owner: String
+    public var participants: [String]
+    /// The account owns the note (shared by it); false: shared with it.
+    public var isOwner: Bool
+
+    public init(owner: String, participants: [String], isOwner: Bool) {
+        self.owner = owner
+        self.participants = participants
+        self.isOwner = isOwner
     }
 }
 

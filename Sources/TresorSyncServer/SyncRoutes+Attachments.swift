@@ -21,7 +21,8 @@ extension SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                _ = try await ownNoteOrRefuse(noteID, of: caller.account)
+                // A note shared with the account: its attachments are the owner's, and open on the device too.
+                if try await !sharesNote(noteID, with: caller.account) { _ = try await ownNoteOrRefuse(noteID, of: caller.account) }
                 let reader = try await relay.accounts.readAttachment(id, of: noteID)
                 return Response(
                     status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"],

@@ -34,7 +34,8 @@ extension SyncRoutes {
     /// pass ``SyncLimits/pageBodyBytes`` (one at least).
     func notesPage(_ account: AccountID, after cursor: UInt64, limit: Int) async throws -> SyncNotesPage {
         let (changes, more) = try await relay.store.noteChanges(account: account, after: cursor, limit: limit)
-        let notes = try await syncNotes(changes.filter { !$0.gone }.map(\.noteID))
+        let shown = changes.filter { !$0.gone }
+        let notes = try await syncNotes(shown.map(\.noteID), sharedWith: Set(shown.filter(\.sharedWith).map(\.noteID)))
         var entries: [SyncNoteEntry] = []
         var bytes = 0
         for change in changes {
@@ -53,6 +54,14 @@ extension SyncRoutes {
     func applyNoteChange(_ change: SyncNoteChange, caller: SyncCaller) async throws -> SyncNoteChangeResult {
         let store = relay.accounts
         guard (1...64).contains(change.localID.count) else { throw SyncError(.invalid, "a local id is 1 to 64 characters") }
+        if let id = change.noteID, try await sharesNote(id, with: caller.account) {
+            return try await applySharedNoteChange(change, id: id, caller: caller)
+        }
+        // A note shared with the account once, left or unshared since: its deletion holds (a
+        // leave retried after a lost answer); an edit of it becomes the account's note, below.
+        if let id = change.noteID, change.state != .present, try await relay.store.wasShared(note: id, with: caller.account) {
+            return SyncNoteChangeResult(outcome: .deleted, note: nil)
+        }
         guard let id = change.noteID, let current = try await ownNote(id, of: caller.account) else {
             // New here, or deleted for good meanwhile: an edit outlives the deletion, as a new note.
             guard change.state != .deletedForGood else { return SyncNoteChangeResult(outcome: .deleted, note: nil) }
@@ -126,6 +135,45 @@ extension SyncRoutes {
             base: NoteBase(revision: base.revision, title: base.title, body: base.body))
     }
 
+    /// A device's change of a note another account shares with the device's account, as the
+    /// web client's participant makes it: its title and body are saved as the participant's
+    /// edit (its folder and pin are the owner's: ignored), a lock is refused, and a deletion
+    /// is the account leaving the note — the owner keeps it.
+    func applySharedNoteChange(_ change: SyncNoteChange, id: String, caller: SyncCaller) async throws -> SyncNoteChangeResult {
+        switch change.state {
+        case .recentlyDeleted, .deletedForGood:
+            guard let name = try await relay.store.loginName(of: caller.account) else { throw SyncError(.notFound, "no such account") }
+            try await relay.accounts.unshare(note: id, participant: name, by: caller.account)
+            return SyncNoteChangeResult(outcome: .deleted, note: nil)
+        case .present:
+            guard change.locked == nil else {
+                throw SyncError(.conflict, "note \(id) is shared: a shared note cannot be locked")
+            }
+            var changes = Self.noteChanges(change)
+            changes.folder = nil
+            changes.isPinned = nil
+            // As the web client's participant: the owner's quota is the owner's to mind.
+            let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: false, by: caller.account, quota: nil)
+            let outcome: SyncNoteChangeResult.Outcome =
+                switch saved.kind {
+                case .saved: .saved
+                case .merged: .merged
+                case .conflictCopy: .conflictCopy
+                }
+            return SyncNoteChangeResult(
+                outcome: outcome, note: try await syncNotes([id], sharedWith: [id])[id], conflictCopyID: saved.conflictCopy?.id)
+        }
+    }
+
+    /// Whether note `id` is another account's, shared with `account` (and not in Recently Deleted).
+    func sharesNote(_ id: String, with account: AccountID) async throws -> Bool {
+        do {
+            return try await relay.accounts.access(toNote: id, for: account, includingDeleted: false) == .participant
+        } catch NotesError.notFound, NotesError.invalid {
+            return false
+        }
+    }
+
     /// Note `id` when `account` owns it (nil when it is gone or another's).
     func ownNote(_ id: String, of account: AccountID) async throws -> NoteSummary? {
         do {
@@ -142,8 +190,9 @@ extension SyncRoutes {
     }
 
     /// Notes `ids` as a device receives them, read together (``SyncedNotesReader``); a note that
-    /// is gone is left out.
-    func syncNotes(_ ids: [String]) async throws -> [String: SyncNote] {
+    /// is gone is left out. Those in `sharedWith` are another account's, shared with the
+    /// device's: they come without the owner's folder and pin.
+    func syncNotes(_ ids: [String], sharedWith: Set<String> = []) async throws -> [String: SyncNote] {
         guard let reader = relay.accounts as? any SyncedNotesReader else {
             throw SyncError(.conflict, "this server's store reads no notes for devices")
         }
@@ -151,10 +200,13 @@ extension SyncRoutes {
         for (id, read) in try await reader.syncedNotes(ids) {
             let summary = read.summary
             let locked = try await summary.isLocked ? SyncLockedNote(lockedNotes().syncedLockedRecord(ofNote: id)) : nil
+            let isShared = sharedWith.contains(id)
             notes[id] = SyncNote(
-                id: id, revision: summary.revision, title: summary.title, body: read.body, folder: summary.folder, isPinned: summary.isPinned,
-                created: summary.created, modified: summary.modified, deleted: summary.deleted, isLocked: summary.isLocked, locked: locked,
-                attachments: read.attachments.map { Self.syncAttachment($0, isSealed: read.sealedAttachmentIDs.contains($0.id)) })
+                id: id, revision: summary.revision, title: summary.title, body: read.body, folder: isShared ? nil : summary.folder,
+                isPinned: isShared ? false : summary.isPinned, created: summary.created, modified: summary.modified, deleted: summary.deleted,
+                isLocked: summary.isLocked, locked: locked,
+                attachments: read.attachments.map { Self.syncAttachment($0, isSealed: read.sealedAttachmentIDs.contains($0.id)) },
+                sharing: summary.sharing.map { SyncNoteSharing(owner: $0.owner, participants: $0.participants, isOwner: !isShared) })
         }
         return notes
     }

@@ -65,12 +65,22 @@ final class PostgresWebStore: WebStore, Sendable {
     }
 
     /// Note `id` locked for a write: its owner's account row first, then the note's row, so
-    /// every write of an account's notes takes its locks in one order.
+    /// every write of an account's notes takes its locks in one order. A shared note's write
+    /// also counts on its participants' rows (trigger `notes_shared_sync_counter`): its owner's
+    /// and participants' rows are locked in id order, so two notes shared across two accounts
+    /// cannot deadlock.
     func noteForWrite(_ id: String, _ connection: PostgresConnection) async throws -> StoredNote {
         guard let owner = try await connection.value("SELECT account_id FROM notes WHERE id = \(id)", logger, as: String.self) else {
             throw NotesError.notFound("note \(id.prefix(64))")
         }
-        try await lockAccount(AccountID(rawValue: owner), connection)
+        let participants = try await connection.column("SELECT account_id FROM participants WHERE note_id = \(id)", logger, as: String.self)
+        for account in ([owner] + participants).sorted() {
+            do {
+                try await lockAccount(AccountID(rawValue: account), connection)
+            } catch NotesError.notFound where account != owner {
+                // A participant's account deleted meanwhile: nothing of it to count.
+            }
+        }
         return try await note(id, connection, forUpdate: true)
     }
 

@@ -2,6 +2,7 @@ extension ServerSchema {
     /// The tables of notes sync (docs/SYNC.md, "Notes").
     static let notesSyncTables: Set<String> = [
         "sync_notes_gone", "sync_note_origins", "attachment_unlocked_copies", "attachment_unlocked_chunks",
+        "sync_shared_note_changes",
     ]
 
     /// Notes sync: every write of a note — whatever route or store method makes it — takes the
@@ -154,5 +155,83 @@ extension ServerSchema {
         """
         ALTER TABLE attachments ADD COLUMN excluded_from_backup BOOLEAN NOT NULL DEFAULT FALSE
         """
+    ]
+
+    /// Notes shared with an account reach its devices (docs/SYNC.md, "Shared notes"): every
+    /// write of a shared note takes, for each participant, the next number of *that
+    /// participant's* notes counter, and so does a participant added or removed (also by
+    /// cascade, a note deleted for good). `sync_shared_note_changes` keeps each participant's
+    /// latest number of each note; whether the note still is the participant's is decided when a
+    /// page is read. Participants' rows are locked in id order, as the web store locks a
+    /// shared note's accounts before it writes (`noteForWrite`), so two notes shared across
+    /// two accounts cannot deadlock. Shares from before count once.
+    static let version9: [String] = [
+        """
+        CREATE TABLE sync_shared_note_changes (
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            note_id TEXT NOT NULL,
+            sync_counter BIGINT NOT NULL,
+            PRIMARY KEY (account_id, note_id)
+        )
+        """,
+        """
+        CREATE INDEX sync_shared_note_changes_counter ON sync_shared_note_changes(account_id, sync_counter)
+        """,
+        """
+        WITH numbered AS (
+            SELECT account_id, note_id, row_number() OVER (PARTITION BY account_id ORDER BY added, note_id) AS number FROM participants
+        )
+        INSERT INTO sync_shared_note_changes (account_id, note_id, sync_counter)
+        SELECT numbered.account_id, numbered.note_id, accounts.notes_counter + numbered.number
+        FROM numbered JOIN accounts ON accounts.id = numbered.account_id
+        """,
+        """
+        UPDATE accounts SET notes_counter = notes_counter + (SELECT COUNT(*) FROM participants WHERE participants.account_id = accounts.id)
+        """,
+        // A participant's account deleted has no row left to count in: nothing to tell.
+        """
+        CREATE FUNCTION tresor_shared_note_changed(changed_note TEXT, participant TEXT) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            counter BIGINT;
+        BEGIN
+            UPDATE accounts SET notes_counter = notes_counter + 1 WHERE id = participant RETURNING notes_counter INTO counter;
+            IF FOUND THEN
+                INSERT INTO sync_shared_note_changes (account_id, note_id, sync_counter) VALUES (participant, changed_note, counter)
+                ON CONFLICT (account_id, note_id) DO UPDATE SET sync_counter = EXCLUDED.sync_counter;
+            END IF;
+        END
+        $$
+        """,
+        """
+        CREATE FUNCTION tresor_shared_note_sync_counter() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            participant TEXT;
+        BEGIN
+            FOR participant IN SELECT account_id FROM participants WHERE note_id = NEW.id ORDER BY account_id LOOP
+                PERFORM tresor_shared_note_changed(NEW.id, participant);
+            END LOOP;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER notes_shared_sync_counter AFTER UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION tresor_shared_note_sync_counter()
+        """,
+        """
+        CREATE FUNCTION tresor_participants_sync_counter() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                PERFORM tresor_shared_note_changed(OLD.note_id, OLD.account_id);
+            ELSE
+                PERFORM tresor_shared_note_changed(NEW.note_id, NEW.account_id);
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER participants_sync_counter AFTER INSERT OR DELETE ON participants
+        FOR EACH ROW EXECUTE FUNCTION tresor_participants_sync_counter()
+        """,
     ]
 }

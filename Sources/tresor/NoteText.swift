@@ -6,7 +6,8 @@ import TresorKit
 enum NoteText {
     static func date(_ date: Date) -> String { date.formatted(.iso8601) }
 
-    /// One line per note: id, `*` when pinned, `[locked]` when locked, title, modified.
+    /// One line per note: id, `*` when pinned, `[locked]` when locked, title, modified, and who
+    /// shares a shared note.
     static func table(_ notes: [NoteSummary]) -> String {
         guard !notes.isEmpty else { return "No notes." }
         let titles = notes.map { shortened($0.title, to: 40) }
@@ -14,7 +15,8 @@ enum NoteText {
         return zip(notes, titles).map { note, title in
             let pin = note.isPinned ? "*" : " "
             let lock = note.isLocked ? "[locked]" : "        "
-            return "\(note.id)  \(pin)  \(lock)  \(title + String(repeating: " ", count: width - title.count))  \(date(note.modified))"
+            let line = "\(note.id)  \(pin)  \(lock)  \(title + String(repeating: " ", count: width - title.count))  \(date(note.modified))"
+            return note.sharing.map { "\(line)  \(sharingText($0))" } ?? line
         }.joined(separator: "\n")
     }
 
@@ -49,10 +51,16 @@ enum NoteText {
         lines.append("  modified: \(date(summary.modified))")
         if summary.isPinned { lines.append("  pinned") }
         if let lock = summary.lock { lines.append("  locked: \(lockText(lock))") }
+        if let sharing = summary.sharing { lines.append("  \(sharingText(sharing))") }
         for attachment in note.attachments { lines.append("  attachment: \(attachmentText(attachment))") }
         lines.append("")
         lines.append(body(note.body, style))
         return lines.joined(separator: "\n")
+    }
+
+    /// "shared by OWNER with A, B": a note shared in the web client, shown on every device.
+    static func sharingText(_ sharing: ShareInfo) -> String {
+        "shared by \(sharing.owner) with \(sharing.participants.joined(separator: ", "))"
     }
 
     static func lockText(_ lock: LockInfo) -> String {

@@ -204,7 +204,8 @@ struct PostgresWebStoreInstanceTests {
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // The sync relay's tables (versions 3 to 5) first: they refer to the accounts.
             let syncTables = [
-                "sync_notes_gone", "sync_note_origins", "sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions", "sync_join_requests",
+                "sync_shared_note_changes", "sync_notes_gone", "sync_note_origins", "sync_recovery_envelopes", "sync_key_envelopes", "sync_sessions",
+                "sync_join_requests",
                 "sync_records", "sync_challenges",
                 "sync_devices", "sync_circles",
             ]
@@ -222,6 +223,9 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query("DROP FUNCTION tresor_notes_sync_gone", logger: logger)
             try await connection.query("DROP FUNCTION tresor_notes_settings_changed", logger: logger)
             try await connection.query("DROP FUNCTION tresor_current_passphrase_changed", logger: logger)
+            for function in ["tresor_shared_note_sync_counter", "tresor_participants_sync_counter", "tresor_shared_note_changed"] {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP FUNCTION \(function)"), logger: logger)
+            }
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
@@ -244,13 +248,14 @@ struct PostgresWebStoreInstanceTests {
         let attachment = try await writer.finish(quota: nil)
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            // What a version 6 server made: no flag, no Apple passphrase, no participant counted.
             try await Self.undoApplePassphrases(connection, logger)
-            // What a version 6 server made: no flag.
+            try await Self.dropSharedNoteChanges(connection, logger)
             try await connection.query("ALTER TABLE attachments DROP COLUMN excluded_from_backup", logger: logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 6", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [7, Self.applePassphrasesVersion])
+        #expect(upgraded.appliedMigrations == Array(ServerSchema.versions.map(\.version).drop { $0 <= 6 }))
         let listed = try await upgraded.store.listedAttachments(ofNote: note.id)
         #expect(listed.map(\.id) == [attachment.id] && listed.first?.excludedFromBackup == nil, "kept, and in backups")
         let reader = try await upgraded.store.readAttachment(attachment.id, of: note.id)
@@ -359,6 +364,69 @@ struct PostgresWebStoreInstanceTests {
         #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)
         #expect(try await store.summary(ofNote: third).lock?.source == .tresor)
         await storage.close()
+
+    /// Version 8 tells a participant's devices of the notes shared with it: a version 7
+    /// database's shares are kept and each counts once on its participant's notes counter, after
+    /// the numbers it had; the next write of the note counts again.
+    @Test func aDatabaseFromBeforeSharedNotesSyncKeepsItsShares() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let old = try await ServerStorageFixture.open(url: url)
+        let bob = try await old.store.registerAccount(name: "bob", password: WebStoreCheck.password("bob-password-1"))
+        let alice = try await old.store.registerAccount(name: "alice", password: WebStoreCheck.password("alice-password-1"))
+        let own = try await old.store.createNote(NoteDraft(title: "Mine", body: "Mine"), account: alice.id, quota: nil)
+        let trip = try await old.store.createNote(NoteDraft(title: "Trip", body: "Trip"), account: bob.id, quota: nil)
+        _ = try await old.store.share(note: trip.id, with: "alice", by: bob.id)
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            // What a server before it made: no participant counted.
+            try await Self.dropSharedNoteChanges(connection, logger)
+            try await connection.query("UPDATE accounts SET notes_counter = 1 WHERE login_name = 'alice'", logger: logger)
+        }
+        let upgraded = try await ServerStorageFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [Self.sharedNoteChangesVersion])
+        #expect(try await counters(of: alice.id.rawValue, url) == [own.id: 1, trip.id: 2])
+        #expect(try await notesCounter(alice.id.rawValue, url) == 2)
+        #expect(try await upgraded.store.summary(ofNote: trip.id).sharing?.participants == ["alice"])
+        _ = try await upgraded.store.saveNote(trip.id, NoteChanges(body: "Trip\ntent"), by: bob.id, quota: nil)
+        #expect(try await counters(of: alice.id.rawValue, url)[trip.id] == 3)
+        #expect(try await notesCounter(alice.id.rawValue, url) == 3)
+        await upgraded.close()
+    }
+
+    /// The version that counts shared notes' changes for their participants.
+    static let sharedNoteChangesVersion = ServerSchema.versions.first { $0.statements == ServerSchema.version9 }!.version
+
+    /// Takes a database back to before ``sharedNoteChangesVersion``, as a database from before lacks it.
+    private static func dropSharedNoteChanges(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("DROP TABLE sync_shared_note_changes", logger: logger)
+        try await connection.query("DROP TRIGGER notes_shared_sync_counter ON notes", logger: logger)
+        try await connection.query("DROP TRIGGER participants_sync_counter ON participants", logger: logger)
+        for function in ["tresor_shared_note_sync_counter", "tresor_participants_sync_counter", "tresor_shared_note_changed"] {
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP FUNCTION \(function)"), logger: logger)
+        }
+        try await connection.query("DELETE FROM tresor_schema WHERE version = \(sharedNoteChangesVersion)", logger: logger)
+    }
+
+    /// Account `account`'s notes' numbers on its counter: its own notes' and those shared with it.
+    private func counters(of account: String, _ url: String) async throws -> [String: Int] {
+        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            var counters: [String: Int] = [:]
+            for (id, counter) in try await connection.rows(
+                """
+                SELECT id, sync_counter FROM notes WHERE account_id = \(account)
+                UNION ALL SELECT note_id, sync_counter FROM sync_shared_note_changes WHERE account_id = \(account)
+                """, logger, as: (String, Int).self)
+            {
+                counters[id] = counter
+            }
+            return counters
+        }
+    }
+
+    private func notesCounter(_ account: String, _ url: String) async throws -> Int {
+        try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.value("SELECT notes_counter FROM accounts WHERE id = \(account)", logger, as: Int.self) ?? -1
+        }
     }
 
     private func rowCount(_ table: String, _ url: String) async throws -> Int {

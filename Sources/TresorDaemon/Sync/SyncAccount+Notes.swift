@@ -238,6 +238,7 @@ extension SyncAccount {
             serverID: note.id, revision: note.revision,
             content: NoteSyncContent(title: note.title, body: note.body ?? "", folder: note.folder, isPinned: note.isPinned),
             created: note.created, modified: note.modified, deleted: note.deleted, locked: try note.locked.map { try $0.record() },
-            attachments: syncedAttachments(note.attachments))
+            attachments: syncedAttachments(note.attachments),
+            sharing: note.sharing.map { SyncedNoteSharing(owner: $0.owner, participants: $0.participants, isOwner: $0.isOwner) })
     }
 }
