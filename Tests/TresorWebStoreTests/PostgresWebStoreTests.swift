@@ -292,10 +292,12 @@ struct PostgresWebStoreInstanceTests {
         try await old.store.setPassphrase(material, hint: "first hint", account: owner.id)
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            // A database is at one version: the one after it goes too.
+            try await Self.dropSharedNoteChanges(connection, logger)
             try await Self.undoApplePassphrases(connection, logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion])
+        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion, Self.sharedNoteChangesVersion])
         let rows = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.rows(
                 "SELECT source, generation, salt, verifier, proof_hash FROM passphrases", logger, as: (String, Int?, Data, Data?, Data?).self)
@@ -364,10 +366,11 @@ struct PostgresWebStoreInstanceTests {
         #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)
         #expect(try await store.summary(ofNote: third).lock?.source == .tresor)
         await storage.close()
+    }
 
-    /// Version 8 tells a participant's devices of the notes shared with it: a version 7
-    /// database's shares are kept and each counts once on its participant's notes counter, after
-    /// the numbers it had; the next write of the note counts again.
+    /// The version that counts shared notes' changes tells a participant's devices of the notes
+    /// shared with it: a database's shares from before are kept and each counts once on its
+    /// participant's notes counter, after the numbers it had; the next write of the note counts again.
     @Test func aDatabaseFromBeforeSharedNotesSyncKeepsItsShares() async throws {
         let url = try await TestPostgres.freshDatabase()
         let old = try await ServerStorageFixture.open(url: url)
