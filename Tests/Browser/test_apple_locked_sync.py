@@ -4,16 +4,13 @@ NoteStore holding Apple's locked-note vector and syncs; the browser shows the no
 passphrase imported from Apple Notes, refuses a wrong passphrase, opens it with Apple's, and an
 edit made there comes back to the device still locked with it. Server mode only."""
 
-import json
 import sqlite3
 import tempfile
-import unittest
 from pathlib import Path
 
-import modes
-from notes_page import NotesPage, SignedInPeople
-from suite import BrowserCase, marker
-from tresor_home import TresorHome
+from device_sync_case import DeviceSyncCase
+from notes_page import NotesPage
+from suite import marker
 
 # Apple's whole locked-note vector (Tests/Fixtures/NoteStoreFixture/AppleNotesVectors.swift,
 # FullNote): passphrase "password", 20,000 rounds, text "Encrypted title\n\nEncrypted body".
@@ -55,36 +52,8 @@ def write_note_store(path: Path, title: str, hint: str):
     db.close()
 
 
-class AppleLockedSyncTests(SignedInPeople, BrowserCase):
-    @classmethod
-    def setUpClass(cls):
-        if modes.current != modes.SERVER:
-            raise unittest.SkipTest("server mode only: a device syncs with a Tresor server")
-        super().setUpClass()
-        cls.passwords = {"erin": marker("erin-password")}
-        cls.secrets += list(cls.passwords.values())
-        cls.pages: dict[str, NotesPage] = {}
-        cls.device = TresorHome("device-passcode-" + marker("p"), {"syncInBackground": False})
-        try:
-            cls.device.start()
-            cls.device.initialize()
-        except Exception:
-            cls.device.remove()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        device_log = cls.device.log
-        cls.device.remove()
-        super().tearDownClass()
-        leaked = [s for s in cls.secrets + cls.markers if s in device_log]
-        if leaked:
-            raise AssertionError(f"the device's daemon log holds {len(leaked)} secret(s) or note text(s)")
-
-    def device_json(self, arguments: list[str], input: str | None = None):
-        result = self.device.tresor([*arguments, "--json"], input=input)
-        self.assertEqual(result.returncode, 0, f"tresor {' '.join(arguments)}: {result.stderr}")
-        return json.loads(result.stdout)
+class AppleLockedSyncTests(DeviceSyncCase):
+    ACCOUNT = "erin"
 
     @staticmethod
     def page_get(page: NotesPage, path: str):
@@ -97,10 +66,7 @@ class AppleLockedSyncTests(SignedInPeople, BrowserCase):
         return got
 
     def test_an_apple_locked_note_from_a_device_opens_in_the_browser_and_an_edit_comes_back_locked(self):
-        erin = self.signed_in("erin")  # registers the web account
-        joined = self.device_json(["sync", "join", self.home.url, "--account", "erin", "--password-stdin",
-                                   "--device-name", "laptop", "--no-wait"], input=self.passwords["erin"] + "\n")
-        self.assertEqual(joined["state"], "trusted")
+        erin = self.joined_page()
 
         title = "Vault " + marker("title")
         with tempfile.TemporaryDirectory() as folder:

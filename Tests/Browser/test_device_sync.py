@@ -4,59 +4,15 @@ with `tresor note new` is in the browser after `tresor sync now`, and an edit ma
 reaches the device at its next sync; an attachment the browser leaves out of backups is left out
 on the device too. Server mode only: devices sync with a Tresor server."""
 
-import json
-import unittest
-
-import modes
-from notes_page import NotesPage, SignedInPeople
-from suite import BrowserCase, marker
-from tresor_home import TresorHome
+from device_sync_case import DeviceSyncCase
+from suite import marker
 
 
-class DeviceSyncTests(SignedInPeople, BrowserCase):
-    @classmethod
-    def setUpClass(cls):
-        if modes.current != modes.SERVER:
-            raise unittest.SkipTest("server mode only: a device syncs with a Tresor server")
-        super().setUpClass()
-        cls.passwords = {"dana": marker("dana-password")}
-        cls.secrets += list(cls.passwords.values())
-        cls.pages: dict[str, NotesPage] = {}
-        # Syncs only at `tresor sync now`, so what one sync sent is the test's to count.
-        cls.device = TresorHome("device-passcode-" + marker("p"), {"syncInBackground": False})
-        try:
-            cls.device.start()
-            cls.device.initialize()
-        except Exception:
-            cls.device.remove()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        device_log = cls.device.log
-        cls.device.remove()
-        super().tearDownClass()
-        leaked = [s for s in cls.secrets + cls.markers if s in device_log]
-        if leaked:
-            raise AssertionError(f"the device's daemon log holds {len(leaked)} secret(s) or note text(s)")
-
-    def device_json(self, arguments: list[str], input: str | None = None):
-        result = self.device.tresor([*arguments, "--json"], input=input)
-        self.assertEqual(result.returncode, 0, f"tresor {' '.join(arguments)}: {result.stderr}")
-        return json.loads(result.stdout)
-
-    def joined_dana(self) -> NotesPage:
-        """Dana's page, her web account registered and the device joined to it (once)."""
-        dana = self.signed_in("dana")
-        if not getattr(type(self), "joined", False):
-            joined = self.device_json(["sync", "join", self.home.url, "--account", "dana", "--password-stdin",
-                                       "--device-name", "laptop", "--no-wait"], input=self.passwords["dana"] + "\n")
-            self.assertEqual(joined["state"], "trusted")
-            type(self).joined = True
-        return dana
+class DeviceSyncTests(DeviceSyncCase):
+    ACCOUNT = "dana"
 
     def test_a_device_note_shows_in_the_browser_and_a_browser_edit_reaches_the_device(self):
-        dana = self.joined_dana()
+        dana = self.joined_page()
 
         title = "Packing " + marker("title")
         line = self.note_text("device-line")
@@ -79,7 +35,7 @@ class DeviceSyncTests(SignedInPeople, BrowserCase):
         self.assertEqual(shown["body"], edited)
 
     def test_an_attachment_left_out_of_backups_in_the_browser_is_left_out_on_the_device(self):
-        dana = self.joined_dana()
+        dana = self.joined_page()
         title = "Receipts " + marker("title")
         made = self.device_json(["note", "new", "--body-stdin"], input=f"{title}\n{self.note_text('receipts')}")
         scan = self.device.root / "scan.txt"
