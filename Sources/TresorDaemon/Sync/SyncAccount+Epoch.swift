@@ -100,6 +100,20 @@ extension SyncAccount {
             try file.save(paths)
         }
         var keyring = try await fetchedKeys(for: history, &file, device, keybag, client, missing: nil)
+        if let removing = file.removingDevice {
+            // A removal of this device's, cut before the list without the device was stored.
+            guard list.member(removing) != nil else {
+                file.removingDevice = nil
+                try file.save(paths)
+                return history
+            }
+            do {
+                return try await finishRemoval(of: removing, history, keyring, &file, device, keybag, client)
+            } catch let error as SyncClientError where error.refusalCode == .staleDeviceList {
+                // Another device changed the list first: this sync reads it, the next one goes on.
+                return try await refreshed(&file, client)
+            }
+        }
         if keyring.key(for: list.epoch) == nil {
             try await Task.sleep(for: Self.rollGrace)
             keyring = try await fetchedKeys(for: history, &file, device, keybag, client, missing: nil)
@@ -111,6 +125,25 @@ extension SyncAccount {
             // Another device changed the list first (it rolled too): this sync reads it.
             return try await refreshed(&file, client)
         }
+    }
+
+    /// Takes device `id` out of the circle — the server refuses it from now on — and stores the
+    /// next list, without it, in a new epoch whose key is shared to the rest; then forgets the
+    /// removal it remembered (``SyncAccountFile/removingDevice``), so a removal cut anywhere
+    /// before is finished by this device's next sync (``finishingRoll(_:_:_:_:_:)``).
+    /// - Returns: the grown history.
+    /// - Throws: `SyncClientError` (`staleDeviceList` when the list changed meanwhile).
+    func finishRemoval(
+        of id: String, _ history: CircleHistory, _ keyring: CircleKeyring, _ file: inout SyncAccountFile, _ device: LocalDevice,
+        _ keybag: Keybag, _ client: SyncClient
+    ) async throws -> CircleHistory {
+        // Read once the server refuses it: nothing it sends afterwards is among what stays accepted.
+        try await client.removeDevice(id)
+        let next = try Self.held(history).removing(id, lastAcceptedSequence: try await Self.lastSequence(of: id, client))
+        let grown = try await roll(history, to: next, keyring, &file, device, keybag, client)
+        file.removingDevice = nil
+        try file.save(paths)
+        return grown
     }
 
     /// Stores `next` — signed by this device, a new epoch — in place of the history's newest

@@ -388,10 +388,9 @@ actor SyncAccount {
             guard gone.deviceID != device.deviceID else { throw APIError(.param, "this is this device: `tresor sync leave` takes it out") }
             // Every epoch up to the list's first: each is shared to the recovery identity again.
             let keyring = try await circleKeys(for: history, &file, device, keybag, client)
-            // Read once the server refuses it: nothing it sends afterwards is among what stays accepted.
-            try await client.removeDevice(gone.deviceID)
-            let next = try held.removing(gone.deviceID, lastAcceptedSequence: try await Self.lastSequence(of: gone.deviceID, client))
-            _ = try await roll(history, to: next, keyring, &file, device, keybag, client)
+            file.removingDevice = gone.deviceID
+            try file.save(paths)
+            _ = try await finishRemoval(of: gone.deviceID, history, keyring, &file, device, keybag, client)
             return SyncDeviceInfo(deviceID: gone.deviceID, name: gone.name, isThisDevice: false)
         }
     }

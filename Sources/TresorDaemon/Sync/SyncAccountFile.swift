@@ -32,6 +32,9 @@ struct SyncAccountFile: Codable, Sendable {
     /// An epoch whose key this device made (a removal, a roll) and whose shares may not all be
     /// on the server yet: shared again at the next sync, before anything is sealed under it.
     var sharingEpoch: UInt64?
+    /// A device this device began to remove (`tresor sync remove`): until the list without it is
+    /// stored with its new key's shares, the next sync finishes the removal.
+    var removingDevice: String?
     /// The certificate authorities (PEM) the server's certificate must chain to, instead of the
     /// system's (`tresor sync join --ca-file`).
     var caCertificates: String?

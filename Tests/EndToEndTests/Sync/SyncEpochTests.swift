@@ -208,4 +208,46 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-after-the-finished-roll")
         #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1], "the removed tablet holds neither new key")
     }
+
+    /// A removal cut after the server refused the device but before the list without it was
+    /// stored: the remover remembers it, and its next sync finishes it — the list without the
+    /// device, a new epoch whose key reaches the others — so no list keeps naming a device the
+    /// server refuses, and nothing written afterwards opens with what that device holds.
+    @Test func aRemovalCutBeforeItsListWasStoredIsFinishedByTheRemoversNextSync() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
+        // The laptop speaks through a relay that stops at its second list store (its first: the
+        // circle's creation) — the removal's list.
+        let proxy = try CuttingProxy(upstream: server.port, trigger: "PUT /v1/sync/device-list", occurrence: 2) {}
+        _ = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
+        for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
+            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
+            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
+            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        }
+        let tabletID = try #require(try SyncE2E.sync(tablet, SyncStatusAnswer.self, ["status"]).deviceID)
+        let removed = try laptop.tresor(["sync", "remove", "tablet"])
+        #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
+        let cut = try await SyncDevicesTests.latestList(cluster)
+        #expect(cut.epoch == 1 && cut.member(tabletID) != nil, "the server refuses the tablet, and its list still names it")
+
+        proxy.relay(to: server.port)
+        _ = try SyncNowTests.syncNow(laptop)
+        let finished = try await SyncDevicesTests.latestList(cluster)
+        #expect(finished.epoch == 2 && finished.member(tabletID) == nil, "epoch \(finished.epoch)")
+        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).count == 3, "the laptop's, the phone's and the recovery identity's")
+
+        // Written afterwards, it opens on the phone; the tablet holds no key of it.
+        try SyncNowTests.add(laptop, service: "after-the-removal.example.com", secret: "e2e-written-after-the-finished-removal")
+        #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
+        #expect(try SyncNowTests.syncNow(phone).applied == 1)
+        #expect(try SyncNowTests.secret(phone, service: "after-the-removal.example.com") == "e2e-written-after-the-finished-removal")
+        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1])
+        // Finished once: the next sync rolls no more.
+        _ = try SyncNowTests.syncNow(laptop)
+        #expect(try await SyncDevicesTests.latestList(cluster).epoch == 2)
+    }
 }
