@@ -214,6 +214,11 @@ extension NotesStore {
             let row = try NoteRow.fetch(id, db)
             guard row.isLocked == before.isLocked else { throw NotesError.wrongLockState("note \(id) was locked or unlocked meanwhile; try again") }
             try requireNotDeleted(row)
+            // A synced note another account shares with this one: its pin and folder are its
+            // owner's, as in the web client (the server would set them back).
+            if try SharingSyncTables.isSharedWith(id, db) {
+                try NoteAccess.participant.checkEdit(pinning: changes.isPinned != nil, movingFolder: changes.folder != nil)
+            }
             let layer = try sealing.noteLayer(row)
             var content = NoteContent(title: changes.title, body: changes.body)
             var kind = NoteSaveOutcome.Kind.saved

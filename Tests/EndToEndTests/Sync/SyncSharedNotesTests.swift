@@ -49,6 +49,9 @@ struct SyncSharedNotesE2ETests {
         try Data("the map".utf8).write(to: file)
         let attached = try laptop.tresor(["note", "attach", shared.id, "--kind", "file", "--file", file.path, "--name", "map.bin"])
         #expect(!attached.succeeded && attached.stderr.contains("only its owner adds or removes its attachments"), "\(attached.stderr)")
+        // Its pin and folder are Bob's too, as in the web client: refused here, nothing waits.
+        let pinned = try laptop.tresor(["note", "edit", shared.id, "--pin"])
+        #expect(!pinned.succeeded && pinned.stderr.contains("only the owner pins a shared note"), "\(pinned.stderr)")
         #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 0)
 
         // In Bob's Recently Deleted: gone from Ada's laptop; restored: back.
