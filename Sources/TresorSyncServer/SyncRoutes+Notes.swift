@@ -112,13 +112,7 @@ extension SyncRoutes {
             let grows = changes.title != nil || changes.body != nil
             let quota = grows ? quota(adding: (changes.title?.utf8.count ?? 0) + (changes.body?.utf8.count ?? 0)) : nil
             let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: restoring, by: caller.account, quota: quota)
-            let outcome: SyncNoteChangeResult.Outcome =
-                switch saved.kind {
-                case .saved: .saved
-                case .merged: .merged
-                case .conflictCopy: .conflictCopy
-                }
-            return SyncNoteChangeResult(outcome: outcome, note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
+            return SyncNoteChangeResult(outcome: Self.outcome(saved.kind), note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
         }
     }
 
@@ -154,14 +148,17 @@ extension SyncRoutes {
             changes.isPinned = nil
             // As the web client's participant: the owner's quota is the owner's to mind.
             let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: false, by: caller.account, quota: nil)
-            let outcome: SyncNoteChangeResult.Outcome =
-                switch saved.kind {
-                case .saved: .saved
-                case .merged: .merged
-                case .conflictCopy: .conflictCopy
-                }
             return SyncNoteChangeResult(
-                outcome: outcome, note: try await syncNotes([id], sharedWith: [id])[id], conflictCopyID: saved.conflictCopy?.id)
+                outcome: Self.outcome(saved.kind), note: try await syncNotes([id], sharedWith: [id])[id], conflictCopyID: saved.conflictCopy?.id)
+        }
+    }
+
+    /// What a device is told of its edit the web store saved: as it was, merged, or kept as a conflict copy.
+    static func outcome(_ kind: NoteSaveOutcome.Kind) -> SyncNoteChangeResult.Outcome {
+        switch kind {
+        case .saved: .saved
+        case .merged: .merged
+        case .conflictCopy: .conflictCopy
         }
     }
 
