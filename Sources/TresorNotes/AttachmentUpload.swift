@@ -67,7 +67,12 @@ public final class AttachmentUpload: Sendable {
     /// Whether the bytes it takes are an attachment's chunks sealed under its note key, each
     /// ``LockedNoteShape/chunkOverheadByteCount`` longer than its plaintext.
     public var takesSealedChunks: Bool {
-        isPresealed || opener.withLock { $0 != nil }
+        isPresealed || opensSealedChunks
+    }
+
+    /// Whether it opens the sealed chunks it takes (into a note whose lock was removed here).
+    var opensSealedChunks: Bool {
+        opener.withLock { $0 != nil }
     }
 
     /// The largest attachment this upload takes (the store's ``NotesSettings/attachmentByteLimit``).

@@ -57,11 +57,15 @@ extension NotesStore {
         let sealing = try sealing()
         let (row, keptKey, sharedWith) = try pool.read { db in
             let row = try NoteRow.fetch(noteID, db)
-            let keptKey = isSynced && arrivesSealed && !row.isLocked ? try keptUnlockKey(ofNote: noteID, db, sealing) : nil
+            var keptKey: SymmetricKey?
+            if isSynced && arrivesSealed && !row.isLocked {
+                // Sealed chunks into a note unlocked here open only with the key its lock's removal kept.
+                guard let kept = try keptUnlockKey(ofNote: noteID, db, sealing) else {
+                    throw NotesError.wrongLockState("note \(noteID) is not locked here: its sealed attachment does not open")
+                }
+                keptKey = kept
+            }
             return (row, keptKey, try SharingSyncTables.isSharedWith(noteID, db))
-        }
-        if isSynced && arrivesSealed && !row.isLocked && keptKey == nil {
-            throw NotesError.wrongLockState("note \(noteID) is not locked here: its sealed attachment does not open")
         }
         // A fetched one may go to a note in Recently Deleted: it travels with its note.
         if !isSynced { try requireNotDeleted(row) }
@@ -90,7 +94,7 @@ extension NotesStore {
                 if upload.isSynced {
                     try AttachmentSyncTables.beginApplying(
                         recordingSynced: upload.id, note: upload.noteID, excludedFromBackup: upload.excludedFromBackup,
-                        inOtherForm: upload.takesSealedChunks && !upload.isPresealed, db)
+                        inOtherForm: upload.opensSealedChunks, db)
                 }
                 guard try NoteRow.fetch(upload.noteID, db).wrappedKey == upload.wrappedKey else {
                     throw NotesError.wrongLockState("note \(upload.noteID) was locked or unlocked meanwhile; try again")

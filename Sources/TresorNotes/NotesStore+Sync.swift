@@ -319,7 +319,6 @@ extension NotesStore {
         _ state: SyncedNoteState, localID: String, over row: NoteRow?, _ db: Database, _ sealing: ContentSealing, _ effects: inout NoteSyncEffects
     ) throws {
         let content = state.content
-        try AttachmentSyncTables.dropUnlockKey(ofNote: localID, db)
         let folder = try content.folder.map { try folderID(named: $0, account: .local, creating: true, db, sealing)! }
         let layer = try row.map { try sealing.noteLayer($0) } ?? sealing
         let title = try layer.sealText(content.title, table: "notes", id: localID, column: "title")
