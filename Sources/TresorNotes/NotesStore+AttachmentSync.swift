@@ -149,6 +149,18 @@ enum AttachmentSyncTables {
         try db.execute(sql: "DELETE FROM sync_note_applying")
     }
 
+    /// Moves local note `noteID` to the server's revision its own attachment change made (a
+    /// removal, a backup flag), when that change alone made the next revision from the one
+    /// the device holds: a change of the note still waiting (a lock removal the server refused
+    /// until then) is made from it, not turned into a conflict copy by the device's own change.
+    /// A step of more than one revision had another change in it: nothing moves.
+    static func holdOwnRevisionStep(_ revisions: (before: Int64, after: Int64)?, of noteID: String, _ db: Database) throws {
+        guard let revisions, revisions.after == revisions.before + 1 else { return }
+        try db.execute(
+            sql: "UPDATE sync_note_links SET server_revision = ? WHERE local_id = ? AND server_revision = ?",
+            arguments: [revisions.after, noteID, revisions.before])
+    }
+
     /// Records that the server holds attachment `id` in the other form than the one it was
     /// sealed anew in here (its note locked or unlocked): what the server has no longer opens as
     /// the note is, so it is sent again — the server replaces its copy — and, removed here, its
@@ -381,15 +393,23 @@ extension NotesStore {
     }
 
     /// Records that the server has attachment `attachmentID` left out of backups or not, as
-    /// `excluded` says (its change went); a listing still waiting says so from now on.
+    /// `excluded` says (its change went); a listing still waiting says so from now on. The
+    /// change's own revision of the note is the device's, as an attachment's removal's is
+    /// (``recordAttachmentRemovalSent(_:of:revisions:)``).
     /// - Parameters:
     ///   - attachmentID: the attachment.
+    ///   - noteID: its local note.
     ///   - excluded: the flag the server has now.
+    ///   - revisions: the note's revisions on the server before and after the change, if it
+    ///     made one.
     /// - Throws: a storage error.
-    public func recordBackupExclusionSent(_ attachmentID: String, excluded: Bool) throws {
+    public func recordBackupExclusionSent(_ attachmentID: String, of noteID: String, excluded: Bool, revisions: (before: Int64, after: Int64)?)
+        throws
+    {
         try pool.write { db in
             try db.execute(sql: "UPDATE sync_attachments SET excluded_from_backup = ? WHERE id = ?", arguments: [excluded, attachmentID])
             try db.execute(sql: "UPDATE sync_attachment_listings SET excluded_from_backup = ? WHERE id = ?", arguments: [excluded, attachmentID])
+            try AttachmentSyncTables.holdOwnRevisionStep(revisions, of: noteID, db)
         }
     }
 
@@ -440,7 +460,7 @@ extension NotesStore {
     /// the removal alone made the note's next revision from the one this device holds, the
     /// device holds the new one: a change of the note still waiting (a lock removal the server
     /// refused until the attachment was gone) is made from it, not turned into a conflict copy
-    /// by its own removal. A step of more than one revision had another change in it: nothing moves.
+    /// by its own removal (`AttachmentSyncTables.holdOwnRevisionStep`).
     /// - Parameters:
     ///   - attachmentID: the attachment.
     ///   - noteID: its local note.
@@ -450,10 +470,7 @@ extension NotesStore {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM sync_attachments WHERE id = ?", arguments: [attachmentID])
             try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE id = ?", arguments: [attachmentID])
-            guard let revisions, revisions.after == revisions.before + 1 else { return }
-            try db.execute(
-                sql: "UPDATE sync_note_links SET server_revision = ? WHERE local_id = ? AND server_revision = ?",
-                arguments: [revisions.after, noteID, revisions.before])
+            try AttachmentSyncTables.holdOwnRevisionStep(revisions, of: noteID, db)
         }
     }
 

@@ -96,11 +96,11 @@ extension SyncClient {
     ///   already, or from a server that does not say them.
     /// - Throws: ``SyncClientError``.
     @discardableResult
-    public func removeAttachment(_ id: String, ofNote noteID: String) async throws -> SyncAttachmentRemoval? {
+    public func removeAttachment(_ id: String, ofNote noteID: String) async throws -> SyncNoteRevisionStep? {
         let response = try await exchange("DELETE", try Self.attachmentPath(noteID, id), query: [], body: Optional<Data>.none, signedIn: true)
         guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
         guard response.status == 200 else { return nil }
-        guard let removal = try? SyncJSON.decoder.decode(SyncAttachmentRemoval.self, from: response.body) else {
+        guard let removal = try? SyncJSON.decoder.decode(SyncNoteRevisionStep.self, from: response.body) else {
             throw SyncClientError.garbage("DELETE of an attachment answered 200 with \(response.body.count) bytes that are not a removal")
         }
         return removal
@@ -112,15 +112,18 @@ extension SyncClient {
     ///   - excluded: whether backups leave it out.
     ///   - id: the attachment.
     ///   - noteID: the server's id of its note.
-    /// - Returns: the attachment as the server holds it; nil from a server that does not keep
-    ///   the flag (an older Tresor: `404` or `405` without the relay's error body).
+    /// - Returns: the attachment as the server holds it, and the revision step the change made
+    ///   of its note; nil from a server that does not keep the flag (an older Tresor: `404` or
+    ///   `405` without the relay's error body).
     /// - Throws: ``SyncClientError``; `refused` with `notFound` for an attachment or note gone.
-    public func setExcludedFromBackup(_ excluded: Bool, attachment id: String, ofNote noteID: String) async throws -> SyncAttachment? {
+    public func setExcludedFromBackup(_ excluded: Bool, attachment id: String, ofNote noteID: String) async throws
+        -> SyncAttachmentBackupChanged?
+    {
         let response = try await exchange(
             "PATCH", try Self.attachmentPath(noteID, id), query: [], body: SyncAttachmentBackupChange(excludedFromBackup: excluded), signedIn: true)
         if [404, 405].contains(response.status), (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil { return nil }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
-        guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
+        guard let stored = try? SyncJSON.decoder.decode(SyncAttachmentBackupChanged.self, from: response.body) else {
             throw SyncClientError.garbage(
                 "PATCH of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
         }

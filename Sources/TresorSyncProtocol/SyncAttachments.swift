@@ -64,14 +64,16 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     }
 }
 
-/// `DELETE /v1/sync/notes/{note}/attachments/{id}`'s answer (`200`): the revision of the note the
-/// removal made, and the one before it. A device whose change of the note still waits — a lock
-/// removal the server refused until then — makes it from the revision its own removal made, when
-/// that was the one it held. `204`, no body: the attachment was gone already (or an older server).
-public struct SyncAttachmentRemoval: Codable, Equatable, Sendable {
-    /// The note's revision before the removal.
+/// The revision of a note a device's own change of one of its attachments made on the server,
+/// and the one before it: `DELETE /v1/sync/notes/{note}/attachments/{id}`'s answer (`200`), and
+/// part of `PATCH`'s (``SyncAttachmentBackupChanged``). A device whose change of the note still
+/// waits — a lock removal the server refused until then — makes it from the revision its own
+/// step made, when that was the one it held, instead of a conflict copy. A `DELETE` answered
+/// `204`, no body: the attachment was gone already (or an older server).
+public struct SyncNoteRevisionStep: Codable, Equatable, Sendable {
+    /// The note's revision before the change.
     public var revisionBefore: Int64
-    /// The note's revision the removal made.
+    /// The note's revision after it.
     public var revision: Int64
 
     public init(revisionBefore: Int64, revision: Int64) {
@@ -81,11 +83,37 @@ public struct SyncAttachmentRemoval: Codable, Equatable, Sendable {
 }
 
 /// `PATCH /v1/sync/notes/{note}/attachments/{id}`: an attachment left out of backups on a device,
-/// or put back in. Answered with the attachment as the server holds it (``SyncAttachment``).
+/// or put back in. Answered with ``SyncAttachmentBackupChanged``.
 public struct SyncAttachmentBackupChange: Codable, Equatable, Sendable {
     public var excludedFromBackup: Bool
 
     public init(excludedFromBackup: Bool) {
         self.excludedFromBackup = excludedFromBackup
+    }
+}
+
+/// `PATCH /v1/sync/notes/{note}/attachments/{id}`'s answer: the attachment as the server holds it,
+/// and the revision step of its note when the flag changed. One JSON object — the attachment's
+/// fields and the step's side by side — so an older device reads it as the attachment alone.
+public struct SyncAttachmentBackupChanged: Codable, Equatable, Sendable {
+    /// The attachment as the server holds it.
+    public var attachment: SyncAttachment
+    /// The note's revision step; nil when the flag was already so (a retry), or from an older
+    /// server.
+    public var step: SyncNoteRevisionStep?
+
+    public init(attachment: SyncAttachment, step: SyncNoteRevisionStep?) {
+        self.attachment = attachment
+        self.step = step
+    }
+
+    public init(from decoder: any Decoder) throws {
+        attachment = try SyncAttachment(from: decoder)
+        step = try? SyncNoteRevisionStep(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try attachment.encode(to: encoder)
+        try step?.encode(to: encoder)
     }
 }

@@ -38,18 +38,22 @@ extension SyncRoutes {
                 let (noteID, id) = try Self.attachmentPath(context)
                 let change = try await decode(SyncAttachmentBackupChange.self, request)
                 let note = try await ownNoteOrRefuse(noteID, of: caller.account)
-                let info = try await asDevice(caller) {
-                    try await relay.accounts.setExcludedFromBackup(id, of: noteID, excluded: change.excludedFromBackup)
+                let (info, after) = try await asDevice(caller) {
+                    let info = try await relay.accounts.setExcludedFromBackup(id, of: noteID, excluded: change.excludedFromBackup)
+                    // Read after the change's commit: a change made between shows as a larger step.
+                    return (info, try await relay.accounts.summary(ofNote: noteID).revision)
                 }
-                return try reply(
-                    Self.syncAttachment(info, isSealed: try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)))
+                let attachment = Self.syncAttachment(
+                    info, isSealed: try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id))
+                let step = after == note.revision ? nil : SyncNoteRevisionStep(revisionBefore: note.revision, revision: after)
+                return try reply(SyncAttachmentBackupChanged(attachment: attachment, step: step))
             }
         }
         router.delete("/v1/sync/notes/:note/attachments/:id") { request, context in
             await answer(context) {
                 let caller = try await trusted(request)
                 let (noteID, id) = try Self.attachmentPath(context)
-                let removal = try await asDevice(caller) { () -> SyncAttachmentRemoval? in
+                let removal = try await asDevice(caller) { () -> SyncNoteRevisionStep? in
                     let before = try await ownNoteOrRefuse(noteID, of: caller.account).revision
                     do {
                         try await relay.accounts.removeAttachment(id, of: noteID)
@@ -58,7 +62,7 @@ extension SyncRoutes {
                         return nil
                     }
                     // Read after the removal's commit: a change made between shows as a larger step.
-                    return SyncAttachmentRemoval(revisionBefore: before, revision: try await relay.accounts.summary(ofNote: noteID).revision)
+                    return SyncNoteRevisionStep(revisionBefore: before, revision: try await relay.accounts.summary(ofNote: noteID).revision)
                 }
                 return try removal.map { try reply($0) } ?? Response(status: .noContent)
             }

@@ -68,9 +68,9 @@ struct SyncAttachmentsTests {
             let revision = try await store.summary(ofNote: note.id).revision
             let removed = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
             #expect(removed.status == .ok, "\(removed.text)")
-            let removal = try SyncJSON.decoder.decode(SyncAttachmentRemoval.self, from: Data(buffer: removed.body))
+            let removal = try SyncJSON.decoder.decode(SyncNoteRevisionStep.self, from: Data(buffer: removed.body))
             let next: Int64 = revision + 1
-            #expect(removal == SyncAttachmentRemoval(revisionBefore: revision, revision: next))
+            #expect(removal == SyncNoteRevisionStep(revisionBefore: revision, revision: next))
             let now = try await store.summary(ofNote: note.id).revision
             #expect(now == next)
             let retried = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .delete, headers: device.bearer)
@@ -192,14 +192,18 @@ struct SyncAttachmentsTests {
             let revision = try await store.summary(ofNote: note.id).revision
             let changed = try await client.send(
                 .patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
-            #expect(try changed.status == .ok && changed.decode(SyncAttachment.self).excludedFromBackup == false, "\(changed.text)")
-            #expect(try await store.summary(ofNote: note.id).revision > revision)
+            // Its answer says the step it made of the note, as an older device reads the attachment alone.
+            let answer = try changed.decode(SyncAttachmentBackupChanged.self)
+            let after = try await store.summary(ofNote: note.id).revision
+            #expect(changed.status == .ok && answer.attachment.excludedFromBackup == false, "\(changed.text)")
+            #expect(after > revision && answer.step == SyncNoteRevisionStep(revisionBefore: revision, revision: after))
+            #expect(try changed.decode(SyncAttachment.self) == answer.attachment)
             let next = try await device.notes(client, after: page.cursor)
             #expect(next.entries.first?.note?.attachments?.first?.excludedFromBackup == false)
             // The same change again changes nothing.
             let cursor = next.cursor
             let same = try await client.send(.patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
-            #expect(same.status == .ok)
+            #expect(try same.status == .ok && same.decode(SyncAttachmentBackupChanged.self).step == nil, "no step: nothing changed")
             #expect(try await device.notes(client, after: cursor).entries.isEmpty)
             // An upload retried after a lost answer sets the flag it carries.
             let retried = try await client.execute(uri: path, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))

@@ -56,7 +56,7 @@ extension SyncAccount {
         // plaintext goes in this sync, before the removal goes again.
         if fetched { work = try notes.attachmentSyncWork() }
         for entry in work.removeOnServer {
-            let removal: SyncAttachmentRemoval?
+            let removal: SyncNoteRevisionStep?
             do {
                 removal = try await client.removeAttachment(entry.attachmentID, ofNote: entry.serverNoteID)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
@@ -82,7 +82,7 @@ extension SyncAccount {
             report.changedServer = true
         }
         for entry in work.backupChanges {
-            let stored: SyncAttachment?
+            let stored: SyncAttachmentBackupChanged?
             do {
                 stored = try await client.setExcludedFromBackup(entry.excludedFromBackup, attachment: entry.attachmentID, ofNote: entry.serverNoteID)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
@@ -90,8 +90,9 @@ extension SyncAccount {
                 continue
             }
             // A server that does not keep the flag (an older Tresor): the changes wait.
-            guard let stored, let excluded = stored.excludedFromBackup else { break }
-            try notes.recordBackupExclusionSent(entry.attachmentID, excluded: excluded)
+            guard let stored, let excluded = stored.attachment.excludedFromBackup else { break }
+            try notes.recordBackupExclusionSent(
+                entry.attachmentID, of: entry.localNoteID, excluded: excluded, revisions: stored.step.map { ($0.revisionBefore, $0.revision) })
             report.changedServer = true
         }
     }

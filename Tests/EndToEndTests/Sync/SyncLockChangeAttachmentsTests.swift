@@ -81,6 +81,39 @@ import TresorTestSupport
         }
     }
 
+    /// The phone removes the lock of a note whose attachments it holds, then leaves one out of
+    /// backups before it syncs: the flag's change makes a revision of the note on the server
+    /// between the removal's refusal and its retry — the phone's own, so the removal goes from it
+    /// and is no conflict copy.
+    @Test func aLockRemovedThenAnAttachmentLeftOutOfBackupsTravelsWithoutAConflictCopy() async throws {
+        let (cluster, _, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-backup-flag-passphrase-" + UUID().uuidString.prefix(8)
+        let (note, attachments) = try SyncNoteLockRemovalTests.lockedNoteWithTwoAttachments(laptop, passphrase)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
+        #expect(onPhone.isLocked && onPhone.attachmentCount == 2)
+
+        try SyncNoteLockRemovalTests.removeLock(phone, onPhone.id, passphrase)
+        let flagged = attachments[1].id
+        #expect(try phone.tresor(["note", "attachment-backup", onPhone.id, flagged, "--exclude"]).succeeded)
+        let synced = try SyncNotesE2ETests.syncNow(phone)
+        #expect(synced.sent == 1 && synced.waiting == 0, "\(synced)")
+        #expect(try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName) == ["1"])
+        #expect(
+            try await TestPostgres.texts("SELECT excluded_from_backup::text FROM attachments WHERE id = '\(flagged)'", database: cluster.databaseName)
+                == ["true"])
+
+        #expect(try SyncNotesE2ETests.syncNow(laptop).applied >= 1)
+        for (device, id) in [(laptop, note), (phone, onPhone.id)] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.map(\.id) == [id], "no conflict copy")
+            let opened = try device.json(OpenedNote.self, ["note", "show", id])
+            #expect(!opened.summary.isLocked)
+            #expect(opened.attachments.first { $0.id == flagged }?.excludedFromBackup == true)
+        }
+    }
+
     /// The laptop locks a synced note with two attachments and detaches one before it syncs: the
     /// removal goes with the lock, and the phone ends with the note locked and one attachment.
     @Test func anAttachmentDetachedRightAfterALockIsRemovedEverywhere() async throws {
