@@ -80,6 +80,39 @@ struct PostgresWebStoreInstanceTests {
         await b.close()
     }
 
+    /// Ann's note is shared with Ben and Ben's with Ann: a save of either counts on both
+    /// accounts' rows (a participant's notes counter moves too). Saved at once, over and over,
+    /// through two instances, neither ever waits on the other in a cycle — every write takes the
+    /// accounts' locks in one order (`noteForWrite`) — and each account's counter moved once per
+    /// save of either note.
+    @Test func twoNotesSharedEachWaySavedAtOnceNeverDeadlock() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let a = try await ServerStorageFixture.open(url: url), b = try await ServerStorageFixture.open(url: url)
+        let ann = try await a.store.registerAccount(name: "ann", password: WebStoreCheck.password("ann-password-1"))
+        let ben = try await a.store.registerAccount(name: "ben", password: WebStoreCheck.password("ben-password-1"))
+        let annsNote = try await a.store.createNote(NoteDraft(title: "Ann's", body: "Ann's"), account: ann.id, quota: nil)
+        let bensNote = try await a.store.createNote(NoteDraft(title: "Ben's", body: "Ben's"), account: ben.id, quota: nil)
+        _ = try await a.store.share(note: annsNote.id, with: "ben", by: ann.id)
+        _ = try await a.store.share(note: bensNote.id, with: "ann", by: ben.id)
+        let counted = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.column("SELECT notes_counter FROM accounts ORDER BY login_name", logger, as: Int.self)
+        }
+        let rounds = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<rounds {
+                group.addTask { _ = try await a.store.saveNote(annsNote.id, NoteChanges(body: "Ann's\n\(round)"), by: ann.id, quota: nil) }
+                group.addTask { _ = try await b.store.saveNote(bensNote.id, NoteChanges(body: "Ben's\n\(round)"), by: ben.id, quota: nil) }
+            }
+            try await group.waitForAll()
+        }
+        let after = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await connection.column("SELECT notes_counter FROM accounts ORDER BY login_name", logger, as: Int.self)
+        }
+        #expect(after == counted.map { $0 + 2 * rounds })
+        await a.close()
+        await b.close()
+    }
+
     @Test func aStepIsAnnouncedWithItsCommitAndAFailedStepNotAtAll() async throws {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
