@@ -70,9 +70,7 @@ import TresorTestSupport
         for device in [laptop, phone] { device.secrets.append(password) }
         let proxy = try makeProxy(server.port, cluster.harnesses[0], phone)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
-        let request = try #require(try SyncE2E.join(phone, proxy.address, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", proxy.address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, proxy.address, name: "phone", password: password, by: laptop)
         return (cluster, browser, laptop, phone, proxy)
     }
 

@@ -170,9 +170,7 @@ import TresorTestSupport
         let recoveryKey = try #require(try SyncE2E.join(laptop, server, name: "laptop", password: password).recoveryKey)
         // The phone joins, removes the laptop that made the circle (epoch 2), then leaves: no
         // trusted device is left, and epoch 1's key was shared by a device no longer in the list.
-        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, server, name: "phone", password: password, by: laptop)
         _ = try SyncE2E.sync(phone, SyncDeviceInfo.self, ["remove", "laptop"])
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
 

@@ -42,6 +42,25 @@ enum SyncE2E {
             input: password + "\n")
     }
 
+    /// Joins `device` to the sync account `ada` through `server` as `name`, has `approver` (a
+    /// trusted device) approve its request with its passcode, and checks that it is trusted.
+    /// - Parameters:
+    ///   - device: the joining device.
+    ///   - server: the address it joins through (an instance, or a proxy in front of one).
+    ///   - name: its device name.
+    ///   - password: the account's password.
+    ///   - approver: a trusted device of the circle.
+    ///   - approverPasscode: the approver's keybag passcode.
+    static func joinApproved(
+        _ device: Harness, _ server: WebServerAddress, name: String, password: String, by approver: Harness,
+        approverPasscode: String = passcode, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let request = try #require(try join(device, server, name: name, password: password).requestID, sourceLocation: sourceLocation)
+        _ = try sync(approver, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: approverPasscode + "\n")
+        let joined = try sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"], sourceLocation: sourceLocation)
+        #expect(joined.state == .trusted, sourceLocation: sourceLocation)
+    }
+
     /// What a device holds of what syncs, to compare devices with: its synchronizable items as
     /// "service: secret" and the bodies of its notes outside Recently Deleted, each as many times
     /// as it is there (a duplicate shows), sorted.
@@ -90,9 +109,7 @@ enum SyncE2E {
         let (browser, password) = try cluster.registered("ada", on: server)
         let laptop = try device(password, background: background), phone = try device(password, background: background)
         _ = try join(laptop, server, name: "laptop", password: password)
-        let request = try #require(try join(phone, phoneServer, name: "phone", password: password).requestID)
-        _ = try sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: passcode + "\n")
-        #expect(try sync(phone, SyncJoinAnswer.self, ["join", phoneServer.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try joinApproved(phone, phoneServer, name: "phone", password: password, by: laptop)
         return (cluster, browser, laptop, phone)
     }
 }

@@ -18,9 +18,7 @@ import TresorTestSupport
         let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         // The tablet writes in epoch 1 before it is removed: what it sent up to then stays readable.
         try SyncNowTests.add(tablet, service: "old.example.com", secret: "e2e-epoch-one-secret")
@@ -88,9 +86,7 @@ import TresorTestSupport
             steps.withLock { $0 = done }
         }
         for (device, name, address) in [(phone, "phone", proxy.address), (tablet, "tablet", server)] {
-            let request = try #require(try SyncE2E.join(device, address, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, address, name: name, password: password, by: laptop)
         }
 
         // A record of epoch 1 waits for the phone, so that its sync asks for records (a device
@@ -113,9 +109,7 @@ import TresorTestSupport
         let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet"), (desktop, "desktop")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         // The laptop rolls epoch 2 and writes in it; the desktop, which never synced since, removes
         // the laptop (epoch 3) and writes in that. Epoch 2's envelopes are signed by the laptop,
@@ -150,18 +144,14 @@ import TresorTestSupport
         let tablet = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
         try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
 
         // The phone has not synced since the roll: it learns epoch 2 as it approves, and shares it.
-        let request = try #require(try SyncE2E.join(desktop, server, name: "desktop", password: password).requestID)
-        _ = try SyncE2E.sync(phone, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(desktop, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(desktop, server, name: "desktop", password: password, by: phone)
         #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2])
         #expect(try SyncNowTests.syncNow(desktop).applied == 1)
         #expect(try SyncNowTests.secret(desktop, service: "two.example.com") == "e2e-written-in-epoch-two")
@@ -181,9 +171,7 @@ import TresorTestSupport
         let proxy = try CuttingProxy(upstream: server.port, trigger: "PUT /v1/sync/key-envelopes", occurrence: 2) {}
         _ = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         let removed = try laptop.tresor(["sync", "remove", "tablet"])
         #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
@@ -224,9 +212,7 @@ import TresorTestSupport
         let proxy = try CuttingProxy(upstream: server.port, trigger: "PUT /v1/sync/device-list", occurrence: 2) {}
         _ = try SyncE2E.join(laptop, proxy.address, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         let tabletID = try #require(try SyncE2E.sync(tablet, SyncStatusAnswer.self, ["status"]).deviceID)
         let removed = try laptop.tresor(["sync", "remove", "tablet"])

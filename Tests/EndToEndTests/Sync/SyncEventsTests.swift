@@ -66,9 +66,7 @@ import TresorTestSupport
         let proxy = try CuttingProxy(upstream: server.port, trigger: "no client sends this") {}
         let laptop = try SyncE2E.device(password, background: true), phone = try SyncE2E.device(password, background: true)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
-        let request = try #require(try SyncE2E.join(phone, proxy.address, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", proxy.address.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, proxy.address, name: "phone", password: password, by: laptop)
         try SyncLiveTests.waitUntilLive(laptop, phone)
 
         let passphrase = "e2e-own-passphrase-" + UUID().uuidString.prefix(8)

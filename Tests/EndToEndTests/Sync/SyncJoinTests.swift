@@ -79,9 +79,7 @@ import TresorTestSupport
         #expect(try await TestPostgres.texts("SELECT id FROM sync_devices", database: cluster.databaseName) == [retried.deviceID])
         #expect(try await TestPostgres.texts("SELECT encode(recovery_key, 'hex') FROM sync_circles", database: cluster.databaseName) == [expected])
         let phone = try SyncE2E.device(password)
-        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, server, name: "phone", password: password, by: laptop)
         #expect(try SyncE2E.sync(phone, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
     }
 
@@ -114,9 +112,7 @@ import TresorTestSupport
 
         // The account works: another device joins with the laptop's approval.
         let phone = try SyncE2E.device(password)
-        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, server, name: "phone", password: password, by: laptop)
         try SyncNowTests.add(laptop, service: "first.example.com", secret: "e2e-after-a-retried-first-join")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
         #expect(try SyncNowTests.syncNow(phone).applied == 1)

@@ -39,9 +39,7 @@ import TresorTestSupport
         let laptop = try SyncE2E.device(password), phone = try SyncE2E.device(password), tablet = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         let left = try tablet.tresor(["sync", "leave"])
         #expect(left.succeeded, "\(left.stderr)")

@@ -168,9 +168,7 @@ import TresorTestSupport
         let laptop = try SyncE2E.device(password, background: true), phone = try SyncE2E.device(password, background: true)
         let tablet = try SyncE2E.device(password, background: true)
         func admit(_ device: Harness, _ name: String) throws {
-            let request = try #require(try SyncE2E.join(device, server, name: name, password: password).requestID)
-            _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-            #expect(try SyncE2E.sync(device, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+            try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         try admit(phone, "phone")

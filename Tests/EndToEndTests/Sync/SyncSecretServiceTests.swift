@@ -20,9 +20,7 @@ struct SyncSecretServiceTests {
         laptop.secrets.append(password)
         let phone = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
-        let request = try #require(try SyncE2E.join(phone, server, name: "phone", password: password).requestID)
-        _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request, "--passcode-stdin"], input: provider.passcode + "\n")
-        #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", server.origin, "--account", "ada", "--no-wait"]).state == .trusted)
+        try SyncE2E.joinApproved(phone, server, name: "phone", password: password, by: laptop, approverPasscode: provider.passcode)
 
         let secret = provider.marker("synced-by-owner")
         phone.secrets.append(secret)
