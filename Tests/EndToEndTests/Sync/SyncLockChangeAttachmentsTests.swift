@@ -15,6 +15,23 @@ import TresorTestSupport
         try await TestPostgres.texts("SELECT id FROM attachments ORDER BY id", database: cluster.databaseName)
     }
 
+    /// Two joined devices; the laptop's locked note with two attachments synced to the phone,
+    /// whose lock the phone removed (not synced yet).
+    /// - Returns: the server, the devices, the note's id on the laptop and on the phone, and its
+    ///   attachments.
+    static func lockRemovedOnThePhone() async throws -> (
+        cluster: ServerInstances, laptop: Harness, phone: Harness, note: String, onPhone: String, attachments: [(id: String, bytes: Data)]
+    ) {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        let passphrase = "e2e-lock-removed-passphrase-" + UUID().uuidString.prefix(8)
+        let (note, attachments) = try SyncNoteLockRemovalTests.lockedNoteWithTwoAttachments(laptop, passphrase)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
+        #expect(onPhone.isLocked && onPhone.attachmentCount == 2)
+        try SyncNoteLockRemovalTests.removeLock(phone, onPhone.id, passphrase)
+        return (cluster, laptop, phone, note, onPhone.id, attachments)
+    }
+
     /// The phone's first sync pulls the laptop's locked note and is cut as it fetches the first
     /// attachment (its daemon `SIGKILL`ed): the phone holds the note at the server's revision,
     /// locked, without its attachments. Its lock removed there, the next sync takes the sealed
@@ -56,23 +73,16 @@ import TresorTestSupport
     /// The phone removes the lock of a note whose attachments it holds, then detaches one before
     /// it syncs: the detached one's removal goes, then the other's plaintext and the lock's removal.
     @Test func aLockRemovedThenAnAttachmentDetachedTravelsWithoutIt() async throws {
-        let (cluster, _, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        let (cluster, laptop, phone, note, onPhone, attachments) = try await Self.lockRemovedOnThePhone()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let passphrase = "e2e-detached-passphrase-" + UUID().uuidString.prefix(8)
-        let (note, attachments) = try SyncNoteLockRemovalTests.lockedNoteWithTwoAttachments(laptop, passphrase)
-        _ = try SyncNotesE2ETests.syncNow(phone)
-        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
-        #expect(onPhone.isLocked && onPhone.attachmentCount == 2)
-
-        try SyncNoteLockRemovalTests.removeLock(phone, onPhone.id, passphrase)
         let (kept, detached) = (attachments[0], attachments[1])
-        #expect(try phone.tresor(["note", "detach", onPhone.id, detached.id]).succeeded)
+        #expect(try phone.tresor(["note", "detach", onPhone, detached.id]).succeeded)
         let synced = try SyncNotesE2ETests.syncNow(phone)
         #expect(synced.sent == 1 && synced.waiting == 0, "\(synced)")
         #expect(try await Self.serverAttachments(cluster) == [kept.id])
 
         #expect(try SyncNotesE2ETests.syncNow(laptop).applied >= 1)
-        for (device, id) in [(laptop, note), (phone, onPhone.id)] {
+        for (device, id) in [(laptop, note), (phone, onPhone)] {
             let opened = try device.json(OpenedNote.self, ["note", "show", id])
             #expect(!opened.summary.isLocked)
             #expect(try SyncNoteLockRemovalTests.exportedAttachments(device, id) == [kept.id: kept.bytes])
@@ -86,17 +96,10 @@ import TresorTestSupport
     /// between the removal's refusal and its retry — the phone's own, so the removal goes from it
     /// and is no conflict copy.
     @Test func aLockRemovedThenAnAttachmentLeftOutOfBackupsTravelsWithoutAConflictCopy() async throws {
-        let (cluster, _, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser()
+        let (cluster, laptop, phone, note, onPhone, attachments) = try await Self.lockRemovedOnThePhone()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let passphrase = "e2e-backup-flag-passphrase-" + UUID().uuidString.prefix(8)
-        let (note, attachments) = try SyncNoteLockRemovalTests.lockedNoteWithTwoAttachments(laptop, passphrase)
-        _ = try SyncNotesE2ETests.syncNow(phone)
-        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Deeds" })
-        #expect(onPhone.isLocked && onPhone.attachmentCount == 2)
-
-        try SyncNoteLockRemovalTests.removeLock(phone, onPhone.id, passphrase)
         let flagged = attachments[1].id
-        #expect(try phone.tresor(["note", "attachment-backup", onPhone.id, flagged, "--exclude"]).succeeded)
+        #expect(try phone.tresor(["note", "attachment-backup", onPhone, flagged, "--exclude"]).succeeded)
         let synced = try SyncNotesE2ETests.syncNow(phone)
         #expect(synced.sent == 1 && synced.waiting == 0, "\(synced)")
         #expect(try await TestPostgres.texts("SELECT count(*)::text FROM notes", database: cluster.databaseName) == ["1"])
@@ -105,7 +108,7 @@ import TresorTestSupport
                 == ["true"])
 
         #expect(try SyncNotesE2ETests.syncNow(laptop).applied >= 1)
-        for (device, id) in [(laptop, note), (phone, onPhone.id)] {
+        for (device, id) in [(laptop, note), (phone, onPhone)] {
             let notes = try device.json([NoteSummary].self, ["note", "list"])
             #expect(notes.map(\.id) == [id], "no conflict copy")
             let opened = try device.json(OpenedNote.self, ["note", "show", id])
