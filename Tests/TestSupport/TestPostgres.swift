@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorSystem
 
 /// A throwaway PostgreSQL server for the tests, started by `scripts/postgres-for-tests` (as the
 /// browser tests' and the benchmark's are): Debian's PostgreSQL, `initdb` in a temporary
@@ -139,8 +140,9 @@ public enum TestPostgres {
     }
 
     /// Runs a program to its end; returns its output (from a file), quoted when it fails. Spawned
-    /// directly with every other descriptor closed: `pg_ctl start` leaves a server running that
-    /// would otherwise keep Foundation's `Process` waiting on an inherited descriptor.
+    /// directly with every other descriptor closed: `pg_ctl start` leaves a server (and the
+    /// script a watcher) running that would otherwise keep Foundation's `Process` waiting on an
+    /// inherited descriptor.
     private static func run(_ program: String, _ arguments: [String]) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-pg-output-" + UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
@@ -159,10 +161,12 @@ public enum TestPostgres {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // No descriptor of this process reaches the child: each is marked close-on-exec.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        }
+        // No other descriptor of this process reaches the child, closed in the child itself:
+        // marking them close-on-exec here first would miss one opened meanwhile by another
+        // thread — such as the socket by which Foundation's `Process` learns that a program it
+        // started exited, which the server and its watcher would then hold for the whole run,
+        // and that program's exit would never be seen.
+        ProcessSpawn.closeDescriptors(from: 3, in: &actions)
         let command = ["/bin/sh", "-c", "cd / && exec \"$@\"", "sh"] + argv
         let cArguments = command.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
