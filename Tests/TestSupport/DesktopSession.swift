@@ -74,7 +74,7 @@ public final class DesktopSession {
     deinit {
         for process in processes.reversed() where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
         try? FileManager.default.removeItem(at: folder)
         // Killed, Xvfb leaves its display's lock and socket: left there, the display numbers run out.
@@ -128,7 +128,7 @@ public final class DesktopSession {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitUntilEnded()
         return String(decoding: data, as: UTF8.self)
     }
 

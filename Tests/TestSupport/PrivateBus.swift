@@ -58,7 +58,7 @@ public final class PrivateBus {
         let line = try Self.readLine(stdout.fileHandleForReading.fileDescriptor, timeout: 15)
         guard let line, line.hasPrefix("unix:") else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
             throw TestProcess.Failure("dbus-daemon printed no address within 15 s (got \(line.debugDescription))")
         }
         address = line
@@ -70,7 +70,7 @@ public final class PrivateBus {
         // SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM, and
         // dbus-daemon has nothing to save.
         if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
-        daemon.waitUntilExit()
+        daemon.waitUntilEnded()
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -50,8 +50,8 @@ public enum TestProcess {
         try stdin.fileHandleForWriting.close()
         let out = String(decoding: outReader.data(), as: UTF8.self)
         let err = String(decoding: errReader.data(), as: UTF8.self)
-        process.waitUntilExit()
-        return (Result(status: process.terminationStatus, stdout: out, stderr: err), watchdog?.fired ?? false)
+        let status = process.waitForStatus()
+        return (Result(status: status, stdout: out, stderr: err), watchdog?.fired ?? false)
     }
 
     /// A fixture that could not be set up (a program missing or failing, a peer that never answered).
@@ -81,5 +81,50 @@ public final class Watchdog: Sendable {
         state.withLock {
             $0.done = true; return $0.fired
         }
+    }
+}
+
+/// Waiting for a program started with Foundation's `Process` to end, without
+/// `waitUntilExit()`'s two faults on Linux: it spins a core while it waits (a thread without a
+/// run loop source returns from the run loop at once), and it waits for Foundation to hear of
+/// the exit — which Foundation does when a socket it gave the program closes, so a long-lived
+/// program that inherited that socket meanwhile (started by another thread at that moment)
+/// keeps it from ever hearing. Here the kernel's word counts too: a program ended is a zombie
+/// until reaped.
+extension Process {
+    /// Waits, polling, until the program has ended — as Foundation sees it, or as the kernel
+    /// does (then Foundation is given `grace` seconds to hear of it before the wait returns).
+    /// - Parameter grace: how long Foundation may take to hear of an exit the kernel reports.
+    public func waitUntilEnded(grace: TimeInterval = 2) {
+        var endedAt: Date?
+        while isRunning {
+            if endedAt == nil, hasEndedForTheKernel { endedAt = Date() }
+            if let endedAt, Date().timeIntervalSince(endedAt) > grace { return }
+            usleep(5_000)
+        }
+    }
+
+    /// Waits until the program has ended, and returns its status as `terminationStatus` says
+    /// it: its exit status, or the signal that ended it. When Foundation does not hear of the
+    /// exit, the program is reaped here.
+    /// - Returns: the exit status or the signal's number.
+    public func waitForStatus() -> Int32 {
+        waitUntilEnded()
+        guard isRunning else { return terminationStatus }
+        var status: Int32 = 0
+        guard waitpid(processIdentifier, &status, 0) == processIdentifier else {
+            // Foundation reaped it meanwhile: it says so in a moment.
+            while isRunning { usleep(1_000) }
+            return terminationStatus
+        }
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f
+    }
+
+    /// Whether the kernel holds the program as ended and not yet reaped (a zombie). Asked
+    /// without reaping it, so that Foundation still can.
+    private var hasEndedForTheKernel: Bool {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }
+        return info._sifields._kill.si_pid == processIdentifier
     }
 }

@@ -61,7 +61,7 @@ public final class TresordFixture {
     deinit {
         if daemon.isRunning {
             daemon.terminate()
-            daemon.waitUntilExit()
+            daemon.waitUntilEnded()
         }
         try? FileManager.default.removeItem(at: root)
     }
@@ -107,8 +107,7 @@ public final class TresordFixture {
         if let input { try standardInput.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
         try standardInput.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return (process.waitForStatus(), text)
     }
 
     /// Whether the daemon still runs (a request it choked on would have ended it).

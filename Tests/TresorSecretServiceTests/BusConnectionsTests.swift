@@ -115,7 +115,7 @@ import TresorTestSupport
         let accepted = accept(bus.listener, nil, nil)
         defer { close(accepted) }
         // SIGKILL: the test runner's children inherit a mask that blocks SIGTERM.
-        defer { [python.processIdentifier, sleeper].forEach { kill($0, SIGKILL) }; python.waitUntilExit() }
+        defer { [python.processIdentifier, sleeper].forEach { kill($0, SIGKILL) }; python.waitUntilEnded() }
         let deadline = Date().addingTimeInterval(10)
         while ProcessImage.executable(of: sleeper) == ProcessImage.executable(of: python.processIdentifier), Date() < deadline { usleep(10_000) }
         let connections = BusConnections(busAddress: bus.address)
@@ -132,7 +132,7 @@ import TresorTestSupport
         let input = Pipe()
         shell.standardInput = input
         try shell.run()
-        defer { kill(shell.processIdentifier, SIGKILL); shell.waitUntilExit() }
+        defer { kill(shell.processIdentifier, SIGKILL); shell.waitUntilEnded() }
         let pid = shell.processIdentifier
         let before = ProcessImage.of(pid: pid)
         let connections = BusConnections(busAddress: nil)

@@ -76,7 +76,7 @@ import TresorTestSupport
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         let lines = text.split(whereSeparator: \.isNewline).compactMap { ProcessStat(parsing: String($0)) }
         try #require(lines.count == 2, "\(text)")
         return lines

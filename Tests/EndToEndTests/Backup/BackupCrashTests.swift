@@ -94,7 +94,7 @@ import Glibc
         let deadline = Date().addingTimeInterval(30)
         while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 4_000_000 && Date() < deadline { usleep(2_000) }
         target.daemon.kill()
-        process.waitUntilExit()
+        process.waitUntilEnded()
         #expect(process.terminationStatus != 0)
         #expect(try Data(contentsOf: file) == old, "the previous backup is whole")
         try target.daemon.start()

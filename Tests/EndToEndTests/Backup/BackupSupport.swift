@@ -360,7 +360,7 @@ final class CrashTarget {
         usleep(useconds_t(delay * 1_000_000))
         daemon.kill()
         try harness.disk?.cutPower()
-        process.waitUntilExit()
+        process.waitUntilEnded()
         return Harness.Result(status: process.terminationStatus, stdout: "", stderr: "")
     }
 }

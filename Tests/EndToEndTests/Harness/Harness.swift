@@ -186,14 +186,18 @@ final class Harness {
     func killDaemon() {
         guard let daemon, daemon.isRunning else { return }
         kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
+        daemon.waitUntilEnded()
         self.daemon = nil
     }
 
+    /// Stops the daemon with SIGTERM, as a user's service manager does; one that has not ended
+    /// a minute later is killed (its log says where its shutdown stopped).
     func stopDaemon() {
         if let daemon, daemon.isRunning {
             daemon.terminate()
-            daemon.waitUntilExit()
+            let deadline = Date() + 60
+            while daemon.isRunning, Date() < deadline { daemon.waitUntilEnded(grace: 0.2) }
+            if daemon.isRunning { killDaemon() }
         }
         daemon = nil
         // A daemon the CLI started on its own is not our child: stop it by its pid.

@@ -168,7 +168,7 @@ import Glibc
             if written < 1 << 20 { usleep(500) }
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         try #require(process.terminationReason == .uncaughtSignal, "the export ended before it was killed")
         #expect(!FileManager.default.fileExists(atPath: out.path), "a killed export left a partial file at its name")
 
@@ -243,7 +243,7 @@ import Glibc
             if let bytes = memoryBytes(process.processIdentifier, "VmHWM") { peak = max(peak, bytes) }
             usleep(2_000)
         }
-        process.waitUntilExit()
+        process.waitUntilEnded()
         let result = Harness.Result(
             status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
             stderr: try String(contentsOf: err, encoding: .utf8))
@@ -268,7 +268,7 @@ import Glibc
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         try #require(process.terminationStatus == 0)
         return String(text.prefix(64))
     }

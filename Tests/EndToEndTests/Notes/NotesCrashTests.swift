@@ -94,7 +94,7 @@ import TresorTestSupport
         try stdin.fileHandleForWriting.close()
         usleep(useconds_t(delay * 1_000_000))
         harness.killDaemon()
-        process.waitUntilExit()
+        process.waitUntilEnded()
         return Harness.Result(
             status: process.terminationStatus,
             stdout: String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),

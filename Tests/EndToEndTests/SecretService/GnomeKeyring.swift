@@ -59,7 +59,7 @@ final class GnomeKeyring {
     func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
             try? bus.waitFor(SecretService.busName, owned: false, by: "gnome-keyring-daemon")
         }
         try? FileManager.default.removeItem(at: folder)

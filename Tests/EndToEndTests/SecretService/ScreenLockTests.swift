@@ -46,7 +46,7 @@ struct ScreenLockTests {
         deinit {
             harness.stopDaemon()
             kill(logind.processIdentifier, SIGKILL)
-            logind.waitUntilExit()
+            logind.waitUntilEnded()
         }
 
         func addSession(_ id: String, uid: uid_t) throws {

@@ -204,7 +204,7 @@ final class BackgroundAttack {
     func finish(timeout: TimeInterval = 60) throws -> String {
         let watchdog = Watchdog(process, after: timeout)
         let text = String(decoding: output.data(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         harness.record(PythonClients.python, arguments, output: text)
         if watchdog.fired { throw HarnessError.timedOut("the attack", after: timeout) }
         return text

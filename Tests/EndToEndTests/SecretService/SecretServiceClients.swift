@@ -255,7 +255,7 @@ final class BackgroundProcess {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
         record()
     }
@@ -280,7 +280,7 @@ final class BackgroundProcess {
         guard !process.isRunning else {
             throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: timeout)
         }
-        process.waitUntilExit()
+        process.waitUntilEnded()
         record()
         return Harness.Result(status: process.terminationStatus, stdout: rest.joined(separator: "\n"), stderr: errors)
     }

@@ -59,7 +59,7 @@ import Glibc
             }
             usleep(5_000)
         }
-        process.waitUntilExit()
+        process.waitUntilEnded()
         let result = Harness.Result(
             status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
             stderr: try String(contentsOf: err, encoding: .utf8))
@@ -284,7 +284,7 @@ import Glibc
         }
         usleep(150_000)
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         home.record(process.executableURL!, process.arguments!, output: seen)
         #expect(process.terminationReason == .uncaughtSignal, "killed midway: \(seen)")
         let finished = try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachments", database: databaseName)

@@ -201,7 +201,7 @@ final class NginxBalancer {
         // test process's threads block SIGTERM.
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
     }
 }

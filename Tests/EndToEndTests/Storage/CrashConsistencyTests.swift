@@ -106,7 +106,7 @@ import Glibc
         reader.standardInput = readerInput
         reader.standardOutput = readerOutput
         try reader.run()
-        defer { if reader.isRunning { kill(reader.processIdentifier, SIGKILL); reader.waitUntilExit() } }
+        defer { if reader.isRunning { kill(reader.processIdentifier, SIGKILL); reader.waitUntilEnded() } }
         readerInput.fileHandleForWriting.write(Data("BEGIN; SELECT count(*) FROM notes;\n".utf8))
         #expect(String(decoding: readerOutput.fileHandleForReading.availableData, as: UTF8.self) == "1\n")
         let lock = Process()
@@ -123,10 +123,10 @@ import Glibc
             usleep(20_000)
         }
         daemon.kill()
-        lock.waitUntilExit()
+        lock.waitUntilEnded()
         // SIGKILL the reader too: closing normally, as the last connection, it would checkpoint.
         kill(reader.processIdentifier, SIGKILL)
-        reader.waitUntilExit()
+        reader.waitUntilEnded()
         #expect(lock.terminationStatus != 0, "the lock was to be killed before its answer")
         // Control: the kill left the keybag-layer ciphertext of the unlocked body in the home.
         #expect(try harness.homeFiles().contains { $0.1.range(of: copy) != nil }, "the window was missed")
@@ -738,12 +738,12 @@ final class CrashDriver {
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
             throw violation("\(arguments.prefix(2).joined(separator: " ")) still ran 60 s after the daemon was killed")
         }
         let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         killedTranscript.append(
             "$ tresor \(arguments.joined(separator: " ")) [daemon killed \(String(format: "%.1f", delay * 1000)) ms after \(connected ? "connect" : "start")]\n\(out)\(err)"
         )
@@ -1183,7 +1183,7 @@ final class CrashDriver {
         return { [self] in
             let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            process.waitUntilEnded()
             backgroundTranscript.append("$ tresor \(arguments.joined(separator: " ")) [in the background]\n\(out)\(err)")
             return Harness.Result(status: process.terminationStatus, stdout: out, stderr: err)
         }
@@ -1291,7 +1291,7 @@ final class TestDaemon {
     func kill() {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitUntilEnded()
         self.process = nil
     }
 

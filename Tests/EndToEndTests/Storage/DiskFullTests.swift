@@ -200,7 +200,7 @@ final class Tmpfs {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         try process.run()
-        process.waitUntilExit()
+        process.waitUntilEnded()
         guard process.terminationStatus == 0 else { throw TmpfsError.failed("\(executable) \(arguments.joined(separator: " ")) failed") }
     }
 }

@@ -117,7 +117,7 @@ enum FailingSyncs {
             // strace inherits the test runner's blocked SIGINT and SIGTERM: SIGKILL it, and the
             // kernel detaches it from the daemon, which runs on untouched.
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
         // Attached once it says so (all threads at once, with -f).
         let deadline = Date().addingTimeInterval(10)

@@ -121,7 +121,7 @@ final class PowerCutDisk {
     private func killProcess() {
         if let process, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
         process = nil
         try? control?.close()

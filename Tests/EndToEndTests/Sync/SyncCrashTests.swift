@@ -220,7 +220,7 @@ import TresorTestSupport
         cluster.harnesses[0].killDaemon()
         input.fileHandleForWriting.write(Data("ROLLBACK;\n".utf8))
         try input.fileHandleForWriting.close()
-        lock.waitUntilExit()
+        lock.waitUntilEnded()
         syncEnded.wait()
         #expect(cut?.succeeded == false, "\(cut?.stderr ?? "")")
         #expect(try await TestPostgres.texts("SELECT count(*)::text FROM sync_note_origins", database: cluster.databaseName) == ["0"])

@@ -153,7 +153,7 @@ import TresorTestSupport
         for _ in 0..<300 where joining.isRunning { usleep(100_000) }
         #expect(!joining.isRunning, "the join returned within 30 s of the approval")
         if joining.isRunning { joining.terminate() }
-        joining.waitUntilExit()
+        joining.waitUntilEnded()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(joining.terminationStatus == 0, "\(printed)")
         #expect(printed.contains(request.words.joined(separator: " ")), "the waiting device showed the words the laptop shows: \(printed)")

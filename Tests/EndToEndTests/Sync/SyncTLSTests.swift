@@ -100,7 +100,7 @@ enum TestCA {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            process.waitUntilEnded()
             try #require(process.terminationStatus == 0, "openssl \(arguments.first ?? "") failed")
         }
         return (dir + "/ca.pem", dir + "/server.pem", dir + "/server.key")

@@ -58,7 +58,7 @@ import Glibc
         try attacker.run()
         defer {
             try? input.fileHandleForWriting.close()
-            attacker.waitUntilExit()
+            attacker.waitUntilEnded()
         }
         let ready = output.fileHandleForReading.availableData
         #expect(String(decoding: ready, as: UTF8.self).contains("ready"), "the other user's connections were not opened")
