@@ -102,6 +102,9 @@ extension Process {
             if let endedAt, Date().timeIntervalSince(endedAt) > grace { return }
             usleep(5_000)
         }
+        // Returns at once now; it also drops the run loop source that holds the `Process`
+        // (and so the files it was given, such as a daemon's log) until it is called.
+        waitUntilExit()
     }
 
     /// Waits until the program has ended, and returns its status as `terminationStatus` says
