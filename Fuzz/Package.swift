@@ -81,6 +81,12 @@ let package = Package(
                 .product(name: "TresorSecurity", package: "Tresor")
             ]),
         fuzzTarget(
+            "item-attributes",
+            [
+                .product(name: "TresorModel", package: "Tresor"),
+                .product(name: "TresorProtocol", package: "Tresor"),
+            ]),
+        fuzzTarget(
             "backup-records",
             [
                 .product(name: "TresorAge", package: "Tresor"),
