@@ -172,6 +172,7 @@ final class Harness {
         process.standardError = log
         try process.run()
         daemon = process
+        RunningDaemons.started(process.processIdentifier)
         let deadline = Date().addingTimeInterval(15)
         // The daemon serves its own uid only: another user's is asked through `tresor status` as that user.
         while user == nil
@@ -187,6 +188,7 @@ final class Harness {
         guard let daemon, daemon.isRunning else { return }
         kill(daemon.processIdentifier, SIGKILL)
         daemon.waitUntilEnded()
+        RunningDaemons.ended(daemon.processIdentifier)
         self.daemon = nil
     }
 
@@ -199,6 +201,7 @@ final class Harness {
             while daemon.isRunning, Date() < deadline { daemon.waitUntilEnded(grace: 0.2) }
             if daemon.isRunning { killDaemon() }
         }
+        if let daemon { RunningDaemons.ended(daemon.processIdentifier) }
         daemon = nil
         // A daemon the CLI started on its own is not our child: stop it by its pid.
         if let status = try? TresorClient.connect(paths: paths, startDaemon: false).status() {
