@@ -67,8 +67,10 @@ public final class DBusMessage: @unchecked Sendable {
         self.init(adopting: message)
     }
 
-    /// This message's wire form.
+    /// This message's wire form. A message not sent yet has no serial, which the wire form
+    /// needs (libdbus refuses to read it back): it gets serial 1.
     public func marshalled() -> [UInt8] {
+        if dbus_message_get_serial(raw) == 0 { dbus_message_set_serial(raw, 1) }
         var pointer: UnsafeMutablePointer<CChar>?
         var count: Int32 = 0
         guard dbus_message_marshal(raw, &pointer, &count) != 0, let pointer else { return [] }
