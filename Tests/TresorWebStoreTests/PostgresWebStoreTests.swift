@@ -94,9 +94,7 @@ struct PostgresWebStoreInstanceTests {
         let bensNote = try await a.store.createNote(NoteDraft(title: "Ben's", body: "Ben's"), account: ben.id, quota: nil)
         _ = try await a.store.share(note: annsNote.id, with: "ben", by: ann.id)
         _ = try await a.store.share(note: bensNote.id, with: "ann", by: ben.id)
-        let counted = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            try await connection.column("SELECT notes_counter FROM accounts ORDER BY login_name", logger, as: Int.self)
-        }
+        let counted = [try await notesCounter(ann.id.rawValue, url), try await notesCounter(ben.id.rawValue, url)]
         let rounds = 40
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<rounds {
@@ -105,9 +103,7 @@ struct PostgresWebStoreInstanceTests {
             }
             try await group.waitForAll()
         }
-        let after = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            try await connection.column("SELECT notes_counter FROM accounts ORDER BY login_name", logger, as: Int.self)
-        }
+        let after = [try await notesCounter(ann.id.rawValue, url), try await notesCounter(ben.id.rawValue, url)]
         #expect(after == counted.map { $0 + 2 * rounds })
         await a.close()
         await b.close()
