@@ -94,17 +94,24 @@ public final class Watchdog: Sendable {
 extension Process {
     /// Waits, polling, until the program has ended — as Foundation sees it, or as the kernel
     /// does (then Foundation is given `grace` seconds to hear of it before the wait returns).
-    /// - Parameter grace: how long Foundation may take to hear of an exit the kernel reports.
-    public func waitUntilEnded(grace: TimeInterval = 2) {
+    /// - Parameters:
+    ///   - timeout: how long to wait at most for a program still running; nil: until it ends.
+    ///   - grace: how long Foundation may take to hear of an exit the kernel reports.
+    /// - Returns: whether it ended (false: the timeout passed first).
+    @discardableResult
+    public func waitUntilEnded(timeout: TimeInterval? = nil, grace: TimeInterval = 2) -> Bool {
+        let deadline = timeout.map { Date() + $0 }
         var endedAt: Date?
         while isRunning {
             if endedAt == nil, hasEndedForTheKernel { endedAt = Date() }
-            if let endedAt, Date().timeIntervalSince(endedAt) > grace { return }
+            if let endedAt, Date().timeIntervalSince(endedAt) > grace { return true }
+            if endedAt == nil, let deadline, Date() > deadline { return false }
             usleep(5_000)
         }
         // Returns at once now; it also drops the run loop source that holds the `Process`
         // (and so the files it was given, such as a daemon's log) until it is called.
         waitUntilExit()
+        return true
     }
 
     /// Waits until the program has ended, and returns its status as `terminationStatus` says

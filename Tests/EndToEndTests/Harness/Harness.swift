@@ -197,9 +197,7 @@ final class Harness {
     func stopDaemon() {
         if let daemon, daemon.isRunning {
             daemon.terminate()
-            let deadline = Date() + 60
-            while daemon.isRunning, Date() < deadline { daemon.waitUntilEnded(grace: 0.2) }
-            if daemon.isRunning { killDaemon() }
+            if !daemon.waitUntilEnded(timeout: 60) { killDaemon() }
         }
         if let daemon { RunningDaemons.ended(daemon.processIdentifier) }
         daemon = nil
