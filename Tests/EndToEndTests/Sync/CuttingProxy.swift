@@ -29,11 +29,41 @@ final class CuttingProxy: @unchecked Sendable {
         var requests: [String] = []
         /// Bytes replaced in the server's answers, by as many: ``rewriteAnswers(_:with:)``.
         var answerRewrite: (from: Data, to: Data)?
+        /// The relayed connections still open, ended when the proxy goes.
+        var connections: [ObjectIdentifier: Connection] = [:]
     }
 
-    /// What one relayed connection knows: whether the answer it waits for is the one to drop.
+    /// One relayed connection: its two sockets, and whether the answer it waits for is the one
+    /// to drop. Each direction runs on a thread of its own; the second to end closes both sockets.
     private final class Connection: Sendable {
+        let client: Int32
+        let server: Int32
         let dropsNextAnswer = Mutex(false)
+        private let directionsRunning = Mutex(2)
+
+        init(client: Int32, server: Int32) {
+            (self.client, self.server) = (client, server)
+        }
+
+        /// Stops both directions: each thread's `recv` returns.
+        func end() {
+            shutdown(client, Int32(SHUT_RDWR))
+            shutdown(server, Int32(SHUT_RDWR))
+        }
+
+        /// - Returns: whether this was the last direction running, and the sockets were closed.
+        func directionEnded() -> Bool {
+            end()
+            let last = directionsRunning.withLock {
+                $0 -= 1
+                return $0 == 0
+            }
+            if last {
+                close(client)
+                close(server)
+            }
+            return last
+        }
     }
 
     /// - Parameters:
@@ -82,9 +112,12 @@ final class CuttingProxy: @unchecked Sendable {
         }
     }
 
+    /// The relay threads hold the proxy weakly, so a connection a device keeps open does not keep
+    /// the proxy — and the harnesses its `cut` holds — alive past its test: the proxy's end ends them.
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        for connection in state.withLock({ $0.connections.values }) { connection.end() }
     }
 
     var hasCut: Bool { state.withLock { $0.hasCut } }
@@ -133,9 +166,11 @@ final class CuttingProxy: @unchecked Sendable {
             close(client)
             return
         }
-        let connection = Connection()
-        Thread.detachNewThread { [self] in
+        let connection = Connection(client: client, server: server)
+        state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
+        Thread.detachNewThread { [weak self] in
             Self.pump(from: server, to: client) { bytes in
+                guard let self else { return true }
                 if let (text, replacement) = self.state.withLock({ $0.answerRewrite }) {
                     while let found = bytes.range(of: text) { bytes.replaceSubrange(found, with: replacement) }
                 }
@@ -144,9 +179,11 @@ final class CuttingProxy: @unchecked Sendable {
                 self.cut()
                 return true
             }
+            if connection.directionEnded() { self?.forget(connection) }
         }
-        Thread.detachNewThread { [self] in
+        Thread.detachNewThread { [weak self] in
             Self.pump(from: client, to: server) { bytes in
+                guard let self else { return true }
                 if let line = Self.requestLine(bytes) { self.state.withLock { $0.requests.append(line) } }
                 // The server takes only requests naming it in Host (which clients spell either way).
                 for name in ["Host", "host"] {
@@ -171,7 +208,12 @@ final class CuttingProxy: @unchecked Sendable {
                 self.cut()
                 return !self.forwardsAfterCut
             }
+            if connection.directionEnded() { self?.forget(connection) }
         }
+    }
+
+    private func forget(_ connection: Connection) {
+        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
     /// Copies bytes until either side closes, or `check` (which may rewrite them) says to stop
@@ -186,7 +228,5 @@ final class CuttingProxy: @unchecked Sendable {
             let sent = bytes.withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent != bytes.count { break }
         }
-        shutdown(source, Int32(SHUT_RDWR))
-        shutdown(destination, Int32(SHUT_RDWR))
     }
 }
