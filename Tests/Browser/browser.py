@@ -84,6 +84,15 @@ class Browser:
     def all(self, css: str):
         return self.driver.find_elements(By.CSS_SELECTOR, css)
 
+    def selected(self, css: str) -> bool:
+        """Whether the check box `css` is ticked, read again when the page rebuilt it meanwhile (a live reload)."""
+        for attempt in range(3):
+            try:
+                return self.find(css).is_selected()
+            except StaleElementReferenceException:
+                if attempt == 2:
+                    raise
+
     def visible(self, css: str) -> bool:
         return any(e.is_displayed() for e in self.all(css))
 

@@ -47,7 +47,7 @@ class DeviceSyncTests(DeviceSyncCase):
         dana.select(note_id)
         box = "[data-testid=attachment-excluded-from-backup]"
         dana.b.wait_visible(box)
-        self.assertFalse(dana.b.find(box).is_selected(), "a new attachment starts in backups")
+        self.assertFalse(dana.b.selected(box), "a new attachment starts in backups")
 
         def device_flag():
             self.device_json(["sync", "now"])
@@ -56,9 +56,9 @@ class DeviceSyncTests(DeviceSyncCase):
 
         dana.b.click(box)
         dana.b.wait(lambda d: device_flag() == {attached["id"]: True}, "the browser's flag on the device")
-        dana.b.wait(lambda d: dana.b.find(box).is_selected(), "the box ticked once the page reloaded the note")
+        dana.b.wait(lambda d: dana.b.selected(box), "the box ticked once the page reloaded the note")
         dana.b.screenshot("attachment-left-out-of-backups")
 
         dana.b.click(box)
         dana.b.wait(lambda d: device_flag() == {attached["id"]: False}, "the attachment back in backups on the device")
-        self.assertFalse(dana.b.find(box).is_selected())
+        dana.b.wait(lambda d: not dana.b.selected(box), "the box unticked once the page reloaded the note")
