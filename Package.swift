@@ -10,8 +10,7 @@ let package = Package(
         // Apple's SecItem API on Linux, over TresorKit: Apple-platform keychain code compiles
         // with one conditional import.
         .library(name: "TresorSecurity", targets: ["TresorSecurity"]),
-        // For the fuzz package (Fuzz/), which drives these modules' parsers directly, and the
-        // benchmark package (Benchmarks/), whose raw client waits for answers as TresorKit does.
+        // For the fuzz package (Fuzz/), which drives these modules' parsers directly.
         .library(name: "TresorCrypto", targets: ["TresorCrypto"]),
         .library(name: "TresorKeybag", targets: ["TresorKeybag"]),
         .library(name: "TresorKeychain", targets: ["TresorKeychain"]),
@@ -248,6 +247,25 @@ let package = Package(
         .executableTarget(name: "store-token", dependencies: ["TresorKit"], path: "Examples/StoreToken"),
         // Example: keeps a website's password with Apple's SecItem calls (docs/SECITEM.md).
         .executableTarget(name: "website-password", dependencies: ["TresorSecurity"], path: "Examples/WebsitePassword"),
+        // The performance harness (BENCHMARKS.md), run by scripts/bench: its sources live in
+        // Benchmarks/ beside its scripts and recorded runs. Built with everything else, so CI's
+        // smoke run of it needs no build of its own.
+        .executableTarget(name: "tresor-bench", dependencies: [
+            "TresorCrypto", "TresorDBus", "TresorKeybag", "TresorKeychain", "TresorKit", "TresorModel", "TresorNotes",
+            "TresorNotesDomain", "TresorProtocol", "TresorSecurity", "TresorSystem", "TresorWebStore",
+            "TresorWebStorePostgres", "TresorWebStoreSQLite",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "Benchmarks/Sources/tresor-bench", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The smallest HTTP servers on a Unix socket: the transport's floor beside tresord's.
+        .executableTarget(name: "transport-floor", dependencies: [
+            "TresorKeybag", "TresorKeychain", "TresorKit",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/Sources/transport-floor"),
         // Two small keychain clients the end-to-end tests register as different applications.
         .target(name: "KeychainProbe", dependencies: ["TresorKit"], path: "Tests/Fixtures/KeychainProbe"),
         .executableTarget(name: "ProbeAlpha", dependencies: ["KeychainProbe"], path: "Tests/Fixtures/ProbeAlpha"),

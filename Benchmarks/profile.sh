@@ -20,7 +20,7 @@
 #
 # Reports go to stdout; perf.data files to /tmp/tresor-profile/. Build first (scripts/bench does).
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."   # the package root: the harness is built with Tresor
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 out=/tmp/tresor-profile; mkdir -p "$out"
 case "${1:-lookup}" in

@@ -8,7 +8,7 @@
 #   python3 Benchmarks/upload-ab.py ROUNDS BIN_DIR_A [BIN_DIR_B …]   (AB_MB=64 by default)
 #
 # BIN_DIR holds `tresor` and `tresord` of one release build
-# (`cd Benchmarks && swift build -c release --static-swift-stdlib --show-bin-path`).
+# (`swift build -c release --static-swift-stdlib --show-bin-path` at the root).
 import json, os, subprocess, sys, tempfile, time, shutil, random
 rounds, bins = int(sys.argv[1]), sys.argv[2:]
 size = int(os.environ.get("AB_MB", "64")) << 20

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// docs/ARCHITECTURE.md and the README's code map held to Package.swift: every module and
-/// executable the package builds (the targets outside Tests/ and Examples/) is drawn in the
-/// ARCHITECTURE diagram, has its entry in ARCHITECTURE's module list and a line in the README's
-/// "The code"; and every module those name is one the package builds.
+/// executable the package builds (the targets outside Tests/, Examples/ and the performance
+/// harness's Benchmarks/) is drawn in the ARCHITECTURE diagram, has its entry in ARCHITECTURE's
+/// module list and a line in the README's "The code"; and every module those name is one the
+/// package builds.
 @Suite("The architecture docs name every module")
 struct DocumentedModulesTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -23,7 +24,7 @@ struct DocumentedModulesTests {
             // A declaration runs to the next one: its `path:` may be on a later line.
             let end = index + 1 < declarations.count ? declarations[index + 1].range.lowerBound : manifest.endIndex
             let path = manifest[match.range.upperBound..<end].firstMatch(of: #/path: "([^"]+)"/#).map { String($0.1) } ?? "Sources/\(name)"
-            guard !path.hasPrefix("Tests/"), !path.hasPrefix("Examples/") else { continue }
+            guard !["Tests/", "Examples/", "Benchmarks/"].contains(where: { path.hasPrefix($0) }) else { continue }
             folders[name] = path
         }
         return folders
@@ -76,7 +77,9 @@ struct DocumentedModulesTests {
         #expect(modules["TresorWebClient"] == "Web")
         #expect(modules["CDBus"] == "Sources/CDBus")
         #expect(modules["tresor-server-migrate"] != nil)
-        #expect(modules["ProbeAlpha"] == nil && modules["store-token"] == nil, "test fixtures and examples are not modules")
+        #expect(
+            modules["ProbeAlpha"] == nil && modules["store-token"] == nil && modules["tresor-bench"] == nil,
+            "test fixtures, examples and the performance harness are not modules")
         #expect(try Self.listedModules().isSuperset(of: ["TresorKit", "tresord", "tresor", "TresorDaemon", "TresorWebServer"]))
         #expect(try Self.codeMapFolders().isSuperset(of: ["Sources/TresorKit", "Web", "Tests"]))
     }
