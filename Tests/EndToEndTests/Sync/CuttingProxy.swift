@@ -39,7 +39,9 @@ final class CuttingProxy: @unchecked Sendable {
         let client: Int32
         let server: Int32
         let dropsNextAnswer = Mutex(false)
-        private let directionsRunning = Mutex(2)
+        /// The directions still running, and whether the sockets are closed: under one lock, so
+        /// that the proxy's end never shuts down a descriptor number the test process reused.
+        private let sockets = Mutex((directionsRunning: 2, closed: false))
 
         init(client: Int32, server: Int32) {
             (self.client, self.server) = (client, server)
@@ -47,22 +49,26 @@ final class CuttingProxy: @unchecked Sendable {
 
         /// Stops both directions: each thread's `recv` returns.
         func end() {
-            shutdown(client, Int32(SHUT_RDWR))
-            shutdown(server, Int32(SHUT_RDWR))
+            sockets.withLock { if !$0.closed { shutdownBoth() } }
         }
 
         /// - Returns: whether this was the last direction running, and the sockets were closed.
         func directionEnded() -> Bool {
-            end()
-            let last = directionsRunning.withLock {
-                $0 -= 1
-                return $0 == 0
-            }
-            if last {
+            sockets.withLock { sockets in
+                guard !sockets.closed else { return false }
+                shutdownBoth()
+                sockets.directionsRunning -= 1
+                guard sockets.directionsRunning == 0 else { return false }
                 close(client)
                 close(server)
+                sockets.closed = true
+                return true
             }
-            return last
+        }
+
+        private func shutdownBoth() {
+            shutdown(client, Int32(SHUT_RDWR))
+            shutdown(server, Int32(SHUT_RDWR))
         }
     }
 
