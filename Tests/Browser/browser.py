@@ -85,13 +85,8 @@ class Browser:
         return self.driver.find_elements(By.CSS_SELECTOR, css)
 
     def selected(self, css: str) -> bool:
-        """Whether the check box `css` is ticked, read again when the page rebuilt it meanwhile (a live reload)."""
-        for attempt in range(3):
-            try:
-                return self.find(css).is_selected()
-            except StaleElementReferenceException:
-                if attempt == 2:
-                    raise
+        """Whether the check box `css` is ticked."""
+        return self.again_if_rebuilt(lambda: self.find(css).is_selected())
 
     def visible(self, css: str) -> bool:
         return any(e.is_displayed() for e in self.all(css))
@@ -102,30 +97,30 @@ class Browser:
     def wait_hidden(self, css: str, seconds: float = WAIT_SECONDS):
         self.wait(lambda d: not self.visible(css), f"{css} to hide", seconds)
 
-    def click(self, css: str):
+    def again_if_rebuilt(self, action, also=()):
+        """Runs `action`, again (three tries in all) when the page rebuilt the element it found
+        before it was done with it (a live reload, a reload after a save), or raised one of `also`."""
         for attempt in range(3):
             try:
-                self.wait_visible(css).click()
-                return
-            except StaleElementReferenceException:
+                return action()
+            except (StaleElementReferenceException, *also):
                 if attempt == 2:
                     raise
 
+    def click(self, css: str):
+        self.again_if_rebuilt(lambda: self.wait_visible(css).click())
+
     def type(self, css: str, text: str, clear: bool = True):
-        for attempt in range(3):
+        def enter():
             # A field the page disabled while it checks the last entry is visible but takes no keys.
             self.wait(lambda d: self.find(css).is_enabled(), f"{css} to take input")
             field = self.wait_visible(css)
-            try:
-                if clear:
-                    field.clear()
-                field.send_keys(text)
-                return
-            except (StaleElementReferenceException, ElementNotInteractableException):
-                # The page rebuilt the form between finding the field and typing (a reload after a
-                # save), or disabled it again in between.
-                if attempt == 2:
-                    raise
+            if clear:
+                field.clear()
+            field.send_keys(text)
+
+        # Disabled again between the check and the keys: not interactable.
+        self.again_if_rebuilt(enter, also=(ElementNotInteractableException,))
 
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
