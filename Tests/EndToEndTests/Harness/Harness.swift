@@ -64,6 +64,7 @@ final class Harness {
             try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
         }
         try user?.own(root)
+        LiveHarnesses.opened(root)
     }
 
     /// A harness whose daemon runs, its home initialised with `passcode`: how most tests start.
@@ -90,6 +91,7 @@ final class Harness {
         stopDaemon()
         disk?.unmount()
         try? FileManager.default.removeItem(at: root)
+        LiveHarnesses.closed(root)
     }
 
     typealias Result = TestProcess.Result
@@ -172,7 +174,7 @@ final class Harness {
         process.standardError = log
         try process.run()
         daemon = process
-        RunningDaemons.started(process.processIdentifier)
+        LiveHarnesses.started(process.processIdentifier)
         let deadline = Date().addingTimeInterval(15)
         // The daemon serves its own uid only: another user's is asked through `tresor status` as that user.
         while user == nil
@@ -188,7 +190,7 @@ final class Harness {
         guard let daemon, daemon.isRunning else { return }
         kill(daemon.processIdentifier, SIGKILL)
         daemon.waitUntilEnded()
-        RunningDaemons.ended(daemon.processIdentifier)
+        LiveHarnesses.ended(daemon.processIdentifier)
         self.daemon = nil
     }
 
@@ -199,7 +201,7 @@ final class Harness {
             daemon.terminate()
             if !daemon.waitUntilEnded(timeout: 60) { killDaemon() }
         }
-        if let daemon { RunningDaemons.ended(daemon.processIdentifier) }
+        if let daemon { LiveHarnesses.ended(daemon.processIdentifier) }
         daemon = nil
         // A daemon the CLI started on its own is not our child: stop it by its pid.
         if let status = try? TresorClient.connect(paths: paths, startDaemon: false).status() {
