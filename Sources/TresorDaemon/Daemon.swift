@@ -296,7 +296,7 @@ public struct Daemon: Sendable {
                         executable: executable, application: application, item: item, requester: requester, mayRemember: mayRemember,
                         fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:), collectionLabels: configuration.paths.secretServiceCollections,
+                secretRead: secretRead, askToUnlock: desktop.ask(for:requester:), collectionLabels: configuration.paths.secretServiceCollections,
                 trust: trust,
                 promptUnasked: { unasked in
                     let dismissed = DismissedPrompt(

@@ -142,8 +142,9 @@ extension SecretServiceProvider {
         }
         prompts.askingToUnlock(path)
         logger.notice("a Secret Service client waits for the keybag: asking on the desktop", metadata: ["executable": "\(executable)"])
+        let requester = requester(of: request)
         Task.detached { [self] in
-            let answer = await askToUnlock(executable)
+            let answer = await askToUnlock(executable, requester)
             if answer == .nobodyToAsk {
                 logger.notice(
                     "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
@@ -177,10 +178,9 @@ extension SecretServiceProvider {
     /// D-Bus thread (``answers``, then a wake-up).
     func ask(_ question: Prompts.Presence, prompt path: String, _ request: SecretRequest) {
         let client = request.client, executable = client.executable, application = request.caller.defaultAccessGroup
-        let pid = client.pid
         // Read now, while the client waits on its call, not when the user answers.
         if client.isGenericClient { _ = client.parentChain }
-        let requester = PresenceRequester(pid: pid, unverified: pid.flatMap { clients.connections.doubt(about: request.sender, pid: $0) })
+        let requester = requester(of: request)
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
@@ -200,6 +200,13 @@ extension SecretServiceProvider {
             answers.withLock { $0.append((path, allowed, unasked)) }
             connection.wake()
         }
+    }
+
+    /// The process behind `request`'s client as the user is shown it, with the borrowed-connection
+    /// checks (``BusConnections``) run again now: their doubt, if any, is shown too.
+    func requester(of request: SecretRequest) -> PresenceRequester {
+        let pid = request.client.pid
+        return PresenceRequester(pid: pid, unverified: pid.flatMap { clients.connections.doubt(about: request.sender, pid: $0) })
     }
 
     /// The items among `paths` whose secret needs `request`'s client to be approved by the user

@@ -246,9 +246,9 @@ public struct UnaskedPrompt: Sendable, Equatable {
 }
 
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
-/// waits for it, and unlocks it with the passcode they type. Runs off the D-Bus thread; may take
-/// as long as the user does.
-public typealias UnlockAsker = @Sendable (_ executable: String) async -> UnlockAnswer
+/// waits for it, and unlocks it with the passcode they type; `requester` is the process behind the
+/// client, for the user to see. Runs off the D-Bus thread; may take as long as the user does.
+public typealias UnlockAsker = @Sendable (_ executable: String, _ requester: PresenceRequester) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
 /// `userPresence` item or a generic client's, in words — and says how they answered; a generic

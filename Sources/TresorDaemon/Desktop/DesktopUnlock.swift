@@ -24,15 +24,12 @@ struct DesktopUnlock: Sendable {
     static let sessionApproval: TimeInterval = 8 * 3600
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
-    func ask(for executable: String) async -> UnlockAnswer {
-        let text = { (wrong: Bool) in
-            PromptText(
-                title: "Unlock Tresor", message: "\(executable) wants to use your keychain",
-                description: (wrong ? "That passcode was wrong. " : "") + "Type your Tresor passcode to unlock the keybag.",
-                continueLabel: "_Unlock")
-        }
+    func ask(for executable: String, requester: PresenceRequester) async -> UnlockAnswer {
+        let who = Self.whoAsks(executable: executable, requester: requester)
         var chosen = false
-        return await askForPasscode(text, for: executable, chosen: &chosen) { try $0.unlock(passcode: $1) }
+        return await askForPasscode({ Self.unlockText(executable: executable, who: who, afterAWrongOne: $0) }, for: executable, chosen: &chosen) {
+            try $0.unlock(passcode: $1)
+        }
     }
 
     /// Asks the user whether `executable` may read `item` once, with the passcode, showing who
@@ -43,17 +40,9 @@ struct DesktopUnlock: Sendable {
     func approve(
         executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool, fallback: PresenceAsker
     ) async -> PresenceAnswer {
-        let who = ApprovalRequest(
-            id: "", application: application, executable: executable, item: item, created: 0,
-            processes: requester.pid.map { ProcessChain.of(pid: $0) }, unverifiedIdentity: requester.unverified
-        ).requesterLines.prefix(6).joined(separator: "\n")
+        let who = Self.whoAsks(executable: executable, requester: requester)
         let text = { (wrong: Bool) in
-            PromptText(
-                title: "Allow access to a secret", message: "\(executable) wants a secret that needs you",
-                description: (wrong ? "That passcode was wrong. " : "")
-                    + "\(item.prefix(400))\n\(who)\nType your Tresor passcode to allow this one read.",
-                choice: mayRemember ? "_Remember this program under the same parent processes for \(Int(Self.sessionApproval / 3600)) hours" : nil,
-                continueLabel: "_Allow")
+            Self.approvalText(executable: executable, item: item, who: who, mayRemember: mayRemember, afterAWrongOne: wrong)
         }
         var remember = false
         switch await askForPasscode(text, for: executable, chosen: &remember, { try $0.verify(passcode: $1) }) {
@@ -62,6 +51,40 @@ struct DesktopUnlock: Sendable {
         case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember)
         }
     }
+
+    // MARK: What the prompt says
+
+    /// The process that asks and its parents, a line each, and any doubt about who it is — the
+    /// lines `tresor approve` shows.
+    static func whoAsks(executable: String, requester: PresenceRequester) -> String {
+        ApprovalRequest(
+            id: "", application: "", executable: executable, item: "", created: 0,
+            processes: requester.pid.map { ProcessChain.of(pid: $0) }, unverifiedIdentity: requester.unverified
+        ).requesterLines.prefix(6).joined(separator: "\n")
+    }
+
+    /// The unlock prompt for a client waiting on the locked keybag. What the client chose (its
+    /// executable's path, its command line) is shown printable only: no line break of its own can
+    /// add a line to the prompt.
+    static func unlockText(executable: String, who: String, afterAWrongOne wrong: Bool) -> PromptText {
+        PromptText(
+            title: "Unlock Tresor", message: "\(ApprovalRequest.printable(executable, limit: 200)) wants to use your keychain",
+            description: (wrong ? "That passcode was wrong. " : "") + (who.isEmpty ? "" : who + "\n")
+                + "Type your Tresor passcode to unlock the keybag.",
+            continueLabel: "_Unlock")
+    }
+
+    /// The prompt allowing one read of `item` (the item's label and attributes, in words).
+    static func approvalText(executable: String, item: String, who: String, mayRemember: Bool, afterAWrongOne wrong: Bool) -> PromptText {
+        PromptText(
+            title: "Allow access to a secret", message: "\(ApprovalRequest.printable(executable, limit: 200)) wants a secret that needs you",
+            description: (wrong ? "That passcode was wrong. " : "")
+                + "\(ApprovalRequest.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to allow this one read.",
+            choice: mayRemember ? "_Remember this program under the same parent processes for \(Int(sessionApproval / 3600)) hours" : nil,
+            continueLabel: "_Allow")
+    }
+
+    // MARK: Asking
 
     /// Asks for the passcode until `use` takes it, the user cancels, or ``tries`` are spent.
     /// `chosen` says whether the prompt's box was ticked when the passcode was taken.

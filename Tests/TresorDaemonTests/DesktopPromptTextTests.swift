@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TresorSecretService
+
+@testable import TresorDaemon
+
+/// What the desktop's prompter shows for a Secret Service client (``DesktopUnlock``): who asks, by
+/// command line and parents, and nothing a client chose drawn as a line of its own.
+@Suite struct DesktopPromptTextTests {
+    /// A Python process with a script on its command line, as an interpreter asks.
+    private func python() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import time; time.sleep(30)", "fetch-token"]
+        try process.run()
+        return process
+    }
+
+    @Test func theUnlockPromptNamesTheCommandLineAndTheParentOfWhoWaits() throws {
+        let process = try python()
+        // SIGKILL: the test runner's children inherit a mask that blocks SIGTERM.
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let who = DesktopUnlock.whoAsks(executable: "/usr/bin/python3.11", requester: PresenceRequester(pid: process.processIdentifier))
+        let text = DesktopUnlock.unlockText(executable: "/usr/bin/python3.11", who: who, afterAWrongOne: false)
+        #expect(text.message == "/usr/bin/python3.11 wants to use your keychain")
+        #expect(text.description.contains("process \(process.processIdentifier): /usr/bin/python3 -c import time; time.sleep(30) fetch-token"))
+        #expect(text.description.contains("started by \(getpid()):"), "the test runner, its parent")
+        #expect(text.description.hasSuffix("Type your Tresor passcode to unlock the keybag."))
+    }
+
+    @Test func aDoubtAboutWhoAsksIsShownFirst() {
+        let who = DesktopUnlock.whoAsks(
+            executable: "/usr/bin/secret-tool",
+            requester: PresenceRequester(pid: nil, unverified: "process 7 started another program after it connected to the bus"))
+        #expect(who == "Tresor could not verify which program asks: process 7 started another program after it connected to the bus")
+    }
+
+    @Test func anItemsLabelOrAnExecutablesPathAddsNoLineToThePrompt() {
+        // A label chosen to draw a reassuring line of its own under the real ones.
+        let item = "Secret Service item \"token\nprocess 1: /usr/lib/firefox/firefox\u{202E}\" (service=x)"
+        let executable = "/home/u/bin/tool\nprocess 1: /usr/bin/firefox"
+        let approval = DesktopUnlock.approvalText(
+            executable: executable, item: item, who: "process 42: tool", mayRemember: true, afterAWrongOne: false)
+        #expect(approval.message == "/home/u/bin/tool?process 1: /usr/bin/firefox wants a secret that needs you")
+        #expect(
+            approval.description
+                == "Secret Service item \"token?process 1: /usr/lib/firefox/firefox?\" (service=x)\nprocess 42: tool\nType your Tresor passcode to allow this one read."
+        )
+        #expect(approval.choice == "_Remember this program under the same parent processes for 8 hours")
+        let unlock = DesktopUnlock.unlockText(executable: executable, who: "", afterAWrongOne: true)
+        #expect(!unlock.message.contains("\n"))
+        #expect(unlock.description == "That passcode was wrong. Type your Tresor passcode to unlock the keybag.")
+    }
+}
