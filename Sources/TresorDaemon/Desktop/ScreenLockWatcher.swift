@@ -4,8 +4,9 @@ import TresorDBus
 import TresorSystem
 
 /// Locks Tresor with the desktop: when a login session of this user locks (logind's `Lock`
-/// signal, what `loginctl lock-session` and the desktop's lock screen send), when the machine is
-/// about to sleep (`PrepareForSleep`), and when the session's screen saver turns on
+/// signal, what `loginctl lock-session` makes logind send, or the session's `LockedHint` turning
+/// true, what a screen locker sets once the screen is locked), when the machine is about to sleep
+/// (`PrepareForSleep`), and when the session's screen saver turns on
 /// (`org.freedesktop.ScreenSaver` / `org.gnome.ScreenSaver` `ActiveChanged`). A daemon started by
 /// the systemd user unit belongs to no session, so it follows every session of its uid
 /// (docs/SECURITY.md, "The desktop session"). For sleep it holds a ``SleepInhibitor``, released
@@ -17,6 +18,7 @@ final class ScreenLockWatcher: Sendable {
     /// Why Tresor locks, for the log.
     enum Reason: String, Sendable {
         case sessionLocked = "the login session locked"
+        case sessionMarkedLocked = "the login session's screen locked"
         case sleep = "the machine is going to sleep"
         case screenSaver = "the screen saver started"
     }
@@ -48,6 +50,7 @@ final class ScreenLockWatcher: Sendable {
                 systemBus, name: "the system bus (logind)",
                 matches: [
                     "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
+                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.freedesktop.login1.Session'",
                     "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
                 ], holdsSleepInhibitor: true)
         }
@@ -102,6 +105,13 @@ final class ScreenLockWatcher: Sendable {
         case ("org.freedesktop.login1.Session", "Lock"):
             guard let path = message.path, sessionBelongsToUs(path, on: connection) else { return nil }
             return .sessionLocked
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            // Only a change to true: a hint turning false unlocks nothing (that takes the passcode).
+            guard message.arguments.first == .string("org.freedesktop.login1.Session"),
+                message.arguments.dropFirst().first?.propertyDictionary?["LockedHint"] == .boolean(true),
+                let path = message.path, sessionBelongsToUs(path, on: connection)
+            else { return nil }
+            return .sessionMarkedLocked
         case ("org.freedesktop.login1.Manager", "PrepareForSleep"):
             return message.arguments.first == .boolean(true) ? .sleep : nil
         case ("org.freedesktop.ScreenSaver", "ActiveChanged"), ("org.gnome.ScreenSaver", "ActiveChanged"):

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorProtocol
 import TresorTestSupport
 
 /// Debian's python3-dbusmock, whose logind template plays logind.
@@ -20,9 +21,11 @@ struct ScreenLockTests {
         let session: PrivateBus
         let harness: Harness
         let passcode = "e2e-screen-lock-passcode"
+        /// The daemon's web server, when the desktop was made with one.
+        private(set) var web: WebServerAddress?
         private let logind: Process
 
-        init(configuration: String? = nil) throws {
+        init(configuration: String? = nil, web withWeb: Bool = false) throws {
             system = try PrivateBus()
             session = try PrivateBus()
             logind = Process()
@@ -37,8 +40,12 @@ struct ScreenLockTests {
                 configuration: configuration,
                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "DBUS_SESSION_BUS_ADDRESS": session.address])
             harness.secrets = [passcode]
-            try harness.startDaemon()
-            #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+            if withWeb {
+                web = try harness.startWebDaemon(passcode: passcode)
+            } else {
+                try harness.startDaemon()
+                #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+            }
             try addSession("c1", uid: getuid())
             try addSession("c2", uid: 4242)
         }
@@ -63,6 +70,17 @@ struct ScreenLockTests {
             try send(
                 system,
                 ["--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.Lock"])
+        }
+
+        /// The session's `LockedHint` set to `locked` (what a screen locker does through logind's
+        /// `SetLockedHint`): logind signals the change with `PropertiesChanged`.
+        func markSession(_ id: String, locked: Bool) throws {
+            try send(
+                system,
+                [
+                    "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1/session/\(id)",
+                    "org.freedesktop.login1.Session.SetLockedHint", "boolean:\(locked)",
+                ])
         }
 
         /// logind's `PrepareForSleep(sleeping)`, through the mock's EmitSignal: true before the
@@ -156,6 +174,20 @@ struct ScreenLockTests {
         try desktop.harness.expectNoSecretLeaked()
     }
 
+    @Test func aSessionOfTheUserMarkedLockedLocksTheKeybagAndAnotherUsersDoesNot() throws {
+        let desktop = try Desktop()
+        try desktop.markSession("c2", locked: true)
+        try desktop.markSession("c1", locked: false)
+        #expect(try !desktop.becomesLocked(within: 2), "another user's session marked locked, or the user's marked unlocked, locks nothing")
+        try desktop.markSession("c1", locked: true)
+        #expect(try desktop.becomesLocked(), "the user's session marked locked: so is the keybag")
+        #expect(desktop.harness.daemonLog.contains("locked: the login session's screen locked"))
+        try desktop.markSession("c1", locked: false)
+        usleep(500_000)
+        #expect(try desktop.harness.status().keybag == .locked, "the hint turning false unlocks nothing")
+        try desktop.harness.expectNoSecretLeaked()
+    }
+
     @Test func sleepAndTheScreenSaverLockTheKeybag() throws {
         let desktop = try Desktop()
         try desktop.prepareForSleep()
@@ -189,13 +221,29 @@ struct ScreenLockTests {
         try desktop.harness.expectNoSecretLeaked()
     }
 
+    /// The notes' secure sessions end with the screen, the CLI's and a browser's alike, whether or
+    /// not the keybag locks with it.
     @Test func withLockWithScreenOffOnlyTheNotesSessionsEnd() throws {
-        let desktop = try Desktop(configuration: #"{"lockWithScreen": false}"#)
+        let desktop = try Desktop(configuration: #"{"lockWithScreen": false}"#, web: true)
+        let harness = desktop.harness
+        let passphrase = "e2e-screen-lock-notes-passphrase", password = "e2e-screen-lock-web-password"
+        harness.secrets += [passphrase, password]
+        // Setting the passphrase opens the CLI's secure session.
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        #expect(try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"]).status.sessionOpen)
+        var browser = WebBrowser(try #require(desktop.web))
+        #expect(try browser.register("alice", password).status == 201)
+        harness.secrets.append(browser.token ?? "")
+        #expect(try browser.post("/api/secure-session", ["open": true]).status == 204)
+        #expect(try browser.get("/api/widget").json?["secureSession"] as? Bool == true)
+
         try desktop.lockSession("c1")
         let deadline = Date().addingTimeInterval(60)
-        while !desktop.harness.daemonLog.contains("locked: the login session locked"), Date() < deadline { usleep(50_000) }
-        #expect(desktop.harness.daemonLog.contains("locked: the login session locked"))
-        #expect(try desktop.harness.status().keybag == .unlocked, "lockWithScreen false keeps the keybag unlocked")
-        try desktop.harness.expectNoSecretLeaked()
+        while !harness.daemonLog.contains("locked: the login session locked"), Date() < deadline { usleep(50_000) }
+        #expect(harness.daemonLog.contains("locked: the login session locked"))
+        #expect(try harness.status().keybag == .unlocked, "lockWithScreen false keeps the keybag unlocked")
+        #expect(try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"]).status.sessionOpen == false)
+        #expect(try browser.get("/api/widget").json?["secureSession"] as? Bool == false, "the browser's secure session ended too")
+        try harness.expectNoSecretLeaked()
     }
 }
