@@ -49,24 +49,37 @@ enum JSONValue: Codable, Equatable {
     }
 }
 
-extension DaemonStatus {
-    /// As `--json` prints it: each hold's `since`, each terminal session's `expires`, `lockedAt`, the
-    /// login link's dates and the last unanswered prompt's `at` (seconds since 1970 on the wire) as ISO 8601
-    /// dates, like every other date the CLI prints.
+/// A value whose `--json` form is reshaped from what its types encode: dates the daemon's API sends
+/// as seconds since 1970 are printed as ISO 8601, like every other date the CLI prints.
+protocol ReshapedForJSON: Encodable {
+    /// The value as `--json` prints it.
+    var cliJSON: JSONValue { get throws }
+}
+
+extension DaemonStatus: ReshapedForJSON {
+    /// As `--json` prints it: the status's dates in ISO 8601 (``JSONValue/withStatusDates``).
     var cliJSON: JSONValue {
-        get throws {
-            guard case .object(var object) = try JSONValue(encoding: self) else { return try JSONValue(encoding: self) }
-            for (list, field) in [("holds", "since"), ("terminalSessions", "expires")] {
-                guard case .array(let entries)? = object[list] else { continue }
-                object[list] = .array(entries.map { Self.withDate(field, in: $0) })
-            }
-            if let link = object["loginLink"] { object["loginLink"] = Self.withDate("staleSince", in: Self.withDate("linkedAt", in: link)) }
-            if case .object(var serving)? = object["serving"], let dismissed = serving["lastPromptNobodyAnswered"] {
-                serving["lastPromptNobodyAnswered"] = Self.withDate("at", in: dismissed)
-                object["serving"] = .object(serving)
-            }
-            return Self.withDate("lockedAt", in: .object(object))
+        get throws { try JSONValue(encoding: self).withStatusDates }
+    }
+}
+
+extension JSONValue {
+    /// This object with the dates a daemon status holds as seconds since 1970 — each hold's
+    /// `since`, each terminal session's `expires`, `lockedAt`, the login link's dates and the last
+    /// unanswered prompt's `at` — written as ISO 8601 dates (those absent stay absent). For
+    /// `tresor status` and for `tresor daemon status`, which repeats some of its fields.
+    var withStatusDates: JSONValue {
+        guard case .object(var object) = self else { return self }
+        for (list, field) in [("holds", "since"), ("terminalSessions", "expires")] {
+            guard case .array(let entries)? = object[list] else { continue }
+            object[list] = .array(entries.map { Self.withDate(field, in: $0) })
         }
+        if let link = object["loginLink"] { object["loginLink"] = Self.withDate("staleSince", in: Self.withDate("linkedAt", in: link)) }
+        if case .object(var serving)? = object["serving"], let dismissed = serving["lastPromptNobodyAnswered"] {
+            serving["lastPromptNobodyAnswered"] = Self.withDate("at", in: dismissed)
+            object["serving"] = .object(serving)
+        }
+        return Self.withDate("lockedAt", in: .object(object))
     }
 
     /// `entry` with its `field` in seconds since 1970 written as an ISO 8601 date.

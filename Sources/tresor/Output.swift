@@ -15,9 +15,9 @@ enum Output {
     }
 
     /// Prints `value` as the CLI's JSON on standard output (a daemon status with its holds'
-    /// dates in ISO 8601 too: ``DaemonStatus/cliJSON``).
+    /// dates in ISO 8601 too: ``ReshapedForJSON``).
     static func json<T: Encodable>(_ value: T) {
-        if let status = value as? DaemonStatus, let reshaped = try? status.cliJSON {
+        if let shaped = value as? any ReshapedForJSON, let reshaped = try? shaped.cliJSON {
             return json(reshaped)
         }
         if let data = try? encoder.encode(value) {

@@ -8,26 +8,15 @@ struct StatusText {
     init(_ status: DaemonStatus) { self.status = status }
 
     var rendered: String {
+        let served = ServedSummary(status)
         var lines = [
             "Keybag:     \(status.keybag.text)\(status.keybag == .notInitialized ? "" : status.passcodeSet ? " (passcode set)" : " (no passcode)")",
             "Home:       \(status.home)",
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
-            "Auto-lock:  \(status.autoLockSeconds == 0 ? "off" : "after \(duration(status.autoLockSeconds)) idle") (idle \(duration(status.idleSeconds))"
-                + (status.lastActivity.map { "; last activity: \($0)" } ?? "") + ")",
+            served.autoLockLine,
         ]
-        if let reason = status.lockReason {
-            let ago = status.lockedAt.map { "\(duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
-            lines.insert("Locked:     \(ago)\(reason)", at: 1)
-        }
-        if let serving = status.serving {
-            if let web = serving.web { lines.append("Web:        \(web)") }
-            if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
-            if let dismissed = serving.lastPromptNobodyAnswered {
-                let ago = duration(Int(Date().timeIntervalSince1970 - dismissed.at))
-                let wanted = dismissed.waitedFor == .unlock ? "the keybag unlocked" : "your approval of a read"
-                lines.append("Unanswered: \(ago) ago, \(dismissed.executable) waited for \(wanted) and was told no: \(dismissed.reason)")
-            }
-        }
+        if let locked = served.lockedLine { lines.insert(locked, at: 1) }
+        lines.append(contentsOf: served.servingLines)
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.
             let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
@@ -77,7 +66,68 @@ struct StatusText {
         return lines
     }
 
-    private func duration(_ seconds: Int) -> String {
+    private func duration(_ seconds: Int) -> String { ServedSummary.duration(seconds) }
+}
+
+/// What the daemon serves and how its keybag's clock runs — why the keybag is locked, the
+/// auto-lock clock and what last reset it, the web client's address, the Secret Service, the last
+/// prompt nobody answered: the part of `GET /v1/status` that both `tresor status` and
+/// `tresor daemon status` show, with the same lines and, in `--json`, the same fields as
+/// ``DaemonStatus`` (docs/CLI.md, "The daemon").
+struct ServedSummary: Encodable {
+    /// Idle time before the keybag locks itself; 0 means never.
+    var autoLockSeconds: Int
+    var idleSeconds: Int
+    /// What reset the auto-lock clock last.
+    var lastActivity: String?
+    /// Why the keybag was locked last, while it is locked.
+    var lockReason: String?
+    /// When that was, in seconds since the Unix epoch (an ISO 8601 date in `--json`).
+    var lockedAt: Double?
+    /// What the daemon serves besides its socket.
+    var serving: ServingInfo?
+
+    /// The summary of a daemon's status.
+    /// - Parameter status: what the daemon answered to `GET /v1/status`.
+    init(_ status: DaemonStatus) {
+        autoLockSeconds = status.autoLockSeconds
+        idleSeconds = status.idleSeconds
+        lastActivity = status.lastActivity
+        lockReason = status.lockReason
+        lockedAt = status.lockedAt
+        serving = status.serving
+    }
+
+    /// `Locked:` — how long ago and why the keybag was locked; nil unless it is locked and the
+    /// daemon knows why.
+    var lockedLine: String? {
+        guard let lockReason else { return nil }
+        let ago = lockedAt.map { "\(Self.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
+        return "Locked:     \(ago)\(lockReason)"
+    }
+
+    /// `Auto-lock:` — after how long idle, how long it has been idle, and what reset the clock last.
+    var autoLockLine: String {
+        "Auto-lock:  \(autoLockSeconds == 0 ? "off" : "after \(Self.duration(autoLockSeconds)) idle") (idle \(Self.duration(idleSeconds))"
+            + (lastActivity.map { "; last activity: \($0)" } ?? "") + ")"
+    }
+
+    /// `Web:`, `Secret Service:` and `Unanswered:`, each when there is something to say.
+    var servingLines: [String] {
+        guard let serving else { return [] }
+        var lines: [String] = []
+        if let web = serving.web { lines.append("Web:        \(web)") }
+        if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
+        if let dismissed = serving.lastPromptNobodyAnswered {
+            let ago = Self.duration(Int(Date().timeIntervalSince1970 - dismissed.at))
+            let wanted = dismissed.waitedFor == .unlock ? "the keybag unlocked" : "your approval of a read"
+            lines.append("Unanswered: \(ago) ago, \(dismissed.executable) waited for \(wanted) and was told no: \(dismissed.reason)")
+        }
+        return lines
+    }
+
+    /// A duration as the status lines say it: seconds up to 2 min, minutes up to 2 h, then hours.
+    static func duration(_ seconds: Int) -> String {
         seconds < 120 ? "\(seconds) s" : seconds < 7200 ? "\(seconds / 60) min" : "\(seconds / 3600) h"
     }
 }

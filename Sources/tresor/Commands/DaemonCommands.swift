@@ -22,8 +22,9 @@ struct DaemonCommand: ParsableCommand {
             """,
         subcommands: [Status.self, Stop.self, Restart.self, Logs.self])
 
-    /// What `tresor daemon status --json` prints (docs/CLI-JSON.md).
-    struct Report: Encodable {
+    /// What `tresor daemon status --json` prints (docs/CLI-JSON.md): the daemon's process, and
+    /// what it serves with the same fields as `tresor status --json`.
+    struct Report: ReshapedForJSON {
         var running: Bool
         var socket: String
         var home: String
@@ -33,6 +34,24 @@ struct DaemonCommand: ParsableCommand {
         var startedBy: DaemonProcess.Starter?
         var arguments: [String]?
         var log: String?
+        /// What the daemon serves, its auto-lock clock and why its keybag is locked; nil when no
+        /// daemon runs.
+        var served: ServedSummary?
+
+        private enum CodingKeys: String, CodingKey {
+            case running, socket, home, pid, version, apiVersion, startedBy, arguments, log
+        }
+
+        /// Its fields and those of ``served`` side by side, dates in ISO 8601.
+        var cliJSON: JSONValue {
+            get throws {
+                guard case .object(var fields) = try JSONValue(encoding: self) else { return try JSONValue(encoding: self) }
+                if let served, case .object(let summary) = try JSONValue(encoding: served) {
+                    fields.merge(summary) { own, _ in own }
+                }
+                return JSONValue.object(fields).withStatusDates
+            }
+        }
     }
 
     /// The daemon answering on the home's socket (never starting one), and its process.
@@ -54,13 +73,15 @@ struct DaemonCommand: ParsableCommand {
             }
         return Report(
             running: true, socket: paths.socket.path, home: status.home, pid: status.pid, version: status.daemonVersion,
-            apiVersion: status.apiVersion, startedBy: process?.startedBy, arguments: process?.arguments, log: log)
+            apiVersion: status.apiVersion, startedBy: process?.startedBy, arguments: process?.arguments, log: log,
+            served: ServedSummary(status))
     }
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Whether tresord runs for this home, who started it, with which options, and where it logs.",
+            abstract:
+                "Whether tresord runs for this home, who started it, with which options, where it logs, and what it serves (as tresor status says it).",
             discussion: "Exits with status 3 when no daemon runs (and starts none).")
         @OptionGroup var options: GlobalOptions
 
@@ -95,6 +116,10 @@ struct DaemonCommand: ParsableCommand {
             ]
             if let arguments = report.arguments, arguments.count > 1 { lines.append("Command:    \(arguments.joined(separator: " "))") }
             lines.append("Log:        \(report.log ?? "its own standard error")")
+            // What it serves, in tresor status's own lines.
+            if let served = report.served {
+                lines += [served.lockedLine, served.autoLockLine].compactMap { $0 } + served.servingLines
+            }
             return lines.joined(separator: "\n")
         }
     }

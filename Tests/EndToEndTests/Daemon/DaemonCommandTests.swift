@@ -13,6 +13,29 @@ import TresorTestSupport
         var startedBy: String?
         var arguments: [String]?
         var log: String?
+        // What the daemon serves, as `tresor status --json` says it.
+        var autoLockSeconds: Int?
+        var idleSeconds: Int?
+        var lastActivity: String?
+        var lockReason: String?
+        /// Seconds since 1970, as `CLIJSON` reads the CLI's ISO 8601 date.
+        var lockedAt: Double?
+        var serving: Serving?
+    }
+
+    /// `serving` in `tresor status --json` and `tresor daemon status --json`.
+    struct Serving: Decodable {
+        var web: String?
+        var secretService: String?
+    }
+
+    /// The fields of `tresor status --json` that `tresor daemon status` repeats.
+    struct Served: Decodable {
+        var autoLockSeconds: Int
+        var lastActivity: String?
+        var lockReason: String?
+        var lockedAt: Double?
+        var serving: Serving?
     }
 
     /// Whether `pid` is gone, or a zombie its parent has not reaped yet.
@@ -30,7 +53,10 @@ import TresorTestSupport
         let harness = try Harness()
         let (none, noneStatus) = try report(harness)
         #expect(!none.running && noneStatus == 3, "status starts no daemon")
-        #expect(try harness.tresor(["daemon", "status"]).stdout.contains("tresord is not running"))
+        #expect(none.autoLockSeconds == nil && none.serving == nil && none.lastActivity == nil, "nothing is served: \(none)")
+        let noDaemon = try harness.tresor(["daemon", "status"])
+        #expect(noDaemon.stdout.contains("tresord is not running") && noDaemon.status == 3, "\(noDaemon.stdout)\(noDaemon.stderr)")
+        #expect(!noDaemon.stdout.contains("Auto-lock:"), "\(noDaemon.stdout)")
 
         #expect(try harness.tresor(["status"]).succeeded, "any command starts it")
         let (started, status) = try report(harness)
@@ -56,6 +82,47 @@ import TresorTestSupport
         #expect(Self.hasEnded(after.pid ?? 0), "the process is gone")
         #expect(try report(harness).1 == 3)
         #expect(try harness.tresor(["daemon", "stop"]).stdout.contains("not running"))
+    }
+
+    /// `tresor daemon status` shows what the daemon serves in `tresor status`'s own lines and
+    /// fields: the web client's address, the auto-lock clock and what reset it last, and why the
+    /// keybag is locked; `tresor status` shows the web client's address too.
+    @Test func statusShowsWhatTheDaemonServesAsTresorStatusDoes() throws {
+        let harness = try Harness()
+        let passcode = "e2e-daemon-served-\(UUID().uuidString.prefix(6))"
+        let web = try harness.startWebDaemon(passcode: passcode)
+        let address = "http://127.0.0.1:\(web.port)/"
+
+        // The web client's address, in both.
+        let statusText = try harness.tresor(["status"]).stdout
+        #expect(statusText.contains("\nWeb:        \(address)"), "\(statusText)")
+        let status = try CLIJSON.decode(Served.self, from: Data(try harness.tresor(["status", "--json"]).stdout.utf8))
+        #expect(status.serving?.web == address, "\(status)")
+        let text = try harness.tresor(["daemon", "status"]).stdout
+        #expect(text.contains("\nWeb:        \(address)"), "\(text)")
+        let (served, _) = try report(harness)
+        #expect(served.serving?.web == address, "\(served)")
+        #expect(served.serving?.secretService == nil, "the Secret Service was not asked for")
+        #expect(!text.contains("Secret Service:"), "\(text)")
+
+        // The auto-lock clock and what reset it last: `tresor init`'s request.
+        #expect(text.contains("\nAuto-lock:  after 5 min idle (idle "), "\(text)")
+        #expect(text.contains("; last activity: a request of ") && text.contains("tresor (pid "), "\(text)")
+        #expect(served.autoLockSeconds == 300 && served.idleSeconds != nil, "\(served)")
+        #expect(served.lastActivity == status.lastActivity && served.lastActivity?.hasPrefix("a request of ") == true, "\(served)")
+        #expect(!text.contains("Locked:") && served.lockReason == nil, "an unlocked keybag gives no lock reason")
+
+        // Why the keybag is locked, once it is.
+        #expect(try harness.tresor(["lock"]).succeeded)
+        let lockedText = try harness.tresor(["daemon", "status"]).stdout
+        #expect(lockedText.contains("\nLocked:     ") && lockedText.contains(" ago: asked by "), "\(lockedText)")
+        let (locked, _) = try report(harness)
+        #expect(locked.lockReason?.hasPrefix("asked by ") == true && locked.lockReason?.contains("tresor (pid ") == true, "\(locked)")
+        let lockedJSON = try JSONTree(parsing: Data(try harness.tresor(["daemon", "status", "--json"]).stdout.utf8))
+        #expect(lockedJSON["lockedAt"]?.string?.hasSuffix("Z") == true, "an ISO 8601 date: \(lockedJSON)")
+        let lockedStatus = try CLIJSON.decode(Served.self, from: Data(try harness.tresor(["status", "--json"]).stdout.utf8))
+        #expect(locked.lockReason == lockedStatus.lockReason && locked.lockedAt == lockedStatus.lockedAt, "the same as tresor status")
+        try harness.expectNoSecretLeaked()
     }
 
     /// A daemon started by hand with options is started again with the same options.
