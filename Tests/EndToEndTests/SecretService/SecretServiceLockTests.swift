@@ -129,6 +129,11 @@ struct SecretServiceLockTests {
         #expect(reason.contains("no desktop prompter") && reason.contains("`tresor unlock`"), "\(reason)")
         #expect(dismissed["at"]?.string?.hasSuffix("Z") == true, "an ISO 8601 date")
         #expect(line?.contains("secret-tool waited for the keybag unlocked and was told no: no desktop prompter") == true, "\(line ?? "no line")")
+        let daemon = try provider.harness.tresor(["daemon", "status"]).stdout
+        let daemonLine = daemon.split(separator: "\n").first { $0.hasPrefix("Unanswered:") }
+        #expect(
+            daemonLine?.contains("secret-tool waited for the keybag unlocked and was told no: no desktop prompter") == true,
+            "tresor daemon status says it too: \(daemon)")
 
         try expectCompleted(try unlockThroughThePrompt(provider), dismissed: false)
         #expect(try provider.lastPromptNobodyAnswered().json == dismissed, "a prompt answered in time is not one nobody answered")
@@ -171,6 +176,56 @@ struct SecretServiceLockTests {
 
     /// Any line of `raw_dbus.py properties` (only that it answered matters here).
     struct PropertiesAnswerLine: Decodable {}
+
+    /// A secret read on the Secret Service is what reset the auto-lock clock last, as both
+    /// `tresor status` and `tresor daemon status` name it, beside the Secret Service's own line.
+    @Test func aSecretReadIsTheLastActivityBothStatusesName() throws {
+        let provider = try TresorProvider()
+        let secret = provider.marker("last-activity")
+        let attributes: KeyValuePairs = ["tresor-e2e": "last-activity"]
+        try provider.secretTool.store(label: "E2E last activity", attributes, secret: secret)
+        let stored = try provider.harness.status().lastActivity
+        #expect(stored?.contains("read a secret") == false, "storing is no read: \(stored ?? "nil")")
+
+        #expect(try provider.secretTool.lookup(attributes, expecting: secret) == secret)
+        let read = "\(SecretTool.system.path) read a secret on the Secret Service"
+        let status = try provider.harness.status()
+        #expect(status.lastActivity == read, "\(status.lastActivity ?? "nil")")
+        #expect(status.idleSeconds < 60)
+        let text = try provider.harness.tresor(["status"]).stdout
+        #expect(text.contains("; last activity: \(read))"), "\(text)")
+        let daemon = try provider.harness.tresor(["daemon", "status"]).stdout
+        #expect(daemon.contains("; last activity: \(read))"), "\(daemon)")
+        #expect(daemon.contains("\nSecret Service: answering on the session bus"), "\(daemon)")
+        let report = try provider.harness.tresor(["daemon", "status", "--json"]).stdout
+        let tree = try JSONTree(parsing: Data(report.utf8))
+        let check = try JSONSchemaCheck(file: CLIJSONSchemaTests.repository.appendingPathComponent("docs/cli-json.schema.json"))
+        let violations = check.violations(of: tree, against: try #require(check.schema(forCommand: "daemon status")))
+        #expect(violations.isEmpty, "\(violations)")
+        #expect(tree["serving"]?["secretService"] == .string("answering on the session bus"), "\(report)")
+        #expect(tree["lastActivity"] == .string(read), "\(report)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// With `"secretServiceReadsAreActivity": false` in config.json, a secret read on the Secret
+    /// Service leaves the auto-lock clock running: what reset it last stays what it was.
+    @Test func withReadsNoActivityASecretReadLeavesTheAutoLockClockRunning() throws {
+        let provider = try TresorProvider(configuration: #"{"secretServiceReadsAreActivity": false}"#)
+        let secret = provider.marker("no-activity")
+        let attributes: KeyValuePairs = ["tresor-e2e": "no-activity"]
+        try provider.secretTool.store(label: "E2E no activity", attributes, secret: secret)
+        let before = try provider.harness.status()
+        #expect(before.lastActivity?.hasPrefix("a request of ") == true, "\(before.lastActivity ?? "nil")")
+        usleep(2_500_000)
+
+        #expect(try provider.secretTool.lookup(attributes, expecting: secret) == secret, "the read is served")
+        let after = try provider.harness.status()
+        #expect(after.lastActivity == before.lastActivity, "\(after.lastActivity ?? "nil")")
+        #expect(after.idleSeconds >= 2, "the clock ran on through the read: idle \(after.idleSeconds) s")
+        let daemon = try provider.harness.tresor(["daemon", "status"]).stdout
+        #expect(!daemon.contains("read a secret on the Secret Service"), "\(daemon)")
+        try provider.harness.expectNoSecretLeaked()
+    }
 
     @Test func aDismissedPromptCompletesWithDismissedTrue() throws {
         let locked = try providerWithItems()
