@@ -98,6 +98,37 @@ struct SecretServiceBorrowedIdentityTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// A connection is served as the program it was identified by only while its process runs
+    /// that program (`BusClients`' later-call check). The attacker's python makes the connection's
+    /// first call itself — identified as python, it reads python's item — then forks a child that
+    /// keeps the connection and executes secret-tool in the connected process. The child's next
+    /// call is served as neither: not as secret-tool, whose pid the bus now names, nor as python,
+    /// which that pid no longer runs. It is refused.
+    @Test func aConnectionWhoseProcessRunsAnotherProgramAfterItsFirstCallIsServedAsNeither() throws {
+        let (provider, script) = try provider()
+        let victims = provider.marker("later-call-victim")
+        try provider.secretTool.store(label: "E2E later call victim", ["tresor-e2e": "later-call"], secret: victims)
+        let pythons = provider.marker("later-call-python")
+        let stored = try provider.python.secretstorage(.dh, "store", ["E2E later call python", "tresor-e2e=later-call-python"], secret: pythons)
+        #expect(stored.succeeded, "\(stored.stderr)")
+
+        // The provider runs throughout: it identifies the connection at the first call, before the fork.
+        let attack = try BackgroundAttack(
+            provider.harness,
+            python: ["-B", script.path, "fork-exec", "--first", "/usr/bin/secret-tool", "store", "--label=never", "tresor-e2e", "never"])
+        let output = try attack.finish(revealing: [pythons])
+        let borrowed = try #require(output.range(of: "borrowed "), "the parent never ran secret-tool: \(output)")
+        let first = Findings(output: String(output[..<borrowed.lowerBound]))
+        let later = Findings(output: String(output[borrowed.lowerBound...]))
+        #expect(first.secrets == [pythons], "the first call is served as python, its own program: \(first.output)")
+        #expect(later.output.hasPrefix("borrowed /usr/bin/secret-tool"), "\(output)")
+        expectNothingRead(later, of: victims)
+        expectNothingRead(later, of: pythons)
+        #expect(later.refused, "\(later.output)")
+        #expect(provider.harness.daemonLog.contains("started another program after it connected to the bus"), "the daemon logs why")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     @Test func aChildSharingTheConnectionOfGitsHelperIsRefused() throws {
         let (provider, script) = try provider()
         let helper = try GitCredentialHelper(harness: provider.harness)
@@ -201,11 +232,13 @@ final class BackgroundAttack {
     }
 
     /// Its whole output, once every process of it has ended (at most `timeout` seconds).
-    func finish(timeout: TimeInterval = 60) throws -> String {
+    /// `revealing`: the secrets it is meant to read (its own), kept out of the transcript so that
+    /// the secret scan still checks everything else.
+    func finish(timeout: TimeInterval = 60, revealing: [String] = []) throws -> String {
         let watchdog = Watchdog(process, after: timeout)
         let text = String(decoding: output.data(), as: UTF8.self)
         process.waitUntilEnded()
-        harness.record(PythonClients.python, arguments, output: text)
+        harness.record(PythonClients.python, arguments, output: text, revealing: revealing)
         if watchdog.fired { throw HarnessError.timedOut("the attack", after: timeout) }
         return text
     }

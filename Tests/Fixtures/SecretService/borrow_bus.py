@@ -14,12 +14,14 @@ namespace — it takes what the provider hands to the connection it speaks on.
         replace=true). One JSON object per line: {"listed": label, "attributes": {...}},
         {"secret": label, "value": ...}, {"prompt": outcome}, {"set_secret": label},
         {"created": label, "item": path}, {"refused": error, "step": ...}.
-    borrow_bus.py fork-exec [--keep] [--go FILE] [--take [--wait S] [--replace VALUE]] VICTIM [ARGUMENTS…]
+    borrow_bus.py fork-exec [--keep] [--first] [--go FILE] [--take [--wait S] [--replace VALUE]] VICTIM [ARGUMENTS…]
         Connects to the bus, forks, and executes VICTIM in the connected process, its standard
         input a pipe nobody writes, so it waits there. The child speaks on the inherited
         connection once the parent runs VICTIM (and, with --go, once FILE exists) — `read`, or
         `take` with --take — then kills VICTIM. With --keep the connection's socket stays open
-        across the exec (inheritable). The child says "borrowed" when VICTIM runs, and makes
+        across the exec (inheritable). With --first the connection speaks once before the fork —
+        its first call, made by the program that runs this script — so the provider has
+        identified it before VICTIM runs. The child says "borrowed" when VICTIM runs, and makes
         FILE.ready, before it waits for FILE.
 
 Run with Debian's /usr/bin/python3 (python3-jeepney) and DBUS_SESSION_BUS_ADDRESS set.
@@ -153,10 +155,13 @@ def take(connection, wait, replacement):
 
 # MARK: fork-exec
 
-def fork_exec(victim, keep, go, speak, tell):
+def fork_exec(victim, keep, first, go, speak, tell):
     """Connects, forks, executes `victim` in the connected process, and calls `speak(connection)`
-    in the child once the victim runs; `tell(text)` reports what happened on the way."""
+    in the child once the victim runs — with `first`, in the connected process before the fork
+    too; `tell(text)` reports what happened on the way."""
     connection = open_dbus_connection(bus="SESSION")
+    if first:
+        speak(connection)
     if keep:
         os.set_inheritable(connection.sock.fileno(), True)
     before = os.readlink("/proc/self/exe")
@@ -199,7 +204,7 @@ def options(arguments, flags, valued):
 
 def main(arguments):
     command, arguments = (arguments[0], arguments[1:]) if arguments else ("", [])
-    given, rest = options(list(arguments), {"--keep", "--take"}, {"--go", "--wait", "--replace"})
+    given, rest = options(list(arguments), {"--keep", "--first", "--take"}, {"--go", "--wait", "--replace"})
     wait, replacement = float(given.get("--wait", 20)), given.get("--replace")
     if command == "read" and not rest:
         read_everything(open_dbus_connection(bus="SESSION"))
@@ -219,7 +224,7 @@ def main(arguments):
 
             def tell(text):
                 print(text, flush=True)
-        return fork_exec(rest, given.get("--keep", False), given.get("--go"), speak, tell)
+        return fork_exec(rest, given.get("--keep", False), given.get("--first", False), given.get("--go"), speak, tell)
     raise SystemExit(__doc__)
 
 
