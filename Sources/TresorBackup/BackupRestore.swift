@@ -2,6 +2,7 @@ import Foundation
 import TresorCrypto
 import TresorKeybag
 import TresorKeychain
+import TresorModel
 import TresorNotes
 import TresorNotesDomain
 import TresorProtocol
@@ -55,8 +56,10 @@ public enum BackupRestore {
     ///   - passphrase: its passphrase.
     ///   - target: the home.
     ///   - onConflict: what to do with things the home holds in another version.
-    ///   - consent: the applications and web accounts the user allowed it to add (others are
-    ///     skipped and listed).
+    ///   - consent: the applications and accounts the user allowed it to add or restore into
+    ///     (others are skipped and listed).
+    ///   - genericClients: the programs that may never take another application's groups (the
+    ///     daemon's table, with the names its configuration adds).
     ///   - dryRun: stage and report, but change nothing.
     ///   - everyEntry: whether the report lists every entry, or only those not restored or
     ///     already present (the counts hold everything either way).
@@ -70,7 +73,8 @@ public enum BackupRestore {
     ///   what `presence` throws; ``StagedStatementError/expectationFailed(_:)`` when the home
     ///   changed during the staging.
     public static func restore(
-        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, consent: RestoreConsent = .none, dryRun: Bool,
+        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, consent: RestoreConsent = .none,
+        genericClients: GenericClients, dryRun: Bool,
         everyEntry: Bool = true, presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
     ) throws -> BackupReport {
         try BackupFile.read(url) { size, input in
@@ -87,7 +91,7 @@ public enum BackupRestore {
             }
             let staging = try RestoreStaging(home: target.home)
             var session = RestoreSession(
-                target: target, staging: staging, onConflict: onConflict, consent: consent,
+                target: target, staging: staging, onConflict: onConflict, consent: consent, genericClients: genericClients,
                 builder: BackupReportBuilder(operation: dryRun ? "dry-run" : "restore", path: url.path, listsEverything: everyEntry))
             do {
                 while let record = try reader.next() {
@@ -165,6 +169,7 @@ private struct RestoreSession {
     let staging: RestoreStaging
     let onConflict: ConflictPolicy
     let consent: RestoreConsent
+    let genericClients: GenericClients
     var builder: BackupReportBuilder
     private(set) var manifest: BackupManifest?
     /// The applications that came one after another, decided together once the last came
@@ -189,11 +194,15 @@ private struct RestoreSession {
     /// The attachment staged last, held back one record: a left-out record for it may follow.
     private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String)?
 
-    init(target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, consent: RestoreConsent, builder: BackupReportBuilder) {
+    init(
+        target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, consent: RestoreConsent, genericClients: GenericClients,
+        builder: BackupReportBuilder
+    ) {
         self.target = target
         self.staging = staging
         self.onConflict = onConflict
         self.consent = consent
+        self.genericClients = genericClients
         self.builder = builder
     }
 
@@ -335,14 +344,14 @@ private struct RestoreSession {
         }
     }
 
-    /// Decides the applications that came: each needs the user's consent, and an interpreter
-    /// never takes a group of another application (registered here, or in the backup).
+    /// Decides the applications that came: each needs the user's consent, and a generic client
+    /// (an interpreter, or a client that hands out secrets on request) never takes a group of
+    /// another application (registered here, or in the backup).
     private mutating func flushApplications() throws {
         guard !pendingApplications.isEmpty else { return }
         let applications = pendingApplications
         pendingApplications = []
         let registered = try target.applications.list()
-        var interpreters: InstalledInterpreters?
         for application in applications {
             let description = RestoreSession.description(of: application)
             if registered.contains(application) {
@@ -359,12 +368,13 @@ private struct RestoreSession {
                 registered.filter { $0.applicationID != application.applicationID || $0.executableSHA256 != application.executableSHA256 }
                 + applications.filter { $0.applicationID != application.applicationID }
             let othersGroups = Set(others.flatMap(\.allowedGroups))
-            if !othersGroups.isDisjoint(with: application.allowedGroups) {
-                if interpreters == nil { interpreters = InstalledInterpreters() }
-                if interpreters!.isInterpreter(application) {
-                    add(.application, application.applicationID, description: description, (.skipped, .interpreterGroups, nil))
-                    continue
-                }
+            // By the name the backup gives its executable, or by its hash: a renamed copy of
+            // secret-tool is secret-tool.
+            if !othersGroups.isDisjoint(with: application.allowedGroups),
+                genericClients.contains(path: application.executablePath, sha256: application.executableSHA256)
+            {
+                add(.application, application.applicationID, description: description, (.skipped, .genericClientGroups, nil))
+                continue
             }
             let outcome = try staging.stageDecision(for: target.databasePath(BackupRestore.login)) {
                 try target.applications.stageRestore(application, onConflict: onConflict)

@@ -184,7 +184,8 @@ public struct Daemon: Sendable {
         NoteRoutes(routing: notesRouting).register(on: router)
         NoteAttachmentRoutes(routing: notesRouting).register(on: router)
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
-        BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock).register(on: router)
+        BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock, genericClients: genericClients)
+            .register(on: router)
         let homeKeybag = HomeKeybag(slot: slot, autoLock: autoLock)
         WidgetRoutes(
             widget: WidgetBuilder(store: homeWeb.store, home: homeKeybag, sessions: homeWeb.sessions, protection: web.widgetProtection),

@@ -85,8 +85,10 @@ public enum BackupReason: String, Codable, CaseIterable, Sendable {
     case invalid
     /// An application or web account the user did not allow (``TresorModel/RestoreConsent``).
     case needsConsent
-    /// An interpreter's registration with a group of another application: never from a backup.
-    case interpreterGroups
+    /// A generic client's registration (an interpreter, secret-tool, git's credential helpers, a
+    /// name the daemon's configuration adds: ``TresorModel/GenericClients``) with a group of
+    /// another application: never from a backup.
+    case genericClientGroups
     /// The backup holds it twice (the same id or primary key): the first one counts.
     case duplicate
     /// Its id is taken in this home by something else.

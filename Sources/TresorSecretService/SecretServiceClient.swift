@@ -13,7 +13,7 @@ public struct SecretServiceClient: Sendable {
     /// Set when the identity could not be settled yet (the application registry opens only
     /// after the first unlock): it is used for this call and asked again for the next.
     public var isProvisional: Bool
-    /// Whether the executable is a generic client (``GenericClients``): any process of the user
+    /// Whether the executable is a generic client (`TresorModel.GenericClients`): any process of the user
     /// can run it with arguments of its choosing, so its group proves nothing about who asks.
     public var isGenericClient: Bool
     /// The executable's own group, by which the user's trust in a generic client is kept.

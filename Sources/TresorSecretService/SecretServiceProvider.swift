@@ -27,7 +27,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let secretRead: (@Sendable (_ executable: String) -> Void)?
     /// Asks the user on the desktop to unlock the keybag for a waiting client; nil, nobody is.
     let askToUnlock: UnlockAsker?
-    /// What the user trusts of generic clients (``GenericClients``); nil, nothing: every read of
+    /// What the user trusts of generic clients (`TresorModel.GenericClients`); nil, nothing: every read of
     /// theirs is asked.
     let trust: (any GenericClientTrust)?
     /// The answers to unlock questions, from the thread that asked, for the D-Bus thread.
@@ -285,7 +285,7 @@ public enum PresenceAnswer: Sendable, Equatable {
     case forSession(TimeInterval)
 }
 
-/// What the user trusts of generic clients (``GenericClients``), as the daemon keeps it.
+/// What the user trusts of generic clients (`TresorModel.GenericClients`), as the daemon keeps it.
 public protocol GenericClientTrust: Sendable {
     /// Whether the user trusts `client` now: its secrets are read without asking.
     func trusts(_ client: SecretServiceClient) -> Bool

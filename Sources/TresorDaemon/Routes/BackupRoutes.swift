@@ -23,15 +23,21 @@ struct BackupRoutes {
     let notes: NotesProvider
     let callers: CallerResolver
     let autoLock: AutoLock
+    /// The Secret Service's table of generic clients: a restore gives none another application's groups.
+    let genericClients: GenericClients
     let progress = BackupProgressTracker()
     private let gate = BackupGate()
 
-    init(slot: KeybagSlot, keychains: KeychainProvider, notes: NotesProvider, callers: CallerResolver, autoLock: AutoLock) {
+    init(
+        slot: KeybagSlot, keychains: KeychainProvider, notes: NotesProvider, callers: CallerResolver, autoLock: AutoLock,
+        genericClients: GenericClients
+    ) {
         self.slot = slot
         self.keychains = keychains
         self.notes = notes
         self.callers = callers
         self.autoLock = autoLock
+        self.genericClients = genericClients
     }
 
     func register(on router: Router<DaemonRequestContext>) {
@@ -72,7 +78,7 @@ struct BackupRoutes {
                 let keybag = try unlockedKeybag()
                 return try BackupRestore.restore(
                     from: url, passphrase: passphrase, into: target(keybag), onConflict: body.onConflict ?? .skip,
-                    consent: body.consent ?? .none, dryRun: dryRun,
+                    consent: body.consent ?? .none, genericClients: genericClients, dryRun: dryRun,
                     everyEntry: body.everyEntry ?? true, presence: { try caller.confirmPresence(with: keybag) }, progress: progress)
             }
             context.logger.notice(dryRun ? "backup restore rehearsed" : "backup restored", metadata: Self.counts(report))

@@ -90,8 +90,9 @@ struct BackupCommand: ParsableCommand {
                 it — all of them (--allow-applications, --allow-web-accounts) or one by one \
                 (--allow-application ID, --allow-web-account LOGIN, repeated). --dry-run and the \
                 report list each by executable and groups, or by login name: read them before you \
-                allow them, above all in a backup someone else made. An interpreter (python, perl, \
-                sh…) never gets another application's groups from a backup; notes go only into \
+                allow them, above all in a backup someone else made. A generic client — an interpreter \
+                (python, perl, sh…), secret-tool, git's credential helpers, a name of config.json's \
+                secretServiceGenericClients — never gets another application's groups from a backup; notes go only into \
                 accounts the backup holds. A record the format forbids refuses the whole file. On a \
                 terminal, with none of these options, the file is checked first and you are asked \
                 about each application and web account, one by one, before anything changes.
@@ -323,7 +324,9 @@ enum BackupText {
         case .dependsOnSkipped: "what it belongs to was not restored"
         case .invalid: "the home does not accept it as it is"
         case .needsConsent: "not allowed (see below)"
-        case .interpreterGroups: "an interpreter is never given another application's groups from a backup"
+        case .genericClientGroups:
+            "a generic client (an interpreter, secret-tool, git's credential helpers, or a name of the daemon's "
+                + "secretServiceGenericClients) is never given another application's groups from a backup"
         case .duplicate: "the backup holds it twice; the first one counts"
         case .idInUse: "its id is taken in this home by something else"
         case .accountNotInBackup: "its account is not in the backup: nothing goes into an account from outside it"

@@ -33,8 +33,9 @@ final class BackupHome {
     /// - Parameters:
     ///   - web: whether the daemon serves the web client too (a web account is then made).
     ///   - user: another user to run the daemon and every client as (``Harness/user``).
-    init(web: Bool = false, name: String = "a", user: TestUser? = nil) throws {
-        harness = try Harness(user: user)
+    ///   - configuration: the home's config.json, if any.
+    init(web: Bool = false, name: String = "a", user: TestUser? = nil, configuration: String? = nil) throws {
+        harness = try Harness(configuration: configuration, user: user)
         let tag = UUID().uuidString.prefix(8)
         passcode = "bk-passcode-\(name)-\(tag)"
         notesPassphrase = "bk-passphrase-\(tag)"

@@ -8,8 +8,9 @@ import TresorTestSupport
 
 /// Backups someone else made, handed to the user (docs/SECURITY.md, "Restoring a handed backup";
 /// docs/FORMAT.md, "Restoring"): a restore plants no application, no web login and no note in
-/// another account without the user's consent to each, never gives an interpreter another
-/// application's groups, reports each record as it is, and refuses what the format forbids.
+/// another account without the user's consent to each, never gives a generic client (an
+/// interpreter, secret-tool, a name the configuration adds) another application's groups, reports
+/// each record as it is, and refuses what the format forbids.
 ///
 /// Each hostile backup is a real backup of an attacker's home (`tresor backup create`), its
 /// records rewritten where the attack needs it and written again with the project's own
@@ -21,6 +22,8 @@ import TresorTestSupport
 @Suite(.blocksItsThread, .serialized) struct HostileBackupTests {
     /// The interpreter the attack registers: python3's real file (a symlink's hash is its target's).
     static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+    /// The secret-dispensing client the attack registers.
+    static let secretTool = URL(fileURLWithPath: "/usr/bin/secret-tool").resolvingSymlinksInPath().path
 
     @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
     func aBackupRegistersNoApplicationWithoutConsentAndNeverAnInterpreterWithAnotherApplicationsGroups() throws {
@@ -60,7 +63,7 @@ import TresorTestSupport
         try expectSucceeded(allowed)
         let report = try #require(allowedReport)
         let pythonEntry = try #require(report.entries.first { $0.kind == .application && $0.id == "VICT.py" })
-        #expect(pythonEntry.outcome == .skipped && pythonEntry.reason == .interpreterGroups, "\(pythonEntry)")
+        #expect(pythonEntry.outcome == .skipped && pythonEntry.reason == .genericClientGroups, "\(pythonEntry)")
         #expect(pythonEntry.description.contains(Self.python) && pythonEntry.description.contains("VICT.shared"))
         #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env", "VICT.tool"])
         // Any Python script of the user asks for the shared secret: it is not VICT.py.
@@ -75,6 +78,50 @@ import TresorTestSupport
         try expectSucceeded(one)
         #expect(try #require(oneReport).count(.application, .restored) == 1)
         #expect(try other.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"])
+    }
+
+    /// Secret-dispensing clients are generic clients as interpreters are: `secret-tool lookup`
+    /// run by any process of the user hands out whatever its groups hold, and a registered
+    /// application on the Secret Service is never put to the user. So a backup never gives
+    /// secret-tool, nor a program the user's config.json lists among the generic clients, another
+    /// application's groups — even with consent to every application.
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func aBackupNeverGivesSecretToolOrAConfiguredGenericClientAnotherApplicationsGroups() throws {
+        let user = try TestUser.shared.get()
+        let victim = try BackupHome(name: "victim", user: user, configuration: #"{"secretServiceGenericClients": ["keeper"]}"#)
+        try expectSucceeded(
+            victim.harness.tresor(
+                ["app", "register", "--id", "VICT.tool", "--team", "VICT", "--exe", "/bin/true", "--group", "VICT.shared", "--passcode-stdin"],
+                input: victim.passcode + "\n"))
+        let attacker = try BackupHome(name: "mallory", user: user)
+        // A program no table knows by its contents, under the name the victim's configuration lists.
+        let keeper = attacker.harness.root.appendingPathComponent("keeper")
+        try FileManager.default.copyItem(atPath: "/bin/echo", toPath: keeper.path)
+        for options in [
+            ["--id", "VICT.st", "--team", "VICT", "--exe", Self.secretTool, "--group", "VICT.shared", "--secret-service"],
+            ["--id", "VICT.keeper", "--team", "VICT", "--exe", keeper.path, "--group", "VICT.shared", "--secret-service"],
+        ] {
+            try expectSucceeded(attacker.harness.tresor(["app", "register"] + options + ["--passcode-stdin"], input: attacker.passcode + "\n"))
+        }
+        let file = try Self.handedBackup(registering: ["--id", "MAL.py", "--team", "MAL", "--exe", Self.python], from: attacker, to: victim)
+
+        let (allowed, allowedReport) = try victim.restore(file, passphrase: attacker.backupPassphrase, arguments: ["--allow-applications"])
+        try expectSucceeded(allowed)
+        let report = try #require(allowedReport)
+        for (id, executable) in [("VICT.st", Self.secretTool), ("VICT.keeper", keeper.path)] {
+            let entry = try #require(report.entries.first { $0.kind == .application && $0.id == id })
+            #expect(entry.outcome == .skipped && entry.reason == .genericClientGroups, "\(entry)")
+            #expect(entry.description.contains(executable) && entry.description.contains("VICT.shared"), "\(entry)")
+        }
+        #expect(try victim.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env", "MAL.py", "VICT.tool"])
+        // The dry run and the text report say why, executable by executable.
+        let dryRun = try victim.harness.tresor(
+            ["backup", "restore", file.path, "--passcode-stdin", "--dry-run", "--allow-applications"],
+            input: "\(victim.passcode)\n\(attacker.backupPassphrase)\n")
+        try expectSucceeded(dryRun)
+        let refusals = dryRun.stdout.split(separator: "\n").filter { $0.contains("never given another application's groups") }
+        #expect(refusals.count == 2, "\(dryRun.stdout)")
+        #expect(refusals.contains { $0.contains(Self.secretTool) } && refusals.contains { $0.contains(keeper.path) }, "\(dryRun.stdout)")
     }
 
     /// On a terminal, with no `--allow-…` option, the CLI checks the file first and asks about
