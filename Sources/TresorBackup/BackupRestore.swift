@@ -236,11 +236,7 @@ private struct RestoreSession {
             try itemStager().add(.deviceBound(record), recordBytes: bytes)
         case .account(let account):
             if let current = account.currentPassphrase { currentPassphrases[account.id] = current }
-            // A web account is a login to the web client: added only with the user's consent.
-            let mayAdd = account.loginName.map { consent.allows(webAccount: $0, id: account.id) } ?? true
-            var outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account, mayAdd: mayAdd) }
-            if !mayAdd && outcome.0 == .skipped && outcome.1 == .dependsOnSkipped { outcome.1 = .needsConsent }
-            add(.account, account.id, description: account.loginName.map { "web account \($0)" } ?? account.name, outcome)
+            try stageAccount(account)
         case .passphrase(let passphrase):
             let outcome = try staging.stageDecision(for: "notes.db") {
                 try notesRestore().stage(passphrase, isCurrent: currentPassphrases[passphrase.account] == passphrase.id)
@@ -298,6 +294,40 @@ private struct RestoreSession {
         case .trailer:
             break
         }
+    }
+
+    /// Stages an account with the user's consent where it needs one. A web account is a login to
+    /// the web client: added only with consent, even from the home's own backup. Any other
+    /// account but the local one — an application team's notes (`team:ID`, read by its
+    /// applications), or one the home holds already — takes a handed backup's records only with
+    /// consent to it, by login name or id; the home's own backup (its device id) restores into its
+    /// own accounts unasked. The local account is the restoring user's own.
+    private mutating func stageAccount(_ account: BackedUpAccount) throws {
+        let allowed = consent.allows(webAccount: account.loginName ?? account.id, id: account.id)
+        let mayAdd = allowed || sameHome && account.loginName == nil
+        let mayJoin = allowed || sameHome
+        let held = try notesRestore().holdsAccount(account.id)
+        var outcome = try staging.stageDecision(for: "notes.db") { try notesRestore().stage(account, mayAdd: mayAdd, mayJoin: mayJoin) }
+        if !allowed && outcome.0 == .skipped && outcome.1 == .dependsOnSkipped {
+            outcome.1 = .needsConsent
+            outcome.2 = Self.consentDetail(of: account, held: held)
+        }
+        add(.account, account.id, description: Self.description(of: account), outcome)
+    }
+
+    /// What the report says of an account: its login name, or its kind and id.
+    static func description(of account: BackedUpAccount) -> String {
+        if let login = account.loginName { return "web account \(login)" }
+        if account.id.hasPrefix("team:") { return "\(account.id) (the notes of team \(account.id.dropFirst(5))'s applications)" }
+        return account.name
+    }
+
+    /// What allowing the account would do, for the report and the CLI's question.
+    static func consentDetail(of account: BackedUpAccount, held: Bool) -> String {
+        let readers = account.id.hasPrefix("team:") ? ", which that team's registered applications read" : ""
+        if held { return "this home holds that account: allowing it puts the backup's notes into it\(readers)" }
+        if account.loginName != nil { return "allowing it adds a login to the web client with the backup's password" }
+        return "allowing it adds that account with the backup's notes\(readers)"
     }
 
     /// Items, notes and attachments handled so far, the items' thread's included.

@@ -30,24 +30,28 @@ public enum BackupOutcome: String, Codable, CaseIterable, Sendable {
 }
 
 /// What the user allowed a restore to add that gives someone rights in this home: a registered
-/// application (an executable and the groups it may read) and a web account (a login that signs
-/// in to the web client). Nothing else of a backup needs it; without it such records are
-/// skipped and listed (docs/SECURITY.md, "Restoring a handed backup").
+/// application (an executable and the groups it may read), a web account (a login that signs
+/// in to the web client), and — from a backup made elsewhere — any account but the local one that
+/// the backup's notes go into (an application team's `team:ID`, read by its applications, or an
+/// account the home holds already). Nothing else of a backup needs it; without it such records
+/// are skipped and listed (docs/SECURITY.md, "Restoring a handed backup").
 public struct RestoreConsent: Codable, Equatable, Sendable {
     /// Every application of the backup (`--allow-applications`).
     public var allApplications: Bool
     /// These applications, by application id (`--allow-application ID`).
     public var applications: [String]
-    /// Every web account of the backup (`--allow-web-accounts`).
+    /// Every web account of the backup, and every account it restores into
+    /// (`--allow-web-accounts`).
     public var allWebAccounts: Bool
-    /// These web accounts, by login name or account id (`--allow-web-account LOGIN`).
+    /// These web accounts, by login name or account id, and these accounts without a login, by
+    /// id (`--allow-web-account LOGIN|ID`).
     public var webAccounts: [String]
 
     /// - Parameters:
     ///   - allApplications: every application.
     ///   - applications: these applications, by id.
-    ///   - allWebAccounts: every web account.
-    ///   - webAccounts: these web accounts, by login name or account id.
+    ///   - allWebAccounts: every web account, every account.
+    ///   - webAccounts: these web accounts, by login name or account id; these accounts, by id.
     public init(allApplications: Bool = false, applications: [String] = [], allWebAccounts: Bool = false, webAccounts: [String] = []) {
         self.allApplications = allApplications
         self.applications = applications
@@ -63,9 +67,10 @@ public struct RestoreConsent: Codable, Equatable, Sendable {
     /// - Returns: whether the user allowed it.
     public func allows(application applicationID: String) -> Bool { allApplications || applications.contains(applicationID) }
 
-    /// Whether the web account `id`, signing in as `loginName`, may be added.
+    /// Whether the web account `id`, signing in as `loginName`, may be added, or the backup's
+    /// records go into the account `id`.
     /// - Parameters:
-    ///   - loginName: its login name.
+    ///   - loginName: its login name (an account without one: its id).
     ///   - id: its account id.
     /// - Returns: whether the user allowed it.
     public func allows(webAccount loginName: String, id: String) -> Bool {

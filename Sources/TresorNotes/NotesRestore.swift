@@ -78,10 +78,13 @@ public final class NotesRestore {
     ///   - account: the backup's account.
     ///   - mayAdd: whether it may be added or replace the home's (else it is `skipped` unless
     ///     the home holds it the same — the user did not allow a new web login).
+    ///   - mayJoin: whether the backup's records may go into the home's account of its id when the
+    ///     home holds it the same (else it is `skipped`: the user did not allow the backup into
+    ///     that account). The local account is the home's user's own: always.
     /// - Returns: the outcome and the statements to commit.
     /// - Throws: ``NotesError/invalid(_:)`` for an account this store would not hold;
     ///   ``TresorModel/RestoreSkip/duplicate`` for a second record of one account; storage errors.
-    public func stage(_ account: BackedUpAccount, mayAdd: Bool = true) throws -> (BackupOutcome, [StagedStatement]) {
+    public func stage(_ account: BackedUpAccount, mayAdd: Bool = true, mayJoin: Bool = true) throws -> (BackupOutcome, [StagedStatement]) {
         guard backupAccounts.insert(account.id).inserted else { throw RestoreSkip.duplicate }
         if let login = account.loginName {
             guard try NoteRules.loginName(login) == login, login != NoteRules.localLoginName else {
@@ -99,10 +102,11 @@ public final class NotesRestore {
                 existing["name"] == account.name && existing["login_name"] == account.loginName
                 && existing["password_salt"] == account.passwordSalt && existing["password_iterations"] == account.passwordIterations
                 && existing["password_hash"] == account.passwordHash
-            if same || account.id == AccountID.local.rawValue {
+            if account.id == AccountID.local.rawValue || same && mayJoin {
                 accounts.insert(account.id)
                 return (.alreadyPresent, [])
             }
+            guard !same else { return (.skipped, []) }
             guard onConflict == .replace else { return (.conflict, []) }
             guard mayAdd else { return (.skipped, []) }
             accounts.insert(account.id)
@@ -140,6 +144,14 @@ public final class NotesRestore {
                     ])
             ]
         )
+    }
+
+    /// Whether the home holds an account of id `id`.
+    /// - Parameter id: the account's id.
+    /// - Returns: whether it exists here.
+    /// - Throws: storage errors.
+    public func holdsAccount(_ id: String) throws -> Bool {
+        try store.pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE id = ?", arguments: [id]) ?? false }
     }
 
     /// Stages a passphrase record of an account restored or kept: one this home holds already

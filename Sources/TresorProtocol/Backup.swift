@@ -48,7 +48,7 @@ public struct BackupRestoreRequest: Codable, Sendable {
     /// Whether the report lists every entry (the default), or only those not restored or
     /// already present — what a summary shows, without tens of thousands of lines to send.
     public var everyEntry: Bool?
-    /// The applications and web accounts the user allowed it to add (default: none).
+    /// The applications and accounts the user allowed it to add or restore into (default: none).
     public var consent: RestoreConsent?
 
     public init(
@@ -83,7 +83,7 @@ public enum BackupReason: String, Codable, CaseIterable, Sendable {
     case dependsOnSkipped
     /// The home would not accept it as it is (the detail says why).
     case invalid
-    /// An application or web account the user did not allow (``TresorModel/RestoreConsent``).
+    /// An application or account the user did not allow (``TresorModel/RestoreConsent``).
     case needsConsent
     /// A generic client's registration (an interpreter, secret-tool, git's credential helpers, a
     /// name the daemon's configuration adds: ``TresorModel/GenericClients``) with a group of

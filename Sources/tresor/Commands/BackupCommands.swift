@@ -86,16 +86,21 @@ struct BackupCommand: ParsableCommand {
                 --passcode-stdin give it first, then the backup passphrase.
 
                 A backup can give rights in this home: a registered application reads its groups' \
-                items, a web account signs in to the web client. Neither is restored unless you allow \
-                it — all of them (--allow-applications, --allow-web-accounts) or one by one \
-                (--allow-application ID, --allow-web-account LOGIN, repeated). --dry-run and the \
-                report list each by executable and groups, or by login name: read them before you \
-                allow them, above all in a backup someone else made. A generic client — an interpreter \
-                (python, perl, sh…), secret-tool, git's credential helpers, a name of config.json's \
-                secretServiceGenericClients — never gets another application's groups from a backup; notes go only into \
-                accounts the backup holds. A record the format forbids refuses the whole file. On a \
-                terminal, with none of these options, the file is checked first and you are asked \
-                about each application and web account, one by one, before anything changes.
+                items, a web account signs in to the web client, and the notes of an account reach \
+                whoever reads that account (a team's notes account, team:ID, is read by the team's \
+                applications). None is restored unless you allow it — all of them \
+                (--allow-applications, --allow-web-accounts) or one by one (--allow-application ID, \
+                --allow-web-account LOGIN or ID, repeated); a backup made elsewhere puts notes into no \
+                account but the local one without it, not even an account this home holds, while this \
+                home's own backup restores into this home's accounts unasked. --dry-run and the report \
+                list each by executable and groups, or by login name or id: read them before you \
+                allow them, above all in a backup someone else made. A generic client — an \
+                interpreter (python, perl, sh…), secret-tool, git's credential helpers, a name of \
+                config.json's secretServiceGenericClients — never gets another application's groups \
+                from a backup; notes go only into accounts the backup holds. A record the format \
+                forbids refuses the whole file. On a terminal, with none of these options, the file \
+                is checked first and you are asked about each application and account, one by one, \
+                before anything changes.
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: BackupSecretOptions
@@ -108,11 +113,13 @@ struct BackupCommand: ParsableCommand {
             name: .customLong("allow-application"),
             help: ArgumentHelp("Register this application of the backup (its id; repeatable).", valueName: "id"))
         var allowedApplications: [String] = []
-        @Flag(help: "Add every web account of the backup (a login to the web client, with the backup's password).")
+        @Flag(help: "Add every web account of the backup (a login with the backup's password); restore into every account it names.")
         var allowWebAccounts = false
         @Option(
             name: .customLong("allow-web-account"),
-            help: ArgumentHelp("Add this web account of the backup (its login name or id; repeatable).", valueName: "login"))
+            help: ArgumentHelp(
+                "Add this web account of the backup, or restore into this account (its login name or id, e.g. team:ID; repeatable).",
+                valueName: "login"))
         var allowedWebAccounts: [String] = []
 
         func run() throws {
@@ -151,7 +158,8 @@ struct BackupCommand: ParsableCommand {
                 allWebAccounts: allowWebAccounts, webAccounts: allowedWebAccounts)
         }
 
-        /// Asks on the terminal about each application and web account a restore would add.
+        /// Asks on the terminal about each application a restore would register and each account
+        /// it would add or restore into.
         private static func askConsent(for entries: [BackupReportEntry]) -> RestoreConsent {
             var consent = RestoreConsent()
             for entry in entries {
@@ -162,8 +170,8 @@ struct BackupCommand: ParsableCommand {
                         consent.applications.append(entry.id)
                     }
                 case .account:
-                    let question = "The backup adds \(entry.description), which signs in to the web client with the backup's password."
-                    if Terminal.confirm(question + " Add it? [y/N] ") {
+                    let question = "The backup's \(entry.description): \(entry.detail ?? "allowing it restores into that account")."
+                    if Terminal.confirm(question + " Allow it? [y/N] ") {
                         consent.webAccounts.append(entry.id)
                     }
                 default:
@@ -257,9 +265,11 @@ enum BackupText {
         if report.entries.contains(where: { $0.reason == .deviceBoundToAnotherHome }) {
             lines.append("The backup was made in another home: its …ThisDeviceOnly items stay out.")
         }
-        // Applications and accounts added are listed too: each gives someone rights here.
+        // Applications and accounts added are listed too: each gives someone rights here; and the
+        // accounts a backup made elsewhere restores into.
         let listed = report.entries.filter {
             $0.outcome != .restored && $0.outcome != .alreadyPresent || $0.outcome == .restored && [.application, .account].contains($0.kind)
+                || $0.outcome == .alreadyPresent && $0.kind == .account && report.sameHome != true
         }
         for entry in listed { lines.append("  \(line(entry))") }
         if report.count(.item, .conflict) + report.count(.note, .conflict) > 0 {
@@ -273,8 +283,9 @@ enum BackupText {
         }
         if unallowed.contains(.account) {
             lines.append(
-                "Web accounts sign in to the web client with the backup's password: check each above, then restore "
-                    + "with --allow-web-accounts or --allow-web-account LOGIN to add them.")
+                "Web accounts sign in to the web client with the backup's password, and an account takes the notes of a backup "
+                    + "made elsewhere (an application team's, team:ID, or one this home holds) only when you allow it: check each "
+                    + "above, then restore with --allow-web-accounts, or --allow-web-account LOGIN or ID for each.")
         }
         return lines.joined(separator: "\n")
     }

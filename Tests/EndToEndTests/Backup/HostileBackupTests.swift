@@ -198,6 +198,86 @@ import TresorTestSupport
         #expect(listed.isEmpty, "nothing reaches bea: \(listed)")
     }
 
+    /// A team's notes account (`team:ID`) has no login, and is the notes of that team's
+    /// registered applications: a handed backup that names one the home holds puts nothing into
+    /// it unless the user allows that account, by its id; the home's own backup restores into it
+    /// unasked.
+    @Test func aBackupPutsNoNoteIntoAnApplicationsNotesAccountWithoutConsent() throws {
+        let victim = try BackupHome(name: "victim")
+        try victim.harness.registerTestRunner(id: "VICT.app", team: "VICT", groups: ["VICT.notes"], passcode: victim.passcode)
+        let application = Notes(client: try TresorKitClient.connect(victim.harness))
+        let ownBody = victim.marked("team-body")
+        victim.harness.secrets.append(ownBody)
+        let own = try application.create(title: victim.marked("team-title"), body: ownBody)
+
+        // The home's own backup: its team's note, deleted for good since, comes back unasked.
+        let ownFile = victim.harness.root.appendingPathComponent("own.tresor-backup")
+        _ = try victim.backup(to: ownFile)
+        try application.delete(own.id)
+        try application.deleteForGood(own.id)
+        let (mine, mineReport) = try victim.restore(ownFile, passphrase: victim.backupPassphrase)
+        try expectSucceeded(mine)
+        let mineEntries = try #require(mineReport).entries
+        #expect(!mineEntries.contains { $0.reason == .needsConsent }, "\(mineEntries)")
+        #expect(mineEntries.first { $0.kind == .note && $0.id == own.id }?.outcome == .restored, "\(mineEntries)")
+        #expect(try application.list().map(\.id) == [own.id])
+
+        // A backup someone else made, its note moved into an account record for team:VICT.
+        let attacker = try BackupHome(name: "mallory")
+        let planted = try attacker.newNote("planted")
+        let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")
+        _ = try attacker.backup(to: made)
+        victim.harness.secrets += attacker.harness.secrets
+        let teamAccount = try JSONDecoder().decode(
+            BackedUpAccount.self, from: Data(#"{"id": "team:VICT", "name": "team:VICT", "keychainUnlock": false, "created": 1}"#.utf8))
+        var added = false
+        let hostile = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase) { record in
+            switch record {
+            case .account:
+                defer { added = true }
+                return added ? [record] : [record, .account(teamAccount)]
+            case .note(var note) where note.id == planted:
+                note.account = teamAccount.id
+                return [.note(note)]
+            default:
+                return [record]
+            }
+        }
+
+        // The dry run lists the account and says how to allow it; a restore puts nothing into it.
+        let dryRun = try victim.harness.tresor(
+            ["backup", "restore", hostile.path, "--passcode-stdin", "--dry-run"], input: "\(victim.passcode)\n\(attacker.backupPassphrase)\n")
+        try expectSucceeded(dryRun)
+        #expect(dryRun.stdout.split(separator: "\n").contains { $0.contains("team:VICT") && $0.contains("not allowed") }, "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("--allow-web-account"), "says how to allow it: \(dryRun.stdout)")
+        let (plain, plainReport) = try victim.restore(hostile, passphrase: attacker.backupPassphrase)
+        try expectSucceeded(plain)
+        let plainEntries = try #require(plainReport).entries
+        let account = try #require(plainEntries.first { $0.kind == .account && $0.id == teamAccount.id })
+        #expect(account.outcome == .skipped && account.reason == .needsConsent, "\(account)")
+        let note = try #require(plainEntries.first { $0.kind == .note && $0.id == planted })
+        #expect(note.outcome == .skipped, "\(note)")
+        #expect(try application.list().map(\.id) == [own.id], "nothing planted in the team's notes")
+        // On a terminal the account is asked about, by its id and what allowing it does; a no keeps it out.
+        let screen = try victim.harness.onTerminal(
+            ["backup", "restore", hostile.path],
+            prompts: [
+                Terminal.Prompt(endingWith: "Passcode:", send: victim.passcode),
+                Terminal.Prompt(endingWith: "passphrase:", send: attacker.backupPassphrase),
+                Terminal.Prompt(endingWith: "[y/N]", showing: "team:VICT", send: "n"),
+            ], timeout: 180)
+        #expect(screen.status == 0, "\(screen.text)")
+        #expect(screen.text.contains("this home holds that account") && screen.text.contains("Allow it? [y/N]"), "\(screen.text)")
+        #expect(try application.list().map(\.id) == [own.id], "a no plants nothing")
+
+        // Allowed by its id, the account takes the backup's note.
+        let (into, intoReport) = try victim.restore(
+            hostile, passphrase: attacker.backupPassphrase, arguments: ["--allow-web-account", teamAccount.id])
+        try expectSucceeded(into)
+        #expect(try #require(intoReport).entries.first { $0.kind == .note && $0.id == planted }?.outcome == .restored)
+        #expect(Set(try application.list().map(\.id)) == [own.id, planted])
+    }
+
     @Test func duplicatesAndAnAttachmentIDInUseAreReportedSkippedNotRestored() throws {
         let attacker = try BackupHome(name: "mallory")
         let note = try attacker.newNote("duplicated")
