@@ -220,7 +220,7 @@ let package = Package(
         // Full Foundation, unlike TresorKit: the code it serves already imports it.
         .target(name: "TresorSecurity", dependencies: ["TresorKit", "TresorModel"]),
         .executableTarget(name: "tresord", dependencies: [
-            "TresorDaemon", "TresorProtocol", "TresorSystem",
+            "TresorDaemon", "TresorKit", "TresorProtocol", "TresorSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -137,24 +137,40 @@ public struct Daemon: Sendable {
             }
             logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
-        let secretService =
-            configuration.secretService
-            ? startSecretService(
-                keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead, served: served
-            ) {
-                lockFromTheDesktop(true, "a Secret Service client asked")
-            } : nil
+        let secretServices = SecretServiceSlot()
         let lockWithScreen = configuration.lockWithScreen
-        ScreenLockWatcher(logger: logger) { reason in
+        let screenLock = ScreenLockWatcher(logger: logger) { reason in
             lockFromTheDesktop(lockWithScreen, reason.rawValue)
-            secretService?.keybagChanged()
-        }.start(
-            systemBus: ScreenLockWatcher.systemBusAddress(ProcessInfo.processInfo.environment),
-            sessionBus: DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment))
-        let secretServiceAnswering = secretService != nil
+            secretServices.keybagChanged()
+        }
+        screenLock.follow(systemBus: ScreenLockWatcher.systemBusAddress(ProcessInfo.processInfo.environment))
+        /// Answers the Secret Service on the session bus at `address` and follows its screen saver.
+        let answerOnSessionBus: @Sendable (String) throws -> Bool = { address in
+            let started = try secretServices.answer(on: address) { address in
+                try startSecretService(
+                    on: address, keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead,
+                    served: served
+                ) {
+                    lockFromTheDesktop(true, "a Secret Service client asked")
+                }
+            }
+            screenLock.follow(sessionBus: address)
+            return started
+        }
+        let sessionBus = configuration.sessionBus
+        switch (sessionBus, configuration.secretService) {
+        case (let address?, true): _ = try? answerOnSessionBus(address)
+        case (let address?, false): screenLock.follow(sessionBus: address)
+        case (nil, true):
+            logger.error(
+                "Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set (a `tresord --secret-service` run in the desktop session hands its bus to this daemon)"
+            )
+            served.update { $0.secretService = "not started: DBUS_SESSION_BUS_ADDRESS is not set" }
+        case (nil, false): break
+        }
         let doctor: @Sendable () -> [EnvironmentFinding] = {
             EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))
-                + [SecretServiceCheck.run(answering: secretServiceAnswering, environment: ProcessInfo.processInfo.environment)]
+                + [SecretServiceCheck.run(answering: secretServices.isAnswering, sessionBus: secretServices.address ?? sessionBus)]
         }
 
         let router = Router(context: DaemonRequestContext.self)
@@ -162,7 +178,7 @@ public struct Daemon: Sendable {
         let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections)
         router.add(middleware: peers)
         if let homeSessions { router.add(middleware: KeybagLockObserver(sessions: homeSessions)) }
-        if let secretService { router.add(middleware: KeybagChangeNotifier(changed: secretService.keybagChanged)) }
+        router.add(middleware: KeybagChangeNotifier(changed: secretServices.keybagChanged))
         let syncAccount = SyncAccount(paths: paths, slot: slot)
         // A joined device syncs by itself (docs/SYNC.md, "Background sync").
         let backgroundSync = BackgroundSync(account: syncAccount, keychains: keychains, notes: notes, slot: slot, logger: logger)
@@ -175,6 +191,7 @@ public struct Daemon: Sendable {
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
+        SecretServiceBusRoutes(answer: answerOnSessionBus, served: served).register(on: router)
         SecretServiceTrustRoutes(
             trust: trust, genericClients: genericClients, routes: SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers)
         ).register(on: router)
@@ -229,7 +246,7 @@ public struct Daemon: Sendable {
         let backgroundSyncTask = Task { if configuration.syncInBackground { await backgroundSync.run() } }
         defer {
             backgroundSyncTask.cancel()
-            secretService?.stop()
+            secretServices.stop()
             autoLockTask.cancel()
             sessionExpiryTask.cancel()
             keychainIndexingTask.cancel()
@@ -275,17 +292,13 @@ public struct Daemon: Sendable {
         }
     }
 
-    /// Answers the Secret Service on the session bus, or says in the log why it cannot; the
-    /// socket API runs either way.
+    /// Answers the Secret Service on the session bus at `address`, or says in the log why it
+    /// cannot; the socket API runs either way.
+    /// - Throws: why the provider could not start (another provider owns the name, no bus).
     private func startSecretService(
-        keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
+        on address: String, keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
         secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
-    ) -> SecretServiceProvider? {
-        guard let address = DBusConnection.sessionBusAddress(ProcessInfo.processInfo.environment) else {
-            logger.error("Secret Service not started: DBUS_SESSION_BUS_ADDRESS is not set")
-            served.update { $0.secretService = "not started: DBUS_SESSION_BUS_ADDRESS is not set" }
-            return nil
-        }
+    ) throws -> SecretServiceProvider {
         let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger)
         do {
@@ -314,7 +327,7 @@ public struct Daemon: Sendable {
         } catch {
             logger.error("Secret Service not started", metadata: ["error": "\(error)"])
             served.update { $0.secretService = "not started: \(error)" }
-            return nil
+            throw error
         }
     }
 

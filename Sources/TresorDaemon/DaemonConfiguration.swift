@@ -1,4 +1,5 @@
 import Foundation
+import TresorDBus
 import TresorNotesDomain
 import TresorProtocol
 import TresorSystem
@@ -31,6 +32,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether to answer the freedesktop Secret Service on the session bus
     /// (`"secretService": true`, `tresord --secret-service`; docs/SECRET-SERVICE.md).
     public var secretService: Bool
+    /// The desktop session's bus (`DBUS_SESSION_BUS_ADDRESS`): where the Secret Service answers
+    /// and the screen saver is followed; nil outside a desktop session.
+    public var sessionBus: String?
     /// Whether a Secret Service client reading a secret counts as activity for auto-lock
     /// (`"secretServiceReadsAreActivity"`, default true). Searches and properties never do: a
     /// program polling must not keep the keybag open.
@@ -62,7 +66,7 @@ public struct DaemonConfiguration: Sendable {
     ///   - database: `--database` (a URL without a password: command lines are public).
     ///   - serverKeyFile: `--server-key-file`.
     ///   - syncInBackground: `--no-background-sync` (false).
-    ///   - environment: where `PGPASSWORD` is read.
+    ///   - environment: where `PGPASSWORD` and `DBUS_SESSION_BUS_ADDRESS` are read.
     /// - Throws: ``DaemonError/configuration(_:)`` (``WebConfigurationError`` for a web setting) saying what is wrong.
     public init(
         paths: TresorPaths, autoLockSeconds: Int? = nil, notesSessionIdleSeconds: Int? = nil, webPort: Int? = nil,
@@ -81,6 +85,7 @@ public struct DaemonConfiguration: Sendable {
         }
         self.web = try WebConfiguration(file: file.web, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
+        self.sessionBus = DBusConnection.sessionBusAddress(environment)
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         self.lockWithScreen = file.lockWithScreen ?? true
         self.secretServiceGenericClients = file.secretServiceGenericClients ?? []

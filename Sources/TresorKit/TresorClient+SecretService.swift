@@ -75,4 +75,15 @@ extension TresorClient {
     public func removeSecretServiceTrust(executablePath: String?) throws -> SecretServiceTrustList {
         try call("POST", Route.secretServiceTrustRemove, SecretServiceTrustRemoval(executablePath: executablePath, all: executablePath == nil))
     }
+
+    /// Has the daemon answer the Secret Service on the session bus at `address`: what a
+    /// `tresord --secret-service` started in a desktop session does when a daemon already runs
+    /// for its home.
+    /// - Parameter address: the bus (`DBUS_SESSION_BUS_ADDRESS`).
+    /// - Returns: what the daemon serves now, and whether this call started it.
+    /// - Throws: `APIError` from the daemon (`conflict` when it answers on another bus;
+    ///   `unavailable` when it cannot answer on this one, with the reason).
+    public func answerSecretService(onBus address: String) throws -> SecretServiceBusAnswer {
+        try call("POST", Route.secretServiceBus, SecretServiceBusRequest(address: address))
+    }
 }

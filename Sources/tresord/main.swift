@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TresorDaemon
+import TresorKit
 import TresorProtocol
 import TresorSystem
 
@@ -97,14 +98,38 @@ struct TresordCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "tresord")
+        let configuration: DaemonConfiguration
         do {
-            let configuration = try DaemonConfiguration(
+            configuration = try DaemonConfiguration(
                 paths: TresorPaths(home: home), autoLockSeconds: autoLock, notesSessionIdleSeconds: notesSessionIdle,
                 webPort: web, secretService: secretService ? true : nil, webBind: webBind, publicOrigin: publicOrigin,
                 database: database, serverKeyFile: serverKeyFile, syncInBackground: noBackgroundSync ? false : nil, environment: environment)
-            try await Daemon(configuration: configuration, logger: logger).run()
         } catch {
             logger.critical("tresord stopped: \(DaemonError.words(for: error))")
+            throw ExitCode(1)
+        }
+        do {
+            try await Daemon(configuration: configuration, logger: logger).run()
+        } catch DaemonError.alreadyRunning(let home) where configuration.secretService && configuration.sessionBus != nil {
+            try handSessionBus(configuration, home: home, logger: logger)
+        } catch {
+            logger.critical("tresord stopped: \(DaemonError.words(for: error))")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Started for the Secret Service (by the session bus, on a program's first use) while a
+    /// daemon already runs for the home — one started at login before the desktop session had a
+    /// bus, or by a `tresor` command: hands it this session's bus and leaves it the work.
+    private func handSessionBus(_ configuration: DaemonConfiguration, home: String, logger: Logger) throws {
+        guard let address = configuration.sessionBus else { return }
+        do {
+            let answer = try TresorClient.connect(paths: configuration.paths, startDaemon: false).answerSecretService(onBus: address)
+            logger.notice(
+                "the tresord already running for \(home) answers the Secret Service on this session bus\(answer.started ? " now" : "")")
+        } catch {
+            let refusal = DaemonError.words(for: DaemonError.alreadyRunning(home: home))
+            logger.critical("tresord stopped: \(refusal); and it could not be handed this session bus: \(error)")
             throw ExitCode(1)
         }
     }

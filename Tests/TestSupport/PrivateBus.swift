@@ -4,10 +4,11 @@ import Foundation
 import Glibc
 #endif
 
-/// A D-Bus session bus of the test's own: `dbus-daemon` with a configuration that has no
-/// `<servicedir>`, so nothing is ever activated on it and the only provider of
-/// `org.freedesktop.secrets` is the one the test starts. Its socket lives in a folder of its
-/// own; the daemon, anything it started, and the folder go at deinit.
+/// A D-Bus session bus of the test's own: `dbus-daemon` with a configuration whose only
+/// `<servicedir>` holds the services the test gives (none by default), so nothing else is ever
+/// activated on it and the only provider of `org.freedesktop.secrets` is the one the test starts
+/// or lets the bus start. Its socket lives in a folder of its own; the daemon, anything it
+/// started, and the folder go at deinit.
 public final class PrivateBus {
     /// For `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
@@ -22,12 +23,21 @@ public final class PrivateBus {
     /// What every process that should use this bus needs in its environment.
     public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    public init(user: TestUser? = nil) throws {
+    /// - Parameters:
+    ///   - user: the user to run the bus as.
+    ///   - services: D-Bus services the bus may start, by name: the `Exec=` line of each (a
+    ///     `.service` file in the bus's own service folder).
+    public init(user: TestUser? = nil, services: [String: String] = [:]) throws {
         self.user = user
         folder = URL(fileURLWithPath: user == nil ? FileManager.default.temporaryDirectory.path : "/var/tmp")
             .appendingPathComponent("tresor-e2e-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let configuration = folder.appendingPathComponent("bus.conf")
+        let serviceFolder = folder.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: serviceFolder, withIntermediateDirectories: true)
+        for (name, exec) in services {
+            try Data("[D-BUS Service]\nName=\(name)\nExec=\(exec)\n".utf8).write(to: serviceFolder.appendingPathComponent("\(name).service"))
+        }
         try Data(
             """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -37,6 +47,7 @@ public final class PrivateBus {
               <keep_umask/>
               <listen>unix:dir=\(folder.path)</listen>
               <auth>EXTERNAL</auth>
+              <servicedir>\(serviceFolder.path)</servicedir>
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
@@ -65,7 +76,7 @@ public final class PrivateBus {
     }
 
     deinit {
-        // Nothing can be activated on this bus, but anything that was is the daemon's child.
+        // Anything the bus started (its services) is the daemon's child.
         for child in Self.children(of: daemon.processIdentifier) { kill(child, SIGKILL) }
         // SIGKILL: a child of the test runner inherits a signal mask that blocks SIGTERM, and
         // dbus-daemon has nothing to save.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TresorDBus
 import TresorSystem
 
@@ -27,6 +28,8 @@ final class ScreenLockWatcher: Sendable {
     private let logger: Logger
     private let uid: UInt32
     private let sleepInhibitor = SleepInhibitor()
+    /// Whether a session bus is followed: one only, the first given.
+    private let followsSessionBus = Mutex(false)
 
     /// - Parameters:
     ///   - uid: whose sessions to follow.
@@ -43,25 +46,31 @@ final class ScreenLockWatcher: Sendable {
         environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 } ?? "unix:path=/run/dbus/system_bus_socket"
     }
 
-    /// Starts following logind on `systemBus` and the screen saver on `sessionBus` (either may be nil).
-    func start(systemBus: String?, sessionBus: String?) {
-        if let systemBus {
-            follow(
-                systemBus, name: "the system bus (logind)",
-                matches: [
-                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
-                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.freedesktop.login1.Session'",
-                    "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
-                ], holdsSleepInhibitor: true)
-        }
-        if let sessionBus {
-            follow(
-                sessionBus, name: "the session bus (screen saver)",
-                matches: [
-                    "type='signal',interface='org.freedesktop.ScreenSaver',member='ActiveChanged'",
-                    "type='signal',interface='org.gnome.ScreenSaver',member='ActiveChanged'",
-                ])
-        }
+    /// Follows logind on the system bus at `address`: its sessions' locks and the machine's sleep.
+    func follow(systemBus address: String) {
+        follow(
+            address, name: "the system bus (logind)",
+            matches: [
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Session',member='Lock'",
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.freedesktop.login1.Session'",
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
+            ], holdsSleepInhibitor: true)
+    }
+
+    /// Follows the screen saver on the session bus at `address`; once only: a later bus is ignored.
+    func follow(sessionBus address: String) {
+        guard
+            followsSessionBus.withLock({ following in
+                defer { following = true }
+                return !following
+            })
+        else { return }
+        follow(
+            address, name: "the session bus (screen saver)",
+            matches: [
+                "type='signal',interface='org.freedesktop.ScreenSaver',member='ActiveChanged'",
+                "type='signal',interface='org.gnome.ScreenSaver',member='ActiveChanged'",
+            ])
     }
 
     private func follow(_ address: String, name: String, matches: [String], holdsSleepInhibitor: Bool = false) {

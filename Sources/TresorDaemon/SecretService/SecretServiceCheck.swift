@@ -11,15 +11,16 @@ enum SecretServiceCheck {
 
     /// - Parameters:
     ///   - answering: whether this daemon's provider holds the name.
-    ///   - environment: for the session bus's address.
-    static func run(answering: Bool, environment: [String: String]) -> EnvironmentFinding {
+    ///   - sessionBus: the session bus's address: the one the provider answers on, else the
+    ///     daemon's environment's; nil when there is none.
+    static func run(answering: Bool, sessionBus: String?) -> EnvironmentFinding {
         let interpreters = "Interpreters are one program to Tresor: every Python script shares python3's items, every shell script bash's."
         if answering {
             return EnvironmentFinding(
                 check: id, severity: .ok, summary: "Tresor answers the Secret Service (org.freedesktop.secrets)",
                 reason: "Each executable sees only the items it created or was allowed (`tresor secret-service`). \(interpreters)")
         }
-        guard let address = DBusConnection.sessionBusAddress(environment), let bus = try? DBusConnection(address: address) else {
+        guard let address = sessionBus, let bus = try? DBusConnection(address: address) else {
             return EnvironmentFinding(
                 check: id, severity: .ok, summary: "no session bus: no Secret Service provider to look at",
                 reason: "Start tresord with --secret-service in a desktop session to serve secret-tool, git, Python keyring and browsers.")

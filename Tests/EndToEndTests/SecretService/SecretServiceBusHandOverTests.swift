@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TresorProtocol
+import TresorTestSupport
+
+/// A daemon started before the desktop session had a bus — at login by the PAM module, where no
+/// systemd user manager runs, or by a `tresor` command — answers the Secret Service once a
+/// `tresord --secret-service` of the session, started by hand or by the bus on a program's first
+/// use, hands it the session's bus (docs/SECRET-SERVICE.md, "Turning it on").
+@Suite(
+    .blocksItsThread, .serialized,
+    .enabled(if: SecretService.toolsInstalled, "needs dbus-daemon, dbus-send and secret-tool (scripts/test installs them)"))
+struct SecretServiceBusHandOverTests {
+    static let passcode = "e2e-bus-hand-over-passcode"
+
+    /// A daemon with no session bus in its environment, its keybag initialised and secret-tool trusted.
+    func daemonWithoutABus() throws -> Harness {
+        // An empty address is none (`DBusConnection.sessionBusAddress`).
+        let harness = try Harness(environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        harness.secrets = [Self.passcode]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let trusted = try harness.tresor(["secret-service", "trust", "add", SecretTool.system.path, "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(trusted.succeeded, "\(trusted.stderr)")
+        return harness
+    }
+
+    /// The pid owning `name` on `bus`.
+    func owner(of name: String, on bus: PrivateBus) throws -> Int32? {
+        let asked = try Harness.execute(
+            PrivateBus.dbusSend,
+            [
+                "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
+            ], environment: ProcessInfo.processInfo.environment, timeout: 10
+        ).result
+        return asked.stdout.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    @Test func aSecretServiceStartedInTheSessionHandsItsBusToTheDaemonAlreadyRunning() throws {
+        let harness = try daemonWithoutABus()
+        let daemon = try harness.status().pid
+        #expect(try harness.status().serving?.secretService == nil, "no bus: nothing answers")
+        let bus = try PrivateBus()
+        let onBus = harness.environment.merging(bus.environment) { $1 }
+
+        let handed = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: onBus,
+            timeout: 30)
+        #expect(handed.succeeded, "\(handed.stderr)")
+        #expect(handed.stderr.contains("answers the Secret Service on this session bus now"), "\(handed.stderr)")
+        #expect(try owner(of: SecretService.busName, on: bus) == daemon, "the daemon that was running answers, not a second one")
+        #expect(try harness.status().serving?.secretService == "answering on the session bus")
+
+        let secret = "e2e-bus-hand-over-secret"
+        harness.secrets.append(secret)
+        let tool = SecretTool(harness: harness, environment: onBus)
+        try tool.store(label: "handed over", ["service": "hand-over"], secret: secret)
+        #expect(try tool.lookup(["service": "hand-over"], expecting: secret) == secret)
+
+        // Again, as a second activation would: nothing to do, and no error.
+        let again = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: onBus,
+            timeout: 30)
+        #expect(again.succeeded && again.stderr.contains("answers the Secret Service on this session bus"), "\(again.stderr)")
+        #expect(!again.stderr.contains("session bus now"))
+
+        // Another session's bus: the daemon answers on one only, and says how to move it.
+        let other = try PrivateBus()
+        let refused = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
+            environment: harness.environment.merging(other.environment) { $1 }, timeout: 30)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("another session bus") && refused.stderr.contains("tresor daemon restart"), "\(refused.stderr)")
+        #expect(try !other.hasOwner(SecretService.busName))
+
+        // Without --secret-service (nor "secretService" in config.json), a second tresord still only says how to go on.
+        let plain = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path], environment: onBus, timeout: 30)
+        #expect(plain.status == 1 && plain.stderr.contains("already running"), "\(plain.stderr)")
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// The bus starts `tresord --secret-service` when a program first asks for the Secret Service
+    /// (`Support/dbus/org.freedesktop.secrets.service`): with a daemon already running, that one
+    /// answers, and the program's call goes through.
+    @Test func theBusActivatingTheSecretServiceReachesTheDaemonAlreadyRunning() throws {
+        let harness = try daemonWithoutABus()
+        let daemon = try harness.status().pid
+        let exec = [
+            "/usr/bin/env", "XDG_RUNTIME_DIR=\(harness.environment["XDG_RUNTIME_DIR"] ?? "")",
+            harness.binaries.appendingPathComponent("tresord").path, "--home", harness.paths.home.path, "--secret-service",
+        ].joined(separator: " ")
+        let bus = try PrivateBus(services: [SecretService.busName: exec])
+        #expect(try !bus.hasOwner(SecretService.busName))
+        let secret = "e2e-bus-activation-secret"
+        harness.secrets.append(secret)
+        let tool = SecretTool(harness: harness, environment: harness.environment.merging(bus.environment) { $1 })
+        try tool.store(label: "activated", ["service": "activation"], secret: secret)
+        #expect(try owner(of: SecretService.busName, on: bus) == daemon)
+        #expect(try tool.lookup(["service": "activation"], expecting: secret) == secret)
+        try harness.expectNoSecretLeaked()
+    }
+}
