@@ -188,7 +188,7 @@ public struct Daemon: Sendable {
         let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
         items.register(on: router)
         ApprovalRoutes(approvals: approvals, slot: slot, callers: callers).register(on: router)
-        ApplicationRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
+        ApplicationRoutes(slot: slot, keychains: keychains, callers: callers, genericClients: genericClients).register(on: router)
         KeychainRoutes(keychains: keychains, callers: callers).register(on: router)
         SecretServiceRoutes(slot: slot, keychains: keychains, callers: callers).register(on: router)
         SecretServiceBusRoutes(answer: answerOnSessionBus, served: served).register(on: router)

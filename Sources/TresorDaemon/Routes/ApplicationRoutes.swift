@@ -2,15 +2,20 @@ import Foundation
 import Hummingbird
 import TresorKeybag
 import TresorKeychain
+import TresorModel
 import TresorProtocol
 import TresorSystem
 
 /// `tresor app register | list | remove`: only the CLI may manage applications, and
 /// registering needs the keybag unlocked and the passcode again (docs/API.md, "Applications").
+/// A generic client (an interpreter, secret-tool, git's helpers: ``GenericClients``) is never
+/// registered for the Secret Service: any process of the user can run it with arguments of its
+/// choosing, so its groups would be every process's (docs/SECURITY.md, "Generic clients").
 struct ApplicationRoutes {
     let slot: KeybagSlot
     let keychains: KeychainProvider
     let callers: CallerResolver
+    let genericClients: GenericClients
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.applications)) { request, context -> TresorKeychain.Application in
@@ -28,9 +33,16 @@ struct ApplicationRoutes {
                 try await offloaded { try keybag.verify(passcode: code) }
             }
             let url = URL(fileURLWithPath: body.executablePath)
+            let hash = try FileHashes.shared.sha256(of: url)
+            if body.usesSecretService == true, genericClients.contains(path: url.resolvingSymlinksInPath().path, sha256: hash) {
+                throw APIError(
+                    .param,
+                    "\(url.lastPathComponent) is a generic client: any process of yours can run it with arguments of its choosing, so its groups on the Secret Service would be every process's. Trust it for a while instead (`tresor secret-service trust add`), or register the program that runs it"
+                )
+            }
             let application = TresorKeychain.Application(
                 applicationID: body.applicationID, teamID: body.teamID, accessGroups: body.accessGroups,
-                executableSHA256: try FileHashes.shared.sha256(of: url), executablePath: url.standardizedFileURL.path,
+                executableSHA256: hash, executablePath: url.standardizedFileURL.path,
                 usesSecretService: body.usesSecretService ?? false, isDevelopmentBuild: body.isDevelopmentBuild ?? false)
             // Registering an id again replaces its executable (a rebuild): the passcode was given for it.
             let replaced = try keychains.loginKeychain().applications.register(application, replacing: true)

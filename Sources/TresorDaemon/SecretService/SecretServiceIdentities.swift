@@ -51,14 +51,17 @@ struct SecretServiceIdentities: Sendable {
         // A registered application's items are served on the bus only when it was registered for
         // it: any process of the user can borrow a bus identity (docs/SECURITY.md, "Borrowed bus
         // connections"), which the socket API's per-message credentials rule out.
+        let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
+        let generic = genericClients.contains(path: path, sha256: hash)
         if let application = registry, application.usesSecretService {
+            // A generic client registered for the bus (registration refuses one now; a name added
+            // to the table later makes one) still reads only with the user's approval or trust.
             return SecretServiceClient(
                 caller: Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID),
-                executable: "\(path) (\(application.applicationID))")
+                executable: "\(path) (\(application.applicationID))", isGenericClient: generic, ownGroup: generic ? own : nil,
+                readParentChain: generic ? chainReader(of: pid) : nil)
         }
-        let own = Self.group(path: path, sha256: hash, uid: uid, pathNamesTheFile: pathNamesTheFile)
         let grants = try keychains.executableGrants()
-        let generic = genericClients.contains(path: path, sha256: hash)
         // Read when the user's trust or an approval needs it: a program granted ahead of time never does.
         let readChain: (@Sendable () -> [String])? = generic ? chainReader(of: pid) : nil
         return SecretServiceClient(

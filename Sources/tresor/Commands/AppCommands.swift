@@ -28,7 +28,7 @@ struct AppCommand: ParsableCommand {
             help: ArgumentHelp(
                 "Serve the application's items to it on the Secret Service (D-Bus) too.",
                 discussion:
-                    "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity)."
+                    "D-Bus carries no credentials per message: another program of yours can borrow a connection the application opened, which the socket API refuses. Without this flag the application reaches its items only through the socket (TresorKit, TresorSecurity). A generic client (an interpreter, secret-tool, git's credential helpers) is refused: any process of yours can run it with arguments of its choosing."
             ))
         var secretService = false
         @Flag(

@@ -155,8 +155,10 @@ struct SecretServiceBorrowedIdentityTests {
         try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
         let alpha = apps.appendingPathComponent("alpha")
         try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: alpha)
-        // A python of its own hash, registered in the same team: the bus client whose groups are at stake.
-        let python = apps.appendingPathComponent("python3")
+        // A python of its own hash and name, registered in the same team: the bus client whose
+        // groups are at stake. (Named python3, it would be a generic client, which is never
+        // registered for the bus: `aGenericClientIsNeverRegisteredForTheSecretService`.)
+        let python = apps.appendingPathComponent("bus-app")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath())
         bytes.append(Data("\ntresor-e2e: a registered application\n".utf8))
         try bytes.write(to: python)
@@ -191,6 +193,30 @@ struct SecretServiceBorrowedIdentityTests {
         #expect(findings.output.contains("borrowed \(python.path)"), "\(findings.output)")
         expectNothingRead(findings, of: secret)
         #expect(findings.refused, "\(findings.output)")
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// secret-tool, an interpreter, or a name the user added to the generic clients: any process
+    /// of the user runs them with arguments of its choosing, so registering one for the bus would
+    /// hand its groups to every process.
+    @Test func aGenericClientIsNeverRegisteredForTheSecretService() throws {
+        let (provider, _) = try provider()
+        let harness = provider.harness
+        for executable in [SecretTool.system.path, "/usr/bin/python3"] {
+            let refused = try harness.tresor(
+                [
+                    "app", "register", "--id", "TEAMG.client", "--team", "TEAMG", "--exe", executable, "--group", "TEAMG.shared", "--secret-service",
+                    "--passcode-stdin",
+                ],
+                input: provider.passcode + "\n")
+            #expect(refused.status != 0 && refused.stderr.contains("is a generic client"), "\(executable): \(refused.stderr)")
+        }
+        #expect(try !harness.tresor(["app", "list"]).stdout.contains("TEAMG.client"))
+        // Not for the bus, it is an executable of the socket API like any other.
+        let socketOnly = try harness.tresor(
+            ["app", "register", "--id", "TEAMG.client", "--team", "TEAMG", "--exe", SecretTool.system.path, "--passcode-stdin"],
+            input: provider.passcode + "\n")
+        #expect(socketOnly.succeeded, "\(socketOnly.stderr)")
         try harness.expectNoSecretLeaked()
     }
 }
