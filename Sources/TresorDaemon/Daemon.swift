@@ -305,12 +305,13 @@ public struct Daemon: Sendable {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
-                askUser: { executable, application, item, requester, mayRemember in
+                askUser: { executable, application, item, requester, mayRemember, withdrawal in
                     await desktop.approve(
                         executable: executable, application: application, item: item, requester: requester, mayRemember: mayRemember,
-                        fallback: approvals.askUser)
+                        withdrawal: withdrawal, fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:requester:), collectionLabels: configuration.paths.secretServiceCollections,
+                secretRead: secretRead, askToUnlock: desktop.ask(for:requester:withdrawal:),
+                collectionLabels: configuration.paths.secretServiceCollections,
                 trust: trust,
                 promptUnasked: { unasked in
                     let dismissed = DismissedPrompt(

@@ -1,10 +1,10 @@
 import FoundationEssentials
 import TresorDBus
 
-/// Prompts waiting for the user (Secret Service `Prompt` objects). Tresor never draws a
-/// dialog: a prompt to unlock completes when the user unlocks the keybag with `tresor unlock`
-/// in a terminal; a prompt for `userPresence` items completes when the user answers it in
-/// `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
+/// Prompts waiting for the user (Secret Service `Prompt` objects). A prompt to unlock completes
+/// when the keybag is unlocked — the passcode typed in the desktop's prompter, or `tresor unlock`
+/// in a terminal; a prompt for `userPresence` items completes when the user answers it there or
+/// in `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
 /// client leaves the bus, or after ``lifetime`` — an unlock prompt ``unlockWait`` after the
 /// client started it unless the user is being asked on the desktop, so no program waits long in
 /// silence.
@@ -106,6 +106,9 @@ final class Prompts {
 
     /// Whether `path` is a prompt of `caller`'s.
     func exists(_ path: String, for caller: String) -> Bool { prompts[path]?.owner == caller }
+
+    /// Whether the prompt at `path` still waits (not completed, dismissed or forgotten).
+    func contains(_ path: String) -> Bool { prompts[path] != nil }
 
     /// The prompts that are done: completed because the keybag is unlocked now or the user
     /// answered, or dismissed because the user said no or they waited too long. Each signal goes

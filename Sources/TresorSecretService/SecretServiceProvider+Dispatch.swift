@@ -141,10 +141,17 @@ extension SecretServiceProvider {
             return
         }
         prompts.askingToUnlock(path)
+        // The user is asked once: a client that waits while the question is on the desktop waits on it too.
+        if let asked = desktopUnlock {
+            desktopUnlock = (asked.prompts + [path], asked.withdrawal)
+            logger.notice("a Secret Service client waits for the keybag: the desktop is asked already", metadata: ["executable": "\(executable)"])
+            return
+        }
         logger.notice("a Secret Service client waits for the keybag: asking on the desktop", metadata: ["executable": "\(executable)"])
-        let requester = requester(of: request)
+        let requester = requester(of: request), withdrawal = PromptWithdrawal()
+        desktopUnlock = ([path], withdrawal)
         Task.detached { [self] in
-            let answer = await askToUnlock(executable, requester)
+            let answer = await askToUnlock(executable, requester, withdrawal)
             if answer == .nobodyToAsk {
                 logger.notice(
                     "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
@@ -180,11 +187,12 @@ extension SecretServiceProvider {
         let client = request.client, executable = client.executable, application = request.caller.defaultAccessGroup
         // Read now, while the client waits on its call, not when the user answers.
         if client.isGenericClient { _ = client.parentChain }
-        let requester = requester(of: request)
+        let requester = requester(of: request), withdrawal = PromptWithdrawal()
+        presenceQuestions[path] = withdrawal
         logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
         let askUser = self.askUser
         Task.detached { [self] in
-            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient) ?? .nobodyToAsk
+            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient, withdrawal) ?? .nobodyToAsk
             // "For this session" is for a generic client: a `userPresence` item is asked each time.
             if case .forSession(let duration) = answer, client.isGenericClient {
                 trust?.remember(client, for: duration)
@@ -199,6 +207,19 @@ extension SecretServiceProvider {
             }
             answers.withLock { $0.append((path, allowed, unasked)) }
             connection.wake()
+        }
+    }
+
+    /// Takes back each question to the user whose prompts are all gone — dismissed, their client
+    /// gone, completed (the keybag unlocked another way): the desktop's window closes.
+    func withdrawQuestionsNobodyWaitsFor() {
+        for (path, withdrawal) in presenceQuestions where !prompts.contains(path) {
+            withdrawal.withdraw()
+            presenceQuestions[path] = nil
+        }
+        if let asked = desktopUnlock, !asked.prompts.contains(where: prompts.contains) {
+            asked.withdrawal.withdraw()
+            desktopUnlock = nil
         }
     }
 

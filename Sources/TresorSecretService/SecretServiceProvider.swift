@@ -40,6 +40,11 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let prompts = Prompts()
     /// `userPresence` items the user approved, by client (unique bus name) and item id, until when.
     var approvals: [String: [String: Date]] = [:]
+    /// The desktop's one question to unlock the keybag, while it is asked: the prompts waiting on
+    /// it (the first is the one it was asked for) and how to take it back.
+    var desktopUnlock: (prompts: [String], withdrawal: PromptWithdrawal)?
+    /// The questions put to the user about presence prompts, by prompt, while they are asked.
+    var presenceQuestions: [String: PromptWithdrawal] = [:]
     private var loginWasLocked: Bool?
     /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread;
     /// `unasked` when nobody could be asked.
@@ -163,15 +168,24 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for unlock in unlockAnswers.withLock({ answers in
             defer { answers = [] }; return answers
         }) {
-            switch unlock.answer {
-            case .unlocked: break  // the prompt completes below, the keybag being unlocked
-            case .refused: prompts.unlockAnswer(unlock.path, refused: true)
-            case .nobodyToAsk:
-                prompts.unlockAnswer(unlock.path, refused: false)
-                let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock)
-                prompts.nobodyAsked(unlock.path, unasked)
+            // One question on the desktop answers every prompt that waited on it.
+            var waiting = [unlock.path]
+            if let asked = desktopUnlock, asked.prompts.first == unlock.path {
+                waiting = asked.prompts
+                desktopUnlock = nil
+            }
+            for path in waiting {
+                switch unlock.answer {
+                case .unlocked: break  // the prompt completes below, the keybag being unlocked
+                case .refused: prompts.unlockAnswer(path, refused: true)
+                case .nobodyToAsk:
+                    prompts.unlockAnswer(path, refused: false)
+                    let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock)
+                    prompts.nobodyAsked(path, unasked)
+                }
             }
         }
+        defer { withdrawQuestionsNobodyWaitsFor() }
         guard !prompts.isEmpty else { return }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
         prompts.due(
@@ -248,15 +262,18 @@ public struct UnaskedPrompt: Sendable, Equatable {
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
 /// waits for it, and unlocks it with the passcode they type; `requester` is the process behind the
 /// client, for the user to see. Runs off the D-Bus thread; may take as long as the user does.
-public typealias UnlockAsker = @Sendable (_ executable: String, _ requester: PresenceRequester) async -> UnlockAnswer
+/// `withdrawal` is taken back once no client waits any more: the question is closed then.
+public typealias UnlockAsker = @Sendable (_ executable: String, _ requester: PresenceRequester, _ withdrawal: PromptWithdrawal) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
 /// `userPresence` item or a generic client's, in words — and says how they answered; a generic
 /// client (`mayRemember`) may be allowed "for this session". `requester` is the process behind the
 /// client, for the user to see. Returns ``PresenceAnswer/nobodyToAsk`` at once when nobody can be asked.
+/// `withdrawal` is taken back once the client no longer waits: the question is closed then.
 public typealias PresenceAsker =
     @Sendable (
-        _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool
+        _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool,
+        _ withdrawal: PromptWithdrawal
     ) async -> PresenceAnswer
 
 /// The process behind a Secret Service client that asks the user, as the user is shown it.

@@ -24,10 +24,12 @@ struct DesktopUnlock: Sendable {
     static let sessionApproval: TimeInterval = 8 * 3600
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
-    func ask(for executable: String, requester: PresenceRequester) async -> UnlockAnswer {
+    func ask(for executable: String, requester: PresenceRequester, withdrawal: PromptWithdrawal) async -> UnlockAnswer {
         let who = Self.whoAsks(executable: executable, requester: requester)
         var chosen = false
-        return await askForPasscode({ Self.unlockText(executable: executable, who: who, afterAWrongOne: $0) }, for: executable, chosen: &chosen) {
+        return await askForPasscode(
+            { Self.unlockText(executable: executable, who: who, afterAWrongOne: $0) }, for: executable, withdrawal: withdrawal, chosen: &chosen
+        ) {
             try $0.unlock(passcode: $1)
         }
     }
@@ -38,17 +40,18 @@ struct DesktopUnlock: Sendable {
     /// bus name another program owns (``SystemPrompter``). The Secret Service's ``PresenceAsker``.
     /// A generic client (`mayRemember`) is offered "for this session" too (``sessionApproval``).
     func approve(
-        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool, fallback: PresenceAsker
+        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool,
+        withdrawal: PromptWithdrawal, fallback: PresenceAsker
     ) async -> PresenceAnswer {
         let who = Self.whoAsks(executable: executable, requester: requester)
         let text = { (wrong: Bool) in
             Self.approvalText(executable: executable, item: item, who: who, mayRemember: mayRemember, afterAWrongOne: wrong)
         }
         var remember = false
-        switch await askForPasscode(text, for: executable, chosen: &remember, { try $0.verify(passcode: $1) }) {
+        switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
         case .unlocked: return remember && mayRemember ? .forSession(Self.sessionApproval) : .once
         case .refused: return .refused
-        case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember)
+        case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember, withdrawal)
         }
     }
 
@@ -86,10 +89,12 @@ struct DesktopUnlock: Sendable {
 
     // MARK: Asking
 
-    /// Asks for the passcode until `use` takes it, the user cancels, or ``tries`` are spent.
-    /// `chosen` says whether the prompt's box was ticked when the passcode was taken.
+    /// Asks for the passcode until `use` takes it, the user cancels, ``tries`` are spent, or the
+    /// question is withdrawn (nobody waits for it: the window closes). `chosen` says whether the
+    /// prompt's box was ticked when the passcode was taken.
     private func askForPasscode(
-        _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, chosen: inout Bool, _ use: (Keybag, Passcode) throws -> Void
+        _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, withdrawal: PromptWithdrawal, chosen: inout Bool,
+        _ use: (Keybag, Passcode) throws -> Void
     ) async -> UnlockAnswer {
         switch (try? prompter.availability()) ?? .absent {
         case .running, .startable: break
@@ -97,9 +102,11 @@ struct DesktopUnlock: Sendable {
         }
         var wrong = false
         for _ in 0..<Self.tries {
+            guard !withdrawal.isWithdrawn else { return .refused }
             let question = text(wrong)
             let answer: Result<PasswordAnswer, PrompterError> = await withCheckedContinuation { continuation in
-                prompter.password(question) { continuation.resume(returning: $0) }
+                let cancellation = prompter.password(question) { continuation.resume(returning: $0) }
+                withdrawal.onWithdraw { cancellation.cancel() }
             }
             switch answer {
             case .success(.password(let typed, let ticked)):

@@ -116,7 +116,7 @@ final class ApprovalBroker: Sendable {
     }
 
     /// Settles request `id`; an allowed one is remembered for `rememberFor` when its asker
-    /// remembers (``askUser(executable:application:item:mayRemember:)``).
+    /// remembers (``askUser(executable:application:item:requester:mayRemember:withdrawal:)``).
     /// - Returns: false when no such request waits (answered, timed out).
     @discardableResult
     func settle(_ id: String, allowed: Bool, rememberFor: TimeInterval? = nil) -> Bool {
@@ -149,14 +149,19 @@ extension ApprovalBroker {
     ///   - item: the item, in words.
     ///   - requester: the process behind the client.
     ///   - mayRemember: a generic client, which `tresor approve --for-session` remembers.
+    ///   - withdrawal: taken back when the client no longer waits: the request leaves
+    ///     `tresor approve`, refused.
     /// - Returns: the user's answer: once, for this session, or no; nobody to ask without an approver.
     @Sendable func askUser(
-        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool
+        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool, withdrawal: PromptWithdrawal
     ) async -> PresenceAnswer {
         guard hasApprover else { return .nobodyToAsk }
+        guard !withdrawal.isWithdrawn else { return .refused }
+        let id = UUID().uuidString.lowercased()
+        withdrawal.onWithdraw { [weak self] in self?.settle(id, allowed: false) }
         let (allowed, remembered) = await askRemembering(
             ApprovalRequest(
-                id: UUID().uuidString.lowercased(), application: application, executable: executable, item: item,
+                id: id, application: application, executable: executable, item: item,
                 created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },
                 unverifiedIdentity: requester.unverified))
         guard allowed else { return .refused }

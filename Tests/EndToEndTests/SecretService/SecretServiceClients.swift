@@ -285,6 +285,13 @@ final class BackgroundProcess {
         return Harness.Result(status: process.terminationStatus, stdout: rest.joined(separator: "\n"), stderr: errors)
     }
 
+    /// Kills it (SIGKILL: its connection to the bus closes as in a crash) and waits for its end.
+    func killWithoutWarning() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilEnded()
+        record()
+    }
+
     /// Its standard error, read once it has exited (a PipeDrain gives its data once).
     private lazy var errors = String(decoding: stderr.data(), as: UTF8.self)
 

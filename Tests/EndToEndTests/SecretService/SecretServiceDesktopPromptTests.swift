@@ -75,6 +75,54 @@ struct SecretServiceDesktopPromptTests {
 }
 
 extension SecretServiceDesktopPromptTests {
+    /// Whether a visible window named `title` shows now.
+    func windowShows(_ desktop: DesktopSession, _ title: String) -> Bool {
+        !((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", title])) ?? "").isEmpty
+    }
+
+    /// Three programs waiting on the locked keybag at once (git, a browser and secret-tool after a
+    /// login): the user is asked once, and the passcode typed there lets all three go on.
+    @Test func programsWaitingTogetherAreAskedOnceAndAllGoOn() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        let lookups = try (0..<3).map { _ in
+            try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        }
+        try desktop.waitForWindow("Unlock Tresor")
+        try desktop.waitUntil("the three clients to wait") {
+            harness.daemonLog.components(separatedBy: "a Secret Service client waits for the keybag:").count - 1 == 3
+        }
+        #expect(harness.daemonLog.components(separatedBy: "the desktop is asked already").count - 1 == 2)
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "Return")
+        for lookup in lookups { #expect(try lookup.finish(timeout: 30).stdout == secret) }
+        // No second question for a keybag unlocked already.
+        usleep(1_500_000)
+        #expect(!windowShows(desktop, "Unlock Tresor"), "asked again after the keybag was unlocked")
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// A question nobody waits for any more is taken off the desktop: the program that waited
+    /// left the bus, or the keybag was unlocked in a terminal meanwhile.
+    @Test func aQuestionNobodyWaitsForIsClosed() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        let leaving = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Unlock Tresor")
+        leaving.killWithoutWarning()
+        try desktop.waitUntil("the unlock question to close once its program left", seconds: 10) { !windowShows(desktop, "Unlock Tresor") }
+        #expect(try harness.status().keybag == .locked)
+
+        let waiting = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Unlock Tresor")
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try waiting.finish(timeout: 30).stdout == secret)
+        try desktop.waitUntil("the unlock question to close once the keybag was unlocked in a terminal", seconds: 10) {
+            !windowShows(desktop, "Unlock Tresor")
+        }
+        try harness.expectNoSecretLeaked()
+    }
+
     /// An item that needs the user present: its `Unlock` prompt asks on the desktop, the passcode
     /// typed there allows one read, and the next read asks again.
     @Test func anItemThatNeedsYouIsAllowedOnceInTheDesktopsPrompter() throws {
