@@ -137,15 +137,18 @@ public final class SystemPrompter: Sendable {
     /// - Parameters:
     ///   - text: what the prompt says.
     ///   - timeout: how long the user has (``defaultTimeout`` when nil).
+    ///   - asked: called on the prompt's thread once the prompter has been asked (its window opening).
     ///   - completion: called once, on the prompt's thread, with the answer or the error.
     /// - Returns: a cancellation that closes the prompt early.
     @discardableResult
     public func password(
-        _ text: PromptText, timeout: Duration? = nil, completion: @escaping @Sendable (Result<PasswordAnswer, PrompterError>) -> Void
+        _ text: PromptText, timeout: Duration? = nil, asked: (@Sendable () -> Void)? = nil,
+        completion: @escaping @Sendable (Result<PasswordAnswer, PrompterError>) -> Void
     ) -> PromptCancellation {
         let cancellation = PromptCancellation()
         DetachedThread.start {
-            completion(Result { try self.password(text, timeout: timeout, cancellation: cancellation) }.mapError(Self.prompterError))
+            completion(
+                Result { try self.password(text, timeout: timeout, cancellation: cancellation, asked: asked) }.mapError(Self.prompterError))
         }
         return cancellation
     }

@@ -96,16 +96,25 @@ struct DesktopUnlock: Sendable {
         _ text: (_ afterAWrongOne: Bool) -> PromptText, for executable: String, withdrawal: PromptWithdrawal, chosen: inout Bool,
         _ use: (Keybag, Passcode) throws -> Void
     ) async -> UnlockAnswer {
-        switch (try? prompter.availability()) ?? .absent {
-        case .running, .startable: break
-        case .absent, .untrusted: return .nobodyToAsk
-        }
+        let received = ContinuousClock.now
+        // No look at the prompter first: asking finds and checks it, and says `noPrompter` or
+        // `untrustedPrompter` at once (then nobody is asked here).
         var wrong = false
         for _ in 0..<Self.tries {
             guard !withdrawal.isWithdrawn else { return .refused }
             let question = text(wrong)
+            // Tresor's own part of a prompt, for BENCHMARKS.md ("The desktop prompter"): from the
+            // question to the prompter having been asked.
+            let asked: (@Sendable () -> Void)? =
+                wrong
+                ? nil
+                : { @Sendable [logger, received] in
+                    let elapsed = (ContinuousClock.now - received).components
+                    let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+                    logger.debug("the desktop's prompter was asked", metadata: ["afterMilliseconds": "\(milliseconds)"])
+                }
             let answer: Result<PasswordAnswer, PrompterError> = await withCheckedContinuation { continuation in
-                let cancellation = prompter.password(question) { continuation.resume(returning: $0) }
+                let cancellation = prompter.password(question, asked: asked) { continuation.resume(returning: $0) }
                 withdrawal.onWithdraw { cancellation.cancel() }
             }
             switch answer {
