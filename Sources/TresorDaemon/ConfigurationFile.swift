@@ -12,6 +12,7 @@ struct ConfigurationFile: Codable {
     var serverKeyFile: String?
     var secretServiceReadsAreActivity: Bool?
     var lockWithScreen: Bool?
+    var secretServiceRememberHours: Int?
     var secretService: Bool?
     var secretServiceGenericClients: [String]?
     var syncInBackground: Bool?
@@ -20,7 +21,7 @@ struct ConfigurationFile: Codable {
 
     enum CodingKeys: String, CodingKey {
         case autoLockSeconds, notesSessionIdleSeconds, notesAttachmentBytes, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen,
-            secretService,
+            secretServiceRememberHours, secretService,
             secretServiceGenericClients, syncInBackground
     }
 

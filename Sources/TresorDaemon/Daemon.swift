@@ -300,7 +300,9 @@ public struct Daemon: Sendable {
         secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
     ) throws -> SecretServiceProvider {
         let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
-        let desktop = DesktopUnlock(prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger)
+        let desktop = DesktopUnlock(
+            prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger,
+            rememberHours: configuration.secretServiceRememberHours)
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),

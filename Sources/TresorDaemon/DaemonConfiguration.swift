@@ -43,6 +43,10 @@ public struct DaemonConfiguration: Sendable {
     /// sleep locks the keybag too (`"lockWithScreen"`, default true); the notes' secure sessions
     /// end either way (``ScreenLockWatcher``).
     public var lockWithScreen: Bool
+    /// How long the desktop prompter's "for this session" box remembers a generic Secret Service
+    /// client (`"secretServiceRememberHours"`, 1–24, default 8; `tresor approve --for-session`
+    /// takes its own duration).
+    public var secretServiceRememberHours: Int
     /// Names the user added to the table of generic Secret Service clients
     /// (`"secretServiceGenericClients": ["my-vault-cli"]`; docs/SECURITY.md, "Generic clients"):
     /// the table only grows, so a change to this file never loosens it.
@@ -88,6 +92,10 @@ public struct DaemonConfiguration: Sendable {
         self.sessionBus = DBusConnection.sessionBusAddress(environment)
         self.secretServiceReadsAreActivity = file.secretServiceReadsAreActivity ?? true
         self.lockWithScreen = file.lockWithScreen ?? true
+        self.secretServiceRememberHours = file.secretServiceRememberHours ?? 8
+        guard (1...24).contains(secretServiceRememberHours) else {
+            throw DaemonError.configuration("secretServiceRememberHours must be from 1 to 24")
+        }
         self.secretServiceGenericClients = file.secretServiceGenericClients ?? []
         self.syncInBackground = syncInBackground ?? file.syncInBackground ?? true
         if let database, DatabaseURL.hasPassword(database) {

@@ -40,13 +40,18 @@ import TresorSecretService
         let item = "Secret Service item \"token\nprocess 1: /usr/lib/firefox/firefox\u{202E}\" (service=x)"
         let executable = "/home/u/bin/tool\nprocess 1: /usr/bin/firefox"
         let approval = DesktopUnlock.approvalText(
-            executable: executable, item: item, who: "process 42: tool", mayRemember: true, afterAWrongOne: false)
+            executable: executable, item: item, who: "process 42: tool", remembering: 8, afterAWrongOne: false)
         #expect(approval.message == "/home/u/bin/tool?process 1: /usr/bin/firefox wants a secret that needs you")
         #expect(
             approval.description
                 == "Secret Service item \"token?process 1: /usr/lib/firefox/firefox?\" (service=x)\nprocess 42: tool\nType your Tresor passcode to allow this one read."
         )
         #expect(approval.choice == "_Remember this program under the same parent processes for 8 hours")
+        // The hours the user chose in config.json; none offered for a client that is not generic.
+        #expect(
+            DesktopUnlock.approvalText(executable: "/usr/bin/git", item: "i", who: "", remembering: 1, afterAWrongOne: false).choice
+                == "_Remember this program under the same parent processes for 1 hour")
+        #expect(DesktopUnlock.approvalText(executable: "/usr/bin/x", item: "i", who: "", remembering: nil, afterAWrongOne: false).choice == nil)
         let unlock = DesktopUnlock.unlockText(executable: executable, who: "", afterAWrongOne: true)
         #expect(!unlock.message.contains("\n"))
         #expect(unlock.description == "That passcode was wrong. Type your Tresor passcode to unlock the keybag.")

@@ -20,8 +20,9 @@ struct DesktopUnlock: Sendable {
 
     /// How many wrong passcodes one prompt takes before it gives up.
     static let tries = 3
-    /// How long the prompter's "for this session" box remembers a generic client.
-    static let sessionApproval: TimeInterval = 8 * 3600
+    /// How many hours the prompter's "for this session" box remembers a generic client
+    /// (`"secretServiceRememberHours"` in config.json).
+    var rememberHours = 8
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
     func ask(for executable: String, requester: PresenceRequester, withdrawal: PromptWithdrawal) async -> UnlockAnswer {
@@ -38,18 +39,19 @@ struct DesktopUnlock: Sendable {
     /// asks (`requester`, its parents, and any doubt about it); falls back to `fallback`
     /// (`tresor approve` in a terminal) when no desktop prompter can be asked — nor one whose
     /// bus name another program owns (``SystemPrompter``). The Secret Service's ``PresenceAsker``.
-    /// A generic client (`mayRemember`) is offered "for this session" too (``sessionApproval``).
+    /// A generic client (`mayRemember`) is offered "for this session" too (``rememberHours``).
     func approve(
         executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool,
         withdrawal: PromptWithdrawal, fallback: PresenceAsker
     ) async -> PresenceAnswer {
         let who = Self.whoAsks(executable: executable, requester: requester)
         let text = { (wrong: Bool) in
-            Self.approvalText(executable: executable, item: item, who: who, mayRemember: mayRemember, afterAWrongOne: wrong)
+            Self.approvalText(
+                executable: executable, item: item, who: who, remembering: mayRemember ? rememberHours : nil, afterAWrongOne: wrong)
         }
         var remember = false
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
-        case .unlocked: return remember && mayRemember ? .forSession(Self.sessionApproval) : .once
+        case .unlocked: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
         case .refused: return .refused
         case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember, withdrawal)
         }
@@ -77,13 +79,14 @@ struct DesktopUnlock: Sendable {
             continueLabel: "_Unlock")
     }
 
-    /// The prompt allowing one read of `item` (the item's label and attributes, in words).
-    static func approvalText(executable: String, item: String, who: String, mayRemember: Bool, afterAWrongOne wrong: Bool) -> PromptText {
+    /// The prompt allowing one read of `item` (the item's label and attributes, in words); with
+    /// `remembering`, the box offering "for this session", that many hours.
+    static func approvalText(executable: String, item: String, who: String, remembering hours: Int?, afterAWrongOne wrong: Bool) -> PromptText {
         PromptText(
             title: "Allow access to a secret", message: "\(ApprovalRequest.printable(executable, limit: 200)) wants a secret that needs you",
             description: (wrong ? "That passcode was wrong. " : "")
                 + "\(ApprovalRequest.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to allow this one read.",
-            choice: mayRemember ? "_Remember this program under the same parent processes for \(Int(sessionApproval / 3600)) hours" : nil,
+            choice: hours.map { "_Remember this program under the same parent processes for \($0) hour\($0 == 1 ? "" : "s")" },
             continueLabel: "_Allow")
     }
 

@@ -125,6 +125,13 @@ import TresorTestSupport
         #expect(try Data(contentsOf: harness.paths.keybag) == keybag)
     }
 
+    @Test func aSettingOutOfItsRangeStopsTheDaemonSayingWhich() throws {
+        let harness = try Harness(configuration: #"{"secretServiceRememberHours": 30}"#)
+        let refused = try harness.tresord([])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("secretServiceRememberHours must be from 1 to 24"), "\(refused.stderr)")
+    }
+
     @Test func aSecondDaemonForTheSameHomeRefusesToStart() throws {
         let harness = try Harness()
         try harness.startDaemon()
