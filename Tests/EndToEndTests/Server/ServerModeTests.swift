@@ -71,6 +71,17 @@ import TresorTestSupport
                 database: TestPostgres.databaseName(of: foreign)) == ["invoices"], "nothing was added to it")
     }
 
+    /// PostgreSQL refuses a NUL byte in text: a folder id carrying one is the client's error, in
+    /// words, and the instance serves on.
+    @Test func aNulByteInAFolderIdIs400NotAServerError() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (alice, _) = try cluster.registered("alice", on: server)
+        let refused = try alice.get("/api/notes?folder=a%00b")
+        #expect(refused.status == 400 && refused.code == "param", "\(refused.status) \(refused.text)")
+        #expect(try alice.get("/api/notes").status == 200)
+    }
+
     @Test func aDatabaseThatGoesAwayGives503AndTheInstanceRecovers() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
