@@ -200,7 +200,8 @@ let package = Package(
         ]),
         // The daemon (tresord's): socket API, peer identity, auto-lock, Secret Service; starts the web server.
         .target(name: "TresorDaemon", dependencies: [
-            "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorNotes",
+            "CTresorSystem", "TresorBackup", "TresorCrypto", "TresorDBus", "TresorDesktopPrompt", "TresorKeybag", "TresorKeychain", "TresorModel",
+            "TresorNotes",
             "TresorNotesDomain", "TresorProtocol", "TresorSecretService", "TresorStorage", "TresorSystem", "TresorWebServer", "TresorWebStore", "TresorWebStorePostgres",
             "TresorWebStoreSQLite", "TresorSyncServer", "TresorSync", "TresorSyncClient", "TresorSyncEngine", "TresorSyncProtocol",
             .product(name: "Crypto", package: "swift-crypto"),
