@@ -16,9 +16,12 @@ import TresorTestSupport
 /// records rewritten where the attack needs it and written again with the project's own
 /// ``RecordStreamWriter``.
 ///
-/// The backups that plant applications are restored by a daemon running as an unprivileged user
-/// (``TestUser``), as a user's daemon runs — a daemon running as root identifies no executable by
-/// its path — and the planted interpreter is then run as that user against it.
+/// The backups that plant applications, and those whose records are dropped or forbidden, are
+/// restored by a daemon running as an unprivileged user (``TestUser``), as a user's daemon runs —
+/// a daemon running as root identifies no executable by its path — and the planted interpreter is
+/// then run as that user against it. The web accounts' and a team account's backups run as the
+/// test runner: the embedded web server answers its owner's uid only, and the team's application
+/// is the test runner itself.
 @Suite(.blocksItsThread, .serialized) struct HostileBackupTests {
     /// The interpreter the attack registers: python3's real file (a symlink's hash is its target's).
     static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
@@ -278,13 +281,15 @@ import TresorTestSupport
         #expect(Set(try application.list().map(\.id)) == [own.id, planted])
     }
 
-    @Test func duplicatesAndAnAttachmentIDInUseAreReportedSkippedNotRestored() throws {
-        let attacker = try BackupHome(name: "mallory")
+    @Test(.enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"))
+    func duplicatesAndAnAttachmentIDInUseAreReportedSkippedNotRestored() throws {
+        let user = try TestUser.shared.get()
+        let attacker = try BackupHome(name: "mallory", user: user)
         let note = try attacker.newNote("duplicated")
         try attacker.attach("duplicated-attachment", to: note, kind: "file", size: 2_000)
         let made = attacker.harness.root.appendingPathComponent("made.tresor-backup")
         _ = try attacker.backup(to: made)
-        let victim = try BackupHome(name: "victim")
+        let victim = try BackupHome(name: "victim", user: user)
         victim.harness.secrets += attacker.harness.secrets
         let ownNote = try victim.newNote("own")
         try victim.attach("own-attachment", to: ownNote, kind: "file", size: 1_000)
@@ -323,9 +328,12 @@ import TresorTestSupport
         #expect(try Data(contentsOf: out) == victim.attachmentBytes["own-attachment"])
     }
 
-    @Test(arguments: [HostileBackup.Forbidden.thisDeviceOnlyPlainItem, .itemIDNotARowID, .noteIDNotAnID, .attachmentIDNotAnID])
+    @Test(
+        .enabled(if: TestUser.available, "needs root, to run the daemons and clients as an unprivileged user"),
+        arguments: [HostileBackup.Forbidden.thisDeviceOnlyPlainItem, .itemIDNotARowID, .noteIDNotAnID, .attachmentIDNotAnID])
     func whatTheFormatForbidsIsRefusedWithAClearErrorAndTheHomeUnchanged(_ forbidden: HostileBackup.Forbidden) throws {
-        let attacker = try BackupHome(name: "mallory")
+        let user = try TestUser.shared.get()
+        let attacker = try BackupHome(name: "mallory", user: user)
         try expectSucceeded(
             attacker.harness.tresor(
                 ["item", "add", "--service", "bk.forbidden", "--account", "ada", "--secret-stdin"],
@@ -336,7 +344,7 @@ import TresorTestSupport
         _ = try attacker.backup(to: made)
         let hostile = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase, forbidden.rewrite)
 
-        let victim = try BackupHome(name: "victim")
+        let victim = try BackupHome(name: "victim", user: user)
         victim.harness.secrets += attacker.harness.secrets
         let before = try victim.homeSnapshot()
         let (result, _) = try victim.restore(hostile, passphrase: attacker.backupPassphrase)
