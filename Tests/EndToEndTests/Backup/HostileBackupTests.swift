@@ -101,12 +101,18 @@ import TresorTestSupport
         let keeper = attacker.harness.root.appendingPathComponent("keeper")
         try FileManager.default.copyItem(atPath: "/bin/echo", toPath: keeper.path)
         for options in [
-            ["--id", "VICT.st", "--team", "VICT", "--exe", Self.secretTool, "--group", "VICT.shared", "--secret-service"],
-            ["--id", "VICT.keeper", "--team", "VICT", "--exe", keeper.path, "--group", "VICT.shared", "--secret-service"],
+            ["--id", "VICT.st", "--team", "VICT", "--exe", Self.secretTool, "--group", "VICT.shared"],
+            ["--id", "VICT.keeper", "--team", "VICT", "--exe", keeper.path, "--group", "VICT.shared"],
         ] {
             try expectSucceeded(attacker.harness.tresor(["app", "register"] + options + ["--passcode-stdin"], input: attacker.passcode + "\n"))
         }
-        let file = try Self.handedBackup(registering: ["--id", "MAL.py", "--team", "MAL", "--exe", Self.python], from: attacker, to: victim)
+        let made = try Self.handedBackup(registering: ["--id", "MAL.py", "--team", "MAL", "--exe", Self.python], from: attacker, to: victim)
+        // No daemon registers a generic client for the Secret Service: the attacker writes the file so.
+        let file = try HostileBackup.rewrite(made, passphrase: attacker.backupPassphrase) { record in
+            guard case .application(var application) = record, application.applicationID.hasPrefix("VICT.") else { return [record] }
+            application.usesSecretService = true
+            return [.application(application)]
+        }
 
         let (allowed, allowedReport) = try victim.restore(file, passphrase: attacker.backupPassphrase, arguments: ["--allow-applications"])
         try expectSucceeded(allowed)
