@@ -144,9 +144,11 @@ public struct Daemon: Sendable {
             secretServices.keybagChanged()
         }
         screenLock.follow(systemBus: ScreenLockWatcher.systemBusAddress(ProcessInfo.processInfo.environment))
-        /// Answers the Secret Service on the session bus at `address` and follows its screen saver.
+        // Answers the Secret Service on the session bus at `address` and follows its screen saver.
         let answerOnSessionBus: @Sendable (String) throws -> Bool = { address in
-            let started = try secretServices.answer(on: address) { address in
+            // The screen saver is followed even where another provider owns the Secret Service's name.
+            screenLock.follow(sessionBus: address)
+            return try secretServices.answer(on: address) { address in
                 try startSecretService(
                     on: address, keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead,
                     served: served
@@ -154,8 +156,6 @@ public struct Daemon: Sendable {
                     lockFromTheDesktop(true, "a Secret Service client asked")
                 }
             }
-            screenLock.follow(sessionBus: address)
-            return started
         }
         let sessionBus = configuration.sessionBus
         switch (sessionBus, configuration.secretService) {
