@@ -185,7 +185,8 @@ public struct Daemon: Sendable {
         router.add(middleware: BackgroundSyncTrigger(background: backgroundSync))
         KeybagRoutes(slot: slot, keychains: keychains, notes: notes, status: status, terminalSessions: terminalSessions).register(on: router)
         LoginLinkRoutes(slot: slot, status: status).register(on: router)
-        let items = ItemRoutes(keychains: keychains, callers: callers, approvals: approvals)
+        let items = ItemRoutes(
+            keychains: keychains, callers: callers, questions: PresenceQuestions(approvals: approvals, desktop: { secretServices.desktop }))
         items.register(on: router)
         ApprovalRoutes(approvals: approvals, slot: slot, callers: callers).register(on: router)
         ApplicationRoutes(slot: slot, keychains: keychains, callers: callers, genericClients: genericClients).register(on: router)
@@ -298,7 +299,7 @@ public struct Daemon: Sendable {
     private func startSecretService(
         on address: String, keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
         secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
-    ) throws -> SecretServiceProvider {
+    ) throws -> (SecretServiceProvider, DesktopUnlock) {
         let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(
             prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger,
@@ -326,7 +327,7 @@ public struct Daemon: Sendable {
             DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             served.update { $0.secretService = "answering on the session bus" }
-            return provider
+            return (provider, desktop)
         } catch {
             logger.error("Secret Service not started", metadata: ["error": "\(error)"])
             served.update { $0.secretService = "not started: \(error)" }

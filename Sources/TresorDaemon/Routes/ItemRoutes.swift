@@ -12,8 +12,9 @@ import TresorSystem
 struct ItemRoutes {
     let keychains: KeychainProvider
     let callers: CallerResolver
-    /// Asks the user, through `tresor approve`, for a secret that needs their presence.
-    let approvals: ApprovalBroker
+    /// Asks the user — on the desktop, else through `tresor approve` — for a secret that needs
+    /// their presence.
+    let questions: PresenceQuestions
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
@@ -72,7 +73,8 @@ struct ItemRoutes {
 
     /// `SecItemCopyMatching` for the identified caller, in `keychain` (nil: the login keychain).
     /// A secret that needs the user's presence, asked for without the passcode, is put to the
-    /// user through `tresor approve` when one is waiting; the application learns only the answer.
+    /// user in the desktop's prompter, else through `tresor approve` when one is waiting
+    /// (``PresenceQuestions``); the application learns only the answer.
     private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem]
     {
         if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
@@ -87,12 +89,14 @@ struct ItemRoutes {
                 return items
             }
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
-        } catch KeychainError.presenceRequired(let why) where passcode == nil && approvals.hasApprover {
+        } catch KeychainError.presenceRequired(let why) where passcode == nil && questions.anyoneToAsk {
             let request = ApprovalRequest(
                 id: UUID().uuidString.lowercased(), application: caller.defaultAccessGroup, executable: client.executable,
                 item: Self.describe(query), created: Date().timeIntervalSince1970, processes: ProcessChain.of(pid: client.credentials.pid))
             context.logger.notice("approvals: asking the user", metadata: ["id": "\(request.id)", "application": "\(request.application)"])
-            guard await approvals.ask(request) else { throw KeychainError.presenceRequired(why + "; the user did not allow it") }
+            guard await questions.ask(request, pid: client.credentials.pid) else {
+                throw KeychainError.presenceRequired(why + "; the user did not allow it")
+            }
             caller.presenceConfirmed = true
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
         }
@@ -114,7 +118,7 @@ struct ItemRoutes {
         let found: [KeychainItem]?
         do {
             found = try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller)
-        } catch KeychainError.presenceRequired where approvals.hasApprover {
+        } catch KeychainError.presenceRequired where questions.anyoneToAsk {
             return nil  // the routed handler asks the user
         }
         guard let items = found else { return nil }
@@ -131,7 +135,7 @@ struct ItemRoutes {
         let caller = try callers.caller(for: client, passcode: nil, keychain: name)
         do {
             return try keychains.keychain(named: name).copyMatchingFromIndex(query, caller: caller)
-        } catch KeychainError.presenceRequired where approvals.hasApprover {
+        } catch KeychainError.presenceRequired where questions.anyoneToAsk {
             return nil  // the routed handler asks the user
         }
     }

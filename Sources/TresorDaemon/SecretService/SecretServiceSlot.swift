@@ -2,8 +2,8 @@ import Synchronization
 import TresorProtocol
 import TresorSecretService
 
-/// The Secret Service provider the daemon runs, once it runs one, and the session bus it answers
-/// on.
+/// The Secret Service provider the daemon runs, once it runs one, the session bus it answers on,
+/// and the desktop's prompter there.
 ///
 /// A daemon answers on one session bus: the one its environment names when it starts, or —
 /// started before the desktop session had a bus (at login, by the PAM module) — the one a
@@ -12,6 +12,7 @@ final class SecretServiceSlot: Sendable {
     private struct Serving {
         var address: String
         var provider: SecretServiceProvider
+        var desktop: DesktopUnlock
     }
 
     private let serving = Mutex<Serving?>(nil)
@@ -20,12 +21,12 @@ final class SecretServiceSlot: Sendable {
     /// already.
     /// - Parameters:
     ///   - address: the session bus.
-    ///   - start: starts a provider on `address`; throws why it cannot (another provider owns the
-    ///     name, the bus cannot be reached).
+    ///   - start: starts a provider on `address`, with the desktop's prompter on that bus; throws
+    ///     why it cannot (another provider owns the name, the bus cannot be reached).
     /// - Returns: whether a provider was started; false, one answered on `address` already.
     /// - Throws: `APIError` `conflict`: one answers on another bus, or `start`'s reason.
     @discardableResult
-    func answer(on address: String, start: (String) throws -> SecretServiceProvider) throws -> Bool {
+    func answer(on address: String, start: (String) throws -> (SecretServiceProvider, DesktopUnlock)) throws -> Bool {
         try serving.withLock { serving in
             if let current = serving {
                 guard current.address == address else {
@@ -37,7 +38,8 @@ final class SecretServiceSlot: Sendable {
                 return false
             }
             do {
-                serving = Serving(address: address, provider: try start(address))
+                let (provider, desktop) = try start(address)
+                serving = Serving(address: address, provider: provider, desktop: desktop)
             } catch let error as APIError {
                 throw error
             } catch {
@@ -52,6 +54,9 @@ final class SecretServiceSlot: Sendable {
 
     /// The bus the provider answers on, if one does.
     var address: String? { serving.withLock { $0?.address } }
+
+    /// The desktop's prompter on that bus, if a provider answers: where the user is asked.
+    var desktop: DesktopUnlock? { serving.withLock { $0?.desktop } }
 
     /// Tells the provider, if one runs, that a keybag was unlocked or locked.
     func keybagChanged() { serving.withLock { $0?.provider }?.keybagChanged() }

@@ -123,6 +123,41 @@ extension SecretServiceDesktopPromptTests {
         try harness.expectNoSecretLeaked()
     }
 
+    /// A TresorKit application (ProbeAlpha) reading its item that needs the user: on a desktop the
+    /// question goes to the desktop's prompter, as a Secret Service client's does; the passcode
+    /// typed there allows that one read, and Escape refuses the next.
+    @Test func anApplicationsReadThatNeedsYouIsAskedInTheDesktopsPrompter() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, _) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        let probe = harness.root.appendingPathComponent("alpha")
+        try FileManager.default.copyItem(at: Harness.binaries.appendingPathComponent("ProbeAlpha"), to: probe)
+        let registered = try harness.tresor(
+            ["app", "register", "--id", "TESTP.app", "--team", "TESTP", "--exe", probe.path, "--passcode-stdin"], input: passcode + "\n")
+        try #require(registered.succeeded, "\(registered.stderr)")
+        let secret = "e2e-desktop-app-secret-\(UUID().uuidString.prefix(6))"
+        let added = try harness.tresor(
+            [
+                "item", "add", "--service", "vault.example.com", "--account", "recovery", "--group", "TESTP.app", "--user-presence",
+                "--secret-stdin", "--passcode-stdin",
+            ], input: passcode + "\n" + secret)
+        try #require(added.succeeded, "\(added.stderr)")
+        let arguments = ["get", "vault.example.com", "recovery", "TESTP.app"]
+
+        let read = try BackgroundProcess(harness: harness, executable: probe, arguments: arguments)
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "Return")
+        #expect(try read.finish(timeout: 30).stdout.hasPrefix(secret))
+
+        let again = try BackgroundProcess(harness: harness, executable: probe, arguments: arguments)
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("key", "Escape")
+        let refused = try again.finish(timeout: 30)
+        #expect(!refused.stdout.contains(secret) && refused.stdout.contains("did not allow"), "\(refused.stdout)")
+        try harness.expectNoSecretLeaked()
+    }
+
     /// An item that needs the user present: its `Unlock` prompt asks on the desktop, the passcode
     /// typed there allows one read, and the next read asks again.
     @Test func anItemThatNeedsYouIsAllowedOnceInTheDesktopsPrompter() throws {
