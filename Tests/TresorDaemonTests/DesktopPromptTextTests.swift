@@ -13,6 +13,13 @@ import TresorSecretService
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", "import time; time.sleep(30)", "fetch-token"]
         try process.run()
+        // Until its exec is done, /proc shows no command line of its own yet.
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/cmdline", encoding: .utf8))?.contains("fetch-token") != true,
+            Date() < deadline
+        {
+            usleep(10_000)
+        }
         return process
     }
 
