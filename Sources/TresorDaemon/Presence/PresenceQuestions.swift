@@ -13,16 +13,26 @@ struct PresenceQuestions: Sendable {
     /// Whether anyone may be asked: a desktop session, or a `tresor approve` waiting.
     var anyoneToAsk: Bool { approvals.hasApprover || desktop() != nil }
 
-    /// Puts `request` to the user.
+    /// Puts a read to the user: in the desktop's prompter, which falls back to `tresor approve`,
+    /// or in `tresor approve` (one ``ApprovalRequest``, made by ``ApprovalBroker/askUser(executable:application:item:requester:mayRemember:withdrawal:)``).
     /// - Parameters:
-    ///   - request: who asks for what, as `tresor approve` shows it.
-    ///   - pid: the asking process, whose command line and parents the prompter shows.
+    ///   - executable: the application's executable.
+    ///   - application: who Tresor knows it as (its default group).
+    ///   - item: the item, in words.
+    ///   - pid: the asking process, whose command line and parents the user is shown.
     /// - Returns: whether the user allowed this one read.
-    func ask(_ request: ApprovalRequest, pid: Int32) async -> Bool {
-        guard let desktop = desktop() else { return await approvals.ask(request) }
-        let answer = await desktop.approve(
-            executable: request.executable, application: request.application, item: request.item, requester: PresenceRequester(pid: pid),
-            mayRemember: false, withdrawal: PromptWithdrawal(), fallback: approvals.askUser)
+    func ask(executable: String, application: String, item: String, pid: Int32) async -> Bool {
+        let requester = PresenceRequester(pid: pid)
+        let answer =
+            if let desktop = desktop() {
+                await desktop.approve(
+                    executable: executable, application: application, item: item, requester: requester, mayRemember: false,
+                    withdrawal: PromptWithdrawal(), fallback: approvals.askUser)
+            } else {
+                await approvals.askUser(
+                    executable: executable, application: application, item: item, requester: requester, mayRemember: false,
+                    withdrawal: PromptWithdrawal())
+            }
         switch answer {
         case .once, .forSession: return true
         case .refused, .nobodyToAsk: return false

@@ -90,11 +90,10 @@ struct ItemRoutes {
             }
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
         } catch KeychainError.presenceRequired(let why) where passcode == nil && questions.anyoneToAsk {
-            let request = ApprovalRequest(
-                id: UUID().uuidString.lowercased(), application: caller.defaultAccessGroup, executable: client.executable,
-                item: Self.describe(query), created: Date().timeIntervalSince1970, processes: ProcessChain.of(pid: client.credentials.pid))
-            context.logger.notice("approvals: asking the user", metadata: ["id": "\(request.id)", "application": "\(request.application)"])
-            guard await questions.ask(request, pid: client.credentials.pid) else {
+            context.logger.notice("approvals: asking the user", metadata: ["application": "\(caller.defaultAccessGroup)"])
+            let allowed = await questions.ask(
+                executable: client.executable, application: caller.defaultAccessGroup, item: Self.describe(query), pid: client.credentials.pid)
+            guard allowed else {
                 throw KeychainError.presenceRequired(why + "; the user did not allow it")
             }
             caller.presenceConfirmed = true
