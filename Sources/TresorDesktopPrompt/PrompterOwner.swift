@@ -1,5 +1,6 @@
 import Foundation
 import TresorDBus
+import TresorSystem
 
 /// The connection that owns the prompter's bus name, checked to run a trusted prompter.
 struct PrompterOwner {
@@ -34,9 +35,32 @@ struct PrompterOwner {
             case .uint32(let uid)? = try? connection.callBus("GetConnectionUnixUser", [.string(owner)]).first
         else { throw PrompterError.untrustedPrompter("the bus does not say which process owns it") }
         process = try PrompterProcess(pid: Int32(bitPattern: pid), uid: uid, trusted: trusted)
+        try Self.checkHolding(pid: pid, on: connection)
         // Still the connection whose process was checked (not one that took the name meanwhile).
         guard Self.owner(on: connection) == owner else { throw PrompterError.untrustedPrompter("the owner changed while it was checked") }
         uniqueName = owner
+    }
+
+    /// The genuine prompter's process holds its connection, and holds it alone: a process that
+    /// owned the name and then executed the prompter, while a child of its own kept the
+    /// connection, is not the prompter (`ConnectionHolding`, the check Secret Service clients
+    /// pass; docs/SECURITY.md, "Who may approve").
+    /// - Throws: ``PrompterError/untrustedPrompter(_:)`` saying why.
+    private static func checkHolding(pid: UInt32, on connection: DBusConnection) throws {
+        guard let busAddress = connection.socketDescriptor.flatMap(UnixSockets.peerAddress(ofConnected:)) else {
+            throw PrompterError.untrustedPrompter("the bus's address is not known, so the prompter's connection cannot be checked")
+        }
+        // Every connection the bus names for the process: the genuine prompter opens one.
+        guard case .array(_, let names)? = try? connection.callBus("ListNames", []).first else {
+            throw PrompterError.untrustedPrompter("the bus does not list its connections")
+        }
+        var connections = 0
+        for case .string(let name) in names where name.hasPrefix(":") && name != connection.uniqueName {
+            if case .uint32(pid)? = try? connection.callBus("GetConnectionUnixProcessID", [.string(name)]).first { connections += 1 }
+        }
+        if let why = ConnectionHolding.doubt(pid: Int32(bitPattern: pid), connections: connections, to: busAddress, uid: getuid()) {
+            throw PrompterError.untrustedPrompter(why)
+        }
     }
 
     static func owner(on connection: DBusConnection) -> String? {

@@ -15,9 +15,8 @@ import Glibc
 /// found of such a borrow (docs/SECURITY.md, "Borrowed bus connections"):
 /// - the pid executed another program after it connected (its image when the bus announced the
 ///   connection, against its image now);
-/// - the pid holds fewer sockets connected to the bus than the bus names connections for it
-///   (it closed the one it opened at `exec`, and another process speaks on it);
-/// - another process holds the pid's connection to the bus and runs another program.
+/// - the socket checks of `ConnectionHolding`: the pid holds fewer sockets connected to the bus
+///   than the bus names connections for it, or another program holds them.
 ///
 /// Used on the D-Bus thread only.
 final class BusConnections {
@@ -85,21 +84,8 @@ final class BusConnections {
             return "process \(pid) started another program after it connected to the bus"
         }
         guard let busAddress else { return nil }
-        guard let sockets = UnixSockets.inodes(heldBy: pid, procRoot: procRoot) else {
-            return "the connections of process \(pid) cannot be read"
-        }
-        let toBus = sockets.filter { UnixSockets.peer(of: $0)?.address == busAddress }
-        let named = max(1, seen.values.filter { $0.pid == pid }.count)
-        if toBus.count < named {
-            return "process \(pid) does not hold the bus connection it opened: another process speaks on it"
-        }
-        // A child forked without exec runs the same program and holds its parent's descriptors:
-        // that is the program the bus names, not another.
-        for holder in UnixSockets.holders(of: toBus, uid: uid, excluding: pid, procRoot: procRoot)
-        where ProcessImage.executable(of: holder, procRoot: procRoot) != now?.executable {
-            return "process \(holder), another program, holds the bus connection of process \(pid)"
-        }
-        return nil
+        let named = seen.values.filter { $0.pid == pid }.count
+        return ConnectionHolding.doubt(pid: pid, connections: named, to: busAddress, uid: uid, procRoot: procRoot)
     }
 }
 

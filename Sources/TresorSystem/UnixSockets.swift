@@ -9,7 +9,7 @@ import Glibc
 /// what each is connected to (socket diagnostics, `NETLINK_SOCK_DIAG`), and which other processes
 /// hold the same socket.
 ///
-/// The Secret Service uses them to check the process the bus names for a connection against the
+/// `ConnectionHolding` uses them to check the process a bus names for a connection against the
 /// sockets connected to the bus (docs/SECURITY.md, "Borrowed bus connections").
 public enum UnixSockets {
     /// The inodes of the sockets process `pid` holds open, or nil when its descriptors cannot be read.

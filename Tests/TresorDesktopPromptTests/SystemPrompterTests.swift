@@ -211,6 +211,65 @@ struct SystemPrompterTests {
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
 
+    /// A borrowed connection: a Python process owns the name, forks, and executes the genuine
+    /// prompter in the connected process while its child keeps the connection (and would answer
+    /// the questions). The bus names the genuine prompter's pid; its sockets say otherwise —
+    /// closed at `exec` (what libdbus does), the prompter holds only the connection it opened
+    /// itself, one fewer than the bus names for it; kept across `exec`, another program holds it.
+    @Test(arguments: [false, true])
+    func aConnectionBorrowedByExecutingThePrompterIsRefused(keptAcrossExec: Bool) throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        try desktop.start(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import dbus, os, time
+                bus = dbus.bus.BusConnection("\(desktop.busAddress)")
+                bus.request_name("org.gnome.keyring.SystemPrompter")
+                if \(keptAcrossExec ? "True" : "False"):
+                    for fd in os.listdir("/proc/self/fd"):
+                        try:
+                            if os.readlink("/proc/self/fd/" + fd).startswith("socket:"):
+                                os.set_inheritable(int(fd), True)
+                        except OSError:
+                            pass
+                parent = os.getpid()
+                if os.fork() == 0:
+                    while os.getppid() == parent:
+                        time.sleep(0.2)
+                    os._exit(0)
+                os.execv("\(DesktopSession.prompterPath)", ["gcr-prompter"])
+                """,
+            ])
+        try desktop.waitUntilOwned()
+        let bus = try DBusConnection(address: desktop.busAddress)
+        func pid(of name: String) -> UInt32? {
+            guard case .uint32(let pid)? = try? bus.callBus("GetConnectionUnixProcessID", [.string(name)]).first else { return nil }
+            return pid
+        }
+        let owner = try #require(PrompterOwner.owner(on: bus))
+        let ownerPid = try #require(pid(of: owner))
+        try desktop.waitUntil("the connected process to run the genuine prompter") {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ownerPid)/exe")) == DesktopSession.prompterPath
+        }
+        if !keptAcrossExec {
+            // The genuine prompter connects on its own and waits for the name: two connections now.
+            try desktop.waitUntil("the prompter's own connection") {
+                guard case .array(_, let names)? = try? bus.callBus("ListNames", []).first else { return false }
+                return names.contains { $0.stringValue.map { $0.hasPrefix(":") && $0 != owner && pid(of: $0) == ownerPid } ?? false }
+            }
+        }
+        #expect(PrompterOwner.owner(on: bus) == owner, "the borrowed connection still owns the name")
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a connection borrowed by executing the prompter was taken for the prompter")
+            return
+        }
+        #expect(why.contains("connection"), "\(why)")
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
     /// The prompter's own binary, copied where its owner could change it, is not the prompter.
     @Test func aCopyOfThePrompterIsRefused() throws {
         let desktop = try DesktopSession(prompterStarted: false)
