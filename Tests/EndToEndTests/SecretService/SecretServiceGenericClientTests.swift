@@ -187,11 +187,19 @@ struct SecretServiceGenericClientTests {
 
     /// "For this session" remembers secret-tool under its parent chain: the same program under the
     /// same ancestors reads silently — which an attacker of the same user can rebuild — and that is
-    /// all: not under other ancestors, not another generic client, not after the trust is taken back.
+    /// all: not under other ancestors, not another generic client, not an item of the same program
+    /// that needs the user each time, not after the trust is taken back.
     @Test func aRememberedApprovalServesTheSameProgramUnderTheSameParentsAndNothingMore() throws {
         let (provider, secret) = try providerWithToolItem(asTestUser: false)
         let password = provider.marker("remembered-python")
         #expect(try provider.python.keyring("set", service: "remembered.example", user: "ada", password: password).succeeded)
+        // An item of secret-tool's own group that the user marked userPresence.
+        let presenceItem: KeyValuePairs = ["tresor-e2e": "generic-presence"], presenceSecret = provider.marker("remembered-presence")
+        try provider.secretTool.store(label: "E2E generic presence", presenceItem, secret: presenceSecret)
+        let marked = try provider.harness.tresor(
+            ["item", "update", "--attribute", "tresor-e2e=generic-presence", "--set", "accessControl=userPresence", "--passcode-stdin"],
+            input: provider.passcode + "\n")
+        try #require(marked.succeeded, "\(marked.stderr)")
         var found: String?
         let approver = try provider.harness.approving(answer: provider.passcode, arguments: ["--for-session", "1h"]) {
             found = try provider.secretTool.lookup(Self.toolItem, expecting: secret)
@@ -212,6 +220,14 @@ struct SecretServiceGenericClientTests {
         // Another generic client under the same parents gets nothing of it.
         let python = try provider.python.keyring("get", service: "remembered.example", user: "ada", expecting: password)
         #expect(!python.stdout.contains(password), "python3 was served under secret-tool's remembered approval")
+        // The same program under the same parents, for its own item that needs the user: asked each
+        // time, and nobody answers.
+        func questions() -> Int { provider.harness.daemonLog.components(separatedBy: "asks for an item that needs you").count }
+        let asked = questions()
+        let read = try provider.secretTool.lookup(presenceItem, expecting: presenceSecret)
+        #expect(read == nil, "a userPresence item was read under the remembered approval")
+        #expect(questions() > asked, "the read was not put to the user")
+        #expect(try provider.secretTool.lookup(Self.toolItem, expecting: secret) == secret, "the remembered item is still served")
 
         #expect(try provider.harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
         #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "taken back: asked again")
