@@ -97,6 +97,33 @@ public final class DBusConnection: @unchecked Sendable {
         return DBusMessage(adopting: reply)
     }
 
+    /// Sends every message of `messages` at once, then waits for their replies: one round trip
+    /// for all of them, where ``call(_:timeoutMilliseconds:)`` in turn waits for each.
+    /// - Parameters:
+    ///   - messages: method calls.
+    ///   - timeoutMilliseconds: how long each reply is waited for.
+    /// - Returns: each call's reply, or the error it got, in the order of `messages`.
+    public func callAll(_ messages: [DBusMessage], timeoutMilliseconds: Int32 = 5_000) -> [Result<DBusMessage, DBusError>] {
+        let pending = messages.map { message -> OpaquePointer? in
+            var call: OpaquePointer?
+            return dbus_connection_send_with_reply(raw, message.raw, &call, timeoutMilliseconds) != 0 ? call : nil
+        }
+        return pending.map { call in
+            guard let call else { return .failure(DBusError.failed("the call could not be sent")) }
+            defer { dbus_pending_call_unref(call) }
+            dbus_pending_call_block(call)
+            guard let raw = dbus_pending_call_steal_reply(call) else { return .failure(DBusError.failed("no reply")) }
+            let reply = DBusMessage(adopting: raw)
+            var error = CDBus.DBusError()
+            dbus_error_init(&error)
+            defer { dbus_error_free(&error) }
+            guard dbus_set_error_from_message(&error, raw) == 0 else {
+                return .failure(DBusError(error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed", Self.text(of: error)))
+            }
+            return .success(reply)
+        }
+    }
+
     /// A call to the bus itself (`org.freedesktop.DBus`).
     public func callBus(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
         try call(

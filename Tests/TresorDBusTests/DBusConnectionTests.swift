@@ -46,6 +46,28 @@ import TresorTestSupport
         #expect(reply.signature == values.map(\.signature).joined())
     }
 
+    /// Calls sent together come back in their order, each with its own reply or error.
+    @Test func callsSentTogetherAnswerInOrder() throws {
+        let bus = try PrivateBus()
+        let service = try startEchoService(on: bus)
+        defer { service.stop() }
+        let client = try DBusConnection(address: bus.address)
+        func echo(_ member: String, _ value: Int32) -> DBusMessage {
+            .methodCall(destination: "org.example.Echo", path: "/", interface: "org.example.Echo", member: member, arguments: [.int32(value)])
+        }
+        let replies = client.callAll([echo("Echo", 1), echo("Fail", 2), echo("Echo", 3), echo("Nothing", 4)])
+        #expect(replies.count == 4)
+        #expect(try replies[0].get().arguments == [.int32(1)])
+        #expect(try replies[2].get().arguments == [.int32(3)])
+        guard case .failure(let refused) = replies[1], case .failure(let unknown) = replies[3] else {
+            Issue.record("an error reply was taken for an answer: \(replies)")
+            return
+        }
+        #expect(refused.name == "org.freedesktop.DBus.Error.InvalidArgs" && refused.message.contains("refused on purpose"), "\(refused)")
+        #expect(unknown.name == "org.freedesktop.DBus.Error.UnknownMethod", "\(unknown)")
+        #expect(client.callAll([]).isEmpty)
+    }
+
     /// A descriptor sent to the echo service comes back as a descriptor of the caller's own:
     /// the same socket, close-on-exec, closed exactly once — and every copy on the way (the
     /// messages', the service's) closed, so the other end reads EOF once the caller's goes.
