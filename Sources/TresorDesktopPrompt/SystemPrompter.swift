@@ -37,6 +37,8 @@ public final class SystemPrompter: Sendable {
     public let trustedExecutables: [String]
     /// How long a prompt waits for the user when the caller gives no timeout.
     public let defaultTimeout: Duration
+    /// The prompter's connection whose hold on its socket was checked last.
+    private let holding = CheckedPrompterConnection()
 
     /// - Parameters:
     ///   - busAddress: the session bus (``DBusConnection/sessionBusAddress(_:)``).
@@ -66,7 +68,8 @@ public final class SystemPrompter: Sendable {
     public func availability() throws -> Availability {
         let connection = try connect()
         do {
-            let prompter = try PrompterOwner(on: connection, trusted: trustedExecutables, start: false, deadline: .now + .seconds(5))
+            let prompter = try PrompterOwner(
+                on: connection, trusted: trustedExecutables, start: false, deadline: .now + .seconds(5), holding: holding)
             return .running(pid: prompter.process.pid, executable: prompter.process.executable)
         } catch PrompterError.noPrompter {
             return (try? PrompterOwner.activatable(on: connection)) == true ? .startable : .absent
@@ -172,7 +175,7 @@ public final class SystemPrompter: Sendable {
     ) throws -> PromptConversation.Outcome {
         let deadline = ContinuousClock.now + (timeout ?? defaultTimeout)
         let connection = try connect()
-        let prompter = try PrompterOwner(on: connection, trusted: trustedExecutables, start: true, deadline: deadline)
+        let prompter = try PrompterOwner(on: connection, trusted: trustedExecutables, start: true, deadline: deadline, holding: holding)
         return try PromptConversation(connection: connection, prompter: prompter.uniqueName, kind: kind, text: text)
             .run(until: deadline, cancellation: cancellation, asked: asked)
     }

@@ -24,7 +24,9 @@ struct DesktopPromptTimings {
             check.append(
                 try milliseconds {
                     let connection = try DBusConnection(address: desktop.busAddress)
-                    _ = try PrompterOwner(on: connection, trusted: prompter.trustedExecutables, start: false, deadline: .now + .seconds(5))
+                    _ = try PrompterOwner(
+                        on: connection, trusted: prompter.trustedExecutables, start: false, deadline: .now + .seconds(5),
+                        holding: CheckedPrompterConnection())
                 })
             exchange.append(try milliseconds { _ = try SecretExchange(begun: begun) })
         }

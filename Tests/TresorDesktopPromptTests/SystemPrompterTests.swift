@@ -219,6 +219,42 @@ struct SystemPrompterTests {
     @Test(arguments: [false, true])
     func aConnectionBorrowedByExecutingThePrompterIsRefused(keptAcrossExec: Bool) throws {
         let desktop = try DesktopSession(prompterStarted: false)
+        try borrowByExecutingThePrompter(desktop, keptAcrossExec: keptAcrossExec)
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a connection borrowed by executing the prompter was taken for the prompter")
+            return
+        }
+        #expect(why.contains("connection"), "\(why)")
+        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
+    }
+
+    /// A connection's hold is checked once; the genuine prompter checked before vouches for no
+    /// connection that owns the name after it.
+    @Test func aCheckedPrompterVouchesForNoLaterOwner() throws {
+        let desktop = try DesktopSession(prompterStarted: false)
+        let genuine = try desktop.start(DesktopSession.prompterPath, [])
+        try desktop.waitUntilOwned()
+        let prompter = SystemPrompter(busAddress: desktop.busAddress)
+        guard case .running = try prompter.availability() else {
+            Issue.record("the genuine prompter is not recognized")
+            return
+        }
+        kill(genuine.processIdentifier, SIGKILL)
+        genuine.waitUntilExit()
+        let bus = try DBusConnection(address: desktop.busAddress)
+        try desktop.waitUntil("the name to be free") { PrompterOwner.owner(on: bus) == nil }
+        try borrowByExecutingThePrompter(desktop, keptAcrossExec: false)
+        guard case .untrusted(let why) = try prompter.availability() else {
+            Issue.record("a borrowed connection was taken for the prompter checked before it")
+            return
+        }
+        #expect(why.contains("connection"), "\(why)")
+    }
+
+    /// Runs the borrow: returns once the connection that owns the name is the genuine prompter's
+    /// pid's and, closed at `exec`, the prompter has opened a connection of its own.
+    private func borrowByExecutingThePrompter(_ desktop: DesktopSession, keptAcrossExec: Bool) throws {
         try desktop.start(
             "/usr/bin/python3",
             [
@@ -261,13 +297,6 @@ struct SystemPrompterTests {
             }
         }
         #expect(PrompterOwner.owner(on: bus) == owner, "the borrowed connection still owns the name")
-        let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a connection borrowed by executing the prompter was taken for the prompter")
-            return
-        }
-        #expect(why.contains("connection"), "\(why)")
-        #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
 
     /// The prompter's own binary, copied where its owner could change it, is not the prompter.

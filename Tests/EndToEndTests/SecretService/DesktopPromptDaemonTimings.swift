@@ -13,8 +13,23 @@ import TresorTestSupport
     .enabled(
         if: SecretService.toolsInstalled && DesktopSession.canRun && ProcessInfo.processInfo.environment["TRESOR_MEASURE_DESKTOP_PROMPT"] == "1"))
 struct DesktopPromptDaemonTimings {
-    @Test func measure() throws {
+    /// - Parameter otherConnections: connections of other programs on the session bus (a desktop
+    ///   session's bus has a hundred or so): the prompter's check asks the bus for each one's pid.
+    @Test(arguments: [0, 120])
+    func measure(otherConnections: Int) throws {
         let desktop = try DesktopSession()
+        if otherConnections > 0 {
+            try desktop.start(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import dbus, time
+                    held = [dbus.bus.BusConnection("\(desktop.busAddress)") for _ in range(\(otherConnections))]
+                    time.sleep(600)
+                    """,
+                ])
+        }
         let (harness, _, _) = try SecretServiceDesktopPromptTests().lockedProvider(desktop)
         var visible: [Double] = []
         for round in 0..<11 {
@@ -32,13 +47,15 @@ struct DesktopPromptDaemonTimings {
             if round > 0 { visible.append(Double(shown.components.seconds) * 1_000 + Double(shown.components.attoseconds) / 1e15) }
         }
         // "afterMilliseconds=12.3" on each "the desktop's prompter was asked" line; the first warms the prompter up.
-        let asked = harness.daemonLog.split(separator: "\n").filter { $0.contains("the desktop's prompter was asked") }.compactMap { line in
+        // The first also checks the prompter's hold on its connection, made once per connection.
+        let all = harness.daemonLog.split(separator: "\n").filter { $0.contains("the desktop's prompter was asked") }.compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("afterMilliseconds=") }.flatMap { Double($0.dropFirst("afterMilliseconds=".count)) }
-        }.dropFirst()
+        }
+        let asked = all.dropFirst()
         print(
             """
-            desktop prompt timings on the daemon's path (ms, median / max):
-              question taken up → prompter asked: \(summary(Array(asked)))
+            desktop prompt timings on the daemon's path, \(otherConnections) other connections on the bus (ms, median / max):
+              question taken up → prompter asked: \(summary(Array(asked))); the first: \(all.first.map { String(format: "%.2f", $0) } ?? "none")
               lookup started → window visible:    \(summary(visible))
             """)
     }
