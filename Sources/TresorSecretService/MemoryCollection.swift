@@ -16,7 +16,30 @@ final class MemoryCollection: SecretCollection {
         var secret: SecretValue
     }
 
-    private let items = Mutex<[String: Stored]>([:])
+    /// The items, and what they cost of ``byteBudget`` together (kept as they change: a change
+    /// costs no walk over every item).
+    private struct Contents {
+        var items: [String: Stored] = [:]
+        var used = 0
+
+        /// Puts `stored` under `id`, in place of what was there.
+        /// - Throws: `LimitsExceeded` when that would take the collection past ``byteBudget``.
+        mutating func put(_ stored: Stored, as id: String) throws {
+            let after = used - (items[id].map(MemoryCollection.cost) ?? 0) + MemoryCollection.cost(stored)
+            guard after <= byteBudget else {
+                throw DBusError.limitsExceeded("the session collection holds at most \(byteBudget >> 20) MiB; delete some of its items first")
+            }
+            items[id] = stored
+            used = after
+        }
+
+        mutating func remove(_ id: String) {
+            guard let removed = items.removeValue(forKey: id) else { return }
+            used -= MemoryCollection.cost(removed)
+        }
+    }
+
+    private let contents = Mutex(Contents())
     /// The most items the collection holds, so a client cannot fill the daemon's memory.
     static let capacity = 10_000
     /// The most bytes of labels, attributes and secrets it holds, for the same reason: at the
@@ -32,17 +55,9 @@ final class MemoryCollection: SecretCollection {
         cost(label: stored.item.label, attributes: stored.item.attributes, secret: stored.secret)
     }
 
-    /// Refuses a change that would take the collection past ``byteBudget``.
-    private static func checkBudget(_ items: [String: Stored], adding: Int, removing: Int = 0) throws {
-        let used = items.values.reduce(0) { $0 + cost($1) }
-        guard used - removing + adding <= byteBudget else {
-            throw DBusError.limitsExceeded("the session collection holds at most \(byteBudget >> 20) MiB; delete some of its items first")
-        }
-    }
-
     func search(_ attributes: [String: String], client: SecretServiceClient) throws -> (unlocked: [SecretItem], locked: [String]) {
-        let found = items.withLock { items in
-            items.values.filter { stored in
+        let found = contents.withLock { contents in
+            contents.items.values.filter { stored in
                 client.caller.mayUse(group: stored.group) && attributes.allSatisfy { stored.item.attributes[$0.key] == $0.value }
             }.map(\.item)
         }
@@ -70,21 +85,22 @@ final class MemoryCollection: SecretCollection {
             throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
         }
         let group = client.caller.defaultAccessGroup
-        let cost = Self.cost(label: label, attributes: attributes, secret: secret)
-        return try items.withLock { items in
+        return try contents.withLock { contents in
             let now = Date()
-            if replace, let existing = items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
-                try Self.checkBudget(items, adding: cost, removing: Self.cost(existing.value))
-                items[existing.key]!.item.label = label
-                items[existing.key]!.item.modified = now
-                items[existing.key]!.secret = secret
+            if replace, var existing = contents.items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
+                existing.value.item.label = label
+                existing.value.item.modified = now
+                existing.value.secret = secret
+                try contents.put(existing.value, as: existing.key)
                 return (existing.key, false)
             }
-            guard items.count < Self.capacity else { throw KeychainError.param("the session collection is full (\(Self.capacity) items)") }
-            try Self.checkBudget(items, adding: cost)
+            guard contents.items.count < Self.capacity else {
+                throw KeychainError.param("the session collection is full (\(Self.capacity) items)")
+            }
             let id = String(Int64.random(in: 1...Int64.max))
-            items[id] = Stored(
-                item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret)
+            try contents.put(
+                Stored(item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret),
+                as: id)
             return (id, true)
         }
     }
@@ -106,22 +122,22 @@ final class MemoryCollection: SecretCollection {
 
     func delete(_ id: String, client: SecretServiceClient) throws {
         _ = try stored(id, client: client)
-        items.withLock { _ = $0.removeValue(forKey: id) }
+        contents.withLock { $0.remove(id) }
     }
 
     private func stored(_ id: String, client: SecretServiceClient) throws -> Stored {
-        guard let stored = items.withLock({ $0[id] }), client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
+        guard let stored = contents.withLock({ $0.items[id] }), client.caller.mayUse(group: stored.group) else {
+            throw KeychainError.itemNotFound
+        }
         return stored
     }
 
     private func change(_ id: String, client: SecretServiceClient, _ body: (inout Stored) -> Void) throws {
-        try items.withLock { items in
-            guard var stored = items[id], client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
-            let before = Self.cost(stored)
+        try contents.withLock { contents in
+            guard var stored = contents.items[id], client.caller.mayUse(group: stored.group) else { throw KeychainError.itemNotFound }
             body(&stored)
-            try Self.checkBudget(items, adding: Self.cost(stored), removing: before)
             stored.item.modified = Date()
-            items[id] = stored
+            try contents.put(stored, as: id)
         }
     }
 }

@@ -145,6 +145,29 @@ import FoundationXML
         #expect(throws: Never.self) { try collection.create(label: "again", attributes: [:], secret: large, replace: false, client: caller) }
     }
 
+    /// Small items stop at the item count, well inside the byte budget; a replace of one is no
+    /// new item, and a deleted one makes room.
+    @Test func theSessionCollectionStopsAtItsItemCount() throws {
+        let collection = MemoryCollection()
+        let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
+        let secret = SecretValue(bytes: [1], contentType: "text/plain")
+        var first: String?
+        for index in 0..<MemoryCollection.capacity {
+            let id = try collection.create(label: "", attributes: ["n": "\(index)"], secret: secret, replace: false, client: caller).id
+            first = first ?? id
+        }
+        do {
+            _ = try collection.create(label: "", attributes: ["n": "over"], secret: secret, replace: false, client: caller)
+            Issue.record("an item past the count was created")
+        } catch {
+            #expect(SecretServiceProvider.wireError(error).name == "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
+        }
+        #expect(try collection.search(["n": "over"], client: caller).unlocked.isEmpty, "the refused item was kept")
+        #expect(throws: Never.self) { try collection.create(label: "", attributes: ["n": "0"], secret: secret, replace: true, client: caller) }
+        try collection.delete(try #require(first), client: caller)
+        #expect(throws: Never.self) { try collection.create(label: "", attributes: ["n": "again"], secret: secret, replace: false, client: caller) }
+    }
+
     @Test func keychainErrorsBecomeTheSecretServicesOwn() {
         #expect(SecretServiceProvider.wireError(KeychainError.itemNotFound).name == "org.freedesktop.Secret.Error.NoSuchObject")
         #expect(SecretServiceProvider.wireError(KeychainError.interactionNotAllowed("x")).name == "org.freedesktop.Secret.Error.IsLocked")
