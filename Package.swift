@@ -317,8 +317,8 @@ let package = Package(
             "TresorAppleNotes", "TresorCrypto", "NoteStoreFixture", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorDaemonTests", dependencies: [
-            "TresorDaemon", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSecretService", "TresorSyncProtocol", "TresorSystem",
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorDaemon", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSecretService", "TresorSyncProtocol",
+            "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),
