@@ -61,4 +61,42 @@ import TresorTestSupport
         #expect(try harness.homeFiles().allSatisfy { $0.1.range(of: Data("work-secret".utf8)) == nil })
         try harness.expectNoSecretLeaked()
     }
+
+    /// A database, its WAL and an attempts file planted under a keychain's name before it is
+    /// created — here another keychain's, with an item in it — are removed, not adopted: the new
+    /// keychain starts empty and works.
+    @Test func filesPlantedUnderAKeychainsNameAreNotAdopted() throws {
+        let (login, source, work) = ("e2e-login-plant", "e2e-source-plant", "e2e-work-plant")
+        let harness = try Harness.initialized(passcode: login, secrets: [source, work, "planted-secret"])
+        #expect(try harness.tresor(["keychain", "create", "source", "--passcode-stdin"], input: "\(source)\n\(source)\n").succeeded)
+        #expect(
+            try harness.tresor(
+                ["item", "add", "--keychain", "source", "--service", "planted", "--readable-by-scripts", "--secret-stdin"], input: "planted-secret\n"
+            ).succeeded)
+        harness.killDaemon()
+        let folder = harness.paths.keychainsFolder
+        for suffix in ["keychain.db", "keychain.db-wal", "keychain.db-shm"] {
+            let from = folder.appendingPathComponent("source.\(suffix)")
+            if FileManager.default.fileExists(atPath: from.path) {
+                try FileManager.default.copyItem(at: from, to: folder.appendingPathComponent("work.\(suffix)"))
+            }
+        }
+        try Data("99".utf8).write(to: folder.appendingPathComponent("work.unlock-attempts"))
+        try harness.startDaemon()
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: login + "\n").succeeded)
+
+        let created = try harness.tresor(["keychain", "create", "work", "--passcode-stdin"], input: "\(work)\n\(work)\n")
+        #expect(created.succeeded, "\(created.stderr)")
+        let listed = try harness.tresor(["item", "list", "--keychain", "work", "--json"])
+        #expect(!listed.stdout.contains("planted") && listed.stdout.contains("itemNotFound"), "\(listed.stdout) \(listed.stderr)")
+        #expect(
+            try harness.tresor(
+                ["item", "add", "--keychain", "work", "--service", "vpn", "--readable-by-scripts", "--secret-stdin"], input: "work-secret\n"
+            ).succeeded)
+        #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
+        // A wrong passcode counts from zero, not from the planted count.
+        #expect(try harness.tresor(["lock", "--keychain", "work"]).succeeded)
+        #expect(try harness.tresor(["unlock", "--keychain", "work", "--passcode-stdin"], input: work + "\n").succeeded)
+        try harness.expectNoSecretLeaked()
+    }
 }
