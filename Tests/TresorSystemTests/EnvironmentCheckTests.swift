@@ -76,6 +76,16 @@ struct EnvironmentCheckTests {
         #expect(!result.summary.contains("keychain.db "), "private files are not named: \(result.summary)")
     }
 
+    @Test func aSymbolicLinkInTheHomeIsAProblemNamed() throws {
+        let scratch = try Scratch()
+        let home = try privateHome(in: scratch)
+        let outside = try scratch.file("elsewhere.db", "x", mode: 0o600)
+        try FileManager.default.createSymbolicLink(at: home.appendingPathComponent("linked.db"), withDestinationURL: outside)
+        let result = try finding("home-permissions", home: home, scratch: scratch)
+        #expect(result.severity == .problem)
+        #expect(result.summary.contains("linked.db (unexpected symbolic link)"), "\(result.summary)")
+    }
+
     @Test func homeWithWrongModeIsProblem() throws {
         let scratch = try Scratch()
         let home = try privateHome(in: scratch)

@@ -118,4 +118,41 @@ import TresorSystem
             try SecureFiles.read(root.appendingPathComponent("none"), limit: 3)
         }
     }
+
+    /// A symbolic link put where the home keeps a file redirects no write and no read: an atomic
+    /// write replaces the link itself, an append, an overwrite-and-remove and a read refuse it or
+    /// remove only the link, and the file it points to is left as it was.
+    @Test func aSymbolicLinkRedirectsNoWriteOrRead() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-links-\(UUID().uuidString)")
+        try SecureFiles.createDirectory(root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let outside = root.appendingPathComponent("outside")
+        let original = Data("someone else's file".utf8)
+        try original.write(to: outside)
+        func link(_ name: String) throws -> URL {
+            let url = root.appendingPathComponent(name)
+            try FileManager.default.createSymbolicLink(at: url, withDestinationURL: outside)
+            return url
+        }
+        func isLink(_ url: URL) -> Bool {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil
+        }
+
+        let replaced = try link("keybag")
+        try SecureFiles.writeAtomically(Data("new".utf8), to: replaced)
+        #expect(!isLink(replaced), "the link itself is replaced")
+        #expect(try SecureFiles.read(replaced, limit: 10) == Data("new".utf8))
+
+        let appended = try link("journal")
+        #expect(throws: SecureFileError.self) { try SecureFiles.append(Data("more".utf8), to: appended, after: 0) }
+
+        let read = try link("attempts")
+        #expect(throws: SecureFileError.self) { try SecureFiles.read(read, limit: 100) }
+
+        let removed = try link("sealed")
+        SecureFiles.overwriteAndRemove(removed)
+        #expect(!FileManager.default.fileExists(atPath: removed.path) && !isLink(removed), "the link is removed")
+
+        #expect(try Data(contentsOf: outside) == original, "a write went through a link")
+    }
 }
