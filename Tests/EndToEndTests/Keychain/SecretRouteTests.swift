@@ -228,47 +228,8 @@ import TresorTestSupport
         try exchange(paths.map { RawRequest(path: $0) }, socket: socket)
     }
 
-    /// Requests one after another on one kept-alive connection, each answer read by its
-    /// `Content-Length` before the next request goes out.
-    static func exchange(_ requests: [RawRequest], socket path_: String) throws -> [Answer] {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path_.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw HarnessError.daemonDidNotStart("connect failed: errno \(errno)") }
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var answers: [Answer] = []
-        for raw in requests {
-            let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
-            let request = Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
-            guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-                throw HarnessError.daemonDidNotStart("short send")
-            }
-            while true {
-                if let end = received.range(of: Data("\r\n\r\n".utf8)) {
-                    let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-                    func field(_ name: String) -> String? {
-                        head.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }
-                            .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
-                    }
-                    let length = try #require(field("content-length").flatMap { Int($0) })
-                    if received.count - end.upperBound >= length {
-                        let body = Data(received[end.upperBound..<(end.upperBound + length)])
-                        answers.append(Answer(status: Int(head[0].split(separator: " ")[1]) ?? -1, contentType: field("content-type"), body: body))
-                        received = Data(received[(end.upperBound + length)...])
-                        break
-                    }
-                }
-                let count = recv(fd, &buffer, buffer.count, 0)
-                guard count > 0 else { throw HarnessError.daemonDidNotStart("connection closed before the answer") }
-                received.append(contentsOf: buffer[..<count])
-            }
-        }
-        return answers
+    /// Requests one after another on one kept-alive connection of their own.
+    static func exchange(_ requests: [RawRequest], socket: String) throws -> [Answer] {
+        try RawConnection(socket: socket).exchange(requests)
     }
 }

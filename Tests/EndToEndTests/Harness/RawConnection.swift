@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TresorTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 connection to the daemon's socket, spoken by hand and kept alive until released:
+/// what a test sends that no client of ours would, and connections held open on purpose.
+final class RawConnection {
+    private let fd: Int32
+
+    /// Connects to the daemon's socket at `path`.
+    init(socket path: String) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError.daemonDidNotStart("socket failed: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let failure = errno
+            close(fd)
+            throw HarnessError.daemonDidNotStart("connect failed: errno \(failure)")
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Bytes read and not yet taken as an answer.
+    private var received = Data()
+
+    /// Requests one after another, each answer read by its `Content-Length` before the next
+    /// request goes out.
+    func exchange(_ requests: [SecretRouteTests.RawRequest]) throws -> [SecretRouteTests.Answer] {
+        try requests.map { request in
+            try send(request)
+            return try #require(try answer(within: nil), "no answer")
+        }
+    }
+
+    /// Sends `raw` without waiting for its answer.
+    func send(_ raw: SecretRouteTests.RawRequest) throws {
+        let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
+        let request = Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
+        guard request.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+            throw HarnessError.daemonDidNotStart("short send")
+        }
+    }
+
+    /// The next answer, read by its `Content-Length`; nil when none came within `timeout` (nil:
+    /// waits as long as it takes).
+    func answer(within timeout: TimeInterval?) throws -> SecretRouteTests.Answer? {
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let end = received.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+                func field(_ name: String) -> String? {
+                    head.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }
+                        .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+                }
+                let length = try #require(field("content-length").flatMap { Int($0) })
+                if received.count - end.upperBound >= length {
+                    let body = Data(received[end.upperBound..<(end.upperBound + length)])
+                    received = Data(received[(end.upperBound + length)...])
+                    return SecretRouteTests.Answer(
+                        status: Int(head[0].split(separator: " ")[1]) ?? -1, contentType: field("content-type"), body: body)
+                }
+            }
+            if let deadline {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1_000)
+                guard poll(&ready, 1, left) > 0 else { return nil }
+            }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { throw HarnessError.daemonDidNotStart("connection closed before the answer") }
+            received.append(contentsOf: buffer[..<count])
+        }
+    }
+}
