@@ -59,12 +59,8 @@ import TresorTestSupport
         #expect(replies.count == 4)
         #expect(try replies[0].get().arguments == [.int32(1)])
         #expect(try replies[2].get().arguments == [.int32(3)])
-        guard case .failure(let refused) = replies[1], case .failure(let unknown) = replies[3] else {
-            Issue.record("an error reply was taken for an answer: \(replies)")
-            return
-        }
-        #expect(refused.name == "org.freedesktop.DBus.Error.InvalidArgs" && refused.message.contains("refused on purpose"), "\(refused)")
-        #expect(unknown.name == "org.freedesktop.DBus.Error.UnknownMethod", "\(unknown)")
+        #expect(throws: DBusError.invalidArguments("refused on purpose")) { try replies[1].get() }
+        #expect(throws: DBusError.unknownMethod("no such method")) { try replies[3].get() }
         #expect(client.callAll([]).isEmpty)
     }
 

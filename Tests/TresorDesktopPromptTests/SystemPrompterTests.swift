@@ -118,19 +118,14 @@ struct SystemPrompterTests {
         }
         try desktop.xdotool("key", "alt+a")
         #expect(try answer.wait() == .success(.allowedOnce))
-        guard case .running(_, let executable) = try prompter.availability() else {
-            Issue.record("the started prompter is not running")
-            return
-        }
+        let executable = try #require(try prompter.availability().running, "the started prompter is not running").executable
         #expect(executable == DesktopSession.prompterPath)
     }
 
     @Test func theRealPrompterIsRecognized() throws {
         let desktop = try DesktopSession()
-        guard case .running(let pid, let executable) = try SystemPrompter(busAddress: desktop.busAddress).availability() else {
-            Issue.record("gcr-prompter is not recognized")
-            return
-        }
+        let (pid, executable) = try #require(
+            try SystemPrompter(busAddress: desktop.busAddress).availability().running, "gcr-prompter is not recognized")
         #expect(pid > 0 && executable == DesktopSession.prompterPath)
     }
 
@@ -150,10 +145,7 @@ struct SystemPrompterTests {
             ])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("python3 was taken for the prompter")
-            return
-        }
+        let why = try #require(try prompter.availability().untrustedReason, "python3 was taken for the prompter")
         #expect(why.contains("python3"))
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
         do {
@@ -184,10 +176,7 @@ struct SystemPrompterTests {
             ])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a binary mounted over the prompter's path was taken for the prompter")
-            return
-        }
+        let why = try #require(try prompter.availability().untrustedReason, "a binary mounted over the prompter's path was taken for the prompter")
         #expect(why.contains("namespace"))
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
@@ -203,10 +192,7 @@ struct SystemPrompterTests {
         try desktop.start(DesktopSession.prompterPath, [], environment: ["LD_PRELOAD": library.path])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a prompter running the user's code was trusted")
-            return
-        }
+        let why = try #require(try prompter.availability().untrustedReason, "a prompter running the user's code was trusted")
         #expect(why.contains(library.path))
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
@@ -221,10 +207,8 @@ struct SystemPrompterTests {
         let desktop = try DesktopSession(prompterStarted: false)
         try borrowByExecutingThePrompter(desktop, keptAcrossExec: keptAcrossExec)
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a connection borrowed by executing the prompter was taken for the prompter")
-            return
-        }
+        let why = try #require(
+            try prompter.availability().untrustedReason, "a connection borrowed by executing the prompter was taken for the prompter")
         #expect(why.contains("connection"), "\(why)")
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
     }
@@ -236,19 +220,13 @@ struct SystemPrompterTests {
         let genuine = try desktop.start(DesktopSession.prompterPath, [])
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
-        guard case .running = try prompter.availability() else {
-            Issue.record("the genuine prompter is not recognized")
-            return
-        }
+        _ = try #require(try prompter.availability().running, "the genuine prompter is not recognized")
         kill(genuine.processIdentifier, SIGKILL)
         genuine.waitUntilExit()
         let bus = try DBusConnection(address: desktop.busAddress)
         try desktop.waitUntil("the name to be free") { PrompterOwner.owner(on: bus) == nil }
         try borrowByExecutingThePrompter(desktop, keptAcrossExec: false)
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a borrowed connection was taken for the prompter checked before it")
-            return
-        }
+        let why = try #require(try prompter.availability().untrustedReason, "a borrowed connection was taken for the prompter checked before it")
         #expect(why.contains("connection"), "\(why)")
     }
 
@@ -308,10 +286,7 @@ struct SystemPrompterTests {
         try desktop.waitUntilOwned()
         let prompter = SystemPrompter(busAddress: desktop.busAddress)
         #expect(throws: PrompterError.self) { try prompter.confirm(Self.text, timeout: .seconds(5)) }
-        guard case .untrusted(let why) = try prompter.availability() else {
-            Issue.record("a copy was taken for the prompter")
-            return
-        }
+        let why = try #require(try prompter.availability().untrustedReason, "a copy was taken for the prompter")
         #expect(why.contains(desktop.folder.lastPathComponent))
     }
 }
@@ -332,5 +307,19 @@ final class Pending<Answer: Sendable & Equatable>: Sendable {
             usleep(10_000)
         }
         throw DesktopSession.DesktopError.timedOut("the prompt's answer")
+    }
+}
+
+extension SystemPrompter.Availability {
+    /// The running prompter's process and executable; nil when no trusted prompter runs.
+    var running: (pid: Int32, executable: String)? {
+        guard case .running(let pid, let executable) = self else { return nil }
+        return (pid, executable)
+    }
+
+    /// Why the name's owner is not trusted; nil when it is not ``untrusted(_:)``.
+    var untrustedReason: String? {
+        guard case .untrusted(let why) = self else { return nil }
+        return why
     }
 }
