@@ -91,8 +91,7 @@ public final class DBusConnection: @unchecked Sendable {
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         guard let reply = dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, &error) else {
-            let name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
-            throw DBusError(name, Self.text(of: error))
+            throw Self.error(error)
         }
         return DBusMessage(adopting: reply)
     }
@@ -117,20 +116,14 @@ public final class DBusConnection: @unchecked Sendable {
             var error = CDBus.DBusError()
             dbus_error_init(&error)
             defer { dbus_error_free(&error) }
-            guard dbus_set_error_from_message(&error, raw) == 0 else {
-                return .failure(DBusError(error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed", Self.text(of: error)))
-            }
+            guard dbus_set_error_from_message(&error, raw) == 0 else { return .failure(Self.error(error)) }
             return .success(reply)
         }
     }
 
     /// A call to the bus itself (`org.freedesktop.DBus`).
     public func callBus(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
-        try call(
-            .methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: member, arguments: arguments)
-        ).arguments
+        try call(.busCall(member, arguments)).arguments
     }
 
     /// The socket this connection speaks on, or nil when it has none (a connection not over a
@@ -196,6 +189,11 @@ public final class DBusConnection: @unchecked Sendable {
     public func wake() {
         var one: UInt8 = 1
         _ = write(wakeWrite, &one, 1)
+    }
+
+    /// libdbus's error as ours: its name (`Failed` when it has none) and message.
+    private static func error(_ error: CDBus.DBusError) -> DBusError {
+        DBusError(error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed", text(of: error))
     }
 
     private static func text(of error: CDBus.DBusError) -> String {

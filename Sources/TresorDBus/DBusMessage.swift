@@ -87,6 +87,13 @@ public final class DBusMessage: @unchecked Sendable {
         return message
     }
 
+    /// A method call to the bus itself (`org.freedesktop.DBus`).
+    public static func busCall(_ member: String, _ arguments: [DBusValue] = []) -> DBusMessage {
+        methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: member,
+            arguments: arguments)
+    }
+
     /// The successful reply to `call`.
     public static func reply(to call: DBusMessage, _ arguments: [DBusValue] = []) -> DBusMessage {
         let message = DBusMessage(adopting: dbus_message_new_method_return(call.raw)!)

@@ -30,10 +30,7 @@ struct PrompterOwner {
             let waitMilliseconds = Int32(clamping: max(1_000, min(25_000, (deadline - .now).milliseconds)))
             do {
                 _ = try connection.call(
-                    .methodCall(
-                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                        member: "StartServiceByName", arguments: [.string(SystemPrompter.busName), .uint32(0)]),
-                    timeoutMilliseconds: waitMilliseconds)
+                    .busCall("StartServiceByName", [.string(SystemPrompter.busName), .uint32(0)]), timeoutMilliseconds: waitMilliseconds)
             } catch let error as DBusError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
                 break
             } catch {}
@@ -66,9 +63,7 @@ struct PrompterOwner {
             throw PrompterError.untrustedPrompter("the bus does not list its connections")
         }
         let questions = names.compactMap(\.stringValue).filter { $0.hasPrefix(":") && $0 != connection.uniqueName }.map {
-            DBusMessage.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID", arguments: [.string($0)])
+            DBusMessage.busCall("GetConnectionUnixProcessID", [.string($0)])
         }
         // A connection that left meanwhile answers an error: it is nobody's.
         let connections = connection.callAll(questions).count { (try? $0.get())?.arguments.first == .uint32(pid) }
