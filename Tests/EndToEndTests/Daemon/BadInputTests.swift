@@ -6,23 +6,6 @@ import TresorTestSupport
 /// Malformed and oversized requests, a tampered keybag, a missing device key: a clear error,
 /// the daemon keeps running, and nothing on disk is lost or rewritten.
 @Suite(.blocksItsThread, .serialized) struct BadInputTests {
-    /// Sends a raw request with curl over the socket; returns (HTTP status, body).
-    func curl(_ harness: Harness, _ method: String, _ path: String, body: Data? = nil) throws -> (Int, String) {
-        let bodyFile = harness.root.appendingPathComponent("body")
-        var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", harness.paths.socket.path, "-X", method]
-        if let body {
-            try body.write(to: bodyFile)
-            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile.path]
-        }
-        let result = try harness.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + ["http://tresord" + path])
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        return (Int(lines.last ?? "") ?? -1, lines.dropLast().joined(separator: "\n"))
-    }
-
-    func errorCode(_ body: String) -> APIError.Code? {
-        try? JSONDecoder().decode(ErrorResponse.self, from: Data(body.utf8)).error.code
-    }
-
     @Test func malformedAndOversizedRequestsGetClearErrors() throws {
         let harness = try Harness.initialized(passcode: "e2e-badinput-passcode")
         #expect(try harness.tresor(["lock"]).succeeded)
@@ -43,9 +26,9 @@ import TresorTestSupport
             ("DELETE", "/v1/holds/unknown", nil, 404, .notFound),
         ]
         for (method, path, body, status, code) in cases {
-            let (answered, text) = try curl(harness, method, path, body: body)
+            let (answered, text) = try harness.curl(method, path, body: body)
             #expect(answered == status, "\(method) \(path): \(text)")
-            #expect(errorCode(text) == code, "\(method) \(path): \(text)")
+            #expect(apiErrorCode(in: text) == code, "\(method) \(path): \(text)")
         }
         // The daemon still serves, the keybag is as it was, and no file changed.
         #expect(harness.daemonIsRunning)
@@ -65,12 +48,12 @@ import TresorTestSupport
                 .succeeded)
 
         func add(_ json: String) throws -> (Int, String) {
-            try curl(harness, "POST", "/v1/items/add", body: Data(json.utf8))
+            try harness.curl("POST", "/v1/items/add", body: Data(json.utf8))
         }
         // curl is not a registered application: the keychain refuses it outright.
         let (status, text) = try add(#"{"itemClass": "genp", "attributes": {"service": "s"}, "secret": "eA=="}"#)
         #expect(status == 403)
-        #expect(errorCode(text) == .missingEntitlement)
+        #expect(apiErrorCode(in: text) == .missingEntitlement)
 
         // Through the CLI (the keychain-access application):
         let unknownClass = try harness.tresor(["item", "add", "--class", "nope", "--secret-stdin"], input: "x\n")

@@ -40,10 +40,9 @@ import TresorTestSupport
 
     @Test func anotherProgramOfTheUserIsRefusedEveryManagementRoute() throws {
         let harness = try Harness.initialized(passcode: Self.passcode, secrets: ["e2e-mine"])
-        let curl = BadInputTests()
         for route in Self.routes {
-            let (status, text) = try curl.curl(harness, route.method, route.path, body: route.body.map { Data($0.utf8) })
-            #expect(status == 403 && curl.errorCode(text) == .missingEntitlement, "\(route.method) \(route.path): \(status) \(text)")
+            let (status, text) = try harness.curl(route.method, route.path, body: route.body.map { Data($0.utf8) })
+            #expect(status == 403 && apiErrorCode(in: text) == .missingEntitlement, "\(route.method) \(route.path): \(status) \(text)")
         }
         // Nothing was made by the refused requests that carried the passcode.
         #expect(try harness.json([TresorKit.Application].self, ["app", "list"]).isEmpty)

@@ -175,13 +175,13 @@ import TresorTestSupport
         // the login keychain stays closed to it.
         func search(_ keychain: String?) throws -> (Int, String) {
             let request = SearchItemsRequest(keychain: keychain, query: ItemQuery(.certificate, limit: .all))
-            return try BadInputTests().curl(harness, "POST", Route.searchItems, body: try APICoding.encoder.encode(request))
+            return try harness.curl("POST", Route.searchItems, body: try APICoding.encoder.encode(request))
         }
         let (status, body) = try search("System Roots")
         #expect(status == 200, "\(body)")
         let found = try APICoding.decoder.decode(ItemsResponse.self, from: Data(body.utf8)).items
         #expect(found.count == roots.count)
         let (loginStatus, loginBody) = try search(nil)
-        #expect(loginStatus == 403 && BadInputTests().errorCode(loginBody) == .missingEntitlement, "\(loginStatus) \(loginBody)")
+        #expect(loginStatus == 403 && apiErrorCode(in: loginBody) == .missingEntitlement, "\(loginStatus) \(loginBody)")
     }
 }

@@ -10,18 +10,6 @@ import TresorTestSupport
 @Suite(.blocksItsThread) struct NotesForApplicationsTests {
     static let passcode = "notes-apps-passcode"
 
-    /// `curl` as another team's application: a raw request on the socket, status and body.
-    func curl(_ harness: Harness, _ path: String, _ body: String) throws -> (status: Int, body: String) {
-        let result = try harness.run(
-            URL(fileURLWithPath: "/usr/bin/curl"),
-            [
-                "-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", harness.paths.socket.path, "-X", "POST",
-                "-H", "Content-Type: application/json", "--data-binary", body, "http://tresord" + path,
-            ])
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        return (Int(lines.last ?? "") ?? -1, lines.dropLast().joined(separator: "\n"))
-    }
-
     func registerCurl(_ harness: Harness, team: String, groups: [String]) throws {
         let curl = URL(fileURLWithPath: "/usr/bin/curl").resolvingSymlinksInPath().path
         let registered = try harness.tresor(
@@ -51,14 +39,14 @@ import TresorTestSupport
 
         // An application of another team: refused without its notes group, then its own empty notes.
         try registerCurl(harness, team: "TESTO", groups: [])
-        #expect(try curl(harness, Route.notesList, "{}").status == 403)
+        #expect(try harness.curl("POST", Route.notesList, body: Data("{}".utf8)).status == 403)
         #expect(try harness.tresor(["app", "remove", "TESTO.curl"]).succeeded)
         try registerCurl(harness, team: "TESTO", groups: ["TESTO.notes"])
-        let list = try curl(harness, Route.notesList, "{}")
+        let list = try harness.curl("POST", Route.notesList, body: Data("{}".utf8))
         #expect(list.status == 200)
         #expect(!list.body.contains(teamNote.id) && !list.body.contains(local.id), "\(list.body)")
-        #expect(try curl(harness, Route.notesShow, #"{"id": "\#(teamNote.id)"}"#).status == 404)
-        #expect(try curl(harness, Route.notesDelete, #"{"id": "\#(teamNote.id)"}"#).status == 404)
+        #expect(try harness.curl("POST", Route.notesShow, body: Data(#"{"id": "\#(teamNote.id)"}"#.utf8)).status == 404)
+        #expect(try harness.curl("POST", Route.notesDelete, body: Data(#"{"id": "\#(teamNote.id)"}"#.utf8)).status == 404)
         #expect(try notes.show(teamNote.id).body == "team-body-alpha", "another team could not delete it")
 
         // The user's own routes stay the CLI's.
