@@ -65,14 +65,27 @@ package enum CompanionExecutable {
     /// Moves a home's web accounts onto a server for `tresor server migrate`.
     package static let serverMigrator = "tresor-server-migrate"
 
-    /// The path of the executable `name`, if one is found.
+    /// The path of the executable `name`, if one is found: the one beside the running program,
+    /// else the first on `PATH` (docs/SECURITY.md, "Applications using TresorKit").
     package static func path(_ name: String) -> String? {
+        let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        return path(
+            name, besides: me.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path },
+            searchPath: ProcessInfo.processInfo.environment["PATH"])
+    }
+
+    /// The executable `name` in `directory`, else in the first folder of `searchPath` (a
+    /// colon-separated list, as `PATH`) that holds one.
+    /// - Parameters:
+    ///   - name: the executable's file name.
+    ///   - directory: the folder looked in first (the running program's), or nil.
+    ///   - searchPath: the folders looked in next, in order, or nil.
+    /// - Returns: the path of the first file there that this process may execute, or nil.
+    package static func path(_ name: String, besides directory: String?, searchPath: String?) -> String? {
         var candidates: [String] = []
-        if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path)
-        }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append(String(directory) + "/" + name)
+        if let directory { candidates.append(directory + "/" + name) }
+        for folder in (searchPath ?? "").split(separator: ":") {
+            candidates.append(String(folder) + "/" + name)
         }
         return candidates.first { access($0, X_OK) == 0 }
     }
