@@ -814,6 +814,69 @@ import TresorKeybag
         #expect(stored.first?.attributes?.label == nil)
     }
 
+    /// Every text attribute takes `ItemAttribute.maximumTextBytes` UTF-8 bytes and refuses one
+    /// more; the free-form map takes 64 pairs, keys of 256 bytes and values of that length. A
+    /// refused add stores nothing, a refused update changes nothing.
+    @Test(arguments: ItemAttribute.all.filter { $0.rules.contains(.limitedLength) && $0.classes.contains(.genericPassword) }.map(\.name))
+    func textAttributesStopAtTheirLimit(name: String) throws {
+        let home = try KeychainHome()
+        let keychain = home.keychain
+        let longest = String(repeating: "é", count: ItemAttribute.maximumTextBytes / 2)
+        // A caller that may use a group of the longest name, so the access group is stored too.
+        let caller = Caller(accessGroups: ["A.app", longest], defaultAccessGroup: "A.app")
+        func attributes(_ value: String) throws -> ItemAttributes {
+            var attributes = genericPassword(service: "limits", account: "a")
+            let attribute = try #require(ItemAttribute.all.first { $0.name == name })
+            guard case .text(_, let set) = attribute.value else { throw KeychainError.param("\(name) is no text") }
+            set(&attributes, value)
+            return attributes
+        }
+        let refusal = KeychainError.param("attribute \(name) is longer than \(ItemAttribute.maximumTextBytes) bytes")
+        #expect(throws: refusal) {
+            try keychain.add(.genericPassword, attributes: try attributes("x" + longest), secret: secret("v"), caller: caller)
+        }
+        #expect(try home.rowCount(.genericPassword) == 0)
+        let added = try keychain.add(.genericPassword, attributes: try attributes(longest), secret: secret("v"), caller: caller)
+        #expect(throws: refusal) {
+            try keychain.update(ItemQuery(.genericPassword, id: added.id), changes: try attributes("x" + longest), secret: nil, caller: caller)
+        }
+        let stored = try keychain.copyMatching(ItemQuery(.genericPassword, id: added.id, returnAttributes: true), caller: caller)
+        #expect(AttributeValues(try #require(stored.first?.attributes)).values[name] as? String == longest)
+    }
+
+    @Test func theFreeFormMapStopsAtItsLimits() throws {
+        let home = try KeychainHome()
+        let keychain = home.keychain
+        let longValue = String(repeating: "é", count: ItemAttribute.maximumTextBytes / 2)
+        let widest = Dictionary(
+            uniqueKeysWithValues: (0..<64).map { index in
+                let name = "key-\(index)-"
+                return (name + String(repeating: "k", count: 256 - name.utf8.count), longValue)
+            })
+        let tooMany = widest.merging(["one-more": "v"]) { $1 }
+        var tooLongKey = widest
+        tooLongKey.removeValue(forKey: tooLongKey.keys.first!)
+        tooLongKey[String(repeating: "k", count: 257)] = "v"
+        var tooLongValue = widest
+        tooLongValue[tooLongValue.keys.first!] = "x" + longValue
+        for refused in [tooMany, tooLongKey, tooLongValue] {
+            var attributes = genericPassword(service: "map", account: "a")
+            attributes.custom = refused
+            #expect(
+                throws: KeychainError.param(
+                    "custom attributes: at most 64, keys up to 256 bytes, values up to \(ItemAttribute.maximumTextBytes) bytes")
+            ) {
+                try keychain.add(.genericPassword, attributes: attributes, secret: secret("v"), caller: Callers.appA)
+            }
+        }
+        #expect(try home.rowCount(.genericPassword) == 0)
+        var attributes = genericPassword(service: "map", account: "a")
+        attributes.custom = widest
+        let added = try keychain.add(.genericPassword, attributes: attributes, secret: secret("v"), caller: Callers.appA)
+        let stored = try keychain.copyMatching(ItemQuery(.genericPassword, id: added.id, returnAttributes: true), caller: Callers.appA)
+        #expect(stored.first?.attributes?.custom == widest)
+    }
+
     @Test func unsetSynchronizableMatchesOnlyNonSynchronizableItems() throws {
         let home = try KeychainHome()
         let keychain = home.keychain

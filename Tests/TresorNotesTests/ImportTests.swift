@@ -78,6 +78,24 @@ struct ImportTests {
         #expect(try home.notes.notes().count == 1)
     }
 
+    /// A locked note may declare at most `LockedNoteCrypto.maximumIterations` rounds: each
+    /// attempt to open it runs them all, so the bound is what such a note can cost the daemon.
+    @Test(arguments: [(LockedNoteCrypto.maximumIterations, true), (LockedNoteCrypto.maximumIterations + 1, false)])
+    func theRoundsAnImportedNoteDeclaresStopAtTheLimit(rounds: Int, imported: Bool) throws {
+        let home = try NotesHome()
+        var declared = appleVector
+        declared.iterations = rounds
+        let report = try home.notes.importNotes([
+            NoteImport(title: "Rounds", folder: nil, created: nil, modified: nil, content: .appleLocked(declared))
+        ])
+        #expect(report.imported == (imported ? 1 : 0))
+        #expect(report.refused.count == (imported ? 0 : 1))
+        if !imported {
+            #expect(report.refused.first?.contains("iteration count \(rounds) is outside 1…\(LockedNoteCrypto.maximumIterations)") == true)
+        }
+        #expect(try home.notes.notes().count == report.imported)
+    }
+
     @Test func importedNotesSharingASaltShareOneSession() throws {
         let home = try NotesHome()
         _ = try home.notes.importNotes([

@@ -52,6 +52,39 @@ struct NotesBasicsTests {
         #expect(try home.notes.openNote(note.id).attachments.isEmpty)
     }
 
+    /// What a person types stops at its limit: the last byte is taken, the next one refused with
+    /// nothing changed. Counted in UTF-8 bytes, so "é" (two bytes) reaches each limit at half as
+    /// many characters.
+    @Test func folderNamesPassphrasesAndHintsStopAtTheirLimits() throws {
+        let home = try NotesHome()
+        let longestName = String(repeating: "é", count: NoteLimits.folderNameBytes / 2)
+        #expect(try home.notes.createFolder(named: longestName).name == longestName)
+        let folders = try home.notes.folders().map(\.name)
+        #expect(throws: NotesError.invalid("the folder name is longer than \(NoteLimits.folderNameBytes) bytes")) {
+            try home.notes.createFolder(named: "x" + longestName)
+        }
+        #expect(try home.notes.folders().map(\.name) == folders)
+
+        let longestPassphrase = String(repeating: "é", count: Passphrase.maximumByteCount / 2)
+        #expect(throws: NotesError.invalid("the passphrase is longer than \(Passphrase.maximumByteCount) bytes")) {
+            try Passphrase("x" + longestPassphrase)
+        }
+        let longestHint = String(repeating: "é", count: NoteLimits.hintBytes / 2)
+        #expect(throws: NotesError.invalid("the hint is longer than \(NoteLimits.hintBytes) bytes")) {
+            try home.notes.setPassphrase(try Passphrase(longestPassphrase), hint: "x" + longestHint)
+        }
+        #expect(try home.notes.passphraseStatus().isSet == false, "a refused hint sets no passphrase")
+        try home.notes.setPassphrase(try Passphrase(longestPassphrase), hint: longestHint)
+        #expect(try home.notes.passphraseHint() == longestHint)
+        #expect(throws: NotesError.self) { try home.notes.setPassphraseHint("x" + longestHint) }
+        #expect(try home.notes.passphraseHint() == longestHint)
+        home.notes.lockNow()
+        let note = try home.notes.createNote(NoteDraft(title: "Behind the longest passphrase", body: "kept"))
+        try home.notes.lockNote(note.id, passphrase: try Passphrase(longestPassphrase))
+        home.notes.lockNow()
+        #expect(try home.notes.openNote(note.id, passphrase: try Passphrase(longestPassphrase)).body == "kept")
+    }
+
     @Test func searchFindsUnlockedBodiesAndLockedTitlesOnly() throws {
         let home = try NotesHome()
         let notes = home.notes

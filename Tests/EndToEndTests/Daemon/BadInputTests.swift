@@ -72,6 +72,25 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A hold's reason is shown in `tresor status` and the log: 1 to 200 characters after
+    /// trimming, no control character (no forged line, no terminal escape).
+    @Test func holdReasonsStopAtTheirLimit() throws {
+        let harness = try Harness.initialized(passcode: "e2e-holdlimits-passcode")
+        func hold(_ reason: String) throws -> (status: Int, body: String) {
+            try harness.curl("POST", "/v1/holds", body: try JSONEncoder().encode(["reason": reason]))
+        }
+        let longest = String(repeating: "é", count: 200)
+        let taken = try hold("  " + longest + "\n")
+        #expect(taken.status == 200, "\(taken.body)")
+        #expect(try JSONDecoder().decode(Hold.self, from: Data(taken.body.utf8)).reason == longest)
+        for refused in [longest + "x", "", " \n ", "line one\nline two", "bell\u{7}", "clear \u{1B}[2J", "next line\u{85}here"] {
+            let answer = try hold(refused)
+            #expect(answer.status == 400, "\(refused.debugDescription): \(answer.body)")
+            #expect(apiErrorCode(in: answer.body) == .param, "\(refused.debugDescription): \(answer.body)")
+        }
+        #expect(harness.daemonIsRunning)
+    }
+
     @Test func aTamperedKeybagIsReportedAndLeftAlone() throws {
         let harness = try Harness.initialized(passcode: "e2e-tamper-passcode")
         harness.stopDaemon()
