@@ -76,8 +76,6 @@ final class ClientIdentifier: Sendable {
         clients.withLock { $0[ConnectionID(channel)] }
     }
 
-    var connectionCount: Int { clients.withLock { $0.count } }
-
     private func executableIdentity(pid: Int32) throws -> (path: String, sha256: Data, pathNamesIt: Bool) {
         let link = "\(procRoot)/\(pid)/exe"
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"

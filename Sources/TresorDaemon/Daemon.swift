@@ -175,7 +175,7 @@ public struct Daemon: Sendable {
 
         let router = Router(context: DaemonRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock, maximumConnections: configuration.maximumConnections)
+        let peers = PeerMiddleware(identifier: identifier, autoLock: autoLock)
         router.add(middleware: peers)
         if let homeSessions { router.add(middleware: KeybagLockObserver(sessions: homeSessions)) }
         router.add(middleware: KeybagChangeNotifier(changed: secretServices.keybagChanged))

@@ -11,7 +11,6 @@ struct PeerMiddleware: RouterMiddleware {
 
     let identifier: ClientIdentifier
     let autoLock: AutoLock
-    let maximumConnections: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let autoLock = self.autoLock
@@ -22,7 +21,7 @@ struct PeerMiddleware: RouterMiddleware {
             context.logger.warning("refused a client", metadata: ["reason": "\(error.message)"])
             throw error
         }
-        try admit(client, method: request.method, path: request.uri.path)
+        admit(client, method: request.method, path: request.uri.path)
         var context = context
         context.client = client
         return try await next(request, context)
@@ -31,18 +30,15 @@ struct PeerMiddleware: RouterMiddleware {
     /// The client of `channel` if an earlier request identified it, admitted as ``handle(_:context:next:)``
     /// admits it; nil before the connection's first request went through the router. For
     /// requests answered without the router (``InlineRoutes``).
-    func knownClient(of channel: any Channel, method: HTTPRequest.Method, path: String) throws -> Client? {
+    func knownClient(of channel: any Channel, method: HTTPRequest.Method, path: String) -> Client? {
         guard let client = identifier.knownClient(of: channel) else { return nil }
-        try admit(client, method: method, path: path)
+        admit(client, method: method, path: path)
         return client
     }
 
-    /// What every request of an identified client passes: the connection limit, and auto-lock's
-    /// activity.
-    private func admit(_ client: Client, method: HTTPRequest.Method, path: String) throws {
-        guard identifier.connectionCount <= maximumConnections else {
-            throw APIError(.param, "too many connections (limit \(maximumConnections))")
-        }
+    /// What every request of an identified client does: counts as activity for auto-lock. (The
+    /// connection limit is the listener's: a client past it is not accepted.)
+    private func admit(_ client: Client, method: HTTPRequest.Method, path: String) {
         // Polling the status is not activity: a status bar must not keep the keybag open.
         if !(method == .get && path == Route.status) { autoLock.touch(by: "a request of \(client.executable) (pid \(client.credentials.pid))") }
     }

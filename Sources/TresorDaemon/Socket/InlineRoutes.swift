@@ -73,7 +73,7 @@ struct InlineRoutes: Sendable {
         path: String, method: HTTPRequest.Method, channel: any Channel, _ respond: (Client) throws -> CompleteResponse?
     ) -> CompleteResponse? {
         do {
-            guard let client = try peers.knownClient(of: channel, method: method, path: path) else { return nil }
+            guard let client = peers.knownClient(of: channel, method: method, path: path) else { return nil }
             return try respond(client)
         } catch {
             return ErrorMiddleware.completeResponse(for: ErrorMiddleware.apiError(for: error, path: path, logger: logger))
