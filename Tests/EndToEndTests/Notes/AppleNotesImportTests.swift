@@ -110,6 +110,36 @@ import TresorTestSupport
         #expect(result.stderr.contains(String(repeating: "x", count: 1000)) && result.stderr.count < 5000)
     }
 
+    /// A NoteStore made to hurt the importer — a body that inflates past the reader's limit, a
+    /// locked note declaring more rounds than the reader takes — among good notes, through the
+    /// real CLI, reader and daemon: the good note is imported, each hostile one named and left
+    /// out, and the daemon keeps serving.
+    @Test func aHostileNoteStoreImportsItsGoodNotesAndNamesEachBadOne() throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        var fixture = NoteStoreFixture(schema: .newer)
+        let account = fixture.addAccount(name: "iCloud")
+        let notes = fixture.addFolder(title: "Notes", account: account)
+        _ = try fixture.addNote(.init(title: "Kept", text: "Kept\nstill here", folder: notes, account: account))
+        // The reader's limits (`AppleNotesLimits`, docs/SECURITY.md): 64 MiB inflated, 10,000,000 rounds.
+        let inflatedLimit = 64 << 20
+        _ = try fixture.addNote(.init(title: "Bomb", body: .data(try Gzip.zeros(count: inflatedLimit + 1)), folder: notes, account: account))
+        var slow = NoteStoreFixture.Note.Locked.fullNoteVector(hint: nil)
+        slow.iterations = 10_000_001
+        _ = try fixture.addNote(.init(title: "Slow", body: .locked(slow), folder: notes, account: account))
+        let store = try fixture.write(into: folder)
+
+        let imported = try harness.json(Imported.self, ["import", "apple-notes", store.path, "--json"])
+        #expect(imported.report == ImportReport(imported: 1, locked: 0, alreadyImported: 0, refused: []))
+        #expect(imported.unreadable.count == 2, "\(imported.unreadable)")
+        #expect(imported.unreadable.contains { $0.contains("inflates to more than \(inflatedLimit) bytes") })
+        #expect(imported.unreadable.contains { $0.contains("ZCRYPTOITERATIONCOUNT is \(slow.iterations)") })
+        let listed = try harness.json([NoteSummary].self, ["note", "list"])
+        #expect(listed.map(\.title) == ["Kept"])
+        #expect(try harness.json(OpenedNote.self, ["note", "show", try #require(listed.first).id]).body == "Kept\nstill here")
+        #expect(harness.daemonIsRunning)
+    }
+
     @Test func aFileThatIsNotANoteStoreIsAClearErrorAndImportsNothing() throws {
         let harness = try initialized()
         let folder = try TemporaryFolder()

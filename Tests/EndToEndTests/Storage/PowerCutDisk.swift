@@ -62,7 +62,7 @@ final class PowerCutDisk {
         // Its messages go to a file of the disk's own: a FUSE process outliving a crashed test
         // runner must not hold the runner's standard error (swift test would wait for it).
         let messages = work.deletingLastPathComponent().appendingPathComponent("fuse.log")
-        FileManager.default.createFile(atPath: messages.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: messages.path, contents: nil)  // a failure shows as the handle's below
         process.standardError = try FileHandle(forWritingTo: messages)
         try process.run()
         self.process = process
