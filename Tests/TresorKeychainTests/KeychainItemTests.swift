@@ -815,8 +815,7 @@ import TresorKeybag
     }
 
     /// Every text attribute takes `ItemAttribute.maximumTextBytes` UTF-8 bytes and refuses one
-    /// more; the free-form map takes 64 pairs, keys of 256 bytes and values of that length. A
-    /// refused add stores nothing, a refused update changes nothing.
+    /// more. A refused add stores nothing, a refused update changes nothing.
     @Test(arguments: ItemAttribute.all.filter { $0.rules.contains(.limitedLength) && $0.classes.contains(.genericPassword) }.map(\.name))
     func textAttributesStopAtTheirLimit(name: String) throws {
         let home = try KeychainHome()
@@ -844,6 +843,9 @@ import TresorKeybag
         #expect(AttributeValues(try #require(stored.first?.attributes)).values[name] as? String == longest)
     }
 
+    /// The free-form map takes 64 pairs, keys of 256 bytes and values of
+    /// `ItemAttribute.maximumTextBytes`; one more pair, or a byte more of a key or a value, and
+    /// the add stores nothing.
     @Test func theFreeFormMapStopsAtItsLimits() throws {
         let home = try KeychainHome()
         let keychain = home.keychain
