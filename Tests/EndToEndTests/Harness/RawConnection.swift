@@ -45,11 +45,20 @@ final class RawConnection {
 
     /// Sends `raw` without waiting for its answer.
     func send(_ raw: SecretRouteTests.RawRequest) throws {
-        let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
-        let request = Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
-        guard request.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+        try send(bytes: Self.bytes(of: raw))
+    }
+
+    /// Sends `bytes` as they are: a request, or any part of one.
+    func send(bytes: [UInt8]) throws {
+        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
             throw HarnessError.daemonDidNotStart("short send")
         }
+    }
+
+    /// `raw` as HTTP/1.1 puts it on the wire.
+    static func bytes(of raw: SecretRouteTests.RawRequest) -> [UInt8] {
+        let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
+        return Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
     }
 
     /// The next answer, read by its `Content-Length`; nil when none came within `timeout` (nil:
