@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import GRDB
 import Testing
+import TresorCrypto
 import TresorKeybag
 import TresorKit
 import TresorNotes
@@ -8,8 +10,8 @@ import TresorProtocol
 import TresorSystem
 import TresorTestSupport
 
-/// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the
-/// whenUnlocked class key. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
+/// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the keys that need
+/// the keybag unlocked. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
 @Suite(.blocksItsThread, .serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
 
@@ -42,7 +44,7 @@ import TresorTestSupport
     }
 
     @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
-    func aLockDropsTheWhenUnlockedClassKeyFromTheDaemonsMemory() throws {
+    func aLockDropsTheWhenUnlockedKeysFromTheDaemonsMemory() throws {
         let harness = try Harness()
         let passcode = "e2e-memory-passcode"
         harness.secrets = [passcode]
@@ -52,19 +54,31 @@ import TresorTestSupport
             try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
         #expect(try harness.tresor(["item", "get", "--service", "mem"]).stdout == "in-memory-secret")
 
-        // The key, as this test process derives it from the same files and passcode.
+        // The keys, as this test process derives them from the same files and passcode: every
+        // class key that needs the keybag unlocked, and the metadata key of the item's class
+        // (generic passwords, `whenUnlocked`), which the daemon keeps once it has read the item.
         let keybag = try Keybag.open(paths: harness.paths)
         try keybag.unlock(passcode: try Passcode(passcode))
-        let classKey = try keybag.classKey(for: .whenUnlocked).withUnsafeBytes { Data($0) }
-        let afterFirstUnlockKey = try keybag.classKey(for: .afterFirstUnlock).withUnsafeBytes { Data($0) }
+        func bytes(_ key: SymmetricKey) -> Data { key.withUnsafeBytes { Data($0) } }
+        let lockedAway: [ProtectionClass] = [.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
+        var keys = try lockedAway.map { ("the \($0.rawValue) class key", bytes(try keybag.classKey(for: $0))) }
+        let wrapped = try DatabaseQueue(path: harness.paths.loginKeychain.path).read { db in
+            try Data.fetchOne(db, sql: "SELECT wrapped_key FROM metadata_keys WHERE item_class = 'genp' AND pdmn = 'whenUnlocked'")
+        }
+        let metadataKey = try KeyWrap.unwrap(try #require(wrapped), using: try keybag.classKey(for: .whenUnlocked))
+        keys.append(("the generic passwords' whenUnlocked metadata key", bytes(metadataKey)))
+        let afterFirstUnlockKey = bytes(try keybag.classKey(for: .afterFirstUnlock))
 
         let pid = try harness.status().pid
-        // Positive control: while unlocked the daemon holds both keys, so the scan can see them.
-        #expect(try Self.memory(of: pid, contains: classKey), "the scan must find the key while the keybag is unlocked")
-        #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
+        // Positive control: while unlocked the daemon holds every one, so the scan can see them.
+        for (name, key) in keys + [("the afterFirstUnlock class key", afterFirstUnlockKey)] {
+            #expect(try Self.memory(of: pid, contains: key), "the scan must find \(name) while the keybag is unlocked")
+        }
 
         #expect(try harness.tresor(["lock"]).succeeded)
-        #expect(!(try Self.memory(of: pid, contains: classKey)), "the whenUnlocked class key stayed in the daemon's memory after lock")
+        for (name, key) in keys {
+            #expect(!(try Self.memory(of: pid, contains: key)), "\(name) stayed in the daemon's memory after lock")
+        }
         // afterFirstUnlock keys stay by design.
         #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
     }
