@@ -79,18 +79,100 @@ import TresorTestSupport
             "the other passphrase still opens a note", sourceLocation: sourceLocation)
     }
 
-    /// Runs the change and SIGKILLs the daemon `delay` seconds after the CLI started.
+    /// A reset starts a new passphrase and leaves the notes locked before it under the old one;
+    /// a re-wrap moves one note to the current passphrase. Each is one transaction (docs/API.md,
+    /// "The passphrase"). The daemon is SIGKILLed at random moments across each: after a
+    /// restart the reset happened or not — it did whenever the CLI reported success — a note
+    /// locked now opens with the passphrase that is current, the notes before the resets still
+    /// open with theirs, and the re-wrapped note opens with exactly one of the two passphrases,
+    /// the current one whenever the CLI reported success.
+    @Test func aDaemonKilledDuringAResetOrARewrapLeavesEachNoteUnderOnePassphrase() throws {
+        let passphrases = (0...(Self.kills + 1)).map { "e2e-reset-passphrase-\($0)-\(UUID().uuidString.prefix(6))" }
+        let harness = try Harness()
+        harness.secrets = [Self.passcode] + passphrases
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrases[0])\n\(passphrases[0])\n").succeeded)
+        let before = try (0..<2).map { index in
+            let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "before \(index)", "--body-stdin"], input: "body \(index)")
+            #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+            return note.id
+        }
+
+        // One reset without a kill, to learn how long a reset takes here.
+        let started = Date()
+        #expect(try harness.tresor(["note", "passphrase", "reset", "--passcode-stdin"], input: reset(to: passphrases[1])).succeeded)
+        let duration = Date().timeIntervalSince(started)
+        var current = 1
+        for round in 0..<Self.kills {
+            let delay = Double.random(in: 0...(duration * 1.2)) * (round == 0 ? 0.5 : 1)
+            let arguments = ["note", "passphrase", "reset", "--passcode-stdin"]
+            let result = try runKillingTheDaemon(harness, arguments, input: reset(to: passphrases[current + 1]), after: delay)
+            try harness.startDaemon()
+            #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+            let generation = try #require(try harness.json(PassphraseStatus.self, ["note", "passphrase", "status"]).generation)
+            #expect((current + 1...current + 2).contains(generation), "generation \(generation) after reset to passphrase \(current + 1)")
+            if result.succeeded { #expect(generation == current + 2, "the CLI reported the reset, so it must have happened") }
+            current = generation - 1
+            // A note locked now is locked with the current passphrase and opens with it.
+            let probe = try harness.json(NoteSummary.self, ["note", "new", "--title", "probe \(round)", "--body-stdin"], input: "probe")
+            #expect(try harness.tresor(["note", "lock", probe.id, "--passphrase-stdin"], input: passphrases[current] + "\n").succeeded)
+            #expect(try opens(harness, probe.id, with: passphrases[current]))
+            #expect(try opens(harness, before[0], with: passphrases[0]), "a note locked before every reset no longer opens with its passphrase")
+        }
+
+        // Re-wraps of a note from the first passphrase to the current one: one without a kill,
+        // to learn how long one takes, then the other one's, killed.
+        let rewrapInput = "\(passphrases[0])\n\(passphrases[current])\n"
+        let rewrapStarted = Date()
+        #expect(try harness.tresor(["note", "rewrap", before[1], "--passphrase-stdin", "--json"], input: rewrapInput).succeeded)
+        let rewrapDuration = Date().timeIntervalSince(rewrapStarted)
+        var moved = false
+        for _ in 0..<Self.kills where !moved {
+            #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+            let result = try runKillingTheDaemon(
+                harness, ["note", "rewrap", before[0], "--passphrase-stdin", "--json"], input: rewrapInput,
+                after: Double.random(in: 0...(rewrapDuration * 1.2)))
+            try harness.startDaemon()
+            #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+            moved = try opens(harness, before[0], with: passphrases[current])
+            if result.succeeded { #expect(moved, "the CLI reported the re-wrap, so the current passphrase must open the note") }
+            let stayed = try opens(harness, before[0], with: passphrases[0])
+            #expect(moved != stayed, "the note opens with \(moved ? "both passphrases" : "neither passphrase")")
+        }
+        let opened = try harness.json(
+            OpenedNote.self, ["note", "show", before[0], "--passphrase-stdin"], input: passphrases[moved ? current : 0] + "\n")
+        #expect(opened.body == "body 0")
+    }
+
+    /// The input of `tresor note passphrase reset --passcode-stdin`: the passcode, then `new` twice.
+    func reset(to new: String) -> String { "\(Self.passcode)\n\(new)\n\(new)\n" }
+
+    /// Whether note `id` opens with `passphrase` alone (every secure session ended first and after).
+    func opens(_ harness: Harness, _ id: String, with passphrase: String) throws -> Bool {
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let shown = try harness.tresor(["note", "show", id, "--passphrase-stdin", "--json"], input: passphrase + "\n")
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        return shown.succeeded
+    }
+
     func changeKillingTheDaemon(_ harness: Harness, from old: String, to new: String, after delay: TimeInterval) throws -> Harness.Result {
+        try runKillingTheDaemon(harness, ["note", "passphrase", "change", "--passphrase-stdin"], input: "\(old)\n\(new)\n\(new)\n", after: delay)
+    }
+
+    /// Runs `tresor arguments`, `input` on its standard input, and SIGKILLs the daemon `delay`
+    /// seconds after the CLI started.
+    func runKillingTheDaemon(_ harness: Harness, _ arguments: [String], input: String, after delay: TimeInterval) throws -> Harness.Result {
         let process = Process()
         process.executableURL = Harness.binaries.appendingPathComponent("tresor")
-        process.arguments = ["note", "passphrase", "change", "--passphrase-stdin"]
+        process.arguments = arguments
         process.environment = harness.environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        stdin.fileHandleForWriting.write(Data("\(old)\n\(new)\n\(new)\n".utf8))
+        stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         usleep(useconds_t(delay * 1_000_000))
         harness.killDaemon()
