@@ -4,16 +4,18 @@ import TresorKit
 import TresorProtocol
 import TresorTestSupport
 
-/// docs/API.md, "The passphrase": a change is one transaction, so "a crash leaves every note
-/// opening with the old or the new passphrase". The daemon is SIGKILLed while `tresor note
-/// passphrase change` runs over many locked notes, at random moments across the change (its two
-/// PBKDF2 runs and the re-wrapping transaction), then restarted; every note must open, all with one
-/// passphrase — the new one whenever the CLI had reported success.
+/// The daemon SIGKILLed while the notes passphrase changes, is reset or re-wraps a note, then
+/// restarted: no note is left under no passphrase, or under two.
 @Suite(.blocksItsThread, .serialized) struct NotesCrashTests {
     static let passcode = "e2e-notes-crash-passcode"
     static let noteCount = 24
     static let kills = Int(ProcessInfo.processInfo.environment["TRESOR_NOTES_CRASH_KILLS"] ?? "") ?? 4
 
+    /// docs/API.md, "The passphrase": a change is one transaction, so "a crash leaves every note
+    /// opening with the old or the new passphrase". Killed at random moments across `tresor note
+    /// passphrase change` over many locked notes (its two PBKDF2 runs and the re-wrapping
+    /// transaction): every note must open, all with one passphrase — the new one whenever the
+    /// CLI had reported success.
     @Test func aDaemonKilledDuringAPassphraseChangeLeavesEveryNoteOpeningWithOneOfThem() throws {
         let passphrases = (0...(Self.kills + 1)).map { "e2e-crash-passphrase-\($0)-\(UUID().uuidString.prefix(6))" }
         let harness = try Harness()
