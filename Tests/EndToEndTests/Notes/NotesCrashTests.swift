@@ -1,11 +1,13 @@
 import Foundation
+import NoteStoreFixture
 import Testing
 import TresorKit
 import TresorProtocol
 import TresorTestSupport
 
-/// The daemon SIGKILLed while the notes passphrase changes, is reset or re-wraps a note, then
-/// restarted: no note is left under no passphrase, or under two.
+/// The daemon SIGKILLed while the notes passphrase changes, is reset or re-wraps a note, and
+/// while notes are imported, then restarted: no note is left under no passphrase or under two,
+/// and none is imported twice.
 @Suite(.blocksItsThread, .serialized) struct NotesCrashTests {
     static let passcode = "e2e-notes-crash-passcode"
     static let noteCount = 24
@@ -146,6 +148,55 @@ import TresorTestSupport
             OpenedNote.self, ["note", "show", before[0], "--passphrase-stdin"], input: passphrases[moved ? current : 0] + "\n")
         #expect(opened.body == "body 0")
     }
+
+    /// An import is one transaction per batch, and recognises what an earlier import brought in.
+    /// The daemon is SIGKILLed at random moments across `tresor import apple-notes` of 60 notes
+    /// (the reader, the request, the transaction); run again after the restart, the import
+    /// completes and every note of the file is there exactly once, whole.
+    @Test func anImportKilledMidwayAndRunAgainBringsEachNoteOnce() throws {
+        let harness = try Harness.initialized(passcode: Self.passcode)
+        let folder = try TemporaryFolder()
+        var importSeconds: TimeInterval?
+        var imported = 0
+        for round in 0...Self.kills {
+            var fixture = NoteStoreFixture(schema: .newer)
+            let account = fixture.addAccount(name: "iCloud")
+            let notes = fixture.addFolder(title: "Round \(round)", account: account)
+            var bodies: [String: String] = [:]
+            for index in 0..<60 {
+                let title = "round \(round) note \(index)"
+                bodies[title] = "\(title)\nwith a body of its own, \(index * 7919 % 1000)"
+                _ = try fixture.addNote(.init(title: title, text: bodies[title]!, folder: notes, account: account))
+            }
+            let store = try fixture.write(into: folder, name: "NoteStore-\(round).sqlite")
+            let arguments = ["import", "apple-notes", store.path, "--json"]
+
+            // The first round is not killed: it learns how long an import takes here.
+            let first: Harness.Result
+            if let seconds = importSeconds {
+                first = try runKillingTheDaemon(harness, arguments, input: "", after: Double.random(in: 0...(seconds * 1.2)))
+                try harness.startDaemon()
+                #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+            } else {
+                let started = Date()
+                first = try harness.tresor(arguments)
+                importSeconds = Date().timeIntervalSince(started)
+            }
+            let again = try harness.tresor(arguments)
+            #expect(again.succeeded, "\(again.stderr)")
+            if first.succeeded { #expect(try CLIJSON.decode(Imported.self, from: Data(again.stdout.utf8)).report.alreadyImported == bodies.count) }
+            let listed = try harness.json([NoteSummary].self, ["note", "list", "--folder", "Round \(round)"])
+            #expect(listed.count == bodies.count, "\(listed.count) notes after round \(round)'s imports, not \(bodies.count)")
+            #expect(Set(listed.map(\.title)) == Set(bodies.keys))
+            for note in [listed.first, listed.last].compactMap({ $0 }) {
+                #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body == bodies[note.title])
+            }
+            imported += listed.count
+        }
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).count == imported)
+    }
+
+    struct Imported: Decodable { var report: ImportReport }
 
     /// The input of `tresor note passphrase reset --passcode-stdin`: the passcode, then `new` twice.
     func reset(to new: String) -> String { "\(Self.passcode)\n\(new)\n\(new)\n" }
