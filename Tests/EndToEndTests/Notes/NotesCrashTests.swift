@@ -19,12 +19,7 @@ import TresorTestSupport
     /// transaction): every note must open, all with one passphrase — the new one whenever the
     /// CLI had reported success.
     @Test func aDaemonKilledDuringAPassphraseChangeLeavesEveryNoteOpeningWithOneOfThem() throws {
-        let passphrases = (0...(Self.kills + 1)).map { "e2e-crash-passphrase-\($0)-\(UUID().uuidString.prefix(6))" }
-        let harness = try Harness()
-        harness.secrets = [Self.passcode] + passphrases
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
-        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrases[0])\n\(passphrases[0])\n").succeeded)
+        let (harness, passphrases) = try homeWithPassphrases("e2e-crash-passphrase")
         var ids: [String] = []
         for index in 0..<Self.noteCount {
             let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "crash \(index)", "--body-stdin"], input: "body \(index)")
@@ -91,12 +86,7 @@ import TresorTestSupport
     /// open with theirs, and the re-wrapped note opens with exactly one of the two passphrases,
     /// the current one whenever the CLI reported success.
     @Test func aDaemonKilledDuringAResetOrARewrapLeavesEachNoteUnderOnePassphrase() throws {
-        let passphrases = (0...(Self.kills + 1)).map { "e2e-reset-passphrase-\($0)-\(UUID().uuidString.prefix(6))" }
-        let harness = try Harness()
-        harness.secrets = [Self.passcode] + passphrases
-        try harness.startDaemon()
-        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
-        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrases[0])\n\(passphrases[0])\n").succeeded)
+        let (harness, passphrases) = try homeWithPassphrases("e2e-reset-passphrase")
         let before = try (0..<2).map { index in
             let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "before \(index)", "--body-stdin"], input: "body \(index)")
             #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
@@ -197,6 +187,18 @@ import TresorTestSupport
     }
 
     struct Imported: Decodable { var report: ImportReport }
+
+    /// A home with the passcode, and a notes passphrase set to the first of `kills + 2`
+    /// passphrases named after `prefix` (each a secret of the harness).
+    func homeWithPassphrases(_ prefix: String) throws -> (Harness, [String]) {
+        let passphrases = (0...(Self.kills + 1)).map { "\(prefix)-\($0)-\(UUID().uuidString.prefix(6))" }
+        let harness = try Harness()
+        harness.secrets = [Self.passcode] + passphrases
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrases[0])\n\(passphrases[0])\n").succeeded)
+        return (harness, passphrases)
+    }
 
     /// The input of `tresor note passphrase reset --passcode-stdin`: the passcode, then `new` twice.
     func reset(to new: String) -> String { "\(Self.passcode)\n\(new)\n\(new)\n" }
