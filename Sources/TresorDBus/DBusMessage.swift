@@ -224,7 +224,7 @@ public final class DBusMessage: @unchecked Sendable {
             bytes.withUnsafeBufferPointer { buffer in
                 var pointer = buffer.baseAddress
                 if pointer == nil { pointer = UnsafePointer(bitPattern: 1) }  // libdbus wants a pointer even for none
-                withUnsafePointer(to: &pointer) { dbus_message_iter_append_fixed_array(&inner, Int32(ascii("y")), $0, Int32(buffer.count)) }
+                _ = withUnsafePointer(to: &pointer) { dbus_message_iter_append_fixed_array(&inner, Int32(ascii("y")), $0, Int32(buffer.count)) }
             }
             dbus_message_iter_close_container(&iterator, &inner)
         case .array(let element, let elements):

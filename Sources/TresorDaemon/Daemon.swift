@@ -130,7 +130,7 @@ public struct Daemon: Sendable {
                 let ended = DispatchSemaphore(value: 0)
                 Task {
                     try? await homeSessions.forgetSecureSessions()
-                    if keybag { try? await homeSessions.end(.localAccount) }
+                    if keybag { _ = try? await homeSessions.end(.localAccount) }
                     ended.signal()
                 }
                 _ = ended.wait(timeout: .now() + 2)
@@ -231,7 +231,7 @@ public struct Daemon: Sendable {
                 let endedSessions = notes.lockNow()
                 if let homeSessions {
                     try? await homeSessions.forgetSecureSessions()
-                    try? await homeSessions.end(.localAccount)
+                    _ = try? await homeSessions.end(.localAccount)
                 }
                 if endedSessions > 0 { logger.notice("notes sessions ended by auto-lock", metadata: ["count": "\(endedSessions)"]) }
                 guard keychains.lockAll(because: "auto-lock after \(configuration.autoLockSeconds) s idle") else { return }

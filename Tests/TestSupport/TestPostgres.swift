@@ -42,7 +42,7 @@ public enum TestPostgres {
     public static func freshDatabase() async throws -> String {
         let server = try await server()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        try await withAdminConnection(database: "postgres") { connection, logger in
+        _ = try await withAdminConnection(database: "postgres") { connection, logger in
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
         return "postgres://\(server.user)@127.0.0.1:\(server.port)/\(name)?sslmode=disable"

@@ -281,7 +281,8 @@ import TresorKeybag
             try home.keychain.update(ItemQuery(.genericPassword, id: cliItem.id), changes: toB, secret: nil, caller: Callers.keychainAccess())
         }
         // With the passcode, the user consents.
-        let consenting = Callers.keychainAccess(passcode: try #require(home.passcode))
+        let passcode: Passcode = try #require(home.passcode)
+        let consenting = Callers.keychainAccess(passcode: passcode)
         #expect(try home.keychain.update(ItemQuery(.genericPassword, id: bItem.id), changes: toCLI, secret: nil, caller: consenting) == 1)
         #expect(
             try home.keychain.copyMatching(ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: consenting).first?.secret
@@ -319,7 +320,7 @@ import TresorKeybag
         }
         do {
             _ = try home.keychain.copyMatching(
-                ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: try #require(home.passcode)))
+                ItemQuery(.genericPassword, id: bItem.id, returnData: true), caller: Callers.keychainAccess(passcode: home.passcode))
             Issue.record("a passcode was checked during the lockout")
         } catch KeychainError.throttled(_, let wait) {
             #expect((1...60).contains(wait))

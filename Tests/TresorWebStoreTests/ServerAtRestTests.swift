@@ -109,8 +109,8 @@ final class CapturedLog: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        let entry = "\(level) \(message) \(metadata ?? [:]) \(self.metadata)"
+    func log(event: LogEvent) {
+        let entry = "\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)"
         lines.withLock { $0.append(entry) }
     }
 

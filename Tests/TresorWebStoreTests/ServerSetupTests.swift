@@ -8,7 +8,7 @@ import Testing
 struct ServerSetupTests {
     private func keyFile(bytes: Int, mode: mode_t) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-key-" + UUID().uuidString).path
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes)))
         chmod(path, mode)
         return path
     }

@@ -164,7 +164,8 @@ extension WebStoreCheck {
             let owner = try await registered(store, "gia")
             func create(_ title: String, _ body: String) async throws -> String {
                 clock.advance(by: 1)
-                return try await store.createNote(NoteDraft(title: title, body: body), account: owner.id, quota: nil).id
+                let note = try await store.createNote(NoteDraft(title: title, body: body), account: owner.id, quota: nil)
+                return note.id
             }
             let inBodyOldest = try await create("Garden", "tomato plan")
             let bothInTitle = try await create("Tomato plan", "water daily")

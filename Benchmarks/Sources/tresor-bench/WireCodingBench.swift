@@ -46,11 +46,11 @@ struct WireCodingBench {
             "find_client_decode_response_us": try best { _ = try decoder.decode(ItemsResponse.self, from: foundJSON) },
             "find_request_bytes": findJSON.count, "find_response_bytes": foundJSON.count,
             // The same find as TresorKit asks it: `GET /v1/items/attributes`, answered in bytes.
-            "find_route_client_path_us": try best { _ = ItemSecretQuery.attributesPath(for: find) },
+            "find_route_client_path_us": best { _ = ItemSecretQuery.attributesPath(for: find) },
             "find_route_daemon_parse_us": try best {
                 _ = try ItemSecretQuery.parseAttributesQuery(String(findPath.dropFirst(Route.itemAttributes.count + 1)))
             },
-            "find_route_daemon_encode_response_us": try best { _ = ItemAttributesList.encode([attributes]) },
+            "find_route_daemon_encode_response_us": best { _ = ItemAttributesList.encode([attributes]) },
             "find_route_client_decode_response_us": try best { _ = try ItemAttributesList.decode(foundBytes) },
             "find_route_response_bytes": foundBytes.count,
         ]

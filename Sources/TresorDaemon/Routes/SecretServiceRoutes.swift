@@ -29,7 +29,7 @@ struct SecretServiceRoutes {
             context.logger.notice(
                 body.revoke ? "Secret Service grant revoked" : "Secret Service grant added",
                 metadata: [
-                    "grantee": "\(grant.grantee)", "group": "\(grant.group)",
+                    "grantee": "\(grant.grantee)", "group": "\(grant.group ?? "one item")",
                 ])
             return try owners()
         }

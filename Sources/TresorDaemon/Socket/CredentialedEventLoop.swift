@@ -67,7 +67,7 @@ final class CredentialedEventLoop: EventLoop, @unchecked Sendable {
             queue.nextTimerID += 1
             queue.timers.append(
                 Timer(id: queue.nextTimerID, deadline: deadline) {
-                    do { promise.succeed(try task()) } catch { promise.fail(error) }
+                    do { promise.assumeIsolated().succeed(try task()) } catch { promise.fail(error) }
                 })
             return queue.nextTimerID
         }

@@ -26,7 +26,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try Output.run(options) { try SecretServiceTrustCommand.show(try options.connect().secretServiceTrust(), options) }
+            try Output.run(options) { SecretServiceTrustCommand.show(try options.connect().secretServiceTrust(), options) }
         }
     }
 

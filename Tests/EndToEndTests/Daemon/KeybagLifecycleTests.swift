@@ -99,7 +99,7 @@ import TresorTestSupport
         while let relative = enumerator.nextObject() as? String {
             let path = harness.paths.home.appendingPathComponent(relative).path
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             #expect(try mode(of: path) == (isDirectory.boolValue ? 0o700 : 0o600), "\(relative)")
             checked += 1
         }

@@ -158,7 +158,7 @@ final class Harness {
     func startDaemon(extraArguments: [String] = []) throws {
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
         if !FileManager.default.fileExists(atPath: paths.daemonLog.path) {
-            FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            try #require(FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600]))
         }
         try user?.own(root)
         // A home on a read-only file system (ReadOnlyHomeTests) keeps no log of this daemon.

@@ -206,7 +206,7 @@ import Glibc
 
     /// Writes `size` bytes to `url` a MiB at a time, no two MiB alike (a chunk out of place shows).
     static func writeGenerated(_ size: Int, to url: URL) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var block = [UInt8](repeating: 0, count: 1 << 20)
@@ -226,8 +226,8 @@ import Glibc
     static func runMeasuringPeak(_ harness: Harness, _ arguments: [String], input: String = "") throws -> (Harness.Result, Int) {
         let out = harness.root.appendingPathComponent("cli.out"), err = harness.root.appendingPathComponent("cli.err")
         let stdin = harness.root.appendingPathComponent("cli.in")
-        for file in [out, err] { FileManager.default.createFile(atPath: file.path, contents: nil) }
-        FileManager.default.createFile(atPath: stdin.path, contents: Data(input.utf8))
+        for file in [out, err] { try #require(FileManager.default.createFile(atPath: file.path, contents: nil)) }
+        try #require(FileManager.default.createFile(atPath: stdin.path, contents: Data(input.utf8)))
         defer { unlink(stdin.path) }
         let process = Process()
         process.executableURL = Harness.binaries.appendingPathComponent("tresor")

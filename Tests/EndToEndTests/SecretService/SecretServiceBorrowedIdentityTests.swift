@@ -79,7 +79,7 @@ struct SecretServiceBorrowedIdentityTests {
         try attack.waitFor(URL(fileURLWithPath: go.path + ".ready"))
         try provider.start()
         try provider.unlock()
-        FileManager.default.createFile(atPath: go.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: go.path, contents: nil))
         return Findings(output: try attack.finish())
     }
 

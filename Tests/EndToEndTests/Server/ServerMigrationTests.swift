@@ -35,7 +35,7 @@ import Glibc
             "server", "migrate", "--from", home.paths.home.path, "--database", database, "--server-key-file", keyFile.path, "--passcode-stdin",
         ]
         let out = home.root.appendingPathComponent("migrate.out"), err = home.root.appendingPathComponent("migrate.err")
-        for file in [out, err] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        for file in [out, err] { try #require(FileManager.default.createFile(atPath: file.path, contents: nil)) }
         let process = Process()
         process.executableURL = Harness.binaries.appendingPathComponent("tresor")
         process.arguments = arguments

@@ -1267,7 +1267,7 @@ final class TestDaemon {
         let paths = harness.paths
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
         if !FileManager.default.fileExists(atPath: paths.daemonLog.path) {
-            FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            try #require(FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600]))
         }
         let log = try FileHandle(forWritingTo: paths.daemonLog)
         log.seekToEndOfFile()

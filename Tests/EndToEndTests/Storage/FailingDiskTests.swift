@@ -52,7 +52,7 @@ struct FailingDiskTests {
             process.arguments = ["--home", harness.paths.home.path, "--log-level", "trace"]
             process.environment = harness.environment
             let log = harness.root.appendingPathComponent("read-only-home.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
             process.standardOutput = try FileHandle(forWritingTo: log)
             process.standardError = process.standardOutput
             try process.run()

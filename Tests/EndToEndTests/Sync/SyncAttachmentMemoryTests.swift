@@ -38,7 +38,8 @@ import TresorTestSupport
             var before: [String: Int] = [:]
             for (process, pid) in pids {
                 try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
-                before[process] = try #require(AttachmentStreamingTests.memoryBytes(pid, "VmRSS"))
+                let resident: Int = try #require(AttachmentStreamingTests.memoryBytes(pid, "VmRSS"))
+                before[process] = resident
             }
             let started = Date()
             _ = try SyncNotesE2ETests.syncNow(device)

@@ -107,7 +107,7 @@ import TresorTestSupport
         // The code is printed for the owner by design; it must appear nowhere else.
         defer { #expect(!harness.daemonLog.contains(invite.code), "the invite code is in the daemon log") }
         #expect(invite.name == "alice" && invite.code.count == 43 && invite.registration == "invite")
-        var stranger = WebBrowser(server)
+        let stranger = WebBrowser(server)
         // Someone else's code is not an invite for another name.
         let wrongName = try stranger.post(
             "/api/accounts", ["name": "mallory", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
