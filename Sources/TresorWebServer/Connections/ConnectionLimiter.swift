@@ -118,15 +118,8 @@ final class ConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// `429 throttled`, and the connection closed once it is written.
     private func refuse(_ context: ChannelHandlerContext) {
         refusing = true
-        let body = ByteBuffer(string: #"{"code":"throttled","message":"too many requests of this client at once","retryAfterSeconds":1}"#)
-        var head = HTTPResponse(status: .tooManyRequests)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.retryAfter] = "1"
-        head.headerFields[.connection] = "close"
-        head.headerFields[.cacheControl] = "no-store"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.answerAndClose(
+            .tooManyRequests, json: #"{"code":"throttled","message":"too many requests of this client at once","retryAfterSeconds":1}"#,
+            headers: [.retryAfter: "1"])
     }
 }

@@ -39,17 +39,10 @@ final class LocalUserFilter: ChannelInboundHandler, RemovableChannelHandler {
         }
         // Only the head is answered; the rest of a refused request is dropped unread.
         guard case .head = unwrapInboundIn(data) else { return }
-        let body = ByteBuffer(
-            string:
+        context.answerAndClose(
+            .forbidden,
+            json:
                 #"{"code":"peerRejected","message":"this web server serves only the local user who runs tresord (see webAllowedUIDs in docs/WEB.md)"}"#
         )
-        var head = HTTPResponse(status: .forbidden)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.connection] = "close"
-        head.headerFields[.cacheControl] = "no-store"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
