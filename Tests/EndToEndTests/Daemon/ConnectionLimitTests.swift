@@ -13,7 +13,7 @@ import TresorTestSupport
     @Test func aConnectionPastTheLimitWaitsUntilOneCloses() throws {
         let harness = try Harness.initialized(passcode: "e2e-flood-passcode")
         let socket = harness.paths.socket.path
-        let request = SecretRouteTests.RawRequest(path: Route.keychains)
+        let request = RawConnection.Request(path: Route.keychains)
         var held: [RawConnection] = []
         for _ in 0..<Self.limit {
             let connection = try RawConnection(socket: socket)

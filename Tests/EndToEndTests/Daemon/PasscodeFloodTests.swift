@@ -21,13 +21,13 @@ import TresorTestSupport
             .succeeded)
 
         // Sixteen at once, each on a connection of its own.
-        let request = SecretRouteTests.RawRequest(method: "POST", path: Route.unlock, body: try JSONEncoder().encode(UnlockRequest(passcode: wrong)))
+        let request = RawConnection.Request(method: "POST", path: Route.unlock, body: try JSONEncoder().encode(UnlockRequest(passcode: wrong)))
         let flood = try (0..<16).map { _ in
             let connection = try RawConnection(socket: harness.paths.socket.path)
             try connection.send(request)
             return connection
         }
-        var answers: [Int: SecretRouteTests.Answer] = [:]
+        var answers: [Int: RawConnection.Answer] = [:]
         /// Takes every answer that has come; returns how many connections still wait for theirs.
         func collect(waiting seconds: TimeInterval) throws -> Int {
             for (index, connection) in flood.enumerated() where answers[index] == nil {

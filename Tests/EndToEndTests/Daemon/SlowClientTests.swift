@@ -20,7 +20,7 @@ import TresorTestSupport
         try inBody.send(bytes: Array(hold.dropLast(8)))
 
         #expect(try harness.tresor(["status"]).succeeded)
-        #expect(try SecretRouteTests.get(Route.status, socket: socket).status == 200)
+        #expect(try RawConnection.get(Route.status, socket: socket).status == 200)
         #expect(try inHead.answer(within: 0.5) == nil)
         #expect(try inBody.answer(within: 0.5) == nil)
 

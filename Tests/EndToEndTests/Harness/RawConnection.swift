@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorProtocol
 import TresorTestSupport
 
 #if canImport(Glibc)
@@ -10,6 +11,36 @@ import Glibc
 /// what a test sends that no client of ours would, and connections held open on purpose.
 final class RawConnection {
     private let fd: Int32
+
+    /// A request as it goes on the wire: a method, a path and a JSON body (none when empty).
+    struct Request {
+        var method = "GET"
+        var path: String
+        var body = Data()
+    }
+
+    /// An answer as it came: its status, content type and body.
+    struct Answer {
+        var status: Int
+        var contentType: String?
+        var body: Data
+        var error: APIError? { try? APICoding.decoder.decode(ErrorResponse.self, from: body).error }
+    }
+
+    /// One `GET` on a connection of its own.
+    static func get(_ path: String, socket: String) throws -> Answer {
+        try #require(try get([path], socket: socket).first)
+    }
+
+    /// `GET`s one after another on one kept-alive connection.
+    static func get(_ paths: [String], socket: String) throws -> [Answer] {
+        try exchange(paths.map { Request(path: $0) }, socket: socket)
+    }
+
+    /// Requests one after another on one kept-alive connection of their own.
+    static func exchange(_ requests: [Request], socket: String) throws -> [Answer] {
+        try RawConnection(socket: socket).exchange(requests)
+    }
 
     /// Connects to the daemon's socket at `path`.
     init(socket path: String) throws {
@@ -36,7 +67,7 @@ final class RawConnection {
 
     /// Requests one after another, each answer read by its `Content-Length` before the next
     /// request goes out.
-    func exchange(_ requests: [SecretRouteTests.RawRequest]) throws -> [SecretRouteTests.Answer] {
+    func exchange(_ requests: [Request]) throws -> [Answer] {
         try requests.map { request in
             try send(request)
             return try #require(try answer(within: nil), "no answer")
@@ -44,7 +75,7 @@ final class RawConnection {
     }
 
     /// Sends `raw` without waiting for its answer.
-    func send(_ raw: SecretRouteTests.RawRequest) throws {
+    func send(_ raw: Request) throws {
         try send(bytes: Self.bytes(of: raw))
     }
 
@@ -56,14 +87,14 @@ final class RawConnection {
     }
 
     /// `raw` as HTTP/1.1 puts it on the wire.
-    static func bytes(of raw: SecretRouteTests.RawRequest) -> [UInt8] {
+    static func bytes(of raw: Request) -> [UInt8] {
         let length = raw.body.isEmpty ? "" : "Content-Length: \(raw.body.count)\r\nContent-Type: application/json\r\n"
         return Array("\(raw.method) \(raw.path) HTTP/1.1\r\nHost: t\r\n\(length)\r\n".utf8) + Array(raw.body)
     }
 
     /// The next answer, read by its `Content-Length`; nil when none came within `timeout` (nil:
     /// waits as long as it takes).
-    func answer(within timeout: TimeInterval?) throws -> SecretRouteTests.Answer? {
+    func answer(within timeout: TimeInterval?) throws -> Answer? {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -77,7 +108,7 @@ final class RawConnection {
                 if received.count - end.upperBound >= length {
                     let body = Data(received[end.upperBound..<(end.upperBound + length)])
                     received = Data(received[(end.upperBound + length)...])
-                    return SecretRouteTests.Answer(
+                    return Answer(
                         status: Int(head[0].split(separator: " ")[1]) ?? -1, contentType: field("content-type"), body: body)
                 }
             }

@@ -45,18 +45,18 @@ import TresorTestSupport
 
         // The route itself, raw: the documented bytes, no secret among them.
         let path = try #require(ItemSecretQuery.attributesPath(for: byLabel))
-        let answer = try SecretRouteTests.get(path, socket: harness.paths.socket.path)
+        let answer = try RawConnection.get(path, socket: harness.paths.socket.path)
         #expect(answer.status == 200 && answer.contentType == ItemAttributesList.contentType)
         #expect(Set(try ItemAttributesList.decode(answer.body).compactMap(\.account)) == ["ci", "cd"])
         #expect(!answer.body.contains(Data("find-secret-one".utf8)))
-        let missing = try SecretRouteTests.get(Route.itemAttributes + "?class=genp&label=nobody", socket: harness.paths.socket.path)
+        let missing = try RawConnection.get(Route.itemAttributes + "?class=genp&label=nobody", socket: harness.paths.socket.path)
         #expect(missing.status == 404 && missing.error?.code == .itemNotFound)
         #expect { try keychain.attributes(.genericPassword(service: "nobody", account: "nobody")) } throws: {
             ($0 as? APIError)?.code == .itemNotFound
         }
-        let typo = try SecretRouteTests.get(Route.itemAttributes + "?class=genp&lable=x", socket: harness.paths.socket.path)
+        let typo = try RawConnection.get(Route.itemAttributes + "?class=genp&lable=x", socket: harness.paths.socket.path)
         #expect(typo.status == 400 && typo.error?.code == .param)
-        let unique = try SecretRouteTests.get(path + "&unique=1", socket: harness.paths.socket.path)
+        let unique = try RawConnection.get(path + "&unique=1", socket: harness.paths.socket.path)
         #expect(unique.status == 400 && unique.error?.code == .param)
 
         // Another application's item stays out of reach.
@@ -111,11 +111,11 @@ import TresorTestSupport
 
         func compare(expecting firstStatus: Int) throws {
             // The first request of the kept connection repeats: the router answers it, the event loop the second.
-            let kept = try SecretRouteTests.get([paths[0]] + paths, socket: socket)
+            let kept = try RawConnection.get([paths[0]] + paths, socket: socket)
             #expect(kept[0].status == firstStatus && kept[1].status == firstStatus)
             #expect(kept[0].body == kept[1].body)
             for (path, answer) in zip(paths, kept.dropFirst()) {
-                let fresh = try SecretRouteTests.get(path, socket: socket)
+                let fresh = try RawConnection.get(path, socket: socket)
                 #expect(answer.status == fresh.status, "\(path)")
                 #expect(answer.contentType == fresh.contentType, "\(path)")
                 #expect(answer.error?.code == fresh.error?.code, "\(path)")
@@ -126,14 +126,14 @@ import TresorTestSupport
             }
         }
         try compare(expecting: 200)
-        let unlocked = try SecretRouteTests.get(paths, socket: socket)
+        let unlocked = try RawConnection.get(paths, socket: socket)
         #expect(try ItemAttributesList.decode(unlocked[0].body).map(\.account) == ["alive"])
         #expect(unlocked[1].error?.code == .itemNotFound && unlocked[2].error?.code == .itemNotFound)
         #expect(unlocked[3].error?.code == .param && unlocked[4].error?.code == .param && unlocked[5].error?.code == .param)
 
         #expect(try harness.tresor(["lock"]).succeeded)
         try compare(expecting: 403)
-        #expect(try SecretRouteTests.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
+        #expect(try RawConnection.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
         try harness.expectNoSecretLeaked()
     }
 }

@@ -33,27 +33,28 @@ import TresorTestSupport
 
         // The route itself, raw: the bytes of the secret, nothing around them.
         let path = try #require(ItemSecretQuery.path(for: item))
-        let answer = try Self.get(path, socket: harness.paths.socket.path)
+        let answer = try RawConnection.get(path, socket: harness.paths.socket.path)
         #expect(answer.status == 200)
         #expect(answer.contentType == "application/octet-stream")
         #expect(answer.body == Data("s3cr3t-value".utf8))
-        let missing = try Self.get(Route.itemSecret + "?class=genp&service=nothing", socket: harness.paths.socket.path)
+        let missing = try RawConnection.get(Route.itemSecret + "?class=genp&service=nothing", socket: harness.paths.socket.path)
         #expect(missing.status == 404 && missing.error?.code == .itemNotFound)
-        let typo = try Self.get(Route.itemSecret + "?class=genp&acount=ci%20bot", socket: harness.paths.socket.path)
+        let typo = try RawConnection.get(Route.itemSecret + "?class=genp&acount=ci%20bot", socket: harness.paths.socket.path)
         #expect(typo.status == 400 && typo.error?.code == .param)
 
         // Another application's item, the CLI's here, stays out of reach.
         #expect(
             try harness.tresor(["item", "add", "--service", "cli-svc", "--account", "me", "--secret-stdin"], input: "cli-only-secret\n").succeeded)
         #expect { try keychain.secret(.genericPassword(service: "cli-svc", account: "me")) } throws: { ($0 as? APIError)?.code == .itemNotFound }
-        let other = try Self.get(Route.itemSecret + "?class=genp&service=cli-svc&account=me&accessGroup=tresor", socket: harness.paths.socket.path)
+        let other = try RawConnection.get(
+            Route.itemSecret + "?class=genp&service=cli-svc&account=me&accessGroup=tresor", socket: harness.paths.socket.path)
         #expect(other.status != 200 && !other.body.contains(Data("cli-only-secret".utf8)))
 
         // User presence: refused without the passcode (that needs the JSON route), read with it.
         let bank = ItemQuery.genericPassword(service: "bank", account: "me")
         try keychain.add(bank, secret: Data("bank-pin-5678".utf8)) { $0.accessControl = .userPresence }
         #expect(throws: APIError.self) { try keychain.secret(bank) }
-        let refused = try Self.get(try #require(ItemSecretQuery.path(for: bank)), socket: harness.paths.socket.path)
+        let refused = try RawConnection.get(try #require(ItemSecretQuery.path(for: bank)), socket: harness.paths.socket.path)
         #expect(refused.status != 200 && !refused.body.contains(Data("bank-pin-5678".utf8)))
         #expect(try keychain.secret(bank, passcode: Self.passcode) == Data("bank-pin-5678".utf8))
 
@@ -98,11 +99,11 @@ import TresorTestSupport
 
         func compare(expecting firstStatus: Int) throws {
             // The first request of the kept connection repeats: the router answers it, the event loop the second.
-            let kept = try Self.get([paths[0]] + paths, socket: socket)
+            let kept = try RawConnection.get([paths[0]] + paths, socket: socket)
             #expect(kept[0].status == firstStatus && kept[1].status == firstStatus)
             #expect(kept[0].body == kept[1].body)
             for (path, answer) in zip(paths, kept.dropFirst()) {
-                let fresh = try Self.get(path, socket: socket)
+                let fresh = try RawConnection.get(path, socket: socket)
                 #expect(answer.status == fresh.status, "\(path)")
                 #expect(answer.contentType == fresh.contentType, "\(path)")
                 #expect(answer.error?.code == fresh.error?.code, "\(path)")
@@ -114,14 +115,14 @@ import TresorTestSupport
             }
         }
         try compare(expecting: 200)
-        let unlocked = try Self.get(paths, socket: socket)
+        let unlocked = try RawConnection.get(paths, socket: socket)
         #expect(unlocked[0].body == Data("kept-alive-secret".utf8))
         #expect(unlocked[1].error?.code == .itemNotFound && unlocked[2].error?.code == .param)
         #expect(unlocked[5].status == 401 && unlocked[6].error?.code == .param)
 
         #expect(try harness.tresor(["lock"]).succeeded)
         try compare(expecting: 403)
-        #expect(try Self.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
+        #expect(try RawConnection.get(paths, socket: socket)[0].error?.code == .interactionNotAllowed)
         try harness.expectNoSecretLeaked()
     }
 
@@ -157,16 +158,16 @@ import TresorTestSupport
             Data(#"{"query":{"itemClass":"genp","attributes":{"lable":"kept label"}}}"#.utf8),
             Data("{".utf8),
         ]
-        let requests = bodies.map { RawRequest(method: "POST", path: Route.searchItems, body: $0) }
+        let requests = bodies.map { RawConnection.Request(method: "POST", path: Route.searchItems, body: $0) }
         let socket = harness.paths.socket.path
 
         func compare(expecting firstStatus: Int) throws {
             // The first request of the kept connection repeats: the router answers it, the event loop the second.
-            let kept = try Self.exchange([requests[0]] + requests, socket: socket)
+            let kept = try RawConnection.exchange([requests[0]] + requests, socket: socket)
             #expect(kept[0].status == firstStatus && kept[1].status == firstStatus)
             #expect(kept[0].body == kept[1].body)
             for (request, answer) in zip(requests, kept.dropFirst()) {
-                let fresh = try #require(try Self.exchange([request], socket: socket).first)
+                let fresh = try #require(try RawConnection.exchange([request], socket: socket).first)
                 let context = String(decoding: request.body, as: UTF8.self)
                 #expect(answer.status == fresh.status, "\(context)")
                 #expect(answer.contentType == fresh.contentType, "\(context)")
@@ -178,7 +179,7 @@ import TresorTestSupport
             }
         }
         try compare(expecting: 200)
-        let unlocked = try Self.exchange(requests, socket: socket)
+        let unlocked = try RawConnection.exchange(requests, socket: socket)
         let found = try APICoding.decoder.decode(ItemsResponse.self, from: unlocked[0].body).items
         #expect(found.map { $0.attributes?.account } == ["alive"])
         let byService = try APICoding.decoder.decode(ItemsResponse.self, from: unlocked[1].body).items
@@ -189,7 +190,7 @@ import TresorTestSupport
 
         #expect(try harness.tresor(["lock"]).succeeded)
         try compare(expecting: 403)
-        #expect(try Self.exchange(requests, socket: socket)[0].error?.code == .interactionNotAllowed)
+        #expect(try RawConnection.exchange(requests, socket: socket)[0].error?.code == .interactionNotAllowed)
         try harness.expectNoSecretLeaked()
     }
 
@@ -203,33 +204,5 @@ import TresorTestSupport
             ["app", "register", "--id", appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: passcode + "\n")
         try #require(registered.succeeded, "\(registered.stderr)")
         return Keychain(client: try TresorKitClient.connect(harness))
-    }
-
-    struct Answer {
-        var status: Int
-        var contentType: String?
-        var body: Data
-        var error: APIError? { try? APICoding.decoder.decode(ErrorResponse.self, from: body).error }
-    }
-
-    struct RawRequest {
-        var method = "GET"
-        var path: String
-        var body = Data()
-    }
-
-    /// One `GET` on a connection of its own.
-    static func get(_ path: String, socket: String) throws -> Answer {
-        try #require(try get([path], socket: socket).first)
-    }
-
-    /// `GET`s one after another on one kept-alive connection.
-    static func get(_ paths: [String], socket: String) throws -> [Answer] {
-        try exchange(paths.map { RawRequest(path: $0) }, socket: socket)
-    }
-
-    /// Requests one after another on one kept-alive connection of their own.
-    static func exchange(_ requests: [RawRequest], socket: String) throws -> [Answer] {
-        try RawConnection(socket: socket).exchange(requests)
     }
 }
