@@ -25,24 +25,13 @@ final class UnixSocketHTTP {
         timeoutSeconds = Int(timeout.components.seconds)
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TresorClientError.protocolError("socket() failed (errno \(errno))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
         // On every failure below, deinit closes the descriptor: closing it here as well would
         // close it twice, and in a threaded process the second close can hit someone else's file.
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw TresorClientError.protocolError("socket path too long: \(path)")
+        switch UnixSockets.connect(fd, to: path) {
+        case 0: break
+        case ENAMETOOLONG, EINVAL: throw TresorClientError.protocolError("not a socket path: \(path)")
+        default: throw TresorClientError.daemonNotRunning(socket: path)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else { throw TresorClientError.daemonNotRunning(socket: path) }
         let server = try PeerCredentials(socket: fd)
         guard server.uid == getuid() else { throw TresorClientError.untrustedDaemon(uid: server.uid) }
         var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TresorSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -14,14 +15,9 @@ public final class NeverAnsweringListener: Sendable {
     public init(at socketURL: URL) throws {
         try FileManager.default.createDirectory(at: socketURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socketURL.path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        guard UnixSockets.bind(descriptor, to: socketURL.path) == 0 && listen(descriptor, 128) == 0 else {
+            throw TestProcess.Failure("cannot listen on \(socketURL.path)")
         }
-        guard bound == 0 && listen(descriptor, 128) == 0 else { throw TestProcess.Failure("cannot listen on \(socketURL.path)") }
     }
 
     /// Closes the socket once, however often it is called: a second close could hit a

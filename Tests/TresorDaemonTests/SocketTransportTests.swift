@@ -7,6 +7,7 @@ import NIOPosix
 import ServiceLifecycle
 import Testing
 import TresorProtocol
+import TresorSystem
 
 @testable import TresorDaemon
 
@@ -200,17 +201,10 @@ final class RawConnection {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { close(fd); throw TransportTestError("connect failed: errno \(errno)") }
+        let failure = UnixSockets.connect(fd, to: path)
+        guard failure == 0 else { close(fd); throw TransportTestError("connect failed: errno \(failure)") }
     }
 
     deinit { close(fd) }

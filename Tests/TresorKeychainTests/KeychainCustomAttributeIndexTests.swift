@@ -449,7 +449,7 @@ import TresorKeybag
         var byScripts = ItemAttributes()
         byScripts.readableByScripts = true
         #expect(
-            try opened(home) {
+            opened(home) {
                 expectKeychainError(.itemNotFound) {
                     try home.keychain.copyMatching(ItemQuery(.genericPassword, attributes: byScripts), caller: Callers.appA)
                 }

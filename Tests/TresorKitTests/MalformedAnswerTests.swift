@@ -10,13 +10,7 @@ import TresorSystem
     func serve(_ answer: String, at paths: TresorPaths) throws {
         try SecureFiles.createDirectory(paths.socket.deletingLastPathComponent())
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(paths.socket.path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(listener, 1) == 0)
+        try #require(UnixSockets.bind(listener, to: paths.socket.path) == 0 && listen(listener, 1) == 0)
         Thread.detachNewThread {
             let connection = accept(listener, nil, nil)
             var scratch = [UInt8](repeating: 0, count: 4096)

@@ -21,19 +21,9 @@ import TresorTestSupport
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let path = folder.appendingPathComponent("bus").path
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-            }
-            let size = socklen_t(MemoryLayout<sockaddr_un>.size)
             let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0), connecting = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            try withUnsafePointer(to: &address) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                    guard bind(listening, generic, size) == 0, listen(listening, 4) == 0, connect(connecting, generic, size) == 0 else {
-                        throw POSIXError(.EIO)
-                    }
-                }
+            guard UnixSockets.bind(listening, to: path) == 0, listen(listening, 4) == 0, UnixSockets.connect(connecting, to: path) == 0 else {
+                throw POSIXError(.EIO)
             }
             (listener, client, accepted) = (listening, connecting, accept(listening, nil, nil))
         }

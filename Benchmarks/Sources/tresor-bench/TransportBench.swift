@@ -88,10 +88,10 @@ final class RawHTTPClient {
         answerWait = polling ? AnswerWait() : nil
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket failed") }
-        let connected = withUnixAddress(path) { connect(fd, $0, $1) }
-        guard connected == 0 else {
+        let failure = UnixSockets.connect(fd, to: path)
+        guard failure == 0 else {
             close(fd)
-            throw BenchError("connect to \(path) failed: errno \(errno)")
+            throw BenchError("connect to \(path) failed: errno \(failure)")
         }
     }
 
@@ -139,7 +139,7 @@ enum EchoServer {
     static func start(at path: String) throws {
         unlink(path)
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let bound = withUnixAddress(path) { bind(listener, $0, $1) }
+        let bound = UnixSockets.bind(listener, to: path)
         guard listener >= 0, bound == 0, listen(listener, 4) == 0 else { throw BenchError("echo server: errno \(errno)") }
         let response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
         Thread.detachNewThread {
@@ -153,19 +153,5 @@ enum EchoServer {
                 close(connection)
             }
         }
-    }
-}
-
-/// Calls `body` with the `sockaddr_un` of `path` (for connect and bind).
-func withUnixAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        let bytes = Array(path.utf8.prefix(raw.count - 1))
-        raw.copyBytes(from: bytes)
-        raw[bytes.count] = 0
-    }
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
 }

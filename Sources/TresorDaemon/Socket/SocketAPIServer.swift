@@ -54,24 +54,15 @@ struct SocketAPIServer: Service {
     static func listen(at path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        let bound = UnixSockets.bind(fd, to: path)
+        guard bound == 0 else {
             close(fd)
-            throw IOError(errnoCode: ENAMETOOLONG, reason: "socket path")
+            throw IOError(errnoCode: bound, reason: "bind on \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, chmod(path, 0o600) == 0, tresor_set_passcred(fd) == 0, Glibc.listen(fd, 256) == 0 else {
+        guard chmod(path, 0o600) == 0, tresor_set_passcred(fd) == 0, Glibc.listen(fd, 256) == 0 else {
             let failure = errno
             close(fd)
-            throw IOError(errnoCode: failure, reason: "bind or listen on \(path)")
+            throw IOError(errnoCode: failure, reason: "listen on \(path)")
         }
         return fd
     }

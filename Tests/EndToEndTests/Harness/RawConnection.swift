@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorSystem
 import TresorTestSupport
 
 #if canImport(Glibc)
@@ -46,14 +47,8 @@ final class RawConnection {
     init(socket path: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError.daemonDidNotStart("socket failed: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let failure = errno
+        let failure = UnixSockets.connect(fd, to: path)
+        guard failure == 0 else {
             close(fd)
             throw HarnessError.daemonDidNotStart("connect failed: errno \(failure)")
         }
