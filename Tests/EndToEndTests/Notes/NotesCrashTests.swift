@@ -5,9 +5,9 @@ import TresorKit
 import TresorProtocol
 import TresorTestSupport
 
-/// The daemon SIGKILLed while the notes passphrase changes, is reset or re-wraps a note, and
-/// while notes are imported, then restarted: no note is left under no passphrase or under two,
-/// and none is imported twice.
+/// The daemon SIGKILLed while the notes passphrase changes, is reset or re-wraps a note, while
+/// notes are imported and while folders change, then restarted: no note is left under no
+/// passphrase or under two, none is imported twice, and none is left between two folders.
 @Suite(.blocksItsThread, .serialized) struct NotesCrashTests {
     static let passcode = "e2e-notes-crash-passcode"
     static let noteCount = 24
@@ -187,6 +187,159 @@ import TresorTestSupport
     }
 
     struct Imported: Decodable { var report: ImportReport }
+
+    /// Each folder change is one transaction: a move that names a missing folder creates it in
+    /// the same one (docs/API.md, "Notes"). The daemon is SIGKILLed at a random moment inside a
+    /// run of moves into folders and out of them, folder creations and deletions of empty
+    /// folders. After the restart the notes and folders are exactly as every acknowledged change
+    /// left them, with the change that was running either done whole or not at all: each note
+    /// there once, in one folder, and each folder listed once with the count of its notes.
+    @Test func aDaemonKilledDuringFolderChangesLeavesEachNoteInOneFolder() throws {
+        let harness = try Harness.initialized(passcode: Self.passcode)
+        var state = FolderState(notes: [:], folders: [])
+        for index in 0..<8 {
+            let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "filed \(index)", "--body-stdin"], input: "body \(index)")
+            state.notes[note.id] = nil as String?
+        }
+        let cli = try CrashDriver.cliThatStartsNoDaemon(harness)
+        var random = SystemRandomNumberGenerator()
+
+        // The first run is not killed: it learns how long a run of changes takes here.
+        var runSeconds: TimeInterval?
+        var killedWhileRunning = 0
+        for round in 0...Self.kills {
+            // Planned on a copy, so that each change can be made after the ones before it.
+            var planned = state
+            let changes = (0..<24).map { _ in FolderChange.random(in: &planned, using: &random) }
+            let started = Date()
+            let (acknowledged, pending) = try runChanges(
+                changes, harness: harness, cli: cli, from: state, killAfter: runSeconds.map { Double.random(in: 0...($0 * 0.9)) })
+            if runSeconds == nil {
+                runSeconds = Date().timeIntervalSince(started)
+                #expect(pending == nil, "a change failed with the daemon running")
+            } else {
+                try harness.startDaemon()
+                #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+            }
+            let observed = try FolderState.observed(harness)
+            if let pending {
+                killedWhileRunning += 1
+                let done = pending.applied(to: acknowledged)
+                #expect(observed == acknowledged || observed == done, "round \(round): \(observed) is neither before nor after \(pending)")
+            } else {
+                #expect(observed == acknowledged, "round \(round)")
+            }
+            state = observed
+        }
+        #expect(killedWhileRunning > 0, "no kill landed inside a run of changes")
+    }
+
+    /// The notes' folders (nil: none) and the names of the folders there are.
+    struct FolderState: Equatable, CustomStringConvertible {
+        var notes: [String: String?]
+        var folders: Set<String>
+        var description: String {
+            "notes \(notes.values.map { $0 ?? "-" }.sorted()), folders \(folders.sorted())"
+        }
+
+        /// What the CLI lists: every note once, and each folder once with the count of its notes.
+        static func observed(_ harness: Harness) throws -> FolderState {
+            let notes = try harness.json([NoteSummary].self, ["note", "list"])
+            #expect(Set(notes.map(\.id)).count == notes.count, "a note listed twice")
+            let folders = try harness.json([Folder].self, ["note", "folder", "list"])
+            #expect(Set(folders.map(\.name)).count == folders.count, "two folders of one name: \(folders.map(\.name))")
+            for folder in folders {
+                #expect(folder.noteCount == notes.filter { $0.folder == folder.name }.count, "folder \(folder.name)'s count")
+            }
+            return FolderState(
+                notes: Dictionary(uniqueKeysWithValues: notes.map { ($0.id, $0.folder) }), folders: Set(folders.map(\.name)))
+        }
+    }
+
+    /// One change of folders through the CLI.
+    enum FolderChange: CustomStringConvertible {
+        case move(note: String, to: String?)
+        case create(String)
+        case delete(String)
+
+        var arguments: [String] {
+            switch self {
+            case .move(let note, let folder?): ["note", "edit", note, "--folder", folder]
+            case .move(let note, nil): ["note", "edit", note, "--no-folder"]
+            case .create(let name): ["note", "folder", "create", name]
+            case .delete(let name): ["note", "folder", "delete", name]
+            }
+        }
+
+        var description: String { arguments.joined(separator: " ") }
+
+        func applied(to state: FolderState) -> FolderState {
+            var state = state
+            switch self {
+            case .move(let note, let folder):
+                state.notes[note] = folder
+                if let folder { state.folders.insert(folder) }
+            case .create(let name): state.folders.insert(name)
+            case .delete(let name): state.folders.remove(name)
+            }
+            return state
+        }
+
+        /// A change that can be made in `state`, which it is applied to: moves into a new folder
+        /// (created by the move), into one there is or out of any, creations, and deletions of
+        /// empty folders.
+        static func random(in state: inout FolderState, using random: inout some RandomNumberGenerator) -> FolderChange {
+            let note = state.notes.keys.randomElement(using: &random)!
+            let empty = state.folders.filter { name in !state.notes.values.contains(name) }
+            let change: FolderChange =
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<4: .move(note: note, to: newName(using: &random))
+                case 4..<6: .move(note: note, to: state.folders.randomElement(using: &random))
+                case 6..<7: .move(note: note, to: nil)
+                case 7..<8: .create(newName(using: &random))
+                default: empty.randomElement(using: &random).map { .delete($0) } ?? .create(newName(using: &random))
+                }
+            state = change.applied(to: state)
+            return change
+        }
+
+        /// A folder name no change has used yet (most likely).
+        static func newName(using random: inout some RandomNumberGenerator) -> String {
+            "Folder \(UInt32.random(in: 0...UInt32.max, using: &random))"
+        }
+    }
+
+    /// Runs `changes` one after another, in one shell script, with a CLI that starts no daemon,
+    /// until one fails; with `killAfter`, SIGKILLs the daemon that many seconds after the start.
+    /// Returns the state after the acknowledged changes and the one that failed, if any — after
+    /// a kill it may or may not have been made.
+    func runChanges(
+        _ changes: [FolderChange], harness: Harness, cli: (URL, [String: String]), from state: FolderState, killAfter delay: TimeInterval?
+    ) throws -> (acknowledged: FolderState, pending: FolderChange?) {
+        let (cli, environment) = cli
+        // Each argument is quoted whole; none of them holds a quote.
+        let lines = changes.enumerated().map { index, change in
+            let quoted = ([cli.path] + change.arguments).map { "'\($0)'" }.joined(separator: " ")
+            return "\(quoted) > /dev/null 2>&1 || exit 0\necho \(index)"
+        }
+        let script = harness.root.appendingPathComponent("folder-changes.sh")
+        try Data(lines.joined(separator: "\n").utf8).write(to: script)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [script.path]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        if let delay {
+            usleep(useconds_t(delay * 1_000_000))
+            harness.killDaemon()
+        }
+        let done = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+        process.waitUntilEnded()
+        let acknowledged = changes.prefix(done).reduce(state) { $1.applied(to: $0) }
+        return (acknowledged, done < changes.count ? changes[done] : nil)
+    }
 
     /// A home with the passcode, and a notes passphrase set to the first of `kills + 2`
     /// passphrases named after `prefix` (each a secret of the harness).
