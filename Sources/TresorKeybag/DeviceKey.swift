@@ -66,7 +66,10 @@ struct DeviceKey: Sendable {
     /// passcode key (docs/FORMAT.md, "Class-key wrapping": neither the passcode alone nor the
     /// device key alone suffices).
     func derive(_ label: String, passcodeKey: SymmetricKey? = nil) -> SymmetricKey {
-        let salt = passcodeKey.map { $0.withUnsafeBytes { Data($0) } } ?? Data()
-        return KeyDerivation.hkdfSHA256(inputKeyMaterial: key, salt: salt, info: "tresor.keybag.v1." + label)
+        let info = "tresor.keybag.v1." + label
+        guard let passcodeKey else { return KeyDerivation.hkdfSHA256(inputKeyMaterial: key, salt: Data(), info: info) }
+        // The salt is read where the key keeps it (zeroed when released), never copied into a
+        // buffer that is not.
+        return passcodeKey.withUnsafeBytes { KeyDerivation.hkdfSHA256(inputKeyMaterial: key, salt: $0, info: info) }
     }
 }

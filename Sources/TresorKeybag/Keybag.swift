@@ -337,9 +337,7 @@ public final class Keybag: Sendable {
 
     private func recordFailure(_ passcodeKey: SymmetricKey) -> KeybagError {
         let now = settings.clock()
-        let tag = passcodeKey.withUnsafeBytes {
-            MessageAuthentication.hmacSHA256(Data($0), key: deviceKey.derive("failed-attempt-tag"))
-        }
+        let tag = passcodeKey.withUnsafeBytes { MessageAuthentication.hmacSHA256($0, key: deviceKey.derive("failed-attempt-tag")) }
         let attempts = state.withLock { state -> FailedAttempts? in
             guard state.attempts.record(tag: tag, at: now) else { return nil }
             state.attempts.generation = state.record.generation

@@ -191,7 +191,7 @@ extension Keybag {
             let now = settings.clock()
             var failed = link
             let tag = passwordKey.withUnsafeBytes {
-                MessageAuthentication.hmacSHA256(Data($0), key: deviceKey.derive("login-link.failed-attempt-tag"))
+                MessageAuthentication.hmacSHA256($0, key: deviceKey.derive("login-link.failed-attempt-tag"))
             }
             _ = failed.attempts.record(tag: tag, at: now)
             if failed.stale == nil {
