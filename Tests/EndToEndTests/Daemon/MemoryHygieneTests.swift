@@ -3,15 +3,17 @@ import Foundation
 import GRDB
 import Testing
 import TresorCrypto
-import TresorKeybag
 import TresorKit
 import TresorNotes
 import TresorProtocol
 import TresorSystem
 import TresorTestSupport
 
+@testable import TresorKeybag
+
 /// docs/SECURITY.md §3.9: after a lock, the daemon's memory no longer holds the keys that need
-/// the keybag unlocked. Reads `/proc/<pid>/mem` of the daemon, so it needs root.
+/// the keybag unlocked, and at no time the PBKDF2 output of a passcode. Reads `/proc/<pid>/mem`
+/// of the daemon, so it needs root.
 @Suite(.blocksItsThread, .serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
 
@@ -81,6 +83,55 @@ import TresorTestSupport
         }
         // afterFirstUnlock keys stay by design.
         #expect(try Self.memory(of: pid, contains: afterFirstUnlockKey))
+    }
+}
+
+extension MemoryHygieneTests {
+    /// The PBKDF2 output of a passcode is needed only inside an unlock or a change: the daemon
+    /// keeps none — not the current passcode's, not the one before a change, not a wrong one's
+    /// (counted by an HMAC of it) — neither while unlocked nor after a lock. Each key is
+    /// searched for by its halves, so that a freed buffer whose first bytes the allocator reused
+    /// is still found.
+    @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
+    func theDaemonKeepsNoPBKDF2OutputOfAPasscode() throws {
+        let harness = try Harness()
+        let (old, new, wrong) = ("e2e-kdf-old-passcode", "e2e-kdf-new-passcode", "e2e-kdf-wrong-passcode")
+        harness.secrets = [old, new, wrong]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: old + "\n").succeeded)
+        let oldParameters = try #require(try Keybag.open(paths: harness.paths).state.withLock { $0.record.passcode })
+        #expect(try harness.tresor(["lock"]).succeeded)
+        #expect(!(try harness.tresor(["unlock", "--passcode-stdin"], input: wrong + "\n").succeeded))
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: old + "\n").succeeded)
+        #expect(try harness.tresor(["passcode", "change", "--passcode-stdin"], input: "\(old)\n\(new)\n\(new)\n").succeeded)
+        #expect(try harness.tresor(["lock"]).succeeded)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: new + "\n").succeeded)
+
+        let keybag = try Keybag.open(paths: harness.paths)
+        let newParameters = try #require(keybag.state.withLock { $0.record.passcode })
+        func halves(_ passcode: String, _ parameters: PBKDF2Parameters) throws -> [Data] {
+            let key = try PBKDF2.deriveKey(from: Data(passcode.utf8), parameters: parameters).withUnsafeBytes { Data($0) }
+            return [key.prefix(16), key.suffix(16)]
+        }
+        let keys = [
+            ("the first passcode's key", try halves(old, oldParameters)),
+            ("the passcode's key", try halves(new, newParameters)),
+            ("the wrong passcode's key", try halves(wrong, oldParameters)),
+        ]
+        let pid = try harness.status().pid
+        // Positive control: half of a key the daemon does hold is found.
+        try keybag.unlock(passcode: try Passcode(new))
+        let classKey = try keybag.classKey(for: .whenUnlocked).withUnsafeBytes { Data($0) }
+        #expect(try Self.memory(of: pid, contains: classKey.suffix(16)), "the scan must find half of a class key the daemon holds")
+
+        for state in ["unlocked", "locked"] {
+            if state == "locked" { #expect(try harness.tresor(["lock"]).succeeded) }
+            for (name, halves) in keys {
+                for half in halves {
+                    #expect(!(try Self.memory(of: pid, contains: half)), "half of \(name) is in the daemon's memory, \(state)")
+                }
+            }
+        }
     }
 }
 
