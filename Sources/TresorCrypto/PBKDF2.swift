@@ -42,4 +42,15 @@ public enum PBKDF2 {
             from: password, salt: parameters.salt, using: .sha256,
             outputByteCount: parameters.outputByteCount, unsafeUncheckedRounds: parameters.rounds)
     }
+
+    /// Derives a key from a secret the user typed, read where it is kept (no copy).
+    /// - Parameters:
+    ///   - password: the passcode, passphrase or password.
+    ///   - parameters: the salt, rounds and output size.
+    /// - Returns: the derived key.
+    /// - Throws: ``CryptoError/invalidParameter(_:)`` for rounds below 1 or an output size
+    ///   outside 1 to 1,024 bytes.
+    public static func deriveKey(from password: SecretText, parameters: PBKDF2Parameters) throws -> SymmetricKey {
+        try password.withUnsafeBytes { try deriveKey(from: $0, parameters: parameters) }
+    }
 }

@@ -316,12 +316,12 @@ public final class Keybag: Sendable {
     func derivePasscodeKey(_ passcode: Passcode?, record: KeybagRecord) throws -> PasscodeKey? {
         guard let parameters = record.passcode else { return nil }
         guard let passcode else { throw KeybagError.passcodeRequired }
-        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
+        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.text, parameters: parameters))
     }
 
     static func newPasscodeKey(_ passcode: Passcode, settings: KeybagSettings) throws -> PasscodeKey {
         let parameters = PBKDF2Parameters.random(rounds: settings.kdfRounds, saltByteCount: 16, outputByteCount: 32)
-        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.bytes, parameters: parameters))
+        return PasscodeKey(parameters: parameters, key: try PBKDF2.deriveKey(from: passcode.text, parameters: parameters))
     }
 
     /// Unwraps `classes`; a failed unwrap is a wrong passcode and is counted.

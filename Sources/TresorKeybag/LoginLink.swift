@@ -152,7 +152,7 @@ extension Keybag {
 
     private func writeLoginLink(keys: [ProtectionClass: SymmetricKey], loginPassword: Passcode) throws {
         let parameters = PBKDF2Parameters.random(rounds: settings.kdfRounds, saltByteCount: 16, outputByteCount: 32)
-        let passwordKey = try PBKDF2.deriveKey(from: loginPassword.bytes, parameters: parameters)
+        let passwordKey = try PBKDF2.deriveKey(from: loginPassword.text, parameters: parameters)
         var wrapped: [String: Data] = [:]
         for (protectionClass, key) in keys {
             wrapped[protectionClass.rawValue] = try KeyWrap.wrap(key, using: loginKeyEncryptionKey(protectionClass, passwordKey))
@@ -179,7 +179,7 @@ extension Keybag {
 
     /// Every class key of the link; a password that does not open it is counted on the link.
     private func unwrapLoginLink(_ link: LoginLinkRecord, password: Passcode) throws -> [ProtectionClass: SymmetricKey] {
-        let passwordKey = try PBKDF2.deriveKey(from: password.bytes, parameters: link.password)
+        let passwordKey = try PBKDF2.deriveKey(from: password.text, parameters: link.password)
         do {
             var keys: [ProtectionClass: SymmetricKey] = [:]
             for protectionClass in ProtectionClass.allCases {

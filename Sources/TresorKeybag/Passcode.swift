@@ -1,4 +1,5 @@
 import Foundation
+import TresorCrypto
 
 /// The user's secret that unlocks the keybag. It never prints: `description` is a placeholder,
 /// so a passcode interpolated into a log line or an error by mistake reveals nothing.
@@ -6,16 +7,17 @@ public struct Passcode: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// Longer passcodes are refused so that a hostile request cannot make the KDF hash megabytes.
     public static let maximumByteCount = 1024
 
-    let bytes: [UInt8]
+    /// Its UTF-8, zeroed when released.
+    let text: SecretText
 
     /// A passcode from what the user typed. Empty and over-long passcodes are refused.
     public init(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { throw KeybagError.invalidPasscode("the passcode is empty") }
-        guard bytes.count <= Self.maximumByteCount else {
+        let secret = SecretText(text)
+        guard secret.byteCount > 0 else { throw KeybagError.invalidPasscode("the passcode is empty") }
+        guard secret.byteCount <= Self.maximumByteCount else {
             throw KeybagError.invalidPasscode("the passcode is longer than \(Self.maximumByteCount) bytes")
         }
-        self.bytes = bytes
+        self.text = secret
     }
 
     public var description: String { "<passcode>" }

@@ -32,7 +32,7 @@ public enum LockedNoteCrypto {
         }
         guard !salt.isEmpty, salt.count <= 64 else { throw NotesError.invalid("a passphrase salt must be 1 to 64 bytes") }
         return try PBKDF2.deriveKey(
-            from: passphrase.bytes,
+            from: passphrase.text,
             parameters: PBKDF2Parameters(salt: salt, rounds: iterations, outputByteCount: keyByteCount))
     }
 

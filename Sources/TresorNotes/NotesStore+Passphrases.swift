@@ -226,7 +226,7 @@ extension NotesStore {
         guard let hint else { return }
         try NoteRules.validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
         // The hint is shown to whoever types wrong passphrases: it must not give the passphrase away.
-        if let passphrase, Data(hint.utf8).range(of: Data(passphrase.bytes)) != nil {
+        if let passphrase, passphrase.text.withUnsafeBytes({ Array(hint.utf8).firstRange(of: $0) }) != nil {
             throw NotesError.invalid("the hint must not contain the passphrase")
         }
     }

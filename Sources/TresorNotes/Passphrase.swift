@@ -1,4 +1,5 @@
 import Foundation
+import TresorCrypto
 import TresorNotesDomain
 
 /// A notes account's secret for locked notes: a secret of its own, never the keybag passcode.
@@ -8,17 +9,18 @@ public struct Passphrase: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// Longer passphrases are refused so that a hostile request cannot make PBKDF2 hash megabytes.
     public static let maximumByteCount = 1024
 
-    let bytes: [UInt8]
+    /// Its UTF-8, zeroed when released.
+    let text: SecretText
 
     /// A passphrase from what the user typed (UTF-8, as Apple Notes derives it). Empty and
     /// over-long passphrases are refused.
     public init(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { throw NotesError.invalid("the passphrase is empty") }
-        guard bytes.count <= Self.maximumByteCount else {
+        let secret = SecretText(text)
+        guard secret.byteCount > 0 else { throw NotesError.invalid("the passphrase is empty") }
+        guard secret.byteCount <= Self.maximumByteCount else {
             throw NotesError.invalid("the passphrase is longer than \(Self.maximumByteCount) bytes")
         }
-        self.bytes = bytes
+        self.text = secret
     }
 
     public var description: String { "<passphrase>" }

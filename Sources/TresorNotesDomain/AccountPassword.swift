@@ -1,4 +1,5 @@
 import Foundation
+import TresorCrypto
 
 /// A web account's password (docs/WEB.md). Like a notes passphrase it never prints, so a password
 /// interpolated into a log line or an error by mistake reveals nothing.
@@ -7,18 +8,19 @@ public struct AccountPassword: Sendable, CustomStringConvertible, CustomDebugStr
     /// Longer passwords are refused so that a hostile request cannot make PBKDF2 hash megabytes.
     public static let maximumByteCount = 1024
 
-    package let bytes: [UInt8]
+    /// Its UTF-8, zeroed when released.
+    package let text: SecretText
 
     /// A password as typed (UTF-8). Shorter than 8 or longer than 1024 bytes is refused.
     public init(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= Self.minimumByteCount else {
+        let secret = SecretText(text)
+        guard secret.byteCount >= Self.minimumByteCount else {
             throw NotesError.invalid("the password must be at least \(Self.minimumByteCount) characters")
         }
-        guard bytes.count <= Self.maximumByteCount else {
+        guard secret.byteCount <= Self.maximumByteCount else {
             throw NotesError.invalid("the password is longer than \(Self.maximumByteCount) bytes")
         }
-        self.bytes = bytes
+        self.text = secret
     }
 
     public var description: String { "<password>" }

@@ -23,7 +23,7 @@ public struct PasswordHash: Sendable, Equatable {
     /// - Throws: a `CryptoError` when the KDF refuses its parameters.
     public static func make(_ password: AccountPassword, rounds: Int) throws -> PasswordHash {
         let parameters = PBKDF2Parameters.random(rounds: rounds, saltByteCount: 16, outputByteCount: 32)
-        let hash = try PBKDF2.deriveKey(from: password.bytes, parameters: parameters).withUnsafeBytes { Data($0) }
+        let hash = try PBKDF2.deriveKey(from: password.text, parameters: parameters).withUnsafeBytes { Data($0) }
         return PasswordHash(salt: parameters.salt, rounds: parameters.rounds, hash: hash)
     }
 
@@ -33,7 +33,7 @@ public struct PasswordHash: Sendable, Equatable {
     /// - Throws: a `CryptoError` when the stored parameters are unusable.
     public func matches(_ password: AccountPassword) throws -> Bool {
         let derived = try PBKDF2.deriveKey(
-            from: password.bytes, parameters: PBKDF2Parameters(salt: salt, rounds: rounds, outputByteCount: hash.count))
+            from: password.text, parameters: PBKDF2Parameters(salt: salt, rounds: rounds, outputByteCount: hash.count))
         return derived.withUnsafeBytes { ConstantTime.equals(Data($0), hash) }
     }
 
