@@ -18,7 +18,9 @@ import TresorTestSupport
     static var isRoot: Bool { getuid() == 0 }
 
     /// Whether `needle` occurs in any readable, writable mapping of process `pid`.
-    static func memory(of pid: Int32, contains needle: Data) throws -> Bool {
+    /// - Parameter outsideJSONText: when true, an occurrence right after a `"` does not count —
+    ///   a string inside JSON text, as a request arrived.
+    static func memory(of pid: Int32, contains needle: Data, outsideJSONText: Bool = false) throws -> Bool {
         let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
         let mem = open("/proc/\(pid)/mem", O_RDONLY)
         guard mem >= 0 else { throw HarnessError.daemonDidNotStart("cannot open /proc/\(pid)/mem (errno \(errno))") }
@@ -30,6 +32,8 @@ import TresorTestSupport
             guard range.count == 2 else { continue }
             var offset = range[0]
             let chunk = 1 << 20
+            // The end of the chunk before, so that an occurrence across two chunks (and the byte
+            // before one at a chunk's start) is seen.
             var carry = Data()
             while offset < range[1] {
                 let size = Int(min(UInt64(chunk), range[1] - offset))
@@ -37,8 +41,13 @@ import TresorTestSupport
                 let read = buffer.withUnsafeMutableBytes { pread(mem, $0.baseAddress, size, off_t(Int64(bitPattern: offset))) }
                 guard read > 0 else { break }
                 let window = carry + buffer.prefix(read)
-                if window.range(of: needle) != nil { return true }
-                carry = Data(window.suffix(needle.count - 1))
+                var from = window.startIndex
+                while let found = window.range(of: needle, in: from..<window.endIndex) {
+                    let quoted = found.lowerBound > window.startIndex && window[found.lowerBound - 1] == UInt8(ascii: "\"")
+                    if !(outsideJSONText && quoted) { return true }
+                    from = found.lowerBound + 1
+                }
+                carry = Data(window.suffix(needle.count))
                 offset += UInt64(read)
             }
         }
@@ -87,13 +96,13 @@ import TresorTestSupport
 }
 
 extension MemoryHygieneTests {
-    /// The PBKDF2 output of a passcode is needed only inside an unlock or a change: the daemon
-    /// keeps none — not the current passcode's, not the one before a change, not a wrong one's
-    /// (counted by an HMAC of it) — neither while unlocked nor after a lock. Each key is
-    /// searched for by its halves, so that a freed buffer whose first bytes the allocator reused
-    /// is still found.
+    /// A passcode and its PBKDF2 output are needed only inside an unlock or a change: the daemon
+    /// keeps no PBKDF2 output — not the current passcode's, not the one before a change, not a
+    /// wrong one's (counted by an HMAC of it) — neither while unlocked nor after a lock, and
+    /// after the lock no copy of a passcode's text of its own. Each key is searched for by its
+    /// halves, so that a freed buffer whose first bytes the allocator reused is still found.
     @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
-    func theDaemonKeepsNoPBKDF2OutputOfAPasscode() throws {
+    func theDaemonKeepsNoPasscodeNorItsPBKDF2Output() throws {
         let harness = try Harness()
         let (old, new, wrong) = ("e2e-kdf-old-passcode", "e2e-kdf-new-passcode", "e2e-kdf-wrong-passcode")
         harness.secrets = [old, new, wrong]
@@ -132,11 +141,20 @@ extension MemoryHygieneTests {
                 }
             }
         }
+        // The passcodes' text: after the lock none of the daemon's own copies is left — the
+        // passcode each request was decoded into, the jobs that derived keys from it. What NIO
+        // read, the requests as they came (JSON text in buffers it frees without zeroing,
+        // docs/SECURITY.md §4.11), is not counted.
+        for (name, text) in [("the first passcode", old), ("the passcode", new), ("the wrong passcode", wrong)] {
+            #expect(
+                !(try Self.memory(of: pid, contains: Data(text.utf8), outsideJSONText: true)),
+                "\(name)'s text is in the daemon's memory after the lock")
+        }
     }
 }
 
 /// docs/SECURITY.md §3.9: after Lock Now, the daemon's memory no longer holds a secure session's passphrase
-/// key, nor the note key it unwrapped.
+/// key, nor the note key it unwrapped, nor a copy of the passphrase of its own.
 @Suite(.blocksItsThread, .serialized) struct NoteKeyMemoryHygieneTests {
     @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))
     func lockNowDropsTheSessionsKeysFromTheDaemonsMemory() throws {
@@ -164,5 +182,10 @@ extension MemoryHygieneTests {
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         #expect(!(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes)), "the session's passphrase key stayed in memory after Lock Now")
         #expect(!(try MemoryHygieneTests.memory(of: pid, contains: noteBytes)), "the note key stayed in memory after Lock Now")
+        // Nor is a copy of the passphrase's text of its own left (what NIO read is not counted,
+        // as for the passcode).
+        #expect(
+            !(try MemoryHygieneTests.memory(of: pid, contains: Data(passphrase.utf8), outsideJSONText: true)),
+            "the passphrase's text stayed in memory after Lock Now")
     }
 }
