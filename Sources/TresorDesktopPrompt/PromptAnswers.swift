@@ -1,3 +1,5 @@
+import TresorCrypto
+
 /// What the user answered to a ``SystemPrompter/confirm(_:timeout:)``.
 public enum ConfirmAnswer: Sendable, Equatable {
     /// Continue, with the choice box not ticked (or no choice offered): allowed this once.
@@ -24,11 +26,11 @@ public enum PasswordAnswer: Sendable, Equatable {
 /// A password the user typed into the desktop's prompter. It never prints: its description,
 /// debug description and mirror say only what it is, so it cannot reach a log by accident.
 public struct TypedPassword: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The password's UTF-8 bytes, as the prompter sent them.
-    public let bytes: [UInt8]
+    /// The password's UTF-8, as the prompter sent it, zeroed when released.
+    public let text: SecretText
 
-    /// - Parameter bytes: the password's UTF-8 bytes.
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    /// - Parameter text: the password's UTF-8.
+    public init(_ text: SecretText) { self.text = text }
 
     /// Says what it is, never what it holds.
     public var description: String { "TypedPassword(hidden)" }

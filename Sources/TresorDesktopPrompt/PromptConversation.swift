@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TresorCrypto
 import TresorDBus
 
 /// One prompt, from `BeginPrompting` to its answer, on a connection of its own, driven by the
@@ -12,7 +13,7 @@ final class PromptConversation {
     enum Kind: String { case confirm, password }
 
     enum Outcome {
-        case answered(reply: String, choiceChosen: Bool, secret: [UInt8]?)
+        case answered(reply: String, choiceChosen: Bool, secret: SecretText?)
         case dismissed
     }
 

@@ -55,12 +55,12 @@ struct SecretExchange {
 
     /// The secret the prompter sealed in `message`; nil when the message carries none.
     /// - Throws: ``PrompterError/protocolFailure(_:)`` when it does not open with the agreed key.
-    func secret(in message: String) throws -> [UInt8]? {
+    func secret(in message: String) throws -> SecretText? {
         let fields = try Self.fields(of: message)
         guard let sealed = fields["secret"] else { return nil }
         guard let iv = fields["iv"] else { throw PrompterError.protocolFailure("the prompter's secret has no iv") }
         do {
-            return Array(try AESCBC.decrypt(sealed, using: key, iv: iv))
+            return SecretText(utf8: try AESCBC.decrypt(sealed, using: key, iv: iv))
         } catch {
             throw PrompterError.protocolFailure("the prompter's secret does not open with the agreed key")
         }

@@ -115,7 +115,7 @@ public final class SystemPrompter: Sendable {
         case .answered(let reply, let chosen, let secret):
             guard reply == "yes" else { return .cancelled }
             guard let secret else { throw PrompterError.protocolFailure("the prompter said yes but sent no password") }
-            return .password(TypedPassword(bytes: secret), choiceChosen: chosen)
+            return .password(TypedPassword(secret), choiceChosen: chosen)
         }
     }
 

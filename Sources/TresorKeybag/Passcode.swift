@@ -11,8 +11,16 @@ public struct Passcode: Sendable, CustomStringConvertible, CustomDebugStringConv
     let text: SecretText
 
     /// A passcode from what the user typed. Empty and over-long passcodes are refused.
+    /// - Parameter text: the passcode.
+    /// - Throws: ``KeybagError/invalidPasscode(_:)`` for an empty or over-long one.
     public init(_ text: String) throws {
-        let secret = SecretText(text)
+        try self.init(SecretText(text))
+    }
+
+    /// A passcode that arrived as a secret already (typed into the desktop's prompter).
+    /// - Parameter secret: its UTF-8.
+    /// - Throws: ``KeybagError/invalidPasscode(_:)`` for an empty or over-long one.
+    public init(_ secret: SecretText) throws {
         guard secret.byteCount > 0 else { throw KeybagError.invalidPasscode("the passcode is empty") }
         guard secret.byteCount <= Self.maximumByteCount else {
             throw KeybagError.invalidPasscode("the passcode is longer than \(Self.maximumByteCount) bytes")

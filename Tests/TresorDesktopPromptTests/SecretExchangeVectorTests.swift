@@ -33,7 +33,7 @@ import TresorTestSupport
         let pair = try DiffieHellman.KeyPair(privateExponent: Data(hex: vector.privateExponent), group: .modp1536)
         let exchange = try SecretExchange(begun: vector.begun, drawing: { pair })
         #expect(exchange.answer.hasPrefix("[sx-aes-1]\npublic="))
-        #expect(try exchange.secret(in: vector.sent) == Array(vector.password.utf8))
+        #expect(try exchange.secret(in: vector.sent) == SecretText(vector.password))
         // The begun message carries no secret.
         #expect(try exchange.secret(in: vector.begun) == nil)
     }
@@ -57,7 +57,7 @@ import TresorTestSupport
         let exchange = try SecretExchange(begun: vector.begun, drawing: { drawn.removeFirst() })
         #expect(drawn.isEmpty, "both pairs were drawn")
         #expect(exchange.answer.contains(good.publicKey.base64EncodedString()))
-        #expect(try exchange.secret(in: vector.sent) == Array(vector.password.utf8))
+        #expect(try exchange.secret(in: vector.sent) == SecretText(vector.password))
     }
 
     @Test func anotherKeyDoesNotOpenIt() throws {
@@ -84,7 +84,7 @@ import TresorTestSupport
     }
 
     @Test func aPasswordNeverPrints() {
-        let password = TypedPassword(bytes: Array("hunter22".utf8))
+        let password = TypedPassword(SecretText("hunter22"))
         #expect(!"\(password)".contains("hunter22"))
         #expect(!String(reflecting: password).contains("hunter22"))
         var dumped = ""

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TresorCrypto
 import TresorDBus
 import TresorTestSupport
 
@@ -26,7 +27,7 @@ struct SystemPrompterTests {
         try desktop.xdotool("type", "--delay", "20", "correct horse 42!")
         try desktop.xdotool("key", "Return")
         let result = try answer.wait()
-        #expect(result == .success(.password(TypedPassword(bytes: Array("correct horse 42!".utf8)), choiceChosen: false)))
+        #expect(result == .success(.password(TypedPassword(SecretText("correct horse 42!")), choiceChosen: false)))
     }
 
     @Test func continueWithTheChoiceTicked() throws {

@@ -123,7 +123,7 @@ struct DesktopUnlock: Sendable {
             switch answer {
             case .success(.password(let typed, let ticked)):
                 do {
-                    try use(try keybag(), try Passcode(String(decoding: typed.bytes, as: UTF8.self)))
+                    try use(try keybag(), try Passcode(typed.text))
                     chosen = ticked
                     logger.notice("the passcode was given in the desktop's prompter", metadata: ["for": "\(executable)"])
                     return .unlocked
