@@ -324,19 +324,9 @@ import TresorTestSupport
         }
         let script = harness.root.appendingPathComponent("folder-changes.sh")
         try Data(lines.joined(separator: "\n").utf8).write(to: script)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script.path]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        if let delay {
-            usleep(useconds_t(delay * 1_000_000))
-            harness.killDaemon()
-        }
-        let done = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
-        process.waitUntilEnded()
+        let run = try runKillingTheDaemon(
+            harness, [script.path], input: "", after: delay, executable: URL(fileURLWithPath: "/bin/sh"), environment: environment)
+        let done = run.stdout.split(separator: "\n").count
         let acknowledged = changes.prefix(done).reduce(state) { $1.applied(to: $0) }
         return (acknowledged, done < changes.count ? changes[done] : nil)
     }
@@ -368,13 +358,16 @@ import TresorTestSupport
         try runKillingTheDaemon(harness, ["note", "passphrase", "change", "--passphrase-stdin"], input: "\(old)\n\(new)\n\(new)\n", after: delay)
     }
 
-    /// Runs `tresor arguments`, `input` on its standard input, and SIGKILLs the daemon `delay`
-    /// seconds after the CLI started.
-    func runKillingTheDaemon(_ harness: Harness, _ arguments: [String], input: String, after delay: TimeInterval) throws -> Harness.Result {
+    /// Runs `tresor arguments` (or `executable`, in `environment`), `input` on its standard
+    /// input, and SIGKILLs the daemon `delay` seconds after it started; with no delay, only runs it.
+    func runKillingTheDaemon(
+        _ harness: Harness, _ arguments: [String], input: String, after delay: TimeInterval?,
+        executable: URL = Harness.binaries.appendingPathComponent("tresor"), environment: [String: String]? = nil
+    ) throws -> Harness.Result {
         let process = Process()
-        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.executableURL = executable
         process.arguments = arguments
-        process.environment = harness.environment
+        process.environment = environment ?? harness.environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -382,8 +375,10 @@ import TresorTestSupport
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        usleep(useconds_t(delay * 1_000_000))
-        harness.killDaemon()
+        if let delay {
+            usleep(useconds_t(delay * 1_000_000))
+            harness.killDaemon()
+        }
         process.waitUntilEnded()
         return Harness.Result(
             status: process.terminationStatus,
