@@ -147,8 +147,12 @@ public enum NoteMarkdown {
         let characters = Array(text)
         var i = 0
         func starts(_ marker: String) -> Bool {
-            let m = Array(marker)
-            return i + m.count <= characters.count && Array(characters[i..<(i + m.count)]) == m
+            var at = i
+            for character in marker {
+                guard at < characters.count, characters[at] == character else { return false }
+                at += 1
+            }
+            return true
         }
         while i < characters.count {
             let ch = characters[i]
@@ -186,10 +190,14 @@ public enum NoteMarkdown {
     }
 
     /// `[label](url)` at `start`: the label (escapes read), the url and the length consumed.
+    /// A label holds no unescaped `[` (the writer escapes every bracket), so each attempt reads
+    /// no further than the next `[` or `(`: a line of a million brackets is read once, not once
+    /// per bracket.
     static func link(_ characters: [Character], at start: Int) -> (String, String, Int)? {
         var label = ""
         var i = start + 1
         while i < characters.count, characters[i] != "]" {
+            if characters[i] == "[" { return nil }
             if characters[i] == "\\", i + 1 < characters.count { label.append(characters[i + 1]); i += 2; continue }
             label.append(characters[i]); i += 1
         }
@@ -214,7 +222,13 @@ public enum NoteMarkdown {
     static func merged(_ runs: [Run]) -> [Run] {
         var result: [Run] = []
         for run in runs where !run.text.isEmpty {
-            if let last = result.last, last.sameStyle(as: run), !run.code { result[result.count - 1].text += run.text } else { result.append(run) }
+            // Through the index, not a copy of the last run: a copy would share its text and make
+            // every append copy the whole text so far.
+            if let last = result.indices.last, result[last].sameStyle(as: run), !run.code {
+                result[last].text += run.text
+            } else {
+                result.append(run)
+            }
         }
         return result
     }

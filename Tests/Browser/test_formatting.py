@@ -137,3 +137,24 @@ class AppleFormattingInTheBrowserTests(BrowserCase):
               .then(done, (error) => done('error: ' + error));
         """, base64.b64encode(body).decode())
         self.assertEqual(got, "# Trip\n- [x] tickets\n- [ ] pack\n**bold** and [link](https://example.org)")
+
+
+class HostileMarkdownInTheBrowserTests(BrowserCase):
+    def test_markdown_reads_and_writes_hostile_lines_in_one_pass(self):
+        """js/markdown.js on lines made to be slow, as a note shared by another account may hold
+        them: a million brackets (each once read to the line's end as a link's start) and a bold
+        run around a million spaces (once a pattern retried at every space). Each is hours of
+        work read that way; the script is given Selenium's 30 s, and both come back as their text."""
+        page = NotesPage(self.browser("kim"))
+        page.load()
+        got = page.b.driver.execute_async_script("""
+            const done = arguments[0];
+            import('/static/js/markdown.js').then((m) => {
+              const brackets = '['.repeat(1000000);
+              const read = m.parseInline(brackets);
+              const spaced = 'a' + ' '.repeat(1000000) + 'b';
+              const written = m.writeInline([{ text: spaced, bold: true }]);
+              return [read.length, read[0].text === brackets, written === '**' + spaced + '**'];
+            }).then(done, (error) => done('error: ' + error));
+        """)
+        self.assertEqual(got, [1, True, True])

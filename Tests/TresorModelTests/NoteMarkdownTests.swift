@@ -66,6 +66,20 @@ struct NoteMarkdownTests {
         #expect(NoteMarkdown.parseInline("[x](mailto:a@b.c)").first?.link == "mailto:a@b.c")
     }
 
+    /// Lines made to be slow, as another account's shared note or a synced one may hold them: a
+    /// million brackets, and a million `[a` — each `[` once read to the line's end as a link's
+    /// start, hours of work — are read in one pass, within the minute this test is given, as
+    /// their text; so are 200,000 runs of one style split by `****`, merged into one.
+    @Test(.timeLimit(.minutes(1))) func hostileLinesAreReadInOnePass() {
+        let brackets = String(repeating: "[", count: 1_000_000)
+        #expect(NoteMarkdown.parseInline(brackets) == [.init(brackets)])
+        let unclosed = String(repeating: "[a", count: 1_000_000)
+        #expect(NoteMarkdown.parseInline(unclosed) == [.init(unclosed)])
+        #expect(NoteMarkdown.parse("Title\n" + unclosed).last?.text == unclosed)
+        let split = String(repeating: "a****", count: 200_000)
+        #expect(NoteMarkdown.parseInline(split) == [.init(String(repeating: "a", count: 200_000))])
+    }
+
     @Test func aTerminalShowsFormattingAndAPipeShowsPlainText() {
         let body = "# Trip\n- [x] **tickets**\n- [ ] hotel\n1. first\n2. second"
         #expect(NoteMarkdown.rendered(body, ansi: false) == "Trip\n☑ tickets\n☐ hotel\n1. first\n2. second")

@@ -122,7 +122,9 @@ export function parseInline(text) {
       }
     }
     if (ch === '[') {
-      const link = /^\[((?:\\.|[^\]\\])*)\]\(([^()\s]*)\)/.exec(rest);
+      // A label holds no unescaped bracket (the writer escapes them), so a line of a million
+      // brackets is read once, not once per bracket.
+      const link = /^\[((?:\\.|[^[\]\\])*)\]\(([^()\s]*)\)/.exec(rest);
       if (link && safeLink(link[2])) {
         flush();
         runs.push({ text: link[1].replace(/\\(.)/g, '$1'), ...activeStyles(state), link: link[2] });
@@ -156,8 +158,14 @@ export function writeInline(runs, atLineStart = false) {
 
 /** A run's styles around `text`, spaces kept outside the markers. */
 function wrap(run, text) {
-  const [, lead, core, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text);
-  if (!core) return text;
+  // Trimmed, not matched with /^(\s*)(.*?)(\s*)$/: that pattern retries the trailing spaces at
+  // every position, and a line of spaces takes it quadratic time.
+  const start = text.length - text.trimStart().length;
+  const end = text.trimEnd().length;
+  if (end <= start) return text;
+  const lead = text.slice(0, start);
+  const core = text.slice(start, end);
+  const trail = text.slice(end);
   let open = '';
   let close = '';
   if (run.bold) { open += '**'; close = `**${close}`; }
