@@ -28,6 +28,8 @@ enum AppleNoteFormatting {
         var blocks: [NoteMarkdown.Block] = []
         var paragraph: [NoteMarkdown.Run] = []
         var paragraphStyle: Attributes?
+        // The attributes of the paragraph's last run.
+        var runStyle: Attributes?
         var runIndex = 0, runEnd = runs.first?.length ?? Int.max, offset = 0
         func attributes(at offset: Int) -> Attributes {
             while runIndex < runs.count, offset >= runEnd {
@@ -43,6 +45,7 @@ enum AppleNoteFormatting {
             blocks.append(NoteMarkdown.Block(kind, paragraph, level: min(source.indent, 5), isChecked: source.isDone))
             paragraph = []
             paragraphStyle = nil
+            runStyle = nil
         }
         for character in text {
             let style = attributes(at: offset)
@@ -52,6 +55,13 @@ enum AppleNoteFormatting {
                 continue
             }
             if paragraphStyle == nil { paragraphStyle = style }
+            // A character styled as the one before extends its run: a run per character would
+            // cost a note of millions of characters millions of runs.
+            if let last = paragraph.indices.last, runStyle == style {
+                paragraph[last].text.append(character)
+                continue
+            }
+            runStyle = style
             paragraph.append(
                 NoteMarkdown.Run(
                     String(character), bold: style.bold, italic: style.italic, underline: style.underline, strike: style.strike,

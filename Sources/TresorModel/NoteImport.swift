@@ -26,6 +26,23 @@ public struct NoteImport: Codable, Equatable, Sendable {
     }
 }
 
+extension NoteImport {
+    /// Why a notes store refuses this note for its size alone, or nil: a text body over
+    /// ``NoteLimits/bodyBytes``, an Apple locked note's ciphertext over
+    /// ``NoteLimits/appleLockedCiphertextBytes``. The store checks it with the rest of a note's
+    /// rules; an importer checks it before sending, so that one outsized note is refused by name
+    /// instead of making its request larger than the daemon reads.
+    public var sizeRefusal: String? {
+        switch content {
+        case .text(let text) where text.utf8.count > NoteLimits.bodyBytes:
+            "the body is longer than \(NoteLimits.bodyBytes) bytes"
+        case .appleLocked(let fields) where fields.ciphertext.count > NoteLimits.appleLockedCiphertextBytes:
+            "its body is larger than \(NoteLimits.appleLockedCiphertextBytes) bytes"
+        default: nil
+        }
+    }
+}
+
 /// What an import did.
 public struct ImportReport: Codable, Equatable, Sendable {
     /// Notes created.
@@ -43,6 +60,13 @@ public struct ImportReport: Codable, Equatable, Sendable {
         self.alreadyImported = alreadyImported
         self.refused = refused
     }
+
+    /// A line of ``refused``.
+    /// - Parameters:
+    ///   - title: the refused note's title (its first 40 characters are kept).
+    ///   - reason: why it was refused.
+    /// - Returns: `"title": reason`.
+    public static func refusal(title: String, reason: String) -> String { "\"\(title.prefix(40))\": \(reason)" }
 }
 
 /// What `tresor-read-apple-notes` writes on its standard output for `tresor import apple-notes`:

@@ -250,6 +250,9 @@ public enum NoteLimits {
     /// last line (its callers check the configured limit first).
     public static let largestAttachmentBytes = 64 << 30
     public static let hintBytes = 256
+    /// The largest ciphertext of a note imported still locked by Apple Notes: it is the gzipped
+    /// protobuf of the body, formatting included, so it may be larger than the text.
+    public static let appleLockedCiphertextBytes = 8 * bodyBytes
 }
 
 /// Who a shared note belongs to and who it is shared with (stored in the clear: docs/FORMAT.md,

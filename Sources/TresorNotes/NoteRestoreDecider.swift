@@ -105,7 +105,7 @@ struct NoteRestoreDecider: Sendable {
         if let locked = note.locked {
             guard (1...LockedNoteCrypto.maximumIterations).contains(locked.iterations), (1...64).contains(locked.salt.count),
                 locked.wrappedKey.count == LockedNoteCrypto.wrappedKeyByteCount, (12...64).contains(locked.iv.count),
-                locked.tag.count == AESGCM.tagByteCount, locked.ciphertext.count <= 8 * NoteLimits.bodyBytes
+                locked.tag.count == AESGCM.tagByteCount, locked.ciphertext.count <= NoteLimits.appleLockedCiphertextBytes
             else { throw NotesError.invalid("the locked note's fields are malformed") }
         }
     }

@@ -25,7 +25,7 @@ extension NotesStore {
                         report.alreadyImported += 1
                     }
                 } catch let error as NotesError {
-                    report.refused.append("\"\(note.title.prefix(40))\": \(error)")
+                    report.refused.append(ImportReport.refusal(title: note.title, reason: "\(error)"))
                 }
             }
             return (report, indexed)
@@ -36,6 +36,7 @@ extension NotesStore {
 
     /// Inserts one imported note; nil when an earlier import already brought it in.
     private func importOne(_ note: NoteImport, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> SearchIndex.Entry? {
+        if let reason = note.sizeRefusal { throw NotesError.invalid(reason) }
         try NoteRules.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
         if let folder = note.folder { try NoteRules.validate(folder, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
         let tag = sealing.importTag(try Self.importMaterial(note, account: account))
@@ -113,9 +114,6 @@ extension NotesStore {
         }
         guard (12...64).contains(fields.iv.count) else { throw NotesError.invalid("its IV is \(fields.iv.count) bytes") }
         guard fields.tag.count == AESGCM.tagByteCount else { throw NotesError.invalid("its tag is \(fields.tag.count) bytes, not 16") }
-        guard fields.ciphertext.count <= 8 * NoteLimits.bodyBytes else {
-            throw NotesError.invalid("its body is larger than \(8 * NoteLimits.bodyBytes) bytes")
-        }
         if let hint = fields.hint { try NoteRules.validate(hint, limit: 4 * NoteLimits.hintBytes, what: "hint") }
     }
 

@@ -35,9 +35,9 @@ struct AppleNotesImport: ParsableCommand {
     func run() throws {
         try Output.run(options) {
             let reading = try Self.read(path)
-            let records = reading.notes
+            let (records, oversize) = Self.sendable(reading.notes)
             let notes = try options.notes()
-            var report = ImportReport()
+            var report = ImportReport(refused: oversize)
             var progress = ProgressBar.enabled ? ProgressBar(label: "Importing") : nil
             for batch in Self.batches(records) {
                 let part = try notes.importNotes(batch)
@@ -45,7 +45,7 @@ struct AppleNotesImport: ParsableCommand {
                 report.locked += part.locked
                 report.alreadyImported += part.alreadyImported
                 report.refused += part.refused
-                progress?.update(done: report.imported + report.alreadyImported + report.refused.count, total: records.count)
+                progress?.update(done: report.imported + report.alreadyImported + report.refused.count, total: reading.notes.count)
             }
             progress?.finish()
             if options.json {
@@ -70,6 +70,22 @@ struct AppleNotesImport: ParsableCommand {
         // Absolute, so a file named like an option (`-x`) is still read as a file.
         try CompanionProcess.readJSON(
             AppleNotesReading.self, from: CompanionExecutable.appleNotesReader, arguments: [URL(fileURLWithPath: path).path])
+    }
+
+    /// The notes to send, and a refusal line for each the daemon would refuse for its size alone
+    /// (``NoteImport/sizeRefusal``): those are not sent, so one outsized note cannot make a
+    /// request larger than the daemon reads and stop the import.
+    static func sendable(_ records: [NoteImport]) -> (records: [NoteImport], refused: [String]) {
+        var sendable: [NoteImport] = []
+        var refused: [String] = []
+        for record in records {
+            if let reason = record.sizeRefusal {
+                refused.append(ImportReport.refusal(title: record.title, reason: reason))
+            } else {
+                sendable.append(record)
+            }
+        }
+        return (sendable, refused)
     }
 
     /// Splits records into requests of about `batchBytes` each.

@@ -2,6 +2,7 @@ import Foundation
 import NoteStoreFixture
 import Testing
 import TresorKit
+import TresorModel
 import TresorProtocol
 import TresorTestSupport
 
@@ -137,6 +138,30 @@ import TresorTestSupport
         let listed = try harness.json([NoteSummary].self, ["note", "list"])
         #expect(listed.map(\.title) == ["Kept"])
         #expect(try harness.json(OpenedNote.self, ["note", "show", try #require(listed.first).id]).body == "Kept\nstill here")
+        #expect(harness.daemonIsRunning)
+    }
+
+    /// A note far larger than a note may be — 12 MiB of a control character, which JSON writes
+    /// in six bytes each, past the 64 MiB an import request may carry — is refused by name with
+    /// the reason the daemon gives for a body over its limit, and the notes before and after it
+    /// import: the CLI does not send it (it did, and the daemon's refusal of the request stopped
+    /// the import there).
+    @Test func aNoteLargerThanARequestMayBeIsRefusedByNameAndTheOthersImport() throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        var fixture = NoteStoreFixture(schema: .newer)
+        let account = fixture.addAccount(name: "iCloud")
+        let notes = fixture.addFolder(title: "Notes", account: account)
+        _ = try fixture.addNote(.init(title: "Before", text: "Before\nfirst", folder: notes, account: account, created: 700_000_000))
+        let controls = String(repeating: "\u{1}", count: 12 << 20)
+        _ = try fixture.addNote(.init(title: "Huge", text: "Huge\n" + controls, folder: notes, account: account, created: 700_000_100))
+        _ = try fixture.addNote(.init(title: "After", text: "After\nlast", folder: notes, account: account, created: 700_000_200))
+        let store = try fixture.write(into: folder)
+
+        let imported = try harness.json(Imported.self, ["import", "apple-notes", store.path, "--json"])
+        #expect(imported.report.imported == 2)
+        #expect(imported.report.refused == ["\"Huge\": the body is longer than \(NoteLimits.bodyBytes) bytes"])
+        #expect(Set(try harness.json([NoteSummary].self, ["note", "list"]).map(\.title)) == ["Before", "After"])
         #expect(harness.daemonIsRunning)
     }
 
