@@ -30,6 +30,10 @@ export async function appleNoteMarkdown(gzipped) {
   const blocks = [];
   let paragraph = [];
   let paragraphStyle = null;
+  // The attribute run of the paragraph's last run: a character of the same one extends it, so a
+  // body of millions of characters is not millions of objects.
+  let runStyle = null;
+  const noStyle = {};
   let runIndex = 0;
   let runEnd = runs.length ? runs[0].length : Infinity;
   const styleAt = (offset) => {
@@ -37,7 +41,7 @@ export async function appleNoteMarkdown(gzipped) {
       runIndex += 1;
       runEnd += runIndex < runs.length ? runs[runIndex].length : Infinity;
     }
-    return runIndex < runs.length ? runs[runIndex] : {};
+    return runIndex < runs.length ? runs[runIndex] : noStyle;
   };
   const endParagraph = (style) => {
     const source = paragraphStyle ?? style;
@@ -46,6 +50,7 @@ export async function appleNoteMarkdown(gzipped) {
     blocks.push({ type, level: Math.min(source.indent || 0, 5), checked: Boolean(source.done), runs: runsOfLine });
     paragraph = [];
     paragraphStyle = null;
+    runStyle = null;
   };
   let offset = 0;
   for (const character of text) {
@@ -53,6 +58,8 @@ export async function appleNoteMarkdown(gzipped) {
     offset += character.length;
     if (character === '\n') { endParagraph(style); continue; }
     if (!paragraphStyle) paragraphStyle = style;
+    if (paragraph.length && style === runStyle) { paragraph[paragraph.length - 1].text += character; continue; }
+    runStyle = style;
     paragraph.push({
       text: character, bold: Boolean(style.bold), italic: Boolean(style.italic), underline: Boolean(style.underline),
       strike: Boolean(style.strike), link: style.link && safeLink(style.link) ? style.link : undefined,
