@@ -28,7 +28,7 @@ enum AppleNoteFormatting {
         var blocks: [NoteMarkdown.Block] = []
         var paragraph: [NoteMarkdown.Run] = []
         var paragraphStyle: Attributes?
-        // The attributes of the paragraph's last run.
+        // The attributes of the paragraph's last run (read only while the paragraph has one).
         var runStyle: Attributes?
         var runIndex = 0, runEnd = runs.first?.length ?? Int.max, offset = 0
         func attributes(at offset: Int) -> Attributes {
@@ -45,7 +45,6 @@ enum AppleNoteFormatting {
             blocks.append(NoteMarkdown.Block(kind, paragraph, level: min(source.indent, 5), isChecked: source.isDone))
             paragraph = []
             paragraphStyle = nil
-            runStyle = nil
         }
         for character in text {
             let style = attributes(at: offset)

@@ -50,7 +50,6 @@ export async function appleNoteMarkdown(gzipped) {
     blocks.push({ type, level: Math.min(source.indent || 0, 5), checked: Boolean(source.done), runs: runsOfLine });
     paragraph = [];
     paragraphStyle = null;
-    runStyle = null;
   };
   let offset = 0;
   for (const character of text) {

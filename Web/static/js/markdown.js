@@ -158,8 +158,8 @@ export function writeInline(runs, atLineStart = false) {
 
 /** A run's styles around `text`, spaces kept outside the markers. */
 function wrap(run, text) {
-  // Trimmed, not matched with /^(\s*)(.*?)(\s*)$/: that pattern retries the trailing spaces at
-  // every position, and a line of spaces takes it quadratic time.
+  // Trimmed rather than matched: a pattern like /^(\s*)([\s\S]*?)(\s*)$/ retries the trailing
+  // spaces at every position, quadratic on a run full of spaces.
   const start = text.length - text.trimStart().length;
   const end = text.trimEnd().length;
   if (end <= start) return text;
