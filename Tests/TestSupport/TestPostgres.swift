@@ -20,6 +20,11 @@ public enum TestPostgres {
     /// missing one then fails them).
     public static var shouldRun: Bool { binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
 
+    /// How long a test's server step may wait for the database, where the deadline is not what
+    /// the test checks. Every suite of the run shares two cores: in a passing CI run a first step
+    /// waited 100 s, so a production-like deadline only makes the tests flaky.
+    public static let stepDeadline: Duration = .seconds(600)
+
     /// The running server.
     public struct Server: Sendable {
         public var port: Int
@@ -109,14 +114,16 @@ public enum TestPostgres {
         String(URLComponents(string: url)!.path.dropFirst())
     }
 
+    /// The first call starts the server on a thread of its own (`initdb` takes seconds, a
+    /// minute on a loaded machine, and Swift concurrency has one thread per core); every call
+    /// waits for that start's outcome.
     private actor StartOnce {
-        private var result: Result<Server, any Error>?
+        private var starting: Task<Server, any Error>?
 
-        func server() throws -> Server {
-            if let result { return try result.get() }
-            let result = Result { try TestPostgres.start() }
-            self.result = result
-            return try result.get()
+        func server() async throws -> Server {
+            let starting = self.starting ?? Task { try await offloaded { try TestPostgres.start() } }
+            self.starting = starting
+            return try await starting.value
         }
     }
 

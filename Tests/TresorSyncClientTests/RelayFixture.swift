@@ -39,7 +39,7 @@ struct Relay: Sendable {
     static func open(clock: RelayClock = RelayClock()) async throws -> Relay {
         let storage = try await PostgresWebStorage.open(
             url: try DatabaseURL(parsing: try await TestPostgres.freshDatabase()), key: key,
-            lifetimes: SessionLifetimes(sessionSeconds: 3600, idleSeconds: 600, secureSessionSeconds: 60), timeout: .seconds(60),
+            lifetimes: SessionLifetimes(sessionSeconds: 3600, idleSeconds: 600, secureSessionSeconds: 60), timeout: TestPostgres.stepDeadline,
             logger: Logger(label: "tresor.tests.sync-client"), passwordRounds: 1_000)
         return Relay(storage: storage, relay: SyncRelay(database: storage.database, backend: storage.backend, clock: clock.read))
     }

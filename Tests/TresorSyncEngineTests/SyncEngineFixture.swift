@@ -165,7 +165,7 @@ struct SyncWorld {
         transport: (any SyncRecordTransport) -> any SyncRecordTransport = { $0 }
     ) async throws -> SyncWorld {
         let storage = try await PostgresWebStorage.open(
-            url: try DatabaseURL(parsing: try await TestPostgres.freshDatabase()), key: key, lifetimes: lifetimes, timeout: .seconds(60),
+            url: try DatabaseURL(parsing: try await TestPostgres.freshDatabase()), key: key, lifetimes: lifetimes, timeout: TestPostgres.stepDeadline,
             logger: Logger(label: "tresor.tests.sync-engine"), passwordRounds: 1_000)
         let relay = SyncRelay(database: storage.database, backend: storage.backend)
         let account = try await storage.store.registerAccount(name: accountName, password: try AccountPassword("correct horse battery"))

@@ -48,7 +48,7 @@ struct SyncInstance: Sendable {
         beforeCommit: @escaping @Sendable () async -> Void = {}, accountQuotaBytes: Int64? = nil
     ) async throws -> SyncInstance {
         let storage = try await PostgresWebStorage.open(
-            url: try DatabaseURL(parsing: url), key: key, lifetimes: lifetimes, timeout: .seconds(60),
+            url: try DatabaseURL(parsing: url), key: key, lifetimes: lifetimes, timeout: TestPostgres.stepDeadline,
             logger: Logger(label: "tresor.tests.sync"), listening: listening, passwordRounds: 1_000)
         let relay = SyncRelay(
             database: storage.database, backend: storage.backend, accountQuotaBytes: accountQuotaBytes, clock: clock.read,

@@ -19,7 +19,8 @@ struct ServerAtRestTests {
         var logger = Logger(label: "tresor.tests.verbose") { _ in log }
         logger.logLevel = .trace
         let storage = try await PostgresWebStorage.open(
-            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, lifetimes: Backend.lifetimes, timeout: .seconds(60), logger: logger)
+            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, lifetimes: Backend.lifetimes, timeout: TestPostgres.stepDeadline,
+            logger: logger)
         let account = WebAccount(id: AccountID(rawValue: "acct-rest"), name: "quinn-at-rest", isLocal: false)
         let started = try await storage.sessions.start(for: account, now: Date())
         _ = try await storage.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())
@@ -54,8 +55,8 @@ extension ServerAtRestTests {
         var logger = Logger(label: "tresor.tests.verbose") { _ in log }
         logger.logLevel = .trace
         let storage = try await PostgresWebStorage.open(
-            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, lifetimes: Backend.lifetimes, timeout: .seconds(60), logger: logger,
-            passwordRounds: 1_000)
+            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, lifetimes: Backend.lifetimes, timeout: TestPostgres.stepDeadline,
+            logger: logger, passwordRounds: 1_000)
         let store = storage.store
         let markers = [
             "title-marker-q7", "body-marker-q7", "folder-marker-q7", "attachment-name-marker-q7", "attachment-bytes-marker-q7",

@@ -16,7 +16,8 @@ import TresorWebStorePostgres
     @Test func importsOnceAndNeverOverwritesWhatTheServerHolds() async throws {
         let url = try await TestPostgres.freshDatabase()
         let importer = try await ServerImport.open(
-            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, logger: Logger(label: "tresor.tests.import"))
+            url: try DatabaseURL(parsing: url), key: ServerStorageFixture.key, timeout: TestPostgres.stepDeadline,
+            logger: Logger(label: "tresor.tests.import"))
         let storage = try await ServerStorageFixture.open(url: url)
         let store = storage.store
 

@@ -65,7 +65,7 @@ enum ServerStorageFixture {
     ///   store's tests do).
     /// - Throws: what opening throws.
     static func open(
-        url: String, key: ServerKey = key, timeout: Duration = .seconds(60), listening: @escaping @Sendable () -> Void = {},
+        url: String, key: ServerKey = key, timeout: Duration = TestPostgres.stepDeadline, listening: @escaping @Sendable () -> Void = {},
         clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> PostgresWebStorage {
         try await PostgresWebStorage.open(

@@ -17,6 +17,11 @@ import TresorTestSupport
 @Suite(.blocksItsThread, .serialized) struct MemoryHygieneTests {
     static var isRoot: Bool { getuid() == 0 }
 
+    /// No auto-lock and no idle end of a secure session while a test runs: under a loaded CI
+    /// one of these tests took 12 minutes, and a timer that locked first would make its positive
+    /// control fail (or pass a check for the wrong reason).
+    static let noTimers = ["--auto-lock", "0", "--notes-session-idle", "86400"]
+
     /// Whether `needle` occurs in any readable, writable mapping of process `pid`.
     /// - Parameter outsideJSONText: when true, an occurrence right after a `"` does not count —
     ///   a string inside JSON text, as a request arrived.
@@ -59,7 +64,7 @@ import TresorTestSupport
         let harness = try Harness()
         let passcode = "e2e-memory-passcode"
         harness.secrets = [passcode]
-        try harness.startDaemon()
+        try harness.startDaemon(extraArguments: Self.noTimers)
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(
             try harness.tresor(["item", "add", "--service", "mem", "--readable-by-scripts", "--secret-stdin"], input: "in-memory-secret\n").succeeded)
@@ -106,7 +111,7 @@ extension MemoryHygieneTests {
         let harness = try Harness()
         let (old, new, wrong) = ("e2e-kdf-old-passcode", "e2e-kdf-new-passcode", "e2e-kdf-wrong-passcode")
         harness.secrets = [old, new, wrong]
-        try harness.startDaemon()
+        try harness.startDaemon(extraArguments: Self.noTimers)
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: old + "\n").succeeded)
         let oldParameters = try #require(try Keybag.open(paths: harness.paths).state.withLock { $0.record.passcode })
         #expect(try harness.tresor(["lock"]).succeeded)
@@ -161,7 +166,7 @@ extension MemoryHygieneTests {
         let harness = try Harness()
         let passcode = "e2e-memory-notes-passcode", passphrase = "e2e-memory-notes-passphrase"
         harness.secrets = [passcode, passphrase]
-        try harness.startDaemon()
+        try harness.startDaemon(extraArguments: MemoryHygieneTests.noTimers)
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
         let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "memory", "--body-stdin"], input: "kept in memory?")
