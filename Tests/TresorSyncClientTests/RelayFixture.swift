@@ -70,8 +70,11 @@ struct TestCredential: Sendable {
         return SyncCredential(account: account, deviceID: deviceID) { try key.signature(for: $0.signedMessage(account: account, deviceID: deviceID)) }
     }
 
+    /// A client of `server` that waits as long as the tests' database steps do
+    /// (``TestPostgres/stepDeadline``): the relay runs in this process, beside every other
+    /// suite, and a loaded CI kept requests waiting past the default 30 s.
     func client(_ server: SyncServerURL) -> SyncClient {
-        SyncClient(server: server, credential: credential)
+        SyncClient(server: server, credential: credential, timeout: TimeInterval(TestPostgres.stepDeadline.components.seconds))
     }
 
     func enrollment(password: String, recoveryKey: Data? = nil) -> SyncEnrollment {
