@@ -243,7 +243,7 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
 
 /// Waits until `condition` holds, for at most `seconds`.
 /// - Throws: a test failure when it never does.
-func eventually(seconds: Double = 30, _ condition: @Sendable () -> Bool) async throws {
+func eventually(seconds: Double = 120, _ condition: @Sendable () -> Bool) async throws {
     let deadline = Date() + seconds
     while !condition() {
         guard Date() < deadline else {
