@@ -186,3 +186,21 @@ final class Gate: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 }
+
+/// How long a test waits for a live update: events relayed through PostgreSQL are delayed on a
+/// loaded CI, and a passing run never waits that long.
+let liveUpdateWait: Duration = .seconds(120)
+
+/// `body`'s value, or a failure after `limit`.
+func withTimeout<T: Sendable>(_ limit: Duration = liveUpdateWait, _ body: @escaping @Sendable () async -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw CancellationError()
+        }
+        let value = try await group.next()!
+        group.cancelAll()
+        return value
+    }
+}

@@ -31,7 +31,7 @@ struct SyncLiveTests {
             try await device.join(client)
             #expect(try await device.push(client, [device.upload("one"), device.upload("two")]).status == .ok)
         }
-        let first = try await withTimeout(.seconds(120)) {
+        let first = try await withTimeout {
             var events = adaStream.makeAsyncIterator()
             return await events.next()
         }
@@ -40,12 +40,12 @@ struct SyncLiveTests {
         // Bob's stream got nothing: a resync or keep-alive reaches every stream, so send one
         // and see it arrive first.
         watching.relay.live.keepAlive()
-        let bobFirst = try await withTimeout(.seconds(120)) {
+        let bobFirst = try await withTimeout {
             var events = bobStream.makeAsyncIterator()
             return await events.next()
         }
         #expect(bobFirst == .keepAlive, "bob's devices hear nothing of ada's records")
-        let ownFirst = try await withTimeout(.seconds(120)) {
+        let ownFirst = try await withTimeout {
             var events = ownStream.makeAsyncIterator()
             return await events.next()
         }
@@ -76,7 +76,7 @@ struct SyncLiveTests {
             #expect(instance.relay.live.count(account: account.id) == 1)
             #expect(try await client.execute(uri: "/v1/sync/devices/\(phone.id)", method: .delete, headers: laptop.bearer).status == .noContent)
             instance.relay.live.keepAlive()
-            let answer = try await withTimeout(.seconds(120)) { try? await streamed.value }
+            let answer = try await withTimeout { try? await streamed.value }
             let text = try #require(answer).text
             #expect(text.hasPrefix("retry: 2000\n: sync live updates") && text.hasSuffix("event: deviceRemoved\ndata: {}\n\n"), "\(text)")
             #expect(instance.relay.live.count(account: account.id) == 0)
@@ -96,9 +96,9 @@ struct SyncLiveTests {
             let (ownID, ownStream) = try #require(instance.relay.live.open(account: account.id, device: laptop.id))
             let list = SyncDeviceListUpdate(expectedVersion: 0, version: 1, blob: Data("list".utf8))
             #expect(try await client.send(.put, "/v1/sync/device-list", list, headers: laptop.bearer).status == .noContent)
-            #expect(try await withTimeout(.seconds(120)) { await otherStream.first { _ in true } } == .circle)
+            #expect(try await withTimeout { await otherStream.first { _ in true } } == .circle)
             instance.relay.live.keepAlive()
-            #expect(try await withTimeout(.seconds(120)) { await ownStream.first { _ in true } } == .keepAlive, "not told of its own list")
+            #expect(try await withTimeout { await ownStream.first { _ in true } } == .keepAlive, "not told of its own list")
             instance.relay.live.close(otherID, account: account.id)
             instance.relay.live.close(ownID, account: account.id)
 
@@ -113,24 +113,10 @@ struct SyncLiveTests {
             for _ in 0..<500 where instance.relay.live.count(account: account.id) == 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(try await client.execute(uri: "/v1/sync/devices/\(phone.id)", method: .delete, headers: laptop.bearer).status == .noContent)
             // No keep-alive: the removal's own notice ends the stream.
-            let answer = try await withTimeout(.seconds(120)) { try? await streamed.value }
+            let answer = try await withTimeout { try? await streamed.value }
             let text = try #require(answer).text
             #expect(text.hasSuffix("event: deviceRemoved\ndata: {}\n\n"), "\(text)")
             #expect(instance.relay.live.count(account: account.id) == 0)
-        }
-    }
-
-    /// `body`'s value, or a failure after `limit`.
-    private func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw CancellationError()
-            }
-            let value = try await group.next()!
-            group.cancelAll()
-            return value
         }
     }
 }

@@ -65,21 +65,11 @@ struct SyncNotesLiveTests {
         await watching.storage.close()
     }
 
-    /// The stream's next event, or a failure after 2 minutes (a loaded CI delays what PostgreSQL
-    /// relays; a passing run never waits that long).
+    /// The stream's next event, or a failure after ``liveUpdateWait``.
     static func next(_ stream: AsyncStream<SyncLiveUpdates.Event>) async throws -> SyncLiveUpdates.Event? {
-        try await withThrowingTaskGroup(of: SyncLiveUpdates.Event?.self) { group in
-            group.addTask {
-                var events = stream.makeAsyncIterator()
-                return await events.next()
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(120))
-                throw CancellationError()
-            }
-            let value = try await group.next()!
-            group.cancelAll()
-            return value
+        try await withTimeout {
+            var events = stream.makeAsyncIterator()
+            return await events.next()
         }
     }
 }
