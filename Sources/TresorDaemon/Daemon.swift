@@ -38,6 +38,21 @@ public struct Daemon: Sendable {
         self.logger = logger
     }
 
+    /// A daemon whose new passcodes, note passphrases and web account passwords cost `kdfRounds`
+    /// PBKDF2 rounds instead of production's: what a debug build's `tresord` runs under the
+    /// end-to-end tests (docs/ARCHITECTURE.md, "Tests").
+    /// What was written keeps its own count, so a home made this way opens in any build.
+    /// - Parameters:
+    ///   - configuration: the daemon's configuration.
+    ///   - kdfRounds: the PBKDF2 rounds of every key it derives from a new password.
+    ///   - logger: where the daemon logs.
+    /// - Returns: the daemon.
+    public static func insecureForTesting(configuration: DaemonConfiguration, kdfRounds: Int, logger: Logger) -> Daemon {
+        Daemon(
+            configuration: configuration, keybagSettings: .insecureForTesting(kdfRounds: kdfRounds),
+            notesSettings: .insecureForTesting(kdfRounds: kdfRounds), logger: logger)
+    }
+
     /// Runs until SIGTERM or SIGINT.
     public func run() async throws {
         let paths = configuration.paths

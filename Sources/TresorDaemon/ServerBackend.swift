@@ -25,7 +25,8 @@ extension Daemon {
         guard let server = configuration.server else { return nil }
         let key = try ServerKey(file: server.serverKeyFile)
         let logger = self.logger
-        let storage = try await PostgresWebStorage.open(url: server.database, key: key, lifetimes: lifetimes, logger: logger)
+        let storage = try await PostgresWebStorage.open(
+            url: server.database, key: key, lifetimes: lifetimes, logger: logger, passwordRounds: notesSettings.kdfRounds)
         logger.notice(
             "web storage on PostgreSQL",
             metadata: [

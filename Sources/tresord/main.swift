@@ -109,7 +109,7 @@ struct TresordCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         do {
-            try await Daemon(configuration: configuration, logger: logger).run()
+            try await Self.daemon(configuration: configuration, logger: logger).run()
         } catch DaemonError.alreadyRunning(let home) where configuration.secretService && configuration.sessionBus != nil {
             try handSessionBus(configuration, home: home, logger: logger)
         } catch {
@@ -132,5 +132,20 @@ struct TresordCommand: AsyncParsableCommand {
             logger.critical("tresord stopped: \(refusal); and it could not be handed this session bus: \(error)")
             throw ExitCode(1)
         }
+    }
+}
+
+extension TresordCommand {
+    /// The daemon to run: production's, or in a debug build started with `TRESOR_DEBUG_KDF_ROUNDS`
+    /// (the end-to-end tests, docs/ARCHITECTURE.md "Tests"), one that derives new keys with that many
+    /// PBKDF2 rounds. A release build has no such branch.
+    static func daemon(configuration: DaemonConfiguration, logger: Logger) -> Daemon {
+        #if DEBUG
+        if let text = ProcessInfo.processInfo.environment["TRESOR_DEBUG_KDF_ROUNDS"], let rounds = Int(text), rounds >= 1 {
+            logger.warning("debug build: new keys are derived with \(rounds) PBKDF2 rounds (TRESOR_DEBUG_KDF_ROUNDS), not production's")
+            return Daemon.insecureForTesting(configuration: configuration, kdfRounds: rounds, logger: logger)
+        }
+        #endif
+        return Daemon(configuration: configuration, logger: logger)
     }
 }

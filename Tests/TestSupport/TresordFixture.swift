@@ -12,6 +12,10 @@ public final class TresordFixture {
     private let root: URL
     private let daemon: Process
 
+    /// The environment that makes a debug `tresord` derive new keys with 1,000 PBKDF2 rounds
+    /// instead of production's (`TresordCommand.daemon`; docs/ARCHITECTURE.md, "Tests").
+    public static let cheapKeyDerivation = ["TRESOR_DEBUG_KDF_ROUNDS": "1000"]
+
     /// The folder of the built executables (`tresord`, `tresor`, the examples): `$TRESOR_BIN_DIR`,
     /// else the nearest folder above the test runner that holds `tresord`.
     public static let binaries: URL = {
@@ -34,7 +38,7 @@ public final class TresordFixture {
         self.passcode = passcode
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-fixture-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(Self.cheapKeyDerivation) { $1 }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
         environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path

@@ -13,7 +13,9 @@ import TresorTestSupport
 
     @Test func anotherClientIsServedWhileAFloodOfWrongPasscodesIsChecked() throws {
         let wrong = "e2e-kdf-flood-wrong"
-        let harness = try Harness.initialized(passcode: Self.passcode, secrets: [wrong])
+        // At production's count, a derivation lasts long enough for another client to be served
+        // while the flood is checked.
+        let harness = try Harness.initialized(passcode: Self.passcode, secrets: [wrong], productionKeyDerivation: true)
         #expect(
             try harness.tresor(
                 ["item", "add", "--service", "flood", "--account", "me", "--readable-by-scripts", "--secret-stdin"], input: "kdf-flood-secret\n"

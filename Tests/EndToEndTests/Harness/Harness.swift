@@ -39,9 +39,11 @@ final class Harness {
     ///   - user: another user to run every process as (the root folder is then in `/var/tmp`,
     ///     and theirs).
     ///   - onPowerCutDisk: whether the home is a ``PowerCutDisk`` (the socket and the rest stay outside).
+    ///   - productionKeyDerivation: whether the daemon derives new keys at production's PBKDF2
+    ///     count; otherwise at `TresordFixture.cheapKeyDerivation`'s (docs/ARCHITECTURE.md, "Tests").
     init(
         base: String? = nil, configuration: String? = nil, environment extra: [String: String] = [:], user: TestUser? = nil,
-        onPowerCutDisk: Bool = false
+        onPowerCutDisk: Bool = false, productionKeyDerivation: Bool = false
     ) throws {
         let parent = URL(fileURLWithPath: user == nil ? base ?? FileManager.default.temporaryDirectory.path : "/var/tmp")
         root = parent.appendingPathComponent("tresor-e2e-\(UUID().uuidString.prefix(8))")
@@ -49,6 +51,7 @@ final class Harness {
         self.user = user
         binaries = user == nil ? Self.binaries : try TestUser.binaries.get()
         var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        if !productionKeyDerivation { environment.merge(TresordFixture.cheapKeyDerivation) { $1 } }
         if user != nil { environment["HOME"] = root.path }
         environment["TRESOR_HOME"] = root.appendingPathComponent("home").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
@@ -71,10 +74,13 @@ final class Harness {
     /// - Parameters:
     ///   - secrets: besides the passcode, what no output or log of the test may show.
     ///   - daemonArguments: added to `tresord`'s command line.
+    ///   - productionKeyDerivation: whether the daemon derives keys at production's PBKDF2 count.
     /// - Returns: the harness.
     /// - Throws: when the daemon does not start or `tresor init` fails.
-    static func initialized(passcode: String, secrets: [String] = [], daemonArguments: [String] = []) throws -> Harness {
-        let harness = try Harness()
+    static func initialized(
+        passcode: String, secrets: [String] = [], daemonArguments: [String] = [], productionKeyDerivation: Bool = false
+    ) throws -> Harness {
+        let harness = try Harness(productionKeyDerivation: productionKeyDerivation)
         harness.secrets = [passcode] + secrets
         try harness.startDaemon(extraArguments: daemonArguments)
         let initialized = try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n")

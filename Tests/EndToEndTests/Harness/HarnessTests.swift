@@ -1,11 +1,22 @@
 import Foundation
 import Testing
+import TresorCrypto
 import TresorTestSupport
 
 /// The harness itself: a command that writes more than a pipe holds to one output while the
 /// other is still open — or before it reads its input — is run to its end. (With the harness as
 /// it was, reading one output to its end before the other, this test hangs: its pipes deadlock.)
 @Suite(.blocksItsThread) struct HarnessTests {
+    /// The harness's debug daemons write the PBKDF2 count of `TresordFixture.cheapKeyDerivation`;
+    /// one asked for production's writes that (docs/ARCHITECTURE.md, "Tests").
+    @Test func daemonsDeriveNewKeysCheaplyUnlessAskedForProductionsCount() throws {
+        for (production, rounds) in [(false, 1_000), (true, PBKDF2Parameters.defaultRounds)] {
+            let harness = try Harness.initialized(passcode: "e2e-harness-kdf-passcode", productionKeyDerivation: production)
+            let keybag = try Data(contentsOf: harness.paths.keybag)
+            #expect(keybag.range(of: Data("\"rounds\":\(rounds),".utf8)) != nil, "the keybag's passcode is not at \(rounds) rounds")
+        }
+    }
+
     @Test func outputsLargerThanAPipeOnBothStreamsAndALargeInput() throws {
         let harness = try Harness()
         let shell = URL(fileURLWithPath: "/bin/sh")

@@ -287,7 +287,7 @@ import TresorTestSupport
     }
 
     @Test func passwordsAreStoredOnlyAsSaltedSlowHashes() throws {
-        let harness = try Harness()
+        let harness = try Harness(productionKeyDerivation: true)
         let server = try harness.startWebDaemon(passcode: Self.passcode)
         let shared = password("same")
         harness.secrets.append(shared)

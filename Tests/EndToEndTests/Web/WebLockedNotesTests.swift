@@ -87,7 +87,7 @@ import TresorTestSupport
     func state(_ browser: WebBrowser) throws -> [String: Any] { try #require(try browser.get("/api/passphrase").json) }
 
     @Test func lockOpenEditChangeAndResetWithBrowserCrypto() throws {
-        let harness = try Harness()
+        let harness = try Harness(productionKeyDerivation: true)
         let server = try harness.startWebDaemon(passcode: Self.passcode)
         let accountPassword = "e2e-alice-password-\(UUID().uuidString.prefix(8))"
         let first = "e2e-first-passphrase-\(UUID().uuidString.prefix(8))", second = "e2e-second-passphrase-\(UUID().uuidString.prefix(8))"
