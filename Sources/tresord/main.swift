@@ -137,7 +137,7 @@ struct TresordCommand: AsyncParsableCommand {
 
 extension TresordCommand {
     /// The daemon to run: production's, or in a debug build started with `TRESOR_DEBUG_KDF_ROUNDS`
-    /// (the end-to-end tests, docs/ARCHITECTURE.md "Tests"), one that derives new keys with that many
+    /// (the end-to-end tests; docs/ARCHITECTURE.md, "Tests"), one that derives new keys with that many
     /// PBKDF2 rounds. A release build has no such branch.
     static func daemon(configuration: DaemonConfiguration, logger: Logger) -> Daemon {
         #if DEBUG
