@@ -21,15 +21,20 @@ import TresorStorage
         return wal.firstRange(of: bytes) != nil
     }
 
+    /// How long until `done` holds, polled every 10 ms up to `limit`; nil if it still does not then.
+    func timeUntil(limit: Duration, _ done: () -> Bool) -> Duration? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if done() { return ContinuousClock.now - start }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return done() ? ContinuousClock.now - start : nil
+    }
+
     /// How long until the WAL no longer holds `bytes`, polled every 10 ms up to `limit`;
     /// nil if it still does then.
     func timeUntilGone(_ home: KeychainHome, _ bytes: Data, limit: Duration) -> Duration? {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < limit {
-            if !walHolds(home, bytes) { return ContinuousClock.now - start }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return walHolds(home, bytes) ? nil : ContinuousClock.now - start
+        timeUntil(limit: limit) { !walHolds(home, bytes) }
     }
 
     /// An item whose label is a marker, and its row as stored: its sealed attributes are in the
@@ -95,10 +100,7 @@ import TresorStorage
             rows.append(try home.rawRow(.genericPassword, id: id))
         }
         let old = rows.dropLast()
-        let start = ContinuousClock.now
-        while old.contains(where: { !home.files(containing: $0.metadata).isEmpty }), ContinuousClock.now - start < DeferredCheckpoint.bound {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        _ = timeUntil(limit: DeferredCheckpoint.bound) { old.allSatisfy { home.files(containing: $0.metadata).isEmpty } }
         for (index, row) in old.enumerated() {
             #expect(home.files(containing: row.metadata).isEmpty, "row \(index)'s old ciphertext is still on disk after \(DeferredCheckpoint.bound)")
         }
