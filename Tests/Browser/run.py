@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Runs the browser tests: a real tresord --web on a temporary home, real headless Chromium —
-every test class twice, first against the embedded web side, then against a server.
+every test class twice, against the embedded web side and against a server. The two modes run
+at once, each in a process of its own (they share nothing but the screenshots' folder): the
+tests mostly wait on Chromium, so the run takes about as long as its longer mode. The embedded
+mode's output is shown as it runs, the server mode's after it.
 
     python3 Tests/Browser/run.py                  # every test, both modes (after `swift build`)
     python3 Tests/Browser/run.py --mode server    # one mode only: embedded or server
@@ -21,12 +24,15 @@ skip in server mode with that reason. The run ends with a table of each class's 
 each mode, the embedded-only classes and parts with their reasons, and the time of each mode.
 
 Screenshots of each main screen go to .build/browser-artifacts/ (printed at the end; server
-mode's are named server-…), with each test class's daemon log in logs/.
+mode's are named server-…), with each test class's daemon log in logs/, and each mode's whole
+output in logs/MODE-run.log.
 """
 
 import argparse
+import json
 import os
 import re
+import subprocess
 import sys
 import time
 import unittest
@@ -141,41 +147,97 @@ def summary(ran: list[str], seconds: dict[str, float]):
         print(f"{mode} mode took {seconds[mode]:.0f} s")
 
 
+def run_one(mode: str, required: bool, unittest_arguments: list[str]) -> tuple[bool, bool]:
+    """Runs one mode in this process: (whether it passed, whether it ran)."""
+    if mode == modes.SERVER:
+        can_run, why_not = start_postgres(required)
+        if not can_run:
+            if why_not:
+                print(f"\n===== browser tests, server mode NOT RUN: {why_not} (under CI=true this fails the run) =====")
+                return True, False
+            return False, False
+    try:
+        return run_mode(mode, unittest_arguments), True
+    finally:
+        if modes.postgres:
+            modes.postgres.stop()
+            modes.postgres = None
+
+
+def run_both(unittest_arguments: list[str], seconds: dict[str, float]) -> tuple[bool, list[str]]:
+    """Runs each mode in a child process at once (`--part-of-both REPORT`), the embedded one's
+    output shown as it comes, the server one's kept in its log and shown after; gathers their
+    outcomes into OUTCOMES."""
+    children = {}
+    try:
+        for mode in (modes.EMBEDDED, modes.SERVER):
+            report = ARTIFACTS / "logs" / f"{mode}-run.json"
+            log = ARTIFACTS / "logs" / f"{mode}-run.log"
+            command = [sys.executable, str(Path(__file__).resolve()), "--mode", mode, "--part-of-both", str(report), *unittest_arguments]
+            if mode == modes.EMBEDDED:   # shown as it runs, and kept
+                tee = subprocess.Popen(["tee", str(log)], stdin=subprocess.PIPE)
+                child = subprocess.Popen(command, stdout=tee.stdin, stderr=subprocess.STDOUT)
+                tee.stdin.close()
+            else:
+                tee = None
+                with open(log, "wb") as output:
+                    child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+            children[mode] = (child, tee, report, log)
+        ok, ran = True, []
+        for mode, (child, tee, report, log) in children.items():
+            ok = child.wait() == 0 and ok
+            if tee:
+                tee.wait()
+            else:
+                sys.stdout.flush()
+                sys.stdout.buffer.write(log.read_bytes())
+                sys.stdout.flush()
+            if not report.exists():
+                print(f"\n===== browser tests, {mode} mode ended without a report (exit status {child.returncode}) =====", flush=True)
+                ok = False
+                continue
+            result = json.loads(report.read_text())
+            for entry_mode, name, entry in result["outcomes"]:
+                OUTCOMES[(entry_mode, name)] = entry
+            if result["ran"]:
+                ran.append(mode)
+                seconds[mode] = result["seconds"]
+        return ok, ran
+    finally:
+        for child, tee, _, _ in children.values():
+            if child.poll() is None:
+                child.terminate()
+                child.wait()
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description="The browser tests (Tests/Browser/README.md).", add_help=False)
+    parser = argparse.ArgumentParser(description="The browser tests (README.md, \"Tests\").", add_help=False)
     parser.add_argument("--mode", choices=("embedded", "server", "both"), default="both",
-                        help="the web side to test: embedded, server (on PostgreSQL), or both (the default)")
+                        help="the web side to test: embedded, server (on PostgreSQL), or both at once (the default)")
+    parser.add_argument("--part-of-both", metavar="REPORT", type=Path, help=argparse.SUPPRESS)   # run_both's children
     options, unittest_arguments = parser.parse_known_args()
     for path, how in ((BINARIES / "tresord", "swift build"), (BINARIES / "tresor", "swift build"),
                       (Path(CHROMIUM), "apt-get install chromium"), (Path(CHROMEDRIVER), "apt-get install chromium-driver")):
         if not os.access(path, os.X_OK):
             print(f"browser tests: {path} is missing (run: {how})", file=sys.stderr)
             return 2
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in [*ARTIFACTS.glob("*.png"), *ARTIFACTS.glob("logs/*.log")]:
-        old.unlink()
-    wanted = [modes.EMBEDDED, modes.SERVER] if options.mode == "both" else [options.mode]
     started = time.monotonic()
-    ok, ran, seconds = True, [], {}
-    for mode in wanted:
-        mode_started = time.monotonic()
-        if mode == modes.SERVER:
-            required = os.environ.get("CI") == "true" or options.mode == "server"
-            can_run, why_not = start_postgres(required)
-            if not can_run:
-                if why_not:
-                    print(f"\n===== browser tests, server mode NOT RUN: {why_not} (under CI=true this fails the run) =====")
-                else:
-                    ok = False
-                continue
-        try:
-            ok = run_mode(mode, unittest_arguments) and ok
-        finally:
-            if modes.postgres:
-                modes.postgres.stop()
-                modes.postgres = None
-        ran.append(mode)
-        seconds[mode] = time.monotonic() - mode_started
+    seconds: dict[str, float] = {}
+    if options.part_of_both:
+        mode = options.mode
+        ok, ran = run_one(mode, os.environ.get("CI") == "true", unittest_arguments)
+        outcomes = [[m, name, entry] for (m, name), entry in OUTCOMES.items()]
+        options.part_of_both.write_text(json.dumps({"outcomes": outcomes, "ran": ran, "seconds": time.monotonic() - started}))
+        return 0 if ok else 1
+    (ARTIFACTS / "logs").mkdir(parents=True, exist_ok=True)
+    for old in [*ARTIFACTS.glob("*.png"), *ARTIFACTS.glob("logs/*.log"), *ARTIFACTS.glob("logs/*.json")]:
+        old.unlink()
+    if options.mode == "both":
+        ok, ran = run_both(unittest_arguments, seconds)
+    else:
+        ok, ran_it = run_one(options.mode, os.environ.get("CI") == "true" or options.mode == modes.SERVER, unittest_arguments)
+        ran = [options.mode] if ran_it else []
+        seconds[options.mode] = time.monotonic() - started
     summary(ran, seconds)
     print(f"\nbrowser tests took {time.monotonic() - started:.0f} s; screenshots in {ARTIFACTS}")
     return 0 if ok else 1

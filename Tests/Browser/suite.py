@@ -42,6 +42,7 @@ class BrowserCase(unittest.TestCase):
 
     passcode = "browser-passcode-" + uuid.uuid4().hex[:8]
     config: dict = {}
+    production_key_derivation = False        # True: the daemon derives keys at production's count (tresor_home.py)
     embedded_only_reason: str | None = None   # set by @embedded_only on the class
 
     @classmethod
@@ -52,7 +53,9 @@ class BrowserCase(unittest.TestCase):
         cls.markers = []                     # note text: in no log and nowhere at rest
         cls.browsers: dict[str, Browser] = {}
         server = modes.current == modes.SERVER
-        cls.home = ServerHome(cls.passcode, cls.config, modes.postgres) if server else TresorHome(cls.passcode, cls.config)
+        derivation = {"production_key_derivation": cls.production_key_derivation}
+        cls.home = (ServerHome(cls.passcode, cls.config, modes.postgres, **derivation) if server
+                    else TresorHome(cls.passcode, cls.config, **derivation))
         try:
             cls.home.start()
             if not server:

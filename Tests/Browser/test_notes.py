@@ -25,6 +25,8 @@ PROOF_VECTOR = {
 
 
 class WebNotesTests(SignedInPeople, BrowserCase):
+    production_key_derivation = True   # checks the count the browser is told to derive with
+
     @classmethod
     def setUpClass(cls):
         super().setUpClass()

@@ -3,6 +3,9 @@
 Mirrors Tests/EndToEndTests/Harness/Harness.swift: its own XDG_RUNTIME_DIR (so the socket is private),
 the daemon at trace level with its log kept beside the home (so a test can check the log holds
 no secret), `tresor init --passcode-stdin` with the passcode on standard input, never in argv.
+As the harness does, it starts a debug daemon with `TRESOR_DEBUG_KDF_ROUNDS` (docs/ARCHITECTURE.md,
+"Tests"): keys it makes are derived with 1,000 rounds, not production's count, unless the home
+is made with `production_key_derivation=True` — a release build ignores the variable.
 
 `ServerHome` is the same daemon in server mode (docs/WEB.md, "Running a Tresor server"), as
 Tests/EndToEndTests/Server/ServerSupport.swift starts it: a fresh database on the run's throwaway
@@ -23,6 +26,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BINARIES = Path(os.environ.get("TRESOR_BIN_DIR", REPO / ".build" / "debug"))
+CHEAP_KEY_DERIVATION = {"TRESOR_DEBUG_KDF_ROUNDS": "1000"}   # as TresordFixture.cheapKeyDerivation
 
 
 def free_port() -> int:
@@ -34,7 +38,7 @@ def free_port() -> int:
 class TresorHome:
     """One home, one daemon serving the web client on a free loopback port (embedded mode)."""
 
-    def __init__(self, passcode: str, config: dict | None = None):
+    def __init__(self, passcode: str, config: dict | None = None, production_key_derivation: bool = False):
         self.passcode = passcode
         self.root = Path(tempfile.mkdtemp(prefix="tresor-browser-"))
         self.home = self.root / "home"
@@ -42,6 +46,9 @@ class TresorHome:
         (self.root / "run").mkdir(mode=0o700)
         self.home.mkdir(mode=0o700)
         self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), XDG_STATE_HOME=str(self.root / "state"), TRESOR_HOME=str(self.home))
+        self.env.pop("TRESOR_DEBUG_KDF_ROUNDS", None)
+        if not production_key_derivation:
+            self.env.update(CHEAP_KEY_DERIVATION)
         # Registration is open here: the browser tests register whom they need (docs/WEB.md).
         self.config = {"autoLockSeconds": 0, "webRegistration": "open", **(config or {})}
         self.write_config(self.config)
@@ -159,8 +166,8 @@ class ServerHome(TresorHome):
     """A home whose daemon runs in server mode: the web side on a fresh PostgreSQL database of
     the run's server (`postgres`, a postgres.TestPostgres), no keybag, no local account."""
 
-    def __init__(self, passcode: str, config: dict | None, postgres):
-        super().__init__(passcode, config)
+    def __init__(self, passcode: str, config: dict | None, postgres, production_key_derivation: bool = False):
+        super().__init__(passcode, config, production_key_derivation)
         self.postgres = postgres
         try:
             self.database_url = postgres.fresh_database()
