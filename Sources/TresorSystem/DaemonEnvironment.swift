@@ -12,12 +12,24 @@ public enum DaemonEnvironment {
     public static let loaderVariables = ["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"]
 
     /// What the daemon needs from its starter's environment, and nothing else (the CLI starts
-    /// `tresord` with these only).
-    public static let allowed: Set<String> = [
-        "HOME", "USER", "LOGNAME", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
-        "TRESOR_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
-        "DBUS_SESSION_BUS_ADDRESS",
-    ]
+    /// `tresord` with these only). A debug build also passes ``debugKeyDerivationRounds`` on, so
+    /// that a daemon the CLI starts in a test derives keys as the test's own daemons do.
+    public static let allowed: Set<String> = {
+        var names: Set = [
+            "HOME", "USER", "LOGNAME", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+            "TRESOR_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
+            "DBUS_SESSION_BUS_ADDRESS",
+        ]
+        #if DEBUG
+        names.insert(debugKeyDerivationRounds)
+        #endif
+        return names
+    }()
+
+    /// A debug `tresord` started with this variable derives new keys with that many PBKDF2
+    /// rounds, not production's (the tests' daemons; docs/ARCHITECTURE.md, "Tests"). A release
+    /// build neither reads nor passes it.
+    public static let debugKeyDerivationRounds = "TRESOR_DEBUG_KDF_ROUNDS"
 
     /// Swift's runtime reads this at start: with it, a crash prints no backtrace, registers or
     /// memory (the log is a file of the home, readable by the user's other processes).

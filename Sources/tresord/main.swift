@@ -141,7 +141,9 @@ extension TresordCommand {
     /// PBKDF2 rounds. A release build has no such branch.
     static func daemon(configuration: DaemonConfiguration, logger: Logger) -> Daemon {
         #if DEBUG
-        if let text = ProcessInfo.processInfo.environment["TRESOR_DEBUG_KDF_ROUNDS"], let rounds = Int(text), rounds >= 1 {
+        if let text = ProcessInfo.processInfo.environment[DaemonEnvironment.debugKeyDerivationRounds],
+            let rounds = Int(text), rounds >= 1
+        {
             logger.warning("debug build: new keys are derived with \(rounds) PBKDF2 rounds (TRESOR_DEBUG_KDF_ROUNDS), not production's")
             return Daemon.insecureForTesting(configuration: configuration, kdfRounds: rounds, logger: logger)
         }

@@ -14,7 +14,7 @@ public final class TresordFixture {
 
     /// The environment that makes a debug `tresord` derive new keys with 1,000 PBKDF2 rounds
     /// instead of production's (`TresordCommand.daemon`; docs/ARCHITECTURE.md, "Tests").
-    public static let cheapKeyDerivation = ["TRESOR_DEBUG_KDF_ROUNDS": "1000"]
+    public static let cheapKeyDerivation = [DaemonEnvironment.debugKeyDerivationRounds: "1000"]
 
     /// The folder of the built executables (`tresord`, `tresor`, the examples): `$TRESOR_BIN_DIR`,
     /// else the nearest folder above the test runner that holds `tresord`.

@@ -17,6 +17,17 @@ import TresorTestSupport
         }
     }
 
+    /// A daemon the debug CLI starts by itself is given the variable too
+    /// (`DaemonEnvironment.debugKeyDerivationRounds`), and derives as the harness's own do.
+    @Test func aDaemonTheCLIStartsDerivesAsTheHarnesssOwnDo() throws {
+        let harness = try Harness()
+        harness.secrets = ["e2e-harness-kdf-autostart"]
+        let initialized = try harness.tresor(["init", "--passcode-stdin"], input: "e2e-harness-kdf-autostart\n")
+        #expect(initialized.succeeded, "\(initialized.stderr)")
+        let keybag = try Data(contentsOf: harness.paths.keybag)
+        #expect(keybag.range(of: Data("\"rounds\":1000,".utf8)) != nil, "the keybag's passcode is not at 1,000 rounds")
+    }
+
     @Test func outputsLargerThanAPipeOnBothStreamsAndALargeInput() throws {
         let harness = try Harness()
         let shell = URL(fileURLWithPath: "/bin/sh")
