@@ -55,7 +55,7 @@ import TresorTestSupport
                 guard read > 0 else { break }
                 let window = carry + buffer.prefix(read)
                 var from = window.startIndex
-                while let found = window.range(of: needle, in: from..<window.endIndex) {
+                while let found = firstRange(of: needle, in: window, from: from) {
                     let quoted = found.lowerBound > window.startIndex && window[found.lowerBound - 1] == UInt8(ascii: "\"")
                     if !(outsideJSONText && quoted) {
                         let before = window[max(window.startIndex, found.lowerBound - 32)..<found.lowerBound]
@@ -68,6 +68,29 @@ import TresorTestSupport
             }
         }
         return nil
+    }
+
+    /// Where `needle` first occurs in `window` at or after `from`: each place holding its first
+    /// byte found with `memchr`, the rest compared with `memcmp` — a daemon's hundreds of megabytes
+    /// go far sooner than through `Data.range(of:in:)` (the scans were a long test's largest cost).
+    static func firstRange(of needle: Data, in window: Data, from: Data.Index) -> Range<Data.Index>? {
+        guard let first = needle.first else { return nil }
+        return window.withUnsafeBytes { haystack -> Range<Data.Index>? in
+            needle.withUnsafeBytes { wanted -> Range<Data.Index>? in
+                guard let base = haystack.baseAddress, let wantedBase = wanted.baseAddress else { return nil }
+                var at = from - window.startIndex
+                while haystack.count - at >= wanted.count {
+                    guard let hit = memchr(base + at, Int32(first), haystack.count - at - wanted.count + 1) else { return nil }
+                    let offset = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + offset, wantedBase, wanted.count) == 0 {
+                        let lower = window.startIndex + offset
+                        return lower..<lower + needle.count
+                    }
+                    at = offset + 1
+                }
+                return nil
+            }
+        }
     }
 
     @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
