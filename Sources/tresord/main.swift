@@ -144,7 +144,8 @@ extension TresordCommand {
         if let text = ProcessInfo.processInfo.environment[DaemonEnvironment.debugKeyDerivationRounds],
             let rounds = Int(text), rounds >= 1
         {
-            logger.warning("debug build: new keys are derived with \(rounds) PBKDF2 rounds (TRESOR_DEBUG_KDF_ROUNDS), not production's")
+            logger.warning(
+                "debug build: new keys are derived with \(rounds) PBKDF2 rounds (\(DaemonEnvironment.debugKeyDerivationRounds)), not production's")
             return Daemon.insecureForTesting(configuration: configuration, kdfRounds: rounds, logger: logger)
         }
         #endif

@@ -164,10 +164,10 @@ def run_one(mode: str, required: bool, unittest_arguments: list[str]) -> tuple[b
             modes.postgres = None
 
 
-def run_both(unittest_arguments: list[str], seconds: dict[str, float]) -> tuple[bool, list[str]]:
+def run_both(unittest_arguments: list[str]) -> tuple[bool, list[str], dict[str, float]]:
     """Runs each mode in a child process at once (`--part-of-both REPORT`), the embedded one's
     output shown as it comes, the server one's kept in its log and shown after; gathers their
-    outcomes into OUTCOMES."""
+    outcomes into OUTCOMES. Returns whether both passed, the modes that ran and their times."""
     children = {}
     try:
         for mode in (modes.EMBEDDED, modes.SERVER):
@@ -183,7 +183,7 @@ def run_both(unittest_arguments: list[str], seconds: dict[str, float]) -> tuple[
                 with open(log, "wb") as output:
                     child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
             children[mode] = (child, tee, report, log)
-        ok, ran = True, []
+        ok, ran, seconds = True, [], {}
         for mode, (child, tee, report, log) in children.items():
             ok = child.wait() == 0 and ok
             if tee:
@@ -202,7 +202,7 @@ def run_both(unittest_arguments: list[str], seconds: dict[str, float]) -> tuple[
             if result["ran"]:
                 ran.append(mode)
                 seconds[mode] = result["seconds"]
-        return ok, ran
+        return ok, ran, seconds
     finally:
         for child, tee, _, _ in children.values():
             if child.poll() is None:
@@ -222,7 +222,6 @@ def main() -> int:
             print(f"browser tests: {path} is missing (run: {how})", file=sys.stderr)
             return 2
     started = time.monotonic()
-    seconds: dict[str, float] = {}
     if options.part_of_both:
         mode = options.mode
         ok, ran = run_one(mode, os.environ.get("CI") == "true", unittest_arguments)
@@ -233,11 +232,11 @@ def main() -> int:
     for old in [*ARTIFACTS.glob("*.png"), *ARTIFACTS.glob("logs/*.log"), *ARTIFACTS.glob("logs/*.json")]:
         old.unlink()
     if options.mode == "both":
-        ok, ran = run_both(unittest_arguments, seconds)
+        ok, ran, seconds = run_both(unittest_arguments)
     else:
         ok, ran_it = run_one(options.mode, os.environ.get("CI") == "true" or options.mode == modes.SERVER, unittest_arguments)
         ran = [options.mode] if ran_it else []
-        seconds[options.mode] = time.monotonic() - started
+        seconds = {options.mode: time.monotonic() - started}
     summary(ran, seconds)
     print(f"\nbrowser tests took {time.monotonic() - started:.0f} s; screenshots in {ARTIFACTS}")
     return 0 if ok else 1

@@ -26,7 +26,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BINARIES = Path(os.environ.get("TRESOR_BIN_DIR", REPO / ".build" / "debug"))
-CHEAP_KEY_DERIVATION = {"TRESOR_DEBUG_KDF_ROUNDS": "1000"}   # as TresordFixture.cheapKeyDerivation
+KEY_DERIVATION_ROUNDS = "TRESOR_DEBUG_KDF_ROUNDS"   # DaemonEnvironment.debugKeyDerivationRounds
+CHEAP_KEY_DERIVATION = {KEY_DERIVATION_ROUNDS: "1000"}   # as TresordFixture.cheapKeyDerivation
 
 
 def free_port() -> int:
@@ -46,7 +47,7 @@ class TresorHome:
         (self.root / "run").mkdir(mode=0o700)
         self.home.mkdir(mode=0o700)
         self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"), XDG_STATE_HOME=str(self.root / "state"), TRESOR_HOME=str(self.home))
-        self.env.pop("TRESOR_DEBUG_KDF_ROUNDS", None)
+        self.env.pop(KEY_DERIVATION_ROUNDS, None)
         if not production_key_derivation:
             self.env.update(CHEAP_KEY_DERIVATION)
         # Registration is open here: the browser tests register whom they need (docs/WEB.md).

@@ -12,8 +12,7 @@ import TresorTestSupport
     @Test func daemonsDeriveNewKeysCheaplyUnlessAskedForProductionsCount() throws {
         for (production, rounds) in [(false, 1_000), (true, PBKDF2Parameters.defaultRounds)] {
             let harness = try Harness.initialized(passcode: "e2e-harness-kdf-passcode", productionKeyDerivation: production)
-            let keybag = try Data(contentsOf: harness.paths.keybag)
-            #expect(keybag.range(of: Data("\"rounds\":\(rounds),".utf8)) != nil, "the keybag's passcode is not at \(rounds) rounds")
+            try expectKeybag(of: harness, at: rounds)
         }
     }
 
@@ -24,8 +23,15 @@ import TresorTestSupport
         harness.secrets = ["e2e-harness-kdf-autostart"]
         let initialized = try harness.tresor(["init", "--passcode-stdin"], input: "e2e-harness-kdf-autostart\n")
         #expect(initialized.succeeded, "\(initialized.stderr)")
+        try expectKeybag(of: harness, at: 1_000)
+    }
+
+    /// Expects the keybag file of `harness`'s home to keep its passcode at `rounds` PBKDF2 rounds.
+    func expectKeybag(of harness: Harness, at rounds: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let keybag = try Data(contentsOf: harness.paths.keybag)
-        #expect(keybag.range(of: Data("\"rounds\":1000,".utf8)) != nil, "the keybag's passcode is not at 1,000 rounds")
+        #expect(
+            keybag.range(of: Data("\"rounds\":\(rounds),".utf8)) != nil, "the keybag's passcode is not at \(rounds) rounds",
+            sourceLocation: sourceLocation)
     }
 
     @Test func outputsLargerThanAPipeOnBothStreamsAndALargeInput() throws {
