@@ -32,6 +32,10 @@ public struct BackupSource {
 /// passphrase records, and the attachments not left out. Each database is read in one read
 /// transaction; anything that cannot be read is reported and left out, never a reason to stop.
 public enum BackupCreation {
+    /// The scrypt work factor a backup is written with unless the user picks another: the one
+    /// `age -p` uses.
+    public static let defaultWorkFactor = ScryptStanza.defaultWorkFactor
+
     /// Writes the backup of `source` to `url` (through `url.partial`, fsynced, renamed).
     ///
     /// The backup passphrase's scrypt run seals only the header; the payload needs just the
