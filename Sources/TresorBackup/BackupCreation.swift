@@ -33,7 +33,7 @@ public struct BackupSource {
 /// transaction; anything that cannot be read is reported and left out, never a reason to stop.
 public enum BackupCreation {
     /// The scrypt work factor a backup is written with unless the user picks another: the one
-    /// `age -p` uses.
+    /// `age -p` uses, 256 MiB and about a second (BENCHMARKS.md).
     public static let defaultWorkFactor = ScryptStanza.defaultWorkFactor
 
     /// Writes the backup of `source` to `url` (through `url.partial`, fsynced, renamed).

@@ -46,7 +46,7 @@ struct BackupRoutes {
             let caller = try self.caller(context, passcode: body.passcode)
             let url = try Self.file(body.path, outsideOf: slot.paths.home)
             let passphrase = try Self.passphrase(body.passphrase)
-            let workFactor = body.workFactor ?? BackupLimits.defaultWorkFactor
+            let workFactor = body.workFactor ?? BackupCreation.defaultWorkFactor
             guard BackupLimits.workFactors.contains(workFactor) else {
                 throw APIError(.param, "the work factor is log2(N), \(BackupLimits.workFactors.lowerBound) to \(BackupLimits.workFactors.upperBound)")
             }
