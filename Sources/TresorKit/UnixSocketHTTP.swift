@@ -18,8 +18,8 @@ final class UnixSocketHTTP {
     /// How long a read or a write may wait for the daemon, in whole seconds (for the error).
     private let timeoutSeconds: Int
 
-    /// Connects to `path` and checks that the listening process runs as this user. A read or
-    /// write that waits longer than `timeout` for the daemon fails with
+    /// Connects to `path` and checks that the listening process runs as this user. A connect,
+    /// read or write that waits longer than `timeout` for the daemon fails with
     /// ``TresorClientError/daemonNotAnswering(seconds:)`` instead of hanging.
     init(path: String, timeout: Duration) throws {
         timeoutSeconds = Int(timeout.components.seconds)
@@ -27,19 +27,22 @@ final class UnixSocketHTTP {
         guard fd >= 0 else { throw TresorClientError.protocolError("socket() failed (errno \(errno))") }
         // On every failure below, deinit closes the descriptor: closing it here as well would
         // close it twice, and in a threaded process the second close can hit someone else's file.
-        switch UnixSockets.connect(fd, to: path) {
-        case 0: break
-        case ENAMETOOLONG, EINVAL: throw TresorClientError.protocolError("not a socket path: \(path)")
-        default: throw TresorClientError.daemonNotRunning(socket: path)
-        }
-        let server = try PeerCredentials(socket: fd)
-        guard server.uid == getuid() else { throw TresorClientError.untrustedDaemon(uid: server.uid) }
+        // Set before connecting: a daemon that stopped accepting leaves connect(2) waiting for
+        // room in its backlog, for as long as the send timeout allows.
         var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
             guard setsockopt(fd, SOL_SOCKET, option, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
                 throw TresorClientError.protocolError("cannot set the socket's timeout (errno \(errno))")
             }
         }
+        switch UnixSockets.connect(fd, to: path) {
+        case 0: break
+        case ENAMETOOLONG, EINVAL: throw TresorClientError.protocolError("not a socket path: \(path)")
+        case EAGAIN: throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds)
+        default: throw TresorClientError.daemonNotRunning(socket: path)
+        }
+        let server = try PeerCredentials(socket: fd)
+        guard server.uid == getuid() else { throw TresorClientError.untrustedDaemon(uid: server.uid) }
     }
 
     deinit { if fd >= 0 { close(fd) } }

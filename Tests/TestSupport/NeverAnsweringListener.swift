@@ -12,10 +12,14 @@ public final class NeverAnsweringListener: Sendable {
     public let descriptor: Int32
     private let closed = Mutex(false)
 
-    public init(at socketURL: URL) throws {
+    /// - Parameters:
+    ///   - socketURL: where the socket appears.
+    ///   - backlog: how many connections wait before a connect(2) waits too (`listen(2)`; the
+    ///     kernel admits one more than it).
+    public init(at socketURL: URL, backlog: Int32 = 128) throws {
         try FileManager.default.createDirectory(at: socketURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard UnixSockets.bind(descriptor, to: socketURL.path) == 0 && listen(descriptor, 128) == 0 else {
+        guard UnixSockets.bind(descriptor, to: socketURL.path) == 0 && listen(descriptor, backlog) == 0 else {
             throw TestProcess.Failure("cannot listen on \(socketURL.path)")
         }
     }

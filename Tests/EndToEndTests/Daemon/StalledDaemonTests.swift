@@ -29,4 +29,24 @@ import TresorTestSupport
         let client = try TresorClient.connect(paths: harness.paths, startDaemon: false, timeout: .seconds(1))
         #expect(throws: TresorClientError.daemonNotAnswering(seconds: 1)) { try client.status() }
     }
+
+    /// A daemon that stopped accepting (stuck, or at its connection limit) fills its backlog;
+    /// the next client's connect(2) then waits for room, and gives up like a read does.
+    @Test func aListenerWithAFullBacklogTimesOutTresorKitsConnect() throws {
+        let harness = try Harness()
+        let listener = try NeverAnsweringListener(at: harness.paths.socket, backlog: 0)
+        // Closing the listener frees a connect that still waits, so a failing run ends too.
+        defer { listener.close() }
+        let first = try TresorClient.connect(paths: harness.paths, startDaemon: false, timeout: .seconds(1))
+        let ended = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<TresorClient, any Error>?
+        let paths = harness.paths
+        Thread.detachNewThread {
+            outcome = Result { try TresorClient.connect(paths: paths, startDaemon: false, timeout: .seconds(1)) }
+            ended.signal()
+        }
+        try #require(ended.wait(timeout: .now() + 20) == .success, "connect(2) still waits for room in the backlog")
+        #expect(throws: TresorClientError.daemonNotAnswering(seconds: 1)) { try outcome?.get() }
+        withExtendedLifetime(first) {}
+    }
 }
