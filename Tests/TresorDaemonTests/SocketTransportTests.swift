@@ -204,7 +204,9 @@ final class RawConnection {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let failure = UnixSockets.connect(fd, to: path)
-        guard failure == 0 else { close(fd); throw TransportTestError("connect failed: errno \(failure)") }
+        // Not closed here: the object is whole, so its deinit closes it (twice would close a
+        // descriptor another thread may have been given meanwhile).
+        guard failure == 0 else { throw TransportTestError("connect failed: errno \(failure)") }
     }
 
     deinit { close(fd) }
