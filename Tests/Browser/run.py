@@ -26,12 +26,17 @@ each mode, the embedded-only classes and parts with their reasons, and the time 
 Screenshots of each main screen go to .build/browser-artifacts/ (printed at the end; server
 mode's are named server-…), with each test class's daemon log in logs/, and each mode's whole
 output in logs/MODE-run.log.
+
+A mode still running after TRESOR_BROWSER_TIME_LIMIT seconds (30 minutes unless set) has a test
+that hangs: its threads' stacks are printed (faulthandler), and it is stopped and fails.
 """
 
 import argparse
+import faulthandler
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -169,6 +174,8 @@ def run_both(unittest_arguments: list[str]) -> tuple[bool, list[str], dict[str, 
     output shown as it comes, the server one's kept in its log and shown after; gathers their
     outcomes into OUTCOMES. Returns whether both passed, the modes that ran and their times."""
     children = {}
+    limit = float(os.environ.get("TRESOR_BROWSER_TIME_LIMIT", "1800"))
+    deadline = time.monotonic() + limit
     try:
         for mode in (modes.EMBEDDED, modes.SERVER):
             report = ARTIFACTS / "logs" / f"{mode}-run.json"
@@ -176,16 +183,25 @@ def run_both(unittest_arguments: list[str]) -> tuple[bool, list[str], dict[str, 
             command = [sys.executable, str(Path(__file__).resolve()), "--mode", mode, "--part-of-both", str(report), *unittest_arguments]
             if mode == modes.EMBEDDED:   # shown as it runs, and kept
                 tee = subprocess.Popen(["tee", str(log)], stdin=subprocess.PIPE)
-                child = subprocess.Popen(command, stdout=tee.stdin, stderr=subprocess.STDOUT)
+                child = subprocess.Popen(command, stdout=tee.stdin, stderr=subprocess.STDOUT, process_group=0)
                 tee.stdin.close()
             else:
                 tee = None
                 with open(log, "wb") as output:
-                    child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+                    child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, process_group=0)
             children[mode] = (child, tee, report, log)
         ok, ran, seconds = True, [], {}
         for mode, (child, tee, report, log) in children.items():
-            ok = child.wait() == 0 and ok
+            try:
+                status = child.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                print(f"\n===== browser tests, {mode} mode still runs after {limit:.0f} s: its threads' stacks follow"
+                      f"{'' if tee else ' its output'}, and it is stopped =====", flush=True)
+                child.send_signal(signal.SIGUSR1)   # faulthandler, registered by the child
+                time.sleep(2)
+                os.killpg(child.pid, signal.SIGKILL)   # with its daemons and browsers
+                status = child.wait()
+            ok = status == 0 and ok
             if tee:
                 tee.wait()
             else:
@@ -204,9 +220,10 @@ def run_both(unittest_arguments: list[str]) -> tuple[bool, list[str], dict[str, 
                 seconds[mode] = result["seconds"]
         return ok, ran, seconds
     finally:
+        # Each mode runs in a process group of its own, so its daemons and browsers stop with it.
         for child, tee, _, _ in children.values():
             if child.poll() is None:
-                child.terminate()
+                os.killpg(child.pid, signal.SIGTERM)
                 child.wait()
 
 
@@ -223,6 +240,8 @@ def main() -> int:
             return 2
     started = time.monotonic()
     if options.part_of_both:
+        # run_both asks a mode that hangs for its stacks with SIGUSR1.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         mode = options.mode
         ok, ran = run_one(mode, os.environ.get("CI") == "true", unittest_arguments)
         outcomes = [[m, name, entry] for (m, name), entry in OUTCOMES.items()]
