@@ -35,6 +35,9 @@ public enum BackupCreation {
     /// The scrypt work factor a backup is written with unless the user picks another: the one
     /// `age -p` uses, 256 MiB and about a second (BENCHMARKS.md).
     public static let defaultWorkFactor = ScryptStanza.defaultWorkFactor
+    /// The work factors a backup may be written with: below 2^14 a guess costs next to nothing,
+    /// and above age's own maximum a reader refuses the file.
+    public static let workFactors = 14...ScryptStanza.maximumWorkFactor
 
     /// Writes the backup of `source` to `url` (through `url.partial`, fsynced, renamed).
     ///

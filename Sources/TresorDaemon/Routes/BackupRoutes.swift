@@ -47,8 +47,9 @@ struct BackupRoutes {
             let url = try Self.file(body.path, outsideOf: slot.paths.home)
             let passphrase = try Self.passphrase(body.passphrase)
             let workFactor = body.workFactor ?? BackupCreation.defaultWorkFactor
-            guard BackupLimits.workFactors.contains(workFactor) else {
-                throw APIError(.param, "the work factor is log2(N), \(BackupLimits.workFactors.lowerBound) to \(BackupLimits.workFactors.upperBound)")
+            let workFactors = BackupCreation.workFactors
+            guard workFactors.contains(workFactor) else {
+                throw APIError(.param, "the work factor is log2(N), \(workFactors.lowerBound) to \(workFactors.upperBound)")
             }
             let report = try await exclusively(context, "create") {
                 let keybag = try unlockedKeybag()

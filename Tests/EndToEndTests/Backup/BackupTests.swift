@@ -253,6 +253,18 @@ import TresorTestSupport
         #expect(!verify.succeeded && verify.stderr.contains("passphrase"))
     }
 
+    /// A work factor outside 14–20 is refused before anything is written: below, a guess costs
+    /// next to nothing; above, age's readers (Tresor's too) refuse the file.
+    @Test(arguments: [13, 21]) func aWorkFactorOutsideTheRangeIsRefusedAndWritesNothing(workFactor: Int) throws {
+        let home = try BackupHome()
+        let file = home.harness.root.appendingPathComponent("range.tresor-backup")
+        let result = try home.harness.tresor(
+            ["backup", "create", "--out", file.path, "--work-factor", "\(workFactor)", "--passcode-stdin"],
+            input: "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n")
+        #expect(!result.succeeded && result.stderr.contains("the work factor is log2(N), 14 to 20"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
     /// What a damaged file can be. Each is refused with a clear error before the home changes.
     enum Damage: String, CaseIterable, CustomTestStringConvertible {
         case truncated, lastBytesCut, chunkSwapped, bitFlipped, empty, notAgeAtAll
