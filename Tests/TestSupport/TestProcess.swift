@@ -62,26 +62,41 @@ public enum TestProcess {
 }
 
 /// Kills a process still running after a number of seconds, so that no wait of a test is unbounded.
+///
+/// Asking ``fired`` ends the watch: the timer is cancelled then, so a watchdog holds its process
+/// (and the process's pipes) only while the process runs, not until the deadline — every
+/// command a harness runs can have one.
 public final class Watchdog: Sendable {
     private let state = Mutex((done: false, fired: false))
+    // Dispatch's sources may be used from any thread.
+    nonisolated(unsafe) private let timer: any DispatchSourceTimer
 
     public init(_ process: Process, after seconds: TimeInterval) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            state.withLock {
+        let pid = process.processIdentifier
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler { [weak self] in
+            self?.state.withLock {
                 if !$0.done && process.isRunning {
                     $0.fired = true
-                    kill(process.processIdentifier, SIGKILL)
+                    kill(pid, SIGKILL)
                 }
             }
         }
+        timer.schedule(deadline: .now() + seconds)
+        timer.activate()
     }
 
-    /// Whether it killed the process. Once asked, it never will.
+    /// Whether it killed the process. Once asked, it never will, and lets the process go.
     public var fired: Bool {
-        state.withLock {
-            $0.done = true; return $0.fired
+        let fired = state.withLock {
+            $0.done = true
+            return $0.fired
         }
+        timer.cancel()
+        return fired
     }
+
+    deinit { timer.cancel() }
 }
 
 /// Waiting for a program started with Foundation's `Process` to end, without

@@ -123,8 +123,8 @@ final class Harness {
     func status() throws -> DaemonStatus { try json(DaemonStatus.self, ["status"]) }
 
     /// - Parameters:
-    ///   - timeout: when given, a process still running after that many seconds is killed and
-    ///     `run` throws `HarnessError.timedOut`.
+    ///   - timeout: a process still running after that many seconds (``commandTimeLimit`` unless
+    ///     given) is killed and `run` throws `HarnessError.timedOut`.
     ///   - revealing: what this command is meant to print (a secret a client looked up), kept out
     ///     of the transcript so that the secret scan still checks every other output.
     func run(
@@ -132,14 +132,20 @@ final class Harness {
         timeout: TimeInterval? = nil, revealing: [String] = []
     ) throws -> Result {
         let (program, programArguments) = user?.wrapping(executable, arguments) ?? (executable, arguments)
+        let limit = timeout ?? Self.commandTimeLimit
         let (result, timedOut) = try Self.execute(
-            program, programArguments, input: input, environment: environment ?? self.environment, timeout: timeout)
+            program, programArguments, input: input, environment: environment ?? self.environment, timeout: limit)
         record(executable, arguments, output: result.stdout + result.stderr, revealing: revealing)
-        if timedOut, let timeout {
-            throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: timeout)
+        if timedOut {
+            throw HarnessError.timedOut("\(executable.lastPathComponent) \(arguments.joined(separator: " "))", after: limit)
         }
         return result
     }
+
+    /// How long a command the harness runs may take unless its test says otherwise: far above
+    /// what any command here takes (a client gives up on a silent daemon after 60 s), so a
+    /// command that hangs fails its own test, naming itself, instead of the whole run.
+    static let commandTimeLimit: TimeInterval = 300
 
     /// Runs a process to its end and records nothing (``run(_:_:input:environment:timeout:revealing:)``
     /// records); a fixture without a harness (a private bus) uses it directly. With a `timeout`,

@@ -46,4 +46,36 @@ import TresorTestSupport
         #expect(result.stdout.hasPrefix(String(repeating: "o", count: 300_000)))
         #expect(result.stdout.dropFirst(300_000).trimmingCharacters(in: .whitespacesAndNewlines) == "200000")
     }
+
+    /// Every command the harness runs has a time limit: one that hangs is killed and fails its
+    /// test naming itself (a `sleep` standing in for a stuck command).
+    @Test func aCommandPastItsTimeLimitIsKilledAndNamed() throws {
+        let harness = try Harness()
+        #expect {
+            try harness.run(URL(fileURLWithPath: "/bin/sleep"), ["30"], timeout: 1)
+        } throws: { error in
+            guard case HarnessError.timedOut(let command, after: 1) = error else { return false }
+            return command == "sleep 30"
+        }
+    }
+
+    /// A watchdog lets go of its process (and the process's pipes) once its command has ended
+    /// and it was asked whether it fired, not at its deadline: so every command can have one.
+    @Test func aWatchdogLetsGoOfItsProcessOnceAsked() throws {
+        weak var released: Process?
+        do {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/true")
+            process.standardOutput = Pipe()
+            try process.run()
+            let watchdog = Watchdog(process, after: 3600)
+            process.waitUntilEnded()
+            #expect(!watchdog.fired)
+            released = process
+        }
+        // The timer's cancellation lets go of its handler on the timer's queue.
+        let deadline = Date() + 10
+        while released != nil, Date() < deadline { usleep(10_000) }
+        #expect(released == nil, "the watchdog still holds its process until its deadline")
+    }
 }
