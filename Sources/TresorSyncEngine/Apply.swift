@@ -17,6 +17,26 @@ enum HoldReason {
     static let unreadable = "unreadable"
 }
 
+/// What one pull brought to this device: the versions it wrote and the items that were not here
+/// before it. A device catching up on the account's history — a new one above all — receives,
+/// one after the other, versions and deletions that the devices holding them settled long ago;
+/// of those, only what this device held before the pull is the user's to lose here. So a
+/// deletion of an item the pull itself brought is not counted toward a mass deletion, and a
+/// version the pull itself wrote is not kept as a conflict when a later one replaces it.
+struct PullArrivals {
+    /// Records whose version here was written by this pull.
+    private(set) var written = Set<String>()
+    /// Records whose item was not here before this pull.
+    private(set) var new = Set<String>()
+
+    /// Notes what applying `recordID` did: `wasHere` says whether its item was here before.
+    mutating func note(_ recordID: String, outcome: ApplyOutcome, wasHere: Bool) {
+        if case .held = outcome { return }
+        written.insert(recordID)
+        if !wasHere { new.insert(recordID) }
+    }
+}
+
 /// What applying one change did.
 enum ApplyOutcome: Equatable {
     case applied
@@ -32,20 +52,22 @@ enum ApplyOutcome: Equatable {
 extension SyncEngine {
     func apply(
         _ records: [ReceivedRecord], served: [SyncRecord], _ transaction: KeychainSyncTransaction, holdDeletions: Bool,
-        summary: inout PullSummary
+        arrivals: inout PullArrivals, summary: inout PullSummary
     ) throws {
         var blocked = Set(try transaction.held().filter { $0.reason != HoldReason.unreadable }.map(\.recordID))
         var deleted = 0
         for (record, entry) in zip(records, served) where record.deviceID != device.deviceID {
             var outcome: ApplyOutcome
+            let wasHere = try transaction.record(record.recordID)?.itemID != nil
             if blocked.contains(record.recordID) {
                 outcome = .held(HoldReason.behind)
-            } else if try isDeletion(record, transaction) {
-                outcome = holdDeletions ? .held(HoldReason.deletion) : try apply(record, transaction)
+            } else if try isDeletion(record, transaction), !arrivals.new.contains(record.recordID) {
+                outcome = holdDeletions ? .held(HoldReason.deletion) : try apply(record, transaction, arrivals: arrivals)
                 if outcome == .applied { deleted += 1 }
             } else {
-                outcome = try apply(record, transaction)
+                outcome = try apply(record, transaction, arrivals: arrivals)
             }
+            arrivals.note(record.recordID, outcome: outcome, wasHere: wasHere)
             try count(outcome, of: entry, transaction, summary: &summary, blocked: &blocked)
         }
         try countDeletions(deleted, transaction)
@@ -103,7 +125,11 @@ extension SyncEngine {
     }
 
     /// Applies one verified change of another device.
-    func apply(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> ApplyOutcome {
+    /// - Parameter arrivals: what the pull applying it wrote before (none for a held change
+    ///   released later).
+    func apply(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction, arrivals: PullArrivals = PullArrivals()) throws
+        -> ApplyOutcome
+    {
         let local = try transaction.record(record.recordID)
         // Opened, but not laid out as a sealing device writes: never read, set aside.
         if record.content.isBadlyPadded { return .held(HoldReason.unreadable) }
@@ -121,14 +147,14 @@ extension SyncEngine {
             }
             // Every read that a locked class refuses comes before the first write.
             try transaction.requireAvailable(item.protectionClass)
-            return try applyEdit(record, item: item, local: local, transaction)
+            return try applyEdit(record, item: item, local: local, arrivals: arrivals, transaction)
         } catch KeychainError.interactionNotAllowed(_) {
             return .held(HoldReason.locked)
         }
     }
 
     private func applyEdit(
-        _ record: ReceivedRecord, item: SyncedItem, local: SyncRecordState?, _ transaction: KeychainSyncTransaction
+        _ record: ReceivedRecord, item: SyncedItem, local: SyncRecordState?, arrivals: PullArrivals, _ transaction: KeychainSyncTransaction
     ) throws -> ApplyOutcome {
         if let local, local.itemID != nil {
             if local.hasPendingChange || local.versionCounter > record.counter {
@@ -136,20 +162,24 @@ extension SyncEngine {
                 try transaction.keepConflict(item, recordID: record.recordID, counter: record.counter)
                 return .conflictKept
             }
-            if record.baseCounter < local.versionCounter, let current = try transaction.item(of: local), current != item {
+            if record.baseCounter < local.versionCounter, !arrivals.written.contains(record.recordID),
+                let current = try transaction.item(of: local), current != item
+            {
                 // Concurrent, and the arriving one is later: the version here is the loser.
-                let outcome = try write(item, record: record, transaction)
+                let outcome = try write(item, record: record, arrivals: arrivals, transaction)
                 try transaction.keepConflict(current, recordID: local.recordID, counter: local.versionCounter)
                 return outcome == .applied ? .conflictKept : outcome
             }
         }
         // New here, a later version, or an edit that brings a deleted item back.
-        return try write(item, record: record, transaction)
+        return try write(item, record: record, arrivals: arrivals, transaction)
     }
 
     /// Writes an arriving item; when another record's item holds its primary key (an item added
     /// on two devices), the one the server ordered later keeps it and the other is kept.
-    private func write(_ item: SyncedItem, record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> ApplyOutcome {
+    private func write(
+        _ item: SyncedItem, record: ReceivedRecord, arrivals: PullArrivals, _ transaction: KeychainSyncTransaction
+    ) throws -> ApplyOutcome {
         guard case .collides(let holderID, let holder) = try transaction.write(item, recordID: record.recordID, counter: record.counter)
         else { return .applied }
         guard let holder, !holder.hasPendingChange, holder.versionCounter < record.counter else {
@@ -157,6 +187,11 @@ extension SyncEngine {
             let own = try transaction.record(record.recordID)
             try transaction.setRecord(record.recordID, itemClass: item.itemClass, itemID: own?.itemID, counter: record.counter)
             return .conflictKept
+        }
+        // The holder's version came with this pull: it was never here to lose.
+        if arrivals.written.contains(holder.recordID) {
+            _ = try transaction.write(item, recordID: record.recordID, counter: record.counter, replacing: holderID)
+            return .applied
         }
         let current = try transaction.item(of: holder)
         _ = try transaction.write(item, recordID: record.recordID, counter: record.counter, replacing: holderID)

@@ -33,6 +33,7 @@ extension SyncEngine {
             try keychain.syncTransaction { transaction in try releaseHeld(transaction, deletionsAllowed: true, summary: &summary) }
         }
         var more = true
+        var arrivals = PullArrivals()
         while more {
             let batch = try await fetchVerified()
             guard !batch.pages.isEmpty else {
@@ -42,14 +43,18 @@ extension SyncEngine {
             // A mass deletion is judged on every page fetched, not page by page: one that
             // spans pages waits whole.
             let holdDeletions = try keychain.syncTransaction { transaction in
-                let deletions = try batch.pages.flatMap(\.received.records).filter { try isDeletion($0, transaction) }.count
+                let deletions = try batch.pages.flatMap(\.received.records).filter {
+                    try !arrivals.new.contains($0.recordID) && isDeletion($0, transaction)
+                }.count
                 return try !allowDeletions && isMassDeletion(adding: deletions, transaction)
             }
             for page in batch.pages {
                 try keychain.syncTransaction { transaction in
                     // Another pull committed this page meanwhile: applying it again would apply it twice.
                     guard try self.progress(transaction) == page.after else { return }
-                    try apply(page.received.records, served: page.served, transaction, holdDeletions: holdDeletions, summary: &summary)
+                    try apply(
+                        page.received.records, served: page.served, transaction, holdDeletions: holdDeletions, arrivals: &arrivals,
+                        summary: &summary)
                     try transaction.setState(try JSONEncoder().encode(page.received.progress), named: StateName.progress)
                 }
             }

@@ -52,6 +52,34 @@ struct HeldChangesTests {
         #expect(try desktop.engine.waiting().changes == 0)
     }
 
+    /// A device catching up on the account's history (a new one) receives items and their
+    /// deletions one after the other: those deletions take nothing it held, so they neither wait
+    /// nor count toward the next ones — its first deletion afterwards applies like any other.
+    @Test func aDeviceCatchingUpCountsNoDeletionOfWhatItNeverHeld() async throws {
+        let world = try await SyncWorld.make(["laptop", "desktop", "phone"])
+        let laptop = world.devices[0], phone = world.devices[2]
+        for index in 0..<200 { try laptop.add("item\(index)", "s") }
+        try await laptop.engine.sync()
+        for index in 0..<110 { try laptop.delete("item\(index)") }
+        try await laptop.engine.sync()
+        func itemsOnThePhone() throws -> Int { try phone.items().keys.filter { $0.hasPrefix("item") }.count }
+        // The phone's first sync: 200 items and 110 deletions of them, over several pages.
+        var summary = try await phone.engine.sync()
+        #expect(summary.heldDeletions == 0)
+        #expect(try itemsOnThePhone() == 90)
+        // One deletion now is one deletion, not the 111th in a day.
+        try laptop.delete("item110")
+        try await laptop.engine.sync()
+        summary = try await phone.engine.sync()
+        #expect(summary.heldDeletions == 0)
+        #expect(try itemsOnThePhone() == 89)
+        // What it holds is protected as on any device: 51 deletions at once wait.
+        for index in 111..<162 { try laptop.delete("item\(index)") }
+        try await laptop.engine.sync()
+        #expect(try await phone.engine.sync().heldDeletions == 51)
+        #expect(try itemsOnThePhone() == 89)
+    }
+
     /// Deletions spread over several syncs add up within 24 hours: 30, then 21 more, wait; the
     /// window ends 24 hours after the user's confirmation. The desktop's clock is a day ahead of
     /// the laptop's: that changes nothing.
