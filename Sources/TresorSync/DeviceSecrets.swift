@@ -21,7 +21,7 @@ enum DeviceSecrets {
         do {
             classKey = try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly)
         } catch {
-            throw SyncError.deviceSecrets("the keybag has not been unlocked since start (\(error))")
+            throw SyncError.lockedSinceStart
         }
         return KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.sync.v1." + purpose)
     }
@@ -48,8 +48,8 @@ extension LocalDevice {
     /// - Parameters:
     ///   - url: where (``TresorPaths/syncDeviceIdentity``).
     ///   - keybag: the home's login keybag, unlocked at least once since start.
-    /// - Throws: ``SyncError/deviceSecrets(_:)`` when the keybag is locked since start, an
-    ///   identity is already there, or the file cannot be written.
+    /// - Throws: ``SyncError/lockedSinceStart`` before the keybag's first unlock;
+    ///   ``SyncError/deviceSecrets(_:)`` when an identity is already there, or the file cannot be written.
     public func save(to url: URL, keybag: Keybag) throws {
         var writer = CanonicalWriter(domain: "tresor.sync.v1." + Self.purpose)
         writer.append(identity.name)
@@ -101,7 +101,7 @@ extension CircleKeyring {
     ///   - account: the sync account the keys are of.
     ///   - keybag: the home's login keybag, unlocked at least once since start.
     /// - Returns: bytes for the caller to store.
-    /// - Throws: ``SyncError/deviceSecrets(_:)`` when the keybag is locked since start.
+    /// - Throws: ``SyncError/lockedSinceStart`` before the keybag's first unlock.
     public func sealed(account: String, keybag: Keybag) throws -> Data {
         var writer = CanonicalWriter(domain: "tresor.sync.v1." + Self.purpose)
         writer.append(UInt64(keys.count))
@@ -149,7 +149,7 @@ extension RecoveryKey {
     ///   - deviceID: the joining device.
     ///   - keybag: the home's login keybag, unlocked at least once since start.
     /// - Returns: bytes for the caller to store until the join finishes.
-    /// - Throws: ``SyncError/deviceSecrets(_:)`` when the keybag is locked since start.
+    /// - Throws: ``SyncError/lockedSinceStart`` before the keybag's first unlock.
     public func sealed(deviceID: String, keybag: Keybag) throws -> Data {
         try DeviceSecrets.seal(Data(text.utf8), purpose: Self.purpose, binding: Data(deviceID.utf8), keybag: keybag)
     }

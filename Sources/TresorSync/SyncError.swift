@@ -37,6 +37,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidRecoveryKey(String)
     /// This device's own sync secrets (its identity, its circle keys) cannot be sealed, read or opened.
     case deviceSecrets(String)
+    /// This device's own sync secrets wait for the keybag's first unlock since the daemon started.
+    case lockedSinceStart
 
     public var description: String {
         switch self {
@@ -61,6 +63,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "sync page refused, nothing of it applied: record \(recordID) at counter \(counter): \(reason)"
         case .invalidRecoveryKey(let why): return "not a recovery key: \(why)"
         case .deviceSecrets(let why): return "this device's sync secrets: \(why)"
+        case .lockedSinceStart:
+            return "this device's sync secrets open once the keybag has been unlocked since the daemon started: `tresor unlock`"
         }
     }
 }

@@ -22,8 +22,14 @@ struct SyncRoutes {
         }
         router.delete("/v1/sync/devices/:id") { request, context in
             await answer(context) {
-                let caller = try await trusted(request)
-                try await relay.store.removeDevice(try Self.deviceID(context.parameters.require("id")), account: caller.account)
+                // A trusted device removes any; a pending one withdraws itself only (a recovery
+                // that failed), so its join request cannot be approved into a member no one holds.
+                let caller = try await signedIn(request, allowingPending: true)
+                let removed = try Self.deviceID(context.parameters.require("id"))
+                guard caller.state != .pending || removed == caller.deviceID else {
+                    throw SyncError(.devicePending, "this device waits for approval: it can withdraw only itself")
+                }
+                try await relay.store.removeDevice(removed, account: caller.account)
                 await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
                 context.logger.notice("sync: device removed", metadata: ["by": "\(caller.deviceID)"])
                 return Response(status: .noContent)

@@ -118,6 +118,28 @@ struct SyncDevicesTests {
         }
     }
 
+    /// A pending device may withdraw itself (a recovery that failed) and nothing else: not the
+    /// trusted device, not another pending one. Withdrawn, its join request no longer waits.
+    @Test func aPendingDeviceWithdrawsItselfOnly() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        try await instance.account("ada")
+        try await instance.application.test(.router) { client in
+            var laptop = TestDevice(account: "ada"), desktop = TestDevice(account: "ada"), phone = TestDevice(account: "ada")
+            try await laptop.join(client)
+            #expect(try await desktop.join(client).joinRequest != nil)
+            #expect(try await phone.join(client).joinRequest != nil)
+            for other in [laptop.id, phone.id] {
+                #expect(try await client.execute(uri: "/v1/sync/devices/\(other)", method: .delete, headers: desktop.bearer).code == .devicePending)
+            }
+            #expect(try await client.execute(uri: "/v1/sync/devices/\(desktop.id)", method: .delete, headers: desktop.bearer).status == .noContent)
+            let waiting = try await client.execute(uri: "/v1/sync/join-requests", method: .get, headers: laptop.bearer).decode([SyncJoinRequest].self)
+            #expect(waiting.map(\.deviceID) == [phone.id])
+            let devices = try await client.execute(uri: "/v1/sync/devices", method: .get, headers: laptop.bearer).decode([SyncDevice].self)
+            #expect(devices.first { $0.deviceID == desktop.id }?.state == .removed)
+            #expect(devices.first { $0.deviceID == laptop.id }?.state == .trusted)
+        }
+    }
+
     @Test func aRemovedDeviceIsRefusedAtOnceAndToldToLeave() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         try await instance.account("ada")

@@ -249,15 +249,23 @@ extension SyncAccount {
                 return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
             }
             guard let request = enrolled.joinRequest else { throw SyncClientError.garbage("a pending enrollment without its join request") }
-            let history = try await Self.history(client)
-            let list = try TrustedDeviceList.verifyingChain(history.lists, recoveryKey: recovery, endorsement: history.endorsement)
-            let next = try list.adding(device.identity).signed(by: recovery.identity)
-            let grown = history.appending(next)
-            try await client.recover(
-                request.requestID,
-                SyncRecovery(
-                    signature: try recovery.signRecovery(of: request),
-                    deviceList: SyncDeviceListUpdate(expectedVersion: list.version, version: next.list.version, blob: grown.encoded)))
+            let (history, next, grown) = try await withdrawingOnRefusal(client, device) {
+                let history = try await Self.history(client)
+                let list: TrustedDeviceList
+                do {
+                    list = try TrustedDeviceList.verifyingChain(history.lists, recoveryKey: recovery, endorsement: history.endorsement)
+                } catch SyncError.invalidRecoveryKey(let why) {
+                    throw APIError(.authFailed, "this is not the recovery key of sync account \(account) (\(why)): nothing was changed")
+                }
+                let next = try list.adding(device.identity).signed(by: recovery.identity)
+                let grown = history.appending(next)
+                try await client.recover(
+                    request.requestID,
+                    SyncRecovery(
+                        signature: try recovery.signRecovery(of: request),
+                        deviceList: SyncDeviceListUpdate(expectedVersion: list.version, version: next.list.version, blob: grown.encoded)))
+                return (history, next, grown)
+            }
             try await client.signIn()
             var keyring = CircleKeyring()
             for envelope in try await client.recoveryEnvelopes() {
@@ -271,6 +279,26 @@ extension SyncAccount {
                 caCertificates: body.caCertificates
             ).save(paths)
             return SyncJoinAnswer(state: .trusted, deviceID: device.deviceID)
+        }
+    }
+
+    /// Runs the steps of a recovery after its enrollment; when they fail before the server took
+    /// the recovery, this device withdraws its join request, which would otherwise wait for a
+    /// trusted device to approve a member that no home holds.
+    private func withdrawingOnRefusal<T>(
+        _ client: SyncClient, _ device: LocalDevice, _ steps: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await steps()
+        } catch {
+            // An unreachable or garbled server may have taken the recovery: nothing is undone then.
+            let refused: Bool
+            switch error {
+            case SyncClientError.unreachable, SyncClientError.garbage, SyncClientError.tooLarge: refused = false
+            default: refused = true
+            }
+            if refused { try? await client.removeDevice(device.deviceID) }
+            throw error
         }
     }
 }

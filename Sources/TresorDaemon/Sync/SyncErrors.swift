@@ -29,6 +29,8 @@ enum SyncAPIErrors {
                 case .expired, .staleDeviceList, .conflict: return APIError(.conflict, error.description)
                 }
             }
+        case SyncError.lockedSinceStart:
+            return APIError(.interactionNotAllowed, SyncError.lockedSinceStart.description + "; nothing was synced")
         case let error as SyncError:
             return APIError(.conflict, "refused what the sync server sent: \(error.description); nothing of it was applied")
         default:

@@ -193,6 +193,27 @@ import TresorTestSupport
         #expect(try Self.keys(of: desktop).1.epochs == [1, 2], "it reads what the circle wrote in every epoch")
     }
 
+    /// A recovery key that is well formed but another circle's is told apart from a refusal of
+    /// the server, and leaves nothing behind: the join request the attempt made is withdrawn, so
+    /// no trusted device can approve a member that no home holds.
+    @Test func anotherCirclesRecoveryKeyLeavesNoJoinRequestToApprove() async throws {
+        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
+        let server = cluster.servers[0]
+        let (_, password) = try cluster.registered("ada", on: server)
+        let laptop = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
+        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+
+        let wrong = try desktop.tresor(
+            ["sync", "recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin", "--device-name", "desktop"],
+            input: password + "\n" + RecoveryKey.generate().text + "\n")
+        #expect(!wrong.succeeded && wrong.stderr.contains("not the recovery key of sync account ada"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("sync server sent"), "the server sent nothing wrong: \(wrong.stderr)")
+        #expect(try SyncE2E.sync(desktop, SyncStatusAnswer.self, ["status"]).joined == false)
+        #expect(try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests.isEmpty, "no join request waits")
+        #expect(
+            try await TestPostgres.texts("SELECT state FROM sync_devices WHERE name = 'desktop'", database: cluster.databaseName) == ["removed"])
+    }
+
     @Test func aWrongPasswordOrALockedKeybagJoinsNothing() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
