@@ -57,15 +57,17 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let paths = configuration.paths
         umask(0o077)  // every file and the socket are created private to the user
+        try SecureFiles.createDirectory(paths.home)
+        guard let homeLock = try DaemonLock(at: paths.daemonLock) else { throw DaemonError.alreadyRunning(home: paths.home.path) }
+        // Only the daemon that runs for the home holds anything worth hiding. A second one, which
+        // hands its session bus to the first, stays readable as a process of the user: the first
+        // identifies it by its executable, which the kernel hides once a process is not dumpable.
         do {
             try ProcessHardening.disableCoreDumps()
         } catch {
             logger.warning("could not turn core dumps off", metadata: ["error": "\(error)"])
         }
         ProcessHardening.tuneAllocator()
-
-        try SecureFiles.createDirectory(paths.home)
-        guard let homeLock = try DaemonLock(at: paths.daemonLock) else { throw DaemonError.alreadyRunning(home: paths.home.path) }
         // Holding the lock, no write is in flight: temporaries are from a daemon that died mid-write.
         for folder in [paths.home, paths.keychainsFolder] {
             for name in SecureFiles.removeInterruptedWrites(in: folder) {
