@@ -150,9 +150,10 @@ final class KeychainProvider: Sendable {
     /// - Parameter reason: why, in the user's words (`tresor status` says it while locked).
     @discardableResult
     func lockAll(because reason: String) -> Bool {
-        recordLock(because: reason)
         let keybags = [try? slot.keybag()].compactMap { $0 } + created.withLock { $0.values.map(\.keybag) }
         let wasUnlocked = keybags.contains { $0.lockState == .unlocked }
+        // Locking what is locked already changes nothing, not even why it is locked.
+        if wasUnlocked { recordLock(because: reason) }
         keybags.forEach { $0.lock() }
         keybagLocked()
         return wasUnlocked

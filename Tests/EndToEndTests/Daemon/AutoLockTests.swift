@@ -37,6 +37,23 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A keybag the user locked stays locked for the user's reason: the idle periods that pass
+    /// afterwards lock nothing more, so `tresor status` keeps saying who locked it and when.
+    @Test func anAutoLockOfALockedKeybagKeepsWhyItWasLocked() throws {
+        let harness = try Harness(configuration: #"{"autoLockSeconds": 1}"#)
+        harness.secrets = ["e2e-autolock-passcode"]
+        try harness.startDaemon()
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
+        #expect(try harness.tresor(["lock"]).succeeded)
+        let locked = try harness.status()
+        let reason = try #require(locked.lockReason)
+        #expect(reason.contains("asked by"), "\(reason)")
+        sleep(4)  // several idle periods
+        let later = try harness.status()
+        #expect(later.keybag == .locked)
+        #expect(later.lockReason == reason && later.lockedAt == locked.lockedAt, "\(later.lockReason ?? "")")
+    }
+
     /// Waits until `condition` holds, with a ceiling generous enough for a loaded machine.
     /// - Throws: a test failure (`what` did not happen) when it never does.
     static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () throws -> Bool) throws {
