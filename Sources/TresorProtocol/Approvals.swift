@@ -47,32 +47,14 @@ extension ApprovalRequest {
     public var requesterLines: [String] {
         var lines: [String] = []
         if let unverified = unverifiedIdentity {
-            lines.append("Tresor could not verify which program asks: \(Self.printable(unverified, limit: 300))")
+            lines.append("Tresor could not verify which program asks: \(TerminalText.printable(unverified, limit: 300))")
         }
         for (index, process) in (processes ?? []).enumerated() {
             let command = process.commandLine.isEmpty ? process.executable : process.commandLine.joined(separator: " ")
             let who = index == 0 ? "process" : String(repeating: "  ", count: min(index, 8)) + "started by"
-            lines.append("\(who) \(process.pid): \(Self.printable(command, limit: 300))")
+            lines.append("\(who) \(process.pid): \(TerminalText.printable(command, limit: 300))")
         }
         return lines
-    }
-
-    /// `text` with every control and formatting character (escape sequences, line breaks,
-    /// direction overrides) as `?`, cut at `limit` characters.
-    /// - Parameters:
-    ///   - text: what a requester chose (a command line, an item's attributes).
-    ///   - limit: the most characters shown; more end with `…`.
-    /// - Returns: the text as it may be shown on a terminal.
-    public static func printable(_ text: String, limit: Int) -> String {
-        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return "?"
-            default: return scalar
-            }
-        }
-        var shown = String(String.UnicodeScalarView(scalars))
-        if shown.count > limit { shown = String(shown.prefix(limit)) + "…" }
-        return shown
     }
 }
 

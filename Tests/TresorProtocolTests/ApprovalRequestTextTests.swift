@@ -35,10 +35,10 @@ import TresorProtocol
     /// overrides in it could paint a different request on the terminal.
     @Test func controlCharactersDrawNothing() {
         let forged = "evil\n/usr/bin/secret-tool asks for: nothing\u{1b}[2K\r\u{202e}txt.exe"
-        let shown = ApprovalRequest.printable(forged, limit: 300)
+        let shown = TerminalText.printable(forged, limit: 300)
         #expect(!shown.contains("\n") && !shown.contains("\r") && !shown.contains("\u{1b}") && !shown.contains("\u{202e}"))
         #expect(shown == "evil?/usr/bin/secret-tool asks for: nothing?[2K??txt.exe")
-        #expect(ApprovalRequest.printable(String(repeating: "a", count: 50), limit: 10) == String(repeating: "a", count: 10) + "…")
+        #expect(TerminalText.printable(String(repeating: "a", count: 50), limit: 10) == String(repeating: "a", count: 10) + "…")
         let request = ApprovalRequest(
             id: "1", application: "a", executable: "b", item: "c", created: 0,
             processes: [ApprovalProcess(pid: 1, executable: "x", commandLine: ["sh", "-c", forged])])

@@ -73,7 +73,7 @@ struct DesktopUnlock: Sendable {
     /// add a line to the prompt.
     static func unlockText(executable: String, who: String, afterAWrongOne wrong: Bool) -> PromptText {
         PromptText(
-            title: "Unlock Tresor", message: "\(ApprovalRequest.printable(executable, limit: 200)) wants to use your keychain",
+            title: "Unlock Tresor", message: "\(TerminalText.printable(executable, limit: 200)) wants to use your keychain",
             description: (wrong ? "That passcode was wrong. " : "") + (who.isEmpty ? "" : who + "\n")
                 + "Type your Tresor passcode to unlock the keybag.",
             continueLabel: "_Unlock")
@@ -83,9 +83,9 @@ struct DesktopUnlock: Sendable {
     /// `remembering`, the box offering "for this session", that many hours.
     static func approvalText(executable: String, item: String, who: String, remembering hours: Int?, afterAWrongOne wrong: Bool) -> PromptText {
         PromptText(
-            title: "Allow access to a secret", message: "\(ApprovalRequest.printable(executable, limit: 200)) wants a secret that needs you",
+            title: "Allow access to a secret", message: "\(TerminalText.printable(executable, limit: 200)) wants a secret that needs you",
             description: (wrong ? "That passcode was wrong. " : "")
-                + "\(ApprovalRequest.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to allow this one read.",
+                + "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to allow this one read.",
             choice: hours.map { "_Remember this program under the same parent processes for \($0) hour\($0 == 1 ? "" : "s")" },
             continueLabel: "_Allow")
     }

@@ -41,7 +41,7 @@ struct ApproveCommand: ParsableCommand {
             StandardStream.error.write("Waiting for applications that need you (Ctrl-C to stop)…\n")
             while true {
                 guard let request = try client.nextApproval(waitSeconds: 25) else { continue }
-                let shown = { (text: String) in ApprovalRequest.printable(text, limit: 600) }
+                let shown = { (text: String) in TerminalText.printable(text, limit: 600) }
                 print("\(shown(request.application)) (\(shown(request.executable))) asks for the secret of: \(shown(request.item))")
                 for line in request.requesterLines { print("  " + line) }
                 let answer = try input.next("Passcode to allow (empty to refuse): ")

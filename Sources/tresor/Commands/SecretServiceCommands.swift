@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 struct SecretServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,12 +26,14 @@ struct SecretServiceCommand: ParsableCommand {
                 let response = try options.connect().secretServiceOwners()
                 if options.json { return Output.json(response) }
                 if response.owners.isEmpty { print("No Secret Service items.") }
+                // Labels are what each client chose: shown so that none draws on the terminal.
                 for owner in response.owners {
-                    print(owner.owner)
-                    for item in owner.items { print("  \(item.id)  \(item.label)") }
+                    print(TerminalText.printable(owner.owner))
+                    for item in owner.items { print("  \(item.id)  \(TerminalText.printable(item.label))") }
                 }
                 for grant in response.grants {
-                    print("granted: \(grant.grantee) may use \(grant.group.map { "group \($0)" } ?? "item \(grant.item ?? "")")")
+                    let what = grant.group.map { "group \($0)" } ?? "item \(grant.item ?? "")"
+                    print(TerminalText.printable("granted: \(grant.grantee) may use \(what)"))
                 }
             }
         }

@@ -42,6 +42,26 @@ struct SecretServiceBadInputTests {
         try expectStillServing(provider, canary)
     }
 
+    /// A client chooses its items' labels and attributes; `tresor secret-service owners` and
+    /// `tresor item find` show them with every control and formatting character as `?`, so a
+    /// label cannot clear the screen, colour it, or forge another owner's lines.
+    @Test func aLabelsControlCharactersDrawNothingInTresorsListings() throws {
+        let (provider, canary) = try providerWithCanary()
+        let label = "evil\u{1b}[2J\u{1b}[31mRED\nexe:/usr/bin/ssh\n  1234  Fake\r\u{202e}abc"
+        try provider.secretTool.store(label: label, ["tresor-e2e": "esc\u{1b}]0;title\u{07}"], secret: provider.marker("escapes"))
+        let id = try provider.item(labelled: label).id
+        let owners = try provider.harness.tresor(["secret-service", "owners"])
+        let found = try provider.harness.tresor(["item", "find", "--id", id])
+        for listing in [owners, found] {
+            #expect(listing.succeeded, "\(listing.stderr)")
+            #expect(!listing.stdout.contains("\u{1b}") && !listing.stdout.contains("\r") && !listing.stdout.contains("\u{202e}"), "\(listing.stdout)")
+            #expect(!listing.stdout.contains("\nexe:/usr/bin/ssh"), "a forged owner line: \(listing.stdout)")
+        }
+        #expect(owners.stdout.contains("evil?[2J?[31mRED?exe:/usr/bin/ssh?  1234  Fake??abc"), "\(owners.stdout)")
+        #expect(found.stdout.contains("esc?]0;title?"), "\(found.stdout)")
+        try expectStillServing(provider, canary)
+    }
+
     @Test func unknownObjectPathsAreErrors() throws {
         let (provider, canary) = try providerWithCanary()
         let answer = try provider.python.raw([String: Outcome<Ignored>].self, "unknown-paths")

@@ -1,14 +1,18 @@
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
-/// An item's attributes as text.
+/// An item's attributes as text. Attributes are whatever the program that stored the item chose
+/// (a Secret Service client's label, say): each is shown with its control and formatting
+/// characters as `?` (``TerminalText``), so that none draws on the terminal.
 struct ItemText {
     let item: KeychainItem
     init(_ item: KeychainItem) { self.item = item }
 
     /// One line: the class, the id and the attributes that tell items apart.
     var identifying: String {
-        (["\(item.itemClass.humanName) \(item.id)"] + (item.attributes?.identifying ?? [])).joined(separator: "  ")
+        (["\(item.itemClass.humanName) \(item.id)"] + (item.attributes?.identifying ?? []).map { TerminalText.printable($0) })
+            .joined(separator: "  ")
     }
 
     /// The class and id, then one attribute a line; names of values (protection classes,
@@ -19,7 +23,7 @@ struct ItemText {
             let data = (try? Output.encoder.encode(attributes)) ?? Data()
             let values = (try? JSONDecoder().decode([String: AttributeText].self, from: data)) ?? [:]
             for key in values.keys.sorted() {
-                let text = values[key]!.text
+                let text = TerminalText.printable(values[key]!.text)
                 lines.append("  \(key): \(["accessible", "accessControl"].contains(key) ? Words.of(text) : text)")
             }
         }
