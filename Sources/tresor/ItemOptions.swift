@@ -93,25 +93,31 @@ struct ItemOptions: ParsableArguments {
 }
 
 /// Reads a secret from standard input: exactly the bytes left after any lines taken before
-/// it (``StandardInput``), less one trailing newline.
+/// it (``StandardInput``) — for a password less one line ending (`\n` or `\r\n`), which `echo`
+/// and here-strings add; certificate and key data are binary and stay byte for byte.
+/// - Parameter itemClass: the class of the item the secret is for.
 /// - Returns: the secret.
 /// - Throws: `ValidationError` when nothing is left.
-func readSecretFromStandardInput() throws -> Data {
+func readSecretFromStandardInput(for itemClass: ItemClass) throws -> Data {
     var data = StandardInput.shared.rest()
-    if data.last == 0x0A { data.removeLast() }
-    if data.last == 0x0D { data.removeLast() }
+    if [.genericPassword, .internetPassword].contains(itemClass), data.last == 0x0A {
+        data.removeLast()
+        if data.last == 0x0D { data.removeLast() }
+    }
     guard !data.isEmpty else { throw ValidationError("standard input held no secret") }
     return data
 }
 
 /// A new item's secret: typed twice on the terminal with echo off — without `--secret-stdin`,
 /// or with it when standard input is the terminal itself — else the rest of standard input.
-/// - Parameter secretStdin: whether `--secret-stdin` was given.
+/// - Parameters:
+///   - secretStdin: whether `--secret-stdin` was given.
+///   - itemClass: the class of the item the secret is for.
 /// - Returns: the secret.
 /// - Throws: `ValidationError` when there is neither a terminal nor `--secret-stdin`, when
 ///   the two typed secrets differ, or when the secret is empty.
-func newSecret(secretStdin: Bool) throws -> Data {
-    if secretStdin && !StandardInput.shared.isTerminal { return try readSecretFromStandardInput() }
+func newSecret(secretStdin: Bool, for itemClass: ItemClass) throws -> Data {
+    if secretStdin && !StandardInput.shared.isTerminal { return try readSecretFromStandardInput(for: itemClass) }
     var input = SecretInput(fromStandardInput: false, flag: "--secret-stdin")
     let secret = try input.new("Secret:")
     guard !secret.isEmpty else { throw ValidationError("the secret is empty") }

@@ -61,6 +61,43 @@ import TresorTestSupport
 
     /// A get that does not name exactly one item fails and lists the candidates — never their
     /// secrets — instead of printing one of them (a script could get the wrong secret).
+    /// A password piped in loses the line ending `echo` adds (`\n` or `\r\n`), nothing more;
+    /// key data is kept byte for byte, a final `0x0A` and all.
+    @Test func aPipedPasswordLosesOneLineEndingAndKeyDataNothing() throws {
+        let harness = try initialized()
+        for (service, input, kept) in [
+            ("crlf.example", "pass\r\n", "pass"), ("cr.example", "pass\r", "pass\r"), ("lf.example", "pass\n\n", "pass\n"),
+        ] {
+            let added = try harness.tresor(
+                ["item", "add", "--service", service, "--account", "ci", "--readable-by-scripts", "--secret-stdin"], input: input)
+            #expect(added.succeeded, "\(added.stderr)")
+            #expect(try harness.tresor(["item", "get", "--service", service, "--account", "ci"]).stdout == kept, "\(service)")
+        }
+        let key = "\u{01}\u{02}\u{03}\n"
+        let added = try harness.tresor(
+            [
+                "item", "add", "--class", "keys", "--key-class", "symmetric", "--key-type", "aes", "--application-tag", "exact",
+                "--readable-by-scripts", "--secret-stdin",
+            ],
+            input: key)
+        #expect(added.succeeded, "\(added.stderr)")
+        #expect(try harness.tresor(["item", "get", "--class", "keys", "--application-tag", "exact"]).stdout == key)
+    }
+
+    /// Like a delete, an update that names no item is refused unless `--all` says so: a
+    /// forgotten `--service` does not relabel the whole keychain.
+    @Test func anUpdateNamingNoItemIsRefusedUnlessAll() throws {
+        let harness = try initialized()
+        for service in ["one.example", "two.example"] {
+            #expect(try harness.tresor(["item", "add", "--service", service, "--account", "ci", "--secret-stdin"], input: "s\n").succeeded)
+        }
+        let refused = try harness.tresor(["item", "update", "--set", "label=oops"])
+        #expect(!refused.succeeded && refused.stderr.contains("--all"), "\(refused.stderr)")
+        #expect(try harness.json([KeychainItem].self, ["item", "find"]).allSatisfy { $0.attributes?.label != "oops" })
+        #expect(try harness.tresor(["item", "update", "--all", "--set", "label=both"]).succeeded)
+        #expect(try harness.json([KeychainItem].self, ["item", "find"]).map { $0.attributes?.label } == ["both", "both"])
+    }
+
     @Test func getNeedsExactlyOneItem() throws {
         let harness = try initialized()
         // `item get` prints these on purpose (as in addGetFindUpdateDelete).
@@ -164,7 +201,7 @@ import TresorTestSupport
         for arguments in [
             ["item", "add", "--class", "cert", "--keychain", "System Roots", "--secret-stdin"],
             ["item", "delete", "--class", "cert", "--keychain", "System Roots", "--all"],
-            ["item", "update", "--class", "cert", "--keychain", "System Roots", "--set", "label=x"],
+            ["item", "update", "--class", "cert", "--keychain", "System Roots", "--all", "--set", "label=x"],
         ] {
             let result = try harness.json(ErrorResponse.self, arguments, input: "x\n")
             #expect(result.error.code == .readOnly, "\(arguments)")

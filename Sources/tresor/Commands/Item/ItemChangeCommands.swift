@@ -22,7 +22,12 @@ extension ItemCommand {
                 "An attribute to change, name=value (repeatable): label, description, comment, account, service, server, path, port, accessible, accessGroup, accessControl (userPresence), synchronizable, readableByScripts, or custom.KEY; label, description and comment take - to be typed or read from standard input."
         )
         var changes: [String] = []
-        @Flag(help: "Replace the secret: typed twice on a terminal, else the rest of standard input.") var secretStdin = false
+        @Flag(
+            help:
+                "Replace the secret: typed twice on a terminal, else the rest of standard input (a password less one final line ending, certificate or key data byte for byte)."
+        )
+        var secretStdin = false
+        @Flag(help: "Allow changing every item of the class when no attribute is given.") var all = false
         @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
         @Flag(
@@ -40,10 +45,14 @@ extension ItemCommand {
                 guard !changes.isEmpty || secretStdin else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
                 try item.readAskedValues()
                 let query = try item.query(limit: .all, returnData: false)
+                // As for a delete: a forgotten --service must not change the whole keychain.
+                guard query.id != nil || query.attributes != ItemAttributes() || all else {
+                    throw ValidationError("name what to change (attributes or --id), or pass --all")
+                }
                 let parsed = try Self.parse(changes)
                 let keychain = try options.keychain(named: item.keychain)
                 let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
-                let secret = secretStdin ? try newSecret(secretStdin: true) : nil
+                let secret = secretStdin ? try newSecret(secretStdin: true, for: item.itemClass) : nil
                 let count = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) {
                     passcode in
                     try keychain.update(query, secret: secret, changes: parsed, passcode: passcode)

@@ -31,7 +31,10 @@ struct ItemCommand: ParsableCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Flag(help: "Read the secret (or the certificate or key data) from standard input, after any lines for options given as -.")
+        @Flag(
+            help:
+                "Read the secret from standard input, after any lines for options given as -: a password less one final line ending, certificate or key data byte for byte."
+        )
         var secretStdin = false
         @Flag(help: "Reading the secret will need you every time: the passcode, or your answer in `tresor approve` (access control userPresence).")
         var userPresence = false
@@ -59,7 +62,7 @@ struct ItemCommand: ParsableCommand {
                 if readableByScripts { attributes.readableByScripts = true }
                 let keychain = try options.keychain(named: item.keychain)
                 let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
-                let secret = try newSecret(secretStdin: secretStdin)
+                let secret = try newSecret(secretStdin: secretStdin, for: item.itemClass)
                 let added = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) {
                     passcode in
                     try keychain.add(item.itemClass, attributes: attributes, secret: secret, passcode: passcode)
