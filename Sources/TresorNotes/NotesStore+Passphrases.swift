@@ -77,11 +77,16 @@ extension NotesStore {
         try hint(of: currentPassphrase(account), try sealing())
     }
 
-    /// Replaces the hint; needs the current passphrase or its open session.
+    /// Replaces the hint. A new hint needs the current passphrase typed — only with it can the
+    /// store check that the hint does not give it away; removing the hint needs the passphrase or
+    /// its open session.
     public func setPassphraseHint(_ hint: String?, passphrase: Passphrase? = nil, account: AccountID = .local) throws {
-        try validateHint(hint)
+        try validateHint(hint, for: passphrase)
         let sealing = try sealing()
         let record = try currentPassphrase(account)
+        if hint != nil, passphrase == nil {
+            throw NotesError.passphraseRequired(try pool.read { db in try lockInfo(record, db, sealing) })
+        }
         _ = try passphraseKey(for: record, passphrase: passphrase, sealing)
         try pool.write { db in
             try db.execute(
@@ -225,9 +230,17 @@ extension NotesStore {
     func validateHint(_ hint: String?, for passphrase: Passphrase? = nil) throws {
         guard let hint else { return }
         try NoteRules.validate(hint, limit: NoteLimits.hintBytes, what: "hint", allowEmpty: false)
-        // The hint is shown to whoever types wrong passphrases: it must not give the passphrase away.
-        if let passphrase, passphrase.text.withUnsafeBytes({ Array(hint.utf8).firstRange(of: $0) }) != nil {
-            throw NotesError.invalid("the hint must not contain the passphrase")
+        // The hint is shown to whoever types wrong passphrases: it must not give the passphrase
+        // away, in any letter case. Letters are folded byte by byte (ASCII), so that no copy of
+        // the passphrase is made as a `String`; the folded copy is zeroed.
+        guard let passphrase else { return }
+        let folded = { (byte: UInt8) -> UInt8 in (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+        let foldedHint = hint.utf8.map(folded)
+        let found = passphrase.text.withUnsafeBytes { text in
+            var foldedPassphrase = text.map(folded)
+            defer { foldedPassphrase.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            return foldedHint.firstRange(of: foldedPassphrase) != nil
         }
+        if found { throw NotesError.invalid("the hint must not contain the passphrase") }
     }
 }

@@ -95,6 +95,27 @@ struct LockedNotesTests {
         #expect(try home.notes.passphraseStatus().isSet == false)
     }
 
+    /// A hint set on its own is held to the same rule, in any letter case — so it needs the
+    /// passphrase typed: with only the session open, the store could not check it. Removing
+    /// the hint needs no more than the session.
+    @Test func aHintSetLaterMayNotContainThePassphraseInAnyCase() throws {
+        let home = try NotesHome()
+        try home.notes.setPassphrase(passphrase("Tiger Lily"), hint: "a flower")
+        for hint in ["my tiger lily", "TIGER LILY!", "Tiger Lily"] {
+            #expect(throws: NotesError.invalid("the hint must not contain the passphrase")) {
+                try home.notes.setPassphraseHint(hint, passphrase: passphrase("Tiger Lily"))
+            }
+        }
+        #expect(try home.notes.passphraseHint() == "a flower")
+        #expect(throws: NotesError.self, "the session alone cannot vouch for a new hint") {
+            try home.notes.setPassphraseHint("striped")
+        }
+        try home.notes.setPassphraseHint("striped", passphrase: passphrase("Tiger Lily"))
+        #expect(try home.notes.passphraseHint() == "striped")
+        try home.notes.setPassphraseHint(nil)
+        #expect(try home.notes.passphraseHint() == nil)
+    }
+
     @Test func lockingNeedsAPassphraseAndAnOpenSessionOrTheRightOne() throws {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "T", body: "b"))

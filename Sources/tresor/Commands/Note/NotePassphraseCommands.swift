@@ -143,7 +143,9 @@ extension NoteCommand {
             @OptionGroup var secrets: NoteSecretOptions
             @Flag(
                 name: .customLong("set"),
-                help: "Replace the hint (needs the passphrase or its session): asked first, or the first line of standard input.")
+                help:
+                    "Replace the hint: the hint is asked first (or is the first line of standard input), then the passphrase, which must be typed (or is the next line)."
+            )
             var set = false
             @Flag(help: "Remove the hint.") var clear = false
 
