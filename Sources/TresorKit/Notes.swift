@@ -219,10 +219,17 @@ public final class Notes: Sendable {
         try mapped { try client.notesAttachment(id, of: note, passphrase: passphrase) { try receive(Data($0)) } }
     }
 
-    /// Removes an attachment from its note.
+    /// Removes an attachment from its note; its file is overwritten, nothing keeps it.
+    /// - Parameters:
+    ///   - id: the attachment.
+    ///   - note: its note.
+    ///   - passphrase: for an attachment of a locked note, the note's passphrase when its secure
+    ///     session is not open.
+    /// - Returns: the note as it now is.
+    /// - Throws: ``NotesClientError/passphraseRequired(_:)`` for a locked note with neither.
     @discardableResult
-    public func removeAttachment(_ id: String, of note: String) throws -> NoteSummary {
-        try mapped { try client.notesRemoveAttachment(id, of: note) }
+    public func removeAttachment(_ id: String, of note: String, passphrase: String? = nil) throws -> NoteSummary {
+        try mapped { try client.notesRemoveAttachment(id, of: note, passphrase: passphrase) }
     }
 
     // MARK: Passphrase

@@ -128,8 +128,8 @@ extension TresorClient {
         return ReceivedAttachment(id: id, name: name, kind: kind, byteCount: byteCount)
     }
 
-    package func notesRemoveAttachment(_ id: String, of note: String) throws -> NoteSummary {
-        try call("POST", Route.notesRemoveAttachment, RemoveAttachmentRequest(note: note, attachment: id))
+    package func notesRemoveAttachment(_ id: String, of note: String, passphrase: String?) throws -> NoteSummary {
+        try call("POST", Route.notesRemoveAttachment, RemoveAttachmentRequest(note: note, attachment: id, passphrase: passphrase))
     }
 
     package func notesPassphraseStatus() throws -> NotesPassphraseStatus { try call("POST", Route.notesPassphraseStatus) }

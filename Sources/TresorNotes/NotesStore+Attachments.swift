@@ -151,6 +151,18 @@ extension NotesStore {
         return (try info(attachment, sealing), AttachmentChunks(reader, byteCount: attachment.byteCount, attachmentID: attachment.id))
     }
 
+    /// Checks that the key of an attachment of a locked note is at hand — from `passphrase` or
+    /// its note's open session — before something destroys it; an unlocked attachment needs none.
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its note.
+    ///   - passphrase: the note's passphrase, when its session is not open.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/passphraseRequired(_:)`` and the other
+    ///   passphrase errors.
+    public func requireKey(ofAttachment attachmentID: String, of noteID: String, passphrase: Passphrase?) throws {
+        _ = try openableAttachment(attachmentID, of: noteID, passphrase: passphrase)
+    }
+
     /// An attachment's row and what opens it: the note key of a locked note (from `passphrase` or
     /// its open session).
     private func openableAttachment(

@@ -159,10 +159,14 @@ public struct AttachmentRequest: Codable, Sendable {
 public struct RemoveAttachmentRequest: Codable, Sendable {
     public var note: String
     public var attachment: String
+    /// A locked note's passphrase, when its secure session is not open: removing a locked
+    /// attachment destroys content, which needs the note's key.
+    public var passphrase: String?
 
-    public init(note: String, attachment: String) {
+    public init(note: String, attachment: String, passphrase: String? = nil) {
         self.note = note
         self.attachment = attachment
+        self.passphrase = passphrase
     }
 }
 

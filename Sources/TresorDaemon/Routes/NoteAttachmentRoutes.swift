@@ -64,8 +64,11 @@ struct NoteAttachmentRoutes {
         }
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
             let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
+            let passphrase = try notesPassphrase(body.passphrase)
             return try await routing.perform("attachment remove", context, id: body.note, keychainUnlock: false) { store, account in
                 try NotesRouting.checkAccess(store, note: body.note, for: account, ownerOnly: true)
+                // Removing destroys content: a locked one needs the note's key, as opening it does.
+                try store.requireKey(ofAttachment: body.attachment, of: body.note, passphrase: passphrase)
                 try store.removeAttachment(body.attachment, of: body.note)
                 return try store.summary(ofNote: body.note)
             }

@@ -356,6 +356,39 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// Removing an attachment destroys it for good: one of a locked note needs the note's key
+    /// (its passphrase, or its open session), as opening it does; an unlocked note's needs none.
+    @Test func detachingALockedNotesAttachmentNeedsItsPassphrase() throws {
+        let harness = try initialized()
+        let passphrase = marker("passphrase")
+        harness.secrets.append(passphrase)
+        let image = harness.root.appendingPathComponent("photo.png")
+        try Data("e2e detach".utf8).write(to: image)
+        try setPassphrase(harness, passphrase)
+        let note = try create(harness, title: "Deeds", body: "kept")
+        let photo = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", image.path])
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+
+        let refused = try harness.json(ErrorResponse.self, ["note", "detach", note.id, photo.id], input: "")
+        #expect(refused.error.code == .passphraseRequired, "\(refused.error)")
+        let wrong = try harness.json(ErrorResponse.self, ["note", "detach", note.id, photo.id, "--passphrase-stdin"], input: "not-it\n")
+        #expect(wrong.error.code == .wrongPassphrase)
+        let kept = try harness.tresor(["note", "export-attachment", note.id, photo.id, "--out", "-", "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(kept.succeeded && kept.stdout == "e2e detach", "still there: \(kept.stderr)")
+
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let removed = try harness.tresor(["note", "detach", note.id, photo.id, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(removed.succeeded, "\(removed.stderr)")
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).attachments.isEmpty, "the session the passphrase opened shows it")
+
+        let plain = try create(harness, title: "Plain", body: "open")
+        let file = try harness.json(AttachmentInfo.self, ["note", "attach", plain.id, "--kind", "image", "--file", image.path])
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        #expect(try harness.tresor(["note", "detach", plain.id, file.id]).succeeded, "an unlocked note's attachment needs no key")
+        try harness.expectNoSecretLeaked()
+    }
+
     @Test func unlockThroughTheKeychain() throws {
         let harness = try initialized()
         let (passphrase, next) = (marker("passphrase"), marker("next"))

@@ -7,14 +7,21 @@ extension NoteCommand {
         static let configuration = CommandConfiguration(
             commandName: "detach",
             abstract: "Remove an attachment from a note.",
-            discussion: "Its file is overwritten and unlinked. A note in Recently Deleted keeps its attachments until it is restored.")
+            discussion: """
+                Its file is overwritten and unlinked. A note in Recently Deleted keeps its attachments \
+                until it is restored. An attachment of a locked note needs the note's passphrase (or \
+                its open session), as opening it does.
+                """)
         @OptionGroup var options: GlobalOptions
+        @OptionGroup var secrets: NoteSecretOptions
         @Argument(help: "The note's id.") var id: String
         @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
 
         func run() throws {
             try Output.run(options) {
-                let summary = try options.notes().removeAttachment(attachment, of: id)
+                let notes = try options.notes()
+                var unlocker = NoteUnlocker(notes: notes, options: secrets)
+                let summary = try unlocker.withPassphrase { try notes.removeAttachment(attachment, of: id, passphrase: $0) }
                 if options.json { return Output.json(summary) }
                 print("Removed attachment \(attachment) from note \(summary.id).")
             }
