@@ -12,20 +12,49 @@ import Glibc
 /// The file is `note.txt` in a fresh folder (mode 0700) of `$XDG_RUNTIME_DIR` (memory, not
 /// disk, on systemd systems), else `/dev/shm`, else the temporary folder; its name says
 /// nothing of the note. It is overwritten with zeros and removed, with anything the editor
-/// left beside it, as soon as the editor exits. The editor itself may keep copies of its own
-/// (swap files, undo history): docs/SECURITY.md says so.
+/// left beside it, once the text is saved — or at once when the editor fails or nothing
+/// changed. When the save fails (the daemon stopped meanwhile, the keybag locked), the file
+/// stays where it is and the user is told how to save it: a typed edit is never lost. The
+/// editor itself may keep copies of its own (swap files, undo history): docs/SECURITY.md says so.
 enum Editor {
-    /// Opens `text` in the editor and returns what the user saved.
+    /// What the user saved in the editor, with the file it is in until the caller saved it.
+    final class EditedText {
+        let text: String
+        private let folder: String
+        private var settled = false
+
+        fileprivate init(text: String, folder: String) { (self.text, self.folder) = (text, folder) }
+
+        /// The text is saved, or not wanted: the file is wiped.
+        func discard() {
+            guard !settled else { return }
+            settled = true
+            Editor.removeWiping(folder)
+        }
+
+        /// Saving it failed: the file stays, and standard error says where and how to save it.
+        /// - Parameter command: the command that saves the file's text when it is its standard input.
+        func keep(savingWith command: String) {
+            guard !settled else { return }
+            settled = true
+            StandardStream.error.write("Your text is kept in \(folder)/note.txt: \(command) < \(folder)/note.txt saves it; then remove the file.\n")
+        }
+
+        deinit { discard() }
+    }
+
+    /// Opens `text` in the editor and returns what the user saved, with its file.
     /// - Parameter text: the file's first content.
-    /// - Returns: the file's content when the editor exits.
+    /// - Returns: the file's content when the editor exits; ``EditedText/discard()`` once saved.
     /// - Throws: `ValidationError` when there is no terminal, the editor cannot be run or
     ///   fails, or the text is not UTF-8.
-    static func edit(_ text: String) throws -> String {
+    static func edit(_ text: String) throws -> EditedText {
         guard Terminal.available else { throw ValidationError("no terminal for an editor: give the note on standard input") }
         let environment = ProcessInfo.processInfo.environment
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.trimmingWhitespace().isEmpty } ?? "vi"
         let folder = try temporaryFolder()
-        defer { removeWiping(folder) }
+        var handedOver = false
+        defer { if !handedOver { removeWiping(folder) } }
         let file = folder + "/note.txt"
         try write(text, to: file)
 
@@ -42,7 +71,8 @@ enum Editor {
         guard let edited = String(data: Data(readingToEndOf: fd), encoding: .utf8) else {
             throw ValidationError("the edited note is not UTF-8; nothing was saved")
         }
-        return edited
+        handedOver = true
+        return EditedText(text: edited, folder: folder)
     }
 
     /// A new folder, mode 0700, in memory where possible.
@@ -66,7 +96,7 @@ enum Editor {
     }
 
     /// Overwrites every file of `folder` with zeros, removes them and the folder.
-    private static func removeWiping(_ folder: String) {
+    fileprivate static func removeWiping(_ folder: String) {
         guard let directory = opendir(folder) else { return }
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -53,4 +53,33 @@ import TresorTestSupport
         let copy = try #require(copies.first)
         #expect(try harness.json(OpenedNote.self, ["note", "show", copy.id]).body.contains("Oat milk"), "and the edit is kept whole")
     }
+
+    /// An edit whose save fails — here the daemon is stopped while the editor is open — is not
+    /// lost: its file stays, the error says where and how to save it, and that command saves it.
+    @Test func anEditThatCannotBeSavedIsKeptAndSaysHowToSaveIt() throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Groceries\nMilk\n")
+        let editor = try harness.script(
+            "editor-daemon-stops",
+            """
+            tresor daemon stop > /dev/null
+            sed -i 's/^Milk$/Oat milk/' "$1"
+            """)
+        var environment = harness.environment(withScripts: ["EDITOR": editor.path])
+        environment["PATH"] = Harness.binaries.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let screen = try harness.onTerminal(["note", "edit", note.id], environment: environment)
+        #expect(screen.status != 0, "\(screen.text)")
+        let kept = try #require(
+            screen.text.firstMatch(of: /Your text is kept in (\S+note\.txt)/).map { String($0.1) }, "\(screen.text)")
+        #expect(screen.text.contains("tresor note edit \(note.id) < \(kept)"), "\(screen.text)")
+        #expect(try String(contentsOfFile: kept, encoding: .utf8).contains("Oat milk"))
+
+        harness.stopDaemon()
+        try harness.startDaemon()
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
+        let saved = try harness.tresor(["note", "edit", note.id], input: try String(contentsOfFile: kept, encoding: .utf8))
+        #expect(saved.succeeded, "\(saved.stderr)")
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body.contains("Oat milk"))
+        try FileManager.default.removeItem(atPath: kept)
+    }
 }

@@ -52,19 +52,28 @@ struct NoteCommand: ParsableCommand {
                 title = try AskedText.resolve(title, prompt: "Title:")
                 folder = try AskedText.resolve(folder, prompt: "Folder:")
                 let draft: NoteDraft
+                var editedFile: Editor.EditedText?
                 if bodyStdin {
                     draft = NoteDraft(title: title ?? "", body: try readBodyFromStandardInput())
                 } else if StandardInput.shared.isTerminal {
-                    var edited = NoteDraft(parsing: try Editor.edit(NoteDraft(title: title ?? "", body: "").text))
+                    let file = try Editor.edit(NoteDraft(title: title ?? "", body: "").text)
+                    var edited = NoteDraft(parsing: file.text)
                     if edited.body.hasSuffix("\n") { edited.body.removeLast() }
-                    draft = edited
+                    (draft, editedFile) = (edited, file)
                 } else if let title {
                     draft = NoteDraft(title: title, body: try readBodyFromStandardInput())
                 } else {
                     draft = NoteDraft(parsing: try readBodyFromStandardInput())
                 }
                 guard !draft.isEmpty else { throw ValidationError("the note is empty; nothing was created") }
-                let note = try options.notes().create(title: draft.title, body: draft.body, folder: folder, pinned: pin)
+                let note: NoteSummary
+                do {
+                    note = try options.notes().create(title: draft.title, body: draft.body, folder: folder, pinned: pin)
+                } catch {
+                    editedFile?.keep(savingWith: "tresor note new")
+                    throw error
+                }
+                editedFile?.discard()
                 if options.json { return Output.json(note) }
                 print("Created note \(note.id).")
             }

@@ -45,24 +45,31 @@ extension NoteCommand {
                 title = try AskedText.resolve(title, prompt: "New title:")
                 folder = try AskedText.resolve(folder, prompt: "Folder:")
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
-                var newTitle = title, body: String?, base: NoteBase?
+                var newTitle = title, body: String?, base: NoteBase?, edited: Editor.EditedText?
                 if bodyStdin {
                     body = try readBodyFromStandardInput()
                 } else if !changesSomething {
-                    guard let (draft, shown) = try Self.wholeNote(id, notes: notes, unlocker: &unlocker) else {
+                    guard let (draft, shown, file) = try Self.wholeNote(id, notes: notes, unlocker: &unlocker) else {
                         if !options.json { StandardStream.error.write("No change.\n") }
                         if options.json { Output.json(try notes.list().first { $0.id == id }) }
                         return
                     }
-                    (newTitle, body, base) = (draft.title, draft.body, shown)
+                    (newTitle, body, base, edited) = (draft.title, draft.body, shown, file)
                 }
                 let pinned: Bool? = pin ? true : unpin ? false : nil
                 let move: String?? = noFolder ? .some(nil) : folder.map { .some($0) }
                 // An edit of the note as the editor showed it names that version: a change made
                 // meanwhile (the web, another terminal) is merged with it, or it becomes a conflict copy.
-                let saved = try unlocker.withPassphrase {
-                    try notes.save(id, title: newTitle, body: body, pinned: pinned, folder: move, passphrase: $0, base: base)
+                let saved: NoteSaveOutcome
+                do {
+                    saved = try unlocker.withPassphrase {
+                        try notes.save(id, title: newTitle, body: body, pinned: pinned, folder: move, passphrase: $0, base: base)
+                    }
+                } catch {
+                    edited?.keep(savingWith: "tresor note edit \(id)")
+                    throw error
                 }
+                edited?.discard()
                 switch saved.kind {
                 case .saved: if !options.json { print("Changed note \(saved.note.id).") }
                 case .merged:
@@ -80,21 +87,24 @@ extension NoteCommand {
         /// The whole note as edited in $EDITOR on a terminal — with the version the editor
         /// showed, which the save names — or read from standard input (a replacement: no
         /// version); nil when the editor saved it unchanged.
-        private static func wholeNote(_ id: String, notes: Notes, unlocker: inout NoteUnlocker) throws -> (NoteDraft, NoteBase?)? {
+        private static func wholeNote(
+            _ id: String, notes: Notes, unlocker: inout NoteUnlocker
+        ) throws -> (NoteDraft, NoteBase?, Editor.EditedText?)? {
             guard StandardInput.shared.isTerminal else {
                 let draft = NoteDraft(parsing: try readBodyFromStandardInput())
                 guard !draft.isEmpty else { throw ValidationError("standard input held no note; nothing was changed") }
-                return (draft, nil)
+                return (draft, nil, nil)
             }
             let opened = try unlocker.withPassphrase { try notes.show(id, passphrase: $0) }
             let before = NoteDraft(title: opened.summary.title, body: opened.body)
             let shown = NoteBase(revision: opened.summary.revision, title: opened.summary.title, body: opened.body)
-            var after = NoteDraft(parsing: try Editor.edit(before.text))
+            let edited = try Editor.edit(before.text)
+            var after = NoteDraft(parsing: edited.text)
             // The editor ends the file with a newline the body may not have had.
             if !before.body.hasSuffix("\n"), after.body.hasSuffix("\n") { after.body.removeLast() }
             guard after != before else { return nil }
             guard !after.isEmpty else { throw ValidationError("the note is empty; nothing was changed (tresor note delete removes a note)") }
-            return (after, shown)
+            return (after, shown, edited)
         }
     }
 }
