@@ -168,7 +168,15 @@ public struct Daemon: Sendable {
             return try secretServices.answer(on: address) { address in
                 try startSecretService(
                     on: address, keychains: keychains, approvals: approvals, trust: trust, genericClients: genericClients, secretRead: secretRead,
-                    served: served
+                    served: served,
+                    ended: { provider in
+                        // The session's bus went away (a logout): the next session's bus is handed over afresh.
+                        guard secretServices.ended(provider) else { return }
+                        served.update {
+                            $0.secretService =
+                                "stopped: its session bus went away; a `tresord --secret-service` of the next desktop session hands it that session's bus"
+                        }
+                    }
                 ) {
                     lockFromTheDesktop(true, "a Secret Service client asked")
                 }
@@ -315,7 +323,8 @@ public struct Daemon: Sendable {
     /// - Throws: why the provider could not start (another provider owns the name, no bus).
     private func startSecretService(
         on address: String, keychains: KeychainProvider, approvals: ApprovalBroker, trust: SecretServiceTrust, genericClients: GenericClients,
-        secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces, lock: @escaping @Sendable () -> Void
+        secretRead: (@Sendable (String) -> Void)?, served: ServedInterfaces,
+        ended: @escaping @Sendable (SecretServiceProvider) -> Void, lock: @escaping @Sendable () -> Void
     ) throws -> (SecretServiceProvider, DesktopUnlock) {
         let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(
@@ -340,7 +349,7 @@ public struct Daemon: Sendable {
                     served.update { $0.lastPromptNobodyAnswered = dismissed }
                 },
                 logger: logger)
-            try provider.start()
+            try provider.start { [provider] in ended(provider) }
             DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
             served.update { $0.secretService = "answering on the session bus" }

@@ -91,8 +91,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// Takes `org.freedesktop.secrets` and starts answering on a thread of its own.
+    /// - Parameter whenEnded: called on that thread once it stops answering: ``stop()``, or the
+    ///   bus went away (the desktop session ended).
     /// - Throws: ``DBusError`` when another provider (gnome-keyring, KeePassXC) owns the name.
-    public func start() throws {
+    public func start(whenEnded: @escaping @Sendable () -> Void = {}) throws {
         guard try connection.requestName(Self.busName) else {
             throw DBusError.failed(
                 "another Secret Service provider owns \(Self.busName) on this bus; stop it (or import its items first with `tresor import secret-service`)"
@@ -103,6 +105,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         DetachedThread.start { [self] in
             connection.run(tickMilliseconds: 2_000, tick: tick, handle)
             logger.notice("the Secret Service stopped: the bus connection ended")
+            whenEnded()
         }
     }
 

@@ -49,6 +49,19 @@ final class SecretServiceSlot: Sendable {
         }
     }
 
+    /// Forgets `provider` once it stopped answering (its bus went away at the end of its desktop
+    /// session), so that the next session's bus can be handed over; a newer provider stays.
+    /// - Parameter provider: the provider that ended.
+    /// - Returns: whether it was the one serving.
+    @discardableResult
+    func ended(_ provider: SecretServiceProvider) -> Bool {
+        serving.withLock { serving in
+            guard let current = serving, current.provider === provider else { return false }
+            serving = nil
+            return true
+        }
+    }
+
     /// Whether a provider answers.
     var isAnswering: Bool { serving.withLock { $0 != nil } }
 

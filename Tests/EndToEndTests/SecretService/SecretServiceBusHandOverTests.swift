@@ -57,6 +57,33 @@ struct SecretServiceBusHandOverTests {
         #expect(try harness.status().serving?.secretService == "answering on the session bus")
     }
 
+    /// A desktop session ends — its bus goes away — while the daemon keeps running: `tresor
+    /// status` says the Secret Service stopped, and the next session's `tresord --secret-service`
+    /// hands the daemon its own bus.
+    @Test func theNextSessionsBusIsTakenOnceTheLastOneWentAway() throws {
+        let harness = try daemonWithoutABus()
+        let daemon = try harness.status().pid
+        var first: PrivateBus? = try PrivateBus()
+        let firstAddress = try #require(first?.environment)
+        let handed = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
+            environment: harness.environment.merging(firstAddress) { $1 }, timeout: 30)
+        #expect(handed.succeeded, "\(handed.stderr)")
+        #expect(try harness.status().serving?.secretService == "answering on the session bus")
+
+        first = nil  // the session ends: its bus is killed
+        try AutoLockTests.waitUntil("tresor status says the Secret Service stopped") {
+            try harness.status().serving?.secretService?.hasPrefix("stopped") == true
+        }
+        let next = try PrivateBus()
+        let again = try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
+            environment: harness.environment.merging(next.environment) { $1 }, timeout: 30)
+        #expect(again.succeeded && again.stderr.contains("on this session bus now"), "\(again.stderr)")
+        #expect(try owner(of: SecretService.busName, on: next, askedBy: harness) == daemon)
+        #expect(try harness.status().serving?.secretService == "answering on the session bus")
+    }
+
     @Test func aSecretServiceStartedInTheSessionHandsItsBusToTheDaemonAlreadyRunning() throws {
         let harness = try daemonWithoutABus()
         let daemon = try harness.status().pid
