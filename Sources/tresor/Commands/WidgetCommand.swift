@@ -10,7 +10,7 @@ struct WidgetCommand: ParsableCommand {
         abstract: "Show the notes widget: how many notes, recently changed and pinned ones.",
         discussion: """
             Titles are private: they show as •••• unless the keybag is unlocked and a secure \
-            session is open (tresor note session, or a browser's). With "widgetProtection": \
+            session is open (the passphrase typed for a locked note, as tresor note show asks it, or a browser's). With "widgetProtection": \
             "complete" or "completeUnlessOpen" in config.json the whole widget stays a \
             placeholder while the keybag is locked (complete) or until its first unlock.
             """)
