@@ -68,9 +68,11 @@ extension TresorClient {
     }
 
     /// This device leaves its sync account; its data stays.
+    /// - Returns: whether the server heard of it.
     /// - Throws: `APIError` from the daemon.
-    public func syncLeave() throws {
-        try callExpectingNoContent("POST", Route.syncLeave)
+    @discardableResult
+    public func syncLeave() throws -> SyncLeaveAnswer {
+        try call("POST", Route.syncLeave)
     }
 
     /// This device's sync account, as it knows it.

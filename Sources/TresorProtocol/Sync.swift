@@ -155,6 +155,14 @@ public struct SyncDevicesAnswer: Codable, Sendable {
     public init(devices: [SyncDeviceInfo]) { self.devices = devices }
 }
 
+/// `POST /v1/sync-account/leave`: whether the server heard of it. When it did not (it could not
+/// be reached), the other devices still list this one until one of them removes it.
+public struct SyncLeaveAnswer: Codable, Sendable, Equatable {
+    public var serverTold: Bool
+
+    public init(serverTold: Bool) { self.serverTold = serverTold }
+}
+
 /// `GET /v1/sync-account/status`.
 public struct SyncStatusAnswer: Codable, Sendable {
     /// Whether this device is in a sync account at all.

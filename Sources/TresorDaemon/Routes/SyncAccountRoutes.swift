@@ -71,11 +71,11 @@ struct SyncAccountRoutes {
             context.logger.notice("sync: device removed, circle key rolled", metadata: ["device": "\(removed.deviceID)"])
             return removed
         }
-        router.post(RouterPath(Route.syncLeave)) { _, context -> Response in
+        router.post(RouterPath(Route.syncLeave)) { _, context -> SyncLeaveAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             let told = try await account.leave()
             context.logger.notice("sync: left the sync account", metadata: ["serverTold": "\(told)"])
-            return Response(status: .noContent)
+            return SyncLeaveAnswer(serverTold: told)
         }
         router.post(RouterPath(Route.syncNow)) { request, context -> SyncNowAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
@@ -130,6 +130,7 @@ struct SyncAccountRoutes {
     }
 }
 
+extension SyncLeaveAnswer: ResponseEncodable {}
 extension SyncJoinAnswer: ResponseEncodable {}
 extension SyncRequestsAnswer: ResponseEncodable {}
 extension SyncDevicesAnswer: ResponseEncodable {}

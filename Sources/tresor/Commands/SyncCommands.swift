@@ -272,16 +272,41 @@ struct SyncCommand: ParsableCommand {
 
     struct Leave: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "leave", abstract: "Stop syncing this device (its keychain and notes stay).")
+            commandName: "leave", abstract: "Stop syncing this device (its keychain and notes stay).",
+            discussion: """
+                Changes made here that wait to go out are sent first when the server answers; \
+                those it cannot take stay on this device only, and the command says how many. \
+                When the server cannot be told, the other devices list this one until one of \
+                them runs tresor sync remove with its name.
+                """)
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try Output.run(options) {
                 let client = try options.connect()
-                try client.syncLeave()
+                var before = try client.syncStatus()
+                if Self.unsent(before) > 0, (try? client.syncNow(allowDeletions: false)) != nil { before = try client.syncStatus() }
+                let left = try client.syncLeave()
+                // On standard error in --json too: a script must know what the others will not see.
+                let unsent = Self.unsent(before)
+                if unsent > 0 {
+                    StandardStream.error.write(
+                        "\(unsent) \(unsent == 1 ? "change" : "changes") made on this device never reached the sync server: \(unsent == 1 ? "it stays" : "they stay") on this device only.\n"
+                    )
+                }
+                if !left.serverTold, before.state != .removed {
+                    StandardStream.error.write(
+                        "The sync server could not be told: the other devices list this one until one of them runs `tresor sync remove \(before.deviceName ?? before.deviceID ?? "this device")`.\n"
+                    )
+                }
                 if options.json { return Output.json(try client.syncStatus()) }
                 print("This device left its sync account.")
             }
+        }
+
+        /// What this device made and the server has not taken: item changes, notes, attachments.
+        static func unsent(_ status: SyncStatusAnswer) -> Int {
+            (status.counters?.changesWaiting ?? 0) + (status.notesWaiting ?? 0) + (status.attachments?.toSend ?? 0)
         }
     }
 

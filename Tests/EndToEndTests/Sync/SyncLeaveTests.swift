@@ -29,6 +29,27 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(laptop, service: "phone.example.com") == "e2e-written-before-leaving")
     }
 
+    /// What waits to go out is sent before the device leaves, when the server answers; with the
+    /// server gone, the device still leaves, and says what the others will not get and how one
+    /// of them removes it.
+    @Test func leavingSendsWhatWaitsOrSaysWhatStaysHere() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }
+        try SyncNowTests.add(phone, service: "sent.example.com", secret: "e2e-sent-as-it-left")
+        let left = try phone.tresor(["sync", "leave"])
+        #expect(left.succeeded && !left.stderr.contains("never reached"), "\(left.stderr)")
+        #expect(try SyncNowTests.syncNow(laptop).applied == 1)
+        #expect(try SyncNowTests.secret(laptop, service: "sent.example.com") == "e2e-sent-as-it-left")
+
+        try SyncNowTests.add(laptop, service: "kept.example.com", secret: "e2e-kept-here")
+        for server in cluster.harnesses { server.stopDaemon() }
+        let offline = try laptop.tresor(["sync", "leave"])
+        #expect(offline.succeeded, "\(offline.stderr)")
+        #expect(offline.stderr.contains("1 change made on this device never reached the sync server"), "\(offline.stderr)")
+        #expect(offline.stderr.contains("`tresor sync remove laptop`"), "\(offline.stderr)")
+        #expect(try SyncNowTests.secret(laptop, service: "kept.example.com") == "e2e-kept-here", "it stays here")
+    }
+
     /// Three devices: the tablet leaves, and the laptop's next sync rolls the circle key — what
     /// the circle writes from then on opens with no key the tablet held — and the phone reads it.
     @Test func aDeviceThatLeavesHasTheKeyRolledByTheNextTrustedDeviceThatSyncs() async throws {
