@@ -346,6 +346,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // The sync engine: keychain stores in temporary homes as devices, a real relay on a throwaway PostgreSQL.
         .testTarget(name: "TresorSyncEngineTests", dependencies: [

@@ -126,6 +126,7 @@ final class SyncHTTP: Sendable {
             default: return .unreachable("\(error)".prefix(300).description)
             }
         }
+        if let error = error as? IOError { return .unreachable(describe(socket: error.errnoCode)) }
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("handshakeFailed") {
             return .untrustedServer(describe(tls: text))
@@ -135,6 +136,18 @@ final class SyncHTTP: Sendable {
             return .unreachable("the host name is unknown")
         }
         return .unreachable("\(type(of: error)): \(text.prefix(300))")
+    }
+
+    /// A socket's failure in words: what happened, not the system call that saw it.
+    static func describe(socket errnoCode: Int32) -> String {
+        switch errnoCode {
+        case ECONNRESET: return "the connection was reset (the server, or something in between, stopped or dropped it mid-request)"
+        case EPIPE: return "the connection closed while the request was sent"
+        case ECONNREFUSED: return "connection refused"
+        case ETIMEDOUT: return "no answer in time"
+        case ENETUNREACH, EHOSTUNREACH: return "no route to the server's network"
+        default: return String(cString: strerror(errnoCode))
+        }
     }
 
     private static func describe(tls text: String) -> String {
