@@ -16,11 +16,11 @@ struct DeviceKey: Sendable {
         do {
             bytes = try SecureFiles.read(url, limit: 4096)
         } catch SecureFileError.notFound {
-            throw KeybagError.deviceKeyMissing
+            throw KeybagError.deviceKeyMissing(path: url.path)
         } catch {
             throw KeybagError.storage(String(describing: error))
         }
-        guard bytes.count == byteCount else { throw KeybagError.deviceKeyCorrupted }
+        guard bytes.count == byteCount else { throw KeybagError.deviceKeyCorrupted(path: url.path) }
         return DeviceKey(key: SymmetricKey(data: bytes))
     }
 

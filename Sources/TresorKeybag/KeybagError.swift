@@ -6,10 +6,11 @@ public enum KeybagError: Error, Equatable, Sendable {
     case notInitialized
     /// `init` was asked for a home that already has a keybag.
     case alreadyInitialized
-    /// The keybag exists but `device.key` is gone: without it no class key can be unwrapped.
-    case deviceKeyMissing
-    /// `device.key` is not a 32-byte key.
-    case deviceKeyCorrupted
+    /// The keybag exists but its device key (the file at `path`, outside the home) is gone:
+    /// without it no class key can be unwrapped.
+    case deviceKeyMissing(path: String)
+    /// The device key at `path` is not a 32-byte key.
+    case deviceKeyCorrupted(path: String)
     /// A keybag or attempts file failed its integrity check or could not be parsed.
     case fileCorrupted(file: String, reason: String)
     /// The keybag was written by a newer Tresor.
@@ -46,10 +47,10 @@ extension KeybagError: CustomStringConvertible {
             return "this home has no keybag yet; run `tresor init`"
         case .alreadyInitialized:
             return "this home already has a keybag"
-        case .deviceKeyMissing:
-            return "the device key (device.key) is missing: the keybag cannot be opened without it; restore the file"
-        case .deviceKeyCorrupted:
-            return "the device key (device.key) is damaged: it must be exactly 32 bytes"
+        case .deviceKeyMissing(let path):
+            return "this home's device key is missing (\(path)): the keybag cannot be opened without it; restore the file"
+        case .deviceKeyCorrupted(let path):
+            return "this home's device key is damaged (\(path)): it must be exactly 32 bytes; restore the file"
         case .fileCorrupted(let file, let reason):
             return "\(file) is damaged or was altered (\(reason)); it was left as it is"
         case .unsupportedVersion(let version):

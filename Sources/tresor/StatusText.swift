@@ -10,7 +10,7 @@ struct StatusText {
     var rendered: String {
         let served = ServedSummary(status)
         var lines = [
-            "Keybag:     \(status.keybag.text)\(status.keybag == .notInitialized ? "" : status.passcodeSet ? " (passcode set)" : " (no passcode)")",
+            "Keybag:     \(status.keybag.text)\([.notInitialized, .damaged].contains(status.keybag) ? "" : status.passcodeSet ? " (passcode set)" : " (no passcode)")",
             "Home:       \(status.home)",
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
             served.autoLockLine,

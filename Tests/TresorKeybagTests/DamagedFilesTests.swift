@@ -53,7 +53,9 @@ import TresorTestSupport
     @Test func aMissingDeviceKeyIsNamedAndNotReplaced() throws {
         let keybag = try home.bytes(home.paths.keybag)
         try FileManager.default.removeItem(at: home.paths.deviceKey)
-        #expect(throws: KeybagError.deviceKeyMissing) { try Keybag.open(paths: home.paths, settings: testSettings()) }
+        #expect(throws: KeybagError.deviceKeyMissing(path: home.paths.deviceKey.path)) {
+            try Keybag.open(paths: home.paths, settings: testSettings())
+        }
         #expect(throws: KeybagError.alreadyInitialized) {
             try Keybag.create(paths: home.paths, passcode: passcode("new"), settings: testSettings())
         }
@@ -63,7 +65,9 @@ import TresorTestSupport
 
     @Test func aDamagedOrForeignDeviceKeyIsReported() throws {
         try Data(repeating: 7, count: 31).write(to: home.paths.deviceKey)
-        #expect(throws: KeybagError.deviceKeyCorrupted) { try Keybag.open(paths: home.paths, settings: testSettings()) }
+        #expect(throws: KeybagError.deviceKeyCorrupted(path: home.paths.deviceKey.path)) {
+            try Keybag.open(paths: home.paths, settings: testSettings())
+        }
         try Data(repeating: 7, count: 32).write(to: home.paths.deviceKey)
         do {
             _ = try Keybag.open(paths: home.paths, settings: testSettings())

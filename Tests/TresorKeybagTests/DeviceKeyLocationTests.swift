@@ -21,7 +21,9 @@ import TresorTestSupport
         let copy = TemporaryHome()
         try FileManager.default.createDirectory(at: copy.root, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: home.paths.home, to: copy.paths.home)
-        #expect(throws: KeybagError.deviceKeyMissing) { try Keybag.open(paths: copy.paths, settings: testSettings()) }
+        #expect(throws: KeybagError.deviceKeyMissing(path: copy.paths.deviceKey.path)) {
+            try Keybag.open(paths: copy.paths, settings: testSettings())
+        }
     }
 
     @Test func anOlderHomesKeyMovesOutAtTheNextOpen() throws {

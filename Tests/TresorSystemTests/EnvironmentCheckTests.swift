@@ -263,6 +263,10 @@ struct EnvironmentCheckTests {
         let link = scratch.url.appendingPathComponent("state/tresor/link.key")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: key)
         #expect(check(link).severity == .problem, "a link could point the key anywhere")
+        // A home with a keybag and no device key opens nothing: a problem, and not "run tresor init".
+        try Data("keybag".utf8).write(to: home.appendingPathComponent("keybag"))
+        let lost = check(scratch.url.appendingPathComponent("state/tresor/missing.key"))
+        #expect(lost.severity == .problem && !lost.summary.contains("tresor init"), "\(lost.summary)")
     }
 
     @Test func findingsRoundTripThroughJSON() throws {

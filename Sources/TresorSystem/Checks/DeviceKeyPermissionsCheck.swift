@@ -15,6 +15,13 @@ enum DeviceKeyPermissionsCheck {
         }
         let folder = URL(fileURLWithPath: key).deletingLastPathComponent().path
         guard let keyStatus = EnvironmentProbe.status(key) else {
+            if EnvironmentProbe.status(context.home.appendingPathComponent("keybag").path) != nil {
+                return EnvironmentFinding(
+                    check: id, severity: .problem, summary: "this home has a keybag but no device key at \(key)",
+                    reason: "The keybag's class keys are wrapped under the device key too: without it nothing opens, not even "
+                        + "with the passcode. Restore the file from where it was (a copy of $XDG_STATE_HOME/tresor/); "
+                        + "tresor init would not make a new one for a home that has a keybag.")
+            }
             return EnvironmentFinding(
                 check: id, severity: .warning, summary: "no device key at \(key) yet (run tresor init)",
                 reason: "tresor init creates it, 0600 in a 0700 folder; an existing home that has none cannot be opened.")

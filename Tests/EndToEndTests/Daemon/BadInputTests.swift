@@ -122,6 +122,12 @@ import TresorTestSupport
         let status = try harness.status()
         #expect(status.keybag == .damaged)
         #expect(status.problem?.contains("device key") == true)
+        // Where it was, and nothing claimed of a passcode the daemon cannot read.
+        #expect(status.problem?.contains(harness.paths.deviceKey.path) == true, "\(status.problem ?? "")")
+        let shown = try harness.tresor(["status"]).stdout
+        #expect(shown.contains("Keybag:     damaged\n"), "\(shown)")
+        let doctor = try harness.tresor(["doctor"]).stdout
+        #expect(doctor.contains("this home has a keybag but no device key") && !doctor.contains("run tresor init"), "\(doctor)")
         #expect(try harness.tresor(["unlock"]).stderr.contains("device key"))
         #expect(!FileManager.default.fileExists(atPath: harness.paths.deviceKey.path))
         #expect(try Data(contentsOf: harness.paths.keybag) == keybag)
