@@ -58,7 +58,12 @@ public struct Daemon: Sendable {
         let paths = configuration.paths
         umask(0o077)  // every file and the socket are created private to the user
         try SecureFiles.createDirectory(paths.home)
-        guard let homeLock = try DaemonLock(at: paths.daemonLock) else { throw DaemonError.alreadyRunning(home: paths.home.path) }
+        guard let homeLock = try DaemonLock(at: paths.daemonLock) else {
+            let listening = DaemonLock.socketOfHolder(at: paths.daemonLock)
+            throw DaemonError.alreadyRunning(
+                home: paths.home.path,
+                elsewhere: listening.flatMap { $0 == paths.socket.path ? nil : ($0, paths.socket.path) })
+        }
         // Only the daemon that runs for the home holds anything worth hiding. A second one, which
         // hands its session bus to the first, stays readable as a process of the user: the first
         // identifies it by its executable, which the kernel hides once a process is not dumpable.
@@ -79,6 +84,7 @@ public struct Daemon: Sendable {
         guard socketPath.utf8.count < 108 else { throw DaemonError.socket("socket path longer than 107 bytes: \(socketPath)") }
         // Holding the home's lock, any socket file left at our path is a dead daemon's.
         unlink(socketPath)
+        homeLock.record(socket: socketPath)
 
         // A restore that had begun its commit when the last daemon died is completed now, before
         // any store opens (one that had not is removed): the home is restored whole or not at all.

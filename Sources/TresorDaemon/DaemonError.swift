@@ -1,7 +1,9 @@
 /// Why the daemon could not start.
 public enum DaemonError: Error, CustomStringConvertible {
     case configuration(String)
-    case alreadyRunning(home: String)
+    /// A daemon holds the home; `listening` is where it listens, when that is not this one's
+    /// `socket` (it was started with another `XDG_RUNTIME_DIR`).
+    case alreadyRunning(home: String, elsewhere: (listening: String, socket: String)? = nil)
     case socket(String)
     /// Another program listens on the web client's port.
     case webPortInUse(Int)
@@ -11,7 +13,13 @@ public enum DaemonError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .configuration(let reason): return "configuration error: \(reason)"
-        case .alreadyRunning(let home):
+        case .alreadyRunning(let home, let elsewhere?):
+            return """
+                a tresord is already running for \(home), listening at \(elsewhere.listening), where this environment looks for \
+                it at \(elsewhere.socket): it was started with another XDG_RUNTIME_DIR (the folder above tresor/ in its socket's \
+                path) — run tresor with that XDG_RUNTIME_DIR, or stop that daemon from its own session
+                """
+        case .alreadyRunning(let home, nil):
             return """
                 a tresord is already running for \(home) (tresor commands start one when none runs): to run it with other \
                 options, put them in \(home)/config.json ("webPort": 8080, "secretService": true) and run `tresor daemon restart`, \

@@ -26,4 +26,32 @@ public final class DaemonLock: Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Writes where the daemon holding the lock listens into the lock file, so that a client
+    /// whose environment names another socket (another `XDG_RUNTIME_DIR`: cron, another login)
+    /// can be told where it is. Best effort: a read-only home keeps nothing.
+    /// - Parameter socket: the socket's path.
+    public func record(socket: String) {
+        guard ftruncate(fd, 0) == 0 else { return }
+        _ = Data(socket.utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// Where the daemon holding the lock at `url` listens, as it recorded it; nil when no
+    /// daemon holds it or it recorded nothing.
+    /// - Parameter url: the lock file.
+    /// - Returns: the socket's path.
+    public static func socketOfHolder(at url: URL) -> String? {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // Shared and non-blocking: it succeeds only when nobody holds the lock.
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fd, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
+    }
 }

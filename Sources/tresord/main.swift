@@ -110,7 +110,7 @@ struct TresordCommand: AsyncParsableCommand {
         }
         do {
             try await Self.daemon(configuration: configuration, logger: logger).run()
-        } catch DaemonError.alreadyRunning(let home) where configuration.secretService && configuration.sessionBus != nil {
+        } catch DaemonError.alreadyRunning(let home, nil) where configuration.secretService && configuration.sessionBus != nil {
             try handSessionBus(configuration, home: home, logger: logger)
         } catch {
             logger.critical("tresord stopped: \(DaemonError.words(for: error))")

@@ -37,6 +37,8 @@ struct DaemonCommand: ParsableCommand {
         /// What the daemon serves, its auto-lock clock and why its keybag is locked; nil when no
         /// daemon runs.
         var served: ServedSummary?
+        /// Where a daemon of the home listens when it is not this environment's socket (words).
+        var elsewhere: String?
 
         private enum CodingKeys: String, CodingKey {
             case running, socket, home, pid, version, apiVersion, startedBy, arguments, log
@@ -54,6 +56,14 @@ struct DaemonCommand: ParsableCommand {
         }
     }
 
+    /// Where a daemon that holds the home but does not answer on this environment's socket
+    /// listens (it was started with another `XDG_RUNTIME_DIR`), said for the user; nil when none.
+    static func elsewhere(_ paths: TresorPaths) -> String? {
+        guard let listening = DaemonLock.socketOfHolder(at: paths.daemonLock), listening != paths.socket.path else { return nil }
+        return "a tresord runs for \(paths.home.path) but listens at \(listening), not at \(paths.socket.path): it was started with "
+            + "another XDG_RUNTIME_DIR (the folder above tresor/ in its socket's path) — run tresor with that XDG_RUNTIME_DIR"
+    }
+
     /// The daemon answering on the home's socket (never starting one), and its process.
     static func running(_ options: GlobalOptions) -> (status: DaemonStatus, process: DaemonProcess?)? {
         guard let status = try? TresorClient.connect(paths: options.paths, startDaemon: false).status() else { return nil }
@@ -63,7 +73,7 @@ struct DaemonCommand: ParsableCommand {
     static func report(_ options: GlobalOptions) -> Report {
         let paths = options.paths
         guard let (status, process) = running(options) else {
-            return Report(running: false, socket: paths.socket.path, home: paths.home.path)
+            return Report(running: false, socket: paths.socket.path, home: paths.home.path, elsewhere: elsewhere(paths))
         }
         let log: String? =
             switch process?.startedBy {
@@ -99,6 +109,7 @@ struct DaemonCommand: ParsableCommand {
 
         static func text(_ report: Report) -> String {
             guard report.running, let pid = report.pid else {
+                if let elsewhere = report.elsewhere { return elsewhere + "." }
                 return "tresord is not running for \(report.home) (no daemon on \(report.socket)); any tresor command starts it."
             }
             let starter =
@@ -136,6 +147,7 @@ struct DaemonCommand: ParsableCommand {
         func run() throws {
             try Output.run(options) {
                 guard let (status, process) = DaemonCommand.running(options) else {
+                    if let elsewhere = DaemonCommand.elsewhere(options.paths) { throw ValidationError(elsewhere + ", and stop it from there") }
                     if options.json { return Output.json(["stopped": false]) }
                     return print("tresord is not running.")
                 }

@@ -87,6 +87,27 @@ import TresorTestSupport
     /// `tresor daemon status` shows what the daemon serves in `tresor status`'s own lines and
     /// fields: the web client's address, the auto-lock clock and what reset it last, and why the
     /// keybag is locked; `tresor status` shows the web client's address too.
+    /// From an environment with another `XDG_RUNTIME_DIR` (cron, ssh), the daemon of the home
+    /// is not at the socket looked at: every command says where it listens instead of going in
+    /// circles ("already running" / "not running").
+    @Test func aDaemonListeningAtAnotherRuntimeDirIsNamedWhereItListens() throws {
+        let harness = try Harness.initialized(passcode: "e2e-elsewhere-passcode")
+        let other = harness.root.appendingPathComponent("other-run")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var environment = harness.environment
+        environment["XDG_RUNTIME_DIR"] = other.path
+        let tresor = harness.binaries.appendingPathComponent("tresor")
+        let listening = harness.paths.socket.path
+        for arguments in [["status"], ["daemon", "status"], ["daemon", "stop"]] {
+            let result = try harness.run(tresor, arguments, environment: environment)
+            #expect(!result.succeeded, "\(arguments)")
+            let said = result.stdout + result.stderr
+            #expect(said.contains("listens at \(listening)") || said.contains("listening at \(listening)"), "\(arguments): \(said)")
+            #expect(said.contains("XDG_RUNTIME_DIR"), "\(arguments): \(said)")
+        }
+        #expect(try harness.status().keybag == .unlocked, "the daemon was left as it was")
+    }
+
     @Test func statusShowsWhatTheDaemonServesAsTresorStatusDoes() throws {
         let harness = try Harness()
         let passcode = "e2e-daemon-served-\(UUID().uuidString.prefix(6))"
