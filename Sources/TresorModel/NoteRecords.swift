@@ -270,7 +270,11 @@ public struct ShareInfo: Codable, Equatable, Sendable {
 /// The texts of the two locked-note failures a client answers by asking the user, spelled once
 /// for the daemon (`NotesError`) and its clients (`NotesClientError`).
 public enum LockedNoteMessage {
-    public static func passphraseRequired(_ lock: LockInfo) -> String { "the note is locked: \(lock.explanation)" }
+    /// The current passphrase is asked for locking a note too, so its text does not say the note
+    /// is locked; an earlier one is asked only for a note locked with it.
+    public static func passphraseRequired(_ lock: LockInfo) -> String {
+        lock.isCurrent ? "this needs the notes passphrase (no secure session is open): enter it" : "the note is locked: \(lock.explanation)"
+    }
 
     public static func wrongPassphrase(failedAttempts: Int, hint: String?, retryAfterSeconds: Int?) -> String {
         var text = "wrong passphrase (\(failedAttempts) consecutive failure\(failedAttempts == 1 ? "" : "s"))"

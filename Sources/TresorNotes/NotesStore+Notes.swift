@@ -53,7 +53,11 @@ extension NotesStore {
                 throw NotesError.notFound("folder \"\(name.prefix(64))\"")
             }
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes WHERE folder_id = ? AND deleted IS NULL", arguments: [id]) ?? 0
-            guard count == 0 else { throw NotesError.invalid("folder \"\(name.prefix(64))\" holds \(count) notes: move or delete them first") }
+            guard count == 0 else {
+                throw NotesError.invalid(
+                    "folder \"\(name.prefix(64))\" holds \(count) \(count == 1 ? "note" : "notes"): move or delete \(count == 1 ? "it" : "them") first"
+                )
+            }
             try removeEmptyFolder(id, db)
         }
         purgeRemovedPages()

@@ -279,4 +279,12 @@ public enum SecureFiles {
         var info = stat()
         return lstat(url.path, &info) == 0
     }
+
+    /// Whether `url` is a folder (following a symbolic link to one).
+    /// - Parameter url: the path.
+    /// - Returns: true for a folder.
+    public static func isDirectory(_ url: URL) -> Bool {
+        var info = stat()
+        return stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
 }

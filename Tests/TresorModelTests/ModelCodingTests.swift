@@ -63,7 +63,7 @@ import TresorModel
 
     @Test func theLockedNoteMessagesSayWhichPassphraseAndWhatToDo() {
         let current = LockInfo(source: .tresor, generation: 2, isCurrent: true, setOn: Date(timeIntervalSince1970: 0), isOpen: false)
-        #expect(LockedNoteMessage.passphraseRequired(current) == "the note is locked: enter the notes passphrase")
+        #expect(LockedNoteMessage.passphraseRequired(current) == "this needs the notes passphrase (no secure session is open): enter it")
         let apple = LockInfo(source: .appleNotes, isCurrent: false, hint: "cat", setOn: Date(timeIntervalSince1970: 1_700_000_000), isOpen: false)
         #expect(apple.explanation == "this note was locked with a passphrase imported from Apple Notes (hint: cat, set on 2023-11-14)")
         #expect(LockedNoteMessage.wrongPassphrase(failedAttempts: 1, hint: nil, retryAfterSeconds: nil) == "wrong passphrase (1 consecutive failure)")

@@ -163,6 +163,10 @@ struct BackupRoutes {
         if let home, url.path == home.path || url.path.hasPrefix(home.path + "/") {
             throw APIError(.param, "write the backup outside the Tresor home")
         }
+        // Before any work: a folder given as the file would fail only at the end, at the rename.
+        if home != nil, SecureFiles.isDirectory(url) {
+            throw APIError(.param, "\(url.path) is a folder: give the backup file's path (\(url.path)/tresor.backup, say)")
+        }
         return url
     }
 

@@ -25,9 +25,12 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         try Output.run(options) {
+            let client = try options.connect()
+            // Said before a passcode is asked for: a home that has a keybag keeps it.
+            if try client.status().keybag != .notInitialized { throw APIError(.alreadyInitialized, "this home already has a keybag") }
             var input = SecretInput(fromStandardInput: passcodeStdin)
             let passcode = noPasscode ? nil : try input.new("New passcode:")
-            let status = try options.connect().initialize(passcode: passcode)
+            let status = try client.initialize(passcode: passcode)
             if options.json { return Output.json(status) }
             print("Created the keybag in \(status.home) (\(status.passcodeSet ? "passcode set" : "no passcode")); it is \(status.keybag.text).")
         }

@@ -111,6 +111,39 @@ import TresorTestSupport
 
     /// Arguments are checked before any secret is asked for — a mistyped
     /// path or name fails at once, on a terminal too, and asks nothing.
+    /// Small answers said right: counts in the singular, the reason a file cannot be read, a
+    /// folder given where a file goes refused before any work, a home that has a keybag said so
+    /// before a passcode is asked, a passphrase asked to lock a note not called "locked".
+    @Test func smallAnswersSayWhatHappened() throws {
+        let harness = try initialized()
+        let folder = harness.root.appendingPathComponent("a-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = try harness.json(NoteSummary.self, ["note", "new", "--folder", "Work"], input: "One\nbody\n")
+        let held = try harness.tresor(["note", "folder", "delete", "Work"])
+        #expect(held.stderr.contains("holds 1 note: move or delete it first"), "\(held.stderr)")
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Two\nbody\n")
+        let missing = try harness.tresor(["note", "attach", note.id, "--kind", "file", "--file", "/nonexistent/file"])
+        #expect(missing.stderr.contains("cannot read /nonexistent/file: No such file or directory"), "\(missing.stderr)")
+        let image = harness.root.appendingPathComponent("photo.png")
+        try Data("png".utf8).write(to: image)
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", image.path])
+        let exported = try harness.tresor(["note", "export-attachment", note.id, attached.id, "--out", folder.path, "--force"])
+        #expect(exported.stderr.contains("is a folder"), "\(exported.stderr)")
+        let backup = try harness.tresor(
+            ["backup", "create", "--out", folder.path, "--passphrase-stdin"], input: "e2e backup words\ne2e backup words\n")
+        #expect(backup.stderr.contains("is a folder"), "\(backup.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + ".partial"), "refused before any work")
+        let again = try harness.run(harness.binaries.appendingPathComponent("tresor"), ["init"], input: "")
+        #expect(again.stderr.contains("already has a keybag"), "\(again.stderr)")
+        harness.secrets.append("e2e-small-passphrase")
+        #expect(
+            try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "e2e-small-passphrase\ne2e-small-passphrase\n")
+                .succeeded)
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let lock = try harness.tresor(["note", "lock", note.id])
+        #expect(lock.stderr.contains("needs the notes passphrase") && !lock.stderr.contains("is locked"), "\(lock.stderr)")
+    }
+
     @Test func argumentsAreCheckedBeforeAnySecretIsAskedFor() throws {
         let harness = try initialized()
         for (arguments, complaint) in [

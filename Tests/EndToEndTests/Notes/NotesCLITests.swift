@@ -88,7 +88,7 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "folder", "list"]).stdout.contains("Work"))
         #expect(try harness.tresor(["note", "edit", other.id, "--folder", "Work"]).succeeded)
         let busy = try harness.json(ErrorResponse.self, ["note", "folder", "delete", "Work"])
-        #expect(busy.error.code == .param && busy.error.message.contains("holds 1 notes"))
+        #expect(busy.error.code == .param && busy.error.message.contains("holds 1 note: move or delete it first"))
         #expect(try harness.tresor(["note", "delete", other.id]).succeeded)
         #expect(try harness.tresor(["note", "folder", "delete", "Work"]).succeeded)
         #expect(try harness.json([Folder].self, ["note", "folder", "list"]).map(\.name).contains("Work") == false)
@@ -127,7 +127,7 @@ import TresorTestSupport
         let asked = try showWithoutSecret(harness, first.id)
         #expect(asked.error?.code == .passphraseRequired)
         #expect(asked.error?.lock?.isCurrent == true)
-        #expect(asked.error?.message.contains("enter the notes passphrase") == true)
+        #expect(asked.error?.message.contains("needs the notes passphrase") == true)
 
         let opened = try show(harness, first.id, passphrase: passphrase)
         #expect(opened.succeeded && opened.stdout.contains(firstBody), "\(opened.stderr)")

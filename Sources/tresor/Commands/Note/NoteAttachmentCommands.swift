@@ -68,6 +68,9 @@ extension NoteCommand {
         func run() throws {
             try Output.run(options) {
                 let target = out == "-" ? nil : URL(fileURLWithPath: out)
+                if let target, SecureFiles.isDirectory(target) {
+                    throw ValidationError("\(target.path) is a folder: give the file's path (\(target.path)/NAME)")
+                }
                 if let target, !force, SecureFiles.exists(target) {
                     throw ValidationError("\(target.path) exists; pass --force to overwrite it")
                 }
@@ -141,9 +144,9 @@ extension NoteCommand {
 /// A file to attach: a regular file within the daemon's limit (it is sent a piece at a time).
 func checkAttachmentFile(_ url: URL) throws {
     var info = stat()
-    guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(url.path, R_OK) == 0 else {
-        throw ValidationError("cannot read \(url.path)")
-    }
+    guard stat(url.path, &info) == 0 else { throw ValidationError("cannot read \(url.path): \(String(cString: strerror(errno)))") }
+    guard (info.st_mode & S_IFMT) == S_IFREG else { throw ValidationError("cannot attach \(url.path): it is not a regular file") }
+    guard access(url.path, R_OK) == 0 else { throw ValidationError("cannot read \(url.path): \(String(cString: strerror(errno)))") }
     guard info.st_size <= NotesWire.maximumAttachmentRequestBytes else {
         throw ValidationError("\(url.path) is larger than \(NotesWire.maximumAttachmentRequestBytes) bytes")
     }

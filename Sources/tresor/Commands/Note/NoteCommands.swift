@@ -163,7 +163,7 @@ struct NoteCommand: ParsableCommand {
 
         mutating func run() throws {
             try Output.run(options) {
-                let words = try AskedText.resolve(text ?? AskedText.marker, prompt: "Search for:") ?? ""
+                let words = try AskedText.resolve(text ?? AskedText.marker, prompt: "Words to search for:") ?? ""
                 guard !words.trimmingWhitespace().isEmpty else { throw ValidationError("give words to search for") }
                 let notes = try options.notes().search(words)
                 if options.json { return Output.json(notes) }
