@@ -15,14 +15,15 @@ enum NoteReference {
     /// - Parameters:
     ///   - reference: an id, an id prefix, a title, or `-`.
     ///   - notes: where to look.
+    ///   - trash: whether it names a note in Recently Deleted rather than a live one.
     /// - Returns: the note's id.
     /// - Throws: `APIError.notFound` when none matches, `ValidationError` listing the
     ///   candidates (ids and titles) when several do.
-    static func resolve(_ reference: String, in notes: Notes) throws -> String {
+    static func resolve(_ reference: String, in notes: Notes, inTrash trash: Bool = false) throws -> String {
         let reference = try AskedText.resolve(reference, prompt: "Note (id or title):") ?? reference
         guard !reference.isEmpty else { throw ValidationError("name a note: its id, the start of it, or its title") }
         if isWholeID(reference) { return reference.lowercased() }
-        let all = try notes.list()
+        let all = trash ? try notes.recentlyDeleted() : try notes.list()
         let lowered = reference.lowercased()
         let matches = all.filter { $0.id.lowercased().hasPrefix(lowered) || $0.title == reference }
         guard matches.count <= 1 else {
@@ -30,7 +31,10 @@ enum NoteReference {
             throw ValidationError(
                 "\(matches.count) notes match '\(reference)'; give more of the id:\n\(shown)" + (matches.count > 20 ? "\n  …" : ""))
         }
-        guard let only = matches.first else { throw APIError(.notFound, "no note's id starts with '\(reference)', and none has it as its title") }
+        guard let only = matches.first else {
+            throw APIError(
+                .notFound, "no note\(trash ? " in Recently Deleted" : "")'s id starts with '\(reference)', and none has it as its title")
+        }
         return only.id
     }
 

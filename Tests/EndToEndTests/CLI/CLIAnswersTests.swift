@@ -111,6 +111,27 @@ import TresorTestSupport
 
     /// Arguments are checked before any secret is asked for — a mistyped
     /// path or name fails at once, on a terminal too, and asks nothing.
+    /// Every command that names a note takes what `note show` takes — a unique start of its id
+    /// too — and the trash's commands look among the notes in Recently Deleted.
+    @Test func attachmentAndTrashCommandsNameNotesAsShowDoes() throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Scans\nbody\n")
+        let image = harness.root.appendingPathComponent("scan.png")
+        try Data("png".utf8).write(to: image)
+        let attached = try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", image.path])
+        let prefix = String(note.id.prefix(8))
+        #expect(try harness.tresor(["note", "attachment-backup", prefix, attached.id, "--exclude"]).succeeded)
+        #expect(try harness.tresor(["note", "detach", prefix, attached.id]).succeeded)
+        #expect(try harness.tresor(["note", "delete", prefix]).succeeded)
+        let restored = try harness.tresor(["note", "trash", "restore", prefix])
+        #expect(restored.succeeded, "\(restored.stderr)")
+        #expect(try harness.tresor(["note", "delete", note.id]).succeeded)
+        let deleted = try harness.tresor(["note", "trash", "delete", prefix])
+        #expect(deleted.succeeded && deleted.stdout.contains(note.id), "\(deleted.stderr)")
+        let none = try harness.tresor(["note", "trash", "restore", prefix])
+        #expect(none.stderr.contains("no note in Recently Deleted"), "\(none.stderr)")
+    }
+
     /// Small answers said right: counts in the singular, the reason a file cannot be read, a
     /// folder given where a file goes refused before any work, a home that has a keybag said so
     /// before a passcode is asked, a passphrase asked to lock a note not called "locked".

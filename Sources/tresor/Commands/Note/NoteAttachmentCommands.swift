@@ -122,7 +122,7 @@ extension NoteCommand {
             abstract: "Leave an attachment out of backups (--exclude), or put it back in (--include).",
             discussion: "Backups count what they leave out and say so; a restore reports it as excluded.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
         @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
         @Flag(help: "Leave it out of backups.") var exclude = false
         @Flag(help: "Put it back into backups.") var include = false
@@ -133,7 +133,8 @@ extension NoteCommand {
 
         func run() throws {
             try Output.run(options) {
-                let info = try options.notes().setExcludedFromBackup(attachment, of: id, excluded: exclude)
+                let notes = try options.notes()
+                let info = try notes.setExcludedFromBackup(attachment, of: try NoteReference.resolve(id, in: notes), excluded: exclude)
                 if options.json { return Output.json(info) }
                 print("Attachment \(info.id) is \(exclude ? "left out of" : "part of") backups.")
             }

@@ -14,12 +14,13 @@ extension NoteCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
-        @Argument(help: "The note's id.") var id: String
+        @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
         @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
 
         func run() throws {
             try Output.run(options) {
                 let notes = try options.notes()
+                let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let summary = try unlocker.withPassphrase { try notes.removeAttachment(attachment, of: id, passphrase: $0) }
                 if options.json { return Output.json(summary) }

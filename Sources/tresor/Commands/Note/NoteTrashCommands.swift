@@ -34,11 +34,12 @@ extension NoteCommand {
         struct Restore: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "restore", abstract: "Bring a note back from Recently Deleted.")
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The note's id.") var id: String
+            @Argument(help: "The note in Recently Deleted: its id, a unique start of it, or its exact title; - to type it.") var id: String
 
             func run() throws {
                 try Output.run(options) {
-                    let note = try options.notes().restore(id)
+                    let notes = try options.notes()
+                    let note = try notes.restore(try NoteReference.resolve(id, in: notes, inTrash: true))
                     if options.json { return Output.json(note) }
                     print("Restored note \(note.id).")
                 }
@@ -48,11 +49,13 @@ extension NoteCommand {
         struct Delete: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a note in Recently Deleted for good.")
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The note's id.") var id: String
+            @Argument(help: "The note in Recently Deleted: its id, a unique start of it, or its exact title; - to type it.") var id: String
 
             func run() throws {
                 try Output.run(options) {
-                    try options.notes().deleteForGood(id)
+                    let notes = try options.notes()
+                    let id = try NoteReference.resolve(id, in: notes, inTrash: true)
+                    try notes.deleteForGood(id)
                     if options.json { return Output.json(["deletedForGood": id]) }
                     print("Deleted note \(id) for good.")
                 }
