@@ -28,16 +28,27 @@ extension SyncAccount {
         }
     }
 
+    /// The pending request `reference` names: its id, or a start of it that no other pending
+    /// request's id shares (the words a request shows are how the user tells them apart).
+    static func pendingRequest(named reference: String, among pending: [SyncJoinRequest]) throws -> SyncJoinRequest {
+        let lowered = reference.lowercased()
+        let matches = lowered.isEmpty ? [] : pending.filter { $0.requestID.lowercased().hasPrefix(lowered) }
+        if let exact = pending.first(where: { $0.requestID.lowercased() == lowered }) { return exact }
+        guard matches.count <= 1 else {
+            throw APIError(.param, "\(matches.count) pending join requests start with \(reference): give more of the id")
+        }
+        guard let only = matches.first else { throw APIError(.notFound, "no pending join request \(reference)") }
+        return only
+    }
+
     /// Approves a join request: the next list adds the device, and it gets every circle key
     /// this device holds. The caller checked the passcode.
-    func approve(_ requestID: String) async throws {
+    func approve(_ reference: String) async throws {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             let client = try keptClient(file, device: device)
             var history = try await refreshed(&file, client)
-            guard let request = try await client.joinRequests().first(where: { $0.requestID == requestID }) else {
-                throw APIError(.notFound, "no pending join request \(requestID)")
-            }
+            let request = try Self.pendingRequest(named: reference, among: try await client.joinRequests())
             let identity = try Self.identity(of: request)
             let held = try Self.held(history)
             let next = try held.adding(identity).signed(by: device)
@@ -45,7 +56,7 @@ extension SyncAccount {
             guard let current = keyring.key(for: held.epoch) else { throw SyncError.unknownEpoch(held.epoch) }
             history = history.appending(next)
             try await client.approve(
-                requestID,
+                request.requestID,
                 SyncApproval(
                     deviceList: SyncDeviceListUpdate(expectedVersion: held.version, version: next.list.version, blob: history.encoded),
                     envelope: SyncKeyEnvelope(
@@ -65,7 +76,8 @@ extension SyncAccount {
     func deny(_ requestID: String) async throws {
         try await SyncAPIErrors.mapped {
             let (file, device, _) = try trusted()
-            try await keptClient(file, device: device).deny(requestID)
+            let client = try keptClient(file, device: device)
+            try await client.deny(try Self.pendingRequest(named: requestID, among: try await client.joinRequests()).requestID)
         }
     }
 
