@@ -338,6 +338,11 @@ struct SyncCommand: ParsableCommand {
                         print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
                     }
                 }
+                if let live = status.live {
+                    print(
+                        "Live:     \(live ? "listening to the server: changes arrive within seconds" : "not listening now: syncs after changes here, every five minutes and at tresor sync now")"
+                    )
+                }
                 if let error = status.lastError { print("Failed:   \(error)") }
             }
         }

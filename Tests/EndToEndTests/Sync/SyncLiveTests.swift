@@ -14,6 +14,10 @@ import TresorTestSupport
     /// Waits until both daemons hold the server's live-events stream open.
     static func waitUntilLive(_ devices: Harness...) throws {
         try AutoLockTests.waitUntil("the live-events streams open") { try devices.allSatisfy { try status($0).live == true } }
+        for device in devices {
+            let shown = try device.tresor(["sync", "status"]).stdout
+            #expect(shown.contains("Live:     listening to the server"), "tresor sync status says so too: \(shown)")
+        }
     }
 
     @Test func anItemAddedOnOneDeviceIsOnTheOtherWithoutSyncNow() async throws {
