@@ -16,7 +16,10 @@ extension SecretServiceProvider {
         case "CreateItem":
             let arguments = try request.arguments("a{sv}(oayays)b", member)
             guard let properties = arguments[0].propertyDictionary else { throw DBusError.invalidArguments("properties are an a{sv} map") }
-            let label = properties["\(SecretInterface.item).Label"]?.stringValue ?? ""
+            let labelValue = properties["\(SecretInterface.item).Label"]
+            // As `Properties.Set` answers it: a label of another type is refused, not taken as none.
+            guard labelValue == nil || labelValue?.stringValue != nil else { throw DBusError.invalidArguments("Label is a string") }
+            let label = labelValue?.stringValue ?? ""
             let attributes = try properties["\(SecretInterface.item).Attributes"].map(Self.attributeMap) ?? [:]
             let secret = try sessions.decode(arguments[1], for: request.sender)
             let created = try collection.create(

@@ -62,12 +62,14 @@ extension SecretServiceProvider {
 
         case "Lock":
             let objects = try request.arguments("ao", member)[0].objectPathList ?? []
+            // What a Lock can lock is the login collection and its items: the keybag locks them
+            // all. Asked for nothing of it (no object, or the session collection alone, which
+            // never locks), it locks nothing and says so.
+            let lockable = objects.filter { !Self.belongs($0, to: CollectionName.session) && SecretObjectPath($0) != nil }
+            guard !lockable.isEmpty else { return [.objectPaths([]), .objectPath(SecretObjectPath.none)] }
             lockKeybag()
             connection.wake()
-            return [
-                .objectPaths(objects.filter { !Self.belongs($0, to: CollectionName.session) && SecretObjectPath($0) != nil }),
-                .objectPath(SecretObjectPath.none),
-            ]
+            return [.objectPaths(lockable), .objectPath(SecretObjectPath.none)]
 
         case "ReadAlias":
             let name = try request.arguments("s", member)[0].stringValue ?? ""

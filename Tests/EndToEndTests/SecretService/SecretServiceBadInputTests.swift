@@ -93,6 +93,15 @@ struct SecretServiceBadInputTests {
         try expectStillServing(provider, canary)
     }
 
+    /// A Label of another type than a string is refused, as `Properties.Set` refuses it, not
+    /// taken as no label.
+    @Test func aLabelThatIsNotAStringIsRefused() throws {
+        let (provider, canary) = try providerWithCanary()
+        let answer = try provider.python.raw([String: Outcome<String>].self, "number-label")
+        #expect(answer["createItem"]?.error == "org.freedesktop.DBus.Error.InvalidArgs", "\(String(describing: answer["createItem"]))")
+        try expectStillServing(provider, canary)
+    }
+
     /// 500 OpenSession calls on one connection, none closed: each is answered (a limit may
     /// refuse some), another connection still gets a session, and a lookup still works.
     @Test func aFloodOfOpenSessionCallsIsAnswered() throws {

@@ -251,6 +251,13 @@ struct SecretServiceLockTests {
         let provider = locked.provider
         try expectLocked(provider, false)
 
+        // Asked to lock nothing lockable — no object, or the session collection, which never
+        // locks — it locks nothing and says so.
+        for nothing in [[], [SecretService.session]] {
+            let answer = try provider.python.raw(LockAnswer.self, "lock", nothing)
+            #expect(answer.locked.isEmpty && answer.prompt == "/", "Lock(\(nothing)): \(answer)")
+            try expectLocked(provider, false)
+        }
         let lock = try provider.python.raw(LockAnswer.self, "lock", [SecretService.login])
         #expect(lock.locked.contains(SecretService.login) && lock.prompt == "/", "Lock: \(lock)")
         try expectLocked(provider, true)

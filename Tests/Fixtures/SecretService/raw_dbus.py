@@ -15,6 +15,7 @@ reported by name, as data, for the test to judge. Every call and every wait is b
     raw_dbus.py unknown-paths                     objects that do not exist
     raw_dbus.py huge-attributes COUNT             CreateItem and SearchItems with COUNT attributes
     raw_dbus.py big-label BYTES                   CreateItem with a label of BYTES bytes
+    raw_dbus.py number-label                      CreateItem with a Label that is a number
     raw_dbus.py open-sessions COUNT               COUNT OpenSession calls on one connection
 """
 import argparse
@@ -281,6 +282,17 @@ def big_label(arguments):
     return result
 
 
+def number_label(_):
+    bus = connect()
+    session = plain_session(bus)
+    properties = dbus.Dictionary({
+        PREFIX + "Item.Label": dbus.UInt32(7, variant_level=1),
+        PREFIX + "Item.Attributes": dbus.Dictionary({"tresor-e2e": "number-label"}, signature="ss", variant_level=1),
+    }, signature="sv")
+    return {"createItem": outcome(lambda: str(interface(bus, LOGIN, PREFIX + "Collection").CreateItem(
+        properties, secret_struct(session, b"number-label-value"), True, timeout=TIMEOUT)[0]))}
+
+
 def open_sessions(arguments):
     count = int(arguments[0])
     bus = connect()
@@ -306,6 +318,7 @@ COMMANDS = {
     "unknown-paths": unknown_paths,
     "huge-attributes": huge_attributes,
     "big-label": big_label,
+    "number-label": number_label,
     "open-sessions": open_sessions,
 }
 
