@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import Synchronization
 import TresorDBus
+import TresorKeybag
 import TresorKeychain
 import TresorSystem
 
@@ -217,6 +218,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
             case .readOnly: return .accessDenied("this collection cannot be changed")
             default: return .failed(error.description)
             }
+        // Before `tresor init`, or with the home's keybag or device key damaged: said as it is
+        // (no keybag error carries a passcode or key).
+        case KeybagError.notInitialized: return .failed("Tresor has no keybag yet: run `tresor init` first")
+        case let error as KeybagError: return .failed(error.description)
         default: return .failed("the request could not be served")
         }
     }

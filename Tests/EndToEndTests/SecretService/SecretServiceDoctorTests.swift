@@ -26,6 +26,16 @@ struct SecretServiceDoctorTests {
         #expect(finding.reason.contains("python3"), "the interpreters' shared identity is said: \(finding.reason)")
     }
 
+    /// A client that asks before `tresor init` is told so — not "the request could not be served".
+    @Test func aClientBeforeInitIsToldToRunTresorInit() throws {
+        let bus = try PrivateBus()
+        let harness = try Harness(environment: bus.environment)
+        try harness.startDaemon(extraArguments: ["--secret-service"])
+        try bus.waitFor(SecretService.busName, by: "tresord", running: { harness.daemonIsRunning }, log: { harness.daemonLog })
+        let asked = try SecretTool(harness: harness).run(["search", "service", "before-init"])
+        #expect(asked.stderr.contains("run `tresor init` first"), "\(asked.stderr)")
+    }
+
     @Test func anotherProviderIsNamedAndTresordKeepsServingItsSocket() throws {
         let bus = try PrivateBus()
         let keyring = try GnomeKeyring(bus: bus, password: "e2e-gk-\(UUID().uuidString.prefix(8))")
