@@ -58,7 +58,11 @@ struct ApplicationRoutes {
         router.delete(RouterPath(Route.applications + "/:id")) { _, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let id = try context.parameters.require("id")
-            try keychains.loginKeychain().applications.remove(applicationID: id)
+            do {
+                try keychains.loginKeychain().applications.remove(applicationID: id)
+            } catch KeychainError.itemNotFound {
+                throw APIError(.notFound, "no registered application \(id.prefix(200)) (`tresor app list` lists them)")
+            }
             context.logger.notice("application removed", metadata: ["id": "\(id)"])
             return Response(status: .noContent)
         }

@@ -128,6 +128,9 @@ import TresorTestSupport
         #expect(apps.map(\.applicationID) == ["TEAMA.alpha", "TEAMA.beta"])
         #expect(try harness.tresor(["app", "remove", "TEAMA.beta"]).succeeded)
         #expect(try probe(harness, probes.beta, ["get", "shared-svc", "acct"]).stdout.contains("error missingEntitlement"))
+        // Removed twice: said of an application, not of an item.
+        let again = try harness.tresor(["app", "remove", "TEAMA.beta"])
+        #expect(!again.succeeded && again.stderr.contains("no registered application TEAMA.beta"), "\(again.stderr)")
     }
 
     @Test func registrationNeedsThePasscodeAndAnUnlockedKeybag() throws {
