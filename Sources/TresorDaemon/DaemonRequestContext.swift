@@ -19,8 +19,9 @@ struct DaemonRequestContext: RequestContext {
     var requestDecoder: JSONDecoder { DaemonJSON.decoder }
     var responseEncoder: JSONEncoder { DaemonJSON.encoder }
 
-    /// Bounded so a hostile client cannot make the daemon buffer megabytes.
-    var maxUploadSize: Int { APIVersion.maximumRequestBytes }
+    /// Bounded so a hostile client cannot make the daemon buffer more than a route takes: the
+    /// socket's reader has refused a body over its route's limit already (``RequestBodyLimits``).
+    var maxUploadSize: Int { RequestBodyLimits.largestWhole }
 
     /// The identified client; set for every route behind ``PeerMiddleware``.
     func requireClient() throws -> Client {

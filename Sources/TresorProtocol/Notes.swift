@@ -190,6 +190,11 @@ public enum NotesWire {
     public static let maximumAttachmentRequestBytes = NoteLimits.largestAttachmentBytes
     /// `POST /v1/notes/import` takes up to this much JSON.
     public static let maximumImportRequestBytes = 64 * 1024 * 1024
+    /// `POST /v1/notes/create` and `/v1/notes/edit` take a note at every limit of ``NoteLimits``
+    /// even when each of its bytes is escaped in JSON (`\u0001` is six bytes), and an edit the
+    /// version it was made from beside it: the note's own limits decide, not its JSON's size.
+    public static let maximumNoteRequestBytes =
+        6 * 2 * (NoteLimits.bodyBytes + NoteLimits.titleBytes + NoteLimits.folderNameBytes) + 64 * 1024
     /// The note an attachment is added to (request header).
     public static let noteHeader = "Tresor-Note"
     /// The attachment's kind (`AttachmentKind`), request and response header.

@@ -356,6 +356,22 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A body at the limit (1 MiB) is taken whatever its characters — quotes and control
+    /// characters grow in JSON — and one past it is refused for its own size, not the request's.
+    @Test func aBodyAtTheLimitIsTakenWhateverItsCharacters() throws {
+        let harness = try initialized()
+        let limit = 1024 * 1024  // NoteLimits.bodyBytes, docs/API.md
+        let quotes = String(repeating: "\"", count: limit)
+        let note = try harness.json(NoteSummary.self, ["note", "new", "--title", "Quotes", "--body-stdin"], input: quotes)
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body == quotes)
+        let controls = String(repeating: "\u{1}", count: limit / 2) + String(repeating: "\\", count: limit / 2)
+        let edited = try harness.tresor(["note", "edit", note.id, "--body-stdin"], input: controls)
+        #expect(edited.succeeded, "\(edited.stderr)")
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body == controls)
+        let over = try harness.json(ErrorResponse.self, ["note", "new", "--title", "Over", "--body-stdin"], input: quotes + "\"")
+        #expect(over.error.code == .param && over.error.message.contains("body"), "\(over.error)")
+    }
+
     /// Removing an attachment destroys it for good: one of a locked note needs the note's key
     /// (its passphrase, or its open session), as opening it does; an unlocked note's needs none.
     @Test func detachingALockedNotesAttachmentNeedsItsPassphrase() throws {
