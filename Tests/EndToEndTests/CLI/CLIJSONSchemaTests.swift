@@ -131,6 +131,7 @@ import TresorTestSupport
         try run("note folder list", ["note", "folder", "list"])
         try run("note folder delete", ["note", "folder", "delete"], input: "Archive\n")
         try run("note attachment-backup", ["note", "attachment-backup", id, try #require(attachment["id"]?.string), "--exclude"])
+        try run("note detach", ["note", "detach", id, try #require(attachment["id"]?.string)])
         try run("note delete", ["note", "delete", id])
         try run("note trash list", ["note", "trash", "list"])
         try run("note trash restore", ["note", "trash", "restore", id])
