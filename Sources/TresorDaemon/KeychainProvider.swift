@@ -61,7 +61,7 @@ final class KeychainProvider: Sendable {
             created.withLock { $0[name] = reopened }
             return reopened
         }
-        guard Self.isValid(name), SecureFiles.exists(KeybagFiles.keychain(name, in: paths).keybag) else {
+        guard KeychainName.isValid(name), SecureFiles.exists(KeybagFiles.keychain(name, in: paths).keybag) else {
             throw KeychainError.noSuchKeychain(String(name.prefix(64)))
         }
         // Created by an earlier daemon: open it, locked since start.
@@ -82,9 +82,7 @@ final class KeychainProvider: Sendable {
 
     /// Creates a keychain with its own passcode; it starts unlocked.
     func create(name: String, passcode: Passcode) throws -> Keychain {
-        guard Self.isValid(name), name != KeychainName.login else {
-            throw KeychainError.param("a keychain name is 1 to 64 letters, digits, '.', '_' or '-', and not \(KeychainName.login)")
-        }
+        guard KeychainName.isValid(name) else { throw KeychainError.param(KeychainName.rule) }
         _ = try slot.keybag()  // the home must be initialised first
         let files = KeybagFiles.keychain(name, in: paths)
         if !SecureFiles.exists(files.keybag) {
@@ -141,7 +139,7 @@ final class KeychainProvider: Sendable {
     /// Names of the keychains on disk, sorted.
     func createdNames() -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: paths.keychainsFolder.path)) ?? []
-        return files.filter { $0.hasSuffix(".keybag") }.map { String($0.dropLast(".keybag".count)) }.filter(Self.isValid).sorted()
+        return files.filter { $0.hasSuffix(".keybag") }.map { String($0.dropLast(".keybag".count)) }.filter(KeychainName.isValid).sorted()
     }
 
     /// Locks every keychain (auto-lock, `tresor lock`), dropping their cached keys. Returns
@@ -185,10 +183,6 @@ final class KeychainProvider: Sendable {
             let open = [login.withLock { $0 }].compactMap { $0 } + created.withLock { Array($0.values) }
             _ = try? await offloaded { open.forEach { $0.indexRowsOfUnlockedClasses() } }
         }
-    }
-
-    static func isValid(_ name: String) -> Bool {
-        name.wholeMatch(of: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/) != nil
     }
 
     static func database(_ name: String, _ paths: TresorPaths) -> URL {

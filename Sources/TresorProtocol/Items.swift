@@ -6,6 +6,16 @@ import TresorModel
 public enum KeychainName {
     public static let login = "login"
     public static let systemRoots = "System Roots"
+
+    /// What a created keychain's name may be, in words: what ``isValid(_:)`` checks.
+    public static let rule = "a keychain's name is 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit, and not \(login)"
+
+    /// Whether `name` may name a keychain the user creates (its files are named after it).
+    /// - Parameter name: the name.
+    /// - Returns: true when it follows ``rule``.
+    public static func isValid(_ name: String) -> Bool {
+        name != login && name.wholeMatch(of: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/) != nil
+    }
 }
 
 /// `POST /v1/items/add` (`SecItemAdd`). `secret` travels Base64-encoded inside the JSON —

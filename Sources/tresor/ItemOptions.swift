@@ -105,7 +105,25 @@ func readSecretFromStandardInput(for itemClass: ItemClass) throws -> Data {
         if data.last == 0x0D { data.removeLast() }
     }
     guard !data.isEmpty else { throw ValidationError("standard input held no secret") }
+    if itemClass == .certificate, let der = try derOfPEMCertificate(data) { return der }
     return data
+}
+
+/// The DER bytes of a certificate given in PEM (`-----BEGIN CERTIFICATE-----`, base64, `-----END
+/// CERTIFICATE-----`, as `openssl` writes it): the keychain keeps certificates as DER, as Apple's
+/// does. Nil when `data` is not PEM (DER is taken as it is).
+/// - Throws: `ValidationError` for PEM holding no certificate, or more than one.
+func derOfPEMCertificate(_ data: Data) throws -> Data? {
+    let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+    guard let text = String(data: data, encoding: .utf8), text.contains(begin) else { return nil }
+    let blocks = text.components(separatedBy: begin).dropFirst()
+    guard blocks.count == 1, let block = blocks.first, let body = block.components(separatedBy: end).first, block.contains(end) else {
+        throw ValidationError("give one PEM certificate at a time (\(blocks.count) BEGIN CERTIFICATE blocks)")
+    }
+    guard let der = Data(base64Encoded: body.filter { !$0.isWhitespace }), !der.isEmpty else {
+        throw ValidationError("the PEM certificate's base64 does not decode")
+    }
+    return der
 }
 
 /// A new item's secret: typed twice on the terminal with echo off — without `--secret-stdin`,

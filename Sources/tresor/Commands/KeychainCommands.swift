@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 struct KeychainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,15 +17,13 @@ struct KeychainCommand: ParsableCommand {
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain (asks for its new passcode twice).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Its name: letters, digits, '.', '_' or '-'.") var name: String
+        @Argument(help: "Its name: 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit.") var name: String
         @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
             try Output.run(options) {
                 // Checked before the passcode is asked for (the daemon checks it again).
-                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
-                    throw ValidationError("a keychain's name is letters, digits, '.', '_' or '-'")
-                }
+                guard KeychainName.isValid(name) else { throw ValidationError(KeychainName.rule) }
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.new("New passcode for \(name):")
                 let keychains = try options.connect().createKeychain(name: name, passcode: passcode)

@@ -84,6 +84,26 @@ import TresorTestSupport
         #expect(try harness.tresor(["item", "get", "--class", "keys", "--application-tag", "exact"]).stdout == key)
     }
 
+    /// A certificate given in PEM, as `openssl` writes it, is kept as its DER, as Apple's
+    /// keychain keeps certificates; two in one input are refused.
+    @Test func aPEMCertificateIsKeptAsItsDER() throws {
+        let harness = try initialized()
+        let pem = "/etc/ssl/certs/ISRG_Root_X1.pem"
+        let der = try harness.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "openssl x509 -in \(pem) -outform DER | base64 -w0"])
+        #expect(der.succeeded && !der.stdout.isEmpty, "\(der.stderr)")
+        let text = try String(contentsOfFile: pem, encoding: .utf8)
+        let added = try harness.json(
+            KeychainItem.self, ["item", "add", "--class", "cert", "--label", "ISRG", "--readable-by-scripts", "--secret-stdin"], input: text)
+        #expect(added.attributes?.subject != nil, "read as a certificate")
+        let tresor = harness.binaries.appendingPathComponent("tresor").path
+        let kept = try harness.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(tresor) item get --class cert --label ISRG | base64 -w0"])
+        #expect(kept.stdout == der.stdout, "kept as its DER")
+        let twice = try harness.tresor(["item", "add", "--class", "cert", "--label", "two", "--secret-stdin"], input: text + text)
+        #expect(!twice.succeeded && twice.stderr.contains("one PEM certificate at a time"), "\(twice.stderr)")
+        let mixed = try harness.tresor(["item", "generate", "--service", "g.example", "--words", "3", "--length", "10"])
+        #expect(!mixed.succeeded && mixed.stderr.contains("--words makes a passphrase of words"), "\(mixed.stderr)")
+    }
+
     /// Like a delete, an update that names no item is refused unless `--all` says so: a
     /// forgotten `--service` does not relabel the whole keychain.
     @Test func anUpdateNamingNoItemIsRefusedUnlessAll() throws {

@@ -33,7 +33,7 @@ struct ItemCommand: ParsableCommand {
         @OptionGroup var item: ItemOptions
         @Flag(
             help:
-                "Read the secret from standard input, after any lines for options given as -: a password less one final line ending, certificate or key data byte for byte."
+                "Read the secret from standard input, after any lines for options given as -: a password less one final line ending, certificate (DER or PEM) or key data byte for byte."
         )
         var secretStdin = false
         @Flag(help: "Reading the secret will need you every time: the passcode, or your answer in `tresor approve` (access control userPresence).")

@@ -18,9 +18,9 @@ extension ItemCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Option(help: "How many characters.") var length = 24
-        @Option(help: ArgumentHelp("Which characters, comma-separated: lower, upper, digits, symbols.", valueName: "classes"))
-        var characters = "lower,upper,digits,symbols"
+        @Option(help: "How many characters (24 unless given).") var length: Int?
+        @Option(help: ArgumentHelp("Which characters, comma-separated: lower, upper, digits, symbols (all unless given).", valueName: "classes"))
+        var characters: String?
         @Option(help: "A passphrase of this many words instead of characters.") var words: Int?
         @Option(help: "What separates the words of a passphrase.") var separator = "-"
         @Flag(help: "Print the secret after storing it.") var print = false
@@ -34,7 +34,14 @@ extension ItemCommand {
         )
         var passcodeStdin = false
 
+        func validate() throws {
+            if words != nil, length != nil || characters != nil {
+                throw ValidationError("--words makes a passphrase of words: --length and --characters are for a secret of characters")
+            }
+        }
+
         mutating func run() throws {
+            let length = self.length ?? 24, characters = self.characters ?? "lower,upper,digits,symbols"
             try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
                 var attributes = try item.attributes
