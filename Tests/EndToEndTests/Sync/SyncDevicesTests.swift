@@ -126,12 +126,20 @@ import TresorTestSupport
         return try texts.map { try CircleKeyShare(encoded: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))) }
     }
 
-    @Test func aJoiningDeviceWaitsUntilATrustedDeviceApprovesIt() async throws {
+    /// Account ada on a server; the laptop made its circle, the desktop has joined nothing yet.
+    static func laptopInACircleAndADesktop() async throws -> (
+        cluster: ServerInstances, server: WebServerAddress, password: String, laptop: Harness, desktop: Harness
+    ) {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]
         let (_, password) = try cluster.registered("ada", on: server)
         let laptop = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        return (cluster, server, password, laptop, desktop)
+    }
+
+    @Test func aJoiningDeviceWaitsUntilATrustedDeviceApprovesIt() async throws {
+        let (cluster, server, password, laptop, desktop) = try await Self.laptopInACircleAndADesktop()
 
         // `tresor sync join` without --no-wait, as a user runs it: it prints the words and waits.
         let joining = Process()
@@ -199,11 +207,7 @@ import TresorTestSupport
     /// the server, and leaves nothing behind: the join request the attempt made is withdrawn, so
     /// no trusted device can approve a member that no home holds.
     @Test func anotherCirclesRecoveryKeyLeavesNoJoinRequestToApprove() async throws {
-        let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
-        let server = cluster.servers[0]
-        let (_, password) = try cluster.registered("ada", on: server)
-        let laptop = try SyncE2E.device(password), desktop = try SyncE2E.device(password)
-        _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
+        let (cluster, server, password, laptop, desktop) = try await Self.laptopInACircleAndADesktop()
 
         let wrong = try desktop.tresor(
             ["sync", "recover", server.origin, "--account", "ada", "--password-stdin", "--recovery-key-stdin", "--device-name", "desktop"],
