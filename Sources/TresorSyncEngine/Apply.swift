@@ -58,16 +58,17 @@ extension SyncEngine {
         var deleted = 0
         for (record, entry) in zip(records, served) where record.deviceID != device.deviceID {
             var outcome: ApplyOutcome
-            let wasHere = try transaction.record(record.recordID)?.itemID != nil
+            // Read once: what is here decides the deletion, the apply and what the pull brought.
+            let local = try transaction.record(record.recordID)
             if blocked.contains(record.recordID) {
                 outcome = .held(HoldReason.behind)
-            } else if try isDeletion(record, transaction), !arrivals.new.contains(record.recordID) {
-                outcome = holdDeletions ? .held(HoldReason.deletion) : try apply(record, transaction, arrivals: arrivals)
+            } else if isDeletion(record, local: local), !arrivals.new.contains(record.recordID) {
+                outcome = holdDeletions ? .held(HoldReason.deletion) : try apply(record, local: local, transaction, arrivals: arrivals)
                 if outcome == .applied { deleted += 1 }
             } else {
-                outcome = try apply(record, transaction, arrivals: arrivals)
+                outcome = try apply(record, local: local, transaction, arrivals: arrivals)
             }
-            arrivals.note(record.recordID, outcome: outcome, wasHere: wasHere)
+            arrivals.note(record.recordID, outcome: outcome, wasHere: local?.itemID != nil)
             try count(outcome, of: entry, transaction, summary: &summary, blocked: &blocked)
         }
         try countDeletions(deleted, transaction)
@@ -86,8 +87,9 @@ extension SyncEngine {
             }
             let entry = try SyncJSON.decoder.decode(SyncRecord.self, from: held.record)
             let record = try ReceivedRecord.reopening(entry, list: list, keys: keys)
-            let deletion = try isDeletion(record, transaction)
-            let outcome = try apply(record, transaction)
+            let local = try transaction.record(record.recordID)
+            let deletion = isDeletion(record, local: local)
+            let outcome = try apply(record, local: local, transaction, arrivals: PullArrivals())
             if case .held = outcome {
                 blocked.insert(held.recordID)
                 continue
@@ -118,24 +120,27 @@ extension SyncEngine {
     /// Whether `record` would delete an item here: a tombstone of a record whose item is here,
     /// made from the version held (a concurrent deletion loses to the edit).
     func isDeletion(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction) throws -> Bool {
-        guard record.content.isTombstone, record.deviceID != device.deviceID, let local = try transaction.record(record.recordID) else {
-            return false
-        }
+        guard record.content.isTombstone else { return false }
+        return isDeletion(record, local: try transaction.record(record.recordID))
+    }
+
+    /// ``isDeletion(_:_:)`` of `record`, given its record's state here (`local`).
+    private func isDeletion(_ record: ReceivedRecord, local: SyncRecordState?) -> Bool {
+        guard record.content.isTombstone, record.deviceID != device.deviceID, let local else { return false }
         return local.itemID != nil && !local.hasPendingChange && record.baseCounter >= local.versionCounter
     }
 
-    /// Applies one verified change of another device.
+    /// Applies one verified change of another device, given its record's state here (`local`).
     /// - Parameter arrivals: what the pull applying it wrote before (none for a held change
     ///   released later).
-    func apply(_ record: ReceivedRecord, _ transaction: KeychainSyncTransaction, arrivals: PullArrivals = PullArrivals()) throws
-        -> ApplyOutcome
-    {
-        let local = try transaction.record(record.recordID)
+    private func apply(
+        _ record: ReceivedRecord, local: SyncRecordState?, _ transaction: KeychainSyncTransaction, arrivals: PullArrivals
+    ) throws -> ApplyOutcome {
         // Opened, but not laid out as a sealing device writes: never read, set aside.
         if record.content.isBadlyPadded { return .held(HoldReason.unreadable) }
         do {
             if record.content.isTombstone {
-                guard try isDeletion(record, transaction) else { return .applied }  // nothing here, or an edit survives it
+                guard isDeletion(record, local: local) else { return .applied }  // nothing here, or an edit survives it
                 try transaction.deleteItem(of: record.recordID, counter: record.counter)
                 return .applied
             }
