@@ -25,6 +25,25 @@ enum Editor {
 
         fileprivate init(text: String, folder: String) { (self.text, self.folder) = (text, folder) }
 
+        /// Runs `save` on the text of `edited`, if it came from the editor: its file is wiped once
+        /// `save` returns, and kept when it throws, with the command that saves it said.
+        /// - Parameters:
+        ///   - edited: the editor's text, or nil when the text came from elsewhere.
+        ///   - command: the command that saves the file's text when it is its standard input.
+        ///   - save: the save.
+        /// - Returns: what `save` returns.
+        /// - Throws: what `save` throws.
+        static func saving<T>(_ edited: EditedText?, with command: String, _ save: () throws -> T) throws -> T {
+            do {
+                let saved = try save()
+                edited?.discard()
+                return saved
+            } catch {
+                edited?.keep(savingWith: command)
+                throw error
+            }
+        }
+
         /// The text is saved, or not wanted: the file is wiped.
         func discard() {
             guard !settled else { return }
@@ -34,7 +53,7 @@ enum Editor {
 
         /// Saving it failed: the file stays, and standard error says where and how to save it.
         /// - Parameter command: the command that saves the file's text when it is its standard input.
-        func keep(savingWith command: String) {
+        private func keep(savingWith command: String) {
             guard !settled else { return }
             settled = true
             StandardStream.error.write("Your text is kept in \(folder)/note.txt: \(command) < \(folder)/note.txt saves it; then remove the file.\n")

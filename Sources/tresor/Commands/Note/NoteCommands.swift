@@ -66,14 +66,9 @@ struct NoteCommand: ParsableCommand {
                     draft = NoteDraft(parsing: try readBodyFromStandardInput())
                 }
                 guard !draft.isEmpty else { throw ValidationError("the note is empty; nothing was created") }
-                let note: NoteSummary
-                do {
-                    note = try options.notes().create(title: draft.title, body: draft.body, folder: folder, pinned: pin)
-                } catch {
-                    editedFile?.keep(savingWith: "tresor note new")
-                    throw error
+                let note = try Editor.EditedText.saving(editedFile, with: "tresor note new") {
+                    try options.notes().create(title: draft.title, body: draft.body, folder: folder, pinned: pin)
                 }
-                editedFile?.discard()
                 if options.json { return Output.json(note) }
                 print("Created note \(note.id).")
             }

@@ -60,16 +60,11 @@ extension NoteCommand {
                 let move: String?? = noFolder ? .some(nil) : folder.map { .some($0) }
                 // An edit of the note as the editor showed it names that version: a change made
                 // meanwhile (the web, another terminal) is merged with it, or it becomes a conflict copy.
-                let saved: NoteSaveOutcome
-                do {
-                    saved = try unlocker.withPassphrase {
+                let saved = try Editor.EditedText.saving(edited, with: "tresor note edit \(id)") {
+                    try unlocker.withPassphrase {
                         try notes.save(id, title: newTitle, body: body, pinned: pinned, folder: move, passphrase: $0, base: base)
                     }
-                } catch {
-                    edited?.keep(savingWith: "tresor note edit \(id)")
-                    throw error
                 }
-                edited?.discard()
                 switch saved.kind {
                 case .saved: if !options.json { print("Changed note \(saved.note.id).") }
                 case .merged:
