@@ -59,10 +59,8 @@ public struct Daemon: Sendable {
         umask(0o077)  // every file and the socket are created private to the user
         try SecureFiles.createDirectory(paths.home)
         guard let homeLock = try DaemonLock(at: paths.daemonLock) else {
-            let listening = DaemonLock.socketOfHolder(at: paths.daemonLock)
             throw DaemonError.alreadyRunning(
-                home: paths.home.path,
-                elsewhere: listening.flatMap { $0 == paths.socket.path ? nil : ($0, paths.socket.path) })
+                home: paths.home.path, elsewhere: DaemonLock.socketElsewhere(for: paths).map { ($0, paths.socket.path) })
         }
         // Only the daemon that runs for the home holds anything worth hiding. A second one, which
         // hands its session bus to the first, stays readable as a process of the user: the first

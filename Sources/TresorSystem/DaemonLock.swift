@@ -36,11 +36,19 @@ public final class DaemonLock: Sendable {
         _ = Data(socket.utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 
+    /// Where the daemon holding the home's lock listens, when that is not the socket `paths`
+    /// name (it was started with another `XDG_RUNTIME_DIR`); nil when no daemon holds it, it
+    /// recorded nothing, or it listens there.
+    /// - Parameter paths: the home and the socket this environment looks at.
+    /// - Returns: the socket's path.
+    public static func socketElsewhere(for paths: TresorPaths) -> String? {
+        guard let listening = socketOfHolder(at: paths.daemonLock), listening != paths.socket.path else { return nil }
+        return listening
+    }
+
     /// Where the daemon holding the lock at `url` listens, as it recorded it; nil when no
     /// daemon holds it or it recorded nothing.
-    /// - Parameter url: the lock file.
-    /// - Returns: the socket's path.
-    public static func socketOfHolder(at url: URL) -> String? {
+    private static func socketOfHolder(at url: URL) -> String? {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -59,7 +59,7 @@ struct DaemonCommand: ParsableCommand {
     /// Where a daemon that holds the home but does not answer on this environment's socket
     /// listens (it was started with another `XDG_RUNTIME_DIR`), said for the user; nil when none.
     static func elsewhere(_ paths: TresorPaths) -> String? {
-        guard let listening = DaemonLock.socketOfHolder(at: paths.daemonLock), listening != paths.socket.path else { return nil }
+        guard let listening = DaemonLock.socketElsewhere(for: paths) else { return nil }
         return "a tresord runs for \(paths.home.path) but listens at \(listening), not at \(paths.socket.path): it was started with "
             + "another XDG_RUNTIME_DIR (the folder above tresor/ in its socket's path) — run tresor with that XDG_RUNTIME_DIR"
     }
