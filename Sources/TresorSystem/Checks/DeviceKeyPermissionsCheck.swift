@@ -15,7 +15,7 @@ enum DeviceKeyPermissionsCheck {
         }
         let folder = URL(fileURLWithPath: key).deletingLastPathComponent().path
         guard let keyStatus = EnvironmentProbe.status(key) else {
-            if EnvironmentProbe.status(context.home.appendingPathComponent("keybag").path) != nil {
+            if EnvironmentProbe.status(TresorPaths(home: context.home.path, environment: context.environment).keybag.path) != nil {
                 return EnvironmentFinding(
                     check: id, severity: .problem, summary: "this home has a keybag but no device key at \(key)",
                     reason: "The keybag's class keys are wrapped under the device key too: without it nothing opens, not even "

@@ -10,6 +10,9 @@ enum NoteReference {
     static let help = ArgumentHelp(
         "The note: its id, a unique start of it (as git takes commits), or its exact title; - to type it or read it from standard input.",
         valueName: "note")
+    /// The help text of an argument naming a note in Recently Deleted.
+    static let trashHelp = ArgumentHelp(
+        "The note in Recently Deleted: its id, a unique start of it, or its exact title; - to type it.", valueName: "note")
 
     /// The id of the one note `reference` names.
     /// - Parameters:

@@ -34,7 +34,7 @@ extension NoteCommand {
         struct Restore: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "restore", abstract: "Bring a note back from Recently Deleted.")
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The note in Recently Deleted: its id, a unique start of it, or its exact title; - to type it.") var id: String
+            @Argument(help: NoteReference.trashHelp) var id: String
 
             func run() throws {
                 try Output.run(options) {
@@ -49,7 +49,7 @@ extension NoteCommand {
         struct Delete: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a note in Recently Deleted for good.")
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The note in Recently Deleted: its id, a unique start of it, or its exact title; - to type it.") var id: String
+            @Argument(help: NoteReference.trashHelp) var id: String
 
             func run() throws {
                 try Output.run(options) {
