@@ -65,7 +65,7 @@ public enum TestProcess {
 ///
 /// Asking ``fired`` ends the watch: the timer is cancelled then, so a watchdog holds its process
 /// (and the process's pipes) only while the process runs, not until the deadline — every
-/// command a harness runs can have one.
+/// command a harness runs can have one. It watches while it is held: keep it until you ask.
 public final class Watchdog: Sendable {
     private let state = Mutex((done: false, fired: false))
     // Dispatch's sources may be used from any thread.
