@@ -167,7 +167,7 @@ let package = Package(
         ]),
         // A device's sync engine (docs/SYNC.md, "What syncs", "Conflicts and deletions"): pushes the
         // keychain's outbox, pulls and verifies pages, applies them by the conflict rules; no networking.
-        .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain"]),
+        .target(name: "TresorSyncEngine", dependencies: ["TresorSync", "TresorSyncProtocol", "TresorKeychain", "TresorModel"]),
         // The versioned wire types of the daemon's local API, shared by the daemon and its clients.
         .target(name: "TresorProtocol", dependencies: ["TresorModel", "TresorSystem"]),
         // The web client (docs/WEB.md): plain HTML, CSS and JavaScript modules in Web/static,
