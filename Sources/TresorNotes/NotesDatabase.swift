@@ -175,6 +175,9 @@ enum NotesDatabase {
         // Who shares each synced note shared with or by the sync account (docs/SYNC.md, "Shared
         // notes"; ``SharingSyncTables``).
         migrator.registerMigration("v14-sync-sharing") { db in try SharingSyncTables.create(db) }
+        // The mass-deletion hold for notes (docs/SYNC.md, "Notes"): deletions for good set
+        // aside until judged, and the hold's window (``NoteDeletionHoldTables``).
+        migrator.registerMigration("v15-sync-note-deletion-hold") { db in try NoteDeletionHoldTables.create(db) }
         return migrator
     }
 }

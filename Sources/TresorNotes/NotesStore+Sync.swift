@@ -136,7 +136,7 @@ extension NotesStore {
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
             try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase; DELETE FROM sync_folders")
-            try db.execute(sql: "DELETE FROM sync_note_sharing")
+            try db.execute(sql: "DELETE FROM sync_note_sharing; DELETE FROM sync_note_deletions_held")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
@@ -245,6 +245,12 @@ extension NotesStore {
                     NoteRow.init(row:))
                 guard let state else {
                     guard let localID else { continue }
+                    // A note of this account deleted for good waits for the hold's judgement,
+                    // once every page is in (``settleNoteDeletions(allow:)``).
+                    if row != nil, try !SharingSyncTables.isSharedWith(localID, db) {
+                        try NoteDeletionHoldTables.setAside(serverID, db)
+                        continue
+                    }
                     try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let row {
                         effects.removedFiles += try deleteNoteRows(row, db)
@@ -253,6 +259,7 @@ extension NotesStore {
                     }
                     continue
                 }
+                try NoteDeletionHoldTables.forget(serverID, db)
                 if let row, let localID {
                     let held = try Int64.fetchOne(db, sql: "SELECT server_revision FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let held, held >= state.revision { continue }
@@ -293,7 +300,7 @@ extension NotesStore {
     }
 
     /// Runs `body` in a write transaction in which the outbox triggers record nothing.
-    private func applying(_ body: (Database, inout NoteSyncEffects) throws -> Void) throws -> NoteSyncEffects {
+    func applying(_ body: (Database, inout NoteSyncEffects) throws -> Void) throws -> NoteSyncEffects {
         try pool.write { db in
             var effects = NoteSyncEffects()
             try db.execute(sql: "INSERT INTO sync_note_applying (id) VALUES (1)")
@@ -303,7 +310,7 @@ extension NotesStore {
         }
     }
 
-    private func finish(_ effects: NoteSyncEffects) {
+    func finish(_ effects: NoteSyncEffects) {
         for id in effects.removed { index.remove(noteID: id) }
         for file in effects.removedFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
         if !effects.removed.isEmpty { purgeRemovedPages() }

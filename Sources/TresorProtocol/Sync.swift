@@ -183,6 +183,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     /// Changes of this device's notes waiting to go out (docs/SYNC.md, "Notes"), when its
     /// notes open.
     public var notesWaiting: Int?
+    /// Notes deleted for good on another device that wait here as a mass deletion
+    /// (`tresor sync now --allow-deletions`), when the notes open.
+    public var noteDeletionsHeld: Int?
     /// What waits of the synced notes' attachments (docs/SYNC.md, "Attachments"), when the
     /// notes open.
     public var attachments: SyncAttachmentsStatus?

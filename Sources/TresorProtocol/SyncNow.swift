@@ -33,7 +33,8 @@ public struct SyncNowAnswer: Codable, Sendable, Equatable {
     public var conflictsKept: Int
     /// Changes held until the keybag unlocks.
     public var held: Int
-    /// Deletions held as a mass deletion (`tresor sync now --allow-deletions` lets them through).
+    /// Item deletions held as a mass deletion (`tresor sync now --allow-deletions` lets them
+    /// through); the notes' are in ``SyncNowNotes/heldDeletions``.
     public var heldDeletions: Int
 
     /// What the notes' sync did (docs/SYNC.md, "Notes"); nil when the notes were not synced.
@@ -60,11 +61,25 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
     public var conflictCopies: Int
     /// Changes of this device that wait: locked notes (they do not travel yet) and changes the server refused.
     public var waiting: Int
+    /// Notes deleted for good elsewhere that are still here: a mass deletion, waiting for
+    /// `tresor sync now --allow-deletions`.
+    public var heldDeletions: Int
 
-    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int) {
+    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0) {
         self.sent = sent
         self.applied = applied
         self.conflictCopies = conflictCopies
         self.waiting = waiting
+        self.heldDeletions = heldDeletions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sent = try container.decode(Int.self, forKey: .sent)
+        applied = try container.decode(Int.self, forKey: .applied)
+        conflictCopies = try container.decode(Int.self, forKey: .conflictCopies)
+        waiting = try container.decode(Int.self, forKey: .waiting)
+        // An older daemon holds no notes' deletions.
+        heldDeletions = try container.decodeIfPresent(Int.self, forKey: .heldDeletions) ?? 0
     }
 }

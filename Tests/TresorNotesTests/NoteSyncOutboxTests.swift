@@ -58,8 +58,10 @@ struct NoteSyncOutboxTests {
         #expect(try notes.openNote("server-2").body == "Web\nnote\nlocal\nagain")
         #expect(try notes.pendingNoteSyncs(after: nil, limit: 10).first?.base?.revision == 1, "made from the same base")
 
-        // Deleted for good on the server: gone here, unless a change of it waits.
-        #expect(try notes.applySyncedNotes([(serverID: "server-1", state: nil)], cursor: 10) == 1)
+        // Deleted for good on the server: gone here once the sync judged its deletions (no mass
+        // deletion), unless a change of it waits.
+        #expect(try notes.applySyncedNotes([(serverID: "server-1", state: nil)], cursor: 10) == 0)
+        #expect(try notes.settleNoteDeletions(allow: false) == NoteDeletionsSettled(applied: 1, held: 0))
         #expect(throws: NotesError.self) { try notes.summary(ofNote: note.id) }
         #expect(try notes.noteChangesWaiting() == 1, "a deletion from the server is not sent back")
     }

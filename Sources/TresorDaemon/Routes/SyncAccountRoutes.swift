@@ -85,7 +85,7 @@ struct SyncAccountRoutes {
                 "sync: synced",
                 metadata: [
                     "pushed": "\(answer.pushed)", "applied": "\(answer.applied)", "conflicts": "\(answer.conflictsKept)",
-                    "heldDeletions": "\(answer.heldDeletions)",
+                    "heldDeletions": "\(answer.heldDeletions)", "heldNoteDeletions": "\(answer.notes?.heldDeletions ?? 0)",
                 ])
             return answer
         }
@@ -95,6 +95,7 @@ struct SyncAccountRoutes {
             if status.joined, let keychain = try? keychains.loginKeychain() { status.counters = try? account.counters(keychain) }
             if status.joined {
                 status.notesWaiting = try? notes.store().noteChangesWaiting()
+                status.noteDeletionsHeld = try? notes.store().noteDeletionsHeld()
                 if let store = try? notes.store() { status.attachments = try? await account.attachmentsStatus(store) }
                 let report = background.report
                 (status.lastError, status.lastErrorAt, status.live) = (report.lastError, report.lastErrorAt, report.live)

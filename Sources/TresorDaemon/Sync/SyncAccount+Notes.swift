@@ -25,9 +25,12 @@ extension SyncAccount {
     ///     settings as this daemon saw them last and nothing changed here, neither the folders
     ///     nor the passphrase are. Notes locked with a passphrase imported from Apple Notes go
     ///     only when it says the server keeps such passphrases (nil: they wait).
+    ///   - allowDeletions: lets a held mass deletion of notes through (``NotesStore/settleNoteDeletions(allow:)``).
     /// - Returns: what happened.
     /// - Throws: ``SyncClientError``, `NotesError`.
-    func syncNotes(_ notes: NotesStore, account: String, client: SyncClient, server: SyncAccountState? = nil) async throws -> SyncNowNotes {
+    func syncNotes(
+        _ notes: NotesStore, account: String, client: SyncClient, server: SyncAccountState? = nil, allowDeletions: Bool = false
+    ) async throws -> SyncNowNotes {
         var cursor = try notes.noteSyncCursor(account: account)
         let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
         try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
@@ -46,6 +49,10 @@ extension SyncAccount {
                 try await pushRefusedAgain(notes, client: client, sendingAppleNotesLocks: sendsApple, into: &result, after: &cursor)
             }
         }
+        // Every page is in: the deletions for good they brought are judged together.
+        let deletions = try notes.settleNoteDeletions(allow: allowDeletions)
+        result.applied += deletions.applied
+        result.heldDeletions = deletions.held
         try await syncFolders(notes, client: client, serverUnchanged: settingsUnchanged)
         notesSettingsSeen = server?.notesSettings
         return result

@@ -78,7 +78,8 @@ extension SyncAccount {
             pulled.conflictsKept += released.conflictsKept + unheld.conflictsKept
             var notesSynced: SyncNowNotes?
             if let notes {
-                notesSynced = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client, server: state)
+                notesSynced = try await syncNotes(
+                    notes, account: "\(file.server) \(file.account)", client: client, server: state, allowDeletions: allowDeletions)
             }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(

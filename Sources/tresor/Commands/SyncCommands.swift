@@ -330,7 +330,10 @@ struct SyncCommand: ParsableCommand {
                 if let counters = status.counters {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
-                    if let notes = status.notesWaiting { print("Notes:    \(notes) changes to send") }
+                    if let notes = status.notesWaiting {
+                        let held = status.noteDeletionsHeld ?? 0
+                        print("Notes:    \(notes) changes to send\(held > 0 ? ", \(held) deletions held (tresor sync now --allow-deletions)" : "")")
+                    }
                     if let attachments = status.attachments { Self.printAttachments(attachments) }
                     if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
                     print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")

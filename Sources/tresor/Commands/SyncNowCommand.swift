@@ -13,28 +13,32 @@ extension SyncCommand {
                 Pushes the items marked --synchronizable that changed here, then fetches and \
                 applies what the other devices sent until this device is up to date. Concurrent \
                 edits: the later one wins and the other is kept (`tresor sync conflicts`). When \
-                the others deleted many items at once, the deletions wait until you run it again \
-                with --allow-deletions. Exits 0 when up to date.
+                the others deleted many items or notes at once, the deletions wait until you run \
+                it again with --allow-deletions (exit status 2 while they wait). Exits 0 when up \
+                to date.
                 """)
-        @Flag(help: "Let held deletions through (many items deleted at once on another device).") var allowDeletions = false
+        @Flag(help: "Let held deletions through (many items or notes deleted at once on another device).") var allowDeletions = false
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             var heldDeletions = 0
             try Output.run(options) {
                 let answer = try options.connect().syncNow(allowDeletions: allowDeletions)
-                heldDeletions = answer.heldDeletions
+                heldDeletions = answer.heldDeletions + (answer.notes?.heldDeletions ?? 0)
                 if options.json { return Output.json(answer) }
                 print("Sent \(answer.pushed), applied \(answer.applied).")
                 if let notes = answer.notes {
                     print("Notes: sent \(notes.sent), applied \(notes.applied)\(notes.waiting > 0 ? ", \(notes.waiting) waiting" : "").")
                     if notes.conflictCopies > 0 { print("\(notes.conflictCopies) notes kept as conflict copies (the same lines changed elsewhere).") }
+                    if notes.heldDeletions > 0 {
+                        print(
+                            "Held \(notes.heldDeletions) note deletions: many notes were deleted for good at once on another device; they are still here."
+                        )
+                    }
                 }
                 if answer.conflictsKept > 0 { print("Kept \(answer.conflictsKept) conflicting versions (tresor sync conflicts).") }
-                if answer.heldDeletions > 0 {
-                    print("Held \(answer.heldDeletions) deletions: many items were deleted at once.")
-                    print("tresor sync now --allow-deletions lets them through.")
-                }
+                if answer.heldDeletions > 0 { print("Held \(answer.heldDeletions) deletions: many items were deleted at once.") }
+                if heldDeletions > 0 { print("tresor sync now --allow-deletions lets them through.") }
                 if answer.held > answer.heldDeletions { print("Held \(answer.held - answer.heldDeletions) changes until the keybag unlocks.") }
             }
             // Held deletions leave this device behind the others: a script sees it by the status.
