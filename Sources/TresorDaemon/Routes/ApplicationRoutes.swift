@@ -32,9 +32,11 @@ struct ApplicationRoutes {
                 let code = try Passcode(passcode)
                 try await offloaded { try keybag.verify(passcode: code) }
             }
-            let url = URL(fileURLWithPath: body.executablePath)
+            // The file itself, as a process running it shows it (`/proc/PID/exe`): a development
+            // build named through a symbolic link (SwiftPM's `.build/debug`) is found by its path.
+            let url = URL(fileURLWithPath: body.executablePath).resolvingSymlinksInPath()
             let hash = try FileHashes.shared.sha256(of: url)
-            if body.usesSecretService == true, genericClients.contains(path: url.resolvingSymlinksInPath().path, sha256: hash) {
+            if body.usesSecretService == true, genericClients.contains(path: url.path, sha256: hash) {
                 throw APIError(
                     .param,
                     "\(url.lastPathComponent) is a generic client: any process of yours can run it with arguments of its choosing, so its groups on the Secret Service would be every process's. Trust it for a while instead (`tresor secret-service trust add`), or register the program that runs it"

@@ -187,4 +187,20 @@ import TresorTestSupport
             ], input: Self.passcode + "\n")
         #expect(!onTheBus.succeeded && onTheBus.stderr.contains("exclude each other"), "\(onTheBus.stderr)")
     }
+
+    /// A development build named through a symbolic link — SwiftPM's `.build/debug` is one — is
+    /// registered as the file it names, the path its process shows.
+    @Test func aDevelopmentBuildNamedThroughASymbolicLinkIsFound() throws {
+        let (harness, probes) = try setUp()
+        let linked = harness.root.appendingPathComponent("debug")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: probes.alpha.deletingLastPathComponent())
+        let registered = try harness.tresor(
+            [
+                "app", "register", "--development", "--id", "TEAMD.probe", "--team", "TEAMD", "--exe",
+                linked.appendingPathComponent(probes.alpha.lastPathComponent).path, "--passcode-stdin",
+            ], input: Self.passcode + "\n")
+        #expect(registered.succeeded, "\(registered.stderr)")
+        #expect(try probe(harness, probes.alpha, ["add", "dev-svc", "acct"], input: "dev-secret").stdout.hasPrefix("added"))
+        #expect(try harness.json([Application].self, ["app", "list"]).first?.executablePath == probes.alpha.resolvingSymlinksInPath().path)
+    }
 }
