@@ -29,7 +29,9 @@ struct CallerResolver: Sendable {
             throw KeychainError.missingEntitlement(
                 "\(client.executable) is not a registered application (register it with `tresor app register`)")
         }
-        return Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID, passcode: passcode)
+        var caller = Caller(accessGroups: application.allowedGroups, defaultAccessGroup: application.applicationID, passcode: passcode)
+        caller.lockedCandidates = .failTheSearch
+        return caller
     }
 
     /// The notes account `client` acts for: the local account for the CLI; for an application

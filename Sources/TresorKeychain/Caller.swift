@@ -21,6 +21,21 @@ public struct Caller: Sendable {
     /// passcode (`tresor unlock --for`): it stands for the passcode wherever the keychain-access
     /// application needs the user present — but not for `userPresence` items, which ask every time.
     public var atOpenTerminalSession = false
+    /// What a search does when items that might match are of a protection class locked now.
+    public var lockedCandidates = LockedCandidates.leftOut
+
+    /// What a search does with the items it cannot open now: their protection class is locked,
+    /// and their attributes are sealed under it, so whether they match is not known.
+    public enum LockedCandidates: Sendable {
+        /// Left out: the answer is what opens now (the command-line tool; the Secret Service,
+        /// which lists locked items apart). With nothing else found, the search fails with
+        /// ``KeychainError/interactionNotAllowed(_:)``.
+        case leftOut
+        /// The whole search fails with ``KeychainError/interactionNotAllowed(_:)``, as Apple's
+        /// SecItem functions do (applications): an answer missing an item would read as "not
+        /// there", and an application would make it again.
+        case failTheSearch
+    }
 
     public init(accessGroups: [String], defaultAccessGroup: String, seesEveryGroup: Bool = false, passcode: Passcode? = nil) {
         self.accessGroups = accessGroups

@@ -185,7 +185,7 @@ public final class Keychain: Sendable {
         }
         var everything = query
         everything.limit = .all
-        let matches = try find(everything, caller: caller)
+        let matches = try find(everything, caller: caller, changing: true)
         var presenceVerified = false
         let itemClass = query.itemClass
         try write { db in
@@ -275,7 +275,7 @@ public final class Keychain: Sendable {
         var everything = query
         everything.limit = .all
         everything.returnData = false
-        let matches = try find(everything, caller: caller)
+        let matches = try find(everything, caller: caller, changing: true)
         var verified = false
         for match in matches {
             try requirePresence(presenceToChange(group: match.attributes.accessGroup, caller: caller), caller: caller, verified: &verified)
@@ -338,8 +338,12 @@ public final class Keychain: Sendable {
     }
 
     /// The items matching `query` that the caller may see, decrypting only metadata.
-    func find(_ query: ItemQuery, caller: Caller) throws -> [Match] {
-        try find(query, caller: caller, indexOnly: false)!
+    /// - Parameter changing: for an update or a delete, which is all or nothing: an item that
+    ///   might match but cannot be opened now fails it, whoever asks.
+    func find(_ query: ItemQuery, caller: Caller, changing: Bool = false) throws -> [Match] {
+        var caller = caller
+        if changing { caller.lockedCandidates = .failTheSearch }
+        return try find(query, caller: caller, indexOnly: false)!
     }
 
     /// `find`, or nil before reading anything when `indexOnly` and no blind index answers.
@@ -458,6 +462,11 @@ public final class Keychain: Sendable {
                 do {
                     classKey = try keybag.classKey(for: protectionClass)
                 } catch {
+                    // Of the caller's groups (or every group, for a caller that sees them all),
+                    // and maybe a match: its attributes are sealed under the locked class.
+                    if caller.lockedCandidates == .failTheSearch {
+                        throw KeychainError.interactionNotAllowed("items that may match are of a protection class locked now: unlock first")
+                    }
                     unavailable = true
                     continue
                 }

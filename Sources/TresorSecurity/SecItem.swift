@@ -9,6 +9,7 @@ import TresorKit
 /// - Returns: `errSecSuccess`, or `errSecDuplicateItem`, `errSecParam`,
 ///   `errSecInteractionNotAllowed` (locked), `errSecMissingEntitlement` (an executable not
 ///   registered with `tresor app register`), `errSecNotAvailable` (no daemon)…
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
     return SecItemCall.run {
@@ -35,10 +36,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: `errSecSuccess`, or `errSecItemNotFound` (also for `kSecMatchLimitAll` with no
 ///   match, and for every `kSecClassIdentity` search), `errSecParam`,
 ///   `errSecInteractionNotAllowed`, `errSecAuthFailed` (user presence not given)…
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
     return SecItemCall.run {
-        let request = try SecItemRequest(query, purpose: .search)
+        let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
         try request.requireSearchableClass()
         // Not `result?.pointee = try …`: with a nil `result` that would skip the search itself,
         // and an existence check (`SecItemCopyMatching(query, nil)`) would always succeed.
@@ -53,11 +55,16 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - attributesToUpdate: The attributes to set, and `kSecValueData` for a new secret.
 /// - Returns: `errSecSuccess`, or `errSecItemNotFound` when nothing matches,
 ///   `errSecDuplicateItem` when a change would make two items alike, `errSecParam`…
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run {
-        let request = try SecItemRequest(query, purpose: .search)
+        let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
         let changes = try SecItemRequest(attributesToUpdate, purpose: .changes)
         try request.requireSearchableClass()
+        // Not asking the user means not changing what only the user may change.
+        if request.authenticationUI == .fail, try SecItemCall.anyMatchNeedsTheUser(request) {
+            throw SecItemFailure(errSecInteractionNotAllowed)
+        }
         try SecItemCall.everyMatch(of: request) { keychain, query in
             try keychain.update(query, secret: changes.secret, changes: changes.attributes)
         }
@@ -67,9 +74,10 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Deletes every matching item, as `SecItemDelete` does on Apple platforms.
 /// - Parameter query: `kSecClass` and the attributes the items to delete must have.
 /// - Returns: `errSecSuccess`, or `errSecItemNotFound` when nothing matches, `errSecParam`…
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run {
-        let request = try SecItemRequest(query, purpose: .search)
+        let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
         try request.requireSearchableClass()
         try SecItemCall.everyMatch(of: request) { keychain, query in try keychain.delete(query) }
     }
@@ -100,6 +108,30 @@ enum SecItemCall {
             }
         }
         guard changed > 0 else { throw SecItemFailure(errSecItemNotFound) }
+    }
+
+    /// `request` with its class, when it names an item by its persistent reference alone, as
+    /// Apple's do (their reference says the class): the class whose item has that id.
+    /// - Throws: `errSecItemNotFound` when no item has it.
+    static func classFound(for request: SecItemRequest) throws -> SecItemRequest {
+        guard request.itemClass == nil, !request.isIdentity, request.id != nil else { return request }
+        for itemClass in ItemClass.allCases {
+            var probe = request
+            probe.itemClass = itemClass
+            probe.limit = .one
+            if try !fetch(probe, returnData: false, returnAttributes: false).isEmpty {
+                probe.limit = request.limit
+                return probe
+            }
+        }
+        throw SecItemFailure(errSecItemNotFound)
+    }
+
+    /// Whether a match of `request` has a secret only the user's presence opens.
+    static func anyMatchNeedsTheUser(_ request: SecItemRequest) throws -> Bool {
+        var all = request
+        all.limit = .all
+        return try fetch(all, returnData: false, returnAttributes: true).contains { $0.attributes?.accessControl != nil }
     }
 
     /// The matches of `request`, shaped as Apple returns them; nil when nothing was asked for.

@@ -136,6 +136,9 @@ import TresorTestSupport
             var exists = genericPassword(account: "guarded")
             exists[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
             #expect(copyMatching(exists).status == errSecSuccess)
+            // Replacing its secret without asking is not allowed either; nothing changes.
+            let replacing = SecItemUpdate(exists as CFDictionary, [kSecValueData as String: Data("replaced".utf8)] as CFDictionary)
+            #expect(replacing == errSecInteractionNotAllowed)
         }
     }
 
