@@ -133,6 +133,27 @@ nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
 nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 
+// MARK: Keys that compile but are refused (`errSecParam`): tokens, key generation and import
+// options, matching Tresor does not do. Code naming them builds; a dictionary holding them is refused.
+nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = "perm"
+nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = "sens"
+nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = "extr"
+nonisolated(unsafe) public let kSecAttrCanEncrypt: CFString = "encr"
+nonisolated(unsafe) public let kSecAttrCanDecrypt: CFString = "decr"
+nonisolated(unsafe) public let kSecAttrCanDerive: CFString = "drve"
+nonisolated(unsafe) public let kSecAttrCanSign: CFString = "sign"
+nonisolated(unsafe) public let kSecAttrCanVerify: CFString = "vrfy"
+nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
+nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
+nonisolated(unsafe) public let kSecAttrTokenID: CFString = "tkid"
+nonisolated(unsafe) public let kSecAttrTokenIDSecureEnclave: CFString = "com.apple.setoken"
+nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = "com.apple.token"
+nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
+nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"
+nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
+nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
+nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"
+
 // MARK: Use keys (accepted; Tresor is always the data protection keychain)
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"
 nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
@@ -163,6 +184,17 @@ public let errSecInteractionNotAllowed: OSStatus = SecurityStatus.interactionNot
 public let errSecDecode: OSStatus = SecurityStatus.decode.rawValue
 public let errSecInternalComponent: OSStatus = SecurityStatus.internalComponent.rawValue
 public let errSecMissingEntitlement: OSStatus = SecurityStatus.missingEntitlement.rawValue
+// Apple's codes that Tresor never returns, for code that compares with them.
+public let errSecIO: OSStatus = -36
+public let errSecWrPerm: OSStatus = -61
+public let errSecAllocate: OSStatus = -108
+public let errSecBadReq: OSStatus = -909
+public let errSecNoAccessForItem: OSStatus = -25243
+public let errSecInvalidOwnerEdit: OSStatus = -25244
+public let errSecInvalidKeychain: OSStatus = -25295
+public let errSecNoDefaultKeychain: OSStatus = -25307
+public let errSecVerifyFailed: OSStatus = -67808
+public let errSecNotTrusted: OSStatus = -67843
 
 /// Apple's message for `status`, or nil for a status Tresor never returns.
 /// - Parameters:

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TresorSecurity
+
+/// Names keychain helpers use that Tresor does nothing with still compile — a wrapper naming them
+/// builds — and a dictionary holding one is refused (`errSecParam`); `SecRandomCopyBytes`, which
+/// helpers draw keys and salts with, draws from the system's generator.
+@Suite(.blocksItsThread) struct RefusedKeysAndRandomTests {
+    @Test func keysTresorDoesNotTakeCompileAndAreRefused() throws {
+        let refused: [CFString] = [
+            kSecAttrIsPermanent, kSecAttrIsSensitive, kSecAttrIsExtractable, kSecAttrCanEncrypt, kSecAttrCanDecrypt, kSecAttrCanDerive,
+            kSecAttrCanSign, kSecAttrCanVerify, kSecAttrCanWrap, kSecAttrCanUnwrap, kSecAttrTokenID, kSecPrivateKeyAttrs, kSecPublicKeyAttrs,
+            kSecMatchCaseInsensitive, kSecMatchItemList, kSecImportExportPassphrase,
+        ]
+        try withIdiomDaemon { _ in
+            for key in refused {
+                var query = genericPassword(account: "refused")
+                query[key as String] = kSecAttrTokenIDSecureEnclave
+                #expect(copyMatching(query).status == errSecParam, "\(key)")
+                #expect(addPassword(query) == errSecParam, "\(key)")
+            }
+            #expect(copyMatching(genericPassword(account: "refused")).status == errSecItemNotFound, "nothing was added")
+        }
+        // Apple's codes, for code that compares with them.
+        #expect([errSecIO, errSecWrPerm, errSecAllocate, errSecBadReq, errSecNotTrusted] == [-36, -61, -108, -909, -67843])
+    }
+
+    @Test func secRandomCopyBytesFillsEveryByte() {
+        // Two draws of 4,099 bytes (not a multiple of the generator's word): different, and no
+        // byte position left as it was in both.
+        var first = [UInt8](repeating: 0, count: 4_099)
+        var second = [UInt8](repeating: 0, count: 4_099)
+        #expect(first.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, $0.count, $0.baseAddress!) } == errSecSuccess)
+        #expect(second.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, $0.count, $0.baseAddress!) } == errSecSuccess)
+        #expect(first != second)
+        #expect(!zip(first, second).suffix(8).allSatisfy { $0 == 0 && $1 == 0 }, "the last, partial word is written")
+        var none = [UInt8](repeating: 0, count: 1)
+        #expect(none.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, -1, $0.baseAddress!) } == errSecParam)
+    }
+}
