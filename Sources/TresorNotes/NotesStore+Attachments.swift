@@ -182,17 +182,29 @@ extension NotesStore {
 
     /// Removes an attachment; its file is overwritten and unlinked. A note in Recently Deleted
     /// keeps its attachments until it is restored (`invalid`).
-    public func removeAttachment(_ attachmentID: String, of noteID: String) throws {
-        let file = try pool.write { db -> String in
-            try requireNotDeleted(NoteRow.fetch(noteID, db))
+    /// - Parameters:
+    ///   - attachmentID: the attachment.
+    ///   - noteID: its note.
+    ///   - authority: who removes it; the browser proves a locked note's key
+    ///     (``AttachmentRemovalAuthority``), checked and counted in this transaction.
+    /// - Throws: `notFound`, `invalid`, `wrongPassphrase`, `passphraseRequired`, `throttled`.
+    public func removeAttachment(_ attachmentID: String, of noteID: String, by authority: AttachmentRemovalAuthority) throws {
+        let sealing = try sealing()
+        let file = try pool.write { db -> Result<String, NotesError> in
+            let row = try NoteRow.fetch(noteID, db)
+            try requireNotDeleted(row)
             if try SharingSyncTables.isSharedWith(noteID, db) { throw Self.ownersAttachments(noteID) }
             guard let attachment = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID }) else {
                 throw NotesError.notFound("attachment \(attachmentID.prefix(64)) of note \(noteID)")
             }
+            if row.isLocked, case .browser(let noteProof, let passphraseProof) = authority {
+                guard let noteProof else { throw NotesError.invalid("a locked note's attachment is removed with the note's proof") }
+                if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
+            }
             try db.execute(sql: "DELETE FROM attachments WHERE id = ?", arguments: [attachmentID])
             try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, noteID])
-            return attachment.file
-        }
+            return .success(attachment.file)
+        }.get()
         AttachmentFile.remove(file, in: attachmentsFolder)
         purgeRemovedPages()
         announce(.changed, note: noteID)

@@ -31,12 +31,17 @@ public protocol AttachmentStore: Sendable {
     /// - Throws: ``NotesError/notFound(_:)``.
     func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader
 
-    /// Removes an attachment.
+    /// Removes an attachment; of a locked note, only as `authority` allows.
     /// - Parameters:
     ///   - id: the attachment.
     ///   - noteID: its note.
-    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently Deleted.
-    func removeAttachment(_ id: String, of noteID: String) async throws
+    ///   - authority: who removes it: the browser proves a locked note's key, in the
+    ///     transaction of the removal (a wrong proof is counted as a wrong passphrase).
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for a note in Recently
+    ///   Deleted or a locked note's attachment without a note proof,
+    ///   ``NotesError/wrongPassphrase(_:retryAfterSeconds:hint:)`` for a wrong proof,
+    ///   ``NotesError/passphraseRequired(_:)`` for a note whose proof is not recorded yet.
+    func removeAttachment(_ id: String, of noteID: String, by authority: AttachmentRemovalAuthority) async throws
 
     /// Leaves an attachment out of backups, or puts it back in (docs/FORMAT.md, "Backups"). The
     /// server's store makes a change a revision of its note, so that the account's devices read
@@ -48,6 +53,18 @@ public protocol AttachmentStore: Sendable {
     /// - Returns: the attachment as it now is.
     /// - Throws: ``NotesError/notFound(_:)``.
     func setExcludedFromBackup(_ id: String, of noteID: String, excluded: Bool) async throws -> AttachmentInfo
+}
+
+/// Who removes an attachment, which decides what a locked note's attachment needs.
+public enum AttachmentRemovalAuthority: Sendable {
+    /// The web client: a locked note's attachment goes only with a proof of the note key
+    /// (docs/WEB.md, "Proofs") — `noteProof`, and `passphraseProof` for a note whose proof is
+    /// not recorded yet — as every other change of a locked note.
+    case browser(noteProof: Data?, passphraseProof: PassphraseProof?)
+    /// A caller that holds the note's key or needs none: the daemon after checking the passphrase
+    /// or the secure session itself, or a device of the account, which holds the account's locked
+    /// notes as they are.
+    case keyHolder
 }
 
 extension AttachmentStore {

@@ -102,10 +102,18 @@ extension PostgresWebStore: AttachmentStore {
         return PostgresAttachmentReader(store: self, id: id, chunkCount: chunkCount, byteCount: total)
     }
 
-    func removeAttachment(_ id: String, of noteID: String) async throws {
-        try await db.transaction { [self, logger] connection in
-            guard try await !noteForWrite(noteID, connection).isDeleted else {
-                throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first")
+    func removeAttachment(_ id: String, of noteID: String, by authority: AttachmentRemovalAuthority) async throws {
+        try await counting { [self, logger] connection -> Result<Void, NotesError> in
+            let row = try await noteForWrite(noteID, connection)
+            guard !row.isDeleted else { throw NotesError.invalid("note \(noteID) is in Recently Deleted: restore it first") }
+            if row.isLocked, case .browser(let noteProof, let passphraseProof) = authority {
+                guard let noteProof else { throw NotesError.invalid("a locked note's attachment is removed with the note's proof") }
+                guard try await connection.count("SELECT 1 FROM attachments WHERE id = \(id) AND note_id = \(noteID)", logger) == 1 else {
+                    throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
+                }
+                if let wrong = try await checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, connection) {
+                    return .failure(wrong)
+                }
             }
             guard try await connection.count("DELETE FROM attachments WHERE id = \(id) AND note_id = \(noteID) RETURNING 1", logger) == 1 else {
                 throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
@@ -113,6 +121,7 @@ extension PostgresWebStore: AttachmentStore {
             try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
             try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
             try await announce(.changed, note: noteID, connection)
+            return .success(())
         }
     }
 

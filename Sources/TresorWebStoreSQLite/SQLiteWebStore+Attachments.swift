@@ -28,8 +28,8 @@ extension SQLiteWebStore: AttachmentStore {
         }
     }
 
-    public func removeAttachment(_ id: String, of noteID: String) async throws {
-        try await run { try $0.removeAttachment(id, of: noteID) }
+    public func removeAttachment(_ id: String, of noteID: String, by authority: AttachmentRemovalAuthority) async throws {
+        try await run { try $0.removeAttachment(id, of: noteID, by: authority) }
     }
 
     public func setExcludedFromBackup(_ id: String, of noteID: String, excluded: Bool) async throws -> AttachmentInfo {

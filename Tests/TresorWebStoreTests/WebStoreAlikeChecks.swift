@@ -133,7 +133,11 @@ extension WebStoreCheck {
                 Issue.record("an attachment was begun on a note in Recently Deleted")
                 return
             }
-            guard case .invalid = await failure({ try await store.removeAttachment(attachment.id, of: note.id) }) else {
+            guard
+                case .invalid = await failure({
+                    try await store.removeAttachment(attachment.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil))
+                })
+            else {
                 Issue.record("an attachment was removed from a note in Recently Deleted")
                 return
             }
@@ -152,7 +156,7 @@ extension WebStoreCheck {
             // Restored, each goes through.
             _ = try await store.restoreNote(note.id)
             _ = try await store.restoreNote(earlier.id)
-            try await store.removeAttachment(attachment.id, of: note.id)
+            try await store.removeAttachment(attachment.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil))
             try await store.lockNote(note.id, sealedBy: lockedBody(current.id, key: 0x4a), proof: second, quota: nil)
             #expect(try await store.summary(ofNote: note.id).isLocked)
             try await store.rewrap(

@@ -496,7 +496,7 @@ extension WebStoreCheck {
             #expect(
                 await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) })
                     == .attachmentNotLockable(name: "notes.txt", kind: .file))
-            try await store.removeAttachment(file.id, of: note.id)
+            try await store.removeAttachment(file.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil))
             client.attachmentChunks = [info.id: [chunks[0]]]
             guard case .invalid = await failure({ try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil) }) else {
                 Issue.record("chunks of the wrong count were taken")
@@ -522,6 +522,36 @@ extension WebStoreCheck {
             while let piece = try await reader.next() { read.append(piece) }
             #expect(read == chunks[0] + chunks[1])
             #expect(try await store.listedAttachments(ofNote: note.id).map(\.name) == ["photo.jpg"])
+        },
+        WebStoreCheck(name: "a locked note's attachment is removed only with a proof of the note key") { store, _ in
+            let account = try await registered(store, "gwen")
+            let proof = Data(repeating: 0x18, count: 32)
+            try await store.setPassphrase(try material(store, proof: proof, seed: 8), hint: nil, account: account.id)
+            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let note = try await store.createNote(NoteDraft(title: "Scan", body: "one"), account: account.id, quota: nil)
+            let image = try await store.beginAttachment(to: note.id, kind: .image, name: "scan.jpg")
+            try await image.append(pattern(500))
+            let info = try await image.finish(quota: nil)
+            var client = lockedBody(record.id, key: 0x46)
+            client.attachmentChunks = [info.id: [pattern(500 + 28, seed: 3)]]
+            try await store.lockNote(note.id, sealedBy: client, proof: proof, quota: nil)
+            let noProof = await failure { try await store.removeAttachment(info.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil)) }
+            guard case .invalid = noProof else {
+                Issue.record("a locked note's attachment removed without a proof: \(String(describing: noProof))")
+                return
+            }
+            let wrongProof = Data(repeating: 0x62, count: 32)
+            let wrong = await failure {
+                try await store.removeAttachment(info.id, of: note.id, by: .browser(noteProof: wrongProof, passphraseProof: nil))
+            }
+            guard case .wrongPassphrase(1, _, _) = wrong else {
+                Issue.record("a locked note's attachment removed with a wrong proof: \(String(describing: wrong))")
+                return
+            }
+            #expect(try await store.listedAttachments(ofNote: note.id).map(\.name) == ["scan.jpg"])
+            let rightProof = Data(repeating: 0x61, count: 32)
+            try await store.removeAttachment(info.id, of: note.id, by: .browser(noteProof: rightProof, passphraseProof: nil))
+            #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
         },
         WebStoreCheck(name: "a note of an earlier passphrase is re-wrapped under the current one with both proofs") { store, _ in
             let account = try await registered(store, "ida")
@@ -610,14 +640,18 @@ extension WebStoreCheck {
             #expect(try await store.openNote(note.id).attachments.map(\.id) == [info.id])
             // An opened note's summary is the note's own (the count from the attachments it lists).
             #expect(try await store.openNote(note.id).summary == (try await store.summary(ofNote: note.id)))
-            try await store.removeAttachment(info.id, of: note.id)
+            try await store.removeAttachment(info.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil))
             #expect(try await store.openNote(note.id).summary.attachmentCount == 0)
             #expect(try await store.listedAttachments(ofNote: note.id).isEmpty)
             guard case .notFound = await failure({ _ = try await store.readAttachment(info.id, of: note.id) }) else {
                 Issue.record("a removed attachment reads")
                 return
             }
-            guard case .notFound = await failure({ try await store.removeAttachment(info.id, of: note.id) }) else {
+            guard
+                case .notFound = await failure({
+                    try await store.removeAttachment(info.id, of: note.id, by: .browser(noteProof: nil, passphraseProof: nil))
+                })
+            else {
                 Issue.record("removed twice")
                 return
             }

@@ -175,7 +175,7 @@ struct NotesBench {
                 var info: AttachmentInfo?
                 add.append(try timeMs { info = try store.addAttachment(to: note.id, kind: .image, name: "a.png", data: data) })
                 read.append(try timeMs { _ = try store.attachment(info!.id, of: note.id) })
-                try store.removeAttachment(info!.id, of: note.id)
+                try store.removeAttachment(info!.id, of: note.id, by: .keyHolder)
             }
             results.append([
                 "bytes": size, "repetitions": reps,

@@ -69,7 +69,7 @@ struct NoteAttachmentRoutes {
                 try NotesRouting.checkAccess(store, note: body.note, for: account, ownerOnly: true)
                 // Removing destroys content: a locked one needs the note's key, as opening it does.
                 try store.requireKey(ofAttachment: body.attachment, of: body.note, passphrase: passphrase)
-                try store.removeAttachment(body.attachment, of: body.note)
+                try store.removeAttachment(body.attachment, of: body.note, by: .keyHolder)
                 return try store.summary(ofNote: body.note)
             }
         }

@@ -19,6 +19,14 @@ struct WebAttachmentRoutes {
         var excludedFromBackup: Bool
     }
 
+    /// `DELETE …/attachments/{aid}` of a locked note: the proofs its other changes carry (an
+    /// unlocked note's removal has no body).
+    struct AttachmentRemovalRequest: Decodable {
+        var noteProof: Data?
+        /// Needed only for a note with no note proof recorded yet: proves its passphrase.
+        var passphraseProof: WebPassphraseRoutes.ProofBody?
+    }
+
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
         router.post("/api/notes/:id/attachments") { request, context -> Response in
@@ -67,10 +75,15 @@ struct WebAttachmentRoutes {
             }
             return try WebCoding.response(info)
         }
-        router.delete("/api/notes/:id/attachments/:aid") { _, context -> Response in
+        // Removing destroys content: a locked note's attachment needs a proof of its key, as its
+        // other changes do.
+        router.delete("/api/notes/:id/attachments/:aid") { request, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
+            let body = try await WebCoding.body(request, limit: WebLimits.jsonBytes)
+            let proofs = body.isEmpty ? nil : try WebCoding.decode(AttachmentRemovalRequest.self, body)
+            let authority = AttachmentRemovalAuthority.browser(noteProof: proofs?.noteProof, passphraseProof: proofs?.passphraseProof?.proofOfKey)
             try await services.performOnNote("detach", context, id: id, ownerOnly: true) { store, _, _ in
-                try await store.removeAttachment(attachmentID, of: id)
+                try await store.removeAttachment(attachmentID, of: id, by: authority)
             }
             return Response(status: .noContent)
         }
