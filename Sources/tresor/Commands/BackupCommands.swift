@@ -38,7 +38,7 @@ struct BackupCommand: ParsableCommand {
             try Output.run(options) {
                 var input = secrets.input()
                 let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
-                let passphrase = try input.new("Backup passphrase:")
+                let passphrase = try input.newPassphrase("Backup passphrase:", guarding: "the backup file")
                 let path = URL(fileURLWithPath: out).path
                 let report = try BackupCalls(options: options).run("Backing up") { client in
                     try withPresence(passcode, secrets) { passcode in

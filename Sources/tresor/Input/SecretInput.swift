@@ -70,6 +70,24 @@ struct SecretInput {
         return first
     }
 
+    /// The fewest characters advised for a passphrase that guards what anyone holding a copy
+    /// can guess offline: a locked note, a backup (the web client advises the same).
+    static let passphraseCharactersAdvised = 8
+
+    /// A new passphrase guarding `what`, guessable offline by whoever holds a copy: as
+    /// ``new(_:)``, and a short one is taken with a warning on standard error (its length
+    /// only, never the passphrase).
+    mutating func newPassphrase(_ prompt: String, guarding what: String) throws -> String {
+        let passphrase = try new(prompt)
+        let count = passphrase.count
+        if count < Self.passphraseCharactersAdvised {
+            StandardStream.error.write(
+                "warning: a passphrase of \(count) character\(count == 1 ? "" : "s") is guessed quickly by whoever gets a copy of \(what): use \(Self.passphraseCharactersAdvised) or more, or a few words.\n"
+            )
+        }
+        return passphrase
+    }
+
     private mutating func nextLine(_ prompt: String) throws -> String? {
         switch source {
         case .terminal:

@@ -108,6 +108,26 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A locked note and a backup can be copied and guessed offline: a short passphrase is taken,
+    /// with a warning that gives its length only.
+    @Test func aShortPassphraseIsTakenWithAWarning() throws {
+        let harness = try initialized()
+        let short = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "Zq9\nZq9\n")
+        #expect(short.succeeded, "\(short.stderr)")
+        #expect(short.stderr.contains("warning: a passphrase of 3 characters is guessed quickly"), "\(short.stderr)")
+        #expect(!short.stderr.contains("Zq9") && !short.stdout.contains("Zq9"))
+        let long = try harness.tresor(
+            ["note", "passphrase", "change", "--passphrase-stdin"], input: "Zq9\nlong enough passphrase\nlong enough passphrase\n")
+        #expect(long.succeeded && !long.stderr.contains("warning"), "\(long.stderr)")
+        let backup = harness.root.appendingPathComponent("short.age").path
+        let made = try harness.tresor(
+            ["backup", "create", "--out", backup, "--work-factor", "14", "--passcode-stdin"], input: "\(Self.passcode)\nb4ck\nb4ck\n")
+        #expect(made.succeeded, "\(made.stderr)")
+        #expect(
+            made.stderr.contains("warning: a passphrase of 4 characters is guessed quickly by whoever gets a copy of the backup file"),
+            "\(made.stderr)")
+    }
+
     @Test func sessionsOpenLockNowAndEndWithTheKeybag() throws {
         let harness = try initialized()
         let passphrase = marker("passphrase")
