@@ -389,6 +389,15 @@ extension WebStoreCheck {
     ]
 
     /// A body (and no attachments) as a browser seals it: the note key wrapped to `key`s bytes.
+    /// A new account `name` with a passphrase whose proof is `proof`, and its passphrase record.
+    static func registeredWithPassphrase(_ store: any WebStore, _ name: String, proof: Data, seed: UInt8) async throws -> (
+        WebAccount, PassphraseRecord
+    ) {
+        let account = try await registered(store, name)
+        try await store.setPassphrase(try material(store, proof: proof, seed: seed), hint: nil, account: account.id)
+        return (account, try #require(try await store.passphraseRecord(account: account.id)))
+    }
+
     static func lockedBody(_ passphraseID: Int64, key: UInt8, noteProof: Data = Data(repeating: 0x61, count: 32)) -> ClientLockedNote {
         ClientLockedNote(
             passphraseID: passphraseID, wrappedKey: Data(repeating: key, count: 24), noteProofHash: LockedNoteShape.proofHash(noteProof),
@@ -477,10 +486,8 @@ extension WebStoreCheck {
                     == client.wrappedKey)
         },
         WebStoreCheck(name: "locking takes every attachment's sealed chunks, refuses a kind that cannot be locked and a shared note") { store, _ in
-            let account = try await registered(store, "gus")
             let proof = Data(repeating: 0x15, count: 32)
-            try await store.setPassphrase(try material(store, proof: proof, seed: 7), hint: nil, account: account.id)
-            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let (account, record) = try await registeredWithPassphrase(store, "gus", proof: proof, seed: 7)
             let note = try await store.createNote(NoteDraft(title: "Photos", body: "two"), account: account.id, quota: nil)
             let plaintext = pattern((1 << 20) + 500_000)
             let image = try await store.beginAttachment(to: note.id, kind: .image, name: "photo.jpg")
@@ -524,10 +531,8 @@ extension WebStoreCheck {
             #expect(try await store.listedAttachments(ofNote: note.id).map(\.name) == ["photo.jpg"])
         },
         WebStoreCheck(name: "a locked note's attachment is removed only with a proof of the note key") { store, _ in
-            let account = try await registered(store, "gwen")
             let proof = Data(repeating: 0x18, count: 32)
-            try await store.setPassphrase(try material(store, proof: proof, seed: 8), hint: nil, account: account.id)
-            let record = try #require(try await store.passphraseRecord(account: account.id))
+            let (account, record) = try await registeredWithPassphrase(store, "gwen", proof: proof, seed: 8)
             let note = try await store.createNote(NoteDraft(title: "Scan", body: "one"), account: account.id, quota: nil)
             let image = try await store.beginAttachment(to: note.id, kind: .image, name: "scan.jpg")
             try await image.append(pattern(500))
