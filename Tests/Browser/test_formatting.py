@@ -158,3 +158,29 @@ class HostileMarkdownInTheBrowserTests(BrowserCase):
             }).then(done, (error) => done('error: ' + error));
         """)
         self.assertEqual(got, [1, True, True])
+
+    def test_right_to_left_lines_run_and_align_right_to_left(self):
+        page = NotesPage(self.browser("rahel"))
+        page.register("rahel", self.secret("rahel-password"))
+        page.wait_signed_in()
+        hebrew, english = "שלום עולם " + self.note_text("rtl"), "Hello " + self.note_text("ltr")
+        page.new_note("Directions " + marker("t"), english)
+        page.b.js("const t = document.getElementById('note-title'); t.value = arguments[0];"
+                  "t.dispatchEvent(new Event('input', {bubbles: true}));", "כותרת " + marker("t"))
+        page.set_body(f"{hebrew}\n{english}")
+        page.b.wait(lambda d: page.body_text() == f"{hebrew}\n{english}", "the two lines in the note")
+        page.wait_saved()
+        # Each line by its own direction: the Hebrew one ends at the right edge, the English one
+        # starts at the left; the title field follows its text too.
+        edges = page.b.js("""
+            return [...document.querySelectorAll('#note-body [data-block]')].slice(0, 2).map((line) => {
+              const range = document.createRange();
+              range.selectNodeContents(line);
+              const text = range.getBoundingClientRect(), box = line.getBoundingClientRect(), style = getComputedStyle(line);
+              return {left: text.left - box.left - parseFloat(style.paddingLeft),
+                      right: box.right - parseFloat(style.paddingRight) - text.right};
+            });""")
+        self.assertLess(edges[0]["right"], 2, f"the Hebrew line aligns right: {edges}")
+        self.assertGreater(edges[0]["left"], 20, f"the Hebrew line aligns right: {edges}")
+        self.assertLess(edges[1]["left"], 2, f"the English line aligns left: {edges}")
+        self.assertEqual(page.b.js("return getComputedStyle(document.getElementById('note-title')).direction"), "rtl")

@@ -1,11 +1,16 @@
 """Two web accounts in two browsers: registration, a note with an image, locking it in the
 browser (nothing in the clear on the server, the passphrase never sent), opening it after a
-reload, Lock Now, the hint after three wrong passphrases, sharing, and HTML in titles."""
+reload, Lock Now, the hint after three wrong passphrases, sharing, HTML in titles, and deleting a
+folder that holds notes (asked first)."""
 
 import base64
 import json
 import tempfile
 from pathlib import Path
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from notes_page import NotesPage, SignedInPeople
 from png import distinctive_slices, unique_png
@@ -30,7 +35,7 @@ class WebNotesTests(SignedInPeople, BrowserCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.passwords = {name: marker(f"{name}-password") for name in ("alice", "bob", "carol")}
+        cls.passwords = {name: marker(f"{name}-password") for name in ("alice", "bob", "carol", "dora")}
         cls.passphrase = marker("passphrase")
         cls.hint_text = "the usual one"
         cls.secrets += [*cls.passwords.values(), cls.passphrase]
@@ -256,3 +261,65 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         self.assertIsNone(alice.b.js("return window.__xss"))
         alice.b.open("/")
         alice.wait_signed_in()
+
+    # Folders
+
+    def test_deleting_a_folder_with_notes_asks_first_and_keeps_its_notes(self):
+        dora = self.signed_in("dora")
+        note_id = dora.new_note("Filed " + marker("t"), self.note_text("filed"))
+        name = "Work " + marker("f")
+        dora.b.click("#new-folder")
+        dora.b.type("#new-folder-name", name)
+        dora.b.find("#new-folder-name").send_keys(Keys.ENTER)
+        folder = dora.b.wait(lambda d: next((e.get_attribute("data-folder") for e in dora.b.all("[data-testid=folder]")
+                                              if name in e.text), None), "the new folder")
+        # The note shown again (from All Notes: the new folder is shown, empty), its folder menu
+        # lists the new folder.
+        dora.b.click("#folder-all")
+        dora.select(note_id)
+        dora.b.wait(lambda d: name in dora.b.find("#note-folder").text, "the new folder in the note's folder menu")
+        Select(dora.b.find("#note-folder")).select_by_visible_text(name)
+        row = f"[data-testid=folder][data-folder='{folder}']"
+        dora.b.wait(lambda d: dora.b.find(row).text.endswith("1"), "the note in the folder")
+        delete = f"[data-testid=delete-folder][data-folder='{folder}']"
+
+        def press_delete():
+            # The button shows on the folder's row under the pointer.
+            ActionChains(dora.b.driver).move_to_element(dora.b.find(row)).move_to_element(dora.b.find(delete)).click().perform()
+
+        press_delete()
+        question = dora.b.wait(lambda d: self.alert(dora), "the question before deleting")
+        self.assertIn(name, question.text)
+        question.dismiss()
+        self.assertTrue(dora.b.all(row), "the folder stays when the answer is no")
+        press_delete()
+        dora.b.wait(lambda d: self.alert(dora), "the question again").accept()
+        dora.b.wait(lambda d: not dora.b.all(row), "the folder gone")
+        dora.b.click("#folder-all")
+        dora.wait_item(note_id)
+
+    @staticmethod
+    def alert(page: NotesPage):
+        try:
+            return page.b.driver.switch_to.alert
+        except Exception:
+            return None
+
+    def test_a_short_passphrase_is_asked_about_and_refused_unless_confirmed(self):
+        dora = self.signed_in("dora")
+        dora.new_note("Short " + marker("t"), self.note_text("short"))
+        dora.b.click("#lock-note")
+        dora.b.wait_visible("#passphrase-set-form")
+        dora.b.type("#new-passphrase", "abc")
+        dora.b.type("#new-passphrase-again", "abc")
+        dora.b.click("#passphrase-save")
+        question = dora.b.wait(lambda d: self.alert(dora), "the question about a short passphrase")
+        self.assertIn("3 characters", question.text)
+        question.dismiss()
+        dora.b.wait(lambda d: "longer passphrase" in dora.b.find("#passphrase-settings-message").text, "the refusal said")
+        dora.reload()
+        # No passphrase was set: locking asks to set one again.
+        dora.b.click("[data-testid=note-item] button")
+        dora.b.click("#lock-note")
+        dora.b.wait_visible("#passphrase-set-form")
+        dora.reload()

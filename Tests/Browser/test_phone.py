@@ -104,6 +104,12 @@ class PhoneLayoutTests(BrowserCase):
         if phone:
             tap(b, "#back-to-list")
             b.wait(lambda d: self.shown_panes(b) == ["list"], "the list alone after Back")
+            # The browser's Back (Android's) goes up a pane too, and stays in the app.
+            tap(b, "[data-testid=note-item] button")
+            b.wait(lambda d: self.shown_panes(b) == ["note"], "a note again")
+            b.driver.back()
+            b.wait(lambda d: self.shown_panes(b) == ["list"], "the list after the browser's Back")
+            self.assertTrue(b.visible("#app-screen") and b.driver.current_url.startswith(self.home.url), "still in the app")
         b.wait(lambda d: any(preview in e.text for e in b.all("[data-testid=note-item]")), "the first line after the title in the list")
         screen("02-list")
 

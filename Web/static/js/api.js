@@ -58,6 +58,17 @@ export function hasOriginToken() {
   return Boolean(originToken());
 }
 
+const keepaliveBytes = 60 * 1024;
+let unloading = false;
+window.addEventListener('pagehide', () => { unloading = true; });
+window.addEventListener('beforeunload', () => { unloading = true; });
+window.addEventListener('pageshow', () => { unloading = false; });
+
+/** Whether the page is going: hidden, or being reloaded or closed. */
+function leaving() {
+  return unloading || document.visibilityState === 'hidden';
+}
+
 /** Called when the server says the session is gone (401 `unauthorized`). */
 export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
@@ -84,9 +95,12 @@ export async function request(method, path, { body, query, raw = false, quietUna
     payload = JSON.stringify(body, (key, value) => (value instanceof Uint8Array ? toBase64(value) : value));
     headers['Content-Type'] = 'application/json';
   }
+  // A request made as the page goes (a save when it is hidden, reloaded or closed) outlives it;
+  // the browser takes such requests up to 64 KiB.
+  const keepalive = leaving() && (payload === undefined || (typeof payload === 'string' && payload.length < keepaliveBytes));
   let response;
   try {
-    response = await fetch(url, { method, headers, body: payload, credentials: 'same-origin', cache: 'no-store' });
+    response = await fetch(url, { method, headers, body: payload, credentials: 'same-origin', cache: 'no-store', keepalive });
   } catch {
     throw new ApiError(0, { code: 'offline', message: 'Tresor is not reachable. Is the daemon running?' });
   }

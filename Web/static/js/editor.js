@@ -14,10 +14,13 @@ import { merge, mergeValue } from './merge.js';
 import { saveLockedBody, saveUnlocked } from './note-sync.js';
 import { createRichEditor, formatBar } from './rich-editor.js';
 import { earlierPassphraseText, passphraseForm } from './passphrase-ui.js';
+import { keepUnsent, passes, takeUnsent } from './unsent-edits.js';
 
 const saveDelayMs = 600;
 /** How long a save refused by a full or read-only disk waits before it is tried again. */
 const diskRetryMs = 15000;
+/** How long a save that failed for another passing reason (offline, the server down) waits. */
+const retryMs = 3000;
 
 export class NoteEditor {
   /**
@@ -57,6 +60,11 @@ export class NoteEditor {
     clearTimeout(timer);
     this.pending = null;
     run();
+  }
+
+  /** Whether the shown note's last save failed (its edit is still only in the page). */
+  hasFailedSave() {
+    return this.container.querySelector('#save-status')?.dataset.state === 'error';
   }
 
   /** Drops a waiting save without running it (after the note was deleted). */
@@ -147,7 +155,7 @@ export class NoteEditor {
 
     const status = h('span', { id: 'save-status', class: 'save-status', 'data-testid': 'save-status', 'data-state': 'saved', role: 'status' }, '');
     const title = h('input', {
-      id: 'note-title', class: 'note-title', value: summary.title, maxlength: '4096', autocomplete: 'off', 'aria-label': 'Title',
+      id: 'note-title', class: 'note-title', value: summary.title, maxlength: '4096', autocomplete: 'off', 'aria-label': 'Title', dir: 'auto',
       placeholder: 'Title',
     });
     // The body shows its Markdown formatted (js/rich-editor.js); its `value` is the Markdown.
@@ -155,10 +163,18 @@ export class NoteEditor {
     body.value = isLocked ? text ?? '' : detail.body ?? '';
     // What the server had when this text was loaded: every save names it (docs/WEB.md, "Revisions").
     let base = { revision: summary.revision, title: summary.title, body: body.value };
+    // An edit of this note not sent yet (js/unsent-edits.js) is shown, and sent from its own base.
+    const unsent = isLocked ? null : takeUnsent(noteID, this.app.account?.id);
+    if (unsent) {
+      if (unsent.edit.title !== undefined) title.value = unsent.edit.title;
+      if (unsent.edit.body !== undefined) body.value = unsent.edit.body;
+      base = { ...unsent.from };
+    }
 
     const setStatus = (state, label) => {
       status.dataset.state = state;
       status.textContent = label;
+      status.title = label; // the whole text where a phone's row cuts it
     };
     /**
      * The server now has `server` ({revision, title, body}); the page's text was made from
@@ -213,8 +229,12 @@ export class NoteEditor {
         return;
       }
       setStatus('saving', 'Saving…');
+      const accountID = this.app.account?.id;
       this.saving = this.saving.then(async () => {
         const from = { ...base };
+        const edit = {};
+        if (titleChanged) edit.title = newTitle;
+        if (bodyChanged) edit.body = newBody;
         try {
           let result;
           if (isLocked) {
@@ -227,9 +247,6 @@ export class NoteEditor {
               ? await saveLockedBody(noteID, { ...from, revision: server.revision }, newBody, { noteKey, noteProof, passphraseProof: notePassphraseProof })
               : { server, conflictCopy: null };
           } else {
-            const edit = {};
-            if (titleChanged) edit.title = newTitle;
-            if (bodyChanged) edit.body = newBody;
             result = await saveUnlocked(noteID, from, edit);
           }
           if (!status.isConnected) return;
@@ -247,14 +264,19 @@ export class NoteEditor {
           setStatus(this.pending ? 'dirty' : 'saved', this.pending ? 'Editing…' : 'Saved');
           this.app.listChanged();
         } catch (error) {
-          if (!status.isConnected) return;
-          setStatus('error', `Not saved: ${error.message}`);
-          // A full or read-only disk (docs/WEB.md, "Revisions"): said in the banner; the edit
-          // stays in the page and is sent again a while later, unless typing sends it first.
-          if (error.code === 'diskFull' || error.code === 'diskReadOnly') {
-            showError(error);
-            if (!this.pending) this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, diskRetryMs), run: save };
+          const again = passes(error);
+          if (!status.isConnected) {
+            // The note was left, or the session ended, while this save failed: an unlocked
+            // note's edit is kept and sent again (js/unsent-edits.js).
+            if (again && !isLocked) keepUnsent(noteID, accountID, from, edit);
+            return;
           }
+          setStatus('error', `Not saved: ${error.message}${again ? ' Trying again…' : ''}`);
+          // A full or read-only disk (docs/WEB.md, "Revisions") is said in the banner too.
+          const disk = error.code === 'diskFull' || error.code === 'diskReadOnly';
+          if (disk) showError(error);
+          // The edit stays in the page and is sent again a while later, unless typing sends it first.
+          if (again && !this.pending) this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, disk ? diskRetryMs : retryMs), run: save };
         }
       });
     };
@@ -321,6 +343,7 @@ export class NoteEditor {
         attachments),
       sharing);
     if (!summary.title || summary.title === 'New Note') title.select();
+    if (unsent) edited();
   }
 
   metaLine(summary) {

@@ -18,6 +18,7 @@ import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } fro
 import { checkStatusNow, startAutoLock, stopAutoLock } from './autolock.js';
 import { startLiveUpdates } from './live-updates.js';
 import { showAccountInitial } from './account-menu.js';
+import { hasUnsent, installUnsentEdits, sendUnsent } from './unsent-edits.js';
 
 const allNotes = 'all';
 const sharedWithMe = 'shared';
@@ -37,17 +38,43 @@ export class NotesApp {
     this.editor = new NoteEditor(byId('editor'), this);
     this.listTimer = null;
     this.wire();
+    installUnsentEdits({ accountID: () => this.account?.id ?? null, onSent: () => this.listChanged() });
+    this.saveWhenLeaving();
     onLock(() => this.afterLock());
+  }
+
+  /**
+   * What is typed is sent before the page goes: hidden (a phone's app switch, which may end the
+   * tab), reloaded or closed — in requests that outlive the page (js/api.js) — and coming back
+   * online sends what waits. A page with an edit the server refused until now asks before it goes.
+   */
+  saveWhenLeaving() {
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.editor.flush();
+    });
+    window.addEventListener('pagehide', () => this.editor.flush());
+    window.addEventListener('beforeunload', (event) => {
+      this.editor.flush();
+      if (hasUnsent() || this.editor.hasFailedSave()) event.preventDefault();
+    });
+    window.addEventListener('online', () => this.editor.flush());
   }
 
   wire() {
     byId('new-note').append(icon('plus'));
     byId('new-note').addEventListener('click', () => this.createNote());
     byId('empty-recently-deleted').addEventListener('click', () => this.emptyRecentlyDeleted());
-    byId('back-to-folders').addEventListener('click', () => showPane('folders'));
+    byId('back-to-folders').addEventListener('click', () => goUp('folders'));
     byId('back-to-list').addEventListener('click', () => {
       this.editor.flush();
-      showPane('list');
+      goUp('list');
+    });
+    // The browser's Back and Forward between the panes a phone showed (showPane).
+    window.addEventListener('popstate', (event) => {
+      const pane = event.state?.pane;
+      if (!paneDepth.hasOwnProperty(pane) || document.body.dataset.screen !== 'app') return;
+      if (pane !== 'note') this.editor.flush();
+      document.body.dataset.pane = pane;
     });
     byId('lock-now').prepend(icon('lock'));
     byId('lock-now').addEventListener('click', () => {
@@ -122,6 +149,8 @@ export class NotesApp {
       signedOut: () => this.onSessionEnded?.(),
     });
     await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);
+    // Edits the last session could not send — the same account's, signed in again — go now.
+    sendUnsent();
   }
 
   /**
@@ -315,6 +344,9 @@ export class NotesApp {
         class: 'icon-button folder-delete', type: 'button', 'data-testid': 'delete-folder', 'data-folder': folder.id,
         'aria-label': `Delete folder ${folder.name}`, title: 'Delete folder (its notes stay in Notes)',
         on: { click: () => busy(async () => {
+          // Its notes stay (in Notes), but where they were is gone: asked first, as Apple Notes asks.
+          const notes = folder.noteCount === 1 ? 'its note stays' : `its ${folder.noteCount} notes stay`;
+          if (folder.noteCount > 0 && !window.confirm(`Delete the folder “${folder.name}”? ${notes[0].toUpperCase()}${notes.slice(1)}, in Notes.`)) return;
           await api.delete(`/folders/${segment(folder.id)}`);
           if (this.folder === folder.id) this.folder = allNotes;
           await this.reload();
@@ -500,7 +532,7 @@ export class NotesApp {
     if (this.selectedID === id) {
       this.selectedID = null;
       this.editor.showEmpty();
-      showPane('list');
+      goUp('list');
     }
     await Promise.all([this.loadNotes(), this.loadFolders()]);
   }
@@ -635,6 +667,30 @@ function daysLeft(deleted) {
 }
 
 /** On a phone, which pane shows (folders, list or note); wider screens show all three. */
+/** How far down each pane a phone shows one at a time is: Back goes up one (docs/WEB.md, "Phones"). */
+const paneDepth = { folders: 0, list: 1, note: 2 };
+/** The widths at which one pane shows at a time (css/small-screens.css). */
+const onePaneAtATime = window.matchMedia('(max-width: 700px)');
+
+/**
+ * Shows `pane` on a phone. Going down a pane is a step of the browser's history, so that its
+ * Back — Android's too — goes up one instead of leaving the app.
+ */
 function showPane(pane) {
+  const current = document.body.dataset.pane;
   document.body.dataset.pane = pane;
+  if (onePaneAtATime.matches && current && paneDepth[pane] > paneDepth[current]) {
+    history.replaceState({ ...history.state, pane: current }, '');
+    history.pushState({ pane, pushed: true }, '');
+  }
+}
+
+/** Goes up to `pane`: back through the history step that came down, where there is one. */
+function goUp(pane) {
+  const step = history.state;
+  if (step?.pushed && step.pane === document.body.dataset.pane && paneDepth[pane] < paneDepth[step.pane]) {
+    history.back();
+  } else {
+    showPane(pane);
+  }
 }

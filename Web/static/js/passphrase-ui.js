@@ -176,6 +176,9 @@ export function currentPassphraseKey(state, reason) {
   });
 }
 
+/** The fewest characters advised for a notes passphrase (the CLI advises the same). */
+const advisedPassphraseLength = 8;
+
 /**
  * The passphrase settings dialog: set (when none), change or reset. `onChanged()` runs after
  * the server accepted a new passphrase.
@@ -195,6 +198,12 @@ export function openPassphraseSettings(state, { onChanged }) {
     if (!passphrase) throw new Error('Enter a passphrase.');
     if (passphrase !== again) throw new Error('The two passphrases are not the same.');
     if (hint && hint === passphrase) throw new Error('The hint cannot be the passphrase itself.');
+    // The server keeps every locked note sealed: whoever gets a copy can guess offline.
+    const length = [...passphrase].length;
+    if (length < advisedPassphraseLength && !window.confirm(
+      `A passphrase of ${length} character${length === 1 ? '' : 's'} is guessed quickly by anyone who gets a copy of a locked note, and the server keeps one. Use it anyway?`)) {
+      throw new Error(`Choose a longer passphrase: ${advisedPassphraseLength} characters or more, or a few words.`);
+    }
     return { passphrase, hint: hint || undefined };
   };
   const run = (work) => async (event) => {
