@@ -14,6 +14,8 @@ struct CallerResolver: Sendable {
     let keychains: KeychainProvider
     /// Terminals where the user opened a terminal session (`tresor unlock --for`).
     let terminalSessions: TerminalSessions
+    /// Where a refused executable is named for its developer.
+    let unregistered: UnregisteredExecutables
 
     /// The caller `client` is in `keychain` (nil: the login keychain), with the `passcode` its
     /// request carried, if any.
@@ -26,6 +28,7 @@ struct CallerResolver: Sendable {
             return caller
         }
         guard let application = try application(of: client) else {
+            unregistered.refused(client.executable)
             throw KeychainError.missingEntitlement(
                 "\(client.executable) is not a registered application (register it with `tresor app register`)")
         }

@@ -108,7 +108,8 @@ public struct Daemon: Sendable {
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
-        let callers = CallerResolver(keychains: keychains, terminalSessions: terminalSessions)
+        let callers = CallerResolver(
+            keychains: keychains, terminalSessions: terminalSessions, unregistered: UnregisteredExecutables(logger: logger))
         let executables = [me, identifier.cliExecutable]
         logStartup(
             slot: slot,

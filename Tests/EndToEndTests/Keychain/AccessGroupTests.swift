@@ -42,6 +42,10 @@ import TresorTestSupport
 
         let unregistered = try probe(harness, probes.alpha, ["add", "svc", "acct"], input: "x")
         #expect(unregistered.stdout.contains("error missingEntitlement -34018"), "\(unregistered.stdout)")
+        // Its developer reads why in the daemon's log, once, with the path to register.
+        _ = try probe(harness, probes.alpha, ["get", "svc", "acct"])
+        let told = harness.daemonLog.components(separatedBy: "is not a registered application asked for the keychain")
+        #expect(told.count == 2 && harness.daemonLog.contains(probes.alpha.resolvingSymlinksInPath().path), "\(harness.daemonLog.suffix(2000))")
 
         try register(harness, probes.alpha, id: "TEAMA.alpha", team: "TEAMA", groups: ["TEAMA.shared"])
         try register(harness, probes.beta, id: "TEAMB.beta", team: "TEAMB")
