@@ -51,12 +51,12 @@ extension TresorClient {
         try callExpectingNoContent("POST", Route.syncRequest + "/" + PercentEncoding.encode(requestID) + "/deny")
     }
 
-    /// The trusted devices of this device's verified list.
+    /// The trusted devices of this device's verified list: refreshed from the server, or, while
+    /// it cannot be reached, as this device holds it (``SyncDevicesAnswer/serverUnreachable``).
     /// - Returns: the devices, in the order they joined.
     /// - Throws: `APIError` from the daemon.
-    public func syncDevices() throws -> [SyncDeviceInfo] {
-        let answer: SyncDevicesAnswer = try call("GET", Route.syncDevices)
-        return answer.devices
+    public func syncDevices() throws -> SyncDevicesAnswer {
+        try call("GET", Route.syncDevices)
     }
 
     /// Removes a device from the circle and rolls the circle key.

@@ -151,8 +151,14 @@ public struct SyncDeviceInfo: Codable, Sendable {
 /// `GET /v1/sync-account/devices`: the trusted devices of the list this device verified.
 public struct SyncDevicesAnswer: Codable, Sendable {
     public var devices: [SyncDeviceInfo]
+    /// Why the server could not be asked for a newer list: the devices are those of the list
+    /// this device holds. Nil when the server answered.
+    public var serverUnreachable: String?
 
-    public init(devices: [SyncDeviceInfo]) { self.devices = devices }
+    public init(devices: [SyncDeviceInfo], serverUnreachable: String? = nil) {
+        self.devices = devices
+        self.serverUnreachable = serverUnreachable
+    }
 }
 
 /// `POST /v1/sync-account/leave`: whether the server heard of it. When it did not (it could not

@@ -62,7 +62,7 @@ struct SyncAccountRoutes {
         }
         router.get(RouterPath(Route.syncDevices)) { _, context -> SyncDevicesAnswer in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
-            return SyncDevicesAnswer(devices: try await account.devices())
+            return try await account.devices()
         }
         router.delete(RouterPath(Route.syncDevices + "/:id")) { _, context -> SyncDeviceInfo in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")

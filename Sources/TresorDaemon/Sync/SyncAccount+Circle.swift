@@ -82,15 +82,25 @@ extension SyncAccount {
     }
 
     /// The trusted devices of the list this device holds (after accepting a newer one the
-    /// server has, signed by a device it trusts).
-    func devices() async throws -> [SyncDeviceInfo] {
+    /// server has, signed by a device it trusts). With the server out of reach, those of the
+    /// list held, saying so.
+    func devices() async throws -> SyncDevicesAnswer {
         try await SyncAPIErrors.mapped {
             var (file, device, _) = try trusted()
             let client = try keptClient(file, device: device)
-            let history = try await refreshed(&file, client)
-            return try Self.held(history).members.map {
+            let history: CircleHistory
+            var unreachable: String?
+            do {
+                history = try await refreshed(&file, client)
+            } catch SyncClientError.unreachable(let why) {
+                guard let held = file.history else { throw SyncClientError.unreachable(why) }
+                history = try CircleHistory(encoded: held)
+                unreachable = why
+            }
+            let devices = try Self.held(history).members.map {
                 SyncDeviceInfo(deviceID: $0.deviceID, name: $0.name, isThisDevice: $0.deviceID == file.deviceID)
             }
+            return SyncDevicesAnswer(devices: devices, serverUnreachable: unreachable)
         }
     }
 

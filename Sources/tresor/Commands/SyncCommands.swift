@@ -243,9 +243,12 @@ struct SyncCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(options) {
-                let devices = try options.connect().syncDevices()
-                if options.json { return Output.json(SyncDevicesAnswer(devices: devices)) }
-                for device in devices { print("\(device.deviceID)  \(device.name)\(device.isThisDevice ? "  (this device)" : "")") }
+                let answer = try options.connect().syncDevices()
+                if options.json { return Output.json(answer) }
+                for device in answer.devices { print("\(device.deviceID)  \(device.name)\(device.isThisDevice ? "  (this device)" : "")") }
+                if let why = answer.serverUnreachable {
+                    StandardStream.error.write("The sync server cannot be reached (\(why)): this is the list this device holds.\n")
+                }
             }
         }
     }

@@ -7,7 +7,8 @@ import TresorTestSupport
 /// items and notes while the server is stopped — the same item edited on both, an item deleted
 /// on one and edited on the other, a note edited on both in different lines, a note deleted on
 /// one and edited on the other — `tresor sync now` fails saying why and loses nothing, and once
-/// the server is back both devices end identical by the conflict rules.
+/// the server is back both devices end identical by the conflict rules; meanwhile `tresor sync
+/// devices` lists the devices of the list each holds.
 @Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncOfflineTests {
     static func delete(_ device: Harness, service: String) throws {
         let deleted = try device.tresor(["item", "delete", "--service", service, "--synchronizable"])
@@ -58,6 +59,11 @@ import TresorTestSupport
             #expect(status.counters?.changesWaiting == items && status.notesWaiting == notes, "\(String(describing: status.counters))")
             #expect(try SyncE2E.contents(of: device) == before)
         }
+        // The devices are still listed: those of the list this device holds, said so.
+        let listed = try laptop.tresor(["sync", "devices"])
+        #expect(listed.succeeded && listed.stdout.contains("laptop") && listed.stdout.contains("phone"), "\(listed.stdout) \(listed.stderr)")
+        #expect(listed.stderr.contains("this is the list this device holds"), "\(listed.stderr)")
+        #expect(try SyncE2E.sync(laptop, SyncDevicesAnswer.self, ["devices"]).serverUnreachable != nil)
 
         _ = try instance.startWebDaemon(
             passcode: ServerInstances.passcode, extraArguments: ["--database", cluster.databaseURL, "--server-key-file", cluster.keyFile.path],
