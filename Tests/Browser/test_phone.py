@@ -96,6 +96,12 @@ class PhoneLayoutTests(BrowserCase):
                              [0, True], "the page itself does not scroll: one scroll area")
             tap(b, "#format-check")
             b.wait(lambda d: b.js("return document.activeElement.id") == "note-body", "the caret to stay in the note")
+            if phone and keyboard_top <= 420:
+                # Little room: the Back row and the note's actions step aside while typing, and
+                # the text gets most of what is left above the bar.
+                self.assertFalse(b.visible("#back-to-list") or b.visible("#pin-note"), "the rows step aside while typing")
+                room = self.box(b, "[data-testid=format-bar]")["top"] - self.box(b, "#note-body")["top"]
+                self.assertGreater(room, keyboard_top / 3, f"room for the text above the formatting bar: {room} px")
             b.screenshot(f"{kind}-{width}-04-keyboard")
         finally:
             layout.set_viewport_height(b, height)

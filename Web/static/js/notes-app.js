@@ -386,7 +386,7 @@ export class NotesApp {
       const message = this.search ? 'No notes match your search.'
         : this.folder === sharedWithMe ? 'Notes other people share with you appear here.'
           : this.folder === recentlyDeleted ? 'Deleted notes stay here for 30 days.'
-            : 'No notes yet. Click + to write one.';
+            : 'No notes yet. Write one with +.';
       replaceChildren(list, h('li', { class: 'list-empty', 'data-testid': 'note-list-empty' }, message));
       return;
     }
