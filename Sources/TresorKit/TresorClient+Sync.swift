@@ -52,7 +52,7 @@ extension TresorClient {
     }
 
     /// The trusted devices of this device's verified list: refreshed from the server, or, while
-    /// it cannot be reached, as this device holds it (``SyncDevicesAnswer/serverUnreachable``).
+    /// it cannot be reached, as this device holds it (`SyncDevicesAnswer.serverUnreachable`).
     /// - Returns: the devices, in the order they joined.
     /// - Throws: `APIError` from the daemon.
     public func syncDevices() throws -> SyncDevicesAnswer {
