@@ -189,7 +189,6 @@ extension NotesStore {
     ///     (``AttachmentRemovalAuthority``), checked and counted in this transaction.
     /// - Throws: `notFound`, `invalid`, `wrongPassphrase`, `passphraseRequired`, `throttled`.
     public func removeAttachment(_ attachmentID: String, of noteID: String, by authority: AttachmentRemovalAuthority) throws {
-        let sealing = try sealing()
         let file = try pool.write { db -> Result<String, NotesError> in
             let row = try NoteRow.fetch(noteID, db)
             try requireNotDeleted(row)
@@ -199,7 +198,10 @@ extension NotesStore {
             }
             if row.isLocked, case .browser(let noteProof, let passphraseProof) = authority {
                 guard let noteProof else { throw NotesError.invalid("a locked note's attachment is removed with the note's proof") }
-                if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, sealing) { return .failure(wrong) }
+                // The content key only here: an unlocked note's attachment goes without it, as before the first unlock.
+                if let wrong = try checkNoteProof(row, noteProof: noteProof, passphraseProof: passphraseProof, db, try sealing()) {
+                    return .failure(wrong)
+                }
             }
             try db.execute(sql: "DELETE FROM attachments WHERE id = ?", arguments: [attachmentID])
             try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, noteID])
