@@ -7,7 +7,11 @@ extension WebCoding {
     /// passphrase or a key: a body with a `passphrase`, `passcode` or `key` field is refused
     /// (a client bug that would otherwise send a secret quietly).
     static func decodeWithoutSecret<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = WebLimits.jsonBytes) async throws -> T {
-        let data = try await body(request, limit: limit)
+        try decodeWithoutSecret(type, try await body(request, limit: limit))
+    }
+
+    /// ``decodeWithoutSecret(_:_:limit:)`` of a body already read.
+    static func decodeWithoutSecret<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
         if let fields = try? decoder.decode(SecretFields.self, from: data), fields.present {
             throw APIError(.param, "the server never takes a passphrase or a key: send only what docs/WEB.md lists")
         }

@@ -80,7 +80,7 @@ struct WebAttachmentRoutes {
         router.delete("/api/notes/:id/attachments/:aid") { request, context -> Response in
             let id = try context.parameters.require("id"), attachmentID = try context.parameters.require("aid")
             let body = try await WebCoding.body(request, limit: WebLimits.jsonBytes)
-            let proofs = body.isEmpty ? nil : try WebCoding.decode(AttachmentRemovalRequest.self, body)
+            let proofs = body.isEmpty ? nil : try WebCoding.decodeWithoutSecret(AttachmentRemovalRequest.self, body)
             let authority = AttachmentRemovalAuthority.browser(noteProof: proofs?.noteProof, passphraseProof: proofs?.passphraseProof?.proofOfKey)
             try await services.performOnNote("detach", context, id: id, ownerOnly: true) { store, _, _ in
                 try await store.removeAttachment(attachmentID, of: id, by: authority)
