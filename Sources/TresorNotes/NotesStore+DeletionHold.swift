@@ -86,10 +86,8 @@ extension NotesStore {
                 return
             }
             for (serverID, row) in rows {
-                try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [row.id])
                 try NoteDeletionHoldTables.forget(serverID, db)
-                effects.removedFiles += try deleteNoteRows(row, db)
-                effects.removed.append(row.id)
+                try removeSyncedNote(row, db, &effects)
             }
             settled.applied = rows.count
             // The user confirmed these: the next 24 hours count from now.

@@ -251,11 +251,11 @@ extension NotesStore {
                         try NoteDeletionHoldTables.setAside(serverID, db)
                         continue
                     }
-                    try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     if let row {
-                        effects.removedFiles += try deleteNoteRows(row, db)
-                        effects.removed.append(localID)
+                        try removeSyncedNote(row, db, &effects)
                         applied += 1
+                    } else {
+                        try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [localID])
                     }
                     continue
                 }
@@ -297,6 +297,14 @@ extension NotesStore {
         var written: [(id: String, created: Bool, entry: SearchIndex.Entry)] = []
         var removed: [String] = []
         var removedFiles: [String] = []
+    }
+
+    /// Removes synced note `row` here, as deleted for good on the server: its link, rows and
+    /// attachment files (once the transaction commits, ``finish(_:)``).
+    func removeSyncedNote(_ row: NoteRow, _ db: Database, _ effects: inout NoteSyncEffects) throws {
+        try db.execute(sql: "DELETE FROM sync_note_links WHERE local_id = ?", arguments: [row.id])
+        effects.removedFiles += try deleteNoteRows(row, db)
+        effects.removed.append(row.id)
     }
 
     /// Runs `body` in a write transaction in which the outbox triggers record nothing.

@@ -131,7 +131,12 @@ enum SecItemCall {
     static func anyMatchNeedsTheUser(_ request: SecItemRequest) throws -> Bool {
         var all = request
         all.limit = .all
-        return try fetch(all, returnData: false, returnAttributes: true).contains { $0.attributes?.accessControl != nil }
+        return try fetch(all, returnData: false, returnAttributes: true).contains(where: needsTheUser)
+    }
+
+    /// Whether `item`'s secret opens only with the user's presence (its attributes say).
+    private static func needsTheUser(_ item: KeychainItem) -> Bool {
+        item.attributes?.accessControl != nil
     }
 
     /// The matches of `request`, shaped as Apple returns them; nil when nothing was asked for.
@@ -153,12 +158,11 @@ enum SecItemCall {
     /// see which secrets need the user before asking for any (asking could wait for an approval).
     private static func copyWithoutAsking(_ request: SecItemRequest) throws -> CFTypeRef? {
         let candidates = try fetch(request, returnData: false, returnAttributes: true)
-        let needsUser = { (item: KeychainItem) in item.attributes?.accessControl != nil }
         if request.authenticationUI == .fail {
-            guard !limited(candidates, request).contains(where: needsUser) else { throw SecItemFailure(errSecInteractionNotAllowed) }
+            guard !limited(candidates, request).contains(where: needsTheUser) else { throw SecItemFailure(errSecInteractionNotAllowed) }
             return try shaped(limited(fetch(request, returnData: true, returnAttributes: request.returnAttributes), request), request)
         }
-        let items = try limited(candidates.filter { !needsUser($0) }, request).flatMap { candidate in
+        let items = try limited(candidates.filter { !needsTheUser($0) }, request).flatMap { candidate in
             var one = request
             one.id = candidate.id
             one.limit = .one

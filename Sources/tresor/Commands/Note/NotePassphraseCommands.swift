@@ -42,7 +42,7 @@ extension NoteCommand {
             func run() throws {
                 try Output.run(options) {
                     var input = secrets.input()
-                    let passphrase = try input.newPassphrase("New notes passphrase:", guarding: "a locked note (a backup or a server holds one)")
+                    let passphrase = try input.newNotesPassphrase()
                     let text = hint ? try input.hint() : nil
                     let status = try options.notes().setPassphrase(passphrase, hint: text)
                     if options.json { return Output.json(status) }
@@ -74,7 +74,7 @@ extension NoteCommand {
                 try Output.run(options) {
                     var input = secrets.input()
                     let current = try input.next("Current notes passphrase:")
-                    let new = try input.newPassphrase("New notes passphrase:", guarding: "a locked note (a backup or a server holds one)")
+                    let new = try input.newNotesPassphrase()
                     // A hint describes a passphrase: on a terminal the new one gets a hint of its own,
                     // asked (empty for none). A script keeps the old one unless it says otherwise.
                     let asks = hint || !input.fromStandardInput
@@ -128,7 +128,7 @@ extension NoteCommand {
                     let client = try options.connect()
                     var input = secrets.input()
                     let passcode = try client.status().passcodeSet ? try input.next("Passcode:") : nil
-                    let new = try input.newPassphrase("New notes passphrase:", guarding: "a locked note (a backup or a server holds one)")
+                    let new = try input.newNotesPassphrase()
                     let text = hint ? try input.hint() : nil
                     let status = try Notes(client: client).resetPassphrase(passcode: passcode, new: new, hint: text)
                     if options.json { return Output.json(status) }
@@ -205,5 +205,12 @@ extension NoteCommand {
                 }
             }
         }
+    }
+}
+
+extension SecretInput {
+    /// A new notes passphrase, typed twice, warned about when short (``newPassphrase(_:guarding:)``).
+    fileprivate mutating func newNotesPassphrase() throws -> String {
+        try newPassphrase("New notes passphrase:", guarding: "a locked note (a backup or a server holds one)")
     }
 }
