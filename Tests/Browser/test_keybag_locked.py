@@ -38,6 +38,31 @@ class KeybagLockedTests(BrowserCase):
         self.assertEqual(status["keybag"], "unlocked", "signing in as local with the passcode unlocks Tresor")
         hana.b.wait_hidden("#keybag-banner", seconds=8)
 
+    def test_a_list_refused_while_locked_since_start_is_read_once_the_owner_unlocks(self):
+        password = self.secret("ivo-password")
+        ivo = NotesPage(self.browser("ivo"))
+        ivo.register("ivo", password)
+        ivo.wait_signed_in()
+        note_id = ivo.new_note("Before the restart " + self.note_text("title"), self.note_text("body"))
+
+        # Restarted, Tresor is locked since it started: nothing of any account can be read.
+        self.home.stop()
+        self.home.start()
+        ivo.sign_in("ivo", password)
+        ivo.b.wait_visible("[data-testid=keybag-owner-must-unlock]", seconds=8)
+        empty = ivo.b.find("[data-testid=note-list-empty]").text
+        self.assertIn("once Tresor is unlocked", empty, "the list said the account has no notes")
+        self.assertEqual(ivo.banner(), "", "an error besides the keybag banner")
+        self.assertFalse(ivo.b.visible("#new-note"), "+ offered while nothing can be written")
+        ivo.b.screenshot("27-keybag-locked-since-start")
+
+        local = NotesPage(self.browser("local"))
+        local.sign_in("local", self.passcode)
+        ivo.wait_item(note_id)
+        ivo.b.wait_hidden("#keybag-banner", seconds=8)
+        self.assertEqual(ivo.banner(), "")
+        self.assertTrue(ivo.b.visible("#new-note"))
+
     def test_the_widget_follows_the_browsers_own_secure_session(self):
         passphrase = self.secret("widget-passphrase")
         page = NotesPage(self.browser("local"))

@@ -224,6 +224,7 @@ export class NotesApp {
     lockNow('signOut');
     this.editor.showEmpty();
     this.account = null;
+    this.waitingForContent = false;
     this.notes = [];
     this.folders = [];
     replaceChildren(byId('note-list'));
@@ -237,6 +238,11 @@ export class NotesApp {
    */
   showStatus(status) {
     const banner = byId('keybag-banner');
+    if (status.contentAvailable && this.waitingForContent) {
+      // The list was refused while nothing could be read (locked since Tresor started): read it now.
+      this.waitingForContent = false;
+      this.reload();
+    }
     if (status.keybag === 'unlocked' || (status.contentAvailable && status.keybag !== 'locked')) {
       banner.hidden = true;
       banner.dataset.state = 'unlocked';
@@ -288,7 +294,7 @@ export class NotesApp {
       const folders = await api.get('/folders');
       this.folders = Array.isArray(folders) ? folders : folders?.folders || [];
     } catch (error) {
-      showError(error);
+      if (!this.refusedWhileLocked(error)) showError(error);
     }
     this.renderFolders();
   }
@@ -304,11 +310,23 @@ export class NotesApp {
       }
       const { notes } = await api.get('/notes', { query });
       this.notes = this.folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
+      this.waitingForContent = false;
     } catch (error) {
-      showError(error);
+      if (!this.refusedWhileLocked(error)) showError(error);
       this.notes = [];
     }
     this.renderList();
+  }
+
+  /**
+   * Whether `error` is the server saying nothing can be read until the owner unlocks Tresor
+   * (423): the keybag banner says so already, and the list is read again once it can be.
+   */
+  refusedWhileLocked(error) {
+    if (!(error instanceof ApiError) || error.status !== 423) return false;
+    this.waitingForContent = true;
+    checkStatusNow();
+    return true;
   }
 
   /** Reloads the list soon (after an autosave: several saves in a row make one reload). */
@@ -379,11 +397,12 @@ export class NotesApp {
   renderList() {
     byId('list-title').textContent = this.listTitle();
     byId('empty-recently-deleted').hidden = this.folder !== recentlyDeleted || !this.notes.length;
-    byId('new-note').hidden = this.folder === recentlyDeleted;
+    byId('new-note').hidden = this.folder === recentlyDeleted || Boolean(this.waitingForContent);
     const list = byId('note-list');
     const sorted = [...this.notes].sort((a, b) => (b.isPinned - a.isPinned) || (new Date(b.modified) - new Date(a.modified)));
     if (!sorted.length) {
-      const message = this.search ? 'No notes match your search.'
+      const message = this.waitingForContent ? 'Your notes appear here once Tresor is unlocked on this computer.'
+        : this.search ? 'No notes match your search.'
         : this.folder === sharedWithMe ? 'Notes other people share with you appear here.'
           : this.folder === recentlyDeleted ? 'Deleted notes stay here for 30 days.'
             : 'No notes yet. Write one with +.';
