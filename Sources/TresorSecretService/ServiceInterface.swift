@@ -43,7 +43,7 @@ extension SecretServiceProvider {
 
         case "Unlock":
             let objects = try request.arguments("ao", member)[0].objectPathList ?? []
-            let known = objects.filter { SecretObjectPath($0) != nil }
+            let known = existing(objects, request)
             guard login.isLocked else {
                 // Unlocked: only items that need the user present wait, for their answer in `tresor approve`.
                 let presence = needingPresence(known, request)
@@ -65,7 +65,7 @@ extension SecretServiceProvider {
             // What a Lock can lock is the login collection and its items: the keybag locks them
             // all. Asked for nothing of it (no object, or the session collection alone, which
             // never locks), it locks nothing and says so.
-            let lockable = objects.filter { !Self.belongs($0, to: CollectionName.session) && SecretObjectPath($0) != nil }
+            let lockable = existing(objects, request).filter { !Self.belongs($0, to: CollectionName.session) }
             guard !lockable.isEmpty else { return [.objectPaths([]), .objectPath(SecretObjectPath.none)] }
             lockKeybag()
             connection.wake()
@@ -106,6 +106,23 @@ extension SecretServiceProvider {
         guard let map = value.stringDictionary else { throw DBusError.invalidArguments("attributes are an a{ss} map") }
         try SecretLimits.check(label: nil, attributes: map)
         return map
+    }
+
+    /// The collections and items among `paths` that exist for the caller, in their order: as
+    /// gnome-keyring does, `Lock` and `Unlock` leave any other object out of their answer. While
+    /// the keybag is locked an item of the login keychain cannot be looked up: it is taken as named.
+    func existing(_ paths: [String], _ request: SecretRequest) -> [String] {
+        paths.filter { path in
+            switch SecretObjectPath(path) {
+            case .collection(let name)?:
+                return (try? collection(name)) != nil
+            case .item(let name, let id)?:
+                guard let collection = try? collection(name) else { return false }
+                return collection.isLocked || (try? collection.item(id, client: request.client)) != nil
+            default:
+                return false
+            }
+        }
     }
 
     static func belongs(_ path: String, to collection: String) -> Bool {

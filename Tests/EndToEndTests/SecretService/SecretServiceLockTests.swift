@@ -267,6 +267,30 @@ struct SecretServiceLockTests {
         try expectReadable(locked)
         try provider.harness.expectNoSecretLeaked()
     }
+
+    /// As gnome-keyring answers: `Lock` and `Unlock` leave out an object that does not exist — an
+    /// item nobody stored, a collection or a prompt that is not there — rather than report it
+    /// locked or unlocked, and an unlocked keybag stays unlocked.
+    @Test func objectsThatDoNotExistAreLeftOutOfLockAndUnlock() throws {
+        let locked = try providerWithItems()
+        let provider = locked.provider
+        let unknown = [
+            SecretService.login + "/tresor_e2e_no_such_item", "/org/freedesktop/secrets/collection/tresor_e2e_none",
+            "/org/freedesktop/secrets/collection/tresor_e2e_none/item", "/org/freedesktop/secrets/prompt/tresor_e2e_none",
+            "/org/freedesktop/secrets/session/tresor_e2e_none", "/org/freedesktop/secrets",
+        ]
+        for path in unknown {
+            let unlock = try provider.python.raw(PromptLine.self, "unlock-prompt", [path])
+            #expect(unlock.unlocked == [] && unlock.prompt == "/", "Unlock(\(path)): \(unlock)")
+            let lock = try provider.python.raw(LockAnswer.self, "lock", [path])
+            #expect(lock.locked.isEmpty && lock.prompt == "/", "Lock(\(path)): \(lock)")
+            try expectLocked(provider, false)
+        }
+        // Named with an object that exists, the unknown one is still left out of the answer.
+        let lock = try provider.python.raw(LockAnswer.self, "lock", [unknown[0], SecretService.login])
+        #expect(lock.locked == [SecretService.login], "Lock: \(lock)")
+        try expectLocked(provider, true)
+    }
 }
 
 /// What the specification lets clients do that a Secret Service must answer as gnome-keyring
