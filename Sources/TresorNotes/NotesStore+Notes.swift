@@ -243,8 +243,14 @@ extension NotesStore {
                     kind = .conflictCopy
                 }
             }
-            var assignments = ["modified = ?"]
-            var arguments: StatementArguments = [now.timeIntervalSince1970]
+            // Only an edit of the text is a modification: pinning or moving a note keeps its place in
+            // the list, as in Apple Notes (the revision still counts the change).
+            var assignments: [String] = []
+            var arguments: StatementArguments = []
+            if content.title != nil || content.body != nil {
+                assignments.append("modified = ?")
+                arguments += [now.timeIntervalSince1970]
+            }
             if let title = content.title {
                 assignments.append("sealed_title = ?")
                 arguments += [try layer.sealText(title, table: "notes", id: id, column: "title")]
@@ -270,7 +276,7 @@ extension NotesStore {
                     arguments += [try layer.sealText(body, table: "notes", id: id, column: "body")]
                 }
             }
-            if assignments.count > 1 {
+            if !assignments.isEmpty {
                 arguments += [id]
                 try db.execute(sql: "UPDATE notes SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
             }

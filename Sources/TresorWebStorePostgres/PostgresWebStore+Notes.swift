@@ -169,9 +169,11 @@ extension PostgresWebStore: FoldersAndNotesStore {
             let sealedBody = try content.body.map { try sealing.sealText($0, "notes", id, "body") }
             let movesFolder = folderChange != nil
             let folder: String? = folderChange ?? nil
+            // Only an edit of the text is a modification: pinning or moving keeps the list's order.
+            let edits = content.title != nil || content.body != nil
             try await connection.run(
                 """
-                UPDATE notes SET modified = \(now), sealed_title = COALESCE(\(sealedTitle), sealed_title),
+                UPDATE notes SET modified = CASE WHEN \(edits) THEN \(now) ELSE modified END, sealed_title = COALESCE(\(sealedTitle), sealed_title),
                     sealed_body = COALESCE(\(sealedBody), sealed_body), pinned = COALESCE(\(changes.isPinned), pinned),
                     folder_id = CASE WHEN \(movesFolder) THEN \(folder) ELSE folder_id END
                 WHERE id = \(id)

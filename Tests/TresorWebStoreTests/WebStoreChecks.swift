@@ -246,7 +246,26 @@ extension WebStoreCheck {
             _ = try await store.saveNote(loose.id, NoteChanges(folder: .some(nil)), by: owner.id, quota: nil)
             #expect(try await store.summary(ofNote: loose.id).folder == nil)
             #expect(try await store.folders(account: owner.id).map(\.noteCount) == [0])
-        }
+        },
+        WebStoreCheck(name: "pinning and moving a note leave its modified time (and the list's order) as they were; an edit changes it") {
+            store, clock in
+            let owner = try await registered(store, "cy")
+            let older = try await store.createNote(NoteDraft(title: "Older", body: "a"), account: owner.id, quota: nil)
+            clock.advance(by: 60)
+            let newer = try await store.createNote(NoteDraft(title: "Newer", body: "b"), account: owner.id, quota: nil)
+            clock.advance(by: 60)
+            let modified = try await store.summary(ofNote: older.id).modified
+            _ = try await store.saveNote(older.id, NoteChanges(folder: .some("Archive")), by: owner.id, quota: nil)
+            _ = try await store.saveNote(older.id, NoteChanges(isPinned: true), by: owner.id, quota: nil)
+            _ = try await store.saveNote(older.id, NoteChanges(isPinned: false), by: owner.id, quota: nil)
+            let moved = try await store.summary(ofNote: older.id)
+            #expect(moved.folder == "Archive" && !moved.isPinned)
+            #expect(moved.modified == modified, "pinning or moving counted as an edit")
+            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [newer.id, older.id])
+            let edited = try await store.saveNote(older.id, NoteChanges(body: "a, again"), by: owner.id, quota: nil)
+            #expect(edited.note.modified > modified)
+            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [older.id, newer.id])
+        },
     ]
 
     /// Passphrase material as a browser makes it, for proof `proof`.
