@@ -9,10 +9,12 @@ extension NotesStore {
 
     /// The preview of each unlocked note of `ids` (locked notes and notes without more text
     /// than their title are left out).
-    /// - Parameter ids: the notes.
+    /// - Parameters:
+    ///   - ids: the notes.
+    ///   - query: a search's words, to preview the line each note matches on; none otherwise.
     /// - Returns: note id → preview.
     /// - Throws: `contentUnavailable` before the first unlock, `damaged`.
-    public func previews(ofNotes ids: [String]) throws -> [String: String] {
+    public func previews(ofNotes ids: [String], matching query: [String] = []) throws -> [String: String] {
         let sealing = try sealing()
         return try pool.read { db in
             var previews: [String: String] = [:]
@@ -24,7 +26,7 @@ extension NotesStore {
                     let layer = try sealing.noteLayer(row)
                     let body = try layer.openText(row.sealedBody ?? Data(), table: "notes", id: row.id, column: "body")
                     let title = try layer.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
-                    if let preview = NoteRules.preview(body: body, title: title) { previews[row.id] = preview }
+                    if let preview = NoteRules.preview(body: body, title: title, matching: query) { previews[row.id] = preview }
                 }
                 start += batch.count
             }

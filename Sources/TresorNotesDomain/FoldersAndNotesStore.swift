@@ -66,11 +66,13 @@ public protocol FoldersAndNotesStore: Sendable {
     /// - Throws: ``NotesError/invalid(_:)`` for an empty or too long text, or one without a word.
     func search(_ text: String, account: AccountID) async throws -> [NoteSummary]
 
-    /// The preview (``NoteRules/preview(body:title:)``) of each unlocked note of `ids`.
-    /// - Parameter ids: the notes.
+    /// The preview (``NoteRules/preview(body:title:matching:)``) of each unlocked note of `ids`.
+    /// - Parameters:
+    ///   - ids: the notes.
+    ///   - query: a search's words, to preview the line each note matches on; none otherwise.
     /// - Returns: note id → preview (notes without one are left out).
     /// - Throws: ``NotesError/unavailable(_:)``.
-    func previews(ofNotes ids: [String]) async throws -> [String: String]
+    func previews(ofNotes ids: [String], matching query: [String]) async throws -> [String: String]
 
     /// One note's summary.
     /// - Parameter id: the note.

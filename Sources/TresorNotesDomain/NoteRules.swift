@@ -78,13 +78,17 @@ public enum NoteRules {
     }
 
     /// The list's preview of a note: the first non-empty line of `body` that is not the
-    /// title, without markup.
+    /// title, without markup — for a search, the first such line holding a word the search
+    /// matches, from a little before that word.
     /// - Parameters:
     ///   - body: the note's body (Tresor Markdown).
     ///   - title: its title.
-    /// - Returns: at most ``previewLength`` characters, or nil when there is no such line.
-    public static func preview(body: String, title: String) -> String? {
+    ///   - query: the search's words (``SearchWords/query(_:)``), or none outside a search.
+    /// - Returns: at most ``previewLength`` characters (and a leading "…" when the line is shown
+    ///   from its middle), or nil when there is no such line.
+    public static func preview(body: String, title: String, matching query: [String] = []) -> String? {
         var skippedTitle = false
+        var first: String?
         for block in NoteMarkdown.BlockReader(body) {
             let text = block.text.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
@@ -92,9 +96,22 @@ public enum NoteRules {
                 skippedTitle = true
                 continue
             }
-            return String(text.prefix(previewLength))
+            if first == nil { first = String(text.prefix(previewLength)) }
+            guard !query.isEmpty else { break }
+            if let match = SearchWords.firstMatch(of: query, in: text) { return excerpt(of: text, showing: match) }
         }
-        return nil
+        return first
+    }
+
+    /// `text` from a few words before `match`, so the matched word shows in a short row.
+    private static func excerpt(of text: String, showing match: String.Index) -> String {
+        let lead = 24
+        guard text.distance(from: text.startIndex, to: match) > lead else { return String(text.prefix(previewLength)) }
+        var start = text.index(match, offsetBy: -lead)
+        // Begin at a word, not inside one.
+        while start < match, !text[start].isWhitespace { start = text.index(after: start) }
+        let shown = text[start...].drop { $0.isWhitespace }
+        return "…" + String(shown.prefix(previewLength - 1))
     }
 
     /// Attachment names become file names on export: no separators, no control characters,

@@ -28,6 +28,29 @@ public enum SearchWords {
         return words
     }
 
+    /// Where in `text` the first word begins that a word of `query` begins (what a search's
+    /// preview shows).
+    /// - Parameters:
+    ///   - query: the search's words (``query(_:)``).
+    ///   - text: a line of a note, as written.
+    /// - Returns: the index in `text`, or nil when no word matches.
+    public static func firstMatch(of query: [String], in text: String) -> String.Index? {
+        var start = text.startIndex
+        var word = ""
+        for index in text.indices {
+            // Folded one character at a time, so the match is found at its place in `text`.
+            let folded = words(of: String(text[index])).joined()
+            if folded.isEmpty {
+                if query.contains(where: word.hasPrefix), !word.isEmpty { return start }
+                word = ""
+            } else {
+                if word.isEmpty { start = index }
+                word += folded
+            }
+        }
+        return query.contains(where: word.hasPrefix) && !word.isEmpty ? start : nil
+    }
+
     /// The words of a search text, refusing one without any.
     /// - Parameter text: what was typed.
     /// - Returns: its words.

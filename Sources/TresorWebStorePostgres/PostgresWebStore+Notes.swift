@@ -60,7 +60,7 @@ extension PostgresWebStore: FoldersAndNotesStore {
         }
     }
 
-    func previews(ofNotes ids: [String]) async throws -> [String: String] {
+    func previews(ofNotes ids: [String], matching query: [String]) async throws -> [String: String] {
         guard !ids.isEmpty else { return [:] }
         return try await db.read { [self, logger] connection in
             var previews: [String: String] = [:]
@@ -69,7 +69,8 @@ extension PostgresWebStore: FoldersAndNotesStore {
             {
                 let (id, title, body) = try row.decode((String, Data, Data?).self)
                 let text = try sealing.openText(body ?? Data(), "notes", id, "body")
-                if let preview = NoteRules.preview(body: text, title: try sealing.openText(title, "notes", id, "title")) { previews[id] = preview }
+                let openTitle = try sealing.openText(title, "notes", id, "title")
+                if let preview = NoteRules.preview(body: text, title: openTitle, matching: query) { previews[id] = preview }
             }
             return previews
         }

@@ -41,8 +41,8 @@ extension SQLiteWebStore: FoldersAndNotesStore {
         try await run { try $0.search(text, account: account) }
     }
 
-    public func previews(ofNotes ids: [String]) async throws -> [String: String] {
-        try await run { try $0.previews(ofNotes: ids) }
+    public func previews(ofNotes ids: [String], matching query: [String]) async throws -> [String: String] {
+        try await run { try $0.previews(ofNotes: ids, matching: query) }
     }
 
     public func summary(ofNote id: String) async throws -> NoteSummary {

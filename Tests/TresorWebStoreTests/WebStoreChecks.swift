@@ -452,7 +452,7 @@ extension WebStoreCheck {
             let lockedRecord = try await store.lockedRecord(ofNote: note.id)
             #expect(lockedRecord.ciphertext == client.ciphertext && lockedRecord.iv == client.iv && lockedRecord.tag == client.tag)
             #expect(lockedRecord.hasProof && lockedRecord.wrappedKey == nil)
-            #expect(try await store.previews(ofNotes: [note.id]).isEmpty)
+            #expect(try await store.previews(ofNotes: [note.id], matching: []).isEmpty)
             #expect(try await store.search("pin", account: account.id).isEmpty)
             #expect(try await store.search("secret", account: account.id).map(\.id) == [note.id])
             let counts = try await store.widgetCounts(account: account.id)
@@ -637,7 +637,7 @@ extension WebStoreCheck {
             #expect(widget.pinned.map(\.title) == ["Note 1", "Note 0"])
             #expect(
                 try await store.notes(account: owner.id, folderID: nil).map(\.title) == ["Note 1", "Note 0", "Note 5", "Note 4", "Note 3", "Note 2"])
-            #expect(try await store.previews(ofNotes: [ids[0], ids[3]]) == [ids[0]: "line 0", ids[3]: "line 3"])
+            #expect(try await store.previews(ofNotes: [ids[0], ids[3]], matching: []) == [ids[0]: "line 0", ids[3]: "line 3"])
         }
     ]
 
@@ -803,7 +803,21 @@ extension WebStoreCheck {
                 Issue.record("an empty search was run")
                 return
             }
-        }
+        },
+        WebStoreCheck(name: "a search's preview is the line the note matches on, from a little before the word, not the note's start") { store, _ in
+            let owner = try await registered(store, "mo")
+            let long = String(repeating: "filler words here ", count: 5) + "the Crème brûlée recipe, then more words"
+            let note = try await store.createNote(
+                NoteDraft(title: "Desserts", body: "Desserts\nShopping first\n\n" + long), account: owner.id, quota: nil)
+            let found = try await store.search("creme", account: owner.id).map(\.id)
+            #expect(found == [note.id])
+            let preview = try #require(try await store.previews(ofNotes: found, matching: SearchWords.query("creme"))[note.id])
+            #expect(preview.hasPrefix("…") && preview.contains("Crème brûlée"), "\(preview)")
+            #expect(preview.count <= NoteRules.previewLength)
+            // Outside a search, and when only the title matches, the first line after the title.
+            #expect(try await store.previews(ofNotes: [note.id], matching: [])[note.id] == "Shopping first")
+            #expect(try await store.previews(ofNotes: [note.id], matching: SearchWords.query("dessert"))[note.id] == "Shopping first")
+        },
     ]
 }
 

@@ -155,7 +155,7 @@ struct WebNoteRoutes {
             notes = try await store.notes(account: account.id, folderID: nil) + store.notesShared(with: account.id)
             notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
-        let previews = try await store.previews(ofNotes: notes.map(\.id))
+        let previews = try await store.previews(ofNotes: notes.map(\.id), matching: search.map(SearchWords.words(of:)) ?? [])
         return WebNotesList(
             notes: notes.map { note in
                 var summary = WebNoteSummary(note, for: account, folders: folders)

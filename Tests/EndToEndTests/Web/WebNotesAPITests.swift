@@ -27,7 +27,7 @@ import TresorTestSupport
         #expect(created.json?["isShared"] as? Bool == false && created.json?["folder"] as? String == "Work")
         let created2 = try #require(created.json?["created"] as? String)
         #expect(ISO8601DateFormatter().date(from: created2) != nil, "dates are ISO 8601")
-        let second = try alice.createNote(title: "Groceries", body: "milk and eggs")
+        let second = try alice.createNote(title: "Groceries", body: "Groceries\nmilk and bread\nsix eggs")
 
         let folders = try #require(try alice.get("/api/folders").jsonArray)
         let work = try #require(folders.first { $0["name"] as? String == "Work" })
@@ -36,6 +36,9 @@ import TresorTestSupport
         #expect(try notes(alice).map { $0["id"] as? String } == [id, second], "pinned first")
         #expect(try notes(alice, query: "?folder=\(workID)").map { $0["id"] as? String } == [id])
         #expect(try notes(alice, query: "?search=eggs").map { $0["id"] as? String } == [second])
+        // A search's preview is the line that matched; a list's, the first after the title.
+        #expect(try notes(alice, query: "?search=eggs").first?["preview"] as? String == "six eggs")
+        #expect(try notes(alice).last?["preview"] as? String == "milk and bread")
         #expect(try alice.get("/api/notes?folder=nope").status == 404)
 
         let shown = try alice.get("/api/notes/\(id)")
