@@ -105,6 +105,7 @@ public final class Keychain: Sendable {
         let protectionClass = attributes.accessible!
         try checkPasscodeNeeds(of: attributes)
         try Self.checkReadableByScripts(attributes)
+        try Self.checkSynchronizable(attributes)
         // Planting an item in another application's group is changing what it reads.
         var verified = false
         try requirePresence(presenceToChange(group: group, caller: caller), caller: caller, verified: &verified)
@@ -218,6 +219,8 @@ public final class Keychain: Sendable {
                 let protectionClass = attributes.accessible ?? .default
                 try checkPasscodeNeeds(of: attributes)
                 try Self.checkReadableByScripts(attributes)
+                // Checked when the change is about it: an item stored before the rule keeps working.
+                if changes.synchronizable != nil || changes.accessible != nil { try Self.checkSynchronizable(attributes) }
                 let classKey = try Self.mapKeybag { try keybag.classKey(for: protectionClass) }
                 let id = match.stored.id
                 // The row key stays; it is re-wrapped if the protection class changed.
@@ -591,6 +594,14 @@ public final class Keychain: Sendable {
     private static func requireGroup(_ group: String, caller: Caller) throws {
         guard caller.mayUse(group: group) else {
             throw KeychainError.missingEntitlement("access group \(group) is not this application's")
+        }
+    }
+
+    /// A *ThisDeviceOnly* item never leaves this device, so it cannot also be synchronizable —
+    /// Apple's rule for `kSecAttrSynchronizable`, whose `SecItemAdd` answers `errSecParam`.
+    static func checkSynchronizable(_ attributes: ItemAttributes) throws {
+        if attributes.synchronizable == true && (attributes.accessible ?? .default).isThisDeviceOnly {
+            throw KeychainError.param("a synchronizable item cannot have a ThisDeviceOnly protection class: such an item never leaves this device")
         }
     }
 

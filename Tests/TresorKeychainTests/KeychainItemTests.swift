@@ -223,7 +223,7 @@ import TresorKeybag
     @Test func everyGenericPasswordAttributeRoundTrips() throws {
         var attributes = ItemAttributes()
         attributes.accessGroup = "TEAM1.shared"
-        attributes.accessible = .afterFirstUnlockThisDeviceOnly
+        attributes.accessible = .afterFirstUnlock
         attributes.accessControl = .userPresence
         attributes.synchronizable = true
         attributes.label = "Café ☕️ — 日本語 label"

@@ -224,6 +224,37 @@ import TresorKeybag
                 .first?.secret == secret("secret-whenUnlocked"))
     }
 
+    /// Apple's rule: an item that never leaves this device cannot be synchronizable — not added
+    /// so, nor made so by an update; an item stays as it was.
+    @Test func aThisDeviceOnlyItemCannotBeSynchronizable() throws {
+        let home = try KeychainHome()
+        for protectionClass in ProtectionClass.allCases where protectionClass.isThisDeviceOnly {
+            var attributes = genericPassword(service: "sync-\(protectionClass.rawValue)", account: "a", accessible: protectionClass)
+            attributes.synchronizable = true
+            expectKeychainError(.param, "\(protectionClass)") {
+                try home.keychain.add(.genericPassword, attributes: attributes, secret: secret("x"), caller: Callers.appA)
+            }
+        }
+        #expect(try home.rowCount(.genericPassword) == 0)
+
+        var synced = genericPassword(service: "synced", account: "a")
+        synced.synchronizable = true
+        try home.keychain.add(.genericPassword, attributes: synced, secret: secret("s"), caller: Callers.appA)
+        try home.keychain.add(
+            .genericPassword, attributes: genericPassword(service: "local", account: "a", accessible: .afterFirstUnlockThisDeviceOnly),
+            secret: secret("l"), caller: Callers.appA)
+        var toThisDevice = ItemAttributes()
+        toThisDevice.accessible = .whenUnlockedThisDeviceOnly
+        var query = genericQuery(service: "synced")
+        query.attributes.synchronizable = true
+        expectKeychainError(.param) { try home.keychain.update(query, changes: toThisDevice, secret: nil, caller: Callers.appA) }
+        var toSynced = ItemAttributes()
+        toSynced.synchronizable = true
+        expectKeychainError(.param) { try home.keychain.update(genericQuery(service: "local"), changes: toSynced, secret: nil, caller: Callers.appA) }
+        #expect(try home.keychain.copyMatching(query, caller: Callers.appA).first?.attributes?.accessible == .whenUnlocked)
+        #expect(try home.keychain.copyMatching(genericQuery(service: "local"), caller: Callers.appA).first?.attributes?.synchronizable == false)
+    }
+
     @Test func whenPasscodeSetItemsNeedAPasscode() throws {
         let home = try KeychainHome(passcode: nil)
         #expect(home.keybag.status.isPasscodeSet == false)

@@ -34,13 +34,13 @@ import TresorKeybag
     }
 
     /// Every class × synchronizable: only `whenUnlocked`, `afterFirstUnlock` and `always` items
-    /// marked synchronizable leave the device — never a *ThisDeviceOnly* class, never one that
-    /// does not say `synchronizable`.
+    /// marked synchronizable leave the device — never one that does not say `synchronizable`
+    /// (a *ThisDeviceOnly* class cannot: `aThisDeviceOnlyItemCannotBeSynchronizable`).
     @Test func onlySynchronizableItemsOfTheSharedClassesAreRecorded() throws {
         let home = try KeychainHome()
         var expected = 0
         for protectionClass in ProtectionClass.allCases {
-            for synchronizable in [true, false, nil] as [Bool?] {
+            for synchronizable in [true, false, nil] as [Bool?] where synchronizable != true || !protectionClass.isThisDeviceOnly {
                 let service = "\(protectionClass.rawValue)-\(String(describing: synchronizable))"
                 try home.keychain.add(
                     .genericPassword, attributes: Self.password(service, accessible: protectionClass, synchronizable: synchronizable),

@@ -105,6 +105,22 @@ import TresorTestSupport
         }
     }
 
+    /// A wrapper's "synchronizable" switch next to a *ThisDeviceOnly* accessibility: Apple's
+    /// `SecItemAdd` refuses the pair with `errSecParam`, and adds nothing.
+    @Test func synchronizableWithAThisDeviceOnlyClassIsAParameterError() throws {
+        try withIdiomDaemon { _ in
+            var item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "device-bound"]
+            item[kSecAttrSynchronizable as String] = true
+            item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            #expect(addPassword(item) == errSecParam)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "device-bound",
+                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+            ]
+            #expect(copyMatching(query).status == errSecItemNotFound)
+        }
+    }
+
     @Test func clearDeletesEveryItemOfTheClass() throws {
         try withIdiomDaemon { _ in
             for account in ["alpha", "beta", "gamma"] {
