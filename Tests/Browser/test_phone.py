@@ -148,6 +148,7 @@ class PhoneLayoutTests(BrowserCase):
         note_id = self.write_note(b, phone, "Bank codes", f"PIN {secret_text}")
         tap(b, "#lock-note")
         b.wait_visible("#passphrase-set-form")
+        self.assertEqual(b.js("return document.activeElement.id"), "new-passphrase", "typing does not start in the first field")
         b.type("#new-passphrase", passphrase)
         b.type("#new-passphrase-again", passphrase)
         b.type("#new-passphrase-hint", hint)

@@ -16,6 +16,8 @@ struct WebNoteSummary: Encodable, Sendable {
     var folderID: String?
     var created: Date
     var modified: Date
+    /// Pinned by its owner — false for a note shared with me (its pin is the owner's, as its
+    /// folder is).
     var isPinned: Bool
     var attachmentCount: Int
     var lock: WebLockInfo?
@@ -39,7 +41,7 @@ struct WebNoteSummary: Encodable, Sendable {
         folderID = mine ? summary.folder.flatMap { name in folders.first { $0.name == name }?.id } : nil
         created = summary.created
         modified = summary.modified
-        isPinned = summary.isPinned
+        isPinned = mine && summary.isPinned
         attachmentCount = summary.attachmentCount
         lock = summary.lock.map(WebLockInfo.init)
         isShared = summary.sharing != nil

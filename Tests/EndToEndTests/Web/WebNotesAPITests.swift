@@ -215,10 +215,14 @@ import TresorTestSupport
         let shared = try alice.post("/api/notes/\(id)/participants", ["name": "bob"])
         #expect(shared.status == 201 && shared.json?["participants"] as? [String] == ["bob"] && shared.json?["owner"] as? String == "alice")
         #expect(try alice.post("/api/notes/\(id)/participants", ["name": "nobody"]).status == 404)
+        // Alice's pin, like her folder, is hers: Bob's list does not pin her note.
+        #expect(try alice.patch("/api/notes/\(id)", ["isPinned": true]).json?["isPinned"] as? Bool == true)
         let seen = try #require(try notes(bob).first)
         #expect(
             seen["id"] as? String == id && seen["owner"] as? String == "alice" && seen["canManage"] as? Bool == false
                 && seen["isShared"] as? Bool == true)
+        #expect(seen["isPinned"] as? Bool == false)
+        #expect((try bob.get("/api/notes/\(id)").json?["summary"] as? [String: Any])?["isPinned"] as? Bool == false)
         #expect(try bob.get("/api/notes/\(id)").json?["body"] as? String == "alice body")
         #expect(try bob.patch("/api/notes/\(id)", ["title": "Edited by Bob", "body": "bob's edit"]).status == 200)
         #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == "bob's edit")

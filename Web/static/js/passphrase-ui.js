@@ -150,6 +150,8 @@ export function modal(id, titleText, ...content) {
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();
+  // Typing starts in the first field, not on × (which showModal would focus, being first).
+  dialog.querySelector('input:not([type=hidden]):not([disabled]), textarea, select')?.focus();
   return dialog;
 }
 
