@@ -90,6 +90,13 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         page = NotesPage(browser)
         page.load()
         browser.screenshot("01-sign-in")
+        # Every problem is told at once, each field marked.
+        page.register("Carol Smith", "short", again="shorter")
+        browser.wait(lambda d: page.banner(), "the refusal")
+        for text in ("Account names are", "at least 8 characters", "not the same"):
+            self.assertIn(text, page.banner())
+        marked = [e.get_attribute("id") for e in browser.all("#register-form [aria-invalid=true]")]
+        self.assertEqual(marked, ["register-name", "register-password", "register-password-again"])
         page.register("carol", self.passwords["carol"], again=self.passwords["carol"] + "x")
         browser.wait(lambda d: "not the same" in page.banner(), "the mismatch message")
         self.assertTrue(browser.visible("#register-form"), "a mismatch must keep the form, not sign in")

@@ -36,16 +36,17 @@ export function installAuth({ onSignedIn }) {
     const password = byId('register-password').value;
     const passwordAgain = byId('register-password-again').value;
     const invite = byId('register-invite').value.trim();
-    if (!namePattern.test(name)) {
-      showMessage('Account names are 1–32 letters, digits, dots, dashes or underscores.');
-      return;
-    }
-    if (new TextEncoder().encode(password).length < 8) {
-      showMessage('Choose a password of at least 8 characters.');
-      return;
-    }
-    if (password !== passwordAgain) {
-      showMessage('The two passwords are not the same.');
+    // Every problem at once, each field marked: not one per try.
+    const problems = [
+      !namePattern.test(name) && ['register-name', 'Account names are 1–32 letters, digits, dots, dashes or underscores.'],
+      new TextEncoder().encode(password).length < 8 && ['register-password', 'Choose a password of at least 8 characters.'],
+      password !== passwordAgain && ['register-password-again', 'The two passwords are not the same.'],
+    ].filter(Boolean);
+    for (const id of ['register-name', 'register-password', 'register-password-again']) byId(id).removeAttribute('aria-invalid');
+    if (problems.length) {
+      for (const [id] of problems) byId(id).setAttribute('aria-invalid', 'true');
+      showMessage(problems.map(([, text]) => text).join(' '));
+      byId(problems[0][0]).focus();
       return;
     }
     await submit('register-submit', async () => {
