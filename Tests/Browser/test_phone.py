@@ -232,9 +232,18 @@ class PhoneLayoutTests(BrowserCase):
         page.register("jo", password)
         b.wait_visible("#app-screen")
         self.write_note(b, True, "Notch", f"Under the notch\n{self.note_text('notch')}")
+        tap(b, "#pin-note")
+        b.wait(lambda d: b.find("#pin-note").get_attribute("aria-pressed") == "true", "the note pinned")
         try:
             layout.set_safe_area(b, top=47, bottom=34)
             self.assertEqual(layout.outside(b, 47, 0, 34, 0), [], "upright: in the safe area")
+            # A message strip at the top keeps clear of the notch too.
+            tap(b, "#lock-now")
+            b.wait_visible("#error")
+            self.assertEqual(layout.outside(b, 47, 0, 34, 0), [], "a message under the notch")
+            self.assertEqual(layout.overlaps(b), [])
+            b.screenshot("phone-390-12-message-under-notch")
+            b.wait_hidden("#error")
             self.assertLessEqual(self.box(b, "#format-bold")["bottom"], PHONE[1] - 34, "the formatting bar above the home bar")
             self.assertEqual(layout.overlaps(b), [])
             b.screenshot("phone-390-12-safe-area")
@@ -247,6 +256,21 @@ class PhoneLayoutTests(BrowserCase):
             self.assertEqual(layout.overlaps(b), [])
             self.assertEqual(layout.horizontal_overflow(b), [])
             b.screenshot("phone-844-13-turned")
+            # Pinned and shared: two chips beside the note's buttons, each on one line inside the
+            # toolbar, never stacked and cut off.
+            status, _ = self.api("POST", "/accounts", {"name": "kim", "password": password, "passwordAgain": password})
+            self.assertEqual(status, 201)
+            b.type("#share-name", "kim")
+            tap(b, "#share-button")
+            b.wait(lambda d: len(b.all("#note-meta .chip")) == 2, "the Pinned and Shared chips")
+            toolbar = self.box(b, ".editor-toolbar")
+            chips = b.js("return [...document.querySelectorAll('#note-meta .chip')].map((c) => {"
+                         "const r = c.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, height: r.height}; })")
+            self.assertEqual(len(chips), 2, "the Pinned and Shared chips")
+            for chip in chips:
+                self.assertLessEqual(chip["height"], 24, f"a chip's text wrapped: {chip}")
+                self.assertTrue(toolbar["top"] <= chip["top"] and chip["bottom"] <= toolbar["bottom"], f"a chip outside the toolbar: {chip}")
+            b.screenshot("phone-844-14-turned-chips")
         finally:
             layout.set_safe_area(b)
             layout.set_device_metrics(b, *PHONE)

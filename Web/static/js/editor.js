@@ -348,10 +348,12 @@ export class NoteEditor {
 
   metaLine(summary) {
     const bits = [];
-    if (summary.lock) bits.push(h('span', { class: 'chip locked' }, icon('lock'), 'Locked'));
-    if (summary.isPinned) bits.push(h('span', { class: 'chip' }, icon('pin'), 'Pinned'));
+    // A chip's word may step aside for its icon where the toolbar is narrow; its title says it.
+    const chip = (kind, iconName, text) => h('span', { class: ['chip', kind], title: text }, icon(iconName), h('span', { class: 'chip-label' }, text));
+    if (summary.lock) bits.push(chip('locked', 'lock', 'Locked'));
+    if (summary.isPinned) bits.push(chip(null, 'pin', 'Pinned'));
     // The owner of a note shared with me is named in its banner; the chip only says it is shared.
-    if (summary.isShared) bits.push(h('span', { class: 'chip shared' }, icon('shared'), 'Shared'));
+    if (summary.isShared) bits.push(chip('shared', 'shared', 'Shared'));
     return h('div', { id: 'note-meta', class: 'note-meta' }, bits);
   }
 
