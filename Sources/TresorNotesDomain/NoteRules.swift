@@ -77,6 +77,20 @@ public enum NoteRules {
         return base + suffix
     }
 
+    /// Whom a conflict copy is from: the editor's login name — or, for an edit a device synced,
+    /// that device's name, after the login name when the editor is not the note's owner ("bob on
+    /// Laptop"): two devices of one account are told apart.
+    /// - Parameters:
+    ///   - login: the editor's login name, when known.
+    ///   - device: the name of the device the edit came from; nil for an edit made in a browser.
+    ///   - isOwner: whether the editor owns the note.
+    /// - Returns: the name for ``conflictCopyTitle(_:editorName:)``.
+    public static func conflictCopyEditor(login: String?, device: String?, isOwner: Bool) -> String? {
+        guard let device else { return login }
+        guard !isOwner, let login else { return device }
+        return "\(login) on \(device)"
+    }
+
     /// The list's preview of a note: the first non-empty line of `body` that is not the
     /// title, without markup — for a search, the first such line holding a word the search
     /// matches, from a little before that word.

@@ -90,7 +90,7 @@ extension SyncRoutes {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 let stored = try await lockedNotes().storeSyncedLockedNote(
                     id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, device: caller.deviceName,
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
@@ -100,7 +100,7 @@ extension SyncRoutes {
                 // The lock removed on the device, with the passphrase: its body comes opened.
                 let stored = try await lockedNotes().removeSyncedLock(
                     id, title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned,
-                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, device: caller.deviceName,
                     quota: quota(adding: change.title.utf8.count + change.body.utf8.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
@@ -111,7 +111,8 @@ extension SyncRoutes {
             let changes = Self.noteChanges(change)
             let grows = changes.title != nil || changes.body != nil
             let quota = grows ? quota(adding: (changes.title?.utf8.count ?? 0) + (changes.body?.utf8.count ?? 0)) : nil
-            let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: restoring, by: caller.account, quota: quota)
+            let saved = try await lockedNotes().saveSyncedNote(
+                id, changes, restoring: restoring, by: caller.account, device: caller.deviceName, quota: quota)
             return SyncNoteChangeResult(outcome: Self.outcome(saved.kind), note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
         }
     }
@@ -147,7 +148,8 @@ extension SyncRoutes {
             changes.folder = nil
             changes.isPinned = nil
             // As the web client's participant: the owner's quota is the owner's to mind.
-            let saved = try await lockedNotes().saveSyncedNote(id, changes, restoring: false, by: caller.account, quota: nil)
+            let saved = try await lockedNotes().saveSyncedNote(
+                id, changes, restoring: false, by: caller.account, device: caller.deviceName, quota: nil)
             return SyncNoteChangeResult(
                 outcome: Self.outcome(saved.kind), note: try await syncNotes([id], sharedWith: [id])[id], conflictCopyID: saved.conflictCopy?.id)
         }

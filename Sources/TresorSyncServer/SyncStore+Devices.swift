@@ -10,6 +10,8 @@ import TresorWebStorePostgres
 struct SyncCaller: Sendable {
     var account: AccountID
     var deviceID: String
+    /// The name the device enrolled with: a conflict copy it causes says it came from there.
+    var deviceName: String
     var state: SyncDeviceState
 }
 
@@ -184,11 +186,13 @@ extension SyncStore {
         return try await db.read { connection in
             try await connection.row(
                 """
-                SELECT s.account_id, s.device_id, d.state FROM sync_sessions s
+                SELECT s.account_id, s.device_id, d.name, d.state FROM sync_sessions s
                 JOIN sync_devices d ON d.account_id = s.account_id AND d.id = s.device_id
                 WHERE s.token_digest = \(SessionTokens.digest(token)) AND s.expires > \(now)
-                """, logger, as: (String, String, String).self
-            ).map { SyncCaller(account: AccountID(rawValue: $0.0), deviceID: $0.1, state: SyncDeviceState(rawValue: $0.2) ?? .removed) }
+                """, logger, as: (String, String, String, String).self
+            ).map {
+                SyncCaller(account: AccountID(rawValue: $0.0), deviceID: $0.1, deviceName: $0.2, state: SyncDeviceState(rawValue: $0.3) ?? .removed)
+            }
         }
     }
 }

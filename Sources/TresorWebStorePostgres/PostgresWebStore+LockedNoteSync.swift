@@ -23,7 +23,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     func storeSyncedLockedNote(
         _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, quota: StorageQuota?
+        account: AccountID, device: String, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         let newID = UUID().uuidString.lowercased()
@@ -37,7 +37,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
             if let existing, let baseRevision, baseRevision != existing.revision {
                 // No key here to merge with: the device's version is kept whole beside the note.
-                let copyID = try await insertLockedCopy(of: existing, title: title, record: record, passphraseID: passphraseID, account, connection)
+                let copyID = try await insertLockedCopy(
+                    of: existing, title: title, record: record, passphraseID: passphraseID, account, device: device, connection)
                 try await announce(.created, note: copyID, connection)
                 return (existing.id, copyID)
             }
@@ -69,7 +70,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     func removeSyncedLock(
         _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, quota: StorageQuota?
+        account: AccountID, device: String, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body")
@@ -82,7 +83,8 @@ extension PostgresWebStore: LockedNoteSyncStore {
             if let baseRevision, baseRevision != existing.revision {
                 // No key here to merge with: the note keeps its lock and newer version, the
                 // device's unlocked one is kept beside it.
-                let copyID = try await insertConflictCopy(of: existing, title: title, body: body, locked: nil, editor: account, connection)
+                let copyID = try await insertConflictCopy(
+                    of: existing, title: title, body: body, locked: nil, editor: account, device: device, connection)
                 try await dropUnlockedCopies(ofNote: id, connection)
                 try await announce(.created, note: copyID, connection)
                 return (id, copyID)
@@ -104,12 +106,12 @@ extension PostgresWebStore: LockedNoteSyncStore {
         }
     }
 
-    func saveSyncedNote(_ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, quota: StorageQuota?) async throws
-        -> NoteSaveOutcome
-    {
+    func saveSyncedNote(
+        _ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, device: String, quota: StorageQuota?
+    ) async throws -> NoteSaveOutcome {
         try await db.transaction { [self] connection in
             if restoring, try await noteForWrite(id, connection).isDeleted { try await restoreNote(id, connection) }
-            return try await saveNote(id, changes, by: editor, quota: quota, connection)
+            return try await saveNote(id, changes, by: editor, device: device, quota: quota, connection)
         }
     }
 
@@ -220,12 +222,12 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     /// A device's locked version of `row`, kept as its conflict copy.
     private func insertLockedCopy(
-        of row: StoredNote, title: String, record: SyncedLockedRecord, passphraseID: Int64, _ account: AccountID,
+        of row: StoredNote, title: String, record: SyncedLockedRecord, passphraseID: Int64, _ account: AccountID, device: String,
         _ connection: PostgresConnection
     ) async throws -> String {
         let id = UUID().uuidString.lowercased()
         let timestamp = now
-        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await loginName(of: account, connection))
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(account, device: device, of: row, connection))
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,

@@ -128,7 +128,8 @@ extension PostgresWebStore: FoldersAndNotesStore {
 
     /// ``saveNote(_:_:by:quota:)`` in the caller's transaction.
     func saveNote(
-        _ id: String, _ changes: NoteChanges, by editor: AccountID, quota: StorageQuota?, _ connection: PostgresConnection
+        _ id: String, _ changes: NoteChanges, by editor: AccountID, device: String? = nil, quota: StorageQuota?,
+        _ connection: PostgresConnection
     ) async throws -> NoteSaveOutcome {
         if let title = changes.title { try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
         if let body = changes.body { try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body") }
@@ -156,7 +157,7 @@ extension PostgresWebStore: FoldersAndNotesStore {
                 let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
                 let filled = content.filled(from: whole)
                 let copyID = try await insertConflictCopy(
-                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, connection)
+                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, device: device, connection)
                 copy = try await summary(note(copyID, connection), connection)
                 content = NoteContent()
                 kind = .conflictCopy
@@ -187,6 +188,12 @@ extension PostgresWebStore: FoldersAndNotesStore {
             conflictCopy: copy)
     }
 
+    /// Whom a conflict copy of `row` is from (``NoteRules/conflictCopyEditor(login:device:isOwner:)``).
+    func copyEditor(_ editor: AccountID, device: String?, of row: StoredNote, _ connection: PostgresConnection) async throws -> String? {
+        NoteRules.conflictCopyEditor(
+            login: try await loginName(of: editor, connection), device: device, isOwner: editor.rawValue == row.accountID)
+    }
+
     /// Inserts the conflict copy of `row` (docs/FORMAT.md, "Revisions and merges"): a new note of
     /// the same owner, folder and participants, titled "… (conflict copy from NAME)", holding
     /// `body` — or, for a locked note, `locked`, sealed in the browser under the note's own key
@@ -194,11 +201,11 @@ extension PostgresWebStore: FoldersAndNotesStore {
     /// - Returns: the copy's id.
     func insertConflictCopy(
         of row: StoredNote, title: String, body: String, locked: (iv: Data, tag: Data, ciphertext: Data)?, editor: AccountID,
-        _ connection: PostgresConnection
+        device: String? = nil, _ connection: PostgresConnection
     ) async throws -> String {
         let id = UUID().uuidString.lowercased()
         let timestamp = now
-        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await loginName(of: editor, connection))
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(editor, device: device, of: row, connection))
         let sealedTitle = try sealing.sealText(copyTitle, "notes", id, "title")
         let sealedBody = try locked == nil ? sealing.sealText(body, "notes", id, "body") : nil
         let sealedCiphertext = try locked.map { try sealing.seal($0.ciphertext, "notes", id, "ciphertext") }

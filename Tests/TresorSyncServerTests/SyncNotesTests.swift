@@ -73,7 +73,8 @@ struct SyncNotesTests {
             #expect(copied.note?.body == "List\nONE\nweb\nTHREE")
             let copyID = try #require(copied.conflictCopyID)
             #expect(try await store.openNote(copyID).body == "List\nONE\ndevice\nTHREE")
-            #expect(try await store.summary(ofNote: copyID).title.contains("conflict copy"))
+            // Named after the device it came from: two devices of one account are told apart.
+            #expect(try await store.summary(ofNote: copyID).title == "List (conflict copy from Test device)")
         }
         await instance.storage.close()
     }

@@ -362,7 +362,8 @@ struct PostgresWebStoreInstanceTests {
             tag: Data(repeating: 0x44, count: 16), ciphertext: Data("sealed by Apple".utf8), bodyFormat: .appleNotes, noteProofHash: nil,
             passphraseHint: "the usual word")
         let (first, _) = try await store.storeSyncedLockedNote(
-            nil, title: "Vault", folder: nil, isPinned: false, record: record, baseRevision: nil, restoring: false, account: owner.id, quota: nil)
+            nil, title: "Vault", folder: nil, isPinned: false, record: record, baseRevision: nil, restoring: false, account: owner.id,
+            device: "Laptop", quota: nil)
         #expect(try await store.passphraseStatus(account: owner.id).isSet == false)
         #expect(try await store.syncedCurrentPassphrase(account: owner.id) == nil)
         #expect(try await store.syncedLockedRecord(ofNote: first) == record)
@@ -376,7 +377,8 @@ struct PostgresWebStoreInstanceTests {
         var second = record
         second.wrappedKey = Data(repeating: 0x45, count: 24)
         let (other, _) = try await store.storeSyncedLockedNote(
-            nil, title: "Vault 2", folder: nil, isPinned: false, record: second, baseRevision: nil, restoring: false, account: owner.id, quota: nil)
+            nil, title: "Vault 2", folder: nil, isPinned: false, record: second, baseRevision: nil, restoring: false, account: owner.id,
+            device: "Laptop", quota: nil)
         #expect(try await store.lockedRecord(ofNote: other).passphraseID == opened.passphraseID)
 
         // The account's first Tresor passphrase becomes current; the Apple one stays what it was.
@@ -391,6 +393,7 @@ struct PostgresWebStoreInstanceTests {
         sameSalt.passphraseVerifier = Data(repeating: 0x53, count: 24)
         let (third, _) = try await store.storeSyncedLockedNote(
             nil, title: "Vault 3", folder: nil, isPinned: false, record: sameSalt, baseRevision: nil, restoring: false, account: owner.id,
+            device: "Laptop",
             quota: nil)
         #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)
         #expect(try await store.summary(ofNote: third).lock?.source == .tresor)
