@@ -17,10 +17,30 @@ struct NoteSecretOptions: ParsableArguments {
     )
     var passcodeStdin = false
 
-    var fromStandardInput: Bool { passphraseStdin || passcodeStdin }
+    @Option(
+        name: .customLong("passphrase-fd"),
+        help: ArgumentHelp(
+            "Read passphrases from this file descriptor instead, one per line.",
+            discussion:
+                "For a script whose standard input carries the note: tresor note edit ID --body-stdin --passphrase-fd 3 <body 3<passphrase-file.",
+            valueName: "fd"))
+    var passphraseDescriptor: Int32?
+
+    /// Whether secrets come from standard input (not the terminal, nor another descriptor).
+    var fromStandardInput: Bool { passphraseStdin || passcodeStdin || passphraseDescriptor == 0 }
+
+    /// Whether secrets come from standard input or a descriptor: nothing is asked on the terminal.
+    var fromInput: Bool { fromStandardInput || passphraseDescriptor != nil }
+
+    func validate() throws {
+        guard let passphraseDescriptor else { return }
+        if passphraseStdin || passcodeStdin { throw ValidationError("--passphrase-fd and --passphrase-stdin or --passcode-stdin exclude each other") }
+        if passphraseDescriptor < 0 { throw ValidationError("--passphrase-fd is a file descriptor: 0 or more") }
+    }
 
     func input() -> SecretInput {
-        SecretInput(fromStandardInput: fromStandardInput, flag: passcodeStdin ? "--passcode-stdin" : "--passphrase-stdin")
+        if let passphraseDescriptor { return SecretInput(fileDescriptor: passphraseDescriptor) }
+        return SecretInput(fromStandardInput: fromStandardInput, flag: passcodeStdin ? "--passcode-stdin" : "--passphrase-stdin")
     }
 }
 
@@ -38,7 +58,7 @@ struct NoteUnlocker {
     }
 
     /// Whether secrets are typed on a terminal (not read from standard input).
-    var interactive: Bool { !options.fromStandardInput && Terminal.available }
+    var interactive: Bool { !options.fromInput && Terminal.available }
 
     /// The next secret, as the prompt says.
     mutating func next(_ prompt: String) throws -> String { try input.next(prompt) }
@@ -61,8 +81,8 @@ struct NoteUnlocker {
     }
 
     private mutating func retry<T>(_ lock: LockInfo, _ body: (String?) throws -> T) throws -> T {
-        // Without a terminal and without standard input, the daemon's explanation is the answer.
-        guard options.fromStandardInput || Terminal.available else { throw NotesClientError.passphraseRequired(lock) }
+        // Without a terminal and without an input of secrets, the daemon's explanation is the answer.
+        guard options.fromInput || Terminal.available else { throw NotesClientError.passphraseRequired(lock) }
         if lock.isCurrent, !passcodeUsed, try wantsPasscode() {
             passcodeUsed = true
             try notes.openSession(passcode: try input.next("Passcode (to use the notes key kept in the keychain):"))

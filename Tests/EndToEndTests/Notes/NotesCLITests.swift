@@ -166,6 +166,44 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A script replaces a locked note's body: the body on standard input, the passphrase on
+    /// another descriptor (never an argument) — and a wrong one there is refused, changing nothing.
+    @Test func aScriptReplacesALockedBodyWithThePassphraseOnAnotherDescriptor() throws {
+        let harness = try initialized()
+        let passphrase = marker("passphrase")
+        let (oldBody, newBody) = (marker("old-body"), marker("new-body"))
+        harness.secrets += [passphrase]
+        let note = try create(harness, title: "Scripted", body: oldBody)
+        try setPassphrase(harness, passphrase)
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let bodyFile = harness.root.appendingPathComponent("body")
+        try Data(newBody.utf8).write(to: bodyFile)
+        func edit(passphrase given: String) throws -> Harness.Result {
+            let file = harness.root.appendingPathComponent("passphrase")
+            try Data((given + "\n").utf8).write(to: file)
+            chmod(file.path, 0o600)
+            return try harness.run(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "exec \"$0\" \"$@\" < \(bodyFile.path) 3< \(file.path)", Harness.binaries.appendingPathComponent("tresor").path,
+                    "note", "edit", note.id, "--body-stdin", "--passphrase-fd", "3",
+                ])
+        }
+        let wrong = try edit(passphrase: marker("wrong"))
+        #expect(!wrong.succeeded && wrong.stderr.contains("wrong"), "\(wrong.stderr)")
+        #expect(try show(harness, note.id, passphrase: passphrase).stdout.contains(oldBody))
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+
+        let edited = try edit(passphrase: passphrase)
+        #expect(edited.succeeded, "\(edited.stderr)")
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let shown = try show(harness, note.id, passphrase: passphrase)
+        #expect(shown.stdout.contains(newBody) && !shown.stdout.contains(oldBody), "\(shown.stdout)")
+        #expect(try showWithoutSecret(harness, note.id).note?.summary.isLocked == true, "still locked")
+        try harness.expectNoSecretLeaked()
+    }
+
     @Test func anIdleSessionEnds() throws {
         let harness = try initialized(idle: 2)
         let passphrase = marker("passphrase")

@@ -31,7 +31,8 @@ extension NoteCommand {
             if pin && unpin { throw ValidationError("--pin and --unpin exclude each other") }
             if folder != nil && noFolder { throw ValidationError("--folder and --no-folder exclude each other") }
             if secrets.fromStandardInput && (bodyStdin || (!changesSomething && !StandardInput.shared.isTerminal)) {
-                throw ValidationError("standard input carries the note: the passphrase must be typed on the terminal")
+                throw ValidationError(
+                    "standard input carries the note: type the passphrase on the terminal, or give it on another descriptor with --passphrase-fd")
             }
         }
 
