@@ -476,17 +476,69 @@ extension Keychain {
         return item
     }
 
+    /// A losing version's secret, shown to `caller` as reading the item's would be: the
+    /// keychain-access tool needs the user present, a `userPresence` version asks every time.
+    /// - Parameters:
+    ///   - id: the conflict's id (``KeptConflict/id``).
+    ///   - caller: who asks.
+    /// - Returns: the kept secret.
+    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/presenceRequired(_:)``;
+    ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
+    public func syncConflictSecret(_ id: String, caller: Caller) throws -> Data {
+        let item = try read { db in try keptConflict(id, db) }
+        try Self.requireGroup(item.attributes.accessGroup ?? "", caller: caller)
+        var verified = false
+        try requirePresence(presenceToRead(item.attributes, caller: caller), caller: caller, verified: &verified)
+        return item.secret
+    }
+
+    /// Forgets a losing version: the item stays as it is, here and on the other devices.
+    /// - Parameters:
+    ///   - id: the conflict's id (``KeptConflict/id``).
+    ///   - caller: who asks; discarding another application's version needs the user present,
+    ///     as deleting its item does.
+    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/presenceRequired(_:)``;
+    ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
+    public func discardSyncConflict(_ id: String, caller: Caller) throws {
+        try write { db in
+            let item = try keptConflict(id, db)
+            var verified = false
+            try requirePresence(presenceToChange(group: item.attributes.accessGroup, caller: caller), caller: caller, verified: &verified)
+            try db.execute(sql: "DELETE FROM sync_conflicts WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// The losing version of conflict `id`, opened.
+    private func keptConflict(_ id: String, _ db: Database) throws -> SyncedItem {
+        guard let row = try Row.fetchOne(db, sql: "SELECT pdmn, sealed FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
+            throw KeychainError.itemNotFound
+        }
+        let protectionClass = ProtectionClass(rawValue: row[0]) ?? .default
+        do {
+            return try openConflict(id: id, sealed: row[1], protectionClass: protectionClass)
+        } catch KeychainError.interactionNotAllowed {
+            throw KeychainError.interactionNotAllowed("the kept version's protection class is locked: tresor unlock")
+        }
+    }
+
     /// Brings a losing version back: it replaces the item holding its primary key (or is added),
     /// as a change of this device that goes out to the others, and the conflict is forgotten.
-    /// - Parameter id: the conflict's id (``KeptConflict/id``).
-    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id;
+    /// Replacing a secret needs `caller` present as reading it does (``syncConflictSecret(_:caller:)``).
+    /// - Parameters:
+    ///   - id: the conflict's id (``KeptConflict/id``).
+    ///   - caller: who asks.
+    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/presenceRequired(_:)``;
     ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
-    public func restoreSyncConflict(_ id: String) throws {
+    public func restoreSyncConflict(_ id: String, caller: Caller) throws {
         try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT record_id, pdmn, sealed FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT record_id FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
                 throw KeychainError.itemNotFound
             }
-            let item = try openConflict(id: id, sealed: row[2], protectionClass: ProtectionClass(rawValue: row[1]) ?? .default)
+            let item = try keptConflict(id, db)
+            var verified = false
+            let presence = max(
+                presenceToRead(item.attributes, caller: caller), presenceToChange(group: item.attributes.accessGroup, caller: caller))
+            try requirePresence(presence, caller: caller, verified: &verified)
             let transaction = KeychainSyncTransaction(keychain: self, db: db)
             let recordID: String = row[0]
             let current = try transaction.record(recordID)

@@ -591,7 +591,7 @@ public final class Keychain: Sendable {
         }
     }
 
-    private static func requireGroup(_ group: String, caller: Caller) throws {
+    static func requireGroup(_ group: String, caller: Caller) throws {
         guard caller.mayUse(group: group) else {
             throw KeychainError.missingEntitlement("access group \(group) is not this application's")
         }

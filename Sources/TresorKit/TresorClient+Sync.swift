@@ -118,9 +118,35 @@ extension TresorClient {
     }
 
     /// Makes a kept version the item again; the next sync sends it.
-    /// - Parameter id: the conflict's id.
-    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id).
-    public func syncRestoreConflict(_ id: String) throws {
-        try callExpectingNoContent("POST", Route.syncConflicts + "/" + PercentEncoding.encode(id) + "/restore")
+    /// - Parameters:
+    ///   - id: the conflict's id.
+    ///   - passcode: the passcode, where the kept version needs the user present.
+    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    public func syncRestoreConflict(_ id: String, passcode: String? = nil) throws {
+        try callExpectingNoContent("POST", Self.conflictPath(id, "restore"), SyncConflictRequestBody(passcode: passcode))
+    }
+
+    /// A kept version's secret.
+    /// - Parameters:
+    ///   - id: the conflict's id.
+    ///   - passcode: the passcode, where the kept version needs the user present.
+    /// - Returns: the secret.
+    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    public func syncConflictSecret(_ id: String, passcode: String? = nil) throws -> Data {
+        let answer: SyncConflictSecretAnswer = try call("POST", Self.conflictPath(id, "secret"), SyncConflictRequestBody(passcode: passcode))
+        return answer.secret
+    }
+
+    /// Forgets a kept version; the item stays as it is.
+    /// - Parameters:
+    ///   - id: the conflict's id.
+    ///   - passcode: the passcode, where discarding needs the user present.
+    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    public func syncDiscardConflict(_ id: String, passcode: String? = nil) throws {
+        try callExpectingNoContent("POST", Self.conflictPath(id, "discard"), SyncConflictRequestBody(passcode: passcode))
+    }
+
+    private static func conflictPath(_ id: String, _ action: String) -> String {
+        Route.syncConflicts + "/" + PercentEncoding.encode(id) + "/" + action
     }
 }

@@ -5,7 +5,9 @@ import TresorModel
 // counters `tresor sync status` shows, and the losing versions `tresor sync conflicts` lists.
 
 extension Route {
-    /// `GET` → ``SyncConflictsAnswer``; `POST {id}/restore` makes a kept version the item again.
+    /// `GET` → ``SyncConflictsAnswer``; `POST {id}/restore` makes a kept version the item again,
+    /// `POST {id}/secret` → ``SyncConflictSecretAnswer``, `POST {id}/discard` forgets it — each
+    /// with a ``SyncConflictRequestBody``.
     public static let syncConflicts = "/v1/sync-account/conflicts"
 }
 
@@ -75,4 +77,19 @@ public struct SyncConflictsAnswer: Codable, Sendable {
     public var conflicts: [SyncConflictInfo]
 
     public init(conflicts: [SyncConflictInfo]) { self.conflicts = conflicts }
+}
+
+/// `POST /v1/sync-account/conflicts/{id}/restore`, `…/secret` and `…/discard`: the passcode, where
+/// the kept version needs the user present (as its item would).
+public struct SyncConflictRequestBody: Codable, Sendable {
+    public var passcode: String?
+
+    public init(passcode: String? = nil) { self.passcode = passcode }
+}
+
+/// `POST /v1/sync-account/conflicts/{id}/secret`: the kept version's secret.
+public struct SyncConflictSecretAnswer: Codable, Sendable {
+    public var secret: Data
+
+    public init(secret: Data) { self.secret = secret }
 }

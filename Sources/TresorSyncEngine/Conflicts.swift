@@ -9,13 +9,15 @@ extension SyncEngine {
         try keychain.syncConflicts()
     }
 
-    /// Brings a losing version back as a change of this device (``Keychain/restoreSyncConflict(_:)``);
+    /// Brings a losing version back as a change of this device (``Keychain/restoreSyncConflict(_:caller:)``);
     /// the next push sends it to the others.
-    /// - Parameter id: the conflict's id.
-    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/interactionNotAllowed(_:)``
-    ///   while its class is locked.
-    public func restoreConflict(_ id: String) throws {
-        try keychain.restoreSyncConflict(id)
+    /// - Parameters:
+    ///   - id: the conflict's id.
+    ///   - caller: who asks (replacing a secret needs them present as reading it does).
+    /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/presenceRequired(_:)``;
+    ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
+    public func restoreConflict(_ id: String, caller: Caller) throws {
+        try keychain.restoreSyncConflict(id, caller: caller)
     }
 
     /// The changes that arrived and wait: for an unlock, or for the user (a mass deletion).

@@ -44,7 +44,8 @@ struct ReplicationTests {
         let world = try await SyncWorld.make()
         let laptop = world.devices[0], desktop = world.devices[1]
         for protectionClass in ProtectionClass.allCases {
-            for synchronizable in [true, false, nil] as [Bool?] {
+            // A *ThisDeviceOnly* class cannot be synchronizable: adding one so is refused.
+            for synchronizable in [true, false, nil] as [Bool?] where synchronizable != true || !protectionClass.isThisDeviceOnly {
                 try laptop.keychain.add(
                     .genericPassword,
                     attributes: TestDevice.attributes(
@@ -82,7 +83,7 @@ struct ReplicationTests {
         #expect(!laptop.filesContain("laptop's") && !desktop.filesContain("laptop's"))
 
         let kept = try #require(try laptop.conflicts().first)
-        try laptop.engine.restoreConflict(kept.id)
+        try laptop.engine.restoreConflict(kept.id, caller: testCaller)
         #expect(try laptop.conflicts().isEmpty)
         #expect(try laptop.secret("mail") == "laptop's")
         try await laptop.engine.sync()

@@ -121,13 +121,32 @@ struct SyncAccountRoutes {
             context.logger.notice("sync: Secret Service owner \(body.include ? "included" : "excluded")")
             return SyncOwnersAnswer(owners: owners)
         }
-        router.post(RouterPath(Route.syncConflicts + "/:id/restore")) { _, context -> Response in
-            try callers.requireCLI(try context.requireClient(), toManage: "sync")
-            let id = try context.parameters.require("id")
-            try keychains.loginKeychain().restoreSyncConflict(PercentEncoding.decode(id) ?? id)
+        router.post(RouterPath(Route.syncConflicts + "/:id/restore")) { request, context -> Response in
+            let (id, caller) = try await conflictRequest(request, context)
+            try await offloaded { try keychains.loginKeychain().restoreSyncConflict(id, caller: caller) }
             context.logger.notice("sync: kept conflict restored", metadata: ["conflict": "\(id)"])
             return Response(status: .noContent)
         }
+        router.post(RouterPath(Route.syncConflicts + "/:id/secret")) { request, context -> SyncConflictSecretAnswer in
+            let (id, caller) = try await conflictRequest(request, context)
+            return SyncConflictSecretAnswer(secret: try await offloaded { try keychains.loginKeychain().syncConflictSecret(id, caller: caller) })
+        }
+        router.post(RouterPath(Route.syncConflicts + "/:id/discard")) { request, context -> Response in
+            let (id, caller) = try await conflictRequest(request, context)
+            try await offloaded { try keychains.loginKeychain().discardSyncConflict(id, caller: caller) }
+            context.logger.notice("sync: kept conflict discarded", metadata: ["conflict": "\(id)"])
+            return Response(status: .noContent)
+        }
+    }
+
+    /// A request about one kept conflict, from the CLI: its id, and the caller with the passcode
+    /// the body may carry (a passcode to check is one slow KDF run: not on this executor's thread).
+    private func conflictRequest(_ request: Request, _ context: DaemonRequestContext) async throws -> (id: String, caller: Caller) {
+        let client = try context.requireClient()
+        try callers.requireCLI(client, toManage: "sync")
+        let id = try context.parameters.require("id")
+        let body = try await request.decode(as: SyncConflictRequestBody.self, context: context)
+        return (PercentEncoding.decode(id) ?? id, try callers.caller(for: client, passcode: body.passcode, keychain: nil))
     }
 }
 
@@ -139,4 +158,5 @@ extension SyncDeviceInfo: ResponseEncodable {}
 extension SyncStatusAnswer: ResponseEncodable {}
 extension SyncNowAnswer: ResponseEncodable {}
 extension SyncConflictsAnswer: ResponseEncodable {}
+extension SyncConflictSecretAnswer: ResponseEncodable {}
 extension SyncOwnersAnswer: ResponseEncodable {}

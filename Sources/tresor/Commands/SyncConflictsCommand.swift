@@ -11,10 +11,13 @@ extension SyncCommand {
             abstract: "The versions that lost a concurrent edit, kept on this device.",
             discussion: """
                 When two devices changed the same item, the change the server received later wins \
-                everywhere and the other is kept here. `tresor sync conflicts restore ID` makes a kept \
-                version the item again; the next `tresor sync now` sends it to the other devices.
+                everywhere and the other is kept here. `tresor sync conflicts show ID` prints a kept \
+                version's secret; `tresor sync conflicts restore ID` makes it the item again (the next \
+                `tresor sync now` sends it to the other devices); `tresor sync conflicts discard ID` \
+                forgets it. Each needs you present as the item would: the passcode, or a terminal \
+                session (tresor unlock --for).
                 """,
-            subcommands: [List.self, Restore.self], defaultSubcommand: List.self)
+            subcommands: [List.self, Show.self, Restore.self, Discard.self], defaultSubcommand: List.self)
 
         static func print(_ conflicts: [SyncConflictInfo]) {
             guard !conflicts.isEmpty else { return Swift.print("No conflicts kept.") }
@@ -41,16 +44,64 @@ extension SyncCommand {
             }
         }
 
-        struct Restore: ParsableCommand {
+        struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "restore", abstract: "Make a kept version the item again (sent at the next sync).")
+                commandName: "show", abstract: "Print a kept version's secret, alone (to compare it with the item's).")
             @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
                 try Output.run(options) {
                     let client = try options.connect()
-                    try client.syncRestoreConflict(id)
+                    let secret = try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncConflictSecret(id, passcode: $0) }
+                    if options.json { return Output.json(SecretJSON(id: id, secret: secret)) }
+                    StandardStream.output.write(secret)
+                }
+            }
+        }
+
+        /// `show --json`: as `item get --json` gives a secret (docs/CLI-JSON.md).
+        struct SecretJSON: Encodable {
+            var id: String
+            var secret: String?
+            var secretBase64: String
+
+            init(id: String, secret: Data) {
+                self.id = id
+                self.secret = String(validating: secret, as: UTF8.self)
+                secretBase64 = secret.base64EncodedString()
+            }
+        }
+
+        struct Discard: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "discard", abstract: "Forget a kept version; the item stays as it is.")
+            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            @OptionGroup var options: GlobalOptions
+
+            func run() throws {
+                try Output.run(options) {
+                    let client = try options.connect()
+                    try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncDiscardConflict(id, passcode: $0) }
+                    if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
+                    Swift.print("Discarded \(id).")
+                }
+            }
+        }
+
+        struct Restore: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "restore", abstract: "Make a kept version the item again (sent at the next sync).")
+            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            @OptionGroup var options: GlobalOptions
+
+            func run() throws {
+                try Output.run(options) {
+                    let client = try options.connect()
+                    try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncRestoreConflict(id, passcode: $0) }
                     if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
                     Swift.print("Restored \(id); tresor sync now sends it to the other devices.")
                 }

@@ -23,6 +23,7 @@ import TresorTestSupport
         "sync recover": "SyncDevicesTests", "sync approve": "SyncDevicesTests", "sync devices": "SyncDevicesTests",
         "sync remove": "SyncDevicesTests", "sync leave": "SyncDevicesTests", "sync status": "SyncDevicesTests",
         "sync now": "SyncNowTests", "sync conflicts": "SyncNowTests", "sync conflicts restore": "SyncNowTests",
+        "sync conflicts show": "SyncNowTests", "sync conflicts discard": "SyncNowTests",
     ]
 
     @Test func everyCommandsJSONConformsToItsDocumentedSchema() throws {

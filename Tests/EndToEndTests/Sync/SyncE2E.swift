@@ -28,7 +28,8 @@ enum SyncE2E {
         let result = try device.tresor(["sync"] + arguments + ["--json"], input: input)
         #expect(result.succeeded, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         let check = try schema.get()
-        let command = "sync " + (arguments.first ?? "")
+        // The most specific command the schema names: "sync conflicts show", else "sync conflicts".
+        let command = [2, 1].map { (["sync"] + arguments.prefix($0)).joined(separator: " ") }.first { check.schema(forCommand: $0) != nil } ?? "sync"
         let violations = check.violations(
             of: try JSONTree(parsing: Data(result.stdout.utf8)), against: try #require(check.schema(forCommand: command)))
         #expect(violations.isEmpty, "\(command): \(violations)\n\(result.stdout)", sourceLocation: sourceLocation)

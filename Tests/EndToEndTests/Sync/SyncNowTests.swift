@@ -91,6 +91,10 @@ import TresorTestSupport
         let before = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).counters)
         #expect(before.conflictsKept == 1 && before.changesWaiting == 0 && before.lastSync != nil, "\(before)")
         let id = try #require(kept.first?.id)
+        // An item readable by scripts: its kept version is shown and restored as it is read, without the passcode.
+        let shown = try laptop.tresor(["sync", "conflicts", "show", id])
+        #expect(shown.succeeded && shown.stdout == "e2e-from-the-laptop", "\(shown.stderr)")
+        #expect(try SyncE2E.sync(laptop, SyncConflictSecretAnswer.self, ["conflicts", "show", id]).secret == Data("e2e-from-the-laptop".utf8))
         #expect(try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts", "restore", id]).conflicts.isEmpty)
         #expect(try Self.secret(laptop, service: "vpn.example.com") == "e2e-from-the-laptop")
         let after = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).counters)
@@ -100,6 +104,33 @@ import TresorTestSupport
         #expect(try Self.secret(phone, service: "vpn.example.com") == "e2e-from-the-laptop")
         let unknown = try laptop.tresor(["sync", "conflicts", "restore", "no-such-conflict"])
         #expect(unknown.status == 1, "\(unknown.stderr)")
+
+        // An item not readable by scripts: its kept version's secret is shown, and the version
+        // restored, only with the user present, as the item's would be; discarding it, like
+        // deleting the tool's own item, needs no passcode.
+        let passcode = SyncE2E.passcode + "\n"
+        for (device, secret) in [(laptop, "e2e-wifi-laptop"), (phone, "e2e-wifi-phone")] {
+            let added = try device.tresor(
+                ["item", "add", "--service", "wifi.example.com", "--account", "ada", "--synchronizable", "--secret-stdin"], input: secret + "\n")
+            #expect(added.succeeded, "\(added.stderr)")
+            _ = try Self.syncNow(device)
+        }
+        _ = try Self.syncNow(laptop)
+        let wifi = try #require(
+            try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts"]).conflicts.first { $0.attributes?.service == "wifi.example.com" }?.id)
+        for action in ["show", "restore"] {
+            let unattended = try laptop.tresor(["sync", "conflicts", action, wifi])
+            #expect(!unattended.succeeded && unattended.stderr.contains("passcode"), "\(action): \(unattended.stderr)")
+            #expect(!unattended.stdout.contains("e2e-wifi-laptop"))
+        }
+        let wifiShown = try laptop.tresor(["sync", "conflicts", "show", wifi, "--passcode-stdin"], input: passcode)
+        #expect(wifiShown.succeeded && wifiShown.stdout == "e2e-wifi-laptop", "\(wifiShown.stderr)")
+        let discarded = try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts", "discard", wifi])
+        #expect(!discarded.conflicts.contains { $0.id == wifi })
+        let item = try laptop.tresor(
+            ["item", "get", "--service", "wifi.example.com", "--account", "ada", "--synchronizable", "--passcode-stdin"], input: passcode)
+        #expect(item.stdout == "e2e-wifi-phone", "the item stays the winner's: \(item.stderr)")
+        #expect(try laptop.tresor(["sync", "conflicts", "show", wifi, "--passcode-stdin"], input: passcode).status == 1, "gone")
 
         // Locked: a clear error, and nothing sent.
         try Self.update(laptop, service: "vpn.example.com", secret: "e2e-while-locked")
