@@ -21,7 +21,7 @@ extension NotesStore {
                         """, arguments: [account.rawValue]
                 ).map { row in
                     let note = NoteRow(summaryRow: row)
-                    return .init(title: try title(of: note, sealing), modified: note.modified, isLocked: note.isLocked)
+                    return .init(id: note.id, title: try title(of: note, sealing), modified: note.modified, isLocked: note.isLocked)
                 }
             }
             return WidgetSummary(noteCount: total, lockedNoteCount: locked, recent: try notes(""), pinned: try notes("AND pinned = 1"))

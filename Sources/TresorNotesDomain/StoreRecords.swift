@@ -184,11 +184,14 @@ public struct ClientLockedNote: Sendable {
 /// server replaces them by placeholders while the keybag or the secure session is locked.
 public struct WidgetSummary: Codable, Equatable, Sendable {
     public struct Note: Codable, Equatable, Sendable {
+        /// The note's id: the widget's row opens it.
+        public var id: String
         public var title: String
         public var modified: Date
         public var isLocked: Bool
 
-        public init(title: String, modified: Date, isLocked: Bool) {
+        public init(id: String, title: String, modified: Date, isLocked: Bool) {
+            self.id = id
             self.title = title
             self.modified = modified
             self.isLocked = isLocked

@@ -39,14 +39,16 @@ public struct Widget: Codable, Equatable, Sendable {
         case notInitialized, lockedSinceStart, locked, unlocked, damaged
     }
 
-    /// A recently changed note. `title` is absent when `redacted`.
+    /// A recently changed note. `title` is absent when `redacted`; `id` opens it (never private).
     public struct RecentNote: Codable, Equatable, Sendable {
+        public var id: String
         public var title: String?
         public var modified: Date
         public var isLocked: Bool
         public var redacted: Bool
 
-        public init(title: String?, modified: Date, isLocked: Bool, redacted: Bool) {
+        public init(id: String, title: String?, modified: Date, isLocked: Bool, redacted: Bool) {
+            self.id = id
             self.title = title
             self.modified = modified
             self.isLocked = isLocked
@@ -54,13 +56,15 @@ public struct Widget: Codable, Equatable, Sendable {
         }
     }
 
-    /// A pinned note. `title` is absent when `redacted`.
+    /// A pinned note. `title` is absent when `redacted`; `id` opens it (never private).
     public struct PinnedNote: Codable, Equatable, Sendable {
+        public var id: String
         public var title: String?
         public var isLocked: Bool
         public var redacted: Bool
 
-        public init(title: String?, isLocked: Bool, redacted: Bool) {
+        public init(id: String, title: String?, isLocked: Bool, redacted: Bool) {
+            self.id = id
             self.title = title
             self.isLocked = isLocked
             self.redacted = redacted

@@ -75,6 +75,23 @@ class WidgetTests(BrowserCase):
         self.assertNotIn(title, source)
         self.assertNotIn(passphrase, source)
 
+    def test_a_row_opens_its_note(self):
+        page = NotesPage(self.browser("nico"))
+        page.register("nico", self.secret("nico-password"))
+        page.wait_signed_in()
+        first_title = "First " + self.note_text("first")
+        first = page.new_note(first_title, self.note_text("first-body"))
+        page.new_note("Second " + self.note_text("second"), self.note_text("second-body"))
+
+        widget = WidgetPage(page)
+        widget.show()
+        b = self.browsers["nico"]
+        # Titles are redacted here (no secure session in this tab's page); the row still opens the note.
+        b.click(f'a.widget-note-link[href="/#note={first}"]')
+        b.wait(lambda d: b.visible("#app-screen") and b.find("#note-title").get_attribute("value") == first_title, "the note opened from the widget")
+        self.assertEqual(b.js("return location.hash"), "", "the link's hash is not left behind")
+        self.assertEqual(b.find(f'[data-testid=note-item][data-note-id="{first}"]').get_attribute("class").split().count("selected"), 1)
+
 
 @embedded_only("the `complete` protection level hides the widget while the home's keybag is locked "
                "(tresor lock); a server's widget does not depend on a keybag")

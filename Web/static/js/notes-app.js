@@ -151,6 +151,17 @@ export class NotesApp {
     await Promise.all([this.loadFolders(), this.loadNotes(), this.loadPassphrase()]);
     // Edits the last session could not send — the same account's, signed in again — go now.
     sendUnsent();
+    this.openLinkedNote();
+  }
+
+  /** A link to one note (`/#note=ID`, the widget's rows): it opens once signed in. */
+  openLinkedNote() {
+    const linked = /^#note=(.+)$/.exec(location.hash);
+    if (!linked) return;
+    history.replaceState(history.state, '', location.pathname + location.search);
+    const id = decodeURIComponent(linked[1]);
+    if (this.notes.some((note) => note.id === id)) this.select(id);
+    else showMessage('That note is not in your notes any more.', 'info');
   }
 
   /**

@@ -28,11 +28,13 @@ function redactedBar(isLocked) {
 }
 
 function noteRow(note, { showDate }) {
+  // Each row opens its note in Tresor Notes (a hidden title too: the id is not private).
   return h('li', { class: 'widget-note', 'data-testid': 'widget-note', 'data-redacted': String(Boolean(note.redacted)) },
-    note.redacted || note.title == null
-      ? redactedBar(Boolean(note.isLocked))
-      : h('span', { class: 'widget-note-title' }, note.isLocked ? icon('lock') : null, h('span', {}, note.title)),
-    showDate && note.modified ? h('time', { class: 'widget-note-date', datetime: note.modified }, shortDate(note.modified)) : null);
+    h('a', { class: 'widget-note-link', href: `/#note=${encodeURIComponent(note.id)}`, target: '_top' },
+      note.redacted || note.title == null
+        ? redactedBar(Boolean(note.isLocked))
+        : h('span', { class: 'widget-note-title' }, note.isLocked ? icon('lock') : null, h('span', {}, note.title)),
+      showDate && note.modified ? h('time', { class: 'widget-note-date', datetime: note.modified }, shortDate(note.modified)) : null));
 }
 
 function section(id, title, notes, options, emptyText) {
