@@ -57,6 +57,29 @@ import TresorTestSupport
         }
     }
 
+    /// Code that checks a result's type the CoreFoundation way compiles and takes the right branch.
+    @Test func resultsAreTheirCoreFoundationTypes() throws {
+        try withIdiomDaemon { _ in
+            #expect(addPassword(genericPassword(account: "typed")) == errSecSuccess)
+            var query = genericPassword(account: "typed")
+            query[kSecReturnData as String] = true
+            let data = copyMatching(query).result
+            #expect(CFGetTypeID(data) == CFDataGetTypeID() && CFGetTypeID(data) != CFStringGetTypeID())
+            query[kSecReturnData as String] = false
+            query[kSecReturnAttributes as String] = true
+            let attributes = copyMatching(query).result
+            #expect(CFGetTypeID(attributes) == CFDictionaryGetTypeID())
+            let dictionary = try #require(attributes as? [String: Any])
+            #expect(CFGetTypeID(dictionary[kSecAttrAccount as String] as CFTypeRef?) == CFStringGetTypeID())
+            #expect(CFGetTypeID(dictionary[kSecAttrCreationDate as String] as CFTypeRef?) == CFDateGetTypeID())
+            query[kSecMatchLimit as String] = kSecMatchLimitAll
+            #expect(CFGetTypeID(copyMatching(query).result) == CFArrayGetTypeID())
+        }
+        #expect(CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID() && CFGetTypeID(true as CFTypeRef) == CFBooleanGetTypeID())
+        #expect(CFGetTypeID(NSNumber(value: 42)) == CFNumberGetTypeID() && CFNumberGetTypeID() != CFBooleanGetTypeID())
+        #expect(CFGetTypeID(nil) != CFDataGetTypeID())
+    }
+
     @Test func booleanForms() throws {
         try withIdiomDaemon { _ in
             let trues: [Any] = [true, kCFBooleanTrue!, NSNumber(value: true), 1, NSNumber(value: 1)]
