@@ -19,7 +19,9 @@ public enum SecurityStatus: Int32, CaseIterable, Sendable {
     case internalComponent = -2070
     case missingEntitlement = -34018
 
-    /// What Apple's `SecCopyErrorMessageString` says for this status.
+    /// What Apple's `SecCopyErrorMessageString` says for this status — but for
+    /// ``notAvailable``, which here means the daemon could not be reached, not what Apple's
+    /// message guesses ("You may need to restart your computer").
     public var message: String {
         switch self {
         case .success: return "No error."
@@ -27,7 +29,8 @@ public enum SecurityStatus: Int32, CaseIterable, Sendable {
         case .diskFull: return "The disk is full."
         case .param: return "One or more parameters passed to a function were not valid."
         case .userCanceled: return "User canceled the operation."
-        case .notAvailable: return "No keychain is available. You may need to restart your computer."
+        case .notAvailable:
+            return "No keychain is available: Tresor's daemon could not be reached (is tresord running, and Tresor set up with tresor init?)."
         case .readOnly: return "This keychain cannot be modified."
         case .authFailed: return "The user name or passphrase you entered is not correct."
         case .noSuchKeychain: return "The specified keychain could not be found."

@@ -196,11 +196,23 @@ public let errSecNoDefaultKeychain: OSStatus = -25307
 public let errSecVerifyFailed: OSStatus = -67808
 public let errSecNotTrusted: OSStatus = -67843
 
-/// Apple's message for `status`, or nil for a status Tresor never returns.
+/// Apple's messages for the codes above that Tresor never returns.
+private let otherMessages: [OSStatus: String] = [
+    errSecIO: "I/O error.", errSecWrPerm: "Write permissions error.", errSecAllocate: "Failed to allocate memory.",
+    errSecBadReq: "Bad parameter or invalid state for operation.", errSecNoAccessForItem: "The specified item has no access control.",
+    errSecInvalidOwnerEdit: "Invalid attempt to change the owner of this item.",
+    errSecInvalidKeychain: "The specified keychain is not a valid keychain file.",
+    errSecNoDefaultKeychain: "A default keychain could not be found.",
+    errSecVerifyFailed: "A cryptographic verification failure has occurred.", errSecNotTrusted: "The certificate was not trusted.",
+]
+
+/// The message for `status`: Apple's words (for `errSecNotAvailable`, what it means here: the
+/// daemon could not be reached), or nil for a code this library does not define.
 /// - Parameters:
 ///   - status: An `OSStatus` from a `SecItem…` function.
 ///   - reserved: Unused, as on Apple platforms; pass `nil`.
-/// - Returns: The message, as Apple's Security framework words it.
+/// - Returns: The message.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    SecurityStatus(rawValue: status).map { NSString(string: $0.message) }
+    guard let message = SecurityStatus(rawValue: status)?.message ?? otherMessages[status] else { return nil }
+    return NSString(string: message)
 }

@@ -191,6 +191,21 @@ import TresorTestSupport
         }
     }
 
+    /// A wrapper logs `SecCopyErrorMessageString(status, nil)`: Apple's codes that Tresor never
+    /// returns have Apple's words too, and errSecNotAvailable says what it means here.
+    @Test func everyCodeDefinedHasAMessage() {
+        for status in [
+            errSecIO, errSecWrPerm, errSecAllocate, errSecBadReq, errSecNoAccessForItem, errSecInvalidOwnerEdit,
+            errSecInvalidKeychain, errSecNoDefaultKeychain, errSecVerifyFailed, errSecNotTrusted,
+        ] {
+            #expect(SecCopyErrorMessageString(status, nil) != nil, "\(status)")
+        }
+        #expect(SecCopyErrorMessageString(errSecIO, nil) as String? == "I/O error.")
+        #expect(SecCopyErrorMessageString(errSecNotTrusted, nil) as String? == "The certificate was not trusted.")
+        #expect((SecCopyErrorMessageString(errSecNotAvailable, nil) as String?)?.contains("tresord") == true)
+        #expect(SecCopyErrorMessageString(-1, nil) == nil)
+    }
+
     @Test func internetPasswordFromAURL() throws {
         try withIdiomDaemon { _ in
             let url = try #require(URL(string: "https://shop.example.org:8443/account"))
