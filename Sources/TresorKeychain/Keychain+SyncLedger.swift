@@ -255,7 +255,22 @@ public struct KeychainSyncTransaction {
             ])
         try keychain.replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
         try setRecord(recordID, itemClass: itemClass, itemID: id, counter: counter)
+        try forgetConflicts(becoming: item, recordID: recordID)
         return .written
+    }
+
+    /// A kept version that has become the item — restored on another device, arriving here — is
+    /// no longer a losing version: it leaves the list on every device that kept it.
+    private func forgetConflicts(becoming item: SyncedItem, recordID: String) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, pdmn, sealed FROM sync_conflicts WHERE record_id = ?", arguments: [recordID])
+        for row in rows {
+            let id: String = row[0]
+            // One of a locked class cannot be compared: it stays.
+            guard let kept = try? keychain.openConflict(id: id, sealed: row[2], protectionClass: ProtectionClass(rawValue: row[1]) ?? .default),
+                kept == item
+            else { continue }
+            try db.execute(sql: "DELETE FROM sync_conflicts WHERE id = ?", arguments: [id])
+        }
     }
 
     private func newRowID(_ table: String) throws -> Int64 {
@@ -468,7 +483,7 @@ extension Keychain {
         }
     }
 
-    private func openConflict(id: String, sealed: Data, protectionClass: ProtectionClass) throws -> SyncedItem {
+    func openConflict(id: String, sealed: Data, protectionClass: ProtectionClass) throws -> SyncedItem {
         let key = try conflictKey(protectionClass)
         guard let json = try? Envelope.open(sealed, using: key, authenticating: conflictAssociatedData(id)),
             let item = try? SyncedItem(encoded: json)
