@@ -44,18 +44,28 @@ extension SyncCommand {
             }
         }
 
+        /// The kept version a subcommand acts on, and where its passcode comes from.
+        struct ConflictOptions: ParsableArguments {
+            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+
+            /// Runs `request` again with the passcode when the daemon asks for the user.
+            func withPasscode<T>(_ request: (String?) throws -> T) throws -> T {
+                try withPasscodeIfAsked(stdin: passcodeStdin, request)
+            }
+        }
+
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "show", abstract: "Print a kept version's secret, alone (to compare it with the item's).")
-            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
-            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            @OptionGroup var conflict: ConflictOptions
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
                 try Output.run(options) {
                     let client = try options.connect()
-                    let secret = try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncConflictSecret(id, passcode: $0) }
-                    if options.json { return Output.json(SecretJSON(id: id, secret: secret)) }
+                    let secret = try conflict.withPasscode { try client.syncConflictSecret(conflict.id, passcode: $0) }
+                    if options.json { return Output.json(SecretJSON(id: conflict.id, secret: secret)) }
                     StandardStream.output.write(secret)
                 }
             }
@@ -77,34 +87,37 @@ extension SyncCommand {
         struct Discard: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "discard", abstract: "Forget a kept version; the item stays as it is.")
-            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
-            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            @OptionGroup var conflict: ConflictOptions
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Output.run(options) {
-                    let client = try options.connect()
-                    try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncDiscardConflict(id, passcode: $0) }
-                    if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
-                    Swift.print("Discarded \(id).")
-                }
+                try Conflicts.change(conflict, options, done: "Discarded \(conflict.id).") { try $0.syncDiscardConflict($1, passcode: $2) }
             }
         }
 
         struct Restore: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "restore", abstract: "Make a kept version the item again (sent at the next sync).")
-            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
-            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            @OptionGroup var conflict: ConflictOptions
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Output.run(options) {
-                    let client = try options.connect()
-                    try withPasscodeIfAsked(stdin: passcodeStdin) { try client.syncRestoreConflict(id, passcode: $0) }
-                    if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
-                    Swift.print("Restored \(id); tresor sync now sends it to the other devices.")
+                try Conflicts.change(conflict, options, done: "Restored \(conflict.id); tresor sync now sends it to the other devices.") {
+                    try $0.syncRestoreConflict($1, passcode: $2)
                 }
+            }
+        }
+
+        /// Restores or discards `conflict` with `request` (the client, the id, the passcode if
+        /// asked for); then says `done`, or lists the conflicts left in --json.
+        static func change(
+            _ conflict: ConflictOptions, _ options: GlobalOptions, done: String, _ request: (TresorClient, String, String?) throws -> Void
+        ) throws {
+            try Output.run(options) {
+                let client = try options.connect()
+                try conflict.withPasscode { try request(client, conflict.id, $0) }
+                if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
+                Swift.print(done)
             }
         }
     }
