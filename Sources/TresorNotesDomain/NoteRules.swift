@@ -117,10 +117,11 @@ public enum NoteRules {
         return first
     }
 
-    /// `text` from a few words before `match`, so the matched word shows in a short row.
+    /// `text` — when longer than a preview, from a few words before `match` — so the matched
+    /// word shows in a short row.
     private static func excerpt(of text: String, showing match: String.Index) -> String {
         let lead = 24
-        guard text.distance(from: text.startIndex, to: match) > lead else { return String(text.prefix(previewLength)) }
+        guard text.count > previewLength, text.distance(from: text.startIndex, to: match) > lead else { return String(text.prefix(previewLength)) }
         var start = text.index(match, offsetBy: -lead)
         // Begin at a word, not inside one.
         while start < match, !text[start].isWhitespace { start = text.index(after: start) }

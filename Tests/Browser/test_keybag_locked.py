@@ -55,10 +55,18 @@ class KeybagLockedTests(BrowserCase):
         self.assertEqual(ivo.banner(), "", "an error besides the keybag banner")
         self.assertFalse(ivo.b.visible("#new-note"), "+ offered while nothing can be written")
         ivo.b.screenshot("27-keybag-locked-since-start")
+        # The widget says its lists are not known yet, rather than empty.
+        widget = WidgetPage(ivo)
+        widget.show()
+        self.assertIn("once Tresor is unlocked", ivo.b.find("#widget-recent").text)
+        widget.back_to_app()
+        # A link to the note followed meanwhile opens it once the owner has unlocked.
+        ivo.b.js(f"location.hash = '#note={note_id}'")
 
         local = NotesPage(self.browser("local"))
         local.sign_in("local", self.passcode)
         ivo.wait_item(note_id)
+        ivo.b.wait(lambda d: ivo.b.find("#note-title").get_attribute("value").startswith("Before the restart"), "the linked note opened")
         ivo.b.wait_hidden("#keybag-banner", seconds=8)
         self.assertEqual(ivo.banner(), "")
         self.assertTrue(ivo.b.visible("#new-note"))

@@ -12,6 +12,9 @@ struct NotePreviewTests {
     @Test func aSearchShowsTheLineItMatchesOn() throws {
         let body = "Trip\nPack the bags\nRemember the Passport and visa"
         #expect(NoteRules.preview(body: body, title: "Trip", matching: try SearchWords.query("pass")) == "Remember the Passport and visa")
+        // A line that fits is shown whole, however far in the match is.
+        let whole = "one two three four five six seven eight nine ten eleven twelve pelican end"
+        #expect(NoteRules.preview(body: "Birds\n" + whole, title: "Birds", matching: try SearchWords.query("pelican")) == whole)
         // A word matches at its start only, as the search does.
         #expect(NoteRules.preview(body: body, title: "Trip", matching: try SearchWords.query("port")) == "Pack the bags")
     }

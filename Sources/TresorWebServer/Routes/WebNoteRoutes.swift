@@ -147,21 +147,34 @@ struct WebNoteRoutes {
         var notes: [NoteSummary]
         if let search {
             notes = try await store.search(search, account: account.id)
-            // Shared notes are in their owner's index: match them by title here.
-            notes += try await store.notesShared(with: account.id).filter { $0.title.localizedStandardContains(search) }
+            notes += try await sharedNotes(matching: try SearchWords.query(search), store, account: account)
         } else if let folderID {
             notes = try await store.notes(account: account.id, folderID: folderID)
         } else {
             notes = try await store.notes(account: account.id, folderID: nil) + store.notesShared(with: account.id)
-            notes.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) }
         }
         let previews = try await store.previews(ofNotes: notes.map(\.id), matching: search.map(SearchWords.words(of:)) ?? [])
-        return WebNotesList(
-            notes: notes.map { note in
-                var summary = WebNoteSummary(note, for: account, folders: folders)
-                summary.preview = previews[note.id]
-                return summary
-            })
+        var listed = notes.map { note in
+            var summary = WebNoteSummary(note, for: account, folders: folders)
+            summary.preview = previews[note.id]
+            return summary
+        }
+        // Pinned first — by this account's pins only: a participant's order says nothing of the owner's.
+        if search == nil && folderID == nil { listed.sort { ($0.isPinned ? 1 : 0, $0.modified) > ($1.isPinned ? 1 : 0, $1.modified) } }
+        return WebNotesList(notes: listed)
+    }
+
+    /// The notes other accounts share with `account` that `query` matches, by the search's own
+    /// rule (``SearchWords``): they are in their owners' indexes, so their text is read here.
+    /// A shared note is never locked.
+    static func sharedNotes(matching query: [String], _ store: any WebStore, account: WebAccount) async throws -> [NoteSummary] {
+        var matches: [NoteSummary] = []
+        for note in try await store.notesShared(with: account.id) {
+            let body = try await store.openNote(note.id).body
+            let title = SearchWords.words(of: note.title)
+            if SearchWords.score(of: query, title: title, body: SearchWords.words(of: body)) != nil { matches.append(note) }
+        }
+        return matches
     }
 
     /// One note for the browser: an unlocked note's body, or a locked note's record.

@@ -223,6 +223,11 @@ import TresorTestSupport
                 && seen["isShared"] as? Bool == true)
         #expect(seen["isPinned"] as? Bool == false)
         #expect((try bob.get("/api/notes/\(id)").json?["summary"] as? [String: Any])?["isPinned"] as? Bool == false)
+        // Nor does the order of his list: his newer note comes first.
+        let bobs = try bob.createNote(title: "Bob's own", body: "his")
+        #expect(try notes(bob).map { $0["id"] as? String } == [bobs, id], "the owner's pin ordered a participant's list")
+        // He finds the shared note by its text, not only by its title.
+        #expect(try notes(bob, query: "?search=body").map { $0["id"] as? String } == [id], "a participant searched the shared note's title only")
         #expect(try bob.get("/api/notes/\(id)").json?["body"] as? String == "alice body")
         #expect(try bob.patch("/api/notes/\(id)", ["title": "Edited by Bob", "body": "bob's edit"]).status == 200)
         #expect(try alice.get("/api/notes/\(id)").json?["body"] as? String == "bob's edit")
@@ -250,7 +255,7 @@ import TresorTestSupport
 
         // Bob leaves; then it is gone for him again.
         #expect(try bob.delete("/api/notes/\(id)/participants/bob").status == 204)
-        #expect(try bob.get("/api/notes/\(id)").status == 404 && (try notes(bob)).isEmpty)
+        #expect(try bob.get("/api/notes/\(id)").status == 404 && (try notes(bob)).map { $0["id"] as? String } == [bobs])
         #expect(try alice.post("/api/notes/\(id)/participants", ["name": "bob"]).status == 201)
         #expect(try alice.delete("/api/notes/\(id)/participants/bob").status == 204)
         #expect(try bob.get("/api/notes/\(id)").status == 404)

@@ -94,6 +94,8 @@ export class NotesApp {
     };
     byId('search').addEventListener('input', searchChanged);
     byId('search').addEventListener('search', searchChanged); // the field's own clear button
+    // A link to one note followed while the app is open (the widget's row in this tab).
+    window.addEventListener('hashchange', () => { if (this.account) this.openLinkedNote(); });
     byId('new-folder').addEventListener('click', () => {
       byId('new-folder-form').hidden = false;
       byId('new-folder-name').focus();
@@ -154,14 +156,34 @@ export class NotesApp {
     this.openLinkedNote();
   }
 
-  /** A link to one note (`/#note=ID`, the widget's rows): it opens once signed in. */
-  openLinkedNote() {
+  /**
+   * A link to one note (`/#note=ID`, the widget's rows): it opens once signed in — and, while
+   * Tresor is locked since it started, once the owner has unlocked it.
+   */
+  async openLinkedNote() {
     const linked = /^#note=(.+)$/.exec(location.hash);
-    if (!linked) return;
-    history.replaceState(history.state, '', location.pathname + location.search);
-    const id = decodeURIComponent(linked[1]);
-    if (this.notes.some((note) => note.id === id)) this.select(id);
-    else showMessage('That note is not in your notes any more.', 'info');
+    if (linked) {
+      history.replaceState(history.state, '', location.pathname + location.search);
+      this.linkedNote = decodeURIComponent(linked[1]);
+    }
+    if (!this.linkedNote || this.waitingForContent) return;
+    const id = this.linkedNote;
+    this.linkedNote = null;
+    if (!this.notes.some((note) => note.id === id)) {
+      // Not in the list shown (another folder, a search): shown in All Notes when it is one of them.
+      let summary = null;
+      try { summary = (await api.get(`/notes/${segment(id)}`)).summary; } catch { /* not this account's */ }
+      if (!summary || summary.deleted) {
+        showMessage('That note is not among your notes: it may be in Recently Deleted, or no longer shared with you.', 'info');
+        return;
+      }
+      this.folder = allNotes;
+      this.search = '';
+      byId('search').value = '';
+      this.renderFolders();
+      await this.loadNotes();
+    }
+    await this.select(id);
   }
 
   /**
@@ -250,9 +272,10 @@ export class NotesApp {
   showStatus(status) {
     const banner = byId('keybag-banner');
     if (status.contentAvailable && this.waitingForContent) {
-      // The list was refused while nothing could be read (locked since Tresor started): read it now.
+      // The list was refused while nothing could be read (locked since Tresor started): read it
+      // now, and open a note a link named meanwhile.
       this.waitingForContent = false;
-      this.reload();
+      this.reload().then(() => this.openLinkedNote());
     }
     if (status.keybag === 'unlocked' || (status.contentAvailable && status.keybag !== 'locked')) {
       banner.hidden = true;
@@ -409,6 +432,7 @@ export class NotesApp {
     byId('list-title').textContent = this.listTitle();
     byId('empty-recently-deleted').hidden = this.folder !== recentlyDeleted || !this.notes.length;
     byId('new-note').hidden = this.folder === recentlyDeleted || Boolean(this.waitingForContent);
+    byId('new-folder').hidden = Boolean(this.waitingForContent);
     const list = byId('note-list');
     const sorted = [...this.notes].sort((a, b) => (b.isPinned - a.isPinned) || (new Date(b.modified) - new Date(a.modified)));
     if (!sorted.length) {

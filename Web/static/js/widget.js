@@ -13,6 +13,7 @@ import { api, ApiError } from './api.js';
 import { byId, h, icon, replaceChildren, shortDate } from './dom.js';
 
 const refreshMs = 10_000;
+const lockedSinceStartText = 'Shown once Tresor is unlocked on this computer.';
 
 const placeholderText = {
   protectionLevel: 'Unlock Tresor on this computer to see your notes.',
@@ -67,8 +68,11 @@ function render(widget) {
     h('div', { class: 'widget-count-row' },
       h('span', { id: 'widget-count', class: 'widget-count', 'data-testid': 'widget-count' }, String(count)),
       h('span', { class: 'widget-count-label' }, count === 1 ? 'note' : 'notes')),
-    section('widget-recent', 'Recently Changed', widget.recent || [], { showDate: true }, 'Nothing changed lately.'),
-    section('widget-pinned', 'Pinned', widget.pinned || [], { showDate: false }, 'No pinned notes.'));
+    // Locked since Tresor started, only the count can be read: the lists are not empty, just unknown.
+    section('widget-recent', 'Recently Changed', widget.recent || [], { showDate: true },
+      widget.keybag === 'lockedSinceStart' ? lockedSinceStartText : 'Nothing changed lately.'),
+    section('widget-pinned', 'Pinned', widget.pinned || [], { showDate: false },
+      widget.keybag === 'lockedSinceStart' ? lockedSinceStartText : 'No pinned notes.'));
 }
 
 function renderSignedOut() {
