@@ -36,11 +36,19 @@ struct ItemOptions: ParsableArguments {
     @Option(help: "Access group.") var group: String?
     @Flag(
         help:
-            "Synchronizable (kSecAttrSynchronizable): the item syncs to your other devices; a search without it finds only items that do not."
+            "Synchronizable (kSecAttrSynchronizable): the item syncs to your other devices (never with a ThisDeviceOnly class); a search without it finds only items that do not."
     )
     var synchronizable = false
     @Option(name: .customLong("attribute"), help: "A free-form attribute key=value (repeatable).")
     var custom: [String] = []
+
+    /// Refuses, before any secret is asked for, what the keychain would refuse to store: a
+    /// synchronizable item of a class that never leaves this device.
+    func checkStorable() throws {
+        if synchronizable, accessible?.isThisDeviceOnly == true {
+            throw ValidationError("--synchronizable and a ThisDeviceOnly class exclude each other: such an item never leaves this device")
+        }
+    }
 
     /// Replaces the options given as `-` (label, description, comment, in that order) with
     /// what the user types or standard input's next lines (``AskedText``). Every command

@@ -40,7 +40,8 @@ struct NoteSecretOptions: ParsableArguments {
 
     func input() -> SecretInput {
         if let passphraseDescriptor { return SecretInput(fileDescriptor: passphraseDescriptor) }
-        return SecretInput(fromStandardInput: fromStandardInput, flag: passcodeStdin ? "--passcode-stdin" : "--passphrase-stdin")
+        let flag = passcodeStdin ? "--passcode-stdin" : "--passphrase-stdin (or --passphrase-fd N where standard input carries the note)"
+        return SecretInput(fromStandardInput: fromStandardInput, flag: flag)
     }
 }
 

@@ -14,8 +14,8 @@ extension SyncCommand {
                 everywhere and the other is kept here. `tresor sync conflicts show ID` prints a kept \
                 version's secret; `tresor sync conflicts restore ID` makes it the item again (the next \
                 `tresor sync now` sends it to the other devices); `tresor sync conflicts discard ID` \
-                forgets it. Each needs you present as the item would: the passcode, or a terminal \
-                session (tresor unlock --for).
+                forgets it. Showing and restoring need you present as reading the item would (the \
+                passcode, or a terminal session: tresor unlock --for); discarding, as deleting it.
                 """,
             subcommands: [List.self, Show.self, Restore.self, Discard.self], defaultSubcommand: List.self)
 
@@ -46,8 +46,23 @@ extension SyncCommand {
 
         /// The kept version a subcommand acts on, and where its passcode comes from.
         struct ConflictOptions: ParsableArguments {
-            @Argument(help: "The conflict's id (tresor sync conflicts).") var id: String
+            @Argument(help: "The conflict's id (tresor sync conflicts), or enough of its start.") var id: String
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+
+            /// The kept version `id` names: its whole id, or the one that starts so (in any case).
+            func resolved(_ client: TresorClient) throws -> String {
+                let ids = try client.syncConflicts().map(\.id)
+                let given = id.lowercased()
+                if let exact = ids.first(where: { $0.lowercased() == given }) { return exact }
+                let starting = ids.filter { $0.lowercased().hasPrefix(given) }
+                guard starting.count == 1 else {
+                    throw ValidationError(
+                        starting.isEmpty
+                            ? "no kept version has the id \(id) (tresor sync conflicts lists them)"
+                            : "\(starting.count) kept versions start with \(id); give more of the id")
+                }
+                return starting[0]
+            }
 
             /// Runs `request` again with the passcode when the daemon asks for the user.
             func withPasscode<T>(_ request: (String?) throws -> T) throws -> T {
@@ -64,8 +79,9 @@ extension SyncCommand {
             func run() throws {
                 try Output.run(options) {
                     let client = try options.connect()
-                    let secret = try conflict.withPasscode { try client.syncConflictSecret(conflict.id, passcode: $0) }
-                    if options.json { return Output.json(SecretJSON(id: conflict.id, secret: secret)) }
+                    let id = try conflict.resolved(client)
+                    let secret = try conflict.withPasscode { try client.syncConflictSecret(id, passcode: $0) }
+                    if options.json { return Output.json(SecretJSON(id: id, secret: secret)) }
                     StandardStream.output.write(secret)
                 }
             }
@@ -91,7 +107,7 @@ extension SyncCommand {
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Conflicts.change(conflict, options, done: "Discarded \(conflict.id).") { try $0.syncDiscardConflict($1, passcode: $2) }
+                try Conflicts.change(conflict, options, done: "Discarded") { try $0.syncDiscardConflict($1, passcode: $2) }
             }
         }
 
@@ -102,22 +118,24 @@ extension SyncCommand {
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Conflicts.change(conflict, options, done: "Restored \(conflict.id); tresor sync now sends it to the other devices.") {
+                try Conflicts.change(conflict, options, done: "Restored", then: "; tresor sync now sends it to the other devices") {
                     try $0.syncRestoreConflict($1, passcode: $2)
                 }
             }
         }
 
         /// Restores or discards `conflict` with `request` (the client, the id, the passcode if
-        /// asked for); then says `done`, or lists the conflicts left in --json.
+        /// asked for); then says "`done` ID`then`.", or lists the conflicts left in --json.
         static func change(
-            _ conflict: ConflictOptions, _ options: GlobalOptions, done: String, _ request: (TresorClient, String, String?) throws -> Void
+            _ conflict: ConflictOptions, _ options: GlobalOptions, done: String, then: String = "",
+            _ request: (TresorClient, String, String?) throws -> Void
         ) throws {
             try Output.run(options) {
                 let client = try options.connect()
-                try conflict.withPasscode { try request(client, conflict.id, $0) }
+                let id = try conflict.resolved(client)
+                try conflict.withPasscode { try request(client, id, $0) }
                 if options.json { return Output.json(SyncConflictsAnswer(conflicts: try client.syncConflicts())) }
-                Swift.print(done)
+                Swift.print("\(done) \(id)\(then).")
             }
         }
     }

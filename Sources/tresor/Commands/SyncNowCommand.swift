@@ -29,14 +29,21 @@ extension SyncCommand {
                 print("Sent \(answer.pushed), applied \(answer.applied).")
                 if let notes = answer.notes {
                     print("Notes: sent \(notes.sent), applied \(notes.applied)\(notes.waiting > 0 ? ", \(notes.waiting) waiting" : "").")
-                    if notes.conflictCopies > 0 { print("\(notes.conflictCopies) notes kept as conflict copies (the same lines changed elsewhere).") }
+                    if notes.conflictCopies > 0 {
+                        let copies =
+                            notes.conflictCopies == 1 ? "1 note kept as a conflict copy" : "\(notes.conflictCopies) notes kept as conflict copies"
+                        print("\(copies) (the same lines changed elsewhere).")
+                    }
                     if notes.heldDeletions > 0 {
                         print(
                             "Held \(notes.heldDeletions) note deletions: many notes were deleted for good at once on another device; they are still here."
                         )
                     }
                 }
-                if answer.conflictsKept > 0 { print("Kept \(answer.conflictsKept) conflicting versions (tresor sync conflicts).") }
+                if answer.conflictsKept > 0 {
+                    let kept = answer.conflictsKept == 1 ? "1 conflicting version" : "\(answer.conflictsKept) conflicting versions"
+                    print("Kept \(kept) (tresor sync conflicts).")
+                }
                 if answer.heldDeletions > 0 { print("Held \(answer.heldDeletions) deletions: many items were deleted at once.") }
                 if heldDeletions > 0 { print("tresor sync now --allow-deletions lets them through.") }
                 if answer.held > answer.heldDeletions { print("Held \(answer.held - answer.heldDeletions) changes until the keybag unlocks.") }

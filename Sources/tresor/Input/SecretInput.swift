@@ -2,6 +2,10 @@ import ArgumentParser
 import FoundationEssentials
 import TresorSystem
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where secrets come from: one per line on standard input (`--passcode-stdin`), or a prompt
 /// on the terminal with echo off. Never from an argument, where `ps` would show it.
 struct SecretInput {
@@ -112,10 +116,14 @@ struct SecretInput {
     }
 
     private static func readLines(_ descriptor: Int32) throws -> [String] {
+        guard fcntl(descriptor, F_GETFD) != -1 else {
+            throw ValidationError("file descriptor \(descriptor) is not open: give the secrets on it, e.g. 3<file")
+        }
         let data = Data(readingToEndOf: descriptor)
         guard data.count <= 64 * 1024 else { throw ValidationError("the secret input is larger than 64 KiB") }
         guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the secret input is not UTF-8") }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
+        // "\r\n" is one Character to Swift: split on both, as standard input's lines are.
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines
     }

@@ -86,6 +86,19 @@ import TresorTestSupport
 
     /// A certificate given in PEM, as `openssl` writes it, is kept as its DER, as Apple's
     /// keychain keeps certificates; two in one input are refused.
+    /// A synchronizable item of a class that never leaves this device is refused before its
+    /// secret is asked for, by `add` and `generate` alike.
+    @Test func aSynchronizableThisDeviceOnlyItemIsRefusedBeforeItsSecret() throws {
+        let harness = try initialized()
+        for command in [["item", "add", "--secret-stdin"], ["item", "generate"]] {
+            let refused = try harness.tresor(
+                command + ["--service", "tdo.example.com", "--account", "ada", "--accessible", "whenUnlockedThisDeviceOnly", "--synchronizable"],
+                input: "never-read\n")
+            #expect(refused.status == 64 && refused.stderr.contains("exclude each other"), "\(command): \(refused.stderr)")
+        }
+        #expect(try harness.tresor(["item", "get", "--service", "tdo.example.com", "--account", "ada", "--synchronizable"]).status != 0)
+    }
+
     @Test func aPEMCertificateIsKeptAsItsDER() throws {
         let harness = try initialized()
         let pem = "/etc/ssl/certs/ISRG_Root_X1.pem"

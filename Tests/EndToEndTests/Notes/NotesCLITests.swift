@@ -179,9 +179,9 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         let bodyFile = harness.root.appendingPathComponent("body")
         try Data(newBody.utf8).write(to: bodyFile)
-        func edit(passphrase given: String) throws -> Harness.Result {
+        func edit(passphrase given: String, lineEnd: String = "\n") throws -> Harness.Result {
             let file = harness.root.appendingPathComponent("passphrase")
-            try Data((given + "\n").utf8).write(to: file)
+            try Data((given + lineEnd).utf8).write(to: file)
             chmod(file.path, 0o600)
             return try harness.run(
                 URL(fileURLWithPath: "/bin/sh"),
@@ -195,7 +195,17 @@ import TresorTestSupport
         #expect(try show(harness, note.id, passphrase: passphrase).stdout.contains(oldBody))
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
 
-        let edited = try edit(passphrase: passphrase)
+        // A descriptor nobody opened is named as such.
+        let closed = try harness.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "exec \"$0\" \"$@\" < \(bodyFile.path)", Harness.binaries.appendingPathComponent("tresor").path,
+                "note", "edit", note.id, "--body-stdin", "--passphrase-fd", "7",
+            ])
+        #expect(!closed.succeeded && closed.stderr.contains("file descriptor 7 is not open"), "\(closed.stderr)")
+
+        // A file written on Windows ends its line with CR LF: the passphrase is the line without it.
+        let edited = try edit(passphrase: passphrase, lineEnd: "\r\n")
         #expect(edited.succeeded, "\(edited.stderr)")
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         let shown = try show(harness, note.id, passphrase: passphrase)

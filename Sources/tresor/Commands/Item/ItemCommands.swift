@@ -52,6 +52,7 @@ struct ItemCommand: ParsableCommand {
 
         func validate() throws {
             if passcodeStdin && passcodeDescriptor != nil { throw ValidationError("--passcode-stdin and --passcode-fd exclude each other") }
+            try item.checkStorable()
         }
 
         mutating func run() throws {

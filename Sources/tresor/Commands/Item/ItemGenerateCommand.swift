@@ -35,6 +35,7 @@ extension ItemCommand {
         var passcodeStdin = false
 
         func validate() throws {
+            try item.checkStorable()
             if words != nil, length != nil || characters != nil {
                 throw ValidationError("--words makes a passphrase of words: --length and --characters are for a secret of characters")
             }
