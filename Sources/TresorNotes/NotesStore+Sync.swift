@@ -73,6 +73,9 @@ public struct PendingNoteSync: Sendable {
     /// A locked note's sealed record; nil for an Apple Notes note of a shape that cannot travel
     /// (it stays here).
     public var lockedRecord: SyncedLockedRecord?
+    /// When the note was made and last edited here (nil: gone): the server keeps these dates.
+    public var created: Date?
+    public var modified: Date?
     /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
     var localRevision: Int64?
 }
@@ -179,7 +182,7 @@ extension NotesStore {
                 return PendingNoteSync(
                     localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: try content(of: row, db, sealing),
                     inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, lockedRecord: try lockedRecord(of: row, db, sealing),
-                    localRevision: row.revision)
+                    created: row.created, modified: row.modified, localRevision: row.revision)
             }
         }
     }

@@ -96,13 +96,14 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - restoring: whether the change takes note `id` out of Recently Deleted — in the same
     ///     transaction, so a refused change leaves it there.
     ///   - account: the owner.
-    ///   - device: the name of the device the change came from (names a conflict copy).
+    ///   - edit: the device the change came from (names a conflict copy) and when it was made
+    ///     (dates the note).
     ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
     /// - Returns: the note's id, and the conflict copy's when one was made.
     /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func storeSyncedLockedNote(
         _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, device: String, quota: StorageQuota?
+        account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
 
     /// Removes the lock of note `id` for a device that removed it (with the passphrase, there):
@@ -121,7 +122,8 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - baseRevision: the revision the change was made from.
     ///   - restoring: whether the change takes the note out of Recently Deleted (same transaction).
     ///   - account: the owner.
-    ///   - device: the name of the device the change came from (names a conflict copy).
+    ///   - edit: the device the change came from (names a conflict copy) and when it was made
+    ///     (dates the note).
     ///   - quota: the owner's storage quota, checked in the same transaction; nil for none.
     /// - Returns: the note's id, and the conflict copy's when one was made.
     /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked, or has an
@@ -129,7 +131,7 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func removeSyncedLock(
         _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, device: String, quota: StorageQuota?
+        account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
 
     /// The account's current passphrase generation with its hint, for its devices.
@@ -170,13 +172,13 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - changes: what the edit changes.
     ///   - restoring: whether the edit restores the note.
     ///   - editor: who saves.
-    ///   - device: the name of the editor's device the edit came from: a conflict copy is "from"
-    ///     it (and from the editor's login name, when the editor is not the owner).
+    ///   - edit: the editor's device the edit came from — a conflict copy is "from" it (and from
+    ///     the editor's login name, when the editor is not the owner) — and when it was made.
     ///   - quota: the owner's storage quota; nil for none.
     /// - Returns: what the save made.
     /// - Throws: as `saveNote`.
     func saveSyncedNote(
-        _ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, device: String, quota: StorageQuota?
+        _ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> NoteSaveOutcome
 
     /// Starts storing a device's attachment of locked note `noteID` as its chunks sealed under

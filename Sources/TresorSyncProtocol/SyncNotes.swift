@@ -139,12 +139,19 @@ public struct SyncNoteChange: Codable, Equatable, Sendable {
     public var state: State
     /// For a locked note: its sealed record (`body` is empty).
     public var locked: SyncLockedNote?
+    /// When the note was made on the device, and when it was last edited there: a new note keeps
+    /// both, an edit its time (the server never dates one later than its own clock, nor moves a
+    /// note's time back). Absent from older devices: the server's time then.
+    public var created: Date?
+    public var modified: Date?
 
     public init(
         localID: String, noteID: String?, base: SyncNoteBase?, title: String, body: String, folder: String?, isPinned: Bool, state: State,
-        locked: SyncLockedNote? = nil
+        locked: SyncLockedNote? = nil, created: Date? = nil, modified: Date? = nil
     ) {
         self.locked = locked
+        self.created = created
+        self.modified = modified
         self.localID = localID
         self.noteID = noteID
         self.base = base

@@ -69,7 +69,7 @@ extension SyncRoutes {
             let made = try await creations().createSyncedNote(
                 NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
                 locked: try change.locked?.record(), inRecentlyDeleted: change.state == .recentlyDeleted,
-                origin: NoteOrigin(device: caller.deviceID, localID: change.localID), account: caller.account,
+                origin: NoteOrigin(device: caller.deviceID, localID: change.localID), edit: Self.edit(change, caller), account: caller.account,
                 quota: quota(adding: change.title.utf8.count + change.body.utf8.count + (change.locked?.ciphertext.count ?? 0)))
             return SyncNoteChangeResult(outcome: .created, note: try await syncNote(made.id))
         }
@@ -90,7 +90,7 @@ extension SyncRoutes {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 let stored = try await lockedNotes().storeSyncedLockedNote(
                     id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, device: caller.deviceName,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, edit: Self.edit(change, caller),
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
@@ -100,7 +100,7 @@ extension SyncRoutes {
                 // The lock removed on the device, with the passphrase: its body comes opened.
                 let stored = try await lockedNotes().removeSyncedLock(
                     id, title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned,
-                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, device: caller.deviceName,
+                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, edit: Self.edit(change, caller),
                     quota: quota(adding: change.title.utf8.count + change.body.utf8.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),
@@ -112,9 +112,15 @@ extension SyncRoutes {
             let grows = changes.title != nil || changes.body != nil
             let quota = grows ? quota(adding: (changes.title?.utf8.count ?? 0) + (changes.body?.utf8.count ?? 0)) : nil
             let saved = try await lockedNotes().saveSyncedNote(
-                id, changes, restoring: restoring, by: caller.account, device: caller.deviceName, quota: quota)
+                id, changes, restoring: restoring, by: caller.account, edit: Self.edit(change, caller), quota: quota)
             return SyncNoteChangeResult(outcome: Self.outcome(saved.kind), note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
         }
+    }
+
+    /// Where and when the device made `change`: a conflict copy names the device; the note keeps
+    /// the device's dates.
+    static func edit(_ change: SyncNoteChange, _ caller: SyncCaller) -> SyncedEdit {
+        SyncedEdit(device: caller.deviceName, editedAt: change.modified, created: change.created)
     }
 
     /// What a device's change changes, against the version it was made from: only the fields it
@@ -149,7 +155,7 @@ extension SyncRoutes {
             changes.isPinned = nil
             // As the web client's participant: the owner's quota is the owner's to mind.
             let saved = try await lockedNotes().saveSyncedNote(
-                id, changes, restoring: false, by: caller.account, device: caller.deviceName, quota: nil)
+                id, changes, restoring: false, by: caller.account, edit: Self.edit(change, caller), quota: nil)
             return SyncNoteChangeResult(
                 outcome: Self.outcome(saved.kind), note: try await syncNotes([id], sharedWith: [id])[id], conflictCopyID: saved.conflictCopy?.id)
         }

@@ -23,7 +23,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     func storeSyncedLockedNote(
         _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, device: String, quota: StorageQuota?
+        account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         let newID = UUID().uuidString.lowercased()
@@ -38,14 +38,14 @@ extension PostgresWebStore: LockedNoteSyncStore {
             if let existing, let baseRevision, baseRevision != existing.revision {
                 // No key here to merge with: the device's version is kept whole beside the note.
                 let copyID = try await insertLockedCopy(
-                    of: existing, title: title, record: record, passphraseID: passphraseID, account, device: device, connection)
+                    of: existing, title: title, record: record, passphraseID: passphraseID, account, device: edit.device, connection)
                 try await announce(.created, note: copyID, connection)
                 return (existing.id, copyID)
             }
             guard let existing else {
                 try await insertSyncedLockedNote(
                     newID, title: title, folderID: folderID, isPinned: isPinned, record: record, passphraseID: passphraseID, account: account,
-                    connection)
+                    made: edit, connection)
                 return (newID, nil)
             }
             let noteID = existing.id
@@ -53,10 +53,10 @@ extension PostgresWebStore: LockedNoteSyncStore {
             try await dropUnlockedCopies(ofNote: noteID, connection)
             let sealedTitle = try sealing.sealText(title, "notes", noteID, "title")
             let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", noteID, "ciphertext")
-            let timestamp = now
             try await connection.run(
                 """
-                UPDATE notes SET modified = \(timestamp), sealed_title = \(sealedTitle), sealed_body = NULL, pinned = \(isPinned),
+                UPDATE notes SET modified = GREATEST(modified, \(time(of: edit))), sealed_title = \(sealedTitle), sealed_body = NULL,
+                    pinned = \(isPinned),
                     folder_id = \(folderID), passphrase_id = \(passphraseID), crypto_salt = \(record.passphraseSalt),
                     crypto_iterations = \(record.passphraseIterations), crypto_wrapped_key = \(record.wrappedKey), crypto_iv = \(record.iv),
                     crypto_tag = \(record.tag), sealed_ciphertext = \(sealedCiphertext), body_format = \(Self.stored(record.bodyFormat)),
@@ -70,7 +70,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     func removeSyncedLock(
         _ id: String, title: String, body: String, folder: String?, isPinned: Bool, baseRevision: Int64?, restoring: Bool,
-        account: AccountID, device: String, quota: StorageQuota?
+        account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
         try NoteRules.validate(body, limit: NoteLimits.bodyBytes, what: "body")
@@ -84,7 +84,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 // No key here to merge with: the note keeps its lock and newer version, the
                 // device's unlocked one is kept beside it.
                 let copyID = try await insertConflictCopy(
-                    of: existing, title: title, body: body, locked: nil, editor: account, device: device, connection)
+                    of: existing, title: title, body: body, locked: nil, editor: account, device: edit.device, connection)
                 try await dropUnlockedCopies(ofNote: id, connection)
                 try await announce(.created, note: copyID, connection)
                 return (id, copyID)
@@ -95,7 +95,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
             try await connection.run(
                 """
-                UPDATE notes SET modified = \(now), sealed_title = \(try sealing.sealText(title, "notes", id, "title")),
+                UPDATE notes SET modified = GREATEST(modified, \(time(of: edit))), sealed_title = \(try sealing.sealText(title, "notes", id, "title")),
                     sealed_body = \(try sealing.sealText(body, "notes", id, "body")), pinned = \(isPinned), folder_id = \(folderID),
                     passphrase_id = NULL, crypto_salt = NULL, crypto_iterations = NULL, crypto_wrapped_key = NULL, crypto_iv = NULL,
                     crypto_tag = NULL, sealed_ciphertext = NULL, body_format = 'text', note_proof_hash = NULL
@@ -107,11 +107,11 @@ extension PostgresWebStore: LockedNoteSyncStore {
     }
 
     func saveSyncedNote(
-        _ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, device: String, quota: StorageQuota?
+        _ id: String, _ changes: NoteChanges, restoring: Bool, by editor: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> NoteSaveOutcome {
         try await db.transaction { [self] connection in
             if restoring, try await noteForWrite(id, connection).isDeleted { try await restoreNote(id, connection) }
-            return try await saveNote(id, changes, by: editor, device: device, quota: quota, connection)
+            return try await saveNote(id, changes, by: editor, edit: edit, quota: quota, connection)
         }
     }
 
@@ -119,17 +119,17 @@ extension PostgresWebStore: LockedNoteSyncStore {
     /// transaction (which holds the account's row lock).
     func insertSyncedLockedNote(
         _ id: String, title: String, folderID: String?, isPinned: Bool, record: SyncedLockedRecord, passphraseID: Int64, account: AccountID,
-        _ connection: PostgresConnection
+        made edit: SyncedEdit? = nil, _ connection: PostgresConnection
     ) async throws {
         let sealedTitle = try sealing.sealText(title, "notes", id, "title")
         let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", id, "ciphertext")
-        let timestamp = now
+        let created = creation(of: edit)
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
                                crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
                                note_proof_hash)
-            VALUES (\(id), \(account.rawValue), \(folderID), \(timestamp), \(timestamp), \(isPinned), \(sealedTitle),
+            VALUES (\(id), \(account.rawValue), \(folderID), \(created), \(max(created, time(of: edit))), \(isPinned), \(sealedTitle),
                     \(passphraseID), \(record.passphraseSalt), \(record.passphraseIterations), \(record.wrappedKey), \(record.iv),
                     \(record.tag), \(sealedCiphertext), \(Self.stored(record.bodyFormat)), \(record.noteProofHash))
             """, logger)

@@ -105,18 +105,20 @@ extension PostgresWebStore: FoldersAndNotesStore {
     /// Inserts a new note of `account` made from `draft` and announces it, in the caller's
     /// transaction (which holds the account's row lock and has checked the quota).
     /// - Returns: its id.
-    func insertNote(_ draft: NoteDraft, account: AccountID, _ connection: PostgresConnection) async throws -> String {
+    func insertNote(_ draft: NoteDraft, account: AccountID, made edit: SyncedEdit? = nil, _ connection: PostgresConnection) async throws
+        -> String
+    {
         try NoteRules.validate(draft.body, limit: NoteLimits.bodyBytes, what: "body")
         let title = try NoteRules.title(draft.title, body: draft.body)
         let id = UUID().uuidString.lowercased()
         let sealedTitle = try sealing.sealText(title, "notes", id, "title")
         let sealedBody = try sealing.sealText(draft.body, "notes", id, "body")
         let folder = try await draft.folder.asyncMap { try await folderID(named: $0, account: account, creating: true, connection)! }
-        let timestamp = now
+        let created = creation(of: edit)
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
-            VALUES (\(id), \(account.rawValue), \(folder), \(timestamp), \(timestamp), \(draft.isPinned), \(sealedTitle), \(sealedBody))
+            VALUES (\(id), \(account.rawValue), \(folder), \(created), \(max(created, time(of: edit))), \(draft.isPinned), \(sealedTitle), \(sealedBody))
             """, logger)
         try await announce(.created, note: id, connection)
         return id
@@ -128,7 +130,7 @@ extension PostgresWebStore: FoldersAndNotesStore {
 
     /// ``saveNote(_:_:by:quota:)`` in the caller's transaction.
     func saveNote(
-        _ id: String, _ changes: NoteChanges, by editor: AccountID, device: String? = nil, quota: StorageQuota?,
+        _ id: String, _ changes: NoteChanges, by editor: AccountID, edit: SyncedEdit? = nil, quota: StorageQuota?,
         _ connection: PostgresConnection
     ) async throws -> NoteSaveOutcome {
         if let title = changes.title { try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
@@ -157,7 +159,7 @@ extension PostgresWebStore: FoldersAndNotesStore {
                 let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
                 let filled = content.filled(from: whole)
                 let copyID = try await insertConflictCopy(
-                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, device: device, connection)
+                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, device: edit?.device, connection)
                 copy = try await summary(note(copyID, connection), connection)
                 content = NoteContent()
                 kind = .conflictCopy
@@ -172,10 +174,11 @@ extension PostgresWebStore: FoldersAndNotesStore {
             let movesFolder = folderChange != nil
             let folder: String? = folderChange ?? nil
             // Only an edit of the text is a modification: pinning or moving keeps the list's order.
+            // A device's edit is dated when it was made, never moving the note's time back.
             let edits = content.title != nil || content.body != nil
             try await connection.run(
                 """
-                UPDATE notes SET modified = CASE WHEN \(edits) THEN \(now) ELSE modified END, sealed_title = COALESCE(\(sealedTitle), sealed_title),
+                UPDATE notes SET modified = CASE WHEN \(edits) THEN GREATEST(modified, \(time(of: edit))) ELSE modified END, sealed_title = COALESCE(\(sealedTitle), sealed_title),
                     sealed_body = COALESCE(\(sealedBody), sealed_body), pinned = COALESCE(\(changes.isPinned), pinned),
                     folder_id = CASE WHEN \(movesFolder) THEN \(folder) ELSE folder_id END
                 WHERE id = \(id)

@@ -7,7 +7,8 @@ import TresorNotesDomain
 // instance that died mid-way — finds the note the first one made, and two at once make one.
 extension PostgresWebStore: SyncedNoteCreationStore {
     func createSyncedNote(
-        _ draft: NoteDraft, locked: SyncedLockedRecord?, inRecentlyDeleted: Bool, origin: NoteOrigin, account: AccountID, quota: StorageQuota?
+        _ draft: NoteDraft, locked: SyncedLockedRecord?, inRecentlyDeleted: Bool, origin: NoteOrigin, edit: SyncedEdit, account: AccountID,
+        quota: StorageQuota?
     ) async throws -> (id: String, created: Bool) {
         if locked != nil { try NoteRules.validate(draft.title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false) }
         return try await db.transaction { [self, logger] connection in
@@ -28,9 +29,9 @@ extension PostgresWebStore: SyncedNoteCreationStore {
                 let folderID = try await draft.folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
                 try await insertSyncedLockedNote(
                     id, title: draft.title, folderID: folderID, isPinned: draft.isPinned, record: locked, passphraseID: passphraseID,
-                    account: account, connection)
+                    account: account, made: edit, connection)
             } else {
-                id = try await insertNote(draft, account: account, connection)
+                id = try await insertNote(draft, account: account, made: edit, connection)
             }
             // A note of this origin deleted for good meanwhile: this one takes its place.
             try await connection.run(

@@ -18,7 +18,8 @@ extension PostgresWebStore: WidgetStore {
                     """, logger: logger)
                 {
                     let note = try StoredNote(row, full: false)
-                    notes.append(.init(id: note.id, title: try openTitle(note), modified: Date(timeIntervalSince1970: note.modified), isLocked: note.isLocked))
+                    notes.append(
+                        .init(id: note.id, title: try openTitle(note), modified: Date(timeIntervalSince1970: note.modified), isLocked: note.isLocked))
                 }
                 return notes
             }

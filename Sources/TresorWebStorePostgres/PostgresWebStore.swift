@@ -43,6 +43,13 @@ final class PostgresWebStore: WebStore, Sendable {
     var logger: Logger { db.logger }
     var now: Double { clock().timeIntervalSince1970 }
 
+    /// When a device's change happened, as this server dates it: its own time (now, for a change
+    /// of a browser or an older device), never later than now.
+    func time(of edit: SyncedEdit?) -> Double { min(edit?.editedAt?.timeIntervalSince1970 ?? now, now) }
+
+    /// When a device made a note, as this server dates it (now, when it does not say).
+    func creation(of edit: SyncedEdit?) -> Double { min(edit?.created?.timeIntervalSince1970 ?? now, now) }
+
     func checkHealth() async throws {
         try await db.read { [logger] connection in try await connection.run("SELECT 1", logger) }
     }

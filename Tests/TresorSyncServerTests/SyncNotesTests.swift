@@ -79,6 +79,41 @@ struct SyncNotesTests {
         await instance.storage.close()
     }
 
+    /// A note keeps the times it was made and edited on the device, not the time it synced — so
+    /// a note edited offline does not jump to the top of every list — but the server never dates
+    /// one in its future, nor moves a note's time back.
+    @Test func aNoteKeepsTheDevicesDates() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        try await instance.account("ada")
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        let (dayAgo, hourAgo, halfHourAgo) = (
+            Date(timeIntervalSince1970: now - 86_400), Date(timeIntervalSince1970: now - 3_600), Date(timeIntervalSince1970: now - 1_800)
+        )
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            var new = SyncNoteChange.new("Offline", "Offline\nwritten on a plane")
+            (new.created, new.modified) = (dayAgo, hourAgo)
+            let note = try #require(try await device.send(client, new).note)
+            #expect(note.created == dayAgo && note.modified == hourAgo, "\(note.created) \(note.modified)")
+
+            var edit = SyncNoteChange.edit(note, body: "Offline\nwritten on a plane, landed", base: note.base)
+            edit.modified = halfHourAgo
+            let edited = try #require(try await device.send(client, edit).note)
+            #expect(edited.modified == halfHourAgo && edited.created == dayAgo)
+            // An older time does not move the note back; a time in the server's future is now.
+            edit = SyncNoteChange.edit(edited, body: "Offline\nclock behind", base: edited.base)
+            edit.modified = dayAgo
+            #expect(try await device.send(client, edit).note?.modified == halfHourAgo)
+            let latest = try #require(try await device.notes(client).entries.last?.note)
+            edit = SyncNoteChange.edit(latest, body: "Offline\nclock ahead", base: latest.base)
+            edit.modified = Date(timeIntervalSince1970: now + 86_400)
+            let ahead = try #require(try await device.send(client, edit).note)
+            #expect(ahead.modified > halfHourAgo && ahead.modified <= Date())
+        }
+        await instance.storage.close()
+    }
+
     @Test func anEditOutlivesADeletionMadeBeforeIt() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")

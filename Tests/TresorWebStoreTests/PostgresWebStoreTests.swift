@@ -363,7 +363,7 @@ struct PostgresWebStoreInstanceTests {
             passphraseHint: "the usual word")
         let (first, _) = try await store.storeSyncedLockedNote(
             nil, title: "Vault", folder: nil, isPinned: false, record: record, baseRevision: nil, restoring: false, account: owner.id,
-            device: "Laptop", quota: nil)
+            edit: SyncedEdit(device: "Laptop"), quota: nil)
         #expect(try await store.passphraseStatus(account: owner.id).isSet == false)
         #expect(try await store.syncedCurrentPassphrase(account: owner.id) == nil)
         #expect(try await store.syncedLockedRecord(ofNote: first) == record)
@@ -378,7 +378,7 @@ struct PostgresWebStoreInstanceTests {
         second.wrappedKey = Data(repeating: 0x45, count: 24)
         let (other, _) = try await store.storeSyncedLockedNote(
             nil, title: "Vault 2", folder: nil, isPinned: false, record: second, baseRevision: nil, restoring: false, account: owner.id,
-            device: "Laptop", quota: nil)
+            edit: SyncedEdit(device: "Laptop"), quota: nil)
         #expect(try await store.lockedRecord(ofNote: other).passphraseID == opened.passphraseID)
 
         // The account's first Tresor passphrase becomes current; the Apple one stays what it was.
@@ -393,7 +393,7 @@ struct PostgresWebStoreInstanceTests {
         sameSalt.passphraseVerifier = Data(repeating: 0x53, count: 24)
         let (third, _) = try await store.storeSyncedLockedNote(
             nil, title: "Vault 3", folder: nil, isPinned: false, record: sameSalt, baseRevision: nil, restoring: false, account: owner.id,
-            device: "Laptop",
+            edit: SyncedEdit(device: "Laptop"),
             quota: nil)
         #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)
         #expect(try await store.summary(ofNote: third).lock?.source == .tresor)

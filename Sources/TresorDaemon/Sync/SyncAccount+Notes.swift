@@ -235,7 +235,7 @@ extension SyncAccount {
         return SyncNoteChange(
             localID: pending.localID, noteID: pending.serverID, base: base, title: current.title, body: current.body, folder: current.folder,
             isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present,
-            locked: pending.lockedRecord.map(SyncLockedNote.init))
+            locked: pending.lockedRecord.map(SyncLockedNote.init), created: pending.created, modified: pending.modified)
     }
 
     /// A server's note as the notes store applies it.

@@ -38,11 +38,19 @@ import TresorTestSupport
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         let made = try Self.newNote(laptop, "Groceries\ne2e-note-marker milk\neggs")
         #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 1)
+        sleep(2)  // the sync comes later than the writing: the note keeps the writing's time
         #expect(try Self.syncNow(laptop).sent == 1)
         #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).notesWaiting == 0)
         #expect(try Self.syncNow(phone).applied == 1)
         let onPhone = try #require(try Self.notes(phone)["Groceries"])
         #expect(onPhone.body == "Groceries\ne2e-note-marker milk\neggs")
+        let (laptopDates, phoneDates) = (
+            try laptop.json(OpenedNote.self, ["note", "show", made.id]).summary,
+            try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).summary
+        )
+        for dates in [laptopDates, phoneDates] {
+            #expect(abs(dates.created.timeIntervalSince(made.created)) < 1 && abs(dates.modified.timeIntervalSince(made.modified)) < 1, "\(dates)")
+        }
 
         try Self.edit(phone, onPhone.id, body: "Groceries\ne2e-note-marker milk\neggs\nbread")
         #expect(try Self.syncNow(phone).sent == 1)
