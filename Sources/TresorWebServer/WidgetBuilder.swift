@@ -56,7 +56,9 @@ package struct WidgetBuilder: Sendable {
         let summary = try await store.widget(account: account)
         return Widget(
             placeholder: false, noteCount: summary.noteCount,
-            recent: summary.recent.map { .init(id: $0.id, title: redacted ? nil : $0.title, modified: $0.modified, isLocked: $0.isLocked, redacted: redacted) },
+            recent: summary.recent.map {
+                .init(id: $0.id, title: redacted ? nil : $0.title, modified: $0.modified, isLocked: $0.isLocked, redacted: redacted)
+            },
             pinned: summary.pinned.map { .init(id: $0.id, title: redacted ? nil : $0.title, isLocked: $0.isLocked, redacted: redacted) },
             redacted: redacted, keybag: keybag, secureSession: secureSession, protection: protection)
     }
