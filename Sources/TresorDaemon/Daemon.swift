@@ -274,6 +274,7 @@ public struct Daemon: Sendable {
             }
         }
         let keychainIndexingTask = Task { await keychains.runIndexing() }
+        if !configuration.syncInBackground { backgroundSync.turnedOff() }
         let backgroundSyncTask = Task { if configuration.syncInBackground { await backgroundSync.run() } }
         defer {
             backgroundSyncTask.cancel()

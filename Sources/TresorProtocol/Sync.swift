@@ -204,6 +204,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     public var lastErrorAt: Date?
     /// Whether the daemon holds the server's live-events stream open now.
     public var live: Bool?
+    /// False when the daemon does not sync by itself (`"syncInBackground": false` in
+    /// config.json): only `tresor sync now` syncs.
+    public var inBackground: Bool?
 
     public init(
         joined: Bool, server: String? = nil, account: String? = nil, deviceID: String? = nil, deviceName: String? = nil,

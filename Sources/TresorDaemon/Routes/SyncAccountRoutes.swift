@@ -98,7 +98,8 @@ struct SyncAccountRoutes {
                 status.noteDeletionsHeld = try? notes.store().noteDeletionsHeld()
                 if let store = try? notes.store() { status.attachments = try? await account.attachmentsStatus(store) }
                 let report = background.report
-                (status.lastError, status.lastErrorAt, status.live) = (report.lastError, report.lastErrorAt, report.live)
+                (status.lastError, status.lastErrorAt) = (report.lastError, report.lastErrorAt)
+                (status.live, status.inBackground) = report.runs ? (report.live, nil) : (nil, false)
             }
             return status
         }

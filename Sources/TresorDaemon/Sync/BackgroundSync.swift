@@ -15,6 +15,8 @@ struct BackgroundSyncReport: Sendable, Equatable {
     var lastErrorAt: Date?
     /// Whether the server's live-events stream is open.
     var live = false
+    /// Whether the daemon syncs by itself at all (`syncInBackground` in config.json).
+    var runs = true
 }
 
 /// Keeps a joined device in sync by itself (docs/SYNC.md, "Background sync"): a sync — the one
@@ -79,6 +81,9 @@ final class BackgroundSync: Sendable {
 
     /// What `tresor sync status` shows of it.
     var report: BackgroundSyncReport { state.withLock { $0 } }
+
+    /// Marks the background sync as off (`syncInBackground: false`): `tresor sync status` says so.
+    func turnedOff() { state.withLock { $0.runs = false } }
 
     /// Something may have changed — a local change, an unlock, a join or a leave, an event:
     /// a sync follows (several pokes close together make one), and the stream is looked at again.

@@ -344,6 +344,9 @@ struct SyncCommand: ParsableCommand {
                         print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
                     }
                 }
+                if status.inBackground == false {
+                    print("Live:     off: this daemon syncs only at tresor sync now (syncInBackground is false in config.json)")
+                }
                 if let live = status.live {
                     print(
                         "Live:     \(live ? "listening to the server: changes arrive within seconds" : "not listening now: syncs after changes here, every five minutes and at tresor sync now")"

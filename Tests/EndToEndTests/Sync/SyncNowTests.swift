@@ -88,7 +88,11 @@ import TresorTestSupport
         #expect(kept.count == 1 && kept.first?.attributes?.service == "vpn.example.com", "\(kept)")
         let listed = try laptop.tresor(["sync", "conflicts", "--json"])
         #expect(!listed.stdout.contains("e2e-from-the-laptop"))
-        let before = try #require(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).counters)
+        let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
+        // This daemon was started without background sync: status says so, rather than promise syncs.
+        #expect(status.inBackground == false && status.live == nil)
+        #expect(try laptop.tresor(["sync", "status"]).stdout.contains("syncs only at tresor sync now"))
+        let before = try #require(status.counters)
         #expect(before.conflictsKept == 1 && before.changesWaiting == 0 && before.lastSync != nil, "\(before)")
         let id = try #require(kept.first?.id)
         // An item readable by scripts: its kept version is shown and restored as it is read, without the passcode.
