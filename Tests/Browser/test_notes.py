@@ -91,7 +91,7 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         page.load()
         browser.screenshot("01-sign-in")
         # Every problem is told at once, each field marked.
-        page.register("Carol Smith", "short", again="shorter")
+        page.register("carol-" + "x" * 34, "short", again="shorter")  # 40 characters: refused, not cut to 32
         browser.wait(lambda d: page.banner(), "the refusal")
         for text in ("Account names are", "at least 8 characters", "not the same"):
             self.assertIn(text, page.banner())
