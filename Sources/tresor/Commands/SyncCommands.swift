@@ -339,7 +339,7 @@ struct SyncCommand: ParsableCommand {
                     }
                     if let attachments = status.attachments { Self.printAttachments(attachments) }
                     if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
-                    print("Synced:   \(counters.lastSync.map { "\($0)" } ?? "never")")
+                    print("Synced:   \(counters.lastSync.map { $0.formatted(.iso8601) } ?? "never")")
                     for record in counters.setAside {
                         print("Set aside: record \(record.recordID) (counter \(record.counter)) of device \(record.deviceID): \(record.reason)")
                     }

@@ -32,7 +32,7 @@ extension SyncCommand {
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the kept versions.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the kept versions.", aliases: ["ls"])
             @OptionGroup var options: GlobalOptions
 
             func run() throws {

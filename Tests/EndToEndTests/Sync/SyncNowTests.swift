@@ -91,7 +91,11 @@ import TresorTestSupport
         let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
         // This daemon was started without background sync: status says so, rather than promise syncs.
         #expect(status.inBackground == false && status.live == nil)
-        #expect(try laptop.tresor(["sync", "status"]).stdout.contains("syncs only at tresor sync now"))
+        let statusText = try laptop.tresor(["sync", "status"]).stdout
+        #expect(statusText.contains("syncs only at tresor sync now"))
+        let synced = statusText.split(separator: "\n").first { $0.hasPrefix("Synced:") } ?? ""
+        #expect(synced.contains("T") && synced.hasSuffix("Z"), "an ISO 8601 date, as everywhere: \(synced)")
+        #expect(try laptop.tresor(["sync", "conflicts", "ls"]).stdout.contains(kept.first?.id ?? "?"), "ls lists, as item ls and note ls do")
         let before = try #require(status.counters)
         #expect(before.conflictsKept == 1 && before.changesWaiting == 0 && before.lastSync != nil, "\(before)")
         let id = try #require(kept.first?.id)
