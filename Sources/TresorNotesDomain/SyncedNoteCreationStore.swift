@@ -14,9 +14,6 @@ public struct NoteOrigin: Sendable, Equatable {
     }
 }
 
-/// Creating a device's note and remembering its origin in one transaction (the server's store:
-/// docs/SYNC.md, "Notes"), so that no server dying between the two can make a retried creation
-/// a second note.
 /// Where and when a device made a change it syncs (docs/SYNC.md, "Notes").
 public struct SyncedEdit: Sendable, Equatable {
     /// The device's name: a conflict copy the change causes is "from" it.
@@ -34,6 +31,9 @@ public struct SyncedEdit: Sendable, Equatable {
     }
 }
 
+/// Creating a device's note and remembering its origin in one transaction (the server's store:
+/// docs/SYNC.md, "Notes"), so that no server dying between the two can make a retried creation
+/// a second note.
 public protocol SyncedNoteCreationStore: Sendable {
     /// The note `origin` made, when it still exists; else a new note of `account` made from
     /// `draft` — locked with `locked` when given, in Recently Deleted when `inRecentlyDeleted` —
