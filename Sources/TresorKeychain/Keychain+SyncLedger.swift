@@ -500,7 +500,7 @@ extension Keychain {
     /// - Throws: ``KeychainError/itemNotFound`` for an unknown id; ``KeychainError/presenceRequired(_:)``;
     ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
     public func syncConflictSecret(_ id: String, caller: Caller) throws -> Data {
-        let item = try read { db in try keptConflict(id, db) }
+        let item = try read { db in try keptConflict(id, db).item }
         try Self.requireGroup(item.attributes.accessGroup ?? "", caller: caller)
         var verified = false
         try requirePresence(presenceToRead(item.attributes, caller: caller), caller: caller, verified: &verified)
@@ -516,21 +516,21 @@ extension Keychain {
     ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
     public func discardSyncConflict(_ id: String, caller: Caller) throws {
         try write { db in
-            let item = try keptConflict(id, db)
+            let item = try keptConflict(id, db).item
             var verified = false
             try requirePresence(presenceToChange(group: item.attributes.accessGroup, caller: caller), caller: caller, verified: &verified)
             try db.execute(sql: "DELETE FROM sync_conflicts WHERE id = ?", arguments: [id])
         }
     }
 
-    /// The losing version of conflict `id`, opened.
-    private func keptConflict(_ id: String, _ db: Database) throws -> SyncedItem {
-        guard let row = try Row.fetchOne(db, sql: "SELECT pdmn, sealed FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
+    /// The record of conflict `id`, and its losing version opened.
+    private func keptConflict(_ id: String, _ db: Database) throws -> (recordID: String, item: SyncedItem) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT record_id, pdmn, sealed FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
             throw KeychainError.itemNotFound
         }
-        let protectionClass = ProtectionClass(rawValue: row[0]) ?? .default
+        let protectionClass = ProtectionClass(rawValue: row[1]) ?? .default
         do {
-            return try openConflict(id: id, sealed: row[1], protectionClass: protectionClass)
+            return (row[0], try openConflict(id: id, sealed: row[2], protectionClass: protectionClass))
         } catch KeychainError.interactionNotAllowed {
             throw KeychainError.interactionNotAllowed("the kept version's protection class is locked: tresor unlock")
         }
@@ -546,16 +546,12 @@ extension Keychain {
     ///   ``KeychainError/interactionNotAllowed(_:)`` while its class is locked.
     public func restoreSyncConflict(_ id: String, caller: Caller) throws {
         try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT record_id FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
-                throw KeychainError.itemNotFound
-            }
-            let item = try keptConflict(id, db)
+            let (recordID, item) = try keptConflict(id, db)
             var verified = false
             let presence = max(
                 presenceToRead(item.attributes, caller: caller), presenceToChange(group: item.attributes.accessGroup, caller: caller))
             try requirePresence(presence, caller: caller, verified: &verified)
             let transaction = KeychainSyncTransaction(keychain: self, db: db)
-            let recordID: String = row[0]
             let current = try transaction.record(recordID)
             if case .collides(let holder, _) = try transaction.write(item, recordID: recordID, counter: current?.versionCounter ?? 0) {
                 _ = try transaction.write(item, recordID: recordID, counter: current?.versionCounter ?? 0, replacing: holder)
