@@ -123,13 +123,13 @@ extension PostgresWebStore: LockedNoteSyncStore {
     ) async throws {
         let sealedTitle = try sealing.sealText(title, "notes", id, "title")
         let sealedCiphertext = try sealing.seal(record.ciphertext, "notes", id, "ciphertext")
-        let created = creation(of: edit)
+        let dates = dates(of: edit)
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,
                                crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
                                note_proof_hash)
-            VALUES (\(id), \(account.rawValue), \(folderID), \(created), \(max(created, time(of: edit))), \(isPinned), \(sealedTitle),
+            VALUES (\(id), \(account.rawValue), \(folderID), \(dates.created), \(dates.modified), \(isPinned), \(sealedTitle),
                     \(passphraseID), \(record.passphraseSalt), \(record.passphraseIterations), \(record.wrappedKey), \(record.iv),
                     \(record.tag), \(sealedCiphertext), \(Self.stored(record.bodyFormat)), \(record.noteProofHash))
             """, logger)

@@ -114,11 +114,11 @@ extension PostgresWebStore: FoldersAndNotesStore {
         let sealedTitle = try sealing.sealText(title, "notes", id, "title")
         let sealedBody = try sealing.sealText(draft.body, "notes", id, "body")
         let folder = try await draft.folder.asyncMap { try await folderID(named: $0, account: account, creating: true, connection)! }
-        let created = creation(of: edit)
+        let dates = dates(of: edit)
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body)
-            VALUES (\(id), \(account.rawValue), \(folder), \(created), \(max(created, time(of: edit))), \(draft.isPinned), \(sealedTitle), \(sealedBody))
+            VALUES (\(id), \(account.rawValue), \(folder), \(dates.created), \(dates.modified), \(draft.isPinned), \(sealedTitle), \(sealedBody))
             """, logger)
         try await announce(.created, note: id, connection)
         return id

@@ -47,8 +47,12 @@ final class PostgresWebStore: WebStore, Sendable {
     /// of a browser or an older device), never later than now.
     func time(of edit: SyncedEdit?) -> Double { min(edit?.editedAt?.timeIntervalSince1970 ?? now, now) }
 
-    /// When a device made a note, as this server dates it (now, when it does not say).
-    func creation(of edit: SyncedEdit?) -> Double { min(edit?.created?.timeIntervalSince1970 ?? now, now) }
+    /// A new note's `created` and `modified`: the device's (never later than now, nor modified
+    /// before created), or now for a browser's note.
+    func dates(of edit: SyncedEdit?) -> (created: Double, modified: Double) {
+        let created = min(edit?.created?.timeIntervalSince1970 ?? now, now)
+        return (created, max(created, time(of: edit)))
+    }
 
     func checkHealth() async throws {
         try await db.read { [logger] connection in try await connection.run("SELECT 1", logger) }
