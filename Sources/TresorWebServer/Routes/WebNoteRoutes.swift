@@ -145,15 +145,16 @@ struct WebNoteRoutes {
     static func list(_ store: any WebStore, account: WebAccount, folderID: String?, search: String?) async throws -> WebNotesList {
         let folders = try await store.folders(account: account.id)
         var notes: [NoteSummary]
-        if let search {
+        let query = try search.map(SearchWords.query)
+        if let search, let query {
             notes = try await store.search(search, account: account.id)
-            notes += try await sharedNotes(matching: try SearchWords.query(search), store, account: account)
+            notes += try await sharedNotes(matching: query, store, account: account)
         } else if let folderID {
             notes = try await store.notes(account: account.id, folderID: folderID)
         } else {
             notes = try await store.notes(account: account.id, folderID: nil) + store.notesShared(with: account.id)
         }
-        let previews = try await store.previews(ofNotes: notes.map(\.id), matching: search.map(SearchWords.words(of:)) ?? [])
+        let previews = try await store.previews(ofNotes: notes.map(\.id), matching: query ?? [])
         var listed = notes.map { note in
             var summary = WebNoteSummary(note, for: account, folders: folders)
             summary.preview = previews[note.id]
