@@ -81,22 +81,22 @@ extension SyncCommand {
                     let client = try options.connect()
                     let id = try conflict.resolved(client)
                     let secret = try conflict.withPasscode { try client.syncConflictSecret(id, passcode: $0) }
-                    if options.json { return Output.json(SecretJSON(id: id, secret: secret)) }
+                    if options.json { return Output.json(KeptSecretJSON(id: id, secret: secret)) }
                     StandardStream.output.write(secret)
                 }
             }
         }
 
-        /// `show --json`: as `item get --json` gives a secret (docs/CLI-JSON.md).
-        struct SecretJSON: Encodable {
+        /// `show --json`: the kept version's id, and its secret as `item get --json` gives one.
+        struct KeptSecretJSON: Encodable {
             var id: String
             var secret: String?
             var secretBase64: String
 
             init(id: String, secret: Data) {
                 self.id = id
-                self.secret = String(validating: secret, as: UTF8.self)
-                secretBase64 = secret.base64EncodedString()
+                let shown = SecretJSON(secret)
+                (self.secret, secretBase64) = (shown.text, shown.base64)
             }
         }
 

@@ -68,8 +68,21 @@ struct ItemJSON: Encodable {
         try container.encode(item.itemClass, forKey: .itemClass)
         try container.encodeIfPresent(item.attributes, forKey: .attributes)
         if let secret = item.secret {
-            try container.encodeIfPresent(String(data: secret, encoding: .utf8), forKey: .secret)
-            try container.encode(secret.base64EncodedString(), forKey: .secretBase64)
+            let shown = SecretJSON(secret)
+            try container.encodeIfPresent(shown.text, forKey: .secret)
+            try container.encode(shown.base64, forKey: .secretBase64)
         }
+    }
+}
+
+/// A secret as `--json` prints it (docs/CLI-JSON.md): as text when it is valid UTF-8
+/// (`secret`), and always in base64 (`secretBase64`).
+struct SecretJSON {
+    let text: String?
+    let base64: String
+
+    init(_ secret: Data) {
+        text = String(validating: secret, as: UTF8.self)
+        base64 = secret.base64EncodedString()
     }
 }
