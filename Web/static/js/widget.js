@@ -64,15 +64,14 @@ function render(widget) {
   replaceChildren(state, widget.redacted ? [icon('lock'), 'Locked'] : [icon('unlock'), 'Open']);
   state.dataset.redacted = String(Boolean(widget.redacted));
   const count = widget.noteCount ?? 0;
+  // Locked since Tresor started, only the count can be read: the lists are not empty, just unknown.
+  const unknown = widget.keybag === 'lockedSinceStart';
   replaceChildren(byId('widget-body'),
     h('div', { class: 'widget-count-row' },
       h('span', { id: 'widget-count', class: 'widget-count', 'data-testid': 'widget-count' }, String(count)),
       h('span', { class: 'widget-count-label' }, count === 1 ? 'note' : 'notes')),
-    // Locked since Tresor started, only the count can be read: the lists are not empty, just unknown.
-    section('widget-recent', 'Recently Changed', widget.recent || [], { showDate: true },
-      widget.keybag === 'lockedSinceStart' ? lockedSinceStartText : 'Nothing changed lately.'),
-    section('widget-pinned', 'Pinned', widget.pinned || [], { showDate: false },
-      widget.keybag === 'lockedSinceStart' ? lockedSinceStartText : 'No pinned notes.'));
+    section('widget-recent', 'Recently Changed', widget.recent || [], { showDate: true }, unknown ? lockedSinceStartText : 'Nothing changed lately.'),
+    section('widget-pinned', 'Pinned', widget.pinned || [], { showDate: false }, unknown ? lockedSinceStartText : 'No pinned notes.'));
 }
 
 function renderSignedOut() {
