@@ -262,7 +262,9 @@ public struct KeychainSyncTransaction {
     /// A kept version that has become the item — restored on another device, arriving here — is
     /// no longer a losing version: it leaves the list on every device that kept it.
     private func forgetConflicts(becoming item: SyncedItem, recordID: String) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, pdmn, sealed FROM sync_conflicts WHERE record_id = ?", arguments: [recordID])
+        // Every arriving item asks: a statement prepared once.
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, pdmn, sealed FROM sync_conflicts WHERE record_id = ?"), arguments: [recordID])
         for row in rows {
             let id: String = row[0]
             // One of a locked class cannot be compared: it stays.
