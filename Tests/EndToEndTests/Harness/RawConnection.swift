@@ -45,7 +45,8 @@ final class RawConnection {
 
     /// Connects to the daemon's socket at `path`.
     init(socket path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a program another test starts meanwhile must not keep it open.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HarnessError.daemonDidNotStart("socket failed: errno \(errno)") }
         let failure = UnixSockets.connect(fd, to: path)
         guard failure == 0 else {
@@ -56,6 +57,14 @@ final class RawConnection {
     }
 
     deinit { close(fd) }
+
+    /// Whether the daemon has closed its end: nothing waits to be read but the end of the stream.
+    var isClosedByTheDaemon: Bool {
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) == 0
+    }
 
     /// Bytes read and not yet taken as an answer.
     private var received = Data()
