@@ -190,24 +190,24 @@ enum AttachmentSyncTables {
 
     /// Replaces local note `note`'s waiting listing with `attachments`, names sealed.
     static func recordListing(_ attachments: [SyncedAttachment], note: String, _ db: Database, _ sealing: ContentSealing) throws {
-        try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?", arguments: [note])
-        try db.execute(sql: "INSERT OR IGNORE INTO sync_attachment_listed (note_id) VALUES (?)", arguments: [note])
+        try db.cachedStatement(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?").execute(arguments: [note])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_attachment_listed (note_id) VALUES (?)").execute(arguments: [note])
         for attachment in attachments {
             try insertListed(attachment, note: note, db, sealing)
         }
     }
 
     static func insertListed(_ attachment: SyncedAttachment, note: String, _ db: Database, _ sealing: ContentSealing) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed, excluded_from_backup)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                note, attachment.id, attachment.kind.rawValue,
-                try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
-                attachment.byteCount, attachment.isSealed, attachment.excludedFromBackup,
-            ])
+                """
+        ).execute(arguments: [
+            note, attachment.id, attachment.kind.rawValue,
+            try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
+            attachment.byteCount, attachment.isSealed, attachment.excludedFromBackup,
+        ])
     }
 
     /// Forgets every synced attachment and listing (another sync account starts afresh).
@@ -251,16 +251,16 @@ extension NotesStore {
                 // A note whose lock was removed here, the removal not answered yet, also takes
                 // what the server holds sealed and this device lacks, opened with the kept key.
                 let fetch = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT * FROM sync_attachment_listings WHERE note_id = ? AND (NOT ? OR byte_count <= ?)
-                            AND (is_sealed = ? OR (is_sealed AND NOT ? AND note_id IN (SELECT note_id FROM sync_unlock_keys)))
-                            AND id NOT IN (SELECT id FROM attachments WHERE is_locked = ?)
-                            AND id NOT IN (
-                                SELECT s.id FROM sync_attachments s LEFT JOIN attachments a ON a.id = s.id
-                                WHERE a.id IS NULL OR a.is_locked = ?)
-                        ORDER BY id
-                        """, arguments: [note, row["deleted"] as Bool, small, locked, locked, locked, locked]
+                    db.cachedStatement(
+                        sql: """
+                            SELECT * FROM sync_attachment_listings WHERE note_id = ? AND (NOT ? OR byte_count <= ?)
+                                AND (is_sealed = ? OR (is_sealed AND NOT ? AND note_id IN (SELECT note_id FROM sync_unlock_keys)))
+                                AND id NOT IN (SELECT id FROM attachments WHERE is_locked = ?)
+                                AND id NOT IN (
+                                    SELECT s.id FROM sync_attachments s LEFT JOIN attachments a ON a.id = s.id
+                                    WHERE a.id IS NULL OR a.is_locked = ?)
+                            ORDER BY id
+                            """), arguments: [note, row["deleted"] as Bool, small, locked, locked, locked, locked]
                 ).map { listed -> SyncedAttachment in
                     let id: String = listed["id"]
                     guard let kind = AttachmentKind(rawValue: listed["kind"]) else { throw NotesError.damaged("attachment \(id)") }
@@ -270,13 +270,13 @@ extension NotesStore {
                         excludedFromBackup: listed["excluded_from_backup"])
                 }
                 let remove = try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT s.id FROM sync_attachments s JOIN attachments a ON a.id = s.id
-                        WHERE s.note_id = ? AND a.note_id = ? AND (s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
-                            OR (a.is_locked <> ? AND s.id IN (SELECT id FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?)))
-                        ORDER BY s.id
-                        """, arguments: [note, note, note, locked, note, locked])
+                    db.cachedStatement(
+                        sql: """
+                            SELECT s.id FROM sync_attachments s JOIN attachments a ON a.id = s.id
+                            WHERE s.note_id = ? AND a.note_id = ? AND (s.id NOT IN (SELECT id FROM sync_attachment_listings WHERE note_id = ?)
+                                OR (a.is_locked <> ? AND s.id IN (SELECT id FROM sync_attachment_listings WHERE note_id = ? AND is_sealed = ?)))
+                            ORDER BY s.id
+                            """), arguments: [note, note, note, locked, note, locked])
                 listings.append(.init(localNoteID: note, serverNoteID: row["server_id"], fetch: fetch, remove: remove))
             }
             let send = try Row.fetchAll(
@@ -474,13 +474,19 @@ extension NotesStore {
         }
     }
 
-    /// Drops local note `noteID`'s listing once it was applied.
-    /// - Parameter noteID: the local note.
+    /// Drops the listings of local notes `noteIDs` once they were applied, in one transaction:
+    /// a new device's first sync finishes one per note, most of them empty.
+    /// - Parameter noteIDs: the local notes.
     /// - Throws: a storage error.
-    public func finishAttachmentListing(of noteID: String) throws {
+    public func finishAttachmentListings(of noteIDs: [String]) throws {
+        guard !noteIDs.isEmpty else { return }
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?", arguments: [noteID])
-            try db.execute(sql: "DELETE FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID])
+            let listings = try db.cachedStatement(sql: "DELETE FROM sync_attachment_listings WHERE note_id = ?")
+            let listed = try db.cachedStatement(sql: "DELETE FROM sync_attachment_listed WHERE note_id = ?")
+            for noteID in noteIDs {
+                try listings.execute(arguments: [noteID])
+                try listed.execute(arguments: [noteID])
+            }
         }
     }
 }

@@ -35,23 +35,32 @@ extension SyncAccount {
         try notes.applyListedBackupExclusions()
         var work = try notes.attachmentSyncWork()
         var fetched = false
-        for listing in work.listings {
-            // Removals first: one may make way for the sealed copy of the same attachment.
-            for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
-            var complete = true
-            for attachment in listing.fetch {
-                do {
-                    try await Self.fetch(attachment, of: listing, notes, client)
-                    fetched = true
-                } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
-                    report.refuse(attachment.id, code, message)
-                    complete = false
-                } catch NotesError.invalid, NotesError.wrongLockState {
-                    complete = false
+        // Listings applied in full are finished together, in one transaction, also when a later
+        // fetch fails; one applied and not finished is looked at again, never fetched twice.
+        var finished: [String] = []
+        do {
+            for listing in work.listings {
+                // Removals first: one may make way for the sealed copy of the same attachment.
+                for id in listing.remove { try notes.removeSyncedAttachment(id, of: listing.localNoteID) }
+                var complete = true
+                for attachment in listing.fetch {
+                    do {
+                        try await Self.fetch(attachment, of: listing, notes, client)
+                        fetched = true
+                    } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
+                        report.refuse(attachment.id, code, message)
+                        complete = false
+                    } catch NotesError.invalid, NotesError.wrongLockState {
+                        complete = false
+                    }
                 }
+                if complete { finished.append(listing.localNoteID) }
             }
-            if complete { try notes.finishAttachmentListing(of: listing.localNoteID) }
+        } catch {
+            try? notes.finishAttachmentListings(of: finished)
+            throw error
         }
+        try notes.finishAttachmentListings(of: finished)
         // One fetched into a note whose lock was removed here is the server's only sealed: its
         // plaintext goes in this sync, before the removal goes again.
         if fetched { work = try notes.attachmentSyncWork() }
