@@ -95,6 +95,8 @@ public struct HeldRecord: Sendable, Equatable {
 /// The sync engine's access to this keychain's database, inside one write transaction
 /// (``Keychain/syncTransaction(_:)``): items written or deleted here record nothing in the
 /// outbox — they are what arrived — and everything commits together with the engine's state.
+/// What runs once per arriving record is a cached statement (`cachedStatement(sql:)`): a new
+/// device's first sync runs each of them thousands of times.
 public struct KeychainSyncTransaction {
     let keychain: Keychain
     let db: Database
@@ -131,12 +133,12 @@ public struct KeychainSyncTransaction {
     private func fetchRecord(_ filter: String, _ arguments: StatementArguments) throws -> SyncRecordState? {
         guard
             let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT record_id, item_class, item_id, version_counter,
-                        EXISTS (SELECT 1 FROM sync_outbox o WHERE o.record_id = r.record_id)
-                    FROM sync_records r WHERE \(filter)
-                    """, arguments: arguments)
+                db.cachedStatement(
+                    sql: """
+                        SELECT record_id, item_class, item_id, version_counter,
+                            EXISTS (SELECT 1 FROM sync_outbox o WHERE o.record_id = r.record_id)
+                        FROM sync_records r WHERE \(filter)
+                        """), arguments: arguments)
         else { return nil }
         let itemClass = ItemClass(rawValue: row[1]) ?? .genericPassword
         let counter: Int64 = row[3]
@@ -151,12 +153,13 @@ public struct KeychainSyncTransaction {
     ///   - counter: the server counter of the version held.
     /// - Throws: storage errors.
     public func setRecord(_ recordID: String, itemClass: ItemClass, itemID: Int64?, counter: UInt64) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO sync_records (record_id, item_class, item_id, version_counter) VALUES (?, ?, ?, ?)
                 ON CONFLICT (record_id) DO UPDATE SET item_class = excluded.item_class, item_id = excluded.item_id,
                     version_counter = excluded.version_counter
-                """, arguments: [recordID, itemClass.rawValue, itemID, Int64(counter)])
+                """
+        ).execute(arguments: [recordID, itemClass.rawValue, itemID, Int64(counter)])
     }
 
     /// The item a record is, opened.
@@ -226,7 +229,7 @@ public struct KeychainSyncTransaction {
         let primaryKeyTag = sealing.primaryKeyTag(values, itemClass: itemClass)
         let existing = try record(recordID)
         var ownRow = existing?.itemClass == itemClass ? existing?.itemID : nil
-        let holder = try Int64.fetchOne(db, sql: "SELECT id FROM \(table) WHERE primary_key_tag = ?", arguments: [primaryKeyTag])
+        let holder = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(table) WHERE primary_key_tag = ?"), arguments: [primaryKeyTag])
         if let holder, holder != ownRow, holder != replacing {
             // Nothing written yet: the caller decides which of the two keeps the primary key.
             return .collides(itemID: holder, record: try fetchRecord("item_class = ? AND item_id = ?", [itemClass.rawValue, holder]))
@@ -243,16 +246,16 @@ public struct KeychainSyncTransaction {
         let id = try ownRow ?? newRowID(table)
         let key = try keychain.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: true)
         let rowKey = SecureRandom.key(bitCount: 256)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO \(table) (id, pdmn, primary_key_tag, lookup_tag, group_tag, metadata, row_key, secret, custom_indexed)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
-                """,
-            arguments: [
-                id, protectionClass.rawValue, primaryKeyTag, sealing.lookupTag(values, itemClass: itemClass), sealing.groupTag(group),
-                try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key), try KeyWrap.wrap(rowKey, using: classKey),
-                try sealing.sealSecret(item.secret, itemClass: itemClass, id: id, rowKey: rowKey),
-            ])
+                """
+        ).execute(arguments: [
+            id, protectionClass.rawValue, primaryKeyTag, sealing.lookupTag(values, itemClass: itemClass), sealing.groupTag(group),
+            try sealing.sealMetadata(attributes, itemClass: itemClass, id: id, key: key), try KeyWrap.wrap(rowKey, using: classKey),
+            try sealing.sealSecret(item.secret, itemClass: itemClass, id: id, rowKey: rowKey),
+        ])
         try keychain.replaceAttributeTags(db, itemClass: itemClass, id: id, values: values)
         try setRecord(recordID, itemClass: itemClass, itemID: id, counter: counter)
         try forgetConflicts(becoming: item, recordID: recordID)
@@ -262,7 +265,6 @@ public struct KeychainSyncTransaction {
     /// A kept version that has become the item — restored on another device, arriving here — is
     /// no longer a losing version: it leaves the list on every device that kept it.
     private func forgetConflicts(becoming item: SyncedItem, recordID: String) throws {
-        // Every arriving item asks: a statement prepared once.
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT id, pdmn, sealed FROM sync_conflicts WHERE record_id = ?"), arguments: [recordID])
         for row in rows {
@@ -279,7 +281,7 @@ public struct KeychainSyncTransaction {
         var id: Int64
         repeat {
             id = Int64.random(in: 1...Int64.max)
-        } while try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) ?? false
+        } while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [id]) ?? false
         return id
     }
 

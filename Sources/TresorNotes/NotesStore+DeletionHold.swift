@@ -34,7 +34,7 @@ enum NoteDeletionHoldTables {
 
     /// Forgets the deletion set aside of `serverID` (the note arrived again, or is gone here).
     static func forget(_ serverID: String, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM sync_note_deletions_held WHERE server_id = ?", arguments: [serverID])
+        try db.cachedStatement(sql: "DELETE FROM sync_note_deletions_held WHERE server_id = ?").execute(arguments: [serverID])
     }
 
     static func window(_ db: Database, now: Date) throws -> MassDeletionWindow {

@@ -39,12 +39,11 @@ enum SharingSyncTables {
     /// Records `sharing` of local note `localID` (none: removes it).
     static func record(_ sharing: SyncedNoteSharing?, localID: String, _ db: Database, _ sealing: ContentSealing) throws {
         guard let sharing else {
-            try db.execute(sql: "DELETE FROM sync_note_sharing WHERE local_id = ?", arguments: [localID])
+            try db.cachedStatement(sql: "DELETE FROM sync_note_sharing WHERE local_id = ?").execute(arguments: [localID])
             return
         }
         let text = String(decoding: try JSONEncoder().encode(sharing), as: UTF8.self)
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO sync_note_sharing (local_id, is_owner, sealed_sharing) VALUES (?, ?, ?)",
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_note_sharing (local_id, is_owner, sealed_sharing) VALUES (?, ?, ?)").execute(
             arguments: [localID, sharing.isOwner, try sealing.sealText(text, table: "sync_note_sharing", id: localID, column: "sharing")])
     }
 
@@ -70,6 +69,6 @@ enum SharingSyncTables {
 
     /// Whether local note `id` is another account's, shared with the sync account.
     static func isSharedWith(_ id: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_sharing WHERE local_id = ? AND NOT is_owner", arguments: [id]) == true
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sync_note_sharing WHERE local_id = ? AND NOT is_owner"), arguments: [id]) == true
     }
 }
