@@ -166,6 +166,11 @@ enum KeychainDatabase {
                 try db.execute(sql: "UPDATE \(itemClass.table) SET custom_indexed = NULL")
             }
         }
+        // Every arriving item looks for a kept conflict of its record that it settles
+        // (`KeychainSyncTransaction.write`): through an index, not a walk of every conflict.
+        migrator.registerMigration("v7: kept conflicts by record") { db in
+            try db.execute(sql: "CREATE INDEX sync_conflicts_record ON sync_conflicts(record_id)")
+        }
         return migrator
     }
 }

@@ -135,6 +135,17 @@ import TresorKeybag
         #expect(try home.keychain.pendingSyncChanges() == 1)
         #expect(try records(home.keychain).count == 1)
     }
+
+    /// Each arriving item looks for a kept conflict of its record: through the index, so a home
+    /// that kept many conflicts does not walk them all for each item a sync brings.
+    @Test func anArrivingItemFindsItsRecordsKeptConflictsThroughAnIndex() throws {
+        let home = try KeychainHome()
+        let plan = try home.keychain.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id, pdmn, sealed FROM sync_conflicts WHERE record_id = ?", arguments: ["r"])
+                .map { row -> String in row["detail"] }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX sync_conflicts_record (record_id=?)") }, "\(plan)")
+    }
 }
 
 extension ItemAttributes {
