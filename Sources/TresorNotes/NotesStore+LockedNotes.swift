@@ -153,7 +153,7 @@ extension NotesStore {
                 }
                 try writeLockedRecord(
                     id, passphrase: current, wrappedKey: client.wrappedKey, noteProofHash: client.noteProofHash,
-                    body: AESGCM.Sealed(iv: client.iv, ciphertext: client.ciphertext, tag: client.tag), modified: now, db, sealing)
+                    body: AESGCM.Sealed(iv: client.iv, ciphertext: client.ciphertext, tag: client.tag), db, sealing)
                 var old: [String] = []
                 for attachment in try AttachmentRow.fetchAll(note: id, db) {
                     try db.execute(

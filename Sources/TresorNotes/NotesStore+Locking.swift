@@ -33,7 +33,7 @@ extension NotesStore {
             try writeLockedRecord(
                 id, passphrase: current, wrappedKey: try LockedNoteCrypto.wrap(noteKey, with: passphraseKey),
                 noteProofHash: LockedNoteCrypto.proofHash(LockedNoteCrypto.noteProof(noteKey)),
-                body: try LockedNoteCrypto.sealBody(body, with: noteKey), modified: nil, db, sealing)
+                body: try LockedNoteCrypto.sealBody(body, with: noteKey), db, sealing)
             return try resealAttachments(of: id, from: nil, to: noteKey, db, sealing)
         }
         for file in oldFiles { AttachmentFile.remove(file, in: attachmentsFolder) }
@@ -119,23 +119,23 @@ extension NotesStore {
     }
 
     /// Replaces an unlocked note's body by its locked record under `passphrase`: Apple's
-    /// fields, the ciphertext under the keybag layer, and the note proof's hash; `modified`
-    /// when the lock counts as a change. The caller's transaction moves the attachments.
+    /// fields, the ciphertext under the keybag layer, and the note proof's hash. The note's
+    /// modified time stays: a lock is no edit (as pinning and moving are not). The caller's
+    /// transaction moves the attachments.
     func writeLockedRecord(
-        _ id: String, passphrase: PassphraseRow, wrappedKey: Data, noteProofHash: Data, body: AESGCM.Sealed, modified: Date?,
+        _ id: String, passphrase: PassphraseRow, wrappedKey: Data, noteProofHash: Data, body: AESGCM.Sealed,
         _ db: Database, _ sealing: ContentSealing
     ) throws {
         try db.execute(
             sql: """
                 UPDATE notes SET sealed_body = NULL, passphrase_id = ?, crypto_salt = ?, crypto_iterations = ?,
-                    crypto_wrapped_key = ?, note_proof_hash = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?,
-                    modified = COALESCE(?, modified)
+                    crypto_wrapped_key = ?, note_proof_hash = ?, crypto_iv = ?, crypto_tag = ?, sealed_ciphertext = ?, body_format = ?
                 WHERE id = ?
                 """,
             arguments: [
                 passphrase.id, passphrase.salt, passphrase.iterations, wrappedKey, noteProofHash, body.iv, body.tag,
                 try sealing.seal(body.ciphertext, table: "notes", id: id, column: "ciphertext"),
-                BodyFormat.text.rawValue, modified?.timeIntervalSince1970, id,
+                BodyFormat.text.rawValue, id,
             ])
     }
 

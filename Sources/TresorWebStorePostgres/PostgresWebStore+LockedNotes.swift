@@ -73,13 +73,14 @@ extension PostgresWebStore: LockedNoteStore {
             }
             try await check(quota, account: owner, connection)
             let record = try await passphrase(current, connection)
-            // The plaintext body goes in the same step as the ciphertext comes.
+            // The plaintext body goes in the same step as the ciphertext comes. The modified time
+            // stays: a lock is no edit.
             try await connection.run(
                 """
                 UPDATE notes SET sealed_body = NULL, passphrase_id = \(current), crypto_salt = \(record.salt),
                     crypto_iterations = \(record.iterations), crypto_wrapped_key = \(client.wrappedKey),
                     note_proof_hash = \(client.noteProofHash), crypto_iv = \(client.iv), crypto_tag = \(client.tag),
-                    sealed_ciphertext = \(sealedCiphertext), body_format = 'text', modified = \(now)
+                    sealed_ciphertext = \(sealedCiphertext), body_format = 'text'
                 WHERE id = \(id)
                 """, logger)
             for (attachmentID, _, _, _) in attachments {

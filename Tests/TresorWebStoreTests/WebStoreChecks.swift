@@ -266,6 +266,22 @@ extension WebStoreCheck {
             #expect(edited.note.modified > modified)
             #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [older.id, newer.id])
         },
+        WebStoreCheck(name: "locking a note leaves its modified time, and its place in the list, as they were") { store, clock in
+            let owner = try await registered(store, "dee")
+            let proof = Data(repeating: 0x33, count: 32)
+            try await store.setPassphrase(try material(store, proof: proof, seed: 6), hint: nil, account: owner.id)
+            let record = try #require(try await store.passphraseRecord(account: owner.id))
+            let older = try await store.createNote(NoteDraft(title: "Older", body: "a"), account: owner.id, quota: nil)
+            clock.advance(by: 60)
+            let newer = try await store.createNote(NoteDraft(title: "Newer", body: "b"), account: owner.id, quota: nil)
+            clock.advance(by: 60)
+            let modified = try await store.summary(ofNote: older.id).modified
+            try await store.lockNote(older.id, sealedBy: lockedBody(record.id, key: 0x43), proof: proof, quota: nil)
+            let locked = try await store.summary(ofNote: older.id)
+            #expect(locked.lock != nil)
+            #expect(locked.modified == modified, "locking counted as an edit")
+            #expect(try await store.notes(account: owner.id, folderID: nil).map(\.id) == [newer.id, older.id])
+        },
     ]
 
     /// Passphrase material as a browser makes it, for proof `proof`.
