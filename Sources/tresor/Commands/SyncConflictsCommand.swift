@@ -82,7 +82,7 @@ extension SyncCommand {
                     let id = try conflict.resolved(client)
                     let secret = try conflict.withPasscode { try client.syncConflictSecret(id, passcode: $0) }
                     if options.json { return Output.json(KeptSecretJSON(id: id, secret: secret)) }
-                    StandardStream.output.write(secret)
+                    SecretOutput.write(secret)
                 }
             }
         }

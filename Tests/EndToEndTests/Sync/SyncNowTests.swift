@@ -103,6 +103,9 @@ import TresorTestSupport
         // Named by the start of its id, in any case.
         let shown = try laptop.tresor(["sync", "conflicts", "show", String(id.prefix(6)).lowercased()])
         #expect(shown.succeeded && shown.stdout == "e2e-from-the-laptop", "\(shown.stderr)")
+        // On a terminal, a line end follows it, as after item get's: the prompt is not glued to it.
+        let onScreen = try laptop.onTerminal(["sync", "conflicts", "show", id])
+        #expect(onScreen.status == 0 && onScreen.text.hasSuffix("e2e-from-the-laptop\r\n"), "\(onScreen.text)")
         #expect(try SyncE2E.sync(laptop, SyncConflictSecretAnswer.self, ["conflicts", "show", id]).secret == Data("e2e-from-the-laptop".utf8))
         #expect(try SyncE2E.sync(laptop, SyncConflictsAnswer.self, ["conflicts", "restore", id]).conflicts.isEmpty)
         #expect(try Self.secret(laptop, service: "vpn.example.com") == "e2e-from-the-laptop")

@@ -86,3 +86,13 @@ struct SecretJSON {
         base64 = secret.base64EncodedString()
     }
 }
+
+/// A secret as printed without `--json`: its bytes exactly, for a pipe or a file; on a
+/// terminal, with a line end after it, so that the prompt does not follow it on its line (as
+/// `secret-tool lookup` does).
+enum SecretOutput {
+    static func write(_ secret: Data) {
+        StandardStream.output.write(secret)
+        if StandardStream.output.isTerminal { StandardStream.output.write("\n") }
+    }
+}

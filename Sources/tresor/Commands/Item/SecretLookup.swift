@@ -96,7 +96,6 @@ extension SecretLookup {
             let seconds = try Clipboard.copy(secret)
             return StandardStream.error.write("Copied the secret to the clipboard; it is cleared in \(seconds) s.\n")
         }
-        StandardStream.output.write(secret)
-        if StandardStream.output.isTerminal { print() }
+        SecretOutput.write(secret)
     }
 }
