@@ -58,14 +58,6 @@ final class RawConnection {
 
     deinit { close(fd) }
 
-    /// Whether the daemon has closed its end: nothing waits to be read but the end of the stream.
-    var isClosedByTheDaemon: Bool {
-        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&ready, 1, 0) > 0 else { return false }
-        var byte: UInt8 = 0
-        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) == 0
-    }
-
     /// Bytes read and not yet taken as an answer.
     private var received = Data()
 
