@@ -97,6 +97,8 @@ class WebNotesTests(SignedInPeople, BrowserCase):
             self.assertIn(text, page.banner())
         marked = [e.get_attribute("id") for e in browser.all("#register-form [aria-invalid=true]")]
         self.assertEqual(marked, ["register-name", "register-password", "register-password-again"])
+        # Registration is open here: no invite field to puzzle over.
+        browser.wait(lambda d: not browser.visible("#register-invite"), "the invite field hidden where no invite is needed")
         page.register("carol", self.passwords["carol"], again=self.passwords["carol"] + "x")
         browser.wait(lambda d: "not the same" in page.banner(), "the mismatch message")
         self.assertTrue(browser.visible("#register-form"), "a mismatch must keep the form, not sign in")

@@ -33,10 +33,19 @@ struct WebSessionMiddleware: RouterMiddleware {
             // Only the local account's requests are the keybag owner's activity (docs/WEB.md).
             if session.account.isLocal && !Self.polls.contains(request.uri.path) { home?.recordActivity(by: "the web client of the local account") }
         } else if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
-            let signingIn = request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path)
-            guard signingIn else { throw APIError(.unauthorized, "sign in first") }
+            guard Self.needsNoSession(request) else { throw APIError(.unauthorized, "sign in first") }
         }
         return try await next(request, context)
+    }
+
+    /// What the page reads before anyone is signed in: how one registers here.
+    static let readsWithoutSession: Set<String> = ["/api/registration"]
+
+    /// Signing in, registering and ``readsWithoutSession``: the routes of the page before
+    /// anyone is signed in.
+    static func needsNoSession(_ request: Request) -> Bool {
+        (request.method == .post && CSRFMiddleware.signInRoutes.contains(request.uri.path))
+            || (request.method == .get && readsWithoutSession.contains(request.uri.path))
     }
 
     private func session(of request: Request) async throws -> WebSession? {

@@ -60,8 +60,17 @@ struct WebAccountRoutes {
         var lockedSinceStart: Bool
     }
 
+    /// How one registers here, for the page's form: whether the owner's invite is needed.
+    /// Public: the answer for a name is the same whatever the mode says.
+    struct RegistrationResponse: Encodable {
+        var needsInvite: Bool
+    }
+
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
+        router.get("/api/registration") { _, _ -> Response in
+            try WebCoding.response(RegistrationResponse(needsInvite: services.configuration.registration == .invite))
+        }
         router.post("/api/accounts") { request, context -> Response in
             // Bounded before anyone is known: a name, two passwords and an invite fit in 16 KiB.
             let body = try await WebCoding.decode(RegisterRequest.self, request, limit: WebLimits.signInBytes)

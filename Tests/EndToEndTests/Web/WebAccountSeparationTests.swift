@@ -19,6 +19,8 @@ import TresorTestSupport
         let alicePassword = password("alice"), passphrase = "e2e-separation-passphrase"
         harness.secrets += [alicePassword, passphrase]
         var alice = WebBrowser(server)
+        // Registration is open here: the page is told it needs no invite field.
+        #expect(try alice.get("/api/registration").text == #"{"needsInvite":false}"#)
         #expect(try alice.register("alice", alicePassword).status == 201)
         let id = try alice.createNote(title: "alice title", body: "alice body")
         let attachment = Data("alice's attachment".utf8)
@@ -108,6 +110,9 @@ import TresorTestSupport
         defer { #expect(!harness.daemonLog.contains(invite.code), "the invite code is in the daemon log") }
         #expect(invite.name == "alice" && invite.code.count == 43 && invite.registration == "invite")
         let stranger = WebBrowser(server)
+        // Anyone may ask how one registers here, before any session: the page shows the field.
+        let registration = try stranger.get("/api/registration")
+        #expect(registration.status == 200 && registration.text == #"{"needsInvite":true}"#, "\(registration.text)")
         // Someone else's code is not an invite for another name.
         let wrongName = try stranger.post(
             "/api/accounts", ["name": "mallory", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])

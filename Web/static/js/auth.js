@@ -41,8 +41,11 @@ export function installAuth({ onSignedIn }) {
       !namePattern.test(name) && ['register-name', 'Account names are 1–32 letters, digits, dots, dashes or underscores.'],
       new TextEncoder().encode(password).length < 8 && ['register-password', 'Choose a password of at least 8 characters.'],
       password !== passwordAgain && ['register-password-again', 'The two passwords are not the same.'],
+      byId('register-invite').required && !invite && ['register-invite', 'Type the invite code the owner of this computer gave you.'],
     ].filter(Boolean);
-    for (const id of ['register-name', 'register-password', 'register-password-again']) byId(id).removeAttribute('aria-invalid');
+    for (const id of ['register-name', 'register-password', 'register-password-again', 'register-invite']) {
+      byId(id).removeAttribute('aria-invalid');
+    }
     if (problems.length) {
       for (const [id] of problems) byId(id).setAttribute('aria-invalid', 'true');
       showMessage(problems.map(([, text]) => text).join(' '));
@@ -88,4 +91,21 @@ export function showForm(which) {
   byId('login-form').hidden = which !== 'login';
   byId('register-form').hidden = which !== 'register';
   byId(which === 'login' ? 'login-name' : 'register-name').focus();
+  if (which === 'register') showInviteFieldWhereNeeded();
+}
+
+/**
+ * Asks the server how one registers there: the invite field is shown, and required, only where
+ * the owner's invite is needed. Should the server not say, the field stays, marked optional.
+ */
+async function showInviteFieldWhereNeeded() {
+  let needsInvite;
+  try {
+    ({ needsInvite } = await api.get('/registration'));
+  } catch {
+    return;
+  }
+  for (const id of ['register-invite-label', 'register-invite', 'register-invite-help']) byId(id).hidden = !needsInvite;
+  byId('register-invite-optional').hidden = needsInvite;
+  byId('register-invite').required = needsInvite;
 }
