@@ -103,9 +103,12 @@ extension TresorClient {
     }
 
     /// Unregisters an application (the `tresor` CLI only); its items stay.
-    /// - Parameter id: The application id.
-    /// - Throws: `APIError` (`notFound` for an unknown id).
-    public func removeApplication(id: String) throws {
-        try callExpectingNoContent("DELETE", Route.applications + "/" + PercentEncoding.encode(id))
+    /// - Parameters:
+    ///   - id: The application id.
+    ///   - passcode: The keybag's passcode (needed when it has one).
+    /// - Throws: `APIError` (`notFound` for an unknown id, `authFailed` for a wrong or missing
+    ///   passcode).
+    public func removeApplication(id: String, passcode: String?) throws {
+        try callExpectingNoContent("POST", Route.removeApplication, RemoveApplicationRequest(applicationID: id, passcode: passcode))
     }
 }

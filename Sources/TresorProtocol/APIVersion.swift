@@ -40,6 +40,8 @@ public enum Route {
     public static let updateItems = "/v1/items/update"
     public static let deleteItems = "/v1/items/delete"
     public static let applications = "/v1/apps"
+    /// Unregisters an application, with the passcode again (``RemoveApplicationRequest``).
+    public static let removeApplication = "/v1/apps/remove"
     public static let keychains = "/v1/keychains"
     public static let deleteKeychain = "/v1/keychains/delete"
     /// `tresor approve`: the next application waiting for the user's presence (long poll).

@@ -31,6 +31,19 @@ public struct RegisterApplicationRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/apps/remove`: unregister an application (its items stay). The passcode again,
+/// as registering needs: without it any process of the user could take an application's
+/// identity away.
+public struct RemoveApplicationRequest: Codable, Sendable {
+    public var applicationID: String
+    public var passcode: String?
+
+    public init(applicationID: String, passcode: String?) {
+        self.applicationID = applicationID
+        self.passcode = passcode
+    }
+}
+
 /// `GET /v1/apps`.
 public struct ApplicationsResponse: Codable, Sendable {
     public var applications: [Application]

@@ -182,3 +182,18 @@ func withPasscodeIfAsked<T>(stdin: Bool, descriptor: Int32? = nil, given: String
         return try body(try input.next("Passcode:"))
     }
 }
+
+extension TresorClient {
+    /// The passcode typed again, when the keybag has one: what registering or removing an
+    /// application, trusting a client or approving a device needs.
+    /// - Parameters:
+    ///   - stdin: `--passcode-stdin` was given: read it there, not on the terminal.
+    ///   - prompt: the question, naming what it is for.
+    /// - Returns: the passcode, or nil for a keybag without one.
+    /// - Throws: the daemon's errors; `SecretInput`'s when there is nothing to read.
+    func passcodeAgainIfSet(stdin: Bool, prompt: String) throws -> String? {
+        guard try status().passcodeSet else { return nil }
+        var input = SecretInput(fromStandardInput: stdin)
+        return try input.next(prompt)
+    }
+}

@@ -7,7 +7,8 @@ import TresorProtocol
 import TresorSystem
 
 /// `tresor app register | list | remove`: only the CLI may manage applications, and
-/// registering needs the keybag unlocked and the passcode again (docs/API.md, "Applications").
+/// registering or removing one needs the keybag unlocked and the passcode again (docs/API.md,
+/// "Applications").
 /// A generic client (an interpreter, secret-tool, git's helpers: ``GenericClients``) is never
 /// registered for the Secret Service: any process of the user can run it with arguments of its
 /// choosing, so its groups would be every process's (docs/SECURITY.md, "Generic clients").
@@ -21,17 +22,7 @@ struct ApplicationRoutes {
         router.post(RouterPath(Route.applications)) { request, context -> TresorKeychain.Application in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let body = try await request.decode(as: RegisterApplicationRequest.self, context: context)
-            let keybag = try slot.keybag()
-            guard keybag.lockState == .unlocked else {
-                throw KeychainError.interactionNotAllowed("registering an application needs the keybag unlocked")
-            }
-            if keybag.status.isPasscodeSet {
-                guard let passcode = body.passcode else {
-                    throw KeychainError.authFailed("registering an application needs the passcode again")
-                }
-                let code = try Passcode(passcode)
-                try await offloaded { try keybag.verify(passcode: code) }
-            }
+            try await requirePasscodeAgain(body.passcode, to: "registering an application")
             // The file itself, as a process running it shows it (`/proc/PID/exe`): a development
             // build named through a symbolic link (SwiftPM's `.build/debug`) is found by its path.
             let url = URL(fileURLWithPath: body.executablePath).resolvingSymlinksInPath()
@@ -57,9 +48,11 @@ struct ApplicationRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
             return ApplicationsResponse(applications: try keychains.loginKeychain().applications.list())
         }
-        router.delete(RouterPath(Route.applications + "/:id")) { _, context -> Response in
+        router.post(RouterPath(Route.removeApplication)) { request, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
-            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: RemoveApplicationRequest.self, context: context)
+            try await requirePasscodeAgain(body.passcode, to: "removing an application")
+            let id = body.applicationID
             do {
                 try keychains.loginKeychain().applications.remove(applicationID: id)
             } catch KeychainError.itemNotFound {
@@ -68,6 +61,26 @@ struct ApplicationRoutes {
             context.logger.notice("application removed", metadata: ["id": "\(id)"])
             return Response(status: .noContent)
         }
+    }
+}
+
+extension ApplicationRoutes {
+    /// The keybag unlocked and, when it has a passcode, the passcode typed again: what changing
+    /// which program is which application needs.
+    /// - Parameters:
+    ///   - passcode: the passcode the request carries.
+    ///   - action: what it is for, in the refusal ("registering an application").
+    /// - Throws: `interactionNotAllowed` while locked; `authFailed` without the passcode or with
+    ///   a wrong one (counted as any wrong passcode).
+    func requirePasscodeAgain(_ passcode: String?, to action: String) async throws {
+        let keybag = try slot.keybag()
+        guard keybag.lockState == .unlocked else {
+            throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
+        }
+        guard keybag.status.isPasscodeSet else { return }
+        guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
+        let code = try Passcode(passcode)
+        try await offloaded { try keybag.verify(passcode: code) }
     }
 }
 

@@ -50,11 +50,7 @@ struct AppCommand: ParsableCommand {
             try Output.run(options) {
                 let path = try existingExecutable(exe)
                 let client = try options.connect()
-                var passcode: String?
-                if try client.status().passcodeSet {
-                    var input = SecretInput(fromStandardInput: passcodeStdin)
-                    passcode = try input.next("Passcode (to register \(id)):")
-                }
+                let passcode = try client.passcodeAgainIfSet(stdin: passcodeStdin, prompt: "Passcode (to register \(id)):")
                 let application = try client.registerApplication(
                     id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService,
                     isDevelopmentBuild: development)
@@ -97,13 +93,17 @@ struct AppCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an application; its items stay.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove an application; its items stay (needs the keybag unlocked and the passcode again).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The application id.", completion: Completion.applications) var id: String
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
             try Output.run(options) {
-                try options.connect().removeApplication(id: id)
+                let client = try options.connect()
+                let passcode = try client.passcodeAgainIfSet(stdin: passcodeStdin, prompt: "Passcode (to remove \(id)):")
+                try client.removeApplication(id: id, passcode: passcode)
                 if options.json { return Output.json(["removed": id]) }
                 print("Removed \(id).")
             }

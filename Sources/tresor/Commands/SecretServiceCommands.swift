@@ -70,11 +70,8 @@ struct SecretServiceCommand: ParsableCommand {
         try Output.run(options) {
             let executable = try existingExecutable(change.exe)
             let client = try options.connect()
-            var passcode: String?
-            if try client.status().passcodeSet {
-                var input = SecretInput(fromStandardInput: change.passcodeStdin)
-                passcode = try input.next("Passcode (to change what \(change.exe) may read):")
-            }
+            let passcode = try client.passcodeAgainIfSet(
+                stdin: change.passcodeStdin, prompt: "Passcode (to change what \(change.exe) may read):")
             let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
             let grants = try client.grantSecretService(
                 executablePath: executable, ownerPath: change.owner.map(absolute), group: change.group, itemID: change.item,

@@ -47,11 +47,8 @@ struct SecretServiceTrustCommand: ParsableCommand {
             try Output.run(options) {
                 let paths = try executables.map(existingExecutable)
                 let client = try options.connect()
-                var passcode: String?
-                if try client.status().passcodeSet {
-                    var input = SecretInput(fromStandardInput: passcodeStdin)
-                    passcode = try input.next("Passcode (to trust \(paths.joined(separator: ", "))):")
-                }
+                let passcode = try client.passcodeAgainIfSet(
+                    stdin: passcodeStdin, prompt: "Passcode (to trust \(paths.joined(separator: ", "))):")
                 let seconds = try duration.map(SecretServiceTrustCommand.seconds)
                 let list = try client.trustSecretServiceClients(paths, seconds: seconds, passcode: passcode)
                 if options.json { return Output.json(TrustOutput(list)) }

@@ -143,11 +143,7 @@ struct SyncCommand: ParsableCommand {
                     if options.json { return Output.json(SyncRequestsAnswer(requests: try client.syncRequests())) }
                     return print("Denied.")
                 }
-                var passcode: String?
-                if try client.status().passcodeSet {
-                    var input = SecretInput(fromStandardInput: passcodeStdin)
-                    passcode = try input.next("Passcode to approve:")
-                }
+                let passcode = try client.passcodeAgainIfSet(stdin: passcodeStdin, prompt: "Passcode to approve:")
                 try client.syncApprove(request, passcode: passcode)
                 if options.json { return Output.json(SyncRequestsAnswer(requests: try client.syncRequests())) }
                 print("Approved.")

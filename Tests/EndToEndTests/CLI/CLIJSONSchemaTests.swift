@@ -90,7 +90,7 @@ import TresorTestSupport
             "app register", ["app", "register", "--id", "JSONT.app", "--team", "JSONT", "--exe", "/bin/true", "--passcode-stdin"],
             input: "\(Self.passcode)\n")
         try run("app list", ["app", "list"])
-        try run("app remove", ["app", "remove", "JSONT.app"])
+        try run("app remove", ["app", "remove", "JSONT.app", "--passcode-stdin"], input: "\(Self.passcode)\n")
         try run("secret-service owners", ["secret-service", "owners"])
         // A shell is a generic client: trust in it can be granted ahead of time, listed and taken back.
         let trusted = try run(

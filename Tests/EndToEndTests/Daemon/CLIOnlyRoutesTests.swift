@@ -18,7 +18,7 @@ import TresorTestSupport
             "POST", Route.applications,
             #"{"applicationID": "TEAM.curl", "teamID": "TEAM", "executablePath": "/usr/bin/curl", "accessGroups": ["TEAM.curl"], "passcode": "\#(passcode)"}"#
         ),
-        ("DELETE", Route.applications + "/TEAM.curl", nil),
+        ("POST", Route.removeApplication, #"{"applicationID": "TEAM.curl", "passcode": "\#(passcode)"}"#),
         ("POST", Route.keychains, #"{"name": "planted", "passcode": "\#(passcode)"}"#),
         ("POST", Route.deleteKeychain, #"{"name": "planted", "passcode": "\#(passcode)"}"#),
         ("GET", Route.secretServiceOwners, nil),

@@ -130,10 +130,17 @@ import TresorTestSupport
         #expect(try probe(harness, probes.beta, ["get", "private-svc", "acct"]).stdout.contains("error itemNotFound"))
         let apps = try harness.json([Application].self, ["app", "list"])
         #expect(apps.map(\.applicationID) == ["TEAMA.alpha", "TEAMA.beta"])
-        #expect(try harness.tresor(["app", "remove", "TEAMA.beta"]).succeeded)
+        // Removing one needs the passcode again, as registering does: any process of the user
+        // could otherwise take an application's identity away.
+        let unasked = try harness.tresor(["app", "remove", "TEAMA.beta", "--json"])
+        #expect(!unasked.succeeded && unasked.stdout.contains("--passcode-stdin"), "says how to give it: \(unasked.stdout)")
+        let wrong = try harness.tresor(["app", "remove", "TEAMA.beta", "--passcode-stdin", "--json"], input: "wrong\n")
+        #expect(!wrong.succeeded && wrong.stdout.contains("authFailed"), "\(wrong.stdout)")
+        #expect(try harness.json([Application].self, ["app", "list"]).count == 2, "removed without the passcode")
+        #expect(try harness.tresor(["app", "remove", "TEAMA.beta", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
         #expect(try probe(harness, probes.beta, ["get", "shared-svc", "acct"]).stdout.contains("error missingEntitlement"))
         // Removed twice: said of an application, not of an item.
-        let again = try harness.tresor(["app", "remove", "TEAMA.beta"])
+        let again = try harness.tresor(["app", "remove", "TEAMA.beta", "--passcode-stdin"], input: Self.passcode + "\n")
         #expect(!again.succeeded && again.stderr.contains("no registered application TEAMA.beta"), "\(again.stderr)")
     }
 

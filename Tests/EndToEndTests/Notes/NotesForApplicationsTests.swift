@@ -40,7 +40,7 @@ import TresorTestSupport
         // An application of another team: refused without its notes group, then its own empty notes.
         try registerCurl(harness, team: "TESTO", groups: [])
         #expect(try harness.curl("POST", Route.notesList, body: Data("{}".utf8)).status == 403)
-        #expect(try harness.tresor(["app", "remove", "TESTO.curl"]).succeeded)
+        #expect(try harness.tresor(["app", "remove", "TESTO.curl", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
         try registerCurl(harness, team: "TESTO", groups: ["TESTO.notes"])
         let list = try harness.curl("POST", Route.notesList, body: Data("{}".utf8))
         #expect(list.status == 200)

@@ -181,7 +181,7 @@ struct SecretServiceBorrowedIdentityTests {
         #expect(plain.output.contains("items 0"), "\(plain.output)")
         expectNothingRead(plain, of: secret)
         // Registered for it: its team's group is served on the bus.
-        #expect(try harness.tresor(["app", "remove", "TEAMA.python"]).succeeded)
+        #expect(try harness.tresor(["app", "remove", "TEAMA.python", "--passcode-stdin"], input: provider.passcode + "\n").succeeded)
         try register(python, "TEAMA.python", secretService: true)
         let served = Findings(output: try harness.run(python, ["-B", script.path, "read"], timeout: clientTimeout, revealing: [secret]).stdout)
         #expect(served.secrets == [secret], "\(served.output)")
