@@ -82,11 +82,12 @@ def horizontal_overflow(b: Browser) -> list[str]:
 
 def small_targets(b: Browser) -> list[str]:
     """Seen controls smaller than 44 × 44 px. Links inside a note's text are text, not targets
-    (as WCAG counts them)."""
+    (as WCAG counts them); a check box's target is the label around it, which a tap ticks too."""
     return b.js(_VISIBLE_BOX + """
+        const target = (e) => (e.matches('input[type=checkbox], input[type=radio]') && e.closest('label')) || e;
         return [...document.querySelectorAll(INTERACTIVE)]
           .filter((e) => seenBox(e) && !e.closest('.rich-editor a'))
-          .map((e) => [e, e.getBoundingClientRect()])
+          .map((e) => [e, target(e).getBoundingClientRect()])
           .filter(([, r]) => Math.round(r.width) < arguments[0] || Math.round(r.height) < arguments[0])
           .map(([e, r]) => `${describe(e)} ${Math.round(r.width)}×${Math.round(r.height)}`);
     """, MIN_TARGET)

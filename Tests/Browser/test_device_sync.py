@@ -48,6 +48,8 @@ class DeviceSyncTests(DeviceSyncCase):
         box = "[data-testid=attachment-excluded-from-backup]"
         dana.b.wait_visible(box)
         self.assertFalse(dana.b.selected(box), "a new attachment starts in backups")
+        size = dana.b.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.width, r.height];", box)
+        self.assertGreaterEqual(min(size), 18, f"a box too small to see and hit: {size}")
 
         def device_flag():
             self.device_json(["sync", "now"])
