@@ -21,6 +21,9 @@ public final class LoginThrottle: Sendable {
         /// Registrations per address: each costs a 600,000-round PBKDF2 run. Every
         /// registration counts, not only failures.
         public static let registrationsPerAddress = Limit(freeFailures: 20)
+        /// Shares with a name no account has, per sharing account: sharing says whether a name
+        /// exists, so trying names is slowed as guessing passwords is.
+        public static let unknownParticipantsPerAccount = Limit(freeFailures: 20)
     }
 
     public static let maximumDelaySeconds = 15 * 60
@@ -47,6 +50,41 @@ public final class LoginThrottle: Sendable {
             Self.count(&counters[key], now: now)
             counters[key]?.inFlight += 1
             return nil
+        }
+    }
+
+    /// Reserves a share of `account`'s with a participant named by the user: it counts as a
+    /// name nobody has until ``participantLookupFinished(account:nameExists:now:)`` says otherwise.
+    /// - Parameters:
+    ///   - account: the sharing account's id.
+    ///   - now: the time.
+    /// - Returns: nil when it may go ahead (it is counted now), otherwise the seconds to wait.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func reserveParticipantLookup(account: String, now: Date = Date()) async throws -> Int? {
+        let key = ThrottleKey(.unknownParticipant, account)
+        return try await store.update([key]) { counters in
+            if let wait = Self.wait(counters[key], limit: .unknownParticipantsPerAccount, now: now) { return wait }
+            Self.count(&counters[key], now: now)
+            counters[key]?.inFlight += 1
+            return nil
+        }
+    }
+
+    /// A reserved share finished: a name that exists gives its count back; one nobody has
+    /// stays counted, and the wait runs from now.
+    /// - Parameters:
+    ///   - account: the sharing account's id.
+    ///   - nameExists: whether an account has the name.
+    ///   - now: the time.
+    /// - Throws: ``NotesError/unavailable(_:)``.
+    public func participantLookupFinished(account: String, nameExists: Bool, now: Date = Date()) async throws {
+        let key = ThrottleKey(.unknownParticipant, account)
+        guard nameExists else { return try await finished([key], now: now) }
+        try await store.update([key]) { counters in
+            guard var counter = counters[key] else { return }
+            counter.count -= 1
+            counter.inFlight = max(counter.inFlight - 1, 0)
+            counters[key] = counter.count > 0 || counter.inFlight > 0 ? counter : nil
         }
     }
 

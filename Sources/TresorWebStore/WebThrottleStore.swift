@@ -1,7 +1,7 @@
 import Foundation
 
-/// One counter of the sign-in and registration limits: failures (or registrations) of one
-/// account name or one client address.
+/// One counter of the sign-in, registration and sharing limits: failures (or registrations) of
+/// one account name, one client address, or one account's shares with names nobody has.
 public struct ThrottleKey: Hashable, Sendable, Comparable {
     public enum Table: String, Sendable, Comparable {
         /// Failed sign-ins per account name.
@@ -10,6 +10,8 @@ public struct ThrottleKey: Hashable, Sendable, Comparable {
         case address
         /// Registrations per client address.
         case registration
+        /// Names an account shared a note with that no account has, per sharing account.
+        case unknownParticipant
 
         public static func < (lhs: Table, rhs: Table) -> Bool { lhs.rawValue < rhs.rawValue }
     }

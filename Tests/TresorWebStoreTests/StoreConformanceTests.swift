@@ -205,6 +205,20 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             try await throttle.signInFailed(name: "ivan", address: "198.51.100.4", now: t0 + 0.5)
             #expect(try await throttle.reserveSignIn(name: "ivan", address: "198.51.100.4", now: t0 + 0.2) == nil)
         },
+        StoreCheck(name: "shares with names nobody has are free up to the limit, then wait; a name that exists costs nothing") { stores in
+            let throttle = LoginThrottle(store: stores.throttles)
+            let free = LoginThrottle.Limit.unknownParticipantsPerAccount.freeFailures
+            for attempt in 0..<(free * 2) {
+                #expect(try await throttle.reserveParticipantLookup(account: "acct-mallory", now: t0) == nil, "existing name \(attempt)")
+                try await throttle.participantLookupFinished(account: "acct-mallory", nameExists: true, now: t0)
+            }
+            for attempt in 0..<free {
+                #expect(try await throttle.reserveParticipantLookup(account: "acct-mallory", now: t0) == nil, "unknown name \(attempt)")
+                try await throttle.participantLookupFinished(account: "acct-mallory", nameExists: false, now: t0)
+            }
+            #expect(try await throttle.reserveParticipantLookup(account: "acct-mallory", now: t0) == 1, "past the free ones, a wait")
+            #expect(try await throttle.reserveParticipantLookup(account: "acct-trent", now: t0) == nil, "counted per account")
+        },
         StoreCheck(name: "an invite is redeemed once, with its code, before it expires") { stores in
             let (code, expires) = try await stores.invites.issue(name: "dave", now: t0)
             #expect(expires == t0 + WebInviteLifetime.seconds)

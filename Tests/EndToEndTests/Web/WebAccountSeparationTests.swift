@@ -122,6 +122,15 @@ import TresorTestSupport
             "/api/accounts", ["name": "alice", "password": alicePassword, "passwordAgain": alicePassword, "invite": invite.code])
         #expect(registered.status == 201, "\(registered.text)")
         #expect(try alice.signIn("alice", alicePassword).status == 200)
+        // Sharing says whether a name exists, so trying names is slowed: past the free ones, a
+        // share waits before any name is looked up — one that exists too.
+        let note = try alice.createNote(title: "probe", body: "b")
+        for index in 0..<20 {
+            let unknown = try alice.post("/api/notes/\(note)/participants", ["name": "nobody\(index)"])
+            #expect(unknown.status == 404 && unknown.code == "notFound", "name \(index): \(unknown.text)")
+        }
+        let slowed = try alice.post("/api/notes/\(note)/participants", ["name": "local"])
+        #expect(slowed.status == 429 && slowed.code == "throttled", "\(slowed.text)")
         // Used once only.
         let again = try stranger.post(
             "/api/accounts", ["name": "alice", "password": strangerPassword, "passwordAgain": strangerPassword, "invite": invite.code])
