@@ -131,6 +131,29 @@ import TresorTestSupport
         #expect(try harness.json([KeychainItem].self, ["item", "find"]).map { $0.attributes?.label } == ["both", "both"])
     }
 
+    /// A delete or an update whose filter matches several items changes none of them: they are
+    /// listed, as for `item get`, and `--all` takes them all. `--account ada` alone must not
+    /// wipe ada's items across services.
+    @Test func aDeleteOrUpdateMatchingSeveralItemsChangesNoneUnlessAll() throws {
+        let harness = try initialized()
+        for service in ["one.example", "two.example"] {
+            let added = try harness.tresor(
+                ["item", "add", "--service", service, "--account", "ada", "--readable-by-scripts", "--secret-stdin"], input: "s\n")
+            #expect(added.succeeded, "\(added.stderr)")
+        }
+        #expect(try harness.tresor(["item", "add", "--service", "one.example", "--account", "bob", "--secret-stdin"], input: "b\n").succeeded)
+        let deleted = try harness.tresor(["item", "delete", "--account", "ada"])
+        #expect(!deleted.succeeded && deleted.stderr.contains("2 items match") && deleted.stderr.contains("pass --all"), "\(deleted.stderr)")
+        #expect(deleted.stderr.contains("one.example") && deleted.stderr.contains("two.example"), "the candidates are listed")
+        let updated = try harness.tresor(["item", "update", "--account", "ada", "--secret-stdin"], input: "replaced\n")
+        #expect(!updated.succeeded && updated.stderr.contains("2 items match"), "\(updated.stderr)")
+        #expect(try harness.json([KeychainItem].self, ["item", "find"]).count == 3, "nothing deleted")
+        #expect(try harness.tresor(["item", "get", "--service", "two.example", "--account", "ada"]).stdout == "s", "nothing replaced")
+        #expect(try harness.tresor(["item", "delete", "--service", "two.example", "--account", "ada"]).stdout.contains("Deleted 1 item"))
+        #expect(try harness.tresor(["item", "delete", "--service", "one.example", "--all"]).stdout.contains("Deleted 2 items"))
+        #expect(try harness.json(ErrorResponse.self, ["item", "find"]).error.code == .itemNotFound, "all three deleted")
+    }
+
     @Test func getNeedsExactlyOneItem() throws {
         let harness = try initialized()
         // `item get` prints these on purpose (as in addGetFindUpdateDelete).

@@ -6,8 +6,10 @@ extension ItemCommand {
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "update",
-            abstract: "Change the matching items: attributes with --set, the secret with --secret-stdin.",
+            abstract: "Change the matching item: attributes with --set, the secret with --secret-stdin.",
             discussion: """
+                When several items match, none is changed: they are listed, to name one (another attribute, or --id) or \
+                to change them all with --all.
                 Example: tresor item update --service api.example.com --set label=- --set accessible=afterFirstUnlock
                 A value given as - (--set label=-) is typed, or read from standard input: one \
                 line each, after the lines of the matching options given as -, in the order the \
@@ -27,7 +29,7 @@ extension ItemCommand {
                 "Replace the secret: typed twice on a terminal, else the rest of standard input (a password less one final line ending, certificate or key data byte for byte)."
         )
         var secretStdin = false
-        @Flag(help: "Allow changing every item of the class when no attribute is given.") var all = false
+        @Flag(help: "Change every matching item, however many (every item of the class when no attribute is given).") var all = false
         @Option(name: .customLong("passcode-fd"), help: "Where an item needs the passcode, read it from this file descriptor instead.")
         var passcodeDescriptor: Int32?
         @Flag(
@@ -44,13 +46,15 @@ extension ItemCommand {
             try Output.run(options, keychain: item.keychain) {
                 guard !changes.isEmpty || secretStdin else { throw ValidationError("nothing to change: give --set or --secret-stdin") }
                 try item.readAskedValues()
-                let query = try item.query(limit: .all, returnData: false)
+                var query = try item.query(limit: .all, returnData: false)
                 // As for a delete: a forgotten --service must not change the whole keychain.
                 guard query.id != nil || query.attributes != ItemAttributes() || all else {
                     throw ValidationError("name what to change (attributes or --id), or pass --all")
                 }
                 let parsed = try Self.parse(changes)
                 let keychain = try options.keychain(named: item.keychain)
+                // One item unless --all says more, found before any secret is asked.
+                if !all && query.id == nil { query.id = try ItemCommand.Get.onlyMatch(of: query, in: keychain, orPass: "--all") }
                 let passcode = try passcodeBeforeSecret(passcodeStdin: passcodeStdin, secretStdin: secretStdin)
                 let secret = secretStdin ? try newSecret(secretStdin: true, for: item.itemClass) : nil
                 let count = try withPasscodeIfAsked(stdin: passcodeStdin && !secretStdin, descriptor: passcodeDescriptor, given: passcode) {
@@ -104,23 +108,29 @@ extension ItemCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "delete", abstract: "Delete the matching items.",
-            discussion: "Deleting another application's items needs you present: the passcode, or a terminal session (`tresor unlock --for`).",
+            commandName: "delete", abstract: "Delete the matching item.",
+            discussion: """
+                When several items match, none is deleted: they are listed, to name one (another attribute, or --id) or to \
+                delete them all with --all. Deleting another application's items needs you present: the passcode, or a \
+                terminal session (`tresor unlock --for`).
+                """,
             aliases: ["rm"])
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: ItemOptions
-        @Flag(help: "Allow deleting every item of the class when no attribute is given.") var all = false
+        @Flag(help: "Delete every matching item, however many (every item of the class when no attribute is given).") var all = false
         @Flag(help: "Read the passcode, if one is needed, from standard input (after any lines for options given as -).") var passcodeStdin = false
 
         mutating func run() throws {
             try Output.run(options, keychain: item.keychain) {
                 try item.readAskedValues()
-                let query = try item.query(limit: .all, returnData: false)
+                var query = try item.query(limit: .all, returnData: false)
                 let filtered = query.id != nil || query.attributes != ItemAttributes()
                 if !filtered && !all {
                     throw ValidationError("name what to delete (attributes or --id), or pass --all")
                 }
                 let keychain = try options.keychain(named: item.keychain)
+                // One item unless --all says more: a filter that matches several deletes none.
+                if !all && query.id == nil { query.id = try ItemCommand.Get.onlyMatch(of: query, in: keychain, orPass: "--all") }
                 let count = try withPasscodeIfAsked(stdin: passcodeStdin) { passcode in try keychain.delete(query, passcode: passcode) }
                 if options.json { return Output.json(["count": count]) }
                 print("Deleted \(count) item\(count == 1 ? "" : "s").")

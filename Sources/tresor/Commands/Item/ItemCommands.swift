@@ -124,7 +124,13 @@ struct ItemCommand: ParsableCommand {
 
         /// The id of the one item `query` names; a clear error listing the candidates (their
         /// identifying attributes, never a secret) when several match.
-        static func onlyMatch(of query: ItemQuery, in keychain: Keychain) throws -> String {
+        /// - Parameters:
+        ///   - query: the item's class and attributes.
+        ///   - keychain: where to look.
+        ///   - several: the option that takes them all (`--first` for a read, `--all` for a deletion).
+        /// - Returns: the item's id.
+        /// - Throws: `itemNotFound` for none; a `ValidationError` naming the candidates for several.
+        static func onlyMatch(of query: ItemQuery, in keychain: Keychain, orPass several: String = "--first") throws -> String {
             // Ids alone first: the attributes are decoded only to list several candidates.
             let ids = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: false))
             guard ids.count > 1 else {
@@ -134,7 +140,7 @@ struct ItemCommand: ParsableCommand {
             let matches = try keychain.items(ItemQuery(query.itemClass, attributes: query.attributes, limit: .all, returnAttributes: true))
             let candidates = matches.prefix(20).map { "  " + ItemText($0).identifying }.joined(separator: "\n")
             throw ValidationError(
-                "\(matches.count) items match; name one (another attribute, or --id ID), or pass --first:\n\(candidates)"
+                "\(matches.count) items match; name one (another attribute, or --id ID), or pass \(several):\n\(candidates)"
                     + (matches.count > 20 ? "\n  …" : ""))
         }
     }
