@@ -6,15 +6,17 @@ import Glibc
 
 extension Data {
     /// Everything left to read from file descriptor `fd`, up to end of file (or the first
-    /// error other than an interrupted read). The descriptor stays open.
-    public init(readingToEndOf fd: Int32) {
+    /// error other than an interrupted read), or its first `limit` bytes. The descriptor stays
+    /// open.
+    public init(readingToEndOf fd: Int32, upTo limit: Int = .max) {
         self.init()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                append(contentsOf: buffer[0..<count])
-            } else if count < 0 && errno == EINTR {
+        while count < limit {
+            let wanted = Swift.min(buffer.count, limit - count)
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
+            if got > 0 {
+                append(contentsOf: buffer[0..<got])
+            } else if got < 0 && errno == EINTR {
                 continue
             } else {
                 return

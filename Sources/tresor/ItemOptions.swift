@@ -107,7 +107,7 @@ struct ItemOptions: ParsableArguments {
 /// - Returns: the secret.
 /// - Throws: `ValidationError` when nothing is left.
 func readSecretFromStandardInput(for itemClass: ItemClass) throws -> Data {
-    var data = StandardInput.shared.rest()
+    var data = try StandardInput.shared.rest()
     if [.genericPassword, .internetPassword].contains(itemClass), data.last == 0x0A {
         data.removeLast()
         if data.last == 0x0D { data.removeLast() }

@@ -20,6 +20,6 @@ enum StandardStream: Int32 {
 
     func write(_ text: String) { write(Data(text.utf8)) }
 
-    /// Everything left to read, up to end of file.
-    func readToEnd() -> Data { Data(readingToEndOf: rawValue) }
+    /// Everything left to read, up to end of file, or its first `limit` bytes.
+    func readToEnd(upTo limit: Int = .max) -> Data { Data(readingToEndOf: rawValue, upTo: limit) }
 }

@@ -14,6 +14,10 @@ final class StandardInput: @unchecked Sendable {
 
     /// A line longer than this is refused (a passcode, a title, a label is far shorter).
     static let maximumLineBytes = 64 * 1024
+    /// Standard input longer than this is refused, and read no further: twice the largest
+    /// note body, the largest thing it carries, with room for the lines before it. Reading an
+    /// endless input (`< /dev/zero`) to its end would take all memory.
+    static let maximumBytes = 2 * 1024 * 1024
 
     private var data: Data?
     private var offset = 0
@@ -38,7 +42,7 @@ final class StandardInput: @unchecked Sendable {
     /// - Returns: the line, or nil when nothing is left.
     /// - Throws: `ValidationError` when the line is not UTF-8 or too long.
     func nextLine(for what: String) throws -> String? {
-        let data = loaded()
+        let data = try loaded()
         guard offset < data.count else { return nil }
         let end = data[offset...].firstIndex(of: 0x0A) ?? data.endIndex
         var bytes = data[offset..<end]
@@ -50,15 +54,19 @@ final class StandardInput: @unchecked Sendable {
     }
 
     /// Everything after the lines taken so far, as it is. Taking it leaves nothing.
-    func rest() -> Data {
-        let data = loaded()
+    /// - Throws: `ValidationError` when standard input is longer than ``maximumBytes``.
+    func rest() throws -> Data {
+        let data = try loaded()
         defer { offset = data.count }
         return Data(data[offset...])
     }
 
-    private func loaded() -> Data {
+    private func loaded() throws -> Data {
         if let data { return data }
-        let read = StandardStream.input.readToEnd()
+        let read = StandardStream.input.readToEnd(upTo: Self.maximumBytes + 1)
+        guard read.count <= Self.maximumBytes else {
+            throw ValidationError("standard input holds more than \(Self.maximumBytes / 1024 / 1024) MiB: no secret or note is that large")
+        }
         data = read
         return read
     }

@@ -36,7 +36,7 @@ struct NoteDraft: Equatable {
 /// - Returns: the text.
 /// - Throws: `ValidationError` when it is not UTF-8.
 func readBodyFromStandardInput() throws -> String {
-    let data = StandardInput.shared.rest()
+    let data = try StandardInput.shared.rest()
     guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("the note on standard input is not UTF-8") }
     return text
 }

@@ -59,6 +59,20 @@ import TresorTestSupport
 
     /// A hint describes one passphrase: changing the passphrase on a terminal asks for the new
     /// one's hint; a script that says nothing keeps the old hint and is told so.
+    /// Standard input is read no further than the largest thing it may carry: an endless one
+    /// (`< /dev/zero`) is refused in words, not read until memory runs out; nothing is added.
+    @Test func anEndlessStandardInputIsRefusedNotReadToItsEnd() throws {
+        let harness = try initialized()
+        let tresor = Harness.binaries.appendingPathComponent("tresor").path
+        let endless = try harness.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" item add --service endless.example --secret-stdin < /dev/zero"#, tresor],
+            timeout: 60)
+        #expect(endless.status == 1 && endless.stderr.contains("standard input holds more than 2 MiB"), "\(endless.status) \(endless.stderr)")
+        let large = try harness.tresor(["note", "new", "--body-stdin"], input: "Title\n" + String(repeating: "x", count: 3 * 1024 * 1024))
+        #expect(large.status == 1 && large.stderr.contains("standard input holds more than 2 MiB"), "\(large.stderr)")
+        #expect(try harness.json(ErrorResponse.self, ["item", "find"]).error.code == .itemNotFound, "nothing added")
+    }
+
     @Test func changingTheNotesPassphraseAsksForANewHint() throws {
         let harness = try initialized()
         let first = "first-\(UUID().uuidString.prefix(8))", second = "second-\(UUID().uuidString.prefix(8))",
