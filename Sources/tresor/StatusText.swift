@@ -137,7 +137,7 @@ extension DaemonStatus.KeybagState {
         switch self {
         case .notInitialized: return "not initialised (run `tresor init`)"
         case .damaged: return "damaged"
-        case .lockedSinceStart: return "locked (since the daemon started)"
+        case .lockedSinceStart: return "locked since the daemon started"
         case .unlocked: return "unlocked"
         case .locked: return "locked"
         }

@@ -174,7 +174,8 @@ struct DaemonCommand: ParsableCommand {
             try Output.run(options) {
                 let paths = options.paths
                 var kept: [String] = []
-                if let (status, process) = DaemonCommand.running(options) {
+                let running = DaemonCommand.running(options)
+                if let (status, process) = running {
                     guard let process else { throw ValidationError("pid \(status.pid) answering on the socket is not a tresord of this user") }
                     if process.startedBy == .systemd {
                         try DaemonProcess.systemctl(["restart", DaemonProcess.systemdUnit])
@@ -191,7 +192,7 @@ struct DaemonCommand: ParsableCommand {
                 }
                 let report = DaemonCommand.report(options)
                 if options.json { return Output.json(report) }
-                print("Restarted tresord (pid \(report.pid ?? 0)).")
+                print("\(running != nil ? "Restarted" : "Started (none was running)") tresord (pid \(report.pid ?? 0)).")
             }
         }
     }

@@ -97,7 +97,7 @@ struct SecretInput {
         case .terminal:
             return try Terminal.ask(
                 prompt.hasSuffix(" ") ? prompt : prompt + " ", echo: false,
-                otherwise: "no terminal to ask on; pass the secret on standard input with \(flag)")
+                otherwise: "no terminal to ask on; pass the \(kind(prompt)) on standard input with \(flag)")
         case .standardInput:
             return try StandardInput.shared.nextLine(for: "\"\(what(prompt))\"")
         case .descriptor(let descriptor):

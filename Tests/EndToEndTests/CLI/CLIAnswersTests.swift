@@ -107,6 +107,7 @@ import TresorTestSupport
         let status = try harness.tresor(["status"]).stdout
         #expect(status.components(separatedBy: "since the daemon started").count == 2, "said once: \(status)")
         #expect(!status.contains("lockedSinceStart"))
+        #expect(status.contains("Keybag:     locked since the daemon started (passcode set)"), "one pair of parentheses: \(status)")
     }
 
     /// Arguments are checked before any secret is asked for — a mistyped

@@ -82,6 +82,10 @@ import TresorTestSupport
         #expect(Self.hasEnded(after.pid ?? 0), "the process is gone")
         #expect(try report(harness).1 == 3)
         #expect(try harness.tresor(["daemon", "stop"]).stdout.contains("not running"))
+        // A restart with none running starts one, and says so rather than "Restarted".
+        let fresh = try harness.tresor(["daemon", "restart"])
+        #expect(fresh.succeeded && fresh.stdout.hasPrefix("Started (none was running) tresord"), "\(fresh.stdout)")
+        #expect(try harness.tresor(["daemon", "stop"]).succeeded)
     }
 
     /// `tresor daemon status` shows what the daemon serves in `tresor status`'s own lines and

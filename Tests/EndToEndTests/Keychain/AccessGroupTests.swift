@@ -133,7 +133,9 @@ import TresorTestSupport
         // Removing one needs the passcode again, as registering does: any process of the user
         // could otherwise take an application's identity away.
         let unasked = try harness.tresor(["app", "remove", "TEAMA.beta", "--json"])
-        #expect(!unasked.succeeded && unasked.stdout.contains("--passcode-stdin"), "says how to give it: \(unasked.stdout)")
+        #expect(
+            !unasked.succeeded && unasked.stdout.contains("pass the passcode on standard input with --passcode-stdin"),
+            "says how to give it: \(unasked.stdout)")
         let wrong = try harness.tresor(["app", "remove", "TEAMA.beta", "--passcode-stdin", "--json"], input: "wrong\n")
         #expect(!wrong.succeeded && wrong.stdout.contains("authFailed"), "\(wrong.stdout)")
         #expect(try harness.json([Application].self, ["app", "list"]).count == 2, "removed without the passcode")
