@@ -55,7 +55,10 @@ struct SecretServiceTrustRoutes {
             let body = try await request.decode(as: SecretServiceTrustRemoval.self, context: context)
             switch (body.executablePath, body.all) {
             case (let path?, false):
-                let group = try await offloaded { try ownGroup(of: path).group }
+                // Named as the list names it (`exe:PATH`, `exe-sha256:HEX`), no file is read: it may
+                // have been removed or rebuilt since.
+                let listed = trust.list().contains { $0.executable == path }
+                let group = listed ? path : try await offloaded { try ownGroup(of: path).group }
                 guard trust.remove(group) > 0 else { throw APIError(.notFound, "\(path) is not trusted") }
             case (nil, true):
                 trust.remove(nil)

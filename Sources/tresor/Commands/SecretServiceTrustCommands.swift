@@ -60,7 +60,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take back the trust in an executable, or in all.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The executable.") var executable: String?
+        @Argument(help: "The executable, or its entry as `trust` lists it (exe:PATH, exe-sha256:HEX).") var executable: String?
         @Flag(help: "Take back every trust.") var all = false
 
         func validate() throws {
@@ -69,7 +69,9 @@ struct SecretServiceTrustCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(options) {
-                let path = executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                // A listed entry goes as it is; a path is made absolute.
+                let listed = executable.map { $0.hasPrefix("exe:") || $0.hasPrefix("exe-sha256:") } ?? false
+                let path = listed ? executable : executable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
                 let list = try options.connect().removeSecretServiceTrust(executablePath: path)
                 if options.json { return Output.json(TrustOutput(list)) }
                 print("Taken back.")

@@ -145,7 +145,8 @@ struct SecretServiceGenericClientTests {
         #expect(try lookupByAnyProcess(provider, revealing: secret) == secret, "trusted: served without asking")
         #expect(!provider.harness.daemonLog.contains("asks for an item that needs you"), "nobody was asked")
 
-        let removed = try provider.harness.tresor(["secret-service", "trust", "remove", "/usr/bin/secret-tool"])
+        // Taken back by its entry as listed, which needs no file (it may be gone or rebuilt).
+        let removed = try provider.harness.tresor(["secret-service", "trust", "remove", "exe:/usr/bin/secret-tool"])
         #expect(removed.succeeded, "\(removed.stderr)")
         #expect(try trustList(provider).trusted.isEmpty)
         #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "taken back: asked again, and nobody answers")
