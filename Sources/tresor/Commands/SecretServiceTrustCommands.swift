@@ -94,14 +94,14 @@ struct SecretServiceTrustCommand: ParsableCommand {
         }
     }
 
-    /// `--for`'s words: a number of seconds, or one followed by s, m, h or d.
+    /// `--for`'s words: a number followed by s, m, h or d. A bare number is refused: `--for 3`
+    /// meant as hours would end in 3 seconds.
     static func seconds(_ text: String) throws -> Int {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else {
-            throw ValidationError("--for takes a duration such as 90s, 30m, 8h or 7d, not \(text.prefix(40).debugDescription)")
+        guard let unit = text.last.flatMap({ units[$0] }), let number = Int(text.dropLast()), number > 0 else {
+            throw ValidationError("--for takes a duration with its unit, such as 90s, 30m, 8h or 7d, not \(text.prefix(40).debugDescription)")
         }
-        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit)
         guard !overflow, seconds <= 366 * 86400 else { throw ValidationError("--for is at most 366 days") }
         return seconds
     }

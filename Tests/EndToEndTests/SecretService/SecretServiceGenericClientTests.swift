@@ -131,6 +131,9 @@ struct SecretServiceGenericClientTests {
         #expect(!notGeneric.succeeded && notGeneric.stderr.contains("not a generic client"), "\(notGeneric.stderr)")
         let badDuration = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "soon", "--passcode-stdin"], input: passcode)
         #expect(!badDuration.succeeded && badDuration.stderr.contains("--for"), "\(badDuration.stderr)")
+        // A bare number has no unit to guess: 3 meant as hours would end in 3 seconds.
+        let bare = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "3", "--passcode-stdin"], input: passcode)
+        #expect(!bare.succeeded && bare.stderr.contains("with its unit"), "\(bare.stderr)")
         #expect(try trustList(provider).trusted.isEmpty, "nothing was trusted by the refusals")
 
         let added = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "1h", "--passcode-stdin"], input: passcode)
