@@ -79,7 +79,11 @@ struct DaemonCommand: ParsableCommand {
             switch process?.startedBy {
             case .cli: paths.daemonLog.path
             case .systemd: "journalctl --user -u \(DaemonProcess.systemdUnit)"
-            case .manual, nil: nil
+            // One started otherwise writes to the home's log when it was given nowhere to write
+            // (the session bus starts it so): said when its standard error is that file.
+            case .manual, nil:
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(status.pid)/fd/2")) == paths.daemonLog.path
+                    ? paths.daemonLog.path : nil
             }
         return Report(
             running: true, socket: paths.socket.path, home: status.home, pid: status.pid, version: status.daemonVersion,

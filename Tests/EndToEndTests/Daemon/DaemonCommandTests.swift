@@ -150,6 +150,18 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A daemon started with nowhere to write — as the session bus starts it — writes its log
+    /// where `tresor daemon logs` reads it, and `daemon status` says so.
+    @Test func aDaemonGivenNowhereToWriteLogsToTheHome() throws {
+        let harness = try Harness()
+        try harness.startDaemon(discardingItsOutput: true)
+        let text = try harness.tresor(["daemon", "status"]).stdout
+        #expect(text.contains("Log:        \(harness.paths.daemonLog.path)"), "\(text)")
+        let logs = try harness.tresor(["daemon", "logs", "-n", "50"])
+        #expect(logs.stdout.contains("tresord listening"), "\(logs.stdout)")
+        #expect(try harness.tresor(["daemon", "stop"]).succeeded)
+    }
+
     /// A daemon started by hand with options is started again with the same options.
     @Test func restartKeepsTheOptionsADaemonRanWith() throws {
         let harness = try Harness()

@@ -166,15 +166,16 @@ final class Harness {
     // MARK: The daemon
 
     /// Starts `tresord` at trace level (so the log test sees everything it could ever log)
-    /// and waits until it answers.
-    func startDaemon(extraArguments: [String] = []) throws {
+    /// and waits until it answers; its output goes to the home's log, or nowhere.
+    func startDaemon(extraArguments: [String] = [], discardingItsOutput: Bool = false) throws {
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
         if !FileManager.default.fileExists(atPath: paths.daemonLog.path) {
             try #require(FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600]))
         }
         try user?.own(root)
         // A home on a read-only file system (ReadOnlyHomeTests) keeps no log of this daemon.
-        let log = (try? FileHandle(forWritingTo: paths.daemonLog)) ?? FileHandle.nullDevice
+        // Discarding it, as the session bus does when it starts tresord.
+        let log = discardingItsOutput ? FileHandle.nullDevice : (try? FileHandle(forWritingTo: paths.daemonLog)) ?? FileHandle.nullDevice
         log.seekToEndOfFile()
         let process = Process()
         let arguments = ["--home", paths.home.path, "--log-level", "trace"] + extraArguments
