@@ -3,6 +3,14 @@ import ArgumentParser
 /// What the command line holds before swift-argument-parser reads it: global options moved
 /// behind the command's name, and command names checked.
 enum CommandLineWords {
+    /// The first argument (1 for the word after `tresor`) that is not UTF-8, or nil. Read as a
+    /// `String`, its bytes would become U+FFFD: two different names would be one.
+    static func firstNotUTF8() -> Int? {
+        (1..<Int(CommandLine.argc)).first { index in
+            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
+        }
+    }
+
     /// Whether `name` is an option every command takes (``GlobalOptions``), and if so whether
     /// it takes a value. (A switch, not a dictionary: building one cost every process 0.3 M
     /// instructions, BENCHMARKS.md, "One `tresor item get` process".)

@@ -27,6 +27,10 @@ struct Tresor: ParsableCommand {
     /// command's name behind it (``CommandLineWords/arranged(_:)``), and after checking that the
     /// command names exist — a mistyped one gets "did you mean …".
     static func main() {
+        if let index = CommandLineWords.firstNotUTF8() {
+            StandardStream.error.write("tresor: argument \(index) is not UTF-8 text: give names and values in UTF-8\n")
+            Self.exit(withError: ExitCode.validationFailure)
+        }
         // The lookup scripts run most, read without the command tree (``SecretLookup``).
         if let lookup = SecretLookup(commandLine: Array(CommandLine.arguments.dropFirst())) {
             do {

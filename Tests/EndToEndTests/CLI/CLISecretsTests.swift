@@ -73,6 +73,18 @@ import TresorTestSupport
         #expect(try harness.json(ErrorResponse.self, ["item", "find"]).error.code == .itemNotFound, "nothing added")
     }
 
+    /// An argument that is not UTF-8 is refused: read with its bytes replaced, `\xff\xfe` and
+    /// `\xfa\xfb` would both be "��", one item.
+    @Test func anArgumentThatIsNotUTF8IsRefused() throws {
+        let harness = try initialized()
+        let tresor = Harness.binaries.appendingPathComponent("tresor").path
+        let added = try harness.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"exec "$0" item add --service "$(printf '\377\376')" --secret-stdin"#, tresor], input: "x\n")
+        #expect(added.status == 64 && added.stderr.contains("argument 4 is not UTF-8 text"), "\(added.status) \(added.stderr)")
+        #expect(try harness.json(ErrorResponse.self, ["item", "find"]).error.code == .itemNotFound, "nothing added")
+    }
+
     @Test func changingTheNotesPassphraseAsksForANewHint() throws {
         let harness = try initialized()
         let first = "first-\(UUID().uuidString.prefix(8))", second = "second-\(UUID().uuidString.prefix(8))",
