@@ -25,6 +25,11 @@ enum Output {
         }
     }
 
+    /// Prints `failure` as `--json` prints every failure: `{"error": {...}}` on standard output.
+    static func json(failure: APIError) {
+        json(FailureJSON(failure))
+    }
+
     /// Runs a command body; a failure is printed — in words on standard error, with its codes
     /// under `--verbose`, or as JSON on standard output with `--json` — and turns into exit
     /// status 1. Error texts never hold secrets.
@@ -47,7 +52,7 @@ enum Output {
         } catch {
             let failure = Failure(error, keychain: keychain)
             if json {
-                Self.json(FailureJSON(failure.apiError))
+                Self.json(failure: failure.apiError)
             } else {
                 StandardStream.error.write("tresor: \(verbose ? failure.verboseText : failure.text)\n")
             }

@@ -48,6 +48,21 @@ struct Tresor: ParsableCommand {
             StandardStream.error.write("tresor: \(unknown)\n")
             Self.exit(withError: ExitCode.validationFailure)
         }
-        main(arguments)
+        guard arguments.contains("--json") else { return main(arguments) }
+        // With --json a command line that does not parse fails as JSON too, as every other
+        // failure does (docs/CLI-JSON.md); --help and --version print as usual.
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            guard exitCode(for: error) != .success else { Self.exit(withError: error) }
+            Output.json(failure: APIError(.param, message(for: error)))
+            Self.exit(withError: ExitCode.validationFailure)
+        }
+        do {
+            try command.run()
+        } catch {
+            Self.exit(withError: error)
+        }
     }
 }

@@ -114,6 +114,18 @@ import TresorTestSupport
     /// path or name fails at once, on a terminal too, and asks nothing.
     /// Every command that names a note takes what `note show` takes — a unique start of its id
     /// too — and the trash's commands look among the notes in Recently Deleted.
+    /// With `--json`, a command line that does not parse fails as JSON too, as docs/CLI.md
+    /// promises of every failure; `--help` still prints help.
+    @Test func aCommandLineThatDoesNotParseFailsAsJSONWithJSON() throws {
+        let harness = try Harness()
+        let unknown = try harness.tresor(["item", "get", "--bogus", "--json"])
+        #expect(unknown.status == 64, "\(unknown.status)")
+        let answer = try JSONDecoder().decode(ErrorResponse.self, from: Data(unknown.stdout.utf8))
+        #expect(answer.error.code == .param && answer.error.message.contains("--bogus"), "\(answer)")
+        let help = try harness.tresor(["item", "get", "--help", "--json"])
+        #expect(help.succeeded && help.stdout.contains("USAGE"), "\(help.stdout)")
+    }
+
     @Test func attachmentAndTrashCommandsNameNotesAsShowDoes() throws {
         let harness = try initialized()
         let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Scans\nbody\n")
