@@ -8,7 +8,7 @@ extension SecretServiceProvider {
         switch member {
         case "Get":
             let arguments = try request.arguments("ss", member)
-            let all = try properties(of: object, interface: arguments[0].stringValue ?? "", request)
+            let all = try properties(of: object, interface: arguments[0].stringValue ?? "", request, only: arguments[1].stringValue)
             guard let value = all[arguments[1].stringValue ?? ""] else {
                 throw DBusError.unknownProperty("no property \(arguments[1].stringValue?.prefix(64) ?? "") here")
             }
@@ -24,20 +24,27 @@ extension SecretServiceProvider {
         }
     }
 
-    /// Every property of `object` on `interface` ("" means its own interface).
-    private func properties(of object: SecretObjectPath, interface: String, _ request: SecretRequest) throws -> [String: DBusValue] {
+    /// Every property of `object` on `interface` ("" means its own interface) — or, given `only`,
+    /// at least that one: a collection's `Items` and `Modified` read every item the client sees,
+    /// which a client asking whether it is `Locked` (python-secretstorage, before each
+    /// `CreateItem`) must not pay for.
+    private func properties(
+        of object: SecretObjectPath, interface: String, _ request: SecretRequest, only: String? = nil
+    ) throws -> [String: DBusValue] {
         switch object {
         case .service where interface.isEmpty || interface == SecretInterface.service:
             return ["Collections": .objectPaths(collectionPaths)]
         case .collection(let name) where interface.isEmpty || interface == SecretInterface.collection:
             let collection = try collection(name)
-            let found = try collection.search([:], client: request.client)
-            let paths = found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) }
-            let modified = found.unlocked.map(\.modified).max() ?? collection.created
-            return [
-                "Items": .objectPaths(paths), "Label": .string(collectionLabels.label(of: name)), "Locked": .boolean(collection.isLocked),
-                "Created": .uint64(Self.seconds(collection.created)), "Modified": .uint64(Self.seconds(modified)),
+            var all: [String: DBusValue] = [
+                "Label": .string(collectionLabels.label(of: name)), "Locked": .boolean(collection.isLocked),
+                "Created": .uint64(Self.seconds(collection.created)),
             ]
+            guard only == nil || only == "Items" || only == "Modified" else { return all }
+            let found = try collection.search([:], client: request.client)
+            all["Items"] = .objectPaths(found.unlocked.map { itemPath(collection, $0.id) } + found.locked.map { itemPath(collection, $0) })
+            all["Modified"] = .uint64(Self.seconds(found.unlocked.map(\.modified).max() ?? collection.created))
+            return all
         case .item(let name, let id) where interface.isEmpty || interface == SecretInterface.item:
             let collection = try collection(name)
             let item: SecretItem
