@@ -27,7 +27,12 @@ struct InitCommand: ParsableCommand {
         try Output.run(options) {
             let client = try options.connect()
             // Said before a passcode is asked for: a home that has a keybag keeps it.
-            if try client.status().keybag != .notInitialized { throw APIError(.alreadyInitialized, "this home already has a keybag") }
+            let current = try client.status()
+            guard current.keybag == .notInitialized else {
+                throw APIError(
+                    .alreadyInitialized,
+                    "this home already has a keybag (\(current.home)): tresor unlock opens it; another home is --home DIR")
+            }
             var input = SecretInput(fromStandardInput: passcodeStdin)
             let passcode = noPasscode ? nil : try input.new("New passcode:")
             let status = try client.initialize(passcode: passcode)
