@@ -169,7 +169,8 @@ import TresorTestSupport
         #expect(!FileManager.default.fileExists(atPath: folder.path + ".partial"), "refused before any work")
         let again = try harness.run(harness.binaries.appendingPathComponent("tresor"), ["init"], input: "")
         #expect(
-            again.stderr.contains("already has a keybag (\(harness.paths.home.path)): tresor unlock opens it"), "where, and what next: \(again.stderr)")
+            again.stderr.contains("already has a keybag (\(harness.paths.home.path)): tresor unlock opens it"),
+            "where, and what next: \(again.stderr)")
         harness.secrets.append("e2e-small-passphrase")
         #expect(
             try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "e2e-small-passphrase\ne2e-small-passphrase\n")
