@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TresorKeybag
+import TresorKeychain
 import TresorSystem
 
 /// The daemon's keybag, which may not exist yet (before `tresor init`) or may be damaged.
@@ -52,5 +53,25 @@ final class KeybagSlot: Sendable {
                 return keybag
             }
         }
+    }
+}
+
+extension KeybagSlot {
+    /// The user's consent to a change of who may read what — registering or removing an
+    /// application, a grant, trust, an import: the keybag unlocked and, when a passcode is set,
+    /// the passcode again (a wrong one counts as a failed attempt).
+    /// - Parameters:
+    ///   - passcode: the passcode the request carried.
+    ///   - action: what needs it, for the error ("changing a grant").
+    /// - Throws: `interactionNotAllowed` while locked, `authFailed` without the passcode or with a wrong one.
+    func requireConsent(passcode: String?, toDo action: String) async throws {
+        let keybag = try keybag()
+        guard keybag.lockState == .unlocked else {
+            throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
+        }
+        guard keybag.status.isPasscodeSet else { return }
+        guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
+        let code = try Passcode(passcode)
+        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
     }
 }

@@ -22,7 +22,7 @@ struct ApplicationRoutes {
         router.post(RouterPath(Route.applications)) { request, context -> TresorKeychain.Application in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let body = try await request.decode(as: RegisterApplicationRequest.self, context: context)
-            try await requirePasscodeAgain(body.passcode, to: "registering an application")
+            try await slot.requireConsent(passcode: body.passcode, toDo: "registering an application")
             // The file itself, as a process running it shows it (`/proc/PID/exe`): a development
             // build named through a symbolic link (SwiftPM's `.build/debug`) is found by its path.
             let url = URL(fileURLWithPath: body.executablePath).resolvingSymlinksInPath()
@@ -51,7 +51,7 @@ struct ApplicationRoutes {
         router.post(RouterPath(Route.removeApplication)) { request, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
             let body = try await request.decode(as: RemoveApplicationRequest.self, context: context)
-            try await requirePasscodeAgain(body.passcode, to: "removing an application")
+            try await slot.requireConsent(passcode: body.passcode, toDo: "removing an application")
             let id = body.applicationID
             do {
                 try keychains.loginKeychain().applications.remove(applicationID: id)
@@ -61,26 +61,6 @@ struct ApplicationRoutes {
             context.logger.notice("application removed", metadata: ["id": "\(id)"])
             return Response(status: .noContent)
         }
-    }
-}
-
-extension ApplicationRoutes {
-    /// The keybag unlocked and, when it has a passcode, the passcode typed again: what changing
-    /// which program is which application needs.
-    /// - Parameters:
-    ///   - passcode: the passcode the request carries.
-    ///   - action: what it is for, in the refusal ("registering an application").
-    /// - Throws: `interactionNotAllowed` while locked; `authFailed` without the passcode or with
-    ///   a wrong one (counted as any wrong passcode).
-    func requirePasscodeAgain(_ passcode: String?, to action: String) async throws {
-        let keybag = try slot.keybag()
-        guard keybag.lockState == .unlocked else {
-            throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
-        }
-        guard keybag.status.isPasscodeSet else { return }
-        guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
-        let code = try Passcode(passcode)
-        try await offloaded { try keybag.verify(passcode: code) }
     }
 }
 

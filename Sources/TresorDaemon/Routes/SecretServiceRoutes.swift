@@ -22,7 +22,7 @@ struct SecretServiceRoutes {
         router.post(RouterPath(Route.secretServiceGrants)) { request, context -> SecretServiceOwnersResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service grants")
             let body = try await request.decode(as: ExecutableGrantRequest.self, context: context)
-            try await requireConsent(passcode: body.passcode, toDo: "changing a grant")
+            try await slot.requireConsent(passcode: body.passcode, toDo: "changing a grant")
             let grant = try grant(body)
             let grants = try keychains.executableGrants()
             if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
@@ -36,7 +36,7 @@ struct SecretServiceRoutes {
         router.post(RouterPath(Route.secretServiceImport)) { request, context -> SecretServiceImportResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service imports")
             let body = try await request.decode(as: SecretServiceImportRequest.self, context: context)
-            try await requireConsent(passcode: body.passcode, toDo: "importing Secret Service items")
+            try await slot.requireConsent(passcode: body.passcode, toDo: "importing Secret Service items")
             let response = try await offloaded { try importItems(body) }
             context.logger.notice(
                 "Secret Service items imported",
@@ -45,23 +45,6 @@ struct SecretServiceRoutes {
                 ])
             return response
         }
-    }
-
-    /// The user's consent, as registering an application asks it: the keybag unlocked and,
-    /// when a passcode is set, the passcode again (a wrong one counts as a failed attempt).
-    /// - Parameters:
-    ///   - passcode: the passcode the request carried.
-    ///   - action: what needs it, for the error ("changing a grant").
-    /// - Throws: `interactionNotAllowed` while locked, `authFailed` without the passcode or with a wrong one.
-    func requireConsent(passcode: String?, toDo action: String) async throws {
-        let keybag = try slot.keybag()
-        guard keybag.lockState == .unlocked else {
-            throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
-        }
-        guard keybag.status.isPasscodeSet else { return }
-        guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
-        let code = try Passcode(passcode)
-        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
     }
 
     /// The grant the request names: another executable's group, a group named directly, or

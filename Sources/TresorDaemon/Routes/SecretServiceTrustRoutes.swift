@@ -29,7 +29,7 @@ struct SecretServiceTrustRoutes {
                 throw APIError(.param, "a trust lasts 1 second to 366 days")
             }
             guard (1...16).contains(body.executablePaths.count) else { throw APIError(.param, "name 1 to 16 executables") }
-            try await routes.requireConsent(passcode: body.passcode, toDo: "trusting a Secret Service client")
+            try await routes.slot.requireConsent(passcode: body.passcode, toDo: "trusting a Secret Service client")
             let groups = try await offloaded {
                 try body.executablePaths.map { path in
                     let (group, generic) = try ownGroup(of: path)
