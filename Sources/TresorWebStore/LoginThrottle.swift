@@ -44,13 +44,7 @@ public final class LoginThrottle: Sendable {
     /// - Returns: nil when it may go ahead (it is counted now), otherwise the seconds to wait.
     /// - Throws: ``NotesError/unavailable(_:)``.
     public func reserveRegistration(address: String, now: Date = Date()) async throws -> Int? {
-        let key = ThrottleKey(.registration, address)
-        return try await store.update([key]) { counters in
-            if let wait = Self.wait(counters[key], limit: .registrationsPerAddress, now: now) { return wait }
-            Self.count(&counters[key], now: now)
-            counters[key]?.inFlight += 1
-            return nil
-        }
+        try await reserve(ThrottleKey(.registration, address), limit: .registrationsPerAddress, now: now)
     }
 
     /// Reserves a share of `account`'s with a participant named by the user: it counts as a
@@ -61,13 +55,7 @@ public final class LoginThrottle: Sendable {
     /// - Returns: nil when it may go ahead (it is counted now), otherwise the seconds to wait.
     /// - Throws: ``NotesError/unavailable(_:)``.
     public func reserveParticipantLookup(account: String, now: Date = Date()) async throws -> Int? {
-        let key = ThrottleKey(.unknownParticipant, account)
-        return try await store.update([key]) { counters in
-            if let wait = Self.wait(counters[key], limit: .unknownParticipantsPerAccount, now: now) { return wait }
-            Self.count(&counters[key], now: now)
-            counters[key]?.inFlight += 1
-            return nil
-        }
+        try await reserve(ThrottleKey(.unknownParticipant, account), limit: .unknownParticipantsPerAccount, now: now)
     }
 
     /// A reserved share finished: a name that exists gives its count back; one nobody has
@@ -80,12 +68,7 @@ public final class LoginThrottle: Sendable {
     public func participantLookupFinished(account: String, nameExists: Bool, now: Date = Date()) async throws {
         let key = ThrottleKey(.unknownParticipant, account)
         guard nameExists else { return try await finished([key], now: now) }
-        try await store.update([key]) { counters in
-            guard var counter = counters[key] else { return }
-            counter.count -= 1
-            counter.inFlight = max(counter.inFlight - 1, 0)
-            counters[key] = counter.count > 0 || counter.inFlight > 0 ? counter : nil
-        }
+        try await store.update([key]) { counters in Self.giveBack(&counters[key]) }
     }
 
     /// A reserved registration finished (either way): the wait runs from now, the end of its
@@ -114,10 +97,7 @@ public final class LoginThrottle: Sendable {
                 Self.wait(counters[addressKey], limit: .perAddress, now: now),
             ].compactMap { $0 }
             if let wait = waits.max() { return wait }
-            for key in [nameKey, addressKey] {
-                Self.count(&counters[key], now: now)
-                counters[key]?.inFlight += 1
-            }
+            for key in [nameKey, addressKey] { Self.reserve(&counters[key], now: now) }
             return nil
         }
     }
@@ -132,11 +112,7 @@ public final class LoginThrottle: Sendable {
         let nameKey = ThrottleKey(.name, name), addressKey = ThrottleKey(.address, address)
         try await store.update([nameKey, addressKey]) { counters in
             counters[nameKey] = nil
-            if var counter = counters[addressKey] {
-                counter.count -= 1
-                counter.inFlight = max(counter.inFlight - 1, 0)
-                counters[addressKey] = counter.count > 0 || counter.inFlight > 0 ? counter : nil
-            }
+            Self.giveBack(&counters[addressKey])
         }
     }
 
@@ -148,6 +124,32 @@ public final class LoginThrottle: Sendable {
     /// - Throws: ``NotesError/unavailable(_:)``.
     public func signInFailed(name: String, address: String, now: Date = Date()) async throws {
         try await finished([ThrottleKey(.name, name), ThrottleKey(.address, address)], now: now)
+    }
+
+    /// Reserves an attempt on `key` alone: nil when it may go ahead (it is counted now), else
+    /// the seconds to wait (nothing counted).
+    private func reserve(_ key: ThrottleKey, limit: Limit, now: Date) async throws -> Int? {
+        try await store.update([key]) { counters in
+            if let wait = Self.wait(counters[key], limit: limit, now: now) { return wait }
+            Self.reserve(&counters[key], now: now)
+            return nil
+        }
+    }
+
+    /// Counts an attempt reserved now: a failure until it is known to be none, in flight
+    /// until it ends.
+    static func reserve(_ counter: inout ThrottleCounter?, now: Date) {
+        count(&counter, now: now)
+        counter?.inFlight += 1
+    }
+
+    /// A reserved attempt that turned out no failure gives its count back; a counter left at
+    /// nothing is forgotten.
+    static func giveBack(_ counter: inout ThrottleCounter?) {
+        guard var current = counter else { return }
+        current.count -= 1
+        current.inFlight = max(current.inFlight - 1, 0)
+        counter = current.count > 0 || current.inFlight > 0 ? current : nil
     }
 
     /// Reserved attempts on `keys` ended: no longer in flight, and their waits run from `now`.
