@@ -17,9 +17,7 @@ package enum DaemonLauncher {
     ///   ``TresorClientError/daemonDidNotStart(log:)``.
     package static func start(paths: TresorPaths, arguments extra: [String] = []) throws {
         guard let executable = CompanionExecutable.path(CompanionExecutable.daemon) else { throw TresorClientError.daemonExecutableNotFound }
-        try SecureFiles.createDirectory(paths.home)
-        try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
-        var log = open(paths.daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        var log = try paths.openDaemonLog()
         // A home on a read-only file system still serves reads; its daemon's log goes nowhere.
         if log < 0 && errno == EROFS { log = open("/dev/null", O_WRONLY | O_CLOEXEC) }
         guard log >= 0 else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }

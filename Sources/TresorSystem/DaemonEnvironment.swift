@@ -62,22 +62,18 @@ public enum DaemonEnvironment {
         envp.forEach { free($0) }
     }
 
-    /// Points standard output and error at `log` (appended, private to the user) when they go
+    /// Points standard output and error at the home's log (appended, private to the user) when they go
     /// nowhere: a daemon the session bus started has `/dev/null` there, and its log would be
     /// lost while `tresor daemon logs` showed an older daemon's. One started otherwise keeps
     /// its own (a terminal, the journal, the CLI's log file).
-    /// - Parameter log: the home's daemon log (`TresorPaths.daemonLog`).
-    /// - Returns: whether the log now goes to `log`.
+    /// - Parameter paths: the home, whose ``TresorPaths/daemonLog`` it is.
+    /// - Returns: whether the log now goes to the home's.
     @discardableResult
-    public static func loggingToTheHomeIfDiscarded(_ log: URL) -> Bool {
+    public static func loggingToTheHomeIfDiscarded(_ paths: TresorPaths) -> Bool {
         var error = stat(), null = stat()
         guard fstat(2, &error) == 0, stat("/dev/null", &null) == 0, error.st_mode & S_IFMT == S_IFCHR, error.st_rdev == null.st_rdev
         else { return false }
-        guard (try? SecureFiles.createDirectory(log.deletingLastPathComponent().deletingLastPathComponent())) != nil,
-            (try? SecureFiles.createDirectory(log.deletingLastPathComponent())) != nil
-        else { return false }
-        let fd = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
+        guard let fd = try? paths.openDaemonLog(), fd >= 0 else { return false }
         defer { close(fd) }
         return dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0
     }

@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a Tresor home keeps its files, and where its daemon listens.
 ///
 /// The home is `--home`, else `$TRESOR_HOME`, else `$XDG_DATA_HOME/tresor`, else
@@ -96,6 +100,16 @@ public struct TresorPaths: Sendable, Equatable {
     public var config: URL { home.appendingPathComponent("config.json") }
     /// The lock that keeps a second daemon off this home.
     public var daemonLock: URL { home.appendingPathComponent("tresord.lock") }
-    /// Where a daemon started by the CLI writes its log.
+    /// Where a daemon started by the CLI, or given nowhere to write, writes its log.
     public var daemonLog: URL { home.appendingPathComponent("logs/tresord.log") }
+
+    /// Opens ``daemonLog`` for appending, private to the user, making the home and its logs
+    /// folder first.
+    /// - Returns: the descriptor (close-on-exec), or -1 with `errno` set.
+    /// - Throws: a folder that cannot be made (`SecureFiles.createDirectory(_:)`).
+    public func openDaemonLog() throws -> Int32 {
+        try SecureFiles.createDirectory(home)
+        try SecureFiles.createDirectory(daemonLog.deletingLastPathComponent())
+        return open(daemonLog.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    }
 }

@@ -92,7 +92,7 @@ struct TresordCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }
-        DaemonEnvironment.loggingToTheHomeIfDiscarded(TresorPaths(home: home).daemonLog)
+        DaemonEnvironment.loggingToTheHomeIfDiscarded(TresorPaths(home: home))
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
