@@ -176,7 +176,7 @@ let package = Package(
         // The freedesktop Secret Service (org.freedesktop.secrets) answered from the keychain,
         // each executable seeing only its own items (docs/SECRET-SERVICE.md).
         .target(name: "TresorSecretService", dependencies: [
-            "TresorDBus", "TresorKeychain", "TresorKeybag", "TresorCrypto", "TresorSystem", "CTresorSystem",
+            "TresorDBus", "TresorKeychain", "TresorKeybag", "TresorModel", "TresorCrypto", "TresorSystem", "CTresorSystem",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),

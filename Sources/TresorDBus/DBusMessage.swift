@@ -32,6 +32,8 @@ public final class DBusMessage: @unchecked Sendable {
     public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
     /// The unique bus name of the connection that sent it (`:1.42`).
     public var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+    /// The unique bus name it is addressed to, if any.
+    public var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
     public var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     /// For an error message: its error name.
     public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }

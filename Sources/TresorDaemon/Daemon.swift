@@ -340,10 +340,10 @@ public struct Daemon: Sendable {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),
                 lockKeybag: lock,
-                askUser: { executable, application, item, requester, mayRemember, withdrawal in
+                askUser: { executable, application, item, access, requester, mayRemember, withdrawal in
                     await desktop.approve(
-                        executable: executable, application: application, item: item, requester: requester, mayRemember: mayRemember,
-                        withdrawal: withdrawal, fallback: approvals.askUser)
+                        executable: executable, application: application, item: item, access: access, requester: requester,
+                        mayRemember: mayRemember, withdrawal: withdrawal, fallback: approvals.askUser)
                 },
                 secretRead: secretRead, askToUnlock: desktop.ask(for:requester:withdrawal:),
                 collectionLabels: configuration.paths.secretServiceCollections,
@@ -351,7 +351,7 @@ public struct Daemon: Sendable {
                 promptUnasked: { unasked in
                     let dismissed = DismissedPrompt(
                         at: Date().timeIntervalSince1970, executable: unasked.executable,
-                        waitedFor: unasked.need == .unlock ? .unlock : .approval, reason: unasked.reason)
+                        waitedFor: unasked.need == .unlock ? .unlock : .approval, access: unasked.access, reason: unasked.reason)
                     served.update { $0.lastPromptNobodyAnswered = dismissed }
                 },
                 logger: logger)

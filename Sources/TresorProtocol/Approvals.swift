@@ -1,8 +1,9 @@
 import FoundationEssentials
+import TresorModel
 import TresorSystem
 
-/// An application waiting for the user to allow a secret that needs their presence
-/// (`POST /v1/approvals/next`, for `tresor approve`).
+/// An application waiting for the user to allow a secret that needs their presence, or a
+/// change to an item that needs the user (`POST /v1/approvals/next`, for `tresor approve`).
 public struct ApprovalRequest: Codable, Sendable, Equatable {
     /// Names this request in the answer.
     public var id: String
@@ -12,6 +13,8 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     public var executable: String
     /// Which item, in words: its class and the attributes the application asked by.
     public var item: String
+    /// What the application asks to do with the item; nil (a daemon that does not say) is a read.
+    public var access: SecretAccess?
     /// Seconds since the Unix epoch.
     public var created: Double
     /// The process that asks, then its parent, its parent's parent… as the daemon read them
@@ -22,13 +25,14 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     public var unverifiedIdentity: String?
 
     public init(
-        id: String, application: String, executable: String, item: String, created: Double,
+        id: String, application: String, executable: String, item: String, access: SecretAccess? = nil, created: Double,
         processes: [ApprovalProcess]? = nil, unverifiedIdentity: String? = nil
     ) {
         self.id = id
         self.application = application
         self.executable = executable
         self.item = item
+        self.access = access
         self.created = created
         self.processes = processes
         self.unverifiedIdentity = unverifiedIdentity
@@ -40,6 +44,16 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
 public typealias ApprovalProcess = ProcessSummary
 
 extension ApprovalRequest {
+    /// What the application asks, in words that go before the item: "asks for the secret of",
+    /// "asks to replace the secret of", "asks to delete".
+    public var asks: String {
+        switch access ?? .read {
+        case .read: "asks for the secret of"
+        case .replace: "asks to replace the secret of"
+        case .delete: "asks to delete"
+        }
+    }
+
     /// Who asks, in lines for the user (`tresor approve`, the desktop's prompter): the process and
     /// each of its parents, and a warning when the daemon could not verify the program. Every
     /// control and formatting character is shown as `?`: a command line is the asker's own text,

@@ -1,3 +1,5 @@
+import TresorModel
+
 /// `GET /v1/status`: the daemon and its keybag. Holds no secret.
 public struct DaemonStatus: Codable, Sendable, Equatable {
     public enum KeybagState: String, Codable, Sendable {
@@ -83,7 +85,8 @@ public struct DismissedPrompt: Codable, Sendable, Equatable {
     public enum WaitedFor: String, Codable, Sendable {
         /// The keybag unlocked.
         case unlock
-        /// The user's approval of a read (an item that needs the user, a generic client's read).
+        /// The user's approval of a read (an item that needs the user, a generic client's read),
+        /// or of a generic client's change (``access`` says which).
         case approval
     }
 
@@ -92,13 +95,16 @@ public struct DismissedPrompt: Codable, Sendable, Equatable {
     /// The client's executable, as `tresor secret-service owners` names it.
     public var executable: String
     public var waitedFor: WaitedFor
+    /// For an approval: what the client asked to do (nil from a daemon that does not say: a read).
+    public var access: SecretAccess?
     /// Why nobody was asked, in words.
     public var reason: String
 
-    public init(at: Double, executable: String, waitedFor: WaitedFor, reason: String) {
+    public init(at: Double, executable: String, waitedFor: WaitedFor, access: SecretAccess? = nil, reason: String) {
         self.at = at
         self.executable = executable
         self.waitedFor = waitedFor
+        self.access = access
         self.reason = reason
     }
 }

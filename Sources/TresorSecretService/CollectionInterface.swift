@@ -22,11 +22,21 @@ extension SecretServiceProvider {
             let label = labelValue?.stringValue ?? ""
             let attributes = try properties["\(SecretInterface.item).Attributes"].map(Self.attributeMap) ?? [:]
             let secret = try sessions.decode(arguments[1], for: request.sender)
-            let created = try collection.create(
+            let group = request.caller.defaultAccessGroup
+            switch try collection.store(
                 label: label, attributes: attributes, secret: secret, replace: arguments[2].boolValue ?? false, client: request.client)
-            signals += itemSignal(
-                created.isNew ? "ItemCreated" : "ItemChanged", collection: collection, id: created.id, group: request.caller.defaultAccessGroup)
-            return [.objectPath(itemPath(collection, created.id)), .objectPath(SecretObjectPath.none)]
+            {
+            case .created(let id):
+                signals += itemSignal("ItemCreated", collection: collection, id: id, group: group)
+                return [.objectPath(itemPath(collection, id)), .objectPath(SecretObjectPath.none)]
+            case .replaced(let id):
+                signals += itemSignal("ItemChanged", collection: collection, id: id, group: group)
+                return [.objectPath(itemPath(collection, id)), .objectPath(SecretObjectPath.none)]
+            case .waitsForApproval(let id):
+                // The prompt's result is the item, once the user allowed the replacement.
+                let change = PendingChange(kind: .replace(label: label, secret: secret), collection: collection.name, id: id, client: request.client)
+                return [.objectPath(SecretObjectPath.none), .objectPath(try changePrompt(change, request))]
+            }
 
         case "Delete":
             throw DBusError.accessDenied(
@@ -51,12 +61,18 @@ extension SecretServiceProvider {
 
         case "SetSecret":
             let secret = try sessions.decode(try request.arguments("(oayays)", member)[0], for: request.sender)
+            try requireUnlocked(id, of: collection, request)
             try collection.setSecret(id, secret, client: request.client)
             signals += itemSignal("ItemChanged", collection: collection, id: id, group: request.caller.defaultAccessGroup)
             return []
 
         case "Delete":
             _ = try request.arguments("", member)
+            if request.client.mustAsk(for: id) {
+                _ = try collection.item(id, client: request.client)  // an item of another program's is not there for it
+                let change = PendingChange(kind: .delete, collection: collection.name, id: id, client: request.client)
+                return [.objectPath(try changePrompt(change, request))]
+            }
             try collection.delete(id, client: request.client)
             signals += itemSignal("ItemDeleted", collection: collection, id: id, group: request.caller.defaultAccessGroup)
             return [.objectPath(SecretObjectPath.none)]
@@ -64,5 +80,16 @@ extension SecretServiceProvider {
         default:
             throw DBusError.unknownMethod("Item has no method \(member.prefix(64))")
         }
+    }
+
+    /// Refuses a change to item `id` that the client may make only with the user's approval
+    /// (a generic client the user does not trust now), as a locked item's: the client unlocks it
+    /// first, and the user is asked then.
+    /// - Throws: `KeychainError.itemNotFound` for an item that is not there for the client;
+    ///   `presenceRequired` for one it must ask for.
+    func requireUnlocked(_ id: String, of collection: any SecretCollection, _ request: SecretRequest) throws {
+        guard request.client.mustAsk(for: id) else { return }
+        _ = try collection.item(id, client: request.client)
+        throw KeychainError.presenceRequired("a generic client changes an item with the user's approval")
     }
 }

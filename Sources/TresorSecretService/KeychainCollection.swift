@@ -49,21 +49,21 @@ struct KeychainCollection: SecretCollection {
         return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (
-        id: String, isNew: Bool
-    ) {
-        try SecretLimits.check(label: label, attributes: attributes)
+    func create(label: String, attributes: [String: String], secret: SecretValue, client: SecretServiceClient) throws -> String {
+        try SecretServiceItems.add(
+            label: label, attributes: attributes, secret: Data(secret.bytes), contentType: secret.contentType, to: keychain(), caller: client.caller
+        ).id
+    }
+
+    func existing(matching attributes: [String: String], client: SecretServiceClient) throws -> String? {
         let own = Caller(accessGroups: [client.caller.defaultAccessGroup], defaultAccessGroup: client.caller.defaultAccessGroup)
         var query = ItemQuery(.genericPassword, limit: .all)
         query.attributes.custom = attributes.isEmpty ? nil : attributes
-        if replace, let existing = (try? keychain().copyMatching(query, caller: own))?.first(where: { $0.attributes?.custom ?? [:] == attributes }) {
-            try update(existing.id, label: label, attributes: nil, client: client)
-            try setSecret(existing.id, secret, client: client)
-            return (existing.id, false)
+        do {
+            return try keychain().copyMatching(query, caller: own).first { $0.attributes?.custom ?? [:] == attributes }?.id
+        } catch KeychainError.itemNotFound {
+            return nil
         }
-        let item = try SecretServiceItems.add(
-            label: label, attributes: attributes, secret: Data(secret.bytes), contentType: secret.contentType, to: keychain(), caller: client.caller)
-        return (item.id, true)
     }
 
     func update(_ id: String, label: String?, attributes: [String: String]?, client: SecretServiceClient) throws {

@@ -77,31 +77,27 @@ final class MemoryCollection: SecretCollection {
         return try stored(id, client: client).secret
     }
 
-    func create(label: String, attributes: [String: String], secret: SecretValue, replace: Bool, client: SecretServiceClient) throws -> (
-        id: String, isNew: Bool
-    ) {
-        try SecretLimits.check(label: label, attributes: attributes)
+    func create(label: String, attributes: [String: String], secret: SecretValue, client: SecretServiceClient) throws -> String {
         guard secret.bytes.count <= Keychain.maximumSecretBytes else {
             throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
         }
         let group = client.caller.defaultAccessGroup
         return try contents.withLock { contents in
-            let now = Date()
-            if replace, var existing = contents.items.first(where: { $0.value.group == group && $0.value.item.attributes == attributes }) {
-                existing.value.item.label = label
-                existing.value.item.modified = now
-                existing.value.secret = secret
-                try contents.put(existing.value, as: existing.key)
-                return (existing.key, false)
-            }
             guard contents.items.count < Self.capacity else {
                 throw KeychainError.param("the session collection is full (\(Self.capacity) items)")
             }
-            let id = String(Int64.random(in: 1...Int64.max))
+            let id = String(Int64.random(in: 1...Int64.max)), now = Date()
             try contents.put(
                 Stored(item: SecretItem(id: id, label: label, attributes: attributes, created: now, modified: now), group: group, secret: secret),
                 as: id)
-            return (id, true)
+            return id
+        }
+    }
+
+    func existing(matching attributes: [String: String], client: SecretServiceClient) throws -> String? {
+        let group = client.caller.defaultAccessGroup
+        return contents.withLock { contents in
+            contents.items.first { $0.value.group == group && $0.value.item.attributes == attributes }?.key
         }
     }
 

@@ -1,10 +1,12 @@
 import FoundationEssentials
 import TresorDBus
+import TresorModel
 
 /// Prompts waiting for the user (Secret Service `Prompt` objects). A prompt to unlock completes
 /// when the keybag is unlocked — the passcode typed in the desktop's prompter, or `tresor unlock`
-/// in a terminal; a prompt for `userPresence` items completes when the user answers it there or
-/// in `tresor approve` (``Presence``). Either is dismissed by the client (`Dismiss`), when its
+/// in a terminal; a prompt for `userPresence` items, or for a generic client's change to one of
+/// its items (``PendingChange``), completes when the user answers it there or in `tresor approve`
+/// (``Presence``). Either is dismissed by the client (`Dismiss`), when its
 /// client leaves the bus, or after ``lifetime`` — an unlock prompt ``unlockWait`` after the
 /// client started it unless the user is being asked on the desktop, so no program waits long in
 /// silence.
@@ -28,14 +30,20 @@ final class Prompts {
         var unasked: UnaskedPrompt?
     }
 
-    /// A question for the user about `userPresence` items, asked once the client calls `Prompt`.
+    /// A question for the user about `userPresence` items, or about a change to an item, asked
+    /// once the client calls `Prompt`.
     struct Presence {
         /// The items' keychain ids, approved together.
         var ids: [String]
         /// The items as the user reads them in `tresor approve`.
         var description: String
+        /// The change the user is asked to allow; nil, a read of the items.
+        var change: PendingChange?
         var asked = false
         var answer: Bool?
+
+        /// What the user is asked to allow.
+        var access: SecretAccess { change?.access ?? .read }
     }
 
     /// How long a prompt waits for the user before it is dismissed.
@@ -60,10 +68,10 @@ final class Prompts {
     }
 
     /// A prompt for `owner` that asks the user about the `userPresence` items `objects` (ids
-    /// `ids`), described as `description`. Returns its path.
-    func presence(_ objects: [String], ids: [String], description: String, for owner: String) throws -> String {
+    /// `ids`), described as `description` — or, given `change`, whether to make it. Returns its path.
+    func presence(_ objects: [String], ids: [String], description: String, change: PendingChange? = nil, for owner: String) throws -> String {
         let path = try unlock(objects, for: owner)
-        prompts[path]!.presence = Presence(ids: ids, description: description)
+        prompts[path]!.presence = Presence(ids: ids, description: description, change: change)
         return path
     }
 
@@ -101,7 +109,7 @@ final class Prompts {
     func dismiss(_ path: String, caller: String) throws -> DBusMessage {
         guard let prompt = prompts[path], prompt.owner == caller else { throw DBusError.unknownObject(path) }
         prompts[path] = nil
-        return Self.completed(path, prompt, dismissed: true)
+        return Self.completed(path, prompt, result: nil)
     }
 
     /// Whether `path` is a prompt of `caller`'s.
@@ -112,26 +120,37 @@ final class Prompts {
 
     /// The prompts that are done: completed because the keybag is unlocked now or the user
     /// answered, or dismissed because the user said no or they waited too long. Each signal goes
-    /// to its prompt's client only; `approved` gets each presence prompt the user allowed,
-    /// `unasked` each prompt dismissed because nobody could be asked.
+    /// to its prompt's client only; `approved` gets each presence prompt of a read the user
+    /// allowed, `carryOut` each change the user allowed — it makes it and returns the prompt's
+    /// result, or nil when it could not (the prompt is dismissed then) — and `unasked` each
+    /// prompt dismissed because nobody could be asked.
     func due(
         unlocked: Bool, now: Date = Date(), approved: (_ owner: String, _ ids: [String]) -> Void = { _, _ in },
+        carryOut: (_ owner: String, _ change: PendingChange) -> DBusValue? = { _, _ in nil },
         unasked: (UnaskedPrompt) -> Void = { _ in }
     ) -> [DBusMessage] {
         var signals: [DBusMessage] = []
         for (path, prompt) in prompts {
-            if let answer = prompt.presence?.answer {
-                if answer { approved(prompt.owner, prompt.presence!.ids) } else if let nobody = prompt.unasked { unasked(nobody) }
-                signals.append(Self.completed(path, prompt, dismissed: !answer))
+            if let presence = prompt.presence, let answer = presence.answer {
+                var result: DBusValue?
+                if !answer {
+                    if let nobody = prompt.unasked { unasked(nobody) }
+                } else if let change = presence.change {
+                    result = carryOut(prompt.owner, change)
+                } else {
+                    approved(prompt.owner, presence.ids)
+                    result = .objectPaths(prompt.objects)
+                }
+                signals.append(Self.completed(path, prompt, result: result))
                 prompts[path] = nil
             } else if unlocked && prompt.started != nil && prompt.presence == nil {
-                signals.append(Self.completed(path, prompt, dismissed: false))
+                signals.append(Self.completed(path, prompt, result: .objectPaths(prompt.objects)))
                 prompts[path] = nil
             } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime
                 || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false)
             {
                 if let nobody = prompt.unasked { unasked(nobody) }
-                signals.append(Self.completed(path, prompt, dismissed: true))
+                signals.append(Self.completed(path, prompt, result: nil))
                 prompts[path] = nil
             }
         }
@@ -144,10 +163,12 @@ final class Prompts {
         prompts = prompts.filter { $0.value.owner != owner }
     }
 
-    private static func completed(_ path: String, _ prompt: Prompt, dismissed: Bool) -> DBusMessage {
-        .signal(
+    /// `Completed` with `result` — the unlocked objects, or what a change returns — or dismissed
+    /// when there is none.
+    private static func completed(_ path: String, _ prompt: Prompt, result: DBusValue?) -> DBusMessage {
+        let notMade = prompt.presence?.change?.resultWhenNotMade ?? .objectPaths([])
+        return .signal(
             path: path, interface: SecretInterface.prompt, member: "Completed",
-            arguments: [.boolean(dismissed), .variant(.objectPaths(dismissed ? [] : prompt.objects))],
-            destination: prompt.owner)
+            arguments: [.boolean(result == nil), .variant(result ?? notMade)], destination: prompt.owner)
     }
 }

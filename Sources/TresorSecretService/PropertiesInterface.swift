@@ -87,6 +87,7 @@ extension SecretServiceProvider {
             throw DBusError.accessDenied("only a collection's Label and an item's Label and Attributes can be changed")
         }
         let collection = try collection(collectionName)
+        try requireUnlocked(id, of: collection, request)
         switch name {
         case "Label":
             guard let label = value.stringValue else { throw DBusError.invalidArguments("Label is a string") }

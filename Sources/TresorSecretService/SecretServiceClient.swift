@@ -34,11 +34,12 @@ public struct SecretServiceClient: Sendable {
     /// provider; shown to the user when the client asks for an item that needs them).
     public internal(set) var pid: Int32?
     /// Set by the provider for the call at hand: a generic client the user does not trust now,
-    /// whose every secret is read only with the user's approval, as a `userPresence` item's is.
+    /// whose every secret is read, replaced or deleted only with the user's approval, as a
+    /// `userPresence` item's is read.
     var needsApproval = false
 
-    /// Whether reading item `id`'s secret needs the user's approval first, whatever the item's
-    /// own access control says.
+    /// Whether reading, replacing or deleting item `id` needs the user's approval first, whatever
+    /// the item's own access control says.
     func mustAsk(for id: String) -> Bool { needsApproval && !approvedItems.contains(id) }
 
     /// - Parameters:

@@ -189,10 +189,13 @@ extension SecretServiceProvider {
         if client.isGenericClient { _ = client.parentChain }
         let requester = requester(of: request), withdrawal = PromptWithdrawal()
         presenceQuestions[path] = withdrawal
-        logger.notice("a Secret Service client asks for an item that needs you (`tresor approve`)", metadata: ["executable": "\(executable)"])
-        let askUser = self.askUser
+        logger.notice(
+            "a Secret Service client asks for an item that needs you (`tresor approve`)",
+            metadata: ["executable": "\(executable)", "asked": "\(question.access)"])
+        // The question's words only: a replacement's secret stays with its prompt.
+        let askUser = self.askUser, item = question.description, access = question.access
         Task.detached { [self] in
-            let answer = await askUser?(executable, application, question.description, requester, client.isGenericClient, withdrawal) ?? .nobodyToAsk
+            let answer = await askUser?(executable, application, item, access, requester, client.isGenericClient, withdrawal) ?? .nobodyToAsk
             // "For this session" is for a generic client: a `userPresence` item is asked each time.
             if case .forSession(let duration) = answer, client.isGenericClient {
                 trust?.remember(client, for: duration)
@@ -201,9 +204,10 @@ extension SecretServiceProvider {
             let allowed = answer != .refused && answer != .nobodyToAsk
             let unasked =
                 answer == .nobodyToAsk
-                ? UnaskedPrompt(executable: executable, need: .approval, reason: UnaskedPrompt.noPrompterOrApprover) : nil
+                ? UnaskedPrompt(executable: executable, need: .approval, access: access, reason: UnaskedPrompt.noPrompterOrApprover) : nil
             if unasked != nil {
-                logger.notice("nobody could be asked: the Secret Service client's read is refused", metadata: ["executable": "\(executable)"])
+                logger.notice(
+                    "nobody could be asked: the Secret Service client is refused", metadata: ["executable": "\(executable)", "asked": "\(access)"])
             }
             answers.withLock { $0.append((path, allowed, unasked)) }
             connection.wake()
@@ -240,10 +244,48 @@ extension SecretServiceProvider {
             }
             needing.append((path, item))
         }
-        let description: String = needing.map { entry -> String in
-            let attributes = entry.item.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-            return "Secret Service item \"\(entry.item.label.prefix(120))\" (\(attributes.prefix(300)))"
-        }.joined(separator: "; ")
+        let description = needing.map { Self.described($0.item) }.joined(separator: "; ")
         return (needing.map(\.path), needing.map(\.item.id), description)
+    }
+
+    /// A prompt for `request`'s client that makes `change` once the user allows it. Returns its path.
+    func changePrompt(_ change: PendingChange, _ request: SecretRequest) throws -> String {
+        let collection = try collection(change.collection)
+        let item = try collection.item(change.id, client: request.client)
+        return try prompts.presence(
+            [itemPath(collection, change.id)], ids: [change.id], description: Self.described(item), change: change, for: request.sender)
+    }
+
+    /// Makes `change`, which the user allowed, for `owner`. Returns the prompt's result — the
+    /// replaced item, or no object for a deletion — or nil when the change failed (the item went
+    /// away meanwhile, the keybag locked): the prompt is dismissed then.
+    func carryOut(_ change: PendingChange, for owner: String) -> DBusValue? {
+        var client = change.client
+        client.approvedItems.insert(change.id)
+        do {
+            let collection = try collection(change.collection)
+            let group = client.caller.defaultAccessGroup
+            switch change.kind {
+            case .replace(let label, let secret):
+                try collection.replace(change.id, label: label, secret: secret, client: client)
+                itemSignal("ItemChanged", collection: collection, id: change.id, group: group).forEach(connection.send)
+                return .objectPath(itemPath(collection, change.id))
+            case .delete:
+                try collection.delete(change.id, client: client)
+                itemSignal("ItemDeleted", collection: collection, id: change.id, group: group).forEach(connection.send)
+                return .objectPaths([])
+            }
+        } catch {
+            logger.notice(
+                "a change the user allowed could not be made",
+                metadata: ["executable": "\(client.executable)", "reason": "\(Self.wireError(error).message)"])
+            return nil
+        }
+    }
+
+    /// An item as the user reads it in `tresor approve` and the desktop's prompter.
+    static func described(_ item: SecretItem) -> String {
+        let attributes = item.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        return "Secret Service item \"\(item.label.prefix(120))\" (\(attributes.prefix(300)))"
     }
 }

@@ -4,6 +4,7 @@ import Synchronization
 import TresorDBus
 import TresorKeybag
 import TresorKeychain
+import TresorModel
 import TresorSystem
 
 /// The freedesktop Secret Service (`org.freedesktop.secrets`, "Secret Service API Draft 0.2")
@@ -196,7 +197,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             unlocked: !locked,
             approved: { owner, ids in
                 for id in ids { approvals[owner, default: [:]][id] = until }
-            }, unasked: { promptUnasked?($0) }
+            }, carryOut: { carryOut($1, for: $0) }, unasked: { promptUnasked?($0) }
         ).forEach(connection.send)
     }
 
@@ -245,19 +246,23 @@ public struct UnaskedPrompt: Sendable, Equatable {
     public enum Need: String, Sendable {
         /// The keybag unlocked (`Unlock`'s prompt).
         case unlock
-        /// The user's approval of a read (an item that needs the user, a generic client's read).
+        /// The user's approval of a read (an item that needs the user, a generic client's read), or
+        /// of a generic client's change to one of its items.
         case approval
     }
 
     /// The client's executable, as `tresor secret-service owners` names it.
     public var executable: String
     public var need: Need
+    /// For an approval: what the client asked to do.
+    public var access: SecretAccess?
     /// Why nobody was asked, in words, with what the user can do.
     public var reason: String
 
-    public init(executable: String, need: Need, reason: String) {
+    public init(executable: String, need: Need, access: SecretAccess? = nil, reason: String) {
         self.executable = executable
         self.need = need
+        self.access = access
         self.reason = reason
     }
 
@@ -273,15 +278,16 @@ public struct UnaskedPrompt: Sendable, Equatable {
 /// `withdrawal` is taken back once no client waits any more: the question is closed then.
 public typealias UnlockAsker = @Sendable (_ executable: String, _ requester: PresenceRequester, _ withdrawal: PromptWithdrawal) async -> UnlockAnswer
 
-/// Asks the user whether `executable` (known to Tresor as `application`) may read `item` — a
-/// `userPresence` item or a generic client's, in words — and says how they answered; a generic
-/// client (`mayRemember`) may be allowed "for this session". `requester` is the process behind the
-/// client, for the user to see. Returns ``PresenceAnswer/nobodyToAsk`` at once when nobody can be asked.
-/// `withdrawal` is taken back once the client no longer waits: the question is closed then.
+/// Asks the user whether `executable` (known to Tresor as `application`) may read, replace or
+/// delete (`access`) `item` — a `userPresence` item or a generic client's, in words — and says how
+/// they answered; a generic client (`mayRemember`) may be allowed "for this session". `requester`
+/// is the process behind the client, for the user to see. Returns ``PresenceAnswer/nobodyToAsk``
+/// at once when nobody can be asked. `withdrawal` is taken back once the client no longer waits:
+/// the question is closed then.
 public typealias PresenceAsker =
     @Sendable (
-        _ executable: String, _ application: String, _ item: String, _ requester: PresenceRequester, _ mayRemember: Bool,
-        _ withdrawal: PromptWithdrawal
+        _ executable: String, _ application: String, _ item: String, _ access: SecretAccess, _ requester: PresenceRequester,
+        _ mayRemember: Bool, _ withdrawal: PromptWithdrawal
     ) async -> PresenceAnswer
 
 /// The process behind a Secret Service client that asks the user, as the user is shown it.
@@ -298,13 +304,13 @@ public struct PresenceRequester: Sendable, Equatable {
     }
 }
 
-/// The user's answer to a read that needs them.
+/// The user's answer to a read or a change that needs them.
 public enum PresenceAnswer: Sendable, Equatable {
     /// No, or nobody answered.
     case refused
     /// Nobody could be asked: no desktop prompter, no `tresor approve` waiting.
     case nobodyToAsk
-    /// Yes, for this one read.
+    /// Yes, for this one read or change.
     case once
     /// Yes, and for a generic client: remember it under the same parent chain this long.
     case forSession(TimeInterval)

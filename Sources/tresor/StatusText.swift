@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TresorModel
 import TresorProtocol
 
 /// `tresor status` as text.
@@ -120,7 +121,13 @@ struct ServedSummary: Encodable {
         if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
         if let dismissed = serving.lastPromptNobodyAnswered {
             let ago = Self.duration(Int(Date().timeIntervalSince1970 - dismissed.at))
-            let wanted = dismissed.waitedFor == .unlock ? "the keybag unlocked" : "your approval of a read"
+            let wanted =
+                switch (dismissed.waitedFor, dismissed.access ?? .read) {
+                case (.unlock, _): "the keybag unlocked"
+                case (.approval, .read): "your approval of a read"
+                case (.approval, .replace): "your approval of a replacement"
+                case (.approval, .delete): "your approval of a deletion"
+                }
             lines.append("Unanswered: \(ago) ago, \(dismissed.executable) waited for \(wanted) and was told no: \(dismissed.reason)")
         }
         return lines

@@ -63,4 +63,16 @@ import TresorSecretService
         #expect(!unlock.message.contains("\n"))
         #expect(unlock.description == "That passcode was wrong. Type your Tresor passcode to unlock the keybag.")
     }
+
+    /// A generic client's change is put to the user as a change: allowing it must not read as
+    /// allowing a read, nor the other way round.
+    @Test func aReplacementOrADeletionSaysSo() {
+        let replace = DesktopUnlock.approvalText(
+            executable: "/usr/bin/secret-tool", item: "i", access: .replace, who: "", remembering: 8, afterAWrongOne: false)
+        #expect(replace.title == "Allow a change to a secret" && replace.message == "/usr/bin/secret-tool wants to replace a secret")
+        #expect(replace.description.hasSuffix("Type your Tresor passcode to allow this one change."))
+        let delete = DesktopUnlock.approvalText(
+            executable: "/usr/bin/python3", item: "i", access: .delete, who: "", remembering: nil, afterAWrongOne: false)
+        #expect(delete.message == "/usr/bin/python3 wants to delete a secret" && delete.description.hasSuffix("to allow deleting it."))
+    }
 }

@@ -90,20 +90,21 @@ import FoundationXML
         let beta = SecretServiceClient(
             caller: Caller(accessGroups: ["exe:/usr/bin/beta"], defaultAccessGroup: "exe:/usr/bin/beta"), executable: "/usr/bin/beta")
         let secret = SecretValue(bytes: Array("s3cret".utf8), contentType: "text/plain")
-        let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, replace: false, client: alpha)
-        #expect(try collection.search(["service": "x"], client: alpha).unlocked.map(\.id) == [created.id])
+        let created = try collection.create(label: "a", attributes: ["service": "x"], secret: secret, client: alpha)
+        #expect(try collection.search(["service": "x"], client: alpha).unlocked.map(\.id) == [created])
         #expect(try collection.search(["service": "x"], client: beta).unlocked.isEmpty)
         #expect(try collection.search([:], client: beta).unlocked.isEmpty)
-        #expect(throws: KeychainError.itemNotFound) { try collection.secret(created.id, client: beta) }
-        #expect(throws: KeychainError.itemNotFound) { try collection.delete(created.id, client: beta) }
-        #expect(throws: KeychainError.itemNotFound) { try collection.update(created.id, label: "mine now", attributes: nil, client: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.secret(created, client: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.delete(created, client: beta) }
+        #expect(throws: KeychainError.itemNotFound) { try collection.update(created, label: "mine now", attributes: nil, client: beta) }
         // Replacing matches the caller's own items only: beta gets an item of its own.
-        let betas = try collection.create(label: "b", attributes: ["service": "x"], secret: secret, replace: true, client: beta)
-        #expect(betas.isNew && betas.id != created.id)
-        let replaced = try collection.create(
+        let betas = try collection.store(label: "b", attributes: ["service": "x"], secret: secret, replace: true, client: beta)
+        guard case .created(let betasID) = betas else { Issue.record("\(betas)"); return }
+        #expect(betasID != created)
+        let replaced = try collection.store(
             label: "a2", attributes: ["service": "x"], secret: SecretValue(bytes: [1], contentType: "x"), replace: true, client: alpha)
-        #expect(replaced == (created.id, false))
-        #expect(try collection.secret(created.id, client: alpha).bytes == [1])
+        #expect(replaced == .replaced(created))
+        #expect(try collection.secret(created, client: alpha).bytes == [1])
     }
 
     @Test func oversizedLabelsAndAttributeMapsAreRefused() throws {
@@ -111,10 +112,10 @@ import FoundationXML
         let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
         let secret = SecretValue(bytes: [1], contentType: "text/plain")
         #expect(throws: KeychainError.self) {
-            try collection.create(label: String(repeating: "l", count: 1 << 20), attributes: [:], secret: secret, replace: false, client: caller)
+            try collection.store(label: String(repeating: "l", count: 1 << 20), attributes: [:], secret: secret, replace: false, client: caller)
         }
         let huge = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("k\($0)", "v") })
-        #expect(throws: KeychainError.self) { try collection.create(label: "", attributes: huge, secret: secret, replace: false, client: caller) }
+        #expect(throws: KeychainError.self) { try collection.store(label: "", attributes: huge, secret: secret, replace: false, client: caller) }
         #expect(try collection.search([:], client: caller).unlocked.isEmpty)
     }
 
@@ -128,7 +129,7 @@ import FoundationXML
         var refused: (any Error)?
         for index in 0..<2_000 {
             do {
-                created.append(try collection.create(label: "\(index)", attributes: [:], secret: large, replace: false, client: caller).id)
+                created.append(try collection.store(label: "\(index)", attributes: [:], secret: large, replace: false, client: caller).id)
             } catch {
                 refused = error
                 break
@@ -137,12 +138,12 @@ import FoundationXML
         #expect(created.count == MemoryCollection.byteBudget / Keychain.maximumSecretBytes - 1, "stopped at the budget, not the item count")
         #expect((refused as? DBusError)?.name == "org.freedesktop.DBus.Error.LimitsExceeded")
         // A secret grown past the budget is refused too, and the item keeps its old one.
-        let small = try collection.create(
+        let small = try collection.store(
             label: "small", attributes: [:], secret: SecretValue(bytes: [1], contentType: "text/plain"), replace: false, client: caller)
         #expect(throws: DBusError.self) { try collection.setSecret(small.id, large, client: caller) }
         #expect(try collection.secret(small.id, client: caller).bytes == [1])
         try collection.delete(created[0], client: caller)
-        #expect(throws: Never.self) { try collection.create(label: "again", attributes: [:], secret: large, replace: false, client: caller) }
+        #expect(throws: Never.self) { try collection.store(label: "again", attributes: [:], secret: large, replace: false, client: caller) }
     }
 
     /// Small items stop at the item count, well inside the byte budget; a replace of one is no
@@ -153,19 +154,19 @@ import FoundationXML
         let secret = SecretValue(bytes: [1], contentType: "text/plain")
         var first: String?
         for index in 0..<MemoryCollection.capacity {
-            let id = try collection.create(label: "", attributes: ["n": "\(index)"], secret: secret, replace: false, client: caller).id
+            let id = try collection.store(label: "", attributes: ["n": "\(index)"], secret: secret, replace: false, client: caller).id
             first = first ?? id
         }
         do {
-            _ = try collection.create(label: "", attributes: ["n": "over"], secret: secret, replace: false, client: caller)
+            _ = try collection.store(label: "", attributes: ["n": "over"], secret: secret, replace: false, client: caller)
             Issue.record("an item past the count was created")
         } catch {
             #expect(SecretServiceProvider.wireError(error).name == "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
         }
         #expect(try collection.search(["n": "over"], client: caller).unlocked.isEmpty, "the refused item was kept")
-        #expect(throws: Never.self) { try collection.create(label: "", attributes: ["n": "0"], secret: secret, replace: true, client: caller) }
+        #expect(throws: Never.self) { try collection.store(label: "", attributes: ["n": "0"], secret: secret, replace: true, client: caller) }
         try collection.delete(try #require(first), client: caller)
-        #expect(throws: Never.self) { try collection.create(label: "", attributes: ["n": "again"], secret: secret, replace: false, client: caller) }
+        #expect(throws: Never.self) { try collection.store(label: "", attributes: ["n": "again"], secret: secret, replace: false, client: caller) }
     }
 
     @Test func keychainErrorsBecomeTheSecretServicesOwn() {
@@ -186,5 +187,73 @@ import FoundationXML
             #expect(parser.parse(), "\(path): \(parser.parserError.map { "\($0)" } ?? "")")
         }
         #expect(throws: DBusError.self) { try Introspection.xml(for: "/elsewhere") }
+    }
+}
+
+/// A generic client the user does not trust now (docs/SECURITY.md, "Generic clients") changes one
+/// of its items only with the user's approval: the store waits, and the prompt makes the change
+/// only when the user allows it.
+@Suite struct GenericClientChangeTests {
+    let collection = MemoryCollection()
+    let secret = SecretValue(bytes: Array("s3cret".utf8), contentType: "text/plain")
+
+    func secretTool(needsApproval: Bool, approved: Set<String> = []) -> SecretServiceClient {
+        var client = SecretServiceClient(
+            caller: Caller(accessGroups: ["exe:/usr/bin/secret-tool"], defaultAccessGroup: "exe:/usr/bin/secret-tool"),
+            executable: "/usr/bin/secret-tool", isGenericClient: true)
+        client.needsApproval = needsApproval
+        client.approvedItems = approved
+        return client
+    }
+
+    @Test func aReplacingStoreWaitsForTheUserAndChangesNothing() throws {
+        let id = try collection.store(
+            label: "a", attributes: ["service": "x"], secret: secret, replace: true, client: secretTool(needsApproval: false)
+        ).id
+        let other = SecretValue(bytes: Array("planted".utf8), contentType: "text/plain")
+        let asked = try collection.store(
+            label: "b", attributes: ["service": "x"], secret: other, replace: true, client: secretTool(needsApproval: true))
+        #expect(asked == .waitsForApproval(id))
+        #expect(try collection.secret(id, client: secretTool(needsApproval: false)).bytes == secret.bytes, "the secret was replaced without the user")
+        #expect(try collection.item(id, client: secretTool(needsApproval: false)).label == "a")
+        // A new item is no change to anything: stored without asking.
+        #expect(
+            try collection.store(label: "c", attributes: ["service": "y"], secret: other, replace: true, client: secretTool(needsApproval: true))
+                != .waitsForApproval(id))
+        // Approved for this item, the store replaces it.
+        let allowed = try collection.store(
+            label: "b", attributes: ["service": "x"], secret: other, replace: true, client: secretTool(needsApproval: true, approved: [id]))
+        #expect(allowed == .replaced(id))
+        #expect(try collection.secret(id, client: secretTool(needsApproval: false)).bytes == other.bytes)
+    }
+
+    @Test func aChangePromptMakesTheChangeOnlyWhenAllowedAndAnswersWithTheItem() throws {
+        let prompts = Prompts()
+        let change = PendingChange(
+            kind: .replace(label: "b", secret: secret), collection: CollectionName.session, id: "7", client: secretTool(needsApproval: true))
+        let refused = try prompts.presence(["/item/7"], ids: ["7"], description: "item", change: change, for: ":1.5")
+        let allowed = try prompts.presence(["/item/7"], ids: ["7"], description: "item", change: change, for: ":1.6")
+        #expect(try prompts.start(refused, caller: ":1.5")?.access == .replace, "the user is told it is a replacement")
+        _ = try prompts.start(allowed, caller: ":1.6")
+        prompts.answer(refused, allowed: false)
+        prompts.answer(allowed, allowed: true)
+        var carried: [String] = []
+        var readsApproved = 0
+        let signals = prompts.due(
+            unlocked: true, approved: { _, _ in readsApproved += 1 },
+            carryOut: { owner, change in
+                carried.append(owner)
+                return .objectPath("/item/\(change.id)")
+            })
+        #expect(carried == [":1.6"], "only the allowed change is made")
+        #expect(readsApproved == 0, "a change approves no read")
+        let completed = Dictionary(uniqueKeysWithValues: signals.map { ($0.destination ?? "", $0.arguments) })
+        #expect(completed[":1.5"]?.first?.boolValue == true, "refused: dismissed")
+        #expect(
+            completed[":1.5"]?.last?.unwrapped.signature == "o",
+            "a dismissed CreateItem prompt's result is still an object path: libsecret hangs on another")
+        #expect(completed[":1.6"]?.first?.boolValue == false)
+        #expect(completed[":1.6"]?.last?.unwrapped.stringValue == "/item/7", "the replaced item is the prompt's result, as CreateItem's")
+        #expect(prompts.isEmpty)
     }
 }

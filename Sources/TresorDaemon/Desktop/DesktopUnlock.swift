@@ -2,13 +2,15 @@ import Foundation
 import Logging
 import TresorDesktopPrompt
 import TresorKeybag
+import TresorModel
 import TresorProtocol
 import TresorSecretService
 import TresorSystem
 
 /// Asks the user for the passcode in the desktop's own prompter (``SystemPrompter``;
 /// docs/SECRET-SERVICE.md, "Asking on the desktop") for a Secret Service client: to unlock the
-/// keybag it waits on, or to allow one read of an item that needs the user present.
+/// keybag it waits on, or to allow one read of an item that needs the user present, or one
+/// change a generic client asks to make.
 ///
 /// The passcode goes to the keybag exactly as `tresor unlock`'s (or `tresor approve`'s) does: a
 /// wrong one is counted and throttled the same way. The user has three tries per prompt; the
@@ -35,25 +37,26 @@ struct DesktopUnlock: Sendable {
         }
     }
 
-    /// Asks the user whether `executable` may read `item` once, with the passcode, showing who
-    /// asks (`requester`, its parents, and any doubt about it); falls back to `fallback`
+    /// Asks the user whether `executable` may read, replace or delete (`access`) `item` once, with
+    /// the passcode, showing who asks (`requester`, its parents, and any doubt about it); falls back to `fallback`
     /// (`tresor approve` in a terminal) when no desktop prompter can be asked — nor one whose
     /// bus name another program owns (``SystemPrompter``). The Secret Service's ``PresenceAsker``.
     /// A generic client (`mayRemember`) is offered "for this session" too (``rememberHours``).
     func approve(
-        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool,
+        executable: String, application: String, item: String, access: SecretAccess, requester: PresenceRequester, mayRemember: Bool,
         withdrawal: PromptWithdrawal, fallback: PresenceAsker
     ) async -> PresenceAnswer {
         let who = Self.whoAsks(executable: executable, requester: requester)
         let text = { (wrong: Bool) in
             Self.approvalText(
-                executable: executable, item: item, who: who, remembering: mayRemember ? rememberHours : nil, afterAWrongOne: wrong)
+                executable: executable, item: item, access: access, who: who, remembering: mayRemember ? rememberHours : nil,
+                afterAWrongOne: wrong)
         }
         var remember = false
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
         case .unlocked: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
         case .refused: return .refused
-        case .nobodyToAsk: return await fallback(executable, application, item, requester, mayRemember, withdrawal)
+        case .nobodyToAsk: return await fallback(executable, application, item, access, requester, mayRemember, withdrawal)
         }
     }
 
@@ -79,13 +82,22 @@ struct DesktopUnlock: Sendable {
             continueLabel: "_Unlock")
     }
 
-    /// The prompt allowing one read of `item` (the item's label and attributes, in words); with
-    /// `remembering`, the box offering "for this session", that many hours.
-    static func approvalText(executable: String, item: String, who: String, remembering hours: Int?, afterAWrongOne wrong: Bool) -> PromptText {
-        PromptText(
-            title: "Allow access to a secret", message: "\(TerminalText.printable(executable, limit: 200)) wants a secret that needs you",
+    /// The prompt allowing one read, replacement or deletion (`access`) of `item` (the item's
+    /// label and attributes, in words); with `remembering`, the box offering "for this session",
+    /// that many hours.
+    static func approvalText(
+        executable: String, item: String, access: SecretAccess = .read, who: String, remembering hours: Int?, afterAWrongOne wrong: Bool
+    ) -> PromptText {
+        let (title, wants, allow) =
+            switch access {
+            case .read: ("Allow access to a secret", "wants a secret that needs you", "allow this one read")
+            case .replace: ("Allow a change to a secret", "wants to replace a secret", "allow this one change")
+            case .delete: ("Allow deleting a secret", "wants to delete a secret", "allow deleting it")
+            }
+        return PromptText(
+            title: title, message: "\(TerminalText.printable(executable, limit: 200)) \(wants)",
             description: (wrong ? "That passcode was wrong. " : "")
-                + "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to allow this one read.",
+                + "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to \(allow).",
             choice: hours.map { "_Remember this program under the same parent processes for \($0) hour\($0 == 1 ? "" : "s")" },
             continueLabel: "_Allow")
     }

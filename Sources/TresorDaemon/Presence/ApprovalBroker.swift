@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TresorModel
 import TresorProtocol
 import TresorSecretService
 import TresorSystem
@@ -116,7 +117,7 @@ final class ApprovalBroker: Sendable {
     }
 
     /// Settles request `id`; an allowed one is remembered for `rememberFor` when its asker
-    /// remembers (``askUser(executable:application:item:requester:mayRemember:withdrawal:)``).
+    /// remembers (``askUser(executable:application:item:access:requester:mayRemember:withdrawal:)``).
     /// - Returns: false when no such request waits (answered, timed out).
     @discardableResult
     func settle(_ id: String, allowed: Bool, rememberFor: TimeInterval? = nil) -> Bool {
@@ -141,19 +142,22 @@ final class ApprovalBroker: Sendable {
 }
 
 extension ApprovalBroker {
-    /// The Secret Service's way in: a desktop client's read of a `userPresence` item, put to the
-    /// user when a `tresor approve` is there to ask (no at once otherwise).
+    /// The Secret Service's way in: a desktop client's read of a `userPresence` item, or a generic
+    /// client's read or change, put to the user when a `tresor approve` is there to ask (no at
+    /// once otherwise).
     /// - Parameters:
     ///   - executable: the client's executable.
     ///   - application: who Tresor knows it as (its group).
     ///   - item: the item, in words.
+    ///   - access: what the client asks to do with it.
     ///   - requester: the process behind the client.
     ///   - mayRemember: a generic client, which `tresor approve --for-session` remembers.
     ///   - withdrawal: taken back when the client no longer waits: the request leaves
     ///     `tresor approve`, refused.
     /// - Returns: the user's answer: once, for this session, or no; nobody to ask without an approver.
     @Sendable func askUser(
-        executable: String, application: String, item: String, requester: PresenceRequester, mayRemember: Bool, withdrawal: PromptWithdrawal
+        executable: String, application: String, item: String, access: SecretAccess, requester: PresenceRequester, mayRemember: Bool,
+        withdrawal: PromptWithdrawal
     ) async -> PresenceAnswer {
         guard hasApprover else { return .nobodyToAsk }
         guard !withdrawal.isWithdrawn else { return .refused }
@@ -161,7 +165,7 @@ extension ApprovalBroker {
         withdrawal.onWithdraw { [weak self] in self?.settle(id, allowed: false) }
         let (allowed, remembered) = await askRemembering(
             ApprovalRequest(
-                id: id, application: application, executable: executable, item: item,
+                id: id, application: application, executable: executable, item: item, access: access,
                 created: Date().timeIntervalSince1970, processes: requester.pid.map { ProcessChain.of(pid: $0) },
                 unverifiedIdentity: requester.unverified))
         guard allowed else { return .refused }

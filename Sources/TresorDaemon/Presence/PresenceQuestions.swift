@@ -1,3 +1,4 @@
+import TresorModel
 import TresorProtocol
 import TresorSecretService
 
@@ -14,7 +15,7 @@ struct PresenceQuestions: Sendable {
     var anyoneToAsk: Bool { approvals.hasApprover || desktop() != nil }
 
     /// Puts a read to the user: in the desktop's prompter, which falls back to `tresor approve`,
-    /// or in `tresor approve` (one ``ApprovalRequest``, made by ``ApprovalBroker/askUser(executable:application:item:requester:mayRemember:withdrawal:)``).
+    /// or in `tresor approve` (one ``ApprovalRequest``, made by ``ApprovalBroker/askUser(executable:application:item:access:requester:mayRemember:withdrawal:)``).
     /// - Parameters:
     ///   - executable: the application's executable.
     ///   - application: who Tresor knows it as (its default group).
@@ -26,11 +27,11 @@ struct PresenceQuestions: Sendable {
         let answer =
             if let desktop = desktop() {
                 await desktop.approve(
-                    executable: executable, application: application, item: item, requester: requester, mayRemember: false,
+                    executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
                     withdrawal: PromptWithdrawal(), fallback: approvals.askUser)
             } else {
                 await approvals.askUser(
-                    executable: executable, application: application, item: item, requester: requester, mayRemember: false,
+                    executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
                     withdrawal: PromptWithdrawal())
             }
         switch answer {

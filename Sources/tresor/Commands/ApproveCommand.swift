@@ -12,7 +12,9 @@ struct ApproveCommand: ParsableCommand {
             Leave `tresor approve` running in the foreground of a terminal (in the background, \
             or without a terminal, it is refused: any program could run it there). When an \
             application asks for a secret that needs your presence (an item added with user \
-            presence, for example), it shows which application asks for which item — the \
+            presence, for example) — or a generic Secret Service client you do not trust now \
+            (secret-tool, git's helper, an interpreter) asks to read, replace or delete one of its \
+            items — it shows which application asks to do what with which item — the \
             process, its command line and the processes that started it — and asks for your passcode: typing it allows \
             that one request, an empty answer refuses it. The application never sees the \
             passcode — it only learns yes or no. Without a `tresor approve` running, such \
@@ -42,7 +44,7 @@ struct ApproveCommand: ParsableCommand {
             while true {
                 guard let request = try client.nextApproval(waitSeconds: 25) else { continue }
                 let shown = { (text: String) in TerminalText.printable(text, limit: 600) }
-                print("\(shown(request.application)) (\(shown(request.executable))) asks for the secret of: \(shown(request.item))")
+                print("\(shown(request.application)) (\(shown(request.executable))) \(request.asks): \(shown(request.item))")
                 for line in request.requesterLines { print("  " + line) }
                 let answer = try input.next("Passcode to allow (empty to refuse): ")
                 do {

@@ -106,3 +106,32 @@ struct OpenSessionsAnswer: Decodable {
     var errors: [String: Int]
     var another: Outcome<String>
 }
+
+/// A call that may return a prompt, the prompt prompted and waited for.
+struct PromptedCall: Decodable {
+    struct Completion: Decodable {
+        var dismissed: Bool?
+        var timedOut: Bool?
+    }
+
+    /// The prompt it returned ("/": none), or nil when the call failed.
+    var prompt: String?
+    var completed: Completion?
+    var error: String?
+
+    /// Whether a prompt was returned and then dismissed (refused, or nobody to ask).
+    var promptDismissed: Bool { prompt.map { $0 != "/" } == true && completed?.dismissed == true }
+}
+
+struct ChangeLockedAnswer: Decodable {
+    struct Item: Decodable {
+        var setSecret: Outcome<Ignored>
+        var setLabel: Outcome<Ignored>
+        var setAttributes: Outcome<Ignored>
+        var createItem: PromptedCall
+        var delete: PromptedCall
+    }
+
+    var locked: Int
+    var items: [String: Item]
+}

@@ -76,9 +76,10 @@ struct SecretServiceGenericClientTests {
     }
 
     /// `git credential fill` with the user's helper configured, run by any process with the
-    /// fields of its choosing: git's helper gets nothing with nobody to ask. Writing is not
-    /// gated, so the same process's `git credential approve` replaces the helper's item.
-    @Test func anyProcessRunningGitsHelperIsRefusedWithNobodyToAskButItsStoreReplaces() throws {
+    /// fields of its choosing: git's helper gets nothing with nobody to ask — and the same
+    /// process's `git credential approve`, a store that would replace the helper's item, changes
+    /// nothing either. Before changes were asked, it replaced the item with what it stored.
+    @Test func anyProcessRunningGitsHelperIsRefusedWithNobodyToAskAndItsStoreReplacesNothing() throws {
         let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
         let helper = try GitCredentialHelper(harness: provider.harness)
         let (password, attackers) = (provider.marker("generic-git"), provider.marker("generic-git-attacker"))
@@ -95,10 +96,70 @@ struct SecretServiceGenericClientTests {
         #expect(!filled.succeeded && !filled.stdout.contains(password), "git credential fill read the helper's item without the user")
         #expect(provider.harness.daemonLog.contains("asks for an item that needs you"), "the daemon says what waited")
 
-        #expect(try git("approve", input: fields + "password=\(attackers)\n\n").succeeded)
+        _ = try git("approve", input: fields + "password=\(attackers)\n\n")
         try provider.trust([helper.executable])
-        let now = try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [attackers])
-        #expect(now["password"] == attackers, "storing is not asked: the helper's item now holds what the other process stored")
+        let now = try helper.run("get", ["protocol": "https", "host": "git.example", "username": "ada"], revealing: [password])
+        #expect(now["password"] == password, "another process replaced the helper's item without the user")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// A Python script — the same program as Python keyring, to the daemon — tries every change
+    /// to keyring's item, locked for it: `SetSecret` and the properties are refused as a locked
+    /// item's, and `CreateItem` with `replace` and `Delete` return prompts that nobody can
+    /// answer, so they are dismissed. The item is as keyring left it. Before, each change was made.
+    @Test func aPythonScriptChangesNothingOfKeyringsItemWithNobodyToAsk() throws {
+        let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
+        let password = provider.marker("keyring-unchanged")
+        #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded, "a new item needs nobody")
+
+        let tried = try provider.python.raw(ChangeLockedAnswer.self, "change-locked", ["service=generic.example", "username=ada"])
+        #expect(tried.locked == 1, "keyring's item is listed locked for a script nobody trusts")
+        for (path, item) in tried.items {
+            #expect(item.setSecret.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): SetSecret \(item.setSecret)")
+            #expect(item.setLabel.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): Label \(item.setLabel)")
+            #expect(item.setAttributes.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): Attributes \(item.setAttributes)")
+            #expect(item.createItem.promptDismissed, "\(path): a replacing CreateItem was not put to the user: \(item.createItem)")
+            #expect(item.delete.promptDismissed, "\(path): Delete was not put to the user: \(item.delete)")
+        }
+        let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
+        #expect(dismissed["waitedFor"] == .string("approval") && dismissed["access"] == .string("delete"), "the last one, the deletion: \(dismissed)")
+
+        try provider.trust([PythonClients.python])
+        let read = try provider.python.keyring("get", service: "generic.example", user: "ada", expecting: password)
+        #expect(read.stdout == password, "keyring's item was changed or deleted without the user: \(read.status)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
+    /// The user allows a replacement and a deletion in `tresor approve`, told which each is:
+    /// the change is made once allowed. The approver runs as the harness's own user, so this
+    /// provider runs as root, as ``anApprovalServesOneReadThenTheClientIsAskedAgain`` does.
+    @Test func aChangeTheUserAllowsIsMadeAndTheUserIsToldWhatItIs() throws {
+        let (provider, _) = try providerWithToolItem(asTestUser: false)
+        let replacement = provider.marker("generic-replaced")
+        var stored: Harness.Result?
+        let replacing = try provider.harness.approving(answer: provider.passcode) {
+            stored = try provider.secretTool.store(label: "E2E generic again", Self.toolItem, secret: replacement)
+            return stored?.succeeded == true
+        }
+        #expect(stored?.succeeded == true, "\(stored?.stderr ?? "")")
+        #expect(replacing.stdout.contains("asks to replace the secret of") && replacing.stdout.contains("E2E generic"), "\(replacing.stdout)")
+        #expect(replacing.stdout.contains("Allowed."), "\(replacing.stdout)")
+
+        let password = provider.marker("keyring-deleted")
+        #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded)
+        var deleted: [String: PromptedCall] = [:]
+        let deleting = try provider.harness.approving(answer: provider.passcode) {
+            // Tried again until the approver waits: before, nobody is there to ask.
+            deleted = try provider.python.raw([String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"])
+            return deleted.values.contains { $0.completed?.dismissed == false }
+        }
+        #expect(deleted.count == 1 && deleted.values.allSatisfy { $0.completed?.dismissed == false }, "\(deleted)")
+        #expect(deleting.stdout.contains("asks to delete"), "\(deleting.stdout)")
+
+        try provider.trust([SecretTool.system, PythonClients.python])
+        #expect(try provider.secretTool.lookup(Self.toolItem, expecting: replacement) == replacement, "the allowed replacement was not made")
+        #expect(try provider.secretTool.search(Self.toolItem, expecting: [replacement]).labels == ["E2E generic again"], "one item, relabelled")
+        #expect(!(try provider.python.keyring("get", service: "generic.example", user: "ada")).succeeded, "the allowed deletion was not made")
         try provider.harness.expectNoSecretLeaked()
     }
 

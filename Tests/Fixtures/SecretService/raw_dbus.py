@@ -17,6 +17,8 @@ reported by name, as data, for the test to judge. Every call and every wait is b
     raw_dbus.py big-label BYTES                   CreateItem with a label of BYTES bytes
     raw_dbus.py number-label                      CreateItem with a Label that is a number
     raw_dbus.py open-sessions COUNT               COUNT OpenSession calls on one connection
+    raw_dbus.py change-locked KEY=VALUE...        every change to each match locked for the caller
+    raw_dbus.py delete KEY=VALUE...               Item.Delete of every match, locked or not
 """
 import argparse
 import json
@@ -293,6 +295,66 @@ def number_label(_):
         properties, secret_struct(session, b"number-label-value"), True, timeout=TIMEOUT)[0]))}
 
 
+def completion_of(bus, prompt):
+    """Prompt("") the prompt at PROMPT and wait for its Completed: {"dismissed", "result"}, or
+    {"timedOut": true}."""
+    loop = GLib.MainLoop()
+    completions = []
+
+    def completed(dismissed, value):
+        completions.append({"dismissed": bool(dismissed), "result": plain_json(value)})
+        loop.quit()
+
+    bus.add_signal_receiver(completed, "Completed", PREFIX + "Prompt", BUS_NAME, prompt)
+    interface(bus, prompt, PREFIX + "Prompt").Prompt("", timeout=TIMEOUT)
+    GLib.timeout_add(int(TIMEOUT * 1000), loop.quit)
+    if not completions:
+        loop.run()
+    return completions[0] if completions else {"timedOut": True}
+
+
+def prompted(bus, call):
+    """Runs CALL, which returns a prompt path ("/": none), and waits for the prompt it returned:
+    {"prompt", "completed"}, or the D-Bus error's name."""
+    try:
+        prompt = str(call())
+    except dbus.exceptions.DBusException as error:
+        return {"error": error.get_dbus_name() or "unnamed"}
+    return {"prompt": prompt, "completed": None if prompt == "/" else completion_of(bus, prompt)}
+
+
+def change_locked(arguments):
+    """Each item matching KEY=VALUE... that SearchItems lists locked for the caller: SetSecret,
+    Set Label and Set Attributes (error names expected), then CreateItem with replace and the
+    same attributes, then Item.Delete — each prompt they return prompted and waited for."""
+    bus = connect()
+    session = plain_session(bus)
+    _, locked = service(bus).SearchItems(pairs(arguments), timeout=TIMEOUT)
+    items = {}
+    for path in locked:
+        item = interface(bus, path, PREFIX + "Item")
+        properties = interface(bus, path, PROPERTIES)
+        attributes = dict(get(bus, path, "Item", "Attributes"))
+        items[str(path)] = {
+            "setSecret": outcome(lambda: item.SetSecret(secret_struct(session, b"tresor-e2e-changed-without-the-user"), timeout=TIMEOUT)),
+            "setLabel": outcome(lambda: properties.Set(PREFIX + "Item", "Label", dbus.String("changed", variant_level=1), timeout=TIMEOUT)),
+            "setAttributes": outcome(lambda: properties.Set(
+                PREFIX + "Item", "Attributes", dbus.Dictionary({"tresor-e2e": "changed"}, signature="ss", variant_level=1), timeout=TIMEOUT)),
+            "createItem": prompted(bus, lambda: create_item(
+                bus, session, "replaced", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-replaced-without-the-user")[1]),
+            "delete": prompted(bus, lambda: item.Delete(timeout=TIMEOUT)),
+        }
+    return {"locked": len(locked), "items": items}
+
+
+def delete(arguments):
+    """Item.Delete of every item matching KEY=VALUE..., unlocked or locked, each prompt it
+    returns prompted and waited for."""
+    bus = connect()
+    unlocked, locked = service(bus).SearchItems(pairs(arguments), timeout=TIMEOUT)
+    return {str(path): prompted(bus, lambda: interface(bus, path, PREFIX + "Item").Delete(timeout=TIMEOUT)) for path in list(unlocked) + list(locked)}
+
+
 def open_sessions(arguments):
     count = int(arguments[0])
     bus = connect()
@@ -320,6 +382,8 @@ COMMANDS = {
     "big-label": big_label,
     "number-label": number_label,
     "open-sessions": open_sessions,
+    "change-locked": change_locked,
+    "delete": delete,
 }
 
 
