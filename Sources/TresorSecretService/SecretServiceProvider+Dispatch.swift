@@ -204,7 +204,10 @@ extension SecretServiceProvider {
             let allowed = answer != .refused && answer != .nobodyToAsk
             let unasked =
                 answer == .nobodyToAsk
-                ? UnaskedPrompt(executable: executable, need: .approval, access: access, reason: UnaskedPrompt.noPrompterOrApprover) : nil
+                ? UnaskedPrompt(
+                    executable: executable, need: .approval, access: access,
+                    reason: client.isGenericClient ? UnaskedPrompt.noPrompterOrApproverForAGenericClient : UnaskedPrompt.noPrompterOrApprover)
+                : nil
             if unasked != nil {
                 logger.notice(
                     "nobody could be asked: the Secret Service client is refused", metadata: ["executable": "\(executable)", "asked": "\(access)"])

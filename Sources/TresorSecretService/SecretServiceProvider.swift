@@ -270,6 +270,9 @@ public struct UnaskedPrompt: Sendable, Equatable {
         "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
     static let noPrompterOrApprover =
         "no desktop prompter could be asked, and no `tresor approve` waited in the foreground of a terminal of yours"
+    /// The same for a generic client, which the user may also trust ahead of time.
+    static let noPrompterOrApproverForAGenericClient =
+        noPrompterOrApprover + " (`tresor secret-service trust add EXECUTABLE` lets a program of yours in without asking)"
 }
 
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
