@@ -86,10 +86,10 @@ extension SecretServiceProvider {
     /// (a generic client the user does not trust now), as a locked item's: the client unlocks it
     /// first, and the user is asked then.
     /// - Throws: `KeychainError.itemNotFound` for an item that is not there for the client;
-    ///   `presenceRequired` for one it must ask for.
+    ///   ``SecretServiceClient/lockedForAGenericClient`` for one it must ask for.
     func requireUnlocked(_ id: String, of collection: any SecretCollection, _ request: SecretRequest) throws {
         guard request.client.mustAsk(for: id) else { return }
         _ = try collection.item(id, client: request.client)
-        throw KeychainError.presenceRequired("a generic client changes an item with the user's approval")
+        throw SecretServiceClient.lockedForAGenericClient
     }
 }

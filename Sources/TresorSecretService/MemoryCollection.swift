@@ -73,7 +73,7 @@ final class MemoryCollection: SecretCollection {
     }
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
-        guard !client.mustAsk(for: id) else { throw KeychainError.presenceRequired("a generic client reads a secret with the user's approval") }
+        guard !client.mustAsk(for: id) else { throw SecretServiceClient.lockedForAGenericClient }
         return try stored(id, client: client).secret
     }
 

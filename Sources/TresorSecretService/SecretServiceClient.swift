@@ -1,4 +1,5 @@
 import Synchronization
+import TresorDBus
 import TresorKeychain
 
 /// Who is calling, as the daemon established it for one bus connection: the keychain caller
@@ -41,6 +42,14 @@ public struct SecretServiceClient: Sendable {
     /// Whether reading, replacing or deleting item `id` needs the user's approval first, whatever
     /// the item's own access control says.
     func mustAsk(for id: String) -> Bool { needsApproval && !approvedItems.contains(id) }
+
+    /// The refusal of a read or change the client must ask for (``mustAsk(for:)``), saying what
+    /// the user can do — the keybag may well be unlocked.
+    static let lockedForAGenericClient = DBusError(
+        SecretError.isLocked,
+        "this program is one any program of yours can run (a generic client): it reads and changes its items with your approval — "
+            + "Unlock the item and allow it in the desktop's prompter or `tresor approve`, "
+            + "or trust the program: `tresor secret-service trust add EXECUTABLE`")
 
     /// - Parameters:
     ///   - caller: the client's access groups.

@@ -213,7 +213,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
             switch error {
             case .itemNotFound, .noSuchKeychain: return DBusError(SecretError.noSuchObject, "no such item")
             case .interactionNotAllowed: return DBusError(SecretError.isLocked, "the keybag is locked: unlock it with `tresor unlock`")
-            case .presenceRequired: return DBusError(SecretError.isLocked, "this item needs you: Unlock it, and allow it in `tresor approve`")
+            case .presenceRequired:
+                return DBusError(SecretError.isLocked, "this item needs you: Unlock it, and allow it in the desktop's prompter or `tresor approve`")
             case .param(let why): return .invalidArguments(why)
             case .missingEntitlement(let why): return .accessDenied(why)
             case .readOnly: return .accessDenied("this collection cannot be changed")

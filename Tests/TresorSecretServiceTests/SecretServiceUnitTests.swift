@@ -227,6 +227,18 @@ import FoundationXML
         #expect(try collection.secret(id, client: secretTool(needsApproval: false)).bytes == other.bytes)
     }
 
+    /// Refused while the keybag is unlocked, the client is told what the user can do about it.
+    @Test func aRefusalSaysHowToAllowOrTrustTheProgram() throws {
+        let id = try collection.store(label: "a", attributes: [:], secret: secret, replace: false, client: secretTool(needsApproval: false)).id
+        #expect {
+            try collection.secret(id, client: secretTool(needsApproval: true))
+        } throws: { error in
+            let refusal = SecretServiceProvider.wireError(error)
+            return refusal.name == "org.freedesktop.Secret.Error.IsLocked" && refusal.message.contains("`tresor approve`")
+                && refusal.message.contains("`tresor secret-service trust add EXECUTABLE`")
+        }
+    }
+
     @Test func aChangePromptMakesTheChangeOnlyWhenAllowedAndAnswersWithTheItem() throws {
         let prompts = Prompts()
         let change = PendingChange(
