@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 /// An item's attributes as text. Attributes are whatever the program that stored the item chose
@@ -23,12 +24,22 @@ struct ItemText {
             let data = (try? Output.encoder.encode(attributes)) ?? Data()
             let values = (try? JSONDecoder().decode([String: AttributeText].self, from: data)) ?? [:]
             for key in values.keys.sorted() {
-                let text = TerminalText.printable(values[key]!.text)
+                let text = TerminalText.printable(Self.readable(key, of: attributes) ?? values[key]!.text)
                 lines.append("  \(key): \(["accessible", "accessControl"].contains(key) ? Words.of(text) : text)")
             }
         }
         if let secret = item.secret { lines.append("  secret: \(String(data: secret, encoding: .utf8) ?? "<\(secret.count) bytes>")") }
         return lines.joined(separator: "\n")
+    }
+
+    /// A bytes attribute that holds text — a Secret Service item's content type in `generic`,
+    /// a key's application tag — as that text; nil for any other attribute, or bytes that are
+    /// not text (those are shown in base64, as `--json` gives every bytes attribute).
+    private static func readable(_ name: String, of attributes: ItemAttributes) -> String? {
+        guard case .bytes(let value, _)? = ItemAttribute.all.first(where: { $0.name == name })?.value, let bytes = value(attributes),
+            let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        return text
     }
 }
 
