@@ -21,22 +21,17 @@ struct PresenceQuestions: Sendable {
     ///   - application: who Tresor knows it as (its default group).
     ///   - item: the item, in words.
     ///   - pid: the asking process, whose command line and parents the user is shown.
-    /// - Returns: whether the user allowed this one read.
-    func ask(executable: String, application: String, item: String, pid: Int32) async -> Bool {
+    /// - Returns: the user's answer: this one read allowed (``PresenceAnswer/once``), refused, or
+    ///   nobody could be asked after all (the desktop's prompter gone, the approver left).
+    func ask(executable: String, application: String, item: String, pid: Int32) async -> PresenceAnswer {
         let requester = PresenceRequester(pid: pid)
-        let answer =
-            if let desktop = desktop() {
-                await desktop.approve(
-                    executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
-                    withdrawal: PromptWithdrawal(), fallback: approvals.askUser)
-            } else {
-                await approvals.askUser(
-                    executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
-                    withdrawal: PromptWithdrawal())
-            }
-        switch answer {
-        case .once, .forSession: return true
-        case .refused, .nobodyToAsk: return false
+        if let desktop = desktop() {
+            return await desktop.approve(
+                executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
+                withdrawal: PromptWithdrawal(), fallback: approvals.askUser)
         }
+        return await approvals.askUser(
+            executable: executable, application: application, item: item, access: .read, requester: requester, mayRemember: false,
+            withdrawal: PromptWithdrawal())
     }
 }

@@ -91,10 +91,14 @@ struct ItemRoutes {
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
         } catch KeychainError.presenceRequired(let why) where passcode == nil && questions.anyoneToAsk {
             context.logger.notice("approvals: asking the user", metadata: ["application": "\(caller.defaultAccessGroup)"])
-            let allowed = await questions.ask(
+            switch await questions.ask(
                 executable: client.executable, application: caller.defaultAccessGroup, item: Self.describe(query), pid: client.credentials.pid)
-            guard allowed else {
-                throw KeychainError.presenceRequired(why + "; the user did not allow it")
+            {
+            case .once, .forSession: break
+            case .refused: throw KeychainError.presenceRequired(why + "; the user did not allow it")
+            case .nobodyToAsk:
+                throw KeychainError.presenceRequired(
+                    why + "; nobody could be asked: no desktop prompter answered, and no `tresor approve` waited in the foreground of a terminal")
             }
             caller.presenceConfirmed = true
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }

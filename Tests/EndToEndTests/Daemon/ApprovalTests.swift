@@ -145,6 +145,25 @@ import TresorTestSupport
         withExtendedLifetime(harness) {}
     }
 
+    /// A daemon on a desktop session's bus would ask in the desktop's prompter, but none answers
+    /// there, and no `tresor approve` waits: the application is told nobody could be asked, not
+    /// that the user said no.
+    @Test(.enabled(if: SecretService.toolsInstalled, "needs dbus-daemon")) func withNobodyToAskOnTheDesktopTheApplicationIsToldSo() throws {
+        let provider = try TresorProvider()
+        provider.harness.secrets.append("presence-secret")
+        try provider.harness.registerTestRunner(id: "TESTP.app", team: "TESTP", passcode: provider.passcode)
+        let keychain = Keychain(client: try TresorKitClient.connect(provider.harness))
+        try keychain.add(Self.item, secret: Data("presence-secret".utf8)) { $0.accessControl = .userPresence }
+        #expect {
+            try keychain.secret(Self.item)
+        } throws: { error in
+            guard let error = error as? APIError else { return false }
+            return error.code == .passcodeRequired && error.message.contains("nobody could be asked") && !error.message.contains("did not allow")
+        }
+        #expect(provider.harness.daemonLog.contains("approvals: asking the user"), "the desktop was tried")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     @Test func theUserAllowsWithThePasscodeTypedIntoTresor() throws {
         let (harness, keychain) = try setUp()
         let (outcome, approver) = try askWhileApproving(harness, keychain, answer: Self.passcode)
