@@ -235,7 +235,9 @@ final class BackgroundProcess {
     private var lines: [String] = []
     private var recorded = false
 
-    init(harness: Harness, executable: URL, arguments: [String]) throws {
+    /// - Parameter input: its standard input, written and closed at once (a secret for
+    ///   `secret-tool store`); nothing when nil.
+    init(harness: Harness, executable: URL, arguments: [String], input: String? = nil) throws {
         self.harness = harness
         self.executable = executable
         self.arguments = arguments
@@ -247,8 +249,13 @@ final class BackgroundProcess {
         stderrPipe = Pipe()
         process.standardOutput = stdout
         process.standardError = stderrPipe
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         stderr = PipeDrain(stderrPipe.fileHandleForReading.fileDescriptor)
     }
 

@@ -205,6 +205,26 @@ extension SecretServiceDesktopPromptTests {
         try harness.expectNoSecretLeaked()
     }
 
+    /// A generic client nobody trusts replaces its item: the desktop's prompter says it is a
+    /// change, not a read, and the passcode typed there lets that one replacement through.
+    @Test func aGenericClientsReplacementIsAskedInTheDesktopsPrompterAsAChange() throws {
+        let desktop = try DesktopSession()
+        let (harness, passcode, _) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        let replacement = "e2e-desktop-replaced-\(UUID().uuidString.prefix(6))"
+        harness.secrets.append(replacement)
+        let store = try BackgroundProcess(
+            harness: harness, executable: SecretTool.system, arguments: ["store", "--label=E2E desktop", "tresor-e2e", "desktop"], input: replacement)
+        try desktop.waitForWindow("Allow a change to a secret")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        try desktop.xdotool("key", "Return")
+        #expect(try store.finish(timeout: 30).succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "add", SecretTool.system.path, "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try SecretTool(harness: harness).lookup(["tresor-e2e": "desktop"], expecting: replacement) == replacement)
+        try harness.expectNoSecretLeaked()
+    }
+
     /// The prompter's box "for this session": the same program under the same parents reads
     /// silently afterwards, and `tresor secret-service trust` shows it as approved.
     @Test func aGenericClientRememberedInTheDesktopsPrompterReadsSilentlyAfterwards() throws {
