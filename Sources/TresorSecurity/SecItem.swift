@@ -88,10 +88,13 @@ enum SecItemCall {
     static func run(_ body: () throws -> Void) -> OSStatus {
         do {
             try body()
+            LastSecItemFailure.record(nil)
             return errSecSuccess
         } catch let failure as SecItemFailure {
+            LastSecItemFailure.record(failure)
             return failure.status
         } catch {
+            LastSecItemFailure.record(nil)
             return errSecInternalComponent
         }
     }

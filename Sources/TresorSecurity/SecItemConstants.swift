@@ -207,12 +207,16 @@ private let otherMessages: [OSStatus: String] = [
 ]
 
 /// The message for `status`: Apple's words (for `errSecNotAvailable`, what it means here: the
-/// daemon could not be reached), or nil for a code this library does not define.
+/// daemon could not be reached), or nil for a code this library does not define. When the last
+/// `SecItem…` call on this thread failed with `status` — `errSecParam`,
+/// `errSecMissingEntitlement` or `errSecInternalComponent`, whose words say nothing of why —
+/// the daemon's words about that failure follow Apple's ("One or more parameters passed to a
+/// function were not valid. (…over 262144 bytes)").
 /// - Parameters:
 ///   - status: An `OSStatus` from a `SecItem…` function.
 ///   - reserved: Unused, as on Apple platforms; pass `nil`.
 /// - Returns: The message.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     guard let message = SecurityStatus(rawValue: status)?.message ?? otherMessages[status] else { return nil }
-    return NSString(string: message)
+    return NSString(string: LastSecItemFailure.detail(for: status).map { "\(message) (\($0))" } ?? message)
 }

@@ -53,7 +53,7 @@ public enum SecItemKeychain {
         } catch let failure as SecItemFailure {
             throw failure
         } catch let error as APIError {
-            throw SecItemFailure(status(of: error))
+            throw SecItemFailure(status(of: error), detail: error.message)
         } catch {
             throw SecItemFailure(errSecNotAvailable)
         }

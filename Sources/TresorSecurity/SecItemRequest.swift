@@ -180,7 +180,33 @@ struct SecItemRequest {
 /// A SecItem call ends with this status.
 struct SecItemFailure: Error {
     let status: OSStatus
-    init(_ status: OSStatus) { self.status = status }
+    /// The daemon's own words about it, when it said any (never a secret).
+    var detail: String?
+    init(_ status: OSStatus, detail: String? = nil) {
+        self.status = status
+        self.detail = detail
+    }
+}
+
+/// The last failure of a `SecItem…` call on each thread, with the daemon's words about it:
+/// `SecCopyErrorMessageString` adds them to Apple's message for that status, so that an
+/// `errSecParam` says which parameter (a secret over the keychain's limit, say). Only for the
+/// statuses whose message says nothing of why; the others keep Apple's words exactly.
+enum LastSecItemFailure {
+    private static let key = "TresorSecurity.lastFailure"
+    private static let explained: Set<OSStatus> = [errSecParam, errSecMissingEntitlement, errSecInternalComponent]
+
+    static func record(_ failure: SecItemFailure?) {
+        Thread.current.threadDictionary[key] = failure.flatMap { failure in
+            explained.contains(failure.status) ? failure.detail.map { (failure.status, $0) } : nil
+        }
+    }
+
+    /// The words about this thread's last failure, when it had `status`.
+    static func detail(for status: OSStatus) -> String? {
+        guard let (last, detail) = Thread.current.threadDictionary[key] as? (OSStatus, String), last == status else { return nil }
+        return detail
+    }
 }
 
 /// The keys as Swift strings, for `switch`: a `case kSecClass as String` would be a cast pattern.

@@ -25,6 +25,21 @@ import TresorSecurity
         #expect([errSecIO, errSecWrPerm, errSecAllocate, errSecBadReq, errSecNotTrusted] == [-36, -61, -108, -909, -67843])
     }
 
+    /// A secret over the keychain's limit is `errSecParam`, as any bad parameter is: the message
+    /// for it says which, and a later success on the thread leaves Apple's words alone.
+    @Test func theMessageForAFailureSaysWhatTheDaemonSaid() throws {
+        try withIdiomDaemon { _ in
+            var attributes = genericPassword(account: "oversized")
+            attributes[kSecValueData as String] = Data(repeating: 7, count: 300 * 1024)
+            let status = SecItemAdd(attributes as CFDictionary, nil)
+            #expect(status == errSecParam)
+            let message = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? ""
+            #expect(message.hasPrefix("One or more parameters passed to a function were not valid.") && message.contains("262144"), "\(message)")
+            #expect(addPassword(genericPassword(account: "fits")) == errSecSuccess)
+            #expect(SecCopyErrorMessageString(errSecParam, nil).map { $0 as String } == "One or more parameters passed to a function were not valid.")
+        }
+    }
+
     @Test func secRandomCopyBytesFillsEveryByte() {
         // Two draws of 4,099 bytes (not a multiple of the generator's word): different, and no
         // byte position left as it was in both.
