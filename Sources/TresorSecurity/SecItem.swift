@@ -51,7 +51,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 /// Changes the matching items, as `SecItemUpdate` does on Apple platforms.
 /// - Parameters:
-///   - query: `kSecClass` and the attributes the items to change must have.
+///   - query: `kSecClass` and the attributes the items to change must have; no `kSecReturn…`
+///     key (`errSecParam`, as on Apple platforms).
 ///   - attributesToUpdate: The attributes to set, and `kSecValueData` for a new secret.
 /// - Returns: `errSecSuccess`, or `errSecItemNotFound` when nothing matches,
 ///   `errSecDuplicateItem` when a change would make two items alike, `errSecParam`…
@@ -59,6 +60,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run {
         let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
+        // As Apple's: an update returns only a status, so its query asks for nothing back.
+        guard !(request.returnData || request.returnAttributes || request.returnPersistentReference || request.returnReference) else {
+            throw SecItemFailure(errSecParam, detail: "SecItemUpdate's query takes no kSecReturn… key: it returns only a status")
+        }
         let changes = try SecItemRequest(attributesToUpdate, purpose: .changes)
         try request.requireSearchableClass()
         // Not asking the user means not changing what only the user may change.
@@ -72,12 +77,17 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 }
 
 /// Deletes every matching item, as `SecItemDelete` does on Apple platforms.
-/// - Parameter query: `kSecClass` and the attributes the items to delete must have.
+/// - Parameter query: `kSecClass` and the attributes the items to delete must have; no
+///   `kSecMatchLimit` other than `kSecMatchLimitAll` (`errSecParam`, as on Apple platforms).
 /// - Returns: `errSecSuccess`, or `errSecItemNotFound` when nothing matches, `errSecParam`…
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run {
         let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
+        // As Apple's: a delete removes every match, and a limit would leave some behind unsaid.
+        guard !request.limitGiven || request.limit == .all else {
+            throw SecItemFailure(errSecParam, detail: "SecItemDelete takes no kSecMatchLimit but kSecMatchLimitAll: it deletes every match")
+        }
         try request.requireSearchableClass()
         try SecItemCall.everyMatch(of: request) { keychain, query in try keychain.delete(query) }
     }

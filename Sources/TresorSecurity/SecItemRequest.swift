@@ -25,6 +25,8 @@ struct SecItemRequest {
     var secret: Data?
     var id: String?
     var limit = Limit.one
+    /// Whether the dictionary gave `kSecMatchLimit` (a delete refuses one, as Apple's does).
+    var limitGiven = false
     var returnData = false
     var returnAttributes = false
     var returnPersistentReference = false
@@ -87,6 +89,7 @@ struct SecItemRequest {
                 }
             case Key.kSecMatchLimit:
                 guard purpose != .changes else { throw SecItemFailure(errSecParam) }
+                limitGiven = true
                 if let name = value as? String, name == kSecMatchLimitOne as String {
                     limit = .one
                 } else if let name = value as? String, name == kSecMatchLimitAll as String {
@@ -180,7 +183,7 @@ struct SecItemRequest {
 /// A SecItem call ends with this status.
 struct SecItemFailure: Error {
     let status: OSStatus
-    /// The daemon's own words about it, when it said any (never a secret).
+    /// Why, in words — the daemon's own, or this library's — when there are any (never a secret).
     var detail: String?
     init(_ status: OSStatus, detail: String? = nil) {
         self.status = status

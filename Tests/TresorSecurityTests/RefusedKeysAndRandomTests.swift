@@ -40,6 +40,30 @@ import TresorSecurity
         }
     }
 
+    /// Apple's securityd refuses an update's query that asks for something back, and a delete
+    /// with a limit (it would leave matches behind unsaid): so does Tresor, and nothing changes.
+    @Test func updateAndDeleteRefuseWhatApplesDo() throws {
+        try withIdiomDaemon { _ in
+            #expect(addPassword(genericPassword(account: "a")) == errSecSuccess)
+            #expect(addPassword(genericPassword(account: "b")) == errSecSuccess)
+            var returning = genericPassword(account: "a")
+            returning[kSecReturnData as String] = true
+            let changes = [kSecValueData as String: Data(IdiomSecrets.second.utf8)] as CFDictionary
+            #expect(SecItemUpdate(returning as CFDictionary, changes) == errSecParam)
+            #expect((SecCopyErrorMessageString(errSecParam, nil).map { $0 as String } ?? "").contains("kSecReturn"))
+            var one = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "idioms.example.com"] as [String: Any]
+            one[kSecMatchLimit as String] = kSecMatchLimitOne
+            #expect(SecItemDelete(one as CFDictionary) == errSecParam)
+            var stillThere = genericPassword(account: "a")
+            stillThere[kSecReturnData as String] = true
+            #expect(copyMatching(stillThere).result as? Data == Data(IdiomSecrets.first.utf8), "the refused update changed nothing")
+            #expect(copyMatching(genericPassword(account: "b")).status == errSecSuccess, "the refused delete removed nothing")
+            one[kSecMatchLimit as String] = kSecMatchLimitAll
+            #expect(SecItemDelete(one as CFDictionary) == errSecSuccess)
+            #expect(copyMatching(genericPassword(account: "a")).status == errSecItemNotFound)
+        }
+    }
+
     @Test func secRandomCopyBytesFillsEveryByte() {
         // Two draws of 4,099 bytes (not a multiple of the generator's word): different, and no
         // byte position left as it was in both.

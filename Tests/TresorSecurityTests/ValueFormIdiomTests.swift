@@ -30,7 +30,9 @@ import TresorTestSupport
             #expect(bytes[kSecValueData as String] as? Data == Data(IdiomSecrets.first.utf8))
             // The same item, so a second add by bytes is a duplicate.
             #expect(addPassword(item) == errSecDuplicateItem)
-            #expect(SecItemUpdate(asText as CFDictionary, [kSecAttrComment as String: Data("note".utf8)] as CFDictionary) == errSecSuccess)
+            var toChange = asText
+            toChange.removeValue(forKey: kSecReturnAttributes as String)  // an update's query asks for nothing back
+            #expect(SecItemUpdate(toChange as CFDictionary, [kSecAttrComment as String: Data("note".utf8)] as CFDictionary) == errSecSuccess)
             #expect((copyMatching(asText).result as? [String: Any])?[kSecAttrComment as String] as? String == "note")
         }
     }
