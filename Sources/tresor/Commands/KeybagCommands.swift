@@ -34,7 +34,7 @@ struct InitCommand: ParsableCommand {
                     "this home already has a keybag (\(current.home)): tresor unlock opens it; another home is --home DIR")
             }
             var input = SecretInput(fromStandardInput: passcodeStdin)
-            let passcode = noPasscode ? nil : try input.new("New passcode:")
+            let passcode = noPasscode ? nil : try input.newPasscode("New passcode:")
             let status = try client.initialize(passcode: passcode)
             if options.json { return Output.json(status) }
             print("Created the keybag in \(status.home) (\(status.passcodeSet ? "passcode set" : "no passcode")); it is \(status.keybag.text).")
@@ -162,7 +162,7 @@ struct PasscodeCommand: ParsableCommand {
                 let client = try options.connect()
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let current = try keychain != nil || client.status().passcodeSet ? try input.next("Current passcode:") : nil
-                let new = try input.new("New passcode:")
+                let new = try input.newPasscode("New passcode:")
                 let status = try client.changePasscode(current: current, new: new, keychain: keychain)
                 if options.json { return Output.json(status) }
                 print(current == nil ? "Passcode set." : "Passcode changed.")

@@ -25,7 +25,7 @@ struct KeychainCommand: ParsableCommand {
                 // Checked before the passcode is asked for (the daemon checks it again).
                 guard KeychainName.isValid(name) else { throw ValidationError(KeychainName.rule) }
                 var input = SecretInput(fromStandardInput: passcodeStdin)
-                let passcode = try input.new("New passcode for \(name):")
+                let passcode = try input.newPasscode("New passcode for \(name):")
                 let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
                 if options.json { return Output.json(keychains) }
                 print("Created keychain \(name); it is unlocked.")

@@ -83,13 +83,30 @@ struct SecretInput {
     /// only, never the passphrase).
     mutating func newPassphrase(_ prompt: String, guarding what: String) throws -> String {
         let passphrase = try new(prompt)
-        let count = passphrase.count
-        if count < Self.passphraseCharactersAdvised {
-            StandardStream.error.write(
-                "warning: a passphrase of \(count) character\(count == 1 ? "" : "s") is guessed quickly by whoever gets a copy of \(what): use \(Self.passphraseCharactersAdvised) or more, or a few words.\n"
-            )
-        }
+        Self.warnIfShort(passphrase, called: "passphrase", advised: Self.passphraseCharactersAdvised, by: "whoever gets a copy of \(what)")
         return passphrase
+    }
+
+    /// The fewest characters advised for a keybag's passcode: it is tried offline by a program
+    /// of the user's that copies the home and the device key (each try one KDF run, never
+    /// throttled there), so it needs more than Apple's four digits, which the hardware guards.
+    static let passcodeCharactersAdvised = 6
+
+    /// A new passcode: as ``new(_:)``, and a short one is taken with a warning on standard error
+    /// (its length only, never the passcode).
+    mutating func newPasscode(_ prompt: String) throws -> String {
+        let passcode = try new(prompt)
+        Self.warnIfShort(
+            passcode, called: "passcode", advised: Self.passcodeCharactersAdvised, by: "a program of yours that copies the home and its device key")
+        return passcode
+    }
+
+    private static func warnIfShort(_ secret: String, called name: String, advised: Int, by whom: String) {
+        let count = secret.count
+        guard count < advised else { return }
+        StandardStream.error.write(
+            "warning: a \(name) of \(count) character\(count == 1 ? "" : "s") is guessed quickly by \(whom): use \(advised) or more, or a few words.\n"
+        )
     }
 
     private mutating func nextLine(_ prompt: String) throws -> String? {

@@ -79,7 +79,15 @@ import TresorTestSupport
         #expect(wrong.stderr.contains("-25293"))
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: new + "\n").succeeded)
 
-        #expect(try harness.tresor(["passcode", "remove", "--passcode-stdin"], input: new + "\n").succeeded)
+        // A short passcode is taken, with a warning that gives its length only: it can be tried
+        // offline by a program that copies the home and the device key.
+        let short = try harness.tresor(["passcode", "change", "--passcode-stdin"], input: "\(new)\n4821\n4821\n")
+        #expect(short.succeeded, "\(short.stderr)")
+        #expect(short.stderr.contains("warning: a passcode of 4 characters is guessed quickly"), "\(short.stderr)")
+        #expect(!short.stderr.contains("4821") && !short.stdout.contains("4821"))
+        #expect(!change.stderr.contains("warning"), "a long one is not warned about: \(change.stderr)")
+
+        #expect(try harness.tresor(["passcode", "remove", "--passcode-stdin"], input: "4821\n").succeeded)
         let status = try harness.status()
         #expect(!status.passcodeSet)
         #expect(!status.availableClasses.contains("whenPasscodeSetThisDeviceOnly"))
