@@ -24,7 +24,8 @@ import Glibc
 ///
 /// Measures `OpenSession` with `plain` and with `dh-ietf1024-…` (the call alone; the client's
 /// own key pair and agreement timed apart), `SearchItems({service, account})` + `GetSecrets`
-/// of the item found on one open session of each kind, the provider's CPU per operation
+/// of the item found on one open session of each kind, storing a new item and replacing one
+/// (``storing(pid:count:)``), the provider's CPU per operation
 /// (`/proc/<pid>/stat` of the process owning the name), and, when `secret-tool` is installed,
 /// `secret-tool store` and `secret-tool lookup` processes (each opens its own DH session, as
 /// libsecret does). Writes one JSON object.
@@ -298,6 +299,7 @@ struct SecretServiceClientBench {
             "ss-client \(name) @\(items): OpenSession plain \(p50(result["open_session_plain"])) ms, dh \(p50(result["open_session_dh"])) ms; "
                 + "SearchItems+GetSecrets \(p50(result["lookup_dh"])) ms (dh), \(p50(result["lookup_plain"])) ms (plain); "
                 + "floors: bus \(p50(result["bus_round_trip"])) ms, Ping \(p50(result["provider_ping"])) ms")
+        result.merge(try storing(pid: pid, count: smoke ? 10 : 200)) { $1 }
 
         // One `secret-tool` process per operation, on items of its own (`secret-tool store`).
         if let secretTool = Self.secretTool {
@@ -308,6 +310,55 @@ struct SecretServiceClientBench {
         }
         let providerMemory = memory(of: pid)
         (result["provider_rss_kb"], result["provider_hwm_kb"]) = (providerMemory.rssKB, providerMemory.hwmKB)
+        return result
+    }
+
+    /// Storing as clients do, after every lookup above (the items it adds change none of them):
+    /// python-secretstorage asks the default collection's `Locked` and then `CreateItem`s a new
+    /// item (`store_new`); secret-tool and git's helper `CreateItem` with `replace` over an item
+    /// that exists (`store_replace`). On a plain session, into the `default` alias; the provider's
+    /// CPU per store beside each.
+    func storing(pid: pid_t, count: Int) throws -> [String: Any] {
+        let session = try openPlain().session
+        let collection = "/org/freedesktop/secrets/aliases/default"
+        func create(_ attributes: [String: String], replace: Bool) throws {
+            let properties: DBusValue = .properties([
+                "org.freedesktop.Secret.Item.Label": .string("bench-store"),
+                "org.freedesktop.Secret.Item.Attributes": .stringDictionary(attributes),
+            ])
+            let secret: DBusValue = .structure([
+                .objectPath(session.path), .bytes([]), .bytes(Array(SecretServiceWire.secret.utf8)), .string("text/plain"),
+            ])
+            let reply = try call(collection, "org.freedesktop.Secret.Collection", "CreateItem", [properties, secret, .boolean(replace)])
+            guard reply.count == 2, reply[1].stringValue == "/" else { throw BenchError("\(name): CreateItem answered \(reply) (a prompt?)") }
+        }
+        var result: [String: Any] = [:]
+        var samples: [Double] = []
+        var cpu0 = cpuMs(of: pid)
+        for k in 0..<count {
+            samples.append(
+                try timeMs {
+                    _ = try call(
+                        collection, "org.freedesktop.DBus.Properties", "Get", [.string("org.freedesktop.Secret.Collection"), .string("Locked")])
+                    try create(["service": "bench-store", "account": "new-\(k)"], replace: false)
+                })
+        }
+        var row = summary(samples)
+        row["provider_cpu_ms_per_op"] = (cpuMs(of: pid) - cpu0) / Double(count)
+        result["store_new"] = row
+        try create(["service": "bench-store", "account": "replaced"], replace: true)
+        samples = []
+        cpu0 = cpuMs(of: pid)
+        for _ in 0..<count {
+            samples.append(try timeMs { try create(["service": "bench-store", "account": "replaced"], replace: true) })
+        }
+        row = summary(samples)
+        row["provider_cpu_ms_per_op"] = (cpuMs(of: pid) - cpu0) / Double(count)
+        result["store_replace"] = row
+        try close(session)
+        log(
+            "ss-client \(name) @\(items): a new item (Locked + CreateItem) \(p50(result["store_new"])) ms, a replacement \(p50(result["store_replace"])) ms"
+        )
         return result
     }
 
