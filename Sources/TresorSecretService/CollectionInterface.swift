@@ -69,7 +69,7 @@ extension SecretServiceProvider {
         case "Delete":
             _ = try request.arguments("", member)
             if request.client.mustAsk(for: id) {
-                _ = try collection.item(id, client: request.client)  // an item of another program's is not there for it
+                // The prompt is made for an item the client sees only: another program's is not there for it.
                 let change = PendingChange(kind: .delete, collection: collection.name, id: id, client: request.client)
                 return [.objectPath(try changePrompt(change, request))]
             }
