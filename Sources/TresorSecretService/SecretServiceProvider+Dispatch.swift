@@ -259,10 +259,10 @@ extension SecretServiceProvider {
             [itemPath(collection, change.id)], ids: [change.id], description: Self.described(item), change: change, for: request.sender)
     }
 
-    /// Makes `change`, which the user allowed, for `owner`. Returns the prompt's result — the
-    /// replaced item, or no object for a deletion — or nil when the change failed (the item went
-    /// away meanwhile, the keybag locked): the prompt is dismissed then.
-    func carryOut(_ change: PendingChange, for owner: String) -> DBusValue? {
+    /// Makes `change`, which the user allowed, as the client that asked for it. Returns the
+    /// prompt's result — the replaced item, or no object for a deletion — or nil when the change
+    /// failed (the item went away meanwhile, the keybag locked): the prompt is dismissed then.
+    func carryOut(_ change: PendingChange) -> DBusValue? {
         var client = change.client
         client.approvedItems.insert(change.id)
         do {

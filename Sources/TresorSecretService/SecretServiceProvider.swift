@@ -197,7 +197,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             unlocked: !locked,
             approved: { owner, ids in
                 for id in ids { approvals[owner, default: [:]][id] = until }
-            }, carryOut: { carryOut($1, for: $0) }, unasked: { promptUnasked?($0) }
+            }, carryOut: { _, change in carryOut(change) }, unasked: { promptUnasked?($0) }
         ).forEach(connection.send)
     }
 
