@@ -33,8 +33,11 @@ extension SecretServiceProvider {
                 signals += itemSignal("ItemChanged", collection: collection, id: id, group: group)
                 return [.objectPath(itemPath(collection, id)), .objectPath(SecretObjectPath.none)]
             case .waitsForApproval(let id):
-                // The prompt's result is the item, once the user allowed the replacement.
                 let change = PendingChange(kind: .replace(label: label, secret: secret), collection: collection.name, id: id, client: request.client)
+                if writesBackAnApprovedRead(change), let item = carryOut(change) {
+                    return [item, .objectPath(SecretObjectPath.none)]
+                }
+                // The prompt's result is the item, once the user allowed the replacement.
                 return [.objectPath(SecretObjectPath.none), .objectPath(try changePrompt(change, request))]
             }
 
@@ -55,7 +58,7 @@ extension SecretServiceProvider {
             let session = try request.arguments("o", member)[0].stringValue ?? ""
             _ = try sessions.session(session, for: request.sender)
             let secret = try sessions.encode(try collection.secret(id, client: request.client), sessionPath: session, for: request.sender)
-            consumeApproval(of: id, by: request.sender)
+            consumeApproval(of: id, in: collection, request)
             secretRead?(request.client.executable)
             return [secret]
 

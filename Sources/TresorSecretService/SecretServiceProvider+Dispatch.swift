@@ -1,6 +1,8 @@
+import Crypto
 import FoundationEssentials
 import TresorDBus
 import TresorKeychain
+import TresorSystem
 
 /// One method call being answered: who sent it and what it carries.
 struct SecretRequest {
@@ -175,9 +177,14 @@ extension SecretServiceProvider {
         return Set(current.keys)
     }
 
-    /// An approval serves one read: `id`'s secret was read by `sender`.
-    func consumeApproval(of id: String, by sender: String) {
-        approvals[sender]?[id] = nil
+    /// An approval serves one read: `id`'s secret was read by `request`'s client. A generic
+    /// client's approved read is kept, so that the same program run by the same process may write
+    /// it back unchanged without asking again (``ApprovedReads``).
+    func consumeApproval(of id: String, in collection: any SecretCollection, _ request: SecretRequest) {
+        approvals[request.sender]?[id] = nil
+        let client = request.client
+        guard client.needsApproval, let pid = client.pid, let parent = ProcessAncestors.parent(of: pid) else { return }
+        approvedReads.record(collection: collection.name, id: id, program: client.ownGroup, parent: parent)
     }
 
     /// Puts a presence prompt's question to the user on a task of its own — the answer can take
@@ -257,6 +264,26 @@ extension SecretServiceProvider {
         let item = try collection.item(change.id, client: request.client)
         return try prompts.presence(
             [itemPath(collection, change.id)], ids: [change.id], description: Self.described(item), change: change, for: request.sender)
+    }
+
+    /// Whether `change` writes back, unchanged, an item its program read with the user's approval
+    /// when run by the same process as now (``ApprovedReads``): the same label and the same secret
+    /// as the item has. Such a replacement is made without asking the user a second time; the read
+    /// it writes back is used up.
+    func writesBackAnApprovedRead(_ change: PendingChange) -> Bool {
+        guard case .replace(let label, let secret) = change.kind, let pid = change.client.pid, let parent = ProcessAncestors.parent(of: pid) else {
+            return false
+        }
+        let program = change.client.ownGroup
+        guard approvedReads.contains(collection: change.collection, id: change.id, program: program, parent: parent) else { return false }
+        var client = change.client
+        client.approvedItems.insert(change.id)
+        guard let collection = try? collection(change.collection), let item = try? collection.item(change.id, client: client),
+            let current = try? collection.secret(change.id, client: client), item.label == label, current.contentType == secret.contentType,
+            SHA256.hash(data: current.bytes) == SHA256.hash(data: secret.bytes)  // compared in constant time
+        else { return false }
+        approvedReads.remove(collection: change.collection, id: change.id, program: program, parent: parent)
+        return true
     }
 
     /// Makes `change`, which the user allowed, as the client that asked for it. Returns the

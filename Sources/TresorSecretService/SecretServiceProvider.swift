@@ -42,6 +42,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
     let prompts = Prompts()
     /// `userPresence` items the user approved, by client (unique bus name) and item id, until when.
     var approvals: [String: [String: Date]] = [:]
+    /// Generic clients' approved reads, which the same program run by the same process may write back.
+    var approvedReads = ApprovedReads()
     /// The desktop's one question to unlock the keybag, while it is asked: the prompts waiting on
     /// it (the first is the one it was asked for) and how to take it back.
     var desktopUnlock: (prompts: [String], withdrawal: PromptWithdrawal)?

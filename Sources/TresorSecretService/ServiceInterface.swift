@@ -36,7 +36,7 @@ extension SecretServiceProvider {
                 // specification allows; a client asks about them one by one to learn why.
                 guard let (collection, id) = itemReference(path), let secret = try? collection.secret(id, client: request.client) else { continue }
                 entries.append(.dictEntry(.objectPath(path), try sessions.encode(secret, sessionPath: session, for: request.sender)))
-                consumeApproval(of: id, by: request.sender)
+                consumeApproval(of: id, in: collection, request)
             }
             if !entries.isEmpty { secretRead?(request.client.executable) }
             return [.array(elementSignature: "{o(oayays)}", entries)]

@@ -24,6 +24,20 @@ public enum ProcessAncestors {
         return chain
     }
 
+    /// The parent of process `pid`, as the one running process it is now: its pid and start time,
+    /// a pair no later process has. Nil when either process cannot be read.
+    /// - Parameters:
+    ///   - pid: the process.
+    ///   - procRoot: where procfs is mounted.
+    /// - Returns: the parent, or nil.
+    public static func parent(of pid: Int32, procRoot: String = "/proc") -> RunningProcess? {
+        guard let own = ProcessStat(pid: pid, procRoot: procRoot), own.parent > 0, let parent = ProcessStat(pid: own.parent, procRoot: procRoot)
+        else {
+            return nil
+        }
+        return RunningProcess(pid: own.parent, startTime: parent.startTime)
+    }
+
     /// The login session process `pid` belongs to: its leader's pid and start time — a pair no
     /// later session has — or nil when either cannot be read.
     /// - Parameters:
@@ -33,5 +47,18 @@ public enum ProcessAncestors {
     public static func session(of pid: Int32, procRoot: String = "/proc") -> (leader: Int32, startTime: UInt64)? {
         guard let own = ProcessStat(pid: pid, procRoot: procRoot), let leader = ProcessStat(pid: own.session, procRoot: procRoot) else { return nil }
         return (own.session, leader.startTime)
+    }
+}
+
+/// One process while it runs: a pid names another process once this one exits, its pid and start
+/// time together never do.
+public struct RunningProcess: Hashable, Sendable {
+    public var pid: Int32
+    /// Clock ticks after boot.
+    public var startTime: UInt64
+
+    public init(pid: Int32, startTime: UInt64) {
+        self.pid = pid
+        self.startTime = startTime
     }
 }
