@@ -130,6 +130,8 @@ struct ChangeLockedAnswer: Decodable {
         var setAttributes: Outcome<Ignored>
         var createItem: PromptedCall
         var delete: PromptedCall
+        /// `CreateItem` without `replace`: the item it made beside the one it matched.
+        var createBeside: Outcome<String>
     }
 
     var locked: Int

@@ -108,6 +108,8 @@ struct SecretServiceGenericClientTests {
     /// to keyring's item, locked for it: `SetSecret` and the properties are refused as a locked
     /// item's, and `CreateItem` with `replace` and `Delete` return prompts that nobody can
     /// answer, so they are dismissed. The item is as keyring left it. Before, each change was made.
+    /// A second item with the same attributes (`CreateItem` without `replace`) needs nobody —
+    /// nothing is read or lost — and does not shadow the first: keyring still reads its own.
     @Test func aPythonScriptChangesNothingOfKeyringsItemWithNobodyToAsk() throws {
         let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
         let password = provider.marker("keyring-unchanged")
@@ -121,6 +123,7 @@ struct SecretServiceGenericClientTests {
             #expect(item.setAttributes.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): Attributes \(item.setAttributes)")
             #expect(item.createItem.promptDismissed, "\(path): a replacing CreateItem was not put to the user: \(item.createItem)")
             #expect(item.delete.promptDismissed, "\(path): Delete was not put to the user: \(item.delete)")
+            #expect(item.createBeside.ok.map { $0 != path } == true, "\(path): no second item: \(item.createBeside)")
         }
         let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
         #expect(dismissed["waitedFor"] == .string("approval") && dismissed["access"] == .string("delete"), "the last one, the deletion: \(dismissed)")

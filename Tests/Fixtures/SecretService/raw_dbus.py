@@ -100,13 +100,13 @@ def secret_struct(session, value):
     return dbus.Struct((session, dbus.ByteArray(b""), dbus.ByteArray(value), "text/plain"), signature="oayays")
 
 
-def create_item(bus, session, label, attributes, value):
+def create_item(bus, session, label, attributes, value, replace=True):
     properties = dbus.Dictionary({
         PREFIX + "Item.Label": dbus.String(label, variant_level=1),
         PREFIX + "Item.Attributes": dbus.Dictionary(attributes, signature="ss", variant_level=1),
     }, signature="sv")
     return interface(bus, LOGIN, PREFIX + "Collection").CreateItem(
-        properties, secret_struct(session, value), True, timeout=TIMEOUT)
+        properties, secret_struct(session, value), replace, timeout=TIMEOUT)
 
 
 # MARK: commands
@@ -326,7 +326,8 @@ def prompted(bus, call):
 def change_locked(arguments):
     """Each item matching KEY=VALUE... that SearchItems lists locked for the caller: SetSecret,
     Set Label and Set Attributes (error names expected), then CreateItem with replace and the
-    same attributes, then Item.Delete — each prompt they return prompted and waited for."""
+    same attributes, then Item.Delete — each prompt they return prompted and waited for — and
+    last CreateItem without replace: a second item with the same attributes."""
     bus = connect()
     session = plain_session(bus)
     _, locked = service(bus).SearchItems(pairs(arguments), timeout=TIMEOUT)
@@ -343,6 +344,8 @@ def change_locked(arguments):
             "createItem": prompted(bus, lambda: create_item(
                 bus, session, "replaced", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-replaced-without-the-user")[1]),
             "delete": prompted(bus, lambda: item.Delete(timeout=TIMEOUT)),
+            "createBeside": outcome(lambda: str(create_item(
+                bus, session, "planted", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-planted-beside", replace=False)[0])),
         }
     return {"locked": len(locked), "items": items}
 
