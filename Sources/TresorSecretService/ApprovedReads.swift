@@ -8,7 +8,7 @@ import TresorSystem
 /// git asks its credential helper for a password (`get`), and once the push succeeded runs the
 /// helper again to store the same password (`store`), a replacement that changes nothing. Only
 /// the process that ran the approved read, running the same program again for the same item, is
-/// let through, so nobody else learns from it whether a guess equals the secret.
+/// let through, once, so nobody else learns from it whether a guess equals the secret.
 struct ApprovedReads {
     /// One approved read.
     struct Read: Equatable {

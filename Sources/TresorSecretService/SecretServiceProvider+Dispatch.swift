@@ -183,8 +183,15 @@ extension SecretServiceProvider {
     func consumeApproval(of id: String, in collection: any SecretCollection, _ request: SecretRequest) {
         approvals[request.sender]?[id] = nil
         let client = request.client
-        guard client.needsApproval, let pid = client.pid, let parent = ProcessAncestors.parent(of: pid) else { return }
+        guard client.needsApproval, let parent = Self.parent(of: client) else { return }
         approvedReads.record(collection: collection.name, id: id, program: client.ownGroup, parent: parent)
+    }
+
+    /// The process that ran `client`, by which its approved reads are kept; nil for an orphan,
+    /// whose parent is init — every orphan's.
+    private static func parent(of client: SecretServiceClient) -> RunningProcess? {
+        guard let pid = client.pid, let parent = ProcessAncestors.parent(of: pid), parent.pid > 1 else { return nil }
+        return parent
     }
 
     /// Puts a presence prompt's question to the user on a task of its own — the answer can take
@@ -268,21 +275,20 @@ extension SecretServiceProvider {
 
     /// Whether `change` writes back, unchanged, an item its program read with the user's approval
     /// when run by the same process as now (``ApprovedReads``): the same label and the same secret
-    /// as the item has. Such a replacement is made without asking the user a second time; the read
-    /// it writes back is used up.
+    /// as the item has. Such a replacement is made without asking the user a second time. The read
+    /// is used up by the first replacement that could write it back, whether it does or not: a
+    /// guess of the secret gets one try per approved read.
     func writesBackAnApprovedRead(_ change: PendingChange) -> Bool {
-        guard case .replace(let label, let secret) = change.kind, let pid = change.client.pid, let parent = ProcessAncestors.parent(of: pid) else {
-            return false
-        }
+        guard case .replace(let label, let secret) = change.kind, let parent = Self.parent(of: change.client) else { return false }
         let program = change.client.ownGroup
         guard approvedReads.contains(collection: change.collection, id: change.id, program: program, parent: parent) else { return false }
+        approvedReads.remove(collection: change.collection, id: change.id, program: program, parent: parent)
         var client = change.client
         client.approvedItems.insert(change.id)
         guard let collection = try? collection(change.collection), let item = try? collection.item(change.id, client: client),
             let current = try? collection.secret(change.id, client: client), item.label == label, current.contentType == secret.contentType,
             SHA256.hash(data: current.bytes) == SHA256.hash(data: secret.bytes)  // compared in constant time
         else { return false }
-        approvedReads.remove(collection: change.collection, id: change.id, program: program, parent: parent)
         return true
     }
 

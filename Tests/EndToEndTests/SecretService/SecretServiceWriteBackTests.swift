@@ -30,8 +30,10 @@ struct SecretServiceWriteBackTests {
 
     /// The user allows git's `get` once in `tresor approve`. The same process then has the helper
     /// store the password it read: made without asking. Each other store is asked (and nobody
-    /// answers): another password, the same password from another process, a second write-back.
-    /// The approver runs as the harness's own user, so this provider runs as root.
+    /// answers): the same password from another process, a second write-back; and after another
+    /// approved read, another password — which uses that read up, so that a guess of the
+    /// password gets one try. The approver runs as the harness's own user, so this provider runs
+    /// as root.
     @Test func gitsStoreOfThePasswordTheUserAllowedItToReadIsNotAskedAgain() throws {
         let provider = try TresorProvider(trustsGenericClients: false)
         let git = try GitCredentialHelper(harness: provider.harness)
@@ -40,29 +42,29 @@ struct SecretServiceWriteBackTests {
         let created = try helper(git, "store", password: password, revealing: revealing)
         try #require(created.succeeded, "a new item needs nobody: \(created.stderr)")
         func questions() -> Int { provider.harness.daemonLog.components(separatedBy: "asks for an item that needs you").count }
-
-        var read: Harness.Result?
-        let approver = try provider.harness.approving(answer: provider.passcode) {
-            read = try helper(git, "get", revealing: revealing)
-            return read?.stdout.contains("password=\(password)") == true
+        func approvedRead() throws {
+            var read: Harness.Result?
+            let approver = try provider.harness.approving(answer: provider.passcode) {
+                read = try helper(git, "get", revealing: revealing)
+                return read?.stdout.contains("password=\(password)") == true
+            }
+            try #require(read?.stdout.contains("password=\(password)") == true, "the approved read: \(approver.stdout)")
         }
-        try #require(read?.stdout.contains("password=\(password)") == true, "the approved read: \(approver.stdout)")
+        /// Whether a store by the helper was put to the user.
+        func asked(_ password: String, underAShell: Bool = false) throws -> Bool {
+            let before = questions()
+            _ = try helper(git, "store", password: password, underAShell: underAShell, revealing: revealing)
+            return questions() > before
+        }
 
-        var asked = questions()
-        _ = try helper(git, "store", password: other, revealing: revealing)
-        #expect(questions() > asked, "another password from the same process was not put to the user")
-        asked = questions()
-        _ = try helper(git, "store", password: password, underAShell: true, revealing: revealing)
-        #expect(questions() > asked, "the same password from another process was not put to the user")
+        try approvedRead()
+        #expect(try asked(password, underAShell: true), "the same password from another process was not put to the user")
+        #expect(!(try asked(password)), "the write-back of what the user allowed to be read was asked again")
+        #expect(try asked(password), "one read, one write-back: the second was not put to the user")
 
-        asked = questions()
-        let writtenBack = try helper(git, "store", password: password, revealing: revealing)
-        #expect(writtenBack.succeeded, "\(writtenBack.stderr)")
-        #expect(questions() == asked, "the write-back of what the user allowed to be read was asked again")
-
-        asked = questions()
-        _ = try helper(git, "store", password: password, revealing: revealing)
-        #expect(questions() > asked, "one read, one write-back: the second was not put to the user")
+        try approvedRead()
+        #expect(try asked(other), "another password from the same process was not put to the user")
+        #expect(try asked(password), "the read was not used up by the store that did not match")
 
         try provider.trust([git.executable])
         let now = try helper(git, "get", revealing: revealing)
