@@ -20,7 +20,7 @@ struct KeychainCollection: SecretCollection {
         let keychain = try keychain()
         var unlocked: [SecretItem] = [], locked: [String] = []
         do {
-            unlocked = try keychain.copyMatching(query, caller: client.caller).map { Self.item($0, client) }
+            unlocked = try Self.oldestFirst(keychain.copyMatching(query, caller: client.caller)).map { Self.item($0, client) }
         } catch KeychainError.itemNotFound {
         } catch KeychainError.interactionNotAllowed {
             locked = try keychain.lockedMatches(custom: attributes, caller: client.caller)
@@ -60,7 +60,7 @@ struct KeychainCollection: SecretCollection {
         var query = ItemQuery(.genericPassword, limit: .all)
         query.attributes.custom = attributes.isEmpty ? nil : attributes
         do {
-            return try keychain().copyMatching(query, caller: own).first { $0.attributes?.custom ?? [:] == attributes }?.id
+            return try Self.oldestFirst(keychain().copyMatching(query, caller: own)).first { $0.attributes?.custom ?? [:] == attributes }?.id
         } catch KeychainError.itemNotFound {
             return nil
         }
@@ -111,6 +111,16 @@ struct KeychainCollection: SecretCollection {
             throw KeychainError.itemNotFound
         }
         return Caller(accessGroups: [group], defaultAccessGroup: client.caller.defaultAccessGroup)
+    }
+
+    /// `found` in the order the items were made (their ids are random): a client's lookup reads
+    /// the first item its search lists, so an item added later beside one with the same attributes
+    /// never takes its place — whatever order an index gave them in.
+    private static func oldestFirst(_ found: [KeychainItem]) -> [KeychainItem] {
+        found.sorted {
+            let (first, second) = ($0.attributes?.creationDate ?? .distantFuture, $1.attributes?.creationDate ?? .distantFuture)
+            return first != second ? first < second : $0.id < $1.id
+        }
     }
 
     private static func item(_ found: KeychainItem, _ client: SecretServiceClient) -> SecretItem {

@@ -97,7 +97,8 @@ final class MemoryCollection: SecretCollection {
     func existing(matching attributes: [String: String], client: SecretServiceClient) throws -> String? {
         let group = client.caller.defaultAccessGroup
         return contents.withLock { contents in
-            contents.items.first { $0.value.group == group && $0.value.item.attributes == attributes }?.key
+            // The oldest, as a search lists it first.
+            contents.items.values.filter { $0.group == group && $0.item.attributes == attributes }.min { $0.item.created < $1.item.created }?.item.id
         }
     }
 

@@ -107,6 +107,21 @@ import FoundationXML
         #expect(try collection.secret(created, client: alpha).bytes == [1])
     }
 
+    /// Items added beside one with the same attributes come after it: a lookup reads the first a
+    /// search lists, and a replacement changes that one.
+    @Test func theSessionCollectionListsTheOldestFirstAndReplacesIt() throws {
+        let collection = MemoryCollection()
+        let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
+        let secret = SecretValue(bytes: [1], contentType: "text/plain")
+        var made: [String] = []
+        for _ in 0..<8 {
+            made.append(try collection.store(label: "", attributes: ["service": "x"], secret: secret, replace: false, client: caller).id)
+            usleep(1_000)
+        }
+        #expect(try collection.search(["service": "x"], client: caller).unlocked.map(\.id) == made)
+        #expect(try collection.existing(matching: ["service": "x"], client: caller) == made[0])
+    }
+
     @Test func oversizedLabelsAndAttributeMapsAreRefused() throws {
         let collection = MemoryCollection()
         let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
