@@ -105,6 +105,10 @@ final class Prompts {
     /// dismissed, not if it completes after all (a `tresor unlock` in time).
     func nobodyAsked(_ path: String, _ unasked: UnaskedPrompt) { prompts[path]?.unasked = unasked }
 
+    /// Forgets the prompt at `path` with no signal: its client was told with an error instead
+    /// (``HeldPromptCalls``).
+    func remove(_ path: String) { prompts[path] = nil }
+
     /// `Prompt.Dismiss`: the `Completed` signal saying so.
     func dismiss(_ path: String, caller: String) throws -> DBusMessage {
         guard let prompt = prompts[path], prompt.owner == caller else { throw DBusError.unknownObject(path) }

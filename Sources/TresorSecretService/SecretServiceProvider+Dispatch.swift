@@ -63,6 +63,7 @@ extension SecretServiceProvider {
             case "Prompt":
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
+                    if message.expectsReply { heldPromptCalls.hold(message, prompt: path) }
                 } else if login.isLocked {
                     askToUnlock(prompt: path, request)
                 }
@@ -70,6 +71,7 @@ extension SecretServiceProvider {
                 return []
             case "Dismiss":
                 signals.append(try prompts.dismiss(path, caller: sender))
+                if let held = heldPromptCalls.release(path) { connection.send(.reply(to: held)) }
                 return []
             default:
                 throw DBusError.unknownMethod("Prompt has no method \(member.prefix(64))")

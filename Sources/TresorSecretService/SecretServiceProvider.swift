@@ -44,6 +44,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
     var approvals: [String: [String: Date]] = [:]
     /// Generic clients' approved reads, which the same program run by the same process may write back.
     var approvedReads = ApprovedReads()
+    /// `Prompt` calls whose reply waits for the asker to say whether anyone can be asked.
+    var heldPromptCalls = HeldPromptCalls()
     /// The desktop's one question to unlock the keybag, while it is asked: the prompts waiting on
     /// it (the first is the one it was asked for) and how to take it back.
     var desktopUnlock: (prompts: [String], withdrawal: PromptWithdrawal)?
@@ -133,6 +135,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 clients.connections.left(name)
                 sessions.closeAll(of: name)
                 prompts.forget(owner: name)
+                heldPromptCalls.forget(sender: name)
                 approvals[name] = nil
             } else {
                 // As early as the bus tells: what the process runs now is what it connected as.
@@ -149,7 +152,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 reply = .error(to: message, wire)
                 signals = []
             }
-            if message.expectsReply { connection.send(reply) }
+            if message.expectsReply && !heldPromptCalls.holds(message) { connection.send(reply) }
             signals.forEach(connection.send)
         default:
             break
@@ -169,9 +172,18 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for answer in answers.withLock({ answers in
             defer { answers = [] }; return answers
         }) {
+            if let unasked = answer.unasked, let held = heldPromptCalls.release(answer.path) {
+                // The client still waits for its `Prompt` call: it is told why, as the call's error.
+                connection.send(.error(to: held, DBusError.accessDenied(unasked.refusal)))
+                prompts.remove(answer.path)
+                promptUnasked?(unasked)
+                continue
+            }
+            if let held = heldPromptCalls.release(answer.path) { connection.send(.reply(to: held)) }
             if let unasked = answer.unasked { prompts.nobodyAsked(answer.path, unasked) }
             prompts.answer(answer.path, allowed: answer.allowed)
         }
+        heldPromptCalls.expired().forEach { connection.send(.reply(to: $0)) }
         for unlock in unlockAnswers.withLock({ answers in
             defer { answers = [] }; return answers
         }) {
@@ -195,12 +207,16 @@ public final class SecretServiceProvider: @unchecked Sendable {
         defer { withdrawQuestionsNobodyWaitsFor() }
         guard !prompts.isEmpty else { return }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
-        prompts.due(
+        for signal in prompts.due(
             unlocked: !locked,
             approved: { owner, ids in
                 for id in ids { approvals[owner, default: [:]][id] = until }
-            }, carryOut: { _, change in carryOut(change) }, unasked: { promptUnasked?($0) }
-        ).forEach(connection.send)
+            }, carryOut: { _, change in carryOut(change) }, unasked: { promptUnasked?($0) })
+        {
+            // A prompt's `Completed` comes after the reply to its `Prompt` call.
+            if let path = signal.path, let held = heldPromptCalls.release(path) { connection.send(.reply(to: held)) }
+            connection.send(signal)
+        }
     }
 
     // MARK: Errors
@@ -271,6 +287,9 @@ public struct UnaskedPrompt: Sendable, Equatable {
 
     static let noPrompterToUnlock =
         "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
+    /// The error a client that still waits for its `Prompt` call gets instead of a dismissal.
+    var refusal: String { "your approval is needed, but \(reason)" }
+
     static let noPrompterOrApprover =
         "no desktop prompter could be asked, and no `tresor approve` waited in the foreground of a terminal of yours"
     /// The same for a generic client, which the user may also trust ahead of time.

@@ -112,6 +112,9 @@ struct PromptedCall: Decodable {
     struct Completion: Decodable {
         var dismissed: Bool?
         var timedOut: Bool?
+        /// The `Prompt` call's error, and its message.
+        var promptError: String?
+        var message: String?
     }
 
     /// The prompt it returned ("/": none), or nil when the call failed.
@@ -119,8 +122,11 @@ struct PromptedCall: Decodable {
     var completed: Completion?
     var error: String?
 
-    /// Whether a prompt was returned and then dismissed (refused, or nobody to ask).
-    var promptDismissed: Bool { prompt.map { $0 != "/" } == true && completed?.dismissed == true }
+    /// Whether a prompt was returned, and its `Prompt` call refused because nobody could be asked.
+    var promptRefusedWithNobodyToAsk: Bool {
+        prompt.map { $0 != "/" } == true && completed?.promptError == "org.freedesktop.DBus.Error.AccessDenied"
+            && completed?.message?.contains(SecretService.nobodyToAsk) == true
+    }
 }
 
 struct ChangeLockedAnswer: Decodable {
@@ -130,8 +136,8 @@ struct ChangeLockedAnswer: Decodable {
         var setAttributes: Outcome<Ignored>
         var createItem: PromptedCall
         var delete: PromptedCall
-        /// `CreateItem` without `replace`: the item it made beside the one it matched.
-        var createBeside: Outcome<String>
+        /// `CreateItem` without `replace`, seven times: the items it made beside the one it matched.
+        var createBeside: Outcome<[String]>
     }
 
     var locked: Int

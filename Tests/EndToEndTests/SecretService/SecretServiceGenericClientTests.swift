@@ -52,10 +52,20 @@ struct SecretServiceGenericClientTests {
         var trusted: [Entry]
     }
 
+    /// Nobody to ask: secret-tool gets nothing, and prints why — the `Prompt` call's error. A
+    /// replacement is refused the same way and says so: libsecret would take a dismissed one for
+    /// stored, and `secret-tool store` exited 0 having stored nothing.
     @Test func anyProcessRunningSecretToolIsRefusedWithNobodyToAsk() throws {
         let (provider, secret) = try providerWithToolItem()
-        #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "nobody approved: nothing is read")
+        let lookup = try provider.harness.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "exec /usr/bin/secret-tool lookup tresor-e2e generic user ada"],
+            timeout: clientTimeout, revealing: [secret])
+        #expect(!lookup.succeeded && !lookup.stdout.contains(secret), "nobody approved: nothing is read")
+        #expect(lookup.stderr.contains(SecretService.nobodyToAsk), "secret-tool says why: \(lookup.stderr)")
         #expect(provider.harness.daemonLog.contains("asks for an item that needs you"), "the daemon says what waited")
+        let replacing = try provider.secretTool.run(
+            ["store", "--label=E2E generic", "tresor-e2e", "generic", "user", "ada"], input: "e2e-not-stored")
+        #expect(!replacing.succeeded && replacing.stderr.contains(SecretService.nobodyToAsk), "\(replacing.status): \(replacing.stderr)")
         // `tresor status` says why the client got nothing.
         let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
         #expect(dismissed["waitedFor"] == .string("approval") && dismissed["executable"]?.string?.hasSuffix("/secret-tool") == true, "\(dismissed)")
@@ -107,9 +117,11 @@ struct SecretServiceGenericClientTests {
     /// A Python script — the same program as Python keyring, to the daemon — tries every change
     /// to keyring's item, locked for it: `SetSecret` and the properties are refused as a locked
     /// item's, and `CreateItem` with `replace` and `Delete` return prompts that nobody can
-    /// answer, so they are dismissed. The item is as keyring left it. Before, each change was made.
-    /// A second item with the same attributes (`CreateItem` without `replace`) needs nobody —
-    /// nothing is read or lost — and does not shadow the first: keyring still reads its own.
+    /// answer, so their `Prompt` calls fail saying so. The item is as keyring left it. Before, each
+    /// change was made.
+    /// Items beside it with the same attributes (`CreateItem` without `replace`) need nobody —
+    /// nothing is read or lost — and do not shadow it: keyring still reads its own, which a search
+    /// lists first (before, in the order of a blind index: one of the eight, by chance).
     @Test func aPythonScriptChangesNothingOfKeyringsItemWithNobodyToAsk() throws {
         let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
         let password = provider.marker("keyring-unchanged")
@@ -121,9 +133,9 @@ struct SecretServiceGenericClientTests {
             #expect(item.setSecret.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): SetSecret \(item.setSecret)")
             #expect(item.setLabel.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): Label \(item.setLabel)")
             #expect(item.setAttributes.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): Attributes \(item.setAttributes)")
-            #expect(item.createItem.promptDismissed, "\(path): a replacing CreateItem was not put to the user: \(item.createItem)")
-            #expect(item.delete.promptDismissed, "\(path): Delete was not put to the user: \(item.delete)")
-            #expect(item.createBeside.ok.map { $0 != path } == true, "\(path): no second item: \(item.createBeside)")
+            #expect(item.createItem.promptRefusedWithNobodyToAsk, "\(path): a replacing CreateItem was not put to the user: \(item.createItem)")
+            #expect(item.delete.promptRefusedWithNobodyToAsk, "\(path): Delete was not put to the user: \(item.delete)")
+            #expect(item.createBeside.ok.map { $0.count == 7 && !$0.contains(path) } == true, "\(path): no items beside: \(item.createBeside)")
         }
         let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
         #expect(dismissed["waitedFor"] == .string("approval") && dismissed["access"] == .string("delete"), "the last one, the deletion: \(dismissed)")
@@ -131,6 +143,10 @@ struct SecretServiceGenericClientTests {
         try provider.trust([PythonClients.python])
         let read = try provider.python.keyring("get", service: "generic.example", user: "ada", expecting: password)
         #expect(read.stdout == password, "keyring's item was changed or deleted without the user: \(read.status)")
+        // keyring's replacement changes the item its lookups read, not one planted beside it.
+        let newer = provider.marker("keyring-replaced")
+        #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: newer).succeeded)
+        #expect(try provider.python.keyring("get", service: "generic.example", user: "ada", expecting: newer).stdout == newer)
         try provider.harness.expectNoSecretLeaked()
     }
 
@@ -142,7 +158,8 @@ struct SecretServiceGenericClientTests {
         let replacement = provider.marker("generic-replaced")
         var stored: Harness.Result?
         let replacing = try provider.harness.approving(answer: provider.passcode) {
-            stored = try provider.secretTool.store(label: "E2E generic again", Self.toolItem, secret: replacement)
+            // Tried again until the approver waits: before, nobody is there to ask, and it fails.
+            stored = try provider.secretTool.run(["store", "--label=E2E generic again", "tresor-e2e", "generic", "user", "ada"], input: replacement)
             return stored?.succeeded == true
         }
         #expect(stored?.succeeded == true, "\(stored?.stderr ?? "")")

@@ -51,7 +51,7 @@ struct SecretServicePresenceTests {
             #expect(item.collectionLocked.ok == false, "the collection itself is not locked")
             #expect(item.getSecret.failed, "no secret without the user: \(item.getSecret)")
         }
-        // Without anyone to ask, the Unlock prompt is dismissed and secret-tool finds nothing.
+        // Without anyone to ask, the Unlock prompt is refused and secret-tool reads nothing.
         #expect(try provider.secretTool.lookup(Self.toolItem) == nil)
         try provider.harness.expectNoSecretLeaked()
     }

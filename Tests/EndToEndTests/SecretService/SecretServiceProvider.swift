@@ -10,6 +10,9 @@ enum SecretService {
     static let login = "/org/freedesktop/secrets/collection/login"
     static let session = "/org/freedesktop/secrets/collection/session"
     static let defaultAlias = "/org/freedesktop/secrets/aliases/default"
+    /// How a refusal starts when the user's approval was needed and nobody could be asked: what
+    /// secret-tool prints, and the `Prompt` call's error.
+    static let nobodyToAsk = "your approval is needed, but no desktop prompter could be asked"
 
     /// Everything the tests drive, installed by scripts/test. Without it they are disabled, not
     /// silently passed.

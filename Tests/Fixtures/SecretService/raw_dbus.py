@@ -296,8 +296,8 @@ def number_label(_):
 
 
 def completion_of(bus, prompt):
-    """Prompt("") the prompt at PROMPT and wait for its Completed: {"dismissed", "result"}, or
-    {"timedOut": true}."""
+    """Prompt("") the prompt at PROMPT and wait for its Completed: {"dismissed", "result"},
+    {"timedOut": true}, or the Prompt call's error: {"promptError", "message"}."""
     loop = GLib.MainLoop()
     completions = []
 
@@ -306,7 +306,10 @@ def completion_of(bus, prompt):
         loop.quit()
 
     bus.add_signal_receiver(completed, "Completed", PREFIX + "Prompt", BUS_NAME, prompt)
-    interface(bus, prompt, PREFIX + "Prompt").Prompt("", timeout=TIMEOUT)
+    try:
+        interface(bus, prompt, PREFIX + "Prompt").Prompt("", timeout=TIMEOUT)
+    except dbus.exceptions.DBusException as error:
+        return {"promptError": error.get_dbus_name() or "unnamed", "message": error.get_dbus_message()}
     GLib.timeout_add(int(TIMEOUT * 1000), loop.quit)
     if not completions:
         loop.run()
@@ -327,7 +330,7 @@ def change_locked(arguments):
     """Each item matching KEY=VALUE... that SearchItems lists locked for the caller: SetSecret,
     Set Label and Set Attributes (error names expected), then CreateItem with replace and the
     same attributes, then Item.Delete — each prompt they return prompted and waited for — and
-    last CreateItem without replace: a second item with the same attributes."""
+    last CreateItem without replace, seven times: items beside it with the same attributes."""
     bus = connect()
     session = plain_session(bus)
     _, locked = service(bus).SearchItems(pairs(arguments), timeout=TIMEOUT)
@@ -344,8 +347,9 @@ def change_locked(arguments):
             "createItem": prompted(bus, lambda: create_item(
                 bus, session, "replaced", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-replaced-without-the-user")[1]),
             "delete": prompted(bus, lambda: item.Delete(timeout=TIMEOUT)),
-            "createBeside": outcome(lambda: str(create_item(
-                bus, session, "planted", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-planted-beside", replace=False)[0])),
+            "createBeside": outcome(lambda: [str(create_item(
+                bus, session, "planted", dbus.Dictionary(attributes, signature="ss"), b"tresor-e2e-planted-beside", replace=False)[0])
+                for _ in range(7)]),
         }
     return {"locked": len(locked), "items": items}
 

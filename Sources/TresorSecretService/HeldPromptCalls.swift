@@ -1,0 +1,41 @@
+import FoundationEssentials
+import TresorDBus
+
+/// `Prompt.Prompt` calls of prompts that ask the user (a read or a change that needs their
+/// approval) whose reply waits a moment. When nobody can be asked — no desktop prompter, no
+/// `tresor approve` — the asker says so at once, and the client then gets the reason as the
+/// call's error, which libsecret's programs print (`secret-tool: …`). A dismissal would tell them
+/// nothing: libsecret takes a dismissed read for "not found" and a dismissed replacement for
+/// stored. Otherwise the call is answered once the user answers, or after ``hold``.
+///
+/// Used on the D-Bus thread only.
+struct HeldPromptCalls {
+    /// How long a reply waits for the asker to say nobody can be asked; it says so at once, so this
+    /// is only a bound for a machine under load. A user being asked meanwhile sees no difference.
+    static let hold: TimeInterval = 5
+
+    private var calls: [String: (call: DBusMessage, until: Date)] = [:]
+
+    /// Holds the reply to `call`, the `Prompt` of the prompt at `path`.
+    mutating func hold(_ call: DBusMessage, prompt path: String, now: Date = Date()) {
+        calls[path] = (call, now.addingTimeInterval(Self.hold))
+    }
+
+    /// Whether the reply to `call` is held.
+    func holds(_ call: DBusMessage) -> Bool { calls.values.contains { $0.call === call } }
+
+    /// The held call of the prompt at `path`, no longer held: the caller replies to it now.
+    mutating func release(_ path: String) -> DBusMessage? { calls.removeValue(forKey: path)?.call }
+
+    /// The held calls that waited ``hold``, no longer held.
+    mutating func expired(now: Date = Date()) -> [DBusMessage] {
+        let due = calls.filter { $0.value.until <= now }
+        for path in due.keys { calls[path] = nil }
+        return due.values.map(\.call)
+    }
+
+    /// Forgets the calls of a client that left the bus: nobody reads their replies.
+    mutating func forget(sender: String) {
+        calls = calls.filter { $0.value.call.sender != sender }
+    }
+}
