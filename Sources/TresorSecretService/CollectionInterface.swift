@@ -35,6 +35,9 @@ extension SecretServiceProvider {
             case .waitsForApproval(let id):
                 let change = PendingChange(kind: .replace(label: label, secret: secret), collection: collection.name, id: id, client: request.client)
                 if writesBackAnApprovedRead(change), let item = carryOut(change) {
+                    logger.notice(
+                        "a generic Secret Service client stored back, unchanged, what the user allowed it to read: not asked again",
+                        metadata: ["executable": "\(request.client.executable)"])
                     return [item, .objectPath(SecretObjectPath.none)]
                 }
                 // The prompt's result is the item, once the user allowed the replacement.

@@ -60,6 +60,7 @@ struct SecretServiceWriteBackTests {
         try approvedRead()
         #expect(try asked(password, underAShell: true), "the same password from another process was not put to the user")
         #expect(!(try asked(password)), "the write-back of what the user allowed to be read was asked again")
+        #expect(provider.harness.daemonLog.contains("stored back, unchanged, what the user allowed it to read"), "the log says why nobody was asked")
         #expect(try asked(password), "one read, one write-back: the second was not put to the user")
 
         try approvedRead()
