@@ -67,7 +67,7 @@ public struct ServingInfo: Codable, Sendable, Equatable {
     /// The Secret Service on the session bus: "answering", or why it is not ("not started: …");
     /// omitted when it is not asked for.
     public var secretService: String?
-    /// The last Secret Service prompt dismissed because nobody could be asked, since the daemon started.
+    /// The last Secret Service prompt refused because nobody could be asked, since the daemon started.
     public var lastPromptNobodyAnswered: DismissedPrompt?
 
     public init(web: String? = nil, secretService: String? = nil, lastPromptNobodyAnswered: DismissedPrompt? = nil) {
@@ -77,9 +77,10 @@ public struct ServingInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// A desktop client's prompt (Secret Service) dismissed because nobody could be asked — no
+/// A desktop client's prompt (Secret Service) refused because nobody could be asked — no
 /// desktop prompter, nobody at `tresor unlock` in time, no `tresor approve` waiting — so the
-/// client got nothing: `tresor status` says when, for which program, and why.
+/// client got nothing: dismissed, or its `Prompt` call failed saying why. `tresor status` says
+/// when, for which program, and why.
 public struct DismissedPrompt: Codable, Sendable, Equatable {
     /// What the client waited for.
     public enum WaitedFor: String, Codable, Sendable {
@@ -90,7 +91,7 @@ public struct DismissedPrompt: Codable, Sendable, Equatable {
         case approval
     }
 
-    /// When it was dismissed, in seconds since the Unix epoch.
+    /// When it was refused, in seconds since the Unix epoch.
     public var at: Double
     /// The client's executable, as `tresor secret-service owners` names it.
     public var executable: String
