@@ -10,15 +10,14 @@ import TresorSystem
 /// the process that ran the approved read, running the same program again for the same item, is
 /// let through, once, so nobody else learns from it whether a guess equals the secret.
 struct ApprovedReads {
-    /// One approved read.
-    struct Read: Equatable {
+    /// One approved read: which item, by which program, run by which process.
+    struct Read: Hashable {
         var collection: String
         var id: String
         /// The program that read it, by its own group (`SecretServiceClient.ownGroup`).
         var program: String
         /// The process that ran it: the client's parent.
         var parent: RunningProcess
-        var until: Date
     }
 
     /// How long a read may be written back: a push can take a while between `get` and `store`.
@@ -26,28 +25,20 @@ struct ApprovedReads {
     /// The most reads kept: the oldest is forgotten first.
     static let limit = 64
 
-    private(set) var reads: [Read] = []
+    /// Each read kept, with the time it may be written back until.
+    private(set) var reads: [Read: Date] = [:]
 
-    /// Keeps a read of item `id` of `collection` by `program`, run by `parent`.
-    mutating func record(collection: String, id: String, program: String, parent: RunningProcess, now: Date = Date()) {
-        forgetExpired(now)
-        reads.removeAll { $0.collection == collection && $0.id == id && $0.program == program && $0.parent == parent }
-        reads.append(Read(collection: collection, id: id, program: program, parent: parent, until: now.addingTimeInterval(Self.lifetime)))
-        if reads.count > Self.limit { reads.removeFirst(reads.count - Self.limit) }
+    /// Keeps `read`, to be written back within ``lifetime``.
+    mutating func record(_ read: Read, now: Date = Date()) {
+        reads = reads.filter { $0.value > now }
+        reads[read] = now.addingTimeInterval(Self.lifetime)
+        // Every read lives as long: the one that ends first is the oldest.
+        if reads.count > Self.limit, let oldest = reads.min(by: { $0.value < $1.value })?.key { reads[oldest] = nil }
     }
 
-    /// Whether `program`, run by `parent`, read item `id` of `collection` with the user's approval
-    /// and has not written it back yet.
-    func contains(collection: String, id: String, program: String, parent: RunningProcess, now: Date = Date()) -> Bool {
-        reads.contains { $0.collection == collection && $0.id == id && $0.program == program && $0.parent == parent && $0.until > now }
-    }
-
-    /// Forgets that read: a read is written back once.
-    mutating func remove(collection: String, id: String, program: String, parent: RunningProcess) {
-        reads.removeAll { $0.collection == collection && $0.id == id && $0.program == program && $0.parent == parent }
-    }
-
-    private mutating func forgetExpired(_ now: Date) {
-        reads.removeAll { $0.until <= now }
+    /// Uses `read` up: whether it was kept and may still be written back. A read is written back once.
+    mutating func take(_ read: Read, now: Date = Date()) -> Bool {
+        guard let until = reads.removeValue(forKey: read) else { return false }
+        return until > now
     }
 }

@@ -186,7 +186,7 @@ extension SecretServiceProvider {
         approvals[request.sender]?[id] = nil
         let client = request.client
         guard client.needsApproval, let parent = Self.parent(of: client) else { return }
-        approvedReads.record(collection: collection.name, id: id, program: client.ownGroup, parent: parent)
+        approvedReads.record(ApprovedReads.Read(collection: collection.name, id: id, program: client.ownGroup, parent: parent))
     }
 
     /// The process that ran `client`, by which its approved reads are kept; nil for an orphan,
@@ -282,9 +282,8 @@ extension SecretServiceProvider {
     /// guess of the secret gets one try per approved read.
     func writesBackAnApprovedRead(_ change: PendingChange) -> Bool {
         guard case .replace(let label, let secret) = change.kind, let parent = Self.parent(of: change.client) else { return false }
-        let program = change.client.ownGroup
-        guard approvedReads.contains(collection: change.collection, id: change.id, program: program, parent: parent) else { return false }
-        approvedReads.remove(collection: change.collection, id: change.id, program: program, parent: parent)
+        let read = ApprovedReads.Read(collection: change.collection, id: change.id, program: change.client.ownGroup, parent: parent)
+        guard approvedReads.take(read) else { return false }
         var client = change.client
         client.approvedItems.insert(change.id)
         guard let collection = try? collection(change.collection), let item = try? collection.item(change.id, client: client),

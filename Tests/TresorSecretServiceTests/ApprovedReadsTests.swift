@@ -9,31 +9,36 @@ import TresorSystem
     let git = RunningProcess(pid: 4_100, startTime: 77)
     let helper = "exe:/usr/lib/git-core/git-credential-libsecret"
 
+    func read(_ id: String, collection: String = "login", program: String? = nil, parent: RunningProcess? = nil) -> ApprovedReads.Read {
+        ApprovedReads.Read(collection: collection, id: id, program: program ?? helper, parent: parent ?? git)
+    }
+
     @Test func aReadIsWrittenBackOnceByTheSameProgramOfTheSameProcess() {
         var reads = ApprovedReads()
-        reads.record(collection: "login", id: "7", program: helper, parent: git)
-        #expect(reads.contains(collection: "login", id: "7", program: helper, parent: git))
-        #expect(!reads.contains(collection: "login", id: "8", program: helper, parent: git), "another item")
-        #expect(!reads.contains(collection: "session", id: "7", program: helper, parent: git), "another collection")
-        #expect(!reads.contains(collection: "login", id: "7", program: "exe:/usr/bin/secret-tool", parent: git), "another program")
+        reads.record(read("7"))
+        let anotherItem = reads.take(read("8")), anotherCollection = reads.take(read("7", collection: "session"))
+        let anotherProgram = reads.take(read("7", program: "exe:/usr/bin/secret-tool"))
         // The same pid, reused by a later process, is not the process that ran the read.
-        #expect(!reads.contains(collection: "login", id: "7", program: helper, parent: RunningProcess(pid: 4_100, startTime: 90)))
-        reads.remove(collection: "login", id: "7", program: helper, parent: git)
-        #expect(!reads.contains(collection: "login", id: "7", program: helper, parent: git), "written back once")
+        let aLaterProcess = reads.take(read("7", parent: RunningProcess(pid: 4_100, startTime: 90)))
+        #expect(!anotherItem && !anotherCollection && !anotherProgram && !aLaterProcess)
+        let first = reads.take(read("7")), second = reads.take(read("7"))
+        #expect(first && !second, "written back once")
     }
 
     @Test func aReadIsForgottenAfterItsLifetimeAndPastTheLimit() {
         var reads = ApprovedReads()
         let then = Date(timeIntervalSince1970: 1_000_000)
-        reads.record(collection: "login", id: "7", program: helper, parent: git, now: then)
-        #expect(reads.contains(collection: "login", id: "7", program: helper, parent: git, now: then.addingTimeInterval(ApprovedReads.lifetime - 1)))
-        #expect(!reads.contains(collection: "login", id: "7", program: helper, parent: git, now: then.addingTimeInterval(ApprovedReads.lifetime)))
+        reads.record(read("7"), now: then)
+        let withinItsLifetime = reads.take(read("7"), now: then.addingTimeInterval(ApprovedReads.lifetime - 1))
+        reads.record(read("7"), now: then)
+        let afterIt = reads.take(read("7"), now: then.addingTimeInterval(ApprovedReads.lifetime))
+        #expect(withinItsLifetime && !afterIt)
 
         for id in 0...ApprovedReads.limit {
-            reads.record(collection: "login", id: "\(id)", program: helper, parent: git, now: then)
+            reads.record(read("\(id)"), now: then.addingTimeInterval(Double(id)))
         }
         #expect(reads.reads.count == ApprovedReads.limit)
-        #expect(!reads.contains(collection: "login", id: "0", program: helper, parent: git, now: then), "the oldest goes first")
-        #expect(reads.contains(collection: "login", id: "\(ApprovedReads.limit)", program: helper, parent: git, now: then))
+        let oldest = reads.take(read("0"), now: then), newest = reads.take(read("\(ApprovedReads.limit)"), now: then)
+        #expect(!oldest && newest, "the oldest goes first")
     }
 }
