@@ -172,14 +172,15 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for answer in answers.withLock({ answers in
             defer { answers = [] }; return answers
         }) {
-            if let unasked = answer.unasked, let held = heldPromptCalls.release(answer.path) {
+            let held = heldPromptCalls.release(answer.path)
+            if let unasked = answer.unasked, let held {
                 // The client still waits for its `Prompt` call: it is told why, as the call's error.
                 connection.send(.error(to: held, DBusError.accessDenied(unasked.refusal)))
                 prompts.remove(answer.path)
                 promptUnasked?(unasked)
                 continue
             }
-            if let held = heldPromptCalls.release(answer.path) { connection.send(.reply(to: held)) }
+            if let held { connection.send(.reply(to: held)) }
             if let unasked = answer.unasked { prompts.nobodyAsked(answer.path, unasked) }
             prompts.answer(answer.path, allowed: answer.allowed)
         }
@@ -290,7 +291,9 @@ public struct UnaskedPrompt: Sendable, Equatable {
     /// The error a client that still waits for its `Prompt` call gets instead of a dismissal.
     var refusal: String { "your approval is needed, but \(reason)" }
 
-    static let noPrompterOrApprover =
+    /// Why nobody could be asked to approve a read or a change: the Secret Service's and the
+    /// socket API's words.
+    public static let noPrompterOrApprover =
         "no desktop prompter could be asked, and no `tresor approve` waited in the foreground of a terminal of yours"
     /// The same for a generic client, which the user may also trust ahead of time.
     static let noPrompterOrApproverForAGenericClient =

@@ -14,6 +14,9 @@ struct PresenceQuestions: Sendable {
     /// Whether anyone may be asked: a desktop session, or a `tresor approve` waiting.
     var anyoneToAsk: Bool { approvals.hasApprover || desktop() != nil }
 
+    /// What an application is told when nobody could be asked after all: the Secret Service's words.
+    static let nobodyToAsk = "nobody could be asked: " + UnaskedPrompt.noPrompterOrApprover
+
     /// Puts a read to the user: in the desktop's prompter, which falls back to `tresor approve`,
     /// or in `tresor approve` (one ``ApprovalRequest``, made by ``ApprovalBroker/askUser(executable:application:item:access:requester:mayRemember:withdrawal:)``).
     /// - Parameters:

@@ -97,8 +97,7 @@ struct ItemRoutes {
             case .once, .forSession: break
             case .refused: throw KeychainError.presenceRequired(why + "; the user did not allow it")
             case .nobodyToAsk:
-                throw KeychainError.presenceRequired(
-                    why + "; nobody could be asked: no desktop prompter answered, and no `tresor approve` waited in the foreground of a terminal")
+                throw KeychainError.presenceRequired(why + "; " + PresenceQuestions.nobodyToAsk)
             }
             caller.presenceConfirmed = true
             return try await offloaded { [caller] in try keychain.copyMatching(query, caller: caller) }
