@@ -19,7 +19,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let added = try SecItemKeychain.withKeychain { keychain in
             try keychain.add(itemClass, attributes: request.attributes, secret: request.secret ?? Data())
         }
-        guard request.returnData || request.returnAttributes || request.returnPersistentReference else { return }
+        guard request.returnsValues else { return }
         var lookup = request
         lookup.id = added.id
         lookup.limit = .one
@@ -61,7 +61,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     SecItemCall.run {
         let request = try SecItemCall.classFound(for: SecItemRequest(query, purpose: .search))
         // As Apple's: an update returns only a status, so its query asks for nothing back.
-        guard !(request.returnData || request.returnAttributes || request.returnPersistentReference || request.returnReference) else {
+        guard !request.returnsValues && !request.returnReference else {
             throw SecItemFailure(errSecParam, detail: "SecItemUpdate's query takes no kSecReturn… key: it returns only a status")
         }
         let changes = try SecItemRequest(attributesToUpdate, purpose: .changes)

@@ -30,6 +30,9 @@ struct SecItemRequest {
     var returnData = false
     var returnAttributes = false
     var returnPersistentReference = false
+    /// Whether a `kSecReturn…` key asks for what Tresor returns: data, attributes or a persistent
+    /// reference (`kSecReturnRef`, a Security object, is not among them).
+    var returnsValues: Bool { returnData || returnAttributes || returnPersistentReference }
     /// `kSecReturnRef`: there are no Security objects here (see ``requireSearchableClass()``).
     var returnReference = false
     var accessControl: SecAccessControl?
@@ -150,7 +153,7 @@ struct SecItemRequest {
     func requireSearchableClass() throws {
         guard let itemClass else { throw SecItemFailure(isIdentity ? errSecItemNotFound : errSecParam) }
         let isPassword = itemClass == .genericPassword || itemClass == .internetPassword
-        if returnReference && !(isPassword && (returnData || returnAttributes || returnPersistentReference)) {
+        if returnReference && !(isPassword && returnsValues) {
             throw SecItemFailure(errSecUnimplemented)
         }
     }
