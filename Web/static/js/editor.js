@@ -184,6 +184,9 @@ export class NoteEditor {
      */
     const rebase = (server) => {
       if (server.revision === base.revision && server.body === base.body && server.title === base.title) return;
+      // An older version than the one taken in (a live update's fetch that finished late) is
+      // already part of it. (Revision 0: none is known since a clash.)
+      if (base.revision && server.revision < base.revision) return;
       const typedBody = body.value !== base.body;
       const typedTitle = title.value.trim() !== base.title && title.value.trim() !== '';
       let clash = false;
@@ -250,13 +253,18 @@ export class NoteEditor {
             result = await saveUnlocked(noteID, from, edit);
           }
           if (!status.isConnected) return;
+          // A newer version taken in by a live update while this save was on its way was made
+          // after it, so holds it already: the page stays at that version.
+          const overtaken = base.revision > result.server.revision;
           if (result.conflictCopy) {
             // This edit is whole in the copy; the note shows what the other person saved.
-            base = { ...result.server };
-            replaceText(body, result.server.body);
-            title.value = result.server.title;
+            if (!overtaken) {
+              base = { ...result.server };
+              replaceText(body, result.server.body);
+              title.value = result.server.title;
+            }
             showMessage(`Someone changed the same lines meanwhile. Your version is kept as “${result.conflictCopy.title}”.`, 'info');
-          } else {
+          } else if (!overtaken) {
             // As if the server had what was sent; then what it has more (a merge) comes in.
             base = { revision: result.server.revision, title: titleChanged ? newTitle : from.title, body: newBody };
             rebase(result.server);
