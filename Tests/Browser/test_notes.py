@@ -1,11 +1,12 @@
 """Two web accounts in two browsers: registration, a note with an image, locking it in the
 browser (nothing in the clear on the server, the passphrase never sent), opening it after a
-reload, Lock Now, the hint after three wrong passphrases, sharing, HTML in titles, and deleting a
-folder that holds notes (asked first)."""
+reload, Lock Now, the hint after three wrong passphrases, sharing, HTML in titles, search (the
+answer to what was typed last), and deleting a folder that holds notes (asked first)."""
 
 import base64
 import json
 import tempfile
+import time
 from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -270,6 +271,51 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         self.assertIsNone(alice.b.js("return window.__xss"))
         alice.b.open("/")
         alice.wait_signed_in()
+
+    # Search
+
+    def test_the_list_answers_the_search_typed_last_even_when_an_earlier_one_answers_later(self):
+        dora = self.signed_in("dora")
+        word = "w" + marker("w").rsplit("-", 1)[1]  # letters and digits: one search word
+        apples = dora.new_note(f"Apples {word}", self.note_text("apples"))
+        apricots = dora.new_note(f"Apricots {word}", self.note_text("apricots"))
+        # The page's answer to the search for `word` alone comes 2 s late, as from a slow server.
+        dora.b.js("""
+            const held = arguments[0], real = window.fetch;
+            window.__realFetch = real;
+            window.__heldSearches = 0;
+            window.__deliveredSearches = 0;
+            window.fetch = async (url, options) => {
+              const response = await real(url, options);
+              if (new URL(url, location.origin).searchParams.get('search') === held) {
+                window.__heldSearches += 1;
+                await new Promise((resolve) => setTimeout(resolve, 2000));
+                window.__deliveredSearches += 1;
+              }
+              return response;
+            };""", word)
+
+        def search(text: str):
+            dora.b.js("const f = document.getElementById('search'); f.value = arguments[0];"
+                       "f.dispatchEvent(new Event('input', {bubbles: true}));", text)
+
+        def listed() -> set[str]:
+            return {row.get_attribute("data-note-id") for row in dora.b.all("[data-testid=note-item]")}
+        try:
+            search(word)
+            dora.b.wait(lambda d: dora.b.js("return window.__heldSearches") == 1, "the first search's answer, held back")
+            search(f"{word} apricots")
+            dora.b.wait(lambda d: listed() == {apricots}, "the second search's answer")
+            # The first answer (both notes) arrives now, later than the second's.
+            dora.b.wait(lambda d: dora.b.js("return window.__deliveredSearches") == 1, "the first search's answer")
+            time.sleep(0.5)  # what the page does with it
+            self.assertEqual(listed(), {apricots}, "an earlier search's late answer replaced the list of the one typed last")
+            search(word)
+            dora.b.wait(lambda d: listed() == {apples, apricots}, "both notes for the word alone")
+        finally:
+            dora.b.js("if (window.__realFetch) window.fetch = window.__realFetch;")
+            search("")
+        dora.wait_item(apples)
 
     # Folders
 

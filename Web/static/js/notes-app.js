@@ -37,6 +37,7 @@ export class NotesApp {
     this.passphraseState = null;
     this.editor = new NoteEditor(byId('editor'), this);
     this.listTimer = null;
+    this.listReads = 0; // how many reads of the list were asked: only the last one's answer is shown
     this.wire();
     installUnsentEdits({ accountID: () => this.account?.id ?? null, onSent: () => this.listChanged() });
     this.saveWhenLeaving();
@@ -336,16 +337,24 @@ export class NotesApp {
   async loadNotes() {
     const query = { search: this.search || undefined };
     if (this.folder !== allNotes && this.folder !== sharedWithMe) query.folder = this.folder;
+    // Reads of the list may answer out of order (a search typed on, a save's reload).
+    const read = ++this.listReads;
+    const isLatest = () => read === this.listReads;
     try {
       if (this.folder === recentlyDeleted) {
-        this.notes = (await api.get('/recently-deleted')).notes;
+        const { notes } = await api.get('/recently-deleted');
+        if (!isLatest()) return;
+        this.notes = notes;
         this.renderList();
         return;
       }
+      const folder = this.folder;
       const { notes } = await api.get('/notes', { query });
-      this.notes = this.folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
+      if (!isLatest()) return;
+      this.notes = folder === sharedWithMe ? notes.filter((note) => note.owner) : notes;
       this.waitingForContent = false;
     } catch (error) {
+      if (!isLatest()) return;
       if (!this.refusedWhileLocked(error)) showError(error);
       this.notes = [];
     }
