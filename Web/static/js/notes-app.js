@@ -25,6 +25,18 @@ const sharedWithMe = 'shared';
 const recentlyDeleted = 'deleted';
 const dayMs = 86_400_000;
 
+/**
+ * For reads of one kind that may answer out of order: each call begins a read and returns a
+ * check that stays true until the next read of that kind begins.
+ */
+function latestOnly() {
+  let begun = 0;
+  return () => {
+    const read = ++begun;
+    return () => read === begun;
+  };
+}
+
 export class NotesApp {
   constructor({ onSignedOut }) {
     this.onSignedOut = onSignedOut;
@@ -37,7 +49,10 @@ export class NotesApp {
     this.passphraseState = null;
     this.editor = new NoteEditor(byId('editor'), this);
     this.listTimer = null;
-    this.listReads = 0; // how many reads of the list were asked: only the last one's answer is shown
+    // Reads of the list or the folders may answer out of order (a search typed on, a save's
+    // reload, live updates): only the last one asked is shown.
+    this.listRead = latestOnly();
+    this.foldersRead = latestOnly();
     this.wire();
     installUnsentEdits({ accountID: () => this.account?.id ?? null, onSent: () => this.listChanged() });
     this.saveWhenLeaving();
@@ -325,10 +340,13 @@ export class NotesApp {
   }
 
   async loadFolders() {
+    const isLatest = this.foldersRead();
     try {
       const folders = await api.get('/folders');
+      if (!isLatest()) return;
       this.folders = Array.isArray(folders) ? folders : folders?.folders || [];
     } catch (error) {
+      if (!isLatest()) return;
       if (!this.refusedWhileLocked(error)) showError(error);
     }
     this.renderFolders();
@@ -337,9 +355,7 @@ export class NotesApp {
   async loadNotes() {
     const query = { search: this.search || undefined };
     if (this.folder !== allNotes && this.folder !== sharedWithMe) query.folder = this.folder;
-    // Reads of the list may answer out of order (a search typed on, a save's reload).
-    const read = ++this.listReads;
-    const isLatest = () => read === this.listReads;
+    const isLatest = this.listRead();
     try {
       if (this.folder === recentlyDeleted) {
         const { notes } = await api.get('/recently-deleted');
