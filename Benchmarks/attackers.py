@@ -447,8 +447,10 @@ def measure(provider, attacker, user, root, clients, wait):
                                 what="secret-tool lookup (the victim's own)")
         own_lookup = "waited for the user" if own.timed_out else ("served" if own.stdout else "refused")
         provider.before_checking(instance, clients)
-        prompts_dismissed = sum(result.stdout.count('"prompt": "dismissed"') for result in results)
-        cell = {"seconds": round(seconds, 1), "waited_for_the_user": waited(results, wait), "prompts_dismissed": prompts_dismissed,
+        # Nobody to ask, said at once: a prompt dismissed, or its `Prompt` call refused.
+        prompts_answered = sum(result.stdout.count('"prompt": "dismissed"') + result.stdout.count('"prompt": "refused"')
+                               for result in results)
+        cell = {"seconds": round(seconds, 1), "waited_for_the_user": waited(results, wait), "prompts_answered_at_once": prompts_answered,
                 "secret-tool's own lookup": own_lookup, "victims": {}}
         for victim in VICTIMS:
             state = provider_state(provider, instance, clients, victim, stored[victim.name])
@@ -504,8 +506,8 @@ def cell_text(cell):
             parts.append(f"{label}: {', '.join(who)}")
     if cell["waited_for_the_user"]:
         parts.append(f"waited for the user {cell['waited_for_the_user']}× (nobody answered)")
-    if cell.get("prompts_dismissed"):
-        parts.append(f"its prompt dismissed at once {cell['prompts_dismissed']}× (nobody to ask)")
+    if cell.get("prompts_answered_at_once"):
+        parts.append(f"its prompt dismissed or refused at once {cell['prompts_answered_at_once']}× (nobody to ask)")
     return "; ".join(parts) or "nothing"
 
 

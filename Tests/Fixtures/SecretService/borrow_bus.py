@@ -81,11 +81,17 @@ def refused(step, error):
 
 
 def prompt(connection, path, wait):
-    """Runs a prompt and waits for its Completed signal: the user's answer, or nobody's."""
+    """Runs a prompt and waits for its Completed signal: the user's answer, or nobody's. A
+    provider with nobody to ask may refuse the `Prompt` call itself (Tresor does, but for an
+    unlock prompt)."""
     rule = MatchRule(type="signal", interface=f"{SECRET}.Prompt", member="Completed", path=path)
     connection.send_and_get_reply(message_bus.AddMatch(rule))
     with connection.filter(rule) as queue:
-        call(connection, path, f"{SECRET}.Prompt", "Prompt", "s", ("",))
+        try:
+            call(connection, path, f"{SECRET}.Prompt", "Prompt", "s", ("",))
+        except DBusErrorResponse as error:
+            say(prompt="refused", refused=error.name, message=str(error.data[0]) if error.data else "")
+            return
         try:
             signal_ = connection.recv_until_filtered(queue, timeout=wait)
         except TimeoutError:
