@@ -106,6 +106,7 @@ public final class Keychain: Sendable {
         try checkPasscodeNeeds(of: attributes)
         try Self.checkReadableByScripts(attributes)
         try Self.checkSynchronizable(attributes)
+        try checkSynchronizableHere(attributes.synchronizable)
         // Planting an item in another application's group is changing what it reads.
         var verified = false
         try requirePresence(presenceToChange(group: group, caller: caller), caller: caller, verified: &verified)
@@ -181,6 +182,7 @@ public final class Keychain: Sendable {
         try changes.validate(for: query.itemClass, purpose: .update)
         if let secret { try Self.checkSize(of: secret) }
         if let group = changes.accessGroup { try Self.requireGroup(group, caller: caller) }
+        try checkSynchronizableHere(changes.synchronizable)
         if query.itemClass == .certificate && (secret != nil || !Set(changes.setNames).isDisjoint(with: ItemAttributes.fromCertificate)) {
             throw KeychainError.param("a certificate's data and the attributes read from it cannot be changed; add a new item")
         }
@@ -603,6 +605,17 @@ public final class Keychain: Sendable {
         if attributes.synchronizable == true && (attributes.accessible ?? .default).isThisDeviceOnly {
             throw KeychainError.param("a synchronizable item cannot have a ThisDeviceOnly protection class: such an item never leaves this device")
         }
+    }
+
+    /// Only the login keychain syncs (``syncs(_:_:)``): an item of a keychain the user created
+    /// made synchronizable would never leave this device while saying it does. A restored item
+    /// keeps what it had (and does not sync).
+    /// - Parameter synchronizable: the `synchronizable` an add or an update asks for.
+    /// - Throws: `KeychainError.param` when it is true here.
+    func checkSynchronizableHere(_ synchronizable: Bool?) throws {
+        guard synchronizable == true, name != "login" else { return }
+        throw KeychainError.param(
+            "only the login keychain syncs: an item of the keychain \(name) cannot be synchronizable (leave it out, or keep the item in login)")
     }
 
     /// `whenPasscodeSetThisDeviceOnly` and `userPresence` items exist only while a passcode is

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 extension ItemClass: ExpressibleByArgument {}
 extension ItemAttributes.KeyClass: ExpressibleByArgument {}
@@ -36,17 +37,21 @@ struct ItemOptions: ParsableArguments {
     @Option(help: "Access group.") var group: String?
     @Flag(
         help:
-            "Synchronizable (kSecAttrSynchronizable): the item syncs to your other devices (never with a ThisDeviceOnly class); a search without it finds only items that do not."
+            "Synchronizable (kSecAttrSynchronizable): the item syncs to your other devices (login keychain only, never with a ThisDeviceOnly class); a search without it finds only items that do not."
     )
     var synchronizable = false
     @Option(name: .customLong("attribute"), help: "A free-form attribute key=value (repeatable).")
     var custom: [String] = []
 
     /// Refuses, before any secret is asked for, what the keychain would refuse to store: a
-    /// synchronizable item of a class that never leaves this device.
+    /// synchronizable item of a class that never leaves this device, or of a keychain that
+    /// does not sync.
     func checkStorable() throws {
         if synchronizable, accessible?.isThisDeviceOnly == true {
             throw ValidationError("--synchronizable and a ThisDeviceOnly class exclude each other: such an item never leaves this device")
+        }
+        if synchronizable, let keychain, keychain != KeychainName.login {
+            throw ValidationError("--synchronizable: only the login keychain syncs, so an item of \(keychain) cannot be synchronizable")
         }
     }
 

@@ -53,12 +53,27 @@ import TresorKeybag
         #expect(try records(home.keychain).count == expected)
     }
 
-    /// A created keychain (not the login one) never syncs, whatever its items say.
-    @Test func aCreatedKeychainRecordsNothing() throws {
+    /// A created keychain (not the login one) never syncs: an item cannot be made synchronizable
+    /// there — added so or changed to it, a `param` error, as a *ThisDeviceOnly* one — and its
+    /// other items record nothing.
+    @Test func aCreatedKeychainRefusesSynchronizableItemsAndRecordsNothing() throws {
         let home = try KeychainHome()
         let work = try Keychain(file: home.home.appendingPathComponent("work.keychain.db"), keybag: home.keybag, name: "work")
-        try work.add(.genericPassword, attributes: Self.password("mail"), secret: Data("s".utf8), caller: Callers.appA)
+        expectKeychainError(.param, "added synchronizable") {
+            try work.add(.genericPassword, attributes: Self.password("mail"), secret: Data("s".utf8), caller: Callers.appA)
+        }
+        try work.add(.genericPassword, attributes: Self.password("mail", synchronizable: nil), secret: Data("s".utf8), caller: Callers.appA)
+        var toSynced = ItemAttributes()
+        toSynced.synchronizable = true
+        let query = Self.query("mail", synchronizable: false)
+        expectKeychainError(.param, "changed to synchronizable") {
+            try work.update(query, changes: toSynced, secret: nil, caller: Callers.appA)
+        }
+        #expect(try work.copyMatching(query, caller: Callers.appA).first?.attributes?.synchronizable == false)
         #expect(try work.pendingSyncChanges() == 0)
+        // The login keychain takes the same item as it is.
+        try home.keychain.add(.genericPassword, attributes: Self.password("mail"), secret: Data("s".utf8), caller: Callers.appA)
+        #expect(try home.keychain.pendingSyncChanges() == 1)
     }
 
     /// Add, updates and a delete of one syncing item: one record id throughout, one entry not

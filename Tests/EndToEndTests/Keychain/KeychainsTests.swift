@@ -25,6 +25,13 @@ import TresorTestSupport
             ).succeeded)
         #expect(
             try harness.tresor(["item", "add", "--service", "mail", "--readable-by-scripts", "--secret-stdin"], input: "login-secret\n").succeeded)
+        // Only the login keychain syncs: `--synchronizable` in work is refused before the secret
+        // is read, and the daemon refuses the change to it.
+        let synced = try harness.tresor(
+            ["item", "add", "--keychain", "work", "--service", "vpn-synced", "--synchronizable", "--secret-stdin"], input: "never-read\n")
+        #expect(synced.status == 64 && synced.stderr.contains("only the login keychain syncs"), "\(synced.stderr)")
+        let changed = try harness.tresor(["item", "update", "--keychain", "work", "--service", "vpn", "--set", "synchronizable=true"])
+        #expect(!changed.succeeded && changed.stderr.contains("only the login keychain syncs"), "\(changed.stderr)")
         // Items live in their own keychain only.
         #expect(try harness.json(ErrorResponse.self, ["item", "get", "--service", "vpn"]).error.code == .itemNotFound)
         #expect(try harness.tresor(["item", "get", "--keychain", "work", "--service", "vpn"]).stdout == "work-secret")
