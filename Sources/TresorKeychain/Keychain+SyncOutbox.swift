@@ -16,7 +16,7 @@ extension Keychain {
     ///   - db: the transaction that reads the owners included.
     /// - Returns: whether its changes are recorded for sending.
     func syncs(_ attributes: ItemAttributes, _ db: Database) throws -> Bool {
-        guard name == "login", !(attributes.accessible ?? .default).isThisDeviceOnly else { return false }
+        guard canSync, !(attributes.accessible ?? .default).isThisDeviceOnly else { return false }
         guard Self.isSecretServiceItem(attributes) else { return attributes.synchronizable == true }
         return try Self.syncedSecretServiceOwners(db).contains(attributes.accessGroup ?? "")
     }

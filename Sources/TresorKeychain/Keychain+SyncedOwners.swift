@@ -28,7 +28,7 @@ extension Keychain {
     /// Apple's rule, or a Secret Service item another device's user included — included here
     /// or not, since what this device sends is its own choice.
     func mayArrive(_ attributes: ItemAttributes) -> Bool {
-        guard name == "login", !(attributes.accessible ?? .default).isThisDeviceOnly else { return false }
+        guard canSync, !(attributes.accessible ?? .default).isThisDeviceOnly else { return false }
         return attributes.synchronizable == true || Self.isSecretServiceItem(attributes)
     }
 
@@ -51,7 +51,7 @@ extension Keychain {
     /// - Throws: ``KeychainError/param(_:)`` for an empty owner; ``KeychainError/storage(_:)``.
     @discardableResult
     public func setSecretServiceOwner(_ owner: String, synced: Bool) throws -> [String] {
-        guard name == "login" else { throw KeychainError.param("only the login keychain syncs") }
+        guard canSync else { throw KeychainError.param("only the login keychain syncs") }
         guard (1...1024).contains(owner.utf8.count) else {
             throw KeychainError.param("an owner is a group as `tresor secret-service owners` names it")
         }

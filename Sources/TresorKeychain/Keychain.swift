@@ -23,6 +23,9 @@ public final class Keychain: Sendable {
     public static let maximumSecretBytes = 256 * 1024
 
     public let name: String
+    /// Whether this keychain's items may sync at all: only the login keychain's (the default
+    /// name) do (docs/SYNC.md).
+    var canSync: Bool { name == "login" }
     /// The database file.
     let file: URL
     let database: DatabasePool
@@ -607,13 +610,13 @@ public final class Keychain: Sendable {
         }
     }
 
-    /// Only the login keychain syncs (``syncs(_:_:)``): an item of a keychain the user created
+    /// Only the login keychain syncs (``canSync``): an item of a keychain the user created
     /// made synchronizable would never leave this device while saying it does. A restored item
     /// keeps what it had (and does not sync).
     /// - Parameter synchronizable: the `synchronizable` an add or an update asks for.
     /// - Throws: `KeychainError.param` when it is true here.
     func checkSynchronizableHere(_ synchronizable: Bool?) throws {
-        guard synchronizable == true, name != "login" else { return }
+        guard synchronizable == true, !canSync else { return }
         throw KeychainError.param(
             "only the login keychain syncs: an item of the keychain \(name) cannot be synchronizable (leave it out, or keep the item in login)")
     }
