@@ -57,6 +57,11 @@ final class AutoLock: Sendable {
         }
     }
 
+    /// Whether `connection` made a hold that still runs: closing it would end the hold.
+    func holdsOpen(_ connection: ConnectionID) -> Bool {
+        state.withLock { $0.holds.values.contains { $0.connection == connection } }
+    }
+
     func connectionClosed(_ connection: ConnectionID) {
         state.withLock { state in
             let before = state.holds.count

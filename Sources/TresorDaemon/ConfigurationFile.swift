@@ -16,13 +16,14 @@ struct ConfigurationFile: Codable {
     var secretService: Bool?
     var secretServiceGenericClients: [String]?
     var syncInBackground: Bool?
+    var socketIdleSeconds: Int?
     /// The web server's keys, from the same JSON object.
     var web = WebConfigurationFile()
 
     enum CodingKeys: String, CodingKey {
         case autoLockSeconds, notesSessionIdleSeconds, notesAttachmentBytes, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen,
             secretServiceRememberHours, secretService,
-            secretServiceGenericClients, syncInBackground
+            secretServiceGenericClients, syncInBackground, socketIdleSeconds
     }
 
     static func load(_ url: URL) throws -> ConfigurationFile {

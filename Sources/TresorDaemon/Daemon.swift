@@ -246,9 +246,11 @@ public struct Daemon: Sendable {
 
         let socketServer = SocketAPIServer(
             path: socketPath, maximumConnections: configuration.maximumConnections,
+            maximumConnectionsPerProcess: configuration.maximumConnectionsPerProcess,
             channelSetup: SocketAPIChannel(
                 responder: router.buildResponder(), inline: InlineRoutes(peers: peers, items: items, logger: logger),
-                bodyLimits: .socketAPI(attachmentBytes: configuration.notesAttachmentBytes)),
+                bodyLimits: .socketAPI(attachmentBytes: configuration.notesAttachmentBytes),
+                idleSeconds: configuration.socketIdleSeconds, keepsOpen: { autoLock.holdsOpen($0) }),
             logger: logger,
             onRunning: { logger.notice("tresord listening", metadata: ["socket": "\(socketPath)", "home": "\(paths.home.path)"]) })
         let socketService = ServiceGroup(

@@ -26,7 +26,15 @@ public struct DaemonConfiguration: Sendable {
     /// and, as a server, sent by a device (`"notesAttachmentBytes"`, default
     /// `NoteLimits.attachmentBytes`, 4 GiB; docs/SYNC.md, "Attachments").
     public var notesAttachmentBytes: Int
+    /// Socket API connections open at once; further clients wait to be accepted.
     public var maximumConnections = 256
+    /// Socket API connections one process may hold at once: more are answered `503 unavailable`
+    /// and closed, so one process cannot take every connection.
+    public var maximumConnectionsPerProcess = 64
+    /// How long a socket API connection may sit unused before the daemon closes it, unless it
+    /// holds auto-lock off (`"socketIdleSeconds"`, 1–3600, default
+    /// `SocketConnections.defaultIdleSeconds`; docs/API.md, "Connections").
+    public var socketIdleSeconds: Int
     /// The web server's settings; its `port` is nil when the web server is off.
     public var web: WebConfiguration
     /// Whether to answer the freedesktop Secret Service on the session bus
@@ -87,6 +95,8 @@ public struct DaemonConfiguration: Sendable {
         guard (1...NoteLimits.largestAttachmentBytes).contains(notesAttachmentBytes) else {
             throw DaemonError.configuration("notesAttachmentBytes must be from 1 to \(NoteLimits.largestAttachmentBytes)")
         }
+        self.socketIdleSeconds = file.socketIdleSeconds ?? SocketConnections.defaultIdleSeconds
+        guard (1...3600).contains(socketIdleSeconds) else { throw DaemonError.configuration("socketIdleSeconds must be from 1 to 3600") }
         self.web = try WebConfiguration(file: file.web, port: webPort, bind: webBind, publicOrigin: publicOrigin)
         self.secretService = secretService ?? file.secretService ?? false
         self.sessionBus = DBusConnection.sessionBusAddress(environment)

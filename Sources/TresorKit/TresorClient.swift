@@ -20,22 +20,31 @@ import Glibc
 /// Calls block until the daemon answers. Errors the daemon reports are thrown as `APIError`
 /// (with Apple's `OSStatus` in `osStatus`); connection trouble as ``TresorClientError``.
 /// One client is one connection: auto-lock holds made through it end when it is released.
-/// A client may be shared between threads; its calls then take turns on the connection
-/// (``Keychain`` and ``Notes`` open more connections when calls overlap).
+/// The daemon closes a connection that stays unused for a while (docs/API.md, "Connections"):
+/// a client idle for half that time opens a new one for its next call, unless it holds auto-lock
+/// off — that connection the daemon keeps. A client may be shared between threads; its calls
+/// then take turns on the connection (``Keychain`` and ``Notes`` open more connections when
+/// calls overlap).
 public final class TresorClient: Sendable {
     /// The home whose daemon this client talks to, and its socket.
     public let paths: TresorPaths
     /// How long any one read or write waits for the daemon.
     public let timeout: Duration
     /// One request at a time on the socket.
-    private let http: Mutex<UnixSocketHTTP>
+    private let connection: Mutex<Connection>
     private let encoder = APICoding.encoder
     private let decoder = APICoding.decoder
+
+    /// The socket, and how many auto-lock holds made through it still run.
+    private struct Connection {
+        var http: UnixSocketHTTP
+        var holds = 0
+    }
 
     private init(paths: TresorPaths, timeout: Duration, http: consuming sending UnixSocketHTTP) {
         self.paths = paths
         self.timeout = timeout
-        self.http = Mutex(http)
+        self.connection = Mutex(Connection(http: http))
     }
 
     /// How long a client waits for the daemon before it gives up: `TRESOR_TIMEOUT` seconds
@@ -189,13 +198,16 @@ public final class TresorClient: Sendable {
     /// Keeps the keybag from auto-locking while this client stays connected, for `reason`
     /// (shown in `tresor status`).
     public func holdAutoLock(reason: String) throws -> Hold {
-        try call("POST", Route.holds, HoldRequest(reason: reason))
+        let hold: Hold = try call("POST", Route.holds, HoldRequest(reason: reason))
+        connection.withLock { $0.holds += 1 }
+        return hold
     }
 
     /// Ends an auto-lock hold made with ``holdAutoLock(reason:)``.
     /// - Parameter hold: The hold to end.
     /// - Throws: `APIError` (`notFound` when it ended already).
     public func releaseHold(_ hold: Hold) throws {
+        defer { connection.withLock { $0.holds = max(0, $0.holds - 1) } }
         try callExpectingNoContent("DELETE", Route.holds + "/" + hold.id)
     }
 
@@ -248,7 +260,13 @@ public final class TresorClient: Sendable {
 
     /// Runs one exchange on the connection, with no other in between.
     private func send(_ exchange: (UnixSocketHTTP) throws -> UnixSocketHTTP.Response) throws -> UnixSocketHTTP.Response {
-        try http.withLock { connection in try exchange(connection) }
+        try connection.withLock { connection in
+            // Sent now, the request could cross the daemon closing the connection as idle.
+            if connection.holds == 0, connection.http.mayBeClosedByDaemon {
+                connection.http = try UnixSocketHTTP(path: paths.socket.path, timeout: timeout)
+            }
+            return try exchange(connection.http)
+        }
     }
 
     /// Decodes a JSON answer already received.

@@ -17,6 +17,16 @@ final class UnixSocketHTTP {
     private var answerWait = AnswerWait()
     /// How long a read or a write may wait for the daemon, in whole seconds (for the error).
     private let timeoutSeconds: Int
+    /// How long the daemon keeps this connection while it sends nothing: what its last answer
+    /// said (`Keep-Alive: timeout=N`), until then its default.
+    private var keptFor = Duration.seconds(SocketConnections.defaultIdleSeconds)
+    /// When the connection was opened, or its last answer read.
+    private var lastAnswer = ContinuousClock.now
+
+    /// Whether the daemon may close the connection before a request sent now reaches it: it has
+    /// been idle for half the time the daemon keeps an idle one. The clock goes on while the
+    /// machine sleeps; the daemon's does not, so the client errs on the safe side.
+    var mayBeClosedByDaemon: Bool { ContinuousClock.now - lastAnswer >= keptFor / 2 }
 
     /// Connects to `path` and checks that the listening process runs as this user. A connect,
     /// read or write that waits longer than `timeout` for the daemon fails with
@@ -255,6 +265,7 @@ final class UnixSocketHTTP {
                 contentLength = length
             }
             if name == "transfer-encoding" && value.lowercased().contains("chunked") { chunked = true }
+            if name == "keep-alive", let seconds = SocketConnections.timeout(inKeepAlive: value) { keptFor = .seconds(seconds) }
         }
         // A successful answer's body goes to `receive` as it arrives, any other is gathered.
         var body = Data()
@@ -277,6 +288,7 @@ final class UnixSocketHTTP {
         } else {
             try take(contentLength ?? 0)
         }
+        lastAnswer = .now
         return Response(status: status, headers: headers, body: body)
     }
 }

@@ -101,7 +101,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         /// Web API: the account's storage quota (`webAccountQuotaBytes`) has no room for this.
         case quotaExceeded
         /// Web API on a server: its database cannot be reached just now (503, `Retry-After`);
-        /// nothing was half-written. Try again shortly.
+        /// nothing was half-written. Try again shortly. Socket API: the calling process holds
+        /// its share of connections already (docs/API.md, "Connections").
         case unavailable
         /// The disk holding the home is full (or the user's quota used up): nothing was changed;
         /// free space and try again (`errSecDiskFull`).

@@ -33,8 +33,9 @@ public final class TresordFixture {
     /// - Parameters:
     ///   - passcode: the home's passcode.
     ///   - daemonArguments: added to `tresord`'s command line (`--auto-lock 0`).
+    ///   - configuration: the home's `config.json`, when given.
     /// - Throws: ``FixtureError`` when the daemon does not answer within 15 s or `tresor init` fails.
-    public init(passcode: String, daemonArguments: [String] = []) throws {
+    public init(passcode: String, daemonArguments: [String] = [], configuration: String? = nil) throws {
         self.passcode = passcode
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-fixture-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
@@ -45,6 +46,10 @@ public final class TresordFixture {
         self.environment = environment
         paths = TresorPaths(environment: environment)
         try SecureFiles.createDirectory(paths.daemonLog.deletingLastPathComponent())
+        if let configuration {
+            try SecureFiles.createDirectory(paths.home)
+            try SecureFiles.writeAtomically(Data(configuration.utf8), to: paths.config)
+        }
         _ = FileManager.default.createFile(atPath: paths.daemonLog.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let log = try FileHandle(forWritingTo: paths.daemonLog)
         daemon = Process()

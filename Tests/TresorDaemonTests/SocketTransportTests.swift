@@ -17,7 +17,12 @@ import TresorSystem
 @Suite(.serialized) struct SocketTransportTests {
     /// Runs `body` against a server with the test routes; stops the server afterwards.
     /// With `gate`, `/held` is a large-body route that reads nothing of its body until `gate` yields.
-    func withServer(holding gate: AsyncStream<Void>? = nil, _ body: (String) async throws -> Void) async throws {
+    /// `idleSeconds`, `keepsOpen` and `perProcess` are the server's connection settings.
+    func withServer(
+        holding gate: AsyncStream<Void>? = nil, idleSeconds: Int = SocketConnections.defaultIdleSeconds,
+        keepsOpen: @escaping @Sendable (ConnectionID) -> Bool = { _ in false }, perProcess: Int = 64,
+        _ body: (String) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-transport-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -30,6 +35,11 @@ import TresorSystem
             var request = request
             let body = try await request.collectBody(upTo: context.maxUploadSize)
             return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: body))
+        }
+        // An answer that takes its time, as an unlock's key derivation or `tresor approve`'s wait does.
+        router.get("/slow") { _, _ -> String in
+            try await Task.sleep(for: .seconds(2.5))
+            return "slow"
         }
         // A large-body route that refuses before reading, as the notes routes refuse other clients.
         router.post("/refuse") { _, _ -> Response in throw APIError(.forbidden, "refused before the body") }
@@ -54,7 +64,9 @@ import TresorSystem
         // The socket's file shows at bind, before the server listens: wait for `onRunning`.
         let (listening, listened) = AsyncStream<Void>.makeStream()
         let server = SocketAPIServer(
-            path: path, maximumConnections: 16, channelSetup: SocketAPIChannel(responder: router.buildResponder(), bodyLimits: limits),
+            path: path, maximumConnections: 16, maximumConnectionsPerProcess: perProcess,
+            channelSetup: SocketAPIChannel(
+                responder: router.buildResponder(), bodyLimits: limits, idleSeconds: idleSeconds, keepsOpen: keepsOpen),
             logger: Logger(label: "test"), onRunning: { listened.finish() })
         let services = ServiceGroup(services: [server], logger: Logger(label: "test"))
         let running = Task {

@@ -17,14 +17,24 @@ struct SocketAPIChannel: Sendable {
     let responder: RouterResponder<DaemonRequestContext>
     var inline: InlineRoutes? = nil
     let bodyLimits: RequestBodyLimits
+    /// How long a connection may sit unused (``SocketConnectionDeadlines``).
+    var idleSeconds = SocketConnections.defaultIdleSeconds
+    /// Whether a connection holds something that ends with it, so it is kept however long it is idle.
+    var keepsOpen: @Sendable (ConnectionID) -> Bool = { _ in false }
 
     /// Sets up `channel`'s pipeline. On the channel's event loop.
-    func configure(_ channel: any Channel, logger: Logger) throws {
+    /// - Parameters:
+    ///   - channel: the accepted connection.
+    ///   - logger: the daemon's.
+    ///   - refusal: when set, the connection's first request is answered with it and the
+    ///     connection closed (a process over its share of connections).
+    func configure(_ channel: any Channel, logger: Logger, refusal: APIError? = nil) throws {
         // Pipelining assistance holds a client's next request back until this one is
         // answered; error handling answers a malformed request with 400 and closes.
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(SocketConnectionDeadlines(idleSeconds: idleSeconds, keepsOpen: keepsOpen))
         try channel.pipeline.syncOperations.addHandler(
-            SocketRequestHandler(responder: responder, inline: inline, bodyLimits: bodyLimits, logger: logger))
+            SocketRequestHandler(responder: responder, inline: inline, bodyLimits: bodyLimits, refusal: refusal, logger: logger))
     }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
+import TresorProtocol
 import TresorSystem
 
 /// The socket API's server: binds the Unix socket with `SO_PASSCRED` (so every connection
@@ -12,12 +13,16 @@ import TresorSystem
 /// connecting process (``PinnedPeer``) and serves the connection on one of the
 /// ``CredentialedEventLoop``s through ``SocketAPIChannel``'s pipeline.
 ///
-/// At most `maximumConnections` are open; further clients wait in the listen backlog. On
+/// At most `maximumConnections` are open; further clients wait in the listen backlog. One
+/// process holds at most `maximumConnectionsPerProcess` of them: its further connections are
+/// answered `503 unavailable` and closed, so a process that leaks connections cannot lock every
+/// other client out. On
 /// graceful shutdown it stops accepting, lets each connection finish the request it is
 /// answering (NIO's `ChannelShouldQuiesceEvent`) and waits for them to close.
 struct SocketAPIServer: Service {
     let path: String
     let maximumConnections: Int
+    var maximumConnectionsPerProcess = 64
     let channelSetup: SocketAPIChannel
     let logger: Logger
     var onRunning: @Sendable () -> Void = {}
@@ -29,7 +34,8 @@ struct SocketAPIServer: Service {
         let listener = try Self.listen(at: path)
         onRunning()
         let acceptor = Acceptor(
-            listener: listener, maximumConnections: maximumConnections, channelSetup: channelSetup, logger: logger)
+            listener: listener, maximumConnections: maximumConnections, perProcess: maximumConnectionsPerProcess, channelSetup: channelSetup,
+            logger: logger)
         // A graceful shutdown (SIGTERM) stops accepting, and so does cancellation: the web
         // server failing beside it cancels this task, which must then end, not wait forever.
         await withTaskCancellationHandler {
@@ -71,14 +77,25 @@ struct SocketAPIServer: Service {
 /// Accepts connections until stopped; keeps the open ones for the shutdown.
 private final class Acceptor: Sendable {
     let listener: Int32
+    let perProcess: Int
     let channelSetup: SocketAPIChannel
     let logger: Logger
     private let slots: DispatchSemaphore
-    private let state = Mutex<(stopped: Bool, listenerClosed: Bool, open: [ObjectIdentifier: CredentialedSocketChannel], next: Int)>(
-        (false, false, [:], 0))
+    private struct State {
+        var stopped = false
+        var listenerClosed = false
+        var open: [ObjectIdentifier: CredentialedSocketChannel] = [:]
+        /// Open connections by the pid that made them.
+        var openByProcess: [Int32: Int] = [:]
+        var next = 0
+        /// When a process over its share was last logged: a leaking one would fill the log.
+        var lastOverShareLogged = ContinuousClock.Instant.now - .seconds(60)
+    }
+    private let state = Mutex(State())
 
-    init(listener: Int32, maximumConnections: Int, channelSetup: SocketAPIChannel, logger: Logger) {
+    init(listener: Int32, maximumConnections: Int, perProcess: Int, channelSetup: SocketAPIChannel, logger: Logger) {
         self.listener = listener
+        self.perProcess = max(1, perProcess)
         self.channelSetup = channelSetup
         self.logger = logger
         slots = DispatchSemaphore(value: max(1, maximumConnections))
@@ -111,27 +128,50 @@ private final class Acceptor: Sendable {
             slots.signal()
             return
         }
-        let loop = state.withLock { state -> CredentialedEventLoop in
+        let pid = credentials.pid
+        let (loop, overShare, logIt) = state.withLock { state -> (CredentialedEventLoop, Bool, Bool) in
             state.next += 1
-            return SocketAPIServer.loops[state.next % SocketAPIServer.loops.count]
+            let overShare = state.openByProcess[pid, default: 0] >= perProcess
+            let logIt = overShare && ContinuousClock.now - state.lastOverShareLogged >= .seconds(10)
+            if logIt { state.lastOverShareLogged = .now }
+            return (SocketAPIServer.loops[state.next % SocketAPIServer.loops.count], overShare, logIt)
         }
+        if logIt {
+            logger.notice("socket API: a process over its share of connections is refused", metadata: ["pid": "\(pid)", "share": "\(perProcess)"])
+        }
+        let refusal = overShare ? Self.overShare(perProcess) : nil
         let channel = CredentialedSocketChannel(
             descriptor: fd, peer: PinnedPeer(credentials: credentials, pidfd: pidfd), loop: loop, logger: logger)
         let id = ObjectIdentifier(channel)
-        state.withLock { $0.open[id] = channel }
+        state.withLock {
+            $0.open[id] = channel
+            $0.openByProcess[pid, default: 0] += 1
+        }
         channel.closeFuture.whenComplete { [self] _ in
-            state.withLock { $0.open[id] = nil }
+            state.withLock {
+                $0.open[id] = nil
+                $0.openByProcess[pid, default: 1] -= 1
+                if $0.openByProcess[pid] == 0 { $0.openByProcess[pid] = nil }
+            }
             slots.signal()
         }
         loop.execute { [channelSetup, logger] in
             do {
-                try channelSetup.configure(channel, logger: logger)
+                try channelSetup.configure(channel, logger: logger, refusal: refusal)
                 try channel.activate()
             } catch {
                 logger.error("socket API: cannot serve a connection", metadata: ["error": "\(error)"])
                 channel.close(promise: nil)
             }
         }
+    }
+
+    /// What a connection over its process's share is answered.
+    static func overShare(_ perProcess: Int) -> APIError {
+        APIError(
+            .unavailable,
+            "this process holds \(perProcess) connections to tresord already, the most one process may: close those it does not use (docs/API.md, \"Connections\")"
+        )
     }
 
     func stop() {

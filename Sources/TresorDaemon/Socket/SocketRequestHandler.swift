@@ -41,6 +41,8 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private let responder: RouterResponder<DaemonRequestContext>
     private let inline: InlineRoutes?
     private let bodyLimits: RequestBodyLimits
+    /// What every request on this connection is answered with, before the connection closes.
+    private let refusal: APIError?
     private let logger: Logger
     private var state = State.idle
     private var keepAlive = true
@@ -49,10 +51,14 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var readsPaused = false
     private var readPending = false
 
-    init(responder: RouterResponder<DaemonRequestContext>, inline: InlineRoutes?, bodyLimits: RequestBodyLimits, logger: Logger) {
+    init(
+        responder: RouterResponder<DaemonRequestContext>, inline: InlineRoutes?, bodyLimits: RequestBodyLimits, refusal: APIError? = nil,
+        logger: Logger
+    ) {
         self.responder = responder
         self.inline = inline
         self.bodyLimits = bodyLimits
+        self.refusal = refusal
         self.logger = logger
     }
 
@@ -62,12 +68,15 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
+        case (.head, .idle) where refusal != nil:
+            keepAlive = false
+            refuse(with: refusal!, context: context)
         case (.head(let head), .idle):
             keepAlive = head.isKeepAlive
             let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
             let limit = bodyLimits.limit(forPath: path)
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit.bytes {
-                return refuseTooLarge(context: context, limit: limit.bytes)
+                return refuse(with: Self.tooLarge(limit.bytes), context: context)
             }
             if limit.streamed {
                 // At most 8 parts (a read is at most 64 KiB) wait for the route; it asks for more at 2.
@@ -81,7 +90,7 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 state = .collecting(head, body: context.channel.allocator.buffer(capacity: 0), limit: limit.bytes)
             }
         case (.body(var part), .collecting(let head, var body, let limit)):
-            guard body.readableBytes + part.readableBytes <= limit else { return refuseTooLarge(context: context, limit: limit) }
+            guard body.readableBytes + part.readableBytes <= limit else { return refuse(with: Self.tooLarge(limit), context: context) }
             state = .idle  // lets `body` be appended to without a copy
             body.writeBuffer(&part)
             state = .collecting(head, body: body, limit: limit)
@@ -272,9 +281,14 @@ final class SocketRequestHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
     }
 
-    private func refuseTooLarge(context: ChannelHandlerContext, limit: Int) {
+    /// Answers the request with `error` before its body is read; the rest of it is dropped.
+    private func refuse(with error: APIError, context: ChannelHandlerContext) {
         state = .discarding
-        write(ErrorMiddleware.completeResponse(for: APIError(.requestTooLarge, "the request is larger than \(limit) bytes")), context: context)
+        write(ErrorMiddleware.completeResponse(for: error), context: context)
+    }
+
+    private static func tooLarge(_ limit: Int) -> APIError {
+        APIError(.requestTooLarge, "the request is larger than \(limit) bytes")
     }
 
     private func write(_ response: CompleteResponse, context: ChannelHandlerContext) {

@@ -133,11 +133,15 @@ import TresorTestSupport
         #expect(try Data(contentsOf: harness.paths.keybag) == keybag)
     }
 
-    @Test func aSettingOutOfItsRangeStopsTheDaemonSayingWhich() throws {
-        let harness = try Harness(configuration: #"{"secretServiceRememberHours": 30}"#)
+    @Test(arguments: [
+        (#"{"secretServiceRememberHours": 30}"#, "secretServiceRememberHours must be from 1 to 24"),
+        (#"{"socketIdleSeconds": 0}"#, "socketIdleSeconds must be from 1 to 3600"),
+    ])
+    func aSettingOutOfItsRangeStopsTheDaemonSayingWhich(configuration: String, said: String) throws {
+        let harness = try Harness(configuration: configuration)
         let refused = try harness.tresord([])
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("secretServiceRememberHours must be from 1 to 24"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(said), "\(refused.stderr)")
     }
 
     @Test func aSecondDaemonForTheSameHomeRefusesToStart() throws {
