@@ -23,20 +23,23 @@ enum NoteReference {
     /// - Throws: `APIError.notFound` when none matches, `ValidationError` listing the
     ///   candidates (ids and titles) when several do.
     static func resolve(_ reference: String, in notes: Notes, inTrash trash: Bool = false) throws -> String {
+        // A title kept off the command line stays out of the error too (a script's error output
+        // may go to a log): the candidates are then told apart by id and when each was changed.
+        let asked = reference == AskedText.marker
         let reference = try AskedText.resolve(reference, prompt: "Note (id or title):") ?? reference
         guard !reference.isEmpty else { throw ValidationError("name a note: its id, the start of it, or its title") }
         if isWholeID(reference) { return reference.lowercased() }
         let all = trash ? try notes.recentlyDeleted() : try notes.list()
         let lowered = reference.lowercased()
         let matches = all.filter { $0.id.lowercased().hasPrefix(lowered) || $0.title == reference }
+        let given = asked ? "the text given" : "'\(reference)'"
         guard matches.count <= 1 else {
-            let shown = matches.prefix(20).map { "  \($0.id)  \($0.title)" }.joined(separator: "\n")
+            let shown = matches.prefix(20).map { "  \($0.id)  " + (asked ? "changed \(NoteText.date($0.modified))" : $0.title) }
             throw ValidationError(
-                "\(matches.count) notes match '\(reference)'; give more of the id:\n\(shown)" + (matches.count > 20 ? "\n  …" : ""))
+                "\(matches.count) notes match \(given); give more of the id:\n\(shown.joined(separator: "\n"))" + (matches.count > 20 ? "\n  …" : ""))
         }
         guard let only = matches.first else {
-            throw APIError(
-                .notFound, "no note\(trash ? " in Recently Deleted" : "")'s id starts with '\(reference)', and none has it as its title")
+            throw APIError(.notFound, "no note\(trash ? " in Recently Deleted" : "")'s id starts with \(given), and none has it as its title")
         }
         return only.id
     }

@@ -45,6 +45,14 @@ import TresorTestSupport
         // A title two notes share is ambiguous too.
         _ = try harness.json(NoteSummary.self, ["note", "new"], input: "Note 0\nA second note 0\n")
         #expect(try harness.tresor(["note", "show", "Note 0"]).stderr.contains("2 notes match"))
+        // A title given on standard input — kept off the command line — is not echoed in the
+        // error either, nor are the candidates' titles: their ids and dates tell them apart.
+        let twins = try harness.tresor(["note", "show", "-"], input: "Note 0\n")
+        #expect(twins.stderr.contains("2 notes match the text given"), "\(twins.stderr)")
+        #expect(!twins.stderr.contains("Note 0") && twins.stderr.contains("changed 20"), "\(twins.stderr)")
+        let unknown = try harness.tresor(["note", "show", "-"], input: "Dentist appointment\n")
+        #expect(unknown.stderr.contains("no note's id starts with the text given"), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("Dentist"))
     }
 
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
