@@ -41,6 +41,16 @@ import TresorSystem
             try await Task.sleep(for: .seconds(2.5))
             return "slow"
         }
+        // An answer too large to gather, written a piece at a time as an attachment's export is.
+        router.get("/large-answer") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: ResponseBody(contentLength: Self.largeAnswerBytes) { writer in
+                    let piece = ByteBuffer(repeating: 0x61, count: 1 << 16)
+                    for _ in 0..<(Self.largeAnswerBytes >> 16) { try await writer.write(piece) }
+                    try await writer.finish(nil)
+                })
+        }
         // A large-body route that refuses before reading, as the notes routes refuse other clients.
         router.post("/refuse") { _, _ -> Response in throw APIError(.forbidden, "refused before the body") }
         // A large-body route that reads its body, up to its own limit.
@@ -83,6 +93,9 @@ import TresorSystem
         await services.triggerGracefulShutdown()
         try await running.value
     }
+
+    /// The size of `/large-answer`'s body: far more than a socket's buffers hold.
+    static let largeAnswerBytes = 64 << 20
 
     static func request(_ method: String, _ path: String, body: String = "", headers: [String] = []) -> String {
         (["\(method) \(path) HTTP/1.1", "Host: tresord", "Content-Length: \(body.utf8.count)"] + headers).joined(separator: "\r\n")

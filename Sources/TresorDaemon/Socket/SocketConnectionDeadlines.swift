@@ -26,7 +26,7 @@ final class SocketConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHan
     /// When the client last moved the connection on: connected, sent part of a request, took
     /// an answer or a piece of one.
     private var lastProgress = NIODeadline.now()
-    /// A request was read whole and is not answered yet: the daemon works, the client waits.
+    /// A request was read whole and its answer not begun: the daemon works, the client waits.
     private var working = false
     /// The current request was answered (maybe before its body was all read: a `413`).
     private var answered = false
@@ -71,6 +71,9 @@ final class SocketConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHan
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
+            // From the answer's head on, the client must take it.
+            lastProgress = .now()
+            working = false
             head.headers.add(name: "Keep-Alive", value: keepAlive)
             return context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body:
@@ -80,7 +83,6 @@ final class SocketConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHan
         case .end:
             // Answered, maybe before the body was all read (a `413`): the client's turn.
             lastProgress = .now()
-            working = false
             answered = true
         }
         context.write(data, promise: promise)
