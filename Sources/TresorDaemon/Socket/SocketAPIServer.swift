@@ -22,7 +22,7 @@ import TresorSystem
 struct SocketAPIServer: Service {
     let path: String
     let maximumConnections: Int
-    var maximumConnectionsPerProcess = 64
+    let maximumConnectionsPerProcess: Int
     let channelSetup: SocketAPIChannel
     let logger: Logger
     var onRunning: @Sendable () -> Void = {}

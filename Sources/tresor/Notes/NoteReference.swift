@@ -21,7 +21,7 @@ enum NoteReference {
     ///   - trash: whether it names a note in Recently Deleted rather than a live one.
     /// - Returns: the note's id.
     /// - Throws: `APIError.notFound` when none matches, `ValidationError` listing the
-    ///   candidates (ids and titles) when several do.
+    ///   candidates when several do (ids and titles; ids and dates for a `-` reference).
     static func resolve(_ reference: String, in notes: Notes, inTrash trash: Bool = false) throws -> String {
         // A title kept off the command line stays out of the error too (a script's error output
         // may go to a log): the candidates are then told apart by id and when each was changed.
