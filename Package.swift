@@ -323,7 +323,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TresorWebServerTests", dependencies: [
-            "TresorWebServer", "TresorNotesDomain", "TresorWebStore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Hummingbird", package: "hummingbird"),
+            "TresorWebServer", "TresorNotesDomain", "TresorWebStore", "TresorProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         // The web storage boundary's conformance suite, on the embedded backend and on a
         // throwaway PostgreSQL server; the server database's migrations and failures.
