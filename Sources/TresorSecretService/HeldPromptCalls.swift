@@ -8,17 +8,40 @@ import TresorDBus
 /// nothing: libsecret takes a dismissed read for "not found" and a dismissed replacement for
 /// stored. Otherwise the call is answered once the user answers, or after ``hold``.
 ///
+/// A change the user is asked about holds its call longer (``changeHold``): their refusal is
+/// the call's error too.
+///
+/// An unlock prompt nobody can be asked about waits for a `tresor unlock` in a terminal
+/// (``Prompts/unlockWait``): its call is held for ``unlockHold``, and answered with the error
+/// when nobody unlocked in time — a dismissal would leave `secret-tool` finding nothing, saying
+/// nothing.
+///
 /// Used on the D-Bus thread only.
 struct HeldPromptCalls {
     /// How long a reply waits for the asker to say nobody can be asked; it says so at once, so this
     /// is only a bound for a machine under load. A user being asked meanwhile sees no difference.
     static let hold: TimeInterval = 5
+    /// How long the reply of an unlock prompt nobody can be asked about waits: past
+    /// ``Prompts/unlockWait`` and the provider's tick that dismisses it, and short of the 25 s a
+    /// D-Bus client waits for a reply by default.
+    static let unlockHold: TimeInterval = Prompts.unlockWait + 5
+    /// How long the reply of a prompt asking the user to allow a change waits for their answer:
+    /// a refusal given meanwhile is the call's error (``PendingChange/refusedByTheUser``), since
+    /// libsecret takes a dismissed replacement for stored. Short of the 25 s a D-Bus client waits
+    /// for a reply by default; a later answer is a dismissal, as any prompt's.
+    static let changeHold: TimeInterval = 15
 
     private var calls: [String: (call: DBusMessage, until: Date)] = [:]
 
-    /// Holds the reply to `call`, the `Prompt` of the prompt at `path`.
-    mutating func hold(_ call: DBusMessage, prompt path: String, now: Date = Date()) {
-        calls[path] = (call, now.addingTimeInterval(Self.hold))
+    /// Holds the reply to `call`, the `Prompt` of the prompt at `path`, for `duration` at most.
+    mutating func hold(_ call: DBusMessage, prompt path: String, for duration: TimeInterval = hold, now: Date = Date()) {
+        calls[path] = (call, now.addingTimeInterval(duration))
+    }
+
+    /// Holds the reply to the `Prompt` call of the prompt at `path`, if it is still held, until
+    /// `duration` from now.
+    mutating func holdLonger(_ path: String, for duration: TimeInterval, now: Date = Date()) {
+        calls[path]?.until = now.addingTimeInterval(duration)
     }
 
     /// Whether the reply to `call` is held.

@@ -29,6 +29,15 @@ struct PendingChange: Sendable {
         }
     }
 
+    /// The error a client that still waits for its `Prompt` call gets when the user refuses:
+    /// libsecret would read the dismissal of a replacement as stored (`secret-tool store` exiting 0).
+    var refusedByTheUser: DBusError {
+        switch kind {
+        case .replace: .accessDenied("you refused to let this program replace the item's secret: nothing was stored")
+        case .delete: .accessDenied("you refused to let this program delete the item: nothing was deleted")
+        }
+    }
+
     /// What the user is asked to allow.
     var access: SecretAccess {
         switch kind {

@@ -9,7 +9,8 @@ import TresorModel
 /// (``Presence``). Either is dismissed by the client (`Dismiss`), when its
 /// client leaves the bus, or after ``lifetime`` — an unlock prompt ``unlockWait`` after the
 /// client started it unless the user is being asked on the desktop, so no program waits long in
-/// silence.
+/// silence (one nobody could be asked about is refused with the reason instead:
+/// ``HeldPromptCalls``).
 ///
 /// Used on the D-Bus thread only.
 final class Prompts {
@@ -116,6 +117,9 @@ final class Prompts {
         return Self.completed(path, prompt, result: nil)
     }
 
+    /// The change the prompt at `path` asks the user to allow; nil for a read or an unlock.
+    func change(at path: String) -> PendingChange? { prompts[path]?.presence?.change }
+
     /// Whether `path` is a prompt of `caller`'s.
     func exists(_ path: String, for caller: String) -> Bool { prompts[path]?.owner == caller }
 
@@ -127,18 +131,22 @@ final class Prompts {
     /// to its prompt's client only; `approved` gets each presence prompt of a read the user
     /// allowed, `carryOut` each change the user allowed — it makes it and returns the prompt's
     /// result, or nil when it could not (the prompt is dismissed then) — and `unasked` each
-    /// prompt dismissed because nobody could be asked.
+    /// prompt ended because nobody could be asked, and returns whether its client was told so
+    /// already (its `Prompt` call failed), in which case no `Completed` is sent.
     func due(
         unlocked: Bool, now: Date = Date(), approved: (_ owner: String, _ ids: [String]) -> Void = { _, _ in },
         carryOut: (_ owner: String, _ change: PendingChange) -> DBusValue? = { _, _ in nil },
-        unasked: (UnaskedPrompt) -> Void = { _ in }
+        unasked: (_ path: String, UnaskedPrompt) -> Bool = { _, _ in false }
     ) -> [DBusMessage] {
         var signals: [DBusMessage] = []
         for (path, prompt) in prompts {
             if let presence = prompt.presence, let answer = presence.answer {
                 var result: DBusValue?
                 if !answer {
-                    if let nobody = prompt.unasked { unasked(nobody) }
+                    if let nobody = prompt.unasked, unasked(path, nobody) {
+                        prompts[path] = nil
+                        continue
+                    }
                 } else if let change = presence.change {
                     result = carryOut(prompt.owner, change)
                 } else {
@@ -153,9 +161,9 @@ final class Prompts {
             } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime
                 || (prompt.presence == nil && !prompt.askingToUnlock && prompt.started.map { now.timeIntervalSince($0) > Self.unlockWait } ?? false)
             {
-                if let nobody = prompt.unasked { unasked(nobody) }
-                signals.append(Self.completed(path, prompt, result: nil))
                 prompts[path] = nil
+                if let nobody = prompt.unasked, unasked(path, nobody) { continue }
+                signals.append(Self.completed(path, prompt, result: nil))
             }
         }
         return signals

@@ -63,9 +63,16 @@ extension SecretServiceProvider {
             case "Prompt":
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
-                    if message.expectsReply { heldPromptCalls.hold(message, prompt: path) }
+                    if message.expectsReply {
+                        heldPromptCalls.hold(message, prompt: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold)
+                    }
                 } else if login.isLocked {
-                    askToUnlock(prompt: path, request)
+                    let nobodyAsked = askToUnlock(prompt: path, request)
+                    // Answered at once if a prompter takes the question; otherwise failed with the
+                    // reason if nobody unlocks in time.
+                    if message.expectsReply {
+                        heldPromptCalls.hold(message, prompt: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold)
+                    }
                 }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
@@ -135,21 +142,22 @@ extension SecretServiceProvider {
     /// A client waits on an unlock prompt: asks the user on the desktop when a prompter can be
     /// asked (on a task of its own, the answer handed back to the D-Bus thread), and says in the
     /// log what to do either way.
-    func askToUnlock(prompt path: String, _ request: SecretRequest) {
+    /// - Returns: whether nobody is asked: no desktop prompter is configured.
+    func askToUnlock(prompt path: String, _ request: SecretRequest) -> Bool {
         let executable = request.client.executable
         guard let askToUnlock else {
             logger.notice(
-                "a Secret Service client waits for the keybag: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
+                "a Secret Service client waits for the keybag: run `tresor unlock` (it is refused in \(Int(Prompts.unlockWait)) s)",
                 metadata: ["executable": "\(executable)"])
             prompts.nobodyAsked(path, UnaskedPrompt(executable: executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock))
-            return
+            return true
         }
         prompts.askingToUnlock(path)
         // The user is asked once: a client that waits while the question is on the desktop waits on it too.
         if let asked = desktopUnlock {
             desktopUnlock = (asked.prompts + [path], asked.withdrawal)
             logger.notice("a Secret Service client waits for the keybag: the desktop is asked already", metadata: ["executable": "\(executable)"])
-            return
+            return false
         }
         logger.notice("a Secret Service client waits for the keybag: asking on the desktop", metadata: ["executable": "\(executable)"])
         let requester = requester(of: request), withdrawal = PromptWithdrawal()
@@ -158,12 +166,13 @@ extension SecretServiceProvider {
             let answer = await askToUnlock(executable, requester, withdrawal)
             if answer == .nobodyToAsk {
                 logger.notice(
-                    "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (its prompt is dismissed in \(Int(Prompts.unlockWait)) s)",
+                    "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (it is refused in \(Int(Prompts.unlockWait)) s)",
                     metadata: ["executable": "\(executable)"])
             }
             unlockAnswers.withLock { $0.append((path, answer, executable)) }
             connection.wake()
         }
+        return false
     }
 }
 

@@ -175,9 +175,15 @@ public final class SecretServiceProvider: @unchecked Sendable {
             let held = heldPromptCalls.release(answer.path)
             if let unasked = answer.unasked, let held {
                 // The client still waits for its `Prompt` call: it is told why, as the call's error.
-                connection.send(.error(to: held, DBusError.accessDenied(unasked.refusal)))
+                connection.send(.error(to: held, unasked.refusal))
                 prompts.remove(answer.path)
                 promptUnasked?(unasked)
+                continue
+            }
+            if !answer.allowed, answer.unasked == nil, let held, let change = prompts.change(at: answer.path) {
+                // The user refused a change while its client waits for its `Prompt` call.
+                connection.send(.error(to: held, change.refusedByTheUser))
+                prompts.remove(answer.path)
                 continue
             }
             if let held { connection.send(.reply(to: held)) }
@@ -202,6 +208,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                     prompts.unlockAnswer(path, refused: false)
                     let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock)
                     prompts.nobodyAsked(path, unasked)
+                    heldPromptCalls.holdLonger(path, for: HeldPromptCalls.unlockHold)
                 }
             }
         }
@@ -212,7 +219,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
             unlocked: !locked,
             approved: { owner, ids in
                 for id in ids { approvals[owner, default: [:]][id] = until }
-            }, carryOut: { _, change in carryOut(change) }, unasked: { promptUnasked?($0) })
+            }, carryOut: { _, change in carryOut(change) },
+            unasked: { path, unasked in
+                promptUnasked?(unasked)
+                // A client that still waits for its `Prompt` call is told why, as the call's error.
+                guard let held = heldPromptCalls.release(path) else { return false }
+                connection.send(.error(to: held, unasked.refusal))
+                return true
+            })
         {
             // A prompt's `Completed` comes after the reply to its `Prompt` call.
             if let path = signal.path, let held = heldPromptCalls.release(path) { connection.send(.reply(to: held)) }
@@ -288,8 +302,14 @@ public struct UnaskedPrompt: Sendable, Equatable {
 
     static let noPrompterToUnlock =
         "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
-    /// The error a client that still waits for its `Prompt` call gets instead of a dismissal.
-    var refusal: String { "your approval is needed, but \(reason)" }
+    /// The error a client that still waits for its `Prompt` call gets instead of a dismissal,
+    /// which secret-tool prints.
+    var refusal: DBusError {
+        switch need {
+        case .unlock: DBusError(SecretError.isLocked, "Tresor is locked: \(reason)")
+        case .approval: .accessDenied("your approval is needed, but \(reason)")
+        }
+    }
 
     /// Why nobody could be asked to approve a read or a change: the Secret Service's and the
     /// socket API's words.

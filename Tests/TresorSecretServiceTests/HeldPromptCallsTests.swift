@@ -33,4 +33,23 @@ import TresorDBus
         #expect(due.count == 1 && due.first === call)
         #expect(!held.holds(call) && held.release("/p/3") == nil, "not replied to twice")
     }
+
+    /// An unlock prompt nobody can be asked about keeps its call past the wait for `tresor unlock`,
+    /// and short of the 25 s a D-Bus client waits for a reply (as a change's does); a call
+    /// already answered is not held again.
+    @Test func anUnlockNobodyCanBeAskedAboutIsHeldUntilItsWaitIsOver() {
+        #expect(HeldPromptCalls.unlockHold > Prompts.unlockWait + 2, "the provider's 2 s tick dismisses the prompt first")
+        #expect(HeldPromptCalls.unlockHold < 25 && HeldPromptCalls.changeHold < 25)
+        var held = HeldPromptCalls()
+        let then = Date(timeIntervalSince1970: 1_000_000), asked = promptCall(4), unasked = promptCall(5)
+        held.hold(asked, prompt: "/p/4", now: then)
+        held.hold(unasked, prompt: "/p/5", for: HeldPromptCalls.unlockHold, now: then)
+        // The desktop's prompter says after a second that it cannot ask.
+        held.holdLonger("/p/4", for: HeldPromptCalls.unlockHold, now: then.addingTimeInterval(1))
+        #expect(held.expired(now: then.addingTimeInterval(Prompts.unlockWait + 0.5)).isEmpty)
+        #expect(held.expired(now: then.addingTimeInterval(HeldPromptCalls.unlockHold)).map(ObjectIdentifier.init) == [ObjectIdentifier(unasked)])
+        #expect(held.expired(now: then.addingTimeInterval(HeldPromptCalls.unlockHold + 1)).first === asked)
+        held.holdLonger("/p/4", for: 60, now: then)
+        #expect(!held.holds(asked), "answered already: not held again")
+    }
 }

@@ -283,4 +283,35 @@ import FoundationXML
         #expect(completed[":1.6"]?.last?.unwrapped.stringValue == "/item/7", "the replaced item is the prompt's result, as CreateItem's")
         #expect(prompts.isEmpty)
     }
+
+    /// An unlock prompt nobody could be asked about ends `unlockWait` after its `Prompt` call:
+    /// with a `Completed` that says dismissed when its client was not told otherwise, with none
+    /// when the client's call was answered with the reason instead.
+    @Test func anUnlockNobodyCouldBeAskedAboutEndsAfterItsWaitToldOnce() throws {
+        let prompts = Prompts()
+        let told = try prompts.unlock(["/c/login"], for: ":1.7"), dismissed = try prompts.unlock(["/c/login"], for: ":1.8")
+        for path in [told, dismissed] {
+            _ = try prompts.start(path, caller: path == told ? ":1.7" : ":1.8")
+            prompts.nobodyAsked(path, UnaskedPrompt(executable: "/usr/bin/secret-tool", need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock))
+        }
+        var ended: [String] = []
+        let early = prompts.due(
+            unlocked: false, now: Date().addingTimeInterval(Prompts.unlockWait - 1),
+            unasked: { path, _ in
+                ended.append(path)
+                return true
+            })
+        #expect(early.isEmpty && ended.isEmpty, "still waiting for `tresor unlock`")
+        let signals = prompts.due(
+            unlocked: false, now: Date().addingTimeInterval(Prompts.unlockWait + 1),
+            unasked: { path, unasked in
+                ended.append(path)
+                #expect(unasked.refusal.name == "org.freedesktop.Secret.Error.IsLocked" && unasked.refusal.message.contains("`tresor unlock`"))
+                return path == told
+            })
+        #expect(Set(ended) == [told, dismissed])
+        #expect(signals.map(\.destination) == [":1.8"], "no Completed for the client told by its call's error")
+        #expect(signals.first?.arguments.first?.boolValue == true, "dismissed")
+        #expect(prompts.isEmpty)
+    }
 }

@@ -86,6 +86,9 @@ struct PromptAnswer: Decodable {
     var timedOut: Bool?
     var caller: String?
     var overheard: Int?
+    /// The `Prompt` call's error, and its message.
+    var promptError: String?
+    var message: String?
 }
 
 struct HugeAttributesAnswer: Decodable {

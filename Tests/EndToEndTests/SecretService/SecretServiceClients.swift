@@ -57,13 +57,15 @@ struct SecretTool {
     }
 
     /// `secret-tool lookup`: the secret, or nil when the provider found none (exit 1, no output)
-    /// or refused it because nobody could be asked to approve the read (exit 1, saying so).
+    /// or refused it because nobody could be asked to approve the read or to unlock (exit 1,
+    /// saying so).
     /// `expecting` is kept out of the transcript; anything else it prints stays in it.
     func lookup(_ attributes: KeyValuePairs<String, String>, expecting: String? = nil) throws -> String? {
         let found = try run(["lookup"] + Self.flatten(attributes), revealing: expecting.map { [$0] } ?? [])
         if found.status == 1 && found.stdout.isEmpty {
             #expect(
-                found.stderr.isEmpty || found.stderr.contains(SecretService.nobodyToAsk),
+                found.stderr.isEmpty || found.stderr.contains(SecretService.nobodyToAsk)
+                    || found.stderr.contains(SecretService.lockedWithNobodyToAsk),
                 "secret-tool lookup failed rather than finding nothing: \(found.stderr)")
             return nil
         }

@@ -206,12 +206,20 @@ extension SecretServiceDesktopPromptTests {
     }
 
     /// A generic client nobody trusts replaces its item: the desktop's prompter says it is a
-    /// change, not a read, and the passcode typed there lets that one replacement through.
+    /// change, not a read; Cancel there fails `secret-tool store` saying so (libsecret would report
+    /// a dismissed replacement as stored), and the passcode typed there lets one replacement through.
     @Test func aGenericClientsReplacementIsAskedInTheDesktopsPrompterAsAChange() throws {
         let desktop = try DesktopSession()
         let (harness, passcode, _) = try lockedProvider(desktop)
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        let refused = try BackgroundProcess(
+            harness: harness, executable: SecretTool.system, arguments: ["store", "--label=E2E desktop", "tresor-e2e", "desktop"],
+            input: "e2e-desktop-refused")
+        try desktop.waitForWindow("Allow a change to a secret")
+        try desktop.xdotool("key", "Escape")
+        let told = try refused.finish(timeout: 30)
+        #expect(!told.succeeded && told.stderr.contains("you refused to let this program replace"), "\(told.status): \(told.stderr)")
         let replacement = "e2e-desktop-replaced-\(UUID().uuidString.prefix(6))"
         harness.secrets.append(replacement)
         let store = try BackgroundProcess(

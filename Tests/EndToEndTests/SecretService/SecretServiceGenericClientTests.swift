@@ -184,6 +184,48 @@ struct SecretServiceGenericClientTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// The user refuses a replacement and a deletion in `tresor approve`: nothing changes, and the
+    /// clients are told so by their `Prompt` call's error — a dismissed replacement would be
+    /// reported as stored by libsecret, and `secret-tool store` exited 0 having stored nothing.
+    @Test func aChangeTheUserRefusesFailsSayingSo() throws {
+        let (provider, secret) = try providerWithToolItem(asTestUser: false)
+        var stored: Harness.Result?
+        let replacing = try provider.harness.approving(answer: "") {
+            // Tried again until the approver waits: before, nobody is there to ask.
+            stored = try provider.secretTool.run(
+                ["store", "--label=E2E refused", "tresor-e2e", "generic", "user", "ada"], input: "e2e-refused-replacement")
+            return stored?.stderr.contains(SecretService.nobodyToAsk) == false
+        }
+        #expect(replacing.stdout.contains("asks to replace the secret of") && replacing.stdout.contains("Refused."), "\(replacing.stdout)")
+        #expect(stored?.succeeded == false, "secret-tool store said stored")
+        #expect(
+            stored?.stderr.contains("you refused to let this program replace the item's secret: nothing was stored") == true,
+            "\(stored?.stderr ?? "")")
+
+        let password = provider.marker("keyring-kept")
+        #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded)
+        var deleted: [String: PromptedCall] = [:]
+        let deleting = try provider.harness.approving(answer: "") {
+            deleted = try provider.python.raw([String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"])
+            return deleted.values.contains { $0.completed?.message?.contains(SecretService.nobodyToAsk) == false }
+        }
+        #expect(deleting.stdout.contains("asks to delete") && deleting.stdout.contains("Refused."), "\(deleting.stdout)")
+        #expect(
+            deleted.count == 1
+                && deleted.values.allSatisfy {
+                    $0.completed?.promptError == "org.freedesktop.DBus.Error.AccessDenied"
+                        && $0.completed?.message?.contains("you refused to let this program delete the item") == true
+                }, "\(deleted)")
+
+        try provider.trust([SecretTool.system, PythonClients.python])
+        #expect(try provider.secretTool.lookup(Self.toolItem, expecting: secret) == secret, "a refused replacement was made")
+        #expect(try provider.secretTool.search(Self.toolItem, expecting: [secret]).labels == ["E2E generic"], "one item, its label kept")
+        #expect(
+            try provider.python.keyring("get", service: "generic.example", user: "ada", expecting: password).stdout == password,
+            "a refused deletion was made")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     /// The user allows one read in `tresor approve`: that read is served, the next is asked again.
     /// The approver runs as the harness's own user, so this provider runs as root (secret-tool known
     /// by its hash there, a generic client all the same).

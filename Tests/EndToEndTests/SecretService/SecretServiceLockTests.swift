@@ -96,31 +96,36 @@ struct SecretServiceLockTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
-    /// Nobody is asked to unlock: a client's prompt is dismissed within seconds rather than
-    /// leaving the program waiting minutes in silence, and the daemon's log says what to do.
-    @Test func anUnlockPromptNobodyAnswersIsDismissedWithinSeconds() throws {
+    /// Nobody is asked to unlock: a client's `Prompt` call fails within seconds with the reason,
+    /// rather than leaving the program waiting minutes in silence or dismissing its prompt (which
+    /// tells it nothing), and the daemon's log says what to do.
+    @Test func anUnlockPromptNobodyAnswersIsRefusedWithinSecondsSayingWhy() throws {
         let locked = try providerWithItems()
         let provider = locked.provider
         try provider.lock()
         let started = Date()
         let answer = try provider.python.raw(PromptAnswer.self, "unlock-prompt", [SecretService.login], timeout: 60)
         let waited = Date().timeIntervalSince(started)
-        try expectCompleted(answer, dismissed: true)
+        #expect(answer.promptError == "org.freedesktop.Secret.Error.IsLocked", "\(answer.promptError ?? "no error"): \(answer.message ?? "")")
+        #expect(answer.message?.contains("no desktop prompter could be asked, and nobody ran `tresor unlock`") == true, "\(answer.message ?? "")")
+        #expect(answer.completed?.isEmpty == true && answer.timedOut == nil, "told once, by the call's error: \(answer.completed ?? [])")
         #expect(waited < 30, "the prompt waited \(Int(waited)) s")
         #expect(provider.harness.daemonLog.contains("no desktop prompter can be asked: run `tresor unlock`"), "the log says what to do")
         try expectLocked(provider, true)
         try provider.harness.expectNoSecretLeaked()
     }
 
-    /// secret-tool waiting on the locked keybag with nobody to ask gets nothing within seconds,
-    /// and `tresor status` says when, for which program and why; a prompt the user answers in time
-    /// (`tresor unlock`) leaves that as it was.
+    /// secret-tool waiting on the locked keybag with nobody to ask fails within seconds, saying
+    /// why, and `tresor status` says when, for which program and why; a prompt the user answers
+    /// in time (`tresor unlock`) leaves that as it was.
     @Test func aPromptNobodyCouldAnswerIsExplainedByTresorStatus() throws {
         let locked = try providerWithItems()
         let provider = locked.provider
         #expect(try provider.lastPromptNobodyAnswered().json == nil, "nothing was dismissed yet")
         try provider.lock()
-        #expect(try provider.secretTool.lookup(Self.toolItem) == nil, "nobody unlocked: secret-tool finds nothing")
+        let lookup = try provider.secretTool.run(["lookup", "tresor-e2e", "locking-tool"], revealing: [locked.tools])
+        #expect(lookup.status == 1 && lookup.stdout.isEmpty, "nobody unlocked: secret-tool reads nothing")
+        #expect(lookup.stderr.contains(SecretService.lockedWithNobodyToAsk), "secret-tool says why: \(lookup.stderr)")
         let (json, line) = try provider.lastPromptNobodyAnswered()
         let dismissed = try #require(json, "tresor status --json names no unanswered prompt")
         #expect(dismissed["executable"]?.string?.hasSuffix("/secret-tool") == true, "\(dismissed)")

@@ -13,6 +13,8 @@ enum SecretService {
     /// How a refusal starts when the user's approval was needed and nobody could be asked: what
     /// secret-tool prints, and the `Prompt` call's error.
     static let nobodyToAsk = "your approval is needed, but no desktop prompter could be asked"
+    /// What secret-tool prints when it waited for the keybag and nobody could be asked to unlock it.
+    static let lockedWithNobodyToAsk = "Tresor is locked: no desktop prompter could be asked, and nobody ran `tresor unlock`"
 
     /// Everything the tests drive, installed by scripts/test. Without it they are disabled, not
     /// silently passed.

@@ -82,8 +82,7 @@ def refused(step, error):
 
 def prompt(connection, path, wait):
     """Runs a prompt and waits for its Completed signal: the user's answer, or nobody's. A
-    provider with nobody to ask may refuse the `Prompt` call itself (Tresor does, but for an
-    unlock prompt)."""
+    provider with nobody to ask may refuse the `Prompt` call itself (Tresor does)."""
     rule = MatchRule(type="signal", interface=f"{SECRET}.Prompt", member="Completed", path=path)
     connection.send_and_get_reply(message_bus.AddMatch(rule))
     with connection.filter(rule) as queue:

@@ -9,7 +9,7 @@ reported by name, as data, for the test to judge. Every call and every wait is b
     raw_dbus.py foreign-session KEY=VALUE...      another connection's session path, used
     raw_dbus.py item-state KEY=VALUE...           Locked and GetSecret of the matching items
     raw_dbus.py lock PATH...                      Service.Lock
-    raw_dbus.py unlock-prompt PATH...             Unlock, then Prompt and wait for Completed
+    raw_dbus.py unlock-prompt PATH...             Unlock, then Prompt and wait for Completed (or the call's error)
     raw_dbus.py dismiss PATH...                   Unlock, then Prompt, Dismiss and wait for Completed
     raw_dbus.py bad-dh                            OpenSession(dh) with impossible public keys
     raw_dbus.py unknown-paths                     objects that do not exist
@@ -196,7 +196,14 @@ def prompted_unlock(paths, dismiss):
     caller.add_signal_receiver(completed, "Completed", PREFIX + "Prompt", BUS_NAME, prompt, destination_keyword="destination")
     watcher.add_signal_receiver(lambda *signal: overheard.append(True), "Completed", PREFIX + "Prompt", BUS_NAME, prompt)
     prompter = interface(caller, prompt, PREFIX + "Prompt")
-    prompter.Prompt("", timeout=TIMEOUT)
+
+    # As libsecret does: the call's reply may wait for the outcome (an error when nobody could be
+    # asked), so the Completed signal is waited for meanwhile.
+    def prompt_failed(error):
+        result["promptError"] = error.get_dbus_name()
+        result["message"] = error.get_dbus_message()
+        loop.quit()
+    prompter.Prompt("", reply_handler=lambda: None, error_handler=prompt_failed, timeout=TIMEOUT)
     # The test waits for this line before it unlocks the keybag.
     print(json.dumps({"prompt": str(prompt)}), flush=True)
     if dismiss:
