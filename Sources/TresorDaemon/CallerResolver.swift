@@ -19,9 +19,8 @@ struct CallerResolver: Sendable {
 
     /// The caller `client` is in `keychain` (nil: the login keychain), with the `passcode` its
     /// request carried, if any.
-    func caller(for client: Client, passcode: String?, keychain: String?) throws -> Caller {
+    func caller(for client: Client, passcode: Passcode?, keychain: String?) throws -> Caller {
         try refuseBorrowed(client)
-        let passcode = try passcode.map(Passcode.init)
         if client.isCLI {
             var caller = Caller(accessGroups: [Self.cliGroup], defaultAccessGroup: Self.cliGroup, seesEveryGroup: true, passcode: passcode)
             caller.atOpenTerminalSession = isAtOpenTerminalSession(client, keychain: keychain ?? KeychainName.login)

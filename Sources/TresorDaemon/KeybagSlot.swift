@@ -64,14 +64,13 @@ extension KeybagSlot {
     ///   - passcode: the passcode the request carried.
     ///   - action: what needs it, for the error ("changing a grant").
     /// - Throws: `interactionNotAllowed` while locked, `authFailed` without the passcode or with a wrong one.
-    func requireConsent(passcode: String?, toDo action: String) async throws {
+    func requireConsent(passcode: Passcode?, toDo action: String) async throws {
         let keybag = try keybag()
         guard keybag.lockState == .unlocked else {
             throw KeychainError.interactionNotAllowed("\(action) needs the keybag unlocked")
         }
         guard keybag.status.isPasscodeSet else { return }
         guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
-        let code = try Passcode(passcode)
-        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: code) } }
+        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: passcode) } }
     }
 }

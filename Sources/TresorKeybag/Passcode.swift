@@ -3,7 +3,7 @@ import TresorCrypto
 
 /// The user's secret that unlocks the keybag. It never prints: `description` is a placeholder,
 /// so a passcode interpolated into a log line or an error by mistake reveals nothing.
-public struct Passcode: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct Passcode: TypedSecret, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Longer passcodes are refused so that a hostile request cannot make the KDF hash megabytes.
     public static let maximumByteCount = 1024
 

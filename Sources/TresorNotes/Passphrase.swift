@@ -5,7 +5,7 @@ import TresorNotesDomain
 /// A notes account's secret for locked notes: a secret of its own, never the keybag passcode.
 /// It never prints: `description` is a placeholder, so a passphrase interpolated into a log
 /// line or an error by mistake reveals nothing.
-public struct Passphrase: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct Passphrase: TypedSecret, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Longer passphrases are refused so that a hostile request cannot make PBKDF2 hash megabytes.
     public static let maximumByteCount = 1024
 

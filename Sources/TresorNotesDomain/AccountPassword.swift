@@ -3,7 +3,7 @@ import TresorCrypto
 
 /// A web account's password (docs/WEB.md). Like a notes passphrase it never prints, so a password
 /// interpolated into a log line or an error by mistake reveals nothing.
-public struct AccountPassword: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct AccountPassword: TypedSecret, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public static let minimumByteCount = 8
     /// Longer passwords are refused so that a hostile request cannot make PBKDF2 hash megabytes.
     public static let maximumByteCount = 1024

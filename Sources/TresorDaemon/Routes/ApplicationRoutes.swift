@@ -21,8 +21,10 @@ struct ApplicationRoutes {
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.applications)) { request, context -> TresorKeychain.Application in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
-            let body = try await request.decode(as: RegisterApplicationRequest.self, context: context)
-            try await slot.requireConsent(passcode: body.passcode, toDo: "registering an application")
+            var decoded = try await request.decode(as: RegisterApplicationRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
+            try await slot.requireConsent(passcode: passcode, toDo: "registering an application")
             // The file itself, as a process running it shows it (`/proc/PID/exe`): a development
             // build named through a symbolic link (SwiftPM's `.build/debug`) is found by its path.
             let url = URL(fileURLWithPath: body.executablePath).resolvingSymlinksInPath()
@@ -50,8 +52,10 @@ struct ApplicationRoutes {
         }
         router.post(RouterPath(Route.removeApplication)) { request, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "applications")
-            let body = try await request.decode(as: RemoveApplicationRequest.self, context: context)
-            try await slot.requireConsent(passcode: body.passcode, toDo: "removing an application")
+            var decoded = try await request.decode(as: RemoveApplicationRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
+            try await slot.requireConsent(passcode: passcode, toDo: "removing an application")
             let id = body.applicationID
             do {
                 try keychains.loginKeychain().applications.remove(applicationID: id)

@@ -26,10 +26,11 @@ struct ApprovalRoutes {
         }
         router.post(RouterPath(Route.approvalsAnswer)) { request, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "approvals")
-            let body = try await request.decode(as: ApprovalAnswer.self, context: context)
+            var decoded = try await request.decode(as: ApprovalAnswer.self, context: context)
+            let given = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             if body.allow {
-                guard let text = body.passcode else { throw APIError(.passcodeRequired, "allowing needs the passcode") }
-                let passcode = try Passcode(text)
+                guard let passcode = given else { throw APIError(.passcodeRequired, "allowing needs the passcode") }
                 let keybag = try slot.keybag()
                 try await offloaded { try keybag.verify(passcode: passcode) }  // a wrong one counts, as at unlock
             }

@@ -42,8 +42,9 @@ struct BackupRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.backupCreate)) { request, context -> BackupReport in
-            let body = try await request.decode(as: BackupCreateRequest.self, context: context)
-            let caller = try self.caller(context, passcode: body.passcode)
+            var decoded = try await request.decode(as: BackupCreateRequest.self, context: context)
+            let caller = try self.caller(context, passcode: try Passcode.taking(&decoded.passcode))
+            let body = decoded
             let url = try Self.file(body.path, outsideOf: slot.paths.home)
             let passphrase = try Self.passphrase(body.passphrase)
             let workFactor = body.workFactor ?? BackupCreation.defaultWorkFactor
@@ -70,8 +71,9 @@ struct BackupRoutes {
             return report
         }
         router.post(RouterPath(Route.backupRestore)) { request, context -> BackupReport in
-            let body = try await request.decode(as: BackupRestoreRequest.self, context: context)
-            let caller = try self.caller(context, passcode: body.passcode)
+            var decoded = try await request.decode(as: BackupRestoreRequest.self, context: context)
+            let caller = try self.caller(context, passcode: try Passcode.taking(&decoded.passcode))
+            let body = decoded
             let url = try Self.file(body.path)
             let passphrase = try Self.passphrase(body.passphrase)
             let dryRun = body.dryRun ?? false
@@ -92,7 +94,7 @@ struct BackupRoutes {
     }
 
     /// The CLI as a keychain caller, with the passcode it sent.
-    private func caller(_ context: DaemonRequestContext, passcode: String?) throws -> Caller {
+    private func caller(_ context: DaemonRequestContext, passcode: Passcode?) throws -> Caller {
         let client = try context.requireClient()
         try callers.requireCLI(client, toManage: "backups")
         return try callers.caller(for: client, passcode: passcode, keychain: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TresorKeybag
 import TresorKeychain
 import TresorProtocol
 import TresorSystem
@@ -18,21 +19,24 @@ struct ItemRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.addItem)) { request, context -> KeychainItem in
-            let body = try await request.decode(as: AddItemRequest.self, context: context)
+            var decoded = try await request.decode(as: AddItemRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             // A passcode to check is one slow KDF run: not on this executor's thread.
             let add: @Sendable () throws -> KeychainItem = {
                 try keychain.add(body.itemClass, attributes: body.attributes, secret: body.secret, caller: caller)
             }
-            let item = body.passcode == nil ? try add() : try await offloaded(add)
+            let item = passcode == nil ? try add() : try await offloaded(add)
             context.logger.info("item added", metadata: ["class": "\(body.itemClass.rawValue)", "id": "\(item.id)"])
             return item
         }
         router.post(RouterPath(Route.searchItems)) { request, context -> ItemsResponse in
-            let body = try await request.decode(as: SearchItemsRequest.self, context: context)
-            return ItemsResponse(items: try await search(body.query, keychain: body.keychain, passcode: body.passcode, context))
+            var body = try await request.decode(as: SearchItemsRequest.self, context: context)
+            let passcode = try Passcode.taking(&body.passcode)
+            return ItemsResponse(items: try await search(body.query, keychain: body.keychain, passcode: passcode, context))
         }
         // The secret of one item, without JSON either way (`ItemSecretQuery`): the search above,
         // answered with the raw bytes.
@@ -52,18 +56,22 @@ struct ItemRoutes {
                 body: .init(byteBuffer: ByteBuffer(bytes: ItemAttributesList.encode(found.compactMap(\.attributes)))))
         }
         router.post(RouterPath(Route.updateItems)) { request, context -> CountResponse in
-            let body = try await request.decode(as: UpdateItemsRequest.self, context: context)
+            var decoded = try await request.decode(as: UpdateItemsRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.update(body.query, changes: body.changes, secret: body.secret, caller: caller) }
             context.logger.info("items updated", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
             return CountResponse(count: count)
         }
         router.post(RouterPath(Route.deleteItems)) { request, context -> CountResponse in
-            let body = try await request.decode(as: DeleteItemsRequest.self, context: context)
+            var decoded = try await request.decode(as: DeleteItemsRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             if isSystemRoots(body.keychain) { throw KeychainError.readOnly }
-            let caller = try callers.caller(for: try context.requireClient(), passcode: body.passcode, keychain: body.keychain)
+            let caller = try callers.caller(for: try context.requireClient(), passcode: passcode, keychain: body.keychain)
             let keychain = try keychains.keychain(named: body.keychain)
             let count = try await offloaded { try keychain.delete(body.query, caller: caller) }
             context.logger.info("items deleted", metadata: ["class": "\(body.query.itemClass.rawValue)", "count": "\(count)"])
@@ -75,7 +83,8 @@ struct ItemRoutes {
     /// A secret that needs the user's presence, asked for without the passcode, is put to the
     /// user in the desktop's prompter, else through `tresor approve` when one is waiting
     /// (``PresenceQuestions``); the application learns only the answer.
-    private func search(_ query: ItemQuery, keychain name: String?, passcode: String?, _ context: DaemonRequestContext) async throws -> [KeychainItem]
+    private func search(_ query: ItemQuery, keychain name: String?, passcode: Passcode?, _ context: DaemonRequestContext) async throws
+        -> [KeychainItem]
     {
         if isSystemRoots(name) { return try keychains.systemRoots.copyMatching(query) }
         let client = try context.requireClient()

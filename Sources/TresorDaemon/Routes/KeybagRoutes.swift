@@ -16,8 +16,8 @@ struct KeybagRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.initialize)) { request, context in
-            let body = try await request.decode(as: InitRequest.self, context: context)
-            let passcode = try body.passcode.map(Passcode.init)
+            var body = try await request.decode(as: InitRequest.self, context: context)
+            let passcode = try Passcode.taking(&body.passcode)
             _ = try await slot.initialize(passcode: passcode)
             // The databases are made now, as a daemon started on the home would: an initialised
             // home always has them, so nothing later (a restore that fails) makes them as a side effect.
@@ -29,8 +29,8 @@ struct KeybagRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.unlock)) { request, context in
-            let body = try await request.decode(as: UnlockRequest.self, context: context)
-            let passcode = try body.passcode.map(Passcode.init)
+            var body = try await request.decode(as: UnlockRequest.self, context: context)
+            let passcode = try Passcode.taking(&body.passcode)
             let keybag = try keychains.keybag(named: body.keychain)
             // Checked before the passcode is: a session that cannot be opened is no reason to try it.
             let terminal = try body.terminalSessionSeconds.map {
@@ -73,9 +73,9 @@ struct KeybagRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.changePasscode)) { request, context in
-            let body = try await request.decode(as: ChangePasscodeRequest.self, context: context)
-            let current = try body.current.map(Passcode.init)
-            let new = try Passcode(body.new)
+            var body = try await request.decode(as: ChangePasscodeRequest.self, context: context)
+            let current = try Passcode.taking(&body.current)
+            let new = try Passcode.taking(&body.new)
             let keybag = try keychains.keybag(named: body.keychain)
             try await Self.logged("passcode change", context) {
                 try await offloaded { try keybag.changePasscode(current: current, to: new) }
@@ -83,8 +83,8 @@ struct KeybagRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.removePasscode)) { request, context in
-            let body = try await request.decode(as: RemovePasscodeRequest.self, context: context)
-            let current = try Passcode(body.current)
+            var body = try await request.decode(as: RemovePasscodeRequest.self, context: context)
+            let current = try Passcode.taking(&body.current)
             let keybag = try slot.keybag()
             try await Self.logged("passcode removal", context) { try await offloaded { try keybag.removePasscode(current: current) } }
             // The class key is gone: its items can never be read again, so they go too.

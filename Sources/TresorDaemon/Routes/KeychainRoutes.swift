@@ -17,16 +17,18 @@ struct KeychainRoutes {
         }
         router.post(RouterPath(Route.keychains)) { request, context -> KeychainsResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "keychains")
-            let body = try await request.decode(as: CreateKeychainRequest.self, context: context)
-            let passcode = try Passcode(body.passcode)
+            var decoded = try await request.decode(as: CreateKeychainRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             _ = try await offloaded { try keychains.create(name: body.name, passcode: passcode) }
             context.logger.notice("keychain created", metadata: ["name": "\(body.name)"])
             return KeychainsResponse(keychains: keychains.summaries())
         }
         router.post(RouterPath(Route.deleteKeychain)) { request, context -> KeychainsResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "keychains")
-            let body = try await request.decode(as: DeleteKeychainRequest.self, context: context)
-            let passcode = try Passcode(body.passcode)
+            var decoded = try await request.decode(as: DeleteKeychainRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             try await offloaded { try keychains.delete(name: body.name, passcode: passcode) }
             context.logger.notice("keychain deleted", metadata: ["name": "\(body.name)"])
             return KeychainsResponse(keychains: keychains.summaries())

@@ -13,9 +13,9 @@ struct LoginLinkRoutes {
 
     func register(on router: Router<DaemonRequestContext>) {
         router.post(RouterPath(Route.loginLink)) { request, context in
-            let body = try await request.decode(as: LinkLoginRequest.self, context: context)
-            let passcode = try Passcode(body.passcode)
-            let password = try Self.loginPassword(body.loginPassword)
+            var body = try await request.decode(as: LinkLoginRequest.self, context: context)
+            let passcode = try Passcode.taking(&body.passcode)
+            let password = try Self.loginPassword(&body.loginPassword)
             let keybag = try slot.keybag()
             try await KeybagRoutes.logged("login link", context) {
                 try await offloaded { try keybag.linkLogin(passcode: passcode, loginPassword: password) }
@@ -29,8 +29,8 @@ struct LoginLinkRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.loginLinkUnlock)) { request, context in
-            let body = try await request.decode(as: LoginUnlockRequest.self, context: context)
-            let password = try Self.loginPassword(body.password)
+            var body = try await request.decode(as: LoginUnlockRequest.self, context: context)
+            let password = try Self.loginPassword(&body.password)
             let keybag = try slot.keybag()
             try await KeybagRoutes.logged("unlock with the login password", context) {
                 try await offloaded { try keybag.unlock(loginPassword: password) }
@@ -38,10 +38,12 @@ struct LoginLinkRoutes {
             return try status.current()
         }
         router.post(RouterPath(Route.loginLinkPasswordChanged)) { request, context in
-            let body = try await request.decode(as: LoginPasswordChangedRequest.self, context: context)
-            let new = try Self.loginPassword(body.new)
+            var body = try await request.decode(as: LoginPasswordChangedRequest.self, context: context)
+            let new = try Self.loginPassword(&body.new)
             let keybag = try slot.keybag()
-            if let old = try body.old.map(Self.loginPassword) {
+            if var given = body.old {
+                body.old = nil
+                let old = try Self.loginPassword(&given)
                 try await KeybagRoutes.logged("login link follows a password change", context) {
                     try await offloaded { try keybag.changeLoginPassword(old: old, to: new) }
                 }
@@ -54,9 +56,10 @@ struct LoginLinkRoutes {
     }
 
     /// A login password as the keybag takes it (the passcode's bounds), with an error naming it.
-    private static func loginPassword(_ text: String) throws -> Passcode {
+    /// - Parameter text: the decoded field, taken out of the request (`TypedSecret.taking(_:)`).
+    private static func loginPassword(_ text: inout String) throws -> Passcode {
         do {
-            return try Passcode(text)
+            return try Passcode.taking(&text)
         } catch {
             throw APIError(.param, "the login password is empty or longer than \(Passcode.maximumByteCount) bytes")
         }

@@ -41,8 +41,9 @@ struct NoteAttachmentRoutes {
             return info
         }
         router.post(RouterPath(Route.notesGetAttachment)) { request, context -> Response in
-            let body = try await request.decode(as: AttachmentRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: AttachmentRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             let (info, chunks, first) = try await routing.perform("attachment get", context, id: body.note) { store, account in
                 try NotesRouting.checkAccess(store, note: body.note, for: account)
                 let (info, chunks) = try store.openAttachment(body.attachment, of: body.note, passphrase: passphrase)
@@ -63,8 +64,9 @@ struct NoteAttachmentRoutes {
             }
         }
         router.post(RouterPath(Route.notesRemoveAttachment)) { request, context -> NoteSummary in
-            let body = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: RemoveAttachmentRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("attachment remove", context, id: body.note, keychainUnlock: false) { store, account in
                 try NotesRouting.checkAccess(store, note: body.note, for: account, ownerOnly: true)
                 // Removing destroys content: a locked one needs the note's key, as opening it does.

@@ -21,8 +21,9 @@ struct NotePassphraseRoutes {
             }
         }
         router.post(RouterPath(Route.notesSetPassphrase)) { request, context -> NotesPassphraseStatus in
-            let body = try await request.decode(as: SetPassphraseRequest.self, context: context)
-            let new = try Passphrase(body.passphrase)
+            var decoded = try await request.decode(as: SetPassphraseRequest.self, context: context)
+            let new = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("passphrase set", context, keychainUnlock: false) { store, account in
                 try store.setPassphrase(new, hint: body.hint, account: account)
                 try routing.refreshKeychainKey(store, account: account)
@@ -30,8 +31,9 @@ struct NotePassphraseRoutes {
             }
         }
         router.post(RouterPath(Route.notesChangePassphrase)) { request, context -> NotesPassphraseStatus in
-            let body = try await request.decode(as: ChangePassphraseRequest.self, context: context)
-            let current = try Passphrase(body.current), new = try Passphrase(body.new)
+            var decoded = try await request.decode(as: ChangePassphraseRequest.self, context: context)
+            let current = try Passphrase.taking(&decoded.current), new = try Passphrase.taking(&decoded.new)
+            let body = decoded
             if body.hint != nil && body.removeHint == true { throw APIError(.param, "give hint or removeHint, not both") }
             let hint: String?? = body.removeHint == true ? .some(nil) : body.hint.map { .some($0) }
             // Never through the keychain: the current passphrase must be typed (docs/API.md,
@@ -47,8 +49,9 @@ struct NotePassphraseRoutes {
             return PassphraseChangeProgress(running: progress != nil, done: progress?.done ?? 0, total: progress?.total ?? 0)
         }
         router.post(RouterPath(Route.notesResetPassphrase)) { request, context -> NotesPassphraseStatus in
-            let body = try await request.decode(as: ResetPassphraseRequest.self, context: context)
-            let passcode = try body.passcode.map(Passcode.init), new = try Passphrase(body.new)
+            var decoded = try await request.decode(as: ResetPassphraseRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode), new = try Passphrase.taking(&decoded.new)
+            let body = decoded
             let keybag = try routing.slot.keybag()
             return try await routing.perform("passphrase reset", context, keychainUnlock: false, cliOnly: true) { store, _ in
                 // The local account's password is the keybag passcode; a wrong one counts there.
@@ -65,16 +68,18 @@ struct NotePassphraseRoutes {
             try await routing.perform("hint", context, keychainUnlock: false) { HintResponse(hint: try $0.passphraseHint(account: $1)) }
         }
         router.post(RouterPath(Route.notesSetHint)) { request, context -> NotesPassphraseStatus in
-            let body = try await request.decode(as: SetHintRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: SetHintRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("hint set", context) { store, account in
                 try store.setPassphraseHint(body.hint, passphrase: passphrase, account: account)
                 return try routing.passphraseStatus(store, account: account)
             }
         }
         router.post(RouterPath(Route.notesKeychainUnlock)) { request, context -> NotesPassphraseStatus in
-            let body = try await request.decode(as: KeychainUnlockRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: KeychainUnlockRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("keychain unlock \(body.enabled ? "on" : "off")", context, keychainUnlock: false, cliOnly: true) {
                 store, _ in
                 if body.enabled {

@@ -23,16 +23,18 @@ struct NoteRoutes {
             return note
         }
         router.post(RouterPath(Route.notesShow)) { request, context -> OpenedNote in
-            let body = try await request.decode(as: NoteRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: NoteRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("show", context, id: body.id) { store, account in
                 try NotesRouting.checkAccess(store, note: body.id, for: account, includingDeleted: true)
                 return try store.openNote(body.id, passphrase: passphrase)
             }
         }
         router.post(RouterPath(Route.notesEdit)) { request, context -> NoteSaveOutcome in
-            let body = try await request.decode(as: EditNoteRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: EditNoteRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             if body.folder != nil && body.removeFromFolder == true {
                 throw APIError(.param, "give folder or removeFromFolder, not both")
             }
@@ -84,8 +86,9 @@ struct NoteRoutes {
     private func registerLocking(on router: Router<DaemonRequestContext>) {
         let routing = self.routing
         router.post(RouterPath(Route.notesLock)) { request, context -> NoteSummary in
-            let body = try await request.decode(as: NoteRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: NoteRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("lock", context, id: body.id) { store, account in
                 try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.lockNote(body.id, passphrase: passphrase)
@@ -93,8 +96,9 @@ struct NoteRoutes {
             }
         }
         router.post(RouterPath(Route.notesRemoveLock)) { request, context -> NoteSummary in
-            let body = try await request.decode(as: NoteRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase)
+            var decoded = try await request.decode(as: NoteRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase)
+            let body = decoded
             return try await routing.perform("remove lock", context, id: body.id) { store, account in
                 try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.removeLock(body.id, passphrase: passphrase)
@@ -102,8 +106,9 @@ struct NoteRoutes {
             }
         }
         router.post(RouterPath(Route.notesRewrap)) { request, context -> NoteSummary in
-            let body = try await request.decode(as: RewrapNoteRequest.self, context: context)
-            let passphrase = try notesPassphrase(body.passphrase), current = try notesPassphrase(body.currentPassphrase)
+            var decoded = try await request.decode(as: RewrapNoteRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&decoded.passphrase), current = try Passphrase.taking(&decoded.currentPassphrase)
+            let body = decoded
             return try await routing.perform("rewrap", context, id: body.id) { store, account in
                 try NotesRouting.checkAccess(store, note: body.id, for: account, ownerOnly: true)
                 try store.rewrap(body.id, passphrase: passphrase, currentPassphrase: current)
@@ -116,8 +121,9 @@ struct NoteRoutes {
             return LockNowResponse(endedSessions: ended)
         }
         router.post(RouterPath(Route.notesSession)) { request, context -> Response in
-            let body = try await request.decode(as: OpenSessionRequest.self, context: context)
-            try await openSession(body, context)
+            var body = try await request.decode(as: OpenSessionRequest.self, context: context)
+            let passphrase = try Passphrase.taking(&body.passphrase), passcode = try Passcode.taking(&body.passcode)
+            try await openSession(note: body.note, passphrase: passphrase, passcode: passcode, context)
             return Response(status: .noContent)
         }
     }
@@ -125,25 +131,23 @@ struct NoteRoutes {
     /// `notes/session`: with the passcode, through the key kept in the keychain (user
     /// presence); with a passphrase, for note `note`'s passphrase or the current one; with
     /// neither, only through the keychain without user presence (or an open session).
-    private func openSession(_ body: OpenSessionRequest, _ context: DaemonRequestContext) async throws {
+    private func openSession(note: String?, passphrase: Passphrase?, passcode: Passcode?, _ context: DaemonRequestContext) async throws {
         let routing = self.routing
-        let passphrase = try notesPassphrase(body.passphrase)
-        if let text = body.passcode {
+        if let passcode {
             guard passphrase == nil else { throw APIError(.param, "give passphrase or passcode, not both") }
-            let passcode = try Passcode(text)
-            try await routing.perform("session (keychain)", context, id: body.note, keychainUnlock: false, cliOnly: true) { store, account in
+            try await routing.perform("session (keychain)", context, id: note, keychainUnlock: false, cliOnly: true) { store, account in
                 guard try store.passphraseStatus().keychainUnlock,
                     let key = try routing.keychainKey.read(account: .local, passcode: passcode)
                 else { throw APIError(.notFound, "no notes passphrase key is kept in the keychain (tresor note passphrase keychain on)") }
                 guard try store.openSession(with: key) else {
                     throw APIError(.notFound, "the key kept in the keychain is not the current passphrase's; turn keychain unlock off and on again")
                 }
-                if let note = body.note {
+                if let note {
                     try NotesRouting.checkAccess(store, note: note, for: account)
                     _ = try store.openNote(note)
                 }
             }
-        } else if let note = body.note {
+        } else if let note {
             try await routing.perform("session", context, id: note) { store, account in
                 try NotesRouting.checkAccess(store, note: note, for: account)
                 _ = try store.openNote(note, passphrase: passphrase)

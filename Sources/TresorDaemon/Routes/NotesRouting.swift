@@ -141,11 +141,6 @@ struct NotesRouting: Sendable {
     }
 }
 
-/// A passphrase from a request: nil stays nil; empty or over-long is `400 param`.
-func notesPassphrase(_ text: String?) throws -> Passphrase? {
-    try text.map(Passphrase.init)
-}
-
 extension NoteSummary: ResponseEncodable {}
 extension NoteSaveOutcome: ResponseEncodable {}
 extension OpenedNote: ResponseEncodable {}

@@ -21,8 +21,10 @@ struct SecretServiceRoutes {
         }
         router.post(RouterPath(Route.secretServiceGrants)) { request, context -> SecretServiceOwnersResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service grants")
-            let body = try await request.decode(as: ExecutableGrantRequest.self, context: context)
-            try await slot.requireConsent(passcode: body.passcode, toDo: "changing a grant")
+            var decoded = try await request.decode(as: ExecutableGrantRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
+            try await slot.requireConsent(passcode: passcode, toDo: "changing a grant")
             let grant = try grant(body)
             let grants = try keychains.executableGrants()
             if body.revoke { try grants.revoke(grant) } else { try grants.allow(grant) }
@@ -35,8 +37,10 @@ struct SecretServiceRoutes {
         }
         router.post(RouterPath(Route.secretServiceImport)) { request, context -> SecretServiceImportResponse in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service imports")
-            let body = try await request.decode(as: SecretServiceImportRequest.self, context: context)
-            try await slot.requireConsent(passcode: body.passcode, toDo: "importing Secret Service items")
+            var decoded = try await request.decode(as: SecretServiceImportRequest.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
+            try await slot.requireConsent(passcode: passcode, toDo: "importing Secret Service items")
             let response = try await offloaded { try importItems(body) }
             context.logger.notice(
                 "Secret Service items imported",

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TresorKeybag
 import TresorKeychain
 import TresorProtocol
 import TresorSecretService
@@ -24,12 +25,14 @@ struct SecretServiceTrustRoutes {
         }
         router.post(RouterPath(Route.secretServiceTrust)) { request, context -> SecretServiceTrustList in
             try callers.requireCLI(try context.requireClient(), toManage: "Secret Service trust")
-            let body = try await request.decode(as: SecretServiceTrustGrant.self, context: context)
+            var decoded = try await request.decode(as: SecretServiceTrustGrant.self, context: context)
+            let passcode = try Passcode.taking(&decoded.passcode)
+            let body = decoded
             if let seconds = body.seconds, !(1...Self.longest).contains(seconds) {
                 throw APIError(.param, "a trust lasts 1 second to 366 days")
             }
             guard (1...16).contains(body.executablePaths.count) else { throw APIError(.param, "name 1 to 16 executables") }
-            try await routes.slot.requireConsent(passcode: body.passcode, toDo: "trusting a Secret Service client")
+            try await routes.slot.requireConsent(passcode: passcode, toDo: "trusting a Secret Service client")
             let groups = try await offloaded {
                 try body.executablePaths.map { path in
                     let (group, generic) = try ownGroup(of: path)

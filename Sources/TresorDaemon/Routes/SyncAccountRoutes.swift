@@ -41,11 +41,11 @@ struct SyncAccountRoutes {
         }
         router.post(RouterPath(Route.syncRequest + "/:id/approve")) { request, context -> Response in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
-            let body = try await request.decode(as: SyncApproveRequestBody.self, context: context)
+            var body = try await request.decode(as: SyncApproveRequestBody.self, context: context)
+            let given = try Passcode.taking(&body.passcode)
             let keybag = try slot.keybag()
             if keybag.status.isPasscodeSet {
-                guard let text = body.passcode else { throw APIError(.passcodeRequired, "approving a device needs the passcode") }
-                let passcode = try Passcode(text)
+                guard let passcode = given else { throw APIError(.passcodeRequired, "approving a device needs the passcode") }
                 try await offloaded { try keybag.verify(passcode: passcode) }  // a wrong one counts, as at unlock
             }
             let id = try context.parameters.require("id")
@@ -146,8 +146,8 @@ struct SyncAccountRoutes {
         let client = try context.requireClient()
         try callers.requireCLI(client, toManage: "sync")
         let id = try context.parameters.require("id")
-        let body = try await request.decode(as: SyncConflictRequestBody.self, context: context)
-        return (PercentEncoding.decode(id) ?? id, try callers.caller(for: client, passcode: body.passcode, keychain: nil))
+        var body = try await request.decode(as: SyncConflictRequestBody.self, context: context)
+        return (PercentEncoding.decode(id) ?? id, try callers.caller(for: client, passcode: try Passcode.taking(&body.passcode), keychain: nil))
     }
 }
 

@@ -179,17 +179,14 @@ extension MemoryHygieneTests {
                     #expect(!(try Self.memory(of: pid, contains: half)), "half of \(name) is in the daemon's memory, \(state)")
                 }
             }
-        }
-        // The passcodes' text: after the lock none of the daemon's own copies is left — the
-        // `Passcode` each request was turned into, the jobs that derived keys from it. What NIO
-        // read, the requests as they came (JSON text in buffers it frees without zeroing,
-        // docs/SECURITY.md §4.11), is not counted. The `String` a request is decoded into is
-        // freed unzeroed too (§4.11): in one CI run of fifteen its storage was found, so that
-        // part is a known intermittent issue; where a copy is, is printed.
-        for (name, text) in [("the first passcode", old), ("the passcode", new), ("the wrong passcode", wrong)] {
-            let left = try Self.occurrence(in: pid, of: Data(text.utf8), outsideJSONText: true)
-            withKnownIssue("a freed String a request was decoded into (docs/SECURITY.md §4.11)", isIntermittent: true) {
-                #expect(left == nil, "\(name)'s text is in the daemon's memory after the lock, \(left ?? "")")
+            // The passcodes' text: none of the daemon's own copies is left — the `String` each
+            // request was decoded into (zeroed as it is taken: `TypedSecret.taking`), the
+            // `Passcode` it became, the jobs that derived keys from it. What NIO read, the
+            // requests as they came (JSON text in buffers it frees without zeroing,
+            // docs/SECURITY.md §4.11), is not counted. Where a copy is, is printed.
+            for (name, text) in [("the first passcode", old), ("the passcode", new), ("the wrong passcode", wrong)] {
+                let left = try Self.occurrence(in: pid, of: Data(text.utf8), outsideJSONText: true)
+                #expect(left == nil, "\(name)'s text is in the daemon's memory, \(state), \(left ?? "")")
             }
         }
     }
@@ -224,12 +221,10 @@ extension MemoryHygieneTests {
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         #expect(!(try MemoryHygieneTests.memory(of: pid, contains: sessionBytes)), "the session's passphrase key stayed in memory after Lock Now")
         #expect(!(try MemoryHygieneTests.memory(of: pid, contains: noteBytes)), "the note key stayed in memory after Lock Now")
-        // Nor is a copy of the passphrase's text of its own left (what NIO read is not counted,
-        // as for the passcode). Under a full run's load, one in freed heap was found (docs/SECURITY.md
-        // §4.11: the `String`s a request is decoded into are not zeroed); where it was is printed.
+        // Nor is a copy of the passphrase's text of its own left — the `String`s the requests
+        // were decoded into are zeroed as they are taken (`TypedSecret.taking`); what NIO read is
+        // not counted, as for the passcode. Where a copy is, is printed.
         let left = try MemoryHygieneTests.occurrence(in: pid, of: Data(passphrase.utf8), outsideJSONText: true)
-        withKnownIssue("a freed copy of the passphrase's text (docs/SECURITY.md §4.11)", isIntermittent: true) {
-            #expect(left == nil, "the passphrase's text stayed in memory after Lock Now, \(left ?? "")")
-        }
+        #expect(left == nil, "the passphrase's text stayed in memory after Lock Now, \(left ?? "")")
     }
 }
