@@ -8,7 +8,7 @@ import Foundation
 /// The string it was made from is the caller's to let go of; what a `SecretText` guarantees is
 /// that the copy every key derivation reads does not outlive its use in freed memory. Two are
 /// equal when their bytes are, compared in constant time (swift-crypto's key comparison).
-public struct SecretText: Sendable, Equatable {
+public struct SecretText: TypedSecret, Sendable, Equatable {
     private let storage: SymmetricKey
 
     /// The UTF-8 of `text`.

@@ -1,3 +1,4 @@
+import TresorCrypto
 import TresorKeybag
 import TresorProtocol
 import TresorSystem
@@ -27,7 +28,7 @@ struct HomeKeybag: LocalKeybag {
         try keybag().status.isPasscodeSet
     }
 
-    func unlock(passcode text: String) async throws -> PasscodeCheck {
+    func unlock(passcode text: SecretText) async throws -> PasscodeCheck {
         let keybag = try keybag()
         guard let passcode = try? Passcode(text) else { return .notAPasscode }
         do {
@@ -37,7 +38,7 @@ struct HomeKeybag: LocalKeybag {
         }
     }
 
-    func check(passcode text: String) async throws -> PasscodeCheck {
+    func check(passcode text: SecretText) async throws -> PasscodeCheck {
         let keybag = try keybag()
         guard let passcode = try? Passcode(text) else { return .notAPasscode }
         do {

@@ -13,7 +13,13 @@ public struct AccountPassword: TypedSecret, Sendable, CustomStringConvertible, C
 
     /// A password as typed (UTF-8). Shorter than 8 or longer than 1024 bytes is refused.
     public init(_ text: String) throws {
-        let secret = SecretText(text)
+        try self.init(SecretText(text))
+    }
+
+    /// A password that arrived as a secret already (taken out of its request).
+    /// - Parameter secret: its UTF-8.
+    /// - Throws: `NotesError.invalid` for one shorter than 8 or longer than 1024 bytes.
+    public init(_ secret: SecretText) throws {
         guard secret.byteCount >= Self.minimumByteCount else {
             throw NotesError.invalid("the password must be at least \(Self.minimumByteCount) characters")
         }

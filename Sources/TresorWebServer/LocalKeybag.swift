@@ -1,3 +1,5 @@
+import TresorCrypto
+
 /// The home's keybag as the web side sees it (embedded mode only: a server has none), provided
 /// by the daemon: the local account signs in with the keybag's passcode, the widget and the
 /// status say whether note content is readable, the pages learn when the keybag locks, and the
@@ -15,13 +17,13 @@ package protocol LocalKeybag: Sendable {
     /// - Parameter passcode: the text the user typed.
     /// - Returns: whether it was the passcode.
     /// - Throws: an `APIError` when there is no keybag or it refuses.
-    func unlock(passcode: String) async throws -> PasscodeCheck
+    func unlock(passcode: SecretText) async throws -> PasscodeCheck
 
     /// Checks `passcode` without unlocking.
     /// - Parameter passcode: the text the user typed.
     /// - Returns: whether it was the passcode.
     /// - Throws: an `APIError` when there is no keybag or it refuses.
-    func check(passcode: String) async throws -> PasscodeCheck
+    func check(passcode: SecretText) async throws -> PasscodeCheck
 
     /// Counts as activity for the keybag's auto-lock.
     /// - Parameter activity: what it was, in the user's words ("the web client of the local account").

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TresorCrypto
 import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
@@ -73,9 +74,11 @@ struct WebAccountRoutes {
         }
         router.post("/api/accounts") { request, context -> Response in
             // Bounded before anyone is known: a name, two passwords and an invite fit in 16 KiB.
-            let body = try await WebCoding.decode(RegisterRequest.self, request, limit: WebLimits.signInBytes)
-            guard body.password == body.passwordAgain else { throw APIError(.param, "the two passwords do not match") }
-            let password = try AccountPassword(body.password)
+            var decoded = try await WebCoding.decode(RegisterRequest.self, request, limit: WebLimits.signInBytes)
+            let typed = try SecretText.taking(&decoded.password), again = try SecretText.taking(&decoded.passwordAgain)
+            let body = decoded
+            guard typed == again else { throw APIError(.param, "the two passwords do not match") }
+            let password = try AccountPassword(typed)
             if let wait = try await services.throttle.reserveRegistration(address: context.clientAddress) {
                 services.logLimiter.notice("web: registration throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
                 throw APIError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
@@ -91,8 +94,9 @@ struct WebAccountRoutes {
             return try await signedIn(account, status: .created, context)
         }
         router.post("/api/session") { request, context -> Response in
-            let body = try await WebCoding.decode(SignInRequest.self, request, limit: WebLimits.signInBytes)
-            let account = try await signIn(body, context)
+            var body = try await WebCoding.decode(SignInRequest.self, request, limit: WebLimits.signInBytes)
+            let password = try SecretText.taking(&body.password)
+            let account = try await signIn(name: body.name, password: password, context)
             return try await signedIn(account, status: .ok, context)
         }
         router.get("/api/session") { _, context -> Response in
@@ -109,8 +113,10 @@ struct WebAccountRoutes {
         }
         router.post("/api/account/password") { request, context -> Response in
             let session = try context.requireSession()
-            let body = try await WebCoding.decode(PasswordChangeRequest.self, request)
-            let ended = try await changePassword(body, session, context)
+            var body = try await WebCoding.decode(PasswordChangeRequest.self, request)
+            let current = try SecretText.taking(&body.currentPassword)
+            let new = try SecretText.taking(&body.newPassword), again = try SecretText.taking(&body.newPasswordAgain)
+            let ended = try await changePassword(current: current, new: new, again: again, session, context)
             return try WebCoding.response(PasswordChangeResponse(endedSessions: ended))
         }
         router.get("/api/status") { _, context -> Response in
@@ -140,19 +146,21 @@ struct WebAccountRoutes {
     /// A web account's password change: the current password (counted like a sign-in, so a
     /// stolen session cannot guess it faster), then the new one; the account's other
     /// sessions end (docs/WEB.md, "Sessions end").
-    private func changePassword(_ body: PasswordChangeRequest, _ session: WebSession, _ context: WebRequestContext) async throws -> Int {
+    private func changePassword(
+        current typedCurrent: SecretText, new typedNew: SecretText, again: SecretText, _ session: WebSession, _ context: WebRequestContext
+    ) async throws -> Int {
         let services = self.services
         let account = session.account
         guard !account.isLocal else {
             throw APIError(.forbidden, "the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
-        guard body.newPassword == body.newPasswordAgain else { throw APIError(.param, "the two new passwords do not match") }
-        let new = try AccountPassword(body.newPassword)
+        guard typedNew == again else { throw APIError(.param, "the two new passwords do not match") }
+        let new = try AccountPassword(typedNew)
         // Reserved before the KDF runs, as a sign-in is: concurrent guesses cannot race the limit.
         if let wait = try await services.throttle.reserveSignIn(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
         }
-        let current = try? AccountPassword(body.currentPassword)
+        let current = try? AccountPassword(typedCurrent)
         let changed: Bool
         do {
             changed = try await services.perform("password change", context) { store -> Bool in
@@ -177,10 +185,10 @@ struct WebAccountRoutes {
     /// passcode for `local`, the stored hash otherwise. Every failure is the same
     /// `401 authFailed`. The reservation is made before the KDF runs, so concurrent attempts
     /// cannot all slip through the check (docs/SECURITY.md, "Throttles that cannot be raced").
-    private func signIn(_ body: SignInRequest, _ context: WebRequestContext) async throws -> WebAccount {
+    private func signIn(name typedName: String, password: SecretText, _ context: WebRequestContext) async throws -> WebAccount {
         let services = self.services
         // The counters' key: the name as the store compares it, bounded.
-        let name = String(body.name.lowercased().prefix(64))
+        let name = String(typedName.lowercased().prefix(64))
         if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
             services.logLimiter.notice("web: sign-in throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
             throw APIError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
@@ -192,8 +200,8 @@ struct WebAccountRoutes {
                 context.logger.debug("web: password checked")
                 let account: WebAccount?
                 if name == NoteRules.localLoginName {
-                    account = try await signInLocal(body.password)
-                } else if let password = try? AccountPassword(body.password) {
+                    account = try await signInLocal(password)
+                } else if let password = try? AccountPassword(password) {
                     account = try await services.store.authenticate(name: name, password: password)
                 } else {
                     account = nil
@@ -215,7 +223,7 @@ struct WebAccountRoutes {
     /// keybag — but a wrong one counts only in this server's own sign-in limits, never in the
     /// keybag's attempts and delays: a guesser on the web must not lock the owner out of
     /// `tresor unlock` (docs/SECURITY.md, "Local users are not the user").
-    private func signInLocal(_ password: String) async throws -> WebAccount? {
+    private func signInLocal(_ password: SecretText) async throws -> WebAccount? {
         // A server has no local account: its accounts are all web accounts.
         guard let home = services.home else { return nil }
         guard try home.passcodeIsSet() else {

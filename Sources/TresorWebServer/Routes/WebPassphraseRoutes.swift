@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TresorCrypto
 import TresorNotesDomain
 import TresorProtocol
 import TresorWebStore
@@ -118,9 +119,11 @@ struct WebPassphraseRoutes {
         }
         router.post("/api/passphrase/reset") { request, context -> Response in
             let session = try context.requireSession()
-            let body = try await WebCoding.decodeWithoutSecret(ResetRequest.self, request)
+            var decoded = try await WebCoding.decodeWithoutSecret(ResetRequest.self, request)
+            let accountPassword = try SecretText.taking(&decoded.accountPassword)
+            let body = decoded
             let material = try PassphraseMaterial(salt: body.salt, iterations: body.iterations, verifier: body.verifier, proofHash: body.proofHash)
-            try await checkAccountPassword(body.accountPassword, session.account, context)
+            try await checkAccountPassword(accountPassword, session.account, context)
             let state = try await services.perform("passphrase reset", context) { store in
                 try await store.resetPassphrase(to: material, hint: body.hint, account: session.account.id)
                 return try await Self.state(store, session.account.id)
@@ -143,7 +146,7 @@ struct WebPassphraseRoutes {
     /// A reset needs the account password (docs/WEB.md, "Endpoints"; docs/API.md, "The
     /// passphrase"): the keybag passcode for the local account, the stored hash otherwise. Wrong
     /// ones count towards the sign-in limits.
-    private func checkAccountPassword(_ text: String, _ account: WebAccount, _ context: WebRequestContext) async throws {
+    private func checkAccountPassword(_ text: SecretText, _ account: WebAccount, _ context: WebRequestContext) async throws {
         let services = self.services
         if let wait = try await services.throttle.retryAfter(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
