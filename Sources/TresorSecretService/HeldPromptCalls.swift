@@ -34,8 +34,12 @@ struct HeldPromptCalls {
     private var calls: [String: (call: DBusMessage, until: Date)] = [:]
 
     /// Holds the reply to `call`, the `Prompt` of the prompt at `path`, for `duration` at most.
-    mutating func hold(_ call: DBusMessage, prompt path: String, for duration: TimeInterval = hold, now: Date = Date()) {
-        calls[path] = (call, now.addingTimeInterval(duration))
+    /// - Returns: the call held for the same prompt before (a client that called `Prompt`
+    ///   twice), no longer held: the caller replies to it now, or it would wait for nothing.
+    @discardableResult
+    mutating func hold(_ call: DBusMessage, prompt path: String, for duration: TimeInterval = hold, now: Date = Date()) -> DBusMessage? {
+        defer { calls[path] = (call, now.addingTimeInterval(duration)) }
+        return calls[path]?.call
     }
 
     /// Holds the reply to the `Prompt` call of the prompt at `path`, if it is still held, until

@@ -64,14 +64,16 @@ extension SecretServiceProvider {
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
                     if message.expectsReply {
-                        heldPromptCalls.hold(message, prompt: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold)
+                        let wait = question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold
+                        if let earlier = heldPromptCalls.hold(message, prompt: path, for: wait) { connection.send(.reply(to: earlier)) }
                     }
                 } else if login.isLocked {
                     let nobodyAsked = askToUnlock(prompt: path, request)
                     // Answered at once if a prompter takes the question; otherwise failed with the
                     // reason if nobody unlocks in time.
                     if message.expectsReply {
-                        heldPromptCalls.hold(message, prompt: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold)
+                        let wait = nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold
+                        if let earlier = heldPromptCalls.hold(message, prompt: path, for: wait) { connection.send(.reply(to: earlier)) }
                     }
                 }
                 connection.wake()  // a prompt whose answer is known already completes now

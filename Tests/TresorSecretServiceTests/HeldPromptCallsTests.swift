@@ -24,6 +24,17 @@ import TresorDBus
         #expect(!held.holds(first) && held.holds(second))
     }
 
+    /// A client that calls `Prompt` twice on one prompt: the first call is handed back to be
+    /// answered at once, the second held.
+    @Test func aSecondCallOfOnePromptHandsTheFirstBack() {
+        var held = HeldPromptCalls()
+        let first = promptCall(6), second = promptCall(6)
+        #expect(held.hold(first, prompt: "/p/6") == nil)
+        #expect(held.hold(second, prompt: "/p/6") === first)
+        #expect(!held.holds(first) && held.holds(second))
+        #expect(held.release("/p/6") === second)
+    }
+
     @Test func aHeldCallIsRepliedToAfterTheHold() {
         var held = HeldPromptCalls()
         let then = Date(timeIntervalSince1970: 1_000_000), call = promptCall(3)
