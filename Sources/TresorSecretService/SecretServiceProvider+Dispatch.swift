@@ -63,18 +63,12 @@ extension SecretServiceProvider {
             case "Prompt":
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
-                    if message.expectsReply {
-                        let wait = question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold
-                        if let earlier = heldPromptCalls.hold(message, prompt: path, for: wait) { connection.send(.reply(to: earlier)) }
-                    }
+                    holdPromptCall(message, of: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold)
                 } else if login.isLocked {
                     let nobodyAsked = askToUnlock(prompt: path, request)
                     // Answered at once if a prompter takes the question; otherwise failed with the
                     // reason if nobody unlocks in time.
-                    if message.expectsReply {
-                        let wait = nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold
-                        if let earlier = heldPromptCalls.hold(message, prompt: path, for: wait) { connection.send(.reply(to: earlier)) }
-                    }
+                    holdPromptCall(message, of: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold)
                 }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
@@ -135,6 +129,26 @@ extension SecretServiceProvider {
                 path: path, interface: SecretInterface.collection, member: member, arguments: [.objectPath(itemPath(collection, id))],
                 destination: name)
         }
+    }
+}
+
+// MARK: Held `Prompt` calls
+
+extension SecretServiceProvider {
+    /// Holds the reply to `call`, the `Prompt` of the prompt at `path`, for `duration` at most
+    /// (``HeldPromptCalls``); an earlier call of the same prompt is answered now.
+    func holdPromptCall(_ call: DBusMessage, of path: String, for duration: TimeInterval) {
+        guard call.expectsReply else { return }
+        if let earlier = heldPromptCalls.hold(call, prompt: path, for: duration) { connection.send(.reply(to: earlier)) }
+    }
+
+    /// Answers the client that still waits for the `Prompt` call of the prompt at `path` with
+    /// `error`, instead of a `Completed` signal.
+    /// - Returns: whether a client waited.
+    func failHeldCall(of path: String, with error: DBusError) -> Bool {
+        guard let held = heldPromptCalls.release(path) else { return false }
+        connection.send(.error(to: held, error))
+        return true
     }
 }
 

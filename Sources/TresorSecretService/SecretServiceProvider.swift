@@ -172,21 +172,15 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for answer in answers.withLock({ answers in
             defer { answers = [] }; return answers
         }) {
-            let held = heldPromptCalls.release(answer.path)
-            if let unasked = answer.unasked, let held {
-                // The client still waits for its `Prompt` call: it is told why, as the call's error.
-                connection.send(.error(to: held, unasked.refusal))
+            // Nobody could be asked, or the user refused a change: a client that still waits for
+            // its `Prompt` call is told so, as the call's error.
+            let refusal = answer.unasked?.refusal ?? (answer.allowed ? nil : prompts.change(at: answer.path)?.refusedByTheUser)
+            if let refusal, failHeldCall(of: answer.path, with: refusal) {
                 prompts.remove(answer.path)
-                promptUnasked?(unasked)
+                if let unasked = answer.unasked { promptUnasked?(unasked) }
                 continue
             }
-            if !answer.allowed, answer.unasked == nil, let held, let change = prompts.change(at: answer.path) {
-                // The user refused a change while its client waits for its `Prompt` call.
-                connection.send(.error(to: held, change.refusedByTheUser))
-                prompts.remove(answer.path)
-                continue
-            }
-            if let held { connection.send(.reply(to: held)) }
+            if let held = heldPromptCalls.release(answer.path) { connection.send(.reply(to: held)) }
             if let unasked = answer.unasked { prompts.nobodyAsked(answer.path, unasked) }
             prompts.answer(answer.path, allowed: answer.allowed)
         }
@@ -222,10 +216,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }, carryOut: { _, change in carryOut(change) },
             unasked: { path, unasked in
                 promptUnasked?(unasked)
-                // A client that still waits for its `Prompt` call is told why, as the call's error.
-                guard let held = heldPromptCalls.release(path) else { return false }
-                connection.send(.error(to: held, unasked.refusal))
-                return true
+                return failHeldCall(of: path, with: unasked.refusal)
             })
         {
             // A prompt's `Completed` comes after the reply to its `Prompt` call.

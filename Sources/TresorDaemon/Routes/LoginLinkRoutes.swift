@@ -15,7 +15,7 @@ struct LoginLinkRoutes {
         router.post(RouterPath(Route.loginLink)) { request, context in
             var body = try await request.decode(as: LinkLoginRequest.self, context: context)
             let passcode = try Passcode.taking(&body.passcode)
-            let password = try Self.loginPassword(&body.loginPassword)
+            let password = try Self.loginPassword { try Passcode.taking(&body.loginPassword) }
             let keybag = try slot.keybag()
             try await KeybagRoutes.logged("login link", context) {
                 try await offloaded { try keybag.linkLogin(passcode: passcode, loginPassword: password) }
@@ -30,7 +30,7 @@ struct LoginLinkRoutes {
         }
         router.post(RouterPath(Route.loginLinkUnlock)) { request, context in
             var body = try await request.decode(as: LoginUnlockRequest.self, context: context)
-            let password = try Self.loginPassword(&body.password)
+            let password = try Self.loginPassword { try Passcode.taking(&body.password) }
             let keybag = try slot.keybag()
             try await KeybagRoutes.logged("unlock with the login password", context) {
                 try await offloaded { try keybag.unlock(loginPassword: password) }
@@ -39,11 +39,9 @@ struct LoginLinkRoutes {
         }
         router.post(RouterPath(Route.loginLinkPasswordChanged)) { request, context in
             var body = try await request.decode(as: LoginPasswordChangedRequest.self, context: context)
-            let new = try Self.loginPassword(&body.new)
+            let new = try Self.loginPassword { try Passcode.taking(&body.new) }
             let keybag = try slot.keybag()
-            if var given = body.old {
-                body.old = nil
-                let old = try Self.loginPassword(&given)
+            if let old = try Self.loginPassword({ try Passcode.taking(&body.old) }) {
                 try await KeybagRoutes.logged("login link follows a password change", context) {
                     try await offloaded { try keybag.changeLoginPassword(old: old, to: new) }
                 }
@@ -56,10 +54,12 @@ struct LoginLinkRoutes {
     }
 
     /// A login password as the keybag takes it (the passcode's bounds), with an error naming it.
-    /// - Parameter text: the decoded field, taken out of the request (`TypedSecret.taking(_:)`).
-    private static func loginPassword(_ text: inout String) throws -> Passcode {
+    /// - Parameter take: takes the field out of its request (`TypedSecret.taking(_:)`).
+    /// - Returns: what `take` returns.
+    /// - Throws: `400 param` when `take` refuses the text.
+    private static func loginPassword<Taken>(_ take: () throws -> Taken) throws -> Taken {
         do {
-            return try Passcode.taking(&text)
+            return try take()
         } catch {
             throw APIError(.param, "the login password is empty or longer than \(Passcode.maximumByteCount) bytes")
         }
