@@ -68,8 +68,8 @@ import TresorProtocol
         }
         // The daemon's words for the failures the web routes share with it.
         let middleware = try String(contentsOf: sources.appendingPathComponent("TresorDaemon/Middleware/ErrorMiddleware.swift"), encoding: .utf8)
-        for shared in ["NotesError", "StorageRefusal"] {
-            let start = try #require(middleware.range(of: "static func apiError(for \(shared == "NotesError" ? "error" : "refusal"): \(shared))"))
+        for shared in ["apiError(for error: NotesError)", "apiError(for refusal: StorageRefusal)"] {
+            let start = try #require(middleware.range(of: "static func \(shared)"))
             let end = middleware.range(of: "static func", range: start.upperBound..<middleware.endIndex)?.lowerBound ?? middleware.endIndex
             answered.formUnion(middleware[start.upperBound..<end].matches(of: #/APIError\(\.(\w+)/#).map(\.1))
         }
