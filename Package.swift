@@ -285,9 +285,9 @@ let package = Package(
 
         .testTarget(name: "TresorCryptoTests", dependencies: ["TresorCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TresorBackupTests", dependencies: [
-            "TresorBackup", "TresorAge", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
+            "TresorBackup", "TresorAge", "TresorCrypto", "TresorKeychain", "TresorModel", "TresorNotes", "TresorProtocol",
         ]),
-        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorTestSupport"]),
+        .testTarget(name: "TresorAgeTests", dependencies: ["TresorAge", "TresorCrypto", "TresorTestSupport"]),
         .testTarget(name: "TresorKeybagTests", dependencies: [
             "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorTestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -73,7 +73,8 @@ let package = Package(
         fuzzTarget(
             "age-file",
             [
-                .product(name: "TresorAge", package: "Tresor")
+                .product(name: "TresorAge", package: "Tresor"),
+                .product(name: "TresorCrypto", package: "Tresor"),
             ]),
         fuzzTarget(
             "secitem-dictionary",
@@ -90,6 +91,7 @@ let package = Package(
             "backup-records",
             [
                 .product(name: "TresorAge", package: "Tresor"),
+                .product(name: "TresorCrypto", package: "Tresor"),
                 .product(name: "TresorBackup", package: "Tresor"),
                 .product(name: "TresorKeychain", package: "Tresor"),
                 .product(name: "TresorNotes", package: "Tresor"),

@@ -23,7 +23,7 @@ public struct AgeDecryptor {
     ///   - input: Returns up to the requested number of bytes, and empty data at the end.
     /// - Throws: ``AgeError`` saying what is wrong with the file or the passphrase; whatever
     ///   `input` throws.
-    public init(passphrase: Data, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor, input: @escaping (Int) throws -> Data) throws {
+    public init(passphrase: SecretText, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor, input: @escaping (Int) throws -> Data) throws {
         var reader = AgeByteReader(source: input)
         let (header, authenticated, mac) = try AgeHeader.read(from: &reader)
         let scrypt = header.stanzas.filter { $0.arguments.first == ScryptStanza.type }

@@ -12,7 +12,7 @@ import TresorSystem
 /// `age -d` opens the result.
 ///
 /// ```swift
-/// var encryptor = try AgeEncryptor(passphrase: Data("correct horse".utf8)) { try handle.write(contentsOf: $0) }
+/// var encryptor = try AgeEncryptor(passphrase: SecretText("correct horse")) { try handle.write(contentsOf: $0) }
 /// try encryptor.write(records)
 /// try encryptor.finish()
 /// ```
@@ -28,7 +28,7 @@ public struct AgeEncryptor {
     ///   - workFactor: scrypt's `log2(N)`, 1 through ``ScryptStanza/maximumWorkFactor``.
     ///   - output: Receives the file's bytes in order.
     /// - Throws: ``AgeError`` or a crypto error for bad parameters; whatever `output` throws.
-    public init(passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor, output: @escaping (Data) throws -> Void) throws {
+    public init(passphrase: SecretText, workFactor: Int = ScryptStanza.defaultWorkFactor, output: @escaping (Data) throws -> Void) throws {
         let key = try AgeFileKey(workFactor: workFactor)
         try output(try key.header(passphrase: passphrase))
         self.init(payloadOf: key, output: output)
@@ -116,8 +116,8 @@ public struct AgeFileKey: Sendable {
     /// - Parameter passphrase: The passphrase, UTF-8 encoded; it must not be empty.
     /// - Returns: ``headerByteCount`` bytes.
     /// - Throws: a crypto error for an empty passphrase.
-    public func header(passphrase: Data) throws -> Data {
-        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the passphrase is empty") }
+    public func header(passphrase: SecretText) throws -> Data {
+        guard passphrase.byteCount > 0 else { throw CryptoError.invalidParameter("the passphrase is empty") }
         let stanza = try ScryptStanza.seal(
             fileKey: fileKey, passphrase: passphrase, workFactor: workFactor, salt: SecureRandom.bytes(count: ScryptStanza.saltByteCount))
         return AgeHeader(stanzas: [stanza]).encoded(fileKey: fileKey) + nonce

@@ -1,4 +1,5 @@
 import Foundation
+import TresorCrypto
 
 /// Whole-buffer age encryption for small payloads; streams use ``AgeEncryptor`` and
 /// ``AgeDecryptor``.
@@ -10,7 +11,7 @@ public enum AgeFile {
     ///   - workFactor: scrypt's `log2(N)`.
     /// - Returns: The file's bytes.
     /// - Throws: ``AgeError`` or a crypto error for bad parameters.
-    public static func encrypt(_ plaintext: Data, passphrase: Data, workFactor: Int = ScryptStanza.defaultWorkFactor) throws -> Data {
+    public static func encrypt(_ plaintext: Data, passphrase: SecretText, workFactor: Int = ScryptStanza.defaultWorkFactor) throws -> Data {
         var file = Data()
         var encryptor = try AgeEncryptor(passphrase: passphrase, workFactor: workFactor) { file += $0 }
         try encryptor.write(plaintext)
@@ -25,7 +26,7 @@ public enum AgeFile {
     ///   - maximumWorkFactor: The largest scrypt work factor accepted.
     /// - Returns: The plaintext.
     /// - Throws: ``AgeError`` saying what is wrong with the file or the passphrase.
-    public static func decrypt(_ file: Data, passphrase: Data, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor) throws -> Data {
+    public static func decrypt(_ file: Data, passphrase: SecretText, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor) throws -> Data {
         var remaining = file[...]
         var decryptor = try AgeDecryptor(passphrase: passphrase, maximumWorkFactor: maximumWorkFactor) { count in
             let next = remaining.prefix(count)

@@ -18,14 +18,14 @@ public enum ScryptStanza {
     static let saltLabel = Data("age-encryption.org/v1/scrypt".utf8)
 
     /// A stanza holding `fileKey` for `passphrase`.
-    static func seal(fileKey: SymmetricKey, passphrase: Data, workFactor: Int, salt: Data) throws -> AgeStanza {
-        let key = try Scrypt.deriveKey(from: passphrase, salt: saltLabel + salt, log2Rounds: workFactor)
+    static func seal(fileKey: SymmetricKey, passphrase: SecretText, workFactor: Int, salt: Data) throws -> AgeStanza {
+        let key = try passphrase.withUnsafeBytes { try Scrypt.deriveKey(from: $0, salt: saltLabel + salt, log2Rounds: workFactor) }
         let body = try ChaChaPoly1305.seal(fileKey.withUnsafeBytes { Data($0) }, using: key, nonce: Data(count: 12))
         return AgeStanza(arguments: [type, AgeBase64.encode(salt), String(workFactor)], body: body)
     }
 
     /// The file key in `stanza`, which must be the header's only stanza.
-    static func open(_ stanza: AgeStanza, passphrase: Data, maximumWorkFactor: Int) throws -> SymmetricKey {
+    static func open(_ stanza: AgeStanza, passphrase: SecretText, maximumWorkFactor: Int) throws -> SymmetricKey {
         guard stanza.arguments.count == 3 else { throw AgeError.malformedHeader("a scrypt stanza has a salt and a work factor") }
         guard let salt = AgeBase64.decode(Substring(stanza.arguments[1])), salt.count == saltByteCount else {
             throw AgeError.malformedHeader("the scrypt salt is not 16 bytes of canonical Base64")
@@ -38,8 +38,8 @@ public enum ScryptStanza {
             throw AgeError.workFactorTooHigh(workFactor, maximum: maximumWorkFactor)
         }
         guard stanza.body.count == fileKeyBodyByteCount else { throw AgeError.malformedHeader("a scrypt stanza's body is 32 bytes") }
-        guard !passphrase.isEmpty else { throw AgeError.wrongPassphrase }
-        let key = try Scrypt.deriveKey(from: passphrase, salt: saltLabel + salt, log2Rounds: workFactor)
+        guard passphrase.byteCount > 0 else { throw AgeError.wrongPassphrase }
+        let key = try passphrase.withUnsafeBytes { try Scrypt.deriveKey(from: $0, salt: saltLabel + salt, log2Rounds: workFactor) }
         do {
             return SymmetricKey(data: try ChaChaPoly1305.open(stanza.body, using: key, nonce: Data(count: 12)))
         } catch {

@@ -58,10 +58,10 @@ public enum BackupCreation {
     ///   is estimated to take (checked before anything is written), or fills up; what `presence`
     ///   throws; storage errors of the stores.
     public static func create(
-        _ source: BackupSource, to url: URL, passphrase: Data, workFactor: Int, presence: () throws -> Void,
+        _ source: BackupSource, to url: URL, passphrase: SecretText, workFactor: Int, presence: () throws -> Void,
         progress: BackupProgressTracker
     ) throws -> BackupReport {
-        guard !passphrase.isEmpty else { throw CryptoError.invalidParameter("the backup passphrase is empty") }
+        guard passphrase.byteCount > 0 else { throw CryptoError.invalidParameter("the backup passphrase is empty") }
         let key: AgeFileKey
         do {
             key = try AgeFileKey(workFactor: workFactor)

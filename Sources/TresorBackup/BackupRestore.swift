@@ -73,7 +73,7 @@ public enum BackupRestore {
     ///   what `presence` throws; ``StagedStatementError/expectationFailed(_:)`` when the home
     ///   changed during the staging.
     public static func restore(
-        from url: URL, passphrase: Data, into target: RestoreTarget, onConflict: ConflictPolicy, consent: RestoreConsent = .none,
+        from url: URL, passphrase: SecretText, into target: RestoreTarget, onConflict: ConflictPolicy, consent: RestoreConsent = .none,
         genericClients: GenericClients, dryRun: Bool,
         everyEntry: Bool = true, presence: @escaping @Sendable () throws -> Void, progress: BackupProgressTracker
     ) throws -> BackupReport {
@@ -127,7 +127,7 @@ public enum BackupRestore {
     ///   - progress: told how far the check got.
     /// - Returns: the backup's counts, and what it left out.
     /// - Throws: ``BackupError`` for a file that is not a whole, unchanged backup.
-    public static func verify(from url: URL, passphrase: Data, progress: BackupProgressTracker) throws -> BackupReport {
+    public static func verify(from url: URL, passphrase: SecretText, progress: BackupProgressTracker) throws -> BackupReport {
         try BackupFile.read(url) { size, input in
             progress.start("verify", bytesTotal: size)
             defer { progress.finish() }

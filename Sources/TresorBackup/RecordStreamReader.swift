@@ -1,5 +1,6 @@
 import Foundation
 import TresorAge
+import TresorCrypto
 
 /// Reads a backup's record stream from an age file, one record at a time, checking the format
 /// as it goes: the magic and version, each record's kind and length, the manifest first, an
@@ -32,7 +33,7 @@ public struct RecordStreamReader {
     ///   - maximumWorkFactor: the largest scrypt work factor accepted.
     ///   - input: returns up to the requested number of the file's bytes, empty at its end.
     /// - Throws: ``BackupError/file(_:)`` (a wrong passphrase is `.file(.wrongPassphrase)`).
-    public init(passphrase: Data, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor, input: @escaping (Int) throws -> Data) throws {
+    public init(passphrase: SecretText, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor, input: @escaping (Int) throws -> Data) throws {
         do {
             decryptor = try AgeDecryptor(passphrase: passphrase, maximumWorkFactor: maximumWorkFactor, input: input)
         } catch let error as AgeError {

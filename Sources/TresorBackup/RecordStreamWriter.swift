@@ -1,5 +1,6 @@
 import Foundation
 import TresorAge
+import TresorCrypto
 
 /// Writes a backup's record stream into an age file as it goes: each record is framed and
 /// handed to the ``AgeEncryptor``, which seals and writes 64 KiB at a time, so memory holds a
@@ -17,7 +18,7 @@ public struct RecordStreamWriter {
     ///   - workFactor: scrypt's log2(N).
     ///   - output: receives the file's bytes in order.
     /// - Throws: ``BackupError/file(_:)`` for bad parameters; what `output` throws.
-    public init(passphrase: Data, workFactor: Int, output: @escaping (Data) throws -> Void) throws {
+    public init(passphrase: SecretText, workFactor: Int, output: @escaping (Data) throws -> Void) throws {
         do {
             encryptor = try AgeEncryptor(passphrase: passphrase, workFactor: workFactor, output: output)
         } catch let error as AgeError {

@@ -7,9 +7,10 @@ import TresorSyncProtocol
 /// with the owner's invite unless registration is open, under the same per-address limits.
 extension SyncRoutes {
     func registerAccount<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let body = try await decode(SyncAccountRegistration.self, request)
+        var decoded = try await decode(SyncAccountRegistration.self, request)
+        let password = try AccountPassword.taking(&decoded.password)
+        let body = decoded
         let name = try Self.loginName(body.account)
-        let password = try AccountPassword(body.password)
         if let wait = try await relay.throttle.reserveRegistration(address: context.clientAddress) {
             throw SyncError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
         }

@@ -10,7 +10,10 @@ extension SyncRoutes {
     /// The web account's password (under the web sign-in's limits), then the device joins
     /// or creates the account's circle.
     func enroll<Context: SyncRequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let body = try await decode(SyncEnrollment.self, request)
+        var decoded = try await decode(SyncEnrollment.self, request)
+        // A password that cannot be one signs in as a wrong one would, after the same limits.
+        let password = try? AccountPassword.taking(&decoded.password)
+        let body = decoded
         let name = try Self.loginName(body.account)
         _ = try Self.deviceID(body.deviceID)
         guard (1...SyncLimits.deviceNameCharacters).contains(body.deviceName.count),
@@ -31,7 +34,7 @@ extension SyncRoutes {
         }
         var account: WebAccount?
         do {
-            if let password = try? AccountPassword(body.password) { account = try await relay.accounts.authenticate(name: name, password: password) }
+            if let password { account = try await relay.accounts.authenticate(name: name, password: password) }
         } catch {
             try? await relay.throttle.signInFailed(name: name, address: context.clientAddress)
             throw error

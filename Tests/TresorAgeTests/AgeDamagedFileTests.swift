@@ -1,24 +1,25 @@
 import Foundation
 import Testing
 import TresorAge
+import TresorCrypto
 
 /// Every way a file can be wrong gives the error that says so — wrong passphrase, changed
 /// header, changed/moved/cut chunks, extra bytes, foreign files, absurd work factors.
 @Suite struct AgeDamagedFileTests {
-    static let passphrase = Data("correct horse battery staple".utf8)
+    static let passphrase = SecretText("correct horse battery staple")
     static let plaintext = Data((0..<(3 * 65_536 + 100)).map { UInt8(truncatingIfNeeded: $0 / 3) })
     static let file = try! AgeFile.encrypt(plaintext, passphrase: passphrase, workFactor: 4)
     static var headerEnd: Int { AgeRoundTripTests.headerByteCount(of: file) }
     static var payloadStart: Int { headerEnd + 16 }
     static let sealedChunk = 65_536 + 16
 
-    func decrypt(_ file: Data, passphrase: Data = Self.passphrase, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor) throws {
+    func decrypt(_ file: Data, passphrase: SecretText = Self.passphrase, maximumWorkFactor: Int = ScryptStanza.maximumWorkFactor) throws {
         _ = try AgeFile.decrypt(file, passphrase: passphrase, maximumWorkFactor: maximumWorkFactor)
     }
 
     @Test func aWrongPassphrase() {
-        #expect(throws: AgeError.wrongPassphrase) { try decrypt(Self.file, passphrase: Data("correct horse battery stapler".utf8)) }
-        #expect(throws: AgeError.wrongPassphrase) { try decrypt(Self.file, passphrase: Data()) }
+        #expect(throws: AgeError.wrongPassphrase) { try decrypt(Self.file, passphrase: SecretText("correct horse battery stapler")) }
+        #expect(throws: AgeError.wrongPassphrase) { try decrypt(Self.file, passphrase: SecretText("")) }
     }
 
     @Test func aChangedHeaderByte() throws {

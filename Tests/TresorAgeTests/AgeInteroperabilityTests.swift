@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorAge
+import TresorCrypto
 import TresorTestSupport
 
 /// The reference implementation, Debian's `age`, opens Tresor's files and Tresor opens its
@@ -19,7 +20,7 @@ struct AgeInteroperabilityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let plaintext = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let encrypted = directory.appendingPathComponent("tresor.age")
-        try AgeFile.encrypt(plaintext, passphrase: Data(Self.passphrase.utf8), workFactor: 10).write(to: encrypted)
+        try AgeFile.encrypt(plaintext, passphrase: SecretText(Self.passphrase), workFactor: 10).write(to: encrypted)
         let decrypted = directory.appendingPathComponent("out")
         try Self.runAge(["-d", "-o", decrypted.path, encrypted.path])
         // age creates its output file at the first byte it writes: none for an empty file.
@@ -36,14 +37,14 @@ struct AgeInteroperabilityTests {
         let encrypted = directory.appendingPathComponent("made-by-age.age")
         try Self.runAge(["-p", "-o", encrypted.path, input.path])
         let file = try Data(contentsOf: encrypted)
-        #expect(try AgeFile.decrypt(file, passphrase: Data(Self.passphrase.utf8)) == plaintext)
-        #expect(throws: AgeError.wrongPassphrase) { try AgeFile.decrypt(file, passphrase: Data("not it".utf8)) }
+        #expect(try AgeFile.decrypt(file, passphrase: SecretText(Self.passphrase)) == plaintext)
+        #expect(throws: AgeError.wrongPassphrase) { try AgeFile.decrypt(file, passphrase: SecretText("not it")) }
     }
 
     @Test func ageRefusesATresorFileWithAChangedChunk() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var file = try AgeFile.encrypt(Data(count: 1000), passphrase: Data(Self.passphrase.utf8), workFactor: 10)
+        var file = try AgeFile.encrypt(Data(count: 1000), passphrase: SecretText(Self.passphrase), workFactor: 10)
         file[file.count - 20] ^= 1
         let encrypted = directory.appendingPathComponent("changed.age")
         try file.write(to: encrypted)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TresorAge
+import TresorCrypto
 
 /// Files Tresor writes read back byte for byte, at every size around the 64 KiB chunk edges and
 /// the edges of the groups of 16 chunks the reader opens at once.
 @Suite struct AgeRoundTripTests {
-    static let passphrase = Data("correct horse battery staple".utf8)
+    static let passphrase = SecretText("correct horse battery staple")
 
     @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 3 * 65_536, 3 * 65_536 + 5, 16 * 65_536, 16 * 65_536 + 1, 17 * 65_536, 40 * 65_536 + 9])
     func roundTrip(size: Int) throws {
@@ -43,8 +44,8 @@ import TresorAge
         let header = try key.header(passphrase: Self.passphrase)
         #expect(header.count == key.headerByteCount)
         #expect(try AgeFile.decrypt(header + payload, passphrase: Self.passphrase) == Data(repeating: 7, count: 70_000))
-        #expect(throws: AgeError.self) { try AgeFile.decrypt(header + payload, passphrase: Data("wrong".utf8)) }
-        #expect(throws: (any Error).self) { try key.header(passphrase: Data()) }
+        #expect(throws: AgeError.self) { try AgeFile.decrypt(header + payload, passphrase: SecretText("wrong")) }
+        #expect(throws: (any Error).self) { try key.header(passphrase: SecretText("")) }
     }
 
     @Test func workFactorsOutsideScryptsRangeAreRefused() {
@@ -84,7 +85,7 @@ import TresorAge
     }
 
     @Test func anEmptyPassphraseIsRefused() {
-        #expect(throws: (any Error).self) { try AgeFile.encrypt(Data("x".utf8), passphrase: Data(), workFactor: 4) }
+        #expect(throws: (any Error).self) { try AgeFile.encrypt(Data("x".utf8), passphrase: SecretText(""), workFactor: 4) }
     }
 
     /// The header's length: through the newline ending the `--- MAC` line.

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TresorAge
+import TresorCrypto
 
 /// The other half of each stream runs on a thread of its own (sealing and writing; reading and
 /// opening ahead): its errors reach the caller, and a stream abandoned halfway leaves no thread.
 @Suite(.serialized) struct AgeStreamThreadTests {
-    static let passphrase = Data("correct horse battery staple".utf8)
+    static let passphrase = SecretText("correct horse battery staple")
     struct Full: Error, Equatable {}
 
     /// The streams' threads in this process now (they are named `tresor-age-…`; other tests'

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorAge
 import TresorBackup
+import TresorCrypto
 import TresorKeychain
 import TresorNotes
 
@@ -9,7 +10,7 @@ import TresorNotes
 /// write: out of order, miscounted, cut at a record's edge (which the age layer cannot see when
 /// the cut falls on a chunk's edge and the writer's bug sealed it final), or not a backup.
 struct RecordStreamTests {
-    static let passphrase = Data("record stream".utf8)
+    static let passphrase = SecretText("record stream")
 
     static var manifest: BackupRecord {
         .manifest(
@@ -142,7 +143,7 @@ struct RecordStreamTests {
         let file = try Self.file([Self.manifest, Self.item])
         #expect(throws: BackupError.file(.wrongPassphrase)) {
             var remaining = file[...]
-            _ = try RecordStreamReader(passphrase: Data("wrong".utf8)) { count in
+            _ = try RecordStreamReader(passphrase: SecretText("wrong")) { count in
                 let next = remaining.prefix(count)
                 remaining = remaining.dropFirst(next.count)
                 return Data(next)

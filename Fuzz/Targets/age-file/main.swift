@@ -10,8 +10,9 @@
 import Foundation
 import FuzzSupport
 import TresorAge
+import TresorCrypto
 
-let passphrase = Data("fuzzing passphrase".utf8)
+let passphrase = SecretText("fuzzing passphrase")
 let maximumWorkFactor = 2
 
 func decrypt(_ file: Data) throws -> Data {

@@ -15,10 +15,11 @@ import Foundation
 import FuzzSupport
 import TresorAge
 import TresorBackup
+import TresorCrypto
 import TresorKeychain
 import TresorNotes
 
-let passphrase = Data("fuzzing passphrase".utf8)
+let passphrase = SecretText("fuzzing passphrase")
 
 func read(_ file: Data) throws -> [BackupRecord] {
     var remaining = file[...]

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Synchronization
 import TresorBackup
+import TresorCrypto
 import TresorKeybag
 import TresorKeychain
 import TresorNotes
@@ -44,9 +45,9 @@ struct BackupRoutes {
         router.post(RouterPath(Route.backupCreate)) { request, context -> BackupReport in
             var decoded = try await request.decode(as: BackupCreateRequest.self, context: context)
             let caller = try self.caller(context, passcode: try Passcode.taking(&decoded.passcode))
+            let passphrase = try Self.passphrase(SecretText.taking(&decoded.passphrase))
             let body = decoded
             let url = try Self.file(body.path, outsideOf: slot.paths.home)
-            let passphrase = try Self.passphrase(body.passphrase)
             let workFactor = body.workFactor ?? BackupCreation.defaultWorkFactor
             let workFactors = BackupCreation.workFactors
             guard workFactors.contains(workFactor) else {
@@ -62,10 +63,11 @@ struct BackupRoutes {
             return report
         }
         router.post(RouterPath(Route.backupVerify)) { request, context -> BackupReport in
-            let body = try await request.decode(as: BackupVerifyRequest.self, context: context)
+            var decoded = try await request.decode(as: BackupVerifyRequest.self, context: context)
+            let passphrase = try Self.passphrase(SecretText.taking(&decoded.passphrase))
+            let body = decoded
             try callers.requireCLI(try context.requireClient(), toManage: "backups")
             let url = try Self.file(body.path)
-            let passphrase = try Self.passphrase(body.passphrase)
             let report = try await exclusively(context, "verify") { try BackupRestore.verify(from: url, passphrase: passphrase, progress: progress) }
             context.logger.notice("backup verified", metadata: Self.counts(report))
             return report
@@ -73,9 +75,9 @@ struct BackupRoutes {
         router.post(RouterPath(Route.backupRestore)) { request, context -> BackupReport in
             var decoded = try await request.decode(as: BackupRestoreRequest.self, context: context)
             let caller = try self.caller(context, passcode: try Passcode.taking(&decoded.passcode))
+            let passphrase = try Self.passphrase(SecretText.taking(&decoded.passphrase))
             let body = decoded
             let url = try Self.file(body.path)
-            let passphrase = try Self.passphrase(body.passphrase)
             let dryRun = body.dryRun ?? false
             let report = try await exclusively(context, dryRun ? "dry run" : "restore") {
                 let keybag = try unlockedKeybag()
@@ -172,10 +174,10 @@ struct BackupRoutes {
         return url
     }
 
-    private static func passphrase(_ text: String) throws -> Data {
-        guard !text.isEmpty else { throw APIError(.param, "the backup passphrase is empty") }
-        guard text.utf8.count <= 4096 else { throw APIError(.param, "the backup passphrase is longer than 4096 bytes") }
-        return Data(text.utf8)
+    private static func passphrase(_ text: SecretText) throws -> SecretText {
+        guard text.byteCount > 0 else { throw APIError(.param, "the backup passphrase is empty") }
+        guard text.byteCount <= 4096 else { throw APIError(.param, "the backup passphrase is longer than 4096 bytes") }
+        return text
     }
 
     private static func counts(_ report: BackupReport) -> Logger.Metadata {

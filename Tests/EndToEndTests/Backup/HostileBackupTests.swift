@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorBackup
+import TresorCrypto
 import TresorKit
 import TresorNotes
 import TresorProtocol
@@ -395,13 +396,13 @@ enum HostileBackup {
     /// it returns into a new backup of the same passphrase (the writer adds the trailer).
     static func rewrite(_ url: URL, passphrase: String, _ rewrite: (BackupRecord) throws -> [BackupRecord]) throws -> URL {
         var remaining = try Data(contentsOf: url)[...]
-        var reader = try RecordStreamReader(passphrase: Data(passphrase.utf8)) { count in
+        var reader = try RecordStreamReader(passphrase: SecretText(passphrase)) { count in
             let next = remaining.prefix(count)
             remaining = remaining.dropFirst(next.count)
             return Data(next)
         }
         var file = Data()
-        var writer = try RecordStreamWriter(passphrase: Data(passphrase.utf8), workFactor: 10) { file += $0 }
+        var writer = try RecordStreamWriter(passphrase: SecretText(passphrase), workFactor: 10) { file += $0 }
         while let record = try reader.next() {
             if case .trailer = record { continue }
             for written in try rewrite(record) { try writer.write(written) }

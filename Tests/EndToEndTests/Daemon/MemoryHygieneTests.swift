@@ -23,17 +23,34 @@ import TresorTestSupport
     static let noTimers = ["--auto-lock", "0", "--notes-session-idle", "86400"]
 
     /// Whether `needle` occurs in any readable, writable mapping of process `pid`.
-    /// - Parameter outsideJSONText: when true, an occurrence right after a `"` does not count —
-    ///   a string inside JSON text, as a request arrived.
-    static func memory(of pid: Int32, contains needle: Data, outsideJSONText: Bool = false) throws -> Bool {
-        try occurrence(in: pid, of: needle, outsideJSONText: outsideJSONText) != nil
+    static func memory(of pid: Int32, contains needle: Data) throws -> Bool {
+        try occurrence(in: pid, of: needle) != nil
     }
 
-    /// Where `needle` first occurs in process `pid`'s readable, writable mappings, as
-    /// ``memory(of:contains:outsideJSONText:)`` looks: the mapping's line of `/proc/<pid>/maps` and
-    /// the 32 bytes before the occurrence in hex (what holds it: a freed block's header, a
-    /// `String`'s), or nil.
-    static func occurrence(in pid: Int32, of needle: Data, outsideJSONText: Bool = false) throws -> String? {
+    /// Where a copy of `text` of the process's own is, as ``occurrence(in:of:ignoring:)``
+    /// says, or nil. Its bytes after the first 16 are looked for: a freed block's first 16 bytes
+    /// are where the allocator writes its list pointers, so a copy freed unzeroed is found with
+    /// its head overwritten. A string inside JSON text, as a request arrived — after a `"` and
+    /// the head, or before a `"` — does not count.
+    static func copy(in pid: Int32, of text: String) throws -> String? {
+        let bytes = Data(text.utf8)
+        precondition(bytes.count >= 32, "a text to look for needs 16 bytes after its head")
+        let opening = Data("\"".utf8) + bytes.prefix(16), closing = UInt8(ascii: "\"")
+        return try occurrence(in: pid, of: Data(bytes.dropFirst(16))) { window, found in
+            let start = found.lowerBound - opening.count
+            return (start >= window.startIndex && window[start..<found.lowerBound] == opening)
+                || (found.upperBound < window.endIndex && window[found.upperBound] == closing)
+        }
+    }
+
+    /// Where `needle` first occurs in process `pid`'s readable, writable mappings: the
+    /// mapping's line of `/proc/<pid>/maps` and the 32 bytes before the occurrence and the
+    /// 8 after it in hex (what holds it: a freed block's header, a `String`'s), or nil.
+    /// - Parameter ignoring: whether an occurrence (its range in the bytes read around it)
+    ///   does not count.
+    static func occurrence(
+        in pid: Int32, of needle: Data, ignoring: (Data, Range<Data.Index>) -> Bool = { _, _ in false }
+    ) throws -> String? {
         let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
         let mem = open("/proc/\(pid)/mem", O_RDONLY)
         guard mem >= 0 else { throw HarnessError.daemonDidNotStart("cannot open /proc/\(pid)/mem (errno \(errno))") }
@@ -56,14 +73,15 @@ import TresorTestSupport
                 let window = carry + buffer.prefix(read)
                 var from = window.startIndex
                 while let found = firstRange(of: needle, in: window, from: from) {
-                    let quoted = found.lowerBound > window.startIndex && window[found.lowerBound - 1] == UInt8(ascii: "\"")
-                    if !(outsideJSONText && quoted) {
+                    if !ignoring(window, found) {
                         let before = window[max(window.startIndex, found.lowerBound - 32)..<found.lowerBound]
-                        return "in \(line): after \(before.map { String(format: "%02x", $0) }.joined())"
+                        let after = window[found.upperBound..<min(window.endIndex, found.upperBound + 8)]
+                        let hex = { (bytes: Data) in bytes.map { String(format: "%02x", $0) }.joined() }
+                        return "in \(line): after \(hex(before)), before \(hex(after))"
                     }
                     from = found.lowerBound + 1
                 }
-                carry = Data(window.suffix(needle.count))
+                carry = Data(window.suffix(needle.count + 32))
                 offset += UInt64(read)
             }
         }
@@ -143,7 +161,10 @@ extension MemoryHygieneTests {
     @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
     func theDaemonKeepsNoPasscodeNorItsPBKDF2Output() throws {
         let harness = try Harness()
-        let (old, new, wrong) = ("e2e-kdf-old-passcode", "e2e-kdf-new-passcode", "e2e-kdf-wrong-passcode")
+        let (old, new, wrong) = (
+            "e2e-kdf-old-passcode-looked-for-past-its-head", "e2e-kdf-new-passcode-looked-for-past-its-head",
+            "e2e-kdf-wrong-passcode-looked-for-past-its-head"
+        )
         harness.secrets = [old, new, wrong]
         try harness.startDaemon(extraArguments: Self.noTimers)
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: old + "\n").succeeded)
@@ -185,10 +206,36 @@ extension MemoryHygieneTests {
             // requests as they came (JSON text in buffers it frees without zeroing,
             // docs/SECURITY.md §4.11), is not counted. Where a copy is, is printed.
             for (name, text) in [("the first passcode", old), ("the passcode", new), ("the wrong passcode", wrong)] {
-                let left = try Self.occurrence(in: pid, of: Data(text.utf8), outsideJSONText: true)
+                let left = try Self.copy(in: pid, of: text)
                 #expect(left == nil, "\(name)'s text is in the daemon's memory, \(state), \(left ?? "")")
             }
         }
+    }
+
+    /// A backup's passphrase leaves no copy of the daemon's own once the backup is made,
+    /// verified and rehearsed: the string each request was decoded into is zeroed as it is
+    /// taken, and the age format's scrypt reads it where the `SecretText` keeps it. What NIO
+    /// read, the requests as they came, is not counted (docs/SECURITY.md §4.11).
+    @Test(.enabled(if: isRoot, "reading another process's memory needs root"))
+    func aBackupLeavesNoCopyOfItsPassphrase() throws {
+        let harness = try Harness()
+        let (passcode, passphrase) = ("e2e-backup-memory-passcode", "e2e-backup-memory-passphrase-of-the-file")
+        harness.secrets = [passcode, passphrase]
+        try harness.startDaemon(extraArguments: Self.noTimers)
+        #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["item", "add", "--service", "memory", "--account", "a", "--secret-stdin"], input: "s\n").succeeded)
+        let file = harness.root.appendingPathComponent("memory.tresor-backup").path
+        #expect(
+            try harness.tresor(
+                ["backup", "create", "--out", file, "--work-factor", "14", "--passcode-stdin"],
+                input: "\(passcode)\n\(passphrase)\n\(passphrase)\n"
+            ).succeeded)
+        #expect(try harness.tresor(["backup", "verify", file, "--passphrase-stdin"], input: passphrase + "\n").succeeded)
+        #expect(
+            try harness.tresor(["backup", "restore", file, "--dry-run", "--passcode-stdin"], input: "\(passcode)\n\(passphrase)\n")
+                .succeeded)
+        let left = try Self.copy(in: try harness.status().pid, of: passphrase)
+        #expect(left == nil, "the backup passphrase's text is in the daemon's memory, \(left ?? "")")
     }
 }
 
@@ -198,7 +245,7 @@ extension MemoryHygieneTests {
     @Test(.enabled(if: MemoryHygieneTests.isRoot, "reading another process's memory needs root"))
     func lockNowDropsTheSessionsKeysFromTheDaemonsMemory() throws {
         let harness = try Harness()
-        let passcode = "e2e-memory-notes-passcode", passphrase = "e2e-memory-notes-passphrase"
+        let passcode = "e2e-memory-notes-passcode", passphrase = "e2e-memory-notes-passphrase-looked-for-past-its-head"
         harness.secrets = [passcode, passphrase]
         try harness.startDaemon(extraArguments: MemoryHygieneTests.noTimers)
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
@@ -224,7 +271,7 @@ extension MemoryHygieneTests {
         // Nor is a copy of the passphrase's text of its own left — the `String`s the requests
         // were decoded into are zeroed as they are taken (`TypedSecret.taking`); what NIO read is
         // not counted, as for the passcode. Where a copy is, is printed.
-        let left = try MemoryHygieneTests.occurrence(in: pid, of: Data(passphrase.utf8), outsideJSONText: true)
+        let left = try MemoryHygieneTests.copy(in: pid, of: passphrase)
         #expect(left == nil, "the passphrase's text stayed in memory after Lock Now, \(left ?? "")")
     }
 }
