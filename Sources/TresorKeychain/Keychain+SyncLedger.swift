@@ -441,6 +441,39 @@ public struct KeychainSyncTransaction {
         }
     }
 
+    // MARK: Another device or account
+
+    /// Makes every sealed change wait to be sealed again: they carry the sequence of a device
+    /// identity this device no longer has (it left the account and joined again), which the
+    /// server would refuse under the new one. A sealed change whose record has a later change
+    /// waiting is dropped, as that one covers it.
+    /// - Returns: how many changes were unsealed or dropped.
+    /// - Throws: storage errors.
+    @discardableResult
+    public func unsealOutbox() throws -> Int {
+        try db.execute(
+            sql: """
+                DELETE FROM sync_outbox WHERE device_sequence IS NOT NULL
+                    AND record_id IN (SELECT record_id FROM sync_outbox WHERE device_sequence IS NULL);
+                """)
+        var changed = db.changesCount
+        try db.execute(
+            sql: "UPDATE sync_outbox SET device_sequence = NULL, base_counter = NULL, tombstone = NULL, body = NULL WHERE device_sequence IS NOT NULL"
+        )
+        changed += db.changesCount
+        return changed
+    }
+
+    /// Forgets what this keychain knows of the sync account it synced with before — the
+    /// records and their versions, the changes waiting to go out and those held, the engine's
+    /// state — so that another account gets every item that syncs as new
+    /// (``Keychain/recordSyncingItemsWithoutRecord()``). The conflicts kept stay: they are
+    /// the user's versions, restorable as changes of this device.
+    /// - Throws: storage errors.
+    public func forgetSyncAccount() throws {
+        try db.execute(sql: "DELETE FROM sync_outbox; DELETE FROM sync_held; DELETE FROM sync_records; DELETE FROM sync_state")
+    }
+
     /// Forgets a held change (applied now).
     /// - Parameter counter: its server counter.
     /// - Throws: storage errors.

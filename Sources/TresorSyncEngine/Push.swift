@@ -119,4 +119,5 @@ enum StateName {
     static let deviceSequence = "device-sequence"
     static let progress = "progress"
     static let deletionWindow = "deletion-window"
+    static let ledgerOwner = "ledger-owner"
 }

@@ -30,6 +30,7 @@ extension SyncAccount {
             // Unlocked meanwhile: the sync that follows the unlock reads the server itself.
             guard keybag.lockState == .locked else { return held.recordCount }
             let client = try keptClient(file, device: device)
+            try SyncEngine.adoptLedger(in: keychain, account: file.ledgerAccount, deviceID: device.deviceID)
             var cursor = try held.cursor ?? SyncEngine.appliedCursor(in: keychain)
             var more = true
             while more && !held.isFull {
@@ -45,7 +46,7 @@ extension SyncAccount {
                 cursor = page.cursor
                 more = page.more
             }
-            if let notes { _ = try await syncNotes(notes, account: "\(file.server) \(file.account)", client: client) }
+            if let notes { _ = try await syncNotes(notes, account: file.ledgerAccount, client: client) }
             if held.isFull && more {
                 throw APIError(
                     .quotaExceeded,

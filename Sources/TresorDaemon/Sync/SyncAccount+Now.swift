@@ -44,6 +44,9 @@ extension SyncAccount {
             guard keybag.lockState == .unlocked else {
                 throw KeychainError.interactionNotAllowed("syncing needs the keybag unlocked: `tresor unlock`")
             }
+            // The ledger is this account's and this identity's: what was sealed before this
+            // device left and joined again is sealed anew, another account's cursor forgotten.
+            try SyncEngine.adoptLedger(in: keychain, account: file.ledgerAccount, deviceID: device.deviceID)
             // What was pulled while locked first, with no server needed (it may be gone since).
             let unheld = try await applyHeldPages(keychain, file, device, keybag)
             let client = try keptClient(file, device: device)
@@ -79,7 +82,7 @@ extension SyncAccount {
             var notesSynced: SyncNowNotes?
             if let notes {
                 notesSynced = try await syncNotes(
-                    notes, account: "\(file.server) \(file.account)", client: client, server: state, allowDeletions: allowDeletions)
+                    notes, account: file.ledgerAccount, client: client, server: state, allowDeletions: allowDeletions)
             }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(

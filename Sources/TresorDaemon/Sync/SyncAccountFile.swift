@@ -39,6 +39,10 @@ struct SyncAccountFile: Codable, Sendable {
     /// system's (`tresor sync join --ca-file`).
     var caCertificates: String?
 
+    /// The account as the ledgers name it (the keychain's, the notes'): its server and name,
+    /// so that another account starts them afresh.
+    var ledgerAccount: String { "\(server) \(account)" }
+
     static let limit = 8 << 20
 
     static func load(_ paths: TresorPaths) throws -> SyncAccountFile? {

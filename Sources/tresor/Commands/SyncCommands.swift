@@ -274,7 +274,7 @@ struct SyncCommand: ParsableCommand {
             commandName: "leave", abstract: "Stop syncing this device (its keychain and notes stay).",
             discussion: """
                 Changes made here that wait to go out are sent first when the server answers; \
-                those it cannot take stay on this device only, and the command says how many. \
+                those it cannot take stay on this device until it joins a sync account again, and the command says how many. \
                 When the server cannot be told, the other devices list this one until one of \
                 them runs tresor sync remove with its name.
                 """)
@@ -290,7 +290,7 @@ struct SyncCommand: ParsableCommand {
                 let unsent = Self.unsent(before)
                 if unsent > 0 {
                     StandardStream.error.write(
-                        "\(unsent) \(unsent == 1 ? "change" : "changes") made on this device never reached the sync server: \(unsent == 1 ? "it stays" : "they stay") on this device only.\n"
+                        "\(unsent) \(unsent == 1 ? "change" : "changes") made on this device never reached the sync server: \(unsent == 1 ? "it stays" : "they stay") on this device, and \(unsent == 1 ? "goes" : "go") out when it joins a sync account again.\n"
                     )
                 }
                 if !left.serverTold, before.state != .removed {
