@@ -1,5 +1,6 @@
-/// Text that others chose — a client's item label or attributes, a requester's command line —
-/// as it may be shown on the user's terminal or in a dialog.
+/// Text that others chose — a client's item label or attributes, a requester's command line, a
+/// note's title or body (a shared note, an import, a backup someone handed over) — as it may be
+/// shown on the user's terminal or in a dialog.
 public enum TerminalText {
     /// `text` with every control and formatting character (escape sequences, line breaks,
     /// direction overrides) as `?`, cut at `limit` characters.
@@ -8,14 +9,27 @@ public enum TerminalText {
     ///   - limit: the most characters shown; more end with `…`. Nil: all of them.
     /// - Returns: the text as it may be shown: it draws nothing on the screen.
     public static func printable(_ text: String, limit: Int? = nil) -> String {
+        var shown = shown(text, keeping: [])
+        if let limit, shown.count > limit { shown = String(shown.prefix(limit)) + "…" }
+        return shown
+    }
+
+    /// `text` as ``printable(_:limit:)`` shows it, its line breaks and tabs kept: a note's
+    /// body, whose lines are its own, with no escape sequence of someone else's.
+    /// - Parameter text: what someone else may have written.
+    /// - Returns: the text as it may be shown.
+    public static func printableLines(_ text: String) -> String {
+        shown(text, keeping: ["\n", "\t"])
+    }
+
+    private static func shown(_ text: String, keeping kept: Set<Unicode.Scalar>) -> String {
         let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            if kept.contains(scalar) { return scalar }
             switch scalar.properties.generalCategory {
             case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return "?"
             default: return scalar
             }
         }
-        var shown = String(String.UnicodeScalarView(scalars))
-        if let limit, shown.count > limit { shown = String(shown.prefix(limit)) + "…" }
-        return shown
+        return String(String.UnicodeScalarView(scalars))
     }
 }

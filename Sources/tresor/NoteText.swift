@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 /// Notes as text: the list table, one note, attachments, the passphrase status.
 enum NoteText {
@@ -10,7 +11,7 @@ enum NoteText {
     /// shares a shared note.
     static func table(_ notes: [NoteSummary]) -> String {
         guard !notes.isEmpty else { return "No notes." }
-        let titles = notes.map { shortened($0.title, to: 40) }
+        let titles = notes.map { shortened(TerminalText.printable($0.title), to: 40) }
         let width = titles.map(\.count).max() ?? 0
         return zip(notes, titles).map { note, title in
             let pin = note.isPinned ? "*" : " "
@@ -35,7 +36,9 @@ enum NoteText {
         }
     }
 
+    /// On a terminal, with no escape sequence of the text's own: a note may come from someone else.
     static func body(_ text: String, _ style: BodyStyle) -> String {
+        let text = StandardStream.output.isTerminal ? TerminalText.printableLines(text) : text
         switch style {
         case .terminal: return NoteMarkdown.rendered(text, ansi: true)
         case .plain: return NoteMarkdown.rendered(text, ansi: false)
@@ -45,8 +48,8 @@ enum NoteText {
 
     static func note(_ note: OpenedNote, style: BodyStyle = .markdown) -> String {
         let summary = note.summary
-        var lines = [summary.title, "  id: \(summary.id)"]
-        if let folder = summary.folder { lines.append("  folder: \(folder)") }
+        var lines = [TerminalText.printable(summary.title), "  id: \(summary.id)"]
+        if let folder = summary.folder { lines.append("  folder: \(TerminalText.printable(folder))") }
         lines.append("  created: \(date(summary.created))")
         lines.append("  modified: \(date(summary.modified))")
         if summary.isPinned { lines.append("  pinned") }
@@ -60,7 +63,7 @@ enum NoteText {
 
     /// "shared by OWNER with A, B": a note shared in the web client, shown on every device.
     static func sharingText(_ sharing: ShareInfo) -> String {
-        "shared by \(sharing.owner) with \(sharing.participants.joined(separator: ", "))"
+        TerminalText.printable("shared by \(sharing.owner) with \(sharing.participants.joined(separator: ", "))")
     }
 
     static func lockText(_ lock: LockInfo) -> String {
@@ -72,7 +75,7 @@ enum NoteText {
     }
 
     static func attachmentText(_ attachment: AttachmentInfo) -> String {
-        "\(attachment.id)  \(attachment.kind.rawValue)  \(attachment.name)  \(attachment.byteCount) bytes"
+        "\(attachment.id)  \(attachment.kind.rawValue)  \(TerminalText.printable(attachment.name))  \(attachment.byteCount) bytes"
     }
 
     static func passphraseStatus(_ state: NotesPassphraseStatus) -> String {

@@ -165,12 +165,13 @@ struct BackupCommand: ParsableCommand {
             for entry in entries {
                 switch entry.kind {
                 case .application:
-                    let question = "The backup registers application \(entry.description): it would read those groups' items."
+                    let question = "The backup registers application \(TerminalText.printable(entry.description)): it would read those groups' items."
                     if Terminal.confirm(question + " Register it? [y/N] ") {
                         consent.applications.append(entry.id)
                     }
                 case .account:
-                    let question = "The backup's \(entry.description): \(entry.detail ?? "allowing it restores into that account")."
+                    let question = TerminalText.printable(
+                        "The backup's \(entry.description): \(entry.detail ?? "allowing it restores into that account").")
                     if Terminal.confirm(question + " Allow it? [y/N] ") {
                         consent.webAccounts.append(entry.id)
                     }
@@ -312,7 +313,8 @@ enum BackupText {
         let place = entry.keychain.map { " (keychain \($0))" } ?? ""
         let why = entry.reason.map { ": \(reason($0))" } ?? (entry.outcome == .conflict ? ": the home holds another version" : "")
         let outcome = entry.outcome == .leftOut ? "" : "\(outcome(entry.outcome)): "
-        return "\(outcome)\(entry.kind.rawValue) \(entry.description)\(place)\(why)\(entry.detail.map { " (\($0))" } ?? "")"
+        // What a backup file says, shown as text that draws nothing: the file may be someone else's.
+        return TerminalText.printable("\(outcome)\(entry.kind.rawValue) \(entry.description)\(place)\(why)\(entry.detail.map { " (\($0))" } ?? "")")
     }
 
     static func outcome(_ outcome: BackupOutcome) -> String {

@@ -54,8 +54,8 @@ struct AppleNotesImport: ParsableCommand {
             }
             print("Imported \(Self.count(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
             if report.alreadyImported > 0 { print("\(Self.count(report.alreadyImported, "note")) had been imported before.") }
-            for line in report.refused { print("Refused \(line)") }
-            for line in reading.unreadable { print("Could not read \(line)") }
+            for line in report.refused { print("Refused \(TerminalText.printable(line))") }
+            for line in reading.unreadable { print("Could not read \(TerminalText.printable(line))") }
             if reading.unreadWriteAheadLog {
                 print("Note: NoteStore.sqlite-wal holds changes not yet in the database; quit Notes and import again to include them.")
             }

@@ -110,6 +110,26 @@ import TresorTestSupport
 
     /// A locked note and a backup can be copied and guessed offline: a short passphrase is taken,
     /// with a warning that gives its length only.
+    /// A note's text may be someone else's — a shared note, an import, a handed backup: on a
+    /// terminal, its title, body and folder are shown with no escape sequence of their own (a
+    /// new window title, the clipboard written), each control character a `?`; a pipe gets the
+    /// body as it is.
+    @Test func aNotesOwnEscapeSequencesNeverReachTheTerminal() throws {
+        let harness = try initialized()
+        let retitle = "\u{1b}]0;e2e-retitled\u{07}", clipboard = "\u{1b}]52;c;ZTJl\u{07}"
+        #expect(try harness.tresor(["note", "folder", "create", "-"], input: "Work\(retitle)\n").succeeded)
+        let note = try create(harness, title: "Plans\(retitle)", body: "line one\n\(clipboard)line two\n", ["--folder", "Work\(retitle)"])
+        for arguments in [["note", "list"], ["note", "show", note.id], ["note", "show", note.id, "--markdown"], ["note", "folder", "list"]] {
+            let screen = try harness.onTerminal(arguments)
+            #expect(screen.status == 0, "\(arguments): \(screen.text)")
+            #expect(!screen.text.contains("\u{1b}]") && !screen.text.contains("\u{07}"), "\(arguments) printed the note's escapes: \(screen.text)")
+        }
+        let shown = try harness.onTerminal(["note", "show", note.id, "--markdown"]).text
+        #expect(shown.contains("Plans?]0;e2e-retitled?") && shown.contains("?]52;c;ZTJl?line two"), "\(shown)")
+        let piped = try harness.tresor(["note", "show", note.id, "--markdown"])
+        #expect(piped.stdout.contains("line one\n\(clipboard)line two"), "a pipe gets the body as written")
+    }
+
     @Test func aShortPassphraseIsTakenWithAWarning() throws {
         let harness = try initialized()
         let short = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "Zq9\nZq9\n")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorProtocol
 
 extension NoteCommand {
     struct FolderCommand: ParsableCommand {
@@ -21,7 +22,9 @@ extension NoteCommand {
                     let folders = try options.notes().folders()
                     if options.json { return Output.json(folders) }
                     if folders.isEmpty { print("No folders.") }
-                    for folder in folders { print("\(folder.name)  (\(folder.noteCount) note\(folder.noteCount == 1 ? "" : "s"))") }
+                    for folder in folders {
+                        print("\(TerminalText.printable(folder.name))  (\(folder.noteCount) note\(folder.noteCount == 1 ? "" : "s"))")
+                    }
                 }
             }
         }
@@ -35,7 +38,7 @@ extension NoteCommand {
                 try Output.run(options) {
                     let folder = try options.notes().createFolder(try FolderName.resolve(name))
                     if options.json { return Output.json(folder) }
-                    print("Created folder \(folder.name).")
+                    print("Created folder \(TerminalText.printable(folder.name)).")
                 }
             }
         }
@@ -50,7 +53,7 @@ extension NoteCommand {
                     let name = try FolderName.resolve(name)
                     let folders = try options.notes().deleteFolder(name)
                     if options.json { return Output.json(folders) }
-                    print("Deleted folder \(name).")
+                    print("Deleted folder \(TerminalText.printable(name)).")
                 }
             }
         }
