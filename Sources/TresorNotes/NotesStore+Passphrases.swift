@@ -38,6 +38,14 @@ extension NotesStore {
         let sealing = try sealing()
         let record = try currentPassphrase(account)
         let oldKey = try checkedKey(for: record, passphrase: current, sealing, opensSession: false)
+        // A hint kept is shown for the new passphrase: it must not give that one away either.
+        if case .none = hint, let kept = try self.hint(of: record, sealing) {
+            do {
+                try validateHint(kept, for: new)
+            } catch NotesError.invalid(_) {
+                throw NotesError.invalid("the hint kept from the old passphrase contains the new one: give another hint, or none")
+            }
+        }
         let salt = SecureRandom.bytes(count: LockedNoteCrypto.saltByteCount)
         let iterations = minimumIterations
         let newKey = try LockedNoteCrypto.passphraseKey(new, salt: salt, iterations: iterations)

@@ -95,6 +95,20 @@ struct LockedNotesTests {
         #expect(try home.notes.passphraseStatus().isSet == false)
     }
 
+    /// A change that keeps the hint holds it to the rule for the new passphrase: refused, with
+    /// nothing changed, until another hint (or none) is given.
+    @Test func aKeptHintMayNotContainTheNewPassphrase() throws {
+        let home = try NotesHome()
+        try home.notes.setPassphrase(passphrase("first one"), hint: "later: hunter22")
+        #expect(throws: NotesError.invalid("the hint kept from the old passphrase contains the new one: give another hint, or none")) {
+            try home.notes.changePassphrase(from: passphrase("first one"), to: passphrase("Hunter22"))
+        }
+        #expect(try home.notes.passphraseHint() == "later: hunter22")
+        // Still the first passphrase: the change that follows is made from it.
+        try home.notes.changePassphrase(from: passphrase("first one"), to: passphrase("Hunter22"), hint: .some(nil))
+        #expect(try home.notes.passphraseHint() == nil)
+    }
+
     /// A hint set on its own is held to the same rule, in any letter case — so it needs the
     /// passphrase typed: with only the session open, the store could not check it. Removing
     /// the hint needs no more than the session.
