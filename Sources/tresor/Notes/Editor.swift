@@ -14,8 +14,9 @@ import Glibc
 /// nothing of the note. It is overwritten with zeros and removed, with anything the editor
 /// left beside it, once the text is saved — or at once when the editor fails or nothing
 /// changed. When the save fails (the daemon stopped meanwhile, the keybag locked), the file
-/// stays where it is and the user is told how to save it: a typed edit is never lost. The
-/// editor itself may keep copies of its own (swap files, undo history): docs/SECURITY.md says so.
+/// stays where it is and the user is told how to save it: a typed edit is never lost. A closed
+/// terminal or a `kill` ends the edit with the file wiped. The editor itself may keep copies of
+/// its own (swap files, undo history): docs/SECURITY.md says so.
 enum Editor {
     /// What the user saved in the editor, with the file it is in until the caller saved it.
     final class EditedText {
@@ -80,7 +81,26 @@ enum Editor {
         // As system(3): this process ignores Ctrl-C and Ctrl-\ while the editor has the terminal.
         let oldInterrupt = signal(SIGINT, SIG_IGN), oldQuit = signal(SIGQUIT, SIG_IGN)
         defer { signal(SIGINT, oldInterrupt); signal(SIGQUIT, oldQuit) }
+        // A closed terminal or a `kill` ends the edit, not before the file is wiped — also when
+        // this process was started with them blocked (they would end it after the edit, or never).
+        endingSignal = 0
+        let oldHangUp = signal(SIGHUP, passOnToTheEditor), oldTerminate = signal(SIGTERM, passOnToTheEditor)
+        var ending = sigset_t(), oldMask = sigset_t()
+        sigemptyset(&ending)
+        sigaddset(&ending, SIGHUP)
+        sigaddset(&ending, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &ending, &oldMask)
+        defer {
+            signal(SIGHUP, oldHangUp)
+            signal(SIGTERM, oldTerminate)
+            pthread_sigmask(SIG_SETMASK, &oldMask, nil)
+        }
         let status = try run(["/bin/sh", "-c", "\(editor) \"$@\"", editor, file])
+        if endingSignal != 0 {
+            removeWiping(folder)
+            signal(endingSignal, SIG_DFL)
+            raise(endingSignal)
+        }
         guard status == 0 else {
             throw ValidationError("the editor (\(editor)) failed\(status.map { " with status \($0)" } ?? ""); nothing was saved")
         }
@@ -153,8 +173,24 @@ enum Editor {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, arguments[0], nil, &attributes, argv, environ)
         guard spawned == 0 else { throw ValidationError("cannot run the editor: \(String(cString: strerror(spawned)))") }
+        runningEditor = pid
+        defer { runningEditor = 0 }
+        if endingSignal != 0 { kill(pid, endingSignal) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
     }
+}
+
+/// The editor's process while it runs, and a hang-up or termination this process received
+/// meanwhile: the handler passes it on to the editor, and once the editor ended, the note's
+/// file is wiped before this process ends as the signal asks. Only the handler and the one
+/// thread that runs the editor touch them.
+nonisolated(unsafe) private var runningEditor: pid_t = 0
+nonisolated(unsafe) private var endingSignal: Int32 = 0
+
+/// The signal handler: async-signal-safe (two stores and `kill`).
+private func passOnToTheEditor(_ signal: Int32) {
+    endingSignal = signal
+    if runningEditor > 0 { kill(runningEditor, signal) }
 }

@@ -54,6 +54,30 @@ import TresorTestSupport
         #expect(try harness.json(OpenedNote.self, ["note", "show", copy.id]).body.contains("Oat milk"), "and the edit is kept whole")
     }
 
+    /// A closed terminal (`SIGHUP`) or a `kill` (`SIGTERM`) while the editor is open ends the
+    /// edit with the note's file wiped: the text is not left in the runtime folder.
+    @Test(arguments: ["HUP", "TERM"]) func anEditEndedByASignalLeavesNoFileBehind(signal: String) throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Codes\nDoor code e2e-4711\n")
+        let recorded = harness.root.appendingPathComponent("edited-file-\(signal)")
+        let editor = try harness.script(
+            "editor-ended-by-\(signal)",
+            """
+            echo "$1" > "\(recorded.path)"
+            p=$PPID
+            while [ "$(cat /proc/$p/comm)" != tresor ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done
+            kill -\(signal) "$p"
+            sleep 5
+            """)
+        let screen = try? harness.onTerminal(["note", "edit", note.id], environment: harness.environment(withScripts: ["EDITOR": editor.path]))
+        let file = try String(contentsOf: recorded, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(file.hasSuffix("/note.txt"), "\(file)")
+        #expect(screen?.status != 0, "the edit ended with the signal: \(screen?.text ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: file), "the note's file was left behind")
+        #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent), "its folder was left behind")
+        #expect(try harness.json(OpenedNote.self, ["note", "show", note.id]).body.contains("Door code e2e-4711"), "the note is as it was")
+    }
+
     /// An edit whose save fails — here the daemon is stopped while the editor is open — is not
     /// lost: its file stays, the error says where and how to save it, and that command saves it.
     @Test func anEditThatCannotBeSavedIsKeptAndSaysHowToSaveIt() throws {
