@@ -86,6 +86,23 @@ final class Prompts {
         return presence
     }
 
+    /// The unlock prompts an unlocked keybag completes at the next ``due``: started, with no
+    /// question of their own.
+    func unlockedNow() -> [(path: String, objects: [String])] {
+        prompts.filter { $0.value.started != nil && $0.value.presence == nil && !$0.value.refused }.map { ($0.key, $0.value.objects) }
+    }
+
+    /// Turns the unlock prompt at `path` into a question about the items `ids` among its objects,
+    /// put to the user now: it completes, with all its objects, when the user allows them.
+    /// - Returns: the question.
+    func ask(_ path: String, ids: [String], description: String) -> Presence {
+        let presence = Presence(ids: ids, description: description, asked: true)
+        prompts[path]?.presence = presence
+        // Whoever was not there to unlock, the question now is another.
+        prompts[path]?.unasked = nil
+        return presence
+    }
+
     /// Records the user's answer to the presence prompt at `path` (it completes at the next ``due``).
     func answer(_ path: String, allowed: Bool) {
         prompts[path]?.presence?.answer = allowed

@@ -258,9 +258,23 @@ extension SecretServiceProvider {
         }
     }
 
+    /// For each unlock prompt the keybag's unlock completes now: the items among its objects that
+    /// its client must still ask for — a generic client's own, not trusted now, or `userPresence`
+    /// items — are asked about first, and the prompt completes with the user's answer, so that
+    /// what it says is unlocked is what the client can then read.
+    func askWhatTheUnlockLeft() {
+        for waiting in prompts.unlockedNow() {
+            guard let request = unlockRequests.removeValue(forKey: waiting.path) else { continue }
+            let presence = needingPresence(waiting.objects, request)
+            guard !presence.paths.isEmpty else { continue }
+            ask(prompts.ask(waiting.path, ids: presence.ids, description: presence.description), prompt: waiting.path, request)
+        }
+    }
+
     /// Takes back each question to the user whose prompts are all gone — dismissed, their client
     /// gone, completed (the keybag unlocked another way): the desktop's window closes.
     func withdrawQuestionsNobodyWaitsFor() {
+        unlockRequests = unlockRequests.filter { prompts.contains($0.key) }
         for (path, withdrawal) in presenceQuestions where !prompts.contains(path) {
             withdrawal.withdraw()
             presenceQuestions[path] = nil

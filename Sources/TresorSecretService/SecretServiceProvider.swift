@@ -51,6 +51,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     var desktopUnlock: (prompts: [String], withdrawal: PromptWithdrawal)?
     /// The questions put to the user about presence prompts, by prompt, while they are asked.
     var presenceQuestions: [String: PromptWithdrawal] = [:]
+    /// The calls that made unlock prompts, by prompt: once the keybag is unlocked, the items
+    /// among them the client must still ask for are asked about then (``askWhatTheUnlockLeft()``).
+    var unlockRequests: [String: SecretRequest] = [:]
     private var loginWasLocked: Bool?
     /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread;
     /// `unasked` when nobody could be asked.
@@ -208,6 +211,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
         defer { withdrawQuestionsNobodyWaitsFor() }
         guard !prompts.isEmpty else { return }
+        if !locked { askWhatTheUnlockLeft() }
         let until = Date().addingTimeInterval(Self.approvalLifetime)
         for signal in prompts.due(
             unlocked: !locked,

@@ -55,6 +55,7 @@ extension SecretServiceProvider {
             let (open, waiting) = known.partitioned { Self.belongs($0, to: CollectionName.session) }
             guard !waiting.isEmpty else { return [.objectPaths(open), .objectPath(SecretObjectPath.none)] }
             let prompt = try prompts.unlock(waiting, for: request.sender)
+            unlockRequests[prompt] = request
             logger.notice(
                 "a Secret Service client waits for the keybag to be unlocked (`tresor unlock`)",
                 metadata: ["executable": "\(request.client.executable)"])

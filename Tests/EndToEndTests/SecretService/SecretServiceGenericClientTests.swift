@@ -244,6 +244,32 @@ struct SecretServiceGenericClientTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
+    /// A generic client that waits on the locked keybag is asked about once the keybag is
+    /// unlocked, and served when the user allows it: the unlock prompt says unlocked only what
+    /// the client can then read. Before, it completed saying the item unlocked, and secret-tool
+    /// got nothing from `GetSecrets`: the unlock was typed for nothing.
+    @Test func aGenericClientWaitingOnTheLockedKeybagIsAskedOnceItIsUnlockedThenServed() throws {
+        let (provider, secret) = try providerWithToolItem(asTestUser: false)
+        #expect(try provider.harness.tresor(["lock"]).succeeded)
+        let tresor = Harness.binaries.appendingPathComponent("tresor").path
+        var found: Harness.Result?
+        let approver = try provider.harness.approving(answer: provider.passcode) {
+            // The user unlocks in a terminal a second after the lookup began; the passcode on
+            // the subshell's standard input, never an argument.
+            found = try provider.harness.run(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c",
+                    "exec 3<&0; (sleep 1; \(tresor) unlock --passcode-stdin <&3 > /dev/null) & exec /usr/bin/secret-tool lookup tresor-e2e generic user ada < /dev/null 3<&-",
+                ],
+                input: provider.passcode + "\n", timeout: clientTimeout, revealing: [secret])
+            return true
+        }
+        #expect(found?.succeeded == true && found?.stdout == secret, "secret-tool got the secret: \(found?.stderr ?? "")")
+        #expect(approver.stdout.contains("E2E generic") && approver.stdout.contains("Allowed."), "\(approver.stdout)")
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     @Test func trustGrantedAheadOfTimeServesSilentlyUntilTakenBack() throws {
         let (provider, secret) = try providerWithToolItem()
         #expect(try trustList(provider).trusted.isEmpty)
