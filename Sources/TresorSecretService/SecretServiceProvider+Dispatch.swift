@@ -63,12 +63,12 @@ extension SecretServiceProvider {
             case "Prompt":
                 if let question = try prompts.start(path, caller: sender) {
                     ask(question, prompt: path, request)
-                    holdPromptCall(message, of: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold)
+                    holdPromptCall(message, of: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold, request)
                 } else if login.isLocked {
                     let nobodyAsked = askToUnlock(prompt: path, request)
                     // Answered at once if a prompter takes the question; otherwise failed with the
                     // reason if nobody unlocks in time.
-                    holdPromptCall(message, of: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold)
+                    holdPromptCall(message, of: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold, request)
                 }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
@@ -136,9 +136,10 @@ extension SecretServiceProvider {
 
 extension SecretServiceProvider {
     /// Holds the reply to `call`, the `Prompt` of the prompt at `path`, for `duration` at most
-    /// (``HeldPromptCalls``); an earlier call of the same prompt is answered now.
-    func holdPromptCall(_ call: DBusMessage, of path: String, for duration: TimeInterval) {
-        guard call.expectsReply else { return }
+    /// (``HeldPromptCalls``) — for a client that reads an error there as the reason it was
+    /// refused (``PromptErrorReaders``); an earlier call of the same prompt is answered now.
+    func holdPromptCall(_ call: DBusMessage, of path: String, for duration: TimeInterval, _ request: SecretRequest) {
+        guard call.expectsReply, PromptErrorReaders.readPromptErrors(pid: request.client.pid) else { return }
         if let earlier = heldPromptCalls.hold(call, prompt: path, for: duration) { connection.send(.reply(to: earlier)) }
     }
 

@@ -210,8 +210,11 @@ struct PythonClients {
 
     /// raw_dbus.py COMMAND, its JSON answer decoded. `timeout` bounds each of its calls; the
     /// process gets a few times that.
-    func raw<Answer: Decodable>(_ type: Answer.Type, _ command: String, _ arguments: [String] = [], timeout: TimeInterval = 20) throws -> Answer {
-        let answer = try script("raw_dbus.py", ["--timeout", "\(Int(timeout))", command] + arguments, timeout: clientTimeout + 3 * timeout)
+    func raw<Answer: Decodable>(
+        _ type: Answer.Type, _ command: String, _ arguments: [String] = [], timeout: TimeInterval = 20, asLibsecretClient: Bool = false
+    ) throws -> Answer {
+        let flags = ["--timeout", "\(Int(timeout))"] + (asLibsecretClient ? ["--as-libsecret-client"] : [])
+        let answer = try script("raw_dbus.py", flags + [command] + arguments, timeout: clientTimeout + 3 * timeout)
         guard answer.succeeded, let line = answer.stdout.split(separator: "\n").last else {
             throw SecretServiceTestError.fixture("raw_dbus.py \(command) failed (\(answer.status)): \(answer.stderr.suffix(3000))")
         }

@@ -122,12 +122,26 @@ struct SecretServiceGenericClientTests {
     /// Items beside it with the same attributes (`CreateItem` without `replace`) need nobody —
     /// nothing is read or lost — and do not shadow it: keyring still reads its own, which a search
     /// lists first (before, in the order of a blind index: one of the eight, by chance).
+    /// Python's keyring is told no as it understands it: with nobody to ask, its read ends in
+    /// `KeyringLocked`, the error applications catch — not in an error of jeepney's answering
+    /// the `Prompt` call, which only libsecret's clients are given (they print it).
+    @Test func pythonKeyringIsToldLockedWithNobodyToAsk() throws {
+        let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
+        let password = provider.marker("keyring-locked")
+        #expect(try provider.python.keyring("set", service: "locked.example", user: "ada", password: password).succeeded)
+        let read = try provider.python.keyring("get", service: "locked.example", user: "ada", expecting: password)
+        #expect(read.status == 3, "keyring raised no KeyringLocked (\(read.status)): \(read.stderr.suffix(600))")
+        #expect(!read.stdout.contains(password))
+        try provider.harness.expectNoSecretLeaked()
+    }
+
     @Test func aPythonScriptChangesNothingOfKeyringsItemWithNobodyToAsk() throws {
         let provider = try TresorProvider(user: try TestUser.shared.get(), trustsGenericClients: false)
         let password = provider.marker("keyring-unchanged")
         #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded, "a new item needs nobody")
 
-        let tried = try provider.python.raw(ChangeLockedAnswer.self, "change-locked", ["service=generic.example", "username=ada"])
+        let tried = try provider.python.raw(
+            ChangeLockedAnswer.self, "change-locked", ["service=generic.example", "username=ada"], asLibsecretClient: true)
         #expect(tried.locked == 1, "keyring's item is listed locked for a script nobody trusts")
         for (path, item) in tried.items {
             #expect(item.setSecret.error == "org.freedesktop.Secret.Error.IsLocked", "\(path): SetSecret \(item.setSecret)")
@@ -171,7 +185,8 @@ struct SecretServiceGenericClientTests {
         var deleted: [String: PromptedCall] = [:]
         let deleting = try provider.harness.approving(answer: provider.passcode) {
             // Tried again until the approver waits: before, nobody is there to ask.
-            deleted = try provider.python.raw([String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"])
+            deleted = try provider.python.raw(
+                [String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"], asLibsecretClient: true)
             return deleted.values.contains { $0.completed?.dismissed == false }
         }
         #expect(deleted.count == 1 && deleted.values.allSatisfy { $0.completed?.dismissed == false }, "\(deleted)")
@@ -206,7 +221,8 @@ struct SecretServiceGenericClientTests {
         #expect(try provider.python.keyring("set", service: "generic.example", user: "ada", password: password).succeeded)
         var deleted: [String: PromptedCall] = [:]
         let deleting = try provider.harness.approving(answer: "") {
-            deleted = try provider.python.raw([String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"])
+            deleted = try provider.python.raw(
+                [String: PromptedCall].self, "delete", ["service=generic.example", "username=ada"], asLibsecretClient: true)
             return deleted.values.contains { $0.completed?.message?.contains(SecretService.nobodyToAsk) == false }
         }
         #expect(deleting.stdout.contains("asks to delete") && deleting.stdout.contains("Refused."), "\(deleting.stdout)")

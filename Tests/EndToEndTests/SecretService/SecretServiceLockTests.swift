@@ -96,15 +96,20 @@ struct SecretServiceLockTests {
         try provider.harness.expectNoSecretLeaked()
     }
 
-    /// Nobody is asked to unlock: a client's `Prompt` call fails within seconds with the reason,
-    /// rather than leaving the program waiting minutes in silence or dismissing its prompt (which
-    /// tells it nothing), and the daemon's log says what to do.
+    /// Nobody is asked to unlock: a libsecret client's `Prompt` call fails within seconds with
+    /// the reason, rather than leaving the program waiting minutes in silence or dismissing its
+    /// prompt (which tells it nothing), and the daemon's log says what to do. Another client's
+    /// prompt is dismissed within seconds, as every provider tells it no.
     @Test func anUnlockPromptNobodyAnswersIsRefusedWithinSecondsSayingWhy() throws {
         let locked = try providerWithItems()
         let provider = locked.provider
         try provider.lock()
+        let other = try provider.python.raw(PromptAnswer.self, "unlock-prompt", [SecretService.login], timeout: 60)
+        #expect(
+            other.promptError == nil && other.completed?.count == 1 && other.completed?.first?.dismissed == true && other.timedOut == nil,
+            "dismissed: \(other)")
         let started = Date()
-        let answer = try provider.python.raw(PromptAnswer.self, "unlock-prompt", [SecretService.login], timeout: 60)
+        let answer = try provider.python.raw(PromptAnswer.self, "unlock-prompt", [SecretService.login], timeout: 60, asLibsecretClient: true)
         let waited = Date().timeIntervalSince(started)
         #expect(answer.promptError == "org.freedesktop.Secret.Error.IsLocked", "\(answer.promptError ?? "no error"): \(answer.message ?? "")")
         #expect(answer.message?.contains("no desktop prompter could be asked, and nobody ran `tresor unlock`") == true, "\(answer.message ?? "")")

@@ -2,7 +2,8 @@
 """Python `keyring` with its Secret Service backend forced (no other backend may answer).
 
     keyring_client.py set SERVICE USER      the password on standard input
-    keyring_client.py get SERVICE USER      prints the password; exit 1 when there is none
+    keyring_client.py get SERVICE USER      prints the password; exit 1 when there is none, 3 when
+                                            keyring says the keyring is locked (KeyringLocked)
     keyring_client.py delete SERVICE USER   exit 1 when there is nothing to delete
 
 Run with Debian's /usr/bin/python3 (python3-keyring) and DBUS_SESSION_BUS_ADDRESS set.
@@ -11,7 +12,7 @@ import sys
 
 import keyring
 from keyring.backends import SecretService
-from keyring.errors import PasswordDeleteError
+from keyring.errors import KeyringLocked, PasswordDeleteError
 
 
 def main(command, service, user):
@@ -19,7 +20,10 @@ def main(command, service, user):
     if command == "set":
         keyring.set_password(service, user, sys.stdin.read())
     elif command == "get":
-        password = keyring.get_password(service, user)
+        try:
+            password = keyring.get_password(service, user)
+        except KeyringLocked:
+            return 3
         if password is None:
             return 1
         sys.stdout.write(password)

@@ -19,8 +19,12 @@ reported by name, as data, for the test to judge. Every call and every wait is b
     raw_dbus.py open-sessions COUNT               COUNT OpenSession calls on one connection
     raw_dbus.py change-locked KEY=VALUE...        every change to each match locked for the caller
     raw_dbus.py delete KEY=VALUE...               Item.Delete of every match, locked or not
+
+--as-libsecret-client loads libsecret first, as secret-tool and git's helper have it loaded: the
+provider tells such a client a refusal as its `Prompt` call's error, the others with a dismissal.
 """
 import argparse
+import ctypes
 import json
 import os
 import secrets
@@ -405,10 +409,13 @@ def main():
     global TIMEOUT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
+    parser.add_argument("--as-libsecret-client", action="store_true")
     parser.add_argument("command", choices=sorted(COMMANDS))
     parser.add_argument("arguments", nargs="*")
     options = parser.parse_args()
     TIMEOUT = options.timeout
+    if options.as_libsecret_client:
+        ctypes.CDLL("libsecret-1.so.0")
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     print(json.dumps(COMMANDS[options.command](options.arguments)), flush=True)
 
