@@ -441,6 +441,24 @@ public struct KeychainSyncTransaction {
         }
     }
 
+    /// Records the padded size of the last version of `recordID` the server holds (one this
+    /// device sealed, or one that arrived), which its tombstone takes.
+    /// - Parameters:
+    ///   - size: the padded plaintext's size.
+    ///   - recordID: the record (nothing is written for one not recorded here).
+    /// - Throws: storage errors.
+    public func setPaddedSize(_ size: Int, of recordID: String) throws {
+        try db.cachedStatement(sql: "UPDATE sync_records SET padded_size = ? WHERE record_id = ?").execute(arguments: [size, recordID])
+    }
+
+    /// The padded size of `recordID`'s last version (``setPaddedSize(_:of:)``); nil when none was recorded.
+    /// - Parameter recordID: the record.
+    /// - Returns: the size.
+    /// - Throws: storage errors.
+    public func paddedSize(of recordID: String) throws -> Int? {
+        try Int.fetchOne(db, sql: "SELECT padded_size FROM sync_records WHERE record_id = ?", arguments: [recordID])
+    }
+
     // MARK: Another device or account
 
     /// Makes every sealed change wait to be sealed again: they carry the sequence of a device

@@ -171,6 +171,11 @@ enum KeychainDatabase {
         migrator.registerMigration("v7: kept conflicts by record") { db in
             try db.execute(sql: "CREATE INDEX sync_conflicts_record ON sync_conflicts(record_id)")
         }
+        // The padded size of each record's last version, sent or received: its tombstone is
+        // padded to it, so that a deletion is not told apart by its size (docs/SYNC.md).
+        migrator.registerMigration("v8: sync record sizes") { db in
+            try db.execute(sql: "ALTER TABLE sync_records ADD COLUMN padded_size INTEGER")
+        }
         return migrator
     }
 }

@@ -18,6 +18,16 @@ public struct RecordContent: Sendable, Equatable {
         return content
     }()
 
+    /// A tombstone as large as a version padded to `size` (``RecordPadding``): zero bytes as its
+    /// payload, which nobody reads, so that its sealed size is the deleted item's — a deletion
+    /// is not told apart by its size. Nil or a size below the smallest: the smallest.
+    /// - Parameter size: the padded size of the record's last version.
+    /// - Returns: the tombstone's content.
+    public static func tombstone(paddedTo size: Int?) -> RecordContent {
+        let fill = min(max((size ?? 0) - RecordPadding.headerSize, 0), RecordPadding.maximumSize - RecordPadding.headerSize)
+        return RecordContent(payload: Data(count: fill), isTombstone: true)
+    }
+
     /// A record's content.
     /// - Parameters:
     ///   - payload: the item's encoded form (for a tombstone, what is kept of the deleted item).

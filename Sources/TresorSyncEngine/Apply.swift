@@ -152,7 +152,13 @@ extension SyncEngine {
             }
             // Every read that a locked class refuses comes before the first write.
             try transaction.requireAvailable(item.protectionClass)
-            return try applyEdit(record, item: item, local: local, arrivals: arrivals, transaction)
+            let outcome = try applyEdit(record, item: item, local: local, arrivals: arrivals, transaction)
+            // The server's last version of the record, whatever became of it here: a deletion
+            // made here is padded to its size.
+            if let size = RecordPadding.paddedSize(payloadCount: record.content.payload.count) {
+                try transaction.setPaddedSize(size, of: record.recordID)
+            }
+            return outcome
         } catch KeychainError.interactionNotAllowed(_) {
             return .held(HoldReason.locked)
         }

@@ -95,7 +95,15 @@ extension SyncEngine {
                     continue  // its class is locked: sent after the next unlock
                 }
                 guard let key = keys.current else { throw SyncEngineError.noCircleKey }
-                let content = try item.map { RecordContent(payload: try $0.encoded()) } ?? RecordContent(payload: Data(), isTombstone: true)
+                let content: RecordContent
+                if let item {
+                    content = RecordContent(payload: try item.encoded())
+                    if let size = RecordPadding.paddedSize(payloadCount: content.payload.count) {
+                        try transaction.setPaddedSize(size, of: record.recordID)
+                    }
+                } else {
+                    content = .tombstone(paddedTo: try transaction.paddedSize(of: record.recordID))
+                }
                 sequence += 1
                 let upload = try SealedRecord.seal(
                     content, recordID: record.recordID, deviceSequence: sequence, baseCounter: record.versionCounter, account: account,

@@ -38,6 +38,33 @@ struct ReplicationTests {
         }
     }
 
+    /// A deletion is padded as the version it deletes, whether that was sent from here or
+    /// arrived: the server cannot tell it from a change by its size (docs/SYNC.md, "What the
+    /// server learns").
+    @Test func aDeletionIsAsLargeAsTheVersionItDeletes() async throws {
+        let world = try await SyncWorld.make()
+        let laptop = world.devices[0], desktop = world.devices[1]
+        try laptop.add("small", "x")
+        try laptop.add("typical", String(repeating: "p", count: 300))
+        try laptop.add("large", String(repeating: "k", count: 3000))
+        try await laptop.engine.sync()
+        try await desktop.engine.sync()
+        try desktop.delete("typical")
+        try laptop.delete("large")
+        try laptop.delete("small")
+        try await desktop.engine.sync()
+        try await laptop.engine.sync()
+        let records = try await world.serverRecords()
+        let byRecord = Dictionary(grouping: records, by: \.upload.recordID)
+        #expect(byRecord.count == 3 && records.count == 6, "\(records.count) records")
+        for versions in byRecord.values {
+            #expect(Set(versions.map(\.upload.body.count)).count == 1, "a version and its deletion differ: \(versions.map(\.upload.body.count))")
+        }
+        #expect(Set(records.map(\.upload.body.count)).count == 3, "three sizes of items")
+        try await desktop.engine.sync()
+        #expect(try laptop.items().isEmpty && desktop.items().isEmpty, "the padded deletions apply")
+    }
+
     /// Every class × synchronizable: only the three shared classes with `synchronizable` go out;
     /// nothing of a *ThisDeviceOnly* class, of a non-synchronizable item or of a created keychain.
     @Test func nothingOfTheNeverKindsIsEverPushed() async throws {
