@@ -95,6 +95,15 @@ public enum BackupReason: String, Codable, CaseIterable, Sendable {
     case idInUse
     /// Its account is not one the backup holds: nothing goes into an account from outside it.
     case accountNotInBackup
+
+    /// Whether what was left out for this reason is left out for now: the user can put it right
+    /// (unlock or create a keychain) and run the same backup or restore again.
+    public var isForNow: Bool {
+        switch self {
+        case .unreadable, .keychainMissing, .keychainLocked: true
+        default: false
+        }
+    }
 }
 
 /// What one report line is about.
@@ -162,6 +171,10 @@ public struct BackupReport: Codable, Equatable, Sendable {
         self.counts = counts
         self.entries = entries
     }
+
+    /// What was left out, or not restored, for now (``BackupReason/isForNow``): the backup or
+    /// the restore is not whole until the user puts it right and runs it again.
+    public var leftOutForNow: [BackupReportEntry] { entries.filter { $0.reason?.isForNow == true } }
 
     /// How many `kind` ended as `outcome`.
     /// - Parameters:

@@ -45,8 +45,8 @@ struct BackupCommand: ParsableCommand {
                         try client.backupCreate(BackupCreateRequest(path: path, passphrase: passphrase, passcode: passcode, workFactor: workFactor))
                     }
                 }
-                if options.json { return Output.json(report) }
-                print(BackupText.created(report))
+                if options.json { Output.json(report) } else { print(BackupText.created(report)) }
+                try BackupText.exitUnlessWhole(report, "backed up", again: "back up again")
             }
         }
     }
@@ -147,8 +147,8 @@ struct BackupCommand: ParsableCommand {
                     consent = Self.askConsent(for: check.entries.filter { $0.reason == .needsConsent })
                 }
                 let report = try restore(dryRun ? "Checking" : "Restoring", dryRun: dryRun, everyEntry: options.json, consent: consent)
-                if options.json { return Output.json(report) }
-                print(BackupText.restored(report))
+                if options.json { Output.json(report) } else { print(BackupText.restored(report)) }
+                if !dryRun { try BackupText.exitUnlessWhole(report, "restored", again: "restore again (what was restored stays)") }
             }
         }
 
@@ -324,6 +324,23 @@ enum BackupText {
         case .leftOut: "left out"
         default: outcome.rawValue
         }
+    }
+
+    /// Exit status 2, and a line on standard error saying what to do, when something was left
+    /// out for now: a script learns that the backup or restore is not whole.
+    static func exitUnlessWhole(_ report: BackupReport, _ done: String, again: String) throws {
+        let left = report.leftOutForNow
+        guard !left.isEmpty else { return }
+        let commands = Set(
+            left.map { entry -> String in
+                let name = entry.keychain.map { TerminalText.printable($0) }
+                if entry.reason == .keychainMissing, let name { return "`tresor keychain create \(name)`" }
+                return name.map { $0 == "login" ? "`tresor unlock`" : "`tresor unlock --keychain \($0)`" } ?? "`tresor unlock`"
+            })
+        let fix = commands.sorted().joined(separator: ", ")
+        StandardStream.error.write(
+            "Not everything was \(done): \(left.count) left out for now (listed above). Put it right — \(fix) — and \(again).\n")
+        throw ExitCode(2)
     }
 
     static func reason(_ reason: BackupReason) -> String {

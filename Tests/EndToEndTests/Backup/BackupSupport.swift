@@ -219,11 +219,13 @@ final class BackupHome {
         return try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8))
     }
 
-    /// `tresor backup restore` of `url` (made with `passphrase`) into this home.
+    /// `tresor backup restore` of `url` (made with `passphrase`) into this home; its report when
+    /// it ran (exit status 0, or 2: something left out for now).
     func restore(_ url: URL, passphrase: String, arguments: [String] = []) throws -> (Harness.Result, BackupReport?) {
         let result = try harness.tresor(
             ["backup", "restore", url.path, "--passcode-stdin", "--json"] + arguments, input: "\(passcode)\n\(passphrase)\n")
-        return (result, result.succeeded ? try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8)) : nil)
+        let ran = result.status == 0 || result.status == 2
+        return (result, ran ? try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8)) : nil)
     }
 
     /// The files of `snapshot` and `other` that differ (for a failure's message).
