@@ -20,6 +20,9 @@ public enum BackupError: Error, Equatable, Sendable {
     case busy
     /// The home cannot be restored into now (locked, not initialised).
     case homeUnavailable(String)
+    /// The user allowed an application or web account the backup does not hold (a typo): what
+    /// it names and what the backup holds are said, and nothing is restored.
+    case notInBackup(String)
 }
 
 extension BackupError: CustomStringConvertible {
@@ -34,6 +37,7 @@ extension BackupError: CustomStringConvertible {
         case .io(let reason): return reason
         case .busy: return "another backup or restore is running; try again when it has finished"
         case .homeUnavailable(let reason): return reason
+        case .notInBackup(let what): return what
         }
     }
 }

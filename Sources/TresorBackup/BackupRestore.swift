@@ -175,6 +175,11 @@ private struct RestoreSession {
     /// The applications that came one after another, decided together once the last came
     /// (``flushApplications()``): one may take another's groups.
     private var pendingApplications: [Application] = []
+    /// The applications and web accounts (login name, or id) the backup holds, and the
+    /// accounts' ids: what the user's consent may name.
+    private var applicationsHeld: [String] = []
+    private var accountsHeld: [String] = []
+    private var accountIDsHeld: Set<String> = []
     private(set) var sameHome = false
     /// The items, staged on a thread of their own; made at the first item.
     private var items: RestoreItems?
@@ -230,6 +235,7 @@ private struct RestoreSession {
             sameHome = ConstantTime.equals(manifest.deviceID, target.keybag.backupDeviceID)
         case .application(let application):
             pendingApplications.append(application)
+            applicationsHeld.append(application.applicationID)
         case .item(let record):
             try itemStager().add(.item(record.item, keychain: record.keychain), recordBytes: bytes)
         case .deviceBoundItem(let record):
@@ -303,6 +309,8 @@ private struct RestoreSession {
     /// consent to it, by login name or id; the home's own backup (its device id) restores into its
     /// own accounts unasked. The local account is the restoring user's own.
     private mutating func stageAccount(_ account: BackedUpAccount) throws {
+        accountsHeld.append(account.loginName ?? account.id)
+        accountIDsHeld.insert(account.id)
         let allowed = consent.allows(webAccount: account.loginName ?? account.id, id: account.id)
         let mayAdd = allowed || sameHome && account.loginName == nil
         let mayJoin = allowed || sameHome
@@ -336,6 +344,7 @@ private struct RestoreSession {
     /// After the trailer: the attachment held back is staged, the items' thread has staged
     /// every item, and their report entries take their place.
     mutating func finish() throws {
+        try refuseConsentToWhatIsNotHeld()
         try flushApplications()
         try flushNotes()
         try flushFinishedAttachment()
@@ -343,6 +352,21 @@ private struct RestoreSession {
             builder.insert(try items.finish(), at: itemEntriesIndex)
             self.items = nil
         }
+    }
+
+    /// An application or web account the user allowed that the backup does not hold is a typo
+    /// (or the wrong file): refused, with what the backup holds, before anything is committed.
+    private func refuseConsentToWhatIsNotHeld() throws {
+        let applications = consent.applications.filter { !applicationsHeld.contains($0) }
+        let accounts = consent.webAccounts.filter { !accountsHeld.contains($0) && !accountIDsHeld.contains($0) }
+        guard !applications.isEmpty || !accounts.isEmpty else { return }
+        func held(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+        var refusals: [String] = []
+        if !applications.isEmpty {
+            refusals.append("no application \(applications.joined(separator: ", ")) (it holds: \(held(applicationsHeld)))")
+        }
+        if !accounts.isEmpty { refusals.append("no web account \(accounts.joined(separator: ", ")) (it holds: \(held(accountsHeld)))") }
+        throw BackupError.notInBackup("the backup holds \(refusals.joined(separator: ", and ")): nothing was restored")
     }
 
     /// Drops the attachment being staged, if any, and stops the items' thread (a failed restore).

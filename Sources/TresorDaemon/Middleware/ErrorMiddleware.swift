@@ -150,7 +150,7 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case .file(.wrongPassphrase): return APIError(.authFailed, message)
         case .file, .notABackup, .unsupportedVersion, .damaged, .forbidden: return APIError(.decode, message)
-        case .io: return APIError(.param, message)
+        case .io, .notInBackup: return APIError(.param, message)
         case .busy: return APIError(.conflict, message)
         case .homeUnavailable: return APIError(.interactionNotAllowed, message)
         }

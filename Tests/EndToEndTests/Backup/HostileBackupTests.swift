@@ -82,6 +82,21 @@ import TresorTestSupport
         try expectSucceeded(one)
         #expect(try #require(oneReport).count(.application, .restored) == 1)
         #expect(try other.harness.json([Application].self, ["app", "list"]).map(\.applicationID) == ["MAL.env"])
+
+        // Consent to what the backup does not hold is a typo, or the wrong file: refused, saying
+        // what it holds, with nothing restored — a dry run says so too.
+        let typo = try BackupHome(name: "typo")
+        typo.harness.secrets += attacker.harness.secrets
+        let before = try typo.homeSnapshot()
+        for dryRun in [["--dry-run"], []] {
+            let (refused, _) = try typo.restore(
+                file, passphrase: attacker.backupPassphrase, arguments: ["--allow-application", "MAL.evn", "--allow-web-account", "nobody"] + dryRun)
+            #expect(refused.status == 1, "\(refused.stdout)")
+            #expect(
+                refused.stdout.contains("the backup holds no application MAL.evn (it holds: ") && refused.stdout.contains("MAL.env")
+                    && refused.stdout.contains("no web account nobody") && refused.stdout.contains("nothing was restored"), "\(refused.stdout)")
+        }
+        #expect(try typo.homeSnapshot() == before, "a refused restore changed the home")
     }
 
     /// Secret-dispensing clients are generic clients as interpreters are: `secret-tool lookup`
