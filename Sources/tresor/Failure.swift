@@ -65,7 +65,7 @@ struct Failure {
                 "this needs you present: type the passcode on a terminal, give it with --passcode-stdin, or open a terminal session with `tresor unlock --for 10m`"
         case .noPasscodeSet: return "no passcode is set — set one with `tresor passcode change`"
         case .peerRejected: return "tresord refused this client: it runs as another user"
-        case .itemNotFound: return "\(said) (`tresor item find` lists the items)"
+        case .itemNotFound: return "\(said) (`tresor item find` lists the items; items that sync, with `--synchronizable`)"
         case .duplicateItem:
             return "an item with the same identifying attributes exists already — change it with `tresor item update`, or delete it first"
         case .readOnly: return "this keychain cannot be changed (System Roots is read-only)"

@@ -323,8 +323,15 @@ struct SyncCommand: ParsableCommand {
                 print("Device:   \(status.deviceName ?? "") (\(status.deviceID ?? ""))")
                 print("State:    \(status.state?.rawValue ?? "")\(status.requestID.map { " (request \($0))" } ?? "")")
                 if let version = status.listVersion, let epoch = status.epoch { print("List:     version \(version), key epoch \(epoch)") }
-                for device in status.trustedDevices {
+                let removed = status.state == .removed
+                // A removed device is no longer trusted, whatever the list it holds still says.
+                for device in status.trustedDevices where !(removed && device.isThisDevice) {
                     print("Trusted:  \(device.name) (\(device.deviceID))\(device.isThisDevice ? ", this device" : "")")
+                }
+                if removed {
+                    print(
+                        "Removed:  another device removed this one: nothing goes out or comes in. `tresor sync leave`, then join again: what waits here goes out then"
+                    )
                 }
                 if let counters = status.counters {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")

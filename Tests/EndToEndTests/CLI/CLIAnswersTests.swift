@@ -84,7 +84,9 @@ import TresorTestSupport
 
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
         let none = try harness.tresor(["item", "get", "--service", "no.such.example"])
-        #expect(none.stderr == "tresor: no item matches (`tresor item find` lists the items)\n", "\(none.stderr)")
+        #expect(
+            none.stderr == "tresor: no item matches (`tresor item find` lists the items; items that sync, with `--synchronizable`)\n",
+            "\(none.stderr)")
         let duplicate = try harness.tresor(["item", "add", "--service", "plain.example", "--secret-stdin"], input: "again")
         #expect(duplicate.stderr.contains("exists already — change it with `tresor item update`") && !duplicate.stderr.contains("-25299"))
         let readOnly = try harness.tresor(["item", "delete", "--keychain", "System Roots", "--class", "cert", "--all"])

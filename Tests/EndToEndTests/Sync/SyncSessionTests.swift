@@ -35,6 +35,9 @@ import TresorTestSupport
         let refused = try phone.tresor(["sync", "now"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).state == .removed)
+        // Its status no longer calls it trusted, and says what to do.
+        let status = try phone.tresor(["sync", "status"]).stdout
+        #expect(!status.contains(", this device") && status.contains("Removed:  another device removed this one"), "\(status)")
         try SyncNowTests.update(laptop, service: "kept.example.com", secret: "e2e-after-the-removal")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
         #expect(!(try phone.tresor(["sync", "now"])).succeeded)
