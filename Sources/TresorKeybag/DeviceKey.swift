@@ -24,6 +24,23 @@ struct DeviceKey: Sendable {
         return DeviceKey(key: SymmetricKey(data: bytes))
     }
 
+    /// The device key beside `expected` — named for another home's path — that opens the
+    /// keybag at `keybag` (its MAC verifies), if one does: the key of a home moved from there.
+    /// - Parameters:
+    ///   - keybag: the keybag file.
+    ///   - expected: where the home's key should be (not looked at).
+    /// - Returns: the key file, or nil.
+    static func another(opening keybag: URL, besides expected: URL) -> URL? {
+        let folder = expected.deletingLastPathComponent()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names.sorted() where name.hasPrefix("device") && name.hasSuffix(".key") && name != expected.lastPathComponent {
+            let candidate = folder.appendingPathComponent(name)
+            guard let key = try? load(from: candidate), (try? KeybagRecord.file(key).read(keybag)) != nil else { continue }
+            return candidate
+        }
+        return nil
+    }
+
     /// Moves the device key of a home made before it moved out of the home (`legacy`) to `url`:
     /// written there first (0600, in 0700 folders), removed from the home after. A key at both
     /// places is kept at `url` when they are the same; two different keys are an error, with

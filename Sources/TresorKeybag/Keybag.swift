@@ -95,7 +95,16 @@ public final class Keybag: Sendable {
     public static func open(files: KeybagFiles, settings: KeybagSettings = .production) throws -> Keybag {
         guard SecureFiles.exists(files.keybag) else { throw KeybagError.notInitialized }
         try DeviceKey.moveOutOfHome(from: files.legacyDeviceKey, to: files.deviceKey)
-        let deviceKey = try DeviceKey.load(from: files.deviceKey)
+        let deviceKey: DeviceKey
+        do {
+            deviceKey = try DeviceKey.load(from: files.deviceKey)
+        } catch KeybagError.deviceKeyMissing(let path) {
+            // A home moved to another path: its key is still named for the old one.
+            if let found = DeviceKey.another(opening: files.keybag, besides: files.deviceKey) {
+                throw KeybagError.deviceKeyNamedForAnotherPath(path: path, found: found.path)
+            }
+            throw KeybagError.deviceKeyMissing(path: path)
+        }
         guard let record = try KeybagRecord.file(deviceKey).read(files.keybag) else { throw KeybagError.notInitialized }
         var state = State(record: record, lockState: .lockedSinceStart, classKeys: [:], attempts: FailedAttempts())
         (state.attempts, state.attemptsFileDamaged) = try readAttempts(files: files, deviceKey: deviceKey, record: record, now: settings.clock())

@@ -9,6 +9,9 @@ public enum KeybagError: Error, Equatable, Sendable {
     /// The keybag exists but its device key (the file at `path`, outside the home) is gone:
     /// without it no class key can be unwrapped.
     case deviceKeyMissing(path: String)
+    /// The device key at `path` is gone, and the key at `found`, named for another home's path,
+    /// opens this keybag: the home was moved here from that path (the key is named by the path).
+    case deviceKeyNamedForAnotherPath(path: String, found: String)
     /// The device key at `path` is not a 32-byte key.
     case deviceKeyCorrupted(path: String)
     /// A keybag or attempts file failed its integrity check or could not be parsed.
@@ -49,6 +52,9 @@ extension KeybagError: CustomStringConvertible {
             return "this home already has a keybag"
         case .deviceKeyMissing(let path):
             return "this home's device key is missing (\(path)): the keybag cannot be opened without it; restore the file"
+        case .deviceKeyNamedForAnotherPath(let path, let found):
+            return
+                "this home's device key is missing (\(path)), and \(found) opens its keybag: the home was moved here from another path, and its key is named for that one — rename it (`mv '\(found)' '\(path)'`), or copy it if a home still uses the old path"
         case .deviceKeyCorrupted(let path):
             return "this home's device key is damaged (\(path)): it must be exactly 32 bytes; restore the file"
         case .fileCorrupted(let file, let reason):

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorSystem
 import TresorTestSupport
 
 @testable import TresorKeybag
@@ -61,6 +62,21 @@ import TresorTestSupport
         }
         #expect(!FileManager.default.fileExists(atPath: home.paths.deviceKey.path), "no new device key may be invented")
         try expectUntouched([home.paths.keybag: keybag])
+    }
+
+    /// A home moved to another path finds no key named for it; the key named for its old path,
+    /// which opens its keybag, is named, with the command that puts it right — not "restore the
+    /// file" — and nothing is renamed or invented meanwhile.
+    @Test func aMovedHomeNamesTheKeyOfItsOldPath() throws {
+        let moved = TresorPaths(home: home.root.appendingPathComponent("moved").path, environment: ["HOME": home.root.path])
+        try FileManager.default.moveItem(at: home.paths.home, to: moved.home)
+        #expect(throws: KeybagError.deviceKeyNamedForAnotherPath(path: moved.deviceKey.path, found: home.paths.deviceKey.path)) {
+            try Keybag.open(paths: moved, settings: testSettings())
+        }
+        #expect(!FileManager.default.fileExists(atPath: moved.deviceKey.path), "no key was renamed or made")
+        try FileManager.default.moveItem(at: home.paths.deviceKey, to: moved.deviceKey)
+        let keybag = try Keybag.open(paths: moved, settings: testSettings())
+        try keybag.unlock(passcode: passcode("right"))
     }
 
     @Test func aDamagedOrForeignDeviceKeyIsReported() throws {

@@ -161,7 +161,7 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case .notInitialized: return APIError(.notInitialized, message)
         case .alreadyInitialized: return APIError(.alreadyInitialized, message)
-        case .deviceKeyMissing, .deviceKeyCorrupted, .fileCorrupted, .unsupportedVersion, .storage:
+        case .deviceKeyMissing, .deviceKeyNamedForAnotherPath, .deviceKeyCorrupted, .fileCorrupted, .unsupportedVersion, .storage:
             return APIError(.keybagDamaged, message)
         case .wrongPasscode(_, let retry): return APIError(.authFailed, message, retryAfterSeconds: retry)
         case .throttled(_, let retry): return APIError(.throttled, message, retryAfterSeconds: retry)

@@ -19,8 +19,9 @@ enum DeviceKeyPermissionsCheck {
                 return EnvironmentFinding(
                     check: id, severity: .problem, summary: "this home has a keybag but no device key at \(key)",
                     reason: "The keybag's class keys are wrapped under the device key too: without it nothing opens, not even "
-                        + "with the passcode. Restore the file from where it was (a copy of $XDG_STATE_HOME/tresor/); "
-                        + "tresor init would not make a new one for a home that has a keybag.")
+                        + "with the passcode. A home moved from another path has its key named for that path: "
+                        + "tresor status names the key that opens it, to rename. Otherwise restore the file from where it was "
+                        + "(a copy of $XDG_STATE_HOME/tresor/); tresor init would not make a new one for a home that has a keybag.")
             }
             return EnvironmentFinding(
                 check: id, severity: .warning, summary: "no device key at \(key) yet (run tresor init)",
