@@ -53,6 +53,14 @@ struct SecretServiceReader {
         var export = SecretServiceExport(provider: provider, items: [], skipped: [])
         var unlockedHere: [String] = []
         for collection in try property(Self.servicePath, Self.serviceInterface, "Collections")?.objectPathList ?? [] {
+            // The `session` collection lives in the provider's memory until it stops: a copy on
+            // disk would outlive it.
+            if collection.hasSuffix("/collection/session") {
+                export.skipped.append(
+                    SecretServiceSkip(
+                        what: "collection “session”", why: "its items live in the provider's memory only, until it stops: not copied to disk"))
+                continue
+            }
             let label = (try? property(collection, Self.collectionInterface, "Label"))??.stringValue ?? collection
             do {
                 try read(collection, label: label, session: session, into: &export, unlocked: &unlockedHere)

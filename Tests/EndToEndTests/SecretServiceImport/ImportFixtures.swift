@@ -29,9 +29,11 @@ struct SecretToolClient {
     let environment: [String: String]
 
     /// `secret-tool store --label=LABEL ATTRIBUTE VALUE…`, the secret on standard input.
-    func store(label: String, _ attributes: [(String, String)], secret: String) throws {
+    func store(label: String, _ attributes: [(String, String)], secret: String, collection: String? = nil) throws {
         let stored = try ImportTools.run(
-            ImportTools.secretTool, ["store", "--label=\(label)"] + attributes.flatMap { [$0.0, $0.1] }, input: secret, environment: environment)
+            ImportTools.secretTool,
+            ["store", "--label=\(label)"] + (collection.map { ["--collection=\($0)"] } ?? []) + attributes.flatMap { [$0.0, $0.1] },
+            input: secret, environment: environment)
         guard stored.succeeded else { throw ImportFixtureError("secret-tool store failed: \(stored.stderr)") }
     }
 
