@@ -109,7 +109,11 @@ extension NotesStore {
                         try sealing.sealText(upload.name, table: "attachments", id: upload.id, column: "name"),
                         byteCount, created.timeIntervalSince1970, file, upload.isLocked, upload.excludedFromBackup,
                     ])
-                try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
+                // A fetched attachment changes nothing of its note: the note keeps the date the
+                // server gave it, rather than jumping to the top of the list when it arrives.
+                if !upload.isSynced {
+                    try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
+                }
                 if upload.isSynced { try AttachmentSyncTables.endApplying(db) }
             }
         } catch {

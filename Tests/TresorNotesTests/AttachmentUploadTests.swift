@@ -56,6 +56,22 @@ struct AttachmentUploadTests {
         }
     }
 
+    /// An attachment added here dates its note; one fetched from the sync server does not: the
+    /// note keeps the date the server gave it, and does not jump to the top of the list.
+    @Test func aFetchedAttachmentLeavesItsNotesDate() throws {
+        let home = try NotesHome()
+        let note = try home.notes.createNote(NoteDraft(title: "Scans", body: ""))
+        let dated = try home.notes.summary(ofNote: note.id).modified
+        home.clock.advance(3600)
+        let fetched = try home.notes.beginSyncedAttachment(
+            SyncedAttachment(id: UUID().uuidString.lowercased(), kind: .file, name: "fetched.bin", byteCount: 3), to: note.id)
+        try fetched.append(Data([1, 2, 3]))
+        _ = try fetched.finish()
+        #expect(try home.notes.summary(ofNote: note.id).modified == dated, "fetching dated the note")
+        _ = try home.notes.addAttachment(to: note.id, kind: .file, name: "added.bin", data: Data([4]))
+        #expect(try home.notes.summary(ofNote: note.id).modified == dated.addingTimeInterval(3600), "adding one here dates it")
+    }
+
     func fileSize(_ home: NotesHome, _ id: String) throws -> Int {
         let file = try home.notes.pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM attachments WHERE id = ?", arguments: [id])! }
         return try Data(contentsOf: home.paths.attachmentsFolder.appendingPathComponent(file)).count
