@@ -155,9 +155,7 @@ extension SyncEngine {
             let outcome = try applyEdit(record, item: item, local: local, arrivals: arrivals, transaction)
             // The server's last version of the record, whatever became of it here: a deletion
             // made here is padded to its size.
-            if let size = RecordPadding.paddedSize(payloadCount: record.content.payload.count) {
-                try transaction.setPaddedSize(size, of: record.recordID)
-            }
+            try transaction.recordSize(of: record.content, for: record.recordID)
             return outcome
         } catch KeychainError.interactionNotAllowed(_) {
             return .held(HoldReason.locked)

@@ -4,7 +4,7 @@ import TresorKeychain
 /// Whose the keychain's sync ledger is: the account and the device identity it was kept for.
 /// A device that left its account keeps its keychain and its ledger; joining again — a new
 /// identity, perhaps another account — must not send what was sealed for the old one, nor read
-/// the new account's records from the old account's cursor (docs/SYNC.md, "Leaving").
+/// the new account's records from the old account's cursor (docs/SYNC.md, "Devices": joining again).
 struct LedgerOwner: Codable, Equatable {
     var account: String
     var deviceID: String

@@ -98,9 +98,7 @@ extension SyncEngine {
                 let content: RecordContent
                 if let item {
                     content = RecordContent(payload: try item.encoded())
-                    if let size = RecordPadding.paddedSize(payloadCount: content.payload.count) {
-                        try transaction.setPaddedSize(size, of: record.recordID)
-                    }
+                    try transaction.recordSize(of: content, for: record.recordID)
                 } else {
                     content = .tombstone(paddedTo: try transaction.paddedSize(of: record.recordID))
                 }
@@ -119,6 +117,15 @@ extension SyncEngine {
     private func lastDeviceSequence(_ transaction: KeychainSyncTransaction) throws -> UInt64 {
         guard let stored = try transaction.state(named: StateName.deviceSequence) else { return 0 }
         return UInt64(String(decoding: stored, as: UTF8.self)) ?? 0
+    }
+}
+
+extension KeychainSyncTransaction {
+    /// Records the padded size of `content`, a version of `recordID` sent or arrived: the
+    /// record's deletion is padded to it (``RecordContent/tombstone(paddedTo:)``).
+    func recordSize(of content: RecordContent, for recordID: String) throws {
+        guard let size = RecordPadding.paddedSize(payloadCount: content.payload.count) else { return }
+        try setPaddedSize(size, of: recordID)
     }
 }
 
