@@ -60,7 +60,14 @@ extension SyncAccount {
                 transport: client, device: device, list: list, keys: try await circleKeys(for: history, &file, device, keybag, client),
                 keychain: keychain)
             let recorded = try keychain.recordSyncingItemsWithoutRecord()
-            let pushed = try await engine.push()
+            // A refusal of this device's changes does not keep the others' from it: they are
+            // fetched, and the refusal is told after (``PushRefusal``).
+            var pushed = 0, refusal: PushRefusal?
+            do {
+                pushed = try await engine.push()
+            } catch let error as SyncClientError where PushRefusal(error) != nil {
+                refusal = PushRefusal(error)
+            }
             var pulled = PullSummary()
             let applied = try SyncEngine.appliedCursor(in: keychain)
             if allowDeletions || pushed > 0 || state.records > applied {
@@ -84,6 +91,7 @@ extension SyncAccount {
                 notesSynced = try await syncNotes(
                     notes, account: file.ledgerAccount, client: client, server: state, allowDeletions: allowDeletions)
             }
+            if let refusal { throw refusal.error(appliedFromOthers: pulled.applied + (notesSynced?.applied ?? 0)) }
             try recordSyncEnded(keychain)
             return SyncNowAnswer(
                 recorded: recorded, pushed: pushed, applied: pulled.applied, conflictsKept: pulled.conflictsKept, held: released.held,
