@@ -197,7 +197,7 @@ private struct RestoreSession {
     static let noteBatch = 64
     static let noteBatchBytes = 1 << 20
     /// The attachment staged last, held back one record: a left-out record for it may follow.
-    private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String)?
+    private var finishedAttachment: (record: BackedUpAttachment, statements: [StagedStatement], file: String, replacedFile: String?)?
 
     init(
         target: RestoreTarget, staging: RestoreStaging, onConflict: ConflictPolicy, consent: RestoreConsent, genericClients: GenericClients,
@@ -288,8 +288,8 @@ private struct RestoreSession {
             attachment = nil
             guard current.dropped == nil else { return }
             do {
-                let (_, statements, file) = try notesRestore().finishAttachment()
-                finishedAttachment = (current.record, statements, file)
+                let (_, statements, file, replacedFile) = try notesRestore().finishAttachment()
+                finishedAttachment = (current.record, statements, file, replacedFile)
             } catch let error as NotesError {
                 add(.attachment, current.record.id, description: current.record.name, (.skipped, .invalid, error.description))
             }
@@ -390,9 +390,7 @@ private struct RestoreSession {
         pendingNoteBytes = 0
         for (note, decided) in zip(notes, try notesRestore().stage(notes)) {
             let outcome = try staging.stageDecision(for: "notes.db") {
-                let (outcome, statements, removed) = try decided.get()
-                staging.removeAfterCommit(removed)
-                return (outcome, statements)
+                try decided.get()
             }
             add(.note, note.id, description: note.title, outcome)
         }
@@ -449,6 +447,7 @@ private struct RestoreSession {
         finishedAttachment = nil
         try staging.stage(finished.statements, for: "notes.db")
         staging.stageFile(finished.file)
+        if let replaced = finished.replacedFile { staging.removeAfterCommit([replaced]) }
         add(.attachment, finished.record.id, description: finished.record.name, (.restored, nil, nil))
     }
 

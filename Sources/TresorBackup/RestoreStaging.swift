@@ -39,7 +39,7 @@ public final class RestoreStaging {
         var journals: [String: String] = [:]
         /// Staged attachment files to move into `attachments/`.
         var files: [String] = []
-        /// Attachment files of replaced notes, removed once the notes database committed.
+        /// The home's attachment files that restored ones replace, removed once the notes database committed.
         var removedFiles: [String] = []
     }
 
@@ -84,7 +84,7 @@ public final class RestoreStaging {
         plan.files.append(name)
     }
 
-    /// Records attachment files of replaced notes, to remove once committed.
+    /// Records the home's attachment files that restored ones replace, to remove once committed.
     /// - Parameter names: their names in the home's `attachments/`.
     public func removeAfterCommit(_ names: [String]) {
         lock.lock()

@@ -23,32 +23,38 @@ struct NoteRestoreDecider: Sendable {
     /// Each backup passphrase's id in this home.
     let passphrases: [Int64: Int64]
 
-    /// The note's outcome, the statements that restore it, and a replaced note's attachment files.
+    /// The note's outcome and the statements that restore it. A note replaced by
+    /// `--on-conflict replace` loses no edit of the home's: its version here is kept in Recently
+    /// Deleted with its attachments (``keptVersion(of:as:)``).
     /// - Throws: ``NotesError/invalid(_:)`` for a note this store would not hold;
     ///   ``TresorModel/RestoreSkip/accountNotInBackup``; storage errors.
-    func decide(_ note: BackedUpNote, _ db: Database) throws -> (BackupOutcome, [StagedStatement], removedFiles: [String]) {
+    func decide(_ note: BackedUpNote, _ db: Database) throws -> (BackupOutcome, [StagedStatement]) {
         guard backupAccounts.contains(note.account) else { throw RestoreSkip.accountNotInBackup }
-        guard accounts.contains(note.account) else { return (.skipped, [], []) }
+        guard accounts.contains(note.account) else { return (.skipped, []) }
         try validate(note)
         var mapped = note
         mapped.folder = note.folder.flatMap { folders[$0] }
         if let locked = note.locked {
-            guard let passphrase = passphrases[locked.passphrase] else { return (.skipped, [], []) }
+            guard let passphrase = passphrases[locked.passphrase] else { return (.skipped, []) }
             mapped.locked?.passphrase = passphrase
         }
         var statements: [StagedStatement] = []
-        var removedFiles: [String] = []
         var outcome = BackupOutcome.restored
         let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [note.id]).map { row in
-            (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.file))
+            (NoteRow(row: row), try AttachmentRow.fetchAll(note: note.id, db).map(\.id))
         }
-        if case let (row, files)? = existing {
-            if try isIdentical(row, to: mapped, db) { return (.alreadyPresent, [], []) }
-            guard onConflict == .replace else { return (.conflict, [], []) }
+        if case let (row, attachments)? = existing {
+            if try isIdentical(row, to: mapped, db) { return (.alreadyPresent, []) }
+            guard onConflict == .replace else { return (.conflict, []) }
             outcome = .replaced
-            removedFiles = files
+            // By id, not by note: run again after a crash, the statements leave the restored
+            // note's attachments where they are.
+            let kept = UUID().uuidString.lowercased()
+            statements.append(try keptVersion(of: row, as: kept))
+            statements += attachments.map {
+                StagedStatement("UPDATE attachments SET note_id = ? WHERE id = ?", [kept.databaseValue, $0.databaseValue])
+            }
             statements += [
-                StagedStatement("DELETE FROM attachments WHERE note_id = ?", [note.id.databaseValue]),
                 StagedStatement("DELETE FROM participants WHERE note_id = ?", [note.id.databaseValue]),
                 StagedStatement("DELETE FROM notes WHERE id = ?", [note.id.databaseValue]),
             ]
@@ -92,7 +98,32 @@ struct NoteRestoreDecider: Sendable {
                         note.id.databaseValue, participant.account.databaseValue, participant.added.timeIntervalSince1970.databaseValue,
                     ]))
         }
-        return (outcome, statements, removedFiles)
+        return (outcome, statements)
+    }
+
+    /// The home's version of a note the restore replaces, kept as a note of its own, `id`, in
+    /// Recently Deleted: its title, body (a locked note's still sealed under its note key),
+    /// folder and dates, not shared. Whoever wanted the backup's version loses nothing of theirs.
+    private func keptVersion(of row: NoteRow, as id: String) throws -> StagedStatement {
+        let layer = try sealing.noteLayer(row)
+        let title = try layer.openText(row.sealedTitle, table: "notes", id: row.id, column: "title")
+        let body = try row.sealedBody.map { try layer.openText($0, table: "notes", id: row.id, column: "body") }
+        let ciphertext = try row.sealedCiphertext.map { try sealing.open($0, table: "notes", id: row.id, column: "ciphertext") }
+        let values: [DatabaseValue] = [
+            id.databaseValue, row.accountID.databaseValue, row.folderID.databaseValue, row.created.timeIntervalSince1970.databaseValue,
+            row.modified.timeIntervalSince1970.databaseValue, try sealing.sealText(title, table: "notes", id: id, column: "title").databaseValue,
+            try body.map { try sealing.sealText($0, table: "notes", id: id, column: "body") }.databaseValue, row.passphraseID.databaseValue,
+            row.salt.databaseValue, row.iterations.databaseValue, row.wrappedKey.databaseValue, row.iv.databaseValue, row.tag.databaseValue,
+            try ciphertext.map { try sealing.seal($0, table: "notes", id: id, column: "ciphertext") }.databaseValue,
+            row.bodyFormat.rawValue.databaseValue, row.noteProofHash.databaseValue, store.now.timeIntervalSince1970.databaseValue,
+        ]
+        return StagedStatement(
+            """
+            INSERT OR IGNORE INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, sealed_body, passphrase_id,
+                crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext, body_format,
+                note_proof_hash, deleted)
+            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, values)
     }
 
     private func validate(_ note: BackedUpNote) throws {

@@ -264,15 +264,14 @@ public final class NotesRestore {
 
     /// Stages notes that came one after another (no attachment between them), half of them on
     /// another core — each note is decided and sealed on its own. A note is new, already there
-    /// (the same id and content), or in conflict with the home's note of the same id (replaced,
-    /// with its attachments, by `--on-conflict replace`).
+    /// (the same id and content), or in conflict with the home's note of the same id (replaced
+    /// by `--on-conflict replace`, the home's version kept in Recently Deleted with its attachments).
     /// - Parameter notes: the backup's notes, in order.
-    /// - Returns: for each note, in order: the outcome, the statements to commit and the files
-    ///   of a replaced note's attachments, to remove once committed — or what it threw:
+    /// - Returns: for each note, in order: the outcome and the statements to commit — or what it threw:
     ///   ``NotesError/invalid(_:)`` for a note this store would not hold,
     ///   ``TresorModel/RestoreSkip`` for a second note of one id or one of an account the backup
     ///   does not hold, storage errors.
-    public func stage(_ notes: [BackedUpNote]) -> [Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error>] {
+    public func stage(_ notes: [BackedUpNote]) -> [Result<(BackupOutcome, [StagedStatement]), any Error>] {
         let decider = decider, store = store
         var inBatch: Set<String> = []
         let duplicate = notes.map { self.notes[$0.id] != nil || !inBatch.insert($0.id).inserted }
@@ -281,11 +280,11 @@ public final class NotesRestore {
         var decidedUnique = TwoThreads.mapHalves(unique) { half in
             try store.pool.read { db in half.map { note in Result { try decider.decide(note, db) } } }
         }[...]
-        let decided = duplicate.map { isDuplicate -> Result<(BackupOutcome, [StagedStatement], removedFiles: [String]), any Error> in
+        let decided = duplicate.map { isDuplicate -> Result<(BackupOutcome, [StagedStatement]), any Error> in
             isDuplicate ? .failure(RestoreSkip.duplicate) : decidedUnique.removeFirst()
         }
         for (note, result) in zip(notes, decided) {
-            if case .success(let (outcome, _, _)) = result { self.notes[note.id] = (outcome, note.locked != nil) }
+            if case .success(let (outcome, _)) = result { self.notes[note.id] = (outcome, note.locked != nil) }
         }
         return decided
     }
@@ -316,18 +315,21 @@ public final class NotesRestore {
             throw NotesError.invalid("the attachment does not match its note")
         }
         let holder = try store.pool.read { db in
-            try String.fetchOne(db, sql: "SELECT note_id FROM attachments WHERE id = ?", arguments: [attachment.id])
+            try Row.fetchOne(db, sql: "SELECT note_id, file FROM attachments WHERE id = ?", arguments: [attachment.id]).map {
+                (note: $0[0] as String, file: $0[1] as String)
+            }
         }
         if let holder {
-            // Its note's own attachment: there already, or removed with the note it replaces.
-            if holder == attachment.note && note.outcome == .alreadyPresent { return .alreadyPresent }
-            guard holder == attachment.note && note.outcome == .replaced else { throw RestoreSkip.idInUse }
+            // Its note's own attachment: there already, or the home's copy of the one the
+            // replaced note's kept version holds — the backup's takes its place.
+            if holder.note == attachment.note && note.outcome == .alreadyPresent { return .alreadyPresent }
+            guard holder.note == attachment.note && note.outcome == .replaced else { throw RestoreSkip.idInUse }
         }
         let file: StagedAttachment.File =
             attachment.isLocked
             ? .sealed(try AttachmentFile.SealedChunkWriter(attachmentID: attachment.id, in: stagingFolder, sealing: sealing))
             : .plain(try AttachmentFile.Writer(attachmentID: attachment.id, in: stagingFolder, sealing: sealing, noteKey: nil))
-        self.attachment = StagedAttachment(attachment: attachment, file: file)
+        self.attachment = StagedAttachment(attachment: attachment, file: file, replacedFile: holder?.file)
         return nil
     }
 
@@ -356,9 +358,10 @@ public final class NotesRestore {
     }
 
     /// Ends the attachment being staged: its file is made durable in the staging folder.
-    /// - Returns: the outcome, the statements to commit and the staged file's name.
+    /// - Returns: the outcome, the statements to commit, the staged file's name, and the home's
+    ///   file of the same attachment it replaces, to remove once committed.
     /// - Throws: ``NotesError/invalid(_:)`` when the bytes do not add up to the attachment's size.
-    public func finishAttachment() throws -> (BackupOutcome, [StagedStatement], file: String) {
+    public func finishAttachment() throws -> (BackupOutcome, [StagedStatement], file: String, replacedFile: String?) {
         guard let staged = attachment else { preconditionFailure("no attachment is being staged") }
         attachment = nil
         let attachment = staged.attachment
@@ -373,6 +376,9 @@ public final class NotesRestore {
             try writer.append(last, isFinal: true)
             file = try writer.commit(syncingFolder: false)
         }
+        let replaced = staged.replacedFile.map { _ in
+            StagedStatement("DELETE FROM attachments WHERE id = ?", [attachment.id.databaseValue])
+        }
         let statement = StagedStatement(
             """
             INSERT OR IGNORE INTO attachments (id, note_id, kind, sealed_name, byte_count, created, file, is_locked, exclude_from_backup)
@@ -384,7 +390,7 @@ public final class NotesRestore {
                 attachment.byteCount.databaseValue, attachment.created.timeIntervalSince1970.databaseValue, file.databaseValue,
                 attachment.isLocked.databaseValue, attachment.excludedFromBackup.databaseValue,
             ])
-        return (.restored, [statement], file)
+        return (.restored, (replaced.map { [$0] } ?? []) + [statement], file, staged.replacedFile)
     }
 
     /// Drops the attachment being staged (its file is removed).
@@ -407,6 +413,8 @@ public final class NotesRestore {
 
         var attachment: BackedUpAttachment
         var file: File
+        /// The home's file of this attachment, held by the kept version of the note it replaces.
+        var replacedFile: String?
         /// A locked attachment's latest chunk, written once the next shows it is not the last.
         var pendingChunk: Data?
         var sealedBytes = 0

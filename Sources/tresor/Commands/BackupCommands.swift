@@ -81,7 +81,8 @@ struct BackupCommand: ParsableCommand {
                 The whole file is read and checked before the home changes; then everything is \
                 committed at once, or nothing is. Items are sealed anew under this home's keys. What \
                 the home holds already is not added again; a different version of it is left as it \
-                is and reported (--on-conflict replace overwrites it). The report says what became of \
+                is and reported (--on-conflict replace overwrites it; a note's version here is kept in \
+                Recently Deleted). The report says what became of \
                 every item, note and attachment (all of them with --json). Needs the passcode; with \
                 --passcode-stdin give it first, then the backup passphrase.
 
@@ -273,8 +274,13 @@ enum BackupText {
                 || $0.outcome == .alreadyPresent && $0.kind == .account && report.sameHome != true
         }
         for entry in listed { lines.append("  \(line(entry))") }
+        if report.count(.note, .replaced) > 0 {
+            let kept = report.operation == "dry-run" ? "would be kept" : "are kept"
+            lines.append("The notes' versions here that the backup's replace \(kept) in Recently Deleted (tresor note trash list).")
+        }
         if report.count(.item, .conflict) + report.count(.note, .conflict) > 0 {
-            lines.append("Restore again with --on-conflict replace to overwrite what is in conflict.")
+            lines.append(
+                "Restore again with --on-conflict replace to overwrite what is in conflict (a note's version here is kept in Recently Deleted).")
         }
         let unallowed = Set(report.entries.filter { $0.reason == .needsConsent }.map(\.kind))
         if unallowed.contains(.application) {
