@@ -67,7 +67,9 @@ struct Failure {
         case .peerRejected: return "tresord refused this client: it runs as another user"
         case .itemNotFound: return "\(said) (`tresor item find` lists the items; items that sync, with `--synchronizable`)"
         case .duplicateItem:
-            return "an item with the same identifying attributes exists already — change it with `tresor item update`, or delete it first"
+            // The keychain's own words, said of any item; a route that knows more says it itself.
+            guard said == "an item with the same primary key already exists" else { return said }
+            return "an item with the same identifying attributes (service, account, access group…) exists already — change or delete that item first"
         case .readOnly: return "this keychain cannot be changed (System Roots is read-only)"
         case .noSuchKeychain: return "\(said) (`tresor keychain list` shows the keychains)"
         case .keybagDamaged: return "\(said) — `tresor doctor` says more"

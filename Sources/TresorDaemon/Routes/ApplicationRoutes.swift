@@ -40,7 +40,18 @@ struct ApplicationRoutes {
                 executableSHA256: hash, executablePath: url.standardizedFileURL.path,
                 usesSecretService: body.usesSecretService ?? false, isDevelopmentBuild: body.isDevelopmentBuild ?? false)
             // Registering an id again replaces its executable (a rebuild): the passcode was given for it.
-            let replaced = try keychains.loginKeychain().applications.register(application, replacing: true)
+            let applications = try keychains.loginKeychain().applications
+            let replaced: Bool
+            do {
+                replaced = try applications.register(application, replacing: true)
+            } catch KeychainError.duplicateItem {
+                // One executable is one application: the file's hash names it.
+                let holder = try applications.application(executableSHA256: hash)?.applicationID ?? "another application"
+                throw APIError(
+                    .duplicateItem,
+                    "\(url.path) is registered already, as \(holder): one executable is one application — register it again with --id \(holder), or `tresor app remove \(holder)` first"
+                )
+            }
             context.logger.notice(
                 replaced ? "application registered again (executable replaced)" : "application registered",
                 metadata: ["id": "\(application.applicationID)", "team": "\(application.teamID)"])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 
 struct AppCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,8 +10,9 @@ struct AppCommand: ParsableCommand {
         discussion: """
             An application is identified by the SHA-256 of its executable: rebuilding or replacing \
             the file means registering it again — `tresor app register` with the same id replaces \
-            its executable (and its groups), keeping its items. It may use its own application id \
-            as an access group and any group that starts with its team id (TEAM.something).
+            its executable, keeping its items, and its shared groups unless --group names others. \
+            It may use its own application id as an access group and any group that starts with \
+            its team id (TEAM.something).
             """,
         subcommands: [Register.self, List.self, Remove.self])
 
@@ -23,7 +25,8 @@ struct AppCommand: ParsableCommand {
         @Option(help: "Application id, e.g. TEAM1.com.example.backup.") var id: String
         @Option(help: "Team id: letters and digits.") var team: String
         @Option(help: "The executable file.") var exe: String
-        @Option(help: "A shared access group TEAM.name (repeatable).") var group: [String] = []
+        @Option(help: "A shared access group TEAM.name (repeatable); registering again without it keeps the groups it had.")
+        var group: [String] = []
         @Flag(
             help: ArgumentHelp(
                 "Serve the application's items to it on the Secret Service (D-Bus) too.",
@@ -50,10 +53,14 @@ struct AppCommand: ParsableCommand {
             try Output.run(options) {
                 let path = try existingExecutable(exe)
                 let client = try options.connect()
+                // Registered again (a rebuild): the groups stay unless others are named.
+                let before = (try? client.applications())?.first { $0.applicationID == id }
+                let groups = group.isEmpty ? before?.accessGroups ?? [] : group
                 let passcode = try client.passcodeAgainIfSet(stdin: passcodeStdin, prompt: "Passcode (to register \(id)):")
                 let application = try client.registerApplication(
-                    id: id, team: team, executablePath: path, accessGroups: group, passcode: passcode, usesSecretService: secretService,
+                    id: id, team: team, executablePath: path, accessGroups: groups, passcode: passcode, usesSecretService: secretService,
                     isDevelopmentBuild: development)
+                for warning in Self.warnings(application, before: before) { StandardStream.error.write("warning: \(warning)\n") }
                 if options.json { return Output.json(application) }
                 print(
                     "Registered \(application.applicationID) (team \(application.teamID)); groups: \(application.allowedGroups.joined(separator: ", "))."
@@ -68,6 +75,28 @@ struct AppCommand: ParsableCommand {
                         """)
                 }
             }
+        }
+
+        /// What the user should know of a registration: what it took away, and an executable
+        /// every script shares.
+        static func warnings(_ application: Application, before: Application?) -> [String] {
+            var warnings: [String] = []
+            let dropped = (before?.accessGroups ?? []).filter { !application.accessGroups.contains($0) }
+            if !dropped.isEmpty {
+                warnings.append("\(application.applicationID) no longer reads the items of \(dropped.joined(separator: ", ")) (not named by --group)")
+            }
+            if before?.usesSecretService == true && !application.usesSecretService {
+                warnings.append(
+                    "\(application.applicationID) is no longer served on the Secret Service (register it with --secret-service to keep it)")
+            }
+            // The path as registered: symbolic links resolved (`/usr/bin/python3` is `python3.11`).
+            if GenericClients().contains(path: application.executablePath, sha256: Data()) {
+                warnings.append(
+                    "\(application.executablePath) runs whatever it is given (an interpreter, a shell, a client that hands out secrets): "
+                        + "every program of yours that runs it — any script — reads \(application.applicationID)'s items. "
+                        + "Register the program itself, or `tresor app remove \(application.applicationID)`")
+            }
+            return warnings
         }
     }
 

@@ -146,6 +146,39 @@ import TresorTestSupport
         #expect(!again.succeeded && again.stderr.contains("no registered application TEAMA.beta"), "\(again.stderr)")
     }
 
+    /// Registering an application again — a rebuild — keeps its shared groups unless others are
+    /// named, and says what a registration took away; one executable is one application; an
+    /// interpreter registered is one every script shares, and the user is told.
+    @Test func registeringAgainKeepsTheGroupsAndSaysWhatItTookAway() throws {
+        let (harness, probes) = try setUp()
+        func register(_ arguments: [String], exe: String = probes.alpha.path) throws -> Harness.Result {
+            try harness.tresor(
+                ["app", "register", "--id", "TEAMA.alpha", "--team", "TEAMA", "--exe", exe, "--passcode-stdin"] + arguments,
+                input: Self.passcode + "\n")
+        }
+        func groups() throws -> [String] { try harness.json([Application].self, ["app", "list"]).first?.accessGroups ?? [] }
+        try expectSucceeded(register(["--group", "TEAMA.shared", "--secret-service"]))
+        let again = try register(["--secret-service"])
+        #expect(again.succeeded && again.stderr.isEmpty, "\(again.stderr)")
+        #expect(try groups() == ["TEAMA.shared"])
+        let narrowed = try register(["--group", "TEAMA.other"])
+        #expect(narrowed.succeeded, "\(narrowed.stderr)")
+        #expect(narrowed.stderr.contains("warning: TEAMA.alpha no longer reads the items of TEAMA.shared"), "\(narrowed.stderr)")
+        #expect(narrowed.stderr.contains("is no longer served on the Secret Service"), "\(narrowed.stderr)")
+        #expect(try groups() == ["TEAMA.other"])
+
+        let twice = try harness.tresor(
+            ["app", "register", "--id", "TEAMA.second", "--team", "TEAMA", "--exe", probes.alpha.path, "--passcode-stdin"],
+            input: Self.passcode + "\n")
+        #expect(!twice.succeeded && twice.stderr.contains("is registered already, as TEAMA.alpha"), "\(twice.stderr)")
+        #expect(!twice.stderr.contains("tresor item update"), "\(twice.stderr)")
+
+        let shell = try harness.tresor(
+            ["app", "register", "--id", "TEAMA.shell", "--team", "TEAMA", "--exe", "/bin/sh", "--passcode-stdin"], input: Self.passcode + "\n")
+        #expect(shell.succeeded && shell.stderr.contains("runs whatever it is given"), "\(shell.stderr)")
+        #expect(shell.stderr.contains("any script — reads TEAMA.shell's items"), "\(shell.stderr)")
+    }
+
     @Test func registrationNeedsThePasscodeAndAnUnlockedKeybag() throws {
         let (harness, probes) = try setUp()
         let wrong = try harness.tresor(
