@@ -31,21 +31,35 @@ struct BackupCommand: ParsableCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: BackupSecretOptions
-        @Option(help: "The backup file to write.") var out: String
+        @Option(help: "The backup file to write; - for standard output (not a terminal).") var out: String
         @Option(help: "scrypt's work factor, log2(N), 14 to 20 (default 18: 256 MiB, about a second).") var workFactor: Int?
+
+        func validate() throws {
+            if out == "-" && options.json { throw ValidationError("--out - writes the backup to standard output: --json cannot go there too") }
+        }
 
         func run() throws {
             try Output.run(options) {
                 var input = secrets.input()
                 let passcode = secrets.passcodeStdin ? try input.next("Passcode:") : nil
                 let passphrase = try input.newPassphrase("Backup passphrase:", guarding: "the backup file")
-                let path = URL(fileURLWithPath: out).path
+                let piped = out == "-" ? try BackupToStandardOutput() : nil
+                defer { piped?.remove() }
+                let path = piped?.path ?? URL(fileURLWithPath: out).path
                 let report = try BackupCalls(options: options).run("Backing up") { client in
                     try withPresence(passcode, secrets) { passcode in
                         try client.backupCreate(BackupCreateRequest(path: path, passphrase: passphrase, passcode: passcode, workFactor: workFactor))
                     }
                 }
-                if options.json { Output.json(report) } else { print(BackupText.created(report)) }
+                if let piped {
+                    try piped.copy()
+                    // Standard output carries the backup: the report goes to standard error.
+                    StandardStream.error.write(BackupText.created(report).replacing(path, with: "standard output") + "\n")
+                } else if options.json {
+                    Output.json(report)
+                } else {
+                    print(BackupText.created(report))
+                }
                 try BackupText.exitUnlessWhole(report, "backed up", again: "back up again")
             }
         }

@@ -63,6 +63,38 @@ struct BackupAgeTests {
         #expect(pieceBytes > 3_000_000)
     }
 
+    /// `backup create --out -` writes the backup to standard output — stock `age` opens what a
+    /// pipe received, the report goes to standard error — and leaves nothing in the home, also
+    /// when the reader goes away early.
+    @Test func aBackupWrittenToStandardOutputIsOneStockAgeOpensAndLeavesNothingBehind() throws {
+        let home = try BackupHome()
+        try home.newNote("piped")
+        let file = home.harness.root.appendingPathComponent("piped.age")
+        let tresor = Harness.binaries.appendingPathComponent("tresor").path
+        let input = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"
+        let command = ["backup", "create", "--out", "-", "--work-factor", "14", "--passcode-stdin"]
+        // The backup waits in a folder of $TMPDIR on its way out: nothing may stay there.
+        let temporary = home.harness.root.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let piped = try home.harness.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "TMPDIR=\"\(temporary.path)\" exec \"$0\" \"$@\" > \"\(file.path)\"", tresor, "--home", home.harness.paths.home.path] + command,
+            input: input)
+        try expectSucceeded(piped)
+        #expect(piped.stdout.isEmpty && piped.stderr.contains("1 note to standard output"), "\(piped.stderr)")
+        let plain = home.harness.root.appendingPathComponent("piped.payload")
+        try AgeCommand.run(["-d", "-o", plain.path, file.path], passphrase: home.backupPassphrase)
+        #expect(try Data(contentsOf: plain).prefix(14) == Data("tresor-backup\n".utf8))
+
+        let cut = try home.harness.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "set -o pipefail; TMPDIR=\"\(temporary.path)\" \"$0\" \"$@\" | true", tresor, "--home", home.harness.paths.home.path] + command,
+            input: input)
+        #expect(cut.status == 1 && cut.stderr.contains("standard output") && !cut.stderr.contains("Backed up"), "\(cut.status) \(cut.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(left.isEmpty, "\(left)")
+    }
+
     /// An age file of the same passphrase whose payload is not a record stream.
     @Test func anAgeFileThatIsNotABackupIsRefusedAndTheHomeIsLeftByteForByte() throws {
         let home = try BackupHome()
