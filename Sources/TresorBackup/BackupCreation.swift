@@ -86,6 +86,7 @@ public enum BackupCreation {
         var written = 0
         try BackupFile.write(to: url, header: (headerByteCount, { try header.value() })) { output in
             let counted: (Data) throws -> Void = { bytes in
+                try progress.checkCancelled()
                 try output(bytes)
                 written += bytes.count
                 progress.update(bytesDone: written)

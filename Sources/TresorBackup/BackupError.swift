@@ -18,6 +18,9 @@ public enum BackupError: Error, Equatable, Sendable {
     case io(String)
     /// Another backup or restore is running in this daemon.
     case busy
+    /// Its client went away (Ctrl-C) before it was done: no backup file was written, nothing
+    /// was restored. A restore that began to commit completes instead.
+    case cancelled
     /// The home cannot be restored into now (locked, not initialised).
     case homeUnavailable(String)
     /// The user allowed an application or web account the backup does not hold (a typo): what
@@ -36,6 +39,7 @@ extension BackupError: CustomStringConvertible {
         case .forbidden(let rule): return "the backup holds what its format forbids: \(rule)"
         case .io(let reason): return reason
         case .busy: return "another backup or restore is running; try again when it has finished"
+        case .cancelled: return "cancelled: the client that asked went away; nothing was written or restored"
         case .homeUnavailable(let reason): return reason
         case .notInBackup(let what): return what
         }

@@ -83,6 +83,7 @@ public enum BackupRestore {
             var read = 0
             var reader = try alongside(presence) {
                 try RecordStreamReader(passphrase: passphrase) { count in
+                    try progress.checkCancelled()
                     let bytes = try input(count)
                     read += bytes.count
                     progress.update(bytesDone: read)
@@ -102,6 +103,8 @@ public enum BackupRestore {
                 if dryRun {
                     staging.discard()
                 } else {
+                    // The last moment to stop: once committing, the restore completes.
+                    try progress.checkCancelled()
                     try staging.commit()
                     target.applications.forgetCache()
                     target.notes.notesRestored()
@@ -133,6 +136,7 @@ public enum BackupRestore {
             defer { progress.finish() }
             var read = 0
             var reader = try RecordStreamReader(passphrase: passphrase) { count in
+                try progress.checkCancelled()
                 let bytes = try input(count)
                 read += bytes.count
                 progress.update(bytesDone: read)

@@ -151,7 +151,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .file(.wrongPassphrase): return APIError(.authFailed, message)
         case .file, .notABackup, .unsupportedVersion, .damaged, .forbidden: return APIError(.decode, message)
         case .io, .notInBackup: return APIError(.param, message)
-        case .busy: return APIError(.conflict, message)
+        case .busy, .cancelled: return APIError(.conflict, message)
         case .homeUnavailable: return APIError(.interactionNotAllowed, message)
         }
     }

@@ -110,6 +110,10 @@ struct BackupRoutes {
     ) async throws -> BackupReport {
         guard gate.enter() else { throw BackupError.busy }
         defer { gate.leave() }
+        // A client that goes away (Ctrl-C, killed) wants none of it: no backup file of every
+        // secret written after all, no restore committed after "cancel".
+        let admitted = progress.admit()
+        context.channel.closeFuture.whenComplete { [progress] _ in progress.cancel(admitted) }
         let client = try context.requireClient()
         let hold = autoLock.addHold(reason: "tresor backup: \(operation) running", client: client.description, connection: client.connection)
         defer {

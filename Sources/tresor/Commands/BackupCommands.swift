@@ -15,7 +15,7 @@ struct BackupCommand: ParsableCommand {
             with their attachments. whenPasscodeSetThisDeviceOnly items are never written; the \
             other …ThisDeviceOnly items are sealed with this home's device key and restore only \
             into this home; locked notes stay sealed with their own passphrase. The daemon writes \
-            and reads the file itself.
+            and reads the file itself; Ctrl-C cancels it there too (no file left, nothing restored).
             """,
         subcommands: [Create.self, Verify.self, Restore.self])
 
