@@ -180,6 +180,7 @@ public struct Daemon: Sendable {
                         served.update {
                             $0.secretService =
                                 "stopped: its session bus went away; a `tresord --secret-service` of the next desktop session hands it that session's bus"
+                            $0.secretServiceBus = nil
                         }
                     }
                 ) {
@@ -360,7 +361,10 @@ public struct Daemon: Sendable {
             try provider.start { [provider] in ended(provider) }
             DetachedThread.start { genericClients.prepare() }
             logger.notice("Secret Service answering", metadata: ["name": "\(SecretServiceProvider.busName)"])
-            served.update { $0.secretService = "answering on the session bus" }
+            served.update {
+                $0.secretService = "answering on the session bus"
+                $0.secretServiceBus = address
+            }
             return (provider, desktop)
         } catch {
             logger.error("Secret Service not started", metadata: ["error": "\(error)"])

@@ -67,12 +67,18 @@ public struct ServingInfo: Codable, Sendable, Equatable {
     /// The Secret Service on the session bus: "answering", or why it is not ("not started: …");
     /// omitted when it is not asked for.
     public var secretService: String?
+    /// The session bus the Secret Service answers on (`unix:path=/run/user/1000/bus`), while it
+    /// answers: `tresor daemon restart` hands it to the daemon it starts.
+    public var secretServiceBus: String?
     /// The last Secret Service prompt refused because nobody could be asked, since the daemon started.
     public var lastPromptNobodyAnswered: DismissedPrompt?
 
-    public init(web: String? = nil, secretService: String? = nil, lastPromptNobodyAnswered: DismissedPrompt? = nil) {
+    public init(
+        web: String? = nil, secretService: String? = nil, secretServiceBus: String? = nil, lastPromptNobodyAnswered: DismissedPrompt? = nil
+    ) {
         self.web = web
         self.secretService = secretService
+        self.secretServiceBus = secretServiceBus
         self.lastPromptNobodyAnswered = lastPromptNobodyAnswered
     }
 }

@@ -170,7 +170,10 @@ struct DaemonCommand: ParsableCommand {
             discussion: """
                 A daemon the systemd unit runs is restarted by systemctl; any other is started \
                 again by tresor with the options it had (such as --web PORT), its log in \
-                <home>/logs/tresord.log. The keybag is locked afterwards, as after every start.
+                <home>/logs/tresord.log. A Secret Service it answered goes on: the new daemon is \
+                handed this session's bus (DBUS_SESSION_BUS_ADDRESS), or with none the bus the old \
+                one answered on. The keybag is locked afterwards, as after every start; what \
+                `tresor secret-service trust` remembered ends with the old daemon.
                 """)
         @OptionGroup var options: GlobalOptions
 
@@ -194,9 +197,15 @@ struct DaemonCommand: ParsableCommand {
                     guard Date() < deadline else { throw TresorClientError.daemonDidNotStart(log: paths.daemonLog.path) }
                     usleep(20_000)
                 }
+                // A Secret Service the old daemon answered goes on: on this session's bus when
+                // tresor runs in one (restarted to serve it), else on the bus it was handed.
+                let sessionBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+                let bus = running?.status.serving?.secretServiceBus.map { sessionBus ?? $0 }
+                let handed = try bus.map { try options.connect().answerSecretService(onBus: $0).secretService }
                 let report = DaemonCommand.report(options)
                 if options.json { return Output.json(report) }
                 print("\(running != nil ? "Restarted" : "Started (none was running)") tresord (pid \(report.pid ?? 0)).")
+                if let handed { print("Secret Service: \(handed).") }
             }
         }
     }
