@@ -60,11 +60,13 @@ extension TresorClient {
     }
 
     /// Removes a device from the circle and rolls the circle key.
-    /// - Parameter device: the device's id or name.
+    /// - Parameters:
+    ///   - device: the device's id or name.
+    ///   - passcode: the keybag's passcode, when one is set.
     /// - Returns: the removed device.
-    /// - Throws: `APIError` from the daemon.
-    public func syncRemove(_ device: String) throws -> SyncDeviceInfo {
-        try call("DELETE", Route.syncDevices + "/" + PercentEncoding.encode(device))
+    /// - Throws: `APIError` from the daemon (`authFailed` without the passcode, or a wrong one).
+    public func syncRemove(_ device: String, passcode: String? = nil) throws -> SyncDeviceInfo {
+        try call("DELETE", Route.syncDevices + "/" + PercentEncoding.encode(device), SyncRemoveRequestBody(passcode: passcode))
     }
 
     /// This device leaves its sync account; its data stays.

@@ -134,6 +134,14 @@ public struct SyncApproveRequestBody: Codable, Sendable {
     public init(passcode: String?) { self.passcode = passcode }
 }
 
+/// `DELETE /v1/sync/devices/{id}`: removing a device from the circle needs the passcode again,
+/// as approving one does — it rolls the circle key and shuts a device out.
+public struct SyncRemoveRequestBody: Codable, Sendable {
+    public var passcode: String?
+
+    public init(passcode: String?) { self.passcode = passcode }
+}
+
 /// A device of the circle, as this device's verified list names it.
 public struct SyncDeviceInfo: Codable, Sendable {
     public var deviceID: String

@@ -6,7 +6,8 @@ import TresorProtocol
 import TresorSystem
 
 /// `tresor sync …` (docs/SYNC.md, "Devices"): this device's sync account. The CLI only;
-/// approving a device needs the passcode again, like the other operations that let someone in.
+/// approving or removing a device needs the passcode again, like the other operations that let
+/// someone in or shut a device out.
 /// Passwords, passcodes and recovery keys arrive in bodies and are never logged.
 struct SyncAccountRoutes {
     let account: SyncAccount
@@ -64,8 +65,10 @@ struct SyncAccountRoutes {
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
             return try await account.devices()
         }
-        router.delete(RouterPath(Route.syncDevices + "/:id")) { _, context -> SyncDeviceInfo in
+        router.delete(RouterPath(Route.syncDevices + "/:id")) { request, context -> SyncDeviceInfo in
             try callers.requireCLI(try context.requireClient(), toManage: "sync")
+            var body = try await request.decode(as: SyncRemoveRequestBody.self, context: context)
+            try await slot.requireConsent(passcode: try Passcode.taking(&body.passcode), toDo: "removing a device")
             let named = try context.parameters.require("id")
             let removed = try await account.remove(PercentEncoding.decode(named) ?? named)
             context.logger.notice("sync: device removed, circle key rolled", metadata: ["device": "\(removed.deviceID)"])

@@ -255,14 +255,18 @@ struct SyncCommand: ParsableCommand {
             abstract: "Remove a device from the circle.",
             discussion: """
                 The server refuses the device from now on and the circle key rolls: nothing \
-                written afterwards opens with what it holds. It keeps what it already had.
+                written afterwards opens with what it holds. It keeps what it already had. Needs \
+                the passcode again (typed, or --passcode-stdin).
                 """)
         @Argument(help: "The device's id or name (tresor sync devices).") var device: String
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try Output.run(options) {
-                let removed = try options.connect().syncRemove(device)
+                let client = try options.connect()
+                let passcode = try client.passcodeAgainIfSet(stdin: passcodeStdin, prompt: "Passcode to remove \(device):")
+                let removed = try client.syncRemove(device, passcode: passcode)
                 if options.json { return Output.json(removed) }
                 print("Removed \(removed.name) (\(removed.deviceID)); the circle key rolled.")
             }

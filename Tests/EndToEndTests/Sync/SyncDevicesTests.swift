@@ -61,9 +61,18 @@ import TresorTestSupport
         #expect(try SyncE2E.sync(laptop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
         #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).listVersion == before.listVersion)
 
+        // Removal needs the passcode again, as approving does: without it, or with a wrong one,
+        // the phone stays.
+        for (arguments, input) in [([], ""), (["--passcode-stdin"], "not-the-passcode\n")] {
+            let refused = try laptop.tresor(["sync", "remove", "phone"] + arguments, input: input)
+            #expect(!refused.succeeded && refused.stderr.contains("passcode"), "\(refused.stdout) \(refused.stderr)")
+        }
+        #expect(try SyncE2E.sync(laptop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "phone"])
         // Removal: the server refuses the phone, which is told to leave; the key rolled to epoch 2,
         // shared to the laptop and the recovery identity, not to the phone.
-        #expect(try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"]).deviceID == asked.deviceID)
+        #expect(
+            try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone", "--passcode-stdin"], input: SyncE2E.passcode + "\n").deviceID
+                == asked.deviceID)
         let refused = try phone.tresor(["sync", "devices"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
         let status = try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"])
@@ -181,7 +190,7 @@ import TresorTestSupport
         // The phone joins, removes the laptop that made the circle (epoch 2), then leaves: no
         // trusted device is left, and epoch 1's key was shared by a device no longer in the list.
         try SyncE2E.joinApproved(phone, server, name: "phone", password: password, by: laptop)
-        _ = try SyncE2E.sync(phone, SyncDeviceInfo.self, ["remove", "laptop"])
+        _ = try SyncE2E.sync(phone, SyncDeviceInfo.self, ["remove", "laptop", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
 
         // A mistyped key (its last character changed) is told apart and changes nothing.

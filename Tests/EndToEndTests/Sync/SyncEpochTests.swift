@@ -24,7 +24,7 @@ import TresorTestSupport
         try SyncNowTests.add(tablet, service: "old.example.com", secret: "e2e-epoch-one-secret")
         #expect(try SyncNowTests.syncNow(tablet).pushed == 1)
 
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(try SyncE2E.sync(laptop, SyncStatusAnswer.self, ["status"]).epoch == 2)
         try SyncNowTests.add(laptop, service: "new.example.com", secret: "e2e-epoch-two-secret")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
@@ -74,7 +74,7 @@ import TresorTestSupport
         let steps = Mutex<[Bool]>([])
         let proxy = try CuttingProxy(upstream: server.port, trigger: "GET /v1/sync/records", forwardsAfterCut: true) {
             let done = [
-                (try? laptop.tresor(["sync", "remove", "tablet"]))?.succeeded ?? false,
+                (try? laptop.tresor(["sync", "remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n"))?.succeeded ?? false,
                 (try? laptop.tresor(
                     [
                         "item", "add", "--service", "rolled.example.com", "--account", "ada", "--readable-by-scripts", "--secret-stdin",
@@ -114,10 +114,10 @@ import TresorTestSupport
         // The laptop rolls epoch 2 and writes in it; the desktop, which never synced since, removes
         // the laptop (epoch 3) and writes in that. Epoch 2's envelopes are signed by the laptop,
         // no longer in the newest list.
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
-        _ = try SyncE2E.sync(desktop, SyncDeviceInfo.self, ["remove", "laptop"])
+        _ = try SyncE2E.sync(desktop, SyncDeviceInfo.self, ["remove", "laptop", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2, 3], "the remover learnt epoch 2 before rolling")
         try SyncNowTests.add(desktop, service: "three.example.com", secret: "e2e-written-in-epoch-three")
         #expect(try SyncNowTests.syncNow(desktop).pushed == 1)
@@ -146,7 +146,7 @@ import TresorTestSupport
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
             try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
 
@@ -173,7 +173,7 @@ import TresorTestSupport
         for (device, name) in [(phone, "phone"), (tablet, "tablet")] {
             try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
-        let removed = try laptop.tresor(["sync", "remove", "tablet"])
+        let removed = try laptop.tresor(["sync", "remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
         #expect(try await SyncDevicesTests.latestList(cluster).epoch == 2, "the server holds the list of epoch 2")
         #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).isEmpty, "and none of its key's shares")
@@ -215,7 +215,7 @@ import TresorTestSupport
             try SyncE2E.joinApproved(device, server, name: name, password: password, by: laptop)
         }
         let tabletID = try #require(try SyncE2E.sync(tablet, SyncStatusAnswer.self, ["status"]).deviceID)
-        let removed = try laptop.tresor(["sync", "remove", "tablet"])
+        let removed = try laptop.tresor(["sync", "remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
         let cut = try await SyncDevicesTests.latestList(cluster)
         #expect(cut.epoch == 1 && cut.member(tabletID) != nil, "the server refuses the tablet, and its list still names it")

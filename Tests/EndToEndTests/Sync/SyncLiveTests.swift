@@ -122,7 +122,7 @@ import TresorTestSupport
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         try Self.waitUntilLive(laptop, phone)
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         // No command on the phone: its stream (an event, or the keep-alive's deviceRemoved) tells it.
         try AutoLockTests.waitUntil("the phone knows it was removed and stopped listening") {
             let status = try Self.status(phone)

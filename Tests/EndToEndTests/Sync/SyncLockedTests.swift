@@ -193,7 +193,7 @@ import TresorTestSupport
     @Test func aLockedDeviceThatLearnsItWasRemovedForgetsWhatItHeld() async throws {
         let (cluster, laptop, phone) = try await Self.itemsHeldOnALockedPhone()
         defer { withExtendedLifetime(cluster) {} }
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
 
         // Still locked, the phone asks the server and is told it was removed.
         let refused = try phone.tresor(["sync", "devices"])

@@ -31,7 +31,7 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(phone, service: "kept.example.com") == "e2e-kept-session-secret-2")
 
         // Removed: the phone's next sync, on the session it kept (still valid on the server), is refused.
-        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone"])
+        _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         let refused = try phone.tresor(["sync", "now"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).state == .removed)
