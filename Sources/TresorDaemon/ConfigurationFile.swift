@@ -13,6 +13,7 @@ struct ConfigurationFile: Codable {
     var secretServiceReadsAreActivity: Bool?
     var lockWithScreen: Bool?
     var secretServiceRememberHours: Int?
+    var desktopPromptSeconds: Int?
     var secretService: Bool?
     var secretServiceGenericClients: [String]?
     var syncInBackground: Bool?
@@ -22,7 +23,7 @@ struct ConfigurationFile: Codable {
 
     enum CodingKeys: String, CodingKey {
         case autoLockSeconds, notesSessionIdleSeconds, notesAttachmentBytes, database, serverKeyFile, secretServiceReadsAreActivity, lockWithScreen,
-            secretServiceRememberHours, secretService,
+            secretServiceRememberHours, desktopPromptSeconds, secretService,
             secretServiceGenericClients, syncInBackground, socketIdleSeconds
     }
 

@@ -337,7 +337,8 @@ public struct Daemon: Sendable {
     ) throws -> (SecretServiceProvider, DesktopUnlock) {
         let identities = SecretServiceIdentities(keychains: keychains, genericClients: genericClients)
         let desktop = DesktopUnlock(
-            prompter: SystemPrompter(busAddress: address), keybag: { try keychains.keybag(named: nil) }, logger: logger,
+            prompter: SystemPrompter(busAddress: address, timeout: .seconds(configuration.desktopPromptSeconds)),
+            keybag: { try keychains.keybag(named: nil) }, logger: logger,
             rememberHours: configuration.secretServiceRememberHours)
         do {
             let provider = try SecretServiceProvider(

@@ -55,6 +55,9 @@ public struct DaemonConfiguration: Sendable {
     /// client (`"secretServiceRememberHours"`, 1–24, default 8; `tresor approve --for-session`
     /// takes its own duration).
     public var secretServiceRememberHours: Int
+    /// How long a question in the desktop's prompter waits for the user before the program that
+    /// waits is told nobody answered (`"desktopPromptSeconds"`, 10–3600, default 60).
+    public var desktopPromptSeconds: Int
     /// Names the user added to the table of generic Secret Service clients
     /// (`"secretServiceGenericClients": ["my-vault-cli"]`; docs/SECURITY.md, "Generic clients"):
     /// the table only grows, so a change to this file never loosens it.
@@ -106,6 +109,8 @@ public struct DaemonConfiguration: Sendable {
         guard (1...24).contains(secretServiceRememberHours) else {
             throw DaemonError.configuration("secretServiceRememberHours must be from 1 to 24")
         }
+        self.desktopPromptSeconds = file.desktopPromptSeconds ?? 60
+        guard (10...3600).contains(desktopPromptSeconds) else { throw DaemonError.configuration("desktopPromptSeconds must be from 10 to 3600") }
         self.secretServiceGenericClients = file.secretServiceGenericClients ?? []
         self.syncInBackground = syncInBackground ?? file.syncInBackground ?? true
         if let database, DatabaseURL.hasPassword(database) {

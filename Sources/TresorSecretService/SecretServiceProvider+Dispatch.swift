@@ -181,9 +181,10 @@ extension SecretServiceProvider {
         desktopUnlock = ([path], withdrawal)
         Task.detached { [self] in
             let answer = await askToUnlock(executable, requester, withdrawal)
-            if answer == .nobodyToAsk {
+            if answer == .nobodyToAsk || answer == .unanswered {
+                let why = answer == .nobodyToAsk ? "no desktop prompter can be asked" : "nobody answered the desktop's prompt"
                 logger.notice(
-                    "a Secret Service client waits for the keybag, and no desktop prompter can be asked: run `tresor unlock` (it is refused in \(Int(Prompts.unlockWait)) s)",
+                    "a Secret Service client waits for the keybag, and \(why): run `tresor unlock` (it is refused in \(Int(Prompts.unlockWait)) s)",
                     metadata: ["executable": "\(executable)"])
             }
             unlockAnswers.withLock { $0.append((path, answer, executable)) }
@@ -243,16 +244,19 @@ extension SecretServiceProvider {
                 trust?.remember(client, for: duration)
                 logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(executable)"])
             }
-            let allowed = answer != .refused && answer != .nobodyToAsk
-            let unasked =
-                answer == .nobodyToAsk
-                ? UnaskedPrompt(
-                    executable: executable, need: .approval, access: access,
-                    reason: client.isGenericClient ? UnaskedPrompt.noPrompterOrApproverForAGenericClient : UnaskedPrompt.noPrompterOrApprover)
-                : nil
-            if unasked != nil {
+            let allowed = ![.refused, .nobodyToAsk, .unanswered].contains(answer)
+            let unasked: UnaskedPrompt? =
+                switch answer {
+                case .nobodyToAsk:
+                    UnaskedPrompt(
+                        executable: executable, need: .approval, access: access,
+                        reason: client.isGenericClient ? UnaskedPrompt.noPrompterOrApproverForAGenericClient : UnaskedPrompt.noPrompterOrApprover)
+                case .unanswered: UnaskedPrompt(executable: executable, need: .approval, access: access, reason: UnaskedPrompt.unansweredOnTheDesktop)
+                default: nil
+                }
+            if let unasked {
                 logger.notice(
-                    "nobody could be asked: the Secret Service client is refused", metadata: ["executable": "\(executable)", "asked": "\(access)"])
+                    "the Secret Service client is refused: \(unasked.reason)", metadata: ["executable": "\(executable)", "asked": "\(access)"])
             }
             answers.withLock { $0.append((path, allowed, unasked)) }
             connection.wake()

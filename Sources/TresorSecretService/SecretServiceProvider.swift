@@ -201,9 +201,11 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 switch unlock.answer {
                 case .unlocked: break  // the prompt completes below, the keybag being unlocked
                 case .refused: prompts.unlockAnswer(path, refused: true)
-                case .nobodyToAsk:
+                case .nobodyToAsk, .unanswered:
+                    // A `tresor unlock` in the while left still completes it; else the client is told why.
                     prompts.unlockAnswer(path, refused: false)
-                    let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock)
+                    let reason = unlock.answer == .unanswered ? UnaskedPrompt.unansweredOnTheDesktop : UnaskedPrompt.noPrompterToUnlock
+                    let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: reason)
                     prompts.nobodyAsked(path, unasked)
                     heldPromptCalls.holdLonger(path, for: HeldPromptCalls.unlockHold)
                 }
@@ -265,6 +267,8 @@ public enum UnlockAnswer: Sendable, Equatable {
     case refused
     /// No desktop prompter could be asked.
     case nobodyToAsk
+    /// The desktop's prompter asked, and nobody answered before it gave up.
+    case unanswered
 }
 
 /// A client's prompt dismissed because nobody could be asked: no desktop prompter, and nobody
@@ -297,6 +301,8 @@ public struct UnaskedPrompt: Sendable, Equatable {
 
     static let noPrompterToUnlock =
         "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
+    /// Why a client was refused after the desktop asked and nobody answered.
+    static let unansweredOnTheDesktop = "nobody answered the desktop's prompt in time"
     /// The error a client that still waits for its `Prompt` call gets instead of a dismissal,
     /// which secret-tool prints.
     var refusal: DBusError {
@@ -353,6 +359,8 @@ public enum PresenceAnswer: Sendable, Equatable {
     case refused
     /// Nobody could be asked: no desktop prompter, no `tresor approve` waiting.
     case nobodyToAsk
+    /// The desktop's prompter asked, and nobody answered before it gave up.
+    case unanswered
     /// Yes, for this one read or change.
     case once
     /// Yes, and for a generic client: remember it under the same parent chain this long.

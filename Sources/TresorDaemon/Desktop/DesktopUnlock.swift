@@ -56,6 +56,7 @@ struct DesktopUnlock: Sendable {
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
         case .unlocked: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
         case .refused: return .refused
+        case .unanswered: return .unanswered
         case .nobodyToAsk: return await fallback(executable, application, item, access, requester, mayRemember, withdrawal)
         }
     }
@@ -146,8 +147,16 @@ struct DesktopUnlock: Sendable {
                     logger.notice("the passcode in the desktop's prompter was refused", metadata: ["reason": "\(error)"])
                     return .refused
                 }
-            case .success(.cancelled), .success(.dismissed):
+            case .success(.cancelled):
                 return .refused
+            case .success(.dismissed):
+                // Closed by Tresor because nobody waits any more, or by the prompter's own
+                // clock: then nobody answered, which the client and `tresor status` are told.
+                guard !withdrawal.isWithdrawn else { return .refused }
+                logger.notice(
+                    "nobody answered the desktop's prompter within \(prompter.defaultTimeout.components.seconds) s",
+                    metadata: ["for": "\(executable)"])
+                return .unanswered
             case .failure(.noPrompter), .failure(.untrustedPrompter), .failure(.busUnavailable):
                 return .nobodyToAsk
             case .failure(let error):

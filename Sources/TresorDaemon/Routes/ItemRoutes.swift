@@ -105,6 +105,7 @@ struct ItemRoutes {
             {
             case .once, .forSession: break
             case .refused: throw KeychainError.presenceRequired(why + "; the user did not allow it")
+            case .unanswered: throw KeychainError.presenceRequired(why + "; nobody answered the desktop's prompt in time")
             case .nobodyToAsk:
                 throw KeychainError.presenceRequired(why + "; " + PresenceQuestions.nobodyToAsk)
             }

@@ -18,8 +18,8 @@ import Glibc
 )
 struct SecretServiceDesktopPromptTests {
     /// tresord on the desktop's bus, with an item of secret-tool's, the keybag locked.
-    func lockedProvider(_ desktop: DesktopSession) throws -> (Harness, passcode: String, secret: String) {
-        let harness = try Harness(environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
+    func lockedProvider(_ desktop: DesktopSession, configuration: String? = nil) throws -> (Harness, passcode: String, secret: String) {
+        let harness = try Harness(configuration: configuration, environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
         let passcode = "e2e-desktop-passcode-\(UUID().uuidString.prefix(6))"
         harness.secrets = [passcode]
         try harness.startDaemon(extraArguments: ["--secret-service"])
@@ -100,6 +100,24 @@ extension SecretServiceDesktopPromptTests {
         usleep(1_500_000)
         #expect(!windowShows(desktop, "Unlock Tresor"), "asked again after the keybag was unlocked")
         try harness.expectNoSecretLeaked()
+    }
+
+    /// A question on the desktop nobody answers (`"desktopPromptSeconds"`, 10 here) is closed, the
+    /// program that waited is told no, and the log and `tresor status` say why. A `tresor unlock`
+    /// meanwhile would still have served it.
+    @Test func aPromptNobodyAnswersTellsTheProgramAndStatusWhy() throws {
+        let desktop = try DesktopSession()
+        let (harness, _, _) = try lockedProvider(desktop, configuration: #"{"desktopPromptSeconds": 10}"#)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Unlock Tresor")
+        let result = try lookup.finish(timeout: 60)
+        // Told no by a dismissal: its `Prompt` call was answered long before (D-Bus waits 25 s for a reply).
+        #expect(!result.succeeded && result.stdout.isEmpty, "\(result.stdout) \(result.stderr)")
+        #expect(!windowShows(desktop, "Unlock Tresor"))
+        #expect(harness.daemonLog.contains("nobody answered the desktop's prompter within 10 s"))
+        let status = try harness.tresor(["status"])
+        #expect(status.stdout.contains("Unanswered:") && status.stdout.contains("nobody answered the desktop's prompt in time"), "\(status.stdout)")
+        #expect(status.stdout.contains("Keybag:     locked"), "\(status.stdout)")
     }
 
     /// A question nobody waits for any more is taken off the desktop: the program that waited
