@@ -49,6 +49,19 @@ struct NotesKeychainKey: Sendable {
         return item.attributes?.accessControl == .userPresence
     }
 
+    /// Whether no key is kept for `account` — deleted as an item (`tresor item delete`) — as far
+    /// as the keychain can tell now: false while it cannot (the keybag is locked).
+    func isMissing(account: AccountID) -> Bool {
+        guard let keychain = try? keychains.loginKeychain() else { return false }
+        do {
+            return try keychain.copyMatching(query(account), caller: caller()).isEmpty
+        } catch KeychainError.itemNotFound {
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// The kept key: nil when there is none. Throws what the keychain says otherwise — the
     /// class is locked, or user presence needs the (right) passcode.
     func read(account: AccountID, passcode: Passcode? = nil) throws -> SymmetricKey? {

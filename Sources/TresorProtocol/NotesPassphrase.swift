@@ -8,23 +8,30 @@ public struct NotesPassphraseStatus: Codable, Sendable, Equatable {
     public var status: PassphraseStatus
     /// Present when `keychainUnlock` is on: the keychain item needs the passcode to be read.
     public var keychainUserPresence: Bool?
+    /// True when `keychainUnlock` is on but its item is gone from the keychain (deleted as an
+    /// item): locked notes then need the passphrase until it is kept again.
+    public var keychainKeyMissing: Bool?
 
-    public init(status: PassphraseStatus, keychainUserPresence: Bool? = nil) {
+    public init(status: PassphraseStatus, keychainUserPresence: Bool? = nil, keychainKeyMissing: Bool? = nil) {
         self.status = status
         self.keychainUserPresence = keychainUserPresence
+        self.keychainKeyMissing = keychainKeyMissing
     }
 
-    private enum CodingKeys: String, CodingKey { case keychainUserPresence }
+    private enum CodingKeys: String, CodingKey { case keychainUserPresence, keychainKeyMissing }
 
     public init(from decoder: Decoder) throws {
         status = try PassphraseStatus(from: decoder)
-        keychainUserPresence = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Bool.self, forKey: .keychainUserPresence)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        keychainUserPresence = try container.decodeIfPresent(Bool.self, forKey: .keychainUserPresence)
+        keychainKeyMissing = try container.decodeIfPresent(Bool.self, forKey: .keychainKeyMissing)
     }
 
     public func encode(to encoder: Encoder) throws {
         try status.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(keychainUserPresence, forKey: .keychainUserPresence)
+        try container.encodeIfPresent(keychainKeyMissing, forKey: .keychainKeyMissing)
     }
 }
 

@@ -86,6 +86,9 @@ enum NoteText {
         lines.append("Session:     \(status.sessionOpen ? "open" : "closed")")
         var keychain = status.keychainUnlock ? "on" : "off"
         if status.keychainUnlock && state.keychainUserPresence == true { keychain += " (needs the passcode)" }
+        if state.keychainKeyMissing == true {
+            keychain += ", but its key is gone from the keychain: locked notes need the passphrase (`tresor note passphrase keychain on` keeps it again)"
+        }
         lines.append("Keychain:    \(keychain)")
         if status.failedAttempts > 0 {
             var line = "Failed:      \(status.failedAttempts) wrong passphrase\(status.failedAttempts == 1 ? "" : "s")"

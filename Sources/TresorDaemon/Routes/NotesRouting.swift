@@ -121,7 +121,10 @@ struct NotesRouting: Sendable {
     /// The passphrase status of `account`, with the keychain item's user presence.
     func passphraseStatus(_ store: NotesStore, account: AccountID = .local) throws -> NotesPassphraseStatus {
         let status = try store.passphraseStatus(account: account)
-        return NotesPassphraseStatus(status: status, keychainUserPresence: status.keychainUnlock ? keychainKey.userPresence(account: account) : nil)
+        guard status.keychainUnlock else { return NotesPassphraseStatus(status: status) }
+        return NotesPassphraseStatus(
+            status: status, keychainUserPresence: keychainKey.userPresence(account: account),
+            keychainKeyMissing: keychainKey.isMissing(account: account) ? true : nil)
     }
 
     /// A request body that may be empty (routes without required fields).

@@ -522,6 +522,15 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         #expect(try showWithoutSecret(harness, note.id).note != nil, "the keychain keeps the new key after a change")
 
+        // Its item deleted as any item is: the status says the key is gone, not just "on".
+        let kept = try #require(try harness.json([KeychainItem].self, ["item", "find", "--service", "tresor.notes.passphrase-key"]).first)
+        #expect(try harness.tresor(["item", "delete", "--id", kept.id]).succeeded)
+        let gone = try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"])
+        #expect(gone.status.keychainUnlock && gone.keychainKeyMissing == true)
+        #expect(try harness.tresor(["note", "passphrase", "status"]).stdout.contains("but its key is gone from the keychain"))
+        let again = try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "keychain", "on", "--passphrase-stdin"], input: next + "\n")
+        #expect(again.keychainKeyMissing == nil)
+
         #expect(try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "keychain", "off"]).status.keychainUnlock == false)
         #expect(try harness.tresor(["note", "lock-now"]).succeeded)
         #expect(try showWithoutSecret(harness, note.id).error?.code == .passphraseRequired)
