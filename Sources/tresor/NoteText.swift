@@ -87,7 +87,8 @@ enum NoteText {
         var keychain = status.keychainUnlock ? "on" : "off"
         if status.keychainUnlock && state.keychainUserPresence == true { keychain += " (needs the passcode)" }
         if state.keychainKeyMissing == true {
-            keychain += ", but its key is gone from the keychain: locked notes need the passphrase (`tresor note passphrase keychain on` keeps it again)"
+            keychain +=
+                ", but its key is gone from the keychain: locked notes need the passphrase (`tresor note passphrase keychain on` keeps it again)"
         }
         lines.append("Keychain:    \(keychain)")
         if status.failedAttempts > 0 {
