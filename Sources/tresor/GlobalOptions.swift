@@ -18,14 +18,33 @@ struct GlobalOptions: ParsableArguments {
     var paths: TresorPaths { TresorPaths(home: home) }
 
     /// A connection to the home's daemon, started if needed.
-    func connect() throws -> TresorClient { try TresorClient.connect(paths: paths) }
+    /// - Parameter makingHome: whether the command makes the home (`tresor init`); any other
+    ///   refuses a `--home` that does not exist (``requireHome(_:)``).
+    /// - Throws: `ValidationError` for such a home; what connecting throws.
+    func connect(makingHome: Bool = false) throws -> TresorClient {
+        if !makingHome { try Self.requireHome(home) }
+        return try TresorClient.connect(paths: paths)
+    }
+
+    /// Refuses a `--home` that does not exist: a mistyped path would otherwise become a new,
+    /// empty home, with a daemon of its own left running. `$TRESOR_HOME` and the default home
+    /// are made on first use.
+    /// - Parameter home: the `--home` given, if any.
+    /// - Throws: `ValidationError` saying how to make one there.
+    static func requireHome(_ home: String?) throws {
+        guard let home else { return }
+        let path = TresorPaths(home: home).home.path
+        guard !SecureFiles.exists(URL(fileURLWithPath: path)) else { return }
+        throw ValidationError("no Tresor home at \(path): check the path, or make one there with `tresor --home \(path) init`")
+    }
 
     /// The keychain `name` (nil: the login keychain) of the home's daemon, started if needed.
     func keychain(named name: String?) throws -> Keychain { try Self.keychain(home: home, named: name) }
 
     /// ``keychain(named:)`` for a command line read without swift-argument-parser (``SecretLookup``).
     static func keychain(home: String?, named name: String?) throws -> Keychain {
-        Keychain(client: try TresorClient.connect(paths: TresorPaths(home: home)), named: name)
+        try requireHome(home)
+        return Keychain(client: try TresorClient.connect(paths: TresorPaths(home: home)), named: name)
     }
 
     /// The notes of the home's daemon, started if needed.

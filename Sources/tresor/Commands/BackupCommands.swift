@@ -239,6 +239,7 @@ private struct BackupCalls {
     static let timeout = Duration.seconds(24 * 3600)
 
     func run(_ label: String, _ call: @escaping (TresorClient) throws -> BackupReport) throws -> BackupReport {
+        try GlobalOptions.requireHome(options.home)
         let client = try TresorClient.connect(paths: options.paths, timeout: Self.timeout)
         guard ProgressBar.enabled && !options.json else { return try call(client) }
         let observer = try? options.connect()

@@ -25,7 +25,7 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         try Output.run(options) {
-            let client = try options.connect()
+            let client = try options.connect(makingHome: true)
             // Said before a passcode is asked for: a home that has a keybag keeps it.
             let current = try client.status()
             guard current.keybag == .notInitialized else {

@@ -55,6 +55,22 @@ import TresorTestSupport
         #expect(!unknown.stderr.contains("Dentist"))
     }
 
+    /// A `--home` that does not exist — a typo — is refused by every command but `init`, and
+    /// nothing is made there: no folder, no daemon left running.
+    @Test func aMistypedHomeIsRefusedAndNothingIsMadeThere() throws {
+        let harness = try initialized()
+        let typo = harness.root.appendingPathComponent("hmoe")
+        for arguments in [["status"], ["item", "find"], ["note", "list"], ["keychain", "list"]] {
+            let refused = try harness.tresor(["--home", typo.path] + arguments)
+            #expect(refused.status == 1 && refused.stderr.contains("no Tresor home at \(typo.path)"), "\(arguments): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo.path))
+        let made = try harness.tresor(["--home", typo.path, "init", "--passcode-stdin"], input: "e2e-typo-passcode\n")
+        #expect(made.succeeded && FileManager.default.fileExists(atPath: typo.path), "\(made.stderr)")
+        #expect(try harness.tresor(["--home", typo.path, "status"]).succeeded)
+        #expect(try harness.tresor(["--home", typo.path, "daemon", "stop"]).succeeded)
+    }
+
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
     /// `--json` keeps them.
     @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {
