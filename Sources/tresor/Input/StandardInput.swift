@@ -85,12 +85,23 @@ enum AskedText {
     /// - Parameters:
     ///   - value: what the option was given (nil: not given).
     ///   - prompt: the question on the terminal, e.g. `"Label:"`.
+    ///   - oneLine: whether the value is a name shown on one line (a title, a folder, a file
+    ///     name): a line break given in it is refused, as typed or read it never holds one.
     /// - Returns: the value, nil when the option was not given.
-    /// - Throws: `ValidationError` when standard input has no line for it.
-    static func resolve(_ value: String?, prompt: String) throws -> String? {
-        guard value == marker else { return value }
+    /// - Throws: `ValidationError` when standard input has no line for it, or for a line break
+    ///   in a one-line value.
+    static func resolve(_ value: String?, prompt: String, oneLine: Bool = false) throws -> String? {
+        guard value == marker else {
+            if oneLine, let value, value.contains(where: \.isNewline) {
+                throw ValidationError("\(what(prompt)) is one line: give it without a line break")
+            }
+            return value
+        }
         return try read(prompt)
     }
+
+    /// "the title" for the prompt `"Title:"`.
+    private static func what(_ prompt: String) -> String { "the " + prompt.trimming { $0 == ":" || $0 == " " }.lowercased() }
 
     /// Asks `prompt` on the terminal (echo on) when standard input is one, else reads the
     /// next line of standard input.
@@ -98,7 +109,7 @@ enum AskedText {
     /// - Returns: the text.
     /// - Throws: `ValidationError` when standard input has no line for it.
     static func read(_ prompt: String) throws -> String {
-        let what = "the " + prompt.trimming { $0 == ":" || $0 == " " }.lowercased()
+        let what = what(prompt)
         guard StandardInput.shared.isTerminal else { return try StandardInput.shared.line(for: what) }
         return try Terminal.ask(prompt + " ", echo: true, otherwise: "no terminal to ask \(what) on")
     }

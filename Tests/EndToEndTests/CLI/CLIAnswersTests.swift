@@ -71,6 +71,25 @@ import TresorTestSupport
         #expect(try harness.tresor(["--home", typo.path, "daemon", "stop"]).succeeded)
     }
 
+    /// A title, a folder or an attachment name is one line: a line break given in one is
+    /// refused, and nothing changes; an empty attachment name is said to be one.
+    @Test func namesShownOnOneLineAreRefusedWithALineBreak() throws {
+        let harness = try initialized()
+        let note = try harness.json(NoteSummary.self, ["note", "new"], input: "Groceries\nmilk\n")
+        let retitled = try harness.tresor(["note", "edit", note.id, "--title", "Line1\nLine2"])
+        #expect(retitled.status != 0 && retitled.stderr.contains("the new title is one line"), "\(retitled.stderr)")
+        let made = try harness.tresor(["note", "new", "--title", "A\rB", "--body-stdin"], input: "body")
+        #expect(made.status != 0 && made.stderr.contains("the title is one line"), "\(made.stderr)")
+        let moved = try harness.tresor(["note", "edit", note.id, "--folder", "Work\nHome"])
+        #expect(moved.status != 0 && moved.stderr.contains("the folder is one line"), "\(moved.stderr)")
+        #expect(try harness.json([NoteSummary].self, ["note", "list"]).map(\.title) == ["Groceries"])
+        let file = harness.root.appendingPathComponent("blob.bin")
+        try Data("blob".utf8).write(to: file)
+        let unnamed = try harness.tresor(["note", "attach", note.id, "--kind", "file", "--file", file.path, "--name", "-"], input: "\n")
+        #expect(unnamed.status != 0 && unnamed.stderr.contains("the attachment name is empty"), "\(unnamed.stderr)")
+        #expect(!unnamed.stderr.contains("header"))
+    }
+
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
     /// `--json` keeps them.
     @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {

@@ -31,7 +31,8 @@ extension NoteCommand {
             try Output.run(options) {
                 let url = URL(fileURLWithPath: file)
                 try checkAttachmentFile(url)
-                name = try AskedText.resolve(name, prompt: "Attachment name:")
+                name = try AskedText.resolve(name, prompt: "Attachment name:", oneLine: true)
+                if name?.isEmpty == true { throw ValidationError("the attachment name is empty") }
                 let notes = try options.notes()
                 let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)

@@ -49,8 +49,8 @@ struct NoteCommand: ParsableCommand {
 
         mutating func run() throws {
             try Output.run(options) {
-                title = try AskedText.resolve(title, prompt: "Title:")
-                folder = try AskedText.resolve(folder, prompt: "Folder:")
+                title = try AskedText.resolve(title, prompt: "Title:", oneLine: true)
+                folder = try AskedText.resolve(folder, prompt: "Folder:", oneLine: true)
                 let draft: NoteDraft
                 var editedFile: Editor.EditedText?
                 if bodyStdin {
@@ -85,7 +85,7 @@ struct NoteCommand: ParsableCommand {
 
         mutating func run() throws {
             try Output.run(options) {
-                folder = try AskedText.resolve(folder, prompt: "Folder:")
+                folder = try AskedText.resolve(folder, prompt: "Folder:", oneLine: true)
                 let notes = try options.notes().list(folder: folder)
                 if options.json { return Output.json(notes) }
                 print(NoteText.table(notes))

@@ -43,8 +43,8 @@ extension NoteCommand {
             try Output.run(options) {
                 let notes = try options.notes()
                 let id = try NoteReference.resolve(self.id, in: notes)
-                title = try AskedText.resolve(title, prompt: "New title:")
-                folder = try AskedText.resolve(folder, prompt: "Folder:")
+                title = try AskedText.resolve(title, prompt: "New title:", oneLine: true)
+                folder = try AskedText.resolve(folder, prompt: "Folder:", oneLine: true)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 var newTitle = title, body: String?, base: NoteBase?, edited: Editor.EditedText?
                 if bodyStdin {

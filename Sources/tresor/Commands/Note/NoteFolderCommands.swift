@@ -63,6 +63,6 @@ extension NoteCommand {
 /// A folder's name from the command line, or — omitted or `-` — typed or read from standard input.
 enum FolderName {
     static func resolve(_ given: String?) throws -> String {
-        try AskedText.resolve(given ?? AskedText.marker, prompt: "Folder name:") ?? ""
+        try AskedText.resolve(given ?? AskedText.marker, prompt: "Folder name:", oneLine: true) ?? ""
     }
 }
