@@ -24,6 +24,7 @@ struct Failure {
     ///   - error: what the command threw.
     ///   - keychain: the keychain it worked on, if one was named (`--keychain`).
     init(_ error: any Error, keychain: String? = nil) {
+        let error = ConcealedText.concealed(in: error)
         switch error {
         case let error as APIError where error.code == .interactionNotAllowed && ![nil, "login"].contains(keychain):
             apiError = error

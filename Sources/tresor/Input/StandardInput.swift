@@ -97,7 +97,9 @@ enum AskedText {
             }
             return value
         }
-        return try read(prompt)
+        let read = try read(prompt)
+        ConcealedText.add(read)
+        return read
     }
 
     /// "the title" for the prompt `"Title:"`.

@@ -90,6 +90,21 @@ import TresorTestSupport
         #expect(!unnamed.stderr.contains("header"))
     }
 
+    /// A folder's name read off the terminal or standard input is not echoed in an error, as a
+    /// note's title is not: the daemon's message says "(the name given)", in `--json` too.
+    @Test func aFolderNameGivenOffTheCommandLineIsNotEchoedInErrors() throws {
+        let harness = try initialized()
+        let missing = try harness.tresor(["note", "list", "--folder", "-"], input: "Secret Folder\n")
+        #expect(missing.status == 1 && !missing.stderr.contains("Secret Folder"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("(the name given)"), "\(missing.stderr)")
+        _ = try harness.json(NoteSummary.self, ["note", "new", "--folder", "-", "--body-stdin"], input: "Hidden Work\nA note\nbody")
+        let full = try harness.tresor(["note", "folder", "delete", "--json"], input: "Hidden Work\n")
+        #expect(full.status == 1 && !full.stdout.contains("Hidden Work") && full.stdout.contains("(the name given)"), "\(full.stdout)")
+        // Given on the command line, it was never confidential: said as given.
+        let named = try harness.tresor(["note", "list", "--folder", "Plain Folder"])
+        #expect(named.stderr.contains("Plain Folder"), "\(named.stderr)")
+    }
+
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
     /// `--json` keeps them.
     @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {
