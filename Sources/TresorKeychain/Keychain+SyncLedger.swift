@@ -311,6 +311,13 @@ public struct KeychainSyncTransaction {
         ).map(Self.outboxEntry)
     }
 
+    /// The records with a change of this device waiting to go out, without reading the changes.
+    /// - Returns: their record ids.
+    /// - Throws: storage errors.
+    public func outboxRecordIDs() throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT DISTINCT record_id FROM sync_outbox"))
+    }
+
     /// How many changes wait to be sent (`tresor sync status`), without reading them.
     /// - Returns: the number of outbox entries.
     /// - Throws: storage errors.

@@ -19,22 +19,41 @@ public struct SyncCounters: Codable, Sendable, Equatable {
     public var conflictsKept: Int
     /// Changes that arrived and wait: for an unlock, or for `--allow-deletions`.
     public var changesHeld: Int
-    /// Of those, deletions waiting for `tresor sync now --allow-deletions`.
+    /// Of those, deletions waiting for `tresor sync now --allow-deletions` that would delete an
+    /// item here (not one changed here since: that change wins).
     public var deletionsHeld: Int
+    /// Those deletions, each with the item it would delete (``SyncConflictInfo``'s shape: its
+    /// class and attributes, nil while its protection class is locked; `id` is the record's).
+    public var heldDeletions: [SyncConflictInfo]
     /// When `tresor sync now` last ended.
     public var lastSync: Date?
     /// Records of trusted devices set aside: verified, but unreadable here; never applied.
     public var setAside: [SyncSetAsideRecord]
 
     public init(
-        changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, lastSync: Date?, setAside: [SyncSetAsideRecord] = []
+        changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, heldDeletions: [SyncConflictInfo] = [], lastSync: Date?,
+        setAside: [SyncSetAsideRecord] = []
     ) {
         self.changesWaiting = changesWaiting
         self.conflictsKept = conflictsKept
         self.changesHeld = changesHeld
         self.deletionsHeld = deletionsHeld
+        self.heldDeletions = heldDeletions
         self.lastSync = lastSync
         self.setAside = setAside
+    }
+
+    private enum CodingKeys: String, CodingKey { case changesWaiting, conflictsKept, changesHeld, deletionsHeld, heldDeletions, lastSync, setAside }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        changesWaiting = try container.decode(Int.self, forKey: .changesWaiting)
+        conflictsKept = try container.decode(Int.self, forKey: .conflictsKept)
+        changesHeld = try container.decode(Int.self, forKey: .changesHeld)
+        deletionsHeld = try container.decode(Int.self, forKey: .deletionsHeld)
+        heldDeletions = try container.decodeIfPresent([SyncConflictInfo].self, forKey: .heldDeletions) ?? []
+        lastSync = try container.decodeIfPresent(Date.self, forKey: .lastSync)
+        setAside = try container.decodeIfPresent([SyncSetAsideRecord].self, forKey: .setAside) ?? []
     }
 }
 
@@ -58,7 +77,7 @@ public struct SyncSetAsideRecord: Codable, Sendable, Equatable {
 }
 
 /// A losing version kept by a conflict; its secret stays in the keychain.
-public struct SyncConflictInfo: Codable, Sendable {
+public struct SyncConflictInfo: Codable, Sendable, Equatable {
     /// What `tresor sync conflicts restore` takes.
     public var id: String
     /// The kept version's class and attributes; nil while its protection class is locked.

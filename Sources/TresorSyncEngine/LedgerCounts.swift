@@ -10,11 +10,20 @@ public struct SyncLedgerCounts: Sendable, Equatable {
     public var conflictsKept: Int
     /// Changes that arrived and wait: for an unlock, or for the user.
     public var changesHeld: Int
-    /// Of those, deletions waiting for the user (a mass deletion).
-    public var deletionsHeld: Int
+    /// Of those, deletions waiting for the user (a mass deletion) that would delete something.
+    public var deletionsHeld: Int { heldDeletions.count }
+    /// Those deletions, each with the item it would delete.
+    public var heldDeletions: [HeldDeletion] = []
     /// Records of trusted devices set aside: verified, but not a keychain item this version
     /// reads; never applied.
     public var setAside: [SetAsideRecord] = []
+}
+
+/// A held deletion (``SyncLedgerCounts/heldDeletions``) and the item here it would delete.
+public struct HeldDeletion: Sendable, Equatable {
+    public var recordID: String
+    /// The item; nil while its protection class is locked.
+    public var item: SyncedItem?
 }
 
 /// A record set aside (``SyncLedgerCounts/setAside``).
@@ -34,7 +43,10 @@ extension SyncEngine {
     /// - Returns: the counts.
     /// - Throws: storage errors.
     public static func counts(in keychain: Keychain) throws -> SyncLedgerCounts {
-        let (waiting, all) = try keychain.syncTransaction { transaction in (try transaction.outboxCount(), try transaction.held()) }
+        let (waiting, all, deletions) = try keychain.syncTransaction { transaction in
+            let held = try transaction.held()
+            return (try transaction.outboxCount(), held, try heldDeletions(held, transaction))
+        }
         let held = all.filter { $0.reason != HoldReason.unreadable }
         let setAside = all.filter { $0.reason == HoldReason.unreadable }.map { record in
             SetAsideRecord(
@@ -45,7 +57,22 @@ extension SyncEngine {
             )
         }
         return SyncLedgerCounts(
-            changesWaiting: waiting, conflictsKept: try keychain.syncConflicts().count, changesHeld: held.count,
-            deletionsHeld: held.filter { $0.reason == HoldReason.deletion }.count, setAside: setAside)
+            changesWaiting: waiting, conflictsKept: try keychain.syncConflicts().count, changesHeld: held.count, heldDeletions: deletions,
+            setAside: setAside)
+    }
+
+    /// The held deletions that would delete something: not one of an item gone here already,
+    /// nor one of an item changed here since (that change waits to go out, and a deletion never
+    /// wins over a concurrent edit). Each with its item, read while its class is unlocked.
+    private static func heldDeletions(_ held: [HeldRecord], _ transaction: KeychainSyncTransaction) throws -> [HeldDeletion] {
+        let deletions = held.filter { $0.reason == HoldReason.deletion }
+        guard !deletions.isEmpty else { return [] }
+        let changedHere = try transaction.outboxRecordIDs()
+        return try deletions.compactMap { deletion in
+            guard !changedHere.contains(deletion.recordID), let state = try transaction.record(deletion.recordID), state.itemID != nil else {
+                return nil
+            }
+            return HeldDeletion(recordID: deletion.recordID, item: try? transaction.item(of: state))
+        }
     }
 }

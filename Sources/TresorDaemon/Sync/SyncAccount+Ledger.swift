@@ -18,6 +18,9 @@ extension SyncAccount {
         return SyncCounters(
             changesWaiting: counts.changesWaiting, conflictsKept: counts.conflictsKept, changesHeld: counts.changesHeld,
             deletionsHeld: counts.deletionsHeld,
+            heldDeletions: counts.heldDeletions.map {
+                SyncConflictInfo(id: $0.recordID, itemClass: $0.item?.itemClass, attributes: $0.item?.attributes)
+            },
             lastSync: last.flatMap { Double(String(decoding: $0, as: UTF8.self)) }.map { Date(timeIntervalSince1970: $0) },
             setAside: counts.setAside.map {
                 SyncSetAsideRecord(counter: $0.counter, recordID: $0.recordID, deviceID: $0.deviceID, reason: $0.reason)

@@ -339,6 +339,10 @@ struct SyncCommand: ParsableCommand {
                 }
                 if let counters = status.counters {
                     print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
+                    if !counters.heldDeletions.isEmpty {
+                        print("Deleting: these items, deleted at once on another device, wait for you (tresor sync now --allow-deletions):")
+                        for held in counters.heldDeletions { print("  " + Conflicts.line(held)) }
+                    }
                     print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
                     if let notes = status.notesWaiting {
                         let held = status.noteDeletionsHeld ?? 0

@@ -21,14 +21,14 @@ extension SyncCommand {
 
         static func print(_ conflicts: [SyncConflictInfo]) {
             guard !conflicts.isEmpty else { return Swift.print("No conflicts kept.") }
-            for conflict in conflicts {
-                guard let attributes = conflict.attributes, let itemClass = conflict.itemClass else {
-                    Swift.print("\(conflict.id)  (locked: tresor unlock)")
-                    continue
-                }
-                let names = [attributes.service ?? attributes.server, attributes.account].compactMap { $0 }.joined(separator: "  ")
-                Swift.print("\(conflict.id)  \(itemClass.rawValue)  \(names)")
-            }
+            for conflict in conflicts { Swift.print(line(conflict)) }
+        }
+
+        /// `ID  class  service  account`, or that its class is locked.
+        static func line(_ conflict: SyncConflictInfo) -> String {
+            guard let attributes = conflict.attributes, let itemClass = conflict.itemClass else { return "\(conflict.id)  (locked: tresor unlock)" }
+            let names = [attributes.service ?? attributes.server, attributes.account].compactMap { $0 }.map { TerminalText.printable($0) }
+            return "\(conflict.id)  \(itemClass.rawValue)  \(names.joined(separator: "  "))"
         }
 
         struct List: ParsableCommand {

@@ -173,11 +173,22 @@ import TresorTestSupport
         #expect(try Self.secret(phone, service: "svc0.example.com") == "e2e-mass-0")
         let counters = try #require(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).counters)
         #expect(counters.deletionsHeld == 6, "\(counters)")
+        // What would be deleted is listed before the user lets it through.
+        let listed = Set(counters.heldDeletions.compactMap { $0.attributes?.service })
+        #expect(listed == Set((0..<6).map { "svc\($0).example.com" }), "\(counters.heldDeletions)")
+        let text = try phone.tresor(["sync", "status"])
+        #expect(text.stdout.contains("Deleting: these items") && text.stdout.contains("svc3.example.com"), "\(text.stdout)")
+        // One of them changed here since: its change wins, so its deletion is no longer counted.
+        try Self.update(phone, service: "svc5.example.com", secret: "e2e-mass-5-kept")
+        let after = try #require(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).counters)
+        #expect(after.deletionsHeld == 5 && !after.heldDeletions.contains { $0.attributes?.service == "svc5.example.com" }, "\(after)")
 
         let allowed = try SyncE2E.sync(phone, SyncNowAnswer.self, ["now", "--allow-deletions"])
-        #expect(allowed.applied == 6 && allowed.heldDeletions == 0, "\(allowed)")
+        #expect(allowed.heldDeletions == 0, "\(allowed)")
         #expect(try Self.secret(phone, service: "svc0.example.com") == nil)
+        #expect(try Self.secret(phone, service: "svc5.example.com") == "e2e-mass-5-kept")
         #expect(try Self.secret(phone, service: "svc6.example.com") == "e2e-mass-6")
+        #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).counters?.deletionsHeld == 0)
     }
 
     @Test func aDeviceInNoSyncAccountIsToldSo() throws {
