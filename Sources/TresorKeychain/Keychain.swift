@@ -19,8 +19,8 @@ import TresorSystem
 /// try keychain.add(.genericPassword, attributes: attributes, secret: Data("token".utf8), caller: caller)
 /// ```
 public final class Keychain: Sendable {
-    /// The largest secret an item holds (256 KiB: certificates, keys and passwords fit).
-    public static let maximumSecretBytes = 256 * 1024
+    /// The largest secret an item holds (``TresorModel/ItemLimits/secretBytes``).
+    public static let maximumSecretBytes = ItemLimits.secretBytes
 
     public let name: String
     /// Whether this keychain's items may sync at all: only the login keychain's (the default

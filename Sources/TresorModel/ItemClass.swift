@@ -20,3 +20,9 @@ public enum ItemClass: String, Codable, CaseIterable, Sendable {
         }
     }
 }
+
+/// The limits of a keychain item, the same for the daemon and every client that checks first.
+public enum ItemLimits {
+    /// The largest secret an item holds (256 KiB: certificates, keys and passwords fit).
+    public static let secretBytes = 256 * 1024
+}

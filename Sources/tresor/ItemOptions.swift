@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 extension ItemClass: ExpressibleByArgument {}
@@ -117,7 +118,12 @@ func readSecretFromStandardInput(for itemClass: ItemClass) throws -> Data {
         data.removeLast()
         if data.last == 0x0D { data.removeLast() }
     }
-    guard !data.isEmpty else { throw ValidationError("standard input held no secret") }
+    // An empty secret is one the API stores, but on standard input it is a pipe that gave nothing.
+    guard !data.isEmpty else { throw ValidationError("standard input held no secret (an empty one is refused here: give at least one byte)") }
+    // Said before the request, which the daemon would refuse by its size alone past 1 MiB.
+    guard data.count <= ItemLimits.secretBytes else {
+        throw ValidationError("the secret is \(data.count) bytes; an item holds at most \(ItemLimits.secretBytes / 1024) KiB")
+    }
     if itemClass == .certificate, let der = try derOfPEMCertificate(data) { return der }
     return data
 }

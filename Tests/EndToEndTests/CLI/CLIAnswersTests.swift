@@ -105,6 +105,19 @@ import TresorTestSupport
         #expect(named.stderr.contains("Plain Folder"), "\(named.stderr)")
     }
 
+    /// A secret over the item limit is refused before it is sent, saying the limit — not that
+    /// the request is too large — and so is an empty one read from standard input.
+    @Test func aSecretTooLargeOrEmptyIsRefusedSayingWhy() throws {
+        let harness = try initialized()
+        for size in [300 * 1024, 900 * 1024] {
+            let big = try harness.tresor(["item", "add", "--service", "big", "--secret-stdin"], input: String(repeating: "a", count: size))
+            #expect(big.status != 0 && big.stderr.contains("the secret is \(size) bytes; an item holds at most 256 KiB"), "\(big.stderr)")
+        }
+        let empty = try harness.tresor(["item", "add", "--service", "empty", "--secret-stdin"], input: "")
+        #expect(empty.status != 0 && empty.stderr.contains("standard input held no secret"), "\(empty.stderr)")
+        #expect(try harness.tresor(["item", "find"]).status != 0, "nothing was added")
+    }
+
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
     /// `--json` keeps them.
     @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {
