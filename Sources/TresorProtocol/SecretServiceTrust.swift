@@ -31,13 +31,17 @@ public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
     public var since: Double
     /// Seconds since the Unix epoch; nil: until the daemon stops.
     public var until: Double?
+    /// For ``Origin/granted``: the path it was granted by (links followed) — what a group known
+    /// by its hash alone (`exe-sha256:…`) was, for the user to recognise it.
+    public var path: String?
 
-    public init(executable: String, origin: Origin, parentChain: [String], since: Double, until: Double?) {
+    public init(executable: String, origin: Origin, parentChain: [String], since: Double, until: Double?, path: String? = nil) {
         self.executable = executable
         self.origin = origin
         self.parentChain = parentChain
         self.since = since
         self.until = until
+        self.path = path
     }
 }
 

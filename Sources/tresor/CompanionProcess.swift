@@ -123,10 +123,14 @@ extension CompanionProcess {
 
 /// An executable named on the command line (`--exe PATH`), checked before anything is asked
 /// for: a mistyped path fails at once, not after the passcode.
-/// - Parameter path: as given.
+/// - Parameters:
+///   - path: as given.
+///   - searchingPath: whether a bare name is looked for on `PATH` first, as a shell runs it.
 /// - Returns: its absolute, standardised path.
 /// - Throws: `ValidationError` when no executable regular file is there.
-func existingExecutable(_ path: String) throws -> String {
+func existingExecutable(_ path: String, searchingPath: Bool = false) throws -> String {
+    // A bare name, as a shell takes it: found on PATH first (`secret-tool`), else here.
+    if searchingPath, !path.contains("/"), let found = Clipboard.onPath(path) { return try existingExecutable(found) }
     let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
     var info = stat()
     guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(absolute, X_OK) == 0 else {

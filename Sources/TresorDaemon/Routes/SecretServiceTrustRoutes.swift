@@ -40,11 +40,11 @@ struct SecretServiceTrustRoutes {
                         throw APIError(
                             .param, "\(path) is not a generic client: it reads its own items without asking (docs/SECURITY.md, \"Generic clients\")")
                     }
-                    return group
+                    return (group, URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
                 }
             }
-            for group in groups {
-                trust.grant(group, for: body.seconds.map(TimeInterval.init))
+            for (group, path) in groups {
+                trust.grant(group, path: path, for: body.seconds.map(TimeInterval.init))
                 context.logger.notice(
                     "Secret Service client trusted ahead of time",
                     metadata: [
@@ -60,8 +60,8 @@ struct SecretServiceTrustRoutes {
             case (let path?, false):
                 // Named as the list names it (`exe:PATH`, `exe-sha256:HEX`), no file is read: it may
                 // have been removed or rebuilt since.
-                let listed = trust.list().contains { $0.executable == path }
-                let group = listed ? path : try await offloaded { try ownGroup(of: path).group }
+                let named = path.hasPrefix("exe:") || path.hasPrefix("exe-sha256:") || trust.list().contains { $0.executable == path }
+                let group = named ? path : try await offloaded { try ownGroup(of: path).group }
                 guard trust.remove(group) > 0 else { throw APIError(.notFound, "\(path) is not trusted") }
             case (nil, true):
                 trust.remove(nil)

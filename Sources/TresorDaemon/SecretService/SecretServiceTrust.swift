@@ -23,12 +23,13 @@ final class SecretServiceTrust: GenericClientTrust {
         }
     }
 
-    /// Trusts the executable of group `executable` under any parent, for `duration` (nil: until the daemon stops).
-    func grant(_ executable: String, for duration: TimeInterval?, now: Date = Date()) {
+    /// Trusts the executable of group `executable` — named by `path` — under any parent, for
+    /// `duration` (nil: until the daemon stops).
+    func grant(_ executable: String, path: String? = nil, for duration: TimeInterval?, now: Date = Date()) {
         add(
             SecretServiceTrustEntry(
                 executable: executable, origin: .granted, parentChain: [], since: now.timeIntervalSince1970,
-                until: duration.map { now.addingTimeInterval($0).timeIntervalSince1970 }))
+                until: duration.map { now.addingTimeInterval($0).timeIntervalSince1970 }, path: path))
     }
 
     /// Remembers the user's "for this session" approval of `client` for `duration`.

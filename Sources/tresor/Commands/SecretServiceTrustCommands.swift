@@ -34,7 +34,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Trust generic clients ahead of time, under any parent (asks for the passcode).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The generic clients (/usr/bin/secret-tool, python3's executable, git's helper).") var executables: [String]
+        @Argument(help: "The generic clients (secret-tool, python3, git's helper): a path, or a name found on PATH.") var executables: [String]
         @Option(name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).") var duration: String?
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
@@ -45,7 +45,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(options) {
-                let paths = try executables.map(existingExecutable)
+                let paths = try executables.map { try existingExecutable($0, searchingPath: true) }
                 let client = try options.connect()
                 let passcode = try client.passcodeAgainIfSet(
                     stdin: passcodeStdin, prompt: "Passcode (to trust \(paths.joined(separator: ", "))):")
@@ -86,7 +86,9 @@ struct SecretServiceTrustCommand: ParsableCommand {
             let until = entry.until.map { "until \(NoteText.date(Date(timeIntervalSince1970: $0)))" } ?? "until the daemon stops"
             switch entry.origin {
             case .granted:
-                print("\(entry.executable)  granted ahead of time, under any parent  \(until)")
+                // A group known by its hash alone says which file it was.
+                let path = entry.path.map { entry.executable.hasPrefix("exe-sha256:") ? "  (\($0))" : "" } ?? ""
+                print("\(entry.executable)\(path)  granted ahead of time, under any parent  \(until)")
             case .approved:
                 print("\(entry.executable)  approved for this session  \(until)")
                 print("  under \(entry.parentChain.joined(separator: " < "))")
@@ -115,6 +117,7 @@ struct TrustOutput: Encodable {
         var parentChain: [String]
         var since: Date
         var until: Date?
+        var path: String?
     }
 
     var trusted: [Entry]
@@ -123,7 +126,7 @@ struct TrustOutput: Encodable {
         trusted = list.trusted.map {
             Entry(
                 executable: $0.executable, origin: $0.origin.rawValue, parentChain: $0.parentChain,
-                since: Date(timeIntervalSince1970: $0.since), until: $0.until.map(Date.init(timeIntervalSince1970:)))
+                since: Date(timeIntervalSince1970: $0.since), until: $0.until.map(Date.init(timeIntervalSince1970:)), path: $0.path)
         }
     }
 }

@@ -47,6 +47,7 @@ struct SecretServiceGenericClientTests {
             var origin: String
             var parentChain: [String]
             var until: String?
+            var path: String?
         }
 
         var trusted: [Entry]
@@ -302,11 +303,13 @@ struct SecretServiceGenericClientTests {
         #expect(!bare.succeeded && bare.stderr.contains("with its unit"), "\(bare.stderr)")
         #expect(try trustList(provider).trusted.isEmpty, "nothing was trusted by the refusals")
 
-        let added = try provider.harness.tresor(add + ["/usr/bin/secret-tool", "--for", "1h", "--passcode-stdin"], input: passcode)
+        // A bare name is found on PATH, as a shell runs it.
+        let added = try provider.harness.tresor(add + ["secret-tool", "--for", "1h", "--passcode-stdin"], input: passcode)
         #expect(added.succeeded, "\(added.stderr)")
         let list = try trustList(provider)
         #expect(list.trusted.count == 1)
         #expect(list.trusted.first?.executable == "exe:/usr/bin/secret-tool" && list.trusted.first?.origin == "granted", "shown as granted: \(list)")
+        #expect(list.trusted.first?.path == "/usr/bin/secret-tool", "\(list)")
         #expect(list.trusted.first?.until?.hasSuffix("Z") == true)
         let text = try provider.harness.tresor(["secret-service", "trust"])
         #expect(text.stdout.contains("granted ahead of time"), "\(text.stdout)")
@@ -321,6 +324,9 @@ struct SecretServiceGenericClientTests {
         #expect(try lookupByAnyProcess(provider, revealing: secret) == nil, "taken back: asked again, and nobody answers")
         let again = try provider.harness.tresor(["secret-service", "trust", "remove", "/usr/bin/secret-tool"])
         #expect(!again.succeeded && again.stderr.contains("not trusted"), "\(again.stderr)")
+        // An entry as listed that is no longer there is said to be untrusted; no file is looked for.
+        let listedAgain = try provider.harness.tresor(["secret-service", "trust", "remove", "exe:/usr/bin/python3.11"])
+        #expect(!listedAgain.succeeded && listedAgain.stderr.contains("exe:/usr/bin/python3.11 is not trusted"), "\(listedAgain.stderr)")
         try provider.harness.expectNoSecretLeaked()
     }
 
