@@ -55,6 +55,8 @@ public struct PromptText: Sendable, Equatable {
     public var continueLabel: String
     /// The Cancel button's label (an underscore marks its access key).
     public var cancelLabel: String
+    /// A warning gcr shows apart, above the password field ("That passcode was wrong."); none when empty.
+    public var warning: String
 
     /// - Parameters:
     ///   - title: the window's title.
@@ -63,12 +65,13 @@ public struct PromptText: Sendable, Equatable {
     ///   - choice: the check box's label, or nil for none.
     ///   - continueLabel: the Continue button's label.
     ///   - cancelLabel: the Cancel button's label.
+    ///   - warning: what went wrong with the last answer, shown apart; empty for none.
     public init(
         title: String, message: String, description: String = "", choice: String? = nil,
-        continueLabel: String = "Continue", cancelLabel: String = "Cancel"
+        continueLabel: String = "Continue", cancelLabel: String = "Cancel", warning: String = ""
     ) {
         (self.title, self.message, self.description, self.choice) = (title, message, description, choice)
-        (self.continueLabel, self.cancelLabel) = (continueLabel, cancelLabel)
+        (self.continueLabel, self.cancelLabel, self.warning) = (continueLabel, cancelLabel, warning)
     }
 }
 

@@ -106,7 +106,7 @@ final class PromptConversation {
             "title": .string(text.title),
             "message": .string(text.message),
             "description": .string(text.description),
-            "warning": .string(""),
+            "warning": .string(text.warning),
             "password-new": .boolean(false),
             "choice-label": .string(text.choice ?? ""),
             "choice-chosen": .boolean(false),

@@ -233,7 +233,7 @@ extension SecretServiceProvider {
         let requester = requester(of: request), withdrawal = PromptWithdrawal()
         presenceQuestions[path] = withdrawal
         logger.notice(
-            "a Secret Service client asks for an item that needs you (`tresor approve`)",
+            "a Secret Service client asks for an item that needs you: the user is asked (the desktop's prompter, else `tresor approve`)",
             metadata: ["executable": "\(executable)", "asked": "\(question.access)"])
         // The question's words only: a replacement's secret stays with its prompt.
         let askUser = self.askUser, item = question.description, access = question.access

@@ -49,6 +49,9 @@ import TresorSecretService
         let approval = DesktopUnlock.approvalText(
             executable: executable, item: item, who: "process 42: tool", remembering: 8, afterAWrongOne: false)
         #expect(approval.message == "/home/u/bin/tool?process 1: /usr/bin/firefox wants a secret that needs you")
+        let presence = DesktopUnlock.approvalText(executable: "/opt/app", item: "i", who: "", remembering: nil, afterAWrongOne: true)
+        #expect(presence.message == "/opt/app wants a secret that needs you" && presence.warning == "That passcode was wrong.")
+        #expect(!presence.description.contains("wrong"))
         #expect(
             approval.description
                 == "Secret Service item \"token?process 1: /usr/lib/firefox/firefox?\" (service=x)\nprocess 42: tool\nType your Tresor passcode to allow this one read."
@@ -61,7 +64,7 @@ import TresorSecretService
         #expect(DesktopUnlock.approvalText(executable: "/usr/bin/x", item: "i", who: "", remembering: nil, afterAWrongOne: false).choice == nil)
         let unlock = DesktopUnlock.unlockText(executable: executable, who: "", afterAWrongOne: true)
         #expect(!unlock.message.contains("\n"))
-        #expect(unlock.description == "That passcode was wrong. Type your Tresor passcode to unlock the keybag.")
+        #expect(unlock.description == "Type your Tresor passcode to unlock the keybag." && unlock.warning == "That passcode was wrong.")
     }
 
     /// A generic client's change is put to the user as a change: allowing it must not read as

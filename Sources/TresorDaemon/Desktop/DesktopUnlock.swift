@@ -63,6 +63,9 @@ struct DesktopUnlock: Sendable {
 
     // MARK: What the prompt says
 
+    /// The prompt's warning after a wrong passcode, shown apart from the description.
+    static let wrongPasscode = "That passcode was wrong."
+
     /// The process that asks and its parents, a line each, and any doubt about who it is — the
     /// lines `tresor approve` shows.
     static func whoAsks(executable: String, requester: PresenceRequester) -> String {
@@ -78,9 +81,8 @@ struct DesktopUnlock: Sendable {
     static func unlockText(executable: String, who: String, afterAWrongOne wrong: Bool) -> PromptText {
         PromptText(
             title: "Unlock Tresor", message: "\(TerminalText.printable(executable, limit: 200)) wants to use your keychain",
-            description: (wrong ? "That passcode was wrong. " : "") + (who.isEmpty ? "" : who + "\n")
-                + "Type your Tresor passcode to unlock the keybag.",
-            continueLabel: "_Unlock")
+            description: (who.isEmpty ? "" : who + "\n") + "Type your Tresor passcode to unlock the keybag.",
+            continueLabel: "_Unlock", warning: wrong ? Self.wrongPasscode : "")
     }
 
     /// The prompt allowing one read, replacement or deletion (`access`) of `item` (the item's
@@ -97,10 +99,9 @@ struct DesktopUnlock: Sendable {
             }
         return PromptText(
             title: title, message: "\(TerminalText.printable(executable, limit: 200)) \(wants)",
-            description: (wrong ? "That passcode was wrong. " : "")
-                + "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to \(allow).",
+            description: "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to \(allow).",
             choice: hours.map { "_Remember this program under the same parent processes for \($0) hour\($0 == 1 ? "" : "s")" },
-            continueLabel: "_Allow")
+            continueLabel: "_Allow", warning: wrong ? Self.wrongPasscode : "")
     }
 
     // MARK: Asking
