@@ -4,6 +4,12 @@ import TresorKit
 /// Names of values (`afterFirstUnlockThisDeviceOnly`, `readOnly`) as people read them:
 /// "after first unlock, this device only", "read-only".
 enum Words {
+    /// `count` and the noun, singular for one: "1 change", "3 changes".
+    /// - Parameters:
+    ///   - count: how many.
+    ///   - noun: the singular; an `s` makes the plural.
+    static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
     /// A camel-case name in words; other text as it is.
     /// - Parameter name: e.g. `whenPasscodeSetThisDeviceOnly`.
     /// - Returns: e.g. "when passcode set, this device only".

@@ -14,7 +14,7 @@ enum SyncAPIErrors {
             switch error {
             case .badServerURL: return APIError(.param, error.description)
             case .unreachable, .garbage, .tooLarge, .untrustedServer, .attachmentsUnsupported:
-                return APIError(.unavailable, error.description + "; nothing of it was applied here")
+                return APIError(.unavailable, error.description + "; nothing of it was applied here — try again once it answers")
             case .unsupported, .badCertificateAuthority: return APIError(.param, error.description)
             case .refused(_, let code, _):
                 switch code {

@@ -338,15 +338,19 @@ struct SyncCommand: ParsableCommand {
                     )
                 }
                 if let counters = status.counters {
-                    print("Waiting:  \(counters.changesWaiting) changes to send, \(counters.changesHeld) held (\(counters.deletionsHeld) deletions)")
+                    print(
+                        "Waiting:  \(Words.counted(counters.changesWaiting, "change")) to send, \(counters.changesHeld) held (\(Words.counted(counters.deletionsHeld, "deletion")))"
+                    )
                     if !counters.heldDeletions.isEmpty {
                         print("Deleting: these items, deleted at once on another device, wait for you (tresor sync now --allow-deletions):")
                         for held in counters.heldDeletions { print("  " + Conflicts.line(held)) }
                     }
-                    print("Kept:     \(counters.conflictsKept) conflicts (tresor sync conflicts)")
+                    print("Kept:     \(Words.counted(counters.conflictsKept, "conflict")) (tresor sync conflicts)")
                     if let notes = status.notesWaiting {
                         let held = status.noteDeletionsHeld ?? 0
-                        print("Notes:    \(notes) changes to send\(held > 0 ? ", \(held) deletions held (tresor sync now --allow-deletions)" : "")")
+                        print(
+                            "Notes:    \(Words.counted(notes, "change")) to send\(held > 0 ? ", \(Words.counted(held, "deletion")) held (tresor sync now --allow-deletions)" : "")"
+                        )
                     }
                     if let attachments = status.attachments { Self.printAttachments(attachments) }
                     if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
