@@ -103,6 +103,9 @@ import TresorTestSupport
         // Given on the command line, it was never confidential: said as given.
         let named = try harness.tresor(["note", "list", "--folder", "Plain Folder"])
         #expect(named.stderr.contains("Plain Folder"), "\(named.stderr)")
+        // A folder there already is said to be, not "created" again.
+        let again = try harness.tresor(["note", "folder", "create", "-"], input: "Hidden Work\n")
+        #expect(again.status == 1 && again.stderr.contains("folder (the name given) exists already"), "\(again.stderr)")
     }
 
     /// A secret over the item limit is refused before it is sent, saying the limit — not that

@@ -36,7 +36,12 @@ extension NoteCommand {
 
             func run() throws {
                 try Output.run(options) {
-                    let folder = try options.notes().createFolder(try FolderName.resolve(name))
+                    let name = try FolderName.resolve(name), notes = try options.notes()
+                    // Said, not made again: a script that creates a folder it has learns so.
+                    if try notes.folders().contains(where: { $0.name == name }) {
+                        throw APIError(.duplicateItem, "folder \"\(name)\" exists already")
+                    }
+                    let folder = try notes.createFolder(name)
                     if options.json { return Output.json(folder) }
                     print("Created folder \(TerminalText.printable(folder.name)).")
                 }
