@@ -39,6 +39,12 @@ enum NoteReference {
                 "\(matches.count) notes match \(given); give more of the id:\n\(shown.joined(separator: "\n"))" + (matches.count > 20 ? "\n  …" : ""))
         }
         guard let only = matches.first else {
+            // A note moved to Recently Deleted is not gone: said so, with the way back.
+            if !trash, let deleted = try? notes.recentlyDeleted().filter({ $0.id.lowercased().hasPrefix(lowered) || $0.title == reference }),
+                deleted.count == 1, let note = deleted.first
+            {
+                throw APIError(.notFound, "note \(note.id) is in Recently Deleted: `tresor note trash restore \(note.id)` brings it back")
+            }
             throw APIError(.notFound, "no note\(trash ? " in Recently Deleted" : "")'s id starts with \(given), and none has it as its title")
         }
         return only.id

@@ -212,6 +212,9 @@ import TresorTestSupport
         #expect(try harness.tresor(["note", "attachment-backup", prefix, attached.id, "--exclude"]).succeeded)
         #expect(try harness.tresor(["note", "detach", prefix, attached.id]).succeeded)
         #expect(try harness.tresor(["note", "delete", prefix]).succeeded)
+        // Shown after its move to Recently Deleted: said where it is, and how to bring it back.
+        let trashed = try harness.tresor(["note", "show", prefix])
+        #expect(trashed.status == 1 && trashed.stderr.contains("note \(note.id) is in Recently Deleted"), "\(trashed.stderr)")
         let restored = try harness.tresor(["note", "trash", "restore", prefix])
         #expect(restored.succeeded, "\(restored.stderr)")
         #expect(try harness.tresor(["note", "delete", note.id]).succeeded)
