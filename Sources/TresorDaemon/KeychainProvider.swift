@@ -84,6 +84,11 @@ final class KeychainProvider: Sendable {
     func create(name: String, passcode: Passcode) throws -> Keychain {
         guard KeychainName.isValid(name) else { throw KeychainError.param(KeychainName.rule) }
         _ = try slot.keybag()  // the home must be initialised first
+        // `Login` beside `login`, `Work` beside `work`: one would hide the other's items from a
+        // user who types the name as they remember it.
+        if let other = ([KeychainName.login] + createdNames()).first(where: { $0 != name && $0.lowercased() == name.lowercased() }) {
+            throw KeychainError.param("a keychain named \(other) exists: names differing only in case are refused")
+        }
         let files = KeybagFiles.keychain(name, in: paths)
         if !SecureFiles.exists(files.keybag) {
             // A database left without its keybag can never be read: it must not be adopted.

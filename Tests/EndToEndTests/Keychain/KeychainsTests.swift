@@ -18,6 +18,12 @@ import TresorTestSupport
         #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).map(\.name) == ["login", "work", "System Roots"])
         #expect(try harness.tresor(["keychain", "create", "work", "--passcode-stdin", "--verbose"], input: "\(work)\n").stderr.contains("-25299"))
         #expect(!(try harness.tresor(["keychain", "create", "../evil", "--passcode-stdin"], input: "\(work)\n").succeeded))
+        // A name differing only in case would hide one keychain's items behind the other's name.
+        for name in ["Work", "LOGIN"] {
+            let twin = try harness.tresor(["keychain", "create", name, "--passcode-stdin"], input: "\(work)\n\(work)\n")
+            #expect(!twin.succeeded && twin.stderr.contains("names differing only in case are refused"), "\(twin.stderr)")
+        }
+        #expect(try harness.json([KeychainSummary].self, ["keychain", "list"]).map(\.name) == ["login", "work", "System Roots"])
 
         #expect(
             try harness.tresor(
