@@ -52,6 +52,7 @@ struct ItemCommand: ParsableCommand {
 
         func validate() throws {
             if passcodeStdin && passcodeDescriptor != nil { throw ValidationError("--passcode-stdin and --passcode-fd exclude each other") }
+            if item.id != nil { throw ValidationError("--id names an item there is (item get, update, delete); a new item's id is the keychain's") }
             try item.checkStorable()
         }
 
