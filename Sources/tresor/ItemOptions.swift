@@ -90,8 +90,8 @@ struct ItemOptions: ParsableArguments {
             if !custom.isEmpty {
                 var map: [String: String] = [:]
                 for pair in custom {
-                    guard let equals = pair.firstIndex(of: "=") else {
-                        throw ValidationError("--attribute takes key=value, got \(pair)")
+                    guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                        throw ValidationError("--attribute takes key=value with a key, got \(pair)")
                     }
                     map[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
                 }

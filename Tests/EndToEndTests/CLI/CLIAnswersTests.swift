@@ -116,6 +116,8 @@ import TresorTestSupport
             let big = try harness.tresor(["item", "add", "--service", "big", "--secret-stdin"], input: String(repeating: "a", count: size))
             #expect(big.status != 0 && big.stderr.contains("the secret is \(size) bytes; an item holds at most 256 KiB"), "\(big.stderr)")
         }
+        let keyless = try harness.tresor(["item", "add", "--service", "attr", "--attribute", "=empty", "--secret-stdin"], input: "x")
+        #expect(keyless.status != 0 && keyless.stderr.contains("key=value with a key"), "\(keyless.stderr)")
         let withID = try harness.tresor(["item", "add", "--id", "12345", "--service", "withid", "--secret-stdin"], input: "x")
         #expect(withID.status != 0 && withID.stderr.contains("--id names an item there is"), "\(withID.stderr)")
         let empty = try harness.tresor(["item", "add", "--service", "empty", "--secret-stdin"], input: "")
