@@ -86,6 +86,7 @@ public struct Daemon: Sendable {
 
         // A restore that had begun its commit when the last daemon died is completed now, before
         // any store opens (one that had not is removed): the home is restored whole or not at all.
+        if UnfinishedBackup.removeLeftover(home: paths.home) != nil { logger.notice("removed the partial file of a backup interrupted by a crash") }
         do {
             if try RestoreStaging.recover(home: paths.home) { logger.notice("completed a restore interrupted by a crash") }
         } catch {

@@ -16,6 +16,9 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// refused this connection): nothing of the request was acted on, so sending it again on a
     /// new connection is safe.
     case connectionClosedBeforeRequest(errno: Int32)
+    /// The daemon went away after it took the request and before it answered (it crashed, or was
+    /// stopped): whether the request took effect is not known — a client looks before it asks again.
+    case closedBeforeAnswer
     /// The connection broke or the answer was not HTTP/JSON as documented.
     case protocolError(String)
     /// A file to upload could not be opened, is not a regular file, or ended before its size
@@ -32,6 +35,8 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .daemonNotAnswering(let seconds):
             return "tresord did not answer for \(seconds) s; it may be stopped or stuck (restart it, or set TRESOR_TIMEOUT for a longer wait)"
         case .connectionClosedBeforeRequest(let errno): return "tresord closed the connection before taking the request (errno \(errno))"
+        case .closedBeforeAnswer:
+            return "tresord stopped before it answered (it may have crashed): whether this took effect is not known — look (`tresor status`, `tresor daemon logs`) before trying again"
         case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
         case .fileChanged(let path): return "cannot read \(path) whole (is it a regular file, and did it change while it was sent?)"
         }

@@ -168,7 +168,7 @@ final class UnixSocketHTTP {
             }
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw TresorClientError.daemonNotAnswering(seconds: timeoutSeconds) }
-            guard count > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
+            guard count > 0 else { throw TresorClientError.closedBeforeAnswer }
             buffer.append(contentsOf: chunk[0..<count])
             return
         }
@@ -204,7 +204,7 @@ final class UnixSocketHTTP {
             let wanted = count - data.count
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, wanted), 0) }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw TresorClientError.protocolError("connection closed by tresord") }
+            guard got > 0 else { throw TresorClientError.closedBeforeAnswer }
             data.append(contentsOf: chunk[0..<got])
         }
         return data

@@ -53,8 +53,12 @@ struct BackupRoutes {
             guard workFactors.contains(workFactor) else {
                 throw APIError(.param, "the work factor is log2(N), \(workFactors.lowerBound) to \(workFactors.upperBound)")
             }
+            let home = slot.paths.home
             let report = try await exclusively(context, "create") {
                 let keybag = try unlockedKeybag()
+                // A home that cannot take the name (read-only) still backs up.
+                try? UnfinishedBackup.begin(url, home: home)
+                defer { UnfinishedBackup.end(home: home) }
                 return try BackupCreation.create(
                     source(keybag), to: url, passphrase: passphrase, workFactor: workFactor,
                     presence: { try caller.confirmPresence(with: keybag) }, progress: progress)

@@ -42,6 +42,40 @@ import TresorTestSupport
         usleep(200_000)
     }
 
+    /// The daemon killed while a backup is written: the CLI says the daemon stopped before it
+    /// answered and that whether it took effect is not known — not an "unexpected answer".
+    @Test func aDaemonKilledMidRequestIsSaidToHaveStoppedBeforeItAnswered() throws {
+        let home = try BackupHome()
+        let note = try home.newNote("large")
+        let large = home.harness.root.appendingPathComponent("large.bin")
+        try Data(repeating: 0x5a, count: 192 << 20).write(to: large)
+        try expectSucceeded(home.harness.tresor(["note", "attach", note, "--kind", "file", "--file", large.path, "--name", "large.bin"]))
+        let file = home.harness.root.appendingPathComponent("killed.tresor-backup")
+        let process = Process()
+        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
+        process.arguments = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
+        process.environment = home.harness.environment
+        let stdin = Pipe(), stderr = Pipe()
+        (process.standardInput, process.standardOutput, process.standardError) = (stdin, FileHandle.nullDevice, stderr)
+        try process.run()
+        stdin.fileHandleForWriting.write(Data("\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n".utf8))
+        try stdin.fileHandleForWriting.close()
+        let partial = file.path + ".partial", deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, process.isRunning, ((try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? Int ?? 0) == 0 {
+            usleep(2_000)
+        }
+        home.harness.killDaemon()
+        process.waitUntilExit()
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1 && said.contains("tresord stopped before it answered"), "\(said)")
+        #expect(said.contains("whether this took effect is not known"), "\(said)")
+        // The partial file of the backup the daemon never finished goes at its next start.
+        #expect(FileManager.default.fileExists(atPath: partial))
+        try home.harness.startDaemon()
+        #expect(!FileManager.default.fileExists(atPath: partial) && !FileManager.default.fileExists(atPath: file.path))
+        #expect(home.harness.daemonLog.contains("removed the partial file of a backup interrupted by a crash"))
+    }
+
     static func holdsAFile(_ folder: URL) -> Bool { !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty }
 
     @Test func aBackupOrRestoreWhoseClientIsInterruptedIsCancelled() throws {
