@@ -36,7 +36,8 @@ public enum TresorClientError: Error, Equatable, Sendable, CustomStringConvertib
             return "tresord did not answer for \(seconds) s; it may be stopped or stuck (restart it, or set TRESOR_TIMEOUT for a longer wait)"
         case .connectionClosedBeforeRequest(let errno): return "tresord closed the connection before taking the request (errno \(errno))"
         case .closedBeforeAnswer:
-            return "tresord stopped before it answered (it may have crashed): whether this took effect is not known — look (`tresor status`, `tresor daemon logs`) before trying again"
+            return
+                "tresord stopped before it answered (it may have crashed): whether this took effect is not known — look (`tresor status`, `tresor daemon logs`) before trying again"
         case .protocolError(let reason): return "unexpected answer from tresord: \(reason)"
         case .fileChanged(let path): return "cannot read \(path) whole (is it a regular file, and did it change while it was sent?)"
         }
