@@ -9,19 +9,10 @@ import TresorTestSupport
 /// of every secret appears after all, nothing is restored (docs/API.md, "Backups").
 @Suite(.blocksItsThread, .serialized) struct BackupCancelTests {
     /// Starts `tresor ARGUMENTS` in `home`, its input written and closed.
-    static func start(_ home: BackupHome, _ arguments: [String], input: String) throws -> Process {
-        let process = Process()
-        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
-        process.arguments = arguments
-        process.environment = home.harness.environment
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        return process
+    static func start(_ home: BackupHome, _ arguments: [String], input: String, standardError: Pipe? = nil) throws -> Process {
+        try startWithInput(
+            Harness.binaries.appendingPathComponent("tresor"), arguments, input: input, environment: home.harness.environment,
+            standardError: standardError)
     }
 
     /// Waits until `working` — a file the operation writes as it goes — holds some bytes, then
@@ -29,9 +20,8 @@ import TresorTestSupport
     /// the daemon Ctrl-C and a kill are the same, the client's connection closed — and waits
     /// until the daemon removed `working`.
     static func interrupt(_ process: Process, whileWriting working: URL, in home: BackupHome, failing operation: String) throws {
-        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: working.path))?[.size] as? Int) ?? 0 }
         let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, process.isRunning, size() == 0 { usleep(2_000) }
+        waitUntil(working.path, holdsBytesWhile: process)
         #expect(process.isRunning, "the operation ended before it could be interrupted")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -42,28 +32,26 @@ import TresorTestSupport
         usleep(200_000)
     }
 
+    /// Waits until the file at `path` holds some bytes, or `process` ended (two minutes at most).
+    static func waitUntil(_ path: String, holdsBytesWhile process: Process) {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, process.isRunning, ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0) == 0 {
+            usleep(2_000)
+        }
+    }
+
     /// The daemon killed while a backup is written: the CLI says the daemon stopped before it
     /// answered and that whether it took effect is not known — not an "unexpected answer".
     @Test func aDaemonKilledMidRequestIsSaidToHaveStoppedBeforeItAnswered() throws {
         let home = try BackupHome()
-        let note = try home.newNote("large")
-        let large = home.harness.root.appendingPathComponent("large.bin")
-        try Data(repeating: 0x5a, count: 192 << 20).write(to: large)
-        try expectSucceeded(home.harness.tresor(["note", "attach", note, "--kind", "file", "--file", large.path, "--name", "large.bin"]))
+        try home.noteWithALargeAttachment("large", mebibytes: 192)
         let file = home.harness.root.appendingPathComponent("killed.tresor-backup")
-        let process = Process()
-        process.executableURL = Harness.binaries.appendingPathComponent("tresor")
-        process.arguments = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
-        process.environment = home.harness.environment
-        let stdin = Pipe(), stderr = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (stdin, FileHandle.nullDevice, stderr)
-        try process.run()
-        stdin.fileHandleForWriting.write(Data("\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n".utf8))
-        try stdin.fileHandleForWriting.close()
-        let partial = file.path + ".partial", deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, process.isRunning, ((try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? Int ?? 0) == 0 {
-            usleep(2_000)
-        }
+        let stderr = Pipe()
+        let process = try Self.start(
+            home, ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"],
+            input: "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n", standardError: stderr)
+        let partial = file.path + ".partial"
+        Self.waitUntil(partial, holdsBytesWhile: process)
         home.harness.killDaemon()
         process.waitUntilExit()
         let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -80,10 +68,7 @@ import TresorTestSupport
 
     @Test func aBackupOrRestoreWhoseClientIsInterruptedIsCancelled() throws {
         let home = try BackupHome()
-        let note = try home.newNote("large")
-        let large = home.harness.root.appendingPathComponent("large.bin")
-        try Data(repeating: 0x5a, count: 192 << 20).write(to: large)
-        try expectSucceeded(home.harness.tresor(["note", "attach", note, "--kind", "file", "--file", large.path, "--name", "large.bin"]))
+        try home.noteWithALargeAttachment("large", mebibytes: 192)
         let file = home.harness.root.appendingPathComponent("cancel.tresor-backup")
         let create = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
         let createInput = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"

@@ -12,11 +12,8 @@ import TresorTestSupport
 
     @Test func createVerifyAndRestoreShowABarOnATerminalAndNothingElsewhere() throws {
         let home = try BackupHome()
-        let note = try home.newNote("progress")
         // Large enough that each operation outlasts the CLI's first look at the daemon's progress.
-        let large = home.harness.root.appendingPathComponent("large.bin")
-        try Data(repeating: 0x5a, count: 256 << 20).write(to: large)
-        try expectSucceeded(home.harness.tresor(["note", "attach", note, "--kind", "file", "--file", large.path, "--name", "large.bin"]))
+        try home.noteWithALargeAttachment("progress", mebibytes: 256)
         let file = home.harness.root.appendingPathComponent("progress.tresor-backup")
         let createArguments = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
         let createInput = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"

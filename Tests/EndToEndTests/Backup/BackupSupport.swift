@@ -177,6 +177,15 @@ final class BackupHome {
         return note.id
     }
 
+    /// A note with an attachment of `mebibytes` MiB named `large.bin`: enough that a backup,
+    /// a verification or a restore of it lasts long enough to be watched, or interrupted.
+    func noteWithALargeAttachment(_ name: String, mebibytes: Int) throws {
+        let note = try newNote(name)
+        let large = harness.root.appendingPathComponent("large.bin")
+        try Data(repeating: 0x5a, count: mebibytes << 20).write(to: large)
+        try expectSucceeded(harness.tresor(["note", "attach", note, "--kind", "file", "--file", large.path, "--name", "large.bin"]))
+    }
+
     func attach(_ name: String, to note: String, kind: String, size: Int, excluded: Bool = false) throws {
         var bytes = Data(marked(name).utf8)
         bytes.append(Data((0..<(size - bytes.count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }))
@@ -255,6 +264,25 @@ enum AgeCommand {
             throw HarnessError.timedOut("age failed: \(screen.text.suffix(300))", after: 0)
         }
     }
+}
+
+/// Starts `executable` with `arguments` in `environment`, its input written and closed, its
+/// output discarded — standard error goes to `standardError` when one is given.
+func startWithInput(
+    _ executable: URL, _ arguments: [String], input: String, environment: [String: String], standardError: Pipe? = nil
+) throws -> Process {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = environment
+    let stdin = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = standardError ?? FileHandle.nullDevice
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    return process
 }
 
 /// A home to restore into, with a note and an item of its own, its daemon started as the crash
@@ -337,18 +365,7 @@ final class CrashTarget {
 
     /// Starts the CLI with `arguments`, its input written and closed.
     func start(_ arguments: [String], input: String) throws -> Process {
-        let process = Process()
-        process.executableURL = cli
-        process.arguments = arguments
-        process.environment = environment
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        return process
+        try startWithInput(cli, arguments, input: input, environment: environment)
     }
 
     /// Runs a restore of `file` and SIGKILLs the daemon `delay` seconds after the CLI started — or,

@@ -25,6 +25,14 @@ struct SecretServiceBusHandOverTests {
         return harness
     }
 
+    /// Runs `tresord --secret-service` for `harness`'s home with `environment` (a session's bus):
+    /// what the bus runs on a program's first use, handing that bus to the daemon running.
+    func handOver(_ harness: Harness, environment: [String: String]) throws -> Harness.Result {
+        try harness.run(
+            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: environment,
+            timeout: 30)
+    }
+
     /// The pid owning `name` on `bus`, asked as `harness`'s user (a bus serves its own user only).
     func owner(of name: String, on bus: PrivateBus, askedBy harness: Harness) throws -> Int32? {
         let asked = try harness.run(
@@ -48,9 +56,7 @@ struct SecretServiceBusHandOverTests {
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: Self.passcode + "\n").succeeded)
         let daemon = try harness.status().pid
         let bus = try PrivateBus(user: user)
-        let handed = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
-            environment: harness.environment.merging(bus.environment) { $1 }, timeout: 30)
+        let handed = try handOver(harness, environment: harness.environment.merging(bus.environment) { $1 })
         #expect(handed.succeeded, "\(handed.stderr)")
         #expect(handed.stderr.contains("answers the Secret Service on this session bus now"), "\(handed.stderr)")
         #expect(try owner(of: SecretService.busName, on: bus, askedBy: harness) == daemon, "the daemon that was running answers")
@@ -65,9 +71,7 @@ struct SecretServiceBusHandOverTests {
         let daemon = try harness.status().pid
         var first: PrivateBus? = try PrivateBus()
         let firstAddress = try #require(first?.environment)
-        let handed = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
-            environment: harness.environment.merging(firstAddress) { $1 }, timeout: 30)
+        let handed = try handOver(harness, environment: harness.environment.merging(firstAddress) { $1 })
         #expect(handed.succeeded, "\(handed.stderr)")
         #expect(try harness.status().serving?.secretService == "answering on the session bus")
 
@@ -76,9 +80,7 @@ struct SecretServiceBusHandOverTests {
             try harness.status().serving?.secretService?.hasPrefix("stopped") == true
         }
         let next = try PrivateBus()
-        let again = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
-            environment: harness.environment.merging(next.environment) { $1 }, timeout: 30)
+        let again = try handOver(harness, environment: harness.environment.merging(next.environment) { $1 })
         #expect(again.succeeded && again.stderr.contains("on this session bus now"), "\(again.stderr)")
         #expect(try owner(of: SecretService.busName, on: next, askedBy: harness) == daemon)
         #expect(try harness.status().serving?.secretService == "answering on the session bus")
@@ -90,9 +92,7 @@ struct SecretServiceBusHandOverTests {
         let harness = try daemonWithoutABus()
         let bus = try PrivateBus()
         let onBus = harness.environment.merging(bus.environment) { $1 }
-        let handed = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: onBus,
-            timeout: 30)
+        let handed = try handOver(harness, environment: onBus)
         #expect(handed.succeeded, "\(handed.stderr)")
         #expect(try harness.status().serving?.secretServiceBus == bus.address)
 
@@ -121,9 +121,7 @@ struct SecretServiceBusHandOverTests {
         let bus = try PrivateBus()
         let onBus = harness.environment.merging(bus.environment) { $1 }
 
-        let handed = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: onBus,
-            timeout: 30)
+        let handed = try handOver(harness, environment: onBus)
         #expect(handed.succeeded, "\(handed.stderr)")
         #expect(handed.stderr.contains("answers the Secret Service on this session bus now"), "\(handed.stderr)")
         #expect(try owner(of: SecretService.busName, on: bus, askedBy: harness) == daemon, "the daemon that was running answers, not a second one")
@@ -136,17 +134,13 @@ struct SecretServiceBusHandOverTests {
         #expect(try tool.lookup(["service": "hand-over"], expecting: secret) == secret)
 
         // Again, as a second activation would: nothing to do, and no error.
-        let again = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"], environment: onBus,
-            timeout: 30)
+        let again = try handOver(harness, environment: onBus)
         #expect(again.succeeded && again.stderr.contains("answers the Secret Service on this session bus"), "\(again.stderr)")
         #expect(!again.stderr.contains("session bus now"))
 
         // Another session's bus: the daemon answers on one only, and says how to move it.
         let other = try PrivateBus()
-        let refused = try harness.run(
-            harness.binaries.appendingPathComponent("tresord"), ["--home", harness.paths.home.path, "--secret-service"],
-            environment: harness.environment.merging(other.environment) { $1 }, timeout: 30)
+        let refused = try handOver(harness, environment: harness.environment.merging(other.environment) { $1 })
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("another session bus") && refused.stderr.contains("tresor daemon restart"), "\(refused.stderr)")
         #expect(try !other.hasOwner(SecretService.busName))
