@@ -201,7 +201,14 @@ struct DaemonCommand: ParsableCommand {
                 // tresor runs in one (restarted to serve it), else on the bus it was handed.
                 let sessionBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
                 let bus = running?.status.serving?.secretServiceBus.map { sessionBus ?? $0 }
-                let handed = try bus.map { try options.connect().answerSecretService(onBus: $0).secretService }
+                // The daemon restarted either way: a bus gone meanwhile (the session ended) is said, not a failure.
+                let handed = bus.map { bus in
+                    do {
+                        return try options.connect().answerSecretService(onBus: bus).secretService
+                    } catch {
+                        return "not answered: \(Failure(error).text)"
+                    }
+                }
                 let report = DaemonCommand.report(options)
                 if options.json { return Output.json(report) }
                 print("\(running != nil ? "Restarted" : "Started (none was running)") tresord (pid \(report.pid ?? 0)).")
