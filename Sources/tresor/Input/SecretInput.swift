@@ -103,7 +103,8 @@ struct SecretInput {
 
     private static func warnIfShort(_ secret: String, called name: String, advised: Int, by whom: String) {
         let count = secret.count
-        guard count < advised else { return }
+        // An empty one is refused, not warned about.
+        guard count > 0, count < advised else { return }
         StandardStream.error.write(
             "warning: a \(name) of \(count) character\(count == 1 ? "" : "s") is guessed quickly by \(whom): use \(advised) or more, or a few words.\n"
         )

@@ -125,6 +125,19 @@ import TresorTestSupport
         #expect(try harness.tresor(["item", "find"]).status != 0, "nothing was added")
     }
 
+    /// What will be refused is refused before a warning about it: a second notes passphrase,
+    /// an empty passcode.
+    @Test func aRefusalComesBeforeAWarningAboutWhatItRefuses() throws {
+        let harness = try initialized()
+        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "e2e-first-passphrase\ne2e-first-passphrase\n").succeeded)
+        let again = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "x\nx\n")
+        #expect(again.status == 1 && again.stderr.contains("set already") && !again.stderr.contains("warning"), "\(again.stderr)")
+        let fresh = try Harness()
+        try fresh.startDaemon()
+        let empty = try fresh.tresor(["init", "--passcode-stdin"], input: "\n\n")
+        #expect(empty.status != 0 && !empty.stderr.contains("warning"), "\(empty.stderr)")
+    }
+
     /// Errors say what went wrong and what to do, without codes; `--verbose` adds them and
     /// `--json` keeps them.
     @Test func failuresSpeakPlainWordsAndKeepTheirCodesForJSONAndVerbose() throws {

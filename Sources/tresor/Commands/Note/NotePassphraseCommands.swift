@@ -41,10 +41,15 @@ extension NoteCommand {
 
             func run() throws {
                 try Output.run(options) {
+                    let notes = try options.notes()
+                    // Refused before it is asked for and warned about: a set passphrase is changed, not set.
+                    if try notes.passphraseStatus().status.isSet {
+                        throw APIError(.passphraseAlreadySet, "a notes passphrase is set already")
+                    }
                     var input = secrets.input()
                     let passphrase = try input.newNotesPassphrase()
                     let text = hint ? try input.hint() : nil
-                    let status = try options.notes().setPassphrase(passphrase, hint: text)
+                    let status = try notes.setPassphrase(passphrase, hint: text)
                     if options.json { return Output.json(status) }
                     print("Notes passphrase set.")
                 }
