@@ -129,7 +129,8 @@ import TresorTestSupport
     /// an empty passcode.
     @Test func aRefusalComesBeforeAWarningAboutWhatItRefuses() throws {
         let harness = try initialized()
-        #expect(try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "e2e-first-passphrase\ne2e-first-passphrase\n").succeeded)
+        #expect(
+            try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "e2e-first-passphrase\ne2e-first-passphrase\n").succeeded)
         let again = try harness.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "x\nx\n")
         #expect(again.status == 1 && again.stderr.contains("set already") && !again.stderr.contains("warning"), "\(again.stderr)")
         let fresh = try Harness()
