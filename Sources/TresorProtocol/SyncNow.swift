@@ -64,13 +64,18 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
     /// Notes deleted for good elsewhere that are still here: a mass deletion, waiting for
     /// `tresor sync now --allow-deletions`.
     public var heldDeletions: Int
+    /// True when the notes passphrase set or changed here was overtaken: another device changed
+    /// it first, from the same one, and that device's is current now. Notes locked here with
+    /// this device's still open with it (`tresor note rewrap` moves them to the current one).
+    public var passphraseOvertaken: Bool?
 
-    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0) {
+    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0, passphraseOvertaken: Bool? = nil) {
         self.sent = sent
         self.applied = applied
         self.conflictCopies = conflictCopies
         self.waiting = waiting
         self.heldDeletions = heldDeletions
+        self.passphraseOvertaken = passphraseOvertaken
     }
 
     public init(from decoder: any Decoder) throws {
@@ -81,5 +86,6 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
         waiting = try container.decode(Int.self, forKey: .waiting)
         // An older daemon holds no notes' deletions.
         heldDeletions = try container.decodeIfPresent(Int.self, forKey: .heldDeletions) ?? 0
+        passphraseOvertaken = try container.decodeIfPresent(Bool.self, forKey: .passphraseOvertaken)
     }
 }

@@ -89,6 +89,7 @@ struct SyncAccountRoutes {
                 metadata: [
                     "pushed": "\(answer.pushed)", "applied": "\(answer.applied)", "conflicts": "\(answer.conflictsKept)",
                     "heldDeletions": "\(answer.heldDeletions)", "heldNoteDeletions": "\(answer.notes?.heldDeletions ?? 0)",
+                    "notesPassphraseOvertaken": "\(answer.notes?.passphraseOvertaken ?? false)",
                 ])
             return answer
         }

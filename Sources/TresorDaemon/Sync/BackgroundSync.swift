@@ -151,6 +151,11 @@ final class BackgroundSync: Sendable {
                         "heldDeletions": "\(answer.heldDeletions)",
                     ])
             }
+            if answer.notes?.passphraseOvertaken == true {
+                logger.notice(
+                    "sync: the notes passphrase set here was overtaken by one another device set first, which is current now; notes locked with this device's still open with it (`tresor note rewrap` moves them)"
+                )
+            }
         } catch {
             // The errors of a sync name no secret (SyncAPIErrors); the keybag may have locked meanwhile.
             let why = String(describing: error).prefix(500)

@@ -33,9 +33,10 @@ extension SyncAccount {
     ) async throws -> SyncNowNotes {
         var cursor = try notes.noteSyncCursor(account: account)
         let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
-        try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
+        let overtaken = try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
         let sendsApple = server?.appleNotesPassphrases == true
         var (result, refusedConflicts) = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
+        if overtaken { result.passphraseOvertaken = true }
         // Up to date with the server's counter and nothing sent: no page to ask for.
         if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
@@ -183,17 +184,26 @@ extension SyncAccount {
     /// this device's.
     /// - Parameter serverUnchanged: whether the server's passphrase is the one this device agreed
     ///   with at its last sync: then only a change here is sent.
-    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient, serverUnchanged: Bool = false) async throws {
+    /// - Returns: whether the change sent was overtaken by another device's (``SyncNowNotes/passphraseOvertaken``).
+    @discardableResult
+    func syncNotesPassphrase(_ notes: NotesStore, client: SyncClient, serverUnchanged: Bool = false) async throws -> Bool {
         let (current, agreed) = try notes.passphraseForSync()
         let server: SyncPassphraseState?
+        var sent: Data?
         if let current, current.salt != agreed?.salt || current.hint != agreed?.hint {
             server = try await client.pushNotesPassphrase(SyncPassphraseChange(passphrase: SyncPassphrase(current), base: agreed?.salt))
+            sent = current.salt
         } else {
-            guard !serverUnchanged else { return }
+            guard !serverUnchanged else { return false }
             server = try await client.notesPassphrase()
         }
         // An older server (nil) keeps each device's own generations, as before.
-        if let current = server?.current { try notes.applySyncedPassphrase(try current.synced()) }
+        guard let current = server?.current else { return false }
+        try notes.applySyncedPassphrase(try current.synced())
+        // The server keeps the change made first from the passphrase both devices had: this
+        // device's, made from the same one, was overtaken, and the user must hear of it — the
+        // passphrase they just set is no longer the current one.
+        return sent != nil && sent != current.salt
     }
 
     /// The requests a run of changes of `sizes` bytes goes in: consecutive ranges of at most

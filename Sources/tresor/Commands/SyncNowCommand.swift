@@ -34,6 +34,11 @@ extension SyncCommand {
                             notes.conflictCopies == 1 ? "1 note kept as a conflict copy" : "\(notes.conflictCopies) notes kept as conflict copies"
                         print("\(copies) (the same lines changed elsewhere).")
                     }
+                    if notes.passphraseOvertaken == true {
+                        print(
+                            "Notes passphrase: the one set here was overtaken by one another device set first, which is current now. Notes you locked here with yours still open with it; `tresor note rewrap NOTE` moves each to the current one."
+                        )
+                    }
                     if notes.heldDeletions > 0 {
                         print(
                             "Held \(notes.heldDeletions) note deletions: many notes were deleted for good at once on another device; they are still here."

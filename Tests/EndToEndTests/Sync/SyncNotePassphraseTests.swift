@@ -59,6 +59,42 @@ import TresorTestSupport
         }
     }
 
+    /// Both devices change the notes passphrase while the server is stopped: the change the
+    /// server receives first is current on both, and the device whose change was overtaken is
+    /// told so — the passphrase its user just set is no longer the current one — while its note
+    /// locked with it still opens with it.
+    @Test func aPassphraseChangeOvertakenByAnotherDevicesIsSaidSo() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }
+        let server = cluster.harnesses[0], port = cluster.servers[0].port
+        let first = "e2e-shared-passphrase", onPhone = "e2e-phone-passphrase", onLaptop = "e2e-laptop-passphrase"
+        for device in [laptop, phone] { device.secrets += [first, onPhone, onLaptop] }
+        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(first)\n\(first)\n").succeeded)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+
+        server.stopDaemon()
+        for (device, new) in [(phone, onPhone), (laptop, onLaptop)] {
+            let changed = try device.tresor(["note", "passphrase", "change", "--passphrase-stdin"], input: "\(first)\n\(new)\n\(new)\n")
+            #expect(changed.succeeded, "\(changed.stderr)")
+        }
+        let note = try SyncNotesE2ETests.newNote(laptop, "Laptop PIN\ne2e-overtaken-marker")
+        #expect(try laptop.tresor(["note", "lock", note.id, "--passphrase-stdin"], input: onLaptop + "\n").succeeded)
+        _ = try server.startWebDaemon(
+            passcode: ServerInstances.passcode, extraArguments: ["--database", cluster.databaseURL, "--server-key-file", cluster.keyFile.path],
+            port: port)
+
+        #expect(try SyncNotesE2ETests.syncNow(phone).passphraseOvertaken == nil, "the phone's change came first")
+        let told = try laptop.tresor(["sync", "now"])
+        #expect(told.succeeded && told.stdout.contains("the one set here was overtaken"), "\(told.stdout) \(told.stderr)")
+        #expect(try SyncNotesE2ETests.syncNow(laptop).passphraseOvertaken == nil, "said once")
+        // The phone's passphrase is current on the laptop; the laptop's note still opens with its own.
+        let shown = try laptop.json(OpenedNote.self, ["note", "show", note.id, "--passphrase-stdin"], input: onLaptop + "\n")
+        #expect(shown.body == "Laptop PIN\ne2e-overtaken-marker")
+        let other = try SyncNotesE2ETests.newNote(laptop, "After\nbody")
+        #expect(try laptop.tresor(["note", "lock", other.id, "--passphrase-stdin"], input: onPhone + "\n").succeeded)
+    }
+
     /// A note locked under an earlier passphrase shows that passphrase's hint on the other
     /// device and in the web client too: the hint travels with the note's sealed record and
     /// fills the generation where it has none.
