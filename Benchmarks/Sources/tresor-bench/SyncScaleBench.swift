@@ -152,7 +152,9 @@ struct SyncScaleBench {
 
         // The revocation: the server refuses the phone, the laptop signs the list without it
         // and shares the new epoch's key (docs/SYNC.md, "Devices").
-        result["remove_device_ms"] = try timeMs { try server.cli(laptop, ["sync", "remove", phone.home.lastPathComponent]) }
+        result["remove_device_ms"] = try timeMs {
+            try server.cli(laptop, ["sync", "remove", phone.home.lastPathComponent, "--passcode-stdin"], stdin: SyncBenchServer.passcode + "\n")
+        }
 
         result["load_before_peers"] = loadAverage()
         if peers {
