@@ -23,16 +23,9 @@ struct BackupToStandardOutput {
         guard !StandardStream.output.isTerminal else {
             throw ValidationError("standard output is a terminal: send it on (`--out - | ssh HOST 'cat > tresor.backup'`) or give a file")
         }
-        let candidates = [ProcessInfo.processInfo.environment["TMPDIR"], "/var/tmp", "/tmp"].compactMap { $0 }
-        var made: String?
-        for base in candidates where access(base, W_OK | X_OK) == 0 {
-            var template = Array("\(base)/tresor-backup-XXXXXX".utf8CString)
-            if let folder = mkdtemp(&template) {
-                made = String(cString: folder)
-                break
-            }
+        guard let made = PrivateFolder.make("tresor-backup", inFirstOf: [ProcessInfo.processInfo.environment["TMPDIR"], "/var/tmp", "/tmp"]) else {
+            throw ValidationError("no folder to write the backup in before it goes to standard output (set TMPDIR)")
         }
-        guard let made else { throw ValidationError("no folder to write the backup in before it goes to standard output (set TMPDIR)") }
         folder = made
         // A reader gone must be an error this process sees, not a signal that ends it before
         // it removes the folder.

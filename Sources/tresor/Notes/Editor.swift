@@ -117,12 +117,9 @@ enum Editor {
     /// A new folder, mode 0700, in memory where possible.
     private static func temporaryFolder() throws -> String {
         let environment = ProcessInfo.processInfo.environment
-        let candidates = [environment["XDG_RUNTIME_DIR"], "/dev/shm", environment["TMPDIR"], "/tmp"].compactMap { $0 }
-        for base in candidates where access(base, W_OK | X_OK) == 0 {
-            var template = Array("\(base)/tresor-note-XXXXXX".utf8CString)
-            if let made = mkdtemp(&template) { return String(cString: made) }
-        }
-        throw ValidationError("no folder to write the note in for the editor")
+        guard let made = PrivateFolder.make("tresor-note", inFirstOf: [environment["XDG_RUNTIME_DIR"], "/dev/shm", environment["TMPDIR"], "/tmp"])
+        else { throw ValidationError("no folder to write the note in for the editor") }
+        return made
     }
 
     private static func write(_ text: String, to path: String) throws {
