@@ -40,26 +40,34 @@ struct NotesKeychainKey: Sendable {
         _ = try keychain.add(.genericPassword, attributes: attributes, secret: secret, caller: caller())
     }
 
-    /// Whether a key is kept for `account` and whether it needs the passcode; nil when none
-    /// is kept or the keychain cannot tell now (the keybag is locked).
-    func userPresence(account: AccountID) -> Bool? {
-        guard let keychain = try? keychains.loginKeychain(),
-            let item = try? keychain.copyMatching(query(account), caller: caller()).first
-        else { return nil }
-        return item.attributes?.accessControl == .userPresence
+    /// What the keychain holds for `account`, as far as it can tell now.
+    enum Kept: Equatable {
+        /// A key, needing the passcode to be read or not.
+        case key(userPresence: Bool)
+        /// None: never kept, or deleted as an item (`tresor item delete`).
+        case missing
+        /// The keychain cannot tell now (the keybag is locked).
+        case unknown
     }
 
-    /// Whether no key is kept for `account` — deleted as an item (`tresor item delete`) — as far
-    /// as the keychain can tell now: false while it cannot (the keybag is locked).
-    func isMissing(account: AccountID) -> Bool {
-        guard let keychain = try? keychains.loginKeychain() else { return false }
+    /// Whether a key is kept for `account`, and whether it needs the passcode — one lookup.
+    func kept(account: AccountID) -> Kept {
+        guard let keychain = try? keychains.loginKeychain() else { return .unknown }
         do {
-            return try keychain.copyMatching(query(account), caller: caller()).isEmpty
+            guard let item = try keychain.copyMatching(query(account), caller: caller()).first else { return .missing }
+            return .key(userPresence: item.attributes?.accessControl == .userPresence)
         } catch KeychainError.itemNotFound {
-            return true
+            return .missing
         } catch {
-            return false
+            return .unknown
         }
+    }
+
+    /// Whether the key kept for `account` needs the passcode; nil when none is kept or the
+    /// keychain cannot tell now.
+    func userPresence(account: AccountID) -> Bool? {
+        guard case .key(let userPresence) = kept(account: account) else { return nil }
+        return userPresence
     }
 
     /// The kept key: nil when there is none. Throws what the keychain says otherwise — the

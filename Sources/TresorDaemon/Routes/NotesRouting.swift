@@ -122,9 +122,11 @@ struct NotesRouting: Sendable {
     func passphraseStatus(_ store: NotesStore, account: AccountID = .local) throws -> NotesPassphraseStatus {
         let status = try store.passphraseStatus(account: account)
         guard status.keychainUnlock else { return NotesPassphraseStatus(status: status) }
-        return NotesPassphraseStatus(
-            status: status, keychainUserPresence: keychainKey.userPresence(account: account),
-            keychainKeyMissing: keychainKey.isMissing(account: account) ? true : nil)
+        let kept = keychainKey.kept(account: account)
+        guard case .key(let userPresence) = kept else {
+            return NotesPassphraseStatus(status: status, keychainKeyMissing: kept == .missing ? true : nil)
+        }
+        return NotesPassphraseStatus(status: status, keychainUserPresence: userPresence)
     }
 
     /// A request body that may be empty (routes without required fields).
