@@ -84,9 +84,10 @@ public struct Daemon: Sendable {
         unlink(socketPath)
         homeLock.record(socket: socketPath)
 
+        // A backup the last daemon died writing leaves no `FILE.partial` behind.
+        if UnfinishedBackup.removeLeftover(home: paths.home) != nil { logger.notice("removed the partial file of a backup interrupted by a crash") }
         // A restore that had begun its commit when the last daemon died is completed now, before
         // any store opens (one that had not is removed): the home is restored whole or not at all.
-        if UnfinishedBackup.removeLeftover(home: paths.home) != nil { logger.notice("removed the partial file of a backup interrupted by a crash") }
         do {
             if try RestoreStaging.recover(home: paths.home) { logger.notice("completed a restore interrupted by a crash") }
         } catch {

@@ -65,8 +65,9 @@ extension SyncAccount {
             var pushed = 0, refusal: PushRefusal?
             do {
                 pushed = try await engine.push()
-            } catch let error as SyncClientError where PushRefusal(error) != nil {
-                refusal = PushRefusal(error)
+            } catch let error as SyncClientError {
+                guard let refused = PushRefusal(error) else { throw error }
+                refusal = refused
             }
             var pulled = PullSummary()
             let applied = try SyncEngine.appliedCursor(in: keychain)
