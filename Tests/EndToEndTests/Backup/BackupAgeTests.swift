@@ -71,8 +71,7 @@ struct BackupAgeTests {
         try home.newNote("piped")
         let file = home.harness.root.appendingPathComponent("piped.age")
         let tresor = Harness.binaries.appendingPathComponent("tresor").path
-        let input = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"
-        let command = ["backup", "create", "--out", "-", "--work-factor", "14", "--passcode-stdin"]
+        let (command, input) = home.createCommand(out: "-")
         // The backup waits in a folder of $TMPDIR on its way out: nothing may stay there.
         let temporary = home.harness.root.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)

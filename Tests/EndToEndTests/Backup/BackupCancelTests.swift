@@ -47,9 +47,8 @@ import TresorTestSupport
         try home.noteWithALargeAttachment("large", mebibytes: 192)
         let file = home.harness.root.appendingPathComponent("killed.tresor-backup")
         let stderr = Pipe()
-        let process = try Self.start(
-            home, ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"],
-            input: "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n", standardError: stderr)
+        let create = home.createCommand(out: file.path)
+        let process = try Self.start(home, create.arguments, input: create.input, standardError: stderr)
         let partial = file.path + ".partial"
         Self.waitUntil(partial, holdsBytesWhile: process)
         home.harness.killDaemon()
@@ -70,11 +69,10 @@ import TresorTestSupport
         let home = try BackupHome()
         try home.noteWithALargeAttachment("large", mebibytes: 192)
         let file = home.harness.root.appendingPathComponent("cancel.tresor-backup")
-        let create = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
-        let createInput = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"
+        let create = home.createCommand(out: file.path)
 
         let partial = URL(fileURLWithPath: file.path + ".partial")
-        try Self.interrupt(try Self.start(home, create, input: createInput), whileWriting: partial, in: home, failing: "create")
+        try Self.interrupt(try Self.start(home, create.arguments, input: create.input), whileWriting: partial, in: home, failing: "create")
         #expect(!FileManager.default.fileExists(atPath: file.path), "no backup written after the cancel")
         #expect(!FileManager.default.fileExists(atPath: partial.path))
 

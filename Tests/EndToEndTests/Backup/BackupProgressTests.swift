@@ -15,8 +15,7 @@ import TresorTestSupport
         // Large enough that each operation outlasts the CLI's first look at the daemon's progress.
         try home.noteWithALargeAttachment("progress", mebibytes: 256)
         let file = home.harness.root.appendingPathComponent("progress.tresor-backup")
-        let createArguments = ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"]
-        let createInput = "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n"
+        let (createArguments, createInput) = home.createCommand(out: file.path)
 
         let created = try home.harness.onTerminal(createArguments, input: createInput, timeout: 180)
         #expect(created.status == 0, "\(created.text)")

@@ -219,11 +219,19 @@ final class BackupHome {
 
     // MARK: Backups
 
+    /// The arguments of `tresor backup create --out PATH` (`-`: standard output) with the
+    /// passcode on standard input, and that input: the passcode, then the passphrase twice.
+    func createCommand(out path: String, workFactor: Int = 14) -> (arguments: [String], input: String) {
+        (
+            ["backup", "create", "--out", path, "--work-factor", "\(workFactor)", "--passcode-stdin"],
+            "\(passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n"
+        )
+    }
+
     /// `tresor backup create` with the passcode and passphrase on standard input.
     func backup(to url: URL, workFactor: Int = 14) throws -> BackupReport {
-        let result = try harness.tresor(
-            ["backup", "create", "--out", url.path, "--work-factor", "\(workFactor)", "--passcode-stdin", "--json"],
-            input: "\(passcode)\n\(backupPassphrase)\n\(backupPassphrase)\n")
+        let create = createCommand(out: url.path, workFactor: workFactor)
+        let result = try harness.tresor(create.arguments + ["--json"], input: create.input)
         try expectSucceeded(result)
         return try CLIJSON.decode(BackupReport.self, from: Data(result.stdout.utf8))
     }

@@ -222,9 +222,8 @@ import TresorTestSupport
                 input: secret))
         let file = home.harness.root.appendingPathComponent("work.tresor-backup")
         try expectSucceeded(home.harness.tresor(["lock", "--keychain", "work"]))
-        let partial = try home.harness.tresor(
-            ["backup", "create", "--out", file.path, "--work-factor", "14", "--passcode-stdin"],
-            input: "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n")
+        let create = home.createCommand(out: file.path)
+        let partial = try home.harness.tresor(create.arguments, input: create.input)
         #expect(partial.status == 2, "\(partial.stderr)")
         #expect(
             partial.stderr.contains("Not everything was backed up") && partial.stderr.contains("`tresor unlock --keychain work`"), "\(partial.stderr)"
@@ -272,9 +271,8 @@ import TresorTestSupport
     @Test(arguments: [13, 21]) func aWorkFactorOutsideTheRangeIsRefusedAndWritesNothing(workFactor: Int) throws {
         let home = try BackupHome()
         let file = home.harness.root.appendingPathComponent("range.tresor-backup")
-        let result = try home.harness.tresor(
-            ["backup", "create", "--out", file.path, "--work-factor", "\(workFactor)", "--passcode-stdin"],
-            input: "\(home.passcode)\n\(home.backupPassphrase)\n\(home.backupPassphrase)\n")
+        let create = home.createCommand(out: file.path, workFactor: workFactor)
+        let result = try home.harness.tresor(create.arguments, input: create.input)
         #expect(!result.succeeded && result.stderr.contains("the work factor is log2(N), 14 to 20"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
