@@ -36,7 +36,7 @@ import TresorTestSupport
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["sleep", "5"]
         try process.run()
-        defer { process.terminate() }
+        defer { kill(process.processIdentifier, SIGKILL) }
         usleep(200_000)
         // setsid forks when it is a group leader; the sleeping process is the pid or its child.
         let candidates =

@@ -171,7 +171,7 @@ import TresorTestSupport
         _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request.requestID, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         for _ in 0..<300 where joining.isRunning { usleep(100_000) }
         #expect(!joining.isRunning, "the join returned within 30 s of the approval")
-        if joining.isRunning { joining.terminate() }
+        if joining.isRunning { kill(joining.processIdentifier, SIGKILL) }
         joining.waitUntilEnded()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(joining.terminationStatus == 0, "\(printed)")
@@ -259,7 +259,7 @@ import TresorTestSupport
         garbage.standardOutput = FileHandle.nullDevice
         garbage.standardError = FileHandle.nullDevice
         try garbage.run()
-        defer { garbage.terminate() }
+        defer { kill(garbage.processIdentifier, SIGKILL) }  // SIGTERM is blocked in the test's children.
         for _ in 0..<100 where (try? WebServerAddress(port: port).send("GET", "/")) == nil { usleep(50_000) }
 
         let before = try device.homeSnapshot()
