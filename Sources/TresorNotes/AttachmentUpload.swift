@@ -24,6 +24,9 @@ public final class AttachmentUpload: Sendable {
     let kind: AttachmentKind
     let name: String
     let excludedFromBackup: Bool
+    /// When it was added where it was made — a sync device's date, or the server's for one
+    /// fetched — no later than now; nil: now.
+    let created: Date?
     /// An attachment fetched from the sync server (docs/SYNC.md, "Attachments"): added as
     /// synced, its note not put in the outbox.
     let isSynced: Bool
@@ -38,9 +41,10 @@ public final class AttachmentUpload: Sendable {
 
     init(
         store: NotesStore, noteID: String, wrappedKey: Data?, isLocked: Bool, id: String, kind: AttachmentKind, name: String,
-        excludedFromBackup: Bool, isSynced: Bool = false, isPresealed: Bool = false, opener: SealedChunkOpener? = nil,
-        writer: sending AttachmentFile.Writer
+        excludedFromBackup: Bool, created: Date? = nil, isSynced: Bool = false, isPresealed: Bool = false,
+        opener: SealedChunkOpener? = nil, writer: sending AttachmentFile.Writer
     ) {
+        self.created = created
         self.opener = Mutex(opener)
         self.isSynced = isSynced
         self.isPresealed = isPresealed

@@ -178,6 +178,8 @@ enum NotesDatabase {
         // The mass-deletion hold for notes (docs/SYNC.md, "Notes"): deletions for good set
         // aside until judged, and the hold's window (``NoteDeletionHoldTables``).
         migrator.registerMigration("v15-sync-note-deletion-hold") { db in try NoteDeletionHoldTables.create(db) }
+        // A fetched attachment is dated as the server dates it (``AttachmentSyncTables/addListedCreated(_:)``).
+        migrator.registerMigration("v16-sync-attachment-created") { db in try AttachmentSyncTables.addListedCreated(db) }
         return migrator
     }
 }

@@ -21,9 +21,15 @@ public struct SyncedAttachment: Sendable, Equatable {
     public var isSealed: Bool
     /// Whether backups leave it out; nil from a server that does not keep the flag.
     public var excludedFromBackup: Bool?
+    /// When it was added, as the server dates it; nil from a server that does not: the fetch's time.
+    public var created: Date?
 
-    public init(id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false, excludedFromBackup: Bool? = nil) {
+    public init(
+        id: String, kind: AttachmentKind, name: String, byteCount: Int, isSealed: Bool = false, excludedFromBackup: Bool? = nil,
+        created: Date? = nil
+    ) {
         self.excludedFromBackup = excludedFromBackup
+        self.created = created
         self.id = id
         self.kind = kind
         self.name = name
@@ -116,6 +122,12 @@ enum AttachmentSyncTables {
                 """)
     }
 
+    /// A listed attachment keeps the date the server gives it (migration
+    /// `v16-sync-attachment-created`): fetched, it is dated as it was added, not as it arrived.
+    static func addListedCreated(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sync_attachment_listings ADD COLUMN created DOUBLE")
+    }
+
     /// A lock put on or taken off here no longer makes the device forget which attachments the
     /// server has (migration `v13-sync-attachment-other-form`): `sync_attachments.in_other_form`
     /// marks one the server holds as the note was before — sent again in the note's form now,
@@ -200,13 +212,14 @@ enum AttachmentSyncTables {
     static func insertListed(_ attachment: SyncedAttachment, note: String, _ db: Database, _ sealing: ContentSealing) throws {
         try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO sync_attachment_listings (note_id, id, kind, sealed_name, byte_count, is_sealed, excluded_from_backup)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO sync_attachment_listings
+                    (note_id, id, kind, sealed_name, byte_count, is_sealed, excluded_from_backup, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             note, attachment.id, attachment.kind.rawValue,
             try sealing.sealText(attachment.name, table: "sync_attachment_listings", id: "\(note)/\(attachment.id)", column: "name"),
-            attachment.byteCount, attachment.isSealed, attachment.excludedFromBackup,
+            attachment.byteCount, attachment.isSealed, attachment.excludedFromBackup, attachment.created?.timeIntervalSince1970,
         ])
     }
 
@@ -267,7 +280,8 @@ extension NotesStore {
                     let name = try sealing.openText(listed["sealed_name"], table: "sync_attachment_listings", id: "\(note)/\(id)", column: "name")
                     return SyncedAttachment(
                         id: id, kind: kind, name: name, byteCount: listed["byte_count"], isSealed: listed["is_sealed"],
-                        excludedFromBackup: listed["excluded_from_backup"])
+                        excludedFromBackup: listed["excluded_from_backup"],
+                        created: (listed["created"] as Double?).map(Date.init(timeIntervalSince1970:)))
                 }
                 let remove = try String.fetchAll(
                     db.cachedStatement(
@@ -345,7 +359,8 @@ extension NotesStore {
     public func beginSyncedAttachment(_ attachment: SyncedAttachment, to noteID: String) throws -> AttachmentUpload {
         try beginAttachment(
             to: noteID, kind: attachment.kind, name: attachment.name, passphrase: nil, excludedFromBackup: attachment.excludedFromBackup ?? false,
-            id: attachment.id, isSynced: true, arrivesSealed: attachment.isSealed, byteCount: attachment.byteCount)
+            id: attachment.id, created: attachment.created, isSynced: true, arrivesSealed: attachment.isSealed,
+            byteCount: attachment.byteCount)
     }
 
     /// The key kept for note `noteID`'s lock removal, while the server has not answered it.

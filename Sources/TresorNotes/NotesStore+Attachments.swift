@@ -30,25 +30,28 @@ extension NotesStore {
     ///     ``setExcludedFromBackup(_:of:excluded:)``).
     ///   - id: the attachment's id, when it has one already (a lowercase UUID: the web store's
     ///     upload of an attachment a sync device sent); nil for a new one.
+    ///   - created: when the sync device that sent it added it, which dates it and its note (never
+    ///     later than now, nor the note earlier than it was); nil: now.
     /// - Returns: the upload to hand the bytes to.
     /// - Throws: ``NotesError`` for an invalid name or id, a note in Recently Deleted (`invalid`), a
     ///   kind a locked note does not take, a missing passphrase or note.
     public func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase? = nil, excludedFromBackup: Bool = false,
-        id: String? = nil
+        id: String? = nil, created: Date? = nil
     ) throws -> AttachmentUpload {
         try beginAttachment(
-            to: noteID, kind: kind, name: name, passphrase: passphrase, excludedFromBackup: excludedFromBackup, id: id, isSynced: false)
+            to: noteID, kind: kind, name: name, passphrase: passphrase, excludedFromBackup: excludedFromBackup, id: id, created: created,
+            isSynced: false)
     }
 
-    /// ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:)``, or, `isSynced`, for an
+    /// ``beginAttachment(to:kind:name:passphrase:excludedFromBackup:id:created:)``, or, `isSynced`, for an
     /// attachment the sync server holds.
     /// `arrivesSealed`: a synced attachment whose bytes are its chunks sealed under the note key.
     /// Into a locked note they are kept as they are; into a note whose lock was removed here
     /// they are opened with the key kept for the removal (``keptUnlockKey(ofNote:_:_:)``).
     func beginAttachment(
         to noteID: String, kind: AttachmentKind, name: String, passphrase: Passphrase?, excludedFromBackup: Bool, id given: String?,
-        isSynced: Bool, arrivesSealed: Bool = false, byteCount: Int = 0
+        created: Date?, isSynced: Bool, arrivesSealed: Bool = false, byteCount: Int = 0
     ) throws -> AttachmentUpload {
         try NoteRules.validateAttachmentName(name)
         if let given, !(given.count == 36 && UUID(uuidString: given) != nil && given == given.lowercased()) {
@@ -78,13 +81,13 @@ extension NotesStore {
         let writer = try AttachmentFile.Writer(attachmentID: id, in: attachmentsFolder, sealing: sealing, noteKey: noteKey, presealed: presealed)
         return AttachmentUpload(
             store: self, noteID: noteID, wrappedKey: row.wrappedKey, isLocked: row.isLocked, id: id, kind: kind, name: name,
-            excludedFromBackup: excludedFromBackup, isSynced: isSynced, isPresealed: presealed,
+            excludedFromBackup: excludedFromBackup, created: created, isSynced: isSynced, isPresealed: presealed,
             opener: keptKey.map { SealedChunkOpener(noteKey: $0, attachmentID: id, byteCount: byteCount) }, writer: writer)
     }
 
     /// Adds the row of an attachment whose file `upload` wrote; removes the file if that fails.
     func insertAttachment(_ upload: AttachmentUpload, file: String, byteCount: Int) throws -> AttachmentInfo {
-        let created = now
+        let created = min(upload.created ?? now, now)
         do {
             let sealing = try sealing()
             try pool.write { db in
@@ -111,8 +114,10 @@ extension NotesStore {
                     ])
                 // A fetched attachment changes nothing of its note: the note keeps the date the
                 // server gave it, rather than jumping to the top of the list when it arrives.
+                // A sync device's date never dates the note back: it may have been edited since.
                 if !upload.isSynced {
-                    try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
+                    try db.execute(
+                        sql: "UPDATE notes SET modified = MAX(modified, ?) WHERE id = ?", arguments: [created.timeIntervalSince1970, upload.noteID])
                 }
                 if upload.isSynced { try AttachmentSyncTables.endApplying(db) }
             }

@@ -17,10 +17,13 @@ public protocol AttachmentStore: Sendable {
     ///   - id: the attachment's id — one a device gave it (docs/SYNC.md, "Attachments"), which no
     ///     other attachment may have — or nil for a new one. An unfinished upload of the same id
     ///     to the same note is dropped: this one starts it again from its first byte.
+    ///   - created: when a device added it, which dates it and its note — never later than now,
+    ///     nor the note earlier than it was; nil: now.
     /// - Returns: the writer to hand the bytes to.
     /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted),
     ///   ``NotesError/wrongLockState(_:)``, ``NotesError/conflict(_:)`` for an id already taken.
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?) async throws -> any AttachmentWriter
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?, created: Date?) async throws
+        -> any AttachmentWriter
 
     /// An attachment's bytes, a piece at a time; a locked note's as its sealed chunks, one after
     /// another (what the browser opens).
@@ -74,9 +77,9 @@ extension AttachmentStore {
     ///   - kind: its kind.
     ///   - name: its name.
     /// - Returns: the writer to hand the bytes to.
-    /// - Throws: as ``beginAttachment(to:kind:name:id:)``.
+    /// - Throws: as ``beginAttachment(to:kind:name:id:created:)``.
     public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
-        try await beginAttachment(to: noteID, kind: kind, name: name, id: nil)
+        try await beginAttachment(to: noteID, kind: kind, name: name, id: nil, created: nil)
     }
 }
 

@@ -29,7 +29,7 @@ extension SyncClient {
                 (SyncAttachment.nameHeader, SyncAttachment.headerValue(name: attachment.name)),
                 (SyncAttachment.sealedHeader, attachment.isSealed == true ? "true" : "false"),
                 (SyncAttachment.excludedFromBackupHeader, attachment.excludedFromBackup == true ? "true" : "false"),
-            ])
+            ] + (attachment.created.map { [(SyncAttachment.createdHeader, SyncAttachment.headerValue(created: $0))] } ?? []))
         var response = try await http.send(
             try await authorized(request), streaming: AttachmentPieces(read: try pieces()), length: length, limit: Self.answerLimit)
         if response.status == 401 {

@@ -21,9 +21,15 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// Whether backups leave it out (`tresor note attach --exclude-from-backup`): the server lists
     /// it for every attachment; nil from an older server, which does not keep it.
     public var excludedFromBackup: Bool?
+    /// When it was added, on the device or in the browser that added it: the server lists it for
+    /// every attachment; nil from an older server, which does not.
+    public var created: Date?
 
-    public init(id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil, excludedFromBackup: Bool? = nil) {
+    public init(
+        id: String, kind: String, name: String, byteCount: Int, isSealed: Bool? = nil, excludedFromBackup: Bool? = nil, created: Date? = nil
+    ) {
         self.excludedFromBackup = excludedFromBackup
+        self.created = created
         self.id = id
         self.kind = kind
         self.name = name
@@ -41,6 +47,24 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// The header that says an uploaded attachment is left out of backups (`true`); an older
     /// server ignores it.
     public static let excludedFromBackupHeader = "Tresor-Attachment-Excluded-From-Backup"
+    /// The header that carries when an uploaded attachment was added on the device (ISO 8601, as
+    /// the JSON's dates), which dates it and its note on the server rather than the upload's
+    /// arrival; an older server ignores it.
+    public static let createdHeader = "Tresor-Attachment-Created"
+
+    /// `date` as the created header carries it.
+    /// - Parameter date: when the attachment was added.
+    /// - Returns: its ISO 8601 form, to the second.
+    public static func headerValue(created date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+
+    /// The date the created header carries; nil when it is not ISO 8601.
+    /// - Parameter value: the header's value.
+    /// - Returns: the date.
+    public static func created(headerValue value: String) -> Date? {
+        ISO8601DateFormatter().date(from: value)
+    }
 
     /// Whether `id` is an attachment id: a lowercase UUID, as every store makes them.
     /// - Parameter id: the id to check.

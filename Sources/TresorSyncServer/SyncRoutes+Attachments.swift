@@ -86,6 +86,12 @@ extension SyncRoutes {
         let note = try await ownNoteOrRefuse(noteID, of: caller.account)
         let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
         let excluded = Self.header(SyncAttachment.excludedFromBackupHeader, of: request) == "true"
+        let created = try Self.header(SyncAttachment.createdHeader, of: request).map {
+            guard let date = SyncAttachment.created(headerValue: $0) else {
+                throw SyncError(.invalid, "\(SyncAttachment.createdHeader) must be a date in ISO 8601")
+            }
+            return date
+        }
         guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
         // A lock removed on the device: an attachment held here sealed comes first as its
         // plaintext, the unlocked copy the lock's removal puts in place.
@@ -110,8 +116,8 @@ extension SyncRoutes {
         }
         let writer =
             sealed
-            ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id)
-            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id)
+            ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id, created: created)
+            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id, created: created)
         let info = try await receive(request, into: writer, length: length) { count in
             relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) }
         }
@@ -172,7 +178,7 @@ extension SyncRoutes {
     static func syncAttachment(_ info: AttachmentInfo, isSealed: Bool) -> SyncAttachment {
         SyncAttachment(
             id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: isSealed,
-            excludedFromBackup: info.excludedFromBackup ?? false)
+            excludedFromBackup: info.excludedFromBackup ?? false, created: info.created)
     }
 
     /// Note `id` when `account` owns it.

@@ -39,8 +39,10 @@ extension PostgresWebStore: AttachmentStore {
         return infos
     }
 
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?) async throws -> any AttachmentWriter {
-        try await beginUpload(to: noteID, kind: kind, name: name, id: given, locked: false)
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?) async throws
+        -> any AttachmentWriter
+    {
+        try await beginUpload(to: noteID, kind: kind, name: name, id: given, created: created, locked: false)
     }
 
     func sealedAttachmentIDs(ofNote id: String) async throws -> Set<String> {
@@ -50,15 +52,17 @@ extension PostgresWebStore: AttachmentStore {
         }
     }
 
-    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String) async throws -> any AttachmentWriter {
+    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String, created: Date?) async throws
+        -> any AttachmentWriter
+    {
         guard kind.isLockable else { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
-        return try await beginUpload(to: noteID, kind: kind, name: name, id: id, locked: true)
+        return try await beginUpload(to: noteID, kind: kind, name: name, id: id, created: created, locked: true)
     }
 
     /// Starts an upload to note `noteID`, which must be locked (its chunks come sealed under the
     /// note key) or not as `locked` says.
-    private func beginUpload(to noteID: String, kind: AttachmentKind, name: String, id given: String?, locked: Bool) async throws
-        -> any AttachmentWriter
+    private func beginUpload(to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?, locked: Bool)
+        async throws -> any AttachmentWriter
     {
         try NoteRules.validateAttachmentName(name)
         let id = given ?? UUID().uuidString.lowercased()
@@ -84,7 +88,7 @@ extension PostgresWebStore: AttachmentStore {
             }
             try await connection.run("INSERT INTO attachment_uploads (id, note_id, started) VALUES (\(id), \(noteID), \(now))", logger)
         }
-        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name, isLocked: locked)
+        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name, created: created, isLocked: locked)
     }
 
     func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
@@ -179,7 +183,8 @@ extension PostgresWebStore: AttachmentStore {
     func finishUpload(_ writer: PostgresAttachmentWriter, byteCount: Int, chunkCount: Int, quota: StorageQuota?) async throws -> AttachmentInfo {
         let id = writer.id, noteID = writer.noteID
         let sealedName = try sealing.sealText(writer.name, "attachments", id, "name")
-        let created = now
+        // A device's date of adding it, when it gave one: no later than now.
+        let created = min(writer.created?.timeIntervalSince1970 ?? now, now)
         return try await db.transaction { [self, logger] connection in
             let row = try await noteForWrite(noteID, connection)
             guard row.isLocked == writer.isLocked else {
@@ -194,7 +199,8 @@ extension PostgresWebStore: AttachmentStore {
                 INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created)
                 VALUES (\(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), \(writer.isLocked), \(created))
                 """, logger)
-            try await connection.run("UPDATE notes SET modified = \(created) WHERE id = \(noteID)", logger)
+            // Never dated back: the note may have been edited since the device added it.
+            try await connection.run("UPDATE notes SET modified = GREATEST(modified, \(created)) WHERE id = \(noteID)", logger)
             try await announce(.changed, note: noteID, connection)
             return AttachmentInfo(id: id, kind: writer.kind, name: writer.name, byteCount: byteCount, created: Date(timeIntervalSince1970: created))
         }
@@ -219,6 +225,8 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     nonisolated let kind: AttachmentKind
     nonisolated let name: String
     nonisolated let isLocked: Bool
+    /// When the device that sent it added it; nil: now.
+    nonisolated let created: Date?
     /// Writes the plaintext of a locked note's attachment as its unlocked copy (a lock removed on
     /// a device, docs/SYNC.md), beside the sealed chunks it will replace.
     nonisolated let isUnlockedCopy: Bool
@@ -231,9 +239,10 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     private var done = false
 
     init(
-        store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, isLocked: Bool = false,
+        store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, created: Date? = nil, isLocked: Bool = false,
         isUnlockedCopy: Bool = false
     ) {
+        self.created = created
         self.store = store
         self.id = id
         self.noteID = noteID

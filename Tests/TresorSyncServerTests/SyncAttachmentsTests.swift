@@ -30,10 +30,13 @@ struct SyncAttachmentsTests {
             try await device.join(client)
             let sent = try await device.putAttachment(client, note: note.id, id: id, name: "pass port.bin", bytes)
             #expect(sent.status == .created, "\(sent.text)")
+            let answer = try sent.decode(SyncAttachment.self)
             #expect(
-                try sent.decode(SyncAttachment.self)
+                answer
                     == SyncAttachment(
-                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false))
+                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false,
+                        created: answer.created))
+            #expect(answer.created.map { abs($0.timeIntervalSinceNow) < 60 } == true, "sent without a date: dated as it arrived")
             // Stored by the web store under the device's id, in its chunks: the web client reads it.
             let reader = try await store.readAttachment(id, of: note.id)
             var stored = Data()
@@ -58,7 +61,8 @@ struct SyncAttachmentsTests {
             #expect(
                 page.entries.first?.note?.attachments == [
                     SyncAttachment(
-                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false)
+                        id: id, kind: "file", name: "pass port.bin", byteCount: bytes.count, isSealed: false, excludedFromBackup: false,
+                        created: answer.created)
                 ])
             // Read back streamed, byte for byte.
             let read = try await client.execute(uri: "/v1/sync/notes/\(note.id)/attachments/\(id)", method: .get, headers: device.bearer)
@@ -110,7 +114,7 @@ struct SyncAttachmentsTests {
         let note = try await store.createNote(NoteDraft(title: "Cut", body: "Cut"), account: ada.id, quota: nil)
         let id = UUID().uuidString.lowercased()
         // A first upload of the id wrote two chunks, then its connection dropped.
-        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id)
+        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id, created: nil)
         try await cut.append(Data(repeating: 0xAA, count: 2 << 20))
         #expect(try await Self.rows("attachment_chunks", instance) == 2)
         let bytes = Data((0..<(1 << 20) + 5).map { _ in UInt8.random(in: 0...255) })
@@ -225,6 +229,53 @@ struct SyncAttachmentsTests {
         await instance.storage.close()
     }
 
+    /// An attachment a device added offline is dated, with its note, as the device added it —
+    /// not as it arrived — under the rules of a note's own dates: never after the server's clock,
+    /// never dating the note back. A date that is not one is refused, storing nothing.
+    @Test func anAttachmentKeepsTheDevicesDate() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        try await instance.account("ada")
+        let store = instance.storage.store
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        let ago = { @Sendable (seconds: Double) in Date(timeIntervalSince1970: now - seconds) }
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            var new = SyncNoteChange.new("Scans", "Scans\nfrom the plane")
+            (new.created, new.modified) = (ago(3 * 3600), ago(2 * 3600))
+            let note = try #require(try await device.send(client, new).note)
+
+            let hourAgo = try await device.putAttachment(client, note: note.id, name: "boarding.pdf", created: ago(3600), Data([1]))
+            #expect(hourAgo.status == .created, "\(hourAgo.text)")
+            #expect(try hourAgo.decode(SyncAttachment.self).created == ago(3600))
+            #expect(try await store.summary(ofNote: note.id).modified == ago(3600), "the note dated as the device added it")
+
+            // Older than the note's date: the attachment keeps it, the note is not dated back.
+            let older = try await device.putAttachment(client, note: note.id, name: "old.pdf", created: ago(5 * 3600), Data([2]))
+            #expect(try older.decode(SyncAttachment.self).created == ago(5 * 3600))
+            #expect(try await store.summary(ofNote: note.id).modified == ago(3600))
+            // The device's clock ahead of the server's: now.
+            let ahead = try await device.putAttachment(client, note: note.id, name: "ahead.pdf", created: ago(-86_400), Data([3]))
+            let aheadDate = try #require(try ahead.decode(SyncAttachment.self).created)
+            #expect(aheadDate <= Date() && aheadDate > ago(60))
+            #expect(abs(try await store.summary(ofNote: note.id).modified.timeIntervalSince(aheadDate)) < 1)
+
+            let listed = try await store.listedAttachments(ofNote: note.id)
+            #expect(listed.map(\.name) == ["old.pdf", "boarding.pdf", "ahead.pdf"], "listed in the order they were added")
+            let pulled = try #require(try await device.notes(client).entries.last?.note)
+            #expect(pulled.modified == aheadDate && pulled.attachments?.map(\.created) == [ago(5 * 3600), ago(3600), aheadDate].map(Optional.some))
+
+            var headers = device.attachmentHeaders(name: "bad.pdf", length: 1)
+            headers.append(.init(name: .init(SyncAttachment.createdHeader)!, value: "yesterday"))
+            let bad = try await client.execute(
+                uri: "/v1/sync/notes/\(note.id)/attachments/\(UUID().uuidString.lowercased())", method: .put, headers: headers,
+                body: ByteBuffer(bytes: [4]))
+            #expect(bad.status == .badRequest && bad.text.contains(SyncAttachment.createdHeader), "\(bad.text)")
+            #expect(try await store.listedAttachments(ofNote: note.id).count == 3)
+        }
+        await instance.storage.close()
+    }
+
     /// How many rows `table` of the server's database holds.
     static func rows(_ table: String, _ instance: SyncInstance) async throws -> Int {
         try await instance.storage.database.read { connection in try await connection.count("SELECT 1 FROM \(unescaped: table)", logger) }
@@ -242,10 +293,12 @@ extension TestDevice {
     }
 
     func putAttachment(
-        _ client: some TestClientProtocol, note: String, id: String, name: String, kind: String = "file", _ bytes: Data
+        _ client: some TestClientProtocol, note: String, id: String = UUID().uuidString.lowercased(), name: String, kind: String = "file",
+        created: Date? = nil, _ bytes: Data
     ) async throws -> TestResponse {
-        try await client.execute(
-            uri: "/v1/sync/notes/\(note)/attachments/\(id)", method: .put, headers: attachmentHeaders(name: name, kind: kind, length: bytes.count),
-            body: ByteBuffer(bytes: bytes))
+        var headers = attachmentHeaders(name: name, kind: kind, length: bytes.count)
+        if let created { headers.append(.init(name: .init(SyncAttachment.createdHeader)!, value: SyncAttachment.headerValue(created: created))) }
+        return try await client.execute(
+            uri: "/v1/sync/notes/\(note)/attachments/\(id)", method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
     }
 }

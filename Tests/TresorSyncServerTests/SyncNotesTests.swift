@@ -208,7 +208,7 @@ struct SyncNotesTests {
             ids.append(try await store.createNote(draft, account: ada.id, quota: nil).id)
         }
         for (note, name) in [(ids[1], "a.txt"), (ids[1], "b.txt"), (ids[5], "c.txt")] {
-            let writer = try await store.beginAttachment(to: note, kind: .file, name: name, id: nil)
+            let writer = try await store.beginAttachment(to: note, kind: .file, name: name)
             try await writer.append(Data(name.utf8))
             _ = try await writer.finish(quota: nil)
         }

@@ -77,7 +77,7 @@ struct SyncSharedNotesTests {
         let trip = try await store.createNote(
             NoteDraft(title: "Trip", body: "Trip\ntent", folder: "Bob's", isPinned: true), account: bob.id, quota: nil)
         _ = try await store.share(note: trip.id, with: "alice", by: bob.id)
-        let writer = try await store.beginAttachment(to: trip.id, kind: .file, name: "map.bin", id: nil)
+        let writer = try await store.beginAttachment(to: trip.id, kind: .file, name: "map.bin")
         try await writer.append(Data("the map".utf8))
         let map = try await writer.finish(quota: nil)
         try await instance.application.test(.router) { client in

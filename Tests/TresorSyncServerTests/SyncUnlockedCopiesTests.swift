@@ -78,7 +78,9 @@ struct SyncUnlockedCopiesTests {
             #expect(removed.outcome == .saved && removed.note?.isLocked == false, "\(removed.outcome)")
             #expect(
                 removed.note?.attachments == [
-                    SyncAttachment(id: id, kind: "image", name: "deed.png", byteCount: plaintext.count, isSealed: false, excludedFromBackup: false)
+                    SyncAttachment(
+                        id: id, kind: "image", name: "deed.png", byteCount: plaintext.count, isSealed: false, excludedFromBackup: false,
+                        created: removed.note?.attachments?.first?.created)
                 ])
             let reader = try await store.readAttachment(id, of: note.id)
             var stored = Data()

@@ -272,7 +272,7 @@ struct PostgresWebStoreInstanceTests {
         let old = try await ServerStorageFixture.open(url: url)
         let owner = try await old.store.registerAccount(name: "old", password: WebStoreCheck.password("old-password-1"))
         let note = try await old.store.createNote(NoteDraft(title: "Scans", body: "Scans"), account: owner.id, quota: nil)
-        let writer = try await old.store.beginAttachment(to: note.id, kind: .file, name: "scan.bin", id: nil)
+        let writer = try await old.store.beginAttachment(to: note.id, kind: .file, name: "scan.bin")
         try await writer.append(Data("the scan".utf8))
         let attachment = try await writer.finish(quota: nil)
         await old.close()

@@ -155,7 +155,7 @@ extension SyncAccount {
         }
         let attachment = SyncAttachment(
             id: info.id, kind: info.kind.rawValue, name: info.name, byteCount: info.byteCount, isSealed: entry.isSealed,
-            excludedFromBackup: entry.excludedFromBackup)
+            excludedFromBackup: entry.excludedFromBackup, created: info.created)
         return try await client.sendAttachment(attachment, ofNote: entry.serverNoteID, length: try open().byteCount) {
             let chunks = try open()
             return { try chunks.next() }
@@ -170,7 +170,7 @@ extension SyncAccount {
                 AttachmentKind(rawValue: attachment.kind).map {
                     SyncedAttachment(
                         id: attachment.id, kind: $0, name: attachment.name, byteCount: attachment.byteCount, isSealed: attachment.isSealed ?? false,
-                        excludedFromBackup: attachment.excludedFromBackup)
+                        excludedFromBackup: attachment.excludedFromBackup, created: attachment.created)
                 }
             }
         }

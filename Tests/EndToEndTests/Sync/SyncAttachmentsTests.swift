@@ -57,6 +57,31 @@ import TresorTestSupport
         #expect(left.isEmpty, "attachment files left on the laptop: \(left.count)")
     }
 
+    /// An attachment sent some time after it was added dates itself and its note on the other
+    /// device as it was added, not as it arrived: the note shows the same date everywhere, and
+    /// does not jump to the top of the other device's list.
+    @Test func anAttachmentSentLaterKeepsTheDateItWasAddedOnEveryDevice() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let note = try SyncNotesE2ETests.newNote(laptop, "Receipts\nfor the taxes")
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        let file = laptop.root.appendingPathComponent("receipt.bin")
+        try Data([1, 2, 3]).write(to: file)
+        let attached = try laptop.json(
+            AttachmentInfo.self, ["note", "attach", note.id, "--kind", "file", "--file", file.path, "--name", "-"], input: "receipt.bin\n")
+        let dated = try laptop.json(OpenedNote.self, ["note", "show", note.id]).summary.modified
+        sleep(3)  // the upload comes seconds after the attachment was added
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+
+        let seconds = { (date: Date) in date.timeIntervalSince1970.rounded(.down) }
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Receipts" })
+        #expect(seconds(onPhone.modified) == seconds(dated), "the phone dates the note \(onPhone.modified), the laptop \(dated)")
+        #expect(seconds(try laptop.json(OpenedNote.self, ["note", "show", note.id]).summary.modified) == seconds(dated))
+        let fetched = try #require(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.first)
+        #expect(seconds(fetched.created) == seconds(attached.created), "the attachment dated \(fetched.created), added \(attached.created)")
+    }
+
     /// The excluded-from-backup flag travels with an attachment, and a change of it on either
     /// device reaches the other and the web client.
     @Test func anAttachmentLeftOutOfBackupsIsLeftOutEverywhereAndAChangeOfItGoesBothWays() async throws {
