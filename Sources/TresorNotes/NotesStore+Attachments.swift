@@ -213,7 +213,12 @@ extension NotesStore {
                 }
             }
             try db.execute(sql: "DELETE FROM attachments WHERE id = ?", arguments: [attachmentID])
-            try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, noteID])
+            // Setting `modified`, even to itself, counts the note's revision.
+            if authority.datesTheNote {
+                try db.execute(sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, noteID])
+            } else {
+                try db.execute(sql: "UPDATE notes SET modified = modified WHERE id = ?", arguments: [noteID])
+            }
             return .success(attachment.file)
         }.get()
         AttachmentFile.remove(file, in: attachmentsFolder)

@@ -275,6 +275,12 @@ extension NotesStore {
                     // upload made a revision): nothing to write, its revision is recorded.
                     if try holds(state, row, db, sealing) {
                         if let locked = state.locked { try fillSyncedHint(of: locked, db, sealing) }
+                        // Its date, though: an attachment added or removed elsewhere dated it there.
+                        if state.modified > row.modified {
+                            try db.execute(
+                                sql: "UPDATE notes SET modified = ? WHERE id = ?", arguments: [state.modified.timeIntervalSince1970, localID])
+                            effects.written.append((localID, false, Self.indexEntry(localID, state)))
+                        }
                         try saveLink(local: localID, state, db, sealing)
                         // Or who shares it: a share or unshare counts the revision up, too.
                         try SharingSyncTables.record(state.sharing, localID: localID, db, sealing)
@@ -385,15 +391,16 @@ extension NotesStore {
         try saveLink(local: localID, state, db, sealing)
         try SharingSyncTables.record(state.sharing, localID: localID, db, sealing)
         if state.deleted == nil {
-            effects.written.append(
-                (
-                    localID, row == nil,
-                    SearchIndex.Entry(
-                        noteID: localID, accountID: AccountID.local.rawValue, title: content.title, body: state.locked == nil ? content.body : nil)
-                ))
+            effects.written.append((localID, row == nil, Self.indexEntry(localID, state)))
         } else {
             effects.removed.append(localID)
         }
+    }
+
+    /// How the search index holds local note `localID` written as the server's `state`.
+    static func indexEntry(_ localID: String, _ state: SyncedNoteState) -> SearchIndex.Entry {
+        SearchIndex.Entry(
+            noteID: localID, accountID: AccountID.local.rawValue, title: state.content.title, body: state.locked == nil ? state.content.body : nil)
     }
 
     /// Writes a locked note's sealed record into local note `localID` (inserting the row when it

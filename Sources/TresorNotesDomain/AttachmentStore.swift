@@ -65,9 +65,18 @@ public enum AttachmentRemovalAuthority: Sendable {
     /// not recorded yet — as every other change of a locked note.
     case browser(noteProof: Data?, passphraseProof: PassphraseProof?)
     /// A caller that holds the note's key or needs none: the daemon after checking the passphrase
-    /// or the secure session itself, or a device of the account, which holds the account's locked
-    /// notes as they are.
+    /// or the secure session itself.
     case keyHolder
+    /// A sync device of the account, which holds the account's locked notes as they are. Its
+    /// note's own change, sent before, carries when the attachment was removed there
+    /// (docs/SYNC.md, "Attachments"): the removal leaves that date.
+    case syncDevice
+
+    /// Whether the removal dates its note now; each one makes a revision of it.
+    public var datesTheNote: Bool {
+        if case .syncDevice = self { return false }
+        return true
+    }
 }
 
 extension AttachmentStore {

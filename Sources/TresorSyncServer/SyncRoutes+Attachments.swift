@@ -56,7 +56,7 @@ extension SyncRoutes {
                 let removal = try await asDevice(caller) { () -> SyncNoteRevisionStep? in
                     let before = try await ownNoteOrRefuse(noteID, of: caller.account).revision
                     do {
-                        try await relay.accounts.removeAttachment(id, of: noteID, by: .keyHolder)
+                        try await relay.accounts.removeAttachment(id, of: noteID, by: .syncDevice)
                     } catch NotesError.notFound {
                         // Removed already (a retry, or another device): the removal holds.
                         return nil
@@ -112,7 +112,7 @@ extension SyncRoutes {
             }
             // Sent before the note's lock (or its removal) travelled: the device sends it anew as
             // the note is now, and this replaces what no browser or device could open any more.
-            try await relay.accounts.removeAttachment(id, of: noteID, by: .keyHolder)
+            try await relay.accounts.removeAttachment(id, of: noteID, by: .syncDevice)
         }
         let writer =
             sealed

@@ -123,7 +123,12 @@ extension PostgresWebStore: AttachmentStore {
                 throw NotesError.notFound("attachment \(id.prefix(64)) of note \(noteID.prefix(64))")
             }
             try await connection.run("DELETE FROM attachment_chunks WHERE attachment_id = \(id)", logger)
-            try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
+            // Setting `modified`, even to itself, counts the note's revision.
+            if authority.datesTheNote {
+                try await connection.run("UPDATE notes SET modified = \(now) WHERE id = \(noteID)", logger)
+            } else {
+                try await connection.run("UPDATE notes SET modified = modified WHERE id = \(noteID)", logger)
+            }
             try await announce(.changed, note: noteID, connection)
             return .success(())
         }

@@ -168,14 +168,17 @@ extension PostgresWebStore: FoldersAndNotesStore {
         let folderChange: String?? = try await changes.folder.asyncMap { name in
             try await name.asyncMap { try await folderID(named: $0, account: owner, creating: true, connection)! }
         }
-        if content.title != nil || content.body != nil || changes.isPinned != nil || folderChange != nil {
+        // A device's change carries the note's date there, which an attachment added or removed
+        // there moved with no text to show for it: the note takes it (never moving back).
+        let datedThere = kind != .conflictCopy && edit?.editedAt != nil && time(of: edit) > row.modified
+        if content.title != nil || content.body != nil || changes.isPinned != nil || folderChange != nil || datedThere {
             let sealedTitle = try content.title.map { try sealing.sealText($0, "notes", id, "title") }
             let sealedBody = try content.body.map { try sealing.sealText($0, "notes", id, "body") }
             let movesFolder = folderChange != nil
             let folder: String? = folderChange ?? nil
             // Only an edit of the text is a modification: pinning or moving keeps the list's order.
             // A device's edit is dated when it was made, never moving the note's time back.
-            let edits = content.title != nil || content.body != nil
+            let edits = content.title != nil || content.body != nil || datedThere
             try await connection.run(
                 """
                 UPDATE notes SET modified = CASE WHEN \(edits) THEN GREATEST(modified, \(time(of: edit))) ELSE modified END, sealed_title = COALESCE(\(sealedTitle), sealed_title),

@@ -231,7 +231,8 @@ struct SyncAttachmentsTests {
 
     /// An attachment a device added offline is dated, with its note, as the device added it —
     /// not as it arrived — under the rules of a note's own dates: never after the server's clock,
-    /// never dating the note back. A date that is not one is refused, storing nothing.
+    /// never dating the note back; its removal leaves the date the note's change brought. A date
+    /// that is not one is refused, storing nothing.
     @Test func anAttachmentKeepsTheDevicesDate() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         try await instance.account("ada")
@@ -254,6 +255,22 @@ struct SyncAttachmentsTests {
             let older = try await device.putAttachment(client, note: note.id, name: "old.pdf", created: ago(5 * 3600), Data([2]))
             #expect(try older.decode(SyncAttachment.self).created == ago(5 * 3600))
             #expect(try await store.summary(ofNote: note.id).modified == ago(3600))
+
+            // Removed by the device: its note's change comes first, its text unchanged but dated
+            // when the attachment was removed there, and dates the note; the removal leaves that
+            // date, and is still a revision of the note.
+            let current = try #require(try await device.notes(client).entries.last?.note)
+            var removal = SyncNoteChange.edit(current, body: current.body!, base: current.base)
+            removal.modified = ago(1800)
+            #expect(try await device.send(client, removal).note?.modified == ago(1800))
+            let before = try await store.summary(ofNote: note.id)
+            let boarding = try hourAgo.decode(SyncAttachment.self).id
+            let removed = try await client.execute(
+                uri: "/v1/sync/notes/\(note.id)/attachments/\(boarding)", method: .delete, headers: device.bearer)
+            #expect(removed.status == .ok, "\(removed.text)")
+            let after = try await store.summary(ofNote: note.id)
+            #expect(after.modified == ago(1800) && after.revision > before.revision)
+
             // The device's clock ahead of the server's: now.
             let ahead = try await device.putAttachment(client, note: note.id, name: "ahead.pdf", created: ago(-86_400), Data([3]))
             let aheadDate = try #require(try ahead.decode(SyncAttachment.self).created)
@@ -261,9 +278,9 @@ struct SyncAttachmentsTests {
             #expect(abs(try await store.summary(ofNote: note.id).modified.timeIntervalSince(aheadDate)) < 1)
 
             let listed = try await store.listedAttachments(ofNote: note.id)
-            #expect(listed.map(\.name) == ["old.pdf", "boarding.pdf", "ahead.pdf"], "listed in the order they were added")
+            #expect(listed.map(\.name) == ["old.pdf", "ahead.pdf"], "listed in the order they were added")
             let pulled = try #require(try await device.notes(client).entries.last?.note)
-            #expect(pulled.modified == aheadDate && pulled.attachments?.map(\.created) == [ago(5 * 3600), ago(3600), aheadDate].map(Optional.some))
+            #expect(pulled.modified == aheadDate && pulled.attachments?.map(\.created) == [ago(5 * 3600), aheadDate].map(Optional.some))
 
             var headers = device.attachmentHeaders(name: "bad.pdf", length: 1)
             headers.append(.init(name: .init(SyncAttachment.createdHeader)!, value: "yesterday"))
@@ -271,7 +288,7 @@ struct SyncAttachmentsTests {
                 uri: "/v1/sync/notes/\(note.id)/attachments/\(UUID().uuidString.lowercased())", method: .put, headers: headers,
                 body: ByteBuffer(bytes: [4]))
             #expect(bad.status == .badRequest && bad.text.contains(SyncAttachment.createdHeader), "\(bad.text)")
-            #expect(try await store.listedAttachments(ofNote: note.id).count == 3)
+            #expect(try await store.listedAttachments(ofNote: note.id).count == 2)
         }
         await instance.storage.close()
     }

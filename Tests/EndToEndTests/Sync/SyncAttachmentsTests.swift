@@ -57,9 +57,9 @@ import TresorTestSupport
         #expect(left.isEmpty, "attachment files left on the laptop: \(left.count)")
     }
 
-    /// An attachment sent some time after it was added dates itself and its note on the other
-    /// device as it was added, not as it arrived: the note shows the same date everywhere, and
-    /// does not jump to the top of the other device's list.
+    /// An attachment sent some time after it was added — or removed — dates itself and its note
+    /// on the other device as it was added or removed, not as it arrived: the note shows the same
+    /// date everywhere, and does not jump to the top of the other device's list.
     @Test func anAttachmentSentLaterKeepsTheDateItWasAddedOnEveryDevice() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
@@ -80,6 +80,17 @@ import TresorTestSupport
         #expect(seconds(try laptop.json(OpenedNote.self, ["note", "show", note.id]).summary.modified) == seconds(dated))
         let fetched = try #require(try phone.json(OpenedNote.self, ["note", "show", onPhone.id]).attachments.first)
         #expect(seconds(fetched.created) == seconds(attached.created), "the attachment dated \(fetched.created), added \(attached.created)")
+
+        // Removed, and sent seconds later: dated as it was removed, on both.
+        #expect(try laptop.tresor(["note", "detach", note.id, attached.id]).succeeded)
+        let removed = try laptop.json(OpenedNote.self, ["note", "show", note.id]).summary.modified
+        sleep(3)
+        _ = try SyncNotesE2ETests.syncNow(laptop)
+        _ = try SyncNotesE2ETests.syncNow(phone)
+        let afterRemoval = try phone.json(OpenedNote.self, ["note", "show", onPhone.id])
+        #expect(afterRemoval.attachments.isEmpty)
+        #expect(
+            seconds(afterRemoval.summary.modified) == seconds(removed), "the phone dates it \(afterRemoval.summary.modified), the laptop \(removed)")
     }
 
     /// The excluded-from-backup flag travels with an attachment, and a change of it on either
