@@ -5,8 +5,13 @@ import TresorProtocol
 /// `tresor status` as text.
 struct StatusText {
     let status: DaemonStatus
+    /// This device's sync account, when it is in one: summed up in a `Sync:` line.
+    let sync: SyncStatusAnswer?
 
-    init(_ status: DaemonStatus) { self.status = status }
+    init(_ status: DaemonStatus, sync: SyncStatusAnswer? = nil) {
+        self.status = status
+        self.sync = sync
+    }
 
     var rendered: String {
         let served = ServedSummary(status)
@@ -23,6 +28,7 @@ struct StatusText {
             let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
             lines.append("Keychain:   \(keychain.name) \(alike ? "locked" : Words.of(keychain.state))")
         }
+        if let sync, sync.joined { lines.append(contentsOf: Self.syncLines(sync)) }
         if let link = status.loginLink { lines.append(contentsOf: loginLinkLines(link)) }
         if let problem = status.problem { lines.append("Problem:    \(problem)") }
         if status.failedAttempts > 0 {
@@ -45,6 +51,29 @@ struct StatusText {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The sync account's line — where, and whether changes come by themselves — and, when the
+    /// last sync failed or changes wait, a line saying so and where to look.
+    static func syncLines(_ sync: SyncStatusAnswer) -> [String] {
+        let how =
+            switch sync.state {
+            case .waiting: "waiting for another device to approve this one (tresor sync approve there)"
+            case .removed: "removed by another device: nothing goes out or comes in (tresor sync status)"
+            case .trusted, nil:
+                if sync.inBackground == false {
+                    "syncs only at tresor sync now"
+                } else if sync.live == true {
+                    "live"
+                } else {
+                    "not listening now: syncs after changes here and every five minutes"
+                }
+            }
+        var lines = ["Sync:       \(sync.account ?? "") on \(sync.server ?? ""), \(how)"]
+        if let error = sync.lastError { lines.append("            last sync failed: \(error) (tresor sync status)") }
+        let waiting = (sync.counters?.changesWaiting ?? 0) + (sync.notesWaiting ?? 0)
+        if waiting > 0 { lines.append("            \(Words.counted(waiting, "change")) waiting to go out") }
+        return lines
     }
 
     /// The login link's line, and when it is stale, why and how to relink.

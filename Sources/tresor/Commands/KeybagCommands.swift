@@ -130,9 +130,11 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try Output.run(options) {
-            let status = try options.connect().status()
+            let client = try options.connect()
+            let status = try client.status()
             if options.json { return Output.json(status) }
-            print(StatusText(status).rendered)
+            // Best effort: a sync account that cannot be read leaves the line out, not the status.
+            print(StatusText(status, sync: try? client.syncStatus()).rendered)
         }
     }
 }

@@ -106,6 +106,9 @@ import TresorTestSupport
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
         try Self.waitUntilLive(laptop, phone)
+        let server = try #require(Self.status(laptop).server)
+        let live = try laptop.tresor(["status"]).stdout
+        #expect(live.contains("Sync:       ada on \(server), live") && !live.contains("last sync failed"), "\(live)")
         cluster.harnesses[0].stopDaemon()
         try SyncNowTests.add(laptop, service: "offline.example.com", secret: "e2e-offline-secret")
         try AutoLockTests.waitUntil("the failure in sync status") {
@@ -116,6 +119,10 @@ import TresorTestSupport
         #expect(status.lastError?.contains("cannot be reached") == true, "\(status.lastError ?? "")")
         #expect(status.lastErrorAt != nil && status.counters?.changesWaiting == 1)
         #expect(!(status.lastError ?? "").contains("e2e-offline") && !laptop.daemonLog.contains("e2e-offline-secret"))
+        // `tresor status` says so too, and where to look.
+        let shown = try laptop.tresor(["status"]).stdout
+        #expect(shown.contains("Sync:       ada on \(server), not listening now"), "\(shown)")
+        #expect(shown.contains("last sync failed: the sync server cannot be reached") && shown.contains("1 change waiting to go out"), "\(shown)")
     }
 
     @Test func aRemovedDeviceLearnsItAndStopsListening() async throws {
