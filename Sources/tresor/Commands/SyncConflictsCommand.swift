@@ -24,11 +24,13 @@ extension SyncCommand {
             for conflict in conflicts { Swift.print(line(conflict)) }
         }
 
-        /// `ID  class  service  account`, or that its class is locked.
+        /// `ID  class  service  account  changed DATE`, or that its class is locked: the date tells
+        /// the kept version from the item's.
         static func line(_ conflict: SyncConflictInfo) -> String {
             guard let attributes = conflict.attributes, let itemClass = conflict.itemClass else { return "\(conflict.id)  (locked: tresor unlock)" }
             let names = [attributes.service ?? attributes.server, attributes.account].compactMap { $0 }.map { TerminalText.printable($0) }
-            return "\(conflict.id)  \(itemClass.rawValue)  \(names.joined(separator: "  "))"
+            let changed = attributes.modificationDate.map { ["changed \($0.formatted(.iso8601))"] } ?? []
+            return "\(conflict.id)  \(itemClass.rawValue)  \((names + changed).joined(separator: "  "))"
         }
 
         struct List: ParsableCommand {

@@ -95,7 +95,10 @@ import TresorTestSupport
         #expect(statusText.contains("syncs only at tresor sync now"))
         let synced = statusText.split(separator: "\n").first { $0.hasPrefix("Synced:") } ?? ""
         #expect(synced.contains("T") && synced.hasSuffix("Z"), "an ISO 8601 date, as everywhere: \(synced)")
-        #expect(try laptop.tresor(["sync", "conflicts", "ls"]).stdout.contains(kept.first?.id ?? "?"), "ls lists, as item ls and note ls do")
+        let keptLine = try laptop.tresor(["sync", "conflicts", "ls"]).stdout
+        #expect(keptLine.contains(kept.first?.id ?? "?"), "ls lists, as item ls and note ls do")
+        let changed = try #require(kept.first?.attributes?.modificationDate)
+        #expect(keptLine.contains("vpn.example.com") && keptLine.contains("changed \(changed.formatted(.iso8601))"), "\(keptLine)")
         let before = try #require(status.counters)
         #expect(before.conflictsKept == 1 && before.changesWaiting == 0 && before.lastSync != nil, "\(before)")
         let id = try #require(kept.first?.id)
