@@ -444,6 +444,42 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// An attachment is named as a note is: by its id or a start of it no other attachment of the
+    /// note shares; one start shared by several lists them, and a locked note's listing is read
+    /// with its passphrase.
+    @Test func anAttachmentIsNamedByAUniqueStartOfItsID() throws {
+        let harness = try initialized()
+        let passphrase = marker("passphrase")
+        harness.secrets.append(passphrase)
+        try setPassphrase(harness, passphrase)
+        let file = harness.root.appendingPathComponent("scan.png")
+        try Data("e2e prefix".utf8).write(to: file)
+        let note = try create(harness, title: "Scans", body: "many")
+        // Seventeen ids of sixteen first digits: two start alike.
+        let ids = try (0..<17).map { _ in
+            try harness.json(AttachmentInfo.self, ["note", "attach", note.id, "--kind", "image", "--file", file.path]).id
+        }
+        let shared = try #require(Dictionary(grouping: ids, by: { $0.prefix(1) }).first { $0.value.count > 1 })
+        let ambiguous = try harness.tresor(["note", "export-attachment", note.id, String(shared.key), "--out", "-"])
+        #expect(!ambiguous.succeeded && ambiguous.stderr.contains("give more of the id"), "\(ambiguous.stderr)")
+        #expect(shared.value.allSatisfy(ambiguous.stderr.contains), "the candidates are listed: \(ambiguous.stderr)")
+        let unknown = try harness.json(ErrorResponse.self, ["note", "export-attachment", note.id, "zz", "--out", "-"])
+        #expect(unknown.error.code == .notFound && unknown.error.message.contains("tresor note show"), "\(unknown.error)")
+
+        let one = ids[0], start = String(ids[0].prefix(13))
+        let exported = try harness.tresor(["note", "export-attachment", note.id, start, "--out", "-"])
+        #expect(exported.succeeded && exported.stdout == "e2e prefix", "\(exported.stderr)")
+        let excluded = try harness.json(AttachmentInfo.self, ["note", "attachment-backup", note.id, start, "--exclude"])
+        #expect(excluded.id == one && excluded.excludedFromBackup == true)
+
+        #expect(try harness.tresor(["note", "lock", note.id]).succeeded)
+        #expect(try harness.tresor(["note", "lock-now"]).succeeded)
+        let detached = try harness.tresor(["note", "detach", note.id, start, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(detached.succeeded && detached.stdout.contains("Removed attachment \(one)"), "\(detached.stderr)")
+        #expect(try !harness.json(OpenedNote.self, ["note", "show", note.id]).attachments.map(\.id).contains(one))
+        try harness.expectNoSecretLeaked()
+    }
+
     /// A body at the limit (1 MiB) is taken whatever its characters — quotes and control
     /// characters grow in JSON — and one past it is refused for its own size, not the request's.
     @Test func aBodyAtTheLimitIsTakenWhateverItsCharacters() throws {

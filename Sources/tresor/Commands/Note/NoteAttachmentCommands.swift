@@ -62,7 +62,7 @@ extension NoteCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
-        @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
+        @Argument(help: AttachmentReference.help) var attachment: String
         @Option(help: "Where to write it; - for standard output.") var out: String
         @Flag(help: "Overwrite the file if it exists.") var force = false
 
@@ -79,6 +79,7 @@ extension NoteCommand {
                 let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
                 let exported = try unlocker.withPassphrase { passphrase in
+                    let attachment = try AttachmentReference.resolve(attachment, ofNote: id, in: notes, passphrase: passphrase)
                     guard let target else {
                         return try notes.readAttachment(attachment, of: id, passphrase: passphrase) { piece in
                             if let code = piece.write(toDescriptor: StandardStream.output.rawValue) {
@@ -124,7 +125,7 @@ extension NoteCommand {
             discussion: "Backups count what they leave out and say so; a restore reports it as excluded.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
-        @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
+        @Argument(help: AttachmentReference.help) var attachment: String
         @Flag(help: "Leave it out of backups.") var exclude = false
         @Flag(help: "Put it back into backups.") var include = false
 
@@ -135,7 +136,9 @@ extension NoteCommand {
         func run() throws {
             try Output.run(options) {
                 let notes = try options.notes()
-                let info = try notes.setExcludedFromBackup(attachment, of: try NoteReference.resolve(id, in: notes), excluded: exclude)
+                let id = try NoteReference.resolve(self.id, in: notes)
+                let attachment = try AttachmentReference.resolve(attachment, ofNote: id, in: notes, passphrase: nil)
+                let info = try notes.setExcludedFromBackup(attachment, of: id, excluded: exclude)
                 if options.json { return Output.json(info) }
                 print("Attachment \(info.id) is \(exclude ? "left out of" : "part of") backups.")
             }

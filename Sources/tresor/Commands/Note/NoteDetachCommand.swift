@@ -15,16 +15,20 @@ extension NoteCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var secrets: NoteSecretOptions
         @Argument(help: NoteReference.help, completion: Completion.notes) var id: String
-        @Argument(help: "The attachment's id (see tresor note show).") var attachment: String
+        @Argument(help: AttachmentReference.help) var attachment: String
 
         func run() throws {
             try Output.run(options) {
                 let notes = try options.notes()
                 let id = try NoteReference.resolve(self.id, in: notes)
                 var unlocker = NoteUnlocker(notes: notes, options: secrets)
-                let summary = try unlocker.withPassphrase { try notes.removeAttachment(attachment, of: id, passphrase: $0) }
+                var removed = attachment
+                let summary = try unlocker.withPassphrase { passphrase in
+                    removed = try AttachmentReference.resolve(attachment, ofNote: id, in: notes, passphrase: passphrase)
+                    return try notes.removeAttachment(removed, of: id, passphrase: passphrase)
+                }
                 if options.json { return Output.json(summary) }
-                print("Removed attachment \(attachment) from note \(summary.id).")
+                print("Removed attachment \(removed) from note \(summary.id).")
             }
         }
     }
