@@ -83,6 +83,10 @@ public struct Folder: Codable, Equatable, Sendable {
 
 /// A note as listed: everything but its body and attachments' bytes.
 public struct NoteSummary: Codable, Equatable, Sendable {
+    /// How a conflict copy's title ends, with whose version it is: "Groceries (conflict copy
+    /// from bob)".
+    public static let conflictCopyWords = "conflict copy"
+
     public var id: String
     public var title: String
     public var folder: String?

@@ -19,8 +19,6 @@ public enum NoteRules {
     public static let previewLength = 120
     /// Consecutive wrong passphrases after which the hint is shown.
     public static let hintAfterFailures = 3
-    /// How a conflict copy's title ends: "Groceries (conflict copy from bob)".
-    public static let conflictCopySuffix = "conflict copy"
     /// The longest search text.
     public static let searchTextBytes = 1024
 
@@ -71,7 +69,7 @@ public enum NoteRules {
     ///   - editorName: the login name of whoever saved the copy's text, when known.
     /// - Returns: the copy's title.
     public static func conflictCopyTitle(_ title: String, editorName: String?) -> String {
-        let suffix = " (\(conflictCopySuffix)\(editorName.map { " from \($0)" } ?? ""))"
+        let suffix = " (\(NoteSummary.conflictCopyWords)\(editorName.map { " from \($0)" } ?? ""))"
         var base = title.isEmpty ? "New Note" : title
         while base.utf8.count + suffix.utf8.count > NoteLimits.titleBytes { base.removeLast() }
         return base + suffix

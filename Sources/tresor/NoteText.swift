@@ -99,8 +99,16 @@ enum NoteText {
         return lines.joined(separator: "\n")
     }
 
-    private static func shortened(_ text: String, to length: Int) -> String {
+    /// `text`'s first line in at most `length` characters. A conflict copy's title keeps its end
+    /// — whose version it is, the one word that tells it from the note — and loses its middle.
+    static func shortened(_ text: String, to length: Int) -> String {
         let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
+        guard line.count > length else { return line }
+        if let copy = line.ranges(of: " (\(NoteSummary.conflictCopyWords)").last, line.hasSuffix(")") {
+            let end = line[copy.lowerBound...]
+            let room = length - end.count - 1
+            if room >= 8 { return String(line[..<copy.lowerBound].prefix(room)) + "…" + end }
+        }
+        return String(line.prefix(length - 1)) + "…"
     }
 }
