@@ -13,7 +13,7 @@ extension SyncCommand {
                 When two devices changed the same item, the change the server received later wins \
                 everywhere and the other is kept here. `tresor sync conflicts show ID` prints a kept \
                 version's secret; `tresor sync conflicts restore ID` makes it the item again (the next \
-                `tresor sync now` sends it to the other devices); `tresor sync conflicts discard ID` \
+                sync sends it to the other devices); `tresor sync conflicts discard ID` \
                 forgets it. Showing and restoring need you present as reading the item would (the \
                 passcode, or a terminal session: tresor unlock --for); discarding, as deleting it.
                 """,
@@ -120,7 +120,7 @@ extension SyncCommand {
             @OptionGroup var options: GlobalOptions
 
             func run() throws {
-                try Conflicts.change(conflict, options, done: "Restored", then: "; tresor sync now sends it to the other devices") {
+                try Conflicts.change(conflict, options, done: "Restored", then: "; it goes to the other devices with the next sync") {
                     try $0.syncRestoreConflict($1, passcode: $2)
                 }
             }
