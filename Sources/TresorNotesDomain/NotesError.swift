@@ -59,7 +59,7 @@ public enum NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case .passphraseAlreadySet: return "a passphrase is already set: use passphrase change, or reset if it is forgotten"
         case .attachmentNotLockable(let name, let kind):
             return
-                "attachment \"\(name)\" is a \(kind.rawValue), which cannot be locked (only \(AttachmentKind.lockable.map(\.rawValue).joined(separator: ", ")))"
+                "attachment \"\(name)\" is a \(kind.rawValue): a locked note takes only \(AttachmentKind.lockable.map(\.rawValue).joined(separator: ", ")) attachments"
         case .damaged(let what): return "\(what) is damaged or was altered"
         case .wrongLockState(let reason): return reason
         case .nameTaken(let name): return "the name \"\(name.prefix(64))\" is taken"

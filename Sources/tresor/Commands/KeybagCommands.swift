@@ -107,7 +107,11 @@ struct LockCommand: ParsableCommand {
         commandName: "lock",
         abstract: "Lock the keybag now.",
         discussion:
-            "Locks every keychain, or only --keychain NAME. whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always keys stay.")
+            """
+            Locks every keychain, or only --keychain NAME. whenUnlocked keys leave the daemon's memory; afterFirstUnlock and always \
+            keys stay — so notes, which are afterFirstUnlock, stay readable until the daemon stops (a locked note needs its \
+            passphrase: tresor note lock-now closes its session).
+            """)
 
     @OptionGroup var options: GlobalOptions
     @Option(help: "Lock only this keychain (login or a created one).") var keychain: String?
