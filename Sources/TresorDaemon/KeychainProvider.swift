@@ -98,7 +98,7 @@ final class KeychainProvider: Sendable {
         do {
             keybag = try Keybag.create(files: files, passcode: passcode, settings: settings)
         } catch KeybagError.alreadyInitialized {
-            throw KeychainError.duplicateItem
+            throw APIError(.duplicateItem, "a keychain named \(name) exists already (tresor keychain list)")
         }
         let keychain = try Keychain(file: Self.database(name, paths), keybag: keybag, name: name)
         created.withLock { $0[name] = keychain }

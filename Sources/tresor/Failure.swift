@@ -67,10 +67,6 @@ struct Failure {
         case .noPasscodeSet: return "no passcode is set — set one with `tresor passcode change`"
         case .peerRejected: return "tresord refused this client: it runs as another user"
         case .itemNotFound: return "\(said) (`tresor item find` lists the items; items that sync, with `--synchronizable`)"
-        case .duplicateItem:
-            // The keychain's own words, said of any item; a route that knows more says it itself.
-            guard said == "an item with the same primary key already exists" else { return said }
-            return "an item with the same identifying attributes (service, account, access group…) exists already — change or delete that item first"
         case .readOnly: return "this keychain cannot be changed (System Roots is read-only)"
         case .noSuchKeychain: return "\(said) (`tresor keychain list` shows the keychains)"
         case .keybagDamaged: return "\(said) — `tresor doctor` says more"
@@ -80,7 +76,7 @@ struct Failure {
         case .passphraseAlreadySet:
             return "a notes passphrase is set already — change it with `tresor note passphrase change` (or `reset` it if it is forgotten)"
         case .missingEntitlement: return "not allowed: \(said.replacing("missing entitlement: ", with: ""))"
-        case .param, .authFailed, .throttled, .alreadyInitialized, .requestTooLarge, .notFound, .decode,
+        case .param, .authFailed, .throttled, .alreadyInitialized, .requestTooLarge, .notFound, .decode, .duplicateItem,
             .wrongPassphrase, .wrongLockState, .attachmentNotLockable, .unauthorized, .csrf, .forbidden, .conflict, .quotaExceeded,
             .unavailable, .diskFull, .diskReadOnly:
             return said

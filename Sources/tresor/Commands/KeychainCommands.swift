@@ -24,9 +24,13 @@ struct KeychainCommand: ParsableCommand {
             try Output.run(options) {
                 // Checked before the passcode is asked for (the daemon checks it again).
                 guard KeychainName.isValid(name) else { throw ValidationError(KeychainName.rule) }
+                let client = try options.connect()
+                if try client.keychains().contains(where: { $0.name == name }) {
+                    throw ValidationError("a keychain named \(name) exists already (tresor keychain list)")
+                }
                 var input = SecretInput(fromStandardInput: passcodeStdin)
                 let passcode = try input.newPasscode("New passcode for \(name):")
-                let keychains = try options.connect().createKeychain(name: name, passcode: passcode)
+                let keychains = try client.createKeychain(name: name, passcode: passcode)
                 if options.json { return Output.json(keychains) }
                 print("Created keychain \(name); it is unlocked.")
             }

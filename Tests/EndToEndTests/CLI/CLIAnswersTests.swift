@@ -172,7 +172,7 @@ import TresorTestSupport
             none.stderr == "tresor: no item matches (`tresor item find` lists the items; items that sync, with `--synchronizable`)\n",
             "\(none.stderr)")
         let duplicate = try harness.tresor(["item", "add", "--service", "plain.example", "--secret-stdin"], input: "again")
-        #expect(duplicate.stderr.contains("exists already — change or delete that item first") && !duplicate.stderr.contains("-25299"))
+        #expect(duplicate.stderr.contains("exists already: change or delete that item first") && !duplicate.stderr.contains("-25299"))
         let readOnly = try harness.tresor(["item", "delete", "--keychain", "System Roots", "--class", "cert", "--all"])
         #expect(
             readOnly.stderr.contains("cannot be changed (System Roots is read-only)") && !readOnly.stderr.contains("-25292"), "\(readOnly.stderr)")

@@ -44,7 +44,7 @@ import TresorTestSupport
             (400, .param, "server does not apply"),
             (400, .param, "malformed request body"),
             (400, .param, "malformed request body"),
-            (409, .duplicateItem, "same primary key"),
+            (409, .duplicateItem, "same identifying attributes"),
             (400, .param, "set by the keychain"),
             (403, .missingEntitlement, "OTHER.group"),
         ]
