@@ -54,7 +54,8 @@ extension KeychainError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .duplicateItem:
-            return "an item with the same identifying attributes (service or server, account, access group…) exists already: change or delete that item first"
+            return
+                "an item with the same identifying attributes (service or server, account, access group…) exists already: change or delete that item first"
         case .itemNotFound: return "no item matches"
         case .interactionNotAllowed(let why): return "interaction not allowed: \(why)"
         case .authFailed(let why, _): return "authentication failed: \(why)"
