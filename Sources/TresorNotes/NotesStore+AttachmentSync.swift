@@ -161,10 +161,11 @@ enum AttachmentSyncTables {
         try db.execute(sql: "DELETE FROM sync_note_applying")
     }
 
-    /// Moves local note `noteID` to the server's revision its own attachment change made (a
-    /// removal, a backup flag), when that change alone made the next revision from the one
-    /// the device holds: a change of the note still waiting (a lock removal the server refused
-    /// until then) is made from it, not turned into a conflict copy by the device's own change.
+    /// Moves local note `noteID` to the server's revision its own attachment change made (an
+    /// upload, a removal, a backup flag), when that change alone made the next revision from the
+    /// one the device holds: a change of the note still waiting (a lock put on meanwhile, a lock
+    /// removal the server refused until then) is made from it, not turned into a conflict copy by
+    /// the device's own change.
     /// A step of more than one revision had another change in it: nothing moves.
     static func holdOwnRevisionStep(_ revisions: (before: Int64, after: Int64)?, of noteID: String, _ db: Database) throws {
         guard let revisions, revisions.after == revisions.before + 1 else { return }
@@ -456,11 +457,18 @@ extension NotesStore {
     ///   - noteID: its local note.
     ///   - excludedFromBackup: its flag as the server has it (false from a server that does not
     ///     keep it: a flag set here then waits to go).
+    ///   - revisions: the note's revisions on the server before and after the upload, if said:
+    ///     the device holds the new one when the upload alone made it
+    ///     (`AttachmentSyncTables.holdOwnRevisionStep`), so a lock put on here meanwhile goes
+    ///     from it rather than as a conflict copy.
     /// - Throws: a storage error.
-    public func recordAttachmentSent(_ attachmentID: String, of noteID: String, excludedFromBackup: Bool = false) throws {
+    public func recordAttachmentSent(
+        _ attachmentID: String, of noteID: String, excludedFromBackup: Bool = false, revisions: (before: Int64, after: Int64)? = nil
+    ) throws {
         let sealing = try sealing()
         try pool.write { db in
             try AttachmentSyncTables.recordSynced(attachmentID, note: noteID, excludedFromBackup: excludedFromBackup, db)
+            try AttachmentSyncTables.holdOwnRevisionStep(revisions, of: noteID, db)
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_attachment_listed WHERE note_id = ?", arguments: [noteID]) == true,
                 let row = try AttachmentRow.fetchAll(note: noteID, db).first(where: { $0.id == attachmentID })
             else { return }

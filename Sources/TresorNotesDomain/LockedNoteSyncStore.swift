@@ -83,7 +83,9 @@ public protocol LockedNoteSyncStore: Sendable {
     func syncedLockedRecord(ofNote id: String) async throws -> SyncedLockedRecord
 
     /// Stores a device's locked note: a new note (`id` nil), or a new version of note `id` —
-    /// kept as its conflict copy when the note changed since `baseRevision`. The passphrase
+    /// kept as its conflict copy when the note's text changed since `base`: a note whose title and
+    /// body are still the base's (only its attachments, pin or folder changed since; the device
+    /// locked the text it has) takes the lock. The passphrase
     /// generation is the account's one of that salt and source, else recorded (a Tresor one
     /// current when the account has none; an Apple Notes passphrase never).
     /// - Parameters:
@@ -92,7 +94,8 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - folder: its folder's name.
     ///   - isPinned: its pin.
     ///   - record: the sealed record.
-    ///   - baseRevision: the revision the change was made from.
+    ///   - base: the revision the change was made from, with its title and body as the device
+    ///     had them (a body only when that version was not locked).
     ///   - restoring: whether the change takes note `id` out of Recently Deleted — in the same
     ///     transaction, so a refused change leaves it there.
     ///   - account: the owner.
@@ -102,7 +105,7 @@ public protocol LockedNoteSyncStore: Sendable {
     /// - Returns: the note's id, and the conflict copy's when one was made.
     /// - Throws: ``NotesError/invalid(_:)``, ``NotesError/notFound(_:)``, ``NotesError/quotaExceeded(_:)``.
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, base: NoteBase?, restoring: Bool,
         account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?)
 

@@ -15,13 +15,14 @@ extension SyncClient {
     ///     sealed chunks' size.
     ///   - pieces: makes the reader of its bytes: each call the next piece, nil after the last.
     ///     Called again when the request is sent again after signing in anew.
-    /// - Returns: the attachment as the server holds it.
+    /// - Returns: the attachment as the server holds it, and the revision step of its note the
+    ///   upload made (nil when it was stored already, or from an older server).
     /// - Throws: ``SyncClientError``; `refused` with `tooLarge` over the size limit or the
     ///   account's quota, `notFound` for a note the account does not own, `conflict` for a
     ///   locked note or an id another attachment has.
     public func sendAttachment(
         _ attachment: SyncAttachment, ofNote noteID: String, length: Int, pieces: @escaping @Sendable () throws -> @Sendable () async throws -> Data?
-    ) async throws -> SyncAttachment {
+    ) async throws -> SyncAttachmentChanged {
         var request = SyncHTTPRequest(
             method: "PUT", url: server.url(try Self.attachmentPath(noteID, attachment.id)),
             headers: [
@@ -44,7 +45,7 @@ extension SyncClient {
             throw SyncClientError.refused(status: 413, code: .tooLarge, message: "a proxy in front of the server refused a body that large")
         }
         guard (200..<300).contains(response.status) else { throw Self.attachmentRefusal(response) }
-        guard let stored = try? SyncJSON.decoder.decode(SyncAttachment.self, from: response.body) else {
+        guard let stored = try? SyncJSON.decoder.decode(SyncAttachmentChanged.self, from: response.body) else {
             throw SyncClientError.garbage(
                 "PUT of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
         }
@@ -117,13 +118,13 @@ extension SyncClient {
     ///   `405` without the relay's error body).
     /// - Throws: ``SyncClientError``; `refused` with `notFound` for an attachment or note gone.
     public func setExcludedFromBackup(_ excluded: Bool, attachment id: String, ofNote noteID: String) async throws
-        -> SyncAttachmentBackupChanged?
+        -> SyncAttachmentChanged?
     {
         let response = try await exchange(
             "PATCH", try Self.attachmentPath(noteID, id), query: [], body: SyncAttachmentBackupChange(excludedFromBackup: excluded), signedIn: true)
         if [404, 405].contains(response.status), (try? SyncJSON.decoder.decode(SyncErrorBody.self, from: response.body)) == nil { return nil }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response) }
-        guard let stored = try? SyncJSON.decoder.decode(SyncAttachmentBackupChanged.self, from: response.body) else {
+        guard let stored = try? SyncJSON.decoder.decode(SyncAttachmentChanged.self, from: response.body) else {
             throw SyncClientError.garbage(
                 "PATCH of an attachment answered \(response.status) with \(response.body.count) bytes that are not an attachment")
         }

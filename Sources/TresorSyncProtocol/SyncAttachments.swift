@@ -90,7 +90,7 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
 
 /// The revision of a note a device's own change of one of its attachments made on the server,
 /// and the one before it: `DELETE /v1/sync/notes/{note}/attachments/{id}`'s answer (`200`), and
-/// part of `PATCH`'s (``SyncAttachmentBackupChanged``). A device whose change of the note still
+/// part of `PATCH`'s (``SyncAttachmentChanged``). A device whose change of the note still
 /// waits — a lock removal the server refused until then — makes it from the revision its own
 /// step made, when that was the one it held, instead of a conflict copy. A `DELETE` answered
 /// `204`, no body: the attachment was gone already (or an older server).
@@ -107,7 +107,7 @@ public struct SyncNoteRevisionStep: Codable, Equatable, Sendable {
 }
 
 /// `PATCH /v1/sync/notes/{note}/attachments/{id}`: an attachment left out of backups on a device,
-/// or put back in. Answered with ``SyncAttachmentBackupChanged``.
+/// or put back in. Answered with ``SyncAttachmentChanged``.
 public struct SyncAttachmentBackupChange: Codable, Equatable, Sendable {
     public var excludedFromBackup: Bool
 
@@ -116,14 +116,15 @@ public struct SyncAttachmentBackupChange: Codable, Equatable, Sendable {
     }
 }
 
-/// `PATCH /v1/sync/notes/{note}/attachments/{id}`'s answer: the attachment as the server holds it,
-/// and the revision step of its note when the flag changed. One JSON object — the attachment's
-/// fields and the step's side by side — so an older device reads it as the attachment alone.
-public struct SyncAttachmentBackupChanged: Codable, Equatable, Sendable {
+/// `PUT` and `PATCH /v1/sync/notes/{note}/attachments/{id}`'s answer: the attachment as the
+/// server holds it, and the revision step of its note the upload or the flag's change made. One
+/// JSON object — the attachment's fields and the step's side by side — so an older device reads
+/// it as the attachment alone.
+public struct SyncAttachmentChanged: Codable, Equatable, Sendable {
     /// The attachment as the server holds it.
     public var attachment: SyncAttachment
-    /// The note's revision step; nil when the flag was already so (a retry), or from an older
-    /// server.
+    /// The note's revision step; nil when nothing changed (a retry finding it stored, a flag
+    /// already so), or from an older server.
     public var step: SyncNoteRevisionStep?
 
     public init(attachment: SyncAttachment, step: SyncNoteRevisionStep?) {

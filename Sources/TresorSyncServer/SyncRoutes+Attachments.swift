@@ -46,7 +46,7 @@ extension SyncRoutes {
                 let attachment = Self.syncAttachment(
                     info, isSealed: try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id))
                 let step = after == note.revision ? nil : SyncNoteRevisionStep(revisionBefore: note.revision, revision: after)
-                return try reply(SyncAttachmentBackupChanged(attachment: attachment, step: step))
+                return try reply(SyncAttachmentChanged(attachment: attachment, step: step))
             }
         }
         router.delete("/v1/sync/notes/:note/attachments/:id") { request, context in
@@ -108,7 +108,7 @@ extension SyncRoutes {
             if storedSealed == sealed {
                 // A retry whose answer was lost: the flag may not have been set yet.
                 let info = try await flagged(stored, of: noteID, excluded: excluded)
-                return try reply(Self.syncAttachment(info, isSealed: sealed))
+                return try reply(SyncAttachmentChanged(attachment: Self.syncAttachment(info, isSealed: sealed), step: nil))
             }
             // Sent before the note's lock (or its removal) travelled: the device sends it anew as
             // the note is now, and this replaces what no browser or device could open any more.
@@ -121,7 +121,12 @@ extension SyncRoutes {
         let info = try await receive(request, into: writer, length: length) { count in
             relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) }
         }
-        return try reply(Self.syncAttachment(try await flagged(info, of: noteID, excluded: excluded), isSealed: sealed), status: .created)
+        let attachment = Self.syncAttachment(try await flagged(info, of: noteID, excluded: excluded), isSealed: sealed)
+        // Read after the upload's commit: a change made between shows as a larger step.
+        let after = try await relay.accounts.summary(ofNote: noteID).revision
+        return try reply(
+            SyncAttachmentChanged(attachment: attachment, step: SyncNoteRevisionStep(revisionBefore: note.revision, revision: after)),
+            status: .created)
     }
 
     /// Attachment `info` of note `noteID` with its excluded-from-backup flag as the device sent it.

@@ -88,9 +88,13 @@ extension SyncRoutes {
             let restoring = current.deleted != nil
             if let locked = change.locked {
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
+                // Only what changed from the base: a pin or a move made elsewhere meanwhile is not undone.
+                let isPinned = change.base.map { $0.isPinned == change.isPinned ? current.isPinned : change.isPinned } ?? change.isPinned
+                let folder = change.base.map { $0.folder == change.folder ? current.folder : change.folder } ?? change.folder
                 let stored = try await lockedNotes().storeSyncedLockedNote(
-                    id, title: change.title, folder: change.folder, isPinned: change.isPinned, record: try locked.record(),
-                    baseRevision: change.base?.revision, restoring: restoring, account: caller.account, edit: Self.edit(change, caller),
+                    id, title: change.title, folder: folder, isPinned: isPinned, record: try locked.record(),
+                    base: change.base.map { NoteBase(revision: $0.revision, title: $0.title, body: $0.body) }, restoring: restoring,
+                    account: caller.account, edit: Self.edit(change, caller),
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
                 return SyncNoteChangeResult(
                     outcome: stored.conflictCopyID == nil ? .saved : .conflictCopy, note: try await syncNote(id),

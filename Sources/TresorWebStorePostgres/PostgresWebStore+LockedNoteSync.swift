@@ -22,7 +22,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
     }
 
     func storeSyncedLockedNote(
-        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, baseRevision: Int64?, restoring: Bool,
+        _ id: String?, title: String, folder: String?, isPinned: Bool, record: SyncedLockedRecord, base: NoteBase?, restoring: Bool,
         account: AccountID, edit: SyncedEdit, quota: StorageQuota?
     ) async throws -> (id: String, conflictCopyID: String?) {
         try NoteRules.validate(title, limit: NoteLimits.titleBytes, what: "title", allowEmpty: false)
@@ -35,7 +35,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
             try await check(quota, account: account, connection)
             let passphraseID = try await passphraseID(for: record, account: account, connection)
             let folderID = try await folder.asyncMap { try await self.folderID(named: $0, account: account, creating: true, connection)! }
-            if let existing, let baseRevision, baseRevision != existing.revision {
+            if let existing, let base, base.revision != existing.revision, try !holdsText(of: base, existing) {
                 // No key here to merge with: the device's version is kept whole beside the note.
                 let copyID = try await insertLockedCopy(
                     of: existing, title: title, record: record, passphraseID: passphraseID, account, device: edit.device, connection)
@@ -66,6 +66,14 @@ extension PostgresWebStore: LockedNoteSyncStore {
             try await announce(.changed, note: noteID, connection)
             return (noteID, nil)
         }
+    }
+
+    /// Whether unlocked note `note` still has the title and body of `base` (a version that was not
+    /// locked): what changed since is its attachments, pin or folder, and a lock the device put on
+    /// the text it had may go on the note.
+    private func holdsText(of base: NoteBase, _ note: StoredNote) throws -> Bool {
+        guard !note.isLocked, let title = base.title, let body = base.body else { return false }
+        return try openTitle(note) == title && openBody(note) == body
     }
 
     func removeSyncedLock(

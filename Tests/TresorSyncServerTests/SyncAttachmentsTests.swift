@@ -197,7 +197,7 @@ struct SyncAttachmentsTests {
             let changed = try await client.send(
                 .patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
             // Its answer says the step it made of the note, as an older device reads the attachment alone.
-            let answer = try changed.decode(SyncAttachmentBackupChanged.self)
+            let answer = try changed.decode(SyncAttachmentChanged.self)
             let after = try await store.summary(ofNote: note.id).revision
             #expect(changed.status == .ok && answer.attachment.excludedFromBackup == false, "\(changed.text)")
             #expect(after > revision && answer.step == SyncNoteRevisionStep(revisionBefore: revision, revision: after))
@@ -207,7 +207,7 @@ struct SyncAttachmentsTests {
             // The same change again changes nothing.
             let cursor = next.cursor
             let same = try await client.send(.patch, path, SyncAttachmentBackupChange(excludedFromBackup: false), headers: device.bearer)
-            #expect(try same.status == .ok && same.decode(SyncAttachmentBackupChanged.self).step == nil, "no step: nothing changed")
+            #expect(try same.status == .ok && same.decode(SyncAttachmentChanged.self).step == nil, "no step: nothing changed")
             #expect(try await device.notes(client, after: cursor).entries.isEmpty)
             // An upload retried after a lost answer sets the flag it carries.
             let retried = try await client.execute(uri: path, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))

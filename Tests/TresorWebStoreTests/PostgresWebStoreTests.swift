@@ -362,7 +362,7 @@ struct PostgresWebStoreInstanceTests {
             tag: Data(repeating: 0x44, count: 16), ciphertext: Data("sealed by Apple".utf8), bodyFormat: .appleNotes, noteProofHash: nil,
             passphraseHint: "the usual word")
         let (first, _) = try await store.storeSyncedLockedNote(
-            nil, title: "Vault", folder: nil, isPinned: false, record: record, baseRevision: nil, restoring: false, account: owner.id,
+            nil, title: "Vault", folder: nil, isPinned: false, record: record, base: nil, restoring: false, account: owner.id,
             edit: SyncedEdit(device: "Laptop"), quota: nil)
         #expect(try await store.passphraseStatus(account: owner.id).isSet == false)
         #expect(try await store.syncedCurrentPassphrase(account: owner.id) == nil)
@@ -377,7 +377,7 @@ struct PostgresWebStoreInstanceTests {
         var second = record
         second.wrappedKey = Data(repeating: 0x45, count: 24)
         let (other, _) = try await store.storeSyncedLockedNote(
-            nil, title: "Vault 2", folder: nil, isPinned: false, record: second, baseRevision: nil, restoring: false, account: owner.id,
+            nil, title: "Vault 2", folder: nil, isPinned: false, record: second, base: nil, restoring: false, account: owner.id,
             edit: SyncedEdit(device: "Laptop"), quota: nil)
         #expect(try await store.lockedRecord(ofNote: other).passphraseID == opened.passphraseID)
 
@@ -392,7 +392,7 @@ struct PostgresWebStoreInstanceTests {
         sameSalt.passphraseSource = .tresor
         sameSalt.passphraseVerifier = Data(repeating: 0x53, count: 24)
         let (third, _) = try await store.storeSyncedLockedNote(
-            nil, title: "Vault 3", folder: nil, isPinned: false, record: sameSalt, baseRevision: nil, restoring: false, account: owner.id,
+            nil, title: "Vault 3", folder: nil, isPinned: false, record: sameSalt, base: nil, restoring: false, account: owner.id,
             edit: SyncedEdit(device: "Laptop"),
             quota: nil)
         #expect(try await store.lockedRecord(ofNote: third).passphraseID != opened.passphraseID)

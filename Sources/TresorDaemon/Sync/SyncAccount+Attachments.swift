@@ -77,7 +77,7 @@ extension SyncAccount {
             report.changedServer = true
         }
         for entry in work.send {
-            let stored: SyncAttachment
+            let stored: SyncAttachmentChanged
             do {
                 stored = try await Self.send(entry, notes, client)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
@@ -87,11 +87,13 @@ extension SyncAccount {
                 // Removed here while this sync ran: its removal is the next sync's.
                 continue
             }
-            try notes.recordAttachmentSent(entry.attachmentID, of: entry.localNoteID, excludedFromBackup: stored.excludedFromBackup ?? false)
+            try notes.recordAttachmentSent(
+                entry.attachmentID, of: entry.localNoteID, excludedFromBackup: stored.attachment.excludedFromBackup ?? false,
+                revisions: stored.step.map { ($0.revisionBefore, $0.revision) })
             report.changedServer = true
         }
         for entry in work.backupChanges {
-            let stored: SyncAttachmentBackupChanged?
+            let stored: SyncAttachmentChanged?
             do {
                 stored = try await client.setExcludedFromBackup(entry.excludedFromBackup, attachment: entry.attachmentID, ofNote: entry.serverNoteID)
             } catch SyncClientError.refused(let status, let code, let message) where Self.refusesOneNote(status: status, code: code) {
@@ -143,8 +145,8 @@ extension SyncAccount {
 
     /// Sends one attachment, streamed from its sealed file a chunk at a time: its plaintext, or
     /// a locked note's chunks as sealed under the note key (no key is needed to read them).
-    /// - Returns: the attachment as the server holds it.
-    static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws -> SyncAttachment {
+    /// - Returns: the attachment as the server holds it, and the revision step the upload made.
+    static func send(_ entry: AttachmentSyncWork.Entry, _ notes: NotesStore, _ client: SyncClient) async throws -> SyncAttachmentChanged {
         guard let info = try notes.listedAttachments(ofNote: entry.localNoteID).first(where: { $0.id == entry.attachmentID }) else {
             throw NotesError.notFound("attachment \(entry.attachmentID)")
         }

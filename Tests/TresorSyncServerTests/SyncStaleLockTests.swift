@@ -1,0 +1,64 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import TresorModel
+import TresorNotesDomain
+import TresorSyncProtocol
+import TresorTestSupport
+
+@testable import TresorSyncServer
+
+/// A lock a device puts on a note whose server version moved on since the device last had it
+/// (docs/SYNC.md, "Notes"): the server has no key to merge with, so whether the lock goes on
+/// the note depends on what moved.
+@Suite("Sync: a lock made from an older version", .enabled(if: TestPostgres.shouldRun))
+struct SyncStaleLockTests {
+    /// Only an attachment and a pin moved the note on: the lock goes on it — never a locked
+    /// conflict copy beside a note left unlocked — and the pin made elsewhere stays.
+    @Test func aLockOnTextTheServerStillHasGoesOnTheNote() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("Deeds", "Deeds\nthe safe's code")).note)
+            let upload = try await device.putAttachment(client, note: note.id, name: "plan.png", kind: "image", Data([1, 2, 3]))
+            #expect(upload.status == .created, "\(upload.text)")
+            #expect(
+                try upload.decode(SyncAttachmentChanged.self).step == SyncNoteRevisionStep(revisionBefore: note.revision, revision: note.revision + 1)
+            )
+            _ = try await store.saveNote(note.id, NoteChanges(isPinned: true), by: ada.id, quota: nil)
+
+            var lock = SyncNoteChange.edit(note, body: "", base: note.base)
+            lock.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            let locked = try await device.send(client, lock)
+            #expect(locked.outcome == .saved && locked.conflictCopyID == nil, "\(locked.outcome)")
+            #expect(locked.note?.locked != nil && locked.note?.isPinned == true, "locked, and the pin made elsewhere kept")
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 1, "no copy")
+        }
+        await instance.storage.close()
+    }
+
+    /// The text moved on (an edit in the browser): the note keeps it, unlocked — the device's
+    /// locked version is kept whole beside it, as its conflict copy.
+    @Test func aLockOnTextEditedSinceIsKeptAsACopy() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("Deeds", "Deeds\nthe safe's code")).note)
+            _ = try await store.saveNote(
+                note.id, NoteChanges(body: "Deeds\nthe safe's new code", base: NoteBase(revision: note.revision)), by: ada.id, quota: nil)
+
+            var lock = SyncNoteChange.edit(note, body: "", base: note.base)
+            lock.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            let kept = try await device.send(client, lock)
+            #expect(kept.outcome == .conflictCopy && kept.conflictCopyID != nil, "\(kept.outcome)")
+            #expect(kept.note?.locked == nil && kept.note?.body == "Deeds\nthe safe's new code")
+        }
+        await instance.storage.close()
+    }
+}
