@@ -180,6 +180,8 @@ enum NotesDatabase {
         migrator.registerMigration("v15-sync-note-deletion-hold") { db in try NoteDeletionHoldTables.create(db) }
         // A fetched attachment is dated as the server dates it (``AttachmentSyncTables/addListedCreated(_:)``).
         migrator.registerMigration("v16-sync-attachment-created") { db in try AttachmentSyncTables.addListedCreated(db) }
+        // A locked note's change says whether it changed its locked text (``NoteSyncTables/addBaseLockedDigest(_:)``).
+        migrator.registerMigration("v17-sync-note-base-locked-digest") { db in try NoteSyncTables.addBaseLockedDigest(db) }
         return migrator
     }
 }

@@ -64,6 +64,9 @@ public struct PendingNoteSync: Sendable {
     public var serverID: String?
     /// The server's revision this device holds, and its content: what the change was made from.
     public var base: (revision: Int64, content: NoteSyncContent)?
+    /// The ``TresorNotesDomain/SyncedLockedRecord/textDigest`` of that version's locked record,
+    /// when it was locked.
+    public var baseLockedDigest: Data?
     /// The note now; nil when it was deleted for good here.
     public var current: NoteSyncContent?
     /// Whether it is in Recently Deleted here.
@@ -81,6 +84,13 @@ public struct PendingNoteSync: Sendable {
 }
 
 enum NoteSyncTables {
+    /// A link keeps the digest of its base's locked record (migration
+    /// `v17-sync-note-base-locked-digest`): a change of a locked note that changed no locked text
+    /// says so, and the server keeps a newer text rather than making a conflict copy.
+    static func addBaseLockedDigest(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sync_note_links ADD COLUMN base_locked_digest BLOB")
+    }
+
     /// `sync_note_outbox`: the local notes changed since they last went to the server (one row
     /// a note). `sync_note_links`: each synced note's server id, revision and sealed base.
     /// `sync_note_applying`: a row only inside a transaction applying the server's notes, during
@@ -180,7 +190,8 @@ extension NotesStore {
                         isLocked: false, lockedRecord: nil, localRevision: nil)
                 }
                 return PendingNoteSync(
-                    localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: try content(of: row, db, sealing),
+                    localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, baseLockedDigest: link?.lockedDigest,
+                    current: try content(of: row, db, sealing),
                     inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, lockedRecord: try lockedRecord(of: row, db, sealing),
                     created: row.created, modified: row.modified, localRevision: row.revision)
             }
@@ -514,22 +525,22 @@ extension NotesStore {
         let base = try sealing.seal(try JSONEncoder().encode(state.content), table: "sync_note_links", id: localID, column: "base")
         try db.cachedStatement(
             sql: """
-                INSERT INTO sync_note_links (local_id, server_id, server_revision, sealed_base) VALUES (?, ?, ?, ?)
+                INSERT INTO sync_note_links (local_id, server_id, server_revision, sealed_base, base_locked_digest) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (local_id) DO UPDATE SET server_id = excluded.server_id, server_revision = excluded.server_revision,
-                    sealed_base = excluded.sealed_base
+                    sealed_base = excluded.sealed_base, base_locked_digest = excluded.base_locked_digest
                 """
-        ).execute(arguments: [localID, state.serverID, state.revision, base])
+        ).execute(arguments: [localID, state.serverID, state.revision, base, state.locked?.textDigest])
     }
 
     private func link(local localID: String, _ db: Database, _ sealing: ContentSealing) throws -> (
-        serverID: String, revision: Int64, base: NoteSyncContent
+        serverID: String, revision: Int64, base: NoteSyncContent, lockedDigest: Data?
     )? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_note_links WHERE local_id = ?", arguments: [localID]) else { return nil }
         let base = try sealing.open(row["sealed_base"], table: "sync_note_links", id: localID, column: "base")
         guard let content = try? JSONDecoder().decode(NoteSyncContent.self, from: base) else {
             throw NotesError.damaged("the sync base of note \(localID)")
         }
-        return (row["server_id"], row["server_revision"], content)
+        return (row["server_id"], row["server_revision"], content, row["base_locked_digest"])
     }
 
     /// A local note's content as sync sends it (a locked note's body is not read).

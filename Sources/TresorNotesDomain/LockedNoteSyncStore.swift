@@ -1,4 +1,5 @@
 import Foundation
+import TresorCrypto
 
 /// A locked note's sealed record as it travels between a device and its web account (docs/SYNC.md,
 /// "Notes"): the passphrase generation it is locked under — its source, salt, rounds, verifier and
@@ -23,6 +24,19 @@ public struct SyncedLockedRecord: Sendable, Equatable {
     /// generation when it has none and is not the account's current one (whose hint travels as
     /// ``SyncedPassphrase``, and may have been removed on purpose).
     public var passphraseHint: String?
+
+    /// SHA-256 of what an edit of the locked text, or a new wrapping of its key, changes: the
+    /// sealed body, its nonce and tag, the wrapped key and the passphrase's salt, each after its
+    /// length. A device's change whose record has its base's digest changed no locked text
+    /// (docs/SYNC.md, "Notes").
+    public var textDigest: Data {
+        var bytes = Data()
+        for part in [ciphertext, iv, tag, wrappedKey, passphraseSalt] {
+            withUnsafeBytes(of: UInt64(part.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(part)
+        }
+        return Digest.sha256(bytes)
+    }
 
     /// Checks the shapes (``LockedNoteShape``), the hint's length, and that only an Apple Notes
     /// passphrase comes without a verifier.

@@ -107,8 +107,14 @@ public struct SyncNoteBase: Codable, Equatable, Sendable {
     public var body: String
     public var folder: String?
     public var isPinned: Bool
+    /// When that version was locked: the digest the device took of its locked record (the
+    /// notes domain's `SyncedLockedRecord.textDigest`). A locked change whose record has the same
+    /// one changed no locked text — a pin, a move, a title, an attachment — and the server keeps
+    /// a newer text rather than making a conflict copy. Nil from an older device.
+    public var lockedDigest: Data?
 
-    public init(revision: Int64, title: String, body: String, folder: String?, isPinned: Bool) {
+    public init(revision: Int64, title: String, body: String, folder: String?, isPinned: Bool, lockedDigest: Data? = nil) {
+        self.lockedDigest = lockedDigest
         self.revision = revision
         self.title = title
         self.body = body

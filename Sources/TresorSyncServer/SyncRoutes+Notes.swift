@@ -87,12 +87,23 @@ extension SyncRoutes {
             // an edit refused (over the quota) leaves it there.
             let restoring = current.deleted != nil
             if let locked = change.locked {
+                let record = try locked.record()
+                if let base = change.base, base.revision != current.revision, current.isLocked, let digest = base.lockedDigest,
+                    digest == record.textDigest, change.title == base.title || current.title == base.title
+                {
+                    // The device changed no locked text (a pin, a move, a title, an attachment): only
+                    // that goes, and the note keeps the newer text it has.
+                    let saved = try await lockedNotes().saveSyncedNote(
+                        id, Self.noteChanges(change), restoring: restoring, by: caller.account, edit: Self.edit(change, caller), quota: nil)
+                    return SyncNoteChangeResult(
+                        outcome: Self.outcome(saved.kind), note: try await syncNote(id), conflictCopyID: saved.conflictCopy?.id)
+                }
                 // No key here: a locked body changed meanwhile cannot be merged, it is kept as a conflict copy.
                 // Only what changed from the base: a pin or a move made elsewhere meanwhile is not undone.
                 let isPinned = change.base.map { $0.isPinned == change.isPinned ? current.isPinned : change.isPinned } ?? change.isPinned
                 let folder = change.base.map { $0.folder == change.folder ? current.folder : change.folder } ?? change.folder
                 let stored = try await lockedNotes().storeSyncedLockedNote(
-                    id, title: change.title, folder: folder, isPinned: isPinned, record: try locked.record(),
+                    id, title: change.title, folder: folder, isPinned: isPinned, record: record,
                     base: change.base.map { NoteBase(revision: $0.revision, title: $0.title, body: $0.body) }, restoring: restoring,
                     account: caller.account, edit: Self.edit(change, caller),
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))

@@ -40,6 +40,49 @@ struct SyncStaleLockTests {
         await instance.storage.close()
     }
 
+    /// A locked note pinned, moved or renamed on a device that did not change its locked text,
+    /// while another device did: the pin, move and title go, the note keeps the newer locked
+    /// text, and no copy of the older text is made. A locked text changed on both sides is still
+    /// kept as a copy.
+    @Test func aLockedNotePinnedWhereItsTextDidNotChangeKeepsTheNewerText() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var laptop = TestDevice(account: "ada")
+            try await laptop.join(client)
+            var new = SyncNoteChange.new("Vault", "")
+            let first = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            new.locked = first
+            let note = try #require(try await laptop.send(client, new).note)
+            // Another device's edit of the locked text.
+            var edit = SyncNoteChange.edit(note, body: "", base: note.base)
+            edit.locked = SyncNotesQuotaTests.lockedRecord(120, fill: 6)
+            let edited = try await laptop.send(client, edit)
+            #expect(edited.outcome == .saved)
+
+            // The laptop pinned, moved and renamed it from the first version, its text untouched.
+            var base = note.base
+            base.lockedDigest = try first.record().textDigest
+            var pin = SyncNoteChange.edit(note, body: "", base: base)
+            (pin.locked, pin.isPinned, pin.folder, pin.title) = (first, true, "Safe", "Vault (old house)")
+            let pinned = try await laptop.send(client, pin)
+            #expect(pinned.outcome == .merged || pinned.outcome == .saved, "\(pinned.outcome)")
+            #expect(pinned.conflictCopyID == nil)
+            let after = try #require(pinned.note)
+            #expect(after.isPinned && after.folder == "Safe" && after.title == "Vault (old house)")
+            #expect(after.locked?.ciphertext == Data(repeating: 6, count: 120), "the newer locked text stays")
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 1, "no copy")
+
+            // Its locked text changed too: no key here to merge, a copy.
+            var both = SyncNoteChange.edit(note, body: "", base: base)
+            both.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 7)
+            let copied = try await laptop.send(client, both)
+            #expect(copied.outcome == .conflictCopy && copied.conflictCopyID != nil, "\(copied.outcome)")
+        }
+        await instance.storage.close()
+    }
+
     /// The text moved on (an edit in the browser): the note keeps it, unlocked — the device's
     /// locked version is kept whole beside it, as its conflict copy.
     @Test func aLockOnTextEditedSinceIsKeptAsACopy() async throws {

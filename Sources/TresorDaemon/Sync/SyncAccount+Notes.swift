@@ -234,7 +234,8 @@ extension SyncAccount {
     static func change(_ pending: PendingNoteSync) -> SyncNoteChange? {
         let base = pending.base.map {
             SyncNoteBase(
-                revision: $0.revision, title: $0.content.title, body: $0.content.body, folder: $0.content.folder, isPinned: $0.content.isPinned)
+                revision: $0.revision, title: $0.content.title, body: $0.content.body, folder: $0.content.folder, isPinned: $0.content.isPinned,
+                lockedDigest: pending.baseLockedDigest)
         }
         guard let current = pending.current else {
             guard let base else { return nil }

@@ -168,6 +168,37 @@ import TresorTestSupport
         }
     }
 
+    /// A locked note pinned and moved on the laptop, whose locked text it did not change, while
+    /// the phone edits that text: both go — pinned, in its folder, with the phone's text — and no
+    /// copy of the older text appears.
+    @Test func aLockedNotePinnedOnOneDeviceWhileTheOtherEditsItKeepsBoth() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
+        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        let note = try Self.newNote(laptop, "Vault\ne2e-pinned-lock combination 1234")
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Vault" })
+        _ = try phone.json(OpenedNote.self, ["note", "show", onPhone.id, "--passphrase-stdin"], input: passphrase + "\n")
+
+        #expect(try laptop.tresor(["note", "edit", note.id, "--pin"]).succeeded)
+        #expect(try laptop.tresor(["note", "edit", note.id, "--folder", "-"], input: "Safe\n").succeeded)
+        try Self.edit(phone, onPhone.id, body: "Vault\ne2e-pinned-lock combination 5678")
+        _ = try Self.syncNow(phone)
+        let laptopSync = try Self.syncNow(laptop)
+        #expect(laptopSync.conflictCopies == 0, "\(laptopSync)")
+        _ = try Self.syncNow(phone)
+        for (device, id) in [(laptop, note.id), (phone, onPhone.id)] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.map(\.id) == [id], "no copy: \(notes.map(\.title))")
+            #expect(notes.first?.isPinned == true && notes.first?.folder == "Safe" && notes.first?.isLocked == true)
+            let opened = try device.json(OpenedNote.self, ["note", "show", id, "--passphrase-stdin"], input: passphrase + "\n")
+            #expect(opened.body == "Vault\ne2e-pinned-lock combination 5678")
+        }
+    }
+
     /// Over the web account's storage quota, a device's note waits — `tresor sync status` counts
     /// it — and the others go; made smaller, it goes.
     @Test func aNoteOverTheAccountsQuotaWaitsAndTheOthersGo() async throws {
