@@ -9,4 +9,7 @@ extension HTTPField.Name {
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let xTresorCSRF = HTTPField.Name("X-Tresor-CSRF")!
     static let xTresorOriginToken = HTTPField.Name("X-Tresor-Origin-Token")!
+    /// An uploaded attachment's name, percent-encoded UTF-8: a name in a URL would be in every
+    /// proxy's access log.
+    static let tresorAttachmentName = HTTPField.Name("Tresor-Attachment-Name")!
 }

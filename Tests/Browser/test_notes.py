@@ -136,6 +136,8 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         # The image reached the server unchanged, and is sealed at rest (keybag layer).
         uploads = [r for r in self.proxy.snapshot() if r.method == "POST" and "/attachments" in r.path]
         self.assertEqual([r.body for r in uploads], [image])
+        # Its name went in a header, not the URL that a proxy logs.
+        self.assertFalse([r.path for r in uploads if "name=" in r.path or path.name in r.path])
         for piece in distinctive_slices(image):
             self.assert_not_at_rest(piece, "the unlocked note's image")
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
@@ -27,6 +28,23 @@ struct WebAttachmentRoutes {
         var passphraseProof: WebPassphraseRoutes.ProofBody?
     }
 
+    /// An upload's attachment name: its `Tresor-Attachment-Name` header, else — from a client
+    /// that puts it in the URL — the `name` query parameter read as a form writes it (`+` a space).
+    /// - Throws: `APIError.param` when neither is there, or it is not percent-encoded UTF-8.
+    static func attachmentName(of request: Request) throws -> String {
+        let header = HTTPField.Name.tresorAttachmentName
+        if let value = request.headers[header] {
+            guard let name = value.removingPercentEncoding else { throw APIError(.param, "\(header) is not percent-encoded UTF-8") }
+            return name
+        }
+        let pairs = (request.uri.query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false) }
+        guard let value = pairs.first(where: { $0.first == "name" && $0.count == 2 })?.last else {
+            throw APIError(.param, "name is missing: send it in the \(header) header")
+        }
+        guard let name = value.replacing("+", with: " ").removingPercentEncoding else { throw APIError(.param, "name is not percent-encoded UTF-8") }
+        return name
+    }
+
     func register(on router: Router<WebRequestContext>) {
         let services = self.services
         router.post("/api/notes/:id/attachments") { request, context -> Response in
@@ -35,7 +53,7 @@ struct WebAttachmentRoutes {
             guard let kindName = request.uri.queryParameters.get("kind"), let kind = AttachmentKind(rawValue: kindName) else {
                 throw APIError(.param, "kind must be one of \(AttachmentKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            guard let name = request.uri.queryParameters.get("name").map({ String($0) }) else { throw APIError(.param, "name is missing") }
+            let name = try Self.attachmentName(of: request)
             let limit = WebLimits.attachmentBytes
             if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw WebCoding.tooLarge(limit) }
             // Attachments are the owner's: a participant edits the title and body only.

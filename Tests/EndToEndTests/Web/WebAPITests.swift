@@ -286,6 +286,26 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// An attachment's name goes in a header, not the URL a proxy logs, and keeps its spaces; a
+    /// name still sent in the URL is read as a form writes it (`+` a space, `%2B` a plus).
+    @Test func attachmentNamesKeepTheirSpacesAndStayOutOfTheURL() throws {
+        let harness = try Harness()
+        let server = try harness.startWebDaemon(passcode: Self.passcode)
+        let (browser, _) = try WebBrowser.registered("ada", on: server, harness)
+        let id = try browser.createNote(title: "Taxes", body: "2025")
+        let named = "Tax return 2025 é ü.pdf"
+        let headed = try browser.request(
+            "POST", "/api/notes/\(id)/attachments?kind=pdf", raw: Data("%PDF".utf8),
+            headers: [("Tresor-Attachment-Name", named.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)])
+        #expect(headed.status == 201 && headed.json?["name"] as? String == named, "\(headed.text)")
+        for (query, expected) in [("a+b.txt", "a b.txt"), ("a%2Bb.txt", "a+b.txt"), ("a%20b.txt", "a b.txt")] {
+            let sent = try browser.request("POST", "/api/notes/\(id)/attachments?kind=file&name=\(query)", raw: Data("x".utf8))
+            #expect(sent.json?["name"] as? String == expected, "\(query): \(sent.text)")
+        }
+        let unnamed = try browser.request("POST", "/api/notes/\(id)/attachments?kind=file", raw: Data("x".utf8))
+        #expect(unnamed.status == 400 && unnamed.text.contains("Tresor-Attachment-Name"), "\(unnamed.text)")
+    }
+
     @Test func passwordsAreStoredOnlyAsSaltedSlowHashes() throws {
         let harness = try Harness(productionKeyDerivation: true)
         let server = try harness.startWebDaemon(passcode: Self.passcode)

@@ -78,12 +78,12 @@ export function onUnauthorized(listener) {
  * One API request. `body` is sent as JSON unless it is a Blob/ArrayBuffer/typed array (raw
  * upload); `raw: true` returns the response bytes instead of JSON.
  */
-export async function request(method, path, { body, query, raw = false, quietUnauthorized = false } = {}) {
+export async function request(method, path, { body, query, headers: extra = {}, raw = false, quietUnauthorized = false } = {}) {
   const url = new URL(`/api${path}`, window.location.origin);
   for (const [name, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, value);
   }
-  const headers = { Accept: 'application/json' };
+  const headers = { Accept: 'application/json', ...extra };
   const sentOriginToken = originToken();
   if (sentOriginToken) headers['X-Tresor-Origin-Token'] = sentOriginToken;
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-Tresor-CSRF'] = csrfToken;
