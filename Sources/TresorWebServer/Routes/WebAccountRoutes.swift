@@ -161,19 +161,16 @@ struct WebAccountRoutes {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
         }
         let current = try? AccountPassword(typedCurrent)
-        let changed: Bool
         do {
-            changed = try await services.perform("password change", context) { store -> Bool in
-                guard let current else { return false }
-                return try await store.changePassword(account: account.id, current: current, to: new)
+            // A wrong current password fails the operation, so the log says "failed", not "succeeded".
+            try await services.perform("password change", context) { store in
+                guard let current, try await store.changePassword(account: account.id, current: current, to: new) else {
+                    throw APIError(.authFailed, "wrong current password")
+                }
             }
         } catch {
             try? await services.throttle.signInFailed(name: account.name, address: context.clientAddress)
             throw error
-        }
-        guard changed else {
-            try await services.throttle.signInFailed(name: account.name, address: context.clientAddress)
-            throw APIError(.authFailed, "wrong current password")
         }
         try await services.throttle.signInSucceeded(name: account.name, address: context.clientAddress)
         let ended = try await services.sessions.end(.account(account.id, except: session.id))

@@ -162,6 +162,8 @@ import TresorTestSupport
         let wrong = try carol.post("/api/account/password", ["currentPassword": old + "x", "newPassword": new, "newPasswordAgain": new])
         #expect(wrong.status == 401 && wrong.code == "authFailed")
         #expect(try carolElsewhere.get("/api/session").status == 200, "a refused change ends nothing")
+        let logged = harness.daemonLog
+        #expect(logged.contains("password change failed") && !logged.contains("password change succeeded"), "the log says it was refused")
 
         let changed = try carol.post("/api/account/password", ["currentPassword": old, "newPassword": new, "newPasswordAgain": new])
         #expect(changed.status == 200 && changed.json?["endedSessions"] as? Int == 1, "\(changed.text)")
