@@ -21,6 +21,8 @@ struct WebInviteRoutes {
             guard let name = try? NoteRules.loginName(body.name) else {
                 throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
             }
+            // Registering it is refused on every store, where it exists (a home) or not (a server).
+            guard name != NoteRules.localLoginName else { throw APIError(.param, "the name local is reserved for the home's own account") }
             // The owner may know which names are taken.
             guard try await backend.store.account(named: name) == nil else { throw APIError(.conflict, "an account of that name exists already") }
             let invite = try await backend.invites.issue(name: name, now: Date())

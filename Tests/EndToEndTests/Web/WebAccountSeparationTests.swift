@@ -138,6 +138,9 @@ import TresorTestSupport
         // The owner is told a name is taken; nobody else is.
         let taken = try harness.tresor(["web", "invite", "alice", "--json"])
         #expect(!taken.succeeded && taken.stdout.contains("conflict"))
+        // `local` is never registered — a server has no such account, and still refuses it.
+        let reserved = try harness.tresor(["web", "invite", "local"])
+        #expect(!reserved.succeeded && reserved.stderr.contains("reserved"), "\(reserved.stderr)")
 
         // Taken ("alice", "local") or free ("zed"), with no invite or a made-up one: one answer.
         var answers: [String: (Int, String)] = [:]
