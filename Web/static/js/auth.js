@@ -3,7 +3,7 @@
 // the CSRF token is kept in memory.
 
 import { api, ApiError, setCsrfToken, setOriginToken } from './api.js';
-import { byId } from './dom.js';
+import { byId, waitText } from './dom.js';
 import { showMessage, hideMessage } from './banner.js';
 
 const namePattern = /^[a-z0-9._-]{1,32}$/;
@@ -81,7 +81,7 @@ function describe(error) {
   if (!(error instanceof ApiError)) return error.message;
   switch (error.code) {
     case 'authFailed': return 'The account name or password is wrong.';
-    case 'throttled': return `Too many attempts. Try again in ${error.retryAfterSeconds ?? 'a few'} seconds.`;
+    case 'throttled': return `Too many attempts. Try again in ${error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : 'a few seconds'}.`;
     case 'nameTaken': case 'conflict': return error.message || 'That account name is taken.';
     default: return error.message;
   }

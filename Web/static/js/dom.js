@@ -94,6 +94,12 @@ export function longDate(iso) {
   return Number.isNaN(date.getTime()) ? '' : fullFormat.format(date);
 }
 
+/** A wait in words: "40 s", "5 min". */
+export function waitText(seconds) {
+  if (seconds < 90) return `${seconds} s`;
+  return `${Math.ceil(seconds / 60)} min`;
+}
+
 export function byteSize(count) {
   if (count < 1024) return `${count} B`;
   if (count < 1024 * 1024) return `${(count / 1024).toFixed(count < 10240 ? 1 : 0)} KB`;

@@ -5,7 +5,7 @@
 // current passphrase for a change.
 
 import { api, ApiError, segment } from './api.js';
-import { byId, h, icon, longDate } from './dom.js';
+import { byId, h, icon, longDate, waitText } from './dom.js';
 import { newPassphrase, rewrapNoteKey, unwrapNoteKey } from './locked-crypto.js';
 import {
   enterPassphrase, passphraseKey, passphraseProof, provedRequest, rememberPassphraseKey, secondsToWait, wrappedKeyOf,
@@ -66,7 +66,7 @@ export function passphraseForm({ title, message, detail, passphrase, onOpened, o
       }
       input.disabled = true;
       submit.disabled = true;
-      feedback.textContent = `Too many wrong entries. Try again in ${formatWait(left)}.`;
+      feedback.textContent = `Too many wrong entries. Try again in ${waitText(left)}.`;
     };
     tick();
     countdown = setInterval(tick, 1000);
@@ -132,11 +132,6 @@ export function passphraseForm({ title, message, detail, passphrase, onOpened, o
   if (wait > 0) waitFor(wait);
   queueMicrotask(() => { if (!input.disabled) input.focus(); });
   return form;
-}
-
-function formatWait(seconds) {
-  if (seconds < 90) return `${seconds} s`;
-  return `${Math.ceil(seconds / 60)} min`;
 }
 
 /** A modal dialog (a <dialog>, removed from the page when it closes). Returns the dialog. */
@@ -248,7 +243,7 @@ export function openPassphraseSettings(state, { onChanged }) {
       if (!check.ok) {
         const parts = ['The current passphrase is wrong.'];
         if (check.hint) parts.push(`Hint: ${check.hint}`);
-        if (check.retryAfterSeconds) parts.push(`Try again in ${formatWait(check.retryAfterSeconds)}.`);
+        if (check.retryAfterSeconds) parts.push(`Try again in ${waitText(check.retryAfterSeconds)}.`);
         throw new Error(parts.join(' '));
       }
       const made = await newPassphrase(passphrase, iterations);
