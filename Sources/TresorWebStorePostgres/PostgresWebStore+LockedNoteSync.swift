@@ -38,7 +38,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
             if let existing, let base, base.revision != existing.revision, try !holdsText(of: base, existing) {
                 // No key here to merge with: the device's version is kept whole beside the note.
                 let copyID = try await insertLockedCopy(
-                    of: existing, title: title, record: record, passphraseID: passphraseID, account, device: edit.device, connection)
+                    of: existing, title: title, record: record, passphraseID: passphraseID, account, edit: edit, connection)
                 try await announce(.created, note: copyID, connection)
                 return (existing.id, copyID)
             }
@@ -92,7 +92,7 @@ extension PostgresWebStore: LockedNoteSyncStore {
                 // No key here to merge with: the note keeps its lock and newer version, the
                 // device's unlocked one is kept beside it.
                 let copyID = try await insertConflictCopy(
-                    of: existing, title: title, body: body, locked: nil, editor: account, device: edit.device, connection)
+                    of: existing, title: title, body: body, locked: nil, editor: account, edit: edit, connection)
                 try await dropUnlockedCopies(ofNote: id, connection)
                 try await announce(.created, note: copyID, connection)
                 return (id, copyID)
@@ -230,12 +230,14 @@ extension PostgresWebStore: LockedNoteSyncStore {
 
     /// A device's locked version of `row`, kept as its conflict copy.
     private func insertLockedCopy(
-        of row: StoredNote, title: String, record: SyncedLockedRecord, passphraseID: Int64, _ account: AccountID, device: String,
+        of row: StoredNote, title: String, record: SyncedLockedRecord, passphraseID: Int64, _ account: AccountID, edit: SyncedEdit,
         _ connection: PostgresConnection
     ) async throws -> String {
         let id = UUID().uuidString.lowercased()
-        let timestamp = now
-        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(account, device: device, of: row, connection))
+        // Dated when the edit was made, as the note would have been: a device long offline does
+        // not put its copies at the top of every list.
+        let timestamp = time(of: edit)
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(account, device: edit.device, of: row, connection))
         try await connection.run(
             """
             INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, sealed_title, passphrase_id, crypto_salt,

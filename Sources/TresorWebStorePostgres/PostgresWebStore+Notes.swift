@@ -159,7 +159,7 @@ extension PostgresWebStore: FoldersAndNotesStore {
                 let whole = NoteContent(title: stored.title, body: try stored.body ?? openBody(row))
                 let filled = content.filled(from: whole)
                 let copyID = try await insertConflictCopy(
-                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, device: edit?.device, connection)
+                    of: row, title: filled.title ?? "", body: filled.body ?? "", locked: nil, editor: editor, edit: edit, connection)
                 copy = try await summary(note(copyID, connection), connection)
                 content = NoteContent()
                 kind = .conflictCopy
@@ -203,15 +203,18 @@ extension PostgresWebStore: FoldersAndNotesStore {
     /// Inserts the conflict copy of `row` (docs/FORMAT.md, "Revisions and merges"): a new note of
     /// the same owner, folder and participants, titled "… (conflict copy from NAME)", holding
     /// `body` — or, for a locked note, `locked`, sealed in the browser under the note's own key
-    /// (the copy shares the note's wrapped key, passphrase and note proof).
+    /// (the copy shares the note's wrapped key, passphrase and note proof). `edit`: the device the
+    /// copy's text came from, which names it and dates it.
     /// - Returns: the copy's id.
     func insertConflictCopy(
         of row: StoredNote, title: String, body: String, locked: (iv: Data, tag: Data, ciphertext: Data)?, editor: AccountID,
-        device: String? = nil, _ connection: PostgresConnection
+        edit: SyncedEdit? = nil, _ connection: PostgresConnection
     ) async throws -> String {
         let id = UUID().uuidString.lowercased()
-        let timestamp = now
-        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(editor, device: device, of: row, connection))
+        // A device's edit: dated when it was made, as the note would have been (a device long
+        // offline does not put its copies at the top of every list); a browser's: now.
+        let timestamp = time(of: edit)
+        let copyTitle = NoteRules.conflictCopyTitle(title, editorName: try await copyEditor(editor, device: edit?.device, of: row, connection))
         let sealedTitle = try sealing.sealText(copyTitle, "notes", id, "title")
         let sealedBody = try locked == nil ? sealing.sealText(body, "notes", id, "body") : nil
         let sealedCiphertext = try locked.map { try sealing.seal($0.ciphertext, "notes", id, "ciphertext") }

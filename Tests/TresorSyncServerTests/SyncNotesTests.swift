@@ -114,6 +114,29 @@ struct SyncNotesTests {
         await instance.storage.close()
     }
 
+    /// A conflict copy of a device's edit is dated when the edit was made, not when it arrived:
+    /// a device long offline does not put its copies at the top of every list.
+    @Test func aConflictCopyIsDatedWhenItsEditWasMade() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        let hourAgo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 3_600)
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("Plans", "Plans\nMonday")).note)
+            _ = try await store.saveNote(
+                note.id, NoteChanges(body: "Plans\nTuesday", base: NoteBase(revision: note.revision, body: note.body)), by: ada.id, quota: nil)
+            var late = SyncNoteChange.edit(note, body: "Plans\nWednesday", base: note.base)
+            late.modified = hourAgo
+            let kept = try await device.send(client, late)
+            let copy = try #require(kept.conflictCopyID)
+            let dated = try await store.summary(ofNote: copy).modified
+            #expect(kept.outcome == .conflictCopy && dated == hourAgo, "\(dated)")
+        }
+        await instance.storage.close()
+    }
+
     @Test func anEditOutlivesADeletionMadeBeforeIt() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let ada = try await instance.account("ada")
