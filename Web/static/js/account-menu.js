@@ -1,5 +1,5 @@
 // The account menu (#account-menu-button, #account-menu): on a phone the account's name and the
-// rarely used actions (passphrase settings, sign out) sit behind one button in the one-row
+// rarely used actions (passphrase and password settings, sign out) sit behind one button in the one-row
 // toolbar; wider screens show them in the toolbar itself and hide the button (css/small-screens.css).
 // A disclosure: the button says whether the menu is open (aria-expanded), Escape or a tap
 // elsewhere closes it, and choosing an action closes it too.

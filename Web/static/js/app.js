@@ -5,8 +5,8 @@
 //   sign in ....... #auth-screen, #login-form, #login-name, #login-password, #login-submit, #show-register
 //   register ...... #register-form, #register-name, #register-password, #register-password-again,
 //                   #register-submit, #show-login
-//   toolbar ....... #app-screen, #search, #lock-now, #passphrase-settings, #account-name, #sign-out
-//                   (on a phone the last three behind #account-menu-button, in #account-menu)
+//   toolbar ....... #app-screen, #search, #lock-now, #passphrase-settings, #password-settings, #account-name,
+//                   #sign-out (on a phone the last four behind #account-menu-button, in #account-menu)
 //   folders ....... #folder-list, #folder-all, #folder-shared, [data-testid=folder][data-folder=ID],
 //                   [data-testid=delete-folder], #new-folder, #new-folder-form, #new-folder-name
 //   notes list .... #note-list, #list-title, #new-note, [data-testid=note-item][data-note-id=ID]
@@ -29,6 +29,9 @@
 //   settings        #passphrase-reset-form, #passphrase-mode-change, #passphrase-mode-reset,
 //                   #current-passphrase, #account-password, #new-passphrase, #new-passphrase-again,
 //                   #new-passphrase-hint, #passphrase-save, #passphrase-settings-message
+//   password ...... #password-settings (hidden for the local account), #password-change-dialog,
+//                   #password-change-form, #current-password, #new-password, #new-password-again,
+//                   #password-save, #password-change-message
 //   revisions ..... a save's outcome shows in #save-status; a conflict copy is named in the banner
 //   recently del. . #folder-recently-deleted, #empty-recently-deleted, [data-testid=deleted-note],
 //                   [data-testid=deleted-note-sheet], #deleted-body, #restore-note, #delete-for-good,

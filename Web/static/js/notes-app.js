@@ -18,6 +18,7 @@ import { currentPassphraseKey, loadPassphraseState, openPassphraseSettings } fro
 import { checkStatusNow, startAutoLock, stopAutoLock } from './autolock.js';
 import { startLiveUpdates } from './live-updates.js';
 import { showAccountInitial } from './account-menu.js';
+import { openPasswordChange } from './password-ui.js';
 import { hasUnsent, installUnsentEdits, sendUnsent } from './unsent-edits.js';
 
 const allNotes = 'all';
@@ -100,6 +101,7 @@ export class NotesApp {
     });
     byId('sign-out').addEventListener('click', () => this.signOut());
     byId('passphrase-settings').addEventListener('click', () => this.passphraseSettings());
+    byId('password-settings').addEventListener('click', () => openPasswordChange());
     let searchTimer = null;
     const searchChanged = () => {
       clearTimeout(searchTimer);
@@ -137,6 +139,8 @@ export class NotesApp {
   async start(session) {
     this.account = session.account;
     byId('account-name').textContent = session.account.isLocal ? 'On My Computer' : session.account.name;
+    // The local account signs in with the keybag's passcode: it has no password to change here.
+    byId('password-settings').hidden = Boolean(session.account.isLocal);
     byId('account-name').title = `Signed in as ${session.account.name}`;
     showAccountInitial(byId('account-name').textContent);
     this.folder = allNotes;

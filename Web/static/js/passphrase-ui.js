@@ -303,7 +303,8 @@ function passphraseToEnter(current) {
   };
 }
 
-function field(id, label, attributes) {
+/** A labelled input of a dialog form. */
+export function field(id, label, attributes) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), h('input', { id, ...attributes }));
 }
 
