@@ -125,19 +125,31 @@ class PhoneLayoutTests(BrowserCase):
             tap(b, "#account-menu-button")
             b.wait_visible("#account-menu[data-open] #sign-out")
             self.assertEqual(b.find("#account-menu-button").get_attribute("aria-expanded"), "true")
-            for control in ("#passphrase-settings", "#account-name", "#sign-out"):
+            for control in ("#passphrase-settings", "#password-settings", "#account-name", "#sign-out"):
                 self.assertTrue(b.visible(control), f"{control} in the menu")
             screen("05-menu", root="#account-menu")
             tap(b, "#account-menu-button")
             b.wait_hidden("#sign-out")
         else:
             self.assertFalse(b.visible("#account-menu-button"))
-            for control in ("#passphrase-settings", "#account-name", "#sign-out"):
+            for control in ("#passphrase-settings", "#password-settings", "#account-name", "#sign-out"):
                 self.assertTrue(b.visible(control), f"{control} in the toolbar")
 
         tap(b, "#back-to-folders")
         b.wait(lambda d: self.shown_panes(b) == (["folders"] if phone else ["folders", "note"]), "the folders")
         screen("06-folders")
+        if phone:
+            # A folder name longer than the list's header: the title gives way, never New Note.
+            tap(b, "#new-folder")
+            b.type("#new-folder-name", "A very long folder name for the recipes and the household things")
+            b.find("#new-folder-name").send_keys(Keys.ENTER)
+            # A folder made is opened.
+            b.wait(lambda d: self.shown_panes(b) == ["list"] and "household" in b.js("return document.getElementById('list-title').textContent"),
+                   "the long folder's list")
+            size = b.js("const r = document.getElementById('new-note').getBoundingClientRect(); return [r.width, r.height]")
+            self.assertTrue(size[0] >= 44 and size[1] >= 44, f"New Note is {size[0]} × {size[1]} px beside a long folder name")
+            tap(b, "#back-to-folders")
+            b.wait(lambda d: self.shown_panes(b) == ["folders"], "the folders again")
         tap(b, "#folder-all")
         b.wait(lambda d: self.shown_panes(b) == (["list"] if phone else ["list", "note"]), "the list again")
 
