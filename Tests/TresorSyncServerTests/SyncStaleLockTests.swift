@@ -1,7 +1,6 @@
 import Foundation
 import HummingbirdTesting
 import Testing
-import TresorModel
 import TresorNotesDomain
 import TresorSyncProtocol
 import TresorTestSupport
