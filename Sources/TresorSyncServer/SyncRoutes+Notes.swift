@@ -65,9 +65,17 @@ extension SyncRoutes {
         guard let id = change.noteID, let current = try await ownNote(id, of: caller.account) else {
             // New here, or deleted for good meanwhile: an edit outlives the deletion, as a new note.
             guard change.state != .deletedForGood else { return SyncNoteChangeResult(outcome: .deleted, note: nil) }
+            // A participant's edit of a note its owner deleted or stopped sharing meanwhile: the
+            // account's own note now, named as the conflict copy it is, beside the owner's.
+            var title = change.title
+            if let id = change.noteID, try await relay.store.wasShared(note: id, with: caller.account) {
+                let editor = NoteRules.conflictCopyEditor(
+                    login: try await relay.store.loginName(of: caller.account), device: caller.deviceName, isOwner: false)
+                title = NoteRules.conflictCopyTitle(change.title, editorName: editor)
+            }
             // A creation whose answer was lost finds the note it made (created false).
             let made = try await creations().createSyncedNote(
-                NoteDraft(title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned),
+                NoteDraft(title: title, body: change.body, folder: change.folder, isPinned: change.isPinned),
                 locked: try change.locked?.record(), inRecentlyDeleted: change.state == .recentlyDeleted,
                 origin: NoteOrigin(device: caller.deviceID, localID: change.localID), edit: Self.edit(change, caller), account: caller.account,
                 quota: quota(adding: change.title.utf8.count + change.body.utf8.count + (change.locked?.ciphertext.count ?? 0)))

@@ -118,6 +118,33 @@ struct SyncSharedNotesTests {
         await instance.storage.close()
     }
 
+    /// A participant's edit made offline, of a note its owner deleted meanwhile: the edit is kept
+    /// as the participant's own note, named as the conflict copy it is — never a second note of
+    /// the same title beside the owner's, restored.
+    @Test func aParticipantsEditOfANoteItsOwnerDeletedIsKeptAsANamedCopy() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let store = instance.storage.store
+        let ada = try await instance.account("ada")
+        let bob = try await instance.account("bob")
+        let groceries = try await store.createNote(NoteDraft(title: "Groceries", body: "Groceries\nmilk"), account: ada.id, quota: nil)
+        _ = try await store.share(note: groceries.id, with: "bob", by: ada.id)
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "bob")
+            try await device.join(client)
+            let note = try #require(try await device.notes(client).entries.first?.note)
+            try await store.moveToRecentlyDeleted(groceries.id)
+
+            let edit = SyncNoteChange.edit(note, body: "Groceries\nmilk\neggs", base: note.base)
+            let kept = try await device.send(client, edit)
+            #expect(kept.outcome == .created, "\(kept.outcome)")
+            let copy = try #require(kept.note)
+            #expect(copy.title.hasPrefix("Groceries (conflict copy from bob") && copy.body == "Groceries\nmilk\neggs", "\(copy.title)")
+            let bobs = try await store.notes(account: bob.id, folderID: nil).map(\.id)
+            #expect(copy.sharing == nil && bobs == [copy.id])
+        }
+        await instance.storage.close()
+    }
+
     @Test func aNoteTheAccountSharesTellsItsDevicesWithWhom() async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let store = instance.storage.store
