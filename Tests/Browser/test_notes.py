@@ -250,6 +250,40 @@ class WebNotesTests(SignedInPeople, BrowserCase):
         alice.select(note_id)
         alice.b.wait(lambda d: addition in alice.body_text(), "bob's edit in alice's browser")
 
+    def test_an_edit_the_owner_unshares_from_under_the_participant_is_kept_for_them(self):
+        alice = self.signed_in("alice")
+        bob = self.signed_in("bob")
+        body = self.note_text("packing")
+        note_id = alice.new_note("Packing list", body)
+        alice.select(note_id)
+        alice.share("bob")
+        alice.wait_item(note_id, shared="true")
+        bob.reload()
+        bob.select(note_id)
+
+        # Bob's save is held in his page while alice stops sharing the note: it reaches a note
+        # he may no longer edit.
+        bob.b.js("const send = window.fetch; window.fetch = (url, options) => options?.method === 'PATCH'"
+                 " ? new Promise((wake) => setTimeout(wake, 3000)).then(() => send(url, options)) : send(url, options);")
+        typed = self.note_text("typed-at-the-unshare")
+        bob.set_body(f"{body}\n{typed}")
+        time.sleep(1)  # past the save's pause: the request is held
+        unshared = alice.b.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import('/static/js/api.js').then((m) => m.api.delete(arguments[0])).then(() => done('ok'), (e) => done(String(e)));",
+            f"/notes/{note_id}/participants/bob")
+        self.assertEqual(unshared, "ok")
+
+        bob.b.wait(lambda d: "could not be saved" in bob.banner(), "the lost edit said", 15)
+        self.assertIn("Packing list", bob.banner())
+        bob.b.click("#banner-action")
+        kept = bob.b.wait(lambda d: next((row.get_attribute("data-note-id") for row in bob.b.all("[data-testid=note-item]")
+                                          if row.get_attribute("data-note-id") != note_id and "Packing list" in row.text), None),
+                          "the edit kept as bob's note")
+        bob.select(kept)
+        self.assertIn(typed, bob.body_text())
+        self.assertNotIn(typed, alice.body_text(), "alice's note did not take it")
+
     # Hostile text
 
     def test_html_in_titles_and_bodies_shows_as_text_and_runs_nothing(self):

@@ -9,9 +9,10 @@ let currentAction = null;
 /**
  * Shows a message in #error; `kind` "error" (default) or "info". Hides itself after a while.
  * `action` ({label, run}) adds a button — Undo after a delete, a move or an unshare — that runs
- * once and hides the message.
+ * once and hides the message. `stays`: it waits for its button or the next message (what it
+ * offers would be lost with it).
  */
-export function showMessage(message, kind = 'error', { action = null } = {}) {
+export function showMessage(message, kind = 'error', { action = null, stays = false } = {}) {
   const banner = byId('error');
   if (!banner) return;
   byId('error-message').textContent = message;
@@ -24,7 +25,7 @@ export function showMessage(message, kind = 'error', { action = null } = {}) {
     button.textContent = action?.label || '';
   }
   clearTimeout(hideTimer);
-  hideTimer = setTimeout(hideMessage, action ? 10000 : kind === 'error' ? 10000 : 4000);
+  if (!stays) hideTimer = setTimeout(hideMessage, action ? 10000 : kind === 'error' ? 10000 : 4000);
 }
 
 /** A message with an Undo button: `undo` puts back what was just done. */

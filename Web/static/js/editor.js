@@ -294,7 +294,7 @@ export class NoteEditor {
       this.pending = { timer: setTimeout(() => { this.pending = null; save(); }, saveDelayMs), run: save };
     };
     // What live updates use (js/live-updates.js): the open note, and how to take a newer version in.
-    this.shown = { noteID, isLocked, rebase, revision: () => base.revision };
+    this.shown = { noteID, isLocked, rebase, revision: () => base.revision, text: () => ({ title: title.value, body: body.value }) };
     title.addEventListener('input', edited);
     title.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') { event.preventDefault(); body.focus(); }

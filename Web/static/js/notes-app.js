@@ -250,9 +250,13 @@ export class NotesApp {
       try {
         await api.get(`/notes/${segment(id)}`);
       } catch {
+        // What was typed and could no longer be saved is not dropped with the note: its writer
+        // may keep it as a note of their own.
+        const lost = shown?.noteID === id && !shown.isLocked && this.editor.hasFailedSave() ? shown.text() : null;
         closeNote(id);
         this.selectedID = null;
         this.editor.showEmpty(kind === 'unshared' ? 'This note is no longer shared with you.' : 'This note was deleted.');
+        if (lost) this.offerLostEdit(lost, kind);
         return;
       }
     }
@@ -589,6 +593,17 @@ export class NotesApp {
       this.editor.showEmpty('Locked.');
       this.showNote(this.selectedID);
     }
+  }
+
+  /** Offers to keep `lost` ({title, body}), typed in a note that went away, as a new note. */
+  offerLostEdit(lost, kind) {
+    const why = kind === 'unshared' ? 'the note is no longer shared with you' : 'the note was deleted';
+    showMessage(`Your last edit of “${lost.title}” could not be saved: ${why}.`, 'error', { action: { label: 'Keep as My Note', run: async () => {
+      const summary = await busy(() => api.post('/notes', { title: lost.title || 'Untitled', body: lost.body }));
+      if (!summary) return;
+      await this.loadNotes();
+      await this.select(summary.id);
+    } }, stays: true });
   }
 
   async createNote() {
