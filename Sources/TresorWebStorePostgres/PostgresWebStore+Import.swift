@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorCrypto
 import TresorNotesDomain
 import TresorWebStore
 
@@ -8,7 +9,8 @@ import TresorWebStore
 // home's web accounts to a server"). Every record is written in one transaction of its own, under
 // the id it had in the home, and only when it is not there yet: a migration run again after an
 // interruption writes what is missing and duplicates nothing. A record already there with other
-// data is reported and left as it is. Content is sealed with ``ServerSealing`` exactly as
+// data is reported and left as it is — but a note edited since it moved goes beside the
+// server's version, as its conflict copy. Content is sealed with ``ServerSealing`` exactly as
 // ``PostgresWebStore`` seals it, so the server reads it back through the ordinary `WebStore`.
 // Outcomes name ids only — never a title, body, password or hint.
 
@@ -18,6 +20,10 @@ public enum ImportOutcome: Sendable, Equatable {
     case moved
     /// Already on the server with the same data (an earlier run wrote it).
     case alreadyPresent
+    /// A note the server holds another version of (the home's was edited since an earlier run
+    /// moved it, or the server's since): the home's is written beside it as its conflict copy,
+    /// under this id — the same for the same version, so a run again writes it once.
+    case movedAsCopy(String)
     /// Not written, and why (ids only): the server holds something else under its id or name,
     /// or what it belongs to was not moved.
     case skipped(String)
@@ -403,7 +409,7 @@ public final class ServerImport: Sendable {
             locked = fields
             sealedCiphertext = try sealing.seal(fields.ciphertext, "notes", note.id, "ciphertext")
         }
-        return try await store.db.transaction { [locked, sealedBody, sealedCiphertext, logger = store.logger] connection in
+        return try await store.db.transaction { [self, locked, sealedBody, sealedCiphertext, logger = store.logger] connection in
             let inserted = try await connection.count(
                 """
                 INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, revision, deleted, sealed_title, sealed_body,
@@ -419,7 +425,10 @@ public final class ServerImport: Sendable {
                 """, logger)
             guard inserted == 1 else {
                 let owner = try await connection.value("SELECT account_id FROM notes WHERE id = \(note.id)", logger, as: String.self)
-                return owner == note.account ? .alreadyPresent : .skipped("note \(note.id) is another account's on the server")
+                guard owner == note.account else { return .skipped("note \(note.id) is another account's on the server") }
+                let stored = try await store.note(note.id, connection)
+                guard try !holds(note, stored) else { return .alreadyPresent }
+                return try await importCopy(of: note, connection)
             }
             for participant in note.participants {
                 try await connection.run(
@@ -430,6 +439,61 @@ public final class ServerImport: Sendable {
             }
             return .moved
         }
+    }
+
+    /// Whether the server's note `stored` has the title and text (or locked record) of `note`: a
+    /// pin, a folder or Recently Deleted changed on either side is not another version.
+    private func holds(_ note: ImportedNote, _ stored: StoredNote) throws -> Bool {
+        guard try store.openTitle(stored) == note.title else { return false }
+        switch note.content {
+        case .text(let body):
+            guard stored.sealedBody != nil else { return false }
+            return try store.openBody(stored) == body
+        case .locked(let fields):
+            guard let sealed = stored.sealedCiphertext else { return false }
+            return try store.sealing.open(sealed, "notes", stored.id, "ciphertext") == fields.ciphertext && stored.wrappedKey == fields.wrappedKey
+        }
+    }
+
+    /// Writes `note`, which the server holds another version of, beside it as its conflict copy:
+    /// the same owner, folder and participants, titled "… (conflict copy)". Its id comes from the
+    /// note's id and version, so a run again finds it.
+    private func importCopy(of note: ImportedNote, _ connection: PostgresConnection) async throws -> ImportOutcome {
+        let digest = Digest.sha256(Data("\(note.id)/\(note.revision)/\(note.modified.timeIntervalSince1970)".utf8))
+        let id = UUID(uuid: digest.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
+        let sealing = store.sealing
+        let title = try sealing.sealText(NoteRules.conflictCopyTitle(note.title, editorName: nil), "notes", id, "title")
+        var body: Data?
+        var locked: ImportedNote.Locked?
+        var ciphertext: Data?
+        switch note.content {
+        case .text(let text): body = try sealing.sealText(text, "notes", id, "body")
+        case .locked(let fields):
+            locked = fields
+            ciphertext = try sealing.seal(fields.ciphertext, "notes", id, "ciphertext")
+        }
+        let inserted = try await connection.count(
+            """
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, deleted, sealed_title, sealed_body,
+                               passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
+                               sealed_ciphertext, body_format, note_proof_hash)
+            VALUES (\(id), \(note.account),
+                    (SELECT id FROM folders WHERE id = \(note.folder) AND account_id = \(note.account)),
+                    \(note.created.timeIntervalSince1970), \(note.modified.timeIntervalSince1970), FALSE,
+                    \(note.deleted?.timeIntervalSince1970), \(title), \(body),
+                    \(locked?.passphraseID), \(locked?.salt), \(locked?.iterations), \(locked?.wrappedKey), \(locked?.iv), \(locked?.tag),
+                    \(ciphertext), \(locked?.bodyFormat ?? "text"), \(locked?.noteProofHash))
+            ON CONFLICT (id) DO NOTHING RETURNING 1
+            """, store.logger)
+        guard inserted == 1 else { return .alreadyPresent }
+        for participant in note.participants {
+            try await connection.run(
+                """
+                INSERT INTO participants (note_id, account_id, added)
+                VALUES (\(id), \(participant.account), \(participant.added.timeIntervalSince1970)) ON CONFLICT DO NOTHING
+                """, store.logger)
+        }
+        return .movedAsCopy(id)
     }
 
     /// Starts writing an attachment unless it is there: records it as an upload in progress (so

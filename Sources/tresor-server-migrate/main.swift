@@ -96,6 +96,9 @@ struct Tally {
     mutating func count(_ outcome: ImportOutcome, _ reasons: inout [String]) {
         switch outcome {
         case .moved: moved += 1
+        case .movedAsCopy(let id):
+            moved += 1
+            reasons.append("a note changed since an earlier run moved it (or on the server): this version is its conflict copy \(id)")
         case .alreadyPresent: present += 1
         case .skipped(let reason):
             skipped += 1

@@ -56,6 +56,21 @@ import TresorWebStorePostgres
         let opened = try await store.openNote("n-1")
         #expect(opened.body == "the body" && opened.summary.title == "Plan" && opened.summary.folder == "Work" && opened.summary.isPinned)
         #expect(opened.summary.revision == 7 && opened.summary.sharing?.participants == ["rita"])
+        // Edited in the home since it moved: the home's version goes beside the server's, as its
+        // conflict copy, once however often the migration runs; a pin changed is no new version.
+        var edited = note
+        (edited.content, edited.revision, edited.modified) = (.text("the body, edited in the home"), 9, Date(timeIntervalSince1970: 1_700_000_200))
+        guard case .movedAsCopy(let copyID) = try await importer.importNote(edited) else {
+            Issue.record("an edited note was not moved beside the server's")
+            return
+        }
+        #expect(try await importer.importNote(edited) == .alreadyPresent)
+        let copy = try await store.openNote(copyID)
+        #expect(copy.body == "the body, edited in the home" && copy.summary.title == "Plan (conflict copy)" && copy.summary.folder == "Work")
+        #expect(try await store.openNote("n-1").body == "the body", "the server's version stays")
+        var repinned = note
+        repinned.pinned = false
+        #expect(try await importer.importNote(repinned) == .alreadyPresent)
         var theirs = note
         theirs.account = resident.id.rawValue
         guard case .skipped = try await importer.importNote(theirs) else { Issue.record("a note of another account was not reported"); return }
@@ -82,7 +97,7 @@ import TresorWebStorePostgres
 
         let name = TestPostgres.databaseName(of: url)
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: name) == ["0"])
-        #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM notes", database: name) == ["1"])
+        #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM notes", database: name) == ["2"], "the note and the conflict copy of its edit")
         await importer.close()
         await storage.close()
     }
