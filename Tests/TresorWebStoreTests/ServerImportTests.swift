@@ -97,7 +97,8 @@ import TresorWebStorePostgres
 
         let name = TestPostgres.databaseName(of: url)
         #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM attachment_uploads", database: name) == ["0"])
-        #expect(try await TestPostgres.texts("SELECT COUNT(*)::text FROM notes", database: name) == ["2"], "the note and the conflict copy of its edit")
+        #expect(
+            try await TestPostgres.texts("SELECT COUNT(*)::text FROM notes", database: name) == ["2"], "the note and the conflict copy of its edit")
         await importer.close()
         await storage.close()
     }
