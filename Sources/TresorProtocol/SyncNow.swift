@@ -68,8 +68,16 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
     /// it first, from the same one, and that device's is current now. Notes locked here with
     /// this device's still open with it (`tresor note rewrap` moves them to the current one).
     public var passphraseOvertaken: Bool?
+    /// The conflict copies among ``conflictCopies`` that are unlocked beside a note locked on
+    /// another device meanwhile: an edit made here before the lock arrived, readable by anyone
+    /// who reads the account's notes until it is locked or deleted. Their ids; nil for none.
+    public var unlockedCopiesOfLockedNotes: [String]?
 
-    public init(sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0, passphraseOvertaken: Bool? = nil) {
+    public init(
+        sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0, passphraseOvertaken: Bool? = nil,
+        unlockedCopiesOfLockedNotes: [String]? = nil
+    ) {
+        self.unlockedCopiesOfLockedNotes = unlockedCopiesOfLockedNotes
         self.sent = sent
         self.applied = applied
         self.conflictCopies = conflictCopies
@@ -87,5 +95,6 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
         // An older daemon holds no notes' deletions.
         heldDeletions = try container.decodeIfPresent(Int.self, forKey: .heldDeletions) ?? 0
         passphraseOvertaken = try container.decodeIfPresent(Bool.self, forKey: .passphraseOvertaken)
+        unlockedCopiesOfLockedNotes = try container.decodeIfPresent([String].self, forKey: .unlockedCopiesOfLockedNotes)
     }
 }

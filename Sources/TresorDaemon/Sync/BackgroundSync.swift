@@ -151,6 +151,11 @@ final class BackgroundSync: Sendable {
                         "heldDeletions": "\(answer.heldDeletions)",
                     ])
             }
+            for copy in answer.notes?.unlockedCopiesOfLockedNotes ?? [] {
+                logger.notice(
+                    "sync: an edit made here of a note locked on another device meanwhile is kept unlocked as its conflict copy: lock or delete it",
+                    metadata: ["note": "\(copy)"])
+            }
             if answer.notes?.passphraseOvertaken == true {
                 logger.notice(
                     "sync: the notes passphrase set here was overtaken by one another device set first, which is current now; notes locked with this device's still open with it (`tresor note rewrap` moves them)"

@@ -136,6 +136,10 @@ extension SyncAccount {
                     try notes.recordNoteSynced(change.pending, result: try applied.note.map(Self.state))
                     result.sent += 1
                     if applied.outcome == .conflictCopy { result.conflictCopies += 1 }
+                    // An unlocked edit kept beside a note locked elsewhere meanwhile: its text stays readable.
+                    if applied.outcome == .conflictCopy, change.change.locked == nil, applied.note?.locked != nil, let copy = applied.conflictCopyID {
+                        result.unlockedCopiesOfLockedNotes = (result.unlockedCopiesOfLockedNotes ?? []) + [copy]
+                    }
                 }
             }
         }

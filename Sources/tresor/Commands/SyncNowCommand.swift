@@ -34,6 +34,11 @@ extension SyncCommand {
                             notes.conflictCopies == 1 ? "1 note kept as a conflict copy" : "\(notes.conflictCopies) notes kept as conflict copies"
                         print("\(copies) (the same lines changed elsewhere).")
                     }
+                    for copy in notes.unlockedCopiesOfLockedNotes ?? [] {
+                        print(
+                            "Unlocked: an edit made here of a note locked on another device meanwhile is kept as its conflict copy \(copy), not locked — its text is readable until you lock it (tresor note lock \(copy)) or delete it."
+                        )
+                    }
                     if notes.passphraseOvertaken == true {
                         print(
                             "Notes passphrase: the one set here was overtaken by one another device set first, which is current now. Notes you locked here with yours still open with it; `tresor note rewrap NOTE` moves each to the current one."

@@ -168,6 +168,28 @@ import TresorTestSupport
         }
     }
 
+    /// A note locked on the laptop while the phone edits it unlocked: the server has no key to
+    /// lock the phone's edit with, so it is kept as an unlocked conflict copy — and the phone's
+    /// sync says so, with the copy's id and how to lock it.
+    @Test func anEditOfANoteLockedElsewhereMeanwhileIsSaidToBeUnlocked() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
+        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        let note = try Self.newNote(laptop, "Bank\ne2e-lock-race PIN 1234")
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Bank" })
+
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        try Self.edit(phone, onPhone.id, body: "Bank\ne2e-lock-race PIN 5678")
+        _ = try Self.syncNow(laptop)
+        let said = try phone.tresor(["sync", "now"])
+        #expect(said.stdout.contains("Unlocked: an edit made here of a note locked on another device"), "\(said.stdout)")
+        let copy = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title.contains("conflict copy") })
+        #expect(!copy.isLocked && said.stdout.contains("tresor note lock \(copy.id)"), "\(said.stdout)")
+    }
+
     /// A locked note pinned and moved on the laptop, whose locked text it did not change, while
     /// the phone edits that text: both go — pinned, in its folder, with the phone's text — and no
     /// copy of the older text appears.
