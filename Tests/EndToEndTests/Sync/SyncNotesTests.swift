@@ -168,21 +168,30 @@ import TresorTestSupport
         }
     }
 
+    /// A notes passphrase set on the laptop, and a note written there — locked, or not — synced to
+    /// the phone: the passphrase, the laptop's note and the phone's id of it.
+    static func noteOnBoth(_ laptop: Harness, _ phone: Harness, _ text: String, locked: Bool) throws -> (String, NoteSummary, String) {
+        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
+        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
+        let note = try Self.newNote(laptop, text)
+        if locked { #expect(try laptop.tresor(["note", "lock", note.id]).succeeded) }
+        _ = try Self.syncNow(laptop)
+        _ = try Self.syncNow(phone)
+        let title = String(text.prefix { $0 != "\n" })
+        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == title })
+        return (passphrase, note, onPhone.id)
+    }
+
     /// A note locked on the laptop while the phone edits it unlocked: the server has no key to
     /// lock the phone's edit with, so it is kept as an unlocked conflict copy — and the phone's
     /// sync says so, with the copy's id and how to lock it.
     @Test func anEditOfANoteLockedElsewhereMeanwhileIsSaidToBeUnlocked() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
-        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
-        let note = try Self.newNote(laptop, "Bank\ne2e-lock-race PIN 1234")
-        _ = try Self.syncNow(laptop)
-        _ = try Self.syncNow(phone)
-        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Bank" })
+        let (_, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Bank\ne2e-lock-race PIN 1234", locked: false)
 
         #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
-        try Self.edit(phone, onPhone.id, body: "Bank\ne2e-lock-race PIN 5678")
+        try Self.edit(phone, onPhone, body: "Bank\ne2e-lock-race PIN 5678")
         _ = try Self.syncNow(laptop)
         let said = try phone.tresor(["sync", "now"])
         #expect(said.stdout.contains("Unlocked: an edit made here of a note locked on another device"), "\(said.stdout)")
@@ -196,23 +205,17 @@ import TresorTestSupport
     @Test func aLockedNotePinnedOnOneDeviceWhileTheOtherEditsItKeepsBoth() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let passphrase = "e2e-notes-passphrase-" + UUID().uuidString.prefix(8)
-        #expect(try laptop.tresor(["note", "passphrase", "set", "--passphrase-stdin"], input: "\(passphrase)\n\(passphrase)\n").succeeded)
-        let note = try Self.newNote(laptop, "Vault\ne2e-pinned-lock combination 1234")
-        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
-        _ = try Self.syncNow(laptop)
-        _ = try Self.syncNow(phone)
-        let onPhone = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title == "Vault" })
-        _ = try phone.json(OpenedNote.self, ["note", "show", onPhone.id, "--passphrase-stdin"], input: passphrase + "\n")
+        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Vault\ne2e-pinned-lock combination 1234", locked: true)
+        _ = try phone.json(OpenedNote.self, ["note", "show", onPhone, "--passphrase-stdin"], input: passphrase + "\n")
 
         #expect(try laptop.tresor(["note", "edit", note.id, "--pin"]).succeeded)
         #expect(try laptop.tresor(["note", "edit", note.id, "--folder", "-"], input: "Safe\n").succeeded)
-        try Self.edit(phone, onPhone.id, body: "Vault\ne2e-pinned-lock combination 5678")
+        try Self.edit(phone, onPhone, body: "Vault\ne2e-pinned-lock combination 5678")
         _ = try Self.syncNow(phone)
         let laptopSync = try Self.syncNow(laptop)
         #expect(laptopSync.conflictCopies == 0, "\(laptopSync)")
         _ = try Self.syncNow(phone)
-        for (device, id) in [(laptop, note.id), (phone, onPhone.id)] {
+        for (device, id) in [(laptop, note.id), (phone, onPhone)] {
             let notes = try device.json([NoteSummary].self, ["note", "list"])
             #expect(notes.map(\.id) == [id], "no copy: \(notes.map(\.title))")
             #expect(notes.first?.isPinned == true && notes.first?.folder == "Safe" && notes.first?.isLocked == true)
