@@ -39,7 +39,10 @@ struct PeerMiddleware: RouterMiddleware {
     /// What every request of an identified client does: counts as activity for auto-lock. (The
     /// connection limit is the listener's: a client past it is not accepted.)
     private func admit(_ client: Client, method: HTTPRequest.Method, path: String) {
-        // Polling the status is not activity: a status bar must not keep the keybag open.
-        if !(method == .get && path == Route.status) { autoLock.touch(by: "a request of \(client.executable) (pid \(client.credentials.pid))") }
+        // Polling the status — the keybag's or the sync's, which `tresor status` reads both — is not
+        // activity: a status bar must not keep the keybag open.
+        if !(method == .get && [Route.status, Route.syncStatus].contains(path)) {
+            autoLock.touch(by: "a request of \(client.executable) (pid \(client.credentials.pid))")
+        }
     }
 }
