@@ -398,44 +398,13 @@ public final class ServerImport: Sendable {
     /// - Returns: `moved`, `alreadyPresent`, or `skipped` when its id is another account's.
     /// - Throws: database failures.
     public func importNote(_ note: ImportedNote) async throws -> ImportOutcome {
-        let sealing = store.sealing
-        let sealedTitle = try sealing.sealText(note.title, "notes", note.id, "title")
-        var sealedBody: Data?
-        var locked: ImportedNote.Locked?
-        var sealedCiphertext: Data?
-        switch note.content {
-        case .text(let body): sealedBody = try sealing.sealText(body, "notes", note.id, "body")
-        case .locked(let fields):
-            locked = fields
-            sealedCiphertext = try sealing.seal(fields.ciphertext, "notes", note.id, "ciphertext")
-        }
-        return try await store.db.transaction { [self, locked, sealedBody, sealedCiphertext, logger = store.logger] connection in
-            let inserted = try await connection.count(
-                """
-                INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, revision, deleted, sealed_title, sealed_body,
-                                   passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
-                                   sealed_ciphertext, body_format, note_proof_hash)
-                VALUES (\(note.id), \(note.account),
-                        (SELECT id FROM folders WHERE id = \(note.folder) AND account_id = \(note.account)),
-                        \(note.created.timeIntervalSince1970), \(note.modified.timeIntervalSince1970), \(note.pinned), \(note.revision),
-                        \(note.deleted?.timeIntervalSince1970), \(sealedTitle), \(sealedBody),
-                        \(locked?.passphraseID), \(locked?.salt), \(locked?.iterations), \(locked?.wrappedKey), \(locked?.iv), \(locked?.tag),
-                        \(sealedCiphertext), \(locked?.bodyFormat ?? "text"), \(locked?.noteProofHash))
-                ON CONFLICT (id) DO NOTHING RETURNING 1
-                """, logger)
-            guard inserted == 1 else {
+        try await store.db.transaction { [self, logger = store.logger] connection in
+            guard try await insert(note, as: note.id, title: note.title, pinned: note.pinned, revision: note.revision, connection) else {
                 let owner = try await connection.value("SELECT account_id FROM notes WHERE id = \(note.id)", logger, as: String.self)
                 guard owner == note.account else { return .skipped("note \(note.id) is another account's on the server") }
                 let stored = try await store.note(note.id, connection)
                 guard try !holds(note, stored) else { return .alreadyPresent }
                 return try await importCopy(of: note, connection)
-            }
-            for participant in note.participants {
-                try await connection.run(
-                    """
-                    INSERT INTO participants (note_id, account_id, added)
-                    VALUES (\(note.id), \(participant.account), \(participant.added.timeIntervalSince1970)) ON CONFLICT DO NOTHING
-                    """, logger)
             }
             return .moved
         }
@@ -456,44 +425,56 @@ public final class ServerImport: Sendable {
     }
 
     /// Writes `note`, which the server holds another version of, beside it as its conflict copy:
-    /// the same owner, folder and participants, titled "… (conflict copy)". Its id comes from the
-    /// note's id and version, so a run again finds it.
+    /// the same owner, folder and participants, titled "… (conflict copy)", not pinned. Its id
+    /// comes from the note's id and version, so a run again finds it.
     private func importCopy(of note: ImportedNote, _ connection: PostgresConnection) async throws -> ImportOutcome {
         let digest = Digest.sha256(Data("\(note.id)/\(note.revision)/\(note.modified.timeIntervalSince1970)".utf8))
         let id = UUID(uuid: digest.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
-        let sealing = store.sealing
-        let title = try sealing.sealText(NoteRules.conflictCopyTitle(note.title, editorName: nil), "notes", id, "title")
-        var body: Data?
+        let title = NoteRules.conflictCopyTitle(note.title, editorName: nil)
+        guard try await insert(note, as: id, title: title, pinned: false, revision: 1, connection) else { return .alreadyPresent }
+        return .movedAsCopy(id)
+    }
+
+    /// Inserts `note` under `id`, titled `title` — its content sealed under the server key for
+    /// that id, or a locked note's fields as they are (its ciphertext sealed once more, as every
+    /// locked note's on the server) — with its participants, unless a note of that id is there.
+    /// - Returns: whether it was inserted.
+    private func insert(
+        _ note: ImportedNote, as id: String, title: String, pinned: Bool, revision: Int64, _ connection: PostgresConnection
+    ) async throws -> Bool {
+        let sealing = store.sealing, logger = store.logger
+        let sealedTitle = try sealing.sealText(title, "notes", id, "title")
+        var sealedBody: Data?
         var locked: ImportedNote.Locked?
-        var ciphertext: Data?
+        var sealedCiphertext: Data?
         switch note.content {
-        case .text(let text): body = try sealing.sealText(text, "notes", id, "body")
+        case .text(let body): sealedBody = try sealing.sealText(body, "notes", id, "body")
         case .locked(let fields):
             locked = fields
-            ciphertext = try sealing.seal(fields.ciphertext, "notes", id, "ciphertext")
+            sealedCiphertext = try sealing.seal(fields.ciphertext, "notes", id, "ciphertext")
         }
         let inserted = try await connection.count(
             """
-            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, deleted, sealed_title, sealed_body,
+            INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, revision, deleted, sealed_title, sealed_body,
                                passphrase_id, crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag,
                                sealed_ciphertext, body_format, note_proof_hash)
             VALUES (\(id), \(note.account),
                     (SELECT id FROM folders WHERE id = \(note.folder) AND account_id = \(note.account)),
-                    \(note.created.timeIntervalSince1970), \(note.modified.timeIntervalSince1970), FALSE,
-                    \(note.deleted?.timeIntervalSince1970), \(title), \(body),
+                    \(note.created.timeIntervalSince1970), \(note.modified.timeIntervalSince1970), \(pinned), \(revision),
+                    \(note.deleted?.timeIntervalSince1970), \(sealedTitle), \(sealedBody),
                     \(locked?.passphraseID), \(locked?.salt), \(locked?.iterations), \(locked?.wrappedKey), \(locked?.iv), \(locked?.tag),
-                    \(ciphertext), \(locked?.bodyFormat ?? "text"), \(locked?.noteProofHash))
+                    \(sealedCiphertext), \(locked?.bodyFormat ?? "text"), \(locked?.noteProofHash))
             ON CONFLICT (id) DO NOTHING RETURNING 1
-            """, store.logger)
-        guard inserted == 1 else { return .alreadyPresent }
+            """, logger)
+        guard inserted == 1 else { return false }
         for participant in note.participants {
             try await connection.run(
                 """
                 INSERT INTO participants (note_id, account_id, added)
                 VALUES (\(id), \(participant.account), \(participant.added.timeIntervalSince1970)) ON CONFLICT DO NOTHING
-                """, store.logger)
+                """, logger)
         }
-        return .movedAsCopy(id)
+        return true
     }
 
     /// Starts writing an attachment unless it is there: records it as an upload in progress (so
