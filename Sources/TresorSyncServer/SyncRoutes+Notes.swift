@@ -112,7 +112,9 @@ extension SyncRoutes {
                 let folder = change.base.map { $0.folder == change.folder ? current.folder : change.folder } ?? change.folder
                 let stored = try await lockedNotes().storeSyncedLockedNote(
                     id, title: change.title, folder: folder, isPinned: isPinned, record: record,
-                    base: change.base.map { NoteBase(revision: $0.revision, title: $0.title, body: $0.body) }, restoring: restoring,
+                    // A base that was locked has no body to compare (its digest says it was).
+                    base: change.base.map { NoteBase(revision: $0.revision, title: $0.title, body: $0.lockedDigest == nil ? $0.body : nil) },
+                    restoring: restoring,
                     account: caller.account, edit: Self.edit(change, caller),
                     quota: quota(adding: change.title.utf8.count + locked.ciphertext.count))
                 return SyncNoteChangeResult(
