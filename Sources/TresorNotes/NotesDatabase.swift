@@ -182,6 +182,8 @@ enum NotesDatabase {
         migrator.registerMigration("v16-sync-attachment-created") { db in try AttachmentSyncTables.addListedCreated(db) }
         // A locked note's change says whether it changed its locked text (``NoteSyncTables/addBaseLockedDigest(_:)``).
         migrator.registerMigration("v17-sync-note-base-locked-digest") { db in try NoteSyncTables.addBaseLockedDigest(db) }
+        // An unlocked edit of a note locked elsewhere since waits here until locked (``NoteSyncTables/createHeldUntilLocked(_:)``).
+        migrator.registerMigration("v18-sync-note-held-until-locked") { db in try NoteSyncTables.createHeldUntilLocked(db) }
         return migrator
     }
 }

@@ -196,6 +196,11 @@ enum AttachmentSyncTables {
         try db.execute(sql: "INSERT OR REPLACE INTO sync_unlock_keys (note_id, sealed_key) VALUES (?, ?)", arguments: [noteID, sealed])
     }
 
+    /// Whether note `noteID` keeps the key of a lock removed here that the server has not answered.
+    static func keepsUnlockKey(ofNote noteID: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_unlock_keys WHERE note_id = ?", arguments: [noteID]) == true
+    }
+
     /// Drops the key kept for note `noteID`'s lock removal: the server answered it.
     static func dropUnlockKey(ofNote noteID: String, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM sync_unlock_keys WHERE note_id = ?", arguments: [noteID])

@@ -79,6 +79,13 @@ public struct PendingNoteSync: Sendable {
     /// When the note was made and last edited here (nil: gone): the server keeps these dates.
     public var created: Date?
     public var modified: Date?
+    /// An unlocked note whose change was made from a version that was not locked (no lock was
+    /// removed here): sent with ``TresorSyncProtocol``'s `refuseIfLockedSince`, so that should
+    /// the note have been locked elsewhere since, its text does not stay on the server unlocked.
+    public var madeUnlocked = false
+    /// The server answered that the note was locked elsewhere since this change was made from it:
+    /// while the note is unlocked here the change stays here (``holdUntilLocked(_:)``).
+    public var heldUntilLocked = false
     /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
     var localRevision: Int64?
 }
@@ -89,6 +96,25 @@ enum NoteSyncTables {
     /// says so, and the server keeps a newer text rather than making a conflict copy.
     static func addBaseLockedDigest(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE sync_note_links ADD COLUMN base_locked_digest BLOB")
+    }
+
+    /// `sync_note_held_until_locked` (migration `v18-sync-note-held-until-locked`): the local
+    /// notes whose unlocked edit the server refused because another device locked the note since
+    /// the version it was made from. Such an edit stays here until the note is locked here too
+    /// (then it goes as a locked change, and the server keeps it as a locked conflict copy); a
+    /// trigger forgets the note once it is locked or deleted here.
+    static func createHeldUntilLocked(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sync_note_held_until_locked (note_id TEXT PRIMARY KEY);
+                CREATE TRIGGER sync_note_held_until_locked_locked AFTER UPDATE OF passphrase_id ON notes
+                WHEN NEW.passphrase_id IS NOT NULL BEGIN
+                    DELETE FROM sync_note_held_until_locked WHERE note_id = NEW.id;
+                END;
+                CREATE TRIGGER sync_note_held_until_locked_deleted AFTER DELETE ON notes BEGIN
+                    DELETE FROM sync_note_held_until_locked WHERE note_id = OLD.id;
+                END;
+                """)
     }
 
     /// `sync_note_outbox`: the local notes changed since they last went to the server (one row
@@ -149,7 +175,7 @@ extension NotesStore {
             let row = try Row.fetchOne(db, sql: "SELECT counter, account FROM sync_note_cursor WHERE id = 1")
             if let row, row["account"] as String == account { return UInt64(row["counter"] as Int64) }
             try db.execute(sql: "DELETE FROM sync_note_links; DELETE FROM sync_note_outbox; DELETE FROM sync_passphrase; DELETE FROM sync_folders")
-            try db.execute(sql: "DELETE FROM sync_note_sharing; DELETE FROM sync_note_deletions_held")
+            try db.execute(sql: "DELETE FROM sync_note_sharing; DELETE FROM sync_note_deletions_held; DELETE FROM sync_note_held_until_locked")
             try AttachmentSyncTables.forgetAll(db)
             try db.execute(sql: "INSERT OR REPLACE INTO sync_note_cursor (id, counter, account) VALUES (1, 0, ?)", arguments: [account])
             return 0
@@ -189,11 +215,20 @@ extension NotesStore {
                         localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, current: nil, inRecentlyDeleted: false,
                         isLocked: false, lockedRecord: nil, localRevision: nil)
                 }
-                return PendingNoteSync(
+                var pending = PendingNoteSync(
                     localID: id, serverID: link?.serverID, base: link.map { ($0.revision, $0.base) }, baseLockedDigest: link?.lockedDigest,
                     current: try content(of: row, db, sealing),
                     inRecentlyDeleted: row.isDeleted, isLocked: row.isLocked, lockedRecord: try lockedRecord(of: row, db, sealing),
                     created: row.created, modified: row.modified, localRevision: row.revision)
+                if let link, !row.isLocked {
+                    // A lock removed here keeps the note key until the server answers: that change
+                    // was made from a locked version.
+                    let lockRemovedHere = try AttachmentSyncTables.keepsUnlockKey(ofNote: id, db)
+                    pending.madeUnlocked = link.lockedDigest == nil && !lockRemovedHere
+                    pending.heldUntilLocked =
+                        try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_held_until_locked WHERE note_id = ?", arguments: [id]) == true
+                }
+                return pending
             }
         }
     }
@@ -209,8 +244,9 @@ extension NotesStore {
     public func recordNoteSynced(_ pending: PendingNoteSync, result: SyncedNoteState?) throws {
         let sealing = try sealing()
         let effects = try applying { db, effects in
-            // The server answered: a lock removed here no longer needs its key.
+            // The server answered: a lock removed here no longer needs its key, nor is an edit held.
             try AttachmentSyncTables.dropUnlockKey(ofNote: pending.localID, db)
+            try db.execute(sql: "DELETE FROM sync_note_held_until_locked WHERE note_id = ?", arguments: [pending.localID])
             let row = try Row.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [pending.localID]).map(NoteRow.init(row:))
             let unchanged = row?.revision == pending.localRevision
             guard let result else {
@@ -232,6 +268,39 @@ extension NotesStore {
             }
         }
         finish(effects)
+    }
+
+    /// Holds `pending`'s unlocked edit here: the server refused it because another device locked
+    /// the note since the version it was made from. It stays waiting, unsent, until the note is
+    /// locked here too (``lockNotesHeldUntilLocked()``, or `tresor note lock`); the note keeps
+    /// the version it was made from as its base, so the locked change becomes a locked conflict
+    /// copy beside the note locked elsewhere.
+    /// - Parameter pending: the refused change.
+    public func holdUntilLocked(_ pending: PendingNoteSync) throws {
+        try pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [pending.localID]) == true else { return }
+            try db.execute(sql: "INSERT OR IGNORE INTO sync_note_held_until_locked (note_id) VALUES (?)", arguments: [pending.localID])
+        }
+    }
+
+    /// Locks each note whose edit is held until locked (``holdUntilLocked(_:)``) through the open
+    /// session of the current passphrase; without one (or in Recently Deleted) they stay as they are.
+    /// - Returns: how many were locked now.
+    /// - Throws: ``NotesError/contentUnavailable``.
+    public func lockNotesHeldUntilLocked() throws -> Int {
+        let ids = try pool.read { db in try String.fetchAll(db, sql: "SELECT note_id FROM sync_note_held_until_locked ORDER BY note_id") }
+        var locked = 0
+        for id in ids {
+            do {
+                try lockNote(id)
+                locked += 1
+            } catch NotesError.contentUnavailable {
+                throw NotesError.contentUnavailable
+            } catch is NotesError {
+                continue
+            }
+        }
+        return locked
     }
 
     /// Applies a page of the server's notes and records its cursor, in one transaction. A note

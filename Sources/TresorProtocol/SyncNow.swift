@@ -72,12 +72,18 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
     /// another device meanwhile: an edit made here before the lock arrived, readable by anyone
     /// who reads the account's notes until it is locked or deleted. Their ids; nil for none.
     public var unlockedCopiesOfLockedNotes: [String]?
+    /// Notes among ``waiting`` locked on another device since the version an unlocked edit here
+    /// was made from: the server keeps nothing of such an edit unlocked, so it stays here until
+    /// the note is locked here too (`tresor note lock`), then goes as a locked conflict copy.
+    /// Their ids here; nil for none.
+    public var heldUntilLocked: [String]?
 
     public init(
         sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0, passphraseOvertaken: Bool? = nil,
-        unlockedCopiesOfLockedNotes: [String]? = nil
+        unlockedCopiesOfLockedNotes: [String]? = nil, heldUntilLocked: [String]? = nil
     ) {
         self.unlockedCopiesOfLockedNotes = unlockedCopiesOfLockedNotes
+        self.heldUntilLocked = heldUntilLocked
         self.sent = sent
         self.applied = applied
         self.conflictCopies = conflictCopies
@@ -96,5 +102,6 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
         heldDeletions = try container.decodeIfPresent(Int.self, forKey: .heldDeletions) ?? 0
         passphraseOvertaken = try container.decodeIfPresent(Bool.self, forKey: .passphraseOvertaken)
         unlockedCopiesOfLockedNotes = try container.decodeIfPresent([String].self, forKey: .unlockedCopiesOfLockedNotes)
+        heldUntilLocked = try container.decodeIfPresent([String].self, forKey: .heldUntilLocked)
     }
 }

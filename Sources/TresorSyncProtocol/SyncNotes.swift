@@ -150,6 +150,11 @@ public struct SyncNoteChange: Codable, Equatable, Sendable {
     /// note's time back). Absent from older devices: the server's time then.
     public var created: Date?
     public var modified: Date?
+    /// Set by a device for an unlocked change made from a version that was not locked: should
+    /// the note have been locked since (on another device), the server stores nothing of it and
+    /// answers ``SyncNoteChangeResult/Outcome/lockedSince`` — its text never stays on the server
+    /// unlocked. Absent from older devices: such an edit is then kept as an unlocked conflict copy.
+    public var refuseIfLockedSince: Bool?
 
     public init(
         localID: String, noteID: String?, base: SyncNoteBase?, title: String, body: String, folder: String?, isPinned: Bool, state: State,
@@ -184,6 +189,10 @@ public struct SyncNoteChangeResult: Codable, Equatable, Sendable {
         /// A deletion refused because the note changed since the version it was made from: the
         /// edit survives, `note` is the note as it is.
         case keptAfterEdit
+        /// Nothing stored: an unlocked change sent with ``SyncNoteChange/refuseIfLockedSince`` of
+        /// a note locked since the version it was made from; `note` is the note as it is. The
+        /// device keeps the edit until it is locked there too, when it goes as a locked change.
+        case lockedSince
         /// Deleted for good.
         case deleted
     }

@@ -122,6 +122,11 @@ extension SyncRoutes {
                     conflictCopyID: stored.conflictCopyID)
             }
             if current.isLocked {
+                // An edit made from an unlocked version of a note locked elsewhere since: nothing
+                // of its text is kept here unlocked; the device holds it until it locks it too.
+                if change.refuseIfLockedSince == true {
+                    return SyncNoteChangeResult(outcome: .lockedSince, note: try await syncNote(id))
+                }
                 // The lock removed on the device, with the passphrase: its body comes opened.
                 let stored = try await lockedNotes().removeSyncedLock(
                     id, title: change.title, body: change.body, folder: change.folder, isPinned: change.isPinned,

@@ -103,4 +103,35 @@ struct SyncStaleLockTests {
         }
         await instance.storage.close()
     }
+
+    /// The other way round: a device's unlocked edit made from a version that was not locked, of
+    /// a note locked since. Sent with `refuseIfLockedSince`, nothing of it is stored — no unlocked
+    /// copy, the locked note untouched — and the device is told the note is locked now. From an
+    /// older device (no such field) it is still kept as an unlocked conflict copy.
+    @Test func anUnlockedEditOfANoteLockedSinceIsNotKeptUnlocked() async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let ada = try await instance.account("ada")
+        let store = instance.storage.store
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: "ada")
+            try await device.join(client)
+            let note = try #require(try await device.send(client, SyncNoteChange.new("Bank", "Bank\nPIN 1234")).note)
+            var lock = SyncNoteChange.edit(note, body: "", base: note.base)
+            lock.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
+            let locked = try #require(try await device.send(client, lock).note)
+
+            var edit = SyncNoteChange.edit(note, body: "Bank\nPIN 5678", base: note.base)
+            edit.refuseIfLockedSince = true
+            let held = try await device.send(client, edit)
+            #expect(held.outcome == .lockedSince && held.conflictCopyID == nil, "\(held.outcome)")
+            #expect(held.note?.revision == locked.revision && held.note?.locked?.ciphertext == Data(repeating: 5, count: 100))
+            #expect(try await store.notes(account: ada.id, folderID: nil).count == 1, "no copy")
+
+            edit.refuseIfLockedSince = nil
+            let copied = try await device.send(client, edit)
+            #expect(copied.outcome == .conflictCopy, "an older device's edit: \(copied.outcome)")
+            #expect(try await store.openNote(try #require(copied.conflictCopyID)).body == "Bank\nPIN 5678", "kept unlocked")
+        }
+        await instance.storage.close()
+    }
 }

@@ -156,6 +156,11 @@ final class BackgroundSync: Sendable {
                     "sync: an edit made here of a note locked on another device meanwhile is kept unlocked as its conflict copy: lock or delete it",
                     metadata: ["note": "\(copy)"])
             }
+            for held in answer.notes?.heldUntilLocked ?? [] {
+                logger.info(
+                    "sync: an edit made here of a note locked on another device meanwhile stays here until the note is locked here too (tresor note lock)",
+                    metadata: ["note": "\(held)"])
+            }
             if answer.notes?.passphraseOvertaken == true {
                 logger.notice(
                     "sync: the notes passphrase set here was overtaken by one another device set first, which is current now; notes locked with this device's still open with it (`tresor note rewrap` moves them)"

@@ -36,6 +36,15 @@ extension SyncAccount {
         let overtaken = try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
         let sendsApple = server?.appleNotesPassphrases == true
         var (result, refusedConflicts) = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
+        // An edit just held because its note was locked elsewhere goes at once, locked, when the
+        // passphrase's session is open here.
+        if result.heldUntilLocked != nil, try notes.lockNotesHeldUntilLocked() > 0 {
+            let again = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
+            result.sent += again.result.sent
+            result.conflictCopies += again.result.conflictCopies
+            (result.waiting, result.heldUntilLocked) = (again.result.waiting, again.result.heldUntilLocked)
+            refusedConflicts = again.refusedConflicts
+        }
         if overtaken { result.passphraseOvertaken = true }
         // Up to date with the server's counter and nothing sent: no page to ask for.
         if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
@@ -92,6 +101,8 @@ extension SyncAccount {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var refusedConflicts = 0
         var after: String?
+        // An edit held because the note was locked elsewhere goes, locked, once a session is open.
+        _ = try notes.lockNotesHeldUntilLocked()
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
             guard let last = batch.last else { break }
@@ -103,6 +114,12 @@ extension SyncAccount {
                 guard !pending.isLocked || pending.lockedRecord.map({ $0.passphraseSource != .appleNotes || sendingAppleNotesLocks }) == true
                 else {
                     result.waiting += 1
+                    continue
+                }
+                // Its text stays here, not on the server unlocked (``NotesStore/holdUntilLocked(_:)``).
+                if pending.heldUntilLocked, !pending.isLocked, pending.current != nil, !pending.inRecentlyDeleted {
+                    result.waiting += 1
+                    result.heldUntilLocked = (result.heldUntilLocked ?? []) + [pending.localID]
                     continue
                 }
                 guard let change = Self.change(pending) else {
@@ -131,6 +148,12 @@ extension SyncAccount {
                         // This note's change stays waiting; the others go (the status counts it).
                         result.waiting += 1
                         if refusal.code == .conflict { refusedConflicts += 1 }
+                        continue
+                    }
+                    if applied.outcome == .lockedSince {
+                        try notes.holdUntilLocked(change.pending)
+                        result.waiting += 1
+                        result.heldUntilLocked = (result.heldUntilLocked ?? []) + [change.pending.localID]
                         continue
                     }
                     try notes.recordNoteSynced(change.pending, result: try applied.note.map(Self.state))
@@ -247,10 +270,12 @@ extension SyncAccount {
                 localID: pending.localID, noteID: pending.serverID, base: base, title: base.title, body: base.body, folder: base.folder,
                 isPinned: base.isPinned, state: .deletedForGood)
         }
-        return SyncNoteChange(
+        var change = SyncNoteChange(
             localID: pending.localID, noteID: pending.serverID, base: base, title: current.title, body: current.body, folder: current.folder,
             isPinned: current.isPinned, state: pending.inRecentlyDeleted ? .recentlyDeleted : .present,
             locked: pending.lockedRecord.map(SyncLockedNote.init), created: pending.created, modified: pending.modified)
+        if pending.madeUnlocked && !pending.inRecentlyDeleted { change.refuseIfLockedSince = true }
+        return change
     }
 
     /// A server's note as the notes store applies it.

@@ -39,6 +39,11 @@ extension SyncCommand {
                             "Unlocked: an edit made here of a note locked on another device meanwhile is kept as its conflict copy \(copy), not locked — its text is readable until you lock it (tresor note lock \(copy)) or delete it."
                         )
                     }
+                    for held in notes.heldUntilLocked ?? [] {
+                        print(
+                            "Held here: note \(held) was locked on another device after the version edited here; your edit is not sent unlocked. Lock it here (tresor note lock \(held)) and it goes, locked, as a conflict copy beside the note — or delete it to keep the other device's."
+                        )
+                    }
                     if notes.passphraseOvertaken == true {
                         print(
                             "Notes passphrase: the one set here was overtaken by one another device set first, which is current now. Notes you locked here with yours still open with it; `tresor note rewrap NOTE` moves each to the current one."

@@ -182,21 +182,86 @@ import TresorTestSupport
         return (passphrase, note, onPhone.id)
     }
 
-    /// A note locked on the laptop while the phone edits it unlocked: the server has no key to
-    /// lock the phone's edit with, so it is kept as an unlocked conflict copy — and the phone's
-    /// sync says so, with the copy's id and how to lock it.
-    @Test func anEditOfANoteLockedElsewhereMeanwhileIsSaidToBeUnlocked() async throws {
+    /// A note locked on the laptop while the phone edits it unlocked: the server keeps nothing
+    /// of the phone's edit unlocked — the phone holds it, says so, and sends nothing of it again —
+    /// until the note is locked there too; then it goes, locked, as a conflict copy beside the
+    /// laptop's version, and both devices open both with the passphrase.
+    @Test func anEditOfANoteLockedElsewhereMeanwhileStaysHereUntilLockedHere() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let (_, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Bank\ne2e-lock-race PIN 1234", locked: false)
+        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Bank\ne2e-lock-race PIN 1234", locked: false)
 
         #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
         try Self.edit(phone, onPhone, body: "Bank\ne2e-lock-race PIN 5678")
         _ = try Self.syncNow(laptop)
         let said = try phone.tresor(["sync", "now"])
-        #expect(said.stdout.contains("Unlocked: an edit made here of a note locked on another device"), "\(said.stdout)")
-        let copy = try #require(try phone.json([NoteSummary].self, ["note", "list"]).first { $0.title.contains("conflict copy") })
-        #expect(!copy.isLocked && said.stdout.contains("tresor note lock \(copy.id)"), "\(said.stdout)")
+        #expect(said.stdout.contains("Held here: note \(onPhone) was locked on another device"), "\(said.stdout)")
+        #expect(said.stdout.contains("tresor note lock \(onPhone)"), "\(said.stdout)")
+        let again = try Self.syncNow(phone)
+        #expect(again.heldUntilLocked == [onPhone] && again.conflictCopies == 0 && again.waiting == 1, "\(again)")
+        #expect(try phone.json(OpenedNote.self, ["note", "show", onPhone]).body == "Bank\ne2e-lock-race PIN 5678", "the edit stays here")
+        _ = try Self.syncNow(laptop)
+        let onLaptop = try laptop.json([NoteSummary].self, ["note", "list"])
+        #expect(onLaptop.map(\.id) == [note.id] && onLaptop.first?.isLocked == true, "no unlocked copy: \(onLaptop.map(\.title))")
+
+        let locked = try phone.tresor(["note", "lock", onPhone, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(locked.succeeded, "\(locked.stderr)")
+        let sent = try Self.syncNow(phone)
+        #expect(sent.conflictCopies == 1 && sent.heldUntilLocked == nil && sent.waiting == 0, "\(sent)")
+        _ = try Self.syncNow(phone)
+        _ = try Self.syncNow(laptop)
+        for device in [laptop, phone] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.count == 2 && notes.allSatisfy(\.isLocked), "\(notes.map { ($0.title, $0.isLocked) })")
+            let bodies = try notes.map {
+                try device.json(OpenedNote.self, ["note", "show", $0.id, "--passphrase-stdin"], input: passphrase + "\n").body
+            }
+            #expect(Set(bodies) == ["Bank\ne2e-lock-race PIN 1234", "Bank\ne2e-lock-race PIN 5678"], "\(bodies)")
+        }
+    }
+
+    /// The same edit on a phone whose passphrase session is open: the sync locks the held edit
+    /// itself and sends it at once, as a locked conflict copy.
+    @Test func anEditOfANoteLockedElsewhereGoesLockedAtOnceWithASessionOpen() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Locker\ne2e-lock-session code 1234", locked: false)
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try Self.syncNow(laptop)
+        try Self.edit(phone, onPhone, body: "Locker\ne2e-lock-session code 5678")
+        // Locking another note with the passphrase opens the phone's session.
+        let other = try Self.newNote(phone, "Other\ne2e-lock-session")
+        #expect(try phone.tresor(["note", "lock", other.id, "--passphrase-stdin"], input: passphrase + "\n").succeeded)
+
+        let sent = try Self.syncNow(phone)
+        #expect(sent.conflictCopies == 1 && sent.heldUntilLocked == nil && sent.waiting == 0, "\(sent)")
+        _ = try Self.syncNow(laptop)
+        let copy = try #require(try laptop.json([NoteSummary].self, ["note", "list"]).first { $0.title.contains("conflict copy") })
+        #expect(copy.isLocked)
+        let opened = try laptop.json(OpenedNote.self, ["note", "show", copy.id, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(opened.body == "Locker\ne2e-lock-session code 5678")
+    }
+
+    /// A held edit given up: the note moved to Recently Deleted on the phone, the laptop's locked
+    /// note comes back there, and no copy is made.
+    @Test func aHeldEditDeletedHereGivesTheNoteLockedElsewhereBack() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Alarm\ne2e-held-delete code 1234", locked: false)
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try Self.syncNow(laptop)
+        try Self.edit(phone, onPhone, body: "Alarm\ne2e-held-delete code 5678")
+        #expect(try Self.syncNow(phone).heldUntilLocked == [onPhone])
+
+        #expect(try phone.tresor(["note", "delete", onPhone]).succeeded)
+        let given = try Self.syncNow(phone)
+        #expect(given.heldUntilLocked == nil && given.waiting == 0 && given.conflictCopies == 0, "\(given)")
+        let notes = try phone.json([NoteSummary].self, ["note", "list"])
+        #expect(notes.map(\.id) == [onPhone] && notes.first?.isLocked == true, "\(notes.map { ($0.title, $0.isLocked) })")
+        let opened = try phone.json(OpenedNote.self, ["note", "show", onPhone, "--passphrase-stdin"], input: passphrase + "\n")
+        #expect(opened.body == "Alarm\ne2e-held-delete code 1234")
+        _ = try Self.syncNow(laptop)
+        #expect(try laptop.json([NoteSummary].self, ["note", "list"]).map(\.id) == [note.id], "nothing new on the laptop")
     }
 
     /// A locked note pinned and moved on the laptop, whose locked text it did not change, while
