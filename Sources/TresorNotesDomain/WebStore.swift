@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 /// Where the web side keeps its accounts, folders, notes, passphrase records, shares and
 /// attachments (docs/ARCHITECTURE.md, "The web storage boundary"). Two stores answer it: the
@@ -48,16 +49,8 @@ public struct StorageQuota: Sendable, Equatable {
     public func check(used: Int64) throws {
         guard used + Int64(addingBytes) <= limitBytes else {
             throw NotesError.quotaExceeded(
-                "this account stores \(Self.size(used)) of its \(Self.size(limitBytes)): no room for \(Self.size(Int64(addingBytes))) more")
+                "this account stores \(ByteSize(used)) of its \(ByteSize(limitBytes)): no room for \(ByteSize(addingBytes)) more")
         }
     }
 
-    /// `bytes` as a person reads a size — "512 bytes", "40 KB", "19.1 MB" (1 KB = 1024 bytes,
-    /// as the web client shows attachments).
-    static func size(_ bytes: Int64) -> String {
-        if bytes < 1024 { return "\(bytes) bytes" }
-        if bytes < 1024 * 1024 { return "\(Int((Double(bytes) / 1024).rounded())) KB" }
-        let megabytes = (Double(bytes) / 1024 / 1024 * 10).rounded() / 10
-        return megabytes == megabytes.rounded() ? "\(Int(megabytes)) MB" : "\(megabytes) MB"
-    }
 }

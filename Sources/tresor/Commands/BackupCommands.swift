@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 extension ConflictPolicy: ExpressibleByArgument {}
@@ -256,7 +257,7 @@ private struct BackupCalls {
 /// The words of `tresor backup`'s reports.
 enum BackupText {
     static func created(_ report: BackupReport) -> String {
-        var lines = ["Backed up \(counts(report, .backedUp)) to \(report.path) (\(size(report.bytes)), work factor \(report.workFactor ?? 0))."]
+        var lines = ["Backed up \(counts(report, .backedUp)) to \(report.path) (\(ByteSize(report.bytes)), work factor \(report.workFactor ?? 0))."]
         lines += leftOut(report)
         return lines.joined(separator: "\n")
     }
@@ -382,9 +383,5 @@ enum BackupText {
         case .idInUse: "its id is taken in this home by something else"
         case .accountNotInBackup: "its account is not in the backup: nothing goes into an account from outside it"
         }
-    }
-
-    static func size(_ bytes: Int) -> String {
-        bytes >= 1 << 20 ? "\(bytes / (1 << 20)) MiB" : bytes >= 1 << 10 ? "\(bytes / (1 << 10)) KiB" : "\(bytes) bytes"
     }
 }
