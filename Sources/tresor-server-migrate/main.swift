@@ -112,7 +112,7 @@ struct Tally {
 final class Migration {
     let importer: ServerImport
     let totals: (accounts: Int, notes: Int, attachments: Int, attachmentBytes: Int)
-    var accounts = Tally(), passphrases = Tally(), folders = Tally(), notes = Tally(), attachments = Tally()
+    var accounts = Tally(), passphrases = Tally(), folders = Tally(), notes = Tally(), shares = Tally(), attachments = Tally()
     var reasons: [String] = []
     /// Home accounts moved or found the same on the server: only their records follow them.
     var movedAccounts: Set<String> = []
@@ -140,7 +140,8 @@ final class Migration {
         let mib = { (bytes: Int) in String(format: "%.1f", Double(bytes) / 1_048_576) }
         FileHandle.standardError.write(
             Data(
-                ("\(tool): accounts \(seenAccounts) of \(totals.accounts), notes \(seenNotes) of \(totals.notes), "
+                // The local account, which every home has, is no web account: not counted (the report's lines).
+                ("\(tool): web accounts \(seenAccounts) of \(max(0, totals.accounts - 1)), notes \(seenNotes) of \(totals.notes), "
                     + "attachments \(seenAttachments) of \(totals.attachments) (\(mib(attachmentBytesDone)) of \(mib(totals.attachmentBytes)) MiB)\n")
                     .utf8))
     }
@@ -148,9 +149,9 @@ final class Migration {
     func handle(_ reading: NotesReading) throws {
         switch reading {
         case .account(let account):
+            if account.id == AccountID.local.rawValue { return }
             seenAccounts += 1
             defer { progress() }
-            if account.id == AccountID.local.rawValue { return }
             guard let login = account.loginName, let salt = account.passwordSalt, let rounds = account.passwordIterations,
                 let hash = account.passwordHash
             else {
@@ -306,6 +307,12 @@ final class Migration {
             revision: note.revision ?? 1, deleted: note.deleted, title: note.title, content: content, participants: participants)
         let outcome = try blocking { [importer] in try await importer.importNote(imported) }
         notes.count(outcome, &reasons)
+        // Its shares with participants on the server go with it (a skipped note's reason is said once).
+        switch outcome {
+        case .moved, .movedAsCopy: shares.moved += participants.count
+        case .alreadyPresent: shares.present += participants.count
+        case .skipped: shares.skipped += participants.count
+        }
         if outcome == .moved || outcome == .alreadyPresent { notesOnServer.insert(note.id) }
     }
 }
@@ -328,6 +335,7 @@ print("  web accounts: \(migration.accounts.text)")
 print("  passphrase records: \(migration.passphrases.text)")
 print("  folders: \(migration.folders.text)")
 print("  notes: \(migration.notes.text)")
+print("  shares: \(migration.shares.text)")
 print("  attachments: \(migration.attachments.text)")
 print("  the local account (On My Computer) is not moved — a server has no local account: \(migration.localNotes) of its notes stay in the home")
 if !migration.reasons.isEmpty {
