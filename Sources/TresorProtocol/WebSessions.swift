@@ -21,8 +21,16 @@ public struct WebSessionInfo: Codable, Equatable, Sendable {
     public var created: Date
     public var lastUsed: Date
     public var expires: Date
+    /// The client's address at sign-in; nil when not recorded.
+    public var address: String?
+    /// Its browser and system in words ("Firefox on Linux"); nil when not known.
+    public var browser: String?
 
-    public init(id: String, account: String, isLocal: Bool, created: Date, lastUsed: Date, expires: Date) {
+    public init(
+        id: String, account: String, isLocal: Bool, created: Date, lastUsed: Date, expires: Date, address: String? = nil, browser: String? = nil
+    ) {
+        self.address = address
+        self.browser = browser
         self.id = id
         self.account = account
         self.isLocal = isLocal

@@ -18,11 +18,14 @@ public struct WebSession: Sendable, Equatable {
     public var lastUsed: Date
     /// When the browser last said its secure session is open; nil when it said closed, or never.
     public var secureSessionReported: Date?
+    /// Where it was signed in from; nil for a session started without one.
+    public var client: WebSessionClient?
 
     public init(
         account: WebAccount, id: String, tokenDigest: Data, originTokenDigest: Data, csrfToken: String, created: Date,
-        lastUsed: Date, secureSessionReported: Date?
+        lastUsed: Date, secureSessionReported: Date?, client: WebSessionClient? = nil
     ) {
+        self.client = client
         self.account = account
         self.id = id
         self.tokenDigest = tokenDigest
@@ -109,10 +112,11 @@ public protocol WebSessionStore: Sendable {
     /// Starts a session for `account`.
     /// - Parameters:
     ///   - account: who signed in.
+    ///   - client: where from, kept for the session's listing.
     ///   - now: the time.
     /// - Returns: the tokens to send once, and the session.
     /// - Throws: ``NotesError/unavailable(_:)``.
-    func start(for account: WebAccount, now: Date) async throws -> StartedSession
+    func start(for account: WebAccount, client: WebSessionClient?, now: Date) async throws -> StartedSession
 
     /// The live session of a cookie token and its origin token, marked as used now (at most
     /// ``SessionLifetimes/useRecordingInterval`` late); nil for a forged, ended or expired one,
@@ -204,11 +208,18 @@ public enum SessionTokens {
     ///   - account: who signed in.
     ///   - now: the time.
     /// - Returns: the tokens and the session.
-    public static func newSession(for account: WebAccount, now: Date) -> StartedSession {
+    public static func newSession(for account: WebAccount, client: WebSessionClient?, now: Date) -> StartedSession {
         let token = random(), originToken = random()
         let session = WebSession(
             account: account, id: publicID(), tokenDigest: digest(token), originTokenDigest: digest(originToken), csrfToken: random(),
-            created: now, lastUsed: now, secureSessionReported: nil)
+            created: now, lastUsed: now, secureSessionReported: nil, client: client)
         return StartedSession(token: token, originToken: originToken, session: session)
+    }
+}
+
+extension WebSessionStore {
+    /// Starts a session for `account` with no client recorded (``start(for:client:now:)``).
+    public func start(for account: WebAccount, now: Date) async throws -> StartedSession {
+        try await start(for: account, client: nil, now: now)
     }
 }

@@ -21,15 +21,17 @@ final class PostgresSessionStore: WebSessionStore {
         (now.timeIntervalSince1970 - Double(lifetimes.sessionSeconds), now.timeIntervalSince1970 - Double(lifetimes.idleSeconds))
     }
 
-    func start(for account: WebAccount, now: Date) async throws -> StartedSession {
-        let started = SessionTokens.newSession(for: account, now: now)
+    func start(for account: WebAccount, client: WebSessionClient?, now: Date) async throws -> StartedSession {
+        let started = SessionTokens.newSession(for: account, client: client, now: now)
         let session = started.session
         try await db.transaction { [logger = db.logger] connection in
             try await connection.run(
                 """
-                INSERT INTO web_sessions (token_digest, id, account_id, account_name, account_is_local, origin_digest, csrf_token, created, last_used)
+                INSERT INTO web_sessions (token_digest, id, account_id, account_name, account_is_local, origin_digest, csrf_token, created, last_used,
+                                          client_address, client_browser)
                 VALUES (\(session.tokenDigest), \(session.id), \(account.id.rawValue), \(account.name), \(account.isLocal),
-                        \(session.originTokenDigest), \(session.csrfToken), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970))
+                        \(session.originTokenDigest), \(session.csrfToken), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970),
+                        \(client?.address), \(client?.browser))
                 """, logger)
         }
         return started
@@ -134,15 +136,17 @@ final class PostgresSessionStore: WebSessionStore {
         return Set(live)
     }
 
-    private typealias SessionRow = (String, String, String, Bool, Data, Data, String, Double, Double, Double?)
+    private typealias SessionRow = (String, String, String, Bool, Data, Data, String, Double, Double, Double?, String?, String?)
     private static let columns =
-        "id, account_id, account_name, account_is_local, token_digest, origin_digest, csrf_token, created, last_used, secure_session_reported"
+        "id, account_id, account_name, account_is_local, token_digest, origin_digest, csrf_token, created, last_used, secure_session_reported, "
+        + "client_address, client_browser"
 
     private static func session(_ row: SessionRow) -> WebSession {
-        let (id, accountID, accountName, isLocal, tokenDigest, originDigest, csrf, created, lastUsed, reported) = row
+        let (id, accountID, accountName, isLocal, tokenDigest, originDigest, csrf, created, lastUsed, reported, address, browser) = row
         return WebSession(
             account: WebAccount(id: AccountID(rawValue: accountID), name: accountName, isLocal: isLocal), id: id, tokenDigest: tokenDigest,
             originTokenDigest: originDigest, csrfToken: csrf, created: Date(timeIntervalSince1970: created),
-            lastUsed: Date(timeIntervalSince1970: lastUsed), secureSessionReported: reported.map(Date.init(timeIntervalSince1970:)))
+            lastUsed: Date(timeIntervalSince1970: lastUsed), secureSessionReported: reported.map(Date.init(timeIntervalSince1970:)),
+            client: address == nil && browser == nil ? nil : WebSessionClient(address: address, browser: browser))
     }
 }

@@ -14,7 +14,7 @@ enum ServerSchema {
     /// The versions, in order; each one's SQL runs in the migrating transaction.
     static let versions: [(version: Int, statements: [String])] = [
         (1, version1), (2, version2), (3, version3), (4, version4), (5, version5), (6, version6), (7, version7), (8, version8),
-        (9, version9),
+        (9, version9), (10, version10),
     ]
     static var latest: Int { versions.last!.version }
     /// The tables Tresor makes (a database holding others belongs to another application).
@@ -254,5 +254,13 @@ enum ServerSchema {
             PRIMARY KEY (attachment_id, chunk_index)
         )
         """,
+    ]
+
+    /// Where each session was signed in from (``WebSessionClient``), for `tresor web sessions`:
+    /// sessions from before have none.
+    static let version10: [String] = [
+        """
+        ALTER TABLE web_sessions ADD COLUMN client_address TEXT, ADD COLUMN client_browser TEXT
+        """
     ]
 }

@@ -18,8 +18,8 @@ public final class MemorySessionStore: WebSessionStore {
         self.lifetimes = lifetimes
     }
 
-    public func start(for account: WebAccount, now: Date) async throws -> StartedSession {
-        let started = SessionTokens.newSession(for: account, now: now)
+    public func start(for account: WebAccount, client: WebSessionClient?, now: Date) async throws -> StartedSession {
+        let started = SessionTokens.newSession(for: account, client: client, now: now)
         sessions.withLock { sessions in
             if sessions.count >= Self.capacity, let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 sessions[oldest.key] = nil

@@ -8,7 +8,8 @@ import TresorWebStore
 /// Which live-update streams the server's maintenance ends when their session is over.
 @Suite struct WebEventsTests {
     static func session(_ name: String) -> WebSession {
-        SessionTokens.newSession(for: WebAccount(id: AccountID(rawValue: "acct-\(name)"), name: name, isLocal: false), now: Date()).session
+        SessionTokens.newSession(for: WebAccount(id: AccountID(rawValue: "acct-\(name)"), name: name, isLocal: false), client: nil, now: Date())
+            .session
     }
 
     /// The events of a finished stream.

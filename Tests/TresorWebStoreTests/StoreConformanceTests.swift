@@ -113,6 +113,16 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             #expect(try await stores.sessions.end(.all) == 1)
             #expect(try await stores.sessions.list(now: t0 + 6).isEmpty)
         },
+        StoreCheck(name: "a session keeps where it was signed in from, for its listing") { stores in
+            let client = WebSessionClient(address: "192.0.2.7", browser: "Firefox on Linux")
+            let started = try await stores.sessions.start(for: alice, client: client, now: t0)
+            let plain = try await stores.sessions.start(for: bob, now: t0 + 1)
+            let listed = try await stores.sessions.list(now: t0 + 2)
+            #expect(listed.first { $0.id == started.session.id }?.client == client)
+            #expect(listed.first { $0.id == plain.session.id }.map { $0.client == nil } == true)
+            let used = try await stores.sessions.session(forToken: started.token, originToken: started.originToken, now: t0 + 3)
+            #expect(used?.client == client)
+        },
         StoreCheck(name: "a secure session counts while reported recently, and is forgotten on request") { stores in
             let started = try await stores.sessions.start(for: alice, now: t0)
             let session = started.session

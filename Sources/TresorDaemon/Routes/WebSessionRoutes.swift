@@ -18,7 +18,8 @@ struct WebSessionRoutes {
                 sessions: try await sessions.list(now: Date()).map { session in
                     WebSessionInfo(
                         id: session.id, account: session.account.name, isLocal: session.account.isLocal, created: session.created,
-                        lastUsed: session.lastUsed, expires: sessions.lifetimes.expiry(of: session))
+                        lastUsed: session.lastUsed, expires: sessions.lifetimes.expiry(of: session), address: session.client?.address,
+                        browser: session.client?.browser)
                 })
         }
         router.post(RouterPath(Route.endWebSessions)) { request, context -> EndWebSessionsResponse in

@@ -91,13 +91,13 @@ struct WebAccountRoutes {
                 throw error
             }
             try await services.throttle.registrationFinished(address: context.clientAddress)
-            return try await signedIn(account, status: .created, context)
+            return try await signedIn(account, status: .created, request, context)
         }
         router.post("/api/session") { request, context -> Response in
             var body = try await WebCoding.decode(SignInRequest.self, request, limit: WebLimits.signInBytes)
             let password = try SecretText.taking(&body.password)
             let account = try await signIn(name: body.name, password: password, context)
-            return try await signedIn(account, status: .ok, context)
+            return try await signedIn(account, status: .ok, request, context)
         }
         router.get("/api/session") { _, context -> Response in
             let session = try context.requireSession()
@@ -231,8 +231,11 @@ struct WebAccountRoutes {
         return try await services.store.account(named: NoteRules.localLoginName)
     }
 
-    private func signedIn(_ account: WebAccount, status: HTTPResponse.Status, _ context: WebRequestContext) async throws -> Response {
-        let started = try await services.sessions.start(for: account, now: Date())
+    private func signedIn(
+        _ account: WebAccount, status: HTTPResponse.Status, _ request: Request, _ context: WebRequestContext
+    ) async throws -> Response {
+        let client = WebSessionClient(address: context.clientAddress, userAgent: request.headers[.userAgent])
+        let started = try await services.sessions.start(for: account, client: client, now: Date())
         context.logger.notice("web: signed in", metadata: ["account": "\(account.id.rawValue.prefix(36))"])
         var answer = sessionResponse(started.session)
         answer.originToken = started.originToken

@@ -34,8 +34,9 @@ struct WebCommand: ParsableCommand {
                 if options.json { return Output.json(sessions) }
                 if sessions.isEmpty { print("No web sessions.") }
                 for session in sessions {
+                    let from = [session.browser, session.address.map { "from \($0)" }].compactMap { $0 }.joined(separator: " ")
                     print(
-                        "\(session.id)  \(session.account)  signed in \(NoteText.date(session.created))  "
+                        "\(session.id)  \(session.account)\(from.isEmpty ? "" : "  \(from)")  signed in \(NoteText.date(session.created))  "
                             + "last used \(NoteText.date(session.lastUsed))  ends \(NoteText.date(session.expires))")
                 }
             }

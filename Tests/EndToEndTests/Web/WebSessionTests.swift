@@ -13,10 +13,11 @@ import TresorTestSupport
     func password(_ who: String) -> String { "e2e-\(who)-password-\(UUID().uuidString.prefix(8))" }
 
     /// A browser registered as `name`, its password and tokens declared secret.
-    func registered(_ name: String, _ server: WebServerAddress, _ harness: Harness) throws -> WebBrowser {
+    func registered(_ name: String, _ server: WebServerAddress, _ harness: Harness, userAgent: String? = nil) throws -> WebBrowser {
         let pass = password(name)
         harness.secrets.append(pass)
         var browser = WebBrowser(server)
+        browser.userAgent = userAgent
         #expect(try browser.register(name, pass).status == 201)
         harness.secrets += [browser.token, browser.originToken].compactMap { $0 }
         return browser
@@ -115,7 +116,8 @@ import TresorTestSupport
     @Test func webSessionsAreListedAndEndedFromTheCLI() throws {
         let harness = try Harness()
         let server = try harness.startWebDaemon(passcode: Self.passcode)
-        let alice = try registered("alice", server, harness)
+        let alice = try registered(
+            "alice", server, harness, userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
         let bob = try registered("bob", server, harness)
 
         let listed = try harness.tresor(["web", "sessions", "--json"])
@@ -123,8 +125,13 @@ import TresorTestSupport
         let sessions = try #require((try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))) as? [[String: Any]])
         #expect(sessions.compactMap { $0["account"] as? String }.sorted() == ["alice", "bob"])
         let aliceID = try #require(sessions.first { $0["account"] as? String == "alice" }?["id"] as? String)
+        let aliceSession = try #require(sessions.first { $0["id"] as? String == aliceID })
+        #expect(aliceSession["browser"] as? String == "Firefox on Linux" && aliceSession["address"] as? String == "127.0.0.1", "\(aliceSession)")
+        #expect(sessions.first { $0["account"] as? String == "bob" }?["browser"] == nil, "no User-Agent, no browser")
         let text = try harness.tresor(["web", "sessions"])
         #expect(text.succeeded && text.stdout.contains(aliceID) && text.stdout.contains("bob"))
+        let aliceLine = text.stdout.split(separator: "\n").first { $0.contains(aliceID) }
+        #expect(aliceLine?.contains("alice  Firefox on Linux from 127.0.0.1  signed in") == true, "\(text.stdout)")
         for output in [listed.stdout, text.stdout] {
             for token in [alice.token, alice.originToken, alice.csrf, bob.token, bob.originToken, bob.csrf].compactMap({ $0 }) {
                 #expect(!output.contains(token), "tresor web sessions printed a token")

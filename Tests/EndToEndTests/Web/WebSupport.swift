@@ -231,6 +231,8 @@ struct WebBrowser {
     var originToken: String?
     var csrf: String?
     var account: [String: Any]?
+    /// The `User-Agent` sent with every request; none when nil.
+    var userAgent: String?
 
     init(_ server: WebServerAddress) { self.server = server }
 
@@ -241,6 +243,7 @@ struct WebBrowser {
         csrf useCSRF: Bool = true, origin: String? = nil
     ) throws -> WebResponse {
         var headers: [(String, String)] = [("Accept", "application/json")]
+        if let userAgent { headers.append(("User-Agent", userAgent)) }
         if let token { headers.append(("Cookie", "tresor_session=\(token)")) }
         if let originToken { headers.append(("X-Tresor-Origin-Token", originToken)) }
         if method != "GET" && method != "HEAD" {
