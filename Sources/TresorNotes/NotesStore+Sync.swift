@@ -283,6 +283,11 @@ extension NotesStore {
         }
     }
 
+    /// How many notes' edits are held until locked (``holdUntilLocked(_:)``).
+    public func notesHeldUntilLocked() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_note_held_until_locked") ?? 0 }
+    }
+
     /// Locks each note whose edit is held until locked (``holdUntilLocked(_:)``) through the open
     /// session of the current passphrase; without one (or in Recently Deleted) they stay as they are.
     /// - Returns: how many were locked now.
@@ -326,6 +331,10 @@ extension NotesStore {
                 if let localID,
                     try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sync_note_outbox WHERE note_id = ?"), arguments: [localID]) == true
                 {
+                    // An edit held because the note was locked elsewhere goes once the lock is off there.
+                    if let state, state.locked == nil {
+                        try db.cachedStatement(sql: "DELETE FROM sync_note_held_until_locked WHERE note_id = ?").execute(arguments: [localID])
+                    }
                     continue
                 }
                 let row = try localID.flatMap { try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [$0]) }.map(

@@ -39,16 +39,18 @@ extension SyncAccount {
         // An edit just held because its note was locked elsewhere goes at once, locked, when the
         // passphrase's session is open here.
         if result.heldUntilLocked != nil, try notes.lockNotesHeldUntilLocked() > 0 {
-            let again = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
-            result.sent += again.result.sent
-            result.conflictCopies += again.result.conflictCopies
-            (result.waiting, result.heldUntilLocked) = (again.result.waiting, again.result.heldUntilLocked)
-            refusedConflicts = again.refusedConflicts
+            refusedConflicts = try await pushAgain(notes, client: client, sendingAppleNotesLocks: sendsApple, into: &result)
         }
         if overtaken { result.passphraseOvertaken = true }
         // Up to date with the server's counter and nothing sent: no page to ask for.
         if result.sent > 0 || server.map({ $0.notes > cursor }) ?? true {
             result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
+        }
+        // A held edit whose note the pull found unlocked there again goes now, and is merged.
+        if let held = result.heldUntilLocked, try notes.notesHeldUntilLocked() < held.count {
+            let sentBefore = result.sent
+            refusedConflicts = try await pushAgain(notes, client: client, sendingAppleNotesLocks: sendsApple, into: &result)
+            if result.sent > sentBefore { result.applied += try await Self.pullNotes(notes, client: client, after: &cursor) }
         }
         // What this device's attachments changed on the server made revisions of their notes:
         // taken now, a later change here is made from them (not from the one before, which a
@@ -68,17 +70,29 @@ extension SyncAccount {
         return result
     }
 
+    /// Pushes the waiting changes again in this sync: what it sent adds to `result`, what still
+    /// waits replaces its count.
+    /// - Returns: how many changes were refused as `conflict`.
+    private func pushAgain(
+        _ notes: NotesStore, client: SyncClient, sendingAppleNotesLocks: Bool, into result: inout SyncNowNotes
+    ) async throws -> Int {
+        let (again, refusedConflicts) = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendingAppleNotesLocks)
+        result.sent += again.sent
+        result.conflictCopies += again.conflictCopies
+        (result.waiting, result.heldUntilLocked) = (again.waiting, again.heldUntilLocked)
+        if let copies = again.unlockedCopiesOfLockedNotes { result.unlockedCopiesOfLockedNotes = (result.unlockedCopiesOfLockedNotes ?? []) + copies }
+        return refusedConflicts
+    }
+
     /// A lock removed here was refused while the server held an attachment of the note only
     /// sealed; the attachments' step just sent their unlocked copies: the waiting changes go
     /// again, and what they changed on the server is pulled.
     private func pushRefusedAgain(
         _ notes: NotesStore, client: SyncClient, sendingAppleNotesLocks: Bool, into result: inout SyncNowNotes, after cursor: inout UInt64
     ) async throws {
-        let again = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendingAppleNotesLocks).result
-        result.sent += again.sent
-        result.conflictCopies += again.conflictCopies
-        result.waiting = again.waiting
-        guard again.sent > 0 else { return }
+        let sentBefore = result.sent
+        _ = try await pushAgain(notes, client: client, sendingAppleNotesLocks: sendingAppleNotesLocks, into: &result)
+        guard result.sent > sentBefore else { return }
         result.applied += try await Self.pullNotes(notes, client: client, after: &cursor)
         // An attachment added here since the lock's removal was refused while the note was
         // locked there: it goes now.

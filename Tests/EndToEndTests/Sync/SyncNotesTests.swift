@@ -264,6 +264,30 @@ import TresorTestSupport
         #expect(try laptop.json([NoteSummary].self, ["note", "list"]).map(\.id) == [note.id], "nothing new on the laptop")
     }
 
+    /// A held edit whose note has its lock removed on the laptop meanwhile: nothing holds it any
+    /// more — the phone's next sync sends it and the server merges it into the unlocked note.
+    @Test func aHeldEditGoesOnceTheLockIsRemovedElsewhere() async throws {
+        let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let (_, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Garage\ne2e-held-unlock code 1234", locked: false)
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try Self.syncNow(laptop)
+        try Self.edit(phone, onPhone, body: "Garage\ne2e-held-unlock code 5678")
+        #expect(try Self.syncNow(phone).heldUntilLocked == [onPhone])
+
+        let unlocked = try laptop.tresor(["note", "unlock", note.id])
+        #expect(unlocked.succeeded, "\(unlocked.stderr)")
+        _ = try Self.syncNow(laptop)
+        let sent = try Self.syncNow(phone)
+        #expect(sent.heldUntilLocked == nil && sent.waiting == 0 && sent.sent == 1 && sent.conflictCopies == 0, "\(sent)")
+        _ = try Self.syncNow(laptop)
+        for (device, id) in [(laptop, note.id), (phone, onPhone)] {
+            let notes = try device.json([NoteSummary].self, ["note", "list"])
+            #expect(notes.map(\.id) == [id] && notes.first?.isLocked == false, "\(notes.map { ($0.title, $0.isLocked) })")
+            #expect(try device.json(OpenedNote.self, ["note", "show", id]).body == "Garage\ne2e-held-unlock code 5678")
+        }
+    }
+
     /// A locked note pinned and moved on the laptop, whose locked text it did not change, while
     /// the phone edits that text: both go — pinned, in its folder, with the phone's text — and no
     /// copy of the older text appears.
