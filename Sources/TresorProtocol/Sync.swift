@@ -200,6 +200,9 @@ public struct SyncStatusAnswer: Codable, Sendable {
     /// Notes deleted for good on another device that wait here as a mass deletion
     /// (`tresor sync now --allow-deletions`), when the notes open.
     public var noteDeletionsHeld: Int?
+    /// Notes among ``notesWaiting`` whose edit here waits until the note is locked here too:
+    /// another device locked it since (`tresor sync now` names them), when the notes open.
+    public var notesHeldUntilLocked: Int?
     /// What waits of the synced notes' attachments (docs/SYNC.md, "Attachments"), when the
     /// notes open.
     public var attachments: SyncAttachmentsStatus?

@@ -100,6 +100,7 @@ struct SyncAccountRoutes {
             if status.joined {
                 status.notesWaiting = try? notes.store().noteChangesWaiting()
                 status.noteDeletionsHeld = try? notes.store().noteDeletionsHeld()
+                status.notesHeldUntilLocked = try? notes.store().notesHeldUntilLocked()
                 if let store = try? notes.store() { status.attachments = try? await account.attachmentsStatus(store) }
                 let report = background.report
                 (status.lastError, status.lastErrorAt) = (report.lastError, report.lastErrorAt)

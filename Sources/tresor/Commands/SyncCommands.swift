@@ -352,6 +352,11 @@ struct SyncCommand: ParsableCommand {
                             "Notes:    \(Words.counted(notes, "change")) to send\(held > 0 ? ", \(Words.counted(held, "deletion")) held (tresor sync now --allow-deletions)" : "")"
                         )
                     }
+                    if let held = status.notesHeldUntilLocked, held > 0 {
+                        print(
+                            "          \(Words.counted(held, "note")) edited here, locked on another device since: sent once locked here (tresor sync now names them)"
+                        )
+                    }
                     if let attachments = status.attachments { Self.printAttachments(attachments) }
                     if let held = status.heldWhileLocked, held > 0 { print("Held:     \(held) records pulled while locked, applied at the unlock") }
                     print("Synced:   \(counters.lastSync.map { $0.formatted(.iso8601) } ?? "never")")
