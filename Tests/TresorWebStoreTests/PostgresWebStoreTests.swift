@@ -255,6 +255,7 @@ struct PostgresWebStoreInstanceTests {
             for function in ["tresor_shared_note_sync_counter", "tresor_participants_sync_counter", "tresor_shared_note_changed"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP FUNCTION \(function)"), logger: logger)
             }
+            try await Self.dropSessionClients(connection, logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
@@ -279,6 +280,7 @@ struct PostgresWebStoreInstanceTests {
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // What a version 6 server made: no flag, no Apple passphrase, no participant counted.
             try await Self.undoApplePassphrases(connection, logger)
+            try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await connection.query("ALTER TABLE attachments DROP COLUMN excluded_from_backup", logger: logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 6", logger: logger)
@@ -321,12 +323,13 @@ struct PostgresWebStoreInstanceTests {
         try await old.store.setPassphrase(material, hint: "first hint", account: owner.id)
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
-            // A database is at one version: the one after it goes too.
+            // A database is at one version: those after it go too.
+            try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await Self.undoApplePassphrases(connection, logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion, Self.sharedNoteChangesVersion])
+        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion, Self.sharedNoteChangesVersion, Self.sessionClientsVersion])
         let rows = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.rows(
                 "SELECT source, generation, salt, verifier, proof_hash FROM passphrases", logger, as: (String, Int?, Data, Data?, Data?).self)
@@ -414,11 +417,12 @@ struct PostgresWebStoreInstanceTests {
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // What a server before it made: no participant counted.
+            try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await connection.query("UPDATE accounts SET notes_counter = 1 WHERE login_name = 'alice'", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.sharedNoteChangesVersion])
+        #expect(upgraded.appliedMigrations == [Self.sharedNoteChangesVersion, Self.sessionClientsVersion])
         #expect(try await counters(of: alice.id.rawValue, url) == [own.id: 1, trip.id: 2])
         #expect(try await notesCounter(alice.id.rawValue, url) == 2)
         #expect(try await upgraded.store.summary(ofNote: trip.id).sharing?.participants == ["alice"])
@@ -440,6 +444,36 @@ struct PostgresWebStoreInstanceTests {
             try await connection.query(PostgresQuery(unsafeSQL: "DROP FUNCTION \(function)"), logger: logger)
         }
         try await connection.query("DELETE FROM tresor_schema WHERE version = \(sharedNoteChangesVersion)", logger: logger)
+    }
+
+    /// The version that keeps where each session was signed in from.
+    static let sessionClientsVersion = ServerSchema.versions.first { $0.statements == ServerSchema.version10 }!.version
+
+    /// Takes a database back to before ``sessionClientsVersion``.
+    private static func dropSessionClients(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("ALTER TABLE web_sessions DROP COLUMN client_address, DROP COLUMN client_browser", logger: logger)
+        try await connection.query("DELETE FROM tresor_schema WHERE version = \(sessionClientsVersion)", logger: logger)
+    }
+
+    /// A database from before sessions kept their client keeps its sessions, signed in as they
+    /// were, with no client; sessions started after it keep theirs.
+    @Test func aDatabaseFromBeforeSessionClientsKeepsItsSessions() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let old = try await ServerStorageFixture.open(url: url)
+        let account = WebAccount(id: AccountID(rawValue: "acct-old"), name: "old", isLocal: false)
+        let started = try await old.sessions.start(for: account, now: Date())
+        await old.close()
+        _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await Self.dropSessionClients(connection, logger)
+        }
+        let upgraded = try await ServerStorageFixture.open(url: url)
+        #expect(upgraded.appliedMigrations == [Self.sessionClientsVersion])
+        let kept = try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())
+        #expect(kept?.account == account && kept?.client == nil)
+        let client = WebSessionClient(address: "198.51.100.4", browser: "Safari on iPhone")
+        let new = try await upgraded.sessions.start(for: account, client: client, now: Date())
+        #expect(try await upgraded.sessions.list(now: Date()).first { $0.id == new.session.id }?.client == client)
+        await upgraded.close()
     }
 
     /// Account `account`'s notes' numbers on its counter: its own notes' and those shared with it.
