@@ -68,6 +68,23 @@ struct SyncInstance: Sendable {
     func account(_ name: String, password: String = "correct horse battery") async throws -> WebAccount {
         try await storage.store.registerAccount(name: name, password: try AccountPassword(password))
     }
+
+    /// The set-up most route tests start from: an instance on a fresh database, web account
+    /// `name`, and a device of it joined. `body` gets the routes' client, the device, the instance
+    /// and the account; the instance's storage is closed after.
+    static func withJoinedDevice(
+        account name: String = "ada",
+        _ body: @Sendable (_ client: any TestClientProtocol, _ device: inout TestDevice, _ instance: SyncInstance, _ account: WebAccount) async throws -> Void
+    ) async throws {
+        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
+        let account = try await instance.account(name)
+        try await instance.application.test(.router) { client in
+            var device = TestDevice(account: name)
+            try await device.join(client)
+            try await body(client, &device, instance, account)
+        }
+        await instance.storage.close()
+    }
 }
 
 /// A device as the tests drive it: its id and Ed25519 credential, speaking JSON to the routes.

@@ -46,12 +46,8 @@ struct SyncNotesTests {
     }
 
     @Test func lateEditsMergeOrBecomeAConflictCopy() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let note = try #require(try await device.send(client, SyncNoteChange.new("List", "List\none\ntwo\nthree")).note)
             let base = note.base
             // The web client edits the first line meanwhile; the device the last: merged.
@@ -76,7 +72,6 @@ struct SyncNotesTests {
             // Named after the device it came from: two devices of one account are told apart.
             #expect(try await store.summary(ofNote: copyID).title == "List (conflict copy from Test device)")
         }
-        await instance.storage.close()
     }
 
     /// A note keeps the times it was made and edited on the device, not the time it synced — so
@@ -138,12 +133,8 @@ struct SyncNotesTests {
     }
 
     @Test func anEditOutlivesADeletionMadeBeforeIt() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let note = try #require(try await device.send(client, SyncNoteChange.new("Keep", "Keep\nthis")).note)
             _ = try await store.saveNote(
                 note.id, NoteChanges(body: "Keep\nthis, edited", base: NoteBase(revision: note.revision, body: note.body)), by: ada.id,
@@ -168,7 +159,6 @@ struct SyncNotesTests {
             let back = try await device.send(client, edited)
             #expect(back.outcome == .created && back.note?.body == "Keep\nthis, edited\nmore")
         }
-        await instance.storage.close()
     }
 
     /// A write holds its account's row until it commits, so a note written by another instance
@@ -269,12 +259,8 @@ struct SyncNotesTests {
     /// record: it fills a generation that has none — never the current one, whose hint travels
     /// on its own — and comes back in the record a device reads (docs/SYNC.md, "Notes").
     @Test func aLockedNotesRecordCarriesTheHintOfAnEarlierPassphrase() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        _ = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, _ in
+            let store = instance.storage.store
             let current = SyncPassphrase(
                 salt: Data(repeating: 9, count: 16), iterations: 1_000, verifier: Data(repeating: 8, count: 24), proofHash: nil, hint: "current hint")
             let put = try await client.send(.put, "/v1/sync/passphrase", SyncPassphraseChange(passphrase: current, base: nil), headers: device.bearer)
@@ -302,7 +288,6 @@ struct SyncNotesTests {
             let refused = try await client.send(.post, "/v1/sync/notes", bad, headers: device.bearer)
             #expect(refused.status == .badRequest && refused.code == .invalid, "\(refused.text)")
         }
-        await instance.storage.close()
     }
 
     /// A note locked with a passphrase imported from Apple Notes travels with its source and no
@@ -311,12 +296,8 @@ struct SyncNotesTests {
     /// as it came. Without the source, a record with no verifier is refused — what an older
     /// server, which needs the verifier, does with it too: it never takes it for a Tresor one.
     @Test func anAppleNotesLockTravelsWithItsSourceAndNoVerifier() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let state = try await client.execute(uri: "/v1/sync/state", method: .get, headers: device.bearer)
             #expect(try state.decode(SyncAccountState.self).appleNotesPassphrases == true, "\(state.text)")
 
@@ -343,7 +324,6 @@ struct SyncNotesTests {
             }
             #expect(try await store.notes(account: ada.id, folderID: nil).count == 1)
         }
-        await instance.storage.close()
     }
 
     @Test func aPageIsCutByCountBadChangesAreRefusedAndAPendingDeviceReadsNothing() async throws {

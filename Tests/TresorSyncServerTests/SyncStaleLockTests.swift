@@ -15,12 +15,8 @@ struct SyncStaleLockTests {
     /// Only an attachment and a pin moved the note on: the lock goes on it — never a locked
     /// conflict copy beside a note left unlocked — and the pin made elsewhere stays.
     @Test func aLockOnTextTheServerStillHasGoesOnTheNote() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let note = try #require(try await device.send(client, SyncNoteChange.new("Deeds", "Deeds\nthe safe's code")).note)
             let upload = try await device.putAttachment(client, note: note.id, name: "plan.png", kind: "image", Data([1, 2, 3]))
             #expect(upload.status == .created, "\(upload.text)")
@@ -36,7 +32,6 @@ struct SyncStaleLockTests {
             #expect(locked.note?.locked != nil && locked.note?.isPinned == true, "locked, and the pin made elsewhere kept")
             #expect(try await store.notes(account: ada.id, folderID: nil).count == 1, "no copy")
         }
-        await instance.storage.close()
     }
 
     /// A locked note pinned, moved or renamed on a device that did not change its locked text,
@@ -44,12 +39,8 @@ struct SyncStaleLockTests {
     /// text, and no copy of the older text is made. A locked text changed on both sides is still
     /// kept as a copy.
     @Test func aLockedNotePinnedWhereItsTextDidNotChangeKeepsTheNewerText() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var laptop = TestDevice(account: "ada")
-            try await laptop.join(client)
+        try await SyncInstance.withJoinedDevice { client, laptop, instance, ada in
+            let store = instance.storage.store
             var new = SyncNoteChange.new("Vault", "")
             let first = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
             new.locked = first
@@ -79,18 +70,13 @@ struct SyncStaleLockTests {
             let copied = try await laptop.send(client, both)
             #expect(copied.outcome == .conflictCopy && copied.conflictCopyID != nil, "\(copied.outcome)")
         }
-        await instance.storage.close()
     }
 
     /// The text moved on (an edit in the browser): the note keeps it, unlocked — the device's
     /// locked version is kept whole beside it, as its conflict copy.
     @Test func aLockOnTextEditedSinceIsKeptAsACopy() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let note = try #require(try await device.send(client, SyncNoteChange.new("Deeds", "Deeds\nthe safe's code")).note)
             _ = try await store.saveNote(
                 note.id, NoteChanges(body: "Deeds\nthe safe's new code", base: NoteBase(revision: note.revision)), by: ada.id, quota: nil)
@@ -101,7 +87,6 @@ struct SyncStaleLockTests {
             #expect(kept.outcome == .conflictCopy && kept.conflictCopyID != nil, "\(kept.outcome)")
             #expect(kept.note?.locked == nil && kept.note?.body == "Deeds\nthe safe's new code")
         }
-        await instance.storage.close()
     }
 
     /// The other way round: a device's unlocked edit made from a version that was not locked, of
@@ -109,12 +94,8 @@ struct SyncStaleLockTests {
     /// copy, the locked note untouched — and the device is told the note is locked now. From an
     /// older device (no such field) it is still kept as an unlocked conflict copy.
     @Test func anUnlockedEditOfANoteLockedSinceIsNotKeptUnlocked() async throws {
-        let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
-        let ada = try await instance.account("ada")
-        let store = instance.storage.store
-        try await instance.application.test(.router) { client in
-            var device = TestDevice(account: "ada")
-            try await device.join(client)
+        try await SyncInstance.withJoinedDevice { client, device, instance, ada in
+            let store = instance.storage.store
             let note = try #require(try await device.send(client, SyncNoteChange.new("Bank", "Bank\nPIN 1234")).note)
             var lock = SyncNoteChange.edit(note, body: "", base: note.base)
             lock.locked = SyncNotesQuotaTests.lockedRecord(100, fill: 5)
@@ -132,6 +113,5 @@ struct SyncStaleLockTests {
             #expect(copied.outcome == .conflictCopy, "an older device's edit: \(copied.outcome)")
             #expect(try await store.openNote(try #require(copied.conflictCopyID)).body == "Bank\nPIN 5678", "kept unlocked")
         }
-        await instance.storage.close()
     }
 }
