@@ -74,7 +74,7 @@ struct SyncInstance: Sendable {
     /// and the account; the instance's storage is closed after.
     static func withJoinedDevice(
         account name: String = "ada",
-        _ body: @Sendable (_ client: any TestClientProtocol, _ device: inout TestDevice, _ instance: SyncInstance, _ account: WebAccount) async throws -> Void
+        _ body: @Sendable (_ client: any TestClientProtocol, _ device: inout TestDevice, SyncInstance, WebAccount) async throws -> Void
     ) async throws {
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase())
         let account = try await instance.account(name)

@@ -20,7 +20,8 @@ import TresorTestSupport
             else { return nil }
             return String(line[start.upperBound...].prefix { $0 != " " })
         }
-        let versions = try await TestPostgres.texts("SELECT version::text FROM tresor_schema ORDER BY tresor_schema.version", database: cluster.databaseName)
+        let versions = try await TestPostgres.texts(
+            "SELECT version::text FROM tresor_schema ORDER BY tresor_schema.version", database: cluster.databaseName)
         #expect(applied.compactMap { $0 }.sorted() == ["", versions.joined(separator: ",")], "\(applied) of \(versions)")
 
         // Registered on A, signed in on B; A's cookie works on B; a sign-out on B ends it on A.
