@@ -44,10 +44,12 @@ struct StatusProvider: Sendable {
                 status.lockedAt = lock.at.timeIntervalSince1970
             }
             status.loginLink = keybag.loginLinkStatus.map { link in
-                LoginLinkInfo(
+                let atLogin = TresorPaths.openedAtLogin()
+                return LoginLinkInfo(
                     linkedAt: link.linkedAt.timeIntervalSince1970, stale: link.stale.flatMap { LoginLinkInfo.Staleness(rawValue: $0.rawValue) },
                     staleSince: link.staleSince?.timeIntervalSince1970, failedAttempts: link.failedAttempts,
-                    retryAfterSeconds: link.retryAfterSeconds)
+                    retryAfterSeconds: link.retryAfterSeconds,
+                    loginOpensOtherHome: atLogin.flatMap { $0.path == slot.paths.home.path ? nil : $0.path })
             }
             if keybagStatus.attemptsFileDamaged {
                 status.problem = "the unlock-attempts file was damaged; a lockout is assumed until the next correct passcode"

@@ -45,8 +45,15 @@ public struct LoginLinkInfo: Codable, Sendable, Equatable {
     /// Distinct login passwords that did not open it since the last one that did.
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
+    /// Set when logging in opens another home than this one — the PAM module knows only the
+    /// user's home folder, not `TRESOR_HOME` or `XDG_DATA_HOME` —: the path of the home it opens.
+    /// This home is then not unlocked at login.
+    public var loginOpensOtherHome: String?
 
-    public init(linkedAt: Double, stale: Staleness?, staleSince: Double?, failedAttempts: Int, retryAfterSeconds: Int?) {
+    public init(
+        linkedAt: Double, stale: Staleness?, staleSince: Double?, failedAttempts: Int, retryAfterSeconds: Int?, loginOpensOtherHome: String? = nil
+    ) {
+        self.loginOpensOtherHome = loginOpensOtherHome
         self.linkedAt = linkedAt
         self.stale = stale
         self.staleSince = staleSince

@@ -103,6 +103,24 @@ public struct TresorPaths: Sendable, Equatable {
     /// Where a daemon started by the CLI, or given nowhere to write, writes its log.
     public var daemonLog: URL { home.appendingPathComponent("logs/tresord.log") }
 
+    /// The home the PAM module opens at login (docs/SECURITY.md, "Unlock at login"): its helper runs
+    /// with `HOME` from the user's passwd entry and no variable that moves the home
+    /// (`TRESOR_HOME`, `XDG_DATA_HOME`), so only the default home under the home folder is unlocked.
+    /// - Parameter homeFolder: the user's home folder; nil for the passwd entry's of this process's user.
+    /// - Returns: that home's folder; nil when the user has no passwd entry.
+    public static func openedAtLogin(homeFolder: String? = nil) -> URL? {
+        guard let folder = homeFolder ?? passwdHomeFolder() else { return nil }
+        return defaultHome(environment: ["HOME": folder]).standardizedFileURL
+    }
+
+    private static func passwdHomeFolder() -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let directory = entry.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+
     /// Opens ``daemonLog`` for appending, private to the user, making the home and its logs
     /// folder first.
     /// - Returns: the descriptor (close-on-exec), or -1 with `errno` set.

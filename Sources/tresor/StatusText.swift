@@ -78,11 +78,18 @@ struct StatusText {
 
     /// The login link's line, and when it is stale, why and how to relink.
     private func loginLinkLines(_ link: LoginLinkInfo) -> [String] {
+        if let other = link.loginOpensOtherHome {
+            return [
+                "Login:      linked to the login password, but logging in does not unlock this home: the login opens only \(other)",
+                "            (it does not see TRESOR_HOME or XDG_DATA_HOME)",
+            ]
+        }
         guard let stale = link.stale else { return ["Login:      linked to the login password (unlocked at login)"] }
         let why =
             switch stale {
             case .passwordChangedWithoutOld: "the login password was changed without the old one (root's passwd)"
-            case .passwordDidNotOpen: "a login password did not open the keybag (changed outside passwd?)"
+            case .passwordDidNotOpen:
+                "a login password handed over did not open the keybag — changed outside passwd, or tried by a program of yours (any can ask)"
             }
         var lines = [
             "Login:      linked to the login password, but stale: \(why)",

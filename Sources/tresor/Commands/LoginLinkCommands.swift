@@ -28,7 +28,12 @@ extension PasscodeCommand {
                 let password = try input.new("Login password:")
                 let status = try options.connect().linkLogin(passcode: passcode, loginPassword: password)
                 if options.json { return Output.json(status) }
-                print("Keybag linked to the login password: logging in or unlocking the screen unlocks it.")
+                if let other = status.loginLink?.loginOpensOtherHome {
+                    print("Keybag linked to the login password — but logging in opens only \(other), not this home: the login does not see")
+                    print("TRESOR_HOME or XDG_DATA_HOME. Unlock this home with `tresor unlock`, or keep it at \(other).")
+                } else {
+                    print("Keybag linked to the login password: logging in or unlocking the screen unlocks it.")
+                }
             }
         }
     }

@@ -19,7 +19,8 @@ struct UnlockAtLoginTests {
         #expect(created.succeeded, "\(created.stderr)")
         let linked = try user.tresor(["passcode", "link-login", "--passcode-stdin"], input: "\(Self.passcode)\n\(password)\n")
         #expect(linked.succeeded, "\(linked.stderr)")
-        #expect(try user.status().loginLink != nil)
+        let link = try #require(try user.status().loginLink)
+        #expect(link.loginOpensOtherHome == nil, "the default home is the one logging in opens")
         user.stopDaemon()
         #expect(user.daemonPID == nil)
         return user
@@ -40,6 +41,28 @@ struct UnlockAtLoginTests {
         #expect(status.loginLink?.stale == nil)
         // The daemon was started as the user, in the user's runtime folder.
         #expect(try mode(of: user.runtime.appendingPathComponent("tresor").path) == 0o700)
+        user.expectNoSecretLeaked()
+    }
+
+    /// A home elsewhere than the default one: the PAM module sees only the user's home folder, so
+    /// logging in never opens it — link-login and `tresor status` say so, and a login leaves it locked.
+    @Test func aHomeTheLoginDoesNotOpenIsSaidAndStaysLocked() throws {
+        let user = try PAMUser(password: "login-Pw-3")
+        user.secrets.append(Self.passcode)
+        let other = user.home.appendingPathComponent("elsewhere/tresor").path
+        let atLogin = user.home.appendingPathComponent(".local/share/tresor").path
+        #expect(try user.tresor(["--home", other, "init", "--passcode-stdin"], input: "\(Self.passcode)\n").succeeded)
+        let linked = try user.tresor(["--home", other, "passcode", "link-login", "--passcode-stdin"], input: "\(Self.passcode)\nlogin-Pw-3\n")
+        #expect(linked.succeeded && linked.stdout.contains("logging in opens only \(atLogin), not this home"), "\(linked.stdout)")
+        let status = try user.tresor(["--home", other, "status", "--json"])
+        let link = try #require(try CLIJSON.decode(DaemonStatus.self, from: Data(status.stdout.utf8)).loginLink)
+        #expect(link.loginOpensOtherHome == atLogin)
+        #expect(try user.tresor(["--home", other, "status"]).stdout.contains("logging in does not unlock this home"))
+        #expect(try user.tresor(["--home", other, "lock"]).succeeded)
+
+        #expect(try user.pamtester(["authenticate", "open_session", "close_session"], input: "login-Pw-3\n").succeeded)
+        let after = try user.tresor(["--home", other, "status", "--json"])
+        #expect(try CLIJSON.decode(DaemonStatus.self, from: Data(after.stdout.utf8)).keybag == .locked)
         user.expectNoSecretLeaked()
     }
 
