@@ -30,6 +30,11 @@ struct HeldPromptCalls {
     /// libsecret takes a dismissed replacement for stored. Short of the 25 s a D-Bus client waits
     /// for a reply by default; a later answer is a dismissal, as any prompt's.
     static let changeHold: TimeInterval = 15
+    /// How long the reply of an unlock prompt the desktop's prompter asks about waits: a passcode
+    /// typed wrong each time meanwhile is the call's error, which secret-tool prints (a dismissal
+    /// would look like "not found"). Short of the 25 s a D-Bus client waits for a reply by default;
+    /// a later outcome is a dismissal, as any prompt's.
+    static let desktopHold: TimeInterval = 20
 
     private var calls: [String: (call: DBusMessage, until: Date)] = [:]
 

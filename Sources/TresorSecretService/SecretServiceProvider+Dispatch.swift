@@ -66,9 +66,9 @@ extension SecretServiceProvider {
                     holdPromptCall(message, of: path, for: question.change == nil ? HeldPromptCalls.hold : HeldPromptCalls.changeHold, request)
                 } else if login.isLocked {
                     let nobodyAsked = askToUnlock(prompt: path, request)
-                    // Answered at once if a prompter takes the question; otherwise failed with the
-                    // reason if nobody unlocks in time.
-                    holdPromptCall(message, of: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.hold, request)
+                    // Failed with the reason if nobody unlocks in time, or if the passcode typed in
+                    // the desktop's prompter is wrong each time while the reply is held.
+                    holdPromptCall(message, of: path, for: nobodyAsked ? HeldPromptCalls.unlockHold : HeldPromptCalls.desktopHold, request)
                 }
                 connection.wake()  // a prompt whose answer is known already completes now
                 return []
@@ -181,8 +181,13 @@ extension SecretServiceProvider {
         desktopUnlock = ([path], withdrawal)
         Task.detached { [self] in
             let answer = await askToUnlock(executable, requester, withdrawal)
-            if answer == .nobodyToAsk || answer == .unanswered {
-                let why = answer == .nobodyToAsk ? "no desktop prompter can be asked" : "nobody answered the desktop's prompt"
+            if answer == .nobodyToAsk || answer == .unanswered || answer == .wrongPasscodes {
+                let why =
+                    switch answer {
+                    case .nobodyToAsk: "no desktop prompter can be asked"
+                    case .wrongPasscodes: "the passcodes typed in the desktop's prompter were wrong"
+                    default: "nobody answered the desktop's prompt"
+                    }
                 logger.notice(
                     "a Secret Service client waits for the keybag, and \(why): run `tresor unlock` (it is refused in \(Int(Prompts.unlockWait)) s)",
                     metadata: ["executable": "\(executable)"])

@@ -201,10 +201,15 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 switch unlock.answer {
                 case .unlocked: break  // the prompt completes below, the keybag being unlocked
                 case .refused: prompts.unlockAnswer(path, refused: true)
-                case .nobodyToAsk, .unanswered:
+                case .nobodyToAsk, .unanswered, .wrongPasscodes:
                     // A `tresor unlock` in the while left still completes it; else the client is told why.
                     prompts.unlockAnswer(path, refused: false)
-                    let reason = unlock.answer == .unanswered ? UnaskedPrompt.unansweredOnTheDesktop : UnaskedPrompt.noPrompterToUnlock
+                    let reason =
+                        switch unlock.answer {
+                        case .unanswered: UnaskedPrompt.unansweredOnTheDesktop
+                        case .wrongPasscodes: UnaskedPrompt.wrongPasscodesOnTheDesktop
+                        default: UnaskedPrompt.noPrompterToUnlock
+                        }
                     let unasked = UnaskedPrompt(executable: unlock.executable, need: .unlock, reason: reason)
                     prompts.nobodyAsked(path, unasked)
                     heldPromptCalls.holdLonger(path, for: HeldPromptCalls.unlockHold)
@@ -263,17 +268,20 @@ public final class SecretServiceProvider: @unchecked Sendable {
 public enum UnlockAnswer: Sendable, Equatable {
     /// The keybag is unlocked now.
     case unlocked
-    /// The user cancelled, did not answer in time, or typed wrong passcodes until refused.
+    /// The user cancelled.
     case refused
+    /// The user typed wrong passcodes until the prompter stopped asking.
+    case wrongPasscodes
     /// No desktop prompter could be asked.
     case nobodyToAsk
     /// The desktop's prompter asked, and nobody answered before it gave up.
     case unanswered
 }
 
-/// A client's prompt dismissed because nobody could be asked: no desktop prompter, and nobody
-/// unlocked with `tresor unlock` in time or waited in `tresor approve`. The daemon shows the last
-/// one in `tresor status`, so a program that got nothing is explained.
+/// A client's prompt dismissed without the user's yes: nobody could be asked (no desktop prompter,
+/// and nobody unlocked with `tresor unlock` in time or waited in `tresor approve`), nobody answered
+/// the prompter, or the passcode typed there was wrong each time. The daemon shows the last one in
+/// `tresor status`, so a program that got nothing is explained.
 public struct UnaskedPrompt: Sendable, Equatable {
     /// What the client waited for.
     public enum Need: String, Sendable {
@@ -303,6 +311,8 @@ public struct UnaskedPrompt: Sendable, Equatable {
         "no desktop prompter could be asked, and nobody ran `tresor unlock` within \(Int(Prompts.unlockWait)) s"
     /// Why a client was refused after the desktop asked and nobody answered.
     static let unansweredOnTheDesktop = "nobody answered the desktop's prompt in time"
+    /// Why a client was refused after wrong passcodes in the desktop's prompter.
+    static let wrongPasscodesOnTheDesktop = "the passcode typed in the desktop's prompter was wrong each time: run `tresor unlock`"
     /// The error a client that still waits for its `Prompt` call gets instead of a dismissal,
     /// which secret-tool prints.
     var refusal: DBusError {

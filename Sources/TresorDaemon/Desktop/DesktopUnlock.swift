@@ -55,7 +55,7 @@ struct DesktopUnlock: Sendable {
         var remember = false
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
         case .unlocked: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
-        case .refused: return .refused
+        case .refused, .wrongPasscodes: return .refused
         case .unanswered: return .unanswered
         case .nobodyToAsk: return await fallback(executable, application, item, access, requester, mayRemember, withdrawal)
         }
@@ -165,6 +165,6 @@ struct DesktopUnlock: Sendable {
                 return .nobodyToAsk
             }
         }
-        return .refused
+        return .wrongPasscodes
     }
 }

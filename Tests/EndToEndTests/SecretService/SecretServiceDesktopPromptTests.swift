@@ -75,6 +75,27 @@ struct SecretServiceDesktopPromptTests {
 }
 
 extension SecretServiceDesktopPromptTests {
+    /// A wrong passcode typed each time the prompter asks: the program is told why rather than
+    /// dismissed (which secret-tool would show as "not found"), and `tresor status` says it.
+    @Test func wrongPasscodesInThePrompterTellTheProgramWhy() throws {
+        let desktop = try DesktopSession()
+        let (harness, _, _) = try lockedProvider(desktop)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        for attempt in 1...3 {
+            if attempt > 1 { usleep(1_000_000) }
+            try desktop.waitForWindow("Unlock Tresor")
+            try desktop.xdotool("type", "--delay", "20", "e2e-not-the-passcode-\(attempt)")
+            try desktop.xdotool("key", "Return")
+        }
+        let result = try lookup.finish(timeout: 30)
+        #expect(!result.succeeded && result.stdout.isEmpty, "nothing read: \(result.stdout)")
+        #expect(result.stderr.contains("Tresor is locked: the passcode typed in the desktop's prompter was wrong each time"), "\(result.stderr)")
+        let status = try harness.tresor(["status"])
+        #expect(status.stdout.contains("Unanswered:") && status.stdout.contains("was wrong each time"), "\(status.stdout)")
+        #expect(status.stdout.contains("Keybag:     locked"), "\(status.stdout)")
+        try harness.expectNoSecretLeaked()
+    }
+
     /// Whether a visible window named `title` shows now.
     func windowShows(_ desktop: DesktopSession, _ title: String) -> Bool {
         !((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", title])) ?? "").isEmpty
@@ -111,8 +132,9 @@ extension SecretServiceDesktopPromptTests {
         let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         try desktop.waitForWindow("Unlock Tresor")
         let result = try lookup.finish(timeout: 60)
-        // Told no by a dismissal: its `Prompt` call was answered long before (D-Bus waits 25 s for a reply).
+        // Told no as its `Prompt` call's error, held while the desktop asked (short of D-Bus's 25 s).
         #expect(!result.succeeded && result.stdout.isEmpty, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("Tresor is locked: nobody answered the desktop's prompt in time"), "\(result.stderr)")
         #expect(!windowShows(desktop, "Unlock Tresor"))
         #expect(harness.daemonLog.contains("nobody answered the desktop's prompter within 10 s"))
         let status = try harness.tresor(["status"])
