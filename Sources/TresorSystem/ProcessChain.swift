@@ -29,7 +29,9 @@ public enum ProcessChain {
     /// The longest command line kept of each process: enough to recognize it.
     public static let commandLineLimit = 1024
 
-    /// Process `pid` and its parents, nearest first, up to (without) `init`, at most `limit` of them.
+    /// Process `pid` and its parents, nearest first, up to (without) `init` or the first process of
+    /// another user — whose command line is that user's, shown to nobody else (a root process's
+    /// can carry tokens) — at most `limit` of them.
     /// - Parameters:
     ///   - pid: the process.
     ///   - limit: how many processes at most.
@@ -38,12 +40,20 @@ public enum ProcessChain {
     public static func of(pid: Int32, limit: Int = 12, procRoot: String = "/proc") -> [ProcessSummary] {
         var chain: [ProcessSummary] = []
         var next = pid
-        while next > 1, chain.count < limit, let fields = ProcessStat(pid: next, procRoot: procRoot) {
+        let user = owner(of: pid, procRoot: procRoot)
+        while next > 1, chain.count < limit, owner(of: next, procRoot: procRoot) == user, let fields = ProcessStat(pid: next, procRoot: procRoot) {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(next)/exe")) ?? "unknown"
             chain.append(ProcessSummary(pid: next, executable: executable, commandLine: commandLine(of: next, procRoot: procRoot)))
             next = fields.parent
         }
         return chain
+    }
+
+    /// The user process `pid` runs as (the owner of `/proc/<pid>`); nil when it is gone.
+    static func owner(of pid: Int32, procRoot: String) -> uid_t? {
+        var info = stat()
+        guard stat("\(procRoot)/\(pid)", &info) == 0 else { return nil }
+        return info.st_uid
     }
 
     /// The arguments of process `pid` (`/proc/<pid>/cmdline`), the first ``commandLineLimit`` bytes.
