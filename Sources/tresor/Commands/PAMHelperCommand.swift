@@ -29,6 +29,8 @@ struct PAMHelperCommand: ParsableCommand {
         func run() throws {
             var input = SecretInput(fromStandardInput: true)
             let password = try input.next("Login password:")
+            // A home not linked (never, or unlinked on purpose) has nothing to unlock at login.
+            guard LoginDaemon.isLinked else { return }
             // Nothing handed over is a failure: the module then tries again when the session opens.
             guard let client = try LoginDaemon.connect(starting: startDaemon) else { throw ExitCode(3) }
             try client.unlock(loginPassword: password)
@@ -47,7 +49,7 @@ struct PAMHelperCommand: ParsableCommand {
             var input = SecretInput(fromStandardInput: true)
             let old = withoutOld ? nil : try input.next("Old login password:")
             let new = try input.next("New login password:")
-            guard let client = try LoginDaemon.connect(starting: true) else { return }
+            guard LoginDaemon.isLinked, let client = try LoginDaemon.connect(starting: true) else { return }
             guard try client.status().loginLink != nil else { return }
             try client.loginPasswordChanged(old: old, new: new)
         }
@@ -57,6 +59,10 @@ struct PAMHelperCommand: ParsableCommand {
 /// The user's daemon for the PAM module: the one running, else started through the systemd user
 /// unit where a user manager runs, else started directly.
 enum LoginDaemon {
+    /// Whether the home the login opens is linked to the login password: else no daemon is
+    /// started or told at login (an unlinked home is not nagged to link at every login).
+    static var isLinked: Bool { SecureFiles.exists(TresorPaths().loginLink) }
+
     /// - Parameter starting: whether to start the daemon when none answers.
     /// - Returns: a client, or nil when no daemon runs and none is to be started.
     /// - Throws: ``TresorClientError`` when a daemon does not start.

@@ -225,6 +225,13 @@ struct UnlockAtLoginTests {
         try user.writeService(tresor: "/nonexistent/tresor")
         #expect(try user.pamtester(["chauthtok"], input: "login-Pw-2\nlogin-Pw-2\n").succeeded)
 
+        // A home unlinked on purpose: a login starts no daemon and asks nothing of it.
+        try user.writeService()
+        #expect(try user.tresor(["passcode", "unlink-login"]).succeeded)
+        user.stopDaemon()
+        #expect(try user.pamtester(everything, input: "login-Pw-2\n").succeeded)
+        #expect(user.daemonPID == nil, "no daemon started for a home that is not linked")
+
         // A user who never made a Tresor home: no home, no daemon.
         let stranger = try PAMUser(password: "stranger-Pw-1")
         #expect(try stranger.pamtester(everything, input: "stranger-Pw-1\n").succeeded)
