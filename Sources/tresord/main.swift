@@ -113,6 +113,10 @@ struct TresordCommand: AsyncParsableCommand {
             try await Self.daemon(configuration: configuration, logger: logger).run()
         } catch DaemonError.alreadyRunning(let home, nil) where configuration.secretService && configuration.sessionBus != nil {
             try handSessionBus(configuration, home: home, logger: logger)
+        } catch DaemonError.alreadyRunning(_, nil) where getsid(0) == getpid() {
+            // Started by a tresor command (its own session), which raced another for a home with
+            // no daemon — logins at once, commands at once: the other serves; nothing went wrong.
+            logger.notice("another tresord started at the same moment serves this home: this one leaves")
         } catch {
             logger.critical("tresord stopped: \(DaemonError.words(for: error))")
             throw ExitCode(1)

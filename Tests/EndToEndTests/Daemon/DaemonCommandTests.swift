@@ -88,6 +88,21 @@ import TresorTestSupport
         #expect(try harness.tresor(["daemon", "stop"]).succeeded)
     }
 
+    /// Commands run at once with no daemon (logins at once, a desktop's programs) each start one:
+    /// one serves them all, and the others leave quietly — no "tresord stopped" at `critical`.
+    @Test func commandsStartingADaemonAtOnceAreServedByOneAndTheOthersLeaveQuietly() throws {
+        let harness = try Harness()
+        let commands = try (0..<4).map { _ in
+            try BackgroundProcess(harness: harness, executable: Harness.binaries.appendingPathComponent("tresor"), arguments: ["status", "--json"])
+        }
+        let results = try commands.map { try $0.finish(timeout: 60) }
+        #expect(results.filter { !$0.succeeded }.isEmpty, "\(results.map(\.stderr))")
+        let pids = Set(try results.map { try CLIJSON.decode(DaemonStatus.self, from: Data($0.stdout.utf8)).pid })
+        #expect(pids.count == 1, "one daemon served them all: \(pids)")
+        usleep(500_000)
+        #expect(!harness.daemonLog.contains("critical"), "\(harness.daemonLog)")
+    }
+
     /// `tresor daemon status` shows what the daemon serves in `tresor status`'s own lines and
     /// fields: the web client's address, the auto-lock clock and what reset it last, and why the
     /// keybag is locked; `tresor status` shows the web client's address too.
