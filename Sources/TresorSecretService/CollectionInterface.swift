@@ -96,6 +96,6 @@ extension SecretServiceProvider {
     func requireUnlocked(_ id: String, of collection: any SecretCollection, _ request: SecretRequest) throws {
         guard request.client.mustAsk(for: id) else { return }
         _ = try collection.item(id, client: request.client)
-        throw SecretServiceClient.lockedForAGenericClient
+        throw request.client.lockedForAGenericClient
     }
 }

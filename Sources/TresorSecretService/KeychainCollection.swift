@@ -44,7 +44,7 @@ struct KeychainCollection: SecretCollection {
     }
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
-        guard !client.mustAsk(for: id) else { throw SecretServiceClient.lockedForAGenericClient }
+        guard !client.mustAsk(for: id) else { throw client.lockedForAGenericClient }
         let found = try one(id, client: client, data: true)
         return SecretValue(bytes: Array(found.secret ?? Data()), contentType: SecretServiceItems.contentType(of: found.attributes))
     }

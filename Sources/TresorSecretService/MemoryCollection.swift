@@ -73,7 +73,7 @@ final class MemoryCollection: SecretCollection {
     }
 
     func secret(_ id: String, client: SecretServiceClient) throws -> SecretValue {
-        guard !client.mustAsk(for: id) else { throw SecretServiceClient.lockedForAGenericClient }
+        guard !client.mustAsk(for: id) else { throw client.lockedForAGenericClient }
         return try stored(id, client: client).secret
     }
 

@@ -45,11 +45,13 @@ public struct SecretServiceClient: Sendable {
 
     /// The refusal of a read or change the client must ask for (``mustAsk(for:)``), saying what
     /// the user can do — the keybag may well be unlocked.
-    static let lockedForAGenericClient = DBusError(
-        SecretError.isLocked,
-        "this program is one any program of yours can run (a generic client): it reads and changes its items with your approval — "
-            + "Unlock the item and allow it in the desktop's prompter or `tresor approve`, "
-            + "or trust the program: `tresor secret-service trust add EXECUTABLE`")
+    var lockedForAGenericClient: DBusError {
+        DBusError(
+            SecretError.isLocked,
+            "this program is one any program of yours can run (a generic client): it reads and changes its items with your approval — "
+                + "Unlock the item and allow it in the desktop's prompter or `tresor approve`, "
+                + "or trust the program: `tresor secret-service trust add \(executable)`")
+    }
 
     /// - Parameters:
     ///   - caller: the client's access groups.

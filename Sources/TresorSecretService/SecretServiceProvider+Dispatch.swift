@@ -255,7 +255,8 @@ extension SecretServiceProvider {
                 case .nobodyToAsk:
                     UnaskedPrompt(
                         executable: executable, need: .approval, access: access,
-                        reason: client.isGenericClient ? UnaskedPrompt.noPrompterOrApproverForAGenericClient : UnaskedPrompt.noPrompterOrApprover)
+                        reason: client.isGenericClient
+                            ? UnaskedPrompt.noPrompterOrApprover(forAGenericClient: executable) : UnaskedPrompt.noPrompterOrApprover)
                 case .unanswered: UnaskedPrompt(executable: executable, need: .approval, access: access, reason: UnaskedPrompt.unansweredOnTheDesktop)
                 default: nil
                 }

@@ -326,9 +326,10 @@ public struct UnaskedPrompt: Sendable, Equatable {
     /// socket API's words.
     public static let noPrompterOrApprover =
         "no desktop prompter could be asked, and no `tresor approve` waited in the foreground of a terminal of yours"
-    /// The same for a generic client, which the user may also trust ahead of time.
-    static let noPrompterOrApproverForAGenericClient =
-        noPrompterOrApprover + " (`tresor secret-service trust add EXECUTABLE` lets a program of yours in without asking)"
+    /// The same for generic client `executable`, which the user may also trust ahead of time.
+    static func noPrompterOrApprover(forAGenericClient executable: String) -> String {
+        noPrompterOrApprover + " (`tresor secret-service trust add \(executable)` lets it in without asking)"
+    }
 }
 
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)

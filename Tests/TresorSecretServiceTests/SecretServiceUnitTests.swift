@@ -250,7 +250,7 @@ import FoundationXML
         } throws: { error in
             let refusal = SecretServiceProvider.wireError(error)
             return refusal.name == "org.freedesktop.Secret.Error.IsLocked" && refusal.message.contains("`tresor approve`")
-                && refusal.message.contains("`tresor secret-service trust add EXECUTABLE`")
+                && refusal.message.contains("`tresor secret-service trust add /usr/bin/secret-tool`")
         }
     }
 

@@ -71,7 +71,9 @@ struct SecretServiceGenericClientTests {
         let dismissed = try #require(try provider.lastPromptNobodyAnswered().json, "tresor status --json names no unanswered prompt")
         #expect(dismissed["waitedFor"] == .string("approval") && dismissed["executable"]?.string?.hasSuffix("/secret-tool") == true, "\(dismissed)")
         #expect(dismissed["reason"]?.string?.contains("no `tresor approve` waited") == true, "\(dismissed)")
-        #expect(dismissed["reason"]?.string?.contains("`tresor secret-service trust add EXECUTABLE`") == true, "says how to trust it: \(dismissed)")
+        let executable = dismissed["executable"]?.string ?? "?"
+        #expect(
+            dismissed["reason"]?.string?.contains("`tresor secret-service trust add \(executable)`") == true, "says how to trust it: \(dismissed)")
         // The item is there, locked for the client, its secret withheld.
         let found = try provider.secretTool.search(Self.toolItem)
         #expect(found.labels == ["E2E generic"] && found.secrets.isEmpty, "\(found.labels) \(found.secrets.count)")
