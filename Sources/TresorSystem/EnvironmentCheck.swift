@@ -51,6 +51,8 @@ public struct EnvironmentCheckContext: Sendable {
     public var sysRoot: URL
     /// The uid the home must belong to; the effective uid of this process by default.
     public var userID: UInt32
+    /// The PAM configuration's folder; `/etc/pam.d` on a real system.
+    public var pamFolder: URL
 
     /// Creates a context; everything but the home defaults to the running process and the real system.
     /// - Parameters:
@@ -61,6 +63,7 @@ public struct EnvironmentCheckContext: Sendable {
     ///   - procRoot: by default `/proc`.
     ///   - sysRoot: by default `/sys`.
     ///   - userID: by default `geteuid()`.
+    ///   - pamFolder: by default `/etc/pam.d`.
     public init(
         home: URL,
         deviceKey: URL? = nil,
@@ -68,8 +71,10 @@ public struct EnvironmentCheckContext: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         procRoot: URL = URL(fileURLWithPath: "/proc"),
         sysRoot: URL = URL(fileURLWithPath: "/sys"),
-        userID: UInt32 = geteuid()
+        userID: UInt32 = geteuid(),
+        pamFolder: URL = URL(fileURLWithPath: "/etc/pam.d")
     ) {
+        self.pamFolder = pamFolder
         self.home = home
         self.deviceKey = deviceKey
         self.executables = executables
@@ -101,6 +106,7 @@ public enum EnvironmentChecks {
         PtraceScopeCheck.id,
         WritableExecutablesCheck.id,
         SwapCheck.id,
+        LoginModuleCheck.id,
     ]
 
     /// Runs every check for the current process; one finding per check (ok findings included),
@@ -116,6 +122,7 @@ public enum EnvironmentChecks {
             PtraceScopeCheck.run(context),
             WritableExecutablesCheck.run(context),
             SwapCheck.run(context),
+            LoginModuleCheck.run(context),
         ]
     }
 

@@ -40,7 +40,7 @@ private func finding(
     let context = EnvironmentCheckContext(
         home: home, executables: executables, environment: environment,
         procRoot: scratch.url.appendingPathComponent("proc"),
-        sysRoot: scratch.url.appendingPathComponent("sys"))
+        sysRoot: scratch.url.appendingPathComponent("sys"), pamFolder: scratch.url.appendingPathComponent("pam.d"))
     let findings = EnvironmentChecks.run(context)
     return try #require(findings.first { $0.check == id })
 }
@@ -224,13 +224,28 @@ struct EnvironmentCheckTests {
         #expect(result.reason.contains("normal user"))
     }
 
+    /// A keybag linked to the login password with pam_tresor in no PAM service is unlocked by no
+    /// login: said, until a service names the module (a commented-out line does not count).
+    @Test func aLoginLinkWithoutTheModuleIsAWarning() throws {
+        let scratch = try Scratch()
+        let home = try privateHome(in: scratch)
+        #expect(try finding("login-module", home: home, scratch: scratch).severity == .ok, "not linked: nothing to say")
+        try scratch.file("home/login-link", "x")
+        try scratch.file("pam.d/common-auth", "auth [success=1 default=ignore] pam_unix.so\n# auth optional pam_tresor.so\n", mode: 0o644)
+        let missing = try finding("login-module", home: home, scratch: scratch)
+        #expect(missing.severity == .warning && missing.reason.contains("scripts/install-pam"), "\(missing)")
+        try scratch.file("pam.d/common-session", "session optional pam_tresor.so\n", mode: 0o644)
+        let installed = try finding("login-module", home: home, scratch: scratch)
+        #expect(installed.severity == .ok && installed.summary == "pam_tresor is in common-session", "\(installed)")
+    }
+
     @Test func realRunReportsEveryCheckOnce() throws {
         let scratch = try Scratch()
         let findings = EnvironmentChecks.run(EnvironmentCheckContext(home: try privateHome(in: scratch)))
         let ids = findings.map(\.check)
         let expected = [
             "home-permissions", "device-key-permissions", "running-as-root", "core-dumps", "tracer",
-            "ld-preload", "ptrace-scope", "writable-executables", "swap",
+            "ld-preload", "ptrace-scope", "writable-executables", "swap", "login-module",
         ]
         #expect(Set(ids) == Set(expected))
         #expect(ids.count == expected.count)

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TresorKit
 import TresorProtocol
+import TresorSystem
 
 extension PasscodeCommand {
     struct LinkLogin: ParsableCommand {
@@ -31,8 +32,11 @@ extension PasscodeCommand {
                 if let other = status.loginLink?.loginOpensOtherHome {
                     print("Keybag linked to the login password — but logging in opens only \(other), not this home: the login does not see")
                     print("TRESOR_HOME or XDG_DATA_HOME. Unlock this home with `tresor unlock`, or keep it at \(other).")
-                } else {
+                } else if LoginModule.isInstalled {
                     print("Keybag linked to the login password: logging in or unlocking the screen unlocks it.")
+                } else {
+                    print("Keybag linked to the login password — but no PAM service names the module pam_tresor, so logging in")
+                    print("unlocks nothing yet: install it with `sudo scripts/install-pam --enable`.")
                 }
             }
         }
