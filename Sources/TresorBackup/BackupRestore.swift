@@ -441,7 +441,7 @@ private struct RestoreSession {
 
     /// What the report says of an application: what runs, and what it may read.
     static func description(of application: Application) -> String {
-        let hash = application.executableSHA256.prefix(6).map { String(format: "%02x", $0) }.joined()
+        let hash = application.executableSHA256.prefix(6).hexString
         return "\(application.applicationID): executable \(application.executablePath) (SHA-256 \(hash)…), groups "
             + application.allowedGroups.joined(separator: ", ") + (application.usesSecretService ? ", on the Secret Service too" : "")
     }

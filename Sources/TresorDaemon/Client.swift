@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 import TresorProtocol
 import TresorSystem
 
@@ -29,6 +30,6 @@ struct Client: Sendable {
     var description: ClientDescription {
         ClientDescription(
             pid: credentials.pid, uid: credentials.uid, executable: executable,
-            executableSHA256: executableSHA256.map { String(format: "%02x", $0) }.joined())
+            executableSHA256: executableSHA256.hexString)
     }
 }

@@ -38,11 +38,7 @@ public enum ExecutableGroup {
 
     /// The group of an executable identified by its hash.
     public static func byHash(_ sha256: [UInt8]) -> String {
-        hashPrefix
-            + sha256.map { byte in
-                let digits = Array("0123456789abcdef")
-                return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
-            }.joined()
+        hashPrefix + sha256.hexString
     }
 
     /// Where `tresor import secret-service` puts another provider's items when no executable

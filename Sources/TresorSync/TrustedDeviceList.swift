@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorModel
 
 /// The list of devices that may read a sync account's keychain: an ordered, versioned list
 /// that only the account's devices sign, so a server that stores it cannot add a device to it.
@@ -90,7 +91,7 @@ public struct TrustedDeviceList: Sendable, Equatable {
     /// mixes the id the server gave it into its fingerprint words (``JoinRequest``) and checks the
     /// lists it is given start that circle (``verifyingChain(_:circleID:)``).
     public var circleID: String? {
-        version == 1 ? Digest.sha256(encoded).prefix(16).map { String(format: "%02x", $0) }.joined() : nil
+        version == 1 ? Digest.sha256(encoded).prefix(16).hexString : nil
     }
 
     /// The list a joining device starts from, when it holds none yet: the circle's lists from

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TresorModel
 
 /// A device's id, the same on every device and on the server: the first 16 bytes of the SHA-256
 /// of the device's Ed25519 signing key — the key it signs its records and its sign-ins with — in
@@ -10,7 +11,7 @@ public enum SyncDeviceID {
     /// - Parameter key: the device's Ed25519 public key (32 bytes, raw).
     /// - Returns: 32 lowercase hexadecimal characters.
     public static func of(signingKey key: Data) -> String {
-        SHA256.hash(data: key).prefix(16).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: key).prefix(16).hexString
     }
 
     /// Whether `id` has an id's form: 32 lowercase hexadecimal characters.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TresorModel
 import TresorNotesDomain
 import TresorWebStore
 
@@ -125,7 +126,7 @@ final class PostgresSessionStore: WebSessionStore {
     func liveSessions(among digests: [Data], now: Date) async throws -> Set<Data> {
         guard !digests.isEmpty else { return [] }
         let bounds = liveBounds(now)
-        let hex = digests.map { $0.map { String(format: "%02x", $0) }.joined() }
+        let hex = digests.map(\.hexString)
         let live = try await db.read { [logger = db.logger] connection in
             try await connection.column(
                 """

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
+import TresorModel
 import X509
 
 /// Reads the attributes of a certificate item from its DER, as Apple's keychain does when a
@@ -143,7 +144,7 @@ enum CertificateAttributes {
 
     /// A value that is not a string, as `#` and the hex of its DER (RFC 4514 §2.4).
     static func hexForm(of value: RelativeDistinguishedName.Attribute.Value) -> String {
-        "#" + ((try? derEncoding(of: value)) ?? []).map { String(format: "%02x", $0) }.joined()
+        "#" + ((try? derEncoding(of: value)) ?? []).hexString
     }
 
     private static func derEncoding(of value: RelativeDistinguishedName.Attribute.Value) throws -> [UInt8] {

@@ -3,6 +3,7 @@ import Foundation
 import SwiftASN1
 import Synchronization
 import TresorKeybag
+import TresorModel
 
 /// The operating system's CA certificates (`/etc/ssl/certs`) as certificate items: the
 /// read-only **System Roots** keychain (docs/API.md, "Keychains"). Every attempt to change it fails
@@ -109,7 +110,7 @@ public final class SystemRoots: Sendable {
                 attributes.synchronizable = false
                 guard let filled = try? CertificateAttributes.fill(attributes, der: der) else { continue }
                 seenDigests.insert(digest)
-                let id = "roots:" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+                let id = "roots:" + digest.prefix(8).hexString
                 roots.append(Root(id: id, attributes: filled, der: der))
             }
         }

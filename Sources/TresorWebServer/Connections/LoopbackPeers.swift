@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Synchronization
+import TresorModel
 import TresorSystem
 
 /// Which local user owns the other end of a loopback TCP connection (docs/WEB.md, "Local
@@ -15,7 +16,7 @@ enum LoopbackPeers {
         var address: [UInt8]
         var port: UInt16
 
-        var description: String { "\(address.map { String(format: "%02x", $0) }.joined()):\(port)" }
+        var description: String { "\(address.hexString):\(port)" }
 
         static func mapped(ipv4 bytes: [UInt8], port: UInt16) -> Endpoint {
             Endpoint(address: [UInt8](repeating: 0, count: 10) + [0xff, 0xff] + bytes, port: port)

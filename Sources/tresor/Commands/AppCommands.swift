@@ -110,7 +110,7 @@ struct AppCommand: ParsableCommand {
                 if options.json { return Output.json(applications) }
                 if applications.isEmpty { print("No applications registered.") }
                 for application in applications {
-                    let hash = application.executableSHA256.prefix(8).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
+                    let hash = application.executableSHA256.prefix(8).hexString
                     let bus = application.usesSecretService ? "  also on the Secret Service" : ""
                     let identity = application.isDevelopmentBuild ? "development build, by path" : "sha256 \(hash)…"
                     print(
