@@ -52,8 +52,8 @@ struct AppleNotesImport: ParsableCommand {
                 return Output.json(
                     AppleImportOutput(report: report, unreadable: reading.unreadable, unreadWriteAheadLog: reading.unreadWriteAheadLog))
             }
-            print("Imported \(Self.count(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
-            if report.alreadyImported > 0 { print("\(Self.count(report.alreadyImported, "note")) had been imported before.") }
+            print("Imported \(Words.counted(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
+            if report.alreadyImported > 0 { print("\(Words.counted(report.alreadyImported, "note")) had been imported before.") }
             for line in report.refused { print("Refused \(TerminalText.printable(line))") }
             for line in reading.unreadable { print("Could not read \(TerminalText.printable(line))") }
             if reading.unreadWriteAheadLog {
@@ -61,8 +61,6 @@ struct AppleNotesImport: ParsableCommand {
             }
         }
     }
-
-    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     /// The notes of the database at `path`, as `tresor-read-apple-notes` reads them. Its
     /// complaint about a bad file becomes this command's error.

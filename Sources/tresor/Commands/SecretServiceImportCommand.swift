@@ -90,7 +90,7 @@ struct SecretServiceImportOutput: Encodable {
     func printReport() {
         for item in copied { print("Copied \(item.what) as item \(item.id).") }
         for skip in skipped { print("Skipped \(skip.what): \(skip.why).") }
-        print("Copied \(AppleNotesImport.count(copied.count, "item")) (\(skipped.count) skipped).")
+        print("Copied \(Words.counted(copied.count, "item")) (\(skipped.count) skipped).")
         guard let group, !copied.isEmpty else { return }
         if group == ExecutableGroup.imported {
             print("They are in \(group), which no program sees until you allow one: tresor secret-service allow --exe PATH --group \(group)")
