@@ -1,7 +1,7 @@
 /// Percent-encoding (RFC 3986 §2.1) for attachment names in headers and ids in paths.
 ///
 /// Written here rather than taken from Foundation's `addingPercentEncoding`, which lives in the
-/// part of Foundation the CLI does not link (it costs every `tresor` process ~0.7 ms to load).
+/// part of Foundation the CLI does not link (BENCHMARKS.md, "Measured design choices").
 public enum PercentEncoding {
     /// `text` as percent-encoded UTF-8, every byte but the unreserved characters
     /// (`A–Z a–z 0–9 - . _ ~`) written `%XX`: safe in a header value and as one path segment.

@@ -4,7 +4,7 @@ extension StringProtocol {
     /// The text without the characters matching `isTrimmed` at either end.
     ///
     /// Foundation's `trimmingCharacters(in:)` lives in the part of Foundation the CLI does not
-    /// link (it costs every `tresor` process ~0.7 ms to load), hence this small twin.
+    /// link (BENCHMARKS.md, "Measured design choices"), hence this small twin.
     public func trimming(while isTrimmed: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) }) else { return "" }
         return String(self[first...last])

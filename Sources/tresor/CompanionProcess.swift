@@ -10,7 +10,7 @@ import Glibc
 
 /// A companion executable run to its end, its standard output and error collected (input is
 /// `/dev/null`). `posix_spawn` directly: Foundation's `Process` lives in the part of Foundation
-/// the CLI does not link (loading it cost every `tresor` process ~0.7 ms).
+/// the CLI does not link (BENCHMARKS.md, "Measured design choices").
 struct CompanionProcess {
     /// How it ended: its exit status, or nil when a signal ended it.
     var exitStatus: Int32?

@@ -7,7 +7,7 @@ import Glibc
 
 /// The process's standard input, output and error, read and written with `read(2)` and
 /// `write(2)` directly. (Foundation's `FileHandle` lives in the part of Foundation the CLI does
-/// not link: loading it cost every `tresor` process ~0.7 ms.)
+/// not link: BENCHMARKS.md, "Measured design choices".)
 enum StandardStream: Int32 {
     case input = 0, output = 1, error = 2
 

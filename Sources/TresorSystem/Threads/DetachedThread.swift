@@ -4,7 +4,7 @@ import Glibc
 
 /// A thread of its own for work that blocks (a pipe read, a long request), so that it holds
 /// none of Dispatch's few workers. Foundation's `Thread` would do, but it lives in the part of
-/// Foundation the CLI does not link (it costs every `tresor` process ~0.7 ms to load).
+/// Foundation the CLI does not link (BENCHMARKS.md, "Measured design choices").
 public enum DetachedThread {
     /// Runs `body` on a new detached thread — or here, if no thread can be had.
     public static func start(_ body: @escaping @Sendable () -> Void) {
