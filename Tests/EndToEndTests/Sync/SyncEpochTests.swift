@@ -31,12 +31,12 @@ import TresorTestSupport
 
         // The phone never saw the removal: its sync meets list version 4 (epoch 2) and a record
         // sealed under epoch 2, fetches its envelope, and reads both epochs.
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1])
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1])
         let received = try SyncNowTests.syncNow(phone)
         #expect(received.applied == 2, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "new.example.com") == "e2e-epoch-two-secret")
         #expect(try SyncNowTests.secret(phone, service: "old.example.com") == "e2e-epoch-one-secret")
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2], "the old epoch's key is kept")
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1, 2], "the old epoch's key is kept")
         let status = try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"])
         #expect(status.epoch == 2 && status.trustedDevices.map(\.name) == ["laptop", "phone"], "\(status)")
 
@@ -57,7 +57,7 @@ import TresorTestSupport
         // The removed tablet holds no envelope of epoch 2: its sync is refused, and it is told to leave.
         let refused = try tablet.tresor(["sync", "now"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
-        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1])
+        #expect(try SyncDevicesE2ETests.keys(of: tablet).1.epochs == [1])
         #expect(try SyncNowTests.secret(tablet, service: "new.example.com") == nil)
     }
 
@@ -97,7 +97,7 @@ import TresorTestSupport
         #expect(steps.withLock { $0 } == [true, true, true], "the laptop removed, added and synced while the phone synced")
         #expect(received.applied == 2, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-during-the-sync")
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1, 2])
     }
 
     @Test func aDeviceThatMissedTwoRollsReadsBothThoughTheFirstRollerWasRemovedSince() async throws {
@@ -118,7 +118,7 @@ import TresorTestSupport
         try SyncNowTests.add(laptop, service: "two.example.com", secret: "e2e-written-in-epoch-two")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
         _ = try SyncE2E.sync(desktop, SyncDeviceInfo.self, ["remove", "laptop", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2, 3], "the remover learnt epoch 2 before rolling")
+        #expect(try SyncDevicesE2ETests.keys(of: desktop).1.epochs == [1, 2, 3], "the remover learnt epoch 2 before rolling")
         try SyncNowTests.add(desktop, service: "three.example.com", secret: "e2e-written-in-epoch-three")
         #expect(try SyncNowTests.syncNow(desktop).pushed == 1)
 
@@ -126,11 +126,11 @@ import TresorTestSupport
         #expect(received.applied == 2, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "two.example.com") == "e2e-written-in-epoch-two")
         #expect(try SyncNowTests.secret(phone, service: "three.example.com") == "e2e-written-in-epoch-three")
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2, 3])
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1, 2, 3])
         // The recovery identity holds every epoch, each shared again by the last remover.
-        let circle = try await SyncDevicesTests.latestList(cluster)
+        let circle = try await SyncDevicesE2ETests.latestList(cluster)
         for epoch in 1...3 {
-            let shares = try await SyncDevicesTests.envelopes(cluster, epoch: epoch).filter { $0.recipientID == circle.recovery.deviceID }
+            let shares = try await SyncDevicesE2ETests.envelopes(cluster, epoch: epoch).filter { $0.recipientID == circle.recovery.deviceID }
             #expect(shares.count == 1 && shares.allSatisfy { circle.member($0.senderID) != nil }, "epoch \(epoch)")
         }
     }
@@ -152,7 +152,7 @@ import TresorTestSupport
 
         // The phone has not synced since the roll: it learns epoch 2 as it approves, and shares it.
         try SyncE2E.joinApproved(desktop, server, name: "desktop", password: password, by: phone)
-        #expect(try SyncDevicesTests.keys(of: desktop).1.epochs == [1, 2])
+        #expect(try SyncDevicesE2ETests.keys(of: desktop).1.epochs == [1, 2])
         #expect(try SyncNowTests.syncNow(desktop).applied == 1)
         #expect(try SyncNowTests.secret(desktop, service: "two.example.com") == "e2e-written-in-epoch-two")
     }
@@ -175,26 +175,26 @@ import TresorTestSupport
         }
         let removed = try laptop.tresor(["sync", "remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
-        #expect(try await SyncDevicesTests.latestList(cluster).epoch == 2, "the server holds the list of epoch 2")
-        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).isEmpty, "and none of its key's shares")
+        #expect(try await SyncDevicesE2ETests.latestList(cluster).epoch == 2, "the server holds the list of epoch 2")
+        #expect(try await SyncDevicesE2ETests.envelopes(cluster, epoch: 2).isEmpty, "and none of its key's shares")
 
         // The phone's sync finds no share of epoch 2 for it, and rolls epoch 3.
         let synced = try SyncNowTests.syncNow(phone)
         #expect(synced.pushed == 0, "\(synced)")
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).epoch == 3)
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 3])
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1, 3])
 
         // The laptop, back, shares epoch 2's key (it may have sealed with it), reads epoch 3's,
         // and writes in it; the phone reads that.
         proxy.relay(to: server.port)
         try SyncNowTests.add(laptop, service: "rolled.example.com", secret: "e2e-written-after-the-finished-roll")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
-        #expect(try SyncDevicesTests.keys(of: laptop).1.epochs == [1, 2, 3])
-        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).count == 3, "the phone's, the laptop's and the recovery identity's")
+        #expect(try SyncDevicesE2ETests.keys(of: laptop).1.epochs == [1, 2, 3])
+        #expect(try await SyncDevicesE2ETests.envelopes(cluster, epoch: 2).count == 3, "the phone's, the laptop's and the recovery identity's")
         let received = try SyncNowTests.syncNow(phone)
         #expect(received.applied == 1, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-written-after-the-finished-roll")
-        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1], "the removed tablet holds neither new key")
+        #expect(try SyncDevicesE2ETests.keys(of: tablet).1.epochs == [1], "the removed tablet holds neither new key")
     }
 
     /// A removal cut after the server refused the device but before the list without it was
@@ -217,23 +217,23 @@ import TresorTestSupport
         let tabletID = try #require(try SyncE2E.sync(tablet, SyncStatusAnswer.self, ["status"]).deviceID)
         let removed = try laptop.tresor(["sync", "remove", "tablet", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(!removed.succeeded && proxy.hasCut, "\(removed.stderr)")
-        let cut = try await SyncDevicesTests.latestList(cluster)
+        let cut = try await SyncDevicesE2ETests.latestList(cluster)
         #expect(cut.epoch == 1 && cut.member(tabletID) != nil, "the server refuses the tablet, and its list still names it")
 
         proxy.relay(to: server.port)
         _ = try SyncNowTests.syncNow(laptop)
-        let finished = try await SyncDevicesTests.latestList(cluster)
+        let finished = try await SyncDevicesE2ETests.latestList(cluster)
         #expect(finished.epoch == 2 && finished.member(tabletID) == nil, "epoch \(finished.epoch)")
-        #expect(try await SyncDevicesTests.envelopes(cluster, epoch: 2).count == 3, "the laptop's, the phone's and the recovery identity's")
+        #expect(try await SyncDevicesE2ETests.envelopes(cluster, epoch: 2).count == 3, "the laptop's, the phone's and the recovery identity's")
 
         // Written afterwards, it opens on the phone; the tablet holds no key of it.
         try SyncNowTests.add(laptop, service: "after-the-removal.example.com", secret: "e2e-written-after-the-finished-removal")
         #expect(try SyncNowTests.syncNow(laptop).pushed == 1)
         #expect(try SyncNowTests.syncNow(phone).applied == 1)
         #expect(try SyncNowTests.secret(phone, service: "after-the-removal.example.com") == "e2e-written-after-the-finished-removal")
-        #expect(try SyncDevicesTests.keys(of: tablet).1.epochs == [1])
+        #expect(try SyncDevicesE2ETests.keys(of: tablet).1.epochs == [1])
         // Finished once: the next sync rolls no more.
         _ = try SyncNowTests.syncNow(laptop)
-        #expect(try await SyncDevicesTests.latestList(cluster).epoch == 2)
+        #expect(try await SyncDevicesE2ETests.latestList(cluster).epoch == 2)
     }
 }

@@ -24,26 +24,26 @@ import TresorTestSupport
         let phoneRequest = try #require(try SyncE2E.join(phone, cluster.servers[1], name: "phone", password: password).requestID)
         _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", phoneRequest, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         #expect(try SyncE2E.sync(phone, SyncJoinAnswer.self, ["join", cluster.servers[1].origin, "--account", "ada", "--no-wait"]).state == .trusted)
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         let tabletRequest = try #require(try SyncE2E.join(tablet, cluster.servers[1], name: "tablet", password: password).requestID)
         _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", tabletRequest, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         try AutoLockTests.waitUntil("the approved tablet in the phone's list", seconds: 10) {
-            try SyncLiveTests.status(phone).trustedDevices.map(\.name).sorted() == ["laptop", "phone", "tablet"]
+            try SyncLiveE2ETests.status(phone).trustedDevices.map(\.name).sorted() == ["laptop", "phone", "tablet"]
         }
         #expect(
             try SyncE2E.sync(tablet, SyncJoinAnswer.self, ["join", cluster.servers[1].origin, "--account", "ada", "--no-wait"]).state == .trusted)
-        try SyncLiveTests.waitUntilLive(tablet)
-        let before = try #require(try SyncLiveTests.status(laptop).epoch)
+        try SyncLiveE2ETests.waitUntilLive(tablet)
+        let before = try #require(try SyncLiveE2ETests.status(laptop).epoch)
 
         let left = try tablet.tresor(["sync", "leave"])
         #expect(left.succeeded, "\(left.stderr)")
         try AutoLockTests.waitUntil("the key rolled on the laptop and the phone", seconds: 10) {
-            let epochs = try [laptop, phone].map { try SyncLiveTests.status($0).epoch ?? 0 }
+            let epochs = try [laptop, phone].map { try SyncLiveE2ETests.status($0).epoch ?? 0 }
             return epochs[0] > before && epochs[0] == epochs[1]
         }
         for device in [laptop, phone] {
-            #expect(try SyncLiveTests.status(device).trustedDevices.map(\.name).sorted() == ["laptop", "phone"])
+            #expect(try SyncLiveE2ETests.status(device).trustedDevices.map(\.name).sorted() == ["laptop", "phone"])
         }
         // What the circle writes now travels under the new key.
         try SyncNowTests.add(laptop, service: "rolled.example.com", secret: "e2e-after-the-roll")
@@ -51,7 +51,7 @@ import TresorTestSupport
             try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-after-the-roll"
         }
         for device in [laptop, phone] {
-            try AutoLockTests.waitUntil("no error left", seconds: 10) { try SyncLiveTests.status(device).lastError == nil }
+            try AutoLockTests.waitUntil("no error left", seconds: 10) { try SyncLiveE2ETests.status(device).lastError == nil }
         }
     }
 
@@ -67,7 +67,7 @@ import TresorTestSupport
         let laptop = try SyncE2E.device(password, background: true), phone = try SyncE2E.device(password, background: true)
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         try SyncE2E.joinApproved(phone, proxy.address, name: "phone", password: password, by: laptop)
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         let passphrase = "e2e-own-passphrase-" + UUID().uuidString.prefix(8)
         // Each change: the phone's one sync sends it, the laptop has it, and the phone asks nothing more.
@@ -111,7 +111,7 @@ import TresorTestSupport
             usleep(1_500_000)  // time for a second sync, were the phone woken by its own change
             #expect(proxy.requests.filter { $0 == Self.state }.count == 1, "\(what): \(proxy.requests)")
         }
-        #expect(try SyncLiveTests.status(phone).live == true)
+        #expect(try SyncLiveE2ETests.status(phone).live == true)
     }
 
     /// The web client on the first instance, the phone on the second: a folder made and deleted,
@@ -119,7 +119,7 @@ import TresorTestSupport
     @Test func theWebsFoldersAndPassphraseReachADeviceWithoutSyncNow() async throws {
         let (cluster, browser, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser(background: true, instances: 2)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         let made = try browser.post("/api/folders", ["name": "Made on the web"])
         #expect(made.status == 201, "\(made.text)")

@@ -77,15 +77,15 @@ import TresorTestSupport
         let epochs = try bodies.map { try SealedRecord(body: try #require(Data(base64Encoded: $0, options: .ignoreUnknownCharacters))).epoch }
         #expect(epochs == [2], "sealed under the key rolled after the tablet left")
         // The new epoch's key went to the phone and the recovery identity only.
-        let circle = try await SyncDevicesTests.latestList(cluster)
-        let shares = try await SyncDevicesTests.envelopes(cluster, epoch: 2)
+        let circle = try await SyncDevicesE2ETests.latestList(cluster)
+        let shares = try await SyncDevicesE2ETests.envelopes(cluster, epoch: 2)
         #expect(circle.epoch == 2 && circle.members.map(\.name) == ["laptop", "phone"])
         #expect(Set(shares.map(\.recipientID)) == Set(circle.keyRecipients.map(\.deviceID)), "no share for the tablet")
 
         let received = try SyncNowTests.syncNow(phone)
         #expect(received.applied == 1, "\(received)")
         #expect(try SyncNowTests.secret(phone, service: "after.example.com") == "e2e-written-after-the-tablet-left")
-        #expect(try SyncDevicesTests.keys(of: phone).1.epochs == [1, 2])
+        #expect(try SyncDevicesE2ETests.keys(of: phone).1.epochs == [1, 2])
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["status"]).epoch == 2)
     }
 }

@@ -23,7 +23,7 @@ import TresorTestSupport
     /// and holds them.
     static func itemsHeldOnALockedPhone() async throws -> (cluster: ServerInstances, laptop: Harness, phone: Harness) {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
         #expect(try phone.tresor(["lock"]).succeeded)
         // One at a time, each held before the next is sent: two pages, the first read as the last.
         for (n, (service, secret)) in items.sorted(by: { $0.key < $1.key }).enumerated() {
@@ -34,7 +34,7 @@ import TresorTestSupport
                 ],
                 input: secret + "\n")
             #expect(added.succeeded, "\(added.stderr)")
-            try AutoLockTests.waitUntil("the locked phone holds it") { try SyncLiveTests.status(phone).heldWhileLocked == n + 1 }
+            try AutoLockTests.waitUntil("the locked phone holds it") { try SyncLiveE2ETests.status(phone).heldWhileLocked == n + 1 }
         }
         #expect(try itemsOn(phone).isEmpty, "nothing is applied while locked")
         let shown = try phone.tresor(["sync", "status"])
@@ -57,7 +57,7 @@ import TresorTestSupport
 
         try Self.unlock(phone)
         try AutoLockTests.waitUntil("the held items on the phone, with no server") { try Self.itemsOn(phone) == Self.items }
-        try AutoLockTests.waitUntil("the held pages gone") { try SyncLiveTests.status(phone).heldWhileLocked == 0 }
+        try AutoLockTests.waitUntil("the held pages gone") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 0 }
         #expect(!FileManager.default.fileExists(atPath: Self.heldPages(phone).path))
     }
 
@@ -74,9 +74,9 @@ import TresorTestSupport
 
         try Self.unlock(phone)
         try AutoLockTests.waitUntil("the refusal in sync status") {
-            try SyncLiveTests.status(phone).lastError?.contains("held while the keybag was locked") == true
+            try SyncLiveE2ETests.status(phone).lastError?.contains("held while the keybag was locked") == true
         }
-        let status = try SyncLiveTests.status(phone)
+        let status = try SyncLiveE2ETests.status(phone)
         #expect(status.lastError?.contains("sync page refused, nothing of it applied") == true, "\(status.lastError ?? "")")
         #expect(status.heldWhileLocked == 0)
         #expect(try Self.itemsOn(phone).isEmpty, "nothing of the refused page applied")
@@ -99,23 +99,23 @@ import TresorTestSupport
         try torn.close()
         for server in cluster.harnesses { server.stopDaemon() }
         try phone.startDaemon()
-        #expect(try SyncLiveTests.status(phone).heldWhileLocked == 2)
+        #expect(try SyncLiveE2ETests.status(phone).heldWhileLocked == 2)
 
         try Self.unlock(phone)
         try AutoLockTests.waitUntil("the held items on the phone after the restart") { try Self.itemsOn(phone) == Self.items }
-        #expect(try SyncLiveTests.status(phone).heldWhileLocked == 0)
+        #expect(try SyncLiveE2ETests.status(phone).heldWhileLocked == 0)
     }
 
     @Test func notesSyncWhileTheKeybagIsLocked() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
         #expect(try phone.tresor(["lock"]).succeeded)
         _ = try SyncNotesE2ETests.newNote(laptop, "Arrived while locked\ne2e-note-while-locked")
         // The laptop's background sync may send it first (a note change starts one): either
         // way, once `sync now` returns nothing waits.
         _ = try SyncNotesE2ETests.syncNow(laptop)
-        #expect(try SyncLiveTests.status(laptop).notesWaiting == 0)
+        #expect(try SyncLiveE2ETests.status(laptop).notesWaiting == 0)
         // An item's change makes the event the locked phone syncs at.
         try SyncNowTests.add(laptop, service: "event.example.com", secret: "e2e-locked-event")
         try AutoLockTests.waitUntil("the note on the locked phone") {
@@ -123,14 +123,14 @@ import TresorTestSupport
         }
         // The note may come with a sync the note's own change started, before the item's: the
         // item is waited for on its own.
-        try AutoLockTests.waitUntil("the item held, not applied") { try SyncLiveTests.status(phone).heldWhileLocked == 1 }
+        try AutoLockTests.waitUntil("the item held, not applied") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 1 }
         #expect(try phone.status().keybag == .locked)
     }
 
     @Test func pullingWhileLockedStopsAtTheLimitAndSaysSoAndTheUnlockReadsTheRestFromTheServer() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
         #expect(try phone.tresor(["lock"]).succeeded)
         // 40 records of 512 KiB each (padded): 20 MiB, past the 16 MiB held by more than a page.
         let secrets = (0..<40).map { "e2e-big-\($0)-" + String(repeating: "x", count: 261_000) }
@@ -143,11 +143,11 @@ import TresorTestSupport
                 input: secret)
             #expect(added.succeeded, "\(added.stderr)")
         }
-        try AutoLockTests.waitUntil("the laptop sent them", seconds: 180) { try SyncLiveTests.status(laptop).counters?.changesWaiting == 0 }
+        try AutoLockTests.waitUntil("the laptop sent them", seconds: 180) { try SyncLiveE2ETests.status(laptop).counters?.changesWaiting == 0 }
         try AutoLockTests.waitUntil("the limit in the phone's sync status", seconds: 180) {
-            try SyncLiveTests.status(phone).lastError?.contains("the most kept") == true
+            try SyncLiveE2ETests.status(phone).lastError?.contains("the most kept") == true
         }
-        let held = try #require(try SyncLiveTests.status(phone).heldWhileLocked)
+        let held = try #require(try SyncLiveE2ETests.status(phone).heldWhileLocked)
         #expect(held > 0 && held < secrets.count, "\(held) held")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: Self.heldPages(phone).path)[.size] as? Int)
         #expect(size >= 16 << 20 && size < 22 << 20, "\(size) bytes held")
@@ -158,7 +158,7 @@ import TresorTestSupport
             try SyncNowTests.secret(phone, service: "big\(secrets.count - 1).example.com") == secrets.last
         }
         for (n, secret) in secrets.enumerated() { #expect(try SyncNowTests.secret(phone, service: "big\(n).example.com") == secret) }
-        let status = try SyncLiveTests.status(phone)
+        let status = try SyncLiveE2ETests.status(phone)
         #expect(status.heldWhileLocked == 0 && status.lastError == nil, "\(status.lastError ?? "")")
     }
 
@@ -174,20 +174,20 @@ import TresorTestSupport
         }
         _ = try SyncE2E.join(laptop, server, name: "laptop", password: password)
         try admit(phone, "phone")
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
         #expect(try phone.tresor(["lock"]).succeeded)
 
         // A device the list the phone holds does not name yet.
         try admit(tablet, "tablet")
         try SyncNowTests.add(tablet, service: "tablet.example.com", secret: "e2e-from-the-tablet")
-        try AutoLockTests.waitUntil("the tablet sent it") { try SyncLiveTests.status(tablet).counters?.changesWaiting == 0 }
-        try AutoLockTests.waitUntil("the locked phone holds the tablet's record") { try SyncLiveTests.status(phone).heldWhileLocked ?? 0 >= 1 }
+        try AutoLockTests.waitUntil("the tablet sent it") { try SyncLiveE2ETests.status(tablet).counters?.changesWaiting == 0 }
+        try AutoLockTests.waitUntil("the locked phone holds the tablet's record") { try SyncLiveE2ETests.status(phone).heldWhileLocked ?? 0 >= 1 }
 
         try Self.unlock(phone)
         try AutoLockTests.waitUntil("the tablet's item on the phone") {
             try SyncNowTests.secret(phone, service: "tablet.example.com") == "e2e-from-the-tablet"
         }
-        let status = try SyncLiveTests.status(phone)
+        let status = try SyncLiveE2ETests.status(phone)
         #expect(status.lastError == nil && status.heldWhileLocked == 0, "\(status.lastError ?? "")")
         #expect(status.trustedDevices.count == 3)
     }
@@ -200,7 +200,7 @@ import TresorTestSupport
         // Still locked, the phone asks the server and is told it was removed.
         let refused = try phone.tresor(["sync", "devices"])
         #expect(!refused.succeeded && refused.stderr.contains("tresor sync leave"), "\(refused.stderr)")
-        let status = try SyncLiveTests.status(phone)
+        let status = try SyncLiveE2ETests.status(phone)
         #expect(status.state == .removed && (status.heldWhileLocked ?? 0) == 0, "\(status)")
         #expect(!FileManager.default.fileExists(atPath: Self.heldPages(phone).path), "the held pages are forgotten")
         try Self.unlock(phone)
@@ -214,7 +214,7 @@ import TresorTestSupport
     @Test func beforeTheFirstUnlockSinceStartNothingIsPulledAndTheFirstUnlockReadsIt() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
         phone.stopDaemon()
         try phone.startDaemon()
         let (service, secret) = try #require(Self.items.sorted(by: { $0.key < $1.key }).first)
@@ -230,7 +230,7 @@ import TresorTestSupport
         #expect(!refused.succeeded, "no sign-in before the first unlock")
         // Said as what it is, with the way on: nothing came from the server to refuse.
         #expect(refused.stderr.contains("`tresor unlock`") && !refused.stderr.contains("sync server"), "\(refused.stderr)")
-        let status = try SyncLiveTests.status(phone)
+        let status = try SyncLiveE2ETests.status(phone)
         #expect(status.live == false && (status.heldWhileLocked ?? 0) == 0, "\(status)")
         #expect(try SyncNowTests.secret(phone, service: service) == nil)
 

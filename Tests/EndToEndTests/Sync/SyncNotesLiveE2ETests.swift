@@ -9,7 +9,7 @@ import TresorTestSupport
 /// server instances; a note written on one, or in the server's web client, is on the other.
 /// Arrival is polled for 10 s (the five-minute fallback sync cannot pass); how fast it is, the
 /// benchmark harness measures.
-@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNotesLiveTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNotesLiveE2ETests {
     /// Waits up to 10 s until `device` holds a note titled `title` whose body is `body`.
     static func waitForNote(_ device: Harness, _ title: String, body: String, _ what: String) throws {
         try AutoLockTests.waitUntil(what, seconds: 10) { try SyncNotesE2ETests.notes(device)[title]?.body == body }
@@ -18,7 +18,7 @@ import TresorTestSupport
     @Test func aNoteMadeOnOneDeviceIsOnTheOtherWithoutSyncNow() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         let made = try SyncNotesE2ETests.newNote(laptop, "Live list\ne2e-live-note milk")
         try Self.waitForNote(phone, "Live list", body: "Live list\ne2e-live-note milk", "the laptop's note on the phone")
@@ -33,8 +33,8 @@ import TresorTestSupport
         #expect(try SyncNotesE2ETests.notes(phone).keys.filter { $0.hasPrefix("Burst") }.count == 3)
 
         for device in [laptop, phone] {
-            try AutoLockTests.waitUntil("nothing waiting", seconds: 10) { try SyncLiveTests.status(device).notesWaiting == 0 }
-            let status = try SyncLiveTests.status(device)
+            try AutoLockTests.waitUntil("nothing waiting", seconds: 10) { try SyncLiveE2ETests.status(device).notesWaiting == 0 }
+            let status = try SyncLiveE2ETests.status(device)
             #expect(status.lastError == nil, "\(status.lastError ?? "")")
             #expect(!device.daemonLog.contains("e2e-live-note"))
         }
@@ -43,8 +43,8 @@ import TresorTestSupport
     @Test func devicesOnTwoServerInstancesStillSyncNotesLive() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices(background: true, instances: 2)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        #expect(try SyncLiveTests.status(laptop).server != (try SyncLiveTests.status(phone).server), "each device on its own instance")
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        #expect(try SyncLiveE2ETests.status(laptop).server != (try SyncLiveE2ETests.status(phone).server), "each device on its own instance")
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         _ = try SyncNotesE2ETests.newNote(laptop, "Instance A\ne2e-live-instance-a")
         try Self.waitForNote(phone, "Instance A", body: "Instance A\ne2e-live-instance-a", "the laptop's note, through the other instance")
@@ -55,7 +55,7 @@ import TresorTestSupport
     @Test func aBrowsersNoteAndEditReachADeviceWithoutSyncNow() async throws {
         let (cluster, browser, laptop, phone) = try await SyncE2E.twoJoinedDevicesAndBrowser(background: true, instances: 2)
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        try SyncLiveTests.waitUntilLive(laptop, phone)
+        try SyncLiveE2ETests.waitUntilLive(laptop, phone)
 
         // Made in the web client on the first instance: on the phone, signed in to the second.
         let id = try browser.createNote(title: "Web made", body: "Web made\ne2e-live-web")

@@ -7,7 +7,7 @@ import TresorTestSupport
 
 /// Devices joining a sync account (docs/SYNC.md, "Devices"): a real server instance on a
 /// throwaway PostgreSQL, device homes each with its own `tresord`, driven through `tresor sync`.
-@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncDevicesTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncDevicesE2ETests {
     @Test func aSecondDeviceJoinsWhenApprovedWithTheSameWordsAndARemovedOneIsRefused() async throws {
         let cluster = try await ServerInstances(count: 1, configuration: ["webRegistration": "open"])
         let server = cluster.servers[0]

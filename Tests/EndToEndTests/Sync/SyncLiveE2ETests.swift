@@ -6,7 +6,7 @@ import TresorTestSupport
 /// The daemon's background sync (docs/SYNC.md, "Background sync"): two device homes whose
 /// `tresord` sync by themselves — no `tresor sync now` — through real server instances. Arrival
 /// is polled with a generous deadline; how fast it is, the benchmark harness measures.
-@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncLiveTests {
+@Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncLiveE2ETests {
     static func status(_ device: Harness) throws -> SyncStatusAnswer {
         try SyncE2E.sync(device, SyncStatusAnswer.self, ["status"])
     }
