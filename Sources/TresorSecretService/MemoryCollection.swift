@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import TresorDBus
 import TresorKeychain
+import TresorModel
 
 /// The `session` collection: items kept in the daemon's memory only, gone when it stops.
 /// Access groups apply as in the keychain: each item belongs to its creator's group.
@@ -27,7 +28,7 @@ final class MemoryCollection: SecretCollection {
         mutating func put(_ stored: Stored, as id: String) throws {
             let after = used - (items[id].map(MemoryCollection.cost) ?? 0) + MemoryCollection.cost(stored)
             guard after <= byteBudget else {
-                throw DBusError.limitsExceeded("the session collection holds at most \(byteBudget >> 20) MiB; delete some of its items first")
+                throw DBusError.limitsExceeded("the session collection holds at most \(ByteSize(byteBudget)); delete some of its items first")
             }
             items[id] = stored
             used = after

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TresorModel
 import TresorProtocol
 
 /// The web API's JSON conventions: dates as ISO 8601, binary values as base64.
@@ -59,6 +60,6 @@ enum WebCoding {
     }
 
     static func tooLarge(_ limit: Int) -> APIError {
-        APIError(.requestTooLarge, "the request is larger than \(limit / (1024 * 1024)) MiB")
+        APIError(.requestTooLarge, "the request is larger than \(ByteSize(limit))")
     }
 }

@@ -122,7 +122,7 @@ func readSecretFromStandardInput(for itemClass: ItemClass) throws -> Data {
     guard !data.isEmpty else { throw ValidationError("standard input held no secret (an empty one is refused here: give at least one byte)") }
     // Said before the request, which the daemon would refuse by its size alone past 1 MiB.
     guard data.count <= ItemLimits.secretBytes else {
-        throw ValidationError("the secret is \(data.count) bytes; an item holds at most \(ItemLimits.secretBytes / 1024) KiB")
+        throw ValidationError("the secret is \(data.count) bytes; an item holds at most \(ByteSize(ItemLimits.secretBytes))")
     }
     if itemClass == .certificate, let der = try derOfPEMCertificate(data) { return der }
     return data

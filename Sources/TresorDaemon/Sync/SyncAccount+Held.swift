@@ -1,6 +1,7 @@
 import Foundation
 import TresorKeybag
 import TresorKeychain
+import TresorModel
 import TresorNotes
 import TresorProtocol
 import TresorSync
@@ -50,7 +51,7 @@ extension SyncAccount {
             if held.isFull && more {
                 throw APIError(
                     .quotaExceeded,
-                    "\(held.recordCount) records pulled while the keybag is locked are held, the most kept (\(HeldPages.byteLimit >> 20) MiB): the rest waits on the server until the unlock"
+                    "\(held.recordCount) records pulled while the keybag is locked are held, the most kept (\(ByteSize(HeldPages.byteLimit))): the rest waits on the server until the unlock"
                 )
             }
             return held.recordCount

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import TresorModel
 import TresorSystem
 
 /// Standard input, read once and handed out from the front: first whole lines (passcodes
@@ -65,7 +66,7 @@ final class StandardInput: @unchecked Sendable {
         if let data { return data }
         let read = StandardStream.input.readToEnd(upTo: Self.maximumBytes + 1)
         guard read.count <= Self.maximumBytes else {
-            throw ValidationError("standard input holds more than \(Self.maximumBytes / 1024 / 1024) MiB: no secret or note is that large")
+            throw ValidationError("standard input holds more than \(ByteSize(Self.maximumBytes)): no secret or note is that large")
         }
         data = read
         return read

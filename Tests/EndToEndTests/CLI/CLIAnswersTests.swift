@@ -114,7 +114,7 @@ import TresorTestSupport
         let harness = try initialized()
         for size in [300 * 1024, 900 * 1024] {
             let big = try harness.tresor(["item", "add", "--service", "big", "--secret-stdin"], input: String(repeating: "a", count: size))
-            #expect(big.status != 0 && big.stderr.contains("the secret is \(size) bytes; an item holds at most 256 KiB"), "\(big.stderr)")
+            #expect(big.status != 0 && big.stderr.contains("the secret is \(size) bytes; an item holds at most 256 KB"), "\(big.stderr)")
         }
         let keyless = try harness.tresor(["item", "add", "--service", "attr", "--attribute", "=empty", "--secret-stdin"], input: "x")
         #expect(keyless.status != 0 && keyless.stderr.contains("key=value with a key"), "\(keyless.stderr)")

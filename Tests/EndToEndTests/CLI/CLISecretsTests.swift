@@ -67,9 +67,9 @@ import TresorTestSupport
         let endless = try harness.run(
             URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" item add --service endless.example --secret-stdin < /dev/zero"#, tresor],
             timeout: 60)
-        #expect(endless.status == 1 && endless.stderr.contains("standard input holds more than 2 MiB"), "\(endless.status) \(endless.stderr)")
+        #expect(endless.status == 1 && endless.stderr.contains("standard input holds more than 2 MB"), "\(endless.status) \(endless.stderr)")
         let large = try harness.tresor(["note", "new", "--body-stdin"], input: "Title\n" + String(repeating: "x", count: 3 * 1024 * 1024))
-        #expect(large.status == 1 && large.stderr.contains("standard input holds more than 2 MiB"), "\(large.stderr)")
+        #expect(large.status == 1 && large.stderr.contains("standard input holds more than 2 MB"), "\(large.stderr)")
         #expect(try harness.json(ErrorResponse.self, ["item", "find"]).error.code == .itemNotFound, "nothing added")
     }
 

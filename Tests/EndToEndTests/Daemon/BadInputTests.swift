@@ -64,7 +64,7 @@ import TresorTestSupport
         let huge = String(repeating: "s", count: 256 * 1024 + 1)
         let oversized = try harness.json(ErrorResponse.self, ["item", "add", "--service", "big", "--secret-stdin"], input: huge)
         #expect(oversized.error.code == .param)
-        #expect(oversized.error.message.contains("an item holds at most 256 KiB"), "\(oversized.error.message)")
+        #expect(oversized.error.message.contains("an item holds at most 256 KB"), "\(oversized.error.message)")
         let nothing = try harness.json(ErrorResponse.self, ["item", "get", "--service", "no-such-service"])
         #expect(nothing.error.code == .itemNotFound)
         #expect(try harness.tresor(["item", "get", "--service", "keep", "--account", "me"]).stdout == "kept")
