@@ -159,7 +159,9 @@ public struct Daemon: Sendable {
                 }
                 _ = ended.wait(timeout: .now() + 2)
             }
-            logger.notice("locked: \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
+            // With lockWithScreen off only the notes' secure sessions end: the line says so.
+            let what = keybag ? "locked" : "notes sessions ended (the keybag stays unlocked: lockWithScreen is off)"
+            logger.notice("\(what): \(why)", metadata: ["keybag": "\(keybag)", "notesSessionsEnded": "\(endedSessions)"])
         }
         let secretServices = SecretServiceSlot()
         let lockWithScreen = configuration.lockWithScreen

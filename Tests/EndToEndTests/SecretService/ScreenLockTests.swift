@@ -239,8 +239,10 @@ struct ScreenLockTests {
 
         try desktop.lockSession("c1")
         let deadline = Date().addingTimeInterval(60)
-        while !harness.daemonLog.contains("locked: the login session locked"), Date() < deadline { usleep(50_000) }
-        #expect(harness.daemonLog.contains("locked: the login session locked"))
+        let said = "notes sessions ended (the keybag stays unlocked: lockWithScreen is off): the login session locked"
+        while !harness.daemonLog.contains(said), Date() < deadline { usleep(50_000) }
+        #expect(harness.daemonLog.contains(said))
+        #expect(!harness.daemonLog.contains("locked: the login session locked"), "nothing said it locked")
         #expect(try harness.status().keybag == .unlocked, "lockWithScreen false keeps the keybag unlocked")
         #expect(try harness.json(NotesPassphraseStatus.self, ["note", "passphrase", "status"]).status.sessionOpen == false)
         #expect(try browser.get("/api/widget").json?["secureSession"] as? Bool == false, "the browser's secure session ended too")
