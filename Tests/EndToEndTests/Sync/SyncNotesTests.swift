@@ -182,6 +182,18 @@ import TresorTestSupport
         return (passphrase, note, onPhone.id)
     }
 
+    /// A note on both devices, locked on the laptop (and synced) while the phone edits its
+    /// `text`'s last line to `edited`, unlocked: the passphrase, the laptop's note, the phone's id.
+    static func lockedThereEditedHere(
+        _ laptop: Harness, _ phone: Harness, _ text: String, edited: String
+    ) throws -> (String, NoteSummary, String) {
+        let (passphrase, note, onPhone) = try noteOnBoth(laptop, phone, text, locked: false)
+        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
+        _ = try syncNow(laptop)
+        try edit(phone, onPhone, body: edited)
+        return (passphrase, note, onPhone)
+    }
+
     /// A note locked on the laptop while the phone edits it unlocked: the server keeps nothing
     /// of the phone's edit unlocked — the phone holds it, says so, and sends nothing of it again —
     /// until the note is locked there too; then it goes, locked, as a conflict copy beside the
@@ -228,10 +240,8 @@ import TresorTestSupport
     @Test func anEditOfANoteLockedElsewhereGoesLockedAtOnceWithASessionOpen() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Locker\ne2e-lock-session code 1234", locked: false)
-        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
-        _ = try Self.syncNow(laptop)
-        try Self.edit(phone, onPhone, body: "Locker\ne2e-lock-session code 5678")
+        let (passphrase, _, _) = try Self.lockedThereEditedHere(
+            laptop, phone, "Locker\ne2e-lock-session code 1234", edited: "Locker\ne2e-lock-session code 5678")
         // Locking another note with the passphrase opens the phone's session.
         let other = try Self.newNote(phone, "Other\ne2e-lock-session")
         #expect(try phone.tresor(["note", "lock", other.id, "--passphrase-stdin"], input: passphrase + "\n").succeeded)
@@ -250,10 +260,8 @@ import TresorTestSupport
     @Test func aHeldEditDeletedHereGivesTheNoteLockedElsewhereBack() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let (passphrase, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Alarm\ne2e-held-delete code 1234", locked: false)
-        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
-        _ = try Self.syncNow(laptop)
-        try Self.edit(phone, onPhone, body: "Alarm\ne2e-held-delete code 5678")
+        let (passphrase, note, onPhone) = try Self.lockedThereEditedHere(
+            laptop, phone, "Alarm\ne2e-held-delete code 1234", edited: "Alarm\ne2e-held-delete code 5678")
         #expect(try Self.syncNow(phone).heldUntilLocked == [onPhone])
 
         #expect(try phone.tresor(["note", "delete", onPhone]).succeeded)
@@ -272,10 +280,8 @@ import TresorTestSupport
     @Test func aHeldEditGoesOnceTheLockIsRemovedElsewhere() async throws {
         let (cluster, laptop, phone) = try await SyncE2E.twoJoinedDevices()
         defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
-        let (_, note, onPhone) = try Self.noteOnBoth(laptop, phone, "Garage\ne2e-held-unlock code 1234", locked: false)
-        #expect(try laptop.tresor(["note", "lock", note.id]).succeeded)
-        _ = try Self.syncNow(laptop)
-        try Self.edit(phone, onPhone, body: "Garage\ne2e-held-unlock code 5678")
+        let (_, note, onPhone) = try Self.lockedThereEditedHere(
+            laptop, phone, "Garage\ne2e-held-unlock code 1234", edited: "Garage\ne2e-held-unlock code 5678")
         #expect(try Self.syncNow(phone).heldUntilLocked == [onPhone])
 
         let unlocked = try laptop.tresor(["note", "unlock", note.id])
