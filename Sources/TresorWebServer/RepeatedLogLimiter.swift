@@ -42,10 +42,10 @@ package final class RepeatedLogLimiter: Sendable {
 
     /// Logs `message` at notice level unless one of its kind was logged less than `interval`
     /// ago; adds `repeated` (how many were left out) when some were.
-    package func notice(_ message: String, _ logger: Logger, metadata: Logger.Metadata = [:], kind: String? = nil) {
+    package func notice(_ message: String, _ logger: Logger, metadata: Logger.Metadata = [:], kind: String? = nil, source: String? = nil) {
         guard let suppressed = admit(kind ?? message) else { return }
         var metadata = metadata
         if suppressed > 0 { metadata["repeated"] = "\(suppressed)" }
-        logger.notice("\(message)", metadata: metadata)
+        logger.notice("\(message)", metadata: metadata, source: source)
     }
 }

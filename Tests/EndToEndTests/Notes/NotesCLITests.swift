@@ -73,6 +73,8 @@ import TresorTestSupport
         let shown = try harness.json(OpenedNote.self, ["note", "show", note.id])
         #expect(shown.body == body)
         #expect(try harness.tresor(["note", "show", note.id]).stdout.contains(body))
+        // Logged as the daemon's socket route, not the web server's.
+        #expect(harness.daemonLog.contains("[TresorDaemon] notes: show succeeded"), "\(harness.daemonLog.suffix(600))")
 
         #expect(
             try harness.tresor(["note", "edit", note.id, "--title", "Renamed", "--unpin", "--no-folder", "--body-stdin"], input: "new body").succeeded
