@@ -13,6 +13,8 @@ struct StatusProvider: Sendable {
     let autoLockSeconds: Int
     let terminalSessions: TerminalSessions
     let served: ServedInterfaces
+    /// The home logging in opens (the user's passwd entry does not change while the daemon runs).
+    let homeOpenedAtLogin = TresorPaths.openedAtLogin()
 
     func current() throws -> DaemonStatus {
         var status = DaemonStatus(
@@ -44,12 +46,11 @@ struct StatusProvider: Sendable {
                 status.lockedAt = lock.at.timeIntervalSince1970
             }
             status.loginLink = keybag.loginLinkStatus.map { link in
-                let atLogin = TresorPaths.openedAtLogin()
-                return LoginLinkInfo(
+                LoginLinkInfo(
                     linkedAt: link.linkedAt.timeIntervalSince1970, stale: link.stale.flatMap { LoginLinkInfo.Staleness(rawValue: $0.rawValue) },
                     staleSince: link.staleSince?.timeIntervalSince1970, failedAttempts: link.failedAttempts,
                     retryAfterSeconds: link.retryAfterSeconds,
-                    loginOpensOtherHome: atLogin.flatMap { $0.path == slot.paths.home.path ? nil : $0.path })
+                    loginOpensOtherHome: homeOpenedAtLogin.flatMap { $0.path == slot.paths.home.path ? nil : $0.path })
             }
             if keybagStatus.attemptsFileDamaged {
                 status.problem = "the unlock-attempts file was damaged; a lockout is assumed until the next correct passcode"

@@ -35,6 +35,8 @@ extension SyncAccount {
         let settingsUnchanged = server?.notesSettings != nil && server?.notesSettings == notesSettingsSeen
         let overtaken = try await syncNotesPassphrase(notes, client: client, serverUnchanged: settingsUnchanged)
         let sendsApple = server?.appleNotesPassphrases == true
+        // An edit held because the note was locked elsewhere goes, locked, once a session is open.
+        _ = try notes.lockNotesHeldUntilLocked()
         var (result, refusedConflicts) = try await pushNotes(notes, client: client, sendingAppleNotesLocks: sendsApple)
         // An edit just held because its note was locked elsewhere goes at once, locked, when the
         // passphrase's session is open here.
@@ -115,8 +117,6 @@ extension SyncAccount {
         var result = SyncNowNotes(sent: 0, applied: 0, conflictCopies: 0, waiting: 0)
         var refusedConflicts = 0
         var after: String?
-        // An edit held because the note was locked elsewhere goes, locked, once a session is open.
-        _ = try notes.lockNotesHeldUntilLocked()
         while true {
             let batch = try notes.pendingNoteSyncs(after: after, limit: Self.notesBatch)
             guard let last = batch.last else { break }
@@ -131,7 +131,7 @@ extension SyncAccount {
                     continue
                 }
                 // Its text stays here, not on the server unlocked (``NotesStore/holdUntilLocked(_:)``).
-                if pending.heldUntilLocked, !pending.isLocked, pending.current != nil, !pending.inRecentlyDeleted {
+                if pending.heldUntilLocked {
                     result.waiting += 1
                     result.heldUntilLocked = (result.heldUntilLocked ?? []) + [pending.localID]
                     continue

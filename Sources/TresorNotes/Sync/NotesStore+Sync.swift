@@ -83,8 +83,9 @@ public struct PendingNoteSync: Sendable {
     /// removed here): sent with ``TresorSyncProtocol``'s `refuseIfLockedSince`, so that should
     /// the note have been locked elsewhere since, its text does not stay on the server unlocked.
     public var madeUnlocked = false
-    /// The server answered that the note was locked elsewhere since this change was made from it:
-    /// while the note is unlocked here the change stays here (``holdUntilLocked(_:)``).
+    /// The server answered that the note was locked elsewhere since this change was made from it,
+    /// and the note is unlocked here and not in Recently Deleted: the change stays here
+    /// (``holdUntilLocked(_:)``); a deletion goes, and gives the edit up.
     public var heldUntilLocked = false
     /// The local revision read (nil: gone), so a change made while this one travelled is not lost.
     var localRevision: Int64?
@@ -225,8 +226,8 @@ extension NotesStore {
                     // was made from a locked version.
                     let lockRemovedHere = try AttachmentSyncTables.keepsUnlockKey(ofNote: id, db)
                     pending.madeUnlocked = link.lockedDigest == nil && !lockRemovedHere
-                    pending.heldUntilLocked =
-                        try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_held_until_locked WHERE note_id = ?", arguments: [id]) == true
+                    let held = try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_note_held_until_locked WHERE note_id = ?", arguments: [id]) == true
+                    pending.heldUntilLocked = held && !row.isDeleted
                 }
                 return pending
             }
