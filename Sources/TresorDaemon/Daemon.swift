@@ -353,7 +353,7 @@ public struct Daemon: Sendable {
                         executable: executable, application: application, item: item, access: access, requester: requester,
                         mayRemember: mayRemember, withdrawal: withdrawal, fallback: approvals.askUser)
                 },
-                secretRead: secretRead, askToUnlock: desktop.ask(for:requester:withdrawal:),
+                secretRead: secretRead, askToUnlock: desktop.ask(for:requester:read:withdrawal:),
                 collectionLabels: configuration.paths.secretServiceCollections,
                 trust: trust,
                 promptUnasked: { unasked in

@@ -25,10 +25,17 @@ final class Prompts {
         var presence: Presence?
         /// An unlock prompt whose user is being asked on the desktop: ``unlockWait`` does not apply.
         var askingToUnlock = false
+        /// The desktop's question to unlock allows the client's read too: the prompt waits for
+        /// its answer even once the keybag is unlocked another way.
+        var askingToAllowTheRead = false
         /// The user refused to unlock (or nobody could): dismissed at the next ``due``.
         var refused = false
         /// Nobody could be asked: reported when the prompt is dismissed.
         var unasked: UnaskedPrompt?
+
+        /// An unlock prompt the keybag's unlock completes: started, with no question of its own
+        /// and none to wait for on the desktop.
+        var completesWithTheUnlock: Bool { started != nil && presence == nil && !askingToAllowTheRead }
     }
 
     /// A question for the user about `userPresence` items, or about a change to an item, asked
@@ -89,8 +96,11 @@ final class Prompts {
     /// The unlock prompts an unlocked keybag completes at the next ``due``: started, with no
     /// question of their own.
     func unlockedNow() -> [(path: String, objects: [String])] {
-        prompts.filter { $0.value.started != nil && $0.value.presence == nil && !$0.value.refused }.map { ($0.key, $0.value.objects) }
+        prompts.filter { $0.value.completesWithTheUnlock && !$0.value.refused }.map { ($0.key, $0.value.objects) }
     }
+
+    /// The objects the prompt at `path` unlocks; nil when there is no such prompt.
+    func objects(at path: String) -> [String]? { prompts[path]?.objects }
 
     /// Turns the unlock prompt at `path` into a question about the items `ids` among its objects,
     /// put to the user now: it completes, with all its objects, when the user allows them.
@@ -108,14 +118,20 @@ final class Prompts {
         prompts[path]?.presence?.answer = allowed
     }
 
-    /// The user is asked on the desktop to unlock for the prompt at `path`.
-    func askingToUnlock(_ path: String) { prompts[path]?.askingToUnlock = true }
+    /// The user is asked on the desktop to unlock for the prompt at `path` — and, `allowingTheRead`,
+    /// to allow its client's read with the same passcode.
+    func askingToUnlock(_ path: String, allowingTheRead: Bool = false) {
+        prompts[path]?.askingToUnlock = true
+        prompts[path]?.askingToAllowTheRead = allowingTheRead
+    }
 
-    /// The outcome of asking the user to unlock for the prompt at `path`: refused (dismissed at
-    /// the next ``due``), or nobody could be asked (``unlockWait`` applies from now).
+    /// The outcome of asking the user to unlock for the prompt at `path`: unlocked (it completes
+    /// at the next ``due``), refused (dismissed then), or nobody could be asked (``unlockWait``
+    /// applies from now).
     func unlockAnswer(_ path: String, refused: Bool) {
         guard prompts[path] != nil else { return }
         prompts[path]!.askingToUnlock = false
+        prompts[path]!.askingToAllowTheRead = false
         if refused { prompts[path]!.refused = true } else { prompts[path]!.started = Date() }
     }
 
@@ -172,7 +188,7 @@ final class Prompts {
                 }
                 signals.append(Self.completed(path, prompt, result: result))
                 prompts[path] = nil
-            } else if unlocked && prompt.started != nil && prompt.presence == nil {
+            } else if unlocked && prompt.completesWithTheUnlock {
                 signals.append(Self.completed(path, prompt, result: .objectPaths(prompt.objects)))
                 prompts[path] = nil
             } else if prompt.refused || now.timeIntervalSince(prompt.created) > Self.lifetime

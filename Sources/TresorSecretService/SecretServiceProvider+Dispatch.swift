@@ -169,18 +169,22 @@ extension SecretServiceProvider {
             prompts.nobodyAsked(path, UnaskedPrompt(executable: executable, need: .unlock, reason: UnaskedPrompt.noPrompterToUnlock))
             return true
         }
-        prompts.askingToUnlock(path)
         // The user is asked once: a client that waits while the question is on the desktop waits on it too.
         if let asked = desktopUnlock {
+            prompts.askingToUnlock(path)
             desktopUnlock = (asked.prompts + [path], asked.withdrawal)
             logger.notice("a Secret Service client waits for the keybag: the desktop is asked already", metadata: ["executable": "\(executable)"])
             return false
         }
+        let read = readToAllow(withUnlockOf: path)
+        prompts.askingToUnlock(path, allowingTheRead: read != nil)
+        // Read now, while the client waits on its call, not when the user answers.
+        if read != nil { _ = request.client.parentChain }
         logger.notice("a Secret Service client waits for the keybag: asking on the desktop", metadata: ["executable": "\(executable)"])
         let requester = requester(of: request), withdrawal = PromptWithdrawal()
         desktopUnlock = ([path], withdrawal)
         Task.detached { [self] in
-            let answer = await askToUnlock(executable, requester, withdrawal)
+            let answer = await askToUnlock(executable, requester, read, withdrawal)
             if answer == .nobodyToAsk || answer == .unanswered || answer == .wrongPasscodes {
                 let why =
                     switch answer {
@@ -275,7 +279,8 @@ extension SecretServiceProvider {
     /// what it says is unlocked is what the client can then read.
     func askWhatTheUnlockLeft() {
         for waiting in prompts.unlockedNow() {
-            guard let request = unlockRequests.removeValue(forKey: waiting.path) else { continue }
+            guard var request = unlockRequests.removeValue(forKey: waiting.path) else { continue }
+            if readsAllowedByUnlock.remove(waiting.path) != nil { request = approveReadAllowedByUnlock(waiting.objects, request) }
             let presence = needingPresence(waiting.objects, request)
             guard !presence.paths.isEmpty else { continue }
             ask(prompts.ask(waiting.path, ids: presence.ids, description: presence.description), prompt: waiting.path, request)
@@ -286,6 +291,7 @@ extension SecretServiceProvider {
     /// gone, completed (the keybag unlocked another way): the desktop's window closes.
     func withdrawQuestionsNobodyWaitsFor() {
         unlockRequests = unlockRequests.filter { prompts.contains($0.key) }
+        readsAllowedByUnlock = readsAllowedByUnlock.filter(prompts.contains)
         for (path, withdrawal) in presenceQuestions where !prompts.contains(path) {
             withdrawal.withdraw()
             presenceQuestions[path] = nil

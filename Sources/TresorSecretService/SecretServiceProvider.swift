@@ -54,6 +54,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// The calls that made unlock prompts, by prompt: once the keybag is unlocked, the items
     /// among them the client must still ask for are asked about then (``askWhatTheUnlockLeft()``).
     var unlockRequests: [String: SecretRequest] = [:]
+    /// The unlock prompts whose desktop question allowed their generic client's read as well: once
+    /// the keybag is unlocked, the read is approved without asking again.
+    var readsAllowedByUnlock: Set<String> = []
+    /// Each client's last `SearchItems`, by unique bus name: an unlock prompt for the locked items
+    /// it found names them by the attributes they were found by.
+    var lastSearches: [String: ClientSearch] = [:]
     private var loginWasLocked: Bool?
     /// The user's answers to presence prompts, from the thread that asked, for the D-Bus thread;
     /// `unasked` when nobody could be asked.
@@ -140,6 +146,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 prompts.forget(owner: name)
                 heldPromptCalls.forget(sender: name)
                 approvals[name] = nil
+                lastSearches[name] = nil
             } else {
                 // As early as the bus tells: what the process runs now is what it connected as.
                 clients.connections.appeared(name, on: connection)
@@ -197,9 +204,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 waiting = asked.prompts
                 desktopUnlock = nil
             }
+            if case .unlockedAndAllowed(let allowed) = unlock.answer { allowRead(of: unlock.path, allowed) }
             for path in waiting {
                 switch unlock.answer {
-                case .unlocked: break  // the prompt completes below, the keybag being unlocked
+                case .unlocked, .unlockedAndAllowed: prompts.unlockAnswer(path, refused: false)  // completes below: the keybag is unlocked
                 case .refused: prompts.unlockAnswer(path, refused: true)
                 case .nobodyToAsk, .unanswered, .wrongPasscodes:
                     // A `tresor unlock` in the while left still completes it; else the client is told why.
@@ -268,6 +276,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
 public enum UnlockAnswer: Sendable, Equatable {
     /// The keybag is unlocked now.
     case unlocked
+    /// The keybag is unlocked now, and the generic client's read the question named is allowed
+    /// with the same passcode: once, or for this session.
+    case unlockedAndAllowed(PresenceAnswer)
     /// The user cancelled.
     case refused
     /// The user typed wrong passcodes until the prompter stopped asking.
@@ -334,9 +345,12 @@ public struct UnaskedPrompt: Sendable, Equatable {
 
 /// Asks the user on the desktop to unlock the keybag because `executable` (as Tresor names it)
 /// waits for it, and unlocks it with the passcode they type; `requester` is the process behind the
-/// client, for the user to see. Runs off the D-Bus thread; may take as long as the user does.
-/// `withdrawal` is taken back once no client waits any more: the question is closed then.
-public typealias UnlockAsker = @Sendable (_ executable: String, _ requester: PresenceRequester, _ withdrawal: PromptWithdrawal) async -> UnlockAnswer
+/// client, for the user to see. Given `read` — a generic client's read of its items, in words —
+/// the same passcode allows that read too (``UnlockAnswer/unlockedAndAllowed(_:)``), so the user
+/// types it once. Runs off the D-Bus thread; may take as long as the user does. `withdrawal` is
+/// taken back once no client waits any more: the question is closed then.
+public typealias UnlockAsker =
+    @Sendable (_ executable: String, _ requester: PresenceRequester, _ read: String?, _ withdrawal: PromptWithdrawal) async -> UnlockAnswer
 
 /// Asks the user whether `executable` (known to Tresor as `application`) may read, replace or
 /// delete (`access`) `item` — a `userPresence` item or a generic client's, in words — and says how

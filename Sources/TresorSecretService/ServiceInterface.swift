@@ -24,6 +24,7 @@ extension SecretServiceProvider {
                 unlocked += found.unlocked.map { itemPath(collection, $0.id) }
                 locked += found.locked.map { itemPath(collection, $0) }
             }
+            lastSearches[request.sender] = ClientSearch(attributes: attributes, locked: Set(locked))
             return [.objectPaths(unlocked), .objectPaths(locked)]
 
         case "GetSecrets":

@@ -67,6 +67,21 @@ import TresorSecretService
         #expect(unlock.description == "Type your Tresor passcode to unlock the keybag." && unlock.warning == "That passcode was wrong.")
     }
 
+    /// A generic client on the locked keybag: one question unlocks and allows its read, says
+    /// so, names the read, and offers "for this session" as an approval does.
+    @Test func anUnlockThatAllowsAGenericClientsReadSaysSo() {
+        let text = DesktopUnlock.unlockText(
+            executable: "/usr/bin/secret-tool", who: "process 42: secret-tool lookup", read: "1 secret with service=x\ny",
+            remembering: 8, afterAWrongOne: false)
+        #expect(text.title == "Unlock Tresor and allow a read" && text.message == "/usr/bin/secret-tool wants a secret of yours")
+        #expect(
+            text.description
+                == "It asks for 1 secret with service=x?y.\nprocess 42: secret-tool lookup\nType your Tresor passcode to unlock the keybag and allow this one read."
+        )
+        #expect(text.choice == "_Remember this program under the same parent processes for 8 hours" && text.continueLabel == "_Unlock")
+        #expect(DesktopUnlock.unlockText(executable: "/usr/bin/secret-tool", who: "", afterAWrongOne: false).choice == nil)
+    }
+
     /// A generic client's change is put to the user as a change: allowing it must not read as
     /// allowing a read, nor the other way round.
     @Test func aReplacementOrADeletionSaysSo() {

@@ -315,3 +315,35 @@ import FoundationXML
         #expect(prompts.isEmpty)
     }
 }
+
+/// A generic client waiting on the locked keybag: the desktop's question to unlock allows its
+/// read too, and names it by what the client searched for.
+@Suite struct ReadAllowedByUnlockTests {
+    @Test func theReadIsNamedByTheAttributesItsItemsWereFoundBy() {
+        let found = ClientSearch(attributes: ["user": "alice", "service": "github.com"], locked: ["/i/1", "/i/2"])
+        #expect(SecretServiceProvider.described(read: ["/i/1"], foundBy: found) == "1 secret with service=github.com, user=alice")
+        #expect(SecretServiceProvider.described(read: ["/i/1", "/i/2"], foundBy: found) == "2 secrets with service=github.com, user=alice")
+        // An item the search did not find, a search by nothing, no search: its number only.
+        #expect(SecretServiceProvider.described(read: ["/i/1", "/i/3"], foundBy: found) == "2 secrets of its own")
+        #expect(SecretServiceProvider.described(read: ["/i/1"], foundBy: ClientSearch(attributes: [:], locked: ["/i/1"])) == "1 secret of its own")
+        #expect(SecretServiceProvider.described(read: ["/i/1"], foundBy: nil) == "1 secret of its own")
+    }
+
+    /// The keybag unlocked another way (`tresor unlock`) while the desktop's question also asks
+    /// about the read: the prompt waits for the question's answer, or it would complete with the
+    /// read not allowed and the user be asked a second time.
+    @Test func anUnlockPromptWhoseQuestionAllowsTheReadWaitsForItsAnswer() throws {
+        let prompts = Prompts()
+        let reading = try prompts.unlock(["/c/login/1"], for: ":1.5"), unlocking = try prompts.unlock(["/c/login/2"], for: ":1.6")
+        _ = try prompts.start(reading, caller: ":1.5")
+        _ = try prompts.start(unlocking, caller: ":1.6")
+        prompts.askingToUnlock(reading, allowingTheRead: true)
+        prompts.askingToUnlock(unlocking)
+        #expect(prompts.unlockedNow().map(\.path) == [unlocking])
+        #expect(prompts.due(unlocked: true).map(\.destination) == [":1.6"], "the plain unlock completes with the keybag")
+        prompts.unlockAnswer(reading, refused: false)
+        #expect(prompts.unlockedNow().map(\.path) == [reading])
+        let completed = prompts.due(unlocked: true)
+        #expect(completed.map(\.destination) == [":1.5"] && completed.first?.arguments.first?.boolValue == false)
+    }
+}

@@ -26,15 +26,19 @@ struct DesktopUnlock: Sendable {
     /// (`"secretServiceRememberHours"` in config.json).
     var rememberHours = 8
 
-    /// Asks and unlocks; the Secret Service's ``UnlockAsker``.
-    func ask(for executable: String, requester: PresenceRequester, withdrawal: PromptWithdrawal) async -> UnlockAnswer {
+    /// Asks and unlocks; the Secret Service's ``UnlockAsker``. Given `read` (a generic client's),
+    /// the question says the passcode allows that read too, and offers "for this session".
+    func ask(for executable: String, requester: PresenceRequester, read: String?, withdrawal: PromptWithdrawal) async -> UnlockAnswer {
         let who = Self.whoAsks(executable: executable, requester: requester)
-        var chosen = false
-        return await askForPasscode(
-            { Self.unlockText(executable: executable, who: who, afterAWrongOne: $0) }, for: executable, withdrawal: withdrawal, chosen: &chosen
+        var remember = false
+        let answer = await askForPasscode(
+            { Self.unlockText(executable: executable, who: who, read: read, remembering: rememberHours, afterAWrongOne: $0) }, for: executable,
+            withdrawal: withdrawal, chosen: &remember
         ) {
             try $0.unlock(passcode: $1)
         }
+        guard answer == .unlocked, read != nil else { return answer }
+        return .unlockedAndAllowed(remember ? .forSession(TimeInterval(rememberHours * 3600)) : .once)
     }
 
     /// Asks the user whether `executable` may read, replace or delete (`access`) `item` once, with
@@ -54,7 +58,7 @@ struct DesktopUnlock: Sendable {
         }
         var remember = false
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
-        case .unlocked: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
+        case .unlocked, .unlockedAndAllowed: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
         case .refused, .wrongPasscodes: return .refused
         case .unanswered: return .unanswered
         case .nobodyToAsk: return await fallback(executable, application, item, access, requester, mayRemember, withdrawal)
@@ -75,14 +79,27 @@ struct DesktopUnlock: Sendable {
         ).requesterLines.prefix(6).joined(separator: "\n")
     }
 
-    /// The unlock prompt for a client waiting on the locked keybag. What the client chose (its
-    /// executable's path, its command line) is shown printable only: no line break of its own can
-    /// add a line to the prompt.
-    static func unlockText(executable: String, who: String, afterAWrongOne wrong: Bool) -> PromptText {
-        PromptText(
-            title: "Unlock Tresor", message: "\(TerminalText.printable(executable, limit: 200)) wants to use your keychain",
-            description: (who.isEmpty ? "" : who + "\n") + "Type your Tresor passcode to unlock the keybag.",
-            continueLabel: "_Unlock", warning: wrong ? Self.wrongPasscode : "")
+    /// The unlock prompt for a client waiting on the locked keybag; given `read`, a generic
+    /// client's read the same passcode allows, with `remembering`, the box offering "for this
+    /// session", that many hours. What the client chose (its executable's path, its command line, the
+    /// attributes it searched by) is shown printable only: no line break of its own can add a line
+    /// to the prompt.
+    static func unlockText(executable: String, who: String, read: String? = nil, remembering hours: Int? = nil, afterAWrongOne wrong: Bool)
+        -> PromptText
+    {
+        let program = TerminalText.printable(executable, limit: 200)
+        let asker = who.isEmpty ? "" : who + "\n"
+        guard let read else {
+            return PromptText(
+                title: "Unlock Tresor", message: "\(program) wants to use your keychain",
+                description: asker + "Type your Tresor passcode to unlock the keybag.", continueLabel: "_Unlock",
+                warning: wrong ? Self.wrongPasscode : "")
+        }
+        return PromptText(
+            title: "Unlock Tresor and allow a read", message: "\(program) wants a secret of yours",
+            description: "It asks for \(TerminalText.printable(read, limit: 400)).\n" + asker
+                + "Type your Tresor passcode to unlock the keybag and allow this one read.",
+            choice: hours.map(Self.rememberChoice), continueLabel: "_Unlock", warning: wrong ? Self.wrongPasscode : "")
     }
 
     /// The prompt allowing one read, replacement or deletion (`access`) of `item` (the item's
@@ -100,8 +117,13 @@ struct DesktopUnlock: Sendable {
         return PromptText(
             title: title, message: "\(TerminalText.printable(executable, limit: 200)) \(wants)",
             description: "\(TerminalText.printable(item, limit: 400))\n\(who)\nType your Tresor passcode to \(allow).",
-            choice: hours.map { "_Remember this program under the same parent processes for \($0) hour\($0 == 1 ? "" : "s")" },
+            choice: hours.map(Self.rememberChoice),
             continueLabel: "_Allow", warning: wrong ? Self.wrongPasscode : "")
+    }
+
+    /// The box offering "for this session": the program remembered under the same parents that many hours.
+    static func rememberChoice(hours: Int) -> String {
+        "_Remember this program under the same parent processes for \(hours) hour\(hours == 1 ? "" : "s")"
     }
 
     // MARK: Asking

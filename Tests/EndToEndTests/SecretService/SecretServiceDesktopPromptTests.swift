@@ -223,6 +223,50 @@ extension SecretServiceDesktopPromptTests {
         try harness.expectNoSecretLeaked()
     }
 
+    /// A locked provider that trusts no generic client, and a `secret-tool lookup` of its item
+    /// waiting on the desktop's one question: unlock, and allow this read.
+    func genericClientWaitingOnTheKeybag(_ desktop: DesktopSession) throws -> (Harness, passcode: String, lookup: BackgroundProcess, secret: String) {
+        let (harness, passcode, secret) = try lockedProvider(desktop)
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        #expect(try harness.tresor(["secret-service", "trust", "remove", "--all"]).succeeded)
+        #expect(try harness.tresor(["lock"]).succeeded)
+        let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Unlock Tresor and allow a read")
+        try desktop.xdotool("type", "--delay", "20", passcode)
+        return (harness, passcode, lookup, secret)
+    }
+
+    /// A generic client nobody trusts, on a locked keybag: the passcode is typed once, and unlocks
+    /// the keybag and allows that one read; the next read is asked about again.
+    @Test func aGenericClientOnALockedKeybagIsAskedOnceToUnlockAndAllowItsRead() throws {
+        let desktop = try DesktopSession()
+        let (harness, _, lookup, secret) = try genericClientWaitingOnTheKeybag(desktop)
+        try desktop.xdotool("key", "Return")
+        #expect(try lookup.finish(timeout: 30).stdout == secret)
+        #expect(harness.daemonLog.components(separatedBy: "the passcode was given in the desktop's prompter").count - 1 == 1)
+        #expect(!harness.daemonLog.contains("asks for an item that needs you"), "asked a second time, to allow the read")
+        #expect(try harness.status().keybag == .unlocked)
+        // Allowed once: the same program's next read is put to the user.
+        let again = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        try desktop.waitForWindow("Allow access to a secret")
+        try desktop.xdotool("key", "Escape")
+        #expect(try again.finish(timeout: 30).stdout.isEmpty)
+        try harness.expectNoSecretLeaked()
+    }
+
+    /// The question's box "for this session" remembers the program as an approval's does.
+    @Test func aGenericClientRememberedInTheUnlockQuestionReadsSilentlyAfterwards() throws {
+        let desktop = try DesktopSession()
+        let (harness, _, lookup, secret) = try genericClientWaitingOnTheKeybag(desktop)
+        try desktop.xdotool("key", "alt+r")  // the box's mnemonic ticks it
+        try desktop.xdotool("key", "alt+u")  // Unlock
+        #expect(try lookup.finish(timeout: 30).stdout == secret)
+        #expect(try harness.tresor(["secret-service", "trust"]).stdout.contains("approved for this session"))
+        let again = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
+        #expect(try again.finish(timeout: 30).stdout == secret, "remembered: no prompt this time")
+        try harness.expectNoSecretLeaked()
+    }
+
     /// An unlocked provider that trusts no generic client, a `secret-tool lookup` of its item
     /// waiting, and the prompter showing the question with the passcode typed.
     func genericClientAsking(_ desktop: DesktopSession) throws -> (Harness, lookup: BackgroundProcess, secret: String) {
