@@ -239,7 +239,7 @@ public struct Daemon: Sendable {
         NotePassphraseRoutes(routing: notesRouting).register(on: router)
         BackupRoutes(slot: slot, keychains: keychains, notes: notes, callers: callers, autoLock: autoLock, genericClients: genericClients)
             .register(on: router)
-        let homeKeybag = HomeKeybag(slot: slot, autoLock: autoLock)
+        let homeKeybag = HomeKeybag(slot: slot, autoLock: autoLock, keychains: keychains)
         WidgetRoutes(
             widget: WidgetBuilder(store: homeWeb.store, home: homeKeybag, sessions: homeWeb.sessions, protection: web.widgetProtection),
             callers: callers
@@ -343,7 +343,7 @@ public struct Daemon: Sendable {
         let desktop = DesktopUnlock(
             prompter: SystemPrompter(busAddress: address, timeout: .seconds(configuration.desktopPromptSeconds)),
             keybag: { try keychains.keybag(named: nil) }, logger: logger,
-            rememberHours: configuration.secretServiceRememberHours)
+            rememberHours: configuration.secretServiceRememberHours, unlocked: keychains.recordUnlock(by:))
         do {
             let provider = try SecretServiceProvider(
                 address: address, loginKeychain: { try keychains.loginKeychain() }, identify: identities.identify(pid:),

@@ -10,6 +10,8 @@ import TresorWebServer
 struct HomeKeybag: LocalKeybag {
     let slot: KeybagSlot
     let autoLock: AutoLock
+    /// Told how the keybag was unlocked, for `tresor status`.
+    let keychains: KeychainProvider
 
     var state: LocalKeybagState {
         switch slot.current {
@@ -32,7 +34,9 @@ struct HomeKeybag: LocalKeybag {
         let keybag = try keybag()
         guard let passcode = try? Passcode(text) else { return .notAPasscode }
         do {
-            return try await offloaded { try keybag.unlockCountingElsewhere(passcode: passcode) } ? .right : .wrong
+            guard try await offloaded({ try keybag.unlockCountingElsewhere(passcode: passcode) }) else { return .wrong }
+            keychains.recordUnlock(by: "the passcode, at the web client's sign-in")
+            return .right
         } catch let error as KeybagError {
             throw ErrorMiddleware.apiError(for: error)
         }

@@ -15,6 +15,7 @@ final class KeychainProvider: Sendable {
     private let created = Mutex<[String: Keychain]>([:])
     private let grants = Mutex<ExecutableGrants?>(nil)
     private let lastLock = Mutex<(reason: String, at: Date)?>(nil)
+    private let lastUnlock = Mutex<(means: String, at: Date)?>(nil)
     let systemRoots: SystemRoots
 
     init(slot: KeybagSlot, settings: KeybagSettings, systemRoots: SystemRoots = SystemRoots()) {
@@ -161,6 +162,15 @@ final class KeychainProvider: Sendable {
         keybagLocked()
         return wasUnlocked
     }
+
+    /// Remembers how the login keybag was unlocked last, for `tresor status`.
+    /// - Parameter means: how, in the user's words ("the passcode, from /usr/bin/tresor (pid 41)").
+    func recordUnlock(by means: String) {
+        lastUnlock.withLock { $0 = (means, Date()) }
+    }
+
+    /// How and when the login keybag was unlocked last, if it was since the daemon started.
+    var lastUnlockMeans: (means: String, at: Date)? { lastUnlock.withLock { $0 } }
 
     /// Remembers why the login keybag was locked last, for `tresor status`.
     func recordLock(because reason: String) {

@@ -45,6 +45,10 @@ struct StatusProvider: Sendable {
                 status.lockReason = lock.reason
                 status.lockedAt = lock.at.timeIntervalSince1970
             }
+            if status.keybag == .unlocked, let unlock = keychains.lastUnlockMeans {
+                status.unlockedBy = unlock.means
+                status.unlockedAt = unlock.at.timeIntervalSince1970
+            }
             status.loginLink = keybag.loginLinkStatus.map { link in
                 LoginLinkInfo(
                     linkedAt: link.linkedAt.timeIntervalSince1970, stale: link.stale.flatMap { LoginLinkInfo.Staleness(rawValue: $0.rawValue) },

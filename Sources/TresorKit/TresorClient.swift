@@ -157,12 +157,15 @@ public final class TresorClient: Sendable {
         try call("POST", Route.loginLinkPasswordChanged, LoginPasswordChangedRequest(old: old, new: new))
     }
 
-    /// Removes the login link; the passcode is untouched. For the `tresor` tool.
+    /// Removes the login link, with the passcode; the passcode itself is untouched. For the
+    /// `tresor` tool.
+    /// - Parameter passcode: the keybag's passcode (checked only while a link exists).
     /// - Returns: the daemon's status.
-    /// - Throws: `APIError` when the daemon cannot be reached or the keybag is damaged.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, `throttled`) or when the daemon
+    ///   cannot be reached or the keybag is damaged.
     @discardableResult
-    package func unlinkLogin() throws -> DaemonStatus {
-        try call("POST", Route.loginLinkRemove)
+    package func unlinkLogin(passcode: String) throws -> DaemonStatus {
+        try call("POST", Route.loginLinkRemove, UnlinkLoginRequest(passcode: passcode))
     }
 
     // MARK: Keychains

@@ -9,6 +9,14 @@ public struct LinkLoginRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/login-link/remove`: stop unlocking the keybag at login. The passcode, as for
+/// linking: no other program of the user's takes the link away behind their back.
+public struct UnlinkLoginRequest: Codable, Sendable {
+    /// The keybag's passcode (checked, and counted when wrong, only while a link exists).
+    public var passcode: String
+    public init(passcode: String) { self.passcode = passcode }
+}
+
 /// `POST /v1/login-link/unlock`: the PAM module hands over the password the user logged in (or
 /// unlocked the screen) with. One that does not open the link is never a wrong passcode.
 public struct LoginUnlockRequest: Codable, Sendable {

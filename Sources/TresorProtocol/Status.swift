@@ -33,6 +33,12 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var lockReason: String?
     /// When that was, in seconds since the Unix epoch.
     public var lockedAt: Double?
+    /// How the keybag was unlocked last (`keybag` is `unlocked`): "the login password, through
+    /// the PAM module (a login or a screen unlock)", "the passcode, from /usr/bin/tresor (pid 41)",
+    /// "the passcode in the desktop's prompter, for /usr/bin/secret-tool"…
+    public var unlockedBy: String?
+    /// When that was, in seconds since the Unix epoch.
+    public var unlockedAt: Double?
     /// What reset the auto-lock clock last ("/usr/bin/secret-tool read a secret on the Secret
     /// Service", "the web client of the local account"…).
     public var lastActivity: String?

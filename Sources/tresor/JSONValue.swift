@@ -65,7 +65,7 @@ extension DaemonStatus: ReshapedForJSON {
 
 extension JSONValue {
     /// This object with the dates a daemon status holds as seconds since 1970 — each hold's
-    /// `since`, each terminal session's `expires`, `lockedAt`, the login link's dates and the last
+    /// `since`, each terminal session's `expires`, `lockedAt`, `unlockedAt`, the login link's dates and the last
     /// unanswered prompt's `at` — written as ISO 8601 dates (those absent stay absent). For
     /// `tresor status` and for `tresor daemon status`, which repeats some of its fields.
     var withStatusDates: JSONValue {
@@ -79,7 +79,7 @@ extension JSONValue {
             serving["lastPromptNobodyAnswered"] = Self.withDate("at", in: dismissed)
             object["serving"] = .object(serving)
         }
-        return Self.withDate("lockedAt", in: .object(object))
+        return Self.withDate("unlockedAt", in: Self.withDate("lockedAt", in: .object(object)))
     }
 
     /// `entry` with its `field` in seconds since 1970 written as an ISO 8601 date.

@@ -21,7 +21,7 @@ struct StatusText {
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
             served.autoLockLine,
         ]
-        if let locked = served.lockedLine { lines.insert(locked, at: 1) }
+        if let lockLine = served.lockedLine ?? served.unlockedLine { lines.insert(lockLine, at: 1) }
         lines.append(contentsOf: served.servingLines)
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.
@@ -121,6 +121,10 @@ struct ServedSummary: Encodable {
     var lockReason: String?
     /// When that was, in seconds since the Unix epoch (an ISO 8601 date in `--json`).
     var lockedAt: Double?
+    /// How the keybag was unlocked last, while it is unlocked.
+    var unlockedBy: String?
+    /// When that was, in seconds since the Unix epoch (an ISO 8601 date in `--json`).
+    var unlockedAt: Double?
     /// What the daemon serves besides its socket.
     var serving: ServingInfo?
 
@@ -132,6 +136,8 @@ struct ServedSummary: Encodable {
         lastActivity = status.lastActivity
         lockReason = status.lockReason
         lockedAt = status.lockedAt
+        unlockedBy = status.unlockedBy
+        unlockedAt = status.unlockedAt
         serving = status.serving
     }
 
@@ -141,6 +147,14 @@ struct ServedSummary: Encodable {
         guard let lockReason else { return nil }
         let ago = lockedAt.map { "\(Self.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
         return "Locked:     \(ago)\(lockReason)"
+    }
+
+    /// `Unlocked:` — how long ago and how the keybag was unlocked (at login, in the desktop's
+    /// prompter…); nil unless it is unlocked and the daemon saw how.
+    var unlockedLine: String? {
+        guard let unlockedBy else { return nil }
+        let ago = unlockedAt.map { "\(Self.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
+        return "Unlocked:   \(ago)\(unlockedBy)"
     }
 
     /// `Auto-lock:` — after how long idle, how long it has been idle, and what reset the clock last.

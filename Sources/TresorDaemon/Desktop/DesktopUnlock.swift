@@ -25,6 +25,8 @@ struct DesktopUnlock: Sendable {
     /// How many hours the prompter's "for this session" box remembers a generic client
     /// (`"secretServiceRememberHours"` in config.json).
     var rememberHours = 8
+    /// Told how the keybag was unlocked, for `tresor status`.
+    var unlocked: @Sendable (_ means: String) -> Void = { _ in }
 
     /// Asks and unlocks; the Secret Service's ``UnlockAsker``. Given `read` (a generic client's),
     /// the question says the passcode allows that read too, and offers "for this session".
@@ -37,6 +39,7 @@ struct DesktopUnlock: Sendable {
         ) {
             try $0.unlock(passcode: $1)
         }
+        if answer == .unlocked { unlocked("the passcode in the desktop's prompter, for \(executable)") }
         guard answer == .unlocked, read != nil else { return answer }
         return .unlockedAndAllowed(remember ? .forSession(TimeInterval(rememberHours * 3600)) : .once)
     }

@@ -37,6 +37,10 @@ struct KeybagRoutes {
                 try terminalForSession(seconds: $0, context, passcodeSet: keybag.status.isPasscodeSet)
             }
             try await Self.logged("unlock", context) { try await offloaded { try keybag.unlock(passcode: passcode) } }
+            if (body.keychain ?? KeychainName.login) == KeychainName.login {
+                let client = try context.requireClient()
+                keychains.recordUnlock(by: "the passcode, from \(client.executable) (pid \(client.credentials.pid))")
+            }
             if let terminal, let seconds = body.terminalSessionSeconds, let period = keybag.unlockPeriod {
                 terminalSessions.open(keychain: body.keychain ?? KeychainName.login, terminal: terminal, seconds: seconds, period: period)
                 context.logger.notice("terminal session opened", metadata: ["terminal": "\(terminal.name)", "seconds": "\(seconds)"])

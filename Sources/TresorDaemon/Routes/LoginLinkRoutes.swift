@@ -17,15 +17,22 @@ struct LoginLinkRoutes {
             let passcode = try Passcode.taking(&body.passcode)
             let password = try Self.loginPassword { try Passcode.taking(&body.loginPassword) }
             let keybag = try slot.keybag()
-            try await KeybagRoutes.logged("login link", context) {
+            try await KeybagRoutes.logged("linking the keybag to the login password", context) {
                 try await offloaded { try keybag.linkLogin(passcode: passcode, loginPassword: password) }
             }
             return try status.current()
         }
-        router.post(RouterPath(Route.loginLinkRemove)) { _, context in
+        router.post(RouterPath(Route.loginLinkRemove)) { request, context in
+            var body = try await request.decode(as: UnlinkLoginRequest.self, context: context)
+            let passcode = try Passcode.taking(&body.passcode)
             let keybag = try slot.keybag()
-            let removed = try keybag.unlinkLogin()
-            context.logger.notice("login link removed", metadata: ["existed": "\(removed)"])
+            guard keybag.loginLinkStatus != nil else { return try status.current() }
+            try await KeybagRoutes.logged("unlinking the keybag from the login password", context) {
+                try await offloaded {
+                    try keybag.verify(passcode: passcode)
+                    _ = try keybag.unlinkLogin()
+                }
+            }
             return try status.current()
         }
         router.post(RouterPath(Route.loginLinkUnlock)) { request, context in
@@ -35,6 +42,7 @@ struct LoginLinkRoutes {
             try await KeybagRoutes.logged("unlock with the login password", context) {
                 try await offloaded { try keybag.unlock(loginPassword: password) }
             }
+            status.keychains.recordUnlock(by: "the login password, through the PAM module (a login or a screen unlock)")
             return try status.current()
         }
         router.post(RouterPath(Route.loginLinkPasswordChanged)) { request, context in
@@ -42,7 +50,7 @@ struct LoginLinkRoutes {
             let new = try Self.loginPassword { try Passcode.taking(&body.new) }
             let keybag = try slot.keybag()
             if let old = try Self.loginPassword({ try Passcode.taking(&body.old) }) {
-                try await KeybagRoutes.logged("login link follows a password change", context) {
+                try await KeybagRoutes.logged("following the login password's change", context) {
                     try await offloaded { try keybag.changeLoginPassword(old: old, to: new) }
                 }
             } else {

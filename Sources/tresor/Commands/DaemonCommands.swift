@@ -119,7 +119,7 @@ struct DaemonCommand: ParsableCommand {
             let starter =
                 switch report.startedBy {
                 case .systemd: "the systemd user unit \(DaemonProcess.systemdUnit)"
-                case .cli: "tresor"
+                case .cli: "tresor (a command, or the PAM module at login)"
                 case .manual: "hand (or a script)"
                 case nil: "another program"
                 }
@@ -133,7 +133,7 @@ struct DaemonCommand: ParsableCommand {
             lines.append("Log:        \(report.log ?? "its own standard error")")
             // What it serves, in tresor status's own lines.
             if let served = report.served {
-                lines += [served.lockedLine, served.autoLockLine].compactMap { $0 } + served.servingLines
+                lines += [served.lockedLine ?? served.unlockedLine, served.autoLockLine].compactMap { $0 } + served.servingLines
             }
             return lines.joined(separator: "\n")
         }

@@ -46,17 +46,27 @@ extension PasscodeCommand {
         static let configuration = CommandConfiguration(
             commandName: "unlink-login",
             abstract: "Stop unlocking the keybag at login.",
-            discussion: "Removes the keys wrapped under the login password; the passcode is untouched.")
+            discussion: """
+                Removes the keys wrapped under the login password, with the passcode (so no other \
+                program of yours can take the link away); the passcode itself is untouched. A keybag \
+                not linked is left as it is, and the passcode not asked.
+                """)
 
         @OptionGroup var options: GlobalOptions
+        @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func run() throws {
             try Output.run(options) {
                 let client = try options.connect()
-                let linked = try client.status().loginLink != nil
-                let status = try client.unlinkLogin()
+                let current = try client.status()
+                guard current.loginLink != nil else {
+                    if options.json { return Output.json(current) }
+                    return print("The keybag was not linked to the login password.")
+                }
+                var input = SecretInput(fromStandardInput: passcodeStdin)
+                let status = try client.unlinkLogin(passcode: try input.next("Passcode:"))
                 if options.json { return Output.json(status) }
-                print(linked ? "Keybag no longer linked to the login password." : "The keybag was not linked to the login password.")
+                print("Keybag no longer linked to the login password.")
             }
         }
     }

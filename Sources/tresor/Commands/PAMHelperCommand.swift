@@ -27,13 +27,15 @@ struct PAMHelperCommand: ParsableCommand {
         var startDaemon = false
 
         func run() throws {
-            var input = SecretInput(fromStandardInput: true)
-            let password = try input.next("Login password:")
-            // A home not linked (never, or unlinked on purpose) has nothing to unlock at login.
-            guard LoginDaemon.isLinked else { return }
-            // Nothing handed over is a failure: the module then tries again when the session opens.
-            guard let client = try LoginDaemon.connect(starting: startDaemon) else { throw ExitCode(3) }
-            try client.unlock(loginPassword: password)
+            try Output.run(json: false) {
+                var input = SecretInput(fromStandardInput: true)
+                let password = try input.next("Login password:")
+                // A home not linked (never, or unlinked on purpose) has nothing to unlock at login.
+                guard LoginDaemon.isLinked else { return }
+                // Nothing handed over is a failure: the module then tries again when the session opens.
+                guard let client = try LoginDaemon.connect(starting: startDaemon) else { throw ExitCode(3) }
+                try client.unlock(loginPassword: password)
+            }
         }
     }
 
@@ -46,12 +48,14 @@ struct PAMHelperCommand: ParsableCommand {
         @Flag(help: "The change was made without the old password.") var withoutOld = false
 
         func run() throws {
-            var input = SecretInput(fromStandardInput: true)
-            let old = withoutOld ? nil : try input.next("Old login password:")
-            let new = try input.next("New login password:")
-            guard LoginDaemon.isLinked, let client = try LoginDaemon.connect(starting: true) else { return }
-            guard try client.status().loginLink != nil else { return }
-            try client.loginPasswordChanged(old: old, new: new)
+            try Output.run(json: false) {
+                var input = SecretInput(fromStandardInput: true)
+                let old = withoutOld ? nil : try input.next("Old login password:")
+                let new = try input.next("New login password:")
+                guard LoginDaemon.isLinked, let client = try LoginDaemon.connect(starting: true) else { return }
+                guard try client.status().loginLink != nil else { return }
+                try client.loginPasswordChanged(old: old, new: new)
+            }
         }
     }
 }

@@ -147,6 +147,10 @@ import TresorTestSupport
         let uninitialized = try fresh.tresor(["item", "get", "--service", "x"])
         #expect(uninitialized.stderr == "tresor: this home has no keybag yet — run `tresor init`\n", "\(uninitialized.stderr)")
 
+        // The PAM module's hidden helper speaks as every command does.
+        let helper = try fresh.tresor(["pam-helper", "password-changed"], input: "old-password\n")
+        #expect(helper.status == 1 && helper.stderr == "tresor: standard input has no line for \"New login password\"\n", "\(helper.stderr)")
+
         let harness = try initialized()
         #expect(
             try harness.tresor(["item", "add", "--service", "plain.example", "--readable-by-scripts", "--secret-stdin"], input: "plain-secret")

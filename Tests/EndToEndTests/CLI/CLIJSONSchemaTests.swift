@@ -160,7 +160,7 @@ import TresorTestSupport
         harness.secrets.append("\(Self.passcode)-login")
         let linked = try run("status", ["status"])
         #expect(linked["loginLink"]?["linkedAt"]?.string?.hasSuffix("Z") == true, "the link's date in ISO 8601")
-        try run("passcode unlink-login", ["passcode", "unlink-login"])
+        try run("passcode unlink-login", ["passcode", "unlink-login", "--passcode-stdin"], input: "\(Self.passcode)\n")
         try run("passcode change", ["passcode", "change", "--passcode-stdin"], input: "\(Self.passcode)\n\(Self.passcode)-2\n")
         try run("passcode remove", ["passcode", "remove", "--passcode-stdin"], input: "\(Self.passcode)-2\n")
         harness.secrets.append("\(Self.passcode)-2")

@@ -231,10 +231,6 @@ import TresorTestSupport
         let dump = try harness.tresor(["--experimental-dump-help"])
         try #require(dump.succeeded, "\(dump.stderr)")
         let tree = try JSONDecoder().decode(HelpDump.self, from: Data(dump.stdout.utf8))
-        // Commands that speak of the passcode without needing it typed, and why.
-        let exempt: [String: String] = [
-            "passcode unlink-login": "removes the login link; the passcode is untouched and not asked"
-        ]
         var walked = 0
         func walk(_ command: HelpDump.Command, _ path: [String]) {
             let name = (path + [command.commandName]).dropFirst().joined(separator: " ")
@@ -243,7 +239,7 @@ import TresorTestSupport
                 let text = ([command.abstract, command.discussion] + (command.arguments ?? []).map(\.abstract)).compactMap { $0 }.joined(
                     separator: " ")
                 let flags = Set((command.arguments ?? []).flatMap { $0.names ?? [] }.map(\.name))
-                if text.localizedCaseInsensitiveContains("passcode") && exempt[name] == nil {
+                if text.localizedCaseInsensitiveContains("passcode") {
                     #expect(flags.contains("passcode-stdin"), "`tresor \(name)` speaks of the passcode but takes no --passcode-stdin")
                 }
                 return

@@ -35,6 +35,8 @@ import TresorTestSupport
         var lastActivity: String?
         var lockReason: String?
         var lockedAt: Double?
+        var unlockedBy: String?
+        var unlockedAt: Double?
         var serving: Serving?
     }
 
@@ -162,6 +164,16 @@ import TresorTestSupport
         #expect(lockedJSON["lockedAt"]?.string?.hasSuffix("Z") == true, "an ISO 8601 date: \(lockedJSON)")
         let lockedStatus = try CLIJSON.decode(Served.self, from: Data(try harness.tresor(["status", "--json"]).stdout.utf8))
         #expect(locked.lockReason == lockedStatus.lockReason && locked.lockedAt == lockedStatus.lockedAt, "the same as tresor status")
+
+        // How it was unlocked, once it is: the passcode, from `tresor unlock`.
+        #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
+        let unlocked = try CLIJSON.decode(Served.self, from: Data(try harness.tresor(["daemon", "status", "--json"]).stdout.utf8))
+        #expect(unlocked.lockReason == nil && unlocked.unlockedAt != nil, "\(unlocked)")
+        #expect(unlocked.unlockedBy?.hasPrefix("the passcode, from ") == true && unlocked.unlockedBy?.contains("tresor (pid ") == true, "\(unlocked)")
+        for command in [["status"], ["daemon", "status"]] {
+            let text = try harness.tresor(command).stdout
+            #expect(text.contains("\nUnlocked:   ") && text.contains(" ago: the passcode, from ") && !text.contains("Locked:"), "\(text)")
+        }
         try harness.expectNoSecretLeaked()
     }
 

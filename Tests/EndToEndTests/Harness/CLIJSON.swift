@@ -2,7 +2,7 @@ import Foundation
 
 /// The JSON `tresor --json` prints (docs/CLI-JSON.md), decoded into the API's types: dates in
 /// ISO 8601, an item's `secretBase64` read as its `secret` (`secret` itself is text), and a
-/// status's holds' `since`, its `lockedAt` and its login link's dates (ISO 8601 in the CLI's JSON) as the API's seconds.
+/// status's holds' `since`, its `lockedAt`, `unlockedAt` and its login link's dates (ISO 8601 in the CLI's JSON) as the API's seconds.
 enum CLIJSON {
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let decoder = JSONDecoder()
@@ -28,8 +28,8 @@ enum CLIJSON {
                 return entry
             }
         }
-        if let text = object["lockedAt"] as? String, let date = ISO8601DateFormatter().date(from: text) {
-            object["lockedAt"] = date.timeIntervalSince1970
+        for field in ["lockedAt", "unlockedAt"] {
+            if let text = object[field] as? String, let date = ISO8601DateFormatter().date(from: text) { object[field] = date.timeIntervalSince1970 }
         }
         if var link = object["loginLink"] as? [String: Any] {
             for field in ["linkedAt", "staleSince"] {

@@ -39,6 +39,9 @@ struct UnlockAtLoginTests {
         #expect(status.keybag == .unlocked)
         #expect(status.failedAttempts == 0)
         #expect(status.loginLink?.stale == nil)
+        // Status says the login opened it.
+        #expect(status.unlockedBy == "the login password, through the PAM module (a login or a screen unlock)")
+        #expect(try user.tresor(["status"]).stdout.contains("Unlocked:   0 s ago: the login password"))
         // The daemon was started as the user, in the user's runtime folder.
         #expect(try mode(of: user.runtime.appendingPathComponent("tresor").path) == 0o700)
         user.expectNoSecretLeaked()
@@ -225,9 +228,14 @@ struct UnlockAtLoginTests {
         try user.writeService(tresor: "/nonexistent/tresor")
         #expect(try user.pamtester(["chauthtok"], input: "login-Pw-2\nlogin-Pw-2\n").succeeded)
 
-        // A home unlinked on purpose: a login starts no daemon and asks nothing of it.
+        // A home unlinked on purpose — with the passcode: another program of the user cannot
+        // take the link away — so a login starts no daemon and asks nothing of it.
         try user.writeService()
-        #expect(try user.tresor(["passcode", "unlink-login"]).succeeded)
+        let guessed = try user.tresor(["passcode", "unlink-login", "--passcode-stdin"], input: "not-the-passcode\n")
+        #expect(!guessed.succeeded && guessed.stderr.contains("wrong passcode"), "\(guessed.stderr)")
+        #expect(try user.status().loginLink != nil, "a wrong passcode leaves the link")
+        #expect(try user.tresor(["passcode", "unlink-login", "--passcode-stdin"], input: "\(Self.passcode)\n").succeeded)
+        #expect(try user.status().loginLink == nil)
         user.stopDaemon()
         #expect(try user.pamtester(everything, input: "login-Pw-2\n").succeeded)
         #expect(user.daemonPID == nil, "no daemon started for a home that is not linked")

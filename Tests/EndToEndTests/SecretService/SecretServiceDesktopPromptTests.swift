@@ -48,7 +48,9 @@ struct SecretServiceDesktopPromptTests {
         let result = try lookup.finish(timeout: 30)
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout == secret)
-        #expect(try harness.status().keybag == .unlocked)
+        let status = try harness.status()
+        #expect(status.keybag == .unlocked)
+        #expect(status.unlockedBy == "the passcode in the desktop's prompter, for \(SecretTool.system.path)")
         #expect(harness.daemonLog.contains("the passcode was given in the desktop's prompter"))
         try harness.expectNoSecretLeaked()
     }
