@@ -33,12 +33,12 @@ struct StatusText {
         if let problem = status.problem { lines.append("Problem:    \(problem)") }
         if status.failedAttempts > 0 {
             var line = "Failed passcode attempts: \(status.failedAttempts)"
-            if let wait = status.retryAfterSeconds { line += "; next attempt in \(duration(wait))" }
+            if let wait = status.retryAfterSeconds { line += "; next attempt in \(Words.duration(wait))" }
             lines.append(line)
         }
         for session in status.terminalSessions ?? [] {
             let left = max(0, Int(session.expires - Date().timeIntervalSince1970))
-            lines.append("Terminal:   \(session.terminal) reads \(session.keychain) secrets without the passcode for \(duration(left)) more")
+            lines.append("Terminal:   \(session.terminal) reads \(session.keychain) secrets without the passcode for \(Words.duration(left)) more")
         }
         if status.holds.isEmpty {
             lines.append("Holds:      none")
@@ -46,7 +46,7 @@ struct StatusText {
             lines.append("Holds:")
             for hold in status.holds {
                 lines.append(
-                    "  - \"\(hold.reason)\" by \(hold.client.executable) (pid \(hold.client.pid)), \(duration(Int(Date().timeIntervalSince1970 - hold.since))) ago"
+                    "  - \"\(hold.reason)\" by \(hold.client.executable) (pid \(hold.client.pid)), \(Words.duration(Int(Date().timeIntervalSince1970 - hold.since))) ago"
                 )
             }
         }
@@ -97,13 +97,11 @@ struct StatusText {
         ]
         if link.failedAttempts > 0 {
             var line = "            \(link.failedAttempts) login password\(link.failedAttempts == 1 ? "" : "s") did not open it"
-            if let wait = link.retryAfterSeconds { line += "; the next is taken in \(duration(wait))" }
+            if let wait = link.retryAfterSeconds { line += "; the next is taken in \(Words.duration(wait))" }
             lines.append(line)
         }
         return lines
     }
-
-    private func duration(_ seconds: Int) -> String { ServedSummary.duration(seconds) }
 }
 
 /// What the daemon serves and how its keybag's clock runs — why the keybag is locked, the
@@ -145,7 +143,7 @@ struct ServedSummary: Encodable {
     /// daemon knows why.
     var lockedLine: String? {
         guard let lockReason else { return nil }
-        let ago = lockedAt.map { "\(Self.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
+        let ago = lockedAt.map { "\(Words.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
         return "Locked:     \(ago)\(lockReason)"
     }
 
@@ -153,13 +151,13 @@ struct ServedSummary: Encodable {
     /// prompter…); nil unless it is unlocked and the daemon saw how.
     var unlockedLine: String? {
         guard let unlockedBy else { return nil }
-        let ago = unlockedAt.map { "\(Self.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
+        let ago = unlockedAt.map { "\(Words.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
         return "Unlocked:   \(ago)\(unlockedBy)"
     }
 
     /// `Auto-lock:` — after how long idle, how long it has been idle, and what reset the clock last.
     var autoLockLine: String {
-        "Auto-lock:  \(autoLockSeconds == 0 ? "off" : "after \(Self.duration(autoLockSeconds)) idle") (idle \(Self.duration(idleSeconds))"
+        "Auto-lock:  \(autoLockSeconds == 0 ? "off" : "after \(Words.duration(autoLockSeconds)) idle") (idle \(Words.duration(idleSeconds))"
             + (lastActivity.map { "; last activity: \($0)" } ?? "") + ")"
     }
 
@@ -170,7 +168,7 @@ struct ServedSummary: Encodable {
         if let web = serving.web { lines.append("Web:        \(web)") }
         if let secretService = serving.secretService { lines.append("Secret Service: \(secretService)") }
         if let dismissed = serving.lastPromptNobodyAnswered {
-            let ago = Self.duration(Int(Date().timeIntervalSince1970 - dismissed.at))
+            let ago = Words.duration(Int(Date().timeIntervalSince1970 - dismissed.at))
             let wanted =
                 switch (dismissed.waitedFor, dismissed.access ?? .read) {
                 case (.unlock, _): "the keybag unlocked"
@@ -181,11 +179,6 @@ struct ServedSummary: Encodable {
             lines.append("Unanswered: \(ago) ago, \(dismissed.executable) waited for \(wanted) and was told no: \(dismissed.reason)")
         }
         return lines
-    }
-
-    /// A duration as the status lines say it: seconds up to 2 min, minutes up to 2 h, then hours.
-    static func duration(_ seconds: Int) -> String {
-        seconds < 120 ? "\(seconds) s" : seconds < 7200 ? "\(seconds / 60) min" : "\(seconds / 3600) h"
     }
 }
 

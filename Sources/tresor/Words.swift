@@ -10,6 +10,17 @@ enum Words {
     ///   - noun: the singular; an `s` makes the plural.
     static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
+    /// A length of time, as exact as a glance needs: "90 s", "25 min", "8 h", "7 d".
+    /// - Parameter seconds: how long.
+    static func duration(_ seconds: Int) -> String {
+        switch seconds {
+        case ..<120: "\(seconds) s"
+        case ..<7200: "\(seconds / 60) min"
+        case ..<172_800: "\(seconds / 3600) h"
+        default: "\(seconds / 86400) d"
+        }
+    }
+
     /// A camel-case name in words; other text as it is.
     /// - Parameter name: e.g. `whenPasscodeSetThisDeviceOnly`.
     /// - Returns: e.g. "when passcode set, this device only".

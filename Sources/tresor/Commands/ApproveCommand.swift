@@ -29,12 +29,8 @@ struct ApproveCommand: ParsableCommand {
         help: """
             Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember it under the \
             same parent processes this long (30m, 8h) instead of for one read.
-            """)
-    var forSession: String?
-
-    func validate() throws {
-        if let forSession { _ = try SecretServiceTrustCommand.seconds(forSession) }
-    }
+            """, transform: { try TimeSpan($0, option: "--for-session", atMost: 366 * 86400) })
+    var forSession: TimeSpan?
 
     func run() throws {
         try Output.run(json: false) {
@@ -49,7 +45,7 @@ struct ApproveCommand: ParsableCommand {
                 let answer = try input.next("Passcode to allow (empty to refuse): ")
                 do {
                     try client.answerApproval(
-                        request.id, passcode: answer.isEmpty ? nil : answer, rememberSeconds: try forSession.map(SecretServiceTrustCommand.seconds))
+                        request.id, passcode: answer.isEmpty ? nil : answer, rememberSeconds: forSession?.seconds)
                     print(answer.isEmpty ? "Refused." : "Allowed.")
                 } catch let error as APIError where error.code == .authFailed || error.code == .throttled {
                     // Counted as a wrong passcode at unlock is; the application is refused.

@@ -59,8 +59,10 @@ struct UnlockCommand: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Read the passcode from the first line of standard input.") var passcodeStdin = false
     @Option(help: "Unlock this created keychain instead of the login keybag.") var keychain: String?
-    @Option(name: .customLong("for"), help: "Also open a terminal session this long: 90s, 10m, 1h (at most 1h).")
-    var terminalSession: SessionLength?
+    @Option(
+        name: .customLong("for"), help: "Also open a terminal session this long: 90s, 10m, 1h (at most 1h).",
+        completion: .list(["5m", "10m", "30m", "1h"]), transform: { try TimeSpan($0, option: "--for", atMost: TerminalSessionInfo.longestSeconds) })
+    var terminalSession: TimeSpan?
 
     func run() throws {
         try Output.run(options) {
@@ -80,26 +82,6 @@ struct UnlockCommand: ParsableCommand {
             }
         }
     }
-}
-
-/// How long a terminal session lasts: `90s`, `10m`, `1h`, or plain seconds.
-struct SessionLength: ExpressibleByArgument, CustomStringConvertible {
-    let seconds: Int
-
-    init?(argument: String) {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
-        let unit = argument.last.flatMap { units[$0] }
-        guard let number = Int(unit == nil ? argument : String(argument.dropLast())), number > 0 else { return nil }
-        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
-        guard !overflow, seconds <= TerminalSessionInfo.longestSeconds else { return nil }
-        self.seconds = seconds
-    }
-
-    var description: String {
-        seconds % 3600 == 0 ? "\(seconds / 3600) h" : seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
-    }
-
-    static var defaultCompletionKind: CompletionKind { .list(["5m", "10m", "30m", "1h"]) }
 }
 
 struct LockCommand: ParsableCommand {

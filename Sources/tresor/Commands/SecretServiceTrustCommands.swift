@@ -35,12 +35,14 @@ struct SecretServiceTrustCommand: ParsableCommand {
             commandName: "add", abstract: "Trust generic clients ahead of time, under any parent (asks for the passcode).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The generic clients (secret-tool, python3, git's helper): a path, or a name found on PATH.") var executables: [String]
-        @Option(name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).") var duration: String?
+        @Option(
+            name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).",
+            transform: { try TimeSpan($0, option: "--for", atMost: 366 * 86400) })
+        var duration: TimeSpan?
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
         func validate() throws {
             guard (1...16).contains(executables.count) else { throw ValidationError("name 1 to 16 executables") }
-            if let duration { _ = try SecretServiceTrustCommand.seconds(duration) }
         }
 
         func run() throws {
@@ -49,8 +51,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
                 let client = try options.connect()
                 let passcode = try client.passcodeAgainIfSet(
                     stdin: passcodeStdin, prompt: "Passcode (to trust \(paths.joined(separator: ", "))):")
-                let seconds = try duration.map(SecretServiceTrustCommand.seconds)
-                let list = try client.trustSecretServiceClients(paths, seconds: seconds, passcode: passcode)
+                let list = try client.trustSecretServiceClients(paths, seconds: duration?.seconds, passcode: passcode)
                 if options.json { return Output.json(TrustOutput(list)) }
                 print("Trusted.")
             }
@@ -94,18 +95,6 @@ struct SecretServiceTrustCommand: ParsableCommand {
                 print("  under \(entry.parentChain.joined(separator: " < "))")
             }
         }
-    }
-
-    /// `--for`'s words: a number followed by s, m, h or d. A bare number is refused: `--for 3`
-    /// meant as hours would end in 3 seconds.
-    static func seconds(_ text: String) throws -> Int {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        guard let unit = text.last.flatMap({ units[$0] }), let number = Int(text.dropLast()), number > 0 else {
-            throw ValidationError("--for takes a duration with its unit, such as 90s, 30m, 8h or 7d, not \(text.prefix(40).debugDescription)")
-        }
-        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit)
-        guard !overflow, seconds <= 366 * 86400 else { throw ValidationError("--for is at most 366 days") }
-        return seconds
     }
 }
 

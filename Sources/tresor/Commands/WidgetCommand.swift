@@ -85,12 +85,7 @@ enum WidgetText {
 
     static func ago(_ date: Date, now: Date) -> String {
         let seconds = max(0, Int(now.timeIntervalSince(date)))
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3600: return "\(seconds / 60) min ago"
-        case ..<86400: return "\(seconds / 3600) h ago"
-        default: return "\(seconds / 86400) d ago"
-        }
+        return seconds < 60 ? "just now" : "\(Words.duration(seconds)) ago"
     }
 
     static func box(_ heading: String, _ lines: [String]) -> String {
