@@ -107,7 +107,7 @@ public struct Daemon: Sendable {
         let status = StatusProvider(
             slot: slot, keychains: keychains, autoLock: autoLock, autoLockSeconds: configuration.autoLockSeconds, terminalSessions: terminalSessions,
             served: served)
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let me = URL(fileURLWithPath: ProcessImage.ownExecutablePath ?? CommandLine.arguments[0])
         // The keychain-access application is the `tresor` installed beside this daemon.
         let identifier = ClientIdentifier(allowedUID: getuid(), cliExecutable: me.deletingLastPathComponent().appendingPathComponent("tresor"))
         let callers = CallerResolver(

@@ -36,7 +36,7 @@ struct StatusProvider: Sendable {
             status.problem = error.description
         case .ready(let keybag):
             let keybagStatus = keybag.status
-            status.keybag = DaemonStatus.KeybagState(rawValue: keybagStatus.lockState.rawValue) ?? .locked
+            status.keybag = KeybagState(rawValue: keybagStatus.lockState.rawValue) ?? .locked
             status.passcodeSet = keybagStatus.isPasscodeSet
             status.failedAttempts = keybagStatus.failedAttempts
             status.retryAfterSeconds = keybagStatus.retryAfterSeconds

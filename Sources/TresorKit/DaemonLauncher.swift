@@ -66,7 +66,7 @@ package enum CompanionExecutable {
     /// The path of the executable `name`, if one is found: the one beside the running program,
     /// else the first on `PATH` (docs/SECURITY.md, "Applications using TresorKit").
     package static func path(_ name: String) -> String? {
-        let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let me = ProcessImage.ownExecutablePath
         return path(
             name, besides: me.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path },
             searchPath: ProcessInfo.processInfo.environment["PATH"])

@@ -2,10 +2,6 @@ import TresorModel
 
 /// `GET /v1/status`: the daemon and its keybag. Holds no secret.
 public struct DaemonStatus: Codable, Sendable, Equatable {
-    public enum KeybagState: String, Codable, Sendable {
-        case notInitialized, damaged, lockedSinceStart, unlocked, locked
-    }
-
     public var apiVersion: Int
     public var daemonVersion: String
     public var pid: Int32

@@ -34,11 +34,6 @@ public struct Widget: Codable, Equatable, Sendable {
         case notInitialized
     }
 
-    /// The keybag as the widget saw it.
-    public enum KeybagState: String, Codable, Sendable {
-        case notInitialized, lockedSinceStart, locked, unlocked, damaged
-    }
-
     /// A recently changed note. `title` is absent when `redacted`; `id` opens it (never private).
     public struct RecentNote: Codable, Equatable, Sendable {
         public var id: String

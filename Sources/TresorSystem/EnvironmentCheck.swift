@@ -86,10 +86,7 @@ public struct EnvironmentCheckContext: Sendable {
 
     /// The binary of the running process (from `/proc/self/exe`), or none if it cannot be found.
     public static func currentExecutable() -> [URL] {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return [URL(fileURLWithPath: path)]
-        }
-        return []
+        ProcessImage.ownExecutablePath.map { [URL(fileURLWithPath: $0)] } ?? []
     }
 }
 

@@ -21,6 +21,10 @@ public struct ProcessImage: Sendable, Hashable {
         self.startTime = startTime
     }
 
+    /// The path of the program this process runs (`/proc/self/exe`); nil where `/proc` cannot
+    /// tell (then the caller falls back on `argv[0]` or gives up, as fits).
+    public static var ownExecutablePath: String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") }
+
     /// The image of process `pid` now, or nil when it is gone or cannot be read.
     /// - Parameters:
     ///   - pid: the process.

@@ -27,7 +27,7 @@ package struct WidgetBuilder: Sendable {
     /// The widget of `account`, as `browser` (nil: the CLI) may see it.
     package func widget(for account: AccountID, browser: WebSession? = nil) async throws -> Widget {
         let lockState = home?.state ?? .unlocked
-        let keybag: Widget.KeybagState
+        let keybag: KeybagState
         switch lockState {
         case .notInitialized: return placeholder(.notInitialized, keybag: .notInitialized)
         case .damaged: return placeholder(.contentUnavailable, keybag: .damaged)
@@ -63,7 +63,7 @@ package struct WidgetBuilder: Sendable {
             redacted: redacted, keybag: keybag, secureSession: secureSession, protection: protection)
     }
 
-    private func placeholder(_ reason: Widget.PlaceholderReason, keybag: Widget.KeybagState) -> Widget {
+    private func placeholder(_ reason: Widget.PlaceholderReason, keybag: KeybagState) -> Widget {
         Widget(placeholder: true, reason: reason, redacted: true, keybag: keybag, secureSession: false, protection: protection)
     }
 }

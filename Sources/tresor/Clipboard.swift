@@ -71,7 +71,7 @@ struct Clipboard {
     /// Starts `tresor clear-clipboard --after SECONDS` in a session of its own, the secret on
     /// its standard input.
     private static func startClearing(_ secret: Data, after seconds: Int) throws {
-        guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+        guard let me = ProcessImage.ownExecutablePath else {
             throw ValidationError("cannot find this program to clear the clipboard later")
         }
         var input: [Int32] = [-1, -1]

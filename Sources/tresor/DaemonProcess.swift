@@ -59,11 +59,7 @@ struct DaemonProcess {
     }
 
     /// Whether the process has ended (a zombie not yet reaped by its parent counts as ended).
-    var hasEnded: Bool {
-        guard let stat = Self.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return true }
-        let state = stat.index(close, offsetBy: 2, limitedBy: stat.endIndex - 1).map { stat[$0] }
-        return state == UInt8(ascii: "Z") || state == UInt8(ascii: "X")
-    }
+    var hasEnded: Bool { ProcessStat.hasEnded(pid) }
 
     /// Stops the daemon — through systemd when it runs it, else with SIGTERM — and waits for
     /// it to end (up to `seconds`; then SIGKILL).

@@ -25,7 +25,7 @@ struct StatusText {
         lines.append(contentsOf: served.servingLines)
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.
-            let alike = keychain.state == DaemonStatus.KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
+            let alike = keychain.state == KeybagState.lockedSinceStart.rawValue && status.keybag == .lockedSinceStart
             lines.append("Keychain:   \(keychain.name) \(alike ? "locked" : Words.of(keychain.state))")
         }
         if let sync, sync.joined { lines.append(contentsOf: Self.syncLines(sync)) }
@@ -182,7 +182,7 @@ struct ServedSummary: Encodable {
     }
 }
 
-extension DaemonStatus.KeybagState {
+extension KeybagState {
     var text: String {
         switch self {
         case .notInitialized: return "not initialised (run `tresor init`)"

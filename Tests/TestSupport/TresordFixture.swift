@@ -20,7 +20,7 @@ public final class TresordFixture {
     /// else the nearest folder above the test runner that holds `tresord`.
     public static let binaries: URL = {
         if let explicit = ProcessInfo.processInfo.environment["TRESOR_BIN_DIR"] { return URL(fileURLWithPath: explicit) }
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let me = ProcessImage.ownExecutablePath ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("tresord").path), directory.path != "/" {
             directory.deleteLastPathComponent()
@@ -78,7 +78,7 @@ public final class TresordFixture {
     /// Registers `executable` (by default this test runner) as application `id` of `team`.
     /// - Throws: ``FixtureError`` when `tresor app register` refuses.
     public func register(id: String, team: String, groups: [String] = [], executable: URL? = nil) throws {
-        let path = try executable?.path ?? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let path = executable?.path ?? ProcessImage.ownExecutablePath ?? CommandLine.arguments[0]
         try tresor(
             ["app", "register", "--id", id, "--team", team, "--exe", path, "--passcode-stdin"] + groups.flatMap { ["--group", $0] },
             input: passcode + "\n")

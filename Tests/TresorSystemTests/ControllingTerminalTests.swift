@@ -15,8 +15,25 @@ import TresorTestSupport
         #expect(stat.terminal == 34819)
         #expect(stat.startTime == 987654)
         #expect(stat.parent == 1 && stat.processGroup == 4242 && stat.terminalForegroundGroup == 4242)
+        #expect(stat.state == UInt8(ascii: "S"))
         #expect(ProcessStat(parsing: "4242 (name) S 1 2") == nil, "too few fields")
         #expect(ProcessStat(parsing: "no parenthesis at all") == nil)
+    }
+
+    /// A process is ended once it is gone or a zombie its parent has not reaped.
+    @Test func aZombieOrAGoneProcessHasEnded() throws {
+        #expect(!ProcessStat.hasEnded(getpid()))
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/true", nil, nil, &argv, environ) == 0)
+        // Not reaped yet: a zombie once it exits.
+        let deadline = Date().addingTimeInterval(10)
+        while !ProcessStat.hasEnded(pid), Date() < deadline { usleep(10_000) }
+        #expect(ProcessStat.hasEnded(pid), "a zombie")
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(ProcessStat.hasEnded(pid), "gone")
     }
 
     @Test func terminalsAreNamedAsTtyNamesThem() {

@@ -26,7 +26,7 @@ struct DoctorCommand: ParsableCommand {
         try Output.run(options) {
             let paths = options.paths
             var executables = [
-                URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+                URL(fileURLWithPath: ProcessImage.ownExecutablePath ?? CommandLine.arguments[0])
             ]
             if let daemon = CompanionExecutable.path(CompanionExecutable.daemon) { executables.append(URL(fileURLWithPath: daemon)) }
             let local = EnvironmentChecks.run(EnvironmentCheckContext(home: paths.home, deviceKey: paths.deviceKey, executables: executables))

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TresorKit
+import TresorSystem
 import TresorTestSupport
 
 extension Harness {
@@ -9,7 +10,7 @@ extension Harness {
     /// calls are an application's; then makes one request, so the daemon hashes the (large)
     /// runner once rather than once per concurrent client.
     func registerTestRunner(id: String, team: String, groups: [String] = [], passcode: String) throws {
-        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let runner = ProcessImage.ownExecutablePath ?? CommandLine.arguments[0]
         let registered = try tresor(
             ["app", "register", "--id", id, "--team", team, "--exe", runner, "--passcode-stdin"] + groups.flatMap { ["--group", $0] },
             input: passcode + "\n")

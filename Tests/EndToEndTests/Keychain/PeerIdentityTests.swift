@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorProtocol
+import TresorSystem
 import TresorTestSupport
 
 /// The daemon serves only its own uid (SO_PEERCRED), and identifies clients by the
@@ -49,7 +50,7 @@ import TresorTestSupport
         try harness.startDaemon()
         let client = try TresorKitClient.connect(harness)
         let hold = try client.holdAutoLock(reason: "identity check")
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let me = ProcessImage.ownExecutablePath ?? CommandLine.arguments[0]
         #expect(hold.client.executable == me)
         #expect(hold.client.uid == getuid())
         let expected = try harness.run(URL(fileURLWithPath: "/usr/bin/sha256sum"), [me]).stdout.prefix(64)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TresorKit
 import TresorProtocol
+import TresorSystem
 import TresorTestSupport
 
 /// `GET /v1/items/secret` through the real daemon, for a registered application (this test
@@ -199,7 +200,7 @@ import TresorTestSupport
     static func startAsRegisteredApplication(_ harness: Harness) throws -> Keychain {
         try harness.startDaemon()
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
-        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let runner = ProcessImage.ownExecutablePath ?? CommandLine.arguments[0]
         let registered = try harness.tresor(
             ["app", "register", "--id", appID, "--team", "TEAMS", "--exe", runner, "--passcode-stdin"], input: passcode + "\n")
         try #require(registered.succeeded, "\(registered.stderr)")

@@ -1,0 +1,12 @@
+/// The login keybag's state, as `GET /v1/status` and the widget report it.
+public enum KeybagState: String, Codable, Sendable {
+    /// The home has no keybag yet (`tresor init`).
+    case notInitialized
+    /// The keybag file cannot be read (`DaemonStatus.problem` says why).
+    case damaged
+    /// Not unlocked since the daemon started: nothing is readable, not even notes.
+    case lockedSinceStart
+    case unlocked
+    /// Locked after an unlock: `afterFirstUnlock` keys (notes) stay available.
+    case locked
+}
